@@ -1,0 +1,13 @@
+//! The interface: its types, its rules and the one HTTP client. The only place that knows the wire.
+
+pub mod client;
+pub mod error;
+pub mod model;
+pub mod operations;
+pub mod page;
+pub mod validate;
+mod wire_enum;
+
+pub use client::{ApiKey, Client, ClientConfig, USER_AGENT};
+pub use error::{ApiError, Error, ErrorBody, ErrorType};
+pub use operations::{ListQuery, routes};

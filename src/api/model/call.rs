@@ -1,0 +1,156 @@
+//! Calls and chats: recorded or simulated conversations, with their transcripts.
+
+use serde::{Deserialize, Serialize};
+use serde_with::skip_serializing_none;
+use uuid::Uuid;
+
+use super::common::{Timestamp, UnknownFields};
+use super::run_plan::Direction;
+use crate::api::validate::{Checks, Validate, index, join};
+use crate::wire_enum;
+
+wire_enum! {
+    /// Why a call ended.
+    pub enum EndedStatus {
+        AgentEndedCall = "AGENT_ENDED_CALL",
+        CustomerEndedCall = "CUSTOMER_ENDED_CALL",
+        SilenceTimeOut = "SILENCE_TIME_OUT",
+        MaxDurationReached = "MAX_DURATION_REACHED",
+        VoiceMailReached = "VOICE_MAIL_REACHED",
+        EndCallReasonMet = "END_CALL_REASON_MET",
+        FlowCompleted = "FLOW_COMPLETED",
+        Error = "ERROR",
+    }
+}
+wire_enum! {
+    pub enum CallStatus { InProgress = "IN_PROGRESS", Ended = "ENDED", Failed = "FAILED" }
+}
+wire_enum! {
+    /// Who a transcript participant is.
+    pub enum ParticipantType {
+        Agent = "AGENT", Customer = "CUSTOMER", SimulatedCustomer = "SIMULATED_CUSTOMER", BackgroundSpeaker = "BACKGROUND_SPEAKER",
+    }
+}
+
+/// A call.
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Call {
+    pub id: Uuid,
+    pub direction: Option<Direction>,
+    pub status: Option<CallStatus>,
+    pub ended_status: Option<EndedStatus>,
+    pub duration_ms: Option<i64>,
+    pub started_at: Option<Timestamp>,
+    pub ended_at: Option<Timestamp>,
+    pub simulation_job_id: Option<Uuid>,
+    pub simulation_run_plan_job_id: Option<Uuid>,
+    pub agent_id: Option<Uuid>,
+    pub agent_endpoint_id: Option<Uuid>,
+    #[serde(default)]
+    pub agents: Vec<CallAgent>,
+    #[serde(default)]
+    pub customers: Vec<CallCustomer>,
+    pub from_number: Option<String>,
+    pub to_number: Option<String>,
+    /// Background noise the simulated caller had, noted on the call.
+    pub background_noise: Option<String>,
+    pub created_at: Option<Timestamp>,
+}
+
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CallAgent {
+    pub id: Uuid,
+    pub name: Option<String>,
+}
+
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallCustomer {
+    pub phone_number: Option<String>,
+    pub name: Option<String>,
+}
+
+/// `GET /v1/call/{id}/transcript`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Transcript {
+    #[serde(default)]
+    pub entries: Vec<TranscriptEntry>,
+    #[serde(default)]
+    pub participants: Vec<Participant>,
+}
+
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TranscriptEntry {
+    pub start_offset_ms: i64,
+    pub end_offset_ms: i64,
+    pub text: String,
+    pub role: Option<ParticipantType>,
+    pub participant_id: Option<String>,
+}
+
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Participant {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub participant_type: Option<ParticipantType>,
+}
+
+/// Body of `POST /v1/call`: a call ingested with its transcript.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallInput {
+    pub direction: Option<Direction>,
+    pub agent_id: Option<Uuid>,
+    pub agent_endpoint_id: Option<Uuid>,
+    pub from_number: Option<String>,
+    pub to_number: Option<String>,
+    pub started_at: Option<Timestamp>,
+    pub ended_status: Option<EndedStatus>,
+    pub transcript: Option<Transcript>,
+    #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    pub unknown_fields: UnknownFields,
+}
+
+impl Validate for CallInput {
+    fn check(&self, c: &mut Checks, at: &str) {
+        c.unknown(at, &self.unknown_fields);
+        if let Some(started) = c.required(at, "startedAt", &self.started_at)
+            && started.parse().is_none()
+        {
+            c.invalid(join(at, "startedAt"), "startedAt must be an RFC 3339 date-time");
+        }
+        let Some(transcript) = c.required(at, "transcript", &self.transcript) else { return };
+        let entries_path = join(&join(at, "transcript"), "entries");
+        for (i, entry) in transcript.entries.iter().enumerate() {
+            let path = index(&entries_path, i);
+            if entry.start_offset_ms < 0 {
+                c.invalid(join(&path, "startOffsetMs"), "startOffsetMs must not be negative");
+            }
+            if entry.end_offset_ms < entry.start_offset_ms {
+                c.invalid(join(&path, "endOffsetMs"), "endOffsetMs must not be before startOffsetMs");
+            }
+        }
+    }
+}
+
+/// A chat. The spec shows no fields; these mirror a call's.
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Chat {
+    pub id: Uuid,
+    pub status: Option<CallStatus>,
+    pub agent_id: Option<Uuid>,
+    pub started_at: Option<Timestamp>,
+    pub ended_at: Option<Timestamp>,
+    pub simulation_job_id: Option<Uuid>,
+    pub created_at: Option<Timestamp>,
+}

@@ -1,0 +1,184 @@
+//! Metric collection jobs and the values they produce.
+
+use serde::{Deserialize, Serialize};
+use serde_with::skip_serializing_none;
+use uuid::Uuid;
+
+use super::common::{IdRef, Timestamp, Unit, UnknownFields};
+use super::metric::{MetricScope, MetricType};
+use crate::api::validate::{Checks, Validate, join};
+use crate::wire_enum;
+
+wire_enum! {
+    /// Status of a collection job (spelled CANCELED, as the spec does).
+    pub enum CollectionJobStatus {
+        Pending = "PENDING", Processing = "PROCESSING", Completed = "COMPLETED", Failed = "FAILED", Canceled = "CANCELED",
+    }
+}
+
+impl CollectionJobStatus {
+    pub fn is_terminal(&self) -> bool {
+        matches!(self, Self::Completed | Self::Failed | Self::Canceled)
+    }
+}
+
+wire_enum! {
+    /// What started a collection job.
+    pub enum TriggeredBy {
+        UserManual = "USER_MANUAL", UserApi = "USER_API", MetricPolicy = "METRIC_POLICY", Simulation = "SIMULATION",
+    }
+}
+
+wire_enum! {
+    /// Whether a value was captured, and if not, why.
+    pub enum CaptureStatus {
+        Success = "SUCCESS", NotApplicable = "NOT_APPLICABLE", DataMissing = "DATA_MISSING", Error = "ERROR",
+    }
+}
+
+wire_enum! {
+    /// Which values a job's value listing returns.
+    pub enum ValueStatusFilter { Success = "success", All = "all" }
+}
+
+/// A metric collection job.
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CollectionJob {
+    pub id: Uuid,
+    pub status: Option<CollectionJobStatus>,
+    pub triggered_by: Option<TriggeredBy>,
+    pub total_items: Option<u64>,
+    pub completed_items: Option<u64>,
+    pub failed_items: Option<u64>,
+    pub started_at: Option<Timestamp>,
+    pub completed_at: Option<Timestamp>,
+    pub error_message: Option<String>,
+    #[serde(default)]
+    pub policy_ids: Vec<Uuid>,
+    pub created_at: Option<Timestamp>,
+    pub updated_at: Option<Timestamp>,
+}
+
+/// Limits of a collection job request.
+pub mod collection_limits {
+    pub const METRICS_MAX: usize = 20;
+    pub const IDS_MAX: usize = 500;
+    pub const LIST_LIMIT_MIN: i64 = 1;
+    pub const LIST_LIMIT_MAX: i64 = 50;
+    pub const LIST_LIMIT_DEFAULT: i64 = 20;
+}
+
+/// Body of `POST /v1/metric/collection-jobs`.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CollectionJobInput {
+    pub metrics: Option<Vec<IdRef>>,
+    pub policy_ids: Option<Vec<Uuid>>,
+    pub call_ids: Option<Vec<Uuid>>,
+    pub chat_ids: Option<Vec<Uuid>>,
+    #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    pub unknown_fields: UnknownFields,
+}
+
+impl Validate for CollectionJobInput {
+    fn check(&self, c: &mut Checks, at: &str) {
+        use collection_limits::*;
+        c.unknown(at, &self.unknown_fields);
+        c.items(at, "metrics", self.metrics.as_deref(), 1, Some(METRICS_MAX));
+        c.items(at, "policyIds", self.policy_ids.as_deref(), 1, Some(IDS_MAX));
+        c.items(at, "callIds", self.call_ids.as_deref(), 1, Some(IDS_MAX));
+        c.items(at, "chatIds", self.chat_ids.as_deref(), 1, Some(IDS_MAX));
+        if self.metrics.is_none() && self.policy_ids.is_none() {
+            c.invalid(join(at, "metrics"), "give metrics or policyIds: the job would compute nothing");
+        }
+        if self.metrics.is_some() && self.call_ids.is_none() && self.chat_ids.is_none() {
+            c.invalid(join(at, "callIds"), "give callIds or chatIds to compute the metrics on");
+        }
+    }
+}
+
+/// Query of `GET /v1/metric/collection-jobs`.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CollectionJobQuery {
+    pub limit: Option<i64>,
+    pub cursor: Option<String>,
+    pub status: Option<CollectionJobStatus>,
+}
+
+impl Validate for CollectionJobQuery {
+    fn check(&self, c: &mut Checks, at: &str) {
+        c.range(
+            at,
+            "limit",
+            self.limit,
+            Some(collection_limits::LIST_LIMIT_MIN),
+            Some(collection_limits::LIST_LIMIT_MAX),
+        );
+        if let Some(status) = &self.status
+            && !status.is_known()
+        {
+            c.invalid(
+                join(at, "status"),
+                format!("status {status} is not one of PENDING, PROCESSING, COMPLETED, FAILED, CANCELED"),
+            );
+        }
+    }
+}
+
+/// The values of one metric definition: an element of a job's (or call's) metric values.
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MetricValueGroup {
+    pub metric_definition_id: Uuid,
+    pub slug: Option<String>,
+    pub metric_id: Option<String>,
+    pub name: Option<String>,
+    pub description: Option<String>,
+    #[serde(rename = "type")]
+    pub metric_type: Option<MetricType>,
+    pub scope: Option<MetricScope>,
+    pub unit: Option<Unit>,
+    #[serde(default)]
+    pub values: Vec<MetricValue>,
+}
+
+/// One computed (or honestly not computed) value.
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MetricValue {
+    pub capture_status: Option<CaptureStatus>,
+    pub context: Option<super::metric::MetricContext>,
+    pub computed_at: Option<Timestamp>,
+    /// Omitted on rows that are not SUCCESS.
+    pub value: Option<f64>,
+    pub call_id: Option<Uuid>,
+    pub chat_id: Option<Uuid>,
+    pub error_message: Option<String>,
+    pub participant_role: Option<String>,
+    pub value_reasoning: Option<String>,
+    pub confidence: Option<f64>,
+    #[serde(default)]
+    pub policy_ids: Vec<Uuid>,
+    pub segment: Option<Segment>,
+    pub from_segment: Option<Segment>,
+    pub to_segment: Option<Segment>,
+    /// The text of a classification or text value, beside its numeric `value` (local service).
+    pub label: Option<String>,
+}
+
+/// A stretch of a transcript that a value points at.
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Segment {
+    pub id: Option<Uuid>,
+    pub text: Option<String>,
+    pub start_offset_ms: Option<i64>,
+    pub end_offset_ms: Option<i64>,
+}

@@ -1,0 +1,473 @@
+//! Metric definitions, their updates, and thresholds derived from them.
+
+use serde::{Deserialize, Serialize};
+use serde_with::skip_serializing_none;
+use uuid::Uuid;
+
+use super::common::{Timestamp, Unit, UnknownFields};
+use super::run_plan::ConversationSource;
+use crate::api::validate::{Checks, Validate, Violation, join};
+use crate::wire_enum;
+
+wire_enum! {
+    /// What kind of value a metric produces.
+    pub enum MetricType {
+        Count = "COUNT", Numeric = "NUMERIC", Boolean = "BOOLEAN", Scale = "SCALE",
+        Text = "TEXT", Classification = "CLASSIFICATION", Offset = "OFFSET",
+    }
+}
+wire_enum! {
+    /// How a metric's value is produced.
+    pub enum CalculationType {
+        Provider = "PROVIDER", LlmJudge = "LLM_JUDGE", Threshold = "THRESHOLD", Pattern = "PATTERN", Formula = "FORMULA",
+    }
+}
+wire_enum! {
+    /// Whether a metric yields one value per conversation or per participant.
+    pub enum MetricScope { Global = "GLOBAL", PerParticipant = "PER_PARTICIPANT" }
+}
+wire_enum! {
+    /// What part of a conversation a value describes.
+    pub enum MetricContext { Call = "CALL", Turn = "TURN", Segment = "SEGMENT", SegmentRange = "SEGMENT_RANGE" }
+}
+wire_enum! {
+    /// Who owns a definition: the service (shared) or the caller's workspace.
+    pub enum DefinitionSource { System = "SYSTEM", Custom = "CUSTOM" }
+}
+wire_enum! {
+    /// Shape of a metric's output.
+    pub enum OutputType {
+        Number = "NUMBER", Boolean = "BOOLEAN", Text = "TEXT", Classification = "CLASSIFICATION", Scale = "SCALE",
+    }
+}
+wire_enum! {
+    /// Comparison a threshold applies.
+    pub enum ThresholdOperator {
+        GreaterThan = "GREATER_THAN",
+        GreaterThanOrEquals = "GREATER_THAN_OR_EQUALS",
+        LessThan = "LESS_THAN",
+        LessThanOrEquals = "LESS_THAN_OR_EQUALS",
+        Equals = "EQUALS",
+        NotEquals = "NOT_EQUALS",
+    }
+}
+wire_enum! {
+    /// How a threshold aggregates its source's values before comparing.
+    pub enum AggregationMode {
+        Each = "EACH", Count = "COUNT", Average = "AVERAGE", Min = "MIN", Max = "MAX",
+        Median = "MEDIAN", P95 = "P95", P99 = "P99", Sum = "SUM",
+    }
+}
+wire_enum! {
+    /// A participant's role in a conversation.
+    pub enum ParticipantRole {
+        Agent = "AGENT", Customer = "CUSTOMER", SimulatedCustomer = "SIMULATED_CUSTOMER", BackgroundSpeaker = "BACKGROUND_SPEAKER",
+    }
+}
+wire_enum! {
+    /// Calls or chats.
+    pub enum Modality { Call = "call", Chat = "chat" }
+}
+
+/// A metric definition (also the response of threshold creation).
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MetricDefinition {
+    pub id: Uuid,
+    pub slug: Option<String>,
+    /// Alias of `slug`.
+    pub metric_id: Option<String>,
+    pub variant_id: Option<Uuid>,
+    /// Advances on every update.
+    pub version_id: Option<Uuid>,
+    pub name: Option<String>,
+    pub description: Option<String>,
+    #[serde(rename = "type")]
+    pub metric_type: Option<MetricType>,
+    pub scope: Option<MetricScope>,
+    #[serde(default)]
+    pub supported_contexts: Vec<MetricContext>,
+    #[serde(default)]
+    pub supported_conversation_sources: Vec<ConversationSource>,
+    pub requires_live_conversation: Option<bool>,
+    pub supports_variants: Option<bool>,
+    pub calculation_type: Option<CalculationType>,
+    pub llm_prompt: Option<String>,
+    pub boolean_true_label: Option<String>,
+    pub boolean_false_label: Option<String>,
+    pub unit: Option<Unit>,
+    pub threshold: Option<Threshold>,
+    // Members the spec references without describing; the local service sends them.
+    pub source: Option<DefinitionSource>,
+    pub output_type: Option<OutputType>,
+    pub version: Option<u64>,
+    pub supported_modalities: Option<Vec<Modality>>,
+    pub scale_min: Option<i64>,
+    pub scale_max: Option<i64>,
+    pub scale_labels: Option<Vec<ScaleLabel>>,
+    pub classification_options: Option<Vec<ClassificationOption>>,
+    pub max_classifications: Option<i64>,
+    pub formula: Option<String>,
+    pub sources: Option<Vec<MetricSourceRef>>,
+    pub knowledge_base_ids: Option<Vec<Uuid>>,
+    pub change_reason: Option<String>,
+    pub created_at: Option<Timestamp>,
+    pub updated_at: Option<Timestamp>,
+}
+
+impl MetricDefinition {
+    /// The slug, read from `slug` or its alias `metricId`.
+    pub fn slug_or_alias(&self) -> Option<&str> {
+        self.slug.as_deref().or(self.metric_id.as_deref())
+    }
+
+    pub fn is_service_owned(&self) -> bool {
+        self.source == Some(DefinitionSource::System)
+    }
+
+    /// Derived metrics (thresholds and formulas) take only a new name.
+    pub fn is_derived(&self) -> bool {
+        matches!(self.calculation_type, Some(CalculationType::Threshold | CalculationType::Formula))
+    }
+
+    /// Whether values of this metric can name a participant role (TURN or SEGMENT contexts).
+    pub fn has_participant_contexts(&self) -> bool {
+        self.supported_contexts.iter().any(|c| matches!(c, MetricContext::Turn | MetricContext::Segment))
+    }
+
+    /// Whether this metric applies to calls or to chats.
+    pub fn supports_modality(&self, modality: &Modality) -> bool {
+        self.supported_modalities.as_ref().is_none_or(|m| m.contains(modality))
+    }
+}
+
+/// The threshold object of a THRESHOLD metric.
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Threshold {
+    pub source_metric_definition_id: Option<Uuid>,
+    pub operator: Option<ThresholdOperator>,
+    pub threshold_value: Option<String>,
+    pub aggregation_mode: Option<AggregationMode>,
+    pub count_threshold: Option<i64>,
+    pub source_participant_role: Option<ParticipantRole>,
+    pub source_variant_id: Option<Uuid>,
+}
+
+/// One label of a scale metric.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScaleLabel {
+    pub range_min: Option<f64>,
+    pub range_max: Option<f64>,
+    pub label: Option<String>,
+    pub display_order: Option<i64>,
+    pub description: Option<String>,
+    pub color_hex: Option<String>,
+}
+
+/// One option of a classification metric.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClassificationOption {
+    pub label: Option<String>,
+    pub description: Option<String>,
+    pub display_order: Option<i64>,
+}
+
+/// A source of a derived metric.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MetricSourceRef {
+    pub source_metric_definition_id: Option<Uuid>,
+    pub source_variant_id: Option<Uuid>,
+}
+
+/// Fields that can never be changed through an update.
+pub const IMMUTABLE_FIELDS: &[&str] = &[
+    "slug",
+    "metricId",
+    "source",
+    "organizationId",
+    "projectId",
+    "outputType",
+    "scope",
+    "participantRole",
+    "calcType",
+    "supportsMultipleVariants",
+    "analysisPackageId",
+];
+
+/// Body of `PUT /v1/metric/definitions/{idOrSlug}`: only supplied fields change.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MetricDefinitionUpdate {
+    pub name: Option<String>,
+    pub llm_prompt: Option<String>,
+    pub scale_min: Option<i64>,
+    pub scale_max: Option<i64>,
+    pub scale_labels: Option<Vec<ScaleLabel>>,
+    pub boolean_true_label: Option<String>,
+    pub boolean_false_label: Option<String>,
+    pub classification_options: Option<Vec<ClassificationOption>>,
+    pub max_classifications: Option<i64>,
+    pub tool_definition_ids: Option<Vec<Uuid>>,
+    pub supported_contexts: Option<Vec<MetricContext>>,
+    pub formula: Option<String>,
+    pub sources: Option<Vec<MetricSourceRef>>,
+    pub change_reason: Option<String>,
+    #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    pub unknown_fields: UnknownFields,
+}
+
+impl MetricDefinitionUpdate {
+    /// The wire names of the members this update supplies.
+    pub fn supplied_fields(&self) -> Vec<String> {
+        match serde_json::to_value(self) {
+            Ok(serde_json::Value::Object(map)) => map.keys().cloned().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Rules that depend on the definition being edited: derived metrics take only `name`.
+    pub fn validate_against(&self, definition: &MetricDefinition) -> Vec<Violation> {
+        let mut c = Checks::default();
+        if definition.is_derived() {
+            for field in self.supplied_fields() {
+                if field != "name" && field != "changeReason" && !self.unknown_fields.contains_key(&field) {
+                    c.invalid(&field, format!("{field} cannot be changed on a derived metric; only name can"));
+                }
+            }
+        }
+        let min = self.scale_min.or(definition.scale_min);
+        let max = self.scale_max.or(definition.scale_max);
+        if let (Some(min), Some(max)) = (min, max)
+            && min >= max
+        {
+            c.invalid("scaleMax", format!("scaleMax ({max}) must be greater than scaleMin ({min})"));
+        }
+        c.into_violations()
+    }
+}
+
+impl Validate for MetricDefinitionUpdate {
+    fn check(&self, c: &mut Checks, at: &str) {
+        for name in self.unknown_fields.keys() {
+            let param = join(at, name);
+            if IMMUTABLE_FIELDS.contains(&name.as_str()) {
+                c.invalid(&param, format!("{param} is immutable and cannot be updated"));
+            } else {
+                c.invalid(&param, format!("unknown field {param}"));
+            }
+        }
+        c.length(at, "name", self.name.as_deref(), 1, None);
+        c.length(at, "llmPrompt", self.llm_prompt.as_deref(), 1, None);
+        if let (Some(min), Some(max)) = (self.scale_min, self.scale_max)
+            && min >= max
+        {
+            c.invalid(join(at, "scaleMax"), format!("scaleMax ({max}) must be greater than scaleMin ({min})"));
+        }
+        for (i, label) in self.scale_labels.iter().flatten().enumerate() {
+            let path = format!("{}[{i}]", join(at, "scaleLabels"));
+            c.required(&path, "label", &label.label);
+            c.length(&path, "label", label.label.as_deref(), 1, None);
+            if let (Some(lo), Some(hi)) = (label.range_min, label.range_max)
+                && lo > hi
+            {
+                c.invalid(join(&path, "rangeMax"), "rangeMax must not be below rangeMin");
+            }
+            if let Some(hex) = &label.color_hex
+                && !is_color_hex(hex)
+            {
+                c.invalid(join(&path, "colorHex"), "colorHex must look like #1a2b3c");
+            }
+        }
+        for (i, option) in self.classification_options.iter().flatten().enumerate() {
+            let path = format!("{}[{i}]", join(at, "classificationOptions"));
+            c.required(&path, "label", &option.label);
+            c.length(&path, "label", option.label.as_deref(), 1, None);
+        }
+        c.range(at, "maxClassifications", self.max_classifications, Some(1), None);
+        c.items(at, "supportedContexts", self.supported_contexts.as_deref(), 1, None);
+        c.length(at, "formula", self.formula.as_deref(), 1, None);
+    }
+}
+
+fn is_color_hex(text: &str) -> bool {
+    text.len() == 7 && text.starts_with('#') && text[1..].chars().all(|c| c.is_ascii_hexdigit())
+}
+
+/// Limits of the threshold create input.
+pub mod threshold_limits {
+    pub const SLUG_MIN: usize = 1;
+    pub const SLUG_MAX: usize = 50;
+    pub const COUNT_THRESHOLD_MIN: i64 = 0;
+}
+
+/// Body of `POST /v1/metric/definitions/{idOrSlug}/thresholds`.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ThresholdInput {
+    /// Name of the new boolean metric; the slug is generated from it when omitted.
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub operator: Option<ThresholdOperator>,
+    pub value: Option<String>,
+    pub slug: Option<String>,
+    /// Alias of `slug`.
+    pub metric_id: Option<String>,
+    pub aggregation_mode: Option<AggregationMode>,
+    pub count_threshold: Option<i64>,
+    pub source_participant_role: Option<ParticipantRole>,
+    pub source_variant_id: Option<Uuid>,
+    #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    pub unknown_fields: UnknownFields,
+}
+
+impl ThresholdInput {
+    pub fn aggregation_mode_or_default(&self) -> AggregationMode {
+        self.aggregation_mode.clone().unwrap_or(AggregationMode::Each)
+    }
+
+    /// Rules that depend on the source metric.
+    pub fn validate_against(&self, source: &MetricDefinition) -> Vec<Violation> {
+        let mut c = Checks::default();
+        if self.source_participant_role.is_some() && !source.has_participant_contexts() {
+            c.invalid(
+                "sourceParticipantRole",
+                "sourceParticipantRole applies only to sources with TURN or SEGMENT contexts",
+            );
+        }
+        if let Some(value) = &self.value {
+            let numeric = matches!(
+                source.metric_type,
+                Some(MetricType::Count | MetricType::Numeric | MetricType::Scale | MetricType::Offset)
+            );
+            if numeric && value.trim().parse::<f64>().is_err() {
+                c.invalid(
+                    "value",
+                    format!(
+                        "value must be a number to compare with {}",
+                        source.name.as_deref().unwrap_or("this metric")
+                    ),
+                );
+            }
+            if source.metric_type == Some(MetricType::Boolean) && !matches!(value.trim(), "true" | "false") {
+                c.invalid("value", "value must be true or false for a boolean metric");
+            }
+        }
+        c.into_violations()
+    }
+}
+
+impl Validate for ThresholdInput {
+    fn check(&self, c: &mut Checks, at: &str) {
+        use threshold_limits::*;
+        c.unknown(at, &self.unknown_fields);
+        c.required(at, "operator", &self.operator);
+        c.required(at, "value", &self.value);
+        c.length(at, "value", self.value.as_deref(), 1, None);
+        c.length(at, "name", self.name.as_deref(), 1, None);
+        c.length(at, "slug", self.slug.as_deref(), SLUG_MIN, Some(SLUG_MAX));
+        c.length(at, "metricId", self.metric_id.as_deref(), SLUG_MIN, Some(SLUG_MAX));
+        if let (Some(slug), Some(alias)) = (&self.slug, &self.metric_id)
+            && slug != alias
+        {
+            c.invalid(join(at, "metricId"), "metricId is an alias of slug; give one of them");
+        }
+        if self.name.is_none() && self.slug.is_none() && self.metric_id.is_none() {
+            c.missing(join(at, "name"));
+        }
+        c.range(at, "countThreshold", self.count_threshold, Some(COUNT_THRESHOLD_MIN), None);
+        if self.aggregation_mode == Some(AggregationMode::Count) && self.count_threshold.is_none() {
+            c.missing(join(at, "countThreshold"));
+        }
+    }
+}
+
+/// A slug made from a name: lower case, words joined by `_`, at most 50 characters.
+pub fn slug_from_name(name: &str) -> String {
+    let mut slug = String::new();
+    for word in name.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()) {
+        if !slug.is_empty() {
+            slug.push('_');
+        }
+        slug.push_str(&word.to_ascii_lowercase());
+    }
+    slug.truncate(threshold_limits::SLUG_MAX);
+    slug.trim_end_matches('_').to_owned()
+}
+
+/// Body of `POST /v1/metric/definitions`: a caller-owned custom metric.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MetricDefinitionInput {
+    pub name: Option<String>,
+    pub slug: Option<String>,
+    pub description: Option<String>,
+    #[serde(rename = "type")]
+    pub metric_type: Option<MetricType>,
+    pub calculation_type: Option<CalculationType>,
+    pub scope: Option<MetricScope>,
+    pub supported_contexts: Option<Vec<MetricContext>>,
+    pub supported_modalities: Option<Vec<Modality>>,
+    pub llm_prompt: Option<String>,
+    pub boolean_true_label: Option<String>,
+    pub boolean_false_label: Option<String>,
+    pub scale_min: Option<i64>,
+    pub scale_max: Option<i64>,
+    pub scale_labels: Option<Vec<ScaleLabel>>,
+    pub classification_options: Option<Vec<ClassificationOption>>,
+    pub max_classifications: Option<i64>,
+    pub formula: Option<String>,
+    pub sources: Option<Vec<MetricSourceRef>>,
+    pub knowledge_base_ids: Option<Vec<Uuid>>,
+    pub unit: Option<Unit>,
+    #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    pub unknown_fields: UnknownFields,
+}
+
+impl Validate for MetricDefinitionInput {
+    fn check(&self, c: &mut Checks, at: &str) {
+        c.unknown(at, &self.unknown_fields);
+        c.required(at, "name", &self.name);
+        c.length(at, "name", self.name.as_deref(), 1, None);
+        c.length(at, "slug", self.slug.as_deref(), threshold_limits::SLUG_MIN, Some(threshold_limits::SLUG_MAX));
+        c.required(at, "type", &self.metric_type);
+        c.required(at, "calculationType", &self.calculation_type);
+        c.items(at, "supportedContexts", self.supported_contexts.as_deref(), 1, None);
+        match self.calculation_type {
+            Some(CalculationType::LlmJudge) => {
+                c.required(at, "llmPrompt", &self.llm_prompt);
+            }
+            Some(CalculationType::Formula) => {
+                c.required(at, "formula", &self.formula);
+                c.required(at, "sources", &self.sources);
+            }
+            _ => {}
+        }
+        c.length(at, "llmPrompt", self.llm_prompt.as_deref(), 1, None);
+        if self.metric_type == Some(MetricType::Scale) {
+            c.required(at, "scaleMin", &self.scale_min);
+            c.required(at, "scaleMax", &self.scale_max);
+        }
+        if let (Some(min), Some(max)) = (self.scale_min, self.scale_max)
+            && min >= max
+        {
+            c.invalid(join(at, "scaleMax"), format!("scaleMax ({max}) must be greater than scaleMin ({min})"));
+        }
+        if self.metric_type == Some(MetricType::Classification) {
+            c.required(at, "classificationOptions", &self.classification_options);
+            c.items(at, "classificationOptions", self.classification_options.as_deref(), 2, None);
+        }
+        c.range(at, "maxClassifications", self.max_classifications, Some(1), None);
+    }
+}

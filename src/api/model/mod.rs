@@ -1,0 +1,46 @@
+//! The interface as Rust types: one file per resource group, camelCase on the wire.
+
+pub mod agent;
+pub mod benchmark;
+pub mod call;
+pub mod collection;
+pub mod common;
+pub mod flow;
+pub mod issue;
+pub mod knowledge_base;
+pub mod metric;
+pub mod persona;
+pub mod policy;
+pub mod run_plan;
+pub mod simulation;
+
+pub use agent::*;
+pub use benchmark::*;
+pub use call::*;
+pub use collection::*;
+pub use common::*;
+pub use flow::*;
+pub use issue::*;
+pub use knowledge_base::*;
+pub use metric::*;
+pub use persona::*;
+pub use policy::*;
+pub use run_plan::*;
+pub use simulation::*;
+
+use serde::{Deserialize, Serialize};
+
+/// `GET /v1/health`: whether the key was accepted, and for which account.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Health {
+    pub authenticated: bool,
+    #[serde(default)]
+    pub account: String,
+}
+
+/// `data` of a persona deletion.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Deleted {
+    pub id: uuid::Uuid,
+    pub deleted: bool,
+}

@@ -1,0 +1,152 @@
+//! Metric policies: which metrics are collected for which calls or chats.
+
+use serde::{Deserialize, Serialize};
+use serde_with::skip_serializing_none;
+use uuid::Uuid;
+
+use super::common::{IdRef, Timestamp, UnknownFields};
+use super::metric::Modality;
+use crate::api::validate::{Checks, Validate, index, join};
+use crate::wire_enum;
+
+wire_enum! {
+    pub enum PolicyStatus { Active = "ACTIVE", Inactive = "INACTIVE" }
+}
+wire_enum! {
+    /// Who made a policy.
+    pub enum PolicyType { System = "SYSTEM", Custom = "CUSTOM" }
+}
+wire_enum! {
+    /// What a condition's key refers to.
+    pub enum ConditionType {
+        Agent = "AGENT", AgentEndpoint = "AGENT_ENDPOINT", Direction = "DIRECTION", Environment = "ENVIRONMENT", Custom = "CUSTOM",
+    }
+}
+wire_enum! {
+    pub enum ConditionOperator { Equals = "EQUALS", NotEquals = "NOT_EQUALS" }
+}
+
+/// Condition keys the local service understands.
+pub const CONDITION_KEYS: &[&str] = &["agentId", "agentEndpointId", "direction", "environment"];
+
+/// Body of `POST /v1/metric/policies`.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PolicyInput {
+    pub name: Option<String>,
+    pub modality: Option<Modality>,
+    pub metrics: Option<Vec<IdRef>>,
+    pub status: Option<PolicyStatus>,
+    /// Groups are alternatives; every condition inside a group must hold. Omit to match all.
+    pub conditions: Option<Vec<ConditionGroupInput>>,
+    #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    pub unknown_fields: UnknownFields,
+}
+
+/// A group of conditions that must all hold.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ConditionGroupInput {
+    #[serde(default)]
+    pub conditions: Vec<ConditionInput>,
+}
+
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConditionInput {
+    pub condition_key: Option<String>,
+    pub condition_value: Option<String>,
+}
+
+impl Validate for PolicyInput {
+    fn check(&self, c: &mut Checks, at: &str) {
+        c.unknown(at, &self.unknown_fields);
+        c.required(at, "name", &self.name);
+        c.length(at, "name", self.name.as_deref(), 1, None);
+        if let Some(modality) = c.required(at, "modality", &self.modality)
+            && !modality.is_known()
+        {
+            c.invalid(join(at, "modality"), format!("modality must be call or chat, not {modality}"));
+        }
+        c.required(at, "metrics", &self.metrics);
+        c.items(at, "metrics", self.metrics.as_deref(), 1, None);
+        if let Some(status) = &self.status
+            && !status.is_known()
+        {
+            c.invalid(join(at, "status"), format!("status must be ACTIVE or INACTIVE, not {status}"));
+        }
+        for (g, group) in self.conditions.iter().flatten().enumerate() {
+            let group_path = join(&index(&join(at, "conditions"), g), "conditions");
+            c.items(&index(&join(at, "conditions"), g), "conditions", Some(&group.conditions), 1, None);
+            for (i, condition) in group.conditions.iter().enumerate() {
+                let path = index(&group_path, i);
+                c.required(&path, "conditionKey", &condition.condition_key);
+                c.length(&path, "conditionKey", condition.condition_key.as_deref(), 1, None);
+                c.required(&path, "conditionValue", &condition.condition_value);
+                c.length(&path, "conditionValue", condition.condition_value.as_deref(), 1, None);
+            }
+        }
+    }
+}
+
+/// A metric policy as the service returns it.
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MetricPolicy {
+    pub id: Uuid,
+    pub name: Option<String>,
+    #[serde(rename = "type")]
+    pub policy_type: Option<PolicyType>,
+    pub status: Option<PolicyStatus>,
+    pub modality: Option<Modality>,
+    #[serde(default)]
+    pub conditions: Vec<ConditionGroup>,
+    #[serde(default)]
+    pub metrics: Vec<IdRef>,
+    pub created_at: Option<Timestamp>,
+    pub updated_at: Option<Timestamp>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ConditionGroup {
+    #[serde(default)]
+    pub conditions: Vec<Condition>,
+}
+
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Condition {
+    pub condition_key: Option<String>,
+    pub condition_value: Option<String>,
+    pub condition_type: Option<ConditionType>,
+    pub condition_operator: Option<ConditionOperator>,
+}
+
+/// Body of `PATCH /v1/metric/policies/{id}`.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PolicyUpdate {
+    pub status: Option<PolicyStatus>,
+    pub name: Option<String>,
+    #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    pub unknown_fields: UnknownFields,
+}
+
+impl Validate for PolicyUpdate {
+    fn check(&self, c: &mut Checks, at: &str) {
+        c.unknown(at, &self.unknown_fields);
+        c.length(at, "name", self.name.as_deref(), 1, None);
+        if let Some(status) = &self.status
+            && !status.is_known()
+        {
+            c.invalid(join(at, "status"), format!("status must be ACTIVE or INACTIVE, not {status}"));
+        }
+        if self.status.is_none() && self.name.is_none() {
+            c.missing(join(at, "status"));
+        }
+    }
+}

@@ -1,0 +1,412 @@
+//! Run plans: the input that creates one, how flows and metrics are selected, the saved
+//! plan, and the run operation that starts a job from it.
+
+use std::collections::BTreeMap;
+
+use serde::de::{self, Deserializer};
+use serde::{Deserialize, Serialize, Serializer};
+use serde_with::skip_serializing_none;
+use uuid::Uuid;
+
+use super::common::{IdRef, Timestamp, UnknownFields};
+use super::simulation::{RunPlanJob, RunPlanJobStatus};
+use crate::api::validate::{Checks, Validate, join};
+use crate::wire_enum;
+
+wire_enum! {
+    /// Which side starts the call.
+    pub enum Direction { Inbound = "INBOUND", Outbound = "OUTBOUND" }
+}
+
+wire_enum! {
+    /// How a run plan's simulations share the service.
+    pub enum ExecutionMode {
+        Parallel = "PARALLEL",
+        SequentialSameRunPlan = "SEQUENTIAL_SAME_RUN_PLAN",
+        SequentialProject = "SEQUENTIAL_PROJECT",
+    }
+}
+
+wire_enum! {
+    /// Which conversation a metric is scored on under live enrichment.
+    pub enum ConversationSource { Simulated = "SIMULATED", Live = "LIVE" }
+}
+
+/// Free-form `{{name}}` values.
+pub type Variables = BTreeMap<String, String>;
+
+/// Limits and defaults of the run plan input, as the spec's Limits table gives them.
+pub mod run_plan_limits {
+    pub const ITERATION_COUNT_MIN: i64 = 1;
+    pub const ITERATION_COUNT_MAX: i64 = 10_000;
+    pub const ITERATION_COUNT_DEFAULT: i64 = 1;
+    pub const MAX_CONCURRENT_JOBS_MIN: i64 = 1;
+    pub const MAX_CONCURRENT_JOBS_DEFAULT: i64 = 5;
+    pub const MAX_SIMULATION_DURATION_SECONDS_MIN: i64 = 1;
+    pub const SILENCE_TIMEOUT_SECONDS_MIN: i64 = 1;
+    pub const SILENCE_TIMEOUT_SECONDS_DEFAULT: i64 = 30;
+    pub const END_CALL_PHRASE_DEFAULT: &str = "goodbye";
+    /// Live enrichment holds a call open this long waiting for the real recording.
+    pub const LIVE_ENRICHMENT_WAIT_SECONDS: i64 = 15 * 60;
+}
+
+/// Body of `POST /v1/simulation/plan`. Unknown members are kept and reported by `validate()`.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunPlanInput {
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub direction: Option<Direction>,
+    pub iteration_count: Option<i64>,
+    pub max_concurrent_jobs: Option<i64>,
+    pub max_simulation_duration_seconds: Option<i64>,
+    pub silence_timeout_seconds: Option<i64>,
+    pub end_call_phrases: Option<Vec<String>>,
+    pub end_call_reasons: Option<Vec<String>>,
+    pub execution_mode: Option<ExecutionMode>,
+    /// Deprecated in favour of `flows`.
+    pub scenarios: Option<Vec<ScenarioSelection>>,
+    pub flows: Option<Vec<FlowSelection>>,
+    /// Required together with `scenarios`; ignored with `flows`.
+    pub personas: Option<Vec<IdRef>>,
+    pub agent_endpoints: Option<Vec<IdRef>>,
+    pub metrics: Option<Vec<MetricReference>>,
+    pub include_flow_metrics: Option<bool>,
+    pub include_automatic_metrics: Option<bool>,
+    pub enrich_with_live_conversation: Option<bool>,
+    /// Deprecated in favour of the run operation.
+    pub auto_run: Option<bool>,
+    #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    pub unknown_fields: UnknownFields,
+}
+
+impl RunPlanInput {
+    pub fn iteration_count_or_default(&self) -> i64 {
+        self.iteration_count.unwrap_or(run_plan_limits::ITERATION_COUNT_DEFAULT)
+    }
+    pub fn max_concurrent_jobs_or_default(&self) -> i64 {
+        self.max_concurrent_jobs.unwrap_or(run_plan_limits::MAX_CONCURRENT_JOBS_DEFAULT)
+    }
+    pub fn silence_timeout_seconds_or_default(&self) -> i64 {
+        self.silence_timeout_seconds.unwrap_or(run_plan_limits::SILENCE_TIMEOUT_SECONDS_DEFAULT)
+    }
+    pub fn end_call_phrases_or_default(&self) -> Vec<String> {
+        self.end_call_phrases.clone().unwrap_or_else(|| vec![run_plan_limits::END_CALL_PHRASE_DEFAULT.to_owned()])
+    }
+    pub fn execution_mode_or_default(&self) -> ExecutionMode {
+        self.execution_mode.clone().unwrap_or(ExecutionMode::Parallel)
+    }
+    pub fn include_flow_metrics_or_default(&self) -> bool {
+        self.include_flow_metrics.unwrap_or(true)
+    }
+    pub fn include_automatic_metrics_or_default(&self) -> bool {
+        self.include_automatic_metrics.unwrap_or(true)
+    }
+}
+
+impl Validate for RunPlanInput {
+    fn check(&self, c: &mut Checks, at: &str) {
+        use run_plan_limits::*;
+        c.unknown(at, &self.unknown_fields);
+        c.required(at, "name", &self.name);
+        c.length(at, "name", self.name.as_deref(), 1, None);
+        c.required(at, "direction", &self.direction);
+        c.range(at, "iterationCount", self.iteration_count, Some(ITERATION_COUNT_MIN), Some(ITERATION_COUNT_MAX));
+        c.range(at, "maxConcurrentJobs", self.max_concurrent_jobs, Some(MAX_CONCURRENT_JOBS_MIN), None);
+        c.required(at, "maxSimulationDurationSeconds", &self.max_simulation_duration_seconds);
+        let max_duration = self.max_simulation_duration_seconds;
+        c.range(at, "maxSimulationDurationSeconds", max_duration, Some(MAX_SIMULATION_DURATION_SECONDS_MIN), None);
+        c.range(at, "silenceTimeoutSeconds", self.silence_timeout_seconds, Some(SILENCE_TIMEOUT_SECONDS_MIN), None);
+        c.entries_not_blank(at, "endCallPhrases", self.end_call_phrases.as_deref());
+        c.entries_not_blank(at, "endCallReasons", self.end_call_reasons.as_deref());
+        c.items(at, "scenarios", self.scenarios.as_deref(), 1, None);
+        c.each(at, "scenarios", self.scenarios.as_deref());
+        c.items(at, "flows", self.flows.as_deref(), 1, None);
+        c.each(at, "flows", self.flows.as_deref());
+        c.items(at, "personas", self.personas.as_deref(), 1, None);
+        if self.flows.is_none() && self.scenarios.is_none() {
+            c.invalid(join(at, "flows"), "give flows (or the deprecated scenarios): the plan would run nothing");
+        }
+        if self.scenarios.is_some() && self.personas.is_none() {
+            c.missing(join(at, "personas"));
+        }
+        if self.personas.is_some() && self.scenarios.is_none() && self.flows.is_none() {
+            c.invalid(join(at, "personas"), "personas goes together with scenarios");
+        }
+        c.required(at, "agentEndpoints", &self.agent_endpoints);
+        c.items(at, "agentEndpoints", self.agent_endpoints.as_deref(), 1, None);
+        c.required(at, "metrics", &self.metrics);
+        c.items(at, "metrics", self.metrics.as_deref(), 1, None);
+        c.each(at, "metrics", self.metrics.as_deref());
+    }
+}
+
+/// A deprecated scenario attachment.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScenarioSelection {
+    pub id: Option<Uuid>,
+    pub variables: Option<Variables>,
+    #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    pub unknown_fields: UnknownFields,
+}
+
+impl Validate for ScenarioSelection {
+    fn check(&self, c: &mut Checks, at: &str) {
+        c.unknown(at, &self.unknown_fields);
+        c.required(at, "id", &self.id);
+        check_variables(c, at, self.variables.as_ref());
+    }
+}
+
+/// One element of `flows`: which flow, which of its variants, as whom and with what values.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FlowSelection {
+    pub id: Option<Uuid>,
+    /// Selects a service-curated flow by its stable slug.
+    pub slug: Option<String>,
+    pub happy_path: Option<bool>,
+    pub edge_cases: Option<EdgeCases>,
+    pub persona_override_id: Option<Uuid>,
+    pub variables: Option<Variables>,
+    #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    pub unknown_fields: UnknownFields,
+}
+
+impl Validate for FlowSelection {
+    fn check(&self, c: &mut Checks, at: &str) {
+        c.unknown(at, &self.unknown_fields);
+        match (&self.id, &self.slug) {
+            (None, None) => c.missing(join(at, "id")),
+            (Some(_), Some(_)) => c.invalid(join(at, "slug"), "give either id or slug, not both"),
+            _ => {}
+        }
+        c.length(at, "slug", self.slug.as_deref(), 1, None);
+        let runs_edge_cases = match &self.edge_cases {
+            Some(EdgeCases::All) => true,
+            Some(EdgeCases::List(list)) => {
+                c.items(at, "edgeCases", Some(list), 1, None);
+                c.each(at, "edgeCases", Some(list));
+                !list.is_empty()
+            }
+            None => false,
+        };
+        if self.happy_path != Some(true) && !runs_edge_cases {
+            c.invalid(join(at, "happyPath"), "select the happy path, edge cases, or both: this flow would run nothing");
+        }
+        check_variables(c, at, self.variables.as_ref());
+    }
+}
+
+/// `edgeCases`: the string `ALL`, or the named edge cases.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EdgeCases {
+    /// Every edge case that exists when the run starts.
+    All,
+    List(Vec<EdgeCaseSelection>),
+}
+
+impl Serialize for EdgeCases {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            EdgeCases::All => serializer.serialize_str("ALL"),
+            EdgeCases::List(list) => list.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for EdgeCases {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Wire {
+            Text(String),
+            List(Vec<EdgeCaseSelection>),
+        }
+        match Wire::deserialize(deserializer)? {
+            Wire::Text(text) if text == "ALL" => Ok(EdgeCases::All),
+            Wire::Text(text) => {
+                Err(de::Error::custom(format!("expected \"ALL\" or an array of edge cases, got \"{text}\"")))
+            }
+            Wire::List(list) => Ok(EdgeCases::List(list)),
+        }
+    }
+}
+
+/// One named edge case. The spec does not show its full field set, so unknown members are
+/// accepted here (unlike the rest of the run plan input).
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EdgeCaseSelection {
+    pub id: Option<Uuid>,
+    pub persona_override_id: Option<Uuid>,
+    pub variables: Option<Variables>,
+}
+
+impl Validate for EdgeCaseSelection {
+    fn check(&self, c: &mut Checks, at: &str) {
+        c.required(at, "id", &self.id);
+        check_variables(c, at, self.variables.as_ref());
+    }
+}
+
+/// One element of `metrics`: a metric by id, or by its stable slug.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MetricReference {
+    pub id: Option<Uuid>,
+    pub slug: Option<String>,
+    /// Alias of `slug`, kept for older integrations.
+    pub metric_id: Option<String>,
+    /// Null equals omitted, which means SIMULATED.
+    pub conversation_source: Option<ConversationSource>,
+    #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    pub unknown_fields: UnknownFields,
+}
+
+impl MetricReference {
+    pub fn by_slug(slug: impl Into<String>) -> Self {
+        MetricReference { slug: Some(slug.into()), ..Default::default() }
+    }
+
+    /// The slug, read from `slug` or its alias `metricId`.
+    pub fn slug_or_alias(&self) -> Option<&str> {
+        self.slug.as_deref().or(self.metric_id.as_deref())
+    }
+
+    pub fn conversation_source_or_default(&self) -> ConversationSource {
+        self.conversation_source.clone().unwrap_or(ConversationSource::Simulated)
+    }
+}
+
+impl Validate for MetricReference {
+    fn check(&self, c: &mut Checks, at: &str) {
+        c.unknown(at, &self.unknown_fields);
+        c.length(at, "slug", self.slug.as_deref(), 1, None);
+        c.length(at, "metricId", self.metric_id.as_deref(), 1, None);
+        if let (Some(slug), Some(alias)) = (&self.slug, &self.metric_id)
+            && slug != alias
+        {
+            c.invalid(join(at, "metricId"), "metricId is an alias of slug; give one of them");
+        }
+        match (self.id.is_some(), self.slug_or_alias().is_some()) {
+            (false, false) => c.missing(join(at, "id")),
+            (true, true) => c.invalid(join(at, "slug"), "give either id or slug, not both"),
+            _ => {}
+        }
+    }
+}
+
+fn check_variables(c: &mut Checks, at: &str, variables: Option<&Variables>) {
+    for name in variables.into_iter().flat_map(|v| v.keys()) {
+        if name.trim().is_empty() {
+            c.invalid(join(at, "variables"), "variable names must not be empty");
+        }
+    }
+}
+
+/// A saved run plan: the input it was created with, plus its identity.
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunPlan {
+    pub id: Uuid,
+    pub created_at: Option<Timestamp>,
+    pub updated_at: Option<Timestamp>,
+    #[serde(flatten)]
+    pub plan: RunPlanInput,
+}
+
+impl RunPlan {
+    pub fn name(&self) -> &str {
+        self.plan.name.as_deref().unwrap_or_default()
+    }
+}
+
+/// `data` of `POST /v1/simulation/plan`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunPlanCreated {
+    pub run_plan: RunPlan,
+    /// Present only when `autoRun` was true; null otherwise.
+    #[serde(default)]
+    pub run_plan_job: Option<RunPlanJob>,
+}
+
+/// Runtime values of the run operation: one flat map for everything, or per flow variant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RunVariables {
+    Flat(Variables),
+    PerFlow(Vec<FlowVariables>),
+}
+
+/// Values for one flow, or one of its variants.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FlowVariables {
+    pub flow_id: Option<Uuid>,
+    pub happy_path: Option<bool>,
+    pub edge_case_id: Option<Uuid>,
+    #[serde(default)]
+    pub variables: Variables,
+}
+
+/// Body of `POST /v1/simulation/run`: a saved plan by id, or an inline plan.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunRequest {
+    pub plan_id: Option<Uuid>,
+    pub plan: Option<RunPlanInput>,
+    pub save_as_plan: Option<bool>,
+    pub variables: Option<RunVariables>,
+    #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    pub unknown_fields: UnknownFields,
+}
+
+impl Validate for RunRequest {
+    fn check(&self, c: &mut Checks, at: &str) {
+        c.unknown(at, &self.unknown_fields);
+        match (&self.plan_id, &self.plan) {
+            (None, None) => c.missing(join(at, "planId")),
+            (Some(_), Some(_)) => c.invalid(join(at, "plan"), "give either planId or plan, not both"),
+            (None, Some(plan)) => plan.check(c, &join(at, "plan")),
+            (Some(_), None) => {}
+        }
+        if self.save_as_plan.is_some() && self.plan.is_none() {
+            c.invalid(join(at, "saveAsPlan"), "saveAsPlan applies only to an inline plan");
+        }
+        if let Some(RunVariables::PerFlow(list)) = &self.variables {
+            for (i, entry) in list.iter().enumerate() {
+                let path = format!("{}[{i}]", join(at, "variables"));
+                c.required(&path, "flowId", &entry.flow_id);
+                if entry.happy_path == Some(true) && entry.edge_case_id.is_some() {
+                    c.invalid(join(&path, "edgeCaseId"), "name the happy path or one edge case, not both");
+                }
+            }
+        }
+    }
+}
+
+/// `data` of `POST /v1/simulation/run`.
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunStarted {
+    pub simulation_run_plan_job_id: Uuid,
+    pub simulation_run_plan_id: Option<Uuid>,
+    #[serde(default)]
+    pub simulation_job_count: u64,
+    #[serde(default)]
+    pub saved_as_plan: bool,
+    pub status: Option<RunPlanJobStatus>,
+    pub created_at: Option<Timestamp>,
+}

@@ -1,0 +1,363 @@
+//! One method per operation of the interface, grouped as the spec groups them.
+
+use futures_util::Stream;
+use reqwest::Method;
+use serde::Serialize;
+use uuid::Uuid;
+
+use super::client::Client;
+use super::error::Error;
+use super::model::*;
+use super::page::{cursor_stream, offset_stream};
+
+/// `limit` and `cursor` of a cursor-paged list, plus its filters.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ListQuery {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+    /// Filters such as `status`, `severity` or `planId`.
+    #[serde(flatten)]
+    pub filters: std::collections::BTreeMap<String, String>,
+}
+
+impl ListQuery {
+    pub fn filter(mut self, key: &str, value: impl ToString) -> Self {
+        self.filters.insert(key.to_owned(), value.to_string());
+        self
+    }
+
+    pub fn limit(mut self, limit: i64) -> Self {
+        self.limit = Some(limit);
+        self
+    }
+}
+
+/// Escapes one path segment (ids and slugs are safe, target keys may not be).
+fn seg(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => out.push(byte as char),
+            other => out.push_str(&format!("%{other:02X}")),
+        }
+    }
+    out
+}
+
+impl Client {
+    /// Every item of a cursor-paged list at `path`, fetched page by page as consumed.
+    pub fn list_all<T>(&self, path: &str, query: ListQuery) -> impl Stream<Item = Result<T, Error>> + use<T>
+    where
+        T: serde::de::DeserializeOwned,
+    {
+        let client = self.clone();
+        let path = path.to_owned();
+        cursor_stream(move |cursor| {
+            let client = client.clone();
+            let path = path.clone();
+            let query = ListQuery { cursor, ..query.clone() };
+            async move { client.get_with::<_, CursorPage<T>>(&path, &query).await }
+        })
+    }
+
+    /// One page of a cursor-paged list at `path`.
+    pub async fn list_page<T: serde::de::DeserializeOwned>(
+        &self,
+        path: &str,
+        query: &ListQuery,
+    ) -> Result<CursorPage<T>, Error> {
+        self.get_with(path, query).await
+    }
+
+    async fn data<T: serde::de::DeserializeOwned>(&self, path: &str) -> Result<T, Error> {
+        Ok(self.get::<Data<T>>(path).await?.data)
+    }
+
+    async fn write_data<B: Serialize + ?Sized, T: serde::de::DeserializeOwned>(
+        &self,
+        method: Method,
+        path: &str,
+        body: &B,
+    ) -> Result<T, Error> {
+        Ok(self.write::<B, Data<T>>(method, path, body).await?.data)
+    }
+
+    // Health
+
+    pub async fn health(&self) -> Result<Health, Error> {
+        let raw: serde_json::Value = self.get("/v1/health").await?;
+        // The spec puts the members in the body; accept them inside `data` too.
+        let body = raw.get("data").cloned().unwrap_or(raw);
+        serde_json::from_value(body).map_err(|e| Error::Decode {
+            method: "GET".into(),
+            path: "/v1/health".into(),
+            status: 200,
+            message: e.to_string(),
+        })
+    }
+
+    // Simulation
+
+    pub async fn create_run_plan(&self, input: &RunPlanInput) -> Result<RunPlanCreated, Error> {
+        self.write_data(Method::POST, "/v1/simulation/plan", input).await
+    }
+
+    pub async fn get_run_plan(&self, id: Uuid) -> Result<RunPlan, Error> {
+        self.data(&format!("/v1/simulation/plan/{id}")).await
+    }
+
+    pub async fn get_run_plan_job(&self, id: Uuid) -> Result<RunPlanJob, Error> {
+        self.data(&format!("/v1/simulation/plan/job/{id}")).await
+    }
+
+    pub async fn run(&self, request: &RunRequest) -> Result<RunStarted, Error> {
+        self.write_data(Method::POST, "/v1/simulation/run", request).await
+    }
+
+    pub async fn cancel_run_plan_job(&self, id: Uuid) -> Result<RunPlanJob, Error> {
+        self.write_data(Method::POST, &format!("/v1/simulation/plan/job/{id}/cancel"), &serde_json::json!({})).await
+    }
+
+    pub async fn get_simulation_job(&self, id: Uuid) -> Result<SimulationJob, Error> {
+        self.data(&format!("/v1/simulation/job/{id}")).await
+    }
+
+    // Metrics
+
+    pub async fn get_metric_definition(&self, id_or_slug: &str) -> Result<MetricDefinition, Error> {
+        self.data(&format!("/v1/metric/definitions/{}", seg(id_or_slug))).await
+    }
+
+    pub async fn create_metric_definition(&self, input: &MetricDefinitionInput) -> Result<MetricDefinition, Error> {
+        self.write_data(Method::POST, "/v1/metric/definitions", input).await
+    }
+
+    pub async fn update_metric_definition(
+        &self,
+        id_or_slug: &str,
+        update: &MetricDefinitionUpdate,
+    ) -> Result<MetricDefinition, Error> {
+        self.write_data(Method::PUT, &format!("/v1/metric/definitions/{}", seg(id_or_slug)), update).await
+    }
+
+    pub async fn get_metric_variant(&self, id_or_slug: &str, variant: &str) -> Result<MetricDefinition, Error> {
+        self.data(&format!("/v1/metric/definitions/{}/variants/{}", seg(id_or_slug), seg(variant))).await
+    }
+
+    pub async fn update_metric_variant(
+        &self,
+        id_or_slug: &str,
+        variant: &str,
+        update: &MetricDefinitionUpdate,
+    ) -> Result<MetricDefinition, Error> {
+        let path = format!("/v1/metric/definitions/{}/variants/{}", seg(id_or_slug), seg(variant));
+        self.write_data(Method::PUT, &path, update).await
+    }
+
+    pub async fn create_threshold(&self, id_or_slug: &str, input: &ThresholdInput) -> Result<MetricDefinition, Error> {
+        self.write_data(Method::POST, &format!("/v1/metric/definitions/{}/thresholds", seg(id_or_slug)), input).await
+    }
+
+    pub async fn create_policy(&self, input: &PolicyInput) -> Result<MetricPolicy, Error> {
+        self.write_data(Method::POST, "/v1/metric/policies", input).await
+    }
+
+    pub async fn get_policy(&self, id: Uuid) -> Result<MetricPolicy, Error> {
+        self.data(&format!("/v1/metric/policies/{id}")).await
+    }
+
+    pub async fn update_policy(&self, id: Uuid, update: &PolicyUpdate) -> Result<MetricPolicy, Error> {
+        self.write_data(Method::PATCH, &format!("/v1/metric/policies/{id}"), update).await
+    }
+
+    pub async fn list_collection_jobs(&self, query: &CollectionJobQuery) -> Result<CursorPage<CollectionJob>, Error> {
+        self.get_with("/v1/metric/collection-jobs", query).await
+    }
+
+    /// Every collection job matching `status`, page by page.
+    pub fn collection_jobs(
+        &self,
+        status: Option<CollectionJobStatus>,
+        page_size: Option<i64>,
+    ) -> impl Stream<Item = Result<CollectionJob, Error>> + use<> {
+        let client = self.clone();
+        cursor_stream(move |cursor| {
+            let client = client.clone();
+            let query = CollectionJobQuery { limit: page_size, cursor, status: status.clone() };
+            async move { client.list_collection_jobs(&query).await }
+        })
+    }
+
+    pub async fn create_collection_job(&self, input: &CollectionJobInput) -> Result<CollectionJob, Error> {
+        self.write_data(Method::POST, "/v1/metric/collection-jobs", input).await
+    }
+
+    pub async fn get_collection_job(&self, id: Uuid) -> Result<CollectionJob, Error> {
+        self.data(&format!("/v1/metric/collection-jobs/{id}")).await
+    }
+
+    pub async fn cancel_collection_job(&self, id: Uuid) -> Result<CollectionJob, Error> {
+        self.write_data(Method::POST, &format!("/v1/metric/collection-jobs/{id}/cancel"), &serde_json::json!({})).await
+    }
+
+    pub async fn collection_job_values(
+        &self,
+        id: Uuid,
+        status: ValueStatusFilter,
+    ) -> Result<Vec<MetricValueGroup>, Error> {
+        let path = format!("/v1/metric/collection-jobs/{id}/metric-values");
+        Ok(self.get_with::<_, Data<Vec<MetricValueGroup>>>(&path, &[("status", status.as_str())]).await?.data)
+    }
+
+    // Agents
+
+    pub async fn get_agent_endpoint(&self, id: Uuid) -> Result<AgentEndpoint, Error> {
+        self.data(&format!("/v1/agent/endpoint/{id}")).await
+    }
+
+    pub async fn update_agent_endpoint(&self, id: Uuid, update: &AgentEndpointUpdate) -> Result<AgentEndpoint, Error> {
+        self.write_data(Method::PUT, &format!("/v1/agent/endpoint/{id}"), update).await
+    }
+
+    pub async fn get_http_request_definition(&self, id: Uuid) -> Result<HttpRequestDefinition, Error> {
+        self.data(&format!("/v1/http-request-definition/{id}")).await
+    }
+
+    // Customer flows
+
+    pub async fn get_flow(&self, id: Uuid) -> Result<CustomerFlow, Error> {
+        self.data(&format!("/v1/customer-flow/{id}")).await
+    }
+
+    pub async fn duplicate_flow(&self, id: Uuid) -> Result<CustomerFlow, Error> {
+        self.write_data(Method::POST, &format!("/v1/customer-flow/{id}/duplicate"), &serde_json::json!({})).await
+    }
+
+    // Personas
+
+    pub async fn list_personas(&self, query: &ListQuery) -> Result<CursorPage<Persona>, Error> {
+        self.list_page("/v1/persona", query).await
+    }
+
+    pub async fn get_persona(&self, id: Uuid) -> Result<Persona, Error> {
+        self.data(&format!("/v1/persona/{id}")).await
+    }
+
+    pub async fn create_persona(&self, fields: &PersonaFields) -> Result<Persona, Error> {
+        self.write_data(Method::POST, "/v1/persona", fields).await
+    }
+
+    pub async fn update_persona(&self, id: Uuid, fields: &PersonaFields) -> Result<Persona, Error> {
+        self.write_data(Method::PUT, &format!("/v1/persona/{id}"), fields).await
+    }
+
+    pub async fn delete_persona(&self, id: Uuid) -> Result<Deleted, Error> {
+        Ok(self.send::<(), (), Data<Deleted>>(Method::DELETE, &format!("/v1/persona/{id}"), None, None).await?.data)
+    }
+
+    // Issues
+
+    pub async fn create_issue(&self, input: &IssueInput) -> Result<Issue, Error> {
+        self.write_data(Method::POST, "/v1/issue", input).await
+    }
+
+    pub async fn get_issue(&self, id: Uuid) -> Result<Issue, Error> {
+        self.data(&format!("/v1/issue/{id}")).await
+    }
+
+    pub async fn update_issue(&self, id: Uuid, update: &IssueUpdate) -> Result<Issue, Error> {
+        self.write_data(Method::PATCH, &format!("/v1/issue/{id}"), update).await
+    }
+
+    // Calls
+
+    pub async fn create_call(&self, input: &CallInput) -> Result<Call, Error> {
+        self.write_data(Method::POST, "/v1/call", input).await
+    }
+
+    pub async fn get_call(&self, id: Uuid) -> Result<Call, Error> {
+        self.data(&format!("/v1/call/{id}")).await
+    }
+
+    pub async fn call_transcript(&self, id: Uuid) -> Result<Transcript, Error> {
+        self.data(&format!("/v1/call/{id}/transcript")).await
+    }
+
+    pub async fn call_metrics(&self, id: Uuid, status: ValueStatusFilter) -> Result<Vec<MetricValueGroup>, Error> {
+        let path = format!("/v1/call/{id}/metrics");
+        Ok(self.get_with::<_, Data<Vec<MetricValueGroup>>>(&path, &[("status", status.as_str())]).await?.data)
+    }
+
+    // Knowledge bases
+
+    pub async fn get_knowledge_base(&self, id: Uuid) -> Result<KnowledgeBase, Error> {
+        self.data(&format!("/v1/knowledge-base/{id}")).await
+    }
+
+    // Benchmarks
+
+    pub async fn list_benchmark_suites(&self) -> Result<Vec<SuiteEntry>, Error> {
+        self.data("/v1/benchmark/suite").await
+    }
+
+    pub async fn list_benchmark_targets(&self, suite: &str) -> Result<Vec<Target>, Error> {
+        Ok(self.get_with::<_, Data<Vec<Target>>>("/v1/benchmark/target", &[("suite", suite)]).await?.data)
+    }
+
+    pub async fn list_score_samples(
+        &self,
+        target_key: &str,
+        query: &ScoreSampleQuery,
+    ) -> Result<ScoreSamplePage, Error> {
+        self.get_with(&format!("/v1/benchmark/target/{}/score-sample", seg(target_key)), query).await
+    }
+
+    /// Every score sample of a target, page by page.
+    pub fn score_samples(
+        &self,
+        target_key: &str,
+        query: ScoreSampleQuery,
+    ) -> impl Stream<Item = Result<ScoreSample, Error>> + use<> {
+        let client = self.clone();
+        let target_key = target_key.to_owned();
+        offset_stream(move |offset| {
+            let client = client.clone();
+            let target_key = target_key.clone();
+            let query = ScoreSampleQuery { offset: Some(offset as i64), ..query.clone() };
+            async move {
+                let page = client.list_score_samples(&target_key, &query).await?;
+                Ok((page.data, page.pagination))
+            }
+        })
+    }
+}
+
+/// List routes of the interface, by the resource they list.
+pub mod routes {
+    pub const AGENTS: &str = "/v1/agent";
+    pub const AGENT_ENDPOINTS: &str = "/v1/agent/endpoint";
+    pub const HTTP_REQUEST_DEFINITIONS: &str = "/v1/http-request-definition";
+    pub const FLOWS: &str = "/v1/customer-flow";
+    pub const PERSONAS: &str = "/v1/persona";
+    pub const METRIC_DEFINITIONS: &str = "/v1/metric/definitions";
+    pub const POLICIES: &str = "/v1/metric/policies";
+    pub const COLLECTION_JOBS: &str = "/v1/metric/collection-jobs";
+    pub const CALLS: &str = "/v1/call";
+    pub const CHATS: &str = "/v1/chat";
+    pub const ISSUES: &str = "/v1/issue";
+    pub const KNOWLEDGE_BASES: &str = "/v1/knowledge-base";
+    pub const RUN_PLANS: &str = "/v1/simulation/plan";
+    pub const RUN_PLAN_JOBS: &str = "/v1/simulation/plan/jobs";
+    pub const TEMPLATES: &str = "/v1/simulation/template";
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn path_segments_are_escaped() {
+        assert_eq!(super::seg("acme voice/pro"), "acme%20voice%2Fpro");
+        assert_eq!(super::seg("call_duration"), "call_duration");
+    }
+}

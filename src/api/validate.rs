@@ -1,0 +1,203 @@
+//! Input rules, stated once next to the types they limit and used by both the local
+//! service (to answer 400s) and the console's forms (to validate as the user types).
+
+use std::fmt;
+
+use serde::Serialize;
+
+use super::model::common::UnknownFields;
+
+/// Why a value broke a rule; maps onto the error body's `code`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ViolationCode {
+    MissingRequiredField,
+    InvalidParameter,
+}
+
+impl ViolationCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ViolationCode::MissingRequiredField => "missing_required_field",
+            ViolationCode::InvalidParameter => "invalid_parameter",
+        }
+    }
+}
+
+/// One broken rule, with the parameter path at fault (`metrics[0].slug`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Violation {
+    pub param: String,
+    pub code: ViolationCode,
+    pub message: String,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.param, self.message)
+    }
+}
+
+/// Something whose rules can be checked without any other state.
+pub trait Validate {
+    /// Every violation, in field order; empty when the value is acceptable.
+    fn validate(&self) -> Vec<Violation> {
+        let mut checks = Checks::default();
+        self.check(&mut checks, "");
+        checks.into_violations()
+    }
+
+    /// Adds this value's violations under the path `at` (empty at the top level).
+    fn check(&self, checks: &mut Checks, at: &str);
+}
+
+/// Joins a parent path and a member name: `("metrics[0]", "slug")` → `metrics[0].slug`.
+pub fn join(at: &str, member: &str) -> String {
+    match (at.is_empty(), member.is_empty()) {
+        (true, _) => member.to_owned(),
+        (false, true) => at.to_owned(),
+        (false, false) => format!("{at}.{member}"),
+    }
+}
+
+/// Path of the `index`th element of the array at `at`.
+pub fn index(at: &str, index: usize) -> String {
+    format!("{at}[{index}]")
+}
+
+/// Collects violations; each helper checks one kind of rule.
+#[derive(Debug, Default)]
+pub struct Checks {
+    violations: Vec<Violation>,
+}
+
+impl Checks {
+    pub fn into_violations(self) -> Vec<Violation> {
+        self.violations
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.violations.is_empty()
+    }
+
+    pub fn invalid(&mut self, param: impl Into<String>, message: impl Into<String>) {
+        self.violations.push(Violation {
+            param: param.into(),
+            code: ViolationCode::InvalidParameter,
+            message: message.into(),
+        });
+    }
+
+    pub fn missing(&mut self, param: impl Into<String>) {
+        let param = param.into();
+        let message = format!("{param} is required");
+        self.violations.push(Violation { param, code: ViolationCode::MissingRequiredField, message });
+    }
+
+    /// A required member: reports it missing when absent, and hands it back otherwise.
+    pub fn required<'v, T>(&mut self, at: &str, member: &str, value: &'v Option<T>) -> Option<&'v T> {
+        if value.is_none() {
+            self.missing(join(at, member));
+        }
+        value.as_ref()
+    }
+
+    /// A string whose length in characters must lie in `min..=max`.
+    pub fn length(&mut self, at: &str, member: &str, value: Option<&str>, min: usize, max: Option<usize>) {
+        let Some(value) = value else { return };
+        let len = value.chars().count();
+        if len < min {
+            let message = if min == 1 {
+                format!("{} must not be empty", join(at, member))
+            } else {
+                format!("{} must be at least {min} characters", join(at, member))
+            };
+            self.invalid(join(at, member), message);
+        } else if let Some(max) = max.filter(|max| len > *max) {
+            let message = format!("{} must be at most {max} characters (it has {len})", join(at, member));
+            self.invalid(join(at, member), message);
+        }
+    }
+
+    /// An integer that must lie in `min..=max`.
+    pub fn range(&mut self, at: &str, member: &str, value: Option<i64>, min: Option<i64>, max: Option<i64>) {
+        let Some(value) = value else { return };
+        let param = join(at, member);
+        match (min, max) {
+            (Some(min), Some(max)) if value < min || value > max => {
+                self.invalid(&param, format!("{param} must be between {min} and {max} (got {value})"))
+            }
+            (Some(min), None) if value < min => {
+                self.invalid(&param, format!("{param} must be at least {min} (got {value})"))
+            }
+            (None, Some(max)) if value > max => {
+                self.invalid(&param, format!("{param} must be at most {max} (got {value})"))
+            }
+            _ => {}
+        }
+    }
+
+    /// An array whose item count must lie in `min..=max`.
+    pub fn items<T>(&mut self, at: &str, member: &str, value: Option<&[T]>, min: usize, max: Option<usize>) {
+        let Some(value) = value else { return };
+        let param = join(at, member);
+        if value.len() < min {
+            self.invalid(&param, format!("{param} must have at least {min} item{}", plural(min)));
+        } else if let Some(max) = max.filter(|max| value.len() > *max) {
+            let message = format!("{param} must have at most {max} items (it has {})", value.len());
+            self.invalid(&param, message);
+        }
+    }
+
+    /// Each element of an array, checked under its indexed path.
+    pub fn each<T: Validate>(&mut self, at: &str, member: &str, value: Option<&[T]>) {
+        for (i, item) in value.unwrap_or_default().iter().enumerate() {
+            item.check(self, &index(&join(at, member), i));
+        }
+    }
+
+    /// Every entry of a list of strings must have text.
+    pub fn entries_not_blank(&mut self, at: &str, member: &str, value: Option<&[String]>) {
+        for (i, entry) in value.unwrap_or_default().iter().enumerate() {
+            if entry.trim().is_empty() {
+                let param = index(&join(at, member), i);
+                self.invalid(&param, format!("{param} must not be empty"));
+            }
+        }
+    }
+
+    /// Members the input does not define.
+    pub fn unknown(&mut self, at: &str, fields: &UnknownFields) {
+        for name in fields.keys() {
+            let param = join(at, name);
+            self.invalid(&param, format!("unknown field {param}"));
+        }
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_join_members_and_indexes() {
+        assert_eq!(join("", "name"), "name");
+        assert_eq!(join(&index("metrics", 0), "slug"), "metrics[0].slug");
+    }
+
+    #[test]
+    fn length_counts_characters_not_bytes() {
+        let mut checks = Checks::default();
+        checks.length("", "title", Some("ééé"), 1, Some(3));
+        assert!(checks.is_empty());
+        checks.length("", "title", Some("éééé"), 1, Some(3));
+        let v = checks.into_violations();
+        assert_eq!(v.len(), 1);
+        assert_eq!(v[0].param, "title");
+        assert_eq!(v[0].code, ViolationCode::InvalidParameter);
+    }
+}

@@ -1,0 +1,8 @@
+//! switchboard: a terminal console, a local service and headless commands for a
+//! Simulation and Call-Analytics Service.
+
+pub mod api;
+pub mod cache;
+pub mod cli;
+pub mod config;
+pub mod logging;

@@ -1,0 +1,147 @@
+//! Every model against JSON written from the spec's field tables (tests/fixtures/model):
+//! each decodes and re-encodes to the same document, and each `.future` variant, with enum
+//! values this build has never seen and extra members everywhere, decodes and keeps those
+//! values verbatim.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use switchboard::api::ErrorBody;
+use switchboard::api::model::*;
+
+fn fixture(name: &str) -> Value {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/model").join(format!("{name}.json"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Drops null members and the fixtures' extra `futureField` members; numbers compare as f64.
+fn normalize(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(k, v)| !v.is_null() && k.as_str() != "futureField")
+                .map(|(k, v)| (k.clone(), normalize(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(normalize).collect()),
+        Value::Number(n) => serde_json::json!(n.as_f64().unwrap()),
+        other => other.clone(),
+    }
+}
+
+/// The first path where two documents differ, for a readable failure.
+fn first_difference(a: &Value, b: &Value, at: &str) -> Option<String> {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for key in x.keys().chain(y.keys()) {
+                match (x.get(key), y.get(key)) {
+                    (Some(l), Some(r)) => {
+                        if let Some(d) = first_difference(l, r, &format!("{at}.{key}")) {
+                            return Some(d);
+                        }
+                    }
+                    (l, r) => return Some(format!("{at}.{key}: fixture {l:?} vs model {r:?}")),
+                }
+            }
+            None
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            x.iter().zip(y).enumerate().find_map(|(i, (l, r))| first_difference(l, r, &format!("{at}[{i}]")))
+        }
+        _ if a == b => None,
+        _ => Some(format!("{at}: fixture {a} vs model {b}")),
+    }
+}
+
+fn round_trip<T: DeserializeOwned + Serialize>(name: &str) {
+    for variant in [name.to_owned(), format!("{name}.future")] {
+        let original = fixture(&variant);
+        let decoded: T =
+            serde_json::from_value(original.clone()).unwrap_or_else(|e| panic!("{variant} does not decode: {e}"));
+        let encoded = serde_json::to_value(&decoded).unwrap();
+        let (want, got) = (normalize(&original), normalize(&encoded));
+        if let Some(difference) = first_difference(&want, &got, &variant) {
+            panic!("{variant} does not round-trip: {difference}");
+        }
+    }
+}
+
+macro_rules! round_trips {
+    ($($test:ident: $name:literal => $ty:ty),+ $(,)?) => {
+        $( #[test] fn $test() { round_trip::<$ty>($name); } )+
+    };
+}
+
+round_trips! {
+    run_plan_input: "run_plan_input" => RunPlanInput,
+    metric_reference: "metric_reference" => MetricReference,
+    run_plan_create_response: "run_plan_create_response" => RunPlanCreated,
+    run_plan_job: "run_plan_job" => RunPlanJob,
+    metric_definition: "metric_definition" => MetricDefinition,
+    metric_definition_update_input: "metric_definition_update_input" => MetricDefinitionUpdate,
+    threshold_create_input: "threshold_create_input" => ThresholdInput,
+    metric_policy_input: "metric_policy_input" => PolicyInput,
+    metric_policy: "metric_policy" => MetricPolicy,
+    metric_collection_job: "metric_collection_job" => CollectionJob,
+    metric_value_group: "metric_value_group" => MetricValueGroup,
+    persona: "persona" => Persona,
+    customer_flow: "customer_flow" => CustomerFlow,
+    issue_create_input: "issue_create_input" => IssueInput,
+    issue: "issue" => Issue,
+    agent_endpoint: "agent_endpoint" => AgentEndpoint,
+    agent_endpoint_update_input: "agent_endpoint_update_input" => AgentEndpointUpdate,
+    knowledge_base: "knowledge_base" => KnowledgeBase,
+    http_request_definition: "http_request_definition" => HttpRequestDefinition,
+    benchmark_suite_entry: "benchmark_suite_entry" => SuiteEntry,
+    benchmark_target: "benchmark_target" => Target,
+    score_sample: "score_sample" => ScoreSample,
+    score_sample_page: "score_sample_page" => ScoreSamplePage,
+    health: "health" => Health,
+    error_body: "error_body" => ErrorBody,
+    cursor_page: "cursor_page" => CursorPage<Persona>,
+}
+
+#[test]
+fn run_plan_job_may_be_null_and_stays_null() {
+    let created: RunPlanCreated = serde_json::from_value(fixture("run_plan_create_response_null")).unwrap();
+    assert!(created.run_plan_job.is_none());
+    assert_eq!(serde_json::to_value(&created).unwrap()["runPlanJob"], Value::Null);
+}
+
+#[test]
+fn unknown_enum_values_decode_as_unknown_and_display_as_text() {
+    let job: RunPlanJob = serde_json::from_value(fixture("run_plan_job.future")).unwrap();
+    let status = job.status.unwrap();
+    assert!(!status.is_known());
+    assert!(status.to_string().starts_with("FUTURE_"));
+    let issue: Issue = serde_json::from_value(fixture("issue.future")).unwrap();
+    assert!(matches!(issue.severity, Some(Severity::Unknown(_))));
+}
+
+#[test]
+fn null_severity_and_end_time_are_kept_as_null() {
+    let mut value = fixture("issue");
+    value["severity"] = Value::Null;
+    let issue: Issue = serde_json::from_value(value).unwrap();
+    assert_eq!(issue.severity, None);
+    assert_eq!(serde_json::to_value(&issue).unwrap()["severity"], Value::Null);
+    let mut value = fixture("run_plan_job");
+    value["endedAt"] = Value::Null;
+    let job: RunPlanJob = serde_json::from_value(value).unwrap();
+    assert_eq!(serde_json::to_value(&job).unwrap()["endedAt"], Value::Null);
+}
+
+#[test]
+fn missing_optional_fields_are_tolerated() {
+    let persona: Persona =
+        serde_json::from_value(serde_json::json!({"id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"})).unwrap();
+    assert_eq!(persona.label(), "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d");
+    let flow: CustomerFlow =
+        serde_json::from_value(serde_json::json!({"id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"})).unwrap();
+    assert!(flow.graph.is_empty());
+    let page: CursorPage<Persona> = serde_json::from_value(serde_json::json!({"data": []})).unwrap();
+    assert!(!page.pagination.has_more);
+}
