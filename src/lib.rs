@@ -6,3 +6,4 @@ pub mod cache;
 pub mod cli;
 pub mod config;
 pub mod logging;
+pub mod service;

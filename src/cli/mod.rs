@@ -6,8 +6,11 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use color_eyre::eyre::{Result, WrapErr, eyre};
 
+mod serve;
+
 use crate::api::{Client, Error};
 use crate::config::{Config, Overrides, Paths, Resolved, Target};
+use crate::service::{self, Running};
 
 /// Terminal console, local service and headless commands for the Simulation and Call-Analytics Service.
 #[derive(Debug, Parser)]
@@ -41,6 +44,8 @@ pub struct GlobalArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Run the local service: the whole interface over embedded SQLite.
+    Serve(serve::ServeArgs),
     /// Show or locate configuration.
     #[command(subcommand)]
     Config(ConfigCommand),
@@ -77,18 +82,20 @@ impl Context {
         Ok(Context { paths, resolved })
     }
 
-    /// A client for the resolved profile's service.
-    pub fn client(&self) -> Result<Client> {
+    /// A client for the resolved profile's service; for the embedded one, the service too,
+    /// which runs until the returned handle is shut down.
+    pub async fn connect(&self) -> Result<(Client, Option<Running>)> {
         match &self.resolved.target {
             Target::Remote { base_url } => {
                 let key = self.resolved.api_key.clone().ok_or_else(|| eyre!("no API key for {base_url}"))?;
-                Ok(Client::new(base_url, key, self.resolved.client.clone())?)
+                Ok((Client::new(base_url, key, self.resolved.client.clone())?, None))
             }
-            Target::Embedded => Err(eyre!(
-                "profile {:?} is the embedded local service, which this build cannot start yet; \
-                 pass --base-url with SWITCHBOARD_API_KEY, or name a profile with a base_url",
-                self.resolved.profile
-            )),
+            Target::Embedded => {
+                let options = service::Options::local(self.paths.data_dir.join("service"));
+                let running = service::start(options).await.wrap_err("cannot start the embedded local service")?;
+                let client = Client::new(&running.base_url(), running.api_key.clone(), self.resolved.client.clone())?;
+                Ok((client, Some(running)))
+            }
         }
     }
 }
@@ -107,13 +114,18 @@ pub async fn run(command: Command, global: &GlobalArgs) -> Result<ExitCode> {
             println!("logs    {}", paths.log_dir.display());
             Ok(ExitCode::SUCCESS)
         }
+        Command::Serve(args) => serve::run(args).await,
         Command::Health { json } => {
             let context = Context::load(global)?;
             for warning in &context.resolved.warnings {
                 eprintln!("warning: {warning}");
             }
-            let client = context.client()?;
-            match client.health().await {
+            let (client, embedded) = context.connect().await?;
+            let result = client.health().await;
+            if let Some(running) = embedded {
+                running.shutdown().await?;
+            }
+            match result {
                 Ok(health) if json => {
                     println!("{}", serde_json::to_string_pretty(&health)?);
                     Ok(ExitCode::SUCCESS)

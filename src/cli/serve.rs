@@ -1,0 +1,88 @@
+//! `switchboard serve`: the local service in the foreground until SIGTERM or Ctrl-C.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use color_eyre::eyre::{Result, WrapErr};
+
+use crate::api::ApiKey;
+use crate::config::Paths;
+use crate::service::{self, Options, SimSpeed};
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on; port 0 picks a free one.
+    #[arg(long, default_value = "127.0.0.1:8787")]
+    pub addr: SocketAddr,
+    /// Where the database and generated key live (default: the platform data dir).
+    #[arg(long)]
+    pub data_dir: Option<PathBuf>,
+    /// The full-access key; generated and kept in the data dir when not given.
+    #[arg(long, env = "SWITCHBOARD_API_KEY", hide_env_values = true)]
+    pub api_key: Option<String>,
+    /// A key that can read but not write.
+    #[arg(long, env = "SWITCHBOARD_READ_ONLY_API_KEY", hide_env_values = true)]
+    pub read_only_api_key: Option<String>,
+    /// Requests per second per key (bursts up to twice that).
+    #[arg(long, default_value_t = 50)]
+    pub rate_limit: u32,
+    /// Start with an empty store instead of the demo world.
+    #[arg(long)]
+    pub no_seed: bool,
+    /// Simulated seconds per wall second, or `max`.
+    #[arg(long, default_value = "10")]
+    pub sim_speed: SimSpeed,
+    /// Allow listening on a non-loopback address.
+    #[arg(long)]
+    pub public: bool,
+}
+
+pub async fn run(args: ServeArgs) -> Result<ExitCode> {
+    let data_dir = match args.data_dir {
+        Some(dir) => dir,
+        None => Paths::platform()?.data_dir.join("service"),
+    };
+    let options = Options {
+        addr: args.addr,
+        data_dir: data_dir.clone(),
+        api_key: args.api_key.filter(|k| !k.is_empty()).map(ApiKey::new),
+        read_only_api_key: args.read_only_api_key.filter(|k| !k.is_empty()).map(ApiKey::new),
+        rate_limit: args.rate_limit,
+        seed: !args.no_seed,
+        public: args.public,
+        sim_speed: args.sim_speed,
+    };
+    let mut running = service::start(options).await.wrap_err("cannot start the local service")?;
+    if running.key_generated {
+        // Printed once, when generated; afterwards it is read from the data dir.
+        println!("generated API key (kept in {}): {}", data_dir.join("api_key").display(), running.api_key.expose());
+    }
+    println!("listening on {}", running.base_url());
+    let shutdown = running.take_shutdown();
+    tokio::spawn(async move {
+        wait_for_signal().await;
+        if let Some(tx) = shutdown {
+            let _ = tx.send(());
+        }
+    });
+    running.wait().await?;
+    eprintln!("stopped");
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn wait_for_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
+        tokio::select! {
+            _ = ctrl_c => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = ctrl_c.await;
+}

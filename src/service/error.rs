@@ -1,0 +1,104 @@
+//! Every error the service answers is the spec's error body at the top level.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use crate::api::validate::{Violation, ViolationCode};
+use crate::api::{ErrorBody, ErrorType};
+
+/// An error response: status plus the spec's body.
+#[derive(Debug)]
+pub struct ServiceError {
+    pub status: StatusCode,
+    /// Boxed so that `Result<T, ServiceError>` stays small on every path.
+    pub body: Box<ErrorBody>,
+    pub retry_after_secs: Option<u64>,
+}
+
+pub type ServiceResult<T> = Result<T, ServiceError>;
+
+impl ServiceError {
+    pub fn new(status: StatusCode, error_type: ErrorType, code: &str, message: impl Into<String>) -> Self {
+        ServiceError { status, body: Box::new(ErrorBody::new(error_type, code, message)), retry_after_secs: None }
+    }
+
+    /// 400 for one bad parameter.
+    pub fn invalid(param: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, ErrorType::Validation, "invalid_parameter", message).with_param(param)
+    }
+
+    /// 400 from `validate()`: the first violation names the field; `details.violations` lists all.
+    pub fn violations(violations: Vec<Violation>) -> Self {
+        let first = violations.first().cloned().unwrap_or(Violation {
+            param: String::new(),
+            code: ViolationCode::InvalidParameter,
+            message: "invalid request".into(),
+        });
+        let details = serde_json::json!({ "violations": violations });
+        let mut error = Self::new(StatusCode::BAD_REQUEST, ErrorType::Validation, first.code.as_str(), first.message);
+        if !first.param.is_empty() {
+            error = error.with_param(first.param);
+        }
+        error.body.details = Some(details);
+        error
+    }
+
+    pub fn not_found(what: &str, id: &str) -> Self {
+        Self::new(StatusCode::NOT_FOUND, ErrorType::NotFound, "resource_not_found", format!("no {what} {id}"))
+    }
+
+    pub fn unauthorized(message: &str) -> Self {
+        Self::new(StatusCode::UNAUTHORIZED, ErrorType::Authentication, "unauthorized", message)
+    }
+
+    pub fn forbidden(message: &str) -> Self {
+        Self::new(StatusCode::FORBIDDEN, ErrorType::Forbidden, "permission_denied", message)
+    }
+
+    pub fn rate_limited(retry_after_secs: u64) -> Self {
+        let message = format!("too many requests; retry in {retry_after_secs} s");
+        let mut error = Self::new(StatusCode::TOO_MANY_REQUESTS, ErrorType::RateLimit, "too_many_requests", message);
+        error.retry_after_secs = Some(retry_after_secs);
+        error
+    }
+
+    /// 500; the cause goes to the log, never to the caller.
+    pub fn internal(cause: impl std::fmt::Display) -> Self {
+        tracing::error!("internal error: {cause}");
+        Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorType::Internal,
+            "internal_error",
+            "internal error; see the service log",
+        )
+    }
+
+    pub fn with_param(mut self, param: impl Into<String>) -> Self {
+        self.body.param = Some(param.into());
+        self
+    }
+}
+
+impl From<rusqlite::Error> for ServiceError {
+    fn from(error: rusqlite::Error) -> Self {
+        ServiceError::internal(format!("store: {error}"))
+    }
+}
+
+impl From<serde_json::Error> for ServiceError {
+    fn from(error: serde_json::Error) -> Self {
+        ServiceError::internal(format!("json: {error}"))
+    }
+}
+
+impl IntoResponse for ServiceError {
+    fn into_response(self) -> Response {
+        let mut response = (self.status, axum::Json(*self.body)).into_response();
+        if let Some(secs) = self.retry_after_secs
+            && let Ok(value) = HeaderValue::from_str(&secs.to_string())
+        {
+            response.headers_mut().insert(header::RETRY_AFTER, value);
+        }
+        response
+    }
+}

@@ -1,0 +1,96 @@
+//! Request extractors that answer bad input with the spec's error body, naming the field.
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use serde::de::DeserializeOwned;
+
+use super::error::ServiceError;
+use crate::api::validate::Validate;
+
+/// A JSON body decoded into `T` and checked with `T::validate()`.
+pub struct Valid<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned + Validate> FromRequest<S> for Valid<T> {
+    type Rejection = ServiceError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let value: T = decode_body(request, state).await?;
+        let violations = value.validate();
+        if violations.is_empty() { Ok(Valid(value)) } else { Err(ServiceError::violations(violations)) }
+    }
+}
+
+/// A JSON body decoded into `T` with no further checks (a body that may be anything).
+pub struct AnyBody;
+
+impl<S: Send + Sync> FromRequest<S> for AnyBody {
+    type Rejection = ServiceError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
+        Bytes::from_request(request, state).await.map_err(body_error)?;
+        Ok(AnyBody)
+    }
+}
+
+async fn decode_body<S: Send + Sync, T: DeserializeOwned>(request: Request, state: &S) -> Result<T, ServiceError> {
+    let bytes = Bytes::from_request(request, state).await.map_err(body_error)?;
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(ServiceError::invalid("body", "the request needs a JSON object body"));
+    }
+    let mut json = serde_json::Deserializer::from_slice(&bytes);
+    let value = serde_path_to_error::deserialize(&mut json).map_err(|e| decode_error(e, "body"))?;
+    json.end().map_err(|e| ServiceError::invalid("body", format!("malformed JSON: {e}")))?;
+    Ok(value)
+}
+
+fn body_error(rejection: axum::extract::rejection::BytesRejection) -> ServiceError {
+    let status = rejection.status();
+    let mut error = ServiceError::invalid("body", format!("cannot read the request body: {}", rejection.body_text()));
+    if status == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+        error.status = status;
+        error.body.code = "request_too_large".into();
+        error.body.message = format!("request bodies are limited to {} bytes", super::MAX_BODY_BYTES);
+    }
+    error
+}
+
+/// Maps a serde failure onto the field at fault.
+fn decode_error<E: std::fmt::Display>(error: serde_path_to_error::Error<E>, root: &str) -> ServiceError {
+    let path = error.path().to_string();
+    let inner = error.inner().to_string();
+    if inner.contains("expected value")
+        || inner.contains("EOF")
+        || inner.contains("trailing")
+        || inner.contains("key must be")
+    {
+        return ServiceError::invalid(root, format!("malformed JSON: {inner}"));
+    }
+    let param = if path == "." { root.to_owned() } else { path };
+    if let Some(field) = inner.strip_prefix("missing field `").and_then(|rest| rest.split('`').next()) {
+        let param = if param == root { field.to_owned() } else { format!("{param}.{field}") };
+        let mut error = ServiceError::invalid(&param, format!("{param} is required"));
+        error.body.code = "missing_required_field".into();
+        return error;
+    }
+    ServiceError::invalid(&param, format!("{param}: {inner}"))
+}
+
+/// Query parameters decoded into `T` and checked with `T::validate()`.
+pub struct Params<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned + Validate> FromRequestParts<S> for Params<T> {
+    type Rejection = ServiceError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        let query = parts.uri.query().unwrap_or("");
+        let decoder = serde_urlencoded::Deserializer::new(form_urlencoded_parse(query));
+        let value: T = serde_path_to_error::deserialize(decoder).map_err(|e| decode_error(e, "query"))?;
+        let violations = value.validate();
+        if violations.is_empty() { Ok(Params(value)) } else { Err(ServiceError::violations(violations)) }
+    }
+}
+
+fn form_urlencoded_parse(query: &str) -> form_urlencoded::Parse<'_> {
+    form_urlencoded::parse(query.as_bytes())
+}

@@ -1,0 +1,119 @@
+//! Benchmarks: suites, targets of a suite, and score samples (offset paging, one cell at a time).
+
+use axum::Router;
+use axum::extract::{Path, State};
+use axum::response::Response;
+use axum::routing::get;
+use rusqlite::types::Value as SqlValue;
+use serde::Deserialize;
+
+use super::data;
+use crate::api::model::*;
+use crate::api::validate::{Checks, Validate};
+use crate::service::AppState;
+use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::extract::Params;
+use crate::service::store::{self, Kind};
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/v1/benchmark/suite", get(suites))
+        .route("/v1/benchmark/target", get(targets))
+        .route("/v1/benchmark/target/{key}/score-sample", get(samples))
+}
+
+async fn suites(State(state): State<AppState>) -> ServiceResult<Response> {
+    let suites: Vec<SuiteEntry> = state.store.read(|c| store::all(c, Kind::BenchmarkSuite)).await?;
+    Ok(data(&suites))
+}
+
+#[derive(Debug, Deserialize)]
+struct SuiteParams {
+    suite: Option<String>,
+}
+
+impl Validate for SuiteParams {
+    fn check(&self, c: &mut Checks, at: &str) {
+        c.required(at, "suite", &self.suite);
+        c.length(at, "suite", self.suite.as_deref(), 1, None);
+    }
+}
+
+async fn targets(State(state): State<AppState>, Params(q): Params<SuiteParams>) -> ServiceResult<Response> {
+    let suite = q.suite.unwrap_or_default();
+    let targets = state
+        .store
+        .read(move |c| {
+            require_suite(c, &suite)?;
+            let all: Vec<Target> = store::all(c, Kind::BenchmarkTarget)?;
+            Ok(all.into_iter().filter(|t| t.suite.as_deref() == Some(suite.as_str())).collect::<Vec<_>>())
+        })
+        .await?;
+    Ok(data(&targets))
+}
+
+fn require_suite(conn: &rusqlite::Connection, suite: &str) -> ServiceResult<SuiteEntry> {
+    store::get(conn, Kind::BenchmarkSuite, suite)?.ok_or_else(|| ServiceError::not_found("benchmark suite", suite))
+}
+
+async fn samples(
+    State(state): State<AppState>,
+    Path(key): Path<String>,
+    Params(q): Params<ScoreSampleQuery>,
+) -> ServiceResult<Response> {
+    let body = state
+        .store
+        .read(move |c| {
+            let suite = q.suite.clone().unwrap_or_default();
+            let entry = require_suite(c, &suite)?;
+            let version = q.suite_version.clone().or(entry.latest_suite_version).unwrap_or_default();
+            let targets: Vec<Target> = store::all(c, Kind::BenchmarkTarget)?;
+            let target = targets
+                .into_iter()
+                .find(|t| {
+                    t.target_key == key
+                        && t.suite.as_deref() == Some(&suite)
+                        && t.suite_version.as_deref() == Some(&version)
+                })
+                .ok_or_else(|| ServiceError::not_found("benchmark target", &format!("{key} in {suite} {version}")))?;
+            let mut clause = String::from("target_key = ? AND suite = ? AND suite_version = ?");
+            let mut args: Vec<SqlValue> = vec![key.clone().into(), suite.into(), version.into()];
+            for (column, value) in [("condition_key", &q.condition_key), ("metric_key", &q.metric_key)] {
+                if let Some(value) = value {
+                    clause.push_str(&format!(" AND {column} = ?"));
+                    args.push(value.clone().into());
+                }
+            }
+            // Samples without reasoning are never returned.
+            clause.push_str(" AND COALESCE(json_extract(body, '$.reasoning'), '') <> ''");
+            let total: i64 = c.query_row(
+                &format!("SELECT COUNT(*) FROM score_samples WHERE {clause}"),
+                rusqlite::params_from_iter(&args),
+                |r| r.get(0),
+            )?;
+            let limit = q.limit.unwrap_or(benchmark_limits::LIMIT_DEFAULT);
+            let offset = q.offset.unwrap_or(0);
+            args.push(limit.into());
+            args.push(offset.into());
+            let mut statement = c.prepare_cached(&format!(
+                "SELECT body FROM score_samples WHERE {clause} ORDER BY seq LIMIT ? OFFSET ?"
+            ))?;
+            let samples = statement
+                .query_map(rusqlite::params_from_iter(&args), |r| r.get::<_, String>(0))?
+                .map(|b| Ok(serde_json::from_str::<ScoreSample>(&b?)?))
+                .collect::<ServiceResult<Vec<_>>>()?;
+            let has_more = offset + (samples.len() as i64) < total;
+            Ok(ScoreSamplePage {
+                data: samples,
+                target: Some(target),
+                pagination: OffsetPagination {
+                    limit: limit as u64,
+                    offset: offset as u64,
+                    total: total as u64,
+                    has_more,
+                },
+            })
+        })
+        .await?;
+    Ok(axum::response::IntoResponse::into_response(axum::Json(body)))
+}

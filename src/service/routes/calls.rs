@@ -1,0 +1,189 @@
+//! Calls (ingest, list, read, transcript, latest metric values) and chats.
+
+use axum::Router;
+use axum::extract::{Path, State};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use rusqlite::{OptionalExtension, params};
+use serde::Deserialize;
+
+use super::collection::value_groups;
+use super::{ListParams, OwnedFilter, created, data, known_value, list_kind, path_id};
+use crate::api::model::{Call, CallInput, CallStatus, Chat, Timestamp, Transcript, ValueStatusFilter};
+use crate::api::validate::{Checks, Validate};
+use crate::service::AppState;
+use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::extract::{Params, Valid};
+use crate::service::store::{self, Doc, Kind};
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/v1/call", get(list).post(ingest))
+        .route("/v1/call/{id}", get(read))
+        .route("/v1/call/{id}/transcript", get(transcript))
+        .route("/v1/call/{id}/metrics", get(metrics))
+        .route("/v1/chat", get(list_chats))
+        .route("/v1/chat/{id}", get(read_chat))
+}
+
+async fn list(State(state): State<AppState>, Params(params): Params<ListParams>) -> ServiceResult<Response> {
+    let mut fields = Vec::new();
+    if let Some(agent) = &params.agent_id {
+        fields.push(("$.agentId".to_owned(), agent.clone()));
+    }
+    let parent_id = params.simulation_run_plan_job_id.clone();
+    if params.started_after.is_some() || params.started_before.is_some() {
+        return list_in_window(state, params).await;
+    }
+    list_kind(&state, Kind::Call, params, OwnedFilter { parent_id, fields, ..Default::default() }).await
+}
+
+/// The time-range filter compares timestamps, which the generic filter cannot: read and cut.
+async fn list_in_window(state: AppState, params: ListParams) -> ServiceResult<Response> {
+    let parse = |name: &str, text: &Option<String>| -> ServiceResult<Option<jiff::Timestamp>> {
+        text.as_ref()
+            .map(|t| {
+                Timestamp(t.clone())
+                    .parse()
+                    .ok_or_else(|| ServiceError::invalid(name, format!("{name} must be an RFC 3339 date-time")))
+            })
+            .transpose()
+    };
+    let after = parse("startedAfter", &params.started_after)?;
+    let before = parse("startedBefore", &params.started_before)?;
+    let calls: Vec<Call> = state.store.read(|c| store::all(c, Kind::Call)).await?;
+    let mut matching: Vec<Call> = calls
+        .into_iter()
+        .filter(|call| {
+            let started = call.started_at.as_ref().and_then(Timestamp::parse);
+            let agent_ok =
+                params.agent_id.as_ref().is_none_or(|a| call.agent_id.map(|id| id.to_string()) == Some(a.clone()));
+            started.is_some_and(|s| after.is_none_or(|a| s >= a) && before.is_none_or(|b| s < b)) && agent_ok
+        })
+        .collect();
+    matching.reverse();
+    let limit = params.limit() as usize;
+    matching.truncate(limit);
+    let total = matching.len();
+    Ok(axum::Json(
+        serde_json::json!({"data": matching, "pagination": {"total": total, "hasMore": false, "nextCursor": null}}),
+    )
+    .into_response())
+}
+
+async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
+    let id = path_id(Kind::Call, &id)?.to_string();
+    let call: Call = state.store.read(move |c| store::require(c, Kind::Call, &id)).await?;
+    Ok(data(&call))
+}
+
+async fn transcript(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
+    let id = path_id(Kind::Call, &id)?.to_string();
+    let transcript: Transcript = state
+        .store
+        .read(move |c| {
+            store::require::<Call>(c, Kind::Call, &id)?;
+            let body: Option<String> =
+                c.query_row("SELECT body FROM transcripts WHERE call_id = ?1", params![id], |r| r.get(0)).optional()?;
+            Ok(body.map(|b| serde_json::from_str(&b)).transpose()?.unwrap_or_default())
+        })
+        .await?;
+    Ok(data(&transcript))
+}
+
+/// `?status=success|all`.
+#[derive(Debug, Default, Deserialize)]
+pub struct StatusParams {
+    pub status: Option<String>,
+}
+
+impl Validate for StatusParams {
+    fn check(&self, _c: &mut Checks, _at: &str) {}
+}
+
+impl StatusParams {
+    pub fn filter(&self) -> ServiceResult<ValueStatusFilter> {
+        Ok(known_value::<ValueStatusFilter>("status", self.status.as_deref())?
+            .map_or(ValueStatusFilter::Success, |s| ValueStatusFilter::from(s.as_str())))
+    }
+}
+
+/// The latest value of each metric on the call, whatever job computed it.
+async fn metrics(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Params(q): Params<StatusParams>,
+) -> ServiceResult<Response> {
+    let id = path_id(Kind::Call, &id)?.to_string();
+    let filter = q.filter()?;
+    let groups = state
+        .store
+        .read(move |c| {
+            store::require::<Call>(c, Kind::Call, &id)?;
+            // The newest row per (definition, context, participant, segment) wins.
+            let sql = "SELECT definition_id, body FROM metric_values WHERE seq IN (
+                 SELECT MAX(seq) FROM metric_values WHERE call_id = ?1
+                 GROUP BY definition_id, json_extract(body, '$.context'), json_extract(body, '$.participantRole'),
+                          json_extract(body, '$.segment.id'), json_extract(body, '$.valueReasoningKey'))
+               ORDER BY seq";
+            value_groups(c, sql, &id, &filter)
+        })
+        .await?;
+    Ok(data(&groups))
+}
+
+async fn ingest(State(state): State<AppState>, Valid(input): Valid<CallInput>) -> ServiceResult<Response> {
+    let call = state
+        .store
+        .write(move |tx| {
+            if let Some(agent) = input.agent_id
+                && !store::exists(tx, Kind::Agent, &agent.to_string())?
+            {
+                return Err(ServiceError::invalid("agentId", format!("no agent {agent}")));
+            }
+            let transcript = input.transcript.unwrap_or_default();
+            let started_at = input.started_at.unwrap_or_else(Timestamp::now);
+            let duration_ms = transcript.entries.iter().map(|e| e.end_offset_ms).max().unwrap_or(0);
+            let ended_at = started_at
+                .parse()
+                .and_then(|s| s.checked_add(jiff::SignedDuration::from_millis(duration_ms)).ok())
+                .map(Timestamp::from);
+            let call = Call {
+                id: uuid::Uuid::new_v4(),
+                direction: input.direction,
+                status: Some(CallStatus::Ended),
+                ended_status: input.ended_status,
+                duration_ms: Some(duration_ms),
+                started_at: Some(started_at.clone()),
+                ended_at,
+                simulation_job_id: None,
+                simulation_run_plan_job_id: None,
+                agent_id: input.agent_id,
+                agent_endpoint_id: input.agent_endpoint_id,
+                agents: Vec::new(),
+                customers: Vec::new(),
+                from_number: input.from_number,
+                to_number: input.to_number,
+                background_noise: None,
+                created_at: Some(Timestamp::now()),
+            };
+            store::insert(tx, &Doc::new(Kind::Call, call.id, &call, started_at.0)?)?;
+            tx.execute(
+                "INSERT INTO transcripts (call_id, body) VALUES (?1, ?2)",
+                params![call.id.to_string(), serde_json::to_string(&transcript)?],
+            )?;
+            Ok(call)
+        })
+        .await?;
+    Ok(created(&call))
+}
+
+async fn list_chats(State(state): State<AppState>, Params(params): Params<ListParams>) -> ServiceResult<Response> {
+    list_kind(&state, Kind::Chat, params, OwnedFilter::default()).await
+}
+
+async fn read_chat(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
+    let id = path_id(Kind::Chat, &id)?.to_string();
+    let chat: Chat = state.store.read(move |c| store::require(c, Kind::Chat, &id)).await?;
+    Ok(data(&chat))
+}

@@ -1,0 +1,190 @@
+//! Metric collection jobs: list (cursor, status filter), create, read, cancel, and the exact
+//! values each job produced.
+
+use axum::Router;
+use axum::extract::{Path, State};
+use axum::response::Response;
+use axum::routing::{get, post};
+use rusqlite::{Connection, params};
+use uuid::Uuid;
+
+use super::calls::StatusParams;
+use super::{ListParams, OwnedFilter, created, data, list_kind, path_id};
+use crate::api::model::*;
+use crate::service::AppState;
+use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::extract::{Params, Valid};
+use crate::service::store::{self, Doc, Kind};
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/v1/metric/collection-jobs", get(list).post(create))
+        .route("/v1/metric/collection-jobs/{id}", get(read))
+        .route("/v1/metric/collection-jobs/{id}/cancel", post(cancel))
+        .route("/v1/metric/collection-jobs/{id}/metric-values", get(values))
+}
+
+async fn list(State(state): State<AppState>, Params(query): Params<CollectionJobQuery>) -> ServiceResult<Response> {
+    let params = ListParams { limit: query.limit, cursor: query.cursor, ..Default::default() };
+    let filter = OwnedFilter { status: query.status.map(|s| s.as_str().to_owned()), ..Default::default() };
+    list_kind(&state, Kind::CollectionJob, params, filter).await
+}
+
+async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
+    let id = path_id(Kind::CollectionJob, &id)?.to_string();
+    let job: CollectionJob = state.store.read(move |c| store::require(c, Kind::CollectionJob, &id)).await?;
+    Ok(data(&job))
+}
+
+/// Creates a PENDING job after checking every reference; the metric engine picks it up.
+async fn create(State(state): State<AppState>, Valid(input): Valid<CollectionJobInput>) -> ServiceResult<Response> {
+    let job = state
+        .store
+        .write(move |tx| {
+            let checks: [(&str, Kind, Vec<Uuid>); 4] = [
+                ("metrics", Kind::MetricDefinition, input.metrics.iter().flatten().map(|m| m.id).collect()),
+                ("policyIds", Kind::MetricPolicy, input.policy_ids.clone().unwrap_or_default()),
+                ("callIds", Kind::Call, input.call_ids.clone().unwrap_or_default()),
+                ("chatIds", Kind::Chat, input.chat_ids.clone().unwrap_or_default()),
+            ];
+            for (member, kind, ids) in &checks {
+                for (i, id) in ids.iter().enumerate() {
+                    if !store::exists(tx, *kind, &id.to_string())? {
+                        let param =
+                            if *member == "metrics" { format!("metrics[{i}].id") } else { format!("{member}[{i}]") };
+                        return Err(ServiceError::invalid(&param, format!("{param}: no {} {id}", kind.label())));
+                    }
+                }
+            }
+            let at = Timestamp::now();
+            let items = input.call_ids.as_ref().map_or(0, Vec::len) + input.chat_ids.as_ref().map_or(0, Vec::len);
+            let job = CollectionJob {
+                id: Uuid::new_v4(),
+                status: Some(CollectionJobStatus::Pending),
+                triggered_by: Some(TriggeredBy::UserApi),
+                total_items: Some(items as u64),
+                completed_items: Some(0),
+                failed_items: Some(0),
+                started_at: None,
+                completed_at: None,
+                error_message: None,
+                policy_ids: input.policy_ids.clone().unwrap_or_default(),
+                created_at: Some(at.clone()),
+                updated_at: Some(at.clone()),
+            };
+            let mut body = serde_json::to_value(&job)?;
+            body["request"] = serde_json::to_value(&input)?;
+            store::insert(tx, &Doc::new(Kind::CollectionJob, job.id, &body, at.0)?.status(Some("PENDING")))?;
+            Ok(job)
+        })
+        .await?;
+    Ok(created(&job))
+}
+
+/// Cancels a job that has not ended; what was computed is kept.
+async fn cancel(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
+    let id = path_id(Kind::CollectionJob, &id)?.to_string();
+    let job = state
+        .store
+        .write(move |tx| {
+            let mut body: serde_json::Value = store::require(tx, Kind::CollectionJob, &id)?;
+            let job: CollectionJob = serde_json::from_value(body.clone())?;
+            if job.status.as_ref().is_some_and(CollectionJobStatus::is_terminal) {
+                let status = job.status.as_ref().map(|s| s.as_str()).unwrap_or_default();
+                return Err(ServiceError::invalid("jobId", format!("the job has already ended ({status})")));
+            }
+            let at = Timestamp::now();
+            body["status"] = "CANCELED".into();
+            body["completedAt"] = serde_json::to_value(&at)?;
+            body["updatedAt"] = serde_json::to_value(&at)?;
+            let created_at = job.created_at.map(|t| t.0).unwrap_or_default();
+            store::update(tx, &Doc::new(Kind::CollectionJob, &id, &body, created_at)?.status(Some("CANCELED")))?;
+            Ok(serde_json::from_value::<CollectionJob>(body)?)
+        })
+        .await?;
+    Ok(data(&job))
+}
+
+async fn values(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Params(q): Params<StatusParams>,
+) -> ServiceResult<Response> {
+    let id = path_id(Kind::CollectionJob, &id)?.to_string();
+    let filter = q.filter()?;
+    let groups = state
+        .store
+        .read(move |c| {
+            store::require::<serde_json::Value>(c, Kind::CollectionJob, &id)?;
+            value_groups(
+                c,
+                "SELECT definition_id, body FROM metric_values WHERE job_id = ?1 ORDER BY seq",
+                &id,
+                &filter,
+            )
+        })
+        .await?;
+    Ok(data(&groups))
+}
+
+/// Groups the rows `sql` selects (definition id, value body) by definition, in first-seen order,
+/// with each group's header read from the current definition.
+pub fn value_groups(
+    conn: &Connection,
+    sql: &str,
+    key: &str,
+    filter: &ValueStatusFilter,
+) -> ServiceResult<Vec<MetricValueGroup>> {
+    let mut statement = conn.prepare_cached(sql)?;
+    let rows = statement.query_map(params![key], |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)))?;
+    let mut groups: Vec<MetricValueGroup> = Vec::new();
+    for row in rows {
+        let (definition_id, body) = row?;
+        let mut value: MetricValue = serde_json::from_str(&body)?;
+        let success = value.capture_status == Some(CaptureStatus::Success);
+        if *filter == ValueStatusFilter::Success && !success {
+            continue;
+        }
+        if !success {
+            value.value = None;
+        }
+        let index = match groups.iter().position(|g| g.metric_definition_id.to_string() == definition_id) {
+            Some(index) => index,
+            None => {
+                let definition: Option<MetricDefinition> = store::get(conn, Kind::MetricDefinition, &definition_id)?;
+                groups.push(group_header(&definition_id, definition));
+                groups.len() - 1
+            }
+        };
+        groups[index].values.push(value);
+    }
+    Ok(groups)
+}
+
+fn group_header(id: &str, definition: Option<MetricDefinition>) -> MetricValueGroup {
+    let definition_id = Uuid::parse_str(id).unwrap_or_default();
+    match definition {
+        Some(d) => MetricValueGroup {
+            metric_definition_id: d.id,
+            slug: d.slug.clone(),
+            metric_id: d.slug,
+            name: d.name,
+            description: d.description,
+            metric_type: d.metric_type,
+            scope: d.scope,
+            unit: d.unit,
+            values: Vec::new(),
+        },
+        None => MetricValueGroup {
+            metric_definition_id: definition_id,
+            slug: None,
+            metric_id: None,
+            name: None,
+            description: None,
+            metric_type: None,
+            scope: None,
+            unit: None,
+            values: Vec::new(),
+        },
+    }
+}

@@ -1,0 +1,110 @@
+//! Customer flows: list, read, and duplicate (a deep copy; voicemail flows are refused).
+
+use axum::Router;
+use axum::extract::{Path, State};
+use axum::response::Response;
+use axum::routing::{get, post};
+use uuid::Uuid;
+
+use super::{ListParams, OwnedFilter, created, data, list_kind, now, path_id};
+use crate::api::model::{CustomerFlow, FlowSource, FlowStep, FlowVariant, Timestamp};
+use crate::service::AppState;
+use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::extract::{AnyBody, Params};
+use crate::service::store::{self, Doc, Kind};
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/v1/customer-flow", get(list))
+        .route("/v1/customer-flow/{id}", get(read))
+        .route("/v1/customer-flow/{id}/duplicate", post(duplicate))
+}
+
+async fn list(State(state): State<AppState>, Params(params): Params<ListParams>) -> ServiceResult<Response> {
+    list_kind(&state, Kind::CustomerFlow, params, OwnedFilter::default()).await
+}
+
+async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
+    let id = path_id(Kind::CustomerFlow, &id)?.to_string();
+    let flow: CustomerFlow = state.store.read(move |c| store::require(c, Kind::CustomerFlow, &id)).await?;
+    Ok(data(&flow))
+}
+
+async fn duplicate(State(state): State<AppState>, Path(id): Path<String>, _body: AnyBody) -> ServiceResult<Response> {
+    let id = path_id(Kind::CustomerFlow, &id)?.to_string();
+    let copy = state
+        .store
+        .write(move |tx| {
+            let original: CustomerFlow = store::require(tx, Kind::CustomerFlow, &id)?;
+            if original.is_voicemail() {
+                return Err(ServiceError::invalid(
+                    "flowId",
+                    "voicemail flows are service-managed and cannot be duplicated",
+                ));
+            }
+            let copy = deep_copy(&original);
+            let at = copy.created_at.clone().map(|t| t.0).unwrap_or_else(now);
+            store::insert(tx, &Doc::new(Kind::CustomerFlow, copy.id, &copy, at)?)?;
+            Ok(copy)
+        })
+        .await?;
+    Ok(created(&copy))
+}
+
+/// A project-owned copy with fresh ids throughout; merge links are rewritten to the new node ids.
+fn deep_copy(original: &CustomerFlow) -> CustomerFlow {
+    let mut ids = std::collections::HashMap::new();
+    let at = Timestamp::now();
+    let mut copy = original.clone();
+    copy.id = Uuid::new_v4();
+    copy.title = original.title.as_ref().map(|t| format!("{t} (copy)"));
+    copy.source = Some(FlowSource::Custom);
+    copy.slug = None;
+    copy.created_at = Some(at.clone());
+    copy.updated_at = Some(at.clone());
+    for expectation in &mut copy.agent_expectations {
+        expectation.id = Some(Uuid::new_v4());
+    }
+    renumber_steps(&mut copy.graph, &mut ids);
+    let variants = copy.happy_path.iter_mut().chain(copy.edge_cases.iter_mut());
+    for variant in variants {
+        renumber_variant(variant, &mut ids, &at);
+    }
+    relink_steps(&mut copy.graph, &ids);
+    for variant in copy.happy_path.iter_mut().chain(copy.edge_cases.iter_mut()) {
+        relink_steps(&mut variant.steps, &ids);
+    }
+    copy
+}
+
+fn renumber_variant(variant: &mut FlowVariant, ids: &mut std::collections::HashMap<String, String>, at: &Timestamp) {
+    variant.id = Uuid::new_v4();
+    variant.created_at = Some(at.clone());
+    variant.updated_at = Some(at.clone());
+    for expectation in &mut variant.additional_expectations {
+        expectation.id = Some(Uuid::new_v4());
+    }
+    renumber_steps(&mut variant.steps, ids);
+}
+
+fn renumber_steps(steps: &mut [FlowStep], ids: &mut std::collections::HashMap<String, String>) {
+    for step in steps {
+        if let Some(old) = step.node_id {
+            let new = Uuid::new_v4();
+            ids.insert(old.to_string(), new.to_string());
+            step.node_id = Some(new);
+        }
+        renumber_steps(&mut step.steps, ids);
+    }
+}
+
+fn relink_steps(steps: &mut [FlowStep], ids: &std::collections::HashMap<String, String>) {
+    for step in steps {
+        for target in &mut step.merge_into_node_ids {
+            if let Some(new) = ids.get(target) {
+                *target = new.clone();
+            }
+        }
+        relink_steps(&mut step.steps, ids);
+    }
+}

@@ -1,0 +1,132 @@
+//! Issues: create with evidence in one transaction, list, read, and change status or severity.
+
+use axum::Router;
+use axum::extract::{Path, State};
+use axum::response::Response;
+use axum::routing::get;
+use uuid::Uuid;
+
+use super::{ListParams, OwnedFilter, created, data, known_value, list_kind, now, path_id};
+use crate::api::model::{Evidence, Issue, IssueInput, IssueSource, IssueStatus, IssueUpdate, Severity, Timestamp};
+use crate::service::AppState;
+use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::extract::{Params, Valid};
+use crate::service::store::{self, Doc, Kind};
+
+/// The workspace every local issue belongs to.
+pub const ORGANIZATION_ID: Uuid = Uuid::from_u128(0x6a1e_0000_0000_4000_8000_0000_0000_0001);
+pub const PROJECT_ID: Uuid = Uuid::from_u128(0x6a1e_0000_0000_4000_8000_0000_0000_0002);
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/v1/issue", get(list).post(create)).route("/v1/issue/{id}", get(read).patch(update))
+}
+
+async fn list(State(state): State<AppState>, Params(params): Params<ListParams>) -> ServiceResult<Response> {
+    let status = known_value::<IssueStatus>("status", params.status.as_deref())?;
+    let severity = known_value::<Severity>("severity", params.severity.as_deref())?;
+    let filter = OwnedFilter {
+        status,
+        fields: severity.map(|s| ("$.severity".to_owned(), s)).into_iter().collect(),
+        ..Default::default()
+    };
+    list_kind(&state, Kind::Issue, params, filter).await
+}
+
+async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
+    let id = path_id(Kind::Issue, &id)?.to_string();
+    let issue: Issue = state.store.read(move |c| store::require(c, Kind::Issue, &id)).await?;
+    Ok(data(&issue))
+}
+
+async fn create(State(state): State<AppState>, Valid(input): Valid<IssueInput>) -> ServiceResult<Response> {
+    let issue = state
+        .store
+        .write(move |tx| {
+            let at = Timestamp::now();
+            let mut evidence = Vec::new();
+            // Every reference is checked before anything is written: one bad id fails it all.
+            for (i, entry) in input.evidence.iter().flatten().enumerate() {
+                let (kind, id, member) = match (entry.call_id, entry.chat_id) {
+                    (Some(id), _) => (Kind::Call, id, "callId"),
+                    (None, Some(id)) => (Kind::Chat, id, "chatId"),
+                    (None, None) => unreachable!("validate() requires one"),
+                };
+                if !store::exists(tx, kind, &id.to_string())? {
+                    return Err(ServiceError::invalid(
+                        format!("evidence[{i}].{member}"),
+                        format!("evidence[{i}].{member}: no {} {id}", kind.label()),
+                    ));
+                }
+                evidence.push(Evidence {
+                    id: Some(Uuid::new_v4()),
+                    call_id: entry.call_id,
+                    chat_id: entry.chat_id,
+                    observed_at: Some(at.clone()),
+                });
+            }
+            let title = input.title.unwrap_or_default();
+            let issue = Issue {
+                id: Uuid::new_v4(),
+                organization_id: Some(ORGANIZATION_ID),
+                project_id: Some(PROJECT_ID),
+                alert_id: None,
+                source: Some(IssueSource::Api),
+                fingerprint: Some(format!("api:{}", Uuid::new_v5(&Uuid::NAMESPACE_OID, title.as_bytes()).simple())),
+                title: Some(title),
+                summary: input.summary,
+                severity: input.severity,
+                status: Some(IssueStatus::Open),
+                event_count: Some(evidence.len().max(1) as u64),
+                last_event_at: Some(at.clone()),
+                opened_at: Some(at.clone()),
+                resolved_at: None,
+                assignee_user_id: None,
+                evidence,
+                created_at: Some(at.clone()),
+                updated_at: Some(at.clone()),
+            };
+            store::insert(tx, &issue_doc(&issue)?)?;
+            Ok(issue)
+        })
+        .await?;
+    Ok(created(&issue))
+}
+
+async fn update(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Valid(update): Valid<IssueUpdate>,
+) -> ServiceResult<Response> {
+    let id = path_id(Kind::Issue, &id)?.to_string();
+    let issue = state
+        .store
+        .write(move |tx| {
+            let mut issue: Issue = store::require(tx, Kind::Issue, &id)?;
+            let at = Timestamp::now();
+            if let Some(status) = update.status {
+                issue.resolved_at = match status {
+                    IssueStatus::Resolved if issue.status != Some(IssueStatus::Resolved) => Some(at.clone()),
+                    IssueStatus::Resolved => issue.resolved_at.clone(),
+                    _ => None,
+                };
+                issue.status = Some(status);
+            }
+            if let Some(severity) = update.severity {
+                issue.severity = severity;
+            }
+            if let Some(assignee) = update.assignee_user_id {
+                issue.assignee_user_id = assignee;
+            }
+            issue.updated_at = Some(at);
+            store::update(tx, &issue_doc(&issue)?)?;
+            Ok(issue)
+        })
+        .await?;
+    Ok(data(&issue))
+}
+
+/// The stored document of an issue, with its status column.
+pub fn issue_doc(issue: &Issue) -> ServiceResult<Doc> {
+    let created = issue.created_at.clone().map(|t| t.0).unwrap_or_else(now);
+    Ok(Doc::new(Kind::Issue, issue.id, issue, created)?.status(issue.status.as_ref().map(|s| s.as_str())))
+}

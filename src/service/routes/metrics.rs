@@ -1,0 +1,432 @@
+//! Metric definitions (versions, variants, thresholds) and metric policies.
+
+use axum::Router;
+use axum::extract::{Path, State};
+use axum::response::Response;
+use axum::routing::{get, post};
+use rusqlite::{Connection, Transaction, params};
+use uuid::Uuid;
+
+use super::{ListParams, OwnedFilter, created, data, list_kind, now, path_id};
+use crate::api::model::*;
+use crate::service::AppState;
+use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::extract::{Params, Valid};
+use crate::service::store::{self, Doc, Kind};
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/v1/metric/definitions", get(list).post(create))
+        .route("/v1/metric/definitions/{id}", get(read).put(update))
+        .route("/v1/metric/definitions/{id}/versions", get(versions))
+        .route("/v1/metric/definitions/{id}/variants/{variant}", get(read_variant).put(update_variant))
+        .route("/v1/metric/definitions/{id}/thresholds", post(create_threshold))
+        .route("/v1/metric/policies", get(list_policies).post(create_policy))
+        .route("/v1/metric/policies/{id}", get(read_policy).patch(update_policy))
+}
+
+async fn list(State(state): State<AppState>, Params(params): Params<ListParams>) -> ServiceResult<Response> {
+    list_kind(&state, Kind::MetricDefinition, params, OwnedFilter::default()).await
+}
+
+/// A definition by uuid or by slug (or its alias).
+pub fn resolve_definition(conn: &Connection, id_or_slug: &str) -> ServiceResult<MetricDefinition> {
+    let found = match Uuid::parse_str(id_or_slug) {
+        Ok(id) => store::get(conn, Kind::MetricDefinition, &id.to_string())?,
+        Err(_) => store::find_by(conn, Kind::MetricDefinition, "$.slug", id_or_slug)?,
+    };
+    found.ok_or_else(|| ServiceError::not_found("metric definition", id_or_slug))
+}
+
+async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
+    let definition = state.store.read(move |c| resolve_definition(c, &id)).await?;
+    Ok(data(&definition))
+}
+
+async fn versions(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
+    let versions = state
+        .store
+        .read(move |c| {
+            let definition = resolve_definition(c, &id)?;
+            let mut statement = c.prepare_cached(
+                "SELECT body FROM definition_versions WHERE definition_id = ?1 ORDER BY version DESC",
+            )?;
+            let rows = statement.query_map(params![definition.id.to_string()], |r| r.get::<_, String>(0))?;
+            rows.map(|b| Ok(serde_json::from_str::<serde_json::Value>(&b?)?)).collect::<ServiceResult<Vec<_>>>()
+        })
+        .await?;
+    Ok(data(&versions))
+}
+
+/// Writes a definition and records it as a version.
+pub fn save_definition(tx: &Transaction, definition: &MetricDefinition, insert: bool) -> ServiceResult<()> {
+    let created_at = definition.created_at.clone().map(|t| t.0).unwrap_or_else(now);
+    let doc = Doc::new(Kind::MetricDefinition, definition.id, definition, created_at)?;
+    if insert {
+        store::insert(tx, &doc)?
+    } else {
+        store::update(tx, &doc)?
+    }
+    tx.execute(
+        "INSERT OR REPLACE INTO definition_versions (definition_id, version, body) VALUES (?1, ?2, ?3)",
+        params![definition.id.to_string(), definition.version.unwrap_or(1) as i64, doc.body],
+    )?;
+    Ok(())
+}
+
+async fn create(State(state): State<AppState>, Valid(input): Valid<MetricDefinitionInput>) -> ServiceResult<Response> {
+    let definition = state
+        .store
+        .write(move |tx| {
+            let name = input.name.clone().unwrap_or_default();
+            let slug = input.slug.clone().unwrap_or_else(|| slug_from_name(&name));
+            if store::find_by::<MetricDefinition>(tx, Kind::MetricDefinition, "$.slug", &slug)?.is_some() {
+                return Err(ServiceError::invalid("slug", format!("a metric with slug {slug} exists already")));
+            }
+            for (i, kb) in input.knowledge_base_ids.iter().flatten().enumerate() {
+                if !store::exists(tx, Kind::KnowledgeBase, &kb.to_string())? {
+                    return Err(ServiceError::invalid(
+                        format!("knowledgeBaseIds[{i}]"),
+                        format!("no knowledge base {kb}"),
+                    ));
+                }
+            }
+            let at = Timestamp::now();
+            let output_type = match input.metric_type {
+                Some(MetricType::Boolean) => OutputType::Boolean,
+                Some(MetricType::Classification) => OutputType::Classification,
+                Some(MetricType::Scale) => OutputType::Scale,
+                Some(MetricType::Text) => OutputType::Text,
+                _ => OutputType::Number,
+            };
+            let definition = MetricDefinition {
+                id: Uuid::new_v4(),
+                slug: Some(slug.clone()),
+                metric_id: Some(slug),
+                variant_id: Some(Uuid::new_v4()),
+                version_id: Some(Uuid::new_v4()),
+                name: Some(name),
+                description: input.description,
+                metric_type: input.metric_type,
+                scope: Some(input.scope.unwrap_or(MetricScope::Global)),
+                supported_contexts: input.supported_contexts.unwrap_or_else(|| vec![MetricContext::Call]),
+                supported_conversation_sources: vec![ConversationSource::Simulated, ConversationSource::Live],
+                requires_live_conversation: Some(false),
+                supports_variants: Some(false),
+                calculation_type: input.calculation_type,
+                llm_prompt: input.llm_prompt,
+                boolean_true_label: input.boolean_true_label,
+                boolean_false_label: input.boolean_false_label,
+                unit: input.unit,
+                threshold: None,
+                source: Some(DefinitionSource::Custom),
+                output_type: Some(output_type),
+                version: Some(1),
+                supported_modalities: input.supported_modalities.or_else(|| Some(vec![Modality::Call, Modality::Chat])),
+                scale_min: input.scale_min,
+                scale_max: input.scale_max,
+                scale_labels: input.scale_labels,
+                classification_options: input.classification_options,
+                max_classifications: input.max_classifications,
+                formula: input.formula,
+                sources: input.sources,
+                knowledge_base_ids: input.knowledge_base_ids,
+                change_reason: None,
+                created_at: Some(at.clone()),
+                updated_at: Some(at),
+            };
+            save_definition(tx, &definition, true)?;
+            Ok(definition)
+        })
+        .await?;
+    Ok(created(&definition))
+}
+
+/// Applies the supplied fields of an update, as a new immutable version.
+fn apply_update(definition: &mut MetricDefinition, update: MetricDefinitionUpdate) {
+    let d = definition;
+    macro_rules! set {
+        ($($field:ident),+) => {$( if let Some(v) = update.$field { d.$field = Some(v); } )+};
+    }
+    set!(name, llm_prompt, scale_min, scale_max, scale_labels, boolean_true_label, boolean_false_label);
+    set!(classification_options, max_classifications, formula, sources, change_reason);
+    if let Some(contexts) = update.supported_contexts {
+        d.supported_contexts = contexts;
+    }
+    d.version = Some(d.version.unwrap_or(1) + 1);
+    d.version_id = Some(Uuid::new_v4());
+    d.updated_at = Some(Timestamp::now());
+}
+
+async fn update(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Valid(update): Valid<MetricDefinitionUpdate>,
+) -> ServiceResult<Response> {
+    let definition = state
+        .store
+        .write(move |tx| {
+            let mut definition = resolve_definition(tx, &id)?;
+            if definition.is_service_owned() {
+                return Err(ServiceError::invalid(
+                    "idOrSlug",
+                    "service-owned metrics cannot be edited here; edit a variant through \
+                     PUT /v1/metric/definitions/{idOrSlug}/variants/{variant}, which forks it for this workspace",
+                ));
+            }
+            let violations = update.validate_against(&definition);
+            if !violations.is_empty() {
+                return Err(ServiceError::violations(violations));
+            }
+            apply_update(&mut definition, update);
+            save_definition(tx, &definition, false)?;
+            Ok(definition)
+        })
+        .await?;
+    Ok(data(&definition))
+}
+
+/// The id of a workspace fork of `definition` under the name `variant`.
+fn variant_id(definition: Uuid, variant: &str) -> Uuid {
+    Uuid::new_v5(&definition, variant.as_bytes())
+}
+
+async fn read_variant(
+    State(state): State<AppState>,
+    Path((id, variant)): Path<(String, String)>,
+) -> ServiceResult<Response> {
+    let definition = state
+        .store
+        .read(move |c| {
+            let definition = resolve_definition(c, &id)?;
+            if variant == "default" || Some(variant.as_str()) == definition.variant_id.map(|v| v.to_string()).as_deref()
+            {
+                return Ok(definition);
+            }
+            let fork: Option<MetricDefinition> =
+                store::get(c, Kind::MetricDefinition, &variant_id(definition.id, &variant).to_string())?;
+            fork.ok_or_else(|| ServiceError::not_found("metric variant", &variant))
+        })
+        .await?;
+    Ok(data(&definition))
+}
+
+/// Forks a definition for this workspace under a variant name (or edits the existing fork).
+async fn update_variant(
+    State(state): State<AppState>,
+    Path((id, variant)): Path<(String, String)>,
+    Valid(update): Valid<MetricDefinitionUpdate>,
+) -> ServiceResult<Response> {
+    let fork = state
+        .store
+        .write(move |tx| {
+            let original = resolve_definition(tx, &id)?;
+            let fork_id = variant_id(original.id, &variant);
+            let existing: Option<MetricDefinition> = store::get(tx, Kind::MetricDefinition, &fork_id.to_string())?;
+            let insert = existing.is_none();
+            let mut fork = existing.unwrap_or_else(|| {
+                let mut fork = original.clone();
+                let slug = format!("{}__{}", original.slug.clone().unwrap_or_default(), slug_from_name(&variant));
+                fork.id = fork_id;
+                fork.variant_id = Some(fork_id);
+                fork.slug = Some(slug.clone());
+                fork.metric_id = Some(slug);
+                fork.source = Some(DefinitionSource::Custom);
+                fork.version = Some(0);
+                fork.created_at = Some(Timestamp::now());
+                fork
+            });
+            let violations = update.validate_against(&fork);
+            if !violations.is_empty() {
+                return Err(ServiceError::violations(violations));
+            }
+            apply_update(&mut fork, update);
+            save_definition(tx, &fork, insert)?;
+            Ok(fork)
+        })
+        .await?;
+    Ok(data(&fork))
+}
+
+async fn create_threshold(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Valid(input): Valid<ThresholdInput>,
+) -> ServiceResult<Response> {
+    let definition = state
+        .store
+        .write(move |tx| {
+            let source = resolve_definition(tx, &id)?;
+            let violations = input.validate_against(&source);
+            if !violations.is_empty() {
+                return Err(ServiceError::violations(violations));
+            }
+            let name = input.name.clone().unwrap_or_else(|| {
+                format!("{} {}", source.name.as_deref().unwrap_or("metric"), input.value.as_deref().unwrap_or_default())
+            });
+            let slug = input.slug.clone().or(input.metric_id.clone()).unwrap_or_else(|| slug_from_name(&name));
+            if store::find_by::<MetricDefinition>(tx, Kind::MetricDefinition, "$.slug", &slug)?.is_some() {
+                let param = if input.slug.is_some() || input.metric_id.is_some() { "slug" } else { "name" };
+                return Err(ServiceError::invalid(param, format!("a metric with slug {slug} exists already")));
+            }
+            if let Some(variant) = input.source_variant_id
+                && Some(variant) != source.variant_id
+                && !store::exists(tx, Kind::MetricDefinition, &variant.to_string())?
+            {
+                return Err(ServiceError::invalid("sourceVariantId", format!("no variant {variant} of this metric")));
+            }
+            let at = Timestamp::now();
+            let definition = MetricDefinition {
+                id: Uuid::new_v4(),
+                slug: Some(slug.clone()),
+                metric_id: Some(slug),
+                variant_id: Some(Uuid::new_v4()),
+                version_id: Some(Uuid::new_v4()),
+                name: Some(name),
+                description: input.description.clone(),
+                metric_type: Some(MetricType::Boolean),
+                scope: source.scope.clone(),
+                supported_contexts: source.supported_contexts.clone(),
+                supported_conversation_sources: source.supported_conversation_sources.clone(),
+                requires_live_conversation: source.requires_live_conversation,
+                supports_variants: Some(false),
+                calculation_type: Some(CalculationType::Threshold),
+                llm_prompt: None,
+                boolean_true_label: Some("Met".into()),
+                boolean_false_label: Some("Not met".into()),
+                unit: None,
+                threshold: Some(Threshold {
+                    source_metric_definition_id: Some(source.id),
+                    operator: input.operator.clone(),
+                    threshold_value: input.value.clone(),
+                    aggregation_mode: Some(input.aggregation_mode_or_default()),
+                    count_threshold: input.count_threshold,
+                    source_participant_role: input.source_participant_role.clone(),
+                    source_variant_id: input.source_variant_id,
+                }),
+                source: Some(DefinitionSource::Custom),
+                output_type: Some(OutputType::Boolean),
+                version: Some(1),
+                supported_modalities: source.supported_modalities.clone(),
+                scale_min: None,
+                scale_max: None,
+                scale_labels: None,
+                classification_options: None,
+                max_classifications: None,
+                formula: None,
+                sources: Some(vec![MetricSourceRef {
+                    source_metric_definition_id: Some(source.id),
+                    source_variant_id: input.source_variant_id,
+                }]),
+                knowledge_base_ids: None,
+                change_reason: None,
+                created_at: Some(at.clone()),
+                updated_at: Some(at),
+            };
+            save_definition(tx, &definition, true)?;
+            Ok(definition)
+        })
+        .await?;
+    Ok(created(&definition))
+}
+
+async fn list_policies(State(state): State<AppState>, Params(params): Params<ListParams>) -> ServiceResult<Response> {
+    list_kind(&state, Kind::MetricPolicy, params, OwnedFilter::default()).await
+}
+
+async fn read_policy(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
+    let id = path_id(Kind::MetricPolicy, &id)?.to_string();
+    let policy: MetricPolicy = state.store.read(move |c| store::require(c, Kind::MetricPolicy, &id)).await?;
+    Ok(data(&policy))
+}
+
+fn policy_doc(policy: &MetricPolicy) -> ServiceResult<Doc> {
+    let created_at = policy.created_at.clone().map(|t| t.0).unwrap_or_else(now);
+    Ok(Doc::new(Kind::MetricPolicy, policy.id, policy, created_at)?.status(policy.status.as_ref().map(|s| s.as_str())))
+}
+
+async fn create_policy(State(state): State<AppState>, Valid(input): Valid<PolicyInput>) -> ServiceResult<Response> {
+    let policy = state
+        .store
+        .write(move |tx| {
+            let modality = input.modality.clone().unwrap_or(Modality::Call);
+            for (i, metric) in input.metrics.iter().flatten().enumerate() {
+                let param = format!("metrics[{i}].id");
+                let definition: MetricDefinition = store::get(tx, Kind::MetricDefinition, &metric.id.to_string())?
+                    .ok_or_else(|| {
+                        ServiceError::invalid(&param, format!("{param}: no metric definition {}", metric.id))
+                    })?;
+                if !definition.supports_modality(&modality) {
+                    let name = definition.name.unwrap_or_default();
+                    return Err(ServiceError::invalid(&param, format!("{param}: {name} does not support {modality}s")));
+                }
+            }
+            let at = Timestamp::now();
+            let conditions = input
+                .conditions
+                .unwrap_or_default()
+                .into_iter()
+                .map(|group| ConditionGroup {
+                    conditions: group
+                        .conditions
+                        .into_iter()
+                        .map(|c| Condition {
+                            condition_type: Some(condition_type(c.condition_key.as_deref().unwrap_or_default())),
+                            condition_operator: Some(ConditionOperator::Equals),
+                            condition_key: c.condition_key,
+                            condition_value: c.condition_value,
+                        })
+                        .collect(),
+                })
+                .collect();
+            let policy = MetricPolicy {
+                id: Uuid::new_v4(),
+                name: input.name,
+                policy_type: Some(PolicyType::Custom),
+                status: Some(input.status.unwrap_or(PolicyStatus::Active)),
+                modality: Some(modality),
+                conditions,
+                metrics: input.metrics.unwrap_or_default(),
+                created_at: Some(at.clone()),
+                updated_at: Some(at),
+            };
+            store::insert(tx, &policy_doc(&policy)?)?;
+            Ok(policy)
+        })
+        .await?;
+    Ok(created(&policy))
+}
+
+fn condition_type(key: &str) -> ConditionType {
+    match key {
+        "agentId" => ConditionType::Agent,
+        "agentEndpointId" => ConditionType::AgentEndpoint,
+        "direction" => ConditionType::Direction,
+        "environment" => ConditionType::Environment,
+        _ => ConditionType::Custom,
+    }
+}
+
+async fn update_policy(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Valid(update): Valid<PolicyUpdate>,
+) -> ServiceResult<Response> {
+    let id = path_id(Kind::MetricPolicy, &id)?.to_string();
+    let policy = state
+        .store
+        .write(move |tx| {
+            let mut policy: MetricPolicy = store::require(tx, Kind::MetricPolicy, &id)?;
+            if let Some(status) = update.status {
+                policy.status = Some(status);
+            }
+            if let Some(name) = update.name {
+                policy.name = Some(name);
+            }
+            policy.updated_at = Some(Timestamp::now());
+            store::update(tx, &policy_doc(&policy)?)?;
+            Ok(policy)
+        })
+        .await?;
+    Ok(data(&policy))
+}

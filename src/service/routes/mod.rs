@@ -1,0 +1,191 @@
+//! The HTTP interface, one file per resource group.
+
+mod agents;
+mod benchmarks;
+mod calls;
+mod collection;
+mod flows;
+mod issues;
+mod metrics;
+mod personas;
+mod simulation;
+
+use axum::Router;
+use axum::http::{StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde::{Deserialize, Serialize};
+
+use super::AppState;
+use super::error::{ServiceError, ServiceResult};
+use super::store::{self, Filter, Kind};
+use crate::api::ErrorType;
+use crate::api::model::collection::collection_limits;
+use crate::api::validate::{Checks, Validate};
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/health", get(health))
+        .route("/v1/health", get(health))
+        .merge(agents::router())
+        .merge(benchmarks::router())
+        .merge(calls::router())
+        .merge(collection::router())
+        .merge(flows::router())
+        .merge(issues::router())
+        .merge(metrics::router())
+        .merge(personas::router())
+        .merge(simulation::router())
+}
+
+async fn health(axum::extract::State(state): axum::extract::State<AppState>) -> Response {
+    axum::Json(serde_json::json!({ "authenticated": true, "account": &*state.account })).into_response()
+}
+
+pub async fn unknown_route(uri: Uri) -> ServiceError {
+    ServiceError::new(
+        StatusCode::NOT_FOUND,
+        ErrorType::NotFound,
+        "resource_not_found",
+        format!("no route {}", uri.path()),
+    )
+}
+
+pub async fn method_not_allowed(method: axum::http::Method, uri: Uri) -> ServiceError {
+    let message = format!("{} does not accept {method}", uri.path());
+    ServiceError::new(StatusCode::METHOD_NOT_ALLOWED, ErrorType::NotFound, "method_not_allowed", message)
+}
+
+/// `{data}` with 200.
+pub fn data<T: Serialize>(value: &T) -> Response {
+    axum::Json(serde_json::json!({ "data": value })).into_response()
+}
+
+/// `{data}` with 201.
+pub fn created<T: Serialize>(value: &T) -> Response {
+    (StatusCode::CREATED, axum::Json(serde_json::json!({ "data": value }))).into_response()
+}
+
+/// `{data: [...], pagination}` spliced from stored JSON, without decoding each document.
+pub fn page_response(page: store::Page) -> Response {
+    let mut out = String::with_capacity(page.bodies.iter().map(|b| b.len() + 1).sum::<usize>() + 96);
+    out.push_str("{\"data\":[");
+    out.push_str(&page.bodies.join(","));
+    out.push_str("],\"pagination\":");
+    let pagination = serde_json::json!({
+        "total": page.total,
+        "hasMore": page.next_cursor.is_some(),
+        "nextCursor": page.next_cursor,
+    });
+    out.push_str(&pagination.to_string());
+    out.push('}');
+    ([(axum::http::header::CONTENT_TYPE, "application/json")], out).into_response()
+}
+
+/// Query of every cursor-paged list: `limit`, `cursor` (alias `after`) and the filters lists take.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListParams {
+    pub limit: Option<i64>,
+    pub cursor: Option<String>,
+    pub after: Option<String>,
+    pub status: Option<String>,
+    pub severity: Option<String>,
+    pub plan_id: Option<String>,
+    pub agent_id: Option<String>,
+    pub simulation_run_plan_job_id: Option<String>,
+    pub started_after: Option<String>,
+    pub started_before: Option<String>,
+}
+
+impl Validate for ListParams {
+    fn check(&self, c: &mut Checks, at: &str) {
+        use collection_limits::*;
+        c.range(at, "limit", self.limit, Some(LIST_LIMIT_MIN), Some(LIST_LIMIT_MAX));
+    }
+}
+
+impl ListParams {
+    pub fn cursor(&self) -> Option<&str> {
+        self.cursor.as_deref().or(self.after.as_deref())
+    }
+
+    pub fn limit(&self) -> u64 {
+        self.limit.unwrap_or(collection_limits::LIST_LIMIT_DEFAULT) as u64
+    }
+}
+
+/// Answers one page of a kind.
+pub async fn list_kind(
+    state: &AppState,
+    kind: Kind,
+    params: ListParams,
+    filter: OwnedFilter,
+) -> ServiceResult<Response> {
+    let page = state
+        .store
+        .read(move |conn| {
+            let fields = filter.fields.iter().map(|(p, v)| (p.as_str(), v.clone())).collect();
+            let filter = Filter { status: filter.status.as_deref(), parent_id: filter.parent_id.as_deref(), fields };
+            store::list(conn, kind, &filter, params.cursor(), params.limit())
+        })
+        .await?;
+    Ok(page_response(page))
+}
+
+/// A list filter that can move to the store's thread.
+#[derive(Debug, Default)]
+pub struct OwnedFilter {
+    pub status: Option<String>,
+    pub parent_id: Option<String>,
+    pub fields: Vec<(String, String)>,
+}
+
+/// Checks a filter value against an enum's known values, naming the parameter when it is not one.
+pub fn known_value<E>(param: &str, value: Option<&str>) -> ServiceResult<Option<String>>
+where
+    E: for<'a> From<&'a str> + KnownValues,
+{
+    match value {
+        None => Ok(None),
+        Some(text) if E::is_known_text(text) => Ok(Some(text.to_owned())),
+        Some(text) => Err(ServiceError::invalid(param, format!("{param} {text:?} is not one of {}", E::known_list()))),
+    }
+}
+
+/// Enum values a filter accepts.
+pub trait KnownValues {
+    fn is_known_text(text: &str) -> bool;
+    fn known_list() -> String;
+}
+
+macro_rules! known_values {
+    ($($ty:ty),+) => {$(
+        impl KnownValues for $ty {
+            fn is_known_text(text: &str) -> bool {
+                <$ty>::from(text).is_known()
+            }
+            fn known_list() -> String {
+                <$ty>::KNOWN.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(", ")
+            }
+        }
+    )+};
+}
+
+known_values!(
+    crate::api::model::CollectionJobStatus,
+    crate::api::model::IssueStatus,
+    crate::api::model::Severity,
+    crate::api::model::RunPlanJobStatus,
+    crate::api::model::ValueStatusFilter
+);
+
+/// Parses a path id, answering 404 (not 400) for text that cannot be an id, as a lookup would.
+pub fn path_id(kind: Kind, text: &str) -> ServiceResult<uuid::Uuid> {
+    uuid::Uuid::parse_str(text).map_err(|_| ServiceError::not_found(kind.label(), text))
+}
+
+/// Now, as the service writes timestamps.
+pub fn now() -> String {
+    crate::api::model::Timestamp::now().0
+}

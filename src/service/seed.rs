@@ -1,0 +1,186 @@
+//! The seeded world: one coherent, deterministic demo kept as readable JSON in assets/seed,
+//! embedded in the binary and written into a fresh data dir in one transaction.
+
+use rusqlite::{Transaction, params};
+use serde_json::Value;
+
+use super::error::{ServiceError, ServiceResult};
+use super::store::{self, Doc, Kind, Store};
+
+/// The seed files, embedded so the binary needs nothing beside it.
+pub mod files {
+    pub const AGENTS: &str = include_str!("../../assets/seed/agents.json");
+    pub const AGENT_ENDPOINTS: &str = include_str!("../../assets/seed/agent_endpoints.json");
+    pub const HTTP_REQUEST_DEFINITIONS: &str = include_str!("../../assets/seed/http_request_definitions.json");
+    pub const PERSONAS: &str = include_str!("../../assets/seed/personas.json");
+    pub const CUSTOMER_FLOWS: &str = include_str!("../../assets/seed/customer_flows.json");
+    pub const METRIC_DEFINITIONS: &str = include_str!("../../assets/seed/metric_definitions.json");
+    pub const METRIC_POLICIES: &str = include_str!("../../assets/seed/metric_policies.json");
+    pub const CALLS: &str = include_str!("../../assets/seed/calls.json");
+    pub const COLLECTION_JOBS: &str = include_str!("../../assets/seed/metric_collection_jobs.json");
+    pub const ISSUES: &str = include_str!("../../assets/seed/issues.json");
+    pub const KNOWLEDGE_BASES: &str = include_str!("../../assets/seed/knowledge_bases.json");
+    pub const BENCHMARKS: &str = include_str!("../../assets/seed/benchmarks.json");
+    pub const RUN_PLANS: &str = include_str!("../../assets/seed/run_plans.json");
+}
+
+const SEEDED: &str = "seeded_at";
+
+/// Seeds the store unless it was seeded before (or holds data of its own).
+pub fn seed_if_empty(store: &Store) -> ServiceResult<bool> {
+    store.write_blocking(|tx| {
+        if store::meta(tx, SEEDED)?.is_some() {
+            return Ok(false);
+        }
+        seed(tx)?;
+        store::set_meta(tx, SEEDED, &crate::api::model::Timestamp::now().0)?;
+        Ok(true)
+    })
+}
+
+fn parse(name: &str, text: &str) -> ServiceResult<Value> {
+    serde_json::from_str(text).map_err(|e| ServiceError::internal(format!("seed file {name}: {e}")))
+}
+
+fn array(name: &str, text: &str) -> ServiceResult<Vec<Value>> {
+    match parse(name, text)? {
+        Value::Array(items) => Ok(items),
+        _ => Err(ServiceError::internal(format!("seed file {name} is not an array"))),
+    }
+}
+
+fn text<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
+    value.get(key).and_then(Value::as_str)
+}
+
+fn created(value: &Value) -> String {
+    text(value, "createdAt").or(text(value, "startedAt")).unwrap_or("2026-10-01T00:00:00Z").to_owned()
+}
+
+/// Inserts plain documents: id from `id`, status and parent from the named members.
+fn insert_all(
+    tx: &Transaction,
+    kind: Kind,
+    items: &[Value],
+    status: Option<&str>,
+    parent: Option<&str>,
+) -> ServiceResult<()> {
+    for item in items {
+        let id =
+            text(item, "id").ok_or_else(|| ServiceError::internal(format!("a seeded {} has no id", kind.label())))?;
+        let doc = Doc::new(kind, id, item, created(item))?
+            .status(status.and_then(|s| text(item, s)))
+            .parent(parent.and_then(|p| text(item, p)));
+        store::insert(tx, &doc)?;
+    }
+    Ok(())
+}
+
+fn seed(tx: &Transaction) -> ServiceResult<()> {
+    use files::*;
+    insert_all(tx, Kind::Agent, &array("agents", AGENTS)?, None, None)?;
+    insert_all(tx, Kind::AgentEndpoint, &array("agent_endpoints", AGENT_ENDPOINTS)?, None, Some("agentId"))?;
+    insert_all(
+        tx,
+        Kind::HttpRequestDefinition,
+        &array("http_request_definitions", HTTP_REQUEST_DEFINITIONS)?,
+        None,
+        None,
+    )?;
+    insert_all(tx, Kind::Persona, &array("personas", PERSONAS)?, None, None)?;
+    insert_all(tx, Kind::CustomerFlow, &array("customer_flows", CUSTOMER_FLOWS)?, None, None)?;
+    let definitions = array("metric_definitions", METRIC_DEFINITIONS)?;
+    insert_all(tx, Kind::MetricDefinition, &definitions, None, None)?;
+    for definition in &definitions {
+        let version = definition.get("version").and_then(Value::as_i64).unwrap_or(1);
+        tx.execute(
+            "INSERT INTO definition_versions (definition_id, version, body) VALUES (?1, ?2, ?3)",
+            params![text(definition, "id"), version, definition.to_string()],
+        )?;
+    }
+    insert_all(tx, Kind::MetricPolicy, &array("metric_policies", METRIC_POLICIES)?, Some("status"), None)?;
+    for mut call in array("calls", CALLS)? {
+        let transcript = call.as_object_mut().and_then(|c| c.remove("transcript")).unwrap_or(Value::Null);
+        insert_all(tx, Kind::Call, std::slice::from_ref(&call), None, Some("simulationRunPlanJobId"))?;
+        if !transcript.is_null() {
+            tx.execute(
+                "INSERT INTO transcripts (call_id, body) VALUES (?1, ?2)",
+                params![text(&call, "id"), transcript.to_string()],
+            )?;
+        }
+    }
+    for mut job in array("metric_collection_jobs", COLLECTION_JOBS)? {
+        let groups = job.as_object_mut().and_then(|j| j.remove("values")).unwrap_or(Value::Null);
+        insert_all(tx, Kind::CollectionJob, std::slice::from_ref(&job), Some("status"), None)?;
+        for group in groups.as_array().into_iter().flatten() {
+            let definition_id = text(group, "metricDefinitionId").unwrap_or_default();
+            for value in group.get("values").and_then(Value::as_array).into_iter().flatten() {
+                tx.execute(
+                    "INSERT INTO metric_values (job_id, definition_id, call_id, chat_id, capture_status, body)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    params![
+                        text(&job, "id"),
+                        definition_id,
+                        text(value, "callId"),
+                        text(value, "chatId"),
+                        text(value, "captureStatus").unwrap_or("SUCCESS"),
+                        value.to_string()
+                    ],
+                )?;
+            }
+        }
+    }
+    insert_all(tx, Kind::Issue, &array("issues", ISSUES)?, Some("status"), None)?;
+    for mut base in array("knowledge_bases", KNOWLEDGE_BASES)? {
+        let content = base.as_object_mut().and_then(|b| b.remove("content"));
+        insert_all(tx, Kind::KnowledgeBase, std::slice::from_ref(&base), Some("status"), None)?;
+        if let Some(Value::String(content)) = content {
+            tx.execute(
+                "INSERT INTO knowledge_content (knowledge_base_id, content) VALUES (?1, ?2)",
+                params![text(&base, "id"), content],
+            )?;
+        }
+    }
+    seed_benchmarks(tx)?;
+    insert_all(tx, Kind::RunPlan, &array("run_plans", RUN_PLANS)?, None, None)?;
+    Ok(())
+}
+
+fn seed_benchmarks(tx: &Transaction) -> ServiceResult<()> {
+    let benchmarks = parse("benchmarks", files::BENCHMARKS)?;
+    let list = |key: &str| benchmarks.get(key).and_then(Value::as_array).cloned().unwrap_or_default();
+    for suite in list("suites") {
+        let name = text(&suite, "suite").unwrap_or_default();
+        store::insert(tx, &Doc::new(Kind::BenchmarkSuite, name, &suite, created(&suite))?)?;
+    }
+    for target in list("targets") {
+        let id = format!(
+            "{}/{}/{}",
+            text(&target, "suite").unwrap_or_default(),
+            text(&target, "targetKey").unwrap_or_default(),
+            text(&target, "suiteVersion").unwrap_or_default()
+        );
+        let at = text(&target, "publishedAt").unwrap_or("2026-10-01T00:00:00Z").to_owned();
+        store::insert(tx, &Doc::new(Kind::BenchmarkTarget, id, &target, at)?.parent(text(&target, "suite")))?;
+    }
+    for mut sample in list("scoreSamples") {
+        let object = sample.as_object_mut().ok_or_else(|| ServiceError::internal("a score sample is not an object"))?;
+        let target_key = object.remove("targetKey");
+        let suite = object.remove("suite");
+        let version = object.remove("suiteVersion");
+        let str_of = |v: &Option<Value>| v.as_ref().and_then(Value::as_str).unwrap_or_default().to_owned();
+        tx.execute(
+            "INSERT INTO score_samples (target_key, suite, suite_version, condition_key, metric_key, body)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                str_of(&target_key),
+                str_of(&suite),
+                str_of(&version),
+                text(&sample, "conditionKey"),
+                text(&sample, "metricKey"),
+                sample.to_string()
+            ],
+        )?;
+    }
+    Ok(())
+}

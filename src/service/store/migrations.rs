@@ -1,0 +1,74 @@
+//! Versioned schema migrations, tracked in SQLite's `user_version`.
+
+use rusqlite::Connection;
+
+/// Each entry moves the schema one version up; never edit one that has shipped.
+const MIGRATIONS: &[&str] = &[
+    // 1: documents with the columns lists filter and sort on, and the bulky side tables.
+    "
+    CREATE TABLE docs (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind TEXT NOT NULL,
+        id TEXT NOT NULL,
+        body TEXT NOT NULL,
+        status TEXT,
+        parent_id TEXT,
+        created_at TEXT NOT NULL,
+        deleted_at TEXT,
+        UNIQUE (kind, id)
+    );
+    CREATE INDEX docs_list ON docs (kind, deleted_at, seq);
+    CREATE INDEX docs_status ON docs (kind, status, seq);
+    CREATE INDEX docs_parent ON docs (kind, parent_id, seq);
+    CREATE TABLE definition_versions (
+        definition_id TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (definition_id, version)
+    );
+    CREATE TABLE transcripts (call_id TEXT PRIMARY KEY, body TEXT NOT NULL);
+    CREATE TABLE knowledge_content (knowledge_base_id TEXT PRIMARY KEY, content TEXT NOT NULL);
+    CREATE TABLE metric_values (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        job_id TEXT NOT NULL,
+        definition_id TEXT NOT NULL,
+        call_id TEXT,
+        chat_id TEXT,
+        capture_status TEXT NOT NULL,
+        body TEXT NOT NULL
+    );
+    CREATE INDEX metric_values_job ON metric_values (job_id, definition_id, seq);
+    CREATE INDEX metric_values_call ON metric_values (call_id, definition_id, seq);
+    CREATE TABLE score_samples (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        target_key TEXT NOT NULL,
+        suite TEXT NOT NULL,
+        suite_version TEXT NOT NULL,
+        condition_key TEXT,
+        metric_key TEXT,
+        body TEXT NOT NULL
+    );
+    CREATE INDEX score_samples_cell ON score_samples (suite, target_key, suite_version, condition_key, metric_key, seq);
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    ",
+];
+
+/// The schema version this build writes.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// Brings the database up to `SCHEMA_VERSION`, one transaction per step.
+pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
+    let current: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    if current > SCHEMA_VERSION {
+        return Err(rusqlite::Error::InvalidParameterName(format!(
+            "the data dir has schema version {current}, newer than this build's {SCHEMA_VERSION}; use a newer switchboard"
+        )));
+    }
+    for (index, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", index as i64 + 1)?;
+        tx.commit()?;
+    }
+    Ok(())
+}

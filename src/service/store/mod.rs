@@ -1,0 +1,343 @@
+//! The local service's store: SQLite (bundled) in WAL mode. Resources are JSON documents in
+//! one table, with indexed columns for what lists filter and sort on.
+
+mod migrations;
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+pub use migrations::SCHEMA_VERSION;
+
+use super::error::{ServiceError, ServiceResult};
+
+/// The kinds of document kept in `docs`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Agent,
+    AgentEndpoint,
+    HttpRequestDefinition,
+    Persona,
+    CustomerFlow,
+    MetricDefinition,
+    MetricPolicy,
+    CollectionJob,
+    Call,
+    Chat,
+    Issue,
+    KnowledgeBase,
+    RunPlan,
+    RunPlanJob,
+    SimulationJob,
+    BenchmarkSuite,
+    BenchmarkTarget,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Agent => "agent",
+            Kind::AgentEndpoint => "agent_endpoint",
+            Kind::HttpRequestDefinition => "http_request_definition",
+            Kind::Persona => "persona",
+            Kind::CustomerFlow => "customer_flow",
+            Kind::MetricDefinition => "metric_definition",
+            Kind::MetricPolicy => "metric_policy",
+            Kind::CollectionJob => "collection_job",
+            Kind::Call => "call",
+            Kind::Chat => "chat",
+            Kind::Issue => "issue",
+            Kind::KnowledgeBase => "knowledge_base",
+            Kind::RunPlan => "run_plan",
+            Kind::RunPlanJob => "run_plan_job",
+            Kind::SimulationJob => "simulation_job",
+            Kind::BenchmarkSuite => "benchmark_suite",
+            Kind::BenchmarkTarget => "benchmark_target",
+        }
+    }
+
+    /// How the resource is named in messages ("no persona …").
+    pub fn label(self) -> &'static str {
+        match self {
+            Kind::Agent => "agent",
+            Kind::AgentEndpoint => "agent endpoint",
+            Kind::HttpRequestDefinition => "HTTP request definition",
+            Kind::Persona => "persona",
+            Kind::CustomerFlow => "customer flow",
+            Kind::MetricDefinition => "metric definition",
+            Kind::MetricPolicy => "metric policy",
+            Kind::CollectionJob => "metric collection job",
+            Kind::Call => "call",
+            Kind::Chat => "chat",
+            Kind::Issue => "issue",
+            Kind::KnowledgeBase => "knowledge base",
+            Kind::RunPlan => "run plan",
+            Kind::RunPlanJob => "run plan job",
+            Kind::SimulationJob => "simulation job",
+            Kind::BenchmarkSuite => "benchmark suite",
+            Kind::BenchmarkTarget => "benchmark target",
+        }
+    }
+}
+
+/// A document to write, with the columns lists use.
+pub struct Doc {
+    pub kind: Kind,
+    pub id: String,
+    pub body: String,
+    pub status: Option<String>,
+    pub parent_id: Option<String>,
+    pub created_at: String,
+}
+
+impl Doc {
+    pub fn new<T: Serialize>(
+        kind: Kind,
+        id: impl ToString,
+        value: &T,
+        created_at: impl Into<String>,
+    ) -> ServiceResult<Doc> {
+        Ok(Doc {
+            kind,
+            id: id.to_string(),
+            body: serde_json::to_string(value)?,
+            status: None,
+            parent_id: None,
+            created_at: created_at.into(),
+        })
+    }
+
+    pub fn status(mut self, status: Option<&str>) -> Self {
+        self.status = status.map(str::to_owned);
+        self
+    }
+
+    pub fn parent(mut self, parent_id: Option<&str>) -> Self {
+        self.parent_id = parent_id.map(str::to_owned);
+        self
+    }
+}
+
+/// One page of raw JSON documents, newest first.
+pub struct Page {
+    pub bodies: Vec<String>,
+    pub total: u64,
+    pub next_cursor: Option<String>,
+}
+
+/// Which documents a list returns.
+#[derive(Default)]
+pub struct Filter<'a> {
+    pub status: Option<&'a str>,
+    pub parent_id: Option<&'a str>,
+    /// Extra `json_extract(body, path) = value` conditions.
+    pub fields: Vec<(&'a str, String)>,
+}
+
+/// The store: one writer connection, a few readers (WAL lets them read while it writes).
+#[derive(Clone)]
+pub struct Store {
+    writer: Arc<Mutex<Connection>>,
+    readers: Arc<Vec<Mutex<Connection>>>,
+}
+
+const READERS: usize = 4;
+
+impl Store {
+    pub fn open(path: &Path) -> rusqlite::Result<Store> {
+        let mut writer = Connection::open(path)?;
+        writer.pragma_update(None, "journal_mode", "WAL")?;
+        writer.pragma_update(None, "synchronous", "FULL")?;
+        writer.pragma_update(None, "foreign_keys", "ON")?;
+        writer.busy_timeout(std::time::Duration::from_secs(5))?;
+        migrations::migrate(&mut writer)?;
+        let readers = (0..READERS)
+            .map(|_| {
+                let conn = Connection::open(path)?;
+                conn.busy_timeout(std::time::Duration::from_secs(5))?;
+                Ok(Mutex::new(conn))
+            })
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(Store { writer: Arc::new(Mutex::new(writer)), readers: Arc::new(readers) })
+    }
+
+    /// Runs `f` on a reader connection, off the async threads.
+    pub async fn read<R, F>(&self, f: F) -> ServiceResult<R>
+    where
+        R: Send + 'static,
+        F: FnOnce(&Connection) -> ServiceResult<R> + Send + 'static,
+    {
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let guard = store
+                .readers
+                .iter()
+                .find_map(|reader| reader.try_lock().ok())
+                .unwrap_or_else(|| store.readers[0].lock().unwrap_or_else(|e| e.into_inner()));
+            f(&guard)
+        })
+        .await
+        .map_err(ServiceError::internal)?
+    }
+
+    /// Runs `f` in one write transaction: it all commits, or none of it does.
+    pub async fn write<R, F>(&self, f: F) -> ServiceResult<R>
+    where
+        R: Send + 'static,
+        F: FnOnce(&Transaction) -> ServiceResult<R> + Send + 'static,
+    {
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || store.write_blocking(f)).await.map_err(ServiceError::internal)?
+    }
+
+    /// The same, for callers already off the async threads (seeding, engines).
+    pub fn write_blocking<R>(&self, f: impl FnOnce(&Transaction) -> ServiceResult<R>) -> ServiceResult<R> {
+        let mut conn = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let tx = conn.transaction()?;
+        let result = f(&tx)?;
+        tx.commit()?;
+        Ok(result)
+    }
+}
+
+/// Reads one live document.
+pub fn get_raw(conn: &Connection, kind: Kind, id: &str) -> ServiceResult<Option<String>> {
+    Ok(conn
+        .query_row(
+            "SELECT body FROM docs WHERE kind = ?1 AND id = ?2 AND deleted_at IS NULL",
+            params![kind.as_str(), id],
+            |row| row.get(0),
+        )
+        .optional()?)
+}
+
+/// Reads and decodes one live document.
+pub fn get<T: DeserializeOwned>(conn: &Connection, kind: Kind, id: &str) -> ServiceResult<Option<T>> {
+    match get_raw(conn, kind, id)? {
+        Some(body) => Ok(Some(serde_json::from_str(&body)?)),
+        None => Ok(None),
+    }
+}
+
+/// Reads one live document or answers 404.
+pub fn require<T: DeserializeOwned>(conn: &Connection, kind: Kind, id: &str) -> ServiceResult<T> {
+    get(conn, kind, id)?.ok_or_else(|| ServiceError::not_found(kind.label(), id))
+}
+
+/// Finds a live document by a member's value (a slug, say).
+pub fn find_by<T: DeserializeOwned>(
+    conn: &Connection,
+    kind: Kind,
+    path: &str,
+    value: &str,
+) -> ServiceResult<Option<T>> {
+    let body: Option<String> = conn
+        .query_row(
+            "SELECT body FROM docs WHERE kind = ?1 AND deleted_at IS NULL AND json_extract(body, ?2) = ?3 ORDER BY seq LIMIT 1",
+            params![kind.as_str(), path, value],
+            |row| row.get(0),
+        )
+        .optional()?;
+    body.map(|b| serde_json::from_str(&b).map_err(ServiceError::from)).transpose()
+}
+
+/// Every live document of a kind, oldest first.
+pub fn all<T: DeserializeOwned>(conn: &Connection, kind: Kind) -> ServiceResult<Vec<T>> {
+    let mut statement =
+        conn.prepare_cached("SELECT body FROM docs WHERE kind = ?1 AND deleted_at IS NULL ORDER BY seq")?;
+    let rows = statement.query_map(params![kind.as_str()], |row| row.get::<_, String>(0))?;
+    rows.map(|body| Ok(serde_json::from_str(&body?)?)).collect()
+}
+
+/// One page of live documents, newest first, after `cursor` (an opaque sequence number).
+pub fn list(conn: &Connection, kind: Kind, filter: &Filter, cursor: Option<&str>, limit: u64) -> ServiceResult<Page> {
+    let before: i64 = match cursor {
+        None | Some("") => i64::MAX,
+        Some(text) => text
+            .strip_prefix("c")
+            .and_then(|n| n.parse().ok())
+            .ok_or_else(|| ServiceError::invalid("cursor", "cursor is not one this service issued"))?,
+    };
+    let mut clause = String::from("kind = ? AND deleted_at IS NULL");
+    let mut args: Vec<rusqlite::types::Value> = vec![kind.as_str().to_owned().into()];
+    if let Some(status) = filter.status {
+        clause.push_str(" AND status = ?");
+        args.push(status.to_owned().into());
+    }
+    if let Some(parent) = filter.parent_id {
+        clause.push_str(" AND parent_id = ?");
+        args.push(parent.to_owned().into());
+    }
+    for (path, value) in &filter.fields {
+        clause.push_str(" AND json_extract(body, ?) = ?");
+        args.push((*path).to_owned().into());
+        args.push(value.clone().into());
+    }
+    let total: i64 =
+        conn.query_row(&format!("SELECT COUNT(*) FROM docs WHERE {clause}"), rusqlite::params_from_iter(&args), |r| {
+            r.get(0)
+        })?;
+    let mut page_args = args.clone();
+    page_args.push(before.into());
+    page_args.push((limit as i64 + 1).into());
+    let mut statement = conn
+        .prepare_cached(&format!("SELECT seq, body FROM docs WHERE {clause} AND seq < ? ORDER BY seq DESC LIMIT ?"))?;
+    let mut rows: Vec<(i64, String)> = statement
+        .query_map(rusqlite::params_from_iter(&page_args), |row| Ok((row.get(0)?, row.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let has_more = rows.len() as u64 > limit;
+    rows.truncate(limit as usize);
+    let next_cursor = if has_more { rows.last().map(|(seq, _)| format!("c{seq}")) } else { None };
+    Ok(Page { bodies: rows.into_iter().map(|(_, body)| body).collect(), total: total as u64, next_cursor })
+}
+
+/// Inserts a new document.
+pub fn insert(tx: &Transaction, doc: &Doc) -> ServiceResult<()> {
+    tx.prepare_cached(
+        "INSERT INTO docs (kind, id, body, status, parent_id, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?
+    .execute(params![doc.kind.as_str(), doc.id, doc.body, doc.status, doc.parent_id, doc.created_at])?;
+    Ok(())
+}
+
+/// Replaces a document's body and columns, keeping its place in lists.
+pub fn update(tx: &Transaction, doc: &Doc) -> ServiceResult<()> {
+    let changed = tx
+        .prepare_cached("UPDATE docs SET body = ?3, status = ?4, parent_id = ?5 WHERE kind = ?1 AND id = ?2")?
+        .execute(params![doc.kind.as_str(), doc.id, doc.body, doc.status, doc.parent_id])?;
+    if changed == 0 {
+        return Err(ServiceError::not_found(doc.kind.label(), &doc.id));
+    }
+    Ok(())
+}
+
+/// Hides a document from every read, keeping the record.
+pub fn soft_delete(tx: &Transaction, kind: Kind, id: &str, at: &str) -> ServiceResult<bool> {
+    let changed = tx.execute(
+        "UPDATE docs SET deleted_at = ?3 WHERE kind = ?1 AND id = ?2 AND deleted_at IS NULL",
+        params![kind.as_str(), id, at],
+    )?;
+    Ok(changed > 0)
+}
+
+/// Whether a live document exists.
+pub fn exists(conn: &Connection, kind: Kind, id: &str) -> ServiceResult<bool> {
+    Ok(conn
+        .prepare_cached("SELECT 1 FROM docs WHERE kind = ?1 AND id = ?2 AND deleted_at IS NULL")?
+        .exists(params![kind.as_str(), id])?)
+}
+
+pub fn meta(conn: &Connection, key: &str) -> ServiceResult<Option<String>> {
+    Ok(conn.query_row("SELECT value FROM meta WHERE key = ?1", params![key], |r| r.get(0)).optional()?)
+}
+
+pub fn set_meta(tx: &Transaction, key: &str, value: &str) -> ServiceResult<()> {
+    tx.execute(
+        "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2",
+        params![key, value],
+    )?;
+    Ok(())
+}

@@ -1,0 +1,83 @@
+//! Shared by the service tests: a real local service on 127.0.0.1, started in-process.
+#![allow(dead_code)]
+
+use std::time::{Duration, Instant};
+
+use switchboard::api::{ApiKey, Client, ClientConfig};
+use switchboard::service::{self, Options, Running};
+
+pub struct Service {
+    pub running: Running,
+    pub client: Client,
+    pub dir: tempfile::TempDir,
+}
+
+impl Service {
+    pub fn base_url(&self) -> String {
+        self.running.base_url()
+    }
+
+    /// A client for this service with another key.
+    pub fn client_with(&self, key: &str) -> Client {
+        Client::new(&self.base_url(), ApiKey::new(key), no_retries()).unwrap()
+    }
+}
+
+/// Tests assert on the first answer, so the client does not retry.
+pub fn no_retries() -> ClientConfig {
+    ClientConfig { max_retries: 0, ..Default::default() }
+}
+
+pub fn options(dir: &std::path::Path, seed: bool) -> Options {
+    Options { seed, rate_limit: 100_000, ..Options::local(dir.to_path_buf()) }
+}
+
+pub async fn start(seed: bool) -> Service {
+    let dir = tempfile::tempdir().unwrap();
+    start_with(options(dir.path(), seed), dir).await
+}
+
+pub async fn start_with(options: Options, dir: tempfile::TempDir) -> Service {
+    let running = service::start(options).await.expect("service starts");
+    let client = Client::new(&running.base_url(), running.api_key.clone(), no_retries()).unwrap();
+    Service { running, client, dir }
+}
+
+/// Polls `check` until it returns Some, or panics after `deadline`.
+pub async fn eventually<T, F, Fut>(deadline: Duration, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let started = Instant::now();
+    loop {
+        if let Some(value) = check().await {
+            return value;
+        }
+        assert!(started.elapsed() < deadline, "condition not met within {deadline:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// A raw request, for what the typed client does not send (bad bodies, no key).
+pub async fn raw(
+    base: &str,
+    method: reqwest::Method,
+    path: &str,
+    key: Option<&str>,
+    body: Option<Vec<u8>>,
+) -> (u16, serde_json::Value, reqwest::header::HeaderMap) {
+    let mut request = reqwest::Client::new().request(method, format!("{base}{path}"));
+    if let Some(key) = key {
+        request = request.header("authorization", key);
+    }
+    if let Some(body) = body {
+        request = request.header("content-type", "application/json").body(body);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let bytes = response.bytes().await.unwrap();
+    let value = serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null);
+    (status, value, headers)
+}
