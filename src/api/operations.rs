@@ -130,6 +130,11 @@ impl Client {
         self.data(&format!("/v1/metric/definitions/{}", seg(id_or_slug))).await
     }
 
+    /// Every version of a definition, newest first.
+    pub async fn metric_definition_versions(&self, id_or_slug: &str) -> Result<Vec<MetricDefinition>, Error> {
+        self.data(&format!("/v1/metric/definitions/{}/versions", seg(id_or_slug))).await
+    }
+
     pub async fn create_metric_definition(&self, input: &MetricDefinitionInput) -> Result<MetricDefinition, Error> {
         self.write_data(Method::POST, "/v1/metric/definitions", input).await
     }

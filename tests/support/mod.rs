@@ -81,3 +81,18 @@ pub async fn raw(
     let value = serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null);
     (status, value, headers)
 }
+
+/// A seed file, to find ids the tests need without hard-coding them.
+pub fn seed(name: &str) -> serde_json::Value {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/seed").join(format!("{name}.json"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The seeded items of a file that satisfy `pick`.
+pub fn seeded(name: &str, pick: impl Fn(&serde_json::Value) -> bool) -> Vec<serde_json::Value> {
+    seed(name).as_array().unwrap().iter().filter(|v| pick(v)).cloned().collect()
+}
+
+pub fn id_of(value: &serde_json::Value) -> uuid::Uuid {
+    value["id"].as_str().unwrap().parse().unwrap()
+}

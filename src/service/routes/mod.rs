@@ -6,6 +6,7 @@ mod calls;
 mod collection;
 mod flows;
 mod issues;
+mod knowledge;
 mod metrics;
 mod personas;
 mod simulation;
@@ -33,6 +34,7 @@ pub fn router() -> Router<AppState> {
         .merge(collection::router())
         .merge(flows::router())
         .merge(issues::router())
+        .merge(knowledge::router())
         .merge(metrics::router())
         .merge(personas::router())
         .merge(simulation::router())

@@ -38,10 +38,7 @@ async fn create(State(state): State<AppState>, Valid(fields): Valid<PersonaField
         fields,
     };
     let stored = persona.clone();
-    state
-        .store
-        .write(move |tx| store::insert(tx, &Doc::new(Kind::Persona, stored.id, &stored, at)?))
-        .await?;
+    state.store.write(move |tx| store::insert(tx, &Doc::new(Kind::Persona, stored.id, &stored, at)?)).await?;
     Ok(created(&persona))
 }
 
