@@ -120,3 +120,48 @@ fn sigkill_mid_stream_loses_no_acknowledged_write() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+#[cfg(unix)]
+#[test]
+fn sigterm_stops_gracefully_and_keeps_every_acknowledged_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = "sk-sigterm-test";
+    let (mut child, url) = spawn_serve(dir.path(), key);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let acknowledged = Arc::new(Mutex::new(Vec::new()));
+    runtime.block_on(async {
+        let client = Client::new(&url, ApiKey::new(key), no_retries()).unwrap();
+        let writer = {
+            let acknowledged = acknowledged.clone();
+            tokio::spawn(async move {
+                for n in 0.. {
+                    let input = IssueInput { title: Some(format!("issue {n}")), ..Default::default() };
+                    match client.create_issue(&input).await {
+                        Ok(issue) => acknowledged.lock().unwrap().push(issue.id),
+                        Err(_) => break,
+                    }
+                }
+            })
+        };
+        support::eventually(Duration::from_secs(30), || {
+            let count = acknowledged.lock().unwrap().len();
+            async move { (count >= 50).then_some(()) }
+        })
+        .await;
+        let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+        assert!(status.success());
+        writer.await.unwrap();
+    });
+    let exit = child.wait().unwrap();
+    assert!(exit.success(), "serve exits cleanly on SIGTERM: {exit:?}");
+    let acknowledged = acknowledged.lock().unwrap().clone();
+    let (mut child, url) = spawn_serve(dir.path(), key);
+    runtime.block_on(async {
+        let client = Client::new(&url, ApiKey::new(key), no_retries()).unwrap();
+        for id in &acknowledged {
+            client.get_issue(*id).await.unwrap_or_else(|e| panic!("acknowledged issue {id} lost: {e}"));
+        }
+    });
+    child.kill().unwrap();
+    child.wait().unwrap();
+}

@@ -554,3 +554,33 @@ async fn calls_are_ingested_and_read_with_transcripts_and_metrics() {
     assert_eq!(created.duration_ms, Some(1200));
     assert_eq!(service.client.call_transcript(created.id).await.unwrap().entries[0].text, "Hello");
 }
+
+#[tokio::test]
+async fn calls_filter_by_agent_and_time_window() {
+    let service = start(true).await;
+    let calls = seed("calls");
+    let calls = calls.as_array().unwrap();
+    let agent = calls[0]["agentId"].as_str().unwrap();
+    let expected = calls.iter().filter(|c| c["agentId"] == agent).count();
+    let listed: Vec<Call> =
+        service.client.list_all("/v1/call", ListQuery::default().filter("agentId", agent)).try_collect().await.unwrap();
+    assert_eq!(listed.len(), expected);
+    assert!(listed.iter().all(|c| c.agent_id.map(|a| a.to_string()).as_deref() == Some(agent)));
+    let mut starts: Vec<&str> = calls.iter().map(|c| c["startedAt"].as_str().unwrap()).collect();
+    starts.sort();
+    let (from, to) = (starts[5], starts[15]);
+    let window: Vec<Call> = service
+        .client
+        .list_all("/v1/call", ListQuery::default().limit(3).filter("startedAfter", from).filter("startedBefore", to))
+        .try_collect()
+        .await
+        .unwrap();
+    let want = starts.iter().filter(|s| **s >= from && **s < to).count();
+    assert_eq!(window.len(), want);
+    let err = service
+        .client
+        .list_page::<Call>("/v1/call", &ListQuery::default().filter("startedAfter", "yesterday"))
+        .await
+        .unwrap_err();
+    assert_eq!(api_status(&err).2.as_deref(), Some("startedAfter"));
+}

@@ -2,7 +2,7 @@
 
 use axum::Router;
 use axum::extract::{Path, State};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::get;
 use rusqlite::{OptionalExtension, params};
 use serde::Deserialize;
@@ -31,44 +31,22 @@ async fn list(State(state): State<AppState>, Params(params): Params<ListParams>)
     if let Some(agent) = &params.agent_id {
         fields.push(("$.agentId".to_owned(), agent.clone()));
     }
+    let from = utc("startedAfter", params.started_after.as_deref())?;
+    let to = utc("startedBefore", params.started_before.as_deref())?;
+    let window = (from.is_some() || to.is_some()).then(|| ("$.startedAt".to_owned(), from, to));
     let parent_id = params.simulation_run_plan_job_id.clone();
-    if params.started_after.is_some() || params.started_before.is_some() {
-        return list_in_window(state, params).await;
-    }
-    list_kind(&state, Kind::Call, params, OwnedFilter { parent_id, fields, ..Default::default() }).await
+    list_kind(&state, Kind::Call, params, OwnedFilter { parent_id, fields, window, ..Default::default() }).await
 }
 
-/// The time-range filter compares timestamps, which the generic filter cannot: read and cut.
-async fn list_in_window(state: AppState, params: ListParams) -> ServiceResult<Response> {
-    let parse = |name: &str, text: &Option<String>| -> ServiceResult<Option<jiff::Timestamp>> {
-        text.as_ref()
-            .map(|t| {
-                Timestamp(t.clone())
-                    .parse()
-                    .ok_or_else(|| ServiceError::invalid(name, format!("{name} must be an RFC 3339 date-time")))
-            })
-            .transpose()
-    };
-    let after = parse("startedAfter", &params.started_after)?;
-    let before = parse("startedBefore", &params.started_before)?;
-    let calls: Vec<Call> = state.store.read(|c| store::all(c, Kind::Call)).await?;
-    let mut matching: Vec<Call> = calls
-        .into_iter()
-        .filter(|call| {
-            let started = call.started_at.as_ref().and_then(Timestamp::parse);
-            let agent_ok =
-                params.agent_id.as_ref().is_none_or(|a| call.agent_id.map(|id| id.to_string()) == Some(a.clone()));
-            started.is_some_and(|s| after.is_none_or(|a| s >= a) && before.is_none_or(|b| s < b)) && agent_ok
-        })
-        .collect();
-    matching.reverse();
-    let limit = params.limit() as usize;
-    matching.truncate(limit);
-    let total = matching.len();
-    Ok(axum::Json(
-        serde_json::json!({"data": matching, "pagination": {"total": total, "hasMore": false, "nextCursor": null}}),
-    )
-    .into_response())
+/// A time bound as UTC RFC 3339, which SQLite's date functions read.
+fn utc(param: &str, text: Option<&str>) -> ServiceResult<Option<String>> {
+    text.map(|t| {
+        Timestamp(t.to_owned())
+            .parse()
+            .map(|ts| ts.to_string())
+            .ok_or_else(|| ServiceError::invalid(param, format!("{param} must be an RFC 3339 date-time")))
+    })
+    .transpose()
 }
 
 async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {

@@ -128,7 +128,9 @@ pub async fn list_kind(
         .store
         .read(move |conn| {
             let fields = filter.fields.iter().map(|(p, v)| (p.as_str(), v.clone())).collect();
-            let filter = Filter { status: filter.status.as_deref(), parent_id: filter.parent_id.as_deref(), fields };
+            let window = filter.window.as_ref().map(|(path, from, to)| (path.as_str(), from.clone(), to.clone()));
+            let filter =
+                Filter { status: filter.status.as_deref(), parent_id: filter.parent_id.as_deref(), fields, window };
             store::list(conn, kind, &filter, params.cursor(), params.limit())
         })
         .await?;
@@ -141,6 +143,8 @@ pub struct OwnedFilter {
     pub status: Option<String>,
     pub parent_id: Option<String>,
     pub fields: Vec<(String, String)>,
+    /// `(path, from, to)` on a timestamp member, bounds in UTC RFC 3339.
+    pub window: Option<(String, Option<String>, Option<String>)>,
 }
 
 /// Checks a filter value against an enum's known values, naming the parameter when it is not one.

@@ -135,6 +135,8 @@ pub struct Filter<'a> {
     pub parent_id: Option<&'a str>,
     /// Extra `json_extract(body, path) = value` conditions.
     pub fields: Vec<(&'a str, String)>,
+    /// A time window on a timestamp member: `(path, from inclusive, to exclusive)`.
+    pub window: Option<(&'a str, Option<String>, Option<String>)>,
 }
 
 /// The store: one writer connection, a few readers (WAL lets them read while it writes).
@@ -275,6 +277,15 @@ pub fn list(conn: &Connection, kind: Kind, filter: &Filter, cursor: Option<&str>
         clause.push_str(" AND json_extract(body, ?) = ?");
         args.push((*path).to_owned().into());
         args.push(value.clone().into());
+    }
+    if let Some((path, from, to)) = &filter.window {
+        for (bound, op) in [(from, ">="), (to, "<")] {
+            if let Some(bound) = bound {
+                clause.push_str(&format!(" AND julianday(json_extract(body, ?)) {op} julianday(?)"));
+                args.push((*path).to_owned().into());
+                args.push(bound.clone().into());
+            }
+        }
     }
     let total: i64 =
         conn.query_row(&format!("SELECT COUNT(*) FROM docs WHERE {clause}"), rusqlite::params_from_iter(&args), |r| {
