@@ -5,6 +5,7 @@ mod auth;
 pub mod error;
 mod extract;
 mod keyfile;
+pub mod metrics;
 mod routes;
 pub mod seed;
 pub mod store;
