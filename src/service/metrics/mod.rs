@@ -2,4 +2,5 @@
 //! engine) the collection jobs that run them.
 
 pub mod compute;
+pub mod judge;
 pub mod threshold;
