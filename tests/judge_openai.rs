@@ -12,9 +12,11 @@ use switchboard::api::model::{ParticipantType, Transcript, TranscriptEntry};
 use switchboard::service::metrics::judge::{Answer, Judge, JudgeConfig, Question};
 
 type Seen = Arc<Mutex<Vec<(HeaderMap, Value)>>>;
+/// The status and body the server answers with.
+type Reply = Arc<Mutex<(u16, Value)>>;
 
 async fn completions(
-    State((seen, reply)): State<(Seen, Arc<Mutex<(u16, Value)>>)>,
+    State((seen, reply)): State<(Seen, Reply)>,
     headers: HeaderMap,
     body: axum::Json<Value>,
 ) -> Response {
