@@ -82,6 +82,8 @@ pub struct Config {
     /// Key rebindings: action name to key list.
     #[serde(default)]
     pub keys: BTreeMap<String, Vec<String>>,
+    /// An OpenAI-compatible judge for the local service's LLM-judged metrics.
+    pub judge: Option<crate::service::metrics::judge::JudgeConfig>,
 }
 
 /// Settings a profile may override.

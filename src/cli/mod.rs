@@ -114,7 +114,7 @@ pub async fn run(command: Command, global: &GlobalArgs) -> Result<ExitCode> {
             println!("logs    {}", paths.log_dir.display());
             Ok(ExitCode::SUCCESS)
         }
-        Command::Serve(args) => serve::run(args).await,
+        Command::Serve(args) => serve::run(args, global.config.clone()).await,
         Command::Health { json } => {
             let context = Context::load(global)?;
             for warning in &context.resolved.warnings {

@@ -8,7 +8,7 @@ use clap::Args;
 use color_eyre::eyre::{Result, WrapErr};
 
 use crate::api::ApiKey;
-use crate::config::Paths;
+use crate::config::{Config, Paths};
 use crate::service::{self, Options, SimSpeed};
 
 #[derive(Debug, Args)]
@@ -39,7 +39,12 @@ pub struct ServeArgs {
     pub public: bool,
 }
 
-pub async fn run(args: ServeArgs) -> Result<ExitCode> {
+pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Result<ExitCode> {
+    let config_file = match config_file {
+        Some(file) => file,
+        None => Paths::platform()?.config_file,
+    };
+    let (config, _) = Config::load(&config_file)?;
     let data_dir = match args.data_dir {
         Some(dir) => dir,
         None => Paths::platform()?.data_dir.join("service"),
@@ -53,6 +58,7 @@ pub async fn run(args: ServeArgs) -> Result<ExitCode> {
         seed: !args.no_seed,
         public: args.public,
         sim_speed: args.sim_speed,
+        judge: config.judge,
     };
     let mut running = service::start(options).await.wrap_err("cannot start the local service")?;
     if running.key_generated {

@@ -42,6 +42,8 @@ pub struct Options {
     pub public: bool,
     /// Pace of the simulated clock against wall time, for the simulation engine.
     pub sim_speed: SimSpeed,
+    /// An OpenAI-compatible judge for LLM-judged metrics; the offline rubric judge otherwise.
+    pub judge: Option<metrics::judge::JudgeConfig>,
 }
 
 /// How fast simulated time runs: a factor of wall time, or as fast as the machine allows.
@@ -83,6 +85,7 @@ impl Options {
             seed: true,
             public: false,
             sim_speed: SimSpeed::default(),
+            judge: None,
         }
     }
 }
@@ -94,6 +97,8 @@ pub struct AppState {
     keys: Arc<Keys>,
     limiter: Arc<RateLimiter>,
     pub account: Arc<str>,
+    /// Runs metric collection jobs in the background.
+    pub collector: metrics::collection::Collector,
 }
 
 /// A running service: its address and key, and the handle that stops it.
@@ -104,6 +109,7 @@ pub struct Running {
     pub key_generated: bool,
     shutdown: Option<oneshot::Sender<()>>,
     task: JoinHandle<std::io::Result<()>>,
+    engines: Vec<JoinHandle<()>>,
 }
 
 impl Running {
@@ -116,12 +122,23 @@ impl Running {
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }
-        self.task.await.map_err(std::io::Error::other)?
+        let served = (&mut self.task).await.map_err(std::io::Error::other)?;
+        self.stop_engines();
+        served
+    }
+
+    /// Stops the background engines; work they were doing resumes on the next start.
+    fn stop_engines(&mut self) {
+        for engine in self.engines.drain(..) {
+            engine.abort();
+        }
     }
 
     /// Waits until the server ends by itself (it does not, short of an error).
     pub async fn wait(&mut self) -> std::io::Result<()> {
-        (&mut self.task).await.map_err(std::io::Error::other)?
+        let served = (&mut self.task).await.map_err(std::io::Error::other)?;
+        self.stop_engines();
+        served
     }
 
     /// The sender that stops the server, for wiring to signals.
@@ -140,6 +157,8 @@ pub enum StartError {
     Store { path: PathBuf, source: rusqlite::Error },
     #[error("cannot seed the store: {0}")]
     Seed(String),
+    #[error("cannot set up the judge: {0}")]
+    Judge(String),
     #[error("cannot listen on {addr}: {source}")]
     Bind { addr: SocketAddr, source: std::io::Error },
 }
@@ -169,7 +188,13 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
             .map_err(|e| StartError::Seed(e.to_string()))?
             .map_err(|e| StartError::Seed(e.body.message))?;
     }
+    let judge = match &options.judge {
+        Some(config) => metrics::judge::Judge::open_ai(config).map_err(StartError::Judge)?,
+        None => metrics::judge::Judge::Rubric,
+    };
+    let collector = metrics::collection::Collector::new(store.clone(), judge);
     let state = AppState {
+        collector: collector.clone(),
         store,
         keys: Arc::new(Keys {
             full: api_key.expose().to_owned(),
@@ -191,8 +216,9 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
             })
             .await
     });
+    let engines = vec![collector.spawn()];
     tracing::info!(%addr, "local service listening");
-    Ok(Running { addr, api_key, key_generated, shutdown: Some(shutdown_tx), task })
+    Ok(Running { addr, api_key, key_generated, shutdown: Some(shutdown_tx), task, engines })
 }
 
 fn router(state: AppState) -> Router {

@@ -38,7 +38,7 @@ pub struct Verdict {
 }
 
 /// Where a configured judge lives.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct JudgeConfig {
     pub base_url: String,

@@ -1,6 +1,8 @@
 //! The metric engine: computations over transcripts, thresholds, and (with the simulation
 //! engine) the collection jobs that run them.
 
+pub mod collection;
 pub mod compute;
+pub mod evaluate;
 pub mod judge;
 pub mod threshold;

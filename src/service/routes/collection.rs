@@ -38,6 +38,7 @@ async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceR
 
 /// Creates a PENDING job after checking every reference; the metric engine picks it up.
 async fn create(State(state): State<AppState>, Valid(input): Valid<CollectionJobInput>) -> ServiceResult<Response> {
+    let collector = state.collector.clone();
     let job = state
         .store
         .write(move |tx| {
@@ -78,6 +79,7 @@ async fn create(State(state): State<AppState>, Valid(input): Valid<CollectionJob
             Ok(job)
         })
         .await?;
+    collector.wake();
     Ok(created(&job))
 }
 

@@ -1,0 +1,255 @@
+//! Runs metric collection jobs: PENDING → PROCESSING → COMPLETED (or FAILED), advancing
+//! `completedItems`/`failedItems` per call, keeping exactly the values each job produced.
+//! Cancelling stops after the call in hand; what was computed is kept.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rusqlite::{OptionalExtension, params};
+use serde_json::Value;
+use tokio::sync::Notify;
+use uuid::Uuid;
+
+use super::compute::Conversation;
+use super::evaluate::{Library, evaluate, policy_matches};
+use super::judge::Judge;
+use crate::api::model::*;
+use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::store::{self, Doc, Kind, Store};
+
+/// The background runner of collection jobs.
+#[derive(Clone)]
+pub struct Collector {
+    store: Store,
+    judge: Arc<Judge>,
+    wake: Arc<Notify>,
+}
+
+/// What one job computes.
+struct Plan {
+    definitions: Vec<MetricDefinition>,
+    calls: Vec<Uuid>,
+    policy_ids: Vec<Uuid>,
+}
+
+impl Collector {
+    pub fn new(store: Store, judge: Judge) -> Collector {
+        Collector { store, judge: Arc::new(judge), wake: Arc::new(Notify::new()) }
+    }
+
+    /// Tells the runner a job is waiting.
+    pub fn wake(&self) {
+        self.wake.notify_one();
+    }
+
+    /// Runs jobs as they arrive; a timer catches anything a wake-up missed.
+    pub fn spawn(self) -> tokio::task::JoinHandle<()> {
+        tokio::spawn(async move {
+            loop {
+                if let Err(e) = self.run_pending().await {
+                    tracing::error!("collection runner: {}", e.body.message);
+                }
+                tokio::select! {
+                    _ = self.wake.notified() => {}
+                    _ = tokio::time::sleep(Duration::from_secs(2)) => {}
+                }
+            }
+        })
+    }
+
+    /// Runs every PENDING job, oldest first.
+    pub async fn run_pending(&self) -> ServiceResult<()> {
+        loop {
+            let next: Option<String> = self
+                .store
+                .read(|c| {
+                    Ok(c.query_row(
+                        "SELECT id FROM docs WHERE kind = 'collection_job' AND status = 'PENDING' ORDER BY seq LIMIT 1",
+                        [],
+                        |r| r.get(0),
+                    )
+                    .optional()?)
+                })
+                .await?;
+            let Some(id) = next else { return Ok(()) };
+            if let Err(e) = self.run(&id).await {
+                let message = e.body.message.clone();
+                self.store.write(move |tx| finish(tx, &id, "FAILED", Some(&message))).await?;
+            }
+        }
+    }
+
+    async fn run(&self, id: &str) -> ServiceResult<()> {
+        let job_id = id.to_owned();
+        let plan = self
+            .store
+            .write(move |tx| {
+                let mut job: Value = store::require(tx, Kind::CollectionJob, &job_id)?;
+                let plan = plan_job(tx, &job)?;
+                job["status"] = "PROCESSING".into();
+                job["startedAt"] = serde_json::to_value(Timestamp::now())?;
+                job["totalItems"] = plan.calls.len().into();
+                save(tx, &job_id, &job, "PROCESSING")?;
+                Ok(plan)
+            })
+            .await?;
+        let (definitions, knowledge) = self
+            .store
+            .read(|c| {
+                let all: Vec<MetricDefinition> = store::all(c, Kind::MetricDefinition)?;
+                let mut statement = c.prepare("SELECT knowledge_base_id, content FROM knowledge_content")?;
+                let knowledge = statement
+                    .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
+                    .filter_map(|row| row.ok())
+                    .filter_map(|(id, content)| Some((Uuid::parse_str(&id).ok()?, content)))
+                    .collect::<HashMap<_, _>>();
+                Ok((all.into_iter().map(|d| (d.id, d)).collect::<HashMap<_, _>>(), knowledge))
+            })
+            .await?;
+        let library = Library { definitions: &definitions, knowledge: &knowledge, judge: &self.judge };
+        for call_id in &plan.calls {
+            let call_key = call_id.to_string();
+            let (call, transcript, flow) = self.store.read(move |c| conversation(c, &call_key)).await?;
+            let conv = Conversation { call: &call, transcript: &transcript, flow: flow.as_ref() };
+            let mut values = Vec::new();
+            for definition in &plan.definitions {
+                for mut value in evaluate(definition, &conv, &library).await {
+                    value.computed_at = Some(Timestamp::now());
+                    value.policy_ids = plan.policy_ids.clone();
+                    values.push((definition.id, value));
+                }
+            }
+            let job_id = id.to_owned();
+            let cancelled = self
+                .store
+                .write(move |tx| {
+                    let mut job: Value = store::require(tx, Kind::CollectionJob, &job_id)?;
+                    if job["status"] == "CANCELED" {
+                        return Ok(true);
+                    }
+                    let failed = values.iter().any(|(_, v)| v.capture_status == Some(CaptureStatus::Error));
+                    for (definition_id, value) in &values {
+                        tx.execute(
+                            "INSERT INTO metric_values (job_id, definition_id, call_id, chat_id, capture_status, body)
+                             VALUES (?1, ?2, ?3, NULL, ?4, ?5)",
+                            params![
+                                job_id,
+                                definition_id.to_string(),
+                                value.call_id.map(|c| c.to_string()),
+                                value.capture_status.as_ref().map_or("SUCCESS", |s| s.as_str()),
+                                serde_json::to_string(value)?
+                            ],
+                        )?;
+                    }
+                    let field = if failed { "failedItems" } else { "completedItems" };
+                    job[field] = (job[field].as_u64().unwrap_or(0) + 1).into();
+                    job["updatedAt"] = serde_json::to_value(Timestamp::now())?;
+                    save(tx, &job_id, &job, "PROCESSING")?;
+                    Ok(false)
+                })
+                .await?;
+            if cancelled {
+                return Ok(());
+            }
+        }
+        let job_id = id.to_owned();
+        self.store
+            .write(move |tx| {
+                let job: Value = store::require(tx, Kind::CollectionJob, &job_id)?;
+                let total = job["totalItems"].as_u64().unwrap_or(0);
+                let all_failed = total > 0 && job["failedItems"].as_u64() == Some(total);
+                if all_failed {
+                    finish(tx, &job_id, "FAILED", Some("every item failed; see the values' errorMessage"))
+                } else {
+                    finish(tx, &job_id, "COMPLETED", None)
+                }
+            })
+            .await
+    }
+}
+
+/// Which metrics and which calls a job covers: its own metrics and its policies' metrics, on
+/// its calls, or (with policies and no calls) on every call a policy selects.
+fn plan_job(tx: &rusqlite::Transaction, job: &Value) -> ServiceResult<Plan> {
+    let request = &job["request"];
+    let ids = |value: &Value| -> Vec<Uuid> {
+        value
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.as_str().and_then(|s| Uuid::parse_str(s).ok()))
+            .collect()
+    };
+    let policy_ids = ids(&job["policyIds"]);
+    let policies: Vec<MetricPolicy> = policy_ids
+        .iter()
+        .filter_map(|id| store::get(tx, Kind::MetricPolicy, &id.to_string()).transpose())
+        .collect::<ServiceResult<_>>()?;
+    let mut metric_ids: Vec<Uuid> = request["metrics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m["id"].as_str().and_then(|s| Uuid::parse_str(s).ok()))
+        .collect();
+    for policy in &policies {
+        metric_ids.extend(policy.metrics.iter().map(|m| m.id));
+    }
+    metric_ids.dedup();
+    let mut seen = std::collections::HashSet::new();
+    metric_ids.retain(|id| seen.insert(*id));
+    let definitions = metric_ids
+        .iter()
+        .map(|id| store::get::<MetricDefinition>(tx, Kind::MetricDefinition, &id.to_string()))
+        .filter_map(Result::transpose)
+        .collect::<ServiceResult<Vec<_>>>()?;
+    let mut calls = ids(&request["callIds"]);
+    if calls.is_empty() && !policies.is_empty() {
+        let endpoints: HashMap<Uuid, AgentEndpoint> =
+            store::all::<AgentEndpoint>(tx, Kind::AgentEndpoint)?.into_iter().map(|e| (e.id, e)).collect();
+        for call in store::all::<Call>(tx, Kind::Call)? {
+            let endpoint = call.agent_endpoint_id.and_then(|id| endpoints.get(&id));
+            if policies.iter().any(|p| policy_matches(p, &call, endpoint)) {
+                calls.push(call.id);
+            }
+        }
+    }
+    Ok(Plan { definitions, calls, policy_ids })
+}
+
+/// A call with its transcript and, for a simulated call, the flow it ran.
+fn conversation(conn: &rusqlite::Connection, id: &str) -> ServiceResult<(Call, Transcript, Option<CustomerFlow>)> {
+    let call: Call = store::require(conn, Kind::Call, id)?;
+    let transcript: Option<String> =
+        conn.query_row("SELECT body FROM transcripts WHERE call_id = ?1", params![id], |r| r.get(0)).optional()?;
+    let transcript = transcript.map(|t| serde_json::from_str(&t)).transpose()?.unwrap_or_default();
+    let flow = match call.simulation_job_id {
+        Some(job) => store::get::<SimulationJob>(conn, Kind::SimulationJob, &job.to_string())?
+            .and_then(|j| j.customer_flow)
+            .map(|f| store::get::<CustomerFlow>(conn, Kind::CustomerFlow, &f.id.to_string()))
+            .transpose()?
+            .flatten(),
+        None => None,
+    };
+    Ok((call, transcript, flow))
+}
+
+fn save(tx: &rusqlite::Transaction, id: &str, job: &Value, status: &str) -> ServiceResult<()> {
+    let created = job["createdAt"].as_str().unwrap_or_default().to_owned();
+    store::update(tx, &Doc::new(Kind::CollectionJob, id, job, created)?.status(Some(status)))
+}
+
+fn finish(tx: &rusqlite::Transaction, id: &str, status: &str, error: Option<&str>) -> ServiceResult<()> {
+    let mut job: Value = store::require(tx, Kind::CollectionJob, id)?;
+    if job["status"] == "CANCELED" {
+        return Ok(());
+    }
+    let now = serde_json::to_value(Timestamp::now()).map_err(ServiceError::from)?;
+    job["status"] = status.into();
+    job["completedAt"] = now.clone();
+    job["updatedAt"] = now;
+    if let Some(error) = error {
+        job["errorMessage"] = error.into();
+    }
+    save(tx, id, &job, status)
+}

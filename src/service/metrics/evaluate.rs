@@ -1,0 +1,238 @@
+//! Evaluates any metric definition on one conversation: computed service-owned metrics,
+//! LLM-judged ones through the judge, and thresholds over their source's values.
+
+use std::collections::HashMap;
+
+use uuid::Uuid;
+
+use super::compute::{self, Conversation, without_value};
+use super::judge::{Answer, Judge, Question};
+use super::threshold;
+use crate::api::model::*;
+
+/// What evaluation may look up: every definition (for threshold sources) and knowledge text.
+pub struct Library<'a> {
+    pub definitions: &'a HashMap<Uuid, MetricDefinition>,
+    pub knowledge: &'a HashMap<Uuid, String>,
+    pub judge: &'a Judge,
+}
+
+const TASK_COMPLETION_PROMPT: &str =
+    "The agent completed what the caller asked for: the request was confirmed, booked, rebooked, resolved or all set";
+
+/// Every value `definition` yields for the conversation (at least one row, honest status).
+pub async fn evaluate(
+    definition: &MetricDefinition,
+    conv: &Conversation<'_>,
+    library: &Library<'_>,
+) -> Vec<MetricValue> {
+    evaluate_depth(definition, conv, library, 0).await
+}
+
+fn evaluate_depth<'a>(
+    definition: &'a MetricDefinition,
+    conv: &'a Conversation<'a>,
+    library: &'a Library<'a>,
+    depth: usize,
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = Vec<MetricValue>> + Send + 'a>> {
+    Box::pin(async move {
+        let call = conv.call;
+        if depth > 4 {
+            return vec![without_value(call, CaptureStatus::Error, "threshold sources nest too deeply")];
+        }
+        let slug = definition.slug_or_alias().unwrap_or_default();
+        if definition.is_service_owned()
+            && let Some(values) = compute::compute(slug, conv)
+        {
+            return values;
+        }
+        match (slug, definition.calculation_type.as_ref()) {
+            ("agent_expectations", _) if definition.is_service_owned() => expectations(conv, library).await,
+            ("task_completion", _) if definition.is_service_owned() => {
+                judged(conv, library, TASK_COMPLETION_PROMPT, Answer::Boolean, false, None).await
+            }
+            (_, Some(CalculationType::LlmJudge)) => {
+                let Some(prompt) = definition.llm_prompt.as_deref() else {
+                    return vec![without_value(call, CaptureStatus::Error, "the metric has no llmPrompt")];
+                };
+                let knowledge = definition
+                    .knowledge_base_ids
+                    .iter()
+                    .flatten()
+                    .filter_map(|id| library.knowledge.get(id))
+                    .map(String::as_str)
+                    .next();
+                judged(conv, library, prompt, answer_for(definition), false, knowledge).await
+            }
+            (_, Some(CalculationType::Threshold)) => thresholded(definition, conv, library, depth).await,
+            _ => vec![without_value(
+                call,
+                CaptureStatus::Error,
+                format!("the local service cannot compute {} metrics", calc_name(definition)),
+            )],
+        }
+    })
+}
+
+fn calc_name(definition: &MetricDefinition) -> String {
+    definition.calculation_type.as_ref().map_or("uncategorised".into(), |c| c.as_str().to_owned())
+}
+
+fn answer_for(definition: &MetricDefinition) -> Answer {
+    match definition.metric_type {
+        Some(MetricType::Scale) => Answer::Scale {
+            min: definition.scale_min.unwrap_or(1),
+            max: definition.scale_max.unwrap_or(5),
+            labels: definition.scale_labels.clone().unwrap_or_default(),
+        },
+        Some(MetricType::Classification) => Answer::Classification {
+            options: definition
+                .classification_options
+                .iter()
+                .flatten()
+                .map(|o| (o.label.clone().unwrap_or_default(), o.description.clone().unwrap_or_default()))
+                .collect(),
+        },
+        _ => Answer::Boolean,
+    }
+}
+
+async fn judged(
+    conv: &Conversation<'_>,
+    library: &Library<'_>,
+    prompt: &str,
+    answer: Answer,
+    agent_only: bool,
+    knowledge: Option<&str>,
+) -> Vec<MetricValue> {
+    let question = Question { prompt, answer, transcript: conv.transcript, agent_only, knowledge };
+    vec![verdict_value(conv.call, library.judge.judge(&question).await)]
+}
+
+fn verdict_value(call: &Call, verdict: Result<super::judge::Verdict, String>) -> MetricValue {
+    match verdict {
+        Ok(v) => {
+            let mut value = without_value(call, CaptureStatus::Success, "");
+            value.error_message = None;
+            value.value = Some(v.value);
+            value.label = v.label;
+            value.value_reasoning = Some(v.reasoning);
+            value.confidence = Some(v.confidence);
+            value
+        }
+        Err(message) => without_value(call, CaptureStatus::Error, format!("judge failed: {message}")),
+    }
+}
+
+/// One judged value per expectation of the flow (and of the variant that ran).
+async fn expectations(conv: &Conversation<'_>, library: &Library<'_>) -> Vec<MetricValue> {
+    let expectations: Vec<&Expectation> = conv.flow.map(|f| f.agent_expectations.iter().collect()).unwrap_or_default();
+    if expectations.is_empty() {
+        return vec![without_value(
+            conv.call,
+            CaptureStatus::NotApplicable,
+            "the conversation has no agent expectations",
+        )];
+    }
+    let mut out = Vec::new();
+    for expectation in expectations {
+        let prompt = expectation.prompt.as_deref().unwrap_or_default();
+        let mut values = judged(conv, library, prompt, Answer::Boolean, true, None).await;
+        for value in &mut values {
+            let reasoning = value.value_reasoning.take().unwrap_or_default();
+            value.value_reasoning = Some(format!("Expectation \"{prompt}\": {reasoning}"));
+        }
+        out.extend(values);
+    }
+    out
+}
+
+/// A threshold: the source's successful values (for the chosen participant), compared.
+async fn thresholded(
+    definition: &MetricDefinition,
+    conv: &Conversation<'_>,
+    library: &Library<'_>,
+    depth: usize,
+) -> Vec<MetricValue> {
+    let call = conv.call;
+    let Some(t) = &definition.threshold else {
+        return vec![without_value(call, CaptureStatus::Error, "the threshold metric has no threshold")];
+    };
+    let source = t
+        .source_variant_id
+        .and_then(|v| library.definitions.get(&v))
+        .or_else(|| t.source_metric_definition_id.and_then(|id| library.definitions.get(&id)));
+    let Some(source) = source else {
+        return vec![without_value(call, CaptureStatus::Error, "the threshold's source metric no longer exists")];
+    };
+    let Some(target) = t.threshold_value.as_deref().and_then(parse_target) else {
+        return vec![without_value(call, CaptureStatus::Error, "the threshold value is not a number or boolean")];
+    };
+    let source_values = evaluate_depth(source, conv, library, depth + 1).await;
+    let role = t.source_participant_role.as_ref().map(|r| r.as_str().to_ascii_lowercase());
+    // A CALL-level aggregate beside TURN values would count twice: prefer the finer rows.
+    let has_turns = source_values.iter().any(|x| x.context == Some(MetricContext::Turn));
+    let numbers: Vec<f64> = source_values
+        .iter()
+        .filter(|v| v.capture_status == Some(CaptureStatus::Success))
+        .filter(|v| {
+            role.as_ref().is_none_or(|r| v.participant_role.as_deref().map(str::to_ascii_lowercase).as_ref() == Some(r))
+        })
+        .filter(|v| !(has_turns && v.context == Some(MetricContext::Call)))
+        .filter_map(|v| v.value)
+        .collect();
+    let mode = t.aggregation_mode.clone().unwrap_or(AggregationMode::Each);
+    let operator = t.operator.clone().unwrap_or(ThresholdOperator::Unknown(String::new()));
+    match threshold::evaluate(&mode, &operator, target, t.count_threshold, &numbers) {
+        Some(outcome) => {
+            let mut value = without_value(call, CaptureStatus::Success, "");
+            value.error_message = None;
+            value.value = Some(if outcome.fired { 1.0 } else { 0.0 });
+            value.confidence = Some(1.0);
+            let name = source.name.as_deref().unwrap_or("source");
+            value.value_reasoning = Some(format!("{name}: {}", outcome.explanation));
+            vec![value]
+        }
+        None if numbers.is_empty() => {
+            let reason = format!("{} produced no value to compare", source.name.as_deref().unwrap_or("the source"));
+            vec![without_value(call, CaptureStatus::DataMissing, reason)]
+        }
+        None => vec![without_value(
+            call,
+            CaptureStatus::Error,
+            "the threshold's operator or mode is not one this service knows",
+        )],
+    }
+}
+
+fn parse_target(text: &str) -> Option<f64> {
+    match text.trim() {
+        "true" => Some(1.0),
+        "false" => Some(0.0),
+        other => other.parse().ok(),
+    }
+}
+
+/// Whether a policy selects a call: no groups means every call; otherwise some group whose
+/// conditions all hold.
+pub fn policy_matches(policy: &MetricPolicy, call: &Call, endpoint: Option<&AgentEndpoint>) -> bool {
+    if policy.conditions.is_empty() {
+        return true;
+    }
+    policy.conditions.iter().any(|group| {
+        group.conditions.iter().all(|condition| {
+            let actual = match condition.condition_key.as_deref() {
+                Some("agentId") => call.agent_id.map(|id| id.to_string()),
+                Some("agentEndpointId") => call.agent_endpoint_id.map(|id| id.to_string()),
+                Some("direction") => call.direction.as_ref().map(|d| d.to_string()),
+                Some("environment") => endpoint.and_then(|e| e.environment.clone()),
+                _ => None,
+            };
+            let equal = actual.as_deref() == condition.condition_value.as_deref();
+            match condition.condition_operator {
+                Some(ConditionOperator::NotEquals) => !equal,
+                _ => equal,
+            }
+        })
+    })
+}

@@ -1,0 +1,108 @@
+//! Collection jobs run on the local service: values are computed, counted and kept per job.
+
+mod support;
+
+use std::time::Duration;
+
+use support::{eventually, id_of, seed, seeded, start};
+use switchboard::api::Client;
+use switchboard::api::model::*;
+
+async fn finished(client: &Client, id: uuid::Uuid) -> CollectionJob {
+    eventually(Duration::from_secs(30), || async {
+        let job = client.get_collection_job(id).await.unwrap();
+        job.status.as_ref().is_some_and(CollectionJobStatus::is_terminal).then_some(job)
+    })
+    .await
+}
+
+#[tokio::test]
+async fn a_job_computes_every_metric_for_every_call_and_keeps_its_own_values() {
+    let service = start(true).await;
+    let client = &service.client;
+    let calls: Vec<uuid::Uuid> = seeded("calls", |c| c["transcript"]["entries"].as_array().unwrap().len() > 4)
+        .iter()
+        .take(3)
+        .map(id_of)
+        .collect();
+    let slow = client
+        .create_threshold(
+            "agent_response_latency",
+            &ThresholdInput {
+                name: Some("Any slow reply".into()),
+                operator: Some(ThresholdOperator::GreaterThan),
+                value: Some("1000".into()),
+                aggregation_mode: Some(AggregationMode::Max),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    let custom = seeded("metric_definitions", |d| d["source"] == "CUSTOM" && d["type"] == "BOOLEAN").remove(0);
+    let slugs = ["call_duration", "agent_response_latency", "task_completion"];
+    let mut metrics: Vec<IdRef> = Vec::new();
+    for slug in slugs {
+        metrics.push(IdRef { id: client.get_metric_definition(slug).await.unwrap().id });
+    }
+    metrics.push(IdRef { id: id_of(&custom) });
+    metrics.push(IdRef { id: slow.id });
+    let input =
+        CollectionJobInput { metrics: Some(metrics.clone()), call_ids: Some(calls.clone()), ..Default::default() };
+    let job = client.create_collection_job(&input).await.unwrap();
+    assert_eq!(job.status, Some(CollectionJobStatus::Pending));
+    let done = finished(client, job.id).await;
+    assert_eq!(done.status, Some(CollectionJobStatus::Completed), "{:?}", done.error_message);
+    assert_eq!(done.total_items, Some(3));
+    assert_eq!(done.completed_items.unwrap() + done.failed_items.unwrap(), 3);
+    assert!(done.started_at.is_some() && done.completed_at.is_some());
+
+    let groups = client.collection_job_values(job.id, ValueStatusFilter::All).await.unwrap();
+    assert_eq!(groups.len(), metrics.len(), "one group per metric");
+    for group in &groups {
+        let per_call: std::collections::HashSet<_> = group.values.iter().filter_map(|v| v.call_id).collect();
+        assert_eq!(per_call.len(), 3, "{:?} has a row for every call", group.slug);
+        for value in &group.values {
+            assert!(value.capture_status.is_some() && value.computed_at.is_some());
+            let success = value.capture_status == Some(CaptureStatus::Success);
+            assert_eq!(value.value.is_some(), success);
+        }
+    }
+    let judged = groups.iter().find(|g| g.slug.as_deref() == Some("task_completion")).unwrap();
+    assert!(judged.values.iter().all(|v| v.value_reasoning.as_deref().is_some_and(|r| r.starts_with("Matched"))));
+    let threshold = groups.iter().find(|g| g.metric_definition_id == slow.id).unwrap();
+    assert!(threshold.values.iter().all(|v| matches!(v.value, Some(x) if x == 0.0 || x == 1.0)));
+    assert!(threshold.values[0].value_reasoning.as_deref().unwrap().contains("MAX"));
+
+    // The call's own metrics now show this job's values as the latest.
+    let latest = client.call_metrics(calls[0], ValueStatusFilter::All).await.unwrap();
+    let duration = latest.iter().find(|g| g.slug.as_deref() == Some("call_duration")).unwrap();
+    let newest = duration.values.iter().filter_map(|v| v.computed_at.clone()).max().unwrap();
+    let ours = groups.iter().find(|g| g.slug.as_deref() == Some("call_duration")).unwrap();
+    assert!(ours.values.iter().any(|v| v.computed_at.as_ref() == Some(&newest)));
+
+    // The seeded jobs still answer exactly their own values.
+    let seeded_job = &seed("metric_collection_jobs")[0];
+    let seeded_rows: usize =
+        seeded_job["values"].as_array().unwrap().iter().map(|g| g["values"].as_array().unwrap().len()).sum();
+    let still = client.collection_job_values(id_of(seeded_job), ValueStatusFilter::All).await.unwrap();
+    assert_eq!(still.iter().map(|g| g.values.len()).sum::<usize>(), seeded_rows);
+}
+
+#[tokio::test]
+async fn a_policy_job_covers_the_calls_its_conditions_select() {
+    let service = start(true).await;
+    let policy = seeded("metric_policies", |p| p["status"] == "ACTIVE").remove(0);
+    let agent = policy["conditions"][0]["conditions"][0]["conditionValue"].as_str().unwrap().to_owned();
+    let expected = seeded("calls", |c| c["agentId"] == agent.as_str()).len() as u64;
+    let job = service
+        .client
+        .create_collection_job(&CollectionJobInput { policy_ids: Some(vec![id_of(&policy)]), ..Default::default() })
+        .await
+        .unwrap();
+    let done = finished(&service.client, job.id).await;
+    assert_eq!(done.total_items, Some(expected));
+    assert_eq!(done.policy_ids, vec![id_of(&policy)]);
+    let groups = service.client.collection_job_values(job.id, ValueStatusFilter::All).await.unwrap();
+    assert_eq!(groups.len(), policy["metrics"].as_array().unwrap().len());
+    assert!(groups.iter().flat_map(|g| &g.values).all(|v| v.policy_ids == vec![id_of(&policy)]));
+}
