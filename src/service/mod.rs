@@ -8,6 +8,7 @@ mod keyfile;
 pub mod metrics;
 mod routes;
 pub mod seed;
+pub mod sim;
 pub mod store;
 
 use std::net::SocketAddr;

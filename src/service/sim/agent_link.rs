@@ -1,0 +1,81 @@
+//! How a simulation reaches the agent under test: the built-in reference agent, or an HTTP
+//! request definition that the endpoint dials out through (URL, method, headers and a body
+//! template with `{{text}}`, `{{callId}}`, `{{turn}}` and `{{agent}}`).
+
+use super::reference_agent::{self, Heard, Reply};
+use crate::api::model::{HttpMethod, HttpRequestDefinition};
+
+#[derive(Debug, Clone)]
+pub enum AgentLink {
+    Reference,
+    Http { http: reqwest::Client, definition: Box<HttpRequestDefinition>, base_url: String },
+}
+
+impl AgentLink {
+    pub async fn reply(&self, heard: &Heard) -> Result<Reply, String> {
+        match self {
+            AgentLink::Reference => Ok(reference_agent::reply(heard)),
+            AgentLink::Http { http, definition, base_url } => dial(http, definition, base_url, heard).await,
+        }
+    }
+}
+
+/// A JSON string's inside, so a value can be put into a JSON body template safely.
+fn json_escaped(text: &str) -> String {
+    let quoted = serde_json::to_string(text).unwrap_or_default();
+    quoted[1..quoted.len() - 1].to_owned()
+}
+
+fn render(template: &str, heard: &Heard, base_url: &str, escape: bool) -> String {
+    let value = |v: &str| if escape { json_escaped(v) } else { v.to_owned() };
+    template
+        .replace("{{baseUrl}}", base_url)
+        .replace("{{text}}", &value(&heard.text))
+        .replace("{{callId}}", &value(&heard.call_id))
+        .replace("{{turn}}", &heard.turn.to_string())
+        .replace("{{agent}}", &value(&heard.agent))
+}
+
+async fn dial(http: &reqwest::Client, definition: &HttpRequestDefinition, base_url: &str, heard: &Heard) -> Result<Reply, String> {
+    let url = render(definition.url.as_deref().ok_or("the HTTP request definition has no url")?, heard, base_url, false);
+    let method = match definition.method.as_ref() {
+        Some(HttpMethod::Get) => reqwest::Method::GET,
+        Some(HttpMethod::Put) => reqwest::Method::PUT,
+        Some(HttpMethod::Patch) => reqwest::Method::PATCH,
+        _ => reqwest::Method::POST,
+    };
+    let mut request = http.request(method, &url);
+    for (name, value) in definition.headers.iter().flatten() {
+        if let Some(value) = value.as_str() {
+            request = request.header(name, render(value, heard, base_url, false));
+        }
+    }
+    let template = definition.body.clone().unwrap_or_else(|| r#"{"text": "{{text}}", "callId": "{{callId}}"}"#.into());
+    let body = render(&template, heard, base_url, true);
+    let body = if body.contains("\"turn\"") {
+        body
+    } else {
+        // The reference agent reads the turn and agent name too; other agents ignore them.
+        match serde_json::from_str::<serde_json::Value>(&body) {
+            Ok(serde_json::Value::Object(mut map)) => {
+                map.entry("turn").or_insert(heard.turn.into());
+                map.entry("agent").or_insert(heard.agent.clone().into());
+                serde_json::Value::Object(map).to_string()
+            }
+            _ => body,
+        }
+    };
+    let started = std::time::Instant::now();
+    let response = request.body(body).send().await.map_err(|e| format!("the agent at {url} is unreachable: {e}"))?;
+    let status = response.status();
+    let reply: serde_json::Value = response.json().await.map_err(|e| format!("the agent at {url} answered {status} without JSON: {e}"))?;
+    if !status.is_success() {
+        return Err(format!("the agent at {url} answered {status}"));
+    }
+    let text = ["text", "reply", "message", "response"]
+        .iter()
+        .find_map(|k| reply[*k].as_str())
+        .ok_or_else(|| format!("the agent at {url} answered without a text"))?;
+    let latency_ms = reply["latencyMs"].as_i64().unwrap_or(started.elapsed().as_millis() as i64);
+    Ok(Reply { text: text.to_owned(), latency_ms, off_script: reply["offScript"].as_bool().unwrap_or(false) })
+}

@@ -1,0 +1,390 @@
+//! One simulated call on a simulated clock: the customer walks the flow's step graph,
+//! speaking with the persona's traits; the agent answers each line; the call ends on an
+//! end-call phrase, an end-call reason, silence, the maximum duration or the end of the flow.
+
+use std::collections::BTreeMap;
+
+use super::agent_link::AgentLink;
+use super::reference_agent::Heard;
+use crate::api::model::*;
+use crate::service::metrics::judge::{Answer, Judge, Question};
+
+/// How the call is set up.
+pub struct Setup<'a> {
+    pub call_id: String,
+    pub flow: &'a CustomerFlow,
+    pub variant: Option<&'a FlowVariant>,
+    pub persona: Option<&'a Persona>,
+    pub variables: &'a BTreeMap<String, String>,
+    pub end_call_phrases: Vec<String>,
+    pub end_call_reasons: Vec<String>,
+    pub silence_timeout_ms: i64,
+    pub max_duration_ms: i64,
+    pub agent_name: String,
+}
+
+/// How the call went.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub transcript: Transcript,
+    pub ended_status: EndedStatus,
+    pub end_reason: String,
+    pub duration_ms: i64,
+}
+
+/// What the customer does next.
+#[derive(Debug, Clone)]
+enum Action {
+    Say(String),
+    Press(String),
+    /// The agent should do what `expected` says; the policy applies when it does not.
+    Expect { expected: String, policy: Option<OffScriptPolicy> },
+}
+
+/// Flattens the step graph into what the customer does, choosing one path at each branch.
+fn actions(steps: &[FlowStep], probabilistic: bool, rng: &mut fastrand::Rng, out: &mut Vec<Action>) {
+    for step in steps {
+        match step.step_type.as_ref() {
+            Some(StepType::Branch) if !step.steps.is_empty() => {
+                let pick = if probabilistic { rng.usize(..step.steps.len()) } else { 0 };
+                let chosen = &step.steps[pick];
+                actions(std::slice::from_ref(chosen), probabilistic, rng, out);
+                continue;
+            }
+            Some(StepType::CustomerLine) => out.extend(step.content.clone().map(Action::Say)),
+            Some(StepType::KeypadEntry) => out.push(Action::Press("1".into())),
+            Some(StepType::AgentTurn) => out.push(Action::Expect {
+                expected: step.content.clone().unwrap_or_default(),
+                policy: step.off_script_policy.clone(),
+            }),
+            _ => out.extend(step.content.clone().map(Action::Say)),
+        }
+        actions(&step.steps, probabilistic, rng, out);
+    }
+}
+
+/// Fills `{{name}}` from the variables, then from the persona's properties.
+fn fill(text: &str, variables: &BTreeMap<String, String>, persona: Option<&Persona>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("{{") {
+        out.push_str(&rest[..start]);
+        let Some(end) = rest[start..].find("}}") else { break };
+        let name = rest[start + 2..start + end].trim();
+        let property = persona
+            .and_then(|p| p.fields.properties.as_ref())
+            .and_then(|props| props.get(name))
+            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned));
+        match variables.get(name).cloned().or(property) {
+            Some(value) => out.push_str(&value),
+            None => out.push_str(&rest[start..start + end + 2]),
+        }
+        rest = &rest[start + end + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The persona's voice: pace, timing, disfluencies, mood and memory.
+struct Voice {
+    words_per_minute: f64,
+    response_ms: i64,
+    disfluent: bool,
+    opener: Option<&'static str>,
+    forgets: f64,
+}
+
+impl Voice {
+    fn of(persona: Option<&Persona>) -> Voice {
+        let Some(p) = persona.map(|p| &p.fields) else {
+            return Voice { words_per_minute: 150.0, response_ms: 700, disfluent: false, opener: None, forgets: 0.0 };
+        };
+        Voice {
+            words_per_minute: match p.speech_pace {
+                Some(SpeechPace::Slow) => 115.0,
+                Some(SpeechPace::Fast) => 190.0,
+                _ => 150.0,
+            },
+            response_ms: match p.response_timing {
+                Some(ResponseTiming::Quick) => 250,
+                Some(ResponseTiming::Delayed) => 1600,
+                _ => 700,
+            },
+            disfluent: p.has_disfluencies == Some(true),
+            opener: match p.base_emotion {
+                Some(BaseEmotion::Frustrated | BaseEmotion::Angry) => Some("Look, "),
+                Some(BaseEmotion::Anxious) => Some("Sorry, I'm a bit flustered. "),
+                Some(BaseEmotion::Cheerful) => Some("Hi there! "),
+                _ => None,
+            },
+            forgets: match p.memory_reliability {
+                Some(MemoryReliability::Low) => 0.3,
+                Some(MemoryReliability::Medium) => 0.1,
+                _ => 0.0,
+            },
+        }
+    }
+
+    fn speaking_ms(&self, text: &str) -> i64 {
+        let words = text.split_whitespace().count().max(1) as f64;
+        (words / self.words_per_minute * 60_000.0).round() as i64
+    }
+}
+
+struct Call<'a> {
+    setup: &'a Setup<'a>,
+    agent: &'a AgentLink,
+    judge: &'a Judge,
+    entries: Vec<TranscriptEntry>,
+    clock: i64,
+    agent_turns: u32,
+    voice: Voice,
+    rng: fastrand::Rng,
+    /// Whether the agent's latest reply ignored what was asked.
+    last_off_script: bool,
+}
+
+/// Why the call ended, once it has.
+type End = (EndedStatus, String);
+
+impl Call<'_> {
+    fn push(&mut self, role: ParticipantType, start: i64, text: String, speaking: i64) {
+        let participant = if role == ParticipantType::Agent { "agent" } else { "customer" };
+        let end = start + speaking.max(200);
+        self.entries.push(TranscriptEntry {
+            start_offset_ms: start.max(0),
+            end_offset_ms: end,
+            text,
+            role: Some(role),
+            participant_id: Some(participant.into()),
+        });
+        self.clock = self.clock.max(end);
+    }
+
+    fn over_time(&self) -> Option<End> {
+        (self.clock >= self.setup.max_duration_ms)
+            .then(|| (EndedStatus::MaxDurationReached, format!("reached the maximum of {} s", self.setup.max_duration_ms / 1000)))
+    }
+
+    fn phrase_in(&self, text: &str) -> Option<String> {
+        let lower = text.to_lowercase();
+        self.setup.end_call_phrases.iter().find(|p| !p.trim().is_empty() && lower.contains(&p.to_lowercase())).cloned()
+    }
+
+    async fn customer_says(&mut self, text: String) -> Result<Option<End>, String> {
+        let mut line = text;
+        if self.voice.disfluent && self.rng.bool() {
+            line = format!("Um, {}", lowercase_first(&line));
+        }
+        let start = self.clock + self.voice.response_ms;
+        let speaking = self.voice.speaking_ms(&line);
+        self.push(ParticipantType::SimulatedCustomer, start, line.clone(), speaking);
+        if let Some(phrase) = self.phrase_in(&line) {
+            return Ok(Some((EndedStatus::CustomerEndedCall, format!("the customer said the end-call phrase \"{phrase}\""))));
+        }
+        if let Some(end) = self.over_time() {
+            return Ok(Some(end));
+        }
+        self.agent_answers(&line).await
+    }
+
+    async fn agent_answers(&mut self, heard: &str) -> Result<Option<End>, String> {
+        let reply = self
+            .agent
+            .reply(&Heard {
+                text: heard.to_owned(),
+                call_id: self.setup.call_id.clone(),
+                turn: self.agent_turns,
+                agent: self.setup.agent_name.clone(),
+            })
+            .await?;
+        self.agent_turns += 1;
+        if reply.latency_ms > self.setup.silence_timeout_ms {
+            self.clock += self.setup.silence_timeout_ms;
+            let seconds = self.setup.silence_timeout_ms / 1000;
+            return Ok(Some((EndedStatus::SilenceTimeOut, format!("nobody spoke for {seconds} s"))));
+        }
+        let caller_stopped = self.entries.last().map_or(self.clock, |e| e.end_offset_ms);
+        let start = caller_stopped + reply.latency_ms;
+        let speaking = Voice::of(None).speaking_ms(&reply.text);
+        self.push(ParticipantType::Agent, start, reply.text.clone(), speaking);
+        self.last_off_script = reply.off_script;
+        if let Some(phrase) = self.phrase_in(&reply.text) {
+            return Ok(Some((EndedStatus::AgentEndedCall, format!("the agent said the end-call phrase \"{phrase}\""))));
+        }
+        if let Some(end) = self.over_time() {
+            return Ok(Some(end));
+        }
+        self.reason_met().await
+    }
+
+    /// An end-call reason judged true against the conversation so far.
+    async fn reason_met(&self) -> Result<Option<End>, String> {
+        for reason in &self.setup.end_call_reasons {
+            let transcript = Transcript { entries: self.entries.clone(), participants: Vec::new() };
+            let question = Question { prompt: reason, answer: Answer::Boolean, transcript: &transcript, agent_only: true, knowledge: None };
+            if let Ok(verdict) = self.judge.judge(&question).await
+                && verdict.value >= 1.0
+            {
+                return Ok(Some((EndedStatus::EndCallReasonMet, format!("end-call reason met: {reason}"))));
+            }
+        }
+        Ok(None)
+    }
+}
+
+fn lowercase_first(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|c| c.to_lowercase().collect::<String>() + chars.as_str()).unwrap_or_default()
+}
+
+/// Whether the agent's latest line did what the step expected.
+fn on_script(call: &Call, expected: &str) -> bool {
+    if call.last_off_script {
+        return false;
+    }
+    let wanted: Vec<String> = expected.split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() >= 5).map(str::to_lowercase).collect();
+    let said = call.entries.iter().rev().find(|e| e.role == Some(ParticipantType::Agent)).map(|e| e.text.to_lowercase());
+    // An expectation without distinctive words is met by any on-topic reply.
+    wanted.is_empty() || said.is_some_and(|s| wanted.iter().any(|w| s.contains(&w[..w.len().min(6)])))
+}
+
+/// Runs the whole call.
+pub async fn converse(setup: &Setup<'_>, agent: &AgentLink, judge: &Judge) -> Result<Outcome, String> {
+    let seed = setup.call_id.bytes().fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
+    let mut call = Call {
+        setup,
+        agent,
+        judge,
+        entries: Vec::new(),
+        clock: 0,
+        agent_turns: 0,
+        voice: Voice::of(setup.persona),
+        rng: fastrand::Rng::with_seed(seed),
+        last_off_script: false,
+    };
+    let steps = match setup.variant {
+        Some(variant) if !variant.steps.is_empty() => &variant.steps,
+        _ => &setup.flow.graph,
+    };
+    let probabilistic = setup.flow.branching_mode == Some(BranchingMode::Probabilistic);
+    let mut plan = Vec::new();
+    actions(steps, probabilistic, &mut call.rng, &mut plan);
+    let end = run(&mut call, plan).await?;
+    let (ended_status, end_reason) = end;
+    let duration_ms = call.entries.iter().map(|e| e.end_offset_ms).max().unwrap_or(0).max(call.clock.min(setup.max_duration_ms));
+    Ok(Outcome {
+        transcript: Transcript {
+            entries: call.entries,
+            participants: vec![
+                Participant { id: "agent".into(), participant_type: Some(ParticipantType::Agent) },
+                Participant { id: "customer".into(), participant_type: Some(ParticipantType::SimulatedCustomer) },
+            ],
+        },
+        ended_status,
+        end_reason,
+        duration_ms,
+    })
+}
+
+async fn run(call: &mut Call<'_>, plan: Vec<Action>) -> Result<End, String> {
+    if call.setup.flow.is_voicemail() {
+        return voicemail(call, plan).await;
+    }
+    // The agent answers the call.
+    call.clock = 800;
+    if let Some(end) = call.agent_answers("").await? {
+        return Ok(end);
+    }
+    let persona = call.setup.persona;
+    let mut first = true;
+    let mut last_line = String::new();
+    for action in plan {
+        let end = match action {
+            Action::Say(text) => {
+                let mut line = fill(&text, call.setup.variables, persona);
+                if first && let Some(opener) = call.voice.opener {
+                    line = format!("{opener}{}", lowercase_first(&line));
+                }
+                first = false;
+                last_line = line.clone();
+                let end = call.customer_says(line).await?;
+                // A caller with a poor memory asks for details again.
+                if end.is_none() && call.voice.forgets > 0.0 && call.rng.f64() < call.voice.forgets {
+                    call.customer_says("Sorry, could you repeat that?".into()).await?
+                } else {
+                    end
+                }
+            }
+            Action::Press(keys) => call.customer_says(format!("[DTMF {keys}]")).await?,
+            Action::Expect { expected, policy } => {
+                let policy = policy.or_else(|| call.setup.flow.off_script_policy.clone());
+                off_script(call, &expected, policy, &last_line).await?
+            }
+        };
+        if let Some(end) = end {
+            return Ok(end);
+        }
+    }
+    // The flow is done: the customer says goodbye, or simply hangs up.
+    let farewell = call.setup.end_call_phrases.first().map_or("Thanks, that's everything.".to_owned(), |p| format!("Thanks, {p}."));
+    if let Some(end) = call.customer_says(farewell).await? {
+        return Ok(end);
+    }
+    Ok((EndedStatus::CustomerEndedCall, "the flow was completed".into()))
+}
+
+/// Applies the off-script policy until the agent is back on script or the attempts run out.
+async fn off_script(call: &mut Call<'_>, expected: &str, policy: Option<OffScriptPolicy>, last_line: &str) -> Result<Option<End>, String> {
+    if on_script(call, expected) {
+        return Ok(None);
+    }
+    let Some(policy) = policy else { return Ok(None) };
+    let attempts = policy.max_attempts.unwrap_or(1).max(1);
+    for _ in 0..attempts {
+        let end = match policy.reaction {
+            Some(OffScriptReaction::Redirect) => {
+                let line = policy.say_line.clone().unwrap_or_else(|| "Sorry, that's not what I asked.".into());
+                call.customer_says(line).await?
+            }
+            Some(OffScriptReaction::RepeatLine) if !last_line.is_empty() => call.customer_says(last_line.to_owned()).await?,
+            _ => {
+                // Stay silent: wait, and let the agent speak again.
+                call.clock += policy.wait_seconds.unwrap_or(3).max(0) * 1000;
+                call.agent_answers("").await?
+            }
+        };
+        if end.is_some() {
+            return Ok(end);
+        }
+        if on_script(call, expected) {
+            return Ok(None);
+        }
+    }
+    match policy.then {
+        Some(OffScriptThen::HangUp) => {
+            Ok(Some((EndedStatus::CustomerEndedCall, format!("the customer hung up after {attempts} off-script replies"))))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// A voicemail flow: the greeting plays, the customer leaves the message, the call ends.
+async fn voicemail(call: &mut Call<'_>, plan: Vec<Action>) -> Result<End, String> {
+    call.clock = 1200;
+    let greeting = format!("You've reached {}. Please leave a message after the tone.", call.setup.agent_name);
+    let speaking = Voice::of(None).speaking_ms(&greeting);
+    call.push(ParticipantType::Agent, call.clock, greeting, speaking);
+    for action in plan {
+        if let Action::Say(text) = action {
+            let line = fill(&text, call.setup.variables, call.setup.persona);
+            let start = call.clock + 600;
+            let speaking = call.voice.speaking_ms(&line);
+            call.push(ParticipantType::SimulatedCustomer, start, line, speaking);
+        }
+    }
+    Ok((EndedStatus::VoiceMailReached, "the call reached voicemail".into()))
+}
+
+#[cfg(test)]
+mod tests;

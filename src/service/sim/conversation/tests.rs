@@ -1,0 +1,123 @@
+//! Conversations with the reference agent on hand-made flows: each way a call can end.
+
+use super::*;
+
+fn flow(steps: serde_json::Value) -> CustomerFlow {
+    serde_json::from_value(serde_json::json!({"id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "type": "SCRIPTED", "graph": steps})).unwrap()
+}
+
+fn dental_flow() -> CustomerFlow {
+    flow(serde_json::json!([
+        {"type": "CUSTOMER_LINE", "content": "Hi, I need to reschedule my cleaning for {{patientName}}."},
+        {"type": "AGENT_TURN", "content": "Agent asks for the date of birth"},
+        {"type": "CUSTOMER_LINE", "content": "It's March 12, 1984."},
+        {"type": "CUSTOMER_LINE", "content": "Tuesday works."},
+        {"type": "KEYPAD_ENTRY", "content": "Press 1"}
+    ]))
+}
+
+fn setup<'a>(flow: &'a CustomerFlow, variables: &'a BTreeMap<String, String>, call_id: &str) -> Setup<'a> {
+    Setup {
+        call_id: call_id.into(),
+        flow,
+        variant: None,
+        persona: None,
+        variables,
+        end_call_phrases: vec!["goodbye".into()],
+        end_call_reasons: Vec::new(),
+        silence_timeout_ms: 30_000,
+        max_duration_ms: 600_000,
+        agent_name: "Brightsmile Dental — Front Desk".into(),
+    }
+}
+
+async fn talk(setup: &Setup<'_>) -> Outcome {
+    converse(setup, &AgentLink::Reference, &Judge::Rubric).await.unwrap()
+}
+
+#[tokio::test]
+async fn the_customer_walks_the_flow_and_says_goodbye() {
+    let f = dental_flow();
+    let vars = BTreeMap::from([("patientName".to_owned(), "Dana Whitfield".to_owned())]);
+    let outcome = talk(&setup(&f, &vars, "call-a")).await;
+    let texts: Vec<&str> = outcome.transcript.entries.iter().map(|e| e.text.as_str()).collect();
+    assert!(texts[0].contains("Brightsmile"), "the agent answers first: {texts:?}");
+    assert!(texts.iter().any(|t| t.contains("Dana Whitfield")), "variables are filled: {texts:?}");
+    assert!(texts.iter().any(|t| t.contains("[DTMF 1]")));
+    assert!(matches!(outcome.ended_status, EndedStatus::CustomerEndedCall | EndedStatus::AgentEndedCall), "{outcome:?}");
+    assert!(outcome.end_reason.contains("goodbye"), "{}", outcome.end_reason);
+    let starts: Vec<i64> = outcome.transcript.entries.iter().map(|e| e.start_offset_ms).collect();
+    assert!(outcome.duration_ms >= *starts.last().unwrap());
+}
+
+#[tokio::test]
+async fn without_end_phrases_the_call_ends_with_the_flow() {
+    let f = dental_flow();
+    let vars = BTreeMap::new();
+    let mut s = setup(&f, &vars, "call-b");
+    s.end_call_phrases = Vec::new();
+    let outcome = talk(&s).await;
+    assert_eq!(outcome.ended_status, EndedStatus::CustomerEndedCall);
+    assert_eq!(outcome.end_reason, "the flow was completed");
+}
+
+#[tokio::test]
+async fn silence_longer_than_the_timeout_ends_the_call() {
+    let f = dental_flow();
+    let vars = BTreeMap::new();
+    let mut s = setup(&f, &vars, "call-c");
+    s.silence_timeout_ms = 100; // every reply takes longer than this
+    let outcome = talk(&s).await;
+    assert_eq!(outcome.ended_status, EndedStatus::SilenceTimeOut);
+}
+
+#[tokio::test]
+async fn the_maximum_duration_ends_the_call() {
+    let f = dental_flow();
+    let vars = BTreeMap::new();
+    let mut s = setup(&f, &vars, "call-d");
+    s.max_duration_ms = 5_000;
+    let outcome = talk(&s).await;
+    assert_eq!(outcome.ended_status, EndedStatus::MaxDurationReached);
+    assert!(outcome.duration_ms <= 5_000 + 10_000, "stops right after the limit: {}", outcome.duration_ms);
+}
+
+#[tokio::test]
+async fn an_end_call_reason_judged_true_ends_the_call() {
+    let f = dental_flow();
+    let vars = BTreeMap::new();
+    let mut s = setup(&f, &vars, "call-e");
+    s.end_call_phrases = Vec::new();
+    s.end_call_reasons = vec!["The agent asks for the date of birth".into()];
+    let outcome = talk(&s).await;
+    assert_eq!(outcome.ended_status, EndedStatus::EndCallReasonMet, "{outcome:?}");
+}
+
+#[tokio::test]
+async fn voicemail_flows_reach_voicemail() {
+    let mut f = flow(serde_json::json!([{"type": "CUSTOMER_LINE", "content": "Hi, this is Dana calling back about Tuesday."}]));
+    f.flow_type = Some(FlowType::Voicemail);
+    let vars = BTreeMap::new();
+    let outcome = talk(&setup(&f, &vars, "call-f")).await;
+    assert_eq!(outcome.ended_status, EndedStatus::VoiceMailReached);
+    assert_eq!(outcome.transcript.entries.len(), 2);
+}
+
+#[tokio::test]
+async fn the_same_call_id_gives_the_same_conversation() {
+    let f = dental_flow();
+    let vars = BTreeMap::new();
+    let a = talk(&setup(&f, &vars, "call-g")).await;
+    let b = talk(&setup(&f, &vars, "call-g")).await;
+    assert_eq!(a.transcript, b.transcript);
+}
+
+#[test]
+fn placeholders_fill_from_variables_then_persona_properties() {
+    let persona: Persona = serde_json::from_value(serde_json::json!({
+        "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "properties": {"dateOfBirth": "1984-03-12"}
+    }))
+    .unwrap();
+    let vars = BTreeMap::from([("name".to_owned(), "Dana".to_owned())]);
+    assert_eq!(fill("{{name}} born {{dateOfBirth}} ({{unknown}})", &vars, Some(&persona)), "Dana born 1984-03-12 ({{unknown}})");
+}

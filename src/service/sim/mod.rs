@@ -1,0 +1,5 @@
+//! The simulation engine: simulated customers calling the agent under test.
+
+pub mod agent_link;
+pub mod conversation;
+pub mod reference_agent;
