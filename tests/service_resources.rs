@@ -523,7 +523,20 @@ async fn the_run_operation_starts_a_saved_or_inline_plan() {
     assert_eq!(jobs.len(), 1);
     let cancelled = service.client.cancel_run_plan_job(started.simulation_run_plan_job_id).await.unwrap();
     assert_eq!(cancelled.status, Some(RunPlanJobStatus::Cancelling));
-    assert!(cancelled.simulation_jobs.iter().all(|s| s.status == Some(SimulationJobStatus::Cancelled)));
+    assert!(
+        cancelled
+            .simulation_jobs
+            .iter()
+            .all(|s| !matches!(s.status, Some(SimulationJobStatus::Pending | SimulationJobStatus::Queued)))
+    );
+    assert!(cancelled.simulation_jobs.iter().any(|s| s.status == Some(SimulationJobStatus::Cancelled)));
+    let id = started.simulation_run_plan_job_id;
+    let ended = support::eventually(std::time::Duration::from_secs(60), || async {
+        let job = service.client.get_run_plan_job(id).await.unwrap();
+        (job.status == Some(RunPlanJobStatus::Cancelled)).then_some(job)
+    })
+    .await;
+    assert!(ended.ended_at.is_some());
 }
 
 #[tokio::test]

@@ -25,6 +25,14 @@ pub use auth::Access;
 use auth::{Keys, RateLimiter};
 use store::Store;
 
+/// Resolves a metric definition by id or slug (shared by the routes and the engines).
+pub(crate) fn routes_resolve_definition(
+    conn: &rusqlite::Connection,
+    id_or_slug: &str,
+) -> error::ServiceResult<crate::api::model::MetricDefinition> {
+    routes::resolve_definition(conn, id_or_slug)
+}
+
 /// Request bodies larger than this are refused with 413.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 
@@ -100,6 +108,8 @@ pub struct AppState {
     pub account: Arc<str>,
     /// Runs metric collection jobs in the background.
     pub collector: metrics::collection::Collector,
+    /// Runs simulations in the background.
+    pub simulator: sim::runner::Simulator,
 }
 
 /// A running service: its address and key, and the handle that stops it.
@@ -193,9 +203,16 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
         Some(config) => metrics::judge::Judge::open_ai(config).map_err(StartError::Judge)?,
         None => metrics::judge::Judge::Rubric,
     };
-    let collector = metrics::collection::Collector::new(store.clone(), judge);
+    let listener = tokio::net::TcpListener::bind(options.addr)
+        .await
+        .map_err(|source| StartError::Bind { addr: options.addr, source })?;
+    let addr = listener.local_addr().map_err(|source| StartError::Bind { addr: options.addr, source })?;
+    let judge = Arc::new(judge);
+    let collector = metrics::collection::Collector::new(store.clone(), judge.clone());
+    let simulator = sim::runner::Simulator::new(store.clone(), judge, options.sim_speed, format!("http://{addr}"));
     let state = AppState {
         collector: collector.clone(),
+        simulator: simulator.clone(),
         store,
         keys: Arc::new(Keys {
             full: api_key.expose().to_owned(),
@@ -204,10 +221,6 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
         limiter: Arc::new(RateLimiter::new(options.rate_limit)),
         account: Arc::from("local"),
     };
-    let listener = tokio::net::TcpListener::bind(options.addr)
-        .await
-        .map_err(|source| StartError::Bind { addr: options.addr, source })?;
-    let addr = listener.local_addr().map_err(|source| StartError::Bind { addr: options.addr, source })?;
     let (shutdown_tx, shutdown_rx) = oneshot::channel::<()>();
     let app = router(state);
     let task = tokio::spawn(async move {
@@ -217,7 +230,7 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
             })
             .await
     });
-    let engines = vec![collector.spawn()];
+    let engines = vec![collector.spawn(), simulator.spawn()];
     tracing::info!(%addr, "local service listening");
     Ok(Running { addr, api_key, key_generated, shutdown: Some(shutdown_tx), task, engines })
 }

@@ -29,7 +29,13 @@ pub fn no_retries() -> ClientConfig {
 }
 
 pub fn options(dir: &std::path::Path, seed: bool) -> Options {
-    Options { seed, rate_limit: 100_000, ..Options::local(dir.to_path_buf()) }
+    // Simulated calls run 200 times faster than real time: a minute takes 0.3 s.
+    Options {
+        seed,
+        rate_limit: 100_000,
+        sim_speed: switchboard::service::SimSpeed::Factor(200.0),
+        ..Options::local(dir.to_path_buf())
+    }
 }
 
 pub async fn start(seed: bool) -> Service {

@@ -56,6 +56,8 @@ pub struct Call {
     pub to_number: Option<String>,
     /// Background noise the simulated caller had, noted on the call.
     pub background_noise: Option<String>,
+    /// Why the call ended, in words (the end-call phrase, reason or limit that ended it).
+    pub end_reason: Option<String>,
     pub created_at: Option<Timestamp>,
 }
 

@@ -34,8 +34,8 @@ struct Plan {
 }
 
 impl Collector {
-    pub fn new(store: Store, judge: Judge) -> Collector {
-        Collector { store, judge: Arc::new(judge), wake: Arc::new(Notify::new()) }
+    pub fn new(store: Store, judge: Arc<Judge>) -> Collector {
+        Collector { store, judge, wake: Arc::new(Notify::new()) }
     }
 
     /// Tells the runner a job is waiting.

@@ -143,6 +143,7 @@ async fn ingest(State(state): State<AppState>, Valid(input): Valid<CallInput>) -
                 from_number: input.from_number,
                 to_number: input.to_number,
                 background_noise: None,
+                end_reason: None,
                 created_at: Some(Timestamp::now()),
             };
             store::insert(tx, &Doc::new(Kind::Call, call.id, &call, started_at.0)?)?;

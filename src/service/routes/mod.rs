@@ -8,6 +8,7 @@ mod flows;
 mod issues;
 mod knowledge;
 mod metrics;
+pub use metrics::resolve_definition;
 mod personas;
 mod simulation;
 

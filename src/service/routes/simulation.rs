@@ -26,6 +26,12 @@ pub fn router() -> Router<AppState> {
         .route("/v1/simulation/run", post(run))
         .route("/v1/simulation/job/{id}", get(read_simulation_job))
         .route("/v1/simulation/template", get(templates))
+        .route("/demo/agent", post(demo_agent))
+}
+
+/// The reference agent over HTTP, so the seeded HTTP request definition really dials out.
+async fn demo_agent(axum::Json(heard): axum::Json<crate::service::sim::reference_agent::Heard>) -> Response {
+    axum::response::IntoResponse::into_response(axum::Json(crate::service::sim::reference_agent::reply(&heard)))
 }
 
 async fn list_plans(State(state): State<AppState>, Params(params): Params<ListParams>) -> ServiceResult<Response> {
@@ -39,6 +45,7 @@ async fn read_plan(State(state): State<AppState>, Path(id): Path<String>) -> Ser
 }
 
 async fn create_plan(State(state): State<AppState>, Valid(input): Valid<RunPlanInput>) -> ServiceResult<Response> {
+    let simulator = state.simulator.clone();
     let created_plan = state
         .store
         .write(move |tx| {
@@ -48,6 +55,9 @@ async fn create_plan(State(state): State<AppState>, Valid(input): Valid<RunPlanI
             Ok(RunPlanCreated { run_plan: plan, run_plan_job: job })
         })
         .await?;
+    if created_plan.run_plan_job.is_some() {
+        simulator.wake();
+    }
     Ok(created(&created_plan))
 }
 
@@ -268,6 +278,8 @@ fn start_job(tx: &Transaction, plan: &RunPlan, variables: Option<&RunVariables>)
         error_message: None,
     };
     let mut body = serde_json::to_value(&job)?;
+    // The engine runs from the plan as it was when the job started (inline plans are not saved).
+    body["plan"] = serde_json::to_value(&plan.plan)?;
     if let Some(variables) = variables {
         body["variables"] = serde_json::to_value(variables)?;
     }
@@ -303,6 +315,7 @@ async fn list_jobs(State(state): State<AppState>, Params(params): Params<ListPar
 }
 
 async fn run(State(state): State<AppState>, Valid(request): Valid<RunRequest>) -> ServiceResult<Response> {
+    let simulator = state.simulator.clone();
     let started = state
         .store
         .write(move |tx| {
@@ -343,6 +356,7 @@ async fn run(State(state): State<AppState>, Valid(request): Valid<RunRequest>) -
             })
         })
         .await?;
+    simulator.wake();
     Ok(created(&started))
 }
 
@@ -359,7 +373,8 @@ async fn cancel_job(State(state): State<AppState>, Path(id): Path<String>, _body
             }
             let at = Timestamp::now();
             for mut simulation in job.simulation_jobs.clone() {
-                if simulation.status.as_ref().is_some_and(SimulationJobStatus::is_terminal) {
+                // A simulation mid-call belongs to the engine: it finishes, then the job settles.
+                if !matches!(simulation.status, Some(SimulationJobStatus::Pending | SimulationJobStatus::Queued)) {
                     continue;
                 }
                 simulation.status = Some(SimulationJobStatus::Cancelled);

@@ -36,8 +36,14 @@ fn render(template: &str, heard: &Heard, base_url: &str, escape: bool) -> String
         .replace("{{agent}}", &value(&heard.agent))
 }
 
-async fn dial(http: &reqwest::Client, definition: &HttpRequestDefinition, base_url: &str, heard: &Heard) -> Result<Reply, String> {
-    let url = render(definition.url.as_deref().ok_or("the HTTP request definition has no url")?, heard, base_url, false);
+async fn dial(
+    http: &reqwest::Client,
+    definition: &HttpRequestDefinition,
+    base_url: &str,
+    heard: &Heard,
+) -> Result<Reply, String> {
+    let url =
+        render(definition.url.as_deref().ok_or("the HTTP request definition has no url")?, heard, base_url, false);
     let method = match definition.method.as_ref() {
         Some(HttpMethod::Get) => reqwest::Method::GET,
         Some(HttpMethod::Put) => reqwest::Method::PUT,
@@ -68,7 +74,8 @@ async fn dial(http: &reqwest::Client, definition: &HttpRequestDefinition, base_u
     let started = std::time::Instant::now();
     let response = request.body(body).send().await.map_err(|e| format!("the agent at {url} is unreachable: {e}"))?;
     let status = response.status();
-    let reply: serde_json::Value = response.json().await.map_err(|e| format!("the agent at {url} answered {status} without JSON: {e}"))?;
+    let reply: serde_json::Value =
+        response.json().await.map_err(|e| format!("the agent at {url} answered {status} without JSON: {e}"))?;
     if !status.is_success() {
         return Err(format!("the agent at {url} answered {status}"));
     }

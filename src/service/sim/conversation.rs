@@ -38,7 +38,10 @@ enum Action {
     Say(String),
     Press(String),
     /// The agent should do what `expected` says; the policy applies when it does not.
-    Expect { expected: String, policy: Option<OffScriptPolicy> },
+    Expect {
+        expected: String,
+        policy: Option<OffScriptPolicy>,
+    },
 }
 
 /// Flattens the step graph into what the customer does, choosing one path at each branch.
@@ -162,8 +165,9 @@ impl Call<'_> {
     }
 
     fn over_time(&self) -> Option<End> {
-        (self.clock >= self.setup.max_duration_ms)
-            .then(|| (EndedStatus::MaxDurationReached, format!("reached the maximum of {} s", self.setup.max_duration_ms / 1000)))
+        (self.clock >= self.setup.max_duration_ms).then(|| {
+            (EndedStatus::MaxDurationReached, format!("reached the maximum of {} s", self.setup.max_duration_ms / 1000))
+        })
     }
 
     fn phrase_in(&self, text: &str) -> Option<String> {
@@ -180,7 +184,10 @@ impl Call<'_> {
         let speaking = self.voice.speaking_ms(&line);
         self.push(ParticipantType::SimulatedCustomer, start, line.clone(), speaking);
         if let Some(phrase) = self.phrase_in(&line) {
-            return Ok(Some((EndedStatus::CustomerEndedCall, format!("the customer said the end-call phrase \"{phrase}\""))));
+            return Ok(Some((
+                EndedStatus::CustomerEndedCall,
+                format!("the customer said the end-call phrase \"{phrase}\""),
+            )));
         }
         if let Some(end) = self.over_time() {
             return Ok(Some(end));
@@ -222,7 +229,13 @@ impl Call<'_> {
     async fn reason_met(&self) -> Result<Option<End>, String> {
         for reason in &self.setup.end_call_reasons {
             let transcript = Transcript { entries: self.entries.clone(), participants: Vec::new() };
-            let question = Question { prompt: reason, answer: Answer::Boolean, transcript: &transcript, agent_only: true, knowledge: None };
+            let question = Question {
+                prompt: reason,
+                answer: Answer::Boolean,
+                transcript: &transcript,
+                agent_only: true,
+                knowledge: None,
+            };
             if let Ok(verdict) = self.judge.judge(&question).await
                 && verdict.value >= 1.0
             {
@@ -243,8 +256,10 @@ fn on_script(call: &Call, expected: &str) -> bool {
     if call.last_off_script {
         return false;
     }
-    let wanted: Vec<String> = expected.split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() >= 5).map(str::to_lowercase).collect();
-    let said = call.entries.iter().rev().find(|e| e.role == Some(ParticipantType::Agent)).map(|e| e.text.to_lowercase());
+    let wanted: Vec<String> =
+        expected.split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() >= 5).map(str::to_lowercase).collect();
+    let said =
+        call.entries.iter().rev().find(|e| e.role == Some(ParticipantType::Agent)).map(|e| e.text.to_lowercase());
     // An expectation without distinctive words is met by any on-topic reply.
     wanted.is_empty() || said.is_some_and(|s| wanted.iter().any(|w| s.contains(&w[..w.len().min(6)])))
 }
@@ -272,7 +287,8 @@ pub async fn converse(setup: &Setup<'_>, agent: &AgentLink, judge: &Judge) -> Re
     actions(steps, probabilistic, &mut call.rng, &mut plan);
     let end = run(&mut call, plan).await?;
     let (ended_status, end_reason) = end;
-    let duration_ms = call.entries.iter().map(|e| e.end_offset_ms).max().unwrap_or(0).max(call.clock.min(setup.max_duration_ms));
+    let duration_ms =
+        call.entries.iter().map(|e| e.end_offset_ms).max().unwrap_or(0).max(call.clock.min(setup.max_duration_ms));
     Ok(Outcome {
         transcript: Transcript {
             entries: call.entries,
@@ -327,7 +343,11 @@ async fn run(call: &mut Call<'_>, plan: Vec<Action>) -> Result<End, String> {
         }
     }
     // The flow is done: the customer says goodbye, or simply hangs up.
-    let farewell = call.setup.end_call_phrases.first().map_or("Thanks, that's everything.".to_owned(), |p| format!("Thanks, {p}."));
+    let farewell = call
+        .setup
+        .end_call_phrases
+        .first()
+        .map_or("Thanks, that's everything.".to_owned(), |p| format!("Thanks, {p}."));
     if let Some(end) = call.customer_says(farewell).await? {
         return Ok(end);
     }
@@ -335,7 +355,12 @@ async fn run(call: &mut Call<'_>, plan: Vec<Action>) -> Result<End, String> {
 }
 
 /// Applies the off-script policy until the agent is back on script or the attempts run out.
-async fn off_script(call: &mut Call<'_>, expected: &str, policy: Option<OffScriptPolicy>, last_line: &str) -> Result<Option<End>, String> {
+async fn off_script(
+    call: &mut Call<'_>,
+    expected: &str,
+    policy: Option<OffScriptPolicy>,
+    last_line: &str,
+) -> Result<Option<End>, String> {
     if on_script(call, expected) {
         return Ok(None);
     }
@@ -347,7 +372,9 @@ async fn off_script(call: &mut Call<'_>, expected: &str, policy: Option<OffScrip
                 let line = policy.say_line.clone().unwrap_or_else(|| "Sorry, that's not what I asked.".into());
                 call.customer_says(line).await?
             }
-            Some(OffScriptReaction::RepeatLine) if !last_line.is_empty() => call.customer_says(last_line.to_owned()).await?,
+            Some(OffScriptReaction::RepeatLine) if !last_line.is_empty() => {
+                call.customer_says(last_line.to_owned()).await?
+            }
             _ => {
                 // Stay silent: wait, and let the agent speak again.
                 call.clock += policy.wait_seconds.unwrap_or(3).max(0) * 1000;
@@ -362,9 +389,10 @@ async fn off_script(call: &mut Call<'_>, expected: &str, policy: Option<OffScrip
         }
     }
     match policy.then {
-        Some(OffScriptThen::HangUp) => {
-            Ok(Some((EndedStatus::CustomerEndedCall, format!("the customer hung up after {attempts} off-script replies"))))
-        }
+        Some(OffScriptThen::HangUp) => Ok(Some((
+            EndedStatus::CustomerEndedCall,
+            format!("the customer hung up after {attempts} off-script replies"),
+        ))),
         _ => Ok(None),
     }
 }

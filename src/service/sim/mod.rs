@@ -3,3 +3,4 @@
 pub mod agent_link;
 pub mod conversation;
 pub mod reference_agent;
+pub mod runner;

@@ -80,7 +80,11 @@ pub fn reply(heard: &Heard) -> Reply {
         base_latency
     };
     if misses {
-        return Reply { text: "Let me check on that for you. Is there anything else I can help with?".into(), latency_ms, off_script: true };
+        return Reply {
+            text: "Let me check on that for you. Is there anything else I can help with?".into(),
+            latency_ms,
+            off_script: true,
+        };
     }
     let line = if heard.turn == 0 {
         match domain {
@@ -104,14 +108,18 @@ pub fn reply(heard: &Heard) -> Reply {
 }
 
 fn dental(text: &str) -> String {
-    if has(text, &["birth", "born", "19", "20"]) && has(text, &["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec", "/"]) {
+    if has(text, &["birth", "born", "19", "20"])
+        && has(text, &["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec", "/"])
+    {
         "Thank you, you're verified. I have openings on Tuesday at 9 AM or Thursday at 2 PM. Which works better?".into()
     } else if has(text, &["reschedul", "move", "change", "appointment", "book", "cleaning", "check-up", "checkup"]) {
-        "I can help with that. Before I look at your appointment, can you confirm your full name and date of birth?".into()
+        "I can help with that. Before I look at your appointment, can you confirm your full name and date of birth?"
+            .into()
     } else if has(text, &["tuesday", "thursday", "monday", "wednesday", "friday", "works", "that one"]) {
         "You're booked. Please press 1 to confirm the new time.".into()
     } else if has(text, &["insurance", "cover", "delta", "aetna", "cigna"]) {
-        "We accept most major PPO plans, including Delta Dental, Aetna and Cigna. I can note your plan on the visit.".into()
+        "We accept most major PPO plans, including Delta Dental, Aetna and Cigna. I can note your plan on the visit."
+            .into()
     } else if has(text, &["cancel"]) {
         "I can cancel that. Cancellations less than 24 hours ahead carry a 50 dollar fee. Shall I go ahead?".into()
     } else if has(text, &["pain", "hurt", "emergency", "swollen"]) {
@@ -171,7 +179,12 @@ mod tests {
     fn flaws_appear_at_realistic_rates() {
         let (mut slow, mut over, mut misses) = (0, 0, 0);
         for n in 0..2000 {
-            let h = Heard { text: "I need to move my appointment".into(), call_id: format!("call-{n}"), turn: 1 + n % 5, agent: "dental".into() };
+            let h = Heard {
+                text: "I need to move my appointment".into(),
+                call_id: format!("call-{n}"),
+                turn: 1 + n % 5,
+                agent: "dental".into(),
+            };
             let r = reply(&h);
             slow += usize::from(r.latency_ms > 2000);
             over += usize::from(r.latency_ms < 0);

@@ -3,7 +3,10 @@
 use super::*;
 
 fn flow(steps: serde_json::Value) -> CustomerFlow {
-    serde_json::from_value(serde_json::json!({"id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "type": "SCRIPTED", "graph": steps})).unwrap()
+    serde_json::from_value(
+        serde_json::json!({"id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "type": "SCRIPTED", "graph": steps}),
+    )
+    .unwrap()
 }
 
 fn dental_flow() -> CustomerFlow {
@@ -44,7 +47,10 @@ async fn the_customer_walks_the_flow_and_says_goodbye() {
     assert!(texts[0].contains("Brightsmile"), "the agent answers first: {texts:?}");
     assert!(texts.iter().any(|t| t.contains("Dana Whitfield")), "variables are filled: {texts:?}");
     assert!(texts.iter().any(|t| t.contains("[DTMF 1]")));
-    assert!(matches!(outcome.ended_status, EndedStatus::CustomerEndedCall | EndedStatus::AgentEndedCall), "{outcome:?}");
+    assert!(
+        matches!(outcome.ended_status, EndedStatus::CustomerEndedCall | EndedStatus::AgentEndedCall),
+        "{outcome:?}"
+    );
     assert!(outcome.end_reason.contains("goodbye"), "{}", outcome.end_reason);
     let starts: Vec<i64> = outcome.transcript.entries.iter().map(|e| e.start_offset_ms).collect();
     assert!(outcome.duration_ms >= *starts.last().unwrap());
@@ -95,7 +101,8 @@ async fn an_end_call_reason_judged_true_ends_the_call() {
 
 #[tokio::test]
 async fn voicemail_flows_reach_voicemail() {
-    let mut f = flow(serde_json::json!([{"type": "CUSTOMER_LINE", "content": "Hi, this is Dana calling back about Tuesday."}]));
+    let mut f =
+        flow(serde_json::json!([{"type": "CUSTOMER_LINE", "content": "Hi, this is Dana calling back about Tuesday."}]));
     f.flow_type = Some(FlowType::Voicemail);
     let vars = BTreeMap::new();
     let outcome = talk(&setup(&f, &vars, "call-f")).await;
@@ -119,5 +126,8 @@ fn placeholders_fill_from_variables_then_persona_properties() {
     }))
     .unwrap();
     let vars = BTreeMap::from([("name".to_owned(), "Dana".to_owned())]);
-    assert_eq!(fill("{{name}} born {{dateOfBirth}} ({{unknown}})", &vars, Some(&persona)), "Dana born 1984-03-12 ({{unknown}})");
+    assert_eq!(
+        fill("{{name}} born {{dateOfBirth}} ({{unknown}})", &vars, Some(&persona)),
+        "Dana born 1984-03-12 ({{unknown}})"
+    );
 }

@@ -1,0 +1,717 @@
+//! Runs run plan jobs: schedules PENDING simulations within the plan's execution mode and
+//! concurrency, simulates each call at the configured speed, stores the call, collects the
+//! plan's metrics into the job's collection job, and moves every status:
+//! simulations PENDING → QUEUED → PROCESSING (CONNECTING → SIMULATING → COLLECTING_METRICS →
+//! PROCESSED) → COMPLETED or FAILED; the job PENDING → RUNNING → COMPLETED (FAILED if none
+//! succeeded), or CANCELLING → CANCELLED.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rusqlite::{Connection, Transaction, params};
+use serde_json::Value;
+use tokio::sync::Notify;
+use uuid::Uuid;
+
+use super::agent_link::AgentLink;
+use super::conversation::{Outcome, Setup, converse};
+use crate::api::model::*;
+use crate::service::SimSpeed;
+use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::metrics::compute::Conversation;
+use crate::service::metrics::evaluate::{Library, evaluate};
+use crate::service::metrics::judge::Judge;
+use crate::service::store::{self, Doc, Kind, Store};
+
+/// Simulations running now, by job, by plan and in all.
+#[derive(Default)]
+struct Running {
+    by_job: HashMap<String, usize>,
+    by_plan: HashMap<String, usize>,
+    total: usize,
+    /// A SEQUENTIAL_PROJECT simulation runs alone.
+    exclusive: bool,
+}
+
+/// The simulation engine.
+#[derive(Clone)]
+pub struct Simulator {
+    store: Store,
+    judge: Arc<Judge>,
+    speed: SimSpeed,
+    base_url: String,
+    http: reqwest::Client,
+    wake: Arc<Notify>,
+    running: Arc<Mutex<Running>>,
+}
+
+/// What a scheduled simulation needs, read once when it is picked.
+struct Work {
+    job_id: String,
+    plan_key: String,
+    mode: ExecutionMode,
+    simulation: SimulationJob,
+    plan: RunPlanInput,
+    variables: Option<RunVariables>,
+    collection_id: String,
+}
+
+impl Simulator {
+    pub fn new(store: Store, judge: Arc<Judge>, speed: SimSpeed, base_url: String) -> Simulator {
+        Simulator {
+            store,
+            judge,
+            speed,
+            base_url,
+            http: reqwest::Client::new(),
+            wake: Arc::new(Notify::new()),
+            running: Arc::default(),
+        }
+    }
+
+    pub fn wake(&self) {
+        self.wake.notify_one();
+    }
+
+    /// Recovers from a restart, then schedules as work arrives.
+    pub fn spawn(self) -> tokio::task::JoinHandle<()> {
+        tokio::spawn(async move {
+            if let Err(e) = self.store.write(recover).await {
+                tracing::error!("simulation recovery: {}", e.body.message);
+            }
+            loop {
+                if let Err(e) = self.schedule().await {
+                    tracing::error!("simulation scheduler: {}", e.body.message);
+                }
+                tokio::select! {
+                    _ = self.wake.notified() => {}
+                    _ = tokio::time::sleep(Duration::from_millis(500)) => {}
+                }
+            }
+        })
+    }
+
+    /// Starts every simulation the limits allow now.
+    async fn schedule(&self) -> ServiceResult<()> {
+        let jobs: Vec<(String, Value)> = self
+            .store
+            .read(|c| {
+                let mut statement = c.prepare_cached(
+                    "SELECT id, body FROM docs WHERE kind = 'run_plan_job' AND status IN ('PENDING', 'RUNNING') ORDER BY seq",
+                )?;
+                let rows = statement.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
+                rows.map(|row| {
+                    let (id, body) = row?;
+                    Ok((id, serde_json::from_str(&body)?))
+                })
+                .collect()
+            })
+            .await?;
+        for (job_id, body) in jobs {
+            let plan: RunPlanInput = serde_json::from_value(body["plan"].clone()).unwrap_or_default();
+            let mode = plan.execution_mode_or_default();
+            let plan_key = body["simulationRunPlanId"].as_str().map_or_else(|| job_id.clone(), str::to_owned);
+            let room = self.room(&job_id, &plan_key, &mode, plan.max_concurrent_jobs_or_default() as usize);
+            if room == 0 {
+                continue;
+            }
+            let picked = self.pick(&job_id, room).await?;
+            for simulation in picked {
+                let collection_id = self.ensure_started(&job_id, &plan).await?;
+                self.claim(&job_id, &plan_key, &mode);
+                let work = Work {
+                    job_id: job_id.clone(),
+                    plan_key: plan_key.clone(),
+                    mode: mode.clone(),
+                    simulation,
+                    plan: plan.clone(),
+                    variables: serde_json::from_value(body["variables"].clone()).ok(),
+                    collection_id,
+                };
+                let engine = self.clone();
+                tokio::spawn(async move { engine.run(work).await });
+            }
+        }
+        Ok(())
+    }
+
+    /// How many more simulations of this job may start now.
+    fn room(&self, job: &str, plan: &str, mode: &ExecutionMode, max: usize) -> usize {
+        let running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        if running.exclusive {
+            return 0;
+        }
+        match mode {
+            ExecutionMode::SequentialProject => usize::from(running.total == 0),
+            ExecutionMode::SequentialSameRunPlan => usize::from(running.by_plan.get(plan).copied().unwrap_or(0) == 0),
+            _ => max.max(1).saturating_sub(running.by_job.get(job).copied().unwrap_or(0)),
+        }
+    }
+
+    fn claim(&self, job: &str, plan: &str, mode: &ExecutionMode) {
+        let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        *running.by_job.entry(job.to_owned()).or_default() += 1;
+        *running.by_plan.entry(plan.to_owned()).or_default() += 1;
+        running.total += 1;
+        running.exclusive |= *mode == ExecutionMode::SequentialProject;
+    }
+
+    fn release(&self, job: &str, plan: &str, mode: &ExecutionMode) {
+        let mut guard = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        let running = &mut *guard;
+        for (map, key) in [(&mut running.by_job, job), (&mut running.by_plan, plan)] {
+            if let Some(n) = map.get_mut(key) {
+                *n = n.saturating_sub(1);
+                if *n == 0 {
+                    map.remove(key);
+                }
+            }
+        }
+        running.total = running.total.saturating_sub(1);
+        if *mode == ExecutionMode::SequentialProject {
+            running.exclusive = false;
+        }
+    }
+
+    /// Moves up to `count` PENDING simulations of the job to QUEUED and hands them back.
+    async fn pick(&self, job_id: &str, count: usize) -> ServiceResult<Vec<SimulationJob>> {
+        let job_id = job_id.to_owned();
+        self.store
+            .write(move |tx| {
+                let mut statement = tx.prepare_cached(
+                    "SELECT body FROM docs WHERE kind = 'simulation_job' AND parent_id = ?1 AND status = 'PENDING' ORDER BY seq LIMIT ?2",
+                )?;
+                let bodies: Vec<String> =
+                    statement.query_map(params![job_id, count as i64], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+                let mut picked = Vec::new();
+                for body in bodies {
+                    let mut simulation: SimulationJob = serde_json::from_str(&body)?;
+                    simulation.status = Some(SimulationJobStatus::Queued);
+                    save_simulation(tx, &simulation, &job_id)?;
+                    picked.push(simulation);
+                }
+                Ok(picked)
+            })
+            .await
+    }
+
+    /// Marks the job RUNNING and opens its collection job, once; returns the collection job's id.
+    async fn ensure_started(&self, job_id: &str, plan: &RunPlanInput) -> ServiceResult<String> {
+        let job_id = job_id.to_owned();
+        let plan = plan.clone();
+        self.store
+            .write(move |tx| {
+                let mut job: Value = store::require(tx, Kind::RunPlanJob, &job_id)?;
+                if let Some(id) = job["collectionJobId"].as_str() {
+                    return Ok(id.to_owned());
+                }
+                let at = Timestamp::now();
+                let total = count_simulations(tx, &job_id)?;
+                let metrics = plan_metric_ids(tx, &plan)?;
+                let collection = CollectionJob {
+                    id: Uuid::new_v4(),
+                    status: Some(CollectionJobStatus::Processing),
+                    triggered_by: Some(TriggeredBy::Simulation),
+                    total_items: Some(total),
+                    completed_items: Some(0),
+                    failed_items: Some(0),
+                    started_at: Some(at.clone()),
+                    completed_at: None,
+                    error_message: None,
+                    policy_ids: Vec::new(),
+                    created_at: Some(at.clone()),
+                    updated_at: Some(at.clone()),
+                };
+                let mut body = serde_json::to_value(&collection)?;
+                body["request"] = serde_json::json!({ "metrics": metrics.iter().map(|id| serde_json::json!({"id": id})).collect::<Vec<_>>() });
+                body["simulationRunPlanJobId"] = job_id.clone().into();
+                let doc = Doc::new(Kind::CollectionJob, collection.id, &body, at.0.clone())?.status(Some("PROCESSING"));
+                store::insert(tx, &doc)?;
+                job["collectionJobId"] = collection.id.to_string().into();
+                if job["status"] == "PENDING" {
+                    job["status"] = "RUNNING".into();
+                    job["startedAt"] = serde_json::to_value(&at)?;
+                }
+                save_job(tx, &job_id, &job)?;
+                Ok(collection.id.to_string())
+            })
+            .await
+    }
+
+    /// One simulation, start to finish; its slot is released whatever happens.
+    async fn run(&self, work: Work) {
+        let id = work.simulation.simulation_job_id;
+        if let Err(e) = self.simulate(&work).await {
+            let message = e.body.message.clone();
+            let job_id = work.job_id.clone();
+            let _ = self
+                .store
+                .write(move |tx| {
+                    let mut simulation: SimulationJob = store::require(tx, Kind::SimulationJob, &id.to_string())?;
+                    if !simulation.status.as_ref().is_some_and(SimulationJobStatus::is_terminal) {
+                        simulation.status = Some(SimulationJobStatus::Failed);
+                        simulation.error_message = Some(message);
+                        simulation.completed_at = Some(Timestamp::now());
+                        save_simulation(tx, &simulation, &job_id)?;
+                    }
+                    Ok(())
+                })
+                .await;
+        }
+        self.release(&work.job_id, &work.plan_key, &work.mode);
+        let job_id = work.job_id.clone();
+        if let Err(e) = self.store.write(move |tx| settle_job(tx, &job_id)).await {
+            tracing::error!("settling run plan job: {}", e.body.message);
+        }
+        self.wake();
+    }
+
+    async fn simulate(&self, work: &Work) -> ServiceResult<()> {
+        let mut simulation = work.simulation.clone();
+        let job_id = work.job_id.clone();
+        let cancelled = {
+            let job_id = job_id.clone();
+            self.store
+                .read(move |c| Ok(store::require::<Value>(c, Kind::RunPlanJob, &job_id)?["status"] == "CANCELLING"))
+                .await?
+        };
+        if cancelled {
+            simulation.status = Some(SimulationJobStatus::Cancelled);
+            simulation.completed_at = Some(Timestamp::now());
+            return self.save(simulation, &job_id).await;
+        }
+        simulation.status = Some(SimulationJobStatus::Processing);
+        simulation.processing_status = Some(ProcessingStatus::Connecting);
+        simulation.started_at = Some(Timestamp::now());
+        self.save(simulation.clone(), &job_id).await?;
+
+        let endpoint_id =
+            simulation.agent_endpoint.as_ref().map(|e| e.id).ok_or_else(|| ServiceError::internal("no endpoint"))?;
+        let flow_id = simulation.customer_flow.as_ref().map(|f| f.id);
+        let (endpoint, agent, flow, definition) = self
+            .store
+            .read(move |c| {
+                let endpoint: AgentEndpoint = store::require(c, Kind::AgentEndpoint, &endpoint_id.to_string())?;
+                let agent: Option<Agent> =
+                    endpoint.agent_id.map(|a| store::get(c, Kind::Agent, &a.to_string())).transpose()?.flatten();
+                let flow: Option<CustomerFlow> =
+                    flow_id.map(|f| store::get(c, Kind::CustomerFlow, &f.to_string())).transpose()?.flatten();
+                let definition: Option<HttpRequestDefinition> = match endpoint.outbound_dial_type {
+                    Some(OutboundDialType::HttpRequest) => endpoint
+                        .outbound_dial_http_request_definition_id
+                        .map(|d| store::get(c, Kind::HttpRequestDefinition, &d.to_string()))
+                        .transpose()?
+                        .flatten(),
+                    _ => None,
+                };
+                Ok((endpoint, agent, flow, definition))
+            })
+            .await?;
+        let flow = flow.unwrap_or_else(|| scenario_flow(&simulation));
+        let variant = simulation
+            .customer_flow
+            .as_ref()
+            .and_then(|f| f.variant_id)
+            .and_then(|v| flow.happy_path.iter().chain(&flow.edge_cases).find(|variant| variant.id == v).cloned());
+        let link = match definition {
+            Some(definition) => AgentLink::Http {
+                http: self.http.clone(),
+                definition: Box::new(definition),
+                base_url: self.base_url.clone(),
+            },
+            None => AgentLink::Reference,
+        };
+        simulation.processing_status = Some(ProcessingStatus::Simulating);
+        self.save(simulation.clone(), &job_id).await?;
+
+        let call_id = Uuid::new_v4();
+        let variables = variables_for(&work.plan, work.variables.as_ref(), &simulation);
+        let setup = Setup {
+            call_id: format!("{}-{}", simulation.simulation_job_id, simulation.iteration.unwrap_or(0)),
+            flow: &flow,
+            variant: variant.as_ref(),
+            persona: simulation.persona.as_ref(),
+            variables: &variables,
+            end_call_phrases: work.plan.end_call_phrases_or_default(),
+            end_call_reasons: work.plan.end_call_reasons.clone().unwrap_or_default(),
+            silence_timeout_ms: work.plan.silence_timeout_seconds_or_default() * 1000,
+            max_duration_ms: work.plan.max_simulation_duration_seconds.unwrap_or(600) * 1000,
+            agent_name: agent.as_ref().and_then(|a| a.name.clone()).unwrap_or_else(|| "the agent".into()),
+        };
+        let outcome = converse(&setup, &link, &self.judge).await.map_err(ServiceError::internal)?;
+        self.pace(outcome.duration_ms).await;
+
+        let call = self
+            .store_call(call_id, &simulation, &work.job_id, &endpoint, agent.as_ref(), &outcome, variant.as_ref())
+            .await?;
+        simulation.processing_status = Some(ProcessingStatus::CollectingMetrics);
+        simulation.call_id = Some(call_id);
+        self.save(simulation.clone(), &job_id).await?;
+        self.collect(work, &call, &outcome.transcript, &flow).await?;
+
+        simulation.processing_status = Some(ProcessingStatus::Processed);
+        simulation.status = Some(SimulationJobStatus::Completed);
+        simulation.completed_at = Some(Timestamp::now());
+        self.save(simulation, &job_id).await
+    }
+
+    /// Simulated time against wall time.
+    async fn pace(&self, simulated_ms: i64) {
+        match self.speed {
+            SimSpeed::Max => tokio::task::yield_now().await,
+            SimSpeed::Factor(factor) => {
+                tokio::time::sleep(Duration::from_secs_f64(simulated_ms.max(0) as f64 / 1000.0 / factor)).await;
+            }
+        }
+    }
+
+    async fn save(&self, simulation: SimulationJob, job_id: &str) -> ServiceResult<()> {
+        let job_id = job_id.to_owned();
+        self.store.write(move |tx| save_simulation(tx, &simulation, &job_id)).await
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn store_call(
+        &self,
+        call_id: Uuid,
+        simulation: &SimulationJob,
+        job_id: &str,
+        endpoint: &AgentEndpoint,
+        agent: Option<&Agent>,
+        outcome: &Outcome,
+        variant: Option<&FlowVariant>,
+    ) -> ServiceResult<Call> {
+        let started = simulation.started_at.clone().unwrap_or_else(Timestamp::now);
+        let ended = started
+            .parse()
+            .and_then(|s| s.checked_add(jiff::SignedDuration::from_millis(outcome.duration_ms)).ok())
+            .map(Timestamp::from);
+        let noise = variant
+            .and_then(|v| v.environment.as_ref())
+            .and_then(|e| e.background_noise.clone())
+            .or_else(|| simulation.persona.as_ref().and_then(|p| p.fields.background_noise.clone()))
+            .map(|n| n.to_string());
+        let call = Call {
+            id: call_id,
+            direction: Some(Direction::Inbound),
+            status: Some(CallStatus::Ended),
+            ended_status: Some(outcome.ended_status.clone()),
+            duration_ms: Some(outcome.duration_ms),
+            started_at: Some(started.clone()),
+            ended_at: ended,
+            simulation_job_id: Some(simulation.simulation_job_id),
+            simulation_run_plan_job_id: Uuid::parse_str(job_id).ok(),
+            agent_id: endpoint.agent_id,
+            agent_endpoint_id: Some(endpoint.id),
+            agents: agent.map(|a| vec![CallAgent { id: a.id, name: a.name.clone() }]).unwrap_or_default(),
+            customers: simulation
+                .persona
+                .as_ref()
+                .map(|p| vec![CallCustomer { phone_number: None, name: Some(p.label()) }])
+                .unwrap_or_default(),
+            from_number: None,
+            to_number: endpoint.value.clone(),
+            background_noise: noise,
+            end_reason: Some(outcome.end_reason.clone()),
+            created_at: Some(Timestamp::now()),
+        };
+        let (stored, transcript, job_id) =
+            (call.clone(), serde_json::to_string(&outcome.transcript)?, job_id.to_owned());
+        self.store
+            .write(move |tx| {
+                store::insert(tx, &Doc::new(Kind::Call, stored.id, &stored, started.0)?.parent(Some(&job_id)))?;
+                tx.execute(
+                    "INSERT INTO transcripts (call_id, body) VALUES (?1, ?2)",
+                    params![stored.id.to_string(), transcript],
+                )?;
+                Ok(())
+            })
+            .await?;
+        Ok(call)
+    }
+
+    /// Computes the job's metrics on the call into the job's collection job.
+    async fn collect(
+        &self,
+        work: &Work,
+        call: &Call,
+        transcript: &Transcript,
+        flow: &CustomerFlow,
+    ) -> ServiceResult<()> {
+        let plan = work.plan.clone();
+        let flow_for_metrics = flow.clone();
+        let (definitions, all, knowledge) = self
+            .store
+            .read(move |c| {
+                let all: HashMap<Uuid, MetricDefinition> =
+                    store::all::<MetricDefinition>(c, Kind::MetricDefinition)?.into_iter().map(|d| (d.id, d)).collect();
+                let ids = plan_metric_ids(c, &plan)?;
+                let mut chosen: Vec<MetricDefinition> = ids.iter().filter_map(|id| all.get(id).cloned()).collect();
+                chosen.extend(flow_and_automatic_metrics(&plan, &flow_for_metrics, &all, &chosen));
+                let mut statement = c.prepare_cached("SELECT knowledge_base_id, content FROM knowledge_content")?;
+                let knowledge: HashMap<Uuid, String> = statement
+                    .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
+                    .filter_map(Result::ok)
+                    .filter_map(|(id, text)| Some((Uuid::parse_str(&id).ok()?, text)))
+                    .collect();
+                Ok((chosen, all, knowledge))
+            })
+            .await?;
+        let library = Library { definitions: &all, knowledge: &knowledge, judge: &self.judge };
+        let conversation = Conversation { call, transcript, flow: Some(flow) };
+        let live = work.plan.enrich_with_live_conversation == Some(true);
+        let mut rows = Vec::new();
+        for definition in &definitions {
+            if definition.requires_live_conversation == Some(true) && !live {
+                continue; // silently skipped without live enrichment, as the spec says
+            }
+            for mut value in evaluate(definition, &conversation, &library).await {
+                value.computed_at = Some(Timestamp::now());
+                rows.push((definition.id, value));
+            }
+        }
+        let collection_id = work.collection_id.clone();
+        self.store
+            .write(move |tx| {
+                let failed = rows.iter().any(|(_, v)| v.capture_status == Some(CaptureStatus::Error));
+                for (definition, value) in &rows {
+                    tx.prepare_cached(
+                        "INSERT INTO metric_values (job_id, definition_id, call_id, chat_id, capture_status, body) VALUES (?1, ?2, ?3, NULL, ?4, ?5)",
+                    )?
+                    .execute(params![
+                        collection_id,
+                        definition.to_string(),
+                        value.call_id.map(|c| c.to_string()),
+                        value.capture_status.as_ref().map_or("SUCCESS", |s| s.as_str()),
+                        serde_json::to_string(value)?
+                    ])?;
+                }
+                let mut job: Value = store::require(tx, Kind::CollectionJob, &collection_id)?;
+                let field = if failed { "failedItems" } else { "completedItems" };
+                job[field] = (job[field].as_u64().unwrap_or(0) + 1).into();
+                job["updatedAt"] = serde_json::to_value(Timestamp::now())?;
+                let created = job["createdAt"].as_str().unwrap_or_default().to_owned();
+                store::update(tx, &Doc::new(Kind::CollectionJob, &collection_id, &job, created)?.status(Some("PROCESSING")))
+            })
+            .await
+    }
+}
+
+/// A stand-in flow for a deprecated scenario: the customer states the scenario and listens.
+fn scenario_flow(simulation: &SimulationJob) -> CustomerFlow {
+    let description = simulation
+        .scenario
+        .as_ref()
+        .and_then(|s| s.description.clone())
+        .unwrap_or_else(|| "I have a question about my account.".into());
+    serde_json::from_value(serde_json::json!({
+        "id": simulation.scenario.as_ref().map_or(Uuid::nil(), |s| s.id),
+        "type": "IMPROV",
+        "graph": [{"type": "CUSTOMER_LINE", "content": description}]
+    }))
+    .unwrap_or_else(|_| unreachable!("a fixed, valid flow"))
+}
+
+/// Values for one simulation: the plan's selection, the edge case's, then the run's.
+fn variables_for(
+    plan: &RunPlanInput,
+    runtime: Option<&RunVariables>,
+    simulation: &SimulationJob,
+) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let flow = simulation.customer_flow.as_ref();
+    for selection in plan.flows.iter().flatten() {
+        if selection.id.is_some() && selection.id == flow.map(|f| f.id) {
+            out.extend(selection.variables.clone().unwrap_or_default());
+            if let Some(EdgeCases::List(list)) = &selection.edge_cases {
+                for edge in list.iter().filter(|e| e.id.is_some() && e.id == flow.and_then(|f| f.variant_id)) {
+                    out.extend(edge.variables.clone().unwrap_or_default());
+                }
+            }
+        }
+    }
+    match runtime {
+        Some(RunVariables::Flat(map)) => out.extend(map.clone()),
+        Some(RunVariables::PerFlow(list)) => {
+            for entry in list {
+                let same_flow = entry.flow_id.is_some() && entry.flow_id == flow.map(|f| f.id);
+                let same_variant = match (entry.happy_path, entry.edge_case_id) {
+                    (Some(true), _) => flow.and_then(|f| f.happy_path) == Some(true),
+                    (_, Some(edge)) => flow.and_then(|f| f.variant_id) == Some(edge),
+                    _ => true,
+                };
+                if same_flow && same_variant {
+                    out.extend(entry.variables.clone());
+                }
+            }
+        }
+        None => {}
+    }
+    out
+}
+
+/// The plan's own metrics, by id or slug.
+fn plan_metric_ids(conn: &Connection, plan: &RunPlanInput) -> ServiceResult<Vec<Uuid>> {
+    let mut ids = Vec::new();
+    for reference in plan.metrics.iter().flatten() {
+        let key =
+            reference.id.map(|id| id.to_string()).or(reference.slug_or_alias().map(str::to_owned)).unwrap_or_default();
+        if let Ok(definition) = crate::service::routes_resolve_definition(conn, &key) {
+            ids.push(definition.id);
+        }
+    }
+    Ok(ids)
+}
+
+fn has_step(steps: &[FlowStep], kind: &StepType) -> bool {
+    steps.iter().any(|s| s.step_type.as_ref() == Some(kind) || has_step(&s.steps, kind))
+}
+
+/// The flow's own metrics and the automatic ones, as the plan's flags allow.
+fn flow_and_automatic_metrics(
+    plan: &RunPlanInput,
+    flow: &CustomerFlow,
+    all: &HashMap<Uuid, MetricDefinition>,
+    chosen: &[MetricDefinition],
+) -> Vec<MetricDefinition> {
+    let mut extra: Vec<MetricDefinition> = Vec::new();
+    let mut add = |d: &MetricDefinition| {
+        if !chosen.iter().chain(extra.iter()).any(|c| c.id == d.id) {
+            extra.push(d.clone());
+        }
+    };
+    if plan.include_flow_metrics_or_default() {
+        for id in flow.metrics.iter().flatten() {
+            if let Some(d) = all.get(&id.id) {
+                add(d);
+            }
+        }
+    }
+    if plan.include_automatic_metrics_or_default() {
+        let by_slug = |slug: &str| all.values().find(|d| d.is_service_owned() && d.slug.as_deref() == Some(slug));
+        if !flow.agent_expectations.is_empty()
+            && let Some(d) = by_slug("agent_expectations")
+        {
+            add(d);
+        }
+        let keypad = has_step(&flow.graph, &StepType::KeypadEntry)
+            || flow.happy_path.iter().chain(&flow.edge_cases).any(|v| has_step(&v.steps, &StepType::KeypadEntry));
+        if keypad && let Some(d) = by_slug("keypad_entry") {
+            add(d);
+        }
+    }
+    extra
+}
+
+fn count_simulations(tx: &Transaction, job_id: &str) -> ServiceResult<u64> {
+    Ok(tx.query_row(
+        "SELECT COUNT(*) FROM docs WHERE kind = 'simulation_job' AND parent_id = ?1",
+        params![job_id],
+        |r| r.get::<_, i64>(0),
+    )? as u64)
+}
+
+fn save_simulation(tx: &Transaction, simulation: &SimulationJob, job_id: &str) -> ServiceResult<()> {
+    let status = simulation.status.as_ref().map(|s| s.as_str());
+    let created = simulation.created_at.clone().map(|t| t.0).unwrap_or_default();
+    store::update(
+        tx,
+        &Doc::new(Kind::SimulationJob, simulation.simulation_job_id, simulation, created)?
+            .status(status)
+            .parent(Some(job_id)),
+    )
+}
+
+fn save_job(tx: &Transaction, job_id: &str, job: &Value) -> ServiceResult<()> {
+    let created = job["createdAt"].as_str().unwrap_or_default().to_owned();
+    let plan = job["simulationRunPlanId"].as_str().map(str::to_owned);
+    let status = job["status"].as_str().map(str::to_owned);
+    store::update(
+        tx,
+        &Doc::new(Kind::RunPlanJob, job_id, job, created)?.status(status.as_deref()).parent(plan.as_deref()),
+    )
+}
+
+/// Ends the job once every simulation has ended, and closes its collection job.
+fn settle_job(tx: &Transaction, job_id: &str) -> ServiceResult<()> {
+    let mut job: Value = store::require(tx, Kind::RunPlanJob, job_id)?;
+    let counts: Vec<(String, i64)> = tx
+        .prepare_cached(
+            "SELECT status, COUNT(*) FROM docs WHERE kind = 'simulation_job' AND parent_id = ?1 GROUP BY status",
+        )?
+        .query_map(params![job_id], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let open = counts
+        .iter()
+        .filter(|(s, _)| matches!(s.as_str(), "PENDING" | "QUEUED" | "PROCESSING"))
+        .map(|(_, n)| n)
+        .sum::<i64>();
+    if open > 0 {
+        return Ok(());
+    }
+    let completed = counts.iter().find(|(s, _)| s == "COMPLETED").map_or(0, |(_, n)| *n);
+    let status = if job["status"] == "CANCELLING" {
+        "CANCELLED"
+    } else if completed > 0 {
+        "COMPLETED"
+    } else {
+        "FAILED"
+    };
+    if job["status"] == status {
+        return Ok(());
+    }
+    let now = serde_json::to_value(Timestamp::now())?;
+    job["status"] = status.into();
+    job["endedAt"] = now.clone();
+    if status == "FAILED" {
+        job["errorMessage"] = "no simulation succeeded; see each simulation's errorMessage".into();
+    }
+    save_job(tx, job_id, &job)?;
+    if let Some(collection_id) = job["collectionJobId"].as_str() {
+        let mut collection: Value = store::require(tx, Kind::CollectionJob, collection_id)?;
+        let final_status = if status == "CANCELLED" { "CANCELED" } else { "COMPLETED" };
+        collection["status"] = final_status.into();
+        collection["completedAt"] = now.clone();
+        collection["updatedAt"] = now;
+        let created = collection["createdAt"].as_str().unwrap_or_default().to_owned();
+        store::update(
+            tx,
+            &Doc::new(Kind::CollectionJob, collection_id, &collection, created)?.status(Some(final_status)),
+        )?;
+    }
+    Ok(())
+}
+
+/// After a restart: a simulation that was mid-call cannot be resumed (its conversation lived in
+/// memory), so it is FAILED with the reason; queued ones go back to PENDING and run again.
+fn recover(tx: &Transaction) -> ServiceResult<()> {
+    let interrupted: Vec<(String, String)> = tx
+        .prepare(
+            "SELECT body, parent_id FROM docs WHERE kind = 'simulation_job' AND status IN ('QUEUED', 'PROCESSING')",
+        )?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut jobs = std::collections::BTreeSet::new();
+    for (body, job_id) in interrupted {
+        let mut simulation: SimulationJob = serde_json::from_str(&body)?;
+        if simulation.status == Some(SimulationJobStatus::Queued) {
+            simulation.status = Some(SimulationJobStatus::Pending);
+        } else {
+            simulation.status = Some(SimulationJobStatus::Failed);
+            simulation.error_message =
+                Some("interrupted: the service restarted while this simulation was running".into());
+            simulation.completed_at = Some(Timestamp::now());
+        }
+        save_simulation(tx, &simulation, &job_id)?;
+        jobs.insert(job_id);
+    }
+    let cancelling: Vec<String> = tx
+        .prepare("SELECT id FROM docs WHERE kind = 'run_plan_job' AND status = 'CANCELLING'")?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    for job_id in jobs.into_iter().chain(cancelling) {
+        settle_job(tx, &job_id)?;
+    }
+    Ok(())
+}

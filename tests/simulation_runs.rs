@@ -1,0 +1,197 @@
+//! Plans really run on the local service: simulations, calls, transcripts and metrics.
+
+mod support;
+
+use std::time::Duration;
+
+use support::{Service, eventually, id_of, seeded, start, start_with};
+use switchboard::api::model::*;
+use switchboard::service::SimSpeed;
+
+fn dental() -> (serde_json::Value, serde_json::Value) {
+    let dentist = seeded("agents", |a| a["name"].as_str().unwrap().contains("Dental")).remove(0);
+    let agent = dentist["id"].as_str().unwrap().to_owned();
+    let flow = seeded("customer_flows", |f| {
+        f["type"] == "SCRIPTED" && f["source"] != "SERVICE" && f["agents"][0]["id"] == agent.as_str()
+    })
+    .remove(0);
+    let endpoint = seeded("agent_endpoints", |e| e["agentId"] == agent.as_str()).remove(0);
+    (flow, endpoint)
+}
+
+fn plan(flow: &serde_json::Value, endpoint: &serde_json::Value, iterations: i64) -> RunPlanInput {
+    RunPlanInput {
+        name: Some("Engine test".into()),
+        direction: Some(Direction::Inbound),
+        iteration_count: Some(iterations),
+        max_simulation_duration_seconds: Some(600),
+        flows: Some(vec![FlowSelection {
+            id: Some(id_of(flow)),
+            happy_path: Some(true),
+            edge_cases: Some(EdgeCases::All),
+            ..Default::default()
+        }]),
+        agent_endpoints: Some(vec![IdRef { id: id_of(endpoint) }]),
+        metrics: Some(vec![
+            MetricReference::by_slug("call_duration"),
+            MetricReference::by_slug("agent_response_latency"),
+            MetricReference::by_slug("task_completion"),
+        ]),
+        ..Default::default()
+    }
+}
+
+async fn run_to_end(service: &Service, input: RunPlanInput) -> RunPlanJob {
+    let started = service.client.run(&RunRequest { plan: Some(input), ..Default::default() }).await.unwrap();
+    let id = started.simulation_run_plan_job_id;
+    eventually(Duration::from_secs(120), || async {
+        let job = service.client.get_run_plan_job(id).await.unwrap();
+        job.status.as_ref().is_some_and(RunPlanJobStatus::is_terminal).then_some(job)
+    })
+    .await
+}
+
+/// The most simulations whose [startedAt, completedAt) intervals overlapped.
+fn max_overlap(jobs: &[&SimulationJob]) -> usize {
+    let mut edges: Vec<(jiff::Timestamp, i32)> = Vec::new();
+    for job in jobs {
+        let start = job.started_at.as_ref().and_then(Timestamp::parse).unwrap();
+        let end = job.completed_at.as_ref().and_then(Timestamp::parse).unwrap();
+        edges.push((start, 1));
+        edges.push((end, -1));
+    }
+    edges.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+    let (mut now, mut most) = (0, 0);
+    for (_, delta) in edges {
+        now += delta;
+        most = most.max(now);
+    }
+    most as usize
+}
+
+#[tokio::test]
+async fn a_plan_runs_to_completed_with_a_call_and_metrics_for_every_simulation() {
+    let service = start(true).await;
+    let (flow, endpoint) = dental();
+    let variants = 1 + flow["edgeCases"].as_array().unwrap().len();
+    let job = run_to_end(&service, plan(&flow, &endpoint, 2)).await;
+    assert_eq!(job.status, Some(RunPlanJobStatus::Completed), "{:?}", job.error_message);
+    assert_eq!(job.simulation_jobs.len(), variants * 2);
+    assert!(job.started_at.is_some() && job.ended_at.is_some());
+    for simulation in &job.simulation_jobs {
+        assert_eq!(simulation.status, Some(SimulationJobStatus::Completed), "{:?}", simulation.error_message);
+        assert_eq!(simulation.processing_status, Some(ProcessingStatus::Processed));
+        let call_id = simulation.call_id.expect("a call");
+        let call = service.client.get_call(call_id).await.unwrap();
+        assert_eq!(call.simulation_job_id, Some(simulation.simulation_job_id));
+        assert!(call.duration_ms.unwrap() > 0 && call.ended_status.is_some() && call.end_reason.is_some());
+        let transcript = service.client.call_transcript(call_id).await.unwrap();
+        assert!(transcript.entries.len() >= 4);
+        assert!(transcript.entries.iter().any(|e| e.role == Some(ParticipantType::SimulatedCustomer)));
+        let metrics = service.client.call_metrics(call_id, ValueStatusFilter::All).await.unwrap();
+        for slug in ["call_duration", "agent_response_latency", "task_completion", "agent_expectations", "keypad_entry"]
+        {
+            let group =
+                metrics.iter().find(|g| g.slug.as_deref() == Some(slug)).unwrap_or_else(|| panic!("{slug} missing"));
+            assert!(group.values.iter().all(|v| v.capture_status.is_some()));
+        }
+    }
+    // One collection job, triggered by the simulation, holds every value.
+    let jobs: Vec<CollectionJob> =
+        futures_util::TryStreamExt::try_collect(service.client.collection_jobs(None, None)).await.unwrap();
+    let triggered: Vec<_> = jobs.iter().filter(|j| j.triggered_by == Some(TriggeredBy::Simulation)).collect();
+    assert_eq!(triggered.len(), 1);
+    assert_eq!(triggered[0].status, Some(CollectionJobStatus::Completed));
+    assert_eq!(triggered[0].total_items, Some(job.simulation_jobs.len() as u64));
+}
+
+#[tokio::test]
+async fn parallel_runs_at_most_max_concurrent_jobs_at_once() {
+    let service = start(true).await;
+    let (flow, endpoint) = dental();
+    let mut input = plan(&flow, &endpoint, 3);
+    input.max_concurrent_jobs = Some(2);
+    let job = run_to_end(&service, input).await;
+    let all: Vec<&SimulationJob> = job.simulation_jobs.iter().collect();
+    let most = max_overlap(&all);
+    assert!(most <= 2, "{most} ran at once");
+    assert_eq!(most, 2, "parallel mode does run simulations side by side");
+}
+
+#[tokio::test]
+async fn sequential_modes_never_overlap() {
+    let dir = tempfile::tempdir().unwrap();
+    let options =
+        switchboard::service::Options { sim_speed: SimSpeed::Factor(300.0), ..support::options(dir.path(), true) };
+    let service = start_with(options, dir).await;
+    let (flow, endpoint) = dental();
+    // Two jobs of one saved plan, SEQUENTIAL_SAME_RUN_PLAN: never two at once across both.
+    let mut same = plan(&flow, &endpoint, 2);
+    same.execution_mode = Some(ExecutionMode::SequentialSameRunPlan);
+    same.max_concurrent_jobs = Some(5);
+    let saved = service.client.create_run_plan(&same).await.unwrap().run_plan;
+    let a = service.client.run(&RunRequest { plan_id: Some(saved.id), ..Default::default() }).await.unwrap();
+    let b = service.client.run(&RunRequest { plan_id: Some(saved.id), ..Default::default() }).await.unwrap();
+    let mut sims = Vec::new();
+    for id in [a.simulation_run_plan_job_id, b.simulation_run_plan_job_id] {
+        let job = eventually(Duration::from_secs(120), || async {
+            let job = service.client.get_run_plan_job(id).await.unwrap();
+            job.status.as_ref().is_some_and(RunPlanJobStatus::is_terminal).then_some(job)
+        })
+        .await;
+        sims.extend(job.simulation_jobs);
+    }
+    assert_eq!(max_overlap(&sims.iter().collect::<Vec<_>>()), 1);
+
+    let mut project = plan(&flow, &endpoint, 2);
+    project.execution_mode = Some(ExecutionMode::SequentialProject);
+    project.max_concurrent_jobs = Some(5);
+    let job = run_to_end(&service, project).await;
+    assert_eq!(max_overlap(&job.simulation_jobs.iter().collect::<Vec<_>>()), 1);
+}
+
+#[tokio::test]
+async fn the_http_dialled_agent_is_reached_through_its_request_definition() {
+    let service = start(true).await;
+    let endpoint = seeded("agent_endpoints", |e| e["outboundDialType"] == "HTTP_REQUEST").remove(0);
+    let agent = endpoint["agentId"].as_str().unwrap().to_owned();
+    let flow =
+        seeded("customer_flows", |f| f["type"] == "SCRIPTED" && f["agents"][0]["id"] == agent.as_str()).remove(0);
+    let mut input = plan(&flow, &endpoint, 1);
+    input.flows.as_mut().unwrap()[0].edge_cases = None;
+    let job = run_to_end(&service, input).await;
+    assert_eq!(job.status, Some(RunPlanJobStatus::Completed), "{:?}", job.simulation_jobs[0].error_message);
+    let transcript = service.client.call_transcript(job.simulation_jobs[0].call_id.unwrap()).await.unwrap();
+    assert!(transcript.entries[0].text.contains("SkyBridge"), "{:?}", transcript.entries[0]);
+}
+
+#[tokio::test]
+async fn a_restart_never_leaves_a_job_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().to_path_buf();
+    let slow = switchboard::service::Options { sim_speed: SimSpeed::Factor(2.0), ..support::options(&path, true) };
+    let service = start_with(slow, dir).await;
+    let (flow, endpoint) = dental();
+    let started =
+        service.client.run(&RunRequest { plan: Some(plan(&flow, &endpoint, 1)), ..Default::default() }).await.unwrap();
+    let id = started.simulation_run_plan_job_id;
+    eventually(Duration::from_secs(30), || async {
+        let job = service.client.get_run_plan_job(id).await.unwrap();
+        job.simulation_jobs.iter().any(|s| s.status == Some(SimulationJobStatus::Processing)).then_some(())
+    })
+    .await;
+    let Service { running, dir, .. } = service;
+    running.shutdown().await.unwrap();
+
+    let again = start_with(support::options(&path, true), dir).await;
+    let job = eventually(Duration::from_secs(60), || async {
+        let job = again.client.get_run_plan_job(id).await.unwrap();
+        job.status.as_ref().is_some_and(RunPlanJobStatus::is_terminal).then_some(job)
+    })
+    .await;
+    let interrupted: Vec<_> =
+        job.simulation_jobs.iter().filter(|s| s.status == Some(SimulationJobStatus::Failed)).collect();
+    assert!(!interrupted.is_empty());
+    assert!(interrupted.iter().all(|s| s.error_message.as_deref().is_some_and(|m| m.contains("restarted"))));
+    assert!(job.simulation_jobs.iter().all(|s| s.status.as_ref().is_some_and(SimulationJobStatus::is_terminal)));
+}
