@@ -195,3 +195,29 @@ async fn a_restart_never_leaves_a_job_running() {
     assert!(interrupted.iter().all(|s| s.error_message.as_deref().is_some_and(|m| m.contains("restarted"))));
     assert!(job.simulation_jobs.iter().all(|s| s.status.as_ref().is_some_and(SimulationJobStatus::is_terminal)));
 }
+
+#[tokio::test]
+async fn a_job_cancelled_before_any_simulation_starts_is_cancelled_at_once() {
+    let service = start(true).await;
+    let (flow, endpoint) = dental();
+    // A saved plan's second job waits behind the first under SEQUENTIAL_SAME_RUN_PLAN.
+    let mut input = plan(&flow, &endpoint, 2);
+    input.execution_mode = Some(ExecutionMode::SequentialSameRunPlan);
+    let saved = service.client.create_run_plan(&input).await.unwrap().run_plan;
+    let _first = service.client.run(&RunRequest { plan_id: Some(saved.id), ..Default::default() }).await.unwrap();
+    let second = service.client.run(&RunRequest { plan_id: Some(saved.id), ..Default::default() }).await.unwrap();
+    let cancelled = service.client.cancel_run_plan_job(second.simulation_run_plan_job_id).await.unwrap();
+    if cancelled.status == Some(RunPlanJobStatus::Cancelled) {
+        assert!(cancelled.simulation_jobs.iter().all(|s| s.status == Some(SimulationJobStatus::Cancelled)));
+        assert!(cancelled.ended_at.is_some());
+    }
+    let id = second.simulation_run_plan_job_id;
+    let job = eventually(Duration::from_secs(60), || async {
+        let job = service.client.get_run_plan_job(id).await.unwrap();
+        (job.status == Some(RunPlanJobStatus::Cancelled)).then_some(job)
+    })
+    .await;
+    assert!(job.simulation_jobs.iter().all(|s| s.status.as_ref().is_some_and(SimulationJobStatus::is_terminal)));
+    let err = service.client.cancel_run_plan_job(id).await.unwrap_err();
+    assert_eq!(err.status(), Some(400), "an ended job cannot be cancelled again");
+}

@@ -268,23 +268,32 @@ impl Simulator {
     }
 
     async fn simulate(&self, work: &Work) -> ServiceResult<()> {
-        let mut simulation = work.simulation.clone();
         let job_id = work.job_id.clone();
-        let cancelled = {
-            let job_id = job_id.clone();
+        // Claim the simulation, or honour a cancel, in one transaction so neither is lost.
+        let claimed = {
+            let (job_id, id) = (job_id.clone(), work.simulation.simulation_job_id.to_string());
             self.store
-                .read(move |c| Ok(store::require::<Value>(c, Kind::RunPlanJob, &job_id)?["status"] == "CANCELLING"))
+                .write(move |tx| {
+                    let job: Value = store::require(tx, Kind::RunPlanJob, &job_id)?;
+                    let mut current: SimulationJob = store::require(tx, Kind::SimulationJob, &id)?;
+                    let job_open = matches!(job["status"].as_str(), Some("PENDING" | "RUNNING"));
+                    if !job_open || current.status != Some(SimulationJobStatus::Queued) {
+                        if !current.status.as_ref().is_some_and(SimulationJobStatus::is_terminal) {
+                            current.status = Some(SimulationJobStatus::Cancelled);
+                            current.completed_at = Some(Timestamp::now());
+                            save_simulation(tx, &current, &job_id)?;
+                        }
+                        return Ok(None);
+                    }
+                    current.status = Some(SimulationJobStatus::Processing);
+                    current.processing_status = Some(ProcessingStatus::Connecting);
+                    current.started_at = Some(Timestamp::now());
+                    save_simulation(tx, &current, &job_id)?;
+                    Ok(Some(current))
+                })
                 .await?
         };
-        if cancelled {
-            simulation.status = Some(SimulationJobStatus::Cancelled);
-            simulation.completed_at = Some(Timestamp::now());
-            return self.save(simulation, &job_id).await;
-        }
-        simulation.status = Some(SimulationJobStatus::Processing);
-        simulation.processing_status = Some(ProcessingStatus::Connecting);
-        simulation.started_at = Some(Timestamp::now());
-        self.save(simulation.clone(), &job_id).await?;
+        let Some(mut simulation) = claimed else { return Ok(()) };
 
         let endpoint_id =
             simulation.agent_endpoint.as_ref().map(|e| e.id).ok_or_else(|| ServiceError::internal("no endpoint"))?;
@@ -634,8 +643,11 @@ fn save_job(tx: &Transaction, job_id: &str, job: &Value) -> ServiceResult<()> {
 }
 
 /// Ends the job once every simulation has ended, and closes its collection job.
-fn settle_job(tx: &Transaction, job_id: &str) -> ServiceResult<()> {
+pub fn settle_job(tx: &Transaction, job_id: &str) -> ServiceResult<()> {
     let mut job: Value = store::require(tx, Kind::RunPlanJob, job_id)?;
+    if matches!(job["status"].as_str(), Some("COMPLETED" | "FAILED" | "CANCELLED" | "TIMED_OUT")) {
+        return Ok(()); // an ended job never changes again
+    }
     let counts: Vec<(String, i64)> = tx
         .prepare_cached(
             "SELECT status, COUNT(*) FROM docs WHERE kind = 'simulation_job' AND parent_id = ?1 GROUP BY status",
