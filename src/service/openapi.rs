@@ -1,12 +1,11 @@
 //! The OpenAPI 3.1 document, generated from the handlers' `#[utoipa::path]` annotations and
 //! served without a key at `/openapi.json`, `/.well-known/openapi.json` and `/doc`.
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
-
 use axum::Extension;
+use axum::body::Bytes;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
+use std::collections::BTreeMap;
 use utoipa::openapi::header::HeaderBuilder;
 use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -61,7 +60,7 @@ pub fn base() -> Document {
 
 /// Marks the operations the auth layer lets through without a key as needing none.
 pub fn mark_public(document: &mut Document, is_public: impl Fn(&str) -> bool) {
-    for (path, item) in document.paths.paths.iter_mut().filter(|(path, _)| is_public(path)) {
+    for (_, item) in document.paths.paths.iter_mut().filter(|(path, _)| is_public(path)) {
         let operations = [
             &mut item.get,
             &mut item.put,
@@ -74,18 +73,17 @@ pub fn mark_public(document: &mut Document, is_public: impl Fn(&str) -> bool) {
         for operation in operations.into_iter().flatten() {
             operation.security = Some(Vec::new());
         }
-        tracing::trace!(path, "openapi: public path");
     }
 }
 
 /// The serialized document, handed to the handlers below as a request extension.
 #[derive(Clone)]
-pub struct Served(Arc<str>);
+pub struct Served(Bytes);
 
 impl Served {
     pub fn new(document: &Document) -> Served {
-        let text = serde_json::to_string(document).expect("the OpenAPI document serializes");
-        Served(Arc::from(text))
+        let text = serde_json::to_vec(document).expect("the OpenAPI document serializes");
+        Served(Bytes::from(text))
     }
 }
 
@@ -95,7 +93,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 }
 
 fn serve(served: Served) -> Response {
-    ([(header::CONTENT_TYPE, "application/json")], served.0.to_string()).into_response()
+    ([(header::CONTENT_TYPE, "application/json")], served.0).into_response()
 }
 
 /// The OpenAPI 3.1 document of this interface.
