@@ -41,13 +41,17 @@ impl ErrorType {
 
 /// The spec's error body: `{type, code, message, param?, details?}`.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ErrorBody {
     #[serde(rename = "type")]
     pub error_type: ErrorType,
+    /// Machine-readable, e.g. `invalid_parameter`, `missing_required_field`, `unauthorized`.
     pub code: String,
+    /// Human-readable.
     pub message: String,
+    /// The parameter at fault, e.g. `metrics[0].slug`.
     pub param: Option<String>,
+    /// Extra context; a validation error lists every violation under `violations`.
     pub details: Option<serde_json::Value>,
 }
 

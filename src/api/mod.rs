@@ -6,7 +6,7 @@ pub mod model;
 pub mod operations;
 pub mod page;
 pub mod validate;
-mod wire_enum;
+pub mod wire_enum;
 
 pub use client::{ApiKey, Client, ClientConfig, USER_AGENT};
 pub use error::{ApiError, Error, ErrorBody, ErrorType};

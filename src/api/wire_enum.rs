@@ -2,9 +2,12 @@
 //! build has not seen, and those must decode, round-trip and display as their text.
 
 /// Declares a wire enum: known variants with their wire text, plus `Unknown(String)`.
+/// Its OpenAPI schema is a string listing the known values; its doc comment, when it has
+/// only doc attributes, becomes the schema's description.
 #[macro_export]
 macro_rules! wire_enum {
     (
+        @emit [$($doc:literal)*]
         $(#[$meta:meta])*
         $vis:vis enum $name:ident {
             $( $(#[$vmeta:meta])* $variant:ident = $text:literal ),+ $(,)?
@@ -70,13 +73,71 @@ macro_rules! wire_enum {
                 Ok($name::from(text.as_ref()))
             }
         }
+
+        impl ::utoipa::PartialSchema for $name {
+            fn schema() -> ::utoipa::openapi::RefOr<::utoipa::openapi::schema::Schema> {
+                $crate::api::wire_enum::string_enum_schema(&[$($doc),*], &[$($text),+])
+            }
+        }
+
+        impl ::utoipa::ToSchema for $name {
+            fn name() -> ::std::borrow::Cow<'static, str> {
+                ::std::borrow::Cow::Borrowed(stringify!($name))
+            }
+        }
     };
+    // Only doc comments: they are kept for the schema's description.
+    (
+        $(#[doc = $doc:literal])*
+        $vis:vis enum $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident = $text:literal ),+ $(,)?
+        }
+    ) => {
+        $crate::wire_enum! {
+            @emit [$($doc)*]
+            $(#[doc = $doc])*
+            $vis enum $name { $( $(#[$vmeta])* $variant = $text ),+ }
+        }
+    };
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident = $text:literal ),+ $(,)?
+        }
+    ) => {
+        $crate::wire_enum! {
+            @emit []
+            $(#[$meta])*
+            $vis enum $name { $( $(#[$vmeta])* $variant = $text ),+ }
+        }
+    };
+}
+
+/// What every wire enum's schema says about values outside its `enum` list.
+pub const OPEN_ENUM_NOTE: &str =
+    "The values listed are the known ones; the service may send others, which clients keep as text.";
+
+/// A wire enum's schema: a string whose `enum` lists the known values, described by its doc
+/// comment and a note that other values may appear.
+#[doc(hidden)]
+pub fn string_enum_schema(doc: &[&str], known: &[&str]) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    let summary = doc.iter().map(|line| line.trim()).filter(|line| !line.is_empty()).collect::<Vec<_>>().join(" ");
+    let description =
+        if summary.is_empty() { OPEN_ENUM_NOTE.to_owned() } else { format!("{summary} {OPEN_ENUM_NOTE}") };
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .enum_values(Some(known.iter().copied()))
+        .description(Some(description))
+        .into()
 }
 
 #[cfg(test)]
 #[allow(dead_code)]
 mod tests {
     wire_enum! {
+        /// A colour
+        /// of the rainbow.
         enum Colour { Red = "RED", Green = "GREEN" }
     }
 
@@ -99,5 +160,31 @@ mod tests {
     #[test]
     fn non_string_is_an_error() {
         assert!(serde_json::from_str::<Colour>("3").is_err());
+    }
+
+    wire_enum! {
+        /// A shade of grey.
+        #[derive(Default)]
+        enum Grey { #[default] Light = "LIGHT", Dark = "DARK" }
+    }
+
+    #[test]
+    fn schema_is_a_string_listing_the_known_values() {
+        use utoipa::{PartialSchema, ToSchema};
+        let schema = serde_json::to_value(Colour::schema()).unwrap();
+        assert_eq!(schema["type"], "string");
+        assert_eq!(schema["enum"], serde_json::json!(["RED", "GREEN"]));
+        let description = format!("A colour of the rainbow. {}", super::OPEN_ENUM_NOTE);
+        assert_eq!(schema["description"], description);
+        assert_eq!(Colour::name(), "Colour");
+    }
+
+    #[test]
+    fn other_attributes_still_apply_and_the_description_keeps_the_note() {
+        use utoipa::PartialSchema;
+        let schema = serde_json::to_value(Grey::schema()).unwrap();
+        assert_eq!(schema["enum"], serde_json::json!(["LIGHT", "DARK"]));
+        assert_eq!(schema["description"], super::OPEN_ENUM_NOTE);
+        assert_eq!(Grey::default(), Grey::Light);
     }
 }

@@ -21,7 +21,7 @@ pub enum Access {
 }
 
 /// Routes served without a key.
-fn is_public(path: &str) -> bool {
+pub fn is_public(path: &str) -> bool {
     matches!(path, "/openapi.json" | "/.well-known/openapi.json" | "/doc" | "/demo/agent")
 }
 

@@ -6,6 +6,7 @@ pub mod error;
 mod extract;
 mod keyfile;
 pub mod metrics;
+pub mod openapi;
 mod routes;
 pub mod seed;
 pub mod sim;
@@ -236,10 +237,27 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
 }
 
 fn router(state: AppState) -> Router {
-    routes::router()
+    let (routes, document) = api();
+    routes
         .fallback(routes::unknown_route)
         .method_not_allowed_fallback(routes::method_not_allowed)
+        .layer(axum::Extension(openapi::Served::new(&document)))
         .layer(axum::middleware::from_fn_with_state(state.clone(), auth::authenticate))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state)
+}
+
+/// Every route, and the OpenAPI document generated from their handlers.
+fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
+    let (routes, mut document) = utoipa_axum::router::OpenApiRouter::with_openapi(openapi::base())
+        .merge(routes::router())
+        .merge(openapi::router())
+        .split_for_parts();
+    openapi::mark_public(&mut document, auth::is_public);
+    (routes, document)
+}
+
+/// The OpenAPI 3.1 document the service serves at `/openapi.json`.
+pub fn openapi_document() -> utoipa::openapi::OpenApi {
+    api().1
 }

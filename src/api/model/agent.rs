@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_with::skip_serializing_none;
+use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::common::{Timestamp, UnknownFields};
@@ -18,7 +19,7 @@ wire_enum! {
 
 /// An agent under test.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Agent {
     pub id: Uuid,
@@ -31,7 +32,7 @@ pub struct Agent {
 
 /// How an agent is reached.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentEndpoint {
     pub id: Uuid,
@@ -49,14 +50,17 @@ pub struct AgentEndpoint {
 
 /// Body of `PUT /v1/agent/endpoint/{id}`: only environment and outboundDialType change.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentEndpointUpdate {
+    #[schema(min_length = 1)]
     pub environment: Option<String>,
     pub outbound_dial_type: Option<OutboundDialType>,
     /// Accepted in the body, but it may not change the endpoint's definition.
     pub outbound_dial_http_request_definition_id: Option<Uuid>,
+    /// Members the input does not define; `validate()` rejects them.
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
@@ -96,7 +100,7 @@ impl Validate for AgentEndpointUpdate {
 
 /// The outbound HTTP request that dials an agent.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct HttpRequestDefinition {
     pub id: Uuid,

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_with::skip_serializing_none;
+use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use super::common::{OffsetPagination, Timestamp};
@@ -17,7 +18,7 @@ pub mod benchmark_limits {
 
 /// A suite with published results.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SuiteEntry {
     pub suite: String,
@@ -28,7 +29,7 @@ pub struct SuiteEntry {
 
 /// A scored agent product in one version of a suite.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Target {
     pub target_key: String,
@@ -47,7 +48,7 @@ pub struct Target {
 
 /// The scorer's rationale for one sampled call.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ScoreSample {
     pub condition_key: Option<String>,
@@ -59,7 +60,7 @@ pub struct ScoreSample {
 }
 
 /// Response of `GET /v1/benchmark/target/{targetKey}/score-sample`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct ScoreSamplePage {
     pub data: Vec<ScoreSample>,
     pub target: Option<Target>,
@@ -69,15 +70,27 @@ pub struct ScoreSamplePage {
 
 /// Query of the score sample listing.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
 pub struct ScoreSampleQuery {
+    /// The suite; list them with `GET /v1/benchmark/suite`.
+    #[param(value_type = String, required = true, min_length = 1)]
     pub suite: Option<String>,
+    /// Narrows the result to one condition.
+    #[param(min_length = 1)]
     pub condition_key: Option<String>,
+    /// Narrows the result to one metric.
+    #[param(min_length = 1)]
     pub metric_key: Option<String>,
+    /// Page size.
+    #[param(minimum = 1, maximum = 100, default = 20)]
     pub limit: Option<i64>,
+    /// How many samples to skip.
+    #[param(minimum = 0, default = 0)]
     pub offset: Option<i64>,
     /// The suite version to read; the latest when omitted.
+    #[param(min_length = 1)]
     pub suite_version: Option<String>,
 }
 

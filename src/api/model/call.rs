@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_with::skip_serializing_none;
+use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::common::{Timestamp, UnknownFields};
@@ -34,7 +35,7 @@ wire_enum! {
 
 /// A call.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Call {
     pub id: Uuid,
@@ -62,14 +63,14 @@ pub struct Call {
 }
 
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct CallAgent {
     pub id: Uuid,
     pub name: Option<String>,
 }
 
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CallCustomer {
     pub phone_number: Option<String>,
@@ -77,7 +78,7 @@ pub struct CallCustomer {
 }
 
 /// `GET /v1/call/{id}/transcript`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Transcript {
     #[serde(default)]
     pub entries: Vec<TranscriptEntry>,
@@ -86,10 +87,13 @@ pub struct Transcript {
 }
 
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TranscriptEntry {
+    #[schema(minimum = 0)]
     pub start_offset_ms: i64,
+    /// Not before `startOffsetMs`.
+    #[schema(minimum = 0)]
     pub end_offset_ms: i64,
     pub text: String,
     pub role: Option<ParticipantType>,
@@ -97,7 +101,7 @@ pub struct TranscriptEntry {
 }
 
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Participant {
     pub id: String,
     #[serde(rename = "type")]
@@ -106,7 +110,7 @@ pub struct Participant {
 
 /// Body of `POST /v1/call`: a call ingested with its transcript.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CallInput {
     pub direction: Option<Direction>,
@@ -114,10 +118,15 @@ pub struct CallInput {
     pub agent_endpoint_id: Option<Uuid>,
     pub from_number: Option<String>,
     pub to_number: Option<String>,
+    /// An RFC 3339 date-time.
+    #[schema(value_type = Timestamp, required = true)]
     pub started_at: Option<Timestamp>,
     pub ended_status: Option<EndedStatus>,
+    #[schema(value_type = Transcript, required = true)]
     pub transcript: Option<Transcript>,
+    /// Members the input does not define; `validate()` rejects them.
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
@@ -145,7 +154,7 @@ impl Validate for CallInput {
 
 /// A chat. The spec shows no fields; these mirror a call's.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Chat {
     pub id: Uuid,

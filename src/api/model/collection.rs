@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_with::skip_serializing_none;
+use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use super::common::{IdRef, Timestamp, Unit, UnknownFields};
@@ -43,7 +44,7 @@ wire_enum! {
 
 /// A metric collection job.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CollectionJob {
     pub id: Uuid,
@@ -72,14 +73,20 @@ pub mod collection_limits {
 
 /// Body of `POST /v1/metric/collection-jobs`.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CollectionJobInput {
+    #[schema(min_items = 1, max_items = 20)]
     pub metrics: Option<Vec<IdRef>>,
+    #[schema(min_items = 1, max_items = 500)]
     pub policy_ids: Option<Vec<Uuid>>,
+    #[schema(min_items = 1, max_items = 500)]
     pub call_ids: Option<Vec<Uuid>>,
+    #[schema(min_items = 1, max_items = 500)]
     pub chat_ids: Option<Vec<Uuid>>,
+    /// Members the input does not define; `validate()` rejects them.
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
@@ -102,9 +109,13 @@ impl Validate for CollectionJobInput {
 
 /// Query of `GET /v1/metric/collection-jobs`.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct CollectionJobQuery {
+    /// Page size.
+    #[param(minimum = 1, maximum = 50, default = 20)]
     pub limit: Option<i64>,
+    /// The `nextCursor` of a previous response.
     pub cursor: Option<String>,
     pub status: Option<CollectionJobStatus>,
 }
@@ -131,7 +142,7 @@ impl Validate for CollectionJobQuery {
 
 /// The values of one metric definition: an element of a job's (or call's) metric values.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MetricValueGroup {
     pub metric_definition_id: Uuid,
@@ -149,7 +160,7 @@ pub struct MetricValueGroup {
 
 /// One computed (or honestly not computed) value.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MetricValue {
     pub capture_status: Option<CaptureStatus>,
@@ -174,7 +185,7 @@ pub struct MetricValue {
 
 /// A stretch of a transcript that a value points at.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Segment {
     pub id: Option<Uuid>,

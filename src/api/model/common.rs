@@ -2,12 +2,14 @@
 
 use serde::{Deserialize, Serialize};
 use serde_with::skip_serializing_none;
+use utoipa::ToSchema;
 use uuid::Uuid;
 
 /// A timestamp exactly as the service sent it. The spec only says "string", so the text
 /// is kept verbatim and parsed on demand, never rejected on decode.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema)]
 #[serde(transparent)]
+#[schema(value_type = String, format = DateTime, description = "An RFC 3339 date-time.")]
 pub struct Timestamp(pub String);
 
 impl Timestamp {
@@ -43,7 +45,7 @@ impl std::fmt::Display for Timestamp {
 }
 
 /// `{id}`: how inputs and some objects point at another resource.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
 pub struct IdRef {
     pub id: Uuid,
 }
@@ -56,7 +58,7 @@ impl From<Uuid> for IdRef {
 
 /// A metric's unit.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Unit {
     pub name: Option<String>,
     pub symbol: Option<String>,
@@ -64,7 +66,7 @@ pub struct Unit {
 
 /// Cursor paging: `{total, hasMore, nextCursor}`.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CursorPagination {
     #[serde(default)]
@@ -75,7 +77,7 @@ pub struct CursorPagination {
 }
 
 /// Offset paging: `{limit, offset, total, hasMore}`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct OffsetPagination {
     pub limit: u64,
@@ -85,13 +87,13 @@ pub struct OffsetPagination {
 }
 
 /// `{data}`: the envelope of every single-resource response.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Data<T> {
     pub data: T,
 }
 
 /// `{data, pagination}`: one page of a cursor-paged list.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct CursorPage<T> {
     pub data: Vec<T>,
     #[serde(default)]

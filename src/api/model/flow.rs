@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_with::skip_serializing_none;
+use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::agent::Agent;
@@ -30,7 +31,7 @@ wire_enum! { pub enum VariantType { HappyPath = "HAPPY_PATH", EdgeCase = "EDGE_C
 
 /// A customer flow.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CustomerFlow {
     pub id: Uuid,
@@ -67,14 +68,14 @@ impl CustomerFlow {
 
 /// `{id, prompt}`: something the agent is expected to do.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Expectation {
     pub id: Option<Uuid>,
     pub prompt: Option<String>,
 }
 
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OffScriptPolicy {
     pub reaction: Option<OffScriptReaction>,
@@ -86,7 +87,7 @@ pub struct OffScriptPolicy {
 
 /// A happy path or edge case of a flow.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FlowVariant {
     pub id: Uuid,
@@ -109,7 +110,7 @@ pub struct FlowVariant {
 
 /// Where a simulated call takes place.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Environment {
     pub id: Option<Uuid>,
@@ -123,7 +124,7 @@ pub struct Environment {
 
 /// One step of a flow's graph; steps nest.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FlowStep {
     #[serde(rename = "type")]
@@ -132,6 +133,7 @@ pub struct FlowStep {
     #[serde(rename = "ref")]
     pub step_ref: Option<String>,
     #[serde(default)]
+    #[schema(no_recursion)]
     pub steps: Vec<FlowStep>,
     #[serde(default)]
     pub merge_into_node_ids: Vec<String>,

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_with::skip_serializing_none;
+use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::common::{Timestamp, UnknownFields};
@@ -45,21 +46,27 @@ pub mod issue_limits {
 
 /// Body of `POST /v1/issue`.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct IssueInput {
+    #[schema(value_type = String, required = true, min_length = 1, max_length = 280)]
     pub title: Option<String>,
+    #[schema(min_length = 1, max_length = 2000)]
     pub summary: Option<String>,
     /// Null when unset.
     pub severity: Option<Severity>,
+    /// Calls and chats; an invalid reference fails the whole request.
+    #[schema(max_items = 50)]
     pub evidence: Option<Vec<EvidenceInput>>,
+    /// Members the input does not define; `validate()` rejects them.
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
-/// One evidence entry: a call or a chat.
+/// One evidence entry: a call or a chat (give exactly one of `callId` and `chatId`).
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EvidenceInput {
     pub call_id: Option<Uuid>,
@@ -100,7 +107,7 @@ impl Validate for IssueInput {
 
 /// An issue as the service returns it.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Issue {
     pub id: Uuid,
@@ -128,7 +135,7 @@ pub struct Issue {
 
 /// A call or chat attached to an issue.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Evidence {
     pub id: Option<Uuid>,
@@ -138,16 +145,20 @@ pub struct Evidence {
 }
 
 /// Body of `PATCH /v1/issue/{id}`. `severity` and `assigneeUserId` may be set to null.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct IssueUpdate {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<IssueStatus>,
     #[serde(default, with = "serde_with::rust::double_option", skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Severity>)]
     pub severity: Option<Option<Severity>>,
     #[serde(default, with = "serde_with::rust::double_option", skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Uuid>)]
     pub assignee_user_id: Option<Option<Uuid>>,
+    /// Members the input does not define; `validate()` rejects them.
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_with::skip_serializing_none;
+use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::common::Timestamp;
@@ -15,8 +16,9 @@ wire_enum! {
 /// The smallest byte size a knowledge base can have.
 pub const BYTE_SIZE_MIN: i64 = 1;
 
+/// A knowledge base's metadata; its content is never returned.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct KnowledgeBase {
     pub id: Uuid,
@@ -27,6 +29,7 @@ pub struct KnowledgeBase {
     pub original_filename: Option<String>,
     pub mime_type: Option<String>,
     pub source_url: Option<String>,
+    #[schema(minimum = 1)]
     pub byte_size: Option<i64>,
     pub content_hash: Option<String>,
     pub error_message: Option<String>,

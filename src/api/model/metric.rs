@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_with::skip_serializing_none;
+use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::common::{Timestamp, Unit, UnknownFields};
@@ -71,7 +72,7 @@ wire_enum! {
 
 /// A metric definition (also the response of threshold creation).
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MetricDefinition {
     pub id: Uuid,
@@ -144,7 +145,7 @@ impl MetricDefinition {
 
 /// The threshold object of a THRESHOLD metric.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Threshold {
     pub source_metric_definition_id: Option<Uuid>,
@@ -158,22 +159,25 @@ pub struct Threshold {
 
 /// One label of a scale metric.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ScaleLabel {
     pub range_min: Option<f64>,
     pub range_max: Option<f64>,
+    #[schema(min_length = 1)]
     pub label: Option<String>,
     pub display_order: Option<i64>,
     pub description: Option<String>,
+    #[schema(pattern = "^#[0-9a-fA-F]{6}$")]
     pub color_hex: Option<String>,
 }
 
 /// One option of a classification metric.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ClassificationOption {
+    #[schema(min_length = 1)]
     pub label: Option<String>,
     pub description: Option<String>,
     pub display_order: Option<i64>,
@@ -181,7 +185,7 @@ pub struct ClassificationOption {
 
 /// A source of a derived metric.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MetricSourceRef {
     pub source_metric_definition_id: Option<Uuid>,
@@ -205,10 +209,12 @@ pub const IMMUTABLE_FIELDS: &[&str] = &[
 
 /// Body of `PUT /v1/metric/definitions/{idOrSlug}`: only supplied fields change.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MetricDefinitionUpdate {
+    #[schema(min_length = 1)]
     pub name: Option<String>,
+    #[schema(min_length = 1)]
     pub llm_prompt: Option<String>,
     pub scale_min: Option<i64>,
     pub scale_max: Option<i64>,
@@ -216,13 +222,18 @@ pub struct MetricDefinitionUpdate {
     pub boolean_true_label: Option<String>,
     pub boolean_false_label: Option<String>,
     pub classification_options: Option<Vec<ClassificationOption>>,
+    #[schema(minimum = 1)]
     pub max_classifications: Option<i64>,
     pub tool_definition_ids: Option<Vec<Uuid>>,
+    #[schema(min_items = 1)]
     pub supported_contexts: Option<Vec<MetricContext>>,
+    #[schema(min_length = 1)]
     pub formula: Option<String>,
     pub sources: Option<Vec<MetricSourceRef>>,
     pub change_reason: Option<String>,
+    /// Members the input does not define; `validate()` rejects them.
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
@@ -312,22 +323,35 @@ pub mod threshold_limits {
 
 /// Body of `POST /v1/metric/definitions/{idOrSlug}/thresholds`.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ThresholdInput {
     /// Name of the new boolean metric; the slug is generated from it when omitted.
+    #[schema(min_length = 1)]
     pub name: Option<String>,
     pub description: Option<String>,
+    #[schema(value_type = ThresholdOperator, required = true)]
     pub operator: Option<ThresholdOperator>,
+    /// The value compared against, given as a string.
+    #[schema(value_type = String, required = true, min_length = 1)]
     pub value: Option<String>,
+    /// Generated from the name when omitted.
+    #[schema(min_length = 1, max_length = 50)]
     pub slug: Option<String>,
     /// Alias of `slug`.
+    #[schema(deprecated, min_length = 1, max_length = 50)]
     pub metric_id: Option<String>,
+    /// How the source metric is aggregated before comparing.
+    #[schema(default = "EACH")]
     pub aggregation_mode: Option<AggregationMode>,
+    /// Required when aggregationMode is COUNT.
+    #[schema(minimum = 0)]
     pub count_threshold: Option<i64>,
     pub source_participant_role: Option<ParticipantRole>,
     pub source_variant_id: Option<Uuid>,
+    /// Members the input does not define; `validate()` rejects them.
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
@@ -407,31 +431,42 @@ pub fn slug_from_name(name: &str) -> String {
 
 /// Body of `POST /v1/metric/definitions`: a caller-owned custom metric.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MetricDefinitionInput {
+    #[schema(value_type = String, required = true, min_length = 1)]
     pub name: Option<String>,
+    #[schema(min_length = 1, max_length = 50)]
     pub slug: Option<String>,
     pub description: Option<String>,
     #[serde(rename = "type")]
+    #[schema(value_type = MetricType, required = true)]
     pub metric_type: Option<MetricType>,
+    #[schema(value_type = CalculationType, required = true)]
     pub calculation_type: Option<CalculationType>,
     pub scope: Option<MetricScope>,
+    #[schema(min_items = 1)]
     pub supported_contexts: Option<Vec<MetricContext>>,
     pub supported_modalities: Option<Vec<Modality>>,
+    /// Required for LLM_JUDGE metrics.
+    #[schema(min_length = 1)]
     pub llm_prompt: Option<String>,
     pub boolean_true_label: Option<String>,
     pub boolean_false_label: Option<String>,
     pub scale_min: Option<i64>,
     pub scale_max: Option<i64>,
     pub scale_labels: Option<Vec<ScaleLabel>>,
+    /// At least two options for CLASSIFICATION metrics.
     pub classification_options: Option<Vec<ClassificationOption>>,
+    #[schema(minimum = 1)]
     pub max_classifications: Option<i64>,
     pub formula: Option<String>,
     pub sources: Option<Vec<MetricSourceRef>>,
     pub knowledge_base_ids: Option<Vec<Uuid>>,
     pub unit: Option<Unit>,
+    /// Members the input does not define; `validate()` rejects them.
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 

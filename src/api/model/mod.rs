@@ -29,9 +29,10 @@ pub use run_plan::*;
 pub use simulation::*;
 
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 /// `GET /v1/health`: whether the key was accepted, and for which account.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Health {
     pub authenticated: bool,
     #[serde(default)]
@@ -39,7 +40,7 @@ pub struct Health {
 }
 
 /// `data` of a persona deletion.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Deleted {
     pub id: uuid::Uuid,
     pub deleted: bool,

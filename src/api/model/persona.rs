@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_with::skip_serializing_none;
+use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::common::{Timestamp, UnknownFields};
@@ -30,10 +31,12 @@ wire_enum! { pub enum ResponseTiming { Quick = "QUICK", Normal = "NORMAL", Delay
 
 /// Everything a caller can set on a persona: the body of `POST`/`PUT /v1/persona`.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PersonaFields {
+    #[schema(value_type = String, required = true, min_length = 1)]
     pub name: Option<String>,
+    #[schema(min_length = 1)]
     pub display_name: Option<String>,
     pub description: Option<String>,
     pub language: Option<Language>,
@@ -52,13 +55,17 @@ pub struct PersonaFields {
     pub response_timing: Option<ResponseTiming>,
     pub has_disfluencies: Option<bool>,
     pub idle_messages: Option<Vec<String>>,
+    #[schema(minimum = 1)]
     pub idle_timeout_seconds: Option<i64>,
+    #[schema(minimum = 0)]
     pub idle_message_max_spoken_count: Option<i64>,
     pub idle_message_reset_count_on_user_speech_enabled: Option<bool>,
     /// Free-form key-value attributes.
     pub properties: Option<serde_json::Map<String, serde_json::Value>>,
     pub backstory_prompt: Option<String>,
+    /// Members the input does not define; `validate()` rejects them.
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
@@ -76,7 +83,7 @@ impl Validate for PersonaFields {
 
 /// A persona as the service returns it.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Persona {
     pub id: Uuid,

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_with::skip_serializing_none;
+use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::common::{IdRef, Timestamp, UnknownFields};
@@ -31,31 +32,41 @@ pub const CONDITION_KEYS: &[&str] = &["agentId", "agentEndpointId", "direction",
 
 /// Body of `POST /v1/metric/policies`.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PolicyInput {
+    #[schema(value_type = String, required = true, min_length = 1)]
     pub name: Option<String>,
+    /// A policy fires for exactly one modality and may reference only metrics supporting it.
+    #[schema(value_type = Modality, required = true)]
     pub modality: Option<Modality>,
+    #[schema(value_type = Vec<IdRef>, required = true, min_items = 1)]
     pub metrics: Option<Vec<IdRef>>,
+    #[schema(default = "ACTIVE")]
     pub status: Option<PolicyStatus>,
     /// Groups are alternatives; every condition inside a group must hold. Omit to match all.
     pub conditions: Option<Vec<ConditionGroupInput>>,
+    /// Members the input does not define; `validate()` rejects them.
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
 /// A group of conditions that must all hold.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct ConditionGroupInput {
     #[serde(default)]
+    #[schema(min_items = 1)]
     pub conditions: Vec<ConditionInput>,
 }
 
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ConditionInput {
+    #[schema(value_type = String, required = true, min_length = 1)]
     pub condition_key: Option<String>,
+    #[schema(value_type = String, required = true, min_length = 1)]
     pub condition_value: Option<String>,
 }
 
@@ -92,7 +103,7 @@ impl Validate for PolicyInput {
 
 /// A metric policy as the service returns it.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MetricPolicy {
     pub id: Uuid,
@@ -109,14 +120,14 @@ pub struct MetricPolicy {
     pub updated_at: Option<Timestamp>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct ConditionGroup {
     #[serde(default)]
     pub conditions: Vec<Condition>,
 }
 
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Condition {
     pub condition_key: Option<String>,
@@ -127,12 +138,15 @@ pub struct Condition {
 
 /// Body of `PATCH /v1/metric/policies/{id}`.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PolicyUpdate {
     pub status: Option<PolicyStatus>,
+    #[schema(min_length = 1)]
     pub name: Option<String>,
+    /// Members the input does not define; `validate()` rejects them.
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 

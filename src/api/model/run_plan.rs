@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_with::skip_serializing_none;
+use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::common::{IdRef, Timestamp, UnknownFields};
@@ -52,32 +53,59 @@ pub mod run_plan_limits {
 
 /// Body of `POST /v1/simulation/plan`. Unknown members are kept and reported by `validate()`.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RunPlanInput {
+    #[schema(value_type = String, required = true, min_length = 1)]
     pub name: Option<String>,
     pub description: Option<String>,
+    #[schema(value_type = Direction, required = true)]
     pub direction: Option<Direction>,
+    /// Iterations per test case.
+    #[schema(minimum = 1, maximum = 10000, default = 1)]
     pub iteration_count: Option<i64>,
+    #[schema(minimum = 1, default = 5)]
     pub max_concurrent_jobs: Option<i64>,
+    /// Per simulation.
+    #[schema(value_type = i64, required = true, minimum = 1)]
     pub max_simulation_duration_seconds: Option<i64>,
+    #[schema(minimum = 1, default = 30)]
     pub silence_timeout_seconds: Option<i64>,
+    /// An empty array turns the feature off.
+    #[schema(default = json!(["goodbye"]))]
     pub end_call_phrases: Option<Vec<String>>,
+    /// Semantic end-of-call conditions judged against the conversation; empty turns the feature off.
+    #[schema(default = json!([]))]
     pub end_call_reasons: Option<Vec<String>>,
+    #[schema(default = "PARALLEL")]
     pub execution_mode: Option<ExecutionMode>,
     /// Deprecated in favour of `flows`.
+    #[schema(deprecated, min_items = 1)]
     pub scenarios: Option<Vec<ScenarioSelection>>,
+    #[schema(min_items = 1)]
     pub flows: Option<Vec<FlowSelection>>,
     /// Required together with `scenarios`; ignored with `flows`.
+    #[schema(min_items = 1)]
     pub personas: Option<Vec<IdRef>>,
+    #[schema(value_type = Vec<IdRef>, required = true, min_items = 1)]
     pub agent_endpoints: Option<Vec<IdRef>>,
+    #[schema(value_type = Vec<MetricReference>, required = true, min_items = 1)]
     pub metrics: Option<Vec<MetricReference>>,
+    /// Also collects the metrics owned by each attached flow.
+    #[schema(default = true)]
     pub include_flow_metrics: Option<bool>,
+    /// Lets the run add metrics automatically from attached flows.
+    #[schema(default = true)]
     pub include_automatic_metrics: Option<bool>,
+    /// Holds each call open for up to 15 minutes waiting for the matching real call.
+    #[schema(default = false)]
     pub enrich_with_live_conversation: Option<bool>,
     /// Deprecated in favour of the run operation.
+    #[schema(deprecated, default = false)]
     pub auto_run: Option<bool>,
+    /// Members the input does not define; `validate()` rejects them.
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
@@ -144,12 +172,16 @@ impl Validate for RunPlanInput {
 
 /// A deprecated scenario attachment.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ScenarioSelection {
+    #[schema(value_type = Uuid, required = true)]
     pub id: Option<Uuid>,
+    #[schema(value_type = Option<BTreeMap<String, String>>)]
     pub variables: Option<Variables>,
+    /// Members the input does not define; `validate()` rejects them.
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
@@ -163,17 +195,21 @@ impl Validate for ScenarioSelection {
 
 /// One element of `flows`: which flow, which of its variants, as whom and with what values.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FlowSelection {
     pub id: Option<Uuid>,
     /// Selects a service-curated flow by its stable slug.
+    #[schema(min_length = 1)]
     pub slug: Option<String>,
     pub happy_path: Option<bool>,
     pub edge_cases: Option<EdgeCases>,
     pub persona_override_id: Option<Uuid>,
+    #[schema(value_type = Option<BTreeMap<String, String>>)]
     pub variables: Option<Variables>,
+    /// Members the input does not define; `validate()` rejects them.
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
@@ -237,14 +273,39 @@ impl<'de> Deserialize<'de> for EdgeCases {
     }
 }
 
+impl utoipa::PartialSchema for EdgeCases {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, OneOfBuilder, Type};
+        let all = ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some(["ALL"]))
+            .description(Some("Every edge case that exists when the run starts, including ones added later."));
+        let list = ArrayBuilder::new()
+            .items(utoipa::openapi::Ref::from_schema_name(EdgeCaseSelection::name()))
+            .min_items(Some(1))
+            .description(Some("Only the named edge cases, each with its own persona override and values."));
+        OneOfBuilder::new().item(all).item(list).into()
+    }
+}
+
+impl ToSchema for EdgeCases {
+    fn schemas(schemas: &mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>)>) {
+        use utoipa::PartialSchema;
+        schemas.push((EdgeCaseSelection::name().into(), EdgeCaseSelection::schema()));
+        <EdgeCaseSelection as ToSchema>::schemas(schemas);
+    }
+}
+
 /// One named edge case. The spec does not show its full field set, so unknown members are
 /// accepted here (unlike the rest of the run plan input).
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EdgeCaseSelection {
+    #[schema(value_type = Uuid, required = true)]
     pub id: Option<Uuid>,
     pub persona_override_id: Option<Uuid>,
+    #[schema(value_type = Option<BTreeMap<String, String>>)]
     pub variables: Option<Variables>,
 }
 
@@ -257,16 +318,20 @@ impl Validate for EdgeCaseSelection {
 
 /// One element of `metrics`: a metric by id, or by its stable slug.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MetricReference {
     pub id: Option<Uuid>,
+    #[schema(min_length = 1)]
     pub slug: Option<String>,
     /// Alias of `slug`, kept for older integrations.
+    #[schema(deprecated, min_length = 1)]
     pub metric_id: Option<String>,
     /// Null equals omitted, which means SIMULATED.
     pub conversation_source: Option<ConversationSource>,
+    /// Members the input does not define; `validate()` rejects them.
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
@@ -313,7 +378,7 @@ fn check_variables(c: &mut Checks, at: &str, variables: Option<&Variables>) {
 
 /// A saved run plan: the input it was created with, plus its identity.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RunPlan {
     pub id: Uuid,
@@ -330,7 +395,7 @@ impl RunPlan {
 }
 
 /// `data` of `POST /v1/simulation/plan`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RunPlanCreated {
     pub run_plan: RunPlan,
@@ -340,35 +405,39 @@ pub struct RunPlanCreated {
 }
 
 /// Runtime values of the run operation: one flat map for everything, or per flow variant.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(untagged)]
 pub enum RunVariables {
+    #[schema(value_type = BTreeMap<String, String>)]
     Flat(Variables),
     PerFlow(Vec<FlowVariables>),
 }
 
 /// Values for one flow, or one of its variants.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FlowVariables {
     pub flow_id: Option<Uuid>,
     pub happy_path: Option<bool>,
     pub edge_case_id: Option<Uuid>,
     #[serde(default)]
+    #[schema(value_type = BTreeMap<String, String>)]
     pub variables: Variables,
 }
 
 /// Body of `POST /v1/simulation/run`: a saved plan by id, or an inline plan.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RunRequest {
     pub plan_id: Option<Uuid>,
     pub plan: Option<RunPlanInput>,
     pub save_as_plan: Option<bool>,
     pub variables: Option<RunVariables>,
+    /// Members the input does not define; `validate()` rejects them.
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
@@ -396,9 +465,18 @@ impl Validate for RunRequest {
     }
 }
 
+/// A ready-made plan input: an element of `data` of `GET /v1/simulation/template`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct RunPlanTemplate {
+    pub id: Uuid,
+    pub name: String,
+    /// A body for `POST /v1/simulation/plan`, or `plan` of `POST /v1/simulation/run`.
+    pub plan: RunPlanInput,
+}
+
 /// `data` of `POST /v1/simulation/run`.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RunStarted {
     pub simulation_run_plan_job_id: Uuid,

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_with::skip_serializing_none;
+use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::common::Timestamp;
@@ -65,7 +66,7 @@ wire_enum! {
 
 /// A run plan job with its simulation jobs.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RunPlanJob {
     pub simulation_run_plan_job_id: Uuid,
@@ -85,7 +86,7 @@ pub struct RunPlanJob {
 
 /// One simulation: a persona running one flow variant (or scenario) against one endpoint.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SimulationJob {
     pub simulation_job_id: Uuid,
@@ -111,7 +112,7 @@ pub struct SimulationJob {
 
 /// `{id, description}` of a scenario on a simulation job.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct ScenarioSummary {
     pub id: Uuid,
     pub description: Option<String>,
@@ -119,7 +120,7 @@ pub struct ScenarioSummary {
 
 /// The endpoint a simulation job dials.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct JobEndpoint {
     pub id: Uuid,
@@ -130,7 +131,7 @@ pub struct JobEndpoint {
 
 /// The flow and variant a simulation job runs.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct JobFlow {
     pub id: Uuid,

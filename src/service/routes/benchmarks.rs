@@ -1,11 +1,12 @@
 //! Benchmarks: suites, targets of a suite, and score samples (offset paging, one cell at a time).
 
-use axum::Router;
 use axum::extract::{Path, State};
 use axum::response::Response;
-use axum::routing::get;
 use rusqlite::types::Value as SqlValue;
 use serde::Deserialize;
+use utoipa::IntoParams;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::data;
 use crate::api::model::*;
@@ -13,22 +14,35 @@ use crate::api::validate::{Checks, Validate};
 use crate::service::AppState;
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::extract::Params;
+use crate::service::openapi::{BadRequest, InternalError, NotFound, TooManyRequests, Unauthorized};
 use crate::service::store::{self, Kind};
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/v1/benchmark/suite", get(suites))
-        .route("/v1/benchmark/target", get(targets))
-        .route("/v1/benchmark/target/{key}/score-sample", get(samples))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(suites)).routes(routes!(targets)).routes(routes!(samples))
 }
 
+/// List benchmark suites: every suite with published results, and the version other operations default to.
+#[utoipa::path(
+    get,
+    path = "/v1/benchmark/suite",
+    tag = "Benchmark",
+    responses(
+        (status = 200, description = "Every suite with published results", body = Data<Vec<SuiteEntry>>),
+        Unauthorized,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn suites(State(state): State<AppState>) -> ServiceResult<Response> {
     let suites: Vec<SuiteEntry> = state.store.read(|c| store::all(c, Kind::BenchmarkSuite)).await?;
     Ok(data(&suites))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 struct SuiteParams {
+    /// The suite; list them with `GET /v1/benchmark/suite`.
+    #[param(value_type = String, required = true, min_length = 1)]
     suite: Option<String>,
 }
 
@@ -39,6 +53,21 @@ impl Validate for SuiteParams {
     }
 }
 
+/// List the targets of a suite's latest version.
+#[utoipa::path(
+    get,
+    path = "/v1/benchmark/target",
+    tag = "Benchmark",
+    params(SuiteParams),
+    responses(
+        (status = 200, description = "The suite's targets", body = Data<Vec<Target>>),
+        BadRequest,
+        Unauthorized,
+        NotFound,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn targets(State(state): State<AppState>, Params(q): Params<SuiteParams>) -> ServiceResult<Response> {
     let suite = q.suite.unwrap_or_default();
     let targets = state
@@ -56,6 +85,21 @@ fn require_suite(conn: &rusqlite::Connection, suite: &str) -> ServiceResult<Suit
     store::get(conn, Kind::BenchmarkSuite, suite)?.ok_or_else(|| ServiceError::not_found("benchmark suite", suite))
 }
 
+/// List the score samples of a target: the scorer's reasoning per sampled call (offset paging).
+#[utoipa::path(
+    get,
+    path = "/v1/benchmark/target/{key}/score-sample",
+    tag = "Benchmark",
+    params(("key" = String, Path, description = "The target's key"), ScoreSampleQuery),
+    responses(
+        (status = 200, description = "One page of samples, with the target", body = ScoreSamplePage),
+        BadRequest,
+        Unauthorized,
+        NotFound,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn samples(
     State(state): State<AppState>,
     Path(key): Path<String>,

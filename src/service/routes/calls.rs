@@ -1,31 +1,51 @@
 //! Calls (ingest, list, read, transcript, latest metric values) and chats.
 
-use axum::Router;
 use axum::extract::{Path, State};
 use axum::response::Response;
-use axum::routing::get;
 use rusqlite::{OptionalExtension, params};
 use serde::Deserialize;
+use utoipa::IntoParams;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::collection::value_groups;
 use super::{ListParams, OwnedFilter, created, data, known_value, list_kind, path_id};
-use crate::api::model::{Call, CallInput, CallStatus, Chat, Timestamp, Transcript, ValueStatusFilter};
+use crate::api::model::{
+    Call, CallInput, CallStatus, Chat, CursorPage, Data, MetricValueGroup, Timestamp, Transcript, ValueStatusFilter,
+};
 use crate::api::validate::{Checks, Validate};
 use crate::service::AppState;
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::extract::{Params, Valid};
+use crate::service::openapi::{
+    BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,
+};
 use crate::service::store::{self, Doc, Kind};
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/v1/call", get(list).post(ingest))
-        .route("/v1/call/{id}", get(read))
-        .route("/v1/call/{id}/transcript", get(transcript))
-        .route("/v1/call/{id}/metrics", get(metrics))
-        .route("/v1/chat", get(list_chats))
-        .route("/v1/chat/{id}", get(read_chat))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list, ingest))
+        .routes(routes!(read))
+        .routes(routes!(transcript))
+        .routes(routes!(metrics))
+        .routes(routes!(list_chats))
+        .routes(routes!(read_chat))
 }
 
+/// List calls, newest first.
+#[utoipa::path(
+    get,
+    path = "/v1/call",
+    tag = "Call",
+    params(ListParams, ("agentId" = Option<Uuid>, Query, description = "Only calls of this agent"), ("simulationRunPlanJobId" = Option<Uuid>, Query, description = "Only calls of this run plan job"), ("startedAfter" = Option<String>, Query, format = DateTime, description = "Only calls started at or after this RFC 3339 date-time"), ("startedBefore" = Option<String>, Query, format = DateTime, description = "Only calls started before this RFC 3339 date-time")),
+    responses(
+        (status = 200, description = "One page of calls", body = CursorPage<Call>),
+        BadRequest,
+        Unauthorized,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn list(State(state): State<AppState>, Params(params): Params<ListParams>) -> ServiceResult<Response> {
     let mut fields = Vec::new();
     if let Some(agent) = &params.agent_id {
@@ -49,12 +69,40 @@ fn utc(param: &str, text: Option<&str>) -> ServiceResult<Option<String>> {
     .transpose()
 }
 
+/// Get a call.
+#[utoipa::path(
+    get,
+    path = "/v1/call/{id}",
+    tag = "Call",
+    params(("id" = Uuid, Path, description = "The call's id")),
+    responses(
+        (status = 200, description = "The call", body = Data<Call>),
+        Unauthorized,
+        NotFound,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
     let id = path_id(Kind::Call, &id)?.to_string();
     let call: Call = state.store.read(move |c| store::require(c, Kind::Call, &id)).await?;
     Ok(data(&call))
 }
 
+/// Get a call's transcript.
+#[utoipa::path(
+    get,
+    path = "/v1/call/{id}/transcript",
+    tag = "Call",
+    params(("id" = Uuid, Path, description = "The call's id")),
+    responses(
+        (status = 200, description = "The transcript (empty when the call has none)", body = Data<Transcript>),
+        Unauthorized,
+        NotFound,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn transcript(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
     let id = path_id(Kind::Call, &id)?.to_string();
     let transcript: Transcript = state
@@ -70,8 +118,12 @@ async fn transcript(State(state): State<AppState>, Path(id): Path<String>) -> Se
 }
 
 /// `?status=success|all`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct StatusParams {
+    /// `success` returns only SUCCESS rows; `all` also NOT_APPLICABLE, DATA_MISSING and ERROR rows,
+    /// with `value` omitted.
+    #[param(value_type = Option<ValueStatusFilter>, default = "success")]
     pub status: Option<String>,
 }
 
@@ -86,7 +138,21 @@ impl StatusParams {
     }
 }
 
-/// The latest value of each metric on the call, whatever job computed it.
+/// Get the latest value of each metric on a call, whatever job computed it.
+#[utoipa::path(
+    get,
+    path = "/v1/call/{id}/metrics",
+    tag = "Call",
+    params(("id" = Uuid, Path, description = "The call's id"), StatusParams),
+    responses(
+        (status = 200, description = "One group per metric definition", body = Data<Vec<MetricValueGroup>>),
+        BadRequest,
+        Unauthorized,
+        NotFound,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn metrics(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -110,6 +176,22 @@ async fn metrics(
     Ok(data(&groups))
 }
 
+/// Ingest a call with its transcript.
+#[utoipa::path(
+    post,
+    path = "/v1/call",
+    tag = "Call",
+    request_body = CallInput,
+    responses(
+        (status = 201, description = "The call", body = Data<Call>),
+        BadRequest,
+        Unauthorized,
+        Forbidden,
+        PayloadTooLarge,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn ingest(State(state): State<AppState>, Valid(input): Valid<CallInput>) -> ServiceResult<Response> {
     let call = state
         .store
@@ -157,10 +239,38 @@ async fn ingest(State(state): State<AppState>, Valid(input): Valid<CallInput>) -
     Ok(created(&call))
 }
 
+/// List chats.
+#[utoipa::path(
+    get,
+    path = "/v1/chat",
+    tag = "Chat",
+    params(ListParams),
+    responses(
+        (status = 200, description = "One page of chats", body = CursorPage<Chat>),
+        BadRequest,
+        Unauthorized,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn list_chats(State(state): State<AppState>, Params(params): Params<ListParams>) -> ServiceResult<Response> {
     list_kind(&state, Kind::Chat, params, OwnedFilter::default()).await
 }
 
+/// Get a chat.
+#[utoipa::path(
+    get,
+    path = "/v1/chat/{id}",
+    tag = "Chat",
+    params(("id" = Uuid, Path, description = "The chat's id")),
+    responses(
+        (status = 200, description = "The chat", body = Data<Chat>),
+        Unauthorized,
+        NotFound,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn read_chat(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
     let id = path_id(Kind::Chat, &id)?.to_string();
     let chat: Chat = state.store.read(move |c| store::require(c, Kind::Chat, &id)).await?;

@@ -1,11 +1,11 @@
 //! Metric collection jobs: list (cursor, status filter), create, read, cancel, and the exact
 //! values each job produced.
 
-use axum::Router;
 use axum::extract::{Path, State};
 use axum::response::Response;
-use axum::routing::{get, post};
 use rusqlite::{Connection, params};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 use uuid::Uuid;
 
 use super::calls::StatusParams;
@@ -14,22 +14,53 @@ use crate::api::model::*;
 use crate::service::AppState;
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::extract::{Params, Valid};
+use crate::service::openapi::{
+    BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,
+};
 use crate::service::store::{self, Doc, Kind};
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/v1/metric/collection-jobs", get(list).post(create))
-        .route("/v1/metric/collection-jobs/{id}", get(read))
-        .route("/v1/metric/collection-jobs/{id}/cancel", post(cancel))
-        .route("/v1/metric/collection-jobs/{id}/metric-values", get(values))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list, create))
+        .routes(routes!(read))
+        .routes(routes!(cancel))
+        .routes(routes!(values))
 }
 
+/// List metric collection jobs (cursor paging).
+#[utoipa::path(
+    get,
+    path = "/v1/metric/collection-jobs",
+    tag = "Metric Collection Job",
+    params(CollectionJobQuery),
+    responses(
+        (status = 200, description = "One page of jobs", body = CursorPage<CollectionJob>),
+        BadRequest,
+        Unauthorized,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn list(State(state): State<AppState>, Params(query): Params<CollectionJobQuery>) -> ServiceResult<Response> {
     let params = ListParams { limit: query.limit, cursor: query.cursor, ..Default::default() };
     let filter = OwnedFilter { status: query.status.map(|s| s.as_str().to_owned()), ..Default::default() };
     list_kind(&state, Kind::CollectionJob, params, filter).await
 }
 
+/// Get a metric collection job.
+#[utoipa::path(
+    get,
+    path = "/v1/metric/collection-jobs/{id}",
+    tag = "Metric Collection Job",
+    params(("id" = Uuid, Path, description = "The job's id")),
+    responses(
+        (status = 200, description = "The job", body = Data<CollectionJob>),
+        Unauthorized,
+        NotFound,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
     let id = path_id(Kind::CollectionJob, &id)?.to_string();
     let job: CollectionJob = state.store.read(move |c| store::require(c, Kind::CollectionJob, &id)).await?;
@@ -37,6 +68,21 @@ async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceR
 }
 
 /// Creates a PENDING job after checking every reference; the metric engine picks it up.
+#[utoipa::path(
+    post,
+    path = "/v1/metric/collection-jobs",
+    tag = "Metric Collection Job",
+    request_body = CollectionJobInput,
+    responses(
+        (status = 201, description = "The PENDING job", body = Data<CollectionJob>),
+        BadRequest,
+        Unauthorized,
+        Forbidden,
+        PayloadTooLarge,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn create(State(state): State<AppState>, Valid(input): Valid<CollectionJobInput>) -> ServiceResult<Response> {
     let collector = state.collector.clone();
     let job = state
@@ -84,6 +130,21 @@ async fn create(State(state): State<AppState>, Valid(input): Valid<CollectionJob
 }
 
 /// Cancels a job that has not ended; what was computed is kept.
+#[utoipa::path(
+    post,
+    path = "/v1/metric/collection-jobs/{id}/cancel",
+    tag = "Metric Collection Job",
+    params(("id" = Uuid, Path, description = "The job's id")),
+    responses(
+        (status = 200, description = "The CANCELED job", body = Data<CollectionJob>),
+        BadRequest,
+        Unauthorized,
+        Forbidden,
+        NotFound,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn cancel(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
     let id = path_id(Kind::CollectionJob, &id)?.to_string();
     let job = state
@@ -107,6 +168,21 @@ async fn cancel(State(state): State<AppState>, Path(id): Path<String>) -> Servic
     Ok(data(&job))
 }
 
+/// Get exactly the metric values this job produced, even where later jobs overwrote them.
+#[utoipa::path(
+    get,
+    path = "/v1/metric/collection-jobs/{id}/metric-values",
+    tag = "Metric Collection Job",
+    params(("id" = Uuid, Path, description = "The job's id"), StatusParams),
+    responses(
+        (status = 200, description = "One group per metric definition", body = Data<Vec<MetricValueGroup>>),
+        BadRequest,
+        Unauthorized,
+        NotFound,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn values(
     State(state): State<AppState>,
     Path(id): Path<String>,

@@ -1,35 +1,80 @@
 //! Customer flows: list, read, and duplicate (a deep copy; voicemail flows are refused).
 
-use axum::Router;
 use axum::extract::{Path, State};
 use axum::response::Response;
-use axum::routing::{get, post};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 use uuid::Uuid;
 
 use super::{ListParams, OwnedFilter, created, data, list_kind, now, path_id};
-use crate::api::model::{CustomerFlow, FlowSource, FlowStep, FlowVariant, Timestamp};
+use crate::api::model::{CursorPage, CustomerFlow, Data, FlowSource, FlowStep, FlowVariant, Timestamp};
 use crate::service::AppState;
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::extract::{AnyBody, Params};
+use crate::service::openapi::{
+    BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,
+};
 use crate::service::store::{self, Doc, Kind};
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/v1/customer-flow", get(list))
-        .route("/v1/customer-flow/{id}", get(read))
-        .route("/v1/customer-flow/{id}/duplicate", post(duplicate))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(list)).routes(routes!(read)).routes(routes!(duplicate))
 }
 
+/// List customer flows.
+#[utoipa::path(
+    get,
+    path = "/v1/customer-flow",
+    tag = "Customer Flow",
+    params(ListParams),
+    responses(
+        (status = 200, description = "One page of flows", body = CursorPage<CustomerFlow>),
+        BadRequest,
+        Unauthorized,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn list(State(state): State<AppState>, Params(params): Params<ListParams>) -> ServiceResult<Response> {
     list_kind(&state, Kind::CustomerFlow, params, OwnedFilter::default()).await
 }
 
+/// Get a customer flow.
+#[utoipa::path(
+    get,
+    path = "/v1/customer-flow/{id}",
+    tag = "Customer Flow",
+    params(("id" = Uuid, Path, description = "The flow's id")),
+    responses(
+        (status = 200, description = "The flow", body = Data<CustomerFlow>),
+        Unauthorized,
+        NotFound,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
     let id = path_id(Kind::CustomerFlow, &id)?.to_string();
     let flow: CustomerFlow = state.store.read(move |c| store::require(c, Kind::CustomerFlow, &id)).await?;
     Ok(data(&flow))
 }
 
+/// Duplicate a customer flow into a new project-owned flow (any body is accepted and ignored). Voicemail flows cannot be duplicated.
+#[utoipa::path(
+    post,
+    path = "/v1/customer-flow/{id}/duplicate",
+    tag = "Customer Flow",
+    params(("id" = Uuid, Path, description = "The flow's id")),
+    responses(
+        (status = 201, description = "The copy", body = Data<CustomerFlow>),
+        BadRequest,
+        Unauthorized,
+        Forbidden,
+        NotFound,
+        PayloadTooLarge,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn duplicate(State(state): State<AppState>, Path(id): Path<String>, _body: AnyBody) -> ServiceResult<Response> {
     let id = path_id(Kind::CustomerFlow, &id)?.to_string();
     let copy = state

@@ -1,26 +1,45 @@
 //! Issues: create with evidence in one transaction, list, read, and change status or severity.
 
-use axum::Router;
 use axum::extract::{Path, State};
 use axum::response::Response;
-use axum::routing::get;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 use uuid::Uuid;
 
 use super::{ListParams, OwnedFilter, created, data, known_value, list_kind, now, path_id};
-use crate::api::model::{Evidence, Issue, IssueInput, IssueSource, IssueStatus, IssueUpdate, Severity, Timestamp};
+use crate::api::model::{
+    CursorPage, Data, Evidence, Issue, IssueInput, IssueSource, IssueStatus, IssueUpdate, Severity, Timestamp,
+};
 use crate::service::AppState;
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::extract::{Params, Valid};
+use crate::service::openapi::{
+    BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,
+};
 use crate::service::store::{self, Doc, Kind};
 
 /// The workspace every local issue belongs to.
 pub const ORGANIZATION_ID: Uuid = Uuid::from_u128(0x6a1e_0000_0000_4000_8000_0000_0000_0001);
 pub const PROJECT_ID: Uuid = Uuid::from_u128(0x6a1e_0000_0000_4000_8000_0000_0000_0002);
 
-pub fn router() -> Router<AppState> {
-    Router::new().route("/v1/issue", get(list).post(create)).route("/v1/issue/{id}", get(read).patch(update))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(list, create)).routes(routes!(read, update))
 }
 
+/// List issues.
+#[utoipa::path(
+    get,
+    path = "/v1/issue",
+    tag = "Issue",
+    params(ListParams, ("status" = Option<IssueStatus>, Query, description = "Only issues in this status"), ("severity" = Option<Severity>, Query, description = "Only issues of this severity")),
+    responses(
+        (status = 200, description = "One page of issues", body = CursorPage<Issue>),
+        BadRequest,
+        Unauthorized,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn list(State(state): State<AppState>, Params(params): Params<ListParams>) -> ServiceResult<Response> {
     let status = known_value::<IssueStatus>("status", params.status.as_deref())?;
     let severity = known_value::<Severity>("severity", params.severity.as_deref())?;
@@ -32,12 +51,42 @@ async fn list(State(state): State<AppState>, Params(params): Params<ListParams>)
     list_kind(&state, Kind::Issue, params, filter).await
 }
 
+/// Get an issue.
+#[utoipa::path(
+    get,
+    path = "/v1/issue/{id}",
+    tag = "Issue",
+    params(("id" = Uuid, Path, description = "The issue's id")),
+    responses(
+        (status = 200, description = "The issue", body = Data<Issue>),
+        Unauthorized,
+        NotFound,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
     let id = path_id(Kind::Issue, &id)?.to_string();
     let issue: Issue = state.store.read(move |c| store::require(c, Kind::Issue, &id)).await?;
     Ok(data(&issue))
 }
 
+/// Create an issue, with its evidence attached in the same transaction: one invalid reference fails it all.
+#[utoipa::path(
+    post,
+    path = "/v1/issue",
+    tag = "Issue",
+    request_body = IssueInput,
+    responses(
+        (status = 201, description = "The issue, with source API", body = Data<Issue>),
+        BadRequest,
+        Unauthorized,
+        Forbidden,
+        PayloadTooLarge,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn create(State(state): State<AppState>, Valid(input): Valid<IssueInput>) -> ServiceResult<Response> {
     let issue = state
         .store
@@ -92,6 +141,24 @@ async fn create(State(state): State<AppState>, Valid(input): Valid<IssueInput>) 
     Ok(created(&issue))
 }
 
+/// Change an issue's status, severity or assignee.
+#[utoipa::path(
+    patch,
+    path = "/v1/issue/{id}",
+    tag = "Issue",
+    params(("id" = Uuid, Path, description = "The issue's id")),
+    request_body = IssueUpdate,
+    responses(
+        (status = 200, description = "The updated issue", body = Data<Issue>),
+        BadRequest,
+        Unauthorized,
+        Forbidden,
+        NotFound,
+        PayloadTooLarge,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn update(
     State(state): State<AppState>,
     Path(id): Path<String>,

@@ -1,25 +1,54 @@
 //! Knowledge bases: metadata only; the content stays in its own table for the judge.
 
-use axum::Router;
 use axum::extract::{Path, State};
 use axum::response::Response;
-use axum::routing::get;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::{ListParams, OwnedFilter, data, list_kind, path_id};
-use crate::api::model::KnowledgeBase;
+use crate::api::model::{CursorPage, Data, KnowledgeBase};
 use crate::service::AppState;
 use crate::service::error::ServiceResult;
 use crate::service::extract::Params;
+use crate::service::openapi::{BadRequest, InternalError, NotFound, TooManyRequests, Unauthorized};
 use crate::service::store::{self, Kind};
 
-pub fn router() -> Router<AppState> {
-    Router::new().route("/v1/knowledge-base", get(list)).route("/v1/knowledge-base/{id}", get(read))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(list)).routes(routes!(read))
 }
 
+/// List knowledge bases (metadata only).
+#[utoipa::path(
+    get,
+    path = "/v1/knowledge-base",
+    tag = "Knowledge Base",
+    params(ListParams),
+    responses(
+        (status = 200, description = "One page of knowledge bases", body = CursorPage<KnowledgeBase>),
+        BadRequest,
+        Unauthorized,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn list(State(state): State<AppState>, Params(params): Params<ListParams>) -> ServiceResult<Response> {
     list_kind(&state, Kind::KnowledgeBase, params, OwnedFilter::default()).await
 }
 
+/// Get a knowledge base: metadata only, never its content.
+#[utoipa::path(
+    get,
+    path = "/v1/knowledge-base/{id}",
+    tag = "Knowledge Base",
+    params(("id" = uuid::Uuid, Path, description = "The knowledge base's id")),
+    responses(
+        (status = 200, description = "The knowledge base", body = Data<KnowledgeBase>),
+        Unauthorized,
+        NotFound,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
     let id = path_id(Kind::KnowledgeBase, &id)?.to_string();
     let base: KnowledgeBase = state.store.read(move |c| store::require(c, Kind::KnowledgeBase, &id)).await?;

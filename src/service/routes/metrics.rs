@@ -1,10 +1,10 @@
 //! Metric definitions (versions, variants, thresholds) and metric policies.
 
-use axum::Router;
 use axum::extract::{Path, State};
 use axum::response::Response;
-use axum::routing::{get, post};
 use rusqlite::{Connection, Transaction, params};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 use uuid::Uuid;
 
 use super::{ListParams, OwnedFilter, created, data, list_kind, now, path_id};
@@ -12,19 +12,36 @@ use crate::api::model::*;
 use crate::service::AppState;
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::extract::{Params, Valid};
+use crate::service::openapi::{
+    BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,
+};
 use crate::service::store::{self, Doc, Kind};
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/v1/metric/definitions", get(list).post(create))
-        .route("/v1/metric/definitions/{id}", get(read).put(update))
-        .route("/v1/metric/definitions/{id}/versions", get(versions))
-        .route("/v1/metric/definitions/{id}/variants/{variant}", get(read_variant).put(update_variant))
-        .route("/v1/metric/definitions/{id}/thresholds", post(create_threshold))
-        .route("/v1/metric/policies", get(list_policies).post(create_policy))
-        .route("/v1/metric/policies/{id}", get(read_policy).patch(update_policy))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list, create))
+        .routes(routes!(read, update))
+        .routes(routes!(versions))
+        .routes(routes!(read_variant, update_variant))
+        .routes(routes!(create_threshold))
+        .routes(routes!(list_policies, create_policy))
+        .routes(routes!(read_policy, update_policy))
 }
 
+/// List metric definitions.
+#[utoipa::path(
+    get,
+    path = "/v1/metric/definitions",
+    tag = "Metric",
+    params(ListParams),
+    responses(
+        (status = 200, description = "One page of definitions", body = CursorPage<MetricDefinition>),
+        BadRequest,
+        Unauthorized,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn list(State(state): State<AppState>, Params(params): Params<ListParams>) -> ServiceResult<Response> {
     list_kind(&state, Kind::MetricDefinition, params, OwnedFilter::default()).await
 }
@@ -38,11 +55,39 @@ pub fn resolve_definition(conn: &Connection, id_or_slug: &str) -> ServiceResult<
     found.ok_or_else(|| ServiceError::not_found("metric definition", id_or_slug))
 }
 
+/// Get a metric definition by uuid or slug.
+#[utoipa::path(
+    get,
+    path = "/v1/metric/definitions/{id}",
+    tag = "Metric",
+    params(("id" = String, Path, description = "The metric definition's uuid or slug")),
+    responses(
+        (status = 200, description = "The definition", body = Data<MetricDefinition>),
+        Unauthorized,
+        NotFound,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
     let definition = state.store.read(move |c| resolve_definition(c, &id)).await?;
     Ok(data(&definition))
 }
 
+/// List a metric definition's versions, newest first.
+#[utoipa::path(
+    get,
+    path = "/v1/metric/definitions/{id}/versions",
+    tag = "Metric",
+    params(("id" = String, Path, description = "The metric definition's uuid or slug")),
+    responses(
+        (status = 200, description = "Every version", body = Data<Vec<MetricDefinition>>),
+        Unauthorized,
+        NotFound,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn versions(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
     let versions = state
         .store
@@ -74,6 +119,22 @@ pub fn save_definition(tx: &Transaction, definition: &MetricDefinition, insert: 
     Ok(())
 }
 
+/// Create a caller-owned custom metric.
+#[utoipa::path(
+    post,
+    path = "/v1/metric/definitions",
+    tag = "Metric",
+    request_body = MetricDefinitionInput,
+    responses(
+        (status = 201, description = "The definition, at version 1", body = Data<MetricDefinition>),
+        BadRequest,
+        Unauthorized,
+        Forbidden,
+        PayloadTooLarge,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn create(State(state): State<AppState>, Valid(input): Valid<MetricDefinitionInput>) -> ServiceResult<Response> {
     let definition = state
         .store
@@ -158,6 +219,24 @@ fn apply_update(definition: &mut MetricDefinition, update: MetricDefinitionUpdat
     d.updated_at = Some(Timestamp::now());
 }
 
+/// Update a caller-owned metric definition as a new immutable version; only supplied fields change. Immutable fields and service-owned metrics are rejected.
+#[utoipa::path(
+    put,
+    path = "/v1/metric/definitions/{id}",
+    tag = "Metric",
+    params(("id" = String, Path, description = "The metric definition's uuid or slug")),
+    request_body = MetricDefinitionUpdate,
+    responses(
+        (status = 200, description = "The definition at its new version", body = Data<MetricDefinition>),
+        BadRequest,
+        Unauthorized,
+        Forbidden,
+        NotFound,
+        PayloadTooLarge,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn update(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -191,6 +270,20 @@ fn variant_id(definition: Uuid, variant: &str) -> Uuid {
     Uuid::new_v5(&definition, variant.as_bytes())
 }
 
+/// Get a variant of a metric definition.
+#[utoipa::path(
+    get,
+    path = "/v1/metric/definitions/{id}/variants/{variant}",
+    tag = "Metric",
+    params(("id" = String, Path, description = "The metric definition's uuid or slug"), ("variant" = String, Path, description = "The variant: `default`, the definition's variantId, or a workspace fork's name")),
+    responses(
+        (status = 200, description = "The variant", body = Data<MetricDefinition>),
+        Unauthorized,
+        NotFound,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn read_variant(
     State(state): State<AppState>,
     Path((id, variant)): Path<(String, String)>,
@@ -212,6 +305,23 @@ async fn read_variant(
 }
 
 /// Forks a definition for this workspace under a variant name (or edits the existing fork).
+#[utoipa::path(
+    put,
+    path = "/v1/metric/definitions/{id}/variants/{variant}",
+    tag = "Metric",
+    params(("id" = String, Path, description = "The metric definition's uuid or slug"), ("variant" = String, Path, description = "The variant: `default`, the definition's variantId, or a workspace fork's name")),
+    request_body = MetricDefinitionUpdate,
+    responses(
+        (status = 200, description = "The workspace's fork", body = Data<MetricDefinition>),
+        BadRequest,
+        Unauthorized,
+        Forbidden,
+        NotFound,
+        PayloadTooLarge,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn update_variant(
     State(state): State<AppState>,
     Path((id, variant)): Path<(String, String)>,
@@ -248,6 +358,24 @@ async fn update_variant(
     Ok(data(&fork))
 }
 
+/// Create a threshold on a metric: a boolean metric that fires when the source meets the comparison.
+#[utoipa::path(
+    post,
+    path = "/v1/metric/definitions/{id}/thresholds",
+    tag = "Metric",
+    params(("id" = String, Path, description = "The source metric's uuid or slug")),
+    request_body = ThresholdInput,
+    responses(
+        (status = 201, description = "The new THRESHOLD metric", body = Data<MetricDefinition>),
+        BadRequest,
+        Unauthorized,
+        Forbidden,
+        NotFound,
+        PayloadTooLarge,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn create_threshold(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -330,10 +458,38 @@ async fn create_threshold(
     Ok(created(&definition))
 }
 
+/// List metric policies.
+#[utoipa::path(
+    get,
+    path = "/v1/metric/policies",
+    tag = "Metric Policy",
+    params(ListParams),
+    responses(
+        (status = 200, description = "One page of policies", body = CursorPage<MetricPolicy>),
+        BadRequest,
+        Unauthorized,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn list_policies(State(state): State<AppState>, Params(params): Params<ListParams>) -> ServiceResult<Response> {
     list_kind(&state, Kind::MetricPolicy, params, OwnedFilter::default()).await
 }
 
+/// Get a metric policy.
+#[utoipa::path(
+    get,
+    path = "/v1/metric/policies/{id}",
+    tag = "Metric Policy",
+    params(("id" = Uuid, Path, description = "The policy's id")),
+    responses(
+        (status = 200, description = "The policy", body = Data<MetricPolicy>),
+        Unauthorized,
+        NotFound,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn read_policy(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
     let id = path_id(Kind::MetricPolicy, &id)?.to_string();
     let policy: MetricPolicy = state.store.read(move |c| store::require(c, Kind::MetricPolicy, &id)).await?;
@@ -345,6 +501,22 @@ fn policy_doc(policy: &MetricPolicy) -> ServiceResult<Doc> {
     Ok(Doc::new(Kind::MetricPolicy, policy.id, policy, created_at)?.status(policy.status.as_ref().map(|s| s.as_str())))
 }
 
+/// Create a metric policy.
+#[utoipa::path(
+    post,
+    path = "/v1/metric/policies",
+    tag = "Metric Policy",
+    request_body = PolicyInput,
+    responses(
+        (status = 201, description = "The policy", body = Data<MetricPolicy>),
+        BadRequest,
+        Unauthorized,
+        Forbidden,
+        PayloadTooLarge,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn create_policy(State(state): State<AppState>, Valid(input): Valid<PolicyInput>) -> ServiceResult<Response> {
     let policy = state
         .store
@@ -407,6 +579,24 @@ fn condition_type(key: &str) -> ConditionType {
     }
 }
 
+/// Change a metric policy's status or name.
+#[utoipa::path(
+    patch,
+    path = "/v1/metric/policies/{id}",
+    tag = "Metric Policy",
+    params(("id" = Uuid, Path, description = "The policy's id")),
+    request_body = PolicyUpdate,
+    responses(
+        (status = 200, description = "The policy", body = Data<MetricPolicy>),
+        BadRequest,
+        Unauthorized,
+        Forbidden,
+        NotFound,
+        PayloadTooLarge,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn update_policy(
     State(state): State<AppState>,
     Path(id): Path<String>,

@@ -12,23 +12,25 @@ pub use metrics::resolve_definition;
 mod personas;
 mod simulation;
 
-use axum::Router;
 use axum::http::{StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use serde::{Deserialize, Serialize};
+use utoipa::IntoParams;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::AppState;
 use super::error::{ServiceError, ServiceResult};
+use super::openapi::{TooManyRequests, Unauthorized};
 use super::store::{self, Filter, Kind};
 use crate::api::ErrorType;
 use crate::api::model::collection::collection_limits;
 use crate::api::validate::{Checks, Validate};
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/health", get(health))
-        .route("/v1/health", get(health))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(health_unversioned))
+        .routes(routes!(health))
         .merge(agents::router())
         .merge(benchmarks::router())
         .merge(calls::router())
@@ -41,8 +43,34 @@ pub fn router() -> Router<AppState> {
         .merge(simulation::router())
 }
 
+/// Whether the key was accepted, and for which account.
+#[utoipa::path(
+    get,
+    path = "/v1/health",
+    tag = "Health",
+    responses(
+        (status = 200, description = "The key was accepted", body = crate::api::model::Health),
+        Unauthorized,
+        TooManyRequests,
+    )
+)]
 async fn health(axum::extract::State(state): axum::extract::State<AppState>) -> Response {
     axum::Json(serde_json::json!({ "authenticated": true, "account": &*state.account })).into_response()
+}
+
+/// The health check without the version prefix.
+#[utoipa::path(
+    get,
+    path = "/health",
+    tag = "Health",
+    responses(
+        (status = 200, description = "The key was accepted", body = crate::api::model::Health),
+        Unauthorized,
+        TooManyRequests,
+    )
+)]
+async fn health_unversioned(state: axum::extract::State<AppState>) -> Response {
+    health(state).await
 }
 
 pub async fn unknown_route(uri: Uri) -> ServiceError {
@@ -86,18 +114,31 @@ pub fn page_response(page: store::Page) -> Response {
 }
 
 /// Query of every cursor-paged list: `limit`, `cursor` (alias `after`) and the filters lists take.
-#[derive(Debug, Default, Deserialize)]
+/// The document lists the filters on the operations that read them.
+#[derive(Debug, Default, Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
 pub struct ListParams {
+    /// Page size.
+    #[param(minimum = 1, maximum = 50, default = 20)]
     pub limit: Option<i64>,
+    /// The `nextCursor` of a previous response.
     pub cursor: Option<String>,
+    /// Alias of `cursor`.
     pub after: Option<String>,
+    #[param(ignore)]
     pub status: Option<String>,
+    #[param(ignore)]
     pub severity: Option<String>,
+    #[param(ignore)]
     pub plan_id: Option<String>,
+    #[param(ignore)]
     pub agent_id: Option<String>,
+    #[param(ignore)]
     pub simulation_run_plan_job_id: Option<String>,
+    #[param(ignore)]
     pub started_after: Option<String>,
+    #[param(ignore)]
     pub started_before: Option<String>,
 }
 

@@ -1,33 +1,78 @@
 //! Personas: list, read, create, replace, soft delete (system personas are refused).
 
-use axum::Router;
 use axum::extract::{Path, State};
 use axum::response::Response;
-use axum::routing::get;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::{ListParams, OwnedFilter, created, data, list_kind, now, path_id};
-use crate::api::model::{Deleted, Persona, PersonaFields, Timestamp};
+use crate::api::model::{CursorPage, Data, Deleted, Persona, PersonaFields, Timestamp};
 use crate::service::AppState;
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::extract::{Params, Valid};
+use crate::service::openapi::{
+    BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,
+};
 use crate::service::store::{self, Doc, Kind};
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/v1/persona", get(list).post(create))
-        .route("/v1/persona/{id}", get(read).put(replace).delete(delete))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(list, create)).routes(routes!(read, replace, delete))
 }
 
+/// List personas.
+#[utoipa::path(
+    get,
+    path = "/v1/persona",
+    tag = "Simulation Persona",
+    params(ListParams),
+    responses(
+        (status = 200, description = "One page of personas", body = CursorPage<Persona>),
+        BadRequest,
+        Unauthorized,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn list(State(state): State<AppState>, Params(params): Params<ListParams>) -> ServiceResult<Response> {
     list_kind(&state, Kind::Persona, params, OwnedFilter::default()).await
 }
 
+/// Get a persona.
+#[utoipa::path(
+    get,
+    path = "/v1/persona/{id}",
+    tag = "Simulation Persona",
+    params(("id" = Uuid, Path, description = "The persona's id")),
+    responses(
+        (status = 200, description = "The persona", body = Data<Persona>),
+        Unauthorized,
+        NotFound,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
     let id = path_id(Kind::Persona, &id)?;
     let persona: Persona = state.store.read(move |c| store::require(c, Kind::Persona, &id.to_string())).await?;
     Ok(data(&persona))
 }
 
+/// Create a persona.
+#[utoipa::path(
+    post,
+    path = "/v1/persona",
+    tag = "Simulation Persona",
+    request_body = PersonaFields,
+    responses(
+        (status = 201, description = "The persona", body = Data<Persona>),
+        BadRequest,
+        Unauthorized,
+        Forbidden,
+        PayloadTooLarge,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn create(State(state): State<AppState>, Valid(fields): Valid<PersonaFields>) -> ServiceResult<Response> {
     let at = now();
     let persona = Persona {
@@ -42,6 +87,24 @@ async fn create(State(state): State<AppState>, Valid(fields): Valid<PersonaField
     Ok(created(&persona))
 }
 
+/// Replace a persona's fields. System personas cannot be changed.
+#[utoipa::path(
+    put,
+    path = "/v1/persona/{id}",
+    tag = "Simulation Persona",
+    params(("id" = Uuid, Path, description = "The persona's id")),
+    request_body = PersonaFields,
+    responses(
+        (status = 200, description = "The persona", body = Data<Persona>),
+        BadRequest,
+        Unauthorized,
+        Forbidden,
+        NotFound,
+        PayloadTooLarge,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn replace(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -65,6 +128,22 @@ async fn replace(
     Ok(data(&persona))
 }
 
+/// Soft-delete a persona: hidden from reads and new simulations, history kept. System personas cannot be deleted.
+#[utoipa::path(
+    delete,
+    path = "/v1/persona/{id}",
+    tag = "Simulation Persona",
+    params(("id" = Uuid, Path, description = "The persona's id")),
+    responses(
+        (status = 200, description = "The persona is deleted", body = Data<Deleted>),
+        BadRequest,
+        Unauthorized,
+        Forbidden,
+        NotFound,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn delete(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
     let id = path_id(Kind::Persona, &id)?;
     state

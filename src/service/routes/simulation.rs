@@ -1,11 +1,11 @@
 //! Simulation: run plans, the run operation, run plan jobs and simulation jobs, templates.
 //! Creating a job writes it and its simulation jobs as PENDING; the simulation engine runs them.
 
-use axum::Router;
 use axum::extract::{Path, State};
 use axum::response::Response;
-use axum::routing::{get, post};
 use rusqlite::Transaction;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 use uuid::Uuid;
 
 use super::metrics::resolve_definition;
@@ -14,36 +14,96 @@ use crate::api::model::*;
 use crate::service::AppState;
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::extract::{AnyBody, Params, Valid};
+use crate::service::openapi::{
+    BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,
+};
 use crate::service::store::{self, Doc, Kind};
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/v1/simulation/plan", get(list_plans).post(create_plan))
-        .route("/v1/simulation/plan/jobs", get(list_jobs))
-        .route("/v1/simulation/plan/job/{id}", get(read_job))
-        .route("/v1/simulation/plan/job/{id}/cancel", post(cancel_job))
-        .route("/v1/simulation/plan/{id}", get(read_plan))
-        .route("/v1/simulation/run", post(run))
-        .route("/v1/simulation/job/{id}", get(read_simulation_job))
-        .route("/v1/simulation/template", get(templates))
-        .route("/demo/agent", post(demo_agent))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_plans, create_plan))
+        .routes(routes!(list_jobs))
+        .routes(routes!(read_job))
+        .routes(routes!(cancel_job))
+        .routes(routes!(read_plan))
+        .routes(routes!(run))
+        .routes(routes!(read_simulation_job))
+        .routes(routes!(templates))
+        .routes(routes!(demo_agent))
 }
 
 /// The reference agent over HTTP, so the seeded HTTP request definition really dials out.
+/// Served without a key: it stands in for an agent on the public internet.
+#[utoipa::path(
+    post,
+    path = "/demo/agent",
+    tag = "Simulation",
+    request_body = crate::service::sim::reference_agent::Heard,
+    responses(
+        (status = 200, description = "What the reference agent says back", body = crate::service::sim::reference_agent::Reply),
+        BadRequest,
+        PayloadTooLarge,
+    ),
+    security(())
+)]
 async fn demo_agent(axum::Json(heard): axum::Json<crate::service::sim::reference_agent::Heard>) -> Response {
     axum::response::IntoResponse::into_response(axum::Json(crate::service::sim::reference_agent::reply(&heard)))
 }
 
+/// List run plans.
+#[utoipa::path(
+    get,
+    path = "/v1/simulation/plan",
+    tag = "Simulation Run Plan",
+    params(ListParams),
+    responses(
+        (status = 200, description = "One page of run plans", body = CursorPage<RunPlan>),
+        BadRequest,
+        Unauthorized,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn list_plans(State(state): State<AppState>, Params(params): Params<ListParams>) -> ServiceResult<Response> {
     list_kind(&state, Kind::RunPlan, params, OwnedFilter::default()).await
 }
 
+/// Get a run plan.
+#[utoipa::path(
+    get,
+    path = "/v1/simulation/plan/{id}",
+    tag = "Simulation Run Plan",
+    params(("id" = Uuid, Path, description = "The run plan's id")),
+    responses(
+        (status = 200, description = "The run plan", body = Data<RunPlan>),
+        Unauthorized,
+        NotFound,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn read_plan(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
     let id = path_id(Kind::RunPlan, &id)?.to_string();
     let plan: RunPlan = state.store.read(move |c| store::require(c, Kind::RunPlan, &id)).await?;
     Ok(data(&plan))
 }
 
+/// Create a run plan; start it later with the run operation (or now with the deprecated autoRun).
+#[utoipa::path(
+    post,
+    path = "/v1/simulation/plan",
+    tag = "Simulation Run Plan",
+    request_body = RunPlanInput,
+    responses(
+        (status = 201, description = "The run plan, and its job when autoRun was true", body = Data<RunPlanCreated>),
+        BadRequest,
+        Unauthorized,
+        Forbidden,
+        PayloadTooLarge,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn create_plan(State(state): State<AppState>, Valid(input): Valid<RunPlanInput>) -> ServiceResult<Response> {
     let simulator = state.simulator.clone();
     let created_plan = state
@@ -302,18 +362,62 @@ fn load_job(conn: &rusqlite::Connection, id: &str) -> ServiceResult<RunPlanJob> 
     Ok(job)
 }
 
+/// Get a run plan job with its simulation jobs.
+#[utoipa::path(
+    get,
+    path = "/v1/simulation/plan/job/{id}",
+    tag = "Simulation Run Plan Job",
+    params(("id" = Uuid, Path, description = "The run plan job's id")),
+    responses(
+        (status = 200, description = "The job and its simulation jobs", body = Data<RunPlanJob>),
+        Unauthorized,
+        NotFound,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn read_job(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
     let id = path_id(Kind::RunPlanJob, &id)?.to_string();
     let job = state.store.read(move |c| load_job(c, &id)).await?;
     Ok(data(&job))
 }
 
+/// List run plan jobs.
+#[utoipa::path(
+    get,
+    path = "/v1/simulation/plan/jobs",
+    tag = "Simulation Run Plan Job",
+    params(ListParams, ("status" = Option<RunPlanJobStatus>, Query, description = "Only jobs in this status"), ("planId" = Option<Uuid>, Query, description = "Only jobs of this run plan")),
+    responses(
+        (status = 200, description = "One page of jobs (without their simulation jobs)", body = CursorPage<RunPlanJob>),
+        BadRequest,
+        Unauthorized,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn list_jobs(State(state): State<AppState>, Params(params): Params<ListParams>) -> ServiceResult<Response> {
     let status = known_value::<RunPlanJobStatus>("status", params.status.as_deref())?;
     let filter = OwnedFilter { status, parent_id: params.plan_id.clone(), ..Default::default() };
     list_kind(&state, Kind::RunPlanJob, params, filter).await
 }
 
+/// Start a run from a saved plan or an inline plan, with runtime variables.
+#[utoipa::path(
+    post,
+    path = "/v1/simulation/run",
+    tag = "Simulation",
+    request_body = RunRequest,
+    responses(
+        (status = 201, description = "The PENDING run plan job", body = Data<RunStarted>),
+        BadRequest,
+        Unauthorized,
+        Forbidden,
+        PayloadTooLarge,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn run(State(state): State<AppState>, Valid(request): Valid<RunRequest>) -> ServiceResult<Response> {
     let simulator = state.simulator.clone();
     let started = state
@@ -361,6 +465,22 @@ async fn run(State(state): State<AppState>, Valid(request): Valid<RunRequest>) -
 }
 
 /// Cancels a job: it moves to CANCELLING, and every simulation not yet ended is CANCELLED.
+#[utoipa::path(
+    post,
+    path = "/v1/simulation/plan/job/{id}/cancel",
+    tag = "Simulation Run Plan Job",
+    params(("id" = Uuid, Path, description = "The run plan job's id")),
+    responses(
+        (status = 200, description = "The CANCELLING job", body = Data<RunPlanJob>),
+        BadRequest,
+        Unauthorized,
+        Forbidden,
+        NotFound,
+        PayloadTooLarge,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn cancel_job(State(state): State<AppState>, Path(id): Path<String>, _body: AnyBody) -> ServiceResult<Response> {
     let id = path_id(Kind::RunPlanJob, &id)?.to_string();
     let job = state
@@ -398,6 +518,20 @@ async fn cancel_job(State(state): State<AppState>, Path(id): Path<String>, _body
     Ok(data(&job))
 }
 
+/// Get a simulation job.
+#[utoipa::path(
+    get,
+    path = "/v1/simulation/job/{id}",
+    tag = "Simulation Job",
+    params(("id" = Uuid, Path, description = "The simulation job's id")),
+    responses(
+        (status = 200, description = "The simulation job", body = Data<SimulationJob>),
+        Unauthorized,
+        NotFound,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn read_simulation_job(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
     let id = path_id(Kind::SimulationJob, &id)?.to_string();
     let job: SimulationJob = state.store.read(move |c| store::require(c, Kind::SimulationJob, &id)).await?;
@@ -405,6 +539,17 @@ async fn read_simulation_job(State(state): State<AppState>, Path(id): Path<Strin
 }
 
 /// Ready-made plan inputs built from the seeded flows, one per flow.
+#[utoipa::path(
+    get,
+    path = "/v1/simulation/template",
+    tag = "Simulation Template",
+    responses(
+        (status = 200, description = "One template per flow that is not a voicemail flow", body = Data<Vec<RunPlanTemplate>>),
+        Unauthorized,
+        TooManyRequests,
+        InternalError,
+    )
+)]
 async fn templates(State(state): State<AppState>) -> ServiceResult<Response> {
     let templates = state
         .store

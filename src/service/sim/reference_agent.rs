@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 /// What the agent hears.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Heard {
     pub text: String,
@@ -21,7 +21,7 @@ pub struct Heard {
 }
 
 /// What the agent says back.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Reply {
     pub text: String,

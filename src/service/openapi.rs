@@ -1,0 +1,205 @@
+//! The OpenAPI 3.1 document, generated from the handlers' `#[utoipa::path]` annotations and
+//! served without a key at `/openapi.json`, `/.well-known/openapi.json` and `/doc`.
+
+use axum::Extension;
+use axum::body::Bytes;
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use std::collections::BTreeMap;
+use utoipa::openapi::header::HeaderBuilder;
+use utoipa::openapi::schema::{ObjectBuilder, Type};
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::{ContentBuilder, OpenApi as Document, Ref, RefOr, ResponseBuilder};
+use utoipa::{IntoResponses, Modify, OpenApi, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::AppState;
+use crate::api::ErrorBody;
+use crate::api::model::KnowledgeBase;
+
+/// The name the bearer scheme has under `components.securitySchemes` (also spelled out in
+/// `security(...)` below, which takes only a literal).
+pub const BEARER: &str = "bearer";
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "switchboard local service",
+        version = "1.0.0",
+        description = "Simulation and call-analytics interface, served locally over embedded SQLite. \
+            Every operation needs `Authorization: Bearer <API_KEY>` except this document. \
+            Every error answers with the error body (`ErrorBody`)."
+    ),
+    // The knowledge base has no route here yet; its schema states its limit all the same.
+    components(schemas(ErrorBody, KnowledgeBase)),
+    modifiers(&BearerAuth),
+    security(("bearer" = []))
+)]
+struct ApiDoc;
+
+/// Declares the bearer scheme the global `security` requirement names.
+struct BearerAuth;
+
+impl Modify for BearerAuth {
+    fn modify(&self, openapi: &mut Document) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        let scheme = HttpBuilder::new()
+            .scheme(HttpAuthScheme::Bearer)
+            .bearer_format("API key")
+            .description(Some("An API key from the dashboard, or the one `switchboard serve` printed."))
+            .build();
+        components.add_security_scheme(BEARER, SecurityScheme::Http(scheme));
+    }
+}
+
+/// The document's root: info, the bearer scheme and the global security requirement.
+pub fn base() -> Document {
+    ApiDoc::openapi()
+}
+
+/// Marks the operations the auth layer lets through without a key as needing none.
+pub fn mark_public(document: &mut Document, is_public: impl Fn(&str) -> bool) {
+    for (_, item) in document.paths.paths.iter_mut().filter(|(path, _)| is_public(path)) {
+        let operations = [
+            &mut item.get,
+            &mut item.put,
+            &mut item.post,
+            &mut item.delete,
+            &mut item.patch,
+            &mut item.head,
+            &mut item.options,
+        ];
+        for operation in operations.into_iter().flatten() {
+            operation.security = Some(Vec::new());
+        }
+    }
+}
+
+/// The serialized document, handed to the handlers below as a request extension.
+#[derive(Clone)]
+pub struct Served(Bytes);
+
+impl Served {
+    pub fn new(document: &Document) -> Served {
+        let text = serde_json::to_vec(document).expect("the OpenAPI document serializes");
+        Served(Bytes::from(text))
+    }
+}
+
+/// The routes that serve the document.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(openapi_json)).routes(routes!(well_known_openapi_json)).routes(routes!(doc))
+}
+
+fn serve(served: Served) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], served.0).into_response()
+}
+
+/// The OpenAPI 3.1 document of this interface.
+#[utoipa::path(
+    get,
+    path = "/openapi.json",
+    tag = "Specification",
+    responses((status = 200, description = "The OpenAPI 3.1 document", body = Object))
+)]
+async fn openapi_json(Extension(served): Extension<Served>) -> Response {
+    serve(served)
+}
+
+/// The OpenAPI 3.1 document, at its well-known location.
+#[utoipa::path(
+    get,
+    path = "/.well-known/openapi.json",
+    tag = "Specification",
+    responses((status = 200, description = "The OpenAPI 3.1 document", body = Object))
+)]
+async fn well_known_openapi_json(Extension(served): Extension<Served>) -> Response {
+    serve(served)
+}
+
+/// The OpenAPI 3.1 document (the same JSON as `/openapi.json`).
+#[utoipa::path(
+    get,
+    path = "/doc",
+    tag = "Specification",
+    responses((status = 200, description = "The OpenAPI 3.1 document", body = Object))
+)]
+async fn doc(Extension(served): Extension<Served>) -> Response {
+    serve(served)
+}
+
+/// Declares an error response: its status and description, with the error body as content.
+macro_rules! error_response {
+    ($(#[$doc:meta])* $name:ident, $status:literal, $description:expr) => {
+        $(#[$doc])*
+        pub struct $name;
+
+        impl IntoResponses for $name {
+            fn responses() -> BTreeMap<String, RefOr<utoipa::openapi::response::Response>> {
+                BTreeMap::from([($status.to_string(), RefOr::T(error_body_response($status, $description)))])
+            }
+        }
+    };
+}
+
+fn error_body_response(status: u16, description: impl Into<String>) -> utoipa::openapi::response::Response {
+    let content = ContentBuilder::new().schema(Some(Ref::from_schema_name(ErrorBody::name()))).build();
+    let mut response = ResponseBuilder::new().description(description).content("application/json", content);
+    if status == 429 {
+        let seconds = ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1));
+        let retry_after = HeaderBuilder::new()
+            .schema(Some(seconds))
+            .description(Some("Whole seconds until the key may send another request."))
+            .build();
+        response = response.header("Retry-After", retry_after);
+    }
+    response.build()
+}
+
+error_response!(
+    /// 400: a body or query that breaks a rule; `param` names the field at fault.
+    BadRequest,
+    400,
+    "Invalid request: `param` names the field at fault (type validation, code invalid_parameter or \
+     missing_required_field)"
+);
+error_response!(
+    /// 401: no key, or not a valid one.
+    Unauthorized,
+    401,
+    "Missing or invalid API key (type authentication, code unauthorized)"
+);
+error_response!(
+    /// 403: the read-only key tried to change something.
+    Forbidden,
+    403,
+    "The key may not do this (type forbidden, code permission_denied)"
+);
+error_response!(
+    /// 404: nothing with that id.
+    NotFound,
+    404,
+    "No such resource (type not_found, code resource_not_found)"
+);
+error_response!(
+    /// 413: the body is larger than the service accepts.
+    PayloadTooLarge,
+    413,
+    format!(
+        "The request body is larger than {} bytes (type validation, code request_too_large)",
+        super::MAX_BODY_BYTES
+    )
+);
+error_response!(
+    /// 429: the key's rate limit is used up; `Retry-After` says when to try again.
+    TooManyRequests,
+    429,
+    "Too many requests for this key; see Retry-After (type rate_limit, code too_many_requests)"
+);
+error_response!(
+    /// 500: the service failed; the cause is in its log.
+    InternalError,
+    500,
+    "Internal error; the cause is in the service log (type internal, code internal_error)"
+);

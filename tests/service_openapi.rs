@@ -1,0 +1,349 @@
+//! The OpenAPI document on the real local service: served without a key at three paths,
+//! generated from the handlers (every route, every error), stating every limit.
+
+mod support;
+
+use reqwest::Method;
+use serde_json::Value;
+use support::{raw, start};
+use switchboard::api::model::{
+    BYTE_SIZE_MIN, benchmark_limits, collection_limits, issue_limits, run_plan_limits, threshold_limits,
+};
+
+/// The paths that serve the document itself.
+const SPEC_PATHS: [&str; 3] = ["/openapi.json", "/.well-known/openapi.json", "/doc"];
+
+/// Every operation the router serves, as (method, path) in the document's spelling.
+const ROUTES: &[(&str, &str)] = &[
+    ("post", "/demo/agent"),
+    ("get", "/v1/knowledge-base"),
+    ("get", "/v1/knowledge-base/{id}"),
+    ("get", "/openapi.json"),
+    ("get", "/.well-known/openapi.json"),
+    ("get", "/doc"),
+    ("get", "/health"),
+    ("get", "/v1/health"),
+    ("get", "/v1/agent"),
+    ("get", "/v1/agent/{id}"),
+    ("get", "/v1/agent/endpoint"),
+    ("get", "/v1/agent/endpoint/{id}"),
+    ("put", "/v1/agent/endpoint/{id}"),
+    ("get", "/v1/http-request-definition"),
+    ("get", "/v1/http-request-definition/{id}"),
+    ("get", "/v1/benchmark/suite"),
+    ("get", "/v1/benchmark/target"),
+    ("get", "/v1/benchmark/target/{key}/score-sample"),
+    ("get", "/v1/call"),
+    ("post", "/v1/call"),
+    ("get", "/v1/call/{id}"),
+    ("get", "/v1/call/{id}/transcript"),
+    ("get", "/v1/call/{id}/metrics"),
+    ("get", "/v1/chat"),
+    ("get", "/v1/chat/{id}"),
+    ("get", "/v1/metric/collection-jobs"),
+    ("post", "/v1/metric/collection-jobs"),
+    ("get", "/v1/metric/collection-jobs/{id}"),
+    ("post", "/v1/metric/collection-jobs/{id}/cancel"),
+    ("get", "/v1/metric/collection-jobs/{id}/metric-values"),
+    ("get", "/v1/customer-flow"),
+    ("get", "/v1/customer-flow/{id}"),
+    ("post", "/v1/customer-flow/{id}/duplicate"),
+    ("get", "/v1/issue"),
+    ("post", "/v1/issue"),
+    ("get", "/v1/issue/{id}"),
+    ("patch", "/v1/issue/{id}"),
+    ("get", "/v1/metric/definitions"),
+    ("post", "/v1/metric/definitions"),
+    ("get", "/v1/metric/definitions/{id}"),
+    ("put", "/v1/metric/definitions/{id}"),
+    ("get", "/v1/metric/definitions/{id}/versions"),
+    ("get", "/v1/metric/definitions/{id}/variants/{variant}"),
+    ("put", "/v1/metric/definitions/{id}/variants/{variant}"),
+    ("post", "/v1/metric/definitions/{id}/thresholds"),
+    ("get", "/v1/metric/policies"),
+    ("post", "/v1/metric/policies"),
+    ("get", "/v1/metric/policies/{id}"),
+    ("patch", "/v1/metric/policies/{id}"),
+    ("get", "/v1/persona"),
+    ("post", "/v1/persona"),
+    ("get", "/v1/persona/{id}"),
+    ("put", "/v1/persona/{id}"),
+    ("delete", "/v1/persona/{id}"),
+    ("get", "/v1/simulation/plan"),
+    ("post", "/v1/simulation/plan"),
+    ("get", "/v1/simulation/plan/{id}"),
+    ("get", "/v1/simulation/plan/jobs"),
+    ("get", "/v1/simulation/plan/job/{id}"),
+    ("post", "/v1/simulation/plan/job/{id}/cancel"),
+    ("post", "/v1/simulation/run"),
+    ("get", "/v1/simulation/job/{id}"),
+    ("get", "/v1/simulation/template"),
+];
+
+/// Operations that create something, and so answer 201.
+const CREATIONS: &[(&str, &str)] = &[
+    ("post", "/v1/call"),
+    ("post", "/v1/metric/collection-jobs"),
+    ("post", "/v1/customer-flow/{id}/duplicate"),
+    ("post", "/v1/issue"),
+    ("post", "/v1/metric/definitions"),
+    ("post", "/v1/metric/definitions/{id}/thresholds"),
+    ("post", "/v1/metric/policies"),
+    ("post", "/v1/persona"),
+    ("post", "/v1/simulation/plan"),
+    ("post", "/v1/simulation/run"),
+];
+
+const METHODS: [&str; 7] = ["get", "put", "post", "delete", "patch", "head", "options"];
+
+/// The document, fetched without a key from `/openapi.json`.
+async fn document(base: &str) -> Value {
+    let (status, body, headers) = raw(base, Method::GET, "/openapi.json", None, None).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(headers["content-type"], "application/json");
+    body
+}
+
+/// Every (method, path, operation) in the document.
+fn operations(doc: &Value) -> Vec<(String, String, &Value)> {
+    let mut out = Vec::new();
+    for (path, item) in doc["paths"].as_object().expect("paths") {
+        for method in METHODS {
+            if let Some(operation) = item.get(method) {
+                out.push((method.to_owned(), path.clone(), operation));
+            }
+        }
+    }
+    out
+}
+
+/// A property of a component schema.
+fn property<'d>(doc: &'d Value, schema: &str, name: &str) -> &'d Value {
+    let property = &doc["components"]["schemas"][schema]["properties"][name];
+    assert!(property.is_object(), "{schema}.{name} is not in the document");
+    property
+}
+
+/// The schema of a parameter of an operation.
+fn parameter<'d>(doc: &'d Value, method: &str, path: &str, name: &str) -> &'d Value {
+    let parameters = doc["paths"][path][method]["parameters"].as_array().expect("parameters");
+    let found = parameters.iter().find(|p| p["name"] == name);
+    &found.unwrap_or_else(|| panic!("{method} {path} has no parameter {name}"))["schema"]
+}
+
+fn int(value: &Value, keyword: &str) -> i64 {
+    value[keyword].as_f64().unwrap_or_else(|| panic!("no {keyword} in {value}")) as i64
+}
+
+fn usize_of(value: &Value, keyword: &str) -> usize {
+    int(value, keyword) as usize
+}
+
+#[tokio::test]
+async fn the_document_is_served_without_a_key_at_three_paths() {
+    let service = start(false).await;
+    let base = service.base_url();
+    let mut bodies = Vec::new();
+    for path in SPEC_PATHS {
+        let (status, body, headers) = raw(&base, Method::GET, path, None, None).await;
+        assert_eq!(status, 200, "{path}: {body}");
+        assert_eq!(headers["content-type"], "application/json", "{path}");
+        bodies.push(body);
+    }
+    assert!(bodies.iter().all(|b| *b == bodies[0]), "the three paths serve different documents");
+    let doc = &bodies[0];
+    assert!(doc["openapi"].as_str().unwrap().starts_with("3.1"), "{}", doc["openapi"]);
+    assert_eq!(doc["info"]["version"], "1.0.0");
+    assert_eq!(doc["info"]["title"], "switchboard local service");
+    assert_eq!(*doc, serde_json::to_value(switchboard::service::openapi_document()).unwrap());
+}
+
+#[tokio::test]
+async fn every_route_is_documented_and_every_documented_route_is_served() {
+    let service = start(false).await;
+    let base = service.base_url();
+    let doc = document(&base).await;
+    let mut documented: Vec<(String, String)> = operations(&doc).into_iter().map(|(m, p, _)| (m, p)).collect();
+    let mut expected: Vec<(String, String)> = ROUTES.iter().map(|(m, p)| (m.to_string(), p.to_string())).collect();
+    documented.sort();
+    expected.sort();
+    assert_eq!(documented, expected);
+
+    // Each documented operation reaches a handler: neither "no route" nor "method not allowed".
+    let key = format!("Bearer {}", service.running.api_key.expose());
+    for (method, path) in ROUTES {
+        let concrete = path
+            .replace("{id}", "4f1c2d40-1b4a-4c6e-9a51-0d2f6a3e8b11")
+            .replace("{variant}", "default")
+            .replace("{key}", "no-such-target");
+        let method = Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
+        // Writes carry an empty body: refused with 400 before anything is stored.
+        let (status, body, _) = raw(&base, method.clone(), &concrete, Some(&key), None).await;
+        let no_route = status == 404 && body["message"].as_str().is_some_and(|m| m.starts_with("no route"));
+        assert!(!no_route && status != 405, "{method} {concrete} is not served: {status} {body}");
+    }
+}
+
+#[tokio::test]
+async fn every_operation_documents_its_errors_with_the_error_body() {
+    let service = start(false).await;
+    let doc = document(&service.base_url()).await;
+    for (method, path, operation) in operations(&doc) {
+        let responses = operation["responses"].as_object().unwrap();
+        if SPEC_PATHS.contains(&path.as_str()) || path == "/demo/agent" {
+            assert_eq!(operation["security"], serde_json::json!([]), "{method} {path} needs no key");
+            assert!(!responses.contains_key("401"), "{method} {path}");
+            continue;
+        }
+        assert!(responses.contains_key("401"), "{method} {path} has no 401");
+        assert!(responses.contains_key("429"), "{method} {path} has no 429");
+        if operation.get("requestBody").is_some() {
+            assert!(responses.contains_key("400"), "{method} {path} takes a body but has no 400");
+            assert!(responses.contains_key("413"), "{method} {path} takes a body but has no 413");
+        }
+        if method != "get" {
+            assert!(responses.contains_key("403"), "{method} {path} writes but has no 403 (read-only key)");
+        }
+        if path.contains('{') {
+            assert!(responses.contains_key("404"), "{method} {path} names a resource but has no 404");
+        }
+        let success = if CREATIONS.contains(&(method.as_str(), path.as_str())) { "201" } else { "200" };
+        assert!(responses.contains_key(success), "{method} {path} should answer {success}");
+        for (status, response) in responses.iter().filter(|(s, _)| s.starts_with('4') || s.starts_with('5')) {
+            let schema = &response["content"]["application/json"]["schema"]["$ref"];
+            assert_eq!(schema, "#/components/schemas/ErrorBody", "{method} {path} {status}");
+        }
+    }
+    let error_body = &doc["components"]["schemas"]["ErrorBody"];
+    assert_eq!(error_body["required"], serde_json::json!(["type", "code", "message"]));
+    assert!(error_body["properties"]["details"].is_object());
+}
+
+#[tokio::test]
+async fn bearer_auth_is_declared_and_applies_globally() {
+    let service = start(false).await;
+    let doc = document(&service.base_url()).await;
+    let scheme = &doc["components"]["securitySchemes"]["bearer"];
+    assert_eq!(scheme["type"], "http");
+    assert_eq!(scheme["scheme"], "bearer");
+    assert_eq!(doc["security"], serde_json::json!([{"bearer": []}]));
+    assert!(doc["paths"]["/v1/persona"]["get"].get("security").is_none(), "the global requirement applies");
+}
+
+#[tokio::test]
+async fn the_limits_table_is_stated_on_the_fields() {
+    let service = start(false).await;
+    let doc = document(&service.base_url()).await;
+
+    // Issue create.
+    let title = property(&doc, "IssueInput", "title");
+    assert_eq!(usize_of(title, "minLength"), issue_limits::TITLE_MIN);
+    assert_eq!(usize_of(title, "maxLength"), issue_limits::TITLE_MAX);
+    let summary = property(&doc, "IssueInput", "summary");
+    assert_eq!(usize_of(summary, "minLength"), issue_limits::SUMMARY_MIN);
+    assert_eq!(usize_of(summary, "maxLength"), issue_limits::SUMMARY_MAX);
+    assert_eq!(usize_of(property(&doc, "IssueInput", "evidence"), "maxItems"), issue_limits::EVIDENCE_MAX);
+
+    // Run plan.
+    let iterations = property(&doc, "RunPlanInput", "iterationCount");
+    assert_eq!(int(iterations, "minimum"), run_plan_limits::ITERATION_COUNT_MIN);
+    assert_eq!(int(iterations, "maximum"), run_plan_limits::ITERATION_COUNT_MAX);
+    assert_eq!(int(iterations, "default"), run_plan_limits::ITERATION_COUNT_DEFAULT);
+    let concurrent = property(&doc, "RunPlanInput", "maxConcurrentJobs");
+    assert_eq!(int(concurrent, "minimum"), run_plan_limits::MAX_CONCURRENT_JOBS_MIN);
+    assert_eq!(int(concurrent, "default"), run_plan_limits::MAX_CONCURRENT_JOBS_DEFAULT);
+    let duration = property(&doc, "RunPlanInput", "maxSimulationDurationSeconds");
+    assert_eq!(int(duration, "minimum"), run_plan_limits::MAX_SIMULATION_DURATION_SECONDS_MIN);
+    let silence = property(&doc, "RunPlanInput", "silenceTimeoutSeconds");
+    assert_eq!(int(silence, "minimum"), run_plan_limits::SILENCE_TIMEOUT_SECONDS_MIN);
+    assert_eq!(int(silence, "default"), run_plan_limits::SILENCE_TIMEOUT_SECONDS_DEFAULT);
+    for list in ["flows", "scenarios", "personas", "agentEndpoints", "metrics"] {
+        assert_eq!(int(property(&doc, "RunPlanInput", list), "minItems"), 1, "RunPlanInput.{list}");
+    }
+    let required = doc["components"]["schemas"]["RunPlanInput"]["required"].as_array().unwrap();
+    for field in ["name", "direction", "maxSimulationDurationSeconds", "agentEndpoints", "metrics"] {
+        assert!(required.iter().any(|r| r == field), "RunPlanInput.{field} is required");
+    }
+
+    // Threshold create.
+    for field in ["slug", "metricId"] {
+        let slug = property(&doc, "ThresholdInput", field);
+        assert_eq!(usize_of(slug, "minLength"), threshold_limits::SLUG_MIN, "{field}");
+        assert_eq!(usize_of(slug, "maxLength"), threshold_limits::SLUG_MAX, "{field}");
+    }
+    let count = property(&doc, "ThresholdInput", "countThreshold");
+    assert_eq!(int(count, "minimum"), threshold_limits::COUNT_THRESHOLD_MIN);
+
+    // Collection job request.
+    let metrics = property(&doc, "CollectionJobInput", "metrics");
+    assert_eq!(usize_of(metrics, "maxItems"), collection_limits::METRICS_MAX);
+    for field in ["policyIds", "callIds", "chatIds"] {
+        assert_eq!(usize_of(property(&doc, "CollectionJobInput", field), "maxItems"), collection_limits::IDS_MAX);
+    }
+
+    // Cursor lists: the collection job list and every other list that takes a cursor.
+    let mut cursor_lists = 0;
+    for (method, path, operation) in operations(&doc) {
+        let takes_cursor =
+            operation["parameters"].as_array().is_some_and(|ps| ps.iter().any(|p| p["name"] == "cursor"));
+        if !takes_cursor {
+            continue;
+        }
+        cursor_lists += 1;
+        let limit = parameter(&doc, &method, &path, "limit");
+        assert_eq!(int(limit, "minimum"), collection_limits::LIST_LIMIT_MIN, "{path}");
+        assert_eq!(int(limit, "maximum"), collection_limits::LIST_LIMIT_MAX, "{path}");
+        assert_eq!(int(limit, "default"), collection_limits::LIST_LIMIT_DEFAULT, "{path}");
+    }
+    assert!(cursor_lists >= 12, "only {cursor_lists} cursor lists");
+    let limit = parameter(&doc, "get", "/v1/metric/collection-jobs", "limit");
+    assert_eq!(int(limit, "maximum"), collection_limits::LIST_LIMIT_MAX);
+
+    // Benchmark score samples: offset paging.
+    let samples = "/v1/benchmark/target/{key}/score-sample";
+    let limit = parameter(&doc, "get", samples, "limit");
+    assert_eq!(int(limit, "minimum"), benchmark_limits::LIMIT_MIN);
+    assert_eq!(int(limit, "maximum"), benchmark_limits::LIMIT_MAX);
+    assert_eq!(int(parameter(&doc, "get", samples, "offset"), "minimum"), benchmark_limits::OFFSET_MIN);
+    let suite = doc["paths"][samples]["get"]["parameters"].as_array().unwrap().iter().find(|p| p["name"] == "suite");
+    assert_eq!(suite.unwrap()["required"], true);
+    for name in ["suite", "conditionKey", "metricKey"] {
+        assert_eq!(int(parameter(&doc, "get", samples, name), "minLength"), 1, "{name}");
+    }
+
+    // Knowledge base.
+    assert_eq!(int(property(&doc, "KnowledgeBase", "byteSize"), "minimum"), BYTE_SIZE_MIN);
+
+    // Names that must not be empty.
+    for schema in ["RunPlanInput", "PolicyInput", "PersonaFields", "MetricDefinitionInput"] {
+        assert_eq!(int(property(&doc, schema, "name"), "minLength"), 1, "{schema}.name");
+    }
+    assert_eq!(int(property(&doc, "PolicyInput", "metrics"), "minItems"), 1);
+}
+
+#[tokio::test]
+async fn schemas_follow_the_wire() {
+    let service = start(false).await;
+    let doc = document(&service.base_url()).await;
+    let schemas = &doc["components"]["schemas"];
+
+    // Wire enums list their known values and say others may appear.
+    let severity = &schemas["Severity"];
+    assert_eq!(severity["type"], "string");
+    assert_eq!(severity["enum"], serde_json::json!(["LOW", "MEDIUM", "HIGH", "CRITICAL"]));
+    assert!(severity["description"].as_str().unwrap().contains("may send others"), "{severity}");
+
+    // camelCase names; flattened unknown members are not properties.
+    for input in ["RunPlanInput", "IssueInput", "ThresholdInput", "CollectionJobInput", "PersonaFields"] {
+        let properties = schemas[input]["properties"].as_object().unwrap();
+        assert!(!properties.contains_key("unknown_fields") && !properties.contains_key("unknownFields"), "{input}");
+        assert!(properties.keys().all(|k| !k.contains('_')), "{input} has a snake_case member");
+    }
+    assert!(schemas["RunPlanInput"]["properties"]["maxSimulationDurationSeconds"].is_object());
+
+    // Timestamps and ids.
+    assert_eq!(schemas["Timestamp"]["type"], "string");
+    assert_eq!(schemas["Timestamp"]["format"], "date-time");
+    let id = property(&doc, "Issue", "id");
+    assert_eq!((id["type"].as_str(), id["format"].as_str()), (Some("string"), Some("uuid")));
+}
