@@ -40,7 +40,7 @@ pub fn aggregate(mode: &AggregationMode, values: &[f64]) -> Option<f64> {
         AggregationMode::Max => sorted.last().copied(),
         AggregationMode::Median => {
             let mid = sorted.len() / 2;
-            Some(if sorted.len() % 2 == 0 { (sorted[mid - 1] + sorted[mid]) / 2.0 } else { sorted[mid] })
+            Some(if sorted.len().is_multiple_of(2) { (sorted[mid - 1] + sorted[mid]) / 2.0 } else { sorted[mid] })
         }
         AggregationMode::P95 => nearest_rank(&sorted, 95.0),
         AggregationMode::P99 => nearest_rank(&sorted, 99.0),

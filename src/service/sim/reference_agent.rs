@@ -68,9 +68,9 @@ fn has(text: &str, words: &[&str]) -> bool {
 pub fn reply(heard: &Heard) -> Reply {
     let text = heard.text.to_lowercase();
     let domain = domain(&heard.agent);
-    let slow = roll(&heard.call_id, heard.turn, 1) % 7 == 0;
-    let misses = heard.turn > 0 && roll(&heard.call_id, heard.turn, 2) % 9 == 0;
-    let talks_over = heard.turn > 0 && roll(&heard.call_id, heard.turn, 3) % 8 == 0;
+    let slow = roll(&heard.call_id, heard.turn, 1).is_multiple_of(7);
+    let misses = heard.turn > 0 && roll(&heard.call_id, heard.turn, 2).is_multiple_of(9);
+    let talks_over = heard.turn > 0 && roll(&heard.call_id, heard.turn, 3).is_multiple_of(8);
     let base_latency = 450 + (roll(&heard.call_id, heard.turn, 4) % 500) as i64;
     let latency_ms = if talks_over {
         -(300 + (roll(&heard.call_id, heard.turn, 5) % 600) as i64)
