@@ -2,7 +2,7 @@
 //! Creating a job writes it and its simulation jobs as PENDING; the simulation engine runs them.
 
 use axum::extract::{Path, State};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use rusqlite::Transaction;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -378,8 +378,31 @@ fn load_job(conn: &rusqlite::Connection, id: &str) -> ServiceResult<RunPlanJob> 
 )]
 async fn read_job(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
     let id = path_id(Kind::RunPlanJob, &id)?.to_string();
-    let job = state.store.read(move |c| load_job(c, &id)).await?;
-    Ok(data(&job))
+    // Spliced from the stored documents: a 10,000-simulation job is never decoded.
+    let body = state.store.read(move |c| raw_job(c, &id)).await?;
+    Ok(([(axum::http::header::CONTENT_TYPE, "application/json")], body).into_response())
+}
+
+/// `{"data": job}` with its simulation jobs, built from stored JSON without decoding it.
+fn raw_job(conn: &rusqlite::Connection, id: &str) -> ServiceResult<String> {
+    let job = store::get_raw(conn, Kind::RunPlanJob, id)?.ok_or_else(|| ServiceError::not_found("run plan job", id))?;
+    let mut job: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&job)?;
+    job.remove("plan");
+    job.remove("variables");
+    let mut statement =
+        conn.prepare_cached("SELECT body FROM docs WHERE kind = 'simulation_job' AND parent_id = ?1 ORDER BY seq")?;
+    let simulations: Vec<String> = statement.query_map([id], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+    job.insert("simulationJobCount".into(), simulations.len().into());
+    job.remove("simulationJobs");
+    let head = serde_json::to_string(&job)?;
+    let head = head.strip_suffix('}').unwrap_or(&head);
+    let mut out = String::with_capacity(simulations.iter().map(|s| s.len() + 1).sum::<usize>() + head.len() + 64);
+    out.push_str("{\"data\":");
+    out.push_str(head);
+    out.push_str(if job.is_empty() { "\"simulationJobs\":[" } else { ",\"simulationJobs\":[" });
+    out.push_str(&simulations.join(","));
+    out.push_str("]}}");
+    Ok(out)
 }
 
 /// List run plan jobs.

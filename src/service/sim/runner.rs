@@ -648,21 +648,16 @@ pub fn settle_job(tx: &Transaction, job_id: &str) -> ServiceResult<()> {
     if matches!(job["status"].as_str(), Some("COMPLETED" | "FAILED" | "CANCELLED" | "TIMED_OUT")) {
         return Ok(()); // an ended job never changes again
     }
-    let counts: Vec<(String, i64)> = tx
-        .prepare_cached(
-            "SELECT status, COUNT(*) FROM docs WHERE kind = 'simulation_job' AND parent_id = ?1 GROUP BY status",
-        )?
-        .query_map(params![job_id], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()?;
-    let open = counts
-        .iter()
-        .filter(|(s, _)| matches!(s.as_str(), "PENDING" | "QUEUED" | "PROCESSING"))
-        .map(|(_, n)| n)
-        .sum::<i64>();
-    if open > 0 {
+    let count = |statuses: &str| -> rusqlite::Result<i64> {
+        tx.prepare_cached(&format!(
+            "SELECT COUNT(*) FROM docs WHERE kind = 'simulation_job' AND parent_id = ?1 AND status IN ({statuses})"
+        ))?
+        .query_row(params![job_id], |r| r.get(0))
+    };
+    if count("'PENDING', 'QUEUED', 'PROCESSING'")? > 0 {
         return Ok(());
     }
-    let completed = counts.iter().find(|(s, _)| s == "COMPLETED").map_or(0, |(_, n)| *n);
+    let completed = count("'COMPLETED'")?;
     let status = if job["status"] == "CANCELLING" {
         "CANCELLED"
     } else if completed > 0 {

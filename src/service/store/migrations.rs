@@ -51,6 +51,10 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX score_samples_cell ON score_samples (suite, target_key, suite_version, condition_key, metric_key, seq);
     CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     ",
+    // 2: children by status (a job's PENDING simulations, its open ones) without scanning the rest.
+    "
+    CREATE INDEX docs_parent_status ON docs (kind, parent_id, status, seq);
+    ",
 ];
 
 /// The schema version this build writes.
