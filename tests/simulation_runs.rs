@@ -221,3 +221,91 @@ async fn a_job_cancelled_before_any_simulation_starts_is_cancelled_at_once() {
     let err = service.client.cancel_run_plan_job(id).await.unwrap_err();
     assert_eq!(err.status(), Some(400), "an ended job cannot be cancelled again");
 }
+
+fn live_plan(flow: &serde_json::Value, endpoint: &serde_json::Value) -> RunPlanInput {
+    let mut input = plan(flow, endpoint, 1);
+    input.flows.as_mut().unwrap()[0].edge_cases = None;
+    input.enrich_with_live_conversation = Some(true);
+    input.metrics = Some(vec![
+        MetricReference::by_slug("call_duration"),
+        MetricReference {
+            conversation_source: Some(ConversationSource::Live),
+            ..MetricReference::by_slug("agent_turn_count")
+        },
+    ]);
+    input
+}
+
+async fn live_value(service: &Service, job: &RunPlanJob) -> MetricValue {
+    let call = job.simulation_jobs[0].call_id.unwrap();
+    let groups = service.client.call_metrics(call, ValueStatusFilter::All).await.unwrap();
+    let group =
+        groups.iter().find(|g| g.slug.as_deref() == Some("agent_turn_count")).expect("the LIVE metric has a row");
+    group.values[0].clone()
+}
+
+#[tokio::test]
+async fn live_enrichment_scores_live_metrics_on_the_matching_real_call() {
+    let service = start(true).await;
+    let (flow, endpoint) = dental();
+    let started = service
+        .client
+        .run(&RunRequest { plan: Some(live_plan(&flow, &endpoint)), ..Default::default() })
+        .await
+        .unwrap();
+    let id = started.simulation_run_plan_job_id;
+    let number = eventually(Duration::from_secs(30), || async {
+        let job = service.client.get_run_plan_job(id).await.unwrap();
+        let sim = &job.simulation_jobs[0];
+        (sim.status == Some(SimulationJobStatus::Processing))
+            .then(|| sim.roark_phone_number.clone().expect("a provisioned number"))
+    })
+    .await;
+    let entry = |start: i64, text: &str, role: ParticipantType| TranscriptEntry {
+        start_offset_ms: start,
+        end_offset_ms: start + 1500,
+        text: text.into(),
+        role: Some(role),
+        participant_id: None,
+    };
+    let real = CallInput {
+        to_number: Some(number),
+        started_at: Some(Timestamp::now()),
+        transcript: Some(Transcript {
+            entries: vec![
+                entry(0, "Brightsmile Dental, this is Maya.", ParticipantType::Agent),
+                entry(2000, "Hi, I'd like to move my cleaning.", ParticipantType::Customer),
+                entry(4000, "Sure, what's your date of birth?", ParticipantType::Agent),
+                entry(6000, "March 12, 1984.", ParticipantType::Customer),
+                entry(8000, "You're moved to Tuesday at 9.", ParticipantType::Agent),
+            ],
+            participants: Vec::new(),
+        }),
+        ..Default::default()
+    };
+    let posted = service.client.create_call(&real).await.unwrap();
+    let job = eventually(Duration::from_secs(60), || async {
+        let job = service.client.get_run_plan_job(id).await.unwrap();
+        job.status.as_ref().is_some_and(RunPlanJobStatus::is_terminal).then_some(job)
+    })
+    .await;
+    assert_eq!(job.status, Some(RunPlanJobStatus::Completed));
+    let value = live_value(&service, &job).await;
+    assert_eq!(value.capture_status, Some(CaptureStatus::Success));
+    assert_eq!(value.value, Some(3.0), "three agent turns in the real call");
+    assert!(value.value_reasoning.unwrap().contains(&posted.id.to_string()));
+}
+
+#[tokio::test]
+async fn without_a_real_call_live_metrics_yield_no_value_and_the_simulation_still_completes() {
+    let service = start(true).await;
+    let (flow, endpoint) = dental();
+    let job = run_to_end(&service, live_plan(&flow, &endpoint)).await;
+    assert_eq!(job.status, Some(RunPlanJobStatus::Completed));
+    let value = live_value(&service, &job).await;
+    assert_eq!(value.capture_status, Some(CaptureStatus::DataMissing));
+    assert_eq!(value.value, None);
+    let call = job.simulation_jobs[0].call_id.unwrap();
+    let groups = service.client.call_metrics(call, ValueStatusFilter::Success).await.unwrap();
+    assert!(groups.iter().any(|g| g.slug.as_deref() == Some("call_duration")), "simulated metrics are still scored");
+}

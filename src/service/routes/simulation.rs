@@ -315,7 +315,9 @@ fn start_job(tx: &Transaction, plan: &RunPlan, variables: Option<&RunVariables>)
             completed_at: None,
             customer_flow: combo.flow,
             call_id: None,
-            roark_phone_number: None,
+            // Live enrichment provisions a number the real call must use (the spec's name).
+            roark_phone_number: (plan.plan.enrich_with_live_conversation == Some(true))
+                .then(|| provisioned_number(iteration)),
             simulation_run_plan_job_id: Some(job_id),
             iteration: Some(iteration as u64),
             error_message: None,
@@ -347,6 +349,12 @@ fn start_job(tx: &Transaction, plan: &RunPlan, variables: Option<&RunVariables>)
         Doc::new(Kind::RunPlanJob, job_id, &body, at.0)?.status(Some("PENDING")).parent(Some(&plan.id.to_string()));
     store::insert(tx, &doc)?;
     Ok(RunPlanJob { simulation_jobs, ..job })
+}
+
+/// A number in the 555-01xx fictional range, distinct per simulation of a job.
+fn provisioned_number(index: usize) -> String {
+    let serial = Uuid::new_v4().as_u128() % 100_000;
+    format!("+1555{:05}{:02}", serial, index % 100)
 }
 
 /// A run plan job with every simulation job it holds.

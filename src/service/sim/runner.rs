@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rusqlite::{Connection, Transaction, params};
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use serde_json::Value;
 use tokio::sync::Notify;
 use uuid::Uuid;
@@ -224,7 +224,7 @@ impl Simulator {
                     updated_at: Some(at.clone()),
                 };
                 let mut body = serde_json::to_value(&collection)?;
-                body["request"] = serde_json::json!({ "metrics": metrics.iter().map(|id| serde_json::json!({"id": id})).collect::<Vec<_>>() });
+                body["request"] = serde_json::json!({ "metrics": metrics.iter().map(|(id, _)| serde_json::json!({"id": id})).collect::<Vec<_>>() });
                 body["simulationRunPlanJobId"] = job_id.clone().into();
                 let doc = Doc::new(Kind::CollectionJob, collection.id, &body, at.0.clone())?.status(Some("PROCESSING"));
                 store::insert(tx, &doc)?;
@@ -357,12 +357,76 @@ impl Simulator {
         simulation.processing_status = Some(ProcessingStatus::CollectingMetrics);
         simulation.call_id = Some(call_id);
         self.save(simulation.clone(), &job_id).await?;
-        self.collect(work, &call, &outcome.transcript, &flow).await?;
+        let live_call = match &simulation.roark_phone_number {
+            Some(number) => self.wait_for_live_call(number, simulation.started_at.clone()).await?,
+            None => None,
+        };
+        self.collect(work, &call, &outcome.transcript, &flow, live_call.as_ref()).await?;
 
         simulation.processing_status = Some(ProcessingStatus::Processed);
         simulation.status = Some(SimulationJobStatus::Completed);
         simulation.completed_at = Some(Timestamp::now());
         self.save(simulation, &job_id).await
+    }
+
+    /// Holds the simulation open (up to 15 simulated minutes) for a call posted to
+    /// `POST /v1/call` that used the provisioned number and started inside the window.
+    async fn wait_for_live_call(
+        &self,
+        number: &str,
+        started: Option<Timestamp>,
+    ) -> ServiceResult<Option<(Call, Transcript)>> {
+        let window_start = started.as_ref().and_then(Timestamp::parse).unwrap_or_else(jiff::Timestamp::now);
+        let window = jiff::SignedDuration::from_secs(run_plan_limits::LIVE_ENRICHMENT_WAIT_SECONDS);
+        let window_end = window_start.checked_add(window).unwrap_or(window_start);
+        let wall = match self.speed {
+            SimSpeed::Max => Duration::ZERO,
+            SimSpeed::Factor(f) => Duration::from_secs_f64(run_plan_limits::LIVE_ENRICHMENT_WAIT_SECONDS as f64 / f),
+        };
+        let deadline = std::time::Instant::now() + wall;
+        loop {
+            let number = number.to_owned();
+            let found = self
+                .store
+                .read(move |c| {
+                    let body: Option<String> = c
+                        .query_row(
+                            "SELECT body FROM docs WHERE kind = 'call' AND deleted_at IS NULL
+                             AND (json_extract(body, '$.toNumber') = ?1 OR json_extract(body, '$.fromNumber') = ?1)
+                             ORDER BY seq DESC LIMIT 1",
+                            params![number],
+                            |r| r.get(0),
+                        )
+                        .optional()?;
+                    let Some(body) = body else { return Ok(None) };
+                    let call: Call = serde_json::from_str(&body)?;
+                    let transcript: Option<String> = c
+                        .query_row(
+                            "SELECT body FROM transcripts WHERE call_id = ?1",
+                            params![call.id.to_string()],
+                            |r| r.get(0),
+                        )
+                        .optional()?;
+                    let transcript: Transcript =
+                        transcript.map(|t| serde_json::from_str(&t)).transpose()?.unwrap_or_default();
+                    Ok(Some((call, transcript)))
+                })
+                .await?;
+            if let Some((call, transcript)) = found {
+                let inside = call
+                    .started_at
+                    .as_ref()
+                    .and_then(Timestamp::parse)
+                    .is_some_and(|s| s >= window_start && s <= window_end);
+                if inside {
+                    return Ok(Some((call, transcript)));
+                }
+            }
+            if std::time::Instant::now() >= deadline {
+                return Ok(None);
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
     }
 
     /// Simulated time against wall time.
@@ -447,16 +511,17 @@ impl Simulator {
         call: &Call,
         transcript: &Transcript,
         flow: &CustomerFlow,
+        live_call: Option<&(Call, Transcript)>,
     ) -> ServiceResult<()> {
         let plan = work.plan.clone();
         let flow_for_metrics = flow.clone();
-        let (definitions, all, knowledge) = self
+        let definitions = self
             .store
             .read(move |c| {
                 let all: HashMap<Uuid, MetricDefinition> =
                     store::all::<MetricDefinition>(c, Kind::MetricDefinition)?.into_iter().map(|d| (d.id, d)).collect();
                 let ids = plan_metric_ids(c, &plan)?;
-                let mut chosen: Vec<MetricDefinition> = ids.iter().filter_map(|id| all.get(id).cloned()).collect();
+                let mut chosen: Vec<MetricDefinition> = ids.iter().filter_map(|(id, _)| all.get(id).cloned()).collect();
                 chosen.extend(flow_and_automatic_metrics(&plan, &flow_for_metrics, &all, &chosen));
                 let mut statement = c.prepare_cached("SELECT knowledge_base_id, content FROM knowledge_content")?;
                 let knowledge: HashMap<Uuid, String> = statement
@@ -464,9 +529,12 @@ impl Simulator {
                     .filter_map(Result::ok)
                     .filter_map(|(id, text)| Some((Uuid::parse_str(&id).ok()?, text)))
                     .collect();
-                Ok((chosen, all, knowledge))
+                let live_sourced: Vec<Uuid> =
+                    ids.iter().filter(|(_, source)| *source == ConversationSource::Live).map(|(id, _)| *id).collect();
+                Ok((chosen, all, knowledge, live_sourced))
             })
             .await?;
+        let (definitions, all, knowledge, live_sourced) = definitions;
         let library = Library { definitions: &all, knowledge: &knowledge, judge: &self.judge };
         let conversation = Conversation { call, transcript, flow: Some(flow) };
         let live = work.plan.enrich_with_live_conversation == Some(true);
@@ -475,7 +543,27 @@ impl Simulator {
             if definition.requires_live_conversation == Some(true) && !live {
                 continue; // silently skipped without live enrichment, as the spec says
             }
-            for mut value in evaluate(definition, &conversation, &library).await {
+            let from_live =
+                live && (live_sourced.contains(&definition.id) || definition.requires_live_conversation == Some(true));
+            let values = match (from_live, live_call) {
+                (false, _) => evaluate(definition, &conversation, &library).await,
+                (true, Some((real, real_transcript))) => {
+                    let on_real = Conversation { call: real, transcript: real_transcript, flow: Some(flow) };
+                    let mut values = evaluate(definition, &on_real, &library).await;
+                    for value in &mut values {
+                        value.call_id = Some(call.id);
+                        let reasoning = value.value_reasoning.take().unwrap_or_default();
+                        value.value_reasoning = Some(format!("Scored on the live call {}: {reasoning}", real.id));
+                    }
+                    values
+                }
+                (true, None) => vec![crate::service::metrics::compute::without_value(
+                    call,
+                    CaptureStatus::DataMissing,
+                    "no live call used the provisioned number within the simulation window",
+                )],
+            };
+            for mut value in values {
                 value.computed_at = Some(Timestamp::now());
                 rows.push((definition.id, value));
             }
@@ -561,13 +649,13 @@ fn variables_for(
 }
 
 /// The plan's own metrics, by id or slug.
-fn plan_metric_ids(conn: &Connection, plan: &RunPlanInput) -> ServiceResult<Vec<Uuid>> {
+fn plan_metric_ids(conn: &Connection, plan: &RunPlanInput) -> ServiceResult<Vec<(Uuid, ConversationSource)>> {
     let mut ids = Vec::new();
     for reference in plan.metrics.iter().flatten() {
         let key =
             reference.id.map(|id| id.to_string()).or(reference.slug_or_alias().map(str::to_owned)).unwrap_or_default();
         if let Ok(definition) = crate::service::routes_resolve_definition(conn, &key) {
-            ids.push(definition.id);
+            ids.push((definition.id, reference.conversation_source_or_default()));
         }
     }
     Ok(ids)
