@@ -106,3 +106,52 @@ async fn a_policy_job_covers_the_calls_its_conditions_select() {
     assert_eq!(groups.len(), policy["metrics"].as_array().unwrap().len());
     assert!(groups.iter().flat_map(|g| &g.values).all(|v| v.policy_ids == vec![id_of(&policy)]));
 }
+
+#[tokio::test]
+async fn derived_metrics_compute_from_their_sources() {
+    let service = start(true).await;
+    let client = &service.client;
+    let agent_turns = client.get_metric_definition("agent_turn_count").await.unwrap();
+    let customer_turns = client.get_metric_definition("customer_turn_count").await.unwrap();
+    let ratio = client
+        .create_metric_definition(&MetricDefinitionInput {
+            name: Some("Agent share of turns".into()),
+            metric_type: Some(MetricType::Numeric),
+            calculation_type: Some(CalculationType::Formula),
+            formula: Some("agent_turn_count / (agent_turn_count + customer_turn_count)".into()),
+            sources: Some(vec![
+                MetricSourceRef { source_metric_definition_id: Some(agent_turns.id), source_variant_id: None },
+                MetricSourceRef { source_metric_definition_id: Some(customer_turns.id), source_variant_id: None },
+            ]),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let call = seeded("calls", |c| c["transcript"]["entries"].as_array().unwrap().len() > 4).remove(0);
+    let entries = call["transcript"]["entries"].as_array().unwrap();
+    let agents = entries.iter().filter(|e| e["role"] == "AGENT").count() as f64;
+    let customers = entries.iter().filter(|e| e["role"] == "CUSTOMER").count() as f64;
+    let job = client
+        .create_collection_job(&CollectionJobInput {
+            metrics: Some(vec![IdRef { id: ratio.id }]),
+            call_ids: Some(vec![id_of(&call)]),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    finished(client, job.id).await;
+    let groups = client.collection_job_values(job.id, ValueStatusFilter::All).await.unwrap();
+    let value = &groups[0].values[0];
+    assert_eq!(value.capture_status, Some(CaptureStatus::Success), "{:?}", value.error_message);
+    assert!((value.value.unwrap() - agents / (agents + customers)).abs() < 1e-9);
+    assert!(value.value_reasoning.as_deref().unwrap().contains("agent_turn_count ="));
+    // Derived metrics take only a new name.
+    let err = client
+        .update_metric_definition(
+            &ratio.id.to_string(),
+            &MetricDefinitionUpdate { formula: Some("1".into()), ..Default::default() },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.api().unwrap().param.as_deref(), Some("formula"));
+}

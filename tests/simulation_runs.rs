@@ -309,3 +309,45 @@ async fn without_a_real_call_live_metrics_yield_no_value_and_the_simulation_stil
     let groups = service.client.call_metrics(call, ValueStatusFilter::Success).await.unwrap();
     assert!(groups.iter().any(|g| g.slug.as_deref() == Some("call_duration")), "simulated metrics are still scored");
 }
+
+#[tokio::test]
+async fn runtime_variables_fill_the_customers_lines() {
+    let service = start(true).await;
+    let (flow, endpoint) = dental();
+    let text = flow.to_string();
+    let names: Vec<String> =
+        ["patientName", "dateOfBirth", "currentAppointment", "customerName", "lastName", "verificationDetail"]
+            .iter()
+            .filter(|n| text.contains(&format!("{{{{{n}}}}}")))
+            .map(|n| n.to_string())
+            .collect();
+    assert!(!names.is_empty(), "the dental flow uses placeholders");
+    let values: std::collections::BTreeMap<String, String> =
+        names.iter().map(|n| (n.clone(), format!("Zq-{n}"))).collect();
+    let mut input = plan(&flow, &endpoint, 1);
+    input.flows.as_mut().unwrap()[0].edge_cases = None;
+    let started = service
+        .client
+        .run(&RunRequest {
+            plan: Some(input),
+            variables: Some(RunVariables::Flat(values.clone())),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let id = started.simulation_run_plan_job_id;
+    let job = eventually(Duration::from_secs(60), || async {
+        let job = service.client.get_run_plan_job(id).await.unwrap();
+        job.status.as_ref().is_some_and(RunPlanJobStatus::is_terminal).then_some(job)
+    })
+    .await;
+    let transcript = service.client.call_transcript(job.simulation_jobs[0].call_id.unwrap()).await.unwrap();
+    let customer: Vec<&str> = transcript
+        .entries
+        .iter()
+        .filter(|e| e.role == Some(ParticipantType::SimulatedCustomer))
+        .map(|e| e.text.as_str())
+        .collect();
+    assert!(customer.iter().all(|line| names.iter().all(|n| !line.contains(&format!("{{{{{n}}}}}")))), "{customer:?}");
+    assert!(customer.iter().any(|line| line.contains("Zq-")), "a runtime value was spoken: {customer:?}");
+}

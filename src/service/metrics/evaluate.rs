@@ -65,6 +65,7 @@ fn evaluate_depth<'a>(
                 judged(conv, library, prompt, answer_for(definition), false, knowledge).await
             }
             (_, Some(CalculationType::Threshold)) => thresholded(definition, conv, library, depth).await,
+            (_, Some(CalculationType::Formula)) => formula(definition, conv, library, depth).await,
             _ => vec![without_value(
                 call,
                 CaptureStatus::Error,
@@ -202,6 +203,57 @@ async fn thresholded(
             CaptureStatus::Error,
             "the threshold's operator or mode is not one this service knows",
         )],
+    }
+}
+
+/// A derived metric: its formula over each source's call-level value, named by slug.
+async fn formula(
+    definition: &MetricDefinition,
+    conv: &Conversation<'_>,
+    library: &Library<'_>,
+    depth: usize,
+) -> Vec<MetricValue> {
+    let call = conv.call;
+    let Some(text) = definition.formula.as_deref() else {
+        return vec![without_value(call, CaptureStatus::Error, "the derived metric has no formula")];
+    };
+    let mut values = HashMap::new();
+    let mut missing = Vec::new();
+    for source in definition.sources.iter().flatten() {
+        let id = source.source_variant_id.or(source.source_metric_definition_id);
+        let Some(source) = id.and_then(|id| library.definitions.get(&id)) else {
+            return vec![without_value(call, CaptureStatus::Error, "a source of the formula no longer exists")];
+        };
+        let slug = source.slug_or_alias().unwrap_or_default().to_owned();
+        let computed = evaluate_depth(source, conv, library, depth + 1).await;
+        let call_value = computed
+            .iter()
+            .filter(|v| v.capture_status == Some(CaptureStatus::Success))
+            .find(|v| v.context == Some(MetricContext::Call) || v.context.is_none())
+            .and_then(|v| v.value);
+        match call_value {
+            Some(value) => {
+                values.insert(slug, value);
+            }
+            None => missing.push(slug),
+        }
+    }
+    let needed = super::formula::names(text);
+    if let Some(name) = needed.iter().find(|n| missing.contains(n)) {
+        return vec![without_value(call, CaptureStatus::DataMissing, format!("{name} has no value for this call"))];
+    }
+    match super::formula::evaluate(text, &values) {
+        Ok(result) => {
+            let mut value = without_value(call, CaptureStatus::Success, "");
+            value.error_message = None;
+            value.value = Some(result);
+            value.confidence = Some(1.0);
+            let inputs: Vec<String> =
+                needed.iter().filter_map(|n| values.get(n).map(|v| format!("{n} = {v}"))).collect();
+            value.value_reasoning = Some(format!("{text} with {}", inputs.join(", ")));
+            vec![value]
+        }
+        Err(message) => vec![without_value(call, CaptureStatus::Error, message)],
     }
 }
 

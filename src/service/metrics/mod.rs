@@ -4,5 +4,6 @@
 pub mod collection;
 pub mod compute;
 pub mod evaluate;
+pub mod formula;
 pub mod judge;
 pub mod threshold;
