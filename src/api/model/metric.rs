@@ -72,7 +72,7 @@ wire_enum! {
 
 /// A metric definition (also the response of threshold creation).
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MetricDefinition {
     pub id: Uuid,

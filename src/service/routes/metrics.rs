@@ -179,7 +179,6 @@ async fn create(State(state): State<AppState>, Valid(input): Valid<MetricDefinit
                 boolean_true_label: input.boolean_true_label,
                 boolean_false_label: input.boolean_false_label,
                 unit: input.unit,
-                threshold: None,
                 source: Some(DefinitionSource::Custom),
                 output_type: Some(output_type),
                 version: Some(1),
@@ -192,9 +191,9 @@ async fn create(State(state): State<AppState>, Valid(input): Valid<MetricDefinit
                 formula: input.formula,
                 sources: input.sources,
                 knowledge_base_ids: input.knowledge_base_ids,
-                change_reason: None,
                 created_at: Some(at.clone()),
                 updated_at: Some(at),
+                ..Default::default()
             };
             save_definition(tx, &definition, true)?;
             Ok(definition)
@@ -419,10 +418,8 @@ async fn create_threshold(
                 requires_live_conversation: source.requires_live_conversation,
                 supports_variants: Some(false),
                 calculation_type: Some(CalculationType::Threshold),
-                llm_prompt: None,
                 boolean_true_label: Some("Met".into()),
                 boolean_false_label: Some("Not met".into()),
-                unit: None,
                 threshold: Some(Threshold {
                     source_metric_definition_id: Some(source.id),
                     operator: input.operator.clone(),
@@ -436,20 +433,13 @@ async fn create_threshold(
                 output_type: Some(OutputType::Boolean),
                 version: Some(1),
                 supported_modalities: source.supported_modalities.clone(),
-                scale_min: None,
-                scale_max: None,
-                scale_labels: None,
-                classification_options: None,
-                max_classifications: None,
-                formula: None,
                 sources: Some(vec![MetricSourceRef {
                     source_metric_definition_id: Some(source.id),
                     source_variant_id: input.source_variant_id,
                 }]),
-                knowledge_base_ids: None,
-                change_reason: None,
                 created_at: Some(at.clone()),
                 updated_at: Some(at),
+                ..Default::default()
             };
             save_definition(tx, &definition, true)?;
             Ok(definition)
