@@ -155,3 +155,46 @@ async fn derived_metrics_compute_from_their_sources() {
         .unwrap_err();
     assert_eq!(err.api().unwrap().param.as_deref(), Some("formula"));
 }
+
+#[tokio::test]
+async fn chats_are_ingested_read_and_scored_like_calls() {
+    let service = start(true).await;
+    let client = &service.client;
+    let entry = |start: i64, text: &str, role: ParticipantType| TranscriptEntry {
+        start_offset_ms: start,
+        end_offset_ms: start + 1000,
+        text: text.into(),
+        role: Some(role),
+        participant_id: None,
+    };
+    let chat = client
+        .create_chat(&CallInput {
+            started_at: Some(Timestamp::now()),
+            transcript: Some(Transcript {
+                entries: vec![
+                    entry(0, "Hi, can I move my cleaning?", ParticipantType::Customer),
+                    entry(2000, "Of course, it's moved to Tuesday.", ParticipantType::Agent),
+                ],
+                participants: Vec::new(),
+            }),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(client.get_chat(chat.id).await.unwrap().id, chat.id);
+    assert_eq!(client.chat_transcript(chat.id).await.unwrap().entries.len(), 2);
+    let turns = client.get_metric_definition("agent_turn_count").await.unwrap();
+    let job = client
+        .create_collection_job(&CollectionJobInput {
+            metrics: Some(vec![IdRef { id: turns.id }]),
+            chat_ids: Some(vec![chat.id]),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let done = finished(client, job.id).await;
+    assert_eq!((done.status, done.total_items), (Some(CollectionJobStatus::Completed), Some(1)));
+    let values = client.chat_metrics(chat.id, ValueStatusFilter::All).await.unwrap();
+    let value = &values[0].values[0];
+    assert_eq!((value.chat_id, value.call_id, value.value), (Some(chat.id), None, Some(1.0)));
+}

@@ -16,6 +16,9 @@ const SPEC_PATHS: [&str; 3] = ["/openapi.json", "/.well-known/openapi.json", "/d
 /// Every operation the router serves, as (method, path) in the document's spelling.
 const ROUTES: &[(&str, &str)] = &[
     ("post", "/demo/agent"),
+    ("post", "/v1/chat"),
+    ("get", "/v1/chat/{id}/transcript"),
+    ("get", "/v1/chat/{id}/metrics"),
     ("get", "/v1/knowledge-base"),
     ("get", "/v1/knowledge-base/{id}"),
     ("get", "/openapi.json"),

@@ -351,3 +351,37 @@ async fn runtime_variables_fill_the_customers_lines() {
     assert!(customer.iter().all(|line| names.iter().all(|n| !line.contains(&format!("{{{{{n}}}}}")))), "{customer:?}");
     assert!(customer.iter().any(|line| line.contains("Zq-")), "a runtime value was spoken: {customer:?}");
 }
+
+#[tokio::test]
+async fn end_call_phrases_silence_and_max_duration_each_end_calls() {
+    let service = start(true).await;
+    let (flow, endpoint) = dental();
+    async fn ended(service: &Service, job: &RunPlanJob) -> Vec<EndedStatus> {
+        let mut statuses = Vec::new();
+        for s in &job.simulation_jobs {
+            statuses.push(service.client.get_call(s.call_id.unwrap()).await.unwrap().ended_status.unwrap());
+        }
+        statuses
+    }
+    let mut phrase = plan(&flow, &endpoint, 1);
+    phrase.flows.as_mut().unwrap()[0].edge_cases = None;
+    phrase.end_call_phrases = Some(vec!["verified".into(), "confirm your full name".into()]);
+    let job = run_to_end(&service, phrase).await;
+    assert_eq!(ended(&service, &job).await, vec![EndedStatus::AgentEndedCall]);
+
+    let mut limit = plan(&flow, &endpoint, 1);
+    limit.max_simulation_duration_seconds = Some(5);
+    let job = run_to_end(&service, limit).await;
+    let statuses = ended(&service, &job).await;
+    assert!(statuses.iter().all(|s| *s == EndedStatus::MaxDurationReached), "{statuses:?}");
+    for s in &job.simulation_jobs {
+        assert!(service.client.get_call(s.call_id.unwrap()).await.unwrap().duration_ms.unwrap() <= 20_000);
+    }
+
+    let mut silence = plan(&flow, &endpoint, 4);
+    silence.silence_timeout_seconds = Some(1);
+    silence.end_call_phrases = Some(Vec::new());
+    let job = run_to_end(&service, silence).await;
+    let statuses = ended(&service, &job).await;
+    assert!(statuses.contains(&EndedStatus::SilenceTimeOut), "a slow reply (over 1 s) ends some call: {statuses:?}");
+}

@@ -295,6 +295,23 @@ impl Client {
         Ok(self.get_with::<_, Data<Vec<MetricValueGroup>>>(&path, &[("status", status.as_str())]).await?.data)
     }
 
+    pub async fn create_chat(&self, input: &CallInput) -> Result<Chat, Error> {
+        self.write_data(Method::POST, "/v1/chat", input).await
+    }
+
+    pub async fn get_chat(&self, id: Uuid) -> Result<Chat, Error> {
+        self.data(&format!("/v1/chat/{id}")).await
+    }
+
+    pub async fn chat_transcript(&self, id: Uuid) -> Result<Transcript, Error> {
+        self.data(&format!("/v1/chat/{id}/transcript")).await
+    }
+
+    pub async fn chat_metrics(&self, id: Uuid, status: ValueStatusFilter) -> Result<Vec<MetricValueGroup>, Error> {
+        let path = format!("/v1/chat/{id}/metrics");
+        Ok(self.get_with::<_, Data<Vec<MetricValueGroup>>>(&path, &[("status", status.as_str())]).await?.data)
+    }
+
     // Knowledge bases
 
     pub async fn get_knowledge_base(&self, id: Uuid) -> Result<KnowledgeBase, Error> {

@@ -30,6 +30,7 @@ pub struct Collector {
 struct Plan {
     definitions: Vec<MetricDefinition>,
     calls: Vec<Uuid>,
+    chats: Vec<Uuid>,
     policy_ids: Vec<Uuid>,
 }
 
@@ -89,7 +90,7 @@ impl Collector {
                 let plan = plan_job(tx, &job)?;
                 job["status"] = "PROCESSING".into();
                 job["startedAt"] = serde_json::to_value(Timestamp::now())?;
-                job["totalItems"] = plan.calls.len().into();
+                job["totalItems"] = (plan.calls.len() + plan.chats.len()).into();
                 save(tx, &job_id, &job, "PROCESSING")?;
                 Ok(plan)
             })
@@ -108,15 +109,19 @@ impl Collector {
             })
             .await?;
         let library = Library { definitions: &definitions, knowledge: &knowledge, judge: &self.judge };
-        for call_id in &plan.calls {
-            let call_key = call_id.to_string();
-            let (call, transcript, flow) = self.store.read(move |c| conversation(c, &call_key)).await?;
+        let items = plan.calls.iter().map(|id| (*id, false)).chain(plan.chats.iter().map(|id| (*id, true)));
+        for (item_id, is_chat) in items {
+            let key = item_id.to_string();
+            let (call, transcript, flow) = self.store.read(move |c| conversation(c, &key, is_chat)).await?;
             let conv = Conversation { call: &call, transcript: &transcript, flow: flow.as_ref() };
             let mut values = Vec::new();
             for definition in &plan.definitions {
                 for mut value in evaluate(definition, &conv, &library).await {
                     value.computed_at = Some(Timestamp::now());
                     value.policy_ids = plan.policy_ids.clone();
+                    if is_chat {
+                        value.chat_id = value.call_id.take();
+                    }
                     values.push((definition.id, value));
                 }
             }
@@ -132,11 +137,12 @@ impl Collector {
                     for (definition_id, value) in &values {
                         tx.execute(
                             "INSERT INTO metric_values (job_id, definition_id, call_id, chat_id, capture_status, body)
-                             VALUES (?1, ?2, ?3, NULL, ?4, ?5)",
+                             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                             params![
                                 job_id,
                                 definition_id.to_string(),
                                 value.call_id.map(|c| c.to_string()),
+                                value.chat_id.map(|c| c.to_string()),
                                 value.capture_status.as_ref().map_or("SUCCESS", |s| s.as_str()),
                                 serde_json::to_string(value)?
                             ],
@@ -214,12 +220,23 @@ fn plan_job(tx: &rusqlite::Transaction, job: &Value) -> ServiceResult<Plan> {
             }
         }
     }
-    Ok(Plan { definitions, calls, policy_ids })
+    Ok(Plan { definitions, calls, chats: ids(&request["chatIds"]), policy_ids })
 }
 
-/// A call with its transcript and, for a simulated call, the flow it ran.
-fn conversation(conn: &rusqlite::Connection, id: &str) -> ServiceResult<(Call, Transcript, Option<CustomerFlow>)> {
-    let call: Call = store::require(conn, Kind::Call, id)?;
+/// A call (or a chat, read as one) with its transcript and, for a simulated call, its flow.
+fn conversation(
+    conn: &rusqlite::Connection,
+    id: &str,
+    is_chat: bool,
+) -> ServiceResult<(Call, Transcript, Option<CustomerFlow>)> {
+    let call: Call = if is_chat {
+        let chat: Chat = store::require(conn, Kind::Chat, id)?;
+        serde_json::from_value(
+            serde_json::json!({"id": chat.id, "startedAt": chat.started_at, "agentId": chat.agent_id}),
+        )?
+    } else {
+        store::require(conn, Kind::Call, id)?
+    };
     let transcript: Option<String> =
         conn.query_row("SELECT body FROM transcripts WHERE call_id = ?1", params![id], |r| r.get(0)).optional()?;
     let transcript = transcript.map(|t| serde_json::from_str(&t)).transpose()?.unwrap_or_default();

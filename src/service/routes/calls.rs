@@ -11,7 +11,7 @@ use utoipa_axum::routes;
 use super::collection::value_groups;
 use super::{ListParams, OwnedFilter, created, data, known_value, list_kind, path_id};
 use crate::api::model::{
-    Call, CallInput, CallStatus, Chat, CursorPage, Data, MetricValueGroup, Timestamp, Transcript, ValueStatusFilter,
+    Call, CallInput, CallStatus, CursorPage, Data, MetricValueGroup, Timestamp, Transcript, ValueStatusFilter,
 };
 use crate::api::validate::{Checks, Validate};
 use crate::service::AppState;
@@ -28,8 +28,6 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(read))
         .routes(routes!(transcript))
         .routes(routes!(metrics))
-        .routes(routes!(list_chats))
-        .routes(routes!(read_chat))
 }
 
 /// List calls, newest first.
@@ -237,42 +235,4 @@ async fn ingest(State(state): State<AppState>, Valid(input): Valid<CallInput>) -
         })
         .await?;
     Ok(created(&call))
-}
-
-/// List chats.
-#[utoipa::path(
-    get,
-    path = "/v1/chat",
-    tag = "Chat",
-    params(ListParams),
-    responses(
-        (status = 200, description = "One page of chats", body = CursorPage<Chat>),
-        BadRequest,
-        Unauthorized,
-        TooManyRequests,
-        InternalError,
-    )
-)]
-async fn list_chats(State(state): State<AppState>, Params(params): Params<ListParams>) -> ServiceResult<Response> {
-    list_kind(&state, Kind::Chat, params, OwnedFilter::default()).await
-}
-
-/// Get a chat.
-#[utoipa::path(
-    get,
-    path = "/v1/chat/{id}",
-    tag = "Chat",
-    params(("id" = Uuid, Path, description = "The chat's id")),
-    responses(
-        (status = 200, description = "The chat", body = Data<Chat>),
-        Unauthorized,
-        NotFound,
-        TooManyRequests,
-        InternalError,
-    )
-)]
-async fn read_chat(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
-    let id = path_id(Kind::Chat, &id)?.to_string();
-    let chat: Chat = state.store.read(move |c| store::require(c, Kind::Chat, &id)).await?;
-    Ok(data(&chat))
 }

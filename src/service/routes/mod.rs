@@ -3,6 +3,7 @@
 mod agents;
 mod benchmarks;
 mod calls;
+mod chats;
 mod collection;
 mod flows;
 mod issues;
@@ -34,6 +35,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(agents::router())
         .merge(benchmarks::router())
         .merge(calls::router())
+        .merge(chats::router())
         .merge(collection::router())
         .merge(flows::router())
         .merge(issues::router())

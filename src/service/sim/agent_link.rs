@@ -86,3 +86,59 @@ async fn dial(
     let latency_ms = reply["latencyMs"].as_i64().unwrap_or(started.elapsed().as_millis() as i64);
     Ok(Reply { text: text.to_owned(), latency_ms, off_script: reply["offScript"].as_bool().unwrap_or(false) })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use axum::extract::State;
+    use axum::http::HeaderMap;
+
+    use super::*;
+
+    type Seen = Arc<Mutex<Option<(HeaderMap, String)>>>;
+
+    async fn agent(State(seen): State<Seen>, headers: HeaderMap, body: String) -> axum::Json<serde_json::Value> {
+        *seen.lock().unwrap() = Some((headers, body));
+        axum::Json(serde_json::json!({"reply": "Thanks, you're all set.", "latencyMs": 640}))
+    }
+
+    #[tokio::test]
+    async fn dials_with_the_definitions_method_headers_and_filled_body() {
+        let seen: Seen = Arc::default();
+        let app = axum::Router::new().route("/hooks/agent", axum::routing::put(agent)).with_state(seen.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        let definition: HttpRequestDefinition = serde_json::from_value(serde_json::json!({
+            "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+            "url": "{{baseUrl}}/hooks/agent",
+            "method": "PUT",
+            "headers": {"X-Agent-Key": "abc123", "Content-Type": "application/json"},
+            "body": "{\"message\": \"{{text}}\", \"session\": \"{{callId}}\"}"
+        }))
+        .unwrap();
+        let link = AgentLink::Http { http: reqwest::Client::new(), definition: Box::new(definition), base_url: base };
+        let heard =
+            Heard { text: "She said \"Tuesday\"".into(), call_id: "call-9".into(), turn: 2, agent: "Desk".into() };
+        let reply = link.reply(&heard).await.unwrap();
+        assert_eq!((reply.text.as_str(), reply.latency_ms), ("Thanks, you're all set.", 640));
+        let (headers, body) = seen.lock().unwrap().clone().unwrap();
+        assert_eq!(headers["x-agent-key"], "abc123");
+        let body: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(body["message"], "She said \"Tuesday\"", "values are JSON-escaped into the template");
+        assert_eq!(body["session"], "call-9");
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_agent_is_an_error_not_a_panic() {
+        let definition: HttpRequestDefinition = serde_json::from_value(
+            serde_json::json!({"id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "url": "http://127.0.0.1:1/x"}),
+        )
+        .unwrap();
+        let link =
+            AgentLink::Http { http: reqwest::Client::new(), definition: Box::new(definition), base_url: String::new() };
+        let heard = Heard { text: "hi".into(), call_id: "c".into(), turn: 0, agent: String::new() };
+        assert!(link.reply(&heard).await.unwrap_err().contains("unreachable"));
+    }
+}

@@ -131,3 +131,23 @@ fn placeholders_fill_from_variables_then_persona_properties() {
         "Dana born 1984-03-12 ({{unknown}})"
     );
 }
+
+#[tokio::test]
+async fn an_agent_off_script_meets_the_policy_and_the_customer_hangs_up() {
+    let f = flow(serde_json::json!([
+        {"type": "CUSTOMER_LINE", "content": "Hi, I need to reschedule my cleaning."},
+        {"type": "AGENT_TURN", "content": "Agent quotes the xylophone warranty clause",
+         "offScriptPolicy": {"reaction": "REDIRECT", "sayLine": "Can you tell me about the warranty?", "maxAttempts": 2, "then": "HANG_UP"}},
+        {"type": "CUSTOMER_LINE", "content": "Great, thanks."}
+    ]));
+    let vars = BTreeMap::new();
+    let outcome = talk(&setup(&f, &vars, "call-h")).await;
+    assert_eq!(outcome.ended_status, EndedStatus::CustomerEndedCall);
+    assert!(outcome.end_reason.contains("off-script"), "{}", outcome.end_reason);
+    let redirects = outcome.transcript.entries.iter().filter(|e| e.text.contains("warranty?")).count();
+    assert_eq!(redirects, 2, "the redirect line is said maxAttempts times");
+    assert!(
+        !outcome.transcript.entries.iter().any(|e| e.text == "Great, thanks."),
+        "the call ended before the rest of the flow"
+    );
+}
