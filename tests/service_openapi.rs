@@ -85,6 +85,7 @@ const ROUTES: &[(&str, &str)] = &[
 
 /// Operations that create something, and so answer 201.
 const CREATIONS: &[(&str, &str)] = &[
+    ("post", "/v1/chat"),
     ("post", "/v1/call"),
     ("post", "/v1/metric/collection-jobs"),
     ("post", "/v1/customer-flow/{id}/duplicate"),
