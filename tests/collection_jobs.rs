@@ -198,3 +198,35 @@ async fn chats_are_ingested_read_and_scored_like_calls() {
     let value = &values[0].values[0];
     assert_eq!((value.chat_id, value.call_id, value.value), (Some(chat.id), None, Some(1.0)));
 }
+
+#[tokio::test]
+async fn cancelling_a_job_keeps_what_it_computed_and_it_stays_canceled() {
+    let service = start(true).await;
+    let client = &service.client;
+    let all_calls: Vec<uuid::Uuid> = seed("calls").as_array().unwrap().iter().map(id_of).collect();
+    let definitions: Vec<MetricDefinition> =
+        futures_util::TryStreamExt::try_collect(client.list_all("/v1/metric/definitions", Default::default()))
+            .await
+            .unwrap();
+    let metrics: Vec<IdRef> = definitions.iter().take(20).map(|d| IdRef { id: d.id }).collect();
+    let input =
+        CollectionJobInput { metrics: Some(metrics.clone()), call_ids: Some(all_calls.clone()), ..Default::default() };
+    // The runner takes jobs oldest first, so the second waits behind the first.
+    let _busy = client.create_collection_job(&input).await.unwrap();
+    let job = client.create_collection_job(&input).await.unwrap();
+    let cancelled = client.cancel_collection_job(job.id).await;
+    let after = finished(client, job.id).await;
+    if cancelled.is_ok() {
+        assert_eq!(after.status, Some(CollectionJobStatus::Canceled));
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let later = client.get_collection_job(job.id).await.unwrap();
+        assert_eq!(later.status, Some(CollectionJobStatus::Canceled), "a canceled job stays canceled");
+        assert_eq!(later.completed_at, after.completed_at);
+    }
+    let done = after.completed_items.unwrap_or(0) + after.failed_items.unwrap_or(0);
+    assert!(done <= all_calls.len() as u64);
+    let values = client.collection_job_values(job.id, ValueStatusFilter::All).await.unwrap();
+    let calls_with_values: std::collections::HashSet<_> =
+        values.iter().flat_map(|g| &g.values).filter_map(|v| v.call_id).collect();
+    assert_eq!(calls_with_values.len() as u64, done, "exactly the calls it finished keep their values");
+}
