@@ -385,3 +385,29 @@ async fn end_call_phrases_silence_and_max_duration_each_end_calls() {
     let statuses = ended(&service, &job).await;
     assert!(statuses.contains(&EndedStatus::SilenceTimeOut), "a slow reply (over 1 s) ends some call: {statuses:?}");
 }
+
+#[tokio::test]
+async fn deprecated_scenarios_run_once_per_persona() {
+    let service = start(true).await;
+    let (_, endpoint) = dental();
+    let personas: Vec<IdRef> =
+        seeded("personas", |p| p["isSystem"] == false).iter().take(2).map(|p| IdRef { id: id_of(p) }).collect();
+    let scenario = uuid::Uuid::new_v4();
+    let input = RunPlanInput {
+        name: Some("Legacy scenarios".into()),
+        direction: Some(Direction::Inbound),
+        max_simulation_duration_seconds: Some(300),
+        scenarios: Some(vec![ScenarioSelection { id: Some(scenario), ..Default::default() }]),
+        personas: Some(personas.clone()),
+        agent_endpoints: Some(vec![IdRef { id: id_of(&endpoint) }]),
+        metrics: Some(vec![MetricReference::by_slug("call_duration")]),
+        ..Default::default()
+    };
+    let job = run_to_end(&service, input).await;
+    assert_eq!(job.status, Some(RunPlanJobStatus::Completed));
+    assert_eq!(job.simulation_jobs.len(), 2, "one scenario × two personas");
+    let used: std::collections::HashSet<_> =
+        job.simulation_jobs.iter().filter_map(|s| s.persona.as_ref().map(|p| p.id)).collect();
+    assert_eq!(used, personas.iter().map(|p| p.id).collect());
+    assert!(job.simulation_jobs.iter().all(|s| s.scenario.as_ref().map(|sc| sc.id) == Some(scenario)));
+}
