@@ -2,13 +2,12 @@
 
 use axum::extract::{Path, State};
 use axum::response::Response;
-use rusqlite::{OptionalExtension, params};
 use serde::Deserialize;
 use utoipa::IntoParams;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::collection::value_groups;
+use super::conversation;
 use super::{ListParams, OwnedFilter, created, data, known_value, list_kind, path_id};
 use crate::api::model::{
     Call, CallInput, CallStatus, CursorPage, Data, MetricValueGroup, Timestamp, Transcript, ValueStatusFilter,
@@ -103,15 +102,7 @@ async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceR
 )]
 async fn transcript(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
     let id = path_id(Kind::Call, &id)?.to_string();
-    let transcript: Transcript = state
-        .store
-        .read(move |c| {
-            store::require::<Call>(c, Kind::Call, &id)?;
-            let body: Option<String> =
-                c.query_row("SELECT body FROM transcripts WHERE call_id = ?1", params![id], |r| r.get(0)).optional()?;
-            Ok(body.map(|b| serde_json::from_str(&b)).transpose()?.unwrap_or_default())
-        })
-        .await?;
+    let transcript = state.store.read(move |c| conversation::transcript(c, Kind::Call, &id)).await?;
     Ok(data(&transcript))
 }
 
@@ -158,19 +149,7 @@ async fn metrics(
 ) -> ServiceResult<Response> {
     let id = path_id(Kind::Call, &id)?.to_string();
     let filter = q.filter()?;
-    let groups = state
-        .store
-        .read(move |c| {
-            store::require::<Call>(c, Kind::Call, &id)?;
-            // The newest row per (definition, context, participant, segment) wins.
-            let sql = "SELECT definition_id, body FROM metric_values WHERE seq IN (
-                 SELECT MAX(seq) FROM metric_values WHERE call_id = ?1
-                 GROUP BY definition_id, json_extract(body, '$.context'), json_extract(body, '$.participantRole'),
-                          json_extract(body, '$.segment.id'), json_extract(body, '$.valueReasoningKey'))
-               ORDER BY seq";
-            value_groups(c, sql, &id, &filter)
-        })
-        .await?;
+    let groups = state.store.read(move |c| conversation::latest_values(c, Kind::Call, &id, &filter)).await?;
     Ok(data(&groups))
 }
 
@@ -194,26 +173,17 @@ async fn ingest(State(state): State<AppState>, Valid(input): Valid<CallInput>) -
     let call = state
         .store
         .write(move |tx| {
-            if let Some(agent) = input.agent_id
-                && !store::exists(tx, Kind::Agent, &agent.to_string())?
-            {
-                return Err(ServiceError::invalid("agentId", format!("no agent {agent}")));
-            }
-            let transcript = input.transcript.unwrap_or_default();
-            let started_at = input.started_at.unwrap_or_else(Timestamp::now);
-            let duration_ms = transcript.entries.iter().map(|e| e.end_offset_ms).max().unwrap_or(0);
-            let ended_at = started_at
-                .parse()
-                .and_then(|s| s.checked_add(jiff::SignedDuration::from_millis(duration_ms)).ok())
-                .map(Timestamp::from);
+            let id = uuid::Uuid::new_v4();
+            let ingested = conversation::ingest(tx, id, &input)?;
+            let (started_at, duration_ms) = (ingested.started_at.clone(), ingested.duration_ms);
             let call = Call {
-                id: uuid::Uuid::new_v4(),
+                id,
                 direction: input.direction,
                 status: Some(CallStatus::Ended),
                 ended_status: input.ended_status,
                 duration_ms: Some(duration_ms),
                 started_at: Some(started_at.clone()),
-                ended_at,
+                ended_at: ingested.ended_at,
                 simulation_job_id: None,
                 simulation_run_plan_job_id: None,
                 agent_id: input.agent_id,
@@ -227,10 +197,6 @@ async fn ingest(State(state): State<AppState>, Valid(input): Valid<CallInput>) -
                 created_at: Some(Timestamp::now()),
             };
             store::insert(tx, &Doc::new(Kind::Call, call.id, &call, started_at.0)?)?;
-            tx.execute(
-                "INSERT INTO transcripts (call_id, body) VALUES (?1, ?2)",
-                params![call.id.to_string(), serde_json::to_string(&transcript)?],
-            )?;
             Ok(call)
         })
         .await?;

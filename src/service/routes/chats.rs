@@ -2,16 +2,15 @@
 
 use axum::extract::{Path, State};
 use axum::response::Response;
-use rusqlite::{OptionalExtension, params};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::calls::StatusParams;
-use super::collection::value_groups;
+use super::conversation;
 use super::{ListParams, OwnedFilter, created, data, list_kind, path_id};
 use crate::api::model::{CallInput, CallStatus, Chat, CursorPage, Data, MetricValueGroup, Timestamp, Transcript};
 use crate::service::AppState;
-use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::error::ServiceResult;
 use crate::service::extract::{Params, Valid};
 use crate::service::openapi::{
     BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,
@@ -65,32 +64,18 @@ async fn ingest(State(state): State<AppState>, Valid(input): Valid<CallInput>) -
     let chat = state
         .store
         .write(move |tx| {
-            if let Some(agent) = input.agent_id
-                && !store::exists(tx, Kind::Agent, &agent.to_string())?
-            {
-                return Err(ServiceError::invalid("agentId", format!("no agent {agent}")));
-            }
-            let transcript = input.transcript.unwrap_or_default();
-            let started_at = input.started_at.unwrap_or_else(Timestamp::now);
-            let last = transcript.entries.iter().map(|e| e.end_offset_ms).max().unwrap_or(0);
-            let ended_at = started_at
-                .parse()
-                .and_then(|s| s.checked_add(jiff::SignedDuration::from_millis(last)).ok())
-                .map(Timestamp::from);
+            let id = uuid::Uuid::new_v4();
+            let ingested = conversation::ingest(tx, id, &input)?;
             let chat = Chat {
-                id: uuid::Uuid::new_v4(),
+                id,
                 status: Some(CallStatus::Ended),
                 agent_id: input.agent_id,
-                started_at: Some(started_at.clone()),
-                ended_at,
+                started_at: Some(ingested.started_at.clone()),
+                ended_at: ingested.ended_at,
                 simulation_job_id: None,
                 created_at: Some(Timestamp::now()),
             };
-            store::insert(tx, &Doc::new(Kind::Chat, chat.id, &chat, started_at.0)?)?;
-            tx.execute(
-                "INSERT INTO transcripts (call_id, body) VALUES (?1, ?2)",
-                params![chat.id.to_string(), serde_json::to_string(&transcript)?],
-            )?;
+            store::insert(tx, &Doc::new(Kind::Chat, chat.id, &chat, ingested.started_at.0)?)?;
             Ok(chat)
         })
         .await?;
@@ -133,15 +118,7 @@ async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceR
 )]
 async fn transcript(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
     let id = path_id(Kind::Chat, &id)?.to_string();
-    let transcript: Transcript = state
-        .store
-        .read(move |c| {
-            store::require::<Chat>(c, Kind::Chat, &id)?;
-            let body: Option<String> =
-                c.query_row("SELECT body FROM transcripts WHERE call_id = ?1", params![id], |r| r.get(0)).optional()?;
-            Ok(body.map(|b| serde_json::from_str(&b)).transpose()?.unwrap_or_default())
-        })
-        .await?;
+    let transcript = state.store.read(move |c| conversation::transcript(c, Kind::Chat, &id)).await?;
     Ok(data(&transcript))
 }
 
@@ -167,17 +144,6 @@ async fn metrics(
 ) -> ServiceResult<Response> {
     let id = path_id(Kind::Chat, &id)?.to_string();
     let filter = q.filter()?;
-    let groups = state
-        .store
-        .read(move |c| {
-            store::require::<Chat>(c, Kind::Chat, &id)?;
-            let sql = "SELECT definition_id, body FROM metric_values WHERE seq IN (
-                 SELECT MAX(seq) FROM metric_values WHERE chat_id = ?1
-                 GROUP BY definition_id, json_extract(body, '$.context'), json_extract(body, '$.participantRole'),
-                          json_extract(body, '$.segment.id'))
-               ORDER BY seq";
-            value_groups(c, sql, &id, &filter)
-        })
-        .await?;
+    let groups = state.store.read(move |c| conversation::latest_values(c, Kind::Chat, &id, &filter)).await?;
     Ok(data(&groups))
 }

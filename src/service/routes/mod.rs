@@ -5,6 +5,7 @@ mod benchmarks;
 mod calls;
 mod chats;
 mod collection;
+mod conversation;
 mod flows;
 mod issues;
 mod knowledge;

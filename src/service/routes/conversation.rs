@@ -1,0 +1,68 @@
+//! What calls and chats share: ingesting a transcript, reading it back, and the latest
+//! metric values of one conversation.
+
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
+
+use super::collection::value_groups;
+use crate::api::model::{CallInput, MetricValueGroup, Timestamp, Transcript, ValueStatusFilter};
+use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::store::{self, Kind};
+
+/// The parts of an ingested conversation that calls and chats both keep.
+pub struct Ingested {
+    pub started_at: Timestamp,
+    pub ended_at: Option<Timestamp>,
+    pub duration_ms: i64,
+}
+
+/// Checks the agent, works out the times, and stores the transcript under `id`.
+pub fn ingest(tx: &Transaction, id: uuid::Uuid, input: &CallInput) -> ServiceResult<Ingested> {
+    if let Some(agent) = input.agent_id
+        && !store::exists(tx, Kind::Agent, &agent.to_string())?
+    {
+        return Err(ServiceError::invalid("agentId", format!("no agent {agent}")));
+    }
+    let transcript = input.transcript.clone().unwrap_or_default();
+    let started_at = input.started_at.clone().unwrap_or_else(Timestamp::now);
+    let duration_ms = transcript.entries.iter().map(|e| e.end_offset_ms).max().unwrap_or(0);
+    let ended_at = started_at
+        .parse()
+        .and_then(|s| s.checked_add(jiff::SignedDuration::from_millis(duration_ms)).ok())
+        .map(Timestamp::from);
+    tx.execute(
+        "INSERT INTO transcripts (call_id, body) VALUES (?1, ?2)",
+        params![id.to_string(), serde_json::to_string(&transcript)?],
+    )?;
+    Ok(Ingested { started_at, ended_at, duration_ms })
+}
+
+/// The transcript of a live call or chat (404 when the conversation does not exist).
+pub fn transcript(conn: &Connection, kind: Kind, id: &str) -> ServiceResult<Transcript> {
+    if !store::exists(conn, kind, id)? {
+        return Err(ServiceError::not_found(kind.label(), id));
+    }
+    let body: Option<String> =
+        conn.query_row("SELECT body FROM transcripts WHERE call_id = ?1", params![id], |r| r.get(0)).optional()?;
+    Ok(body.map(|b| serde_json::from_str(&b)).transpose()?.unwrap_or_default())
+}
+
+/// Per metric, every value the newest job that scored this conversation wrote, whatever job
+/// that was (so several values of one metric, such as one per expectation, stay together).
+pub fn latest_values(
+    conn: &Connection,
+    kind: Kind,
+    id: &str,
+    filter: &ValueStatusFilter,
+) -> ServiceResult<Vec<MetricValueGroup>> {
+    if !store::exists(conn, kind, id)? {
+        return Err(ServiceError::not_found(kind.label(), id));
+    }
+    let column = if kind == Kind::Chat { "chat_id" } else { "call_id" };
+    let sql = format!(
+        "SELECT definition_id, body FROM metric_values AS mv WHERE {column} = ?1 AND job_id = (
+             SELECT job_id FROM metric_values WHERE {column} = ?1 AND definition_id = mv.definition_id
+             ORDER BY seq DESC LIMIT 1)
+         ORDER BY seq"
+    );
+    value_groups(conn, &sql, id, filter)
+}
