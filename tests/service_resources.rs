@@ -521,6 +521,18 @@ async fn the_run_operation_starts_a_saved_or_inline_plan() {
         .await
         .unwrap();
     assert_eq!(jobs.len(), 1);
+    let raw =
+        service.client.list_page::<serde_json::Value>("/v1/simulation/plan/jobs", &ListQuery::default()).await.unwrap();
+    assert!(
+        raw.data.iter().all(|j| j.get("plan").is_none() && j.get("variables").is_none()),
+        "engine members stay inside"
+    );
+    let collections = service
+        .client
+        .list_page::<serde_json::Value>("/v1/metric/collection-jobs", &ListQuery::default())
+        .await
+        .unwrap();
+    assert!(collections.data.iter().all(|j| j.get("request").is_none()));
     let cancelled = service.client.cancel_run_plan_job(started.simulation_run_plan_job_id).await.unwrap();
     assert!(
         matches!(cancelled.status, Some(RunPlanJobStatus::Cancelling | RunPlanJobStatus::Cancelled)),

@@ -394,9 +394,8 @@ async fn read_job(State(state): State<AppState>, Path(id): Path<String>) -> Serv
 /// `{"data": job}` with its simulation jobs, built from stored JSON without decoding it.
 fn raw_job(conn: &rusqlite::Connection, id: &str) -> ServiceResult<String> {
     let job = store::get_raw(conn, Kind::RunPlanJob, id)?.ok_or_else(|| ServiceError::not_found("run plan job", id))?;
-    let mut job: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&job)?;
-    job.remove("plan");
-    job.remove("variables");
+    let mut job: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&store::without_internal(Kind::RunPlanJob, job)?)?;
     let mut statement =
         conn.prepare_cached("SELECT body FROM docs WHERE kind = 'simulation_job' AND parent_id = ?1 ORDER BY seq")?;
     let simulations: Vec<String> = statement.query_map([id], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;

@@ -59,6 +59,15 @@ impl Kind {
         }
     }
 
+    /// Members kept in the stored document for the engines, never sent to callers.
+    pub fn internal_members(self) -> &'static [&'static str] {
+        match self {
+            Kind::RunPlanJob => &["plan", "variables"],
+            Kind::CollectionJob => &["request"],
+            _ => &[],
+        }
+    }
+
     /// How the resource is named in messages ("no persona …").
     pub fn label(self) -> &'static str {
         match self {
@@ -302,7 +311,20 @@ pub fn list(conn: &Connection, kind: Kind, filter: &Filter, cursor: Option<&str>
     let has_more = rows.len() as u64 > limit;
     rows.truncate(limit as usize);
     let next_cursor = if has_more { rows.last().map(|(seq, _)| format!("c{seq}")) } else { None };
-    Ok(Page { bodies: rows.into_iter().map(|(_, body)| body).collect(), total: total as u64, next_cursor })
+    let bodies = rows.into_iter().map(|(_, body)| without_internal(kind, body)).collect::<ServiceResult<_>>()?;
+    Ok(Page { bodies, total: total as u64, next_cursor })
+}
+
+/// A stored body as callers see it: the engines' own members removed.
+pub fn without_internal(kind: Kind, body: String) -> ServiceResult<String> {
+    if kind.internal_members().is_empty() {
+        return Ok(body);
+    }
+    let mut value: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&body)?;
+    for member in kind.internal_members() {
+        value.remove(*member);
+    }
+    Ok(serde_json::to_string(&value)?)
 }
 
 /// Inserts a new document.
