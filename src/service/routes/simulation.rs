@@ -541,7 +541,7 @@ async fn cancel_job(State(state): State<AppState>, Path(id): Path<String>, _body
                 Doc::new(Kind::RunPlanJob, &id, &body, now())?.status(Some("CANCELLING")).parent(plan_id.as_deref());
             store::update(tx, &doc)?;
             // With nothing mid-call, nobody else would end the job: it is CANCELLED now.
-            crate::service::sim::runner::settle_job(tx, &id)?;
+            crate::service::sim::jobs::settle_job(tx, &id)?;
             load_job(tx, &id)
         })
         .await?;

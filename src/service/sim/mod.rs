@@ -2,5 +2,7 @@
 
 pub mod agent_link;
 pub mod conversation;
+pub mod jobs;
 pub mod reference_agent;
 pub mod runner;
+mod selection;

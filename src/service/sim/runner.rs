@@ -5,17 +5,19 @@
 //! PROCESSED) → COMPLETED or FAILED; the job PENDING → RUNNING → COMPLETED (FAILED if none
 //! succeeded), or CANCELLING → CANCELLED.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use rusqlite::{OptionalExtension, params};
 use serde_json::Value;
 use tokio::sync::Notify;
 use uuid::Uuid;
 
 use super::agent_link::AgentLink;
 use super::conversation::{Outcome, Setup, converse};
+use super::jobs::{count_simulations, recover, save_job, save_simulation, settle_job};
+use super::selection::{flow_and_automatic_metrics, plan_metric_ids, scenario_flow, variables_for};
 use crate::api::model::*;
 use crate::service::SimSpeed;
 use crate::service::error::{ServiceError, ServiceResult};
@@ -593,220 +595,4 @@ impl Simulator {
             })
             .await
     }
-}
-
-/// A stand-in flow for a deprecated scenario: the customer states the scenario and listens.
-fn scenario_flow(simulation: &SimulationJob) -> CustomerFlow {
-    let description = simulation
-        .scenario
-        .as_ref()
-        .and_then(|s| s.description.clone())
-        .unwrap_or_else(|| "I have a question about my account.".into());
-    serde_json::from_value(serde_json::json!({
-        "id": simulation.scenario.as_ref().map_or(Uuid::nil(), |s| s.id),
-        "type": "IMPROV",
-        "graph": [{"type": "CUSTOMER_LINE", "content": description}]
-    }))
-    .unwrap_or_else(|_| unreachable!("a fixed, valid flow"))
-}
-
-/// Values for one simulation: the plan's selection, the edge case's, then the run's.
-fn variables_for(
-    plan: &RunPlanInput,
-    runtime: Option<&RunVariables>,
-    simulation: &SimulationJob,
-) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    let flow = simulation.customer_flow.as_ref();
-    for selection in plan.flows.iter().flatten() {
-        if selection.id.is_some() && selection.id == flow.map(|f| f.id) {
-            out.extend(selection.variables.clone().unwrap_or_default());
-            if let Some(EdgeCases::List(list)) = &selection.edge_cases {
-                for edge in list.iter().filter(|e| e.id.is_some() && e.id == flow.and_then(|f| f.variant_id)) {
-                    out.extend(edge.variables.clone().unwrap_or_default());
-                }
-            }
-        }
-    }
-    match runtime {
-        Some(RunVariables::Flat(map)) => out.extend(map.clone()),
-        Some(RunVariables::PerFlow(list)) => {
-            for entry in list {
-                let same_flow = entry.flow_id.is_some() && entry.flow_id == flow.map(|f| f.id);
-                let same_variant = match (entry.happy_path, entry.edge_case_id) {
-                    (Some(true), _) => flow.and_then(|f| f.happy_path) == Some(true),
-                    (_, Some(edge)) => flow.and_then(|f| f.variant_id) == Some(edge),
-                    _ => true,
-                };
-                if same_flow && same_variant {
-                    out.extend(entry.variables.clone());
-                }
-            }
-        }
-        None => {}
-    }
-    out
-}
-
-/// The plan's own metrics, by id or slug.
-fn plan_metric_ids(conn: &Connection, plan: &RunPlanInput) -> ServiceResult<Vec<(Uuid, ConversationSource)>> {
-    let mut ids = Vec::new();
-    for reference in plan.metrics.iter().flatten() {
-        let key =
-            reference.id.map(|id| id.to_string()).or(reference.slug_or_alias().map(str::to_owned)).unwrap_or_default();
-        if let Ok(definition) = crate::service::routes_resolve_definition(conn, &key) {
-            ids.push((definition.id, reference.conversation_source_or_default()));
-        }
-    }
-    Ok(ids)
-}
-
-fn has_step(steps: &[FlowStep], kind: &StepType) -> bool {
-    steps.iter().any(|s| s.step_type.as_ref() == Some(kind) || has_step(&s.steps, kind))
-}
-
-/// The flow's own metrics and the automatic ones, as the plan's flags allow.
-fn flow_and_automatic_metrics(
-    plan: &RunPlanInput,
-    flow: &CustomerFlow,
-    all: &HashMap<Uuid, MetricDefinition>,
-    chosen: &[MetricDefinition],
-) -> Vec<MetricDefinition> {
-    let mut extra: Vec<MetricDefinition> = Vec::new();
-    let mut add = |d: &MetricDefinition| {
-        if !chosen.iter().chain(extra.iter()).any(|c| c.id == d.id) {
-            extra.push(d.clone());
-        }
-    };
-    if plan.include_flow_metrics_or_default() {
-        for id in flow.metrics.iter().flatten() {
-            if let Some(d) = all.get(&id.id) {
-                add(d);
-            }
-        }
-    }
-    if plan.include_automatic_metrics_or_default() {
-        let by_slug = |slug: &str| all.values().find(|d| d.is_service_owned() && d.slug.as_deref() == Some(slug));
-        if !flow.agent_expectations.is_empty()
-            && let Some(d) = by_slug("agent_expectations")
-        {
-            add(d);
-        }
-        let keypad = has_step(&flow.graph, &StepType::KeypadEntry)
-            || flow.happy_path.iter().chain(&flow.edge_cases).any(|v| has_step(&v.steps, &StepType::KeypadEntry));
-        if keypad && let Some(d) = by_slug("keypad_entry") {
-            add(d);
-        }
-    }
-    extra
-}
-
-fn count_simulations(tx: &Transaction, job_id: &str) -> ServiceResult<u64> {
-    Ok(tx.query_row(
-        "SELECT COUNT(*) FROM docs WHERE kind = 'simulation_job' AND parent_id = ?1",
-        params![job_id],
-        |r| r.get::<_, i64>(0),
-    )? as u64)
-}
-
-fn save_simulation(tx: &Transaction, simulation: &SimulationJob, job_id: &str) -> ServiceResult<()> {
-    let status = simulation.status.as_ref().map(|s| s.as_str());
-    let created = simulation.created_at.clone().map(|t| t.0).unwrap_or_default();
-    store::update(
-        tx,
-        &Doc::new(Kind::SimulationJob, simulation.simulation_job_id, simulation, created)?
-            .status(status)
-            .parent(Some(job_id)),
-    )
-}
-
-fn save_job(tx: &Transaction, job_id: &str, job: &Value) -> ServiceResult<()> {
-    let created = job["createdAt"].as_str().unwrap_or_default().to_owned();
-    let plan = job["simulationRunPlanId"].as_str().map(str::to_owned);
-    let status = job["status"].as_str().map(str::to_owned);
-    store::update(
-        tx,
-        &Doc::new(Kind::RunPlanJob, job_id, job, created)?.status(status.as_deref()).parent(plan.as_deref()),
-    )
-}
-
-/// Ends the job once every simulation has ended, and closes its collection job.
-pub fn settle_job(tx: &Transaction, job_id: &str) -> ServiceResult<()> {
-    let mut job: Value = store::require(tx, Kind::RunPlanJob, job_id)?;
-    if matches!(job["status"].as_str(), Some("COMPLETED" | "FAILED" | "CANCELLED" | "TIMED_OUT")) {
-        return Ok(()); // an ended job never changes again
-    }
-    let count = |statuses: &str| -> rusqlite::Result<i64> {
-        tx.prepare_cached(&format!(
-            "SELECT COUNT(*) FROM docs WHERE kind = 'simulation_job' AND parent_id = ?1 AND status IN ({statuses})"
-        ))?
-        .query_row(params![job_id], |r| r.get(0))
-    };
-    if count("'PENDING', 'QUEUED', 'PROCESSING'")? > 0 {
-        return Ok(());
-    }
-    let completed = count("'COMPLETED'")?;
-    let status = if job["status"] == "CANCELLING" {
-        "CANCELLED"
-    } else if completed > 0 {
-        "COMPLETED"
-    } else {
-        "FAILED"
-    };
-    if job["status"] == status {
-        return Ok(());
-    }
-    let now = serde_json::to_value(Timestamp::now())?;
-    job["status"] = status.into();
-    job["endedAt"] = now.clone();
-    if status == "FAILED" {
-        job["errorMessage"] = "no simulation succeeded; see each simulation's errorMessage".into();
-    }
-    save_job(tx, job_id, &job)?;
-    if let Some(collection_id) = job["collectionJobId"].as_str() {
-        let mut collection: Value = store::require(tx, Kind::CollectionJob, collection_id)?;
-        let final_status = if status == "CANCELLED" { "CANCELED" } else { "COMPLETED" };
-        collection["status"] = final_status.into();
-        collection["completedAt"] = now.clone();
-        collection["updatedAt"] = now;
-        let created = collection["createdAt"].as_str().unwrap_or_default().to_owned();
-        store::update(
-            tx,
-            &Doc::new(Kind::CollectionJob, collection_id, &collection, created)?.status(Some(final_status)),
-        )?;
-    }
-    Ok(())
-}
-
-/// After a restart: a simulation that was mid-call cannot be resumed (its conversation lived in
-/// memory), so it is FAILED with the reason; queued ones go back to PENDING and run again.
-fn recover(tx: &Transaction) -> ServiceResult<()> {
-    let interrupted: Vec<(String, String)> = tx
-        .prepare(
-            "SELECT body, parent_id FROM docs WHERE kind = 'simulation_job' AND status IN ('QUEUED', 'PROCESSING')",
-        )?
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()?;
-    let mut jobs = std::collections::BTreeSet::new();
-    for (body, job_id) in interrupted {
-        let mut simulation: SimulationJob = serde_json::from_str(&body)?;
-        if simulation.status == Some(SimulationJobStatus::Queued) {
-            simulation.status = Some(SimulationJobStatus::Pending);
-        } else {
-            simulation.status = Some(SimulationJobStatus::Failed);
-            simulation.error_message =
-                Some("interrupted: the service restarted while this simulation was running".into());
-            simulation.completed_at = Some(Timestamp::now());
-        }
-        save_simulation(tx, &simulation, &job_id)?;
-        jobs.insert(job_id);
-    }
-    let cancelling: Vec<String> = tx
-        .prepare("SELECT id FROM docs WHERE kind = 'run_plan_job' AND status = 'CANCELLING'")?
-        .query_map([], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
-    for job_id in jobs.into_iter().chain(cancelling) {
-        settle_job(tx, &job_id)?;
-    }
-    Ok(())
 }

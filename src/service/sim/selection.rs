@@ -1,0 +1,119 @@
+//! What a simulation uses, resolved from its plan: variables, metrics and, for the deprecated
+//! scenarios, a stand-in flow.
+
+use std::collections::{BTreeMap, HashMap};
+
+use rusqlite::Connection;
+use uuid::Uuid;
+
+use crate::api::model::*;
+use crate::service::error::ServiceResult;
+
+/// A stand-in flow for a deprecated scenario: the customer states the scenario and listens.
+pub(super) fn scenario_flow(simulation: &SimulationJob) -> CustomerFlow {
+    let description = simulation
+        .scenario
+        .as_ref()
+        .and_then(|s| s.description.clone())
+        .unwrap_or_else(|| "I have a question about my account.".into());
+    serde_json::from_value(serde_json::json!({
+        "id": simulation.scenario.as_ref().map_or(Uuid::nil(), |s| s.id),
+        "type": "IMPROV",
+        "graph": [{"type": "CUSTOMER_LINE", "content": description}]
+    }))
+    .unwrap_or_else(|_| unreachable!("a fixed, valid flow"))
+}
+
+/// Values for one simulation: the plan's selection, the edge case's, then the run's.
+pub(super) fn variables_for(
+    plan: &RunPlanInput,
+    runtime: Option<&RunVariables>,
+    simulation: &SimulationJob,
+) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let flow = simulation.customer_flow.as_ref();
+    for selection in plan.flows.iter().flatten() {
+        if selection.id.is_some() && selection.id == flow.map(|f| f.id) {
+            out.extend(selection.variables.clone().unwrap_or_default());
+            if let Some(EdgeCases::List(list)) = &selection.edge_cases {
+                for edge in list.iter().filter(|e| e.id.is_some() && e.id == flow.and_then(|f| f.variant_id)) {
+                    out.extend(edge.variables.clone().unwrap_or_default());
+                }
+            }
+        }
+    }
+    match runtime {
+        Some(RunVariables::Flat(map)) => out.extend(map.clone()),
+        Some(RunVariables::PerFlow(list)) => {
+            for entry in list {
+                let same_flow = entry.flow_id.is_some() && entry.flow_id == flow.map(|f| f.id);
+                let same_variant = match (entry.happy_path, entry.edge_case_id) {
+                    (Some(true), _) => flow.and_then(|f| f.happy_path) == Some(true),
+                    (_, Some(edge)) => flow.and_then(|f| f.variant_id) == Some(edge),
+                    _ => true,
+                };
+                if same_flow && same_variant {
+                    out.extend(entry.variables.clone());
+                }
+            }
+        }
+        None => {}
+    }
+    out
+}
+
+/// The plan's own metrics, by id or slug.
+pub(super) fn plan_metric_ids(
+    conn: &Connection,
+    plan: &RunPlanInput,
+) -> ServiceResult<Vec<(Uuid, ConversationSource)>> {
+    let mut ids = Vec::new();
+    for reference in plan.metrics.iter().flatten() {
+        let key =
+            reference.id.map(|id| id.to_string()).or(reference.slug_or_alias().map(str::to_owned)).unwrap_or_default();
+        if let Ok(definition) = crate::service::routes_resolve_definition(conn, &key) {
+            ids.push((definition.id, reference.conversation_source_or_default()));
+        }
+    }
+    Ok(ids)
+}
+
+pub(super) fn has_step(steps: &[FlowStep], kind: &StepType) -> bool {
+    steps.iter().any(|s| s.step_type.as_ref() == Some(kind) || has_step(&s.steps, kind))
+}
+
+/// The flow's own metrics and the automatic ones, as the plan's flags allow.
+pub(super) fn flow_and_automatic_metrics(
+    plan: &RunPlanInput,
+    flow: &CustomerFlow,
+    all: &HashMap<Uuid, MetricDefinition>,
+    chosen: &[MetricDefinition],
+) -> Vec<MetricDefinition> {
+    let mut extra: Vec<MetricDefinition> = Vec::new();
+    let mut add = |d: &MetricDefinition| {
+        if !chosen.iter().chain(extra.iter()).any(|c| c.id == d.id) {
+            extra.push(d.clone());
+        }
+    };
+    if plan.include_flow_metrics_or_default() {
+        for id in flow.metrics.iter().flatten() {
+            if let Some(d) = all.get(&id.id) {
+                add(d);
+            }
+        }
+    }
+    if plan.include_automatic_metrics_or_default() {
+        let by_slug = |slug: &str| all.values().find(|d| d.is_service_owned() && d.slug.as_deref() == Some(slug));
+        if !flow.agent_expectations.is_empty()
+            && let Some(d) = by_slug("agent_expectations")
+        {
+            add(d);
+        }
+        let keypad = has_step(&flow.graph, &StepType::KeypadEntry)
+            || flow.happy_path.iter().chain(&flow.edge_cases).any(|v| has_step(&v.steps, &StepType::KeypadEntry));
+        if keypad && let Some(d) = by_slug("keypad_entry") {
+            add(d);
+        }
+    }
+    extra
+}
