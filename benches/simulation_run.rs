@@ -90,6 +90,9 @@ async fn run(iterations: i64) -> (usize, Duration, Duration) {
     let read = read_started.elapsed();
     assert_eq!(job.status, Some(RunPlanJobStatus::Completed));
     let completed = job.simulation_jobs.iter().filter(|s| s.status == Some(SimulationJobStatus::Completed)).count();
+    for other in job.simulation_jobs.iter().filter(|s| s.status != Some(SimulationJobStatus::Completed)) {
+        println!("simulation_run: not completed: {:?} {:?}", other.status, other.error_message);
+    }
     running.shutdown().await.unwrap();
     (completed, elapsed, read)
 }

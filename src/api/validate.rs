@@ -166,6 +166,15 @@ impl Checks {
         }
     }
 
+    /// An enum member must hold a value this build knows (inputs do not take future values).
+    pub fn known<E: super::wire_enum::WireEnum>(&mut self, at: &str, member: &str, value: Option<&E>) {
+        if let Some(value) = value.filter(|v| !v.is_known_value()) {
+            let param = join(at, member);
+            let message = format!("{param} {} is not one of {}", value.text(), E::known_list());
+            self.invalid(&param, message);
+        }
+    }
+
     /// Members the input does not define.
     pub fn unknown(&mut self, at: &str, fields: &UnknownFields) {
         for name in fields.keys() {

@@ -74,6 +74,15 @@ macro_rules! wire_enum {
             }
         }
 
+        impl $crate::api::wire_enum::WireEnum for $name {
+            fn known() -> &'static [Self] {
+                Self::KNOWN
+            }
+            fn text(&self) -> &str {
+                self.as_str()
+            }
+        }
+
         impl ::utoipa::PartialSchema for $name {
             fn schema() -> ::utoipa::openapi::RefOr<::utoipa::openapi::schema::Schema> {
                 $crate::api::wire_enum::string_enum_schema(&[$($doc),*], &[$($text),+])
@@ -111,6 +120,21 @@ macro_rules! wire_enum {
             $vis enum $name { $( $(#[$vmeta])* $variant = $text ),+ }
         }
     };
+}
+
+/// What every wire enum offers generically: its known values, and its text on the wire.
+pub trait WireEnum: Sized + PartialEq + for<'a> From<&'a str> + 'static {
+    fn known() -> &'static [Self];
+    fn text(&self) -> &str;
+
+    fn is_known_value(&self) -> bool {
+        Self::known().contains(self)
+    }
+
+    /// The known values as a list for messages: `OPEN, ACKNOWLEDGED, RESOLVED`.
+    fn known_list() -> String {
+        Self::known().iter().map(Self::text).collect::<Vec<_>>().join(", ")
+    }
 }
 
 /// What every wire enum's schema says about values outside its `enum` list.

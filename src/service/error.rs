@@ -43,6 +43,11 @@ impl ServiceError {
         error
     }
 
+    /// Ok when there is nothing to report, else the 400 for the violations.
+    pub fn check(violations: Vec<Violation>) -> ServiceResult<()> {
+        if violations.is_empty() { Ok(()) } else { Err(Self::violations(violations)) }
+    }
+
     pub fn not_found(what: &str, id: &str) -> Self {
         Self::new(StatusCode::NOT_FOUND, ErrorType::NotFound, "resource_not_found", format!("no {what} {id}"))
     }

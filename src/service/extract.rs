@@ -84,13 +84,9 @@ impl<S: Send + Sync, T: DeserializeOwned + Validate> FromRequestParts<S> for Par
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
         let query = parts.uri.query().unwrap_or("");
-        let decoder = serde_urlencoded::Deserializer::new(form_urlencoded_parse(query));
+        let decoder = serde_urlencoded::Deserializer::new(form_urlencoded::parse(query.as_bytes()));
         let value: T = serde_path_to_error::deserialize(decoder).map_err(|e| decode_error(e, "query"))?;
         let violations = value.validate();
         if violations.is_empty() { Ok(Params(value)) } else { Err(ServiceError::violations(violations)) }
     }
-}
-
-fn form_urlencoded_parse(query: &str) -> form_urlencoded::Parse<'_> {
-    form_urlencoded::parse(query.as_bytes())
 }

@@ -27,12 +27,7 @@ use auth::{Keys, RateLimiter};
 use store::Store;
 
 /// Resolves a metric definition by id or slug (shared by the routes and the engines).
-pub(crate) fn routes_resolve_definition(
-    conn: &rusqlite::Connection,
-    id_or_slug: &str,
-) -> error::ServiceResult<crate::api::model::MetricDefinition> {
-    routes::resolve_definition(conn, id_or_slug)
-}
+pub(crate) use routes::resolve_definition;
 
 /// Request bodies larger than this are refused with 413.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;

@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use super::common::{Timestamp, UnknownFields};
 use super::simulation::EndpointType;
-use crate::api::validate::{Checks, Validate, join};
+use crate::api::validate::{Checks, Validate};
 use crate::wire_enum;
 
 wire_enum! { pub enum EndpointDirection { Incoming = "INCOMING", Outgoing = "OUTGOING" } }
@@ -87,14 +87,7 @@ impl Validate for AgentEndpointUpdate {
     fn check(&self, c: &mut Checks, at: &str) {
         c.unknown(at, &self.unknown_fields);
         c.length(at, "environment", self.environment.as_deref(), 1, None);
-        if let Some(dial) = &self.outbound_dial_type
-            && !dial.is_known()
-        {
-            c.invalid(
-                join(at, "outboundDialType"),
-                format!("outboundDialType {dial} is not one of NONE, HTTP_REQUEST"),
-            );
-        }
+        c.known(at, "outboundDialType", self.outbound_dial_type.as_ref());
     }
 }
 

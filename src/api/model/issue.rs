@@ -86,11 +86,7 @@ impl Validate for IssueInput {
         c.required(at, "title", &self.title);
         c.length(at, "title", self.title.as_deref(), TITLE_MIN, Some(TITLE_MAX));
         c.length(at, "summary", self.summary.as_deref(), SUMMARY_MIN, Some(SUMMARY_MAX));
-        if let Some(severity) = &self.severity
-            && !severity.is_known()
-        {
-            c.invalid(join(at, "severity"), format!("severity {severity} is not one of LOW, MEDIUM, HIGH, CRITICAL"));
-        }
+        c.known(at, "severity", self.severity.as_ref());
         c.items(at, "evidence", self.evidence.as_deref(), 0, Some(EVIDENCE_MAX));
         for (i, entry) in self.evidence.iter().flatten().enumerate() {
             let path = index(&join(at, "evidence"), i);
@@ -165,16 +161,8 @@ pub struct IssueUpdate {
 impl Validate for IssueUpdate {
     fn check(&self, c: &mut Checks, at: &str) {
         c.unknown(at, &self.unknown_fields);
-        if let Some(status) = &self.status
-            && !status.is_known()
-        {
-            c.invalid(join(at, "status"), format!("status {status} is not one of OPEN, ACKNOWLEDGED, RESOLVED"));
-        }
-        if let Some(Some(severity)) = &self.severity
-            && !severity.is_known()
-        {
-            c.invalid(join(at, "severity"), format!("severity {severity} is not one of LOW, MEDIUM, HIGH, CRITICAL"));
-        }
+        c.known(at, "status", self.status.as_ref());
+        c.known(at, "severity", self.severity.as_ref().and_then(Option::as_ref));
         if self.status.is_none() && self.severity.is_none() && self.assignee_user_id.is_none() {
             c.missing(join(at, "status"));
         }

@@ -75,18 +75,11 @@ impl Validate for PolicyInput {
         c.unknown(at, &self.unknown_fields);
         c.required(at, "name", &self.name);
         c.length(at, "name", self.name.as_deref(), 1, None);
-        if let Some(modality) = c.required(at, "modality", &self.modality)
-            && !modality.is_known()
-        {
-            c.invalid(join(at, "modality"), format!("modality must be call or chat, not {modality}"));
-        }
+        c.required(at, "modality", &self.modality);
+        c.known(at, "modality", self.modality.as_ref());
         c.required(at, "metrics", &self.metrics);
         c.items(at, "metrics", self.metrics.as_deref(), 1, None);
-        if let Some(status) = &self.status
-            && !status.is_known()
-        {
-            c.invalid(join(at, "status"), format!("status must be ACTIVE or INACTIVE, not {status}"));
-        }
+        c.known(at, "status", self.status.as_ref());
         for (g, group) in self.conditions.iter().flatten().enumerate() {
             let group_path = join(&index(&join(at, "conditions"), g), "conditions");
             c.items(&index(&join(at, "conditions"), g), "conditions", Some(&group.conditions), 1, None);
@@ -154,11 +147,7 @@ impl Validate for PolicyUpdate {
     fn check(&self, c: &mut Checks, at: &str) {
         c.unknown(at, &self.unknown_fields);
         c.length(at, "name", self.name.as_deref(), 1, None);
-        if let Some(status) = &self.status
-            && !status.is_known()
-        {
-            c.invalid(join(at, "status"), format!("status must be ACTIVE or INACTIVE, not {status}"));
-        }
+        c.known(at, "status", self.status.as_ref());
         if self.status.is_none() && self.name.is_none() {
             c.missing(join(at, "status"));
         }

@@ -12,7 +12,7 @@ use tokio::sync::Notify;
 use uuid::Uuid;
 
 use super::compute::Conversation;
-use super::evaluate::{Library, evaluate, policy_matches};
+use super::evaluate::{Catalog, evaluate, policy_matches};
 use super::judge::Judge;
 use crate::api::model::*;
 use crate::service::error::{ServiceError, ServiceResult};
@@ -95,20 +95,8 @@ impl Collector {
                 Ok(plan)
             })
             .await?;
-        let (definitions, knowledge) = self
-            .store
-            .read(|c| {
-                let all: Vec<MetricDefinition> = store::all(c, Kind::MetricDefinition)?;
-                let mut statement = c.prepare("SELECT knowledge_base_id, content FROM knowledge_content")?;
-                let knowledge = statement
-                    .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
-                    .filter_map(|row| row.ok())
-                    .filter_map(|(id, content)| Some((Uuid::parse_str(&id).ok()?, content)))
-                    .collect::<HashMap<_, _>>();
-                Ok((all.into_iter().map(|d| (d.id, d)).collect::<HashMap<_, _>>(), knowledge))
-            })
-            .await?;
-        let library = Library { definitions: &definitions, knowledge: &knowledge, judge: &self.judge };
+        let catalog = self.store.read(Catalog::load).await?;
+        let library = catalog.library(&self.judge);
         let items = plan.calls.iter().map(|id| (*id, false)).chain(plan.chats.iter().map(|id| (*id, true)));
         for (item_id, is_chat) in items {
             let key = item_id.to_string();
@@ -201,7 +189,6 @@ fn plan_job(tx: &rusqlite::Transaction, job: &Value) -> ServiceResult<Plan> {
     for policy in &policies {
         metric_ids.extend(policy.metrics.iter().map(|m| m.id));
     }
-    metric_ids.dedup();
     let mut seen = std::collections::HashSet::new();
     metric_ids.retain(|id| seen.insert(*id));
     let definitions = metric_ids

@@ -9,6 +9,32 @@ use super::compute::{self, Conversation, without_value};
 use super::judge::{Answer, Judge, Question};
 use super::threshold;
 use crate::api::model::*;
+use crate::service::error::ServiceResult;
+use crate::service::store::{self, Kind};
+
+/// Every definition and every knowledge base's text, read once for a batch of evaluations.
+pub struct Catalog {
+    pub definitions: HashMap<Uuid, MetricDefinition>,
+    pub knowledge: HashMap<Uuid, String>,
+}
+
+impl Catalog {
+    pub fn load(conn: &rusqlite::Connection) -> ServiceResult<Catalog> {
+        let definitions =
+            store::all::<MetricDefinition>(conn, Kind::MetricDefinition)?.into_iter().map(|d| (d.id, d)).collect();
+        let mut statement = conn.prepare_cached("SELECT knowledge_base_id, content FROM knowledge_content")?;
+        let knowledge = statement
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
+            .filter_map(Result::ok)
+            .filter_map(|(id, text)| Some((Uuid::parse_str(&id).ok()?, text)))
+            .collect();
+        Ok(Catalog { definitions, knowledge })
+    }
+
+    pub fn library<'a>(&'a self, judge: &'a Judge) -> Library<'a> {
+        Library { definitions: &self.definitions, knowledge: &self.knowledge, judge }
+    }
+}
 
 /// What evaluation may look up: every definition (for threshold sources) and knowledge text.
 pub struct Library<'a> {

@@ -174,10 +174,7 @@ async fn update_endpoint(
         .store
         .write(move |tx| {
             let mut endpoint: AgentEndpoint = store::require(tx, Kind::AgentEndpoint, &id)?;
-            let violations = update.validate_against(&endpoint);
-            if !violations.is_empty() {
-                return Err(ServiceError::violations(violations));
-            }
+            ServiceError::check(update.validate_against(&endpoint))?;
             if let Some(environment) = update.environment {
                 endpoint.environment = Some(environment);
             }

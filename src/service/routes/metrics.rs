@@ -252,10 +252,7 @@ async fn update(
                      PUT /v1/metric/definitions/{idOrSlug}/variants/{variant}, which forks it for this workspace",
                 ));
             }
-            let violations = update.validate_against(&definition);
-            if !violations.is_empty() {
-                return Err(ServiceError::violations(violations));
-            }
+            ServiceError::check(update.validate_against(&definition))?;
             apply_update(&mut definition, update);
             save_definition(tx, &definition, false)?;
             Ok(definition)
@@ -345,10 +342,7 @@ async fn update_variant(
                 fork.created_at = Some(Timestamp::now());
                 fork
             });
-            let violations = update.validate_against(&fork);
-            if !violations.is_empty() {
-                return Err(ServiceError::violations(violations));
-            }
+            ServiceError::check(update.validate_against(&fork))?;
             apply_update(&mut fork, update);
             save_definition(tx, &fork, insert)?;
             Ok(fork)
@@ -384,10 +378,7 @@ async fn create_threshold(
         .store
         .write(move |tx| {
             let source = resolve_definition(tx, &id)?;
-            let violations = input.validate_against(&source);
-            if !violations.is_empty() {
-                return Err(ServiceError::violations(violations));
-            }
+            ServiceError::check(input.validate_against(&source))?;
             let name = input.name.clone().unwrap_or_else(|| {
                 format!("{} {}", source.name.as_deref().unwrap_or("metric"), input.value.as_deref().unwrap_or_default())
             });

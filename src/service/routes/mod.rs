@@ -28,6 +28,7 @@ use super::store::{self, Filter, Kind};
 use crate::api::ErrorType;
 use crate::api::model::collection::collection_limits;
 use crate::api::validate::{Checks, Validate};
+use crate::api::wire_enum::WireEnum;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -193,43 +194,13 @@ pub struct OwnedFilter {
 }
 
 /// Checks a filter value against an enum's known values, naming the parameter when it is not one.
-pub fn known_value<E>(param: &str, value: Option<&str>) -> ServiceResult<Option<String>>
-where
-    E: for<'a> From<&'a str> + KnownValues,
-{
+pub fn known_value<E: WireEnum>(param: &str, value: Option<&str>) -> ServiceResult<Option<String>> {
     match value {
         None => Ok(None),
-        Some(text) if E::is_known_text(text) => Ok(Some(text.to_owned())),
+        Some(text) if E::from(text).is_known_value() => Ok(Some(text.to_owned())),
         Some(text) => Err(ServiceError::invalid(param, format!("{param} {text:?} is not one of {}", E::known_list()))),
     }
 }
-
-/// Enum values a filter accepts.
-pub trait KnownValues {
-    fn is_known_text(text: &str) -> bool;
-    fn known_list() -> String;
-}
-
-macro_rules! known_values {
-    ($($ty:ty),+) => {$(
-        impl KnownValues for $ty {
-            fn is_known_text(text: &str) -> bool {
-                <$ty>::from(text).is_known()
-            }
-            fn known_list() -> String {
-                <$ty>::KNOWN.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(", ")
-            }
-        }
-    )+};
-}
-
-known_values!(
-    crate::api::model::CollectionJobStatus,
-    crate::api::model::IssueStatus,
-    crate::api::model::Severity,
-    crate::api::model::RunPlanJobStatus,
-    crate::api::model::ValueStatusFilter
-);
 
 /// Parses a path id, answering 404 (not 400) for text that cannot be an id, as a lookup would.
 pub fn path_id(kind: Kind, text: &str) -> ServiceResult<uuid::Uuid> {

@@ -22,7 +22,7 @@ use crate::api::model::*;
 use crate::service::SimSpeed;
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::metrics::compute::Conversation;
-use crate::service::metrics::evaluate::{Library, evaluate};
+use crate::service::metrics::evaluate::{Catalog, evaluate};
 use crate::service::metrics::judge::Judge;
 use crate::service::store::{self, Doc, Kind, Store};
 
@@ -46,17 +46,41 @@ pub struct Simulator {
     http: reqwest::Client,
     wake: Arc<Notify>,
     running: Arc<Mutex<Running>>,
+    /// Each active job's metrics, loaded when it first schedules and dropped once it ends.
+    job_metrics: Arc<Mutex<HashMap<String, Arc<JobMetrics>>>>,
+}
+
+/// What every simulation of a job shares, set up when the job first schedules.
+struct JobMetrics {
+    /// The job's collection job, where its simulations' values go.
+    collection_id: String,
+    catalog: Catalog,
+    /// The plan's own metrics; the flow's and the automatic ones are added per simulation.
+    chosen: Vec<MetricDefinition>,
+    /// Metrics the plan asks to score on the live call.
+    live_sourced: Vec<Uuid>,
+}
+
+impl JobMetrics {
+    fn load(conn: &rusqlite::Connection, plan: &RunPlanInput, collection_id: String) -> ServiceResult<JobMetrics> {
+        let catalog = Catalog::load(conn)?;
+        let ids = plan_metric_ids(conn, plan)?;
+        let chosen = ids.iter().filter_map(|(id, _)| catalog.definitions.get(id).cloned()).collect();
+        let live_sourced =
+            ids.iter().filter(|(_, source)| *source == ConversationSource::Live).map(|(id, _)| *id).collect();
+        Ok(JobMetrics { collection_id, catalog, chosen, live_sourced })
+    }
 }
 
 /// What a scheduled simulation needs, read once when it is picked.
 struct Work {
+    metrics: Arc<JobMetrics>,
     job_id: String,
     plan_key: String,
     mode: ExecutionMode,
     simulation: SimulationJob,
     plan: RunPlanInput,
     variables: Option<RunVariables>,
-    collection_id: String,
 }
 
 impl Simulator {
@@ -69,6 +93,7 @@ impl Simulator {
             http: reqwest::Client::new(),
             wake: Arc::new(Notify::new()),
             running: Arc::default(),
+            job_metrics: Arc::default(),
         }
     }
 
@@ -110,6 +135,7 @@ impl Simulator {
                 .collect()
             })
             .await?;
+        self.job_metrics.lock().unwrap_or_else(|e| e.into_inner()).retain(|id, _| jobs.iter().any(|(j, _)| j == id));
         for (job_id, body) in jobs {
             let plan: RunPlanInput = serde_json::from_value(body["plan"].clone()).unwrap_or_default();
             let mode = plan.execution_mode_or_default();
@@ -119,23 +145,39 @@ impl Simulator {
                 continue;
             }
             let picked = self.pick(&job_id, room).await?;
+            if picked.is_empty() {
+                continue;
+            }
+            let metrics = self.job_metrics(&job_id, &plan).await?;
             for simulation in picked {
-                let collection_id = self.ensure_started(&job_id, &plan).await?;
                 self.claim(&job_id, &plan_key, &mode);
                 let work = Work {
+                    metrics: metrics.clone(),
                     job_id: job_id.clone(),
                     plan_key: plan_key.clone(),
                     mode: mode.clone(),
                     simulation,
                     plan: plan.clone(),
                     variables: serde_json::from_value(body["variables"].clone()).ok(),
-                    collection_id,
                 };
                 let engine = self.clone();
                 tokio::spawn(async move { engine.run(work).await });
             }
         }
         Ok(())
+    }
+
+    /// The job's shared setup, from the cache, or made once: the job marked RUNNING with its
+    /// collection job opened, and its metrics read.
+    async fn job_metrics(&self, job_id: &str, plan: &RunPlanInput) -> ServiceResult<Arc<JobMetrics>> {
+        if let Some(cached) = self.job_metrics.lock().unwrap_or_else(|e| e.into_inner()).get(job_id) {
+            return Ok(cached.clone());
+        }
+        let collection_id = self.ensure_started(job_id, plan).await?;
+        let plan = plan.clone();
+        let loaded = Arc::new(self.store.read(move |c| JobMetrics::load(c, &plan, collection_id)).await?);
+        self.job_metrics.lock().unwrap_or_else(|e| e.into_inner()).insert(job_id.to_owned(), loaded.clone());
+        Ok(loaded)
     }
 
     /// How many more simulations of this job may start now.
@@ -515,29 +557,10 @@ impl Simulator {
         flow: &CustomerFlow,
         live_call: Option<&(Call, Transcript)>,
     ) -> ServiceResult<()> {
-        let plan = work.plan.clone();
-        let flow_for_metrics = flow.clone();
-        let definitions = self
-            .store
-            .read(move |c| {
-                let all: HashMap<Uuid, MetricDefinition> =
-                    store::all::<MetricDefinition>(c, Kind::MetricDefinition)?.into_iter().map(|d| (d.id, d)).collect();
-                let ids = plan_metric_ids(c, &plan)?;
-                let mut chosen: Vec<MetricDefinition> = ids.iter().filter_map(|(id, _)| all.get(id).cloned()).collect();
-                chosen.extend(flow_and_automatic_metrics(&plan, &flow_for_metrics, &all, &chosen));
-                let mut statement = c.prepare_cached("SELECT knowledge_base_id, content FROM knowledge_content")?;
-                let knowledge: HashMap<Uuid, String> = statement
-                    .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
-                    .filter_map(Result::ok)
-                    .filter_map(|(id, text)| Some((Uuid::parse_str(&id).ok()?, text)))
-                    .collect();
-                let live_sourced: Vec<Uuid> =
-                    ids.iter().filter(|(_, source)| *source == ConversationSource::Live).map(|(id, _)| *id).collect();
-                Ok((chosen, all, knowledge, live_sourced))
-            })
-            .await?;
-        let (definitions, all, knowledge, live_sourced) = definitions;
-        let library = Library { definitions: &all, knowledge: &knowledge, judge: &self.judge };
+        let JobMetrics { catalog, chosen, live_sourced, .. } = &*work.metrics;
+        let mut definitions = chosen.clone();
+        definitions.extend(flow_and_automatic_metrics(&work.plan, flow, &catalog.definitions, chosen));
+        let library = catalog.library(&self.judge);
         let conversation = Conversation { call, transcript, flow: Some(flow) };
         let live = work.plan.enrich_with_live_conversation == Some(true);
         let mut rows = Vec::new();
@@ -570,7 +593,7 @@ impl Simulator {
                 rows.push((definition.id, value));
             }
         }
-        let collection_id = work.collection_id.clone();
+        let collection_id = work.metrics.collection_id.clone();
         self.store
             .write(move |tx| {
                 let failed = rows.iter().any(|(_, v)| v.capture_status == Some(CaptureStatus::Error));
