@@ -5,5 +5,6 @@ pub mod api;
 pub mod cache;
 pub mod cli;
 pub mod config;
+pub mod console;
 pub mod logging;
 pub mod service;

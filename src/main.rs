@@ -1,6 +1,6 @@
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser};
+use clap::Parser;
 use color_eyre::eyre::Result;
 use switchboard::cli::{Cli, run};
 use switchboard::config::Paths;
@@ -13,9 +13,6 @@ async fn main() -> Result<ExitCode> {
         Paths::platform().ok().and_then(|paths| switchboard::logging::init(&paths.log_dir, &cli.global.log_level).ok());
     match cli.command {
         Some(command) => run(command, &cli.global).await,
-        None => {
-            Cli::command().print_help()?;
-            Ok(ExitCode::SUCCESS)
-        }
+        None => switchboard::console::run(&cli.global).await,
     }
 }

@@ -1,0 +1,481 @@
+//! The console's state and `update`: the only place state changes. Messages come in, effects
+//! go out (drained by the runtime or by a test harness), and views draw what is here.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::keymap::{Action, KeyMap};
+use super::message::{Effect, FailureKind, Fetched, Message, Request};
+use super::pane::{Level, Out, Pane};
+use super::panes;
+use super::theme::Theme;
+use crate::api::model::Health;
+use crate::cache::Cache;
+
+/// How the console is set up: from config and flags.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub keymap: KeyMap,
+    pub theme: Theme,
+    pub poll_interval: Duration,
+    pub read_only: bool,
+    /// What the header says the service is ("embedded 127.0.0.1:41234" or the base URL).
+    pub service: String,
+    pub profile: String,
+}
+
+/// Whether the service answers.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Connection {
+    Connecting,
+    Connected(Health),
+    /// Unreachable since the `attempt`-th retry; the next one is `retry_in` away.
+    Disconnected {
+        attempt: u32,
+        retry_in: Duration,
+        reason: String,
+    },
+}
+
+/// A short note in the corner; errors also go to the log.
+#[derive(Debug, Clone)]
+pub struct Toast {
+    pub level: Level,
+    pub text: String,
+    pub until: jiff::Timestamp,
+}
+
+/// One line of the log pane.
+#[derive(Debug, Clone)]
+pub struct LogLine {
+    pub at: jiff::Timestamp,
+    pub level: Level,
+    pub text: String,
+}
+
+/// A window over the pane.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Overlay {
+    Help,
+    Raw { title: String, text: String, scroll: u16 },
+    Log { scroll: u16 },
+}
+
+/// A line being typed at the bottom.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Prompt {
+    Command(String),
+    Filter(String),
+    OpenById(String),
+}
+
+/// Tab names as `:` commands accept them.
+pub const ALIASES: &[(&str, usize)] = &[
+    ("plans", 0),
+    ("plan", 0),
+    ("runplans", 0),
+    ("jobs", 1),
+    ("job", 1),
+    ("live", 1),
+    ("metrics", 2),
+    ("metric", 2),
+    ("issues", 3),
+    ("issue", 3),
+    ("flows", 4),
+    ("flow", 4),
+    ("personas", 5),
+    ("persona", 5),
+    ("agents", 5),
+    ("endpoints", 5),
+    ("kb", 5),
+    ("http", 5),
+    ("bench", 6),
+    ("benchmarks", 6),
+];
+
+const TOAST_FOR: i64 = 5;
+const LOG_KEEP: usize = 500;
+const RETRY_MAX: Duration = Duration::from_secs(15);
+
+pub struct App {
+    pub settings: Settings,
+    pub panes: Vec<Box<dyn Pane>>,
+    pub tab: usize,
+    pub connection: Connection,
+    pub now: jiff::Timestamp,
+    pub toasts: Vec<Toast>,
+    pub log: VecDeque<LogLine>,
+    pub overlay: Option<Overlay>,
+    pub prompt: Option<Prompt>,
+    pub cache: Option<Cache>,
+    pub quit: bool,
+    /// Requests sent and not yet answered, so a slow service is not asked twice.
+    pub in_flight: Vec<Request>,
+    /// Effects for the runtime to perform.
+    pub effects: Vec<Effect>,
+}
+
+impl App {
+    /// The console on `settings`, showing the cache's lists (stale) and asking for fresh ones.
+    pub fn new(settings: Settings, cache: Option<Cache>, now: jiff::Timestamp) -> App {
+        let mut app = App {
+            panes: panes::all(&settings),
+            settings,
+            tab: 0,
+            connection: Connection::Connecting,
+            now,
+            toasts: Vec::new(),
+            log: VecDeque::new(),
+            overlay: None,
+            prompt: None,
+            cache,
+            quit: false,
+            in_flight: Vec::new(),
+            effects: Vec::new(),
+        };
+        if let Some(cache) = &app.cache {
+            for pane in &mut app.panes {
+                pane.restore(cache);
+            }
+        }
+        app.request(Request::Health);
+        app.show_tab(0);
+        app
+    }
+
+    pub fn pane(&self) -> &dyn Pane {
+        self.panes[self.tab].as_ref()
+    }
+
+    /// Applies one message; true when the screen must be drawn again.
+    pub fn update(&mut self, message: Message) -> bool {
+        match message {
+            Message::Key(key) => self.key(key),
+            Message::Paste(text) => self.paste(&text),
+            Message::Resize(..) => true,
+            Message::Tick => self.tick(jiff::Timestamp::now()),
+            Message::Reconnect => {
+                self.request(Request::Health);
+                false
+            }
+            Message::Fetched { request, result } => self.fetched(request, *result),
+            Message::Terminate => {
+                self.quit = true;
+                true
+            }
+        }
+    }
+
+    /// The poll timer at `now`: expire toasts and let panes poll.
+    pub fn tick(&mut self, now: jiff::Timestamp) -> bool {
+        self.now = now;
+        let before = self.toasts.len();
+        self.toasts.retain(|t| t.until > now);
+        let mut dirty = before != self.toasts.len();
+        if matches!(self.connection, Connection::Connected(_)) {
+            let mut out = Out::default();
+            dirty |= self.panes[self.tab].tick(now, &mut out);
+            self.apply(out);
+        }
+        dirty
+    }
+
+    fn request(&mut self, request: Request) {
+        if !self.in_flight.contains(&request) {
+            self.in_flight.push(request.clone());
+            self.effects.push(Effect::Fetch(request));
+        }
+    }
+
+    fn apply(&mut self, out: Out) {
+        for effect in out.effects {
+            match effect {
+                Effect::Fetch(request) => self.request(request),
+                other => self.effects.push(other),
+            }
+        }
+        for (level, text) in out.toasts {
+            self.toast(level, text);
+        }
+        if let Some(tab) = out.goto {
+            self.show_tab(tab);
+        }
+    }
+
+    pub fn toast(&mut self, level: Level, text: String) {
+        if level == Level::Error {
+            tracing::warn!("{text}");
+        }
+        self.log.push_back(LogLine { at: self.now, level, text: text.clone() });
+        while self.log.len() > LOG_KEEP {
+            self.log.pop_front();
+        }
+        self.toasts.retain(|t| t.text != text);
+        self.toasts.push(Toast { level, text, until: self.now + jiff::SignedDuration::from_secs(TOAST_FOR) });
+        if self.toasts.len() > 3 {
+            self.toasts.remove(0);
+        }
+    }
+
+    fn show_tab(&mut self, tab: usize) {
+        self.tab = tab.min(self.panes.len() - 1);
+        self.overlay = None;
+        let mut out = Out::default();
+        self.panes[self.tab].show(&mut out);
+        self.apply(out);
+    }
+
+    fn fetched(&mut self, request: Request, result: Result<Fetched, super::message::FetchError>) -> bool {
+        self.in_flight.retain(|r| r != &request);
+        match (&request, &result) {
+            (Request::Health, Ok(Fetched::Health(health))) => {
+                let was_down = matches!(self.connection, Connection::Disconnected { .. });
+                self.connection = Connection::Connected(health.clone());
+                if !health.authenticated {
+                    self.toast(Level::Error, "the service did not accept the API key".into());
+                }
+                if was_down {
+                    self.toast(Level::Info, "reconnected".into());
+                    self.refresh_all();
+                }
+                return true;
+            }
+            (_, Err(error)) if error.kind == FailureKind::Unreachable => {
+                self.disconnected(&error.message);
+            }
+            (Request::List(_) | Request::Health, Err(error)) if error.kind != FailureKind::NotFound => {
+                self.toast(Level::Error, error.message.clone());
+            }
+            (_, Err(error)) if !matches!(request, Request::List(_)) => {
+                self.toast(Level::Error, error.message.clone());
+            }
+            (_, Ok(Fetched::List(listing))) => {
+                if let Some(cache) = &mut self.cache {
+                    listing.store(cache);
+                    self.effects.push(Effect::SaveCache);
+                }
+            }
+            _ => {}
+        }
+        let mut out = Out::default();
+        let mut dirty = false;
+        for pane in &mut self.panes {
+            dirty |= pane.fetched(&request, &result, &mut out);
+        }
+        self.apply(out);
+        dirty || result.is_err()
+    }
+
+    fn disconnected(&mut self, reason: &str) {
+        let attempt = match &self.connection {
+            Connection::Disconnected { attempt, .. } => attempt + 1,
+            _ => {
+                self.toast(Level::Error, format!("disconnected: {reason}"));
+                1
+            }
+        };
+        let retry_in = Duration::from_millis(500u64.saturating_mul(1 << attempt.min(5))).min(RETRY_MAX);
+        self.connection = Connection::Disconnected { attempt, retry_in, reason: reason.to_string() };
+        if !self.effects.iter().any(|e| matches!(e, Effect::ReconnectAfter(_))) {
+            self.effects.push(Effect::ReconnectAfter(retry_in));
+        }
+    }
+
+    fn refresh_all(&mut self) {
+        let mut out = Out::default();
+        self.panes[self.tab].refresh(&mut out);
+        self.apply(out);
+    }
+
+    fn key(&mut self, key: KeyEvent) -> bool {
+        if key.kind == crossterm::event::KeyEventKind::Release {
+            return false;
+        }
+        if self.prompt.is_some() {
+            return self.prompt_key(key);
+        }
+        let Some(action) = self.settings.keymap.action(&key) else { return false };
+        if let Some(overlay) = &mut self.overlay {
+            match (action, overlay) {
+                (Action::Quit, _) => self.quit = true,
+                (Action::Back | Action::Help, _) | (Action::Raw, Overlay::Raw { .. }) => self.overlay = None,
+                (Action::Down, Overlay::Raw { scroll, .. } | Overlay::Log { scroll }) => *scroll += 1,
+                (Action::Up, Overlay::Raw { scroll, .. } | Overlay::Log { scroll }) => {
+                    *scroll = scroll.saturating_sub(1)
+                }
+                (Action::PageDown, Overlay::Raw { scroll, .. } | Overlay::Log { scroll }) => *scroll += 10,
+                (Action::PageUp, Overlay::Raw { scroll, .. } | Overlay::Log { scroll }) => {
+                    *scroll = scroll.saturating_sub(10)
+                }
+                (Action::Top, Overlay::Raw { scroll, .. } | Overlay::Log { scroll }) => *scroll = 0,
+                (Action::Copy, Overlay::Raw { .. }) => self.copy(),
+                _ => return false,
+            }
+            return true;
+        }
+        let mut out = Out::default();
+        let handled = match action {
+            Action::Quit => {
+                self.quit = true;
+                true
+            }
+            Action::Help => {
+                self.overlay = Some(Overlay::Help);
+                true
+            }
+            Action::Log => {
+                self.overlay = Some(Overlay::Log { scroll: 0 });
+                true
+            }
+            Action::Command => {
+                self.prompt = Some(Prompt::Command(String::new()));
+                true
+            }
+            Action::Filter => {
+                self.prompt = Some(Prompt::Filter(self.pane().filter()));
+                true
+            }
+            Action::OpenById => {
+                self.prompt = Some(Prompt::OpenById(String::new()));
+                true
+            }
+            Action::NextTab => {
+                self.show_tab((self.tab + 1) % self.panes.len());
+                true
+            }
+            Action::PrevTab => {
+                self.show_tab((self.tab + self.panes.len() - 1) % self.panes.len());
+                true
+            }
+            Action::Tab1 | Action::Tab2 | Action::Tab3 | Action::Tab4 | Action::Tab5 | Action::Tab6 | Action::Tab7 => {
+                let index = Action::ALL.iter().position(|a| *a == action).unwrap_or(0)
+                    - Action::ALL.iter().position(|a| *a == Action::Tab1).unwrap_or(0);
+                self.show_tab(index);
+                true
+            }
+            Action::Copy => {
+                self.copy();
+                true
+            }
+            Action::Raw => {
+                match self.pane().selection() {
+                    Some(selection) => {
+                        let text = serde_json::to_string_pretty(&selection.json).unwrap_or_default();
+                        self.overlay = Some(Overlay::Raw { title: selection.id, text, scroll: 0 });
+                    }
+                    None => out.error("nothing is selected"),
+                }
+                true
+            }
+            Action::Refresh => {
+                if matches!(self.connection, Connection::Disconnected { .. }) {
+                    self.request(Request::Health);
+                }
+                self.panes[self.tab].refresh(&mut out);
+                true
+            }
+            Action::Back => {
+                let pane = &mut self.panes[self.tab];
+                if !pane.back() && !pane.filter().is_empty() {
+                    pane.set_filter("");
+                }
+                true
+            }
+            other => self.panes[self.tab].action(other, &mut out),
+        };
+        self.apply(out);
+        handled
+    }
+
+    fn copy(&mut self) {
+        match self.pane().selection() {
+            Some(selection) => {
+                self.effects.push(Effect::Copy(selection.id.clone()));
+                self.toast(Level::Info, format!("copied {}", selection.id));
+            }
+            None => self.toast(Level::Error, "nothing is selected to copy".into()),
+        }
+    }
+
+    fn paste(&mut self, text: &str) -> bool {
+        match &mut self.prompt {
+            Some(Prompt::Command(line) | Prompt::OpenById(line)) => line.push_str(text.trim()),
+            Some(Prompt::Filter(line)) => {
+                line.push_str(text.trim());
+                let line = line.clone();
+                self.panes[self.tab].set_filter(&line);
+            }
+            None => return false,
+        }
+        true
+    }
+
+    fn prompt_key(&mut self, key: KeyEvent) -> bool {
+        let Some(prompt) = &mut self.prompt else { return false };
+        let line = match prompt {
+            Prompt::Command(line) | Prompt::Filter(line) | Prompt::OpenById(line) => line,
+        };
+        match key.code {
+            KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => {
+                self.quit = true;
+                return true;
+            }
+            KeyCode::Esc => {
+                if matches!(prompt, Prompt::Filter(_)) {
+                    self.panes[self.tab].set_filter("");
+                }
+                self.prompt = None;
+                return true;
+            }
+            KeyCode::Enter => {
+                let prompt = self.prompt.take();
+                match prompt {
+                    Some(Prompt::Command(line)) => self.command(line.trim()),
+                    Some(Prompt::OpenById(line)) if !line.trim().is_empty() => {
+                        let mut out = Out::default();
+                        self.panes[self.tab].open_by_id(line.trim(), &mut out);
+                        self.apply(out);
+                    }
+                    _ => {}
+                }
+                return true;
+            }
+            KeyCode::Backspace => {
+                line.pop();
+            }
+            KeyCode::Char('u') if key.modifiers.contains(KeyModifiers::CONTROL) => line.clear(),
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => line.push(c),
+            _ => return false,
+        }
+        if let Some(Prompt::Filter(line)) = &self.prompt {
+            let line = line.clone();
+            self.panes[self.tab].set_filter(&line);
+        }
+        true
+    }
+
+    fn command(&mut self, line: &str) {
+        let word = line.trim_start_matches(':').to_ascii_lowercase();
+        match word.as_str() {
+            "" => {}
+            "q" | "quit" | "exit" => self.quit = true,
+            "help" | "h" => self.overlay = Some(Overlay::Help),
+            "log" | "logs" => self.overlay = Some(Overlay::Log { scroll: 0 }),
+            word => match ALIASES.iter().find(|(alias, _)| *alias == word) {
+                Some((_, tab)) => {
+                    self.show_tab(*tab);
+                    let mut out = Out::default();
+                    if self.panes[*tab].action_alias(word, &mut out) {
+                        self.apply(out);
+                    }
+                }
+                None => {
+                    let known: Vec<&str> = ALIASES.iter().map(|(a, _)| *a).collect();
+                    self.toast(Level::Error, format!("no command :{word}; try :{}", known.join(" :")));
+                }
+            },
+        }
+    }
+}

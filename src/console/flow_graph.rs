@@ -1,0 +1,1 @@
+//! Placeholder until the flow graph lands.

@@ -1,0 +1,195 @@
+//! Everything that happens to the console becomes a `Message`; everything it asks the
+//! outside world to do is an `Effect`. `update` turns one into the other.
+
+use std::time::Duration;
+
+use crossterm::event::KeyEvent;
+use uuid::Uuid;
+
+use crate::api::model::*;
+use crate::api::{Error, routes};
+
+/// Lists fetched whole (cursor pages walked to the end, up to `LIST_CAP` items).
+macro_rules! list_kinds {
+    ($($kind:ident($ty:ty) = $route:expr, $label:literal;)*) => {
+        /// A list the console shows.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum ListKind { $($kind),* }
+
+        /// A fetched list, typed.
+        #[derive(Debug, Clone)]
+        pub enum Listing { $($kind(Vec<$ty>)),* }
+
+        impl ListKind {
+            pub const ALL: &[ListKind] = &[$(ListKind::$kind),*];
+
+            pub fn route(self) -> &'static str {
+                match self { $(ListKind::$kind => $route),* }
+            }
+
+            /// Plural noun for messages ("this service does not list run plans").
+            pub fn label(self) -> &'static str {
+                match self { $(ListKind::$kind => $label),* }
+            }
+
+            /// Key of the list in the local cache.
+            pub fn cache_key(self) -> &'static str {
+                self.route()
+            }
+
+            pub(super) async fn fetch(self, client: &crate::api::Client) -> Result<Listing, Error> {
+                use futures_util::{StreamExt, TryStreamExt};
+                let query = crate::api::ListQuery::default().limit(LIST_PAGE);
+                Ok(match self {
+                    $(ListKind::$kind => Listing::$kind(
+                        client.list_all::<$ty>($route, query).take(LIST_CAP).try_collect().await?,
+                    )),*
+                })
+            }
+
+            pub fn from_cache(self, cache: &crate::cache::Cache) -> Option<(Listing, Timestamp)> {
+                match self {
+                    $(ListKind::$kind => cache.list::<$ty>(self.cache_key()).map(|(items, at)| (Listing::$kind(items), at))),*
+                }
+            }
+        }
+
+        impl Listing {
+            pub fn kind(&self) -> ListKind {
+                match self { $(Listing::$kind(_) => ListKind::$kind),* }
+            }
+
+            pub fn len(&self) -> usize {
+                match self { $(Listing::$kind(items) => items.len()),* }
+            }
+
+            pub fn is_empty(&self) -> bool {
+                self.len() == 0
+            }
+
+            pub fn store(&self, cache: &mut crate::cache::Cache) {
+                match self { $(Listing::$kind(items) => cache.put_list(self.kind().cache_key(), items)),* }
+            }
+        }
+    };
+}
+
+/// Page size used when walking a list.
+pub const LIST_PAGE: i64 = 50;
+/// The most items of one list the console keeps; the pane says when there were more.
+pub const LIST_CAP: usize = 5_000;
+
+list_kinds! {
+    RunPlans(RunPlan) = routes::RUN_PLANS, "run plans";
+    RunPlanJobs(RunPlanJob) = routes::RUN_PLAN_JOBS, "run plan jobs";
+    MetricDefinitions(MetricDefinition) = routes::METRIC_DEFINITIONS, "metric definitions";
+    Policies(MetricPolicy) = routes::POLICIES, "metric policies";
+    CollectionJobs(CollectionJob) = routes::COLLECTION_JOBS, "collection jobs";
+    Issues(Issue) = routes::ISSUES, "issues";
+    Flows(CustomerFlow) = routes::FLOWS, "customer flows";
+    Personas(Persona) = routes::PERSONAS, "personas";
+    Agents(Agent) = routes::AGENTS, "agents";
+    AgentEndpoints(AgentEndpoint) = routes::AGENT_ENDPOINTS, "agent endpoints";
+    KnowledgeBases(KnowledgeBase) = routes::KNOWLEDGE_BASES, "knowledge bases";
+    HttpDefinitions(HttpRequestDefinition) = routes::HTTP_REQUEST_DEFINITIONS, "HTTP request definitions";
+    Calls(Call) = routes::CALLS, "calls";
+}
+
+/// One read the console asks of the service.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Request {
+    Health,
+    List(ListKind),
+    /// One item of a list, by id (how a user opens what a service does not list).
+    Item(ListKind, String),
+    RunPlanJob(Uuid),
+    SimulationJob(Uuid),
+    /// A call with its transcript and metric values (all statuses).
+    Conversation(Uuid),
+    CollectionValues(Uuid, ValueStatusFilter),
+    BenchmarkSuites,
+    BenchmarkTargets(String),
+    ScoreSamples {
+        target: String,
+        query: ScoreSampleQuery,
+    },
+}
+
+/// What a request brought back.
+#[derive(Debug, Clone)]
+pub enum Fetched {
+    Health(Health),
+    List(Listing),
+    Item(Listing),
+    RunPlanJob(Box<RunPlanJob>),
+    SimulationJob(Box<SimulationJob>),
+    Conversation(Box<Conversation>),
+    CollectionValues(Uuid, ValueStatusFilter, Vec<MetricValueGroup>),
+    BenchmarkSuites(Vec<SuiteEntry>),
+    BenchmarkTargets(String, Vec<Target>),
+    ScoreSamples(String, ScoreSampleQuery, Box<ScoreSamplePage>),
+}
+
+/// A call as the transcript view needs it.
+#[derive(Debug, Clone)]
+pub struct Conversation {
+    pub call: Call,
+    pub transcript: Transcript,
+    pub metrics: Vec<MetricValueGroup>,
+}
+
+/// Why a request failed, as much as the console needs to react.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FetchError {
+    pub kind: FailureKind,
+    /// The client's message: the service's own words when it answered (never the key).
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureKind {
+    NotFound,
+    Unreachable,
+    Other,
+}
+
+impl From<Error> for FetchError {
+    fn from(error: Error) -> Self {
+        let kind = match &error {
+            e if e.is_unreachable() => FailureKind::Unreachable,
+            e if e.status() == Some(404) => FailureKind::NotFound,
+            _ => FailureKind::Other,
+        };
+        FetchError { kind, message: error.to_string() }
+    }
+}
+
+/// Input to `update`.
+#[derive(Debug, Clone)]
+pub enum Message {
+    Key(KeyEvent),
+    Paste(String),
+    Resize(u16, u16),
+    /// The poll timer.
+    Tick,
+    /// Time to try the service again after a disconnection.
+    Reconnect,
+    Fetched {
+        request: Request,
+        result: Box<Result<Fetched, FetchError>>,
+    },
+    /// SIGTERM, or the terminal went away.
+    Terminate,
+}
+
+/// Output of `update`: work for the runtime.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    Fetch(Request),
+    /// Send `Message::Reconnect` after this long.
+    ReconnectAfter(Duration),
+    /// Write this text to the system clipboard through the terminal (OSC 52).
+    Copy(String),
+    /// Persist the cache file.
+    SaveCache,
+}

@@ -1,0 +1,206 @@
+//! The terminal console: one message queue (keys, HTTP results, timers), `update` changes
+//! state and asks for effects, views draw state, and the loop draws only when something
+//! changed and the queue is empty.
+
+pub mod app;
+pub mod flow_graph;
+pub mod keymap;
+pub mod message;
+pub mod pane;
+pub mod panes;
+pub mod tasks;
+pub mod theme;
+pub mod tui;
+pub mod view;
+pub mod widgets;
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use color_eyre::eyre::Result;
+use crossterm::event::Event;
+use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
+
+use self::app::{App, Settings};
+use self::message::{Effect, FailureKind, FetchError, Message, Request};
+use crate::api::Client;
+use crate::cache::Cache;
+use crate::cli::{Context, GlobalArgs};
+use crate::config::Target;
+
+/// The settings the resolved profile asks for, plus warnings about the key bindings.
+pub fn settings(context: &Context) -> (Settings, Vec<String>) {
+    let resolved = &context.resolved;
+    let (keymap, warnings) = keymap::KeyMap::new(&resolved.keys);
+    let service = match &resolved.target {
+        Target::Embedded => "embedded local service".to_string(),
+        Target::Remote { base_url } => base_url.clone(),
+    };
+    let settings = Settings {
+        keymap,
+        theme: theme::Theme::from_env(&resolved.theme),
+        poll_interval: resolved.poll_interval,
+        read_only: resolved.read_only,
+        service,
+        profile: resolved.profile.clone(),
+    };
+    (settings, warnings)
+}
+
+/// Runs the console until the user quits; `switchboard` with no subcommand.
+pub async fn run(global: &GlobalArgs) -> Result<ExitCode> {
+    let context = Context::load(global)?;
+    let (settings, key_warnings) = settings(&context);
+    let (cache, cache_warning) = Cache::load(&context.paths.cache_dir, &context.resolved.profile);
+    let poll = settings.poll_interval;
+    let mut app = App::new(settings, Some(cache), jiff::Timestamp::now());
+    for warning in context.resolved.warnings.iter().chain(&key_warnings).chain(&cache_warning) {
+        app.toast(pane::Level::Error, warning.clone());
+    }
+
+    let (tx, mut rx) = unbounded_channel();
+    let mut terminal = tui::enter()?;
+    spawn_input(tx.clone());
+    spawn_timers(tx.clone(), poll);
+
+    // Connecting (and starting the embedded service) runs beside the first frame.
+    let (client_tx, mut client_rx) = tokio::sync::oneshot::channel();
+    tokio::spawn(async move {
+        let _ = client_tx.send(context.connect().await);
+    });
+    let mut client: Option<Client> = None;
+    let mut embedded = None;
+    let mut waiting: Vec<Request> = Vec::new();
+    let mut cache_dirty = false;
+    let mut dirty = true;
+
+    loop {
+        for effect in std::mem::take(&mut app.effects) {
+            match effect {
+                Effect::Fetch(request) => match &client {
+                    Some(client) => spawn_fetch(client.clone(), request, tx.clone()),
+                    None => waiting.push(request),
+                },
+                Effect::ReconnectAfter(after) => {
+                    let tx = tx.clone();
+                    tokio::spawn(async move {
+                        tokio::time::sleep(after).await;
+                        let _ = tx.send(Message::Reconnect);
+                    });
+                }
+                Effect::Copy(text) => tui::copy(&text),
+                Effect::SaveCache => cache_dirty = true,
+            }
+        }
+        if app.quit {
+            break;
+        }
+        if dirty {
+            terminal.draw(|frame| view::draw(frame, &app))?;
+            dirty = false;
+        }
+        let message = tokio::select! {
+            message = rx.recv() => match message { Some(m) => m, None => break },
+            connected = &mut client_rx, if client.is_none() => {
+                match connected {
+                    Ok(Ok((connected, running))) => {
+                        if let Some(running) = &running {
+                            app.settings.service = format!("embedded {}", running.addr);
+                        }
+                        for request in waiting.drain(..) {
+                            spawn_fetch(connected.clone(), request, tx.clone());
+                        }
+                        client = Some(connected);
+                        embedded = running;
+                        dirty = true;
+                        continue;
+                    }
+                    Ok(Err(error)) => Message::Fetched {
+                        request: Request::Health,
+                        result: Box::new(Err(FetchError { kind: FailureKind::Other, message: format!("{error:#}") })),
+                    },
+                    Err(_) => break,
+                }
+            }
+        };
+        if matches!(message, Message::Tick) && cache_dirty {
+            save(&app);
+            cache_dirty = false;
+        }
+        dirty |= app.update(message);
+        while let Ok(message) = rx.try_recv() {
+            dirty |= app.update(message);
+        }
+    }
+
+    tui::restore();
+    save(&app);
+    if let Some(running) = embedded {
+        let _ = tokio::time::timeout(Duration::from_secs(5), running.shutdown()).await;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn save(app: &App) {
+    if let Some(cache) = &app.cache
+        && let Err(error) = cache.save()
+    {
+        tracing::warn!("cache not saved: {error}");
+    }
+}
+
+fn spawn_fetch(client: Client, request: Request, tx: UnboundedSender<Message>) {
+    tokio::spawn(async move {
+        let result = tasks::perform(&client, &request).await;
+        if let Err(error) = &result {
+            tracing::debug!(?request, "request failed: {}", error.message);
+        }
+        let _ = tx.send(Message::Fetched { request, result: Box::new(result) });
+    });
+}
+
+/// Terminal input on its own thread: crossterm's read blocks.
+fn spawn_input(tx: UnboundedSender<Message>) {
+    std::thread::spawn(move || {
+        loop {
+            let message = match crossterm::event::read() {
+                Ok(Event::Key(key)) => Message::Key(key),
+                Ok(Event::Paste(text)) => Message::Paste(text),
+                Ok(Event::Resize(w, h)) => Message::Resize(w, h),
+                Ok(_) => continue,
+                Err(_) => Message::Terminate,
+            };
+            let end = matches!(message, Message::Terminate);
+            if tx.send(message).is_err() || end {
+                break;
+            }
+        }
+    });
+}
+
+/// The poll timer and the signals that end the console.
+fn spawn_timers(tx: UnboundedSender<Message>, poll: Duration) {
+    let ticks = tx.clone();
+    tokio::spawn(async move {
+        let mut interval = tokio::time::interval(poll.max(Duration::from_millis(100)));
+        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        loop {
+            interval.tick().await;
+            if ticks.send(Message::Tick).is_err() {
+                break;
+            }
+        }
+    });
+    #[cfg(unix)]
+    tokio::spawn(async move {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut term), Ok(mut hup)) = (signal(SignalKind::terminate()), signal(SignalKind::hangup())) else {
+            return;
+        };
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = hup.recv() => {}
+        }
+        let _ = tx.send(Message::Terminate);
+    });
+}

@@ -1,0 +1,96 @@
+//! What every tab implements. The app routes keys, fetch results and ticks to panes through
+//! this trait; panes answer with effects and notes in an `Out`.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+
+use super::keymap::Action;
+use super::message::{Effect, FetchError, Fetched, Request};
+use super::theme::Theme;
+use crate::cache::Cache;
+
+/// What a pane asks of the app while handling something.
+#[derive(Debug, Default)]
+pub struct Out {
+    pub effects: Vec<Effect>,
+    pub toasts: Vec<(Level, String)>,
+    /// Switch to this tab (by index) after handling.
+    pub goto: Option<usize>,
+}
+
+impl Out {
+    pub fn fetch(&mut self, request: Request) {
+        self.effects.push(Effect::Fetch(request));
+    }
+
+    pub fn info(&mut self, text: impl Into<String>) {
+        self.toasts.push((Level::Info, text.into()));
+    }
+
+    pub fn error(&mut self, text: impl Into<String>) {
+        self.toasts.push((Level::Error, text.into()));
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Info,
+    Error,
+}
+
+/// The selected resource, for copy and the raw view.
+#[derive(Debug, Clone)]
+pub struct Selection {
+    pub id: String,
+    pub json: serde_json::Value,
+}
+
+impl Selection {
+    pub fn of<T: serde::Serialize>(id: impl ToString, item: &T) -> Selection {
+        Selection { id: id.to_string(), json: serde_json::to_value(item).unwrap_or_default() }
+    }
+}
+
+/// Facts every view may use.
+pub struct ViewCtx<'a> {
+    pub theme: &'a Theme,
+    pub now: jiff::Timestamp,
+    pub keys: &'a super::keymap::KeyMap,
+}
+
+/// One tab of the console.
+pub trait Pane {
+    fn title(&self) -> &'static str;
+    /// The tab became visible; load what it needs and has not loaded.
+    fn show(&mut self, out: &mut Out);
+    /// `r`: fetch everything shown again.
+    fn refresh(&mut self, out: &mut Out);
+    /// A key's action; false when the pane has no use for it.
+    fn action(&mut self, action: Action, out: &mut Out) -> bool;
+    /// A fetch finished; true when something the pane shows changed.
+    fn fetched(&mut self, request: &Request, result: &Result<Fetched, FetchError>, out: &mut Out) -> bool;
+    /// The poll timer; true when a redraw is needed.
+    fn tick(&mut self, _now: jiff::Timestamp, _out: &mut Out) -> bool {
+        false
+    }
+    /// Esc: close the innermost view; false when already at the top.
+    fn back(&mut self) -> bool;
+    /// The `/` filter of the focused list.
+    fn filter(&self) -> String;
+    fn set_filter(&mut self, text: &str);
+    fn selection(&self) -> Option<Selection>;
+    /// Open a resource of this pane by id (for services that do not list it).
+    fn open_by_id(&mut self, _id: &str, out: &mut Out) -> bool {
+        out.error(format!("{} cannot open resources by id", self.title()));
+        false
+    }
+    /// A `:` alias that names a part of this pane (`:agents` in the catalog); true when used.
+    fn action_alias(&mut self, _alias: &str, _out: &mut Out) -> bool {
+        false
+    }
+    /// Keys this pane uses where it is now, with what they do here.
+    fn help(&self) -> Vec<(Action, &'static str)>;
+    /// Lists from the last session, shown as stale until fresh ones arrive.
+    fn restore(&mut self, _cache: &Cache) {}
+    fn draw(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx);
+}

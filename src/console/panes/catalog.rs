@@ -1,0 +1,442 @@
+//! Tab 6: personas, agents and their endpoints, knowledge bases and HTTP request definitions.
+//! One section at a time (h/l to switch); Enter opens every field of the selection.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Cell;
+
+use super::section::{Section, status_cell, text_cmp};
+use crate::api::model::*;
+use crate::cache::Cache;
+use crate::console::keymap::Action;
+use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request};
+use crate::console::pane::{Out, Pane, Selection, ViewCtx};
+use crate::console::widgets::detail::{self, Lines, Scroll};
+use crate::console::widgets::list::by;
+use crate::console::widgets::table::col;
+use crate::console::widgets::text::{or_dash, when};
+
+use Constraint::{Fill, Length};
+
+const PERSONA_COLUMNS: &[crate::console::widgets::table::Column] = &[
+    col("NAME", Fill(2)),
+    col("LANG", Length(5)),
+    col("ACCENT", Length(6)),
+    col("AGE", Length(11)),
+    col("EMOTION", Length(10)),
+    col("PACE", Length(6)),
+    col("SYSTEM", Length(6)),
+];
+const AGENT_COLUMNS: &[crate::console::widgets::table::Column] =
+    &[col("NAME", Fill(1)), col("CUSTOM ID", Fill(1)), col("DESCRIPTION", Fill(2))];
+const ENDPOINT_COLUMNS: &[crate::console::widgets::table::Column] = &[
+    col("VALUE", Fill(2)),
+    col("TYPE", Length(8)),
+    col("DIRECTION", Length(9)),
+    col("ENVIRONMENT", Length(12)),
+    col("DIAL", Length(12)),
+    col("AGENT", Fill(1)),
+];
+const KB_COLUMNS: &[crate::console::widgets::table::Column] =
+    &[col("NAME", Fill(2)), col("SOURCE", Length(6)), col("STATUS", Length(10)), col("BYTES", Length(9))];
+const HTTP_COLUMNS: &[crate::console::widgets::table::Column] =
+    &[col("METHOD", Length(7)), col("URL", Fill(2)), col("SCOPE", Length(20)), col("DESCRIPTION", Fill(1))];
+
+fn text(value: Option<impl ToString>) -> String {
+    value.map(|v| v.to_string()).filter(|v| !v.is_empty()).unwrap_or_else(|| "—".into())
+}
+
+pub struct Catalog {
+    personas: Section<Persona>,
+    agents: Section<Agent>,
+    endpoints: Section<AgentEndpoint>,
+    knowledge: Section<KnowledgeBase>,
+    http: Section<HttpRequestDefinition>,
+    /// Which section is shown (0..5).
+    current: usize,
+    /// Whether the selection's detail is open.
+    detail: bool,
+    scroll: Scroll,
+}
+
+const NAMES: [&str; 5] = ["personas", "agents", "endpoints", "knowledge bases", "HTTP definitions"];
+
+impl Default for Catalog {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Catalog {
+    pub fn new() -> Self {
+        Catalog {
+            personas: Section::new(
+                ListKind::Personas,
+                "personas",
+                PERSONA_COLUMNS,
+                |p| p.id.to_string(),
+                |l| if let Listing::Personas(v) = l { Some(v) } else { None },
+                |p| format!("{} {}", p.label(), p.fields.description.as_deref().unwrap_or("")),
+                |a, b, c| match c {
+                    0 => text_cmp(Some(&a.label()), Some(&b.label())),
+                    6 => by(a.is_system, b.is_system),
+                    _ => text_cmp(Some(&persona_cells(a)[c]), Some(&persona_cells(b)[c])),
+                },
+            ),
+            agents: Section::new(
+                ListKind::Agents,
+                "agents",
+                AGENT_COLUMNS,
+                |a| a.id.to_string(),
+                |l| if let Listing::Agents(v) = l { Some(v) } else { None },
+                |a| format!("{} {}", a.name.as_deref().unwrap_or(""), a.custom_id.as_deref().unwrap_or("")),
+                |a, b, c| match c {
+                    0 => text_cmp(a.name.as_deref(), b.name.as_deref()),
+                    1 => text_cmp(a.custom_id.as_deref(), b.custom_id.as_deref()),
+                    _ => text_cmp(a.description.as_deref(), b.description.as_deref()),
+                },
+            ),
+            endpoints: Section::new(
+                ListKind::AgentEndpoints,
+                "agent endpoints",
+                ENDPOINT_COLUMNS,
+                |e| e.id.to_string(),
+                |l| if let Listing::AgentEndpoints(v) = l { Some(v) } else { None },
+                |e| format!("{} {}", e.value.as_deref().unwrap_or(""), e.environment.as_deref().unwrap_or("")),
+                |a, b, c| match c {
+                    0 => text_cmp(a.value.as_deref(), b.value.as_deref()),
+                    3 => text_cmp(a.environment.as_deref(), b.environment.as_deref()),
+                    _ => text_cmp(a.direction.as_ref().map(|d| d.as_str()), b.direction.as_ref().map(|d| d.as_str())),
+                },
+            ),
+            knowledge: Section::new(
+                ListKind::KnowledgeBases,
+                "knowledge bases",
+                KB_COLUMNS,
+                |k| k.id.to_string(),
+                |l| if let Listing::KnowledgeBases(v) = l { Some(v) } else { None },
+                |k| format!("{} {}", k.name.as_deref().unwrap_or(""), k.description.as_deref().unwrap_or("")),
+                |a, b, c| match c {
+                    0 => text_cmp(a.name.as_deref(), b.name.as_deref()),
+                    3 => by(a.byte_size, b.byte_size),
+                    _ => text_cmp(a.status.as_ref().map(|s| s.as_str()), b.status.as_ref().map(|s| s.as_str())),
+                },
+            ),
+            http: Section::new(
+                ListKind::HttpDefinitions,
+                "HTTP request definitions",
+                HTTP_COLUMNS,
+                |h| h.id.to_string(),
+                |l| if let Listing::HttpDefinitions(v) = l { Some(v) } else { None },
+                |h| format!("{} {}", h.url.as_deref().unwrap_or(""), h.description.as_deref().unwrap_or("")),
+                |a, b, c| match c {
+                    1 => text_cmp(a.url.as_deref(), b.url.as_deref()),
+                    _ => text_cmp(a.description.as_deref(), b.description.as_deref()),
+                },
+            ),
+            current: 0,
+            detail: false,
+            scroll: Scroll::default(),
+        }
+    }
+
+    fn ensure_current(&mut self, out: &mut Out) {
+        match self.current {
+            0 => self.personas.ensure(out),
+            1 | 2 => {
+                self.agents.ensure(out);
+                self.endpoints.ensure(out);
+            }
+            3 => self.knowledge.ensure(out),
+            _ => self.http.ensure(out),
+        }
+    }
+
+    fn nav(&mut self, action: Action) -> bool {
+        match self.current {
+            0 => self.personas.action(action),
+            1 => self.agents.action(action),
+            2 => self.endpoints.action(action),
+            3 => self.knowledge.action(action),
+            _ => self.http.action(action),
+        }
+    }
+
+    fn agent_name(&self, id: Option<uuid::Uuid>) -> String {
+        let Some(id) = id else { return "—".into() };
+        self.agents
+            .list
+            .items
+            .iter()
+            .find(|a| a.id == id)
+            .and_then(|a| a.name.clone())
+            .unwrap_or_else(|| id.to_string())
+    }
+
+    fn detail_lines(&self, ctx: &ViewCtx) -> (String, Vec<Line<'static>>) {
+        let mut lines = Lines::new(ctx.theme);
+        let title = match self.current {
+            0 => match self.personas.selected() {
+                Some(p) => {
+                    lines
+                        .kv("id", p.id.to_string())
+                        .kv("system persona", if p.is_system == Some(true) { "yes" } else { "no" });
+                    lines.section("traits");
+                    let value = serde_json::to_value(&p.fields).unwrap_or_default();
+                    lines.json_fields(&value, &["backstoryPrompt", "description"]);
+                    lines.section("description").text(&or_dash(p.fields.description.as_deref()));
+                    lines.section("backstory").text(&or_dash(p.fields.backstory_prompt.as_deref()));
+                    lines
+                        .section("record")
+                        .kv("created", when(p.created_at.as_ref()))
+                        .kv("updated", when(p.updated_at.as_ref()));
+                    p.label()
+                }
+                None => "persona".into(),
+            },
+            1 => match self.agents.selected() {
+                Some(a) => {
+                    lines.kv("id", a.id.to_string()).opt("custom id", a.custom_id.as_ref());
+                    lines.section("description").text(&or_dash(a.description.as_deref()));
+                    lines.section("endpoints");
+                    for e in self.endpoints.list.items.iter().filter(|e| e.agent_id == Some(a.id)) {
+                        lines.kv(
+                            &text(e.direction.as_ref()),
+                            format!(
+                                "{} · {} · {}",
+                                text(e.value.as_ref()),
+                                text(e.environment.as_ref()),
+                                text(e.outbound_dial_type.as_ref())
+                            ),
+                        );
+                    }
+                    text(a.name.as_ref())
+                }
+                None => "agent".into(),
+            },
+            2 => match self.endpoints.selected() {
+                Some(e) => {
+                    lines.kv("agent", self.agent_name(e.agent_id));
+                    lines.json_fields(&serde_json::to_value(e).unwrap_or_default(), &[]);
+                    text(e.value.as_ref())
+                }
+                None => "endpoint".into(),
+            },
+            3 => match self.knowledge.selected() {
+                Some(k) => {
+                    lines.json_fields(&serde_json::to_value(k).unwrap_or_default(), &["description"]);
+                    lines.section("description").text(&or_dash(k.description.as_deref()));
+                    text(k.name.as_ref())
+                }
+                None => "knowledge base".into(),
+            },
+            _ => match self.http.selected() {
+                Some(h) => {
+                    lines.json_fields(&serde_json::to_value(h).unwrap_or_default(), &["body", "parsedBody"]);
+                    lines.section("body template").text(&or_dash(h.body.as_deref()));
+                    text(h.url.as_ref())
+                }
+                None => "HTTP request definition".into(),
+            },
+        };
+        (title, lines.lines)
+    }
+}
+
+fn persona_cells(p: &Persona) -> Vec<String> {
+    let f = &p.fields;
+    vec![
+        p.label(),
+        text(f.language.as_ref()),
+        text(f.accent.as_ref()),
+        text(f.age.as_ref()),
+        text(f.base_emotion.as_ref()),
+        text(f.speech_pace.as_ref()),
+        if p.is_system == Some(true) { "yes".into() } else { "no".into() },
+    ]
+}
+
+impl Pane for Catalog {
+    fn title(&self) -> &'static str {
+        "personas & agents"
+    }
+
+    fn show(&mut self, out: &mut Out) {
+        self.ensure_current(out);
+    }
+
+    fn refresh(&mut self, out: &mut Out) {
+        match self.current {
+            0 => self.personas.request(out),
+            1 | 2 => {
+                self.agents.request(out);
+                self.endpoints.request(out);
+            }
+            3 => self.knowledge.request(out),
+            _ => self.http.request(out),
+        }
+    }
+
+    fn action(&mut self, action: Action, out: &mut Out) -> bool {
+        match action {
+            Action::Left | Action::Right if !self.detail => {
+                self.current = if action == Action::Right { (self.current + 1) % 5 } else { (self.current + 4) % 5 };
+                self.ensure_current(out);
+                true
+            }
+            Action::Open if !self.detail => {
+                self.detail = true;
+                self.scroll = Scroll::default();
+                true
+            }
+            _ if self.detail => self.scroll.action(action),
+            _ => self.nav(action),
+        }
+    }
+
+    fn action_alias(&mut self, alias: &str, out: &mut Out) -> bool {
+        self.current = match alias {
+            "personas" | "persona" => 0,
+            "agents" => 1,
+            "endpoints" => 2,
+            "kb" => 3,
+            "http" => 4,
+            _ => return false,
+        };
+        self.detail = false;
+        self.ensure_current(out);
+        true
+    }
+
+    fn fetched(&mut self, request: &Request, result: &Result<Fetched, FetchError>, _out: &mut Out) -> bool {
+        self.personas.fetched(request, result)
+            | self.agents.fetched(request, result)
+            | self.endpoints.fetched(request, result)
+            | self.knowledge.fetched(request, result)
+            | self.http.fetched(request, result)
+    }
+
+    fn back(&mut self) -> bool {
+        std::mem::take(&mut self.detail)
+    }
+
+    fn filter(&self) -> String {
+        match self.current {
+            0 => self.personas.list.filter.clone(),
+            1 => self.agents.list.filter.clone(),
+            2 => self.endpoints.list.filter.clone(),
+            3 => self.knowledge.list.filter.clone(),
+            _ => self.http.list.filter.clone(),
+        }
+    }
+
+    fn set_filter(&mut self, text: &str) {
+        match self.current {
+            0 => self.personas.set_filter(text),
+            1 => self.agents.set_filter(text),
+            2 => self.endpoints.set_filter(text),
+            3 => self.knowledge.set_filter(text),
+            _ => self.http.set_filter(text),
+        }
+    }
+
+    fn selection(&self) -> Option<Selection> {
+        match self.current {
+            0 => self.personas.selection(),
+            1 => self.agents.selection(),
+            2 => self.endpoints.selection(),
+            3 => self.knowledge.selection(),
+            _ => self.http.selection(),
+        }
+    }
+
+    fn open_by_id(&mut self, id: &str, out: &mut Out) -> bool {
+        let kind = [
+            ListKind::Personas,
+            ListKind::Agents,
+            ListKind::AgentEndpoints,
+            ListKind::KnowledgeBases,
+            ListKind::HttpDefinitions,
+        ][self.current];
+        out.fetch(Request::Item(kind, id.to_string()));
+        self.detail = true;
+        true
+    }
+
+    fn help(&self) -> Vec<(Action, &'static str)> {
+        if self.detail {
+            vec![(Action::Down, "scroll"), (Action::Back, "back to the list"), (Action::Raw, "raw JSON")]
+        } else {
+            vec![
+                (Action::Open, "every field of the selection"),
+                (Action::Right, "next section"),
+                (Action::Left, "previous section"),
+                (Action::Sort, "sort by the next column"),
+                (Action::SortReverse, "reverse the sort"),
+            ]
+        }
+    }
+
+    fn restore(&mut self, cache: &Cache) {
+        self.personas.restore(cache);
+        self.agents.restore(cache);
+        self.endpoints.restore(cache);
+        self.knowledge.restore(cache);
+        self.http.restore(cache);
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx) {
+        let theme = ctx.theme;
+        let [bar, body] = Layout::vertical([Length(1), Fill(1)]).areas(area);
+        let mut spans = Vec::new();
+        for (i, name) in NAMES.iter().enumerate() {
+            let style = if i == self.current { theme.active_tab() } else { theme.dim() };
+            spans.push(Span::styled(format!(" {name} "), style));
+        }
+        frame.render_widget(Line::from(spans), bar);
+        if self.detail {
+            let (title, lines) = self.detail_lines(ctx);
+            detail::draw(frame, body, &title, lines, &self.scroll, theme, true);
+            return;
+        }
+        match self.current {
+            0 => self
+                .personas
+                .draw(frame, body, theme, true, &|p| persona_cells(p).into_iter().map(Cell::from).collect()),
+            1 => self.agents.draw(frame, body, theme, true, &|a| {
+                vec![
+                    Cell::from(text(a.name.as_ref())),
+                    Cell::from(text(a.custom_id.as_ref())),
+                    Cell::from(text(a.description.as_ref())),
+                ]
+            }),
+            2 => self.endpoints.draw(frame, body, theme, true, &|e| {
+                vec![
+                    Cell::from(text(e.value.as_ref())),
+                    Cell::from(text(e.endpoint_type.as_ref())),
+                    Cell::from(text(e.direction.as_ref())),
+                    Cell::from(text(e.environment.as_ref())),
+                    Cell::from(text(e.outbound_dial_type.as_ref())),
+                    Cell::from(self.agent_name(e.agent_id)),
+                ]
+            }),
+            3 => self.knowledge.draw(frame, body, theme, true, &|k| {
+                vec![
+                    Cell::from(text(k.name.as_ref())),
+                    Cell::from(text(k.source_type.as_ref())),
+                    status_cell(theme, k.status.as_ref().map(|s| s.as_str())),
+                    Cell::from(text(k.byte_size)),
+                ]
+            }),
+            _ => self.http.draw(frame, body, theme, true, &|h| {
+                vec![
+                    Cell::from(text(h.method.as_ref())),
+                    Cell::from(text(h.url.as_ref())),
+                    Cell::from(text(h.scope.as_ref())),
+                    Cell::from(text(h.description.as_ref())),
+                ]
+            }),
+        }
+    }
+}

@@ -1,0 +1,21 @@
+//! The console's tabs, in order.
+
+pub mod catalog;
+pub mod section;
+mod todo;
+
+use super::app::Settings;
+use super::pane::Pane;
+
+/// Every tab, in the order of their number keys.
+pub fn all(_settings: &Settings) -> Vec<Box<dyn Pane>> {
+    vec![
+        Box::new(todo::Todo("run plans")),
+        Box::new(todo::Todo("jobs")),
+        Box::new(todo::Todo("metrics")),
+        Box::new(todo::Todo("issues")),
+        Box::new(todo::Todo("flows")),
+        Box::new(catalog::Catalog::new()),
+        Box::new(todo::Todo("benchmarks")),
+    ]
+}

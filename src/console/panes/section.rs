@@ -1,0 +1,182 @@
+//! One fetched list inside a pane: its state, how it is filtered and sorted, and how it
+//! reacts to fetches, the cache and navigation keys. Panes compose these.
+
+use std::cmp::Ordering;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::widgets::Cell;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::cache::Cache;
+use crate::console::keymap::Action;
+use crate::console::message::{FailureKind, FetchError, Fetched, ListKind, Listing, Request};
+use crate::console::pane::{Out, Selection};
+use crate::console::theme::Theme;
+use crate::console::widgets::list::{ListState, Load, Shape};
+use crate::console::widgets::table::{self, Column, TableView};
+
+pub struct Section<T> {
+    pub kind: ListKind,
+    pub title: &'static str,
+    pub columns: &'static [Column],
+    pub list: ListState<T>,
+    pub shape: Shape<T>,
+    id: fn(&T) -> String,
+    take: fn(&Listing) -> Option<&Vec<T>>,
+}
+
+impl<T: Clone + Serialize + DeserializeOwned> Section<T> {
+    pub fn new(
+        kind: ListKind,
+        title: &'static str,
+        columns: &'static [Column],
+        id: fn(&T) -> String,
+        take: fn(&Listing) -> Option<&Vec<T>>,
+        haystack: fn(&T) -> String,
+        compare: fn(&T, &T, usize) -> Ordering,
+    ) -> Self {
+        Section { kind, title, columns, list: ListState::new(), shape: Shape::new(haystack, compare), id, take }
+    }
+
+    /// Asks for the list unless it was asked for in this session already.
+    pub fn ensure(&mut self, out: &mut Out) {
+        if matches!(self.list.load, Load::Idle | Load::Stale(_)) && !self.list.fetching {
+            self.request(out);
+        }
+    }
+
+    pub fn request(&mut self, out: &mut Out) {
+        if self.list.load == Load::Idle {
+            self.list.load = Load::Loading;
+        }
+        self.list.fetching = true;
+        out.fetch(Request::List(self.kind));
+    }
+
+    pub fn restore(&mut self, cache: &Cache) {
+        if let Some((Some(items), at)) = self.kind.from_cache(cache).map(|(l, at)| ((self.take)(&l).cloned(), at)) {
+            self.list.replace(items, self.id, &self.shape);
+            self.list.load = Load::Stale(at);
+        }
+    }
+
+    /// Takes a fetch result meant for this list (or one item opened by id); true when it was.
+    pub fn fetched(&mut self, request: &Request, result: &Result<Fetched, FetchError>) -> bool {
+        match (request, result) {
+            (Request::List(kind), Ok(Fetched::List(listing))) if *kind == self.kind => {
+                if let Some(items) = (self.take)(listing) {
+                    self.list.replace(items.clone(), self.id, &self.shape);
+                }
+                self.list.load = Load::Fresh;
+                self.list.fetching = false;
+                true
+            }
+            (Request::List(kind), Err(error)) if *kind == self.kind => {
+                self.list.fetching = false;
+                self.list.load = match error.kind {
+                    FailureKind::NotFound => Load::Unavailable,
+                    _ => Load::Failed(error.message.clone()),
+                };
+                true
+            }
+            (Request::Item(kind, _), Ok(Fetched::Item(listing))) if *kind == self.kind => {
+                if let Some(found) = (self.take)(listing) {
+                    let mut items = self.list.items.clone();
+                    for item in found {
+                        let id = (self.id)(item);
+                        match items.iter().position(|i| (self.id)(i) == id) {
+                            Some(at) => items[at] = item.clone(),
+                            None => items.push(item.clone()),
+                        }
+                    }
+                    self.list.replace(items, self.id, &self.shape);
+                    if let Some(first) = found.first() {
+                        let id = (self.id)(first);
+                        if let Some(p) =
+                            (0..self.list.len()).find(|&p| self.list.visible(p).map(self.id) == Some(id.clone()))
+                        {
+                            self.list.selected = p;
+                        }
+                    }
+                    if self.list.load == Load::Unavailable {
+                        self.list.load = Load::Fresh;
+                    }
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Navigation and sorting keys; true when used.
+    pub fn action(&mut self, action: Action) -> bool {
+        match action {
+            Action::Up => self.list.move_by(-1),
+            Action::Down => self.list.move_by(1),
+            Action::PageUp => self.list.move_by(-self.list.page()),
+            Action::PageDown => self.list.move_by(self.list.page()),
+            Action::Top => self.list.top(),
+            Action::Bottom => self.list.bottom(),
+            Action::Sort => {
+                self.list.cycle_sort(self.columns.len());
+                self.list.reshape(&self.shape);
+            }
+            Action::SortReverse => {
+                self.list.reverse_sort();
+                self.list.reshape(&self.shape);
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    pub fn set_filter(&mut self, text: &str) {
+        self.list.filter = text.to_string();
+        self.list.reshape(&self.shape);
+    }
+
+    /// Replaces the structured filter and re-applies it.
+    pub fn keep(&mut self, keep: impl Fn(&T) -> bool + 'static) {
+        self.shape.keep = Box::new(keep);
+        self.list.reshape(&self.shape);
+    }
+
+    pub fn reshape(&mut self) {
+        self.list.reshape(&self.shape);
+    }
+
+    pub fn selected(&self) -> Option<&T> {
+        self.list.selected()
+    }
+
+    pub fn selection(&self) -> Option<Selection> {
+        self.selected().map(|item| Selection::of((self.id)(item), item))
+    }
+
+    pub fn draw(
+        &self,
+        frame: &mut Frame,
+        area: Rect,
+        theme: &Theme,
+        focused: bool,
+        row: &dyn Fn(&T) -> Vec<Cell<'static>>,
+    ) {
+        let view =
+            TableView { title: self.title.to_string(), columns: self.columns, row, focused, empty: "nothing here yet" };
+        table::draw(frame, area, &self.list, view, theme);
+    }
+}
+
+/// Text compare, case-insensitive, missing last.
+pub fn text_cmp(a: Option<&str>, b: Option<&str>) -> Ordering {
+    crate::console::widgets::list::by(a.map(str::to_lowercase), b.map(str::to_lowercase))
+}
+
+/// A cell with a status in its family's colour.
+pub fn status_cell(theme: &Theme, status: Option<&str>) -> Cell<'static> {
+    let text = status.unwrap_or("—").to_string();
+    let style = theme.status(&text);
+    Cell::from(text).style(style)
+}

@@ -1,0 +1,66 @@
+//! Runs the console's requests against the service, off the draw loop.
+
+use uuid::Uuid;
+
+use super::message::{Conversation, FetchError, Fetched, ListKind, Listing, Request};
+use crate::api::model::ValueStatusFilter;
+use crate::api::{Client, Error};
+
+/// Performs one request; the result goes back into the queue as a message.
+pub async fn perform(client: &Client, request: &Request) -> Result<Fetched, FetchError> {
+    Ok(match request {
+        Request::Health => Fetched::Health(client.health().await?),
+        Request::List(kind) => Fetched::List(kind.fetch(client).await?),
+        Request::Item(kind, id) => Fetched::Item(item(client, *kind, id).await?),
+        Request::RunPlanJob(id) => Fetched::RunPlanJob(Box::new(client.get_run_plan_job(*id).await?)),
+        Request::SimulationJob(id) => Fetched::SimulationJob(Box::new(client.get_simulation_job(*id).await?)),
+        Request::Conversation(id) => {
+            let (call, transcript, metrics) = tokio::try_join!(
+                client.get_call(*id),
+                client.call_transcript(*id),
+                client.call_metrics(*id, ValueStatusFilter::All),
+            )?;
+            Fetched::Conversation(Box::new(Conversation { call, transcript, metrics }))
+        }
+        Request::CollectionValues(id, filter) => {
+            Fetched::CollectionValues(*id, filter.clone(), client.collection_job_values(*id, filter.clone()).await?)
+        }
+        Request::BenchmarkSuites => Fetched::BenchmarkSuites(client.list_benchmark_suites().await?),
+        Request::BenchmarkTargets(suite) => {
+            Fetched::BenchmarkTargets(suite.clone(), client.list_benchmark_targets(suite).await?)
+        }
+        Request::ScoreSamples { target, query } => Fetched::ScoreSamples(
+            target.clone(),
+            query.clone(),
+            Box::new(client.list_score_samples(target, query).await?),
+        ),
+    })
+}
+
+fn uuid(id: &str) -> Result<Uuid, Error> {
+    id.trim().parse().map_err(|_| Error::Request(format!("{id:?} is not an id (a UUID)")))
+}
+
+/// One resource by id, as a one-item listing of its kind.
+async fn item(client: &Client, kind: ListKind, id: &str) -> Result<Listing, Error> {
+    Ok(match kind {
+        ListKind::RunPlans => Listing::RunPlans(vec![client.get_run_plan(uuid(id)?).await?]),
+        ListKind::RunPlanJobs => Listing::RunPlanJobs(vec![client.get_run_plan_job(uuid(id)?).await?]),
+        ListKind::MetricDefinitions => Listing::MetricDefinitions(vec![client.get_metric_definition(id).await?]),
+        ListKind::Policies => Listing::Policies(vec![client.get_policy(uuid(id)?).await?]),
+        ListKind::CollectionJobs => Listing::CollectionJobs(vec![client.get_collection_job(uuid(id)?).await?]),
+        ListKind::Issues => Listing::Issues(vec![client.get_issue(uuid(id)?).await?]),
+        ListKind::Flows => Listing::Flows(vec![client.get_flow(uuid(id)?).await?]),
+        ListKind::Personas => Listing::Personas(vec![client.get_persona(uuid(id)?).await?]),
+        ListKind::Agents => {
+            let path = format!("{}/{}", ListKind::Agents.route(), uuid(id)?);
+            Listing::Agents(vec![client.get::<crate::api::model::Data<_>>(&path).await?.data])
+        }
+        ListKind::AgentEndpoints => Listing::AgentEndpoints(vec![client.get_agent_endpoint(uuid(id)?).await?]),
+        ListKind::KnowledgeBases => Listing::KnowledgeBases(vec![client.get_knowledge_base(uuid(id)?).await?]),
+        ListKind::HttpDefinitions => {
+            Listing::HttpDefinitions(vec![client.get_http_request_definition(uuid(id)?).await?])
+        }
+        ListKind::Calls => Listing::Calls(vec![client.get_call(uuid(id)?).await?]),
+    })
+}

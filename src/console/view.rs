@@ -1,0 +1,210 @@
+//! Draws the whole screen from the app's state: header, tabs, banner, the pane, the footer,
+//! toasts and overlays. Nothing here changes state.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span, Text};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+
+use super::app::{App, Connection, Overlay, Prompt};
+use super::keymap::Action;
+use super::pane::{Level, ViewCtx};
+use super::widgets::text::fit;
+
+/// Global keys shown in help after the pane's own.
+const GLOBAL: &[Action] = &[
+    Action::Help,
+    Action::Command,
+    Action::Filter,
+    Action::Back,
+    Action::Refresh,
+    Action::Copy,
+    Action::Raw,
+    Action::OpenById,
+    Action::Log,
+    Action::NextTab,
+    Action::PrevTab,
+    Action::Up,
+    Action::Down,
+    Action::PageUp,
+    Action::PageDown,
+    Action::Top,
+    Action::Bottom,
+    Action::Quit,
+];
+
+pub fn draw(frame: &mut Frame, app: &App) {
+    let area = frame.area();
+    let banner = matches!(app.connection, Connection::Disconnected { .. });
+    let [header, tabs, banner_area, body, footer] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Length(banner as u16),
+        Constraint::Min(3),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    draw_header(frame, header, app);
+    draw_tabs(frame, tabs, app);
+    if let Connection::Disconnected { attempt, retry_in, reason } = &app.connection {
+        let text = format!(
+            " DISCONNECTED · showing cached data · retry {attempt} in {:.0}s (r to retry now) · {reason}",
+            retry_in.as_secs_f64().ceil()
+        );
+        frame.render_widget(Line::styled(fit(&text, area.width as usize), app.settings.theme.banner()), banner_area);
+    }
+    let ctx = ViewCtx { theme: &app.settings.theme, now: app.now, keys: &app.settings.keymap };
+    app.pane().draw(frame, body, &ctx);
+    draw_footer(frame, footer, app);
+    draw_toasts(frame, body, app);
+    match &app.overlay {
+        Some(Overlay::Help) => draw_help(frame, body, app),
+        Some(Overlay::Raw { title, text, scroll }) => {
+            draw_text(frame, body, app, &format!("raw JSON · {title}"), text, *scroll)
+        }
+        Some(Overlay::Log { scroll }) => {
+            let text = if app.log.is_empty() {
+                "nothing logged in this session".to_string()
+            } else {
+                app.log
+                    .iter()
+                    .rev()
+                    .map(|l| {
+                        let level = if l.level == Level::Error { "error" } else { "info " };
+                        format!("{} {level} {}", l.at.strftime("%H:%M:%S"), l.text)
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            };
+            draw_text(frame, body, app, "log (newest first)", &text, *scroll)
+        }
+        None => {}
+    }
+}
+
+fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
+    let theme = &app.settings.theme;
+    let (state, style) = match &app.connection {
+        Connection::Connecting => ("connecting…".to_string(), theme.warn()),
+        Connection::Connected(health) if health.authenticated => (format!("account {}", health.account), theme.ok()),
+        Connection::Connected(_) => ("key not accepted".to_string(), theme.error()),
+        Connection::Disconnected { .. } => ("disconnected".to_string(), theme.error()),
+    };
+    let mut spans = vec![
+        Span::styled(" switchboard ", theme.title()),
+        Span::styled(format!("{} ", app.settings.service), theme.heading()),
+        Span::styled(format!("[{}] ", app.settings.profile), theme.dim()),
+        Span::styled(state, style),
+    ];
+    if app.settings.read_only {
+        spans.push(Span::styled(" read-only", theme.warn()));
+    }
+    frame.render_widget(Line::from(spans), area);
+}
+
+fn draw_tabs(frame: &mut Frame, area: Rect, app: &App) {
+    let theme = &app.settings.theme;
+    let narrow = area.width < 100;
+    let mut spans = Vec::new();
+    const SHORT: [&str; 7] = ["plans", "jobs", "metrics", "issues", "flows", "personas", "bench"];
+    for (i, pane) in app.panes.iter().enumerate() {
+        let title = if narrow { SHORT.get(i).copied().unwrap_or(pane.title()) } else { pane.title() };
+        let label = format!(" {} {} ", i + 1, title);
+        let style = if i == app.tab { theme.active_tab() } else { theme.dim() };
+        spans.push(Span::styled(label, style));
+    }
+    frame.render_widget(Line::from(spans), area);
+}
+
+fn draw_footer(frame: &mut Frame, area: Rect, app: &App) {
+    let theme = &app.settings.theme;
+    let line = match &app.prompt {
+        Some(Prompt::Command(text)) => Line::from(vec![Span::styled(":", theme.key()), Span::raw(format!("{text}▏"))]),
+        Some(Prompt::Filter(text)) => Line::from(vec![
+            Span::styled("/", theme.key()),
+            Span::raw(format!("{text}▏")),
+            Span::styled("  enter keep · esc clear", theme.dim()),
+        ]),
+        Some(Prompt::OpenById(text)) => {
+            Line::from(vec![Span::styled("open id: ", theme.key()), Span::raw(format!("{text}▏"))])
+        }
+        None => {
+            let keys = &app.settings.keymap;
+            let mut spans = Vec::new();
+            let hints = app.pane().help().into_iter().take(5).chain([
+                (Action::Help, "help"),
+                (Action::Command, "command"),
+                (Action::Quit, "quit"),
+            ]);
+            for (action, help) in hints {
+                spans.push(Span::styled(keys.first_key(action), theme.key()));
+                spans.push(Span::styled(format!(" {help}  "), theme.dim()));
+            }
+            Line::from(spans)
+        }
+    };
+    frame.render_widget(line, area);
+}
+
+fn draw_toasts(frame: &mut Frame, body: Rect, app: &App) {
+    let theme = &app.settings.theme;
+    let width = (body.width / 2).max(30).min(body.width);
+    for (i, toast) in app.toasts.iter().rev().enumerate() {
+        let y = body.bottom().saturating_sub(1 + i as u16);
+        if y <= body.y {
+            break;
+        }
+        let style = if toast.level == Level::Error { theme.error() } else { theme.ok() };
+        let mark = if toast.level == Level::Error { "✗ " } else { "✓ " };
+        let text = fit(&format!("{mark}{}", toast.text), width as usize - 2);
+        let area = Rect { x: body.right().saturating_sub(width + 1), y, width, height: 1 };
+        frame.render_widget(Clear, area);
+        frame.render_widget(Line::styled(format!(" {text}"), style).right_aligned(), area);
+    }
+}
+
+fn centered(area: Rect, width: u16, height: u16) -> Rect {
+    let width = width.min(area.width);
+    let height = height.min(area.height);
+    Rect { x: area.x + (area.width - width) / 2, y: area.y + (area.height - height) / 2, width, height }
+}
+
+fn draw_help(frame: &mut Frame, body: Rect, app: &App) {
+    let theme = &app.settings.theme;
+    let keys = &app.settings.keymap;
+    let mut lines = vec![Line::styled(format!("{} ", app.pane().title()), theme.heading())];
+    let pane = app.pane().help();
+    for (action, help) in &pane {
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {:<16}", keys.keys_of(*action)), theme.key()),
+            Span::raw(*help),
+        ]));
+    }
+    lines.push(Line::styled("everywhere", theme.heading()));
+    for action in GLOBAL.iter().filter(|a| !pane.iter().any(|(p, _)| p == *a)) {
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {:<16}", keys.keys_of(*action)), theme.key()),
+            Span::raw(action.help()),
+        ]));
+    }
+    lines.push(Line::from(vec![
+        Span::styled(format!("  {:<16}", "1–7"), theme.key()),
+        Span::raw("tabs; : plans jobs metrics issues flows personas bench"),
+    ]));
+    let area = centered(body, 72, lines.len() as u16 + 2);
+    frame.render_widget(Clear, area);
+    let block = Block::default().borders(Borders::ALL).title(" help · esc closes ").border_style(theme.title());
+    frame.render_widget(Paragraph::new(Text::from(lines)).block(block), area);
+}
+
+fn draw_text(frame: &mut Frame, body: Rect, app: &App, title: &str, text: &str, scroll: u16) {
+    let theme = &app.settings.theme;
+    let area = centered(body, body.width.saturating_sub(4), body.height);
+    frame.render_widget(Clear, area);
+    let block =
+        Block::default().borders(Borders::ALL).title(format!(" {title} · esc closes ")).border_style(theme.title());
+    frame.render_widget(
+        Paragraph::new(text.to_string()).block(block).wrap(Wrap { trim: false }).scroll((scroll, 0)),
+        area,
+    );
+}

@@ -1,0 +1,6 @@
+//! Widgets shared by every pane: the virtualized table, its list state, detail views, text.
+
+pub mod detail;
+pub mod list;
+pub mod table;
+pub mod text;

@@ -1,0 +1,66 @@
+//! The frame around every pane: header, tabs, help, command mode, raw view, copy.
+
+use switchboard::console::message::Effect;
+
+use crate::assert_screen;
+use crate::harness::Harness;
+
+#[tokio::test]
+async fn header_names_the_service_and_account() {
+    let h = Harness::seeded().await;
+    let screen = h.render(80, 24);
+    assert!(screen.lines().next().unwrap().contains("local test service"), "{screen}");
+    assert!(screen.lines().next().unwrap().contains("account "), "{screen}");
+}
+
+#[tokio::test]
+async fn help_is_generated_from_the_keymap() {
+    let mut h = Harness::seeded().await;
+    h.keys(&["6", "?"]).await;
+    let screen = h.render(80, 24);
+    assert!(screen.contains("every field of the selection"), "{screen}");
+    assert_screen!("help_catalog_80x24", screen);
+    assert_screen!("help_catalog_160x48", h.render(160, 48));
+    h.key("esc").await;
+    assert!(!h.render(80, 24).contains("help · esc closes"));
+}
+
+#[tokio::test]
+async fn command_mode_aliases_switch_tabs_and_unknown_ones_say_so() {
+    let mut h = Harness::seeded().await;
+    h.key(":").await;
+    h.type_text("personas").await;
+    h.key("enter").await;
+    assert_eq!(h.app.tab, 5);
+    h.key(":").await;
+    h.type_text("bench").await;
+    h.key("enter").await;
+    assert_eq!(h.app.tab, 6);
+    h.key(":").await;
+    h.type_text("nonsense").await;
+    h.key("enter").await;
+    assert!(h.render(160, 48).contains("no command :nonsense"));
+}
+
+#[tokio::test]
+async fn copy_uses_the_selected_id_and_raw_shows_json() {
+    let mut h = Harness::seeded().await;
+    h.keys(&["6", "y"]).await;
+    let copied = h.performed.iter().find_map(|e| if let Effect::Copy(text) = e { Some(text.clone()) } else { None });
+    let id = copied.expect("y copies");
+    assert!(uuid::Uuid::parse_str(&id).is_ok(), "{id}");
+    h.key("v").await;
+    let screen = h.render(160, 48);
+    assert!(screen.contains("raw JSON") && screen.contains("\"id\""), "{screen}");
+}
+
+#[tokio::test]
+async fn tab_and_shift_tab_cycle_through_every_tab() {
+    let mut h = Harness::seeded().await;
+    for expected in [1, 2, 3, 4, 5, 6, 0] {
+        h.key("tab").await;
+        assert_eq!(h.app.tab, expected);
+    }
+    h.key("shift-tab").await;
+    assert_eq!(h.app.tab, 6);
+}
