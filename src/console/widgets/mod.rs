@@ -3,4 +3,6 @@
 pub mod detail;
 pub mod list;
 pub mod table;
+pub mod values;
 pub mod text;
+pub mod conversation;

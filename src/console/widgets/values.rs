@@ -1,0 +1,173 @@
+//! Metric values as table rows: shared by a job's values, a call's values and the metrics tab.
+//! A value that was not computed shows its capture status as text, never colour alone.
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use ratatui::layout::Constraint::{Fill, Length};
+use ratatui::text::Line;
+use ratatui::widgets::Cell;
+
+use super::detail::Lines;
+use super::list::by;
+use super::table::{Column, col};
+use super::text::{fit, number, offset_ms, or_dash, when};
+use crate::api::model::{MetricValue, MetricValueGroup, Segment};
+use crate::console::theme::Theme;
+
+/// The metric a value belongs to, shared by all its values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetricLabel {
+    pub id: uuid::Uuid,
+    pub name: String,
+    pub unit: Option<String>,
+}
+
+/// One value with its metric: a row of a values table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValueRow {
+    pub metric: Arc<MetricLabel>,
+    pub value: MetricValue,
+}
+
+impl serde::Serialize for ValueRow {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut s = serializer.serialize_struct("ValueRow", 3)?;
+        s.serialize_field("metricDefinitionId", &self.metric.id)?;
+        s.serialize_field("metric", &self.metric.name)?;
+        s.serialize_field("value", &self.value)?;
+        s.end()
+    }
+}
+
+/// Flattens a job's or call's value groups into rows, one per value.
+pub fn rows(groups: &[MetricValueGroup]) -> Vec<ValueRow> {
+    let mut out = Vec::new();
+    for group in groups {
+        let metric = Arc::new(MetricLabel {
+            id: group.metric_definition_id,
+            name: group.name.clone().or_else(|| group.slug.clone()).unwrap_or_else(|| group.metric_definition_id.to_string()),
+            unit: group.unit.as_ref().and_then(|u| u.symbol.clone().or_else(|| u.name.clone())),
+        });
+        out.extend(group.values.iter().map(|value| ValueRow { metric: metric.clone(), value: value.clone() }));
+    }
+    out
+}
+
+pub const COLUMNS: &[Column] = &[
+    col("METRIC", Fill(2)),
+    col("CALL/CHAT", Length(10)),
+    col("CONTEXT", Length(8)),
+    col("ROLE", Length(8)),
+    col("VALUE / STATUS", Fill(1)),
+    col("CONF", Length(5)),
+    col("COMPUTED", Length(19)),
+];
+
+/// The capture status text ("SUCCESS" when absent but a value is there).
+pub fn status(row: &ValueRow) -> String {
+    match &row.value.capture_status {
+        Some(status) => status.as_str().to_string(),
+        None if row.value.value.is_some() => "SUCCESS".into(),
+        None => "—".into(),
+    }
+}
+
+/// The value as a reader wants it: its label, or the number with its unit.
+pub fn shown(row: &ValueRow) -> Option<String> {
+    let v = &row.value;
+    if let Some(label) = &v.label {
+        return Some(label.clone());
+    }
+    let number = number(v.value?);
+    Some(match &row.metric.unit {
+        Some(unit) => format!("{number} {unit}"),
+        None => number,
+    })
+}
+
+pub fn conversation_id(row: &ValueRow) -> Option<uuid::Uuid> {
+    row.value.call_id.or(row.value.chat_id)
+}
+
+/// The cells of a row.
+pub fn cells(row: &ValueRow, theme: &Theme) -> Vec<Cell<'static>> {
+    let v = &row.value;
+    let status = status(row);
+    let value = match (status.as_str(), shown(row)) {
+        ("SUCCESS", Some(shown)) => Cell::from(shown),
+        (_, _) => Cell::from(status.clone()).style(theme.status(&status)),
+    };
+    let short = |id: Option<uuid::Uuid>| id.map(|id| id.to_string()[..8].to_string()).unwrap_or_else(|| "—".into());
+    vec![
+        Cell::from(row.metric.name.clone()),
+        Cell::from(short(conversation_id(row))),
+        Cell::from(or_dash(v.context.as_ref().map(|c| c.as_str()))),
+        Cell::from(or_dash(v.participant_role.as_deref())),
+        value,
+        Cell::from(v.confidence.map(|c| format!("{c:.2}")).unwrap_or_else(|| "—".into())),
+        Cell::from(when(v.computed_at.as_ref())),
+    ]
+}
+
+/// What `/` searches in a row.
+pub fn haystack(row: &ValueRow) -> String {
+    format!(
+        "{} {} {} {}",
+        row.metric.name,
+        status(row),
+        shown(row).unwrap_or_default(),
+        conversation_id(row).map(|id| id.to_string()).unwrap_or_default()
+    )
+}
+
+/// Compares rows by a column of `COLUMNS`.
+pub fn compare(a: &ValueRow, b: &ValueRow, column: usize) -> Ordering {
+    match column {
+        0 => a.metric.name.cmp(&b.metric.name),
+        1 => conversation_id(a).cmp(&conversation_id(b)),
+        2 => by(a.value.context.as_ref().map(|c| c.as_str()), b.value.context.as_ref().map(|c| c.as_str())),
+        3 => by(a.value.participant_role.as_deref(), b.value.participant_role.as_deref()),
+        4 => by(a.value.value, b.value.value).then_with(|| status(a).cmp(&status(b))),
+        5 => by(a.value.confidence, b.value.confidence),
+        _ => by(a.value.computed_at.as_ref(), b.value.computed_at.as_ref()),
+    }
+}
+
+/// A value's detail: what it is, why (`valueReasoning`), and the segments it points at.
+pub fn detail(row: &ValueRow, theme: &Theme) -> Vec<Line<'static>> {
+    let v = &row.value;
+    let mut lines = Lines::new(theme);
+    lines.kv("metric", row.metric.name.clone());
+    lines.status("capture status", Some(&status(row)));
+    lines.kv("value", shown(row).unwrap_or_else(|| "— (not computed)".into()));
+    lines.opt("confidence", v.confidence.map(|c| format!("{c:.2}")));
+    lines.opt("call", v.call_id).opt("chat", v.chat_id);
+    lines.opt("context", v.context.as_ref().map(|c| c.as_str().to_string()));
+    lines.opt("participant role", v.participant_role.as_ref());
+    lines.kv("computed at", when(v.computed_at.as_ref()));
+    if !v.policy_ids.is_empty() {
+        lines.list("policies", v.policy_ids.iter());
+    }
+    if let Some(error) = &v.error_message {
+        lines.section("error").text(error);
+    }
+    lines.section("reasoning").text(&or_dash(v.value_reasoning.as_deref()));
+    let segments: Vec<(&str, &Segment)> = [("segment", &v.segment), ("from", &v.from_segment), ("to", &v.to_segment)]
+        .into_iter()
+        .filter_map(|(name, s)| s.as_ref().map(|s| (name, s)))
+        .collect();
+    if !segments.is_empty() {
+        lines.section("segments");
+        for (name, s) in segments {
+            let at = match (s.start_offset_ms, s.end_offset_ms) {
+                (Some(a), Some(b)) => format!("{}–{}", offset_ms(a), offset_ms(b)),
+                (Some(a), None) => offset_ms(a),
+                _ => "—".into(),
+            };
+            lines.kv(name, format!("{at}  {}", fit(s.text.as_deref().unwrap_or(""), 400)));
+        }
+    }
+    lines.lines
+}
