@@ -1,7 +1,7 @@
 //! Drives the console's `App` against a real seeded local service: keys go in through
-#![allow(dead_code)]
 //! `update`, effects are performed with a real client until none are left, and the screen
 //! is rendered on a `TestBackend`.
+#![allow(dead_code)]
 
 use std::time::{Duration, Instant};
 
