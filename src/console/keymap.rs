@@ -34,12 +34,12 @@ macro_rules! actions {
 actions! {
     Quit = "quit", "quit", ["q", "ctrl-c"];
     Help = "help", "show or hide help", ["?"];
-    Command = "command", "command mode (:plans, :jobs, …)", [":"];
-    Filter = "filter", "filter the list as you type", ["/"];
+    Command = "command", "command mode (:plans …)", [":"];
+    Filter = "filter", "filter as you type", ["/"];
     Back = "back", "go back, close", ["esc"];
-    Refresh = "refresh", "refresh from the service", ["r", "f5"];
-    Copy = "copy", "copy the selected id (OSC 52)", ["y"];
-    Raw = "raw", "raw JSON of the selection", ["v"];
+    Refresh = "refresh", "refresh", ["r", "f5"];
+    Copy = "copy", "copy the id (OSC 52)", ["y"];
+    Raw = "raw", "raw JSON", ["v"];
     NextTab = "next_tab", "next tab", ["tab"];
     PrevTab = "prev_tab", "previous tab", ["backtab"];
     Tab1 = "tab_1", "run plans", ["1"];
@@ -47,7 +47,7 @@ actions! {
     Tab3 = "tab_3", "metrics", ["3"];
     Tab4 = "tab_4", "issues", ["4"];
     Tab5 = "tab_5", "flows", ["5"];
-    Tab6 = "tab_6", "personas, agents, knowledge", ["6"];
+    Tab6 = "tab_6", "personas & agents", ["6"];
     Tab7 = "tab_7", "benchmarks", ["7"];
     Up = "up", "move up", ["k", "up"];
     Down = "down", "move down", ["j", "down"];
@@ -60,9 +60,9 @@ actions! {
     Right = "right", "next section", ["l", "right"];
     Sort = "sort", "sort by the next column", ["s"];
     SortReverse = "sort_reverse", "reverse the sort", ["S"];
-    ToggleAll = "toggle_all", "show successful or all values", ["a"];
+    ToggleAll = "toggle_all", "success or all values", ["a"];
     StatusFilter = "status_filter", "cycle the status filter", ["f"];
-    SecondFilter = "second_filter", "cycle the severity or metric filter", ["F"];
+    SecondFilter = "second_filter", "second filter", ["F"];
     Summary = "summary", "per-metric summary", ["m"];
     NextItem = "next_item", "next sample", ["n"];
     PrevItem = "prev_item", "previous sample", ["p", "N"];
@@ -114,9 +114,10 @@ impl KeyMap {
         self.bindings.iter().find(|(k, _)| *k == key).map(|(_, a)| *a)
     }
 
-    /// The keys bound to `action`, as shown in help ("j/↓").
+    /// The first two keys bound to `action`, as shown in help ("j/↓").
     pub fn keys_of(&self, action: Action) -> String {
-        let keys: Vec<String> = self.bindings.iter().filter(|(_, a)| *a == action).map(|(k, _)| show_key(k)).collect();
+        let keys: Vec<String> =
+            self.bindings.iter().filter(|(_, a)| *a == action).take(2).map(|(k, _)| show_key(k)).collect();
         if keys.is_empty() { "unbound".into() } else { keys.join("/") }
     }
 

@@ -73,6 +73,7 @@ pub async fn run(global: &GlobalArgs) -> Result<ExitCode> {
     let mut waiting: Vec<Request> = Vec::new();
     let mut cache_dirty = false;
     let mut dirty = true;
+    let force_panic = std::env::var_os("SWITCHBOARD_TEST_PANIC").is_some();
 
     loop {
         for effect in std::mem::take(&mut app.effects) {
@@ -98,6 +99,10 @@ pub async fn run(global: &GlobalArgs) -> Result<ExitCode> {
         if dirty {
             terminal.draw(|frame| view::draw(frame, &app))?;
             dirty = false;
+            // Lets the end-to-end tests prove the terminal is restored after a panic.
+            if force_panic {
+                panic!("forced panic: SWITCHBOARD_TEST_PANIC is set");
+            }
         }
         let message = tokio::select! {
             message = rx.recv() => match message { Some(m) => m, None => break },

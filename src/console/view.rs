@@ -176,25 +176,38 @@ fn draw_help(frame: &mut Frame, body: Rect, app: &App) {
     let pane = app.pane().help();
     for (action, help) in &pane {
         lines.push(Line::from(vec![
-            Span::styled(format!("  {:<16}", keys.keys_of(*action)), theme.key()),
+            Span::styled(format!("  {:<13} ", keys.keys_of(*action)), theme.key()),
             Span::raw(*help),
         ]));
     }
     lines.push(Line::styled("everywhere", theme.heading()));
     for action in GLOBAL.iter().filter(|a| !pane.iter().any(|(p, _)| p == *a)) {
         lines.push(Line::from(vec![
-            Span::styled(format!("  {:<16}", keys.keys_of(*action)), theme.key()),
+            Span::styled(format!("  {:<13} ", keys.keys_of(*action)), theme.key()),
             Span::raw(action.help()),
         ]));
     }
     lines.push(Line::from(vec![
-        Span::styled(format!("  {:<16}", "1–7"), theme.key()),
-        Span::raw("tabs; : plans jobs metrics issues flows personas bench"),
+        Span::styled(format!("  {:<13} ", "1–7"), theme.key()),
+        Span::raw("tabs (:plans :jobs :metrics …)"),
     ]));
-    let area = centered(body, 72, lines.len() as u16 + 2);
+    // Two columns when one does not fit (80×24), so help never loses lines.
+    let two = lines.len() as u16 + 2 > body.height;
+    let width = if two { body.width } else { 72 };
+    let rows = if two { lines.len().div_ceil(2) } else { lines.len() };
+    let area = if two { body } else { centered(body, width, rows as u16 + 2) };
     frame.render_widget(Clear, area);
     let block = Block::default().borders(Borders::ALL).title(" help · esc closes ").border_style(theme.title());
-    frame.render_widget(Paragraph::new(Text::from(lines)).block(block), area);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if two {
+        let right = lines.split_off(rows);
+        let [a, b] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(inner);
+        frame.render_widget(Paragraph::new(Text::from(lines)).wrap(Wrap { trim: false }), a);
+        frame.render_widget(Paragraph::new(Text::from(right)).wrap(Wrap { trim: false }), b);
+    } else {
+        frame.render_widget(Paragraph::new(Text::from(lines)), inner);
+    }
 }
 
 fn draw_text(frame: &mut Frame, body: Rect, app: &App, title: &str, text: &str, scroll: u16) {

@@ -6,4 +6,5 @@ mod support;
 mod harness;
 
 mod catalog;
+mod connection;
 mod frame;

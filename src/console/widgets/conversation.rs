@@ -70,8 +70,16 @@ impl ConversationView {
             (Request::Conversation(id), Ok(Fetched::Conversation(c))) if *id == self.call_id => {
                 let Conversation { call, transcript, metrics } = c.as_ref();
                 self.call = Some(call.clone());
-                self.transcript.replace(transcript.entries.clone(), |e| e.start_offset_ms.to_string(), &self.transcript_shape);
-                self.values.replace(values::rows(metrics), |r| format!("{}{:?}", r.metric.id, r.value.computed_at), &self.values_shape);
+                self.transcript.replace(
+                    transcript.entries.clone(),
+                    |e| e.start_offset_ms.to_string(),
+                    &self.transcript_shape,
+                );
+                self.values.replace(
+                    values::rows(metrics),
+                    |r| format!("{}{:?}", r.metric.id, r.value.computed_at),
+                    &self.values_shape,
+                );
                 self.transcript.load = Load::Fresh;
                 self.values.load = Load::Fresh;
                 true
@@ -201,7 +209,13 @@ impl ConversationView {
         };
         let transcript_row = |e: &TranscriptEntry| {
             let role = e.role.as_ref().map(|r| r.as_str().to_string()).unwrap_or_else(|| "—".into());
-            let style = if role == "AGENT" { theme.agent() } else if role.contains("CUSTOMER") { theme.customer() } else { theme.dim() };
+            let style = if role == "AGENT" {
+                theme.agent()
+            } else if role.contains("CUSTOMER") {
+                theme.customer()
+            } else {
+                theme.dim()
+            };
             vec![
                 Cell::from(offset_ms(e.start_offset_ms)),
                 Cell::from(role.to_lowercase()).style(style),
@@ -224,7 +238,15 @@ impl ConversationView {
         if self.detail
             && let Some(row) = self.values.selected()
         {
-            detail::draw(frame, right, &format!("{} · value", row.metric.name), values::detail(row, theme), &self.scroll, theme, true);
+            detail::draw(
+                frame,
+                right,
+                &format!("{} · value", row.metric.name),
+                values::detail(row, theme),
+                &self.scroll,
+                theme,
+                true,
+            );
             return;
         }
         let value_row = |r: &ValueRow| values::cells(r, theme);

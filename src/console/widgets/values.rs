@@ -47,7 +47,11 @@ pub fn rows(groups: &[MetricValueGroup]) -> Vec<ValueRow> {
     for group in groups {
         let metric = Arc::new(MetricLabel {
             id: group.metric_definition_id,
-            name: group.name.clone().or_else(|| group.slug.clone()).unwrap_or_else(|| group.metric_definition_id.to_string()),
+            name: group
+                .name
+                .clone()
+                .or_else(|| group.slug.clone())
+                .unwrap_or_else(|| group.metric_definition_id.to_string()),
             unit: group.unit.as_ref().and_then(|u| u.symbol.clone().or_else(|| u.name.clone())),
         });
         out.extend(group.values.iter().map(|value| ValueRow { metric: metric.clone(), value: value.clone() }));

@@ -1,0 +1,92 @@
+//! Stale and disconnected: the cache shows at once, a lost service leaves the screen usable
+//! under a banner, and the console recovers by itself when the service returns.
+
+use switchboard::cache::Cache;
+use switchboard::console::app::Connection;
+use switchboard::console::message::{Effect, Message};
+use switchboard::service;
+
+use crate::harness::{Harness, now, settings};
+use crate::support;
+
+#[tokio::test]
+async fn cached_lists_show_at_once_marked_stale_then_fresh() {
+    let cache_dir = tempfile::tempdir().unwrap();
+    let service = support::start(true).await;
+    // A first session fills the cache.
+    let (cache, _) = Cache::load(cache_dir.path(), "local");
+    let mut first = Harness::on(service, Some(cache)).await;
+    first.key("6").await;
+    assert!(first.performed.contains(&Effect::SaveCache));
+    first.app.cache.as_ref().unwrap().save().unwrap();
+
+    // The next session draws the cached personas before any answer arrives.
+    let (cache, warning) = Cache::load(cache_dir.path(), "local");
+    assert!(warning.is_none());
+    let mut app = switchboard::console::app::App::new(settings(), Some(cache), now());
+    app.update(Message::Key(switchboard::console::keymap::parse_key("6").unwrap()));
+    first.app = app;
+    let screen = first.render(80, 24);
+    assert!(screen.contains("Callum Reid") && screen.contains("stale (cached)"), "{screen}");
+    first.settle().await;
+    let screen = first.render(80, 24);
+    assert!(screen.contains("Callum Reid") && !screen.contains("stale"), "{screen}");
+}
+
+#[tokio::test]
+async fn losing_the_service_shows_a_banner_keeps_data_and_recovers() {
+    let mut h = Harness::seeded().await;
+    h.key("6").await;
+    let addr = h.service.running.addr;
+
+    // Stop the service; the data dir stays.
+    h.service.running.take_shutdown().unwrap().send(()).unwrap();
+    h.service.running.wait().await.unwrap();
+
+    h.key("r").await;
+    let screen = h.render(80, 24);
+    assert!(screen.contains("DISCONNECTED"), "{screen}");
+    assert!(screen.contains("Callum Reid"), "cached rows stay on screen:\n{screen}");
+    let Connection::Disconnected { retry_in: first_wait, .. } = h.app.connection.clone() else { panic!() };
+    assert!(h.performed.iter().any(|e| matches!(e, Effect::ReconnectAfter(_))));
+
+    // Retries back off while the service is away; keys keep working.
+    h.app.update(Message::Reconnect);
+    h.settle().await;
+    let Connection::Disconnected { retry_in: second_wait, attempt, .. } = h.app.connection.clone() else { panic!() };
+    assert!(second_wait > first_wait, "{first_wait:?} then {second_wait:?}");
+    assert_eq!(attempt, 2);
+    h.keys(&["j", "?", "esc", "1", "6"]).await;
+    assert!(h.render(160, 48).contains("DISCONNECTED"));
+
+    // The service returns on the same address: the next retry reconnects and refreshes.
+    let options = service::Options { addr, ..support::options(h.service.dir.path(), false) };
+    let _back = service::start(options).await.expect("restarts on the same port");
+    h.app.update(Message::Reconnect);
+    h.settle().await;
+    assert!(matches!(h.app.connection, Connection::Connected(_)), "{:?}", h.app.connection);
+    let screen = h.render(80, 24);
+    assert!(!screen.contains("DISCONNECTED") && screen.contains("reconnected"), "{screen}");
+    assert!(screen.contains("Callum Reid"));
+}
+
+#[tokio::test]
+async fn a_list_the_service_does_not_offer_says_so_and_opens_by_id() {
+    use switchboard::console::message::{FailureKind, FetchError, ListKind, Request};
+    let mut h = Harness::seeded().await;
+    h.key("6").await;
+    // A service without a persona listing answers 404 on the list route.
+    h.app.update(Message::Fetched {
+        request: Request::List(ListKind::Personas),
+        result: Box::new(Err(FetchError { kind: FailureKind::NotFound, message: "404 not_found".into() })),
+    });
+    let screen = h.render(80, 24);
+    assert!(screen.contains("this service does not list these"), "{screen}");
+    // Opening one by id still works.
+    let id = support::id_of(&support::seed("personas")[0]);
+    h.key("o").await;
+    h.type_text(&id.to_string()).await;
+    h.key("enter").await;
+    let screen = h.render(160, 48);
+    assert!(screen.contains("traits"), "{screen}");
+}
