@@ -18,16 +18,21 @@ impl Family {
     /// Families by the words statuses use; checked in order, so `NOT_STARTED` is waiting, not running.
     pub fn of(status: &str) -> Family {
         let s = status.to_ascii_uppercase();
-        let has = |words: &[&str]| words.iter().any(|w| s.contains(w));
-        if has(&["CANCEL", "ABORT", "SKIP", "INACTIVE", "SUPERSEDED", "DEPRECATED"]) {
-            Family::Cancelled
-        } else if has(&["FAIL", "ERROR", "TIMED_OUT", "TIMEOUT", "REJECT", "MISSING", "CRITICAL"]) {
-            Family::Failed
-        } else if has(&["QUEUE", "PENDING", "WAIT", "SCHEDULED", "NOT_STARTED", "CREATED", "OPEN", "NEW"]) {
+        // Whole words by their stems: CANCEL matches CANCELLED and CANCELED, not SOMETHING_NEWER.
+        let words: Vec<&str> = s.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()).collect();
+        let has = |stems: &[&str]| words.iter().any(|w| stems.iter().any(|stem| w.starts_with(stem)));
+        let is = |exact: &[&str]| words.iter().any(|w| exact.contains(w));
+        if s.starts_with("NOT_STARTED") {
             Family::Waiting
-        } else if has(&["RUNNING", "PROGRESS", "PROCESSING", "STARTED", "ACTIVE", "ANALYZ", "ACKNOWLEDGED", "HIGH"]) {
+        } else if has(&["CANCEL", "ABORT", "SKIP", "INACTIVE", "SUPERSEDED", "DEPRECATED"]) || is(&["NOT"]) {
+            Family::Cancelled
+        } else if has(&["FAIL", "ERROR", "TIMED", "TIMEOUT", "REJECT", "MISSING", "EXPIRED"]) {
+            Family::Failed
+        } else if has(&["QUEUE", "PENDING", "WAIT", "SCHEDULED", "CREATED", "INITIAL"]) || is(&["OPEN", "NEW"]) {
+            Family::Waiting
+        } else if has(&["RUNNING", "PROGRESS", "PROCESSING", "STARTED", "ACTIVE", "ANALYZ", "ACKNOWLEDGED", "RETRY"]) {
             Family::Running
-        } else if has(&["COMPLET", "SUCCESS", "ENDED", "READY", "RESOLVED", "DONE", "CURRENT", "PASS"]) {
+        } else if has(&["COMPLET", "SUCCE", "ENDED", "READY", "RESOLVED", "DONE", "CURRENT", "PASS", "FINISH"]) {
             Family::Done
         } else {
             Family::Other
@@ -153,7 +158,9 @@ mod tests {
             ("DATA_MISSING", Failed),
             ("CANCELLED", Cancelled),
             ("CANCELED", Cancelled),
-            ("SOMETHING_NEW", Other),
+            ("SOMETHING_NEWISH", Other),
+            ("NOT_APPLICABLE", Cancelled),
+            ("ACKNOWLEDGED", Running),
         ];
         for (status, family) in cases {
             assert_eq!(Family::of(status), family, "{status}");
