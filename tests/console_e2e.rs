@@ -1,0 +1,117 @@
+//! The real binary in a real pseudo-terminal: `switchboard` with no arguments starts the
+//! embedded service on seeded data, every tab opens, help opens, and every way out
+//! (q, Ctrl-C, SIGTERM, a panic) leaves the terminal as it found it.
+#![cfg(unix)]
+
+#[path = "support/pty.rs"]
+mod pty;
+
+use std::path::Path;
+use std::time::Duration;
+
+use pty::Pty;
+
+const WAIT: Duration = Duration::from_secs(60);
+
+/// The console with its own home (config, cache, data and logs inside `home`).
+fn console(home: &Path, extra_env: &[(&str, &str)], args: &[&str]) -> Pty {
+    let home = home.to_str().unwrap();
+    let mut env = vec![("HOME", home), ("XDG_CONFIG_HOME", ""), ("XDG_DATA_HOME", ""), ("XDG_CACHE_HOME", "")];
+    env.retain(|(_, v)| !v.is_empty());
+    env.extend_from_slice(extra_env);
+    Pty::spawn(Path::new(env!("CARGO_BIN_EXE_switchboard")), args, &env, 100, 30)
+}
+
+fn assert_restored(pty: &Pty) {
+    let restored = pty.restored();
+    assert!(restored.all(), "terminal not restored: {restored}\n{}", pty.screen_text());
+}
+
+#[test]
+fn first_run_visits_every_tab_opens_help_and_quits_cleanly() {
+    let home = tempfile::tempdir().unwrap();
+    let mut pty = console(home.path(), &[], &[]);
+    pty.wait_for("account", WAIT).unwrap();
+    pty.wait_for("embedded 127.0.0.1:", WAIT).unwrap();
+    // Every tab by its number key, each showing its own seeded data.
+    let tabs = [
+        ("1", "Brightsmile reschedule regression"),
+        ("2", "run plan jobs"),
+        ("3", "Call duration"),
+        ("4", "Receptionist discloses appointment"),
+        ("5", "Reschedule a cleaning"),
+        ("6", "Callum Reid"),
+        ("7", "voice-agent-reception-v1"),
+    ];
+    for (key, text) in tabs {
+        pty.key(key);
+        pty.wait_for(text, WAIT).unwrap_or_else(|e| panic!("tab {key}: {e}"));
+    }
+    pty.key("?");
+    pty.wait_for("help · esc closes", WAIT).unwrap();
+    pty.key("Esc");
+    pty.wait_until("help closed", WAIT, |s| !s.contents().contains("help · esc closes")).unwrap();
+    // Resizing redraws at the new size.
+    pty.resize(80, 24);
+    pty.wait_for("1 plans", WAIT).unwrap();
+    pty.key("q");
+    let status = pty.wait_exit(WAIT).unwrap();
+    assert!(status.success(), "{status:?}");
+    assert_restored(&pty);
+    // Logs went to a file in the data dir, never to the screen.
+    let logs = home.path().join(".local/share/switchboard/logs");
+    assert!(std::fs::read_dir(&logs).map(|d| d.count() > 0).unwrap_or(false), "no log file in {logs:?}");
+}
+
+#[test]
+fn ctrl_c_quits_and_restores() {
+    let home = tempfile::tempdir().unwrap();
+    let mut pty = console(home.path(), &[], &[]);
+    pty.wait_for("account", WAIT).unwrap();
+    pty.key("C-c");
+    assert!(pty.wait_exit(WAIT).unwrap().success());
+    assert_restored(&pty);
+}
+
+#[test]
+fn sigterm_restores_the_terminal() {
+    let home = tempfile::tempdir().unwrap();
+    let mut pty = console(home.path(), &[], &[]);
+    pty.wait_for("account", WAIT).unwrap();
+    let pid = pty.pid().expect("child pid");
+    let killed = std::process::Command::new("kill").args(["-TERM", &pid.to_string()]).status().unwrap();
+    assert!(killed.success());
+    pty.wait_exit(WAIT).unwrap();
+    assert_restored(&pty);
+}
+
+#[test]
+fn a_panic_restores_the_terminal_before_reporting() {
+    let home = tempfile::tempdir().unwrap();
+    let mut pty = console(home.path(), &[("SWITCHBOARD_TEST_PANIC", "1"), ("RUST_BACKTRACE", "0")], &[]);
+    let status = pty.wait_exit(WAIT).unwrap();
+    assert!(!status.success());
+    assert_restored(&pty);
+    let output = String::from_utf8_lossy(&pty.raw_output()).to_string();
+    assert!(output.contains("forced panic"), "the panic is reported after restoring:\n{output}");
+}
+
+#[test]
+fn cached_lists_show_on_the_next_start() {
+    let home = tempfile::tempdir().unwrap();
+    let mut first = console(home.path(), &[], &[]);
+    first.wait_for("account", WAIT).unwrap();
+    first.key("6");
+    first.wait_for("Callum Reid", WAIT).unwrap();
+    first.key("q");
+    first.wait_exit(WAIT).unwrap();
+    let cache = home.path().join(".cache/switchboard/local.json");
+    let text = std::fs::read_to_string(&cache).unwrap_or_else(|e| panic!("{cache:?}: {e}"));
+    assert!(text.contains("Callum Reid"));
+    let mut second = console(home.path(), &[], &[]);
+    second.key("6");
+    second.wait_for("Callum Reid", WAIT).unwrap();
+    second.key("q");
+    second.wait_exit(WAIT).unwrap();
+    assert_restored(&second);
+}
