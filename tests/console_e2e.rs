@@ -115,3 +115,41 @@ fn cached_lists_show_on_the_next_start() {
     second.wait_exit(WAIT).unwrap();
     assert_restored(&second);
 }
+
+#[test]
+fn keys_are_rebindable_in_config_toml() {
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join(".config/switchboard");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("config.toml"), "[keys]\nquit = [\"x\"]\n").unwrap();
+    let mut pty = console(home.path(), &[], &[]);
+    pty.wait_for("account", WAIT).unwrap();
+    pty.key("q");
+    pty.key("?");
+    // q is no longer quit, so the console is still there to open help; help shows the new key.
+    pty.wait_for("help · esc closes", WAIT).unwrap();
+    assert!(pty.screen_text().lines().any(|l| l.contains(" x ") && l.contains("quit")), "{}", pty.screen_text());
+    pty.key("Esc");
+    pty.wait_until("help closed", WAIT, |s| !s.contents().contains("help · esc closes")).unwrap();
+    pty.key("x");
+    assert!(pty.wait_exit(WAIT).unwrap().success());
+    assert_restored(&pty);
+}
+
+#[test]
+fn no_color_draws_without_colours() {
+    let home = tempfile::tempdir().unwrap();
+    let mut pty = console(home.path(), &[("NO_COLOR", "1")], &[]);
+    pty.wait_for("account", WAIT).unwrap();
+    pty.key("6");
+    pty.wait_for("Callum Reid", WAIT).unwrap();
+    pty.key("q");
+    pty.wait_exit(WAIT).unwrap();
+    let output = pty.raw_output();
+    let text = String::from_utf8_lossy(&output);
+    // crossterm writes colours as SGR 38;5;n / 48;5;n or 30–37 / 90–97.
+    for colour in ["38;5;", "48;5;", "\x1b[31m", "\x1b[32m", "\x1b[33m", "\x1b[36m", "\x1b[91m"] {
+        assert!(!text.contains(colour), "NO_COLOR output contains {colour:?}");
+    }
+    assert!(text.contains("\x1b[7m") || text.contains(";7m"), "the selection is still shown, by reversing");
+}

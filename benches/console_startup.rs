@@ -1,0 +1,47 @@
+//! Start-up to the first frame with a warm cache: the real binary in a pseudo-terminal, timed
+//! from spawn until the cached run plans are on screen (marked stale, before the service
+//! answers). Run with `cargo bench --bench console_startup`.
+
+#[path = "../tests/support/pty.rs"]
+#[allow(dead_code)]
+mod pty;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+const RUNS: usize = 15;
+const PLAN: &str = "Brightsmile reschedule regression";
+
+fn console(home: &Path) -> pty::Pty {
+    let home = home.to_str().unwrap();
+    pty::Pty::spawn(Path::new(env!("CARGO_BIN_EXE_switchboard")), &[], &[("HOME", home)], 120, 40)
+}
+
+fn main() {
+    let home = tempfile::tempdir().unwrap();
+    // Warm up: the first run seeds the service and fills the cache.
+    let mut first = console(home.path());
+    first.wait_for(PLAN, Duration::from_secs(60)).unwrap();
+    first.wait_for("account", Duration::from_secs(60)).unwrap();
+    first.key("q");
+    first.wait_exit(Duration::from_secs(30)).unwrap();
+
+    let mut times = Vec::new();
+    for _ in 0..RUNS {
+        let started = Instant::now();
+        let mut pty = console(home.path());
+        pty.wait_for(PLAN, Duration::from_secs(30)).unwrap();
+        times.push(started.elapsed());
+        pty.wait_for("account", Duration::from_secs(30)).unwrap();
+        pty.key("q");
+        pty.wait_exit(Duration::from_secs(30)).unwrap();
+    }
+    times.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    println!(
+        "start-up to first frame with cached run plans, {RUNS} runs: median {:.1} ms, min {:.1} ms, max {:.1} ms (target < 150 ms)",
+        ms(times[RUNS / 2]),
+        ms(times[0]),
+        ms(times[RUNS - 1])
+    );
+}
