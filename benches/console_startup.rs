@@ -3,7 +3,6 @@
 //! answers). Run with `cargo bench --bench console_startup`.
 
 #[path = "../tests/support/pty.rs"]
-#[allow(dead_code)]
 mod pty;
 
 use std::path::Path;
