@@ -5,5 +5,6 @@ mod support;
 
 mod harness;
 
+mod bench;
 mod catalog;
 mod frame;
