@@ -5,6 +5,7 @@ mod support;
 
 mod harness;
 
+mod bench;
 mod catalog;
 mod connection;
 mod frame;

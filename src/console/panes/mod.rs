@@ -1,5 +1,6 @@
 //! The console's tabs, in order.
 
+pub mod bench;
 pub mod catalog;
 pub mod section;
 mod todo;
@@ -16,6 +17,6 @@ pub fn all(_settings: &Settings) -> Vec<Box<dyn Pane>> {
         Box::new(todo::Todo("issues")),
         Box::new(todo::Todo("flows")),
         Box::new(catalog::Catalog::new()),
-        Box::new(todo::Todo("benchmarks")),
+        Box::new(bench::Bench::new()),
     ]
 }
