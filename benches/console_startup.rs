@@ -35,6 +35,19 @@ fn main() {
         pty.key("q");
         pty.wait_exit(Duration::from_secs(30)).unwrap();
     }
+    // An idle console: CPU time used over 10 s with nothing happening (poll timer only;
+    // the embedded service's background runners share the process).
+    let mut idle = console(home.path());
+    idle.wait_for("account", Duration::from_secs(30)).unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    let pid = idle.pid().unwrap();
+    let before = cpu_ticks(pid);
+    std::thread::sleep(Duration::from_secs(10));
+    let used = cpu_ticks(pid) - before;
+    idle.key("q");
+    idle.wait_exit(Duration::from_secs(30)).unwrap();
+    println!("idle console: {used} clock ticks of CPU in 10 s ({:.2}% of one core)", used as f64 / 10.0);
+
     times.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     println!(
@@ -43,4 +56,14 @@ fn main() {
         ms(times[0]),
         ms(times[RUNS - 1])
     );
+}
+
+/// utime + stime of `pid`, in clock ticks (1/100 s on Linux).
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let after_name = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    let field = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
+    // Fields 14 and 15 of stat; after the name, state is index 0, so they are 11 and 12.
+    field(11) + field(12)
 }

@@ -153,3 +153,39 @@ fn no_color_draws_without_colours() {
     }
     assert!(text.contains("\x1b[7m") || text.contains(";7m"), "the selection is still shown, by reversing");
 }
+
+#[test]
+fn base_url_opens_any_service_and_never_shows_the_key() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let key = "sb-e2e-secret-key-0123456789";
+    let options = switchboard::service::Options {
+        api_key: Some(switchboard::api::ApiKey::new(key)),
+        ..switchboard::service::Options::local(dir.path().to_path_buf())
+    };
+    let running = runtime.block_on(switchboard::service::start(options)).unwrap();
+    let base_url = running.base_url();
+    let home = tempfile::tempdir().unwrap();
+    let mut pty = console(home.path(), &[("SWITCHBOARD_API_KEY", key)], &["--base-url", &base_url]);
+    pty.wait_for(&base_url, WAIT).unwrap();
+    pty.wait_for("account", WAIT).unwrap();
+    pty.key("6");
+    pty.wait_for("Callum Reid", WAIT).unwrap();
+    pty.key("q");
+    assert!(pty.wait_exit(WAIT).unwrap().success());
+    assert!(!String::from_utf8_lossy(&pty.raw_output()).contains(key), "the key reached the screen");
+    for entry in walk(home.path()) {
+        let text = std::fs::read(&entry).unwrap_or_default();
+        assert!(!String::from_utf8_lossy(&text).contains(key), "the key is in {entry:?}");
+    }
+    runtime.block_on(running.shutdown()).unwrap();
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() { out.extend(walk(&path)) } else { out.push(path) }
+    }
+    out
+}
