@@ -1,8 +1,9 @@
 //! Widgets shared by every pane: the virtualized table, its list state, detail views, text.
 
+pub mod conversation;
 pub mod detail;
 pub mod list;
+pub mod stats;
 pub mod table;
-pub mod values;
 pub mod text;
-pub mod conversation;
+pub mod values;
