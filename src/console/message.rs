@@ -107,6 +107,8 @@ pub enum Request {
     /// A call with its transcript and metric values (all statuses).
     Conversation(Uuid),
     CollectionValues(Uuid, ValueStatusFilter),
+    /// Every version of a metric definition (by id or slug), newest first.
+    MetricVersions(String),
     BenchmarkSuites,
     BenchmarkTargets(String),
     ScoreSamples {
@@ -125,6 +127,7 @@ pub enum Fetched {
     SimulationJob(Box<SimulationJob>),
     Conversation(Box<Conversation>),
     CollectionValues(Uuid, ValueStatusFilter, Vec<MetricValueGroup>),
+    MetricVersions(String, Vec<MetricDefinition>),
     BenchmarkSuites(Vec<SuiteEntry>),
     BenchmarkTargets(String, Vec<Target>),
     ScoreSamples(String, ScoreSampleQuery, Box<ScoreSamplePage>),

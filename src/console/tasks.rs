@@ -25,6 +25,9 @@ pub async fn perform(client: &Client, request: &Request) -> Result<Fetched, Fetc
         Request::CollectionValues(id, filter) => {
             Fetched::CollectionValues(*id, filter.clone(), client.collection_job_values(*id, filter.clone()).await?)
         }
+        Request::MetricVersions(id) => {
+            Fetched::MetricVersions(id.clone(), client.metric_definition_versions(id).await?)
+        }
         Request::BenchmarkSuites => Fetched::BenchmarkSuites(client.list_benchmark_suites().await?),
         Request::BenchmarkTargets(suite) => {
             Fetched::BenchmarkTargets(suite.clone(), client.list_benchmark_targets(suite).await?)

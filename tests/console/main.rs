@@ -9,3 +9,4 @@ mod bench;
 mod catalog;
 mod connection;
 mod frame;
+mod metrics;

@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod catalog;
+pub mod metrics;
 pub mod section;
 mod todo;
 
@@ -13,7 +14,7 @@ pub fn all(_settings: &Settings) -> Vec<Box<dyn Pane>> {
     vec![
         Box::new(todo::Todo("run plans")),
         Box::new(todo::Todo("jobs")),
-        Box::new(todo::Todo("metrics")),
+        Box::new(metrics::Metrics::new()),
         Box::new(todo::Todo("issues")),
         Box::new(todo::Todo("flows")),
         Box::new(catalog::Catalog::new()),

@@ -144,6 +144,31 @@ impl<T> ListState<T> {
     }
 }
 
+impl<T> ListState<T> {
+    /// Moving and sorting keys (by `columns` columns); true when `action` was one of those.
+    pub fn navigate(&mut self, action: crate::console::keymap::Action, shape: &Shape<T>, columns: usize) -> bool {
+        use crate::console::keymap::Action;
+        match action {
+            Action::Up => self.move_by(-1),
+            Action::Down => self.move_by(1),
+            Action::PageUp => self.move_by(-self.page()),
+            Action::PageDown => self.move_by(self.page()),
+            Action::Top => self.top(),
+            Action::Bottom => self.bottom(),
+            Action::Sort => {
+                self.cycle_sort(columns);
+                self.reshape(shape);
+            }
+            Action::SortReverse => {
+                self.reverse_sort();
+                self.reshape(shape);
+            }
+            _ => return false,
+        }
+        true
+    }
+}
+
 /// How a list is filtered and sorted: supplied by its pane.
 pub struct Shape<T> {
     /// Structured filters (status, severity…), on top of the text filter.

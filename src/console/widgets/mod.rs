@@ -3,6 +3,7 @@
 pub mod conversation;
 pub mod detail;
 pub mod list;
+pub mod stats;
 pub mod table;
 pub mod text;
 pub mod values;

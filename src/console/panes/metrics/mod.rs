@@ -1,0 +1,344 @@
+//! Tab 3: metric definitions, policies and collection jobs (h/l switch sections). Enter opens a
+//! definition's or policy's every field, or a job's metric values (see `values.rs`).
+
+mod detail;
+mod lists;
+pub mod values;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+
+use self::detail::Versions;
+use self::values::JobValues;
+use super::section::Section;
+use crate::api::model::*;
+use crate::cache::Cache;
+use crate::console::keymap::Action;
+use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request};
+use crate::console::pane::{Out, Pane, Selection, ViewCtx};
+use crate::console::widgets::detail::{self as detail_view, Scroll};
+
+const NAMES: [&str; 3] = ["definitions", "policies", "collection jobs"];
+const KINDS: [ListKind; 3] = [ListKind::MetricDefinitions, ListKind::Policies, ListKind::CollectionJobs];
+
+pub struct Metrics {
+    definitions: Section<MetricDefinition>,
+    policies: Section<MetricPolicy>,
+    jobs: Section<CollectionJob>,
+    /// Which section is shown (0..3).
+    current: usize,
+    /// Whether the selected definition's or policy's detail is open.
+    detail: bool,
+    scroll: Scroll,
+    /// Versions of the definition whose detail is open, by its id.
+    versions: Option<(String, Versions)>,
+    /// A job's values, opened from the jobs section.
+    pub values: Option<JobValues>,
+    /// A resource asked for by id, to open when it arrives.
+    pending: Option<ListKind>,
+    /// Agents, so policy conditions read as names; asked for once.
+    agents: Vec<Agent>,
+    agents_asked: bool,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Metrics {
+    pub fn new() -> Self {
+        Metrics {
+            definitions: lists::definitions(),
+            policies: lists::policies(),
+            jobs: lists::jobs(),
+            current: 0,
+            detail: false,
+            scroll: Scroll::default(),
+            versions: None,
+            values: None,
+            pending: None,
+            agents: Vec::new(),
+            agents_asked: false,
+        }
+    }
+
+    /// The tab already showing `groups` as the values of `job` (all capture statuses), with
+    /// nothing to fetch: for benchmarks and tests that bring their own rows.
+    pub fn with_values(job: CollectionJob, groups: Vec<MetricValueGroup>) -> Self {
+        Metrics { current: 2, values: Some(JobValues::with_values(job, groups)), ..Self::new() }
+    }
+
+    fn ensure_current(&mut self, out: &mut Out) {
+        match self.current {
+            0 => self.definitions.ensure(out),
+            1 => {
+                self.policies.ensure(out);
+                self.definitions.ensure(out); // metric names
+                if !std::mem::replace(&mut self.agents_asked, true) {
+                    out.fetch(Request::List(ListKind::Agents));
+                }
+            }
+            _ => self.jobs.ensure(out),
+        }
+    }
+
+    fn open(&mut self, out: &mut Out) {
+        match self.current {
+            0 => {
+                let Some(id) = self.definitions.selected().map(|d| d.id.to_string()) else { return };
+                self.versions = Some((id.clone(), Versions::Loading));
+                out.fetch(Request::MetricVersions(id));
+            }
+            1 if self.policies.selected().is_none() => return,
+            1 => {}
+            _ => {
+                if let Some(job) = self.jobs.selected() {
+                    self.values = Some(JobValues::open(job.clone(), out));
+                }
+                return;
+            }
+        }
+        self.detail = true;
+        self.scroll = Scroll::default();
+    }
+
+    fn versions_fetched(&mut self, request: &Request, result: &Result<Fetched, FetchError>) -> bool {
+        let (Request::MetricVersions(id), Some((open, versions))) = (request, &mut self.versions) else {
+            return false;
+        };
+        if id != open {
+            return false;
+        }
+        *versions = match result {
+            Ok(Fetched::MetricVersions(_, list)) => Versions::Loaded(list.clone()),
+            Ok(_) => return false,
+            Err(error) => Versions::Failed(error.message.clone()),
+        };
+        true
+    }
+
+    fn draw_bar(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx) {
+        let theme = ctx.theme;
+        let mut spans = Vec::new();
+        for (i, name) in NAMES.iter().enumerate() {
+            let style = if i == self.current { theme.active_tab() } else { theme.dim() };
+            spans.push(Span::styled(format!(" {name} "), style));
+        }
+        if let Some(values) = &self.values {
+            spans.push(Span::styled(format!(" {}", values.crumb()), theme.heading()));
+        }
+        frame.render_widget(Line::from(spans), area);
+    }
+}
+
+impl Pane for Metrics {
+    fn title(&self) -> &'static str {
+        "metrics"
+    }
+
+    fn show(&mut self, out: &mut Out) {
+        self.ensure_current(out);
+    }
+
+    fn refresh(&mut self, out: &mut Out) {
+        if let Some(values) = &mut self.values {
+            return values.refresh(out);
+        }
+        match self.current {
+            0 => {
+                self.definitions.request(out);
+                if self.detail
+                    && let Some((id, _)) = &self.versions
+                {
+                    out.fetch(Request::MetricVersions(id.clone()));
+                }
+            }
+            1 => {
+                self.policies.request(out);
+                self.definitions.request(out);
+            }
+            _ => self.jobs.request(out),
+        }
+    }
+
+    fn tick(&mut self, _now: jiff::Timestamp, out: &mut Out) -> bool {
+        if let Some(values) = &mut self.values {
+            return values.tick(out);
+        }
+        // Jobs still computing move on their own: follow them while the list is in view.
+        let running = self.jobs.list.items.iter().any(|j| j.status.as_ref().is_some_and(|s| !s.is_terminal()));
+        if self.current == 2 && running && !self.jobs.list.fetching {
+            self.jobs.request(out);
+        }
+        false
+    }
+
+    fn action(&mut self, action: Action, out: &mut Out) -> bool {
+        if let Some(values) = &mut self.values {
+            return values.action(action, out);
+        }
+        match action {
+            _ if self.detail => self.scroll.action(action),
+            Action::Left | Action::Right => {
+                self.current = if action == Action::Right { (self.current + 1) % 3 } else { (self.current + 2) % 3 };
+                self.ensure_current(out);
+                true
+            }
+            Action::Open => {
+                self.open(out);
+                true
+            }
+            _ => match self.current {
+                0 => self.definitions.action(action),
+                1 => self.policies.action(action),
+                _ => self.jobs.action(action),
+            },
+        }
+    }
+
+    fn fetched(&mut self, request: &Request, result: &Result<Fetched, FetchError>, out: &mut Out) -> bool {
+        let mut changed = self.definitions.fetched(request, result)
+            | self.policies.fetched(request, result)
+            | self.jobs.fetched(request, result)
+            | self.versions_fetched(request, result);
+        if let Ok(Fetched::List(Listing::Agents(agents))) = result {
+            self.agents = agents.clone();
+            changed = true;
+        }
+        if let Some(values) = &mut self.values {
+            changed |= values.fetched(request, result, out);
+        }
+        if let (Request::Item(kind, _), Some(pending)) = (request, self.pending)
+            && *kind == pending
+        {
+            self.pending = None;
+            if result.is_ok() {
+                self.values = None;
+                self.detail = false;
+                self.current = KINDS.iter().position(|k| *k == pending).unwrap_or(0);
+                self.open(out);
+            }
+            changed = true;
+        }
+        changed
+    }
+
+    fn back(&mut self) -> bool {
+        if let Some(values) = &mut self.values {
+            if !values.back() {
+                self.values = None;
+            }
+            return true;
+        }
+        std::mem::take(&mut self.detail)
+    }
+
+    fn filter(&self) -> String {
+        if let Some(values) = &self.values {
+            return values.filter();
+        }
+        match self.current {
+            0 => self.definitions.list.filter.clone(),
+            1 => self.policies.list.filter.clone(),
+            _ => self.jobs.list.filter.clone(),
+        }
+    }
+
+    fn set_filter(&mut self, text: &str) {
+        if let Some(values) = &mut self.values {
+            return values.set_filter(text);
+        }
+        match self.current {
+            0 => self.definitions.set_filter(text),
+            1 => self.policies.set_filter(text),
+            _ => self.jobs.set_filter(text),
+        }
+    }
+
+    fn selection(&self) -> Option<Selection> {
+        if let Some(values) = &self.values {
+            return values.selection();
+        }
+        match self.current {
+            0 => self.definitions.selection(),
+            1 => self.policies.selection(),
+            _ => self.jobs.selection(),
+        }
+    }
+
+    fn open_by_id(&mut self, id: &str, out: &mut Out) -> bool {
+        let kind = KINDS[self.current];
+        out.fetch(Request::Item(kind, id.to_string()));
+        self.pending = Some(kind);
+        true
+    }
+
+    fn help(&self) -> Vec<(Action, &'static str)> {
+        if let Some(values) = &self.values {
+            return values.help();
+        }
+        if self.detail {
+            return vec![(Action::Down, "scroll"), (Action::Back, "back to the list"), (Action::Raw, "raw JSON")];
+        }
+        let open = match self.current {
+            0 => "every field, thresholds and versions",
+            1 => "every field of the policy",
+            _ => "the job's metric values",
+        };
+        vec![
+            (Action::Open, open),
+            (Action::Right, "next section"),
+            (Action::Left, "previous section"),
+            (Action::Sort, "sort by the next column"),
+            (Action::SortReverse, "reverse the sort"),
+            (Action::OpenById, "open one by id (or slug)"),
+        ]
+    }
+
+    fn restore(&mut self, cache: &Cache) {
+        self.definitions.restore(cache);
+        self.policies.restore(cache);
+        self.jobs.restore(cache);
+        if let Some((Listing::Agents(agents), _)) = ListKind::Agents.from_cache(cache) {
+            self.agents = agents;
+        }
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx) {
+        let theme = ctx.theme;
+        let [bar, body] = Layout::vertical([Constraint::Length(1), Constraint::Fill(1)]).areas(area);
+        self.draw_bar(frame, bar, ctx);
+        if let Some(values) = &self.values {
+            return values.draw(frame, body, ctx);
+        }
+        let all = &self.definitions.list.items;
+        if self.detail {
+            let (title, lines) = match self.current {
+                0 => match self.definitions.selected() {
+                    Some(d) => {
+                        let versions = self.versions.as_ref().filter(|(id, _)| *id == d.id.to_string()).map(|v| &v.1);
+                        (detail::definition_title(d), detail::definition(d, all, versions, theme))
+                    }
+                    None => ("metric definition".into(), vec![]),
+                },
+                _ => match self.policies.selected() {
+                    Some(p) => {
+                        (p.name.clone().unwrap_or_else(|| "policy".into()), detail::policy(p, all, &self.agents, theme))
+                    }
+                    None => ("metric policy".into(), vec![]),
+                },
+            };
+            return detail_view::draw(frame, body, &title, lines, &self.scroll, theme, true);
+        }
+        match self.current {
+            0 => lists::draw(&self.definitions, true, frame, body, theme, &|d| lists::definition_cells(d, all)),
+            1 => lists::draw(&self.policies, false, frame, body, theme, &|p| {
+                lists::policy_cells(p, all, &self.agents, theme)
+            }),
+            _ => lists::draw(&self.jobs, false, frame, body, theme, &|j| lists::job_cells(j, theme)),
+        }
+    }
+}
