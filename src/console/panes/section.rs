@@ -112,7 +112,7 @@ impl<T: Clone + Serialize + DeserializeOwned> Section<T> {
 
     /// Navigation and sorting keys; true when used.
     pub fn action(&mut self, action: Action) -> bool {
-        navigate(&mut self.list, &self.shape, self.columns.len(), action)
+        self.list.navigate(action, &self.shape, self.columns.len())
     }
 
     pub fn set_filter(&mut self, text: &str) {
@@ -150,28 +150,6 @@ impl<T: Clone + Serialize + DeserializeOwned> Section<T> {
             TableView { title: self.title.to_string(), columns: self.columns, row, focused, empty: "nothing here yet" };
         table::draw(frame, area, &self.list, view, theme);
     }
-}
-
-/// Navigation and sorting keys on any list (also lists that are not a `ListKind`); true when used.
-pub fn navigate<T>(list: &mut ListState<T>, shape: &Shape<T>, columns: usize, action: Action) -> bool {
-    match action {
-        Action::Up => list.move_by(-1),
-        Action::Down => list.move_by(1),
-        Action::PageUp => list.move_by(-list.page()),
-        Action::PageDown => list.move_by(list.page()),
-        Action::Top => list.top(),
-        Action::Bottom => list.bottom(),
-        Action::Sort => {
-            list.cycle_sort(columns);
-            list.reshape(shape);
-        }
-        Action::SortReverse => {
-            list.reverse_sort();
-            list.reshape(shape);
-        }
-        _ => return false,
-    }
-    true
 }
 
 /// Text compare, case-insensitive, missing last.

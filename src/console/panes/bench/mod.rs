@@ -10,7 +10,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Cell;
 
-use super::section::{navigate, status_cell, text_cmp};
+use super::section::{status_cell, text_cmp};
 use crate::api::model::{SuiteEntry, Target};
 use crate::console::keymap::Action;
 use crate::console::message::{FailureKind, FetchError, Fetched, Request};
@@ -221,7 +221,7 @@ impl Pane for Bench {
                     }
                     None => false,
                 },
-                _ => navigate(&mut self.suites, &self.suites_shape, SUITE_COLUMNS.len(), action),
+                _ => self.suites.navigate(action, &self.suites_shape, SUITE_COLUMNS.len()),
             },
             View::Targets => match action {
                 Action::Open => match self.targets.selected() {
@@ -232,7 +232,7 @@ impl Pane for Bench {
                     }
                     None => false,
                 },
-                _ => navigate(&mut self.targets, &self.targets_shape, TARGET_COLUMNS.len(), action),
+                _ => self.targets.navigate(action, &self.targets_shape, TARGET_COLUMNS.len()),
             },
             View::Samples => self.samples.as_mut().is_some_and(|s| s.action(action, out)),
         }

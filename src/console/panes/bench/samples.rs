@@ -19,7 +19,6 @@ use crate::api::model::{OffsetPagination, ScoreSample, ScoreSampleQuery, Target,
 use crate::console::keymap::Action;
 use crate::console::message::{FetchError, Fetched, Request};
 use crate::console::pane::{Out, Selection, ViewCtx};
-use crate::console::panes::section::navigate;
 use crate::console::theme::Theme;
 use crate::console::widgets::detail::{self, Lines, Scroll};
 use crate::console::widgets::list::{ListState, Load, Shape};
@@ -187,7 +186,7 @@ impl SamplesView {
     /// Moves the selection within the page.
     fn select(&mut self, action: Action) {
         let before = self.samples.selected;
-        navigate(&mut self.samples, &self.shape, COLUMNS.len(), action);
+        self.samples.navigate(action, &self.shape, COLUMNS.len());
         if self.samples.selected != before {
             self.scroll.top = 0;
         }
