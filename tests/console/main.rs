@@ -7,3 +7,4 @@ mod harness;
 
 mod catalog;
 mod frame;
+mod issues;

@@ -1,6 +1,7 @@
 //! The console's tabs, in order.
 
 pub mod catalog;
+pub mod issues;
 pub mod section;
 mod todo;
 
@@ -13,7 +14,7 @@ pub fn all(_settings: &Settings) -> Vec<Box<dyn Pane>> {
         Box::new(todo::Todo("run plans")),
         Box::new(todo::Todo("jobs")),
         Box::new(todo::Todo("metrics")),
-        Box::new(todo::Todo("issues")),
+        Box::new(issues::Issues::new()),
         Box::new(todo::Todo("flows")),
         Box::new(catalog::Catalog::new()),
         Box::new(todo::Todo("benchmarks")),
