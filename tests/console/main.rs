@@ -6,5 +6,6 @@ mod support;
 mod harness;
 
 mod catalog;
+mod flows;
 mod frame;
 mod issues;

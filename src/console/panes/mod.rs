@@ -1,6 +1,7 @@
 //! The console's tabs, in order.
 
 pub mod catalog;
+pub mod flows;
 pub mod issues;
 pub mod section;
 mod todo;
@@ -15,7 +16,7 @@ pub fn all(_settings: &Settings) -> Vec<Box<dyn Pane>> {
         Box::new(todo::Todo("jobs")),
         Box::new(todo::Todo("metrics")),
         Box::new(issues::Issues::new()),
-        Box::new(todo::Todo("flows")),
+        Box::new(flows::Flows::new()),
         Box::new(catalog::Catalog::new()),
         Box::new(todo::Todo("benchmarks")),
     ]
