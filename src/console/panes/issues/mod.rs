@@ -8,77 +8,28 @@
 //! visit, while `r` within a visit keeps the markers.
 
 mod detail;
+mod rows;
 
 use std::collections::HashSet;
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Rect};
-use ratatui::text::{Line, Span};
-use ratatui::widgets::Cell;
+use ratatui::layout::Rect;
 use uuid::Uuid;
 
-use super::section::{Section, status_cell, text_cmp};
+use self::rows::{COLUMNS, SEVERITIES, STATUSES, compare, severity, status};
+use super::section::Section;
 use crate::api::model::{Evidence, Issue};
 use crate::cache::Cache;
 use crate::console::keymap::Action;
 use crate::console::message::{Effect, FetchError, Fetched, ListKind, Listing, Request};
 use crate::console::pane::{Out, Pane, Selection, ViewCtx};
-use crate::console::theme::Theme;
 use crate::console::widgets::conversation::ConversationView;
 use crate::console::widgets::detail::Scroll;
 use crate::console::widgets::list::{ListState, Load, Shape, by};
-use crate::console::widgets::table::{self, Column, TableView, col};
-use crate::console::widgets::text::{ago, or_dash};
-
-use Constraint::{Fill, Length};
+use crate::console::widgets::table::{self, TableView};
 
 /// Cache mark holding the ids listed on the last visit.
 pub const SEEN_MARK: &str = "issues.seen";
-
-const COLUMNS: &[Column] = &[
-    col("SEVERITY", Length(10)),
-    col("STATUS", Length(12)),
-    col("TITLE", Fill(1)),
-    col("EVENTS", Length(6)),
-    col("LAST EVENT", Length(10)),
-    col("EVIDENCE", Length(8)),
-];
-
-/// `f` cycles these (None is all).
-const STATUSES: [Option<&str>; 4] = [None, Some("OPEN"), Some("ACKNOWLEDGED"), Some("RESOLVED")];
-/// `F` cycles these: any severity, one severity, or none set.
-const SEVERITIES: [Option<Option<&str>>; 6] =
-    [None, Some(Some("CRITICAL")), Some(Some("HIGH")), Some(Some("MEDIUM")), Some(Some("LOW")), Some(None)];
-
-fn severity(issue: &Issue) -> Option<&str> {
-    issue.severity.as_ref().map(|s| s.as_str())
-}
-
-fn status(issue: &Issue) -> Option<&str> {
-    issue.status.as_ref().map(|s| s.as_str())
-}
-
-fn last_event(issue: &Issue) -> Option<jiff::Timestamp> {
-    issue.last_event_at.as_ref().and_then(|t| t.parse())
-}
-
-/// Severity rank, then recency, ascending: the list shows it descending (worst, newest first;
-/// unset severity and missing times last).
-fn by_severity(a: &Issue, b: &Issue) -> std::cmp::Ordering {
-    let rank = |i: &Issue| i.severity.as_ref().map_or(0, |s| s.rank());
-    rank(a).cmp(&rank(b)).then_with(|| last_event(a).cmp(&last_event(b)))
-}
-
-fn compare(a: &Issue, b: &Issue, column: usize) -> std::cmp::Ordering {
-    match column {
-        0 => by_severity(a, b),
-        1 => text_cmp(status(a), status(b)),
-        2 => text_cmp(a.title.as_deref(), b.title.as_deref()),
-        3 => by(a.event_count, b.event_count),
-        4 => last_event(a).cmp(&last_event(b)),
-        _ => a.evidence.len().cmp(&b.evidence.len()),
-    }
-}
 
 /// What the pane shows over the list.
 enum Open {
@@ -251,23 +202,6 @@ impl Issues {
         };
         format!("issues · status {status} · severity {severity}{new}")
     }
-
-    fn cells(&self, issue: &Issue, theme: &Theme, now: jiff::Timestamp) -> Vec<Cell<'static>> {
-        let sev = or_dash(severity(issue));
-        let mut title = Vec::new();
-        if self.is_new(issue) {
-            title.push(Span::styled("● ", theme.highlight()));
-        }
-        title.push(Span::raw(or_dash(issue.title.as_deref())));
-        vec![
-            Cell::from(sev.clone()).style(theme.severity(&sev)),
-            status_cell(theme, status(issue)),
-            Cell::from(Line::from(title)),
-            Cell::from(issue.event_count.map(|n| n.to_string()).unwrap_or_else(|| "—".into())),
-            Cell::from(ago(issue.last_event_at.as_ref(), now)),
-            Cell::from(issue.evidence.len().to_string()),
-        ]
-    }
 }
 
 impl Pane for Issues {
@@ -418,7 +352,7 @@ impl Pane for Issues {
                 None => detail::draw_missing(frame, area, *id, &self.issues.list.load, theme),
             },
             Open::List => {
-                let row = |issue: &Issue| self.cells(issue, theme, ctx.now);
+                let row = |issue: &Issue| rows::cells(issue, self.is_new(issue), theme, ctx.now);
                 let filtered = self.status_filter != 0 || self.severity_filter != 0;
                 let view = TableView {
                     title: self.filters_title(),
