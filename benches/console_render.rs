@@ -5,8 +5,8 @@ use std::time::{Duration, Instant};
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use switchboard::api::model::{CaptureStatus, MetricContext, MetricValue, MetricValueGroup, Timestamp};
 use switchboard::api::model::CollectionJob;
+use switchboard::api::model::{CaptureStatus, MetricContext, MetricValue, MetricValueGroup, Timestamp};
 use switchboard::console::keymap::{Action, KeyMap};
 use switchboard::console::pane::{Out, Pane, ViewCtx};
 use switchboard::console::panes::metrics::Metrics;

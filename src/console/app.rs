@@ -193,6 +193,12 @@ impl App {
         for effect in out.effects {
             match effect {
                 Effect::Fetch(request) => self.request(request),
+                Effect::SetMark(key, value) => {
+                    if let Some(cache) = &mut self.cache {
+                        cache.set_mark(&key, &value);
+                        self.effects.push(Effect::SaveCache);
+                    }
+                }
                 other => self.effects.push(other),
             }
         }

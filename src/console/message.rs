@@ -195,4 +195,7 @@ pub enum Effect {
     Copy(String),
     /// Persist the cache file.
     SaveCache,
+    /// Remember a small fact in the cache between sessions (the issues seen on the last visit);
+    /// the app stores it and saves the cache.
+    SetMark(String, serde_json::Value),
 }

@@ -91,6 +91,8 @@ pub async fn run(global: &GlobalArgs) -> Result<ExitCode> {
                 }
                 Effect::Copy(text) => tui::copy(&text),
                 Effect::SaveCache => cache_dirty = true,
+                // The app applies marks to its cache itself; none reach the runtime.
+                Effect::SetMark(..) => {}
             }
         }
         if app.quit {

@@ -8,5 +8,7 @@ mod harness;
 mod bench;
 mod catalog;
 mod connection;
+mod flows;
 mod frame;
+mod issues;
 mod metrics;

@@ -2,6 +2,8 @@
 
 pub mod bench;
 pub mod catalog;
+pub mod flows;
+pub mod issues;
 pub mod metrics;
 pub mod section;
 mod todo;
@@ -15,8 +17,8 @@ pub fn all(_settings: &Settings) -> Vec<Box<dyn Pane>> {
         Box::new(todo::Todo("run plans")),
         Box::new(todo::Todo("jobs")),
         Box::new(metrics::Metrics::new()),
-        Box::new(todo::Todo("issues")),
-        Box::new(todo::Todo("flows")),
+        Box::new(issues::Issues::new()),
+        Box::new(flows::Flows::new()),
         Box::new(catalog::Catalog::new()),
         Box::new(bench::Bench::new()),
     ]

@@ -1,0 +1,265 @@
+//! Tab 5: customer flows. The list filters by flow type (`f`); Enter opens a flow's detail:
+//! its facts, expectations and step graph drawn as a tree (`flow_graph`), then the happy path
+//! and edge cases with their persona overrides. The detail scrolls.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::widgets::Cell;
+use uuid::Uuid;
+
+use super::section::{Section, text_cmp};
+use crate::api::model::{CustomerFlow, FlowStep};
+use crate::cache::Cache;
+use crate::console::flow_graph::{GraphStyles, flow_lines};
+use crate::console::keymap::Action;
+use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request};
+use crate::console::pane::{Out, Pane, Selection, ViewCtx};
+use crate::console::theme::Theme;
+use crate::console::widgets::detail::{self, Scroll};
+use crate::console::widgets::list::{Load, by};
+use crate::console::widgets::table::{self, Column, TableView, col};
+use crate::console::widgets::text::or_dash;
+
+use Constraint::{Fill, Length};
+
+const COLUMNS: &[Column] = &[
+    col("TITLE", Fill(2)),
+    col("TYPE", Length(9)),
+    col("SOURCE", Length(7)),
+    col("VARIANTS", Length(8)),
+    col("STEPS", Length(5)),
+    col("AGENTS", Fill(1)),
+];
+
+/// `f` cycles these (None is all).
+const TYPES: [Option<&str>; 4] = [None, Some("SCRIPTED"), Some("IMPROV"), Some("VOICEMAIL")];
+
+fn flow_type(flow: &CustomerFlow) -> Option<&str> {
+    flow.flow_type.as_ref().map(|t| t.as_str())
+}
+
+/// The happy path and the edge cases.
+fn variants(flow: &CustomerFlow) -> usize {
+    flow.happy_path.is_some() as usize + flow.edge_cases.len()
+}
+
+/// Steps of the flow's script, nested ones included.
+fn steps(flow: &CustomerFlow) -> usize {
+    fn count(steps: &[FlowStep]) -> usize {
+        steps.iter().map(|s| 1 + count(&s.steps)).sum()
+    }
+    count(&flow.graph)
+}
+
+fn agents(flow: &CustomerFlow) -> String {
+    let names: Vec<String> = flow.agents.iter().map(|a| a.name.clone().unwrap_or_else(|| a.id.to_string())).collect();
+    if names.is_empty() { "—".into() } else { names.join(", ") }
+}
+
+fn compare(a: &CustomerFlow, b: &CustomerFlow, column: usize) -> std::cmp::Ordering {
+    match column {
+        0 => text_cmp(a.title.as_deref(), b.title.as_deref()),
+        1 => text_cmp(flow_type(a), flow_type(b)),
+        2 => text_cmp(a.source.as_ref().map(|s| s.as_str()), b.source.as_ref().map(|s| s.as_str())),
+        3 => by(Some(variants(a)), Some(variants(b))),
+        4 => by(Some(steps(a)), Some(steps(b))),
+        _ => text_cmp(Some(&agents(a)), Some(&agents(b))),
+    }
+}
+
+/// The graph's styles from the theme: speakers, merge links and off-script badges.
+pub fn graph_styles(theme: &Theme) -> GraphStyles {
+    GraphStyles {
+        heading: theme.heading(),
+        customer: theme.customer(),
+        agent: theme.agent(),
+        link: theme.link(),
+        badge: theme.warn(),
+        dim: theme.dim(),
+    }
+}
+
+pub struct Flows {
+    flows: Section<CustomerFlow>,
+    type_filter: usize,
+    /// The flow whose detail is open.
+    open: Option<Uuid>,
+    scroll: Scroll,
+}
+
+impl Default for Flows {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Flows {
+    pub fn new() -> Self {
+        let mut flows = Section::new(
+            ListKind::Flows,
+            "customer flows",
+            COLUMNS,
+            |f: &CustomerFlow| f.id.to_string(),
+            |l| if let Listing::Flows(v) = l { Some(v) } else { None },
+            |f| {
+                format!(
+                    "{} {} {} {}",
+                    f.title.as_deref().unwrap_or(""),
+                    flow_type(f).unwrap_or(""),
+                    f.slug.as_deref().unwrap_or(""),
+                    agents(f)
+                )
+            },
+            compare,
+        );
+        flows.list.sort = Some((0, false));
+        Flows { flows, type_filter: 0, open: None, scroll: Scroll::default() }
+    }
+
+    fn opened(&self) -> Option<&CustomerFlow> {
+        let id = self.open?;
+        self.flows.list.items.iter().find(|f| f.id == id)
+    }
+
+    fn open(&mut self, id: Uuid) {
+        self.open = Some(id);
+        self.scroll = Scroll::default();
+    }
+
+    fn row(flow: &CustomerFlow) -> Vec<Cell<'static>> {
+        vec![
+            Cell::from(or_dash(flow.title.as_deref())),
+            Cell::from(or_dash(flow_type(flow))),
+            Cell::from(or_dash(flow.source.as_ref().map(|s| s.as_str()))),
+            Cell::from(variants(flow).to_string()),
+            Cell::from(steps(flow).to_string()),
+            Cell::from(agents(flow)),
+        ]
+    }
+}
+
+impl Pane for Flows {
+    fn title(&self) -> &'static str {
+        "flows"
+    }
+
+    fn show(&mut self, out: &mut Out) {
+        self.flows.ensure(out);
+    }
+
+    fn refresh(&mut self, out: &mut Out) {
+        self.flows.request(out);
+    }
+
+    fn action(&mut self, action: Action, _out: &mut Out) -> bool {
+        if self.open.is_some() {
+            return self.scroll.action(action);
+        }
+        match action {
+            Action::StatusFilter => {
+                self.type_filter = (self.type_filter + 1) % TYPES.len();
+                let want = TYPES[self.type_filter];
+                self.flows.keep(move |f| want.is_none_or(|t| flow_type(f) == Some(t)));
+                true
+            }
+            Action::Open => match self.flows.selected() {
+                Some(flow) => {
+                    let id = flow.id;
+                    self.open(id);
+                    true
+                }
+                None => false,
+            },
+            _ => self.flows.action(action),
+        }
+    }
+
+    fn fetched(&mut self, request: &Request, result: &Result<Fetched, FetchError>, _out: &mut Out) -> bool {
+        self.flows.fetched(request, result)
+    }
+
+    fn back(&mut self) -> bool {
+        self.open.take().is_some()
+    }
+
+    fn filter(&self) -> String {
+        self.flows.list.filter.clone()
+    }
+
+    fn set_filter(&mut self, text: &str) {
+        self.flows.set_filter(text);
+    }
+
+    fn selection(&self) -> Option<Selection> {
+        match self.open {
+            Some(_) => self.opened().map(|f| Selection::of(f.id, f)),
+            None => self.flows.selection(),
+        }
+    }
+
+    fn open_by_id(&mut self, id: &str, out: &mut Out) -> bool {
+        match id.trim().parse::<Uuid>() {
+            Ok(uuid) => {
+                out.fetch(Request::Item(ListKind::Flows, uuid.to_string()));
+                self.open(uuid);
+                true
+            }
+            Err(_) => {
+                out.error(format!("{id:?} is not a flow id (a UUID)"));
+                false
+            }
+        }
+    }
+
+    fn help(&self) -> Vec<(Action, &'static str)> {
+        if self.open.is_some() {
+            vec![
+                (Action::Down, "scroll"),
+                (Action::PageDown, "scroll a page"),
+                (Action::Bottom, "the last edge case"),
+                (Action::Back, "back to the list"),
+                (Action::Raw, "raw JSON of the flow"),
+            ]
+        } else {
+            vec![
+                (Action::Open, "the flow's steps, variants and expectations"),
+                (Action::StatusFilter, "type: all, SCRIPTED, IMPROV, VOICEMAIL"),
+                (Action::Sort, "sort by the next column"),
+                (Action::SortReverse, "reverse the sort"),
+                (Action::OpenById, "open a flow by id"),
+            ]
+        }
+    }
+
+    fn restore(&mut self, cache: &Cache) {
+        self.flows.restore(cache);
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx) {
+        let theme = ctx.theme;
+        if let Some(id) = self.open {
+            let (title, lines) = match self.opened() {
+                Some(flow) => ("customer flow".to_string(), flow_lines(flow, &graph_styles(theme))),
+                None => {
+                    let text = match self.flows.list.load {
+                        Load::Loading => format!("loading flow {id}…"),
+                        _ => format!("flow {id} is not loaded; esc goes back to the list"),
+                    };
+                    ("flow".to_string(), vec![ratatui::text::Line::styled(text, theme.dim())])
+                }
+            };
+            detail::draw(frame, area, &title, lines, &self.scroll, theme, true);
+            return;
+        }
+        let kind = TYPES[self.type_filter].unwrap_or("all");
+        let filtered = self.type_filter != 0;
+        let view = TableView {
+            title: format!("customer flows · type {kind}"),
+            columns: COLUMNS,
+            row: &Self::row,
+            focused: true,
+            empty: if filtered { "no flows of this type (f)" } else { "no customer flows" },
+        };
+        table::draw(frame, area, &self.flows.list, view, theme);
+    }
+}

@@ -1,0 +1,131 @@
+//! An issue's detail: its facts and summary (scrollable) above its evidence (selectable), and
+//! the frame around an evidence call opened from it.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Cell;
+use uuid::Uuid;
+
+use crate::api::model::{Evidence, Issue};
+use crate::console::pane::ViewCtx;
+use crate::console::theme::Theme;
+use crate::console::widgets::conversation::ConversationView;
+use crate::console::widgets::detail::{self, Lines, Scroll};
+use crate::console::widgets::list::{ListState, Load};
+use crate::console::widgets::table::{self, Column, TableView, col};
+use crate::console::widgets::text::{ago, fit, or_dash, when};
+
+use Constraint::{Fill, Length};
+
+const EVIDENCE_COLUMNS: &[Column] =
+    &[col("KIND", Length(4)), col("CALL / CHAT ID", Fill(1)), col("OBSERVED AT", Length(19)), col("", Length(8))];
+
+/// What the issue detail draws.
+pub struct IssueView<'a> {
+    pub issue: &'a Issue,
+    /// Not listed on the last visit.
+    pub new: bool,
+    pub evidence: &'a ListState<Evidence>,
+    pub scroll: &'a Scroll,
+}
+
+pub fn evidence_id(e: &Evidence) -> String {
+    e.id.or(e.call_id).or(e.chat_id).map(|id| id.to_string()).unwrap_or_default()
+}
+
+pub fn evidence_haystack(e: &Evidence) -> String {
+    format!(
+        "{} {} {}",
+        e.call_id.map(|id| id.to_string()).unwrap_or_default(),
+        e.chat_id.map(|id| id.to_string()).unwrap_or_default(),
+        e.observed_at.as_ref().map(|t| t.to_string()).unwrap_or_default()
+    )
+}
+
+fn facts(issue: &Issue, new: bool, ctx: &ViewCtx) -> Vec<Line<'static>> {
+    let theme = ctx.theme;
+    let mut lines = Lines::new(theme);
+    if new {
+        lines.line(Line::styled("● new since your last visit", theme.highlight()));
+    }
+    let severity = or_dash(issue.severity.as_ref().map(|s| s.as_str()));
+    lines.line(Line::from(vec![
+        Span::styled(format!("{:<21} ", "severity"), theme.dim()),
+        Span::styled(severity.clone(), theme.severity(&severity)),
+    ]));
+    lines.status("status", issue.status.as_ref().map(|s| s.as_str()));
+    let events = issue.event_count.map(|n| n.to_string()).unwrap_or_else(|| "—".into());
+    lines.kv(
+        "events",
+        format!(
+            "{events} · last {} ({})",
+            ago(issue.last_event_at.as_ref(), ctx.now),
+            when(issue.last_event_at.as_ref())
+        ),
+    );
+    lines.kv("opened", when(issue.opened_at.as_ref()));
+    lines.opt("resolved", issue.resolved_at.as_ref().map(|t| when(Some(t))));
+    lines.section("summary").text(&or_dash(issue.summary.as_deref()));
+    lines
+        .section("record")
+        .kv("source", or_dash(issue.source.as_ref().map(|s| s.as_str())))
+        .kv("assignee", issue.assignee_user_id.map(|id| id.to_string()).unwrap_or_else(|| "unassigned".into()))
+        .opt("fingerprint", issue.fingerprint.as_ref())
+        .opt("alert", issue.alert_id)
+        .kv("id", issue.id.to_string())
+        .kv("updated", when(issue.updated_at.as_ref()));
+    lines.lines
+}
+
+/// The issue's facts above its evidence table.
+pub fn draw(frame: &mut Frame, area: Rect, view: IssueView<'_>, ctx: &ViewCtx) {
+    let theme = ctx.theme;
+    // The evidence table gets its rows (plus border and header), up to half the height.
+    let wanted = view.evidence.len().max(1) as u16 + 3;
+    let [top, bottom] = Layout::vertical([Fill(1), Length(wanted.min(area.height / 2).max(4))]).areas(area);
+    let title = format!("{}issue · {}", if view.new { "● " } else { "" }, or_dash(view.issue.title.as_deref()));
+    let title = fit(&title, top.width.saturating_sub(4) as usize);
+    detail::draw(frame, top, &title, facts(view.issue, view.new, ctx), view.scroll, theme, false);
+    let row = |e: &Evidence| {
+        let (kind, id) = match (e.call_id, e.chat_id) {
+            (Some(id), _) => ("call", id.to_string()),
+            (None, Some(id)) => ("chat", id.to_string()),
+            _ => ("—", "—".to_string()),
+        };
+        vec![
+            Cell::from(kind),
+            Cell::from(id),
+            Cell::from(when(e.observed_at.as_ref())),
+            Cell::from(ago(e.observed_at.as_ref(), ctx.now)).style(theme.dim()),
+        ]
+    };
+    let table_view = TableView {
+        title: "evidence · enter opens the call".into(),
+        columns: EVIDENCE_COLUMNS,
+        row: &row,
+        focused: true,
+        empty: "no evidence attached",
+    };
+    table::draw(frame, bottom, view.evidence, table_view, theme);
+}
+
+/// An evidence call with a line saying which issue it came from.
+pub fn draw_call(frame: &mut Frame, area: Rect, issue: &str, conversation: &ConversationView, ctx: &ViewCtx) {
+    let [crumb, body] = Layout::vertical([Length(1), Fill(1)]).areas(area);
+    let text = fit(&format!(" evidence of issue · {issue}"), crumb.width.saturating_sub(14) as usize);
+    frame.render_widget(
+        Line::from(vec![Span::styled(text, ctx.theme.dim()), Span::styled("  esc: back", ctx.theme.key())]),
+        crumb,
+    );
+    conversation.draw(frame, body, ctx);
+}
+
+/// An issue opened by id that is not (yet) here.
+pub fn draw_missing(frame: &mut Frame, area: Rect, id: Uuid, load: &Load, theme: &Theme) {
+    let text = match load {
+        Load::Loading => format!("loading issue {id}…"),
+        _ => format!("issue {id} is not loaded; esc goes back to the list"),
+    };
+    detail::draw(frame, area, "issue", vec![Line::styled(text, theme.dim())], &Scroll::default(), theme, true);
+}

@@ -1,0 +1,231 @@
+//! Tab 4: issues sorted by severity then recency, status and severity filters, the detail with
+//! its evidence, an evidence call's transcript, and "new since the last visit".
+
+use switchboard::api::model::{EvidenceInput, Issue, IssueInput, Severity};
+use switchboard::cache::Cache;
+
+use crate::assert_screen;
+use crate::harness::Harness;
+use crate::support;
+
+/// The first evidence call of the seeded CRITICAL issue.
+const CRITICAL_CALL: &str = "3fb5aeb0-c5ff-5e6e-b1eb-3aadf53eeb7c";
+
+/// The ids of the rows as the pane lists them, top to bottom (walking the selection).
+async fn row_ids(h: &mut Harness, rows: usize) -> Vec<String> {
+    h.key("g").await;
+    let mut ids = Vec::new();
+    for _ in 0..rows {
+        ids.push(h.app.pane().selection().expect("a row is selected").id);
+        h.key("j").await;
+    }
+    ids
+}
+
+/// The contract's order, stated independently of the pane: CRITICAL > HIGH > MEDIUM > LOW >
+/// unset or unknown, then the latest event first.
+fn expected_order(mut issues: Vec<Issue>) -> Vec<String> {
+    let rank = |i: &Issue| match i.severity.as_ref().map(|s| s.as_str()) {
+        Some("CRITICAL") => 4,
+        Some("HIGH") => 3,
+        Some("MEDIUM") => 2,
+        Some("LOW") => 1,
+        _ => 0,
+    };
+    issues.sort_by(|a, b| {
+        rank(b).cmp(&rank(a)).then_with(|| {
+            let at = |i: &Issue| i.last_event_at.as_ref().and_then(|t| t.parse());
+            at(b).cmp(&at(a))
+        })
+    });
+    issues.into_iter().map(|i| i.id.to_string()).collect()
+}
+
+async fn all_issues(h: &Harness) -> Vec<Issue> {
+    use futures_util::TryStreamExt;
+    let query = switchboard::api::ListQuery::default();
+    h.client.list_all::<Issue>(switchboard::api::routes::ISSUES, query).try_collect().await.unwrap()
+}
+
+fn issue_input(title: &str, severity: Option<Severity>) -> IssueInput {
+    IssueInput {
+        title: Some(title.into()),
+        summary: Some("Filed by the console test.".into()),
+        severity,
+        evidence: Some(vec![EvidenceInput::call(CRITICAL_CALL.parse().unwrap())]),
+        ..Default::default()
+    }
+}
+
+#[tokio::test]
+async fn list_is_sorted_by_severity_then_recency() {
+    let mut h = Harness::seeded().await;
+    h.key("4").await;
+    let screen = h.render(80, 24);
+    assert!(screen.contains("Receptionist discloses"), "{screen}");
+    assert_screen!("issues_list_80x24", screen);
+    assert_screen!("issues_list_160x48", h.render(160, 48));
+
+    // The seed: one issue per severity, the unset one last.
+    let expected = expected_order(all_issues(&h).await);
+    assert_eq!(row_ids(&mut h, 5).await, expected);
+    let lines: Vec<String> = h.render(160, 48).lines().map(str::to_string).collect();
+    let position = |word: &str| lines.iter().position(|l| l.contains(&format!("│{word} "))).unwrap();
+    assert!(position("CRITICAL") < position("HIGH") && position("HIGH") < position("MEDIUM"));
+    assert!(position("MEDIUM") < position("LOW") && position("LOW") < position("—"));
+
+    // Two more HIGH issues: within a severity, the latest event comes first.
+    h.client.create_issue(&issue_input("Older of two new HIGH issues", Some(Severity::High))).await.unwrap();
+    h.client.create_issue(&issue_input("Newer of two new HIGH issues", Some(Severity::High))).await.unwrap();
+    h.key("r").await;
+    let issues = all_issues(&h).await;
+    assert_eq!(issues.len(), 7);
+    let expected = expected_order(issues);
+    assert_eq!(row_ids(&mut h, 7).await, expected);
+    let screen = h.render(160, 48);
+    let newer = screen.find("Newer of two").unwrap();
+    assert!(newer < screen.find("Older of two").unwrap() && newer < screen.find("Rebooking desk charges").unwrap());
+}
+
+#[tokio::test]
+async fn status_and_severity_filters_change_the_rows() {
+    let mut h = Harness::seeded().await;
+    h.key("4").await;
+    let titles = ["Receptionist discloses", "Rebooking desk charges", "Long silences", "talks over callers"];
+    h.key("f").await;
+    let screen = h.render(160, 48);
+    assert!(screen.contains("status OPEN") && screen.contains("[4/5]"), "{screen}");
+    assert!(!screen.contains(titles[2]), "the ACKNOWLEDGED issue is filtered out:\n{screen}");
+    h.key("f").await;
+    let screen = h.render(160, 48);
+    assert!(screen.contains("[1/5]") && screen.contains(titles[2]), "{screen}");
+    h.key("f").await;
+    let screen = h.render(80, 24);
+    assert!(screen.contains("status RESOLVED") && screen.contains("no issues match these filters"), "{screen}");
+    h.key("f").await;
+    assert!(h.render(160, 48).contains("status all"));
+
+    h.key("F").await;
+    let screen = h.render(160, 48);
+    assert!(screen.contains("severity CRITICAL") && screen.contains("[1/5]"), "{screen}");
+    assert!(screen.contains(titles[0]) && !screen.contains(titles[1]), "{screen}");
+    h.keys(&["F", "F", "F", "F"]).await;
+    let screen = h.render(160, 48);
+    assert!(screen.contains("severity unset") && screen.contains("After-hours callers"), "{screen}");
+    assert!(titles.iter().all(|t| !screen.contains(t)), "{screen}");
+    // Both filters at once: OPEN and unset severity still keeps the API issue.
+    h.key("f").await;
+    assert!(h.render(160, 48).contains("[1/5]"));
+    h.keys(&["f", "f", "f", "F"]).await;
+    assert!(h.render(160, 48).contains("[5]"));
+}
+
+#[tokio::test]
+async fn detail_shows_summary_and_evidence_and_opens_the_call() {
+    let mut h = Harness::seeded().await;
+    h.keys(&["4", "enter"]).await;
+    let screen = h.render(160, 48);
+    assert!(screen.contains("read out appointment dates, treatments"), "summary:\n{screen}");
+    assert!(screen.contains(CRITICAL_CALL), "evidence:\n{screen}");
+    assert_screen!("issues_detail_80x24", h.render(80, 24));
+    assert_screen!("issues_detail_160x48", screen);
+    // PageDown scrolls the facts without losing the evidence.
+    h.key("pagedown").await;
+    assert!(h.render(80, 24).contains("fingerprint"), "{}", h.render(80, 24));
+
+    // Enter on the first evidence entry: the call's transcript beside its metric values.
+    h.key("enter").await;
+    let transcript = h.client.call_transcript(CRITICAL_CALL.parse().unwrap()).await.unwrap();
+    let screen = h.render(160, 48);
+    for entry in transcript.entries.iter().take(2) {
+        let start: String = entry.text.chars().take(30).collect();
+        assert!(screen.contains(&start), "{start:?} is on screen:\n{screen}");
+    }
+    assert!(screen.contains(&format!("call {CRITICAL_CALL}")), "{screen}");
+    assert_eq!(h.app.pane().selection().unwrap().id, CRITICAL_CALL);
+    assert_screen!("issues_call_160x48", screen);
+    assert_screen!("issues_call_80x24", h.render(80, 24));
+
+    // Esc goes back to the issue, then to the list.
+    h.key("esc").await;
+    let screen = h.render(160, 48);
+    assert!(screen.contains("evidence · enter opens the call") && screen.contains("Receptionist discloses"));
+    h.keys(&["j", "enter"]).await;
+    assert!(h.render(160, 48).contains("call 01a7949f-0bd2-5116-bde9-d0b4714594ea"), "second evidence entry");
+    h.keys(&["esc", "esc"]).await;
+    assert!(h.render(160, 48).contains("status all · severity any"));
+}
+
+#[tokio::test]
+async fn an_issue_opens_by_id() {
+    let mut h = Harness::seeded().await;
+    h.keys(&["4", "o"]).await;
+    h.type_text("860c6925-fbf6-57b0-bda3-e017765f8d46").await;
+    h.key("enter").await;
+    let screen = h.render(160, 48);
+    assert!(screen.contains("issue · Rebooking agent talks over callers"), "{screen}");
+    h.keys(&["o"]).await;
+    h.type_text("not-an-id").await;
+    h.key("enter").await;
+    assert!(h.render(160, 48).contains("is not an issue id"));
+}
+
+fn marked(screen: &str) -> Vec<&str> {
+    screen.lines().filter(|l| l.contains("│● ") || l.contains(" ● ") && l.contains('│')).collect()
+}
+
+#[tokio::test]
+async fn issues_new_since_the_last_visit_are_marked() {
+    let service = support::start(true).await;
+    let dir = service.dir.path().join("cache");
+    let (cache, _) = Cache::load(&dir, "local");
+    let mut h = Harness::on(service, Some(cache)).await;
+
+    // The first visit ever is the baseline: nothing is new.
+    h.key("4").await;
+    let screen = h.render(160, 48);
+    assert!(!screen.contains('●'), "{screen}");
+
+    // An issue created meanwhile is new, and stays new through refreshes of this visit.
+    let created = h.client.create_issue(&issue_input("Agent hangs up when asked for a human", None)).await.unwrap();
+    h.key("r").await;
+    let screen = h.render(160, 48);
+    let rows = marked(&screen);
+    assert_eq!(rows.len(), 1, "only the created issue is new:\n{screen}");
+    assert!(rows[0].contains("Agent hangs up"), "{screen}");
+    assert!(screen.contains("● 1 new"), "{screen}");
+    assert_screen!("issues_new_80x24", h.render(80, 24));
+    h.key("r").await;
+    assert_eq!(marked(&h.render(160, 48)).len(), 1);
+    // Its detail says so too.
+    h.key("/").await;
+    h.type_text("hangs up").await;
+    h.key("enter").await;
+    assert_eq!(h.app.pane().selection().unwrap().id, created.id.to_string());
+    h.key("enter").await;
+    assert!(h.render(160, 48).contains("● new since your last visit"));
+    h.key("esc").await;
+
+    // A fresh console on the same (saved) cache: everything listed before has been seen.
+    let cache = h.app.cache.take().unwrap();
+    let seen: Vec<String> = cache.mark("issues.seen").expect("the seen issues are marked");
+    assert_eq!(seen.len(), 6);
+    assert!(seen.contains(&created.id.to_string()));
+    cache.save().unwrap();
+    let service = h.service;
+    let (cache, warning) = Cache::load(&dir, "local");
+    assert!(warning.is_none(), "{warning:?}");
+    let mut h = Harness::on(service, Some(cache)).await;
+    h.key("4").await;
+    let screen = h.render(160, 48);
+    assert!(screen.contains("Agent hangs up") && !screen.contains('●'), "{screen}");
+
+    // Another one appears; leaving the tab and coming back starts a new visit.
+    h.client.create_issue(&issue_input("Agent spells the address wrong", Some(Severity::Low))).await.unwrap();
+    h.key("r").await;
+    let screen = h.render(160, 48);
+    assert_eq!(marked(&screen).len(), 1, "{screen}");
+    assert!(marked(&screen)[0].contains("spells the address"));
+    h.keys(&["5", "4"]).await;
+    assert!(!h.render(160, 48).contains('●'));
+}
