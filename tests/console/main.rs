@@ -7,3 +7,5 @@ mod harness;
 
 mod catalog;
 mod frame;
+mod jobs;
+mod plans;

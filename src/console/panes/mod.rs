@@ -1,6 +1,9 @@
 //! The console's tabs, in order.
 
 pub mod catalog;
+pub mod jobs;
+pub mod names;
+pub mod plans;
 pub mod section;
 mod todo;
 
@@ -8,10 +11,10 @@ use super::app::Settings;
 use super::pane::Pane;
 
 /// Every tab, in the order of their number keys.
-pub fn all(_settings: &Settings) -> Vec<Box<dyn Pane>> {
+pub fn all(settings: &Settings) -> Vec<Box<dyn Pane>> {
     vec![
-        Box::new(todo::Todo("run plans")),
-        Box::new(todo::Todo("jobs")),
+        Box::new(plans::Plans::new()),
+        Box::new(jobs::Jobs::new(settings.poll_interval)),
         Box::new(todo::Todo("metrics")),
         Box::new(todo::Todo("issues")),
         Box::new(todo::Todo("flows")),
