@@ -207,6 +207,11 @@ impl App {
         }
         if let Some(tab) = out.goto {
             self.show_tab(tab);
+            if let Some(id) = out.open {
+                let mut opened = Out::default();
+                self.panes[self.tab].open_by_id(&id, &mut opened);
+                self.apply(opened);
+            }
         }
     }
 

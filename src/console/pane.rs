@@ -16,6 +16,8 @@ pub struct Out {
     pub toasts: Vec<(Level, String)>,
     /// Switch to this tab (by index) after handling.
     pub goto: Option<usize>,
+    /// With `goto`: then open this id there (`Pane::open_by_id`), for jumps between tabs.
+    pub open: Option<String>,
 }
 
 impl Out {
@@ -29,6 +31,12 @@ impl Out {
 
     pub fn error(&mut self, text: impl Into<String>) {
         self.toasts.push((Level::Error, text.into()));
+    }
+
+    /// Go to tab `tab` and open `id` there (a plan's latest job in the jobs tab).
+    pub fn jump(&mut self, tab: usize, id: impl ToString) {
+        self.goto = Some(tab);
+        self.open = Some(id.to_string());
     }
 }
 

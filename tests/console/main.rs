@@ -11,4 +11,6 @@ mod connection;
 mod flows;
 mod frame;
 mod issues;
+mod jobs;
 mod metrics;
+mod plans;

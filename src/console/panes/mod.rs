@@ -4,18 +4,20 @@ pub mod bench;
 pub mod catalog;
 pub mod flows;
 pub mod issues;
+pub mod jobs;
 pub mod metrics;
+pub mod names;
+pub mod plans;
 pub mod section;
-mod todo;
 
 use super::app::Settings;
 use super::pane::Pane;
 
 /// Every tab, in the order of their number keys.
-pub fn all(_settings: &Settings) -> Vec<Box<dyn Pane>> {
+pub fn all(settings: &Settings) -> Vec<Box<dyn Pane>> {
     vec![
-        Box::new(todo::Todo("run plans")),
-        Box::new(todo::Todo("jobs")),
+        Box::new(plans::Plans::new()),
+        Box::new(jobs::Jobs::new(settings.poll_interval)),
         Box::new(metrics::Metrics::new()),
         Box::new(issues::Issues::new()),
         Box::new(flows::Flows::new()),

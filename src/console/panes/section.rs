@@ -83,15 +83,7 @@ impl<T: Clone + Serialize + DeserializeOwned> Section<T> {
             }
             (Request::Item(kind, _), Ok(Fetched::Item(listing))) if *kind == self.kind => {
                 if let Some(found) = (self.take)(listing) {
-                    let mut items = self.list.items.clone();
-                    for item in found {
-                        let id = (self.id)(item);
-                        match items.iter().position(|i| (self.id)(i) == id) {
-                            Some(at) => items[at] = item.clone(),
-                            None => items.push(item.clone()),
-                        }
-                    }
-                    self.list.replace(items, self.id, &self.shape);
+                    self.upsert(found);
                     if let Some(first) = found.first() {
                         let id = (self.id)(first);
                         if let Some(p) =
@@ -108,6 +100,20 @@ impl<T: Clone + Serialize + DeserializeOwned> Section<T> {
             }
             _ => false,
         }
+    }
+
+    /// Puts `found` into the list, replacing items with the same id (a fresher copy fetched
+    /// on its own, such as a polled job).
+    pub fn upsert(&mut self, found: &[T]) {
+        let mut items = self.list.items.clone();
+        for item in found {
+            let id = (self.id)(item);
+            match items.iter().position(|i| (self.id)(i) == id) {
+                Some(at) => items[at] = item.clone(),
+                None => items.push(item.clone()),
+            }
+        }
+        self.list.replace(items, self.id, &self.shape);
     }
 
     /// Navigation and sorting keys; true when used.

@@ -1,0 +1,324 @@
+//! One run plan job, live: progress gauge, counts, elapsed/ETA, throughput, and its simulation
+//! jobs. Polled while it runs; a simulation job opens its call's transcript beside its values.
+
+use std::time::Duration;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, LineGauge, Paragraph, Sparkline};
+use uuid::Uuid;
+
+use super::progress::{Progress, is_finished, sim_status};
+use super::sims::{self, endpoint, flow, persona};
+use crate::api::model::{RunPlanJob, SimulationJob};
+use crate::console::keymap::Action;
+use crate::console::message::{FailureKind, FetchError, Fetched, Request};
+use crate::console::pane::{Out, Selection, ViewCtx};
+use crate::console::widgets::conversation::ConversationView;
+use crate::console::widgets::list::{ListState, Load, Shape};
+use crate::console::widgets::table::{self, TableView};
+use crate::console::widgets::text::{duration_ms, fit, when};
+
+use Constraint::{Fill, Length};
+
+pub struct JobView {
+    pub id: Uuid,
+    /// The job without its simulation jobs (those are in `sims`).
+    pub job: Option<RunPlanJob>,
+    pub error: Option<String>,
+    pub progress: Progress,
+    pub sims: ListState<SimulationJob>,
+    shape: Shape<SimulationJob>,
+    status_filter: Option<String>,
+    /// The simulation job whose call is open.
+    pub sim: Option<SimView>,
+    /// Whether poll ticks fetch the job again: until it ends (or turns out not to exist).
+    pub polling: bool,
+}
+
+pub struct SimView {
+    pub sim: SimulationJob,
+    pub conversation: ConversationView,
+}
+
+/// A poll interval as people say it: `1s`, `2.5s`, `500ms`.
+fn every(ms: i64) -> String {
+    if ms % 1000 == 0 { format!("{}s", ms / 1000) } else { duration_ms(ms) }
+}
+
+impl JobView {
+    /// Opens job `id` and asks for it.
+    pub fn open(id: Uuid, out: &mut Out) -> Self {
+        let mut sims = ListState::new();
+        sims.load = Load::Loading;
+        out.fetch(Request::RunPlanJob(id));
+        JobView {
+            id,
+            job: None,
+            error: None,
+            progress: Progress::default(),
+            sims,
+            shape: Shape::new(sims::haystack, sims::compare),
+            status_filter: None,
+            sim: None,
+            polling: true,
+        }
+    }
+
+    pub fn refresh(&mut self, out: &mut Out) {
+        out.fetch(Request::RunPlanJob(self.id));
+        if let Some(sim) = &mut self.sim {
+            sim.conversation.refresh(out);
+        }
+    }
+
+    /// The poll timer: fetch the job again while it runs; true when a redraw is needed.
+    pub fn tick(&mut self, out: &mut Out) -> bool {
+        if self.polling {
+            out.fetch(Request::RunPlanJob(self.id));
+        }
+        self.polling
+    }
+
+    pub fn fetched(&mut self, request: &Request, result: &Result<Fetched, FetchError>) -> bool {
+        match (request, result) {
+            (Request::RunPlanJob(id), Ok(Fetched::RunPlanJob(job))) if *id == self.id => {
+                let mut job = job.as_ref().clone();
+                let sims = std::mem::take(&mut job.simulation_jobs);
+                self.progress = Progress::of(&job, &sims);
+                self.polling = !is_finished(&job);
+                if let Some(open) = &mut self.sim
+                    && let Some(fresh) = sims.iter().find(|s| s.simulation_job_id == open.sim.simulation_job_id)
+                {
+                    open.sim = fresh.clone();
+                }
+                self.sims.replace(sims, sims::id, &self.shape);
+                self.sims.load = Load::Fresh;
+                self.job = Some(job);
+                self.error = None;
+                true
+            }
+            (Request::RunPlanJob(id), Err(error)) if *id == self.id => {
+                self.error = Some(error.message.clone());
+                if error.kind == FailureKind::NotFound {
+                    self.polling = false;
+                }
+                if self.job.is_none() {
+                    self.sims.load = Load::Failed(error.message.clone());
+                }
+                true
+            }
+            _ => self.sim.as_mut().is_some_and(|s| s.conversation.fetched(request, result)),
+        }
+    }
+
+    pub fn action(&mut self, action: Action, out: &mut Out) -> bool {
+        if let Some(sim) = &mut self.sim {
+            return sim.conversation.action(action);
+        }
+        let page = self.sims.page();
+        match action {
+            Action::Up => self.sims.move_by(-1),
+            Action::Down => self.sims.move_by(1),
+            Action::PageUp => self.sims.move_by(-page),
+            Action::PageDown => self.sims.move_by(page),
+            Action::Top => self.sims.top(),
+            Action::Bottom => self.sims.bottom(),
+            Action::Sort => {
+                self.sims.cycle_sort(sims::COLUMNS.len());
+                self.sims.reshape(&self.shape);
+            }
+            Action::SortReverse => {
+                self.sims.reverse_sort();
+                self.sims.reshape(&self.shape);
+            }
+            Action::StatusFilter => {
+                let present: Vec<String> = self.progress.counts.iter().map(|(s, _)| s.clone()).collect();
+                self.status_filter = super::next_filter(self.status_filter.as_deref(), &present);
+                let keep = self.status_filter.clone();
+                self.shape.keep = Box::new(move |s| keep.as_ref().is_none_or(|k| *k == sim_status(s)));
+                self.sims.reshape(&self.shape);
+            }
+            Action::Open => match self.sims.selected() {
+                Some(sim) => match sim.call_id {
+                    Some(call) => {
+                        self.sim = Some(SimView { sim: sim.clone(), conversation: ConversationView::open(call, out) })
+                    }
+                    None => out.error(format!("this simulation has no call yet ({})", sim_status(sim))),
+                },
+                None => return false,
+            },
+            _ => return false,
+        }
+        true
+    }
+
+    /// Esc: a value's detail, then the call; false when only the job is open.
+    pub fn back(&mut self) -> bool {
+        match &mut self.sim {
+            Some(sim) => {
+                if !sim.conversation.back() {
+                    self.sim = None;
+                }
+                true
+            }
+            None => false,
+        }
+    }
+
+    pub fn filter(&self) -> String {
+        match &self.sim {
+            Some(sim) => sim.conversation.filter(),
+            None => self.sims.filter.clone(),
+        }
+    }
+
+    pub fn set_filter(&mut self, text: &str) {
+        match &mut self.sim {
+            Some(sim) => sim.conversation.set_filter(text),
+            None => {
+                self.sims.filter = text.to_string();
+                self.sims.reshape(&self.shape);
+            }
+        }
+    }
+
+    pub fn selection(&self) -> Option<Selection> {
+        match &self.sim {
+            Some(sim) => sim.conversation.selection(),
+            None => match self.sims.selected() {
+                Some(sim) => Some(Selection::of(sim.simulation_job_id, sim)),
+                None => self.job.as_ref().map(|j| Selection::of(j.simulation_run_plan_job_id, j)),
+            },
+        }
+    }
+
+    pub fn help(&self) -> Vec<(Action, &'static str)> {
+        if let Some(sim) = &self.sim {
+            return sim.conversation.help();
+        }
+        vec![
+            (Action::Open, "the simulation's call: transcript and metric values"),
+            (Action::StatusFilter, "show one status only (cycles)"),
+            (Action::Sort, "sort by the next column"),
+            (Action::SortReverse, "reverse the sort"),
+            (Action::Back, "back to the jobs"),
+        ]
+    }
+
+    pub fn draw(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx, plan: &str, poll: Duration) {
+        if let Some(sim) = &self.sim {
+            let [head, body] = Layout::vertical([Length(1), Fill(1)]).areas(area);
+            self.draw_sim_head(frame, head, ctx, &sim.sim);
+            sim.conversation.draw(frame, body, ctx);
+            return;
+        }
+        let lines = 6 + u16::from(self.job.as_ref().is_some_and(|j| j.error_message.is_some()));
+        let [top, bottom] = Layout::vertical([Length(lines + 2), Fill(1)]).areas(area);
+        let [summary, spark] = Layout::horizontal([Fill(2), Fill(1)]).areas(top);
+        self.draw_summary(frame, summary, ctx, plan);
+        self.draw_throughput(frame, spark, ctx, poll);
+        self.draw_sims(frame, bottom, ctx);
+    }
+
+    fn draw_summary(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx, plan: &str) {
+        let theme = ctx.theme;
+        let status = self.job.as_ref().and_then(|j| j.status.as_ref()).map(|s| s.as_str().to_string());
+        let status = status.unwrap_or_else(|| if self.job.is_some() { "—".into() } else { "…".into() });
+        let block = Block::default().borders(Borders::ALL).border_style(theme.dim()).title(Line::from(vec![
+            Span::raw(" "),
+            Span::styled(status.clone(), theme.status(&status)),
+            Span::styled(format!(" · {plan} "), theme.title()),
+        ]));
+        let inner = block.inner(area);
+        frame.render_widget(block, area);
+        let Some(job) = &self.job else {
+            let text = match &self.error {
+                Some(error) => Line::styled(format!("could not load job {}: {error}", self.id), theme.error()),
+                None => Line::styled(format!("loading job {}…", self.id), theme.dim()),
+            };
+            frame.render_widget(Paragraph::new(text).wrap(Default::default()), inner);
+            return;
+        };
+        let p = &self.progress;
+        let [gauge, facts] = Layout::vertical([Length(1), Fill(1)]).areas(inner);
+        let label = format!("{}/{} ended {:>3.0}%", p.ended, p.total, p.ratio() * 100.0);
+        frame.render_widget(
+            LineGauge::default()
+                .ratio(p.ratio().clamp(0.0, 1.0))
+                .label(label)
+                .filled_symbol("█")
+                .unfilled_symbol("░")
+                .filled_style(theme.status(&status))
+                .unfilled_style(theme.dim()),
+            gauge,
+        );
+        let mut counts = Vec::new();
+        for (i, (status, n)) in p.counts.iter().enumerate() {
+            if i > 0 {
+                counts.push(Span::styled(" · ", theme.dim()));
+            }
+            counts.push(Span::styled(format!("{status} {n}"), theme.status(status)));
+        }
+        if counts.is_empty() {
+            counts.push(Span::styled("no simulation jobs yet", theme.dim()));
+        }
+        let elapsed = p.elapsed_ms(ctx.now).map(duration_ms).unwrap_or_else(|| "—".into());
+        let eta = p.eta_ms(ctx.now).map(duration_ms).unwrap_or_else(|| "—".into());
+        let fact = |label: &str, value: String| {
+            Line::from(vec![Span::styled(format!("{label:<8} "), theme.dim()), Span::raw(value)])
+        };
+        let mut lines = vec![
+            Line::from(counts),
+            if p.finished { fact("took", elapsed) } else { fact("elapsed", format!("{elapsed} · ETA {eta}")) },
+            fact("started", when(job.started_at.as_ref().or(job.created_at.as_ref()))),
+            fact("ended", when(job.ended_at.as_ref())),
+            fact("job", self.id.to_string()),
+        ];
+        if let Some(error) = &job.error_message {
+            lines.push(Line::styled(fit(error, inner.width as usize), theme.error()));
+        }
+        frame.render_widget(Paragraph::new(lines), facts);
+    }
+
+    fn draw_throughput(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx, poll: Duration) {
+        let theme = ctx.theme;
+        let interval = poll.as_millis().max(1) as i64;
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.dim())
+            .title(Span::styled(format!(" ended per {} ", every(interval)), theme.title()));
+        let inner = block.inner(area);
+        let data = self.progress.throughput(ctx.now, interval, inner.width as usize);
+        frame.render_widget(Sparkline::default().block(block).data(&data).style(theme.ok()), area);
+    }
+
+    fn draw_sims(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx) {
+        let theme = ctx.theme;
+        let wide = area.width >= 120;
+        let columns = sims::columns(wide);
+        let row = |s: &SimulationJob| sims::cells(s, theme, wide, ctx.now);
+        let title = match &self.status_filter {
+            Some(status) => format!("simulation jobs · {status} only (f)"),
+            None => "simulation jobs".to_string(),
+        };
+        let view = TableView { title, columns: &columns, row: &row, focused: true, empty: "no simulation jobs" };
+        table::draw(frame, area, &self.sims, view, theme);
+    }
+
+    fn draw_sim_head(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx, sim: &SimulationJob) {
+        let theme = ctx.theme;
+        let status = sim_status(sim);
+        let iteration = sim.iteration.map(|i| format!(" #{i}")).unwrap_or_default();
+        let mut spans = vec![
+            Span::styled(format!(" simulation{iteration} "), theme.heading()),
+            Span::styled(status.clone(), theme.status(&status)),
+            Span::styled(format!(" · {} · {} · {}", persona(sim), flow(sim), endpoint(sim)), theme.dim()),
+        ];
+        if let Some(error) = &sim.error_message {
+            spans.push(Span::styled(format!(" · {error}"), theme.error()));
+        }
+        frame.render_widget(Line::from(spans), area);
+    }
+}

@@ -1,0 +1,312 @@
+//! Tab 2: run plan jobs, newest first. Enter opens a job live (`job.rs`): its progress, counts,
+//! ETA and throughput, polled until it ends, and its simulation jobs down to their calls.
+
+mod job;
+pub mod progress;
+mod sims;
+
+use std::time::Duration;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::widgets::Cell;
+use uuid::Uuid;
+
+use self::job::JobView;
+use self::progress::is_finished;
+use super::names::Names;
+use super::section::{Section, status_cell};
+use crate::api::model::RunPlanJob;
+use crate::cache::Cache;
+use crate::console::keymap::Action;
+use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request};
+use crate::console::pane::{Out, Pane, Selection, ViewCtx};
+use crate::console::widgets::list::{Load, by};
+use crate::console::widgets::table::{self, Column, TableView, col};
+use crate::console::widgets::text::{duration_ms, when};
+
+use Constraint::{Fill, Length};
+
+const COLUMNS: &[Column] = &[
+    col("STATUS", Length(19)),
+    col("PLAN", Fill(1)),
+    col("SIMS", Length(5)),
+    col("CREATED", Length(19)),
+    col("TOOK", Length(7)),
+];
+const CREATED: usize = 3;
+
+/// The next value of a cycling filter: none, then each of `present`, then none again.
+pub fn next_filter(current: Option<&str>, present: &[String]) -> Option<String> {
+    match current.and_then(|c| present.iter().position(|p| p == c)) {
+        None if current.is_none() => present.first().cloned(),
+        Some(at) => present.get(at + 1).cloned(),
+        None => None,
+    }
+}
+
+fn status(job: &RunPlanJob) -> String {
+    job.status.as_ref().map(|s| s.as_str().to_string()).unwrap_or_else(|| "—".into())
+}
+
+fn sims(job: &RunPlanJob) -> Option<u64> {
+    job.simulation_job_count.or((!job.simulation_jobs.is_empty()).then_some(job.simulation_jobs.len() as u64))
+}
+
+/// How long a job ran (to now while it runs).
+fn took_ms(job: &RunPlanJob, now: jiff::Timestamp) -> Option<i64> {
+    let start = job.started_at.as_ref().or(job.created_at.as_ref())?.parse()?;
+    let end = job.ended_at.as_ref().and_then(|t| t.parse()).unwrap_or(now);
+    Some((end.as_millisecond() - start.as_millisecond()).max(0))
+}
+
+/// The run plan jobs list, as both the plans and the jobs tab keep it.
+pub fn job_section() -> Section<RunPlanJob> {
+    Section::new(
+        ListKind::RunPlanJobs,
+        "run plan jobs",
+        COLUMNS,
+        |j| j.simulation_run_plan_job_id.to_string(),
+        |l| if let Listing::RunPlanJobs(v) = l { Some(v) } else { None },
+        |j| format!("{} {} {}", status(j), j.simulation_run_plan_job_id, j.simulation_run_plan_id.unwrap_or_default()),
+        |a, b, c| match c {
+            0 => status(a).cmp(&status(b)),
+            1 => by(a.simulation_run_plan_id, b.simulation_run_plan_id),
+            2 => by(sims(a), sims(b)),
+            CREATED => by(a.created_at.as_ref(), b.created_at.as_ref()),
+            _ => by(took_ms(a, jiff::Timestamp::MAX), took_ms(b, jiff::Timestamp::MAX)),
+        },
+    )
+}
+
+/// Takes a freshly fetched job into the list (without its simulation jobs); true when it was one.
+pub fn absorb_job(jobs: &mut Section<RunPlanJob>, request: &Request, result: &Result<Fetched, FetchError>) -> bool {
+    match (request, result) {
+        (Request::RunPlanJob(_), Ok(Fetched::RunPlanJob(job))) => {
+            let mut job = job.as_ref().clone();
+            job.simulation_job_count = sims(&job);
+            job.simulation_jobs = Vec::new();
+            jobs.upsert(&[job]);
+            true
+        }
+        _ => jobs.fetched(request, result),
+    }
+}
+
+/// A whole list is dearer than one job (a busy account walks many pages), so while a listed
+/// job runs the list is fetched again every this many poll ticks, not every tick.
+const LIST_POLL_EVERY: u32 = 5;
+
+/// Polls a jobs list while one of its jobs runs.
+#[derive(Debug, Default)]
+pub struct ListPoll {
+    ticks: u32,
+}
+
+impl ListPoll {
+    /// The poll timer; true while a listed job runs (its running time changes on screen).
+    pub fn tick(&mut self, jobs: &mut Section<RunPlanJob>, out: &mut Out) -> bool {
+        let running = jobs.list.load == Load::Fresh && jobs.list.items.iter().any(|j| !is_finished(j));
+        if !running {
+            self.ticks = 0;
+            return false;
+        }
+        self.ticks += 1;
+        if self.ticks.is_multiple_of(LIST_POLL_EVERY) && !jobs.list.fetching {
+            jobs.request(out);
+        }
+        true
+    }
+}
+
+pub struct Jobs {
+    jobs: Section<RunPlanJob>,
+    names: Names,
+    open: Option<JobView>,
+    list_poll: ListPoll,
+    poll: Duration,
+    status_filter: Option<String>,
+}
+
+impl Jobs {
+    pub fn new(poll: Duration) -> Self {
+        let mut jobs = job_section();
+        jobs.list.sort = Some((CREATED, true));
+        Jobs { jobs, names: Names::new(), open: None, list_poll: ListPoll::default(), poll, status_filter: None }
+    }
+
+    fn plan_name(&self, job: &RunPlanJob) -> String {
+        match job.simulation_run_plan_id {
+            Some(id) => self.names.or_key(id),
+            None => "(inline plan)".into(),
+        }
+    }
+}
+
+impl Pane for Jobs {
+    fn title(&self) -> &'static str {
+        "jobs"
+    }
+
+    fn show(&mut self, out: &mut Out) {
+        // Jobs come and go: every visit asks for the list again, not just the first.
+        if !self.jobs.list.fetching {
+            self.jobs.request(out);
+        }
+        self.names.ensure(&[ListKind::RunPlans], out);
+    }
+
+    fn refresh(&mut self, out: &mut Out) {
+        match &mut self.open {
+            Some(job) => job.refresh(out),
+            None => {
+                self.jobs.request(out);
+                out.fetch(Request::List(ListKind::RunPlans));
+            }
+        }
+    }
+
+    fn action(&mut self, action: Action, out: &mut Out) -> bool {
+        if let Some(job) = &mut self.open {
+            return job.action(action, out);
+        }
+        match action {
+            Action::Open => match self.jobs.selected() {
+                Some(job) => {
+                    self.open = Some(JobView::open(job.simulation_run_plan_job_id, out));
+                    true
+                }
+                None => false,
+            },
+            Action::StatusFilter => {
+                let mut present: Vec<String> = self.jobs.list.items.iter().map(status).collect();
+                present.sort();
+                present.dedup();
+                self.status_filter = next_filter(self.status_filter.as_deref(), &present);
+                let keep = self.status_filter.clone();
+                self.jobs.keep(move |j| keep.as_ref().is_none_or(|k| *k == status(j)));
+                true
+            }
+            other => self.jobs.action(other),
+        }
+    }
+
+    fn fetched(&mut self, request: &Request, result: &Result<Fetched, FetchError>, _out: &mut Out) -> bool {
+        let mut changed = absorb_job(&mut self.jobs, request, result);
+        changed |= self.names.fetched(request, result);
+        if let Some(job) = &mut self.open {
+            changed |= job.fetched(request, result);
+        }
+        changed
+    }
+
+    fn tick(&mut self, _now: jiff::Timestamp, out: &mut Out) -> bool {
+        match &mut self.open {
+            Some(job) => job.tick(out),
+            None => self.list_poll.tick(&mut self.jobs, out),
+        }
+    }
+
+    fn back(&mut self) -> bool {
+        match &mut self.open {
+            Some(job) => {
+                if !job.back() {
+                    self.open = None;
+                }
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn filter(&self) -> String {
+        match &self.open {
+            Some(job) => job.filter(),
+            None => self.jobs.list.filter.clone(),
+        }
+    }
+
+    fn set_filter(&mut self, text: &str) {
+        match &mut self.open {
+            Some(job) => job.set_filter(text),
+            None => self.jobs.set_filter(text),
+        }
+    }
+
+    fn selection(&self) -> Option<Selection> {
+        match &self.open {
+            Some(job) => job.selection(),
+            None => self.jobs.selection(),
+        }
+    }
+
+    fn open_by_id(&mut self, id: &str, out: &mut Out) -> bool {
+        match id.trim().parse::<Uuid>() {
+            Ok(id) => {
+                self.open = Some(JobView::open(id, out));
+                true
+            }
+            Err(_) => {
+                out.error(format!("{id:?} is not a run plan job id (a UUID)"));
+                false
+            }
+        }
+    }
+
+    fn help(&self) -> Vec<(Action, &'static str)> {
+        match &self.open {
+            Some(job) => job.help(),
+            None => vec![
+                (Action::Open, "the job, live"),
+                (Action::StatusFilter, "show one status only (cycles)"),
+                (Action::Sort, "sort by the next column"),
+                (Action::SortReverse, "reverse the sort"),
+                (Action::OpenById, "open a job by id"),
+            ],
+        }
+    }
+
+    fn restore(&mut self, cache: &Cache) {
+        self.jobs.restore(cache);
+        self.names.restore(cache, &[ListKind::RunPlans]);
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx) {
+        if let Some(job) = &self.open {
+            let plan = job.job.as_ref().map(|j| self.plan_name(j)).unwrap_or_default();
+            job.draw(frame, area, ctx, &plan, self.poll);
+            return;
+        }
+        let theme = ctx.theme;
+        let row = |j: &RunPlanJob| {
+            vec![
+                status_cell(theme, j.status.as_ref().map(|s| s.as_str())),
+                Cell::from(self.plan_name(j)),
+                Cell::from(sims(j).map(|n| n.to_string()).unwrap_or_else(|| "—".into())),
+                Cell::from(when(j.created_at.as_ref())),
+                Cell::from(took_ms(j, ctx.now).map(duration_ms).unwrap_or_else(|| "—".into())),
+            ]
+        };
+        let title = match &self.status_filter {
+            Some(status) => format!("run plan jobs · {status} only (f)"),
+            None => "run plan jobs".to_string(),
+        };
+        let view = TableView { title, columns: COLUMNS, row: &row, focused: true, empty: "no jobs yet: run a plan" };
+        table::draw(frame, area, &self.jobs.list, view, theme);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_filters_cycle_through_what_is_present_and_back_to_all() {
+        let present = vec!["COMPLETED".to_string(), "FAILED".to_string()];
+        assert_eq!(next_filter(None, &present).as_deref(), Some("COMPLETED"));
+        assert_eq!(next_filter(Some("COMPLETED"), &present).as_deref(), Some("FAILED"));
+        assert_eq!(next_filter(Some("FAILED"), &present), None);
+        assert_eq!(next_filter(Some("GONE"), &present), None);
+        assert_eq!(next_filter(None, &[]), None);
+    }
+}

@@ -1,0 +1,123 @@
+//! A run plan job's simulation jobs as table rows: columns (fewer on narrow screens), cells,
+//! what `/` searches and how each column sorts.
+
+use ratatui::layout::Constraint::{Fill, Length};
+use ratatui::widgets::Cell;
+
+use super::progress::sim_status;
+use crate::api::model::SimulationJob;
+use crate::console::panes::section::text_cmp;
+use crate::console::theme::Theme;
+use crate::console::widgets::list::by;
+use crate::console::widgets::table::{Column, col};
+use crate::console::widgets::text::{duration_ms, fit, or_dash, when};
+
+/// Narrow screens show the first five columns.
+pub const COLUMNS: &[Column] = &[
+    col("STATUS", Length(10)),
+    col("STAGE", Length(10)),
+    col("PERSONA", Fill(1)),
+    col("VARIANT / SCENARIO", Fill(2)),
+    col("TOOK", Length(7)),
+    col("ENDPOINT", Fill(1)),
+    col("STARTED", Length(19)),
+];
+/// Wide screens give statuses room for ones this build does not know.
+const WIDE_STATUS: Column = col("STATUS", Length(18));
+const WIDE_STAGE: Column = col("STAGE", Length(18));
+const WIDE_FLOW: Column = col("FLOW › VARIANT / SCENARIO", Fill(3));
+const NARROW: usize = 5;
+
+pub fn id(s: &SimulationJob) -> String {
+    s.simulation_job_id.to_string()
+}
+
+pub fn persona(s: &SimulationJob) -> String {
+    s.persona.as_ref().map(|p| p.label()).unwrap_or_else(|| "—".into())
+}
+
+/// `flow › variant`, or the deprecated scenario.
+pub fn flow(s: &SimulationJob) -> String {
+    flow_text(s, false)
+}
+
+/// The variant alone where room is short: every row of a job usually shares its flow.
+fn flow_text(s: &SimulationJob, short: bool) -> String {
+    match (&s.customer_flow, &s.scenario) {
+        (Some(f), _) => {
+            let title = f.title.clone().unwrap_or_else(|| f.id.to_string());
+            let variant = f.variant_title.clone().or_else(|| (f.happy_path == Some(true)).then(|| "happy path".into()));
+            match variant {
+                Some(v) if short => v,
+                Some(v) => format!("{title} › {v}"),
+                None => title,
+            }
+        }
+        (None, Some(scenario)) => {
+            format!("scenario: {}", scenario.description.clone().unwrap_or(scenario.id.to_string()))
+        }
+        (None, None) => "—".into(),
+    }
+}
+
+pub fn endpoint(s: &SimulationJob) -> String {
+    s.agent_endpoint.as_ref().and_then(|e| e.name.clone().or(e.phone_number.clone())).unwrap_or_else(|| "—".into())
+}
+
+pub fn stage(s: &SimulationJob) -> String {
+    or_dash(s.processing_status.as_ref().map(|p| p.as_str()))
+}
+
+/// How long a simulation took (or has taken so far).
+pub fn took_ms(s: &SimulationJob, now: jiff::Timestamp) -> Option<i64> {
+    let start = s.started_at.as_ref()?.parse()?;
+    let end = s.completed_at.as_ref().and_then(|t| t.parse()).unwrap_or(now);
+    Some((end.as_millisecond() - start.as_millisecond()).max(0))
+}
+
+pub fn haystack(s: &SimulationJob) -> String {
+    format!("{} {} {} {} {} {}", sim_status(s), stage(s), persona(s), flow(s), endpoint(s), s.simulation_job_id)
+}
+
+pub fn compare(a: &SimulationJob, b: &SimulationJob, column: usize) -> std::cmp::Ordering {
+    match column {
+        0 => sim_status(a).cmp(&sim_status(b)),
+        1 => stage(a).cmp(&stage(b)),
+        2 => text_cmp(Some(&persona(a)), Some(&persona(b))),
+        3 => text_cmp(Some(&flow(a)), Some(&flow(b))),
+        4 => by(took_ms(a, jiff::Timestamp::MAX), took_ms(b, jiff::Timestamp::MAX)),
+        5 => endpoint(a).cmp(&endpoint(b)),
+        _ => by(a.started_at.as_ref(), b.started_at.as_ref()),
+    }
+}
+
+/// The columns for a table this wide.
+pub fn columns(wide: bool) -> Vec<Column> {
+    let mut columns = COLUMNS.to_vec();
+    if wide {
+        columns[0] = WIDE_STATUS;
+        columns[1] = WIDE_STAGE;
+        columns[3] = WIDE_FLOW;
+    } else {
+        columns.truncate(NARROW);
+    }
+    columns
+}
+
+/// A row's cells, matching `columns(wide)`.
+pub fn cells(s: &SimulationJob, theme: &Theme, wide: bool, now: jiff::Timestamp) -> Vec<Cell<'static>> {
+    let status = sim_status(s);
+    let stage = stage(s);
+    let mut cells = vec![
+        Cell::from(if wide { status.clone() } else { fit(&status, 10) }).style(theme.status(&status)),
+        Cell::from(if wide { stage.clone() } else { fit(&stage, 10) }).style(theme.status(&stage)),
+        Cell::from(persona(s)),
+        Cell::from(flow_text(s, !wide)),
+        Cell::from(took_ms(s, now).map(duration_ms).unwrap_or_else(|| "—".into())),
+    ];
+    if wide {
+        cells.push(Cell::from(endpoint(s)));
+        cells.push(Cell::from(when(s.started_at.as_ref())));
+    }
+    cells
+}

@@ -1,0 +1,138 @@
+//! Names of resources by id (and slug), learnt from every list the app fetches, so a pane can
+//! show "Dana Whitfield" where a plan or a job holds only an id.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::cache::Cache;
+use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request};
+use crate::console::pane::Out;
+
+#[derive(Debug, Default)]
+pub struct Names {
+    names: HashMap<String, String>,
+    /// A flow's edge cases by title, for plans that select `ALL` of them.
+    edge_cases: HashMap<String, Vec<String>>,
+    /// Kinds asked for (or seen) in this session.
+    asked: HashSet<ListKind>,
+}
+
+impl Names {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Asks for the lists of `kinds` not asked for in this session.
+    pub fn ensure(&mut self, kinds: &[ListKind], out: &mut Out) {
+        for kind in kinds {
+            if self.asked.insert(*kind) {
+                out.fetch(Request::List(*kind));
+            }
+        }
+    }
+
+    /// Lists from the last session, until fresh ones arrive.
+    pub fn restore(&mut self, cache: &Cache, kinds: &[ListKind]) {
+        for kind in kinds {
+            if let Some((listing, _)) = kind.from_cache(cache) {
+                self.learn(&listing);
+            }
+        }
+    }
+
+    /// Learns from any list or item fetched; true when a name was learnt.
+    pub fn fetched(&mut self, request: &Request, result: &Result<Fetched, FetchError>) -> bool {
+        match (request, result) {
+            (_, Ok(Fetched::List(listing) | Fetched::Item(listing))) => {
+                if matches!(request, Request::List(_)) {
+                    self.asked.insert(listing.kind());
+                }
+                self.learn(listing)
+            }
+            _ => false,
+        }
+    }
+
+    fn learn(&mut self, listing: &Listing) -> bool {
+        let before = self.names.len();
+        let mut put = |key: String, name: Option<String>| {
+            if let Some(name) = name.filter(|n| !n.is_empty()) {
+                self.names.insert(key, name);
+            }
+        };
+        match listing {
+            Listing::RunPlans(plans) => plans.iter().for_each(|p| put(p.id.to_string(), p.plan.name.clone())),
+            Listing::Personas(personas) => personas.iter().for_each(|p| put(p.id.to_string(), Some(p.label()))),
+            Listing::AgentEndpoints(endpoints) => endpoints.iter().for_each(|e| {
+                let name = match (&e.value, &e.environment) {
+                    (Some(value), Some(env)) => Some(format!("{value} ({env})")),
+                    (value, _) => value.clone(),
+                };
+                put(e.id.to_string(), name)
+            }),
+            Listing::MetricDefinitions(metrics) => metrics.iter().for_each(|m| {
+                put(m.id.to_string(), m.name.clone());
+                if let Some(slug) = &m.slug {
+                    put(slug.clone(), m.name.clone());
+                }
+            }),
+            Listing::Flows(flows) => {
+                for flow in flows {
+                    put(flow.id.to_string(), flow.title.clone());
+                    if let Some(slug) = &flow.slug {
+                        put(slug.clone(), flow.title.clone());
+                    }
+                    for variant in flow.happy_path.iter().chain(&flow.edge_cases) {
+                        put(variant.id.to_string(), variant.title.clone());
+                    }
+                    let titles: Vec<String> =
+                        flow.edge_cases.iter().map(|e| e.title.clone().unwrap_or_else(|| e.id.to_string())).collect();
+                    self.edge_cases.insert(flow.id.to_string(), titles.clone());
+                    if let Some(slug) = &flow.slug {
+                        self.edge_cases.insert(slug.clone(), titles);
+                    }
+                }
+            }
+            _ => return false,
+        }
+        self.names.len() != before || matches!(listing, Listing::Flows(_))
+    }
+
+    /// The name of `key` (an id or slug), when known.
+    pub fn get(&self, key: impl ToString) -> Option<&str> {
+        self.names.get(&key.to_string()).map(String::as_str)
+    }
+
+    /// The name, else the key itself.
+    pub fn or_key(&self, key: impl ToString) -> String {
+        let key = key.to_string();
+        self.names.get(&key).cloned().unwrap_or(key)
+    }
+
+    /// The titles of a flow's edge cases, when the flow is known.
+    pub fn edge_cases(&self, flow: &str) -> Option<&[String]> {
+        self.edge_cases.get(flow).map(Vec::as_slice)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn learns_names_by_id_and_slug_from_any_list() {
+        let mut names = Names::new();
+        let metric: crate::api::model::MetricDefinition = serde_json::from_value(serde_json::json!({
+            "id": "6a1f0d5e-0000-4000-8000-000000000001", "slug": "call_duration", "name": "Call duration"
+        }))
+        .unwrap();
+        let request = Request::List(ListKind::MetricDefinitions);
+        let changed = names.fetched(&request, &Ok(Fetched::List(Listing::MetricDefinitions(vec![metric]))));
+        assert!(changed);
+        assert_eq!(names.get("call_duration"), Some("Call duration"));
+        assert_eq!(names.get("6a1f0d5e-0000-4000-8000-000000000001"), Some("Call duration"));
+        assert_eq!(names.or_key("nope"), "nope");
+        let mut out = Out::default();
+        names.ensure(&[ListKind::MetricDefinitions, ListKind::Flows], &mut out);
+        assert_eq!(out.effects.len(), 1, "lists already fetched are not asked for again");
+    }
+}

@@ -1,0 +1,295 @@
+//! Tab 1: run plans with their latest job. Enter shows everything a plan pins (`pinned.rs`);
+//! Enter there opens the plan's latest job in the jobs tab.
+
+mod pinned;
+
+use std::collections::HashMap;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Cell;
+use uuid::Uuid;
+
+use super::jobs::{ListPoll, absorb_job, job_section};
+use super::names::Names;
+use super::section::{Section, text_cmp};
+use crate::api::model::{RunPlan, RunPlanJob};
+use crate::cache::Cache;
+use crate::console::keymap::Action;
+use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request};
+use crate::console::pane::{Out, Pane, Selection, ViewCtx};
+use crate::console::widgets::detail::{self, Scroll};
+use crate::console::widgets::list::{Load, by};
+use crate::console::widgets::table::{self, Column, TableView, col};
+use crate::console::widgets::text::{ago, or_dash};
+
+use Constraint::{Fill, Length};
+
+/// Narrow screens show the first four columns.
+const COLUMNS: &[Column] = &[
+    col("NAME", Fill(1)),
+    col("DIRECTION", Length(9)),
+    col("FLOWS", Length(5)),
+    col("LATEST JOB", Length(27)),
+    col("ENDPOINTS", Length(9)),
+    col("METRICS", Length(7)),
+    col("ITERATIONS", Length(10)),
+];
+const NARROW: usize = 4;
+
+/// The tab the jobs pane is (see `panes::all`).
+const JOBS_TAB: usize = 1;
+
+/// What the detail view resolves ids against.
+const LOOKUPS: &[ListKind] =
+    &[ListKind::Flows, ListKind::AgentEndpoints, ListKind::MetricDefinitions, ListKind::Personas];
+
+fn count<T>(items: Option<&Vec<T>>) -> Option<usize> {
+    items.map(Vec::len)
+}
+
+/// Flows, or the deprecated scenarios of older plans.
+fn flows(p: &RunPlan) -> Option<usize> {
+    count(p.plan.flows.as_ref()).or(count(p.plan.scenarios.as_ref()))
+}
+
+fn number(n: Option<impl ToString>) -> String {
+    n.map(|n| n.to_string()).unwrap_or_else(|| "—".into())
+}
+
+pub struct Plans {
+    plans: Section<RunPlan>,
+    jobs: Section<RunPlanJob>,
+    /// Each plan's newest job and how many jobs it has, from the jobs list.
+    latest: HashMap<Uuid, (RunPlanJob, usize)>,
+    list_poll: ListPoll,
+    names: Names,
+    detail: bool,
+    scroll: Scroll,
+    /// A plan asked for by id; its detail opens when it arrives.
+    pending: Option<String>,
+}
+
+impl Default for Plans {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Plans {
+    pub fn new() -> Self {
+        Plans {
+            plans: Section::new(
+                ListKind::RunPlans,
+                "run plans",
+                COLUMNS,
+                |p| p.id.to_string(),
+                |l| if let Listing::RunPlans(v) = l { Some(v) } else { None },
+                |p| format!("{} {} {}", p.name(), p.plan.description.as_deref().unwrap_or(""), p.id),
+                |a, b, c| match c {
+                    0 => text_cmp(Some(a.name()), Some(b.name())),
+                    1 => {
+                        by(a.plan.direction.as_ref().map(|d| d.as_str()), b.plan.direction.as_ref().map(|d| d.as_str()))
+                    }
+                    2 => by(flows(a), flows(b)),
+                    // The latest job lives outside the plan: its column sorts by when the plan changed.
+                    3 => by(a.updated_at.as_ref(), b.updated_at.as_ref()),
+                    4 => by(count(a.plan.agent_endpoints.as_ref()), count(b.plan.agent_endpoints.as_ref())),
+                    5 => by(count(a.plan.metrics.as_ref()), count(b.plan.metrics.as_ref())),
+                    _ => a.plan.iteration_count_or_default().cmp(&b.plan.iteration_count_or_default()),
+                },
+            ),
+            jobs: job_section(),
+            latest: HashMap::new(),
+            list_poll: ListPoll::default(),
+            names: Names::new(),
+            detail: false,
+            scroll: Scroll::default(),
+            pending: None,
+        }
+    }
+
+    fn index_jobs(&mut self) {
+        self.latest.clear();
+        for job in &self.jobs.list.items {
+            let Some(plan) = job.simulation_run_plan_id else { continue };
+            let entry = self.latest.entry(plan).or_insert_with(|| (job.clone(), 0));
+            entry.1 += 1;
+            let created = |j: &RunPlanJob| j.created_at.as_ref().and_then(|t| t.parse());
+            if created(job) > created(&entry.0) {
+                entry.0 = job.clone();
+            }
+        }
+    }
+
+    /// Whether the jobs list is there to tell a plan that never ran from one whose jobs are unknown.
+    fn jobs_known(&self) -> bool {
+        matches!(self.jobs.list.load, Load::Fresh | Load::Stale(_))
+    }
+
+    fn open_detail(&mut self, out: &mut Out) {
+        self.detail = true;
+        self.scroll = Scroll::default();
+        self.names.ensure(LOOKUPS, out);
+    }
+}
+
+impl Pane for Plans {
+    fn title(&self) -> &'static str {
+        "run plans"
+    }
+
+    fn show(&mut self, out: &mut Out) {
+        self.plans.ensure(out);
+        self.jobs.ensure(out);
+    }
+
+    fn refresh(&mut self, out: &mut Out) {
+        self.plans.request(out);
+        self.jobs.request(out);
+        if self.detail {
+            LOOKUPS.iter().for_each(|kind| out.fetch(Request::List(*kind)));
+        }
+    }
+
+    fn action(&mut self, action: Action, out: &mut Out) -> bool {
+        match action {
+            Action::Open if !self.detail => {
+                if self.plans.selected().is_none() {
+                    return false;
+                }
+                self.open_detail(out);
+                true
+            }
+            Action::Open => {
+                match self.plans.selected().and_then(|p| self.latest.get(&p.id)) {
+                    Some((job, _)) => out.jump(JOBS_TAB, job.simulation_run_plan_job_id),
+                    None if self.jobs_known() => out.error("this plan has not run yet"),
+                    None => out.error("this service does not list run plan jobs: open one by id in the jobs tab"),
+                }
+                true
+            }
+            _ if self.detail => self.scroll.action(action),
+            _ => self.plans.action(action),
+        }
+    }
+
+    fn fetched(&mut self, request: &Request, result: &Result<Fetched, FetchError>, out: &mut Out) -> bool {
+        let mut changed = self.plans.fetched(request, result);
+        if absorb_job(&mut self.jobs, request, result) {
+            self.index_jobs();
+            changed = true;
+        }
+        changed |= self.names.fetched(request, result);
+        if let (Request::Item(ListKind::RunPlans, id), Some(pending)) = (request, &self.pending)
+            && id == pending
+        {
+            self.pending = None;
+            if result.is_ok() {
+                self.open_detail(out);
+            }
+        }
+        changed
+    }
+
+    fn tick(&mut self, _now: jiff::Timestamp, out: &mut Out) -> bool {
+        self.list_poll.tick(&mut self.jobs, out)
+    }
+
+    fn back(&mut self) -> bool {
+        std::mem::take(&mut self.detail)
+    }
+
+    fn filter(&self) -> String {
+        self.plans.list.filter.clone()
+    }
+
+    fn set_filter(&mut self, text: &str) {
+        self.plans.set_filter(text);
+    }
+
+    fn selection(&self) -> Option<Selection> {
+        self.plans.selection()
+    }
+
+    fn open_by_id(&mut self, id: &str, out: &mut Out) -> bool {
+        self.pending = Some(id.to_string());
+        out.fetch(Request::Item(ListKind::RunPlans, id.to_string()));
+        true
+    }
+
+    fn help(&self) -> Vec<(Action, &'static str)> {
+        if self.detail {
+            vec![
+                (Action::Open, "the plan's latest job, in the jobs tab"),
+                (Action::Down, "scroll"),
+                (Action::Back, "back to the plans"),
+                (Action::Raw, "raw JSON"),
+            ]
+        } else {
+            vec![
+                (Action::Open, "everything the plan pins"),
+                (Action::Sort, "sort by the next column"),
+                (Action::SortReverse, "reverse the sort"),
+                (Action::OpenById, "open a plan by id"),
+            ]
+        }
+    }
+
+    fn restore(&mut self, cache: &Cache) {
+        self.plans.restore(cache);
+        self.jobs.restore(cache);
+        self.index_jobs();
+        self.names.restore(cache, LOOKUPS);
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx) {
+        let theme = ctx.theme;
+        if self.detail
+            && let Some(plan) = self.plans.selected()
+        {
+            let latest = self.latest.get(&plan.id);
+            let runs = self.jobs_known().then(|| latest.map_or(0, |(_, n)| *n));
+            let (mut left, right) = pinned::lines(plan, latest.map(|(j, _)| j), runs, &self.names, theme);
+            if area.width >= 120 {
+                // Both columns scroll together.
+                let [a, b] = Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(area);
+                detail::draw(frame, a, plan.name(), left, &self.scroll, theme, true);
+                detail::draw(frame, b, "metrics and options", right, &self.scroll, theme, false);
+            } else {
+                left.push(Line::raw(""));
+                left.extend(right);
+                detail::draw(frame, area, plan.name(), left, &self.scroll, theme, true);
+            }
+            return;
+        }
+        let columns = if area.width >= 110 { COLUMNS } else { &COLUMNS[..NARROW] };
+        let row = |p: &RunPlan| {
+            let latest = match self.latest.get(&p.id) {
+                Some((job, _)) => {
+                    let status = or_dash(job.status.as_ref().map(|s| s.as_str()));
+                    Line::from(vec![
+                        Span::styled(status.clone(), theme.status(&status)),
+                        Span::styled(format!(" {}", ago(job.created_at.as_ref(), ctx.now)), theme.dim()),
+                    ])
+                }
+                None if self.jobs_known() => Line::styled("never run", theme.dim()),
+                None => Line::styled("—", theme.dim()),
+            };
+            let mut cells = vec![
+                Cell::from(p.name().to_string()),
+                Cell::from(or_dash(p.plan.direction.as_ref().map(|d| d.as_str()))),
+                Cell::from(number(flows(p))),
+                Cell::from(latest),
+                Cell::from(number(count(p.plan.agent_endpoints.as_ref()))),
+                Cell::from(number(count(p.plan.metrics.as_ref()))),
+                Cell::from(number(Some(p.plan.iteration_count_or_default()))),
+            ];
+            cells.truncate(columns.len());
+            cells
+        };
+        let view = TableView { title: "run plans".into(), columns, row: &row, focused: true, empty: "no run plans" };
+        table::draw(frame, area, &self.plans.list, view, theme);
+    }
+}

@@ -1,0 +1,267 @@
+//! Tab 2: run plan jobs, live. A real run of the seeded plan is followed until it completes;
+//! statuses only the hosted service sends are fed in as fetch results.
+
+use std::time::Duration;
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::style::Color;
+use serde_json::json;
+use switchboard::api::model::{RunPlanJob, RunRequest};
+use switchboard::console::app::App;
+use switchboard::console::message::{Effect, FailureKind, FetchError, Fetched, ListKind, Message, Request};
+use switchboard::console::pane::Out;
+use switchboard::console::view;
+use uuid::Uuid;
+
+use crate::assert_screen;
+use crate::harness::{self, Harness, now};
+use crate::plans::SEEDED_PLAN;
+
+/// Besides ids and times, a live job's durations and throughput differ from run to run.
+fn live_filters() -> Vec<(&'static str, &'static str)> {
+    let mut filters = harness::filters();
+    filters.push((r"\b\d+[mh] \d\d[sm]\b *", "[dur] "));
+    filters.push((r"\b\d+(\.\d+)?(ms|s)\b *", "[dur] "));
+    filters.push((r"│ *[▁▂▃▄▅▆▇█][▁▂▃▄▅▆▇█ ]*│", "│[spark]│"));
+    filters
+}
+
+macro_rules! assert_live {
+    ($name:expr, $screen:expr) => {
+        insta::with_settings!({ filters => live_filters(), snapshot_path => "snapshots", prepend_module_to_snapshot => false }, {
+            insta::assert_snapshot!($name, $screen);
+        });
+    };
+}
+
+fn draw(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|frame| view::draw(frame, app)).unwrap();
+    terminal
+}
+
+fn screen_of(app: &App) -> String {
+    harness::screen(draw(app, 160, 48).backend())
+}
+
+/// The foreground colour of the first cell of `text` on screen.
+fn colour_of(buffer: &Buffer, text: &str) -> Option<Color> {
+    let width = buffer.area.width as usize;
+    for y in 0..buffer.area.height {
+        let symbols: Vec<&str> = (0..buffer.area.width).map(|x| buffer[(x, y)].symbol()).collect();
+        for x in 0..width {
+            if symbols[x..].concat().starts_with(text) {
+                return buffer[(x as u16, y)].fg.into();
+            }
+        }
+    }
+    None
+}
+
+fn fetches_of(h: &Harness, id: Uuid) -> usize {
+    h.performed.iter().filter(|e| **e == Effect::Fetch(Request::RunPlanJob(id))).count()
+}
+
+#[tokio::test]
+async fn a_run_is_followed_live_until_it_completes_then_polling_stops() {
+    let mut h = Harness::seeded().await;
+    h.key("2").await;
+    assert!(h.render(80, 24).contains("no jobs yet: run a plan"));
+    assert_screen!("jobs_empty_80x24", h.render(80, 24));
+
+    let plan = SEEDED_PLAN.parse().unwrap();
+    let started =
+        h.client.run(&RunRequest { plan_id: Some(plan), ..Default::default() }).await.expect("the run starts");
+    let id = started.simulation_run_plan_job_id;
+    h.key("r").await;
+    assert!(h.render(160, 48).contains("Brightsmile reschedule regression"), "{}", h.render(160, 48));
+    h.key("enter").await;
+    assert!(h.render(160, 48).contains(&format!("job      {id}")), "{}", h.render(160, 48));
+
+    h.wait_until("the job completes", Duration::from_secs(60), |app| {
+        screen_of(app).contains("COMPLETED · Brightsmile reschedule regression")
+    })
+    .await;
+    assert!(fetches_of(&h, id) >= 2, "the running job was polled");
+
+    // Gauge and counts reach the total the service reports.
+    let job = h.client.get_run_plan_job(id).await.unwrap();
+    let total = job.simulation_jobs.len();
+    assert!(total > 0);
+    let screen = h.render(160, 48);
+    assert!(screen.contains(&format!("{total}/{total} ended 100%")), "{screen}");
+    let mut counts = std::collections::BTreeMap::<String, usize>::new();
+    for sim in &job.simulation_jobs {
+        *counts.entry(sim.status.as_ref().unwrap().as_str().to_string()).or_default() += 1;
+    }
+    for (status, n) in &counts {
+        assert!(screen.contains(&format!("{status} {n}")), "{status} {n}:\n{screen}");
+    }
+    assert!(screen.contains("took     "), "{screen}");
+
+    // Polling stopped: ticks ask for nothing any more.
+    for _ in 0..3 {
+        h.app.tick(now());
+        assert!(h.app.effects.is_empty(), "a finished job is not polled: {:?}", h.app.effects);
+    }
+    assert_live!("jobs_job_completed_160x48", h.render(160, 48));
+    assert_live!("jobs_job_completed_80x24", h.render(80, 24));
+
+    // A simulation job opens its call: transcript beside metric values; esc goes back.
+    h.key("enter").await;
+    let call = h.render(160, 48);
+    assert!(call.contains("simulation #0 COMPLETED"), "{call}");
+    assert!(call.contains("transcript [") && call.contains("metric values ["), "{call}");
+    assert!(call.contains("│00:") && call.contains(" agent "), "the transcript is shown:\n{call}");
+    assert!(call.contains("Call duration") && call.contains("Task completion"), "values are shown:\n{call}");
+    let narrow = h.render(80, 24);
+    assert!(narrow.contains("transcript") && narrow.contains("metric values"), "{narrow}");
+    h.key("esc").await;
+    assert!(h.render(160, 48).contains("simulation jobs ["), "esc goes back to the job");
+    h.key("esc").await;
+    assert_live!("jobs_list_80x24", h.render(80, 24));
+    assert_live!("jobs_list_160x48", h.render(160, 48));
+}
+
+/// A job as the hosted service reports it mid-run, relative to the harness clock (12:00:00).
+fn hosted_job(id: Uuid, status: &str, ended: Option<&str>, rest: &str) -> RunPlanJob {
+    let persona = |name: &str| json!({ "id": Uuid::new_v4(), "displayName": name });
+    let flow = |variant: &str, happy: bool| json!({ "id": Uuid::new_v4(), "title": "Reschedule a cleaning", "variantTitle": variant, "happyPath": happy });
+    let endpoint =
+        json!({ "id": Uuid::new_v4(), "name": "Front desk", "phoneNumber": "+15035550123", "endpointType": "PHONE" });
+    let sim = |status: &str, stage: Option<&str>, started: Option<&str>, completed: Option<&str>, who: &str| {
+        json!({
+            "simulationJobId": Uuid::new_v4(), "status": status, "processingStatus": stage,
+            "persona": persona(who), "customerFlow": flow("Patient moves to a Tuesday", true),
+            "agentEndpoint": endpoint, "createdAt": "2026-11-21T11:57:50Z",
+            "startedAt": started.map(|t| format!("2026-11-21T{t}Z")), "completedAt": completed.map(|t| format!("2026-11-21T{t}Z")),
+        })
+    };
+    let mut refund = sim(rest, None, None, None, "Priya Raman");
+    refund["customerFlow"] = serde_json::Value::Null;
+    refund["scenario"] = json!({ "id": Uuid::new_v4(), "description": "Caller wants a refund" });
+    let mut timed_out = sim("TIMED_OUT", None, Some("11:58:10"), Some("11:59:40"), "Harold Jennings");
+    timed_out["customerFlow"] = flow("Caller is unsure of the date of birth", false);
+    serde_json::from_value(json!({
+        "simulationRunPlanJobId": id,
+        "status": status,
+        "createdAt": "2026-11-21T11:57:50Z",
+        "startedAt": "2026-11-21T11:58:00Z",
+        "endedAt": ended,
+        "simulationJobs": [
+            sim("COMPLETED", Some("PROCESSED"), Some("11:58:00"), Some("11:58:45"), "Dana Whitfield"),
+            sim("COMPLETED", Some("PROCESSED"), Some("11:58:05"), Some("11:59:10"), "Callum Reid"),
+            timed_out,
+            sim("CANCELLED", None, None, None, "Neutral Caller"),
+            sim(if ended.is_some() { "CANCELLED" } else { "PROCESSING" }, Some("SIMULATING"), Some("11:59:30"), None, "Hurried Caller"),
+            sim(if ended.is_some() { "CANCELLED" } else { "PROCESSING" }, Some("COLLECTING_METRICS"), Some("11:59:00"), None, "Dana Whitfield"),
+            sim(rest, None, None, None, "Callum Reid"),
+            refund,
+            sim(if ended.is_some() { "CANCELLED" } else { "PAUSED_BY_OPERATOR" }, None, Some("11:59:20"), None, "Harold Jennings"),
+        ],
+    }))
+    .unwrap()
+}
+
+fn feed(h: &mut Harness, id: Uuid, job: RunPlanJob) {
+    let result = Box::new(Ok(Fetched::RunPlanJob(Box::new(job))));
+    h.app.update(Message::Fetched { request: Request::RunPlanJob(id), result });
+}
+
+#[tokio::test]
+async fn hosted_statuses_read_well_and_polling_stops_when_the_job_ends() {
+    let mut h = Harness::seeded().await;
+    h.key("2").await;
+    let id = Uuid::new_v4();
+    // Open the job without asking the local service (it does not hold it), then answer for it.
+    h.app.panes[1].open_by_id(&id.to_string(), &mut Out::default());
+    feed(&mut h, id, hosted_job(id, "RUNNING_SIMULATIONS", None, "QUEUED"));
+
+    let screen = h.render(160, 48);
+    for shown in [
+        "RUNNING_SIMULATIONS · (inline plan)",
+        "4/9 ended  44%",
+        "PROCESSING 2 · QUEUED 2 · COMPLETED 2 · TIMED_OUT 1 · CANCELLED 1 · PAUSED_BY_OPERATOR 1",
+        "elapsed  2m 00s · ETA 2m 30s",
+        "COLLECTING_METRICS",
+        "scenario: Caller wants a refund",
+        "Reschedule a cleaning › Caller is unsure",
+        "PAUSED_BY_OPERATOR ",
+        "1m 30s",
+    ] {
+        assert!(screen.contains(shown), "{shown:?}:\n{screen}");
+    }
+    assert_screen!("jobs_hosted_running_160x48", screen);
+    assert_screen!("jobs_hosted_running_80x24", h.render(80, 24));
+
+    // Every status is its text in its family's colour, including one never seen before.
+    let theme = &h.app.settings.theme;
+    let buffer = draw(&h.app, 160, 48).backend().buffer().clone();
+    for status in ["RUNNING_SIMULATIONS", "TIMED_OUT", "CANCELLED", "PAUSED_BY_OPERATOR", "QUEUED"] {
+        assert_eq!(colour_of(&buffer, status), theme.status(status).fg, "{status}");
+    }
+    assert_ne!(theme.status("TIMED_OUT").fg, theme.status("RUNNING_SIMULATIONS").fg);
+
+    // f shows one status at a time, in the order of the counts, then all again.
+    h.key("f").await;
+    let screen = h.render(160, 48);
+    assert!(screen.contains("simulation jobs · PROCESSING only (f) [2/9]"), "{screen}");
+    assert!(!screen.contains("Caller wants a refund"), "{screen}");
+    h.keys(&["f", "f", "f", "f", "f", "f"]).await;
+    assert!(h.render(160, 48).contains("simulation jobs [9]"), "{}", h.render(160, 48));
+    // s sorts by status.
+    h.key("s").await;
+    let screen = h.render(160, 48);
+    let rows: Vec<&str> = screen.lines().skip_while(|l| !l.contains("STATUS ▲")).skip(1).take(2).collect();
+    assert!(rows.len() == 2 && rows[0].contains("CANCELLED") && rows[1].contains("COMPLETED"), "{screen}");
+
+    // Polled while it runs, not once it has ended.
+    h.app.tick(now());
+    assert_eq!(h.app.effects, vec![Effect::Fetch(Request::RunPlanJob(id))]);
+    h.app.effects.clear();
+    feed(&mut h, id, hosted_job(id, "CANCELLED", Some("2026-11-21T11:59:55Z"), "CANCELLED"));
+    h.app.tick(now());
+    assert!(h.app.effects.is_empty(), "{:?}", h.app.effects);
+    let screen = h.render(160, 48);
+    assert!(screen.contains("CANCELLED · (inline plan)") && screen.contains("took     1m 55s"), "{screen}");
+    assert!(screen.contains("9/9 ended 100%"), "{screen}");
+}
+
+#[tokio::test]
+async fn a_job_that_does_not_exist_says_so_and_is_not_polled() {
+    let mut h = Harness::seeded().await;
+    h.key("2").await;
+    h.key("o").await;
+    h.type_text("not-a-job").await;
+    h.key("enter").await;
+    assert!(h.render(160, 48).contains("is not a run plan job id"));
+    let id = Uuid::new_v4();
+    h.key("o").await;
+    h.type_text(&id.to_string()).await;
+    h.key("enter").await;
+    let screen = h.render(160, 48);
+    assert!(screen.contains(&format!("could not load job {id}")), "{screen}");
+    h.app.tick(now());
+    assert!(h.app.effects.is_empty(), "{:?}", h.app.effects);
+}
+
+#[tokio::test]
+async fn a_service_that_does_not_list_jobs_says_so_in_both_tabs() {
+    let mut h = Harness::seeded().await;
+    h.key("2").await;
+    let missing = FetchError { kind: FailureKind::NotFound, message: "not found".into() };
+    let request = Request::List(ListKind::RunPlanJobs);
+    h.app.update(Message::Fetched { request, result: Box::new(Err(missing)) });
+    let screen = h.render(80, 24);
+    assert!(screen.contains("this service does not list these; press o to open one by id"), "{screen}");
+    h.key("1").await;
+    let screen = h.render(80, 24);
+    assert!(screen.contains("Brightsmile") && !screen.contains("never run"), "{screen}");
+    h.key("enter").await;
+    assert!(h.render(160, 48).contains("unknown: this service does not list run plan jobs"));
+    h.key("enter").await;
+    assert_eq!(h.app.tab, 0);
+    assert!(h.render(160, 48).contains("open one by id in the jobs tab"), "{}", h.render(160, 48));
+}
