@@ -64,3 +64,25 @@ async fn tab_and_shift_tab_cycle_through_every_tab() {
     h.key("shift-tab").await;
     assert_eq!(h.app.tab, 6);
 }
+
+#[tokio::test]
+async fn wide_characters_do_not_break_tables() {
+    use switchboard::api::model::PersonaFields;
+    let mut h = Harness::seeded().await;
+    let fields = PersonaFields {
+        name: Some("予約変更テスト患者さんとても長い名前の発信者です🙂".into()),
+        description: Some("全角の説明".into()),
+        ..Default::default()
+    };
+    h.client.create_persona(&fields).await.unwrap();
+    h.key("6").await;
+    for (width, height) in [(80u16, 24u16), (160, 48)] {
+        let screen = h.render(width, height);
+        assert!(screen.contains("予約変更"), "{screen}");
+        for line in screen.lines().skip(3).take(height as usize - 5) {
+            let cells = unicode_width::UnicodeWidthStr::width(line);
+            assert!(cells <= width as usize, "{cells} cells in a {width}-wide screen: {line}");
+            assert!(line.ends_with('│') || line.ends_with('┐') || line.ends_with('┘'), "border broken: {line}");
+        }
+    }
+}
