@@ -106,6 +106,8 @@ pub enum Request {
     SimulationJob(Uuid),
     /// A call with its transcript and metric values (all statuses).
     Conversation(Uuid),
+    /// The same for a chat.
+    ChatConversation(Uuid),
     CollectionValues(Uuid, ValueStatusFilter),
     /// Every version of a metric definition (by id or slug), newest first.
     MetricVersions(String),
@@ -136,7 +138,9 @@ pub enum Fetched {
 /// A call as the transcript view needs it.
 #[derive(Debug, Clone)]
 pub struct Conversation {
-    pub call: Call,
+    /// The call, or None for a chat.
+    pub call: Option<Call>,
+    pub chat: Option<Chat>,
     pub transcript: Transcript,
     pub metrics: Vec<MetricValueGroup>,
 }

@@ -20,7 +20,15 @@ pub async fn perform(client: &Client, request: &Request) -> Result<Fetched, Fetc
                 client.call_transcript(*id),
                 client.call_metrics(*id, ValueStatusFilter::All),
             )?;
-            Fetched::Conversation(Box::new(Conversation { call, transcript, metrics }))
+            Fetched::Conversation(Box::new(Conversation { call: Some(call), chat: None, transcript, metrics }))
+        }
+        Request::ChatConversation(id) => {
+            let (chat, transcript, metrics) = tokio::try_join!(
+                client.get_chat(*id),
+                client.chat_transcript(*id),
+                client.chat_metrics(*id, ValueStatusFilter::All),
+            )?;
+            Fetched::Conversation(Box::new(Conversation { call: None, chat: Some(chat), transcript, metrics }))
         }
         Request::CollectionValues(id, filter) => {
             Fetched::CollectionValues(*id, filter.clone(), client.collection_job_values(*id, filter.clone()).await?)

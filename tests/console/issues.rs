@@ -229,3 +229,51 @@ async fn issues_new_since_the_last_visit_are_marked() {
     h.keys(&["5", "4"]).await;
     assert!(!h.render(160, 48).contains('●'));
 }
+
+#[tokio::test]
+async fn chat_evidence_opens_the_chat_transcript() {
+    use switchboard::api::model::{
+        CallInput, EvidenceInput, IssueInput, ParticipantType, Severity, Timestamp, Transcript, TranscriptEntry,
+    };
+    let mut h = Harness::seeded().await;
+    let line = |at: i64, role: ParticipantType, text: &str| TranscriptEntry {
+        start_offset_ms: at,
+        end_offset_ms: at + 900,
+        text: text.into(),
+        role: Some(role),
+        participant_id: None,
+    };
+    let chat = h
+        .client
+        .create_chat(&CallInput {
+            started_at: Some(Timestamp::now()),
+            transcript: Some(Transcript {
+                entries: vec![
+                    line(0, ParticipantType::Agent, "Hello, this is the chat desk."),
+                    line(1000, ParticipantType::Customer, "My booking code vanished from the chat."),
+                ],
+                participants: vec![],
+            }),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    h.client
+        .create_issue(&IssueInput {
+            title: Some("Chat loses booking codes".into()),
+            summary: Some("Seen in one chat.".into()),
+            severity: Some(Severity::Critical),
+            evidence: Some(vec![EvidenceInput { call_id: None, chat_id: Some(chat.id), ..Default::default() }]),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    h.keys(&["4", "r"]).await;
+    assert!(h.render(160, 48).contains("Chat loses booking codes"));
+    h.keys(&["/"]).await;
+    h.type_text("booking codes").await;
+    h.keys(&["enter", "enter", "enter"]).await;
+    let screen = h.render(160, 48);
+    assert!(screen.contains(&format!("chat {}", chat.id)), "{screen}");
+    assert!(screen.contains("My booking code vanished"), "{screen}");
+}

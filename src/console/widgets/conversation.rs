@@ -1,5 +1,5 @@
-//! A call's transcript beside its metric values: opened from a simulation job, an issue's
-//! evidence, or a metric value. h/l move between the two sides; Enter opens a value's reasoning.
+//! A call's (or chat's) transcript beside its metric values: opened from a simulation job, an
+//! issue's evidence, or a metric value. h/l move between the two sides; Enter opens a value's reasoning.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Cell;
 use uuid::Uuid;
 
-use super::detail::{self, Lines, Scroll};
+use super::detail::{self, Scroll};
 use super::list::{ListState, Load, Shape};
 use super::table::{self, Column, TableView, col};
 use super::text::{duration_ms, offset_ms, or_dash, when};
@@ -29,6 +29,9 @@ enum Side {
 pub struct ConversationView {
     pub call_id: Uuid,
     pub call: Option<crate::api::model::Call>,
+    pub chat: Option<crate::api::model::Chat>,
+    /// Whether `call_id` names a chat rather than a call.
+    is_chat: bool,
     pub transcript: ListState<TranscriptEntry>,
     pub values: ListState<ValueRow>,
     side: Side,
@@ -42,9 +45,20 @@ pub struct ConversationView {
 impl ConversationView {
     /// Opens call `call_id` and asks for it.
     pub fn open(call_id: Uuid, out: &mut Out) -> Self {
+        Self::start(call_id, false, out)
+    }
+
+    /// Opens chat `chat_id` and asks for it.
+    pub fn open_chat(chat_id: Uuid, out: &mut Out) -> Self {
+        Self::start(chat_id, true, out)
+    }
+
+    fn start(call_id: Uuid, is_chat: bool, out: &mut Out) -> Self {
         let mut view = ConversationView {
             call_id,
             call: None,
+            chat: None,
+            is_chat,
             transcript: ListState::new(),
             values: ListState::new(),
             side: Side::Transcript,
@@ -58,18 +72,23 @@ impl ConversationView {
     }
 
     pub fn refresh(&mut self, out: &mut Out) {
-        if self.call.is_none() {
+        if self.call.is_none() && self.chat.is_none() {
             self.transcript.load = Load::Loading;
             self.values.load = Load::Loading;
         }
-        out.fetch(Request::Conversation(self.call_id));
+        out.fetch(self.request());
+    }
+
+    fn request(&self) -> Request {
+        if self.is_chat { Request::ChatConversation(self.call_id) } else { Request::Conversation(self.call_id) }
     }
 
     pub fn fetched(&mut self, request: &Request, result: &Result<Fetched, FetchError>) -> bool {
         match (request, result) {
-            (Request::Conversation(id), Ok(Fetched::Conversation(c))) if *id == self.call_id => {
-                let Conversation { call, transcript, metrics } = c.as_ref();
-                self.call = Some(call.clone());
+            (request, Ok(Fetched::Conversation(c))) if *request == self.request() => {
+                let Conversation { call, chat, transcript, metrics } = c.as_ref();
+                self.call = call.clone();
+                self.chat = chat.clone();
                 self.transcript.replace(
                     transcript.entries.clone(),
                     |e| e.start_offset_ms.to_string(),
@@ -84,7 +103,7 @@ impl ConversationView {
                 self.values.load = Load::Fresh;
                 true
             }
-            (Request::Conversation(id), Err(error)) if *id == self.call_id => {
+            (request, Err(error)) if *request == self.request() => {
                 self.transcript.load = Load::Failed(error.message.clone());
                 self.values.load = Load::Failed(error.message.clone());
                 true
@@ -164,7 +183,11 @@ impl ConversationView {
         {
             return Some(Selection::of(row.metric.id, row));
         }
-        self.call.as_ref().map(|c| Selection::of(c.id, c))
+        match (&self.call, &self.chat) {
+            (Some(call), _) => Some(Selection::of(call.id, call)),
+            (_, Some(chat)) => Some(Selection::of(chat.id, chat)),
+            _ => None,
+        }
     }
 
     pub fn help(&self) -> Vec<(Action, &'static str)> {
@@ -184,16 +207,24 @@ impl ConversationView {
         let theme = ctx.theme;
         let [summary, body] = Layout::vertical([Constraint::Length(1), Constraint::Fill(1)]).areas(area);
         let call = self.call.as_ref();
-        let status = call.and_then(|c| c.status.as_ref()).map(|s| s.as_str().to_string()).unwrap_or_else(|| "…".into());
+        let chat_status = self.chat.as_ref().and_then(|c| c.status.as_ref());
+        let status = call
+            .and_then(|c| c.status.as_ref())
+            .or(chat_status)
+            .map(|s| s.as_str().to_string())
+            .unwrap_or_else(|| "…".into());
+        let noun = if self.is_chat { "chat" } else { "call" };
+        let started =
+            call.and_then(|c| c.started_at.as_ref()).or(self.chat.as_ref().and_then(|c| c.started_at.as_ref()));
         frame.render_widget(
             Line::from(vec![
-                Span::styled(format!(" call {} ", self.call_id), theme.heading()),
+                Span::styled(format!(" {noun} {} ", self.call_id), theme.heading()),
                 Span::styled(status.clone(), theme.status(&status)),
                 Span::styled(
                     format!(
                         "  {} · {} · ended {}",
                         call.and_then(|c| c.duration_ms).map(duration_ms).unwrap_or_else(|| "—".into()),
-                        when(call.and_then(|c| c.started_at.as_ref())),
+                        when(started),
                         or_dash(call.and_then(|c| c.ended_status.as_ref()).map(|s| s.as_str())),
                     ),
                     theme.dim(),
@@ -259,16 +290,9 @@ impl ConversationView {
                 columns: values::COLUMNS,
                 row: &value_row,
                 focused: self.side == Side::Values,
-                empty: "no metric values for this call",
+                empty: "no metric values for this conversation",
             },
             theme,
         );
     }
-}
-
-/// Lines describing the call alone, for panes that show it before opening.
-pub fn call_lines(call: &crate::api::model::Call, ctx: &ViewCtx) -> Vec<Line<'static>> {
-    let mut lines = Lines::new(ctx.theme);
-    lines.json_fields(&serde_json::to_value(call).unwrap_or_default(), &[]);
-    lines.lines
 }

@@ -179,7 +179,8 @@ impl Issues {
                         self.open = Open::Call(issue, Box::new(ConversationView::open(call, out)));
                     }
                     Some(Evidence { chat_id: Some(chat), .. }) => {
-                        out.error(format!("chat {chat}: only calls can be opened from an issue"))
+                        let chat = *chat;
+                        self.open = Open::Call(issue, Box::new(ConversationView::open_chat(chat, out)));
                     }
                     _ => out.error("no evidence is selected"),
                 }

@@ -209,7 +209,7 @@ impl JobValues {
     fn open_conversation(&mut self, out: &mut Out) {
         match self.rows.selected().map(|r| (r.value.call_id, r.value.chat_id)) {
             Some((Some(call), _)) => self.conversation = Some(ConversationView::open(call, out)),
-            Some((None, Some(chat))) => out.error(format!("value of chat {chat}: only call transcripts open here")),
+            Some((None, Some(chat))) => self.conversation = Some(ConversationView::open_chat(chat, out)),
             _ => out.error("this value names no call"),
         }
     }
