@@ -263,7 +263,7 @@ async fn chat_evidence_opens_the_chat_transcript() {
             title: Some("Chat loses booking codes".into()),
             summary: Some("Seen in one chat.".into()),
             severity: Some(Severity::Critical),
-            evidence: Some(vec![EvidenceInput { call_id: None, chat_id: Some(chat.id), ..Default::default() }]),
+            evidence: Some(vec![EvidenceInput { call_id: None, chat_id: Some(chat.id) }]),
             ..Default::default()
         })
         .await
