@@ -86,3 +86,96 @@ async fn read_only_hides_and_blocks_writes() {
     h.key("?").await;
     assert!(h.render(160, 48).contains("change status"));
 }
+
+/// The catalog's persona list filtered down to `name`.
+async fn persona_named(h: &mut Harness, name: &str) {
+    h.keys(&["6", "/"]).await;
+    h.type_text(name).await;
+    h.key("enter").await;
+    assert!(h.app.pane().selection().is_some_and(|s| s.json.to_string().contains(name)));
+}
+
+#[tokio::test]
+async fn create_persona_validates_as_you_type_then_creates_it() {
+    let mut h = Harness::seeded().await;
+    h.keys(&["6", "c"]).await;
+    // Empty name: the error is under the name field from the start, and Enter sends nothing.
+    let screen = h.render(80, 24);
+    assert!(screen.contains("✗ name"), "{screen}");
+    h.key("enter").await;
+    assert_eq!(writes(&h), 0);
+    h.type_text("Quentin Q").await;
+    assert!(!h.render(80, 24).contains("✗ name"));
+    h.keys(&["tab", "tab", "right"]).await;
+    h.key("enter").await;
+    assert_eq!(writes(&h), 1);
+    assert!(!h.app.pane().capturing());
+    let page = h.client.list_personas(&Default::default()).await.unwrap();
+    let created = page.data.iter().find(|p| p.fields.name.as_deref() == Some("Quentin Q")).expect("created");
+    assert_eq!(created.fields.language.as_ref().map(|l| l.as_str()), Some("EN"));
+    // The list was fetched again after the write.
+    assert!(h.render(160, 48).contains("Quentin Q"));
+}
+
+#[tokio::test]
+async fn delete_persona_after_confirmation_and_refuse_system_personas() {
+    let mut h = Harness::seeded().await;
+    persona_named(&mut h, "Neutral Caller").await;
+    h.key("d").await;
+    assert!(!h.app.pane().capturing(), "no dialog for a system persona");
+    assert!(h.app.toasts.iter().any(|t| t.text.contains("system persona")), "{:?}", h.app.toasts);
+
+    h.key("esc").await;
+    persona_named(&mut h, "Dana Whitfield").await;
+    let id = selected_id(&h);
+    h.key("d").await;
+    assert!(h.app.pane().capturing());
+    assert_screen!("forms_confirm_80x24", h.render(80, 24));
+    assert_screen!("forms_confirm_160x48", h.render(160, 48));
+    h.key("n").await;
+    assert_eq!(writes(&h), 0);
+    assert!(h.client.get_persona(id).await.is_ok());
+
+    h.keys(&["d", "y"]).await;
+    assert_eq!(writes(&h), 1);
+    let gone = h.client.get_persona(id).await.unwrap_err();
+    assert_eq!(gone.status(), Some(404));
+    let screen = h.render(160, 48);
+    assert!(screen.contains("nothing matches /Dana Whitfield"), "{screen}");
+}
+
+#[tokio::test]
+async fn endpoint_form_maps_a_server_error_to_its_field_and_keeps_the_text() {
+    use switchboard::api::model::AgentEndpointUpdate;
+    use switchboard::console::message::WriteError;
+
+    let mut h = Harness::seeded().await;
+    h.keys(&["6", "l", "l", "/"]).await;
+    h.type_text("+15035550123").await;
+    h.keys(&["enter", "e"]).await;
+    let id = selected_id(&h);
+    h.keys(&["ctrl-u"]).await;
+    h.type_text("canary").await;
+
+    // Sent, but answered with the service's real 400 for the field (asked for directly), as
+    // if the service had refused this write: the error lands under `environment`.
+    press_raw(&mut h, &["enter"]);
+    let write = h.app.effects.iter().find_map(|e| if let Effect::Write(w) = e { Some(w.clone()) } else { None });
+    h.app.effects.retain(|e| !matches!(e, Effect::Write(_)));
+    let bad = AgentEndpointUpdate { environment: Some(String::new()), ..Default::default() };
+    let refused = h.client.update_agent_endpoint(id, &bad).await.unwrap_err();
+    let error = WriteError::from(refused);
+    assert_eq!(error.fields.first().map(|(p, _)| p.as_str()), Some("environment"));
+    h.app.update(Message::Written { write: write.expect("a write was sent"), result: Box::new(Err(error)) });
+    h.settle().await;
+    assert!(h.app.pane().capturing(), "a failed send keeps the form");
+    let screen = h.render(80, 24);
+    assert!(screen.contains("✗ environment"), "{screen}");
+    assert!(screen.contains("canary"), "what was typed stays: {screen}");
+
+    // Sent again as it is: now it goes through.
+    h.key("enter").await;
+    assert!(!h.app.pane().capturing());
+    let endpoint = h.client.get_agent_endpoint(id).await.unwrap();
+    assert_eq!(endpoint.environment.as_deref(), Some("canary"));
+}

@@ -68,6 +68,9 @@ impl Field {
     }
 }
 
+/// The input type's `validate()` over a form's values.
+type Check = Box<dyn Fn(&Form) -> Vec<Violation>>;
+
 /// What a key did to the form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FormEvent {
@@ -87,12 +90,17 @@ pub struct Form {
     /// An error that names no field.
     pub error: Option<String>,
     /// The input type's `validate()` over the form's values.
-    check: fn(&Form) -> Vec<Violation>,
+    check: Check,
 }
 
 impl Form {
-    pub fn new(title: impl Into<String>, fields: Vec<Field>, check: fn(&Form) -> Vec<Violation>) -> Form {
-        let mut form = Form { title: title.into(), fields, focus: 0, sending: false, error: None, check };
+    pub fn new(
+        title: impl Into<String>,
+        fields: Vec<Field>,
+        check: impl Fn(&Form) -> Vec<Violation> + 'static,
+    ) -> Form {
+        let mut form =
+            Form { title: title.into(), fields, focus: 0, sending: false, error: None, check: Box::new(check) };
         form.revalidate();
         form
     }
@@ -168,10 +176,11 @@ impl Form {
                         KeyCode::Right | KeyCode::Char(' ') => *index = (*index + 1) % values.len(),
                         _ => return FormEvent::Ignored,
                     },
+                    // ctrl-u clears the field, as in the prompt.
+                    Kind::Text(input) if key.code == KeyCode::Char('u') && key.modifiers == KeyModifiers::CONTROL => {
+                        **input = TextArea::default();
+                    }
                     Kind::Text(input) => {
-                        if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('m') {
-                            return FormEvent::Ignored;
-                        }
                         if !input.input(key) && !matches!(key.code, KeyCode::Left | KeyCode::Right) {
                             return FormEvent::Ignored;
                         }
