@@ -179,3 +179,73 @@ async fn endpoint_form_maps_a_server_error_to_its_field_and_keeps_the_text() {
     let endpoint = h.client.get_agent_endpoint(id).await.unwrap();
     assert_eq!(endpoint.environment.as_deref(), Some("canary"));
 }
+
+async fn flow_titles(h: &Harness) -> Vec<String> {
+    use futures_util::TryStreamExt;
+    use switchboard::api::model::CustomerFlow;
+    let query = switchboard::api::ListQuery::default();
+    let flows: Vec<CustomerFlow> =
+        h.client.list_all(switchboard::api::routes::FLOWS, query).try_collect().await.unwrap();
+    flows.into_iter().filter_map(|f| f.title).collect()
+}
+
+#[tokio::test]
+async fn duplicate_a_flow_but_not_a_voicemail_flow() {
+    let mut h = Harness::seeded().await;
+    h.keys(&["5", "/"]).await;
+    h.type_text("Voicemail greeting").await;
+    h.keys(&["enter", "D"]).await;
+    assert_eq!(writes(&h), 0);
+    assert!(h.app.toasts.iter().any(|t| t.text.contains("voicemail flows")), "{:?}", h.app.toasts);
+
+    let before = flow_titles(&h).await.len();
+    h.keys(&["esc", "/"]).await;
+    h.type_text("Appointment reschedule").await;
+    h.keys(&["enter", "D"]).await;
+    assert_eq!(writes(&h), 1);
+    let titles = flow_titles(&h).await;
+    assert_eq!(titles.len(), before + 1);
+    assert_eq!(titles.iter().filter(|t| t.contains("Appointment reschedule")).count(), 2, "{titles:?}");
+    assert!(h.app.toasts.iter().any(|t| t.text.starts_with("duplicated as")), "{:?}", h.app.toasts);
+    let screen = h.render(160, 48);
+    assert!(screen.contains("[2/6]"), "the list was fetched again: {screen}");
+}
+
+#[tokio::test]
+async fn toggle_a_policy_between_active_and_inactive() {
+    use switchboard::api::model::{MetricPolicy, PolicyStatus};
+    let mut h = Harness::seeded().await;
+    h.keys(&["3", "l", "/"]).await;
+    h.type_text("Baseline call metrics").await;
+    h.key("enter").await;
+    let id = selected_id(&h);
+    let status = |p: MetricPolicy| p.status;
+    assert_eq!(status(h.client.get_policy(id).await.unwrap()), Some(PolicyStatus::Inactive));
+    h.key("t").await;
+    assert_eq!(status(h.client.get_policy(id).await.unwrap()), Some(PolicyStatus::Active));
+    assert!(h.render(160, 48).contains("ACTIVE"));
+    h.key("t").await;
+    assert_eq!(status(h.client.get_policy(id).await.unwrap()), Some(PolicyStatus::Inactive));
+}
+
+#[tokio::test]
+async fn cancel_a_running_job_after_confirmation() {
+    use switchboard::api::model::RunRequest;
+    let mut h = Harness::seeded().await;
+    let plan = crate::plans::SEEDED_PLAN.parse().unwrap();
+    let started = h.client.run(&RunRequest { plan_id: Some(plan), ..Default::default() }).await.unwrap();
+    let id = started.simulation_run_plan_job_id;
+    h.keys(&["2", "r", "x"]).await;
+    assert!(h.app.pane().capturing(), "asks first");
+    assert!(h.render(80, 24).contains("cancel job"));
+    h.key("y").await;
+    assert_eq!(writes(&h), 1);
+    let job = h.client.get_run_plan_job(id).await.unwrap();
+    assert_eq!(job.status.as_ref().map(|s| s.as_str()), Some("CANCELLED"));
+    assert!(h.render(160, 48).contains("CANCELLED"));
+
+    // An ended job has nothing to cancel: refused without asking.
+    h.key("x").await;
+    assert!(!h.app.pane().capturing());
+    assert!(h.app.toasts.iter().any(|t| t.text.contains("nothing to cancel")), "{:?}", h.app.toasts);
+}

@@ -411,18 +411,18 @@ impl Pane for Catalog {
         if self.detail {
             vec![(Action::Down, "scroll"), (Action::Back, "back to the list"), (Action::Raw, "raw JSON")]
         } else {
-            let mut keys = vec![(Action::Open, "every field of the selection")];
+            let mut keys = vec![
+                (Action::Open, "every field of the selection"),
+                (Action::Right, "next section"),
+                (Action::Left, "previous section"),
+                (Action::Sort, "sort by the next column"),
+                (Action::SortReverse, "reverse the sort"),
+            ];
             match self.current {
                 0 => keys.extend([(Action::Create, "new persona (a form)"), (Action::Delete, "delete the persona")]),
                 2 => keys.push((Action::Edit, "change environment and dial type")),
                 _ => {}
             }
-            keys.extend([
-                (Action::Right, "next section"),
-                (Action::Left, "previous section"),
-                (Action::Sort, "sort by the next column"),
-                (Action::SortReverse, "reverse the sort"),
-            ]);
             keys
         }
     }

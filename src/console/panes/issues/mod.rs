@@ -339,8 +339,8 @@ impl Pane for Issues {
                 (Action::PageDown, "scroll the summary"),
                 (Action::PageUp, "scroll the summary back"),
                 (Action::Back, "back to the list"),
-                (Action::Edit, "change status, severity, assignee"),
                 (Action::Raw, "raw JSON of the issue"),
+                (Action::Edit, "change status, severity, assignee"),
             ],
             Open::List => vec![
                 (Action::Open, "the issue's summary and evidence"),
