@@ -453,6 +453,15 @@ impl App {
     }
 
     fn paste(&mut self, text: &str) -> bool {
+        if self.prompt.is_none() && self.overlay.is_none() && self.panes[self.tab].capturing() {
+            // Into the form's field, one character at a time (newlines would submit it).
+            let mut out = Out::default();
+            for c in text.chars().filter(|c| !c.is_control()) {
+                self.panes[self.tab].key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE), &mut out);
+            }
+            self.apply(out);
+            return true;
+        }
         match &mut self.prompt {
             Some(Prompt::Command(line) | Prompt::OpenById(line)) => line.push_str(text.trim()),
             Some(Prompt::Filter(line)) => {
