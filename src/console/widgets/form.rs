@@ -54,7 +54,7 @@ impl Field {
             values.push(c.clone());
         }
         let index = current.and_then(|c| values.iter().position(|v| *v == c)).unwrap_or(0);
-        let hint = format!("default {} · one of {}", values[index], E::known().len());
+        let hint = format!("default {} · one of {}", values[index], E::known_list());
         Field { param, label, hint, kind: Kind::Choice { values, index }, error: None }
     }
 
