@@ -97,3 +97,41 @@ impl Modal {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crossterm::event::{KeyCode, KeyModifiers};
+    use uuid::Uuid;
+
+    use super::*;
+    use crate::console::message::Effect;
+    use crate::console::widgets::form::Field;
+
+    fn press(modal: &mut Modal, code: KeyCode, out: &mut Out) {
+        modal.key(KeyEvent::new(code, KeyModifiers::NONE), out);
+    }
+
+    #[test]
+    fn a_form_sends_once_stays_on_failure_and_closes_on_success() {
+        let mut modal = Modal::default();
+        let form = Form::new("t", vec![Field::text("name", "name", "x", "")], |_| vec![]);
+        modal.form(form, |_| Write::DeletePersona(Uuid::nil()));
+        let mut out = Out::default();
+        press(&mut modal, KeyCode::Enter, &mut out);
+        press(&mut modal, KeyCode::Enter, &mut out);
+        assert_eq!(out.effects, vec![Effect::Write(Write::DeletePersona(Uuid::nil()))]);
+
+        let write = Write::DeletePersona(Uuid::nil());
+        let refused =
+            WriteError { unreachable: false, message: "no".into(), fields: vec![("name".into(), "taken".into())] };
+        assert!(modal.written(&write, &Err(refused)));
+        let form = modal.current_form().expect("kept");
+        assert_eq!(form.fields[0].error.as_deref(), Some("taken"));
+        assert_eq!(form.value("name"), "x");
+
+        press(&mut modal, KeyCode::Enter, &mut out);
+        assert!(modal.written(&write, &Ok(Written::Deleted(Uuid::nil()))));
+        assert!(!modal.is_open());
+        assert!(!modal.written(&write, &Ok(Written::Deleted(Uuid::nil()))), "not waiting any more");
+    }
+}
