@@ -7,7 +7,7 @@ use std::time::Duration;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::keymap::{Action, KeyMap};
-use super::message::{Effect, FailureKind, Fetched, Message, Request};
+use super::message::{Effect, FailureKind, Fetched, Message, Request, WriteError, Written};
 use super::pane::{Level, Out, Pane};
 use super::panes;
 use super::theme::Theme;
@@ -113,6 +113,8 @@ pub struct App {
     pub quit: bool,
     /// Requests sent and not yet answered, so a slow service is not asked twice.
     pub in_flight: Vec<Request>,
+    /// Writes sent and not yet answered: an identical write is never sent twice.
+    pub writes_in_flight: Vec<super::message::Write>,
     /// Effects for the runtime to perform.
     pub effects: Vec<Effect>,
 }
@@ -133,6 +135,7 @@ impl App {
             cache,
             quit: false,
             in_flight: Vec::new(),
+            writes_in_flight: Vec::new(),
             effects: Vec::new(),
         };
         if let Some(cache) = &app.cache {
@@ -161,6 +164,7 @@ impl App {
                 false
             }
             Message::Fetched { request, result } => self.fetched(request, *result),
+            Message::Written { write, result } => self.written(write, *result),
             Message::Terminate => {
                 self.quit = true;
                 true
@@ -193,6 +197,15 @@ impl App {
         for effect in out.effects {
             match effect {
                 Effect::Fetch(request) => self.request(request),
+                Effect::Write(_) if self.settings.read_only => {
+                    self.toast(Level::Error, "read-only: writes are off (--read-only or the profile)".into())
+                }
+                Effect::Write(write) => {
+                    if !self.writes_in_flight.contains(&write) {
+                        self.writes_in_flight.push(write.clone());
+                        self.effects.push(Effect::Write(write));
+                    }
+                }
                 Effect::SetMark(key, value) => {
                     if let Some(cache) = &mut self.cache {
                         cache.set_mark(&key, &value);
@@ -279,6 +292,21 @@ impl App {
         dirty || result.is_err()
     }
 
+    fn written(&mut self, write: super::message::Write, result: Result<Written, WriteError>) -> bool {
+        self.writes_in_flight.retain(|w| w != &write);
+        match &result {
+            Ok(_) => self.toast(Level::Info, format!("done: {}", write.label())),
+            Err(error) if error.unreachable => self.disconnected(&error.message),
+            Err(error) => self.toast(Level::Error, format!("could not {}: {}", write.label(), error.message)),
+        }
+        let mut out = Out::default();
+        for pane in &mut self.panes {
+            pane.written(&write, &result, &mut out);
+        }
+        self.apply(out);
+        true
+    }
+
     fn disconnected(&mut self, reason: &str) {
         let attempt = match &self.connection {
             Connection::Disconnected { attempt, .. } => attempt + 1,
@@ -307,7 +335,21 @@ impl App {
         if self.prompt.is_some() {
             return self.prompt_key(key);
         }
+        if self.overlay.is_none() && self.panes[self.tab].capturing() {
+            if key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL) {
+                self.quit = true;
+                return true;
+            }
+            let mut out = Out::default();
+            let dirty = self.panes[self.tab].key(key, &mut out);
+            self.apply(out);
+            return dirty;
+        }
         let Some(action) = self.settings.keymap.action(&key) else { return false };
+        if self.settings.read_only && action.is_write() {
+            self.toast(Level::Error, format!("read-only: {} is off", action.help()));
+            return true;
+        }
         if let Some(overlay) = &mut self.overlay {
             match (action, overlay) {
                 (Action::Quit, _) => self.quit = true,
@@ -411,6 +453,15 @@ impl App {
     }
 
     fn paste(&mut self, text: &str) -> bool {
+        if self.prompt.is_none() && self.overlay.is_none() && self.panes[self.tab].capturing() {
+            // Into the form's field, one character at a time (newlines would submit it).
+            let mut out = Out::default();
+            for c in text.chars().filter(|c| !c.is_control()) {
+                self.panes[self.tab].key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE), &mut out);
+            }
+            self.apply(out);
+            return true;
+        }
         match &mut self.prompt {
             Some(Prompt::Command(line) | Prompt::OpenById(line)) => line.push_str(text.trim()),
             Some(Prompt::Filter(line)) => {

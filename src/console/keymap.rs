@@ -68,6 +68,22 @@ actions! {
     PrevItem = "prev_item", "previous sample", ["p", "N"];
     OpenById = "open_by_id", "open a resource by id", ["o"];
     Log = "log", "the error log", ["L"];
+    Edit = "edit", "edit (a form)", ["e"];
+    Create = "create", "create new (a form)", ["c"];
+    Delete = "delete", "delete (asks first)", ["d"];
+    Duplicate = "duplicate", "duplicate", ["D"];
+    ToggleActive = "toggle_active", "activate or deactivate", ["t"];
+    Cancel = "cancel", "cancel (asks first)", ["x"];
+}
+
+impl Action {
+    /// Whether the action changes the service: hidden and blocked in read-only mode.
+    pub fn is_write(self) -> bool {
+        matches!(
+            self,
+            Action::Edit | Action::Create | Action::Delete | Action::Duplicate | Action::ToggleActive | Action::Cancel
+        )
+    }
 }
 
 /// Keys to actions, after the config's rebindings.

@@ -185,6 +185,11 @@ pub enum Message {
         request: Request,
         result: Box<Result<Fetched, FetchError>>,
     },
+    /// A write finished.
+    Written {
+        write: Write,
+        result: Box<Result<Written, WriteError>>,
+    },
     /// SIGTERM, or the terminal went away.
     Terminate,
 }
@@ -193,6 +198,8 @@ pub enum Message {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     Fetch(Request),
+    /// Change something on the service (never sent in read-only mode, never twice at once).
+    Write(Write),
     /// Send `Message::Reconnect` after this long.
     ReconnectAfter(Duration),
     /// Write this text to the system clipboard through the terminal (OSC 52).
@@ -202,4 +209,72 @@ pub enum Effect {
     /// Remember a small fact in the cache between sessions (the issues seen on the last visit);
     /// the app stores it and saves the cache.
     SetMark(String, serde_json::Value),
+}
+
+/// One change the console asks of the service.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Write {
+    UpdateIssue(Uuid, IssueUpdate),
+    CreatePersona(Box<PersonaFields>),
+    DeletePersona(Uuid),
+    DuplicateFlow(Uuid),
+    UpdateEndpoint(Uuid, AgentEndpointUpdate),
+    UpdatePolicy(Uuid, PolicyUpdate),
+    CancelJob(Uuid),
+}
+
+impl Write {
+    /// What the write does, for toasts ("update issue").
+    pub fn label(&self) -> &'static str {
+        match self {
+            Write::UpdateIssue(..) => "update the issue",
+            Write::CreatePersona(_) => "create the persona",
+            Write::DeletePersona(_) => "delete the persona",
+            Write::DuplicateFlow(_) => "duplicate the flow",
+            Write::UpdateEndpoint(..) => "update the endpoint",
+            Write::UpdatePolicy(..) => "update the policy",
+            Write::CancelJob(_) => "cancel the job",
+        }
+    }
+}
+
+/// What a write brought back.
+#[derive(Debug, Clone)]
+pub enum Written {
+    Issue(Box<Issue>),
+    Persona(Box<Persona>),
+    Deleted(Uuid),
+    Flow(Box<CustomerFlow>),
+    Endpoint(Box<AgentEndpoint>),
+    Policy(Box<MetricPolicy>),
+    Job(Box<RunPlanJob>),
+}
+
+/// Why a write failed, with the fields at fault so a form can show each under its field.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WriteError {
+    pub unreachable: bool,
+    pub message: String,
+    /// `(param, message)`: the error's `param`, then every `details.violations` entry.
+    pub fields: Vec<(String, String)>,
+}
+
+impl From<Error> for WriteError {
+    fn from(error: Error) -> Self {
+        let mut fields = Vec::new();
+        if let Some(api) = error.api() {
+            let violations = api.details.as_ref().and_then(|d| d.get("violations")).and_then(|v| v.as_array());
+            for v in violations.into_iter().flatten() {
+                if let (Some(param), Some(message)) = (v["param"].as_str(), v["message"].as_str()) {
+                    fields.push((param.to_string(), message.to_string()));
+                }
+            }
+            if let Some(param) = &api.param
+                && !fields.iter().any(|(p, _)| p == param)
+            {
+                fields.insert(0, (param.clone(), api.message.clone()));
+            }
+        }
+        WriteError { unreachable: error.is_unreachable(), message: error.to_string(), fields }
+    }
 }

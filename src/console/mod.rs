@@ -22,7 +22,7 @@ use crossterm::event::Event;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 
 use self::app::{App, Settings};
-use self::message::{Effect, FailureKind, FetchError, Message, Request};
+use self::message::{Effect, FailureKind, FetchError, Message, Request, Write, WriteError};
 use crate::api::Client;
 use crate::cache::Cache;
 use crate::cli::{Context, GlobalArgs};
@@ -81,6 +81,14 @@ pub async fn run(global: &GlobalArgs) -> Result<ExitCode> {
                 Effect::Fetch(request) => match &client {
                     Some(client) => spawn_fetch(client.clone(), request, tx.clone()),
                     None => waiting.push(request),
+                },
+                Effect::Write(write) => match &client {
+                    Some(client) => spawn_write(client.clone(), write, tx.clone()),
+                    None => {
+                        let error =
+                            WriteError { unreachable: true, message: "not connected yet".into(), fields: vec![] };
+                        let _ = tx.send(Message::Written { write, result: Box::new(Err(error)) });
+                    }
                 },
                 Effect::ReconnectAfter(after) => {
                     let tx = tx.clone();
@@ -163,6 +171,13 @@ fn spawn_fetch(client: Client, request: Request, tx: UnboundedSender<Message>) {
             tracing::debug!(?request, "request failed: {}", error.message);
         }
         let _ = tx.send(Message::Fetched { request, result: Box::new(result) });
+    });
+}
+
+fn spawn_write(client: Client, write: Write, tx: UnboundedSender<Message>) {
+    tokio::spawn(async move {
+        let result = tasks::write(&client, &write).await;
+        let _ = tx.send(Message::Written { write, result: Box::new(result) });
     });
 }
 

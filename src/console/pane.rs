@@ -5,7 +5,9 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 
 use super::keymap::Action;
-use super::message::{Effect, FetchError, Fetched, Request};
+use crossterm::event::KeyEvent;
+
+use super::message::{Effect, FetchError, Fetched, Request, Write, WriteError, Written};
 use super::theme::Theme;
 use crate::cache::Cache;
 
@@ -23,6 +25,11 @@ pub struct Out {
 impl Out {
     pub fn fetch(&mut self, request: Request) {
         self.effects.push(Effect::Fetch(request));
+    }
+
+    /// Ask for a change on the service; the answer comes back through `Pane::written`.
+    pub fn write(&mut self, write: Write) {
+        self.effects.push(Effect::Write(write));
     }
 
     pub fn info(&mut self, text: impl Into<String>) {
@@ -77,6 +84,19 @@ pub trait Pane {
     fn action(&mut self, action: Action, out: &mut Out) -> bool;
     /// A fetch finished; true when something the pane shows changed.
     fn fetched(&mut self, request: &Request, result: &Result<Fetched, FetchError>, out: &mut Out) -> bool;
+    /// A write finished (any pane's); true when something the pane shows changed.
+    fn written(&mut self, _write: &Write, _result: &Result<Written, WriteError>, _out: &mut Out) -> bool {
+        false
+    }
+    /// A form or dialog is open: the app hands every key to `key` (so typing `q` into a field
+    /// does not quit), except ctrl-c.
+    fn capturing(&self) -> bool {
+        false
+    }
+    /// A raw key while `capturing`; true when a redraw is needed.
+    fn key(&mut self, _key: KeyEvent, _out: &mut Out) -> bool {
+        false
+    }
     /// The poll timer; true when a redraw is needed.
     fn tick(&mut self, _now: jiff::Timestamp, _out: &mut Out) -> bool {
         false

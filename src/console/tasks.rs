@@ -2,7 +2,7 @@
 
 use uuid::Uuid;
 
-use super::message::{Conversation, FetchError, Fetched, ListKind, Listing, Request};
+use super::message::{Conversation, FetchError, Fetched, ListKind, Listing, Request, Write, WriteError, Written};
 use crate::api::model::ValueStatusFilter;
 use crate::api::{Client, Error};
 
@@ -73,5 +73,23 @@ async fn item(client: &Client, kind: ListKind, id: &str) -> Result<Listing, Erro
             Listing::HttpDefinitions(vec![client.get_http_request_definition(uuid(id)?).await?])
         }
         ListKind::Calls => Listing::Calls(vec![client.get_call(uuid(id)?).await?]),
+    })
+}
+
+/// Performs one write; the result goes back into the queue as `Message::Written`.
+pub async fn write(client: &Client, write: &Write) -> Result<Written, WriteError> {
+    Ok(match write {
+        Write::UpdateIssue(id, update) => Written::Issue(Box::new(client.update_issue(*id, update).await?)),
+        Write::CreatePersona(fields) => Written::Persona(Box::new(client.create_persona(fields).await?)),
+        Write::DeletePersona(id) => {
+            client.delete_persona(*id).await?;
+            Written::Deleted(*id)
+        }
+        Write::DuplicateFlow(id) => Written::Flow(Box::new(client.duplicate_flow(*id).await?)),
+        Write::UpdateEndpoint(id, update) => {
+            Written::Endpoint(Box::new(client.update_agent_endpoint(*id, update).await?))
+        }
+        Write::UpdatePolicy(id, update) => Written::Policy(Box::new(client.update_policy(*id, update).await?)),
+        Write::CancelJob(id) => Written::Job(Box::new(client.cancel_run_plan_job(*id).await?)),
     })
 }

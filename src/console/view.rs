@@ -131,7 +131,8 @@ fn draw_footer(frame: &mut Frame, area: Rect, app: &App) {
         None => {
             let keys = &app.settings.keymap;
             let mut spans = Vec::new();
-            let hints = app.pane().help().into_iter().take(5).chain([
+            let read_only = app.settings.read_only;
+            let hints = app.pane().help().into_iter().filter(|(a, _)| !(read_only && a.is_write())).take(5).chain([
                 (Action::Help, "help"),
                 (Action::Command, "command"),
                 (Action::Quit, "quit"),
@@ -173,7 +174,8 @@ fn draw_help(frame: &mut Frame, body: Rect, app: &App) {
     let theme = &app.settings.theme;
     let keys = &app.settings.keymap;
     let mut lines = vec![Line::styled(format!("{} ", app.pane().title()), theme.heading())];
-    let pane = app.pane().help();
+    let read_only = app.settings.read_only;
+    let pane: Vec<_> = app.pane().help().into_iter().filter(|(a, _)| !(read_only && a.is_write())).collect();
     for (action, help) in &pane {
         lines.push(Line::from(vec![
             Span::styled(format!("  {:<13} ", keys.keys_of(*action)), theme.key()),

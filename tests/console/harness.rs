@@ -70,6 +70,10 @@ impl Harness {
                     let result = tasks::perform(&self.client, request).await;
                     self.app.update(Message::Fetched { request: request.clone(), result: Box::new(result) });
                 }
+                if let Effect::Write(write) = &effect {
+                    let result = tasks::write(&self.client, write).await;
+                    self.app.update(Message::Written { write: write.clone(), result: Box::new(result) });
+                }
                 self.performed.push(effect);
             }
         }

@@ -9,6 +9,7 @@ mod bench;
 mod catalog;
 mod connection;
 mod flows;
+mod forms;
 mod frame;
 mod issues;
 mod jobs;

@@ -12,7 +12,7 @@ use crate::api::model::{CustomerFlow, FlowStep};
 use crate::cache::Cache;
 use crate::console::flow_graph::{GraphStyles, flow_lines};
 use crate::console::keymap::Action;
-use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request};
+use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request, Write, WriteError, Written};
 use crate::console::pane::{Out, Pane, Selection, ViewCtx};
 use crate::console::theme::Theme;
 use crate::console::widgets::detail::{self, Scroll};
@@ -151,7 +151,19 @@ impl Pane for Flows {
         self.flows.request(out);
     }
 
-    fn action(&mut self, action: Action, _out: &mut Out) -> bool {
+    fn action(&mut self, action: Action, out: &mut Out) -> bool {
+        if action == Action::Duplicate {
+            let flow = if self.open.is_some() { self.opened() } else { self.flows.selected() };
+            match flow {
+                // The service refuses these too; saying why here saves the round trip.
+                Some(flow) if flow.is_voicemail() => {
+                    out.error("voicemail flows are managed by the service and cannot be duplicated")
+                }
+                Some(flow) => out.write(Write::DuplicateFlow(flow.id)),
+                None => out.error("no flow is selected"),
+            }
+            return true;
+        }
         if self.open.is_some() {
             return self.scroll.action(action);
         }
@@ -176,6 +188,14 @@ impl Pane for Flows {
 
     fn fetched(&mut self, request: &Request, result: &Result<Fetched, FetchError>, _out: &mut Out) -> bool {
         self.flows.fetched(request, result)
+    }
+
+    fn written(&mut self, write: &Write, result: &Result<Written, WriteError>, out: &mut Out) -> bool {
+        if let (Write::DuplicateFlow(_), Ok(Written::Flow(copy))) = (write, result) {
+            out.info(format!("duplicated as {}", copy.title.as_deref().unwrap_or("a new flow")));
+            self.flows.request(out);
+        }
+        false
     }
 
     fn back(&mut self) -> bool {
@@ -219,6 +239,7 @@ impl Pane for Flows {
                 (Action::Bottom, "the last edge case"),
                 (Action::Back, "back to the list"),
                 (Action::Raw, "raw JSON of the flow"),
+                (Action::Duplicate, "duplicate the flow"),
             ]
         } else {
             vec![
@@ -227,6 +248,7 @@ impl Pane for Flows {
                 (Action::Sort, "sort by the next column"),
                 (Action::SortReverse, "reverse the sort"),
                 (Action::OpenById, "open a flow by id"),
+                (Action::Duplicate, "duplicate the flow"),
             ]
         }
     }

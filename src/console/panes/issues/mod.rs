@@ -8,10 +8,12 @@
 //! visit, while `r` within a visit keeps the markers.
 
 mod detail;
+mod edit;
 mod rows;
 
 use std::collections::HashSet;
 
+use crossterm::event::KeyEvent;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use uuid::Uuid;
@@ -21,11 +23,12 @@ use super::section::Section;
 use crate::api::model::{Evidence, Issue};
 use crate::cache::Cache;
 use crate::console::keymap::Action;
-use crate::console::message::{Effect, FetchError, Fetched, ListKind, Listing, Request};
+use crate::console::message::{Effect, FetchError, Fetched, ListKind, Listing, Request, Write, WriteError, Written};
 use crate::console::pane::{Out, Pane, Selection, ViewCtx};
 use crate::console::widgets::conversation::ConversationView;
 use crate::console::widgets::detail::Scroll;
 use crate::console::widgets::list::{ListState, Load, Shape, by};
+use crate::console::widgets::modal::Modal;
 use crate::console::widgets::table::{self, TableView};
 
 /// Cache mark holding the ids listed on the last visit.
@@ -49,6 +52,8 @@ pub struct Issues {
     evidence: ListState<Evidence>,
     evidence_shape: Shape<Evidence>,
     scroll: Scroll,
+    /// The edit form, over the open issue.
+    modal: Modal,
 }
 
 impl Default for Issues {
@@ -88,6 +93,7 @@ impl Issues {
                 by(a.observed_at.as_ref().and_then(|t| t.parse()), b.observed_at.as_ref().and_then(|t| t.parse()))
             }),
             scroll: Scroll::default(),
+            modal: Modal::default(),
         }
     }
 
@@ -171,6 +177,10 @@ impl Issues {
             Action::Top => self.evidence.top(),
             Action::Bottom => self.evidence.bottom(),
             Action::PageUp | Action::PageDown => return self.scroll.action(action),
+            Action::Edit => match self.opened_issue().cloned() {
+                Some(issue) => edit::open(&mut self.modal, &issue),
+                None => out.error("the issue is not loaded yet"),
+            },
             Action::Open => {
                 let Open::Issue(issue) = self.open else { return false };
                 match self.evidence.selected() {
@@ -251,6 +261,22 @@ impl Pane for Issues {
         }
     }
 
+    fn written(&mut self, write: &Write, result: &Result<Written, WriteError>, out: &mut Out) -> bool {
+        let mine = self.modal.written(write, result);
+        if mine && result.is_ok() {
+            self.issues.request(out);
+        }
+        mine
+    }
+
+    fn capturing(&self) -> bool {
+        self.modal.is_open()
+    }
+
+    fn key(&mut self, key: KeyEvent, out: &mut Out) -> bool {
+        self.modal.key(key, out)
+    }
+
     fn back(&mut self) -> bool {
         match std::mem::replace(&mut self.open, Open::List) {
             Open::Call(issue, mut conversation) => {
@@ -314,6 +340,7 @@ impl Pane for Issues {
                 (Action::PageUp, "scroll the summary back"),
                 (Action::Back, "back to the list"),
                 (Action::Raw, "raw JSON of the issue"),
+                (Action::Edit, "change status, severity, assignee"),
             ],
             Open::List => vec![
                 (Action::Open, "the issue's summary and evidence"),
@@ -365,5 +392,6 @@ impl Pane for Issues {
                 table::draw(frame, area, &self.issues.list, view, theme);
             }
         }
+        self.modal.draw(frame, area, theme);
     }
 }

@@ -7,6 +7,7 @@ mod sims;
 
 use std::time::Duration;
 
+use crossterm::event::KeyEvent;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::widgets::Cell;
@@ -19,9 +20,11 @@ use super::section::{Section, status_cell};
 use crate::api::model::RunPlanJob;
 use crate::cache::Cache;
 use crate::console::keymap::Action;
-use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request};
+use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request, Write, WriteError, Written};
 use crate::console::pane::{Out, Pane, Selection, ViewCtx};
+use crate::console::widgets::confirm::Confirm;
 use crate::console::widgets::list::{Load, by};
+use crate::console::widgets::modal::Modal;
 use crate::console::widgets::table::{self, Column, TableView, col};
 use crate::console::widgets::text::{duration_ms, when};
 
@@ -126,13 +129,23 @@ pub struct Jobs {
     list_poll: ListPoll,
     poll: Duration,
     status_filter: Option<String>,
+    /// The cancel dialog.
+    modal: Modal,
 }
 
 impl Jobs {
     pub fn new(poll: Duration) -> Self {
         let mut jobs = job_section();
         jobs.list.sort = Some((CREATED, true));
-        Jobs { jobs, names: Names::new(), open: None, list_poll: ListPoll::default(), poll, status_filter: None }
+        Jobs {
+            jobs,
+            names: Names::new(),
+            open: None,
+            list_poll: ListPoll::default(),
+            poll,
+            status_filter: None,
+            modal: Modal::default(),
+        }
     }
 
     fn plan_name(&self, job: &RunPlanJob) -> String {
@@ -167,6 +180,10 @@ impl Pane for Jobs {
     }
 
     fn action(&mut self, action: Action, out: &mut Out) -> bool {
+        if action == Action::Cancel {
+            self.ask_cancel(out);
+            return true;
+        }
         if let Some(job) = &mut self.open {
             return job.action(action, out);
         }
@@ -205,6 +222,25 @@ impl Pane for Jobs {
             Some(job) => job.tick(out),
             None => self.list_poll.tick(&mut self.jobs, out),
         }
+    }
+
+    fn written(&mut self, write: &Write, result: &Result<Written, WriteError>, out: &mut Out) -> bool {
+        self.modal.written(write, result);
+        if let (Write::CancelJob(_), Ok(_)) = (write, result) {
+            match &mut self.open {
+                Some(job) => job.refresh(out),
+                None => self.jobs.request(out),
+            }
+        }
+        false
+    }
+
+    fn capturing(&self) -> bool {
+        self.modal.is_open()
+    }
+
+    fn key(&mut self, key: KeyEvent, out: &mut Out) -> bool {
+        self.modal.key(key, out)
     }
 
     fn back(&mut self) -> bool {
@@ -255,13 +291,18 @@ impl Pane for Jobs {
 
     fn help(&self) -> Vec<(Action, &'static str)> {
         match &self.open {
-            Some(job) => job.help(),
+            Some(job) => {
+                let mut keys = job.help();
+                keys.push((Action::Cancel, "cancel the job"));
+                keys
+            }
             None => vec![
                 (Action::Open, "the job, live"),
                 (Action::StatusFilter, "show one status only (cycles)"),
                 (Action::Sort, "sort by the next column"),
                 (Action::SortReverse, "reverse the sort"),
                 (Action::OpenById, "open a job by id"),
+                (Action::Cancel, "cancel the selected job"),
             ],
         }
     }
@@ -275,6 +316,7 @@ impl Pane for Jobs {
         if let Some(job) = &self.open {
             let plan = job.job.as_ref().map(|j| self.plan_name(j)).unwrap_or_default();
             job.draw(frame, area, ctx, &plan, self.poll);
+            self.modal.draw(frame, area, ctx.theme);
             return;
         }
         let theme = ctx.theme;
@@ -293,6 +335,32 @@ impl Pane for Jobs {
         };
         let view = TableView { title, columns: COLUMNS, row: &row, focused: true, empty: "no jobs yet: run a plan" };
         table::draw(frame, area, &self.jobs.list, view, theme);
+        self.modal.draw(frame, area, theme);
+    }
+}
+
+impl Jobs {
+    /// `x`: asks before cancelling the open or selected job; one that has ended is refused.
+    fn ask_cancel(&mut self, out: &mut Out) {
+        let job = match &self.open {
+            Some(view) => view.job.as_ref(),
+            None => self.jobs.selected(),
+        };
+        match job {
+            Some(job) if is_finished(job) => {
+                out.error(format!("the job has ended ({}): there is nothing to cancel", status(job)))
+            }
+            Some(job) => {
+                let question = format!(
+                    "Cancel the run of {} ({})? Simulations not yet finished stop.",
+                    self.plan_name(job),
+                    status(job)
+                );
+                let write = Write::CancelJob(job.simulation_run_plan_job_id);
+                self.modal.confirm(Confirm::new("cancel job", question, write));
+            }
+            None => out.error("no job is selected"),
+        }
     }
 }
 

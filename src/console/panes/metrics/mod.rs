@@ -15,7 +15,7 @@ use super::section::Section;
 use crate::api::model::*;
 use crate::cache::Cache;
 use crate::console::keymap::Action;
-use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request};
+use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request, Write, WriteError, Written};
 use crate::console::pane::{Out, Pane, Selection, ViewCtx};
 use crate::console::widgets::detail::{self as detail_view, Scroll};
 
@@ -120,6 +120,16 @@ impl Metrics {
         true
     }
 
+    /// `t`: flips the selected policy between ACTIVE and INACTIVE (no question: `t` undoes it).
+    fn toggle_policy(&mut self, out: &mut Out) {
+        let Some(policy) = self.policies.selected() else { return out.error("no policy is selected") };
+        let status = match policy.status {
+            Some(PolicyStatus::Active) => PolicyStatus::Inactive,
+            _ => PolicyStatus::Active,
+        };
+        out.write(Write::UpdatePolicy(policy.id, PolicyUpdate { status: Some(status), ..Default::default() }));
+    }
+
     fn draw_bar(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx) {
         let theme = ctx.theme;
         let mut spans = Vec::new();
@@ -181,6 +191,10 @@ impl Pane for Metrics {
             return values.action(action, out);
         }
         match action {
+            Action::ToggleActive if self.current == 1 => {
+                self.toggle_policy(out);
+                true
+            }
             _ if self.detail => self.scroll.action(action),
             Action::Left | Action::Right => {
                 self.current = if action == Action::Right { (self.current + 1) % 3 } else { (self.current + 2) % 3 };
@@ -224,6 +238,13 @@ impl Pane for Metrics {
             changed = true;
         }
         changed
+    }
+
+    fn written(&mut self, write: &Write, result: &Result<Written, WriteError>, out: &mut Out) -> bool {
+        if let (Write::UpdatePolicy(..), Ok(_)) = (write, result) {
+            self.policies.request(out);
+        }
+        false
     }
 
     fn back(&mut self) -> bool {
@@ -280,22 +301,28 @@ impl Pane for Metrics {
         if let Some(values) = &self.values {
             return values.help();
         }
+        let toggle = (Action::ToggleActive, "activate or deactivate the policy");
         if self.detail {
-            return vec![(Action::Down, "scroll"), (Action::Back, "back to the list"), (Action::Raw, "raw JSON")];
+            let mut keys =
+                vec![(Action::Down, "scroll"), (Action::Back, "back to the list"), (Action::Raw, "raw JSON")];
+            keys.extend((self.current == 1).then_some(toggle));
+            return keys;
         }
         let open = match self.current {
             0 => "every field, thresholds and versions",
             1 => "every field of the policy",
             _ => "the job's metric values",
         };
-        vec![
-            (Action::Open, open),
+        let mut keys = vec![(Action::Open, open)];
+        keys.extend([
             (Action::Right, "next section"),
             (Action::Left, "previous section"),
             (Action::Sort, "sort by the next column"),
             (Action::SortReverse, "reverse the sort"),
             (Action::OpenById, "open one by id (or slug)"),
-        ]
+        ]);
+        keys.extend((self.current == 1).then_some(toggle));
+        keys
     }
 
     fn restore(&mut self, cache: &Cache) {

@@ -1,6 +1,9 @@
 //! Tab 6: personas, agents and their endpoints, knowledge bases and HTTP request definitions.
 //! One section at a time (h/l to switch); Enter opens every field of the selection.
 
+mod writes;
+
+use crossterm::event::KeyEvent;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -10,10 +13,11 @@ use super::section::{Section, status_cell, text_cmp};
 use crate::api::model::*;
 use crate::cache::Cache;
 use crate::console::keymap::Action;
-use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request};
+use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request, Write, WriteError, Written};
 use crate::console::pane::{Out, Pane, Selection, ViewCtx};
 use crate::console::widgets::detail::{self, Lines, Scroll};
 use crate::console::widgets::list::by;
+use crate::console::widgets::modal::Modal;
 use crate::console::widgets::table::col;
 use crate::console::widgets::text::{or_dash, when};
 
@@ -58,6 +62,8 @@ pub struct Catalog {
     /// Whether the selection's detail is open.
     detail: bool,
     scroll: Scroll,
+    /// A write's form or confirm dialog over the list.
+    modal: Modal,
 }
 
 const NAMES: [&str; 5] = ["personas", "agents", "endpoints", "knowledge bases", "HTTP definitions"];
@@ -138,6 +144,7 @@ impl Catalog {
             current: 0,
             detail: false,
             scroll: Scroll::default(),
+            modal: Modal::default(),
         }
     }
 
@@ -291,8 +298,44 @@ impl Pane for Catalog {
                 true
             }
             _ if self.detail => self.scroll.action(action),
+            Action::Create if self.current == 0 => {
+                writes::create_persona(&mut self.modal);
+                true
+            }
+            Action::Delete if self.current == 0 => {
+                match self.personas.selected().cloned() {
+                    Some(persona) => writes::delete_persona(&mut self.modal, &persona, out),
+                    None => out.error("no persona is selected"),
+                }
+                true
+            }
+            Action::Edit if self.current == 2 => {
+                match self.endpoints.selected().cloned() {
+                    Some(endpoint) => writes::edit_endpoint(&mut self.modal, &endpoint),
+                    None => out.error("no endpoint is selected"),
+                }
+                true
+            }
             _ => self.nav(action),
         }
+    }
+
+    fn written(&mut self, write: &Write, result: &Result<Written, WriteError>, out: &mut Out) -> bool {
+        let mine = self.modal.written(write, result);
+        match (write, result) {
+            (Write::CreatePersona(_) | Write::DeletePersona(_), Ok(_)) => self.personas.request(out),
+            (Write::UpdateEndpoint(..), Ok(_)) => self.endpoints.request(out),
+            _ => {}
+        }
+        mine
+    }
+
+    fn capturing(&self) -> bool {
+        self.modal.is_open()
+    }
+
+    fn key(&mut self, key: KeyEvent, out: &mut Out) -> bool {
+        self.modal.key(key, out)
     }
 
     fn action_alias(&mut self, alias: &str, out: &mut Out) -> bool {
@@ -368,13 +411,19 @@ impl Pane for Catalog {
         if self.detail {
             vec![(Action::Down, "scroll"), (Action::Back, "back to the list"), (Action::Raw, "raw JSON")]
         } else {
-            vec![
+            let mut keys = vec![
                 (Action::Open, "every field of the selection"),
                 (Action::Right, "next section"),
                 (Action::Left, "previous section"),
                 (Action::Sort, "sort by the next column"),
                 (Action::SortReverse, "reverse the sort"),
-            ]
+            ];
+            match self.current {
+                0 => keys.extend([(Action::Create, "new persona (a form)"), (Action::Delete, "delete the persona")]),
+                2 => keys.push((Action::Edit, "change environment and dial type")),
+                _ => {}
+            }
+            keys
         }
     }
 
@@ -400,6 +449,13 @@ impl Pane for Catalog {
             detail::draw(frame, body, &title, lines, &self.scroll, theme, true);
             return;
         }
+        self.draw_list(frame, body, theme);
+        self.modal.draw(frame, body, theme);
+    }
+}
+
+impl Catalog {
+    fn draw_list(&self, frame: &mut Frame, body: Rect, theme: &crate::console::theme::Theme) {
         match self.current {
             0 => self
                 .personas
