@@ -238,7 +238,14 @@ async fn toggle_a_policy_between_active_and_inactive() {
 #[tokio::test]
 async fn cancel_a_running_job_after_confirmation() {
     use switchboard::api::model::RunRequest;
-    let mut h = Harness::seeded().await;
+    // Simulated calls at 20× real time (not the suite's 200×), so the run is surely still going
+    // when `x` arrives.
+    let dir = tempfile::tempdir().unwrap();
+    let options = switchboard::service::Options {
+        sim_speed: switchboard::service::SimSpeed::Factor(20.0),
+        ..crate::support::options(dir.path(), true)
+    };
+    let mut h = Harness::on(crate::support::start_with(options, dir).await, None).await;
     let plan = crate::plans::SEEDED_PLAN.parse().unwrap();
     let started = h.client.run(&RunRequest { plan_id: Some(plan), ..Default::default() }).await.unwrap();
     let id = started.simulation_run_plan_job_id;
@@ -248,8 +255,18 @@ async fn cancel_a_running_job_after_confirmation() {
     h.key("y").await;
     assert_eq!(writes(&h), 1);
     let job = h.client.get_run_plan_job(id).await.unwrap();
+    let status = job.status.as_ref().map(|s| s.as_str().to_string()).unwrap_or_default();
+    assert!(status == "CANCELLING" || status == "CANCELLED", "{status}");
+    // Calls already under way wind down; the console follows the job until it has ended.
+    h.key("enter").await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !h.render(160, 48).contains("CANCELLED ·") {
+        assert!(std::time::Instant::now() < deadline, "never CANCELLED:\n{}", h.render(160, 48));
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        h.tick().await;
+    }
+    let job = h.client.get_run_plan_job(id).await.unwrap();
     assert_eq!(job.status.as_ref().map(|s| s.as_str()), Some("CANCELLED"));
-    assert!(h.render(160, 48).contains("CANCELLED"));
 
     // An ended job has nothing to cancel: refused without asking.
     h.key("x").await;
