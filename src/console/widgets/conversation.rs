@@ -280,7 +280,7 @@ impl ConversationView {
             );
             return;
         }
-        let value_row = |r: &ValueRow| values::cells(r, theme);
+        let value_row = |r: &ValueRow| values::cells(r, theme, ctx.marks);
         table::draw(
             frame,
             right,
