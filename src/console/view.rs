@@ -199,6 +199,14 @@ fn draw_help(frame: &mut Frame, body: Rect, app: &App) {
             Span::raw(action.help()),
         ]));
     }
+    if !read_only {
+        // The marks' four keys on one line, so help still fits at 80×24.
+        let marks = [Action::Mark, Action::Unmark, Action::FileIssue, Action::Collect].map(|a| keys.first_key(a));
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {:<13} ", marks.join("/")), theme.key()),
+            Span::raw("mark, clear, issue, job"),
+        ]));
+    }
     lines.push(Line::from(vec![
         Span::styled(format!("  {:<13} ", "1–7"), theme.key()),
         Span::raw("tabs (:plans :jobs :metrics …)"),

@@ -330,6 +330,8 @@ impl Pane for Metrics {
             (Action::OpenById, "open one by id (or slug)"),
         ]);
         keys.extend((self.current == 1).then_some(toggle));
+        // Handled by the app, which fills in the selected policy.
+        keys.extend((self.current == 1).then_some((Action::Collect, "start a collection job for the policy")));
         keys
     }
 
