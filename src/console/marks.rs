@@ -80,7 +80,9 @@ pub fn conversation(selection: &Selection) -> Option<(Uuid, bool)> {
             return Some((chat, true));
         }
     }
-    None
+    // The call itself (the conversation view with no value selected): only calls end.
+    let is_call = json.get("endedStatus").is_some() || json.get("durationMs").is_some();
+    id(&json["id"]).filter(|_| is_call).map(|call| (call, false))
 }
 
 /// Why the marks cannot be an issue's evidence, if they cannot.
@@ -189,5 +191,10 @@ mod tests {
         assert_eq!(conversation(&row), Some((id, true)));
         let sim = Selection { id: "x".into(), json: serde_json::json!({"callId": id.to_string()}) };
         assert_eq!(conversation(&sim), Some((id, false)));
+        let call = Selection { id: "x".into(), json: serde_json::json!({"id": id.to_string(), "durationMs": 1}) };
+        assert_eq!(conversation(&call), Some((id, false)));
+        let plan =
+            Selection { id: "x".into(), json: serde_json::json!({"id": id.to_string(), "direction": "INBOUND"}) };
+        assert_eq!(conversation(&plan), None);
     }
 }

@@ -9,7 +9,7 @@ use ratatui::backend::TestBackend;
 use switchboard::api::model::{CollectionJob, Issue};
 use switchboard::api::{ListQuery, routes};
 use switchboard::console::app::App;
-use switchboard::console::message::Effect;
+use switchboard::console::message::{Effect, Write};
 use switchboard::console::view;
 
 use crate::assert_screen;
@@ -142,4 +142,42 @@ async fn start_a_collection_job_for_a_policy_and_follow_it_to_completed() {
         render(app, 160, 48).contains("COMPLETED")
     })
     .await;
+}
+
+#[tokio::test]
+async fn a_marked_call_shows_its_marker_in_its_conversation() {
+    let mut h = Harness::seeded().await;
+    h.keys(&["3", "l", "l", "enter", "space", "l"]).await;
+    let screen = h.render(160, 48);
+    assert!(screen.contains("✓ marked"), "{screen}");
+    // Space on the conversation itself unmarks it.
+    h.key("space").await;
+    assert!(h.app.marks.is_empty());
+}
+
+#[tokio::test]
+async fn a_collection_job_for_the_marked_calls_with_a_chosen_metric() {
+    let mut h = Harness::seeded().await;
+    h.keys(&["3", "l", "l", "enter", "space"]).await;
+    let call = selected_call(&h);
+    let metric = h.app.pane().selection().unwrap().json["metricDefinitionId"].as_str().unwrap().to_string();
+    h.keys(&["1", "C", "tab"]).await;
+    h.type_text("not-an-id").await;
+    assert!(h.render(160, 48).contains("is not an id"), "checked as you type");
+    h.key("ctrl-u").await;
+    h.type_text(&metric).await;
+    h.key("enter").await;
+    assert!(!h.app.modal.is_open());
+    let sent = h.performed.iter().find_map(|e| match e {
+        Effect::Write(Write::StartCollection(input)) => Some(input.clone()),
+        _ => None,
+    });
+    let sent = sent.expect("the job was asked for");
+    assert_eq!(sent.call_ids, Some(vec![call]));
+    assert_eq!(sent.metrics.unwrap()[0].id.to_string(), metric);
+    assert_eq!(h.app.tab, 2, "the new job opens in the metrics tab");
+    let open = h.app.pane().selection().unwrap().json.to_string();
+    let job =
+        all::<CollectionJob>(&h, routes::COLLECTION_JOBS).await.into_iter().find(|j| open.contains(&j.id.to_string()));
+    assert!(job.is_some(), "the open job exists on the service: {open}");
 }
