@@ -83,7 +83,8 @@ fn median_frame(count: usize) -> (Duration, f64) {
         let started = Instant::now();
         terminal
             .draw(|frame| {
-                let ctx = ViewCtx { theme: &theme, now: jiff::Timestamp::now(), keys: &keys };
+                let ctx =
+                    ViewCtx { theme: &theme, now: jiff::Timestamp::now(), keys: &keys, marks: &Default::default() };
                 pane.draw(frame, frame.area(), &ctx);
             })
             .unwrap();

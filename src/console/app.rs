@@ -7,10 +7,12 @@ use std::time::Duration;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::keymap::{Action, KeyMap};
-use super::message::{Effect, FailureKind, Fetched, Message, Request, WriteError, Written};
+use super::marks::{self, Marks};
+use super::message::{Effect, FailureKind, Fetched, Message, Request, Write, WriteError, Written};
 use super::pane::{Level, Out, Pane};
 use super::panes;
 use super::theme::Theme;
+use super::widgets::modal::Modal;
 use crate::api::model::Health;
 use crate::cache::Cache;
 
@@ -95,6 +97,8 @@ pub const ALIASES: &[(&str, usize)] = &[
     ("benchmarks", 6),
 ];
 
+const METRICS_TAB: usize = 2;
+const ISSUES_TAB: usize = 3;
 const TOAST_FOR: i64 = 5;
 const LOG_KEEP: usize = 500;
 const RETRY_MAX: Duration = Duration::from_secs(15);
@@ -117,6 +121,10 @@ pub struct App {
     pub writes_in_flight: Vec<super::message::Write>,
     /// Effects for the runtime to perform.
     pub effects: Vec<Effect>,
+    /// Marked calls and chats (space), across tabs.
+    pub marks: Marks,
+    /// The app's own form (file an issue, start a collection job), over any tab.
+    pub modal: Modal,
 }
 
 impl App {
@@ -137,6 +145,8 @@ impl App {
             in_flight: Vec::new(),
             writes_in_flight: Vec::new(),
             effects: Vec::new(),
+            marks: Marks::default(),
+            modal: Modal::default(),
         };
         if let Some(cache) = &app.cache {
             for pane in &mut app.panes {
@@ -300,6 +310,12 @@ impl App {
             Err(error) => self.toast(Level::Error, format!("could not {}: {}", write.label(), error.message)),
         }
         let mut out = Out::default();
+        if self.modal.written(&write, &result)
+            && let (Write::CreateIssue(_), Ok(Written::Issue(issue))) = (&write, &result)
+        {
+            self.marks.clear();
+            out.jump(ISSUES_TAB, issue.id);
+        }
         for pane in &mut self.panes {
             pane.written(&write, &result, &mut out);
         }
@@ -334,6 +350,16 @@ impl App {
         }
         if self.prompt.is_some() {
             return self.prompt_key(key);
+        }
+        if self.overlay.is_none() && self.modal.is_open() {
+            if key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL) {
+                self.quit = true;
+                return true;
+            }
+            let mut out = Out::default();
+            let dirty = self.modal.key(key, &mut out);
+            self.apply(out);
+            return dirty;
         }
         if self.overlay.is_none() && self.panes[self.tab].capturing() {
             if key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL) {
@@ -436,10 +462,51 @@ impl App {
                 }
                 true
             }
+            Action::Mark | Action::Unmark | Action::FileIssue | Action::Collect => self.marks_action(action, &mut out),
             other => self.panes[self.tab].action(other, &mut out),
         };
         self.apply(out);
         handled
+    }
+
+    /// Marks, and the writes made from them; a pane may use the keys first (the metrics tab's
+    /// `C` on a policy).
+    fn marks_action(&mut self, action: Action, out: &mut Out) -> bool {
+        if self.panes[self.tab].action(action, out) {
+            return true;
+        }
+        match action {
+            Action::Mark => match self.pane().selection().as_ref().and_then(marks::conversation) {
+                Some((id, chat)) => {
+                    self.marks.toggle(id, chat);
+                }
+                None => out.error("nothing to mark here: select a call, a chat or a metric value"),
+            },
+            Action::Unmark => {
+                out.info(format!("cleared {} marks", self.marks.len()));
+                self.marks.clear();
+            }
+            Action::FileIssue if self.marks.is_empty() => out.error("mark calls first (space), then file an issue"),
+            Action::FileIssue => match marks::too_many(&self.marks) {
+                Some(refusal) => out.error(refusal),
+                None => marks::issue_form(&mut self.modal, &self.marks),
+            },
+            _ => {
+                let policy = self.selected_policy();
+                marks::collection_form(&mut self.modal, policy, &self.marks)
+            }
+        }
+        true
+    }
+
+    /// The metrics tab's selected policy, for `C`.
+    fn selected_policy(&self) -> Option<uuid::Uuid> {
+        let selection = self.pane().selection()?;
+        (self.tab == METRICS_TAB
+            && selection.json.get("conditions").is_some()
+            && selection.json.get("modality").is_some())
+        .then(|| selection.id.parse().ok())
+        .flatten()
     }
 
     fn copy(&mut self) {
@@ -453,11 +520,16 @@ impl App {
     }
 
     fn paste(&mut self, text: &str) -> bool {
-        if self.prompt.is_none() && self.overlay.is_none() && self.panes[self.tab].capturing() {
+        let app_form = self.modal.is_open();
+        if self.prompt.is_none() && self.overlay.is_none() && (app_form || self.panes[self.tab].capturing()) {
             // Into the form's field, one character at a time (newlines would submit it).
             let mut out = Out::default();
             for c in text.chars().filter(|c| !c.is_control()) {
-                self.panes[self.tab].key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE), &mut out);
+                let key = KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+                match app_form {
+                    true => self.modal.key(key, &mut out),
+                    false => self.panes[self.tab].key(key, &mut out),
+                };
             }
             self.apply(out);
             return true;

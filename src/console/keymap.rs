@@ -74,6 +74,10 @@ actions! {
     Duplicate = "duplicate", "duplicate", ["D"];
     ToggleActive = "toggle_active", "activate or deactivate", ["t"];
     Cancel = "cancel", "cancel (asks first)", ["x"];
+    Mark = "mark", "mark or unmark the call", ["space"];
+    Unmark = "unmark", "clear the marks", ["U"];
+    FileIssue = "file_issue", "file an issue from the marks", ["I"];
+    Collect = "collect", "start a collection job", ["C"];
 }
 
 impl Action {
@@ -81,7 +85,16 @@ impl Action {
     pub fn is_write(self) -> bool {
         matches!(
             self,
-            Action::Edit | Action::Create | Action::Delete | Action::Duplicate | Action::ToggleActive | Action::Cancel
+            Action::Edit
+                | Action::Create
+                | Action::Delete
+                | Action::Duplicate
+                | Action::ToggleActive
+                | Action::Cancel
+                | Action::Mark
+                | Action::Unmark
+                | Action::FileIssue
+                | Action::Collect
         )
     }
 }

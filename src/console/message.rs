@@ -221,6 +221,10 @@ pub enum Write {
     UpdateEndpoint(Uuid, AgentEndpointUpdate),
     UpdatePolicy(Uuid, PolicyUpdate),
     CancelJob(Uuid),
+    /// File an issue (from the marked calls).
+    CreateIssue(Box<IssueInput>),
+    /// Start a collection job (policies or metrics, over the marked calls or the policies' own).
+    StartCollection(Box<CollectionJobInput>),
 }
 
 impl Write {
@@ -234,6 +238,8 @@ impl Write {
             Write::UpdateEndpoint(..) => "update the endpoint",
             Write::UpdatePolicy(..) => "update the policy",
             Write::CancelJob(_) => "cancel the job",
+            Write::CreateIssue(_) => "file the issue",
+            Write::StartCollection(_) => "start the collection job",
         }
     }
 }
@@ -248,6 +254,7 @@ pub enum Written {
     Endpoint(Box<AgentEndpoint>),
     Policy(Box<MetricPolicy>),
     Job(Box<RunPlanJob>),
+    CollectionJob(Box<CollectionJob>),
 }
 
 /// Why a write failed, with the fields at fault so a form can show each under its field.

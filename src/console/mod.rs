@@ -5,6 +5,7 @@
 pub mod app;
 pub mod flow_graph;
 pub mod keymap;
+pub mod marks;
 pub mod message;
 pub mod pane;
 pub mod panes;

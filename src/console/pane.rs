@@ -71,6 +71,8 @@ pub struct ViewCtx<'a> {
     pub theme: &'a Theme,
     pub now: jiff::Timestamp,
     pub keys: &'a super::keymap::KeyMap,
+    /// The marked calls and chats, drawn beside their rows.
+    pub marks: &'a super::marks::Marks,
 }
 
 /// One tab of the console.

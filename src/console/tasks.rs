@@ -91,5 +91,7 @@ pub async fn write(client: &Client, write: &Write) -> Result<Written, WriteError
         }
         Write::UpdatePolicy(id, update) => Written::Policy(Box::new(client.update_policy(*id, update).await?)),
         Write::CancelJob(id) => Written::Job(Box::new(client.cancel_run_plan_job(*id).await?)),
+        Write::CreateIssue(input) => Written::Issue(Box::new(client.create_issue(input).await?)),
+        Write::StartCollection(input) => Written::CollectionJob(Box::new(client.create_collection_job(input).await?)),
     })
 }

@@ -53,9 +53,10 @@ pub fn draw(frame: &mut Frame, app: &App) {
         );
         frame.render_widget(Line::styled(fit(&text, area.width as usize), app.settings.theme.banner()), banner_area);
     }
-    let ctx = ViewCtx { theme: &app.settings.theme, now: app.now, keys: &app.settings.keymap };
+    let ctx = ViewCtx { theme: &app.settings.theme, now: app.now, keys: &app.settings.keymap, marks: &app.marks };
     app.pane().draw(frame, body, &ctx);
     draw_footer(frame, footer, app);
+    app.modal.draw(frame, body, &app.settings.theme);
     draw_toasts(frame, body, app);
     match &app.overlay {
         Some(Overlay::Help) => draw_help(frame, body, app),
@@ -98,6 +99,15 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
     ];
     if app.settings.read_only {
         spans.push(Span::styled(" read-only", theme.warn()));
+    }
+    if !app.marks.is_empty() {
+        let text = format!(
+            " {} {} marked ({} clears)",
+            crate::console::marks::MARKER,
+            app.marks.len(),
+            app.settings.keymap.first_key(Action::Unmark)
+        );
+        spans.push(Span::styled(text, theme.key()));
     }
     frame.render_widget(Line::from(spans), area);
 }
@@ -187,6 +197,14 @@ fn draw_help(frame: &mut Frame, body: Rect, app: &App) {
         lines.push(Line::from(vec![
             Span::styled(format!("  {:<13} ", keys.keys_of(*action)), theme.key()),
             Span::raw(action.help()),
+        ]));
+    }
+    if !read_only {
+        // The marks' four keys on one line, so help still fits at 80×24.
+        let marks = [Action::Mark, Action::Unmark, Action::FileIssue, Action::Collect].map(|a| keys.first_key(a));
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {:<13} ", marks.join("/")), theme.key()),
+            Span::raw("mark, clear, issue, job"),
         ]));
     }
     lines.push(Line::from(vec![

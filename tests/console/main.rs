@@ -13,5 +13,6 @@ mod forms;
 mod frame;
 mod issues;
 mod jobs;
+mod marks;
 mod metrics;
 mod plans;

@@ -366,7 +366,7 @@ fn a_hundred_thousand_values_render_and_filter() {
     .unwrap();
     let mut pane = Metrics::with_values(job, groups);
     let (theme, keys) = (Theme::new("default", false), KeyMap::default());
-    let ctx = ViewCtx { theme: &theme, now: crate::harness::now(), keys: &keys };
+    let ctx = ViewCtx { theme: &theme, now: crate::harness::now(), keys: &keys, marks: &Default::default() };
     let render = |pane: &Metrics| {
         let mut terminal = Terminal::new(TestBackend::new(200, 50)).unwrap();
         terminal.draw(|frame| pane.draw(frame, frame.area(), &ctx)).unwrap();

@@ -14,6 +14,7 @@ use super::text::{duration_ms, offset_ms, or_dash, when};
 use super::values::{self, ValueRow};
 use crate::api::model::TranscriptEntry;
 use crate::console::keymap::Action;
+use crate::console::marks::MARKER;
 use crate::console::message::{Conversation, FetchError, Fetched, Request};
 use crate::console::pane::{Out, Selection, ViewCtx};
 
@@ -219,6 +220,10 @@ impl ConversationView {
         frame.render_widget(
             Line::from(vec![
                 Span::styled(format!(" {noun} {} ", self.call_id), theme.heading()),
+                Span::styled(
+                    if ctx.marks.contains(Some(self.call_id)) { format!("{} marked ", MARKER) } else { String::new() },
+                    theme.key(),
+                ),
                 Span::styled(status.clone(), theme.status(&status)),
                 Span::styled(
                     format!(
@@ -280,7 +285,7 @@ impl ConversationView {
             );
             return;
         }
-        let value_row = |r: &ValueRow| values::cells(r, theme);
+        let value_row = |r: &ValueRow| values::cells(r, theme, ctx.marks);
         table::draw(
             frame,
             right,

@@ -13,6 +13,7 @@ use super::list::by;
 use super::table::{Column, col};
 use super::text::{fit, number, offset_ms, or_dash, when};
 use crate::api::model::{MetricValue, MetricValueGroup, Segment};
+use crate::console::marks::{MARKER, Marks};
 use crate::console::theme::Theme;
 
 /// The metric a value belongs to, shared by all its values.
@@ -100,8 +101,8 @@ pub fn conversation_id(row: &ValueRow) -> Option<uuid::Uuid> {
     row.value.call_id.or(row.value.chat_id)
 }
 
-/// The cells of a row.
-pub fn cells(row: &ValueRow, theme: &Theme) -> Vec<Cell<'static>> {
+/// The cells of a row; a marked call or chat shows `marks::MARKER` before its id.
+pub fn cells(row: &ValueRow, theme: &Theme, marks: &Marks) -> Vec<Cell<'static>> {
     let v = &row.value;
     let status = status(row);
     let value = match (status.as_str(), shown(row)) {
@@ -111,7 +112,10 @@ pub fn cells(row: &ValueRow, theme: &Theme) -> Vec<Cell<'static>> {
     let short = |id: Option<uuid::Uuid>| id.map(|id| id.to_string()[..8].to_string()).unwrap_or_else(|| "—".into());
     vec![
         Cell::from(row.metric.name.clone()),
-        Cell::from(short(conversation_id(row))),
+        match marks.contains(conversation_id(row)) {
+            true => Cell::from(format!("{MARKER}{}", short(conversation_id(row)))).style(theme.key()),
+            false => Cell::from(short(conversation_id(row))),
+        },
         Cell::from(or_dash(v.context.as_ref().map(|c| c.as_str()))),
         Cell::from(or_dash(v.participant_role.as_deref())),
         value,

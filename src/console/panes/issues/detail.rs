@@ -93,9 +93,10 @@ pub fn draw(frame: &mut Frame, area: Rect, view: IssueView<'_>, ctx: &ViewCtx) {
             (None, Some(id)) => ("chat", id.to_string()),
             _ => ("—", "—".to_string()),
         };
+        let marked = ctx.marks.contains(e.call_id.or(e.chat_id));
         vec![
             Cell::from(kind),
-            Cell::from(id),
+            Cell::from(if marked { format!("{} {id}", crate::console::marks::MARKER) } else { id }),
             Cell::from(when(e.observed_at.as_ref())),
             Cell::from(ago(e.observed_at.as_ref(), ctx.now)).style(theme.dim()),
         ]

@@ -263,7 +263,8 @@ impl Pane for Issues {
 
     fn written(&mut self, write: &Write, result: &Result<Written, WriteError>, out: &mut Out) -> bool {
         let mine = self.modal.written(write, result);
-        if mine && result.is_ok() {
+        // An issue filed from the marks (the app's form) is new to the list too.
+        if (mine || matches!(write, Write::CreateIssue(_))) && result.is_ok() {
             self.issues.request(out);
         }
         mine

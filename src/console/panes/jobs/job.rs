@@ -298,7 +298,7 @@ impl JobView {
         let theme = ctx.theme;
         let wide = area.width >= 120;
         let columns = sims::columns(wide);
-        let row = |s: &SimulationJob| sims::cells(s, theme, wide, ctx.now);
+        let row = |s: &SimulationJob| sims::cells(s, theme, wide, ctx.now, ctx.marks.contains(s.call_id));
         let title = match &self.status_filter {
             Some(status) => format!("simulation jobs · {status} only (f)"),
             None => "simulation jobs".to_string(),

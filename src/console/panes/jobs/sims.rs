@@ -104,14 +104,17 @@ pub fn columns(wide: bool) -> Vec<Column> {
     columns
 }
 
-/// A row's cells, matching `columns(wide)`.
-pub fn cells(s: &SimulationJob, theme: &Theme, wide: bool, now: jiff::Timestamp) -> Vec<Cell<'static>> {
+/// A row's cells, matching `columns(wide)`; a marked call shows the marker before its persona.
+pub fn cells(s: &SimulationJob, theme: &Theme, wide: bool, now: jiff::Timestamp, marked: bool) -> Vec<Cell<'static>> {
     let status = sim_status(s);
     let stage = stage(s);
     let mut cells = vec![
         Cell::from(if wide { status.clone() } else { fit(&status, 10) }).style(theme.status(&status)),
         Cell::from(if wide { stage.clone() } else { fit(&stage, 10) }).style(theme.status(&stage)),
-        Cell::from(persona(s)),
+        match marked {
+            true => Cell::from(format!("{} {}", crate::console::marks::MARKER, persona(s))).style(theme.key()),
+            false => Cell::from(persona(s)),
+        },
         Cell::from(flow_text(s, !wide)),
         Cell::from(took_ms(s, now).map(duration_ms).unwrap_or_else(|| "—".into())),
     ];

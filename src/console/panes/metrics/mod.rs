@@ -19,6 +19,7 @@ use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request, W
 use crate::console::pane::{Out, Pane, Selection, ViewCtx};
 use crate::console::widgets::detail::{self as detail_view, Scroll};
 
+const METRICS_TAB: usize = 2;
 const NAMES: [&str; 3] = ["definitions", "policies", "collection jobs"];
 const KINDS: [ListKind; 3] = [ListKind::MetricDefinitions, ListKind::Policies, ListKind::CollectionJobs];
 
@@ -241,8 +242,15 @@ impl Pane for Metrics {
     }
 
     fn written(&mut self, write: &Write, result: &Result<Written, WriteError>, out: &mut Out) -> bool {
-        if let (Write::UpdatePolicy(..), Ok(_)) = (write, result) {
-            self.policies.request(out);
+        match (write, result) {
+            (Write::UpdatePolicy(..), Ok(_)) => self.policies.request(out),
+            // A job just started (`C`): follow it here, in its values view (which polls it).
+            (Write::StartCollection(_), Ok(Written::CollectionJob(job))) => {
+                self.jobs.request(out);
+                self.current = 2;
+                out.jump(METRICS_TAB, job.id);
+            }
+            _ => {}
         }
         false
     }
@@ -322,6 +330,8 @@ impl Pane for Metrics {
             (Action::OpenById, "open one by id (or slug)"),
         ]);
         keys.extend((self.current == 1).then_some(toggle));
+        // Handled by the app, which fills in the selected policy.
+        keys.extend((self.current == 1).then_some((Action::Collect, "start a collection job for the policy")));
         keys
     }
 

@@ -141,7 +141,7 @@ impl JobValues {
                 table::draw(frame, body, &self.summary, view, theme);
             }
             _ => {
-                let row = |r: &ValueRow| values::cells(r, theme);
+                let row = |r: &ValueRow| values::cells(r, theme, ctx.marks);
                 let view = TableView {
                     title: "metric values".into(),
                     columns: if narrow { &values::COLUMNS[..values::COLUMNS.len() - 1] } else { values::COLUMNS },
