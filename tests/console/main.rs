@@ -15,3 +15,4 @@ mod issues;
 mod jobs;
 mod metrics;
 mod plans;
+mod run_forms;
