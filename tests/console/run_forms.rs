@@ -76,3 +76,89 @@ async fn read_only_blocks_running() {
     assert!(!h.app.pane().capturing());
     assert_eq!(writes(&h), 0);
 }
+
+/// The metric definitions list filtered down to `slug`.
+async fn definition(h: &mut Harness, slug: &str) {
+    h.keys(&["3", "/"]).await;
+    h.type_text(slug).await;
+    h.key("enter").await;
+    assert!(h.app.pane().selection().is_some_and(|s| s.json["slug"] == slug), "{slug} is selected");
+}
+
+#[tokio::test]
+async fn a_threshold_form_shows_count_only_for_count_and_creates_it() {
+    let mut h = Harness::seeded().await;
+    // A CALL-only metric: no participant role to pick.
+    definition(&mut h, "call_duration").await;
+    h.key("T").await;
+    assert!(!h.render(160, 48).contains("participant role"));
+    h.keys(&["esc", "esc"]).await;
+
+    definition(&mut h, "interruption_count").await;
+    h.key("T").await;
+    let screen = h.render(160, 48);
+    assert!(screen.contains("participant role"), "TURN metrics name a role: {screen}");
+    assert!(!screen.contains("required for COUNT"), "no count field for EACH: {screen}");
+    h.type_text("Too many interruptions").await;
+    h.keys(&["tab", "tab"]).await;
+    h.type_text("3").await;
+    h.keys(&["tab", "right"]).await;
+    let screen = h.render(160, 48);
+    assert!(screen.contains("required for COUNT"), "COUNT shows the count field: {screen}");
+    assert!(screen.contains("✗ countThreshold is required"), "{screen}");
+    h.key("enter").await;
+    assert_eq!(writes(&h), 0, "COUNT without a count is not sent");
+    h.key("tab").await;
+    h.type_text("2").await;
+    assert_screen!("threshold_form_80x24", h.render(80, 24));
+    assert_screen!("threshold_form_160x48", h.render(160, 48));
+    h.key("enter").await;
+    assert_eq!(writes(&h), 1);
+    assert!(!h.app.pane().capturing(), "success closes the form");
+    let created = h.client.get_metric_definition("too_many_interruptions").await.expect("created");
+    let threshold = created.threshold.expect("a threshold");
+    let json = serde_json::to_value(&threshold).unwrap().to_string();
+    assert!(json.contains("COUNT") && json.contains("GREATER_THAN"), "{json}");
+}
+
+#[tokio::test]
+async fn editing_a_metric_makes_a_new_version() {
+    let mut h = Harness::seeded().await;
+    definition(&mut h, "empathy_rating").await;
+    let before = h.client.get_metric_definition("empathy_rating").await.unwrap();
+    h.key("e").await;
+    assert_screen!("edit_metric_80x24", h.render(80, 24));
+    assert_screen!("edit_metric_160x48", h.render(160, 48));
+    h.key("ctrl-u").await;
+    h.type_text("Empathy score").await;
+    h.key("enter").await;
+    assert_eq!(writes(&h), 0, "a change reason is required");
+    h.key("backtab").await;
+    h.type_text("clearer name").await;
+    h.key("enter").await;
+    assert_eq!(writes(&h), 1);
+    let after = h.client.get_metric_definition("empathy_rating").await.unwrap();
+    assert_eq!(after.name.as_deref(), Some("Empathy score"));
+    assert_eq!(after.version, before.version.map(|v| v + 1));
+    let note = format!("version {} → {}", before.version.unwrap(), after.version.unwrap());
+    assert!(h.app.toasts.iter().any(|t| t.text.contains(&note)), "{:?}", h.app.toasts);
+}
+
+#[tokio::test]
+async fn a_service_owned_metric_is_edited_as_this_workspaces_variant() {
+    let mut h = Harness::seeded().await;
+    definition(&mut h, "task_completion").await;
+    h.key("e").await;
+    assert!(h.render(160, 48).contains("for this workspace"));
+    h.key("ctrl-u").await;
+    h.type_text("Task done").await;
+    h.key("backtab").await;
+    h.type_text("our wording").await;
+    h.key("enter").await;
+    assert!(h.performed.iter().any(|e| matches!(e, Effect::Write(Write::UpdateMetric { variant: Some(_), .. }))));
+    let original = h.client.get_metric_definition("task_completion").await.unwrap();
+    assert_eq!(original.name.as_deref(), Some("Task completion"), "the service's metric is untouched");
+    let fork = h.client.get_metric_variant("task_completion", "workspace").await.expect("the fork");
+    assert_eq!(fork.name.as_deref(), Some("Task done"));
+    assert!(h.app.toasts.iter().any(|t| t.text.contains("this workspace's variant")), "{:?}", h.app.toasts);
+}

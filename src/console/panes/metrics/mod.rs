@@ -4,7 +4,9 @@
 mod detail;
 mod lists;
 pub mod values;
+mod writes;
 
+use crossterm::event::KeyEvent;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -18,6 +20,7 @@ use crate::console::keymap::Action;
 use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request, Write, WriteError, Written};
 use crate::console::pane::{Out, Pane, Selection, ViewCtx};
 use crate::console::widgets::detail::{self as detail_view, Scroll};
+use crate::console::widgets::modal::Modal;
 
 const NAMES: [&str; 3] = ["definitions", "policies", "collection jobs"];
 const KINDS: [ListKind; 3] = [ListKind::MetricDefinitions, ListKind::Policies, ListKind::CollectionJobs];
@@ -40,6 +43,8 @@ pub struct Metrics {
     /// Agents, so policy conditions read as names; asked for once.
     agents: Vec<Agent>,
     agents_asked: bool,
+    /// The threshold or edit form over the definitions.
+    modal: Modal,
 }
 
 impl Default for Metrics {
@@ -62,6 +67,7 @@ impl Metrics {
             pending: None,
             agents: Vec::new(),
             agents_asked: false,
+            modal: Modal::default(),
         }
     }
 
@@ -195,6 +201,14 @@ impl Pane for Metrics {
                 self.toggle_policy(out);
                 true
             }
+            Action::Threshold | Action::Edit if self.current == 0 => {
+                match (self.definitions.selected(), action) {
+                    (None, _) => out.error("no metric definition is selected"),
+                    (Some(d), Action::Threshold) => writes::create_threshold(&mut self.modal, d),
+                    (Some(d), _) => writes::edit_definition(&mut self.modal, d),
+                }
+                true
+            }
             _ if self.detail => self.scroll.action(action),
             Action::Left | Action::Right => {
                 self.current = if action == Action::Right { (self.current + 1) % 3 } else { (self.current + 2) % 3 };
@@ -241,10 +255,36 @@ impl Pane for Metrics {
     }
 
     fn written(&mut self, write: &Write, result: &Result<Written, WriteError>, out: &mut Out) -> bool {
-        if let (Write::UpdatePolicy(..), Ok(_)) = (write, result) {
-            self.policies.request(out);
+        let mine = self.modal.written(write, result);
+        match (write, result) {
+            (Write::UpdatePolicy(..), Ok(_)) => self.policies.request(out),
+            (Write::CreateThreshold(..), Ok(Written::Metric(created))) => {
+                out.info(format!("created the threshold {}", created.slug_or_alias().unwrap_or("metric")));
+                self.definitions.request(out);
+            }
+            (Write::UpdateMetric { id, variant, .. }, Ok(Written::Metric(after))) => {
+                let before = self.definitions.list.items.iter().find(|d| d.id.to_string() == *id);
+                let version =
+                    |d: Option<&MetricDefinition>| d.and_then(|d| d.version).map_or("?".into(), |v| v.to_string());
+                let place = if variant.is_some() { " (this workspace's variant)" } else { "" };
+                let name = after.name.as_deref().unwrap_or("metric");
+                out.info(format!("{name}: version {} → {}{place}", version(before), version(Some(after))));
+                self.definitions.request(out);
+                if let Some((open, _)) = &self.versions {
+                    out.fetch(Request::MetricVersions(open.clone()));
+                }
+            }
+            _ => {}
         }
-        false
+        mine
+    }
+
+    fn capturing(&self) -> bool {
+        self.modal.is_open()
+    }
+
+    fn key(&mut self, key: KeyEvent, out: &mut Out) -> bool {
+        self.modal.key(key, out)
     }
 
     fn back(&mut self) -> bool {
@@ -302,10 +342,13 @@ impl Pane for Metrics {
             return values.help();
         }
         let toggle = (Action::ToggleActive, "activate or deactivate the policy");
+        let definition_writes = [(Action::Threshold, "a threshold on this metric"), (Action::Edit, "edit the metric")];
+        let definition_writes = definition_writes.into_iter().filter(|_| self.current == 0);
         if self.detail {
             let mut keys =
                 vec![(Action::Down, "scroll"), (Action::Back, "back to the list"), (Action::Raw, "raw JSON")];
             keys.extend((self.current == 1).then_some(toggle));
+            keys.extend(definition_writes);
             return keys;
         }
         let open = match self.current {
@@ -322,6 +365,7 @@ impl Pane for Metrics {
             (Action::OpenById, "open one by id (or slug)"),
         ]);
         keys.extend((self.current == 1).then_some(toggle));
+        keys.extend(definition_writes);
         keys
     }
 
@@ -335,6 +379,13 @@ impl Pane for Metrics {
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx) {
+        self.draw_view(frame, area, ctx);
+        self.modal.draw(frame, area, ctx.theme);
+    }
+}
+
+impl Metrics {
+    fn draw_view(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx) {
         let theme = ctx.theme;
         let [bar, body] = Layout::vertical([Constraint::Length(1), Constraint::Fill(1)]).areas(area);
         self.draw_bar(frame, bar, ctx);
