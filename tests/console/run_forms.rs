@@ -68,12 +68,20 @@ async fn run_a_plan_with_variables_then_watch_its_job() {
 }
 
 #[tokio::test]
-async fn read_only_blocks_running() {
+async fn read_only_blocks_running_thresholds_and_edits() {
     let mut h = Harness::seeded().await;
     h.app.settings.read_only = true;
     seeded_plan(&mut h).await;
     h.key("R").await;
     assert!(!h.app.pane().capturing());
+    definition(&mut h, "empathy_rating").await;
+    for key in ["T", "e"] {
+        h.key(key).await;
+        assert!(!h.app.pane().capturing(), "{key} is blocked");
+    }
+    h.key("?").await;
+    let help = h.render(160, 48);
+    assert!(!help.contains("threshold on this metric") && !help.contains("edit the metric"), "{help}");
     assert_eq!(writes(&h), 0);
 }
 

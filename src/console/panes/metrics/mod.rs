@@ -258,17 +258,8 @@ impl Pane for Metrics {
         let mine = self.modal.written(write, result);
         match (write, result) {
             (Write::UpdatePolicy(..), Ok(_)) => self.policies.request(out),
-            (Write::CreateThreshold(..), Ok(Written::Metric(created))) => {
-                out.info(format!("created the threshold {}", created.slug_or_alias().unwrap_or("metric")));
-                self.definitions.request(out);
-            }
-            (Write::UpdateMetric { id, variant, .. }, Ok(Written::Metric(after))) => {
-                let before = self.definitions.list.items.iter().find(|d| d.id.to_string() == *id);
-                let version =
-                    |d: Option<&MetricDefinition>| d.and_then(|d| d.version).map_or("?".into(), |v| v.to_string());
-                let place = if variant.is_some() { " (this workspace's variant)" } else { "" };
-                let name = after.name.as_deref().unwrap_or("metric");
-                out.info(format!("{name}: version {} → {}{place}", version(before), version(Some(after))));
+            (Write::CreateThreshold(..) | Write::UpdateMetric { .. }, Ok(Written::Metric(after))) => {
+                writes::announce(write, after, &self.definitions.list.items, out);
                 self.definitions.request(out);
                 if let Some((open, _)) = &self.versions {
                     out.fetch(Request::MetricVersions(open.clone()));

@@ -8,6 +8,7 @@ use crate::api::model::{
 };
 use crate::api::validate::{Checks, Validate, Violation};
 use crate::console::message::Write;
+use crate::console::pane::Out;
 use crate::console::widgets::form::{Field, Form};
 use crate::console::widgets::modal::Modal;
 
@@ -133,4 +134,22 @@ pub fn edit_definition(modal: &mut Modal, definition: &MetricDefinition) {
         variant: variant.clone(),
         update: Box::new(update(form, &current, &mut Checks::default())),
     });
+}
+
+/// Says what a metric write made: the new threshold, or the version before and after an edit
+/// (`before` is the list as it was, not yet fetched again).
+pub fn announce(write: &Write, after: &MetricDefinition, before: &[MetricDefinition], out: &mut Out) {
+    let version = |d: Option<&MetricDefinition>| d.and_then(|d| d.version).map_or("?".into(), |v| v.to_string());
+    match write {
+        Write::CreateThreshold(..) => {
+            out.info(format!("created the threshold {}", after.slug_or_alias().unwrap_or("metric")))
+        }
+        Write::UpdateMetric { id, variant, .. } => {
+            let was = before.iter().find(|d| d.id.to_string() == *id);
+            let place = if variant.is_some() { " (this workspace's variant)" } else { "" };
+            let name = after.name.as_deref().unwrap_or("metric");
+            out.info(format!("{name}: version {} → {}{place}", version(was), version(Some(after))));
+        }
+        _ => {}
+    }
 }
