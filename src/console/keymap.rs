@@ -68,6 +68,8 @@ actions! {
     PrevItem = "prev_item", "previous sample", ["p", "N"];
     OpenById = "open_by_id", "open a resource by id", ["o"];
     Log = "log", "the error log", ["L"];
+    Run = "run", "run (a form)", ["R"];
+    Threshold = "threshold", "create a threshold (a form)", ["T"];
     Edit = "edit", "edit (a form)", ["e"];
     Create = "create", "create new (a form)", ["c"];
     Delete = "delete", "delete (asks first)", ["d"];
@@ -85,7 +87,9 @@ impl Action {
     pub fn is_write(self) -> bool {
         matches!(
             self,
-            Action::Edit
+            Action::Run
+                | Action::Threshold
+                | Action::Edit
                 | Action::Create
                 | Action::Delete
                 | Action::Duplicate

@@ -215,6 +215,16 @@ pub enum Effect {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Write {
     UpdateIssue(Uuid, IssueUpdate),
+    /// Run a saved plan (with runtime variables).
+    Run(Box<RunRequest>),
+    /// A threshold on the metric with this id (or slug).
+    CreateThreshold(String, Box<ThresholdInput>),
+    /// Edit a metric definition; with a variant, the workspace's fork of a service-owned one.
+    UpdateMetric {
+        id: String,
+        variant: Option<String>,
+        update: Box<MetricDefinitionUpdate>,
+    },
     CreatePersona(Box<PersonaFields>),
     DeletePersona(Uuid),
     DuplicateFlow(Uuid),
@@ -232,6 +242,9 @@ impl Write {
     pub fn label(&self) -> &'static str {
         match self {
             Write::UpdateIssue(..) => "update the issue",
+            Write::Run(_) => "run the plan",
+            Write::CreateThreshold(..) => "create the threshold",
+            Write::UpdateMetric { .. } => "edit the metric",
             Write::CreatePersona(_) => "create the persona",
             Write::DeletePersona(_) => "delete the persona",
             Write::DuplicateFlow(_) => "duplicate the flow",
@@ -248,6 +261,8 @@ impl Write {
 #[derive(Debug, Clone)]
 pub enum Written {
     Issue(Box<Issue>),
+    Started(Box<RunStarted>),
+    Metric(Box<MetricDefinition>),
     Persona(Box<Persona>),
     Deleted(Uuid),
     Flow(Box<CustomerFlow>),

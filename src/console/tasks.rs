@@ -80,6 +80,14 @@ async fn item(client: &Client, kind: ListKind, id: &str) -> Result<Listing, Erro
 pub async fn write(client: &Client, write: &Write) -> Result<Written, WriteError> {
     Ok(match write {
         Write::UpdateIssue(id, update) => Written::Issue(Box::new(client.update_issue(*id, update).await?)),
+        Write::Run(request) => Written::Started(Box::new(client.run(request).await?)),
+        Write::CreateThreshold(id, input) => Written::Metric(Box::new(client.create_threshold(id, input).await?)),
+        Write::UpdateMetric { id, variant: None, update } => {
+            Written::Metric(Box::new(client.update_metric_definition(id, update).await?))
+        }
+        Write::UpdateMetric { id, variant: Some(variant), update } => {
+            Written::Metric(Box::new(client.update_metric_variant(id, variant, update).await?))
+        }
         Write::CreatePersona(fields) => Written::Persona(Box::new(client.create_persona(fields).await?)),
         Write::DeletePersona(id) => {
             client.delete_persona(*id).await?;

@@ -16,3 +16,4 @@ mod jobs;
 mod marks;
 mod metrics;
 mod plans;
+mod run_forms;

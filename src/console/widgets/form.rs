@@ -33,13 +33,15 @@ pub struct Field {
     pub hint: String,
     kind: Kind,
     pub error: Option<String>,
+    /// Shown only while the field `.0` holds one of `.1` (a hidden field's value is "").
+    when: Option<(&'static str, &'static [&'static str])>,
 }
 
 impl Field {
     pub fn text(param: &'static str, label: &'static str, value: &str, hint: impl Into<String>) -> Field {
         let mut input = TextArea::new(vec![value.to_string()]);
         input.move_cursor(ratatui_textarea::CursorMove::End);
-        Field { param, label, hint: hint.into(), kind: Kind::Text(Box::new(input)), error: None }
+        Field { param, label, hint: hint.into(), kind: Kind::Text(Box::new(input)), error: None, when: None }
     }
 
     /// A choice among `E`'s known values (plus `(none)` when `optional`), starting at `current`;
@@ -55,7 +57,13 @@ impl Field {
         }
         let index = current.and_then(|c| values.iter().position(|v| *v == c)).unwrap_or(0);
         let hint = format!("default {} · one of {}", values[index], E::known_list());
-        Field { param, label, hint, kind: Kind::Choice { values, index }, error: None }
+        Field { param, label, hint, kind: Kind::Choice { values, index }, error: None, when: None }
+    }
+
+    /// Shows the field only while the field `param` holds one of `values`.
+    pub fn when(mut self, param: &'static str, values: &'static [&'static str]) -> Field {
+        self.when = Some((param, values));
+        self
     }
 
     /// The text typed (trimmed), or the chosen value ("" for `(none)`).
@@ -105,9 +113,36 @@ impl Form {
         form
     }
 
-    /// The value of the field named `param` ("" when there is none).
+    /// The value of the field named `param` ("" when there is none or it is hidden).
     pub fn value(&self, param: &str) -> String {
-        self.fields.iter().find(|f| f.param == param).map(Field::value).unwrap_or_default()
+        match self.fields.iter().position(|f| f.param == param) {
+            Some(i) if self.visible(i) => self.fields[i].value(),
+            _ => String::new(),
+        }
+    }
+
+    /// Whether field `i` is shown: its `when` condition holds (conditions do not chain).
+    pub fn visible(&self, i: usize) -> bool {
+        match self.fields[i].when {
+            None => true,
+            Some((param, values)) => {
+                let value = self.fields.iter().find(|f| f.param == param).map(Field::value).unwrap_or_default();
+                values.contains(&value.as_str())
+            }
+        }
+    }
+
+    /// The indexes of the fields shown, in order.
+    fn shown(&self) -> Vec<usize> {
+        (0..self.fields.len()).filter(|&i| self.visible(i)).collect()
+    }
+
+    /// Moves the focus `step` shown fields on (wrapping).
+    fn step_focus(&mut self, forward: bool) {
+        let shown = self.shown();
+        let at = shown.iter().position(|&i| i == self.focus).unwrap_or(0);
+        let next = if forward { (at + 1) % shown.len() } else { (at + shown.len() - 1) % shown.len() };
+        self.focus = shown[next];
     }
 
     /// `Some(value)` when the field is not empty.
@@ -156,7 +191,6 @@ impl Form {
     }
 
     pub fn key(&mut self, key: KeyEvent) -> FormEvent {
-        let count = self.fields.len();
         match key.code {
             KeyCode::Esc => return FormEvent::Cancel,
             // Validation errors block; a refusal from the service may be sent again as it is.
@@ -165,8 +199,8 @@ impl Form {
                 self.sending = true;
                 return FormEvent::Submit;
             }
-            KeyCode::Tab | KeyCode::Down => self.focus = (self.focus + 1) % count,
-            KeyCode::BackTab | KeyCode::Up => self.focus = (self.focus + count - 1) % count,
+            KeyCode::Tab | KeyCode::Down => self.step_focus(true),
+            KeyCode::BackTab | KeyCode::Up => self.step_focus(false),
             _ if self.sending => return FormEvent::Ignored,
             _ => {
                 let Some(field) = self.fields.get_mut(self.focus) else { return FormEvent::Ignored };
@@ -194,7 +228,8 @@ impl Form {
 
     pub fn draw(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
         let width = area.width.saturating_sub(4).min(72);
-        let height = (self.fields.len() as u16 * 3 + 3).min(area.height);
+        let shown = self.shown();
+        let height = (shown.len() as u16 * 3 + 3).min(area.height);
         let popup = centered(area, width, height);
         frame.render_widget(Clear, popup);
         let block =
@@ -202,8 +237,9 @@ impl Form {
         let inner = block.inner(popup);
         frame.render_widget(block, popup);
         let w = inner.width as usize;
-        for (i, field) in self.fields.iter().enumerate() {
-            let y = inner.y + i as u16 * 3;
+        for (row, &i) in shown.iter().enumerate() {
+            let field = &self.fields[i];
+            let y = inner.y + row as u16 * 3;
             if y + 2 >= inner.y + inner.height {
                 break;
             }
@@ -302,5 +338,28 @@ mod tests {
         });
         assert_eq!(form.fields[1].error.as_deref(), Some("no"));
         assert_eq!(form.value("name"), "q", "what was typed stays");
+    }
+
+    #[test]
+    fn a_field_shows_only_while_another_holds_a_value() {
+        use crate::api::model::AggregationMode;
+        let fields = vec![
+            Field::choice("aggregationMode", "aggregation", Some(&AggregationMode::Each), false),
+            Field::text("countThreshold", "count", "3", "").when("aggregationMode", &["COUNT"]),
+            Field::text("name", "name", "", ""),
+        ];
+        let mut form = Form::new("t", fields, |_| vec![]);
+        assert!(!form.visible(1));
+        assert_eq!(form.value("countThreshold"), "", "a hidden field gives nothing");
+        press(&mut form, KeyCode::Tab);
+        assert_eq!(form.focus, 2, "tab skips the hidden field");
+        press(&mut form, KeyCode::Tab);
+        while form.value("aggregationMode") != "COUNT" {
+            press(&mut form, KeyCode::Right);
+        }
+        assert!(form.visible(1));
+        assert_eq!(form.value("countThreshold"), "3");
+        press(&mut form, KeyCode::Tab);
+        assert_eq!(form.focus, 1);
     }
 }

@@ -4,7 +4,9 @@
 mod detail;
 mod lists;
 pub mod values;
+mod writes;
 
+use crossterm::event::KeyEvent;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -18,6 +20,7 @@ use crate::console::keymap::Action;
 use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request, Write, WriteError, Written};
 use crate::console::pane::{Out, Pane, Selection, ViewCtx};
 use crate::console::widgets::detail::{self as detail_view, Scroll};
+use crate::console::widgets::modal::Modal;
 
 const METRICS_TAB: usize = 2;
 const NAMES: [&str; 3] = ["definitions", "policies", "collection jobs"];
@@ -41,6 +44,8 @@ pub struct Metrics {
     /// Agents, so policy conditions read as names; asked for once.
     agents: Vec<Agent>,
     agents_asked: bool,
+    /// The threshold or edit form over the definitions.
+    modal: Modal,
 }
 
 impl Default for Metrics {
@@ -63,6 +68,7 @@ impl Metrics {
             pending: None,
             agents: Vec::new(),
             agents_asked: false,
+            modal: Modal::default(),
         }
     }
 
@@ -196,6 +202,14 @@ impl Pane for Metrics {
                 self.toggle_policy(out);
                 true
             }
+            Action::Threshold | Action::Edit if self.current == 0 => {
+                match (self.definitions.selected(), action) {
+                    (None, _) => out.error("no metric definition is selected"),
+                    (Some(d), Action::Threshold) => writes::create_threshold(&mut self.modal, d),
+                    (Some(d), _) => writes::edit_definition(&mut self.modal, d),
+                }
+                true
+            }
             _ if self.detail => self.scroll.action(action),
             Action::Left | Action::Right => {
                 self.current = if action == Action::Right { (self.current + 1) % 3 } else { (self.current + 2) % 3 };
@@ -242,6 +256,7 @@ impl Pane for Metrics {
     }
 
     fn written(&mut self, write: &Write, result: &Result<Written, WriteError>, out: &mut Out) -> bool {
+        let mine = self.modal.written(write, result);
         match (write, result) {
             (Write::UpdatePolicy(..), Ok(_)) => self.policies.request(out),
             // A job just started (`C`): follow it here, in its values view (which polls it).
@@ -250,9 +265,24 @@ impl Pane for Metrics {
                 self.current = 2;
                 out.jump(METRICS_TAB, job.id);
             }
+            (Write::CreateThreshold(..) | Write::UpdateMetric { .. }, Ok(Written::Metric(after))) => {
+                writes::announce(write, after, &self.definitions.list.items, out);
+                self.definitions.request(out);
+                if let Some((open, _)) = &self.versions {
+                    out.fetch(Request::MetricVersions(open.clone()));
+                }
+            }
             _ => {}
         }
-        false
+        mine
+    }
+
+    fn capturing(&self) -> bool {
+        self.modal.is_open()
+    }
+
+    fn key(&mut self, key: KeyEvent, out: &mut Out) -> bool {
+        self.modal.key(key, out)
     }
 
     fn back(&mut self) -> bool {
@@ -310,10 +340,13 @@ impl Pane for Metrics {
             return values.help();
         }
         let toggle = (Action::ToggleActive, "activate or deactivate the policy");
+        let definition_writes = [(Action::Threshold, "a threshold on this metric"), (Action::Edit, "edit the metric")];
+        let definition_writes = definition_writes.into_iter().filter(|_| self.current == 0);
         if self.detail {
             let mut keys =
                 vec![(Action::Down, "scroll"), (Action::Back, "back to the list"), (Action::Raw, "raw JSON")];
             keys.extend((self.current == 1).then_some(toggle));
+            keys.extend(definition_writes);
             return keys;
         }
         let open = match self.current {
@@ -330,6 +363,7 @@ impl Pane for Metrics {
             (Action::OpenById, "open one by id (or slug)"),
         ]);
         keys.extend((self.current == 1).then_some(toggle));
+        keys.extend(definition_writes);
         // Handled by the app, which fills in the selected policy.
         keys.extend((self.current == 1).then_some((Action::Collect, "start a collection job for the policy")));
         keys
@@ -345,6 +379,13 @@ impl Pane for Metrics {
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx) {
+        self.draw_view(frame, area, ctx);
+        self.modal.draw(frame, area, ctx.theme);
+    }
+}
+
+impl Metrics {
+    fn draw_view(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx) {
         let theme = ctx.theme;
         let [bar, body] = Layout::vertical([Constraint::Length(1), Constraint::Fill(1)]).areas(area);
         self.draw_bar(frame, bar, ctx);

@@ -2,9 +2,11 @@
 //! Enter there opens the plan's latest job in the jobs tab.
 
 mod pinned;
+pub mod run;
 
 use std::collections::HashMap;
 
+use crossterm::event::KeyEvent;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -17,10 +19,11 @@ use super::section::{Section, text_cmp};
 use crate::api::model::{RunPlan, RunPlanJob};
 use crate::cache::Cache;
 use crate::console::keymap::Action;
-use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request};
+use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request, Write, WriteError, Written};
 use crate::console::pane::{Out, Pane, Selection, ViewCtx};
 use crate::console::widgets::detail::{self, Scroll};
 use crate::console::widgets::list::{Load, by};
+use crate::console::widgets::modal::Modal;
 use crate::console::widgets::table::{self, Column, TableView, col};
 use crate::console::widgets::text::{ago, or_dash};
 
@@ -69,6 +72,8 @@ pub struct Plans {
     scroll: Scroll,
     /// A plan asked for by id; its detail opens when it arrives.
     pending: Option<String>,
+    /// The run form, over the list or the detail.
+    modal: Modal,
 }
 
 impl Default for Plans {
@@ -107,6 +112,7 @@ impl Plans {
             detail: false,
             scroll: Scroll::default(),
             pending: None,
+            modal: Modal::default(),
         }
     }
 
@@ -155,6 +161,13 @@ impl Pane for Plans {
 
     fn action(&mut self, action: Action, out: &mut Out) -> bool {
         match action {
+            Action::Run => {
+                match self.plans.selected() {
+                    Some(plan) => run::open(&mut self.modal, plan),
+                    None => out.error("no plan is selected"),
+                }
+                true
+            }
             Action::Open if !self.detail => {
                 if self.plans.selected().is_none() {
                     return false;
@@ -193,6 +206,23 @@ impl Pane for Plans {
         changed
     }
 
+    fn written(&mut self, write: &Write, result: &Result<Written, WriteError>, out: &mut Out) -> bool {
+        let mine = self.modal.written(write, result);
+        if let (true, Write::Run(_), Ok(Written::Started(started))) = (mine, write, result) {
+            self.jobs.request(out);
+            out.jump(JOBS_TAB, started.simulation_run_plan_job_id);
+        }
+        mine
+    }
+
+    fn capturing(&self) -> bool {
+        self.modal.is_open()
+    }
+
+    fn key(&mut self, key: KeyEvent, out: &mut Out) -> bool {
+        self.modal.key(key, out)
+    }
+
     fn tick(&mut self, _now: jiff::Timestamp, out: &mut Out) -> bool {
         self.list_poll.tick(&mut self.jobs, out)
     }
@@ -226,6 +256,7 @@ impl Pane for Plans {
                 (Action::Down, "scroll"),
                 (Action::Back, "back to the plans"),
                 (Action::Raw, "raw JSON"),
+                (Action::Run, "run with variables"),
             ]
         } else {
             vec![
@@ -233,6 +264,7 @@ impl Pane for Plans {
                 (Action::Sort, "sort by the next column"),
                 (Action::SortReverse, "reverse the sort"),
                 (Action::OpenById, "open a plan by id"),
+                (Action::Run, "run with variables"),
             ]
         }
     }
@@ -245,6 +277,13 @@ impl Pane for Plans {
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx) {
+        self.draw_view(frame, area, ctx);
+        self.modal.draw(frame, area, ctx.theme);
+    }
+}
+
+impl Plans {
+    fn draw_view(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx) {
         let theme = ctx.theme;
         if self.detail
             && let Some(plan) = self.plans.selected()
