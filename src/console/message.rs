@@ -54,6 +54,20 @@ macro_rules! list_kinds {
             }
         }
 
+        $(
+            impl Listed for $ty {
+                const KIND: ListKind = ListKind::$kind;
+
+                fn take(listing: &Listing) -> Option<&Vec<Self>> {
+                    match listing {
+                        Listing::$kind(items) => Some(items),
+                        #[allow(unreachable_patterns)]
+                        _ => None,
+                    }
+                }
+            }
+        )*
+
         impl Listing {
             pub fn kind(&self) -> ListKind {
                 match self { $(Listing::$kind(_) => ListKind::$kind),* }
@@ -72,6 +86,12 @@ macro_rules! list_kinds {
             }
         }
     };
+}
+
+/// An item type of one list kind: which kind, and how to find its items in a `Listing`.
+pub trait Listed: Sized {
+    const KIND: ListKind;
+    fn take(listing: &Listing) -> Option<&Vec<Self>>;
 }
 
 /// Page size used when walking a list.

@@ -12,7 +12,7 @@ use crate::api::model::{CustomerFlow, FlowStep};
 use crate::cache::Cache;
 use crate::console::flow_graph::{GraphStyles, flow_lines};
 use crate::console::keymap::Action;
-use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request, Write, WriteError, Written};
+use crate::console::message::{FetchError, Fetched, ListKind, Request, Write, WriteError, Written};
 use crate::console::pane::{Out, Pane, Selection, ViewCtx};
 use crate::console::theme::Theme;
 use crate::console::widgets::detail::{self, Scroll};
@@ -96,11 +96,9 @@ impl Default for Flows {
 impl Flows {
     pub fn new() -> Self {
         let mut flows = Section::new(
-            ListKind::Flows,
             "customer flows",
             COLUMNS,
             |f: &CustomerFlow| f.id.to_string(),
-            |l| if let Listing::Flows(v) = l { Some(v) } else { None },
             |f| {
                 format!(
                     "{} {} {} {}",

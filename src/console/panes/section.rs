@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 
 use crate::cache::Cache;
 use crate::console::keymap::Action;
-use crate::console::message::{FailureKind, FetchError, Fetched, ListKind, Listing, Request};
+use crate::console::message::{FailureKind, FetchError, Fetched, ListKind, Listed, Request};
 use crate::console::pane::{Out, Selection};
 use crate::console::theme::Theme;
 use crate::console::widgets::list::{ListState, Load, Shape};
@@ -24,20 +24,18 @@ pub struct Section<T> {
     pub list: ListState<T>,
     pub shape: Shape<T>,
     id: fn(&T) -> String,
-    take: fn(&Listing) -> Option<&Vec<T>>,
 }
 
-impl<T: Clone + Serialize + DeserializeOwned> Section<T> {
+impl<T: Listed + Clone + Serialize + DeserializeOwned> Section<T> {
+    /// The section of `T`'s list kind.
     pub fn new(
-        kind: ListKind,
         title: &'static str,
         columns: &'static [Column],
         id: fn(&T) -> String,
-        take: fn(&Listing) -> Option<&Vec<T>>,
         haystack: fn(&T) -> String,
         compare: fn(&T, &T, usize) -> Ordering,
     ) -> Self {
-        Section { kind, title, columns, list: ListState::new(), shape: Shape::new(haystack, compare), id, take }
+        Section { kind: T::KIND, title, columns, list: ListState::new(), shape: Shape::new(haystack, compare), id }
     }
 
     /// Asks for the list unless it was asked for in this session already.
@@ -56,7 +54,7 @@ impl<T: Clone + Serialize + DeserializeOwned> Section<T> {
     }
 
     pub fn restore(&mut self, cache: &Cache) {
-        if let Some((Some(items), at)) = self.kind.from_cache(cache).map(|(l, at)| ((self.take)(&l).cloned(), at)) {
+        if let Some((items, at)) = cache.list::<T>(self.kind.cache_key()) {
             self.list.replace(items, self.id, &self.shape);
             self.list.load = Load::Stale(at);
         }
@@ -66,7 +64,7 @@ impl<T: Clone + Serialize + DeserializeOwned> Section<T> {
     pub fn fetched(&mut self, request: &Request, result: &Result<Fetched, FetchError>) -> bool {
         match (request, result) {
             (Request::List(kind), Ok(Fetched::List(listing))) if *kind == self.kind => {
-                if let Some(items) = (self.take)(listing) {
+                if let Some(items) = T::take(listing) {
                     self.list.replace(items.clone(), self.id, &self.shape);
                 }
                 self.list.load = Load::Fresh;
@@ -82,7 +80,7 @@ impl<T: Clone + Serialize + DeserializeOwned> Section<T> {
                 true
             }
             (Request::Item(kind, _), Ok(Fetched::Item(listing))) if *kind == self.kind => {
-                if let Some(found) = (self.take)(listing) {
+                if let Some(found) = T::take(listing) {
                     self.upsert(found);
                     if let Some(first) = found.first() {
                         let id = (self.id)(first);

@@ -13,7 +13,7 @@ use super::section::{Section, status_cell, text_cmp};
 use crate::api::model::*;
 use crate::cache::Cache;
 use crate::console::keymap::Action;
-use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request, Write, WriteError, Written};
+use crate::console::message::{FetchError, Fetched, ListKind, Request, Write, WriteError, Written};
 use crate::console::pane::{Out, Pane, Selection, ViewCtx};
 use crate::console::widgets::detail::{self, Lines, Scroll};
 use crate::console::widgets::list::by;
@@ -78,11 +78,9 @@ impl Catalog {
     pub fn new() -> Self {
         Catalog {
             personas: Section::new(
-                ListKind::Personas,
                 "personas",
                 PERSONA_COLUMNS,
                 |p| p.id.to_string(),
-                |l| if let Listing::Personas(v) = l { Some(v) } else { None },
                 |p| format!("{} {}", p.label(), p.fields.description.as_deref().unwrap_or("")),
                 |a, b, c| match c {
                     0 => text_cmp(Some(&a.label()), Some(&b.label())),
@@ -91,11 +89,9 @@ impl Catalog {
                 },
             ),
             agents: Section::new(
-                ListKind::Agents,
                 "agents",
                 AGENT_COLUMNS,
                 |a| a.id.to_string(),
-                |l| if let Listing::Agents(v) = l { Some(v) } else { None },
                 |a| format!("{} {}", a.name.as_deref().unwrap_or(""), a.custom_id.as_deref().unwrap_or("")),
                 |a, b, c| match c {
                     0 => text_cmp(a.name.as_deref(), b.name.as_deref()),
@@ -104,11 +100,9 @@ impl Catalog {
                 },
             ),
             endpoints: Section::new(
-                ListKind::AgentEndpoints,
                 "agent endpoints",
                 ENDPOINT_COLUMNS,
                 |e| e.id.to_string(),
-                |l| if let Listing::AgentEndpoints(v) = l { Some(v) } else { None },
                 |e| format!("{} {}", e.value.as_deref().unwrap_or(""), e.environment.as_deref().unwrap_or("")),
                 |a, b, c| match c {
                     0 => text_cmp(a.value.as_deref(), b.value.as_deref()),
@@ -117,11 +111,9 @@ impl Catalog {
                 },
             ),
             knowledge: Section::new(
-                ListKind::KnowledgeBases,
                 "knowledge bases",
                 KB_COLUMNS,
                 |k| k.id.to_string(),
-                |l| if let Listing::KnowledgeBases(v) = l { Some(v) } else { None },
                 |k| format!("{} {}", k.name.as_deref().unwrap_or(""), k.description.as_deref().unwrap_or("")),
                 |a, b, c| match c {
                     0 => text_cmp(a.name.as_deref(), b.name.as_deref()),
@@ -130,11 +122,9 @@ impl Catalog {
                 },
             ),
             http: Section::new(
-                ListKind::HttpDefinitions,
                 "HTTP request definitions",
                 HTTP_COLUMNS,
                 |h| h.id.to_string(),
-                |l| if let Listing::HttpDefinitions(v) = l { Some(v) } else { None },
                 |h| format!("{} {}", h.url.as_deref().unwrap_or(""), h.description.as_deref().unwrap_or("")),
                 |a, b, c| match c {
                     1 => text_cmp(a.url.as_deref(), b.url.as_deref()),

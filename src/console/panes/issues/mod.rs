@@ -23,7 +23,7 @@ use super::section::Section;
 use crate::api::model::{Evidence, Issue};
 use crate::cache::Cache;
 use crate::console::keymap::Action;
-use crate::console::message::{Effect, FetchError, Fetched, ListKind, Listing, Request, Write, WriteError, Written};
+use crate::console::message::{Effect, FetchError, Fetched, ListKind, Request, Write, WriteError, Written};
 use crate::console::pane::{Out, Pane, Selection, ViewCtx};
 use crate::console::widgets::conversation::ConversationView;
 use crate::console::widgets::detail::Scroll;
@@ -65,11 +65,9 @@ impl Default for Issues {
 impl Issues {
     pub fn new() -> Self {
         let mut issues = Section::new(
-            ListKind::Issues,
             "issues",
             COLUMNS,
             |i: &Issue| i.id.to_string(),
-            |l| if let Listing::Issues(v) = l { Some(v) } else { None },
             |i| {
                 format!(
                     "{} {} {} {}",

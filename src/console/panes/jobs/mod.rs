@@ -20,7 +20,7 @@ use super::section::{Section, status_cell};
 use crate::api::model::RunPlanJob;
 use crate::cache::Cache;
 use crate::console::keymap::Action;
-use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request, Write, WriteError, Written};
+use crate::console::message::{FetchError, Fetched, ListKind, Request, Write, WriteError, Written};
 use crate::console::pane::{Out, Pane, Selection, ViewCtx};
 use crate::console::widgets::confirm::Confirm;
 use crate::console::widgets::list::{Load, by};
@@ -66,11 +66,9 @@ fn took_ms(job: &RunPlanJob, now: jiff::Timestamp) -> Option<i64> {
 /// The run plan jobs list, as both the plans and the jobs tab keep it.
 pub fn job_section() -> Section<RunPlanJob> {
     Section::new(
-        ListKind::RunPlanJobs,
         "run plan jobs",
         COLUMNS,
         |j| j.simulation_run_plan_job_id.to_string(),
-        |l| if let Listing::RunPlanJobs(v) = l { Some(v) } else { None },
         |j| format!("{} {} {}", status(j), j.simulation_run_plan_job_id, j.simulation_run_plan_id.unwrap_or_default()),
         |a, b, c| match c {
             0 => status(a).cmp(&status(b)),

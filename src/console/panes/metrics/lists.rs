@@ -6,7 +6,6 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Cell;
 
 use crate::api::model::*;
-use crate::console::message::{ListKind, Listing};
 use crate::console::panes::section::{Section, status_cell, text_cmp};
 use crate::console::theme::Theme;
 use crate::console::widgets::list::by;
@@ -45,11 +44,9 @@ const GAUGE: usize = 8;
 
 pub fn definitions() -> Section<MetricDefinition> {
     Section::new(
-        ListKind::MetricDefinitions,
         "metric definitions",
         DEFINITION_COLUMNS,
         |d| d.id.to_string(),
-        |l| if let Listing::MetricDefinitions(v) = l { Some(v) } else { None },
         |d| {
             format!(
                 "{} {} {} {}",
@@ -76,11 +73,9 @@ pub fn definitions() -> Section<MetricDefinition> {
 
 pub fn policies() -> Section<MetricPolicy> {
     Section::new(
-        ListKind::Policies,
         "metric policies",
         POLICY_COLUMNS,
         |p| p.id.to_string(),
-        |l| if let Listing::Policies(v) = l { Some(v) } else { None },
         |p| format!("{} {}", p.name.as_deref().unwrap_or(""), p.status.as_ref().map_or("", |s| s.as_str())),
         |a, b, c| match c {
             0 => text_cmp(a.name.as_deref(), b.name.as_deref()),
@@ -95,11 +90,9 @@ pub fn policies() -> Section<MetricPolicy> {
 
 pub fn jobs() -> Section<CollectionJob> {
     Section::new(
-        ListKind::CollectionJobs,
         "collection jobs",
         JOB_COLUMNS,
         |j| j.id.to_string(),
-        |l| if let Listing::CollectionJobs(v) = l { Some(v) } else { None },
         |j| {
             format!(
                 "{} {} {}",

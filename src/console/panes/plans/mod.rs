@@ -19,7 +19,7 @@ use super::section::{Section, text_cmp};
 use crate::api::model::{RunPlan, RunPlanJob};
 use crate::cache::Cache;
 use crate::console::keymap::Action;
-use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request, Write, WriteError, Written};
+use crate::console::message::{FetchError, Fetched, ListKind, Request, Write, WriteError, Written};
 use crate::console::pane::{Out, Pane, Selection, ViewCtx};
 use crate::console::widgets::detail::{self, Scroll};
 use crate::console::widgets::list::{Load, by};
@@ -86,11 +86,9 @@ impl Plans {
     pub fn new() -> Self {
         Plans {
             plans: Section::new(
-                ListKind::RunPlans,
                 "run plans",
                 COLUMNS,
                 |p| p.id.to_string(),
-                |l| if let Listing::RunPlans(v) = l { Some(v) } else { None },
                 |p| format!("{} {} {}", p.name(), p.plan.description.as_deref().unwrap_or(""), p.id),
                 |a, b, c| match c {
                     0 => text_cmp(Some(a.name()), Some(b.name())),
