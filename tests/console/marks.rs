@@ -9,7 +9,7 @@ use ratatui::backend::TestBackend;
 use switchboard::api::model::{CollectionJob, Issue};
 use switchboard::api::{ListQuery, routes};
 use switchboard::console::app::App;
-use switchboard::console::message::{Effect, Write};
+use switchboard::console::message::{Effect, Request, Write};
 use switchboard::console::view;
 
 use crate::assert_screen;
@@ -176,8 +176,14 @@ async fn a_collection_job_for_the_marked_calls_with_a_chosen_metric() {
     assert_eq!(sent.call_ids, Some(vec![call]));
     assert_eq!(sent.metrics.unwrap()[0].id.to_string(), metric);
     assert_eq!(h.app.tab, 2, "the new job opens in the metrics tab");
-    let open = h.app.pane().selection().unwrap().json.to_string();
-    let job =
-        all::<CollectionJob>(&h, routes::COLLECTION_JOBS).await.into_iter().find(|j| open.contains(&j.id.to_string()));
-    assert!(job.is_some(), "the open job exists on the service: {open}");
+    // The values view that opened asks for the new job's values (the selection may already be
+    // one of its values, so the job is read off that request rather than the selection).
+    let after_write = h.performed.iter().position(|e| matches!(e, Effect::Write(_))).unwrap();
+    let followed = h.performed[after_write..].iter().find_map(|e| match e {
+        Effect::Fetch(Request::CollectionValues(id, _)) => Some(*id),
+        _ => None,
+    });
+    let followed = followed.expect("the new job's values view opened");
+    let job = all::<CollectionJob>(&h, routes::COLLECTION_JOBS).await.into_iter().find(|j| j.id == followed);
+    assert!(job.is_some(), "the followed job {followed} exists on the service");
 }
