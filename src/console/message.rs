@@ -235,6 +235,8 @@ pub enum Effect {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Write {
     UpdateIssue(Uuid, IssueUpdate),
+    /// Save a new run plan.
+    CreatePlan(Box<RunPlanInput>),
     /// Run a saved plan (with runtime variables).
     Run(Box<RunRequest>),
     /// A threshold on the metric with this id (or slug).
@@ -249,6 +251,7 @@ pub enum Write {
     DeletePersona(Uuid),
     DuplicateFlow(Uuid),
     UpdateEndpoint(Uuid, AgentEndpointUpdate),
+    CreatePolicy(Box<PolicyInput>),
     UpdatePolicy(Uuid, PolicyUpdate),
     CancelJob(Uuid),
     /// File an issue (from the marked calls).
@@ -262,6 +265,7 @@ impl Write {
     pub fn label(&self) -> &'static str {
         match self {
             Write::UpdateIssue(..) => "update the issue",
+            Write::CreatePlan(_) => "create the plan",
             Write::Run(_) => "run the plan",
             Write::CreateThreshold(..) => "create the threshold",
             Write::UpdateMetric { .. } => "edit the metric",
@@ -269,6 +273,7 @@ impl Write {
             Write::DeletePersona(_) => "delete the persona",
             Write::DuplicateFlow(_) => "duplicate the flow",
             Write::UpdateEndpoint(..) => "update the endpoint",
+            Write::CreatePolicy(_) => "create the policy",
             Write::UpdatePolicy(..) => "update the policy",
             Write::CancelJob(_) => "cancel the job",
             Write::CreateIssue(_) => "file the issue",
@@ -282,6 +287,7 @@ impl Write {
 pub enum Written {
     Issue(Box<Issue>),
     Started(Box<RunStarted>),
+    Plan(Box<RunPlanCreated>),
     Metric(Box<MetricDefinition>),
     Persona(Box<Persona>),
     Deleted(Uuid),

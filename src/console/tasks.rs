@@ -80,6 +80,7 @@ async fn item(client: &Client, kind: ListKind, id: &str) -> Result<Listing, Erro
 pub async fn write(client: &Client, write: &Write) -> Result<Written, WriteError> {
     Ok(match write {
         Write::UpdateIssue(id, update) => Written::Issue(Box::new(client.update_issue(*id, update).await?)),
+        Write::CreatePlan(input) => Written::Plan(Box::new(client.create_run_plan(input).await?)),
         Write::Run(request) => Written::Started(Box::new(client.run(request).await?)),
         Write::CreateThreshold(id, input) => Written::Metric(Box::new(client.create_threshold(id, input).await?)),
         Write::UpdateMetric { id, variant: None, update } => {
@@ -97,6 +98,7 @@ pub async fn write(client: &Client, write: &Write) -> Result<Written, WriteError
         Write::UpdateEndpoint(id, update) => {
             Written::Endpoint(Box::new(client.update_agent_endpoint(*id, update).await?))
         }
+        Write::CreatePolicy(input) => Written::Policy(Box::new(client.create_policy(input).await?)),
         Write::UpdatePolicy(id, update) => Written::Policy(Box::new(client.update_policy(*id, update).await?)),
         Write::CancelJob(id) => Written::Job(Box::new(client.cancel_run_plan_job(*id).await?)),
         Write::CreateIssue(input) => Written::Issue(Box::new(client.create_issue(input).await?)),

@@ -15,5 +15,6 @@ mod issues;
 mod jobs;
 mod marks;
 mod metrics;
+mod plan_form;
 mod plans;
 mod run_forms;

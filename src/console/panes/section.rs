@@ -114,6 +114,11 @@ impl<T: Listed + Clone + Serialize + DeserializeOwned> Section<T> {
         self.list.replace(items, self.id, &self.shape);
     }
 
+    /// Selects the item with this id; false when it is not in view.
+    pub fn select(&mut self, id: &str) -> bool {
+        self.list.select(id, self.id)
+    }
+
     /// Navigation and sorting keys; true when used.
     pub fn action(&mut self, action: Action) -> bool {
         self.list.navigate(action, &self.shape, self.columns.len())

@@ -84,6 +84,17 @@ impl<T> ListState<T> {
         }
     }
 
+    /// Selects the item whose `id` is `want`; false when it is not in view.
+    pub fn select(&mut self, want: &str, id: impl Fn(&T) -> String) -> bool {
+        match self.view.iter().position(|&i| id(&self.items[i]) == want) {
+            Some(position) => {
+                self.selected = position;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Recomputes the view after the filter, sort or items changed.
     pub fn reshape(&mut self, shape: &Shape<T>) {
         let needle = self.filter.to_lowercase();

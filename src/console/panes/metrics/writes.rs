@@ -15,25 +15,13 @@ use crate::console::widgets::modal::Modal;
 /// The variant a service-owned metric is forked under for this workspace.
 pub const WORKSPACE_VARIANT: &str = "workspace";
 
-/// A whole number typed into `param`, or the violation saying it is not one.
-fn integer(form: &Form, param: &str, c: &mut Checks) -> Option<i64> {
-    let text = form.opt(param)?;
-    match text.parse() {
-        Ok(n) => Some(n),
-        Err(_) => {
-            c.invalid(param, format!("{param} must be a whole number"));
-            None
-        }
-    }
-}
-
 fn threshold(form: &Form, c: &mut Checks) -> ThresholdInput {
     ThresholdInput {
         name: form.opt("name"),
         operator: form.opt("operator").map(|v| ThresholdOperator::from(v.as_str())),
         value: form.opt("value"),
         aggregation_mode: form.opt("aggregationMode").map(|v| AggregationMode::from(v.as_str())),
-        count_threshold: integer(form, "countThreshold", c),
+        count_threshold: form.integer("countThreshold", c),
         source_participant_role: form.opt("sourceParticipantRole").map(|v| ParticipantRole::from(v.as_str())),
         ..Default::default()
     }
@@ -73,7 +61,7 @@ fn changed(form: &Form, param: &str, current: Option<&str>) -> Option<String> {
 }
 
 fn update(form: &Form, current: &MetricDefinition, c: &mut Checks) -> MetricDefinitionUpdate {
-    let number = |param: &str, was: Option<i64>, c: &mut Checks| integer(form, param, c).filter(|n| Some(*n) != was);
+    let number = |param: &str, was: Option<i64>, c: &mut Checks| form.integer(param, c).filter(|n| Some(*n) != was);
     MetricDefinitionUpdate {
         name: changed(form, "name", current.name.as_deref()),
         llm_prompt: changed(form, "llmPrompt", current.llm_prompt.as_deref()),

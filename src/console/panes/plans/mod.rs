@@ -1,6 +1,7 @@
 //! Tab 1: run plans with their latest job. Enter shows everything a plan pins (`pinned.rs`);
 //! Enter there opens the plan's latest job in the jobs tab.
 
+mod create;
 mod pinned;
 pub mod run;
 
@@ -72,8 +73,9 @@ pub struct Plans {
     scroll: Scroll,
     /// A plan asked for by id; its detail opens when it arrives.
     pending: Option<String>,
-    /// The run form, over the list or the detail.
+    /// The run and create forms, over the list or the detail.
     modal: Modal,
+    create: create::Create,
 }
 
 impl Default for Plans {
@@ -111,6 +113,7 @@ impl Plans {
             scroll: Scroll::default(),
             pending: None,
             modal: Modal::default(),
+            create: create::Create::default(),
         }
     }
 
@@ -159,6 +162,10 @@ impl Pane for Plans {
 
     fn action(&mut self, action: Action, out: &mut Out) -> bool {
         match action {
+            Action::Create => {
+                self.create.start(out);
+                true
+            }
             Action::Run => {
                 match self.plans.selected() {
                     Some(plan) => run::open(&mut self.modal, plan),
@@ -193,6 +200,7 @@ impl Pane for Plans {
             changed = true;
         }
         changed |= self.names.fetched(request, result);
+        changed |= self.create.fetched(request, result, &mut self.modal, out);
         if let (Request::Item(ListKind::RunPlans, id), Some(pending)) = (request, &self.pending)
             && id == pending
         {
@@ -206,9 +214,24 @@ impl Pane for Plans {
 
     fn written(&mut self, write: &Write, result: &Result<Written, WriteError>, out: &mut Out) -> bool {
         let mine = self.modal.written(write, result);
-        if let (true, Write::Run(_), Ok(Written::Started(started))) = (mine, write, result) {
-            self.jobs.request(out);
-            out.jump(JOBS_TAB, started.simulation_run_plan_job_id);
+        match (mine, write, result) {
+            (true, Write::Run(_), Ok(Written::Started(started))) => {
+                self.jobs.request(out);
+                out.jump(JOBS_TAB, started.simulation_run_plan_job_id);
+            }
+            // The new plan is selected, ready for `R`; a deprecated auto-run opens its job.
+            (true, Write::CreatePlan(_), Ok(Written::Plan(created))) => {
+                self.plans.upsert(std::slice::from_ref(&created.run_plan));
+                self.plans.select(&created.run_plan.id.to_string());
+                self.detail = false;
+                self.plans.request(out);
+                out.info(format!("created the plan {} · R runs it", created.run_plan.name()));
+                if let Some(job) = &created.run_plan_job {
+                    self.jobs.request(out);
+                    out.jump(JOBS_TAB, job.simulation_run_plan_job_id);
+                }
+            }
+            _ => {}
         }
         mine
     }
@@ -263,6 +286,7 @@ impl Pane for Plans {
                 (Action::SortReverse, "reverse the sort"),
                 (Action::OpenById, "open a plan by id"),
                 (Action::Run, "run with variables"),
+                (Action::Create, "a new run plan (a form)"),
             ]
         }
     }

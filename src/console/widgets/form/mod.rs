@@ -1,80 +1,24 @@
-//! The one form every write uses: labelled fields (a one-line `TextArea` or a choice among an
-//! enum's known values), each showing its default and limit, checked on every keystroke with
+//! The one form every write uses: labelled fields (`field.rs`: a one-line `TextArea`, a choice,
+//! or a pick of several), each showing its default and limit, checked on every keystroke with
 //! the input type's own `validate()`, and showing the service's errors under the field its
 //! `param` names. The pane owns the form and builds its input from `value(param)`.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+mod field;
+
+use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
-use ratatui_textarea::TextArea;
 
-use crate::api::validate::Violation;
-use crate::api::wire_enum::WireEnum;
+use field::When;
+pub use field::{Field, NO, NONE, Opt, YES};
+
+use crate::api::validate::{Checks, Violation};
 use crate::console::message::WriteError;
 use crate::console::theme::Theme;
 use crate::console::widgets::text::fit;
-
-/// The empty choice of an optional enum field.
-pub const NONE: &str = "(none)";
-
-enum Kind {
-    Text(Box<TextArea<'static>>),
-    Choice { values: Vec<String>, index: usize },
-}
-
-pub struct Field {
-    /// The wire name (`status`, `name`): where validation and server errors land.
-    pub param: &'static str,
-    pub label: &'static str,
-    /// Default and limit, shown beside the label ("default OPEN · one of 3").
-    pub hint: String,
-    kind: Kind,
-    pub error: Option<String>,
-    /// Shown only while the field `.0` holds one of `.1` (a hidden field's value is "").
-    when: Option<(&'static str, &'static [&'static str])>,
-}
-
-impl Field {
-    pub fn text(param: &'static str, label: &'static str, value: &str, hint: impl Into<String>) -> Field {
-        let mut input = TextArea::new(vec![value.to_string()]);
-        input.move_cursor(ratatui_textarea::CursorMove::End);
-        Field { param, label, hint: hint.into(), kind: Kind::Text(Box::new(input)), error: None, when: None }
-    }
-
-    /// A choice among `E`'s known values (plus `(none)` when `optional`), starting at `current`;
-    /// a value this build does not know is kept as a choice of its own.
-    pub fn choice<E: WireEnum>(param: &'static str, label: &'static str, current: Option<&E>, optional: bool) -> Field {
-        let mut values: Vec<String> = optional.then(|| NONE.to_string()).into_iter().collect();
-        values.extend(E::known().iter().map(|v| v.text().to_string()));
-        let current = current.map(|c| c.text().to_string());
-        if let Some(c) = &current
-            && !values.contains(c)
-        {
-            values.push(c.clone());
-        }
-        let index = current.and_then(|c| values.iter().position(|v| *v == c)).unwrap_or(0);
-        let hint = format!("default {} · one of {}", values[index], E::known_list());
-        Field { param, label, hint, kind: Kind::Choice { values, index }, error: None, when: None }
-    }
-
-    /// Shows the field only while the field `param` holds one of `values`.
-    pub fn when(mut self, param: &'static str, values: &'static [&'static str]) -> Field {
-        self.when = Some((param, values));
-        self
-    }
-
-    /// The text typed (trimmed), or the chosen value ("" for `(none)`).
-    pub fn value(&self) -> String {
-        match &self.kind {
-            Kind::Text(input) => input.lines().join("\n").trim().to_string(),
-            Kind::Choice { values, index } if values[*index] == NONE => String::new(),
-            Kind::Choice { values, index } => values[*index].clone(),
-        }
-    }
-}
 
 /// The input type's `validate()` over a form's values.
 type Check = Box<dyn Fn(&Form) -> Vec<Violation>>;
@@ -89,6 +33,10 @@ pub enum FormEvent {
     Cancel,
 }
 
+/// Where an error's `param` belongs when it is not a field's own name (a form whose fields
+/// stand for array elements says which element is which field).
+type Rename = Box<dyn Fn(&Form, &str) -> Option<String>>;
+
 pub struct Form {
     pub title: String,
     pub fields: Vec<Field>,
@@ -99,6 +47,7 @@ pub struct Form {
     pub error: Option<String>,
     /// The input type's `validate()` over the form's values.
     check: Check,
+    rename: Option<Rename>,
 }
 
 impl Form {
@@ -107,10 +56,25 @@ impl Form {
         fields: Vec<Field>,
         check: impl Fn(&Form) -> Vec<Violation> + 'static,
     ) -> Form {
-        let mut form =
-            Form { title: title.into(), fields, focus: 0, sending: false, error: None, check: Box::new(check) };
+        let mut form = Form {
+            title: title.into(),
+            fields,
+            focus: 0,
+            sending: false,
+            error: None,
+            check: Box::new(check),
+            rename: None,
+        };
         form.revalidate();
         form
+    }
+
+    /// Sends each error's `param` through `rename` first (`flows[1].happyPath` → the field
+    /// standing for that flow); an error it does not rename finds its field as usual.
+    pub fn with_rename(mut self, rename: impl Fn(&Form, &str) -> Option<String> + 'static) -> Form {
+        self.rename = Some(Box::new(rename));
+        self.revalidate();
+        self
     }
 
     /// The value of the field named `param` ("" when there is none or it is hidden).
@@ -121,14 +85,22 @@ impl Form {
         }
     }
 
-    /// Whether field `i` is shown: its `when` condition holds (conditions do not chain).
+    /// The field named `param`, shown or not.
+    pub fn field(&self, param: &str) -> Option<&Field> {
+        self.fields.iter().find(|f| f.param == param)
+    }
+
+    pub fn field_mut(&mut self, param: &str) -> Option<&mut Field> {
+        self.fields.iter_mut().find(|f| f.param == param)
+    }
+
+    /// Whether field `i` is shown: its condition holds on the other field's value (so a field
+    /// that depends on a hidden one is hidden too).
     pub fn visible(&self, i: usize) -> bool {
-        match self.fields[i].when {
+        match &self.fields[i].when {
             None => true,
-            Some((param, values)) => {
-                let value = self.fields.iter().find(|f| f.param == param).map(Field::value).unwrap_or_default();
-                values.contains(&value.as_str())
-            }
+            Some(When::OneOf(param, values)) => values.contains(&self.value(param).as_str()),
+            Some(When::Has(param, value)) => self.value(param).split(',').any(|v| v == value),
         }
     }
 
@@ -137,7 +109,7 @@ impl Form {
         (0..self.fields.len()).filter(|&i| self.visible(i)).collect()
     }
 
-    /// Moves the focus `step` shown fields on (wrapping).
+    /// Moves the focus one shown field on or back (wrapping).
     fn step_focus(&mut self, forward: bool) {
         let shown = self.shown();
         let at = shown.iter().position(|&i| i == self.focus).unwrap_or(0);
@@ -145,9 +117,28 @@ impl Form {
         self.focus = shown[next];
     }
 
+    /// Puts the focus on the field named `param`.
+    pub fn focus_on(&mut self, param: &str) {
+        if let Some(i) = self.fields.iter().position(|f| f.param == param) {
+            self.focus = i;
+        }
+    }
+
     /// `Some(value)` when the field is not empty.
     pub fn opt(&self, param: &str) -> Option<String> {
         Some(self.value(param)).filter(|v| !v.is_empty())
+    }
+
+    /// The whole number typed into `param` (None when empty), or a violation saying it is not one.
+    pub fn integer(&self, param: &str, c: &mut Checks) -> Option<i64> {
+        let text = self.opt(param)?;
+        match text.parse() {
+            Ok(n) => Some(n),
+            Err(_) => {
+                c.invalid(param, format!("{param} must be a whole number"));
+                None
+            }
+        }
     }
 
     pub fn has_errors(&self) -> bool {
@@ -157,31 +148,41 @@ impl Form {
     /// Runs `validate()` again and puts each violation under its field.
     pub fn revalidate(&mut self) {
         let violations = (self.check)(self);
-        self.show_errors(violations.into_iter().map(|v| (v.param, v.message)));
+        self.show_errors(violations.into_iter().map(|v| (v.param, v.message)).collect());
     }
 
     /// The service refused the write: what was typed stays, its errors go under their fields.
     pub fn failed(&mut self, error: &WriteError) {
         self.sending = false;
-        self.show_errors(error.fields.iter().cloned());
+        self.show_errors(error.fields.clone());
         if !self.fields.iter().any(|f| f.error.is_some()) {
             self.error = Some(error.message.clone());
         }
     }
 
-    fn show_errors(&mut self, errors: impl Iterator<Item = (String, String)>) {
+    /// The shown field `param` belongs to: itself, or the field it is a member or element of
+    /// (`traits.age` and `metrics[0]` belong to `traits` / `metrics`).
+    fn owner(&self, param: &str) -> Option<usize> {
+        let owned_by = |p: &str| {
+            (0..self.fields.len()).find(|&i| {
+                let own = self.fields[i].param.as_str();
+                self.visible(i) && (p == own || p.strip_prefix(own).is_some_and(|rest| rest.starts_with(['.', '['])))
+            })
+        };
+        let renamed = self.rename.as_ref().and_then(|rename| rename(self, param));
+        renamed.and_then(|p| owned_by(&p)).or_else(|| owned_by(param))
+    }
+
+    fn show_errors(&mut self, errors: Vec<(String, String)>) {
+        let owners: Vec<Option<usize>> = errors.iter().map(|(param, _)| self.owner(param)).collect();
         self.error = None;
         for field in &mut self.fields {
             field.error = None;
         }
-        for (param, message) in errors {
-            // `traits.age` and `metrics[0]` belong to the field `traits` / `metrics`.
-            let owner = self.fields.iter_mut().find(|f| {
-                param == f.param || param.strip_prefix(f.param).is_some_and(|rest| rest.starts_with(['.', '[']))
-            });
+        for ((param, message), owner) in errors.into_iter().zip(owners) {
             match owner {
-                Some(field) => {
-                    field.error.get_or_insert(message);
+                Some(i) => {
+                    self.fields[i].error.get_or_insert(message);
                 }
                 None => {
                     self.error.get_or_insert(format!("{param}: {message}"));
@@ -204,21 +205,8 @@ impl Form {
             _ if self.sending => return FormEvent::Ignored,
             _ => {
                 let Some(field) = self.fields.get_mut(self.focus) else { return FormEvent::Ignored };
-                match &mut field.kind {
-                    Kind::Choice { values, index } => match key.code {
-                        KeyCode::Left => *index = (*index + values.len() - 1) % values.len(),
-                        KeyCode::Right | KeyCode::Char(' ') => *index = (*index + 1) % values.len(),
-                        _ => return FormEvent::Ignored,
-                    },
-                    // ctrl-u clears the field, as in the prompt.
-                    Kind::Text(input) if key.code == KeyCode::Char('u') && key.modifiers == KeyModifiers::CONTROL => {
-                        **input = TextArea::default();
-                    }
-                    Kind::Text(input) => {
-                        if !input.input(key) && !matches!(key.code, KeyCode::Left | KeyCode::Right) {
-                            return FormEvent::Ignored;
-                        }
-                    }
+                if !field.key(key) {
+                    return FormEvent::Ignored;
                 }
                 self.revalidate();
             }
@@ -227,63 +215,76 @@ impl Form {
     }
 
     pub fn draw(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
-        let width = area.width.saturating_sub(4).min(72);
+        let width = area.width.saturating_sub(4).min(if self.fields.len() > 8 { 96 } else { 72 });
         let shown = self.shown();
         let height = (shown.len() as u16 * 3 + 3).min(area.height);
         let popup = centered(area, width, height);
         frame.render_widget(Clear, popup);
-        let block =
-            Block::default().borders(Borders::ALL).title(format!(" {} ", self.title)).border_style(theme.title());
+        // A long form scrolls to keep the focused field in view.
+        let rows = (popup.height.saturating_sub(3) / 3).max(1) as usize;
+        let at = shown.iter().position(|&i| i == self.focus).unwrap_or(0);
+        let first = (at + 1).saturating_sub(rows).min(shown.len().saturating_sub(rows));
+        let more = match (first, shown.len().saturating_sub(first + rows)) {
+            (0, 0) => String::new(),
+            (above, below) => format!(" ↑{above} ↓{below} fields "),
+        };
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .title(format!(" {} ", self.title))
+            .title(Line::styled(more, theme.dim()).right_aligned())
+            .border_style(theme.title());
         let inner = block.inner(popup);
         frame.render_widget(block, popup);
         let w = inner.width as usize;
-        for (row, &i) in shown.iter().enumerate() {
-            let field = &self.fields[i];
-            let y = inner.y + row as u16 * 3;
-            if y + 2 >= inner.y + inner.height {
-                break;
-            }
-            let focused = i == self.focus;
-            let label_style = if focused { theme.key().add_modifier(Modifier::BOLD) } else { theme.heading() };
-            let label = Line::from(vec![
-                Span::styled(format!("{} ", if focused { "▸" } else { " " }), theme.key()),
-                Span::styled(field.label, label_style),
-                Span::styled(fit(&format!("  {}", field.hint), w.saturating_sub(field.label.len() + 2)), theme.dim()),
-            ]);
-            frame.render_widget(Paragraph::new(label), Rect { y, height: 1, ..inner });
-            let input_area = Rect { x: inner.x + 2, y: y + 1, width: inner.width.saturating_sub(2), height: 1 };
-            match &field.kind {
-                Kind::Text(input) => {
-                    if focused && !self.sending {
-                        frame.render_widget(input.as_ref(), input_area);
-                    } else {
-                        let text = fit(&input.lines().join(" "), input_area.width as usize);
-                        frame.render_widget(Paragraph::new(text), input_area);
-                    }
-                }
-                Kind::Choice { values, index } => {
-                    let value = &values[*index];
-                    let line = Line::from(vec![
-                        Span::styled("◂ ", theme.dim()),
-                        Span::styled(value.clone(), theme.status(value)),
-                        Span::styled(" ▸", theme.dim()),
-                    ]);
-                    frame.render_widget(Paragraph::new(line), input_area);
-                }
-            }
-            if let Some(error) = &field.error {
-                let line = Span::styled(fit(&format!("✗ {error}"), input_area.width as usize), theme.error());
-                frame.render_widget(Paragraph::new(line), Rect { y: y + 2, ..input_area });
-            }
+        for (row, &i) in shown.iter().skip(first).take(rows).enumerate() {
+            self.draw_field(frame, i, Rect { y: inner.y + row as u16 * 3, height: 3, ..inner }, theme);
         }
         let footer = match (&self.error, self.sending) {
             (_, true) => Span::styled("sending…", theme.warn()),
             (Some(error), _) => Span::styled(fit(&format!("✗ {error}"), w), theme.error()),
-            (None, _) if self.has_errors() => Span::styled("fix the fields marked ✗ · esc cancels", theme.dim()),
-            (None, _) => Span::styled(fit("enter sends · tab/↑↓ field · ←→ choice · esc cancels", w), theme.dim()),
+            (None, _) if self.has_errors() => {
+                // Named, because in a long form some of them are scrolled out of view.
+                let marked: Vec<&str> = shown
+                    .iter()
+                    .filter(|&&i| self.fields[i].error.is_some())
+                    .map(|&i| self.fields[i].label.trim())
+                    .collect();
+                Span::styled(fit(&format!("fix ✗ {} · esc cancels", marked.join(", ")), w), theme.dim())
+            }
+            (None, _) => {
+                let pick = if self.fields.iter().any(Field::is_pick) { " · space picks" } else { "" };
+                let keys = format!("enter sends · tab/↑↓ field · ←→ choice{pick} · esc cancels");
+                Span::styled(fit(&keys, w), theme.dim())
+            }
         };
         let y = inner.y + inner.height.saturating_sub(1);
         frame.render_widget(Paragraph::new(footer), Rect { y, height: 1, ..inner });
+    }
+
+    /// Field `i` in its three rows: label and hint, value, error.
+    fn draw_field(&self, frame: &mut Frame, i: usize, area: Rect, theme: &Theme) {
+        let field = &self.fields[i];
+        let focused = i == self.focus;
+        let label_style = if focused { theme.key().add_modifier(Modifier::BOLD) } else { theme.heading() };
+        let label_width = field.label.chars().count() + 2;
+        let label = Line::from(vec![
+            Span::styled(format!("{} ", if focused { "▸" } else { " " }), theme.key()),
+            Span::styled(field.label.clone(), label_style),
+            Span::styled(
+                fit(&format!("  {}", field.hint), (area.width as usize).saturating_sub(label_width)),
+                theme.dim(),
+            ),
+        ]);
+        frame.render_widget(Paragraph::new(label), Rect { height: 1, ..area });
+        let input_area = Rect { x: area.x + 2, y: area.y + 1, width: area.width.saturating_sub(2), height: 1 };
+        match field.input() {
+            Some(input) if focused && !self.sending => frame.render_widget(input, input_area),
+            _ => frame.render_widget(Paragraph::new(field.line(focused, input_area.width as usize, theme)), input_area),
+        }
+        if let Some(error) = &field.error {
+            let line = Span::styled(fit(&format!("✗ {error}"), input_area.width as usize), theme.error());
+            frame.render_widget(Paragraph::new(line), Rect { y: area.y + 2, ..input_area });
+        }
     }
 }
 
@@ -298,7 +299,9 @@ pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
 mod tests {
     use super::*;
     use crate::api::model::IssueStatus;
-    use crate::api::validate::{Checks, Validate};
+    use crossterm::event::KeyModifiers;
+
+    use crate::api::validate::Validate;
 
     fn check(form: &Form) -> Vec<Violation> {
         struct Named(Option<String>);

@@ -1,0 +1,260 @@
+//! One field of a form: a one-line `TextArea`, a choice of one among options, or a pick of
+//! any number among options; with its default and limit shown beside the label.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::text::{Line, Span};
+use ratatui_textarea::TextArea;
+
+use crate::api::wire_enum::WireEnum;
+use crate::console::theme::Theme;
+use crate::console::widgets::text::fit;
+
+/// The empty choice of an optional field.
+pub const NONE: &str = "(none)";
+/// The values of a yes/no field.
+pub const YES: &str = "yes";
+pub const NO: &str = "no";
+
+/// A value sent on the wire and how it reads on screen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Opt {
+    pub value: String,
+    pub label: String,
+}
+
+impl Opt {
+    pub fn new(value: impl Into<String>, label: impl Into<String>) -> Opt {
+        Opt { value: value.into(), label: label.into() }
+    }
+
+    fn plain(value: &str) -> Opt {
+        Opt::new(value, value)
+    }
+}
+
+enum Kind {
+    Text(Box<TextArea<'static>>),
+    Choice {
+        options: Vec<Opt>,
+        index: usize,
+    },
+    /// Any number of `options`; `cursor` is the one ←/→ shows and space toggles.
+    Pick {
+        options: Vec<Opt>,
+        chosen: Vec<bool>,
+        cursor: usize,
+    },
+}
+
+/// When a field is shown: while the field `param` holds one of `values`, or (a pick) has `value` among its picks.
+pub(super) enum When {
+    OneOf(String, &'static [&'static str]),
+    Has(String, String),
+}
+
+pub struct Field {
+    /// The wire name (`status`, `flows`, or a form's own `flow:<id>.happyPath`): where
+    /// validation and server errors land.
+    pub param: String,
+    pub label: String,
+    /// Default and limit, shown beside the label ("default OPEN · one of 3").
+    pub hint: String,
+    kind: Kind,
+    pub error: Option<String>,
+    pub(super) when: Option<When>,
+}
+
+impl Field {
+    pub fn text(param: impl Into<String>, label: impl Into<String>, value: &str, hint: impl Into<String>) -> Field {
+        let mut input = TextArea::new(vec![value.to_string()]);
+        input.move_cursor(ratatui_textarea::CursorMove::End);
+        Field::of(param, label, hint, Kind::Text(Box::new(input)))
+    }
+
+    fn of(param: impl Into<String>, label: impl Into<String>, hint: impl Into<String>, kind: Kind) -> Field {
+        Field { param: param.into(), label: label.into(), hint: hint.into(), kind, error: None, when: None }
+    }
+
+    /// A choice among `E`'s known values (plus `(none)` when `optional`), starting at `current`;
+    /// a value this build does not know is kept as a choice of its own.
+    pub fn choice<E: WireEnum>(
+        param: impl Into<String>,
+        label: impl Into<String>,
+        current: Option<&E>,
+        optional: bool,
+    ) -> Field {
+        let values = E::known().iter().map(|v| Opt::plain(v.text()));
+        let mut field = Field::options(param, label, values.collect(), current.map(|c| c.text()), optional);
+        if let Kind::Choice { options, index } = &field.kind {
+            field.hint = format!("default {} · one of {}", options[*index].label, E::known_list());
+        }
+        field
+    }
+
+    /// A choice among `options` (plus `(none)` first when `optional`), starting at the one
+    /// whose value is `current` (kept as an option of its own when it is not among them).
+    pub fn options(
+        param: impl Into<String>,
+        label: impl Into<String>,
+        mut options: Vec<Opt>,
+        current: Option<&str>,
+        optional: bool,
+    ) -> Field {
+        if optional {
+            options.insert(0, Opt::new("", NONE));
+        }
+        if let Some(c) = current
+            && !options.iter().any(|o| o.value == c)
+        {
+            options.push(Opt::plain(c));
+        }
+        let index = current.and_then(|c| options.iter().position(|o| o.value == c)).unwrap_or(0);
+        let hint = format!("default {}", options.get(index).map_or(NONE, |o| o.label.as_str()));
+        if options.is_empty() {
+            options.push(Opt::new("", NONE));
+        }
+        Field::of(param, label, hint, Kind::Choice { options, index })
+    }
+
+    /// Yes or no, starting at `default`.
+    pub fn yes_no(param: impl Into<String>, label: impl Into<String>, default: bool, hint: &str) -> Field {
+        let options = vec![Opt::plain(YES), Opt::plain(NO)];
+        let current = if default { YES } else { NO };
+        let mut field = Field::options(param, label, options, Some(current), false);
+        field.hint = format!("default {current}{}{hint}", if hint.is_empty() { "" } else { " · " });
+        field
+    }
+
+    /// Any number of `options`, none picked at first.
+    pub fn pick(
+        param: impl Into<String>,
+        label: impl Into<String>,
+        options: Vec<Opt>,
+        hint: impl Into<String>,
+    ) -> Field {
+        let chosen = vec![false; options.len()];
+        Field::of(param, label, hint, Kind::Pick { options, chosen, cursor: 0 })
+    }
+
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Field {
+        self.hint = hint.into();
+        self
+    }
+
+    /// Shows the field only while the field `param` holds one of `values`.
+    pub fn when(mut self, param: impl Into<String>, values: &'static [&'static str]) -> Field {
+        self.when = Some(When::OneOf(param.into(), values));
+        self
+    }
+
+    /// Shows the field only while the pick `param` has `value` among its picks.
+    pub fn when_picked(mut self, param: impl Into<String>, value: impl Into<String>) -> Field {
+        self.when = Some(When::Has(param.into(), value.into()));
+        self
+    }
+
+    /// The text typed (trimmed), the chosen value ("" for `(none)`), or the picked values
+    /// joined by commas.
+    pub fn value(&self) -> String {
+        match &self.kind {
+            Kind::Text(input) => input.lines().join("\n").trim().to_string(),
+            Kind::Choice { options, index } => options[*index].value.clone(),
+            Kind::Pick { .. } => self.picked().join(","),
+        }
+    }
+
+    /// The picked values, in the options' order (empty for other kinds).
+    pub fn picked(&self) -> Vec<String> {
+        match &self.kind {
+            Kind::Pick { options, chosen, .. } => {
+                options.iter().zip(chosen).filter(|(_, c)| **c).map(|(o, _)| o.value.clone()).collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    pub fn is_pick(&self) -> bool {
+        matches!(self.kind, Kind::Pick { .. })
+    }
+
+    /// Picks (or unpicks) the option whose value is `value`; false when there is none.
+    pub fn set_picked(&mut self, value: &str, on: bool) -> bool {
+        let Kind::Pick { options, chosen, .. } = &mut self.kind else { return false };
+        match options.iter().position(|o| o.value == value) {
+            Some(i) => {
+                chosen[i] = on;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Applies an editing key; false when the field has no use for it.
+    pub(super) fn key(&mut self, key: KeyEvent) -> bool {
+        match &mut self.kind {
+            Kind::Choice { options, index } => match key.code {
+                KeyCode::Left => *index = (*index + options.len() - 1) % options.len(),
+                KeyCode::Right | KeyCode::Char(' ') => *index = (*index + 1) % options.len(),
+                _ => return false,
+            },
+            Kind::Pick { options, chosen, cursor } if !options.is_empty() => match key.code {
+                KeyCode::Left => *cursor = (*cursor + options.len() - 1) % options.len(),
+                KeyCode::Right => *cursor = (*cursor + 1) % options.len(),
+                KeyCode::Char(' ') => chosen[*cursor] = !chosen[*cursor],
+                _ => return false,
+            },
+            Kind::Pick { .. } => return false,
+            // ctrl-u clears the field, as in the prompt.
+            Kind::Text(input) if key.code == KeyCode::Char('u') && key.modifiers == KeyModifiers::CONTROL => {
+                **input = TextArea::default();
+            }
+            Kind::Text(input) => {
+                return input.input(key) || matches!(key.code, KeyCode::Left | KeyCode::Right);
+            }
+        }
+        true
+    }
+
+    /// The text input to render live, when the field is one and has the cursor.
+    pub(super) fn input(&self) -> Option<&TextArea<'static>> {
+        match &self.kind {
+            Kind::Text(input) => Some(input),
+            _ => None,
+        }
+    }
+
+    /// The field's value as one line `width` wide; `focused` shows a pick's cursor.
+    pub(super) fn line(&self, focused: bool, width: usize, theme: &Theme) -> Line<'static> {
+        match &self.kind {
+            Kind::Text(input) => Line::raw(fit(&input.lines().join(" "), width)),
+            Kind::Choice { options, index } => {
+                let label = &options[*index].label;
+                Line::from(vec![
+                    Span::styled("◂ ", theme.dim()),
+                    Span::styled(fit(label, width.saturating_sub(4)), theme.status(&options[*index].value)),
+                    Span::styled(" ▸", theme.dim()),
+                ])
+            }
+            Kind::Pick { options, .. } if options.is_empty() => Line::styled("nothing to pick from", theme.dim()),
+            Kind::Pick { options, chosen, cursor } if focused => {
+                let count = format!(" ▸  {}/{} · {} picked", cursor + 1, options.len(), self.picked().len());
+                let mark = if chosen[*cursor] { "[x] " } else { "[ ] " };
+                let room = width.saturating_sub(count.chars().count() + 6);
+                Line::from(vec![
+                    Span::styled("◂ ", theme.dim()),
+                    Span::styled(mark, theme.key()),
+                    Span::raw(fit(&options[*cursor].label, room)),
+                    Span::styled(count, theme.dim()),
+                ])
+            }
+            Kind::Pick { options, chosen, .. } => {
+                let names: Vec<&str> =
+                    options.iter().zip(chosen).filter(|(_, c)| **c).map(|(o, _)| o.label.as_str()).collect();
+                match names.is_empty() {
+                    true => Line::styled("none picked", theme.dim()),
+                    false => Line::raw(fit(&format!("{} picked: {}", names.len(), names.join(", ")), width)),
+                }
+            }
+        }
+    }
+}

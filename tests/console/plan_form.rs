@@ -1,0 +1,125 @@
+//! `c` in the plans tab: a new run plan as a form, saved on the seeded service and then run.
+
+use futures_util::TryStreamExt;
+use switchboard::api::ListQuery;
+use switchboard::api::model::{CustomerFlow, EdgeCases, MetricDefinition, RunPlan, RunPlanInput};
+use switchboard::api::routes;
+use switchboard::console::message::{Effect, Write};
+
+use crate::assert_screen;
+use crate::harness::Harness;
+
+async fn all<T: serde::de::DeserializeOwned + Send + 'static>(h: &Harness, route: &str) -> Vec<T> {
+    h.client.list_all::<T>(route, ListQuery::default().limit(50)).try_collect().await.unwrap()
+}
+
+fn sent_plans(h: &Harness) -> Vec<RunPlanInput> {
+    let sent = h.performed.iter().filter_map(|e| match e {
+        Effect::Write(Write::CreatePlan(input)) => Some((**input).clone()),
+        _ => None,
+    });
+    sent.collect()
+}
+
+/// The first seeded flow with edge cases, and where it is in the list the form offers.
+fn flow_with_edge_cases(flows: &[CustomerFlow]) -> (usize, &CustomerFlow) {
+    flows.iter().enumerate().find(|(_, f)| f.edge_cases.len() > 1).expect("a seeded flow with edge cases")
+}
+
+/// Moves a pick's cursor `by` options on and picks that one.
+async fn pick(h: &mut Harness, by: usize) {
+    for _ in 0..by {
+        h.key("right").await;
+    }
+    h.key("space").await;
+}
+
+/// Opens the form and fills it: a flow with one picked edge case, a persona override and
+/// variables; two metrics; two iterations (the required max duration is left to the test).
+async fn fill(h: &mut Harness, flow_at: usize) {
+    h.keys(&["1", "c"]).await;
+    h.type_text("QA regression").await;
+    h.keys(&["tab", "tab", "tab", "space", "tab"]).await;
+    pick(h, flow_at).await;
+    // The first flow's own fields: happy path (yes), edge cases → picked, the first one.
+    h.keys(&["tab", "tab", "right", "right", "tab", "space", "tab", "right", "tab"]).await;
+    h.type_text("date=tomorrow").await;
+    h.keys(&["tab", "space", "right", "space", "tab", "tab", "tab"]).await;
+    h.type_text("2").await;
+}
+
+#[tokio::test]
+async fn a_new_plan_is_saved_with_every_choice_then_runs() {
+    let mut h = Harness::seeded().await;
+    let flows: Vec<CustomerFlow> = all(&h, routes::FLOWS).await;
+    let (flow_at, expected) = flow_with_edge_cases(&flows);
+    fill(&mut h, flow_at).await;
+    let screen = h.render(160, 48);
+    assert!(screen.contains("new run plan"), "{screen}");
+    h.key("enter").await;
+    assert!(sent_plans(&h).is_empty(), "the max duration is required: nothing is sent");
+    for _ in 0..2 {
+        h.key("tab").await;
+    }
+    h.type_text("120").await;
+    assert_screen!("plan_form_filled_160x48", h.render(160, 48));
+    h.keys(&["enter", "enter"]).await;
+
+    let sent = sent_plans(&h);
+    assert_eq!(sent.len(), 1, "sent once on a double enter");
+    let input = &sent[0];
+    let metrics: Vec<MetricDefinition> = all(&h, routes::METRIC_DEFINITIONS).await;
+    let flow = &input.flows.as_ref().unwrap()[0];
+    assert_eq!(flow.id, Some(expected.id));
+    assert_eq!(flow.happy_path, Some(true));
+    let Some(EdgeCases::List(cases)) = &flow.edge_cases else { panic!("picked edge cases: {flow:?}") };
+    assert_eq!(cases.len(), 1);
+    assert_eq!(cases[0].id, Some(expected.edge_cases[0].id));
+    assert!(flow.persona_override_id.is_some());
+    assert_eq!(flow.variables.as_ref().unwrap().get("date").map(String::as_str), Some("tomorrow"));
+    let picked: Vec<_> = input.metrics.as_ref().unwrap().iter().map(|m| m.slug.clone()).collect();
+    assert_eq!(picked, vec![metrics[0].slug.clone(), metrics[1].slug.clone()], "by slug, in the list's order");
+    assert_eq!(input.iteration_count, Some(2));
+    assert_eq!(input.max_simulation_duration_seconds, Some(120));
+    assert_eq!((input.auto_run, input.scenarios.as_ref(), input.execution_mode.as_ref()), (None, None, None));
+
+    // Saved on the service, selected in the list, and `R` runs it.
+    let plans: Vec<RunPlan> = all(&h, routes::RUN_PLANS).await;
+    let saved = plans.iter().find(|p| p.plan.name.as_deref() == Some("QA regression")).expect("saved");
+    assert_eq!(saved.plan.flows.as_ref().unwrap()[0].variables, flow.variables);
+    assert_eq!(h.app.pane().selection().map(|s| s.id), Some(saved.id.to_string()));
+    h.keys(&["R", "enter"]).await;
+    assert_eq!(h.app.tab, 1, "the run opens in the jobs tab");
+}
+
+#[tokio::test]
+async fn the_form_at_both_sizes_and_its_deprecated_members() {
+    let mut h = Harness::seeded().await;
+    h.keys(&["1", "c"]).await;
+    assert_screen!("plan_form_80x24", h.render(80, 24));
+    // Scrolled to the end: the options with their defaults, the deprecated members last.
+    h.key("shift-tab").await;
+    let screen = h.render(160, 48);
+    assert!(screen.contains("auto run (deprecated: run with R)"), "{screen}");
+    assert_screen!("plan_form_end_160x48", screen);
+}
+
+#[tokio::test]
+async fn the_services_refusal_lands_under_the_field_it_names() {
+    let mut h = Harness::seeded().await;
+    let flows: Vec<CustomerFlow> = all(&h, routes::FLOWS).await;
+    let voicemail = flows.iter().position(CustomerFlow::is_voicemail).expect("a seeded voicemail flow");
+    h.keys(&["1", "c"]).await;
+    h.type_text("Voicemail inbound").await;
+    h.keys(&["tab", "tab", "tab", "space", "tab"]).await;
+    pick(&mut h, voicemail).await;
+    // Its happy path, persona override and variables, then the first metric, its source,
+    // iterations, concurrency and the required duration.
+    h.keys(&["tab", "tab", "tab", "tab", "space", "tab", "tab", "tab", "tab"]).await;
+    h.type_text("60").await;
+    h.key("enter").await;
+    assert_eq!(sent_plans(&h).len(), 1, "the console's own check passes");
+    let screen = h.render(160, 48);
+    assert!(screen.contains("needs an OUTBOUND plan"), "the service's error, under the flows: {screen}");
+    assert!(screen.contains("Voicemail inbound"), "what was typed stays: {screen}");
+}
