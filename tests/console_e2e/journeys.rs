@@ -5,10 +5,8 @@
 //! The console is asynchronous, so every step waits (with a deadline) for what it should show
 //! before the next key.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
-
 use futures_util::TryStreamExt;
+use std::collections::{BTreeMap, BTreeSet};
 use switchboard::api::model::{Call, Issue, IssueStatus, ScoreSample, ScoreSamplePage, ScoreSampleQuery};
 use switchboard::api::{ApiKey, Client, ClientConfig, ListQuery, routes};
 use switchboard::service::{self, Options, Running};
@@ -87,8 +85,7 @@ fn selected_row(screen: &vt100::Screen) -> Option<String> {
 
 /// Waits until the selected row satisfies `pred`, and returns it.
 fn wait_selected(pty: &Pty, what: &str, pred: impl Fn(&str) -> bool) -> String {
-    pty.wait_until(what, WAIT, |s| selected_row(s).is_some_and(|row| pred(&row)))
-        .unwrap_or_else(|e| panic!("{e}"));
+    pty.wait_until(what, WAIT, |s| selected_row(s).is_some_and(|row| pred(&row))).unwrap_or_else(|e| panic!("{e}"));
     pty.with_screen(selected_row).unwrap()
 }
 
@@ -125,17 +122,18 @@ fn on_call_triages_the_newest_severe_issue() {
     let first = severe.max_by_key(|i| last_event(i)).expect("a HIGH or CRITICAL issue").clone();
     let row = issues.iter().position(|i| i.id == first.id).unwrap();
     let title = first.title.clone().unwrap();
+    let short: String = title.chars().take(30).collect();
     let evidence_call = first.evidence.iter().find_map(|e| e.call_id).expect("a call as evidence");
     let calls = world.all::<Call>(routes::CALLS);
 
     let mut pty = world.console();
     pty.key("4");
-    let top = issues[0].title.clone().unwrap();
-    wait_selected(&pty, "the issues list, top row selected", |r| r.contains(&top[..30]));
+    let top: String = issues[0].title.clone().unwrap().chars().take(30).collect();
+    wait_selected(&pty, "the issues list, top row selected", |r| r.contains(&top));
     for _ in 0..row {
         pty.key("j");
     }
-    wait_selected(&pty, "the newest severe issue selected", |r| r.contains(&title[..30]));
+    wait_selected(&pty, "the newest severe issue selected", |r| r.contains(&short));
     pty.key("Enter");
     expect(&pty, "the issue opens", &format!("issue · {title}"));
     expect(&pty, "its evidence", "evidence · enter opens the call");
@@ -183,8 +181,9 @@ fn on_call_triages_the_newest_severe_issue() {
     // File the follow-up issue from the marks.
     let follow_up = "Follow-up: fees quoted on cancelled flights";
     pty.key("I");
-    expect(&pty, "the issue form", "summary");
+    expect(&pty, "the issue form", "file an issue · 3 marked as evidence");
     pty.type_text(follow_up);
+    expect(&pty, "the title typed", follow_up);
     pty.key("Tab");
     pty.type_text("Three calls where the agent quoted change fees it should have waived.");
     pty.key("Enter");
@@ -196,13 +195,13 @@ fn on_call_triages_the_newest_severe_issue() {
     pty.key("Esc");
     expect(&pty, "the issues list", "issues · status all");
     pty.key("/");
-    pty.type_text(&title[..30]);
+    pty.type_text(&short);
     pty.key("Enter");
-    wait_selected(&pty, "the first issue found", |r| r.contains(&title[..30]));
+    wait_selected(&pty, "the first issue found", |r| r.contains(&short));
     pty.key("Enter");
     expect(&pty, "the first issue opens", &format!("issue · {title}"));
     pty.key("e");
-    expect(&pty, "the edit form", &format!("edit issue {}", &title[..30]));
+    expect(&pty, "the edit form", &format!("edit issue {}", &short));
     pty.key("Right");
     expect(&pty, "status ACKNOWLEDGED", "ACKNOWLEDGED");
     pty.key("Right");
@@ -236,8 +235,194 @@ fn on_call_triages_the_newest_severe_issue() {
     assert_eq!(after.len(), issues.len() + 1);
 }
 
+/// Adds `count` samples to the first (condition, metric) cell of `target` in `suite`
+/// `version`, straight into the service's store: the seed has at most two samples per cell, and
+/// reading a narrowed target page by page needs more than a page of them.
+fn add_samples(world: &World, target: &str, suite: &str, version: &str, count: usize) {
+    let db = world.db();
+    let body: String = db
+        .query_row(
+            "SELECT body FROM score_samples WHERE target_key = ?1 AND suite = ?2 AND suite_version = ?3
+             ORDER BY seq LIMIT 1",
+            [target, suite, version],
+            |row| row.get(0),
+        )
+        .unwrap();
+    let template: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let condition = template["conditionKey"].as_str().unwrap().to_string();
+    let metric = template["metricKey"].as_str().unwrap().to_string();
+    for n in 1..=count {
+        let mut sample = template.clone();
+        sample["reasoning"] = format!(
+            "Added sample {n:02} for {condition}/{metric}: the caller asked twice before the agent answered, \
+             and the agent then confirmed the request back."
+        )
+        .into();
+        db.execute(
+            "INSERT INTO score_samples (target_key, suite, suite_version, condition_key, metric_key, body)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            [target, suite, version, &condition, &metric, &sample.to_string()],
+        )
+        .unwrap();
+    }
+}
+
+/// The opening of a reasoning: whole words, short enough to sit on the reasoning's first line.
+fn opening(reasoning: &str) -> String {
+    let mut out = String::new();
+    for word in reasoning.split_whitespace() {
+        if out.len() + word.len() + 1 > 45 {
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+/// Waits until the samples view has loaded `page` at `offset` (bar) with sample `index` (1-based,
+/// of all) selected, its reasoning drawn.
+fn expect_sample(pty: &Pty, bar: &str, index: u64, total: u64, sample: &ScoreSample) {
+    let title = format!("sample {index} of {total} · reasoning");
+    let text = opening(sample.reasoning.as_deref().expect("a reasoning"));
+    pty.wait_until(&format!("{bar:?}, {title:?} and {text:?}"), WAIT, |s| {
+        let screen = s.contents();
+        screen.contains(bar) && screen.contains(&title) && screen.contains(&text) && !screen.contains("⟳ loading")
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+}
+
 #[test]
 fn reviewer_reads_the_lowest_scoring_targets_reasoning() {
-    let _ = (BTreeMap::<u8, u8>::new(), Path::new(""), std::mem::size_of::<ScoreSample>());
-    let _ = |p: ScoreSamplePage, q: ScoreSampleQuery| (p, q);
+    let world = World::start();
+    let suites = world.runtime.block_on(world.client.list_benchmark_suites()).unwrap();
+    let suite = suites[0].suite.clone();
+    let targets = world.runtime.block_on(world.client.list_benchmark_targets(&suite)).unwrap();
+    let lowest = targets.iter().min_by(|a, b| a.score.partial_cmp(&b.score).unwrap()).unwrap().clone();
+    let (key, version) = (lowest.target_key.clone(), lowest.suite_version.clone().unwrap());
+    let name = lowest.target_name.clone().unwrap();
+    add_samples(&world, &key, &suite, &version, 30);
+
+    let query = |condition: Option<&str>, metric: Option<&str>, limit: i64, offset: i64| ScoreSampleQuery {
+        suite: Some(suite.clone()),
+        suite_version: Some(version.clone()),
+        condition_key: condition.map(Into::into),
+        metric_key: metric.map(Into::into),
+        limit: Some(limit),
+        offset: Some(offset),
+    };
+    let fetch = |q: ScoreSampleQuery| -> ScoreSamplePage {
+        world.runtime.block_on(world.client.list_score_samples(&key, &q)).unwrap()
+    };
+    // Every sample of the target: the keys `f`/`F` cycle through (sorted), and the fullest cell.
+    let everything = fetch(query(None, None, 100, 0));
+    assert!(!everything.pagination.has_more);
+    let conditions: BTreeSet<String> = everything.data.iter().filter_map(|s| s.condition_key.clone()).collect();
+    let metrics: BTreeSet<String> = everything.data.iter().filter_map(|s| s.metric_key.clone()).collect();
+    // The console learns the keys from the pages it loads; the first page already has them all,
+    // so `f`/`F` cycle through all of them as soon as it shows.
+    let first_page = fetch(query(None, None, 20, 0));
+    let seen: BTreeSet<_> = first_page.data.iter().filter_map(|s| s.condition_key.clone()).collect();
+    assert_eq!(seen, conditions, "the first page holds every condition");
+    let seen: BTreeSet<_> = first_page.data.iter().filter_map(|s| s.metric_key.clone()).collect();
+    assert_eq!(seen, metrics, "the first page holds every metric");
+    let mut cells: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for s in &everything.data {
+        *cells.entry((s.condition_key.clone().unwrap(), s.metric_key.clone().unwrap())).or_default() += 1;
+    }
+    let ((condition, metric), _) = cells.iter().max_by_key(|(_, n)| **n).unwrap();
+    let pages =
+        [fetch(query(Some(condition), Some(metric), 20, 0)), fetch(query(Some(condition), Some(metric), 20, 20))];
+    let total = pages[0].pagination.total;
+    assert!(total > 20 && total <= 40, "two pages: {total}");
+    assert_eq!(pages[0].data.len(), 20);
+    assert_eq!(pages[1].data.len() as u64, total - 20);
+
+    let mut pty = world.console();
+    pty.key("7");
+    expect(&pty, "the suites", &suite);
+    pty.key("/");
+    pty.type_text(&suite);
+    pty.key("Enter");
+    wait_selected(&pty, "the suite found", |r| r.contains(&suite));
+    pty.key("Enter");
+    expect(&pty, "its targets", &format!("targets of {suite}"));
+    wait_selected(&pty, "the targets listed", |r| r.contains("CURRENT") || r.contains("SUPERSEDED"));
+    pty.key("s");
+    expect(&pty, "sorted by score", "SCORE ▲");
+    wait_selected(&pty, "the lowest target on top", |r| r.contains(&name) && r.contains(&version));
+    pty.key("Enter");
+    expect(&pty, "its samples", &format!("› {name} {version}"));
+    let all_total = everything.pagination.total;
+    expect_sample(
+        &pty,
+        &format!("samples 1–20 of {all_total} · condition all · metric all"),
+        1,
+        all_total,
+        &first_page.data[0],
+    );
+
+    // Narrow to the fullest cell: `f` until its condition, `F` until its metric.
+    let steps = conditions.iter().position(|c| c == condition).unwrap() + 1;
+    for (n, key) in conditions.iter().take(steps).enumerate() {
+        pty.key("f");
+        let bar = format!("· condition {key} · metric all");
+        pty.wait_until(&format!("condition {key} (press {})", n + 1), WAIT, |s| {
+            s.contents().contains(&bar) && !s.contents().contains("⟳ loading")
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    }
+    let steps = metrics.iter().position(|m| m == metric).unwrap() + 1;
+    for key in metrics.iter().take(steps) {
+        pty.key("F");
+        let bar = format!("· condition {condition} · metric {key}");
+        pty.wait_until(&format!("metric {key}"), WAIT, |s| {
+            s.contents().contains(&bar) && !s.contents().contains("⟳ loading")
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    // Read every sample with `n`, across into the second page.
+    let bars = [
+        format!("samples 1–20 of {total} · condition {condition} · metric {metric}"),
+        format!("samples 21–{total} of {total} · condition {condition} · metric {metric}"),
+    ];
+    let mut index = 0;
+    for (page, bar) in pages.iter().zip(&bars) {
+        for sample in &page.data {
+            index += 1;
+            if index > 1 {
+                pty.key("n");
+            }
+            expect_sample(&pty, bar, index, total, sample);
+        }
+    }
+    pty.key("n");
+    expect(&pty, "n stops at the last sample", "this is the last sample");
+    // And back with `p`, across into the first page again.
+    for i in (0..pages[1].data.len() - 1).rev() {
+        pty.key("p");
+        expect_sample(&pty, &bars[1], 21 + i as u64, total, &pages[1].data[i]);
+    }
+    pty.key("p");
+    expect_sample(&pty, &bars[0], 20, total, &pages[0].data[19]);
+    pty.key("p");
+    expect_sample(&pty, &bars[0], 19, total, &pages[0].data[18]);
+
+    pty.key("q");
+    assert!(pty.wait_exit(WAIT).unwrap().success());
+    assert_restored(&pty);
+
+    // What the screen showed is what the service gives for those queries: the lowest target,
+    // and samples that all belong to the narrowed cell.
+    let targets = world.runtime.block_on(world.client.list_benchmark_targets(&suite)).unwrap();
+    assert!(targets.iter().all(|t| t.score >= lowest.score), "{name} is the lowest");
+    let again =
+        [fetch(query(Some(condition), Some(metric), 20, 0)), fetch(query(Some(condition), Some(metric), 20, 20))];
+    assert_eq!(again, pages, "the pages read are the service's");
+    for sample in pages.iter().flat_map(|p| &p.data) {
+        assert_eq!((sample.condition_key.as_ref(), sample.metric_key.as_ref()), (Some(condition), Some(metric)));
+    }
 }
