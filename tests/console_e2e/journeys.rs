@@ -5,8 +5,9 @@
 //! The console is asynchronous, so every step waits (with a deadline) for what it should show
 //! before the next key.
 
-use futures_util::TryStreamExt;
 use std::collections::{BTreeMap, BTreeSet};
+
+use futures_util::TryStreamExt;
 use switchboard::api::model::{Call, Issue, IssueStatus, ScoreSample, ScoreSamplePage, ScoreSampleQuery};
 use switchboard::api::{ApiKey, Client, ClientConfig, ListQuery, routes};
 use switchboard::service::{self, Options, Running};
@@ -282,8 +283,8 @@ fn opening(reasoning: &str) -> String {
     out
 }
 
-/// Waits until the samples view has loaded `page` at `offset` (bar) with sample `index` (1-based,
-/// of all) selected, its reasoning drawn.
+/// Waits until the samples view shows `bar` (its page and narrowing), loaded, with sample
+/// `index` of `total` selected and the opening of its reasoning drawn (all on the same screen).
 fn expect_sample(pty: &Pty, bar: &str, index: u64, total: u64, sample: &ScoreSample) {
     let title = format!("sample {index} of {total} · reasoning");
     let text = opening(sample.reasoning.as_deref().expect("a reasoning"));
