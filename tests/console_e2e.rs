@@ -15,11 +15,16 @@ const WAIT: Duration = Duration::from_secs(60);
 
 /// The console with its own home (config, cache, data and logs inside `home`).
 fn console(home: &Path, extra_env: &[(&str, &str)], args: &[&str]) -> Pty {
+    console_at(home, extra_env, args, 100, 30)
+}
+
+/// [`console`] in a `cols`×`rows` terminal.
+fn console_at(home: &Path, extra_env: &[(&str, &str)], args: &[&str], cols: u16, rows: u16) -> Pty {
     let home = home.to_str().unwrap();
     let mut env = vec![("HOME", home), ("XDG_CONFIG_HOME", ""), ("XDG_DATA_HOME", ""), ("XDG_CACHE_HOME", "")];
     env.retain(|(_, v)| !v.is_empty());
     env.extend_from_slice(extra_env);
-    Pty::spawn(Path::new(env!("CARGO_BIN_EXE_switchboard")), args, &env, 100, 30)
+    Pty::spawn(Path::new(env!("CARGO_BIN_EXE_switchboard")), args, &env, cols, rows)
 }
 
 fn assert_restored(pty: &Pty) {
@@ -191,3 +196,6 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+#[path = "console_e2e/journeys.rs"]
+mod journeys;
