@@ -17,4 +17,5 @@ mod marks;
 mod metrics;
 mod plan_form;
 mod plans;
+mod policy_form;
 mod run_forms;

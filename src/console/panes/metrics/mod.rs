@@ -3,6 +3,7 @@
 
 mod detail;
 mod lists;
+mod policy_form;
 pub mod values;
 mod writes;
 
@@ -202,6 +203,13 @@ impl Pane for Metrics {
                 self.toggle_policy(out);
                 true
             }
+            Action::Create if self.current == 1 => {
+                match self.definitions.list.items.is_empty() {
+                    true => out.error("the metric definitions have not arrived yet: try again in a moment"),
+                    false => policy_form::open(&mut self.modal, &self.definitions.list.items, &self.agents),
+                }
+                true
+            }
             Action::Threshold | Action::Edit if self.current == 0 => {
                 match (self.definitions.selected(), action) {
                     (None, _) => out.error("no metric definition is selected"),
@@ -259,6 +267,15 @@ impl Pane for Metrics {
         let mine = self.modal.written(write, result);
         match (write, result) {
             (Write::UpdatePolicy(..), Ok(_)) => self.policies.request(out),
+            (Write::CreatePolicy(_), Ok(Written::Policy(policy))) => {
+                self.policies.upsert(std::slice::from_ref(policy));
+                self.policies.select(&policy.id.to_string());
+                self.policies.request(out);
+                out.info(format!(
+                    "created the policy {} · C starts a collection job for it",
+                    policy.name.as_deref().unwrap_or("")
+                ));
+            }
             // A job just started (`C`): follow it here, in its values view (which polls it).
             (Write::StartCollection(_), Ok(Written::CollectionJob(job))) => {
                 self.jobs.request(out);
@@ -363,6 +380,7 @@ impl Pane for Metrics {
             (Action::OpenById, "open one by id (or slug)"),
         ]);
         keys.extend((self.current == 1).then_some(toggle));
+        keys.extend((self.current == 1).then_some((Action::Create, "a new policy (a form)")));
         keys.extend(definition_writes);
         // Handled by the app, which fills in the selected policy.
         keys.extend((self.current == 1).then_some((Action::Collect, "start a collection job for the policy")));

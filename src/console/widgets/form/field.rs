@@ -46,10 +46,12 @@ enum Kind {
     },
 }
 
-/// When a field is shown: while the field `param` holds one of `values`, or (a pick) has `value` among its picks.
+/// When a field is shown: while the field `param` holds one of `values`, (a pick) has `value`
+/// among its picks, or is not empty.
 pub(super) enum When {
     OneOf(String, &'static [&'static str]),
     Has(String, String),
+    Filled(String),
 }
 
 pub struct Field {
@@ -150,6 +152,12 @@ impl Field {
     /// Shows the field only while the pick `param` has `value` among its picks.
     pub fn when_picked(mut self, param: impl Into<String>, value: impl Into<String>) -> Field {
         self.when = Some(When::Has(param.into(), value.into()));
+        self
+    }
+
+    /// Shows the field only once the field `param` is not empty (the next of several rows).
+    pub fn when_filled(mut self, param: impl Into<String>) -> Field {
+        self.when = Some(When::Filled(param.into()));
         self
     }
 

@@ -101,6 +101,7 @@ impl Form {
             None => true,
             Some(When::OneOf(param, values)) => values.contains(&self.value(param).as_str()),
             Some(When::Has(param, value)) => self.value(param).split(',').any(|v| v == value),
+            Some(When::Filled(param)) => !self.value(param).is_empty(),
         }
     }
 
@@ -215,7 +216,7 @@ impl Form {
     }
 
     pub fn draw(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
-        let width = area.width.saturating_sub(4).min(if self.fields.len() > 8 { 96 } else { 72 });
+        let width = area.width.saturating_sub(4).min(if self.fields.len() > 8 { 116 } else { 72 });
         let shown = self.shown();
         let height = (shown.len() as u16 * 3 + 3).min(area.height);
         let popup = centered(area, width, height);
