@@ -1,4 +1,4 @@
-//! Two user journeys through the real binary in a pseudo-terminal, on a real local service the
+//! Three user journeys through the real binary in a pseudo-terminal, on a real local service the
 //! test also reads with the library client: the screen is checked at every step, and the
 //! service's state afterwards.
 //!
@@ -8,9 +8,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use futures_util::TryStreamExt;
-use switchboard::api::model::{Call, Issue, IssueStatus, ScoreSample, ScoreSamplePage, ScoreSampleQuery};
+use switchboard::api::model::{
+    AgentEndpoint, AggregationMode, Call, CaptureStatus, CustomerFlow, EdgeCases, Issue, IssueStatus, MetricDefinition,
+    RunPlan, RunPlanJob, RunPlanJobStatus, ScoreSample, ScoreSamplePage, ScoreSampleQuery, SimulationJob,
+    ThresholdInput, ThresholdOperator, ValueStatusFilter,
+};
 use switchboard::api::{ApiKey, Client, ClientConfig, ListQuery, routes};
-use switchboard::service::{self, Options, Running};
+use switchboard::service::{self, Options, Running, SimSpeed};
 
 use super::pty::Pty;
 use super::{WAIT, assert_restored, console_at};
@@ -28,9 +32,15 @@ struct World {
 
 impl World {
     fn start() -> World {
+        World::start_at(SimSpeed::default())
+    }
+
+    /// A world whose simulated calls run `sim_speed` times faster than wall time.
+    fn start_at(sim_speed: SimSpeed) -> World {
         let runtime = tokio::runtime::Runtime::new().unwrap();
         let dir = tempfile::tempdir().unwrap();
-        let options = Options { api_key: Some(ApiKey::new(KEY)), ..Options::local(dir.path().to_path_buf()) };
+        let local = Options::local(dir.path().to_path_buf());
+        let options = Options { api_key: Some(ApiKey::new(KEY)), sim_speed, ..local };
         let running = runtime.block_on(service::start(options)).unwrap();
         let config = ClientConfig { max_retries: 0, ..Default::default() };
         let client = Client::new(&running.base_url(), ApiKey::new(KEY), config).unwrap();
@@ -426,4 +436,220 @@ fn reviewer_reads_the_lowest_scoring_targets_reasoning() {
     for sample in pages.iter().flat_map(|p| &p.data) {
         assert_eq!((sample.condition_key.as_ref(), sample.metric_key.as_ref()), (Some(condition), Some(metric)));
     }
+}
+
+/// Presses Right until a focused pick's cursor is on option `to` (0-based) of `of`, then Space
+/// to pick it; waits for each step. `from` is where the cursor is, `picked` how many were picked.
+fn pick(pty: &mut Pty, what: &str, from: usize, to: usize, of: usize, picked: usize) {
+    for at in from..to {
+        pty.key("Right");
+        expect(pty, &format!("{what}: cursor on {}", at + 2), &format!(" {}/{of} · {picked} picked", at + 2));
+    }
+    pty.key("Space");
+    expect(pty, &format!("{what}: picked"), "[x] ");
+    expect(pty, &format!("{what}: counted"), &format!(" {}/{of} · {} picked", to + 1, picked + 1));
+}
+
+/// The selected (reversed) row of the bordered table whose left border is in the right half
+/// of the screen: the metric values beside a transcript.
+fn selected_on_the_right(screen: &vt100::Screen) -> Option<String> {
+    let (rows, cols) = screen.size();
+    let half = cols.get() / 2;
+    (0..rows.get()).find_map(|row| {
+        (half..cols.get() - 1).find_map(|col| {
+            let border = screen.cell(row, col)?;
+            let first = screen.cell(row, col + 1)?;
+            (border.contents() == "│" && first.inverse())
+                .then(|| screen.contents_between(row, col, row, cols.get()).trim_end().to_string())
+        })
+    })
+}
+
+#[test]
+fn qa_creates_a_plan_runs_it_and_reads_the_failed_simulation() {
+    // Simulated calls at 50× wall time: the dental edge cases (20–40 simulated seconds) end
+    // in about a second, yet the live view still polls a running job.
+    let world = World::start_at(SimSpeed::Factor(50.0));
+    // The seed has no threshold: QA's own, on the seeded keypad-entry metric. The dental
+    // flow's edge case where the caller is unsure of their date of birth never reaches the
+    // keypad confirmation, so the threshold fails there; "presses 2" always presses a key.
+    let threshold = ThresholdInput {
+        name: Some("Confirmed on the keypad".into()),
+        operator: Some(ThresholdOperator::Equals),
+        value: Some("true".into()),
+        aggregation_mode: Some(AggregationMode::Each),
+        ..Default::default()
+    };
+    let threshold = world.runtime.block_on(world.client.create_threshold("keypad_entry", &threshold)).unwrap();
+    let threshold_slug = threshold.slug.clone().unwrap();
+
+    // Where the form offers what QA picks: the lists in the service's order.
+    let endpoints = world.all::<AgentEndpoint>(routes::AGENT_ENDPOINTS);
+    let flows = world.all::<CustomerFlow>(routes::FLOWS);
+    let metrics = world.all::<MetricDefinition>(routes::METRIC_DEFINITIONS);
+    let flow_at = flows.iter().position(|f| f.title.as_deref() == Some("Reschedule a cleaning with identity check"));
+    let flow_at = flow_at.expect("the seeded dental reschedule flow");
+    let flow = flows[flow_at].clone();
+    assert_eq!(flow.edge_cases.len(), 2, "the dental flow's two edge cases");
+    let dentist = flow.agents.first().map(|a| a.id).expect("the flow's agent");
+    let endpoint_at = endpoints.iter().position(|e| e.agent_id == Some(dentist)).expect("the dentist's endpoint");
+    let slug_at = |slug: &str| metrics.iter().position(|m| m.slug.as_deref() == Some(slug)).unwrap();
+    let (threshold_at, keypad_at) = (slug_at(&threshold_slug), slug_at("keypad_entry"));
+    let (first, second) = (threshold_at.min(keypad_at), threshold_at.max(keypad_at));
+
+    let name = "QA keypad confirmation check";
+    let mut pty = world.console();
+    pty.key("1");
+    wait_selected(&pty, "the plans list", |r| r.contains("Brightsmile reschedule regression"));
+    pty.key("c");
+    expect(&pty, "the new plan form", "new run plan");
+    expect(&pty, "the name has the focus", "▸ name");
+    pty.type_text(name);
+    expect(&pty, "the name typed", name);
+    pty.key("Tab");
+    expect(&pty, "description", "▸ description");
+    pty.key("Tab");
+    expect(&pty, "direction, INBOUND by default", "▸ direction");
+    expect(&pty, "INBOUND", "◂ INBOUND ▸");
+    pty.key("Tab");
+    expect(&pty, "the endpoints", &format!(" 1/{} · 0 picked", endpoints.len()));
+    pick(&mut pty, "the dentist's endpoint", 0, endpoint_at, endpoints.len(), 0);
+    pty.key("Tab");
+    expect(&pty, "the flows", &format!(" 1/{} · 0 picked", flows.len()));
+    pick(&mut pty, "the dental flow", 0, flow_at, flows.len(), 0);
+    // The flow's own fields: no happy path (the one variant whose keypad press varies), and
+    // ALL its edge cases.
+    let title = flow.title.clone().unwrap();
+    pty.key("Tab");
+    expect(&pty, "its happy path", &format!("▸   ↳ {title}: happy path"));
+    pty.key("Right");
+    expect(&pty, "no happy path", "◂ no ▸");
+    pty.key("Tab");
+    expect(&pty, "its edge cases", &format!("▸   ↳ {title}: edge cases"));
+    pty.key("Right");
+    expect(&pty, "every edge case", "◂ ALL (every edge case");
+    pty.key("Tab");
+    expect(&pty, "its persona override", &format!("▸   ↳ {title}: persona override"));
+    assert!(!pty.screen_text().contains("which edge cases"), "only asked for with picked ones");
+    pty.key("Tab");
+    expect(&pty, "its variables", &format!("▸   ↳ {title}: variables"));
+    pty.key("Tab");
+    expect(&pty, "the metrics", &format!(" 1/{} · 0 picked", metrics.len()));
+    pick(&mut pty, "the first metric", 0, first, metrics.len(), 0);
+    pick(&mut pty, "the second metric", first, second, metrics.len(), 1);
+    // Each picked metric's conversation source (SIMULATED), iterations, concurrency, then
+    // the required max duration.
+    for field in ["conversation source", "conversation source", "iterations", "concurrency", "max duration (s)"] {
+        pty.key("Tab");
+        expect(&pty, field, &format!("▸ {}", if field == "conversation source" { "  ↳ " } else { field }));
+    }
+    pty.type_text("300");
+    expect(&pty, "the duration typed", "300");
+    pty.key("Enter");
+    expect(&pty, "the plan is created", &format!("created the plan {name} · R runs it"));
+    wait_selected(&pty, "the new plan selected", |r| r.contains(name));
+
+    // Run it: the jobs tab opens the job live, until it ends.
+    pty.key("R");
+    expect(&pty, "the run form", &format!("run {name}"));
+    pty.key("Enter");
+    expect(&pty, "the live job", &format!(" · {name} "));
+    expect(&pty, "its simulation jobs", "┌ simulation jobs");
+    expect(&pty, "the job completes", &format!("COMPLETED · {name} "));
+    expect(&pty, "every simulation ended", "2/2 ended 100%");
+    expect(&pty, "both counted", "COMPLETED 2");
+
+    // The service: which simulation's threshold failed, and what its call holds.
+    let plans = world.all::<RunPlan>(routes::RUN_PLANS);
+    let plan = plans.iter().find(|p| p.plan.name.as_deref() == Some(name)).expect("the plan was saved");
+    let jobs = world.all::<RunPlanJob>(routes::RUN_PLAN_JOBS);
+    let job = jobs.iter().find(|j| j.simulation_run_plan_id == Some(plan.id)).expect("a job of the plan");
+    let job = world.runtime.block_on(world.client.get_run_plan_job(job.simulation_run_plan_job_id)).unwrap();
+    let value_of = |sim: &SimulationJob| {
+        let groups = world.runtime.block_on(world.client.call_metrics(sim.call_id.unwrap(), ValueStatusFilter::All));
+        let group =
+            groups.unwrap().into_iter().find(|g| g.metric_definition_id == threshold.id).expect("the threshold");
+        assert_eq!(group.values.len(), 1, "one value per call");
+        group.values[0].clone()
+    };
+    let values: Vec<_> = job.simulation_jobs.iter().map(|s| (s.clone(), value_of(s))).collect();
+    let failed: Vec<_> = values.iter().filter(|(_, v)| v.value == Some(0.0)).collect();
+    let (sim, value) = failed.first().cloned().cloned().expect("a simulation whose threshold failed");
+    assert_eq!(value.capture_status, Some(CaptureStatus::Success));
+    let persona = sim.persona.as_ref().map(|p| p.label()).expect("the simulation's persona");
+    let call = sim.call_id.unwrap();
+    let transcript = world.runtime.block_on(world.client.call_transcript(call)).unwrap();
+    let reasoning = value.value_reasoning.clone().expect("the threshold's reasoning");
+
+    // Open that simulation: its transcript beside its metric values.
+    pty.key("/");
+    pty.type_text(&persona);
+    pty.key("Enter");
+    wait_selected(&pty, "the failed simulation found", |r| r.contains(&persona));
+    pty.key("Enter");
+    expect(&pty, "the simulation opens", &format!("call {call}"));
+    expect(&pty, "its head", &format!("COMPLETED · {persona}"));
+    expect(&pty, "its transcript", "┌ transcript");
+    for entry in &transcript.entries {
+        let opening: String = entry.text.chars().take(25).collect();
+        expect(&pty, "a transcript line", &opening);
+    }
+    expect(&pty, "its metric values", "┌ metric values");
+    pty.key("l");
+    pty.wait_until("the values focused", WAIT, |s| selected_on_the_right(s).is_some())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let name_start: String = "Confirmed on the keypad".chars().take(12).collect();
+    for _ in 0..40 {
+        let row = pty.with_screen(selected_on_the_right);
+        if row.as_deref().is_some_and(|r| r.contains(&name_start)) {
+            break;
+        }
+        pty.key("j");
+        pty.wait_until("the value selection moves", WAIT, |s| {
+            selected_on_the_right(s).is_some() && selected_on_the_right(s) != row
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    }
+    let row = pty.with_screen(selected_on_the_right).unwrap();
+    assert!(row.contains(&name_start), "the threshold's value is selected: {row}");
+    assert!(row.contains(&call.to_string()[..8]), "a value of this call: {row}");
+    pty.key("Enter");
+    expect(&pty, "the value's detail", "Confirmed on the keypad · value");
+    pty.wait_until("the failed value and why", WAIT, |s| {
+        let screen = s.contents();
+        screen.lines().any(|l| l.contains("│value ") && l.contains(" 0"))
+            && screen.contains("SUCCESS")
+            && screen.contains(&reasoning)
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    pty.key("Esc");
+    expect(&pty, "back to the values", "┌ metric values");
+
+    pty.key("q");
+    assert!(pty.wait_exit(WAIT).unwrap().success());
+    assert_restored(&pty);
+
+    // The service: the plan as typed and picked, its one job COMPLETED, and the simulation
+    // opened is one whose threshold is false.
+    let input = &plan.plan;
+    let picked_flows = input.flows.as_ref().expect("flows");
+    assert_eq!(picked_flows.len(), 1);
+    assert_eq!(picked_flows[0].id, Some(flow.id));
+    assert_eq!(picked_flows[0].happy_path, Some(false));
+    assert_eq!(picked_flows[0].edge_cases, Some(EdgeCases::All));
+    let picked_endpoints: Vec<_> = input.agent_endpoints.iter().flatten().map(|e| e.id).collect();
+    assert_eq!(picked_endpoints, vec![endpoints[endpoint_at].id]);
+    let slugs: BTreeSet<_> = input.metrics.iter().flatten().filter_map(|m| m.slug.clone()).collect();
+    assert_eq!(slugs, BTreeSet::from([threshold_slug.clone(), "keypad_entry".to_string()]));
+    assert_eq!(input.max_simulation_duration_seconds, Some(300));
+    let of_plan: Vec<_> = jobs.iter().filter(|j| j.simulation_run_plan_id == Some(plan.id)).collect();
+    assert_eq!(of_plan.len(), 1, "run once");
+    assert_eq!(job.status, Some(RunPlanJobStatus::Completed), "{:?}", job.error_message);
+    assert_eq!(job.simulation_jobs.len(), 2, "the two edge cases");
+    let opened = values.iter().filter(|(s, _)| s.persona.as_ref().map(|p| p.label()) == Some(persona.clone()));
+    let opened: Vec<_> = opened.collect();
+    assert_eq!(opened.len(), 1, "the persona names one simulation");
+    assert_eq!(opened[0].0.simulation_job_id, sim.simulation_job_id);
+    assert_eq!(opened[0].1.value, Some(0.0), "its threshold is false on the service");
+    assert!(values.iter().any(|(_, v)| v.value == Some(1.0)), "the other edge case passes: {values:?}");
 }

@@ -179,8 +179,9 @@ fn flow_fields(flow: &CustomerFlow, personas: &[Persona]) -> Vec<Field> {
     let id = flow.id;
     let name = flow.title.as_deref().unwrap_or("flow");
     let label = |what: &str| format!("  ↳ {name}: {what}");
+    let shown = |f: Field| f.when_picked("flows", id.to_string());
     let mut fields =
-        vec![Field::yes_no(flow_param(&id, "happyPath"), label("happy path"), true, "runs the flow as written")];
+        vec![shown(Field::yes_no(flow_param(&id, "happyPath"), label("happy path"), true, "runs the flow as written"))];
     if !flow.edge_cases.is_empty() {
         let options = vec![
             Opt::new(EDGE_NONE, "none"),
@@ -188,16 +189,17 @@ fn flow_fields(flow: &CustomerFlow, personas: &[Persona]) -> Vec<Field> {
             Opt::new(EDGE_PICKED, "picked ones"),
         ];
         let hint = format!("default none · {} edge cases", flow.edge_cases.len());
-        fields.push(
-            Field::options(flow_param(&id, "edgeCases"), label("edge cases"), options, None, false).with_hint(hint),
-        );
+        let edge_cases = Field::options(flow_param(&id, "edgeCases"), label("edge cases"), options, None, false);
+        fields.push(shown(edge_cases.with_hint(hint)));
         let cases =
             flow.edge_cases.iter().map(|v| Opt::new(v.id.to_string(), v.title.as_deref().unwrap_or("edge case")));
         let picked =
             Field::pick(flow_param(&id, "edgeCaseIds"), label("which edge cases"), cases.collect(), "at least 1");
+        // Only while "picked ones" is chosen (a field has one condition; the edge-case choice
+        // is itself hidden, and so empty, while the flow is not picked).
         fields.push(picked.when(flow_param(&id, "edgeCases"), &[EDGE_PICKED]));
     }
-    fields.push(
+    fields.push(shown(
         Field::options(
             flow_param(&id, "personaOverrideId"),
             label("persona override"),
@@ -206,14 +208,14 @@ fn flow_fields(flow: &CustomerFlow, personas: &[Persona]) -> Vec<Field> {
             true,
         )
         .with_hint("default the flow's own persona"),
-    );
-    fields.push(Field::text(
+    ));
+    fields.push(shown(Field::text(
         flow_param(&id, "variables"),
         label("variables"),
         "",
         "optional · k=v, k=v · fills {{name}}",
-    ));
-    fields.into_iter().map(|f| f.when_picked("flows", id.to_string())).collect()
+    )));
+    fields
 }
 
 /// Every option with its default, then the deprecated members.
