@@ -617,7 +617,7 @@ fn qa_creates_a_plan_runs_it_and_reads_the_failed_simulation() {
     expect(&pty, "the value's detail", "Confirmed on the keypad · value");
     pty.wait_until("the failed value and why", WAIT, |s| {
         let screen = s.contents();
-        screen.lines().any(|l| l.contains("│value ") && l.contains(" 0"))
+        screen.lines().any(|l| l.contains("│value ") && l.contains(" false"))
             && screen.contains("SUCCESS")
             && screen.contains(&reasoning)
     })

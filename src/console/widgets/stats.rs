@@ -209,8 +209,13 @@ mod tests {
 
     #[test]
     fn summary_follows_the_view_and_counts_what_was_not_captured() {
-        let a = Arc::new(MetricLabel { id: uuid::Uuid::from_u128(1), name: "a".into(), unit: Some("s".into()) });
-        let b = Arc::new(MetricLabel { id: uuid::Uuid::from_u128(2), name: "b".into(), unit: None });
+        let a = Arc::new(MetricLabel {
+            id: uuid::Uuid::from_u128(1),
+            name: "a".into(),
+            unit: Some("s".into()),
+            yes_no: false,
+        });
+        let b = Arc::new(MetricLabel { id: uuid::Uuid::from_u128(2), name: "b".into(), unit: None, yes_no: false });
         let items = vec![
             row(&a, Some(1.0), CaptureStatus::Success),
             row(&a, Some(3.0), CaptureStatus::Success),

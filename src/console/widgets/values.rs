@@ -12,7 +12,7 @@ use super::detail::Lines;
 use super::list::by;
 use super::table::{Column, col};
 use super::text::{fit, number, offset_ms, or_dash, when};
-use crate::api::model::{MetricValue, MetricValueGroup, Segment};
+use crate::api::model::{MetricType, MetricValue, MetricValueGroup, Segment};
 use crate::console::marks::{MARKER, Marks};
 use crate::console::theme::Theme;
 
@@ -22,6 +22,8 @@ pub struct MetricLabel {
     pub id: uuid::Uuid,
     pub name: String,
     pub unit: Option<String>,
+    /// True for BOOLEAN metrics, thresholds among them: 1 and 0 read as true and false.
+    pub yes_no: bool,
 }
 
 /// One value with its metric: a row of a values table.
@@ -54,6 +56,7 @@ pub fn rows(groups: &[MetricValueGroup]) -> Vec<ValueRow> {
                 .or_else(|| group.slug.clone())
                 .unwrap_or_else(|| group.metric_definition_id.to_string()),
             unit: group.unit.as_ref().and_then(|u| u.symbol.clone().or_else(|| u.name.clone())),
+            yes_no: group.metric_type == Some(MetricType::Boolean),
         });
         out.extend(group.values.iter().map(|value| ValueRow { metric: metric.clone(), value: value.clone() }));
     }
@@ -89,6 +92,14 @@ pub fn shown(row: &ValueRow) -> Option<String> {
     let v = &row.value;
     if let Some(label) = &v.label {
         return Some(label.clone());
+    }
+    // A yes/no metric (a threshold among them) with no label of its own reads as true/false.
+    if row.metric.yes_no {
+        match v.value? {
+            1.0 => return Some("true".into()),
+            0.0 => return Some("false".into()),
+            _ => {}
+        }
     }
     let number = number(v.value?);
     Some(match &row.metric.unit {
