@@ -238,14 +238,8 @@ async fn toggle_a_policy_between_active_and_inactive() {
 #[tokio::test]
 async fn cancel_a_running_job_after_confirmation() {
     use switchboard::api::model::RunRequest;
-    // Simulated calls at 20× real time (not the suite's 200×), so the run is surely still going
-    // when `x` arrives.
-    let dir = tempfile::tempdir().unwrap();
-    let options = switchboard::service::Options {
-        sim_speed: switchboard::service::SimSpeed::Factor(20.0),
-        ..crate::support::options(dir.path(), true)
-    };
-    let mut h = Harness::on(crate::support::start_with(options, dir).await, None).await;
+    // 20× real time, so the run is surely still going when `x` arrives.
+    let mut h = Harness::seeded_at(20.0).await;
     let plan = crate::plans::SEEDED_PLAN.parse().unwrap();
     let started = h.client.run(&RunRequest { plan_id: Some(plan), ..Default::default() }).await.unwrap();
     let id = started.simulation_run_plan_job_id;

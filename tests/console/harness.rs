@@ -48,6 +48,18 @@ impl Harness {
         Harness::on(service, None).await
     }
 
+    /// The console on a freshly seeded service whose simulated calls run `factor` times faster
+    /// than real time (the suite's default is 200×): slow enough that a run is still going
+    /// when the test looks.
+    pub async fn seeded_at(factor: f64) -> Harness {
+        let dir = tempfile::tempdir().unwrap();
+        let options = switchboard::service::Options {
+            sim_speed: switchboard::service::SimSpeed::Factor(factor),
+            ..support::options(dir.path(), true)
+        };
+        Harness::on(support::start_with(options, dir).await, None).await
+    }
+
     pub async fn on(service: Service, cache: Option<switchboard::cache::Cache>) -> Harness {
         let client = service.client.clone();
         let app = App::new(settings(), cache, now());

@@ -66,7 +66,8 @@ fn fetches_of(h: &Harness, id: Uuid) -> usize {
 
 #[tokio::test]
 async fn a_run_is_followed_live_until_it_completes_then_polling_stops() {
-    let mut h = Harness::seeded().await;
+    // 20× real time, so the job is still running when it opens and is polled more than once.
+    let mut h = Harness::seeded_at(20.0).await;
     h.key("2").await;
     assert!(h.render(80, 24).contains("no jobs yet: run a plan"));
     assert_screen!("jobs_empty_80x24", h.render(80, 24));
