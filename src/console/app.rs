@@ -291,6 +291,12 @@ impl App {
                     self.effects.push(Effect::SaveCache);
                 }
             }
+            (_, Ok(Fetched::BenchmarkSuites(suites))) => {
+                if let Some(cache) = &mut self.cache {
+                    cache.put_list(super::message::SUITES_CACHE_KEY, suites);
+                    self.effects.push(Effect::SaveCache);
+                }
+            }
             _ => {}
         }
         let mut out = Out::default();

@@ -94,6 +94,9 @@ pub trait Listed: Sized {
     fn take(listing: &Listing) -> Option<&Vec<Self>>;
 }
 
+/// The cache key of the benchmark suites (not a paged list, so not a `ListKind`).
+pub const SUITES_CACHE_KEY: &str = "benchmark-suites";
+
 /// Page size used when walking a list.
 pub const LIST_PAGE: i64 = 50;
 /// The most items of one list the console keeps; the pane says when there were more.

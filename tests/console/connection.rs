@@ -34,6 +34,25 @@ async fn cached_lists_show_at_once_marked_stale_then_fresh() {
 }
 
 #[tokio::test]
+async fn cached_benchmark_suites_show_at_once_marked_stale() {
+    let cache_dir = tempfile::tempdir().unwrap();
+    let (cache, _) = Cache::load(cache_dir.path(), "local");
+    let mut first = Harness::on(support::start(true).await, Some(cache)).await;
+    first.key("7").await;
+    first.app.cache.as_ref().unwrap().save().unwrap();
+
+    let (cache, _) = Cache::load(cache_dir.path(), "local");
+    let mut app = switchboard::console::app::App::new(settings(), Some(cache), now());
+    app.update(Message::Key(switchboard::console::keymap::parse_key("7").unwrap()));
+    first.app = app;
+    let screen = first.render(80, 24);
+    assert!(screen.contains("voice-agent-reception-v1") && screen.contains("stale (cached)"), "{screen}");
+    first.settle().await;
+    let screen = first.render(80, 24);
+    assert!(screen.contains("voice-agent-reception-v1") && !screen.contains("stale"), "{screen}");
+}
+
+#[tokio::test]
 async fn losing_the_service_shows_a_banner_keeps_data_and_recovers() {
     let mut h = Harness::seeded().await;
     h.key("6").await;

@@ -13,7 +13,8 @@ use ratatui::widgets::Cell;
 use super::section::{status_cell, text_cmp};
 use crate::api::model::{SuiteEntry, Target};
 use crate::console::keymap::Action;
-use crate::console::message::{FailureKind, FetchError, Fetched, Request};
+use crate::cache::Cache;
+use crate::console::message::{FailureKind, FetchError, Fetched, Request, SUITES_CACHE_KEY};
 use crate::console::pane::{Out, Pane, Selection, ViewCtx};
 use crate::console::widgets::list::{ListState, Load, Shape, by};
 use crate::console::widgets::table::{self, Column, TableView, col};
@@ -197,7 +198,7 @@ impl Pane for Bench {
     }
 
     fn show(&mut self, out: &mut Out) {
-        if self.suites.load == Load::Idle {
+        if matches!(self.suites.load, Load::Idle | Load::Stale(_)) && !self.suites.fetching {
             self.request_suites(out);
         }
     }
@@ -328,6 +329,14 @@ impl Pane for Bench {
             }
         }
         true
+    }
+
+    /// The suites from the last session, stale until fresh ones arrive.
+    fn restore(&mut self, cache: &Cache) {
+        if let Some((items, at)) = cache.list::<SuiteEntry>(SUITES_CACHE_KEY) {
+            self.suites.replace(items, |s| s.suite.clone(), &self.suites_shape);
+            self.suites.load = Load::Stale(at);
+        }
     }
 
     fn help(&self) -> Vec<(Action, &'static str)> {
