@@ -266,3 +266,26 @@ async fn a_service_that_does_not_list_jobs_says_so_in_both_tabs() {
     assert_eq!(h.app.tab, 0);
     assert!(h.render(160, 48).contains("open one by id in the jobs tab"), "{}", h.render(160, 48));
 }
+
+#[tokio::test]
+async fn jobs_are_found_and_sorted_by_their_plans_names() {
+    let mut h = Harness::seeded().await;
+    let seeded = h.client.get_run_plan(SEEDED_PLAN.parse().unwrap()).await.unwrap();
+    let other = switchboard::api::model::RunPlanInput { name: Some("Another plan".into()), ..seeded.plan.clone() };
+    let other = h.client.create_run_plan(&other).await.unwrap().run_plan;
+    for plan in [seeded.id, other.id] {
+        h.client.run(&RunRequest { plan_id: Some(plan), ..Default::default() }).await.unwrap();
+    }
+    h.keys(&["2", "/"]).await;
+    h.type_text("another").await;
+    let screen = h.render(160, 48);
+    assert!(screen.contains("Another plan") && !screen.contains("Brightsmile"), "found by plan name:\n{screen}");
+    h.keys(&["esc", "esc"]).await;
+    // `s` twice: sorted by PLAN, by name, so "Another plan" comes first.
+    h.keys(&["s", "s"]).await;
+    let first = h.app.pane().selection().unwrap();
+    assert_eq!(first.json["simulationRunPlanId"], other.id.to_string(), "{}", h.render(160, 48));
+    h.key("S").await;
+    let first = h.app.pane().selection().unwrap();
+    assert_eq!(first.json["simulationRunPlanId"], seeded.id.to_string());
+}

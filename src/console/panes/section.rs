@@ -26,7 +26,7 @@ pub struct Section<T> {
     id: fn(&T) -> String,
 }
 
-impl<T: Listed + Clone + Serialize + DeserializeOwned> Section<T> {
+impl<T: Listed + Clone + Serialize + DeserializeOwned + 'static> Section<T> {
     /// The section of `T`'s list kind.
     pub fn new(
         title: &'static str,

@@ -185,13 +185,17 @@ pub struct Shape<T> {
     /// Structured filters (status, severity…), on top of the text filter.
     pub keep: Box<dyn Fn(&T) -> bool>,
     /// The text `/` searches.
-    pub haystack: fn(&T) -> String,
-    pub compare: fn(&T, &T, usize) -> Ordering,
+    pub haystack: Box<dyn Fn(&T) -> String>,
+    /// Orders two items by a column.
+    pub compare: Box<dyn Fn(&T, &T, usize) -> Ordering>,
 }
 
 impl<T> Shape<T> {
-    pub fn new(haystack: fn(&T) -> String, compare: fn(&T, &T, usize) -> Ordering) -> Self {
-        Shape { keep: Box::new(|_| true), haystack, compare }
+    pub fn new(haystack: fn(&T) -> String, compare: fn(&T, &T, usize) -> Ordering) -> Self
+    where
+        T: 'static,
+    {
+        Shape { keep: Box::new(|_| true), haystack: Box::new(haystack), compare: Box::new(compare) }
     }
 
     pub fn keeping(mut self, keep: impl Fn(&T) -> bool + 'static) -> Self {

@@ -12,8 +12,8 @@ use ratatui::widgets::Cell;
 
 use super::section::{status_cell, text_cmp};
 use crate::api::model::{SuiteEntry, Target};
-use crate::console::keymap::Action;
 use crate::cache::Cache;
+use crate::console::keymap::Action;
 use crate::console::message::{FailureKind, FetchError, Fetched, Request, SUITES_CACHE_KEY};
 use crate::console::pane::{Out, Pane, Selection, ViewCtx};
 use crate::console::widgets::list::{ListState, Load, Shape, by};

@@ -5,6 +5,7 @@ mod job;
 pub mod progress;
 mod sims;
 
+use std::collections::HashSet;
 use std::time::Duration;
 
 use crossterm::event::KeyEvent;
@@ -65,19 +66,38 @@ fn took_ms(job: &RunPlanJob, now: jiff::Timestamp) -> Option<i64> {
 
 /// The run plan jobs list, as both the plans and the jobs tab keep it.
 pub fn job_section() -> Section<RunPlanJob> {
-    Section::new(
-        "run plan jobs",
-        COLUMNS,
-        |j| j.simulation_run_plan_job_id.to_string(),
-        |j| format!("{} {} {}", status(j), j.simulation_run_plan_job_id, j.simulation_run_plan_id.unwrap_or_default()),
-        |a, b, c| match c {
-            0 => status(a).cmp(&status(b)),
-            1 => by(a.simulation_run_plan_id, b.simulation_run_plan_id),
-            2 => by(sims(a), sims(b)),
-            CREATED => by(a.created_at.as_ref(), b.created_at.as_ref()),
-            _ => by(took_ms(a, jiff::Timestamp::MAX), took_ms(b, jiff::Timestamp::MAX)),
-        },
-    )
+    Section::new("run plan jobs", COLUMNS, |j| j.simulation_run_plan_job_id.to_string(), haystack, compare)
+}
+
+fn haystack(j: &RunPlanJob) -> String {
+    format!("{} {} {}", status(j), j.simulation_run_plan_job_id, j.simulation_run_plan_id.unwrap_or_default())
+}
+
+fn compare(a: &RunPlanJob, b: &RunPlanJob, column: usize) -> std::cmp::Ordering {
+    match column {
+        0 => status(a).cmp(&status(b)),
+        1 => by(a.simulation_run_plan_id, b.simulation_run_plan_id),
+        2 => by(sims(a), sims(b)),
+        CREATED => by(a.created_at.as_ref(), b.created_at.as_ref()),
+        _ => by(took_ms(a, jiff::Timestamp::MAX), took_ms(b, jiff::Timestamp::MAX)),
+    }
+}
+
+/// `/` also finds a job by its plan's name, and the PLAN column sorts by that name, once the
+/// names are known (they arrive after the jobs).
+fn by_plan_name(jobs: &mut Section<RunPlanJob>, names: &Names) {
+    let names = std::rc::Rc::new(names.clone());
+    let name = {
+        let names = names.clone();
+        move |j: &RunPlanJob| j.simulation_run_plan_id.and_then(|id| names.get(id).map(str::to_lowercase))
+    };
+    let plan = name.clone();
+    jobs.shape.haystack = Box::new(move |j| format!("{} {}", haystack(j), plan(j).unwrap_or_default()));
+    jobs.shape.compare = Box::new(move |a, b, column| match column {
+        1 => by(name(a), name(b)),
+        _ => compare(a, b, column),
+    });
+    jobs.reshape();
 }
 
 /// Takes a freshly fetched job into the list (without its simulation jobs); true when it was one.
@@ -127,6 +147,8 @@ pub struct Jobs {
     list_poll: ListPoll,
     poll: Duration,
     status_filter: Option<String>,
+    /// Plans whose names were missing and have been asked for.
+    asked_about: HashSet<Uuid>,
     /// The cancel dialog.
     modal: Modal,
 }
@@ -142,7 +164,17 @@ impl Jobs {
             list_poll: ListPoll::default(),
             poll,
             status_filter: None,
+            asked_about: HashSet::new(),
             modal: Modal::default(),
+        }
+    }
+
+    /// A job of a plan made since the plans were listed: list them again (once per such plan).
+    fn ask_unknown_plans(&mut self, out: &mut Out) {
+        let plans = self.jobs.list.items.iter().filter_map(|j| j.simulation_run_plan_id);
+        let unknown: Vec<Uuid> = plans.filter(|id| self.names.get(id).is_none()).collect();
+        if unknown.iter().any(|id| self.asked_about.insert(*id)) {
+            out.fetch(Request::List(ListKind::RunPlans));
         }
     }
 
@@ -206,9 +238,15 @@ impl Pane for Jobs {
         }
     }
 
-    fn fetched(&mut self, request: &Request, result: &Result<Fetched, FetchError>, _out: &mut Out) -> bool {
+    fn fetched(&mut self, request: &Request, result: &Result<Fetched, FetchError>, out: &mut Out) -> bool {
         let mut changed = absorb_job(&mut self.jobs, request, result);
-        changed |= self.names.fetched(request, result);
+        if changed {
+            self.ask_unknown_plans(out);
+        }
+        if self.names.fetched(request, result) {
+            by_plan_name(&mut self.jobs, &self.names);
+            changed = true;
+        }
         if let Some(job) = &mut self.open {
             changed |= job.fetched(request, result);
         }
@@ -308,6 +346,7 @@ impl Pane for Jobs {
     fn restore(&mut self, cache: &Cache) {
         self.jobs.restore(cache);
         self.names.restore(cache, &[ListKind::RunPlans]);
+        by_plan_name(&mut self.jobs, &self.names);
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx) {
