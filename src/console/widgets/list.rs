@@ -181,13 +181,16 @@ impl<T> ListState<T> {
 }
 
 /// How a list is filtered and sorted: supplied by its pane.
+/// Orders two items by the column numbered by the `usize`.
+pub type Compare<T> = Box<dyn Fn(&T, &T, usize) -> Ordering>;
+
 pub struct Shape<T> {
     /// Structured filters (status, severity…), on top of the text filter.
     pub keep: Box<dyn Fn(&T) -> bool>,
     /// The text `/` searches.
     pub haystack: Box<dyn Fn(&T) -> String>,
     /// Orders two items by a column.
-    pub compare: Box<dyn Fn(&T, &T, usize) -> Ordering>,
+    pub compare: Compare<T>,
 }
 
 impl<T> Shape<T> {
