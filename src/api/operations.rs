@@ -104,6 +104,12 @@ impl Client {
         self.write_data(Method::POST, "/v1/simulation/plan", input).await
     }
 
+    /// The `data` of `GET {path}` exactly as the service sent it, members this build does not
+    /// know included (the console's raw view).
+    pub async fn get_raw(&self, path: &str) -> Result<serde_json::Value, Error> {
+        self.data(path).await
+    }
+
     pub async fn get_run_plan(&self, id: Uuid) -> Result<RunPlan, Error> {
         self.data(&format!("/v1/simulation/plan/{id}")).await
     }

@@ -61,8 +61,21 @@ pub struct LogLine {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Overlay {
     Help,
-    Raw { title: String, text: String, scroll: u16 },
+    Raw { title: String, text: String, scroll: u16, source: RawSource },
     Log { scroll: u16 },
+}
+
+/// Where the raw view's text came from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RawSource {
+    /// Re-encoded from the decoded item: members this build does not know are missing.
+    Decoded,
+    /// Shown as decoded while `GET path` is out.
+    Loading(String),
+    /// As the service sent it at this path.
+    Sent(String),
+    /// The `GET` failed (the message); shown as decoded.
+    Failed(String),
 }
 
 /// A line being typed at the bottom.
@@ -299,6 +312,19 @@ impl App {
             }
             _ => {}
         }
+        if let (Request::Raw(path), Some(Overlay::Raw { text, source, .. })) = (&request, &mut self.overlay)
+            && *source == RawSource::Loading(path.clone())
+        {
+            match &result {
+                Ok(Fetched::Raw(body)) => {
+                    *text = serde_json::to_string_pretty(body).unwrap_or_default();
+                    *source = RawSource::Sent(path.clone());
+                }
+                Err(error) => *source = RawSource::Failed(error.message.clone()),
+                Ok(_) => {}
+            }
+            return true;
+        }
         let mut out = Out::default();
         let mut dirty = false;
         for pane in &mut self.panes {
@@ -448,7 +474,15 @@ impl App {
                 match self.pane().selection() {
                     Some(selection) => {
                         let text = serde_json::to_string_pretty(&selection.json).unwrap_or_default();
-                        self.overlay = Some(Overlay::Raw { title: selection.id, text, scroll: 0 });
+                        // Fetched whole when it has a route, so unknown members show too.
+                        let source = match selection.path {
+                            Some(path) => {
+                                self.request(Request::Raw(path.clone()));
+                                RawSource::Loading(path)
+                            }
+                            None => RawSource::Decoded,
+                        };
+                        self.overlay = Some(Overlay::Raw { title: selection.id, text, scroll: 0, source });
                     }
                     None => out.error("nothing is selected"),
                 }

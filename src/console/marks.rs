@@ -187,14 +187,19 @@ mod tests {
         assert!(marks.contains(Some(id)));
         assert!(!marks.toggle(id, false));
         assert!(marks.is_empty());
-        let row = Selection { id: "x".into(), json: serde_json::json!({"value": {"chatId": id.to_string()}}) };
+        let row =
+            Selection { id: "x".into(), json: serde_json::json!({"value": {"chatId": id.to_string()}}), path: None };
         assert_eq!(conversation(&row), Some((id, true)));
-        let sim = Selection { id: "x".into(), json: serde_json::json!({"callId": id.to_string()}) };
+        let sim = Selection { id: "x".into(), json: serde_json::json!({"callId": id.to_string()}), path: None };
         assert_eq!(conversation(&sim), Some((id, false)));
-        let call = Selection { id: "x".into(), json: serde_json::json!({"id": id.to_string(), "durationMs": 1}) };
+        let call =
+            Selection { id: "x".into(), json: serde_json::json!({"id": id.to_string(), "durationMs": 1}), path: None };
         assert_eq!(conversation(&call), Some((id, false)));
-        let plan =
-            Selection { id: "x".into(), json: serde_json::json!({"id": id.to_string(), "direction": "INBOUND"}) };
+        let plan = Selection {
+            id: "x".into(),
+            json: serde_json::json!({"id": id.to_string(), "direction": "INBOUND"}),
+            path: None,
+        };
         assert_eq!(conversation(&plan), None);
     }
 }

@@ -27,6 +27,19 @@ macro_rules! list_kinds {
                 match self { $(ListKind::$kind => $route),* }
             }
 
+            /// Where one item is read (`GET`), or None for a kind the interface reads only as a list.
+            pub fn item_path(self, id: &str) -> Option<String> {
+                let id: String = id.bytes().map(|b| match b {
+                    b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
+                    other => format!("%{other:02X}"),
+                }).collect();
+                match self {
+                    ListKind::RunPlanJobs => Some(format!("/v1/simulation/plan/job/{id}")),
+                    ListKind::Agents => None,
+                    other => Some(format!("{}/{id}", other.route())),
+                }
+            }
+
             /// Plural noun for messages ("this service does not list run plans").
             pub fn label(self) -> &'static str {
                 match self { $(ListKind::$kind => $label),* }
@@ -140,6 +153,8 @@ pub enum Request {
         target: String,
         query: ScoreSampleQuery,
     },
+    /// A resource as the service sends it, for the raw view (`v`): the path of its `GET`.
+    Raw(String),
 }
 
 /// What a request brought back.
@@ -156,6 +171,8 @@ pub enum Fetched {
     BenchmarkSuites(Vec<SuiteEntry>),
     BenchmarkTargets(String, Vec<Target>),
     ScoreSamples(String, ScoreSampleQuery, Box<ScoreSamplePage>),
+    /// The body of a `Request::Raw`.
+    Raw(serde_json::Value),
 }
 
 /// A call as the transcript view needs it.

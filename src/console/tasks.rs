@@ -12,6 +12,7 @@ pub async fn perform(client: &Client, request: &Request) -> Result<Fetched, Fetc
         Request::Health => Fetched::Health(client.health().await?),
         Request::List(kind) => Fetched::List(kind.fetch(client).await?),
         Request::Item(kind, id) => Fetched::Item(item(client, *kind, id).await?),
+        Request::Raw(path) => Fetched::Raw(client.get_raw(path).await?),
         Request::RunPlanJob(id) => Fetched::RunPlanJob(Box::new(client.get_run_plan_job(*id).await?)),
         Request::SimulationJob(id) => Fetched::SimulationJob(Box::new(client.get_simulation_job(*id).await?)),
         Request::Conversation(id) => {

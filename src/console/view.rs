@@ -6,7 +6,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
-use super::app::{App, Connection, Overlay, Prompt};
+use super::app::{App, Connection, Overlay, Prompt, RawSource};
 use super::keymap::Action;
 use super::pane::{Level, ViewCtx};
 use super::widgets::text::fit;
@@ -60,8 +60,14 @@ pub fn draw(frame: &mut Frame, app: &App) {
     draw_toasts(frame, body, app);
     match &app.overlay {
         Some(Overlay::Help) => draw_help(frame, body, app),
-        Some(Overlay::Raw { title, text, scroll }) => {
-            draw_text(frame, body, app, &format!("raw JSON · {title}"), text, *scroll)
+        Some(Overlay::Raw { title, text, scroll, source }) => {
+            let title = match source {
+                RawSource::Decoded => format!("raw JSON · {title} · as decoded"),
+                RawSource::Loading(path) => format!("raw JSON · GET {path} · loading (as decoded meanwhile)"),
+                RawSource::Sent(path) => format!("raw JSON · GET {path}"),
+                RawSource::Failed(why) => format!("raw JSON · {title} · as decoded (GET failed: {why})"),
+            };
+            draw_text(frame, body, app, &title, text, *scroll)
         }
         Some(Overlay::Log { scroll }) => {
             let text = if app.log.is_empty() {

@@ -51,7 +51,30 @@ async fn copy_uses_the_selected_id_and_raw_shows_json() {
     assert!(uuid::Uuid::parse_str(&id).is_ok(), "{id}");
     h.key("v").await;
     let screen = h.render(160, 48);
-    assert!(screen.contains("raw JSON") && screen.contains("\"id\""), "{screen}");
+    assert!(screen.contains(&format!("raw JSON · GET /v1/persona/{id}")), "fetched whole: {screen}");
+    assert!(screen.contains(&format!("\"id\": \"{id}\"")), "{screen}");
+}
+
+#[tokio::test]
+async fn raw_shows_members_this_build_does_not_know() {
+    use switchboard::console::message::{Fetched, Message, Request};
+    let mut h = Harness::seeded().await;
+    h.key("6").await;
+    let id = h.app.pane().selection().unwrap().id;
+    // `v` without settling: the GET is out, the decoded item shows meanwhile.
+    h.app.update(Message::Key(switchboard::console::keymap::parse_key("v").unwrap()));
+    let asked = std::mem::take(&mut h.app.effects);
+    let path = format!("/v1/persona/{id}");
+    assert!(asked.contains(&Effect::Fetch(Request::Raw(path.clone()))), "{asked:?}");
+    assert!(h.render(160, 48).contains("loading (as decoded meanwhile)"));
+    // A newer service's answer: its extra member is shown as sent.
+    let body = serde_json::json!({"id": id, "name": "Callum Reid", "mood": {"tomorrow": "sunny"}});
+    h.app.update(Message::Fetched { request: Request::Raw(path), result: Box::new(Ok(Fetched::Raw(body))) });
+    let screen = h.render(160, 48);
+    assert!(screen.contains("\"mood\"") && screen.contains("\"tomorrow\": \"sunny\""), "{screen}");
+    // A value row has no route of its own: it shows as decoded, and says so.
+    h.keys(&["esc", "3", "l", "l", "enter", "v"]).await;
+    assert!(h.render(160, 48).contains("· as decoded"), "{}", h.render(160, 48));
 }
 
 #[tokio::test]

@@ -144,7 +144,10 @@ impl<T: Listed + Clone + Serialize + DeserializeOwned + 'static> Section<T> {
     }
 
     pub fn selection(&self) -> Option<Selection> {
-        self.selected().map(|item| Selection::of((self.id)(item), item))
+        self.selected().map(|item| {
+            let id = (self.id)(item);
+            Selection::of(&id, item).at(T::KIND.item_path(&id))
+        })
     }
 
     pub fn draw(
