@@ -42,7 +42,11 @@ async fn fill(h: &mut Harness, flow_at: usize) {
     h.keys(&["tab", "tab", "tab", "space", "tab"]).await;
     pick(h, flow_at).await;
     // The first flow's own fields: happy path (yes), edge cases → picked, the first one.
-    h.keys(&["tab", "tab", "right", "right", "tab", "space", "tab", "right", "tab"]).await;
+    h.keys(&["tab", "tab", "right", "right", "tab", "space"]).await;
+    // The picked edge case's own persona and values, then the flow's.
+    h.keys(&["tab", "right", "right", "tab"]).await;
+    h.type_text("seat=aisle").await;
+    h.keys(&["tab", "right", "tab"]).await;
     h.type_text("date=tomorrow").await;
     h.keys(&["tab", "space", "right", "space", "tab", "tab", "tab"]).await;
     h.type_text("2").await;
@@ -75,6 +79,9 @@ async fn a_new_plan_is_saved_with_every_choice_then_runs() {
     let Some(EdgeCases::List(cases)) = &flow.edge_cases else { panic!("picked edge cases: {flow:?}") };
     assert_eq!(cases.len(), 1);
     assert_eq!(cases[0].id, Some(expected.edge_cases[0].id));
+    assert!(cases[0].persona_override_id.is_some());
+    assert_ne!(cases[0].persona_override_id, flow.persona_override_id, "the second persona, not the first");
+    assert_eq!(cases[0].variables.as_ref().unwrap().get("seat").map(String::as_str), Some("aisle"));
     assert!(flow.persona_override_id.is_some());
     assert_eq!(flow.variables.as_ref().unwrap().get("date").map(String::as_str), Some("tomorrow"));
     let picked: Vec<_> = input.metrics.as_ref().unwrap().iter().map(|m| m.slug.clone()).collect();

@@ -8,7 +8,7 @@ use uuid::Uuid;
 use super::run::parse_variables;
 use crate::api::model::{
     AgentEndpoint, ConversationSource, CustomerFlow, Direction, EdgeCaseSelection, EdgeCases, ExecutionMode,
-    FlowSelection, IdRef, MetricDefinition, MetricReference, Persona, RunPlanInput, ScenarioSelection,
+    FlowSelection, FlowVariant, IdRef, MetricDefinition, MetricReference, Persona, RunPlanInput, ScenarioSelection,
     run_plan_limits::*,
 };
 use crate::api::validate::{Checks, Validate, Violation};
@@ -198,6 +198,9 @@ fn flow_fields(flow: &CustomerFlow, personas: &[Persona]) -> Vec<Field> {
         // Only while "picked ones" is chosen (a field has one condition; the edge-case choice
         // is itself hidden, and so empty, while the flow is not picked).
         fields.push(picked.when(flow_param(&id, "edgeCases"), &[EDGE_PICKED]));
+        for case in &flow.edge_cases {
+            fields.extend(edge_case_fields(&id, case, personas));
+        }
     }
     fields.push(shown(
         Field::options(
@@ -216,6 +219,28 @@ fn flow_fields(flow: &CustomerFlow, personas: &[Persona]) -> Vec<Field> {
         "optional · k=v, k=v · fills {{name}}",
     )));
     fields
+}
+
+fn edge_param(case: &Uuid, what: &str) -> String {
+    format!("edge:{case}.{what}")
+}
+
+/// A picked edge case's own persona override and values, shown while it is picked (and so
+/// hidden with the pick when the flow or "picked ones" is not chosen).
+fn edge_case_fields(flow: &Uuid, case: &FlowVariant, personas: &[Persona]) -> Vec<Field> {
+    let name = case.title.as_deref().unwrap_or("edge case");
+    let label = |what: &str| format!("      ↳ {name}: {what}");
+    let persona = Field::options(
+        edge_param(&case.id, "personaOverrideId"),
+        label("persona"),
+        persona_options(personas),
+        None,
+        true,
+    )
+    .with_hint("default the flow's override, else its own");
+    let variables = Field::text(edge_param(&case.id, "variables"), label("variables"), "", "optional · k=v, k=v");
+    let picked = flow_param(flow, "edgeCaseIds");
+    vec![persona.when_picked(&picked, case.id.to_string()), variables.when_picked(picked, case.id.to_string())]
 }
 
 /// Every option with its default, then the deprecated members.
@@ -314,7 +339,11 @@ fn flow_selection(form: &Form, id: &str, c: &mut Checks) -> FlowSelection {
         EDGE_ALL => Some(EdgeCases::All),
         EDGE_PICKED => {
             let picked = form.field(&param("edgeCaseIds")).map(Field::picked).unwrap_or_default();
-            let picked = picked.iter().map(|v| EdgeCaseSelection { id: v.parse().ok(), ..Default::default() });
+            let picked = picked.iter().filter_map(|v| v.parse::<Uuid>().ok()).map(|case| EdgeCaseSelection {
+                id: Some(case),
+                persona_override_id: form.opt(&edge_param(&case, "personaOverrideId")).and_then(|p| p.parse().ok()),
+                variables: variables(form, &edge_param(&case, "variables"), c),
+            });
             Some(EdgeCases::List(picked.collect()))
         }
         _ => None,
@@ -384,8 +413,17 @@ fn rename(form: &Form, param: &str) -> Option<String> {
     let (index, rest) = rest.split_once(']')?;
     let value = form.field(array)?.picked().into_iter().nth(index.parse().ok()?)?;
     match array {
-        "flows" => Some(format!("flow:{value}{rest}")),
+        // `flows[0].edgeCases[1].variables` is the second picked edge case's own field.
+        "flows" => match rest.strip_prefix(".edgeCases") {
+            Some(case) if case.starts_with('[') => {
+                let picked = format!("flow:{value}.edgeCaseIds");
+                let renamed = rename(form, &format!("{picked}{case}"))?;
+                Some(renamed).filter(|r| form.field(r).is_some()).or(Some(format!("flow:{value}{rest}")))
+            }
+            _ => Some(format!("flow:{value}{rest}")),
+        },
         "metrics" if rest.starts_with(".conversationSource") => Some(metric_param(&value)),
+        _ if array.ends_with(".edgeCaseIds") => Some(format!("edge:{value}{rest}")),
         _ => None,
     }
 }
@@ -433,5 +471,33 @@ mod tests {
         });
         let param = flow_param(&flows[2].id, "happyPath");
         assert_eq!(form.field(&param).unwrap().error.as_deref(), Some("nothing to run"));
+    }
+
+    #[test]
+    fn an_error_on_a_picked_edge_case_lands_on_its_own_field() {
+        let case = |i: u128| serde_json::json!({"id": Uuid::from_u128(100 + i), "title": format!("case {i}")});
+        let flow: CustomerFlow = serde_json::from_value(
+            serde_json::json!({"id": Uuid::from_u128(1), "title": "f", "edgeCases": [case(0), case(1)]}),
+        )
+        .unwrap();
+        let choices = Choices {
+            flows: Some(vec![flow.clone()]),
+            endpoints: Some(vec![]),
+            metrics: Some(vec![]),
+            personas: Some(vec![]),
+        };
+        let mut form = Form::new("t", fields(&choices), |_| vec![]).with_rename(rename);
+        form.field_mut("flows").unwrap().set_picked(&flow.id.to_string(), true);
+        let picked = flow_param(&flow.id, "edgeCaseIds");
+        form.field_mut(&picked).unwrap().set_picked(&Uuid::from_u128(101).to_string(), true);
+        form.focus_on(&flow_param(&flow.id, "edgeCases"));
+        for _ in 0..2 {
+            form.key(crossterm::event::KeyEvent::from(crossterm::event::KeyCode::Right));
+        }
+        assert_eq!(form.value(&flow_param(&flow.id, "edgeCases")), EDGE_PICKED);
+        let variables = edge_param(&Uuid::from_u128(101), "variables");
+        assert_eq!(rename(&form, "flows[0].edgeCases[0].variables").as_deref(), Some(variables.as_str()));
+        let unknown = rename(&form, "flows[0].edgeCases[0].id");
+        assert_eq!(unknown, Some(format!("flow:{}.edgeCases[0].id", flow.id)), "owned by the edge-case choice");
     }
 }
