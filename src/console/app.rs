@@ -217,6 +217,7 @@ impl App {
     }
 
     fn apply(&mut self, out: Out) {
+        self.modal.adopt(out.modal);
         for effect in out.effects {
             match effect {
                 Effect::Fetch(request) => self.request(request),
@@ -393,16 +394,6 @@ impl App {
             self.apply(out);
             return dirty;
         }
-        if self.overlay.is_none() && self.panes[self.tab].capturing() {
-            if key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL) {
-                self.quit = true;
-                return true;
-            }
-            let mut out = Out::default();
-            let dirty = self.panes[self.tab].key(key, &mut out);
-            self.apply(out);
-            return dirty;
-        }
         let Some(action) = self.settings.keymap.action(&key) else { return false };
         if self.settings.read_only && action.is_write() {
             self.toast(Level::Error, format!("read-only: {} is off", action.help()));
@@ -560,16 +551,11 @@ impl App {
     }
 
     fn paste(&mut self, text: &str) -> bool {
-        let app_form = self.modal.is_open();
-        if self.prompt.is_none() && self.overlay.is_none() && (app_form || self.panes[self.tab].capturing()) {
+        if self.prompt.is_none() && self.overlay.is_none() && self.modal.is_open() {
             // Into the form's field, one character at a time (newlines would submit it).
             let mut out = Out::default();
             for c in text.chars().filter(|c| !c.is_control()) {
-                let key = KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
-                match app_form {
-                    true => self.modal.key(key, &mut out),
-                    false => self.panes[self.tab].key(key, &mut out),
-                };
+                self.modal.key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE), &mut out);
             }
             self.apply(out);
             return true;

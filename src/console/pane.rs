@@ -5,10 +5,10 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 
 use super::keymap::Action;
-use crossterm::event::KeyEvent;
 
 use super::message::{Effect, FetchError, Fetched, Request, Write, WriteError, Written};
 use super::theme::Theme;
+use super::widgets::modal::Modal;
 use crate::cache::Cache;
 
 /// What a pane asks of the app while handling something.
@@ -20,6 +20,8 @@ pub struct Out {
     pub goto: Option<usize>,
     /// With `goto`: then open this id there (`Pane::open_by_id`), for jumps between tabs.
     pub open: Option<String>,
+    /// A form or dialog to open over the console (the app keeps it and sends its write).
+    pub modal: Modal,
 }
 
 impl Out {
@@ -97,15 +99,6 @@ pub trait Pane {
     fn fetched(&mut self, request: &Request, result: &Result<Fetched, FetchError>, out: &mut Out) -> bool;
     /// A write finished (any pane's); true when something the pane shows changed.
     fn written(&mut self, _write: &Write, _result: &Result<Written, WriteError>, _out: &mut Out) -> bool {
-        false
-    }
-    /// A form or dialog is open: the app hands every key to `key` (so typing `q` into a field
-    /// does not quit), except ctrl-c.
-    fn capturing(&self) -> bool {
-        false
-    }
-    /// A raw key while `capturing`; true when a redraw is needed.
-    fn key(&mut self, _key: KeyEvent, _out: &mut Out) -> bool {
         false
     }
     /// The poll timer; true when a redraw is needed.

@@ -34,7 +34,7 @@ async fn issue_form_changes_status_and_sends_once_on_double_enter() {
     let before = h.client.get_issue(id).await.unwrap();
     assert_eq!(before.status, Some(IssueStatus::Open));
     h.key("e").await;
-    assert!(h.app.pane().capturing());
+    assert!(h.app.modal.is_open());
     assert_screen!("forms_issue_80x24", h.render(80, 24));
     assert_screen!("forms_issue_160x48", h.render(160, 48));
 
@@ -50,7 +50,7 @@ async fn issue_form_changes_status_and_sends_once_on_double_enter() {
     press_raw(&mut h, &["enter", "enter"]);
     h.settle().await;
     assert_eq!(writes(&h), 1, "a double Enter sends once");
-    assert!(!h.app.pane().capturing(), "success closes the form");
+    assert!(!h.app.modal.is_open(), "success closes the form");
     let after = h.client.get_issue(id).await.unwrap();
     assert_eq!(after.status, Some(IssueStatus::Acknowledged));
     h.wait_until("the list shows the new status", Duration::from_secs(5), |app| {
@@ -64,7 +64,7 @@ async fn issue_form_changes_status_and_sends_once_on_double_enter() {
 async fn esc_cancels_the_form_without_sending() {
     let mut h = Harness::seeded().await;
     h.keys(&["4", "enter", "e", "right", "esc"]).await;
-    assert!(!h.app.pane().capturing());
+    assert!(!h.app.modal.is_open());
     assert_eq!(writes(&h), 0);
     // Esc closed only the form: the issue is still open.
     assert!(h.render(160, 48).contains("evidence"));
@@ -78,7 +78,7 @@ async fn read_only_hides_and_blocks_writes() {
     let help = h.render(160, 48);
     assert!(!help.contains("change status"), "{help}");
     h.keys(&["esc", "e"]).await;
-    assert!(!h.app.pane().capturing());
+    assert!(!h.app.modal.is_open());
     assert!(h.app.toasts.iter().any(|t| t.text.starts_with("read-only")));
     assert_eq!(writes(&h), 0);
 
@@ -112,7 +112,7 @@ async fn create_persona_validates_as_you_type_then_creates_it() {
     h.keys(&["tab", "tab", "right"]).await;
     h.key("enter").await;
     assert_eq!(writes(&h), 1);
-    assert!(!h.app.pane().capturing());
+    assert!(!h.app.modal.is_open());
     let page = h.client.list_personas(&Default::default()).await.unwrap();
     let created = page.data.iter().find(|p| p.fields.name.as_deref() == Some("Quentin Q")).expect("created");
     assert_eq!(created.fields.language.as_ref().map(|l| l.as_str()), Some("EN"));
@@ -125,14 +125,14 @@ async fn delete_persona_after_confirmation_and_refuse_system_personas() {
     let mut h = Harness::seeded().await;
     persona_named(&mut h, "Neutral Caller").await;
     h.key("d").await;
-    assert!(!h.app.pane().capturing(), "no dialog for a system persona");
+    assert!(!h.app.modal.is_open(), "no dialog for a system persona");
     assert!(h.app.toasts.iter().any(|t| t.text.contains("system persona")), "{:?}", h.app.toasts);
 
     h.key("esc").await;
     persona_named(&mut h, "Dana Whitfield").await;
     let id = selected_id(&h);
     h.key("d").await;
-    assert!(h.app.pane().capturing());
+    assert!(h.app.modal.is_open());
     assert_screen!("forms_confirm_80x24", h.render(80, 24));
     assert_screen!("forms_confirm_160x48", h.render(160, 48));
     h.key("n").await;
@@ -171,14 +171,14 @@ async fn endpoint_form_maps_a_server_error_to_its_field_and_keeps_the_text() {
     assert_eq!(error.fields.first().map(|(p, _)| p.as_str()), Some("environment"));
     h.app.update(Message::Written { write: write.expect("a write was sent"), result: Box::new(Err(error)) });
     h.settle().await;
-    assert!(h.app.pane().capturing(), "a failed send keeps the form");
+    assert!(h.app.modal.is_open(), "a failed send keeps the form");
     let screen = h.render(80, 24);
     assert!(screen.contains("✗ environment"), "{screen}");
     assert!(screen.contains("canary"), "what was typed stays: {screen}");
 
     // Sent again as it is: now it goes through.
     h.key("enter").await;
-    assert!(!h.app.pane().capturing());
+    assert!(!h.app.modal.is_open());
     let endpoint = h.client.get_agent_endpoint(id).await.unwrap();
     assert_eq!(endpoint.environment.as_deref(), Some("canary"));
 }
@@ -244,7 +244,7 @@ async fn cancel_a_running_job_after_confirmation() {
     let started = h.client.run(&RunRequest { plan_id: Some(plan), ..Default::default() }).await.unwrap();
     let id = started.simulation_run_plan_job_id;
     h.keys(&["2", "r", "x"]).await;
-    assert!(h.app.pane().capturing(), "asks first");
+    assert!(h.app.modal.is_open(), "asks first");
     assert!(h.render(80, 24).contains("cancel job"));
     h.key("y").await;
     assert_eq!(writes(&h), 1);
@@ -264,6 +264,6 @@ async fn cancel_a_running_job_after_confirmation() {
 
     // An ended job has nothing to cancel: refused without asking.
     h.key("x").await;
-    assert!(!h.app.pane().capturing());
+    assert!(!h.app.modal.is_open());
     assert!(h.app.toasts.iter().any(|t| t.text.contains("nothing to cancel")), "{:?}", h.app.toasts);
 }

@@ -38,7 +38,7 @@ async fn run_a_plan_with_variables_then_watch_its_job() {
     let mut h = Harness::seeded().await;
     seeded_plan(&mut h).await;
     h.key("R").await;
-    assert!(h.app.pane().capturing());
+    assert!(h.app.modal.is_open());
     h.type_text("region=emea, tier").await;
     let screen = h.render(80, 24);
     assert!(screen.contains("✗ \"tier\" is not key=value"), "{screen}");
@@ -73,11 +73,11 @@ async fn read_only_blocks_running_thresholds_and_edits() {
     h.app.settings.read_only = true;
     seeded_plan(&mut h).await;
     h.key("R").await;
-    assert!(!h.app.pane().capturing());
+    assert!(!h.app.modal.is_open());
     definition(&mut h, "empathy_rating").await;
     for key in ["T", "e"] {
         h.key(key).await;
-        assert!(!h.app.pane().capturing(), "{key} is blocked");
+        assert!(!h.app.modal.is_open(), "{key} is blocked");
     }
     h.key("?").await;
     let help = h.render(160, 48);
@@ -122,7 +122,7 @@ async fn a_threshold_form_shows_count_only_for_count_and_creates_it() {
     assert_screen!("threshold_form_160x48", h.render(160, 48));
     h.key("enter").await;
     assert_eq!(writes(&h), 1);
-    assert!(!h.app.pane().capturing(), "success closes the form");
+    assert!(!h.app.modal.is_open(), "success closes the form");
     let created = h.client.get_metric_definition("too_many_interruptions").await.expect("created");
     let threshold = created.threshold.expect("a threshold");
     let json = serde_json::to_value(&threshold).unwrap().to_string();

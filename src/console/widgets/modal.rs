@@ -1,6 +1,6 @@
-//! What a pane holds while a form or a confirm dialog is open over it: it takes every key
-//! (`Pane::capturing`), sends the write, and closes on success or keeps the form (with what
-//! was typed and the service's errors under their fields) on failure.
+//! The form or confirm dialog open over the console. A pane opens one through `Out::modal`;
+//! the app keeps it, hands it every key, sends its write, and closes it on success or keeps
+//! the form (with what was typed and the service's errors under their fields) on failure.
 
 use crossterm::event::KeyEvent;
 use ratatui::Frame;
@@ -20,6 +20,8 @@ enum Open {
     Confirm(Confirm),
 }
 
+/// The one form or dialog open over the console. A pane opens one by filling `Out::modal`;
+/// the app keeps it, gives it every key and draws it over the pane.
 #[derive(Default)]
 pub struct Modal {
     open: Option<Open>,
@@ -27,7 +29,21 @@ pub struct Modal {
     pending: Option<Write>,
 }
 
+impl std::fmt::Debug for Modal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Modal").field("open", &self.is_open()).field("pending", &self.pending).finish()
+    }
+}
+
 impl Modal {
+    /// Takes over what `other` opened, still waiting for a write this one sent.
+    pub fn adopt(&mut self, other: Modal) {
+        if other.is_open() {
+            self.open = other.open;
+            self.pending = other.pending.or(self.pending.take());
+        }
+    }
+
     pub fn form(&mut self, form: Form, build: impl Fn(&Form) -> Write + 'static) {
         self.open = Some(Open::Form(form, Box::new(build)));
     }

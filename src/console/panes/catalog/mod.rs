@@ -3,7 +3,6 @@
 
 mod writes;
 
-use crossterm::event::KeyEvent;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -17,7 +16,6 @@ use crate::console::message::{FetchError, Fetched, ListKind, Request, Write, Wri
 use crate::console::pane::{Out, Pane, Selection, ViewCtx};
 use crate::console::widgets::detail::{self, Lines, Scroll};
 use crate::console::widgets::list::by;
-use crate::console::widgets::modal::Modal;
 use crate::console::widgets::table::col;
 use crate::console::widgets::text::{or_dash, when};
 
@@ -62,8 +60,6 @@ pub struct Catalog {
     /// Whether the selection's detail is open.
     detail: bool,
     scroll: Scroll,
-    /// A write's form or confirm dialog over the list.
-    modal: Modal,
 }
 
 const NAMES: [&str; 5] = ["personas", "agents", "endpoints", "knowledge bases", "HTTP definitions"];
@@ -134,7 +130,6 @@ impl Catalog {
             current: 0,
             detail: false,
             scroll: Scroll::default(),
-            modal: Modal::default(),
         }
     }
 
@@ -289,19 +284,19 @@ impl Pane for Catalog {
             }
             _ if self.detail => self.scroll.action(action),
             Action::Create if self.current == 0 => {
-                writes::create_persona(&mut self.modal);
+                writes::create_persona(&mut out.modal);
                 true
             }
             Action::Delete if self.current == 0 => {
                 match self.personas.selected().cloned() {
-                    Some(persona) => writes::delete_persona(&mut self.modal, &persona, out),
+                    Some(persona) => writes::delete_persona(&persona, out),
                     None => out.error("no persona is selected"),
                 }
                 true
             }
             Action::Edit if self.current == 2 => {
                 match self.endpoints.selected().cloned() {
-                    Some(endpoint) => writes::edit_endpoint(&mut self.modal, &endpoint),
+                    Some(endpoint) => writes::edit_endpoint(&mut out.modal, &endpoint),
                     None => out.error("no endpoint is selected"),
                 }
                 true
@@ -311,21 +306,12 @@ impl Pane for Catalog {
     }
 
     fn written(&mut self, write: &Write, result: &Result<Written, WriteError>, out: &mut Out) -> bool {
-        let mine = self.modal.written(write, result);
         match (write, result) {
             (Write::CreatePersona(_) | Write::DeletePersona(_), Ok(_)) => self.personas.request(out),
             (Write::UpdateEndpoint(..), Ok(_)) => self.endpoints.request(out),
-            _ => {}
+            _ => return false,
         }
-        mine
-    }
-
-    fn capturing(&self) -> bool {
-        self.modal.is_open()
-    }
-
-    fn key(&mut self, key: KeyEvent, out: &mut Out) -> bool {
-        self.modal.key(key, out)
+        true
     }
 
     fn action_alias(&mut self, alias: &str, out: &mut Out) -> bool {
@@ -440,7 +426,6 @@ impl Pane for Catalog {
             return;
         }
         self.draw_list(frame, body, theme);
-        self.modal.draw(frame, body, theme);
     }
 }
 

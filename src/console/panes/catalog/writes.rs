@@ -34,13 +34,13 @@ fn persona(form: &Form) -> PersonaFields {
 }
 
 /// Asks before deleting `persona`; the service's own personas are refused with the reason.
-pub fn delete_persona(modal: &mut Modal, persona: &Persona, out: &mut Out) {
+pub fn delete_persona(persona: &Persona, out: &mut Out) {
     if persona.is_system == Some(true) {
         out.error(format!("{} is a system persona: the service provides it and it cannot be deleted", persona.label()));
         return;
     }
     let question = format!("Delete the persona {}? This cannot be undone.", persona.label());
-    modal.confirm(Confirm::new("delete persona", question, Write::DeletePersona(persona.id)));
+    out.modal.confirm(Confirm::new("delete persona", question, Write::DeletePersona(persona.id)));
 }
 
 /// The endpoint's environment and outbound dial type.

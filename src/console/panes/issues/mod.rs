@@ -13,7 +13,6 @@ mod rows;
 
 use std::collections::HashSet;
 
-use crossterm::event::KeyEvent;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use uuid::Uuid;
@@ -28,7 +27,6 @@ use crate::console::pane::{Out, Pane, Selection, ViewCtx};
 use crate::console::widgets::conversation::ConversationView;
 use crate::console::widgets::detail::Scroll;
 use crate::console::widgets::list::{ListState, Load, Shape, by};
-use crate::console::widgets::modal::Modal;
 use crate::console::widgets::table::{self, TableView};
 
 /// Cache mark holding the ids listed on the last visit.
@@ -52,8 +50,6 @@ pub struct Issues {
     evidence: ListState<Evidence>,
     evidence_shape: Shape<Evidence>,
     scroll: Scroll,
-    /// The edit form, over the open issue.
-    modal: Modal,
 }
 
 impl Default for Issues {
@@ -91,7 +87,6 @@ impl Issues {
                 by(a.observed_at.as_ref().and_then(|t| t.parse()), b.observed_at.as_ref().and_then(|t| t.parse()))
             }),
             scroll: Scroll::default(),
-            modal: Modal::default(),
         }
     }
 
@@ -176,7 +171,7 @@ impl Issues {
             Action::Bottom => self.evidence.bottom(),
             Action::PageUp | Action::PageDown => return self.scroll.action(action),
             Action::Edit => match self.opened_issue().cloned() {
-                Some(issue) => edit::open(&mut self.modal, &issue),
+                Some(issue) => edit::open(&mut out.modal, &issue),
                 None => out.error("the issue is not loaded yet"),
             },
             Action::Open => {
@@ -260,20 +255,12 @@ impl Pane for Issues {
     }
 
     fn written(&mut self, write: &Write, result: &Result<Written, WriteError>, out: &mut Out) -> bool {
-        let mine = self.modal.written(write, result);
-        // An issue filed from the marks (the app's form) is new to the list too.
-        if (mine || matches!(write, Write::CreateIssue(_))) && result.is_ok() {
+        // Edited here, or filed from the marks: the list changed.
+        let mine = matches!(write, Write::UpdateIssue(..) | Write::CreateIssue(_));
+        if mine && result.is_ok() {
             self.issues.request(out);
         }
         mine
-    }
-
-    fn capturing(&self) -> bool {
-        self.modal.is_open()
-    }
-
-    fn key(&mut self, key: KeyEvent, out: &mut Out) -> bool {
-        self.modal.key(key, out)
     }
 
     fn back(&mut self) -> bool {
@@ -391,6 +378,5 @@ impl Pane for Issues {
                 table::draw(frame, area, &self.issues.list, view, theme);
             }
         }
-        self.modal.draw(frame, area, theme);
     }
 }

@@ -8,7 +8,6 @@ mod sims;
 use std::collections::HashSet;
 use std::time::Duration;
 
-use crossterm::event::KeyEvent;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::widgets::Cell;
@@ -25,7 +24,6 @@ use crate::console::message::{FetchError, Fetched, ListKind, Request, Write, Wri
 use crate::console::pane::{Out, Pane, Selection, ViewCtx};
 use crate::console::widgets::confirm::Confirm;
 use crate::console::widgets::list::{Load, by};
-use crate::console::widgets::modal::Modal;
 use crate::console::widgets::table::{self, Column, TableView, col};
 use crate::console::widgets::text::{duration_ms, when};
 
@@ -149,8 +147,6 @@ pub struct Jobs {
     status_filter: Option<String>,
     /// Plans whose names were missing and have been asked for.
     asked_about: HashSet<Uuid>,
-    /// The cancel dialog.
-    modal: Modal,
 }
 
 impl Jobs {
@@ -165,7 +161,6 @@ impl Jobs {
             poll,
             status_filter: None,
             asked_about: HashSet::new(),
-            modal: Modal::default(),
         }
     }
 
@@ -261,7 +256,6 @@ impl Pane for Jobs {
     }
 
     fn written(&mut self, write: &Write, result: &Result<Written, WriteError>, out: &mut Out) -> bool {
-        self.modal.written(write, result);
         if let (Write::CancelJob(_), Ok(_)) = (write, result) {
             match &mut self.open {
                 Some(job) => job.refresh(out),
@@ -269,14 +263,6 @@ impl Pane for Jobs {
             }
         }
         false
-    }
-
-    fn capturing(&self) -> bool {
-        self.modal.is_open()
-    }
-
-    fn key(&mut self, key: KeyEvent, out: &mut Out) -> bool {
-        self.modal.key(key, out)
     }
 
     fn back(&mut self) -> bool {
@@ -353,7 +339,6 @@ impl Pane for Jobs {
         if let Some(job) = &self.open {
             let plan = job.job.as_ref().map(|j| self.plan_name(j)).unwrap_or_default();
             job.draw(frame, area, ctx, &plan, self.poll);
-            self.modal.draw(frame, area, ctx.theme);
             return;
         }
         let theme = ctx.theme;
@@ -372,7 +357,6 @@ impl Pane for Jobs {
         };
         let view = TableView { title, columns: COLUMNS, row: &row, focused: true, empty: "no jobs yet: run a plan" };
         table::draw(frame, area, &self.jobs.list, view, theme);
-        self.modal.draw(frame, area, theme);
     }
 }
 
@@ -394,7 +378,7 @@ impl Jobs {
                     status(job)
                 );
                 let write = Write::CancelJob(job.simulation_run_plan_job_id);
-                self.modal.confirm(Confirm::new("cancel job", question, write));
+                out.modal.confirm(Confirm::new("cancel job", question, write));
             }
             None => out.error("no job is selected"),
         }

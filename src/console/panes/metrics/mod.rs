@@ -7,7 +7,6 @@ mod policy_form;
 pub mod values;
 mod writes;
 
-use crossterm::event::KeyEvent;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -21,7 +20,6 @@ use crate::console::keymap::Action;
 use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request, Write, WriteError, Written};
 use crate::console::pane::{Out, Pane, Selection, ViewCtx};
 use crate::console::widgets::detail::{self as detail_view, Scroll};
-use crate::console::widgets::modal::Modal;
 
 const METRICS_TAB: usize = 2;
 const NAMES: [&str; 3] = ["definitions", "policies", "collection jobs"];
@@ -45,8 +43,6 @@ pub struct Metrics {
     /// Agents, so policy conditions read as names; asked for once.
     agents: Vec<Agent>,
     agents_asked: bool,
-    /// The threshold or edit form over the definitions.
-    modal: Modal,
 }
 
 impl Default for Metrics {
@@ -69,7 +65,6 @@ impl Metrics {
             pending: None,
             agents: Vec::new(),
             agents_asked: false,
-            modal: Modal::default(),
         }
     }
 
@@ -206,15 +201,15 @@ impl Pane for Metrics {
             Action::Create if self.current == 1 => {
                 match self.definitions.list.items.is_empty() {
                     true => out.error("the metric definitions have not arrived yet: try again in a moment"),
-                    false => policy_form::open(&mut self.modal, &self.definitions.list.items, &self.agents),
+                    false => policy_form::open(&mut out.modal, &self.definitions.list.items, &self.agents),
                 }
                 true
             }
             Action::Threshold | Action::Edit if self.current == 0 => {
                 match (self.definitions.selected(), action) {
                     (None, _) => out.error("no metric definition is selected"),
-                    (Some(d), Action::Threshold) => writes::create_threshold(&mut self.modal, d),
-                    (Some(d), _) => writes::edit_definition(&mut self.modal, d),
+                    (Some(d), Action::Threshold) => writes::create_threshold(&mut out.modal, d),
+                    (Some(d), _) => writes::edit_definition(&mut out.modal, d),
                 }
                 true
             }
@@ -264,7 +259,6 @@ impl Pane for Metrics {
     }
 
     fn written(&mut self, write: &Write, result: &Result<Written, WriteError>, out: &mut Out) -> bool {
-        let mine = self.modal.written(write, result);
         match (write, result) {
             (Write::UpdatePolicy(..), Ok(_)) => self.policies.request(out),
             (Write::CreatePolicy(_), Ok(Written::Policy(policy))) => {
@@ -289,17 +283,9 @@ impl Pane for Metrics {
                     out.fetch(Request::MetricVersions(open.clone()));
                 }
             }
-            _ => {}
+            _ => return false,
         }
-        mine
-    }
-
-    fn capturing(&self) -> bool {
-        self.modal.is_open()
-    }
-
-    fn key(&mut self, key: KeyEvent, out: &mut Out) -> bool {
-        self.modal.key(key, out)
+        true
     }
 
     fn back(&mut self) -> bool {
@@ -398,7 +384,6 @@ impl Pane for Metrics {
 
     fn draw(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx) {
         self.draw_view(frame, area, ctx);
-        self.modal.draw(frame, area, ctx.theme);
     }
 }
 

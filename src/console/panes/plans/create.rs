@@ -16,7 +16,6 @@ use crate::api::wire_enum::WireEnum;
 use crate::console::message::{FetchError, Fetched, ListKind, Listed, Listing, Request, Write};
 use crate::console::pane::Out;
 use crate::console::widgets::form::{Field, Form, NO, Opt, YES};
-use crate::console::widgets::modal::Modal;
 
 /// What the form offers, asked for fresh each time it opens.
 const KINDS: [ListKind; 4] =
@@ -68,13 +67,7 @@ impl Create {
     /// Takes the lists it waits for and opens the form when it has them all. Personas are
     /// optional (only overrides use them); without any of the others there is no plan to make.
     /// True when the form opened.
-    pub fn fetched(
-        &mut self,
-        request: &Request,
-        result: &Result<Fetched, FetchError>,
-        modal: &mut Modal,
-        out: &mut Out,
-    ) -> bool {
+    pub fn fetched(&mut self, request: &Request, result: &Result<Fetched, FetchError>, out: &mut Out) -> bool {
         let (Some(choices), Request::List(kind)) = (&mut self.gathering, request) else { return false };
         if !KINDS.contains(kind) {
             return false;
@@ -93,7 +86,7 @@ impl Create {
             return false;
         }
         let choices = self.gathering.take().unwrap_or_default();
-        open(modal, choices);
+        open(&mut out.modal, choices);
         true
     }
 }
@@ -436,7 +429,7 @@ fn check(form: &Form) -> Vec<Violation> {
     violations
 }
 
-fn open(modal: &mut Modal, choices: Choices) {
+fn open(modal: &mut crate::console::widgets::modal::Modal, choices: Choices) {
     let form = Form::new("new run plan", fields(&choices), check).with_rename(rename);
     modal.form(form, |form| Write::CreatePlan(Box::new(input(form, &mut Checks::default()))));
 }

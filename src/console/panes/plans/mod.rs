@@ -7,7 +7,6 @@ pub mod run;
 
 use std::collections::HashMap;
 
-use crossterm::event::KeyEvent;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -24,7 +23,6 @@ use crate::console::message::{FetchError, Fetched, ListKind, Request, Write, Wri
 use crate::console::pane::{Out, Pane, Selection, ViewCtx};
 use crate::console::widgets::detail::{self, Scroll};
 use crate::console::widgets::list::{Load, by};
-use crate::console::widgets::modal::Modal;
 use crate::console::widgets::table::{self, Column, TableView, col};
 use crate::console::widgets::text::{ago, or_dash};
 
@@ -73,8 +71,6 @@ pub struct Plans {
     scroll: Scroll,
     /// A plan asked for by id; its detail opens when it arrives.
     pending: Option<String>,
-    /// The run and create forms, over the list or the detail.
-    modal: Modal,
     create: create::Create,
 }
 
@@ -112,7 +108,6 @@ impl Plans {
             detail: false,
             scroll: Scroll::default(),
             pending: None,
-            modal: Modal::default(),
             create: create::Create::default(),
         }
     }
@@ -168,7 +163,7 @@ impl Pane for Plans {
             }
             Action::Run => {
                 match self.plans.selected() {
-                    Some(plan) => run::open(&mut self.modal, plan),
+                    Some(plan) => run::open(&mut out.modal, plan),
                     None => out.error("no plan is selected"),
                 }
                 true
@@ -200,7 +195,7 @@ impl Pane for Plans {
             changed = true;
         }
         changed |= self.names.fetched(request, result);
-        changed |= self.create.fetched(request, result, &mut self.modal, out);
+        changed |= self.create.fetched(request, result, out);
         if let (Request::Item(ListKind::RunPlans, id), Some(pending)) = (request, &self.pending)
             && id == pending
         {
@@ -213,14 +208,13 @@ impl Pane for Plans {
     }
 
     fn written(&mut self, write: &Write, result: &Result<Written, WriteError>, out: &mut Out) -> bool {
-        let mine = self.modal.written(write, result);
-        match (mine, write, result) {
-            (true, Write::Run(_), Ok(Written::Started(started))) => {
+        match (write, result) {
+            (Write::Run(_), Ok(Written::Started(started))) => {
                 self.jobs.request(out);
                 out.jump(JOBS_TAB, started.simulation_run_plan_job_id);
             }
             // The new plan is selected, ready for `R`; a deprecated auto-run opens its job.
-            (true, Write::CreatePlan(_), Ok(Written::Plan(created))) => {
+            (Write::CreatePlan(_), Ok(Written::Plan(created))) => {
                 self.plans.upsert(std::slice::from_ref(&created.run_plan));
                 self.plans.select(&created.run_plan.id.to_string());
                 self.detail = false;
@@ -231,17 +225,9 @@ impl Pane for Plans {
                     out.jump(JOBS_TAB, job.simulation_run_plan_job_id);
                 }
             }
-            _ => {}
+            _ => return false,
         }
-        mine
-    }
-
-    fn capturing(&self) -> bool {
-        self.modal.is_open()
-    }
-
-    fn key(&mut self, key: KeyEvent, out: &mut Out) -> bool {
-        self.modal.key(key, out)
+        true
     }
 
     fn tick(&mut self, _now: jiff::Timestamp, out: &mut Out) -> bool {
@@ -300,7 +286,6 @@ impl Pane for Plans {
 
     fn draw(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx) {
         self.draw_view(frame, area, ctx);
-        self.modal.draw(frame, area, ctx.theme);
     }
 }
 
