@@ -506,38 +506,10 @@ impl App {
         if self.panes[self.tab].action(action, out) {
             return true;
         }
-        match action {
-            Action::Mark => match self.pane().selection().as_ref().and_then(marks::conversation) {
-                Some((id, chat)) => {
-                    self.marks.toggle(id, chat);
-                }
-                None => out.error("nothing to mark here: select a call, a chat or a metric value"),
-            },
-            Action::Unmark => {
-                out.info(format!("cleared {} marks", self.marks.len()));
-                self.marks.clear();
-            }
-            Action::FileIssue if self.marks.is_empty() => out.error("mark calls first (space), then file an issue"),
-            Action::FileIssue => match marks::too_many(&self.marks) {
-                Some(refusal) => out.error(refusal),
-                None => marks::issue_form(&mut self.modal, &self.marks),
-            },
-            _ => {
-                let policy = self.selected_policy();
-                marks::collection_form(&mut self.modal, policy, &self.marks)
-            }
-        }
+        let selection = self.pane().selection();
+        let on_policy = self.tab == METRICS_TAB;
+        marks::action(action, &mut self.marks, selection.as_ref(), on_policy, out);
         true
-    }
-
-    /// The metrics tab's selected policy, for `C`.
-    fn selected_policy(&self) -> Option<uuid::Uuid> {
-        let selection = self.pane().selection()?;
-        (self.tab == METRICS_TAB
-            && selection.json.get("conditions").is_some()
-            && selection.json.get("modality").is_some())
-        .then(|| selection.id.parse().ok())
-        .flatten()
     }
 
     fn copy(&mut self) {

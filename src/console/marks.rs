@@ -10,10 +10,45 @@ use crate::api::model::{
     CollectionJobInput, EvidenceInput, IdRef, IssueInput, Severity, collection_limits, issue_limits,
 };
 use crate::api::validate::{Checks, Validate, Violation};
+use crate::console::keymap::Action;
 use crate::console::message::Write;
-use crate::console::pane::Selection;
+use crate::console::pane::{Out, Selection};
 use crate::console::widgets::form::{Field, Form};
 use crate::console::widgets::modal::Modal;
+
+/// `space` marks or unmarks the selected conversation, `U` clears the marks, `I` files an
+/// issue with them and `C` starts a collection job for them (and for the selected policy when
+/// `on_policies` says the selection may be one).
+pub fn action(action: Action, marks: &mut Marks, selection: Option<&Selection>, on_policies: bool, out: &mut Out) {
+    match action {
+        Action::Mark => match selection.and_then(conversation) {
+            Some((id, chat)) => {
+                marks.toggle(id, chat);
+            }
+            None => out.error("nothing to mark here: select a call, a chat or a metric value"),
+        },
+        Action::Unmark => {
+            out.info(format!("cleared {} marks", marks.len()));
+            marks.clear();
+        }
+        Action::FileIssue if marks.is_empty() => out.error("mark calls first (space), then file an issue"),
+        Action::FileIssue => match too_many(marks) {
+            Some(refusal) => out.error(refusal),
+            None => issue_form(&mut out.modal, marks),
+        },
+        Action::Collect => {
+            let policy = selection.filter(|_| on_policies).and_then(policy);
+            collection_form(&mut out.modal, policy, marks)
+        }
+        _ => {}
+    }
+}
+
+/// The selection's id when it is a metric policy (it has conditions and a modality).
+fn policy(selection: &Selection) -> Option<Uuid> {
+    let json = &selection.json;
+    (json.get("conditions").is_some() && json.get("modality").is_some()).then(|| selection.id.parse().ok()).flatten()
+}
 
 /// The marker drawn beside a marked row (text, never colour alone).
 pub const MARKER: &str = "✓";
@@ -86,7 +121,7 @@ pub fn conversation(selection: &Selection) -> Option<(Uuid, bool)> {
 }
 
 /// Why the marks cannot be an issue's evidence, if they cannot.
-pub fn too_many(marks: &Marks) -> Option<String> {
+fn too_many(marks: &Marks) -> Option<String> {
     (marks.len() > issue_limits::EVIDENCE_MAX).then(|| {
         format!(
             "{} marked: an issue takes at most {} calls as evidence; unmark some (space) or clear them (U)",
@@ -97,7 +132,7 @@ pub fn too_many(marks: &Marks) -> Option<String> {
 }
 
 /// The "file an issue" form over `modal`, with the marks as evidence.
-pub fn issue_form(modal: &mut Modal, marks: &Marks) {
+fn issue_form(modal: &mut Modal, marks: &Marks) {
     let fields = vec![
         Field::text("title", "title", "", format!("required · up to {} characters", issue_limits::TITLE_MAX)),
         Field::text("summary", "summary", "", format!("optional · up to {} characters", issue_limits::SUMMARY_MAX)),
@@ -123,7 +158,7 @@ fn issue_input(form: &Form, evidence: Vec<EvidenceInput>) -> IssueInput {
 }
 
 /// The "start a collection job" form: for `policies` (the selected policy) and/or the marks.
-pub fn collection_form(modal: &mut Modal, policies: Option<Uuid>, marks: &Marks) {
+fn collection_form(modal: &mut Modal, policies: Option<Uuid>, marks: &Marks) {
     let policy = policies.map(|p| p.to_string()).unwrap_or_default();
     let fields = vec![
         Field::text("policyIds", "policy ids", &policy, "comma-separated UUIDs · or give metrics"),
