@@ -389,6 +389,11 @@ impl App {
                 self.quit = true;
                 return true;
             }
+            // `?` is text in a form: F1 shows the form's keys.
+            if key.code == KeyCode::F(1) {
+                self.overlay = Some(Overlay::Help);
+                return true;
+            }
             let mut out = Out::default();
             let dirty = self.modal.key(key, &mut out);
             self.apply(out);

@@ -186,9 +186,32 @@ fn centered(area: Rect, width: u16, height: u16) -> Rect {
     Rect { x: area.x + (area.width - width) / 2, y: area.y + (area.height - height) / 2, width, height }
 }
 
+/// A form's keys, for F1 while one is open (every other key is text there).
+const FORM_KEYS: &[(&str, &str)] = &[
+    ("enter", "send (refused while a field is marked ✗)"),
+    ("tab ↓", "next field"),
+    ("shift-tab ↑", "previous field"),
+    ("← →", "change a choice; browse a pick's options"),
+    ("space", "next choice; pick or unpick the option shown"),
+    ("ctrl-u", "clear a text field"),
+    ("esc", "cancel (nothing is sent)"),
+    ("ctrl-c", "quit"),
+];
+
 fn draw_help(frame: &mut Frame, body: Rect, app: &App) {
     let theme = &app.settings.theme;
     let keys = &app.settings.keymap;
+    if app.modal.is_open() {
+        let mut lines = vec![Line::styled("in a form", theme.heading())];
+        for (key, help) in FORM_KEYS {
+            lines.push(Line::from(vec![Span::styled(format!("  {key:<13} "), theme.key()), Span::raw(*help)]));
+        }
+        let area = centered(body, 72, lines.len() as u16 + 2);
+        frame.render_widget(Clear, area);
+        let block = Block::default().borders(Borders::ALL).title(" help · esc closes ").border_style(theme.title());
+        frame.render_widget(Paragraph::new(Text::from(lines)).block(block), area);
+        return;
+    }
     let mut lines = vec![Line::styled(format!("{} ", app.pane().title()), theme.heading())];
     let read_only = app.settings.read_only;
     let pane: Vec<_> = app.pane().help().into_iter().filter(|(a, _)| !(read_only && a.is_write())).collect();

@@ -37,6 +37,12 @@ async fn issue_form_changes_status_and_sends_once_on_double_enter() {
     assert!(h.app.modal.is_open());
     assert_screen!("forms_issue_80x24", h.render(80, 24));
     assert_screen!("forms_issue_160x48", h.render(160, 48));
+    // `?` is text in a form; F1 shows the form's keys, esc goes back to the form as it was.
+    h.key("f1").await;
+    let help = h.render(80, 24);
+    assert!(help.contains("in a form") && help.contains("pick or unpick"), "{help}");
+    h.key("esc").await;
+    assert!(h.app.overlay.is_none() && h.app.modal.is_open(), "back in the form");
 
     // `q` typed into the assignee field is text, not quit; it is not a UUID, so it is refused.
     h.keys(&["tab", "tab", "q"]).await;

@@ -254,7 +254,7 @@ impl Form {
             }
             (None, _) => {
                 let pick = if self.fields.iter().any(Field::is_pick) { " · space picks" } else { "" };
-                let keys = format!("enter sends · tab/↑↓ field · ←→ choice{pick} · esc cancels");
+                let keys = format!("enter sends · tab/↑↓ field · ←→ choice{pick} · esc cancels · F1 keys");
                 Span::styled(fit(&keys, w), theme.dim())
             }
         };
