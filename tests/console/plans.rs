@@ -178,3 +178,32 @@ async fn plans_open_by_id() {
     let screen = h.render(80, 24);
     assert!(screen.contains("not an id") && screen.contains("LATEST JOB"), "{screen}");
 }
+
+#[tokio::test]
+async fn the_latest_job_column_sorts_by_each_plans_newest_job() {
+    let mut h = Harness::seeded().await;
+    let seeded = h.client.get_run_plan(SEEDED_PLAN.parse().unwrap()).await.unwrap();
+    // Made after the seeded plan but run before it: sorting by when plans changed would put it
+    // last, sorting by their newest jobs puts it first.
+    let ran_first = RunPlanInput { name: Some("Ran first".into()), ..seeded.plan.clone() };
+    let ran_first = h.client.create_run_plan(&ran_first).await.unwrap().run_plan;
+    let first = h.client.run(&RunRequest { plan_id: Some(ran_first.id), ..Default::default() }).await.unwrap();
+    let first = h.client.get_run_plan_job(first.simulation_run_plan_job_id).await.unwrap();
+    // The second run must be made in a later millisecond than the first.
+    let made = first.created_at.and_then(|t| t.parse()).unwrap();
+    while jiff::Timestamp::now() <= made + jiff::SignedDuration::from_millis(1) {
+        tokio::task::yield_now().await;
+    }
+    h.client.run(&RunRequest { plan_id: Some(seeded.id), ..Default::default() }).await.unwrap();
+    h.keys(&["1", "r"]).await;
+    for _ in 0..7 {
+        if h.render(160, 48).contains("LATEST JOB ▲") {
+            break;
+        }
+        h.key("s").await;
+    }
+    h.key("g").await;
+    assert_eq!(h.app.pane().selection().map(|s| s.id), Some(ran_first.id.to_string()), "{}", h.render(160, 48));
+    h.key("G").await;
+    assert_eq!(h.app.pane().selection().map(|s| s.id), Some(seeded.id.to_string()), "{}", h.render(160, 48));
+}

@@ -56,6 +56,22 @@ fn flows(p: &RunPlan) -> Option<usize> {
     count(p.plan.flows.as_ref()).or(count(p.plan.scenarios.as_ref()))
 }
 
+/// The LATEST JOB column: sorted by `index_jobs`, which knows the jobs.
+const LATEST: usize = 3;
+
+fn compare(a: &RunPlan, b: &RunPlan, column: usize) -> std::cmp::Ordering {
+    match column {
+        0 => text_cmp(Some(a.name()), Some(b.name())),
+        1 => by(a.plan.direction.as_ref().map(|d| d.as_str()), b.plan.direction.as_ref().map(|d| d.as_str())),
+        2 => by(flows(a), flows(b)),
+        // Until the jobs are known: when the plan changed.
+        LATEST => by(a.updated_at.as_ref(), b.updated_at.as_ref()),
+        4 => by(count(a.plan.agent_endpoints.as_ref()), count(b.plan.agent_endpoints.as_ref())),
+        5 => by(count(a.plan.metrics.as_ref()), count(b.plan.metrics.as_ref())),
+        _ => a.plan.iteration_count_or_default().cmp(&b.plan.iteration_count_or_default()),
+    }
+}
+
 fn number(n: Option<impl ToString>) -> String {
     n.map(|n| n.to_string()).unwrap_or_else(|| "—".into())
 }
@@ -88,18 +104,7 @@ impl Plans {
                 COLUMNS,
                 |p| p.id.to_string(),
                 |p| format!("{} {} {}", p.name(), p.plan.description.as_deref().unwrap_or(""), p.id),
-                |a, b, c| match c {
-                    0 => text_cmp(Some(a.name()), Some(b.name())),
-                    1 => {
-                        by(a.plan.direction.as_ref().map(|d| d.as_str()), b.plan.direction.as_ref().map(|d| d.as_str()))
-                    }
-                    2 => by(flows(a), flows(b)),
-                    // The latest job lives outside the plan: its column sorts by when the plan changed.
-                    3 => by(a.updated_at.as_ref(), b.updated_at.as_ref()),
-                    4 => by(count(a.plan.agent_endpoints.as_ref()), count(b.plan.agent_endpoints.as_ref())),
-                    5 => by(count(a.plan.metrics.as_ref()), count(b.plan.metrics.as_ref())),
-                    _ => a.plan.iteration_count_or_default().cmp(&b.plan.iteration_count_or_default()),
-                },
+                compare,
             ),
             jobs: job_section(),
             latest: HashMap::new(),
@@ -114,15 +119,23 @@ impl Plans {
 
     fn index_jobs(&mut self) {
         self.latest.clear();
+        let created = |j: &RunPlanJob| j.created_at.as_ref().and_then(|t| t.parse());
         for job in &self.jobs.list.items {
             let Some(plan) = job.simulation_run_plan_id else { continue };
             let entry = self.latest.entry(plan).or_insert_with(|| (job.clone(), 0));
             entry.1 += 1;
-            let created = |j: &RunPlanJob| j.created_at.as_ref().and_then(|t| t.parse());
             if created(job) > created(&entry.0) {
                 entry.0 = job.clone();
             }
         }
+        // The LATEST JOB column sorts by when each plan's newest job was made (never run first).
+        let started: HashMap<Uuid, jiff::Timestamp> =
+            self.latest.iter().filter_map(|(plan, (job, _))| Some((*plan, created(job)?))).collect();
+        self.plans.shape.compare = Box::new(move |a, b, column| match column {
+            LATEST => by(started.get(&a.id), started.get(&b.id)),
+            _ => compare(a, b, column),
+        });
+        self.plans.reshape();
     }
 
     /// Whether the jobs list is there to tell a plan that never ran from one whose jobs are unknown.
