@@ -150,6 +150,23 @@ async fn over_the_rate_limit_is_429_with_retry_after() {
 }
 
 #[tokio::test]
+async fn the_embedded_service_does_not_throttle_its_own_client() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = switchboard::service::Options {
+        seed: false,
+        ..switchboard::service::Options::embedded(dir.path().to_path_buf())
+    };
+    assert_eq!(options.rate_limit, switchboard::service::EMBEDDED_RATE_LIMIT);
+    let service = start_with(options, dir).await;
+    let key = bearer(service.running.api_key.expose());
+    // More than the default limit's burst (2 × 50) at once: none is refused.
+    let base = service.base_url();
+    let requests = (0..150).map(|_| raw(&base, Method::GET, "/v1/persona", Some(&key), None));
+    let answers = futures_util::future::join_all(requests).await;
+    assert!(answers.iter().all(|(status, ..)| *status == 200), "{:?}", answers.iter().map(|a| a.0).collect::<Vec<_>>());
+}
+
+#[tokio::test]
 async fn a_non_loopback_address_needs_public() {
     let dir = tempfile::tempdir().unwrap();
     let options =

@@ -91,7 +91,7 @@ impl Context {
                 Ok((Client::new(base_url, key, self.resolved.client.clone())?, None))
             }
             Target::Embedded => {
-                let options = service::Options::local(self.paths.data_dir.join("service"));
+                let options = service::Options::embedded(self.paths.data_dir.join("service"));
                 let running = service::start(options).await.wrap_err("cannot start the embedded local service")?;
                 let client = Client::new(&running.base_url(), running.api_key.clone(), self.resolved.client.clone())?;
                 Ok((client, Some(running)))

@@ -93,7 +93,17 @@ impl Options {
             judge: None,
         }
     }
+
+    /// The service the console and headless commands start in-process when no remote is
+    /// configured. Its key never leaves this process, so it does not throttle its one client
+    /// (a console walking long lists pages faster than 50 requests a second).
+    pub fn embedded(data_dir: PathBuf) -> Options {
+        Options { rate_limit: EMBEDDED_RATE_LIMIT, ..Options::local(data_dir) }
+    }
 }
+
+/// Requests per second the embedded service allows (in effect, no limit).
+pub const EMBEDDED_RATE_LIMIT: u32 = 100_000;
 
 /// Shared by every handler.
 #[derive(Clone)]
