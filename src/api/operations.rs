@@ -35,7 +35,7 @@ impl ListQuery {
 }
 
 /// Escapes one path segment (ids and slugs are safe, target keys may not be).
-fn seg(text: &str) -> String {
+pub(crate) fn seg(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for byte in text.bytes() {
         match byte {

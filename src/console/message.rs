@@ -29,10 +29,7 @@ macro_rules! list_kinds {
 
             /// Where one item is read (`GET`), or None for a kind the interface reads only as a list.
             pub fn item_path(self, id: &str) -> Option<String> {
-                let id: String = id.bytes().map(|b| match b {
-                    b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
-                    other => format!("%{other:02X}"),
-                }).collect();
+                let id = crate::api::operations::seg(id);
                 match self {
                     ListKind::RunPlanJobs => Some(format!("/v1/simulation/plan/job/{id}")),
                     ListKind::Agents => None,

@@ -7,7 +7,7 @@ use crate::cache::Cache;
 use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request};
 use crate::console::pane::Out;
 
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default)]
 pub struct Names {
     names: HashMap<String, String>,
     /// A flow's edge cases by title, for plans that select `ALL` of them.

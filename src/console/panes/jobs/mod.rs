@@ -5,7 +5,8 @@ mod job;
 pub mod progress;
 mod sims;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 use std::time::Duration;
 
 use ratatui::Frame;
@@ -82,17 +83,21 @@ fn compare(a: &RunPlanJob, b: &RunPlanJob, column: usize) -> std::cmp::Ordering 
 }
 
 /// `/` also finds a job by its plan's name, and the PLAN column sorts by that name, once the
-/// names are known (they arrive after the jobs).
-fn by_plan_name(jobs: &mut Section<RunPlanJob>, names: &Names) {
-    let names = std::rc::Rc::new(names.clone());
-    let name = {
-        let names = names.clone();
-        move |j: &RunPlanJob| j.simulation_run_plan_id.and_then(|id| names.get(id).map(str::to_lowercase))
-    };
-    let plan = name.clone();
-    jobs.shape.haystack = Box::new(move |j| format!("{} {}", haystack(j), plan(j).unwrap_or_default()));
+/// names are known (they may arrive after the jobs). `known` is the plan names the list
+/// searches now; the list is reshaped only when they change.
+fn by_plan_name(jobs: &mut Section<RunPlanJob>, names: &Names, known: &mut Rc<HashMap<Uuid, String>>) {
+    let plans = jobs.list.items.iter().filter_map(|j| j.simulation_run_plan_id);
+    let now: HashMap<Uuid, String> = plans.filter_map(|id| Some((id, names.get(id)?.to_lowercase()))).collect();
+    if now == **known {
+        return;
+    }
+    *known = Rc::new(now);
+    let (search, sort) = (known.clone(), known.clone());
+    let name =
+        |names: &HashMap<Uuid, String>, j: &RunPlanJob| j.simulation_run_plan_id.and_then(|id| names.get(&id)).cloned();
+    jobs.shape.haystack = Box::new(move |j| format!("{} {}", haystack(j), name(&search, j).unwrap_or_default()));
     jobs.shape.compare = Box::new(move |a, b, column| match column {
-        1 => by(name(a), name(b)),
+        1 => by(name(&sort, a), name(&sort, b)),
         _ => compare(a, b, column),
     });
     jobs.reshape();
@@ -147,6 +152,8 @@ pub struct Jobs {
     status_filter: Option<String>,
     /// Plans whose names were missing and have been asked for.
     asked_about: HashSet<Uuid>,
+    /// The plan names `/` and the PLAN column use (see `by_plan_name`).
+    plan_names: Rc<HashMap<Uuid, String>>,
 }
 
 impl Jobs {
@@ -161,6 +168,7 @@ impl Jobs {
             poll,
             status_filter: None,
             asked_about: HashSet::new(),
+            plan_names: Rc::default(),
         }
     }
 
@@ -238,9 +246,9 @@ impl Pane for Jobs {
         if changed {
             self.ask_unknown_plans(out);
         }
-        if self.names.fetched(request, result) {
-            by_plan_name(&mut self.jobs, &self.names);
-            changed = true;
+        changed |= self.names.fetched(request, result);
+        if changed {
+            by_plan_name(&mut self.jobs, &self.names, &mut self.plan_names);
         }
         if let Some(job) = &mut self.open {
             changed |= job.fetched(request, result);
@@ -332,7 +340,7 @@ impl Pane for Jobs {
     fn restore(&mut self, cache: &Cache) {
         self.jobs.restore(cache);
         self.names.restore(cache, &[ListKind::RunPlans]);
-        by_plan_name(&mut self.jobs, &self.names);
+        by_plan_name(&mut self.jobs, &self.names, &mut self.plan_names);
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx) {

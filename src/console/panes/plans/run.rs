@@ -21,11 +21,21 @@ pub fn parse_variables(text: &str) -> Result<Variables, String> {
     Ok(variables)
 }
 
-fn request(plan: &RunPlan, form: &Form) -> RunRequest {
-    let variables = parse_variables(&form.value("variables")).unwrap_or_default();
+/// The `k=v` pairs typed into `param` (None when blank), or a violation under it.
+pub fn variables(form: &Form, param: &str, c: &mut Checks) -> Option<Variables> {
+    match parse_variables(&form.value(param)) {
+        Ok(variables) => (!variables.is_empty()).then_some(variables),
+        Err(message) => {
+            c.invalid(param, message);
+            None
+        }
+    }
+}
+
+fn request(plan: &RunPlan, form: &Form, c: &mut Checks) -> RunRequest {
     RunRequest {
         plan_id: Some(plan.id),
-        variables: (!variables.is_empty()).then_some(RunVariables::Flat(variables)),
+        variables: variables(form, "variables", c).map(RunVariables::Flat),
         ..Default::default()
     }
 }
@@ -34,16 +44,17 @@ pub fn open(modal: &mut Modal, plan: &RunPlan) {
     let fields = vec![Field::text("variables", "runtime variables", "", "optional · k=v, k=v")];
     let checked = plan.clone();
     let check = move |form: &Form| -> Vec<Violation> {
-        if let Err(message) = parse_variables(&form.value("variables")) {
-            let mut c = Checks::default();
-            c.invalid("variables", message);
-            return c.into_violations();
-        }
-        request(&checked, form).validate()
+        let mut c = Checks::default();
+        let request = request(&checked, form, &mut c);
+        let mut violations = c.into_violations();
+        violations.extend(request.validate());
+        violations
     };
     let plan = plan.clone();
     let title = format!("run {}", plan.name());
-    modal.form(Form::new(title, fields, check), move |form| Write::Run(Box::new(request(&plan, form))));
+    modal.form(Form::new(title, fields, check), move |form| {
+        Write::Run(Box::new(request(&plan, form, &mut Checks::default())))
+    });
 }
 
 #[cfg(test)]

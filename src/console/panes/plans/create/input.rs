@@ -3,13 +3,13 @@
 use uuid::Uuid;
 
 use super::fields::{edge_param, flow_param, metric_param};
-use super::parse_variables;
 use super::{EDGE_ALL, EDGE_PICKED};
 use crate::api::model::{
     ConversationSource, Direction, EdgeCaseSelection, EdgeCases, ExecutionMode, FlowSelection, IdRef, MetricReference,
     RunPlanInput, ScenarioSelection,
 };
 use crate::api::validate::Checks;
+use crate::console::panes::plans::run::variables;
 use crate::console::widgets::form::{Field, Form, NO, YES};
 
 /// A yes/no field, sent only when it differs from the service's default.
@@ -25,16 +25,6 @@ fn list(form: &Form, param: &str) -> Option<Vec<String>> {
         return Some(Vec::new());
     }
     Some(text.split(',').map(|p| p.trim().to_string()).collect())
-}
-
-fn variables(form: &Form, param: &str, c: &mut Checks) -> Option<crate::api::model::Variables> {
-    match parse_variables(&form.value(param)) {
-        Ok(vars) => (!vars.is_empty()).then_some(vars),
-        Err(message) => {
-            c.invalid(param, message);
-            None
-        }
-    }
 }
 
 fn uuid(text: &str, param: &str, c: &mut Checks) -> Option<Uuid> {

@@ -5,7 +5,6 @@
 mod fields;
 mod input;
 
-use super::run::parse_variables;
 use crate::api::model::{AgentEndpoint, CustomerFlow, MetricDefinition, Persona};
 use crate::api::validate::{Checks, Validate, Violation};
 use crate::console::message::{FetchError, Fetched, ListKind, Listed, Listing, Request, Write};
