@@ -145,3 +145,30 @@ fn missing_optional_fields_are_tolerated() {
     let page: CursorPage<Persona> = serde_json::from_value(serde_json::json!({"data": []})).unwrap();
     assert!(!page.pagination.has_more);
 }
+
+#[test]
+fn a_verdict_in_the_hosted_shape_round_trips_and_unknown_failures_decode() {
+    let original = fixture("run_plan_job_verdict");
+    let job: RunPlanJob = serde_json::from_value(original.clone()).unwrap();
+    let verdict = job.verdict.as_ref().unwrap();
+    assert_eq!(verdict.failures.len(), 5);
+    assert_eq!(verdict.checks[1].pass_rate, None);
+    assert_eq!(job.simulation_jobs[0].outcome, Some(SimulationOutcome::Failed));
+    assert_eq!(
+        job.simulation_jobs[1].invalidation.as_ref().map(|i| &i.reason),
+        Some(&InvalidationReason::AgentNeverSpoke)
+    );
+    let encoded = serde_json::to_value(&job).unwrap();
+    if let Some(difference) = first_difference(&normalize(&original), &normalize(&encoded), "job") {
+        panic!("does not round-trip: {difference}");
+    }
+    // A failure kind from a newer service, and a job from a service without verdicts.
+    let mut newer = original.clone();
+    newer["verdict"]["failures"][0] = serde_json::json!({"type": "SWEEP_VALUE_WORSE", "key": "ACCENT=GB"});
+    let job: RunPlanJob = serde_json::from_value(newer).unwrap();
+    assert_eq!(job.verdict.unwrap().failures[0], VerdictFailure::Unknown);
+    let mut older = original;
+    older.as_object_mut().unwrap().remove("verdict");
+    let job: RunPlanJob = serde_json::from_value(older).unwrap();
+    assert_eq!(job.verdict, None);
+}

@@ -198,6 +198,11 @@ impl Error {
         }
     }
 
+    /// The parameter at fault, when the service named one.
+    pub fn param(&self) -> Option<&str> {
+        self.api().and_then(|api| api.param.as_deref())
+    }
+
     /// Whether the service could not be reached at all (as opposed to answering with an error).
     pub fn is_unreachable(&self) -> bool {
         matches!(self, Error::Connect { .. } | Error::Timeout { .. })

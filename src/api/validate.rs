@@ -137,6 +137,15 @@ impl Checks {
         }
     }
 
+    /// A number that must lie in `min..=max` (both inclusive).
+    pub fn range_f64(&mut self, at: &str, member: &str, value: Option<f64>, min: f64, max: f64) {
+        let Some(value) = value else { return };
+        if !(min..=max).contains(&value) {
+            let param = join(at, member);
+            self.invalid(&param, format!("{param} must be between {min} and {max} (got {value})"));
+        }
+    }
+
     /// An array whose item count must lie in `min..=max`.
     pub fn items<T>(&mut self, at: &str, member: &str, value: Option<&[T]>, min: usize, max: Option<usize>) {
         let Some(value) = value else { return };

@@ -11,6 +11,7 @@ mod routes;
 pub mod seed;
 pub mod sim;
 pub mod store;
+pub mod verdict;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -13,6 +13,7 @@ pub mod persona;
 pub mod policy;
 pub mod run_plan;
 pub mod simulation;
+pub mod verdict;
 
 pub use agent::*;
 pub use benchmark::*;
@@ -27,6 +28,7 @@ pub use persona::*;
 pub use policy::*;
 pub use run_plan::*;
 pub use simulation::*;
+pub use verdict::*;
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;

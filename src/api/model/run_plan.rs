@@ -329,6 +329,10 @@ pub struct MetricReference {
     pub metric_id: Option<String>,
     /// Null equals omitted, which means SIMULATED.
     pub conversation_source: Option<ConversationSource>,
+    /// The share of the run's simulations (0–100) that must pass this metric when it is a check;
+    /// null or omitted means the 80 % default. Applied to this check alone, never pooled.
+    #[schema(minimum = 0, maximum = 100)]
+    pub min_pass_rate: Option<f64>,
     /// Members the input does not define; `validate()` rejects them.
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
     #[schema(ignore)]
@@ -348,6 +352,14 @@ impl MetricReference {
     pub fn conversation_source_or_default(&self) -> ConversationSource {
         self.conversation_source.clone().unwrap_or(ConversationSource::Simulated)
     }
+
+    /// The bar this reference sets, and whether it is the inherited default.
+    pub fn min_pass_rate_or_default(&self) -> (f64, bool) {
+        match self.min_pass_rate {
+            Some(rate) => (rate, false),
+            None => (super::verdict::DEFAULT_MIN_PASS_RATE, true),
+        }
+    }
 }
 
 impl Validate for MetricReference {
@@ -355,6 +367,7 @@ impl Validate for MetricReference {
         c.unknown(at, &self.unknown_fields);
         c.length(at, "slug", self.slug.as_deref(), 1, None);
         c.length(at, "metricId", self.metric_id.as_deref(), 1, None);
+        c.range_f64(at, "minPassRate", self.min_pass_rate, 0.0, 100.0);
         if let (Some(slug), Some(alias)) = (&self.slug, &self.metric_id)
             && slug != alias
         {

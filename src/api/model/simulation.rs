@@ -7,6 +7,7 @@ use uuid::Uuid;
 
 use super::common::Timestamp;
 use super::persona::Persona;
+use super::verdict::{FailedCheck, Invalidation, SimulationOutcome, Verdict};
 use crate::wire_enum;
 
 wire_enum! {
@@ -82,6 +83,11 @@ pub struct RunPlanJob {
     /// How many simulation jobs the job holds, where a list leaves them out.
     pub simulation_job_count: Option<u64>,
     pub error_message: Option<String>,
+    /// Pass/fail, updated live and final once the job ends; null when the plan carries nothing
+    /// to judge (which is never a pass).
+    #[serde(default)]
+    #[serialize_always]
+    pub verdict: Option<Verdict>,
 }
 
 /// One simulation: a persona running one flow variant (or scenario) against one endpoint.
@@ -108,6 +114,17 @@ pub struct SimulationJob {
     pub simulation_run_plan_job_id: Option<Uuid>,
     pub iteration: Option<u64>,
     pub error_message: Option<String>,
+    /// How it did on its checks (local service extension); null while it runs.
+    #[serde(default)]
+    #[serialize_always]
+    pub outcome: Option<SimulationOutcome>,
+    /// The checks it failed, with the judge's reasoning (local service extension).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_checks: Vec<FailedCheck>,
+    /// Present when the result does not count (the agent never spoke, say); null otherwise.
+    #[serde(default)]
+    #[serialize_always]
+    pub invalidation: Option<Invalidation>,
 }
 
 /// `{id, description}` of a scenario on a simulation job.

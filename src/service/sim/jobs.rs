@@ -1,12 +1,14 @@
-//! A run plan job's bookkeeping in the store: saving simulations, settling the job once all
-//! have ended, and recovering after a restart.
+//! A run plan job's bookkeeping in the store: saving simulations (and counting each that ends
+//! towards the job's verdict), settling the job once all have ended, cancelling it, and
+//! recovering after a restart.
 
 use rusqlite::{Transaction, params};
 use serde_json::Value;
 
 use crate::api::model::*;
-use crate::service::error::ServiceResult;
+use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::store::{self, Doc, Kind};
+use crate::service::verdict::{self, CheckResult, Tally};
 
 pub(super) fn count_simulations(tx: &Transaction, job_id: &str) -> ServiceResult<u64> {
     Ok(tx.query_row(
@@ -16,25 +18,66 @@ pub(super) fn count_simulations(tx: &Transaction, job_id: &str) -> ServiceResult
     )? as u64)
 }
 
-pub(super) fn save_simulation(tx: &Transaction, simulation: &SimulationJob, job_id: &str) -> ServiceResult<()> {
-    let status = simulation.status.as_ref().map(|s| s.as_str());
-    let created = simulation.created_at.clone().map(|t| t.0).unwrap_or_default();
-    store::update(
-        tx,
-        &Doc::new(Kind::SimulationJob, simulation.simulation_job_id, simulation, created)?
-            .status(status)
-            .parent(Some(job_id)),
-    )
+/// Saves a simulation. One that has just ended gets an outcome if it has none and is counted
+/// in its job's tally, so the job's verdict moves with it.
+pub(crate) fn save_simulation(tx: &Transaction, simulation: &SimulationJob, job_id: &str) -> ServiceResult<()> {
+    record_simulation(tx, simulation.clone(), job_id, &[])
 }
 
-pub(super) fn save_job(tx: &Transaction, job_id: &str, job: &Value) -> ServiceResult<()> {
+/// The same, for a completed simulation with the results of the checks it was judged on.
+pub(crate) fn record_simulation(
+    tx: &Transaction,
+    mut simulation: SimulationJob,
+    job_id: &str,
+    results: &[CheckResult],
+) -> ServiceResult<()> {
+    let id = simulation.simulation_job_id.to_string();
+    let ended_before = store::status(tx, Kind::SimulationJob, &id)?
+        .is_some_and(|s| SimulationJobStatus::from(s.as_str()).is_terminal());
+    let ends_now = !ended_before && simulation.status.as_ref().is_some_and(SimulationJobStatus::is_terminal);
+    if ends_now && simulation.outcome.is_none() {
+        simulation.outcome = match simulation.status.as_ref() {
+            Some(SimulationJobStatus::Completed) | None => Some(SimulationOutcome::NotEvaluated),
+            Some(status) => Some(verdict::outcome_when_not_completed(status)),
+        };
+        if simulation.status == Some(SimulationJobStatus::Cancelled) && simulation.error_message.is_none() {
+            simulation.error_message = Some("cancelled with its run before it started".into());
+        }
+    }
+    let status = simulation.status.as_ref().map(|s| s.as_str());
+    let created = simulation.created_at.clone().map(|t| t.0).unwrap_or_default();
+    store::update(tx, &Doc::new(Kind::SimulationJob, &id, &simulation, created)?.status(status).parent(Some(job_id)))?;
+    if ends_now {
+        let mut job: Value = store::require(tx, Kind::RunPlanJob, job_id)?;
+        if let Some(tally) = job.get("tally") {
+            let mut tally: Tally = serde_json::from_value(tally.clone())?;
+            tally.add(&simulation, results);
+            job["tally"] = serde_json::to_value(&tally)?;
+            save_job(tx, job_id, &mut job)?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes the job with its verdict brought up to date with its tally and status.
+pub(super) fn save_job(tx: &Transaction, job_id: &str, job: &mut Value) -> ServiceResult<()> {
+    with_verdict(job)?;
     let created = job["createdAt"].as_str().unwrap_or_default().to_owned();
     let plan = job["simulationRunPlanId"].as_str().map(str::to_owned);
     let status = job["status"].as_str().map(str::to_owned);
     store::update(
         tx,
-        &Doc::new(Kind::RunPlanJob, job_id, job, created)?.status(status.as_deref()).parent(plan.as_deref()),
+        &Doc::new(Kind::RunPlanJob, job_id, &*job, created)?.status(status.as_deref()).parent(plan.as_deref()),
     )
+}
+
+/// Sets `verdict` from the job's tally and status (jobs from before verdicts have no tally).
+pub(super) fn with_verdict(job: &mut Value) -> ServiceResult<()> {
+    let Some(tally) = job.get("tally") else { return Ok(()) };
+    let tally: Tally = serde_json::from_value(tally.clone())?;
+    let status = RunPlanJobStatus::from(job["status"].as_str().unwrap_or("PENDING"));
+    job["verdict"] = serde_json::to_value(tally.verdict(&status))?;
+    Ok(())
 }
 
 /// Ends the job once every simulation has ended, and closes its collection job.
@@ -69,7 +112,7 @@ pub fn settle_job(tx: &Transaction, job_id: &str) -> ServiceResult<()> {
     if status == "FAILED" {
         job["errorMessage"] = "no simulation succeeded; see each simulation's errorMessage".into();
     }
-    save_job(tx, job_id, &job)?;
+    save_job(tx, job_id, &mut job)?;
     if let Some(collection_id) = job["collectionJobId"].as_str() {
         let mut collection: Value = store::require(tx, Kind::CollectionJob, collection_id)?;
         let final_status = if status == "CANCELLED" { "CANCELED" } else { "COMPLETED" };
@@ -116,4 +159,42 @@ pub(super) fn recover(tx: &Transaction) -> ServiceResult<()> {
         settle_job(tx, &job_id)?;
     }
     Ok(())
+}
+
+/// A run plan job with every simulation job it holds.
+pub fn load_job(conn: &rusqlite::Connection, id: &str) -> ServiceResult<RunPlanJob> {
+    let mut job: RunPlanJob = store::require(conn, Kind::RunPlanJob, id)?;
+    let mut statement =
+        conn.prepare_cached("SELECT body FROM docs WHERE kind = 'simulation_job' AND parent_id = ?1 ORDER BY seq")?;
+    job.simulation_jobs = statement
+        .query_map([id], |r| r.get::<_, String>(0))?
+        .map(|b| Ok(serde_json::from_str(&b?)?))
+        .collect::<ServiceResult<_>>()?;
+    job.simulation_job_count = Some(job.simulation_jobs.len() as u64);
+    Ok(job)
+}
+
+/// Cancels a job: it moves to CANCELLING, and every simulation not yet started is CANCELLED.
+/// A simulation mid-call belongs to the engine: it finishes, then the job settles.
+pub fn cancel(tx: &Transaction, id: &str) -> ServiceResult<RunPlanJob> {
+    let job = load_job(tx, id)?;
+    if job.status.as_ref().is_some_and(RunPlanJobStatus::is_terminal) {
+        let status = job.status.as_ref().map(|s| s.as_str()).unwrap_or_default();
+        return Err(ServiceError::invalid("jobId", format!("the job has already ended ({status})")));
+    }
+    let at = Timestamp::now();
+    for mut simulation in job.simulation_jobs {
+        if !matches!(simulation.status, Some(SimulationJobStatus::Pending | SimulationJobStatus::Queued)) {
+            continue;
+        }
+        simulation.status = Some(SimulationJobStatus::Cancelled);
+        simulation.completed_at = Some(at.clone());
+        save_simulation(tx, &simulation, id)?;
+    }
+    let mut body: Value = store::require(tx, Kind::RunPlanJob, id)?;
+    body["status"] = "CANCELLING".into();
+    save_job(tx, id, &mut body)?;
+    // With nothing mid-call, nobody else would end the job: it is CANCELLED now.
+    settle_job(tx, id)?;
+    load_job(tx, id)
 }

@@ -6,3 +6,4 @@ pub mod jobs;
 pub mod reference_agent;
 pub mod runner;
 mod selection;
+pub mod start;

@@ -16,7 +16,7 @@ use uuid::Uuid;
 
 use super::agent_link::AgentLink;
 use super::conversation::{Outcome, Setup, converse};
-use super::jobs::{count_simulations, recover, save_job, save_simulation, settle_job};
+use super::jobs::{count_simulations, record_simulation, recover, save_job, save_simulation, settle_job};
 use super::selection::{flow_and_automatic_metrics, plan_metric_ids, scenario_flow, variables_for};
 use crate::api::model::*;
 use crate::service::SimSpeed;
@@ -25,6 +25,7 @@ use crate::service::metrics::compute::Conversation;
 use crate::service::metrics::evaluate::{Catalog, evaluate};
 use crate::service::metrics::judge::Judge;
 use crate::service::store::{self, Doc, Kind, Store};
+use crate::service::verdict;
 
 /// Simulations running now, by job, by plan and in all.
 #[derive(Default)]
@@ -277,7 +278,7 @@ impl Simulator {
                     job["status"] = "RUNNING".into();
                     job["startedAt"] = serde_json::to_value(&at)?;
                 }
-                save_job(tx, &job_id, &job)?;
+                save_job(tx, &job_id, &mut job)?;
                 Ok(collection.id.to_string())
             })
             .await
@@ -405,12 +406,25 @@ impl Simulator {
             Some(number) => self.wait_for_live_call(number, simulation.started_at.clone()).await?,
             None => None,
         };
-        self.collect(work, &call, &outcome.transcript, &flow, live_call.as_ref()).await?;
+        let judged = self.collect(work, &call, &outcome.transcript, &flow, live_call.as_ref()).await?;
 
         simulation.processing_status = Some(ProcessingStatus::Processed);
         simulation.status = Some(SimulationJobStatus::Completed);
         simulation.completed_at = Some(Timestamp::now());
-        self.save(simulation, &job_id).await
+        let results = if verdict::agent_never_spoke(&outcome.transcript) {
+            simulation.outcome = Some(SimulationOutcome::NotEvaluated);
+            simulation.invalidation = Some(Invalidation {
+                invalidated_at: simulation.completed_at.clone(),
+                reason: InvalidationReason::AgentNeverSpoke,
+                detail: Some("the agent answered and never said a word, so there was nothing to grade".into()),
+            });
+            Vec::new()
+        } else {
+            simulation.outcome = Some(judged.outcome);
+            simulation.failed_checks = judged.failed_checks;
+            judged.results
+        };
+        self.store.write(move |tx| record_simulation(tx, simulation, &job_id, &results)).await
     }
 
     /// Holds the simulation open (up to 15 simulated minutes) for a call posted to
@@ -548,7 +562,8 @@ impl Simulator {
         Ok(call)
     }
 
-    /// Computes the job's metrics on the call into the job's collection job.
+    /// Computes the job's metrics on the call into the job's collection job, and judges the
+    /// simulation by the ones that are checks.
     async fn collect(
         &self,
         work: &Work,
@@ -556,7 +571,7 @@ impl Simulator {
         transcript: &Transcript,
         flow: &CustomerFlow,
         live_call: Option<&(Call, Transcript)>,
-    ) -> ServiceResult<()> {
+    ) -> ServiceResult<verdict::Judged> {
         let JobMetrics { catalog, chosen, live_sourced, .. } = &*work.metrics;
         let mut definitions = chosen.clone();
         definitions.extend(flow_and_automatic_metrics(&work.plan, flow, &catalog.definitions, chosen));
@@ -564,9 +579,13 @@ impl Simulator {
         let conversation = Conversation { call, transcript, flow: Some(flow) };
         let live = work.plan.enrich_with_live_conversation == Some(true);
         let mut rows = Vec::new();
+        let mut checks = Vec::new();
         for definition in &definitions {
             if definition.requires_live_conversation == Some(true) && !live {
                 continue; // silently skipped without live enrichment, as the spec says
+            }
+            if verdict::is_check(definition) {
+                checks.push(definition);
             }
             let from_live =
                 live && (live_sourced.contains(&definition.id) || definition.requires_live_conversation == Some(true));
@@ -593,6 +612,7 @@ impl Simulator {
                 rows.push((definition.id, value));
             }
         }
+        let judged = verdict::judge_simulation(&checks, &rows);
         let collection_id = work.metrics.collection_id.clone();
         self.store
             .write(move |tx| {
@@ -616,6 +636,7 @@ impl Simulator {
                 let created = job["createdAt"].as_str().unwrap_or_default().to_owned();
                 store::update(tx, &Doc::new(Kind::CollectionJob, &collection_id, &job, created)?.status(Some("PROCESSING")))
             })
-            .await
+            .await?;
+        Ok(judged)
     }
 }

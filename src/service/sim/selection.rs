@@ -83,7 +83,7 @@ pub(super) fn has_step(steps: &[FlowStep], kind: &StepType) -> bool {
 }
 
 /// The flow's own metrics and the automatic ones, as the plan's flags allow.
-pub(super) fn flow_and_automatic_metrics(
+pub(crate) fn flow_and_automatic_metrics(
     plan: &RunPlanInput,
     flow: &CustomerFlow,
     all: &HashMap<Uuid, MetricDefinition>,

@@ -62,7 +62,7 @@ impl Kind {
     /// Members kept in the stored document for the engines, never sent to callers.
     pub fn internal_members(self) -> &'static [&'static str] {
         match self {
-            Kind::RunPlanJob => &["plan", "variables"],
+            Kind::RunPlanJob => &["plan", "variables", "tally"],
             Kind::CollectionJob => &["request"],
             _ => &[],
         }
@@ -354,6 +354,15 @@ pub fn soft_delete(tx: &Transaction, kind: Kind, id: &str, at: &str) -> ServiceR
         params![kind.as_str(), id, at],
     )?;
     Ok(changed > 0)
+}
+
+/// A document's status column.
+pub fn status(conn: &Connection, kind: Kind, id: &str) -> ServiceResult<Option<String>> {
+    Ok(conn
+        .prepare_cached("SELECT status FROM docs WHERE kind = ?1 AND id = ?2")?
+        .query_row(params![kind.as_str(), id], |row| row.get(0))
+        .optional()?
+        .flatten())
 }
 
 /// Whether a live document exists.

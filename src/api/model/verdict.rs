@@ -1,0 +1,233 @@
+//! Verdicts: whether a run passed, judged by the service against each check's own bar, and
+//! each simulation's outcome. The run's shape is the hosted service's; the per-simulation
+//! outcome is the local service's extension, which clients must do without elsewhere.
+
+use serde::{Deserialize, Serialize};
+use serde_with::skip_serializing_none;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::common::Timestamp;
+use super::simulation::RunPlanJobStatus;
+use crate::wire_enum;
+
+/// The bar a check must clear when its metric reference sets none: 80 % of the simulations.
+pub const DEFAULT_MIN_PASS_RATE: f64 = 80.0;
+
+/// Pass/fail of a run, judged against the criteria pinned on its plan when it started. Null on
+/// a job whose plan carries nothing to judge: an absent verdict is never a pass.
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Verdict {
+    /// True only when every check cleared its own `minPassRate` and the run completed with
+    /// full coverage.
+    pub passed: bool,
+    /// The mean of the checks' pass rates, 0–100; for reporting only, never judged against.
+    #[serde(default)]
+    #[serialize_always]
+    pub score: Option<f64>,
+    /// Every check the run was judged on, passing or not.
+    #[serde(default)]
+    pub checks: Vec<VerdictCheck>,
+    /// Every criterion the run missed; empty when it passed.
+    #[serde(default)]
+    pub failures: Vec<VerdictFailure>,
+}
+
+impl Verdict {
+    /// The checks that missed their bar, worst first.
+    pub fn failing_checks(&self) -> Vec<&VerdictCheck> {
+        let mut failing: Vec<&VerdictCheck> = self.checks.iter().filter(|c| !c.passed).collect();
+        failing.sort_by(|a, b| a.pass_rate.unwrap_or(-1.0).total_cmp(&b.pass_rate.unwrap_or(-1.0)));
+        failing
+    }
+}
+
+/// How one check did: a metric that yields pass/fail (a threshold, or an authored yes/no metric).
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct VerdictCheck {
+    pub metric_definition_id: Uuid,
+    pub metric_name: Option<String>,
+    /// Simulations that have a value for this check.
+    #[serde(default)]
+    pub evaluated_sims: u64,
+    #[serde(default)]
+    pub passed_sims: u64,
+    /// The share of evaluated simulations that passed, 0–100; null when none was evaluated.
+    #[serde(default)]
+    #[serialize_always]
+    pub pass_rate: Option<f64>,
+    /// The bar: the share of the run's simulations that had to pass.
+    pub min_pass_rate: f64,
+    /// Whether `minPassRate` is the 80 % default rather than one the metric reference set.
+    #[serde(default)]
+    pub inherited: bool,
+    /// `passRate >= minPassRate`.
+    pub passed: bool,
+}
+
+impl VerdictCheck {
+    pub fn name(&self) -> String {
+        self.metric_name.clone().unwrap_or_else(|| self.metric_definition_id.to_string())
+    }
+}
+
+/// One criterion a run missed, tagged by `type`. Unknown kinds decode as `Unknown`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type")]
+pub enum VerdictFailure {
+    /// The run ended in (or is still in) a status other than COMPLETED.
+    #[serde(rename = "RUN_NOT_COMPLETED")]
+    RunNotCompleted { status: RunPlanJobStatus },
+    /// Fewer simulations were scored than the run placed.
+    #[serde(rename = "INCOMPLETE_COVERAGE", rename_all = "camelCase")]
+    IncompleteCoverage { evaluated_calls: u64, expected_calls: u64 },
+    /// The agent never spoke on more than `maxShare` percent of the run.
+    #[serde(rename = "AGENT_NEVER_SPOKE", rename_all = "camelCase")]
+    AgentNeverSpoke {
+        max_share: f64,
+        never_spoke_calls: u64,
+        total_calls: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        agent_name: Option<String>,
+    },
+    /// A check that no simulation produced a value for.
+    #[serde(rename = "METRIC_NOT_EVALUATED", rename_all = "camelCase")]
+    MetricNotEvaluated {
+        metric_definition_id: Uuid,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        metric_name: Option<String>,
+    },
+    /// A check whose pass rate is under its own minimum.
+    #[serde(rename = "METRIC_BELOW_MIN_PASS_RATE", rename_all = "camelCase")]
+    MetricBelowMinPassRate {
+        metric_definition_id: Uuid,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        metric_name: Option<String>,
+        pass_rate: f64,
+        min_pass_rate: f64,
+        inherited: bool,
+    },
+    /// A kind this build does not know.
+    #[serde(other)]
+    Unknown,
+}
+
+impl VerdictFailure {
+    /// The failure in a sentence, as every face (console, reports) shows it.
+    pub fn in_words(&self) -> String {
+        match self {
+            VerdictFailure::RunNotCompleted { status } => format!("The run did not complete: it is {status}"),
+            VerdictFailure::IncompleteCoverage { evaluated_calls, expected_calls } => {
+                format!("Only {evaluated_calls} of {expected_calls} simulations were scored")
+            }
+            VerdictFailure::AgentNeverSpoke { max_share, never_spoke_calls, total_calls, .. } => format!(
+                "The agent never spoke on {never_spoke_calls} of {total_calls} simulations, more than the {} allowed",
+                percent(*max_share)
+            ),
+            VerdictFailure::MetricNotEvaluated { metric_definition_id, metric_name } => {
+                let name = metric_name.clone().unwrap_or_else(|| metric_definition_id.to_string());
+                format!("{name} was not evaluated on any simulation")
+            }
+            VerdictFailure::MetricBelowMinPassRate {
+                metric_definition_id,
+                metric_name,
+                pass_rate,
+                min_pass_rate,
+                ..
+            } => {
+                let name = metric_name.clone().unwrap_or_else(|| metric_definition_id.to_string());
+                format!(
+                    "{name} passed {} of simulations, below its minimum of {}",
+                    percent(*pass_rate),
+                    percent(*min_pass_rate)
+                )
+            }
+            VerdictFailure::Unknown => "A criterion this console does not know failed (see the raw view)".into(),
+        }
+    }
+}
+
+/// `71 %`, or `72.5 %` where the fraction matters.
+pub fn percent(rate: f64) -> String {
+    if (rate - rate.round()).abs() < 0.05 { format!("{:.0} %", rate) } else { format!("{rate:.1} %") }
+}
+
+wire_enum! {
+    /// How one simulation did on its checks (local service extension).
+    pub enum SimulationOutcome {
+        /// Every check it was scored on is true.
+        Passed = "PASSED",
+        /// At least one check is false.
+        Failed = "FAILED",
+        /// Some check has no value and none is false (or nothing judged it).
+        NotEvaluated = "NOT_EVALUATED",
+        /// The simulation failed, timed out or was interrupted.
+        Error = "ERROR",
+    }
+}
+
+/// A check a simulation failed, with the judge's reason.
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FailedCheck {
+    pub metric_definition_id: Uuid,
+    pub metric_name: Option<String>,
+    /// The value as the metric gave it (0 for a false yes/no).
+    pub value: Option<f64>,
+    pub value_reasoning: Option<String>,
+}
+
+wire_enum! {
+    /// Why a simulation's result does not count.
+    pub enum InvalidationReason {
+        ScriptDiverged = "SCRIPT_DIVERGED",
+        RequiredStepNotReached = "REQUIRED_STEP_NOT_REACHED",
+        RequiredStageIncomplete = "REQUIRED_STAGE_INCOMPLETE",
+        CallerNeverTookOver = "CALLER_NEVER_TOOK_OVER",
+        AgentNeverSpoke = "AGENT_NEVER_SPOKE",
+    }
+}
+
+/// Present when a simulation's result does not count: it keeps its transcript, but nothing
+/// scored it and it is left out of every check.
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Invalidation {
+    pub invalidated_at: Option<Timestamp>,
+    pub reason: InvalidationReason,
+    pub detail: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_read_in_words() {
+        let below = VerdictFailure::MetricBelowMinPassRate {
+            metric_definition_id: Uuid::nil(),
+            metric_name: Some("Task completion".into()),
+            pass_rate: 71.4,
+            min_pass_rate: 90.0,
+            inherited: false,
+        };
+        assert_eq!(below.in_words(), "Task completion passed 71.4 % of simulations, below its minimum of 90 %");
+    }
+
+    #[test]
+    fn failures_round_trip_and_unknown_kinds_decode() {
+        let json = serde_json::json!({"type": "INCOMPLETE_COVERAGE", "evaluatedCalls": 4, "expectedCalls": 6});
+        let failure: VerdictFailure = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!(failure, VerdictFailure::IncompleteCoverage { evaluated_calls: 4, expected_calls: 6 });
+        assert_eq!(serde_json::to_value(&failure).unwrap(), json);
+        let unknown: VerdictFailure =
+            serde_json::from_value(serde_json::json!({"type": "SWEEP_WORSE", "x": 1})).unwrap();
+        assert_eq!(unknown, VerdictFailure::Unknown);
+    }
+}

@@ -1,0 +1,330 @@
+//! Starting runs: a plan's references checked, its combinations resolved (endpoints × flow
+//! variants × iterations, or the deprecated scenarios × personas), and a PENDING job written
+//! with one PENDING simulation job each and the tally its verdict will be kept in.
+
+use rusqlite::Transaction;
+use uuid::Uuid;
+
+use super::jobs::with_verdict;
+use super::selection::flow_and_automatic_metrics;
+use crate::api::model::*;
+use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::resolve_definition;
+use crate::service::store::{self, Doc, Kind};
+use crate::service::verdict::Tally;
+
+use std::collections::HashMap;
+
+/// Saves a plan and, with the deprecated `autoRun`, starts it.
+pub fn create_plan(tx: &Transaction, input: RunPlanInput) -> ServiceResult<RunPlanCreated> {
+    check_references(tx, &input, "")?;
+    let plan = save_plan(tx, input)?;
+    let job = if plan.plan.auto_run == Some(true) { Some(start_job(tx, &plan, None)?) } else { None };
+    Ok(RunPlanCreated { run_plan: plan, run_plan_job: job })
+}
+
+/// The run operation: a saved plan by id, or an inline plan (saved when asked).
+pub fn run(tx: &Transaction, request: RunRequest) -> ServiceResult<RunStarted> {
+    let (plan, saved) = match (request.plan_id, request.plan.clone()) {
+        (Some(id), _) => {
+            let plan: RunPlan = store::get(tx, Kind::RunPlan, &id.to_string())?
+                .ok_or_else(|| ServiceError::invalid("planId", format!("no run plan {id}")))?;
+            check_references(tx, &plan.plan, "")?;
+            (plan, true)
+        }
+        (None, Some(input)) => {
+            check_references(tx, &input, "plan")?;
+            if request.save_as_plan == Some(true) {
+                (save_plan(tx, input)?, true)
+            } else {
+                let at = Timestamp::now();
+                (RunPlan { id: Uuid::new_v4(), created_at: Some(at.clone()), updated_at: Some(at), plan: input }, false)
+            }
+        }
+        (None, None) => return Err(ServiceError::invalid("planId", "give planId or plan")),
+    };
+    let job = start_job(tx, &plan, request.variables.as_ref())?;
+    Ok(RunStarted {
+        simulation_run_plan_job_id: job.simulation_run_plan_job_id,
+        simulation_run_plan_id: saved.then_some(plan.id),
+        simulation_job_count: job.simulation_jobs.len() as u64,
+        saved_as_plan: saved && request.plan.is_some(),
+        status: job.status,
+        created_at: job.created_at,
+    })
+}
+
+fn save_plan(tx: &Transaction, input: RunPlanInput) -> ServiceResult<RunPlan> {
+    let at = Timestamp::now();
+    let plan = RunPlan { id: Uuid::new_v4(), created_at: Some(at.clone()), updated_at: Some(at.clone()), plan: input };
+    store::insert(tx, &Doc::new(Kind::RunPlan, plan.id, &plan, at.0)?)?;
+    Ok(plan)
+}
+
+/// Every id the plan names must exist now; each failure names its path.
+pub fn check_references(tx: &Transaction, plan: &RunPlanInput, at: &str) -> ServiceResult<()> {
+    let path = |p: String| if at.is_empty() { p } else { format!("{at}.{p}") };
+    for (i, endpoint) in plan.agent_endpoints.iter().flatten().enumerate() {
+        if !store::exists(tx, Kind::AgentEndpoint, &endpoint.id.to_string())? {
+            let param = path(format!("agentEndpoints[{i}].id"));
+            return Err(ServiceError::invalid(&param, format!("{param}: no agent endpoint {}", endpoint.id)));
+        }
+    }
+    for (i, metric) in plan.metrics.iter().flatten().enumerate() {
+        let key = metric.id.map(|id| id.to_string()).or(metric.slug_or_alias().map(str::to_owned)).unwrap_or_default();
+        if resolve_definition(tx, &key).is_err() {
+            let member = if metric.id.is_some() { "id" } else { "slug" };
+            let param = path(format!("metrics[{i}].{member}"));
+            return Err(ServiceError::invalid(&param, format!("{param}: no metric definition {key}")));
+        }
+    }
+    for (i, persona) in plan.personas.iter().flatten().enumerate() {
+        if !store::exists(tx, Kind::Persona, &persona.id.to_string())? {
+            let param = path(format!("personas[{i}].id"));
+            return Err(ServiceError::invalid(&param, format!("{param}: no persona {}", persona.id)));
+        }
+    }
+    for (i, selection) in plan.flows.iter().flatten().enumerate() {
+        let flow = resolve_flow(tx, selection)
+            .map_err(|e| e.with_param(path(format!("flows[{i}].{}", flow_member(selection)))))?;
+        if flow.is_voicemail() && plan.direction == Some(Direction::Inbound) {
+            let param = path(format!("flows[{i}].id"));
+            return Err(ServiceError::invalid(&param, format!("{param}: a voicemail flow needs an OUTBOUND plan")));
+        }
+        if let Some(persona) = selection.persona_override_id
+            && !store::exists(tx, Kind::Persona, &persona.to_string())?
+        {
+            let param = path(format!("flows[{i}].personaOverrideId"));
+            return Err(ServiceError::invalid(&param, format!("{param}: no persona {persona}")));
+        }
+        if let Some(EdgeCases::List(list)) = &selection.edge_cases {
+            for (j, edge) in list.iter().enumerate() {
+                let known = flow.edge_cases.iter().any(|e| Some(e.id) == edge.id);
+                if !known {
+                    let param = path(format!("flows[{i}].edgeCases[{j}].id"));
+                    let id = edge.id.map(|id| id.to_string()).unwrap_or_default();
+                    return Err(ServiceError::invalid(&param, format!("{param}: flow has no edge case {id}")));
+                }
+            }
+        }
+        if selection.happy_path == Some(true) && flow.happy_path.is_none() {
+            let param = path(format!("flows[{i}].happyPath"));
+            return Err(ServiceError::invalid(&param, format!("{param}: this flow has no happy path")));
+        }
+    }
+    Ok(())
+}
+
+fn flow_member(selection: &FlowSelection) -> &'static str {
+    if selection.id.is_some() { "id" } else { "slug" }
+}
+
+/// The flow a selection names, by id or by slug.
+pub fn resolve_flow(tx: &rusqlite::Connection, selection: &FlowSelection) -> ServiceResult<CustomerFlow> {
+    let found = match (&selection.id, &selection.slug) {
+        (Some(id), _) => store::get(tx, Kind::CustomerFlow, &id.to_string())?,
+        (None, Some(slug)) => store::find_by(tx, Kind::CustomerFlow, "$.slug", slug)?,
+        (None, None) => None,
+    };
+    let name = selection.id.map(|i| i.to_string()).or(selection.slug.clone()).unwrap_or_default();
+    found.ok_or_else(|| ServiceError::invalid("flows", format!("no customer flow {name}")))
+}
+
+/// One simulation to run: which endpoint, flow variant (or scenario) and persona.
+struct Combination {
+    endpoint: AgentEndpoint,
+    flow: Option<JobFlow>,
+    scenario: Option<ScenarioSummary>,
+    persona: Option<Persona>,
+}
+
+/// Endpoints × resolved variants × iterations (or scenarios × personas), as the spec says.
+fn combinations(tx: &Transaction, plan: &RunPlanInput) -> ServiceResult<Vec<Combination>> {
+    let endpoints: Vec<AgentEndpoint> = plan
+        .agent_endpoints
+        .iter()
+        .flatten()
+        .map(|e| store::require(tx, Kind::AgentEndpoint, &e.id.to_string()))
+        .collect::<ServiceResult<_>>()?;
+    let mut variants: Vec<(Option<JobFlow>, Option<ScenarioSummary>, Option<Persona>)> = Vec::new();
+    for selection in plan.flows.iter().flatten() {
+        let flow = resolve_flow(tx, selection)?;
+        let selection_persona: Option<Persona> =
+            selection.persona_override_id.map(|id| store::require(tx, Kind::Persona, &id.to_string())).transpose()?;
+        let job_flow = |variant: &FlowVariant, happy: bool| JobFlow {
+            id: flow.id,
+            title: flow.title.clone(),
+            variant_id: Some(variant.id),
+            variant_title: variant.title.clone(),
+            happy_path: Some(happy),
+        };
+        if selection.happy_path == Some(true)
+            && let Some(happy) = &flow.happy_path
+        {
+            let persona = selection_persona.clone().or(happy.persona_override.clone());
+            variants.push((Some(job_flow(happy, true)), None, persona));
+        }
+        match &selection.edge_cases {
+            Some(EdgeCases::All) => {
+                for edge in &flow.edge_cases {
+                    let persona = selection_persona.clone().or(edge.persona_override.clone());
+                    variants.push((Some(job_flow(edge, false)), None, persona));
+                }
+            }
+            Some(EdgeCases::List(list)) => {
+                for chosen in list {
+                    let Some(edge) = flow.edge_cases.iter().find(|e| Some(e.id) == chosen.id) else { continue };
+                    let own: Option<Persona> = chosen
+                        .persona_override_id
+                        .map(|id| store::require(tx, Kind::Persona, &id.to_string()))
+                        .transpose()?;
+                    let persona = own.or(selection_persona.clone()).or(edge.persona_override.clone());
+                    variants.push((Some(job_flow(edge, false)), None, persona));
+                }
+            }
+            None => {}
+        }
+    }
+    if plan.flows.is_none() {
+        for scenario in plan.scenarios.iter().flatten() {
+            for persona in plan.personas.iter().flatten() {
+                let persona: Persona = store::require(tx, Kind::Persona, &persona.id.to_string())?;
+                let summary = ScenarioSummary { id: scenario.id.unwrap_or_default(), description: None };
+                variants.push((None, Some(summary), Some(persona)));
+            }
+        }
+    }
+    let iterations = plan.iteration_count_or_default() as usize;
+    let mut out = Vec::with_capacity(endpoints.len() * variants.len() * iterations);
+    for endpoint in &endpoints {
+        for (flow, scenario, persona) in &variants {
+            for _ in 0..iterations {
+                out.push(Combination {
+                    endpoint: endpoint.clone(),
+                    flow: flow.clone(),
+                    scenario: scenario.clone(),
+                    persona: persona.clone(),
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Creates a PENDING run plan job and one PENDING simulation job per combination.
+fn start_job(tx: &Transaction, plan: &RunPlan, variables: Option<&RunVariables>) -> ServiceResult<RunPlanJob> {
+    let at = Timestamp::now();
+    let job_id = Uuid::new_v4();
+    let mut simulation_jobs = Vec::new();
+    for (iteration, combo) in combinations(tx, &plan.plan)?.into_iter().enumerate() {
+        let mut persona = combo.persona;
+        if let Some(p) = persona.as_mut() {
+            // The job's persona leaves out age, understood languages and idle settings.
+            p.fields.age = None;
+            p.fields.understood_languages = None;
+            p.fields.idle_messages = None;
+            p.fields.idle_timeout_seconds = None;
+            p.fields.idle_message_max_spoken_count = None;
+            p.fields.idle_message_reset_count_on_user_speech_enabled = None;
+        }
+        let job = SimulationJob {
+            simulation_job_id: Uuid::new_v4(),
+            status: Some(SimulationJobStatus::Pending),
+            processing_status: None,
+            persona,
+            scenario: combo.scenario,
+            agent_endpoint: Some(JobEndpoint {
+                id: combo.endpoint.id,
+                name: combo
+                    .endpoint
+                    .environment
+                    .clone()
+                    .map(|e| format!("{} ({e})", combo.endpoint.value.clone().unwrap_or_default())),
+                phone_number: combo.endpoint.value.clone(),
+                endpoint_type: combo.endpoint.endpoint_type.clone(),
+            }),
+            created_at: Some(at.clone()),
+            started_at: None,
+            completed_at: None,
+            customer_flow: combo.flow,
+            call_id: None,
+            // Live enrichment provisions a number the real call must use (the spec's name).
+            roark_phone_number: (plan.plan.enrich_with_live_conversation == Some(true))
+                .then(|| provisioned_number(iteration)),
+            simulation_run_plan_job_id: Some(job_id),
+            iteration: Some(iteration as u64),
+            error_message: None,
+            outcome: None,
+            failed_checks: Vec::new(),
+            invalidation: None,
+        };
+        let doc = Doc::new(Kind::SimulationJob, job.simulation_job_id, &job, at.0.clone())?
+            .status(Some("PENDING"))
+            .parent(Some(&job_id.to_string()));
+        store::insert(tx, &doc)?;
+        simulation_jobs.push(job);
+    }
+    let tally = Tally::new(plan_checks(tx, &plan.plan)?, simulation_jobs.len() as u64);
+    let job = RunPlanJob {
+        verdict: tally.verdict(&RunPlanJobStatus::Pending),
+        simulation_run_plan_job_id: job_id,
+        simulation_run_plan_id: Some(plan.id),
+        status: Some(RunPlanJobStatus::Pending),
+        created_at: Some(at.clone()),
+        started_at: None,
+        ended_at: None,
+        simulation_jobs: Vec::new(),
+        simulation_job_count: Some(simulation_jobs.len() as u64),
+        error_message: None,
+    };
+    let mut body = serde_json::to_value(&job)?;
+    // The engine runs from the plan as it was when the job started (inline plans are not saved).
+    body["plan"] = serde_json::to_value(&plan.plan)?;
+    if let Some(variables) = variables {
+        body["variables"] = serde_json::to_value(variables)?;
+    }
+    body["tally"] = serde_json::to_value(&tally)?;
+    with_verdict(&mut body)?;
+    let doc =
+        Doc::new(Kind::RunPlanJob, job_id, &body, at.0)?.status(Some("PENDING")).parent(Some(&plan.id.to_string()));
+    store::insert(tx, &doc)?;
+    Ok(RunPlanJob { simulation_jobs, ..job })
+}
+
+/// A number in the 555-01xx fictional range, distinct per simulation of a job.
+fn provisioned_number(index: usize) -> String {
+    let serial = Uuid::new_v4().as_u128() % 100_000;
+    format!("+1555{:05}{:02}", serial, index % 100)
+}
+
+/// The metrics a run is judged by, with the bar each must clear: the plan's own at the bar its
+/// reference sets, then the flows' and the automatic ones at the default. Metrics the run will
+/// skip (live-only without live enrichment) are left out. Which of them are checks is
+/// `verdict::is_check`'s to say.
+fn plan_checks(tx: &Transaction, plan: &RunPlanInput) -> ServiceResult<Vec<(MetricDefinition, f64, bool)>> {
+    let live = plan.enrich_with_live_conversation == Some(true);
+    let runs = |d: &MetricDefinition| live || d.requires_live_conversation != Some(true);
+    let mut out: Vec<(MetricDefinition, f64, bool)> = Vec::new();
+    for reference in plan.metrics.iter().flatten() {
+        let key = reference.id.map(|id| id.to_string()).or(reference.slug_or_alias().map(str::to_owned));
+        let Some(definition) = key.and_then(|key| resolve_definition(tx, &key).ok()) else { continue };
+        if runs(&definition) && !out.iter().any(|(d, ..)| d.id == definition.id) {
+            let (rate, inherited) = reference.min_pass_rate_or_default();
+            out.push((definition, rate, inherited));
+        }
+    }
+    if plan.flows.is_some() {
+        let all: HashMap<Uuid, MetricDefinition> =
+            store::all::<MetricDefinition>(tx, Kind::MetricDefinition)?.into_iter().map(|d| (d.id, d)).collect();
+        let chosen: Vec<MetricDefinition> = out.iter().map(|(d, ..)| d.clone()).collect();
+        for selection in plan.flows.iter().flatten() {
+            let flow = resolve_flow(tx, selection)?;
+            for definition in flow_and_automatic_metrics(plan, &flow, &all, &chosen) {
+                if runs(&definition) && !out.iter().any(|(d, ..)| d.id == definition.id) {
+                    out.push((definition, DEFAULT_MIN_PASS_RATE, true));
+                }
+            }
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,234 @@
+//! Judging runs. Which metrics are checks; each simulation's outcome from its values; and the
+//! run's verdict, kept as a tally on the job that grows by one simulation at a time, so a
+//! verdict costs the same to read whatever the run's size.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::api::model::*;
+
+/// The largest share of a run (percent) the agent may never speak on while the run can pass.
+pub const AGENT_NEVER_SPOKE_MAX_SHARE: f64 = 10.0;
+
+/// Service-owned metrics that a run adds by itself and that judge the agent.
+const AUTOMATIC_CHECKS: &[&str] = &["agent_expectations", "keypad_entry"];
+
+/// Whether a metric is a check: it yields pass/fail. Thresholds, yes/no metrics someone
+/// authored (LLM-judged, formula, pattern) and the automatic expectation and keypad metrics are;
+/// provider readings (durations, counts, latencies, provider booleans) are observations.
+pub fn is_check(definition: &MetricDefinition) -> bool {
+    let automatic = definition.is_service_owned()
+        && definition.slug.as_deref().is_some_and(|slug| AUTOMATIC_CHECKS.contains(&slug));
+    match definition.calculation_type {
+        Some(CalculationType::Threshold) => true,
+        Some(CalculationType::Provider) | None => automatic,
+        Some(_) => definition.metric_type == Some(MetricType::Boolean) || automatic,
+    }
+}
+
+/// Whether the agent said nothing at all on a call (it answered, then silence or a hang-up):
+/// such a simulation grades nothing and is left out of every check.
+pub fn agent_never_spoke(transcript: &Transcript) -> bool {
+    !transcript.entries.iter().any(|e| e.role == Some(ParticipantType::Agent) && !e.text.trim().is_empty())
+}
+
+/// One check's result on one simulation: true passed, false failed.
+pub type CheckResult = (Uuid, bool);
+
+/// A simulation's outcome, judged from the values its checks produced.
+pub struct Judged {
+    pub outcome: SimulationOutcome,
+    pub failed_checks: Vec<FailedCheck>,
+    /// Every check that has a value, and whether it passed.
+    pub results: Vec<CheckResult>,
+}
+
+/// Judges a completed simulation: FAILED when any check is false, NOT_EVALUATED when some
+/// check has no value (or there is none to judge), PASSED when every check is true. A check
+/// with several values (one per turn, say) passes only if all of them are true.
+pub fn judge_simulation(checks: &[&MetricDefinition], values: &[(Uuid, MetricValue)]) -> Judged {
+    let mut results = Vec::new();
+    let mut failed_checks = Vec::new();
+    let mut missing = checks.is_empty();
+    for check in checks {
+        let successes: Vec<&MetricValue> = values
+            .iter()
+            .filter(|(id, v)| *id == check.id && v.capture_status.as_ref().is_none_or(|s| *s == CaptureStatus::Success))
+            .map(|(_, v)| v)
+            .filter(|v| v.value.is_some())
+            .collect();
+        if successes.is_empty() {
+            missing = true;
+            continue;
+        }
+        match successes.iter().find(|v| v.value == Some(0.0)) {
+            Some(false_value) => {
+                results.push((check.id, false));
+                failed_checks.push(FailedCheck {
+                    metric_definition_id: check.id,
+                    metric_name: check.name.clone(),
+                    value: false_value.value,
+                    value_reasoning: false_value.value_reasoning.clone(),
+                });
+            }
+            None => results.push((check.id, true)),
+        }
+    }
+    let outcome = if !failed_checks.is_empty() {
+        SimulationOutcome::Failed
+    } else if missing {
+        SimulationOutcome::NotEvaluated
+    } else {
+        SimulationOutcome::Passed
+    };
+    Judged { outcome, failed_checks, results }
+}
+
+/// The outcome of a simulation that ended without completing.
+pub fn outcome_when_not_completed(status: &SimulationJobStatus) -> SimulationOutcome {
+    match status {
+        SimulationJobStatus::Cancelled => SimulationOutcome::NotEvaluated,
+        _ => SimulationOutcome::Error,
+    }
+}
+
+/// One check's counters, fixed (but for the counts) when the job starts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckTally {
+    pub metric_definition_id: Uuid,
+    pub metric_name: Option<String>,
+    pub min_pass_rate: f64,
+    pub inherited: bool,
+    pub evaluated: u64,
+    pub passed: u64,
+}
+
+/// What the verdict is computed from, kept on the job and updated as each simulation ends.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Tally {
+    pub checks: Vec<CheckTally>,
+    /// Simulations the run placed.
+    pub simulations: u64,
+    /// Simulations that ended, whatever their outcome.
+    pub ended: u64,
+    /// Simulations that completed and count (scored, not invalidated).
+    pub scored: u64,
+    /// Simulations the agent never spoke on.
+    pub never_spoke: u64,
+    /// Ended simulations by outcome.
+    pub by_outcome: BTreeMap<String, u64>,
+}
+
+impl Tally {
+    /// The checks a run is judged on: the plan's own metrics that are checks, at the bar each
+    /// reference sets, then the flows' and automatic ones the run adds, at the default bar.
+    pub fn new(plan_checks: Vec<(MetricDefinition, f64, bool)>, simulations: u64) -> Tally {
+        let mut checks: Vec<CheckTally> = Vec::new();
+        for (definition, min_pass_rate, inherited) in plan_checks {
+            if is_check(&definition) && !checks.iter().any(|c| c.metric_definition_id == definition.id) {
+                checks.push(CheckTally {
+                    metric_definition_id: definition.id,
+                    metric_name: definition.name.clone(),
+                    min_pass_rate,
+                    inherited,
+                    evaluated: 0,
+                    passed: 0,
+                });
+            }
+        }
+        Tally { checks, simulations, ..Tally::default() }
+    }
+
+    /// Counts one simulation that has just ended.
+    pub fn add(&mut self, simulation: &SimulationJob, results: &[CheckResult]) {
+        self.ended += 1;
+        let outcome = simulation.outcome.as_ref().map_or("NONE", |o| o.as_str());
+        *self.by_outcome.entry(outcome.to_owned()).or_default() += 1;
+        if simulation.invalidation.as_ref().is_some_and(|i| i.reason == InvalidationReason::AgentNeverSpoke) {
+            self.never_spoke += 1;
+            return;
+        }
+        if simulation.status != Some(SimulationJobStatus::Completed) {
+            return;
+        }
+        self.scored += 1;
+        let by_id: HashMap<Uuid, bool> = results.iter().copied().collect();
+        for check in &mut self.checks {
+            if let Some(passed) = by_id.get(&check.metric_definition_id) {
+                check.evaluated += 1;
+                check.passed += u64::from(*passed);
+            }
+        }
+    }
+
+    /// The verdict now, given the job's status; None when there is nothing to judge.
+    pub fn verdict(&self, status: &RunPlanJobStatus) -> Option<Verdict> {
+        if self.checks.is_empty() {
+            return None;
+        }
+        let ended = status.is_terminal();
+        let checks: Vec<VerdictCheck> = self
+            .checks
+            .iter()
+            .map(|c| {
+                let pass_rate = (c.evaluated > 0).then(|| c.passed as f64 * 100.0 / c.evaluated as f64);
+                VerdictCheck {
+                    metric_definition_id: c.metric_definition_id,
+                    metric_name: c.metric_name.clone(),
+                    evaluated_sims: c.evaluated,
+                    passed_sims: c.passed,
+                    pass_rate,
+                    min_pass_rate: c.min_pass_rate,
+                    inherited: c.inherited,
+                    passed: pass_rate.is_some_and(|rate| rate >= c.min_pass_rate),
+                }
+            })
+            .collect();
+        let mut failures = Vec::new();
+        if *status != RunPlanJobStatus::Completed {
+            failures.push(VerdictFailure::RunNotCompleted { status: status.clone() });
+        }
+        let expected = self.simulations.saturating_sub(self.never_spoke);
+        if ended && self.scored < expected {
+            failures
+                .push(VerdictFailure::IncompleteCoverage { evaluated_calls: self.scored, expected_calls: expected });
+        }
+        if self.simulations > 0 {
+            let share = self.never_spoke as f64 * 100.0 / self.simulations as f64;
+            if share > AGENT_NEVER_SPOKE_MAX_SHARE {
+                failures.push(VerdictFailure::AgentNeverSpoke {
+                    max_share: AGENT_NEVER_SPOKE_MAX_SHARE,
+                    never_spoke_calls: self.never_spoke,
+                    total_calls: self.simulations,
+                    agent_name: None,
+                });
+            }
+        }
+        for check in &checks {
+            match check.pass_rate {
+                None if ended => failures.push(VerdictFailure::MetricNotEvaluated {
+                    metric_definition_id: check.metric_definition_id,
+                    metric_name: check.metric_name.clone(),
+                }),
+                Some(rate) if rate < check.min_pass_rate => failures.push(VerdictFailure::MetricBelowMinPassRate {
+                    metric_definition_id: check.metric_definition_id,
+                    metric_name: check.metric_name.clone(),
+                    pass_rate: rate,
+                    min_pass_rate: check.min_pass_rate,
+                    inherited: check.inherited,
+                }),
+                _ => {}
+            }
+        }
+        let rates: Vec<f64> = checks.iter().filter_map(|c| c.pass_rate).collect();
+        let score = (!rates.is_empty()).then(|| rates.iter().sum::<f64>() / rates.len() as f64);
+        Some(Verdict { passed: failures.is_empty(), score, checks, failures })
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,188 @@
+use super::*;
+
+fn definition(slug: &str, metric_type: MetricType, calculation: CalculationType, system: bool) -> MetricDefinition {
+    serde_json::from_value(serde_json::json!({
+        "id": Uuid::new_v5(&Uuid::NAMESPACE_URL, slug.as_bytes()),
+        "slug": slug,
+        "name": slug.replace('_', " "),
+        "type": metric_type.as_str(),
+        "calculationType": calculation.as_str(),
+        "source": if system { "SYSTEM" } else { "CUSTOM" },
+    }))
+    .unwrap()
+}
+
+fn value(id: Uuid, v: Option<f64>, status: CaptureStatus, reasoning: &str) -> (Uuid, MetricValue) {
+    let mut value: MetricValue = serde_json::from_value(serde_json::json!({})).unwrap();
+    value.value = v;
+    value.capture_status = Some(status);
+    value.value_reasoning = Some(reasoning.into());
+    (id, value)
+}
+
+fn completed() -> SimulationJob {
+    serde_json::from_value(serde_json::json!({
+        "simulationJobId": Uuid::new_v4(),
+        "status": "COMPLETED",
+        "outcome": "PASSED",
+    }))
+    .unwrap()
+}
+
+#[test]
+fn checks_are_thresholds_authored_booleans_and_the_automatic_metrics() {
+    use CalculationType::*;
+    assert!(is_check(&definition("task_completion", MetricType::Boolean, LlmJudge, true)));
+    assert!(is_check(&definition("duration_under_2m", MetricType::Boolean, Threshold, false)));
+    assert!(is_check(&definition("keypad_entry", MetricType::Boolean, Provider, true)));
+    assert!(is_check(&definition("agent_expectations", MetricType::Boolean, LlmJudge, true)));
+    assert!(is_check(&definition("my_formula_flag", MetricType::Boolean, Formula, false)));
+    // Observations: readings, and provider yes/no fields whose `true` has no passing side.
+    assert!(!is_check(&definition("call_duration", MetricType::Numeric, Provider, true)));
+    assert!(!is_check(&definition("comprehension_failure", MetricType::Boolean, Provider, true)));
+    assert!(!is_check(&definition("empathy_rating", MetricType::Scale, LlmJudge, false)));
+}
+
+#[test]
+fn a_simulation_fails_on_any_false_check_and_names_it() {
+    use CalculationType::*;
+    let task = definition("task_completion", MetricType::Boolean, LlmJudge, true);
+    let keypad = definition("keypad_entry", MetricType::Boolean, Provider, true);
+    let checks = [&task, &keypad];
+    let all_true = [
+        value(task.id, Some(1.0), CaptureStatus::Success, "done"),
+        value(keypad.id, Some(1.0), CaptureStatus::Success, "pressed"),
+    ];
+    let judged = judge_simulation(&checks, &all_true);
+    assert_eq!(judged.outcome, SimulationOutcome::Passed);
+    assert_eq!(judged.results, vec![(task.id, true), (keypad.id, true)]);
+
+    let one_false = [
+        value(task.id, Some(1.0), CaptureStatus::Success, "done"),
+        value(keypad.id, Some(1.0), CaptureStatus::Success, "first turn"),
+        value(keypad.id, Some(0.0), CaptureStatus::Success, "the caller pressed 2; the agent ignored it"),
+    ];
+    let judged = judge_simulation(&checks, &one_false);
+    assert_eq!(judged.outcome, SimulationOutcome::Failed);
+    assert_eq!(judged.failed_checks.len(), 1);
+    assert_eq!(judged.failed_checks[0].metric_definition_id, keypad.id);
+    assert_eq!(judged.failed_checks[0].value_reasoning.as_deref(), Some("the caller pressed 2; the agent ignored it"));
+
+    let missing = [
+        value(task.id, Some(1.0), CaptureStatus::Success, "done"),
+        value(keypad.id, None, CaptureStatus::Error, "judge down"),
+    ];
+    let judged = judge_simulation(&checks, &missing);
+    assert_eq!(judged.outcome, SimulationOutcome::NotEvaluated);
+    assert_eq!(judged.results, vec![(task.id, true)]);
+
+    assert_eq!(judge_simulation(&[], &[]).outcome, SimulationOutcome::NotEvaluated, "nothing judged it: never a pass");
+}
+
+fn tally(bars: &[(f64, bool)], simulations: u64) -> (Tally, Vec<Uuid>) {
+    let definitions: Vec<MetricDefinition> = (0..bars.len())
+        .map(|i| definition(&format!("check_{i}"), MetricType::Boolean, CalculationType::LlmJudge, false))
+        .collect();
+    let ids = definitions.iter().map(|d| d.id).collect();
+    let plan = definitions.into_iter().zip(bars).map(|(d, (rate, inherited))| (d, *rate, *inherited)).collect();
+    (Tally::new(plan, simulations), ids)
+}
+
+#[test]
+fn each_check_clears_its_own_bar_never_pooled() {
+    // A at 100 % (bar 40), B at 60 % (bar 80): the mean, 80, would clear a pooled bar of 80.
+    let (mut t, ids) = tally(&[(40.0, false), (80.0, true)], 5);
+    for i in 0..5 {
+        t.add(&completed(), &[(ids[0], true), (ids[1], i < 3)]);
+    }
+    let v = t.verdict(&RunPlanJobStatus::Completed).unwrap();
+    assert!(!v.passed);
+    assert_eq!(v.score, Some(80.0));
+    assert_eq!(v.checks[0].pass_rate, Some(100.0));
+    assert!(v.checks[0].passed);
+    assert_eq!(v.checks[1].pass_rate, Some(60.0));
+    assert!(!v.checks[1].passed);
+    assert_eq!(
+        v.failures,
+        vec![VerdictFailure::MetricBelowMinPassRate {
+            metric_definition_id: ids[1],
+            metric_name: Some("check 1".into()),
+            pass_rate: 60.0,
+            min_pass_rate: 80.0,
+            inherited: true,
+        }]
+    );
+}
+
+#[test]
+fn a_run_passes_only_once_completed_with_full_coverage() {
+    let (mut t, ids) = tally(&[(80.0, true)], 3);
+    t.add(&completed(), &[(ids[0], true)]);
+    t.add(&completed(), &[(ids[0], true)]);
+    let running = t.verdict(&RunPlanJobStatus::Running).unwrap();
+    assert!(!running.passed, "a running job has not passed yet");
+    assert_eq!(running.failures, vec![VerdictFailure::RunNotCompleted { status: RunPlanJobStatus::Running }]);
+
+    let mut failed = completed();
+    failed.status = Some(SimulationJobStatus::Failed);
+    failed.outcome = Some(SimulationOutcome::Error);
+    t.add(&failed, &[]);
+    let v = t.verdict(&RunPlanJobStatus::Completed).unwrap();
+    assert!(!v.passed);
+    assert_eq!(v.failures, vec![VerdictFailure::IncompleteCoverage { evaluated_calls: 2, expected_calls: 3 }]);
+    assert_eq!(t.by_outcome.get("ERROR"), Some(&1));
+
+    let (mut t, ids) = tally(&[(80.0, true)], 2);
+    t.add(&completed(), &[(ids[0], true)]);
+    t.add(&completed(), &[(ids[0], true)]);
+    let v = t.verdict(&RunPlanJobStatus::Completed).unwrap();
+    assert!(v.passed && v.failures.is_empty());
+    assert_eq!(v.score, Some(100.0));
+}
+
+#[test]
+fn a_check_nothing_evaluated_fails_the_run_once_it_ends() {
+    let (mut t, ids) = tally(&[(80.0, true), (0.0, false)], 1);
+    t.add(&completed(), &[(ids[0], true)]);
+    let v = t.verdict(&RunPlanJobStatus::Completed).unwrap();
+    assert!(!v.passed, "a bar of 0 still needs a value");
+    assert_eq!(v.checks[1].pass_rate, None);
+    assert_eq!(
+        v.failures,
+        vec![VerdictFailure::MetricNotEvaluated { metric_definition_id: ids[1], metric_name: Some("check 1".into()) }]
+    );
+}
+
+#[test]
+fn an_agent_that_never_spoke_is_left_out_of_the_checks_and_fails_the_run_past_the_share() {
+    let (mut t, ids) = tally(&[(80.0, true)], 4);
+    for _ in 0..3 {
+        t.add(&completed(), &[(ids[0], true)]);
+    }
+    let mut silent = completed();
+    silent.outcome = Some(SimulationOutcome::NotEvaluated);
+    silent.invalidation =
+        Some(Invalidation { invalidated_at: None, reason: InvalidationReason::AgentNeverSpoke, detail: None });
+    t.add(&silent, &[(ids[0], false)]);
+    let v = t.verdict(&RunPlanJobStatus::Completed).unwrap();
+    assert_eq!(v.checks[0].evaluated_sims, 3, "the silent simulation is not scored");
+    assert_eq!(
+        v.failures,
+        vec![VerdictFailure::AgentNeverSpoke {
+            max_share: AGENT_NEVER_SPOKE_MAX_SHARE,
+            never_spoke_calls: 1,
+            total_calls: 4,
+            agent_name: None
+        }]
+    );
+}
+
+#[test]
+fn nothing_to_judge_is_no_verdict() {
+    let t = Tally::new(
+        vec![(definition("call_duration", MetricType::Numeric, CalculationType::Provider, true), 80.0, true)],
+        3,
+    );
+    assert!(t.checks.is_empty());
+    assert_eq!(t.verdict(&RunPlanJobStatus::Completed), None);
+}
