@@ -80,6 +80,9 @@ actions! {
     Unmark = "unmark", "clear the marks", ["U"];
     FileIssue = "file_issue", "file an issue from the marks", ["I"];
     Collect = "collect", "start a collection job", ["C"];
+    NextFailure = "next_failure", "next failing simulation", ["]"];
+    PrevFailure = "prev_failure", "previous failing simulation", ["["];
+    Zoom = "zoom", "zoom one side to the whole screen", ["z"];
 }
 
 impl Action {

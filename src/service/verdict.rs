@@ -12,20 +12,9 @@ use crate::api::model::*;
 /// The largest share of a run (percent) the agent may never speak on while the run can pass.
 pub const AGENT_NEVER_SPOKE_MAX_SHARE: f64 = 10.0;
 
-/// Service-owned metrics that a run adds by itself and that judge the agent.
-const AUTOMATIC_CHECKS: &[&str] = &["agent_expectations", "keypad_entry"];
-
-/// Whether a metric is a check: it yields pass/fail. Thresholds, yes/no metrics someone
-/// authored (LLM-judged, formula, pattern) and the automatic expectation and keypad metrics are;
-/// provider readings (durations, counts, latencies, provider booleans) are observations.
+/// Whether a metric is a check (see `MetricDefinition::is_check`).
 pub fn is_check(definition: &MetricDefinition) -> bool {
-    let automatic = definition.is_service_owned()
-        && definition.slug.as_deref().is_some_and(|slug| AUTOMATIC_CHECKS.contains(&slug));
-    match definition.calculation_type {
-        Some(CalculationType::Threshold) => true,
-        Some(CalculationType::Provider) | None => automatic,
-        Some(_) => definition.metric_type == Some(MetricType::Boolean) || automatic,
-    }
+    definition.is_check()
 }
 
 /// Whether the agent said nothing at all on a call (it answered, then silence or a hang-up):

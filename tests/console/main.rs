@@ -19,3 +19,4 @@ mod plan_form;
 mod plans;
 mod policy_form;
 mod run_forms;
+mod verdicts;

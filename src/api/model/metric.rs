@@ -127,6 +127,21 @@ impl MetricDefinition {
         self.source == Some(DefinitionSource::System)
     }
 
+    /// Whether the metric is a check, one that yields pass/fail and so judges a run: a
+    /// threshold, a yes/no metric someone authored (LLM-judged, formula, pattern), or the
+    /// automatic agent-expectations and keypad-entry metrics. Provider readings (durations,
+    /// counts, latencies, provider yes/no fields) are observations: put a threshold on one.
+    pub fn is_check(&self) -> bool {
+        const AUTOMATIC_CHECKS: &[&str] = &["agent_expectations", "keypad_entry"];
+        let automatic =
+            self.is_service_owned() && self.slug.as_deref().is_some_and(|slug| AUTOMATIC_CHECKS.contains(&slug));
+        match self.calculation_type {
+            Some(CalculationType::Threshold) => true,
+            Some(CalculationType::Provider) | None => automatic,
+            Some(_) => self.metric_type == Some(MetricType::Boolean) || automatic,
+        }
+    }
+
     /// Derived metrics (thresholds and formulas) take only a new name.
     pub fn is_derived(&self) -> bool {
         matches!(self.calculation_type, Some(CalculationType::Threshold | CalculationType::Formula))

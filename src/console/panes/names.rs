@@ -14,6 +14,8 @@ pub struct Names {
     edge_cases: HashMap<String, Vec<String>>,
     /// Kinds asked for (or seen) in this session.
     asked: HashSet<ListKind>,
+    /// Metric definitions (by id and slug) that are checks, and those that are not.
+    checks: HashMap<String, bool>,
 }
 
 impl Names {
@@ -69,12 +71,16 @@ impl Names {
                 };
                 put(e.id.to_string(), name)
             }),
-            Listing::MetricDefinitions(metrics) => metrics.iter().for_each(|m| {
-                put(m.id.to_string(), m.name.clone());
-                if let Some(slug) = &m.slug {
-                    put(slug.clone(), m.name.clone());
+            Listing::MetricDefinitions(metrics) => {
+                for m in metrics {
+                    put(m.id.to_string(), m.name.clone());
+                    self.checks.insert(m.id.to_string(), m.is_check());
+                    if let Some(slug) = &m.slug {
+                        put(slug.clone(), m.name.clone());
+                        self.checks.insert(slug.clone(), m.is_check());
+                    }
                 }
-            }),
+            }
             Listing::Flows(flows) => {
                 for flow in flows {
                     put(flow.id.to_string(), flow.title.clone());
@@ -106,6 +112,11 @@ impl Names {
     pub fn or_key(&self, key: impl ToString) -> String {
         let key = key.to_string();
         self.names.get(&key).cloned().unwrap_or(key)
+    }
+
+    /// Whether metric `key` (an id or slug) is a check, when the metric is known.
+    pub fn is_check(&self, key: &str) -> Option<bool> {
+        self.checks.get(key).copied()
     }
 
     /// The titles of a flow's edge cases, when the flow is known.

@@ -1,25 +1,39 @@
 //! A call's (or chat's) transcript beside its metric values: opened from a simulation job, an
-//! issue's evidence, or a metric value. h/l move between the two sides; Enter opens a value's reasoning.
+//! issue's evidence, or a metric value. h/l move between the two sides; Enter opens a value's
+//! reasoning; z zooms the focused side. Side by side where both fit at a readable width, one
+//! above the other below that; a simulation's failed checks come first, with their reasoning.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Cell;
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use uuid::Uuid;
 
 use super::detail::{self, Scroll};
 use super::list::{ListState, Load, Shape};
-use super::table::{self, Column, TableView, col};
-use super::text::{duration_ms, offset_ms, or_dash, when};
+use super::table::{self, Column, TableView};
+use super::text::{duration_ms, or_dash, when};
 use super::values::{self, ValueRow};
-use crate::api::model::TranscriptEntry;
+use crate::api::model::{FailedCheck, TranscriptEntry};
 use crate::console::keymap::Action;
 use crate::console::marks::MARKER;
 use crate::console::message::{Conversation, FetchError, Fetched, Request};
 use crate::console::pane::{Out, Selection, ViewCtx};
 
-const TRANSCRIPT: &[Column] =
-    &[col("AT", Constraint::Length(8)), col("SPEAKER", Constraint::Length(9)), col("TEXT", Constraint::Fill(1))];
+/// Side by side from this width; the values then take a share of it within these bounds.
+const SIDE_BY_SIDE: u16 = 130;
+const VALUES_MIN: u16 = 56;
+const VALUES_MAX: u16 = 96;
+
+/// Which of `values::COLUMNS` the call view shows, by the width of its values side: the metric
+/// and its value always (a call view needs no call column), then role, confidence and context.
+fn value_columns(width: u16) -> &'static [usize] {
+    match width {
+        0..60 => &[0, 4],
+        60..90 => &[0, 3, 4, 5],
+        _ => &[0, 2, 3, 4, 5],
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Side {
@@ -41,6 +55,10 @@ pub struct ConversationView {
     scroll: Scroll,
     transcript_shape: Shape<TranscriptEntry>,
     values_shape: Shape<ValueRow>,
+    /// The checks the simulation failed (empty outside a simulation): shown first, with reasons.
+    pub failed_checks: Vec<FailedCheck>,
+    /// The focused side fills the view.
+    zoom: bool,
 }
 
 impl ConversationView {
@@ -67,6 +85,8 @@ impl ConversationView {
             scroll: Scroll::default(),
             transcript_shape: Shape::new(|e| e.text.clone(), |a, b, _| a.start_offset_ms.cmp(&b.start_offset_ms)),
             values_shape: Shape::new(values::haystack, values::compare),
+            failed_checks: Vec::new(),
+            zoom: false,
         };
         view.refresh(out);
         view
@@ -96,7 +116,7 @@ impl ConversationView {
                     &self.transcript_shape,
                 );
                 self.values.replace(
-                    values::rows(metrics),
+                    self.failed_first(values::rows(metrics)),
                     |r| format!("{}{:?}", r.metric.id, r.value.computed_at),
                     &self.values_shape,
                 );
@@ -113,7 +133,21 @@ impl ConversationView {
         }
     }
 
+    /// The values of the failed checks first, the rest in the service's order.
+    fn failed_first(&self, rows: Vec<ValueRow>) -> Vec<ValueRow> {
+        let failed = |r: &ValueRow| {
+            r.value.value == Some(0.0) && self.failed_checks.iter().any(|f| f.metric_definition_id == r.metric.id)
+        };
+        let (mut first, rest): (Vec<ValueRow>, Vec<ValueRow>) = rows.into_iter().partition(failed);
+        first.extend(rest);
+        first
+    }
+
     pub fn action(&mut self, action: Action) -> bool {
+        if action == Action::Zoom {
+            self.zoom = !self.zoom;
+            return true;
+        }
         if self.detail {
             return self.scroll.action(action);
         }
@@ -200,6 +234,7 @@ impl ConversationView {
             (Action::Left, "focus the transcript"),
             (Action::Open, "a value's reasoning and segments"),
             (Action::Sort, "sort the values"),
+            (Action::Zoom, "zoom the focused side to the whole view (again: both)"),
             (Action::Back, "back"),
         ]
     }
@@ -237,40 +272,14 @@ impl ConversationView {
             ]),
             summary,
         );
-        let wide = body.width >= 120;
-        let [left, right] = if wide {
-            Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(body)
-        } else {
-            Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(body)
-        };
-        let transcript_row = |e: &TranscriptEntry| {
-            let role = e.role.as_ref().map(|r| r.as_str().to_string()).unwrap_or_else(|| "—".into());
-            let style = if role == "AGENT" {
-                theme.agent()
-            } else if role.contains("CUSTOMER") {
-                theme.customer()
-            } else {
-                theme.dim()
-            };
-            vec![
-                Cell::from(offset_ms(e.start_offset_ms)),
-                Cell::from(role.to_lowercase()).style(style),
-                Cell::from(e.text.clone()),
-            ]
-        };
-        table::draw(
-            frame,
-            left,
-            &self.transcript,
-            TableView {
-                title: "transcript".into(),
-                columns: TRANSCRIPT,
-                row: &transcript_row,
-                focused: self.side == Side::Transcript,
-                empty: "no transcript",
-            },
-            theme,
-        );
+        let (transcript, failed, right) = self.layout(body, ctx.theme);
+        if let Some(area) = transcript {
+            super::transcript::draw(frame, area, &self.transcript, self.side == Side::Transcript, theme);
+        }
+        if let Some(area) = failed {
+            self.draw_failed_checks(frame, area, ctx);
+        }
+        let Some(right) = right else { return };
         if self.detail
             && let Some(row) = self.values.selected()
         {
@@ -285,19 +294,90 @@ impl ConversationView {
             );
             return;
         }
-        let value_row = |r: &ValueRow| values::cells(r, theme, ctx.marks);
+        let picked = value_columns(right.width.saturating_sub(2));
+        let columns: Vec<Column> = picked.iter().map(|&i| values::COLUMNS[i]).collect();
+        let value_row = |r: &ValueRow| {
+            let cells = values::cells(r, theme, ctx.marks);
+            cells.into_iter().enumerate().filter(|(i, _)| picked.contains(i)).map(|(_, c)| c).collect()
+        };
         table::draw(
             frame,
             right,
             &self.values,
             TableView {
                 title: "metric values".into(),
-                columns: values::COLUMNS,
+                columns: &columns,
                 row: &value_row,
                 focused: self.side == Side::Values,
                 empty: "no metric values for this conversation",
             },
             theme,
         );
+    }
+
+    /// Where the transcript, the failed checks and the values go: the transcript beside the
+    /// checks-and-values column when both fit at a readable width, else all three stacked;
+    /// zoomed, the focused side takes it all. The failed checks get the lines their reasons
+    /// need, up to two fifths of their column.
+    fn layout(&self, body: Rect, theme: &crate::console::theme::Theme) -> (Option<Rect>, Option<Rect>, Option<Rect>) {
+        let failed_height = |area: Rect| {
+            let lines = self.failed_lines(theme);
+            if lines.is_empty() || self.detail {
+                return 0;
+            }
+            let width = area.width.saturating_sub(2).max(1) as usize;
+            let needed: usize = lines.iter().map(|l| l.width().div_ceil(width).max(1)).sum();
+            (needed as u16 + 2).min(area.height * 2 / 5).max(3.min(area.height))
+        };
+        let split = |area: Rect| {
+            let [failed, values] =
+                Layout::vertical([Constraint::Length(failed_height(area)), Constraint::Fill(1)]).areas(area);
+            ((failed.height > 0).then_some(failed), Some(values))
+        };
+        if self.zoom {
+            return match self.side {
+                Side::Transcript => (Some(body), None, None),
+                Side::Values => {
+                    let (failed, values) = split(body);
+                    (None, failed, values)
+                }
+            };
+        }
+        if body.width >= SIDE_BY_SIDE {
+            let values = (body.width * 2 / 5).clamp(VALUES_MIN, VALUES_MAX);
+            let [left, right] = Layout::horizontal([Constraint::Fill(1), Constraint::Length(values)]).areas(body);
+            let (failed, values) = split(right);
+            (Some(left), failed, values)
+        } else {
+            let failed = failed_height(body);
+            let [top, middle, bottom] =
+                Layout::vertical([Constraint::Percentage(55), Constraint::Length(failed), Constraint::Percentage(45)])
+                    .areas(body);
+            ((Some(top)), (failed > 0).then_some(middle), Some(bottom))
+        }
+    }
+
+    /// A line per failed check: its name, then the judge's reason.
+    fn failed_lines(&self, theme: &crate::console::theme::Theme) -> Vec<Line<'static>> {
+        self.failed_checks
+            .iter()
+            .map(|check| {
+                let name = check.metric_name.clone().unwrap_or_else(|| check.metric_definition_id.to_string());
+                let mut spans = vec![Span::styled("✗ ", theme.error()), Span::styled(name, theme.heading())];
+                if let Some(reason) = &check.value_reasoning {
+                    spans.push(Span::styled(" — ", theme.dim()));
+                    spans.push(Span::raw(reason.clone()));
+                }
+                Line::from(spans)
+            })
+            .collect()
+    }
+
+    /// The simulation's failed checks with the judge's reasoning.
+    fn draw_failed_checks(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx) {
+        let theme = ctx.theme;
+        let title = Span::styled(format!(" failed checks [{}] ", self.failed_checks.len()), theme.error());
+        let block = Block::default().borders(Borders::ALL).border_style(theme.dim()).title(title);
+        frame.render_widget(Paragraph::new(self.failed_lines(theme)).wrap(Wrap { trim: true }).block(block), area);
     }
 }

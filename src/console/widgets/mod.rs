@@ -9,4 +9,5 @@ pub mod modal;
 pub mod stats;
 pub mod table;
 pub mod text;
+pub mod transcript;
 pub mod values;

@@ -6,11 +6,12 @@ use std::time::Duration;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, LineGauge, Paragraph, Sparkline};
+use ratatui::widgets::{Block, Borders, LineGauge, Paragraph, Sparkline, Wrap};
 use uuid::Uuid;
 
 use super::progress::{Progress, is_finished, sim_status};
 use super::sims::{self, endpoint, flow, persona};
+use super::verdict::{self, is_failing, outcome, why};
 use crate::api::model::{RunPlanJob, SimulationJob};
 use crate::console::keymap::Action;
 use crate::console::message::{FailureKind, FetchError, Fetched, Request};
@@ -31,6 +32,7 @@ pub struct JobView {
     pub sims: ListState<SimulationJob>,
     shape: Shape<SimulationJob>,
     status_filter: Option<String>,
+    outcome_filter: Option<String>,
     /// The simulation job whose call is open.
     pub sim: Option<SimView>,
     /// Whether poll ticks fetch the job again: until it ends (or turns out not to exist).
@@ -61,6 +63,7 @@ impl JobView {
             sims,
             shape: Shape::new(sims::haystack, sims::compare),
             status_filter: None,
+            outcome_filter: None,
             sim: None,
             polling: true,
         }
@@ -134,16 +137,25 @@ impl JobView {
                 self.sims.reshape(&self.shape);
             }
             Action::StatusFilter => {
+                let mut present: Vec<String> = self.sims.items.iter().map(outcome).collect();
+                present.sort();
+                present.dedup();
+                self.outcome_filter = super::next_filter(self.outcome_filter.as_deref(), &present);
+                self.keep();
+            }
+            Action::SecondFilter => {
                 let present: Vec<String> = self.progress.counts.iter().map(|(s, _)| s.clone()).collect();
                 self.status_filter = super::next_filter(self.status_filter.as_deref(), &present);
-                let keep = self.status_filter.clone();
-                self.shape.keep = Box::new(move |s| keep.as_ref().is_none_or(|k| *k == sim_status(s)));
-                self.sims.reshape(&self.shape);
+                self.keep();
             }
+            Action::NextFailure => self.jump_to_failure(1, out),
+            Action::PrevFailure => self.jump_to_failure(-1, out),
             Action::Open => match self.sims.selected() {
                 Some(sim) => match sim.call_id {
                     Some(call) => {
-                        self.sim = Some(SimView { sim: sim.clone(), conversation: ConversationView::open(call, out) })
+                        let mut conversation = ConversationView::open(call, out);
+                        conversation.failed_checks = sim.failed_checks.clone();
+                        self.sim = Some(SimView { sim: sim.clone(), conversation })
                     }
                     None => out.error(format!("this simulation has no call yet ({})", sim_status(sim))),
                 },
@@ -152,6 +164,28 @@ impl JobView {
             _ => return false,
         }
         true
+    }
+
+    /// Applies the outcome and status filters together.
+    fn keep(&mut self) {
+        let (outcome_filter, status_filter) = (self.outcome_filter.clone(), self.status_filter.clone());
+        self.shape.keep = Box::new(move |s| {
+            outcome_filter.as_ref().is_none_or(|o| *o == outcome(s))
+                && status_filter.as_ref().is_none_or(|k| *k == sim_status(s))
+        });
+        self.sims.reshape(&self.shape);
+    }
+
+    /// `]` / `[`: selects the next (or previous) failed or errored simulation, wrapping around.
+    fn jump_to_failure(&mut self, step: isize, out: &mut Out) {
+        let len = self.sims.len() as isize;
+        let found = (1..=len)
+            .map(|k| (self.sims.selected as isize + step * k).rem_euclid(len.max(1)))
+            .find(|&p| self.sims.visible(p as usize).is_some_and(is_failing));
+        match found {
+            Some(position) => self.sims.move_by(position - self.sims.selected as isize),
+            None => out.info("no failing simulation in view"),
+        }
     }
 
     /// Esc: a value's detail, then the call; false when only the job is open.
@@ -200,7 +234,10 @@ impl JobView {
         }
         vec![
             (Action::Open, "the simulation's call: transcript and metric values"),
-            (Action::StatusFilter, "show one status only (cycles)"),
+            (Action::NextFailure, "next failing simulation"),
+            (Action::PrevFailure, "previous failing simulation"),
+            (Action::StatusFilter, "show one verdict only (cycles)"),
+            (Action::SecondFilter, "show one status only (cycles)"),
             (Action::Sort, "sort by the next column"),
             (Action::SortReverse, "reverse the sort"),
             (Action::Back, "back to the jobs"),
@@ -214,12 +251,36 @@ impl JobView {
             sim.conversation.draw(frame, body, ctx);
             return;
         }
-        let lines = 6 + u16::from(self.job.as_ref().is_some_and(|j| j.error_message.is_some()));
-        let [top, bottom] = Layout::vertical([Length(lines + 2), Fill(1)]).areas(area);
-        let [summary, spark] = Layout::horizontal([Fill(2), Fill(1)]).areas(top);
-        self.draw_summary(frame, summary, ctx, plan);
-        self.draw_throughput(frame, spark, ctx, poll);
+        let [top, bottom] = Layout::vertical([Length(self.top_height(area)), Fill(1)]).areas(area);
+        let job = self.job.as_ref();
+        if area.width >= 120 {
+            let [summary, judged, spark] = Layout::horizontal([Fill(2), Fill(2), Fill(1)]).areas(top);
+            self.draw_summary(frame, summary, ctx, plan);
+            verdict::draw_panel(frame, judged, job, ctx.theme);
+            self.draw_throughput(frame, spark, ctx, poll);
+        } else {
+            let [summary, judged] = Layout::horizontal([Fill(1), Fill(1)]).areas(top);
+            self.draw_summary(frame, summary, ctx, plan);
+            verdict::draw_panel(frame, judged, job, ctx.theme);
+        }
         self.draw_sims(frame, bottom, ctx);
+    }
+
+    /// Room for the summary (its counts may wrap) and for every check and failure of the verdict,
+    /// at most half the area.
+    fn top_height(&self, area: Rect) -> u16 {
+        let summary_width = if area.width >= 120 { area.width * 2 / 5 } else { area.width / 2 };
+        let counts: usize = self.progress.counts.iter().map(|(s, n)| s.chars().count() + n.to_string().len() + 4).sum();
+        let count_lines = counts.div_ceil(summary_width.saturating_sub(2).max(1) as usize).max(1) as u16;
+        let error = u16::from(self.job.as_ref().is_some_and(|j| j.error_message.is_some()));
+        let summary = 5 + count_lines + error;
+        let judged = self.job.as_ref().and_then(|j| j.verdict.as_ref().map(|v| (j, v))).map_or(2, |(job, v)| {
+            let failures = verdict::failures_to_show(v, !is_finished(job));
+            // A failure in words takes two lines on a narrow panel.
+            let per_failure = if area.width >= 160 { 1 } else { 2 };
+            v.checks.len() + failures.len() * per_failure
+        }) as u16;
+        (summary.max(judged) + 2).min((area.height / 2).max(8))
     }
 
     fn draw_summary(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx, plan: &str) {
@@ -279,7 +340,7 @@ impl JobView {
         if let Some(error) = &job.error_message {
             lines.push(Line::styled(fit(error, inner.width as usize), theme.error()));
         }
-        frame.render_widget(Paragraph::new(lines), facts);
+        frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), facts);
     }
 
     fn draw_throughput(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx, poll: Duration) {
@@ -296,28 +357,38 @@ impl JobView {
 
     fn draw_sims(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx) {
         let theme = ctx.theme;
-        let wide = area.width >= 120;
-        let columns = sims::columns(wide);
-        let row = |s: &SimulationJob| sims::cells(s, theme, wide, ctx.now, ctx.marks.contains(s.call_id));
-        let title = match &self.status_filter {
-            Some(status) => format!("simulation jobs · {status} only (f)"),
-            None => "simulation jobs".to_string(),
-        };
+        let columns = sims::columns(area.width);
+        let row = |s: &SimulationJob| sims::cells(s, theme, area.width, ctx.now, ctx.marks.contains(s.call_id));
+        let mut title = "simulation jobs".to_string();
+        if let Some(outcome) = &self.outcome_filter {
+            title.push_str(&format!(" · {outcome} only (f)"));
+        }
+        if let Some(status) = &self.status_filter {
+            title.push_str(&format!(" · {status} only (F)"));
+        }
+        // The hosted service judges the run but not each simulation: say so rather than guess.
+        let ended = self.sims.items.iter().filter(|s| s.status.as_ref().is_some_and(|s| s.is_terminal()));
+        if self.sims.items.iter().all(|s| s.outcome.is_none()) && ended.count() > 0 {
+            title.push_str(" · this service reports no verdict per simulation");
+        }
         let view = TableView { title, columns: &columns, row: &row, focused: true, empty: "no simulation jobs" };
         table::draw(frame, area, &self.sims, view, theme);
     }
 
     fn draw_sim_head(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx, sim: &SimulationJob) {
         let theme = ctx.theme;
-        let status = sim_status(sim);
+        let (status, outcome) = (sim_status(sim), outcome(sim));
         let iteration = sim.iteration.map(|i| format!(" #{i}")).unwrap_or_default();
         let mut spans = vec![
             Span::styled(format!(" simulation{iteration} "), theme.heading()),
+            Span::styled(outcome.clone(), theme.status(&outcome)),
+            Span::styled(" · ", theme.dim()),
             Span::styled(status.clone(), theme.status(&status)),
             Span::styled(format!(" · {} · {} · {}", persona(sim), flow(sim), endpoint(sim)), theme.dim()),
         ];
-        if let Some(error) = &sim.error_message {
-            spans.push(Span::styled(format!(" · {error}"), theme.error()));
+        // The failed checks have their own panel in the call view; an error or invalidation does not.
+        if sim.failed_checks.is_empty() && !why(sim).is_empty() {
+            spans.push(Span::styled(format!(" · {}", why(sim)), theme.error()));
         }
         frame.render_widget(Line::from(spans), area);
     }

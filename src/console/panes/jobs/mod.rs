@@ -4,6 +4,7 @@
 mod job;
 pub mod progress;
 mod sims;
+pub mod verdict;
 
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -32,12 +33,15 @@ use Constraint::{Fill, Length};
 
 const COLUMNS: &[Column] = &[
     col("STATUS", Length(19)),
+    col("VERDICT", Length(7)),
+    col("SCORE", Length(5)),
     col("PLAN", Fill(1)),
     col("SIMS", Length(5)),
     col("CREATED", Length(19)),
     col("TOOK", Length(7)),
 ];
-const CREATED: usize = 3;
+const PLAN: usize = 3;
+const CREATED: usize = 5;
 
 /// The next value of a cycling filter: none, then each of `present`, then none again.
 pub fn next_filter(current: Option<&str>, present: &[String]) -> Option<String> {
@@ -69,14 +73,18 @@ pub fn job_section() -> Section<RunPlanJob> {
 }
 
 fn haystack(j: &RunPlanJob) -> String {
-    format!("{} {} {}", status(j), j.simulation_run_plan_job_id, j.simulation_run_plan_id.unwrap_or_default())
+    let (id, plan) = (j.simulation_run_plan_job_id, j.simulation_run_plan_id.unwrap_or_default());
+    format!("{} {} {id} {plan}", status(j), verdict::word(j))
 }
 
 fn compare(a: &RunPlanJob, b: &RunPlanJob, column: usize) -> std::cmp::Ordering {
+    let score = |j: &RunPlanJob| j.verdict.as_ref().and_then(|v| v.score);
     match column {
         0 => status(a).cmp(&status(b)),
-        1 => by(a.simulation_run_plan_id, b.simulation_run_plan_id),
-        2 => by(sims(a), sims(b)),
+        1 => verdict::word(a).cmp(verdict::word(b)),
+        2 => by(score(a), score(b)),
+        PLAN => by(a.simulation_run_plan_id, b.simulation_run_plan_id),
+        4 => by(sims(a), sims(b)),
         CREATED => by(a.created_at.as_ref(), b.created_at.as_ref()),
         _ => by(took_ms(a, jiff::Timestamp::MAX), took_ms(b, jiff::Timestamp::MAX)),
     }
@@ -97,7 +105,7 @@ fn by_plan_name(jobs: &mut Section<RunPlanJob>, names: &Names, known: &mut Rc<Ha
         |names: &HashMap<Uuid, String>, j: &RunPlanJob| j.simulation_run_plan_id.and_then(|id| names.get(&id)).cloned();
     jobs.shape.haystack = Box::new(move |j| format!("{} {}", haystack(j), name(&search, j).unwrap_or_default()));
     jobs.shape.compare = Box::new(move |a, b, column| match column {
-        1 => by(name(&sort, a), name(&sort, b)),
+        PLAN => by(name(&sort, a), name(&sort, b)),
         _ => compare(a, b, column),
     });
     jobs.reshape();
@@ -150,6 +158,7 @@ pub struct Jobs {
     list_poll: ListPoll,
     poll: Duration,
     status_filter: Option<String>,
+    verdict_filter: Option<String>,
     /// Plans whose names were missing and have been asked for.
     asked_about: HashSet<Uuid>,
     /// The plan names `/` and the PLAN column use (see `by_plan_name`).
@@ -167,6 +176,7 @@ impl Jobs {
             list_poll: ListPoll::default(),
             poll,
             status_filter: None,
+            verdict_filter: None,
             asked_about: HashSet::new(),
             plan_names: Rc::default(),
         }
@@ -229,12 +239,15 @@ impl Pane for Jobs {
                 None => false,
             },
             Action::StatusFilter => {
-                let mut present: Vec<String> = self.jobs.list.items.iter().map(status).collect();
-                present.sort();
-                present.dedup();
+                let present = present(&self.jobs.list.items, |j| verdict::word(j).to_string());
+                self.verdict_filter = next_filter(self.verdict_filter.as_deref(), &present);
+                self.keep();
+                true
+            }
+            Action::SecondFilter => {
+                let present = present(&self.jobs.list.items, status);
                 self.status_filter = next_filter(self.status_filter.as_deref(), &present);
-                let keep = self.status_filter.clone();
-                self.jobs.keep(move |j| keep.as_ref().is_none_or(|k| *k == status(j)));
+                self.keep();
                 true
             }
             other => self.jobs.action(other),
@@ -328,7 +341,8 @@ impl Pane for Jobs {
             }
             None => vec![
                 (Action::Open, "the job, live"),
-                (Action::StatusFilter, "show one status only (cycles)"),
+                (Action::StatusFilter, "show one verdict only (cycles)"),
+                (Action::SecondFilter, "show one status only (cycles)"),
                 (Action::Sort, "sort by the next column"),
                 (Action::SortReverse, "reverse the sort"),
                 (Action::OpenById, "open a job by id"),
@@ -351,24 +365,47 @@ impl Pane for Jobs {
         }
         let theme = ctx.theme;
         let row = |j: &RunPlanJob| {
+            let word = verdict::word(j);
             vec![
                 status_cell(theme, j.status.as_ref().map(|s| s.as_str())),
+                Cell::from(word).style(theme.status(word)),
+                Cell::from(verdict::score(j)),
                 Cell::from(self.plan_name(j)),
                 Cell::from(sims(j).map(|n| n.to_string()).unwrap_or_else(|| "—".into())),
                 Cell::from(when(j.created_at.as_ref())),
                 Cell::from(took_ms(j, ctx.now).map(duration_ms).unwrap_or_else(|| "—".into())),
             ]
         };
-        let title = match &self.status_filter {
-            Some(status) => format!("run plan jobs · {status} only (f)"),
-            None => "run plan jobs".to_string(),
-        };
+        let mut title = "run plan jobs".to_string();
+        if let Some(verdict) = &self.verdict_filter {
+            title.push_str(&format!(" · {verdict} only (f)"));
+        }
+        if let Some(status) = &self.status_filter {
+            title.push_str(&format!(" · {status} only (F)"));
+        }
         let view = TableView { title, columns: COLUMNS, row: &row, focused: true, empty: "no jobs yet: run a plan" };
         table::draw(frame, area, &self.jobs.list, view, theme);
     }
 }
 
+/// The distinct values of `key` among `items`, sorted: what a cycling filter steps through.
+fn present(items: &[RunPlanJob], key: impl Fn(&RunPlanJob) -> String) -> Vec<String> {
+    let mut present: Vec<String> = items.iter().map(key).collect();
+    present.sort();
+    present.dedup();
+    present
+}
+
 impl Jobs {
+    /// Applies the verdict and status filters together.
+    fn keep(&mut self) {
+        let (verdict_filter, status_filter) = (self.verdict_filter.clone(), self.status_filter.clone());
+        self.jobs.keep(move |j| {
+            verdict_filter.as_deref().is_none_or(|v| v == verdict::word(j))
+                && status_filter.as_ref().is_none_or(|s| *s == status(j))
+        });
+    }
+
     /// `x`: asks before cancelling the open or selected job; one that has ended is refused.
     fn ask_cancel(&mut self, out: &mut Out) {
         let job = match &self.open {

@@ -1,32 +1,37 @@
 //! A run plan job's simulation jobs as table rows: columns (fewer on narrow screens), cells,
-//! what `/` searches and how each column sorts.
+//! what `/` searches and how each column sorts. VERDICT comes first, so `s` sorts failing first.
 
 use ratatui::layout::Constraint::{Fill, Length};
 use ratatui::widgets::Cell;
 
 use super::progress::sim_status;
-use crate::api::model::SimulationJob;
+use super::verdict::{is_failing, outcome, why};
+use crate::api::model::{SimulationJob, SimulationOutcome};
 use crate::console::panes::section::text_cmp;
 use crate::console::theme::Theme;
 use crate::console::widgets::list::by;
 use crate::console::widgets::table::{Column, col};
 use crate::console::widgets::text::{duration_ms, fit, or_dash, when};
 
-/// Narrow screens show the first five columns.
+/// Every column, in order; narrower screens show fewer (see `columns`).
 pub const COLUMNS: &[Column] = &[
+    col("VERDICT", Length(13)),
     col("STATUS", Length(10)),
-    col("STAGE", Length(10)),
     col("PERSONA", Fill(1)),
     col("VARIANT / SCENARIO", Fill(2)),
+    col("WHY", Fill(4)),
     col("TOOK", Length(7)),
+    col("STAGE", Length(10)),
     col("ENDPOINT", Fill(1)),
     col("STARTED", Length(19)),
 ];
-/// Wide screens give statuses room for ones this build does not know.
+/// The widest screens give statuses room for ones this build does not know, and show the flow too.
 const WIDE_STATUS: Column = col("STATUS", Length(18));
 const WIDE_STAGE: Column = col("STAGE", Length(18));
-const WIDE_FLOW: Column = col("FLOW › VARIANT / SCENARIO", Fill(3));
+const WIDE_FLOW: Column = col("FLOW › VARIANT / SCENARIO", Fill(2));
+/// How many columns show below 120 columns, below 180, and from 180 on.
 const NARROW: usize = 5;
+const WIDE: usize = 7;
 
 pub fn id(s: &SimulationJob) -> String {
     s.simulation_job_id.to_string()
@@ -76,51 +81,76 @@ pub fn took_ms(s: &SimulationJob, now: jiff::Timestamp) -> Option<i64> {
 }
 
 pub fn haystack(s: &SimulationJob) -> String {
-    format!("{} {} {} {} {} {}", sim_status(s), stage(s), persona(s), flow(s), endpoint(s), s.simulation_job_id)
+    let (status, stage, persona, flow) = (sim_status(s), stage(s), persona(s), flow(s));
+    format!("{} {status} {stage} {persona} {flow} {} {} {}", outcome(s), why(s), endpoint(s), s.simulation_job_id)
+}
+
+/// Failing first when sorted by VERDICT: failed, error, not evaluated, passed, then running.
+fn outcome_rank(s: &SimulationJob) -> u8 {
+    match &s.outcome {
+        Some(SimulationOutcome::Failed) => 0,
+        Some(SimulationOutcome::Error) => 1,
+        Some(SimulationOutcome::NotEvaluated) => 2,
+        Some(SimulationOutcome::Passed) => 3,
+        Some(SimulationOutcome::Unknown(_)) => 4,
+        None => 5,
+    }
 }
 
 pub fn compare(a: &SimulationJob, b: &SimulationJob, column: usize) -> std::cmp::Ordering {
     match column {
-        0 => sim_status(a).cmp(&sim_status(b)),
-        1 => stage(a).cmp(&stage(b)),
+        0 => outcome_rank(a).cmp(&outcome_rank(b)),
+        1 => sim_status(a).cmp(&sim_status(b)),
         2 => text_cmp(Some(&persona(a)), Some(&persona(b))),
         3 => text_cmp(Some(&flow(a)), Some(&flow(b))),
-        4 => by(took_ms(a, jiff::Timestamp::MAX), took_ms(b, jiff::Timestamp::MAX)),
-        5 => endpoint(a).cmp(&endpoint(b)),
+        4 => why(a).cmp(&why(b)),
+        5 => by(took_ms(a, jiff::Timestamp::MAX), took_ms(b, jiff::Timestamp::MAX)),
+        6 => stage(a).cmp(&stage(b)),
+        7 => endpoint(a).cmp(&endpoint(b)),
         _ => by(a.started_at.as_ref(), b.started_at.as_ref()),
     }
 }
 
-/// The columns for a table this wide.
-pub fn columns(wide: bool) -> Vec<Column> {
+/// The columns for a table `width` cells wide.
+pub fn columns(width: u16) -> Vec<Column> {
     let mut columns = COLUMNS.to_vec();
-    if wide {
-        columns[0] = WIDE_STATUS;
-        columns[1] = WIDE_STAGE;
-        columns[3] = WIDE_FLOW;
-    } else {
-        columns.truncate(NARROW);
+    if width >= 120 {
+        columns[1] = WIDE_STATUS;
+        columns[6] = WIDE_STAGE;
     }
+    if width >= 180 {
+        columns[3] = WIDE_FLOW;
+    }
+    columns.truncate(shown(width));
     columns
 }
 
-/// A row's cells, matching `columns(wide)`; a marked call shows the marker before its persona.
-pub fn cells(s: &SimulationJob, theme: &Theme, wide: bool, now: jiff::Timestamp, marked: bool) -> Vec<Cell<'static>> {
-    let status = sim_status(s);
-    let stage = stage(s);
+fn shown(width: u16) -> usize {
+    match width {
+        0..120 => NARROW,
+        120..180 => WIDE,
+        _ => COLUMNS.len(),
+    }
+}
+
+/// A row's cells, matching `columns(width)`; a marked call shows the marker before its persona.
+pub fn cells(s: &SimulationJob, theme: &Theme, width: u16, now: jiff::Timestamp, marked: bool) -> Vec<Cell<'static>> {
+    let (status, stage, verdict) = (sim_status(s), stage(s), outcome(s));
+    let wide = width >= 120;
     let mut cells = vec![
+        Cell::from(verdict.clone()).style(theme.status(&verdict)),
         Cell::from(if wide { status.clone() } else { fit(&status, 10) }).style(theme.status(&status)),
-        Cell::from(if wide { stage.clone() } else { fit(&stage, 10) }).style(theme.status(&stage)),
         match marked {
             true => Cell::from(format!("{} {}", crate::console::marks::MARKER, persona(s))).style(theme.key()),
             false => Cell::from(persona(s)),
         },
-        Cell::from(flow_text(s, !wide)),
+        Cell::from(flow_text(s, width < 180)),
+        Cell::from(why(s)).style(if is_failing(s) { theme.error() } else { theme.dim() }),
         Cell::from(took_ms(s, now).map(duration_ms).unwrap_or_else(|| "—".into())),
+        Cell::from(stage.clone()).style(theme.status(&stage)),
+        Cell::from(endpoint(s)),
+        Cell::from(when(s.started_at.as_ref())),
     ];
-    if wide {
-        cells.push(Cell::from(endpoint(s)));
-        cells.push(Cell::from(when(s.started_at.as_ref())));
-    }
+    cells.truncate(shown(width));
     cells
 }

@@ -4,7 +4,8 @@
 
 use ratatui::text::{Line, Span};
 
-use crate::api::model::{EdgeCases, RunPlan, RunPlanJob, Variables, run_plan_limits};
+use crate::api::model::{EdgeCases, MetricReference, RunPlan, RunPlanJob, Variables, percent, run_plan_limits};
+use crate::console::panes::jobs::verdict;
 use crate::console::panes::names::Names;
 use crate::console::theme::Theme;
 use crate::console::widgets::detail::Lines;
@@ -59,6 +60,21 @@ fn variables(lines: &mut Lines, indent: usize, vars: Option<&Variables>) {
     }
 }
 
+/// Whether a metric judges the run, and the bar it must clear: a check passes a run when at
+/// least `minPassRate` of the simulations pass it; an observation is only measured.
+fn judged(metric: &MetricReference, is_check: Option<bool>) -> String {
+    let (rate, inherited) = metric.min_pass_rate_or_default();
+    let bar = format!("≥ {}{}", percent(rate), if inherited { " (default)" } else { "" });
+    match is_check {
+        Some(true) => format!("check · passes at {bar} of simulations"),
+        Some(false) if metric.min_pass_rate.is_some() => {
+            format!("observation, not a check (its minPassRate {bar} has no effect; put a threshold on it)")
+        }
+        Some(false) => "observation, not a check".into(),
+        None => format!("{bar} of simulations, if it is a check"),
+    }
+}
+
 /// The plan's identity, latest job, endpoints and flows; then its metrics and options (two
 /// columns on wide screens, one after the other on narrow ones).
 pub fn lines(
@@ -82,7 +98,12 @@ pub fn lines(
     l.section("latest job");
     match latest {
         Some(job) => {
+            let verdict = match &job.verdict {
+                Some(_) => format!("{} · score {}", verdict::word(job), verdict::score(job)),
+                None => "— (nothing to judge)".into(),
+            };
             l.status("status", job.status.as_ref().map(|s| s.as_str()))
+                .status("verdict", Some(&verdict))
                 .kv("job", job.simulation_run_plan_job_id.to_string())
                 .kv("created", when(job.created_at.as_ref()))
                 .kv("simulations", job.simulation_job_count.map(|n| n.to_string()).unwrap_or_else(|| "—".into()))
@@ -142,6 +163,7 @@ pub fn lines(
         item(&mut l, 2, names.get(&key).unwrap_or("metric"), &key);
         let source = set_or(metric.conversation_source.as_ref().map(|s| s.as_str()), "SIMULATED");
         fact(&mut l, 4, "conversation source", source);
+        fact(&mut l, 4, "judged", judged(metric, names.is_check(&key)));
         if metric.metric_id.is_some() {
             fact(&mut l, 4, "metricId", "deprecated alias of slug");
         }
