@@ -11,7 +11,7 @@ use futures_util::TryStreamExt;
 use switchboard::api::model::{
     AgentEndpoint, AggregationMode, Call, CaptureStatus, CustomerFlow, EdgeCases, Issue, IssueStatus, MetricDefinition,
     RunPlan, RunPlanJob, RunPlanJobStatus, ScoreSample, ScoreSamplePage, ScoreSampleQuery, SimulationJob,
-    ThresholdInput, ThresholdOperator, ValueStatusFilter,
+    ThresholdInput, ThresholdOperator, ValueStatusFilter, percent,
 };
 use switchboard::api::{ApiKey, Client, ClientConfig, ListQuery, routes};
 use switchboard::service::{self, Options, Running, SimSpeed};
@@ -581,14 +581,42 @@ fn qa_creates_a_plan_runs_it_and_reads_the_failed_simulation() {
     let transcript = world.runtime.block_on(world.client.call_transcript(call)).unwrap();
     let reasoning = value.value_reasoning.clone().expect("the threshold's reasoning");
 
-    // Open that simulation: its transcript beside its metric values.
-    pty.key("/");
-    pty.type_text(&persona);
-    pty.key("Enter");
-    wait_selected(&pty, "the failed simulation found", |r| r.contains(&persona));
+    // The run's verdict is the first thing the live view shows: the service's word and score,
+    // and each check against its own minimum.
+    let verdict = job.verdict.clone().expect("a plan with checks has a verdict");
+    assert!(!verdict.passed, "the threshold fails on one edge case: {verdict:?}");
+    let score = verdict.score.map(|s| format!("{s:.0} %")).expect("a score");
+    expect(&pty, "the run's verdict", &format!("verdict FAILED · score {score}"));
+    for check in &verdict.checks {
+        let rate = check.pass_rate.map(percent).unwrap_or_else(|| "—".into());
+        expect(&pty, "a check against its bar", &format!("{rate} / min {}", percent(check.min_pass_rate)));
+    }
+    let threshold_check = verdict.checks.iter().find(|c| c.metric_definition_id == threshold.id);
+    assert!(threshold_check.is_some_and(|c| !c.passed), "the threshold is a check that failed: {verdict:?}");
+
+    // ] goes to a failing simulation: the one whose threshold failed is a key or two away.
+    // Its row names its persona and edge case (both cut to their columns).
+    let variant = sim.customer_flow.as_ref().and_then(|f| f.variant_title.clone()).expect("an edge case");
+    let (short, variant): (String, String) = (persona.chars().take(10).collect(), variant.chars().take(14).collect());
+    let this_one = |r: &str| r.contains(&short) && r.contains(&variant);
+    let failing = |r: &str| r.contains("FAILED") || r.contains("ERROR");
+    let several =
+        job.simulation_jobs.iter().filter(|s| s.failed_checks.len() + usize::from(s.error_message.is_some()) > 0);
+    let several = several.count() > 1;
+    for _ in 0..job.simulation_jobs.len() {
+        let before = pty.with_screen(selected_row);
+        pty.key("]");
+        let moved = |r: &str| failing(r) && (!several || Some(r) != before.as_deref());
+        if this_one(&wait_selected(&pty, "the next failing simulation", moved)) {
+            break;
+        }
+    }
+    wait_selected(&pty, "the failed simulation found with ]", |r| r.contains("FAILED") && this_one(r));
     pty.key("Enter");
     expect(&pty, "the simulation opens", &format!("call {call}"));
-    expect(&pty, "its head", &format!("COMPLETED · {persona}"));
+    expect(&pty, "its head", &format!("FAILED · COMPLETED · {persona}"));
+    expect(&pty, "its failed checks first", "┌ failed checks [");
+    expect(&pty, "the threshold among them", "✗ Confirmed on the keypad");
     expect(&pty, "its transcript", "┌ transcript");
     for entry in &transcript.entries {
         let opening: String = entry.text.chars().take(25).collect();
@@ -612,7 +640,6 @@ fn qa_creates_a_plan_runs_it_and_reads_the_failed_simulation() {
     }
     let row = pty.with_screen(selected_on_the_right).unwrap();
     assert!(row.contains(&name_start), "the threshold's value is selected: {row}");
-    assert!(row.contains(&call.to_string()[..8]), "a value of this call: {row}");
     pty.key("Enter");
     expect(&pty, "the value's detail", "Confirmed on the keypad · value");
     pty.wait_until("the failed value and why", WAIT, |s| {
