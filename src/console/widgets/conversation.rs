@@ -1,10 +1,10 @@
 //! A call's (or chat's) transcript beside its metric values: opened from a simulation job, an
 //! issue's evidence, or a metric value. h/l move between the two sides; Enter opens a value's reasoning.
 
+use crate::console::widgets::table::Cell;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Cell;
 use uuid::Uuid;
 
 use super::detail::{self, Scroll};

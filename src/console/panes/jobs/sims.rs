@@ -1,30 +1,30 @@
 //! A run plan job's simulation jobs as table rows: columns (fewer on narrow screens), cells,
 //! what `/` searches and how each column sorts.
 
+use crate::console::widgets::table::Cell;
 use ratatui::layout::Constraint::{Fill, Length};
-use ratatui::widgets::Cell;
 
 use super::progress::sim_status;
 use crate::api::model::SimulationJob;
 use crate::console::panes::section::text_cmp;
 use crate::console::theme::Theme;
 use crate::console::widgets::list::by;
-use crate::console::widgets::table::{Column, col};
+use crate::console::widgets::table::{Column, col, fitted};
 use crate::console::widgets::text::{duration_ms, fit, or_dash, when};
 
 /// Narrow screens show the first five columns.
 pub const COLUMNS: &[Column] = &[
-    col("STATUS", Length(10)),
-    col("STAGE", Length(10)),
-    col("PERSONA", Fill(1)),
+    fitted("STATUS", 6, 10),
+    fitted("STAGE", 5, 10),
+    fitted("PERSONA", 7, 24),
     col("VARIANT / SCENARIO", Fill(2)),
     col("TOOK", Length(7)),
-    col("ENDPOINT", Fill(1)),
+    fitted("ENDPOINT", 8, 24),
     col("STARTED", Length(19)),
 ];
 /// Wide screens give statuses room for ones this build does not know.
-const WIDE_STATUS: Column = col("STATUS", Length(18));
-const WIDE_STAGE: Column = col("STAGE", Length(18));
+const WIDE_STATUS: Column = fitted("STATUS", 6, 18);
+const WIDE_STAGE: Column = fitted("STAGE", 5, 18);
 const WIDE_FLOW: Column = col("FLOW › VARIANT / SCENARIO", Fill(3));
 const NARROW: usize = 5;
 

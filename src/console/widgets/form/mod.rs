@@ -48,6 +48,8 @@ pub struct Form {
     /// The input type's `validate()` over the form's values.
     check: Check,
     rename: Option<Rename>,
+    /// Every field's value as the form opened, to tell whether anything was changed.
+    initial: Vec<String>,
 }
 
 impl Form {
@@ -64,9 +66,16 @@ impl Form {
             error: None,
             check: Box::new(check),
             rename: None,
+            initial: Vec::new(),
         };
+        form.initial = form.fields.iter().map(Field::value).collect();
         form.revalidate();
         form
+    }
+
+    /// Whether any field holds something else than when the form opened (Esc then asks).
+    pub fn changed(&self) -> bool {
+        self.fields.iter().map(Field::value).ne(self.initial.iter().cloned())
     }
 
     /// Sends each error's `param` through `rename` first (`flows[1].happyPath` → the field
@@ -183,6 +192,7 @@ impl Form {
         for ((param, message), owner) in errors.into_iter().zip(owners) {
             match owner {
                 Some(i) => {
+                    let message = labelled(&self.fields[i].label, &param, message);
                     self.fields[i].error.get_or_insert(message);
                 }
                 None => {
@@ -253,8 +263,18 @@ impl Form {
                 Span::styled(fit(&format!("fix ✗ {} · esc cancels", marked.join(", ")), w), theme.dim())
             }
             (None, _) => {
-                let pick = if self.fields.iter().any(Field::is_pick) { " · space picks" } else { "" };
-                let keys = format!("enter sends · tab/↑↓ field · ←→ choice{pick} · esc cancels · F1 keys");
+                // Short enough for 80 columns; F1 lists every key.
+                let mut keys = vec!["enter sends"];
+                keys.push(if self.fields.iter().any(Field::filters) {
+                    "←→/type choose"
+                } else {
+                    "tab/↑↓ field"
+                });
+                if self.fields.iter().any(Field::is_pick) {
+                    keys.push("space picks");
+                }
+                keys.extend(["esc cancels", "F1 keys"]);
+                let keys = keys.join(" · ");
                 Span::styled(fit(&keys, w), theme.dim())
             }
         };
@@ -286,6 +306,22 @@ impl Form {
             let line = Span::styled(fit(&format!("✗ {error}"), input_area.width as usize), theme.error());
             frame.render_widget(Paragraph::new(line), Rect { y: area.y + 2, ..input_area });
         }
+    }
+}
+
+/// An error that opens with its `param` (as `validate()`'s do) told with the field's label
+/// first and the interface name after it: `Max duration (maxSimulationDurationSeconds) must be
+/// at least 1`. A label that is the name itself is not repeated.
+fn labelled(label: &str, param: &str, message: String) -> String {
+    let Some(rest) = message.strip_prefix(param).filter(|rest| rest.is_empty() || rest.starts_with(' ')) else {
+        return message;
+    };
+    let label = label.trim().trim_start_matches('↳').trim();
+    let mut chars = label.chars();
+    let label: String = chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default();
+    match label.to_lowercase().replace(' ', "") == param.to_lowercase() || label.is_empty() {
+        true => format!("{}{rest}", if label.is_empty() { param.to_string() } else { label }),
+        false => format!("{label} ({param}){rest}"),
     }
 }
 
@@ -365,5 +401,53 @@ mod tests {
         assert_eq!(form.value("countThreshold"), "3");
         press(&mut form, KeyCode::Tab);
         assert_eq!(form.focus, 1);
+    }
+
+    #[test]
+    fn typing_filters_a_pick_and_a_free_choice_takes_what_matches_nothing() {
+        let options =
+            vec![Opt::new("1", "Brightsmile Dental"), Opt::new("2", "SkyBridge Air"), Opt::new("3", "Skyline")];
+        let fields = vec![
+            Field::pick("agents", "agents", options.clone(), ""),
+            Field::options("owner", "owner", options, None, true).free(),
+        ];
+        let mut form = Form::new("t", fields, |_| vec![]);
+        for c in "sky".chars() {
+            press(&mut form, KeyCode::Char(c));
+        }
+        press(&mut form, KeyCode::Right);
+        press(&mut form, KeyCode::Char(' '));
+        assert_eq!(form.value("agents"), "3", "→ moved among the two that match, space picked the second");
+        press(&mut form, KeyCode::Right);
+        press(&mut form, KeyCode::Char(' '));
+        assert_eq!(form.value("agents"), "2,3", "wrapping to the first match");
+        press(&mut form, KeyCode::Tab);
+        for c in "bright".chars() {
+            press(&mut form, KeyCode::Char(c));
+        }
+        assert_eq!(form.value("owner"), "1", "the first match is chosen");
+        press(&mut form, KeyCode::Char('x'));
+        assert_eq!(form.value("owner"), "brightx", "nothing matches: taken as typed");
+        press(&mut form, KeyCode::Backspace);
+        assert_eq!(form.value("owner"), "1");
+        assert!(form.changed());
+    }
+
+    #[test]
+    fn errors_read_with_the_label_then_the_interface_name() {
+        assert_eq!(
+            labelled(
+                "max duration",
+                "maxSimulationDurationSeconds",
+                "maxSimulationDurationSeconds must be at least 1".into()
+            ),
+            "Max duration (maxSimulationDurationSeconds) must be at least 1"
+        );
+        assert_eq!(
+            labelled("agent endpoints", "agentEndpoints", "agentEndpoints is required".into()),
+            "Agent endpoints is required"
+        );
+        assert_eq!(labelled("  ↳ flow: happy path", "flows[0].happyPath", "select one".into()), "select one");
+        assert_eq!(labelled("name", "nameX", "nameX is required".into()), "Name (nameX) is required");
     }
 }
