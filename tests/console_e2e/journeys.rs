@@ -421,6 +421,13 @@ fn reviewer_reads_the_lowest_scoring_targets_reasoning() {
     expect_sample(&pty, &bars[0], 20, total, &pages[0].data[19]);
     pty.key("p");
     expect_sample(&pty, &bars[0], 19, total, &pages[0].data[18]);
+    // Enter opens the sample's source call when this service has it; these calls were made
+    // elsewhere, so it says so and shows the reasoning instead.
+    let call = pages[0].data[18].source_call_id.clone().expect("a source call");
+    pty.key("Enter");
+    expect(&pty, "the call is not here", "is not on this service");
+    expect(&pty, "the reasoning instead", "j scroll the reasoning");
+    assert!(world.runtime.block_on(world.client.get_call(call.parse().unwrap())).is_err(), "{call} is not here");
 
     pty.key("q");
     assert!(pty.wait_exit(WAIT).unwrap().success());
@@ -483,9 +490,11 @@ fn qa_creates_a_plan_runs_it_and_reads_the_failed_simulation() {
     let threshold = world.runtime.block_on(world.client.create_threshold("keypad_entry", &threshold)).unwrap();
     let threshold_slug = threshold.slug.clone().unwrap();
 
-    // Where the form offers what QA picks: the lists in the service's order.
+    // Where the form offers what QA picks: the lists as their tabs list them (the service's
+    // order; flows by title).
     let endpoints = world.all::<AgentEndpoint>(routes::AGENT_ENDPOINTS);
-    let flows = world.all::<CustomerFlow>(routes::FLOWS);
+    let mut flows = world.all::<CustomerFlow>(routes::FLOWS);
+    flows.sort_by_key(|f| f.title.clone().unwrap_or_default().to_lowercase());
     let metrics = world.all::<MetricDefinition>(routes::METRIC_DEFINITIONS);
     let flow_at = flows.iter().position(|f| f.title.as_deref() == Some("Reschedule a cleaning with identity check"));
     let flow_at = flow_at.expect("the seeded dental reschedule flow");
@@ -538,8 +547,8 @@ fn qa_creates_a_plan_runs_it_and_reads_the_failed_simulation() {
     pick(&mut pty, "the first metric", 0, first, metrics.len(), 0);
     pick(&mut pty, "the second metric", first, second, metrics.len(), 1);
     // Each picked metric's conversation source (SIMULATED), iterations, concurrency, then
-    // the required max duration.
-    for field in ["conversation source", "conversation source", "iterations", "concurrency", "max duration (s)"] {
+    // the max duration (600 s unless typed).
+    for field in ["conversation source", "conversation source", "iterations", "concurrency", "max duration"] {
         pty.key("Tab");
         expect(&pty, field, &format!("▸ {}", if field == "conversation source" { "  ↳ " } else { field }));
     }

@@ -8,7 +8,7 @@ mod call;
 mod keys;
 mod prompt;
 
-pub use prompt::{ALIASES, Prompt, RESOURCES, commands, completions};
+pub use prompt::{ALIASES, Prompt, completions};
 
 use super::keymap::KeyMap;
 use super::marks::{Collecting, Marks};

@@ -41,14 +41,14 @@ pub const ALIASES: &[(&str, usize)] = &[
 ];
 
 /// `:NAME ID` opens the resource with that id in its tab, from any tab (`call` opens over it).
-pub const RESOURCES: &[(&str, Option<usize>)] =
+const RESOURCES: &[(&str, Option<usize>)] =
     &[("call", None), ("job", Some(1)), ("issue", Some(3)), ("plan", Some(0)), ("flow", Some(4))];
 
 /// Commands that are not tabs.
 const OTHERS: &[&str] = &["help", "log", "quit"];
 
 /// Every command name, for completion: tabs, resources, the rest; each once.
-pub fn commands() -> Vec<&'static str> {
+fn commands() -> Vec<&'static str> {
     let mut names: Vec<&str> = ALIASES.iter().map(|(a, _)| *a).collect();
     names.extend(RESOURCES.iter().map(|(r, _)| *r));
     names.extend(OTHERS);

@@ -68,11 +68,6 @@ impl<'a> Cell<'a> {
         self.line.width()
     }
 
-    /// The value as text (for tests and measuring).
-    pub fn text(&self) -> String {
-        self.line.spans.iter().map(|s| s.content.as_ref()).collect()
-    }
-
     /// The ratatui cell, cut to `width` cells with `…`.
     fn cut(self, width: u16) -> ratatui::widgets::Cell<'a> {
         ratatui::widgets::Cell::from(fit_line(self.line, width as usize)).style(self.style)
