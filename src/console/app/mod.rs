@@ -364,7 +364,10 @@ impl App {
 
     fn refresh_all(&mut self) {
         let mut out = Out::default();
-        self.panes[self.tab].refresh(&mut out);
+        match &mut self.call {
+            Some(call) => call.refresh(&mut out),
+            None => self.panes[self.tab].refresh(&mut out),
+        }
         self.apply(out);
     }
 }
