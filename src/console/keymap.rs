@@ -34,7 +34,7 @@ macro_rules! actions {
 actions! {
     Quit = "quit", "quit", ["q", "ctrl-c"];
     Help = "help", "show or hide help", ["?"];
-    Command = "command", "command mode (:plans …)", [":"];
+    Command = "command", "commands, e.g. :call ID", [":"];
     Filter = "filter", "filter as you type", ["/"];
     Back = "back", "go back, close", ["esc"];
     Refresh = "refresh", "refresh", ["r", "f5"];
@@ -56,6 +56,7 @@ actions! {
     Top = "top", "first row", ["g", "home"];
     Bottom = "bottom", "last row", ["G", "end"];
     Open = "open", "open the selection", ["enter"];
+    Detail = "detail", "focus the detail beside the list", ["i"];
     Left = "left", "previous section", ["h", "left"];
     Right = "right", "next section", ["l", "right"];
     Sort = "sort", "sort by the next column", ["s"];
@@ -67,7 +68,7 @@ actions! {
     NextItem = "next_item", "next sample", ["n"];
     PrevItem = "prev_item", "previous sample", ["p", "N"];
     OpenById = "open_by_id", "open a resource by id", ["o"];
-    Log = "log", "the error log", ["L"];
+    Log = "log", "the log of every toast", ["L"];
     Run = "run", "run (a form)", ["R"];
     Threshold = "threshold", "create a threshold (a form)", ["T"];
     Edit = "edit", "edit (a form)", ["e"];

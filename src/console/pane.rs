@@ -22,6 +22,8 @@ pub struct Out {
     pub open: Option<String>,
     /// A form or dialog to open over the console (the app keeps it and sends its write).
     pub modal: Modal,
+    /// A call to open over the tab (when the service has it), as `:call ID` does.
+    pub call: Option<uuid::Uuid>,
 }
 
 impl Out {
@@ -40,6 +42,11 @@ impl Out {
 
     pub fn error(&mut self, text: impl Into<String>) {
         self.toasts.push((Level::Error, text.into()));
+    }
+
+    /// Open call `id` over the tab; the app says so when the service does not have it.
+    pub fn open_call(&mut self, id: uuid::Uuid) {
+        self.call = Some(id);
     }
 
     /// Go to tab `tab` and open `id` there (a plan's latest job in the jobs tab).
@@ -111,6 +118,11 @@ pub trait Pane {
     fn filter(&self) -> String;
     fn set_filter(&mut self, text: &str);
     fn selection(&self) -> Option<Selection>;
+    /// What `space` marks here: the selection, unless the pane shows a call or chat beside
+    /// another selection (an issue's evidence entry under the issue).
+    fn mark_target(&self) -> Option<Selection> {
+        self.selection()
+    }
     /// Open a resource of this pane by id (for services that do not list it).
     fn open_by_id(&mut self, _id: &str, out: &mut Out) -> bool {
         out.error(format!("{} cannot open resources by id", self.title()));

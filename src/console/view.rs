@@ -6,7 +6,9 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
-use super::app::{App, Connection, Overlay, Prompt, RawSource};
+use unicode_width::UnicodeWidthStr;
+
+use super::app::{App, Connection, Overlay, Prompt, RawSource, completions};
 use super::keymap::Action;
 use super::pane::{Level, ViewCtx};
 use super::widgets::text::fit;
@@ -54,7 +56,10 @@ pub fn draw(frame: &mut Frame, app: &App) {
         frame.render_widget(Line::styled(fit(&text, area.width as usize), app.settings.theme.banner()), banner_area);
     }
     let ctx = ViewCtx { theme: &app.settings.theme, now: app.now, keys: &app.settings.keymap, marks: &app.marks };
-    app.pane().draw(frame, body, &ctx);
+    match &app.call {
+        Some(call) => call.draw(frame, body, &ctx),
+        None => app.pane().draw(frame, body, &ctx),
+    }
     draw_footer(frame, footer, app);
     app.modal.draw(frame, body, &app.settings.theme);
     draw_toasts(frame, body, app);
@@ -135,7 +140,14 @@ fn draw_tabs(frame: &mut Frame, area: Rect, app: &App) {
 fn draw_footer(frame: &mut Frame, area: Rect, app: &App) {
     let theme = &app.settings.theme;
     let line = match &app.prompt {
-        Some(Prompt::Command(text)) => Line::from(vec![Span::styled(":", theme.key()), Span::raw(format!("{text}▏"))]),
+        Some(Prompt::Command(text)) => {
+            let mut spans = vec![Span::styled(":", theme.key()), Span::raw(format!("{text}▏"))];
+            let found = completions(text);
+            if !text.is_empty() && !found.is_empty() && !text.contains(' ') {
+                spans.push(Span::styled(format!("  {} · tab completes", found.join(" ")), theme.dim()));
+            }
+            Line::from(spans)
+        }
         Some(Prompt::Filter(text)) => Line::from(vec![
             Span::styled("/", theme.key()),
             Span::raw(format!("{text}▏")),
@@ -144,28 +156,48 @@ fn draw_footer(frame: &mut Frame, area: Rect, app: &App) {
         Some(Prompt::OpenById(text)) => {
             Line::from(vec![Span::styled("open id: ", theme.key()), Span::raw(format!("{text}▏"))])
         }
-        None => {
-            let keys = &app.settings.keymap;
-            let mut spans = Vec::new();
-            let read_only = app.settings.read_only;
-            let hints = app.pane().help().into_iter().filter(|(a, _)| !(read_only && a.is_write())).take(5).chain([
-                (Action::Help, "help"),
-                (Action::Command, "command"),
-                (Action::Quit, "quit"),
-            ]);
-            for (action, help) in hints {
-                spans.push(Span::styled(keys.first_key(action), theme.key()));
-                spans.push(Span::styled(format!(" {help}  "), theme.dim()));
-            }
-            Line::from(spans)
-        }
+        None => hints(app, area.width as usize),
     };
     frame.render_widget(line, area);
+}
+
+/// The footer's key hints in `width` cells: as many of the view's first five as fit, in
+/// order, then `:` and `q` if they still fit, and always `? help` last.
+fn hints(app: &App, width: usize) -> Line<'static> {
+    let theme = &app.settings.theme;
+    let keys = &app.settings.keymap;
+    let read_only = app.settings.read_only;
+    let cells = |(action, text): &(Action, &str)| keys.first_key(*action).width() + text.width() + 3;
+    let help = (Action::Help, "help");
+    // The last hint's two trailing spaces may fall off the edge.
+    let mut room = (width + 2).saturating_sub(cells(&help));
+    let wanted = app.help_keys().into_iter().filter(|(a, _)| !(read_only && a.is_write())).take(5);
+    let mut shown = Vec::new();
+    for hint in wanted {
+        if cells(&hint) > room {
+            break;
+        }
+        room -= cells(&hint);
+        shown.push(hint);
+    }
+    for hint in [(Action::Command, "command"), (Action::Quit, "quit")] {
+        if cells(&hint) <= room {
+            room -= cells(&hint);
+            shown.push(hint);
+        }
+    }
+    let mut spans = Vec::new();
+    for (action, text) in shown.into_iter().chain([help]) {
+        spans.push(Span::styled(keys.first_key(action), theme.key()));
+        spans.push(Span::styled(format!(" {text}  "), theme.dim()));
+    }
+    Line::from(spans)
 }
 
 fn draw_toasts(frame: &mut Frame, body: Rect, app: &App) {
     let theme = &app.settings.theme;
     let width = (body.width / 2).max(30).min(body.width);
+    let log_key = app.settings.keymap.first_key(Action::Log);
     for (i, toast) in app.toasts.iter().rev().enumerate() {
         let y = body.bottom().saturating_sub(1 + i as u16);
         if y <= body.y {
@@ -173,7 +205,13 @@ fn draw_toasts(frame: &mut Frame, body: Rect, app: &App) {
         }
         let style = if toast.level == Level::Error { theme.error() } else { theme.ok() };
         let mark = if toast.level == Level::Error { "✗ " } else { "✓ " };
-        let text = fit(&format!("{mark}{}", toast.text), width as usize - 2);
+        let room = width as usize - 2;
+        let whole = format!("{mark}{}", toast.text);
+        // A cut toast says where to read it whole: the log keeps every toast.
+        let text = match whole.width() > room {
+            true => format!("{} ({log_key})", fit(&whole, room.saturating_sub(log_key.width() + 3))),
+            false => whole,
+        };
         let area = Rect { x: body.right().saturating_sub(width + 1), y, width, height: 1 };
         frame.render_widget(Clear, area);
         frame.render_widget(Line::styled(format!(" {text}"), style).right_aligned(), area);
@@ -192,9 +230,10 @@ const FORM_KEYS: &[(&str, &str)] = &[
     ("tab ↓", "next field"),
     ("shift-tab ↑", "previous field"),
     ("← →", "change a choice; browse a pick's options"),
+    ("a–z 0–9 …", "in a choice or pick: filter its options as you type"),
     ("space", "next choice; pick or unpick the option shown"),
-    ("ctrl-u", "clear a text field"),
-    ("esc", "cancel (nothing is sent)"),
+    ("ctrl-u", "clear a text field or a filter"),
+    ("esc", "cancel (asks first when something was changed)"),
     ("ctrl-c", "quit"),
 ];
 
@@ -212,9 +251,10 @@ fn draw_help(frame: &mut Frame, body: Rect, app: &App) {
         frame.render_widget(Paragraph::new(Text::from(lines)).block(block), area);
         return;
     }
-    let mut lines = vec![Line::styled(format!("{} ", app.pane().title()), theme.heading())];
+    let title = if app.call.is_some() { "call" } else { app.pane().title() };
+    let mut lines = vec![Line::raw(app.about()), Line::styled(format!("{title} "), theme.heading())];
     let read_only = app.settings.read_only;
-    let pane: Vec<_> = app.pane().help().into_iter().filter(|(a, _)| !(read_only && a.is_write())).collect();
+    let pane: Vec<_> = app.help_keys().into_iter().filter(|(a, _)| !(read_only && a.is_write())).collect();
     for (action, help) in &pane {
         lines.push(Line::from(vec![
             Span::styled(format!("  {:<13} ", keys.keys_of(*action)), theme.key()),

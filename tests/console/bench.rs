@@ -182,12 +182,12 @@ async fn the_reasoning_wraps_and_scrolls() {
     let reasoning = shown_reasoning(&h);
     let opening: String = reasoning.split_whitespace().take(4).collect::<Vec<_>>().join(" ");
     let before = h.render(80, 24);
-    assert!(before.contains(&opening) && !before.contains("source call"), "{before}");
+    assert!(before.contains(&opening) && !before.contains("│source call"), "{before}");
 
-    // Enter focuses the reasoning; j scrolls it (and not the samples).
-    h.keys(&["enter", "j", "j", "j"]).await;
+    // i focuses the reasoning; j scrolls it (and not the samples).
+    h.keys(&["i", "j", "j", "j"]).await;
     let after = h.render(80, 24);
-    assert!(!after.contains(&opening) && after.contains("source call"), "{after}");
+    assert!(!after.contains(&opening) && after.contains("│source call"), "{after}");
     assert!(after.contains("sample 1 of 63"), "the selection stays: {after}");
     assert_screen!("bench_reasoning_scrolled_80x24", after);
     assert!(after.lines().last().unwrap().starts_with("j scroll the reasoning"), "the footer says so: {after}");
@@ -234,4 +234,44 @@ async fn targets_and_suites_open_by_name() {
     h.key("enter").await;
     let screen = h.render(160, 48);
     assert!(screen.contains("could not load"), "{screen}");
+}
+
+#[tokio::test]
+async fn enter_on_a_sample_whose_call_is_not_here_says_so_and_shows_the_reasoning() {
+    let mut h = acme_samples().await;
+    let call = h.app.pane().selection().unwrap().json["sourceCallId"].as_str().unwrap().to_string();
+    h.key("enter").await;
+    assert!(h.app.call.is_none());
+    assert!(h.app.toasts.iter().any(|t| t.text == format!("call {call} is not on this service")), "{:?}", h.app.toasts);
+    let footer = h.render(80, 24).lines().last().unwrap().to_string();
+    assert!(footer.starts_with("j scroll the reasoning"), "the reasoning instead: {footer}");
+}
+
+#[tokio::test]
+async fn enter_on_a_sample_opens_its_source_call_when_the_service_has_it() {
+    let mut h = Harness::seeded().await;
+    // The seeded samples come from calls recorded elsewhere; here acme's are recorded on this
+    // service too (one seeded call stands for them, written into the service's own store).
+    let here = crate::support::seeded("calls", |_| true)[0]["id"].as_str().unwrap().to_string();
+    let db = rusqlite::Connection::open(h.service.dir.path().join("switchboard.db")).unwrap();
+    db.busy_timeout(std::time::Duration::from_secs(5)).unwrap();
+    let sample = page(&h, 0, None, None).await.data[0].source_call_id.clone().unwrap();
+    let changed = db
+        .execute(
+            "UPDATE score_samples SET body = replace(body, ?1, ?2) WHERE target_key = ?3",
+            rusqlite::params![sample, here, TARGET],
+        )
+        .unwrap();
+    assert!(changed > 0);
+    h.keys(&["7", "/"]).await;
+    h.type_text("reception").await;
+    h.keys(&["enter", "enter", "/"]).await;
+    h.type_text("acme").await;
+    h.keys(&["enter", "enter", "enter"]).await;
+    let view = h.app.call.as_ref().expect("the source call opened over the tab");
+    assert_eq!(view.call_id.to_string(), here);
+    let screen = h.render(160, 48);
+    assert!(screen.contains(&format!("call {here}")) && screen.contains("┌ transcript"), "{screen}");
+    h.key("esc").await;
+    assert!(h.render(80, 24).contains("sample 1 of 63"), "esc: the samples again");
 }

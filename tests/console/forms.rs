@@ -44,11 +44,12 @@ async fn issue_form_changes_status_and_sends_once_on_double_enter() {
     h.key("esc").await;
     assert!(h.app.overlay.is_none() && h.app.modal.is_open(), "back in the form");
 
-    // `q` typed into the assignee field is text, not quit; it is not a UUID, so it is refused.
+    // `q` typed into the assignee field filters its users, not quit; it matches none, so it is
+    // taken as typed, and it is not a UUID, so it is refused in the field's own words.
     h.keys(&["tab", "tab", "q"]).await;
     assert!(!h.app.quit);
     let screen = h.render(80, 24);
-    assert!(screen.contains("✗ assigneeUserId must be a user id"), "{screen}");
+    assert!(screen.contains("✗ Assignee (assigneeUserId) must be a user id"), "{screen}");
     h.key("enter").await;
     assert_eq!(writes(&h), 0, "an invalid form is not sent");
     h.keys(&["backspace", "tab", "right"]).await;
@@ -67,10 +68,22 @@ async fn issue_form_changes_status_and_sends_once_on_double_enter() {
 }
 
 #[tokio::test]
-async fn esc_cancels_the_form_without_sending() {
+async fn esc_asks_before_throwing_changes_away() {
     let mut h = Harness::seeded().await;
-    h.keys(&["4", "enter", "e", "right", "esc"]).await;
-    assert!(!h.app.modal.is_open());
+    h.keys(&["4", "enter", "e", "esc"]).await;
+    assert!(!h.app.modal.is_open(), "nothing was changed: esc closes at once");
+
+    h.keys(&["e", "right", "esc"]).await;
+    assert!(h.app.modal.is_open() && h.app.modal.asking(), "a change: esc asks first");
+    let screen = h.render(80, 24);
+    assert!(screen.contains("discard changes") && screen.contains("n keeps editing"), "{screen}");
+    assert_screen!("forms_discard_80x24", screen);
+    h.key("n").await;
+    let form = h.app.modal.current_form().expect("still editing");
+    assert_eq!(form.value("status"), "ACKNOWLEDGED", "as changed");
+
+    h.keys(&["esc", "y"]).await;
+    assert!(!h.app.modal.is_open(), "y throws the changes away");
     assert_eq!(writes(&h), 0);
     // Esc closed only the form: the issue is still open.
     assert!(h.render(160, 48).contains("evidence"));

@@ -109,3 +109,65 @@ async fn wide_characters_do_not_break_tables() {
         }
     }
 }
+
+#[tokio::test]
+async fn the_footer_always_ends_with_help_however_narrow() {
+    let mut h = Harness::seeded().await;
+    for tab in ["1", "2", "3", "4", "5", "6", "7"] {
+        h.key(tab).await;
+        for width in [24u16, 40, 60, 80, 120, 160] {
+            let screen = h.render(width, 24);
+            let footer = screen.lines().last().unwrap().trim_end();
+            assert!(footer.ends_with("? help"), "tab {tab} at {width} columns: {footer:?}");
+            assert!(!footer.contains('…'), "whole hints only: {footer:?}");
+        }
+    }
+    // Wide enough, the view's hints come first and `:` and `q` before help.
+    let footer = h.render(160, 48).lines().last().unwrap().to_string();
+    assert!(
+        footer.starts_with("enter the suite's targets") && footer.contains(": command  q quit  ? help"),
+        "{footer}"
+    );
+}
+
+#[tokio::test]
+async fn help_starts_with_what_the_tab_is_for() {
+    let mut h = Harness::seeded().await;
+    for (tab, about) in [("1", "Run plans: what to test"), ("4", "Issues found on calls"), ("7", "Benchmarks:")] {
+        h.keys(&[tab, "?"]).await;
+        let screen = h.render(160, 48);
+        let first = screen.lines().skip_while(|l| !l.contains("help · esc closes")).nth(1).unwrap();
+        assert!(first.contains(about), "tab {tab}: {first}\n{screen}");
+        h.key("esc").await;
+    }
+}
+
+#[tokio::test]
+async fn a_cut_toast_is_read_whole_in_the_log() {
+    let mut h = Harness::seeded().await;
+    let id = uuid::Uuid::new_v4();
+    h.key(":").await;
+    h.type_text(&format!("call {id}")).await;
+    h.key("enter").await;
+    let whole = format!("call {id} is not on this service");
+    let screen = h.render(80, 24);
+    let toast = screen.lines().find(|l| l.contains("✗ call")).expect("the toast");
+    assert!(toast.trim_end().ends_with("(L)┘") || toast.trim_end().ends_with("(L)│"), "cut, saying where: {toast}");
+    assert!(!screen.contains(&whole), "{screen}");
+    h.key("L").await;
+    assert!(h.render(160, 48).contains(&whole), "the log has it whole: {}", h.render(160, 48));
+    h.key("L").await;
+    assert!(h.app.overlay.is_none(), "L closes the log again");
+}
+
+#[tokio::test]
+async fn the_sorted_column_keeps_its_marker_in_a_narrow_column() {
+    let mut h = Harness::seeded().await;
+    // The issues' last column (EVIDENCE, 8 cells) sorted descending.
+    h.keys(&["4", "s", "s", "s", "s", "s"]).await;
+    let screen = h.render(80, 24);
+    let header = screen.lines().nth(3).unwrap();
+    assert!(header.contains("EVIDE… ▼"), "{header}");
+    h.key("S").await;
+    assert!(h.render(80, 24).lines().nth(3).unwrap().contains("EVIDE… ▲"));
+}

@@ -277,3 +277,48 @@ async fn chat_evidence_opens_the_chat_transcript() {
     assert!(screen.contains(&format!("chat {}", chat.id)), "{screen}");
     assert!(screen.contains("My booking code vanished"), "{screen}");
 }
+
+#[tokio::test]
+async fn e_on_the_list_edits_the_selected_issue_and_picks_an_assignee() {
+    let mut h = Harness::seeded().await;
+    h.key("4").await;
+    let id: uuid::Uuid = h.app.pane().selection().unwrap().id.parse().unwrap();
+    let before = h.client.get_issue(id).await.unwrap();
+    h.key("e").await;
+    let form = h.app.modal.current_form().expect("the edit form, from the list");
+    assert!(form.title.starts_with("edit issue Receptionist discloses"), "{}", form.title);
+    // The assignee is picked among the users seen on issues (most issues first), or typed.
+    h.keys(&["tab", "tab"]).await;
+    let screen = h.render(160, 48);
+    let current = before.assignee_user_id.unwrap();
+    assert!(screen.contains(&format!("◂ {current} · 2 issues ▸")), "{screen}");
+    assert_screen!("issues_edit_assignee_80x24", h.render(80, 24));
+    h.key("right").await;
+    let other = h.app.modal.current_form().unwrap().value("assigneeUserId");
+    assert!(other.parse::<uuid::Uuid>().is_ok() && other != current.to_string(), "another seen assignee: {other}");
+    h.key("enter").await;
+    assert!(!h.app.modal.is_open());
+    let after = h.client.get_issue(id).await.unwrap();
+    assert_eq!(after.assignee_user_id.map(|a| a.to_string()), Some(other));
+
+    // A user no issue has yet is typed; it matches no one, so it is taken as typed.
+    let new = uuid::Uuid::new_v4();
+    h.keys(&["e", "tab", "tab"]).await;
+    h.type_text(&new.to_string()).await;
+    assert!(h.render(160, 48).contains("as typed: no option matches"), "{}", h.render(160, 48));
+    h.key("enter").await;
+    assert_eq!(h.client.get_issue(id).await.unwrap().assignee_user_id, Some(new));
+}
+
+#[tokio::test]
+async fn space_marks_an_evidence_call_in_the_issue() {
+    let mut h = Harness::seeded().await;
+    h.keys(&["4", "enter", "space"]).await;
+    assert!(h.app.marks.contains(CRITICAL_CALL.parse().ok()), "the selected evidence call is marked");
+    let screen = h.render(160, 48);
+    assert!(screen.contains("1 marked") && screen.contains(&format!("✓ {CRITICAL_CALL}")), "{screen}");
+    h.keys(&["j", "space"]).await;
+    assert_eq!(h.app.marks.len(), 2, "the next entry too");
+    h.keys(&["k", "space"]).await;
+    assert_eq!(h.app.marks.len(), 1, "space again unmarks");
+}

@@ -7,6 +7,7 @@ mod harness;
 
 mod bench;
 mod catalog;
+mod commands;
 mod connection;
 mod flows;
 mod forms;

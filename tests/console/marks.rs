@@ -129,9 +129,13 @@ async fn start_a_collection_job_for_a_policy_and_follow_it_to_completed() {
     h.keys(&["3", "l"]).await;
     let policy: uuid::Uuid = h.app.pane().selection().expect("a policy").id.parse().unwrap();
     let before = all::<CollectionJob>(&h, routes::COLLECTION_JOBS).await.len();
+    let name = h.app.pane().selection().unwrap().json["name"].as_str().unwrap().to_string();
     h.key("C").await;
     assert!(h.app.modal.is_open());
-    assert!(h.render(160, 48).contains(&policy.to_string()), "the selected policy is filled in");
+    let form = h.app.modal.current_form().unwrap();
+    assert_eq!(form.field("policyIds").unwrap().picked(), vec![policy.to_string()], "the selected policy is picked");
+    let screen = h.render(160, 48);
+    assert!(screen.contains(&format!("[x] {name}")) && !screen.contains(&policy.to_string()), "by name: {screen}");
     assert_screen!("marks_collection_form_80x24", h.render(80, 24));
     h.key("enter").await;
     assert!(!h.app.modal.is_open());
@@ -161,11 +165,23 @@ async fn a_collection_job_for_the_marked_calls_with_a_chosen_metric() {
     h.keys(&["3", "l", "l", "enter", "space"]).await;
     let call = selected_call(&h);
     let metric = h.app.pane().selection().unwrap().json["metricDefinitionId"].as_str().unwrap().to_string();
+    let name = h.client.get_metric_definition(&metric).await.unwrap().name.expect("a named metric");
     h.keys(&["1", "C", "tab"]).await;
-    h.type_text("not-an-id").await;
-    assert!(h.render(160, 48).contains("is not an id"), "checked as you type");
+    assert!(h.render(160, 48).contains("give metrics or policyIds"), "nothing picked: checked as you type");
+    h.type_text("not-a-metric").await;
+    assert!(h.render(160, 48).contains("/not-a-metric · no match"), "{}", h.render(160, 48));
     h.key("ctrl-u").await;
-    h.type_text(&metric).await;
+    // By name: its longest word narrows the metrics; → steps to it among those that match.
+    let word = name.split_whitespace().max_by_key(|w| w.len()).unwrap().to_lowercase();
+    h.type_text(&word).await;
+    for _ in 0..20 {
+        if h.render(160, 48).contains(&format!("[ ] {name} ▸")) {
+            break;
+        }
+        h.key("right").await;
+    }
+    h.key("space").await;
+    assert!(h.render(160, 48).contains(&format!("[x] {name} ▸")), "{}", h.render(160, 48));
     h.key("enter").await;
     assert!(!h.app.modal.is_open());
     let sent = h.performed.iter().find_map(|e| match e {

@@ -21,6 +21,13 @@ fn sent_plans(h: &Harness) -> Vec<RunPlanInput> {
     sent.collect()
 }
 
+/// The flows as the flows tab lists them (by title), which is how the form offers them.
+async fn flows_in_tab_order(h: &Harness) -> Vec<CustomerFlow> {
+    let mut flows: Vec<CustomerFlow> = all(h, routes::FLOWS).await;
+    flows.sort_by_key(|f| f.title.clone().unwrap_or_default().to_lowercase());
+    flows
+}
+
 /// The first seeded flow with edge cases, and where it is in the list the form offers.
 fn flow_with_edge_cases(flows: &[CustomerFlow]) -> (usize, &CustomerFlow) {
     flows.iter().enumerate().find(|(_, f)| f.edge_cases.len() > 1).expect("a seeded flow with edge cases")
@@ -55,16 +62,22 @@ async fn fill(h: &mut Harness, flow_at: usize) {
 #[tokio::test]
 async fn a_new_plan_is_saved_with_every_choice_then_runs() {
     let mut h = Harness::seeded().await;
-    let flows: Vec<CustomerFlow> = all(&h, routes::FLOWS).await;
+    let flows = flows_in_tab_order(&h).await;
     let (flow_at, expected) = flow_with_edge_cases(&flows);
     fill(&mut h, flow_at).await;
     let screen = h.render(160, 48);
     assert!(screen.contains("new run plan"), "{screen}");
-    h.key("enter").await;
-    assert!(sent_plans(&h).is_empty(), "the max duration is required: nothing is sent");
     for _ in 0..2 {
         h.key("tab").await;
     }
+    assert!(h.render(160, 48).contains("max duration  default 600 s"), "{}", h.render(160, 48));
+    // An error in the form's words, with the interface's name after them; nothing is sent.
+    h.type_text("0").await;
+    let screen = h.render(160, 48);
+    assert!(screen.contains("✗ Max duration (maxSimulationDurationSeconds) must be at least 1"), "{screen}");
+    h.key("enter").await;
+    assert!(sent_plans(&h).is_empty(), "an invalid duration: nothing is sent");
+    h.key("ctrl-u").await;
     h.type_text("120").await;
     assert_screen!("plan_form_filled_160x48", h.render(160, 48));
     h.keys(&["enter", "enter"]).await;
@@ -114,14 +127,14 @@ async fn the_form_at_both_sizes_and_its_deprecated_members() {
 #[tokio::test]
 async fn the_services_refusal_lands_under_the_field_it_names() {
     let mut h = Harness::seeded().await;
-    let flows: Vec<CustomerFlow> = all(&h, routes::FLOWS).await;
+    let flows = flows_in_tab_order(&h).await;
     let voicemail = flows.iter().position(CustomerFlow::is_voicemail).expect("a seeded voicemail flow");
     h.keys(&["1", "c"]).await;
     h.type_text("Voicemail inbound").await;
     h.keys(&["tab", "tab", "tab", "space", "tab"]).await;
     pick(&mut h, voicemail).await;
     // Its happy path, persona override and variables, then the first metric, its source,
-    // iterations, concurrency and the required duration.
+    // iterations, concurrency and the duration.
     h.keys(&["tab", "tab", "tab", "tab", "space", "tab", "tab", "tab", "tab"]).await;
     h.type_text("60").await;
     h.key("enter").await;
@@ -129,4 +142,34 @@ async fn the_services_refusal_lands_under_the_field_it_names() {
     let screen = h.render(160, 48);
     assert!(screen.contains("needs an OUTBOUND plan"), "the service's error, under the flows: {screen}");
     assert!(screen.contains("Voicemail inbound"), "what was typed stays: {screen}");
+}
+
+#[tokio::test]
+async fn pickers_name_the_agent_list_as_their_tab_and_filter_as_you_type() {
+    let mut h = Harness::seeded().await;
+    // The flows tab's first flow is the form's first flow.
+    h.key("5").await;
+    let first = h.app.pane().selection().expect("a flow").json["title"].as_str().unwrap().to_string();
+    h.keys(&["1", "c", "tab", "tab", "tab"]).await;
+    h.type_text("front").await;
+    let screen = h.render(160, 48);
+    let endpoint = "[ ] Brightsmile Dental — Front Desk · +1 503 555 0123 · production · PHONE ▸  1/1 matching /front";
+    assert!(screen.contains(endpoint), "the endpoint names its agent: {screen}");
+    h.key("tab").await;
+    assert!(h.render(160, 48).contains(&format!("[ ] {first} (")), "{}", h.render(160, 48));
+    // Typing narrows the flows; ←→ move among those that match, space picks the one shown.
+    h.type_text("skybridge").await;
+    let screen = h.render(160, 48);
+    assert!(
+        screen.contains("[ ] Rebook after a SkyBridge cancellation (SCRIPTED) ▸  1/1 matching /skybridge"),
+        "{screen}"
+    );
+    assert_screen!("plan_form_filtered_80x24", h.render(80, 24));
+    h.keys(&["right", "space"]).await;
+    let form = h.app.modal.current_form().unwrap();
+    let flows = flows_in_tab_order(&h).await;
+    let skybridge = flows.iter().find(|f| f.title.as_deref() == Some("Rebook after a SkyBridge cancellation")).unwrap();
+    assert_eq!(form.field("flows").unwrap().picked(), vec![skybridge.id.to_string()]);
+    h.key("backspace").await;
+    assert!(h.render(160, 48).contains("matching /skybridg"), "backspace edits the filter");
 }

@@ -39,12 +39,22 @@ async fn run_a_plan_with_variables_then_watch_its_job() {
     seeded_plan(&mut h).await;
     h.key("R").await;
     assert!(h.app.modal.is_open());
-    h.type_text("region=emea, tier").await;
+    // One field per {{variable}} the plan's flow uses, filled with the value the plan pins.
+    let form = h.app.modal.current_form().unwrap();
+    let listed: Vec<&str> = form.fields.iter().map(|f| f.label.as_str()).collect();
+    assert_eq!(listed, vec!["patientName", "dateOfBirth", "currentAppointment", "other variables"]);
+    assert_eq!(form.value("variables.currentAppointment"), "Thursday, October 8 at 9:00 AM");
+    // The appointment moves: a value with commas and spaces is typed as it is.
+    h.keys(&["tab", "tab", "ctrl-u"]).await;
+    h.type_text("Friday, October 9 at 10:30 AM").await;
+    h.key("tab").await;
+    h.type_text("tier").await;
     let screen = h.render(80, 24);
     assert!(screen.contains("✗ \"tier\" is not key=value"), "{screen}");
     h.key("enter").await;
     assert_eq!(writes(&h), 0, "an invalid form is not sent");
-    h.type_text("=gold").await;
+    h.key("ctrl-u").await;
+    h.type_text("region=emea, tier=gold").await;
     assert_screen!("run_form_80x24", h.render(80, 24));
     assert_screen!("run_form_160x48", h.render(160, 48));
     h.key("enter").await;
@@ -61,8 +71,10 @@ async fn run_a_plan_with_variables_then_watch_its_job() {
     let sent = sent.expect("a run was sent");
     assert_eq!(sent.plan_id.map(|id| id.to_string()).as_deref(), Some(SEEDED_PLAN));
     let Some(RunVariables::Flat(vars)) = sent.variables else { panic!("flat variables") };
+    assert_eq!(vars.get("currentAppointment").map(String::as_str), Some("Friday, October 9 at 10:30 AM"));
     assert_eq!(vars.get("region").map(String::as_str), Some("emea"));
     assert_eq!(vars.get("tier").map(String::as_str), Some("gold"));
+    assert_eq!(vars.len(), 3, "the plan's own values are not sent again: {vars:?}");
     let screen = h.render(160, 48);
     assert!(screen.contains(&format!("job      {job_id}")), "the new job is open: {screen}");
 }
@@ -113,7 +125,7 @@ async fn a_threshold_form_shows_count_only_for_count_and_creates_it() {
     h.keys(&["tab", "right"]).await;
     let screen = h.render(160, 48);
     assert!(screen.contains("required for COUNT"), "COUNT shows the count field: {screen}");
-    assert!(screen.contains("✗ countThreshold is required"), "{screen}");
+    assert!(screen.contains("✗ Count (countThreshold) is required"), "{screen}");
     h.key("enter").await;
     assert_eq!(writes(&h), 0, "COUNT without a count is not sent");
     h.key("tab").await;

@@ -11,7 +11,7 @@ use futures_util::TryStreamExt;
 use switchboard::api::model::{
     AgentEndpoint, AggregationMode, Call, CaptureStatus, CustomerFlow, EdgeCases, Issue, IssueStatus, MetricDefinition,
     RunPlan, RunPlanJob, RunPlanJobStatus, ScoreSample, ScoreSamplePage, ScoreSampleQuery, SimulationJob,
-    ThresholdInput, ThresholdOperator, ValueStatusFilter, percent,
+    SimulationOutcome, ThresholdInput, ThresholdOperator, ValueStatusFilter, percent,
 };
 use switchboard::api::{ApiKey, Client, ClientConfig, ListQuery, routes};
 use switchboard::service::{self, Options, Running, SimSpeed};
@@ -421,6 +421,13 @@ fn reviewer_reads_the_lowest_scoring_targets_reasoning() {
     expect_sample(&pty, &bars[0], 20, total, &pages[0].data[19]);
     pty.key("p");
     expect_sample(&pty, &bars[0], 19, total, &pages[0].data[18]);
+    // Enter opens the sample's source call when this service has it; these calls were made
+    // elsewhere, so it says so and shows the reasoning instead.
+    let call = pages[0].data[18].source_call_id.clone().expect("a source call");
+    pty.key("Enter");
+    expect(&pty, "the call is not here", "is not on this service");
+    expect(&pty, "the reasoning instead", "j scroll the reasoning");
+    assert!(world.runtime.block_on(world.client.get_call(call.parse().unwrap())).is_err(), "{call} is not here");
 
     pty.key("q");
     assert!(pty.wait_exit(WAIT).unwrap().success());
@@ -483,9 +490,11 @@ fn qa_creates_a_plan_runs_it_and_reads_the_failed_simulation() {
     let threshold = world.runtime.block_on(world.client.create_threshold("keypad_entry", &threshold)).unwrap();
     let threshold_slug = threshold.slug.clone().unwrap();
 
-    // Where the form offers what QA picks: the lists in the service's order.
+    // Where the form offers what QA picks: the lists as their tabs list them (the service's
+    // order; flows by title).
     let endpoints = world.all::<AgentEndpoint>(routes::AGENT_ENDPOINTS);
-    let flows = world.all::<CustomerFlow>(routes::FLOWS);
+    let mut flows = world.all::<CustomerFlow>(routes::FLOWS);
+    flows.sort_by_key(|f| f.title.clone().unwrap_or_default().to_lowercase());
     let metrics = world.all::<MetricDefinition>(routes::METRIC_DEFINITIONS);
     let flow_at = flows.iter().position(|f| f.title.as_deref() == Some("Reschedule a cleaning with identity check"));
     let flow_at = flow_at.expect("the seeded dental reschedule flow");
@@ -538,8 +547,8 @@ fn qa_creates_a_plan_runs_it_and_reads_the_failed_simulation() {
     pick(&mut pty, "the first metric", 0, first, metrics.len(), 0);
     pick(&mut pty, "the second metric", first, second, metrics.len(), 1);
     // Each picked metric's conversation source (SIMULATED), iterations, concurrency, then
-    // the required max duration.
-    for field in ["conversation source", "conversation source", "iterations", "concurrency", "max duration (s)"] {
+    // the max duration (600 s unless typed).
+    for field in ["conversation source", "conversation source", "iterations", "concurrency", "max duration"] {
         pty.key("Tab");
         expect(&pty, field, &format!("▸ {}", if field == "conversation source" { "  ↳ " } else { field }));
     }
@@ -599,17 +608,27 @@ fn qa_creates_a_plan_runs_it_and_reads_the_failed_simulation() {
     let variant = sim.customer_flow.as_ref().and_then(|f| f.variant_title.clone()).expect("an edge case");
     let (short, variant): (String, String) = (persona.chars().take(10).collect(), variant.chars().take(14).collect());
     let this_one = |r: &str| r.contains(&short) && r.contains(&variant);
-    let failing = |r: &str| r.contains("FAILED") || r.contains("ERROR");
-    let several =
-        job.simulation_jobs.iter().filter(|s| s.failed_checks.len() + usize::from(s.error_message.is_some()) > 0);
-    let several = several.count() > 1;
-    for _ in 0..job.simulation_jobs.len() {
-        let before = pty.with_screen(selected_row);
+    // The live view lists the simulations in the service's order, the first selected; each ]
+    // selects the next failing one after the selection. Step through them, each in its turn.
+    let failing: Vec<usize> = (0..job.simulation_jobs.len())
+        .filter(|&i| {
+            matches!(job.simulation_jobs[i].outcome, Some(SimulationOutcome::Failed | SimulationOutcome::Error))
+        })
+        .collect();
+    let target = job.simulation_jobs.iter().position(|s| s.simulation_job_id == sim.simulation_job_id).unwrap();
+    assert!(failing.contains(&target), "the simulation whose threshold failed is failing");
+    // When the target is the first row, ] goes round the others and back to it.
+    let mut stops: Vec<usize> = failing.iter().copied().filter(|&i| i > 0 && (target == 0 || i <= target)).collect();
+    if target == 0 {
+        stops.push(0);
+    }
+    for stop in stops {
+        let stop_sim = &job.simulation_jobs[stop];
+        let who: String = stop_sim.persona.as_ref().map(|p| p.label()).unwrap_or_default().chars().take(10).collect();
+        let what = stop_sim.customer_flow.as_ref().and_then(|f| f.variant_title.clone()).unwrap_or_default();
+        let what: String = what.chars().take(14).collect();
         pty.key("]");
-        let moved = |r: &str| failing(r) && (!several || Some(r) != before.as_deref());
-        if this_one(&wait_selected(&pty, "the next failing simulation", moved)) {
-            break;
-        }
+        wait_selected(&pty, "] on the next failing simulation", |r| r.contains(&who) && r.contains(&what));
     }
     wait_selected(&pty, "the failed simulation found with ]", |r| r.contains("FAILED") && this_one(r));
     pty.key("Enter");

@@ -4,18 +4,19 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-
+mod call;
+mod keys;
 mod prompt;
 
-pub use prompt::{ALIASES, Prompt};
+pub use prompt::{ALIASES, Prompt, completions};
 
-use super::keymap::{Action, KeyMap};
-use super::marks::{self, Marks};
+use super::keymap::KeyMap;
+use super::marks::{Collecting, Marks};
 use super::message::{Effect, FailureKind, Fetched, Message, Request, Write, WriteError, Written};
 use super::pane::{Level, Out, Pane};
 use super::panes;
 use super::theme::Theme;
+use super::widgets::conversation::ConversationView;
 use super::widgets::modal::Modal;
 use crate::api::model::Health;
 use crate::cache::Cache;
@@ -110,6 +111,10 @@ pub struct App {
     pub marks: Marks,
     /// The app's own form (file an issue, start a collection job), over any tab.
     pub modal: Modal,
+    /// A call opened over the tab (`:call ID`, a sample's source call), until Esc.
+    pub call: Option<ConversationView>,
+    /// `C` waits for the policies and metrics its form offers.
+    pub collecting: Option<Collecting>,
 }
 
 impl App {
@@ -132,6 +137,8 @@ impl App {
             effects: Vec::new(),
             marks: Marks::default(),
             modal: Modal::default(),
+            call: None,
+            collecting: None,
         };
         if let Some(cache) = &app.cache {
             for pane in &mut app.panes {
@@ -190,6 +197,9 @@ impl App {
 
     fn apply(&mut self, out: Out) {
         self.modal.adopt(out.modal);
+        if let Some(call) = out.call {
+            self.open_call(call);
+        }
         for effect in out.effects {
             match effect {
                 Effect::Fetch(request) => self.request(request),
@@ -242,6 +252,7 @@ impl App {
     fn show_tab(&mut self, tab: usize) {
         self.tab = tab.min(self.panes.len() - 1);
         self.overlay = None;
+        self.call = None;
         let mut out = Out::default();
         self.panes[self.tab].show(&mut out);
         self.apply(out);
@@ -268,7 +279,8 @@ impl App {
             (Request::List(_) | Request::Health, Err(error)) if error.kind != FailureKind::NotFound => {
                 self.toast(Level::Error, error.message.clone());
             }
-            (_, Err(error)) if !matches!(request, Request::List(_)) => {
+            // The open call's own absence is said in its words (`call_fetched`).
+            (_, Err(error)) if !matches!(request, Request::List(_)) && !self.is_missing_call(&request, &result) => {
                 self.toast(Level::Error, error.message.clone());
             }
             (_, Ok(Fetched::List(listing))) => {
@@ -299,7 +311,14 @@ impl App {
             return true;
         }
         let mut out = Out::default();
-        let mut dirty = false;
+        let mut dirty = self.call_fetched(&request, &result);
+        if let Some(collecting) = &mut self.collecting
+            && collecting.fetched(&request, &result)
+            && let Some(collecting) = self.collecting.take()
+        {
+            collecting.open(&mut out.modal, &self.marks);
+            dirty = true;
+        }
         for pane in &mut self.panes {
             dirty |= pane.fetched(&request, &result, &mut out);
         }
@@ -345,179 +364,10 @@ impl App {
 
     fn refresh_all(&mut self) {
         let mut out = Out::default();
-        self.panes[self.tab].refresh(&mut out);
+        match &mut self.call {
+            Some(call) => call.refresh(&mut out),
+            None => self.panes[self.tab].refresh(&mut out),
+        }
         self.apply(out);
-    }
-
-    fn key(&mut self, key: KeyEvent) -> bool {
-        if key.kind == crossterm::event::KeyEventKind::Release {
-            return false;
-        }
-        if self.prompt.is_some() {
-            return self.prompt_key(key);
-        }
-        if self.overlay.is_none() && self.modal.is_open() {
-            if key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL) {
-                self.quit = true;
-                return true;
-            }
-            // `?` is text in a form: F1 shows the form's keys.
-            if key.code == KeyCode::F(1) {
-                self.overlay = Some(Overlay::Help);
-                return true;
-            }
-            let mut out = Out::default();
-            let dirty = self.modal.key(key, &mut out);
-            self.apply(out);
-            return dirty;
-        }
-        let Some(action) = self.settings.keymap.action(&key) else { return false };
-        if self.settings.read_only && action.is_write() {
-            self.toast(Level::Error, format!("read-only: {} is off", action.help()));
-            return true;
-        }
-        if let Some(overlay) = &mut self.overlay {
-            match (action, overlay) {
-                (Action::Quit, _) => self.quit = true,
-                (Action::Back | Action::Help, _) | (Action::Raw, Overlay::Raw { .. }) => self.overlay = None,
-                (Action::Down, Overlay::Raw { scroll, .. } | Overlay::Log { scroll }) => *scroll += 1,
-                (Action::Up, Overlay::Raw { scroll, .. } | Overlay::Log { scroll }) => {
-                    *scroll = scroll.saturating_sub(1)
-                }
-                (Action::PageDown, Overlay::Raw { scroll, .. } | Overlay::Log { scroll }) => *scroll += 10,
-                (Action::PageUp, Overlay::Raw { scroll, .. } | Overlay::Log { scroll }) => {
-                    *scroll = scroll.saturating_sub(10)
-                }
-                (Action::Top, Overlay::Raw { scroll, .. } | Overlay::Log { scroll }) => *scroll = 0,
-                (Action::Copy, Overlay::Raw { .. }) => self.copy(),
-                _ => return false,
-            }
-            return true;
-        }
-        let mut out = Out::default();
-        let handled = match action {
-            Action::Quit => {
-                self.quit = true;
-                true
-            }
-            Action::Help => {
-                self.overlay = Some(Overlay::Help);
-                true
-            }
-            Action::Log => {
-                self.overlay = Some(Overlay::Log { scroll: 0 });
-                true
-            }
-            Action::Command => {
-                self.prompt = Some(Prompt::Command(String::new()));
-                true
-            }
-            Action::Filter => {
-                self.prompt = Some(Prompt::Filter(self.pane().filter()));
-                true
-            }
-            Action::OpenById => {
-                self.prompt = Some(Prompt::OpenById(String::new()));
-                true
-            }
-            Action::NextTab => {
-                self.show_tab((self.tab + 1) % self.panes.len());
-                true
-            }
-            Action::PrevTab => {
-                self.show_tab((self.tab + self.panes.len() - 1) % self.panes.len());
-                true
-            }
-            Action::Tab1 | Action::Tab2 | Action::Tab3 | Action::Tab4 | Action::Tab5 | Action::Tab6 | Action::Tab7 => {
-                let index = Action::ALL.iter().position(|a| *a == action).unwrap_or(0)
-                    - Action::ALL.iter().position(|a| *a == Action::Tab1).unwrap_or(0);
-                self.show_tab(index);
-                true
-            }
-            Action::Copy => {
-                self.copy();
-                true
-            }
-            Action::Raw => {
-                match self.pane().selection() {
-                    Some(selection) => {
-                        let text = serde_json::to_string_pretty(&selection.json).unwrap_or_default();
-                        // Fetched whole when it has a route, so unknown members show too.
-                        let source = match selection.path {
-                            Some(path) => {
-                                self.request(Request::Raw(path.clone()));
-                                RawSource::Loading(path)
-                            }
-                            None => RawSource::Decoded,
-                        };
-                        self.overlay = Some(Overlay::Raw { title: selection.id, text, scroll: 0, source });
-                    }
-                    None => out.error("nothing is selected"),
-                }
-                true
-            }
-            Action::Refresh => {
-                if matches!(self.connection, Connection::Disconnected { .. }) {
-                    self.request(Request::Health);
-                }
-                self.panes[self.tab].refresh(&mut out);
-                true
-            }
-            Action::Back => {
-                let pane = &mut self.panes[self.tab];
-                if !pane.back() && !pane.filter().is_empty() {
-                    pane.set_filter("");
-                }
-                true
-            }
-            Action::Mark | Action::Unmark | Action::FileIssue | Action::Collect => self.marks_action(action, &mut out),
-            other => self.panes[self.tab].action(other, &mut out),
-        };
-        self.apply(out);
-        handled
-    }
-
-    /// Marks, and the writes made from them; a pane may use the keys first (the metrics tab's
-    /// `C` on a policy).
-    fn marks_action(&mut self, action: Action, out: &mut Out) -> bool {
-        if self.panes[self.tab].action(action, out) {
-            return true;
-        }
-        let selection = self.pane().selection();
-        let on_policy = self.tab == METRICS_TAB;
-        marks::action(action, &mut self.marks, selection.as_ref(), on_policy, out);
-        true
-    }
-
-    fn copy(&mut self) {
-        match self.pane().selection() {
-            Some(selection) => {
-                self.effects.push(Effect::Copy(selection.id.clone()));
-                self.toast(Level::Info, format!("copied {}", selection.id));
-            }
-            None => self.toast(Level::Error, "nothing is selected to copy".into()),
-        }
-    }
-
-    fn paste(&mut self, text: &str) -> bool {
-        if self.prompt.is_none() && self.overlay.is_none() && self.modal.is_open() {
-            // Into the form's field, one character at a time (newlines would submit it).
-            let mut out = Out::default();
-            for c in text.chars().filter(|c| !c.is_control()) {
-                self.modal.key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE), &mut out);
-            }
-            self.apply(out);
-            return true;
-        }
-        match &mut self.prompt {
-            Some(Prompt::Command(line) | Prompt::OpenById(line)) => line.push_str(text.trim()),
-            Some(Prompt::Filter(line)) => {
-                line.push_str(text.trim());
-                let line = line.clone();
-                self.panes[self.tab].set_filter(&line);
-            }
-            None => return false,
-        }
-        true
     }
 }

@@ -1,5 +1,7 @@
-//! The line typed at the bottom: `:` commands (a tab by any of its aliases, `:help`, `:log`,
-//! `:q`), `/` filters the list as you type, and `o` opens a resource by id.
+//! The line typed at the bottom: `:` commands (a tab by any of its aliases, a resource by id
+//! from any tab — `:call ID`, `:job ID`, `:issue ID`, `:plan ID`, `:flow ID` — `:help`, `:log`,
+//! `:q`; Tab completes a command's name), `/` filters the list as you type, and `o` opens a
+//! resource of the current tab by id.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -38,9 +40,55 @@ pub const ALIASES: &[(&str, usize)] = &[
     ("benchmarks", 6),
 ];
 
+/// `:NAME ID` opens the resource with that id in its tab, from any tab (`call` opens over it).
+const RESOURCES: &[(&str, Option<usize>)] =
+    &[("call", None), ("job", Some(1)), ("issue", Some(3)), ("plan", Some(0)), ("flow", Some(4))];
+
+/// Commands that are not tabs.
+const OTHERS: &[&str] = &["help", "log", "quit"];
+
+/// Every command name, for completion: tabs, resources, the rest; each once.
+fn commands() -> Vec<&'static str> {
+    let mut names: Vec<&str> = ALIASES.iter().map(|(a, _)| *a).collect();
+    names.extend(RESOURCES.iter().map(|(r, _)| *r));
+    names.extend(OTHERS);
+    let mut seen = std::collections::HashSet::new();
+    names.retain(|n| seen.insert(*n));
+    names
+}
+
+/// The command names that complete what is typed (the first word), in `commands()` order.
+pub fn completions(line: &str) -> Vec<&'static str> {
+    let word = line.trim_start().to_ascii_lowercase();
+    if word.contains(' ') {
+        return Vec::new();
+    }
+    commands().into_iter().filter(|c| c.starts_with(&word)).collect()
+}
+
+/// Tab on `line`: the one command it starts, with a space when it takes an id; the longest
+/// prefix several share; or `line` as it was.
+fn complete(line: &str) -> String {
+    let found = completions(line);
+    match found.as_slice() {
+        [] => line.to_string(),
+        [one] if RESOURCES.iter().any(|(r, _)| r == one) => format!("{one} "),
+        [one] => one.to_string(),
+        [first, rest @ ..] => {
+            let shared = rest.iter().fold(first.len(), |n, other| {
+                first.bytes().zip(other.bytes()).take(n).take_while(|(a, b)| a == b).count()
+            });
+            let prefix = &first[..shared];
+            if prefix.len() > line.trim().len() { prefix.to_string() } else { line.to_string() }
+        }
+    }
+}
+
 impl App {
     pub(super) fn prompt_key(&mut self, key: KeyEvent) -> bool {
         let Some(prompt) = &mut self.prompt else { return false };
+        let command = matches!(prompt, Prompt::Command(_));
+        let filter = matches!(prompt, Prompt::Filter(_));
         let line = match prompt {
             Prompt::Command(line) | Prompt::Filter(line) | Prompt::OpenById(line) => line,
         };
@@ -50,8 +98,8 @@ impl App {
                 return true;
             }
             KeyCode::Esc => {
-                if matches!(prompt, Prompt::Filter(_)) {
-                    self.panes[self.tab].set_filter("");
+                if filter {
+                    self.set_filter("");
                 }
                 self.prompt = None;
                 return true;
@@ -61,6 +109,7 @@ impl App {
                 match prompt {
                     Some(Prompt::Command(line)) => self.command(line.trim()),
                     Some(Prompt::OpenById(line)) if !line.trim().is_empty() => {
+                        self.call = None;
                         let mut out = Out::default();
                         self.panes[self.tab].open_by_id(line.trim(), &mut out);
                         self.apply(out);
@@ -69,6 +118,7 @@ impl App {
                 }
                 return true;
             }
+            KeyCode::Tab if command => *line = complete(line),
             KeyCode::Backspace => {
                 line.pop();
             }
@@ -78,18 +128,26 @@ impl App {
         }
         if let Some(Prompt::Filter(line)) = &self.prompt {
             let line = line.clone();
-            self.panes[self.tab].set_filter(&line);
+            self.set_filter(&line);
         }
         true
     }
 
     fn command(&mut self, line: &str) {
-        let word = line.trim_start_matches(':').to_ascii_lowercase();
+        let line = line.trim_start_matches(':');
+        let (word, id) = match line.split_once(char::is_whitespace) {
+            Some((word, id)) => (word.to_ascii_lowercase(), id.trim()),
+            None => (line.to_ascii_lowercase(), ""),
+        };
+        if !id.is_empty() {
+            return self.open_resource(&word, id);
+        }
         match word.as_str() {
             "" => {}
             "q" | "quit" | "exit" => self.quit = true,
             "help" | "h" => self.overlay = Some(Overlay::Help),
             "log" | "logs" => self.overlay = Some(Overlay::Log { scroll: 0 }),
+            "call" => self.toast(Level::Error, "give the call's id: :call ID".into()),
             word => match ALIASES.iter().find(|(alias, _)| *alias == word) {
                 Some((_, tab)) => {
                     self.show_tab(*tab);
@@ -98,11 +156,43 @@ impl App {
                         self.apply(out);
                     }
                 }
-                None => {
-                    let known: Vec<&str> = ALIASES.iter().map(|(a, _)| *a).collect();
-                    self.toast(Level::Error, format!("no command :{word}; try :{}", known.join(" :")));
-                }
+                None => self.toast(Level::Error, format!("no command :{word}; try :{}", commands().join(" :"))),
             },
         }
+    }
+
+    /// `:NAME ID`: the resource in its own tab, or a call over the current one.
+    fn open_resource(&mut self, word: &str, id: &str) {
+        match RESOURCES.iter().find(|(name, _)| *name == word) {
+            Some((_, None)) => match id.parse() {
+                Ok(call) => self.open_call(call),
+                Err(_) => self.toast(Level::Error, format!("{id:?} is not a call id (a UUID)")),
+            },
+            Some((_, Some(tab))) => {
+                self.show_tab(*tab);
+                let mut out = Out::default();
+                self.panes[*tab].open_by_id(id, &mut out);
+                self.apply(out);
+            }
+            None => {
+                let names: Vec<&str> = RESOURCES.iter().map(|(r, _)| *r).collect();
+                self.toast(Level::Error, format!(":{word} takes no id; :{} ID open one", names.join(" ID, :")));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tab_completes_one_command_or_the_prefix_several_share() {
+        assert_eq!(complete("ca"), "call ");
+        assert_eq!(complete("is"), "issue", "issues and issue share issue");
+        assert_eq!(complete("be"), "bench", "bench and benchmarks share bench");
+        assert_eq!(complete("zz"), "zz");
+        assert_eq!(complete("job 1"), "job 1", "ids are not completed");
+        assert_eq!(completions("pl"), vec!["plans", "plan"]);
     }
 }

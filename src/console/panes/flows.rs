@@ -2,9 +2,9 @@
 //! its facts, expectations and step graph drawn as a tree (`flow_graph`), then the happy path
 //! and edge cases with their persona overrides. The detail scrolls.
 
+use crate::console::widgets::table::Cell;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
-use ratatui::widgets::Cell;
 use uuid::Uuid;
 
 use super::section::{Section, text_cmp};
@@ -17,15 +17,15 @@ use crate::console::pane::{Out, Pane, Selection, ViewCtx};
 use crate::console::theme::Theme;
 use crate::console::widgets::detail::{self, Scroll};
 use crate::console::widgets::list::{Load, by};
-use crate::console::widgets::table::{self, Column, TableView, col};
+use crate::console::widgets::table::{self, Column, TableView, col, fitted};
 use crate::console::widgets::text::or_dash;
 
 use Constraint::{Fill, Length};
 
 const COLUMNS: &[Column] = &[
     col("TITLE", Fill(2)),
-    col("TYPE", Length(9)),
-    col("SOURCE", Length(7)),
+    fitted("TYPE", 4, 9),
+    fitted("SOURCE", 6, 7),
     col("VARIANTS", Length(8)),
     col("STEPS", Length(5)),
     col("AGENTS", Fill(1)),

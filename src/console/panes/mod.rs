@@ -13,6 +13,17 @@ pub mod section;
 use super::app::Settings;
 use super::pane::Pane;
 
+/// What each tab is for, in the order of `all`: the first line of its help.
+pub const ABOUT: &[&str] = &[
+    "Run plans: what to test, against which agents; R runs one.",
+    "Jobs, live: each run's simulations as they call and get scored.",
+    "Metrics: definitions, policies, and collection jobs' values.",
+    "Issues found on calls: triage, read the evidence, edit.",
+    "Customer flows: the scripts simulated callers follow.",
+    "Personas, agents, endpoints, knowledge bases, HTTP definitions.",
+    "Benchmarks: suites, targets' scores, each sample's reasoning.",
+];
+
 /// Every tab, in the order of their number keys.
 pub fn all(settings: &Settings) -> Vec<Box<dyn Pane>> {
     vec![

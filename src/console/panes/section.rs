@@ -3,9 +3,9 @@
 
 use std::cmp::Ordering;
 
+use crate::console::widgets::table::Cell;
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::widgets::Cell;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 

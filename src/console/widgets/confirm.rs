@@ -1,5 +1,5 @@
-//! The yes/no dialog before a write that cannot be undone (delete, cancel): `y` or Enter goes
-//! ahead, `n` or Esc does not.
+//! The yes/no dialog before a write that cannot be undone (delete, cancel), or before a form
+//! with changes is thrown away: `y` or Enter goes ahead, `n` or Esc does not.
 
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Frame;
@@ -11,18 +11,18 @@ use super::form::centered;
 use crate::console::message::Write;
 use crate::console::theme::Theme;
 
-/// A question, and the write to send when the answer is yes.
+/// A question, and the write to send when the answer is yes (none when yes only closes).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Confirm {
     pub title: String,
     pub question: String,
-    pub write: Write,
+    pub write: Option<Write>,
 }
 
 /// What a key did to the dialog.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Answer {
-    Yes(Write),
+    Yes(Option<Write>),
     No,
     /// Not a key the dialog uses; the dialog stays.
     Ignored,
@@ -30,7 +30,12 @@ pub enum Answer {
 
 impl Confirm {
     pub fn new(title: impl Into<String>, question: impl Into<String>, write: Write) -> Confirm {
-        Confirm { title: title.into(), question: question.into(), write }
+        Confirm { title: title.into(), question: question.into(), write: Some(write) }
+    }
+
+    /// A question whose yes sends nothing (throw away a form's changes).
+    pub fn ask(title: impl Into<String>, question: impl Into<String>) -> Confirm {
+        Confirm { title: title.into(), question: question.into(), write: None }
     }
 
     pub fn key(&self, key: KeyEvent) -> Answer {
@@ -78,7 +83,8 @@ mod tests {
         let write = Write::CancelJob(uuid::Uuid::nil());
         let dialog = Confirm::new("cancel", "Cancel job?", write.clone());
         let key = |c| KeyEvent::new(c, KeyModifiers::NONE);
-        assert_eq!(dialog.key(key(KeyCode::Char('y'))), Answer::Yes(write));
+        assert_eq!(dialog.key(key(KeyCode::Char('y'))), Answer::Yes(Some(write)));
+        assert_eq!(Confirm::ask("discard", "Discard?").key(key(KeyCode::Enter)), Answer::Yes(None));
         assert_eq!(dialog.key(key(KeyCode::Esc)), Answer::No);
         assert_eq!(dialog.key(key(KeyCode::Char('q'))), Answer::Ignored);
     }

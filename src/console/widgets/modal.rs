@@ -1,6 +1,7 @@
 //! The form or confirm dialog open over the console. A pane opens one through `Out::modal`;
 //! the app keeps it, hands it every key, sends its write, and closes it on success or keeps
 //! the form (with what was typed and the service's errors under their fields) on failure.
+//! Esc on a form with changes asks before throwing them away.
 
 use crossterm::event::KeyEvent;
 use ratatui::Frame;
@@ -16,7 +17,8 @@ use crate::console::theme::Theme;
 pub type Build = Box<dyn Fn(&Form) -> Write>;
 
 enum Open {
-    Form(Form, Build),
+    /// A form, and the question over it while Esc asks whether to throw its changes away.
+    Form(Form, Build, Option<Confirm>),
     Confirm(Confirm),
 }
 
@@ -45,7 +47,7 @@ impl Modal {
     }
 
     pub fn form(&mut self, form: Form, build: impl Fn(&Form) -> Write + 'static) {
-        self.open = Some(Open::Form(form, Box::new(build)));
+        self.open = Some(Open::Form(form, Box::new(build), None));
     }
 
     pub fn confirm(&mut self, confirm: Confirm) {
@@ -59,15 +61,33 @@ impl Modal {
     /// The open form, if any (for tests and titles).
     pub fn current_form(&self) -> Option<&Form> {
         match &self.open {
-            Some(Open::Form(form, _)) => Some(form),
+            Some(Open::Form(form, ..)) => Some(form),
             _ => None,
         }
+    }
+
+    /// Whether a form is asking to throw its changes away.
+    pub fn asking(&self) -> bool {
+        matches!(&self.open, Some(Open::Form(_, _, Some(_))))
     }
 
     /// A key while open; always true (the modal redraws).
     pub fn key(&mut self, key: KeyEvent, out: &mut Out) -> bool {
         match &mut self.open {
-            Some(Open::Form(form, build)) => match form.key(key) {
+            Some(Open::Form(_, _, Some(discard))) => match discard.key(key) {
+                Answer::Yes(_) => self.open = None,
+                Answer::No => {
+                    if let Some(Open::Form(_, _, asking)) = &mut self.open {
+                        *asking = None;
+                    }
+                }
+                Answer::Ignored => {}
+            },
+            Some(Open::Form(form, build, asking)) => match form.key(key) {
+                FormEvent::Cancel if form.changed() => {
+                    let question = format!("Throw away what you changed in “{}”? (n keeps editing)", form.title);
+                    *asking = Some(Confirm::ask("discard changes", question));
+                }
                 FormEvent::Cancel => self.open = None,
                 FormEvent::Submit => {
                     let write = build(form);
@@ -79,8 +99,10 @@ impl Modal {
             Some(Open::Confirm(confirm)) => match confirm.key(key) {
                 Answer::Yes(write) => {
                     self.open = None;
-                    self.pending = Some(write.clone());
-                    out.write(write);
+                    if let Some(write) = write {
+                        self.pending = Some(write.clone());
+                        out.write(write);
+                    }
                 }
                 Answer::No => self.open = None,
                 Answer::Ignored => {}
@@ -99,7 +121,7 @@ impl Modal {
         self.pending = None;
         match (result, &mut self.open) {
             (Ok(_), Some(Open::Form(..))) => self.open = None,
-            (Err(error), Some(Open::Form(form, _))) => form.failed(error),
+            (Err(error), Some(Open::Form(form, ..))) => form.failed(error),
             _ => {}
         }
         true
@@ -107,7 +129,12 @@ impl Modal {
 
     pub fn draw(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
         match &self.open {
-            Some(Open::Form(form, _)) => form.draw(frame, area, theme),
+            Some(Open::Form(form, _, asking)) => {
+                form.draw(frame, area, theme);
+                if let Some(question) = asking {
+                    question.draw(frame, area, theme);
+                }
+            }
             Some(Open::Confirm(confirm)) => confirm.draw(frame, area, theme),
             None => {}
         }
@@ -149,5 +176,30 @@ mod tests {
         assert!(modal.written(&write, &Ok(Written::Deleted(Uuid::nil()))));
         assert!(!modal.is_open());
         assert!(!modal.written(&write, &Ok(Written::Deleted(Uuid::nil()))), "not waiting any more");
+    }
+
+    #[test]
+    fn esc_on_a_changed_form_asks_first_and_n_keeps_editing() {
+        let mut modal = Modal::default();
+        let mut out = Out::default();
+        modal.form(Form::new("t", vec![Field::text("name", "name", "", "")], |_| vec![]), |_| {
+            Write::DeletePersona(Uuid::nil())
+        });
+        press(&mut modal, KeyCode::Esc, &mut out);
+        assert!(!modal.is_open(), "nothing changed: Esc closes at once");
+
+        modal.form(Form::new("t", vec![Field::text("name", "name", "", "")], |_| vec![]), |_| {
+            Write::DeletePersona(Uuid::nil())
+        });
+        press(&mut modal, KeyCode::Char('x'), &mut out);
+        press(&mut modal, KeyCode::Esc, &mut out);
+        assert!(modal.is_open() && modal.asking(), "a change: Esc asks");
+        press(&mut modal, KeyCode::Char('n'), &mut out);
+        assert!(!modal.asking());
+        assert_eq!(modal.current_form().map(|f| f.value("name")).as_deref(), Some("x"), "still as typed");
+        press(&mut modal, KeyCode::Esc, &mut out);
+        press(&mut modal, KeyCode::Char('y'), &mut out);
+        assert!(!modal.is_open(), "y throws the changes away");
+        assert!(out.effects.is_empty(), "nothing was sent");
     }
 }

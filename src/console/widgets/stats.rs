@@ -5,9 +5,9 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::console::widgets::table::Cell;
 use ratatui::layout::Constraint::{Fill, Length};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Cell;
 
 use super::list::{ListState, by};
 use super::table::{Column, col};

@@ -1,24 +1,77 @@
 //! The one table every pane uses. Only the visible rows are built, so a 100,000-row list
-//! costs the same per frame as a 50-row one.
+//! costs the same per frame as a 50-row one. Columns that `fit` take the width of their widest
+//! visible value (within limits), so short values never hold room the names need; a value cut
+//! to its column ends in `…`, and the sorted column's title always keeps its ▲/▼.
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Rect};
+use ratatui::layout::{Constraint, Flex, Layout, Rect};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
+use ratatui::widgets::{Block, Borders, Paragraph, Row, Table, TableState};
+use unicode_width::UnicodeWidthStr;
 
 use super::list::{ListState, Load};
-use super::text::fit;
+use super::text::{fit, fit_line};
 use crate::console::theme::Theme;
+
+/// Cells between columns.
+const SPACING: u16 = 1;
+
+/// How wide a column is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Width {
+    /// A layout constraint (`Length`, `Fill`, …), whatever the rows hold.
+    Fixed(Constraint),
+    /// As wide as its title and its widest visible value, but within `min..=max` cells.
+    Fit { min: u16, max: u16 },
+}
 
 /// A column: its title and how wide it may be.
 #[derive(Debug, Clone, Copy)]
 pub struct Column {
     pub title: &'static str,
-    pub width: Constraint,
+    pub width: Width,
 }
 
+/// A column of a fixed constraint (a `Fill` for names, a `Length` for fixed-size values).
 pub const fn col(title: &'static str, width: Constraint) -> Column {
-    Column { title, width }
+    Column { title, width: Width::Fixed(width) }
+}
+
+/// A column as wide as its widest visible value, between `min` and `max` cells.
+pub const fn fitted(title: &'static str, min: u16, max: u16) -> Column {
+    Column { title, width: Width::Fit { min, max } }
+}
+
+/// One cell: a line of text and the style of its whole area. The table cuts the line to its
+/// column, so the line is kept whole here.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Cell<'a> {
+    line: Line<'a>,
+    style: Style,
+}
+
+impl<'a, T: Into<Line<'a>>> From<T> for Cell<'a> {
+    fn from(content: T) -> Self {
+        Cell { line: content.into(), style: Style::default() }
+    }
+}
+
+impl<'a> Cell<'a> {
+    pub fn style(mut self, style: impl Into<Style>) -> Self {
+        self.style = style.into();
+        self
+    }
+
+    /// Cells the whole value takes.
+    pub fn width(&self) -> usize {
+        self.line.width()
+    }
+
+    /// The ratatui cell, cut to `width` cells with `…`.
+    fn cut(self, width: u16) -> ratatui::widgets::Cell<'a> {
+        ratatui::widgets::Cell::from(fit_line(self.line, width as usize)).style(self.style)
+    }
 }
 
 /// What a table needs besides the list: its name, columns, and how to draw one row.
@@ -29,6 +82,37 @@ pub struct TableView<'a, T> {
     pub focused: bool,
     /// Shown when the list is empty and loaded.
     pub empty: &'a str,
+}
+
+/// The sort marker of column `i`, if the list is sorted by it.
+fn marker(sort: Option<(usize, bool)>, i: usize) -> &'static str {
+    match sort {
+        Some((s, false)) if s == i => " ▲",
+        Some((s, true)) if s == i => " ▼",
+        _ => "",
+    }
+}
+
+/// The columns' widths in `width` cells: each `fit` column sized to its title (with the sort
+/// marker) and the widest of `rows`, then laid out as the table lays them out.
+pub fn widths(columns: &[Column], rows: &[Vec<Cell>], sort: Option<(usize, bool)>, width: u16) -> Vec<u16> {
+    let constraints = columns.iter().enumerate().map(|(i, column)| match column.width {
+        Width::Fixed(constraint) => constraint,
+        Width::Fit { min, max } => {
+            let title = column.title.width() + marker(sort, i).width();
+            let widest = rows.iter().filter_map(|r| r.get(i)).map(Cell::width).max().unwrap_or(0);
+            Constraint::Length((title.max(widest) as u16).clamp(min, max.max(min)))
+        }
+    });
+    let layout = Layout::horizontal(constraints).flex(Flex::Start).spacing(SPACING);
+    layout.split(Rect::new(0, 0, width, 1)).iter().map(|r| r.width).collect()
+}
+
+/// A column's title in `width` cells: cut with `…` before the sort marker is.
+fn header_cell(title: &str, marker: &str, width: u16) -> ratatui::widgets::Cell<'static> {
+    let room = (width as usize).saturating_sub(marker.width());
+    let title = if marker.is_empty() || room > 0 { fit(title, room) } else { String::new() };
+    ratatui::widgets::Cell::from(format!("{title}{marker}"))
 }
 
 /// Draws `list` into `area`: a bordered table with the load state in its title.
@@ -69,19 +153,17 @@ pub fn draw<T>(frame: &mut Frame, area: Rect, list: &ListState<T>, view: TableVi
     list.offset.set(offset);
 
     let end = (offset + height).min(list.len());
-    let rows: Vec<Row> = (offset..end).filter_map(|p| list.visible(p)).map(|item| Row::new((view.row)(item))).collect();
-    let header = Row::new(view.columns.iter().enumerate().map(|(i, c)| {
-        let marker = match list.sort {
-            Some((s, false)) if s == i => " ▲",
-            Some((s, true)) if s == i => " ▼",
-            _ => "",
-        };
-        Cell::from(format!("{}{marker}", c.title))
-    }))
+    let cells: Vec<Vec<Cell>> = (offset..end).filter_map(|p| list.visible(p)).map(|item| (view.row)(item)).collect();
+    let widths = widths(view.columns, &cells, list.sort, inner.width);
+    let rows: Vec<Row> =
+        cells.into_iter().map(|row| Row::new(row.into_iter().zip(&widths).map(|(cell, w)| cell.cut(*w)))).collect();
+    let header = Row::new(
+        view.columns.iter().zip(&widths).enumerate().map(|(i, (c, w))| header_cell(c.title, marker(list.sort, i), *w)),
+    )
     .style(theme.heading());
-    let table = Table::new(rows, view.columns.iter().map(|c| c.width))
+    let table = Table::new(rows, widths.iter().map(|w| Constraint::Length(*w)))
         .header(header)
-        .column_spacing(1)
+        .column_spacing(SPACING)
         .row_highlight_style(if view.focused { theme.selected() } else { theme.heading() });
     let mut state = TableState::default().with_selected(Some(list.selected - offset));
     frame.render_stateful_widget(table, inner, &mut state);
@@ -109,4 +191,42 @@ fn title_line<T>(list: &ListState<T>, view: &TableView<'_, T>, theme: &Theme) ->
         spans.push(Span::styled("⟳ ", theme.dim()));
     }
     Line::from(spans)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ratatui::layout::Constraint::{Fill, Length};
+
+    fn row(values: &[&'static str]) -> Vec<Cell<'static>> {
+        values.iter().map(|v| Cell::from(*v)).collect()
+    }
+
+    #[test]
+    fn fit_columns_take_their_widest_value_and_leave_the_rest_to_names() {
+        let columns = [fitted("STATUS", 4, 18), col("NAME", Fill(1)), col("N", Length(3))];
+        let rows = [row(&["RUNNING", "a long name", "1"]), row(&["OK", "b", "2"])];
+        let w = widths(&columns, &rows, None, 40);
+        assert_eq!(w[0], 7, "the widest value, not the maximum");
+        assert_eq!(w[2], 3);
+        assert_eq!(w[1], 40 - 7 - 3 - 2, "the name gets the rest");
+        let sorted = widths(&columns, &rows, Some((0, false)), 40);
+        assert_eq!(sorted[0], 8, "room for the title and its marker: STATUS ▲");
+        let long = [row(&["AN_EXTREMELY_LONG_STATUS_VALUE", "x", "1"])];
+        assert_eq!(widths(&columns, &long, None, 40)[0], 18, "never past the maximum");
+    }
+
+    #[test]
+    fn cut_values_end_in_an_ellipsis_and_the_marker_survives() {
+        let cell = Cell::from(Line::from(vec![Span::raw("Brightsmile "), Span::raw("reschedule")])).cut(14);
+        let mut buffer = ratatui::buffer::Buffer::empty(Rect::new(0, 0, 14, 1));
+        ratatui::widgets::Widget::render(Table::new([Row::new([cell])], [Length(14)]), buffer.area, &mut buffer);
+        let text: String = (0..14).map(|x| buffer[(x, 0)].symbol().to_string()).collect();
+        assert_eq!(text, "Brightsmile r…");
+        let header = header_cell("LATEST JOB", " ▼", 8);
+        let mut buffer = ratatui::buffer::Buffer::empty(Rect::new(0, 0, 8, 1));
+        ratatui::widgets::Widget::render(Table::new([Row::new([header])], [Length(8)]), buffer.area, &mut buffer);
+        let text: String = (0..8).map(|x| buffer[(x, 0)].symbol().to_string()).collect();
+        assert_eq!(text, "LATES… ▼");
+    }
 }

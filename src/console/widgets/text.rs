@@ -1,5 +1,6 @@
 //! Text helpers that count terminal cells, not bytes, so wide characters never break a layout.
 
+use ratatui::text::{Line, Span};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// `text` cut to at most `width` cells, ending in `…` when cut.
@@ -21,6 +22,40 @@ pub fn fit(text: &str, width: usize) -> String {
         out.push('…');
     }
     out
+}
+
+/// `line` cut to at most `width` cells, ending in `…` (in the style of the span cut) when cut.
+pub fn fit_line(line: Line<'_>, width: usize) -> Line<'_> {
+    if line.width() <= width {
+        return line;
+    }
+    // Everything up to one cell short of the edge, then `…`.
+    let budget = width.saturating_sub(1);
+    let mut spans = Vec::new();
+    let mut used = 0;
+    for span in line.spans {
+        let w = span.content.width();
+        if used + w <= budget {
+            used += w;
+            spans.push(span);
+            continue;
+        }
+        let mut head = String::new();
+        for c in span.content.chars() {
+            let cw = c.width().unwrap_or(0);
+            if used + cw > budget {
+                break;
+            }
+            head.push(c);
+            used += cw;
+        }
+        if width > 0 {
+            head.push('…');
+        }
+        spans.push(Span::styled(head, span.style));
+        break;
+    }
+    Line { spans, ..line }
 }
 
 /// A duration in ms as `1m 05s`, `3.2s` or `850ms`.
@@ -77,6 +112,16 @@ pub fn number(value: f64) -> String {
     }
 }
 
+/// A phone number as people read it: `+15035550123` → `+1 503 555 0123` (North American
+/// numbers); anything else as it is.
+pub fn phone(value: &str) -> String {
+    let digits = value.strip_prefix("+1").filter(|d| d.len() == 10 && d.bytes().all(|b| b.is_ascii_digit()));
+    match digits {
+        Some(d) => format!("+1 {} {} {}", &d[..3], &d[3..6], &d[6..]),
+        None => value.to_string(),
+    }
+}
+
 pub fn or_dash(text: Option<&str>) -> String {
     text.filter(|t| !t.is_empty()).unwrap_or("—").to_string()
 }
@@ -94,11 +139,26 @@ mod tests {
     }
 
     #[test]
+    fn fit_line_cuts_across_spans_and_keeps_styles() {
+        let line = Line::from(vec![Span::raw("ab"), Span::styled("cdef", ratatui::style::Style::new().bold())]);
+        let cut = fit_line(line.clone(), 4);
+        assert_eq!(cut.width(), 4);
+        assert_eq!(cut.spans[1].content, "c…");
+        assert_eq!(cut.spans[1].style, ratatui::style::Style::new().bold());
+        assert_eq!(fit_line(line.clone(), 6), line, "what fits is untouched");
+        let at_edge = fit_line(Line::from(vec![Span::raw("ab"), Span::raw("cd")]), 3);
+        assert_eq!(at_edge.width(), 3);
+        assert_eq!(at_edge.spans.iter().map(|s| s.content.as_ref()).collect::<String>(), "ab…");
+    }
+
+    #[test]
     fn numbers_and_durations_read_well() {
         assert_eq!(number(3.0), "3");
         assert_eq!(number(0.25), "0.25");
         assert_eq!(duration_ms(65_000), "1m 05s");
         assert_eq!(duration_ms(850), "850ms");
         assert_eq!(offset_ms(61_500), "01:01.5");
+        assert_eq!(phone("+15035550123"), "+1 503 555 0123");
+        assert_eq!(phone("+44 20 7946 0958"), "+44 20 7946 0958");
     }
 }

@@ -4,9 +4,9 @@
 use std::cmp::Ordering;
 use std::sync::Arc;
 
+use crate::console::widgets::table::Cell;
 use ratatui::layout::Constraint::{Fill, Length};
 use ratatui::text::Line;
-use ratatui::widgets::Cell;
 
 use super::detail::Lines;
 use super::list::by;

@@ -5,10 +5,10 @@
 
 mod samples;
 
+use crate::console::widgets::table::Cell;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Cell;
 
 use super::section::{status_cell, text_cmp};
 use crate::api::model::{SuiteEntry, Target};
@@ -17,7 +17,7 @@ use crate::console::keymap::Action;
 use crate::console::message::{FailureKind, FetchError, Fetched, Request, SUITES_CACHE_KEY};
 use crate::console::pane::{Out, Pane, Selection, ViewCtx};
 use crate::console::widgets::list::{ListState, Load, Shape, by};
-use crate::console::widgets::table::{self, Column, TableView, col};
+use crate::console::widgets::table::{self, Column, TableView, col, fitted};
 use crate::console::widgets::text::{fit, or_dash, when};
 use samples::SamplesView;
 
@@ -31,7 +31,7 @@ const TARGET_COLUMNS: &[Column] = &[
     col("SCORE", Length(7)),
     col("TARGET", Fill(1)),
     col("VERSION", Length(8)),
-    col("STATE", Length(10)),
+    fitted("STATE", 5, 10),
     col("ITER", Length(4)),
     col("CALLS", Length(5)),
     col("PUBLISHED", Length(10)),
@@ -257,7 +257,9 @@ impl Pane for Bench {
                 self.targets.load = Load::Failed(e.message.clone());
                 true
             }
-            (Request::ScoreSamples { .. }, _) => self.samples.as_mut().is_some_and(|s| s.fetched(request, result, out)),
+            (Request::ScoreSamples { .. } | Request::Conversation(_), _) => {
+                self.samples.as_mut().is_some_and(|s| s.fetched(request, result, out))
+            }
             _ => false,
         }
     }

@@ -10,10 +10,10 @@
 use std::collections::BTreeSet;
 use std::ops::Bound::{Excluded, Unbounded};
 
+use crate::console::widgets::table::Cell;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Cell;
 
 use crate::api::model::{OffsetPagination, ScoreSample, ScoreSampleQuery, Target, benchmark_limits};
 use crate::console::keymap::Action;
@@ -74,6 +74,9 @@ pub struct SamplesView {
     pending: Option<(ScoreSampleQuery, Select)>,
     focus: Focus,
     scroll: Scroll,
+    /// The source call asked to open (Enter); if the service does not have it, the reasoning
+    /// gets the focus instead.
+    opening: Option<uuid::Uuid>,
 }
 
 impl SamplesView {
@@ -95,6 +98,7 @@ impl SamplesView {
             pending: None,
             focus: Focus::Samples,
             scroll: Scroll::default(),
+            opening: None,
         };
         view.samples.load = Load::Loading;
         let keys = ScoreSampleQuery { limit: Some(benchmark_limits::LIMIT_MAX), ..view.query(0) };
@@ -130,6 +134,16 @@ impl SamplesView {
     }
 
     pub fn fetched(&mut self, request: &Request, result: &Result<Fetched, FetchError>, out: &mut Out) -> bool {
+        if let (Request::Conversation(id), Some(opening)) = (request, self.opening)
+            && *id == opening
+        {
+            // Opened over the tab, or not on this service (the app says so): then the reasoning.
+            self.opening = None;
+            if result.is_err() {
+                self.focus = Focus::Reasoning;
+            }
+            return true;
+        }
         let Request::ScoreSamples { target, query } = request else { return false };
         let ours = *target == self.target.target_key
             && query.suite.as_deref() == Some(self.suite.as_str())
@@ -258,7 +272,8 @@ impl SamplesView {
             Action::SecondFilter => self.narrow(true, out),
             Action::NextItem | Action::PrevItem => {}
             _ if self.focus == Focus::Reasoning => return self.scroll.action(action),
-            Action::Open if self.samples.selected().is_some() => self.focus = Focus::Reasoning,
+            Action::Open => self.open_source_call(out),
+            Action::Detail if self.samples.selected().is_some() => self.focus = Focus::Reasoning,
             Action::Right if idle => self.next_page(out),
             Action::Left if idle => self.prev_page(Select::First, out),
             Action::PageDown if idle && self.samples.selected + 1 >= self.samples.len() => self.next_page(out),
@@ -269,6 +284,23 @@ impl SamplesView {
             _ => return false,
         }
         true
+    }
+
+    /// Enter: the sample's source call over the tab when the service has it; the reasoning
+    /// when the sample names none (or one that is no call id).
+    fn open_source_call(&mut self, out: &mut Out) {
+        let Some((_, sample)) = self.samples.selected() else { return };
+        match sample.source_call_id.as_deref().map(|id| (id, id.parse::<uuid::Uuid>())) {
+            Some((_, Ok(call))) => {
+                self.opening = Some(call);
+                out.open_call(call);
+            }
+            Some((id, Err(_))) => {
+                out.error(format!("the source call {id} is not on this service"));
+                self.focus = Focus::Reasoning;
+            }
+            None => self.focus = Focus::Reasoning,
+        }
     }
 
     /// Esc: from the reasoning back to the table; false when already there.
@@ -285,7 +317,7 @@ impl SamplesView {
         let mut keys = if self.focus == Focus::Reasoning {
             vec![(Action::Down, "scroll the reasoning"), (Action::PageDown, "scroll a page")]
         } else {
-            vec![(Action::Open, "focus the reasoning to scroll it")]
+            vec![(Action::Open, "the sample's call"), (Action::Detail, "focus the reasoning")]
         };
         keys.extend([
             (Action::NextItem, "next sample (into the next page)"),

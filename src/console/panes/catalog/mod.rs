@@ -3,10 +3,10 @@
 
 mod writes;
 
+use crate::console::widgets::table::Cell;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Cell;
 
 use super::section::{Section, status_cell, text_cmp};
 use crate::api::model::*;
@@ -16,7 +16,7 @@ use crate::console::message::{FetchError, Fetched, ListKind, Request, Write, Wri
 use crate::console::pane::{Out, Pane, Selection, ViewCtx};
 use crate::console::widgets::detail::{self, Lines, Scroll};
 use crate::console::widgets::list::by;
-use crate::console::widgets::table::col;
+use crate::console::widgets::table::{col, fitted};
 use crate::console::widgets::text::{or_dash, when};
 
 use Constraint::{Fill, Length};
@@ -24,26 +24,26 @@ use Constraint::{Fill, Length};
 const PERSONA_COLUMNS: &[crate::console::widgets::table::Column] = &[
     col("NAME", Fill(2)),
     col("LANG", Length(5)),
-    col("ACCENT", Length(6)),
-    col("AGE", Length(11)),
-    col("EMOTION", Length(10)),
-    col("PACE", Length(6)),
+    fitted("ACCENT", 6, 12),
+    fitted("AGE", 3, 11),
+    fitted("EMOTION", 7, 12),
+    fitted("PACE", 4, 8),
     col("SYSTEM", Length(6)),
 ];
 const AGENT_COLUMNS: &[crate::console::widgets::table::Column] =
     &[col("NAME", Fill(1)), col("CUSTOM ID", Fill(1)), col("DESCRIPTION", Fill(2))];
 const ENDPOINT_COLUMNS: &[crate::console::widgets::table::Column] = &[
     col("VALUE", Fill(2)),
-    col("TYPE", Length(8)),
+    fitted("TYPE", 4, 8),
     col("DIRECTION", Length(9)),
-    col("ENVIRONMENT", Length(12)),
-    col("DIAL", Length(12)),
+    fitted("ENVIRONMENT", 11, 16),
+    fitted("DIAL", 4, 12),
     col("AGENT", Fill(1)),
 ];
 const KB_COLUMNS: &[crate::console::widgets::table::Column] =
-    &[col("NAME", Fill(2)), col("SOURCE", Length(6)), col("STATUS", Length(10)), col("BYTES", Length(9))];
+    &[col("NAME", Fill(2)), fitted("SOURCE", 6, 10), fitted("STATUS", 6, 12), col("BYTES", Length(9))];
 const HTTP_COLUMNS: &[crate::console::widgets::table::Column] =
-    &[col("METHOD", Length(7)), col("URL", Fill(2)), col("SCOPE", Length(20)), col("DESCRIPTION", Fill(1))];
+    &[fitted("METHOD", 6, 7), col("URL", Fill(2)), fitted("SCOPE", 5, 20), col("DESCRIPTION", Fill(1))];
 
 fn text(value: Option<impl ToString>) -> String {
     value.map(|v| v.to_string()).filter(|v| !v.is_empty()).unwrap_or_else(|| "—".into())

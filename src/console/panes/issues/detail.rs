@@ -1,10 +1,10 @@
 //! An issue's detail: its facts and summary (scrollable) above its evidence (selectable), and
 //! the frame around an evidence call opened from it.
 
+use crate::console::widgets::table::Cell;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Cell;
 use uuid::Uuid;
 
 use crate::api::model::{Evidence, Issue};

@@ -1,20 +1,39 @@
-//! The issue's status/severity/assignee form (`e` on an open issue): PATCH /v1/issue/{id}.
+//! The issue's status/severity/assignee form (`e` on an issue, listed or open): PATCH
+//! /v1/issue/{id}. The assignee is picked among the users the console has seen assigned to
+//! issues, or typed (a user id no issue has yet).
+
+use std::collections::BTreeMap;
 
 use uuid::Uuid;
 
 use crate::api::model::{Issue, IssueStatus, IssueUpdate, Severity};
 use crate::api::validate::{Checks, Validate, Violation};
 use crate::console::message::Write;
-use crate::console::widgets::form::{Field, Form};
+use crate::console::widgets::form::{Field, Form, Opt};
 use crate::console::widgets::modal::Modal;
 
-/// Opens the form over `modal`, filled with the issue's current values.
-pub fn open(modal: &mut Modal, issue: &Issue) {
-    let assignee = issue.assignee_user_id.map(|id| id.to_string()).unwrap_or_default();
+/// The users assigned to `issues`, most issues first, as options: `5dd1249a-… · 2 issues`.
+fn assignees(issues: &[Issue]) -> Vec<Opt> {
+    let mut counts: BTreeMap<Uuid, usize> = BTreeMap::new();
+    for id in issues.iter().filter_map(|i| i.assignee_user_id) {
+        *counts.entry(id).or_default() += 1;
+    }
+    let mut counted: Vec<(Uuid, usize)> = counts.into_iter().collect();
+    counted.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    counted.into_iter().map(|(id, n)| Opt::new(id.to_string(), format!("{id} · {n} issue{}", plural(n)))).collect()
+}
+
+/// Opens the form over `modal`, filled with the issue's current values; `issues` are those
+/// the console knows, whose assignees it offers.
+pub fn open(modal: &mut Modal, issue: &Issue, issues: &[Issue]) {
+    let assignee = issue.assignee_user_id.map(|id| id.to_string());
     let fields = vec![
         Field::choice("status", "status", issue.status.as_ref(), false),
         Field::choice("severity", "severity", issue.severity.as_ref(), true),
-        Field::text("assigneeUserId", "assignee", &assignee, "a user id (UUID) · empty unassigns"),
+        Field::options("assigneeUserId", "assignee", assignees(issues), assignee.as_deref(), true)
+            .free()
+            .with_hint("seen on issues, or type a user id · (none) unassigns"),
     ];
     let title = format!("edit issue {}", issue.title.as_deref().unwrap_or("(untitled)"));
     let id = issue.id;

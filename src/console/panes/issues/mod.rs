@@ -141,8 +141,12 @@ impl Issues {
         out.effects.push(Effect::SetMark(SEEN_MARK.into(), serde_json::json!(ids)));
     }
 
-    fn list_action(&mut self, action: Action) -> bool {
+    fn list_action(&mut self, action: Action, out: &mut Out) -> bool {
         match action {
+            Action::Edit => match self.issues.selected() {
+                Some(issue) => edit::open(&mut out.modal, issue, &self.issues.list.items),
+                None => out.error("no issue is selected"),
+            },
             Action::StatusFilter => {
                 self.status_filter = (self.status_filter + 1) % STATUSES.len();
                 self.apply_filters();
@@ -170,8 +174,8 @@ impl Issues {
             Action::Top => self.evidence.top(),
             Action::Bottom => self.evidence.bottom(),
             Action::PageUp | Action::PageDown => return self.scroll.action(action),
-            Action::Edit => match self.opened_issue().cloned() {
-                Some(issue) => edit::open(&mut out.modal, &issue),
+            Action::Edit => match self.opened_issue() {
+                Some(issue) => edit::open(&mut out.modal, issue, &self.issues.list.items),
                 None => out.error("the issue is not loaded yet"),
             },
             Action::Open => {
@@ -232,7 +236,7 @@ impl Pane for Issues {
         match &mut self.open {
             Open::Call(_, conversation) => conversation.action(action),
             Open::Issue(_) => self.detail_action(action, out),
-            Open::List => self.list_action(action),
+            Open::List => self.list_action(action, out),
         }
     }
 
@@ -301,6 +305,14 @@ impl Pane for Issues {
         }
     }
 
+    /// In an issue, the selected evidence entry (its call or chat); elsewhere the selection.
+    fn mark_target(&self) -> Option<Selection> {
+        match &self.open {
+            Open::Issue(_) => self.evidence.selected().map(|e| Selection::of(detail::evidence_id(e), e)),
+            _ => self.selection(),
+        }
+    }
+
     fn open_by_id(&mut self, id: &str, out: &mut Out) -> bool {
         match id.trim().parse::<Uuid>() {
             Ok(uuid) => {
@@ -325,11 +337,13 @@ impl Pane for Issues {
                 (Action::PageDown, "scroll the summary"),
                 (Action::PageUp, "scroll the summary back"),
                 (Action::Back, "back to the list"),
-                (Action::Raw, "raw JSON of the issue"),
                 (Action::Edit, "change status, severity, assignee"),
+                (Action::Mark, "mark the evidence call (for an issue or a job)"),
+                (Action::Raw, "raw JSON of the issue"),
             ],
             Open::List => vec![
                 (Action::Open, "the issue's summary and evidence"),
+                (Action::Edit, "change status, severity, assignee"),
                 (Action::StatusFilter, "status: all, OPEN, ACKNOWLEDGED, RESOLVED"),
                 (Action::SecondFilter, "severity: any, CRITICAL, HIGH, MEDIUM, LOW, unset"),
                 (Action::Sort, "sort by the next column"),

@@ -1,19 +1,19 @@
 //! The issue list's columns, filters, sort and row cells.
 
+use crate::console::widgets::table::Cell;
 use ratatui::layout::Constraint::{Fill, Length};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Cell;
 
 use super::super::section::{status_cell, text_cmp};
 use crate::api::model::Issue;
 use crate::console::theme::Theme;
 use crate::console::widgets::list::by;
-use crate::console::widgets::table::{Column, col};
+use crate::console::widgets::table::{Column, col, fitted};
 use crate::console::widgets::text::{ago, or_dash};
 
 pub const COLUMNS: &[Column] = &[
-    col("SEVERITY", Length(10)),
-    col("STATUS", Length(12)),
+    fitted("SEVERITY", 8, 10),
+    fitted("STATUS", 6, 12),
     col("TITLE", Fill(1)),
     col("EVENTS", Length(6)),
     col("LAST EVENT", Length(10)),

@@ -10,9 +10,9 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::time::Duration;
 
+use crate::console::widgets::table::Cell;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
-use ratatui::widgets::Cell;
 use uuid::Uuid;
 
 use self::job::JobView;
@@ -26,15 +26,15 @@ use crate::console::message::{FetchError, Fetched, ListKind, Request, Write, Wri
 use crate::console::pane::{Out, Pane, Selection, ViewCtx};
 use crate::console::widgets::confirm::Confirm;
 use crate::console::widgets::list::{Load, by};
-use crate::console::widgets::table::{self, Column, TableView, col};
+use crate::console::widgets::table::{self, Column, TableView, col, fitted};
 use crate::console::widgets::text::{duration_ms, when};
 
 use Constraint::{Fill, Length};
 
 const COLUMNS: &[Column] = &[
-    col("STATUS", Length(19)),
-    col("VERDICT", Length(7)),
-    col("SCORE", Length(5)),
+    fitted("STATUS", 6, 19),
+    fitted("VERDICT", 7, 7),
+    fitted("SCORE", 5, 5),
     col("PLAN", Fill(1)),
     col("SIMS", Length(5)),
     col("CREATED", Length(19)),

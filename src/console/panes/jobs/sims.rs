@@ -1,8 +1,8 @@
 //! A run plan job's simulation jobs as table rows: columns (fewer on narrow screens), cells,
 //! what `/` searches and how each column sorts. VERDICT comes first, so `s` sorts failing first.
 
+use crate::console::widgets::table::Cell;
 use ratatui::layout::Constraint::{Fill, Length};
-use ratatui::widgets::Cell;
 
 use super::progress::sim_status;
 use super::verdict::{is_failing, outcome, why};
@@ -10,24 +10,24 @@ use crate::api::model::{SimulationJob, SimulationOutcome};
 use crate::console::panes::section::text_cmp;
 use crate::console::theme::Theme;
 use crate::console::widgets::list::by;
-use crate::console::widgets::table::{Column, col};
+use crate::console::widgets::table::{Column, col, fitted};
 use crate::console::widgets::text::{duration_ms, fit, or_dash, when};
 
 /// Every column, in order; narrower screens show fewer (see `columns`).
 pub const COLUMNS: &[Column] = &[
-    col("VERDICT", Length(13)),
-    col("STATUS", Length(10)),
-    col("PERSONA", Fill(1)),
+    fitted("VERDICT", 6, 13),
+    fitted("STATUS", 6, 10),
+    fitted("PERSONA", 7, 24),
     col("VARIANT / SCENARIO", Fill(2)),
     col("WHY", Fill(4)),
     col("TOOK", Length(7)),
-    col("STAGE", Length(10)),
-    col("ENDPOINT", Fill(1)),
+    fitted("STAGE", 5, 10),
+    fitted("ENDPOINT", 8, 24),
     col("STARTED", Length(19)),
 ];
 /// The widest screens give statuses room for ones this build does not know, and show the flow too.
-const WIDE_STATUS: Column = col("STATUS", Length(18));
-const WIDE_STAGE: Column = col("STAGE", Length(18));
+const WIDE_STATUS: Column = fitted("STATUS", 6, 18);
+const WIDE_STAGE: Column = fitted("STAGE", 5, 18);
 const WIDE_FLOW: Column = col("FLOW › VARIANT / SCENARIO", Fill(2));
 /// How many columns show below 120 columns, below 180, and from 180 on.
 const NARROW: usize = 5;

@@ -1,39 +1,39 @@
 //! The three lists of the metrics tab: definitions, policies and collection jobs, with their
 //! columns, cells, filters and sort orders.
 
+use crate::console::widgets::table::Cell;
 use ratatui::layout::Constraint::{Fill, Length};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Cell;
 
 use crate::api::model::*;
 use crate::console::panes::section::{Section, status_cell, text_cmp};
 use crate::console::theme::Theme;
 use crate::console::widgets::list::by;
 use crate::console::widgets::stats::gauge;
-use crate::console::widgets::table::{Column, col};
+use crate::console::widgets::table::{Column, col, fitted};
 use crate::console::widgets::text::{or_dash, when};
 
 pub const DEFINITION_COLUMNS: &[Column] = &[
     col("NAME", Fill(3)),
-    col("TYPE", Length(14)),
+    fitted("TYPE", 4, 14),
     col("CALCULATION", Length(11)),
-    col("SCOPE", Length(15)),
+    fitted("SCOPE", 5, 15),
     col("VER", Length(3)),
-    col("CONTEXTS", Length(9)),
+    fitted("CONTEXTS", 8, 16),
     col("THRESHOLD", Fill(3)),
 ];
 pub const POLICY_COLUMNS: &[Column] = &[
     col("NAME", Fill(2)),
-    col("STATUS", Length(8)),
-    col("TYPE", Length(6)),
+    fitted("STATUS", 6, 8),
+    fitted("TYPE", 4, 8),
     col("MODALITY", Length(8)),
     col("METRICS", Fill(3)),
     col("WHEN", Fill(2)),
 ];
 pub const JOB_COLUMNS: &[Column] = &[
     col("JOB", Length(8)),
-    col("STATUS", Length(10)),
-    col("TRIGGER", Length(13)),
+    fitted("STATUS", 6, 10),
+    fitted("TRIGGER", 7, 13),
     col("PROGRESS", Length(16)),
     col("FAILED", Length(6)),
     col("STARTED", Fill(1)),

@@ -7,10 +7,10 @@ pub mod run;
 
 use std::collections::HashMap;
 
+use crate::console::widgets::table::Cell;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Cell;
 use uuid::Uuid;
 
 use super::jobs::{ListPoll, absorb_job, job_section};
@@ -23,7 +23,7 @@ use crate::console::message::{FetchError, Fetched, ListKind, Request, Write, Wri
 use crate::console::pane::{Out, Pane, Selection, ViewCtx};
 use crate::console::widgets::detail::{self, Scroll};
 use crate::console::widgets::list::{Load, by};
-use crate::console::widgets::table::{self, Column, TableView, col};
+use crate::console::widgets::table::{self, Column, TableView, col, fitted};
 use crate::console::widgets::text::{ago, or_dash};
 
 use Constraint::{Fill, Length};
@@ -33,7 +33,7 @@ const COLUMNS: &[Column] = &[
     col("NAME", Fill(1)),
     col("DIRECTION", Length(9)),
     col("FLOWS", Length(5)),
-    col("LATEST JOB", Length(27)),
+    fitted("LATEST JOB", 10, 27),
     col("ENDPOINTS", Length(9)),
     col("METRICS", Length(7)),
     col("ITERATIONS", Length(10)),
@@ -88,6 +88,7 @@ pub struct Plans {
     /// A plan asked for by id; its detail opens when it arrives.
     pending: Option<String>,
     create: create::Create,
+    run: run::RunForm,
 }
 
 impl Default for Plans {
@@ -114,6 +115,7 @@ impl Plans {
             scroll: Scroll::default(),
             pending: None,
             create: create::Create::default(),
+            run: run::RunForm::default(),
         }
     }
 
@@ -176,7 +178,7 @@ impl Pane for Plans {
             }
             Action::Run => {
                 match self.plans.selected() {
-                    Some(plan) => run::open(&mut out.modal, plan),
+                    Some(plan) => self.run.start(plan, out),
                     None => out.error("no plan is selected"),
                 }
                 true
@@ -209,6 +211,7 @@ impl Pane for Plans {
         }
         changed |= self.names.fetched(request, result);
         changed |= self.create.fetched(request, result, out);
+        changed |= self.run.fetched(request, result, out);
         if let (Request::Item(ListKind::RunPlans, id), Some(pending)) = (request, &self.pending)
             && id == pending
         {

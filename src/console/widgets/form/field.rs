@@ -1,5 +1,7 @@
 //! One field of a form: a one-line `TextArea`, a choice of one among options, or a pick of
-//! any number among options; with its default and limit shown beside the label.
+//! any number among options; with its default and limit shown beside the label. Typing into a
+//! choice or a pick filters its options (←→ then move among the matching ones); a choice that
+//! takes free entry uses what was typed when no option matches.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::text::{Line, Span};
@@ -30,19 +32,58 @@ impl Opt {
     fn plain(value: &str) -> Opt {
         Opt::new(value, value)
     }
+
+    /// Whether every word of `filter` (lowercase) is in the label or the value.
+    fn matches(&self, filter: &str) -> bool {
+        let (label, value) = (self.label.to_lowercase(), self.value.to_lowercase());
+        filter.split_whitespace().all(|word| label.contains(word) || value.contains(word))
+    }
+}
+
+/// The indexes of the options matching `filter`, in order.
+fn matching(options: &[Opt], filter: &str) -> Vec<usize> {
+    let filter = filter.to_lowercase();
+    (0..options.len()).filter(|&i| options[i].matches(&filter)).collect()
+}
+
+/// The matching option after (or before) `at`, wrapping; `at` itself when nothing else matches.
+fn step(options: &[Opt], filter: &str, at: usize, forward: bool) -> usize {
+    let found = matching(options, filter);
+    let next = match forward {
+        true => found.iter().find(|&&i| i > at).or(found.first()),
+        false => found.iter().rev().find(|&&i| i < at).or(found.last()),
+    };
+    next.copied().unwrap_or(at)
+}
+
+/// A filter key (a character, backspace, ctrl-u) applied to `filter`; false when it is none.
+fn edit_filter(filter: &mut String, key: &KeyEvent) -> bool {
+    match key.code {
+        KeyCode::Char('u') if key.modifiers == KeyModifiers::CONTROL => filter.clear(),
+        KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) && c != ' ' => filter.push(c),
+        KeyCode::Backspace if !filter.is_empty() => {
+            filter.pop();
+        }
+        _ => return false,
+    }
+    true
 }
 
 enum Kind {
     Text(Box<TextArea<'static>>),
+    /// One of `options`; with `free`, the `filter` typed is the value when nothing matches it.
     Choice {
         options: Vec<Opt>,
         index: usize,
+        filter: String,
+        free: bool,
     },
     /// Any number of `options`; `cursor` is the one ←/→ shows and space toggles.
     Pick {
         options: Vec<Opt>,
         chosen: Vec<bool>,
         cursor: usize,
+        filter: String,
     },
 }
 
@@ -87,7 +128,7 @@ impl Field {
     ) -> Field {
         let values = E::known().iter().map(|v| Opt::plain(v.text()));
         let mut field = Field::options(param, label, values.collect(), current.map(|c| c.text()), optional);
-        if let Kind::Choice { options, index } = &field.kind {
+        if let Kind::Choice { options, index, .. } = &field.kind {
             field.hint = format!("default {} · one of {}", options[*index].label, E::known_list());
         }
         field
@@ -115,7 +156,7 @@ impl Field {
         if options.is_empty() {
             options.push(Opt::new("", NONE));
         }
-        Field::of(param, label, hint, Kind::Choice { options, index })
+        Field::of(param, label, hint, Kind::Choice { options, index, filter: String::new(), free: false })
     }
 
     /// Yes or no, starting at `default`.
@@ -135,7 +176,15 @@ impl Field {
         hint: impl Into<String>,
     ) -> Field {
         let chosen = vec![false; options.len()];
-        Field::of(param, label, hint, Kind::Pick { options, chosen, cursor: 0 })
+        Field::of(param, label, hint, Kind::Pick { options, chosen, cursor: 0, filter: String::new() })
+    }
+
+    /// Lets a choice take what is typed when it matches none of the options (an id not listed).
+    pub fn free(mut self) -> Field {
+        if let Kind::Choice { free, .. } = &mut self.kind {
+            *free = true;
+        }
+        self
     }
 
     pub fn with_hint(mut self, hint: impl Into<String>) -> Field {
@@ -166,7 +215,12 @@ impl Field {
     pub fn value(&self) -> String {
         match &self.kind {
             Kind::Text(input) => input.lines().join("\n").trim().to_string(),
-            Kind::Choice { options, index } => options[*index].value.clone(),
+            Kind::Choice { options, filter, free: true, .. }
+                if !filter.trim().is_empty() && matching(options, filter).is_empty() =>
+            {
+                filter.trim().to_string()
+            }
+            Kind::Choice { options, index, .. } => options[*index].value.clone(),
             Kind::Pick { .. } => self.picked().join(","),
         }
     }
@@ -200,15 +254,30 @@ impl Field {
     /// Applies an editing key; false when the field has no use for it.
     pub(super) fn key(&mut self, key: KeyEvent) -> bool {
         match &mut self.kind {
-            Kind::Choice { options, index } => match key.code {
-                KeyCode::Left => *index = (*index + options.len() - 1) % options.len(),
-                KeyCode::Right | KeyCode::Char(' ') => *index = (*index + 1) % options.len(),
+            Kind::Choice { options, index, filter, .. } => match key.code {
+                KeyCode::Left => *index = step(options, filter, *index, false),
+                KeyCode::Right | KeyCode::Char(' ') => *index = step(options, filter, *index, true),
+                _ if edit_filter(filter, &key) => {
+                    // The choice follows the filter to its first match (a free one may have none).
+                    let found = matching(options, filter);
+                    if !found.contains(index) {
+                        *index = found.first().copied().unwrap_or(*index);
+                    }
+                }
                 _ => return false,
             },
-            Kind::Pick { options, chosen, cursor } if !options.is_empty() => match key.code {
-                KeyCode::Left => *cursor = (*cursor + options.len() - 1) % options.len(),
-                KeyCode::Right => *cursor = (*cursor + 1) % options.len(),
-                KeyCode::Char(' ') => chosen[*cursor] = !chosen[*cursor],
+            Kind::Pick { options, chosen, cursor, filter } if !options.is_empty() => match key.code {
+                KeyCode::Left => *cursor = step(options, filter, *cursor, false),
+                KeyCode::Right => *cursor = step(options, filter, *cursor, true),
+                KeyCode::Char(' ') if options[*cursor].matches(&filter.to_lowercase()) => {
+                    chosen[*cursor] = !chosen[*cursor]
+                }
+                _ if edit_filter(filter, &key) => {
+                    let found = matching(options, filter);
+                    if !found.contains(cursor) {
+                        *cursor = found.first().copied().unwrap_or(*cursor);
+                    }
+                }
                 _ => return false,
             },
             Kind::Pick { .. } => return false,
@@ -231,27 +300,57 @@ impl Field {
         }
     }
 
-    /// The field's value as one line `width` wide; `focused` shows a pick's cursor.
+    /// The field's value as one line `width` wide; `focused` shows a pick's cursor and what
+    /// the filter matches.
     pub(super) fn line(&self, focused: bool, width: usize, theme: &Theme) -> Line<'static> {
         match &self.kind {
             Kind::Text(input) => Line::raw(fit(&input.lines().join(" "), width)),
-            Kind::Choice { options, index } => {
-                let label = &options[*index].label;
+            Kind::Choice { options, filter, free: true, .. }
+                if !filter.trim().is_empty() && matching(options, filter).is_empty() =>
+            {
+                let note = if focused { "  as typed: no option matches" } else { "" };
                 Line::from(vec![
                     Span::styled("◂ ", theme.dim()),
-                    Span::styled(fit(label, width.saturating_sub(4)), theme.status(&options[*index].value)),
+                    Span::raw(fit(filter.trim(), width.saturating_sub(4 + note.chars().count()))),
                     Span::styled(" ▸", theme.dim()),
+                    Span::styled(note, theme.dim()),
+                ])
+            }
+            Kind::Choice { options, index, filter, .. } => {
+                let label = &options[*index].label;
+                let found = matching(options, filter).len();
+                let note = match (focused, filter.is_empty(), found) {
+                    (false, _, _) | (_, true, _) => String::new(),
+                    (true, false, 0) => format!("  /{filter} · no match"),
+                    (true, false, n) => format!("  /{filter} · {n} of {}", options.len()),
+                };
+                Line::from(vec![
+                    Span::styled("◂ ", theme.dim()),
+                    Span::styled(
+                        fit(label, width.saturating_sub(4 + note.chars().count())),
+                        theme.status(&options[*index].value),
+                    ),
+                    Span::styled(" ▸", theme.dim()),
+                    Span::styled(note, theme.dim()),
                 ])
             }
             Kind::Pick { options, .. } if options.is_empty() => Line::styled("nothing to pick from", theme.dim()),
-            Kind::Pick { options, chosen, cursor } if focused => {
-                let count = format!(" ▸  {}/{} · {} picked", cursor + 1, options.len(), self.picked().len());
+            Kind::Pick { options, chosen, cursor, filter } if focused => {
+                let found = matching(options, filter);
+                let at = found.iter().position(|i| i == cursor).map_or(0, |p| p + 1);
+                let shown = match filter.is_empty() {
+                    true => format!("{at}/{}", options.len()),
+                    false if found.is_empty() => format!("/{filter} · no match"),
+                    false => format!("{at}/{} matching /{filter}", found.len()),
+                };
+                let count = format!(" ▸  {shown} · {} picked", self.picked().len());
                 let mark = if chosen[*cursor] { "[x] " } else { "[ ] " };
                 let room = width.saturating_sub(count.chars().count() + 6);
+                let label = if found.is_empty() { "" } else { options[*cursor].label.as_str() };
                 Line::from(vec![
                     Span::styled("◂ ", theme.dim()),
                     Span::styled(mark, theme.key()),
-                    Span::raw(fit(&options[*cursor].label, room)),
+                    Span::raw(fit(label, room)),
                     Span::styled(count, theme.dim()),
                 ])
             }
@@ -264,5 +363,10 @@ impl Field {
                 }
             }
         }
+    }
+
+    /// Whether typing filters this field's options (a choice or a pick).
+    pub fn filters(&self) -> bool {
+        !matches!(self.kind, Kind::Text(_))
     }
 }

@@ -1,24 +1,20 @@
 //! The one form every write uses: labelled fields (`field.rs`: a one-line `TextArea`, a choice,
 //! or a pick of several), each showing its default and limit, checked on every keystroke with
 //! the input type's own `validate()`, and showing the service's errors under the field its
-//! `param` names. The pane owns the form and builds its input from `value(param)`.
+//! `param` names (`draw.rs` draws it). The pane owns the form and builds its input from
+//! `value(param)`.
 
+mod draw;
 mod field;
 
 use crossterm::event::{KeyCode, KeyEvent};
-use ratatui::Frame;
-use ratatui::layout::Rect;
-use ratatui::style::Modifier;
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
+pub use draw::centered;
 use field::When;
 pub use field::{Field, NO, NONE, Opt, YES};
 
 use crate::api::validate::{Checks, Violation};
 use crate::console::message::WriteError;
-use crate::console::theme::Theme;
-use crate::console::widgets::text::fit;
 
 /// The input type's `validate()` over a form's values.
 type Check = Box<dyn Fn(&Form) -> Vec<Violation>>;
@@ -48,6 +44,8 @@ pub struct Form {
     /// The input type's `validate()` over the form's values.
     check: Check,
     rename: Option<Rename>,
+    /// Every field's value as the form opened, to tell whether anything was changed.
+    initial: Vec<String>,
 }
 
 impl Form {
@@ -64,9 +62,16 @@ impl Form {
             error: None,
             check: Box::new(check),
             rename: None,
+            initial: Vec::new(),
         };
+        form.initial = form.fields.iter().map(Field::value).collect();
         form.revalidate();
         form
+    }
+
+    /// Whether any field holds something else than when the form opened (Esc then asks).
+    pub fn changed(&self) -> bool {
+        self.fields.iter().map(Field::value).ne(self.initial.iter().cloned())
     }
 
     /// Sends each error's `param` through `rename` first (`flows[1].happyPath` → the field
@@ -183,6 +188,7 @@ impl Form {
         for ((param, message), owner) in errors.into_iter().zip(owners) {
             match owner {
                 Some(i) => {
+                    let message = labelled(&self.fields[i].label, &param, message);
                     self.fields[i].error.get_or_insert(message);
                 }
                 None => {
@@ -214,86 +220,22 @@ impl Form {
         }
         FormEvent::Changed
     }
-
-    pub fn draw(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
-        let width = area.width.saturating_sub(4).min(if self.fields.len() > 8 { 116 } else { 72 });
-        let shown = self.shown();
-        let height = (shown.len() as u16 * 3 + 3).min(area.height);
-        let popup = centered(area, width, height);
-        frame.render_widget(Clear, popup);
-        // A long form scrolls to keep the focused field in view.
-        let rows = (popup.height.saturating_sub(3) / 3).max(1) as usize;
-        let at = shown.iter().position(|&i| i == self.focus).unwrap_or(0);
-        let first = (at + 1).saturating_sub(rows).min(shown.len().saturating_sub(rows));
-        let more = match (first, shown.len().saturating_sub(first + rows)) {
-            (0, 0) => String::new(),
-            (above, below) => format!(" ↑{above} ↓{below} fields "),
-        };
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .title(format!(" {} ", self.title))
-            .title(Line::styled(more, theme.dim()).right_aligned())
-            .border_style(theme.title());
-        let inner = block.inner(popup);
-        frame.render_widget(block, popup);
-        let w = inner.width as usize;
-        for (row, &i) in shown.iter().skip(first).take(rows).enumerate() {
-            self.draw_field(frame, i, Rect { y: inner.y + row as u16 * 3, height: 3, ..inner }, theme);
-        }
-        let footer = match (&self.error, self.sending) {
-            (_, true) => Span::styled("sending…", theme.warn()),
-            (Some(error), _) => Span::styled(fit(&format!("✗ {error}"), w), theme.error()),
-            (None, _) if self.has_errors() => {
-                // Named, because in a long form some of them are scrolled out of view.
-                let marked: Vec<&str> = shown
-                    .iter()
-                    .filter(|&&i| self.fields[i].error.is_some())
-                    .map(|&i| self.fields[i].label.trim())
-                    .collect();
-                Span::styled(fit(&format!("fix ✗ {} · esc cancels", marked.join(", ")), w), theme.dim())
-            }
-            (None, _) => {
-                let pick = if self.fields.iter().any(Field::is_pick) { " · space picks" } else { "" };
-                let keys = format!("enter sends · tab/↑↓ field · ←→ choice{pick} · esc cancels · F1 keys");
-                Span::styled(fit(&keys, w), theme.dim())
-            }
-        };
-        let y = inner.y + inner.height.saturating_sub(1);
-        frame.render_widget(Paragraph::new(footer), Rect { y, height: 1, ..inner });
-    }
-
-    /// Field `i` in its three rows: label and hint, value, error.
-    fn draw_field(&self, frame: &mut Frame, i: usize, area: Rect, theme: &Theme) {
-        let field = &self.fields[i];
-        let focused = i == self.focus;
-        let label_style = if focused { theme.key().add_modifier(Modifier::BOLD) } else { theme.heading() };
-        let label_width = field.label.chars().count() + 2;
-        let label = Line::from(vec![
-            Span::styled(format!("{} ", if focused { "▸" } else { " " }), theme.key()),
-            Span::styled(field.label.clone(), label_style),
-            Span::styled(
-                fit(&format!("  {}", field.hint), (area.width as usize).saturating_sub(label_width)),
-                theme.dim(),
-            ),
-        ]);
-        frame.render_widget(Paragraph::new(label), Rect { height: 1, ..area });
-        let input_area = Rect { x: area.x + 2, y: area.y + 1, width: area.width.saturating_sub(2), height: 1 };
-        match field.input() {
-            Some(input) if focused && !self.sending => frame.render_widget(input, input_area),
-            _ => frame.render_widget(Paragraph::new(field.line(focused, input_area.width as usize, theme)), input_area),
-        }
-        if let Some(error) = &field.error {
-            let line = Span::styled(fit(&format!("✗ {error}"), input_area.width as usize), theme.error());
-            frame.render_widget(Paragraph::new(line), Rect { y: area.y + 2, ..input_area });
-        }
-    }
 }
 
-/// A `width`×`height` box in the middle of `area`.
-pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
-    let width = width.min(area.width);
-    let height = height.min(area.height);
-    Rect { x: area.x + (area.width - width) / 2, y: area.y + (area.height - height) / 2, width, height }
+/// An error that opens with its `param` (as `validate()`'s do) told with the field's label
+/// first and the interface name after it: `Max duration (maxSimulationDurationSeconds) must be
+/// at least 1`. A label that is the name itself is not repeated.
+fn labelled(label: &str, param: &str, message: String) -> String {
+    let Some(rest) = message.strip_prefix(param).filter(|rest| rest.is_empty() || rest.starts_with(' ')) else {
+        return message;
+    };
+    let label = label.trim().trim_start_matches('↳').trim();
+    let mut chars = label.chars();
+    let label: String = chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default();
+    match label.to_lowercase().replace(' ', "") == param.to_lowercase() || label.is_empty() {
+        true => format!("{}{rest}", if label.is_empty() { param.to_string() } else { label }),
+        false => format!("{label} ({param}){rest}"),
+    }
 }
 
 #[cfg(test)]
@@ -365,5 +307,53 @@ mod tests {
         assert_eq!(form.value("countThreshold"), "3");
         press(&mut form, KeyCode::Tab);
         assert_eq!(form.focus, 1);
+    }
+
+    #[test]
+    fn typing_filters_a_pick_and_a_free_choice_takes_what_matches_nothing() {
+        let options =
+            vec![Opt::new("1", "Brightsmile Dental"), Opt::new("2", "SkyBridge Air"), Opt::new("3", "Skyline")];
+        let fields = vec![
+            Field::pick("agents", "agents", options.clone(), ""),
+            Field::options("owner", "owner", options, None, true).free(),
+        ];
+        let mut form = Form::new("t", fields, |_| vec![]);
+        for c in "sky".chars() {
+            press(&mut form, KeyCode::Char(c));
+        }
+        press(&mut form, KeyCode::Right);
+        press(&mut form, KeyCode::Char(' '));
+        assert_eq!(form.value("agents"), "3", "→ moved among the two that match, space picked the second");
+        press(&mut form, KeyCode::Right);
+        press(&mut form, KeyCode::Char(' '));
+        assert_eq!(form.value("agents"), "2,3", "wrapping to the first match");
+        press(&mut form, KeyCode::Tab);
+        for c in "bright".chars() {
+            press(&mut form, KeyCode::Char(c));
+        }
+        assert_eq!(form.value("owner"), "1", "the first match is chosen");
+        press(&mut form, KeyCode::Char('x'));
+        assert_eq!(form.value("owner"), "brightx", "nothing matches: taken as typed");
+        press(&mut form, KeyCode::Backspace);
+        assert_eq!(form.value("owner"), "1");
+        assert!(form.changed());
+    }
+
+    #[test]
+    fn errors_read_with_the_label_then_the_interface_name() {
+        assert_eq!(
+            labelled(
+                "max duration",
+                "maxSimulationDurationSeconds",
+                "maxSimulationDurationSeconds must be at least 1".into()
+            ),
+            "Max duration (maxSimulationDurationSeconds) must be at least 1"
+        );
+        assert_eq!(
+            labelled("agent endpoints", "agentEndpoints", "agentEndpoints is required".into()),
+            "Agent endpoints is required"
+        );
+        assert_eq!(labelled("  ↳ flow: happy path", "flows[0].happyPath", "select one".into()), "select one");
+        assert_eq!(labelled("name", "nameX", "nameX is required".into()), "Name (nameX) is required");
     }
 }

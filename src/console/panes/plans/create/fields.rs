@@ -10,6 +10,11 @@ use crate::api::model::{
 };
 use crate::api::wire_enum::WireEnum;
 use crate::console::widgets::form::{Field, Opt};
+use crate::console::widgets::text::phone;
+
+/// Seconds a simulation may last when the form leaves it blank: the service requires a value,
+/// and ten minutes lets every seeded flow finish.
+pub(super) const MAX_DURATION_DEFAULT: i64 = 600;
 
 pub(super) fn flow_param(id: &Uuid, what: &str) -> String {
     format!("flow:{id}.{what}")
@@ -36,10 +41,17 @@ fn persona_options(personas: &[Persona]) -> Vec<Opt> {
 pub(super) fn fields(choices: &Choices) -> Vec<Field> {
     let (endpoints, flows) = (choices.endpoints.as_deref().unwrap_or(&[]), choices.flows.as_deref().unwrap_or(&[]));
     let (metrics, personas) = (choices.metrics.as_deref().unwrap_or(&[]), choices.personas.as_deref().unwrap_or(&[]));
+    let agents = choices.agents.as_deref().unwrap_or(&[]);
     let endpoint_label = |e: &AgentEndpoint| {
-        let parts = [e.value.as_deref(), e.environment.as_deref(), e.endpoint_type.as_ref().map(|t| t.as_str())];
+        let agent = agents.iter().find(|a| Some(a.id) == e.agent_id).and_then(|a| a.name.as_deref());
+        let number = e.value.as_deref().map(phone);
+        let kind = e.endpoint_type.as_ref().map(|t| t.as_str());
+        let parts = [agent, number.as_deref(), e.environment.as_deref(), kind];
         parts.into_iter().flatten().collect::<Vec<_>>().join(" · ")
     };
+    // As the flows tab lists them: by title.
+    let mut flows: Vec<&CustomerFlow> = flows.iter().collect();
+    flows.sort_by(|a, b| crate::console::panes::section::text_cmp(a.title.as_deref(), b.title.as_deref()));
     let mut fields = vec![
         Field::text("name", "name", "", "required · at least 1 character"),
         Field::text("description", "description", "", "optional"),
@@ -49,7 +61,7 @@ pub(super) fn fields(choices: &Choices) -> Vec<Field> {
             "agentEndpoints",
             "agent endpoints",
             endpoints.iter().map(|e| Opt::new(e.id.to_string(), endpoint_label(e))).collect(),
-            "required · at least 1 · ←→ browse, space picks",
+            "required · at least 1 · type or ←→ to find, space picks",
         ),
         Field::pick(
             "flows",
@@ -58,7 +70,7 @@ pub(super) fn fields(choices: &Choices) -> Vec<Field> {
             "required · at least 1 · each picked flow adds its options below",
         ),
     ];
-    for flow in flows {
+    for flow in &flows {
         fields.extend(flow_fields(flow, personas));
     }
     let by = |m: &MetricDefinition| if m.slug.is_some() { "slug" } else { "id" };
@@ -174,15 +186,17 @@ fn option_fields(personas: &[Persona]) -> Vec<Field> {
         ),
         Field::text(
             "maxSimulationDurationSeconds",
-            "max duration (s)",
+            "max duration",
             "",
-            format!("required · at least {MAX_SIMULATION_DURATION_SECONDS_MIN} · per simulation"),
+            format!(
+                "default {MAX_DURATION_DEFAULT} s · at least {MAX_SIMULATION_DURATION_SECONDS_MIN} s · per simulation"
+            ),
         ),
         Field::text(
             "silenceTimeoutSeconds",
-            "silence timeout (s)",
+            "silence timeout",
             "",
-            format!("default {SILENCE_TIMEOUT_SECONDS_DEFAULT} · at least {SILENCE_TIMEOUT_SECONDS_MIN}"),
+            format!("default {SILENCE_TIMEOUT_SECONDS_DEFAULT} s · at least {SILENCE_TIMEOUT_SECONDS_MIN} s"),
         ),
         Field::text(
             "endCallPhrases",

@@ -2,7 +2,7 @@
 
 use uuid::Uuid;
 
-use super::fields::{edge_param, flow_param, metric_param};
+use super::fields::{MAX_DURATION_DEFAULT, edge_param, flow_param, metric_param};
 use super::{EDGE_ALL, EDGE_PICKED};
 use crate::api::model::{
     ConversationSource, Direction, EdgeCaseSelection, EdgeCases, ExecutionMode, FlowSelection, IdRef, MetricReference,
@@ -91,7 +91,7 @@ pub(super) fn input(form: &Form, c: &mut Checks) -> RunPlanInput {
         direction: form.opt("direction").map(|d| Direction::from(d.as_str())),
         iteration_count: form.integer("iterationCount", c),
         max_concurrent_jobs: form.integer("maxConcurrentJobs", c),
-        max_simulation_duration_seconds: form.integer("maxSimulationDurationSeconds", c),
+        max_simulation_duration_seconds: form.integer("maxSimulationDurationSeconds", c).or(Some(MAX_DURATION_DEFAULT)),
         silence_timeout_seconds: form.integer("silenceTimeoutSeconds", c),
         end_call_phrases: list(form, "endCallPhrases"),
         end_call_reasons: list(form, "endCallReasons"),

@@ -5,7 +5,7 @@
 mod fields;
 mod input;
 
-use crate::api::model::{AgentEndpoint, CustomerFlow, MetricDefinition, Persona};
+use crate::api::model::{Agent, AgentEndpoint, CustomerFlow, MetricDefinition, Persona};
 use crate::api::validate::{Checks, Validate, Violation};
 use crate::console::message::{FetchError, Fetched, ListKind, Listed, Listing, Request, Write};
 use crate::console::pane::Out;
@@ -13,9 +13,9 @@ use crate::console::widgets::form::Form;
 use fields::{fields, metric_param};
 use input::input;
 
-/// What the form offers, asked for fresh each time it opens.
-const KINDS: [ListKind; 4] =
-    [ListKind::AgentEndpoints, ListKind::Flows, ListKind::MetricDefinitions, ListKind::Personas];
+/// What the form offers, asked for fresh each time it opens (agents name the endpoints).
+const KINDS: [ListKind; 5] =
+    [ListKind::AgentEndpoints, ListKind::Flows, ListKind::MetricDefinitions, ListKind::Personas, ListKind::Agents];
 
 /// The edge-case choices of a flow: none, every one (`ALL`, also ones added later), or picked.
 const EDGE_NONE: &str = "";
@@ -28,6 +28,7 @@ struct Choices {
     flows: Option<Vec<CustomerFlow>>,
     metrics: Option<Vec<MetricDefinition>>,
     personas: Option<Vec<Persona>>,
+    agents: Option<Vec<Agent>>,
 }
 
 impl Choices {
@@ -41,10 +42,15 @@ impl Choices {
         put(&mut self.flows, listing);
         put(&mut self.metrics, listing);
         put(&mut self.personas, listing);
+        put(&mut self.agents, listing);
     }
 
     fn complete(&self) -> bool {
-        self.endpoints.is_some() && self.flows.is_some() && self.metrics.is_some() && self.personas.is_some()
+        self.endpoints.is_some()
+            && self.flows.is_some()
+            && self.metrics.is_some()
+            && self.personas.is_some()
+            && self.agents.is_some()
     }
 }
 
@@ -60,8 +66,9 @@ impl Create {
         KINDS.iter().for_each(|kind| out.fetch(Request::List(*kind)));
     }
 
-    /// Takes the lists it waits for and opens the form when it has them all. Personas are
-    /// optional (only overrides use them); without any of the others there is no plan to make.
+    /// Takes the lists it waits for and opens the form when it has them all. Personas and
+    /// agents are optional (overrides use the one, endpoint names the other); without any of
+    /// the others there is no plan to make.
     /// True when the form opened.
     pub fn fetched(&mut self, request: &Request, result: &Result<Fetched, FetchError>, out: &mut Out) -> bool {
         let (Some(choices), Request::List(kind)) = (&mut self.gathering, request) else { return false };
@@ -71,6 +78,7 @@ impl Create {
         match result {
             Ok(Fetched::List(listing)) => choices.take(listing),
             Err(_) if *kind == ListKind::Personas => choices.personas = Some(Vec::new()),
+            Err(_) if *kind == ListKind::Agents => choices.agents = Some(Vec::new()),
             Err(error) => {
                 self.gathering = None;
                 out.error(format!("cannot create a plan without the {}: {}", kind.label(), error.message));
@@ -141,6 +149,7 @@ mod tests {
             endpoints: Some(vec![]),
             metrics: Some(vec![]),
             personas: Some(vec![]),
+            agents: Some(vec![]),
         };
         let mut form = Form::new("t", fields(&choices), |_| vec![]).with_rename(rename);
         let picks = form.field_mut("flows").unwrap();
@@ -168,6 +177,7 @@ mod tests {
             endpoints: Some(vec![]),
             metrics: Some(vec![]),
             personas: Some(vec![]),
+            agents: Some(vec![]),
         };
         let mut form = Form::new("t", fields(&choices), |_| vec![]).with_rename(rename);
         form.field_mut("flows").unwrap().set_picked(&flow.id.to_string(), true);

@@ -1,25 +1,27 @@
 //! Marked conversations (space on a call's row anywhere): kept by the app so they survive tab
 //! switches, shown beside their rows, and used as an issue's evidence (`I`) or a collection
-//! job's calls (`C`). The forms are the shared `Form`, checked by the input's own `validate()`.
+//! job's calls (`C`, `collect.rs`). The forms are the shared `Form`, checked by the input's own
+//! `validate()`.
+
+mod collect;
 
 use std::collections::BTreeMap;
 
 use uuid::Uuid;
 
-use crate::api::model::{
-    CollectionJobInput, EvidenceInput, IdRef, IssueInput, Severity, collection_limits, issue_limits,
-};
-use crate::api::validate::{Checks, Validate, Violation};
+use crate::api::model::{EvidenceInput, IssueInput, Severity, issue_limits};
+use crate::api::validate::Validate;
 use crate::console::keymap::Action;
 use crate::console::message::Write;
 use crate::console::pane::{Out, Selection};
 use crate::console::widgets::form::{Field, Form};
 use crate::console::widgets::modal::Modal;
 
-/// `space` marks or unmarks the selected conversation, `U` clears the marks, `I` files an
-/// issue with them and `C` starts a collection job for them (and for the selected policy when
-/// `on_policies` says the selection may be one).
-pub fn action(action: Action, marks: &mut Marks, selection: Option<&Selection>, on_policies: bool, out: &mut Out) {
+pub use collect::Collecting;
+
+/// `space` marks or unmarks the conversation of `selection`, `U` clears the marks and `I` files
+/// an issue with them (`C` waits for lists: `Collecting`).
+pub fn action(action: Action, marks: &mut Marks, selection: Option<&Selection>, out: &mut Out) {
     match action {
         Action::Mark => match selection.and_then(conversation) {
             Some((id, chat)) => {
@@ -36,16 +38,12 @@ pub fn action(action: Action, marks: &mut Marks, selection: Option<&Selection>, 
             Some(refusal) => out.error(refusal),
             None => issue_form(&mut out.modal, marks),
         },
-        Action::Collect => {
-            let policy = selection.filter(|_| on_policies).and_then(policy);
-            collection_form(&mut out.modal, policy, marks)
-        }
         _ => {}
     }
 }
 
 /// The selection's id when it is a metric policy (it has conditions and a modality).
-fn policy(selection: &Selection) -> Option<Uuid> {
+pub fn policy(selection: &Selection) -> Option<Uuid> {
     let json = &selection.json;
     (json.get("conditions").is_some() && json.get("modality").is_some()).then(|| selection.id.parse().ok()).flatten()
 }
@@ -155,59 +153,6 @@ fn issue_input(form: &Form, evidence: Vec<EvidenceInput>) -> IssueInput {
         evidence: Some(evidence),
         ..Default::default()
     }
-}
-
-/// The "start a collection job" form: for `policies` (the selected policy) and/or the marks.
-fn collection_form(modal: &mut Modal, policies: Option<Uuid>, marks: &Marks) {
-    let policy = policies.map(|p| p.to_string()).unwrap_or_default();
-    let fields = vec![
-        Field::text("policyIds", "policy ids", &policy, "comma-separated UUIDs · or give metrics"),
-        Field::text(
-            "metrics",
-            "metric ids",
-            "",
-            format!("comma-separated UUIDs · up to {}", collection_limits::METRICS_MAX),
-        ),
-    ];
-    let (calls, chats) = (marks.calls(), marks.chats());
-    let title = match marks.len() {
-        0 => "start a collection job".to_string(),
-        n => format!("start a collection job · {n} marked"),
-    };
-    let (c2, h2) = (calls.clone(), chats.clone());
-    let check = move |form: &Form| {
-        let (input, mut violations) = collection_input(form, c2.clone(), h2.clone());
-        violations.extend(input.validate());
-        violations
-    };
-    modal.form(Form::new(title, fields, check), move |form| {
-        Write::StartCollection(Box::new(collection_input(form, calls.clone(), chats.clone()).0))
-    });
-}
-
-fn collection_input(form: &Form, calls: Vec<Uuid>, chats: Vec<Uuid>) -> (CollectionJobInput, Vec<Violation>) {
-    let mut c = Checks::default();
-    let mut ids = |param: &'static str| -> Option<Vec<Uuid>> {
-        let text = form.opt(param)?;
-        let mut out = Vec::new();
-        for part in text.split([',', ' ']).filter(|p| !p.is_empty()) {
-            match part.parse() {
-                Ok(id) => out.push(id),
-                Err(_) => c.invalid(param, format!("{part:?} is not an id (a UUID)")),
-            }
-        }
-        Some(out)
-    };
-    let policy_ids = ids("policyIds");
-    let metrics = ids("metrics").map(|ids| ids.into_iter().map(IdRef::from).collect());
-    let input = CollectionJobInput {
-        metrics,
-        policy_ids,
-        call_ids: Some(calls).filter(|c| !c.is_empty()),
-        chat_ids: Some(chats).filter(|c| !c.is_empty()),
-        ..Default::default()
-    };
-    (input, c.into_violations())
 }
 
 #[cfg(test)]

@@ -1,0 +1,201 @@
+//! Keys and pastes: the prompt and the open form get them first, then overlays, then the
+//! global actions; everything else goes to the open call or the current pane.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::{App, Connection, METRICS_TAB, Overlay, Prompt, RawSource};
+use crate::console::keymap::Action;
+use crate::console::marks;
+use crate::console::message::{Effect, Request};
+use crate::console::pane::{Level, Out};
+
+impl App {
+    pub(super) fn key(&mut self, key: KeyEvent) -> bool {
+        if key.kind == crossterm::event::KeyEventKind::Release {
+            return false;
+        }
+        if self.prompt.is_some() {
+            return self.prompt_key(key);
+        }
+        if self.overlay.is_none() && self.modal.is_open() {
+            if key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL) {
+                self.quit = true;
+                return true;
+            }
+            // `?` is text in a form: F1 shows the form's keys.
+            if key.code == KeyCode::F(1) {
+                self.overlay = Some(Overlay::Help);
+                return true;
+            }
+            let mut out = Out::default();
+            let dirty = self.modal.key(key, &mut out);
+            self.apply(out);
+            return dirty;
+        }
+        let Some(action) = self.settings.keymap.action(&key) else { return false };
+        if self.settings.read_only && action.is_write() {
+            self.toast(Level::Error, format!("read-only: {} is off", action.help()));
+            return true;
+        }
+        if self.overlay.is_some() {
+            return self.overlay_key(action);
+        }
+        let mut out = Out::default();
+        let handled = match action {
+            Action::Quit => {
+                self.quit = true;
+                true
+            }
+            Action::Help => {
+                self.overlay = Some(Overlay::Help);
+                true
+            }
+            Action::Log => {
+                self.overlay = Some(Overlay::Log { scroll: 0 });
+                true
+            }
+            Action::Command => {
+                self.prompt = Some(Prompt::Command(String::new()));
+                true
+            }
+            Action::Filter => {
+                self.prompt = Some(Prompt::Filter(self.filter()));
+                true
+            }
+            Action::OpenById => {
+                self.prompt = Some(Prompt::OpenById(String::new()));
+                true
+            }
+            Action::NextTab => {
+                self.show_tab((self.tab + 1) % self.panes.len());
+                true
+            }
+            Action::PrevTab => {
+                self.show_tab((self.tab + self.panes.len() - 1) % self.panes.len());
+                true
+            }
+            Action::Tab1 | Action::Tab2 | Action::Tab3 | Action::Tab4 | Action::Tab5 | Action::Tab6 | Action::Tab7 => {
+                let index = Action::ALL.iter().position(|a| *a == action).unwrap_or(0)
+                    - Action::ALL.iter().position(|a| *a == Action::Tab1).unwrap_or(0);
+                self.show_tab(index);
+                true
+            }
+            Action::Copy => {
+                self.copy();
+                true
+            }
+            Action::Raw => {
+                match self.selection() {
+                    Some(selection) => {
+                        let text = serde_json::to_string_pretty(&selection.json).unwrap_or_default();
+                        // Fetched whole when it has a route, so unknown members show too.
+                        let source = match selection.path {
+                            Some(path) => {
+                                self.request(Request::Raw(path.clone()));
+                                RawSource::Loading(path)
+                            }
+                            None => RawSource::Decoded,
+                        };
+                        self.overlay = Some(Overlay::Raw { title: selection.id, text, scroll: 0, source });
+                    }
+                    None => out.error("nothing is selected"),
+                }
+                true
+            }
+            Action::Mark | Action::Unmark | Action::FileIssue | Action::Collect => self.marks_action(action, &mut out),
+            Action::Refresh => {
+                if matches!(self.connection, Connection::Disconnected { .. }) {
+                    self.request(Request::Health);
+                }
+                match &mut self.call {
+                    Some(call) => call.refresh(&mut out),
+                    None => self.panes[self.tab].refresh(&mut out),
+                }
+                true
+            }
+            _ if self.call.is_some() => self.call_action(action),
+            Action::Back => {
+                let pane = &mut self.panes[self.tab];
+                if !pane.back() && !pane.filter().is_empty() {
+                    pane.set_filter("");
+                }
+                true
+            }
+            other => self.panes[self.tab].action(other, &mut out),
+        };
+        self.apply(out);
+        handled
+    }
+
+    /// A key's action while the help, raw or log overlay is open.
+    fn overlay_key(&mut self, action: Action) -> bool {
+        let Some(overlay) = &mut self.overlay else { return false };
+        match (action, overlay) {
+            (Action::Quit, _) => self.quit = true,
+            (Action::Back | Action::Help, _) | (Action::Raw, Overlay::Raw { .. }) => self.overlay = None,
+            (Action::Log, Overlay::Log { .. }) => self.overlay = None,
+            (Action::Down, Overlay::Raw { scroll, .. } | Overlay::Log { scroll }) => *scroll += 1,
+            (Action::Up, Overlay::Raw { scroll, .. } | Overlay::Log { scroll }) => *scroll = scroll.saturating_sub(1),
+            (Action::PageDown, Overlay::Raw { scroll, .. } | Overlay::Log { scroll }) => *scroll += 10,
+            (Action::PageUp, Overlay::Raw { scroll, .. } | Overlay::Log { scroll }) => {
+                *scroll = scroll.saturating_sub(10)
+            }
+            (Action::Top, Overlay::Raw { scroll, .. } | Overlay::Log { scroll }) => *scroll = 0,
+            (Action::Copy, Overlay::Raw { .. }) => self.copy(),
+            _ => return false,
+        }
+        true
+    }
+
+    /// Marks, and the writes made from them; a pane may use the keys first (the metrics tab's
+    /// `C` on a policy).
+    fn marks_action(&mut self, action: Action, out: &mut Out) -> bool {
+        if self.call.is_none() && self.panes[self.tab].action(action, out) {
+            return true;
+        }
+        let on_policy = self.tab == METRICS_TAB && self.call.is_none();
+        if action == Action::Collect {
+            let policy = self.selection().filter(|_| on_policy).and_then(|s| marks::policy(&s));
+            self.collecting = Some(marks::Collecting::start(policy, out));
+            return true;
+        }
+        let target = match &self.call {
+            Some(call) => call.selection(),
+            None => self.pane().mark_target(),
+        };
+        marks::action(action, &mut self.marks, target.as_ref(), out);
+        true
+    }
+
+    fn copy(&mut self) {
+        match self.selection() {
+            Some(selection) => {
+                self.effects.push(Effect::Copy(selection.id.clone()));
+                self.toast(Level::Info, format!("copied {}", selection.id));
+            }
+            None => self.toast(Level::Error, "nothing is selected to copy".into()),
+        }
+    }
+
+    pub(super) fn paste(&mut self, text: &str) -> bool {
+        if self.prompt.is_none() && self.overlay.is_none() && self.modal.is_open() {
+            // Into the form's field, one character at a time (newlines would submit it).
+            let mut out = Out::default();
+            for c in text.chars().filter(|c| !c.is_control()) {
+                self.modal.key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE), &mut out);
+            }
+            self.apply(out);
+            return true;
+        }
+        match &mut self.prompt {
+            Some(Prompt::Command(line) | Prompt::OpenById(line)) => line.push_str(text.trim()),
+            Some(Prompt::Filter(line)) => {
+                line.push_str(text.trim());
+                let line = line.clone();
+                self.set_filter(&line);
+            }
+            None => return false,
+        }
+        true
+    }
+}
