@@ -173,3 +173,48 @@ async fn pickers_name_the_agent_list_as_their_tab_and_filter_as_you_type() {
     h.key("backspace").await;
     assert!(h.render(160, 48).contains("matching /skybridg"), "backspace edits the filter");
 }
+
+#[tokio::test]
+async fn a_check_takes_its_own_minimum_pass_rate_and_an_observation_none() {
+    let mut h = Harness::seeded().await;
+    h.keys(&["1", "c"]).await;
+    h.type_text("Judged by task completion").await;
+    h.keys(&["tab", "tab", "tab"]).await;
+    h.type_text("front").await;
+    h.keys(&["space", "tab"]).await;
+    h.type_text("identity").await;
+    // The flow's happy path, edge cases, persona override and variables, then the metrics.
+    h.keys(&["space", "tab", "tab", "tab", "tab", "tab"]).await;
+    h.type_text("task").await;
+    h.key("space").await;
+    h.keys(&["backspace", "backspace", "backspace", "backspace"]).await; // the filter, not the pick
+    h.type_text("duration").await;
+    h.key("space").await;
+    let screen = h.render(160, 48);
+    // The check brings a bar; the reading (call duration) does not.
+    assert!(screen.contains("↳ Task completion: min pass rate (%)"), "{screen}");
+    assert!(!screen.contains("↳ Call duration: min pass rate"), "{screen}");
+    let form = h.app.modal.current_form().unwrap();
+    assert!(form.field("metric:task_completion.minPassRate").is_some());
+    assert!(form.field("metric:call_duration.minPassRate").is_none());
+    while !h.render(160, 48).contains("▸   ↳ Task completion: min pass rate (%)") {
+        h.key("tab").await;
+    }
+    assert!(h.render(160, 48).contains("default 80 · 0–100"), "{}", h.render(160, 48));
+    h.type_text("150").await;
+    let screen = h.render(160, 48);
+    assert!(screen.contains("must be between 0 and 100"), "an out-of-range bar, under its field: {screen}");
+    h.key("enter").await;
+    assert!(sent_plans(&h).is_empty(), "nothing is sent while the bar is out of range");
+    h.key("ctrl-u").await;
+    h.type_text("90").await;
+    h.key("enter").await;
+    let sent = sent_plans(&h);
+    assert_eq!(sent.len(), 1, "{}", h.render(160, 48));
+    let plans: Vec<RunPlan> = all(&h, routes::RUN_PLANS).await;
+    let saved = plans.iter().find(|p| p.name() == "Judged by task completion").expect("saved");
+    let metrics = saved.plan.metrics.clone().unwrap();
+    let rate = |slug: &str| metrics.iter().find(|m| m.slug.as_deref() == Some(slug)).unwrap().min_pass_rate;
+    assert_eq!(rate("task_completion"), Some(90.0));
+    assert_eq!(rate("call_duration"), None, "no bar for an observation: the default applies");
+}

@@ -5,8 +5,8 @@ use uuid::Uuid;
 
 use super::{Choices, EDGE_ALL, EDGE_NONE, EDGE_PICKED};
 use crate::api::model::{
-    AgentEndpoint, ConversationSource, CustomerFlow, Direction, ExecutionMode, FlowVariant, MetricDefinition, Persona,
-    run_plan_limits::*,
+    AgentEndpoint, ConversationSource, CustomerFlow, DEFAULT_MIN_PASS_RATE, Direction, ExecutionMode, FlowVariant,
+    MetricDefinition, Persona, run_plan_limits::*,
 };
 use crate::api::wire_enum::WireEnum;
 use crate::console::widgets::form::{Field, Opt};
@@ -22,6 +22,11 @@ pub(super) fn flow_param(id: &Uuid, what: &str) -> String {
 
 pub(super) fn metric_param(value: &str) -> String {
     format!("metric:{value}.conversationSource")
+}
+
+/// The field of a picked check's `minPassRate`.
+pub(super) fn min_pass_rate_param(value: &str) -> String {
+    format!("metric:{value}.minPassRate")
 }
 
 /// A metric is picked by its slug when it has one, else by id.
@@ -94,6 +99,14 @@ pub(super) fn fields(choices: &Choices) -> Vec<Field> {
         let field = Field::options(metric_param(&metric_value(metric)), label, sources, Some("SIMULATED"), false)
             .with_hint("default SIMULATED · LIVE scores the real call (needs live enrichment)");
         fields.push(field.when_picked("metrics", metric_value(metric)));
+        // Only a check judges the run; an observation's bar would have no effect.
+        if metric.is_check() {
+            let label = format!("  ↳ {}: min pass rate (%)", metric.name.as_deref().unwrap_or("metric"));
+            let hint =
+                format!("default {DEFAULT_MIN_PASS_RATE} · 0–100 · the share of simulations that must pass this check");
+            let field = Field::text(min_pass_rate_param(&metric_value(metric)), label, "", hint);
+            fields.push(field.when_picked("metrics", metric_value(metric)));
+        }
     }
     fields.extend(option_fields(personas));
     fields

@@ -2,7 +2,7 @@
 
 use uuid::Uuid;
 
-use super::fields::{MAX_DURATION_DEFAULT, edge_param, flow_param, metric_param};
+use super::fields::{MAX_DURATION_DEFAULT, edge_param, flow_param, metric_param, min_pass_rate_param};
 use super::{EDGE_ALL, EDGE_PICKED};
 use crate::api::model::{
     ConversationSource, Direction, EdgeCaseSelection, EdgeCases, ExecutionMode, FlowSelection, IdRef, MetricReference,
@@ -61,7 +61,7 @@ fn flow_selection(form: &Form, id: &str, c: &mut Checks) -> FlowSelection {
     }
 }
 
-fn metric_reference(form: &Form, value: &str) -> MetricReference {
+fn metric_reference(form: &Form, value: &str, c: &mut Checks) -> MetricReference {
     let source =
         form.opt(&metric_param(value)).filter(|s| s != "SIMULATED").map(|s| ConversationSource::from(s.as_str()));
     let mut reference = match value.parse::<Uuid>() {
@@ -69,6 +69,15 @@ fn metric_reference(form: &Form, value: &str) -> MetricReference {
         Err(_) => MetricReference::by_slug(value),
     };
     reference.conversation_source = source;
+    // Left blank, the bar is the service's default (80 %); the range is validate()'s to check.
+    let param = min_pass_rate_param(value);
+    reference.min_pass_rate = form.opt(&param).and_then(|text| {
+        let rate = text.trim().trim_end_matches('%').trim().parse::<f64>().ok().filter(|r| r.is_finite());
+        if rate.is_none() {
+            c.invalid(&param, format!("{text:?} is not a number of percent"));
+        }
+        rate
+    });
     reference
 }
 
@@ -100,7 +109,7 @@ pub(super) fn input(form: &Form, c: &mut Checks) -> RunPlanInput {
         flows: picked(form, "flows").map(|ids| ids.iter().map(|id| flow_selection(form, id, c)).collect()),
         personas: ids("personas"),
         agent_endpoints: ids("agentEndpoints"),
-        metrics: picked(form, "metrics").map(|values| values.iter().map(|v| metric_reference(form, v)).collect()),
+        metrics: picked(form, "metrics").map(|values| values.iter().map(|v| metric_reference(form, v, c)).collect()),
         include_flow_metrics: flag(form, "includeFlowMetrics", true),
         include_automatic_metrics: flag(form, "includeAutomaticMetrics", true),
         enrich_with_live_conversation: flag(form, "enrichWithLiveConversation", false),

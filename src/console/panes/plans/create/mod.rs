@@ -111,6 +111,7 @@ fn rename(form: &Form, param: &str) -> Option<String> {
             _ => Some(format!("flow:{value}{rest}")),
         },
         "metrics" if rest.starts_with(".conversationSource") => Some(metric_param(&value)),
+        "metrics" if rest.starts_with(".minPassRate") => Some(fields::min_pass_rate_param(&value)),
         _ if array.ends_with(".edgeCaseIds") => Some(format!("edge:{value}{rest}")),
         _ => None,
     }
