@@ -56,6 +56,7 @@ pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Result<ExitCo
         read_only_api_key: args.read_only_api_key.filter(|k| !k.is_empty()).map(ApiKey::new),
         rate_limit: args.rate_limit,
         seed: !args.no_seed,
+        seed_history: !args.no_seed,
         public: args.public,
         sim_speed: args.sim_speed,
         judge: config.judge,

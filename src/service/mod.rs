@@ -44,6 +44,9 @@ pub struct Options {
     /// Requests per second per key.
     pub rate_limit: u32,
     pub seed: bool,
+    /// With `seed`: also the seeded plan's last nightly runs (the console's and `serve`'s
+    /// default; tests that count jobs or calls leave it off).
+    pub seed_history: bool,
     /// Allow a non-loopback address.
     pub public: bool,
     /// Pace of the simulated clock against wall time, for the simulation engine.
@@ -89,6 +92,7 @@ impl Options {
             read_only_api_key: None,
             rate_limit: 50,
             seed: true,
+            seed_history: false,
             public: false,
             sim_speed: SimSpeed::default(),
             judge: None,
@@ -99,7 +103,7 @@ impl Options {
     /// configured. Its key never leaves this process, so it does not throttle its one client
     /// (a console walking long lists pages faster than 50 requests a second).
     pub fn embedded(data_dir: PathBuf) -> Options {
-        Options { rate_limit: EMBEDDED_RATE_LIMIT, ..Options::local(data_dir) }
+        Options { rate_limit: EMBEDDED_RATE_LIMIT, seed_history: true, ..Options::local(data_dir) }
     }
 }
 
@@ -200,8 +204,8 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
     .await
     .map_err(|e| StartError::Seed(e.to_string()))??;
     if options.seed {
-        let seeding = store.clone();
-        tokio::task::spawn_blocking(move || seed::seed_if_empty(&seeding))
+        let (seeding, history) = (store.clone(), options.seed_history);
+        tokio::task::spawn_blocking(move || seed::seed_if_empty(&seeding, history))
             .await
             .map_err(|e| StartError::Seed(e.to_string()))?
             .map_err(|e| StartError::Seed(e.body.message))?;

@@ -546,11 +546,13 @@ fn qa_creates_a_plan_runs_it_and_reads_the_failed_simulation() {
     expect(&pty, "the metrics", &format!(" 1/{} · 0 picked", metrics.len()));
     pick(&mut pty, "the first metric", 0, first, metrics.len(), 0);
     pick(&mut pty, "the second metric", first, second, metrics.len(), 1);
-    // Each picked metric's conversation source (SIMULATED), iterations, concurrency, then
-    // the max duration (600 s unless typed).
-    for field in ["conversation source", "conversation source", "iterations", "concurrency", "max duration"] {
+    // Each picked metric's conversation source (SIMULATED) and, both being checks, its min pass
+    // rate (left at the default 80 %); iterations, concurrency, then the max duration (600 s
+    // unless typed).
+    let sub = ["conversation source", "min pass rate"];
+    for field in [sub[0], sub[1], sub[0], sub[1], "iterations", "concurrency", "max duration"] {
         pty.key("Tab");
-        expect(&pty, field, &format!("▸ {}", if field == "conversation source" { "  ↳ " } else { field }));
+        expect(&pty, field, &format!("▸ {}", if sub.contains(&field) { "  ↳ " } else { field }));
     }
     pty.type_text("300");
     expect(&pty, "the duration typed", "300");

@@ -59,6 +59,39 @@ pub(crate) fn record_simulation(
     Ok(())
 }
 
+/// How a job of the seeded history runs: on a clock set back to the night it stands for, as
+/// fast as the machine allows, against the reference agent as one of its builds. Kept on the
+/// job (an internal member) so that a restart mid-seeding resumes it the same way.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Replay {
+    /// Milliseconds added to the wall clock for every time this job's work records.
+    pub clock_offset_ms: i64,
+    /// The reference agent's build, by name (`reference_agent::ReferenceBuild`).
+    pub reference_build: Option<String>,
+}
+
+impl Replay {
+    /// The replay a stored job carries, if any.
+    pub fn of(job: &Value) -> Option<Replay> {
+        job.get("replay").and_then(|r| serde_json::from_value(r.clone()).ok())
+    }
+
+    /// Now, on this job's clock.
+    pub fn now(replay: Option<&Replay>) -> Timestamp {
+        let offset = replay.map_or(0, |r| r.clock_offset_ms);
+        let now = jiff::Timestamp::now();
+        Timestamp::from(now.checked_add(jiff::SignedDuration::from_millis(offset)).unwrap_or(now))
+    }
+}
+
+/// Has a job run as a replay (see `Replay`).
+pub fn set_replay(tx: &Transaction, job_id: &str, replay: &Replay) -> ServiceResult<()> {
+    let mut job: Value = store::require(tx, Kind::RunPlanJob, job_id)?;
+    job["replay"] = serde_json::to_value(replay)?;
+    save_job(tx, job_id, &mut job)
+}
+
 /// Writes the job with its verdict brought up to date with its tally and status.
 pub(super) fn save_job(tx: &Transaction, job_id: &str, job: &mut Value) -> ServiceResult<()> {
     with_verdict(job)?;
@@ -106,7 +139,7 @@ pub fn settle_job(tx: &Transaction, job_id: &str) -> ServiceResult<()> {
     if job["status"] == status {
         return Ok(());
     }
-    let now = serde_json::to_value(Timestamp::now())?;
+    let now = serde_json::to_value(Replay::now(Replay::of(&job).as_ref()))?;
     job["status"] = status.into();
     job["endedAt"] = now.clone();
     if status == "FAILED" {

@@ -16,7 +16,7 @@ use uuid::Uuid;
 
 use super::agent_link::AgentLink;
 use super::conversation::{Outcome, Setup, converse};
-use super::jobs::{count_simulations, record_simulation, recover, save_job, save_simulation, settle_job};
+use super::jobs::{Replay, count_simulations, record_simulation, recover, save_job, save_simulation, settle_job};
 use super::selection::{flow_and_automatic_metrics, plan_metric_ids, scenario_flow, variables_for};
 use crate::api::model::*;
 use crate::service::SimSpeed;
@@ -82,6 +82,15 @@ struct Work {
     simulation: SimulationJob,
     plan: RunPlanInput,
     variables: Option<RunVariables>,
+    /// Set for a job of the seeded history: its clock, speed and agent build.
+    replay: Option<Replay>,
+}
+
+impl Work {
+    /// Now, on this job's clock.
+    fn now(&self) -> Timestamp {
+        Replay::now(self.replay.as_ref())
+    }
 }
 
 impl Simulator {
@@ -149,7 +158,7 @@ impl Simulator {
             if picked.is_empty() {
                 continue;
             }
-            let metrics = self.job_metrics(&job_id, &plan).await?;
+            let metrics = self.job_metrics(&job_id, &plan, Replay::of(&body)).await?;
             for simulation in picked {
                 self.claim(&job_id, &plan_key, &mode);
                 let work = Work {
@@ -160,6 +169,7 @@ impl Simulator {
                     simulation,
                     plan: plan.clone(),
                     variables: serde_json::from_value(body["variables"].clone()).ok(),
+                    replay: Replay::of(&body),
                 };
                 let engine = self.clone();
                 tokio::spawn(async move { engine.run(work).await });
@@ -170,11 +180,16 @@ impl Simulator {
 
     /// The job's shared setup, from the cache, or made once: the job marked RUNNING with its
     /// collection job opened, and its metrics read.
-    async fn job_metrics(&self, job_id: &str, plan: &RunPlanInput) -> ServiceResult<Arc<JobMetrics>> {
+    async fn job_metrics(
+        &self,
+        job_id: &str,
+        plan: &RunPlanInput,
+        replay: Option<Replay>,
+    ) -> ServiceResult<Arc<JobMetrics>> {
         if let Some(cached) = self.job_metrics.lock().unwrap_or_else(|e| e.into_inner()).get(job_id) {
             return Ok(cached.clone());
         }
-        let collection_id = self.ensure_started(job_id, plan).await?;
+        let collection_id = self.ensure_started(job_id, plan, replay).await?;
         let plan = plan.clone();
         let loaded = Arc::new(self.store.read(move |c| JobMetrics::load(c, &plan, collection_id)).await?);
         self.job_metrics.lock().unwrap_or_else(|e| e.into_inner()).insert(job_id.to_owned(), loaded.clone());
@@ -242,7 +257,7 @@ impl Simulator {
     }
 
     /// Marks the job RUNNING and opens its collection job, once; returns the collection job's id.
-    async fn ensure_started(&self, job_id: &str, plan: &RunPlanInput) -> ServiceResult<String> {
+    async fn ensure_started(&self, job_id: &str, plan: &RunPlanInput, replay: Option<Replay>) -> ServiceResult<String> {
         let job_id = job_id.to_owned();
         let plan = plan.clone();
         self.store
@@ -251,7 +266,7 @@ impl Simulator {
                 if let Some(id) = job["collectionJobId"].as_str() {
                     return Ok(id.to_owned());
                 }
-                let at = Timestamp::now();
+                let at = Replay::now(replay.as_ref());
                 let total = count_simulations(tx, &job_id)?;
                 let metrics = plan_metric_ids(tx, &plan)?;
                 let collection = CollectionJob {
@@ -290,6 +305,7 @@ impl Simulator {
         if let Err(e) = self.simulate(&work).await {
             let message = e.body.message.clone();
             let job_id = work.job_id.clone();
+            let now = work.now();
             let _ = self
                 .store
                 .write(move |tx| {
@@ -297,7 +313,7 @@ impl Simulator {
                     if !simulation.status.as_ref().is_some_and(SimulationJobStatus::is_terminal) {
                         simulation.status = Some(SimulationJobStatus::Failed);
                         simulation.error_message = Some(message);
-                        simulation.completed_at = Some(Timestamp::now());
+                        simulation.completed_at = Some(now);
                         save_simulation(tx, &simulation, &job_id)?;
                     }
                     Ok(())
@@ -317,6 +333,7 @@ impl Simulator {
         // Claim the simulation, or honour a cancel, in one transaction so neither is lost.
         let claimed = {
             let (job_id, id) = (job_id.clone(), work.simulation.simulation_job_id.to_string());
+            let now = work.now();
             self.store
                 .write(move |tx| {
                     let job: Value = store::require(tx, Kind::RunPlanJob, &job_id)?;
@@ -325,14 +342,14 @@ impl Simulator {
                     if !job_open || current.status != Some(SimulationJobStatus::Queued) {
                         if !current.status.as_ref().is_some_and(SimulationJobStatus::is_terminal) {
                             current.status = Some(SimulationJobStatus::Cancelled);
-                            current.completed_at = Some(Timestamp::now());
+                            current.completed_at = Some(now.clone());
                             save_simulation(tx, &current, &job_id)?;
                         }
                         return Ok(None);
                     }
                     current.status = Some(SimulationJobStatus::Processing);
                     current.processing_status = Some(ProcessingStatus::Connecting);
-                    current.started_at = Some(Timestamp::now());
+                    current.started_at = Some(now);
                     save_simulation(tx, &current, &job_id)?;
                     Ok(Some(current))
                 })
@@ -394,11 +411,12 @@ impl Simulator {
             agent_name: agent.as_ref().and_then(|a| a.name.clone()).unwrap_or_else(|| "the agent".into()),
         };
         let outcome = converse(&setup, &link, &self.judge).await.map_err(ServiceError::internal)?;
-        self.pace(outcome.duration_ms).await;
+        if work.replay.is_none() {
+            self.pace(outcome.duration_ms).await; // history replays as fast as it can
+        }
 
-        let call = self
-            .store_call(call_id, &simulation, &work.job_id, &endpoint, agent.as_ref(), &outcome, variant.as_ref())
-            .await?;
+        let call =
+            self.store_call(call_id, work, &simulation, &endpoint, agent.as_ref(), &outcome, variant.as_ref()).await?;
         simulation.processing_status = Some(ProcessingStatus::CollectingMetrics);
         simulation.call_id = Some(call_id);
         self.save(simulation.clone(), &job_id).await?;
@@ -410,7 +428,7 @@ impl Simulator {
 
         simulation.processing_status = Some(ProcessingStatus::Processed);
         simulation.status = Some(SimulationJobStatus::Completed);
-        simulation.completed_at = Some(Timestamp::now());
+        simulation.completed_at = Some(work.now());
         let results = if verdict::agent_never_spoke(&outcome.transcript) {
             simulation.outcome = Some(SimulationOutcome::NotEvaluated);
             simulation.invalidation = Some(Invalidation {
@@ -506,8 +524,8 @@ impl Simulator {
     async fn store_call(
         &self,
         call_id: Uuid,
+        work: &Work,
         simulation: &SimulationJob,
-        job_id: &str,
         endpoint: &AgentEndpoint,
         agent: Option<&Agent>,
         outcome: &Outcome,
@@ -532,7 +550,7 @@ impl Simulator {
             started_at: Some(started.clone()),
             ended_at: ended,
             simulation_job_id: Some(simulation.simulation_job_id),
-            simulation_run_plan_job_id: Uuid::parse_str(job_id).ok(),
+            simulation_run_plan_job_id: Uuid::parse_str(&work.job_id).ok(),
             agent_id: endpoint.agent_id,
             agent_endpoint_id: Some(endpoint.id),
             agents: agent.map(|a| vec![CallAgent { id: a.id, name: a.name.clone() }]).unwrap_or_default(),
@@ -545,10 +563,10 @@ impl Simulator {
             to_number: endpoint.value.clone(),
             background_noise: noise,
             end_reason: Some(outcome.end_reason.clone()),
-            created_at: Some(Timestamp::now()),
+            created_at: Some(work.now()),
         };
         let (stored, transcript, job_id) =
-            (call.clone(), serde_json::to_string(&outcome.transcript)?, job_id.to_owned());
+            (call.clone(), serde_json::to_string(&outcome.transcript)?, work.job_id.clone());
         self.store
             .write(move |tx| {
                 store::insert(tx, &Doc::new(Kind::Call, stored.id, &stored, started.0)?.parent(Some(&job_id)))?;
@@ -608,12 +626,13 @@ impl Simulator {
                 )],
             };
             for mut value in values {
-                value.computed_at = Some(Timestamp::now());
+                value.computed_at = Some(work.now());
                 rows.push((definition.id, value));
             }
         }
         let judged = verdict::judge_simulation(&checks, &rows);
         let collection_id = work.metrics.collection_id.clone();
+        let now = serde_json::to_value(work.now())?;
         self.store
             .write(move |tx| {
                 let failed = rows.iter().any(|(_, v)| v.capture_status == Some(CaptureStatus::Error));
@@ -632,7 +651,7 @@ impl Simulator {
                 let mut job: Value = store::require(tx, Kind::CollectionJob, &collection_id)?;
                 let field = if failed { "failedItems" } else { "completedItems" };
                 job[field] = (job[field].as_u64().unwrap_or(0) + 1).into();
-                job["updatedAt"] = serde_json::to_value(Timestamp::now())?;
+                job["updatedAt"] = now;
                 let created = job["createdAt"].as_str().unwrap_or_default().to_owned();
                 store::update(tx, &Doc::new(Kind::CollectionJob, &collection_id, &job, created)?.status(Some("PROCESSING")))
             })

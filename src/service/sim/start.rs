@@ -213,7 +213,16 @@ fn combinations(tx: &Transaction, plan: &RunPlanInput) -> ServiceResult<Vec<Comb
 
 /// Creates a PENDING run plan job and one PENDING simulation job per combination.
 fn start_job(tx: &Transaction, plan: &RunPlan, variables: Option<&RunVariables>) -> ServiceResult<RunPlanJob> {
-    let at = Timestamp::now();
+    start_job_at(tx, plan, variables, Timestamp::now())
+}
+
+/// The same, created at `at` (the seeded history's nights).
+pub fn start_job_at(
+    tx: &Transaction,
+    plan: &RunPlan,
+    variables: Option<&RunVariables>,
+    at: Timestamp,
+) -> ServiceResult<RunPlanJob> {
     let job_id = Uuid::new_v4();
     let mut simulation_jobs = Vec::new();
     for (iteration, combo) in combinations(tx, &plan.plan)?.into_iter().enumerate() {

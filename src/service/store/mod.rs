@@ -62,7 +62,7 @@ impl Kind {
     /// Members kept in the stored document for the engines, never sent to callers.
     pub fn internal_members(self) -> &'static [&'static str] {
         match self {
-            Kind::RunPlanJob => &["plan", "variables", "tally"],
+            Kind::RunPlanJob => &["plan", "variables", "tally", "replay"],
             Kind::CollectionJob => &["request"],
             _ => &[],
         }

@@ -9,30 +9,36 @@ use super::store::{self, Doc, Kind, Store};
 
 /// The seed files, embedded so the binary needs nothing beside it.
 pub mod files {
-    pub const AGENTS: &str = include_str!("../../assets/seed/agents.json");
-    pub const AGENT_ENDPOINTS: &str = include_str!("../../assets/seed/agent_endpoints.json");
-    pub const HTTP_REQUEST_DEFINITIONS: &str = include_str!("../../assets/seed/http_request_definitions.json");
-    pub const PERSONAS: &str = include_str!("../../assets/seed/personas.json");
-    pub const CUSTOMER_FLOWS: &str = include_str!("../../assets/seed/customer_flows.json");
-    pub const METRIC_DEFINITIONS: &str = include_str!("../../assets/seed/metric_definitions.json");
-    pub const METRIC_POLICIES: &str = include_str!("../../assets/seed/metric_policies.json");
-    pub const CALLS: &str = include_str!("../../assets/seed/calls.json");
-    pub const COLLECTION_JOBS: &str = include_str!("../../assets/seed/metric_collection_jobs.json");
-    pub const ISSUES: &str = include_str!("../../assets/seed/issues.json");
-    pub const KNOWLEDGE_BASES: &str = include_str!("../../assets/seed/knowledge_bases.json");
-    pub const BENCHMARKS: &str = include_str!("../../assets/seed/benchmarks.json");
-    pub const RUN_PLANS: &str = include_str!("../../assets/seed/run_plans.json");
+    pub const AGENTS: &str = include_str!("../../../assets/seed/agents.json");
+    pub const AGENT_ENDPOINTS: &str = include_str!("../../../assets/seed/agent_endpoints.json");
+    pub const HTTP_REQUEST_DEFINITIONS: &str = include_str!("../../../assets/seed/http_request_definitions.json");
+    pub const PERSONAS: &str = include_str!("../../../assets/seed/personas.json");
+    pub const CUSTOMER_FLOWS: &str = include_str!("../../../assets/seed/customer_flows.json");
+    pub const METRIC_DEFINITIONS: &str = include_str!("../../../assets/seed/metric_definitions.json");
+    pub const METRIC_POLICIES: &str = include_str!("../../../assets/seed/metric_policies.json");
+    pub const CALLS: &str = include_str!("../../../assets/seed/calls.json");
+    pub const COLLECTION_JOBS: &str = include_str!("../../../assets/seed/metric_collection_jobs.json");
+    pub const ISSUES: &str = include_str!("../../../assets/seed/issues.json");
+    pub const KNOWLEDGE_BASES: &str = include_str!("../../../assets/seed/knowledge_bases.json");
+    pub const BENCHMARKS: &str = include_str!("../../../assets/seed/benchmarks.json");
+    pub const RUN_PLANS: &str = include_str!("../../../assets/seed/run_plans.json");
 }
 
 const SEEDED: &str = "seeded_at";
 
-/// Seeds the store unless it was seeded before (or holds data of its own).
-pub fn seed_if_empty(store: &Store) -> ServiceResult<bool> {
+mod history;
+
+/// Seeds the store unless it was seeded before (or holds data of its own); with `history`, also
+/// the seeded plan's last nightly runs, which the simulation engine then runs.
+pub fn seed_if_empty(store: &Store, history: bool) -> ServiceResult<bool> {
     store.write_blocking(|tx| {
         if store::meta(tx, SEEDED)?.is_some() {
             return Ok(false);
         }
         seed(tx)?;
+        if history {
+            history::nightly_runs(tx)?;
+        }
         store::set_meta(tx, SEEDED, &crate::api::model::Timestamp::now().0)?;
         Ok(true)
     })
