@@ -138,6 +138,11 @@ async fn judged(
 
 fn verdict_value(call: &Call, verdict: Result<super::judge::Verdict, String>) -> MetricValue {
     match verdict {
+        Ok(v) if !v.applicable => {
+            let mut value = without_value(call, CaptureStatus::NotApplicable, v.reasoning.clone());
+            value.value_reasoning = Some(v.reasoning);
+            value
+        }
         Ok(v) => {
             let mut value = without_value(call, CaptureStatus::Success, "");
             value.error_message = None;

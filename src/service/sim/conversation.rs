@@ -237,7 +237,7 @@ impl Call<'_> {
                 knowledge: None,
             };
             if let Ok(verdict) = self.judge.judge(&question).await
-                && verdict.value >= 1.0
+                && verdict.holds()
             {
                 return Ok(Some((EndedStatus::EndCallReasonMet, format!("end-call reason met: {reason}"))));
             }
