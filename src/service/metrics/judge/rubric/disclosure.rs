@@ -29,7 +29,7 @@ patterns! {
     /// The caller (or the agent) establishing that they may hear it.
     AUTHORISED = r"\bi'm (his|her|their) (mom|mother|dad|father|parent|guardian)\b|\b(listed|on file) as (his|her|their|an?) (guardian|parent|authori[sz]ed)|\byou're (listed|authori[sz]ed)\b";
     /// The agent asking for identity.
-    ASKS_IDENTITY = r"\b(date of birth|birthday|confirmation code|last name|full name|verify|verification)\b";
+    ASKS_IDENTITY = r"\b(date of birth|birthday|confirmation code|last name|surname|full name|verify|verification|authori[sz]ed)\b";
     /// The caller asking about an existing record.
     ABOUT_RECORD = r"\b(my|his|her) (next |current )?(appointment|cleaning|checkup|check-up|visit|bill|balance|statement|booking|flight|insurance|coverage)\b|\bwhen (is|'s) my\b|\b(reschedule|move|cancel|change)\b";
 }
@@ -129,7 +129,7 @@ fn scan<'a>(conv: &'a Conversation, ask: &Ask, either: bool) -> Scan<'a> {
                 }
             }
             Side::Agent => {
-                asked_last_name = turn.lower.contains("last name");
+                asked_last_name = ["last name", "surname", "family name"].iter().any(|w| turn.lower.contains(w));
                 out.asked_identity |= ASKS_IDENTITY.is_match(&turn.lower);
                 facts.authorised |= AUTHORISED.is_match(&turn.lower);
                 if REJECTED.is_match(&turn.lower) {
@@ -201,7 +201,8 @@ pub(super) fn read(conv: &Conversation, prompt_lower: &str) -> Finding {
             Finding::not_applicable("Not applicable: the agent never changed the booking.".to_owned())
         }
         (None, verified) => {
-            let about_record = conv.said_by(Side::Caller).any(|s| ABOUT_RECORD.is_match(s.lower()));
+            let about_record =
+                conv.said_by(Side::Caller).any(|s| ABOUT_RECORD.is_match(s.lower()) || THIRD_PARTY.is_match(s.lower()));
             if !(about_record || scan.asked_identity) {
                 return Finding::not_applicable(
                     "Not applicable: the call never touched a patient's own details.".to_owned(),

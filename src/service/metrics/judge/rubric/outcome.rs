@@ -38,7 +38,8 @@ patterns! {
         r"\b(didn't|did not|doesn't|does not|won't|will not|hasn't|has not|never|wouldn't) (go|gone|went) through\b",
         r"\b(failed|fails|failing) to\b|\b(it|that|this|the \w+) failed\b",
         r"\b(isn't|is not|wasn't|was not|hasn't|has not|haven't|have not|aren't|are not|weren't|were not|not|never|nothing('s| has| is| was)?) (been |yet |actually |really |quite |officially )?(saved|booked|confirmed|processed|completed|changed|moved|rescheduled|rebooked|cancel+ed|updated|issued|refunded|finali[sz]ed|gone through)\b",
-        r"\b(seat|slot|booking|reservation|appointment|time) (was|got|has been) (taken|lost|given away|dropped)\b|\blost (it|the booking|your booking)\b",
+        r"\b(seat|slot|booking|reservation|appointment|time) (was|got|has been|is)( just| already| now)? (taken|lost|given away|dropped|gone)\b|\blost (it|the booking|your booking)\b",
+        r"\b(that|the|this|your) (booking|slot|time|appointment|reservation|change) (won't|will not|doesn't|does not|can't|cannot) (work|stand|go ahead)\b",
     ].join("|");
     /// A refusal or failure of some action; what it is about decides whether it counts.
     REFUSAL = r"\b(couldn't|could not|can't|cannot|can not|wasn't able to|was not able to|weren't able to|unable to|not able to|won't be able to|am not able to)( \w+){0,2}? (save|book|complete|process|confirm|change|move|reschedule|rebook|cancel|finish|hold|secure|issue|refund|offer|give|do|make|approve|add|put|share|find|get)\b";
@@ -50,7 +51,7 @@ patterns! {
         r"\b(nothing|no seats?|no flights?|no openings?|no availability|no slots?)( else| left| available| open)\b|\bnothing (else )?(tonight|today|this week)\b|\b(fully booked|sold out|they're (all )?full|it's full|is full|are full|all full)\b|\bi'm afraid not\b",
     ].join("|");
     /// A caller asking for something to be done (not merely asked about).
-    ACTION = r"\b(book|schedule|reschedule|move|change|cancel|rebook|put me|get me|refund|money back|voucher|credit|standby|upgrade|see me|fit me in|sign me up|switch|make an appointment|anything (later|earlier|tonight|else|sooner|next)|another (time|flight|day|slot)|instead|cancelled|canceled|delayed|missed (my )?connection)\b";
+    ACTION = r"\b(get in|come in|(get|have|make) an? (appointment|cleaning|checkup|check-up|visit)|book|schedule|reschedule|move|change|cancel|rebook|put me|get me|refund|money back|voucher|credit|standby|upgrade|see me|fit me in|sign me up|switch|make an appointment|anything (later|earlier|tonight|else|sooner|next)|another (time|flight|day|slot)|instead|cancelled|canceled|delayed|missed (my )?connection)\b";
     /// In a question, what still makes it a request to act ("can you move it?", "is there
     /// anything tonight?") rather than a question about it ("do you need my card to book?").
     REQUEST_MODAL = r"\b(can you|could you|would you|can i|could i|i'd like|i would like|i want|i need|please|i'd rather|let's|can anyone|can someone|is there any way)\b|\b(anything|something) (later|earlier|tonight|else|sooner|next|in the)\b|\banother (time|flight|day|slot)\b|\binstead\b";

@@ -43,13 +43,42 @@ pub(super) fn stem(word: &str) -> String {
     word.to_owned()
 }
 
+/// Words that measure rather than say what ("24 hours" is about hours only by its unit).
+const UNITS: &[&str] = &["hour", "minut", "day", "week", "month", "dollar", "percent", "cent", "second"];
+
+/// Words that stand for each other in a policy ("24 hours' notice" is the cancellation policy).
+const RELATED: &[(&str, &[&str])] = &[
+    ("notic", &["polic", "cancel", "rule"]),
+    ("fee", &["polic", "cancel", "charg", "cost"]),
+    ("charg", &["fee", "cost"]),
+    ("cost", &["fee", "charg"]),
+    ("chang", &["cancel", "mov", "reschedul"]),
+    ("mov", &["chang", "reschedul"]),
+    ("rule", &["polic"]),
+    ("free", &["fee", "charg", "cost"]),
+];
+
+/// `terms` plus the words they stand for.
+pub(super) fn with_related(terms: &BTreeSet<String>) -> BTreeSet<String> {
+    let mut out = terms.clone();
+    for (word, related) in RELATED {
+        if terms.contains(*word) {
+            out.extend(related.iter().map(|r| (*r).to_owned()));
+        }
+    }
+    out
+}
+
 /// Terms that must all be present: numbers, which say exactly what was meant ("24-hour").
 pub(super) fn anchors(terms: &BTreeSet<String>) -> BTreeSet<String> {
     terms.iter().filter(|t| t.chars().any(|c| c.is_ascii_digit())).cloned().collect()
 }
 
 /// How much of `wanted` `said` covers: (all anchors present, share of the other terms).
+/// A number with its unit alone ("24 hours") covers nothing more: some word that says what
+/// it is about must be there too.
 pub(super) fn coverage(wanted: &BTreeSet<String>, said: &BTreeSet<String>) -> (bool, f64) {
+    let said = with_related(said);
     let anchors = anchors(wanted);
     let anchored = anchors.iter().all(|a| said.contains(a));
     let rest: Vec<&String> = wanted.iter().filter(|t| !anchors.contains(*t)).collect();
@@ -57,6 +86,10 @@ pub(super) fn coverage(wanted: &BTreeSet<String>, said: &BTreeSet<String>) -> (b
         return (anchored, if anchored { 1.0 } else { 0.0 });
     }
     let hit = rest.iter().filter(|t| said.contains(**t)).count();
+    let about: Vec<&&String> = rest.iter().filter(|t| !UNITS.contains(&t.as_str())).collect();
+    if !about.is_empty() && !about.iter().any(|t| said.contains(**t)) {
+        return (anchored, 0.0);
+    }
     (anchored, hit as f64 / rest.len() as f64)
 }
 
@@ -80,5 +113,7 @@ mod tests {
         assert!(anchored && share > 0.3, "{share}");
         let (anchored, _) = coverage(&wanted, &terms("Our cancellation policy applies."));
         assert!(!anchored);
+        let (_, share) = coverage(&wanted, &terms("You can book online 24 hours a day."));
+        assert_eq!(share, 0.0, "a number and its unit alone are not the policy");
     }
 }
