@@ -2,12 +2,16 @@
 //! request definition that the endpoint dials out through (URL, method, headers and a body
 //! template with `{{text}}`, `{{callId}}`, `{{turn}}` and `{{agent}}`).
 
-use super::reference_agent::{self, Heard, Reply};
+use super::reference_agent::{self, Heard, ReferenceBuild, Reply};
 use crate::api::model::{HttpMethod, HttpRequestDefinition};
 
 #[derive(Debug, Clone)]
 pub enum AgentLink {
+    /// The reference agent's current build.
     Reference,
+    /// The reference agent as another build (one with an injected regression); the current
+    /// build here answers exactly as `Reference`.
+    ReferenceBuild(ReferenceBuild),
     Http { http: reqwest::Client, definition: Box<HttpRequestDefinition>, base_url: String },
 }
 
@@ -15,8 +19,14 @@ impl AgentLink {
     pub async fn reply(&self, heard: &Heard) -> Result<Reply, String> {
         match self {
             AgentLink::Reference => Ok(reference_agent::reply(heard)),
+            AgentLink::ReferenceBuild(build) => Ok(reference_agent::reply_as(*build, heard)),
             AgentLink::Http { http, definition, base_url } => dial(http, definition, base_url, heard).await,
         }
+    }
+
+    /// Whether the built-in agent answers (in-process, with no session of its own).
+    pub fn is_reference(&self) -> bool {
+        matches!(self, AgentLink::Reference | AgentLink::ReferenceBuild(_))
     }
 }
 

@@ -55,7 +55,7 @@ fn actions(steps: &[FlowStep], probabilistic: bool, rng: &mut fastrand::Rng, out
                 continue;
             }
             Some(StepType::CustomerLine) => out.extend(step.content.clone().map(Action::Say)),
-            Some(StepType::KeypadEntry) => out.push(Action::Press("1".into())),
+            Some(StepType::KeypadEntry) => out.push(Action::Press(keys(step.content.as_deref()))),
             Some(StepType::AgentTurn) => out.push(Action::Expect {
                 expected: step.content.clone().unwrap_or_default(),
                 policy: step.off_script_policy.clone(),
@@ -63,6 +63,37 @@ fn actions(steps: &[FlowStep], probabilistic: bool, rng: &mut fastrand::Rng, out
             _ => out.extend(step.content.clone().map(Action::Say)),
         }
         actions(&step.steps, probabilistic, rng, out);
+    }
+}
+
+/// The keys a keypad step presses: the digits its content names ("Press 2 to choose another
+/// time" presses 2), or 1 when it names none.
+fn keys(content: Option<&str>) -> String {
+    let digits: String = content
+        .unwrap_or_default()
+        .chars()
+        .skip_while(|c| !c.is_ascii_digit())
+        .take_while(|c| c.is_ascii_digit() || *c == '#' || *c == '*')
+        .collect();
+    if digits.is_empty() { "1".to_owned() } else { digits }
+}
+
+/// A key for the call that is the same every time the same variant runs as the same
+/// iteration. The runner names calls `<simulation job id>-<iteration>`; the job id is new
+/// each run, so the reference agent (whose flaws are rolled from the call id) and the
+/// customer's voice are keyed on the variant, persona and iteration instead, and a plan run
+/// twice gives the same conversations.
+fn stable_key(setup: &Setup) -> String {
+    let iteration = setup
+        .call_id
+        .rsplit_once('-')
+        .map(|(_, n)| n)
+        .filter(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+    let Some(iteration) = iteration else { return setup.call_id.clone() };
+    let variant = setup.variant.map_or(setup.flow.id, |v| v.id);
+    match setup.persona {
+        Some(persona) => format!("{variant}-{}-{iteration}", persona.id),
+        None => format!("{variant}-{iteration}"),
     }
 }
 
@@ -145,6 +176,8 @@ struct Call<'a> {
     rng: fastrand::Rng,
     /// Whether the agent's latest reply ignored what was asked.
     last_off_script: bool,
+    /// The call id the agent hears: stable for the reference agent, the real one otherwise.
+    heard_call_id: String,
 }
 
 /// Why the call ended, once it has.
@@ -177,7 +210,8 @@ impl Call<'_> {
 
     async fn customer_says(&mut self, text: String) -> Result<Option<End>, String> {
         let mut line = text;
-        if self.voice.disfluent && self.rng.bool() {
+        // Keys are tones, not words: nobody says "um" on a keypad.
+        if self.voice.disfluent && !line.starts_with("[DTMF") && self.rng.bool() {
             line = format!("Um, {}", lowercase_first(&line));
         }
         let start = self.clock + self.voice.response_ms;
@@ -200,7 +234,7 @@ impl Call<'_> {
             .agent
             .reply(&Heard {
                 text: heard.to_owned(),
-                call_id: self.setup.call_id.clone(),
+                call_id: self.heard_call_id.clone(),
                 turn: self.agent_turns,
                 agent: self.setup.agent_name.clone(),
             })
@@ -266,7 +300,8 @@ fn on_script(call: &Call, expected: &str) -> bool {
 
 /// Runs the whole call.
 pub async fn converse(setup: &Setup<'_>, agent: &AgentLink, judge: &Judge) -> Result<Outcome, String> {
-    let seed = setup.call_id.bytes().fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
+    let key = stable_key(setup);
+    let seed = key.bytes().fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
     let mut call = Call {
         setup,
         agent,
@@ -277,6 +312,7 @@ pub async fn converse(setup: &Setup<'_>, agent: &AgentLink, judge: &Judge) -> Re
         voice: Voice::of(setup.persona),
         rng: fastrand::Rng::with_seed(seed),
         last_off_script: false,
+        heard_call_id: if agent.is_reference() { key } else { setup.call_id.clone() },
     };
     let steps = match setup.variant {
         Some(variant) if !variant.steps.is_empty() => &variant.steps,

@@ -172,8 +172,35 @@ fn answers(said: &Said) -> bool {
     FACT.is_match(lower) && !DEFLECTION.is_match(lower) && !said.is_question() && !negated(lower, 0)
 }
 
+/// What the walk through the agent's sentences found.
+struct Walk<'a> {
+    request: Request<'a>,
+    /// The moment the request was done (a claim, or an answer to a question).
+    positive: Option<Said<'a>>,
+    /// What went wrong before a later success.
+    recovered_from: Option<Said<'a>>,
+    /// What took the request back, or refused it, last.
+    undone: Option<Said<'a>>,
+    setback: Option<Said<'a>>,
+    /// A claim that came before the keypad press the question asks for.
+    unpressed: Option<Said<'a>>,
+}
+
+/// Whether a booking (or change) was made and still stands at the end of the call: what
+/// "when booking or moving" and "read back the final appointment" depend on.
+pub(super) fn booking_stands(conv: &Conversation) -> bool {
+    let walk = walk(conv, false);
+    walk.undone.is_none() && walk.positive.is_some_and(|p| claims_success(&p))
+}
+
 /// Reads whether the request was completed; `needs_keypad` asks for a keypad press before it.
 pub(super) fn read(conv: &Conversation, needs_keypad: bool) -> Finding {
+    let walk = walk(conv, needs_keypad);
+    let caller_claim = conv.said_by(Side::Caller).filter(|s| CALLER_CLAIM.is_match(s.lower())).last();
+    decide(conv, &walk, caller_claim)
+}
+
+fn walk(conv: &Conversation, needs_keypad: bool) -> Walk<'_> {
     let request = Request::of(conv);
     let mut positive: Option<Said> = None;
     let mut positive_strong = false;
@@ -225,21 +252,12 @@ pub(super) fn read(conv: &Conversation, needs_keypad: bool) -> Finding {
             setback = Some(said);
         }
     }
-    let caller_claim = conv.said_by(Side::Caller).filter(|s| CALLER_CLAIM.is_match(s.lower())).last();
-    decide(conv, &request, positive, recovered_from, undone, setback, unpressed, caller_claim)
+    Walk { request, positive, recovered_from, undone, setback, unpressed }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn decide(
-    conv: &Conversation,
-    request: &Request,
-    positive: Option<Said>,
-    recovered_from: Option<Said>,
-    undone: Option<Said>,
-    setback: Option<Said>,
-    unpressed: Option<Said>,
-    caller_claim: Option<Said>,
-) -> Finding {
+fn decide(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) -> Finding {
+    let Walk { request, positive, recovered_from, undone, setback, unpressed } = walk;
+    let (positive, recovered_from, undone, setback, unpressed) = (*positive, *recovered_from, *undone, *setback, *unpressed);
     let claim_note = |why: &mut String| {
         if let Some(claim) = caller_claim {
             why.push_str(&format!(" The caller's own {} is not the agent doing it.", claim.quote()));
@@ -252,7 +270,7 @@ fn decide(
                 _ => format!("Met: the agent said {}", done.quote()),
             };
             if let Some(error) = recovered_from {
-                why.push_str(&format!(", after {} had gone wrong", error.quote()));
+                why.push_str(&format!(" (after first saying {})", error.quote()));
             }
             why.push_str(", and nothing later took it back.");
             Finding::met(why, 0.85)
@@ -275,6 +293,14 @@ fn decide(
                 }
                 (None, None, None, None) => "Not met: no agent line says the request was done.".to_owned(),
             };
+            let after = request.said.map(|r| r.order);
+            let deflected = conv
+                .said_by(Side::Agent)
+                .filter(|s| after.is_none_or(|a| s.order > a) && DEFLECTION.is_match(s.lower()))
+                .find(|s| s.lower().starts_with("let me") || s.lower().starts_with("i'll"));
+            if let Some(d) = deflected.filter(|_| setback.is_none()) {
+                why.push_str(&format!(" The agent put it off with {}.", d.quote()));
+            }
             if let Some(last) = conv.last_agent().filter(|l| setback.is_none_or(|s| s.turn.index != l.turn.index)) {
                 why.push_str(&format!(" The agent's last line was {}.", last.quote()));
             }

@@ -10,7 +10,7 @@ mod timing;
 
 use super::Finding;
 use super::conversation::{Conversation, Said, Side};
-use super::outcome::claims_success;
+use super::outcome::booking_stands;
 use super::pattern::patterns;
 use super::terms::{coverage, terms};
 
@@ -47,7 +47,7 @@ fn condition<'a>(conv: &'a Conversation, prompt: &str) -> Condition<'a> {
         if out.after.is_none() {
             out.not_applicable = Some("Not applicable: verification never failed on this call.".to_owned());
         }
-    } else if WHEN_BOOKING.is_match(prompt) && !conv.said_by(Side::Agent).any(|s| claims_success(&s)) {
+    } else if WHEN_BOOKING.is_match(prompt) && !booking_stands(conv) {
         out.not_applicable = Some("Not applicable: nothing was booked or moved on this call.".to_owned());
     }
     out
@@ -100,6 +100,11 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Finding {
     concept_found_in(&said, &caller, &concept, never, asks)
 }
 
+/// The past tense of what the prompt asks for, for "the agent never …".
+fn did(asks: bool, concept: &str) -> String {
+    if asks { format!("asked for \"{concept}\"") } else { format!("said anything about \"{concept}\"") }
+}
+
 /// The best agent sentence for a concept: (sentence, anchors present, share of other terms).
 fn best<'a>(said: &[Said<'a>], concept: &str, questions_only: bool) -> Option<(Said<'a>, bool, f64)> {
     let wanted = terms(concept);
@@ -125,21 +130,22 @@ fn concept_found_in(said: &[Said], others: &[Said], concept: &str, never: bool, 
     match (found, never) {
         (Some((s, _, _)), false) => Finding::met(format!("Met: the agent said {}.", s.quote()), 0.75),
         (Some((s, _, _)), true) => Finding::not_met(format!("Not met: the agent said {}.", s.quote()), 0.7),
-        (None, true) => Finding::met(format!("Met: no agent line does \"{concept}\"."), 0.65),
+        (None, true) => Finding::met(format!("Met: the agent never {}.", did(asks, concept)), 0.65),
         (None, false) => {
             let by_caller = best(others, concept, false).filter(|(_, anchored, share)| *anchored && *share >= 0.3);
             let closest = best(said, concept, false).filter(|(_, _, share)| *share > 0.0);
+            let never_did = did(asks, concept);
             let why = match (by_caller, closest, said.last()) {
                 (Some((s, _, _)), _, _) => {
-                    format!("Not met: only the caller said it, {}; no agent line does \"{concept}\".", s.quote())
+                    format!("Not met: only the caller said it, {}; the agent never {never_did}.", s.quote())
                 }
                 (None, Some((s, _, _)), _) => {
-                    format!("Not met: no agent line does \"{concept}\"; the closest was {}.", s.quote())
+                    format!("Not met: the agent never {never_did}; the closest was {}.", s.quote())
                 }
                 (None, None, Some(last)) => {
-                    format!("Not met: no agent line does \"{concept}\"; the agent's last line was {}.", last.quote())
+                    format!("Not met: the agent never {never_did}; its last line was {}.", last.quote())
                 }
-                (None, None, None) => format!("Not met: the agent never spoke to \"{concept}\"."),
+                (None, None, None) => format!("Not met: the agent never {never_did}."),
             };
             Finding::not_met(why, 0.65)
         }

@@ -4,8 +4,8 @@
 
 use super::super::Finding;
 use super::super::conversation::{Conversation, Side, Turn, clip};
-use super::super::details::Details;
-use super::super::outcome::claims_success;
+use super::super::details::{Details, gives_birth_date};
+use super::super::outcome::{booking_stands, claims_success};
 use super::super::pattern::patterns;
 
 patterns! {
@@ -53,15 +53,18 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Option<Finding> {
     }
     let (wanted, alternative) = wanted(prompt);
     // The final choice: the caller's last choice before the booking was made (or at all).
-    let booked = conv.said_by(Side::Agent).find(|s| claims_success(s)).map(|s| s.turn.index);
+    if !booking_stands(conv) {
+        return Some(Finding::not_applicable("Not applicable: nothing was booked or moved to read back.".to_owned()));
+    }
+    let Some(booked) = conv.said_by(Side::Agent).find(claims_success).map(|s| s.turn.index) else {
+        return Some(Finding::not_applicable("Not applicable: nothing was booked or moved to read back.".to_owned()));
+    };
     let chooses = |t: &Turn| {
         let d = Details::of(&t.lower, &t.text);
-        t.keypad().is_none() && (CHOICE.is_match(&t.lower) || d.date || d.time)
+        t.keypad().is_none() && !gives_birth_date(&t.lower) && (CHOICE.is_match(&t.lower) || d.date || d.time)
     };
-    let choice = conv.of(Side::Caller).filter(|t| booked.is_none_or(|b| t.index < b) && chooses(t)).last();
-    let Some(from) = choice.map(|t| t.index).or(booked.map(|b| b.saturating_sub(1))) else {
-        return Some(Finding::not_applicable("Not applicable: nothing was chosen or booked to read back.".to_owned()));
-    };
+    let choice = conv.of(Side::Caller).filter(|t| t.index < booked && chooses(t)).last();
+    let from = choice.map_or(booked.saturating_sub(1), |t| t.index);
     let candidates: Vec<&Turn> = conv.of(Side::Agent).filter(|t| t.index > from).collect();
     let full = candidates.iter().find(|t| {
         lacks(t, &wanted).is_empty() || (alternative && t.lower.contains("refund") && lacks(t, &["reference"]).is_empty())
