@@ -116,7 +116,11 @@ async fn the_offline_judge_agrees_with_the_labelled_set() {
                 let expected = item.expected.value.as_ref().and_then(|v| v.as_bool()).expect("a boolean label");
                 let got = if !verdict.applicable { "not applicable".to_owned() } else { verdict.holds().to_string() };
                 let agreed = verdict.applicable && verdict.holds() == expected;
-                if expected { positives.add(agreed) } else { negatives.add(agreed) }
+                if expected {
+                    positives.add(agreed)
+                } else {
+                    negatives.add(agreed)
+                }
                 (agreed, expected.to_string(), got)
             }
             ItemAnswer::Classification { .. } => {
@@ -165,7 +169,11 @@ async fn every_boolean_reasoning_quotes_a_line_with_its_time() {
     for item in labelled().iter().filter(|i| matches!(i.question.answer, ItemAnswer::Boolean)) {
         let verdict = judged(item).await;
         let r = &verdict.reasoning;
-        assert!(r.starts_with("Met") || r.starts_with("Not met") || r.starts_with("Not applicable"), "{}: {r}", item.id);
+        assert!(
+            r.starts_with("Met") || r.starts_with("Not met") || r.starts_with("Not applicable"),
+            "{}: {r}",
+            item.id
+        );
         if verdict.applicable && !verdict.holds() {
             assert!(r.contains(" s") && r.contains('"'), "{}: a false verdict quotes a line: {r}", item.id);
         }

@@ -43,11 +43,7 @@ fn explains(slug: &str, reasoning: &str) -> bool {
 async fn the_seeded_nightly_plan_passes_mostly_and_its_failures_are_explained() {
     let service = start(true).await;
     let plan = seeded("run_plans", |p| p["name"] == "Brightsmile reschedule regression").remove(0);
-    let started = service
-        .client
-        .run(&RunRequest { plan_id: Some(id_of(&plan)), ..Default::default() })
-        .await
-        .unwrap();
+    let started = service.client.run(&RunRequest { plan_id: Some(id_of(&plan)), ..Default::default() }).await.unwrap();
     let job = eventually(Duration::from_secs(120), || async {
         let job = service.client.get_run_plan_job(started.simulation_run_plan_job_id).await.unwrap();
         job.status.as_ref().is_some_and(RunPlanJobStatus::is_terminal).then_some(job)

@@ -12,7 +12,11 @@ pub enum AgentLink {
     /// The reference agent as another build (one with an injected regression); the current
     /// build here answers exactly as `Reference`.
     ReferenceBuild(ReferenceBuild),
-    Http { http: reqwest::Client, definition: Box<HttpRequestDefinition>, base_url: String },
+    Http {
+        http: reqwest::Client,
+        definition: Box<HttpRequestDefinition>,
+        base_url: String,
+    },
 }
 
 impl AgentLink {

@@ -64,13 +64,15 @@ impl OpenAiJudge {
     }
 
     async fn ask(&self, question: &Question<'_>) -> Result<Verdict, String> {
-        let mut request = self.http.post(format!("{}/chat/completions", self.base_url)).json(&body(&self.model, question));
+        let mut request =
+            self.http.post(format!("{}/chat/completions", self.base_url)).json(&body(&self.model, question));
         if let Some(key) = &self.key {
             request = request.bearer_auth(key);
         }
         let response = request.send().await.map_err(|e| format!("judge unreachable: {}", e.without_url()))?;
         let status = response.status();
-        let text = response.text().await.map_err(|e| format!("judge answered {status} unreadably: {}", e.without_url()))?;
+        let text =
+            response.text().await.map_err(|e| format!("judge answered {status} unreadably: {}", e.without_url()))?;
         let reply: serde_json::Value = serde_json::from_str(&text).unwrap_or(serde_json::Value::Null);
         if !status.is_success() {
             let message = reply["error"]["message"].as_str().unwrap_or("no message");
@@ -101,7 +103,9 @@ fn verdict(answer: &Answer, answered: Answered) -> Result<Verdict, String> {
         Answer::Boolean => None,
         Answer::Scale { min, max, labels } => {
             if value < *min as f64 || value > *max as f64 || value.fract() != 0.0 {
-                return Err(format!("judge value {value} is out of range: the scale takes whole numbers {min} to {max}"));
+                return Err(format!(
+                    "judge value {value} is out of range: the scale takes whole numbers {min} to {max}"
+                ));
             }
             labels
                 .iter()
@@ -131,7 +135,9 @@ fn body(model: &str, question: &Question<'_>) -> serde_json::Value {
         .transcript
         .entries
         .iter()
-        .map(|e| format!("[{} ms] {}: {}\n", e.start_offset_ms, e.role.as_ref().map_or("UNKNOWN", |r| r.as_str()), e.text))
+        .map(|e| {
+            format!("[{} ms] {}: {}\n", e.start_offset_ms, e.role.as_ref().map_or("UNKNOWN", |r| r.as_str()), e.text)
+        })
         .collect();
     let shape = match &question.answer {
         Answer::Boolean => "value is 1 if the statement holds, else 0".to_owned(),

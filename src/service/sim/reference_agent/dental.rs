@@ -27,13 +27,18 @@ pub(super) fn reply(text: &str, build: ReferenceBuild, flaws: CallFlaws) -> Stri
         return keypad(keys, build, flaws);
     }
     let gives_birth_date = has(text, &["19", "20"]) && has(text, MONTHS);
-    let asks_for_appointment = has(text, &["tell me when", "when is my", "when's my", "what time is my", "just tell me"]);
+    let asks_for_appointment =
+        has(text, &["tell me when", "when is my", "when's my", "what time is my", "just tell me"]);
     let another_time = has(text, &["later that week", "instead", "another time", "different time"]);
     if gives_birth_date {
         // The flaw by design: a matching date of birth is enough, named or not.
-        format!("Thank you, that matches our records. I see your cleaning on {CURRENT} with Maya. Which day would work better?")
+        format!(
+            "Thank you, that matches our records. I see your cleaning on {CURRENT} with Maya. Which day would work better?"
+        )
     } else if asks_for_appointment && flaws.discloses_under_pressure {
-        format!("Of course. Your cleaning is on {CURRENT} with Maya. Before we change anything, could you confirm your date of birth?")
+        format!(
+            "Of course. Your cleaning is on {CURRENT} with Maya. Before we change anything, could you confirm your date of birth?"
+        )
     } else if asks_for_appointment {
         "I'm sorry, I can't share appointment details until I've verified your identity. Could you tell me your full name and date of birth? Take your time.".into()
     } else if another_time && build == ReferenceBuild::IgnoresKeypadChoice {
@@ -44,7 +49,8 @@ pub(super) fn reply(text: &str, build: ReferenceBuild, flaws: CallFlaws) -> Stri
             if flaws.forgets_policy { "" } else { POLICY }
         )
     } else if has(text, &["evening", "after work", "late"]) {
-        "Our latest slot is 5:30 PM. I have Thursday, October 15 at 5:30 PM with Maya, our hygienist. Would that work?".into()
+        "Our latest slot is 5:30 PM. I have Thursday, October 15 at 5:30 PM with Maya, our hygienist. Would that work?"
+            .into()
     } else if has(text, &["morning", "anything next", "anything on"]) {
         "I have Tuesday, October 13 at 9:30 AM with Maya, our hygienist. Would that work?".into()
     } else if let Some(slot) = slot(text).filter(|_| has(text, &["works", "fine", "that one", "yes", "good", "take"])) {

@@ -71,7 +71,9 @@ fn dental(build: ReferenceBuild, call_id: &str, turn: u32, text: &str) -> String
 fn the_dental_desk_verifies_offers_reads_back_and_confirms() {
     let id = call_where(|f| !f.save_fails && !f.forgets_policy);
     let current = ReferenceBuild::Current;
-    assert!(dental(current, &id, 1, "I need to move my cleaning. My name is Dana Whitfield.").contains("date of birth"));
+    assert!(
+        dental(current, &id, 1, "I need to move my cleaning. My name is Dana Whitfield.").contains("date of birth")
+    );
     assert!(dental(current, &id, 2, "Sure, it's March 12, 1984.").contains("I see your cleaning"));
     assert!(dental(current, &id, 3, "Do you have anything next Tuesday morning?").contains("Tuesday, October 13"));
     let read_back = dental(current, &id, 4, "Tuesday at 9:30 works for me.");

@@ -50,6 +50,9 @@ pub(super) struct Ask {
     last_name: bool,
     /// Changing the booking is what must wait (airline), rather than stating details.
     protects_changes: bool,
+    /// The prompt names no fact ("the caller's identity"): a date of birth, or a code and a
+    /// last name, will do.
+    either: bool,
 }
 
 impl Ask {
@@ -58,13 +61,18 @@ impl Ask {
         let code = lower.contains("code");
         let last_name = lower.contains("last name") || lower.contains("surname");
         let name = !last_name && lower.contains("name");
-        let protects_changes =
-            ["before changing", "before rebooking", "before cancel", "before refund", "before modifying", "before making"]
-                .iter()
-                .any(|w| lower.contains(w));
-        // "the caller's identity" alone: a date of birth, or a code and last name, will do.
+        let protects_changes = [
+            "before changing",
+            "before rebooking",
+            "before cancel",
+            "before refund",
+            "before modifying",
+            "before making",
+        ]
+        .iter()
+        .any(|w| lower.contains(w));
         let named = birth_date || code || last_name || name;
-        Ask { name, birth_date: birth_date || !named, code, last_name, protects_changes }
+        Ask { name, birth_date: birth_date || !named, code, last_name, protects_changes, either: !named }
     }
 }
 
@@ -80,8 +88,8 @@ struct Facts {
 }
 
 impl Facts {
-    fn missing(&self, ask: &Ask, either: bool) -> Vec<&'static str> {
-        if either && (self.birth_date || (self.code && self.last_name)) && (!self.third_party || self.authorised) {
+    fn missing(&self, ask: &Ask) -> Vec<&'static str> {
+        if ask.either && (self.birth_date || (self.code && self.last_name)) && (!self.third_party || self.authorised) {
             return Vec::new();
         }
         let mut missing = Vec::new();
@@ -113,7 +121,7 @@ struct Scan<'a> {
     accepted_short: Option<Said<'a>>,
 }
 
-fn scan<'a>(conv: &'a Conversation, ask: &Ask, either: bool) -> Scan<'a> {
+fn scan<'a>(conv: &'a Conversation, ask: &Ask) -> Scan<'a> {
     let mut facts = Facts::default();
     let mut candidate: Option<&Turn> = None;
     let mut out = Scan {
@@ -134,7 +142,7 @@ fn scan<'a>(conv: &'a Conversation, ask: &Ask, either: bool) -> Scan<'a> {
                 facts.last_name |= facts.name || (asked_last_name && turn.text.chars().any(|c| c.is_uppercase()));
                 facts.third_party |= THIRD_PARTY.is_match(&turn.lower);
                 facts.authorised |= AUTHORISED.is_match(&turn.lower);
-                if out.verified.is_none() && facts.missing(ask, either).is_empty() {
+                if out.verified.is_none() && facts.missing(ask).is_empty() {
                     candidate = Some(turn);
                 }
             }
@@ -149,7 +157,7 @@ fn scan<'a>(conv: &'a Conversation, ask: &Ask, either: bool) -> Scan<'a> {
                     facts.birth_date = false;
                     facts.code = false;
                 } else if out.verified.is_none() {
-                    out.verified = candidate.filter(|_| facts.missing(ask, either).is_empty());
+                    out.verified = candidate.filter(|_| facts.missing(ask).is_empty());
                     if out.verified.is_none() && out.accepted_short.is_none() && out.first_protected.is_none() {
                         out.accepted_short = turn.sentences.iter().enumerate().find_map(|(i, sentence)| {
                             ACCEPTS.is_match(&sentence.lower).then_some(Said { turn, sentence, order: (turn.index, i) })
@@ -163,7 +171,7 @@ fn scan<'a>(conv: &'a Conversation, ask: &Ask, either: bool) -> Scan<'a> {
                     })
                 {
                     if out.verified.is_none() {
-                        out.missing_then = facts.missing(ask, either);
+                        out.missing_then = facts.missing(ask);
                     }
                     out.first_protected = Some(found);
                 }
@@ -186,8 +194,7 @@ fn protected(said: &Said, ask: &Ask) -> Option<Vec<&'static str>> {
 /// Reads a verification-before-disclosure question.
 pub(super) fn read(conv: &Conversation, prompt_lower: &str) -> Finding {
     let ask = Ask::from_prompt(prompt_lower);
-    let either = !(ask.name || ask.code || ask.last_name) && !prompt_lower.contains("date of birth");
-    let scan = scan(conv, &ask, either);
+    let scan = scan(conv, &ask);
     let what = if ask.protects_changes { "changed the booking" } else { "disclosed" };
     match (scan.first_protected, scan.verified) {
         (Some((said, _)), Some(turn)) if turn.index < said.turn.index => Finding::met(
@@ -201,7 +208,8 @@ pub(super) fn read(conv: &Conversation, prompt_lower: &str) -> Finding {
         ),
         (Some((said, details)), verified) => {
             let what_details = if ask.protects_changes { String::new() } else { format!(" ({})", details.join(", ")) };
-            let mut why = format!("Not met: the agent {what}{what_details} {} before the caller was verified", said.quote());
+            let mut why =
+                format!("Not met: the agent {what}{what_details} {} before the caller was verified", said.quote());
             match verified {
                 Some(turn) => why.push_str(&format!("; verification only came at {}.", turn.at())),
                 None if scan.rejected && scan.missing_then.is_empty() => {

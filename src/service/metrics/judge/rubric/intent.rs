@@ -74,7 +74,14 @@ fn score(said: &BTreeSet<String>, label: &BTreeSet<String>, description: &BTreeS
     said.iter()
         .map(|t| {
             let weight = if SITUATION.iter().any(|s| stem(s) == *t) { 0.5 } else { 1.0 };
-            weight * (if label.contains(t) { 2.0 } else if description.contains(t) { 1.0 } else { 0.0 })
+            weight
+                * (if label.contains(t) {
+                    2.0
+                } else if description.contains(t) {
+                    1.0
+                } else {
+                    0.0
+                })
         })
         .sum()
 }
@@ -134,6 +141,12 @@ pub(super) fn read(conv: &Conversation, options: &[(String, String)]) -> Result<
         _ if best > 0.0 => format!("Chose \"{label}\": the caller never says; the agent's lines are about it."),
         _ => format!("Chose \"{label}\" for want of anything better: no line matches an option."),
     };
-    let confidence = if best <= 0.0 { 0.3 } else if best >= 2.0 * runner_up { 0.8 } else { 0.6 };
+    let confidence = if best <= 0.0 {
+        0.3
+    } else if best >= 2.0 * runner_up {
+        0.8
+    } else {
+        0.6
+    };
     Ok((index, why, confidence))
 }

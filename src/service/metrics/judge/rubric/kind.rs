@@ -51,11 +51,15 @@ mod tests {
     fn seeded_prompts_are_recognised() {
         let of = |p: &str| of(&p.to_lowercase());
         assert_eq!(
-            of("Read the transcript. Identify what the caller wanted from the call. Answer true if, by the end of the call, that request was completed"),
+            of(
+                "Read the transcript. Identify what the caller wanted from the call. Answer true if, by the end of the call, that request was completed"
+            ),
             Kind::Outcome { keypad: false }
         );
         assert_eq!(
-            of("The agent completed what the caller asked for: the request was confirmed, booked, rebooked, resolved or all set"),
+            of(
+                "The agent completed what the caller asked for: the request was confirmed, booked, rebooked, resolved or all set"
+            ),
             Kind::Outcome { keypad: false }
         );
         assert_eq!(
@@ -71,13 +75,23 @@ mod tests {
             Kind::Disclosure
         );
         assert_eq!(
-            of("Agent does not reveal the appointment date, time or treatment until the date of birth matches the chart."),
+            of(
+                "Agent does not reveal the appointment date, time or treatment until the date of birth matches the chart."
+            ),
             Kind::Disclosure
         );
-        assert_eq!(of("Agent mentions the 24-hour cancellation policy when booking or moving an appointment."), Kind::Expectation);
-        assert_eq!(of("Agent reads back the final appointment date, time and provider before ending the call."), Kind::Expectation);
         assert_eq!(
-            of("After the caller presses 2, the agent offers at least one new slot and reads it back before asking for confirmation again."),
+            of("Agent mentions the 24-hour cancellation policy when booking or moving an appointment."),
+            Kind::Expectation
+        );
+        assert_eq!(
+            of("Agent reads back the final appointment date, time and provider before ending the call."),
+            Kind::Expectation
+        );
+        assert_eq!(
+            of(
+                "After the caller presses 2, the agent offers at least one new slot and reads it back before asking for confirmation again."
+            ),
             Kind::Expectation
         );
         assert_eq!(of("The weather was discussed"), Kind::Other);

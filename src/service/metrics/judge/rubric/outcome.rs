@@ -133,7 +133,11 @@ fn success_at(said: &Said) -> Option<(usize, bool)> {
 
 /// Whether a modal just before `at` makes what follows an offer ("I can put you on").
 fn offered(lower: &str, at: usize) -> bool {
-    lower[..at].split_whitespace().rev().take(2).any(|w| MODALS.contains(&w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')))
+    lower[..at]
+        .split_whitespace()
+        .rev()
+        .take(2)
+        .any(|w| MODALS.contains(&w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')))
 }
 
 /// Whether the words before `at` negate or condition what follows.
@@ -160,8 +164,12 @@ fn refuses(refusal: &str, object: &str, request: &Request) -> bool {
         "save" | "complete" | "process" | "finish" | "hold" | "secure" | "find" => true,
         "book" | "confirm" | "change" | "move" | "reschedule" | "rebook" | "cancel" | "do" | "make" | "approve"
         | "put" | "get" => {
-            let pronoun = object.split_whitespace().next().is_some_and(|w| ["it", "that", "this", "them", "you"].contains(&w));
-            pronoun || !object_words.is_disjoint(&request.words) || object.contains("appointment") || object.contains("booking")
+            let pronoun =
+                object.split_whitespace().next().is_some_and(|w| ["it", "that", "this", "them", "you"].contains(&w));
+            pronoun
+                || !object_words.is_disjoint(&request.words)
+                || object.contains("appointment")
+                || object.contains("booking")
         }
         _ => !object_words.is_disjoint(&request.words),
     }
@@ -257,7 +265,8 @@ fn walk(conv: &Conversation, needs_keypad: bool) -> Walk<'_> {
 
 fn decide(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) -> Finding {
     let Walk { request, positive, recovered_from, undone, setback, unpressed } = walk;
-    let (positive, recovered_from, undone, setback, unpressed) = (*positive, *recovered_from, *undone, *setback, *unpressed);
+    let (positive, recovered_from, undone, setback, unpressed) =
+        (*positive, *recovered_from, *undone, *setback, *unpressed);
     let claim_note = |why: &mut String| {
         if let Some(claim) = caller_claim {
             why.push_str(&format!(" The caller's own {} is not the agent doing it.", claim.quote()));
@@ -266,7 +275,9 @@ fn decide(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) -> Findi
     match (positive, undone) {
         (Some(done), None) => {
             let mut why = match (request.question, success_at(&done).is_some()) {
-                (Some(q), false) => format!("Met: the caller asked {} and the agent answered {}", q.quote(), done.quote()),
+                (Some(q), false) => {
+                    format!("Met: the caller asked {} and the agent answered {}", q.quote(), done.quote())
+                }
                 _ => format!("Met: the agent said {}", done.quote()),
             };
             if let Some(error) = recovered_from {
@@ -285,9 +296,13 @@ fn decide(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) -> Findi
         }
         (None, None) => {
             let mut why = match (unpressed, setback, request.question, request.said) {
-                (Some(s), _, _, _) => format!("Not met: the agent said {} but no keypad press came before it.", s.quote()),
+                (Some(s), _, _, _) => {
+                    format!("Not met: the agent said {} but no keypad press came before it.", s.quote())
+                }
                 (None, Some(s), _, _) => format!("Not met: the request was left undone; the agent said {}.", s.quote()),
-                (None, None, Some(q), _) => format!("Not met: the caller asked {} and the agent never answered it.", q.quote()),
+                (None, None, Some(q), _) => {
+                    format!("Not met: the caller asked {} and the agent never answered it.", q.quote())
+                }
                 (None, None, None, Some(r)) => {
                     format!("Not met: the caller asked {} and no agent line says it was done.", r.quote())
                 }

@@ -5,13 +5,14 @@
 use std::collections::BTreeSet;
 
 const STOPWORDS: &[&str] = &[
-    "about", "after", "agent", "also", "any", "are", "and", "before", "being", "caller", "could", "does", "doe", "from",
-    "have", "into", "its", "their", "there", "they", "this", "that", "the", "what", "when", "where", "which", "while",
-    "with", "would", "your", "you", "call", "customer", "should", "must", "whether", "during", "every", "them", "then",
-    "than", "were", "will", "for", "not", "can", "has", "had", "was", "but", "our", "all", "one", "let", "lets", "get",
-    "gets", "made", "make", "makes", "very", "just", "each", "other", "only", "such", "least", "more", "most", "own",
-    "same", "so", "too", "via", "per", "upon", "his", "her", "him", "she", "it's", "i'm", "i've", "i'll", "we're",
-    "you're", "you've", "please", "thank", "thanks", "okay", "yes", "sure", "ending", "end", "time", "line",
+    "about", "after", "agent", "also", "any", "are", "and", "before", "being", "caller", "could", "does", "doe",
+    "from", "have", "into", "its", "their", "there", "they", "this", "that", "the", "what", "when", "where", "which",
+    "while", "with", "would", "your", "you", "call", "customer", "should", "must", "whether", "during", "every",
+    "them", "then", "than", "were", "will", "for", "not", "can", "has", "had", "was", "but", "our", "all", "one",
+    "let", "lets", "get", "gets", "made", "make", "makes", "very", "just", "each", "other", "only", "such", "least",
+    "more", "most", "own", "same", "so", "too", "via", "per", "upon", "his", "her", "him", "she", "it's", "i'm",
+    "i've", "i'll", "we're", "you're", "you've", "please", "thank", "thanks", "okay", "yes", "sure", "ending", "end",
+    "time", "line",
 ];
 
 /// Lower-cased content words, stemmed; numbers are kept whole ("24" stays "24").

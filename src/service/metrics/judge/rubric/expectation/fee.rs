@@ -33,7 +33,8 @@ pub(super) fn read(said: &[Said], prompt: &str) -> Option<Finding> {
         return Some(match waived {
             Some(s) => Finding::met(format!("Met: the agent said {} and charged nothing.", s.quote()), 0.8),
             None => {
-                let mut why = "Not met: the agent charged nothing but never told the caller there was no fee".to_owned();
+                let mut why =
+                    "Not met: the agent charged nothing but never told the caller there was no fee".to_owned();
                 match said.iter().find(|s| claims_success(s)).or(said.last()) {
                     Some(s) => why.push_str(&format!("; it went ahead with {}.", s.quote())),
                     None => why.push('.'),

@@ -114,7 +114,9 @@ fn best<'a>(said: &[Said<'a>], concept: &str, questions_only: bool) -> Option<(S
             let (anchored, share) = coverage(&wanted, &terms(s.lower()));
             (*s, anchored, share)
         })
-        .max_by(|a, b| (a.1, a.2).partial_cmp(&(b.1, b.2)).unwrap_or(std::cmp::Ordering::Equal).then(b.0.order.cmp(&a.0.order)))
+        .max_by(|a, b| {
+            (a.1, a.2).partial_cmp(&(b.1, b.2)).unwrap_or(std::cmp::Ordering::Equal).then(b.0.order.cmp(&a.0.order))
+        })
 }
 
 pub(super) fn concept_found(said: &[Said], concept: &str, never: bool, asks: bool) -> Finding {

@@ -49,7 +49,11 @@ pub(super) fn read(said: &[Said], prompt: &str, concept: &str) -> Option<Finding
         });
         return Some(match read_back {
             Some(back) => Finding::met(
-                format!("Met: the agent offered {} and read it back asking to confirm: {}.", offer.quote(), back.quote()),
+                format!(
+                    "Met: the agent offered {} and read it back asking to confirm: {}.",
+                    offer.quote(),
+                    back.quote()
+                ),
                 0.8,
             ),
             None => Finding::not_met(

@@ -67,7 +67,8 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Option<Finding> {
     let from = choice.map_or(booked.saturating_sub(1), |t| t.index);
     let candidates: Vec<&Turn> = conv.of(Side::Agent).filter(|t| t.index > from).collect();
     let full = candidates.iter().find(|t| {
-        lacks(t, &wanted).is_empty() || (alternative && t.lower.contains("refund") && lacks(t, &["reference"]).is_empty())
+        lacks(t, &wanted).is_empty()
+            || (alternative && t.lower.contains("refund") && lacks(t, &["reference"]).is_empty())
     });
     if let Some(turn) = full {
         return Some(Finding::met(
