@@ -2,7 +2,7 @@
 //! 90 % of the boolean questions, and on at least 90 % of the true and of the false ones
 //! separately, so that neither "always met" nor "always not met" could pass. Intents must
 //! match and empathy ratings must be within one point of the label. On failure every
-//! disagreement is printed with the judge's reasoning.
+//! disagreement is printed with the judge's reasoning (JUDGE_SHOW_ALL=1 prints every verdict).
 
 use serde::Deserialize;
 use switchboard::api::model::{ScaleLabel, Transcript, TranscriptEntry};

@@ -5,14 +5,15 @@
 //!
 //! Not a flake risk: the reference agent's flaws are rolled from a key made of the variant,
 //! persona and iteration (not the simulation's random id), so the plan gives the same
-//! conversations, and the same values, every time it runs.
+//! conversations, and the same values, every time it runs (the test runs it twice to show
+//! it). NIGHTLY_SHOW=1 prints every transcript, to see the demo.
 
 mod support;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use support::{eventually, id_of, seeded, start};
+use support::{Service, eventually, id_of, seeded, start};
 use switchboard::api::model::*;
 
 /// What a false value's reasoning must say: each boolean check's known causes of failure.
@@ -39,17 +40,43 @@ fn explains(slug: &str, reasoning: &str) -> bool {
     }
 }
 
-#[tokio::test]
-async fn the_seeded_nightly_plan_passes_mostly_and_its_failures_are_explained() {
-    let service = start(true).await;
-    let plan = seeded("run_plans", |p| p["name"] == "Brightsmile reschedule regression").remove(0);
-    let started = service.client.run(&RunRequest { plan_id: Some(id_of(&plan)), ..Default::default() }).await.unwrap();
+async fn run(service: &Service, plan: uuid::Uuid) -> RunPlanJob {
+    let started = service.client.run(&RunRequest { plan_id: Some(plan), ..Default::default() }).await.unwrap();
     let job = eventually(Duration::from_secs(120), || async {
         let job = service.client.get_run_plan_job(started.simulation_run_plan_job_id).await.unwrap();
         job.status.as_ref().is_some_and(RunPlanJobStatus::is_terminal).then_some(job)
     })
     .await;
     assert_eq!(job.status, Some(RunPlanJobStatus::Completed), "{:?}", job.error_message);
+    job
+}
+
+/// Each simulation's judged values and reasons, by iteration.
+async fn values_by_iteration(service: &Service, job: &RunPlanJob) -> BTreeMap<u64, Vec<(String, Option<f64>, String)>> {
+    const JUDGED: [&str; 3] = ["task_completion", "identity_verified_before_phi", "agent_expectations"];
+    let mut out = BTreeMap::new();
+    for sim in &job.simulation_jobs {
+        let groups = service.client.call_metrics(sim.call_id.unwrap(), ValueStatusFilter::All).await.unwrap();
+        let mut values: Vec<(String, Option<f64>, String)> = groups
+            .iter()
+            .filter(|g| g.slug.as_deref().is_some_and(|s| JUDGED.contains(&s)))
+            .flat_map(|g| {
+                g.values.iter().map(|v| {
+                    (g.slug.clone().unwrap_or_default(), v.value, v.value_reasoning.clone().unwrap_or_default())
+                })
+            })
+            .collect();
+        values.sort_by(|a, b| a.0.cmp(&b.0).then(a.2.cmp(&b.2)));
+        out.insert(sim.iteration.unwrap(), values);
+    }
+    out
+}
+
+#[tokio::test]
+async fn the_seeded_nightly_plan_passes_mostly_and_its_failures_are_explained() {
+    let service = start(true).await;
+    let plan = seeded("run_plans", |p| p["name"] == "Brightsmile reschedule regression").remove(0);
+    let job = run(&service, id_of(&plan)).await;
     assert_eq!(job.simulation_jobs.len(), 9, "three variants, three iterations each");
 
     let jobs: Vec<CollectionJob> =
@@ -106,6 +133,11 @@ async fn the_seeded_nightly_plan_passes_mostly_and_its_failures_are_explained() 
         }
     }
     println!("{}", report.join("\n"));
+    // Run again: the same variant and iteration give the same values, reasons and all.
+    let again = run(&service, id_of(&plan)).await;
+    let (first, second) = (values_by_iteration(&service, &job).await, values_by_iteration(&service, &again).await);
+    assert!(first.len() == 9 && first.values().all(|v| v.len() == 5), "five judged values a simulation: {first:?}");
+    assert_eq!(first, second);
     if std::env::var_os("NIGHTLY_SHOW").is_some() {
         for sim in &job.simulation_jobs {
             let t = service.client.call_transcript(sim.call_id.unwrap()).await.unwrap();
