@@ -145,6 +145,21 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn the_reference_agent_answers_as_the_build_the_link_names() {
+        let mut differs = false;
+        for turn in 1..=5 {
+            let heard =
+                Heard { text: "[DTMF 2]".into(), call_id: "c".into(), turn, agent: "Brightsmile Dental".into() };
+            let current = AgentLink::Reference.reply(&heard).await.unwrap();
+            assert_eq!(AgentLink::ReferenceBuild(ReferenceBuild::Current).reply(&heard).await.unwrap(), current);
+            let regressed = AgentLink::ReferenceBuild(ReferenceBuild::IgnoresKeypadChoice).reply(&heard).await.unwrap();
+            differs |= regressed.text != current.text;
+        }
+        assert!(differs, "the regression build answers a press of 2 differently");
+        assert!(AgentLink::ReferenceBuild(ReferenceBuild::IgnoresKeypadChoice).is_reference());
+    }
+
+    #[tokio::test]
     async fn an_unreachable_agent_is_an_error_not_a_panic() {
         let definition: HttpRequestDefinition = serde_json::from_value(
             serde_json::json!({"id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "url": "http://127.0.0.1:1/x"}),

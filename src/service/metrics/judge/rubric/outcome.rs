@@ -140,10 +140,11 @@ fn offered(lower: &str, at: usize) -> bool {
         .any(|w| MODALS.contains(&w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')))
 }
 
-/// Whether the words before `at` negate or condition what follows.
+/// Whether the words before `at`, in the same clause, negate or condition what follows
+/// ("isn't booked yet", but not "no problem, you're booked").
 fn negated(lower: &str, at: usize) -> bool {
-    let before = &lower[..at];
-    let near: Vec<&str> = before.split_whitespace().rev().take(5).collect();
+    let clause = lower[..at].rsplit([',', ';', ':']).next().unwrap_or("");
+    let near: Vec<&str> = clause.split_whitespace().rev().take(5).collect();
     let trimmed = lower.trim_start_matches(|c: char| !c.is_alphanumeric());
     near.iter().any(|w| NEGATORS.contains(&w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')))
         || CONDITIONALS.iter().any(|c| trimmed.starts_with(&format!("{c} ")))

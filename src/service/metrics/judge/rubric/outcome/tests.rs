@@ -18,6 +18,7 @@ fn claims_are_told_from_offers_questions_and_negations() {
         "That's cancelled for you.",
         "Tuesday at 8 with Maya is yours now.",
         "Okay, I've charged the card and confirmed you on SB 1396.",
+        "No problem, you're all set for Tuesday.",
     ] {
         assert!(claims(said), "{said}");
     }
