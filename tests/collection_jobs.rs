@@ -68,7 +68,12 @@ async fn a_job_computes_every_metric_for_every_call_and_keeps_its_own_values() {
         }
     }
     let judged = groups.iter().find(|g| g.slug.as_deref() == Some("task_completion")).unwrap();
-    assert!(judged.values.iter().all(|v| v.value_reasoning.as_deref().is_some_and(|r| r.starts_with("Matched"))));
+    // The offline judge says in plain words what decided, quoting the line and its time.
+    assert!(judged.values.iter().all(|v| {
+        v.value_reasoning
+            .as_deref()
+            .is_some_and(|r| (r.starts_with("Met:") || r.starts_with("Not met:")) && r.contains("\" at "))
+    }));
     let threshold = groups.iter().find(|g| g.metric_definition_id == slow.id).unwrap();
     assert!(threshold.values.iter().all(|v| matches!(v.value, Some(x) if x == 0.0 || x == 1.0)));
     assert!(threshold.values[0].value_reasoning.as_deref().unwrap().contains("MAX"));

@@ -51,7 +51,7 @@ pub struct Options {
     pub public: bool,
     /// Pace of the simulated clock against wall time, for the simulation engine.
     pub sim_speed: SimSpeed,
-    /// An OpenAI-compatible judge for LLM-judged metrics; the offline rubric judge otherwise.
+    /// An OpenAI-compatible judge for LLM-judged metrics; the offline judge otherwise.
     pub judge: Option<metrics::judge::JudgeConfig>,
 }
 

@@ -43,8 +43,10 @@ pub struct Library<'a> {
     pub judge: &'a Judge,
 }
 
-const TASK_COMPLETION_PROMPT: &str =
-    "The agent completed what the caller asked for: the request was confirmed, booked, rebooked, resolved or all set";
+/// For a task-completion definition without a prompt of its own.
+const TASK_COMPLETION_PROMPT: &str = "Identify what the caller wanted from the call. Answer true if, by the end of \
+     the call, that request was completed (booked, changed, cancelled, answered or refunded as asked), and false if the \
+     caller left without it.";
 
 /// Every value `definition` yields for the conversation (at least one row, honest status).
 pub async fn evaluate(
@@ -75,7 +77,8 @@ fn evaluate_depth<'a>(
         match (slug, definition.calculation_type.as_ref()) {
             ("agent_expectations", _) if definition.is_service_owned() => expectations(conv, library).await,
             ("task_completion", _) if definition.is_service_owned() => {
-                judged(conv, library, TASK_COMPLETION_PROMPT, Answer::Boolean, false, None).await
+                let prompt = definition.llm_prompt.as_deref().unwrap_or(TASK_COMPLETION_PROMPT);
+                judged(conv, library, prompt, Answer::Boolean, false, None).await
             }
             (_, Some(CalculationType::LlmJudge)) => {
                 let Some(prompt) = definition.llm_prompt.as_deref() else {
@@ -138,6 +141,11 @@ async fn judged(
 
 fn verdict_value(call: &Call, verdict: Result<super::judge::Verdict, String>) -> MetricValue {
     match verdict {
+        Ok(v) if !v.applicable => {
+            let mut value = without_value(call, CaptureStatus::NotApplicable, v.reasoning.clone());
+            value.value_reasoning = Some(v.reasoning);
+            value
+        }
         Ok(v) => {
             let mut value = without_value(call, CaptureStatus::Success, "");
             value.error_message = None;

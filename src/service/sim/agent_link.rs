@@ -2,21 +2,35 @@
 //! request definition that the endpoint dials out through (URL, method, headers and a body
 //! template with `{{text}}`, `{{callId}}`, `{{turn}}` and `{{agent}}`).
 
-use super::reference_agent::{self, Heard, Reply};
+use super::reference_agent::{self, Heard, ReferenceBuild, Reply};
 use crate::api::model::{HttpMethod, HttpRequestDefinition};
 
 #[derive(Debug, Clone)]
 pub enum AgentLink {
+    /// The reference agent's current build.
     Reference,
-    Http { http: reqwest::Client, definition: Box<HttpRequestDefinition>, base_url: String },
+    /// The reference agent as another build (one with an injected regression); the current
+    /// build here answers exactly as `Reference`.
+    ReferenceBuild(ReferenceBuild),
+    Http {
+        http: reqwest::Client,
+        definition: Box<HttpRequestDefinition>,
+        base_url: String,
+    },
 }
 
 impl AgentLink {
     pub async fn reply(&self, heard: &Heard) -> Result<Reply, String> {
         match self {
             AgentLink::Reference => Ok(reference_agent::reply(heard)),
+            AgentLink::ReferenceBuild(build) => Ok(reference_agent::reply_as(*build, heard)),
             AgentLink::Http { http, definition, base_url } => dial(http, definition, base_url, heard).await,
         }
+    }
+
+    /// Whether the built-in agent answers (in-process, with no session of its own).
+    pub fn is_reference(&self) -> bool {
+        matches!(self, AgentLink::Reference | AgentLink::ReferenceBuild(_))
     }
 }
 
@@ -128,6 +142,21 @@ mod tests {
         let body: serde_json::Value = serde_json::from_str(&body).unwrap();
         assert_eq!(body["message"], "She said \"Tuesday\"", "values are JSON-escaped into the template");
         assert_eq!(body["session"], "call-9");
+    }
+
+    #[tokio::test]
+    async fn the_reference_agent_answers_as_the_build_the_link_names() {
+        let mut differs = false;
+        for turn in 1..=5 {
+            let heard =
+                Heard { text: "[DTMF 2]".into(), call_id: "c".into(), turn, agent: "Brightsmile Dental".into() };
+            let current = AgentLink::Reference.reply(&heard).await.unwrap();
+            assert_eq!(AgentLink::ReferenceBuild(ReferenceBuild::Current).reply(&heard).await.unwrap(), current);
+            let regressed = AgentLink::ReferenceBuild(ReferenceBuild::IgnoresKeypadChoice).reply(&heard).await.unwrap();
+            differs |= regressed.text != current.text;
+        }
+        assert!(differs, "the regression build answers a press of 2 differently");
+        assert!(AgentLink::ReferenceBuild(ReferenceBuild::IgnoresKeypadChoice).is_reference());
     }
 
     #[tokio::test]

@@ -2,7 +2,11 @@
 //! speaking with the persona's traits; the agent answers each line; the call ends on an
 //! end-call phrase, an end-call reason, silence, the maximum duration or the end of the flow.
 
+mod script;
+
 use std::collections::BTreeMap;
+
+use script::{Action, actions, fill};
 
 use super::agent_link::AgentLink;
 use super::reference_agent::Heard;
@@ -32,60 +36,23 @@ pub struct Outcome {
     pub duration_ms: i64,
 }
 
-/// What the customer does next.
-#[derive(Debug, Clone)]
-enum Action {
-    Say(String),
-    Press(String),
-    /// The agent should do what `expected` says; the policy applies when it does not.
-    Expect {
-        expected: String,
-        policy: Option<OffScriptPolicy>,
-    },
-}
-
-/// Flattens the step graph into what the customer does, choosing one path at each branch.
-fn actions(steps: &[FlowStep], probabilistic: bool, rng: &mut fastrand::Rng, out: &mut Vec<Action>) {
-    for step in steps {
-        match step.step_type.as_ref() {
-            Some(StepType::Branch) if !step.steps.is_empty() => {
-                let pick = if probabilistic { rng.usize(..step.steps.len()) } else { 0 };
-                let chosen = &step.steps[pick];
-                actions(std::slice::from_ref(chosen), probabilistic, rng, out);
-                continue;
-            }
-            Some(StepType::CustomerLine) => out.extend(step.content.clone().map(Action::Say)),
-            Some(StepType::KeypadEntry) => out.push(Action::Press("1".into())),
-            Some(StepType::AgentTurn) => out.push(Action::Expect {
-                expected: step.content.clone().unwrap_or_default(),
-                policy: step.off_script_policy.clone(),
-            }),
-            _ => out.extend(step.content.clone().map(Action::Say)),
-        }
-        actions(&step.steps, probabilistic, rng, out);
+/// A key for the call that is the same every time the same variant runs as the same
+/// iteration. The runner names calls `<simulation job id>-<iteration>`; the job id is new
+/// each run, so the reference agent (whose flaws are rolled from the call id) and the
+/// customer's voice are keyed on the variant, persona and iteration instead, and a plan run
+/// twice gives the same conversations.
+fn stable_key(setup: &Setup) -> String {
+    let iteration = setup
+        .call_id
+        .rsplit_once('-')
+        .map(|(_, n)| n)
+        .filter(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+    let Some(iteration) = iteration else { return setup.call_id.clone() };
+    let variant = setup.variant.map_or(setup.flow.id, |v| v.id);
+    match setup.persona {
+        Some(persona) => format!("{variant}-{}-{iteration}", persona.id),
+        None => format!("{variant}-{iteration}"),
     }
-}
-
-/// Fills `{{name}}` from the variables, then from the persona's properties.
-fn fill(text: &str, variables: &BTreeMap<String, String>, persona: Option<&Persona>) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find("{{") {
-        out.push_str(&rest[..start]);
-        let Some(end) = rest[start..].find("}}") else { break };
-        let name = rest[start + 2..start + end].trim();
-        let property = persona
-            .and_then(|p| p.fields.properties.as_ref())
-            .and_then(|props| props.get(name))
-            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned));
-        match variables.get(name).cloned().or(property) {
-            Some(value) => out.push_str(&value),
-            None => out.push_str(&rest[start..start + end + 2]),
-        }
-        rest = &rest[start + end + 2..];
-    }
-    out.push_str(rest);
-    out
 }
 
 /// The persona's voice: pace, timing, disfluencies, mood and memory.
@@ -145,6 +112,8 @@ struct Call<'a> {
     rng: fastrand::Rng,
     /// Whether the agent's latest reply ignored what was asked.
     last_off_script: bool,
+    /// The call id the agent hears: stable for the reference agent, the real one otherwise.
+    heard_call_id: String,
 }
 
 /// Why the call ended, once it has.
@@ -177,7 +146,8 @@ impl Call<'_> {
 
     async fn customer_says(&mut self, text: String) -> Result<Option<End>, String> {
         let mut line = text;
-        if self.voice.disfluent && self.rng.bool() {
+        // Keys are tones, not words: nobody says "um" on a keypad.
+        if self.voice.disfluent && !line.starts_with("[DTMF") && self.rng.bool() {
             line = format!("Um, {}", lowercase_first(&line));
         }
         let start = self.clock + self.voice.response_ms;
@@ -200,7 +170,7 @@ impl Call<'_> {
             .agent
             .reply(&Heard {
                 text: heard.to_owned(),
-                call_id: self.setup.call_id.clone(),
+                call_id: self.heard_call_id.clone(),
                 turn: self.agent_turns,
                 agent: self.setup.agent_name.clone(),
             })
@@ -237,7 +207,7 @@ impl Call<'_> {
                 knowledge: None,
             };
             if let Ok(verdict) = self.judge.judge(&question).await
-                && verdict.value >= 1.0
+                && verdict.holds()
             {
                 return Ok(Some((EndedStatus::EndCallReasonMet, format!("end-call reason met: {reason}"))));
             }
@@ -266,7 +236,8 @@ fn on_script(call: &Call, expected: &str) -> bool {
 
 /// Runs the whole call.
 pub async fn converse(setup: &Setup<'_>, agent: &AgentLink, judge: &Judge) -> Result<Outcome, String> {
-    let seed = setup.call_id.bytes().fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
+    let key = stable_key(setup);
+    let seed = key.bytes().fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
     let mut call = Call {
         setup,
         agent,
@@ -277,6 +248,7 @@ pub async fn converse(setup: &Setup<'_>, agent: &AgentLink, judge: &Judge) -> Re
         voice: Voice::of(setup.persona),
         rng: fastrand::Rng::with_seed(seed),
         last_off_script: false,
+        heard_call_id: if agent.is_reference() { key } else { setup.call_id.clone() },
     };
     let steps = match setup.variant {
         Some(variant) if !variant.steps.is_empty() => &variant.steps,

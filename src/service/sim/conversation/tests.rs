@@ -94,7 +94,8 @@ async fn an_end_call_reason_judged_true_ends_the_call() {
     let vars = BTreeMap::new();
     let mut s = setup(&f, &vars, "call-e");
     s.end_call_phrases = Vec::new();
-    s.end_call_reasons = vec!["The agent asks for the date of birth".into()];
+    // Met by the greeting: no flaw of the agent's can land before it.
+    s.end_call_reasons = vec!["The agent asks how it can help".into()];
     let outcome = talk(&s).await;
     assert_eq!(outcome.ended_status, EndedStatus::EndCallReasonMet, "{outcome:?}");
 }
@@ -150,4 +151,48 @@ async fn an_agent_off_script_meets_the_policy_and_the_customer_hangs_up() {
         !outcome.transcript.entries.iter().any(|e| e.text == "Great, thanks."),
         "the call ended before the rest of the flow"
     );
+}
+
+/// The seeded dental flow and its "presses 2" edge case, with the seeded plan's variables.
+fn seeded_press_2() -> (CustomerFlow, BTreeMap<String, String>) {
+    let flows: Vec<CustomerFlow> =
+        serde_json::from_str(include_str!("../../../../assets/seed/customer_flows.json")).unwrap();
+    let flow =
+        flows.into_iter().find(|f| f.title.as_deref() == Some("Reschedule a cleaning with identity check")).unwrap();
+    let vars = BTreeMap::from([
+        ("patientName".to_owned(), "Dana Whitfield".to_owned()),
+        ("dateOfBirth".to_owned(), "March 12, 1984".to_owned()),
+    ]);
+    (flow, vars)
+}
+
+async fn completed(build: crate::service::sim::reference_agent::ReferenceBuild, iteration: u32) -> (bool, String) {
+    let (flow, vars) = seeded_press_2();
+    let variant = flow.edge_cases.iter().find(|v| v.title.as_deref().is_some_and(|t| t.contains("presses 2"))).unwrap();
+    let mut s = setup(&flow, &vars, &format!("job-{iteration}-{iteration}"));
+    s.variant = Some(variant);
+    s.persona = variant.persona_override.as_ref();
+    let outcome = converse(&s, &AgentLink::ReferenceBuild(build), &Judge::Rubric).await.unwrap();
+    assert!(outcome.transcript.entries.iter().any(|e| e.text == "[DTMF 2]"), "the caller presses 2: {outcome:?}");
+    let question = Question {
+        prompt: "Read the transcript. Identify what the caller wanted from the call. Answer true if, by the end of the call, that request was completed.",
+        answer: Answer::Boolean,
+        transcript: &outcome.transcript,
+        agent_only: false,
+        knowledge: None,
+    };
+    let verdict = Judge::Rubric.judge(&question).await.unwrap();
+    (verdict.holds(), verdict.reasoning)
+}
+
+#[tokio::test]
+async fn the_regression_build_fails_the_press_2_edge_case_and_the_current_build_does_not() {
+    use crate::service::sim::reference_agent::ReferenceBuild;
+    for iteration in 0..6 {
+        let (done, why) = completed(ReferenceBuild::Current, iteration).await;
+        assert!(done, "iteration {iteration}, current build: {why}");
+        let (done, why) = completed(ReferenceBuild::IgnoresKeypadChoice, iteration).await;
+        assert!(!done, "iteration {iteration}, regressed build: {why}");
+        assert!(why.contains("can't change it"), "the reasoning names the regression: {why}");
+    }
 }

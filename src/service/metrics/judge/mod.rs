@@ -1,0 +1,88 @@
+//! LLM-judged metrics go through a judge: an OpenAI-compatible chat-completions judge when
+//! one is configured (`[judge]` in config.toml), else the offline judge, which reads the
+//! conversation by role and order and quotes the lines that decided (docs/judge.md).
+
+mod open_ai;
+mod rubric;
+
+use serde::Deserialize;
+
+use crate::api::model::{ScaleLabel, Transcript};
+
+pub use open_ai::OpenAiJudge;
+
+/// What kind of answer a question wants.
+#[derive(Debug, Clone)]
+pub enum Answer {
+    Boolean,
+    Scale { min: i64, max: i64, labels: Vec<ScaleLabel> },
+    Classification { options: Vec<(String, String)> },
+}
+
+/// One thing to judge about one conversation.
+#[derive(Debug, Clone)]
+pub struct Question<'a> {
+    pub prompt: &'a str,
+    pub answer: Answer,
+    pub transcript: &'a Transcript,
+    /// The question is about the agent's behaviour (expectations): only the agent's lines
+    /// can meet it. The whole conversation is still read, since what the caller said and
+    /// when decides what the agent's lines mean.
+    pub agent_only: bool,
+    /// Reference text the judge treats as ground truth.
+    pub knowledge: Option<&'a str>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    pub value: f64,
+    pub label: Option<String>,
+    pub reasoning: String,
+    pub confidence: f64,
+    /// False when the conversation never reached the point the question is about; `value`
+    /// is then meaningless and the value is stored as NOT_APPLICABLE.
+    pub applicable: bool,
+}
+
+impl Verdict {
+    pub fn not_applicable(reasoning: String) -> Verdict {
+        Verdict { value: 0.0, label: None, reasoning, confidence: 0.7, applicable: false }
+    }
+
+    /// Whether a boolean verdict says the statement holds.
+    pub fn holds(&self) -> bool {
+        self.applicable && self.value >= 1.0
+    }
+}
+
+/// Where a configured judge lives.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JudgeConfig {
+    pub base_url: String,
+    pub model: String,
+    /// Environment variable holding the key.
+    pub api_key_env: Option<String>,
+}
+
+/// The judge in use.
+#[derive(Debug, Clone)]
+pub enum Judge {
+    /// The offline reader: deterministic, no network, no model.
+    Rubric,
+    OpenAi(Box<OpenAiJudge>),
+}
+
+impl Judge {
+    pub fn open_ai(config: &JudgeConfig) -> Result<Judge, String> {
+        OpenAiJudge::new(config).map(|j| Judge::OpenAi(Box::new(j)))
+    }
+
+    /// Judges one question; a failure is a message for the value's `errorMessage`.
+    pub async fn judge(&self, question: &Question<'_>) -> Result<Verdict, String> {
+        match self {
+            Judge::Rubric => rubric::judge(question),
+            Judge::OpenAi(judge) => judge.judge(question).await,
+        }
+    }
+}

@@ -1,0 +1,170 @@
+//! The OpenAI-compatible judge: one chat-completions request per question, asking for a
+//! JSON object `{value, label, reasoning, confidence}` and refusing any reply that is not
+//! that object or whose value the question does not allow. The key is sent as a bearer
+//! token and never appears in an error or a debug print.
+
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use super::{Answer, JudgeConfig, Question, Verdict};
+
+#[derive(Clone)]
+pub struct OpenAiJudge {
+    http: reqwest::Client,
+    base_url: String,
+    model: String,
+    key: Option<String>,
+}
+
+impl std::fmt::Debug for OpenAiJudge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenAiJudge")
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("key", &self.key.as_ref().map(|_| "<redacted>"))
+            .finish()
+    }
+}
+
+/// What the judge must answer.
+#[derive(Deserialize)]
+struct Answered {
+    value: Option<serde_json::Value>,
+    label: Option<String>,
+    reasoning: String,
+    confidence: Option<f64>,
+}
+
+impl OpenAiJudge {
+    pub fn new(config: &JudgeConfig) -> Result<OpenAiJudge, String> {
+        let key = match &config.api_key_env {
+            Some(var) => Some(std::env::var(var).map_err(|_| format!("judge key variable ${var} is not set"))?),
+            None => None,
+        };
+        let http = reqwest::Client::builder().timeout(Duration::from_secs(60)).build().map_err(|e| e.to_string())?;
+        Ok(OpenAiJudge {
+            http,
+            base_url: config.base_url.trim_end_matches('/').to_owned(),
+            model: config.model.clone(),
+            key,
+        })
+    }
+
+    pub async fn judge(&self, question: &Question<'_>) -> Result<Verdict, String> {
+        self.ask(question).await.map_err(|e| self.redact(e))
+    }
+
+    /// An error message with the key, should anything echo it, blanked out.
+    fn redact(&self, message: String) -> String {
+        match &self.key {
+            Some(key) if !key.is_empty() => message.replace(key.as_str(), "<redacted>"),
+            _ => message,
+        }
+    }
+
+    async fn ask(&self, question: &Question<'_>) -> Result<Verdict, String> {
+        let mut request =
+            self.http.post(format!("{}/chat/completions", self.base_url)).json(&body(&self.model, question));
+        if let Some(key) = &self.key {
+            request = request.bearer_auth(key);
+        }
+        let response = request.send().await.map_err(|e| format!("judge unreachable: {}", e.without_url()))?;
+        let status = response.status();
+        let text =
+            response.text().await.map_err(|e| format!("judge answered {status} unreadably: {}", e.without_url()))?;
+        let reply: serde_json::Value = serde_json::from_str(&text).unwrap_or(serde_json::Value::Null);
+        if !status.is_success() {
+            let message = reply["error"]["message"].as_str().unwrap_or("no message");
+            return Err(format!("judge answered {status}: {message}"));
+        }
+        if reply.is_null() {
+            return Err(format!("judge answered {status} without JSON"));
+        }
+        let content = reply["choices"][0]["message"]["content"].as_str().ok_or("judge reply has no message content")?;
+        let answered: Answered =
+            serde_json::from_str(content).map_err(|e| format!("judge reply is not the asked JSON: {e}"))?;
+        verdict(&question.answer, answered)
+    }
+}
+
+/// Checks the reply against what the question allows.
+fn verdict(answer: &Answer, answered: Answered) -> Result<Verdict, String> {
+    let confidence = answered.confidence.unwrap_or(0.5).clamp(0.0, 1.0);
+    let value = match answered.value {
+        None | Some(serde_json::Value::Null) => return Ok(Verdict::not_applicable(answered.reasoning)),
+        Some(serde_json::Value::Bool(b)) if matches!(answer, Answer::Boolean) => f64::from(u8::from(b)),
+        Some(v) => v.as_f64().ok_or_else(|| format!("judge value {v} is not a number"))?,
+    };
+    let label = match answer {
+        Answer::Boolean if value != 0.0 && value != 1.0 => {
+            return Err(format!("judge value {value} is out of range: a boolean answer must be 0 or 1"));
+        }
+        Answer::Boolean => None,
+        Answer::Scale { min, max, labels } => {
+            if value < *min as f64 || value > *max as f64 || value.fract() != 0.0 {
+                return Err(format!(
+                    "judge value {value} is out of range: the scale takes whole numbers {min} to {max}"
+                ));
+            }
+            labels
+                .iter()
+                .find(|l| l.range_min.is_none_or(|lo| value >= lo) && l.range_max.is_none_or(|hi| value <= hi))
+                .and_then(|l| l.label.clone())
+        }
+        Answer::Classification { options } => {
+            let n = options.len();
+            if value < 1.0 || value > n as f64 || value.fract() != 0.0 {
+                return Err(format!("judge value {value} is out of range: the options are numbered 1 to {n}"));
+            }
+            let name = options[value as usize - 1].0.clone();
+            if let Some(said) = &answered.label
+                && !said.eq_ignore_ascii_case(&name)
+            {
+                return Err(format!("judge label \"{said}\" is not option {value} (\"{name}\")"));
+            }
+            Some(name)
+        }
+    };
+    Ok(Verdict { value, label, reasoning: answered.reasoning, confidence, applicable: true })
+}
+
+/// The request: the prompt and the whole conversation with each line's role and time.
+fn body(model: &str, question: &Question<'_>) -> serde_json::Value {
+    let transcript: String = question
+        .transcript
+        .entries
+        .iter()
+        .map(|e| {
+            format!("[{} ms] {}: {}\n", e.start_offset_ms, e.role.as_ref().map_or("UNKNOWN", |r| r.as_str()), e.text)
+        })
+        .collect();
+    let shape = match &question.answer {
+        Answer::Boolean => "value is 1 if the statement holds, else 0".to_owned(),
+        Answer::Scale { min, max, .. } => format!("value is a whole number from {min} to {max}"),
+        Answer::Classification { options } => {
+            let names: Vec<String> = options.iter().enumerate().map(|(i, (l, _))| format!("{} = {l}", i + 1)).collect();
+            format!("value is the number of the best option ({}) and label its name", names.join(", "))
+        }
+    };
+    let mut system = format!(
+        "You judge a conversation. Answer only with a JSON object {{\"value\": number or null, \"label\": string or \
+         null, \"reasoning\": string, \"confidence\": number between 0 and 1}}; {shape}. Use null for value when the \
+         conversation never reached the point the question is about. Quote the deciding lines with their times."
+    );
+    if question.agent_only {
+        system.push_str(" The question is about the AGENT's behaviour: only the agent's own lines can meet it.");
+    }
+    if let Some(knowledge) = question.knowledge {
+        system.push_str(&format!(" Treat this reference as ground truth:\n{knowledge}"));
+    }
+    serde_json::json!({
+        "model": model,
+        "temperature": 0,
+        "response_format": {"type": "json_object"},
+        "messages": [
+            {"role": "system", "content": system},
+            {"role": "user", "content": format!("{}\n\nConversation:\n{transcript}", question.prompt)},
+        ],
+    })
+}

@@ -1,0 +1,80 @@
+//! Expectations: concepts, conditions and their own readers.
+
+use super::*;
+use crate::api::model::ParticipantType::{Agent, Customer};
+use crate::service::metrics::judge::rubric::tests::transcript;
+
+fn read_lines(prompt: &str, lines: &[(crate::api::model::ParticipantType, &str)]) -> Finding {
+    read(&Conversation::read(&transcript(lines)), &prompt.to_lowercase())
+}
+
+#[test]
+fn the_concept_is_the_prompt_without_agent_verb_or_condition() {
+    assert_eq!(
+        concept("agent mentions the 24-hour cancellation policy when booking or moving an appointment."),
+        "the 24-hour cancellation policy"
+    );
+    assert_eq!(
+        concept("agent stays patient and offers a callback to the number on file if verification fails."),
+        "a callback to the number on file"
+    );
+    assert_eq!(
+        concept("after the caller presses 2, the agent offers at least one new slot and reads it back"),
+        "at least one new slot"
+    );
+}
+
+#[test]
+fn a_condition_that_never_arose_is_not_applicable() {
+    let f = read_lines("Agent offers a callback if verification fails.", &[(Agent, "Hello."), (Customer, "Hi.")]);
+    assert_eq!(f.met, None, "{}", f.why);
+    let f = read_lines(
+        "Agent mentions the 24-hour cancellation policy when booking or moving an appointment.",
+        &[(Customer, "What are your hours?"), (Agent, "We open at 8.")],
+    );
+    assert_eq!(f.met, None, "{}", f.why);
+}
+
+#[test]
+fn fees_timing_and_asking_have_their_own_readers() {
+    let charged = read_lines(
+        "Agent never charges a change fee or fare difference for a SkyBridge-caused disruption.",
+        &[(Agent, "I've charged 75 dollars to your card and moved you to Friday.")],
+    );
+    assert_eq!(charged.met, Some(false), "{}", charged.why);
+    let waived = read_lines(
+        "Agent never charges a change fee or fare difference for a SkyBridge-caused disruption.",
+        &[(Agent, "I've moved you to Friday; there's no charge for the change.")],
+    );
+    assert_eq!(waived.met, Some(true), "{}", waived.why);
+    let conv = Conversation::read(&crate::api::model::Transcript {
+        entries: vec![
+            crate::api::model::TranscriptEntry {
+                start_offset_ms: 0,
+                end_offset_ms: 3000,
+                text: "It's K, 7, Q, X".into(),
+                role: Some(Customer),
+                participant_id: None,
+            },
+            crate::api::model::TranscriptEntry {
+                start_offset_ms: 2000,
+                end_offset_ms: 4000,
+                text: "Thanks, and the rest?".into(),
+                role: Some(Agent),
+                participant_id: None,
+            },
+        ],
+        participants: Vec::new(),
+    });
+    let f = read(&conv, "agent lets the caller finish spelling the confirmation code before responding.");
+    assert_eq!(f.met, Some(false), "{}", f.why);
+    assert!(f.why.contains("2.0 s") && f.why.contains("3.0 s"), "{}", f.why);
+    let asked = read_lines("Agent asks for the date of birth.", &[(Agent, "Can I have your date of birth, please?")]);
+    assert_eq!(asked.met, Some(true), "{}", asked.why);
+}
+
+#[test]
+fn every_pattern_compiles() {
+    let all = [fee::all_patterns(), offer::all_patterns(), readback::all_patterns(), timing::all_patterns()];
+    assert!(all.iter().flatten().all(|p| p.compiles()));
+}

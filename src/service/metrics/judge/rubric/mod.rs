@@ -1,0 +1,125 @@
+//! The offline judge: reads the conversation by role and order, deterministically and with
+//! no model. It recognises what a prompt asks (was the request done, was identity verified
+//! before anything protected was disclosed, did the agent do some thing, how empathetic,
+//! which intent) and answers in plain words, quoting the deciding lines with their times.
+//! See docs/judge.md for how it reads and what it cannot do.
+
+mod conversation;
+mod details;
+mod disclosure;
+mod expectation;
+mod intent;
+mod kind;
+mod outcome;
+mod pattern;
+mod scale;
+mod terms;
+
+use conversation::{Conversation, Side, normalise};
+use kind::Kind;
+
+use super::{Answer, Question, Verdict};
+
+/// What a boolean reader found: met, not met, or not applicable (`met` None).
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Finding {
+    pub met: Option<bool>,
+    pub why: String,
+    pub sure: f64,
+}
+
+impl Finding {
+    pub fn met(why: String, sure: f64) -> Finding {
+        Finding { met: Some(true), why, sure }
+    }
+
+    pub fn not_met(why: String, sure: f64) -> Finding {
+        Finding { met: Some(false), why, sure }
+    }
+
+    pub fn not_applicable(why: String) -> Finding {
+        Finding { met: None, why, sure: 0.7 }
+    }
+}
+
+/// Judges one question offline.
+pub(super) fn judge(question: &Question) -> Result<Verdict, String> {
+    let conv = Conversation::read(question.transcript);
+    if conv.is_empty() {
+        return Err("there are no turns to judge".into());
+    }
+    let prompt = normalise(question.prompt);
+    if prompt.trim().is_empty() {
+        return Err("the prompt is empty".into());
+    }
+    let mut verdict = match &question.answer {
+        Answer::Boolean => {
+            let finding = boolean(&conv, &prompt, question.agent_only);
+            match finding.met {
+                Some(met) => Verdict {
+                    value: if met { 1.0 } else { 0.0 },
+                    label: None,
+                    reasoning: finding.why,
+                    confidence: finding.sure,
+                    applicable: true,
+                },
+                None => Verdict::not_applicable(finding.why),
+            }
+        }
+        Answer::Scale { min, max, labels } => {
+            let (value, reasoning, confidence) = scale::read(&conv, &prompt, *min, *max);
+            let label = labels
+                .iter()
+                .find(|l| l.range_min.is_none_or(|lo| value >= lo) && l.range_max.is_none_or(|hi| value <= hi))
+                .and_then(|l| l.label.clone());
+            let reasoning = match &label {
+                Some(name) => reasoning.replacen(&format!("Rated {value}:"), &format!("Rated {value} ({name}):"), 1),
+                None => reasoning,
+            };
+            Verdict { value, label, reasoning, confidence, applicable: true }
+        }
+        Answer::Classification { options } => {
+            let (index, reasoning, confidence) = intent::read(&conv, options)?;
+            Verdict {
+                value: index as f64 + 1.0,
+                label: Some(options[index].0.clone()),
+                reasoning,
+                confidence,
+                applicable: true,
+            }
+        }
+    };
+    if let Some(policy) = question.knowledge.and_then(|k| grounding(k, &prompt)) {
+        verdict.reasoning.push_str(&format!(" Policy: \"{policy}\"."));
+    }
+    Ok(verdict)
+}
+
+fn boolean(conv: &Conversation, prompt: &str, agent_only: bool) -> Finding {
+    match kind::of(prompt) {
+        Kind::Disclosure => disclosure::read(conv, prompt),
+        Kind::Outcome { keypad } => outcome::read(conv, keypad),
+        Kind::Expectation => expectation::read(conv, prompt),
+        Kind::Other => {
+            let side = agent_only.then_some(Side::Agent);
+            let said: Vec<_> = conv.said().filter(|s| side.is_none_or(|side| s.side() == side)).collect();
+            expectation::concept_found(&said, prompt, false, false)
+        }
+    }
+}
+
+/// The knowledge-base sentence that speaks most to the prompt, quoted as the policy applied.
+fn grounding<'a>(knowledge: &'a str, prompt: &str) -> Option<&'a str> {
+    let wanted = terms::terms(prompt);
+    knowledge
+        .split(['\n', '.'])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| (s, terms::terms(s).intersection(&wanted).count()))
+        .filter(|(_, n)| *n >= 2)
+        .max_by_key(|(s, n)| (*n, std::cmp::Reverse(s.len())))
+        .map(|(s, _)| s)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,330 @@
+//! Was the caller's request done? Only the agent can complete it: the reader walks the
+//! agent's sentences in order, notes each claim of success ("you're booked", "I've put you
+//! on SB 755", "that slot is yours now") and each thing that takes it back ("our system
+//! failed to save it", "that didn't go through", "I can't change it"), and the last word
+//! wins. A question is done when the agent answers it with a fact. Words the caller says
+//! ("so I'm booked, all set?") are never evidence of success.
+
+use std::collections::BTreeSet;
+
+use super::Finding;
+use super::conversation::{Conversation, Said, Side};
+use super::pattern::patterns;
+use super::terms::terms;
+
+patterns! {
+    /// A claim that something is done, by its state or by what the agent did.
+    SUCCESS = [
+        r"\b(you're|you are|you've been|you have been|it's|it is|that's|that is|this is|everything's|everything is|everything has been|it has been|it's been|that's been|that has been|(your|the) (appointment|booking|cleaning|reservation|visit|change|refund|flight|trip|checkup|check-up|filling|credit|voucher|seat|rebooking|cancellation)( has been| is| was)|[a-z]+ is|you're all)( now| all| officially)? (booked|confirmed|rebooked|rescheduled|scheduled|set|all set|done|cancel+ed|moved|changed|updated|processed|issued|saved|submitted|taken care of|sorted|refunded)\b",
+        r"\b(you're|you are)( now)? (on|in) (sb|cp|flight|the \d|seat|standby|the standby|the (\w+ )?list|(\w+ ){0,2}flight)\b",
+        r"\byou're number \w+ on\b",
+        r"\b(i've|i have|we've|we have)( just| now| also| already| gone ahead and| successfully)? (booked|confirmed|rebooked|rescheduled|scheduled|cancel+ed|moved|changed|updated|added|issued|processed|submitted|applied|attached|put you|taken you off|got you|sent|emailed|refunded|switched|upgraded|saved|reserved|secured|reinstated)\b",
+        r"^((okay|ok|great|perfect|alright|all right|wonderful|excellent|yes|good|there we go)[, ]+)?(done|all done|confirmed|booked|all set|that's done|sorted)\b",
+
+        r"\b(booking|confirming|moving|rebooking|cancell?ing|processing) (that|it|you|this) now\b",
+        r"\bconfirmed you (on|for)\b|\bput you (on|in|down for|through)\b|\bgot you (on|in|a seat|booked)\b|\bhave you (booked|down|confirmed) (for|on)\b",
+        r"\b(it|that|the change|the booking|everything) (went|has gone|is going|has gone) through\b",
+    ].join("|");
+    /// Success in passing: a farewell, a document on its way, a reference read out.
+    WEAK_SUCCESS = [
+        r"\bis (now )?yours\b|\bstays yours\b|\bwe'll see you (then|on|at|next)\b|\bsee you on (the|\w+day)\b",
+        r"\b(refund|credit|vouchers?|boarding pass|confirmation|receipt)\b[^.]*\b(has been|have been|is|are|was|were|will be) (issued|processed|emailed|sent|added|on (its|their) way|in (your|the) (email|app|inbox))\b",
+        r"\byour (refund|confirmation|booking) (reference|code|number) is\b",
+    ].join("|");
+    /// Words that take a success back, whatever it was.
+    RETRACTION = [
+        r"\bsystem\b[^.]*\b(error|fail|failed|failure|down|crash|crashed|issue|problem|glitch|outage|didn't|did not|couldn't|could not|won't|wouldn't)\b",
+        r"\berrors?\b|\btechnical (issue|problem|difficult)",
+        r"\b(didn't|did not|doesn't|does not|won't|will not|hasn't|has not|never|wouldn't) (go|gone|went) through\b",
+        r"\b(failed|fails|failing) to\b|\b(it|that|this|the \w+) failed\b",
+        r"\b(isn't|is not|wasn't|was not|hasn't|has not|haven't|have not|aren't|are not|weren't|were not|not|never|nothing('s| has| is| was)?) (been |yet |actually |really |quite |officially )?(saved|booked|confirmed|processed|completed|changed|moved|rescheduled|rebooked|cancel+ed|updated|issued|refunded|finali[sz]ed|gone through)\b",
+        r"\b(seat|slot|booking|reservation|appointment|time) (was|got|has been|is)( just| already| now)? (taken|lost|given away|dropped|gone)\b|\blost (it|the booking|your booking)\b",
+        r"\b(that|the|this|your) (booking|slot|time|appointment|reservation|change) (won't|will not|doesn't|does not|can't|cannot) (work|stand|go ahead)\b",
+    ].join("|");
+    /// A refusal or failure of some action; what it is about decides whether it counts.
+    REFUSAL = r"\b(couldn't|could not|can't|cannot|can not|wasn't able to|was not able to|weren't able to|unable to|not able to|won't be able to|am not able to)( \w+){0,2}? (save|book|complete|process|confirm|change|move|reschedule|rebook|cancel|finish|hold|secure|issue|refund|offer|give|do|make|approve|add|put|share|find|get)\b";
+    /// Setbacks that leave a request undone but do not undo a success.
+    SETBACK = [
+        r"\b(please )?call (us |me )?back\b|\bcall us again\b|\btry again later\b|\btry the app\b",
+        r"\b(will|'ll) (call|get back to|contact|text|email|reach out to) you\b|\bneed (the|a|our|your) [\w ]{1,30} to (approve|sign off|confirm)\b|\bcall you back\b",
+        r"\b(end|ending) (this|the) call\b|\bhaven't heard\b|\bnot hearing\b|\bcan't hear\b|\bare you still there\b",
+        r"\b(nothing|no seats?|no flights?|no openings?|no availability|no slots?)( else| left| available| open)\b|\bnothing (else )?(tonight|today|this week)\b|\b(fully booked|sold out|they're (all )?full|it's full|is full|are full|all full)\b|\bi'm afraid not\b",
+    ].join("|");
+    /// A caller asking for something to be done (not merely asked about).
+    ACTION = r"\b(get in|come in|(get|have|make) an? (appointment|cleaning|checkup|check-up|visit)|book|schedule|reschedule|move|change|cancel|rebook|put me|get me|refund|money back|voucher|credit|standby|upgrade|see me|fit me in|sign me up|switch|make an appointment|anything (later|earlier|tonight|else|sooner|next)|another (time|flight|day|slot)|instead|cancelled|canceled|delayed|missed (my )?connection)\b";
+    /// In a question, what still makes it a request to act ("can you move it?", "is there
+    /// anything tonight?") rather than a question about it ("do you need my card to book?").
+    REQUEST_MODAL = r"\b(can you|could you|would you|can i|could i|i'd like|i would like|i want|i need|please|i'd rather|let's|can anyone|can someone|is there any way)\b|\b(anything|something) (later|earlier|tonight|else|sooner|next|in the)\b|\banother (time|flight|day|slot)\b|\binstead\b";
+    /// A caller asking a question.
+    QUESTION = r"\?|\b(tell me|wondering|wonder|do you|does|how much|how long|what|when|where|which|is there|are you|can you tell|question|calling about|remember)\b";
+    /// An answer carries a fact.
+    FACT = r"\d|\b(yes|no|yeah|yep|correct|exactly)\b|\bwe (do|don't|are|aren't|accept|take|open|close|have|offer|charge)\b|\b(we're|we are) (in network|open|closed|not)\b|\bin network\b|\bcover(s|ed)?\b|\bpercent\b|\bdollars?\b|\bfree\b|\bno (fee|charge|cost)\b|\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|noon)\b|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred)\b";
+    /// Not an answer yet.
+    DEFLECTION = r"\blet me (check|look|see|find|pull)\b|\bi'll (look into|check|find out|get back)\b|\bget back to you\b|\bone moment\b|\bhold on\b|\bcould you tell me\b|\bhow (else )?can i help\b|\bcan i (have|get)\b|\bmay i have\b";
+    /// What a caller says when they think it is done.
+    CALLER_CLAIM = r"\b(so|then|great,? so)\b[^.?!]*\b(booked|confirmed|rebooked|all set|complete|completed|done)\b|\b(that's|it's|i'm|we're) (all )?(booked|confirmed|rebooked|set|done|complete)\b";
+}
+
+const NEGATORS: &[&str] = &[
+    "not", "never", "no", "nothing", "isn't", "wasn't", "hasn't", "haven't", "didn't", "won't", "can't", "cannot",
+    "aren't", "weren't", "doesn't", "don't", "yet",
+];
+/// Words just before a claim that make it an offer or a plan ("I can put you on").
+const MODALS: &[&str] = &[
+    "can", "could", "would", "will", "shall", "may", "might", "to", "i'll", "we'll", "i'd", "let", "let's", "should",
+    "want", "like", "must",
+];
+const CONDITIONALS: &[&str] = &["if", "once", "as soon as", "after you", "when you", "until", "before"];
+
+/// What the caller came for.
+struct Request<'a> {
+    /// A question to be answered, rather than something to be done.
+    question: Option<Said<'a>>,
+    /// Where the caller first said what they want.
+    said: Option<Said<'a>>,
+    words: BTreeSet<String>,
+}
+
+impl<'a> Request<'a> {
+    /// Read from the caller's sentences up to the agent's first claim of success.
+    fn of(conv: &'a Conversation) -> Request<'a> {
+        let first_success = conv.said_by(Side::Agent).find(claims_success).map(|s| s.order);
+        let before: Vec<Said> = conv
+            .said_by(Side::Caller)
+            .filter(|s| s.turn.keypad().is_none())
+            .filter(|s| first_success.is_none_or(|o| s.order < o))
+            .collect();
+        let action = before.iter().find(|s| asks_to_act(s)).copied();
+        let asked = before
+            .iter()
+            .find(|s| s.is_question())
+            .or_else(|| before.iter().find(|s| QUESTION.is_match(s.lower())))
+            .copied();
+        let words = before.iter().flat_map(|s| terms(s.lower())).collect();
+        match action {
+            Some(said) => Request { question: None, said: Some(said), words },
+            None => Request { question: asked, said: asked, words },
+        }
+    }
+}
+
+fn asks_to_act(said: &Said) -> bool {
+    let lower = said.lower();
+    ACTION.is_match(lower) && (!QUESTION.is_match(lower) || REQUEST_MODAL.is_match(lower))
+}
+
+/// Whether an agent's sentence claims something was done (not negated, asked or conditional).
+pub(super) fn claims_success(said: &Said) -> bool {
+    success_at(said).is_some()
+}
+
+/// Where a claim of success starts, and whether it is a strong one.
+fn success_at(said: &Said) -> Option<(usize, bool)> {
+    if said.is_question() {
+        return None;
+    }
+    let lower = said.lower();
+    let claim = |m: regex::Match| !negated(lower, m.start()) && !offered(lower, m.start());
+    if let Some(m) = SUCCESS.find(lower).filter(|m| claim(*m)) {
+        return Some((m.start(), true));
+    }
+    WEAK_SUCCESS.find(lower).filter(|m| claim(*m)).map(|m| (m.start(), false))
+}
+
+/// Whether a modal just before `at` makes what follows an offer ("I can put you on").
+fn offered(lower: &str, at: usize) -> bool {
+    lower[..at]
+        .split_whitespace()
+        .rev()
+        .take(2)
+        .any(|w| MODALS.contains(&w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')))
+}
+
+/// Whether the words before `at`, in the same clause, negate or condition what follows
+/// ("isn't booked yet", but not "no problem, you're booked").
+fn negated(lower: &str, at: usize) -> bool {
+    let clause = lower[..at].rsplit([',', ';', ':']).next().unwrap_or("");
+    let near: Vec<&str> = clause.split_whitespace().rev().take(5).collect();
+    let trimmed = lower.trim_start_matches(|c: char| !c.is_alphanumeric());
+    near.iter().any(|w| NEGATORS.contains(&w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')))
+        || CONDITIONALS.iter().any(|c| trimmed.starts_with(&format!("{c} ")))
+}
+
+/// Where a refusal about the request starts (a refusal of a side request, such as a hotel
+/// after a rebooking, does not count).
+fn refusal_at(said: &Said, request: &Request) -> Option<usize> {
+    let lower = said.lower();
+    let m = REFUSAL.find(lower)?;
+    refuses(m.as_str(), &lower[m.end()..], request).then_some(m.start())
+}
+
+fn refuses(refusal: &str, object: &str, request: &Request) -> bool {
+    let verb = refusal.rsplit(' ').next().unwrap_or("");
+    let object_words = terms(object);
+    match verb {
+        "save" | "complete" | "process" | "finish" | "hold" | "secure" | "find" => true,
+        "book" | "confirm" | "change" | "move" | "reschedule" | "rebook" | "cancel" | "do" | "make" | "approve"
+        | "put" | "get" => {
+            let pronoun =
+                object.split_whitespace().next().is_some_and(|w| ["it", "that", "this", "them", "you"].contains(&w));
+            pronoun
+                || !object_words.is_disjoint(&request.words)
+                || object.contains("appointment")
+                || object.contains("booking")
+        }
+        _ => !object_words.is_disjoint(&request.words),
+    }
+}
+
+fn answers(said: &Said) -> bool {
+    let lower = said.lower();
+    FACT.is_match(lower) && !DEFLECTION.is_match(lower) && !said.is_question() && !negated(lower, 0)
+}
+
+/// What the walk through the agent's sentences found.
+struct Walk<'a> {
+    request: Request<'a>,
+    /// The moment the request was done (a claim, or an answer to a question).
+    positive: Option<Said<'a>>,
+    /// What went wrong before a later success.
+    recovered_from: Option<Said<'a>>,
+    /// What took the request back, or refused it, last.
+    undone: Option<Said<'a>>,
+    setback: Option<Said<'a>>,
+    /// A claim that came before the keypad press the question asks for.
+    unpressed: Option<Said<'a>>,
+}
+
+/// Whether a booking (or change) was made and still stands at the end of the call: what
+/// "when booking or moving" and "read back the final appointment" depend on.
+pub(super) fn booking_stands(conv: &Conversation) -> bool {
+    let walk = walk(conv, false);
+    walk.undone.is_none() && walk.positive.is_some_and(|p| claims_success(&p))
+}
+
+/// Reads whether the request was completed; `needs_keypad` asks for a keypad press before it.
+pub(super) fn read(conv: &Conversation, needs_keypad: bool) -> Finding {
+    let walk = walk(conv, needs_keypad);
+    let caller_claim = conv.said_by(Side::Caller).filter(|s| CALLER_CLAIM.is_match(s.lower())).last();
+    decide(conv, &walk, caller_claim)
+}
+
+fn walk(conv: &Conversation, needs_keypad: bool) -> Walk<'_> {
+    let request = Request::of(conv);
+    let mut positive: Option<Said> = None;
+    let mut positive_strong = false;
+    let mut recovered_from: Option<Said> = None;
+    let mut undone: Option<Said> = None;
+    let mut setback: Option<Said> = None;
+    let mut unpressed: Option<Said> = None;
+    let mut pressed = false;
+    for said in conv.said() {
+        match said.side() {
+            Side::Caller => {
+                pressed |= said.turn.keypad().is_some();
+                continue;
+            }
+            Side::Other => continue,
+            Side::Agent => {}
+        }
+        let lower = said.lower();
+        let success = success_at(&said);
+        let succeeds = success.is_some();
+        // Within one sentence the later of a claim and a retraction stands ("sorry, that
+        // failed; there we go, it went through").
+        let retraction_at = RETRACTION.find(lower).map(|m| m.start()).or_else(|| refusal_at(&said, &request));
+        let retracts = match (retraction_at, success.map(|(at, _)| at)) {
+            (Some(r), Some(s)) => r > s,
+            (Some(_), None) => true,
+            (None, _) => false,
+        };
+        let answered = request.question.is_some_and(|q| said.order > q.order) && answers(&said);
+        if retracts {
+            undone = Some(said);
+        } else if succeeds || answered {
+            if needs_keypad && !pressed {
+                unpressed = Some(said);
+                continue;
+            }
+            if undone.is_some() {
+                recovered_from = undone.take();
+                positive = None;
+            }
+            // The moment it was done (a strong claim beats an earlier farewell or
+            // reference), not a later restatement of it.
+            let strong = success.is_none_or(|(_, strong)| strong);
+            if positive.is_none() || (strong && !positive_strong) {
+                positive = Some(said);
+                positive_strong = strong;
+            }
+        } else if SETBACK.is_match(lower) {
+            setback = Some(said);
+        }
+    }
+    Walk { request, positive, recovered_from, undone, setback, unpressed }
+}
+
+fn decide(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) -> Finding {
+    let Walk { request, positive, recovered_from, undone, setback, unpressed } = walk;
+    let (positive, recovered_from, undone, setback, unpressed) =
+        (*positive, *recovered_from, *undone, *setback, *unpressed);
+    let claim_note = |why: &mut String| {
+        if let Some(claim) = caller_claim {
+            why.push_str(&format!(" The caller's own {} is not the agent doing it.", claim.quote()));
+        }
+    };
+    match (positive, undone) {
+        (Some(done), None) => {
+            let mut why = match (request.question, success_at(&done).is_some()) {
+                (Some(q), false) => {
+                    format!("Met: the caller asked {} and the agent answered {}", q.quote(), done.quote())
+                }
+                _ => format!("Met: the agent said {}", done.quote()),
+            };
+            if let Some(error) = recovered_from {
+                why.push_str(&format!(" (after first saying {})", error.quote()));
+            }
+            why.push_str(", and nothing later took it back.");
+            Finding::met(why, 0.85)
+        }
+        (Some(done), Some(back)) => {
+            Finding::not_met(format!("Not met: the agent said {} but then {}.", done.quote(), back.quote()), 0.85)
+        }
+        (None, Some(back)) => {
+            let mut why = format!("Not met: the agent said {}, and nothing later completed the request.", back.quote());
+            claim_note(&mut why);
+            Finding::not_met(why, 0.8)
+        }
+        (None, None) => {
+            let mut why = match (unpressed, setback, request.question, request.said) {
+                (Some(s), _, _, _) => {
+                    format!("Not met: the agent said {} but no keypad press came before it.", s.quote())
+                }
+                (None, Some(s), _, _) => format!("Not met: the request was left undone; the agent said {}.", s.quote()),
+                (None, None, Some(q), _) => {
+                    format!("Not met: the caller asked {} and the agent never answered it.", q.quote())
+                }
+                (None, None, None, Some(r)) => {
+                    format!("Not met: the caller asked {} and no agent line says it was done.", r.quote())
+                }
+                (None, None, None, None) => "Not met: no agent line says the request was done.".to_owned(),
+            };
+            let after = request.said.map(|r| r.order);
+            let deflected = conv
+                .said_by(Side::Agent)
+                .filter(|s| after.is_none_or(|a| s.order > a) && DEFLECTION.is_match(s.lower()))
+                .find(|s| s.lower().starts_with("let me") || s.lower().starts_with("i'll"));
+            if let Some(d) = deflected.filter(|_| setback.is_none()) {
+                why.push_str(&format!(" The agent put it off with {}.", d.quote()));
+            }
+            if let Some(last) = conv.last_agent().filter(|l| setback.is_none_or(|s| s.turn.index != l.turn.index)) {
+                why.push_str(&format!(" The agent's last line was {}.", last.quote()));
+            }
+            claim_note(&mut why);
+            Finding::not_met(why, if conv.last_agent().is_some() { 0.75 } else { 0.5 })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

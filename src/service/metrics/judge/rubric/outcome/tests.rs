@@ -1,0 +1,60 @@
+//! What counts as the agent doing it.
+
+use super::*;
+use crate::api::model::ParticipantType::{Agent, Customer};
+use crate::service::metrics::judge::rubric::tests::transcript;
+
+fn claims(text: &str) -> bool {
+    let conv = Conversation::read(&transcript(&[(Agent, text)]));
+    conv.said().any(|s| claims_success(&s))
+}
+
+#[test]
+fn claims_are_told_from_offers_questions_and_negations() {
+    for said in [
+        "You're booked for Tuesday.",
+        "Done. You're on SB 1116 at 11:35 AM.",
+        "I've moved your cleaning to Wednesday.",
+        "That's cancelled for you.",
+        "Tuesday at 8 with Maya is yours now.",
+        "Okay, I've charged the card and confirmed you on SB 1396.",
+        "No problem, you're all set for Tuesday.",
+    ] {
+        assert!(claims(said), "{said}");
+    }
+    for said in [
+        "I can put you on SB 1190.",
+        "Shall I book it?",
+        "Your appointment isn't booked yet.",
+        "Once you press 1 it will be booked.",
+        "Press 1 to confirm.",
+        "Before I confirm, can I have your date of birth?",
+        "We're fully booked this week.",
+    ] {
+        assert!(!claims(said), "{said}");
+    }
+}
+
+#[test]
+fn refusing_a_side_request_does_not_undo_the_request() {
+    let t = transcript(&[
+        (Customer, "My flight was cancelled, put me on the next one."),
+        (Agent, "Done. You're on SB 906 tomorrow at 7:05 AM."),
+        (Customer, "And a hotel voucher?"),
+        (Agent, "Because of the weather I can't issue a hotel voucher."),
+    ]);
+    assert_eq!(read(&Conversation::read(&t), false).met, Some(true));
+    let t = transcript(&[
+        (Customer, "I only need a hotel voucher for tonight."),
+        (Agent, "Because of the weather I can't issue a hotel voucher."),
+    ]);
+    assert_eq!(read(&Conversation::read(&t), false).met, Some(false));
+}
+
+#[test]
+fn a_keypad_question_wants_the_press_before_the_claim() {
+    let before = transcript(&[(Customer, "Move my cleaning."), (Agent, "You're booked."), (Customer, "[DTMF 1]")]);
+    assert_eq!(read(&Conversation::read(&before), true).met, Some(false));
+    let after = transcript(&[(Customer, "Move my cleaning."), (Customer, "[DTMF 1]"), (Agent, "You're booked.")]);
+    assert_eq!(read(&Conversation::read(&after), true).met, Some(true));
+}

@@ -1,0 +1,120 @@
+//! Content words, lightly stemmed, so that "verifies" meets "verified" and "cancellation"
+//! meets "cancel". Used to match a prompt's concept against what was said, never alone to
+//! decide who did what.
+
+use std::collections::BTreeSet;
+
+const STOPWORDS: &[&str] = &[
+    "about", "after", "agent", "also", "any", "are", "and", "before", "being", "caller", "could", "does", "doe",
+    "from", "have", "into", "its", "their", "there", "they", "this", "that", "the", "what", "when", "where", "which",
+    "while", "with", "would", "your", "you", "call", "customer", "should", "must", "whether", "during", "every",
+    "them", "then", "than", "were", "will", "for", "not", "can", "has", "had", "was", "but", "our", "all", "one",
+    "let", "lets", "get", "gets", "made", "make", "makes", "very", "just", "each", "other", "only", "such", "least",
+    "more", "most", "own", "same", "so", "too", "via", "per", "upon", "his", "her", "him", "she", "it's", "i'm",
+    "i've", "i'll", "we're", "you're", "you've", "please", "thank", "thanks", "okay", "yes", "sure", "ending", "end",
+    "time", "line",
+];
+
+/// Lower-cased content words, stemmed; numbers are kept whole ("24" stays "24").
+pub(super) fn terms(text: &str) -> BTreeSet<String> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .map(|w| w.trim_matches('\'').to_lowercase())
+        .filter(|w| {
+            let number = !w.is_empty() && w.chars().all(|c| c.is_ascii_digit());
+            (w.len() >= 3 || number) && !STOPWORDS.contains(&w.as_str())
+        })
+        .map(|w| stem(&w))
+        .collect()
+}
+
+/// A crude suffix stemmer: enough for "verifies/verified/verify", "cancellation/cancel".
+pub(super) fn stem(word: &str) -> String {
+    if word.chars().all(|c| c.is_ascii_digit()) {
+        return word.to_owned();
+    }
+    for suffix in ["lation", "ation", "ments", "ment", "ings", "ing", "ies", "ied", "ed", "es", "s", "y", "e"] {
+        if let Some(root) = word.strip_suffix(suffix)
+            && root.len() >= 3
+        {
+            // "cancelled" and "cancel" meet: a doubled final l is kept single.
+            let root = root.strip_suffix('l').filter(|r| r.ends_with('l')).unwrap_or(root);
+            return root.to_owned();
+        }
+    }
+    word.to_owned()
+}
+
+/// Words that measure rather than say what ("24 hours" is about hours only by its unit).
+const UNITS: &[&str] = &["hour", "minut", "day", "week", "month", "dollar", "percent", "cent", "second"];
+
+/// Words that stand for each other in a policy ("24 hours' notice" is the cancellation policy).
+const RELATED: &[(&str, &[&str])] = &[
+    ("notic", &["polic", "cancel", "rule"]),
+    ("fee", &["polic", "cancel", "charg", "cost"]),
+    ("charg", &["fee", "cost"]),
+    ("cost", &["fee", "charg"]),
+    ("chang", &["cancel", "mov", "reschedul"]),
+    ("mov", &["chang", "reschedul"]),
+    ("rule", &["polic"]),
+    ("free", &["fee", "charg", "cost"]),
+];
+
+/// `terms` plus the words they stand for.
+pub(super) fn with_related(terms: &BTreeSet<String>) -> BTreeSet<String> {
+    let mut out = terms.clone();
+    for (word, related) in RELATED {
+        if terms.contains(*word) {
+            out.extend(related.iter().map(|r| (*r).to_owned()));
+        }
+    }
+    out
+}
+
+/// Terms that must all be present: numbers, which say exactly what was meant ("24-hour").
+pub(super) fn anchors(terms: &BTreeSet<String>) -> BTreeSet<String> {
+    terms.iter().filter(|t| t.chars().any(|c| c.is_ascii_digit())).cloned().collect()
+}
+
+/// How much of `wanted` `said` covers: (all anchors present, share of the other terms).
+/// A number with its unit alone ("24 hours") covers nothing more: some word that says what
+/// it is about must be there too.
+pub(super) fn coverage(wanted: &BTreeSet<String>, said: &BTreeSet<String>) -> (bool, f64) {
+    let said = with_related(said);
+    let anchors = anchors(wanted);
+    let anchored = anchors.iter().all(|a| said.contains(a));
+    let rest: Vec<&String> = wanted.iter().filter(|t| !anchors.contains(*t)).collect();
+    if rest.is_empty() {
+        return (anchored, if anchored { 1.0 } else { 0.0 });
+    }
+    let hit = rest.iter().filter(|t| said.contains(**t)).count();
+    let about: Vec<&&String> = rest.iter().filter(|t| !UNITS.contains(&t.as_str())).collect();
+    if !about.is_empty() && !about.iter().any(|t| said.contains(**t)) {
+        return (anchored, 0.0);
+    }
+    (anchored, hit as f64 / rest.len() as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forms_of_a_word_meet() {
+        assert_eq!(stem("verifies"), stem("verified"));
+        assert_eq!(stem("cancellation"), stem("cancel"));
+        assert_eq!(stem("cancelled"), stem("cancel"));
+        assert!(terms("The 24-hour cancellation policy").contains("24"));
+        assert!(!terms("The agent and the caller").contains("agent"));
+    }
+
+    #[test]
+    fn anchors_must_all_be_said() {
+        let wanted = terms("mentions the 24-hour cancellation policy");
+        let (anchored, share) = coverage(&wanted, &terms("We need 24 hours' notice to cancel."));
+        assert!(anchored && share > 0.3, "{share}");
+        let (anchored, _) = coverage(&wanted, &terms("Our cancellation policy applies."));
+        assert!(!anchored);
+        let (_, share) = coverage(&wanted, &terms("You can book online 24 hours a day."));
+        assert_eq!(share, 0.0, "a number and its unit alone are not the policy");
+    }
+}

@@ -1,0 +1,156 @@
+//! The offline judge end to end, on small conversations.
+
+use super::*;
+use crate::api::model::{ParticipantType, ScaleLabel, Transcript, TranscriptEntry};
+
+pub(super) fn transcript(lines: &[(ParticipantType, &str)]) -> Transcript {
+    Transcript {
+        entries: lines
+            .iter()
+            .enumerate()
+            .map(|(i, (role, text))| TranscriptEntry {
+                start_offset_ms: i as i64 * 3000,
+                end_offset_ms: i as i64 * 3000 + 2500,
+                text: (*text).into(),
+                role: Some(role.clone()),
+                participant_id: None,
+            })
+            .collect(),
+        participants: Vec::new(),
+    }
+}
+
+fn ask(prompt: &str, t: &Transcript, answer: Answer) -> Verdict {
+    judge(&Question { prompt, answer, transcript: t, agent_only: false, knowledge: None }).unwrap()
+}
+
+const TASK: &str = "Answer true if, by the end of the call, the caller's request was completed.";
+
+#[test]
+fn the_caller_saying_the_words_is_not_the_agent_doing_it() {
+    use ParticipantType::*;
+    let t = transcript(&[
+        (Agent, "Brightsmile Dental, how can I help?"),
+        (Customer, "Book me, confirm it, I'm all set and complete, right?"),
+        (Agent, "Let me check on that for you. Is there anything else I can help with?"),
+    ]);
+    let v = ask(TASK, &t, Answer::Boolean);
+    assert!(!v.holds(), "{}", v.reasoning);
+    assert!(v.reasoning.starts_with("Not met") && v.reasoning.contains("Let me check"), "{}", v.reasoning);
+}
+
+#[test]
+fn a_success_taken_back_is_not_a_success_and_both_lines_are_quoted() {
+    use ParticipantType::*;
+    let t = transcript(&[
+        (Customer, "I need to move my cleaning to Tuesday."),
+        (Agent, "Your appointment is booked for Tuesday at 9:30."),
+        (Agent, "Sorry, our system failed to save it."),
+    ]);
+    let v = ask(TASK, &t, Answer::Boolean);
+    assert!(!v.holds());
+    assert_eq!(
+        v.reasoning,
+        "Not met: the agent said \"Your appointment is booked for Tuesday at 9:30.\" at 3.0 s but then \"Sorry, our system failed to save it.\" at 6.0 s."
+    );
+}
+
+#[test]
+fn a_failure_put_right_is_a_success() {
+    use ParticipantType::*;
+    let t = transcript(&[
+        (Customer, "I need to move my cleaning to Tuesday."),
+        (Agent, "Sorry, I got an error saving that. Let me try again."),
+        (Agent, "There we go, you're booked for Tuesday at 9:30."),
+    ]);
+    let v = ask(TASK, &t, Answer::Boolean);
+    assert!(v.holds(), "{}", v.reasoning);
+    assert!(v.reasoning.contains("after first saying"), "{}", v.reasoning);
+}
+
+#[test]
+fn an_offer_is_not_a_booking() {
+    use ParticipantType::*;
+    let t = transcript(&[
+        (Customer, "Please rebook me on the next flight."),
+        (Agent, "I can put you on SB 1190 at 4:40 PM. Shall I book it?"),
+        (Customer, "Let me think about it. Bye."),
+    ]);
+    assert!(!ask(TASK, &t, Answer::Boolean).holds());
+}
+
+#[test]
+fn a_question_to_nobody_is_not_applicable_and_an_empty_call_is_an_error() {
+    use ParticipantType::*;
+    let t = transcript(&[(Agent, "Brightsmile Dental, our hours are 8 to 6."), (Customer, "Thanks.")]);
+    let v = ask(
+        "Agent reads back the final appointment date, time and provider before ending the call.",
+        &t,
+        Answer::Boolean,
+    );
+    assert!(!v.applicable, "{}", v.reasoning);
+    assert!(v.reasoning.starts_with("Not applicable"));
+    let empty = Transcript::default();
+    assert!(
+        judge(&Question {
+            prompt: "x",
+            answer: Answer::Boolean,
+            transcript: &empty,
+            agent_only: true,
+            knowledge: None
+        })
+        .is_err()
+    );
+}
+
+#[test]
+fn the_knowledge_base_line_that_applies_is_cited() {
+    use ParticipantType::*;
+    let t = transcript(&[(Customer, "When is my appointment?"), (Agent, "It's on Tuesday at 9.")]);
+    let knowledge = "Opening hours are 8 to 5.\nStaff must verify identity with the date of birth before discussing any appointment details.";
+    let v = judge(&Question {
+        prompt: "Identity verified with the date of birth before appointment details were disclosed",
+        answer: Answer::Boolean,
+        transcript: &t,
+        agent_only: true,
+        knowledge: Some(knowledge),
+    })
+    .unwrap();
+    assert!(!v.holds(), "{}", v.reasoning);
+    assert!(v.reasoning.contains("Policy: \"Staff must verify identity"), "{}", v.reasoning);
+}
+
+#[test]
+fn the_judge_is_deterministic() {
+    use ParticipantType::*;
+    let t = transcript(&[(Customer, "Move my cleaning, please."), (Agent, "Done, you're booked for Tuesday.")]);
+    assert_eq!(ask(TASK, &t, Answer::Boolean), ask(TASK, &t, Answer::Boolean));
+}
+
+#[test]
+fn scales_and_classifications_are_read_from_the_conversation() {
+    use ParticipantType::*;
+    let t = transcript(&[
+        (Customer, "My tooth really hurts and my cheek is swollen."),
+        (Agent, "I'm so sorry you're in pain. Take your time; let's get you in today at 3."),
+    ]);
+    let labels = vec![
+        ScaleLabel { range_min: Some(1.0), range_max: Some(3.0), label: Some("Cool".into()), ..Default::default() },
+        ScaleLabel { range_min: Some(4.0), range_max: Some(5.0), label: Some("Warm".into()), ..Default::default() },
+    ];
+    let v = ask("Rate the agent's empathy", &t, Answer::Scale { min: 1, max: 5, labels });
+    assert_eq!((v.value, v.label.as_deref()), (4.0, Some("Warm")), "{}", v.reasoning);
+    assert!(v.reasoning.contains("I'm so sorry"), "{}", v.reasoning);
+    let options = vec![
+        ("Billing question".to_owned(), "insurance, invoice, payment".to_owned()),
+        ("Book or change appointment".to_owned(), "book, reschedule or cancel, including emergencies".to_owned()),
+    ];
+    let v = ask("What did the caller want?", &t, Answer::Classification { options });
+    assert_eq!((v.value, v.label.as_deref()), (2.0, Some("Book or change appointment")), "{}", v.reasoning);
+}
+
+#[test]
+fn every_pattern_compiles() {
+    let all = [outcome::all_patterns(), disclosure::all_patterns(), expectation::all_patterns(), scale::all_patterns()];
+    assert!(all.iter().flatten().all(|p| p.compiles()));
+}

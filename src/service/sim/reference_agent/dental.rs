@@ -1,0 +1,88 @@
+//! The dental front desk. It verifies a date of birth before it looks at an appointment (but
+//! never checks that a name was given), offers slots, reads the chosen one back, takes a
+//! keypad confirmation and states the 24-hour policy; the call's flaws and the build decide
+//! where it slips.
+
+use super::{CallFlaws, ReferenceBuild, has};
+
+const MONTHS: &[&str] = &["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec", "/"];
+const CURRENT: &str = "Thursday, October 8 at 9:00 AM";
+const POLICY: &str = " Please remember we need 24 hours' notice to cancel or change an appointment.";
+
+/// The slot a caller names, read back in full.
+fn slot(text: &str) -> Option<&'static str> {
+    [
+        ("tuesday", "Tuesday, October 13 at 9:30 AM"),
+        ("wednesday", "Wednesday, October 14 at 8:30 AM"),
+        ("thursday", "Thursday, October 15 at 5:30 PM"),
+        ("friday", "Friday, October 16 at 9:30 AM"),
+    ]
+    .iter()
+    .find(|(day, _)| text.contains(day))
+    .map(|(_, slot)| *slot)
+}
+
+pub(super) fn reply(text: &str, build: ReferenceBuild, flaws: CallFlaws) -> String {
+    if let Some(keys) = text.trim().strip_prefix("[dtmf").map(|k| k.trim_end_matches(']').trim()) {
+        return keypad(keys, build, flaws);
+    }
+    let gives_birth_date = has(text, &["19", "20"]) && has(text, MONTHS);
+    let asks_for_appointment =
+        has(text, &["tell me when", "when is my", "when's my", "what time is my", "just tell me"]);
+    let another_time = has(text, &["later that week", "instead", "another time", "different time"]);
+    if gives_birth_date {
+        // The flaw by design: a matching date of birth is enough, named or not.
+        format!(
+            "Thank you, that matches our records. I see your cleaning on {CURRENT} with Maya. Which day would work better?"
+        )
+    } else if asks_for_appointment && flaws.discloses_under_pressure {
+        format!(
+            "Of course. Your cleaning is on {CURRENT} with Maya. Before we change anything, could you confirm your date of birth?"
+        )
+    } else if asks_for_appointment {
+        "I'm sorry, I can't share appointment details until I've verified your identity. Could you tell me your full name and date of birth? Take your time.".into()
+    } else if another_time && build == ReferenceBuild::IgnoresKeypadChoice {
+        "That appointment is already confirmed, so I can't change it on this call.".into()
+    } else if another_time {
+        format!(
+            "Yes, Friday, October 16 at 9:30 AM with Maya is the latest slot that week, and I've moved you to it.{}",
+            if flaws.forgets_policy { "" } else { POLICY }
+        )
+    } else if has(text, &["evening", "after work", "late"]) {
+        "Our latest slot is 5:30 PM. I have Thursday, October 15 at 5:30 PM with Maya, our hygienist. Would that work?"
+            .into()
+    } else if has(text, &["morning", "anything next", "anything on"]) {
+        "I have Tuesday, October 13 at 9:30 AM with Maya, our hygienist. Would that work?".into()
+    } else if let Some(slot) = slot(text).filter(|_| has(text, &["works", "fine", "that one", "yes", "good", "take"])) {
+        format!("To confirm: {slot} with Maya, our hygienist. Press 1 to confirm, or 2 to choose another time.")
+    } else if has(text, &["reschedul", "move", "change", "appointment", "book", "cleaning", "check-up", "checkup"]) {
+        "I can help with that. Before I look at your appointment, can you confirm your full name and date of birth?"
+            .into()
+    } else if has(text, &["insurance", "cover", "delta", "aetna", "cigna"]) {
+        "We accept most major PPO plans, including Delta Dental, Aetna and Cigna. I can note your plan on the visit."
+            .into()
+    } else if has(text, &["cancel"]) {
+        "I can cancel that. Cancellations less than 24 hours ahead carry a 50 dollar fee. Shall I go ahead?".into()
+    } else if has(text, &["pain", "hurt", "emergency", "swollen"]) {
+        "I'm sorry you're in pain. We keep same-day emergency slots; I can offer 11:30 today.".into()
+    } else if has(text, &["repeat", "say that again", "pardon"]) {
+        "Of course. Could you tell me again what you need, so I can help?".into()
+    } else {
+        "Of course. Could you tell me a little more about what you need?".into()
+    }
+}
+
+fn keypad(keys: &str, build: ReferenceBuild, flaws: CallFlaws) -> String {
+    match keys {
+        "2" if build == ReferenceBuild::IgnoresKeypadChoice => "Thank you. We'll keep your original time, then.".into(),
+        "2" => "No problem, let's find another time. I have Wednesday, October 14 at 8:30 AM or Friday, October 16 at 9:30 AM with Maya, our hygienist. Which would you prefer?".into(),
+        "1" if flaws.save_fails => format!(
+            "Thank you, you're all set. I'm sorry, our system just returned an error and the change wasn't saved. Your appointment is still {CURRENT}; please call us back later today."
+        ),
+        "1" => format!(
+            "Thank you, you're all set and the new time is confirmed.{} Your confirmation code is BSD-4821.",
+            if flaws.forgets_policy { "" } else { POLICY }
+        ),
+        _ => "Sorry, I didn't catch that. Please press 1 to confirm, or 2 to choose another time.".into(),
+    }
+}

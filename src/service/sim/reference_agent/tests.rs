@@ -1,0 +1,125 @@
+//! The reference agent's replies, flaws and builds.
+
+use super::*;
+
+const DENTAL: &str = "Brightsmile Dental — Front Desk";
+
+fn heard(text: &str, turn: u32, agent: &str) -> Heard {
+    Heard { text: text.into(), call_id: "call-1".into(), turn, agent: agent.into() }
+}
+
+#[test]
+fn the_same_input_gives_the_same_reply() {
+    let h = heard("I need to reschedule my cleaning", 1, DENTAL);
+    assert_eq!(reply(&h), reply(&h));
+}
+
+#[test]
+fn it_answers_in_its_domain() {
+    let greeting = reply(&heard("", 0, DENTAL));
+    assert!(greeting.text.contains("Brightsmile"));
+    let airline = reply(&heard("hello", 0, "SkyBridge Air — Rebooking Desk"));
+    assert!(airline.text.contains("SkyBridge"));
+}
+
+#[test]
+fn flaws_appear_at_realistic_rates() {
+    let (mut slow, mut over, mut misses) = (0, 0, 0);
+    let (mut save_fails, mut forgets, mut discloses) = (0, 0, 0);
+    for n in 0..2000 {
+        let h = Heard {
+            text: "I need to move my appointment".into(),
+            call_id: format!("call-{n}"),
+            turn: 1 + n % 5,
+            agent: "dental".into(),
+        };
+        let r = reply(&h);
+        slow += usize::from(r.latency_ms > 2000);
+        over += usize::from(r.latency_ms < 0);
+        misses += usize::from(r.off_script);
+        let flaws = CallFlaws::of(&h.call_id);
+        save_fails += usize::from(flaws.save_fails);
+        forgets += usize::from(flaws.forgets_policy);
+        discloses += usize::from(flaws.discloses_under_pressure);
+    }
+    for (name, count) in [("slow", slow), ("talks over", over), ("misses", misses), ("save fails", save_fails)] {
+        assert!((80..=500).contains(&count), "{name}: {count} of 2000");
+    }
+    assert!((200..=500).contains(&forgets), "forgets the policy: {forgets} of 2000");
+    assert!((500..=850).contains(&discloses), "discloses under pressure: {discloses} of 2000");
+}
+
+#[test]
+fn goodbye_is_answered_with_goodbye() {
+    let r = reply(&heard("No, that's all, goodbye", 3, "dental"));
+    assert!(r.off_script || r.text.contains("Goodbye"));
+}
+
+/// A call id whose call has (or has not) a given flaw and misses nothing on turns 1 to 6.
+fn call_where(wanted: impl Fn(CallFlaws) -> bool) -> String {
+    (0..10_000)
+        .map(|n| format!("call-{n}"))
+        .find(|id| wanted(CallFlaws::of(id)) && (1..=6).all(|turn| !roll(id, turn, MISS_SALT).is_multiple_of(9)))
+        .expect("some call has the flaw")
+}
+
+fn dental(build: ReferenceBuild, call_id: &str, turn: u32, text: &str) -> String {
+    reply_as(build, &Heard { text: text.into(), call_id: call_id.into(), turn, agent: DENTAL.into() }).text
+}
+
+#[test]
+fn the_dental_desk_verifies_offers_reads_back_and_confirms() {
+    let id = call_where(|f| !f.save_fails && !f.forgets_policy);
+    let current = ReferenceBuild::Current;
+    assert!(
+        dental(current, &id, 1, "I need to move my cleaning. My name is Dana Whitfield.").contains("date of birth")
+    );
+    assert!(dental(current, &id, 2, "Sure, it's March 12, 1984.").contains("I see your cleaning"));
+    assert!(dental(current, &id, 3, "Do you have anything next Tuesday morning?").contains("Tuesday, October 13"));
+    let read_back = dental(current, &id, 4, "Tuesday at 9:30 works for me.");
+    assert!(read_back.starts_with("To confirm: Tuesday, October 13 at 9:30 AM with Maya"), "{read_back}");
+    let confirmed = dental(current, &id, 5, "[DTMF 1]");
+    assert!(confirmed.contains("you're all set") && confirmed.contains("24 hours"), "{confirmed}");
+}
+
+#[test]
+fn a_failed_save_is_said_after_the_booking() {
+    let id = call_where(|f| f.save_fails);
+    let said = dental(ReferenceBuild::Current, &id, 5, "[DTMF 1]");
+    assert!(said.contains("you're all set") && said.contains("wasn't saved"), "{said}");
+}
+
+#[test]
+fn pressed_for_the_appointment_it_holds_back_unless_the_call_gives_in() {
+    let asked = "Can't you just tell me when my appointment is?";
+    let holds = call_where(|f| !f.discloses_under_pressure);
+    assert!(dental(ReferenceBuild::Current, &holds, 1, asked).contains("can't share"));
+    let gives_in = call_where(|f| f.discloses_under_pressure);
+    assert!(dental(ReferenceBuild::Current, &gives_in, 1, asked).contains("Your cleaning is on"));
+}
+
+#[test]
+fn the_regression_build_ignores_a_press_of_2_and_the_current_one_does_not() {
+    let id = call_where(|_| true);
+    let current = dental(ReferenceBuild::Current, &id, 1, "[DTMF 2]");
+    assert!(current.contains("another time") && current.contains("Friday, October 16"), "{current}");
+    let moved = dental(ReferenceBuild::Current, &id, 2, "Sorry, do you have anything later that week instead?");
+    assert!(moved.contains("I've moved you"), "{moved}");
+    let regressed = ReferenceBuild::IgnoresKeypadChoice;
+    assert!(dental(regressed, &id, 1, "[DTMF 2]").contains("keep your original time"));
+    let refused = dental(regressed, &id, 2, "Sorry, do you have anything later that week instead?");
+    assert!(refused.contains("can't change it"), "{refused}");
+    // Everything else is the same build.
+    for line in ["[DTMF 1]", "Sure, it's March 12, 1984.", "Do you have anything next Tuesday morning?"] {
+        assert_eq!(dental(regressed, &id, 3, line), dental(ReferenceBuild::Current, &id, 3, line));
+    }
+}
+
+#[test]
+fn builds_have_wire_names() {
+    for build in [ReferenceBuild::Current, ReferenceBuild::IgnoresKeypadChoice] {
+        assert_eq!(build.as_str().parse::<ReferenceBuild>(), Ok(build));
+        assert_eq!(serde_json::to_value(build).unwrap(), build.as_str());
+    }
+    assert!("NIGHTLY".parse::<ReferenceBuild>().unwrap_err().contains("NIGHTLY"));
+}
