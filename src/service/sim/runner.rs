@@ -391,7 +391,11 @@ impl Simulator {
                 definition: Box::new(definition),
                 base_url: self.base_url.clone(),
             },
-            None => AgentLink::Reference,
+            // A replayed night may have the reference agent answer as another of its builds.
+            None => match work.replay.as_ref().and_then(|r| r.reference_build.as_deref()) {
+                Some(build) => AgentLink::ReferenceBuild(build.parse().map_err(ServiceError::internal)?),
+                None => AgentLink::Reference,
+            },
         };
         simulation.processing_status = Some(ProcessingStatus::Simulating);
         self.save(simulation.clone(), &job_id).await?;
