@@ -27,7 +27,7 @@ fn live_filters() -> Vec<(&'static str, &'static str)> {
     filters.push((r"│ *[▁▂▃▄▅▆▇█][▁▂▃▄▅▆▇█ ]*│", "│[spark]│"));
     // What the judge makes of a real run differs from run to run too; tests/console/verdicts.rs
     // pins the verdict's views on a fixed job.
-    filters.push((r"\b\d+(\.\d+)? %", "[n] %"));
+    filters.push((r"\b\d+(\.\d+)? % *", "[n] % "));
     filters.push((r"\b(PASSED|FAILED|NOT_EVALUATED|ERROR)\b", "[verdict]"));
     filters
 }
