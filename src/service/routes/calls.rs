@@ -59,7 +59,7 @@ async fn list(State(state): State<AppState>, Params(params): Params<ListParams>)
 fn utc(param: &str, text: Option<&str>) -> ServiceResult<Option<String>> {
     text.map(|t| {
         Timestamp(t.to_owned())
-            .parse()
+            .parse_rfc3339()
             .map(|ts| ts.to_string())
             .ok_or_else(|| ServiceError::invalid(param, format!("{param} must be an RFC 3339 date-time")))
     })

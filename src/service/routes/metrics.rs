@@ -11,7 +11,7 @@ use super::{ListParams, OwnedFilter, created, data, list_kind, now, path_id};
 use crate::api::model::*;
 use crate::service::AppState;
 use crate::service::error::{ServiceError, ServiceResult};
-use crate::service::extract::{Params, Valid};
+use crate::service::extract::{Body, Params, Valid, validated};
 use crate::service::openapi::{
     BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,
 };
@@ -372,8 +372,12 @@ async fn update_variant(
 async fn create_threshold(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Valid(input): Valid<ThresholdInput>,
+    Body(body): Body,
 ) -> ServiceResult<Response> {
+    // The metric is looked up first: an unknown one is a 404 whatever the body says.
+    let lookup = id.clone();
+    state.store.read(move |c| resolve_definition(c, &lookup)).await?;
+    let input: ThresholdInput = validated(&body)?;
     let definition = state
         .store
         .write(move |tx| {
@@ -382,8 +386,23 @@ async fn create_threshold(
             let name = input.name.clone().unwrap_or_else(|| {
                 format!("{} {}", source.name.as_deref().unwrap_or("metric"), input.value.as_deref().unwrap_or_default())
             });
-            let slug = input.slug.clone().or(input.metric_id.clone()).unwrap_or_else(|| slug_from_name(&name));
-            if store::find_by::<MetricDefinition>(tx, Kind::MetricDefinition, "$.slug", &slug)?.is_some() {
+            let taken = |slug: &str| -> ServiceResult<bool> {
+                Ok(store::find_by::<MetricDefinition>(tx, Kind::MetricDefinition, "$.slug", slug)?.is_some())
+            };
+            let slug = match (input.slug.clone().or(input.metric_id.clone()), &input.name) {
+                (Some(slug), _) => slug,
+                (None, Some(name)) => slug_from_name(name),
+                (None, None) => {
+                    let operator = input.operator.as_ref().map(ThresholdOperator::short).unwrap_or_default();
+                    let base = format!(
+                        "{} {operator} {}",
+                        source.slug_or_alias().unwrap_or("metric"),
+                        input.value.as_deref().unwrap_or_default()
+                    );
+                    unused_slug(&base, &taken)?
+                }
+            };
+            if taken(&slug)? {
                 let param = if input.slug.is_some() || input.metric_id.is_some() { "slug" } else { "name" };
                 return Err(ServiceError::invalid(param, format!("a metric with slug {slug} exists already")));
             }
@@ -437,6 +456,24 @@ async fn create_threshold(
         })
         .await?;
     Ok(created(&definition))
+}
+
+/// A slug made from `base` that no metric has yet: `base`, else `base_2`, `base_3`, …
+fn unused_slug(base: &str, taken: &dyn Fn(&str) -> ServiceResult<bool>) -> ServiceResult<String> {
+    let slug = slug_from_name(base);
+    if !taken(&slug)? {
+        return Ok(slug);
+    }
+    for n in 2..1_000 {
+        let suffix = format!("_{n}");
+        let mut stem = slug.clone();
+        stem.truncate(threshold_limits::SLUG_MAX - suffix.len());
+        let candidate = format!("{}{suffix}", stem.trim_end_matches('_'));
+        if !taken(&candidate)? {
+            return Ok(candidate);
+        }
+    }
+    Err(ServiceError::invalid("slug", format!("every slug made from {slug} is taken; give a slug")))
 }
 
 /// List metric policies.

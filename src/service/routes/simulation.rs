@@ -11,7 +11,7 @@ use super::{ListParams, OwnedFilter, created, data, known_value, list_kind, path
 use crate::api::model::*;
 use crate::service::AppState;
 use crate::service::error::{ServiceError, ServiceResult};
-use crate::service::extract::{AnyBody, Params, Valid};
+use crate::service::extract::{AnyBody, Decoded, Params, Valid};
 use crate::service::openapi::{
     BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,
 };
@@ -45,7 +45,7 @@ pub fn router() -> OpenApiRouter<AppState> {
     ),
     security(())
 )]
-async fn demo_agent(axum::Json(heard): axum::Json<crate::service::sim::reference_agent::Heard>) -> Response {
+async fn demo_agent(Decoded(heard): Decoded<crate::service::sim::reference_agent::Heard>) -> Response {
     axum::response::IntoResponse::into_response(axum::Json(crate::service::sim::reference_agent::reply(&heard)))
 }
 
