@@ -16,7 +16,10 @@ use utoipa_axum::routes;
 
 use super::AppState;
 use crate::api::ErrorBody;
-use crate::api::model::KnowledgeBase;
+use crate::api::model::{
+    CollectionJobStatus, IssueStatus, KnowledgeBase, RunPlanJobStatus, Severity, ValueStatusFilter,
+    inputs_refusing_unknown_members,
+};
 
 /// The name the bearer scheme has under `components.securitySchemes` (also spelled out in
 /// `security(...)` below, which takes only a literal).
@@ -32,7 +35,8 @@ pub const BEARER: &str = "bearer";
             Every error answers with the error body (`ErrorBody`)."
     ),
     // The knowledge base has no route here yet; its schema states its limit all the same.
-    components(schemas(ErrorBody, KnowledgeBase)),
+    // Enums that only query parameters name are listed so that their `$ref`s resolve.
+    components(schemas(ErrorBody, KnowledgeBase, ValueStatusFilter, CollectionJobStatus, IssueStatus, Severity, RunPlanJobStatus)),
     modifiers(&BearerAuth),
     security(("bearer" = []))
 )]
@@ -76,14 +80,68 @@ pub fn mark_public(document: &mut Document, is_public: impl Fn(&str) -> bool) {
     }
 }
 
+/// States what the generated schemas cannot: the inputs that refuse unknown members say
+/// `additionalProperties: false`, and a response that flattens one of them (`RunPlan`,
+/// `Persona`) becomes one object instead of an `allOf`, where that keyword would refuse the
+/// response's own members.
+pub fn tighten(json: &mut serde_json::Value) {
+    let strict: Vec<String> = inputs_refusing_unknown_members().into_iter().map(|n| n.into_owned()).collect();
+    let Some(schemas) = json.pointer_mut("/components/schemas").and_then(serde_json::Value::as_object_mut) else {
+        return;
+    };
+    let originals = schemas.clone();
+    for schema in schemas.values_mut() {
+        flatten_all_of(schema, &originals);
+    }
+    for name in &strict {
+        if let Some(schema) = schemas.get_mut(name).and_then(serde_json::Value::as_object_mut) {
+            schema.insert("additionalProperties".into(), serde_json::Value::Bool(false));
+        }
+    }
+}
+
+/// `{allOf: [{$ref}, {properties}]}` → one object with the members of both.
+fn flatten_all_of(schema: &mut serde_json::Value, schemas: &serde_json::Map<String, serde_json::Value>) {
+    let Some(parts) = schema.get("allOf").and_then(serde_json::Value::as_array).cloned() else { return };
+    let mut properties = serde_json::Map::new();
+    let mut required: Vec<serde_json::Value> = Vec::new();
+    for part in &parts {
+        let resolved = match part.get("$ref").and_then(serde_json::Value::as_str) {
+            Some(reference) => match reference.rsplit('/').next().and_then(|name| schemas.get(name)) {
+                Some(target) => target,
+                None => return,
+            },
+            None => part,
+        };
+        if resolved.get("allOf").is_some() || resolved.get("type").and_then(serde_json::Value::as_str) != Some("object")
+        {
+            return;
+        }
+        if let Some(members) = resolved.get("properties").and_then(serde_json::Value::as_object) {
+            properties.extend(members.clone());
+        }
+        for name in resolved.get("required").and_then(serde_json::Value::as_array).into_iter().flatten() {
+            if !required.contains(name) {
+                required.push(name.clone());
+            }
+        }
+    }
+    let Some(object) = schema.as_object_mut() else { return };
+    object.remove("allOf");
+    object.insert("type".into(), "object".into());
+    object.insert("properties".into(), serde_json::Value::Object(properties));
+    if !required.is_empty() {
+        object.insert("required".into(), serde_json::Value::Array(required));
+    }
+}
+
 /// The serialized document, handed to the handlers below as a request extension.
 #[derive(Clone)]
 pub struct Served(Bytes);
 
 impl Served {
-    pub fn new(document: &Document) -> Served {
-        let text = serde_json::to_vec(document).expect("the OpenAPI document serializes");
-        Served(Bytes::from(text))
+    pub fn new(document: &serde_json::Value) -> Served {
+        Served(Bytes::from(document.to_string()))
     }
 }
 
@@ -100,6 +158,7 @@ fn serve(served: Served) -> Response {
 #[utoipa::path(
     get,
     path = "/openapi.json",
+    operation_id = "getOpenApiDocument",
     tag = "Specification",
     responses((status = 200, description = "The OpenAPI 3.1 document", body = Object))
 )]
@@ -111,6 +170,7 @@ async fn openapi_json(Extension(served): Extension<Served>) -> Response {
 #[utoipa::path(
     get,
     path = "/.well-known/openapi.json",
+    operation_id = "getOpenApiDocumentWellKnown",
     tag = "Specification",
     responses((status = 200, description = "The OpenAPI 3.1 document", body = Object))
 )]
@@ -122,6 +182,7 @@ async fn well_known_openapi_json(Extension(served): Extension<Served>) -> Respon
 #[utoipa::path(
     get,
     path = "/doc",
+    operation_id = "getOpenApiDoc",
     tag = "Specification",
     responses((status = 200, description = "The OpenAPI 3.1 document", body = Object))
 )]
@@ -203,3 +264,4 @@ error_response!(
     500,
     "Internal error; the cause is in the service log (type internal, code internal_error)"
 );
+

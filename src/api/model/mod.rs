@@ -47,3 +47,27 @@ pub struct Deleted {
     pub id: uuid::Uuid,
     pub deleted: bool,
 }
+
+/// The inputs that keep unknown members and refuse them (`validate()` names each), so their
+/// schemas say `additionalProperties: false`. `tests/service_inputs.rs` probes every object
+/// a request body can hold and checks this list against what the service does.
+pub fn inputs_refusing_unknown_members() -> Vec<std::borrow::Cow<'static, str>> {
+    vec![
+        AgentEndpointUpdate::name(),
+        CallInput::name(),
+        CollectionJobInput::name(),
+        IssueInput::name(),
+        IssueUpdate::name(),
+        MetricDefinitionUpdate::name(),
+        ThresholdInput::name(),
+        MetricDefinitionInput::name(),
+        PersonaFields::name(),
+        PolicyInput::name(),
+        PolicyUpdate::name(),
+        RunPlanInput::name(),
+        ScenarioSelection::name(),
+        FlowSelection::name(),
+        MetricReference::name(),
+        RunRequest::name(),
+    ]
+}

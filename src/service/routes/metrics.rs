@@ -32,6 +32,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[utoipa::path(
     get,
     path = "/v1/metric/definitions",
+    operation_id = "listMetricDefinitions",
     tag = "Metric",
     params(ListParams),
     responses(
@@ -59,6 +60,7 @@ pub fn resolve_definition(conn: &Connection, id_or_slug: &str) -> ServiceResult<
 #[utoipa::path(
     get,
     path = "/v1/metric/definitions/{id}",
+    operation_id = "getMetricDefinition",
     tag = "Metric",
     params(("id" = String, Path, description = "The metric definition's uuid or slug")),
     responses(
@@ -78,6 +80,7 @@ async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceR
 #[utoipa::path(
     get,
     path = "/v1/metric/definitions/{id}/versions",
+    operation_id = "listMetricDefinitionVersions",
     tag = "Metric",
     params(("id" = String, Path, description = "The metric definition's uuid or slug")),
     responses(
@@ -123,6 +126,7 @@ pub fn save_definition(tx: &Transaction, definition: &MetricDefinition, insert: 
 #[utoipa::path(
     post,
     path = "/v1/metric/definitions",
+    operation_id = "createMetricDefinition",
     tag = "Metric",
     request_body = MetricDefinitionInput,
     responses(
@@ -222,6 +226,7 @@ fn apply_update(definition: &mut MetricDefinition, update: MetricDefinitionUpdat
 #[utoipa::path(
     put,
     path = "/v1/metric/definitions/{id}",
+    operation_id = "updateMetricDefinition",
     tag = "Metric",
     params(("id" = String, Path, description = "The metric definition's uuid or slug")),
     request_body = MetricDefinitionUpdate,
@@ -270,6 +275,7 @@ fn variant_id(definition: Uuid, variant: &str) -> Uuid {
 #[utoipa::path(
     get,
     path = "/v1/metric/definitions/{id}/variants/{variant}",
+    operation_id = "getMetricDefinitionVariant",
     tag = "Metric",
     params(("id" = String, Path, description = "The metric definition's uuid or slug"), ("variant" = String, Path, description = "The variant: `default`, the definition's variantId, or a workspace fork's name")),
     responses(
@@ -304,6 +310,7 @@ async fn read_variant(
 #[utoipa::path(
     put,
     path = "/v1/metric/definitions/{id}/variants/{variant}",
+    operation_id = "updateMetricDefinitionVariant",
     tag = "Metric",
     params(("id" = String, Path, description = "The metric definition's uuid or slug"), ("variant" = String, Path, description = "The variant: `default`, the definition's variantId, or a workspace fork's name")),
     request_body = MetricDefinitionUpdate,
@@ -355,6 +362,7 @@ async fn update_variant(
 #[utoipa::path(
     post,
     path = "/v1/metric/definitions/{id}/thresholds",
+    operation_id = "createThreshold",
     tag = "Metric",
     params(("id" = String, Path, description = "The source metric's uuid or slug")),
     request_body = ThresholdInput,
@@ -480,6 +488,7 @@ fn unused_slug(base: &str, taken: &dyn Fn(&str) -> ServiceResult<bool>) -> Servi
 #[utoipa::path(
     get,
     path = "/v1/metric/policies",
+    operation_id = "listMetricPolicies",
     tag = "Metric Policy",
     params(ListParams),
     responses(
@@ -498,6 +507,7 @@ async fn list_policies(State(state): State<AppState>, Params(params): Params<Lis
 #[utoipa::path(
     get,
     path = "/v1/metric/policies/{id}",
+    operation_id = "getMetricPolicy",
     tag = "Metric Policy",
     params(("id" = Uuid, Path, description = "The policy's id")),
     responses(
@@ -523,6 +533,7 @@ fn policy_doc(policy: &MetricPolicy) -> ServiceResult<Doc> {
 #[utoipa::path(
     post,
     path = "/v1/metric/policies",
+    operation_id = "createMetricPolicy",
     tag = "Metric Policy",
     request_body = PolicyInput,
     responses(
@@ -601,6 +612,7 @@ fn condition_type(key: &str) -> ConditionType {
 #[utoipa::path(
     patch,
     path = "/v1/metric/policies/{id}",
+    operation_id = "updateMetricPolicy",
     tag = "Metric Policy",
     params(("id" = Uuid, Path, description = "The policy's id")),
     request_body = PolicyUpdate,

@@ -51,6 +51,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[utoipa::path(
     get,
     path = "/v1/health",
+    operation_id = "getHealth",
     tag = "Health",
     responses(
         (status = 200, description = "The key was accepted", body = crate::api::model::Health),
@@ -66,6 +67,7 @@ async fn health(axum::extract::State(state): axum::extract::State<AppState>) -> 
 #[utoipa::path(
     get,
     path = "/health",
+    operation_id = "getHealthUnversioned",
     tag = "Health",
     responses(
         (status = 200, description = "The key was accepted", body = crate::api::model::Health),

@@ -36,6 +36,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[utoipa::path(
     post,
     path = "/demo/agent",
+    operation_id = "demoAgentReply",
     tag = "Simulation",
     request_body = crate::service::sim::reference_agent::Heard,
     responses(
@@ -53,6 +54,7 @@ async fn demo_agent(Decoded(heard): Decoded<crate::service::sim::reference_agent
 #[utoipa::path(
     get,
     path = "/v1/simulation/plan",
+    operation_id = "listRunPlans",
     tag = "Simulation Run Plan",
     params(ListParams),
     responses(
@@ -71,6 +73,7 @@ async fn list_plans(State(state): State<AppState>, Params(params): Params<ListPa
 #[utoipa::path(
     get,
     path = "/v1/simulation/plan/{id}",
+    operation_id = "getRunPlan",
     tag = "Simulation Run Plan",
     params(("id" = Uuid, Path, description = "The run plan's id")),
     responses(
@@ -91,6 +94,7 @@ async fn read_plan(State(state): State<AppState>, Path(id): Path<String>) -> Ser
 #[utoipa::path(
     post,
     path = "/v1/simulation/plan",
+    operation_id = "createRunPlan",
     tag = "Simulation Run Plan",
     request_body = RunPlanInput,
     responses(
@@ -115,6 +119,7 @@ async fn create_plan(State(state): State<AppState>, Valid(input): Valid<RunPlanI
 #[utoipa::path(
     get,
     path = "/v1/simulation/plan/job/{id}",
+    operation_id = "getRunPlanJob",
     tag = "Simulation Run Plan Job",
     params(("id" = Uuid, Path, description = "The run plan job's id")),
     responses(
@@ -157,6 +162,7 @@ fn raw_job(conn: &rusqlite::Connection, id: &str) -> ServiceResult<String> {
 #[utoipa::path(
     get,
     path = "/v1/simulation/plan/jobs",
+    operation_id = "listRunPlanJobs",
     tag = "Simulation Run Plan Job",
     params(ListParams, ("status" = Option<RunPlanJobStatus>, Query, description = "Only jobs in this status"), ("planId" = Option<Uuid>, Query, description = "Only jobs of this run plan")),
     responses(
@@ -177,6 +183,7 @@ async fn list_jobs(State(state): State<AppState>, Params(params): Params<ListPar
 #[utoipa::path(
     post,
     path = "/v1/simulation/run",
+    operation_id = "runSimulation",
     tag = "Simulation",
     request_body = RunRequest,
     responses(
@@ -199,6 +206,7 @@ async fn run(State(state): State<AppState>, Valid(request): Valid<RunRequest>) -
 #[utoipa::path(
     post,
     path = "/v1/simulation/plan/job/{id}/cancel",
+    operation_id = "cancelRunPlanJob",
     tag = "Simulation Run Plan Job",
     params(("id" = Uuid, Path, description = "The run plan job's id")),
     responses(
@@ -222,6 +230,7 @@ async fn cancel_job(State(state): State<AppState>, Path(id): Path<String>, _body
 #[utoipa::path(
     get,
     path = "/v1/simulation/job/{id}",
+    operation_id = "getSimulationJob",
     tag = "Simulation Job",
     params(("id" = Uuid, Path, description = "The simulation job's id")),
     responses(
@@ -242,6 +251,7 @@ async fn read_simulation_job(State(state): State<AppState>, Path(id): Path<Strin
 #[utoipa::path(
     get,
     path = "/v1/simulation/template",
+    operation_id = "listSimulationTemplates",
     tag = "Simulation Template",
     responses(
         (status = 200, description = "One template per flow that is not a voicemail flow", body = Data<Vec<RunPlanTemplate>>),
