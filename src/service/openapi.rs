@@ -18,7 +18,7 @@ use super::AppState;
 use crate::api::ErrorBody;
 use crate::api::model::{
     CollectionJobStatus, IssueStatus, KnowledgeBase, RunPlanJobStatus, Severity, ValueStatusFilter,
-    inputs_refusing_unknown_members,
+    inputs_refusing_unknown_members, limits_beyond_the_generator,
 };
 
 /// The name the bearer scheme has under `components.securitySchemes` (also spelled out in
@@ -92,6 +92,13 @@ pub fn tighten(json: &mut serde_json::Value) {
     let originals = schemas.clone();
     for schema in schemas.values_mut() {
         flatten_all_of(schema, &originals);
+    }
+    for (name, pointer, keyword, value) in limits_beyond_the_generator() {
+        if let Some(target) = schemas.get_mut(name.as_ref()).and_then(|s| s.pointer_mut(pointer))
+            && let Some(target) = target.as_object_mut()
+        {
+            target.insert(keyword.into(), value.into());
+        }
     }
     for name in &strict {
         if let Some(schema) = schemas.get_mut(name).and_then(serde_json::Value::as_object_mut) {
@@ -264,4 +271,3 @@ error_response!(
     500,
     "Internal error; the cause is in the service log (type internal, code internal_error)"
 );
-

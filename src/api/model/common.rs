@@ -180,7 +180,9 @@ impl From<Uuid> for IdRef {
 #[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Unit {
+    #[schema(max_length = 50)]
     pub name: Option<String>,
+    #[schema(max_length = 50)]
     pub symbol: Option<String>,
 }
 

@@ -71,3 +71,15 @@ pub fn inputs_refusing_unknown_members() -> Vec<std::borrow::Cow<'static, str>> 
         RunRequest::name(),
     ]
 }
+
+/// Limits the schema generator cannot state, as (schema, JSON pointer inside it, keyword,
+/// value): the entries of a `Vec<String>`, and a list inside an untagged enum. The document
+/// adds them from here.
+pub fn limits_beyond_the_generator() -> Vec<(std::borrow::Cow<'static, str>, &'static str, &'static str, usize)> {
+    vec![
+        (RunPlanInput::name(), "/properties/endCallPhrases/items", "maxLength", run_plan_limits::END_CALL_PHRASE_MAX),
+        (RunPlanInput::name(), "/properties/endCallReasons/items", "maxLength", run_plan_limits::END_CALL_REASON_MAX),
+        (PersonaFields::name(), "/properties/idleMessages/items", "maxLength", persona_limits::IDLE_MESSAGE_MAX),
+        (RunVariables::name(), "/oneOf/1", "maxItems", run_plan_limits::RUN_VARIABLES_MAX),
+    ]
+}

@@ -247,14 +247,17 @@ async fn read_simulation_job(State(state): State<AppState>, Path(id): Path<Strin
     Ok(data(&job))
 }
 
-/// Ready-made plan inputs built from the seeded flows, one per flow.
+/// Ready-made plan inputs built from the flows, one per flow that can run: each is a complete
+/// `plan` for `POST /v1/simulation/run` (`{"plan": template.plan}`), aimed at an endpoint of the
+/// flow's agent, else at the first agent endpoint there is. Replace `agentEndpoints` to aim
+/// it elsewhere. With no agent endpoint at all there are no templates: a run needs one.
 #[utoipa::path(
     get,
     path = "/v1/simulation/template",
     operation_id = "listSimulationTemplates",
     tag = "Simulation Template",
     responses(
-        (status = 200, description = "One template per flow that is not a voicemail flow", body = Data<Vec<RunPlanTemplate>>),
+        (status = 200, description = "One template per flow that is not a voicemail flow and has a happy path or edge cases, each runnable as it is", body = Data<Vec<RunPlanTemplate>>),
         Unauthorized,
         TooManyRequests,
         InternalError,
@@ -268,10 +271,13 @@ async fn templates(State(state): State<AppState>) -> ServiceResult<Response> {
             let endpoints: Vec<AgentEndpoint> = store::all(c, Kind::AgentEndpoint)?;
             Ok(flows
                 .into_iter()
-                .filter(|f| !f.is_voicemail())
-                .map(|flow| {
-                    let endpoint = endpoints.iter().find(|e| flow.agents.iter().any(|a| Some(a.id) == e.agent_id));
-                    serde_json::json!({
+                .filter(|f| !f.is_voicemail() && (f.happy_path.is_some() || !f.edge_cases.is_empty()))
+                .filter_map(|flow| {
+                    let endpoint = endpoints
+                        .iter()
+                        .find(|e| flow.agents.iter().any(|a| Some(a.id) == e.agent_id))
+                        .or(endpoints.first())?;
+                    Some(serde_json::json!({
                         "id": Uuid::new_v5(&flow.id, b"template"),
                         "name": format!("{} regression", flow.title.clone().unwrap_or_default()),
                         "plan": RunPlanInput {
@@ -284,11 +290,11 @@ async fn templates(State(state): State<AppState>) -> ServiceResult<Response> {
                                 edge_cases: (!flow.edge_cases.is_empty()).then_some(EdgeCases::All),
                                 ..Default::default()
                             }]),
-                            agent_endpoints: endpoint.map(|e| vec![IdRef { id: e.id }]),
+                            agent_endpoints: Some(vec![IdRef { id: endpoint.id }]),
                             metrics: Some(vec![MetricReference::by_slug("call_duration"), MetricReference::by_slug("task_completion")]),
                             ..Default::default()
                         }
-                    })
+                    }))
                 })
                 .collect::<Vec<_>>())
         })
