@@ -41,6 +41,15 @@ impl<S: Send + Sync> FromRequest<S> for Body {
     type Rejection = ServiceError;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
+        // A body declared too large is refused before any of it is read.
+        let declared = request
+            .headers()
+            .get(axum::http::header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        if declared.is_some_and(|n| n > super::MAX_BODY_BYTES as u64) {
+            return Err(too_large());
+        }
         let deadline = request.extensions().get::<BodyDeadline>().map_or(READ_TIMEOUT, |d| d.0);
         match tokio::time::timeout(deadline, Bytes::from_request(request, state)).await {
             Ok(read) => read.map(Body).map_err(body_error),
@@ -84,13 +93,17 @@ fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ServiceError> {
 }
 
 fn body_error(rejection: axum::extract::rejection::BytesRejection) -> ServiceError {
-    let status = rejection.status();
-    let mut error = ServiceError::invalid("body", format!("cannot read the request body: {}", rejection.body_text()));
-    if status == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
-        error.status = status;
-        error.body.code = "request_too_large".into();
-        error.body.message = format!("request bodies are limited to {} bytes", super::MAX_BODY_BYTES);
+    if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+        return too_large();
     }
+    ServiceError::invalid("body", format!("cannot read the request body: {}", rejection.body_text()))
+}
+
+fn too_large() -> ServiceError {
+    let mut error =
+        ServiceError::invalid("body", format!("request bodies are limited to {} bytes", super::MAX_BODY_BYTES));
+    error.status = axum::http::StatusCode::PAYLOAD_TOO_LARGE;
+    error.body.code = "request_too_large".into();
     error
 }
 
