@@ -89,10 +89,6 @@ pub fn tighten(json: &mut serde_json::Value) {
     let Some(schemas) = json.pointer_mut("/components/schemas").and_then(serde_json::Value::as_object_mut) else {
         return;
     };
-    let originals = schemas.clone();
-    for schema in schemas.values_mut() {
-        flatten_all_of(schema, &originals);
-    }
     for (name, pointer, keyword, value) in limits_beyond_the_generator() {
         if let Some(target) = schemas.get_mut(name.as_ref()).and_then(|s| s.pointer_mut(pointer))
             && let Some(target) = target.as_object_mut()
@@ -103,6 +99,46 @@ pub fn tighten(json: &mut serde_json::Value) {
     for name in &strict {
         if let Some(schema) = schemas.get_mut(name).and_then(serde_json::Value::as_object_mut) {
             schema.insert("additionalProperties".into(), serde_json::Value::Bool(false));
+        }
+    }
+    let schemas = schemas.clone();
+    flatten_everywhere(json, &schemas);
+    require_text_in_queries(json);
+}
+
+/// Every `allOf` in the document (component schemas and the ones inlined in responses).
+fn flatten_everywhere(value: &mut serde_json::Value, schemas: &serde_json::Map<String, serde_json::Value>) {
+    flatten_all_of(value, schemas);
+    match value {
+        serde_json::Value::Object(map) => map.values_mut().for_each(|v| flatten_everywhere(v, schemas)),
+        serde_json::Value::Array(list) => list.iter_mut().for_each(|v| flatten_everywhere(v, schemas)),
+        _ => {}
+    }
+}
+
+/// An empty query parameter is refused (`?agentId=` names nothing), so every text parameter
+/// says `minLength: 1`.
+fn require_text_in_queries(json: &mut serde_json::Value) {
+    let Some(paths) = json.get_mut("paths").and_then(serde_json::Value::as_object_mut) else { return };
+    for item in paths.values_mut().filter_map(serde_json::Value::as_object_mut) {
+        for operation in item.values_mut() {
+            let parameters = operation.get_mut("parameters").and_then(serde_json::Value::as_array_mut);
+            for parameter in parameters.into_iter().flatten() {
+                if parameter.get("in").and_then(serde_json::Value::as_str) != Some("query") {
+                    continue;
+                }
+                let Some(schema) = parameter.get_mut("schema").and_then(serde_json::Value::as_object_mut) else {
+                    continue;
+                };
+                let text = match schema.get("type") {
+                    Some(serde_json::Value::String(t)) => t == "string",
+                    Some(serde_json::Value::Array(ts)) => ts.iter().any(|t| t == "string"),
+                    _ => false,
+                };
+                if text && !schema.contains_key("minLength") {
+                    schema.insert("minLength".into(), 1.into());
+                }
+            }
         }
     }
 }

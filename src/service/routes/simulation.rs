@@ -46,8 +46,12 @@ pub fn router() -> OpenApiRouter<AppState> {
     ),
     security(())
 )]
-async fn demo_agent(Decoded(heard): Decoded<crate::service::sim::reference_agent::Heard>) -> Response {
-    axum::response::IntoResponse::into_response(axum::Json(crate::service::sim::reference_agent::reply(&heard)))
+async fn demo_agent(Decoded(heard): Decoded<crate::service::sim::reference_agent::Heard>) -> ServiceResult<Response> {
+    // The schema states `turn` as an int32, as the generator writes a u32.
+    if i32::try_from(heard.turn).is_err() {
+        return Err(ServiceError::invalid("turn", format!("turn must be at most {}", i32::MAX)));
+    }
+    Ok(axum::response::IntoResponse::into_response(axum::Json(crate::service::sim::reference_agent::reply(&heard))))
 }
 
 /// List run plans.
