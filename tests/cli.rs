@@ -1,4 +1,5 @@
 //! The binary: help, version, `config path` and `health` against a service on loopback.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 
 use std::process::{Command, Output};
 

@@ -1,5 +1,6 @@
 //! The client against a small axum server on 127.0.0.1: error decoding, retries, timeouts,
 //! paging streams, headers, and the key kept out of errors and logs.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

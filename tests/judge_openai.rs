@@ -1,4 +1,5 @@
 //! The OpenAI-compatible judge against a small chat-completions server on 127.0.0.1.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 
 use std::sync::{Arc, Mutex};
 

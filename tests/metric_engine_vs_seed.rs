@@ -1,5 +1,6 @@
 //! The metric engine reproduces the seeded collection jobs' values, which were computed
 //! independently from the same transcripts.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 
 mod support;
 

@@ -1,5 +1,6 @@
 //! The pty harness itself, driven by small `bash` scripts: screen and mode tracking, terminal
 //! restore checks, key encoding, waits and their errors, resizing, and cleanup.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 #![cfg(unix)]
 
 #[path = "support/pty.rs"]

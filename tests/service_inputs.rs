@@ -174,14 +174,12 @@ fn probes(doc: &Doc, schema: &Value, path: Vec<Step>, seen: &mut Vec<String>, ou
         inner.push(Step::Index);
         probes(doc, &schema["items"], inner, seen, out);
     }
-    if types.contains(&"object") || schema["properties"].is_object() {
-        if let Some(properties) = schema["properties"].as_object() {
-            out.push((path.clone(), Probe::Unknown { strict: schema["additionalProperties"] == json!(false) }));
-            for (name, member) in properties {
-                let mut inner = path.clone();
-                inner.push(Step::Member(name.clone()));
-                probes(doc, member, inner, seen, out);
-            }
+    if let Some(properties) = schema["properties"].as_object() {
+        out.push((path.clone(), Probe::Unknown { strict: schema["additionalProperties"] == json!(false) }));
+        for (name, member) in properties {
+            let mut inner = path.clone();
+            inner.push(Step::Member(name.clone()));
+            probes(doc, member, inner, seen, out);
         }
     }
 }
@@ -380,7 +378,7 @@ async fn a_run_that_would_create_too_many_simulations_is_refused_before_anything
         .next()
         .unwrap();
     // One test case on two endpoints at the most iterations: 2 × 10,000 > the cap.
-    assert!(2 * ITERATION_COUNT_MAX > SIMULATIONS_PER_RUN_MAX);
+    const { assert!(2 * ITERATION_COUNT_MAX > SIMULATIONS_PER_RUN_MAX) };
     let plan = json!({
         "name": "too big",
         "direction": "INBOUND",

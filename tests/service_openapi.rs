@@ -1,5 +1,6 @@
 //! The OpenAPI document on the real local service: served without a key at three paths,
 //! generated from the handlers (every route, every error), stating every limit.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 
 mod support;
 

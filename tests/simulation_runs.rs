@@ -1,4 +1,5 @@
 //! Plans really run on the local service: simulations, calls, transcripts and metrics.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 
 mod support;
 

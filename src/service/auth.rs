@@ -87,7 +87,7 @@ pub async fn authenticate(State(state): State<AppState>, mut request: Request, n
 
 /// The key of `Authorization: Bearer <key>`; the scheme is matched in any case (RFC 7235).
 fn bearer_token(header: &str) -> Option<&str> {
-    let (scheme, token) = header.trim_start().split_once(|c: char| c == ' ' || c == '\t')?;
+    let (scheme, token) = header.trim_start().split_once([' ', '\t'])?;
     let token = token.trim();
     (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
 }
