@@ -1,5 +1,6 @@
 //! Rendering the metric values pane at 200×50: 100,000 values against 100, per frame, and
 //! resident memory with 100,000 values loaded. Run with `cargo bench --bench console_render`.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a benchmark's setup fails by panicking")]
 
 use std::time::{Duration, Instant};
 

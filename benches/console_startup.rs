@@ -1,6 +1,7 @@
 //! Start-up to the first frame with a warm cache: the real binary in a pseudo-terminal, timed
 //! from spawn until the cached run plans are on screen (marked stale, before the service
 //! answers). Run with `cargo bench --bench console_startup`.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a benchmark's setup fails by panicking")]
 
 #[path = "../tests/support/pty.rs"]
 mod pty;

@@ -5,6 +5,7 @@
 //!     LOAD_SECONDS=10 LOAD_CONNECTIONS=64 cargo bench --bench service_load
 //!
 //! Bounded in time and count; it only talks to 127.0.0.1 and stops by itself.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a benchmark's setup fails by panicking")]
 
 use std::time::{Duration, Instant};
 

@@ -6,6 +6,7 @@
 //!     SIM_ITERATIONS=250 cargo bench --bench simulation_run
 //!
 //! Everything stays on 127.0.0.1; the run is bounded by its size and a 10-minute deadline.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a benchmark's setup fails by panicking")]
 
 use std::time::{Duration, Instant};
 

@@ -1,4 +1,5 @@
 //! The binary: help, version, `config path` and `health` against a service on loopback.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 
 use std::process::{Command, Output};
 
@@ -136,4 +137,44 @@ fn a_profile_from_the_config_file_is_used() {
     assert!(stdout.contains("profile        dev"));
     let output = switchboard(home.path()).args(["--profile", "nope", "health"]).output().unwrap();
     assert!(text(&output).1.contains("no profile named \"nope\""));
+}
+
+#[test]
+fn serve_help_points_at_the_safe_ways_to_give_the_key() {
+    let home = tempfile::tempdir().unwrap();
+    let output = switchboard(home.path()).args(["serve", "--help"]).output().unwrap();
+    let (stdout, _) = text(&output);
+    assert!(output.status.success());
+    assert!(stdout.contains("--api-key-file"), "{stdout}");
+    assert!(stdout.contains("SWITCHBOARD_API_KEY"), "{stdout}");
+    assert!(stdout.contains("process list"), "the help says why --api-key is unsafe:\n{stdout}");
+}
+
+#[tokio::test]
+async fn serve_reads_its_key_from_a_file() {
+    use std::io::{BufRead, BufReader};
+    let home = tempfile::tempdir().unwrap();
+    let key_file = home.path().join("key");
+    std::fs::write(&key_file, format!("  {KEY}\n")).unwrap();
+    let mut child = switchboard(home.path())
+        .args(["serve", "--addr", "127.0.0.1:0", "--no-seed", "--api-key-file"])
+        .arg(&key_file)
+        .arg("--data-dir")
+        .arg(home.path().join("service"))
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let line = BufReader::new(stdout).lines().map_while(Result::ok).find(|l| l.starts_with("listening on "));
+    let base = line.expect("serve prints its address").trim_start_matches("listening on ").to_owned();
+    let client = reqwest::Client::new();
+    let mut statuses = Vec::new();
+    for key in [KEY, "sk-not-it"] {
+        let response = client.get(format!("{base}/v1/health")).bearer_auth(key).send().await;
+        statuses.push(response.map(|r| r.status().as_u16()).unwrap_or(0));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(statuses, [200, 401], "the key in the file is the service's key, and no other");
+    assert!(!home.path().join("service").join("api_key").exists(), "no key was generated");
 }

@@ -1,9 +1,10 @@
 //! The client against a small axum server on 127.0.0.1: error decoding, retries, timeouts,
 //! paging streams, headers, and the key kept out of errors and logs.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{Path, Query, State};
@@ -180,12 +181,11 @@ async fn a_foreign_error_body_still_reads_well() {
 
 #[tokio::test]
 async fn a_429_is_retried_after_its_retry_after() {
+    // How long it waits is `retry_delay`'s, tested beside it; here: it does try again.
     let (client, counters) = setup().await;
-    let started = Instant::now();
     let value = get_raw(&client, "/flaky-429").await.unwrap();
     assert_eq!(value["account"], "acme");
     assert_eq!(counters.hits.load(Ordering::SeqCst), 2);
-    assert!(started.elapsed() >= Duration::from_millis(950), "waited {:?}", started.elapsed());
 }
 
 #[tokio::test]
@@ -257,10 +257,9 @@ async fn the_whole_request_times_out() {
     let base = serve(counters.clone()).await;
     let config = ClientConfig { request_timeout: Duration::from_millis(300), ..fast_config() };
     let client = Client::new(&base, ApiKey::new(KEY), config).unwrap();
-    let started = Instant::now();
+    // The handler answers after 3 s: a timeout error means the client gave up before that.
     let err = get_raw(&client, "/slow").await.unwrap_err();
     assert!(matches!(err, Error::Timeout { .. }), "{err:?}");
-    assert!(started.elapsed() < Duration::from_secs(3), "gave up after {:?}", started.elapsed());
     assert_eq!(counters.hits.load(Ordering::SeqCst), 1);
 }
 

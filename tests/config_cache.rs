@@ -1,4 +1,5 @@
 //! Config profiles and overrides, and the per-profile JSON cache.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 
 use std::path::Path;
 

@@ -1,6 +1,7 @@
 //! The real binary in a real pseudo-terminal: `switchboard` with no arguments starts the
 //! embedded service on seeded data, every tab opens, help opens, and every way out
 //! (q, Ctrl-C, SIGTERM, a panic) leaves the terminal as it found it.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 #![cfg(unix)]
 
 #[path = "support/pty.rs"]

@@ -3,6 +3,7 @@
 //! separately, so that neither "always met" nor "always not met" could pass. Intents must
 //! match and empathy ratings must be within one point of the label. On failure every
 //! disagreement is printed with the judge's reasoning (JUDGE_SHOW_ALL=1 prints every verdict).
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 
 use serde::Deserialize;
 use switchboard::api::model::{ScaleLabel, Transcript, TranscriptEntry};

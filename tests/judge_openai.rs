@@ -1,6 +1,7 @@
 //! The OpenAI-compatible judge against a small chat-completions server on 127.0.0.1: what it
 //! sends, what it accepts, and what it refuses (with a clear error, never the key, and never
 //! stored as a wrong value).
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 
 mod support;
 

@@ -1,6 +1,7 @@
 //! The API key never reaches the logs, even at TRACE and through retries and echoed errors.
 //! Alone in its binary: tracing caches callsite interest process-wide, so a scoped
 //! subscriber is only reliable when no other test thread logs at the same time.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 
 use std::sync::{Arc, Mutex};
 

@@ -7,6 +7,7 @@
 //! persona and iteration (not the simulation's random id), so the plan gives the same
 //! conversations, and the same values, every time it runs (the test runs it twice to show
 //! it). NIGHTLY_SHOW=1 prints every transcript, to see the demo.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 
 mod support;
 

@@ -1,12 +1,13 @@
 //! The pty harness itself, driven by small `bash` scripts: screen and mode tracking, terminal
 //! restore checks, key encoding, waits and their errors, resizing, and cleanup.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 #![cfg(unix)]
 
 #[path = "support/pty.rs"]
 mod pty;
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use pty::Pty;
 
@@ -158,9 +159,7 @@ fn unknown_key_names_panic() {
 fn wait_for_times_out_with_the_screen_in_the_error() {
     let pty = bash("printf 'something else\\n'; read -r _", &[]);
     pty.wait_for("something else", WAIT).unwrap();
-    let started = Instant::now();
     let err = pty.wait_for("never printed", Duration::from_millis(300)).unwrap_err();
-    assert!(started.elapsed() >= Duration::from_millis(300));
     assert!(err.contains("timed out"), "{err}");
     assert!(err.contains("\"never printed\""), "{err}");
     assert!(err.contains("something else"), "the error shows the screen: {err}");
@@ -169,10 +168,10 @@ fn wait_for_times_out_with_the_screen_in_the_error() {
 #[test]
 fn waiting_stops_when_the_output_ends() {
     let pty = bash("echo bye", &[]);
-    let started = Instant::now();
+    // It stops because the output ended, not because the 30 s ran out.
     let err = pty.wait_for("never printed", Duration::from_secs(30)).unwrap_err();
-    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
     assert!(err.contains("output ended") && err.contains("bye"), "{err}");
+    assert!(!err.contains("timed out"), "{err}");
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! The seeded world is what the issue asks for, decodes with the interface's own types, and
 //! every id it references exists.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 
 mod support;
 

@@ -1,4 +1,5 @@
 //! Nothing acknowledged is lost: across a clean restart, and across SIGKILL mid-stream.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 
 mod support;
 

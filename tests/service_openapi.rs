@@ -1,5 +1,6 @@
 //! The OpenAPI document on the real local service: served without a key at three paths,
 //! generated from the handlers (every route, every error), stating every limit.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 
 mod support;
 
@@ -350,4 +351,135 @@ async fn schemas_follow_the_wire() {
     assert_eq!(schemas["Timestamp"]["format"], "date-time");
     let id = property(&doc, "Issue", "id");
     assert_eq!((id["type"].as_str(), id["format"].as_str()), (Some("string"), Some("uuid")));
+}
+
+#[tokio::test]
+async fn every_reference_resolves_and_operation_ids_are_unique_names_of_the_operation() {
+    let service = start(false).await;
+    let doc = document(&service.base_url()).await;
+    let text = doc.to_string();
+    let schemas = doc["components"]["schemas"].as_object().unwrap();
+    let mut dangling: Vec<&str> = text
+        .split("\"#/components/schemas/")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .filter(|name| !schemas.contains_key(*name))
+        .collect();
+    dangling.dedup();
+    assert!(dangling.is_empty(), "references to missing schemas: {dangling:?}");
+
+    let mut ids: Vec<String> = Vec::new();
+    for (method, path, operation) in operations(&doc) {
+        let id = operation["operationId"].as_str().unwrap_or_else(|| panic!("{method} {path} has no operationId"));
+        assert!(!ids.contains(&id.to_owned()), "{id} is used twice");
+        let camel = id.chars().next().is_some_and(|c| c.is_ascii_lowercase()) && id.chars().all(char::is_alphanumeric);
+        assert!(camel, "{method} {path}: {id} is not lowerCamelCase");
+        ids.push(id.to_owned());
+    }
+    for (method, path, id) in [
+        ("get", "/v1/persona", "listPersonas"),
+        ("post", "/v1/persona", "createPersona"),
+        ("post", "/v1/issue", "createIssue"),
+        ("patch", "/v1/issue/{id}", "updateIssue"),
+        ("get", "/v1/call/{id}", "getCall"),
+        ("post", "/v1/simulation/run", "runSimulation"),
+        ("post", "/v1/metric/definitions/{id}/thresholds", "createThreshold"),
+    ] {
+        assert_eq!(doc["paths"][path][method]["operationId"], id, "{method} {path}");
+    }
+}
+
+#[tokio::test]
+async fn inputs_that_refuse_unknown_members_say_so_and_responses_stay_open() {
+    let service = start(false).await;
+    let doc = document(&service.base_url()).await;
+    let schemas = &doc["components"]["schemas"];
+    for name in switchboard::api::model::inputs_refusing_unknown_members() {
+        assert_eq!(schemas[name.as_ref()]["additionalProperties"], false, "{name}");
+    }
+    // A response that carries an input's members is one object, not an allOf that would
+    // refuse its own id.
+    for name in ["RunPlan", "Persona"] {
+        assert!(schemas[name].get("allOf").is_none(), "{name}: {}", schemas[name]);
+        assert!(schemas[name]["properties"]["id"].is_object() && schemas[name]["properties"]["name"].is_object());
+        assert!(schemas[name].get("additionalProperties").is_none(), "{name}");
+    }
+}
+
+#[tokio::test]
+async fn the_ceilings_are_stated_with_their_constants() {
+    use switchboard::api::model::{call_limits, metric_limits, persona_limits, policy_limits};
+    let service = start(false).await;
+    let doc = document(&service.base_url()).await;
+    let checks: Vec<(&str, &str, &str, i64)> = vec![
+        ("RunPlanInput", "maxConcurrentJobs", "maximum", run_plan_limits::MAX_CONCURRENT_JOBS_MAX),
+        (
+            "RunPlanInput",
+            "maxSimulationDurationSeconds",
+            "maximum",
+            run_plan_limits::MAX_SIMULATION_DURATION_SECONDS_MAX,
+        ),
+        ("RunPlanInput", "silenceTimeoutSeconds", "maximum", run_plan_limits::SILENCE_TIMEOUT_SECONDS_MAX),
+        ("RunPlanInput", "name", "maxLength", run_plan_limits::NAME_MAX as i64),
+        ("RunPlanInput", "description", "maxLength", run_plan_limits::DESCRIPTION_MAX as i64),
+        ("RunPlanInput", "flows", "maxItems", run_plan_limits::FLOWS_MAX as i64),
+        ("RunPlanInput", "agentEndpoints", "maxItems", run_plan_limits::AGENT_ENDPOINTS_MAX as i64),
+        ("RunPlanInput", "metrics", "maxItems", run_plan_limits::METRICS_MAX as i64),
+        ("RunPlanInput", "endCallPhrases", "maxItems", run_plan_limits::END_CALL_PHRASES_MAX as i64),
+        ("RunPlanInput", "endCallReasons", "maxItems", run_plan_limits::END_CALL_REASONS_MAX as i64),
+        ("PersonaFields", "name", "maxLength", persona_limits::NAME_MAX as i64),
+        ("PersonaFields", "description", "maxLength", persona_limits::DESCRIPTION_MAX as i64),
+        ("PersonaFields", "backstoryPrompt", "maxLength", persona_limits::BACKSTORY_PROMPT_MAX as i64),
+        ("PersonaFields", "idleTimeoutSeconds", "maximum", persona_limits::IDLE_TIMEOUT_SECONDS_MAX),
+        ("PersonaFields", "idleMessageMaxSpokenCount", "maximum", persona_limits::IDLE_MESSAGE_MAX_SPOKEN_COUNT_MAX),
+        ("PersonaFields", "idleMessages", "maxItems", persona_limits::IDLE_MESSAGES_MAX as i64),
+        ("TranscriptEntry", "startOffsetMs", "maximum", call_limits::OFFSET_MS_MAX),
+        ("TranscriptEntry", "endOffsetMs", "maximum", call_limits::OFFSET_MS_MAX),
+        ("TranscriptEntry", "text", "maxLength", call_limits::TEXT_MAX as i64),
+        ("Transcript", "entries", "maxItems", call_limits::ENTRIES_MAX as i64),
+        ("CallInput", "fromNumber", "maxLength", call_limits::PHONE_NUMBER_MAX as i64),
+        ("MetricDefinitionInput", "name", "maxLength", metric_limits::NAME_MAX as i64),
+        ("MetricDefinitionInput", "llmPrompt", "maxLength", metric_limits::PROMPT_MAX as i64),
+        ("MetricDefinitionInput", "formula", "maxLength", metric_limits::FORMULA_MAX as i64),
+        ("MetricDefinitionInput", "scaleMax", "maximum", metric_limits::SCALE_BOUND),
+        ("MetricDefinitionUpdate", "llmPrompt", "maxLength", metric_limits::PROMPT_MAX as i64),
+        ("MetricDefinitionUpdate", "maxClassifications", "maximum", metric_limits::MAX_CLASSIFICATIONS_MAX),
+        ("ThresholdInput", "name", "maxLength", threshold_limits::NAME_MAX as i64),
+        ("ThresholdInput", "value", "maxLength", threshold_limits::VALUE_MAX as i64),
+        ("ThresholdInput", "countThreshold", "maximum", threshold_limits::COUNT_THRESHOLD_MAX),
+        ("PolicyInput", "name", "maxLength", policy_limits::NAME_MAX as i64),
+        ("PolicyInput", "conditions", "maxItems", policy_limits::GROUPS_MAX as i64),
+    ];
+    for (schema, member, keyword, constant) in checks {
+        assert_eq!(int(property(&doc, schema, member), keyword), constant, "{schema}.{member} {keyword}");
+    }
+    let entries = &property(&doc, "RunPlanInput", "endCallPhrases")["items"];
+    assert_eq!(usize_of(entries, "maxLength"), run_plan_limits::END_CALL_PHRASE_MAX);
+    let description = property(&doc, "RunPlanInput", "iterationCount")["description"].as_str().unwrap();
+    assert!(description.contains("10,000"), "the simulations-per-run cap is stated: {description}");
+    assert_eq!(run_plan_limits::SIMULATIONS_PER_RUN_MAX, 10_000);
+}
+
+#[tokio::test]
+async fn every_template_runs_to_completion_as_it_is() {
+    let service = start(true).await;
+    let raw_templates = service.client.get_raw("/v1/simulation/template").await.unwrap();
+    let data = raw_templates.get("data").cloned().unwrap_or(raw_templates);
+    let templates: Vec<switchboard::api::model::RunPlanTemplate> = serde_json::from_value(data).unwrap();
+    assert!(!templates.is_empty());
+    let mut jobs = Vec::new();
+    for template in &templates {
+        assert!(template.plan.agent_endpoints.as_ref().is_some_and(|e| !e.is_empty()), "{}", template.name);
+        let request = switchboard::api::model::RunRequest { plan: Some(template.plan.clone()), ..Default::default() };
+        let started = service.client.run(&request).await.unwrap_or_else(|e| panic!("{}: {e}", template.name));
+        jobs.push((template.name.clone(), started.simulation_run_plan_job_id));
+    }
+    for (name, id) in jobs {
+        let status = support::eventually(std::time::Duration::from_secs(120), || async {
+            let job = service.client.get_run_plan_job(id).await.ok()?;
+            job.status.filter(|s| s.is_terminal())
+        })
+        .await;
+        assert_eq!(status, switchboard::api::model::RunPlanJobStatus::Completed, "{name}");
+    }
 }

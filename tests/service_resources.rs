@@ -1,4 +1,5 @@
 //! Every operation the spec describes, on the seeded local service, with its rules.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 
 mod support;
 

@@ -1,4 +1,5 @@
 //! The interface's cross-cutting rules on the real local service: auth, error bodies, limits.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 
 mod support;
 

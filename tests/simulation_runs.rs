@@ -1,4 +1,5 @@
 //! Plans really run on the local service: simulations, calls, transcripts and metrics.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 
 mod support;
 
@@ -198,26 +199,29 @@ async fn a_restart_never_leaves_a_job_running() {
 
 #[tokio::test]
 async fn a_job_cancelled_before_any_simulation_starts_is_cancelled_at_once() {
-    let service = start(true).await;
+    // Simulated time at twice wall time: the first job's calls take tens of seconds, so the
+    // second job is certainly still waiting behind it when it is cancelled.
+    let dir = tempfile::tempdir().unwrap();
+    let slow = switchboard::service::Options { sim_speed: SimSpeed::Factor(2.0), ..support::options(dir.path(), true) };
+    let service = start_with(slow, dir).await;
     let (flow, endpoint) = dental();
     // A saved plan's second job waits behind the first under SEQUENTIAL_SAME_RUN_PLAN.
     let mut input = plan(&flow, &endpoint, 2);
     input.execution_mode = Some(ExecutionMode::SequentialSameRunPlan);
     let saved = service.client.create_run_plan(&input).await.unwrap().run_plan;
-    let _first = service.client.run(&RunRequest { plan_id: Some(saved.id), ..Default::default() }).await.unwrap();
+    let first = service.client.run(&RunRequest { plan_id: Some(saved.id), ..Default::default() }).await.unwrap();
     let second = service.client.run(&RunRequest { plan_id: Some(saved.id), ..Default::default() }).await.unwrap();
     let cancelled = service.client.cancel_run_plan_job(second.simulation_run_plan_job_id).await.unwrap();
-    if cancelled.status == Some(RunPlanJobStatus::Cancelled) {
-        assert!(cancelled.simulation_jobs.iter().all(|s| s.status == Some(SimulationJobStatus::Cancelled)));
-        assert!(cancelled.ended_at.is_some());
-    }
+    assert_eq!(cancelled.status, Some(RunPlanJobStatus::Cancelled), "nothing was mid-call: cancelled at once");
+    assert!(!cancelled.simulation_jobs.is_empty());
+    assert!(cancelled.simulation_jobs.iter().all(|s| s.status == Some(SimulationJobStatus::Cancelled)));
+    assert!(cancelled.ended_at.is_some());
+    let first_job = service.client.get_run_plan_job(first.simulation_run_plan_job_id).await.unwrap();
+    assert!(!first_job.status.as_ref().is_some_and(RunPlanJobStatus::is_terminal), "the first job was still running");
     let id = second.simulation_run_plan_job_id;
-    let job = eventually(Duration::from_secs(60), || async {
-        let job = service.client.get_run_plan_job(id).await.unwrap();
-        (job.status == Some(RunPlanJobStatus::Cancelled)).then_some(job)
-    })
-    .await;
-    assert!(job.simulation_jobs.iter().all(|s| s.status.as_ref().is_some_and(SimulationJobStatus::is_terminal)));
+    let job = service.client.get_run_plan_job(id).await.unwrap();
+    assert_eq!(job.status, Some(RunPlanJobStatus::Cancelled));
+    assert!(job.simulation_jobs.iter().all(|s| s.status == Some(SimulationJobStatus::Cancelled)));
     let err = service.client.cancel_run_plan_job(id).await.unwrap_err();
     assert_eq!(err.status(), Some(400), "an ended job cannot be cancelled again");
 }
@@ -369,13 +373,21 @@ async fn end_call_phrases_silence_and_max_duration_each_end_calls() {
     let job = run_to_end(&service, phrase).await;
     assert_eq!(ended(&service, &job).await, vec![EndedStatus::AgentEndedCall]);
 
-    let mut limit = plan(&flow, &endpoint, 1);
-    limit.max_simulation_duration_seconds = Some(5);
-    let job = run_to_end(&service, limit).await;
-    let statuses = ended(&service, &job).await;
-    assert!(statuses.iter().all(|s| *s == EndedStatus::MaxDurationReached), "{statuses:?}");
-    for s in &job.simulation_jobs {
-        assert!(service.client.get_call(s.call_id.unwrap()).await.unwrap().duration_ms.unwrap() <= 20_000);
+    // The cap is hard: no call lasts longer, and no line ends after it.
+    for cap in [1, 5] {
+        let mut limit = plan(&flow, &endpoint, 1);
+        limit.max_simulation_duration_seconds = Some(cap);
+        let job = run_to_end(&service, limit).await;
+        let statuses = ended(&service, &job).await;
+        assert!(statuses.iter().all(|s| *s == EndedStatus::MaxDurationReached), "{cap} s: {statuses:?}");
+        for s in &job.simulation_jobs {
+            let call = s.call_id.unwrap();
+            let duration = service.client.get_call(call).await.unwrap().duration_ms.unwrap();
+            assert!(duration <= cap * 1000, "{cap} s cap, a {duration} ms call");
+            for entry in service.client.call_transcript(call).await.unwrap().entries {
+                assert!(entry.end_offset_ms <= cap * 1000, "{cap} s cap, a line ends at {} ms", entry.end_offset_ms);
+            }
+        }
     }
 
     let mut silence = plan(&flow, &endpoint, 4);

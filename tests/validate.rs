@@ -1,5 +1,6 @@
 //! Every limit in the spec's Limits table and every rule of the run plan, metric reference,
 //! threshold and issue sections, checked through the shared `validate()` functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 
 use serde_json::json;
 use switchboard::api::model::*;

@@ -308,5 +308,8 @@ mod tests {
         }
         let too_long = Some(Duration::from_secs(3600));
         assert_eq!(retry_delay(StatusCode::TOO_MANY_REQUESTS, too_long, 0, &config), None);
+        // A Retry-After within the limit is waited for exactly, whatever the attempt.
+        let one = Some(Duration::from_secs(1));
+        assert_eq!(retry_delay(StatusCode::TOO_MANY_REQUESTS, one, 3, &config), one);
     }
 }

@@ -26,7 +26,7 @@ impl ErrorType {
     /// The type the spec's table pairs with an HTTP status.
     pub fn for_status(status: u16) -> ErrorType {
         match status {
-            400 | 413 | 415 | 422 => ErrorType::Validation,
+            400 | 408 | 413 | 414 | 415 | 422 | 431 => ErrorType::Validation,
             401 => ErrorType::Authentication,
             402 => ErrorType::PaymentRequired,
             403 => ErrorType::Forbidden,

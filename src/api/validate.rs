@@ -184,6 +184,20 @@ impl Checks {
         }
     }
 
+    /// Every element of an enum list must be a value this build knows.
+    pub fn known_each<E: super::wire_enum::WireEnum>(&mut self, at: &str, member: &str, value: Option<&[E]>) {
+        for (i, item) in value.unwrap_or_default().iter().enumerate() {
+            self.known(at, &index(member, i), Some(item));
+        }
+    }
+
+    /// Free text: at most `max` characters, and each entry of the list likewise.
+    pub fn each_length(&mut self, at: &str, member: &str, value: Option<&[String]>, max: usize) {
+        for (i, entry) in value.unwrap_or_default().iter().enumerate() {
+            self.length(at, &index(member, i), Some(entry), 0, Some(max));
+        }
+    }
+
     /// Members the input does not define.
     pub fn unknown(&mut self, at: &str, fields: &UnknownFields) {
         for name in fields.keys() {

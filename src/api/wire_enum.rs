@@ -157,7 +157,7 @@ pub fn string_enum_schema(doc: &[&str], known: &[&str]) -> utoipa::openapi::RefO
 }
 
 #[cfg(test)]
-#[allow(dead_code)]
+#[allow(dead_code, reason = "the test enums exist for their generated code, not every variant is used")]
 mod tests {
     wire_enum! {
         /// A colour

@@ -19,9 +19,15 @@ pub struct ServeArgs {
     /// Where the database and generated key live (default: the platform data dir).
     #[arg(long)]
     pub data_dir: Option<PathBuf>,
-    /// The full-access key; generated and kept in the data dir when not given.
+    /// The full-access key; generated and kept in the data dir when not given. A key given
+    /// here is visible to every local user in the process list: set SWITCHBOARD_API_KEY or
+    /// use --api-key-file instead.
     #[arg(long, env = "SWITCHBOARD_API_KEY", hide_env_values = true)]
     pub api_key: Option<String>,
+    /// A file holding the full-access key (surrounding whitespace ignored); the safe way,
+    /// with SWITCHBOARD_API_KEY, to give the key. Takes precedence over both.
+    #[arg(long, value_name = "PATH")]
+    pub api_key_file: Option<PathBuf>,
     /// A key that can read but not write.
     #[arg(long, env = "SWITCHBOARD_READ_ONLY_API_KEY", hide_env_values = true)]
     pub read_only_api_key: Option<String>,
@@ -52,7 +58,10 @@ pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Result<ExitCo
     let options = Options {
         addr: args.addr,
         data_dir: data_dir.clone(),
-        api_key: args.api_key.filter(|k| !k.is_empty()).map(ApiKey::new),
+        api_key: match &args.api_key_file {
+            Some(path) => Some(read_key_file(path)?),
+            None => args.api_key.filter(|k| !k.is_empty()).map(ApiKey::new),
+        },
         read_only_api_key: args.read_only_api_key.filter(|k| !k.is_empty()).map(ApiKey::new),
         rate_limit: args.rate_limit,
         seed: !args.no_seed,
@@ -60,6 +69,7 @@ pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Result<ExitCo
         public: args.public,
         sim_speed: args.sim_speed,
         judge: config.judge,
+        read_timeout: service::READ_TIMEOUT,
     };
     let mut running = service::start(options).await.wrap_err("cannot start the local service")?;
     if running.key_generated {
@@ -79,12 +89,26 @@ pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Result<ExitCo
     Ok(ExitCode::SUCCESS)
 }
 
+/// The key kept in `path`: its text without surrounding whitespace, which must not be empty.
+fn read_key_file(path: &std::path::Path) -> Result<ApiKey> {
+    let text =
+        std::fs::read_to_string(path).wrap_err_with(|| format!("cannot read --api-key-file {}", path.display()))?;
+    let key = text.trim();
+    if key.is_empty() {
+        color_eyre::eyre::bail!("--api-key-file {} is empty", path.display());
+    }
+    Ok(ApiKey::new(key))
+}
+
 async fn wait_for_signal() {
     let ctrl_c = tokio::signal::ctrl_c();
     #[cfg(unix)]
     {
-        let mut term =
-            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
+        // Without a SIGTERM handler, Ctrl-C still stops the service.
+        let Ok(mut term) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) else {
+            let _ = ctrl_c.await;
+            return;
+        };
         tokio::select! {
             _ = ctrl_c => {}
             _ = term.recv() => {}

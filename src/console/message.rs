@@ -71,7 +71,7 @@ macro_rules! list_kinds {
                 fn take(listing: &Listing) -> Option<&Vec<Self>> {
                     match listing {
                         Listing::$kind(items) => Some(items),
-                        #[allow(unreachable_patterns)]
+                        #[allow(unreachable_patterns, reason = "a listing with one kind has no other arm")]
                         _ => None,
                     }
                 }

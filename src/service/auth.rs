@@ -1,6 +1,9 @@
-//! Bearer auth (full and read-only keys, compared in constant time) and a per-key token bucket.
+//! Bearer auth (full and read-only keys, compared in constant time), a per-key token bucket,
+//! and a per-address bucket of failed attempts so that keys cannot be guessed quickly.
 
 use std::collections::HashMap;
+use std::hash::Hash;
+use std::net::IpAddr;
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -54,10 +57,21 @@ pub async fn authenticate(State(state): State<AppState>, mut request: Request, n
         return ServiceError::unauthorized("missing Authorization header; send Authorization: Bearer <API_KEY>")
             .into_response();
     };
-    let Some(presented) = header.strip_prefix("Bearer ").map(str::trim).filter(|k| !k.is_empty()) else {
+    let Some(presented) = bearer_token(header) else {
         return ServiceError::unauthorized("malformed Authorization header; expected Bearer <API_KEY>").into_response();
     };
+    // While an address is locked out even its right key waits, so a guess that would have
+    // succeeded cannot be told from one that would not.
+    let address = request.extensions().get::<super::server::Peer>().map(|peer| peer.0.ip());
+    if let Some(address) = address
+        && let Err(retry_after) = state.failures.check(&address)
+    {
+        return ServiceError::rate_limited(retry_after).into_response();
+    }
     let Some(access) = state.keys.check(presented) else {
+        if let Some(address) = address {
+            let _ = state.failures.take(address);
+        }
         return ServiceError::unauthorized("the API key is not valid").into_response();
     };
     if let Err(retry_after) = state.limiter.take(access) {
@@ -71,31 +85,91 @@ pub async fn authenticate(State(state): State<AppState>, mut request: Request, n
     next.run(request).await
 }
 
-/// A token bucket per key: `rate` requests a second, bursts up to twice that.
-pub struct RateLimiter {
-    rate: f64,
-    burst: f64,
-    buckets: Mutex<HashMap<Access, (f64, Instant)>>,
+/// The key of `Authorization: Bearer <key>`; the scheme is matched in any case (RFC 7235).
+fn bearer_token(header: &str) -> Option<&str> {
+    let (scheme, token) = header.trim_start().split_once([' ', '\t'])?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
 }
 
-impl RateLimiter {
+/// Failed key checks allowed per client address: a burst, then this many a second.
+pub const AUTH_FAILURES_PER_SECOND: u32 = 5;
+pub const AUTH_FAILURE_BURST: u32 = 20;
+
+/// A token bucket per key: `rate` requests a second, bursts up to `burst`.
+pub struct RateLimiter<K = Access> {
+    rate: f64,
+    burst: f64,
+    buckets: Mutex<HashMap<K, (f64, Instant)>>,
+}
+
+impl RateLimiter<Access> {
+    /// `per_second` requests a second, bursts up to twice that.
     pub fn new(per_second: u32) -> RateLimiter {
         let rate = f64::from(per_second.max(1));
-        RateLimiter { rate, burst: rate * 2.0, buckets: Mutex::new(HashMap::new()) }
+        RateLimiter::with_burst(rate, rate * 2.0)
+    }
+}
+
+impl RateLimiter<IpAddr> {
+    /// The bucket of failed key checks per client address.
+    pub fn auth_failures() -> RateLimiter<IpAddr> {
+        RateLimiter::with_burst(f64::from(AUTH_FAILURES_PER_SECOND), f64::from(AUTH_FAILURE_BURST))
+    }
+}
+
+/// Buckets idle this long are full again and are forgotten, so the map stays small.
+const FORGET_AFTER_SECS: f64 = 600.0;
+
+impl<K: Hash + Eq + Clone> RateLimiter<K> {
+    fn with_burst(rate: f64, burst: f64) -> Self {
+        RateLimiter { rate, burst, buckets: Mutex::new(HashMap::new()) }
     }
 
     /// Takes a token, or says how many whole seconds until one is free.
-    fn take(&self, key: Access) -> Result<(), u64> {
+    fn take(&self, key: K) -> Result<(), u64> {
+        self.update(&key, true)
+    }
+
+    /// Whether a token is free, without taking it.
+    fn check(&self, key: &K) -> Result<(), u64> {
+        self.update(key, false)
+    }
+
+    fn update(&self, key: &K, take: bool) -> Result<(), u64> {
         let now = Instant::now();
         let mut buckets = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
-        let (tokens, last) = buckets.entry(key).or_insert((self.burst, now));
+        if buckets.len() > 10_000 {
+            buckets.retain(|_, (_, last)| now.duration_since(*last).as_secs_f64() < FORGET_AFTER_SECS);
+        }
+        if !take && !buckets.contains_key(key) {
+            return Ok(());
+        }
+        let (tokens, last) = buckets.entry(key.clone()).or_insert((self.burst, now));
         *tokens = (*tokens + now.duration_since(*last).as_secs_f64() * self.rate).min(self.burst);
         *last = now;
         if *tokens >= 1.0 {
-            *tokens -= 1.0;
+            if take {
+                *tokens -= 1.0;
+            }
             Ok(())
         } else {
             Err(((1.0 - *tokens) / self.rate).ceil().max(1.0) as u64)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bearer_token;
+
+    #[test]
+    fn the_scheme_is_matched_in_any_case() {
+        for header in ["Bearer k", "bearer k", "BEARER  k ", "bEaReR\tk"] {
+            assert_eq!(bearer_token(header), Some("k"), "{header:?}");
+        }
+        for header in ["Basic k", "Bearer", "Bearer   ", "Bearerk"] {
+            assert_eq!(bearer_token(header), None, "{header:?}");
         }
     }
 }

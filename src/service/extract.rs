@@ -6,6 +6,7 @@ use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
 use super::error::ServiceError;
+use super::server::{BodyDeadline, READ_TIMEOUT};
 use crate::api::validate::Validate;
 
 /// A JSON body decoded into `T` and checked with `T::validate()`.
@@ -15,10 +16,58 @@ impl<S: Send + Sync, T: DeserializeOwned + Validate> FromRequest<S> for Valid<T>
     type Rejection = ServiceError;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let value: T = decode_body(request, state).await?;
-        let violations = value.validate();
-        if violations.is_empty() { Ok(Valid(value)) } else { Err(ServiceError::violations(violations)) }
+        let Body(bytes) = Body::from_request(request, state).await?;
+        validated(&bytes).map(Valid)
     }
+}
+
+/// A JSON body decoded into `T` with no further checks.
+pub struct Decoded<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Decoded<T> {
+    type Rejection = ServiceError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let Body(bytes) = Body::from_request(request, state).await?;
+        decode(&bytes).map(Decoded)
+    }
+}
+
+/// The raw body, read within the size limit, for handlers that must look something up
+/// before the body is judged (a 404 comes before any 400).
+pub struct Body(pub Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for Body {
+    type Rejection = ServiceError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
+        // A body declared too large is refused before any of it is read.
+        let declared = request
+            .headers()
+            .get(axum::http::header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        if declared.is_some_and(|n| n > super::MAX_BODY_BYTES as u64) {
+            return Err(too_large());
+        }
+        let deadline = request.extensions().get::<BodyDeadline>().map_or(READ_TIMEOUT, |d| d.0);
+        match tokio::time::timeout(deadline, Bytes::from_request(request, state)).await {
+            Ok(read) => read.map(Body).map_err(body_error),
+            Err(_) => Err(ServiceError::new(
+                axum::http::StatusCode::REQUEST_TIMEOUT,
+                crate::api::ErrorType::Validation,
+                "request_timeout",
+                format!("the body did not arrive within {:?}", deadline),
+            )),
+        }
+    }
+}
+
+/// `bytes` decoded into `T` and checked with `T::validate()`.
+pub fn validated<T: DeserializeOwned + Validate>(bytes: &[u8]) -> Result<T, ServiceError> {
+    let value: T = decode(bytes)?;
+    let violations = value.validate();
+    if violations.is_empty() { Ok(value) } else { Err(ServiceError::violations(violations)) }
 }
 
 /// A JSON body decoded into `T` with no further checks (a body that may be anything).
@@ -28,30 +77,33 @@ impl<S: Send + Sync> FromRequest<S> for AnyBody {
     type Rejection = ServiceError;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
-        Bytes::from_request(request, state).await.map_err(body_error)?;
+        Body::from_request(request, state).await?;
         Ok(AnyBody)
     }
 }
 
-async fn decode_body<S: Send + Sync, T: DeserializeOwned>(request: Request, state: &S) -> Result<T, ServiceError> {
-    let bytes = Bytes::from_request(request, state).await.map_err(body_error)?;
+fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ServiceError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(ServiceError::invalid("body", "the request needs a JSON object body"));
     }
-    let mut json = serde_json::Deserializer::from_slice(&bytes);
+    let mut json = serde_json::Deserializer::from_slice(bytes);
     let value = serde_path_to_error::deserialize(&mut json).map_err(|e| decode_error(e, "body"))?;
     json.end().map_err(|e| ServiceError::invalid("body", format!("malformed JSON: {e}")))?;
     Ok(value)
 }
 
 fn body_error(rejection: axum::extract::rejection::BytesRejection) -> ServiceError {
-    let status = rejection.status();
-    let mut error = ServiceError::invalid("body", format!("cannot read the request body: {}", rejection.body_text()));
-    if status == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
-        error.status = status;
-        error.body.code = "request_too_large".into();
-        error.body.message = format!("request bodies are limited to {} bytes", super::MAX_BODY_BYTES);
+    if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+        return too_large();
     }
+    ServiceError::invalid("body", format!("cannot read the request body: {}", rejection.body_text()))
+}
+
+fn too_large() -> ServiceError {
+    let mut error =
+        ServiceError::invalid("body", format!("request bodies are limited to {} bytes", super::MAX_BODY_BYTES));
+    error.status = axum::http::StatusCode::PAYLOAD_TOO_LARGE;
+    error.body.code = "request_too_large".into();
     error
 }
 
@@ -84,6 +136,10 @@ impl<S: Send + Sync, T: DeserializeOwned + Validate> FromRequestParts<S> for Par
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
         let query = parts.uri.query().unwrap_or("");
+        // `?agentId=` filters on nothing: say so rather than read it as absent or as "".
+        if let Some((name, _)) = form_urlencoded::parse(query.as_bytes()).find(|(_, value)| value.is_empty()) {
+            return Err(ServiceError::invalid(name.as_ref(), format!("{name} must not be empty")));
+        }
         let decoder = serde_urlencoded::Deserializer::new(form_urlencoded::parse(query.as_bytes()));
         let value: T = serde_path_to_error::deserialize(decoder).map_err(|e| decode_error(e, "query"))?;
         let violations = value.validate();

@@ -3,12 +3,15 @@
 
 mod auth;
 pub mod error;
+mod error_body;
 mod extract;
 mod keyfile;
 pub mod metrics;
 pub mod openapi;
 mod routes;
 pub mod seed;
+mod server;
+pub use server::READ_TIMEOUT;
 pub mod sim;
 pub mod store;
 pub mod verdict;
@@ -53,6 +56,9 @@ pub struct Options {
     pub sim_speed: SimSpeed,
     /// An OpenAI-compatible judge for LLM-judged metrics; the offline judge otherwise.
     pub judge: Option<metrics::judge::JudgeConfig>,
+    /// A client that takes longer than this to send its request head, or then its body, is
+    /// disconnected.
+    pub read_timeout: std::time::Duration,
 }
 
 /// How fast simulated time runs: a factor of wall time, or as fast as the machine allows.
@@ -96,6 +102,7 @@ impl Options {
             public: false,
             sim_speed: SimSpeed::default(),
             judge: None,
+            read_timeout: server::READ_TIMEOUT,
         }
     }
 
@@ -116,6 +123,8 @@ pub struct AppState {
     pub store: Store,
     keys: Arc<Keys>,
     limiter: Arc<RateLimiter>,
+    /// Failed key checks per client address.
+    failures: Arc<RateLimiter<std::net::IpAddr>>,
     pub account: Arc<str>,
     /// Runs metric collection jobs in the background.
     pub collector: metrics::collection::Collector,
@@ -230,17 +239,14 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
             read_only: options.read_only_api_key.map(|k| k.expose().to_owned()),
         }),
         limiter: Arc::new(RateLimiter::new(options.rate_limit)),
+        failures: Arc::new(RateLimiter::auth_failures()),
         account: Arc::from("local"),
     };
     let (shutdown_tx, shutdown_rx) = oneshot::channel::<()>();
     let app = router(state);
-    let task = tokio::spawn(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                let _ = shutdown_rx.await;
-            })
-            .await
-    });
+    let task = tokio::spawn(server::serve(listener, app, options.read_timeout, async move {
+        let _ = shutdown_rx.await;
+    }));
     let engines = vec![collector.spawn(), simulator.spawn()];
     tracing::info!(%addr, "local service listening");
     Ok(Running { addr, api_key, key_generated, shutdown: Some(shutdown_tx), task, engines })
@@ -254,20 +260,23 @@ fn router(state: AppState) -> Router {
         .layer(axum::Extension(openapi::Served::new(&document)))
         .layer(axum::middleware::from_fn_with_state(state.clone(), auth::authenticate))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn(error_body::spec_error_bodies))
         .with_state(state)
 }
 
 /// Every route, and the OpenAPI document generated from their handlers.
-fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
+fn api() -> (Router<AppState>, serde_json::Value) {
     let (routes, mut document) = utoipa_axum::router::OpenApiRouter::with_openapi(openapi::base())
         .merge(routes::router())
         .merge(openapi::router())
         .split_for_parts();
     openapi::mark_public(&mut document, auth::is_public);
-    (routes, document)
+    let mut json = serde_json::to_value(&document).unwrap_or_default();
+    openapi::tighten(&mut json);
+    (routes, json)
 }
 
 /// The OpenAPI 3.1 document the service serves at `/openapi.json`.
-pub fn openapi_document() -> utoipa::openapi::OpenApi {
+pub fn openapi_document() -> serde_json::Value {
     api().1
 }

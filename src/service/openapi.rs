@@ -16,7 +16,10 @@ use utoipa_axum::routes;
 
 use super::AppState;
 use crate::api::ErrorBody;
-use crate::api::model::KnowledgeBase;
+use crate::api::model::{
+    CollectionJobStatus, IssueStatus, KnowledgeBase, RunPlanJobStatus, Severity, ValueStatusFilter,
+    inputs_refusing_unknown_members, limits_beyond_the_generator,
+};
 
 /// The name the bearer scheme has under `components.securitySchemes` (also spelled out in
 /// `security(...)` below, which takes only a literal).
@@ -32,7 +35,8 @@ pub const BEARER: &str = "bearer";
             Every error answers with the error body (`ErrorBody`)."
     ),
     // The knowledge base has no route here yet; its schema states its limit all the same.
-    components(schemas(ErrorBody, KnowledgeBase)),
+    // Enums that only query parameters name are listed so that their `$ref`s resolve.
+    components(schemas(ErrorBody, KnowledgeBase, ValueStatusFilter, CollectionJobStatus, IssueStatus, Severity, RunPlanJobStatus)),
     modifiers(&BearerAuth),
     security(("bearer" = []))
 )]
@@ -76,14 +80,111 @@ pub fn mark_public(document: &mut Document, is_public: impl Fn(&str) -> bool) {
     }
 }
 
+/// States what the generated schemas cannot: the inputs that refuse unknown members say
+/// `additionalProperties: false`, and a response that flattens one of them (`RunPlan`,
+/// `Persona`) becomes one object instead of an `allOf`, where that keyword would refuse the
+/// response's own members.
+pub fn tighten(json: &mut serde_json::Value) {
+    let strict: Vec<String> = inputs_refusing_unknown_members().into_iter().map(|n| n.into_owned()).collect();
+    let Some(schemas) = json.pointer_mut("/components/schemas").and_then(serde_json::Value::as_object_mut) else {
+        return;
+    };
+    for (name, pointer, keyword, value) in limits_beyond_the_generator() {
+        if let Some(target) = schemas.get_mut(name.as_ref()).and_then(|s| s.pointer_mut(pointer))
+            && let Some(target) = target.as_object_mut()
+        {
+            target.insert(keyword.into(), value.into());
+        }
+    }
+    for name in &strict {
+        if let Some(schema) = schemas.get_mut(name).and_then(serde_json::Value::as_object_mut) {
+            schema.insert("additionalProperties".into(), serde_json::Value::Bool(false));
+        }
+    }
+    let schemas = schemas.clone();
+    flatten_everywhere(json, &schemas);
+    require_text_in_queries(json);
+}
+
+/// Every `allOf` in the document (component schemas and the ones inlined in responses).
+fn flatten_everywhere(value: &mut serde_json::Value, schemas: &serde_json::Map<String, serde_json::Value>) {
+    flatten_all_of(value, schemas);
+    match value {
+        serde_json::Value::Object(map) => map.values_mut().for_each(|v| flatten_everywhere(v, schemas)),
+        serde_json::Value::Array(list) => list.iter_mut().for_each(|v| flatten_everywhere(v, schemas)),
+        _ => {}
+    }
+}
+
+/// An empty query parameter is refused (`?agentId=` names nothing), so every text parameter
+/// says `minLength: 1`.
+fn require_text_in_queries(json: &mut serde_json::Value) {
+    let Some(paths) = json.get_mut("paths").and_then(serde_json::Value::as_object_mut) else { return };
+    for item in paths.values_mut().filter_map(serde_json::Value::as_object_mut) {
+        for operation in item.values_mut() {
+            let parameters = operation.get_mut("parameters").and_then(serde_json::Value::as_array_mut);
+            for parameter in parameters.into_iter().flatten() {
+                if parameter.get("in").and_then(serde_json::Value::as_str) != Some("query") {
+                    continue;
+                }
+                let Some(schema) = parameter.get_mut("schema").and_then(serde_json::Value::as_object_mut) else {
+                    continue;
+                };
+                let text = match schema.get("type") {
+                    Some(serde_json::Value::String(t)) => t == "string",
+                    Some(serde_json::Value::Array(ts)) => ts.iter().any(|t| t == "string"),
+                    _ => false,
+                };
+                if text && !schema.contains_key("minLength") {
+                    schema.insert("minLength".into(), 1.into());
+                }
+            }
+        }
+    }
+}
+
+/// `{allOf: [{$ref}, {properties}]}` → one object with the members of both.
+fn flatten_all_of(schema: &mut serde_json::Value, schemas: &serde_json::Map<String, serde_json::Value>) {
+    let Some(parts) = schema.get("allOf").and_then(serde_json::Value::as_array).cloned() else { return };
+    let mut properties = serde_json::Map::new();
+    let mut required: Vec<serde_json::Value> = Vec::new();
+    for part in &parts {
+        let resolved = match part.get("$ref").and_then(serde_json::Value::as_str) {
+            Some(reference) => match reference.rsplit('/').next().and_then(|name| schemas.get(name)) {
+                Some(target) => target,
+                None => return,
+            },
+            None => part,
+        };
+        if resolved.get("allOf").is_some() || resolved.get("type").and_then(serde_json::Value::as_str) != Some("object")
+        {
+            return;
+        }
+        if let Some(members) = resolved.get("properties").and_then(serde_json::Value::as_object) {
+            properties.extend(members.clone());
+        }
+        for name in resolved.get("required").and_then(serde_json::Value::as_array).into_iter().flatten() {
+            if !required.contains(name) {
+                required.push(name.clone());
+            }
+        }
+    }
+    let Some(object) = schema.as_object_mut() else { return };
+    object.remove("allOf");
+    object.insert("type".into(), "object".into());
+    object.insert("properties".into(), serde_json::Value::Object(properties));
+    if !required.is_empty() {
+        object.insert("required".into(), serde_json::Value::Array(required));
+    }
+}
+
 /// The serialized document, handed to the handlers below as a request extension.
 #[derive(Clone)]
 pub struct Served(Bytes);
 
 impl Served {
-    pub fn new(document: &Document) -> Served {
-        let text = serde_json::to_vec(document).expect("the OpenAPI document serializes");
-        Served(Bytes::from(text))
+    pub fn new(document: &serde_json::Value) -> Served {
+        Served(Bytes::from(document.to_string()))
     }
 }
 
@@ -100,6 +201,7 @@ fn serve(served: Served) -> Response {
 #[utoipa::path(
     get,
     path = "/openapi.json",
+    operation_id = "getOpenApiDocument",
     tag = "Specification",
     responses((status = 200, description = "The OpenAPI 3.1 document", body = Object))
 )]
@@ -111,6 +213,7 @@ async fn openapi_json(Extension(served): Extension<Served>) -> Response {
 #[utoipa::path(
     get,
     path = "/.well-known/openapi.json",
+    operation_id = "getOpenApiDocumentWellKnown",
     tag = "Specification",
     responses((status = 200, description = "The OpenAPI 3.1 document", body = Object))
 )]
@@ -122,6 +225,7 @@ async fn well_known_openapi_json(Extension(served): Extension<Served>) -> Respon
 #[utoipa::path(
     get,
     path = "/doc",
+    operation_id = "getOpenApiDoc",
     tag = "Specification",
     responses((status = 200, description = "The OpenAPI 3.1 document", body = Object))
 )]

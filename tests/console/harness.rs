@@ -1,7 +1,7 @@
 //! Drives the console's `App` against a real seeded local service: keys go in through
 //! `update`, effects are performed with a real client until none are left, and the screen
 //! is rendered on a `TestBackend`.
-#![allow(dead_code)]
+#![allow(dead_code, reason = "not every journey uses every helper")]
 
 use std::time::{Duration, Instant};
 

@@ -1,4 +1,5 @@
 //! The console, driven key by key against the real seeded local service.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 
 #[path = "../support/mod.rs"]
 mod support;

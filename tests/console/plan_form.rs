@@ -74,7 +74,7 @@ async fn a_new_plan_is_saved_with_every_choice_then_runs() {
     // An error in the form's words, with the interface's name after them; nothing is sent.
     h.type_text("0").await;
     let screen = h.render(160, 48);
-    assert!(screen.contains("✗ Max duration (maxSimulationDurationSeconds) must be at least 1"), "{screen}");
+    assert!(screen.contains("✗ Max duration (maxSimulationDurationSeconds) must be between 1 and 7200"), "{screen}");
     h.key("enter").await;
     assert!(sent_plans(&h).is_empty(), "an invalid duration: nothing is sent");
     h.key("ctrl-u").await;

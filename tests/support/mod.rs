@@ -1,5 +1,5 @@
 //! Shared by the service tests: a real local service on 127.0.0.1, started in-process.
-#![allow(dead_code)]
+#![allow(dead_code, reason = "each test crate uses a different part of the support module")]
 
 use std::time::{Duration, Instant};
 

@@ -10,7 +10,7 @@
 //!
 //! Include it from an integration test with
 //! `#[path = "support/pty.rs"] mod pty;`.
-#![allow(dead_code)]
+#![allow(dead_code, reason = "each test crate uses a different part of the pty harness")]
 
 use std::fmt;
 use std::io::{Read, Write};

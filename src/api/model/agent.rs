@@ -48,12 +48,15 @@ pub struct AgentEndpoint {
     pub updated_at: Option<Timestamp>,
 }
 
+/// Limits of the endpoint update.
+pub const ENVIRONMENT_MAX: usize = 100;
+
 /// Body of `PUT /v1/agent/endpoint/{id}`: only environment and outboundDialType change.
 #[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentEndpointUpdate {
-    #[schema(min_length = 1)]
+    #[schema(min_length = 1, max_length = 100)]
     pub environment: Option<String>,
     pub outbound_dial_type: Option<OutboundDialType>,
     /// Accepted in the body, but it may not change the endpoint's definition.
@@ -86,7 +89,7 @@ impl AgentEndpointUpdate {
 impl Validate for AgentEndpointUpdate {
     fn check(&self, c: &mut Checks, at: &str) {
         c.unknown(at, &self.unknown_fields);
-        c.length(at, "environment", self.environment.as_deref(), 1, None);
+        c.length(at, "environment", self.environment.as_deref(), 1, Some(ENVIRONMENT_MAX));
         c.known(at, "outboundDialType", self.outbound_dial_type.as_ref());
     }
 }

@@ -33,6 +33,17 @@ wire_enum! {
     }
 }
 
+/// Limits of an ingested conversation.
+pub mod call_limits {
+    /// A day: no transcript offset may exceed it.
+    pub const OFFSET_MS_MAX: i64 = 86_400_000;
+    pub const ENTRIES_MAX: usize = 10_000;
+    pub const PARTICIPANTS_MAX: usize = 20;
+    pub const TEXT_MAX: usize = 10_000;
+    pub const PARTICIPANT_ID_MAX: usize = 200;
+    pub const PHONE_NUMBER_MAX: usize = 32;
+}
+
 /// A call.
 #[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -81,8 +92,10 @@ pub struct CallCustomer {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Transcript {
     #[serde(default)]
+    #[schema(max_items = 10000)]
     pub entries: Vec<TranscriptEntry>,
     #[serde(default)]
+    #[schema(max_items = 20)]
     pub participants: Vec<Participant>,
 }
 
@@ -90,19 +103,22 @@ pub struct Transcript {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TranscriptEntry {
-    #[schema(minimum = 0)]
+    #[schema(minimum = 0, maximum = 86400000)]
     pub start_offset_ms: i64,
     /// Not before `startOffsetMs`.
-    #[schema(minimum = 0)]
+    #[schema(minimum = 0, maximum = 86400000)]
     pub end_offset_ms: i64,
+    #[schema(max_length = 10000)]
     pub text: String,
     pub role: Option<ParticipantType>,
+    #[schema(max_length = 200)]
     pub participant_id: Option<String>,
 }
 
 #[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Participant {
+    #[schema(max_length = 200)]
     pub id: String,
     #[serde(rename = "type")]
     pub participant_type: Option<ParticipantType>,
@@ -116,7 +132,9 @@ pub struct CallInput {
     pub direction: Option<Direction>,
     pub agent_id: Option<Uuid>,
     pub agent_endpoint_id: Option<Uuid>,
+    #[schema(max_length = 32)]
     pub from_number: Option<String>,
+    #[schema(max_length = 32)]
     pub to_number: Option<String>,
     /// An RFC 3339 date-time.
     #[schema(value_type = Timestamp, required = true)]
@@ -132,22 +150,39 @@ pub struct CallInput {
 
 impl Validate for CallInput {
     fn check(&self, c: &mut Checks, at: &str) {
+        use call_limits::*;
         c.unknown(at, &self.unknown_fields);
+        c.known(at, "direction", self.direction.as_ref());
+        c.known(at, "endedStatus", self.ended_status.as_ref());
+        c.length(at, "fromNumber", self.from_number.as_deref(), 0, Some(PHONE_NUMBER_MAX));
+        c.length(at, "toNumber", self.to_number.as_deref(), 0, Some(PHONE_NUMBER_MAX));
         if let Some(started) = c.required(at, "startedAt", &self.started_at)
-            && started.parse().is_none()
+            && !started.is_rfc3339()
         {
-            c.invalid(join(at, "startedAt"), "startedAt must be an RFC 3339 date-time");
+            c.invalid(join(at, "startedAt"), "startedAt must be an RFC 3339 date-time (2024-05-01T09:30:00Z)");
         }
         let Some(transcript) = c.required(at, "transcript", &self.transcript) else { return };
-        let entries_path = join(&join(at, "transcript"), "entries");
+        let transcript_path = join(at, "transcript");
+        c.items(&transcript_path, "entries", Some(&transcript.entries), 0, Some(ENTRIES_MAX));
+        c.items(&transcript_path, "participants", Some(&transcript.participants), 0, Some(PARTICIPANTS_MAX));
+        let entries_path = join(&transcript_path, "entries");
         for (i, entry) in transcript.entries.iter().enumerate() {
             let path = index(&entries_path, i);
-            if entry.start_offset_ms < 0 {
-                c.invalid(join(&path, "startOffsetMs"), "startOffsetMs must not be negative");
-            }
+            let offsets = (Some(0), Some(OFFSET_MS_MAX));
+            c.range(&path, "startOffsetMs", Some(entry.start_offset_ms), offsets.0, offsets.1);
+            c.range(&path, "endOffsetMs", Some(entry.end_offset_ms), offsets.0, offsets.1);
             if entry.end_offset_ms < entry.start_offset_ms {
                 c.invalid(join(&path, "endOffsetMs"), "endOffsetMs must not be before startOffsetMs");
             }
+            c.length(&path, "text", Some(&entry.text), 0, Some(TEXT_MAX));
+            c.known(&path, "role", entry.role.as_ref());
+            c.length(&path, "participantId", entry.participant_id.as_deref(), 0, Some(PARTICIPANT_ID_MAX));
+        }
+        let participants_path = join(&transcript_path, "participants");
+        for (i, participant) in transcript.participants.iter().enumerate() {
+            let path = index(&participants_path, i);
+            c.length(&path, "id", Some(&participant.id), 0, Some(PARTICIPANT_ID_MAX));
+            c.known(&path, "type", participant.participant_type.as_ref());
         }
     }
 }

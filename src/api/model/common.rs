@@ -30,6 +30,126 @@ impl Timestamp {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// Whether the text is an RFC 3339 date-time (`2024-05-01T09:30:00Z`, `…+02:00`), the
+    /// only form inputs accept: a bare date or a date-time without an offset is not one.
+    pub fn is_rfc3339(&self) -> bool {
+        rfc3339::fields(&self.0).is_some()
+    }
+
+    /// The instant of an RFC 3339 date-time. Every valid one has an instant here: those past
+    /// the range the clock library represents (about ±1 day around years 0 and 9999, where an
+    /// offset moves them out of 0000–9999) are clamped to its ends, so a filter on them still
+    /// means "before everything" or "after everything".
+    pub fn parse_rfc3339(&self) -> Option<jiff::Timestamp> {
+        let fields = rfc3339::fields(&self.0)?;
+        // A leap second is valid RFC 3339; the instant is the second before it.
+        let text = if fields.second == 60 { rfc3339::without_leap_second(&self.0) } else { self.0.clone() };
+        match text.parse::<jiff::Timestamp>() {
+            Ok(ts) => Some(ts),
+            Err(_) if fields.year >= 5000 => Some(jiff::Timestamp::MAX),
+            Err(_) => Some(jiff::Timestamp::MIN),
+        }
+    }
+}
+
+/// The grammar of RFC 3339 section 5.6 (`date-time`), with calendar checks.
+mod rfc3339 {
+    pub struct Fields {
+        pub year: u32,
+        pub second: u32,
+    }
+
+    pub fn fields(text: &str) -> Option<Fields> {
+        let b = text.as_bytes();
+        let digits = |from: usize, len: usize| -> Option<u32> {
+            let part = b.get(from..from + len)?;
+            part.iter().all(u8::is_ascii_digit).then(|| part.iter().fold(0, |n, d| n * 10 + u32::from(d - b'0')))
+        };
+        let at = |i: usize, allowed: &[u8]| b.get(i).is_some_and(|c| allowed.contains(c));
+        let year = digits(0, 4)?;
+        let month = digits(5, 2)?;
+        let day = digits(8, 2)?;
+        let hour = digits(11, 2)?;
+        let minute = digits(14, 2)?;
+        let second = digits(17, 2)?;
+        let separators = at(4, b"-") && at(7, b"-") && at(10, b"Tt") && at(13, b":") && at(16, b":");
+        if !separators || !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
+            return None;
+        }
+        if hour > 23 || minute > 59 || second > 60 {
+            return None;
+        }
+        let mut i = 19;
+        if at(i, b".") {
+            let start = i + 1;
+            i = start;
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+            if i == start {
+                return None;
+            }
+        }
+        let offset_ok = match b.get(i) {
+            Some(b'Z' | b'z') => i + 1 == b.len(),
+            Some(b'+' | b'-') => {
+                let (h, m) = (digits(i + 1, 2)?, digits(i + 4, 2)?);
+                at(i + 3, b":") && h <= 23 && m <= 59 && i + 6 == b.len()
+            }
+            _ => false,
+        };
+        offset_ok.then_some(Fields { year, second })
+    }
+
+    fn days_in_month(year: u32, month: u32) -> u32 {
+        match month {
+            2 if year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400)) => 29,
+            2 => 28,
+            4 | 6 | 9 | 11 => 30,
+            _ => 31,
+        }
+    }
+
+    /// The same date-time with second 60 read as 59.
+    pub fn without_leap_second(text: &str) -> String {
+        format!("{}59{}", &text[..17], &text[19..])
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::super::Timestamp;
+
+        #[test]
+        fn every_valid_date_time_is_accepted_and_others_are_not() {
+            for ok in [
+                "9999-12-31T23:59:59Z",
+                "0000-01-01T00:00:00Z",
+                "2024-02-29T12:00:00.123456789+14:00",
+                "2016-12-31t23:59:60z",
+                "9999-12-31T23:59:59-23:59",
+            ] {
+                let ts = Timestamp(ok.into());
+                assert!(ts.is_rfc3339(), "{ok}");
+                assert!(ts.parse_rfc3339().is_some(), "{ok}");
+            }
+            for bad in [
+                "2024-05-01",
+                "2024-05-01T09:30:00",
+                "2023-02-29T00:00:00Z",
+                "2024-13-01T00:00:00Z",
+                "2024-05-01T24:00:00Z",
+                "2024-05-01T09:30:00.Z",
+                "2024-05-01T09:30:00+24:00",
+                "2024-05-01 09:30:00Z",
+                "2024-05-01T09:30:00Zjunk",
+                "",
+            ] {
+                assert!(!Timestamp(bad.into()).is_rfc3339(), "{bad}");
+            }
+            assert_eq!(Timestamp("9999-12-31T23:59:59Z".into()).parse_rfc3339(), Some(jiff::Timestamp::MAX));
+        }
+    }
 }
 
 impl From<jiff::Timestamp> for Timestamp {
@@ -60,7 +180,9 @@ impl From<Uuid> for IdRef {
 #[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Unit {
+    #[schema(max_length = 50)]
     pub name: Option<String>,
+    #[schema(max_length = 50)]
     pub symbol: Option<String>,
 }
 
@@ -98,6 +220,24 @@ pub struct CursorPage<T> {
     pub data: Vec<T>,
     #[serde(default)]
     pub pagination: CursorPagination,
+}
+
+/// Limits on free text shared by every input; each input's own module adds the rest.
+/// The OpenAPI schema repeats these numbers (utoipa takes only literals), and
+/// `tests/service_openapi.rs` compares them.
+pub mod text_limits {
+    /// Names of things: personas, plans, metrics, policies, thresholds.
+    pub const NAME_MAX: usize = 200;
+    /// Descriptions, backstories' neighbours and other prose.
+    pub const DESCRIPTION_MAX: usize = 2_000;
+    /// Prompts handed to the judge or the simulated caller.
+    pub const PROMPT_MAX: usize = 10_000;
+    /// Short text: labels, phrases, keys, values, environments, phone numbers' neighbours.
+    pub const SHORT_MAX: usize = 200;
+    /// Slugs and the aliases that name them.
+    pub const SLUG_MAX: usize = 100;
+    /// Lists of plain values (enum lists, id lists) that are not otherwise limited.
+    pub const LIST_MAX: usize = 50;
 }
 
 /// Extra members of an input, kept so `validate()` can name them instead of dropping them.

@@ -52,6 +52,21 @@ wire_enum! {
         NotEquals = "NOT_EQUALS",
     }
 }
+impl ThresholdOperator {
+    /// A short form for generated slugs: `gt`, `gte`, `lt`, `lte`, `eq`, `ne`.
+    pub fn short(&self) -> &str {
+        match self {
+            ThresholdOperator::GreaterThan => "gt",
+            ThresholdOperator::GreaterThanOrEquals => "gte",
+            ThresholdOperator::LessThan => "lt",
+            ThresholdOperator::LessThanOrEquals => "lte",
+            ThresholdOperator::Equals => "eq",
+            ThresholdOperator::NotEquals => "ne",
+            ThresholdOperator::Unknown(text) => text,
+        }
+    }
+}
+
 wire_enum! {
     /// How a threshold aggregates its source's values before comparing.
     pub enum AggregationMode {
@@ -177,13 +192,17 @@ pub struct Threshold {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ScaleLabel {
+    #[schema(minimum = -1000000, maximum = 1000000)]
     pub range_min: Option<f64>,
+    #[schema(minimum = -1000000, maximum = 1000000)]
     pub range_max: Option<f64>,
-    #[schema(min_length = 1)]
+    #[schema(min_length = 1, max_length = 200)]
     pub label: Option<String>,
+    #[schema(minimum = 0, maximum = 1000)]
     pub display_order: Option<i64>,
+    #[schema(max_length = 2000)]
     pub description: Option<String>,
-    #[schema(pattern = "^#[0-9a-fA-F]{6}$")]
+    #[schema(pattern = "^#[0-9a-fA-F]{6}$", max_length = 7)]
     pub color_hex: Option<String>,
 }
 
@@ -192,9 +211,11 @@ pub struct ScaleLabel {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ClassificationOption {
-    #[schema(min_length = 1)]
+    #[schema(min_length = 1, max_length = 200)]
     pub label: Option<String>,
+    #[schema(max_length = 2000)]
     pub description: Option<String>,
+    #[schema(minimum = 0, maximum = 1000)]
     pub display_order: Option<i64>,
 }
 
@@ -227,24 +248,33 @@ pub const IMMUTABLE_FIELDS: &[&str] = &[
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MetricDefinitionUpdate {
-    #[schema(min_length = 1)]
+    #[schema(min_length = 1, max_length = 200)]
     pub name: Option<String>,
-    #[schema(min_length = 1)]
+    #[schema(min_length = 1, max_length = 10000)]
     pub llm_prompt: Option<String>,
+    #[schema(minimum = -1000000, maximum = 1000000)]
     pub scale_min: Option<i64>,
+    #[schema(minimum = -1000000, maximum = 1000000)]
     pub scale_max: Option<i64>,
+    #[schema(max_items = 20)]
     pub scale_labels: Option<Vec<ScaleLabel>>,
+    #[schema(max_length = 200)]
     pub boolean_true_label: Option<String>,
+    #[schema(max_length = 200)]
     pub boolean_false_label: Option<String>,
+    #[schema(max_items = 50)]
     pub classification_options: Option<Vec<ClassificationOption>>,
-    #[schema(minimum = 1)]
+    #[schema(minimum = 1, maximum = 50)]
     pub max_classifications: Option<i64>,
+    #[schema(max_items = 50)]
     pub tool_definition_ids: Option<Vec<Uuid>>,
-    #[schema(min_items = 1)]
+    #[schema(min_items = 1, max_items = 20)]
     pub supported_contexts: Option<Vec<MetricContext>>,
-    #[schema(min_length = 1)]
+    #[schema(min_length = 1, max_length = 1000)]
     pub formula: Option<String>,
+    #[schema(max_items = 20)]
     pub sources: Option<Vec<MetricSourceRef>>,
+    #[schema(max_length = 2000)]
     pub change_reason: Option<String>,
     /// Members the input does not define; `validate()` rejects them.
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
@@ -292,37 +322,109 @@ impl Validate for MetricDefinitionUpdate {
                 c.invalid(&param, format!("unknown field {param}"));
             }
         }
-        c.length(at, "name", self.name.as_deref(), 1, None);
-        c.length(at, "llmPrompt", self.llm_prompt.as_deref(), 1, None);
-        if let (Some(min), Some(max)) = (self.scale_min, self.scale_max)
-            && min >= max
-        {
-            c.invalid(join(at, "scaleMax"), format!("scaleMax ({max}) must be greater than scaleMin ({min})"));
-        }
-        for (i, label) in self.scale_labels.iter().flatten().enumerate() {
-            let path = format!("{}[{i}]", join(at, "scaleLabels"));
-            c.required(&path, "label", &label.label);
-            c.length(&path, "label", label.label.as_deref(), 1, None);
-            if let (Some(lo), Some(hi)) = (label.range_min, label.range_max)
-                && lo > hi
-            {
-                c.invalid(join(&path, "rangeMax"), "rangeMax must not be below rangeMin");
-            }
-            if let Some(hex) = &label.color_hex
-                && !is_color_hex(hex)
-            {
-                c.invalid(join(&path, "colorHex"), "colorHex must look like #1a2b3c");
-            }
-        }
-        for (i, option) in self.classification_options.iter().flatten().enumerate() {
-            let path = format!("{}[{i}]", join(at, "classificationOptions"));
-            c.required(&path, "label", &option.label);
-            c.length(&path, "label", option.label.as_deref(), 1, None);
-        }
-        c.range(at, "maxClassifications", self.max_classifications, Some(1), None);
-        c.items(at, "supportedContexts", self.supported_contexts.as_deref(), 1, None);
-        c.length(at, "formula", self.formula.as_deref(), 1, None);
+        use metric_limits::*;
+        c.length(at, "name", self.name.as_deref(), 1, Some(NAME_MAX));
+        c.length(at, "llmPrompt", self.llm_prompt.as_deref(), 1, Some(PROMPT_MAX));
+        c.length(at, "changeReason", self.change_reason.as_deref(), 0, Some(DESCRIPTION_MAX));
+        check_shape(
+            c,
+            at,
+            &Shape {
+                scale_min: self.scale_min,
+                scale_max: self.scale_max,
+                scale_labels: self.scale_labels.as_deref(),
+                boolean_labels: [self.boolean_true_label.as_deref(), self.boolean_false_label.as_deref()],
+                classification_options: self.classification_options.as_deref(),
+                max_classifications: self.max_classifications,
+                supported_contexts: self.supported_contexts.as_deref(),
+                formula: self.formula.as_deref(),
+                sources: self.sources.as_deref(),
+            },
+        );
+        c.items(at, "toolDefinitionIds", self.tool_definition_ids.as_deref(), 0, Some(IDS_MAX));
     }
+}
+
+/// Limits of metric definition inputs (create, update, variants).
+pub mod metric_limits {
+    pub const NAME_MAX: usize = 200;
+    pub const DESCRIPTION_MAX: usize = 2_000;
+    pub const PROMPT_MAX: usize = 10_000;
+    pub const LABEL_MAX: usize = 200;
+    pub const FORMULA_MAX: usize = 1_000;
+    /// Bounds of `scaleMin`, `scaleMax` and a scale label's range.
+    pub const SCALE_BOUND: i64 = 1_000_000;
+    pub const DISPLAY_ORDER_MAX: i64 = 1_000;
+    pub const SCALE_LABELS_MAX: usize = 20;
+    pub const CLASSIFICATION_OPTIONS_MAX: usize = 50;
+    pub const MAX_CLASSIFICATIONS_MAX: i64 = 50;
+    pub const CONTEXTS_MAX: usize = 20;
+    pub const MODALITIES_MAX: usize = 10;
+    pub const SOURCES_MAX: usize = 20;
+    /// Knowledge base and tool definition ids.
+    pub const IDS_MAX: usize = 50;
+    pub const UNIT_TEXT_MAX: usize = 50;
+}
+
+/// The members that create and update share, checked the same way.
+struct Shape<'a> {
+    scale_min: Option<i64>,
+    scale_max: Option<i64>,
+    scale_labels: Option<&'a [ScaleLabel]>,
+    boolean_labels: [Option<&'a str>; 2],
+    classification_options: Option<&'a [ClassificationOption]>,
+    max_classifications: Option<i64>,
+    supported_contexts: Option<&'a [MetricContext]>,
+    formula: Option<&'a str>,
+    sources: Option<&'a [MetricSourceRef]>,
+}
+
+fn check_shape(c: &mut Checks, at: &str, shape: &Shape) {
+    use metric_limits::*;
+    let bound = (Some(-SCALE_BOUND), Some(SCALE_BOUND));
+    c.range(at, "scaleMin", shape.scale_min, bound.0, bound.1);
+    c.range(at, "scaleMax", shape.scale_max, bound.0, bound.1);
+    if let (Some(min), Some(max)) = (shape.scale_min, shape.scale_max)
+        && min >= max
+    {
+        c.invalid(join(at, "scaleMax"), format!("scaleMax ({max}) must be greater than scaleMin ({min})"));
+    }
+    c.items(at, "scaleLabels", shape.scale_labels, 0, Some(SCALE_LABELS_MAX));
+    for (i, label) in shape.scale_labels.unwrap_or_default().iter().enumerate() {
+        let path = format!("{}[{i}]", join(at, "scaleLabels"));
+        c.required(&path, "label", &label.label);
+        c.length(&path, "label", label.label.as_deref(), 1, Some(LABEL_MAX));
+        c.length(&path, "description", label.description.as_deref(), 0, Some(DESCRIPTION_MAX));
+        let bound = (-SCALE_BOUND as f64, SCALE_BOUND as f64);
+        c.range_f64(&path, "rangeMin", label.range_min, bound.0, bound.1);
+        c.range_f64(&path, "rangeMax", label.range_max, bound.0, bound.1);
+        c.range(&path, "displayOrder", label.display_order, Some(0), Some(DISPLAY_ORDER_MAX));
+        if let (Some(lo), Some(hi)) = (label.range_min, label.range_max)
+            && lo > hi
+        {
+            c.invalid(join(&path, "rangeMax"), "rangeMax must not be below rangeMin");
+        }
+        if let Some(hex) = &label.color_hex
+            && !is_color_hex(hex)
+        {
+            c.invalid(join(&path, "colorHex"), "colorHex must look like #1a2b3c");
+        }
+    }
+    c.length(at, "booleanTrueLabel", shape.boolean_labels[0], 0, Some(LABEL_MAX));
+    c.length(at, "booleanFalseLabel", shape.boolean_labels[1], 0, Some(LABEL_MAX));
+    c.items(at, "classificationOptions", shape.classification_options, 0, Some(CLASSIFICATION_OPTIONS_MAX));
+    for (i, option) in shape.classification_options.unwrap_or_default().iter().enumerate() {
+        let path = format!("{}[{i}]", join(at, "classificationOptions"));
+        c.required(&path, "label", &option.label);
+        c.length(&path, "label", option.label.as_deref(), 1, Some(LABEL_MAX));
+        c.length(&path, "description", option.description.as_deref(), 0, Some(DESCRIPTION_MAX));
+        c.range(&path, "displayOrder", option.display_order, Some(0), Some(DISPLAY_ORDER_MAX));
+    }
+    c.range(at, "maxClassifications", shape.max_classifications, Some(1), Some(MAX_CLASSIFICATIONS_MAX));
+    c.items(at, "supportedContexts", shape.supported_contexts, 1, Some(CONTEXTS_MAX));
+    c.known_each(at, "supportedContexts", shape.supported_contexts);
+    c.length(at, "formula", shape.formula, 1, Some(FORMULA_MAX));
+    c.items(at, "sources", shape.sources, 0, Some(SOURCES_MAX));
 }
 
 fn is_color_hex(text: &str) -> bool {
@@ -334,6 +436,10 @@ pub mod threshold_limits {
     pub const SLUG_MIN: usize = 1;
     pub const SLUG_MAX: usize = 50;
     pub const COUNT_THRESHOLD_MIN: i64 = 0;
+    pub const COUNT_THRESHOLD_MAX: i64 = 1_000_000;
+    pub const NAME_MAX: usize = 200;
+    pub const DESCRIPTION_MAX: usize = 2_000;
+    pub const VALUE_MAX: usize = 100;
 }
 
 /// Body of `POST /v1/metric/definitions/{idOrSlug}/thresholds`.
@@ -341,16 +447,18 @@ pub mod threshold_limits {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ThresholdInput {
-    /// Name of the new boolean metric; the slug is generated from it when omitted.
-    #[schema(min_length = 1)]
+    /// Name of the new boolean metric; the source's name with the comparison when omitted.
+    #[schema(min_length = 1, max_length = 200)]
     pub name: Option<String>,
+    #[schema(max_length = 2000)]
     pub description: Option<String>,
     #[schema(value_type = ThresholdOperator, required = true)]
     pub operator: Option<ThresholdOperator>,
     /// The value compared against, given as a string.
-    #[schema(value_type = String, required = true, min_length = 1)]
+    #[schema(value_type = String, required = true, min_length = 1, max_length = 100)]
     pub value: Option<String>,
-    /// Generated from the name when omitted.
+    /// Generated when omitted: from the name when given, else from the source's slug, the
+    /// operator and the value (`call_duration_gt_60`).
     #[schema(min_length = 1, max_length = 50)]
     pub slug: Option<String>,
     /// Alias of `slug`.
@@ -360,7 +468,7 @@ pub struct ThresholdInput {
     #[schema(default = "EACH")]
     pub aggregation_mode: Option<AggregationMode>,
     /// Required when aggregationMode is COUNT.
-    #[schema(minimum = 0)]
+    #[schema(minimum = 0, maximum = 1000000)]
     pub count_threshold: Option<i64>,
     pub source_participant_role: Option<ParticipantRole>,
     pub source_variant_id: Option<Uuid>,
@@ -411,9 +519,13 @@ impl Validate for ThresholdInput {
         use threshold_limits::*;
         c.unknown(at, &self.unknown_fields);
         c.required(at, "operator", &self.operator);
+        c.known(at, "operator", self.operator.as_ref());
+        c.known(at, "aggregationMode", self.aggregation_mode.as_ref());
+        c.known(at, "sourceParticipantRole", self.source_participant_role.as_ref());
         c.required(at, "value", &self.value);
-        c.length(at, "value", self.value.as_deref(), 1, None);
-        c.length(at, "name", self.name.as_deref(), 1, None);
+        c.length(at, "value", self.value.as_deref(), 1, Some(VALUE_MAX));
+        c.length(at, "name", self.name.as_deref(), 1, Some(NAME_MAX));
+        c.length(at, "description", self.description.as_deref(), 0, Some(DESCRIPTION_MAX));
         c.length(at, "slug", self.slug.as_deref(), SLUG_MIN, Some(SLUG_MAX));
         c.length(at, "metricId", self.metric_id.as_deref(), SLUG_MIN, Some(SLUG_MAX));
         if let (Some(slug), Some(alias)) = (&self.slug, &self.metric_id)
@@ -421,10 +533,8 @@ impl Validate for ThresholdInput {
         {
             c.invalid(join(at, "metricId"), "metricId is an alias of slug; give one of them");
         }
-        if self.name.is_none() && self.slug.is_none() && self.metric_id.is_none() {
-            c.missing(join(at, "name"));
-        }
-        c.range(at, "countThreshold", self.count_threshold, Some(COUNT_THRESHOLD_MIN), None);
+        let count = (Some(COUNT_THRESHOLD_MIN), Some(COUNT_THRESHOLD_MAX));
+        c.range(at, "countThreshold", self.count_threshold, count.0, count.1);
         if self.aggregation_mode == Some(AggregationMode::Count) && self.count_threshold.is_none() {
             c.missing(join(at, "countThreshold"));
         }
@@ -449,10 +559,11 @@ pub fn slug_from_name(name: &str) -> String {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MetricDefinitionInput {
-    #[schema(value_type = String, required = true, min_length = 1)]
+    #[schema(value_type = String, required = true, min_length = 1, max_length = 200)]
     pub name: Option<String>,
     #[schema(min_length = 1, max_length = 50)]
     pub slug: Option<String>,
+    #[schema(max_length = 2000)]
     pub description: Option<String>,
     #[serde(rename = "type")]
     #[schema(value_type = MetricType, required = true)]
@@ -460,23 +571,33 @@ pub struct MetricDefinitionInput {
     #[schema(value_type = CalculationType, required = true)]
     pub calculation_type: Option<CalculationType>,
     pub scope: Option<MetricScope>,
-    #[schema(min_items = 1)]
+    #[schema(min_items = 1, max_items = 20)]
     pub supported_contexts: Option<Vec<MetricContext>>,
+    #[schema(max_items = 10)]
     pub supported_modalities: Option<Vec<Modality>>,
     /// Required for LLM_JUDGE metrics.
-    #[schema(min_length = 1)]
+    #[schema(min_length = 1, max_length = 10000)]
     pub llm_prompt: Option<String>,
+    #[schema(max_length = 200)]
     pub boolean_true_label: Option<String>,
+    #[schema(max_length = 200)]
     pub boolean_false_label: Option<String>,
+    #[schema(minimum = -1000000, maximum = 1000000)]
     pub scale_min: Option<i64>,
+    #[schema(minimum = -1000000, maximum = 1000000)]
     pub scale_max: Option<i64>,
+    #[schema(max_items = 20)]
     pub scale_labels: Option<Vec<ScaleLabel>>,
     /// At least two options for CLASSIFICATION metrics.
+    #[schema(max_items = 50)]
     pub classification_options: Option<Vec<ClassificationOption>>,
-    #[schema(minimum = 1)]
+    #[schema(minimum = 1, maximum = 50)]
     pub max_classifications: Option<i64>,
+    #[schema(min_length = 1, max_length = 1000)]
     pub formula: Option<String>,
+    #[schema(max_items = 20)]
     pub sources: Option<Vec<MetricSourceRef>>,
+    #[schema(max_items = 50)]
     pub knowledge_base_ids: Option<Vec<Uuid>>,
     pub unit: Option<Unit>,
     /// Members the input does not define; `validate()` rejects them.
@@ -487,13 +608,40 @@ pub struct MetricDefinitionInput {
 
 impl Validate for MetricDefinitionInput {
     fn check(&self, c: &mut Checks, at: &str) {
+        use metric_limits::*;
         c.unknown(at, &self.unknown_fields);
         c.required(at, "name", &self.name);
-        c.length(at, "name", self.name.as_deref(), 1, None);
+        c.length(at, "name", self.name.as_deref(), 1, Some(NAME_MAX));
         c.length(at, "slug", self.slug.as_deref(), threshold_limits::SLUG_MIN, Some(threshold_limits::SLUG_MAX));
+        c.length(at, "description", self.description.as_deref(), 0, Some(DESCRIPTION_MAX));
         c.required(at, "type", &self.metric_type);
+        c.known(at, "type", self.metric_type.as_ref());
         c.required(at, "calculationType", &self.calculation_type);
-        c.items(at, "supportedContexts", self.supported_contexts.as_deref(), 1, None);
+        c.known(at, "calculationType", self.calculation_type.as_ref());
+        c.known(at, "scope", self.scope.as_ref());
+        c.items(at, "supportedModalities", self.supported_modalities.as_deref(), 0, Some(MODALITIES_MAX));
+        c.known_each(at, "supportedModalities", self.supported_modalities.as_deref());
+        c.items(at, "knowledgeBaseIds", self.knowledge_base_ids.as_deref(), 0, Some(IDS_MAX));
+        if let Some(unit) = &self.unit {
+            let path = join(at, "unit");
+            c.length(&path, "name", unit.name.as_deref(), 0, Some(UNIT_TEXT_MAX));
+            c.length(&path, "symbol", unit.symbol.as_deref(), 0, Some(UNIT_TEXT_MAX));
+        }
+        check_shape(
+            c,
+            at,
+            &Shape {
+                scale_min: self.scale_min,
+                scale_max: self.scale_max,
+                scale_labels: self.scale_labels.as_deref(),
+                boolean_labels: [self.boolean_true_label.as_deref(), self.boolean_false_label.as_deref()],
+                classification_options: self.classification_options.as_deref(),
+                max_classifications: self.max_classifications,
+                supported_contexts: self.supported_contexts.as_deref(),
+                formula: self.formula.as_deref(),
+                sources: self.sources.as_deref(),
+            },
+        );
         match self.calculation_type {
             Some(CalculationType::LlmJudge) => {
                 c.required(at, "llmPrompt", &self.llm_prompt);
@@ -504,20 +652,14 @@ impl Validate for MetricDefinitionInput {
             }
             _ => {}
         }
-        c.length(at, "llmPrompt", self.llm_prompt.as_deref(), 1, None);
+        c.length(at, "llmPrompt", self.llm_prompt.as_deref(), 1, Some(PROMPT_MAX));
         if self.metric_type == Some(MetricType::Scale) {
             c.required(at, "scaleMin", &self.scale_min);
             c.required(at, "scaleMax", &self.scale_max);
-        }
-        if let (Some(min), Some(max)) = (self.scale_min, self.scale_max)
-            && min >= max
-        {
-            c.invalid(join(at, "scaleMax"), format!("scaleMax ({max}) must be greater than scaleMin ({min})"));
         }
         if self.metric_type == Some(MetricType::Classification) {
             c.required(at, "classificationOptions", &self.classification_options);
             c.items(at, "classificationOptions", self.classification_options.as_deref(), 2, None);
         }
-        c.range(at, "maxClassifications", self.max_classifications, Some(1), None);
     }
 }

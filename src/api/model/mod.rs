@@ -47,3 +47,39 @@ pub struct Deleted {
     pub id: uuid::Uuid,
     pub deleted: bool,
 }
+
+/// The inputs that keep unknown members and refuse them (`validate()` names each), so their
+/// schemas say `additionalProperties: false`. `tests/service_inputs.rs` probes every object
+/// a request body can hold and checks this list against what the service does.
+pub fn inputs_refusing_unknown_members() -> Vec<std::borrow::Cow<'static, str>> {
+    vec![
+        AgentEndpointUpdate::name(),
+        CallInput::name(),
+        CollectionJobInput::name(),
+        IssueInput::name(),
+        IssueUpdate::name(),
+        MetricDefinitionUpdate::name(),
+        ThresholdInput::name(),
+        MetricDefinitionInput::name(),
+        PersonaFields::name(),
+        PolicyInput::name(),
+        PolicyUpdate::name(),
+        RunPlanInput::name(),
+        ScenarioSelection::name(),
+        FlowSelection::name(),
+        MetricReference::name(),
+        RunRequest::name(),
+    ]
+}
+
+/// Limits the schema generator cannot state, as (schema, JSON pointer inside it, keyword,
+/// value): the entries of a `Vec<String>`, and a list inside an untagged enum. The document
+/// adds them from here.
+pub fn limits_beyond_the_generator() -> Vec<(std::borrow::Cow<'static, str>, &'static str, &'static str, usize)> {
+    vec![
+        (RunPlanInput::name(), "/properties/endCallPhrases/items", "maxLength", run_plan_limits::END_CALL_PHRASE_MAX),
+        (RunPlanInput::name(), "/properties/endCallReasons/items", "maxLength", run_plan_limits::END_CALL_REASON_MAX),
+        (PersonaFields::name(), "/properties/idleMessages/items", "maxLength", persona_limits::IDLE_MESSAGE_MAX),
+        (RunVariables::name(), "/oneOf/1", "maxItems", run_plan_limits::RUN_VARIABLES_MAX),
+    ]
+}

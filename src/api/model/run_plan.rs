@@ -42,10 +42,38 @@ pub mod run_plan_limits {
     pub const ITERATION_COUNT_MAX: i64 = 10_000;
     pub const ITERATION_COUNT_DEFAULT: i64 = 1;
     pub const MAX_CONCURRENT_JOBS_MIN: i64 = 1;
+    /// More than this many simulations at once would only queue inside one process.
+    pub const MAX_CONCURRENT_JOBS_MAX: i64 = 1_000;
     pub const MAX_CONCURRENT_JOBS_DEFAULT: i64 = 5;
     pub const MAX_SIMULATION_DURATION_SECONDS_MIN: i64 = 1;
+    /// Two hours: a hard cap on each simulated call.
+    pub const MAX_SIMULATION_DURATION_SECONDS_MAX: i64 = 7_200;
     pub const SILENCE_TIMEOUT_SECONDS_MIN: i64 = 1;
+    pub const SILENCE_TIMEOUT_SECONDS_MAX: i64 = 600;
     pub const SILENCE_TIMEOUT_SECONDS_DEFAULT: i64 = 30;
+    /// Simulations one run may create (iterations × test cases × endpoints); refused with a
+    /// 400 naming `iterationCount` before anything is written. A run of 30,000 once took the
+    /// service from 65 MB to 2.2 GB.
+    pub const SIMULATIONS_PER_RUN_MAX: i64 = 10_000;
+    pub const NAME_MAX: usize = 200;
+    pub const DESCRIPTION_MAX: usize = 2_000;
+    pub const END_CALL_PHRASES_MAX: usize = 20;
+    pub const END_CALL_PHRASE_MAX: usize = 200;
+    pub const END_CALL_REASONS_MAX: usize = 20;
+    pub const END_CALL_REASON_MAX: usize = 500;
+    pub const FLOWS_MAX: usize = 100;
+    pub const SCENARIOS_MAX: usize = 100;
+    pub const PERSONAS_MAX: usize = 100;
+    pub const AGENT_ENDPOINTS_MAX: usize = 20;
+    pub const METRICS_MAX: usize = 50;
+    pub const EDGE_CASES_MAX: usize = 200;
+    pub const SLUG_MAX: usize = 100;
+    /// `{{name}}` values: entries per map, and characters per name and per value.
+    pub const VARIABLES_MAX: usize = 100;
+    pub const VARIABLE_NAME_MAX: usize = 100;
+    pub const VARIABLE_VALUE_MAX: usize = 2_000;
+    /// Entries of the run operation's per-flow `variables`.
+    pub const RUN_VARIABLES_MAX: usize = 500;
     pub const END_CALL_PHRASE_DEFAULT: &str = "goodbye";
     /// Live enrichment holds a call open this long waiting for the real recording.
     pub const LIVE_ENRICHMENT_WAIT_SECONDS: i64 = 15 * 60;
@@ -56,40 +84,43 @@ pub mod run_plan_limits {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RunPlanInput {
-    #[schema(value_type = String, required = true, min_length = 1)]
+    #[schema(value_type = String, required = true, min_length = 1, max_length = 200)]
     pub name: Option<String>,
+    #[schema(max_length = 2000)]
     pub description: Option<String>,
     #[schema(value_type = Direction, required = true)]
     pub direction: Option<Direction>,
-    /// Iterations per test case.
+    /// Iterations per test case. A run creates iterations × test cases × agent endpoints
+    /// simulations, at most 10,000; more is refused naming `iterationCount`.
     #[schema(minimum = 1, maximum = 10000, default = 1)]
     pub iteration_count: Option<i64>,
-    #[schema(minimum = 1, default = 5)]
+    #[schema(minimum = 1, maximum = 1000, default = 5)]
     pub max_concurrent_jobs: Option<i64>,
-    /// Per simulation.
-    #[schema(value_type = i64, required = true, minimum = 1)]
+    /// Per simulation; a hard cap: no transcript entry ends after it.
+    #[schema(value_type = i64, required = true, minimum = 1, maximum = 7200)]
     pub max_simulation_duration_seconds: Option<i64>,
-    #[schema(minimum = 1, default = 30)]
+    #[schema(minimum = 1, maximum = 600, default = 30)]
     pub silence_timeout_seconds: Option<i64>,
-    /// An empty array turns the feature off.
-    #[schema(default = json!(["goodbye"]))]
+    /// An empty array turns the feature off. Entries up to 200 characters.
+    #[schema(default = json!(["goodbye"]), max_items = 20)]
     pub end_call_phrases: Option<Vec<String>>,
-    /// Semantic end-of-call conditions judged against the conversation; empty turns the feature off.
-    #[schema(default = json!([]))]
+    /// Semantic end-of-call conditions judged against the conversation; empty turns the feature
+    /// off. Entries up to 500 characters.
+    #[schema(default = json!([]), max_items = 20)]
     pub end_call_reasons: Option<Vec<String>>,
     #[schema(default = "PARALLEL")]
     pub execution_mode: Option<ExecutionMode>,
     /// Deprecated in favour of `flows`.
-    #[schema(deprecated, min_items = 1)]
+    #[schema(deprecated, min_items = 1, max_items = 100)]
     pub scenarios: Option<Vec<ScenarioSelection>>,
-    #[schema(min_items = 1)]
+    #[schema(min_items = 1, max_items = 100)]
     pub flows: Option<Vec<FlowSelection>>,
     /// Required together with `scenarios`; ignored with `flows`.
-    #[schema(min_items = 1)]
+    #[schema(min_items = 1, max_items = 100)]
     pub personas: Option<Vec<IdRef>>,
-    #[schema(value_type = Vec<IdRef>, required = true, min_items = 1)]
+    #[schema(value_type = Vec<IdRef>, required = true, min_items = 1, max_items = 20)]
     pub agent_endpoints: Option<Vec<IdRef>>,
-    #[schema(value_type = Vec<MetricReference>, required = true, min_items = 1)]
+    #[schema(value_type = Vec<MetricReference>, required = true, min_items = 1, max_items = 50)]
     pub metrics: Option<Vec<MetricReference>>,
     /// Also collects the metrics owned by each attached flow.
     #[schema(default = true)]
@@ -138,21 +169,31 @@ impl Validate for RunPlanInput {
         use run_plan_limits::*;
         c.unknown(at, &self.unknown_fields);
         c.required(at, "name", &self.name);
-        c.length(at, "name", self.name.as_deref(), 1, None);
+        c.length(at, "name", self.name.as_deref(), 1, Some(NAME_MAX));
+        c.length(at, "description", self.description.as_deref(), 0, Some(DESCRIPTION_MAX));
         c.required(at, "direction", &self.direction);
+        c.known(at, "direction", self.direction.as_ref());
+        c.known(at, "executionMode", self.execution_mode.as_ref());
         c.range(at, "iterationCount", self.iteration_count, Some(ITERATION_COUNT_MIN), Some(ITERATION_COUNT_MAX));
-        c.range(at, "maxConcurrentJobs", self.max_concurrent_jobs, Some(MAX_CONCURRENT_JOBS_MIN), None);
+        let concurrent = self.max_concurrent_jobs;
+        c.range(at, "maxConcurrentJobs", concurrent, Some(MAX_CONCURRENT_JOBS_MIN), Some(MAX_CONCURRENT_JOBS_MAX));
         c.required(at, "maxSimulationDurationSeconds", &self.max_simulation_duration_seconds);
         let max_duration = self.max_simulation_duration_seconds;
-        c.range(at, "maxSimulationDurationSeconds", max_duration, Some(MAX_SIMULATION_DURATION_SECONDS_MIN), None);
-        c.range(at, "silenceTimeoutSeconds", self.silence_timeout_seconds, Some(SILENCE_TIMEOUT_SECONDS_MIN), None);
+        let duration = (Some(MAX_SIMULATION_DURATION_SECONDS_MIN), Some(MAX_SIMULATION_DURATION_SECONDS_MAX));
+        c.range(at, "maxSimulationDurationSeconds", max_duration, duration.0, duration.1);
+        let silence = (Some(SILENCE_TIMEOUT_SECONDS_MIN), Some(SILENCE_TIMEOUT_SECONDS_MAX));
+        c.range(at, "silenceTimeoutSeconds", self.silence_timeout_seconds, silence.0, silence.1);
+        c.items(at, "endCallPhrases", self.end_call_phrases.as_deref(), 0, Some(END_CALL_PHRASES_MAX));
         c.entries_not_blank(at, "endCallPhrases", self.end_call_phrases.as_deref());
+        c.each_length(at, "endCallPhrases", self.end_call_phrases.as_deref(), END_CALL_PHRASE_MAX);
+        c.items(at, "endCallReasons", self.end_call_reasons.as_deref(), 0, Some(END_CALL_REASONS_MAX));
         c.entries_not_blank(at, "endCallReasons", self.end_call_reasons.as_deref());
-        c.items(at, "scenarios", self.scenarios.as_deref(), 1, None);
+        c.each_length(at, "endCallReasons", self.end_call_reasons.as_deref(), END_CALL_REASON_MAX);
+        c.items(at, "scenarios", self.scenarios.as_deref(), 1, Some(SCENARIOS_MAX));
         c.each(at, "scenarios", self.scenarios.as_deref());
-        c.items(at, "flows", self.flows.as_deref(), 1, None);
+        c.items(at, "flows", self.flows.as_deref(), 1, Some(FLOWS_MAX));
         c.each(at, "flows", self.flows.as_deref());
-        c.items(at, "personas", self.personas.as_deref(), 1, None);
+        c.items(at, "personas", self.personas.as_deref(), 1, Some(PERSONAS_MAX));
         if self.flows.is_none() && self.scenarios.is_none() {
             c.invalid(join(at, "flows"), "give flows (or the deprecated scenarios): the plan would run nothing");
         }
@@ -163,9 +204,9 @@ impl Validate for RunPlanInput {
             c.invalid(join(at, "personas"), "personas goes together with scenarios");
         }
         c.required(at, "agentEndpoints", &self.agent_endpoints);
-        c.items(at, "agentEndpoints", self.agent_endpoints.as_deref(), 1, None);
+        c.items(at, "agentEndpoints", self.agent_endpoints.as_deref(), 1, Some(AGENT_ENDPOINTS_MAX));
         c.required(at, "metrics", &self.metrics);
-        c.items(at, "metrics", self.metrics.as_deref(), 1, None);
+        c.items(at, "metrics", self.metrics.as_deref(), 1, Some(METRICS_MAX));
         c.each(at, "metrics", self.metrics.as_deref());
     }
 }
@@ -200,7 +241,7 @@ impl Validate for ScenarioSelection {
 pub struct FlowSelection {
     pub id: Option<Uuid>,
     /// Selects a service-curated flow by its stable slug.
-    #[schema(min_length = 1)]
+    #[schema(min_length = 1, max_length = 100)]
     pub slug: Option<String>,
     pub happy_path: Option<bool>,
     pub edge_cases: Option<EdgeCases>,
@@ -221,11 +262,11 @@ impl Validate for FlowSelection {
             (Some(_), Some(_)) => c.invalid(join(at, "slug"), "give either id or slug, not both"),
             _ => {}
         }
-        c.length(at, "slug", self.slug.as_deref(), 1, None);
+        c.length(at, "slug", self.slug.as_deref(), 1, Some(run_plan_limits::SLUG_MAX));
         let runs_edge_cases = match &self.edge_cases {
             Some(EdgeCases::All) => true,
             Some(EdgeCases::List(list)) => {
-                c.items(at, "edgeCases", Some(list), 1, None);
+                c.items(at, "edgeCases", Some(list), 1, Some(run_plan_limits::EDGE_CASES_MAX));
                 c.each(at, "edgeCases", Some(list));
                 !list.is_empty()
             }
@@ -283,6 +324,7 @@ impl utoipa::PartialSchema for EdgeCases {
         let list = ArrayBuilder::new()
             .items(utoipa::openapi::Ref::from_schema_name(EdgeCaseSelection::name()))
             .min_items(Some(1))
+            .max_items(Some(run_plan_limits::EDGE_CASES_MAX))
             .description(Some("Only the named edge cases, each with its own persona override and values."));
         OneOfBuilder::new().item(all).item(list).into()
     }
@@ -322,10 +364,10 @@ impl Validate for EdgeCaseSelection {
 #[serde(rename_all = "camelCase")]
 pub struct MetricReference {
     pub id: Option<Uuid>,
-    #[schema(min_length = 1)]
+    #[schema(min_length = 1, max_length = 100)]
     pub slug: Option<String>,
     /// Alias of `slug`, kept for older integrations.
-    #[schema(deprecated, min_length = 1)]
+    #[schema(deprecated, min_length = 1, max_length = 100)]
     pub metric_id: Option<String>,
     /// Null equals omitted, which means SIMULATED.
     pub conversation_source: Option<ConversationSource>,
@@ -365,8 +407,9 @@ impl MetricReference {
 impl Validate for MetricReference {
     fn check(&self, c: &mut Checks, at: &str) {
         c.unknown(at, &self.unknown_fields);
-        c.length(at, "slug", self.slug.as_deref(), 1, None);
-        c.length(at, "metricId", self.metric_id.as_deref(), 1, None);
+        c.length(at, "slug", self.slug.as_deref(), 1, Some(run_plan_limits::SLUG_MAX));
+        c.length(at, "metricId", self.metric_id.as_deref(), 1, Some(run_plan_limits::SLUG_MAX));
+        c.known(at, "conversationSource", self.conversation_source.as_ref());
         c.range_f64(at, "minPassRate", self.min_pass_rate, 0.0, 100.0);
         if let (Some(slug), Some(alias)) = (&self.slug, &self.metric_id)
             && slug != alias
@@ -382,9 +425,21 @@ impl Validate for MetricReference {
 }
 
 fn check_variables(c: &mut Checks, at: &str, variables: Option<&Variables>) {
-    for name in variables.into_iter().flat_map(|v| v.keys()) {
+    use run_plan_limits::*;
+    let Some(variables) = variables else { return };
+    let path = join(at, "variables");
+    if variables.len() > VARIABLES_MAX {
+        c.invalid(&path, format!("{path} must have at most {VARIABLES_MAX} entries (it has {})", variables.len()));
+    }
+    for (name, value) in variables {
         if name.trim().is_empty() {
-            c.invalid(join(at, "variables"), "variable names must not be empty");
+            c.invalid(&path, "variable names must not be empty");
+        }
+        if name.chars().count() > VARIABLE_NAME_MAX {
+            c.invalid(&path, format!("variable names must be at most {VARIABLE_NAME_MAX} characters"));
+        }
+        if value.chars().count() > VARIABLE_VALUE_MAX {
+            c.invalid(join(&path, name), format!("{path}.{name} must be at most {VARIABLE_VALUE_MAX} characters"));
         }
     }
 }
@@ -466,9 +521,14 @@ impl Validate for RunRequest {
         if self.save_as_plan.is_some() && self.plan.is_none() {
             c.invalid(join(at, "saveAsPlan"), "saveAsPlan applies only to an inline plan");
         }
+        if let Some(RunVariables::Flat(variables)) = &self.variables {
+            check_variables(c, at, Some(variables));
+        }
         if let Some(RunVariables::PerFlow(list)) = &self.variables {
+            c.items(at, "variables", Some(list), 0, Some(run_plan_limits::RUN_VARIABLES_MAX));
             for (i, entry) in list.iter().enumerate() {
                 let path = format!("{}[{i}]", join(at, "variables"));
+                check_variables(c, &path, Some(&entry.variables));
                 c.required(&path, "flowId", &entry.flow_id);
                 if entry.happy_path == Some(true) && entry.edge_case_id.is_some() {
                     c.invalid(join(&path, "edgeCaseId"), "name the happy path or one edge case, not both");

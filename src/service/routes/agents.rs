@@ -31,6 +31,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[utoipa::path(
     get,
     path = "/v1/agent",
+    operation_id = "listAgents",
     tag = "Agent",
     params(ListParams),
     responses(
@@ -49,6 +50,7 @@ async fn list_agents(State(state): State<AppState>, Params(params): Params<ListP
 #[utoipa::path(
     get,
     path = "/v1/agent/endpoint",
+    operation_id = "listAgentEndpoints",
     tag = "Agent Endpoint",
     params(ListParams, ("agentId" = Option<Uuid>, Query, description = "Only the endpoints of this agent")),
     responses(
@@ -68,6 +70,7 @@ async fn list_endpoints(State(state): State<AppState>, Params(params): Params<Li
 #[utoipa::path(
     get,
     path = "/v1/http-request-definition",
+    operation_id = "listHttpRequestDefinitions",
     tag = "HTTP Request Definition",
     params(ListParams),
     responses(
@@ -89,6 +92,7 @@ async fn list_definitions(
 #[utoipa::path(
     get,
     path = "/v1/agent/{id}",
+    operation_id = "getAgent",
     tag = "Agent",
     params(("id" = Uuid, Path, description = "The agent's id")),
     responses(
@@ -109,6 +113,7 @@ async fn read_agent(State(state): State<AppState>, Path(id): Path<String>) -> Se
 #[utoipa::path(
     get,
     path = "/v1/agent/endpoint/{id}",
+    operation_id = "getAgentEndpoint",
     tag = "Agent Endpoint",
     params(("id" = Uuid, Path, description = "The endpoint's id")),
     responses(
@@ -129,6 +134,7 @@ async fn read_endpoint(State(state): State<AppState>, Path(id): Path<String>) ->
 #[utoipa::path(
     get,
     path = "/v1/http-request-definition/{id}",
+    operation_id = "getHttpRequestDefinition",
     tag = "HTTP Request Definition",
     params(("id" = Uuid, Path, description = "The definition's id")),
     responses(
@@ -150,6 +156,7 @@ async fn read_definition(State(state): State<AppState>, Path(id): Path<String>) 
 #[utoipa::path(
     put,
     path = "/v1/agent/endpoint/{id}",
+    operation_id = "updateAgentEndpoint",
     tag = "Agent Endpoint",
     params(("id" = Uuid, Path, description = "The endpoint's id")),
     request_body = AgentEndpointUpdate,

@@ -25,6 +25,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[utoipa::path(
     get,
     path = "/v1/benchmark/suite",
+    operation_id = "listBenchmarkSuites",
     tag = "Benchmark",
     responses(
         (status = 200, description = "Every suite with published results", body = Data<Vec<SuiteEntry>>),
@@ -57,6 +58,7 @@ impl Validate for SuiteParams {
 #[utoipa::path(
     get,
     path = "/v1/benchmark/target",
+    operation_id = "listBenchmarkTargets",
     tag = "Benchmark",
     params(SuiteParams),
     responses(
@@ -89,6 +91,7 @@ fn require_suite(conn: &rusqlite::Connection, suite: &str) -> ServiceResult<Suit
 #[utoipa::path(
     get,
     path = "/v1/benchmark/target/{key}/score-sample",
+    operation_id = "listScoreSamples",
     tag = "Benchmark",
     params(("key" = String, Path, description = "The target's key"), ScoreSampleQuery),
     responses(

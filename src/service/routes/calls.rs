@@ -33,6 +33,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[utoipa::path(
     get,
     path = "/v1/call",
+    operation_id = "listCalls",
     tag = "Call",
     params(ListParams, ("agentId" = Option<Uuid>, Query, description = "Only calls of this agent"), ("simulationRunPlanJobId" = Option<Uuid>, Query, description = "Only calls of this run plan job"), ("startedAfter" = Option<String>, Query, format = DateTime, description = "Only calls started at or after this RFC 3339 date-time"), ("startedBefore" = Option<String>, Query, format = DateTime, description = "Only calls started before this RFC 3339 date-time")),
     responses(
@@ -59,7 +60,7 @@ async fn list(State(state): State<AppState>, Params(params): Params<ListParams>)
 fn utc(param: &str, text: Option<&str>) -> ServiceResult<Option<String>> {
     text.map(|t| {
         Timestamp(t.to_owned())
-            .parse()
+            .parse_rfc3339()
             .map(|ts| ts.to_string())
             .ok_or_else(|| ServiceError::invalid(param, format!("{param} must be an RFC 3339 date-time")))
     })
@@ -70,6 +71,7 @@ fn utc(param: &str, text: Option<&str>) -> ServiceResult<Option<String>> {
 #[utoipa::path(
     get,
     path = "/v1/call/{id}",
+    operation_id = "getCall",
     tag = "Call",
     params(("id" = Uuid, Path, description = "The call's id")),
     responses(
@@ -90,6 +92,7 @@ async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceR
 #[utoipa::path(
     get,
     path = "/v1/call/{id}/transcript",
+    operation_id = "getCallTranscript",
     tag = "Call",
     params(("id" = Uuid, Path, description = "The call's id")),
     responses(
@@ -131,6 +134,7 @@ impl StatusParams {
 #[utoipa::path(
     get,
     path = "/v1/call/{id}/metrics",
+    operation_id = "getCallMetrics",
     tag = "Call",
     params(("id" = Uuid, Path, description = "The call's id"), StatusParams),
     responses(
@@ -157,6 +161,7 @@ async fn metrics(
 #[utoipa::path(
     post,
     path = "/v1/call",
+    operation_id = "createCall",
     tag = "Call",
     request_body = CallInput,
     responses(

@@ -29,6 +29,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[utoipa::path(
     get,
     path = "/v1/chat",
+    operation_id = "listChats",
     tag = "Chat",
     params(ListParams),
     responses(
@@ -48,6 +49,7 @@ async fn list(State(state): State<AppState>, Params(params): Params<ListParams>)
 #[utoipa::path(
     post,
     path = "/v1/chat",
+    operation_id = "createChat",
     tag = "Chat",
     request_body = CallInput,
     responses(
@@ -86,6 +88,7 @@ async fn ingest(State(state): State<AppState>, Valid(input): Valid<CallInput>) -
 #[utoipa::path(
     get,
     path = "/v1/chat/{id}",
+    operation_id = "getChat",
     tag = "Chat",
     params(("id" = uuid::Uuid, Path, description = "The chat's id")),
     responses(
@@ -106,6 +109,7 @@ async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceR
 #[utoipa::path(
     get,
     path = "/v1/chat/{id}/transcript",
+    operation_id = "getChatTranscript",
     tag = "Chat",
     params(("id" = uuid::Uuid, Path, description = "The chat's id")),
     responses(
@@ -126,6 +130,7 @@ async fn transcript(State(state): State<AppState>, Path(id): Path<String>) -> Se
 #[utoipa::path(
     get,
     path = "/v1/chat/{id}/metrics",
+    operation_id = "getChatMetrics",
     tag = "Chat",
     params(("id" = uuid::Uuid, Path, description = "The chat's id"), StatusParams),
     responses(

@@ -31,6 +31,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[utoipa::path(
     get,
     path = "/v1/metric/collection-jobs",
+    operation_id = "listCollectionJobs",
     tag = "Metric Collection Job",
     params(CollectionJobQuery),
     responses(
@@ -51,6 +52,7 @@ async fn list(State(state): State<AppState>, Params(query): Params<CollectionJob
 #[utoipa::path(
     get,
     path = "/v1/metric/collection-jobs/{id}",
+    operation_id = "getCollectionJob",
     tag = "Metric Collection Job",
     params(("id" = Uuid, Path, description = "The job's id")),
     responses(
@@ -71,6 +73,7 @@ async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceR
 #[utoipa::path(
     post,
     path = "/v1/metric/collection-jobs",
+    operation_id = "createCollectionJob",
     tag = "Metric Collection Job",
     request_body = CollectionJobInput,
     responses(
@@ -133,6 +136,7 @@ async fn create(State(state): State<AppState>, Valid(input): Valid<CollectionJob
 #[utoipa::path(
     post,
     path = "/v1/metric/collection-jobs/{id}/cancel",
+    operation_id = "cancelCollectionJob",
     tag = "Metric Collection Job",
     params(("id" = Uuid, Path, description = "The job's id")),
     responses(
@@ -172,6 +176,7 @@ async fn cancel(State(state): State<AppState>, Path(id): Path<String>) -> Servic
 #[utoipa::path(
     get,
     path = "/v1/metric/collection-jobs/{id}/metric-values",
+    operation_id = "listCollectionJobMetricValues",
     tag = "Metric Collection Job",
     params(("id" = Uuid, Path, description = "The job's id"), StatusParams),
     responses(

@@ -24,6 +24,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[utoipa::path(
     get,
     path = "/v1/customer-flow",
+    operation_id = "listCustomerFlows",
     tag = "Customer Flow",
     params(ListParams),
     responses(
@@ -42,6 +43,7 @@ async fn list(State(state): State<AppState>, Params(params): Params<ListParams>)
 #[utoipa::path(
     get,
     path = "/v1/customer-flow/{id}",
+    operation_id = "getCustomerFlow",
     tag = "Customer Flow",
     params(("id" = Uuid, Path, description = "The flow's id")),
     responses(
@@ -62,6 +64,7 @@ async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceR
 #[utoipa::path(
     post,
     path = "/v1/customer-flow/{id}/duplicate",
+    operation_id = "duplicateCustomerFlow",
     tag = "Customer Flow",
     params(("id" = Uuid, Path, description = "The flow's id")),
     responses(

@@ -30,6 +30,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[utoipa::path(
     get,
     path = "/v1/issue",
+    operation_id = "listIssues",
     tag = "Issue",
     params(ListParams, ("status" = Option<IssueStatus>, Query, description = "Only issues in this status"), ("severity" = Option<Severity>, Query, description = "Only issues of this severity")),
     responses(
@@ -55,6 +56,7 @@ async fn list(State(state): State<AppState>, Params(params): Params<ListParams>)
 #[utoipa::path(
     get,
     path = "/v1/issue/{id}",
+    operation_id = "getIssue",
     tag = "Issue",
     params(("id" = Uuid, Path, description = "The issue's id")),
     responses(
@@ -75,6 +77,7 @@ async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceR
 #[utoipa::path(
     post,
     path = "/v1/issue",
+    operation_id = "createIssue",
     tag = "Issue",
     request_body = IssueInput,
     responses(
@@ -145,6 +148,7 @@ async fn create(State(state): State<AppState>, Valid(input): Valid<IssueInput>) 
 #[utoipa::path(
     patch,
     path = "/v1/issue/{id}",
+    operation_id = "updateIssue",
     tag = "Issue",
     params(("id" = Uuid, Path, description = "The issue's id")),
     request_body = IssueUpdate,

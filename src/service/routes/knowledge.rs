@@ -21,6 +21,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[utoipa::path(
     get,
     path = "/v1/knowledge-base",
+    operation_id = "listKnowledgeBases",
     tag = "Knowledge Base",
     params(ListParams),
     responses(
@@ -39,6 +40,7 @@ async fn list(State(state): State<AppState>, Params(params): Params<ListParams>)
 #[utoipa::path(
     get,
     path = "/v1/knowledge-base/{id}",
+    operation_id = "getKnowledgeBase",
     tag = "Knowledge Base",
     params(("id" = uuid::Uuid, Path, description = "The knowledge base's id")),
     responses(

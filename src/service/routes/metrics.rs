@@ -11,7 +11,7 @@ use super::{ListParams, OwnedFilter, created, data, list_kind, now, path_id};
 use crate::api::model::*;
 use crate::service::AppState;
 use crate::service::error::{ServiceError, ServiceResult};
-use crate::service::extract::{Params, Valid};
+use crate::service::extract::{Body, Params, Valid, validated};
 use crate::service::openapi::{
     BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,
 };
@@ -32,6 +32,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[utoipa::path(
     get,
     path = "/v1/metric/definitions",
+    operation_id = "listMetricDefinitions",
     tag = "Metric",
     params(ListParams),
     responses(
@@ -59,6 +60,7 @@ pub fn resolve_definition(conn: &Connection, id_or_slug: &str) -> ServiceResult<
 #[utoipa::path(
     get,
     path = "/v1/metric/definitions/{id}",
+    operation_id = "getMetricDefinition",
     tag = "Metric",
     params(("id" = String, Path, description = "The metric definition's uuid or slug")),
     responses(
@@ -78,6 +80,7 @@ async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceR
 #[utoipa::path(
     get,
     path = "/v1/metric/definitions/{id}/versions",
+    operation_id = "listMetricDefinitionVersions",
     tag = "Metric",
     params(("id" = String, Path, description = "The metric definition's uuid or slug")),
     responses(
@@ -123,6 +126,7 @@ pub fn save_definition(tx: &Transaction, definition: &MetricDefinition, insert: 
 #[utoipa::path(
     post,
     path = "/v1/metric/definitions",
+    operation_id = "createMetricDefinition",
     tag = "Metric",
     request_body = MetricDefinitionInput,
     responses(
@@ -222,6 +226,7 @@ fn apply_update(definition: &mut MetricDefinition, update: MetricDefinitionUpdat
 #[utoipa::path(
     put,
     path = "/v1/metric/definitions/{id}",
+    operation_id = "updateMetricDefinition",
     tag = "Metric",
     params(("id" = String, Path, description = "The metric definition's uuid or slug")),
     request_body = MetricDefinitionUpdate,
@@ -270,6 +275,7 @@ fn variant_id(definition: Uuid, variant: &str) -> Uuid {
 #[utoipa::path(
     get,
     path = "/v1/metric/definitions/{id}/variants/{variant}",
+    operation_id = "getMetricDefinitionVariant",
     tag = "Metric",
     params(("id" = String, Path, description = "The metric definition's uuid or slug"), ("variant" = String, Path, description = "The variant: `default`, the definition's variantId, or a workspace fork's name")),
     responses(
@@ -304,6 +310,7 @@ async fn read_variant(
 #[utoipa::path(
     put,
     path = "/v1/metric/definitions/{id}/variants/{variant}",
+    operation_id = "updateMetricDefinitionVariant",
     tag = "Metric",
     params(("id" = String, Path, description = "The metric definition's uuid or slug"), ("variant" = String, Path, description = "The variant: `default`, the definition's variantId, or a workspace fork's name")),
     request_body = MetricDefinitionUpdate,
@@ -355,6 +362,7 @@ async fn update_variant(
 #[utoipa::path(
     post,
     path = "/v1/metric/definitions/{id}/thresholds",
+    operation_id = "createThreshold",
     tag = "Metric",
     params(("id" = String, Path, description = "The source metric's uuid or slug")),
     request_body = ThresholdInput,
@@ -372,8 +380,12 @@ async fn update_variant(
 async fn create_threshold(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Valid(input): Valid<ThresholdInput>,
+    Body(body): Body,
 ) -> ServiceResult<Response> {
+    // The metric is looked up first: an unknown one is a 404 whatever the body says.
+    let lookup = id.clone();
+    state.store.read(move |c| resolve_definition(c, &lookup)).await?;
+    let input: ThresholdInput = validated(&body)?;
     let definition = state
         .store
         .write(move |tx| {
@@ -382,8 +394,23 @@ async fn create_threshold(
             let name = input.name.clone().unwrap_or_else(|| {
                 format!("{} {}", source.name.as_deref().unwrap_or("metric"), input.value.as_deref().unwrap_or_default())
             });
-            let slug = input.slug.clone().or(input.metric_id.clone()).unwrap_or_else(|| slug_from_name(&name));
-            if store::find_by::<MetricDefinition>(tx, Kind::MetricDefinition, "$.slug", &slug)?.is_some() {
+            let taken = |slug: &str| -> ServiceResult<bool> {
+                Ok(store::find_by::<MetricDefinition>(tx, Kind::MetricDefinition, "$.slug", slug)?.is_some())
+            };
+            let slug = match (input.slug.clone().or(input.metric_id.clone()), &input.name) {
+                (Some(slug), _) => slug,
+                (None, Some(name)) => slug_from_name(name),
+                (None, None) => {
+                    let operator = input.operator.as_ref().map(ThresholdOperator::short).unwrap_or_default();
+                    let base = format!(
+                        "{} {operator} {}",
+                        source.slug_or_alias().unwrap_or("metric"),
+                        input.value.as_deref().unwrap_or_default()
+                    );
+                    unused_slug(&base, &taken)?
+                }
+            };
+            if taken(&slug)? {
                 let param = if input.slug.is_some() || input.metric_id.is_some() { "slug" } else { "name" };
                 return Err(ServiceError::invalid(param, format!("a metric with slug {slug} exists already")));
             }
@@ -439,10 +466,29 @@ async fn create_threshold(
     Ok(created(&definition))
 }
 
+/// A slug made from `base` that no metric has yet: `base`, else `base_2`, `base_3`, …
+fn unused_slug(base: &str, taken: &dyn Fn(&str) -> ServiceResult<bool>) -> ServiceResult<String> {
+    let slug = slug_from_name(base);
+    if !taken(&slug)? {
+        return Ok(slug);
+    }
+    for n in 2..1_000 {
+        let suffix = format!("_{n}");
+        let mut stem = slug.clone();
+        stem.truncate(threshold_limits::SLUG_MAX - suffix.len());
+        let candidate = format!("{}{suffix}", stem.trim_end_matches('_'));
+        if !taken(&candidate)? {
+            return Ok(candidate);
+        }
+    }
+    Err(ServiceError::invalid("slug", format!("every slug made from {slug} is taken; give a slug")))
+}
+
 /// List metric policies.
 #[utoipa::path(
     get,
     path = "/v1/metric/policies",
+    operation_id = "listMetricPolicies",
     tag = "Metric Policy",
     params(ListParams),
     responses(
@@ -461,6 +507,7 @@ async fn list_policies(State(state): State<AppState>, Params(params): Params<Lis
 #[utoipa::path(
     get,
     path = "/v1/metric/policies/{id}",
+    operation_id = "getMetricPolicy",
     tag = "Metric Policy",
     params(("id" = Uuid, Path, description = "The policy's id")),
     responses(
@@ -486,6 +533,7 @@ fn policy_doc(policy: &MetricPolicy) -> ServiceResult<Doc> {
 #[utoipa::path(
     post,
     path = "/v1/metric/policies",
+    operation_id = "createMetricPolicy",
     tag = "Metric Policy",
     request_body = PolicyInput,
     responses(
@@ -564,6 +612,7 @@ fn condition_type(key: &str) -> ConditionType {
 #[utoipa::path(
     patch,
     path = "/v1/metric/policies/{id}",
+    operation_id = "updateMetricPolicy",
     tag = "Metric Policy",
     params(("id" = Uuid, Path, description = "The policy's id")),
     request_body = PolicyUpdate,

@@ -27,7 +27,7 @@ use super::openapi::{TooManyRequests, Unauthorized};
 use super::store::{self, Filter, Kind};
 use crate::api::ErrorType;
 use crate::api::model::collection::collection_limits;
-use crate::api::validate::{Checks, Validate};
+use crate::api::validate::{Checks, Validate, join};
 use crate::api::wire_enum::WireEnum;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -51,6 +51,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[utoipa::path(
     get,
     path = "/v1/health",
+    operation_id = "getHealth",
     tag = "Health",
     responses(
         (status = 200, description = "The key was accepted", body = crate::api::model::Health),
@@ -66,6 +67,7 @@ async fn health(axum::extract::State(state): axum::extract::State<AppState>) -> 
 #[utoipa::path(
     get,
     path = "/health",
+    operation_id = "getHealthUnversioned",
     tag = "Health",
     responses(
         (status = 200, description = "The key was accepted", body = crate::api::model::Health),
@@ -150,6 +152,24 @@ impl Validate for ListParams {
     fn check(&self, c: &mut Checks, at: &str) {
         use collection_limits::*;
         c.range(at, "limit", self.limit, Some(LIST_LIMIT_MIN), Some(LIST_LIMIT_MAX));
+        for (param, value) in [
+            ("planId", &self.plan_id),
+            ("agentId", &self.agent_id),
+            ("simulationRunPlanJobId", &self.simulation_run_plan_job_id),
+        ] {
+            if let Some(text) = value
+                && uuid::Uuid::parse_str(text).is_err()
+            {
+                c.invalid(join(at, param), format!("{param} must be a UUID"));
+            }
+        }
+        for (param, value) in [("startedAfter", &self.started_after), ("startedBefore", &self.started_before)] {
+            if let Some(text) = value
+                && !crate::api::model::Timestamp(text.clone()).is_rfc3339()
+            {
+                c.invalid(join(at, param), format!("{param} must be an RFC 3339 date-time (2024-05-01T09:30:00Z)"));
+            }
+        }
     }
 }
 

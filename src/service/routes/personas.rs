@@ -23,6 +23,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[utoipa::path(
     get,
     path = "/v1/persona",
+    operation_id = "listPersonas",
     tag = "Simulation Persona",
     params(ListParams),
     responses(
@@ -41,6 +42,7 @@ async fn list(State(state): State<AppState>, Params(params): Params<ListParams>)
 #[utoipa::path(
     get,
     path = "/v1/persona/{id}",
+    operation_id = "getPersona",
     tag = "Simulation Persona",
     params(("id" = Uuid, Path, description = "The persona's id")),
     responses(
@@ -61,6 +63,7 @@ async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceR
 #[utoipa::path(
     post,
     path = "/v1/persona",
+    operation_id = "createPersona",
     tag = "Simulation Persona",
     request_body = PersonaFields,
     responses(
@@ -91,6 +94,7 @@ async fn create(State(state): State<AppState>, Valid(fields): Valid<PersonaField
 #[utoipa::path(
     put,
     path = "/v1/persona/{id}",
+    operation_id = "replacePersona",
     tag = "Simulation Persona",
     params(("id" = Uuid, Path, description = "The persona's id")),
     request_body = PersonaFields,
@@ -132,6 +136,7 @@ async fn replace(
 #[utoipa::path(
     delete,
     path = "/v1/persona/{id}",
+    operation_id = "deletePersona",
     tag = "Simulation Persona",
     params(("id" = Uuid, Path, description = "The persona's id")),
     responses(

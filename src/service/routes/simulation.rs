@@ -11,7 +11,7 @@ use super::{ListParams, OwnedFilter, created, data, known_value, list_kind, path
 use crate::api::model::*;
 use crate::service::AppState;
 use crate::service::error::{ServiceError, ServiceResult};
-use crate::service::extract::{AnyBody, Params, Valid};
+use crate::service::extract::{AnyBody, Decoded, Params, Valid};
 use crate::service::openapi::{
     BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,
 };
@@ -36,6 +36,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[utoipa::path(
     post,
     path = "/demo/agent",
+    operation_id = "demoAgentReply",
     tag = "Simulation",
     request_body = crate::service::sim::reference_agent::Heard,
     responses(
@@ -45,14 +46,19 @@ pub fn router() -> OpenApiRouter<AppState> {
     ),
     security(())
 )]
-async fn demo_agent(axum::Json(heard): axum::Json<crate::service::sim::reference_agent::Heard>) -> Response {
-    axum::response::IntoResponse::into_response(axum::Json(crate::service::sim::reference_agent::reply(&heard)))
+async fn demo_agent(Decoded(heard): Decoded<crate::service::sim::reference_agent::Heard>) -> ServiceResult<Response> {
+    // The schema states `turn` as an int32, as the generator writes a u32.
+    if i32::try_from(heard.turn).is_err() {
+        return Err(ServiceError::invalid("turn", format!("turn must be at most {}", i32::MAX)));
+    }
+    Ok(axum::response::IntoResponse::into_response(axum::Json(crate::service::sim::reference_agent::reply(&heard))))
 }
 
 /// List run plans.
 #[utoipa::path(
     get,
     path = "/v1/simulation/plan",
+    operation_id = "listRunPlans",
     tag = "Simulation Run Plan",
     params(ListParams),
     responses(
@@ -71,6 +77,7 @@ async fn list_plans(State(state): State<AppState>, Params(params): Params<ListPa
 #[utoipa::path(
     get,
     path = "/v1/simulation/plan/{id}",
+    operation_id = "getRunPlan",
     tag = "Simulation Run Plan",
     params(("id" = Uuid, Path, description = "The run plan's id")),
     responses(
@@ -91,6 +98,7 @@ async fn read_plan(State(state): State<AppState>, Path(id): Path<String>) -> Ser
 #[utoipa::path(
     post,
     path = "/v1/simulation/plan",
+    operation_id = "createRunPlan",
     tag = "Simulation Run Plan",
     request_body = RunPlanInput,
     responses(
@@ -115,6 +123,7 @@ async fn create_plan(State(state): State<AppState>, Valid(input): Valid<RunPlanI
 #[utoipa::path(
     get,
     path = "/v1/simulation/plan/job/{id}",
+    operation_id = "getRunPlanJob",
     tag = "Simulation Run Plan Job",
     params(("id" = Uuid, Path, description = "The run plan job's id")),
     responses(
@@ -157,6 +166,7 @@ fn raw_job(conn: &rusqlite::Connection, id: &str) -> ServiceResult<String> {
 #[utoipa::path(
     get,
     path = "/v1/simulation/plan/jobs",
+    operation_id = "listRunPlanJobs",
     tag = "Simulation Run Plan Job",
     params(ListParams, ("status" = Option<RunPlanJobStatus>, Query, description = "Only jobs in this status"), ("planId" = Option<Uuid>, Query, description = "Only jobs of this run plan")),
     responses(
@@ -177,6 +187,7 @@ async fn list_jobs(State(state): State<AppState>, Params(params): Params<ListPar
 #[utoipa::path(
     post,
     path = "/v1/simulation/run",
+    operation_id = "runSimulation",
     tag = "Simulation",
     request_body = RunRequest,
     responses(
@@ -199,6 +210,7 @@ async fn run(State(state): State<AppState>, Valid(request): Valid<RunRequest>) -
 #[utoipa::path(
     post,
     path = "/v1/simulation/plan/job/{id}/cancel",
+    operation_id = "cancelRunPlanJob",
     tag = "Simulation Run Plan Job",
     params(("id" = Uuid, Path, description = "The run plan job's id")),
     responses(
@@ -222,6 +234,7 @@ async fn cancel_job(State(state): State<AppState>, Path(id): Path<String>, _body
 #[utoipa::path(
     get,
     path = "/v1/simulation/job/{id}",
+    operation_id = "getSimulationJob",
     tag = "Simulation Job",
     params(("id" = Uuid, Path, description = "The simulation job's id")),
     responses(
@@ -238,13 +251,17 @@ async fn read_simulation_job(State(state): State<AppState>, Path(id): Path<Strin
     Ok(data(&job))
 }
 
-/// Ready-made plan inputs built from the seeded flows, one per flow.
+/// Ready-made plan inputs built from the flows, one per flow that can run: each is a complete
+/// `plan` for `POST /v1/simulation/run` (`{"plan": template.plan}`), aimed at an endpoint of the
+/// flow's agent, else at the first agent endpoint there is. Replace `agentEndpoints` to aim
+/// it elsewhere. With no agent endpoint at all there are no templates: a run needs one.
 #[utoipa::path(
     get,
     path = "/v1/simulation/template",
+    operation_id = "listSimulationTemplates",
     tag = "Simulation Template",
     responses(
-        (status = 200, description = "One template per flow that is not a voicemail flow", body = Data<Vec<RunPlanTemplate>>),
+        (status = 200, description = "One template per flow that is not a voicemail flow and has a happy path or edge cases, each runnable as it is", body = Data<Vec<RunPlanTemplate>>),
         Unauthorized,
         TooManyRequests,
         InternalError,
@@ -258,10 +275,13 @@ async fn templates(State(state): State<AppState>) -> ServiceResult<Response> {
             let endpoints: Vec<AgentEndpoint> = store::all(c, Kind::AgentEndpoint)?;
             Ok(flows
                 .into_iter()
-                .filter(|f| !f.is_voicemail())
-                .map(|flow| {
-                    let endpoint = endpoints.iter().find(|e| flow.agents.iter().any(|a| Some(a.id) == e.agent_id));
-                    serde_json::json!({
+                .filter(|f| !f.is_voicemail() && (f.happy_path.is_some() || !f.edge_cases.is_empty()))
+                .filter_map(|flow| {
+                    let endpoint = endpoints
+                        .iter()
+                        .find(|e| flow.agents.iter().any(|a| Some(a.id) == e.agent_id))
+                        .or(endpoints.first())?;
+                    Some(serde_json::json!({
                         "id": Uuid::new_v5(&flow.id, b"template"),
                         "name": format!("{} regression", flow.title.clone().unwrap_or_default()),
                         "plan": RunPlanInput {
@@ -274,11 +294,11 @@ async fn templates(State(state): State<AppState>) -> ServiceResult<Response> {
                                 edge_cases: (!flow.edge_cases.is_empty()).then_some(EdgeCases::All),
                                 ..Default::default()
                             }]),
-                            agent_endpoints: endpoint.map(|e| vec![IdRef { id: e.id }]),
+                            agent_endpoints: Some(vec![IdRef { id: endpoint.id }]),
                             metrics: Some(vec![MetricReference::by_slug("call_duration"), MetricReference::by_slug("task_completion")]),
                             ..Default::default()
                         }
-                    })
+                    }))
                 })
                 .collect::<Vec<_>>())
         })

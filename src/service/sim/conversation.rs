@@ -120,9 +120,16 @@ struct Call<'a> {
 type End = (EndedStatus, String);
 
 impl Call<'_> {
+    /// Adds a line to the transcript. `maxSimulationDurationSeconds` is a hard cap: a line
+    /// that would start after it is never said, and one that would run past it is cut off.
     fn push(&mut self, role: ParticipantType, start: i64, text: String, speaking: i64) {
+        let cap = self.setup.max_duration_ms;
+        if start >= cap {
+            self.clock = cap;
+            return;
+        }
         let participant = if role == ParticipantType::Agent { "agent" } else { "customer" };
-        let end = start + speaking.max(200);
+        let end = (start + speaking.max(200)).min(cap);
         self.entries.push(TranscriptEntry {
             start_offset_ms: start.max(0),
             end_offset_ms: end,
@@ -153,14 +160,14 @@ impl Call<'_> {
         let start = self.clock + self.voice.response_ms;
         let speaking = self.voice.speaking_ms(&line);
         self.push(ParticipantType::SimulatedCustomer, start, line.clone(), speaking);
+        if let Some(end) = self.over_time() {
+            return Ok(Some(end));
+        }
         if let Some(phrase) = self.phrase_in(&line) {
             return Ok(Some((
                 EndedStatus::CustomerEndedCall,
                 format!("the customer said the end-call phrase \"{phrase}\""),
             )));
-        }
-        if let Some(end) = self.over_time() {
-            return Ok(Some(end));
         }
         self.agent_answers(&line).await
     }
@@ -178,6 +185,10 @@ impl Call<'_> {
         self.agent_turns += 1;
         if reply.latency_ms > self.setup.silence_timeout_ms {
             self.clock += self.setup.silence_timeout_ms;
+            if let Some(end) = self.over_time() {
+                self.clock = self.setup.max_duration_ms;
+                return Ok(Some(end));
+            }
             let seconds = self.setup.silence_timeout_ms / 1000;
             return Ok(Some((EndedStatus::SilenceTimeOut, format!("nobody spoke for {seconds} s"))));
         }
@@ -186,11 +197,11 @@ impl Call<'_> {
         let speaking = Voice::of(None).speaking_ms(&reply.text);
         self.push(ParticipantType::Agent, start, reply.text.clone(), speaking);
         self.last_off_script = reply.off_script;
-        if let Some(phrase) = self.phrase_in(&reply.text) {
-            return Ok(Some((EndedStatus::AgentEndedCall, format!("the agent said the end-call phrase \"{phrase}\""))));
-        }
         if let Some(end) = self.over_time() {
             return Ok(Some(end));
+        }
+        if let Some(phrase) = self.phrase_in(&reply.text) {
+            return Ok(Some((EndedStatus::AgentEndedCall, format!("the agent said the end-call phrase \"{phrase}\""))));
         }
         self.reason_met().await
     }
@@ -260,7 +271,7 @@ pub async fn converse(setup: &Setup<'_>, agent: &AgentLink, judge: &Judge) -> Re
     let end = run(&mut call, plan).await?;
     let (ended_status, end_reason) = end;
     let duration_ms =
-        call.entries.iter().map(|e| e.end_offset_ms).max().unwrap_or(0).max(call.clock.min(setup.max_duration_ms));
+        call.entries.iter().map(|e| e.end_offset_ms).max().unwrap_or(0).max(call.clock).min(setup.max_duration_ms);
     Ok(Outcome {
         transcript: Transcript {
             entries: call.entries,
@@ -280,7 +291,7 @@ async fn run(call: &mut Call<'_>, plan: Vec<Action>) -> Result<End, String> {
         return voicemail(call, plan).await;
     }
     // The agent answers the call.
-    call.clock = 800;
+    call.clock = 800.min(call.setup.max_duration_ms);
     if let Some(end) = call.agent_answers("").await? {
         return Ok(end);
     }
@@ -349,8 +360,12 @@ async fn off_script(
             }
             _ => {
                 // Stay silent: wait, and let the agent speak again.
-                call.clock += policy.wait_seconds.unwrap_or(3).max(0) * 1000;
-                call.agent_answers("").await?
+                let waited = call.clock + policy.wait_seconds.unwrap_or(3).clamp(0, 3_600) * 1000;
+                call.clock = waited.min(call.setup.max_duration_ms);
+                match call.over_time() {
+                    Some(end) => Some(end),
+                    None => call.agent_answers("").await?,
+                }
             }
         };
         if end.is_some() {
@@ -371,17 +386,23 @@ async fn off_script(
 
 /// A voicemail flow: the greeting plays, the customer leaves the message, the call ends.
 async fn voicemail(call: &mut Call<'_>, plan: Vec<Action>) -> Result<End, String> {
-    call.clock = 1200;
+    call.clock = 1200.min(call.setup.max_duration_ms);
     let greeting = format!("You've reached {}. Please leave a message after the tone.", call.setup.agent_name);
     let speaking = Voice::of(None).speaking_ms(&greeting);
     call.push(ParticipantType::Agent, call.clock, greeting, speaking);
     for action in plan {
+        if let Some(end) = call.over_time() {
+            return Ok(end);
+        }
         if let Action::Say(text) = action {
             let line = fill(&text, call.setup.variables, call.setup.persona);
             let start = call.clock + 600;
             let speaking = call.voice.speaking_ms(&line);
             call.push(ParticipantType::SimulatedCustomer, start, line, speaking);
         }
+    }
+    if let Some(end) = call.over_time() {
+        return Ok(end);
     }
     Ok((EndedStatus::VoiceMailReached, "the call reached voicemail".into()))
 }

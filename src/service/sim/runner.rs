@@ -524,7 +524,7 @@ impl Simulator {
         self.store.write(move |tx| save_simulation(tx, &simulation, &job_id)).await
     }
 
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, reason = "one call's parts, written together in one transaction")]
     async fn store_call(
         &self,
         call_id: Uuid,

@@ -19,12 +19,13 @@ use std::collections::HashMap;
 pub fn create_plan(tx: &Transaction, input: RunPlanInput) -> ServiceResult<RunPlanCreated> {
     check_references(tx, &input, "")?;
     let plan = save_plan(tx, input)?;
-    let job = if plan.plan.auto_run == Some(true) { Some(start_job(tx, &plan, None)?) } else { None };
+    let job = if plan.plan.auto_run == Some(true) { Some(start_job(tx, &plan, None, "")?) } else { None };
     Ok(RunPlanCreated { run_plan: plan, run_plan_job: job })
 }
 
 /// The run operation: a saved plan by id, or an inline plan (saved when asked).
 pub fn run(tx: &Transaction, request: RunRequest) -> ServiceResult<RunStarted> {
+    let at = if request.plan.is_some() { "plan" } else { "" };
     let (plan, saved) = match (request.plan_id, request.plan.clone()) {
         (Some(id), _) => {
             let plan: RunPlan = store::get(tx, Kind::RunPlan, &id.to_string())?
@@ -43,7 +44,7 @@ pub fn run(tx: &Transaction, request: RunRequest) -> ServiceResult<RunStarted> {
         }
         (None, None) => return Err(ServiceError::invalid("planId", "give planId or plan")),
     };
-    let job = start_job(tx, &plan, request.variables.as_ref())?;
+    let job = start_job(tx, &plan, request.variables.as_ref(), at)?;
     Ok(RunStarted {
         simulation_run_plan_job_id: job.simulation_run_plan_job_id,
         simulation_run_plan_id: saved.then_some(plan.id),
@@ -139,7 +140,9 @@ struct Combination {
 }
 
 /// Endpoints × resolved variants × iterations (or scenarios × personas), as the spec says.
-fn combinations(tx: &Transaction, plan: &RunPlanInput) -> ServiceResult<Vec<Combination>> {
+/// More than `SIMULATIONS_PER_RUN_MAX` is refused, naming `iterationCount` under `at`, before
+/// any of them is built.
+fn combinations(tx: &Transaction, plan: &RunPlanInput, at: &str) -> ServiceResult<Vec<Combination>> {
     let endpoints: Vec<AgentEndpoint> = plan
         .agent_endpoints
         .iter()
@@ -194,7 +197,19 @@ fn combinations(tx: &Transaction, plan: &RunPlanInput) -> ServiceResult<Vec<Comb
             }
         }
     }
-    let iterations = plan.iteration_count_or_default() as usize;
+    let iterations = plan.iteration_count_or_default().max(0) as usize;
+    let count = endpoints.len().saturating_mul(variants.len()).saturating_mul(iterations);
+    let max = run_plan_limits::SIMULATIONS_PER_RUN_MAX as usize;
+    if count > max {
+        let param = if at.is_empty() { "iterationCount".to_owned() } else { format!("{at}.iterationCount") };
+        let message = format!(
+            "this run would create {count} simulations ({iterations} iterations × {} test cases × {} agent \
+             endpoints); at most {max} are allowed",
+            variants.len(),
+            endpoints.len()
+        );
+        return Err(ServiceError::invalid(param, message));
+    }
     let mut out = Vec::with_capacity(endpoints.len() * variants.len() * iterations);
     for endpoint in &endpoints {
         for (flow, scenario, persona) in &variants {
@@ -212,8 +227,13 @@ fn combinations(tx: &Transaction, plan: &RunPlanInput) -> ServiceResult<Vec<Comb
 }
 
 /// Creates a PENDING run plan job and one PENDING simulation job per combination.
-fn start_job(tx: &Transaction, plan: &RunPlan, variables: Option<&RunVariables>) -> ServiceResult<RunPlanJob> {
-    start_job_at(tx, plan, variables, Timestamp::now())
+fn start_job(
+    tx: &Transaction,
+    plan: &RunPlan,
+    variables: Option<&RunVariables>,
+    at_path: &str,
+) -> ServiceResult<RunPlanJob> {
+    start_job_at(tx, plan, variables, at_path, Timestamp::now())
 }
 
 /// The same, created at `at` (the seeded history's nights).
@@ -221,11 +241,12 @@ pub fn start_job_at(
     tx: &Transaction,
     plan: &RunPlan,
     variables: Option<&RunVariables>,
+    at_path: &str,
     at: Timestamp,
 ) -> ServiceResult<RunPlanJob> {
     let job_id = Uuid::new_v4();
     let mut simulation_jobs = Vec::new();
-    for (iteration, combo) in combinations(tx, &plan.plan)?.into_iter().enumerate() {
+    for (iteration, combo) in combinations(tx, &plan.plan, at_path)?.into_iter().enumerate() {
         let mut persona = combo.persona;
         if let Some(p) = persona.as_mut() {
             // The job's persona leaves out age, understood languages and idle settings.

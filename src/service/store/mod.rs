@@ -267,10 +267,16 @@ pub fn all<T: DeserializeOwned>(conn: &Connection, kind: Kind) -> ServiceResult<
 pub fn list(conn: &Connection, kind: Kind, filter: &Filter, cursor: Option<&str>, limit: u64) -> ServiceResult<Page> {
     let before: i64 = match cursor {
         None | Some("") => i64::MAX,
-        Some(text) => text
-            .strip_prefix("c")
-            .and_then(|n| n.parse().ok())
-            .ok_or_else(|| ServiceError::invalid("cursor", "cursor is not one this service issued"))?,
+        Some(text) => {
+            // Issued cursors are `c<seq>` with a sequence number this store has handed out.
+            let issued: i64 =
+                conn.query_row("SELECT seq FROM sqlite_sequence WHERE name = 'docs'", [], |r| r.get(0)).unwrap_or(0);
+            text.strip_prefix("c")
+                .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+                .and_then(|n| n.parse::<i64>().ok())
+                .filter(|n| (1..=issued).contains(n))
+                .ok_or_else(|| ServiceError::invalid("cursor", "cursor is not one this service issued"))?
+        }
     };
     let mut clause = String::from("kind = ? AND deleted_at IS NULL");
     let mut args: Vec<rusqlite::types::Value> = vec![kind.as_str().to_owned().into()];
@@ -290,7 +296,16 @@ pub fn list(conn: &Connection, kind: Kind, filter: &Filter, cursor: Option<&str>
     if let Some((path, from, to)) = &filter.window {
         for (bound, op) in [(from, ">="), (to, "<")] {
             if let Some(bound) = bound {
-                clause.push_str(&format!(" AND julianday(json_extract(body, ?)) {op} julianday(?)"));
+                // RFC 3339 allows a lower-case `t`/`z` and a leap second, which SQLite's
+                // date functions do not read: upper-case it and read second 60 as 59.
+                let at = "upper(json_extract(body, ?))";
+                let instant = format!(
+                    "julianday(CASE WHEN substr({at}, 18, 2) = '60' THEN substr({at}, 1, 17) || '59' || substr({at}, 20) ELSE {at} END)"
+                );
+                clause.push_str(&format!(" AND {instant} {op} julianday(?)"));
+                for _ in 0..3 {
+                    args.push((*path).to_owned().into());
+                }
                 args.push((*path).to_owned().into());
                 args.push(bound.clone().into());
             }

@@ -78,14 +78,34 @@ async fn silence_longer_than_the_timeout_ends_the_call() {
 }
 
 #[tokio::test]
-async fn the_maximum_duration_ends_the_call() {
+async fn the_maximum_duration_is_a_hard_cap() {
     let f = dental_flow();
     let vars = BTreeMap::new();
-    let mut s = setup(&f, &vars, "call-d");
-    s.max_duration_ms = 5_000;
+    // 1 s ends before the agent finishes its greeting; the others cut a line short.
+    for (cap, call) in [(1_000, "call-d1"), (5_000, "call-d5"), (9_000, "call-d9")] {
+        let mut s = setup(&f, &vars, call);
+        s.max_duration_ms = cap;
+        let outcome = talk(&s).await;
+        assert_eq!(outcome.ended_status, EndedStatus::MaxDurationReached, "{cap} ms: {outcome:?}");
+        assert_eq!(outcome.duration_ms, cap, "the call lasts exactly up to the cap");
+        for entry in &outcome.transcript.entries {
+            assert!(entry.end_offset_ms <= cap, "{cap} ms: an entry ends after the cap: {entry:?}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_maximum_duration_caps_a_voicemail_too() {
+    let mut f = flow(serde_json::json!([
+        {"type": "CUSTOMER_LINE", "content": "Hi, this is a long message about rescheduling my appointment next week."}
+    ]));
+    f.flow_type = Some(FlowType::Voicemail);
+    let vars = BTreeMap::new();
+    let mut s = setup(&f, &vars, "call-v");
+    s.max_duration_ms = 3_000;
     let outcome = talk(&s).await;
-    assert_eq!(outcome.ended_status, EndedStatus::MaxDurationReached);
-    assert!(outcome.duration_ms <= 5_000 + 10_000, "stops right after the limit: {}", outcome.duration_ms);
+    assert!(outcome.transcript.entries.iter().all(|e| e.end_offset_ms <= 3_000), "{outcome:?}");
+    assert!(outcome.duration_ms <= 3_000, "{outcome:?}");
 }
 
 #[tokio::test]
