@@ -2,11 +2,11 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use clap::Args;
-use color_eyre::eyre::{Result, WrapErr};
 
+use super::exit::{Exit, Failure, Outcome};
+use super::signals::Signals;
 use crate::api::ApiKey;
 use crate::config::{Config, Paths};
 use crate::service::{self, Options, SimSpeed};
@@ -39,7 +39,7 @@ pub struct ServeArgs {
     pub public: bool,
 }
 
-pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Result<ExitCode> {
+pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Outcome {
     let config_file = match config_file {
         Some(file) => file,
         None => Paths::platform()?.config_file,
@@ -60,35 +60,27 @@ pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Result<ExitCo
         sim_speed: args.sim_speed,
         judge: config.judge,
     };
-    let mut running = service::start(options).await.wrap_err("cannot start the local service")?;
+    let mut running = service::start(options).await.map_err(|e| {
+        Failure::new(Exit::Unavailable, "start", format!("cannot start the local service: {e}"))
+            .with_detail(format!("{e:?}"))
+    })?;
     if running.key_generated {
         // Printed once, when generated; afterwards it is read from the data dir.
         println!("generated API key (kept in {}): {}", data_dir.join("api_key").display(), running.api_key.expose());
     }
     println!("listening on {}", running.base_url());
     let shutdown = running.take_shutdown();
+    let mut signals = Signals::listen();
     tokio::spawn(async move {
-        wait_for_signal().await;
+        signals.recv().await;
         if let Some(tx) = shutdown {
             let _ = tx.send(());
         }
     });
-    running.wait().await?;
+    running
+        .wait()
+        .await
+        .map_err(|e| Failure::new(Exit::Unavailable, "serve", format!("the local service stopped: {e}")))?;
     eprintln!("stopped");
-    Ok(ExitCode::SUCCESS)
-}
-
-async fn wait_for_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    {
-        let mut term =
-            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
-        tokio::select! {
-            _ = ctrl_c => {}
-            _ = term.recv() => {}
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = ctrl_c.await;
+    Ok(Exit::Ok)
 }
