@@ -133,7 +133,7 @@ impl From<api::Error> for Failure {
                 let body = ErrorBody {
                     error_type: api.error_type.clone(),
                     code: api.code.clone(),
-                    message: format!("{} {}: {}", api.status, api.error_type, api.message),
+                    message: format!("{} {}/{}: {}", api.status, api.error_type, api.code, api.message),
                     param: api.param.clone(),
                     details: api.details.clone(),
                 };

@@ -72,10 +72,19 @@ pub fn render(report: &GateReport) -> String {
         for sim in worst {
             let outcome = sim.outcome.as_ref().map(|o| o.to_string()).unwrap_or_default();
             let call = sim.call_id.map(|c| format!("`{c}`")).unwrap_or_default();
-            let _ = writeln!(md, "| {} | {outcome} | {} | {call} |", cell(&case_name(sim)), cell(&why(sim)));
+            let _ = writeln!(md, "| {} | {outcome} | {} | {call} |", cell(&case_name(sim)), cell(&short(&why(sim))));
         }
     }
     md
+}
+
+/// The reasons cut to a readable length (the JSON report keeps them whole).
+fn short(text: &str) -> String {
+    const MAX: usize = 400;
+    match text.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
 }
 
 /// Text safe inside a table cell.
