@@ -71,6 +71,11 @@ impl RunSpec {
                     ),
                     None => None,
                 };
+                let wants_agent = self.agent.agent_url.is_some() || section.as_ref().is_some_and(|s| s.url.is_some());
+                if wants_agent && let Some(plan) = document.value.as_object_mut() {
+                    // The agent's endpoint is made below; a file for --agent-url needs none of its own.
+                    plan.entry("agentEndpoints").or_insert_with(|| serde_json::json!([{ "id": uuid::Uuid::nil() }]));
+                }
                 let input: RunPlanInput = document.decode("run plan")?;
                 let name = input.name.clone();
                 (None, Some(input), name, section, Some(document))
@@ -78,6 +83,7 @@ impl RunSpec {
             _ => return Err(Failure::usage("name a saved plan (its id or exact name) or give -f FILE")),
         };
         if let Some(agent) = HttpAgent::from(&self.agent, section)? {
+            session.may_write("--agent-url")?;
             // The agent's endpoint replaces the plan's: a saved plan runs as an inline copy.
             let mut input = match inline.take() {
                 Some(input) => input,

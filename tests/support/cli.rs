@@ -26,7 +26,7 @@ pub fn switchboard(home: &Path) -> tokio::process::Command {
 }
 
 /// The binary pointed at `service` with its key.
-pub fn against(home: &Path, service: &super::Service) -> tokio::process::Command {
+pub fn against(home: &Path, service: &crate::support::Service) -> tokio::process::Command {
     let mut command = switchboard(home);
     command
         .env("SWITCHBOARD_BASE_URL", service.base_url())
