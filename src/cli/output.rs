@@ -179,7 +179,8 @@ pub fn table(columns: &[&str], rows: Vec<Vec<String>>) -> String {
             if width <= 8 {
                 break;
             }
-            widths[widest] = (width - (widths.iter().sum::<usize>() + gaps - available)).max(8);
+            let over = widths.iter().sum::<usize>() + gaps - available;
+            widths[widest] = width.saturating_sub(over).max(8);
         }
     }
     let mut text = line(&columns.iter().map(|c| c.to_string()).collect::<Vec<_>>(), &widths);
@@ -196,7 +197,7 @@ fn line(cells: &[String], widths: &[usize]) -> String {
         let cell = fit(cells.get(i).map(String::as_str).unwrap_or(""), *width);
         text.push_str(&cell);
         if i < last {
-            text.push_str(&" ".repeat(width - cell.width() + 2));
+            text.push_str(&" ".repeat(width.saturating_sub(cell.width()) + 2));
         }
     }
     text.push('\n');
@@ -241,6 +242,12 @@ pub fn or_dash<T: ToString>(value: Option<T>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cell_wider_than_its_column_never_underflows() {
+        assert_eq!(line(&["αβγδεζηθ".to_string(), "x".into()], &[3, 1]), "αβ…  x\n");
+        assert_eq!(fit("wide", 0), "…");
+    }
 
     #[test]
     fn tables_align_and_plain_is_tab_separated() {
