@@ -104,8 +104,8 @@ async fn plan_create_reads_yaml_and_names_the_field_and_line_of_each_error() {
     assert_exit(&refused, 2);
     let error = stderr(&refused);
     let path = file.to_str().unwrap();
-    assert!(error.contains(&format!("{path}:8: flows[0].sideQuest")), "{error}");
-    assert!(error.contains(&format!("{path}:13: metrics[0].minPassRate")), "{error}");
+    assert!(error.contains(&format!("{path}:8: unknown field flows[0].sideQuest")), "{error}");
+    assert!(error.contains(&format!("{path}:13: metrics[0].minPassRate must be between 0 and 100")), "{error}");
 
     // Decoding errors too, and as the spec's error body with --output json.
     std::fs::write(&file, good.replace("maxSimulationDurationSeconds: 120", "maxSimulationDurationSeconds: soon"))

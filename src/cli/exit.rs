@@ -105,7 +105,11 @@ impl Failure {
         {
             text.push_str(&format!(" (field: {param})"));
         }
-        let violations = self.body.details.as_ref().and_then(|d| d.get("violations")).and_then(|v| v.as_array());
+        // A message of several lines already lists every violation.
+        let violations = match text.contains('\n') {
+            true => None,
+            false => self.body.details.as_ref().and_then(|d| d.get("violations")).and_then(|v| v.as_array()),
+        };
         for violation in violations.into_iter().flatten().skip(1) {
             let param = violation.get("param").and_then(|p| p.as_str()).unwrap_or("");
             let message = violation.get("message").and_then(|m| m.as_str()).unwrap_or("");
