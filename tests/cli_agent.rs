@@ -155,3 +155,34 @@ async fn an_unreachable_agent_is_an_error_per_simulation_and_the_gate_fails() {
     assert_eq!(sim["outcome"], "ERROR", "{sim}");
     assert!(sim["errorMessage"].as_str().unwrap_or("").contains("unreachable"), "{sim}");
 }
+
+#[tokio::test]
+async fn the_routes_agent_url_creates_through_refuse_what_could_not_be_dialled() {
+    use switchboard::api::model::{
+        AgentEndpointInput, EndpointDirection, HttpRequestDefinitionInput, OutboundDialType,
+    };
+    let service = support::start(true).await;
+    let client = &service.client;
+    let no_agent = AgentEndpointInput {
+        agent_id: Some(uuid::Uuid::new_v4()),
+        direction: Some(EndpointDirection::Incoming),
+        value: Some("+15550100000".into()),
+        ..Default::default()
+    };
+    assert_eq!(client.create_agent_endpoint(&no_agent).await.unwrap_err().param(), Some("agentId"));
+    let no_definition = AgentEndpointInput { outbound_dial_type: Some(OutboundDialType::HttpRequest), ..no_agent };
+    assert_eq!(
+        client.create_agent_endpoint(&no_definition).await.unwrap_err().param(),
+        Some("outboundDialHttpRequestDefinitionId")
+    );
+    let not_http: HttpRequestDefinitionInput =
+        serde_json::from_value(json!({"scope": "AGENT_OUTBOUND_DIAL", "url": "ftp://agent"})).unwrap();
+    assert_eq!(client.create_http_request_definition(&not_http).await.unwrap_err().param(), Some("url"));
+    let object_body: HttpRequestDefinitionInput = serde_json::from_value(
+        json!({"scope": "AGENT_OUTBOUND_DIAL", "url": "http://127.0.0.1:9/turn", "body": {"text": "{{text}}"}}),
+    )
+    .unwrap();
+    let created = client.create_http_request_definition(&object_body).await.unwrap();
+    assert_eq!(created.body.as_deref(), Some(r#"{"text":"{{text}}"}"#), "an object body is kept as its text");
+    assert_eq!(client.get_http_request_definition(created.id).await.unwrap(), created);
+}

@@ -187,7 +187,11 @@ mod tests {
         let yaml = "name: Nightly\ndirection: INBOUND\nmaxSimulationDurationSeconds: 60\nagentEndpoints:\n  - id: 3ef56f2f-6852-551a-9606-085f303173de\nmetrics:\n  - slug: call_duration\n    minPassRate: 120\nflows:\n  - slug: reschedule\n    happyPath: true\n";
         let error = Document::parse("plan.yaml", yaml).unwrap().decode::<RunPlanInput>("run plan").unwrap_err();
         assert_eq!(error.body.param.as_deref(), Some("metrics[0].minPassRate"));
-        assert!(error.body.message.contains("plan.yaml:8: metrics[0].minPassRate must be between 0 and 100"), "{}", error.body.message);
+        assert!(
+            error.body.message.contains("plan.yaml:8: metrics[0].minPassRate must be between 0 and 100"),
+            "{}",
+            error.body.message
+        );
 
         let json = "{\n  \"name\": \"Nightly\",\n  \"direction\": \"INBOUND\",\n  \"iterationCount\": \"three\"\n}";
         let error = Document::parse("plan.json", json).unwrap().decode::<RunPlanInput>("run plan").unwrap_err();

@@ -293,3 +293,45 @@ mod tests {
         assert_eq!(super::text_node("x\n\"y\""), "x\n\"y\"");
     }
 }
+
+#[cfg(test)]
+mod hosted {
+    use super::super::{GateReport, GateResult, markdown};
+    use crate::api::model::RunPlanJob;
+
+    /// A job as the hosted service sends it: a verdict, and simulations without outcomes.
+    fn hosted_job() -> RunPlanJob {
+        serde_json::from_value(serde_json::json!({
+            "simulationRunPlanJobId": "00000000-0000-0000-0000-0000000000aa",
+            "status": "COMPLETED",
+            "startedAt": "2026-11-23T10:00:00Z",
+            "simulationJobs": [
+                {"simulationJobId": "00000000-0000-0000-0000-000000000001", "status": "COMPLETED"},
+                {"simulationJobId": "00000000-0000-0000-0000-000000000002", "status": "COMPLETED"}
+            ],
+            "verdict": {"passed": false, "score": 50.0, "checks": [{
+                "metricDefinitionId": "00000000-0000-0000-0000-0000000000c1", "metricName": "Task completion",
+                "evaluatedSims": 2, "passedSims": 1, "passRate": 50.0, "minPassRate": 80.0, "inherited": true, "passed": false
+            }], "failures": [{"type": "METRIC_BELOW_MIN_PASS_RATE", "metricDefinitionId": "00000000-0000-0000-0000-0000000000c1",
+                "metricName": "Task completion", "passRate": 50.0, "minPassRate": 80.0, "inherited": true}]}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_hosted_verdict_is_reported_on_its_checks_alone() {
+        let report = GateReport::judge(hosted_job(), Some("Nightly".into()), None, false);
+        assert_eq!(report.result, GateResult::Failed);
+        assert!(!report.per_simulation());
+        let xml = super::render(&report, "localhost");
+        assert!(xml.contains("name=\"Task completion\"") && xml.contains("tests=\"1\" failures=\"1\""), "{xml}");
+        assert!(xml.contains("only the check is reported"), "{xml}");
+        assert!(!xml.contains("CHECK_FAILED"), "no per-simulation cases without outcomes: {xml}");
+        let md = markdown::render(&report);
+        assert!(
+            md.contains("no per-simulation outcomes")
+                && md.contains("| Task completion | 50 % (1/2) | 80 % (default) | ❌ |"),
+            "{md}"
+        );
+    }
+}
