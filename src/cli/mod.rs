@@ -201,10 +201,7 @@ fn report_failure(failure: &Failure, global: &GlobalArgs) {
 pub async fn run(command: Command, global: &GlobalArgs) -> Outcome {
     let format = global.output;
     match command {
-        Command::Config(ConfigCommand::Path) => {
-            let paths = crate::connect::Context::paths(&global.selection())?;
-            config_path(&paths)
-        }
+        Command::Config(ConfigCommand::Path) => config_path(&crate::connect::Context::paths(&global.selection())?),
         Command::Serve(args) => serve::run(args, global.config.clone()).await,
         Command::Completion { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "switchboard", &mut std::io::stdout());
@@ -214,40 +211,32 @@ pub async fn run(command: Command, global: &GlobalArgs) -> Outcome {
         Command::Logout => auth::logout(global),
         Command::Auth(command) => auth::run(command, global).await,
         Command::Health { json } => {
-            let session = Session::open(global, None).await?;
             let format = if json { Format::Json } else { format };
-            let outcome = auth::health(&session, format).await;
-            session.close().await;
-            outcome
+            connected(global, None, async |s| auth::health(s, format).await).await
         }
-        Command::Gate(args) => {
-            let session = Session::open(global, Some(args.sim_speed)).await?;
-            let outcome = gate::run(*args, &session).await;
-            session.close().await;
-            outcome
-        }
-        Command::Run(args) => {
-            let session = Session::open(global, Some(args.sim_speed)).await?;
-            let outcome = run::run(args, &session).await;
-            session.close().await;
-            outcome
-        }
-        command => {
-            let session = Session::open(global, None).await?;
-            let outcome = match command {
-                Command::Plan(command) => plan::run(command, &session).await,
-                Command::Job(command) => job::run(command, &session).await,
-                Command::Issue(command) => issue::run(command, &session).await,
-                Command::Metric(command) => metric::run(command, &session).await,
-                Command::Call(command) => call::run(command, &session).await,
-                Command::Bench(command) => bench::run(command, &session).await,
-                Command::Api(args) => api_cmd::run(args, &session).await,
-                _ => Err(Failure::usage("this command is handled above")),
-            };
-            session.close().await;
-            outcome
-        }
+        Command::Gate(args) => connected(global, Some(args.sim_speed), async |s| gate::run(*args, s).await).await,
+        Command::Run(args) => connected(global, Some(args.sim_speed), async |s| run::run(args, s).await).await,
+        Command::Plan(command) => connected(global, None, async |s| plan::run(command, s).await).await,
+        Command::Job(command) => connected(global, None, async |s| job::run(command, s).await).await,
+        Command::Issue(command) => connected(global, None, async |s| issue::run(command, s).await).await,
+        Command::Metric(command) => connected(global, None, async |s| metric::run(command, s).await).await,
+        Command::Call(command) => connected(global, None, async |s| call::run(command, s).await).await,
+        Command::Bench(command) => connected(global, None, async |s| bench::run(command, s).await).await,
+        Command::Api(args) => connected(global, None, async |s| api_cmd::run(args, s).await).await,
     }
+}
+
+/// Runs `command` on a session, and stops whatever service the session started, however the
+/// command ends.
+async fn connected(
+    global: &GlobalArgs,
+    sim_speed: Option<crate::service::SimSpeed>,
+    command: impl AsyncFnOnce(&Session) -> Outcome,
+) -> Outcome {
+    let session = Session::open(global, sim_speed).await?;
+    let outcome = command(&session).await;
+    session.close().await;
+    outcome
 }
 
 fn config_path(paths: &Paths) -> Outcome {
