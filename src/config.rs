@@ -1,5 +1,6 @@
 //! `config.toml`: named profiles, where their keys come from, and console settings.
-//! Resolution order: flags, then `SWITCHBOARD_API_KEY`, then the profile, then defaults.
+//! Resolution order: flags, then `SWITCHBOARD_API_KEY`, then the key `switchboard login` stored, then
+//! the profile, then defaults.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -8,6 +9,9 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::api::{ApiKey, ClientConfig};
+
+mod credentials;
+pub use credentials::{Credentials, KeySource};
 
 /// The built-in profile that means the embedded local service.
 pub const LOCAL_PROFILE: &str = "local";
@@ -19,6 +23,8 @@ const DEFAULT_POLL_INTERVAL_MS: u64 = 1000;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Paths {
     pub config_file: PathBuf,
+    /// Keys stored by `switchboard login`, per profile (mode 0600, in a 0700 directory).
+    pub credentials_file: PathBuf,
     pub cache_dir: PathBuf,
     pub data_dir: PathBuf,
     pub log_dir: PathBuf,
@@ -30,6 +36,7 @@ impl Paths {
         let dirs = directories::ProjectDirs::from("dev", "switchboard", "switchboard").ok_or(ConfigError::NoHome)?;
         Ok(Paths {
             config_file: dirs.config_dir().join("config.toml"),
+            credentials_file: dirs.config_dir().join("credentials").join("credentials.toml"),
             cache_dir: dirs.cache_dir().to_path_buf(),
             data_dir: dirs.data_dir().to_path_buf(),
             log_dir: dirs.data_dir().join("logs"),
@@ -40,6 +47,7 @@ impl Paths {
     pub fn under(root: &Path) -> Paths {
         Paths {
             config_file: root.join("config").join("config.toml"),
+            credentials_file: root.join("config").join("credentials").join("credentials.toml"),
             cache_dir: root.join("cache"),
             data_dir: root.join("data"),
             log_dir: root.join("data").join("logs"),
@@ -53,6 +61,8 @@ pub enum ConfigError {
     NoHome,
     #[error("cannot read {path}: {source}")]
     Read { path: PathBuf, source: std::io::Error },
+    #[error("cannot write {path}: {source}")]
+    Write { path: PathBuf, source: std::io::Error },
     #[error("{path} is not valid: {message}")]
     Parse { path: PathBuf, message: String },
     #[error("no profile named {name:?}; known profiles: {known}")]
@@ -63,7 +73,7 @@ pub enum ConfigError {
     KeyEnvUnset { profile: String, var: String },
     #[error("profile {0:?} has no base_url; set one in config.toml or pass --base-url")]
     NoBaseUrl(String),
-    #[error("no API key for {0}: set {API_KEY_ENV}, or api_key_env in the profile")]
+    #[error("no API key for {0}: run switchboard login, set {API_KEY_ENV}, or set api_key_env in the profile")]
     NoKey(String),
 }
 
@@ -135,13 +145,15 @@ pub struct Overrides {
     /// The value of `SWITCHBOARD_API_KEY`, when set.
     pub api_key: Option<ApiKey>,
     pub read_only: bool,
+    /// Keys stored by `switchboard login`, consulted after `SWITCHBOARD_API_KEY`.
+    pub credentials: Credentials,
 }
 
 impl Overrides {
     /// Flags as given, with the key read from `SWITCHBOARD_API_KEY`.
     pub fn from_env(profile: Option<String>, base_url: Option<String>, read_only: bool) -> Overrides {
         let api_key = std::env::var(API_KEY_ENV).ok().filter(|k| !k.is_empty()).map(ApiKey::new);
-        Overrides { profile, base_url, api_key, read_only }
+        Overrides { profile, base_url, api_key, read_only, credentials: Credentials::default() }
     }
 }
 
@@ -162,6 +174,8 @@ pub struct Resolved {
     pub target: Target,
     /// None for the embedded service, which makes its own.
     pub api_key: Option<ApiKey>,
+    /// Where `api_key` came from (never the key itself); None for the embedded service.
+    pub key_source: Option<KeySource>,
     pub poll_interval: Duration,
     pub theme: String,
     pub read_only: bool,
@@ -219,14 +233,16 @@ impl Config {
             None if name == LOCAL_PROFILE => Target::Embedded,
             None => return Err(ConfigError::NoBaseUrl(name)),
         };
-        let api_key = match (&overrides.api_key, &profile.api_key_env, &profile.api_key) {
-            (Some(key), _, _) => Some(key.clone()),
-            (None, Some(var), _) => match std::env::var(var) {
-                Ok(key) if !key.is_empty() => Some(ApiKey::new(key)),
+        let stored = overrides.credentials.get(&name);
+        let (api_key, key_source) = match (&overrides.api_key, stored, &profile.api_key_env, &profile.api_key) {
+            (Some(key), _, _, _) => (Some(key.clone()), Some(KeySource::Env)),
+            (None, Some(key), _, _) => (Some(key), Some(KeySource::Credentials)),
+            (None, None, Some(var), _) => match std::env::var(var) {
+                Ok(key) if !key.is_empty() => (Some(ApiKey::new(key)), Some(KeySource::ProfileEnv(var.clone()))),
                 _ => return Err(ConfigError::KeyEnvUnset { profile: name, var: var.clone() }),
             },
-            (None, None, Some(key)) => Some(ApiKey::new(key.clone())),
-            (None, None, None) => None,
+            (None, None, None, Some(key)) => (Some(ApiKey::new(key.clone())), Some(KeySource::ConfigFile)),
+            (None, None, None, None) => (None, None),
         };
         if api_key.is_none()
             && let Target::Remote { base_url } = &target
@@ -249,6 +265,7 @@ impl Config {
             profile: name,
             target,
             api_key,
+            key_source,
             poll_interval: Duration::from_millis(poll_ms.max(100)),
             theme,
             read_only,

@@ -5,6 +5,7 @@ pub mod api;
 pub mod cache;
 pub mod cli;
 pub mod config;
+pub mod connect;
 pub mod console;
 pub mod logging;
 pub mod service;

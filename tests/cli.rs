@@ -87,7 +87,7 @@ fn health_prints_authenticated_and_account() {
     let home = tempfile::tempdir().unwrap();
     let base = service();
     let output = switchboard(home.path())
-        .args(["health", "--base-url", &base])
+        .args(["health", "--output", "table", "--base-url", &base])
         .env("SWITCHBOARD_API_KEY", KEY)
         .output()
         .unwrap();
@@ -115,8 +115,12 @@ fn a_refused_key_is_a_readable_error_without_the_key() {
         .output()
         .unwrap();
     let (stdout, stderr) = text(&output);
-    assert!(!output.status.success());
+    assert_eq!(output.status.code(), Some(3), "a refused key is exit 3");
     assert!(stderr.contains("401") && stderr.contains("unauthorized"), "{stderr}");
+    assert!(
+        !stderr.contains("Location:") && !stderr.contains("src/cli"),
+        "no source location reaches a user: {stderr}"
+    );
     assert!(!stderr.contains(wrong) && !stdout.contains(wrong), "{stderr}");
 }
 
@@ -131,7 +135,11 @@ fn a_profile_from_the_config_file_is_used() {
         format!("[profiles.dev]\nbase_url = \"{base}\"\napi_key_env = \"DEV_KEY\"\n"),
     )
     .unwrap();
-    let output = switchboard(home.path()).args(["--profile", "dev", "health"]).env("DEV_KEY", KEY).output().unwrap();
+    let output = switchboard(home.path())
+        .args(["--profile", "dev", "health", "-o", "table"])
+        .env("DEV_KEY", KEY)
+        .output()
+        .unwrap();
     let (stdout, stderr) = text(&output);
     assert!(output.status.success(), "{stderr}");
     assert!(stdout.contains("profile        dev"));

@@ -17,6 +17,9 @@ const SPEC_PATHS: [&str; 3] = ["/openapi.json", "/.well-known/openapi.json", "/d
 /// Every operation the router serves, as (method, path) in the document's spelling.
 const ROUTES: &[(&str, &str)] = &[
     ("post", "/demo/agent"),
+    ("post", "/v1/agent"),
+    ("post", "/v1/agent/endpoint"),
+    ("post", "/v1/http-request-definition"),
     ("post", "/v1/chat"),
     ("get", "/v1/chat/{id}/transcript"),
     ("get", "/v1/chat/{id}/metrics"),
@@ -86,6 +89,9 @@ const ROUTES: &[(&str, &str)] = &[
 
 /// Operations that create something, and so answer 201.
 const CREATIONS: &[(&str, &str)] = &[
+    ("post", "/v1/agent"),
+    ("post", "/v1/agent/endpoint"),
+    ("post", "/v1/http-request-definition"),
     ("post", "/v1/chat"),
     ("post", "/v1/call"),
     ("post", "/v1/metric/collection-jobs"),

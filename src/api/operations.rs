@@ -232,6 +232,21 @@ impl Client {
         self.write_data(Method::PUT, &format!("/v1/agent/endpoint/{id}"), update).await
     }
 
+    pub async fn create_agent(&self, input: &AgentInput) -> Result<Agent, Error> {
+        self.write_data(Method::POST, "/v1/agent", input).await
+    }
+
+    pub async fn create_agent_endpoint(&self, input: &AgentEndpointInput) -> Result<AgentEndpoint, Error> {
+        self.write_data(Method::POST, "/v1/agent/endpoint", input).await
+    }
+
+    pub async fn create_http_request_definition(
+        &self,
+        input: &HttpRequestDefinitionInput,
+    ) -> Result<HttpRequestDefinition, Error> {
+        self.write_data(Method::POST, "/v1/http-request-definition", input).await
+    }
+
     pub async fn get_http_request_definition(&self, id: Uuid) -> Result<HttpRequestDefinition, Error> {
         self.data(&format!("/v1/http-request-definition/{id}")).await
     }

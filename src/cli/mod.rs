@@ -1,20 +1,44 @@
-//! Headless commands for scripts and CI, built on the same client as the console.
+//! Headless commands for scripts and CI, noun–verb like `gh`, built on the same client as the
+//! console and on the service's verdict. One file per noun; output formats in `output.rs`,
+//! exit codes in `exit.rs`, reports in `report/`.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+mod agent;
+mod api_cmd;
+mod auth;
+mod bench;
+mod call;
+mod exit;
+mod gate;
+mod input;
+mod issue;
+mod job;
+mod listing;
+mod metric;
+mod output;
+mod plan;
+pub mod report;
+mod run;
+mod serve;
+mod session;
+mod signals;
+mod watch;
+
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
-use color_eyre::eyre::{Result, WrapErr, eyre};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 
-mod serve;
-
-use crate::api::{Client, Error};
-use crate::config::{Config, Overrides, Paths, Resolved, Target};
-use crate::service::{self, Running};
+pub use self::exit::{EXIT_CODES, Exit, Failure, Outcome};
+pub use self::output::Format;
+use self::session::Session;
+use crate::config::Paths;
+use crate::connect::Selection;
 
 /// Terminal console, local service and headless commands for the Simulation and Call-Analytics Service.
 #[derive(Debug, Parser)]
-#[command(name = "switchboard", version, about, propagate_version = true)]
+#[command(name = "switchboard", version, about, propagate_version = true, after_help = EXIT_CODES)]
 pub struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,
@@ -28,13 +52,19 @@ pub struct GlobalArgs {
     /// Profile from config.toml (`local` is the embedded service).
     #[arg(long, global = true, env = "SWITCHBOARD_PROFILE")]
     pub profile: Option<String>,
-    /// Talk to this service instead of the profile's; the key comes from SWITCHBOARD_API_KEY.
+    /// Talk to this service instead of the profile's; the key comes from SWITCHBOARD_API_KEY or `login`.
     #[arg(long, global = true, env = "SWITCHBOARD_BASE_URL")]
     pub base_url: Option<String>,
+    /// Run the command against a throwaway local service: fresh data dir, seeded, stopped when the command ends.
+    #[arg(long, global = true)]
+    pub embedded: bool,
     /// Hide and refuse every write.
     #[arg(long, global = true)]
     pub read_only: bool,
-    /// Log filter, e.g. info or switchboard=debug (logs go to a file, never the screen).
+    /// How reads print: a table on a terminal and JSON when piped (auto), or as named.
+    #[arg(long, short = 'o', global = true, value_enum, default_value = "auto", alias = "format")]
+    pub output: Format,
+    /// Log filter, e.g. info or switchboard=debug (logs go to a file, never the screen; debug also shows error details).
     #[arg(long, global = true, default_value = "info", env = "SWITCHBOARD_LOG")]
     pub log_level: String,
     /// Use this config file instead of the platform one.
@@ -42,107 +72,182 @@ pub struct GlobalArgs {
     pub config: Option<PathBuf>,
 }
 
+impl GlobalArgs {
+    /// Which service the flags pick.
+    pub fn selection(&self) -> Selection {
+        Selection {
+            profile: self.profile.clone(),
+            base_url: self.base_url.clone(),
+            read_only: self.read_only,
+            config: self.config.clone(),
+        }
+    }
+
+    /// Whether errors show their details (`--log-level debug` or `RUST_BACKTRACE`).
+    fn verbose(&self) -> bool {
+        let level = self.log_level.to_ascii_lowercase();
+        level.contains("debug")
+            || level.contains("trace")
+            || std::env::var_os("RUST_BACKTRACE").is_some_and(|v| !v.is_empty() && v != "0")
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the local service: the whole interface over embedded SQLite.
     Serve(serve::ServeArgs),
+    /// Run plans: list, show, create from a JSON or YAML file.
+    #[command(subcommand)]
+    Plan(plan::PlanCommand),
+    /// Start a run of a saved plan (or an inline plan from a file); prints the run plan job id.
+    Run(run::RunArgs),
+    /// Run plan jobs: list, show, watch live, cancel.
+    #[command(subcommand)]
+    Job(job::JobCommand),
+    /// Run a plan, wait for it and judge it by the service's verdict: exit 0 PASSED, 1 FAILED, 6 TIMED_OUT.
+    Gate(Box<gate::GateArgs>),
+    /// Issues: list, show, file, update.
+    #[command(subcommand)]
+    Issue(issue::IssueCommand),
+    /// Metric definitions and a collection job's values.
+    #[command(subcommand)]
+    Metric(metric::MetricCommand),
+    /// Calls, with their transcripts.
+    #[command(subcommand)]
+    Call(call::CallCommand),
+    /// Benchmark suites and the scorer's samples.
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
+    /// Any route of the interface, like `gh api`: auth, retries and paging handled.
+    Api(api_cmd::ApiArgs),
+    /// Store a key for a profile (read without echo, or from stdin with --with-token).
+    Login(auth::LoginArgs),
+    /// Forget the stored key of a profile.
+    Logout,
+    /// Which key is in use and where it comes from (never the key).
+    #[command(subcommand)]
+    Auth(auth::AuthCommand),
     /// Show or locate configuration.
     #[command(subcommand)]
     Config(ConfigCommand),
     /// Check the key against the service: prints `authenticated` and `account`.
     Health {
-        /// Print JSON instead of text.
+        /// Print JSON instead of text (same as --output json).
         #[arg(long)]
         json: bool,
+    },
+    /// Print a shell completion script.
+    Completion {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
     },
 }
 
 #[derive(Debug, Subcommand)]
 pub enum ConfigCommand {
-    /// Print where config, cache, data and logs live.
+    /// Print where config, credentials, cache, data and logs live.
     Path,
 }
 
-/// Everything a command needs: where things live and the resolved profile.
-pub struct Context {
-    pub paths: Paths,
-    pub resolved: Resolved,
+/// Runs the command line: a headless command, or the console when none is given. Errors are
+/// printed here, as words (or the error body with `--output json`), never as a trace.
+pub async fn main(cli: Cli) -> ExitCode {
+    let global = cli.global.clone();
+    let outcome = match cli.command {
+        Some(command) => run(command, &global).await,
+        None => console(&global).await,
+    };
+    match outcome {
+        Ok(exit) => exit.into(),
+        Err(failure) => {
+            report_failure(&failure, &global);
+            failure.exit.into()
+        }
+    }
 }
 
-impl Context {
-    pub fn load(global: &GlobalArgs) -> Result<Context> {
-        let mut paths = Paths::platform()?;
-        if let Some(config) = &global.config {
-            paths.config_file = config.clone();
-        }
-        let (config, warnings) = Config::load(&paths.config_file)?;
-        let overrides = Overrides::from_env(global.profile.clone(), global.base_url.clone(), global.read_only);
-        let mut resolved = config.resolve(&overrides)?;
-        resolved.warnings.extend(warnings);
-        Ok(Context { paths, resolved })
+async fn console(global: &GlobalArgs) -> Outcome {
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        return Err(Failure::usage(
+            "the console needs a terminal, and this is not one (stdin or stdout is redirected); \
+             for scripts and CI use a headless command: switchboard --help",
+        ));
     }
-
-    /// A client for the resolved profile's service; for the embedded one, the service too,
-    /// which runs until the returned handle is shut down.
-    pub async fn connect(&self) -> Result<(Client, Option<Running>)> {
-        match &self.resolved.target {
-            Target::Remote { base_url } => {
-                let key = self.resolved.api_key.clone().ok_or_else(|| eyre!("no API key for {base_url}"))?;
-                Ok((Client::new(base_url, key, self.resolved.client.clone())?, None))
-            }
-            Target::Embedded => {
-                let options = service::Options::embedded(self.paths.data_dir.join("service"));
-                let running = service::start(options).await.wrap_err("cannot start the embedded local service")?;
-                let client = Client::new(&running.base_url(), running.api_key.clone(), self.resolved.client.clone())?;
-                Ok((client, Some(running)))
-            }
+    match crate::console::run(&global.selection()).await {
+        Ok(code) if code == ExitCode::SUCCESS => Ok(Exit::Ok),
+        Ok(_) => Ok(Exit::Refused),
+        Err(report) => {
+            Err(Failure::new(Exit::Refused, "console", report.to_string()).with_detail(format!("{report:?}")))
         }
+    }
+}
+
+fn report_failure(failure: &Failure, global: &GlobalArgs) {
+    if global.output == Format::Json {
+        if let Ok(text) = serde_json::to_string_pretty(&failure.body) {
+            eprintln!("{text}");
+        }
+    } else {
+        eprintln!("error: {}", failure.describe());
+    }
+    if global.verbose()
+        && let Some(detail) = &failure.detail
+    {
+        eprintln!("details: {detail}");
     }
 }
 
 /// Runs one headless command.
-pub async fn run(command: Command, global: &GlobalArgs) -> Result<ExitCode> {
+pub async fn run(command: Command, global: &GlobalArgs) -> Outcome {
+    let format = global.output;
     match command {
-        Command::Config(ConfigCommand::Path) => {
-            let mut paths = Paths::platform()?;
-            if let Some(config) = &global.config {
-                paths.config_file = config.clone();
-            }
-            println!("config  {}", paths.config_file.display());
-            println!("cache   {}", paths.cache_dir.display());
-            println!("data    {}", paths.data_dir.display());
-            println!("logs    {}", paths.log_dir.display());
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Config(ConfigCommand::Path) => config_path(&crate::connect::Context::paths(&global.selection())?),
         Command::Serve(args) => serve::run(args, global.config.clone()).await,
-        Command::Health { json } => {
-            let context = Context::load(global)?;
-            for warning in &context.resolved.warnings {
-                eprintln!("warning: {warning}");
-            }
-            let (client, embedded) = context.connect().await?;
-            let result = client.health().await;
-            if let Some(running) = embedded {
-                running.shutdown().await?;
-            }
-            match result {
-                Ok(health) if json => {
-                    println!("{}", serde_json::to_string_pretty(&health)?);
-                    Ok(ExitCode::SUCCESS)
-                }
-                Ok(health) => {
-                    println!("profile        {}", context.resolved.profile);
-                    println!("service        {}", client.base_url());
-                    println!("authenticated  {}", health.authenticated);
-                    println!("account        {}", health.account);
-                    Ok(if health.authenticated { ExitCode::SUCCESS } else { ExitCode::FAILURE })
-                }
-                Err(error) => Err(describe(error)).wrap_err(format!("health check of {} failed", client.base_url())),
-            }
+        Command::Completion { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "switchboard", &mut std::io::stdout());
+            Ok(Exit::Ok)
         }
+        Command::Login(args) => auth::login(args, global).await,
+        Command::Logout => auth::logout(global),
+        Command::Auth(command) => auth::run(command, global).await,
+        Command::Health { json } => {
+            let format = if json { Format::Json } else { format };
+            connected(global, None, async |s| auth::health(s, format).await).await
+        }
+        Command::Gate(args) => connected(global, Some(args.sim_speed), async |s| gate::run(*args, s).await).await,
+        Command::Run(args) => connected(global, Some(args.sim_speed), async |s| run::run(args, s).await).await,
+        Command::Plan(command) => connected(global, None, async |s| plan::run(command, s).await).await,
+        Command::Job(command) => connected(global, None, async |s| job::run(command, s).await).await,
+        Command::Issue(command) => connected(global, None, async |s| issue::run(command, s).await).await,
+        Command::Metric(command) => connected(global, None, async |s| metric::run(command, s).await).await,
+        Command::Call(command) => connected(global, None, async |s| call::run(command, s).await).await,
+        Command::Bench(command) => connected(global, None, async |s| bench::run(command, s).await).await,
+        Command::Api(args) => connected(global, None, async |s| api_cmd::run(args, s).await).await,
     }
 }
 
-fn describe(error: Error) -> color_eyre::Report {
-    eyre!(error)
+/// Runs `command` on a session, and stops whatever service the session started, however the
+/// command ends.
+async fn connected(
+    global: &GlobalArgs,
+    sim_speed: Option<crate::service::SimSpeed>,
+    command: impl AsyncFnOnce(&Session) -> Outcome,
+) -> Outcome {
+    let session = Session::open(global, sim_speed).await?;
+    let outcome = command(&session).await;
+    session.close().await;
+    outcome
+}
+
+fn config_path(paths: &Paths) -> Outcome {
+    let text = format!(
+        "config       {}\ncredentials  {}\ncache        {}\ndata         {}\nlogs         {}\n",
+        paths.config_file.display(),
+        paths.credentials_file.display(),
+        paths.cache_dir.display(),
+        paths.data_dir.display(),
+        paths.log_dir.display()
+    );
+    output::emit(&text)?;
+    Ok(Exit::Ok)
 }

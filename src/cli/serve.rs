@@ -2,11 +2,11 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use clap::Args;
-use color_eyre::eyre::{Result, WrapErr};
 
+use super::exit::{Exit, Failure, Outcome};
+use super::signals::Signals;
 use crate::api::ApiKey;
 use crate::config::{Config, Paths};
 use crate::service::{self, Options, SimSpeed};
@@ -45,7 +45,7 @@ pub struct ServeArgs {
     pub public: bool,
 }
 
-pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Result<ExitCode> {
+pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Outcome {
     let config_file = match config_file {
         Some(file) => file,
         None => Paths::platform()?.config_file,
@@ -71,49 +71,38 @@ pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Result<ExitCo
         judge: config.judge,
         read_timeout: service::READ_TIMEOUT,
     };
-    let mut running = service::start(options).await.wrap_err("cannot start the local service")?;
+    let mut running = service::start(options).await.map_err(|e| {
+        Failure::new(Exit::Unavailable, "start", format!("cannot start the local service: {e}"))
+            .with_detail(format!("{e:?}"))
+    })?;
     if running.key_generated {
         // Printed once, when generated; afterwards it is read from the data dir.
         println!("generated API key (kept in {}): {}", data_dir.join("api_key").display(), running.api_key.expose());
     }
     println!("listening on {}", running.base_url());
     let shutdown = running.take_shutdown();
+    let mut signals = Signals::listen();
     tokio::spawn(async move {
-        wait_for_signal().await;
+        signals.recv().await;
         if let Some(tx) = shutdown {
             let _ = tx.send(());
         }
     });
-    running.wait().await?;
+    running
+        .wait()
+        .await
+        .map_err(|e| Failure::new(Exit::Unavailable, "serve", format!("the local service stopped: {e}")))?;
     eprintln!("stopped");
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Ok)
 }
 
 /// The key kept in `path`: its text without surrounding whitespace, which must not be empty.
-fn read_key_file(path: &std::path::Path) -> Result<ApiKey> {
-    let text =
-        std::fs::read_to_string(path).wrap_err_with(|| format!("cannot read --api-key-file {}", path.display()))?;
+fn read_key_file(path: &std::path::Path) -> Result<ApiKey, Failure> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Failure::usage(format!("cannot read --api-key-file {}: {e}", path.display())))?;
     let key = text.trim();
     if key.is_empty() {
-        color_eyre::eyre::bail!("--api-key-file {} is empty", path.display());
+        return Err(Failure::usage(format!("--api-key-file {} is empty", path.display())));
     }
     Ok(ApiKey::new(key))
-}
-
-async fn wait_for_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    {
-        // Without a SIGTERM handler, Ctrl-C still stops the service.
-        let Ok(mut term) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) else {
-            let _ = ctrl_c.await;
-            return;
-        };
-        tokio::select! {
-            _ = ctrl_c => {}
-            _ = term.recv() => {}
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = ctrl_c.await;
 }

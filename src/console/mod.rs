@@ -26,8 +26,8 @@ use self::app::{App, Settings};
 use self::message::{Effect, FailureKind, FetchError, Message, Request, Write, WriteError};
 use crate::api::Client;
 use crate::cache::Cache;
-use crate::cli::{Context, GlobalArgs};
 use crate::config::Target;
+use crate::connect::{Context, Selection};
 
 /// The settings the resolved profile asks for, plus warnings about the key bindings.
 pub fn settings(context: &Context) -> (Settings, Vec<String>) {
@@ -49,8 +49,8 @@ pub fn settings(context: &Context) -> (Settings, Vec<String>) {
 }
 
 /// Runs the console until the user quits; `switchboard` with no subcommand.
-pub async fn run(global: &GlobalArgs) -> Result<ExitCode> {
-    let context = Context::load(global)?;
+pub async fn run(selection: &Selection) -> Result<ExitCode> {
+    let context = Context::load(selection)?;
     let (settings, key_warnings) = settings(&context);
     let (cache, cache_warning) = Cache::load(&context.paths.cache_dir, &context.resolved.profile);
     let poll = settings.poll_interval;

@@ -7,10 +7,14 @@ use uuid::Uuid;
 
 use super::common::{Timestamp, UnknownFields};
 use super::simulation::EndpointType;
-use crate::api::validate::{Checks, Validate};
+use crate::api::validate::{Checks, Validate, join};
 use crate::wire_enum;
 
-wire_enum! { pub enum EndpointDirection { Incoming = "INCOMING", Outgoing = "OUTGOING" } }
+wire_enum! {
+    pub enum EndpointDirection {
+        Incoming = "INCOMING", Outgoing = "OUTGOING", IncomingAndOutgoing = "INCOMING_AND_OUTGOING",
+    }
+}
 wire_enum! { pub enum OutboundDialType { None = "NONE", HttpRequest = "HTTP_REQUEST" } }
 wire_enum! { pub enum RequestScope { AgentOutboundDial = "AGENT_OUTBOUND_DIAL" } }
 wire_enum! {
@@ -109,4 +113,133 @@ pub struct HttpRequestDefinition {
     pub headers: Option<serde_json::Map<String, serde_json::Value>>,
     pub created_at: Option<Timestamp>,
     pub updated_at: Option<Timestamp>,
+}
+
+/// Body of `POST /v1/agent` (the hosted service's shape).
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentInput {
+    #[schema(value_type = String, required = true, min_length = 1, max_length = 200)]
+    pub name: Option<String>,
+    #[schema(max_length = 2000)]
+    pub description: Option<String>,
+    #[schema(max_length = 200)]
+    pub custom_id: Option<String>,
+    /// Members the input does not define; `validate()` rejects them.
+    #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
+    pub unknown_fields: UnknownFields,
+}
+
+impl Validate for AgentInput {
+    fn check(&self, c: &mut Checks, at: &str) {
+        c.unknown(at, &self.unknown_fields);
+        c.required(at, "name", &self.name);
+        c.length(at, "name", self.name.as_deref(), 1, Some(200));
+        c.length(at, "description", self.description.as_deref(), 0, Some(2000));
+        c.length(at, "customId", self.custom_id.as_deref(), 0, Some(200));
+    }
+}
+
+/// Body of `POST /v1/agent/endpoint` (the hosted service's shape).
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentEndpointInput {
+    #[schema(value_type = Uuid, required = true)]
+    pub agent_id: Option<Uuid>,
+    #[schema(value_type = EndpointDirection, required = true)]
+    pub direction: Option<EndpointDirection>,
+    /// The phone number, E.164.
+    #[schema(value_type = String, required = true, min_length = 1, max_length = 32)]
+    pub value: Option<String>,
+    /// `production` when omitted.
+    #[schema(min_length = 1, max_length = 100)]
+    pub environment: Option<String>,
+    /// NONE when omitted.
+    pub outbound_dial_type: Option<OutboundDialType>,
+    /// Required when `outboundDialType` is HTTP_REQUEST.
+    pub outbound_dial_http_request_definition_id: Option<Uuid>,
+    /// Members the input does not define; `validate()` rejects them.
+    #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
+    pub unknown_fields: UnknownFields,
+}
+
+impl Validate for AgentEndpointInput {
+    fn check(&self, c: &mut Checks, at: &str) {
+        c.unknown(at, &self.unknown_fields);
+        c.required(at, "agentId", &self.agent_id);
+        c.required(at, "direction", &self.direction);
+        c.known(at, "direction", self.direction.as_ref());
+        c.required(at, "value", &self.value);
+        c.length(at, "value", self.value.as_deref(), 1, Some(32));
+        c.length(at, "environment", self.environment.as_deref(), 1, Some(100));
+        c.known(at, "outboundDialType", self.outbound_dial_type.as_ref());
+        if self.outbound_dial_type == Some(OutboundDialType::HttpRequest)
+            && self.outbound_dial_http_request_definition_id.is_none()
+        {
+            c.missing(join(at, "outboundDialHttpRequestDefinitionId"));
+        }
+    }
+}
+
+/// Body of `POST /v1/http-request-definition` (the hosted service's shape): `body` is a
+/// template string, or a JSON object that is stored as its text.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HttpRequestDefinitionInput {
+    #[schema(value_type = RequestScope, required = true)]
+    pub scope: Option<RequestScope>,
+    #[schema(value_type = String, required = true, min_length = 1, max_length = 2000)]
+    pub url: Option<String>,
+    /// POST when omitted.
+    pub method: Option<HttpMethod>,
+    #[schema(value_type = Option<Object>)]
+    pub body: Option<serde_json::Value>,
+    #[schema(max_length = 2000)]
+    pub description: Option<String>,
+    pub headers: Option<std::collections::BTreeMap<String, String>>,
+    /// Members the input does not define; `validate()` rejects them.
+    #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
+    pub unknown_fields: UnknownFields,
+}
+
+impl HttpRequestDefinitionInput {
+    /// The body template as stored: a string as given, an object as its JSON text.
+    pub fn body_text(&self) -> Option<String> {
+        match &self.body {
+            None | Some(serde_json::Value::Null) => None,
+            Some(serde_json::Value::String(text)) => Some(text.clone()),
+            Some(other) => Some(other.to_string()),
+        }
+    }
+}
+
+impl Validate for HttpRequestDefinitionInput {
+    fn check(&self, c: &mut Checks, at: &str) {
+        c.unknown(at, &self.unknown_fields);
+        c.required(at, "scope", &self.scope);
+        c.known(at, "scope", self.scope.as_ref());
+        c.required(at, "url", &self.url);
+        c.length(at, "url", self.url.as_deref(), 1, Some(2000));
+        if let Some(url) = &self.url
+            && !(url.starts_with("http://") || url.starts_with("https://") || url.starts_with("{{baseUrl}}"))
+        {
+            c.invalid(join(at, "url"), "url must start with http://, https:// or {{baseUrl}}");
+        }
+        c.known(at, "method", self.method.as_ref());
+        if matches!(self.method, Some(HttpMethod::Delete)) {
+            c.invalid(join(at, "method"), "method is one of POST, PUT, PATCH or GET");
+        }
+        c.length(at, "description", self.description.as_deref(), 0, Some(2000));
+        if let Some(body) = &self.body
+            && !(body.is_string() || body.is_object() || body.is_null())
+        {
+            c.invalid(join(at, "body"), "body is a template string or a JSON object");
+        }
+    }
 }

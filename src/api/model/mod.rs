@@ -53,6 +53,9 @@ pub struct Deleted {
 /// a request body can hold and checks this list against what the service does.
 pub fn inputs_refusing_unknown_members() -> Vec<std::borrow::Cow<'static, str>> {
     vec![
+        AgentInput::name(),
+        AgentEndpointInput::name(),
+        HttpRequestDefinitionInput::name(),
         AgentEndpointUpdate::name(),
         CallInput::name(),
         CollectionJobInput::name(),

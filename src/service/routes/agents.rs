@@ -1,13 +1,15 @@
-//! Agents, agent endpoints (only environment and dial type change) and HTTP request definitions.
+//! Agents, agent endpoints (only environment and dial type change) and HTTP request definitions;
+//! creating each takes the hosted service's shape (how `gate --agent-url` dials a user's agent).
 
 use axum::extract::{Path, State};
 use axum::response::Response;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::{ListParams, OwnedFilter, data, list_kind, path_id};
+use super::{ListParams, OwnedFilter, created, data, list_kind, now, path_id};
 use crate::api::model::{
-    Agent, AgentEndpoint, AgentEndpointUpdate, CursorPage, Data, HttpRequestDefinition, Timestamp,
+    Agent, AgentEndpoint, AgentEndpointInput, AgentEndpointUpdate, AgentInput, CursorPage, Data, HttpMethod,
+    HttpRequestDefinition, HttpRequestDefinitionInput, OutboundDialType, Timestamp,
 };
 use crate::service::AppState;
 use crate::service::error::{ServiceError, ServiceResult};
@@ -19,11 +21,11 @@ use crate::service::store::{self, Doc, Kind};
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
-        .routes(routes!(list_agents))
-        .routes(routes!(list_endpoints))
+        .routes(routes!(list_agents, create_agent))
+        .routes(routes!(list_endpoints, create_endpoint))
         .routes(routes!(read_endpoint, update_endpoint))
         .routes(routes!(read_agent))
-        .routes(routes!(list_definitions))
+        .routes(routes!(list_definitions, create_definition))
         .routes(routes!(read_definition))
 }
 
@@ -199,4 +201,136 @@ async fn update_endpoint(
         })
         .await?;
     Ok(data(&endpoint))
+}
+
+/// Create an agent.
+#[utoipa::path(
+    post,
+    path = "/v1/agent",
+    operation_id = "createAgent",
+    tag = "Agent",
+    request_body = AgentInput,
+    responses(
+        (status = 201, description = "The agent", body = Data<Agent>),
+        BadRequest,
+        Unauthorized,
+        Forbidden,
+        PayloadTooLarge,
+        TooManyRequests,
+        InternalError,
+    )
+)]
+async fn create_agent(State(state): State<AppState>, Valid(input): Valid<AgentInput>) -> ServiceResult<Response> {
+    let at = now();
+    let agent = Agent {
+        id: uuid::Uuid::new_v4(),
+        name: input.name,
+        description: input.description,
+        custom_id: input.custom_id,
+        created_at: Some(Timestamp(at.clone())),
+        updated_at: Some(Timestamp(at.clone())),
+    };
+    let stored = agent.clone();
+    state.store.write(move |tx| store::insert(tx, &Doc::new(Kind::Agent, stored.id, &stored, at)?)).await?;
+    Ok(created(&agent))
+}
+
+/// Create an agent endpoint; one that dials out through an HTTP request definition names it.
+#[utoipa::path(
+    post,
+    path = "/v1/agent/endpoint",
+    operation_id = "createAgentEndpoint",
+    tag = "Agent Endpoint",
+    request_body = AgentEndpointInput,
+    responses(
+        (status = 201, description = "The agent endpoint", body = Data<AgentEndpoint>),
+        BadRequest,
+        Unauthorized,
+        Forbidden,
+        PayloadTooLarge,
+        TooManyRequests,
+        InternalError,
+    )
+)]
+async fn create_endpoint(
+    State(state): State<AppState>,
+    Valid(input): Valid<AgentEndpointInput>,
+) -> ServiceResult<Response> {
+    let at = now();
+    let endpoint = AgentEndpoint {
+        id: uuid::Uuid::new_v4(),
+        agent_id: input.agent_id,
+        endpoint_type: Some(crate::api::model::EndpointType::Phone),
+        value: input.value,
+        environment: Some(input.environment.unwrap_or_else(|| "production".into())),
+        direction: input.direction,
+        outbound_dial_type: Some(input.outbound_dial_type.unwrap_or(OutboundDialType::None)),
+        outbound_dial_http_request_definition_id: input.outbound_dial_http_request_definition_id,
+        created_at: Some(Timestamp(at.clone())),
+        updated_at: Some(Timestamp(at.clone())),
+    };
+    let stored = endpoint.clone();
+    state
+        .store
+        .write(move |tx| {
+            let agent_id = stored.agent_id.map(|a| a.to_string()).unwrap_or_default();
+            if store::get::<Agent>(tx, Kind::Agent, &agent_id)?.is_none() {
+                return Err(ServiceError::invalid("agentId", format!("no agent has the id {agent_id}")));
+            }
+            if let Some(definition) = stored.outbound_dial_http_request_definition_id {
+                let id = definition.to_string();
+                if store::get::<HttpRequestDefinition>(tx, Kind::HttpRequestDefinition, &id)?.is_none() {
+                    return Err(ServiceError::invalid(
+                        "outboundDialHttpRequestDefinitionId",
+                        format!("no HTTP request definition has the id {id}"),
+                    ));
+                }
+            }
+            store::insert(tx, &Doc::new(Kind::AgentEndpoint, stored.id, &stored, at)?.parent(Some(&agent_id)))
+        })
+        .await?;
+    Ok(created(&endpoint))
+}
+
+/// Create an HTTP request definition: how an endpoint dials out to its agent.
+#[utoipa::path(
+    post,
+    path = "/v1/http-request-definition",
+    operation_id = "createHttpRequestDefinition",
+    tag = "HTTP Request Definition",
+    request_body = HttpRequestDefinitionInput,
+    responses(
+        (status = 201, description = "The definition", body = Data<HttpRequestDefinition>),
+        BadRequest,
+        Unauthorized,
+        Forbidden,
+        PayloadTooLarge,
+        TooManyRequests,
+        InternalError,
+    )
+)]
+async fn create_definition(
+    State(state): State<AppState>,
+    Valid(input): Valid<HttpRequestDefinitionInput>,
+) -> ServiceResult<Response> {
+    let at = now();
+    let body = input.body_text();
+    let definition = HttpRequestDefinition {
+        id: uuid::Uuid::new_v4(),
+        scope: input.scope,
+        description: input.description,
+        url: input.url,
+        method: Some(input.method.unwrap_or(HttpMethod::Post)),
+        parsed_body: body.as_deref().and_then(|b| serde_json::from_str(b).ok()),
+        body,
+        headers: input.headers.map(|h| h.into_iter().map(|(k, v)| (k, serde_json::Value::String(v))).collect()),
+        created_at: Some(Timestamp(at.clone())),
+        updated_at: Some(Timestamp(at.clone())),
+    };
+    let stored = definition.clone();
+    state
+        .store
+        .write(move |tx| store::insert(tx, &Doc::new(Kind::HttpRequestDefinition, stored.id, &stored, at)?))
+        .await?;
+    Ok(created(&definition))
 }

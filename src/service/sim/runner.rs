@@ -414,7 +414,15 @@ impl Simulator {
             max_duration_ms: work.plan.max_simulation_duration_seconds.unwrap_or(600) * 1000,
             agent_name: agent.as_ref().and_then(|a| a.name.clone()).unwrap_or_else(|| "the agent".into()),
         };
-        let outcome = converse(&setup, &link, &self.judge).await.map_err(ServiceError::internal)?;
+        // The conversation's error (an unreachable agent, say) is the simulation's errorMessage.
+        let outcome = converse(&setup, &link, &self.judge).await.map_err(|e| {
+            ServiceError::new(
+                axum::http::StatusCode::BAD_GATEWAY,
+                crate::api::ErrorType::Internal,
+                "conversation_failed",
+                e,
+            )
+        })?;
         if work.replay.is_none() {
             self.pace(outcome.duration_ms).await; // history replays as fast as it can
         }

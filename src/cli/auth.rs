@@ -1,0 +1,173 @@
+//! `login`, `logout`, `auth status` and `health`: keys per profile, kept in the credentials
+//! file (never `config.toml`), checked against the service before they are stored.
+
+use std::io::{IsTerminal, Read};
+
+use clap::{Args, Subcommand};
+use serde::Serialize;
+
+use super::GlobalArgs;
+use super::exit::{Exit, Failure, Outcome};
+use super::output::{self, Format, Tabular};
+use super::session::Session;
+use crate::api::model::Health;
+use crate::api::{ApiKey, Client};
+use crate::config::{Credentials, LOCAL_PROFILE, Target};
+use crate::connect::Context;
+
+#[derive(Debug, Args)]
+pub struct LoginArgs {
+    /// Read the key from stdin instead of prompting (for CI: `echo "$KEY" | switchboard login --with-token`).
+    #[arg(long)]
+    pub with_token: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AuthCommand {
+    /// Which profile and service are in use, and where the key comes from (never the key).
+    Status,
+}
+
+impl Tabular for Health {
+    const COLUMNS: &'static [&'static str] = &["AUTHENTICATED", "ACCOUNT"];
+    fn row(&self) -> Vec<String> {
+        vec![self.authenticated.to_string(), self.account.clone()]
+    }
+}
+
+/// `health`: the key checked against the service.
+pub async fn health(session: &Session, format: Format) -> Outcome {
+    let health = session
+        .client
+        .health()
+        .await
+        .map_err(|e| Failure::from(e).context(format!("health check of {} failed", session.client.base_url())))?;
+    match format.resolve() {
+        Format::Table => output::emit(&format!(
+            "profile        {}\nservice        {}\nauthenticated  {}\naccount        {}\n",
+            session.profile,
+            session.client.base_url(),
+            health.authenticated,
+            health.account
+        ))?,
+        // The service's own body, as `GET /v1/health` answers it.
+        Format::Json => output::emit(&output::json(&health)?)?,
+        other => output::item(other, &health)?,
+    }
+    Ok(if health.authenticated { Exit::Ok } else { Exit::Auth })
+}
+
+/// `login`: reads a key, checks it with `health`, and stores it for the profile.
+pub async fn login(args: LoginArgs, global: &GlobalArgs) -> Outcome {
+    let key = read_key(args.with_token)?;
+    let selection = global.selection();
+    let context = Context::load_with(&selection, |mut overrides| {
+        overrides.api_key = Some(key.clone());
+        overrides
+    })?;
+    let resolved = &context.resolved;
+    let Target::Remote { base_url } = &resolved.target else {
+        return Err(Failure::usage(format!(
+            "profile {:?} is the embedded local service, which makes its own key; name a profile with a base_url (--profile) or pass --base-url",
+            resolved.profile
+        )));
+    };
+    let client = Client::new(base_url, key.clone(), resolved.client.clone())?;
+    let health = client.health().await.map_err(|e| Failure::from(e).context(format!("{base_url} refused the key")))?;
+    if !health.authenticated {
+        return Err(Failure::new(Exit::Auth, "unauthenticated", format!("{base_url} did not accept the key")));
+    }
+    let path = &context.paths.credentials_file;
+    let mut credentials = Credentials::load(path)?;
+    credentials.set(&resolved.profile, &key);
+    credentials.save(path)?;
+    eprintln!(
+        "logged in to {base_url} as {} (profile {}); the key is kept in {}",
+        health.account,
+        resolved.profile,
+        path.display()
+    );
+    Ok(Exit::Ok)
+}
+
+fn read_key(from_stdin: bool) -> Result<ApiKey, Failure> {
+    let key = if from_stdin || !std::io::stdin().is_terminal() {
+        let mut text = String::new();
+        std::io::stdin().read_to_string(&mut text).map_err(|e| Failure::io("cannot read the key from stdin", e))?;
+        text
+    } else {
+        rpassword::prompt_password("API key: ").map_err(|e| Failure::io("cannot read the key", e))?
+    };
+    let key = key.trim();
+    if key.is_empty() {
+        return Err(Failure::usage("no key given"));
+    }
+    Ok(ApiKey::new(key))
+}
+
+/// `logout`: forgets the profile's stored key.
+pub fn logout(global: &GlobalArgs) -> Outcome {
+    let selection = global.selection();
+    let paths = Context::paths(&selection)?;
+    let profile = profile_name(global, &paths.config_file)?;
+    let mut credentials = Credentials::load(&paths.credentials_file)?;
+    if !credentials.remove(&profile) {
+        eprintln!("no key was stored for profile {profile}");
+        return Ok(Exit::Ok);
+    }
+    credentials.save(&paths.credentials_file)?;
+    eprintln!("forgot the key of profile {profile}");
+    Ok(Exit::Ok)
+}
+
+/// The profile the flags name, else the config's default, else `local`.
+fn profile_name(global: &GlobalArgs, config_file: &std::path::Path) -> Result<String, Failure> {
+    let (config, _) = crate::config::Config::load(config_file)?;
+    Ok(global.profile.clone().or(config.default_profile).unwrap_or_else(|| LOCAL_PROFILE.into()))
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Status {
+    profile: String,
+    service: String,
+    key_source: Option<String>,
+    read_only: bool,
+}
+
+impl Tabular for Status {
+    const COLUMNS: &'static [&'static str] = &["PROFILE", "SERVICE", "KEY FROM", "READ-ONLY"];
+    fn row(&self) -> Vec<String> {
+        vec![
+            self.profile.clone(),
+            self.service.clone(),
+            output::or_dash(self.key_source.clone()),
+            self.read_only.to_string(),
+        ]
+    }
+}
+
+pub async fn run(command: AuthCommand, global: &GlobalArgs) -> Outcome {
+    let AuthCommand::Status = command;
+    if global.embedded {
+        let status = Status {
+            profile: "(--embedded)".into(),
+            service: "a throwaway local service".into(),
+            key_source: Some("made by the embedded service".into()),
+            read_only: global.read_only,
+        };
+        output::item(global.output, &status)?;
+        return Ok(Exit::Ok);
+    }
+    let context = Context::load(&global.selection())?;
+    let resolved = context.resolved;
+    let (service, key_source) = match &resolved.target {
+        Target::Embedded => {
+            ("the embedded local service".to_string(), Some("made by the embedded service".to_string()))
+        }
+        Target::Remote { base_url } => (base_url.clone(), resolved.key_source.map(|s| s.to_string())),
+    };
+    let status = Status { profile: resolved.profile, service, key_source, read_only: resolved.read_only };
+    output::item(global.output, &status)?;
+    Ok(Exit::Ok)
+}

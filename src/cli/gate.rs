@@ -1,0 +1,172 @@
+//! `switchboard gate PLAN | -f FILE`: run, wait, judge by the service's verdict, write the
+//! reports. Exit 0 PASSED, 1 FAILED (a null verdict included), 6 TIMED_OUT (0 with
+//! `--no-fail-on-timeout`). `--cancel-on-exit` cancels the run when the command is
+//! interrupted or gives up waiting.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+
+use super::exit::{Exit, Failure, Outcome};
+use super::output::{self, Format};
+use super::report::{self, GateReport, GateResult};
+use super::run::{self, RunSpec, parse_duration};
+use super::session::Session;
+use super::signals::Signals;
+use super::watch::{self, Watched};
+use crate::api::model::RunPlanJob;
+use crate::service::SimSpeed;
+
+#[derive(Debug, Args)]
+pub struct GateArgs {
+    #[command(flatten)]
+    pub spec: RunSpec,
+    /// Raise every check's minimum pass rate to at least N (0–100); never lowers one.
+    #[arg(long, value_name = "N", value_parser = pass_rate)]
+    pub min_pass_rate: Option<f64>,
+    /// Give up waiting after this long (30m, 90s, 1h30m): TIMED_OUT, exit 6.
+    #[arg(long, default_value = "30m", value_parser = parse_duration)]
+    pub timeout: Duration,
+    /// A timeout exits 0, with a warning.
+    #[arg(long)]
+    pub no_fail_on_timeout: bool,
+    /// Write a JUnit XML report here.
+    #[arg(long, value_name = "PATH")]
+    pub junit: Option<PathBuf>,
+    /// Write the JSON report here.
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+    /// Write the Markdown report here.
+    #[arg(long, value_name = "PATH")]
+    pub markdown: Option<PathBuf>,
+    /// Cancel the run if this command is interrupted (Ctrl-C, SIGTERM) or times out.
+    #[arg(long)]
+    pub cancel_on_exit: bool,
+    /// With --embedded: simulated seconds per wall second, or `max` (the default: as fast as the machine allows).
+    #[arg(long, default_value = "max")]
+    pub sim_speed: SimSpeed,
+}
+
+fn pass_rate(text: &str) -> Result<f64, String> {
+    match text.trim().trim_end_matches('%').trim().parse::<f64>() {
+        Ok(rate) if (0.0..=100.0).contains(&rate) => Ok(rate),
+        _ => Err(format!("--min-pass-rate is a number from 0 to 100, not {text:?}")),
+    }
+}
+
+pub async fn run(args: GateArgs, session: &Session) -> Outcome {
+    let mut signals = Signals::listen();
+    let prepared = args.spec.prepare(session).await?;
+    let started = run::start(session, &prepared).await?;
+    let id = started.simulation_run_plan_job_id;
+    eprintln!(
+        "gate: started run plan job {id} ({} simulations); waiting up to {:?}",
+        started.simulation_job_count, args.timeout
+    );
+    let deadline = Instant::now() + args.timeout;
+    let watched = watch::watch(&session.client, id, session.poll_interval, Some(deadline), &mut signals).await?;
+    let (job, timed_out) = match watched {
+        Watched::Ended(job) => (job, false),
+        Watched::TimedOut(last) => {
+            let job = cancel_if_asked(&args, session, id, last).await?;
+            (job, true)
+        }
+        Watched::Interrupted(signal, last) => {
+            eprintln!("gate: {}", signal.name());
+            cancel_if_asked(&args, session, id, last).await?;
+            if !args.cancel_on_exit {
+                eprintln!("gate: run plan job {id} goes on (--cancel-on-exit would have cancelled it)");
+            }
+            return Ok(signal.exit());
+        }
+    };
+    let report = GateReport::judge(job, prepared.plan_name.clone(), args.min_pass_rate, timed_out);
+    write_reports(&args, &report, session)?;
+    print(session.format, &report)?;
+    Ok(match report.result {
+        GateResult::Passed => Exit::Ok,
+        GateResult::Failed => Exit::Refused,
+        GateResult::TimedOut if args.no_fail_on_timeout => {
+            eprintln!("warning: gate TIMED_OUT after {:?}; exiting 0 as --no-fail-on-timeout asks", args.timeout);
+            Exit::Ok
+        }
+        GateResult::TimedOut => Exit::TimedOut,
+    })
+}
+
+/// Cancels the run when `--cancel-on-exit` asks; the job as it then stands.
+async fn cancel_if_asked(
+    args: &GateArgs,
+    session: &Session,
+    id: uuid::Uuid,
+    last: Option<RunPlanJob>,
+) -> Result<RunPlanJob, Failure> {
+    if args.cancel_on_exit {
+        match session.client.cancel_run_plan_job(id).await {
+            Ok(_) => eprintln!("gate: cancelled run plan job {id}"),
+            // It may have ended meanwhile; a cancel of an ended job is refused.
+            Err(error) => eprintln!("gate: could not cancel run plan job {id}: {error}"),
+        }
+    }
+    match session.client.get_run_plan_job(id).await {
+        Ok(job) => Ok(job),
+        Err(error) => last.ok_or_else(|| error.into()),
+    }
+}
+
+fn write_reports(args: &GateArgs, report: &GateReport, session: &Session) -> Result<(), Failure> {
+    let write = |path: &PathBuf, text: String| -> Result<(), Failure> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| Failure::io(format!("cannot create {}", dir.display()), e))?;
+        }
+        std::fs::write(path, text).map_err(|e| Failure::io(format!("cannot write {}", path.display()), e))
+    };
+    if let Some(path) = &args.junit {
+        let host = reqwest::Url::parse(session.client.base_url()).ok().and_then(|u| u.host_str().map(str::to_string));
+        write(path, report::junit::render(report, host.as_deref().unwrap_or("localhost")))?;
+    }
+    if let Some(path) = &args.json {
+        let text = report::json::render(report).map_err(|e| Failure::new(Exit::Refused, "encode", e.to_string()))?;
+        write(path, text)?;
+    }
+    if let Some(path) = &args.markdown {
+        write(path, report::markdown::render(report))?;
+    }
+    report::github::publish(report).map_err(|e| Failure::io("cannot write GitHub's step summary or outputs", e))?;
+    if std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true") && report.result != GateResult::Passed {
+        for line in report::github::annotations(report) {
+            // GitHub reads workflow commands from stderr too; stdout keeps only the result.
+            eprintln!("{line}");
+        }
+    }
+    Ok(())
+}
+
+/// The result on stdout: the JSON report, or the verdict in words.
+fn print(format: Format, report: &GateReport) -> Result<(), Failure> {
+    match format.resolve() {
+        Format::Json | Format::Jsonl => {
+            let text =
+                report::json::render(report).map_err(|e| Failure::new(Exit::Refused, "encode", e.to_string()))?;
+            output::emit(&text)
+        }
+        _ => {
+            let mut text =
+                format!("gate {} · run plan job {}\n", report.result.as_str(), report.job.simulation_run_plan_job_id);
+            if let Some(message) = &report.message {
+                text.push_str(&format!("{}\n", report::one_line(message)));
+            }
+            text.push_str(&report::text::verdict(report.verdict.as_ref()));
+            if !report.per_simulation() && report.verdict.is_some() {
+                text.push_str("(the service sent no per-simulation outcomes: judged on the checks only)\n");
+            }
+            let worst = report.worst(report::markdown::WORST);
+            if !worst.is_empty() {
+                let sims: Vec<_> = worst.into_iter().cloned().collect();
+                text.push_str(&report::text::simulations(&sims));
+            }
+            output::emit(&text)
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! Input files (`-f FILE`, JSON or YAML, `-` for stdin) read into the interface's input types,
+//! with every error naming the field and the line it is on. JSON is read by the same YAML
+//! parser (YAML 1.2 is a superset of JSON), which keeps where each member starts.
+
+use std::collections::HashMap;
+use std::io::Read;
+
+use saphyr::{LoadableYamlNode, MarkedYaml, Scalar, YamlData};
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Number, Value};
+
+use super::exit::Failure;
+use crate::api::validate::{Validate, index, join};
+
+/// A parsed input file: its members as JSON, and the line each member starts on.
+#[derive(Debug)]
+pub struct Document {
+    /// The file's name as given (`stdin` for `-`).
+    pub name: String,
+    pub value: Value,
+    lines: HashMap<String, usize>,
+}
+
+impl Document {
+    /// Reads `file` (a path, or `-` for stdin) and parses it.
+    pub fn read(file: &str) -> Result<Document, Failure> {
+        let (name, text) = if file == "-" {
+            let mut text = String::new();
+            std::io::stdin().read_to_string(&mut text).map_err(|e| Failure::io("cannot read stdin", e))?;
+            ("stdin".to_string(), text)
+        } else {
+            let text = std::fs::read_to_string(file).map_err(|e| {
+                let mut failure = Failure::io(format!("cannot read {file}"), e);
+                failure.exit = super::exit::Exit::Usage;
+                failure
+            })?;
+            (file.to_string(), text)
+        };
+        Document::parse(&name, &text)
+    }
+
+    pub fn parse(name: &str, text: &str) -> Result<Document, Failure> {
+        let docs = MarkedYaml::load_from_str(text).map_err(|e| {
+            let at = e.marker();
+            Failure::invalid(
+                "file",
+                format!("{name}:{}:{}: not valid JSON or YAML: {}", at.line(), at.col() + 1, e.info()),
+            )
+        })?;
+        let root = match docs.as_slice() {
+            [root] => root,
+            [] => return Err(Failure::invalid("file", format!("{name} is empty"))),
+            _ => return Err(Failure::invalid("file", format!("{name} holds several YAML documents; give one"))),
+        };
+        let mut lines = HashMap::new();
+        let value = convert(root, "", &mut lines, name)?;
+        Ok(Document { name: name.to_string(), value, lines })
+    }
+
+    /// The line `param` (`flows[0].happyPath`) starts on, or its nearest parent's.
+    pub fn line_of(&self, param: &str) -> Option<usize> {
+        let mut path = param.to_string();
+        loop {
+            if let Some(line) = self.lines.get(&path) {
+                return Some(*line);
+            }
+            let cut = path.rfind(['.', '['])?;
+            path.truncate(cut);
+        }
+    }
+
+    /// `name:LINE: param: message`, as a usage failure naming the field.
+    pub fn error(&self, param: &str, message: &str) -> Failure {
+        Failure::invalid(param, self.locate(param, message))
+    }
+
+    fn locate(&self, param: &str, message: &str) -> String {
+        let line = self.line_of(param).map(|l| format!(":{l}")).unwrap_or_default();
+        let message = message.strip_prefix(&format!("{param}: ")).unwrap_or(message);
+        if param.is_empty() || message.contains(param) {
+            format!("{}{line}: {message}", self.name)
+        } else {
+            format!("{}{line}: {param}: {message}", self.name)
+        }
+    }
+
+    /// Takes a top-level member out (our extensions, such as `agent`), so the rest can be
+    /// read strictly.
+    pub fn take(&mut self, member: &str) -> Option<Value> {
+        self.value.as_object_mut().and_then(|object| object.remove(member))
+    }
+
+    /// Decodes into `T` and checks its rules; every violation names its field and line.
+    pub fn decode<T: DeserializeOwned + Validate>(&self, what: &str) -> Result<T, Failure> {
+        let value: T = serde_path_to_error::deserialize(self.value.clone()).map_err(|error| {
+            let param = path_text(error.path());
+            self.error(&param, &error.inner().to_string())
+        })?;
+        let violations = value.validate();
+        if let Some(first) = violations.first() {
+            let mut text = format!("{} is not a valid {what}:", self.name);
+            for violation in &violations {
+                text.push_str(&format!("\n  {}", self.locate(&violation.param, &violation.message)));
+            }
+            let mut failure = Failure::invalid(first.param.clone(), text);
+            failure.body.details =
+                Some(serde_json::json!({ "violations": violations.iter().map(|v| serde_json::json!({
+                "param": v.param, "code": v.code.as_str(), "message": v.message, "line": self.line_of(&v.param),
+            })).collect::<Vec<_>>() }));
+            return Err(failure);
+        }
+        Ok(value)
+    }
+}
+
+/// serde_path_to_error's path in the interface's spelling: `flows[0].happyPath`.
+fn path_text(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut text = String::new();
+    for segment in path.iter() {
+        match segment {
+            Segment::Seq { index: i } => text = index(&text, *i),
+            Segment::Map { key } => text = join(&text, key),
+            Segment::Enum { variant } => text = join(&text, variant),
+            Segment::Unknown => {}
+        }
+    }
+    text
+}
+
+fn convert(node: &MarkedYaml, at: &str, lines: &mut HashMap<String, usize>, name: &str) -> Result<Value, Failure> {
+    lines.entry(at.to_string()).or_insert(node.span.start.line());
+    let here = |message: &str| {
+        Failure::invalid(
+            at.to_string(),
+            format!("{name}:{}: {}: {message}", node.span.start.line(), if at.is_empty() { "file" } else { at }),
+        )
+    };
+    Ok(match &node.data {
+        YamlData::Value(scalar) => scalar_value(scalar),
+        YamlData::Representation(text, _, _) => Value::String(text.to_string()),
+        YamlData::Sequence(items) => {
+            let mut values = Vec::with_capacity(items.len());
+            for (i, item) in items.iter().enumerate() {
+                values.push(convert(item, &index(at, i), lines, name)?);
+            }
+            Value::Array(values)
+        }
+        YamlData::Mapping(mapping) => {
+            let mut object = Map::new();
+            for (key, value) in mapping {
+                let key_text = match &key.data {
+                    YamlData::Value(Scalar::String(text)) => text.to_string(),
+                    YamlData::Value(other) => scalar_value(other).to_string(),
+                    YamlData::Representation(text, _, _) => text.to_string(),
+                    _ => return Err(here("member names must be plain text")),
+                };
+                let path = join(at, &key_text);
+                lines.insert(path.clone(), key.span.start.line());
+                object.insert(key_text, convert(value, &path, lines, name)?);
+            }
+            Value::Object(object)
+        }
+        YamlData::Tagged(_, inner) => convert(inner, at, lines, name)?,
+        YamlData::Alias(_) => return Err(here("YAML aliases are not supported; write the value out")),
+        YamlData::BadValue => return Err(here("this value cannot be read")),
+    })
+}
+
+fn scalar_value(scalar: &Scalar) -> Value {
+    match scalar {
+        Scalar::Null => Value::Null,
+        Scalar::Boolean(b) => Value::Bool(*b),
+        Scalar::Integer(i) => Value::Number((*i).into()),
+        Scalar::FloatingPoint(f) => Number::from_f64(f.into_inner()).map(Value::Number).unwrap_or(Value::Null),
+        Scalar::String(text) => Value::String(text.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::model::RunPlanInput;
+
+    #[test]
+    fn yaml_and_json_errors_name_the_field_and_the_line() {
+        let yaml = "name: Nightly\ndirection: INBOUND\nmaxSimulationDurationSeconds: 60\nagentEndpoints:\n  - id: 3ef56f2f-6852-551a-9606-085f303173de\nmetrics:\n  - slug: call_duration\n    minPassRate: 120\nflows:\n  - slug: reschedule\n    happyPath: true\n";
+        let error = Document::parse("plan.yaml", yaml).unwrap().decode::<RunPlanInput>("run plan").unwrap_err();
+        assert_eq!(error.body.param.as_deref(), Some("metrics[0].minPassRate"));
+        assert!(
+            error.body.message.contains("plan.yaml:8: metrics[0].minPassRate must be between 0 and 100"),
+            "{}",
+            error.body.message
+        );
+
+        let json = "{\n  \"name\": \"Nightly\",\n  \"direction\": \"INBOUND\",\n  \"iterationCount\": \"three\"\n}";
+        let error = Document::parse("plan.json", json).unwrap().decode::<RunPlanInput>("run plan").unwrap_err();
+        assert_eq!(error.body.param.as_deref(), Some("iterationCount"));
+        assert!(error.body.message.starts_with("plan.json:4: iterationCount: invalid type"), "{}", error.body.message);
+
+        let broken = Document::parse("bad.yaml", "name: [unclosed\n").unwrap_err();
+        assert!(broken.body.message.starts_with("bad.yaml:"), "{}", broken.body.message);
+    }
+}

@@ -1,0 +1,163 @@
+//! `switchboard issue list | get ISSUE | create --title T … | update ISSUE --status S`.
+
+use clap::Subcommand;
+use uuid::Uuid;
+
+use super::exit::{Exit, Failure, Outcome};
+use super::listing::{self, ListArgs};
+use super::output::{self, Tabular, or_dash};
+use super::session::Session;
+use crate::api::model::{EvidenceInput, Issue, IssueInput, IssueStatus, IssueUpdate, Severity};
+use crate::api::validate::Validate;
+use crate::api::wire_enum::WireEnum;
+use crate::api::{ListQuery, routes};
+
+#[derive(Debug, Subcommand)]
+pub enum IssueCommand {
+    /// List issues, newest first.
+    List {
+        /// Only issues in this status (OPEN, ACKNOWLEDGED, RESOLVED).
+        #[arg(long)]
+        status: Option<String>,
+        /// Only issues of this severity (LOW, MEDIUM, HIGH, CRITICAL).
+        #[arg(long)]
+        severity: Option<String>,
+        #[command(flatten)]
+        list: ListArgs,
+    },
+    /// Show one issue with its evidence.
+    Get { issue: Uuid },
+    /// File an issue, with calls as evidence.
+    Create {
+        #[arg(long)]
+        title: String,
+        #[arg(long)]
+        summary: Option<String>,
+        /// LOW, MEDIUM, HIGH or CRITICAL.
+        #[arg(long)]
+        severity: Option<String>,
+        /// A call id; repeatable.
+        #[arg(long = "evidence", value_name = "CALL")]
+        evidence: Vec<Uuid>,
+    },
+    /// Change an issue's status (and severity).
+    Update {
+        issue: Uuid,
+        /// OPEN, ACKNOWLEDGED or RESOLVED.
+        #[arg(long)]
+        status: Option<String>,
+        /// LOW, MEDIUM, HIGH or CRITICAL.
+        #[arg(long)]
+        severity: Option<String>,
+    },
+}
+
+impl Tabular for Issue {
+    const COLUMNS: &'static [&'static str] = &["ID", "SEVERITY", "STATUS", "TITLE", "EVIDENCE", "OPENED"];
+    fn row(&self) -> Vec<String> {
+        vec![
+            self.id.to_string(),
+            or_dash(self.severity.as_ref()),
+            or_dash(self.status.as_ref()),
+            self.title.clone().unwrap_or_default(),
+            self.evidence.len().to_string(),
+            or_dash(self.opened_at.as_ref().or(self.created_at.as_ref())),
+        ]
+    }
+}
+
+/// A wire enum value from a flag, refused with the values it may take.
+pub fn parse<E: WireEnum + Clone + 'static>(flag: &str, text: Option<String>) -> Result<Option<E>, Failure> {
+    let Some(text) = text else { return Ok(None) };
+    let upper = text.to_ascii_uppercase();
+    match E::known().iter().find(|v| v.text() == upper) {
+        Some(value) => Ok(Some(value.clone())),
+        None => {
+            let known: Vec<&str> = E::known().iter().map(WireEnum::text).collect();
+            Err(Failure::invalid(flag, format!("{flag} is one of {}, not {text:?}", known.join(", "))))
+        }
+    }
+}
+
+fn evidence_text(issue: &Issue) -> Vec<String> {
+    let rows = issue
+        .evidence
+        .iter()
+        .map(|e| {
+            let (kind, id) = match (e.call_id, e.chat_id) {
+                (Some(call), _) => ("call", call.to_string()),
+                (None, Some(chat)) => ("chat", chat.to_string()),
+                _ => ("—", String::new()),
+            };
+            vec![kind.to_string(), id, or_dash(e.observed_at.as_ref())]
+        })
+        .collect();
+    let summary = issue.summary.clone().map(|s| format!("SUMMARY\n{s}\n")).unwrap_or_default();
+    vec![summary, format!("EVIDENCE\n{}", output::table(&["KIND", "ID", "OBSERVED"], rows))]
+}
+
+pub async fn run(command: IssueCommand, session: &Session) -> Outcome {
+    let client = &session.client;
+    match command {
+        IssueCommand::List { status, severity, list } => {
+            let mut query = ListQuery::default();
+            if let Some(status) = parse::<IssueStatus>("--status", status)? {
+                query = query.filter("status", status.as_str());
+            }
+            if let Some(severity) = parse::<Severity>("--severity", severity)? {
+                query = query.filter("severity", severity.as_str());
+            }
+            let (issues, pagination) = listing::fetch::<Issue>(client, routes::ISSUES, query, &list).await?;
+            output::list(session.format, &issues, &pagination)?;
+        }
+        IssueCommand::Get { issue } => {
+            let issue = client.get_issue(issue).await.map_err(|e| not_found(e, issue))?;
+            output::item_with(session.format, &issue, evidence_text)?;
+        }
+        IssueCommand::Create { title, summary, severity, evidence } => {
+            session.may_write("issue create")?;
+            let input = IssueInput {
+                title: Some(title),
+                summary,
+                severity: parse::<Severity>("--severity", severity)?,
+                evidence: (!evidence.is_empty()).then(|| evidence.into_iter().map(EvidenceInput::call).collect()),
+                ..Default::default()
+            };
+            refuse_invalid(&input)?;
+            let issue = client.create_issue(&input).await?;
+            output::item(session.format, &issue)?;
+        }
+        IssueCommand::Update { issue, status, severity } => {
+            session.may_write("issue update")?;
+            let update = IssueUpdate {
+                status: parse::<IssueStatus>("--status", status)?,
+                severity: parse::<Severity>("--severity", severity)?.map(Some),
+                ..Default::default()
+            };
+            if update.status.is_none() && update.severity.is_none() {
+                return Err(Failure::invalid("--status", "give --status or --severity"));
+            }
+            let updated = client.update_issue(issue, &update).await.map_err(|e| not_found(e, issue))?;
+            output::item(session.format, &updated)?;
+        }
+    }
+    Ok(Exit::Ok)
+}
+
+/// The input's own rules, checked before sending, as flags.
+fn refuse_invalid(input: &impl Validate) -> Result<(), Failure> {
+    match input.validate().first() {
+        Some(violation) => Err(Failure::invalid(
+            format!("--{}", violation.param.split(['.', '[']).next().unwrap_or("")),
+            violation.to_string(),
+        )),
+        None => Ok(()),
+    }
+}
+
+fn not_found(error: crate::api::Error, id: Uuid) -> Failure {
+    match error.status() {
+        Some(404) => Failure::not_found(format!("no issue has the id {id}")),
+        _ => error.into(),
+    }
+}

@@ -1,0 +1,164 @@
+//! `switchboard job list [--plan PLAN] [--status S] | get JOB | watch JOB | cancel JOB`.
+
+use std::collections::HashMap;
+
+use clap::Subcommand;
+use serde::Serialize;
+use uuid::Uuid;
+
+use super::exit::{Exit, Failure, Outcome};
+use super::listing::{self, ListArgs};
+use super::output::{self, Format, Tabular, or_dash};
+use super::plan;
+use super::report::text;
+use super::run::finish_watch;
+use super::session::Session;
+use super::signals::Signals;
+use super::watch;
+use crate::api::model::{RunPlanJob, percent};
+use crate::api::{Client, ListQuery, routes};
+
+#[derive(Debug, Subcommand)]
+pub enum JobCommand {
+    /// List run plan jobs, newest first, with their verdicts.
+    List {
+        /// Only the jobs of this plan (id or exact name).
+        #[arg(long)]
+        plan: Option<String>,
+        /// Only jobs in this status (PENDING, RUNNING_SIMULATIONS, COMPLETED, FAILED, CANCELLED, …).
+        #[arg(long)]
+        status: Option<String>,
+        #[command(flatten)]
+        list: ListArgs,
+    },
+    /// Show a job: its verdict, checks and simulations.
+    Get { job: Uuid },
+    /// Follow a job until it ends (a progress bar on a terminal, a line per change when piped), then show its verdict.
+    Watch { job: Uuid },
+    /// Cancel a running job: simulations not yet started are cancelled, ones mid-call finish.
+    Cancel { job: Uuid },
+}
+
+/// A job as listed, with its plan's name (the JSON is the job alone, as the service sent it).
+struct Listed<'a> {
+    job: &'a RunPlanJob,
+    plan: Option<&'a str>,
+}
+
+impl Serialize for Listed<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.job.serialize(serializer)
+    }
+}
+
+impl Tabular for Listed<'_> {
+    const COLUMNS: &'static [&'static str] = &["ID", "STATUS", "VERDICT", "SCORE", "PLAN", "SIMS", "CREATED"];
+    fn row(&self) -> Vec<String> {
+        let job = self.job;
+        let sims = job.simulation_job_count.unwrap_or(job.simulation_jobs.len() as u64);
+        vec![
+            job.simulation_run_plan_job_id.to_string(),
+            or_dash(job.status.as_ref()),
+            text::word(job).to_string(),
+            or_dash(job.verdict.as_ref().and_then(|v| v.score).map(percent)),
+            self.plan
+                .map(str::to_string)
+                .or(job.simulation_run_plan_id.map(|id| id.to_string()))
+                .unwrap_or_else(|| "(inline plan)".into()),
+            sims.to_string(),
+            or_dash(job.created_at.as_ref()),
+        ]
+    }
+}
+
+impl Tabular for RunPlanJob {
+    const COLUMNS: &'static [&'static str] =
+        &["ID", "STATUS", "VERDICT", "SCORE", "PLAN ID", "SIMS", "CREATED", "STARTED", "ENDED", "ERROR"];
+    fn row(&self) -> Vec<String> {
+        vec![
+            self.simulation_run_plan_job_id.to_string(),
+            or_dash(self.status.as_ref()),
+            text::word(self).to_string(),
+            or_dash(self.verdict.as_ref().and_then(|v| v.score).map(percent)),
+            self.simulation_run_plan_id.map(|id| id.to_string()).unwrap_or_else(|| "(inline plan)".into()),
+            self.simulation_job_count.unwrap_or(self.simulation_jobs.len() as u64).to_string(),
+            or_dash(self.created_at.as_ref()),
+            or_dash(self.started_at.as_ref()),
+            or_dash(self.ended_at.as_ref()),
+            or_dash(self.error_message.as_ref()),
+        ]
+    }
+}
+
+/// A job with its verdict and simulations, in `format`.
+pub fn print_job(format: Format, job: &RunPlanJob) -> Result<(), Failure> {
+    output::item_with(format, job, |job| {
+        vec![text::verdict(job.verdict.as_ref()), text::simulations(&job.simulation_jobs)]
+    })
+}
+
+pub async fn run(command: JobCommand, session: &Session) -> Outcome {
+    let client = &session.client;
+    match command {
+        JobCommand::List { plan, status, list } => {
+            let mut query = ListQuery::default();
+            if let Some(plan) = plan {
+                query = query.filter("planId", plan::resolve(client, &plan).await?.id);
+            }
+            if let Some(status) = status {
+                query = query.filter("status", status.to_ascii_uppercase());
+            }
+            let (jobs, pagination) = listing::fetch::<RunPlanJob>(client, routes::RUN_PLAN_JOBS, query, &list).await?;
+            let names =
+                if session.format.resolve() == Format::Json { HashMap::new() } else { plan_names(client, &jobs).await };
+            let listed: Vec<Listed> = jobs
+                .iter()
+                .map(|job| Listed {
+                    job,
+                    plan: job.simulation_run_plan_id.and_then(|id| names.get(&id)).map(String::as_str),
+                })
+                .collect();
+            output::list(session.format, &listed, &pagination)?;
+        }
+        JobCommand::Get { job } => print_job(session.format, &get(client, job).await?)?,
+        JobCommand::Watch { job } => {
+            let mut signals = Signals::listen();
+            get(client, job).await?;
+            let watched = watch::watch(client, job, session.poll_interval, None, &mut signals).await?;
+            return finish_watch(session, job, watched);
+        }
+        JobCommand::Cancel { job } => {
+            session.may_write("job cancel")?;
+            let cancelled = client.cancel_run_plan_job(job).await.map_err(|e| not_found(e, job))?;
+            output::item(session.format, &cancelled)?;
+        }
+    }
+    Ok(Exit::Ok)
+}
+
+/// A job, or a not-found failure that names it.
+pub async fn get(client: &Client, id: Uuid) -> Result<RunPlanJob, Failure> {
+    client.get_run_plan_job(id).await.map_err(|e| not_found(e, id))
+}
+
+fn not_found(error: crate::api::Error, id: Uuid) -> Failure {
+    match error.status() {
+        Some(404) => Failure::not_found(format!("no run plan job has the id {id}")),
+        _ => error.into(),
+    }
+}
+
+/// The names of the plans these jobs ran, read once per plan; a plan that cannot be read is
+/// shown by id.
+async fn plan_names(client: &Client, jobs: &[RunPlanJob]) -> HashMap<Uuid, String> {
+    let mut names = HashMap::new();
+    for id in jobs.iter().filter_map(|j| j.simulation_run_plan_id) {
+        if names.contains_key(&id) {
+            continue;
+        }
+        if let Ok(plan) = client.get_run_plan(id).await {
+            names.insert(id, plan.name().to_string());
+        }
+    }
+    names
+}

@@ -1,0 +1,106 @@
+//! `switchboard metric list | values COLLECTION_JOB [--status all]`.
+
+use clap::Subcommand;
+use serde::Serialize;
+use uuid::Uuid;
+
+use super::exit::{Exit, Failure, Outcome};
+use super::listing::{self, ListArgs};
+use super::output::{self, Format, Tabular, or_dash};
+use super::session::Session;
+use crate::api::model::{CursorPagination, MetricDefinition, MetricValue, MetricValueGroup, ValueStatusFilter};
+use crate::api::{ListQuery, routes};
+
+#[derive(Debug, Subcommand)]
+pub enum MetricCommand {
+    /// List metric definitions.
+    List(ListArgs),
+    /// The values a collection job produced (a run's metrics: its run plan job opens one).
+    Values {
+        /// The collection job's id.
+        collection_job: Uuid,
+        /// `success` (the default) or `all` (also NOT_APPLICABLE, DATA_MISSING and ERROR rows).
+        #[arg(long, default_value = "success")]
+        status: String,
+    },
+}
+
+impl Tabular for MetricDefinition {
+    const COLUMNS: &'static [&'static str] = &["ID", "SLUG", "NAME", "TYPE", "CALCULATION", "CHECK", "VER"];
+    fn row(&self) -> Vec<String> {
+        vec![
+            self.id.to_string(),
+            or_dash(self.slug_or_alias()),
+            self.name.clone().unwrap_or_default(),
+            or_dash(self.metric_type.as_ref()),
+            or_dash(self.calculation_type.as_ref()),
+            if self.is_check() { "yes".into() } else { "no".into() },
+            or_dash(self.version),
+        ]
+    }
+}
+
+/// One value of a metric, flattened for a table (the JSON keeps the service's groups).
+struct ValueRow<'a> {
+    group: &'a MetricValueGroup,
+    value: &'a MetricValue,
+}
+
+impl Serialize for ValueRow<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.value.serialize(serializer)
+    }
+}
+
+impl Tabular for ValueRow<'_> {
+    const COLUMNS: &'static [&'static str] = &["METRIC", "CALL", "STATUS", "VALUE", "REASONING"];
+    fn row(&self) -> Vec<String> {
+        let group = self.group;
+        let value = self.value;
+        let shown = value.label.clone().or(value.value.map(|v| v.to_string()));
+        vec![
+            group.name.clone().or(group.slug.clone()).unwrap_or_else(|| group.metric_definition_id.to_string()),
+            or_dash(value.call_id.or(value.chat_id)),
+            or_dash(value.capture_status.as_ref()),
+            or_dash(shown),
+            value.value_reasoning.clone().or(value.error_message.clone()).unwrap_or_default(),
+        ]
+    }
+}
+
+pub async fn run(command: MetricCommand, session: &Session) -> Outcome {
+    let client = &session.client;
+    match command {
+        MetricCommand::List(list) => {
+            let (metrics, pagination) =
+                listing::fetch::<MetricDefinition>(client, routes::METRIC_DEFINITIONS, ListQuery::default(), &list)
+                    .await?;
+            output::list(session.format, &metrics, &pagination)?;
+        }
+        MetricCommand::Values { collection_job, status } => {
+            let status = match status.to_ascii_lowercase().as_str() {
+                "success" => ValueStatusFilter::Success,
+                "all" => ValueStatusFilter::All,
+                other => {
+                    return Err(Failure::invalid("--status", format!("--status is success or all, not {other:?}")));
+                }
+            };
+            let groups = client.collection_job_values(collection_job, status).await.map_err(|e| match e.status() {
+                Some(404) => Failure::not_found(format!("no collection job has the id {collection_job}")),
+                _ => e.into(),
+            })?;
+            match session.format.resolve() {
+                // The service's own shape: `{data: [groups]}`.
+                Format::Json => output::emit(&output::json(&serde_json::json!({ "data": groups }))?)?,
+                format => {
+                    let rows: Vec<ValueRow> = groups
+                        .iter()
+                        .flat_map(|group| group.values.iter().map(move |value| ValueRow { group, value }))
+                        .collect();
+                    output::list(format, &rows, &CursorPagination::default())?;
+                }
+            }
+        }
+    }
+    Ok(Exit::Ok)
+}

@@ -1,0 +1,259 @@
+//! Every read prints as a table, JSON, JSON lines or plain text from one definition: a
+//! resource says its columns and row once (`Tabular`), and `list`/`item` do the rest. JSON is
+//! the interface's own shapes (`{data, pagination}`, `{data}`), so the service docs' `jq`
+//! recipes work on it.
+
+use std::io::{IsTerminal, Write};
+
+use clap::ValueEnum;
+use serde::Serialize;
+use unicode_width::UnicodeWidthStr;
+
+use super::exit::Failure;
+use crate::api::model::CursorPagination;
+
+/// `--output`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum Format {
+    /// A table on a terminal, JSON when piped.
+    #[default]
+    Auto,
+    Table,
+    Json,
+    /// One JSON object a line: each item of a list.
+    Jsonl,
+    /// Tab-separated values without a header, nothing cut: for `cut` and `while read`.
+    Plain,
+}
+
+impl Format {
+    /// `auto` decided by whether stdout is a terminal.
+    pub fn resolve(self) -> Format {
+        match self {
+            Format::Auto if std::io::stdout().is_terminal() => Format::Table,
+            Format::Auto => Format::Json,
+            other => other,
+        }
+    }
+
+    pub fn is_machine(self) -> bool {
+        matches!(self.resolve(), Format::Json | Format::Jsonl)
+    }
+}
+
+/// A resource as a row: its column titles and its cells, in the same order.
+pub trait Tabular {
+    const COLUMNS: &'static [&'static str];
+    fn row(&self) -> Vec<String>;
+}
+
+/// A list page in the interface's shape.
+#[derive(Serialize)]
+struct ListBody<'a, T> {
+    data: &'a [T],
+    pagination: &'a CursorPagination,
+}
+
+#[derive(Serialize)]
+struct ItemBody<'a, T> {
+    data: &'a T,
+}
+
+/// Prints a list in `format`.
+pub fn list<T: Tabular + Serialize>(format: Format, items: &[T], pagination: &CursorPagination) -> Result<(), Failure> {
+    let text = match format.resolve() {
+        Format::Json => json(&ListBody { data: items, pagination })?,
+        Format::Jsonl => jsonl(items)?,
+        Format::Plain => plain(items.iter().map(Tabular::row)),
+        Format::Table | Format::Auto => {
+            let mut text = table(T::COLUMNS, items.iter().map(Tabular::row).collect());
+            if pagination.has_more {
+                text.push_str(&format!(
+                    "… more: {} in all (raise --limit, or pass --cursor {})\n",
+                    pagination.total,
+                    pagination.next_cursor.as_deref().unwrap_or("")
+                ));
+            }
+            text
+        }
+    };
+    emit(&text)
+}
+
+/// Prints one resource: `{data}` in JSON, its columns as `NAME  value` lines in a table.
+pub fn item<T: Tabular + Serialize>(format: Format, item: &T) -> Result<(), Failure> {
+    item_with(format, item, |_| Vec::new())
+}
+
+/// Like `item`, with sections after the key/value lines in a table (a job's simulations).
+pub fn item_with<T: Tabular + Serialize>(
+    format: Format,
+    item: &T,
+    more: impl FnOnce(&T) -> Vec<String>,
+) -> Result<(), Failure> {
+    let text = match format.resolve() {
+        Format::Json => json(&ItemBody { data: item })?,
+        Format::Jsonl => jsonl(std::slice::from_ref(item))?,
+        Format::Plain => plain([item.row()].into_iter()),
+        Format::Table | Format::Auto => {
+            let mut text = details(T::COLUMNS, &item.row());
+            for section in more(item) {
+                text.push('\n');
+                text.push_str(&section);
+            }
+            text
+        }
+    };
+    emit(&text)
+}
+
+/// Prints a JSON value as sent (for `switchboard api`): pretty JSON, or one line with jsonl.
+pub fn value(format: Format, value: &serde_json::Value) -> Result<(), Failure> {
+    let text = match format.resolve() {
+        Format::Jsonl => format!("{}\n", serde_json::to_string(value).map_err(encode)?),
+        _ => json(value)?,
+    };
+    emit(&text)
+}
+
+/// Writes to stdout; a closed pipe (`| head`) ends quietly.
+pub fn emit(text: &str) -> Result<(), Failure> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Failure::io("cannot write to stdout", e)),
+        _ => Ok(()),
+    }
+}
+
+fn encode(error: serde_json::Error) -> Failure {
+    Failure::new(super::exit::Exit::Refused, "encode", format!("cannot encode the output as JSON: {error}"))
+}
+
+pub fn json<T: Serialize + ?Sized>(value: &T) -> Result<String, Failure> {
+    Ok(format!("{}\n", serde_json::to_string_pretty(value).map_err(encode)?))
+}
+
+fn jsonl<T: Serialize>(items: &[T]) -> Result<String, Failure> {
+    let mut text = String::new();
+    for item in items {
+        text.push_str(&serde_json::to_string(item).map_err(encode)?);
+        text.push('\n');
+    }
+    Ok(text)
+}
+
+fn plain(rows: impl Iterator<Item = Vec<String>>) -> String {
+    let mut text = String::new();
+    for row in rows {
+        let cells: Vec<String> = row.iter().map(|c| c.replace(['\t', '\n'], " ")).collect();
+        text.push_str(&cells.join("\t"));
+        text.push('\n');
+    }
+    text
+}
+
+/// The terminal's width, when stdout is one.
+fn terminal_width() -> Option<usize> {
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    crossterm::terminal::size().ok().map(|(w, _)| w as usize).filter(|w| *w > 20)
+}
+
+/// Aligned columns under a header; on a terminal the widest column is cut with … to fit.
+pub fn table(columns: &[&str], rows: Vec<Vec<String>>) -> String {
+    if rows.is_empty() {
+        return "(none)\n".into();
+    }
+    let rows: Vec<Vec<String>> = rows.into_iter().map(|r| r.into_iter().map(|c| one_line(&c)).collect()).collect();
+    let mut widths: Vec<usize> = columns.iter().map(|c| c.width()).collect();
+    for row in &rows {
+        for (i, cell) in row.iter().enumerate().take(widths.len()) {
+            widths[i] = widths[i].max(cell.width());
+        }
+    }
+    if let Some(available) = terminal_width() {
+        let gaps = 2 * widths.len().saturating_sub(1);
+        while widths.iter().sum::<usize>() + gaps > available {
+            let Some((widest, width)) = widths.iter().copied().enumerate().max_by_key(|(_, w)| *w) else { break };
+            if width <= 8 {
+                break;
+            }
+            let over = widths.iter().sum::<usize>() + gaps - available;
+            widths[widest] = width.saturating_sub(over).max(8);
+        }
+    }
+    let mut text = line(&columns.iter().map(|c| c.to_string()).collect::<Vec<_>>(), &widths);
+    for row in &rows {
+        text.push_str(&line(row, &widths));
+    }
+    text
+}
+
+fn line(cells: &[String], widths: &[usize]) -> String {
+    let last = widths.len().saturating_sub(1);
+    let mut text = String::new();
+    for (i, width) in widths.iter().enumerate() {
+        let cell = fit(cells.get(i).map(String::as_str).unwrap_or(""), *width);
+        text.push_str(&cell);
+        if i < last {
+            text.push_str(&" ".repeat(width.saturating_sub(cell.width()) + 2));
+        }
+    }
+    text.push('\n');
+    text
+}
+
+/// `text` cut to `width` columns with … where cut.
+pub fn fit(text: &str, width: usize) -> String {
+    if text.width() <= width {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    for c in text.chars() {
+        if out.width() + c.to_string().width() + 1 > width {
+            break;
+        }
+        out.push(c);
+    }
+    out.push('…');
+    out
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `NAME  value` lines: one resource in a table.
+pub fn details(columns: &[&str], row: &[String]) -> String {
+    let width = columns.iter().map(|c| c.width()).max().unwrap_or(0);
+    let mut text = String::new();
+    for (column, cell) in columns.iter().zip(row) {
+        text.push_str(&format!("{column:<width$}  {cell}\n"));
+    }
+    text
+}
+
+/// An optional cell: the value, or `—`.
+pub fn or_dash<T: ToString>(value: Option<T>) -> String {
+    value.map(|v| v.to_string()).filter(|v| !v.is_empty()).unwrap_or_else(|| "—".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cell_wider_than_its_column_never_underflows() {
+        assert_eq!(line(&["αβγδεζηθ".to_string(), "x".into()], &[3, 1]), "αβ…  x\n");
+        assert_eq!(fit("wide", 0), "…");
+    }
+
+    #[test]
+    fn tables_align_and_plain_is_tab_separated() {
+        let rows = vec![vec!["a".to_string(), "long value".to_string()], vec!["bbb".into(), "x".into()]];
+        assert_eq!(table(&["ID", "NAME"], rows.clone()), "ID   NAME\na    long value\nbbb  x\n");
+        assert_eq!(plain(rows.into_iter()), "a\tlong value\nbbb\tx\n");
+        assert_eq!(fit("abcdefgh", 5), "abcd…");
+    }
+}

@@ -1,0 +1,133 @@
+//! `switchboard plan list | get PLAN | create -f FILE`. PLAN is an id or an exact name.
+
+use clap::Subcommand;
+use futures_util::TryStreamExt;
+use uuid::Uuid;
+
+use super::exit::{Exit, Failure, Outcome};
+use super::input::Document;
+use super::listing::{self, ListArgs};
+use super::output::{self, Tabular, or_dash};
+use super::session::Session;
+use crate::api::model::{EdgeCases, RunPlan, RunPlanInput};
+use crate::api::{Client, ListQuery, routes};
+
+#[derive(Debug, Subcommand)]
+pub enum PlanCommand {
+    /// List run plans, newest first.
+    List(ListArgs),
+    /// Show one run plan.
+    Get {
+        /// The plan's id, or its exact name.
+        plan: String,
+    },
+    /// Create a run plan from a JSON or YAML file (the body of POST /v1/simulation/plan).
+    Create {
+        /// The file; `-` reads stdin.
+        #[arg(short = 'f', long = "file")]
+        file: String,
+    },
+}
+
+impl Tabular for RunPlan {
+    const COLUMNS: &'static [&'static str] =
+        &["ID", "NAME", "DIRECTION", "FLOWS", "ENDPOINTS", "METRICS", "ITERATIONS", "UPDATED"];
+    fn row(&self) -> Vec<String> {
+        let plan = &self.plan;
+        vec![
+            self.id.to_string(),
+            self.name().to_string(),
+            or_dash(plan.direction.as_ref()),
+            plan.flows.as_ref().map_or(0, Vec::len).to_string(),
+            plan.agent_endpoints.as_ref().map_or(0, Vec::len).to_string(),
+            plan.metrics.as_ref().map_or(0, Vec::len).to_string(),
+            plan.iteration_count_or_default().to_string(),
+            or_dash(self.updated_at.as_ref().or(self.created_at.as_ref())),
+        ]
+    }
+}
+
+pub async fn run(command: PlanCommand, session: &Session) -> Outcome {
+    match command {
+        PlanCommand::List(args) => {
+            let (plans, pagination) =
+                listing::fetch::<RunPlan>(&session.client, routes::RUN_PLANS, ListQuery::default(), &args).await?;
+            output::list(session.format, &plans, &pagination)?;
+        }
+        PlanCommand::Get { plan } => {
+            let plan = resolve(&session.client, &plan).await?;
+            output::item_with(session.format, &plan, |plan| vec![contents(&plan.plan)])?;
+        }
+        PlanCommand::Create { file } => {
+            session.may_write("plan create")?;
+            let document = Document::read(&file)?;
+            let input: RunPlanInput = document.decode("run plan")?;
+            let created = session.client.create_run_plan(&input).await.map_err(|e| locate(&document, e))?;
+            output::item(session.format, &created.run_plan)?;
+        }
+    }
+    Ok(Exit::Ok)
+}
+
+/// A refusal of a file's contents, pointed at the line of the member the service named.
+pub fn locate(document: &Document, error: crate::api::Error) -> Failure {
+    let mut failure = Failure::from(error);
+    if let Some(param) = failure.body.param.clone()
+        && let Some(line) = document.line_of(param.trim_start_matches("plan."))
+    {
+        failure.body.message = format!("{}:{line}: {}", document.name, failure.body.message);
+    }
+    failure
+}
+
+/// What a plan runs, for `plan get` in a table.
+fn contents(plan: &RunPlanInput) -> String {
+    let mut text = String::from("FLOWS\n");
+    for flow in plan.flows.iter().flatten() {
+        let name = flow.slug.clone().or(flow.id.map(|id| id.to_string())).unwrap_or_default();
+        let edge = match &flow.edge_cases {
+            Some(EdgeCases::All) => "every edge case".to_string(),
+            Some(EdgeCases::List(list)) => format!("{} edge case(s)", list.len()),
+            None => "no edge cases".into(),
+        };
+        let happy = if flow.happy_path == Some(true) { "happy path + " } else { "" };
+        text.push_str(&format!("  {name}: {happy}{edge}\n"));
+    }
+    text.push_str("METRICS (bar: minPassRate, 80 % when unset)\n");
+    for metric in plan.metrics.iter().flatten() {
+        let name =
+            metric.slug_or_alias().map(str::to_string).or(metric.id.map(|id| id.to_string())).unwrap_or_default();
+        let (bar, inherited) = metric.min_pass_rate_or_default();
+        let bar = if inherited { format!("{bar} % (default)") } else { format!("{bar} %") };
+        text.push_str(&format!("  {name}: {bar}\n"));
+    }
+    text
+}
+
+/// A plan by id, or by exact name; several plans of one name are a usage error listing them.
+pub async fn resolve(client: &Client, plan: &str) -> Result<RunPlan, Failure> {
+    if let Ok(id) = plan.parse::<Uuid>() {
+        return client.get_run_plan(id).await.map_err(|e| match e.status() {
+            Some(404) => Failure::not_found(format!("no run plan has the id {id}")),
+            _ => e.into(),
+        });
+    }
+    let named: Vec<RunPlan> = client
+        .list_all::<RunPlan>(routes::RUN_PLANS, ListQuery::default().limit(50))
+        .try_filter(|p| std::future::ready(p.name() == plan))
+        .try_collect()
+        .await?;
+    match named.as_slice() {
+        [one] => Ok(one.clone()),
+        [] => Err(Failure::not_found(format!(
+            "no run plan is named {plan:?} (names must match exactly; `switchboard plan list` shows them)"
+        ))),
+        many => {
+            let ids: Vec<String> = many.iter().map(|p| p.id.to_string()).collect();
+            Err(Failure::invalid(
+                "plan",
+                format!("{} run plans are named {plan:?}; pass one of their ids: {}", many.len(), ids.join(", ")),
+            ))
+        }
+    }
+}

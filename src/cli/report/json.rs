@@ -1,0 +1,86 @@
+//! The JSON report (`gate --json PATH`, and `gate --output json` on stdout): the run's verdict
+//! in the hosted shape plus each simulation's outcome and failed checks. Documented in
+//! `docs/cli.md`; members are only ever added.
+
+use serde::Serialize;
+use uuid::Uuid;
+
+use super::{GateReport, GateResult, case_name};
+use crate::api::model::{FailedCheck, Invalidation, RunPlanJobStatus, SimulationJobStatus, SimulationOutcome, Verdict};
+
+/// Bumped only if a member changes meaning or goes away.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report<'a> {
+    pub schema_version: u32,
+    pub result: GateResult,
+    pub message: Option<&'a str>,
+    pub run_plan_job_id: Uuid,
+    pub run_plan_id: Option<Uuid>,
+    pub plan_name: Option<&'a str>,
+    pub status: Option<&'a RunPlanJobStatus>,
+    /// `--min-pass-rate`, when given.
+    pub min_pass_rate: Option<f64>,
+    /// The verdict judged (each bar raised to `minPassRate` when given); null when the run
+    /// had nothing to judge.
+    pub verdict: Option<&'a Verdict>,
+    /// The service's verdict as sent, present only when `minPassRate` changed it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub service_verdict: Option<&'a Verdict>,
+    /// Whether the service sent per-simulation outcomes (the hosted service does not).
+    pub per_simulation_detail: bool,
+    pub simulations: Vec<Simulation<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Simulation<'a> {
+    pub simulation_job_id: Uuid,
+    /// Flow · variant · persona · #iteration.
+    pub name: String,
+    pub call_id: Option<Uuid>,
+    pub status: Option<&'a SimulationJobStatus>,
+    pub outcome: Option<&'a SimulationOutcome>,
+    pub failed_checks: &'a [FailedCheck],
+    pub invalidation: Option<&'a Invalidation>,
+    pub error_message: Option<&'a str>,
+}
+
+impl<'a> Report<'a> {
+    pub fn of(report: &'a GateReport) -> Report<'a> {
+        let job = &report.job;
+        Report {
+            schema_version: SCHEMA_VERSION,
+            result: report.result,
+            message: report.message.as_deref(),
+            run_plan_job_id: job.simulation_run_plan_job_id,
+            run_plan_id: job.simulation_run_plan_id,
+            plan_name: report.plan_name.as_deref(),
+            status: job.status.as_ref(),
+            min_pass_rate: report.min_pass_rate,
+            verdict: report.verdict.as_ref(),
+            service_verdict: report.service_verdict.as_ref(),
+            per_simulation_detail: report.per_simulation(),
+            simulations: job
+                .simulation_jobs
+                .iter()
+                .map(|sim| Simulation {
+                    simulation_job_id: sim.simulation_job_id,
+                    name: case_name(sim),
+                    call_id: sim.call_id,
+                    status: sim.status.as_ref(),
+                    outcome: sim.outcome.as_ref(),
+                    failed_checks: &sim.failed_checks,
+                    invalidation: sim.invalidation.as_ref(),
+                    error_message: sim.error_message.as_deref(),
+                })
+                .collect(),
+        }
+    }
+}
+
+pub fn render(report: &GateReport) -> Result<String, serde_json::Error> {
+    Ok(format!("{}\n", serde_json::to_string_pretty(&Report::of(report))?))
+}

@@ -1,0 +1,337 @@
+//! JUnit XML, in the aggregated shape of the Apache Ant JUnit schema that CI systems read
+//! (`tests/fixtures/junit/JUnit.xsd`): one `testsuite` per check, with one `testcase` per
+//! simulation (named by flow, variant, persona and iteration) and one for the check's bar;
+//! a `run` suite for what the verdict says about the run as a whole.
+
+use std::fmt::Write;
+
+use super::{GateReport, case_name, one_line};
+use crate::api::model::{SimulationJob, SimulationOutcome, Verdict, VerdictCheck, VerdictFailure, percent};
+
+/// One test case's result.
+enum Case {
+    Passed,
+    Failure { kind: &'static str, message: String, text: String },
+    Error { message: String },
+    Skipped { message: String },
+}
+
+struct TestCase {
+    name: String,
+    classname: String,
+    seconds: f64,
+    result: Case,
+}
+
+struct Suite {
+    name: String,
+    cases: Vec<TestCase>,
+    properties: Vec<(String, String)>,
+}
+
+/// The report as XML.
+pub fn render(report: &GateReport, hostname: &str) -> String {
+    let suites = suites(report);
+    let timestamp = timestamp(report);
+    let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
+    for (id, suite) in suites.iter().enumerate() {
+        let count = |f: fn(&Case) -> bool| suite.cases.iter().filter(|c| f(&c.result)).count();
+        let failures = count(|c| matches!(c, Case::Failure { .. }));
+        let errors = count(|c| matches!(c, Case::Error { .. }));
+        let skipped = count(|c| matches!(c, Case::Skipped { .. }));
+        let time: f64 = suite.cases.iter().map(|c| c.seconds).sum();
+        let _ = writeln!(
+            xml,
+            "  <testsuite name=\"{}\" package=\"switchboard\" id=\"{id}\" timestamp=\"{timestamp}\" hostname=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\" time=\"{time:.3}\">",
+            attr(&suite.name),
+            attr(hostname),
+            suite.cases.len(),
+        );
+        xml.push_str("    <properties>\n");
+        for (name, value) in &suite.properties {
+            let _ = writeln!(xml, "      <property name=\"{}\" value=\"{}\"/>", attr(name), attr(value));
+        }
+        xml.push_str("    </properties>\n");
+        for case in &suite.cases {
+            let _ = write!(
+                xml,
+                "    <testcase name=\"{}\" classname=\"{}\" time=\"{:.3}\"",
+                attr(&case.name),
+                attr(&case.classname),
+                case.seconds
+            );
+            match &case.result {
+                Case::Passed => xml.push_str("/>\n"),
+                Case::Failure { kind, message, text } => {
+                    let _ = writeln!(
+                        xml,
+                        ">\n      <failure type=\"{kind}\" message=\"{}\">{}</failure>\n    </testcase>",
+                        attr(message),
+                        text_node(text)
+                    );
+                }
+                Case::Error { message } => {
+                    let _ = writeln!(
+                        xml,
+                        ">\n      <error type=\"SIMULATION_ERROR\" message=\"{}\">{}</error>\n    </testcase>",
+                        attr(message),
+                        text_node(message)
+                    );
+                }
+                Case::Skipped { message } => {
+                    let _ = writeln!(xml, ">\n      <skipped message=\"{}\"/>\n    </testcase>", attr(message));
+                }
+            }
+        }
+        xml.push_str("    <system-out/>\n    <system-err/>\n  </testsuite>\n");
+    }
+    xml.push_str("</testsuites>\n");
+    xml
+}
+
+fn suites(report: &GateReport) -> Vec<Suite> {
+    let job_id = report.job.simulation_run_plan_job_id.to_string();
+    let Some(verdict) = &report.verdict else {
+        let case = TestCase {
+            name: "the run has a verdict".into(),
+            classname: "run".into(),
+            seconds: 0.0,
+            result: Case::Failure {
+                kind: "NO_VERDICT",
+                message: "nothing to judge".into(),
+                text: super::NO_VERDICT.into(),
+            },
+        };
+        return vec![Suite {
+            name: "run".into(),
+            cases: vec![case],
+            properties: vec![("runPlanJobId".into(), job_id)],
+        }];
+    };
+    let per_simulation = report.per_simulation();
+    let mut suites = vec![run_suite(report, verdict, &job_id)];
+    for check in &verdict.checks {
+        let name = check.name();
+        let mut cases = vec![bar_case(check)];
+        if per_simulation {
+            cases.extend(report.job.simulation_jobs.iter().map(|sim| sim_case(sim, check)));
+        }
+        let mut properties = vec![
+            ("metricDefinitionId".to_string(), check.metric_definition_id.to_string()),
+            ("minPassRate".into(), check.min_pass_rate.to_string()),
+            ("passRate".into(), check.pass_rate.map(|r| r.to_string()).unwrap_or_default()),
+            ("runPlanJobId".into(), job_id.clone()),
+        ];
+        if !per_simulation {
+            properties.push((
+                "note".into(),
+                "the service sent no per-simulation outcomes; only the check is reported".into(),
+            ));
+        }
+        suites.push(Suite { name, cases, properties });
+    }
+    suites
+}
+
+/// The run as a whole: one failing case per failure that is not a check's.
+fn run_suite(report: &GateReport, verdict: &Verdict, job_id: &str) -> Suite {
+    let run_failures: Vec<&VerdictFailure> = verdict
+        .failures
+        .iter()
+        .filter(|f| {
+            !matches!(f, VerdictFailure::MetricBelowMinPassRate { .. } | VerdictFailure::MetricNotEvaluated { .. })
+        })
+        .collect();
+    let mut cases: Vec<TestCase> = run_failures
+        .iter()
+        .map(|failure| TestCase {
+            name: failure.in_words(),
+            classname: "run".into(),
+            seconds: 0.0,
+            result: Case::Failure { kind: kind(failure), message: failure.in_words(), text: failure.in_words() },
+        })
+        .collect();
+    if cases.is_empty() {
+        cases.push(TestCase {
+            name: "the run completed and every simulation was scored".into(),
+            classname: "run".into(),
+            seconds: 0.0,
+            result: Case::Passed,
+        });
+    }
+    let status = report.job.status.as_ref().map(|s| s.to_string()).unwrap_or_default();
+    let properties = vec![
+        ("runPlanJobId".to_string(), job_id.to_string()),
+        ("status".into(), status),
+        ("result".into(), report.result.as_str().into()),
+        ("score".into(), verdict.score.map(|s| s.to_string()).unwrap_or_default()),
+    ];
+    Suite { name: "run".into(), cases, properties }
+}
+
+fn kind(failure: &VerdictFailure) -> &'static str {
+    match failure {
+        VerdictFailure::RunNotCompleted { .. } => "RUN_NOT_COMPLETED",
+        VerdictFailure::IncompleteCoverage { .. } => "INCOMPLETE_COVERAGE",
+        VerdictFailure::AgentNeverSpoke { .. } => "AGENT_NEVER_SPOKE",
+        VerdictFailure::MetricNotEvaluated { .. } => "METRIC_NOT_EVALUATED",
+        VerdictFailure::MetricBelowMinPassRate { .. } => "METRIC_BELOW_MIN_PASS_RATE",
+        VerdictFailure::Unknown => "UNKNOWN",
+    }
+}
+
+/// The check against its own bar.
+fn bar_case(check: &VerdictCheck) -> TestCase {
+    let rate = check.pass_rate.map(percent).unwrap_or_else(|| "no value".into());
+    let name = format!("pass rate ≥ {}", percent(check.min_pass_rate));
+    let result = match check.pass_rate {
+        _ if check.passed => Case::Passed,
+        None => Case::Failure {
+            kind: "METRIC_NOT_EVALUATED",
+            message: format!("{} was not evaluated on any simulation", check.name()),
+            text: format!("{} of the run's simulations produced a value for {}", check.evaluated_sims, check.name()),
+        },
+        Some(_) => Case::Failure {
+            kind: "METRIC_BELOW_MIN_PASS_RATE",
+            message: format!(
+                "{} passed {rate} of simulations, below its minimum of {}",
+                check.name(),
+                percent(check.min_pass_rate)
+            ),
+            text: format!("{} of {} evaluated simulations passed", check.passed_sims, check.evaluated_sims),
+        },
+    };
+    TestCase { name, classname: check.name(), seconds: 0.0, result }
+}
+
+/// One simulation on one check.
+fn sim_case(sim: &SimulationJob, check: &VerdictCheck) -> TestCase {
+    let failed = sim.failed_checks.iter().find(|f| f.metric_definition_id == check.metric_definition_id);
+    let result = match (&sim.outcome, failed) {
+        (_, Some(failed)) => {
+            let value = failed.value.map(|v| v.to_string()).unwrap_or_else(|| "none".into());
+            let reasoning = failed.value_reasoning.clone().unwrap_or_default();
+            Case::Failure {
+                kind: "CHECK_FAILED",
+                message: format!("value {value}: {}", one_line(&reasoning)),
+                text: format!(
+                    "value: {value}\nreasoning: {reasoning}\ncall: {}",
+                    sim.call_id.map(|c| c.to_string()).unwrap_or_default()
+                ),
+            }
+        }
+        (Some(SimulationOutcome::Error), None) => {
+            Case::Error { message: sim.error_message.clone().unwrap_or_else(|| "the simulation failed".into()) }
+        }
+        (Some(SimulationOutcome::NotEvaluated), None) => Case::Skipped {
+            message: sim
+                .invalidation
+                .as_ref()
+                .map(|i| format!("not evaluated: {}", i.reason))
+                .or_else(|| sim.error_message.clone())
+                .unwrap_or_else(|| "not evaluated".into()),
+        },
+        (None, None) => Case::Skipped { message: "the simulation did not finish".into() },
+        // PASSED, or FAILED on other checks only: this check was not among the failed ones.
+        (Some(_), None) => Case::Passed,
+    };
+    TestCase { name: case_name(sim), classname: check.name(), seconds: seconds(sim), result }
+}
+
+fn seconds(sim: &SimulationJob) -> f64 {
+    let start = sim.started_at.as_ref().and_then(|t| t.parse());
+    let end = sim.completed_at.as_ref().and_then(|t| t.parse());
+    match (start, end) {
+        (Some(start), Some(end)) => ((end.as_millisecond() - start.as_millisecond()).max(0) as f64) / 1000.0,
+        _ => 0.0,
+    }
+}
+
+/// The schema's timestamp: `YYYY-MM-DDTHH:MM:SS`, no zone (UTC).
+fn timestamp(report: &GateReport) -> String {
+    let when = report
+        .job
+        .started_at
+        .as_ref()
+        .or(report.job.created_at.as_ref())
+        .and_then(|t| t.parse())
+        .unwrap_or_else(jiff::Timestamp::now);
+    when.strftime("%Y-%m-%dT%H:%M:%S").to_string()
+}
+
+fn attr(text: &str) -> String {
+    escape(text, true)
+}
+
+fn text_node(text: &str) -> String {
+    escape(text, false)
+}
+
+/// XML escaping; characters XML 1.0 cannot carry are dropped.
+fn escape(text: &str, attribute: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' if attribute => out.push_str("&quot;"),
+            '\n' if attribute => out.push_str("&#10;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn escaping_keeps_xml_well_formed() {
+        assert_eq!(super::attr("a \"b\" <c> & d\ne\u{1}"), "a &quot;b&quot; &lt;c&gt; &amp; d&#10;e");
+        assert_eq!(super::text_node("x\n\"y\""), "x\n\"y\"");
+    }
+}
+
+#[cfg(test)]
+mod hosted {
+    use super::super::{GateReport, GateResult, markdown};
+    use crate::api::model::RunPlanJob;
+
+    /// A job as the hosted service sends it: a verdict, and simulations without outcomes.
+    fn hosted_job() -> RunPlanJob {
+        serde_json::from_value(serde_json::json!({
+            "simulationRunPlanJobId": "00000000-0000-0000-0000-0000000000aa",
+            "status": "COMPLETED",
+            "startedAt": "2026-11-23T10:00:00Z",
+            "simulationJobs": [
+                {"simulationJobId": "00000000-0000-0000-0000-000000000001", "status": "COMPLETED"},
+                {"simulationJobId": "00000000-0000-0000-0000-000000000002", "status": "COMPLETED"}
+            ],
+            "verdict": {"passed": false, "score": 50.0, "checks": [{
+                "metricDefinitionId": "00000000-0000-0000-0000-0000000000c1", "metricName": "Task completion",
+                "evaluatedSims": 2, "passedSims": 1, "passRate": 50.0, "minPassRate": 80.0, "inherited": true, "passed": false
+            }], "failures": [{"type": "METRIC_BELOW_MIN_PASS_RATE", "metricDefinitionId": "00000000-0000-0000-0000-0000000000c1",
+                "metricName": "Task completion", "passRate": 50.0, "minPassRate": 80.0, "inherited": true}]}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_hosted_verdict_is_reported_on_its_checks_alone() {
+        let report = GateReport::judge(hosted_job(), Some("Nightly".into()), None, false);
+        assert_eq!(report.result, GateResult::Failed);
+        assert!(!report.per_simulation());
+        let xml = super::render(&report, "localhost");
+        assert!(xml.contains("name=\"Task completion\"") && xml.contains("tests=\"1\" failures=\"1\""), "{xml}");
+        assert!(xml.contains("only the check is reported"), "{xml}");
+        assert!(!xml.contains("CHECK_FAILED"), "no per-simulation cases without outcomes: {xml}");
+        let md = markdown::render(&report);
+        assert!(
+            md.contains("no per-simulation outcomes")
+                && md.contains("| Task completion | 50 % (1/2) | 80 % (default) | ❌ |"),
+            "{md}"
+        );
+    }
+}

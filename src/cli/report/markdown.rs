@@ -1,0 +1,93 @@
+//! The Markdown report (`gate --markdown PATH`, and GitHub's step summary): the checks against
+//! their bars, the failures in words, and the worst failing simulations with their reasons.
+
+use std::fmt::Write;
+
+use super::{GateReport, GateResult, case_name, one_line, why};
+use crate::api::model::percent;
+
+/// How many failing simulations the report lists.
+pub const WORST: usize = 10;
+
+pub fn render(report: &GateReport) -> String {
+    let mut md = String::new();
+    let mark = match report.result {
+        GateResult::Passed => "✅",
+        GateResult::Failed => "❌",
+        GateResult::TimedOut => "⏱️",
+    };
+    let plan = report.plan_name.as_deref().unwrap_or("inline plan");
+    let _ = writeln!(md, "## {mark} {} · {}\n", report.result.as_str(), cell(plan));
+    let status = report.job.status.as_ref().map(|s| s.to_string()).unwrap_or_else(|| "—".into());
+    let score = report.score().map(percent).unwrap_or_else(|| "—".into());
+    let _ = writeln!(
+        md,
+        "Run plan job `{}` · {status} · {} simulations · score {score}\n",
+        report.job.simulation_run_plan_job_id,
+        report.job.simulation_jobs.len().max(report.job.simulation_job_count.unwrap_or(0) as usize),
+    );
+    if let Some(message) = &report.message {
+        let _ = writeln!(md, "> {}\n", one_line(message));
+    }
+    let Some(verdict) = &report.verdict else {
+        return md;
+    };
+    if let Some(bar) = report.min_pass_rate {
+        let _ = writeln!(md, "Every check's bar raised to at least {} (`--min-pass-rate`).\n", percent(bar));
+    }
+    md.push_str("| Check | Pass rate | Required | |\n| --- | ---: | ---: | :---: |\n");
+    for check in &verdict.checks {
+        let rate = match check.pass_rate {
+            Some(rate) => format!("{} ({}/{})", percent(rate), check.passed_sims, check.evaluated_sims),
+            None => "not evaluated".into(),
+        };
+        let required = if check.inherited {
+            format!("{} (default)", percent(check.min_pass_rate))
+        } else {
+            percent(check.min_pass_rate)
+        };
+        let _ = writeln!(
+            md,
+            "| {} | {rate} | {required} | {} |",
+            cell(&check.name()),
+            if check.passed { "✅" } else { "❌" }
+        );
+    }
+    if !verdict.failures.is_empty() {
+        md.push_str("\n**Failures**\n\n");
+        for failure in &verdict.failures {
+            let _ = writeln!(md, "- {}", failure.in_words());
+        }
+    }
+    if !report.per_simulation() {
+        md.push_str("\n_The service sent no per-simulation outcomes: this report uses the checks only._\n");
+        return md;
+    }
+    let worst = report.worst(WORST);
+    if !worst.is_empty() {
+        let _ = writeln!(
+            md,
+            "\n### Worst failing simulations\n\n| Simulation | Outcome | Why | Call |\n| --- | --- | --- | --- |"
+        );
+        for sim in worst {
+            let outcome = sim.outcome.as_ref().map(|o| o.to_string()).unwrap_or_default();
+            let call = sim.call_id.map(|c| format!("`{c}`")).unwrap_or_default();
+            let _ = writeln!(md, "| {} | {outcome} | {} | {call} |", cell(&case_name(sim)), cell(&short(&why(sim))));
+        }
+    }
+    md
+}
+
+/// The reasons cut to a readable length (the JSON report keeps them whole).
+fn short(text: &str) -> String {
+    const MAX: usize = 400;
+    match text.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
+/// Text safe inside a table cell.
+fn cell(text: &str) -> String {
+    one_line(text).replace('|', "\\|")
+}

@@ -1,0 +1,233 @@
+//! What `gate` decided and the reports it writes (JUnit, JSON, Markdown, GitHub's step summary
+//! and outputs). Everything here reads the service's `verdict` and each simulation's `outcome`:
+//! the only arithmetic is `--min-pass-rate` raising each check's own bar.
+
+pub mod github;
+pub mod json;
+pub mod junit;
+pub mod markdown;
+pub mod text;
+
+use serde::Serialize;
+
+use crate::api::model::{RunPlanJob, SimulationJob, SimulationOutcome, Verdict, VerdictFailure};
+
+/// The gate's result, as the hosted CI action names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum GateResult {
+    Passed,
+    Failed,
+    TimedOut,
+}
+
+impl GateResult {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GateResult::Passed => "PASSED",
+            GateResult::Failed => "FAILED",
+            GateResult::TimedOut => "TIMED_OUT",
+        }
+    }
+}
+
+/// How to make a run judgeable, said whenever a run has no verdict.
+pub const NO_VERDICT: &str = "nothing to judge: the run's verdict is null because its plan has no checks, and a missing \
+verdict is never a pass. Make a metric a check: reference a threshold (create one with `switchboard api POST \
+/v1/metric/definitions/SLUG/thresholds -d '{\"operator\":\"LESS_THAN\",\"value\":\"120\"}'`) or a yes/no metric in \
+the plan's `metrics`, with `minPassRate` for its bar (80 % when unset)";
+
+/// Everything the reports are written from.
+#[derive(Debug, Clone)]
+pub struct GateReport {
+    pub result: GateResult,
+    /// The job as last read (final, unless the gate timed out).
+    pub job: RunPlanJob,
+    pub plan_name: Option<String>,
+    /// The verdict judged: the service's, with each bar raised to `--min-pass-rate` when given.
+    pub verdict: Option<Verdict>,
+    /// The service's verdict as sent, when `--min-pass-rate` changed it.
+    pub service_verdict: Option<Verdict>,
+    pub min_pass_rate: Option<f64>,
+    /// Why it failed or timed out, in words.
+    pub message: Option<String>,
+}
+
+impl GateReport {
+    /// Judges a job by its verdict: PASSED only when the (raised) verdict passed and the job
+    /// ended in time; a null verdict FAILS.
+    pub fn judge(
+        job: RunPlanJob,
+        plan_name: Option<String>,
+        min_pass_rate: Option<f64>,
+        timed_out: bool,
+    ) -> GateReport {
+        let service_verdict = job.verdict.clone();
+        let verdict = match (&service_verdict, min_pass_rate) {
+            (Some(verdict), Some(bar)) => Some(raise(verdict, bar)),
+            (verdict, _) => verdict.clone(),
+        };
+        let (result, message) = match &verdict {
+            _ if timed_out => (GateResult::TimedOut, Some("the run did not end within --timeout".to_string())),
+            None => (GateResult::Failed, Some(NO_VERDICT.to_string())),
+            Some(v) if v.passed => (GateResult::Passed, None),
+            Some(v) => (GateResult::Failed, v.failures.first().map(VerdictFailure::in_words)),
+        };
+        let raised = verdict != service_verdict;
+        GateReport {
+            result,
+            job,
+            plan_name,
+            verdict,
+            service_verdict: if raised { service_verdict } else { None },
+            min_pass_rate,
+            message,
+        }
+    }
+
+    /// Whether the service sent each simulation's outcome (the local service does; the hosted
+    /// one judges only the run, so reports then use the checks alone).
+    pub fn per_simulation(&self) -> bool {
+        self.job.simulation_jobs.iter().any(|s| s.outcome.is_some())
+    }
+
+    /// The check pass rates' mean: the verdict's score (GitHub's `pass-rate`).
+    pub fn score(&self) -> Option<f64> {
+        self.verdict.as_ref().and_then(|v| v.score)
+    }
+
+    /// Failing simulations, worst first: errors, then by how many checks they failed.
+    pub fn worst(&self, at_most: usize) -> Vec<&SimulationJob> {
+        let mut failing: Vec<&SimulationJob> = self
+            .job
+            .simulation_jobs
+            .iter()
+            .filter(|s| matches!(s.outcome, Some(SimulationOutcome::Failed | SimulationOutcome::Error)))
+            .collect();
+        let weight = |s: &SimulationJob| match s.outcome {
+            Some(SimulationOutcome::Error) => usize::MAX,
+            _ => s.failed_checks.len(),
+        };
+        failing.sort_by_key(|s| std::cmp::Reverse(weight(s)));
+        failing.truncate(at_most);
+        failing
+    }
+}
+
+/// The verdict with every check's bar raised to at least `bar` (never lowered): each check
+/// passes when `passRate >= max(minPassRate, bar)`, and the failures are the verdict's own
+/// other than "below its minimum", plus one per check under its raised bar.
+pub fn raise(verdict: &Verdict, bar: f64) -> Verdict {
+    let mut raised = verdict.clone();
+    for check in &mut raised.checks {
+        if bar > check.min_pass_rate {
+            check.min_pass_rate = bar;
+            check.inherited = false;
+        }
+        check.passed = check.pass_rate.is_some_and(|rate| rate >= check.min_pass_rate);
+    }
+    raised.failures.retain(|f| !matches!(f, VerdictFailure::MetricBelowMinPassRate { .. }));
+    for check in raised.checks.iter().filter(|c| !c.passed) {
+        if let Some(pass_rate) = check.pass_rate {
+            raised.failures.push(VerdictFailure::MetricBelowMinPassRate {
+                metric_definition_id: check.metric_definition_id,
+                metric_name: check.metric_name.clone(),
+                pass_rate,
+                min_pass_rate: check.min_pass_rate,
+                inherited: check.inherited,
+            });
+        }
+    }
+    raised.passed = raised.failures.is_empty();
+    raised
+}
+
+/// A simulation as a test case: flow, variant, persona and iteration.
+pub fn case_name(sim: &SimulationJob) -> String {
+    let mut parts = Vec::new();
+    if let Some(flow) = &sim.customer_flow {
+        parts.push(flow.title.clone().unwrap_or_else(|| flow.id.to_string()));
+        let variant =
+            flow.variant_title.clone().or_else(|| (flow.happy_path == Some(true)).then(|| "happy path".into()));
+        parts.extend(variant);
+    } else if let Some(scenario) = &sim.scenario {
+        parts.push(scenario.description.clone().unwrap_or_else(|| scenario.id.to_string()));
+    }
+    if let Some(persona) = &sim.persona {
+        parts.push(persona.label());
+    }
+    parts.push(format!("#{}", sim.iteration.unwrap_or(0) + 1));
+    parts.join(" · ")
+}
+
+/// Why a simulation did not pass, in one line (its failed checks, error or invalidation).
+pub fn why(sim: &SimulationJob) -> String {
+    if !sim.failed_checks.is_empty() {
+        let reasons: Vec<String> = sim
+            .failed_checks
+            .iter()
+            .map(|c| {
+                let name = c.metric_name.clone().unwrap_or_else(|| c.metric_definition_id.to_string());
+                match &c.value_reasoning {
+                    Some(reason) => format!("{name}: {}", one_line(reason)),
+                    None => name,
+                }
+            })
+            .collect();
+        return reasons.join("; ");
+    }
+    if let Some(invalidation) = &sim.invalidation {
+        let detail = invalidation.detail.as_deref().map(one_line).unwrap_or_default();
+        return format!("{}: {detail}", invalidation.reason).trim_end_matches(": ").to_string();
+    }
+    sim.error_message.as_deref().map(one_line).unwrap_or_default()
+}
+
+pub fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn verdict() -> Verdict {
+        serde_json::from_value(serde_json::json!({
+            "passed": true, "score": 90.0,
+            "checks": [
+                {"metricDefinitionId": "00000000-0000-0000-0000-000000000001", "metricName": "A", "evaluatedSims": 10,
+                 "passedSims": 9, "passRate": 90.0, "minPassRate": 80.0, "inherited": true, "passed": true},
+                {"metricDefinitionId": "00000000-0000-0000-0000-000000000002", "metricName": "B", "evaluatedSims": 10,
+                 "passedSims": 10, "passRate": 100.0, "minPassRate": 95.0, "inherited": false, "passed": true}
+            ],
+            "failures": []
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn raising_the_bar_never_lowers_one_and_fails_checks_under_it() {
+        let raised = raise(&verdict(), 92.0);
+        assert_eq!(raised.checks[0].min_pass_rate, 92.0);
+        assert_eq!(raised.checks[1].min_pass_rate, 95.0, "a higher bar of the check's own stays");
+        assert!(!raised.checks[0].passed && raised.checks[1].passed);
+        assert!(!raised.passed);
+        assert_eq!(raised.failures.len(), 1);
+        assert!(raised.failures[0].in_words().starts_with("A passed 90 %"), "{}", raised.failures[0].in_words());
+        let lower = raise(&verdict(), 50.0);
+        assert_eq!(lower, verdict(), "a lower bar changes nothing");
+    }
+
+    #[test]
+    fn non_check_failures_survive_raising() {
+        let mut v = verdict();
+        v.passed = false;
+        v.failures.push(VerdictFailure::IncompleteCoverage { evaluated_calls: 8, expected_calls: 10 });
+        let raised = raise(&v, 10.0);
+        assert!(!raised.passed);
+        assert_eq!(
+            raised.failures,
+            vec![VerdictFailure::IncompleteCoverage { evaluated_calls: 8, expected_calls: 10 }]
+        );
+    }
+}

@@ -1,0 +1,65 @@
+//! The verdict and the simulations as a terminal shows them (`job get`, `job watch`, `gate`).
+
+use std::fmt::Write;
+
+use super::{case_name, why};
+use crate::api::model::{RunPlanJob, SimulationJob, Verdict, percent};
+use crate::cli::output::table;
+
+/// The verdict in one word, as the console's jobs list says it.
+pub fn word(job: &RunPlanJob) -> &'static str {
+    let ended = job.status.as_ref().is_some_and(|s| s.is_terminal()) || job.ended_at.is_some();
+    match &job.verdict {
+        None => "—",
+        Some(_) if !ended => "RUNNING",
+        Some(v) if v.passed => "PASSED",
+        Some(_) => "FAILED",
+    }
+}
+
+/// The checks against their bars and the failures in words.
+pub fn verdict(verdict: Option<&Verdict>) -> String {
+    let Some(verdict) = verdict else {
+        return "VERDICT  none: nothing to judge (the plan has no checks; a missing verdict is never a pass)\n".into();
+    };
+    let mut text = String::new();
+    let score = verdict.score.map(percent).unwrap_or_else(|| "—".into());
+    let _ = writeln!(text, "VERDICT  {} · score {score}", if verdict.passed { "PASSED" } else { "FAILED" });
+    let rows = verdict
+        .checks
+        .iter()
+        .map(|c| {
+            let rate = match c.pass_rate {
+                Some(rate) => format!("{} ({}/{})", percent(rate), c.passed_sims, c.evaluated_sims),
+                None => "not evaluated".into(),
+            };
+            let bar =
+                if c.inherited { format!("{} (default)", percent(c.min_pass_rate)) } else { percent(c.min_pass_rate) };
+            vec![c.name(), rate, bar, if c.passed { "pass".into() } else { "FAIL".into() }]
+        })
+        .collect();
+    if !verdict.checks.is_empty() {
+        text.push_str(&table(&["CHECK", "PASS RATE", "REQUIRED", ""], rows));
+    }
+    for failure in &verdict.failures {
+        let _ = writeln!(text, "  ✗ {}", failure.in_words());
+    }
+    text
+}
+
+/// The simulations: outcome, status, test case and why it did not pass.
+pub fn simulations(sims: &[SimulationJob]) -> String {
+    let rows = sims
+        .iter()
+        .map(|s| {
+            vec![
+                s.outcome.as_ref().map(|o| o.to_string()).unwrap_or_else(|| "…".into()),
+                s.status.as_ref().map(|o| o.to_string()).unwrap_or_else(|| "—".into()),
+                case_name(s),
+                why(s),
+                s.simulation_job_id.to_string(),
+            ]
+        })
+        .collect();
+    format!("SIMULATIONS\n{}", table(&["VERDICT", "STATUS", "TEST CASE", "WHY", "ID"], rows))
+}

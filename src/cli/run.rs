@@ -1,0 +1,223 @@
+//! `switchboard run PLAN [--var KEY=VALUE]... [-f FILE] [--wait]`: starts a run of a saved
+//! plan or an inline plan from a file and prints the run plan job id; `--wait` watches it.
+//! What to run (`RunSpec`) is shared with `gate`.
+
+use std::time::Duration;
+
+use clap::Args;
+
+use super::agent::{AgentArgs, AgentSection, HttpAgent};
+use super::exit::{Exit, Failure, Outcome};
+use super::input::Document;
+use super::output::{self, Format};
+use super::plan;
+use super::session::Session;
+use super::signals::Signals;
+use super::watch::{self, Watched};
+use crate::api::model::{RunPlanInput, RunRequest, RunStarted, RunVariables, Variables};
+use crate::service::SimSpeed;
+
+/// What to run: a saved plan, or an inline plan from a file, with values and an agent.
+#[derive(Debug, Clone, Args)]
+pub struct RunSpec {
+    /// The saved plan: its id or exact name (or give -f FILE).
+    pub plan: Option<String>,
+    /// An inline plan, JSON or YAML (the body of POST /v1/simulation/plan); `-` reads stdin.
+    #[arg(short = 'f', long = "file", conflicts_with = "plan")]
+    pub file: Option<String>,
+    /// A runtime value for `{{KEY}}` in the flows' lines; repeatable.
+    #[arg(long = "var", value_name = "KEY=VALUE")]
+    pub vars: Vec<String>,
+    #[command(flatten)]
+    pub agent: AgentArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub spec: RunSpec,
+    /// Wait for the run to end, like `job watch`.
+    #[arg(long)]
+    pub wait: bool,
+    /// With --embedded: simulated seconds per wall second, or `max`.
+    #[arg(long, default_value = "max")]
+    pub sim_speed: SimSpeed,
+}
+
+/// A run ready to start.
+pub struct Prepared {
+    pub request: RunRequest,
+    /// The saved plan's name, or the inline plan's.
+    pub plan_name: Option<String>,
+    /// The inline plan's file, to point the service's refusals at their line.
+    document: Option<Document>,
+}
+
+impl RunSpec {
+    /// Reads the plan (saved or inline), the values and the agent, and makes the request.
+    pub async fn prepare(&self, session: &Session) -> Result<Prepared, Failure> {
+        let variables = variables(&self.vars)?;
+        let (mut plan_id, mut inline, plan_name, section, document) = match (&self.plan, &self.file) {
+            (Some(plan), None) => {
+                let plan = plan::resolve(&session.client, plan).await?;
+                (Some(plan.id), None, Some(plan.name().to_string()), None, None)
+            }
+            (None, Some(file)) => {
+                let mut document = Document::read(file)?;
+                let section = match document.take("agent") {
+                    Some(value) => Some(
+                        serde_json::from_value::<AgentSection>(value)
+                            .map_err(|e| document.error("agent", &format!("agent: {e}")))?,
+                    ),
+                    None => None,
+                };
+                let wants_agent = self.agent.agent_url.is_some() || section.as_ref().is_some_and(|s| s.url.is_some());
+                if wants_agent && let Some(plan) = document.value.as_object_mut() {
+                    // The agent's endpoint is made below; a file for --agent-url needs none of its own.
+                    plan.entry("agentEndpoints").or_insert_with(|| serde_json::json!([{ "id": uuid::Uuid::nil() }]));
+                }
+                let input: RunPlanInput = document.decode("run plan")?;
+                let name = input.name.clone();
+                (None, Some(input), name, section, Some(document))
+            }
+            _ => return Err(Failure::usage("name a saved plan (its id or exact name) or give -f FILE")),
+        };
+        if let Some(agent) = HttpAgent::from(&self.agent, section)? {
+            session.may_write("--agent-url")?;
+            // The agent's endpoint replaces the plan's: a saved plan runs as an inline copy.
+            let mut input = match inline.take() {
+                Some(input) => input,
+                None => match plan_id.take() {
+                    Some(id) => session.client.get_run_plan(id).await?.plan,
+                    None => return Err(Failure::usage("no plan to point at the agent")),
+                },
+            };
+            input.agent_endpoints = Some(vec![agent.provision(&session.client).await?]);
+            inline = Some(input);
+        }
+        let request = RunRequest {
+            plan_id,
+            plan: inline,
+            variables: (!variables.is_empty()).then_some(RunVariables::Flat(variables)),
+            ..Default::default()
+        };
+        Ok(Prepared { request, plan_name, document })
+    }
+}
+
+/// `--var KEY=VALUE` pairs.
+fn variables(pairs: &[String]) -> Result<Variables, Failure> {
+    let mut variables = Variables::new();
+    for pair in pairs {
+        match pair.split_once('=') {
+            Some((key, value)) if !key.trim().is_empty() => {
+                variables.insert(key.trim().to_string(), value.to_string());
+            }
+            _ => return Err(Failure::invalid("--var", format!("--var takes KEY=VALUE, not {pair:?}"))),
+        }
+    }
+    Ok(variables)
+}
+
+/// Starts the run; a refused inline plan points at the line of the member at fault.
+pub async fn start(session: &Session, prepared: &Prepared) -> Result<RunStarted, Failure> {
+    session.may_write("run")?;
+    session.client.run(&prepared.request).await.map_err(|error| match &prepared.document {
+        Some(document) => plan::locate(document, error),
+        None => error.into(),
+    })
+}
+
+pub async fn run(args: RunArgs, session: &Session) -> Outcome {
+    let mut signals = Signals::listen();
+    let prepared = args.spec.prepare(session).await?;
+    let started = start(session, &prepared).await?;
+    let id = started.simulation_run_plan_job_id;
+    if !args.wait {
+        if session.throwaway {
+            eprintln!("warning: --embedded without --wait: the throwaway service stops now, and the run with it");
+        }
+        match session.format.resolve() {
+            Format::Json | Format::Jsonl => output::emit(&output::json(&serde_json::json!({ "data": started }))?)?,
+            _ => output::emit(&format!("{id}\n"))?,
+        }
+        return Ok(Exit::Ok);
+    }
+    eprintln!("started run plan job {id} ({} simulations)", started.simulation_job_count);
+    finish_watch(session, id, watch::watch(&session.client, id, session.poll_interval, None, &mut signals).await?)
+}
+
+/// Prints how a watch ended: the job and its verdict, or that it was left running.
+pub fn finish_watch(session: &Session, id: uuid::Uuid, watched: Watched) -> Outcome {
+    match watched {
+        Watched::Ended(job) => {
+            super::job::print_job(session.format, &job)?;
+            Ok(Exit::Ok)
+        }
+        Watched::TimedOut(_) => {
+            Err(Failure::new(Exit::TimedOut, "timed_out", format!("run plan job {id} is still running")))
+        }
+        Watched::Interrupted(signal, _) => {
+            eprintln!(
+                "{}: stopped watching; run plan job {id} goes on (`switchboard job cancel {id}` stops it)",
+                signal.name()
+            );
+            Ok(signal.exit())
+        }
+    }
+}
+
+/// A duration like `30m`, `90s`, `1h30m` or `45` (seconds).
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    if let Ok(seconds) = text.parse::<f64>() {
+        return (seconds.is_finite() && seconds >= 0.0)
+            .then(|| Duration::from_secs_f64(seconds))
+            .ok_or_else(|| format!("{text:?} is not a duration"));
+    }
+    let mut total = 0.0;
+    let mut number = String::new();
+    for c in text.chars() {
+        match c {
+            '0'..='9' | '.' => number.push(c),
+            'h' | 'm' | 's' if !number.is_empty() => {
+                let value: f64 = number.parse().map_err(|_| format!("{text:?} is not a duration"))?;
+                total += value
+                    * match c {
+                        'h' => 3600.0,
+                        'm' => 60.0,
+                        _ => 1.0,
+                    };
+                number.clear();
+            }
+            _ => return Err(format!("{text:?} is not a duration (try 30m, 90s or 1h30m)")),
+        }
+    }
+    if !number.is_empty() || text.is_empty() {
+        return Err(format!("{text:?} is not a duration (try 30m, 90s or 1h30m)"));
+    }
+    Ok(Duration::from_secs_f64(total))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_like_ci_timeouts() {
+        assert_eq!(parse_duration("30m"), Ok(Duration::from_secs(1800)));
+        assert_eq!(parse_duration("1h30m"), Ok(Duration::from_secs(5400)));
+        assert_eq!(parse_duration("2.5s"), Ok(Duration::from_millis(2500)));
+        assert_eq!(parse_duration("45"), Ok(Duration::from_secs(45)));
+        assert!(parse_duration("soon").is_err());
+        assert!(parse_duration("5x").is_err());
+    }
+
+    #[test]
+    fn vars_are_key_value_pairs() {
+        let vars = variables(&["patientName=Dana Whitfield".into(), "x=a=b".into()]).unwrap();
+        assert_eq!(vars["patientName"], "Dana Whitfield");
+        assert_eq!(vars["x"], "a=b");
+        assert_eq!(variables(&["novalue".into()]).unwrap_err().body.param.as_deref(), Some("--var"));
+    }
+}

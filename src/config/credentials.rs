@@ -1,0 +1,143 @@
+//! Keys stored by `switchboard login`, per profile, in their own file (never `config.toml`):
+//! mode 0600 in a directory of mode 0700, written atomically.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::ConfigError;
+use crate::api::ApiKey;
+
+/// Where a resolved key came from, so `auth status` can say it without showing it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeySource {
+    /// `SWITCHBOARD_API_KEY`.
+    Env,
+    /// The credentials file `switchboard login` writes.
+    Credentials,
+    /// The environment variable the profile names in `api_key_env`.
+    ProfileEnv(String),
+    /// `api_key` in `config.toml`.
+    ConfigFile,
+}
+
+impl std::fmt::Display for KeySource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KeySource::Env => write!(f, "environment (${})", super::API_KEY_ENV),
+            KeySource::Credentials => f.write_str("credentials file (switchboard login)"),
+            KeySource::ProfileEnv(var) => write!(f, "environment (${var}, the profile's api_key_env)"),
+            KeySource::ConfigFile => f.write_str("config file (api_key in config.toml)"),
+        }
+    }
+}
+
+/// The file as written: `[profiles.NAME] api_key = "…"`.
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Credentials {
+    #[serde(default)]
+    profiles: BTreeMap<String, StoredKey>,
+}
+
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StoredKey {
+    api_key: String,
+}
+
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Credentials").field("profiles", &self.profiles.keys().collect::<Vec<_>>()).finish()
+    }
+}
+
+impl Credentials {
+    /// Reads the file; a missing file holds no keys.
+    pub fn load(path: &Path) -> Result<Credentials, ConfigError> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => {
+                toml::from_str(&text).map_err(|e| ConfigError::Parse { path: path.to_owned(), message: e.to_string() })
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Credentials::default()),
+            Err(source) => Err(ConfigError::Read { path: path.to_owned(), source }),
+        }
+    }
+
+    pub fn get(&self, profile: &str) -> Option<ApiKey> {
+        self.profiles.get(profile).map(|stored| ApiKey::new(stored.api_key.clone()))
+    }
+
+    pub fn set(&mut self, profile: &str, key: &ApiKey) {
+        self.profiles.insert(profile.to_owned(), StoredKey { api_key: key.expose().to_owned() });
+    }
+
+    /// Forgets a profile's key; false when there was none.
+    pub fn remove(&mut self, profile: &str) -> bool {
+        self.profiles.remove(profile).is_some()
+    }
+
+    /// Writes the file atomically: its directory made (or tightened to) 0700, the file 0600
+    /// from the moment it exists, so the key is never readable by others even briefly.
+    pub fn save(&self, path: &Path) -> Result<(), ConfigError> {
+        let write_error = |source| ConfigError::Write { path: path.to_owned(), source };
+        let dir = path.parent().ok_or_else(|| write_error(std::io::Error::other("the path has no directory")))?;
+        std::fs::create_dir_all(dir).map_err(write_error)?;
+        restrict(dir, 0o700).map_err(write_error)?;
+        let text = toml::to_string(self).map_err(|e| write_error(std::io::Error::other(e)))?;
+        let temporary = dir.join(".credentials.toml.tmp");
+        write_private(&temporary, text.as_bytes()).map_err(write_error)?;
+        std::fs::rename(&temporary, path).map_err(write_error)
+    }
+}
+
+#[cfg(unix)]
+fn restrict(path: &Path, mode: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+}
+
+#[cfg(not(unix))]
+fn restrict(_path: &Path, _mode: u32) -> std::io::Result<()> {
+    Ok(())
+}
+
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut file = options.open(path)?;
+    // An existing file keeps its old mode through open(); tighten it before writing.
+    restrict(path, 0o600)?;
+    file.write_all(bytes)?;
+    file.sync_all()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_round_trip_and_never_show_in_debug() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("creds").join("credentials.toml");
+        let mut credentials = Credentials::default();
+        credentials.set("staging", &ApiKey::new("sk-secret-1"));
+        credentials.save(&path).unwrap();
+        let loaded = Credentials::load(&path).unwrap();
+        assert_eq!(loaded.get("staging"), Some(ApiKey::new("sk-secret-1")));
+        assert!(!format!("{loaded:?}").contains("sk-secret-1"));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+            assert_eq!(std::fs::metadata(path.parent().unwrap()).unwrap().permissions().mode() & 0o777, 0o700);
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! Connecting to a service, or embedding one: what the console and the headless commands share.
+//! Picks the profile (flags, environment, credentials, `config.toml`), builds the one client,
+//! and starts the local service in-process when the profile is the embedded one, or a
+//! throwaway one (fresh data dir, seeded, gone when dropped) for `--embedded`.
+
+use std::path::PathBuf;
+
+use crate::api::{self, Client, ClientConfig};
+use crate::config::{Config, ConfigError, Credentials, Overrides, Paths, Resolved, Target};
+use crate::service::{self, Running, SimSpeed, StartError};
+
+/// Which service to talk to, as the command line and environment say.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    pub profile: Option<String>,
+    pub base_url: Option<String>,
+    pub read_only: bool,
+    /// A config file instead of the platform one.
+    pub config: Option<PathBuf>,
+}
+
+/// Everything a face needs before connecting: where things live and the resolved profile.
+pub struct Context {
+    pub paths: Paths,
+    pub resolved: Resolved,
+}
+
+/// Why no client could be had.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Client(#[from] api::Error),
+    #[error("cannot start the embedded local service: {0}")]
+    Start(#[from] StartError),
+}
+
+impl Context {
+    /// Where things live, with `--config` applied.
+    pub fn paths(selection: &Selection) -> Result<Paths, ConfigError> {
+        let mut paths = Paths::platform()?;
+        if let Some(config) = &selection.config {
+            paths.config_file = config.clone();
+        }
+        Ok(paths)
+    }
+
+    pub fn load(selection: &Selection) -> Result<Context, ConfigError> {
+        Context::load_with(selection, |overrides| overrides)
+    }
+
+    /// Loads with the overrides adjusted first (`login` supplies the key it is checking).
+    pub fn load_with(
+        selection: &Selection,
+        adjust: impl FnOnce(Overrides) -> Overrides,
+    ) -> Result<Context, ConfigError> {
+        let paths = Context::paths(selection)?;
+        let (config, warnings) = Config::load(&paths.config_file)?;
+        let mut overrides =
+            Overrides::from_env(selection.profile.clone(), selection.base_url.clone(), selection.read_only);
+        overrides.credentials = Credentials::load(&paths.credentials_file)?;
+        let mut resolved = config.resolve(&adjust(overrides))?;
+        resolved.warnings.extend(warnings);
+        Ok(Context { paths, resolved })
+    }
+
+    /// A client for the resolved profile's service; for the embedded one, the service too,
+    /// which runs until the returned handle is shut down.
+    pub async fn connect(&self) -> Result<(Client, Option<Running>), ConnectError> {
+        match &self.resolved.target {
+            Target::Remote { base_url } => {
+                let key = self.resolved.api_key.clone().ok_or_else(|| ConfigError::NoKey(base_url.clone()))?;
+                Ok((Client::new(base_url, key, self.resolved.client.clone())?, None))
+            }
+            Target::Embedded => {
+                let options = service::Options::embedded(self.paths.data_dir.join("service"));
+                let running = service::start(options).await?;
+                let client = Client::new(&running.base_url(), running.api_key.clone(), self.resolved.client.clone())?;
+                Ok((client, Some(running)))
+            }
+        }
+    }
+}
+
+/// A local service with a fresh data dir, seeded, that lives as long as this value: what
+/// `--embedded` runs a command against.
+pub struct Throwaway {
+    pub client: Client,
+    running: Option<Running>,
+    // Removed when dropped, after the service has stopped.
+    _dir: tempfile::TempDir,
+}
+
+impl Throwaway {
+    pub async fn start(sim_speed: SimSpeed, client: ClientConfig) -> Result<Throwaway, ConnectError> {
+        let dir = tempfile::Builder::new()
+            .prefix("switchboard-embedded-")
+            .tempdir()
+            .map_err(|source| StartError::DataDir { path: std::env::temp_dir(), source })?;
+        // Seeded, but without the nightly history: a CI run's own plan has the engine to itself.
+        let options = service::Options {
+            seed: true,
+            seed_history: false,
+            sim_speed,
+            ..service::Options::embedded(dir.path().to_path_buf())
+        };
+        let running = service::start(options).await?;
+        let client = Client::new(&running.base_url(), running.api_key.clone(), client)?;
+        Ok(Throwaway { client, running: Some(running), _dir: dir })
+    }
+
+    /// Stops the service; its data dir goes with this value.
+    pub async fn stop(mut self) {
+        if let Some(running) = self.running.take()
+            && let Err(error) = running.shutdown().await
+        {
+            tracing::warn!(%error, "the embedded service did not stop cleanly");
+        }
+    }
+}

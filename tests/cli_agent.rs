@@ -1,0 +1,189 @@
+//! Testing your own agent: `gate -f plan.yaml --agent-url …` dials a small HTTP agent started
+//! here, through an HTTP request definition made on the fly, for every turn of the simulated
+//! caller; on a service with a check the gate then judges the run as usual, and `--embedded`
+//! does the same with no service at all.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
+
+#[path = "support/cli.rs"]
+mod cli;
+mod support;
+
+use std::sync::{Arc, Mutex};
+
+use axum::extract::State;
+use axum::http::HeaderMap;
+use cli::*;
+use serde_json::{Value, json};
+
+#[derive(Clone, Default)]
+struct Heard(Arc<Mutex<Vec<(HeaderMap, Value)>>>);
+
+/// The agent under test: answers every turn, and keeps what it was sent.
+async fn turn(State(heard): State<Heard>, headers: HeaderMap, body: String) -> axum::Json<Value> {
+    let body: Value = serde_json::from_str(&body).unwrap_or(Value::String(body));
+    heard.0.lock().unwrap().push((headers, body));
+    axum::Json(json!({"text": "Thanks for calling. You're booked for Tuesday at 9 AM and confirmed. Anything else?"}))
+}
+
+async fn agent() -> (String, Heard) {
+    let heard = Heard::default();
+    let app = axum::Router::new().route("/turn", axum::routing::post(turn).put(turn)).with_state(heard.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/turn", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (url, heard)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gate_dials_the_users_agent_and_judges_the_run() {
+    let service = support::start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    let always = duration_check(&service.client, true).await;
+    let (url, heard) = agent().await;
+    // No agentEndpoints: --agent-url supplies the endpoint.
+    let plan = format!(
+        "name: My agent\ndirection: INBOUND\niterationCount: 2\nmaxSimulationDurationSeconds: 120\nflows:\n  - id: {RESCHEDULE_FLOW}\n    happyPath: true\nmetrics:\n  - slug: {always}\n    minPassRate: 100\nincludeFlowMetrics: false\nincludeAutomaticMetrics: false\n"
+    );
+    let file = home.path().join("plan.yaml");
+    std::fs::write(&file, plan).unwrap();
+    let output = run(against(home.path(), &service)
+        .args(["gate", "-f", file.to_str().unwrap(), "--agent-url", &url])
+        .args(["--agent-header", "X-Agent-Key: k-123", "--agent-name", "Front desk bot"]))
+    .await;
+    assert_exit(&output, 0);
+    let report = json(&output);
+    assert_eq!(report["result"], "PASSED");
+    assert_eq!(report["planName"], "My agent");
+    for sim in report["simulations"].as_array().unwrap() {
+        assert_eq!(sim["status"], "COMPLETED", "{sim}");
+    }
+
+    let heard = heard.0.lock().unwrap().clone();
+    assert!(heard.len() >= 2, "the agent answered every simulation: {} requests", heard.len());
+    let (headers, greeting) = &heard[0];
+    assert_eq!(headers["x-agent-key"], "k-123");
+    assert_eq!(headers["content-type"], "application/json");
+    assert_eq!(
+        (greeting["text"].as_str(), greeting["turn"].as_u64()),
+        (Some(""), Some(0)),
+        "turn 0 asks for the greeting: {greeting}"
+    );
+    assert!(greeting["callId"].as_str().is_some_and(|c| !c.is_empty()), "{greeting}");
+    assert_eq!(greeting["agent"], "Front desk bot");
+    let (_, caller) = heard.iter().find(|(_, b)| b["turn"] == 1).expect("a second turn");
+    assert!(caller["text"].as_str().is_some_and(|t| !t.is_empty()), "what the caller said: {caller}");
+    assert_eq!(caller["callId"], greeting["callId"], "one call id for every turn of a call");
+
+    // What the agent said is on the call.
+    let call: uuid::Uuid = report["simulations"][0]["callId"].as_str().unwrap().parse().unwrap();
+    let transcript = service.client.call_transcript(call).await.unwrap();
+    assert!(transcript.entries.iter().any(|e| e.text.contains("You're booked for Tuesday")), "{transcript:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn embedded_gate_tests_an_agent_offline_with_the_request_shape_from_the_file() {
+    let home = tempfile::tempdir().unwrap();
+    let (url, heard) = agent().await;
+    let plan = format!(
+        r#"name: Offline
+direction: INBOUND
+maxSimulationDurationSeconds: 120
+flows:
+  - id: {RESCHEDULE_FLOW}
+    happyPath: true
+metrics:
+  - slug: task_completion
+    minPassRate: 0
+includeFlowMetrics: false
+includeAutomaticMetrics: false
+agent:
+  url: {url}
+  method: PUT
+  headers:
+    X-From-File: "yes"
+  body: '{{"message": "{{{{text}}}}", "session": "{{{{callId}}}}", "turn": {{{{turn}}}}}}'
+"#
+    );
+    let file = home.path().join("plan.yaml");
+    std::fs::write(&file, plan).unwrap();
+    let junit = home.path().join("junit.xml");
+    let output = run(switchboard(home.path()).args([
+        "gate",
+        "--embedded",
+        "-f",
+        file.to_str().unwrap(),
+        "--junit",
+        junit.to_str().unwrap(),
+    ]))
+    .await;
+    // The verdict is the judge's; what is certain is that the run was judged, not broken.
+    assert!(matches!(output.status.code(), Some(0 | 1)), "{}", stderr(&output));
+    let report = json(&output);
+    assert!(report["result"] == "PASSED" || report["result"] == "FAILED", "{report}");
+    assert_eq!(report["status"], "COMPLETED");
+    assert_eq!(report["simulations"][0]["status"], "COMPLETED", "{report}");
+    assert!(report["verdict"].is_object(), "task_completion is a check: {report}");
+    assert!(junit.exists());
+
+    let heard = heard.0.lock().unwrap().clone();
+    let (headers, body) = heard.iter().find(|(_, b)| b["turn"] == 1).expect("the agent was dialled for a second turn");
+    assert_eq!(headers["x-from-file"], "yes");
+    assert!(body["message"].as_str().is_some_and(|t| !t.is_empty()), "the file's body template: {body}");
+    assert!(body["session"].is_string(), "{body}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_agent_is_an_error_per_simulation_and_the_gate_fails() {
+    let home = tempfile::tempdir().unwrap();
+    let plan = format!(
+        "name: Nobody home\ndirection: INBOUND\nmaxSimulationDurationSeconds: 60\nflows:\n  - id: {RESCHEDULE_FLOW}\n    happyPath: true\nmetrics:\n  - slug: task_completion\nincludeFlowMetrics: false\nincludeAutomaticMetrics: false\n"
+    );
+    let file = home.path().join("plan.yaml");
+    std::fs::write(&file, plan).unwrap();
+    let output = run(switchboard(home.path()).args([
+        "gate",
+        "--embedded",
+        "-f",
+        file.to_str().unwrap(),
+        "--agent-url",
+        "http://127.0.0.1:9/turn",
+    ]))
+    .await;
+    assert_exit(&output, 1);
+    let report = json(&output);
+    assert_eq!(report["result"], "FAILED");
+    let sim = &report["simulations"][0];
+    assert_eq!(sim["outcome"], "ERROR", "{sim}");
+    assert!(sim["errorMessage"].as_str().unwrap_or("").contains("unreachable"), "{sim}");
+}
+
+#[tokio::test]
+async fn the_routes_agent_url_creates_through_refuse_what_could_not_be_dialled() {
+    use switchboard::api::model::{
+        AgentEndpointInput, EndpointDirection, HttpRequestDefinitionInput, OutboundDialType,
+    };
+    let service = support::start(true).await;
+    let client = &service.client;
+    let no_agent = AgentEndpointInput {
+        agent_id: Some(uuid::Uuid::new_v4()),
+        direction: Some(EndpointDirection::Incoming),
+        value: Some("+15550100000".into()),
+        ..Default::default()
+    };
+    assert_eq!(client.create_agent_endpoint(&no_agent).await.unwrap_err().param(), Some("agentId"));
+    let no_definition = AgentEndpointInput { outbound_dial_type: Some(OutboundDialType::HttpRequest), ..no_agent };
+    assert_eq!(
+        client.create_agent_endpoint(&no_definition).await.unwrap_err().param(),
+        Some("outboundDialHttpRequestDefinitionId")
+    );
+    let not_http: HttpRequestDefinitionInput =
+        serde_json::from_value(json!({"scope": "AGENT_OUTBOUND_DIAL", "url": "ftp://agent"})).unwrap();
+    assert_eq!(client.create_http_request_definition(&not_http).await.unwrap_err().param(), Some("url"));
+    let object_body: HttpRequestDefinitionInput = serde_json::from_value(
+        json!({"scope": "AGENT_OUTBOUND_DIAL", "url": "http://127.0.0.1:9/turn", "body": {"text": "{{text}}"}}),
+    )
+    .unwrap();
+    let created = client.create_http_request_definition(&object_body).await.unwrap();
+    assert_eq!(created.body.as_deref(), Some(r#"{"text":"{{text}}"}"#), "an object body is kept as its text");
+    assert_eq!(client.get_http_request_definition(created.id).await.unwrap(), created);
+}

@@ -1,0 +1,77 @@
+//! `login`, `auth status` and `logout` against a real local service: the key is checked before
+//! it is stored, kept in a 0600 credentials file in a 0700 directory (never config.toml), used
+//! by later commands, never shown, and forgotten on logout.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
+
+#[path = "support/cli.rs"]
+mod cli;
+mod support;
+
+use std::process::Stdio;
+
+use cli::*;
+use tokio::io::AsyncWriteExt;
+
+async fn login(home: &std::path::Path, key: &str) -> std::process::Output {
+    let mut child = switchboard(home)
+        .args(["login", "--profile", "dev", "--with-token"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(format!("{key}\n").as_bytes()).await.unwrap();
+    child.wait_with_output().await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn login_checks_and_stores_the_key_and_logout_forgets_it() {
+    let service = support::start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    let config_dir = home.path().join("config").join("switchboard");
+    std::fs::create_dir_all(&config_dir).unwrap();
+    let config = format!("[profiles.dev]\nbase_url = \"{}\"\n", service.base_url());
+    std::fs::write(config_dir.join("config.toml"), &config).unwrap();
+    let key = service.running.api_key.expose().to_string();
+
+    let refused = login(home.path(), "sk-not-the-key-4d3c").await;
+    assert_exit(&refused, 3);
+    let credentials = config_dir.join("credentials").join("credentials.toml");
+    assert!(!credentials.exists(), "a refused key is not stored");
+
+    let accepted = login(home.path(), &key).await;
+    assert_exit(&accepted, 0);
+    assert!(stderr(&accepted).contains("logged in"), "{}", stderr(&accepted));
+    assert!(!stdout(&accepted).contains(&key) && !stderr(&accepted).contains(&key));
+    assert!(std::fs::read_to_string(&credentials).unwrap().contains(&key));
+    assert_eq!(std::fs::read_to_string(config_dir.join("config.toml")).unwrap(), config, "config.toml is untouched");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&credentials), 0o600);
+        assert_eq!(mode(credentials.parent().unwrap()), 0o700);
+    }
+
+    // Later commands use the stored key; status says where it comes from, not what it is.
+    let health = run(switchboard(home.path()).args(["--profile", "dev", "health", "-o", "table"])).await;
+    assert_exit(&health, 0);
+    assert!(stdout(&health).contains("authenticated  true"), "{}", stdout(&health));
+    let status = run(switchboard(home.path()).args(["--profile", "dev", "auth", "status", "-o", "json"])).await;
+    assert_exit(&status, 0);
+    let body = json(&status);
+    assert_eq!(body["data"]["keySource"], "credentials file (switchboard login)");
+    assert!(!stdout(&status).contains(&key));
+    let status = run(switchboard(home.path())
+        .args(["--profile", "dev", "auth", "status", "-o", "json"])
+        .env("SWITCHBOARD_API_KEY", "sk-from-env"))
+    .await;
+    assert_eq!(json(&status)["data"]["keySource"], "environment ($SWITCHBOARD_API_KEY)", "the environment wins");
+
+    let logout = run(switchboard(home.path()).args(["--profile", "dev", "logout"])).await;
+    assert_exit(&logout, 0);
+    assert!(!std::fs::read_to_string(&credentials).unwrap().contains(&key));
+    let without = run(switchboard(home.path()).args(["--profile", "dev", "health"])).await;
+    assert_exit(&without, 3);
+    assert!(stderr(&without).contains("switchboard login"), "{}", stderr(&without));
+}
