@@ -62,11 +62,27 @@ async fn html_502(State(c): State<Counters>) -> Response {
     (StatusCode::BAD_GATEWAY, "<html><body><h1>502 Bad Gateway</h1></body></html>").into_response()
 }
 
+/// A service that echoes the Authorization header in every field of its error body: code,
+/// message, param, and strings and member names nested in details.
 async fn echo_key(headers: HeaderMap) -> Response {
     let auth = headers.get("authorization").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
-    let body = json!({"type": "authentication", "code": "unauthorized", "message": format!("rejected {auth}"),
-        "details": {"header": auth}});
+    let body = json!({"type": "authentication", "code": format!("unauthorized:{auth}"), "message": format!("rejected {auth}"),
+        "param": format!("header[{auth}]"), "details": {"header": auth, auth.clone(): [{"seen": [auth.clone()]}]}});
     (StatusCode::UNAUTHORIZED, axum::Json(body)).into_response()
+}
+
+/// The same in a body that is not the spec's shape, the key placed where the client's 200-byte
+/// excerpt would cut it in half.
+async fn echo_key_text(headers: HeaderMap) -> Response {
+    let auth = headers.get("authorization").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
+    let body = format!("{}{auth} trailing", "x".repeat(190));
+    (StatusCode::BAD_REQUEST, body).into_response()
+}
+
+/// A success whose body does not decode, with the key where the decoder quotes it.
+async fn echo_key_success(headers: HeaderMap) -> Response {
+    let auth = headers.get("authorization").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
+    axum::Json(json!({"authenticated": auth, "account": auth})).into_response()
 }
 
 async fn slow(State(c): State<Counters>) -> Response {
@@ -115,6 +131,8 @@ async fn serve(counters: Counters) -> String {
         .route("/flaky-429", get(flaky_429))
         .route("/html-502", any(html_502))
         .route("/echo-key", get(echo_key))
+        .route("/echo-key-text", get(echo_key_text))
+        .route("/echo-key-success", get(echo_key_success))
         .route("/slow", get(slow))
         .route("/v1/health", get(health))
         .route("/v1/metric/collection-jobs", get(jobs))
@@ -313,11 +331,22 @@ async fn offset_stream_walks_every_sample() {
 async fn the_key_never_appears_in_errors_or_debug_output() {
     let (client, _) = setup().await;
     let echoed = get_raw(&client, "/echo-key").await.unwrap_err();
+    let text = get_raw(&client, "/echo-key-text").await.unwrap_err();
     let retried = get_raw(&client, "/status/503").await.unwrap_err();
-    for err in [&echoed, &retried] {
-        assert!(!err.to_string().contains(KEY), "{err}");
-        assert!(!format!("{err:?}").contains(KEY), "{err:?}");
+    let decoded = client.send::<(), (), switchboard::api::model::Health>(Method::GET, "/echo-key-success", None, None);
+    let decoded = decoded.await.unwrap_err();
+    let prefix = &KEY[..12];
+    for err in [&echoed, &text, &retried, &decoded] {
+        assert!(!err.to_string().contains(prefix), "{err}");
+        assert!(!format!("{err:?}").contains(prefix), "{err:?}");
     }
-    assert!(echoed.to_string().contains("[redacted]"));
+    // Every field the service wrote is scrubbed, not only the message.
+    let api = echoed.api().expect("the service's error");
+    let fields = [api.code.clone(), api.message.clone(), api.param.clone().unwrap(), api.details.clone().unwrap().to_string()];
+    for field in fields {
+        assert!(field.contains("[redacted]") && !field.contains(prefix), "{field}");
+    }
+    assert!(text.to_string().contains("Bearer [re"), "the excerpt is scrubbed before it is cut: {text}");
+    assert!(!text.to_string().contains("sk-"), "not even the start of the key survives the cut: {text}");
     assert!(!format!("{client:?}").contains(KEY));
 }

@@ -30,7 +30,8 @@ impl std::io::Write for Captured {
 
 async fn echo_key(headers: HeaderMap) -> Response {
     let auth = headers.get("authorization").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
-    let body = json!({"type": "internal", "code": "internal_error", "message": format!("upstream saw {auth}")});
+    let body = json!({"type": "internal", "code": format!("internal_error:{auth}"), "message": format!("upstream saw {auth}"),
+        "param": auth, "details": {"violations": [{"param": auth, "message": auth}], auth.clone(): true}});
     (StatusCode::SERVICE_UNAVAILABLE, axum::Json(body)).into_response()
 }
 
@@ -58,4 +59,5 @@ async fn the_key_never_appears_in_logs() {
     assert!(logs.contains("retrying"), "the test must see the client's own logs: {logs}");
     assert!(logs.contains("[redacted]"), "the echoed error is logged, scrubbed: {logs}");
     assert!(!logs.contains(KEY), "{logs}");
+    assert!(!format!("{err:?}").contains(KEY), "{err:?}");
 }

@@ -113,16 +113,29 @@ impl Client {
         T: DeserializeOwned,
     {
         let (status, bytes) = self.send_raw(method.clone(), path, query, body).await?;
-        serde_json::from_slice(&bytes).map_err(|e| Error::Decode {
-            method: method.to_string(),
-            path: path.to_owned(),
-            status,
-            message: e.to_string(),
+        serde_json::from_slice(&bytes).map_err(|e| {
+            let error = Error::Decode { method: method.to_string(), path: path.to_owned(), status, message: e.to_string() };
+            error.redacted(self.key.expose())
         })
     }
 
-    /// Sends a request and hands back the success status and body bytes.
+    /// Sends a request and hands back the success status and body bytes. Every error it
+    /// returns has the key scrubbed from every field, whatever the service echoed.
     pub async fn send_raw<Q, B>(
+        &self,
+        method: Method,
+        path: &str,
+        query: Option<&Q>,
+        body: Option<&B>,
+    ) -> Result<(u16, Vec<u8>), Error>
+    where
+        Q: Serialize + ?Sized,
+        B: Serialize + ?Sized,
+    {
+        self.attempt(method, path, query, body).await.map_err(|e| e.redacted(self.key.expose()))
+    }
+
+    async fn attempt<Q, B>(
         &self,
         method: Method,
         path: &str,
@@ -157,8 +170,9 @@ impl Client {
                     if status.is_success() {
                         return Ok((status.as_u16(), bytes.to_vec()));
                     }
-                    let mut error = ApiError::from_response(status.as_u16(), &bytes, retry_after);
-                    error.redact(self.key.expose());
+                    // Scrubbed before it is decoded or cut to a snippet: a cut never leaves half a key.
+                    let bytes = super::error::scrub_bytes(&bytes, self.key.expose());
+                    let error = ApiError::from_response(status.as_u16(), &bytes, retry_after);
                     let delay = match retry_delay(status, retry_after, attempt, &self.config) {
                         Some(delay) if can_retry => delay,
                         _ => return Err(Error::Api(Box::new(error))),
@@ -183,8 +197,8 @@ impl Client {
         if error.is_timeout() {
             return Error::Timeout { method, path, after: self.config.request_timeout };
         }
-        // reqwest's message names the URL, never the headers; scrub anyway.
-        let message = error_chain(&error).replace(self.key.expose(), "[redacted]");
+        // reqwest's message names the URL, never the headers; `send_raw` scrubs it anyway.
+        let message = error_chain(&error);
         if error.is_connect() || error.is_request() {
             Error::Connect { method, path, message }
         } else {

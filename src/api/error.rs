@@ -119,21 +119,63 @@ impl ApiError {
         }
     }
 
-    /// Replaces every occurrence of `secret` in the message and details.
+    /// Replaces every occurrence of `secret` in every field the service wrote: code, message,
+    /// param, and each string (and member name) inside details.
     pub(crate) fn redact(&mut self, secret: &str) {
         if secret.is_empty() {
             return;
         }
-        self.message = self.message.replace(secret, "[redacted]");
-        if let Some(details) = &self.details {
-            let text = details.to_string();
-            if text.contains(secret) {
-                let cleaned = text.replace(secret, "[redacted]");
-                self.details = Some(serde_json::from_str(&cleaned).unwrap_or(serde_json::Value::String(cleaned)));
-            }
+        for text in [&mut self.code, &mut self.message] {
+            *text = scrub(text, secret);
+        }
+        if let Some(param) = &mut self.param {
+            *param = scrub(param, secret);
+        }
+        if let Some(details) = &mut self.details {
+            scrub_json(details, secret);
         }
     }
 }
+
+/// `text` with every occurrence of `secret` replaced by `[redacted]`.
+pub(crate) fn scrub(text: &str, secret: &str) -> String {
+    if secret.is_empty() { text.to_owned() } else { text.replace(secret, REDACTED) }
+}
+
+/// The same, on raw bytes (a body before it is decoded or cut to a snippet, so that a cut can
+/// never leave half a key behind).
+pub(crate) fn scrub_bytes<'b>(bytes: &'b [u8], secret: &str) -> std::borrow::Cow<'b, [u8]> {
+    let needle = secret.as_bytes();
+    if needle.is_empty() || !bytes.windows(needle.len()).any(|w| w == needle) {
+        return std::borrow::Cow::Borrowed(bytes);
+    }
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut rest = bytes;
+    while let Some(at) = rest.windows(needle.len()).position(|w| w == needle) {
+        out.extend_from_slice(&rest[..at]);
+        out.extend_from_slice(REDACTED.as_bytes());
+        rest = &rest[at + needle.len()..];
+    }
+    out.extend_from_slice(rest);
+    std::borrow::Cow::Owned(out)
+}
+
+fn scrub_json(value: &mut serde_json::Value, secret: &str) {
+    match value {
+        serde_json::Value::String(text) => *text = scrub(text, secret),
+        serde_json::Value::Array(items) => items.iter_mut().for_each(|v| scrub_json(v, secret)),
+        serde_json::Value::Object(map) => {
+            let members = std::mem::take(map);
+            for (key, mut member) in members {
+                scrub_json(&mut member, secret);
+                map.insert(scrub(&key, secret), member);
+            }
+        }
+        _ => {}
+    }
+}
+
+const REDACTED: &str = "[redacted]";
 
 impl fmt::Display for ApiError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -210,6 +252,25 @@ impl Error {
 
     pub fn is_not_found(&self) -> bool {
         self.status() == Some(404)
+    }
+
+    /// The same error with `secret` (the key) replaced in every text it carries. The client
+    /// applies this to every error it returns, so no caller can forget to.
+    pub(crate) fn redacted(mut self, secret: &str) -> Error {
+        match &mut self {
+            Error::Api(api) => api.redact(secret),
+            Error::Timeout { method, path, .. } => {
+                *path = scrub(path, secret);
+                *method = scrub(method, secret);
+            }
+            Error::Connect { method, path, message } | Error::Decode { method, path, message, .. } => {
+                for text in [method, path, message] {
+                    *text = scrub(text, secret);
+                }
+            }
+            Error::Request(message) => *message = scrub(message, secret),
+        }
+        self
     }
 }
 
