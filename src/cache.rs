@@ -1,5 +1,7 @@
-//! The local cache: last-seen lists per profile, so the console can show something at once.
-//! One JSON file per profile, written atomically; a corrupt or foreign file is moved aside.
+//! The local cache: last-seen lists, so the console can show something at once. One JSON file
+//! per profile *and* service (a readable name plus a short hash of the service's address), so
+//! lists from one address are never shown as another's; written atomically; a corrupt or
+//! foreign file is moved aside.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -11,13 +13,16 @@ use serde::{Deserialize, Serialize};
 use crate::api::model::Timestamp;
 
 /// Bumped whenever the file's shape changes; older files are set aside, not misread.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct CacheFile {
     schema_version: u32,
     profile: String,
+    /// The service the lists came from (`Cache::service_identity`).
+    #[serde(default)]
+    service: String,
     #[serde(default)]
     lists: BTreeMap<String, CachedList>,
     /// Small facts kept between sessions (the issues seen on the last visit).
@@ -33,7 +38,7 @@ pub struct CachedList {
     pub items: serde_json::Value,
 }
 
-/// One profile's cache.
+/// One profile's cache of one service.
 #[derive(Debug)]
 pub struct Cache {
     path: PathBuf,
@@ -41,12 +46,29 @@ pub struct Cache {
 }
 
 impl Cache {
-    /// The cache of `profile` under `dir`, plus a warning when a bad file had to be set aside.
-    pub fn load(dir: &Path, profile: &str) -> (Cache, Option<String>) {
-        let path = dir.join(format!("{}.json", file_stem(profile)));
+    /// What names a service for the cache: its base URL, without a trailing slash and with the
+    /// scheme and host in lower case (`HTTP://Api.Example.com/` and `http://api.example.com` are
+    /// one service).
+    pub fn service_identity(base_url: &str) -> String {
+        let trimmed = base_url.trim().trim_end_matches('/');
+        match trimmed.split_once("://") {
+            Some((scheme, rest)) => {
+                let (host, path) = rest.split_once('/').map_or((rest, ""), |(h, p)| (h, p));
+                let path = if path.is_empty() { String::new() } else { format!("/{path}") };
+                format!("{}://{}{path}", scheme.to_ascii_lowercase(), host.to_ascii_lowercase())
+            }
+            None => trimmed.to_owned(),
+        }
+    }
+
+    /// The cache of `profile` for `service` (`service_identity`, or the embedded service's own
+    /// name) under `dir`, plus a warning when a bad file had to be set aside.
+    pub fn load(dir: &Path, profile: &str, service: &str) -> (Cache, Option<String>) {
+        let path = dir.join(file_name(profile, service));
         let empty = CacheFile {
             schema_version: SCHEMA_VERSION,
             profile: profile.to_owned(),
+            service: service.to_owned(),
             lists: BTreeMap::new(),
             marks: BTreeMap::new(),
         };
@@ -55,10 +77,13 @@ impl Cache {
             Err(_) => return (Cache { path, file: empty }, None),
         };
         let problem = match serde_json::from_slice::<CacheFile>(&bytes) {
-            Ok(file) if file.schema_version == SCHEMA_VERSION && file.profile == profile => {
+            Ok(file) if file.schema_version == SCHEMA_VERSION && file.profile == profile && file.service == service => {
                 return (Cache { path, file }, None);
             }
             Ok(file) if file.profile != profile => format!("it belongs to profile {:?}", file.profile),
+            Ok(file) if file.schema_version == SCHEMA_VERSION && file.service != service => {
+                format!("it holds lists of another service ({})", file.service)
+            }
             Ok(file) => format!("it has schema version {}, this build reads {SCHEMA_VERSION}", file.schema_version),
             Err(e) => format!("it is not a cache file ({e})"),
         };
@@ -106,7 +131,8 @@ impl Cache {
     pub fn save(&self) -> std::io::Result<()> {
         let dir = self.path.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(dir)?;
-        let tmp = dir.join(format!(".{}.{}.tmp", file_stem(&self.file.profile), std::process::id()));
+        let name = self.path.file_name().and_then(|n| n.to_str()).unwrap_or("cache");
+        let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
         let result = (|| {
             let mut out = std::fs::File::create(&tmp)?;
             out.write_all(&serde_json::to_vec(&self.file).map_err(std::io::Error::other)?)?;
@@ -118,6 +144,13 @@ impl Cache {
         }
         result
     }
+}
+
+/// `staging-1f2e3d4c.json`: the profile, readable, and the first 8 hex digits of a name-based
+/// UUID (v5) of the service, stable across builds and platforms.
+fn file_name(profile: &str, service: &str) -> String {
+    let hash = uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_URL, service.as_bytes()).simple().to_string();
+    format!("{}-{}.json", file_stem(profile), &hash[..8])
 }
 
 /// A profile name made safe as a file name.

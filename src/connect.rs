@@ -65,6 +65,19 @@ impl Context {
         Ok(Context { paths, resolved })
     }
 
+    /// Who the cache is of: the remote service's address, or the embedded service's data dir
+    /// (its address is a new free port every start).
+    pub fn service_identity(&self) -> String {
+        match &self.resolved.target {
+            Target::Remote { base_url } => crate::cache::Cache::service_identity(base_url),
+            Target::Embedded => format!("embedded:{}", self.embedded_data_dir().display()),
+        }
+    }
+
+    fn embedded_data_dir(&self) -> PathBuf {
+        self.paths.data_dir.join("service")
+    }
+
     /// A client for the resolved profile's service; for the embedded one, the service too,
     /// which runs until the returned handle is shut down.
     pub async fn connect(&self) -> Result<(Client, Option<Running>), ConnectError> {
@@ -74,7 +87,7 @@ impl Context {
                 Ok((Client::new(base_url, key, self.resolved.client.clone())?, None))
             }
             Target::Embedded => {
-                let options = service::Options::embedded(self.paths.data_dir.join("service"));
+                let options = service::Options::embedded(self.embedded_data_dir());
                 let running = service::start(options).await?;
                 let client = Client::new(&running.base_url(), running.api_key.clone(), self.resolved.client.clone())?;
                 Ok((client, Some(running)))

@@ -342,7 +342,8 @@ async fn the_key_never_appears_in_errors_or_debug_output() {
     }
     // Every field the service wrote is scrubbed, not only the message.
     let api = echoed.api().expect("the service's error");
-    let fields = [api.code.clone(), api.message.clone(), api.param.clone().unwrap(), api.details.clone().unwrap().to_string()];
+    let fields =
+        [api.code.clone(), api.message.clone(), api.param.clone().unwrap(), api.details.clone().unwrap().to_string()];
     for field in fields {
         assert!(field.contains("[redacted]") && !field.contains(prefix), "{field}");
     }

@@ -131,44 +131,79 @@ fn persona(n: u128) -> Persona {
 #[test]
 fn lists_survive_a_save_and_load_with_their_fetch_time() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut cache, warning) = Cache::load(dir.path(), "staging");
+    let (mut cache, warning) = Cache::load(dir.path(), "staging", STAGING);
     assert!(warning.is_none());
     assert!(cache.list::<Persona>("personas").is_none());
     cache.put_list("personas", &[persona(1), persona(2)]);
     cache.set_mark("issues.seen", &vec!["a", "b"]);
     cache.save().unwrap();
-    let (cache, warning) = Cache::load(dir.path(), "staging");
+    let (cache, warning) = Cache::load(dir.path(), "staging", STAGING);
     assert!(warning.is_none());
     let (items, fetched_at): (Vec<Persona>, Timestamp) = cache.list("personas").unwrap();
     assert_eq!(items, vec![persona(1), persona(2)]);
     assert!(fetched_at.parse().is_some());
     assert_eq!(cache.mark::<Vec<String>>("issues.seen"), Some(vec!["a".into(), "b".into()]));
     let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
-    assert_eq!(leftovers, vec![std::ffi::OsString::from("staging.json")], "no temp file is left behind");
+    assert_eq!(leftovers, vec![cache.path().file_name().unwrap().to_owned()], "no temp file is left behind");
+}
+
+const STAGING: &str = "https://staging.example.com";
+
+/// Where the cache of `profile` for `service` lives.
+fn cache_file(dir: &std::path::Path, profile: &str, service: &str) -> std::path::PathBuf {
+    Cache::load(dir, profile, service).0.path().to_path_buf()
 }
 
 #[test]
 fn a_corrupt_cache_is_set_aside_with_a_warning() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("local.json"), b"{ not json").unwrap();
-    let (cache, warning) = Cache::load(dir.path(), "local");
+    let path = cache_file(dir.path(), "local", "embedded:/data");
+    std::fs::write(&path, b"{ not json").unwrap();
+    let (cache, warning) = Cache::load(dir.path(), "local", "embedded:/data");
     assert!(warning.unwrap().contains("set aside"));
     assert!(cache.list::<Persona>("personas").is_none());
     let names: Vec<String> =
         std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
-    assert!(names.iter().any(|n| n.starts_with("local.json.bad-")), "{names:?}");
-    assert!(!names.contains(&"local.json".to_owned()));
+    let stem = path.file_name().unwrap().to_str().unwrap().to_owned();
+    assert!(names.iter().any(|n| n.starts_with(&format!("{stem}.bad-"))), "{names:?}");
+    assert!(!names.contains(&stem));
 }
 
 #[test]
 fn a_foreign_or_older_cache_is_set_aside_too() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("a.json"), br#"{"schemaVersion":1,"profile":"b","lists":{}}"#).unwrap();
-    let (_, warning) = Cache::load(dir.path(), "a");
+    let a = cache_file(dir.path(), "a", STAGING);
+    std::fs::write(&a, format!(r#"{{"schemaVersion":2,"profile":"b","service":"{STAGING}","lists":{{}}}}"#)).unwrap();
+    let (_, warning) = Cache::load(dir.path(), "a", STAGING);
     assert!(warning.unwrap().contains("profile \"b\""));
-    std::fs::write(dir.path().join("c.json"), br#"{"schemaVersion":999,"profile":"c","lists":{}}"#).unwrap();
-    let (_, warning) = Cache::load(dir.path(), "c");
+    let c = cache_file(dir.path(), "c", STAGING);
+    std::fs::write(&c, format!(r#"{{"schemaVersion":999,"profile":"c","service":"{STAGING}","lists":{{}}}}"#)).unwrap();
+    let (_, warning) = Cache::load(dir.path(), "c", STAGING);
     assert!(warning.unwrap().contains("schema version 999"));
+}
+
+#[test]
+fn each_service_has_its_own_cache_and_never_sees_anothers() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut first, _) = Cache::load(dir.path(), "local", "http://127.0.0.1:8787");
+    first.put_list("personas", &[persona(1)]);
+    first.save().unwrap();
+    // The same profile on another address: its own file, empty, the first one untouched.
+    let (other, warning) = Cache::load(dir.path(), "local", "http://127.0.0.1:9");
+    assert!(warning.is_none());
+    assert_ne!(other.path(), first.path());
+    assert!(other.list::<Persona>("personas").is_none(), "another address's lists are never shown");
+    let (again, _) = Cache::load(dir.path(), "local", "http://127.0.0.1:8787");
+    assert_eq!(again.list::<Persona>("personas").unwrap().0, vec![persona(1)]);
+    // A file renamed to look like another service's is refused by what it says inside.
+    std::fs::copy(first.path(), other.path()).unwrap();
+    let (moved, warning) = Cache::load(dir.path(), "local", "http://127.0.0.1:9");
+    assert!(moved.list::<Persona>("personas").is_none());
+    assert!(warning.unwrap().contains("another service"));
+    // One address written two ways is one service.
+    assert_eq!(Cache::service_identity("HTTP://Api.Example.com/"), Cache::service_identity("http://api.example.com"));
+    let name = first.path().file_name().unwrap().to_str().unwrap().to_owned();
+    assert!(name.starts_with("local-") && name.ends_with(".json"), "readable: {name}");
 }
 
 #[test]
@@ -176,7 +211,7 @@ fn the_key_never_appears_in_cache_files() {
     let dir = tempfile::tempdir().unwrap();
     let c = config(&format!("[profiles.p]\nbase_url = \"http://x\"\napi_key = \"{KEY}\"\n"));
     let resolved = c.resolve(&Overrides { profile: Some("p".into()), ..overrides() }).unwrap();
-    let (mut cache, _) = Cache::load(dir.path(), &resolved.profile);
+    let (mut cache, _) = Cache::load(dir.path(), &resolved.profile, "http://x");
     cache.put_list("personas", &[persona(7)]);
     cache.save().unwrap();
     let text = std::fs::read_to_string(cache.path()).unwrap();

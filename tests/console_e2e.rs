@@ -111,8 +111,9 @@ fn cached_lists_show_on_the_next_start() {
     first.wait_for("Callum Reid", WAIT).unwrap();
     first.key("q");
     first.wait_exit(WAIT).unwrap();
-    let cache = home.path().join(".cache/switchboard/local.json");
-    let text = std::fs::read_to_string(&cache).unwrap_or_else(|e| panic!("{cache:?}: {e}"));
+    let caches = walk(&home.path().join(".cache/switchboard"));
+    let cache = caches.iter().find(|p| p.file_name().unwrap().to_str().unwrap().starts_with("local-")).unwrap();
+    let text = std::fs::read_to_string(cache).unwrap_or_else(|e| panic!("{cache:?}: {e}"));
     assert!(text.contains("Callum Reid"));
     let mut second = console(home.path(), &[], &[]);
     second.key("6");
@@ -120,6 +121,22 @@ fn cached_lists_show_on_the_next_start() {
     second.key("q");
     second.wait_exit(WAIT).unwrap();
     assert_restored(&second);
+
+    // The same profile pointed at another address (nothing listens there) never shows the
+    // embedded service's cached lists as that address's.
+    let elsewhere = "http://127.0.0.1:9";
+    let mut third =
+        console(home.path(), &[("SWITCHBOARD_API_KEY", "sb-any-key-0123456789")], &["--base-url", elsewhere]);
+    third.wait_for(elsewhere, WAIT).unwrap();
+    third.key("6");
+    third.wait_for("disconnected", WAIT).unwrap();
+    third.key("1");
+    third.wait_until("the plans tab", WAIT, |s| s.contents().contains("run plans")).unwrap();
+    let screen = third.screen_text();
+    assert!(!screen.contains("Callum Reid") && !screen.contains("Brightsmile"), "another address's cache:\n{screen}");
+    third.key("q");
+    third.wait_exit(WAIT).unwrap();
+    assert_restored(&third);
 }
 
 #[test]

@@ -114,7 +114,8 @@ impl Client {
     {
         let (status, bytes) = self.send_raw(method.clone(), path, query, body).await?;
         serde_json::from_slice(&bytes).map_err(|e| {
-            let error = Error::Decode { method: method.to_string(), path: path.to_owned(), status, message: e.to_string() };
+            let error =
+                Error::Decode { method: method.to_string(), path: path.to_owned(), status, message: e.to_string() };
             error.redacted(self.key.expose())
         })
     }

@@ -52,7 +52,8 @@ pub fn settings(context: &Context) -> (Settings, Vec<String>) {
 pub async fn run(selection: &Selection) -> Result<ExitCode> {
     let context = Context::load(selection)?;
     let (settings, key_warnings) = settings(&context);
-    let (cache, cache_warning) = Cache::load(&context.paths.cache_dir, &context.resolved.profile);
+    let identity = context.service_identity();
+    let (cache, cache_warning) = Cache::load(&context.paths.cache_dir, &context.resolved.profile, &identity);
     let poll = settings.poll_interval;
     let mut app = App::new(settings, Some(cache), jiff::Timestamp::now());
     for warning in context.resolved.warnings.iter().chain(&key_warnings).chain(&cache_warning) {

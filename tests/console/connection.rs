@@ -14,14 +14,14 @@ async fn cached_lists_show_at_once_marked_stale_then_fresh() {
     let cache_dir = tempfile::tempdir().unwrap();
     let service = support::start(true).await;
     // A first session fills the cache.
-    let (cache, _) = Cache::load(cache_dir.path(), "local");
+    let (cache, _) = Cache::load(cache_dir.path(), "local", "http://127.0.0.1:8787");
     let mut first = Harness::on(service, Some(cache)).await;
     first.key("6").await;
     assert!(first.performed.contains(&Effect::SaveCache));
     first.app.cache.as_ref().unwrap().save().unwrap();
 
     // The next session draws the cached personas before any answer arrives.
-    let (cache, warning) = Cache::load(cache_dir.path(), "local");
+    let (cache, warning) = Cache::load(cache_dir.path(), "local", "http://127.0.0.1:8787");
     assert!(warning.is_none());
     let mut app = switchboard::console::app::App::new(settings(), Some(cache), now());
     app.update(Message::Key(switchboard::console::keymap::parse_key("6").unwrap()));
@@ -36,12 +36,12 @@ async fn cached_lists_show_at_once_marked_stale_then_fresh() {
 #[tokio::test]
 async fn cached_benchmark_suites_show_at_once_marked_stale() {
     let cache_dir = tempfile::tempdir().unwrap();
-    let (cache, _) = Cache::load(cache_dir.path(), "local");
+    let (cache, _) = Cache::load(cache_dir.path(), "local", "http://127.0.0.1:8787");
     let mut first = Harness::on(support::start(true).await, Some(cache)).await;
     first.key("7").await;
     first.app.cache.as_ref().unwrap().save().unwrap();
 
-    let (cache, _) = Cache::load(cache_dir.path(), "local");
+    let (cache, _) = Cache::load(cache_dir.path(), "local", "http://127.0.0.1:8787");
     let mut app = switchboard::console::app::App::new(settings(), Some(cache), now());
     app.update(Message::Key(switchboard::console::keymap::parse_key("7").unwrap()));
     first.app = app;

@@ -178,7 +178,7 @@ fn marked(screen: &str) -> Vec<&str> {
 async fn issues_new_since_the_last_visit_are_marked() {
     let service = support::start(true).await;
     let dir = service.dir.path().join("cache");
-    let (cache, _) = Cache::load(&dir, "local");
+    let (cache, _) = Cache::load(&dir, "local", "http://127.0.0.1:8787");
     let mut h = Harness::on(service, Some(cache)).await;
 
     // The first visit ever is the baseline: nothing is new.
@@ -213,7 +213,7 @@ async fn issues_new_since_the_last_visit_are_marked() {
     assert!(seen.contains(&created.id.to_string()));
     cache.save().unwrap();
     let service = h.service;
-    let (cache, warning) = Cache::load(&dir, "local");
+    let (cache, warning) = Cache::load(&dir, "local", "http://127.0.0.1:8787");
     assert!(warning.is_none(), "{warning:?}");
     let mut h = Harness::on(service, Some(cache)).await;
     h.key("4").await;
