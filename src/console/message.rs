@@ -194,6 +194,8 @@ pub struct FetchError {
 pub enum FailureKind {
     NotFound,
     Unreachable,
+    /// The service refused the key (401).
+    Rejected,
     Other,
 }
 
@@ -202,6 +204,7 @@ impl From<Error> for FetchError {
         let kind = match &error {
             e if e.is_unreachable() => FailureKind::Unreachable,
             e if e.status() == Some(404) => FailureKind::NotFound,
+            e if e.status() == Some(401) => FailureKind::Rejected,
             _ => FailureKind::Other,
         };
         FetchError { kind, message: error.to_string() }

@@ -37,7 +37,7 @@ const GLOBAL: &[Action] = &[
 
 pub fn draw(frame: &mut Frame, app: &App) {
     let area = frame.area();
-    let banner = matches!(app.connection, Connection::Disconnected { .. });
+    let banner = matches!(app.connection, Connection::Disconnected { .. } | Connection::Rejected { .. });
     let [header, tabs, banner_area, body, footer] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(1),
@@ -48,10 +48,17 @@ pub fn draw(frame: &mut Frame, app: &App) {
     .areas(area);
     draw_header(frame, header, app);
     draw_tabs(frame, tabs, app);
-    if let Connection::Disconnected { attempt, retry_in, reason } = &app.connection {
+    if let Connection::Disconnected { attempt, retry_in, reason, .. } = &app.connection {
         let text = format!(
             " DISCONNECTED · showing cached data · retry {attempt} in {:.0}s (r to retry now) · {reason}",
             retry_in.as_secs_f64().ceil()
+        );
+        frame.render_widget(Line::styled(fit(&text, area.width as usize), app.settings.theme.banner()), banner_area);
+    }
+    if let Connection::Rejected { status, reason, .. } = &app.connection {
+        let text = format!(
+            " KEY REJECTED ({status}) · showing cached data · set SWITCHBOARD_API_KEY or run switchboard login; \
+             retrying by itself (r to retry now) · {reason}"
         );
         frame.render_widget(Line::styled(fit(&text, area.width as usize), app.settings.theme.banner()), banner_area);
     }
@@ -96,12 +103,12 @@ pub fn draw(frame: &mut Frame, app: &App) {
 
 fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
     let theme = &app.settings.theme;
-    let (state, style) = match &app.connection {
-        Connection::Connecting => ("connecting…".to_string(), theme.warn()),
-        Connection::Connected(health) if health.authenticated => (format!("account {}", health.account), theme.ok()),
-        Connection::Connected(_) => ("key not accepted".to_string(), theme.error()),
-        Connection::Disconnected { .. } => ("disconnected".to_string(), theme.error()),
+    let style = match &app.connection {
+        Connection::Connecting => theme.warn(),
+        connection if connection.is_up() => theme.ok(),
+        _ => theme.error(),
     };
+    let state = app.connection.state();
     let mut spans = vec![
         Span::styled(" switchboard ", theme.title()),
         Span::styled(format!("{} ", app.settings.service), theme.heading()),

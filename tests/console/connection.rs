@@ -109,3 +109,61 @@ async fn a_list_the_service_does_not_offer_says_so_and_opens_by_id() {
     let screen = h.render(160, 48);
     assert!(screen.contains("traits"), "{screen}");
 }
+
+/// `12:04:31` as the header writes it: the machine's time zone.
+fn clock(at: jiff::Timestamp) -> String {
+    at.to_zoned(jiff::tz::TimeZone::system()).strftime("%H:%M:%S").to_string()
+}
+
+#[tokio::test]
+async fn a_rejected_key_stays_in_the_header_until_the_service_accepts_it() {
+    let service = support::start(true).await;
+    let wrong = service.client_with("sk-not-the-key-0123456789");
+    let app = switchboard::console::app::App::new(settings(), None, now());
+    let mut h = Harness { app, service, client: wrong, performed: Vec::new() };
+    h.settle().await;
+    let screen = h.render(120, 30);
+    assert!(screen.contains("key rejected (401)") && screen.contains("KEY REJECTED"), "{screen}");
+    assert!(!screen.contains("connecting…"), "{screen}");
+    // Long after every toast has faded, it still says so; retries keep asking.
+    h.app.tick(now() + jiff::SignedDuration::from_secs(120));
+    let screen = h.render(120, 30);
+    assert!(screen.contains("key rejected (401)"), "{screen}");
+    assert!(h.performed.iter().any(|e| matches!(e, Effect::ReconnectAfter(_))));
+    // The service accepts the key again (here: the right one): the next retry clears it.
+    h.client = h.service.client.clone();
+    h.app.update(Message::Reconnect);
+    h.settle().await;
+    let screen = h.render(120, 30);
+    assert!(screen.contains("account local") && !screen.contains("KEY REJECTED"), "{screen}");
+    assert!(screen.contains("Brightsmile"), "the tab refreshed: {screen}");
+}
+
+#[tokio::test]
+async fn a_service_that_dies_behind_an_idle_view_is_noticed_and_the_header_says_since_when() {
+    let mut h = Harness::seeded().await;
+    h.keys(&["5", "enter"]).await; // a flow's step graph: a view that polls nothing
+    let addr = h.service.running.addr;
+    h.service.running.take_shutdown().unwrap().send(()).unwrap();
+    h.service.running.wait().await.unwrap();
+
+    // No key pressed: the heartbeat asks for health once the service has been quiet a while.
+    let later = now() + jiff::SignedDuration::from_secs(10);
+    h.app.tick(later);
+    h.settle().await;
+    let expected = format!("disconnected since {}", clock(later));
+    let screen = h.render(120, 30);
+    assert!(screen.contains(&expected), "{expected}:\n{screen}");
+    // It stays said, with the first time it was noticed.
+    h.app.update(Message::Reconnect);
+    h.settle().await;
+    h.app.tick(later + jiff::SignedDuration::from_secs(300));
+    assert!(h.render(120, 30).contains(&expected));
+
+    let options = service::Options { addr, ..support::options(h.service.dir.path(), false) };
+    let _back = service::start(options).await.expect("restarts on the same port");
+    h.app.update(Message::Reconnect);
+    h.settle().await;
+    let screen = h.render(120, 30);
+    assert!(screen.contains("account local") && !screen.contains("disconnected"), "{screen}");
+}

@@ -104,7 +104,7 @@ impl App {
             }
             Action::Mark | Action::Unmark | Action::FileIssue | Action::Collect => self.marks_action(action, &mut out),
             Action::Refresh => {
-                if matches!(self.connection, Connection::Disconnected { .. }) {
+                if matches!(self.connection, Connection::Disconnected { .. } | Connection::Rejected { .. }) {
                     self.request(Request::Health);
                 }
                 match &mut self.call {

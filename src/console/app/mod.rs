@@ -5,9 +5,11 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 mod call;
+mod connection;
 mod keys;
 mod prompt;
 
+pub use connection::Connection;
 pub use prompt::{ALIASES, Prompt, completions};
 
 use super::keymap::KeyMap;
@@ -18,7 +20,6 @@ use super::panes;
 use super::theme::Theme;
 use super::widgets::conversation::ConversationView;
 use super::widgets::modal::Modal;
-use crate::api::model::Health;
 use crate::cache::Cache;
 
 /// How the console is set up: from config and flags.
@@ -31,19 +32,6 @@ pub struct Settings {
     /// What the header says the service is ("embedded 127.0.0.1:41234" or the base URL).
     pub service: String,
     pub profile: String,
-}
-
-/// Whether the service answers.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Connection {
-    Connecting,
-    Connected(Health),
-    /// Unreachable since the `attempt`-th retry; the next one is `retry_in` away.
-    Disconnected {
-        attempt: u32,
-        retry_in: Duration,
-        reason: String,
-    },
 }
 
 /// A short note in the corner; errors also go to the log.
@@ -87,13 +75,14 @@ const METRICS_TAB: usize = 2;
 const ISSUES_TAB: usize = 3;
 const TOAST_FOR: i64 = 5;
 const LOG_KEEP: usize = 500;
-const RETRY_MAX: Duration = Duration::from_secs(15);
 
 pub struct App {
     pub settings: Settings,
     pub panes: Vec<Box<dyn Pane>>,
     pub tab: usize,
     pub connection: Connection,
+    /// When the service last answered anything (for the heartbeat).
+    last_heard: jiff::Timestamp,
     pub now: jiff::Timestamp,
     pub toasts: Vec<Toast>,
     pub log: VecDeque<LogLine>,
@@ -125,6 +114,7 @@ impl App {
             settings,
             tab: 0,
             connection: Connection::Connecting,
+            last_heard: now,
             now,
             toasts: Vec::new(),
             log: VecDeque::new(),
@@ -180,6 +170,7 @@ impl App {
         let before = self.toasts.len();
         self.toasts.retain(|t| t.until > now);
         let mut dirty = before != self.toasts.len();
+        self.heartbeat();
         if matches!(self.connection, Connection::Connected(_)) {
             let mut out = Out::default();
             dirty |= self.panes[self.tab].tick(now, &mut out);
@@ -260,21 +251,20 @@ impl App {
 
     fn fetched(&mut self, request: Request, result: Result<Fetched, super::message::FetchError>) -> bool {
         self.in_flight.retain(|r| r != &request);
+        if result.is_ok() {
+            self.heard();
+        }
         match (&request, &result) {
             (Request::Health, Ok(Fetched::Health(health))) => {
-                let was_down = matches!(self.connection, Connection::Disconnected { .. });
-                self.connection = Connection::Connected(health.clone());
-                if !health.authenticated {
-                    self.toast(Level::Error, "the service did not accept the API key".into());
-                }
-                if was_down {
-                    self.toast(Level::Info, "reconnected".into());
-                    self.refresh_all();
-                }
+                self.health_answered(health);
                 return true;
             }
             (_, Err(error)) if error.kind == FailureKind::Unreachable => {
                 self.disconnected(&error.message);
+            }
+            (_, Err(error)) if error.kind == FailureKind::Rejected => {
+                self.heard();
+                self.rejected(401, &error.message);
             }
             (Request::List(_) | Request::Health, Err(error)) if error.kind != FailureKind::NotFound => {
                 self.toast(Level::Error, error.message.clone());
@@ -345,21 +335,6 @@ impl App {
         }
         self.apply(out);
         true
-    }
-
-    fn disconnected(&mut self, reason: &str) {
-        let attempt = match &self.connection {
-            Connection::Disconnected { attempt, .. } => attempt + 1,
-            _ => {
-                self.toast(Level::Error, format!("disconnected: {reason}"));
-                1
-            }
-        };
-        let retry_in = Duration::from_millis(500u64.saturating_mul(1 << attempt.min(5))).min(RETRY_MAX);
-        self.connection = Connection::Disconnected { attempt, retry_in, reason: reason.to_string() };
-        if !self.effects.iter().any(|e| matches!(e, Effect::ReconnectAfter(_))) {
-            self.effects.push(Effect::ReconnectAfter(retry_in));
-        }
     }
 
     fn refresh_all(&mut self) {
