@@ -6,7 +6,7 @@ use ratatui::layout::Rect;
 
 use super::keymap::Action;
 
-use super::message::{Effect, FetchError, Fetched, Request, Write, WriteError, Written};
+use super::message::{Effect, FetchError, Fetched, ListKind, Request, Write, WriteError, Written};
 use super::theme::Theme;
 use super::widgets::modal::Modal;
 use crate::cache::Cache;
@@ -111,6 +111,11 @@ pub trait Pane {
     /// The poll timer; true when a redraw is needed.
     fn tick(&mut self, _now: jiff::Timestamp, _out: &mut Out) -> bool {
         false
+    }
+    /// The lists on screen now, which the app asks for again at every poll while they show
+    /// (k9s' habit); none while a detail is open.
+    fn visible_lists(&self) -> Vec<ListKind> {
+        Vec::new()
     }
     /// Esc: close the innermost view; false when already at the top.
     fn back(&mut self) -> bool;

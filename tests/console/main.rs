@@ -20,5 +20,6 @@ mod metrics;
 mod plan_form;
 mod plans;
 mod policy_form;
+mod refresh;
 mod run_forms;
 mod verdicts;

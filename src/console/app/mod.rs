@@ -175,6 +175,12 @@ impl App {
             let mut out = Out::default();
             dirty |= self.panes[self.tab].tick(now, &mut out);
             self.apply(out);
+            // The lists on screen are asked for again (never twice at once: `request`).
+            if self.call.is_none() && !self.modal.is_open() {
+                for kind in self.panes[self.tab].visible_lists() {
+                    self.request(Request::List(kind));
+                }
+            }
         }
         dirty
     }

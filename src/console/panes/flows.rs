@@ -149,6 +149,10 @@ impl Pane for Flows {
         self.flows.request(out);
     }
 
+    fn visible_lists(&self) -> Vec<ListKind> {
+        if self.open.is_none() { vec![ListKind::Flows] } else { Vec::new() }
+    }
+
     fn action(&mut self, action: Action, out: &mut Out) -> bool {
         if action == Action::Duplicate {
             let flow = if self.open.is_some() { self.opened() } else { self.flows.selected() };

@@ -26,7 +26,7 @@ pub struct Section<T> {
     id: fn(&T) -> String,
 }
 
-impl<T: Listed + Clone + Serialize + DeserializeOwned + 'static> Section<T> {
+impl<T: Listed + Clone + PartialEq + Serialize + DeserializeOwned + 'static> Section<T> {
     /// The section of `T`'s list kind.
     pub fn new(
         title: &'static str,
@@ -64,12 +64,17 @@ impl<T: Listed + Clone + Serialize + DeserializeOwned + 'static> Section<T> {
     pub fn fetched(&mut self, request: &Request, result: &Result<Fetched, FetchError>) -> bool {
         match (request, result) {
             (Request::List(kind), Ok(Fetched::List(listing))) if *kind == self.kind => {
-                if let Some(items) = T::take(listing) {
+                // A poll that brings the same list changes nothing on screen: no redraw.
+                let mut changed = self.list.load != Load::Fresh || self.list.fetching;
+                if let Some(items) = T::take(listing)
+                    && items != self.list.items.as_slice()
+                {
                     self.list.replace(items.clone(), self.id, &self.shape);
+                    changed = true;
                 }
                 self.list.load = Load::Fresh;
                 self.list.fetching = false;
-                true
+                changed
             }
             (Request::List(kind), Err(error)) if *kind == self.kind => {
                 self.list.fetching = false;

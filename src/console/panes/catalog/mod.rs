@@ -258,6 +258,16 @@ impl Pane for Catalog {
         self.ensure_current(out);
     }
 
+    fn visible_lists(&self) -> Vec<ListKind> {
+        match (self.detail, self.current) {
+            (true, _) => Vec::new(),
+            (_, 0) => vec![ListKind::Personas],
+            (_, 1 | 2) => vec![ListKind::Agents, ListKind::AgentEndpoints],
+            (_, 3) => vec![ListKind::KnowledgeBases],
+            _ => vec![ListKind::HttpDefinitions],
+        }
+    }
+
     fn refresh(&mut self, out: &mut Out) {
         match self.current {
             0 => self.personas.request(out),

@@ -225,6 +225,10 @@ impl Pane for Issues {
         self.issues.ensure(out);
     }
 
+    fn visible_lists(&self) -> Vec<ListKind> {
+        if matches!(self.open, Open::List) { vec![ListKind::Issues] } else { Vec::new() }
+    }
+
     fn refresh(&mut self, out: &mut Out) {
         match &mut self.open {
             Open::Call(_, conversation) => conversation.refresh(out),

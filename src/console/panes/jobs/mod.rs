@@ -212,6 +212,10 @@ impl Pane for Jobs {
         self.names.ensure(&[ListKind::RunPlans], out);
     }
 
+    fn visible_lists(&self) -> Vec<ListKind> {
+        if self.open.is_none() { vec![ListKind::RunPlanJobs] } else { Vec::new() }
+    }
+
     fn refresh(&mut self, out: &mut Out) {
         match &mut self.open {
             Some(job) => job.refresh(out),

@@ -156,6 +156,15 @@ impl Pane for Metrics {
         self.ensure_current(out);
     }
 
+    fn visible_lists(&self) -> Vec<ListKind> {
+        match (self.values.is_some() || self.detail, self.current) {
+            (true, _) => Vec::new(),
+            (_, 0) => vec![ListKind::MetricDefinitions],
+            (_, 1) => vec![ListKind::Policies],
+            _ => vec![ListKind::CollectionJobs],
+        }
+    }
+
     fn refresh(&mut self, out: &mut Out) {
         if let Some(values) = &mut self.values {
             return values.refresh(out);

@@ -162,6 +162,10 @@ impl Pane for Plans {
         self.jobs.ensure(out);
     }
 
+    fn visible_lists(&self) -> Vec<ListKind> {
+        if self.detail { Vec::new() } else { vec![ListKind::RunPlans, ListKind::RunPlanJobs] }
+    }
+
     fn refresh(&mut self, out: &mut Out) {
         self.plans.request(out);
         self.jobs.request(out);
