@@ -99,6 +99,12 @@ impl Client {
         &self.config
     }
 
+    /// `text` with the key scrubbed: for what the service sent that is not an error (the reason
+    /// an item could not be read quotes the item).
+    pub(crate) fn scrub(&self, text: &str) -> String {
+        super::error::scrub(text, self.key.expose())
+    }
+
     /// Sends a request and decodes the success body, retrying what is safe to retry.
     pub async fn send<Q, B, T>(
         &self,

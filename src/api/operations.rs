@@ -62,6 +62,35 @@ impl Client {
         })
     }
 
+    /// The same, reading each item on its own: an item that does not decode comes back as
+    /// `Lenient::Unreadable` instead of failing the page.
+    pub fn list_all_lenient<T>(
+        &self,
+        path: &str,
+        query: ListQuery,
+    ) -> impl Stream<Item = Result<super::page::Lenient<T>, Error>> + use<T>
+    where
+        T: serde::de::DeserializeOwned,
+    {
+        let client = self.clone();
+        let path = path.to_owned();
+        cursor_stream(move |cursor| {
+            let client = client.clone();
+            let path = path.clone();
+            let query = ListQuery { cursor, ..query.clone() };
+            async move {
+                let page: super::page::LenientPage<T> = client.get_with(&path, &query).await?;
+                let mut page = CursorPage::from(page);
+                for entry in &mut page.data {
+                    if let super::page::Lenient::Unreadable(why) = entry {
+                        *why = client.scrub(why);
+                    }
+                }
+                Ok(page)
+            }
+        })
+    }
+
     /// One page of a cursor-paged list at `path`.
     pub async fn list_page<T: serde::de::DeserializeOwned>(
         &self,

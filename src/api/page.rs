@@ -4,8 +4,51 @@ use std::future::Future;
 
 use futures_util::{Stream, TryStreamExt, stream};
 
+use serde::de::{Deserialize, DeserializeOwned, Deserializer};
+
 use super::error::Error;
-use super::model::{CursorPage, OffsetPagination};
+use super::model::{CursorPage, CursorPagination, OffsetPagination};
+
+/// One item of a list, or why it could not be read. A service's one odd item (a member of the
+/// wrong type, a `null` where a list belongs) must not fail the whole list: it is skipped and
+/// counted, the rest is shown.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Lenient<T> {
+    Item(T),
+    /// The path of the member at fault and the decoder's words.
+    Unreadable(String),
+}
+
+impl<'de, T: DeserializeOwned> Deserialize<'de> for Lenient<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(deserializer)?;
+        // Which item, when it says (members read through `flatten` lose their path).
+        let id = value.get("id").and_then(serde_json::Value::as_str).map(|id| format!("item {id}: "));
+        let id = id.unwrap_or_default();
+        Ok(match serde_path_to_error::deserialize::<_, T>(value) {
+            Ok(item) => Lenient::Item(item),
+            Err(e) if e.path().to_string() == "." => Lenient::Unreadable(format!("{id}{}", e.inner())),
+            Err(e) => Lenient::Unreadable(format!("{id}{}: {}", e.path(), e.inner())),
+        })
+    }
+}
+
+/// A cursor page whose items are read one by one, and whose `data` may be null.
+#[derive(serde::Deserialize)]
+#[serde(bound(deserialize = "T: DeserializeOwned"))]
+pub(super) struct LenientPage<T> {
+    #[serde(default = "Option::default")]
+    data: Option<Vec<Lenient<T>>>,
+    #[serde(default)]
+    pagination: CursorPagination,
+}
+
+impl<T> From<LenientPage<T>> for CursorPage<Lenient<T>> {
+    fn from(page: LenientPage<T>) -> Self {
+        let data = page.data.unwrap_or_else(|| vec![Lenient::Unreadable("data: a list was expected, got null".into())]);
+        CursorPage { data, pagination: page.pagination }
+    }
+}
 
 /// Every item of a cursor-paged list. `fetch` receives the cursor of the page to read
 /// (`None` for the first); the next page is requested only once the previous one is consumed.
@@ -61,4 +104,31 @@ where
         Ok(Some((stream::iter(items.into_iter().map(Ok)), state)))
     })
     .try_flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    struct Thing {
+        name: String,
+    }
+
+    #[test]
+    fn a_bad_item_or_a_null_list_is_unreadable_not_fatal() {
+        let page: LenientPage<Thing> =
+            serde_json::from_str(r#"{"data": [{"name": "a"}, {"name": 7}, null], "pagination": {}}"#).unwrap();
+        let page = CursorPage::from(page);
+        assert_eq!(page.data[0], Lenient::Item(Thing { name: "a".into() }));
+        assert!(
+            matches!(&page.data[1], Lenient::Unreadable(why) if why.starts_with("name: invalid type")),
+            "{:?}",
+            page.data[1]
+        );
+        assert!(matches!(&page.data[2], Lenient::Unreadable(_)));
+        let page: LenientPage<Thing> = serde_json::from_str(r#"{"data": null}"#).unwrap();
+        let page = CursorPage::from(page);
+        assert!(matches!(&page.data[..], [Lenient::Unreadable(why)] if why.contains("null")));
+    }
 }

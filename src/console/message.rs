@@ -47,14 +47,27 @@ macro_rules! list_kinds {
                 self.route()
             }
 
-            pub(super) async fn fetch(self, client: &crate::api::Client) -> Result<Listing, Error> {
+            /// The whole list, and why each item that could not be read was skipped.
+            pub(super) async fn fetch(self, client: &crate::api::Client) -> Result<(Listing, Vec<String>), Error> {
                 use futures_util::{StreamExt, TryStreamExt};
+                use crate::api::page::Lenient;
                 let query = crate::api::ListQuery::default().limit(LIST_PAGE);
-                Ok(match self {
-                    $(ListKind::$kind => Listing::$kind(
-                        client.list_all::<$ty>($route, query).take(LIST_CAP).try_collect().await?,
-                    )),*
-                })
+                let mut unreadable = Vec::new();
+                let listing = match self {
+                    $(ListKind::$kind => {
+                        let all: Vec<Lenient<$ty>> =
+                            client.list_all_lenient::<$ty>($route, query).take(LIST_CAP).try_collect().await?;
+                        let mut items = Vec::with_capacity(all.len());
+                        for entry in all {
+                            match entry {
+                                Lenient::Item(item) => items.push(item),
+                                Lenient::Unreadable(why) => unreadable.push(why),
+                            }
+                        }
+                        Listing::$kind(items)
+                    }),*
+                };
+                Ok((listing, unreadable))
             }
 
             pub fn from_cache(self, cache: &crate::cache::Cache) -> Option<(Listing, Timestamp)> {
@@ -158,7 +171,8 @@ pub enum Request {
 #[derive(Debug, Clone)]
 pub enum Fetched {
     Health(Health),
-    List(Listing),
+    /// A whole list, and why each item that could not be read was left out.
+    List(Listing, Vec<String>),
     Item(Listing),
     RunPlanJob(Box<RunPlanJob>),
     SimulationJob(Box<SimulationJob>),

@@ -10,7 +10,10 @@ use crate::api::{Client, Error};
 pub async fn perform(client: &Client, request: &Request) -> Result<Fetched, FetchError> {
     Ok(match request {
         Request::Health => Fetched::Health(client.health().await?),
-        Request::List(kind) => Fetched::List(kind.fetch(client).await?),
+        Request::List(kind) => {
+            let (listing, unreadable) = kind.fetch(client).await?;
+            Fetched::List(listing, unreadable)
+        }
         Request::Item(kind, id) => Fetched::Item(item(client, *kind, id).await?),
         Request::Raw(path) => Fetched::Raw(client.get_raw(path).await?),
         Request::RunPlanJob(id) => Fetched::RunPlanJob(Box::new(client.get_run_plan_job(*id).await?)),

@@ -5,6 +5,7 @@ use switchboard::api::model::{IssueInput, Severity};
 use switchboard::console::message::{Effect, ListKind, Message, Request};
 
 use crate::harness::{Harness, now};
+use crate::support;
 
 fn list_fetches(effects: &[Effect], kind: ListKind) -> usize {
     effects.iter().filter(|e| **e == Effect::Fetch(Request::List(kind))).count()
@@ -49,4 +50,37 @@ async fn a_visible_list_refreshes_itself_keeping_the_selection() {
     h.key("enter").await;
     h.app.tick(now());
     assert_eq!(list_fetches(&h.app.effects, ListKind::Issues), 0, "{:?}", h.app.effects);
+}
+
+#[tokio::test]
+async fn one_unreadable_item_is_skipped_and_counted_while_the_rest_shows() {
+    let mut h = Harness::seeded().await;
+    // One persona on the service gets a name the interface says is text: a number.
+    let db = rusqlite::Connection::open(h.service.dir.path().join("switchboard.db")).unwrap();
+    let changed = db
+        .execute(
+            "UPDATE docs SET body = json_set(body, '$.name', 42) WHERE kind = 'persona' AND json_extract(body, '$.name') = 'callum-reid'",
+            [],
+        )
+        .unwrap();
+    assert_eq!(changed, 1);
+    h.key("6").await;
+    let screen = h.render(160, 48);
+    assert!(screen.contains("Dana Whitfield") && !screen.contains("Callum Reid"), "the rest shows:\n{screen}");
+    assert!(screen.contains("1 item of personas could not be read; see the log (L)"), "{screen}");
+    let callum = support::seeded("personas", |p| p["name"] == "callum-reid")[0]["id"].as_str().unwrap().to_owned();
+    let logged = h.app.log.iter().any(|l| {
+        l.text.contains("personas: an item could not be read")
+            && l.text.contains(&callum)
+            && l.text.contains("integer `42`")
+    });
+    assert!(
+        logged,
+        "the reason, naming the member, is in the log: {:?}",
+        h.app.log.iter().map(|l| &l.text).collect::<Vec<_>>()
+    );
+    // The next poll brings the same list: the note is not repeated.
+    let toasts = h.app.log.len();
+    h.tick().await;
+    assert_eq!(h.app.log.len(), toasts, "said once per list");
 }

@@ -83,6 +83,8 @@ pub struct App {
     pub connection: Connection,
     /// When the service last answered anything (for the heartbeat).
     last_heard: jiff::Timestamp,
+    /// How many items of each list could not be read, as last said (so a poll does not repeat it).
+    unreadable_noted: std::collections::HashMap<super::message::ListKind, usize>,
     pub now: jiff::Timestamp,
     pub toasts: Vec<Toast>,
     pub log: VecDeque<LogLine>,
@@ -115,6 +117,7 @@ impl App {
             tab: 0,
             connection: Connection::Connecting,
             last_heard: now,
+            unreadable_noted: std::collections::HashMap::new(),
             now,
             toasts: Vec::new(),
             log: VecDeque::new(),
@@ -279,7 +282,8 @@ impl App {
             (_, Err(error)) if !matches!(request, Request::List(_)) && !self.is_missing_call(&request, &result) => {
                 self.toast(Level::Error, error.message.clone());
             }
-            (_, Ok(Fetched::List(listing))) => {
+            (_, Ok(Fetched::List(listing, unreadable))) => {
+                self.unreadable(listing.kind(), unreadable);
                 if let Some(cache) = &mut self.cache {
                     listing.store(cache);
                     self.effects.push(Effect::SaveCache);
@@ -341,6 +345,26 @@ impl App {
         }
         self.apply(out);
         true
+    }
+
+    /// Items of a list that could not be read were left out: each reason goes to the log, and
+    /// one note says how many (once per list, not at every poll).
+    fn unreadable(&mut self, kind: super::message::ListKind, reasons: &[String]) {
+        if reasons.is_empty() || self.unreadable_noted.get(&kind) == Some(&reasons.len()) {
+            return;
+        }
+        self.unreadable_noted.insert(kind, reasons.len());
+        for reason in reasons {
+            tracing::warn!(list = kind.label(), "an item could not be read: {reason}");
+            self.log.push_back(LogLine {
+                at: self.now,
+                level: Level::Error,
+                text: format!("{}: an item could not be read: {reason}", kind.label()),
+            });
+        }
+        let n = reasons.len();
+        let items = if n == 1 { "item" } else { "items" };
+        self.toast(Level::Error, format!("{n} {items} of {} could not be read; see the log (L)", kind.label()));
     }
 
     fn refresh_all(&mut self) {

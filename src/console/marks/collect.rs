@@ -37,7 +37,7 @@ impl Collecting {
     pub fn fetched(&mut self, request: &Request, result: &Result<Fetched, FetchError>) -> bool {
         fn put<T: Listed + Clone>(slot: &mut Option<Vec<T>>, result: &Result<Fetched, FetchError>) {
             *slot = Some(match result {
-                Ok(Fetched::List(listing)) => T::take(listing).cloned().unwrap_or_default(),
+                Ok(Fetched::List(listing, _)) => T::take(listing).cloned().unwrap_or_default(),
                 _ => Vec::new(),
             });
         }

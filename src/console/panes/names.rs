@@ -44,7 +44,7 @@ impl Names {
     /// Learns from any list or item fetched; true when a name was learnt.
     pub fn fetched(&mut self, request: &Request, result: &Result<Fetched, FetchError>) -> bool {
         match (request, result) {
-            (_, Ok(Fetched::List(listing) | Fetched::Item(listing))) => {
+            (_, Ok(Fetched::List(listing, _) | Fetched::Item(listing))) => {
                 if matches!(request, Request::List(_)) {
                     self.asked.insert(listing.kind());
                 }
@@ -137,7 +137,7 @@ mod tests {
         }))
         .unwrap();
         let request = Request::List(ListKind::MetricDefinitions);
-        let changed = names.fetched(&request, &Ok(Fetched::List(Listing::MetricDefinitions(vec![metric]))));
+        let changed = names.fetched(&request, &Ok(Fetched::List(Listing::MetricDefinitions(vec![metric]), Vec::new())));
         assert!(changed);
         assert_eq!(names.get("call_duration"), Some("Call duration"));
         assert_eq!(names.get("6a1f0d5e-0000-4000-8000-000000000001"), Some("Call duration"));

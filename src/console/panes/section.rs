@@ -63,7 +63,7 @@ impl<T: Listed + Clone + PartialEq + Serialize + DeserializeOwned + 'static> Sec
     /// Takes a fetch result meant for this list (or one item opened by id); true when it was.
     pub fn fetched(&mut self, request: &Request, result: &Result<Fetched, FetchError>) -> bool {
         match (request, result) {
-            (Request::List(kind), Ok(Fetched::List(listing))) if *kind == self.kind => {
+            (Request::List(kind), Ok(Fetched::List(listing, _))) if *kind == self.kind => {
                 // A poll that brings the same list changes nothing on screen: no redraw.
                 let mut changed = self.list.load != Load::Fresh || self.list.fetching;
                 if let Some(items) = T::take(listing)

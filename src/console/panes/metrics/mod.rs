@@ -245,7 +245,7 @@ impl Pane for Metrics {
             | self.policies.fetched(request, result)
             | self.jobs.fetched(request, result)
             | self.versions_fetched(request, result);
-        if let Ok(Fetched::List(Listing::Agents(agents))) = result {
+        if let Ok(Fetched::List(Listing::Agents(agents), _)) = result {
             self.agents = agents.clone();
             changed = true;
         }

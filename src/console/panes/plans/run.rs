@@ -225,7 +225,7 @@ impl RunForm {
         }
         let Some(plan) = self.waiting.take() else { return false };
         let flows = match result {
-            Ok(Fetched::List(Listing::Flows(flows))) => flows.as_slice(),
+            Ok(Fetched::List(Listing::Flows(flows), _)) => flows.as_slice(),
             _ => &[],
         };
         open(&mut out.modal, &plan, flows);

@@ -76,7 +76,7 @@ impl Create {
             return false;
         }
         match result {
-            Ok(Fetched::List(listing)) => choices.take(listing),
+            Ok(Fetched::List(listing, _)) => choices.take(listing),
             Err(_) if *kind == ListKind::Personas => choices.personas = Some(Vec::new()),
             Err(_) if *kind == ListKind::Agents => choices.agents = Some(Vec::new()),
             Err(error) => {
