@@ -28,7 +28,9 @@ async fn health_answers_on_both_paths_with_a_valid_key() {
     for path in ["/health", "/v1/health"] {
         let (status, body, _) = raw(&service.base_url(), Method::GET, path, Some(&key), None).await;
         assert_eq!(status, 200);
-        assert_eq!(body, json!({"authenticated": true, "account": "local"}));
+        // The spec's members at the top; the hosted SDK's shape inside `data`.
+        assert_eq!((&body["authenticated"], &body["account"]), (&json!(true), &json!("local")), "{body}");
+        assert_eq!((&body["data"]["status"], &body["data"]["account"]), (&json!("healthy"), &json!("local")), "{body}");
     }
     assert!(service.client.health().await.unwrap().authenticated);
 }
@@ -65,6 +67,18 @@ async fn the_read_only_key_reads_but_cannot_write() {
     )
     .await;
     assert_error(status, &body, 403, "forbidden", "permission_denied");
+
+    // Health says what each key may do, in the spec's members and in the hosted SDK's `data`.
+    let health = reader.health().await.unwrap();
+    assert_eq!(health.scope, Some(switchboard::api::model::KeyScope::Read));
+    assert_eq!(service.client.health().await.unwrap().scope, Some(switchboard::api::model::KeyScope::Full));
+    let (status, body, _) =
+        raw(&service.base_url(), Method::GET, "/v1/health", Some("Bearer sk-read-only"), None).await;
+    assert_eq!(status, 200);
+    assert_eq!((&body["authenticated"], &body["scope"]), (&serde_json::json!(true), &serde_json::json!("read")));
+    for member in ["status", "timestamp", "version"] {
+        assert!(body["data"][member].is_string(), "{member}: {body}");
+    }
 }
 
 #[tokio::test]

@@ -117,8 +117,14 @@ impl Client {
 
     pub async fn health(&self) -> Result<Health, Error> {
         let raw: serde_json::Value = self.get("/v1/health").await?;
-        // The spec puts the members in the body; accept them inside `data` too.
-        let body = raw.get("data").cloned().unwrap_or(raw);
+        // The spec puts the members in the body, the hosted SDK inside `data`: read both.
+        let mut body = raw.as_object().cloned().unwrap_or_default();
+        if let Some(serde_json::Value::Object(data)) = body.remove("data") {
+            for (key, value) in data {
+                body.entry(key).or_insert(value);
+            }
+        }
+        let body = serde_json::Value::Object(body);
         serde_json::from_value(body).map_err(|e| Error::Decode {
             method: "GET".into(),
             path: "/v1/health".into(),

@@ -336,6 +336,8 @@ pub enum Written {
 #[derive(Debug, Clone, PartialEq)]
 pub struct WriteError {
     pub unreachable: bool,
+    /// The service refused the key this write (403): it may read but not write.
+    pub forbidden: bool,
     pub message: String,
     /// `(param, message)`: the error's `param`, then every `details.violations` entry.
     pub fields: Vec<(String, String)>,
@@ -357,6 +359,7 @@ impl From<Error> for WriteError {
                 fields.insert(0, (param.clone(), api.message.clone()));
             }
         }
-        WriteError { unreachable: error.is_unreachable(), message: error.to_string(), fields }
+        let forbidden = error.status() == Some(403);
+        WriteError { unreachable: error.is_unreachable(), forbidden, message: error.to_string(), fields }
     }
 }

@@ -87,8 +87,12 @@ pub async fn run(selection: &Selection) -> Result<ExitCode> {
                 Effect::Write(write) => match &client {
                     Some(client) => spawn_write(client.clone(), write, tx.clone()),
                     None => {
-                        let error =
-                            WriteError { unreachable: true, message: "not connected yet".into(), fields: vec![] };
+                        let error = WriteError {
+                            unreachable: true,
+                            forbidden: false,
+                            message: "not connected yet".into(),
+                            fields: vec![],
+                        };
                         let _ = tx.send(Message::Written { write, result: Box::new(Err(error)) });
                     }
                 },

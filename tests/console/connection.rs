@@ -167,3 +167,66 @@ async fn a_service_that_dies_behind_an_idle_view_is_noticed_and_the_header_says_
     let screen = h.render(120, 30);
     assert!(screen.contains("account local") && !screen.contains("disconnected"), "{screen}");
 }
+
+/// A seeded service that also takes a read-only key, and the console on that key.
+async fn on_read_only_key(drop_health: bool) -> (Harness, uuid::Uuid) {
+    let dir = tempfile::tempdir().unwrap();
+    let read_key = "sk-read-only-0123456789";
+    let options = service::Options {
+        read_only_api_key: Some(switchboard::api::ApiKey::new(read_key)),
+        ..support::options(dir.path(), true)
+    };
+    let service = support::start_with(options, dir).await;
+    let client = service.client_with(read_key);
+    let mut app = switchboard::console::app::App::new(settings(), None, now());
+    if drop_health {
+        // A service that does not state a key's scope: its health says nothing of it.
+        app.effects.retain(|e| *e != Effect::Fetch(switchboard::console::message::Request::Health));
+        app.in_flight.clear();
+        let health = switchboard::api::model::Health {
+            authenticated: true,
+            account: "elsewhere".into(),
+            status: None,
+            timestamp: None,
+            version: None,
+            scope: None,
+        };
+        let request = switchboard::console::message::Request::Health;
+        let result = Box::new(Ok(switchboard::console::message::Fetched::Health(health)));
+        app.update(Message::Fetched { request, result });
+    }
+    let dana =
+        support::seeded("personas", |p| p["name"] == "dana-whitfield")[0]["id"].as_str().unwrap().parse().unwrap();
+    let mut h = Harness { app, service, client, performed: Vec::new() };
+    h.settle().await;
+    (h, dana)
+}
+
+#[tokio::test]
+async fn a_read_only_key_is_recognised_from_health_without_writing() {
+    let (mut h, _) = on_read_only_key(false).await;
+    assert!(h.app.settings.read_only, "the service said the key can only read");
+    assert!(h.render(160, 48).contains("read-only"), "{}", h.render(160, 48));
+    h.keys(&["6", "/"]).await;
+    h.type_text("Dana Whitfield").await;
+    h.keys(&["enter", "d"]).await;
+    assert!(!h.app.modal.is_open(), "no write is even offered");
+    assert!(!h.performed.iter().any(|e| matches!(e, Effect::Write(_))), "nothing was written");
+}
+
+#[tokio::test]
+async fn the_first_refused_write_switches_to_read_only_where_health_says_nothing() {
+    let (mut h, dana) = on_read_only_key(true).await;
+    assert!(!h.app.settings.read_only);
+    h.keys(&["6", "/"]).await;
+    h.type_text("Dana Whitfield").await;
+    h.keys(&["enter", "d", "y"]).await;
+    assert!(h.app.settings.read_only, "the 403 switched the console to read-only");
+    let screen = h.render(160, 48);
+    assert!(screen.contains("read-only"), "{screen}");
+    assert!(h.app.log.iter().any(|l| l.text.contains("403") && l.text.contains("can only read")), "said why");
+    assert!(h.service.client.get_persona(dana).await.is_ok(), "nothing was deleted");
+    // Writes are now off: the next one is not offered.
+    h.key("d").await;
+    assert!(!h.app.modal.is_open());
+}

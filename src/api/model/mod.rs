@@ -31,14 +31,35 @@ pub use simulation::*;
 pub use verdict::*;
 
 use serde::{Deserialize, Serialize};
+use serde_with::skip_serializing_none;
 use utoipa::ToSchema;
 
-/// `GET /v1/health`: whether the key was accepted, and for which account.
+crate::wire_enum! {
+    /// What a key may do (local service extension on health).
+    pub enum KeyScope { Full = "full", Read = "read" }
+}
+
+/// `GET /v1/health`: whether the key was accepted, and for which account (the spec's members),
+/// the service's state (the hosted SDK's `status`, `timestamp`, `version`), and what the key may
+/// do (`scope`, ours). A 200 means the key was accepted, so `authenticated` defaults to true
+/// where a service leaves it out.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Health {
+    #[serde(default = "accepted")]
     pub authenticated: bool,
     #[serde(default)]
     pub account: String,
+    /// `healthy`, `degraded` or `unhealthy` on the hosted service.
+    pub status: Option<String>,
+    pub timestamp: Option<Timestamp>,
+    pub version: Option<String>,
+    /// `read` for a key that cannot write; absent where a service does not say.
+    pub scope: Option<KeyScope>,
+}
+
+fn accepted() -> bool {
+    true
 }
 
 /// `data` of a persona deletion.

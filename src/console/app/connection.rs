@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use super::App;
-use crate::api::model::Health;
+use crate::api::model::{Health, KeyScope};
 use crate::console::message::{Effect, Request};
 use crate::console::pane::Level;
 
@@ -72,9 +72,25 @@ impl App {
         if !health.authenticated {
             self.toast(Level::Error, "the service did not accept the API key".into());
         }
+        if health.scope == Some(KeyScope::Read) && !self.settings.read_only {
+            self.settings.read_only = true;
+            self.toast(Level::Info, "this key can only read (the service says so): writes are off".into());
+        }
         if was_down && health.authenticated {
             self.toast(Level::Info, "reconnected".into());
             self.refresh_all();
+        }
+    }
+
+    /// The service refused a write with 403: the key may read, not write. Writes are turned off
+    /// rather than refused one by one.
+    pub(super) fn forbidden(&mut self, what: &str) {
+        if !self.settings.read_only {
+            self.settings.read_only = true;
+            let text = format!(
+                "the service refused to {what} (403, permission denied): this key can only read, writes are off"
+            );
+            self.toast(Level::Error, text);
         }
     }
 

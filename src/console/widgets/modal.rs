@@ -165,8 +165,12 @@ mod tests {
         assert_eq!(out.effects, vec![Effect::Write(Write::DeletePersona(Uuid::nil()))]);
 
         let write = Write::DeletePersona(Uuid::nil());
-        let refused =
-            WriteError { unreachable: false, message: "no".into(), fields: vec![("name".into(), "taken".into())] };
+        let refused = WriteError {
+            unreachable: false,
+            forbidden: false,
+            message: "no".into(),
+            fields: vec![("name".into(), "taken".into())],
+        };
         assert!(modal.written(&write, &Err(refused)));
         let form = modal.current_form().expect("kept");
         assert_eq!(form.fields[0].error.as_deref(), Some("taken"));

@@ -59,8 +59,26 @@ pub fn router() -> OpenApiRouter<AppState> {
         TooManyRequests,
     )
 )]
-async fn health(axum::extract::State(state): axum::extract::State<AppState>) -> Response {
-    axum::Json(serde_json::json!({ "authenticated": true, "account": &*state.account })).into_response()
+async fn health(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    access: Option<axum::Extension<crate::service::Access>>,
+) -> Response {
+    let scope = match access.map(|a| a.0) {
+        Some(crate::service::Access::ReadOnly) => "read",
+        _ => "full",
+    };
+    // The spec's members at the top, the hosted SDK's inside `data`; both say the key's scope.
+    let health = serde_json::json!({
+        "authenticated": true,
+        "account": &*state.account,
+        "scope": scope,
+        "status": "healthy",
+        "timestamp": crate::api::model::Timestamp::now(),
+        "version": env!("CARGO_PKG_VERSION"),
+    });
+    let mut body = health.clone();
+    body["data"] = health;
+    axum::Json(body).into_response()
 }
 
 /// The health check without the version prefix.
@@ -75,8 +93,11 @@ async fn health(axum::extract::State(state): axum::extract::State<AppState>) -> 
         TooManyRequests,
     )
 )]
-async fn health_unversioned(state: axum::extract::State<AppState>) -> Response {
-    health(state).await
+async fn health_unversioned(
+    state: axum::extract::State<AppState>,
+    access: Option<axum::Extension<crate::service::Access>>,
+) -> Response {
+    health(state, access).await
 }
 
 pub async fn unknown_route(uri: Uri) -> ServiceError {

@@ -279,6 +279,7 @@ mod tests {
         assert_eq!(press(&mut form, KeyCode::Enter), FormEvent::Ignored, "sent once");
         form.failed(&WriteError {
             unreachable: false,
+            forbidden: false,
             message: "bad".into(),
             fields: vec![("status".into(), "no".into())],
         });

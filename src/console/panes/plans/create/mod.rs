@@ -159,6 +159,7 @@ mod tests {
         assert_eq!(rename(&form, "flows[1].happyPath"), Some(format!("flow:{}.happyPath", flows[2].id)));
         form.failed(&crate::console::message::WriteError {
             unreachable: false,
+            forbidden: false,
             message: "no".into(),
             fields: vec![("flows[1].happyPath".into(), "nothing to run".into())],
         });
