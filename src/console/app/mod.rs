@@ -331,7 +331,7 @@ impl App {
         match &result {
             Ok(_) => self.toast(Level::Info, format!("done: {}", write.label())),
             Err(error) if error.unreachable => self.disconnected(&error.message),
-            Err(error) if error.forbidden => self.forbidden(&write.label()),
+            Err(error) if error.forbidden => self.forbidden(write.label()),
             Err(error) => self.toast(Level::Error, format!("could not {}: {}", write.label(), error.message)),
         }
         let mut out = Out::default();
