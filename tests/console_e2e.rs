@@ -217,3 +217,37 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 
 #[path = "console_e2e/journeys.rs"]
 mod journeys;
+
+#[test]
+fn the_console_stays_responsive_while_the_service_hangs() {
+    // A service that accepts connections and never answers a byte.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base_url = format!("http://{}", listener.local_addr().unwrap());
+    let held = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let holder = held.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            holder.lock().unwrap().push(stream); // kept open, never read or written
+        }
+    });
+    // Requests would wait ten minutes for it: every key below works long before any answer.
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join(".config/switchboard");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("config.toml"), "[client]\nrequest_timeout_ms = 600000\nmax_retries = 0\n").unwrap();
+    let mut pty = console(home.path(), &[("SWITCHBOARD_API_KEY", "sb-any-key-0123456789")], &["--base-url", &base_url]);
+    pty.wait_for("connecting…", WAIT).unwrap();
+    pty.wait_until("a request is out", WAIT, |_| !held.lock().unwrap().is_empty()).unwrap();
+    pty.key("?");
+    pty.wait_for("help · esc closes", WAIT).unwrap();
+    pty.key("Esc");
+    pty.wait_until("help closed", WAIT, |s| !s.contents().contains("help · esc closes")).unwrap();
+    for (key, title) in [("4", "issues"), ("6", "personas"), ("2", "run plan jobs")] {
+        pty.key(key);
+        pty.wait_until(title, WAIT, |s| s.contents().lines().any(|l| l.starts_with('┌') && l.contains(title))).unwrap();
+    }
+    assert!(pty.screen_text().contains("connecting…"), "still waiting on the service:\n{}", pty.screen_text());
+    pty.key("q");
+    assert!(pty.wait_exit(WAIT).unwrap().success());
+    assert_restored(&pty);
+}
