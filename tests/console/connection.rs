@@ -110,9 +110,9 @@ async fn a_list_the_service_does_not_offer_says_so_and_opens_by_id() {
     assert!(screen.contains("traits"), "{screen}");
 }
 
-/// `12:04:31` as the header writes it: the machine's time zone.
+/// `12:04:31` as the header writes it (UTC).
 fn clock(at: jiff::Timestamp) -> String {
-    at.to_zoned(jiff::tz::TimeZone::system()).strftime("%H:%M:%S").to_string()
+    at.strftime("%H:%M:%S").to_string()
 }
 
 #[tokio::test]

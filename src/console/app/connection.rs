@@ -47,9 +47,9 @@ impl Connection {
     }
 }
 
-/// `12:04:31` in the machine's time zone.
+/// `12:04:31`, in UTC like every time the console shows.
 fn clock(at: jiff::Timestamp) -> String {
-    at.to_zoned(jiff::tz::TimeZone::system()).strftime("%H:%M:%S").to_string()
+    at.strftime("%H:%M:%S").to_string()
 }
 
 /// Longest wait between tries while the service is down or refuses the key.
