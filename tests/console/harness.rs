@@ -162,6 +162,8 @@ pub fn screen(backend: &TestBackend) -> String {
 pub fn filters() -> Vec<(&'static str, &'static str)> {
     vec![
         (r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", "[uuid]"),
+        // An id cut to its first eight digits where room is short.
+        (r"\b[0-9a-f]{8}…", "[id]…"),
         (r"\b20\d\d-\d\d-\d\d[ T]\d\d:\d\d:\d\d(\.\d+)?Z?", "[time]"),
     ]
 }
