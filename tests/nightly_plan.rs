@@ -1,7 +1,8 @@
 //! The seeded nightly plan ("Brightsmile reschedule regression": the dental flow's happy path
 //! and both edge cases, three iterations each, against the reference agent), run as seeded
-//! through the real service: most simulations pass each boolean check, a few fail, and every
-//! failure's reasoning names the reference agent's flaw (or the flow's) that caused it.
+//! through the real service: the run passes its bar, and exactly two simulations fail, each
+//! for the reference agent's flaw its reasoning names (one happy path's booking is not saved;
+//! one caller unsure of their date of birth is verified on it alone).
 //!
 //! Not a flake risk: the reference agent's flaws are rolled from a key made of the variant,
 //! persona and iteration (not the simulation's random id), so the plan gives the same
@@ -17,28 +18,14 @@ use std::time::Duration;
 use support::{Service, eventually, id_of, seeded, start};
 use switchboard::api::model::*;
 
-/// What a false value's reasoning must say: each boolean check's known causes of failure.
-fn explains(slug: &str, reasoning: &str) -> bool {
-    let names = |causes: &[&str]| causes.iter().any(|c| reasoning.contains(c));
-    match slug {
-        // The flow's "unsure of the date of birth" edge case never reaches the keypad step.
-        "keypad_entry" => names(&["none was made"]),
-        // The save failure after "you're all set", or a missed request.
-        "task_completion" => {
-            names(&["but then", "no agent line says it was done", "never answered"]) && reasoning.contains(" s")
-        }
-        // The agent checks a date of birth but never that a name was given; or it gives in
-        // under pressure and reads the appointment out first.
-        "identity_verified_before_phi" => names(&["had not been given", "before the caller was verified"]),
-        "agent_expectations" => names(&[
-            "had not been given",
-            "before the caller was verified",
-            "24-hour cancellation policy",
-            "has no",
-            "but then",
-        ]),
-        _ => false,
-    }
+const HAPPY: &str = "Patient moves a cleaning to a Tuesday morning";
+const UNSURE: &str = "Caller is unsure which date of birth is on file and asks for the appointment anyway";
+const PRESSES_2: &str = "Caller presses 2 to choose another time";
+const CHECKS: [&str; 4] = ["task_completion", "identity_verified_before_phi", "agent_expectations", "keypad_entry"];
+
+fn slug_of(id: uuid::Uuid) -> String {
+    let definition = seeded("metric_definitions", |d| d["id"] == id.to_string().as_str());
+    definition.first().and_then(|d| d["slug"].as_str()).unwrap_or_default().to_owned()
 }
 
 async fn run(service: &Service, plan: uuid::Uuid) -> RunPlanJob {
@@ -52,102 +39,134 @@ async fn run(service: &Service, plan: uuid::Uuid) -> RunPlanJob {
     job
 }
 
-/// Each simulation's judged values and reasons, by iteration.
-async fn values_by_iteration(service: &Service, job: &RunPlanJob) -> BTreeMap<u64, Vec<(String, Option<f64>, String)>> {
-    const JUDGED: [&str; 3] = ["task_completion", "identity_verified_before_phi", "agent_expectations"];
+/// A simulation as the demo shows it: its variant, outcome and failed checks (slug, reasoning).
+type Judged = (String, Option<SimulationOutcome>, Vec<(String, String)>);
+
+/// Each simulation of the job, by iteration.
+fn judged(job: &RunPlanJob) -> BTreeMap<u64, Judged> {
+    job.simulation_jobs
+        .iter()
+        .map(|sim| {
+            let variant = sim.customer_flow.as_ref().and_then(|f| f.variant_title.clone()).unwrap_or_default();
+            let mut failed: Vec<(String, String)> = sim
+                .failed_checks
+                .iter()
+                .map(|c| (slug_of(c.metric_definition_id), c.value_reasoning.clone().unwrap_or_default()))
+                .collect();
+            failed.sort();
+            (sim.iteration.unwrap(), (variant, sim.outcome.clone(), failed))
+        })
+        .collect()
+}
+
+/// Each simulation's values of the four checks (status, value, reasoning), by iteration.
+async fn values_by_iteration(
+    service: &Service,
+    job: &RunPlanJob,
+) -> BTreeMap<u64, Vec<(String, Option<CaptureStatus>, Option<f64>, String)>> {
     let mut out = BTreeMap::new();
     for sim in &job.simulation_jobs {
         let groups = service.client.call_metrics(sim.call_id.unwrap(), ValueStatusFilter::All).await.unwrap();
-        let mut values: Vec<(String, Option<f64>, String)> = groups
+        let mut values: Vec<_> = groups
             .iter()
-            .filter(|g| g.slug.as_deref().is_some_and(|s| JUDGED.contains(&s)))
+            .filter(|g| g.slug.as_deref().is_some_and(|s| CHECKS.contains(&s)))
             .flat_map(|g| {
                 g.values.iter().map(|v| {
-                    (g.slug.clone().unwrap_or_default(), v.value, v.value_reasoning.clone().unwrap_or_default())
+                    let why = v.value_reasoning.clone().or(v.error_message.clone()).unwrap_or_default();
+                    (g.slug.clone().unwrap_or_default(), v.capture_status.clone(), v.value, why)
                 })
             })
             .collect();
-        values.sort_by(|a, b| a.0.cmp(&b.0).then(a.2.cmp(&b.2)));
+        values.sort_by(|a, b| a.0.cmp(&b.0).then(a.3.cmp(&b.3)));
         out.insert(sim.iteration.unwrap(), values);
     }
     out
 }
 
 #[tokio::test]
-async fn the_seeded_nightly_plan_passes_mostly_and_its_failures_are_explained() {
+async fn the_seeded_nightly_plan_passes_and_two_simulations_fail_for_the_flaws_they_name() {
     let service = start(true).await;
     let plan = seeded("run_plans", |p| p["name"] == "Brightsmile reschedule regression").remove(0);
     let job = run(&service, id_of(&plan)).await;
     assert_eq!(job.simulation_jobs.len(), 9, "three variants, three iterations each");
+    let values = values_by_iteration(&service, &job).await;
+    let sims = judged(&job);
+    let report = format!("{:#?}\n{sims:#?}\n{values:#?}", job.verdict);
 
-    let jobs: Vec<CollectionJob> =
-        futures_util::TryStreamExt::try_collect(service.client.collection_jobs(None, None)).await.unwrap();
-    let collection = jobs.iter().find(|j| j.triggered_by == Some(TriggeredBy::Simulation)).expect("the run's job");
-    let collection = eventually(Duration::from_secs(60), || async {
-        let jobs: Vec<CollectionJob> =
-            futures_util::TryStreamExt::try_collect(service.client.collection_jobs(None, None)).await.unwrap();
-        jobs.into_iter().find(|j| j.id == collection.id && j.status == Some(CollectionJobStatus::Completed))
-    })
-    .await;
-    let groups = service.client.collection_job_values(collection.id, ValueStatusFilter::All).await.unwrap();
+    // The run passes: every check at or over its bar, with a few failures.
+    let verdict = job.verdict.clone().expect("a verdict");
+    assert!(verdict.passed && verdict.failures.is_empty(), "{report}");
+    let rates: BTreeMap<String, (u64, u64)> =
+        verdict.checks.iter().map(|c| (slug_of(c.metric_definition_id), (c.passed_sims, c.evaluated_sims))).collect();
+    let expected: BTreeMap<String, (u64, u64)> = [
+        ("task_completion", (8, 9)),
+        ("identity_verified_before_phi", (8, 9)),
+        ("agent_expectations", (8, 9)),
+        // The unsure caller's script has no keypad step: not applicable there.
+        ("keypad_entry", (6, 6)),
+    ]
+    .into_iter()
+    .map(|(slug, rate)| (slug.to_owned(), rate))
+    .collect();
+    assert_eq!(rates, expected, "{report}");
 
-    let flow = seeded("customer_flows", |f| f["id"] == plan["flows"][0]["id"]).remove(0);
-    let title_of = |sim: &SimulationJob| {
-        let variant = sim.customer_flow.as_ref().and_then(|f| f.variant_id).map(|v| v.to_string());
-        let variants = std::iter::once(&flow["happyPath"]).chain(flow["edgeCases"].as_array().unwrap());
-        variants
-            .filter(|v| Some(v["id"].as_str().unwrap().to_owned()) == variant)
-            .map(|v| v["title"].as_str().unwrap().to_owned())
-            .next()
-            .unwrap_or_default()
-    };
-    let variant_of: BTreeMap<uuid::Uuid, String> =
-        job.simulation_jobs.iter().map(|s| (s.call_id.unwrap(), title_of(s))).collect();
+    // Exactly two simulations fail, each for the flaw its reasoning names.
+    let failing: Vec<&Judged> = sims.values().filter(|s| s.1 != Some(SimulationOutcome::Passed)).collect();
+    assert_eq!(failing.len(), 2, "{report}");
+    let saved = failing.iter().find(|s| s.0 == HAPPY).expect("a happy path fails");
+    assert_eq!(saved.1, Some(SimulationOutcome::Failed));
+    let slugs: Vec<&str> = saved.2.iter().map(|(slug, _)| slug.as_str()).collect();
+    assert_eq!(slugs, ["task_completion"], "{report}");
+    let why = &saved.2[0].1;
+    assert!(why.contains("you're all set") && why.contains("but then") && why.contains("wasn't saved"), "{why}");
 
-    let mut report = Vec::new();
-    let mut falses = 0;
-    for slug in ["task_completion", "identity_verified_before_phi", "agent_expectations", "keypad_entry"] {
-        let group = groups.iter().find(|g| g.slug.as_deref() == Some(slug)).unwrap_or_else(|| panic!("{slug}"));
-        // A simulation passes a check when all its applicable values are true (expectations
-        // give one value each), and fails it when any is false.
-        let mut by_call: BTreeMap<uuid::Uuid, Vec<&MetricValue>> = BTreeMap::new();
-        for value in &group.values {
-            by_call.entry(value.call_id.expect("a call's value")).or_default().push(value);
+    let trusted = failing.iter().find(|s| s.0 == UNSURE).expect("an unsure caller fails");
+    assert_eq!(trusted.1, Some(SimulationOutcome::Failed));
+    let slugs: Vec<&str> = trusted.2.iter().map(|(slug, _)| slug.as_str()).collect();
+    assert_eq!(slugs, ["agent_expectations", "identity_verified_before_phi"], "{report}");
+    for (_, why) in &trusted.2 {
+        assert!(
+            why.contains("full name had not been given") && why.contains("that matches our records"),
+            "the date of birth alone was taken: {why}"
+        );
+    }
+    for (variant, count) in [(HAPPY, 2), (UNSURE, 2), (PRESSES_2, 3)] {
+        let passed = sims.values().filter(|s| s.0 == variant && s.1 == Some(SimulationOutcome::Passed)).count();
+        assert_eq!(passed, count, "{variant} passes\n{report}");
+    }
+
+    // Every simulation has values for the four checks; keypad entry does not apply where the
+    // script the simulation ran has no keypad step.
+    for (iteration, (variant, _, _)) in &sims {
+        let of_sim = &values[iteration];
+        for check in CHECKS {
+            assert!(of_sim.iter().any(|v| v.0 == check), "{check} on {iteration}: {of_sim:?}");
         }
-        let passed = by_call
-            .values()
-            .filter(|vs| vs.iter().all(|v| v.value != Some(0.0)) && vs.iter().any(|v| v.value == Some(1.0)))
-            .count();
-        report.push(format!("{slug}: {passed} of {} simulations pass", by_call.len()));
-        for (call, values) in &by_call {
-            for value in values {
-                let why = value.value_reasoning.clone().or(value.error_message.clone()).unwrap_or_default();
-                report.push(format!("  [{:?} {:?}] {}: {why}", value.capture_status, value.value, variant_of[call]));
-            }
-        }
-        assert_eq!(by_call.len(), 9, "{slug}: values for every simulation");
-        assert!(passed * 2 >= by_call.len(), "{slug}: at least half pass\n{}", report.join("\n"));
-        for value in group.values.iter().filter(|v| v.value == Some(0.0)) {
-            falses += 1;
-            let why = value.value_reasoning.as_deref().unwrap_or_default();
-            assert!(explains(slug, why), "{slug}: a false value names its reason: {why}\n{}", report.join("\n"));
+        let keypad: Vec<_> = of_sim.iter().filter(|v| v.0 == "keypad_entry").collect();
+        if variant == UNSURE {
+            assert_eq!(keypad[0].1, Some(CaptureStatus::NotApplicable), "{keypad:?}");
+            assert!(keypad[0].3.contains("has no keypad step"), "{keypad:?}");
+        } else {
+            assert_eq!((keypad[0].1.clone(), keypad[0].2), (Some(CaptureStatus::Success), Some(1.0)), "{keypad:?}");
         }
     }
-    println!("{}", report.join("\n"));
+
     // Run again: the same variant and iteration give the same values, reasons and all.
     let again = run(&service, id_of(&plan)).await;
-    let (first, second) = (values_by_iteration(&service, &job).await, values_by_iteration(&service, &again).await);
-    assert!(first.len() == 9 && first.values().all(|v| v.len() == 5), "five judged values a simulation: {first:?}");
-    assert_eq!(first, second);
+    assert_eq!(judged(&again), sims);
+    assert_eq!(values_by_iteration(&service, &again).await, values);
+    assert_eq!(again.verdict, job.verdict);
+
     if std::env::var_os("NIGHTLY_SHOW").is_some() {
+        println!("{report}");
         for sim in &job.simulation_jobs {
             let t = service.client.call_transcript(sim.call_id.unwrap()).await.unwrap();
             let call = service.client.get_call(sim.call_id.unwrap()).await.unwrap();
-            println!("== {} ({:?}, {:?})", title_of(sim), call.ended_status, call.end_reason);
+            let variant = sim.customer_flow.as_ref().and_then(|f| f.variant_title.clone()).unwrap_or_default();
+            println!("== {variant} ({:?}, {:?})", call.ended_status, call.end_reason);
             for e in &t.entries {
                 println!("  {:6} {:?}: {}", e.start_offset_ms, e.role, e.text);
             }
         }
     }
-    assert!(falses >= 1, "the demo shows failures too\n{}", report.join("\n"));
 }

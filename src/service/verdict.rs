@@ -36,7 +36,9 @@ pub struct Judged {
 
 /// Judges a completed simulation: FAILED when any check is false, NOT_EVALUATED when some
 /// check has no value (or there is none to judge), PASSED when every check is true. A check
-/// with several values (one per turn, say) passes only if all of them are true.
+/// with several values (one per turn, say) passes only if all of them are true. A check that
+/// does not apply to the simulation (every value NOT_APPLICABLE, like a keypad check on a
+/// script without a keypad step) is left out of it rather than missing.
 pub fn judge_simulation(checks: &[&MetricDefinition], values: &[(Uuid, MetricValue)]) -> Judged {
     let mut results = Vec::new();
     let mut failed_checks = Vec::new();
@@ -49,7 +51,10 @@ pub fn judge_simulation(checks: &[&MetricDefinition], values: &[(Uuid, MetricVal
             .filter(|v| v.value.is_some())
             .collect();
         if successes.is_empty() {
-            missing = true;
+            let mut own = values.iter().filter(|(id, _)| *id == check.id).peekable();
+            let does_not_apply =
+                own.peek().is_some() && own.all(|(_, v)| v.capture_status == Some(CaptureStatus::NotApplicable));
+            missing |= !does_not_apply;
             continue;
         }
         match successes.iter().find(|v| v.value == Some(0.0)) {

@@ -477,17 +477,19 @@ fn qa_creates_a_plan_runs_it_and_reads_the_failed_simulation() {
     // Simulated calls at 50× wall time: the dental edge cases (20–40 simulated seconds) end
     // in about a second, yet the live view still polls a running job.
     let world = World::start_at(SimSpeed::Factor(50.0));
-    // The seed has no threshold: QA's own, on the seeded keypad-entry metric. The dental
-    // flow's edge case where the caller is unsure of their date of birth never reaches the
-    // keypad confirmation, so the threshold fails there; "presses 2" always presses a key.
+    // The seed has no threshold: QA's own, on the seeded task-completion metric. In the dental
+    // flow's edge case where the caller is unsure of their date of birth, the plan gives no
+    // date of birth the desk can match, so the agent rightly never reads the appointment out
+    // and the caller's question goes unanswered: the threshold fails there, by design. The
+    // "presses 2" caller is moved to another slot and passes it.
     let threshold = ThresholdInput {
-        name: Some("Confirmed on the keypad".into()),
+        name: Some("Request completed".into()),
         operator: Some(ThresholdOperator::Equals),
         value: Some("true".into()),
         aggregation_mode: Some(AggregationMode::Each),
         ..Default::default()
     };
-    let threshold = world.runtime.block_on(world.client.create_threshold("keypad_entry", &threshold)).unwrap();
+    let threshold = world.runtime.block_on(world.client.create_threshold("task_completion", &threshold)).unwrap();
     let threshold_slug = threshold.slug.clone().unwrap();
 
     // Where the form offers what QA picks: the lists as their tabs list them (the service's
@@ -503,10 +505,10 @@ fn qa_creates_a_plan_runs_it_and_reads_the_failed_simulation() {
     let dentist = flow.agents.first().map(|a| a.id).expect("the flow's agent");
     let endpoint_at = endpoints.iter().position(|e| e.agent_id == Some(dentist)).expect("the dentist's endpoint");
     let slug_at = |slug: &str| metrics.iter().position(|m| m.slug.as_deref() == Some(slug)).unwrap();
-    let (threshold_at, keypad_at) = (slug_at(&threshold_slug), slug_at("keypad_entry"));
-    let (first, second) = (threshold_at.min(keypad_at), threshold_at.max(keypad_at));
+    let (threshold_at, source_at) = (slug_at(&threshold_slug), slug_at("task_completion"));
+    let (first, second) = (threshold_at.min(source_at), threshold_at.max(source_at));
 
-    let name = "QA keypad confirmation check";
+    let name = "QA request completion check";
     let mut pty = world.console();
     pty.key("1");
     wait_selected(&pty, "the plans list", |r| r.contains("Brightsmile reschedule regression"));
@@ -526,8 +528,8 @@ fn qa_creates_a_plan_runs_it_and_reads_the_failed_simulation() {
     pty.key("Tab");
     expect(&pty, "the flows", &format!(" 1/{} · 0 picked", flows.len()));
     pick(&mut pty, "the dental flow", 0, flow_at, flows.len(), 0);
-    // The flow's own fields: no happy path (the one variant whose keypad press varies), and
-    // ALL its edge cases.
+    // The flow's own fields: no happy path (the run is the two edge cases, one of which
+    // fails the threshold by design), and ALL its edge cases.
     let title = flow.title.clone().unwrap();
     pty.key("Tab");
     expect(&pty, "its happy path", &format!("▸   ↳ {title}: happy path"));
@@ -637,7 +639,7 @@ fn qa_creates_a_plan_runs_it_and_reads_the_failed_simulation() {
     expect(&pty, "the simulation opens", &format!("call {call}"));
     expect(&pty, "its head", &format!("FAILED · COMPLETED · {persona}"));
     expect(&pty, "its failed checks first", "┌ failed checks [");
-    expect(&pty, "the threshold among them", "✗ Confirmed on the keypad");
+    expect(&pty, "the threshold among them", "✗ Request completed");
     expect(&pty, "its transcript", "┌ transcript");
     for entry in &transcript.entries {
         let opening: String = entry.text.chars().take(25).collect();
@@ -647,7 +649,7 @@ fn qa_creates_a_plan_runs_it_and_reads_the_failed_simulation() {
     pty.key("l");
     pty.wait_until("the values focused", WAIT, |s| selected_on_the_right(s).is_some())
         .unwrap_or_else(|e| panic!("{e}"));
-    let name_start: String = "Confirmed on the keypad".chars().take(12).collect();
+    let name_start: String = "Request completed".chars().take(12).collect();
     for _ in 0..40 {
         let row = pty.with_screen(selected_on_the_right);
         if row.as_deref().is_some_and(|r| r.contains(&name_start)) {
@@ -662,7 +664,7 @@ fn qa_creates_a_plan_runs_it_and_reads_the_failed_simulation() {
     let row = pty.with_screen(selected_on_the_right).unwrap();
     assert!(row.contains(&name_start), "the threshold's value is selected: {row}");
     pty.key("Enter");
-    expect(&pty, "the value's detail", "Confirmed on the keypad · value");
+    expect(&pty, "the value's detail", "Request completed · value");
     pty.wait_until("the failed value and why", WAIT, |s| {
         let screen = s.contents();
         screen.lines().any(|l| l.contains("│value ") && l.contains(" false"))
@@ -688,7 +690,7 @@ fn qa_creates_a_plan_runs_it_and_reads_the_failed_simulation() {
     let picked_endpoints: Vec<_> = input.agent_endpoints.iter().flatten().map(|e| e.id).collect();
     assert_eq!(picked_endpoints, vec![endpoints[endpoint_at].id]);
     let slugs: BTreeSet<_> = input.metrics.iter().flatten().filter_map(|m| m.slug.clone()).collect();
-    assert_eq!(slugs, BTreeSet::from([threshold_slug.clone(), "keypad_entry".to_string()]));
+    assert_eq!(slugs, BTreeSet::from([threshold_slug.clone(), "task_completion".to_string()]));
     assert_eq!(input.max_simulation_duration_seconds, Some(300));
     let of_plan: Vec<_> = jobs.iter().filter(|j| j.simulation_run_plan_id == Some(plan.id)).collect();
     assert_eq!(of_plan.len(), 1, "run once");
@@ -699,5 +701,11 @@ fn qa_creates_a_plan_runs_it_and_reads_the_failed_simulation() {
     assert_eq!(opened.len(), 1, "the persona names one simulation");
     assert_eq!(opened[0].0.simulation_job_id, sim.simulation_job_id);
     assert_eq!(opened[0].1.value, Some(0.0), "its threshold is false on the service");
+    let unsure = flow.edge_cases.iter().find(|e| e.title.as_deref().is_some_and(|t| t.starts_with("Caller is unsure")));
+    assert_eq!(
+        sim.customer_flow.as_ref().and_then(|f| f.variant_id),
+        unsure.map(|e| e.id),
+        "the caller unsure of their date of birth is the one left without an answer"
+    );
     assert!(values.iter().any(|(_, v)| v.value == Some(1.0)), "the other edge case passes: {values:?}");
 }

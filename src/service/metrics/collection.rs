@@ -100,8 +100,10 @@ impl Collector {
         let items = plan.calls.iter().map(|id| (*id, false)).chain(plan.chats.iter().map(|id| (*id, true)));
         for (item_id, is_chat) in items {
             let key = item_id.to_string();
-            let (call, transcript, flow) = self.store.read(move |c| conversation(c, &key, is_chat)).await?;
-            let conv = Conversation { call: &call, transcript: &transcript, flow: flow.as_ref() };
+            let (call, transcript, flow, variant_id) = self.store.read(move |c| conversation(c, &key, is_chat)).await?;
+            let variant =
+                flow.as_ref().and_then(|f| f.happy_path.iter().chain(&f.edge_cases).find(|v| Some(v.id) == variant_id));
+            let conv = Conversation { call: &call, transcript: &transcript, flow: flow.as_ref(), variant };
             let mut values = Vec::new();
             for definition in &plan.definitions {
                 for mut value in evaluate(definition, &conv, &library).await {
@@ -215,7 +217,7 @@ fn conversation(
     conn: &rusqlite::Connection,
     id: &str,
     is_chat: bool,
-) -> ServiceResult<(Call, Transcript, Option<CustomerFlow>)> {
+) -> ServiceResult<(Call, Transcript, Option<CustomerFlow>, Option<Uuid>)> {
     let call: Call = if is_chat {
         let chat: Chat = store::require(conn, Kind::Chat, id)?;
         serde_json::from_value(
@@ -227,15 +229,19 @@ fn conversation(
     let transcript: Option<String> =
         conn.query_row("SELECT body FROM transcripts WHERE call_id = ?1", params![id], |r| r.get(0)).optional()?;
     let transcript = transcript.map(|t| serde_json::from_str(&t)).transpose()?.unwrap_or_default();
-    let flow = match call.simulation_job_id {
-        Some(job) => store::get::<SimulationJob>(conn, Kind::SimulationJob, &job.to_string())?
-            .and_then(|j| j.customer_flow)
-            .map(|f| store::get::<CustomerFlow>(conn, Kind::CustomerFlow, &f.id.to_string()))
-            .transpose()?
-            .flatten(),
+    // A simulated call is read with the flow and variant its simulation ran.
+    let ran = match call.simulation_job_id {
+        Some(job) => {
+            store::get::<SimulationJob>(conn, Kind::SimulationJob, &job.to_string())?.and_then(|j| j.customer_flow)
+        }
         None => None,
     };
-    Ok((call, transcript, flow))
+    let flow = ran
+        .as_ref()
+        .map(|f| store::get::<CustomerFlow>(conn, Kind::CustomerFlow, &f.id.to_string()))
+        .transpose()?
+        .flatten();
+    Ok((call, transcript, flow, ran.and_then(|f| f.variant_id)))
 }
 
 fn save(tx: &rusqlite::Transaction, id: &str, job: &Value, status: &str) -> ServiceResult<()> {

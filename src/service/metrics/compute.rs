@@ -4,11 +4,22 @@
 
 use crate::api::model::*;
 
-/// What a computation reads: the call, its transcript and, for simulations, its flow.
+/// What a computation reads: the call, its transcript and, for simulations, its flow and the
+/// variant (happy path or edge case) the simulation ran.
 pub struct Conversation<'a> {
     pub call: &'a Call,
     pub transcript: &'a Transcript,
     pub flow: Option<&'a CustomerFlow>,
+    pub variant: Option<&'a FlowVariant>,
+}
+
+/// The steps a simulated caller walks: the variant's own when it has any, else the flow's
+/// graph. The conversation engine walks these, and metrics about the script read the same.
+pub fn script<'a>(flow: &'a CustomerFlow, variant: Option<&'a FlowVariant>) -> &'a [FlowStep] {
+    match variant {
+        Some(variant) if !variant.steps.is_empty() => &variant.steps,
+        _ => &flow.graph,
+    }
 }
 
 impl Conversation<'_> {
@@ -278,20 +289,25 @@ fn has_keypad_step(steps: &[FlowStep]) -> bool {
     steps.iter().any(|s| s.step_type == Some(StepType::KeypadEntry) || has_keypad_step(&s.steps))
 }
 
-/// Whether the caller pressed keys where the flow asks for it.
+/// Whether the caller pressed keys where the script the simulation ran asks for it. Another
+/// variant's keypad step says nothing about this call: an edge case that never reaches the
+/// keypad is not a call that failed to press it.
 fn keypad_entry(conv: &Conversation) -> Vec<MetricValue> {
     let call = conv.call;
-    let expects_keys = conv.flow.is_some_and(|flow| {
-        has_keypad_step(&flow.graph)
-            || flow.happy_path.iter().chain(&flow.edge_cases).any(|v| has_keypad_step(&v.steps))
-    });
-    if !expects_keys {
-        return vec![without_value(call, CaptureStatus::NotApplicable, "the flow has no keypad step")];
+    let Some(flow) = conv.flow else {
+        return vec![without_value(call, CaptureStatus::NotApplicable, "the call ran no flow")];
+    };
+    if !has_keypad_step(script(flow, conv.variant)) {
+        let reason = match conv.variant.and_then(|v| v.title.as_deref()) {
+            Some(title) => format!("the script this call ran (\"{title}\") has no keypad step"),
+            None => "the flow has no keypad step".to_owned(),
+        };
+        return vec![without_value(call, CaptureStatus::NotApplicable, reason)];
     }
     let pressed = conv.entries(Side::Customer).find(|e| is_keypad_tone(e));
     let (value, reasoning) = match pressed {
         Some(entry) => (1.0, format!("keys pressed at {} ms: {}", entry.start_offset_ms, entry.text)),
-        None => (0.0, "the flow asks for a key press and none was made".to_owned()),
+        None => (0.0, "the script asks for a key press and none was made".to_owned()),
     };
     vec![success(call, MetricContext::Call, value, reasoning)]
 }

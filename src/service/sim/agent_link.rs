@@ -133,8 +133,13 @@ mod tests {
         }))
         .unwrap();
         let link = AgentLink::Http { http: reqwest::Client::new(), definition: Box::new(definition), base_url: base };
-        let heard =
-            Heard { text: "She said \"Tuesday\"".into(), call_id: "call-9".into(), turn: 2, agent: "Desk".into() };
+        let heard = Heard {
+            text: "She said \"Tuesday\"".into(),
+            call_id: "call-9".into(),
+            turn: 2,
+            agent: "Desk".into(),
+            earlier: Vec::new(),
+        };
         let reply = link.reply(&heard).await.unwrap();
         assert_eq!((reply.text.as_str(), reply.latency_ms), ("Thanks, you're all set.", 640));
         let (headers, body) = seen.lock().unwrap().clone().unwrap();
@@ -148,8 +153,13 @@ mod tests {
     async fn the_reference_agent_answers_as_the_build_the_link_names() {
         let mut differs = false;
         for turn in 1..=5 {
-            let heard =
-                Heard { text: "[DTMF 2]".into(), call_id: "c".into(), turn, agent: "Brightsmile Dental".into() };
+            let heard = Heard {
+                text: "[DTMF 2]".into(),
+                call_id: "c".into(),
+                turn,
+                agent: "Brightsmile Dental".into(),
+                earlier: Vec::new(),
+            };
             let current = AgentLink::Reference.reply(&heard).await.unwrap();
             assert_eq!(AgentLink::ReferenceBuild(ReferenceBuild::Current).reply(&heard).await.unwrap(), current);
             let regressed = AgentLink::ReferenceBuild(ReferenceBuild::IgnoresKeypadChoice).reply(&heard).await.unwrap();
@@ -167,7 +177,8 @@ mod tests {
         .unwrap();
         let link =
             AgentLink::Http { http: reqwest::Client::new(), definition: Box::new(definition), base_url: String::new() };
-        let heard = Heard { text: "hi".into(), call_id: "c".into(), turn: 0, agent: String::new() };
+        let heard =
+            Heard { text: "hi".into(), call_id: "c".into(), turn: 0, agent: String::new(), earlier: Vec::new() };
         assert!(link.reply(&heard).await.unwrap_err().contains("unreachable"));
     }
 }

@@ -2,6 +2,7 @@
 //! speaking with the persona's traits; the agent answers each line; the call ends on an
 //! end-call phrase, an end-call reason, silence, the maximum duration or the end of the flow.
 
+mod details;
 mod script;
 
 use std::collections::BTreeMap;
@@ -11,6 +12,7 @@ use script::{Action, actions, fill};
 use super::agent_link::AgentLink;
 use super::reference_agent::Heard;
 use crate::api::model::*;
+use crate::service::metrics::compute::script as steps_of;
 use crate::service::metrics::judge::{Answer, Judge, Question};
 
 /// How the call is set up.
@@ -151,7 +153,17 @@ impl Call<'_> {
         self.setup.end_call_phrases.iter().find(|p| !p.trim().is_empty() && lower.contains(&p.to_lowercase())).cloned()
     }
 
+    /// What the caller has said so far.
+    fn caller_lines(&self) -> Vec<String> {
+        self.entries
+            .iter()
+            .filter(|e| e.role == Some(ParticipantType::SimulatedCustomer))
+            .map(|e| e.text.clone())
+            .collect()
+    }
+
     async fn customer_says(&mut self, text: String) -> Result<Option<End>, String> {
+        let earlier = self.caller_lines();
         let mut line = text;
         // Keys are tones, not words: nobody says "um" on a keypad.
         if self.voice.disfluent && !line.starts_with("[DTMF") && self.rng.bool() {
@@ -169,10 +181,11 @@ impl Call<'_> {
                 format!("the customer said the end-call phrase \"{phrase}\""),
             )));
         }
-        self.agent_answers(&line).await
+        self.agent_answers(&line, earlier).await
     }
 
-    async fn agent_answers(&mut self, heard: &str) -> Result<Option<End>, String> {
+    /// The agent's reply to `heard`, with what the caller said before it (`earlier`).
+    async fn agent_answers(&mut self, heard: &str, earlier: Vec<String>) -> Result<Option<End>, String> {
         let reply = self
             .agent
             .reply(&Heard {
@@ -180,6 +193,7 @@ impl Call<'_> {
                 call_id: self.heard_call_id.clone(),
                 turn: self.agent_turns,
                 agent: self.setup.agent_name.clone(),
+                earlier,
             })
             .await?;
         self.agent_turns += 1;
@@ -261,10 +275,7 @@ pub async fn converse(setup: &Setup<'_>, agent: &AgentLink, judge: &Judge) -> Re
         last_off_script: false,
         heard_call_id: if agent.is_reference() { key } else { setup.call_id.clone() },
     };
-    let steps = match setup.variant {
-        Some(variant) if !variant.steps.is_empty() => &variant.steps,
-        _ => &setup.flow.graph,
-    };
+    let steps = steps_of(setup.flow, setup.variant);
     let probabilistic = setup.flow.branching_mode == Some(BranchingMode::Probabilistic);
     let mut plan = Vec::new();
     actions(steps, probabilistic, &mut call.rng, &mut plan);
@@ -292,7 +303,7 @@ async fn run(call: &mut Call<'_>, plan: Vec<Action>) -> Result<End, String> {
     }
     // The agent answers the call.
     call.clock = 800.min(call.setup.max_duration_ms);
-    if let Some(end) = call.agent_answers("").await? {
+    if let Some(end) = call.agent_answers("", Vec::new()).await? {
         return Ok(end);
     }
     let persona = call.setup.persona;
@@ -322,6 +333,19 @@ async fn run(call: &mut Call<'_>, plan: Vec<Action>) -> Result<End, String> {
             }
         };
         if let Some(end) = end {
+            return Ok(end);
+        }
+    }
+    // The script is done. A caller does not hang up on a question: asked for something they
+    // hold that the script never says (their name, say), they give it first.
+    for _ in 0..details::MAX_ANSWERS {
+        let asked = match call.entries.last() {
+            Some(last) if last.role == Some(ParticipantType::Agent) => last.text.clone(),
+            _ => break,
+        };
+        let said = call.caller_lines();
+        let Some(answer) = details::answer(&asked, &said, call.setup.variables, persona) else { break };
+        if let Some(end) = call.customer_says(answer).await? {
             return Ok(end);
         }
     }
@@ -364,7 +388,10 @@ async fn off_script(
                 call.clock = waited.min(call.setup.max_duration_ms);
                 match call.over_time() {
                     Some(end) => Some(end),
-                    None => call.agent_answers("").await?,
+                    None => {
+                        let earlier = call.caller_lines();
+                        call.agent_answers("", earlier).await?
+                    }
                 }
             }
         };

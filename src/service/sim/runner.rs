@@ -436,7 +436,8 @@ impl Simulator {
             Some(number) => self.wait_for_live_call(number, simulation.started_at.clone()).await?,
             None => None,
         };
-        let judged = self.collect(work, &call, &outcome.transcript, &flow, live_call.as_ref()).await?;
+        let judged =
+            self.collect(work, &call, &outcome.transcript, (&flow, variant.as_ref()), live_call.as_ref()).await?;
 
         simulation.processing_status = Some(ProcessingStatus::Processed);
         simulation.status = Some(SimulationJobStatus::Completed);
@@ -599,14 +600,14 @@ impl Simulator {
         work: &Work,
         call: &Call,
         transcript: &Transcript,
-        flow: &CustomerFlow,
+        (flow, variant): (&CustomerFlow, Option<&FlowVariant>),
         live_call: Option<&(Call, Transcript)>,
     ) -> ServiceResult<verdict::Judged> {
         let JobMetrics { catalog, chosen, live_sourced, .. } = &*work.metrics;
         let mut definitions = chosen.clone();
         definitions.extend(flow_and_automatic_metrics(&work.plan, flow, &catalog.definitions, chosen));
         let library = catalog.library(&self.judge);
-        let conversation = Conversation { call, transcript, flow: Some(flow) };
+        let conversation = Conversation { call, transcript, flow: Some(flow), variant };
         let live = work.plan.enrich_with_live_conversation == Some(true);
         let mut rows = Vec::new();
         let mut checks = Vec::new();
@@ -622,7 +623,7 @@ impl Simulator {
             let values = match (from_live, live_call) {
                 (false, _) => evaluate(definition, &conversation, &library).await,
                 (true, Some((real, real_transcript))) => {
-                    let on_real = Conversation { call: real, transcript: real_transcript, flow: Some(flow) };
+                    let on_real = Conversation { call: real, transcript: real_transcript, flow: Some(flow), variant };
                     let mut values = evaluate(definition, &on_real, &library).await;
                     for value in &mut values {
                         value.call_id = Some(call.id);

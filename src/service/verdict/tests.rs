@@ -77,6 +77,18 @@ fn a_simulation_fails_on_any_false_check_and_names_it() {
     assert_eq!(judged.results, vec![(task.id, true)]);
 
     assert_eq!(judge_simulation(&[], &[]).outcome, SimulationOutcome::NotEvaluated, "nothing judged it: never a pass");
+
+    // A check that does not apply to this simulation (a keypad check on a script without a
+    // keypad step) leaves it out: the others decide.
+    let not_applicable = [
+        value(task.id, Some(1.0), CaptureStatus::Success, "done"),
+        value(keypad.id, None, CaptureStatus::NotApplicable, "the script has no keypad step"),
+    ];
+    let judged = judge_simulation(&checks, &not_applicable);
+    assert_eq!(judged.outcome, SimulationOutcome::Passed);
+    assert_eq!(judged.results, vec![(task.id, true)], "not counted for the keypad check");
+    let only_not_applicable = [value(keypad.id, None, CaptureStatus::NotApplicable, "no keypad step")];
+    assert_eq!(judge_simulation(&checks, &only_not_applicable).outcome, SimulationOutcome::NotEvaluated);
 }
 
 fn tally(bars: &[(f64, bool)], simulations: u64) -> (Tally, Vec<Uuid>) {

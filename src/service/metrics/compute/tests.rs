@@ -34,7 +34,7 @@ fn sample() -> Transcript {
 }
 
 fn values(slug: &str, transcript: &Transcript, call: &Call, flow: Option<&CustomerFlow>) -> Vec<MetricValue> {
-    compute(slug, &Conversation { call, transcript, flow }).expect("a service-owned metric")
+    compute(slug, &Conversation { call, transcript, flow, variant: None }).expect("a service-owned metric")
 }
 
 fn only(values: &[MetricValue], context: MetricContext) -> Vec<&MetricValue> {
@@ -144,9 +144,53 @@ fn keypad_entry_applies_only_to_flows_with_keypad_steps() {
 }
 
 #[test]
+fn keypad_entry_reads_the_script_the_simulation_ran() {
+    let c = call(None, None);
+    // The graph has a keypad step; one edge case has its own script without one, another its
+    // own script with one, and the happy path none (it walks the graph).
+    let flow: CustomerFlow = serde_json::from_value(serde_json::json!({
+        "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+        "graph": [{"type": "KEYPAD_ENTRY", "content": "Press 1 to confirm"}],
+        "happyPath": {"id": "2a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "title": "Happy", "steps": []},
+        "edgeCases": [
+            {"id": "3a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "title": "Unsure",
+             "steps": [{"type": "CUSTOMER_LINE", "content": "Can't you just tell me?"}]},
+            {"id": "4a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "title": "Presses 2",
+             "steps": [{"type": "BRANCH", "steps": [{"type": "KEYPAD_ENTRY", "content": "Press 2"}]}]}
+        ]
+    }))
+    .unwrap();
+    let run = |variant: Option<&FlowVariant>| {
+        compute("keypad_entry", &Conversation { call: &c, transcript: &sample(), flow: Some(&flow), variant }).unwrap()
+    };
+    let unsure = run(Some(&flow.edge_cases[0]));
+    assert_eq!(unsure[0].capture_status, Some(CaptureStatus::NotApplicable));
+    assert_eq!(unsure[0].value, None);
+    assert!(
+        unsure[0].error_message.as_deref().is_some_and(|m| m.contains("(\"Unsure\") has no keypad step")),
+        "{unsure:?}"
+    );
+    assert_eq!(run(Some(&flow.edge_cases[1]))[0].value, Some(0.0), "its own script presses 2");
+    assert_eq!(run(flow.happy_path.as_ref())[0].value, Some(0.0), "no steps of its own: the graph");
+    assert_eq!(run(None)[0].value, Some(0.0), "no variant: the graph");
+    let without_keys: CustomerFlow = serde_json::from_value(serde_json::json!({
+        "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+        "graph": [{"type": "CUSTOMER_LINE", "content": "Hi"}],
+        "edgeCases": [{"id": "4a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "steps": [{"type": "KEYPAD_ENTRY"}]}]
+    }))
+    .unwrap();
+    let conversation = Conversation { call: &c, transcript: &sample(), flow: Some(&without_keys), variant: None };
+    let v = compute("keypad_entry", &conversation).unwrap();
+    assert_eq!(v[0].capture_status, Some(CaptureStatus::NotApplicable), "another variant's keypad step does not count");
+}
+
+#[test]
 fn unknown_slugs_are_not_computed_here() {
     assert!(
-        compute("task_completion", &Conversation { call: &call(None, None), transcript: &sample(), flow: None })
-            .is_none()
+        compute(
+            "task_completion",
+            &Conversation { call: &call(None, None), transcript: &sample(), flow: None, variant: None }
+        )
+        .is_none()
     );
 }

@@ -1,7 +1,7 @@
-//! The dental front desk. It verifies a date of birth before it looks at an appointment (but
-//! never checks that a name was given), offers slots, reads the chosen one back, takes a
-//! keypad confirmation and states the 24-hour policy; the call's flaws and the build decide
-//! where it slips.
+//! The dental front desk. It verifies a name and a date of birth before it looks at an
+//! appointment, offers slots, reads the chosen one back, takes a keypad confirmation and
+//! states the 24-hour policy; the call's flaws and the build decide where it slips. It keeps
+//! no state: what the caller said earlier on the call comes with each line.
 
 use super::{CallFlaws, ReferenceBuild, has};
 
@@ -22,19 +22,34 @@ fn slot(text: &str) -> Option<&'static str> {
     .map(|(_, slot)| *slot)
 }
 
-pub(super) fn reply(text: &str, build: ReferenceBuild, flaws: CallFlaws) -> String {
+fn gives_birth_date(text: &str) -> bool {
+    has(text, &["19", "20"]) && has(text, MONTHS)
+}
+
+fn gives_name(text: &str) -> bool {
+    has(text, &["my name is", "my name's", "name is"])
+}
+
+pub(super) fn reply(text: &str, earlier: &[String], build: ReferenceBuild, flaws: CallFlaws) -> String {
     if let Some(keys) = text.trim().strip_prefix("[dtmf").map(|k| k.trim_end_matches(']').trim()) {
         return keypad(keys, build, flaws);
     }
-    let gives_birth_date = has(text, &["19", "20"]) && has(text, MONTHS);
+    let said_before = |gives: fn(&str) -> bool| earlier.iter().any(|line| gives(&line.to_lowercase()));
+    let (birth_date, name) = (gives_birth_date(text), gives_name(text));
+    let birth_date_known = birth_date || said_before(gives_birth_date);
+    let name_known = name || said_before(gives_name);
+    // Verified on the line that brings the last of the two; a call with the flaw takes the
+    // date of birth alone.
+    let verified = (birth_date || name) && birth_date_known && (name_known || flaws.accepts_birth_date_alone);
     let asks_for_appointment =
         has(text, &["tell me when", "when is my", "when's my", "what time is my", "just tell me"]);
     let another_time = has(text, &["later that week", "instead", "another time", "different time"]);
-    if gives_birth_date {
-        // The flaw by design: a matching date of birth is enough, named or not.
+    if verified {
         format!(
             "Thank you, that matches our records. I see your cleaning on {CURRENT} with Maya. Which day would work better?"
         )
+    } else if birth_date {
+        "Thank you. And could I have your full name, please? I need both to find your chart.".into()
     } else if asks_for_appointment && flaws.discloses_under_pressure {
         format!(
             "Of course. Your cleaning is on {CURRENT} with Maya. Before we change anything, could you confirm your date of birth?"
@@ -65,6 +80,8 @@ pub(super) fn reply(text: &str, build: ReferenceBuild, flaws: CallFlaws) -> Stri
         "I can cancel that. Cancellations less than 24 hours ahead carry a 50 dollar fee. Shall I go ahead?".into()
     } else if has(text, &["pain", "hurt", "emergency", "swollen"]) {
         "I'm sorry you're in pain. We keep same-day emergency slots; I can offer 11:30 today.".into()
+    } else if name {
+        "Thank you. And your date of birth, please?".into()
     } else if has(text, &["repeat", "say that again", "pardon"]) {
         "Of course. Could you tell me again what you need, so I can help?".into()
     } else {

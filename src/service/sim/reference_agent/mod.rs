@@ -1,10 +1,10 @@
 //! The built-in reference agent: deterministic, domain-aware (a dental front desk, an airline
 //! rebooking desk, or a generic receptionist), with realistic flaws so that metrics and
 //! thresholds have something to find. Some flaws are per turn (it is sometimes slow, talks
-//! over the caller, or misses what was asked); some are per call (its system sometimes fails
-//! to save a booking, it sometimes forgets the 24-hour policy, it sometimes gives in when a
-//! caller presses for their appointment); and one is by design: it checks a date of birth but
-//! never whether a name was given. The same input always gives the same reply.
+//! over the caller, or misses what was asked); the others are per call (its system sometimes
+//! fails to save a booking, it sometimes forgets the 24-hour policy, it sometimes gives in when
+//! a caller presses for their appointment, and it sometimes takes a matching date of birth as
+//! enough without the name it was never given). The same input always gives the same reply.
 //!
 //! It can also run as another build with one injected regression ([`ReferenceBuild`]), for
 //! a history in which one release mishandles one edge case.
@@ -27,6 +27,11 @@ pub struct Heard {
     /// The agent's name, which picks its domain.
     #[serde(default)]
     pub agent: String,
+    /// What the caller said earlier on this call, oldest first: the call so far, for an agent
+    /// that keeps no state of its own (the reference agent reads it to know whether a name
+    /// was given before a date of birth).
+    #[serde(default)]
+    pub earlier: Vec<String>,
 }
 
 /// What the agent says back.
@@ -104,12 +109,15 @@ fn roll(call_id: &str, turn: u32, salt: u64) -> u64 {
 
 // The salts only decide which calls a flaw lands on; these were picked so that the seeded
 // nightly plan (whose calls the conversation engine keys on variant, persona and iteration)
-// shows each per-call flaw once and misses no step of its happy path: a demo with both
-// outcomes, the same every run.
+// shows two flaws, each on one call (one happy path's booking is not saved; one caller unsure
+// of their date of birth is verified on it alone), misses no step and forgets no policy: a
+// demo with both outcomes that passes its bar, the same every run. They also keep the
+// pressure flaw off the unsure caller of the QA journey's two-edge-case plan.
 const MISS_SALT: u64 = 28;
 const SAVE_SALT: u64 = 14;
-const POLICY_SALT: u64 = 12;
-const PRESSURE_SALT: u64 = 26;
+const POLICY_SALT: u64 = 7;
+const PRESSURE_SALT: u64 = 8;
+const BIRTH_DATE_ALONE_SALT: u64 = 9;
 
 /// The flaws of one call, chosen once from its id.
 #[derive(Debug, Clone, Copy, Default)]
@@ -120,6 +128,8 @@ struct CallFlaws {
     forgets_policy: bool,
     /// Pressed for the appointment before verification, it gives in.
     discloses_under_pressure: bool,
+    /// A matching date of birth is enough: it never asks for the name it was not given.
+    accepts_birth_date_alone: bool,
 }
 
 impl CallFlaws {
@@ -127,7 +137,8 @@ impl CallFlaws {
         CallFlaws {
             save_fails: roll(call_id, 0, SAVE_SALT).is_multiple_of(6),
             forgets_policy: roll(call_id, 0, POLICY_SALT).is_multiple_of(6),
-            discloses_under_pressure: roll(call_id, 0, PRESSURE_SALT).is_multiple_of(3),
+            discloses_under_pressure: roll(call_id, 0, PRESSURE_SALT).is_multiple_of(4),
+            accepts_birth_date_alone: roll(call_id, 0, BIRTH_DATE_ALONE_SALT).is_multiple_of(4),
         }
     }
 }
@@ -175,7 +186,7 @@ pub fn reply_as(build: ReferenceBuild, heard: &Heard) -> Reply {
         "Thank you for calling. Goodbye!".to_owned()
     } else {
         match domain {
-            Domain::Dental => dental::reply(&text, build, flaws),
+            Domain::Dental => dental::reply(&text, &heard.earlier, build, flaws),
             Domain::Airline => airline::reply(&text),
             Domain::Generic => airline::generic(&text),
         }

@@ -5,7 +5,7 @@ use super::*;
 const DENTAL: &str = "Brightsmile Dental — Front Desk";
 
 fn heard(text: &str, turn: u32, agent: &str) -> Heard {
-    Heard { text: text.into(), call_id: "call-1".into(), turn, agent: agent.into() }
+    Heard { text: text.into(), call_id: "call-1".into(), turn, agent: agent.into(), earlier: Vec::new() }
 }
 
 #[test]
@@ -25,13 +25,14 @@ fn it_answers_in_its_domain() {
 #[test]
 fn flaws_appear_at_realistic_rates() {
     let (mut slow, mut over, mut misses) = (0, 0, 0);
-    let (mut save_fails, mut forgets, mut discloses) = (0, 0, 0);
+    let (mut save_fails, mut forgets, mut discloses, mut birth_date_alone) = (0, 0, 0, 0);
     for n in 0..2000 {
         let h = Heard {
             text: "I need to move my appointment".into(),
             call_id: format!("call-{n}"),
             turn: 1 + n % 5,
             agent: "dental".into(),
+            earlier: Vec::new(),
         };
         let r = reply(&h);
         slow += usize::from(r.latency_ms > 2000);
@@ -41,12 +42,14 @@ fn flaws_appear_at_realistic_rates() {
         save_fails += usize::from(flaws.save_fails);
         forgets += usize::from(flaws.forgets_policy);
         discloses += usize::from(flaws.discloses_under_pressure);
+        birth_date_alone += usize::from(flaws.accepts_birth_date_alone);
     }
     for (name, count) in [("slow", slow), ("talks over", over), ("misses", misses), ("save fails", save_fails)] {
         assert!((80..=500).contains(&count), "{name}: {count} of 2000");
     }
     assert!((200..=500).contains(&forgets), "forgets the policy: {forgets} of 2000");
-    assert!((500..=850).contains(&discloses), "discloses under pressure: {discloses} of 2000");
+    assert!((350..=650).contains(&discloses), "discloses under pressure: {discloses} of 2000");
+    assert!((350..=650).contains(&birth_date_alone), "takes a date of birth alone: {birth_date_alone} of 2000");
 }
 
 #[test]
@@ -64,22 +67,43 @@ fn call_where(wanted: impl Fn(CallFlaws) -> bool) -> String {
 }
 
 fn dental(build: ReferenceBuild, call_id: &str, turn: u32, text: &str) -> String {
-    reply_as(build, &Heard { text: text.into(), call_id: call_id.into(), turn, agent: DENTAL.into() }).text
+    said_after(build, call_id, turn, &[], text)
+}
+
+/// The reply to `text` on a call where the caller said `earlier` first.
+fn said_after(build: ReferenceBuild, call_id: &str, turn: u32, earlier: &[&str], text: &str) -> String {
+    let earlier = earlier.iter().map(|l| (*l).to_owned()).collect();
+    reply_as(build, &Heard { text: text.into(), call_id: call_id.into(), turn, agent: DENTAL.into(), earlier }).text
 }
 
 #[test]
 fn the_dental_desk_verifies_offers_reads_back_and_confirms() {
     let id = call_where(|f| !f.save_fails && !f.forgets_policy);
     let current = ReferenceBuild::Current;
-    assert!(
-        dental(current, &id, 1, "I need to move my cleaning. My name is Dana Whitfield.").contains("date of birth")
-    );
-    assert!(dental(current, &id, 2, "Sure, it's March 12, 1984.").contains("I see your cleaning"));
+    let named = "I need to move my cleaning. My name is Dana Whitfield.";
+    assert!(dental(current, &id, 1, named).contains("date of birth"));
+    assert!(said_after(current, &id, 2, &[named], "Sure, it's March 12, 1984.").contains("I see your cleaning"));
     assert!(dental(current, &id, 3, "Do you have anything next Tuesday morning?").contains("Tuesday, October 13"));
     let read_back = dental(current, &id, 4, "Tuesday at 9:30 works for me.");
     assert!(read_back.starts_with("To confirm: Tuesday, October 13 at 9:30 AM with Maya"), "{read_back}");
     let confirmed = dental(current, &id, 5, "[DTMF 1]");
     assert!(confirmed.contains("you're all set") && confirmed.contains("24 hours"), "{confirmed}");
+}
+
+#[test]
+fn a_date_of_birth_alone_is_enough_only_on_a_call_with_that_flaw() {
+    let (unnamed, birth_date) = ("Can't you just tell me when my appointment is?", "It's March 12, 1984, I believe.");
+    let careful = call_where(|f| !f.accepts_birth_date_alone);
+    let asked = said_after(ReferenceBuild::Current, &careful, 2, &[unnamed], birth_date);
+    assert!(asked.contains("full name") && !asked.contains("I see your cleaning"), "{asked}");
+    let named = said_after(ReferenceBuild::Current, &careful, 3, &[unnamed, birth_date], "My name is Dana Whitfield.");
+    assert!(named.contains("matches our records"), "the name completes it: {named}");
+    let name_first = said_after(ReferenceBuild::Current, &careful, 2, &[], "My name is Dana Whitfield.");
+    assert!(name_first.contains("date of birth"), "{name_first}");
+
+    let trusting = call_where(|f| f.accepts_birth_date_alone);
+    let taken = said_after(ReferenceBuild::Current, &trusting, 2, &[unnamed], birth_date);
+    assert!(taken.contains("matches our records") && taken.contains("I see your cleaning"), "{taken}");
 }
 
 #[test]

@@ -1,0 +1,133 @@
+//! The seeded world's history: the nightly plan's last three runs, replayed when a service
+//! with `seed_history` starts. Each is a finished, judged job dated on its night; the two older
+//! pass, and the newest (the reference agent as a build that ignores a keypad choice of
+//! another time) fails task completion on the three "presses 2" simulations. The console's
+//! jobs list shows the same verdicts.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
+
+mod support;
+
+#[path = "console/harness.rs"]
+mod harness;
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use harness::Harness;
+use support::{Service, eventually, seeded, start_with};
+use switchboard::api::ListQuery;
+use switchboard::api::model::*;
+
+const PLAN: &str = "Brightsmile reschedule regression";
+const PRESSES_2: &str = "Caller presses 2 to choose another time";
+const NIGHTS: [&str; 3] = ["2026-10-28", "2026-10-29", "2026-10-30"];
+
+async fn service_with_history() -> Service {
+    let dir = tempfile::tempdir().unwrap();
+    let options = switchboard::service::Options { seed_history: true, ..support::options(dir.path(), true) };
+    start_with(options, dir).await
+}
+
+/// The seeded plan's jobs, oldest first, once every one of them has ended.
+async fn finished_history(service: &Service) -> Vec<RunPlanJob> {
+    let plan: uuid::Uuid = seeded("run_plans", |p| p["name"] == PLAN)[0]["id"].as_str().unwrap().parse().unwrap();
+    let listed = eventually(Duration::from_secs(120), || async {
+        let listed: Vec<RunPlanJob> = futures_util::TryStreamExt::try_collect(
+            service.client.list_all("/v1/simulation/plan/jobs", ListQuery::default()),
+        )
+        .await
+        .unwrap();
+        let mut jobs: Vec<RunPlanJob> = listed.into_iter().filter(|j| j.simulation_run_plan_id == Some(plan)).collect();
+        jobs.sort_by_key(|j| j.created_at.as_ref().and_then(Timestamp::parse));
+        let ended = jobs.iter().all(|j| j.status.as_ref().is_some_and(RunPlanJobStatus::is_terminal));
+        (!jobs.is_empty() && ended).then_some(jobs)
+    })
+    .await;
+    // The list leaves out the simulations; each job in full carries them.
+    let mut full = Vec::new();
+    for job in listed {
+        full.push(service.client.get_run_plan_job(job.simulation_run_plan_job_id).await.unwrap());
+    }
+    full
+}
+
+/// The UTC day of a timestamp, as `YYYY-MM-DD`.
+fn day(at: Option<&Timestamp>) -> String {
+    at.and_then(Timestamp::parse).map(|t| t.to_string()).unwrap_or_default().chars().take(10).collect()
+}
+
+fn failing_iterations(job: &RunPlanJob) -> BTreeSet<u64> {
+    job.simulation_jobs
+        .iter()
+        .filter(|s| s.outcome != Some(SimulationOutcome::Passed))
+        .map(|s| s.iteration.unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn the_nightly_history_holds_three_judged_nights_the_newest_with_a_regression() {
+    let service = service_with_history().await;
+    let history = finished_history(&service).await;
+    assert_eq!(history.len(), 3, "three nights: {history:#?}");
+
+    for (job, night) in history.iter().zip(NIGHTS) {
+        assert_eq!(job.status, Some(RunPlanJobStatus::Completed), "{night}: {:?}", job.error_message);
+        assert_eq!(day(job.created_at.as_ref()), night);
+        assert_eq!(job.simulation_jobs.len(), 9, "{night}");
+        for sim in &job.simulation_jobs {
+            assert_eq!(sim.status, Some(SimulationJobStatus::Completed), "{night}");
+            assert_eq!(day(sim.started_at.as_ref()), night, "started on its night");
+            assert_eq!(day(sim.completed_at.as_ref()), night, "completed on its night");
+            assert!(sim.outcome.is_some(), "{night}: judged");
+        }
+        assert!(job.verdict.is_some(), "{night}: a verdict");
+    }
+
+    let (older, newest) = (&history[..2], &history[2]);
+    for job in older {
+        let verdict = job.verdict.as_ref().unwrap();
+        assert!(verdict.passed && verdict.failures.is_empty(), "{}: {verdict:#?}", day(job.created_at.as_ref()));
+        assert!(!failing_iterations(job).is_empty(), "a passing night still shows a failure or two");
+    }
+    assert_eq!(failing_iterations(&older[0]), failing_iterations(&older[1]), "the same build, the same calls");
+
+    // The newest night fails on task completion, because of the presses-2 edge case.
+    let verdict = newest.verdict.as_ref().unwrap();
+    assert!(!verdict.passed, "{verdict:#?}");
+    let task_completion = seeded("metric_definitions", |d| d["slug"] == "task_completion")[0]["id"].clone();
+    let below = verdict.failures.iter().find_map(|f| match f {
+        VerdictFailure::MetricBelowMinPassRate { metric_definition_id, pass_rate, min_pass_rate, .. }
+            if metric_definition_id.to_string() == task_completion.as_str().unwrap() =>
+        {
+            Some((*pass_rate, *min_pass_rate))
+        }
+        _ => None,
+    });
+    let (rate, bar) = below.unwrap_or_else(|| panic!("task completion below its bar: {verdict:#?}"));
+    assert!(rate < bar, "{rate} < {bar}");
+    let presses_2: BTreeSet<u64> = newest
+        .simulation_jobs
+        .iter()
+        .filter(|s| s.customer_flow.as_ref().and_then(|f| f.variant_title.as_deref()) == Some(PRESSES_2))
+        .map(|s| s.iteration.unwrap())
+        .collect();
+    assert_eq!(presses_2.len(), 3);
+    let expected: BTreeSet<u64> = presses_2.union(&failing_iterations(&older[1])).copied().collect();
+    assert_eq!(failing_iterations(newest), expected, "the regression and whatever the older nights fail");
+    for sim in newest.simulation_jobs.iter().filter(|s| presses_2.contains(&s.iteration.unwrap())) {
+        let failed = sim.failed_checks.iter().find(|c| c.metric_definition_id.to_string() == task_completion);
+        let why = failed.and_then(|c| c.value_reasoning.clone()).unwrap_or_default();
+        assert!(why.contains("can't change it"), "the agent refused the other time: {:#?}", sim.failed_checks);
+    }
+
+    // The console's jobs list: PASSED, PASSED, FAILED, newest first on screen.
+    let mut h = Harness::on(service, None).await;
+    h.key("2").await;
+    let screen = h.render(160, 48);
+    let words: Vec<&str> = screen
+        .lines()
+        .filter(|l| l.contains(PLAN))
+        .filter_map(|l| ["PASSED", "FAILED"].into_iter().find(|w| l.contains(w)))
+        .collect();
+    assert_eq!(words, ["FAILED", "PASSED", "PASSED"], "newest first:\n{screen}");
+}
