@@ -336,7 +336,10 @@ impl JobView {
             fact("started", when(job.started_at.as_ref().or(job.created_at.as_ref()))),
             fact("ended", when(job.ended_at.as_ref())),
             // The whole id where it fits (y copies it whole anyway).
-            fact("job", if inner.width >= 46 { self.id.to_string() } else { format!("{}…", &self.id.to_string()[..8]) }),
+            fact(
+                "job",
+                if inner.width >= 46 { self.id.to_string() } else { format!("{}…", &self.id.to_string()[..8]) },
+            ),
         ];
         if let Some(error) = &job.error_message {
             lines.push(Line::styled(fit(error, inner.width as usize), theme.error()));
