@@ -153,6 +153,11 @@ impl Client {
         self.data(&format!("/v1/simulation/plan/job/{id}")).await
     }
 
+    /// A run's results in one read: each simulation's check results and call-level values.
+    pub async fn run_results(&self, id: Uuid) -> Result<RunResults, Error> {
+        self.data(&format!("/v1/simulation/plan/job/{id}/results")).await
+    }
+
     pub async fn run(&self, request: &RunRequest) -> Result<RunStarted, Error> {
         self.write_data(Method::POST, "/v1/simulation/run", request).await
     }

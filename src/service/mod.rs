@@ -15,6 +15,7 @@ pub use server::READ_TIMEOUT;
 pub mod sim;
 pub mod store;
 pub mod verdict;
+pub mod results;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

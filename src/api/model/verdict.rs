@@ -156,6 +156,20 @@ pub fn percent(rate: f64) -> String {
     if (rate - rate.round()).abs() < 0.05 { format!("{:.0} %", rate) } else { format!("{rate:.1} %") }
 }
 
+/// One check's result on one simulation from the values it produced, as the service judges it:
+/// evaluated when at least one value is SUCCESS with a number, passed when none of those is
+/// 0 (false). None when it was not evaluated (not applicable, missing or errored).
+pub fn check_result<'a>(values: impl IntoIterator<Item = (Option<&'a super::CaptureStatus>, Option<f64>)>) -> Option<bool> {
+    let mut result = None;
+    for (status, value) in values {
+        let success = status.is_none_or(|s| *s == super::CaptureStatus::Success);
+        if let (true, Some(value)) = (success, value) {
+            result = Some(result.unwrap_or(true) && value != 0.0);
+        }
+    }
+    result
+}
+
 wire_enum! {
     /// How one simulation did on its checks (local service extension).
     pub enum SimulationOutcome {

@@ -7,3 +7,4 @@ pub mod evaluate;
 pub mod formula;
 pub mod judge;
 pub mod threshold;
+pub mod versions;

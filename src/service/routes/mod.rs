@@ -12,6 +12,7 @@ mod knowledge;
 mod metrics;
 pub use metrics::resolve_definition;
 mod personas;
+mod results;
 mod simulation;
 
 use axum::http::{StatusCode, Uri};
@@ -44,6 +45,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(knowledge::router())
         .merge(metrics::router())
         .merge(personas::router())
+        .merge(results::router())
         .merge(simulation::router())
 }
 

@@ -5,5 +5,5 @@ pub mod conversation;
 pub mod jobs;
 pub mod reference_agent;
 pub mod runner;
-mod selection;
+pub(crate) mod selection;
 pub mod start;

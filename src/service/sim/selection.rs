@@ -25,7 +25,7 @@ pub(super) fn scenario_flow(simulation: &SimulationJob) -> CustomerFlow {
 }
 
 /// Values for one simulation: the plan's selection, the edge case's, then the run's.
-pub(super) fn variables_for(
+pub(crate) fn variables_for(
     plan: &RunPlanInput,
     runtime: Option<&RunVariables>,
     simulation: &SimulationJob,

@@ -1,0 +1,461 @@
+//! Two runs, test case by test case: each check's pass rate in both and what kind of change it
+//! is, each numeric metric's mean, p50 and p95 in both and whether the change is beyond noise,
+//! and what differed between the runs where the interface shows it.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Serialize;
+use uuid::Uuid;
+
+use super::context::{Difference, DifferenceKind, Edits, differences};
+use super::run::{CaseKey, MeasureKey, Run};
+use super::stats::{ALPHA, Summary, Tally, fisher_better, fisher_worse, mann_whitney};
+use crate::api::model::{RunPlanJobStatus, Timestamp};
+
+/// What happened to one check between the runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Change {
+    /// The pass rate fell, and a fall this large is unlikely to be chance.
+    Regressed,
+    /// Iterations disagree in either run, and any change is within chance.
+    Flaky,
+    /// Judged in the base run only.
+    Gone,
+    /// Judged in the head run only.
+    New,
+    /// No change beyond chance, and every iteration agreed in both runs.
+    Unchanged,
+    /// The pass rate rose beyond chance.
+    Fixed,
+}
+
+impl Change {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Change::Regressed => "REGRESSED",
+            Change::Flaky => "FLAKY",
+            Change::Gone => "GONE",
+            Change::New => "NEW",
+            Change::Unchanged => "UNCHANGED",
+            Change::Fixed => "FIXED",
+        }
+    }
+
+    /// Classifies a check's two samples (see `docs/compare.md`).
+    pub fn of(base: Tally, head: Tally) -> (Change, f64, f64) {
+        let (p_worse, p_better) = (fisher_worse(base, head), fisher_better(base, head));
+        let change = match (base.evaluated, head.evaluated) {
+            (0, 0) => Change::Unchanged,
+            (0, _) => Change::New,
+            (_, 0) => Change::Gone,
+            _ if p_worse <= ALPHA => Change::Regressed,
+            _ if p_better <= ALPHA => Change::Fixed,
+            _ if base.mixed() || head.mixed() => Change::Flaky,
+            _ => Change::Unchanged,
+        };
+        (change, p_worse, p_better)
+    }
+}
+
+/// A sample's pass count, as reports print it.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Rate {
+    pub passed: u64,
+    pub evaluated: u64,
+    /// 0–100.
+    pub pass_rate: Option<f64>,
+}
+
+impl From<Tally> for Rate {
+    fn from(t: Tally) -> Rate {
+        Rate { passed: t.passed, evaluated: t.evaluated, pass_rate: t.rate() }
+    }
+}
+
+/// One check on one test case (or pooled over the run).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckChange {
+    pub metric_definition_id: Uuid,
+    pub name: String,
+    pub change: Change,
+    pub base: Rate,
+    pub head: Rate,
+    /// Head pass rate minus base, in points.
+    pub delta: Option<f64>,
+    /// One-sided Fisher exact p that the head run passes less often; and more often.
+    pub p_worse: f64,
+    pub p_better: f64,
+    /// Iterations disagreed in the base or the head run (the check is flaky there).
+    pub flaky: bool,
+    /// The definition changed between the runs: a regression may be the judge's, not the agent's.
+    pub possible_judge_change: bool,
+    pub base_version_id: Option<Uuid>,
+    pub head_version_id: Option<Uuid>,
+}
+
+impl CheckChange {
+    fn new(id: Uuid, name: String, base: Tally, head: Tally, versions: (Option<Uuid>, Option<Uuid>)) -> CheckChange {
+        let (change, p_worse, p_better) = Change::of(base, head);
+        let delta = match (base.rate(), head.rate()) {
+            (Some(b), Some(h)) => Some(h - b),
+            _ => None,
+        };
+        let judge = matches!(versions, (Some(b), Some(h)) if b != h);
+        CheckChange {
+            metric_definition_id: id,
+            name,
+            change,
+            base: base.into(),
+            head: head.into(),
+            delta,
+            p_worse,
+            p_better,
+            flaky: base.mixed() || head.mixed(),
+            possible_judge_change: judge,
+            base_version_id: versions.0,
+            head_version_id: versions.1,
+        }
+    }
+
+    /// The change in words, with the judge caveat where it applies.
+    pub fn label(&self) -> String {
+        match (self.change, self.possible_judge_change) {
+            (Change::Regressed, true) => "REGRESSED (possible judge change, not an agent change)".into(),
+            (change, true) => format!("{} (judge changed)", change.as_str()),
+            (change, false) => change.as_str().into(),
+        }
+    }
+}
+
+/// A numeric metric on one test case (or pooled over the run).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MeasureChange {
+    pub metric_definition_id: Uuid,
+    pub participant_role: Option<String>,
+    pub name: String,
+    pub unit: Option<String>,
+    pub base: Option<Spread>,
+    pub head: Option<Spread>,
+    /// Head mean minus base mean.
+    pub delta_mean: Option<f64>,
+    /// Two-sided Mann–Whitney U p.
+    pub p_value: f64,
+    pub beyond_noise: bool,
+}
+
+/// Mean, p50 and p95 of a sample.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Spread {
+    pub count: usize,
+    pub mean: f64,
+    pub p50: f64,
+    pub p95: f64,
+}
+
+impl From<Summary> for Spread {
+    fn from(s: Summary) -> Spread {
+        Spread { count: s.count, mean: s.mean, p50: s.p50, p95: s.p95 }
+    }
+}
+
+impl MeasureChange {
+    fn new(key: &MeasureKey, name: String, unit: Option<String>, base: &[f64], head: &[f64]) -> MeasureChange {
+        let (b, h) = (Summary::of(base), Summary::of(head));
+        let p_value = mann_whitney(base, head);
+        MeasureChange {
+            metric_definition_id: key.metric,
+            participant_role: key.role.clone(),
+            name,
+            unit,
+            base: b.map(Spread::from),
+            head: h.map(Spread::from),
+            delta_mean: b.zip(h).map(|(b, h)| h.mean - b.mean),
+            p_value,
+            beyond_noise: p_value <= ALPHA,
+        }
+    }
+}
+
+/// Whether a test case ran in both runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Presence {
+    Both,
+    New,
+    Gone,
+}
+
+/// One test case in both runs.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CaseChange {
+    pub name: String,
+    pub key: CaseKey,
+    pub presence: Presence,
+    /// The worst of its checks' changes.
+    pub change: Change,
+    /// How much worse its worst check got, in points (negative when everything improved).
+    pub worst_drop: f64,
+    pub checks: Vec<CheckChange>,
+    pub measures: Vec<MeasureChange>,
+    /// What differed between the runs for this test case, where the interface shows it.
+    pub differences: Vec<Difference>,
+    pub base_simulations: Vec<SimRef>,
+    pub head_simulations: Vec<SimRef>,
+}
+
+/// A simulation of a test case, to open its call.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SimRef {
+    pub simulation_job_id: Uuid,
+    pub call_id: Option<Uuid>,
+    /// The checks it failed.
+    pub failed: Vec<Uuid>,
+    /// The judge's reasoning for each failed check, where the job gives it.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub reasons: BTreeMap<Uuid, String>,
+}
+
+/// The run a side of the diff is.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Side {
+    pub run_plan_job_id: Uuid,
+    pub run_plan_id: Option<Uuid>,
+    pub plan_name: Option<String>,
+    pub status: Option<RunPlanJobStatus>,
+    pub started_at: Option<Timestamp>,
+    pub simulations: usize,
+    pub test_cases: usize,
+    pub read_path: super::run::ReadPath,
+}
+
+impl Side {
+    fn of(run: &Run) -> Side {
+        Side {
+            run_plan_job_id: run.job_id,
+            run_plan_id: run.plan_id,
+            plan_name: run.plan_name.clone(),
+            status: run.status.clone(),
+            started_at: run.started_at.clone(),
+            simulations: run.sims.len(),
+            test_cases: run.cases.len(),
+            read_path: run.read_path,
+        }
+    }
+}
+
+/// Two runs compared.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Diff {
+    pub base: Side,
+    pub head: Side,
+    /// The level the tests are read at.
+    pub alpha: f64,
+    /// Each check pooled over the whole run.
+    pub checks: Vec<CheckChange>,
+    /// Each numeric metric pooled over the whole run.
+    pub measures: Vec<MeasureChange>,
+    /// Test case × check changes by kind.
+    pub counts: BTreeMap<Change, usize>,
+    /// Test cases, worst first.
+    pub cases: Vec<CaseChange>,
+}
+
+impl Diff {
+    /// Whether any check regressed, on a test case or over the run.
+    pub fn regressed(&self) -> bool {
+        self.counts.get(&Change::Regressed).is_some_and(|n| *n > 0)
+            || self.checks.iter().any(|c| c.change == Change::Regressed)
+    }
+
+    /// Compares `head` against `base`. `edits` says when endpoints, their HTTP definitions and
+    /// flows were last changed, where the service could say.
+    pub fn of(base: &Run, head: &Run, edits: &Edits) -> Diff {
+        let mut keys: Vec<&CaseKey> = base.cases.iter().map(|c| &c.key).collect();
+        keys.extend(head.cases.iter().map(|c| &c.key).filter(|k| !base.cases.iter().any(|c| &c.key == *k)));
+        let base_index = index(base);
+        let head_index = index(head);
+        let mut cases: Vec<CaseChange> = keys
+            .into_iter()
+            .map(|key| case_change(key, (base, base_index.get(key).copied()), (head, head_index.get(key).copied()), edits))
+            .collect();
+        cases.sort_by(|a, b| severity(b).total_cmp(&severity(a)).then_with(|| a.name.cmp(&b.name)));
+        let mut counts = BTreeMap::new();
+        for check in cases.iter().flat_map(|c| &c.checks) {
+            *counts.entry(check.change).or_insert(0) += 1;
+        }
+        Diff {
+            base: Side::of(base),
+            head: Side::of(head),
+            alpha: ALPHA,
+            checks: pooled_checks(base, head, None, None),
+            measures: pooled_measures(base, head, None, None),
+            counts,
+            cases,
+        }
+    }
+}
+
+fn index(run: &Run) -> HashMap<&CaseKey, usize> {
+    run.cases.iter().enumerate().map(|(i, c)| (&c.key, i)).collect()
+}
+
+/// Sorts regressions first, then by how far the worst check fell.
+fn severity(case: &CaseChange) -> f64 {
+    let rank = match case.change {
+        Change::Regressed => 3000.0,
+        Change::Gone => 2000.0,
+        Change::Flaky => 1000.0,
+        _ => 0.0,
+    };
+    rank + case.worst_drop
+}
+
+fn case_change(key: &CaseKey, base: (&Run, Option<usize>), head: (&Run, Option<usize>), edits: &Edits) -> CaseChange {
+    let presence = match (base.1, head.1) {
+        (Some(_), Some(_)) => Presence::Both,
+        (None, _) => Presence::New,
+        (_, None) => Presence::Gone,
+    };
+    let checks = pooled_checks(base.0, head.0, base.1, head.1);
+    let measures = pooled_measures(base.0, head.0, base.1, head.1);
+    let change = checks.iter().map(|c| c.change).min().unwrap_or(match presence {
+        Presence::New => Change::New,
+        Presence::Gone => Change::Gone,
+        Presence::Both => Change::Unchanged,
+    });
+    let worst_drop = checks.iter().filter_map(|c| c.delta).map(|d| -d).fold(f64::NEG_INFINITY, f64::max);
+    let base_case = base.1.map(|i| &base.0.cases[i]);
+    let head_case = head.1.map(|i| &head.0.cases[i]);
+    let name = head_case.or(base_case).map(|c| c.name.clone()).unwrap_or_default();
+    let mut found = differences(base_case, head_case, (base.0, head.0), edits);
+    for check in &checks {
+        if check.possible_judge_change {
+            found.push(Difference {
+                what: DifferenceKind::MetricVersion,
+                subject: check.name.clone(),
+                base: check.base_version_id.map(|v| v.to_string()),
+                head: check.head_version_id.map(|v| v.to_string()),
+            });
+        }
+    }
+    CaseChange {
+        name,
+        key: key.clone(),
+        presence,
+        change,
+        worst_drop: if worst_drop.is_finite() { worst_drop } else { 0.0 },
+        checks,
+        measures,
+        differences: found,
+        base_simulations: sim_refs(base.0, base.1),
+        head_simulations: sim_refs(head.0, head.1),
+    }
+}
+
+fn sim_refs(run: &Run, case: Option<usize>) -> Vec<SimRef> {
+    let Some(case) = case else { return Vec::new() };
+    run.sims
+        .iter()
+        .filter(|s| s.case == case)
+        .map(|s| {
+            let failed: Vec<Uuid> = s.checks.iter().filter(|(_, p)| !p).map(|(i, _)| run.checks[*i].id).collect();
+            let reasons = failed
+                .iter()
+                .filter_map(|id| run.reasons.get(&(s.simulation_job_id, *id)).map(|r| (*id, r.clone())))
+                .collect();
+            SimRef { simulation_job_id: s.simulation_job_id, call_id: s.call_id, failed, reasons }
+        })
+        .collect()
+}
+
+/// Each check's tally in one run, over one test case or (None) all of them.
+fn tallies(run: &Run, case: Option<usize>) -> HashMap<Uuid, Tally> {
+    let mut out: HashMap<Uuid, Tally> = HashMap::new();
+    for sim in run.sims.iter().filter(|s| case.is_none_or(|c| s.case == c)) {
+        for (index, passed) in &sim.checks {
+            out.entry(run.checks[*index].id).or_default().add(*passed);
+        }
+    }
+    out
+}
+
+fn pooled_checks(base: &Run, head: &Run, base_case: Option<usize>, head_case: Option<usize>) -> Vec<CheckChange> {
+    // A test case missing from one run contributes nothing there.
+    let scope = |run: &Run, case: Option<usize>, whole: bool| if whole || case.is_some() { tallies(run, case) } else { HashMap::new() };
+    let whole = base_case.is_none() && head_case.is_none();
+    let (b, h) = (scope(base, base_case, whole), scope(head, head_case, whole));
+    let mut ids: Vec<(Uuid, String)> = base.checks.iter().map(|c| (c.id, c.name.clone())).collect();
+    for check in &head.checks {
+        if !ids.iter().any(|(id, _)| *id == check.id) {
+            ids.push((check.id, check.name.clone()));
+        }
+    }
+    ids.into_iter()
+        .filter(|(id, _)| b.contains_key(id) || h.contains_key(id))
+        .map(|(id, name)| {
+            let versions = (base.check(id).and_then(|c| c.version_id), head.check(id).and_then(|c| c.version_id));
+            CheckChange::new(id, name, b.get(&id).copied().unwrap_or_default(), h.get(&id).copied().unwrap_or_default(), versions)
+        })
+        .collect()
+}
+
+fn values(run: &Run, case: Option<usize>) -> HashMap<&MeasureKey, Vec<f64>> {
+    let mut out: HashMap<&MeasureKey, Vec<f64>> = HashMap::new();
+    for sim in run.sims.iter().filter(|s| case.is_none_or(|c| s.case == c)) {
+        for (index, value) in &sim.values {
+            out.entry(&run.measures[*index].key).or_default().push(*value);
+        }
+    }
+    out
+}
+
+fn pooled_measures(base: &Run, head: &Run, base_case: Option<usize>, head_case: Option<usize>) -> Vec<MeasureChange> {
+    let whole = base_case.is_none() && head_case.is_none();
+    let b = if whole || base_case.is_some() { values(base, base_case) } else { HashMap::new() };
+    let h = if whole || head_case.is_some() { values(head, head_case) } else { HashMap::new() };
+    let mut refs: Vec<&super::run::MeasureRef> = base.measures.iter().collect();
+    refs.extend(head.measures.iter().filter(|m| !base.measures.iter().any(|b| b.key == m.key)));
+    refs.into_iter()
+        .filter(|m| b.contains_key(&m.key) || h.contains_key(&m.key))
+        .map(|m| {
+            let none = Vec::new();
+            MeasureChange::new(
+                &m.key,
+                m.name.clone(),
+                m.unit.clone(),
+                b.get(&m.key).unwrap_or(&none),
+                h.get(&m.key).unwrap_or(&none),
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(passed: u64, evaluated: u64) -> Tally {
+        Tally { passed, evaluated }
+    }
+
+    #[test]
+    fn each_kind_of_change_is_told_apart() {
+        assert_eq!(Change::of(t(3, 3), t(0, 3)).0, Change::Regressed);
+        assert_eq!(Change::of(t(0, 3), t(3, 3)).0, Change::Fixed);
+        assert_eq!(Change::of(t(3, 3), t(2, 3)).0, Change::Flaky, "a fall within chance, iterations disagreeing");
+        assert_eq!(Change::of(t(2, 4), t(2, 4)).0, Change::Flaky);
+        assert_eq!(Change::of(t(3, 3), t(3, 3)).0, Change::Unchanged);
+        assert_eq!(Change::of(t(1, 1), t(0, 1)).0, Change::Unchanged, "one iteration a side is never beyond chance");
+        assert_eq!(Change::of(t(0, 0), t(2, 3)).0, Change::New);
+        assert_eq!(Change::of(t(2, 3), t(0, 0)).0, Change::Gone);
+        assert_eq!(Change::of(t(10, 10), t(4, 10)).0, Change::Regressed, "a significant fall, even if flaky");
+    }
+}
