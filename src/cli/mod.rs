@@ -8,6 +8,7 @@ mod api_cmd;
 mod auth;
 mod bench;
 mod call;
+mod diff;
 mod exit;
 mod gate;
 mod input;
@@ -106,6 +107,8 @@ pub enum Command {
     Job(job::JobCommand),
     /// Run a plan, wait for it and judge it by the service's verdict: exit 0 PASSED, 1 FAILED, 6 TIMED_OUT.
     Gate(Box<gate::GateArgs>),
+    /// Compare two runs test case by test case: regressions (beyond chance), fixes, flaky checks, metric shifts.
+    Diff(diff::DiffArgs),
     /// Issues: list, show, file, update.
     #[command(subcommand)]
     Issue(issue::IssueCommand),
@@ -218,6 +221,7 @@ pub async fn run(command: Command, global: &GlobalArgs) -> Outcome {
         Command::Run(args) => connected(global, Some(args.sim_speed), async |s| run::run(args, s).await).await,
         Command::Plan(command) => connected(global, None, async |s| plan::run(command, s).await).await,
         Command::Job(command) => connected(global, None, async |s| job::run(command, s).await).await,
+        Command::Diff(args) => connected(global, None, async |s| diff::run(args, s).await).await,
         Command::Issue(command) => connected(global, None, async |s| issue::run(command, s).await).await,
         Command::Metric(command) => connected(global, None, async |s| metric::run(command, s).await).await,
         Command::Call(command) => connected(global, None, async |s| call::run(command, s).await).await,

@@ -24,6 +24,8 @@ pub enum Format {
     Jsonl,
     /// Tab-separated values without a header, nothing cut: for `cut` and `while read`.
     Plain,
+    /// A Markdown report, where a command writes one (`diff`, `flaky`); a table elsewhere.
+    Markdown,
 }
 
 impl Format {
@@ -65,7 +67,7 @@ pub fn list<T: Tabular + Serialize>(format: Format, items: &[T], pagination: &Cu
         Format::Json => json(&ListBody { data: items, pagination })?,
         Format::Jsonl => jsonl(items)?,
         Format::Plain => plain(items.iter().map(Tabular::row)),
-        Format::Table | Format::Auto => {
+        Format::Table | Format::Auto | Format::Markdown => {
             let mut text = table(T::COLUMNS, items.iter().map(Tabular::row).collect());
             if pagination.has_more {
                 text.push_str(&format!(
@@ -95,7 +97,7 @@ pub fn item_with<T: Tabular + Serialize>(
         Format::Json => json(&ItemBody { data: item })?,
         Format::Jsonl => jsonl(std::slice::from_ref(item))?,
         Format::Plain => plain([item.row()].into_iter()),
-        Format::Table | Format::Auto => {
+        Format::Table | Format::Auto | Format::Markdown => {
             let mut text = details(T::COLUMNS, &item.row());
             for section in more(item) {
                 text.push('\n');

@@ -42,8 +42,14 @@ impl Change {
         }
     }
 
-    /// Classifies a check's two samples (see `docs/compare.md`).
+    /// Classifies a check's two samples of one test case (see `docs/compare.md`).
     pub fn of(base: Tally, head: Tally) -> (Change, f64, f64) {
+        Change::classify(base, head, true)
+    }
+
+    /// `of`, where `iterations` says whether each sample is one test case's iterations (and
+    /// so can be flaky) rather than a whole run pooled.
+    fn classify(base: Tally, head: Tally, iterations: bool) -> (Change, f64, f64) {
         let (p_worse, p_better) = (fisher_worse(base, head), fisher_better(base, head));
         let change = match (base.evaluated, head.evaluated) {
             (0, 0) => Change::Unchanged,
@@ -51,7 +57,7 @@ impl Change {
             (_, 0) => Change::Gone,
             _ if p_worse <= ALPHA => Change::Regressed,
             _ if p_better <= ALPHA => Change::Fixed,
-            _ if base.mixed() || head.mixed() => Change::Flaky,
+            _ if iterations && (base.mixed() || head.mixed()) => Change::Flaky,
             _ => Change::Unchanged,
         };
         (change, p_worse, p_better)
@@ -97,8 +103,14 @@ pub struct CheckChange {
 }
 
 impl CheckChange {
-    fn new(id: Uuid, name: String, base: Tally, head: Tally, versions: (Option<Uuid>, Option<Uuid>)) -> CheckChange {
-        let (change, p_worse, p_better) = Change::of(base, head);
+    fn new(
+        id: Uuid,
+        name: String,
+        (base, head): (Tally, Tally),
+        versions: (Option<Uuid>, Option<Uuid>),
+        iterations: bool,
+    ) -> CheckChange {
+        let (change, p_worse, p_better) = Change::classify(base, head, iterations);
         let delta = match (base.rate(), head.rate()) {
             (Some(b), Some(h)) => Some(h - b),
             _ => None,
@@ -113,7 +125,7 @@ impl CheckChange {
             delta,
             p_worse,
             p_better,
-            flaky: base.mixed() || head.mixed(),
+            flaky: iterations && (base.mixed() || head.mixed()),
             possible_judge_change: judge,
             base_version_id: versions.0,
             head_version_id: versions.1,
@@ -402,7 +414,8 @@ fn pooled_checks(base: &Run, head: &Run, base_case: Option<usize>, head_case: Op
         .filter(|(id, _)| b.contains_key(id) || h.contains_key(id))
         .map(|(id, name)| {
             let versions = (base.check(id).and_then(|c| c.version_id), head.check(id).and_then(|c| c.version_id));
-            CheckChange::new(id, name, b.get(&id).copied().unwrap_or_default(), h.get(&id).copied().unwrap_or_default(), versions)
+            let tallies = (b.get(&id).copied().unwrap_or_default(), h.get(&id).copied().unwrap_or_default());
+            CheckChange::new(id, name, tallies, versions, !whole)
         })
         .collect()
 }

@@ -128,7 +128,7 @@ impl Cases {
             return *index;
         }
         let case = TestCase {
-            name: case_name(sim, self.several_endpoints, &key.variables),
+            name: case_name(sim, self.several_endpoints),
             key: key.clone(),
             flow: sim.customer_flow.clone(),
             persona: sim.persona.clone(),
@@ -138,10 +138,25 @@ impl Cases {
         self.index.insert(key, self.cases.len() - 1);
         self.cases.len() - 1
     }
+
+    /// The test cases, their variables named where they tell cases apart.
+    fn finish(self) -> Vec<TestCase> {
+        let mut cases = self.cases;
+        let same = cases.windows(2).all(|w| w[0].key.variables == w[1].key.variables);
+        if !same {
+            for case in &mut cases {
+                let pairs: Vec<String> = case.key.variables.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                if !pairs.is_empty() {
+                    case.name = format!("{} · {}", case.name, pairs.join(", "));
+                }
+            }
+        }
+        cases
+    }
 }
 
-/// Flow · variant · persona, then the endpoint and variables where they tell cases apart.
-pub fn case_name(sim: &SimulationJob, with_endpoint: bool, variables: &BTreeMap<String, String>) -> String {
+/// Flow · variant · persona, then the endpoint where the run had several.
+pub fn case_name(sim: &SimulationJob, with_endpoint: bool) -> String {
     let mut parts = Vec::new();
     if let Some(flow) = &sim.customer_flow {
         parts.push(flow.title.clone().unwrap_or_else(|| flow.id.to_string()));
@@ -156,10 +171,6 @@ pub fn case_name(sim: &SimulationJob, with_endpoint: bool, variables: &BTreeMap<
     }
     if with_endpoint && let Some(endpoint) = &sim.agent_endpoint {
         parts.push(endpoint.name.clone().or(endpoint.phone_number.clone()).unwrap_or_else(|| endpoint.id.to_string()));
-    }
-    if !variables.is_empty() {
-        let pairs: Vec<String> = variables.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        parts.push(pairs.join(", "));
     }
     parts.join(" · ")
 }
@@ -265,7 +276,7 @@ impl Run {
             }
             run.sims.push(result);
         }
-        run.cases = cases.cases;
+        run.cases = cases.finish();
         run
     }
 
@@ -305,7 +316,7 @@ impl Run {
             }
             run.sims.push(result);
         }
-        run.cases = cases.cases;
+        run.cases = cases.finish();
         run
     }
 

@@ -1,0 +1,117 @@
+//! `switchboard diff BASE_JOB HEAD_JOB [--fail-on-regression]`: two runs test case by test
+//! case, with regressions flagged only when unlikely to be chance (`docs/compare.md`). Prints
+//! a table, JSON or Markdown (`--output`); exits 1 on a regression with `--fail-on-regression`.
+
+mod markdown;
+mod text;
+
+use clap::Args;
+use serde::Serialize;
+use uuid::Uuid;
+
+use super::exit::{Exit, Failure, Outcome};
+use super::output::{self, Format};
+use super::session::Session;
+use crate::compare::{Diff, ReadPath, fetch};
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The run to compare against (a run plan job id): last night's, or main's.
+    pub base: Uuid,
+    /// The run compared with it (a run plan job id).
+    pub head: Uuid,
+    /// Exit 1 when any check regressed (for CI, beside `gate`, which judges one run alone).
+    #[arg(long)]
+    pub fail_on_regression: bool,
+    /// Read each call's metrics rather than the run's results read (what a service without
+    /// that read gets anyway; slower).
+    #[arg(long)]
+    pub call_by_call: bool,
+    /// List every test case, unchanged ones too.
+    #[arg(long)]
+    pub all: bool,
+}
+
+/// The JSON report: the diff, whether it regressed, and its version.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report<'a> {
+    /// Bumped only if a member changes meaning or goes away.
+    pub schema_version: u32,
+    pub regressed: bool,
+    #[serde(flatten)]
+    pub diff: &'a Diff,
+}
+
+pub async fn run(args: DiffArgs, session: &Session) -> Outcome {
+    let path = args.call_by_call.then_some(ReadPath::CallByCall);
+    let client = &session.client;
+    let base = fetch::read_run(client, args.base, path)
+        .await
+        .map_err(|e| Failure::from(e).context(format!("cannot read the base run {}", args.base)))?;
+    let head = fetch::read_run(client, args.head, path)
+        .await
+        .map_err(|e| Failure::from(e).context(format!("cannot read the head run {}", args.head)))?;
+    let edits = fetch::edits(client, &[&base, &head]).await;
+    let diff = Diff::of(&base, &head, &edits);
+    let text = match session.format.resolve() {
+        Format::Json | Format::Jsonl => {
+            output::json(&Report { schema_version: 1, regressed: diff.regressed(), diff: &diff })?
+        }
+        Format::Markdown => markdown::render(&diff, args.all),
+        _ => text::render(&diff, args.all),
+    };
+    output::emit(&text)?;
+    if diff.regressed() {
+        let count = diff.counts.get(&crate::compare::Change::Regressed).copied().unwrap_or(0);
+        eprintln!("diff: {count} test case check(s) regressed");
+        if args.fail_on_regression {
+            return Ok(Exit::Refused);
+        }
+    }
+    Ok(Exit::Ok)
+}
+
+/// A pass count for people: `67 % (2/3)`, or `—`.
+pub fn rate(rate: &crate::compare::diff::Rate) -> String {
+    match rate.pass_rate {
+        Some(r) => format!("{} ({}/{})", crate::api::model::percent(r), rate.passed, rate.evaluated),
+        None => "—".into(),
+    }
+}
+
+/// A change in points: `−67 pts`.
+pub fn delta(delta: Option<f64>) -> String {
+    match delta {
+        Some(d) if d.abs() < 0.05 => "±0".into(),
+        Some(d) => format!("{}{:.0} pts", if d < 0.0 { "−" } else { "+" }, d.abs()),
+        None => "".into(),
+    }
+}
+
+/// A number with its unit, briefly.
+pub fn number(value: f64, unit: Option<&str>) -> String {
+    let text = if value.abs() >= 100.0 { format!("{value:.0}") } else { format!("{value:.2}") };
+    match unit {
+        Some(u) if !u.is_empty() => format!("{text} {u}"),
+        _ => text,
+    }
+}
+
+/// `mean / p50 / p95`.
+pub fn spread(spread: Option<&crate::compare::diff::Spread>, unit: Option<&str>) -> String {
+    match spread {
+        Some(s) => format!("{} / {} / {}", number(s.mean, None), number(s.p50, None), number(s.p95, unit)),
+        None => "—".into(),
+    }
+}
+
+/// A short id: the first eight characters.
+pub fn short(id: Uuid) -> String {
+    id.to_string().chars().take(8).collect()
+}
+
+/// Which changes a listing shows: everything with `--all`, else what changed.
+pub fn shown(change: crate::compare::Change, all: bool) -> bool {
+    all || change != crate::compare::Change::Unchanged
+}

@@ -1,0 +1,107 @@
+//! The diff as a terminal shows it: both runs, the checks and metrics over the whole run, then
+//! each test case × check that changed, worst first, with the judge's reasons and what differed.
+
+use std::fmt::Write;
+
+use super::{delta, rate, short, shown, spread};
+use crate::cli::output::table;
+use crate::compare::diff::{CaseChange, Side};
+use crate::compare::{Change, Diff};
+
+pub fn render(diff: &Diff, all: bool) -> String {
+    let mut text = String::new();
+    let _ = writeln!(text, "base  {}", side(&diff.base));
+    let _ = writeln!(text, "head  {}", side(&diff.head));
+    let _ = writeln!(text, "{}\n", counts(diff));
+
+    let rows = diff
+        .checks
+        .iter()
+        .map(|c| vec![c.name.clone(), rate(&c.base), rate(&c.head), delta(c.delta), c.label()])
+        .collect();
+    let _ = write!(text, "CHECKS OVER THE RUN\n{}\n", table(&["CHECK", "BASE", "HEAD", "Δ", "CHANGE"], rows));
+    if !diff.measures.is_empty() {
+        let rows = diff
+            .measures
+            .iter()
+            .map(|m| {
+                vec![
+                    m.name.clone(),
+                    spread(m.base.as_ref(), m.unit.as_deref()),
+                    spread(m.head.as_ref(), m.unit.as_deref()),
+                    m.delta_mean.map(|d| super::number(d, m.unit.as_deref())).unwrap_or_default(),
+                    if m.beyond_noise { "beyond noise".into() } else { "within noise".into() },
+                ]
+            })
+            .collect();
+        let columns = ["METRIC", "BASE mean/p50/p95", "HEAD mean/p50/p95", "Δ MEAN", ""];
+        let _ = write!(text, "METRICS OVER THE RUN\n{}\n", table(&columns, rows));
+    }
+
+    let mut rows = Vec::new();
+    for case in &diff.cases {
+        for check in case.checks.iter().filter(|c| shown(c.change, all)) {
+            rows.push(vec![
+                check.label(),
+                case.name.clone(),
+                check.name.clone(),
+                rate(&check.base),
+                rate(&check.head),
+                delta(check.delta),
+            ]);
+        }
+    }
+    let unchanged = diff.counts.get(&Change::Unchanged).copied().unwrap_or(0);
+    let _ = writeln!(text, "TEST CASES, WORST FIRST");
+    text.push_str(&table(&["CHANGE", "TEST CASE", "CHECK", "BASE", "HEAD", "Δ"], rows));
+    if !all && unchanged > 0 {
+        let _ = writeln!(text, "({unchanged} unchanged test case checks not shown; --all lists them)");
+    }
+    for case in diff.cases.iter().filter(|c| matches!(c.change, Change::Regressed | Change::Flaky) || !c.differences.is_empty()) {
+        text.push_str(&detail(case));
+    }
+    text
+}
+
+fn side(side: &Side) -> String {
+    let plan = side.plan_name.clone().unwrap_or_else(|| "(inline plan)".into());
+    let started = side.started_at.as_ref().map(|t| t.0.clone()).unwrap_or_else(|| "—".into());
+    let status = side.status.as_ref().map(|s| s.to_string()).unwrap_or_else(|| "—".into());
+    format!(
+        "{} · {plan} · {status} · started {started} · {} simulations in {} test cases",
+        side.run_plan_job_id, side.simulations, side.test_cases
+    )
+}
+
+/// `REGRESSED 1 · FLAKY 2 · …` over test case × checks, with the test and level.
+pub fn counts(diff: &Diff) -> String {
+    let order = [Change::Regressed, Change::Flaky, Change::Fixed, Change::New, Change::Gone, Change::Unchanged];
+    let parts: Vec<String> =
+        order.iter().map(|c| format!("{} {}", c.as_str(), diff.counts.get(c).copied().unwrap_or(0))).collect();
+    format!(
+        "{}  (test case × check; a regression is a one-sided Fisher exact test at p ≤ {})",
+        parts.join(" · "),
+        diff.alpha
+    )
+}
+
+/// One test case's regressed or flaky checks with the head run's reasons, and what differed.
+fn detail(case: &CaseChange) -> String {
+    let mut text = format!("\n{} — {}\n", case.name, case.change.as_str());
+    for check in case.checks.iter().filter(|c| matches!(c.change, Change::Regressed | Change::Flaky)) {
+        let _ = writeln!(text, "  {} {}: {} → {}", check.label(), check.name, rate(&check.base), rate(&check.head));
+        for sim in case.head_simulations.iter().filter(|s| s.failed.contains(&check.metric_definition_id)).take(3) {
+            let reason = sim.reasons.get(&check.metric_definition_id).map(|r| one_line(r)).unwrap_or_default();
+            let call = sim.call_id.map(short).unwrap_or_default();
+            let _ = writeln!(text, "    ✗ call {call}: {reason}");
+        }
+    }
+    for difference in &case.differences {
+        let _ = writeln!(text, "  differed: {}", difference.in_words());
+    }
+    text
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
