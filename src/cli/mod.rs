@@ -10,6 +10,7 @@ mod bench;
 mod call;
 mod diff;
 mod exit;
+mod flaky;
 mod gate;
 mod input;
 mod issue;
@@ -109,6 +110,8 @@ pub enum Command {
     Gate(Box<gate::GateArgs>),
     /// Compare two runs test case by test case: regressions (beyond chance), fixes, flaky checks, metric shifts.
     Diff(diff::DiffArgs),
+    /// How steady each test case × check of a plan has been over its last runs, worst first.
+    Flaky(flaky::FlakyArgs),
     /// Issues: list, show, file, update.
     #[command(subcommand)]
     Issue(issue::IssueCommand),
@@ -222,6 +225,7 @@ pub async fn run(command: Command, global: &GlobalArgs) -> Outcome {
         Command::Plan(command) => connected(global, None, async |s| plan::run(command, s).await).await,
         Command::Job(command) => connected(global, None, async |s| job::run(command, s).await).await,
         Command::Diff(args) => connected(global, None, async |s| diff::run(args, s).await).await,
+        Command::Flaky(args) => connected(global, None, async |s| flaky::run(args, s).await).await,
         Command::Issue(command) => connected(global, None, async |s| issue::run(command, s).await).await,
         Command::Metric(command) => connected(global, None, async |s| metric::run(command, s).await).await,
         Command::Call(command) => connected(global, None, async |s| call::run(command, s).await).await,
