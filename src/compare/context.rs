@@ -73,16 +73,28 @@ fn between(edited: Option<&Timestamp>, runs: (&Run, &Run)) -> bool {
 }
 
 /// The differences between one test case's two runs (none where it ran in only one).
-pub fn differences(base: Option<&TestCase>, head: Option<&TestCase>, runs: (&Run, &Run), edits: &Edits) -> Vec<Difference> {
+pub fn differences(
+    base: Option<&TestCase>,
+    head: Option<&TestCase>,
+    runs: (&Run, &Run),
+    edits: &Edits,
+) -> Vec<Difference> {
     let (Some(base), Some(head)) = (base, head) else { return Vec::new() };
     let mut out = Vec::new();
     if let (Some(b), Some(h)) = (&base.endpoint, &head.endpoint) {
         let subject = h.name.clone().or(h.phone_number.clone()).unwrap_or_else(|| h.id.to_string());
         let shown = |e: &crate::api::model::JobEndpoint| {
-            format!("{} {}", e.name.clone().unwrap_or_default(), e.phone_number.clone().unwrap_or_default()).trim().to_string()
+            format!("{} {}", e.name.clone().unwrap_or_default(), e.phone_number.clone().unwrap_or_default())
+                .trim()
+                .to_string()
         };
         if b.name != h.name || b.phone_number != h.phone_number || b.endpoint_type != h.endpoint_type {
-            out.push(Difference { what: DifferenceKind::AgentEndpoint, subject: subject.clone(), base: Some(shown(b)), head: Some(shown(h)) });
+            out.push(Difference {
+                what: DifferenceKind::AgentEndpoint,
+                subject: subject.clone(),
+                base: Some(shown(b)),
+                head: Some(shown(h)),
+            });
         } else if between(edits.endpoints.get(&h.id), runs) {
             out.push(edited(DifferenceKind::AgentEndpoint, subject.clone(), edits.endpoints.get(&h.id)));
         }
@@ -121,11 +133,13 @@ fn edited(what: DifferenceKind, subject: String, at: Option<&Timestamp>) -> Diff
 
 /// The members in which two persona snapshots differ (timestamps aside).
 fn changed_fields(a: &crate::api::model::Persona, b: &crate::api::model::Persona) -> Vec<String> {
-    let (Ok(serde_json::Value::Object(a)), Ok(serde_json::Value::Object(b))) = (serde_json::to_value(a), serde_json::to_value(b))
+    let (Ok(serde_json::Value::Object(a)), Ok(serde_json::Value::Object(b))) =
+        (serde_json::to_value(a), serde_json::to_value(b))
     else {
         return Vec::new();
     };
-    let mut keys: Vec<&String> = a.keys().chain(b.keys()).filter(|k| !matches!(k.as_str(), "createdAt" | "updatedAt")).collect();
+    let mut keys: Vec<&String> =
+        a.keys().chain(b.keys()).filter(|k| !matches!(k.as_str(), "createdAt" | "updatedAt")).collect();
     keys.sort();
     keys.dedup();
     keys.into_iter().filter(|k| a.get(*k) != b.get(*k)).cloned().collect()

@@ -296,7 +296,9 @@ impl Diff {
         let head_index = index(head);
         let mut cases: Vec<CaseChange> = keys
             .into_iter()
-            .map(|key| case_change(key, (base, base_index.get(key).copied()), (head, head_index.get(key).copied()), edits))
+            .map(|key| {
+                case_change(key, (base, base_index.get(key).copied()), (head, head_index.get(key).copied()), edits)
+            })
             .collect();
         cases.sort_by(|a, b| severity(b).total_cmp(&severity(a)).then_with(|| a.name.cmp(&b.name)));
         let mut counts = BTreeMap::new();
@@ -401,7 +403,9 @@ fn tallies(run: &Run, case: Option<usize>) -> HashMap<Uuid, Tally> {
 
 fn pooled_checks(base: &Run, head: &Run, base_case: Option<usize>, head_case: Option<usize>) -> Vec<CheckChange> {
     // A test case missing from one run contributes nothing there.
-    let scope = |run: &Run, case: Option<usize>, whole: bool| if whole || case.is_some() { tallies(run, case) } else { HashMap::new() };
+    let scope = |run: &Run, case: Option<usize>, whole: bool| {
+        if whole || case.is_some() { tallies(run, case) } else { HashMap::new() }
+    };
     let whole = base_case.is_none() && head_case.is_none();
     let (b, h) = (scope(base, base_case, whole), scope(head, head_case, whole));
     let mut ids: Vec<(Uuid, String)> = base.checks.iter().map(|c| (c.id, c.name.clone())).collect();

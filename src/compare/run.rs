@@ -109,7 +109,8 @@ struct Cases {
 
 impl Cases {
     fn new(job: &RunPlanJob) -> Cases {
-        let mut endpoints: Vec<Uuid> = job.simulation_jobs.iter().filter_map(|s| s.agent_endpoint.as_ref().map(|e| e.id)).collect();
+        let mut endpoints: Vec<Uuid> =
+            job.simulation_jobs.iter().filter_map(|s| s.agent_endpoint.as_ref().map(|e| e.id)).collect();
         endpoints.sort_unstable();
         endpoints.dedup();
         Cases { cases: Vec::new(), index: HashMap::new(), several_endpoints: endpoints.len() > 1 }
@@ -261,8 +262,13 @@ impl Run {
                 continue;
             }
             let case = cases.of(sim, call.and_then(|c| c.variables.as_ref()));
-            let mut result =
-                SimResult { simulation_job_id: sim.simulation_job_id, call_id: sim.call_id, case, checks: Vec::new(), values: Vec::new() };
+            let mut result = SimResult {
+                simulation_job_id: sim.simulation_job_id,
+                call_id: sim.call_id,
+                case,
+                checks: Vec::new(),
+                values: Vec::new(),
+            };
             for check in call.map(|c| c.checks.as_slice()).unwrap_or_default() {
                 let index = run.check_index(check.metric_definition_id, check.metric_name.as_deref());
                 result.checks.push((index, check.passed));
@@ -288,8 +294,13 @@ impl Run {
         let mut cases = Cases::new(job);
         for sim in job.simulation_jobs.iter().filter(|s| counts(s)) {
             let case = cases.of(sim, None);
-            let mut result =
-                SimResult { simulation_job_id: sim.simulation_job_id, call_id: sim.call_id, case, checks: Vec::new(), values: Vec::new() };
+            let mut result = SimResult {
+                simulation_job_id: sim.simulation_job_id,
+                call_id: sim.call_id,
+                case,
+                checks: Vec::new(),
+                values: Vec::new(),
+            };
             let groups = sim.call_id.and_then(|c| metrics.get(&c)).map(Vec::as_slice).unwrap_or_default();
             let completed = sim.status == Some(SimulationJobStatus::Completed);
             for group in groups.iter().filter(|_| completed) {

@@ -12,10 +12,11 @@ mod routes;
 pub mod seed;
 mod server;
 pub use server::READ_TIMEOUT;
+pub mod annotations;
+pub mod results;
 pub mod sim;
 pub mod store;
 pub mod verdict;
-pub mod results;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -58,11 +58,11 @@ pub fn run_results(conn: &Connection, job_id: &str) -> ServiceResult<RunResults>
         .simulation_run_plan_id
         .and_then(|id| store::get::<RunPlan>(conn, Kind::RunPlan, &id.to_string()).ok().flatten())
         .and_then(|p| p.plan.name);
-    let duration_ms = match (job.started_at.as_ref().and_then(Timestamp::parse), job.ended_at.as_ref().and_then(Timestamp::parse))
-    {
-        (Some(start), Some(end)) => Some(end.as_millisecond() - start.as_millisecond()),
-        _ => None,
-    };
+    let duration_ms =
+        match (job.started_at.as_ref().and_then(Timestamp::parse), job.ended_at.as_ref().and_then(Timestamp::parse)) {
+            (Some(start), Some(end)) => Some(end.as_millisecond() - start.as_millisecond()),
+            _ => None,
+        };
     Ok(RunResults {
         run: RunSummaryHead {
             simulation_run_plan_job_id: job.simulation_run_plan_job_id,
@@ -257,7 +257,9 @@ fn call(
                 checks.push(CallCheck { metric_definition_id: *id, metric_name: name, passed });
             }
         }
-        for row in rows.iter().filter(|r| r.call_level && r.status.as_ref().is_none_or(|s| *s == CaptureStatus::Success)) {
+        for row in
+            rows.iter().filter(|r| r.call_level && r.status.as_ref().is_none_or(|s| *s == CaptureStatus::Success))
+        {
             let Some(definition) = definitions.get(&row.definition) else { continue };
             if definitions.checks.contains(&definition.id) {
                 continue;
@@ -321,10 +323,8 @@ fn summary(calls: &[ResultsCall], verdict: Option<&Verdict>) -> ResultsSummary {
     let counted: Vec<&ResultsCall> = calls.iter().filter(|c| c.counted).collect();
     let evaluated = counted.iter().filter(|c| c.passed.is_some()).count() as u64;
     let passed = counted.iter().filter(|c| c.passed == Some(true)).count() as u64;
-    let (checks_passed, checks_total) = counted
-        .iter()
-        .flat_map(|c| &c.checks)
-        .fold((0u64, 0u64), |(p, t), c| (p + u64::from(c.passed), t + 1));
+    let (checks_passed, checks_total) =
+        counted.iter().flat_map(|c| &c.checks).fold((0u64, 0u64), |(p, t), c| (p + u64::from(c.passed), t + 1));
     let rate = |part: u64, whole: u64| (whole > 0).then(|| part as f64 * 100.0 / whole as f64);
     ResultsSummary {
         total_calls: calls.len() as u64,

@@ -1,6 +1,7 @@
 //! The interface as Rust types: one file per resource group, camelCase on the wire.
 
 pub mod agent;
+pub mod annotation;
 pub mod benchmark;
 pub mod call;
 pub mod collection;
@@ -17,6 +18,7 @@ pub mod simulation;
 pub mod verdict;
 
 pub use agent::*;
+pub use annotation::*;
 pub use benchmark::*;
 pub use call::*;
 pub use collection::*;
@@ -80,6 +82,7 @@ pub fn inputs_refusing_unknown_members() -> Vec<std::borrow::Cow<'static, str>> 
         AgentEndpointInput::name(),
         HttpRequestDefinitionInput::name(),
         AgentEndpointUpdate::name(),
+        AnnotationInput::name(),
         CallInput::name(),
         CollectionJobInput::name(),
         IssueInput::name(),

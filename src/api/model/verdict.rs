@@ -159,7 +159,9 @@ pub fn percent(rate: f64) -> String {
 /// One check's result on one simulation from the values it produced, as the service judges it:
 /// evaluated when at least one value is SUCCESS with a number, passed when none of those is
 /// 0 (false). None when it was not evaluated (not applicable, missing or errored).
-pub fn check_result<'a>(values: impl IntoIterator<Item = (Option<&'a super::CaptureStatus>, Option<f64>)>) -> Option<bool> {
+pub fn check_result<'a>(
+    values: impl IntoIterator<Item = (Option<&'a super::CaptureStatus>, Option<f64>)>,
+) -> Option<bool> {
     let mut result = None;
     for (status, value) in values {
         let success = status.is_none_or(|s| *s == super::CaptureStatus::Success);

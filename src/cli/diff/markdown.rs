@@ -19,7 +19,15 @@ pub fn render(diff: &Diff, all: bool) -> String {
     let _ = writeln!(md, "{}\n", super::text::counts(diff));
     md.push_str("| Check | Base | Head | Δ | Change |\n| --- | ---: | ---: | ---: | --- |\n");
     for c in &diff.checks {
-        let _ = writeln!(md, "| {} | {} | {} | {} | {} |", cell(&c.name), rate(&c.base), rate(&c.head), delta(c.delta), c.label());
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} |",
+            cell(&c.name),
+            rate(&c.base),
+            rate(&c.head),
+            delta(c.delta),
+            c.label()
+        );
     }
     if !diff.measures.is_empty() {
         md.push_str("\n| Metric (mean / p50 / p95) | Base | Head | Δ mean | |\n| --- | ---: | ---: | ---: | --- |\n");

@@ -57,7 +57,9 @@ pub fn render(diff: &Diff, all: bool) -> String {
     if !all && unchanged > 0 {
         let _ = writeln!(text, "({unchanged} unchanged test case checks not shown; --all lists them)");
     }
-    for case in diff.cases.iter().filter(|c| matches!(c.change, Change::Regressed | Change::Flaky) || !c.differences.is_empty()) {
+    for case in
+        diff.cases.iter().filter(|c| matches!(c.change, Change::Regressed | Change::Flaky) || !c.differences.is_empty())
+    {
         text.push_str(&detail(case));
     }
     text

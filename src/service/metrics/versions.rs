@@ -13,7 +13,11 @@ use crate::service::store::{self, Kind};
 /// The definition as it stood at `at`: the newest stored version updated at or before it, else
 /// the oldest version (the definition is older than its first recorded change), else the
 /// current document. None for a definition that no longer exists anywhere.
-pub fn definition_at(conn: &Connection, definition_id: &str, at: &Timestamp) -> ServiceResult<Option<MetricDefinition>> {
+pub fn definition_at(
+    conn: &Connection,
+    definition_id: &str,
+    at: &Timestamp,
+) -> ServiceResult<Option<MetricDefinition>> {
     let mut statement =
         conn.prepare_cached("SELECT body FROM definition_versions WHERE definition_id = ?1 ORDER BY version DESC")?;
     let bodies: Vec<String> =
@@ -43,7 +47,12 @@ pub struct AtInstant {
 }
 
 impl AtInstant {
-    pub fn get(&mut self, conn: &Connection, definition_id: &str, at: &Timestamp) -> ServiceResult<Option<&MetricDefinition>> {
+    pub fn get(
+        &mut self,
+        conn: &Connection,
+        definition_id: &str,
+        at: &Timestamp,
+    ) -> ServiceResult<Option<&MetricDefinition>> {
         if !self.seen.contains_key(definition_id) {
             let found = definition_at(conn, definition_id, at)?;
             self.seen.insert(definition_id.to_owned(), found);

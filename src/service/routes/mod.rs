@@ -1,6 +1,7 @@
 //! The HTTP interface, one file per resource group.
 
 mod agents;
+mod annotations;
 mod benchmarks;
 mod calls;
 mod chats;
@@ -36,6 +37,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(health_unversioned))
         .routes(routes!(health))
         .merge(agents::router())
+        .merge(annotations::router())
         .merge(benchmarks::router())
         .merge(calls::router())
         .merge(chats::router())

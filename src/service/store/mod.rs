@@ -34,6 +34,7 @@ pub enum Kind {
     SimulationJob,
     BenchmarkSuite,
     BenchmarkTarget,
+    Annotation,
 }
 
 impl Kind {
@@ -56,6 +57,7 @@ impl Kind {
             Kind::SimulationJob => "simulation_job",
             Kind::BenchmarkSuite => "benchmark_suite",
             Kind::BenchmarkTarget => "benchmark_target",
+            Kind::Annotation => "metric_value_annotation",
         }
     }
 
@@ -88,6 +90,7 @@ impl Kind {
             Kind::SimulationJob => "simulation job",
             Kind::BenchmarkSuite => "benchmark suite",
             Kind::BenchmarkTarget => "benchmark target",
+            Kind::Annotation => "metric value annotation",
         }
     }
 }

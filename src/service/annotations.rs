@@ -1,0 +1,100 @@
+//! People's labels on judged values: one per value (call, metric, index), replaced when the
+//! value is labelled again, kept with the judge's value and the definition version that gave it.
+
+use rusqlite::{Connection, Transaction, params};
+use uuid::Uuid;
+
+use super::error::{ServiceError, ServiceResult};
+use super::metrics::versions::definition_at;
+use super::store::{self, Doc, Kind};
+use crate::api::model::*;
+
+/// The value being labelled, as stored.
+struct Judged {
+    value: Option<f64>,
+    label: Option<String>,
+    collection_job: String,
+}
+
+/// The `index`th value of a metric on a call, from the newest job that scored it there (the
+/// values `GET /v1/call/{id}/metrics?status=all` lists).
+fn judged_value(
+    conn: &Connection,
+    call: &str,
+    definition: &str,
+    index: u64,
+) -> ServiceResult<Option<(Judged, CaptureStatus)>> {
+    let mut statement = conn.prepare_cached(
+        "SELECT job_id, capture_status, json_extract(body, '$.value'), json_extract(body, '$.label') FROM metric_values AS mv
+         WHERE call_id = ?1 AND definition_id = ?2 AND job_id = (
+             SELECT job_id FROM metric_values WHERE call_id = ?1 AND definition_id = ?2 ORDER BY seq DESC LIMIT 1)
+         ORDER BY seq LIMIT 1 OFFSET ?3",
+    )?;
+    let mut rows = statement.query(params![call, definition, index as i64])?;
+    let Some(row) = rows.next()? else { return Ok(None) };
+    let status: String = row.get(1)?;
+    Ok(Some((
+        Judged { collection_job: row.get(0)?, value: row.get(2).ok().flatten(), label: row.get(3).ok().flatten() },
+        CaptureStatus::from(status.as_str()),
+    )))
+}
+
+/// Labels a value, replacing an earlier label on it; true when the label is new.
+pub fn annotate(tx: &Transaction, input: AnnotationInput) -> ServiceResult<(Annotation, bool)> {
+    let (Some(call), Some(definition_id), Some(label)) = (input.call_id, input.metric_definition_id, input.label)
+    else {
+        return Err(ServiceError::invalid("callId", "callId, metricDefinitionId and label are required"));
+    };
+    if !store::exists(tx, Kind::Call, &call.to_string())? {
+        return Err(ServiceError::invalid("callId", format!("no call {call}")));
+    }
+    let definition: MetricDefinition = store::get(tx, Kind::MetricDefinition, &definition_id.to_string())?
+        .ok_or_else(|| ServiceError::invalid("metricDefinitionId", format!("no metric definition {definition_id}")))?;
+    let index = input.value_index.unwrap_or(0).max(0) as u64;
+    let Some((judged, status)) = judged_value(tx, &call.to_string(), &definition_id.to_string(), index)? else {
+        return Err(ServiceError::invalid(
+            "valueIndex",
+            format!(
+                "call {call} has no value {index} of {} (count from 0)",
+                definition.name.clone().unwrap_or_default()
+            ),
+        ));
+    };
+    if status != CaptureStatus::Success {
+        return Err(ServiceError::invalid(
+            "valueIndex",
+            format!("value {index} is {status}: only a value the judge gave (SUCCESS) can be labelled right or wrong"),
+        ));
+    }
+    let job: Option<CollectionJob> = store::get(tx, Kind::CollectionJob, &judged.collection_job)?;
+    let at = job.and_then(|j| j.created_at).unwrap_or_else(Timestamp::now);
+    let version = definition_at(tx, &definition_id.to_string(), &at)?;
+    // One label per value: its id is derived from the value's place.
+    let id = Uuid::new_v5(&call, format!("{definition_id}/{index}").as_bytes());
+    let earlier: Option<Annotation> = store::get(tx, Kind::Annotation, &id.to_string())?;
+    let now = Timestamp::now();
+    let annotation = Annotation {
+        id,
+        call_id: call,
+        metric_definition_id: definition_id,
+        value_index: index,
+        label,
+        note: input.note,
+        judge_value: judged.value,
+        judge_label: judged.label,
+        boolean: definition.metric_type == Some(MetricType::Boolean) || definition.is_check(),
+        version_id: version.as_ref().and_then(|v| v.version_id),
+        version: version.as_ref().and_then(|v| v.version),
+        created_at: Some(earlier.as_ref().and_then(|e| e.created_at.clone()).unwrap_or_else(|| now.clone())),
+        updated_at: Some(now),
+    };
+    let created_at = annotation.created_at.clone().map(|t| t.0).unwrap_or_default();
+    let doc = Doc::new(Kind::Annotation, id, &annotation, created_at)?.parent(Some(&call.to_string()));
+    let is_new = earlier.is_none();
+    if is_new {
+        store::insert(tx, &doc)?
+    } else {
+        store::update(tx, &doc)?
+    }
+    Ok((annotation, is_new))
+}
