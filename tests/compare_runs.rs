@@ -1,0 +1,259 @@
+//! `switchboard diff` on runs that differ on purpose, against a real local service: the seeded
+//! nightly history (the newest night's reference agent is a build with a regression on the
+//! "presses 2" edge case; every night has a call whose booking is not saved, so one test case
+//! disagrees with itself), a custom judged check whose prompt changes between two runs (a new
+//! definition version), and two plans that share only the happy path. Every classification is
+//! asserted: REGRESSED, FIXED, UNCHANGED, FLAKY, NEW, GONE, and a regression with a changed
+//! metric version labelled as a possible judge change.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
+
+#[path = "support/cli.rs"]
+mod cli;
+mod support;
+
+use std::time::Duration;
+
+use cli::*;
+use serde_json::Value;
+use support::{Service, eventually, seeded, start_with};
+use switchboard::api::ListQuery;
+use switchboard::api::model::*;
+use uuid::Uuid;
+
+const PRESSES_2: &str = "Caller presses 2 to choose another time";
+
+async fn service_with_history() -> Service {
+    let dir = tempfile::tempdir().unwrap();
+    let options = switchboard::service::Options { seed_history: true, ..support::options(dir.path(), true) };
+    start_with(options, dir).await
+}
+
+/// The seeded nightly plan's three jobs, oldest first, once each has ended.
+async fn nights(service: &Service) -> Vec<Uuid> {
+    let plan = seeded("run_plans", |p| p["name"] == SEEDED_PLAN)[0]["id"].as_str().unwrap().parse::<Uuid>().unwrap();
+    eventually(Duration::from_secs(120), || async {
+        let listed: Vec<RunPlanJob> = futures_util::TryStreamExt::try_collect(
+            service.client.list_all("/v1/simulation/plan/jobs", ListQuery::default()),
+        )
+        .await
+        .unwrap();
+        let mut jobs: Vec<RunPlanJob> = listed.into_iter().filter(|j| j.simulation_run_plan_id == Some(plan)).collect();
+        jobs.sort_by_key(|j| j.created_at.as_ref().and_then(Timestamp::parse));
+        let ended = jobs.iter().all(|j| j.status.as_ref().is_some_and(RunPlanJobStatus::is_terminal));
+        (jobs.len() == 3 && ended).then(|| jobs.iter().map(|j| j.simulation_run_plan_job_id).collect())
+    })
+    .await
+}
+
+/// Runs a saved plan to its end; the job's id.
+async fn run_to_end(service: &Service, plan: Uuid) -> Uuid {
+    let started =
+        service.client.run(&RunRequest { plan_id: Some(plan), ..Default::default() }).await.expect("run starts");
+    let id = started.simulation_run_plan_job_id;
+    eventually(Duration::from_secs(120), || async {
+        let job = service.client.get_run_plan_job(id).await.unwrap();
+        job.status.as_ref().is_some_and(RunPlanJobStatus::is_terminal).then_some(())
+    })
+    .await;
+    id
+}
+
+/// `switchboard diff BASE HEAD --output json --all`, its exit code and report.
+async fn diff(home: &std::path::Path, service: &Service, base: Uuid, head: Uuid, extra: &[&str]) -> (i32, Value) {
+    let output = run(against(home, service)
+        .args(["diff", &base.to_string(), &head.to_string(), "--output", "json", "--all"])
+        .args(extra))
+    .await;
+    let code = output.status.code().unwrap_or(-1);
+    assert!(code == 0 || code == 1, "diff ran: {}\n{}", stdout(&output), stderr(&output));
+    (code, json(&output))
+}
+
+/// The test case whose name contains `name`.
+fn case<'a>(report: &'a Value, name: &str) -> &'a Value {
+    let cases = report["cases"].as_array().unwrap();
+    cases.iter().find(|c| c["name"].as_str().unwrap().contains(name)).unwrap_or_else(|| {
+        panic!("no test case {name:?} in {:#?}", cases.iter().map(|c| &c["name"]).collect::<Vec<_>>())
+    })
+}
+
+/// The test cases of a report that ran in both runs, or in one (`presence`).
+fn presence<'a>(report: &'a Value, presence: &str) -> Vec<&'a Value> {
+    report["cases"].as_array().unwrap().iter().filter(|c| c["presence"] == presence).collect()
+}
+
+/// A test case's check by definition id.
+fn check<'a>(case: &'a Value, id: &str) -> &'a Value {
+    case["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["metricDefinitionId"] == id)
+        .unwrap_or_else(|| panic!("no check {id} on {}: {:#}", case["name"], case["checks"]))
+}
+
+/// Every (test case, check, change) of a report.
+fn changes(report: &Value) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    for case in report["cases"].as_array().unwrap() {
+        for check in case["checks"].as_array().unwrap() {
+            let name = case["name"].as_str().unwrap().to_owned();
+            out.push((name, check["name"].as_str().unwrap().to_owned(), check["change"].as_str().unwrap().to_owned()));
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_nightly_regression_is_regressed_its_reverse_fixed_and_a_flaky_case_kept_apart() {
+    let service = service_with_history().await;
+    let home = tempfile::tempdir().unwrap();
+    let nights = nights(&service).await;
+    let task_completion = seeded("metric_definitions", |d| d["slug"] == "task_completion")[0]["id"].clone();
+    let task_completion = task_completion.as_str().unwrap();
+
+    // Night 2 → night 3: the build that ignores a keypad choice fails "presses 2" on all three
+    // iterations, where it passed all three; that is beyond chance (Fisher p = 0.05).
+    let (code, report) = diff(home.path(), &service, nights[1], nights[2], &["--fail-on-regression"]).await;
+    assert_eq!(code, 1, "--fail-on-regression exits 1 on a regression");
+    assert_eq!(report["regressed"], true);
+    let presses_2 = case(&report, PRESSES_2);
+    let regressed = check(presses_2, task_completion);
+    assert_eq!(regressed["change"], "REGRESSED", "{regressed:#}");
+    assert_eq!(regressed["possibleJudgeChange"], false, "the judge did not change: the agent did");
+    assert_eq!((regressed["base"]["passed"].as_u64(), regressed["head"]["passed"].as_u64()), (Some(3), Some(0)));
+    assert_eq!(report["cases"][0]["name"], presses_2["name"], "the worst test case comes first");
+    let reasons: Vec<&Value> =
+        presses_2["headSimulations"].as_array().unwrap().iter().map(|s| &s["reasons"][task_completion]).collect();
+    assert!(reasons.iter().all(|r| r.as_str().is_some_and(|r| r.contains("can't change it"))), "{reasons:#?}");
+    let regressions: Vec<_> = changes(&report).into_iter().filter(|c| c.2 == "REGRESSED").collect();
+    assert_eq!(regressions.len(), 1, "only the injected regression: {regressions:#?}");
+
+    // The same build two nights running: the calls are the same, so nothing regressed; the
+    // test case whose iterations disagree (one booking not saved) is FLAKY, not UNCHANGED.
+    let (code, report) = diff(home.path(), &service, nights[0], nights[1], &["--fail-on-regression"]).await;
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(report["regressed"], false);
+    let all = changes(&report);
+    assert!(all.iter().all(|c| c.2 == "UNCHANGED" || c.2 == "FLAKY"), "{all:#?}");
+    assert!(all.iter().any(|c| c.2 == "FLAKY"), "a test case disagreeing with itself is flaky: {all:#?}");
+    assert!(all.iter().any(|c| c.2 == "UNCHANGED"), "{all:#?}");
+    for case in report["cases"].as_array().unwrap() {
+        for check in case["checks"].as_array().unwrap() {
+            let mixed = |side: &str| {
+                let (p, n) = (check[side]["passed"].as_u64().unwrap(), check[side]["evaluated"].as_u64().unwrap());
+                p != 0 && p != n
+            };
+            let flaky = check["change"] == "FLAKY";
+            assert_eq!(flaky, mixed("base") || mixed("head"), "FLAKY exactly where iterations disagree: {check:#}");
+            assert_eq!(check["flaky"], flaky);
+        }
+    }
+
+    // Night 3 → night 2: the same test case, the other way, is FIXED; nothing regressed.
+    let (code, report) = diff(home.path(), &service, nights[2], nights[1], &["--fail-on-regression"]).await;
+    assert_eq!(code, 0);
+    assert_eq!(check(case(&report, PRESSES_2), task_completion)["change"], "FIXED");
+
+    // The hosted-style path (each call's metrics) reaches the same classifications.
+    let (_, by_results) = diff(home.path(), &service, nights[1], nights[2], &[]).await;
+    let (_, call_by_call) = diff(home.path(), &service, nights[1], nights[2], &["--call-by-call"]).await;
+    assert_eq!(by_results["head"]["readPath"], "RESULTS");
+    assert_eq!(call_by_call["head"]["readPath"], "CALL_BY_CALL");
+    assert_eq!(changes(&by_results), changes(&call_by_call));
+}
+
+/// A judged yes/no check of the agent's lines.
+async fn judged_check(client: &switchboard::api::Client, prompt: &str) -> MetricDefinition {
+    client
+        .create_metric_definition(&MetricDefinitionInput {
+            name: Some("Agent says thanks".into()),
+            metric_type: Some(MetricType::Boolean),
+            calculation_type: Some(CalculationType::LlmJudge),
+            llm_prompt: Some(prompt.into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+}
+
+fn plan(name: &str, check: Uuid, edge_cases: bool) -> RunPlanInput {
+    let mut flow = serde_json::json!({"id": RESCHEDULE_FLOW, "happyPath": true});
+    if edge_cases {
+        flow["edgeCases"] = "ALL".into();
+    }
+    serde_json::from_value(serde_json::json!({
+        "name": name,
+        "direction": "INBOUND",
+        "iterationCount": 3,
+        "maxSimulationDurationSeconds": 300,
+        "flows": [flow],
+        "agentEndpoints": [{"id": BRIGHTSMILE_ENDPOINT}],
+        "metrics": [{"id": check}],
+        "includeFlowMetrics": false,
+        "includeAutomaticMetrics": false,
+    }))
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_judge_prompt_is_a_possible_judge_change_and_test_cases_come_and_go() {
+    let service = support::start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    let client = &service.client;
+    let thanks = judged_check(client, "The agent thanks the caller for calling.").await;
+    let id = thanks.id.to_string();
+    let happy = create_plan(client, &plan("Happy path only", thanks.id, false)).await;
+    let wide = create_plan(client, &plan("Happy path and edge cases", thanks.id, true)).await;
+    let before = run_to_end(&service, happy).await;
+    let wide_run = run_to_end(&service, wide).await;
+
+    // Edge cases only one run ran are NEW in it and GONE from it; the shared happy path is
+    // judged the same by the same judge on the same calls.
+    let (code, report) = diff(home.path(), &service, before, wide_run, &["--fail-on-regression"]).await;
+    assert_eq!(code, 0, "{report:#}");
+    let all = changes(&report);
+    let new: Vec<_> = all.iter().filter(|c| c.2 == "NEW").collect();
+    assert!(!new.is_empty(), "{all:#?}");
+    let shared = presence(&report, "BOTH");
+    assert_eq!(shared.len(), 1, "only the happy path ran in both: {all:#?}");
+    assert_eq!(check(shared[0], &id)["change"], "UNCHANGED", "{all:#?}");
+    let happy_path = shared[0]["name"].as_str().unwrap().to_owned();
+    assert!(new.iter().all(|c| c.0 != happy_path), "{all:#?}");
+    assert_eq!(presence(&report, "NEW").len(), new.len(), "one check a test case: {all:#?}");
+    let (_, report) = diff(home.path(), &service, wide_run, before, &[]).await;
+    let all = changes(&report);
+    let gone: Vec<_> = all.iter().filter(|c| c.2 == "GONE").collect();
+    assert_eq!(gone.len(), new.len(), "{all:#?}");
+    assert_eq!(presence(&report, "GONE").len(), gone.len(), "{all:#?}");
+
+    // A new prompt is a new definition version: what fell is labelled as the judge's change.
+    let update = MetricDefinitionUpdate {
+        llm_prompt: Some("The agent offers the caller a free helicopter ride.".into()),
+        change_reason: Some("a stricter judge".into()),
+        ..Default::default()
+    };
+    let bumped = client.update_metric_definition(&id, &update).await.unwrap();
+    assert_ne!(bumped.version_id, thanks.version_id, "a new version");
+    let after = run_to_end(&service, happy).await;
+    let output = run(against(home.path(), &service).args([
+        "diff",
+        &before.to_string(),
+        &after.to_string(),
+        "--output",
+        "table",
+    ]))
+    .await;
+    assert_exit(&output, 0);
+    let table = stdout(&output);
+    assert!(table.contains("possible judge change"), "{table}");
+    let (code, report) = diff(home.path(), &service, before, after, &["--fail-on-regression"]).await;
+    assert_eq!(code, 1);
+    let fell = check(case(&report, &happy_path), &id);
+    assert_eq!(fell["change"], "REGRESSED", "{fell:#}");
+    assert_eq!(fell["possibleJudgeChange"], true);
+    assert_eq!(fell["baseVersionId"], serde_json::json!(thanks.version_id));
+    assert_eq!(fell["headVersionId"], serde_json::json!(bumped.version_id));
+    let differences = case(&report, &happy_path)["differences"].as_array().unwrap();
+    assert!(differences.iter().any(|d| d["what"] == "METRIC_VERSION"), "{differences:#?}");
+}
