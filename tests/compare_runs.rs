@@ -257,3 +257,25 @@ async fn a_new_judge_prompt_is_a_possible_judge_change_and_test_cases_come_and_g
     let differences = case(&report, &happy_path)["differences"].as_array().unwrap();
     assert!(differences.iter().any(|d| d["what"] == "METRIC_VERSION"), "{differences:#?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_that_has_not_ended_is_refused_never_compared() {
+    // Calls at real speed: the run is still going for minutes, well past this test.
+    let dir = tempfile::tempdir().unwrap();
+    let options = switchboard::service::Options {
+        sim_speed: switchboard::service::SimSpeed::Factor(1.0),
+        ..support::options(dir.path(), true)
+    };
+    let service = start_with(options, dir).await;
+    let home = tempfile::tempdir().unwrap();
+    let thanks = judged_check(&service.client, "The agent thanks the caller for calling.").await;
+    let plan = create_plan(&service.client, &plan("Still going", thanks.id, false)).await;
+    let started = service.client.run(&RunRequest { plan_id: Some(plan), ..Default::default() }).await.unwrap();
+    let job = started.simulation_run_plan_job_id.to_string();
+    let output = run(against(home.path(), &service).args(["diff", &job, &job, "--output", "table"])).await;
+    assert_exit(&output, 1);
+    assert!(stderr(&output).contains("has not ended"), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "", "no comparison is printed");
+    let still = service.client.get_run_plan_job(started.simulation_run_plan_job_id).await.unwrap();
+    assert!(!still.has_ended(), "the run was still going when refused");
+}

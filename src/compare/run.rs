@@ -87,6 +87,8 @@ pub struct Run {
     pub plan_id: Option<Uuid>,
     pub plan_name: Option<String>,
     pub status: Option<RunPlanJobStatus>,
+    /// Whether the run has ended (by its status or its end time): only an ended run is compared.
+    pub ended: bool,
     /// When the run started (created, before it has).
     pub started_at: Option<Timestamp>,
     pub verdict: Option<Verdict>,
@@ -196,6 +198,7 @@ impl Run {
             plan_id: job.simulation_run_plan_id,
             plan_name: None,
             status: job.status.clone(),
+            ended: job.has_ended(),
             started_at: job.started_at.clone().or(job.created_at.clone()),
             verdict: job.verdict.clone(),
             read_path,

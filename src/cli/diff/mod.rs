@@ -52,6 +52,22 @@ pub async fn run(args: DiffArgs, session: &Session) -> Outcome {
     let head = fetch::read_run(client, args.head, path)
         .await
         .map_err(|e| Failure::from(e).context(format!("cannot read the head run {}", args.head)))?;
+    // A run still going has no verdict yet: comparing it would call checks that have not
+    // been judged unchanged or gone. Refuse, saying which.
+    for (side, run) in [("base", &base), ("head", &head)] {
+        if !run.ended {
+            let status = run.status.as_ref().map(|s| s.as_str().to_owned()).unwrap_or_else(|| "unknown".into());
+            return Err(Failure::new(
+                Exit::Refused,
+                "diff",
+                format!(
+                    "the {side} run {} has not ended (status {status}): wait for it (switchboard job watch {}) \
+                     and diff again",
+                    run.job_id, run.job_id
+                ),
+            ));
+        }
+    }
     let edits = fetch::edits(client, &[&base, &head]).await;
     let diff = Diff::of(&base, &head, &edits);
     let text = match session.format.resolve() {
