@@ -214,6 +214,12 @@ impl Client {
         self.write_data(Method::POST, &format!("/v1/metric/definitions/{}/thresholds", seg(id_or_slug)), input).await
     }
 
+    /// Labels a metric value on a call right or wrong (local service extension; a service
+    /// without it answers 404 or 405).
+    pub async fn annotate(&self, input: &AnnotationInput) -> Result<Annotation, Error> {
+        self.write_data(Method::POST, routes::ANNOTATIONS, input).await
+    }
+
     pub async fn create_policy(&self, input: &PolicyInput) -> Result<MetricPolicy, Error> {
         self.write_data(Method::POST, "/v1/metric/policies", input).await
     }
@@ -429,6 +435,8 @@ pub mod routes {
     pub const PERSONAS: &str = "/v1/persona";
     pub const METRIC_DEFINITIONS: &str = "/v1/metric/definitions";
     pub const POLICIES: &str = "/v1/metric/policies";
+    /// Labels on judged values (local service extension).
+    pub const ANNOTATIONS: &str = "/v1/metric/annotations";
     pub const COLLECTION_JOBS: &str = "/v1/metric/collection-jobs";
     pub const CALLS: &str = "/v1/call";
     pub const CHATS: &str = "/v1/chat";

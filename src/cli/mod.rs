@@ -15,6 +15,7 @@ mod gate;
 mod input;
 mod issue;
 mod job;
+mod judge;
 mod listing;
 mod metric;
 mod output;
@@ -112,6 +113,9 @@ pub enum Command {
     Diff(diff::DiffArgs),
     /// How steady each test case × check of a plan has been over its last runs, worst first.
     Flaky(flaky::FlakyArgs),
+    /// How far each judge agrees with people's labels (per metric version, with Cohen's κ); label a value.
+    #[command(subcommand)]
+    Judge(judge::JudgeCommand),
     /// Issues: list, show, file, update.
     #[command(subcommand)]
     Issue(issue::IssueCommand),
@@ -226,6 +230,7 @@ pub async fn run(command: Command, global: &GlobalArgs) -> Outcome {
         Command::Job(command) => connected(global, None, async |s| job::run(command, s).await).await,
         Command::Diff(args) => connected(global, None, async |s| diff::run(args, s).await).await,
         Command::Flaky(args) => connected(global, None, async |s| flaky::run(args, s).await).await,
+        Command::Judge(command) => connected(global, None, async |s| judge::run(command, s).await).await,
         Command::Issue(command) => connected(global, None, async |s| issue::run(command, s).await).await,
         Command::Metric(command) => connected(global, None, async |s| metric::run(command, s).await).await,
         Command::Call(command) => connected(global, None, async |s| call::run(command, s).await).await,

@@ -5,6 +5,7 @@
 //! themselves, `stats` holds the tests and their level (stated in `docs/compare.md`).
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod agreement;
 pub mod context;
 pub mod diff;
 pub mod fetch;
@@ -12,6 +13,7 @@ pub mod flaky;
 pub mod run;
 pub mod stats;
 
+pub use agreement::{JudgeAgreement, agreement};
 pub use context::{Difference, DifferenceKind, Edits};
 pub use diff::{CaseChange, Change, CheckChange, Diff, MeasureChange};
 pub use flaky::{FlakyCheck, Stability};

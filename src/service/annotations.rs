@@ -1,43 +1,14 @@
 //! People's labels on judged values: one per value (call, metric, index), replaced when the
 //! value is labelled again, kept with the judge's value and the definition version that gave it.
 
-use rusqlite::{Connection, Transaction, params};
+use rusqlite::Transaction;
 use uuid::Uuid;
 
 use super::error::{ServiceError, ServiceResult};
 use super::metrics::versions::definition_at;
+use super::store::values::judged_value;
 use super::store::{self, Doc, Kind};
 use crate::api::model::*;
-
-/// The value being labelled, as stored.
-struct Judged {
-    value: Option<f64>,
-    label: Option<String>,
-    collection_job: String,
-}
-
-/// The `index`th value of a metric on a call, from the newest job that scored it there (the
-/// values `GET /v1/call/{id}/metrics?status=all` lists).
-fn judged_value(
-    conn: &Connection,
-    call: &str,
-    definition: &str,
-    index: u64,
-) -> ServiceResult<Option<(Judged, CaptureStatus)>> {
-    let mut statement = conn.prepare_cached(
-        "SELECT job_id, capture_status, json_extract(body, '$.value'), json_extract(body, '$.label') FROM metric_values AS mv
-         WHERE call_id = ?1 AND definition_id = ?2 AND job_id = (
-             SELECT job_id FROM metric_values WHERE call_id = ?1 AND definition_id = ?2 ORDER BY seq DESC LIMIT 1)
-         ORDER BY seq LIMIT 1 OFFSET ?3",
-    )?;
-    let mut rows = statement.query(params![call, definition, index as i64])?;
-    let Some(row) = rows.next()? else { return Ok(None) };
-    let status: String = row.get(1)?;
-    Ok(Some((
-        Judged { collection_job: row.get(0)?, value: row.get(2).ok().flatten(), label: row.get(3).ok().flatten() },
-        CaptureStatus::from(status.as_str()),
-    )))
-}
 
 /// Labels a value, replacing an earlier label on it; true when the label is new.
 pub fn annotate(tx: &Transaction, input: AnnotationInput) -> ServiceResult<(Annotation, bool)> {
@@ -51,7 +22,7 @@ pub fn annotate(tx: &Transaction, input: AnnotationInput) -> ServiceResult<(Anno
     let definition: MetricDefinition = store::get(tx, Kind::MetricDefinition, &definition_id.to_string())?
         .ok_or_else(|| ServiceError::invalid("metricDefinitionId", format!("no metric definition {definition_id}")))?;
     let index = input.value_index.unwrap_or(0).max(0) as u64;
-    let Some((judged, status)) = judged_value(tx, &call.to_string(), &definition_id.to_string(), index)? else {
+    let Some(judged) = judged_value(tx, &call.to_string(), &definition_id.to_string(), index)? else {
         return Err(ServiceError::invalid(
             "valueIndex",
             format!(
@@ -60,7 +31,8 @@ pub fn annotate(tx: &Transaction, input: AnnotationInput) -> ServiceResult<(Anno
             ),
         ));
     };
-    if status != CaptureStatus::Success {
+    let status = &judged.status;
+    if *status != CaptureStatus::Success {
         return Err(ServiceError::invalid(
             "valueIndex",
             format!("value {index} is {status}: only a value the judge gave (SUCCESS) can be labelled right or wrong"),

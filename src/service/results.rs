@@ -5,25 +5,16 @@
 
 use std::collections::HashMap;
 
-use rusqlite::{Connection, params};
+use rusqlite::Connection;
 use serde_json::Value;
 use uuid::Uuid;
 
 use super::error::ServiceResult;
 use super::metrics::versions::AtInstant;
 use super::sim::selection::variables_for;
+use super::store::values::{ValueRow as Row, values_by_call as rows_by_call};
 use super::store::{self, Kind};
 use crate::api::model::*;
-
-/// One stored value, as much of it as results need.
-struct Row {
-    definition: String,
-    status: Option<CaptureStatus>,
-    value: Option<f64>,
-    call_level: bool,
-    role: Option<String>,
-    label: Option<String>,
-}
 
 /// The results of run plan job `job_id`, or 404.
 pub fn run_results(conn: &Connection, job_id: &str) -> ServiceResult<RunResults> {
@@ -82,38 +73,7 @@ pub fn run_results(conn: &Connection, job_id: &str) -> ServiceResult<RunResults>
 }
 
 fn simulations(conn: &Connection, job_id: &str) -> ServiceResult<Vec<SimulationJob>> {
-    let mut statement =
-        conn.prepare_cached("SELECT body FROM docs WHERE kind = 'simulation_job' AND parent_id = ?1 ORDER BY seq")?;
-    let bodies = statement.query_map(params![job_id], |r| r.get::<_, String>(0))?;
-    bodies.map(|b| Ok(serde_json::from_str(&b?)?)).collect()
-}
-
-/// Every value of the collection job, by call, in the order they were written.
-fn rows_by_call(conn: &Connection, collection_id: &str) -> ServiceResult<HashMap<String, Vec<Row>>> {
-    let mut statement = conn.prepare_cached(
-        "SELECT call_id, definition_id, capture_status, json_extract(body, '$.value'), json_extract(body, '$.context'),
-                json_extract(body, '$.participantRole'), json_extract(body, '$.label')
-         FROM metric_values WHERE job_id = ?1 AND call_id IS NOT NULL ORDER BY seq",
-    )?;
-    let mut by_call: HashMap<String, Vec<Row>> = HashMap::new();
-    let rows = statement.query_map(params![collection_id], |r| {
-        Ok((
-            r.get::<_, String>(0)?,
-            Row {
-                definition: r.get(1)?,
-                status: r.get::<_, Option<String>>(2)?.map(|s| s.parse().unwrap_or_else(|_| CaptureStatus::Unknown(s))),
-                value: r.get(3).ok().flatten(),
-                call_level: r.get::<_, Option<String>>(4)?.is_none_or(|c| c == "CALL"),
-                role: r.get(5).ok().flatten(),
-                label: r.get(6).ok().flatten(),
-            },
-        ))
-    })?;
-    for row in rows {
-        let (call, row) = row?;
-        by_call.entry(call).or_default().push(row);
-    }
-    Ok(by_call)
+    store::children(conn, Kind::SimulationJob, job_id)
 }
 
 /// The run's metrics, as they stood when it read them.

@@ -2,6 +2,7 @@
 //! one table, with indexed columns for what lists filter and sort on.
 
 mod migrations;
+pub mod values;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -242,6 +243,15 @@ pub fn require<T: DeserializeOwned>(conn: &Connection, kind: Kind, id: &str) -> 
 }
 
 /// Finds a live document by a member's value (a slug, say).
+/// Every live document of `kind` under `parent_id`, in the order they were written.
+pub fn children<T: DeserializeOwned>(conn: &Connection, kind: Kind, parent_id: &str) -> ServiceResult<Vec<T>> {
+    let mut statement = conn.prepare_cached(
+        "SELECT body FROM docs WHERE kind = ?1 AND parent_id = ?2 AND deleted_at IS NULL ORDER BY seq",
+    )?;
+    let bodies = statement.query_map(params![kind.as_str(), parent_id], |r| r.get::<_, String>(0))?;
+    bodies.map(|b| Ok(serde_json::from_str(&b?)?)).collect()
+}
+
 pub fn find_by<T: DeserializeOwned>(
     conn: &Connection,
     kind: Kind,

@@ -1,0 +1,182 @@
+//! `switchboard judge agreement [--metric M]` and `switchboard judge label CALL METRIC
+//! right|wrong`: how far each judge agrees with people's labels on its values, per metric
+//! definition and version (labelled count, agreement, Cohen's κ), and labelling a value from
+//! a script. Labels are a local service extension (`/v1/metric/annotations`); a service
+//! without it is said to have none, never shown as full agreement.
+
+use std::collections::BTreeMap;
+
+use clap::{Subcommand, ValueEnum};
+use futures_util::TryStreamExt;
+use serde::Serialize;
+use uuid::Uuid;
+
+use super::exit::{Exit, Failure, Outcome};
+use super::output::{self, Format, table};
+use super::session::Session;
+use crate::api::model::{Annotation, AnnotationInput, AnnotationLabel, percent};
+use crate::api::{Client, Error, ListQuery, routes};
+use crate::compare::{JudgeAgreement, agreement};
+
+#[derive(Debug, Subcommand)]
+pub enum JudgeCommand {
+    /// Per metric definition and version: values labelled, agreement with the judge, Cohen's κ.
+    Agreement {
+        /// Only this metric (id or slug).
+        #[arg(long)]
+        metric: Option<String>,
+    },
+    /// Label a judged value on a call right or wrong (labelling it again replaces the label).
+    Label {
+        /// The call the value is on.
+        call: Uuid,
+        /// The metric (id or slug).
+        metric: String,
+        #[arg(value_enum)]
+        label: Verdict,
+        /// Which of the metric's values on the call, from 0 (for a metric with one value, 0).
+        #[arg(long, default_value_t = 0)]
+        index: u32,
+        /// Why, in your words.
+        #[arg(long)]
+        note: Option<String>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum Verdict {
+    Right,
+    Wrong,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Report<'a> {
+    schema_version: u32,
+    /// Per definition and version, by name then version.
+    judges: &'a [JudgeAgreement],
+}
+
+pub async fn run(command: JudgeCommand, session: &Session) -> Outcome {
+    match command {
+        JudgeCommand::Agreement { metric } => agreement_report(session, metric.as_deref()).await,
+        JudgeCommand::Label { call, metric, label, index, note } => {
+            if session.read_only {
+                return Err(Failure::new(Exit::Usage, "read_only", "read-only: labelling is a write"));
+            }
+            let definition = session.client.get_metric_definition(&metric).await?;
+            let input = AnnotationInput {
+                call_id: Some(call),
+                metric_definition_id: Some(definition.id),
+                value_index: Some(i64::from(index)),
+                label: Some(match label {
+                    Verdict::Right => AnnotationLabel::Right,
+                    Verdict::Wrong => AnnotationLabel::Wrong,
+                }),
+                note,
+                ..Default::default()
+            };
+            let annotation = session.client.annotate(&input).await.map_err(no_route)?;
+            let text = match session.format.resolve() {
+                Format::Json | Format::Jsonl => output::json(&annotation)?,
+                _ => format!(
+                    "labelled {} on call {call} {} (the judge said {})\n",
+                    definition.name.as_deref().unwrap_or("the value"),
+                    annotation.label,
+                    judged(&annotation)
+                ),
+            };
+            output::emit(&text)?;
+            Ok(Exit::Ok)
+        }
+    }
+}
+
+/// What the judge said, briefly.
+fn judged(annotation: &Annotation) -> String {
+    match (annotation.answers(), &annotation.judge_label, annotation.judge_value) {
+        (Some((true, _)), _, _) => "yes".into(),
+        (Some((false, _)), _, _) => "no".into(),
+        (None, Some(label), _) => label.clone(),
+        (None, None, Some(value)) => format!("{value}"),
+        _ => "—".into(),
+    }
+}
+
+/// A service without the labels route says so in words, not as a bare 404.
+fn no_route(error: Error) -> Failure {
+    if matches!(error.status(), Some(404 | 405)) && error.api().is_none_or(|a| a.param.is_none()) {
+        return Failure::new(
+            Exit::NotFound,
+            "no_annotations",
+            "this service keeps no labels on judged values (POST/GET /v1/metric/annotations is a local service \
+             extension): label in the console, which keeps them in the local cache, or use the local service",
+        );
+    }
+    Failure::from(error)
+}
+
+/// Every label, or a metric's.
+pub async fn labels(client: &Client, metric: Option<Uuid>) -> Result<Vec<Annotation>, Error> {
+    let mut query = ListQuery::default().limit(50);
+    if let Some(metric) = metric {
+        query = query.filter("metricDefinitionId", metric);
+    }
+    client.list_all(routes::ANNOTATIONS, query).try_collect().await
+}
+
+async fn agreement_report(session: &Session, metric: Option<&str>) -> Outcome {
+    let client = &session.client;
+    let metric = match metric {
+        Some(m) => Some(client.get_metric_definition(m).await?.id),
+        None => None,
+    };
+    let labels = labels(client, metric).await.map_err(no_route)?;
+    let mut names = BTreeMap::new();
+    for id in labels.iter().map(|a| a.metric_definition_id) {
+        if let std::collections::btree_map::Entry::Vacant(entry) = names.entry(id)
+            && let Ok(definition) = client.get_metric_definition(&id.to_string()).await
+        {
+            entry.insert(definition.name.unwrap_or_else(|| id.to_string()));
+        }
+    }
+    let rows = agreement(&labels, &names);
+    let text = match session.format.resolve() {
+        Format::Json | Format::Jsonl => output::json(&Report { schema_version: 1, judges: &rows })?,
+        _ => render(&rows),
+    };
+    output::emit(&text)?;
+    Ok(Exit::Ok)
+}
+
+fn render(rows: &[JudgeAgreement]) -> String {
+    if rows.is_empty() {
+        return "no labelled values yet: label one with + or - in the console's call view, or \
+                `switchboard judge label CALL METRIC right|wrong`\n"
+            .into();
+    }
+    let lines = rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.name.clone(),
+                r.version.map(|v| format!("v{v}")).unwrap_or_else(|| "—".into()),
+                r.labelled.to_string(),
+                r.agreement
+                    .map(|a| format!("{} ({}/{})", percent(a), r.agreed, r.labelled))
+                    .unwrap_or_else(|| "—".into()),
+                kappa(r),
+            ]
+        })
+        .collect();
+    table(&["METRIC", "VERSION", "LABELLED", "AGREEMENT", "KAPPA"], lines)
+}
+
+/// Cohen's κ in words a table can hold.
+pub fn kappa(row: &JudgeAgreement) -> String {
+    match (row.kappa, row.boolean) {
+        (Some(k), _) => format!("{k:.2}"),
+        (None, false) => "— (not yes/no)".into(),
+        (None, true) => "— (all one answer)".into(),
+    }
+}

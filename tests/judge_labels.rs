@@ -1,0 +1,161 @@
+//! People's labels on judged values, against a real local service: labelling a value right or
+//! wrong (again replaces), what cannot be labelled (no such value, a value the judge did not
+//! give), and `switchboard judge agreement` per metric definition and version (a new judge
+//! prompt starts a new row), with Cohen's κ.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
+
+#[path = "support/cli.rs"]
+mod cli;
+mod support;
+
+use std::time::Duration;
+
+use cli::*;
+use support::{Service, eventually};
+use switchboard::api::model::*;
+use uuid::Uuid;
+
+async fn judged_check(service: &Service) -> MetricDefinition {
+    service
+        .client
+        .create_metric_definition(&MetricDefinitionInput {
+            name: Some("Agent says thanks".into()),
+            metric_type: Some(MetricType::Boolean),
+            calculation_type: Some(CalculationType::LlmJudge),
+            llm_prompt: Some("The agent thanks the caller for calling.".into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+}
+
+/// Runs a plan to its end; its simulations' calls.
+async fn calls_of_a_run(service: &Service, plan: Uuid) -> Vec<Uuid> {
+    let started = service.client.run(&RunRequest { plan_id: Some(plan), ..Default::default() }).await.unwrap();
+    let id = started.simulation_run_plan_job_id;
+    let job = eventually(Duration::from_secs(120), || async {
+        let job = service.client.get_run_plan_job(id).await.unwrap();
+        job.has_ended().then_some(job)
+    })
+    .await;
+    job.simulation_jobs.iter().filter_map(|s| s.call_id).collect()
+}
+
+fn input(call: Uuid, metric: Uuid, label: AnnotationLabel) -> AnnotationInput {
+    AnnotationInput {
+        call_id: Some(call),
+        metric_definition_id: Some(metric),
+        label: Some(label),
+        ..Default::default()
+    }
+}
+
+async fn agreement(home: &std::path::Path, service: &Service, metric: &str) -> serde_json::Value {
+    let output = run(against(home, service).args(["judge", "agreement", "--metric", metric, "--output", "json"])).await;
+    assert_exit(&output, 0);
+    json(&output)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn labels_are_kept_per_value_and_agreement_is_counted_per_version() {
+    let service = support::start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    let client = &service.client;
+    let check = judged_check(&service).await;
+    let plan = serde_json::from_value(serde_json::json!({
+        "name": "Labelled",
+        "direction": "INBOUND",
+        "iterationCount": 3,
+        "maxSimulationDurationSeconds": 300,
+        "flows": [{"id": RESCHEDULE_FLOW, "happyPath": true}],
+        "agentEndpoints": [{"id": BRIGHTSMILE_ENDPOINT}],
+        "metrics": [{"id": check.id}, {"slug": "call_duration"}],
+        "includeFlowMetrics": false,
+        "includeAutomaticMetrics": false,
+    }))
+    .unwrap();
+    let plan = create_plan(client, &plan).await;
+    let calls = calls_of_a_run(&service, plan).await;
+    assert_eq!(calls.len(), 3);
+
+    let none = run(against(home.path(), &service).args(["judge", "agreement", "--output", "table"])).await;
+    assert_exit(&none, 0);
+    assert!(stdout(&none).contains("no labelled values yet"), "{}", stdout(&none));
+
+    // One label per value: a second label on the same value replaces the first.
+    let first = client.annotate(&input(calls[0], check.id, AnnotationLabel::Wrong)).await.unwrap();
+    assert_eq!(first.judge_value, Some(1.0), "the label keeps what the judge said");
+    assert!(first.boolean);
+    assert_eq!(first.version_id, check.version_id, "and which version said it");
+    let again = client.annotate(&input(calls[0], check.id, AnnotationLabel::Right)).await.unwrap();
+    assert_eq!((again.id, again.label.clone()), (first.id, AnnotationLabel::Right));
+    for (call, word) in [(calls[1], "wrong"), (calls[2], "right")] {
+        let output = run(against(home.path(), &service).args([
+            "judge",
+            "label",
+            &call.to_string(),
+            &check.id.to_string(),
+            word,
+            "--output",
+            "table",
+        ]))
+        .await;
+        assert_exit(&output, 0);
+        assert!(stdout(&output).contains("the judge said yes"), "{}", stdout(&output));
+    }
+
+    // What is not a value the judge gave cannot be labelled.
+    let err = client
+        .annotate(&AnnotationInput { value_index: Some(3), ..input(calls[0], check.id, AnnotationLabel::Right) })
+        .await
+        .unwrap_err();
+    assert_eq!(err.status(), Some(400));
+    assert_eq!(err.api().unwrap().param.as_deref(), Some("valueIndex"));
+    let err = client.annotate(&input(Uuid::new_v4(), check.id, AnnotationLabel::Right)).await.unwrap_err();
+    assert_eq!(err.api().unwrap().param.as_deref(), Some("callId"));
+    let unknown: AnnotationInput = serde_json::from_value(
+        serde_json::json!({"callId": calls[0], "metricDefinitionId": check.id, "label": "RIGHT", "mood": 1}),
+    )
+    .unwrap();
+    assert_eq!(client.annotate(&unknown).await.unwrap_err().status(), Some(400), "unknown members are refused");
+
+    // Three labels, two right: the judge said yes each time, so κ is 0 (it agrees only as
+    // often as a judge that always says yes would).
+    let report = agreement(home.path(), &service, &check.id.to_string()).await;
+    let rows = report["judges"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{report:#}");
+    assert_eq!((rows[0]["labelled"].as_u64(), rows[0]["agreed"].as_u64()), (Some(3), Some(2)));
+    assert_eq!(rows[0]["kappa"], 0.0);
+    assert_eq!(rows[0]["versionId"], serde_json::json!(check.version_id));
+
+    // A new prompt is a new judge: its labels start a new row.
+    let update = MetricDefinitionUpdate {
+        llm_prompt: Some("The agent offers the caller a free helicopter ride.".into()),
+        ..Default::default()
+    };
+    let bumped = client.update_metric_definition(&check.id.to_string(), &update).await.unwrap();
+    let later = calls_of_a_run(&service, plan).await;
+    let relabel = client.annotate(&input(later[0], check.id, AnnotationLabel::Right)).await.unwrap();
+    assert_eq!(relabel.judge_value, Some(0.0), "the new judge says no");
+    client.annotate(&input(later[1], check.id, AnnotationLabel::Wrong)).await.unwrap();
+    let report = agreement(home.path(), &service, check.slug.as_deref().unwrap_or(&check.id.to_string())).await;
+    let rows = report["judges"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{report:#}");
+    assert_eq!(rows[1]["versionId"], serde_json::json!(bumped.version_id));
+    assert_eq!((rows[1]["labelled"].as_u64(), rows[1]["agreed"].as_u64()), (Some(2), Some(1)));
+    assert_eq!(rows[0]["labelled"], 3, "the old version's row is kept as it was");
+
+    // The table says the same in words; labels on another metric are not counted here.
+    let duration = client.get_metric_definition("call_duration").await.unwrap();
+    let numeric = client.annotate(&input(calls[0], duration.id, AnnotationLabel::Right)).await.unwrap();
+    assert!(!numeric.boolean && numeric.answers().is_none(), "a duration is not yes/no: {numeric:?}");
+    let table = run(against(home.path(), &service).args(["judge", "agreement", "--output", "table"])).await;
+    assert_exit(&table, 0);
+    let text = stdout(&table);
+    assert!(
+        text.contains("Agent says thanks") && text.contains("66.6 % (2/3)") && text.contains("50 % (1/2)"),
+        "{text}"
+    );
+    assert!(text.contains("— (not yes/no)"), "a duration has agreement but no κ: {text}");
+    assert_eq!(agreement(home.path(), &service, &check.id.to_string()).await["judges"].as_array().unwrap().len(), 2);
+}
