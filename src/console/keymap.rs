@@ -64,7 +64,10 @@ actions! {
     ToggleAll = "toggle_all", "success or all values", ["a"];
     StatusFilter = "status_filter", "cycle the status filter", ["f"];
     SecondFilter = "second_filter", "second filter", ["F"];
-    Summary = "summary", "per-metric summary", ["m"];
+    Summary = "summary", "per-metric summary; in the jobs list, mark the job to compare against", ["m"];
+    Compare = "compare", "compare the selected job with the marked one", ["="];
+    LabelRight = "label_right", "label the judge's value right", ["+"];
+    LabelWrong = "label_wrong", "label the judge's value wrong", ["-"];
     NextItem = "next_item", "next sample", ["n"];
     PrevItem = "prev_item", "previous sample", ["p", "N"];
     OpenById = "open_by_id", "open a resource by id", ["o"];
@@ -103,6 +106,8 @@ impl Action {
                 | Action::Unmark
                 | Action::FileIssue
                 | Action::Collect
+                | Action::LabelRight
+                | Action::LabelWrong
         )
     }
 }

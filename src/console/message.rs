@@ -165,6 +165,11 @@ pub enum Request {
     },
     /// A resource as the service sends it, for the raw view (`v`): the path of its `GET`.
     Raw(String),
+    /// Two run plan jobs read and compared, base then head (client-side, any service).
+    Comparison {
+        base: Uuid,
+        head: Uuid,
+    },
 }
 
 /// What a request brought back.
@@ -184,6 +189,8 @@ pub enum Fetched {
     ScoreSamples(String, ScoreSampleQuery, Box<ScoreSamplePage>),
     /// The body of a `Request::Raw`.
     Raw(serde_json::Value),
+    /// Two runs compared (`Request::Comparison`).
+    Comparison(Box<crate::compare::Diff>),
 }
 
 /// A call as the transcript view needs it.
@@ -292,6 +299,8 @@ pub enum Write {
     CreateIssue(Box<IssueInput>),
     /// Start a collection job (policies or metrics, over the marked calls or the policies' own).
     StartCollection(Box<CollectionJobInput>),
+    /// Label a judged value right or wrong (a local service extension).
+    Annotate(Box<AnnotationInput>),
 }
 
 impl Write {
@@ -312,6 +321,7 @@ impl Write {
             Write::CancelJob(_) => "cancel the job",
             Write::CreateIssue(_) => "file the issue",
             Write::StartCollection(_) => "start the collection job",
+            Write::Annotate(_) => "label the value",
         }
     }
 }
@@ -330,6 +340,7 @@ pub enum Written {
     Policy(Box<MetricPolicy>),
     Job(Box<RunPlanJob>),
     CollectionJob(Box<CollectionJob>),
+    Annotation(Box<Annotation>),
 }
 
 /// Why a write failed, with the fields at fault so a form can show each under its field.
@@ -338,6 +349,8 @@ pub struct WriteError {
     pub unreachable: bool,
     /// The service refused the key this write (403): it may read but not write.
     pub forbidden: bool,
+    /// The service has no such route (404 or 405 not about a field): an extension it lacks.
+    pub missing_route: bool,
     pub message: String,
     /// `(param, message)`: the error's `param`, then every `details.violations` entry.
     pub fields: Vec<(String, String)>,
@@ -360,6 +373,7 @@ impl From<Error> for WriteError {
             }
         }
         let forbidden = error.status() == Some(403);
-        WriteError { unreachable: error.is_unreachable(), forbidden, message: error.to_string(), fields }
+        let missing_route = matches!(error.status(), Some(404 | 405)) && fields.is_empty();
+        WriteError { unreachable: error.is_unreachable(), forbidden, missing_route, message: error.to_string(), fields }
     }
 }

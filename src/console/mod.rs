@@ -95,6 +95,7 @@ pub async fn run(selection: &Selection) -> Result<ExitCode> {
                     Some(client) => spawn_write(client.clone(), write, tx.clone()),
                     None => {
                         let error = WriteError {
+                            missing_route: false,
                             unreachable: true,
                             forbidden: false,
                             message: "not connected yet".into(),

@@ -40,6 +40,13 @@ pub async fn perform(client: &Client, request: &Request) -> Result<Fetched, Fetc
         Request::MetricVersions(id) => {
             Fetched::MetricVersions(id.clone(), client.metric_definition_versions(id).await?)
         }
+        Request::Comparison { base, head } => {
+            use crate::compare::{Diff, fetch};
+            let (base, head) =
+                tokio::try_join!(fetch::read_run(client, *base, None), fetch::read_run(client, *head, None))?;
+            let edits = fetch::edits(client, &[&base, &head]).await;
+            Fetched::Comparison(Box::new(Diff::of(&base, &head, &edits)))
+        }
         Request::BenchmarkSuites => Fetched::BenchmarkSuites(client.list_benchmark_suites().await?),
         Request::BenchmarkTargets(suite) => {
             Fetched::BenchmarkTargets(suite.clone(), client.list_benchmark_targets(suite).await?)
@@ -107,5 +114,6 @@ pub async fn write(client: &Client, write: &Write) -> Result<Written, WriteError
         Write::CancelJob(id) => Written::Job(Box::new(client.cancel_run_plan_job(*id).await?)),
         Write::CreateIssue(input) => Written::Issue(Box::new(client.create_issue(input).await?)),
         Write::StartCollection(input) => Written::CollectionJob(Box::new(client.create_collection_job(input).await?)),
+        Write::Annotate(input) => Written::Annotation(Box::new(client.annotate(input).await?)),
     })
 }

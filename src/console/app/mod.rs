@@ -337,6 +337,9 @@ impl App {
 
     fn written(&mut self, write: super::message::Write, result: Result<Written, WriteError>) -> bool {
         self.writes_in_flight.retain(|w| w != &write);
+        if self.annotation_written(&write, &result) {
+            return true;
+        }
         match &result {
             Ok(_) => self.toast(Level::Info, format!("done: {}", write.label())),
             Err(error) if error.unreachable => self.disconnected(&error.message),

@@ -1,7 +1,9 @@
 //! A call's (or chat's) transcript beside its metric values: opened from a simulation job, an
 //! issue's evidence, or a metric value. h/l move between the two sides; Enter opens a value's
-//! reasoning; z zooms the focused side. Side by side where both fit at a readable width, one
+//! reasoning; z zooms the focused side; + / - label the selected value right or wrong. Side by side where both fit at a readable width, one
 //! above the other below that; a simulation's failed checks come first, with their reasoning.
+
+use std::collections::HashMap;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -14,7 +16,7 @@ use super::list::{ListState, Load, Shape};
 use super::table::{self, Column, TableView};
 use super::text::{duration_ms, or_dash, when};
 use super::values::{self, ValueRow};
-use crate::api::model::{FailedCheck, TranscriptEntry};
+use crate::api::model::{AnnotationInput, AnnotationLabel, CaptureStatus, FailedCheck, TranscriptEntry};
 use crate::console::keymap::Action;
 use crate::console::marks::MARKER;
 use crate::console::message::{Conversation, FetchError, Fetched, Request};
@@ -59,7 +61,13 @@ pub struct ConversationView {
     pub failed_checks: Vec<FailedCheck>,
     /// The focused side fills the view.
     zoom: bool,
+    /// People's labels on this conversation's values, by (metric, index): the label, and
+    /// whether it is kept only in the local cache (the service has no labels route).
+    pub labels: HashMap<(Uuid, usize), (AnnotationLabel, bool)>,
 }
+
+/// Where a label is kept, as the call view says it.
+pub const LOCAL_LABEL_NOTE: &str = "kept in the local cache only (this service has no labels route)";
 
 impl ConversationView {
     /// Opens call `call_id` and asks for it.
@@ -87,6 +95,7 @@ impl ConversationView {
             values_shape: Shape::new(values::haystack, values::compare),
             failed_checks: Vec::new(),
             zoom: false,
+            labels: HashMap::new(),
         };
         view.refresh(out);
         view
@@ -186,6 +195,33 @@ impl ConversationView {
         true
     }
 
+    /// `+` / `-`: the label for the selected value, or why it cannot be labelled.
+    pub fn label(&self, right: bool) -> Result<AnnotationInput, String> {
+        if self.is_chat {
+            return Err("labels are for call values".into());
+        }
+        let row = match (self.side, self.values.selected()) {
+            (Side::Values, Some(row)) => row,
+            _ => return Err("select a metric value first (l focuses the values)".into()),
+        };
+        let status = row.value.capture_status.clone().unwrap_or(CaptureStatus::Success);
+        if status != CaptureStatus::Success {
+            return Err(format!("{} is {status}: only a value the judge gave can be labelled", row.metric.name));
+        }
+        Ok(AnnotationInput {
+            call_id: Some(self.call_id),
+            metric_definition_id: Some(row.metric.id),
+            value_index: Some(row.index as i64),
+            label: Some(if right { AnnotationLabel::Right } else { AnnotationLabel::Wrong }),
+            ..Default::default()
+        })
+    }
+
+    /// A label was kept (on the service, or only locally).
+    pub fn labelled(&mut self, metric: Uuid, index: usize, label: AnnotationLabel, local: bool) {
+        self.labels.insert((metric, index), (label, local));
+    }
+
     /// Esc: closes a value's detail; false when there is none open.
     pub fn back(&mut self) -> bool {
         std::mem::take(&mut self.detail)
@@ -234,6 +270,8 @@ impl ConversationView {
             (Action::Left, "focus the transcript"),
             (Action::Open, "a value's reasoning and segments"),
             (Action::Sort, "sort the values"),
+            (Action::LabelRight, "label the selected value right (the judge got it right)"),
+            (Action::LabelWrong, "label the selected value wrong"),
             (Action::Zoom, "zoom the focused side to the whole view (again: both)"),
             (Action::Back, "back"),
         ]
@@ -297,7 +335,13 @@ impl ConversationView {
         let picked = value_columns(right.width.saturating_sub(2));
         let columns: Vec<Column> = picked.iter().map(|&i| values::COLUMNS[i]).collect();
         let value_row = |r: &ValueRow| {
-            let cells = values::cells(r, theme, ctx.marks);
+            let mut cells = values::cells(r, theme, ctx.marks);
+            if let Some((label, local)) = self.labels.get(&(r.metric.id, r.index)) {
+                let (mark, style) =
+                    if *label == AnnotationLabel::Right { ("✓", theme.ok()) } else { ("✗", theme.error()) };
+                let local = if *local { " (local)" } else { "" };
+                cells[0] = super::table::Cell::from(format!("{mark} {}{local}", r.metric.name)).style(style);
+            }
             cells.into_iter().enumerate().filter(|(i, _)| picked.contains(i)).map(|(_, c)| c).collect()
         };
         table::draw(

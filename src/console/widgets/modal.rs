@@ -166,6 +166,7 @@ mod tests {
 
         let write = Write::DeletePersona(Uuid::nil());
         let refused = WriteError {
+            missing_route: false,
             unreachable: false,
             forbidden: false,
             message: "no".into(),

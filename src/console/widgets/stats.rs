@@ -196,7 +196,7 @@ mod tests {
             "captureStatus": status.as_str(), "value": value,
         }))
         .unwrap();
-        ValueRow { metric: metric.clone(), value }
+        ValueRow { metric: metric.clone(), value, index: 0 }
     }
 
     #[test]

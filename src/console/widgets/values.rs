@@ -31,6 +31,8 @@ pub struct MetricLabel {
 pub struct ValueRow {
     pub metric: Arc<MetricLabel>,
     pub value: MetricValue,
+    /// Its place among its metric's values on the conversation, from 0 (what a label names).
+    pub index: usize,
 }
 
 impl serde::Serialize for ValueRow {
@@ -58,7 +60,11 @@ pub fn rows(groups: &[MetricValueGroup]) -> Vec<ValueRow> {
             unit: group.unit.as_ref().and_then(|u| u.symbol.clone().or_else(|| u.name.clone())),
             yes_no: group.metric_type == Some(MetricType::Boolean),
         });
-        out.extend(group.values.iter().map(|value| ValueRow { metric: metric.clone(), value: value.clone() }));
+        out.extend(group.values.iter().enumerate().map(|(index, value)| ValueRow {
+            metric: metric.clone(),
+            value: value.clone(),
+            index,
+        }));
     }
     out
 }

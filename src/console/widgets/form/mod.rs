@@ -278,6 +278,7 @@ mod tests {
         assert_eq!(press(&mut form, KeyCode::Enter), FormEvent::Submit);
         assert_eq!(press(&mut form, KeyCode::Enter), FormEvent::Ignored, "sent once");
         form.failed(&WriteError {
+            missing_route: false,
             unreachable: false,
             forbidden: false,
             message: "bad".into(),

@@ -158,6 +158,7 @@ mod tests {
         picks.set_picked(&flows[2].id.to_string(), true);
         assert_eq!(rename(&form, "flows[1].happyPath"), Some(format!("flow:{}.happyPath", flows[2].id)));
         form.failed(&crate::console::message::WriteError {
+            missing_route: false,
             unreachable: false,
             forbidden: false,
             message: "no".into(),
