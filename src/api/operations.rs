@@ -161,6 +161,18 @@ impl Client {
         self.data(&format!("/v1/simulation/plan/job/{id}/results")).await
     }
 
+    /// The job unless it is unchanged since the read that gave `etag` (a watcher's poll).
+    pub async fn get_run_plan_job_if_changed(
+        &self,
+        id: Uuid,
+        etag: Option<&str>,
+    ) -> Result<super::Conditional<RunPlanJob>, Error> {
+        Ok(match self.get_if_changed::<Data<RunPlanJob>>(&format!("/v1/simulation/plan/job/{id}"), etag).await? {
+            super::Conditional::Changed { value, etag } => super::Conditional::Changed { value: value.data, etag },
+            super::Conditional::Unchanged => super::Conditional::Unchanged,
+        })
+    }
+
     pub async fn run(&self, request: &RunRequest) -> Result<RunStarted, Error> {
         self.write_data(Method::POST, "/v1/simulation/run", request).await
     }

@@ -11,8 +11,8 @@ use uuid::Uuid;
 
 use super::exit::Failure;
 use super::signals::{Signal, Signals};
-use crate::api::Client;
 use crate::api::model::{RunPlanJob, SimulationOutcome};
+use crate::api::{Client, Conditional};
 
 /// Failed reads in a row that a watch tolerates; the next one ends it.
 pub const TOLERATED_FAILURES: u32 = 5;
@@ -50,16 +50,27 @@ pub async fn watch(
     let mut progress = Progress::new();
     let mut tolerance = Tolerance::default();
     let mut last: Option<RunPlanJob> = None;
+    // The last read's tag: an unchanged job is answered 304 and costs neither bytes nor decoding.
+    let mut etag: Option<String> = None;
     loop {
+        // The deadline holds during a read too: a hanging or retrying service does not stretch it.
         let read = tokio::select! {
-            read = client.get_run_plan_job(id) => read,
+            read = client.get_run_plan_job_if_changed(id, etag.as_deref()) => read,
             signal = signals.recv() => {
                 progress.finish();
                 return Ok(Watched::Interrupted(signal, last));
             }
+            () = until(deadline) => {
+                progress.finish();
+                return Ok(Watched::TimedOut(last));
+            }
         };
         match read {
-            Ok(job) => {
+            Ok(Conditional::Unchanged) => {
+                tolerance.record(true);
+            }
+            Ok(Conditional::Changed { value: job, etag: tag }) => {
+                etag = tag;
                 tolerance.record(true);
                 progress.show(&job);
                 if is_ended(&job) {
@@ -98,6 +109,14 @@ pub async fn watch(
                 return Ok(Watched::Interrupted(signal, last));
             }
         }
+    }
+}
+
+/// Resolves at the deadline; never without one.
+async fn until(deadline: Option<Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline.into()).await,
+        None => std::future::pending().await,
     }
 }
 
