@@ -9,6 +9,7 @@ mod harness;
 mod bench;
 mod catalog;
 mod commands;
+mod compare;
 mod connection;
 mod flows;
 mod forms;

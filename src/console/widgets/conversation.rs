@@ -270,9 +270,9 @@ impl ConversationView {
             (Action::Left, "focus the transcript"),
             (Action::Open, "a value's reasoning and segments"),
             (Action::Sort, "sort the values"),
-            (Action::LabelRight, "label the selected value right (the judge got it right)"),
-            (Action::LabelWrong, "label the selected value wrong"),
             (Action::Zoom, "zoom the focused side to the whole view (again: both)"),
+            (Action::LabelRight, "label the value right"),
+            (Action::LabelWrong, "label it wrong"),
             (Action::Back, "back"),
         ]
     }

@@ -1,6 +1,8 @@
 //! Tab 2: run plan jobs, newest first. Enter opens a job live (`job.rs`): its progress, counts,
 //! ETA and throughput, polled until it ends, and its simulation jobs down to their calls.
+//! `m` marks a job as the base of a comparison and `=` on another opens it (`compare.rs`).
 
+mod compare;
 mod job;
 pub mod progress;
 mod sims;
@@ -15,6 +17,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use uuid::Uuid;
 
+use self::compare::CompareView;
 use self::job::JobView;
 use super::names::Names;
 use super::section::{Section, status_cell};
@@ -156,6 +159,10 @@ pub struct Jobs {
     jobs: Section<RunPlanJob>,
     names: Names,
     open: Option<JobView>,
+    /// The job `m` marked as the base of a comparison.
+    marked: Option<Uuid>,
+    /// Two jobs compared (`=`).
+    compare: Option<CompareView>,
     list_poll: ListPoll,
     poll: Duration,
     status_filter: Option<String>,
@@ -174,6 +181,8 @@ impl Jobs {
             jobs,
             names: Names::new(),
             open: None,
+            marked: None,
+            compare: None,
             list_poll: ListPoll::default(),
             poll,
             status_filter: None,
@@ -190,6 +199,45 @@ impl Jobs {
         if unknown.iter().any(|id| self.asked_about.insert(*id)) {
             out.fetch(Request::List(ListKind::RunPlans));
         }
+    }
+
+    /// A run for people: its plan and when it was made (the job's id when it is not listed).
+    fn run_name(&self, id: Uuid) -> String {
+        match self.jobs.list.items.iter().find(|j| j.simulation_run_plan_job_id == id) {
+            Some(job) => format!("{} · {}", self.plan_name(job), when(job.created_at.as_ref())),
+            None => id.to_string(),
+        }
+    }
+
+    /// `m`: marks the selected job as the base of a comparison (again: unmarks it).
+    fn mark(&mut self, out: &mut Out) -> bool {
+        let Some(job) = self.jobs.selected() else {
+            out.error("no job is selected");
+            return false;
+        };
+        let id = job.simulation_run_plan_job_id;
+        if self.marked == Some(id) {
+            self.marked = None;
+            out.info("comparison base cleared");
+        } else {
+            self.marked = Some(id);
+            out.info(format!("base marked: {}; press = on another job to compare", self.run_name(id)));
+        }
+        true
+    }
+
+    /// `=`: compares the selected job against the marked one.
+    fn open_comparison(&mut self, out: &mut Out) -> bool {
+        let Some(head) = self.jobs.selected().map(|j| j.simulation_run_plan_job_id) else {
+            out.error("no job is selected");
+            return false;
+        };
+        match self.marked {
+            None => out.error("mark the base job first: m on it, then = on the job to compare"),
+            Some(base) if base == head => out.error("this is the marked job: select another to compare with it"),
+            Some(base) => self.compare = Some(CompareView::open(base, head, out)),
+        }
+        true
     }
 
     fn plan_name(&self, job: &RunPlanJob) -> String {
@@ -214,10 +262,14 @@ impl Pane for Jobs {
     }
 
     fn visible_lists(&self) -> Vec<ListKind> {
-        if self.open.is_none() { vec![ListKind::RunPlanJobs] } else { Vec::new() }
+        if self.open.is_none() && self.compare.is_none() { vec![ListKind::RunPlanJobs] } else { Vec::new() }
     }
 
     fn refresh(&mut self, out: &mut Out) {
+        if let Some(compare) = &mut self.compare {
+            compare.refresh(out);
+            return;
+        }
         match &mut self.open {
             Some(job) => job.refresh(out),
             None => {
@@ -235,7 +287,12 @@ impl Pane for Jobs {
         if let Some(job) = &mut self.open {
             return job.action(action, out);
         }
+        if let Some(compare) = &mut self.compare {
+            return compare.action(action, out);
+        }
         match action {
+            Action::Summary => self.mark(out),
+            Action::Compare => self.open_comparison(out),
             Action::Open => match self.jobs.selected() {
                 Some(job) => {
                     self.open = Some(JobView::open(job.simulation_run_plan_job_id, out));
@@ -271,6 +328,9 @@ impl Pane for Jobs {
         if let Some(job) = &mut self.open {
             changed |= job.fetched(request, result);
         }
+        if let Some(compare) = &mut self.compare {
+            changed |= compare.fetched(request, result);
+        }
         changed
     }
 
@@ -292,6 +352,12 @@ impl Pane for Jobs {
     }
 
     fn back(&mut self) -> bool {
+        if let Some(compare) = &mut self.compare {
+            if !compare.back() {
+                self.compare = None;
+            }
+            return true;
+        }
         match &mut self.open {
             Some(job) => {
                 if !job.back() {
@@ -304,6 +370,9 @@ impl Pane for Jobs {
     }
 
     fn filter(&self) -> String {
+        if let Some(compare) = &self.compare {
+            return compare.filter();
+        }
         match &self.open {
             Some(job) => job.filter(),
             None => self.jobs.list.filter.clone(),
@@ -311,6 +380,9 @@ impl Pane for Jobs {
     }
 
     fn set_filter(&mut self, text: &str) {
+        if let Some(compare) = &mut self.compare {
+            return compare.set_filter(text);
+        }
         match &mut self.open {
             Some(job) => job.set_filter(text),
             None => self.jobs.set_filter(text),
@@ -318,6 +390,9 @@ impl Pane for Jobs {
     }
 
     fn selection(&self) -> Option<Selection> {
+        if let Some(compare) = &self.compare {
+            return compare.selection();
+        }
         match &self.open {
             Some(job) => job.selection(),
             None => self.jobs.selection(),
@@ -327,6 +402,7 @@ impl Pane for Jobs {
     fn open_by_id(&mut self, id: &str, out: &mut Out) -> bool {
         match id.trim().parse::<Uuid>() {
             Ok(id) => {
+                self.compare = None;
                 self.open = Some(JobView::open(id, out));
                 true
             }
@@ -338,6 +414,9 @@ impl Pane for Jobs {
     }
 
     fn help(&self) -> Vec<(Action, &'static str)> {
+        if let Some(compare) = &self.compare {
+            return compare.help();
+        }
         match &self.open {
             Some(job) => {
                 let mut keys = job.help();
@@ -348,6 +427,8 @@ impl Pane for Jobs {
                 (Action::Open, "the job, live"),
                 (Action::StatusFilter, "show one verdict only (cycles)"),
                 (Action::SecondFilter, "show one status only (cycles)"),
+                (Action::Summary, "mark as the base of a comparison"),
+                (Action::Compare, "compare with the marked job"),
                 (Action::Sort, "sort by the next column"),
                 (Action::SortReverse, "reverse the sort"),
                 (Action::OpenById, "open a job by id"),
@@ -363,6 +444,17 @@ impl Pane for Jobs {
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx) {
+        if let Some(compare) = &self.compare {
+            let (base, mut head) = (self.run_name(compare.base), self.run_name(compare.head));
+            // The same plan twice: the head is told apart by when it ran.
+            if let (Some((plan, _)), Some((_, at))) = (base.split_once(" · "), head.clone().split_once(" · "))
+                && head.starts_with(&format!("{plan} · "))
+            {
+                head = at.to_owned();
+            }
+            compare.draw(frame, area, ctx, (&base, &head));
+            return;
+        }
         if let Some(job) = &self.open {
             let plan = job.job.as_ref().map(|j| self.plan_name(j)).unwrap_or_default();
             job.draw(frame, area, ctx, &plan, self.poll);
@@ -375,7 +467,10 @@ impl Pane for Jobs {
                 status_cell(theme, j.status.as_ref().map(|s| s.as_str())),
                 Cell::from(word).style(theme.status(word)),
                 Cell::from(verdict::score(j)),
-                Cell::from(self.plan_name(j)),
+                match self.marked == Some(j.simulation_run_plan_job_id) {
+                    true => Cell::from(format!("◆ base · {}", self.plan_name(j))).style(theme.key()),
+                    false => Cell::from(self.plan_name(j)),
+                },
                 Cell::from(sims(j).map(|n| n.to_string()).unwrap_or_else(|| "—".into())),
                 Cell::from(when(j.created_at.as_ref())),
                 Cell::from(took_ms(j, ctx.now).map(duration_ms).unwrap_or_else(|| "—".into())),

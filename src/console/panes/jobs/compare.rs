@@ -1,0 +1,372 @@
+//! Two runs compared (`m` marks the base in the jobs list, `=` on another opens this): the
+//! test cases sorted by how much worse they got, each with its worst check's change and pass
+//! rates; Enter opens the pair side by side, base on the left and head on the right, each
+//! with the judge's reasoning for the check that flipped above its transcript. The runs are
+//! read and compared on a task (`Request::Comparison`), client-side, from any service.
+
+use std::rc::Rc;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use uuid::Uuid;
+
+use crate::compare::diff::{CaseChange, CheckChange, SimRef};
+use crate::compare::{Change, Diff};
+use crate::console::keymap::Action;
+use crate::console::message::{FetchError, Fetched, Request};
+use crate::console::pane::{Out, Selection, ViewCtx};
+use crate::console::widgets::conversation::ConversationView;
+use crate::console::widgets::detail::{self, Scroll};
+use crate::console::widgets::list::{ListState, Load, Shape, by};
+use crate::console::widgets::table::{self, Cell, Column, TableView, col, fitted};
+use crate::console::widgets::transcript;
+
+use Constraint::{Fill, Length};
+
+const COLUMNS: &[Column] = &[
+    fitted("CHANGE", 9, 9),
+    col("WORSE BY", Length(9)),
+    col("TEST CASE", Fill(2)),
+    col("CHECK", Fill(1)),
+    col("BASE", Length(13)),
+    col("HEAD", Length(13)),
+];
+
+/// One test case as the table lists it, with the check that decides its row.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Row {
+    pub case: CaseChange,
+    /// The test case's name without the flow every test case shares (then said in the title).
+    pub short: String,
+    /// The worst of its checks (the one that flipped, for a regression or a fix).
+    pub check: Option<CheckChange>,
+}
+
+impl Row {
+    fn of(case: &CaseChange, shared: Option<&str>) -> Row {
+        let check = case.checks.iter().min_by(|a, b| a.change.cmp(&b.change).then(by(a.delta, b.delta))).cloned();
+        let short = shared.and_then(|s| case.name.strip_prefix(s)).unwrap_or(&case.name).to_owned();
+        Row { case: case.clone(), short, check }
+    }
+}
+
+fn haystack(row: &Row) -> String {
+    let check = row.check.as_ref().map(|c| c.name.as_str()).unwrap_or_default();
+    format!("{} {} {check}", row.case.change.as_str(), row.case.name)
+}
+
+fn compare(a: &Row, b: &Row, column: usize) -> std::cmp::Ordering {
+    match column {
+        0 => a.case.change.cmp(&b.case.change),
+        2 => a.case.name.cmp(&b.case.name),
+        _ => b.case.worst_drop.total_cmp(&a.case.worst_drop),
+    }
+}
+
+/// A pass count: `100 % (3/3)`.
+fn rate(rate: &crate::compare::diff::Rate) -> String {
+    match rate.pass_rate {
+        Some(r) => format!("{} ({}/{})", crate::api::model::percent(r), rate.passed, rate.evaluated),
+        None => "—".into(),
+    }
+}
+
+/// The two simulations of a pair and their calls.
+struct Pair {
+    case: Row,
+    base: Option<(SimRef, ConversationView)>,
+    head: Option<(SimRef, ConversationView)>,
+    scroll: Scroll,
+}
+
+/// The simulation of one side to show: for the flipped check, one that came out the way this
+/// side differs (failed where the other passed), else the first.
+fn pick(sims: &[SimRef], check: Option<Uuid>, failed: bool) -> Option<SimRef> {
+    let wanted = |s: &&SimRef| check.is_none_or(|c| s.failed.contains(&c) == failed);
+    sims.iter().find(wanted).or(sims.first()).cloned()
+}
+
+pub struct CompareView {
+    pub base: Uuid,
+    pub head: Uuid,
+    diff: Option<Rc<Diff>>,
+    /// The flow every test case is of, when there is one.
+    flow: Option<String>,
+    rows: ListState<Row>,
+    shape: Shape<Row>,
+    pair: Option<Pair>,
+}
+
+impl CompareView {
+    /// Opens the comparison of `head` against `base` and asks for it.
+    pub fn open(base: Uuid, head: Uuid, out: &mut Out) -> CompareView {
+        let mut view = CompareView {
+            base,
+            head,
+            diff: None,
+            flow: None,
+            rows: ListState::new(),
+            shape: Shape::new(haystack, compare),
+            pair: None,
+        };
+        view.refresh(out);
+        view
+    }
+
+    fn request(&self) -> Request {
+        Request::Comparison { base: self.base, head: self.head }
+    }
+
+    pub fn refresh(&mut self, out: &mut Out) {
+        if self.diff.is_none() {
+            self.rows.load = Load::Loading;
+        }
+        out.fetch(self.request());
+        if let Some(pair) = &mut self.pair {
+            for (_, view) in pair.base.iter_mut().chain(pair.head.iter_mut()) {
+                view.refresh(out);
+            }
+        }
+    }
+
+    pub fn fetched(&mut self, request: &Request, result: &Result<Fetched, FetchError>) -> bool {
+        if *request == self.request() {
+            match result {
+                Ok(Fetched::Comparison(diff)) => {
+                    // "Flow · " when every test case is of that one flow.
+                    let flow = |c: &CaseChange| c.name.split_once(" · ").map(|(f, _)| format!("{f} · "));
+                    let first = diff.cases.first().and_then(flow);
+                    let shared = first.filter(|f| diff.cases.iter().all(|c| c.name.starts_with(f.as_str())));
+                    self.flow = shared.as_ref().map(|f| f.trim_end_matches(" · ").to_owned());
+                    let rows: Vec<Row> = diff.cases.iter().map(|c| Row::of(c, shared.as_deref())).collect();
+                    self.rows.replace(rows, |r| format!("{:?}", r.case.key), &self.shape);
+                    self.rows.load = Load::Fresh;
+                    self.diff = Some(Rc::new(diff.as_ref().clone()));
+                }
+                Err(error) => self.rows.load = Load::Failed(error.message.clone()),
+                Ok(_) => return false,
+            }
+            return true;
+        }
+        let Some(pair) = &mut self.pair else { return false };
+        let mut changed = false;
+        for (_, view) in pair.base.iter_mut().chain(pair.head.iter_mut()) {
+            changed |= view.fetched(request, result);
+        }
+        changed
+    }
+
+    pub fn action(&mut self, action: Action, out: &mut Out) -> bool {
+        if let Some(pair) = &mut self.pair {
+            return pair.scroll.action(action);
+        }
+        match action {
+            Action::Open => {
+                let Some(row) = self.rows.selected().cloned() else { return false };
+                let check = row.check.as_ref().map(|c| c.metric_definition_id);
+                // The base side shows a pass where the head failed (a regression), and the
+                // other way round for a fix.
+                let head_failed = row.check.as_ref().is_none_or(|c| c.change != Change::Fixed);
+                let open = |sim: Option<SimRef>, out: &mut Out| {
+                    let sim = sim?;
+                    let view = ConversationView::open(sim.call_id?, out);
+                    Some((sim, view))
+                };
+                let base = open(pick(&row.case.base_simulations, check, !head_failed), out);
+                let head = open(pick(&row.case.head_simulations, check, head_failed), out);
+                self.pair = Some(Pair { case: row, base, head, scroll: Scroll::default() });
+                true
+            }
+            Action::Up => self.step(-1),
+            Action::Down => self.step(1),
+            Action::PageUp => self.step(-20),
+            Action::PageDown => self.step(20),
+            Action::Top => self.step(isize::MIN / 2),
+            Action::Bottom => self.step(isize::MAX / 2),
+            Action::Sort => {
+                self.rows.cycle_sort(COLUMNS.len());
+                self.rows.reshape(&self.shape);
+                true
+            }
+            Action::SortReverse => {
+                self.rows.reverse_sort();
+                self.rows.reshape(&self.shape);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn step(&mut self, by: isize) -> bool {
+        self.rows.move_by(by);
+        true
+    }
+
+    /// Esc: closes the pair; false when the table is showing (the view closes).
+    pub fn back(&mut self) -> bool {
+        self.pair.take().is_some()
+    }
+
+    pub fn filter(&self) -> String {
+        self.rows.filter.clone()
+    }
+
+    pub fn set_filter(&mut self, text: &str) {
+        self.rows.filter = text.into();
+        self.rows.reshape(&self.shape);
+    }
+
+    pub fn selection(&self) -> Option<Selection> {
+        let row = match &self.pair {
+            Some(pair) => &pair.case,
+            None => self.rows.selected()?,
+        };
+        Some(Selection::of(self.head, row))
+    }
+
+    pub fn help(&self) -> Vec<(Action, &'static str)> {
+        match &self.pair {
+            Some(_) => vec![(Action::Down, "scroll the reasoning"), (Action::Back, "back to the comparison")],
+            None => vec![
+                (Action::Open, "the pair side by side: transcripts and the judges' reasoning"),
+                (Action::Sort, "sort by the next column"),
+                (Action::SortReverse, "reverse the sort"),
+                (Action::Back, "back to the jobs"),
+            ],
+        }
+    }
+
+    /// `names` names a run for people (plan and when it was made).
+    pub fn draw(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx, names: (&str, &str)) {
+        let theme = ctx.theme;
+        let [summary, body] = Layout::vertical([Length(1), Fill(1)]).areas(area);
+        let mut spans = vec![
+            Span::styled(" compare ", theme.heading()),
+            Span::styled(format!("base {} ", names.0), theme.dim()),
+            Span::styled("→ ", theme.key()),
+            Span::styled(format!("head {} ", names.1), theme.dim()),
+        ];
+        if let Some(diff) = &self.diff {
+            for (change, count) in &diff.counts {
+                spans.push(Span::styled(format!(" {} {count}", change.as_str()), theme.status(change.as_str())));
+            }
+            spans.push(Span::styled(format!("  (test case × check, Fisher p ≤ {})", diff.alpha), theme.dim()));
+        }
+        frame.render_widget(Line::from(spans), summary);
+        match &self.pair {
+            Some(pair) => self.draw_pair(frame, body, ctx, pair),
+            None => {
+                let row = |r: &Row| {
+                    let (word, base, head) = match &r.check {
+                        Some(c) => (c.label(), rate(&c.base), rate(&c.head)),
+                        None => (r.case.change.as_str().to_owned(), "—".into(), "—".into()),
+                    };
+                    let worse = match r.check.as_ref().and_then(|c| c.delta) {
+                        Some(d) if d < -0.05 => format!("{:.0} pts", -d),
+                        Some(d) if d > 0.05 => format!("−{d:.0} pts"),
+                        Some(_) => "0".into(),
+                        None => "—".into(),
+                    };
+                    vec![
+                        Cell::from(word.clone()).style(theme.status(r.case.change.as_str())),
+                        Cell::from(worse),
+                        Cell::from(r.short.clone()),
+                        Cell::from(r.check.as_ref().map(|c| c.name.clone()).unwrap_or_else(|| "—".into())),
+                        Cell::from(base),
+                        Cell::from(head),
+                    ]
+                };
+                let title = match &self.flow {
+                    Some(flow) => format!("test cases of {flow}, worst first"),
+                    None => "test cases, worst first".into(),
+                };
+                let view = TableView {
+                    title,
+                    columns: COLUMNS,
+                    row: &row,
+                    focused: true,
+                    empty: "no test case in either run",
+                };
+                table::draw(frame, body, &self.rows, view, theme);
+            }
+        }
+    }
+
+    fn draw_pair(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx, pair: &Pair) {
+        let theme = ctx.theme;
+        let check = pair.case.check.as_ref();
+        let [top, sides] = Layout::vertical([Length(2), Fill(1)]).areas(area);
+        let title = match check {
+            Some(c) => format!(" {} · {} · {} → {}", pair.case.case.name, c.label(), rate(&c.base), rate(&c.head)),
+            None => format!(" {}", pair.case.case.name),
+        };
+        let differences: Vec<String> = pair
+            .case
+            .case
+            .differences
+            .iter()
+            .map(|d| format!("{:?} {}", d.what, d.subject).to_lowercase().replace('_', " "))
+            .collect();
+        let second = if differences.is_empty() {
+            " nothing the interface shows changed between the runs for this test case".to_owned()
+        } else {
+            format!(" changed: {}", differences.join(" · "))
+        };
+        frame.render_widget(
+            ratatui::widgets::Paragraph::new(vec![
+                Line::from(Span::styled(title, theme.heading())),
+                Line::from(Span::styled(second, theme.dim())),
+            ]),
+            top,
+        );
+        let [left, right] = Layout::horizontal([Fill(1), Fill(1)]).areas(sides);
+        for (area, side, label) in [(left, &pair.base, "base"), (right, &pair.head, "head")] {
+            self.draw_side(frame, area, ctx, side.as_ref(), label, check, &pair.scroll);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments, reason = "one side of the pair, drawn twice")]
+    fn draw_side(
+        &self,
+        frame: &mut Frame,
+        area: Rect,
+        ctx: &ViewCtx,
+        side: Option<&(SimRef, ConversationView)>,
+        label: &str,
+        check: Option<&CheckChange>,
+        scroll: &Scroll,
+    ) {
+        let theme = ctx.theme;
+        let Some((sim, view)) = side else {
+            let lines = vec![Line::from(format!("no {label} simulation of this test case has a call"))];
+            detail::draw(frame, area, label, lines, scroll, theme, false);
+            return;
+        };
+        let [reason, talk] = Layout::vertical([Constraint::Percentage(35), Fill(1)]).areas(area);
+        let mut lines = Vec::new();
+        if let Some(check) = check {
+            let failed = sim.failed.contains(&check.metric_definition_id);
+            let (mark, style) = if failed { ("✗ failed", theme.error()) } else { ("✓ passed", theme.ok()) };
+            lines.push(Line::from(vec![
+                Span::styled(format!("{mark} "), style),
+                Span::styled(check.name.clone(), theme.heading()),
+            ]));
+            // The judge's words: from the job where it failed, else the call's value.
+            let from_job = sim.reasons.get(&check.metric_definition_id).cloned();
+            let from_call = view
+                .values
+                .items
+                .iter()
+                .find(|r| r.metric.id == check.metric_definition_id)
+                .and_then(|r| r.value.value_reasoning.clone());
+            let words = from_job.or(from_call).unwrap_or_else(|| match view.values.load {
+                Load::Loading | Load::Idle => "…".into(),
+                _ => "the judge gave no reasoning".into(),
+            });
+            lines.push(Line::from(words));
+        }
+        detail::draw(frame, reason, &format!("{label} · the judge's reasoning"), lines, scroll, theme, false);
+        transcript::draw(frame, talk, &view.transcript, false, theme);
+    }
+}

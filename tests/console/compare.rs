@@ -1,0 +1,179 @@
+//! Comparing runs in the console (`m` marks the base in the jobs list, `=` on another opens
+//! the comparison, Enter the pair side by side) on the seeded nightly history, whose newest
+//! night regressed on the "presses 2" edge case; and `+` / `-` labels on a call's values, kept
+//! on the service, or in the local cache with a note when the service has no labels route.
+
+use std::time::Duration;
+
+use switchboard::api::ListQuery;
+use switchboard::api::model::*;
+use switchboard::console::message::{Message, Write, WriteError};
+use uuid::Uuid;
+
+use crate::assert_screen;
+use crate::harness::Harness;
+use crate::support::{self, eventually, start_with};
+
+const NIGHTLY: &str = "Brightsmile reschedule regression";
+const PRESSES_2: &str = "Caller presses 2 to choose another time";
+/// The seeded CRITICAL issue's first evidence call (Kevin Park).
+const CALL: &str = "3fb5aeb0-c5ff-5e6e-b1eb-3aadf53eeb7c";
+
+/// The console on a service with the nightly history, once the three nights have ended; their
+/// ids, oldest first.
+async fn with_history() -> (Harness, Vec<Uuid>) {
+    let dir = tempfile::tempdir().unwrap();
+    let options = switchboard::service::Options { seed_history: true, ..support::options(dir.path(), true) };
+    let service = start_with(options, dir).await;
+    let plan =
+        support::seeded("run_plans", |p| p["name"] == NIGHTLY)[0]["id"].as_str().unwrap().parse::<Uuid>().unwrap();
+    let nights = eventually(Duration::from_secs(120), || async {
+        let listed: Vec<RunPlanJob> = futures_util::TryStreamExt::try_collect(
+            service.client.list_all("/v1/simulation/plan/jobs", ListQuery::default()),
+        )
+        .await
+        .unwrap();
+        let mut jobs: Vec<RunPlanJob> = listed.into_iter().filter(|j| j.simulation_run_plan_id == Some(plan)).collect();
+        jobs.sort_by_key(|j| j.created_at.as_ref().and_then(Timestamp::parse));
+        (jobs.len() == 3 && jobs.iter().all(RunPlanJob::has_ended))
+            .then(|| jobs.iter().map(|j| j.simulation_run_plan_job_id).collect::<Vec<_>>())
+    })
+    .await;
+    let mut h = Harness::on(service, None).await;
+    h.key("2").await;
+    (h, nights)
+}
+
+/// Moves the jobs list's selection to job `id`.
+async fn select(h: &mut Harness, id: Uuid) {
+    h.key("g").await;
+    for _ in 0..50 {
+        let at = h.app.pane().selection().and_then(|s| s.json["simulationRunPlanJobId"].as_str().map(str::to_owned));
+        if at.as_deref() == Some(id.to_string().as_str()) {
+            return;
+        }
+        h.key("j").await;
+    }
+    panic!("job {id} is not in the list:\n{}", h.render(160, 48));
+}
+
+fn toasts(h: &Harness) -> Vec<String> {
+    h.app.toasts.iter().map(|t| t.text.clone()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn marking_a_night_and_comparing_the_next_puts_the_regression_first_and_opens_the_pair() {
+    let (mut h, nights) = with_history().await;
+
+    // = before anything is marked says what to do.
+    h.key("=").await;
+    assert!(toasts(&h).iter().any(|t| t.contains("mark the base job first")), "{:?}", toasts(&h));
+
+    select(&mut h, nights[1]).await;
+    h.key("m").await;
+    assert!(h.render(200, 50).contains("◆ base · Brightsmile reschedule regression"));
+    select(&mut h, nights[2]).await;
+    h.key("=").await;
+    let screen = h.render(200, 50);
+    let first_row = screen.lines().find(|l| l.contains("REGRESSED") && l.contains("pts")).unwrap_or_default();
+    assert!(first_row.contains(PRESSES_2), "the regression comes first:\n{screen}");
+    assert!(
+        first_row.contains("Task completion") && first_row.contains("100 % (3/3)") && first_row.contains("0 % (0/3)")
+    );
+    assert!(screen.contains("REGRESSED 1"), "the counts: {screen}");
+    for (width, height) in [(80, 24), (120, 40), (200, 50)] {
+        assert_screen!(format!("compare_table_{width}x{height}"), h.render(width, height));
+    }
+
+    // Enter: the pair, base (passed) beside head (failed), with the judges' words.
+    h.key("enter").await;
+    let screen = h.render(200, 50);
+    assert!(screen.contains("base · the judge's reasoning") && screen.contains("head · the judge's reasoning"));
+    assert!(screen.contains("✓ passed Task completion") && screen.contains("✗ failed Task completion"), "{screen}");
+    assert!(screen.contains("can't change it"), "the head judge's reason: {screen}");
+    assert!(screen.matches("┌ transcript").count() == 2, "two transcripts: {screen}");
+    for (width, height) in [(120, 40), (200, 50)] {
+        assert_screen!(format!("compare_pair_{width}x{height}"), h.render(width, height));
+    }
+
+    // Esc: the table again; Esc again: the jobs list, the base still marked.
+    h.key("esc").await;
+    assert!(h.render(200, 50).contains("worst first"));
+    h.key("esc").await;
+    let screen = h.render(200, 50);
+    assert!(screen.contains("run plan jobs") && screen.contains("◆ base"), "{screen}");
+}
+
+/// Opens the seeded call and focuses its first SUCCESS value.
+async fn open_call_on_a_value(h: &mut Harness) {
+    h.key(":").await;
+    h.type_text(&format!("call {CALL}")).await;
+    h.key("enter").await;
+    h.key("l").await;
+    for _ in 0..30 {
+        let ok = h.app.call.as_ref().and_then(|c| c.values.selected()).is_some_and(|r| {
+            r.value.capture_status.as_ref().is_none_or(|s| *s == CaptureStatus::Success) && r.value.value.is_some()
+        });
+        if ok {
+            return;
+        }
+        h.key("j").await;
+    }
+    panic!("no judged value on the call:\n{}", h.render(160, 48));
+}
+
+#[tokio::test]
+async fn plus_labels_a_value_right_on_the_service_and_minus_relabels_it_wrong() {
+    let mut h = Harness::seeded().await;
+    open_call_on_a_value(&mut h).await;
+    let (metric, name) = {
+        let row = h.app.call.as_ref().unwrap().values.selected().unwrap();
+        (row.metric.id, row.metric.name.clone())
+    };
+    h.key("+").await;
+    assert!(toasts(&h).contains(&"labelled right".to_string()), "{:?}", toasts(&h));
+    assert!(h.render(160, 48).contains(&format!("✓ {name}")), "{}", h.render(160, 48));
+    h.key("-").await;
+    assert!(h.render(160, 48).contains(&format!("✗ {name}")));
+    let kept: Vec<Annotation> = futures_util::TryStreamExt::try_collect(
+        h.client.list_all("/v1/metric/annotations", ListQuery::default().filter("callId", CALL)),
+    )
+    .await
+    .unwrap();
+    assert_eq!(kept.len(), 1, "one label per value, replaced: {kept:#?}");
+    assert_eq!((kept[0].metric_definition_id, kept[0].label.clone()), (metric, AnnotationLabel::Wrong));
+}
+
+#[tokio::test]
+async fn without_a_labels_route_the_label_is_kept_in_the_local_cache_and_said_so() {
+    let cache_dir = tempfile::tempdir().unwrap();
+    let (cache, _) = switchboard::cache::Cache::load(cache_dir.path(), "local", "http://127.0.0.1:8787");
+    let service = support::start(true).await;
+    let mut h = Harness::on(service, Some(cache)).await;
+    open_call_on_a_value(&mut h).await;
+    let view = h.app.call.as_ref().unwrap();
+    let input = view.label(true).unwrap();
+    let (metric, name) =
+        (view.values.selected().unwrap().metric.id, view.values.selected().unwrap().metric.name.clone());
+    // What a service without the route answers, as the client reports it.
+    let refused = WriteError {
+        unreachable: false,
+        forbidden: false,
+        missing_route: true,
+        message: "404 Not Found: no route POST /v1/metric/annotations".into(),
+        fields: Vec::new(),
+    };
+    h.app.update(Message::Written { write: Write::Annotate(Box::new(input)), result: Box::new(Err(refused)) });
+    h.settle().await;
+    assert!(
+        toasts(&h).iter().any(|t| t.contains("labelled right") && t.contains("kept in the local cache only")),
+        "{:?}",
+        toasts(&h)
+    );
+    assert!(h.render(160, 48).contains(&format!("✓ {name} (local)")), "{}", h.render(160, 48));
+    let kept: Vec<Annotation> = h.app.cache.as_ref().unwrap().mark("judge-labels").unwrap();
+    assert_eq!(kept.len(), 1);
+    assert_eq!((kept[0].metric_definition_id, kept[0].label.clone()), (metric, AnnotationLabel::Right));
+    assert_eq!(kept[0].call_id.to_string(), CALL);
+    assert!(kept[0].judge_value.is_some(), "the judge's value is kept with the label");
+}
