@@ -306,7 +306,7 @@ impl CompareView {
             .case
             .differences
             .iter()
-            .map(|d| format!("{:?} {}", d.what, d.subject).to_lowercase().replace('_', " "))
+            .map(|d| d.in_words())
             .collect();
         let second = if differences.is_empty() {
             " nothing the interface shows changed between the runs for this test case".to_owned()
