@@ -77,7 +77,11 @@ async fn run_to_end(client: &Client, plan: &RunPlanInput) -> (uuid::Uuid, usize)
         let job = client.get_run_plan_job(id).await.unwrap();
         if job.has_ended() {
             assert_eq!(job.status, Some(RunPlanJobStatus::Completed), "{:?}", job.error_message);
-            println!("compare_runs: run {id}: {} simulations in {:.1} s", job.simulation_jobs.len(), started.elapsed().as_secs_f64());
+            println!(
+                "compare_runs: run {id}: {} simulations in {:.1} s",
+                job.simulation_jobs.len(),
+                started.elapsed().as_secs_f64()
+            );
             return (id, job.simulation_jobs.len());
         }
         assert!(started.elapsed() < Duration::from_secs(600), "not finished within 10 minutes");

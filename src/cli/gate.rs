@@ -161,6 +161,7 @@ fn print(format: Format, report: &GateReport) -> Result<(), Failure> {
                 text.push_str(&format!("{}\n", one_line(message)));
             }
             text.push_str(&report::text::verdict(report.verdict.as_ref()));
+            text.push_str(&report::text::flaky(&report::flaky_checks(&report.job.simulation_jobs)));
             if !report.per_simulation() && report.verdict.is_some() {
                 text.push_str("(the service sent no per-simulation outcomes: judged on the checks only)\n");
             }

@@ -31,6 +31,9 @@ pub struct Report<'a> {
     pub service_verdict: Option<&'a Verdict>,
     /// Whether the service sent per-simulation outcomes (the hosted service does not).
     pub per_simulation_detail: bool,
+    /// Checks whose iterations disagreed on a test case, kept apart from plain failures
+    /// (they still count against the verdict).
+    pub flaky_checks: Vec<super::FlakyCheck>,
     pub simulations: Vec<Simulation<'a>>,
 }
 
@@ -63,6 +66,7 @@ impl<'a> Report<'a> {
             verdict: report.verdict.as_ref(),
             service_verdict: report.service_verdict.as_ref(),
             per_simulation_detail: report.per_simulation(),
+            flaky_checks: super::flaky_checks(&job.simulation_jobs),
             simulations: job
                 .simulation_jobs
                 .iter()

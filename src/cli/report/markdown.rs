@@ -59,6 +59,13 @@ pub fn render(report: &GateReport) -> String {
             let _ = writeln!(md, "- {}", failure.in_words());
         }
     }
+    let flaky = super::flaky_checks(&report.job.simulation_jobs);
+    if !flaky.is_empty() {
+        md.push_str("\n**Flaky** (iterations disagree; they still count against the verdict)\n\n");
+        for check in &flaky {
+            let _ = writeln!(md, "- {}", cell(&check.in_words()));
+        }
+    }
     if !report.per_simulation() {
         md.push_str("\n_The service sent no per-simulation outcomes: this report uses the checks only._\n");
         return md;

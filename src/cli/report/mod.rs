@@ -149,6 +149,68 @@ pub fn raise(verdict: &Verdict, bar: f64) -> Verdict {
     raised
 }
 
+/// A check whose iterations disagreed on one test case: some judged simulations of the test
+/// case failed it and others did not. Reports list these apart from plain failures; they still
+/// count against the verdict (flakiness never loosens it).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FlakyCheck {
+    /// Flow · variant · persona.
+    pub test_case: String,
+    pub metric_definition_id: uuid::Uuid,
+    pub metric_name: String,
+    /// Judged simulations of the test case that failed the check, of those judged.
+    pub failed: usize,
+    pub judged: usize,
+}
+
+impl FlakyCheck {
+    /// `failed 1 of 3 iterations`.
+    pub fn in_words(&self) -> String {
+        format!("{} · {}: failed {} of {} iterations", self.test_case, self.metric_name, self.failed, self.judged)
+    }
+}
+
+/// The job's flaky checks, by test case then check. Only simulations the service judged
+/// (PASSED or FAILED) count; an errored or invalidated one says nothing of a check.
+pub fn flaky_checks(sims: &[SimulationJob]) -> Vec<FlakyCheck> {
+    use std::collections::BTreeMap;
+    let judged = |s: &&SimulationJob| matches!(s.outcome, Some(SimulationOutcome::Passed | SimulationOutcome::Failed));
+    let mut cases: BTreeMap<String, Vec<&SimulationJob>> = BTreeMap::new();
+    for sim in sims.iter().filter(judged) {
+        cases.entry(test_case(sim)).or_default().push(sim);
+    }
+    let mut out = Vec::new();
+    for (test_case, sims) in cases {
+        let mut failed: BTreeMap<uuid::Uuid, (String, usize)> = BTreeMap::new();
+        for check in sims.iter().flat_map(|s| &s.failed_checks) {
+            let name = check.metric_name.clone().unwrap_or_else(|| check.metric_definition_id.to_string());
+            failed.entry(check.metric_definition_id).or_insert((name, 0)).1 += 1;
+        }
+        for (id, (name, count)) in failed {
+            if count < sims.len() {
+                out.push(FlakyCheck {
+                    test_case: test_case.clone(),
+                    metric_definition_id: id,
+                    metric_name: name,
+                    failed: count,
+                    judged: sims.len(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// A simulation's test case: flow, variant and persona, without the iteration.
+pub fn test_case(sim: &SimulationJob) -> String {
+    let name = case_name(sim);
+    match name.rsplit_once(" · #") {
+        Some((case, _)) => case.to_owned(),
+        None => name,
+    }
+}
+
 /// A simulation as a test case: flow, variant, persona and iteration.
 pub fn case_name(sim: &SimulationJob) -> String {
     let mut parts = Vec::new();
@@ -183,6 +245,38 @@ mod tests {
             "failures": []
         }))
         .unwrap()
+    }
+
+    fn sim(variant: &str, iteration: u64, outcome: &str, failed: &[&str]) -> SimulationJob {
+        let failed: Vec<serde_json::Value> = failed
+            .iter()
+            .map(|n| serde_json::json!({"metricDefinitionId": format!("00000000-0000-0000-0000-00000000000{n}"), "metricName": n}))
+            .collect();
+        serde_json::from_value(serde_json::json!({
+            "simulationJobId": uuid::Uuid::new_v4(),
+            "customerFlow": {"id": "00000000-0000-0000-0000-0000000000f1", "title": "Flow", "variantTitle": variant},
+            "iteration": iteration, "outcome": outcome, "failedChecks": failed,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_check_failed_on_some_iterations_of_a_test_case_is_flaky_and_on_all_is_not() {
+        let sims = vec![
+            sim("Edge", 0, "FAILED", &["1"]),
+            sim("Edge", 1, "PASSED", &[]),
+            sim("Edge", 2, "FAILED", &["1", "2"]),
+            sim("Edge", 3, "ERROR", &[]),
+            sim("Happy", 0, "FAILED", &["1"]),
+            sim("Happy", 1, "FAILED", &["1"]),
+        ];
+        let flaky = flaky_checks(&sims);
+        let words: Vec<String> = flaky.iter().map(FlakyCheck::in_words).collect();
+        assert_eq!(
+            words,
+            ["Flow · Edge · 1: failed 2 of 3 iterations", "Flow · Edge · 2: failed 1 of 3 iterations"],
+            "an errored simulation says nothing of a check; a check failed every time is a plain failure"
+        );
     }
 
     #[test]

@@ -36,6 +36,21 @@ pub fn verdict(verdict: Option<&Verdict>) -> String {
     text
 }
 
+/// Checks whose iterations disagreed, apart from plain failures.
+pub fn flaky(checks: &[super::FlakyCheck]) -> String {
+    if checks.is_empty() {
+        return String::new();
+    }
+    let mut text = String::from(
+        "FLAKY    iterations disagree (they still count against the verdict)
+",
+    );
+    for check in checks {
+        let _ = writeln!(text, "  ~ {}", check.in_words());
+    }
+    text
+}
+
 /// The simulations: outcome, status, test case and why it did not pass.
 pub fn simulations(sims: &[SimulationJob]) -> String {
     let rows = sims

@@ -301,13 +301,7 @@ impl CompareView {
             Some(c) => format!(" {} · {} · {} → {}", pair.case.case.name, c.label(), rate(&c.base), rate(&c.head)),
             None => format!(" {}", pair.case.case.name),
         };
-        let differences: Vec<String> = pair
-            .case
-            .case
-            .differences
-            .iter()
-            .map(|d| d.in_words())
-            .collect();
+        let differences: Vec<String> = pair.case.case.differences.iter().map(|d| d.in_words()).collect();
         let second = if differences.is_empty() {
             " nothing the interface shows changed between the runs for this test case".to_owned()
         } else {
