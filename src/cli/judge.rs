@@ -7,15 +7,14 @@
 use std::collections::BTreeMap;
 
 use clap::{Subcommand, ValueEnum};
-use futures_util::TryStreamExt;
 use serde::Serialize;
 use uuid::Uuid;
 
 use super::exit::{Exit, Failure, Outcome};
 use super::output::{self, Format, table};
 use super::session::Session;
+use crate::api::Error;
 use crate::api::model::{Annotation, AnnotationInput, AnnotationLabel, percent};
-use crate::api::{Client, Error, ListQuery, routes};
 use crate::compare::{JudgeAgreement, agreement};
 
 #[derive(Debug, Subcommand)]
@@ -116,22 +115,13 @@ fn no_route(error: Error) -> Failure {
     Failure::from(error)
 }
 
-/// Every label, or a metric's.
-pub async fn labels(client: &Client, metric: Option<Uuid>) -> Result<Vec<Annotation>, Error> {
-    let mut query = ListQuery::default().limit(50);
-    if let Some(metric) = metric {
-        query = query.filter("metricDefinitionId", metric);
-    }
-    client.list_all(routes::ANNOTATIONS, query).try_collect().await
-}
-
 async fn agreement_report(session: &Session, metric: Option<&str>) -> Outcome {
     let client = &session.client;
     let metric = match metric {
         Some(m) => Some(client.get_metric_definition(m).await?.id),
         None => None,
     };
-    let labels = labels(client, metric).await.map_err(no_route)?;
+    let labels = crate::compare::fetch::labels(client, metric).await.map_err(no_route)?;
     let mut names = BTreeMap::new();
     for id in labels.iter().map(|a| a.metric_definition_id) {
         if let std::collections::btree_map::Entry::Vacant(entry) = names.entry(id)

@@ -73,6 +73,15 @@ pub async fn edits(client: &Client, runs: &[&Run]) -> Edits {
     edits
 }
 
+/// People's labels on judged values (a local service extension), every one or one metric's.
+pub async fn labels(client: &Client, metric: Option<Uuid>) -> Result<Vec<Annotation>, Error> {
+    let mut query = ListQuery::default().limit(50);
+    if let Some(metric) = metric {
+        query = query.filter("metricDefinitionId", metric);
+    }
+    client.list_all(crate::api::routes::ANNOTATIONS, query).try_collect().await
+}
+
 /// The last `count` ended runs of plan `plan`, oldest first.
 pub async fn recent_jobs(client: &Client, plan: Uuid, count: usize) -> Result<Vec<RunPlanJob>, Error> {
     let query = ListQuery::default().filter("planId", plan).limit(50);

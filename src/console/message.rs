@@ -166,6 +166,8 @@ pub enum Request {
     /// A resource as the service sends it, for the raw view (`v`): the path of its `GET`.
     Raw(String),
     /// Two run plan jobs read and compared, base then head (client-side, any service).
+    /// Every label on judged values (a local service extension).
+    Annotations,
     Comparison {
         base: Uuid,
         head: Uuid,
@@ -191,6 +193,7 @@ pub enum Fetched {
     Raw(serde_json::Value),
     /// Two runs compared (`Request::Comparison`).
     Comparison(Box<crate::compare::Diff>),
+    Annotations(Vec<Annotation>),
 }
 
 /// A call as the transcript view needs it.

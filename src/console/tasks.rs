@@ -47,6 +47,7 @@ pub async fn perform(client: &Client, request: &Request) -> Result<Fetched, Fetc
             let edits = fetch::edits(client, &[&base, &head]).await;
             Fetched::Comparison(Box::new(Diff::of(&base, &head, &edits)))
         }
+        Request::Annotations => Fetched::Annotations(crate::compare::fetch::labels(client, None).await?),
         Request::BenchmarkSuites => Fetched::BenchmarkSuites(client.list_benchmark_suites().await?),
         Request::BenchmarkTargets(suite) => {
             Fetched::BenchmarkTargets(suite.clone(), client.list_benchmark_targets(suite).await?)

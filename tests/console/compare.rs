@@ -142,6 +142,16 @@ async fn plus_labels_a_value_right_on_the_service_and_minus_relabels_it_wrong() 
     .unwrap();
     assert_eq!(kept.len(), 1, "one label per value, replaced: {kept:#?}");
     assert_eq!((kept[0].metric_definition_id, kept[0].label.clone()), (metric, AnnotationLabel::Wrong));
+
+    // The metrics pane's AGREEMENT column: one label, on a value the judge got wrong.
+    h.key("esc").await;
+    h.key("3").await;
+    let screen = h.render(200, 50);
+    assert!(screen.contains("AGREEMENT"), "{screen}");
+    let line = screen.lines().find(|l| l.contains(&name)).unwrap_or_default();
+    assert!(line.contains("0 % · 1"), "agreement 0 % of 1 label on {name}: {line}\n{screen}");
+    let others = screen.lines().filter(|l| l.contains(" · 1") && !l.contains(&name)).count();
+    assert_eq!(others, 0, "only the labelled metric has a figure:\n{screen}");
 }
 
 #[tokio::test]

@@ -5,6 +5,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 mod call;
+pub use call::LOCAL_LABELS;
 mod connection;
 mod keys;
 mod prompt;
@@ -294,6 +295,9 @@ impl App {
             (Request::List(_) | Request::Health, Err(error)) if error.kind != FailureKind::NotFound => {
                 self.toast(Level::Error, error.message.clone());
             }
+            // A service without labels (a local extension): the metrics pane shows the local
+            // cache's, marked as such; nothing to say at every visit.
+            (Request::Annotations, Err(error)) if error.kind == FailureKind::NotFound => {}
             // The open call's own absence is said in its words (`call_fetched`).
             (_, Err(error)) if !matches!(request, Request::List(_)) && !self.is_missing_call(&request, &result) => {
                 self.toast(Level::Error, error.message.clone());

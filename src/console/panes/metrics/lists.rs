@@ -21,6 +21,7 @@ pub const DEFINITION_COLUMNS: &[Column] = &[
     col("VER", Length(3)),
     fitted("CONTEXTS", 8, 16),
     col("THRESHOLD", Fill(3)),
+    fitted("AGREEMENT", 9, 22),
 ];
 pub const POLICY_COLUMNS: &[Column] = &[
     col("NAME", Fill(2)),
@@ -161,7 +162,24 @@ pub fn definition_name(definitions: &[MetricDefinition], id: Option<uuid::Uuid>)
     definitions.iter().find(|d| d.id == id).map(name).unwrap_or_else(|| id.to_string())
 }
 
-pub fn definition_cells(d: &MetricDefinition, all: &[MetricDefinition]) -> Vec<Cell<'static>> {
+/// The AGREEMENT cell: people's labels on the definition's current version, with Cohen's κ
+/// for a yes/no metric (`κ 0.62 · 14`), or the share labelled right.
+pub fn agreement_text(row: Option<&crate::compare::JudgeAgreement>, local: bool) -> String {
+    let Some(row) = row else { return "—".into() };
+    let local = if local { " (local)" } else { "" };
+    match (row.kappa, row.agreement) {
+        (Some(k), _) => format!("κ {k:.2} · {}{local}", row.labelled),
+        (None, Some(a)) => format!("{} · {}{local}", crate::api::model::percent(a), row.labelled),
+        (None, None) => "—".into(),
+    }
+}
+
+pub fn definition_cells(
+    d: &MetricDefinition,
+    all: &[MetricDefinition],
+    agreement: Option<&crate::compare::JudgeAgreement>,
+    local: bool,
+) -> Vec<Cell<'static>> {
     let enum_text = |t: Option<&str>| Cell::from(or_dash(t));
     vec![
         Cell::from(name(d)),
@@ -174,6 +192,7 @@ pub fn definition_cells(d: &MetricDefinition, all: &[MetricDefinition]) -> Vec<C
             Some(t) => threshold_text(t, &definition_name(all, t.source_metric_definition_id)),
             None => "—".into(),
         }),
+        Cell::from(agreement_text(agreement, local)),
     ]
 }
 
@@ -262,9 +281,12 @@ pub fn draw<T: Clone + serde::Serialize + serde::de::DeserializeOwned>(
     area: ratatui::layout::Rect,
     theme: &Theme,
     row: &dyn Fn(&T) -> Vec<Cell<'static>>,
+    hidden: usize,
 ) {
-    let drop = narrow_drops && area.width < crate::console::widgets::stats::WIDE;
-    let columns = if drop { &section.columns[..section.columns.len() - 1] } else { section.columns };
+    // `hidden` trailing columns are not shown at all (AGREEMENT before anything is labelled);
+    // a narrow screen drops one more.
+    let drop = usize::from(narrow_drops && area.width < crate::console::widgets::stats::WIDE);
+    let columns = &section.columns[..section.columns.len().saturating_sub(hidden + drop)];
     let view = crate::console::widgets::table::TableView {
         title: section.title.to_string(),
         columns,

@@ -43,6 +43,10 @@ pub struct Metrics {
     /// Agents, so policy conditions read as names; asked for once.
     agents: Vec<Agent>,
     agents_asked: bool,
+    /// People's labels on judged values, and whether they are the local cache's (the
+    /// service has no labels route).
+    labels: Vec<Annotation>,
+    labels_local: bool,
 }
 
 impl Default for Metrics {
@@ -65,6 +69,8 @@ impl Metrics {
             pending: None,
             agents: Vec::new(),
             agents_asked: false,
+            labels: Vec::new(),
+            labels_local: false,
         }
     }
 
@@ -154,6 +160,8 @@ impl Pane for Metrics {
 
     fn show(&mut self, out: &mut Out) {
         self.ensure_current(out);
+        // Labels change as people label: asked for again on every visit.
+        out.fetch(Request::Annotations);
     }
 
     fn visible_lists(&self) -> Vec<ListKind> {
@@ -245,6 +253,12 @@ impl Pane for Metrics {
             | self.policies.fetched(request, result)
             | self.jobs.fetched(request, result)
             | self.versions_fetched(request, result);
+        // A service without labels keeps the local cache's (see `restore`).
+        if let Ok(Fetched::Annotations(labels)) = result {
+            self.labels = labels.clone();
+            self.labels_local = false;
+            changed = true;
+        }
         if let Ok(Fetched::List(Listing::Agents(agents), _)) = result {
             self.agents = agents.clone();
             changed = true;
@@ -383,6 +397,10 @@ impl Pane for Metrics {
     }
 
     fn restore(&mut self, cache: &Cache) {
+        if let Some(labels) = cache.mark::<Vec<Annotation>>(crate::console::app::LOCAL_LABELS) {
+            self.labels = labels;
+            self.labels_local = true;
+        }
         self.definitions.restore(cache);
         self.policies.restore(cache);
         self.jobs.restore(cache);
@@ -397,6 +415,24 @@ impl Pane for Metrics {
 }
 
 impl Metrics {
+    /// Agreement per definition on its current version (the newest row for labels that carry
+    /// no version, as local ones do).
+    fn agreement(&self, all: &[MetricDefinition]) -> Vec<crate::compare::JudgeAgreement> {
+        if self.labels.is_empty() {
+            return Vec::new();
+        }
+        let rows = crate::compare::agreement(&self.labels, &std::collections::BTreeMap::new());
+        let mut out: Vec<crate::compare::JudgeAgreement> = Vec::new();
+        for row in rows {
+            let current = all.iter().find(|d| d.id == row.metric_definition_id).and_then(|d| d.version);
+            if row.version.is_none() || row.version == current {
+                out.retain(|r| r.metric_definition_id != row.metric_definition_id);
+                out.push(row);
+            }
+        }
+        out
+    }
+
     fn draw_view(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx) {
         let theme = ctx.theme;
         let [bar, body] = Layout::vertical([Constraint::Length(1), Constraint::Fill(1)]).areas(area);
@@ -424,11 +460,25 @@ impl Metrics {
             return detail_view::draw(frame, body, &title, lines, &self.scroll, theme, true);
         }
         match self.current {
-            0 => lists::draw(&self.definitions, true, frame, body, theme, &|d| lists::definition_cells(d, all)),
-            1 => lists::draw(&self.policies, false, frame, body, theme, &|p| {
-                lists::policy_cells(p, all, &self.agents, theme)
-            }),
-            _ => lists::draw(&self.jobs, false, frame, body, theme, &|j| lists::job_cells(j, theme)),
+            0 => {
+                let rows = self.agreement(all);
+                let hidden = usize::from(rows.is_empty());
+                let cells = |d: &MetricDefinition| {
+                    let row = rows.iter().find(|r| r.metric_definition_id == d.id);
+                    lists::definition_cells(d, all, row, self.labels_local)
+                };
+                lists::draw(&self.definitions, true, frame, body, theme, &cells, hidden)
+            }
+            1 => lists::draw(
+                &self.policies,
+                false,
+                frame,
+                body,
+                theme,
+                &|p| lists::policy_cells(p, all, &self.agents, theme),
+                0,
+            ),
+            _ => lists::draw(&self.jobs, false, frame, body, theme, &|j| lists::job_cells(j, theme), 0),
         }
     }
 }
