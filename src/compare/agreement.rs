@@ -32,9 +32,12 @@ pub struct JudgeAgreement {
     pub boolean: bool,
 }
 
+/// A definition at a version: its id, version number and version id.
+type VersionKey = (Uuid, Option<u64>, Option<Uuid>);
+
 /// One row per (definition, version), by name then version; `names` gives definitions' names.
 pub fn agreement(annotations: &[Annotation], names: &BTreeMap<Uuid, String>) -> Vec<JudgeAgreement> {
-    let mut groups: BTreeMap<(Uuid, Option<u64>, Option<Uuid>), Vec<&Annotation>> = BTreeMap::new();
+    let mut groups: BTreeMap<VersionKey, Vec<&Annotation>> = BTreeMap::new();
     for annotation in annotations {
         let key = (annotation.metric_definition_id, annotation.version, annotation.version_id);
         groups.entry(key).or_default().push(annotation);

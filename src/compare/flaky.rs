@@ -100,10 +100,13 @@ fn said(t: Tally) -> Said {
     }
 }
 
+/// Per test case × check, per run: the test case's index in that run and its tally there.
+type Series = BTreeMap<(CaseKey, Uuid), Vec<Option<(usize, Tally)>>>;
+
 /// The stability of each test case × check over `runs` (oldest first), worst first.
 pub fn stability(runs: &[Run], edits: &Edits) -> Vec<Stability> {
     // (case key, check id) → per run: (case index, tally).
-    let mut series: BTreeMap<(CaseKey, Uuid), Vec<Option<(usize, Tally)>>> = BTreeMap::new();
+    let mut series: Series = BTreeMap::new();
     let mut names: HashMap<(CaseKey, Uuid), (String, String)> = HashMap::new();
     for (r, run) in runs.iter().enumerate() {
         for ((case, check), tally) in tallies(run) {

@@ -32,7 +32,7 @@ pub fn values_by_call(conn: &Connection, collection_id: &str) -> ServiceResult<H
             r.get::<_, String>(0)?,
             ValueRow {
                 definition: r.get(1)?,
-                status: r.get::<_, Option<String>>(2)?.map(|s| s.parse().unwrap_or_else(|_| CaptureStatus::Unknown(s))),
+                status: r.get::<_, Option<String>>(2)?.map(|s| CaptureStatus::from(s.as_str())),
                 value: r.get(3).ok().flatten(),
                 call_level: r.get::<_, Option<String>>(4)?.is_none_or(|c| c == "CALL"),
                 role: r.get(5).ok().flatten(),
