@@ -18,16 +18,21 @@ const CALLS_AT_ONCE: usize = 8;
 /// Reads run plan job `id` for comparing. `path` None tries the results read and falls back
 /// to reading call by call when the service has no such route.
 pub async fn read_run(client: &Client, id: Uuid, path: Option<ReadPath>) -> Result<Run, Error> {
-    let job = client.get_run_plan_job(id).await?;
-    if path != Some(ReadPath::CallByCall) {
-        match client.run_results(id).await {
+    let job = if path != Some(ReadPath::CallByCall) {
+        // The job and its results are read side by side: each is a large read on a large run.
+        let (job, results) = tokio::join!(client.get_run_plan_job(id), client.run_results(id));
+        let job = job?;
+        match results {
             Ok(results) => return Ok(Run::from_results(&job, &results)),
             Err(error) if path.is_none() && error.status() == Some(404) => {
                 tracing::info!("no results read for run plan job {id} ({error}); reading call by call");
             }
             Err(error) => return Err(error),
         }
-    }
+        job
+    } else {
+        client.get_run_plan_job(id).await?
+    };
     let calls: Vec<Uuid> = job.simulation_jobs.iter().filter_map(|s| s.call_id).collect();
     let metrics: HashMap<Uuid, Vec<MetricValueGroup>> = futures_util::stream::iter(calls)
         .map(|call| async move { client.call_metrics(call, ValueStatusFilter::All).await.map(|m| (call, m)) })
