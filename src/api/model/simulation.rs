@@ -88,6 +88,27 @@ pub struct RunPlanJob {
     #[serde(default)]
     #[serialize_always]
     pub verdict: Option<Verdict>,
+    /// Its simulations counted by status and by outcome (local service extension, on a single
+    /// job's read): what a watcher needs without reading every simulation.
+    pub counts: Option<SimulationCounts>,
+}
+
+wire_enum! {
+    /// Whether a job's read carries its simulation jobs (`?simulationJobs=`, local extension).
+    pub enum SimulationJobsIncluded { All = "all", Omitted = "none" }
+}
+
+/// A job's simulations counted (local service extension).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SimulationCounts {
+    pub total: u64,
+    /// Simulation status to how many are in it.
+    #[serde(default)]
+    pub by_status: std::collections::BTreeMap<String, u64>,
+    /// Outcome to how many have it; simulations without one yet are not counted here.
+    #[serde(default)]
+    pub by_outcome: std::collections::BTreeMap<String, u64>,
 }
 
 /// One simulation: a persona running one flow variant (or scenario) against one endpoint.

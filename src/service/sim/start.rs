@@ -306,6 +306,7 @@ pub fn start_job_at(
         simulation_jobs: Vec::new(),
         simulation_job_count: Some(simulation_jobs.len() as u64),
         error_message: None,
+        counts: None,
     };
     let mut body = serde_json::to_value(&job)?;
     // The engine runs from the plan as it was when the job started (inline plans are not saved).
