@@ -61,6 +61,9 @@ async fn a_summary_read_counts_the_simulations_it_leaves_out() {
         assert_eq!(seen.count() as u64, *n, "{outcome}");
     }
 
+    let with_outcome = job.simulation_jobs.iter().filter(|s| s.outcome.is_some()).count() as u64;
+    assert_eq!(counts.by_outcome.values().sum::<u64>(), with_outcome, "every outcome is counted");
+
     // What it does not know it refuses, naming the parameter.
     for query in ["simulationJobs=some", "simulationjobs=none", "verbose=1"] {
         let (status, body, _) =

@@ -204,9 +204,14 @@ async fn list_job_simulations(
 /// stored JSON without decoding the simulations.
 fn raw_job(conn: &rusqlite::Connection, id: &str, with_simulations: bool) -> ServiceResult<String> {
     let job = store::get_raw(conn, Kind::RunPlanJob, id)?.ok_or_else(|| ServiceError::not_found("run plan job", id))?;
-    let mut job: serde_json::Map<String, serde_json::Value> =
-        serde_json::from_str(&store::without_internal(Kind::RunPlanJob, job)?)?;
-    let counts = store::simulation_counts(conn, id)?;
+    let mut job: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&job)?;
+    // The tally counts ended simulations by outcome as they end: no simulation is read for it.
+    let by_outcome =
+        job.get("tally").and_then(|t| t.get("byOutcome")).cloned().map(serde_json::from_value).transpose()?;
+    for member in Kind::RunPlanJob.internal_members() {
+        job.remove(*member);
+    }
+    let counts = store::simulation_counts(conn, id, by_outcome)?;
     let simulations = if with_simulations { store::children_raw(conn, Kind::SimulationJob, id)? } else { Vec::new() };
     job.insert("simulationJobCount".into(), counts.total.into());
     job.insert("counts".into(), serde_json::to_value(&counts)?);

@@ -232,25 +232,36 @@ pub fn children_raw(conn: &Connection, kind: Kind, parent_id: &str) -> ServiceRe
     Ok(bodies.collect::<rusqlite::Result<_>>()?)
 }
 
-/// A run plan job's simulations counted by status and by outcome, without reading them out.
-pub fn simulation_counts(conn: &Connection, job_id: &str) -> ServiceResult<crate::api::model::SimulationCounts> {
-    let mut statement = conn.prepare_cached(
-        "SELECT status, json_extract(body, '$.outcome'), count(*) FROM docs \
-         WHERE kind = ?1 AND parent_id = ?2 GROUP BY 1, 2",
-    )?;
-    let rows = statement.query_map(params![Kind::SimulationJob.as_str(), job_id], |r| {
-        Ok((r.get::<_, Option<String>>(0)?, r.get::<_, Option<String>>(1)?, r.get::<_, i64>(2)?))
-    })?;
+/// A run plan job's simulations counted by status (from the index, not the documents) and by
+/// outcome: `by_outcome` when the job's tally kept it, else counted from the documents.
+pub fn simulation_counts(
+    conn: &Connection,
+    job_id: &str,
+    by_outcome: Option<std::collections::BTreeMap<String, u64>>,
+) -> ServiceResult<crate::api::model::SimulationCounts> {
+    let kind = Kind::SimulationJob.as_str();
     let mut counts = crate::api::model::SimulationCounts::default();
+    let mut statement =
+        conn.prepare_cached("SELECT status, count(*) FROM docs WHERE kind = ?1 AND parent_id = ?2 GROUP BY status")?;
+    let rows =
+        statement.query_map(params![kind, job_id], |r| Ok((r.get::<_, Option<String>>(0)?, r.get::<_, i64>(1)?)))?;
     for row in rows {
-        let (status, outcome, n) = row?;
-        let n = n.max(0) as u64;
-        counts.total += n;
-        *counts.by_status.entry(status.unwrap_or_default()).or_default() += n;
-        if let Some(outcome) = outcome {
-            *counts.by_outcome.entry(outcome).or_default() += n;
-        }
+        let (status, n) = row?;
+        counts.total += n.max(0) as u64;
+        *counts.by_status.entry(status.unwrap_or_default()).or_default() += n.max(0) as u64;
     }
+    counts.by_outcome = match by_outcome {
+        Some(by_outcome) => by_outcome,
+        None => {
+            let mut statement = conn.prepare_cached(
+                "SELECT json_extract(body, '$.outcome'), count(*) FROM docs \
+                 WHERE kind = ?1 AND parent_id = ?2 AND json_extract(body, '$.outcome') IS NOT NULL GROUP BY 1",
+            )?;
+            let rows =
+                statement.query_map(params![kind, job_id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?;
+            rows.map(|row| row.map(|(outcome, n)| (outcome, n.max(0) as u64))).collect::<rusqlite::Result<_>>()?
+        }
+    };
     Ok(counts)
 }
 
