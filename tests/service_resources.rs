@@ -240,7 +240,7 @@ async fn a_policy_may_only_reference_metrics_of_its_modality() {
     let policy = |modality: Modality| PolicyInput {
         name: Some("Hold checks".into()),
         modality: Some(modality),
-        metrics: Some(vec![IdRef { id: call_only.id }]),
+        metrics: Some(vec![PolicyMetric::from(call_only.id)]),
         ..Default::default()
     };
     let err = service.client.create_policy(&policy(Modality::Chat)).await.unwrap_err();
@@ -568,16 +568,20 @@ async fn calls_are_ingested_and_read_with_transcripts_and_metrics() {
     let _ = service.client.call_metrics(id, ValueStatusFilter::All).await.unwrap();
     let input = CallInput {
         started_at: Some(Timestamp("2026-11-02T10:00:00Z".into())),
-        transcript: Some(Transcript {
-            entries: vec![TranscriptEntry {
-                start_offset_ms: 0,
-                end_offset_ms: 1200,
-                text: "Hello".into(),
-                role: Some(ParticipantType::Agent),
-                participant_id: Some("a".into()),
-            }],
-            participants: vec![Participant { id: "a".into(), participant_type: Some(ParticipantType::Agent) }],
-        }),
+        transcript: Some(
+            Transcript {
+                entries: vec![TranscriptEntry {
+                    start_offset_ms: 0,
+                    end_offset_ms: 1200,
+                    text: "Hello".into(),
+                    role: Some(ParticipantType::Agent),
+                    participant_id: Some("a".into()),
+                }],
+                participants: vec![Participant::new("a", ParticipantType::Agent)],
+                transcription_source: None,
+            }
+            .into(),
+        ),
         ..Default::default()
     };
     let created = service.client.create_call(&input).await.unwrap();

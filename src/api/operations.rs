@@ -231,7 +231,7 @@ impl Client {
         let client = self.clone();
         cursor_stream(move |cursor| {
             let client = client.clone();
-            let query = CollectionJobQuery { limit: page_size, cursor, status: status.clone() };
+            let query = CollectionJobQuery { limit: page_size, cursor, status: status.clone(), ..Default::default() };
             async move { client.list_collection_jobs(&query).await }
         })
     }

@@ -135,6 +135,8 @@ pub struct Page {
     pub bodies: Vec<String>,
     pub total: u64,
     pub next_cursor: Option<String>,
+    /// The page size asked for.
+    pub limit: u64,
 }
 
 /// Which documents a list returns.
@@ -327,7 +329,7 @@ pub fn list(conn: &Connection, kind: Kind, filter: &Filter, cursor: Option<&str>
     rows.truncate(limit as usize);
     let next_cursor = if has_more { rows.last().map(|(seq, _)| format!("c{seq}")) } else { None };
     let bodies = rows.into_iter().map(|(_, body)| without_internal(kind, body)).collect::<ServiceResult<_>>()?;
-    Ok(Page { bodies, total: total as u64, next_cursor })
+    Ok(Page { bodies, total: total as u64, next_cursor, limit })
 }
 
 /// A stored body as callers see it: the engines' own members removed.
