@@ -127,22 +127,40 @@ impl Cache {
         }
     }
 
-    /// Writes the file atomically: a temporary file in the same folder, synced, then renamed.
+    /// Writes the file now (on quit).
     pub fn save(&self) -> std::io::Result<()> {
+        self.snapshot().write()
+    }
+
+    /// The file's bytes as they stand, to write later on another thread.
+    pub fn snapshot(&self) -> Snapshot {
+        let bytes = serde_json::to_vec(&self.file).unwrap_or_default();
+        Snapshot { path: self.path.clone(), bytes }
+    }
+}
+
+/// A cache's content at one moment, ready to write.
+pub struct Snapshot {
+    path: PathBuf,
+    bytes: Vec<u8>,
+}
+
+impl Snapshot {
+    /// Writes the file atomically and readable by its owner only (it holds what the service
+    /// showed): a uniquely named temporary file in the same folder, synced, then renamed, so
+    /// two writes at once never share a temporary file and a reader never sees half a file.
+    pub fn write(&self) -> std::io::Result<()> {
+        if self.bytes.is_empty() {
+            return Err(std::io::Error::other("the cache did not serialize"));
+        }
         let dir = self.path.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(dir)?;
-        let name = self.path.file_name().and_then(|n| n.to_str()).unwrap_or("cache");
-        let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-        let result = (|| {
-            let mut out = std::fs::File::create(&tmp)?;
-            out.write_all(&serde_json::to_vec(&self.file).map_err(std::io::Error::other)?)?;
-            out.sync_all()?;
-            std::fs::rename(&tmp, &self.path)
-        })();
-        if result.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        result
+        // tempfile creates the file 0600 on unix.
+        let mut out = tempfile::NamedTempFile::new_in(dir)?;
+        out.write_all(&self.bytes)?;
+        out.as_file().sync_all()?;
+        out.persist(&self.path).map_err(|e| e.error)?;
+        Ok(())
     }
 }
 

@@ -204,8 +204,21 @@ impl Config {
         Ok((config, warnings))
     }
 
+    /// Parses the file. The error names the line and what is wrong, never the line itself: the
+    /// file can hold an api_key, and toml's own rendering quotes the line it stopped at.
     pub fn parse(text: &str) -> Result<Config, String> {
-        toml::from_str(text).map_err(|e| e.to_string())
+        toml::from_str(text).map_err(|e| {
+            let start = e.span().map_or(0, |span| span.start.min(text.len()));
+            let line = text[..start].matches('\n').count() + 1;
+            // Flattened settings make serde report an unknown key against its whole table: find
+            // the key's own line within it.
+            let key_line = unknown_key(e.message()).and_then(|key| {
+                text[start..].lines().position(|l| {
+                    l.trim_start().strip_prefix(key).is_some_and(|rest| rest.trim_start().starts_with('='))
+                })
+            });
+            format!("line {}: {}", line + key_line.unwrap_or(0), e.message().trim_end())
+        })
     }
 
     /// Applies overrides to the named (or default) profile.
@@ -233,7 +246,10 @@ impl Config {
             None if name == LOCAL_PROFILE => Target::Embedded,
             None => return Err(ConfigError::NoBaseUrl(name)),
         };
-        let stored = overrides.credentials.get(&name);
+        let stored = match &target {
+            Target::Remote { base_url } => overrides.credentials.get(&name, base_url),
+            Target::Embedded => None,
+        };
         let (api_key, key_source) = match (&overrides.api_key, stored, &profile.api_key_env, &profile.api_key) {
             (Some(key), _, _, _) => (Some(key.clone()), Some(KeySource::Env)),
             (None, Some(key), _, _) => (Some(key), Some(KeySource::Credentials)),
@@ -285,4 +301,9 @@ fn readable_by_others(path: &Path) -> bool {
 #[cfg(not(unix))]
 fn readable_by_others(_path: &Path) -> bool {
     false
+}
+
+/// The key serde names in "unknown field `key`, expected …".
+fn unknown_key(message: &str) -> Option<&str> {
+    message.strip_prefix("unknown field `")?.split('`').next()
 }

@@ -57,6 +57,12 @@ async fn login_checks_and_stores_the_key_and_logout_forgets_it() {
     let health = run(switchboard(home.path()).args(["--profile", "dev", "health", "-o", "table"])).await;
     assert_exit(&health, 0);
     assert!(stdout(&health).contains("authenticated  true"), "{}", stdout(&health));
+    // The key belongs to the service it was checked against: pointing the profile at another
+    // one does not send it there.
+    let elsewhere =
+        run(switchboard(home.path()).args(["--profile", "dev", "--base-url", "http://127.0.0.1:9", "health"])).await;
+    assert_exit(&elsewhere, 3);
+    assert!(stderr(&elsewhere).contains("switchboard login"), "{}", stderr(&elsewhere));
     let status = run(switchboard(home.path()).args(["--profile", "dev", "auth", "status", "-o", "json"])).await;
     assert_exit(&status, 0);
     let body = json(&status);

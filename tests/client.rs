@@ -62,11 +62,11 @@ async fn html_502(State(c): State<Counters>) -> Response {
     (StatusCode::BAD_GATEWAY, "<html><body><h1>502 Bad Gateway</h1></body></html>").into_response()
 }
 
-/// A service that echoes the Authorization header in every field of its error body: code,
-/// message, param, and strings and member names nested in details.
+/// A service that echoes the Authorization header in every field of its error body: type,
+/// code, message, param, and strings and member names nested in details.
 async fn echo_key(headers: HeaderMap) -> Response {
     let auth = headers.get("authorization").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
-    let body = json!({"type": "authentication", "code": format!("unauthorized:{auth}"), "message": format!("rejected {auth}"),
+    let body = json!({"type": format!("denied:{auth}"), "code": format!("unauthorized:{auth}"), "message": format!("rejected {auth}"),
         "param": format!("header[{auth}]"), "details": {"header": auth, auth.clone(): [{"seen": [auth.clone()]}]}});
     (StatusCode::UNAUTHORIZED, axum::Json(body)).into_response()
 }
@@ -335,15 +335,28 @@ async fn the_key_never_appears_in_errors_or_debug_output() {
     let retried = get_raw(&client, "/status/503").await.unwrap_err();
     let decoded = client.send::<(), (), switchboard::api::model::Health>(Method::GET, "/echo-key-success", None, None);
     let decoded = decoded.await.unwrap_err();
+    // The health check decodes its body by hand (it reads two shapes): the same rule holds.
+    let health_app = Router::new().route("/v1/health", get(echo_key_success));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let health_base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, health_app).await.unwrap() });
+    let health_client = Client::new(&health_base, ApiKey::new(KEY), fast_config()).unwrap();
+    let health = health_client.health().await.unwrap_err();
+    assert!(health.to_string().contains("[redacted]"), "the decoder quoted the echoed key: {health}");
     let prefix = &KEY[..12];
-    for err in [&echoed, &text, &retried, &decoded] {
+    for err in [&echoed, &text, &retried, &decoded, &health] {
         assert!(!err.to_string().contains(prefix), "{err}");
         assert!(!format!("{err:?}").contains(prefix), "{err:?}");
     }
     // Every field the service wrote is scrubbed, not only the message.
     let api = echoed.api().expect("the service's error");
-    let fields =
-        [api.code.clone(), api.message.clone(), api.param.clone().unwrap(), api.details.clone().unwrap().to_string()];
+    let fields = [
+        api.error_type.to_string(),
+        api.code.clone(),
+        api.message.clone(),
+        api.param.clone().unwrap(),
+        api.details.clone().unwrap().to_string(),
+    ];
     for field in fields {
         assert!(field.contains("[redacted]") && !field.contains(prefix), "{field}");
     }

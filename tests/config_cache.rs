@@ -98,7 +98,9 @@ fn unknown_profiles_and_misplaced_settings_are_clear_errors() {
     let err = config("[profiles.local]\nbase_url = \"http://x\"\n").resolve(&overrides()).unwrap_err();
     assert!(matches!(err, ConfigError::LocalWithBaseUrl(_)));
     let err = Config::parse("[profiles.a]\nbase_ulr = \"http://x\"\n").unwrap_err();
-    assert!(err.contains("base_ulr"), "{err}");
+    assert!(err.contains("base_ulr") && err.contains("line 2"), "{err}");
+    let err = Config::parse(&format!("[profiles.a]\napi_key = \"{KEY}\"\napi_key = \"{KEY}\"\n")).unwrap_err();
+    assert!(!err.contains(KEY) && err.contains("line 3"), "a parse error never quotes a key: {err}");
 }
 
 #[cfg(unix)]
@@ -145,6 +147,12 @@ fn lists_survive_a_save_and_load_with_their_fetch_time() {
     assert_eq!(cache.mark::<Vec<String>>("issues.seen"), Some(vec!["a".into(), "b".into()]));
     let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(leftovers, vec![cache.path().file_name().unwrap().to_owned()], "no temp file is left behind");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(cache.path()).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "the cache holds what the service showed: its owner's only");
+    }
 }
 
 const STAGING: &str = "https://staging.example.com";

@@ -30,7 +30,7 @@ impl std::io::Write for Captured {
 
 async fn echo_key(headers: HeaderMap) -> Response {
     let auth = headers.get("authorization").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
-    let body = json!({"type": "internal", "code": format!("internal_error:{auth}"), "message": format!("upstream saw {auth}"),
+    let body = json!({"type": format!("upstream:{auth}"), "code": format!("internal_error:{auth}"), "message": format!("upstream saw {auth}"),
         "param": auth, "details": {"violations": [{"param": auth, "message": auth}], auth.clone(): true}});
     (StatusCode::SERVICE_UNAVAILABLE, axum::Json(body)).into_response()
 }

@@ -105,6 +105,11 @@ impl Client {
         super::error::scrub(text, self.key.expose())
     }
 
+    /// An error built outside `send` (a body decoded by hand) with the key scrubbed from it.
+    pub(crate) fn redact(&self, error: Error) -> Error {
+        error.redacted(self.key.expose())
+    }
+
     /// Sends a request and decodes the success body, retrying what is safe to retry.
     pub async fn send<Q, B, T>(
         &self,

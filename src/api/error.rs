@@ -128,6 +128,9 @@ impl ApiError {
         for text in [&mut self.code, &mut self.message] {
             *text = scrub(text, secret);
         }
+        if let ErrorType::Unknown(kind) = &mut self.error_type {
+            *kind = scrub(kind, secret);
+        }
         if let Some(param) = &mut self.param {
             *param = scrub(param, secret);
         }

@@ -125,11 +125,14 @@ impl Client {
             }
         }
         let body = serde_json::Value::Object(body);
-        serde_json::from_value(body).map_err(|e| Error::Decode {
-            method: "GET".into(),
-            path: "/v1/health".into(),
-            status: 200,
-            message: e.to_string(),
+        serde_json::from_value(body).map_err(|e| {
+            // serde quotes the value it could not read: that can be an echoed key.
+            self.redact(Error::Decode {
+                method: "GET".into(),
+                path: "/v1/health".into(),
+                status: 200,
+                message: e.to_string(),
+            })
         })
     }
 

@@ -79,7 +79,7 @@ pub async fn login(args: LoginArgs, global: &GlobalArgs) -> Outcome {
     }
     let path = &context.paths.credentials_file;
     let mut credentials = Credentials::load(path)?;
-    credentials.set(&resolved.profile, &key);
+    credentials.set(&resolved.profile, base_url, &key);
     credentials.save(path)?;
     eprintln!(
         "logged in to {base_url} as {} (profile {}); the key is kept in {}",

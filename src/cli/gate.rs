@@ -15,7 +15,7 @@ use super::run::{self, RunSpec, parse_duration};
 use super::session::Session;
 use super::signals::Signals;
 use super::watch::{self, Watched};
-use crate::api::model::RunPlanJob;
+use crate::api::model::{RunPlanJob, one_line};
 use crate::service::SimSpeed;
 
 #[derive(Debug, Args)]
@@ -155,7 +155,7 @@ fn print(format: Format, report: &GateReport) -> Result<(), Failure> {
             let mut text =
                 format!("gate {} · run plan job {}\n", report.result.as_str(), report.job.simulation_run_plan_job_id);
             if let Some(message) = &report.message {
-                text.push_str(&format!("{}\n", report::one_line(message)));
+                text.push_str(&format!("{}\n", one_line(message)));
             }
             text.push_str(&report::text::verdict(report.verdict.as_ref()));
             if !report.per_simulation() && report.verdict.is_some() {

@@ -59,7 +59,7 @@ impl Tabular for Listed<'_> {
         vec![
             job.simulation_run_plan_job_id.to_string(),
             or_dash(job.status.as_ref()),
-            text::word(job).to_string(),
+            job.verdict_word().to_string(),
             or_dash(job.verdict.as_ref().and_then(|v| v.score).map(percent)),
             self.plan
                 .map(str::to_string)
@@ -78,7 +78,7 @@ impl Tabular for RunPlanJob {
         vec![
             self.simulation_run_plan_job_id.to_string(),
             or_dash(self.status.as_ref()),
-            text::word(self).to_string(),
+            self.verdict_word().to_string(),
             or_dash(self.verdict.as_ref().and_then(|v| v.score).map(percent)),
             self.simulation_run_plan_id.map(|id| id.to_string()).unwrap_or_else(|| "(inline plan)".into()),
             self.simulation_job_count.unwrap_or(self.simulation_jobs.len() as u64).to_string(),

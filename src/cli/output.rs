@@ -10,7 +10,7 @@ use serde::Serialize;
 use unicode_width::UnicodeWidthStr;
 
 use super::exit::Failure;
-use crate::api::model::CursorPagination;
+use crate::api::model::{CursorPagination, one_line};
 
 /// `--output`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
@@ -218,10 +218,6 @@ pub fn fit(text: &str, width: usize) -> String {
     }
     out.push('…');
     out
-}
-
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// `NAME  value` lines: one resource in a table.

@@ -1,5 +1,7 @@
 //! Keys stored by `switchboard login`, per profile, in their own file (never `config.toml`):
-//! mode 0600 in a directory of mode 0700, written atomically.
+//! mode 0600 in a directory of mode 0700, written atomically. Each key is kept with the base
+//! URL it was checked against and is only ever sent there: pointing a profile elsewhere
+//! (`--base-url`, or an edited `config.toml`) does not carry the key along.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -33,7 +35,7 @@ impl std::fmt::Display for KeySource {
     }
 }
 
-/// The file as written: `[profiles.NAME] api_key = "…"`.
+/// The file as written: `[profiles.NAME] base_url = "…"` and `api_key = "…"`.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Credentials {
@@ -44,6 +46,7 @@ pub struct Credentials {
 #[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct StoredKey {
+    base_url: String,
     api_key: String,
 }
 
@@ -57,20 +60,38 @@ impl Credentials {
     /// Reads the file; a missing file holds no keys.
     pub fn load(path: &Path) -> Result<Credentials, ConfigError> {
         match std::fs::read_to_string(path) {
-            Ok(text) => {
-                toml::from_str(&text).map_err(|e| ConfigError::Parse { path: path.to_owned(), message: e.to_string() })
-            }
+            // toml's own message quotes the line it stopped at, which can be a key: say where
+            // only, by line number.
+            Ok(text) => toml::from_str(&text).map_err(|e| {
+                let line = e.span().map_or(1, |span| text[..span.start.min(text.len())].lines().count().max(1));
+                ConfigError::Parse {
+                    path: path.to_owned(),
+                    message: format!(
+                        "line {line} is not what `switchboard login` writes; run `switchboard logout` and log in again"
+                    ),
+                }
+            }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Credentials::default()),
             Err(source) => Err(ConfigError::Read { path: path.to_owned(), source }),
         }
     }
 
-    pub fn get(&self, profile: &str) -> Option<ApiKey> {
-        self.profiles.get(profile).map(|stored| ApiKey::new(stored.api_key.clone()))
+    /// The profile's key, if it was stored for this very service.
+    pub fn get(&self, profile: &str, base_url: &str) -> Option<ApiKey> {
+        self.profiles
+            .get(profile)
+            .filter(|stored| same_service(&stored.base_url, base_url))
+            .map(|stored| ApiKey::new(stored.api_key.clone()))
     }
 
-    pub fn set(&mut self, profile: &str, key: &ApiKey) {
-        self.profiles.insert(profile.to_owned(), StoredKey { api_key: key.expose().to_owned() });
+    /// The service a profile's stored key belongs to, if any (for `auth status`).
+    pub fn base_url(&self, profile: &str) -> Option<&str> {
+        self.profiles.get(profile).map(|stored| stored.base_url.as_str())
+    }
+
+    pub fn set(&mut self, profile: &str, base_url: &str, key: &ApiKey) {
+        let stored = StoredKey { base_url: base_url.to_owned(), api_key: key.expose().to_owned() };
+        self.profiles.insert(profile.to_owned(), stored);
     }
 
     /// Forgets a profile's key; false when there was none.
@@ -90,6 +111,11 @@ impl Credentials {
         write_private(&temporary, text.as_bytes()).map_err(write_error)?;
         std::fs::rename(&temporary, path).map_err(write_error)
     }
+}
+
+/// Whether two base URLs name the same service: a trailing slash makes no difference.
+fn same_service(a: &str, b: &str) -> bool {
+    a.trim_end_matches('/').eq_ignore_ascii_case(b.trim_end_matches('/'))
 }
 
 #[cfg(unix)]
@@ -128,10 +154,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("creds").join("credentials.toml");
         let mut credentials = Credentials::default();
-        credentials.set("staging", &ApiKey::new("sk-secret-1"));
+        credentials.set("staging", "https://staging.example/", &ApiKey::new("sk-secret-1"));
         credentials.save(&path).unwrap();
         let loaded = Credentials::load(&path).unwrap();
-        assert_eq!(loaded.get("staging"), Some(ApiKey::new("sk-secret-1")));
+        assert_eq!(loaded.get("staging", "https://staging.example"), Some(ApiKey::new("sk-secret-1")));
+        assert_eq!(loaded.get("staging", "https://elsewhere.example"), None, "never sent to another service");
+        assert_eq!(loaded.get("prod", "https://staging.example"), None);
         assert!(!format!("{loaded:?}").contains("sk-secret-1"));
         #[cfg(unix)]
         {
@@ -139,5 +167,16 @@ mod tests {
             assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
             assert_eq!(std::fs::metadata(path.parent().unwrap()).unwrap().permissions().mode() & 0o777, 0o700);
         }
+    }
+
+    #[test]
+    fn a_file_that_does_not_parse_is_not_quoted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("credentials.toml");
+        std::fs::write(&path, "[profiles.staging]\napi_key = \"sk-secret-2\"\nbase_url = \"x\"\nextra = sk-secret-2\n")
+            .unwrap();
+        let message = Credentials::load(&path).unwrap_err().to_string();
+        assert!(!message.contains("sk-secret"), "{message}");
+        assert!(message.contains("line 4"), "{message}");
     }
 }

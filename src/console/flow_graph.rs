@@ -6,7 +6,10 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use uuid::Uuid;
 
-use crate::api::model::{CustomerFlow, Expectation, FlowStep, FlowVariant, OffScriptPolicy, Persona, StepType};
+// one_line: a line break inside a span would break the tree's columns.
+use crate::api::model::{
+    CustomerFlow, Expectation, FlowStep, FlowVariant, OffScriptPolicy, Persona, StepType, one_line,
+};
 
 /// Styles the graph uses; the console's theme fills this in (NO_COLOR gives all-default styles).
 #[derive(Debug, Clone, Default)]
@@ -249,11 +252,6 @@ fn list(items: Vec<String>, sep: &str) -> Option<String> {
 
 fn txt<T: ToString>(value: &Option<T>) -> Option<String> {
     value.as_ref().map(T::to_string)
-}
-
-/// Keeps a text on one line: a line break inside a span would break the tree's columns.
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn short(text: &str) -> String {

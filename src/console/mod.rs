@@ -29,6 +29,10 @@ use crate::cache::Cache;
 use crate::config::Target;
 use crate::connect::{Context, Selection};
 
+/// The least time between two writes of the cache while the console runs (it is written on
+/// quit whatever the time).
+const CACHE_SAVE_EVERY: Duration = Duration::from_secs(5);
+
 /// The settings the resolved profile asks for, plus warnings about the key bindings.
 pub fn settings(context: &Context) -> (Settings, Vec<String>) {
     let resolved = &context.resolved;
@@ -66,7 +70,9 @@ pub async fn run(selection: &Selection) -> Result<ExitCode> {
     spawn_timers(tx.clone(), poll);
 
     // Connecting (and starting the embedded service) runs beside the first frame.
-    let (client_tx, mut client_rx) = tokio::sync::oneshot::channel();
+    let (client_tx, client_rx) = tokio::sync::oneshot::channel();
+    // Taken once it answers: a spent receiver must not be polled again.
+    let mut client_rx = Some(client_rx);
     tokio::spawn(async move {
         let _ = client_tx.send(context.connect().await);
     });
@@ -74,6 +80,7 @@ pub async fn run(selection: &Selection) -> Result<ExitCode> {
     let mut embedded = None;
     let mut waiting: Vec<Request> = Vec::new();
     let mut cache_dirty = false;
+    let mut cache_saved = std::time::Instant::now();
     let mut dirty = true;
     let force_panic = std::env::var_os("SWITCHBOARD_TEST_PANIC").is_some();
 
@@ -122,7 +129,13 @@ pub async fn run(selection: &Selection) -> Result<ExitCode> {
         }
         let message = tokio::select! {
             message = rx.recv() => match message { Some(m) => m, None => break },
-            connected = &mut client_rx, if client.is_none() => {
+            connected = async {
+                match client_rx.as_mut() {
+                    Some(rx) => rx.await,
+                    None => std::future::pending().await,
+                }
+            }, if client_rx.is_some() => {
+                client_rx = None;
                 match connected {
                     Ok(Ok((connected, running))) => {
                         if let Some(running) = &running {
@@ -144,9 +157,19 @@ pub async fn run(selection: &Selection) -> Result<ExitCode> {
                 }
             }
         };
-        if matches!(message, Message::Tick) && cache_dirty {
-            save(&app);
+        // The cache is written at most every few seconds, and off this task: a list that
+        // refreshes itself must not cost a disk sync per poll on the thread that draws.
+        if matches!(message, Message::Tick) && cache_dirty && cache_saved.elapsed() >= CACHE_SAVE_EVERY {
+            if let Some(cache) = &app.cache {
+                let snapshot = cache.snapshot();
+                tokio::task::spawn_blocking(move || {
+                    if let Err(error) = snapshot.write() {
+                        tracing::warn!("cache not saved: {error}");
+                    }
+                });
+            }
             cache_dirty = false;
+            cache_saved = std::time::Instant::now();
         }
         dirty |= app.update(message);
         while let Ok(message) = rx.try_recv() {

@@ -109,7 +109,8 @@ pub struct Tally {
     pub simulations: u64,
     /// Simulations that ended, whatever their outcome.
     pub ended: u64,
-    /// Simulations that completed and count (scored, not invalidated).
+    /// Simulations that completed and were judged (PASSED or FAILED): one whose judge could
+    /// not give a value (NOT_EVALUATED) ran but is not covered, so it cannot help a run pass.
     pub scored: u64,
     /// Simulations the agent never spoke on.
     pub never_spoke: u64,
@@ -159,7 +160,8 @@ impl Tally {
             self.silent_attempts += 1;
             return;
         }
-        if simulation.status != Some(SimulationJobStatus::Completed) {
+        let judged = matches!(simulation.outcome, Some(SimulationOutcome::Passed | SimulationOutcome::Failed));
+        if simulation.status != Some(SimulationJobStatus::Completed) || !judged {
             return;
         }
         self.scored += 1;

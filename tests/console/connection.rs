@@ -230,3 +230,37 @@ async fn the_first_refused_write_switches_to_read_only_where_health_says_nothing
     h.key("d").await;
     assert!(!h.app.modal.is_open());
 }
+
+/// A health check that fails without a refused connection (a proxy's 502 once its service
+/// died, a 503, a body that does not read) keeps the retries going, and so does a health that
+/// answers `authenticated: false` (the hosted shape of a refused key): neither ends the chain.
+#[test]
+fn every_failed_health_check_keeps_the_retries_going() {
+    use switchboard::console::message::{FailureKind, FetchError, Fetched, Request};
+    let mut app = switchboard::console::app::App::new(settings(), None, now());
+    let failed = |message: &str| Message::Fetched {
+        request: Request::Health,
+        result: Box::new(Err(FetchError { kind: FailureKind::Other, message: message.into() })),
+    };
+    for attempt in 0..3 {
+        app.effects.clear();
+        app.update(failed("HTTP 502 Bad Gateway"));
+        assert!(matches!(app.connection, Connection::Disconnected { .. }), "attempt {attempt}: {:?}", app.connection);
+        assert!(app.effects.iter().any(|e| matches!(e, Effect::ReconnectAfter(_))), "attempt {attempt}");
+        app.effects.clear();
+        app.update(Message::Reconnect);
+        assert!(app.effects.iter().any(|e| matches!(e, Effect::Fetch(Request::Health))));
+    }
+    let refused: switchboard::api::model::Health =
+        serde_json::from_value(serde_json::json!({"authenticated": false, "account": ""})).unwrap();
+    for _ in 0..2 {
+        app.effects.clear();
+        app.update(Message::Fetched {
+            request: Request::Health,
+            result: Box::new(Ok(Fetched::Health(refused.clone()))),
+        });
+        assert!(matches!(app.connection, Connection::Rejected { .. }), "{:?}", app.connection);
+        assert!(app.effects.iter().any(|e| matches!(e, Effect::ReconnectAfter(_))));
+        app.update(Message::Reconnect);
+    }
+}

@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::common::Timestamp;
-use super::simulation::RunPlanJobStatus;
+use super::simulation::{RunPlanJob, RunPlanJobStatus, SimulationJob};
 use crate::wire_enum;
 
 /// The bar a check must clear when its metric reference sets none: 80 % of the simulations.
@@ -155,9 +155,11 @@ impl VerdictFailure {
     }
 }
 
-/// `71 %`, or `72.5 %` where the fraction matters.
+/// `71 %`, or `72.5 %` where the fraction matters. Truncated, never rounded up, so a rate
+/// just under a bar never reads as the bar itself (79.96 reads `79.9 %`, not `80 %`).
 pub fn percent(rate: f64) -> String {
-    if (rate - rate.round()).abs() < 0.05 { format!("{:.0} %", rate) } else { format!("{rate:.1} %") }
+    let tenths = (rate * 10.0 + 1e-9).floor() / 10.0;
+    if tenths.fract() == 0.0 { format!("{tenths:.0} %") } else { format!("{tenths:.1} %") }
 }
 
 wire_enum! {
@@ -208,9 +210,68 @@ pub struct Invalidation {
     pub detail: Option<String>,
 }
 
+impl RunPlanJob {
+    /// Whether the job has ended, by its status or its end time (a service may send either).
+    pub fn has_ended(&self) -> bool {
+        self.status.as_ref().is_some_and(|s| s.is_terminal()) || self.ended_at.is_some()
+    }
+
+    /// The verdict in one word, as every screen and report says it: RUNNING until the job
+    /// ends, then PASSED or FAILED; `—` when there is nothing to judge or no verdict was sent.
+    pub fn verdict_word(&self) -> &'static str {
+        match &self.verdict {
+            None => "—",
+            Some(_) if !self.has_ended() => "RUNNING",
+            Some(v) if v.passed => "PASSED",
+            Some(_) => "FAILED",
+        }
+    }
+}
+
+impl SimulationJob {
+    /// Why a simulation did not pass, in one line: each failed check with the judge's reason,
+    /// else why its result does not count, else the error that stopped it.
+    pub fn why_not_passed(&self) -> String {
+        if !self.failed_checks.is_empty() {
+            let reasons: Vec<String> = self
+                .failed_checks
+                .iter()
+                .map(|c| {
+                    let name = c.metric_name.clone().unwrap_or_else(|| c.metric_definition_id.to_string());
+                    match &c.value_reasoning {
+                        Some(reason) => format!("{name}: {}", one_line(reason)),
+                        None => name,
+                    }
+                })
+                .collect();
+            return reasons.join("; ");
+        }
+        if let Some(invalidation) = &self.invalidation {
+            let detail = invalidation.detail.as_deref().map(one_line).unwrap_or_default();
+            return format!("{}: {detail}", invalidation.reason).trim_end_matches(": ").to_string();
+        }
+        self.error_message.as_deref().map(one_line).unwrap_or_default()
+    }
+}
+
+/// Text on one line, its runs of whitespace (newlines included) as single spaces.
+pub fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn percentages_never_round_up_to_a_bar() {
+        assert_eq!(percent(79.96), "79.9 %");
+        assert_eq!(percent(80.0), "80 %");
+        assert_eq!(percent(72.5), "72.5 %");
+        assert_eq!(percent(200.0 / 3.0), "66.6 %");
+        assert_eq!(percent(100.0), "100 %");
+        assert_eq!(percent(0.0), "0 %");
+    }
 
     #[test]
     fn failures_read_in_words() {

@@ -5,8 +5,8 @@
 
 use std::fmt::Write;
 
-use super::{GateReport, case_name, one_line};
-use crate::api::model::{SimulationJob, SimulationOutcome, Verdict, VerdictCheck, VerdictFailure, percent};
+use super::{GateReport, case_name};
+use crate::api::model::{SimulationJob, SimulationOutcome, Verdict, VerdictCheck, VerdictFailure, one_line, percent};
 
 /// One test case's result.
 enum Case {

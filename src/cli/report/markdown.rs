@@ -3,8 +3,8 @@
 
 use std::fmt::Write;
 
-use super::{GateReport, GateResult, case_name, one_line, why};
-use crate::api::model::percent;
+use super::{GateReport, GateResult, case_name};
+use crate::api::model::{one_line, percent};
 
 /// How many failing simulations the report lists.
 pub const WORST: usize = 10;
@@ -72,7 +72,12 @@ pub fn render(report: &GateReport) -> String {
         for sim in worst {
             let outcome = sim.outcome.as_ref().map(|o| o.to_string()).unwrap_or_default();
             let call = sim.call_id.map(|c| format!("`{c}`")).unwrap_or_default();
-            let _ = writeln!(md, "| {} | {outcome} | {} | {call} |", cell(&case_name(sim)), cell(&short(&why(sim))));
+            let _ = writeln!(
+                md,
+                "| {} | {outcome} | {} | {call} |",
+                cell(&case_name(sim)),
+                cell(&short(&sim.why_not_passed()))
+            );
         }
     }
     md

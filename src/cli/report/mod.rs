@@ -114,20 +114,27 @@ impl GateReport {
     }
 }
 
-/// The verdict with every check's bar raised to at least `bar` (never lowered): each check
-/// passes when `passRate >= max(minPassRate, bar)`, and the failures are the verdict's own
-/// other than "below its minimum", plus one per check under its raised bar.
+/// The verdict with every check's bar raised to at least `bar` (never lowered). Raising only
+/// tightens: a check passes when the service passed it and `passRate >= bar`; the run passes
+/// only when the service passed it and nothing failed under the raised bars. A check whose bar
+/// was raised gets its "below its minimum" failure restated at the raised bar.
 pub fn raise(verdict: &Verdict, bar: f64) -> Verdict {
     let mut raised = verdict.clone();
+    let mut restated = Vec::new();
     for check in &mut raised.checks {
-        if bar > check.min_pass_rate {
-            check.min_pass_rate = bar;
-            check.inherited = false;
+        if bar <= check.min_pass_rate {
+            continue;
         }
-        check.passed = check.pass_rate.is_some_and(|rate| rate >= check.min_pass_rate);
+        check.min_pass_rate = bar;
+        check.inherited = false;
+        check.passed = check.passed && check.pass_rate.is_some_and(|rate| rate >= bar);
+        restated.push(check.metric_definition_id);
     }
-    raised.failures.retain(|f| !matches!(f, VerdictFailure::MetricBelowMinPassRate { .. }));
-    for check in raised.checks.iter().filter(|c| !c.passed) {
+    raised.failures.retain(|f| match f {
+        VerdictFailure::MetricBelowMinPassRate { metric_definition_id, .. } => !restated.contains(metric_definition_id),
+        _ => true,
+    });
+    for check in raised.checks.iter().filter(|c| !c.passed && restated.contains(&c.metric_definition_id)) {
         if let Some(pass_rate) = check.pass_rate {
             raised.failures.push(VerdictFailure::MetricBelowMinPassRate {
                 metric_definition_id: check.metric_definition_id,
@@ -138,7 +145,7 @@ pub fn raise(verdict: &Verdict, bar: f64) -> Verdict {
             });
         }
     }
-    raised.passed = raised.failures.is_empty();
+    raised.passed = verdict.passed && raised.failures.is_empty() && raised.checks.iter().all(|c| c.passed);
     raised
 }
 
@@ -158,33 +165,6 @@ pub fn case_name(sim: &SimulationJob) -> String {
     }
     parts.push(format!("#{}", sim.iteration.unwrap_or(0) + 1));
     parts.join(" · ")
-}
-
-/// Why a simulation did not pass, in one line (its failed checks, error or invalidation).
-pub fn why(sim: &SimulationJob) -> String {
-    if !sim.failed_checks.is_empty() {
-        let reasons: Vec<String> = sim
-            .failed_checks
-            .iter()
-            .map(|c| {
-                let name = c.metric_name.clone().unwrap_or_else(|| c.metric_definition_id.to_string());
-                match &c.value_reasoning {
-                    Some(reason) => format!("{name}: {}", one_line(reason)),
-                    None => name,
-                }
-            })
-            .collect();
-        return reasons.join("; ");
-    }
-    if let Some(invalidation) = &sim.invalidation {
-        let detail = invalidation.detail.as_deref().map(one_line).unwrap_or_default();
-        return format!("{}: {detail}", invalidation.reason).trim_end_matches(": ").to_string();
-    }
-    sim.error_message.as_deref().map(one_line).unwrap_or_default()
-}
-
-pub fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]
@@ -216,6 +196,20 @@ mod tests {
         assert!(raised.failures[0].in_words().starts_with("A passed 90 %"), "{}", raised.failures[0].in_words());
         let lower = raise(&verdict(), 50.0);
         assert_eq!(lower, verdict(), "a lower bar changes nothing");
+    }
+
+    #[test]
+    fn raising_never_passes_what_the_service_failed() {
+        // The service failed check B (say its own rule is stricter than the rate) and the run.
+        let mut v = verdict();
+        v.passed = false;
+        v.checks[1].passed = false;
+        let raised = raise(&v, 99.0);
+        assert!(!raised.checks[1].passed, "100 % clears 99, but the service said no");
+        assert!(!raised.passed);
+        let mut failed_without_words = verdict();
+        failed_without_words.passed = false;
+        assert!(!raise(&failed_without_words, 10.0).passed, "a failed run stays failed at any bar");
     }
 
     #[test]

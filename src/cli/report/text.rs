@@ -2,20 +2,9 @@
 
 use std::fmt::Write;
 
-use super::{case_name, why};
-use crate::api::model::{RunPlanJob, SimulationJob, Verdict, percent};
+use super::case_name;
+use crate::api::model::{SimulationJob, Verdict, percent};
 use crate::cli::output::table;
-
-/// The verdict in one word, as the console's jobs list says it.
-pub fn word(job: &RunPlanJob) -> &'static str {
-    let ended = job.status.as_ref().is_some_and(|s| s.is_terminal()) || job.ended_at.is_some();
-    match &job.verdict {
-        None => "—",
-        Some(_) if !ended => "RUNNING",
-        Some(v) if v.passed => "PASSED",
-        Some(_) => "FAILED",
-    }
-}
 
 /// The checks against their bars and the failures in words.
 pub fn verdict(verdict: Option<&Verdict>) -> String {
@@ -56,7 +45,7 @@ pub fn simulations(sims: &[SimulationJob]) -> String {
                 s.outcome.as_ref().map(|o| o.to_string()).unwrap_or_else(|| "…".into()),
                 s.status.as_ref().map(|o| o.to_string()).unwrap_or_else(|| "—".into()),
                 case_name(s),
-                why(s),
+                s.why_not_passed(),
                 s.simulation_job_id.to_string(),
             ]
         })

@@ -68,10 +68,12 @@ impl App {
     /// Health answered.
     pub(super) fn health_answered(&mut self, health: &Health) {
         let was_down = matches!(self.connection, Connection::Disconnected { .. } | Connection::Rejected { .. });
-        self.connection = Connection::Connected(health.clone());
         if !health.authenticated {
-            self.toast(Level::Error, "the service did not accept the API key".into());
+            // The hosted health says `authenticated: false` where ours answers 401: the same.
+            self.rejected(401, "the service did not accept the API key");
+            return;
         }
+        self.connection = Connection::Connected(health.clone());
         if health.scope == Some(KeyScope::Read) && !self.settings.read_only {
             self.settings.read_only = true;
             self.toast(Level::Info, "this key can only read (the service says so): writes are off".into());

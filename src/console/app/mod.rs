@@ -262,6 +262,10 @@ impl App {
         self.in_flight.retain(|r| r != &request);
         if result.is_ok() {
             self.heard();
+            // Any answer proves the service is back: ask health now rather than at the backoff.
+            if request != Request::Health && matches!(self.connection, Connection::Disconnected { .. }) {
+                self.request(Request::Health);
+            }
         }
         match (&request, &result) {
             (Request::Health, Ok(Fetched::Health(health))) => {
@@ -269,6 +273,11 @@ impl App {
                 return true;
             }
             (_, Err(error)) if error.kind == FailureKind::Unreachable => {
+                self.disconnected(&error.message);
+            }
+            // A failed health check (a 502 from a proxy whose service died, a 503, a body that
+            // does not read) means the service is not usable: say so and keep asking.
+            (Request::Health, Err(error)) if error.kind == FailureKind::Other => {
                 self.disconnected(&error.message);
             }
             (_, Err(error)) if error.kind == FailureKind::Rejected => {

@@ -153,6 +153,24 @@ fn a_run_passes_only_once_completed_with_full_coverage() {
 }
 
 #[test]
+fn a_simulation_the_judge_could_not_evaluate_is_not_coverage() {
+    // Nine simulations the judge errored on and one that passed: the check reads 100 % of
+    // the one it saw, but the run covered one call in ten and must not pass.
+    let (mut t, ids) = tally(&[(80.0, true)], 10);
+    let mut unjudged = completed();
+    unjudged.outcome = Some(SimulationOutcome::NotEvaluated);
+    for _ in 0..9 {
+        t.add(&unjudged, &[]);
+    }
+    t.add(&completed(), &[(ids[0], true)]);
+    let v = t.verdict(&RunPlanJobStatus::Completed).unwrap();
+    assert!(!v.passed);
+    assert_eq!(v.checks[0].pass_rate, Some(100.0));
+    assert_eq!(v.failures, vec![VerdictFailure::IncompleteCoverage { evaluated_calls: 1, expected_calls: 10 }]);
+    assert_eq!(t.by_outcome.get("NOT_EVALUATED"), Some(&9));
+}
+
+#[test]
 fn a_check_nothing_evaluated_fails_the_run_once_it_ends() {
     let (mut t, ids) = tally(&[(80.0, true), (0.0, false)], 1);
     t.add(&completed(), &[(ids[0], true)]);

@@ -9,9 +9,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, LineGauge, Paragraph, Sparkline, Wrap};
 use uuid::Uuid;
 
-use super::progress::{Progress, is_finished, sim_status};
+use super::progress::{Progress, sim_status};
 use super::sims::{self, endpoint, flow, persona};
-use super::verdict::{self, is_failing, outcome, why};
+use super::verdict::{self, is_failing, outcome};
 use crate::api::model::{RunPlanJob, SimulationJob};
 use crate::console::keymap::Action;
 use crate::console::message::{FailureKind, FetchError, Fetched, Request};
@@ -90,7 +90,7 @@ impl JobView {
                 let mut job = job.as_ref().clone();
                 let sims = std::mem::take(&mut job.simulation_jobs);
                 self.progress = Progress::of(&job, &sims);
-                self.polling = !is_finished(&job);
+                self.polling = !job.has_ended();
                 if let Some(open) = &mut self.sim
                     && let Some(fresh) = sims.iter().find(|s| s.simulation_job_id == open.sim.simulation_job_id)
                 {
@@ -275,7 +275,7 @@ impl JobView {
         let error = u16::from(self.job.as_ref().is_some_and(|j| j.error_message.is_some()));
         let summary = 5 + count_lines + error;
         let judged = self.job.as_ref().and_then(|j| j.verdict.as_ref().map(|v| (j, v))).map_or(2, |(job, v)| {
-            let failures = verdict::failures_to_show(v, !is_finished(job));
+            let failures = verdict::failures_to_show(v, !job.has_ended());
             // A failure in words takes two lines on a narrow panel.
             let per_failure = if area.width >= 160 { 1 } else { 2 };
             v.checks.len() + failures.len() * per_failure
@@ -391,8 +391,8 @@ impl JobView {
             Span::styled(format!(" · {} · {} · {}", persona(sim), flow(sim), endpoint(sim)), theme.dim()),
         ];
         // The failed checks have their own panel in the call view; an error or invalidation does not.
-        if sim.failed_checks.is_empty() && !why(sim).is_empty() {
-            spans.push(Span::styled(format!(" · {}", why(sim)), theme.error()));
+        if sim.failed_checks.is_empty() && !sim.why_not_passed().is_empty() {
+            spans.push(Span::styled(format!(" · {}", sim.why_not_passed()), theme.error()));
         }
         frame.render_widget(Line::from(spans), area);
     }

@@ -16,7 +16,6 @@ use ratatui::layout::{Constraint, Rect};
 use uuid::Uuid;
 
 use self::job::JobView;
-use self::progress::is_finished;
 use super::names::Names;
 use super::section::{Section, status_cell};
 use crate::api::model::RunPlanJob;
@@ -74,14 +73,14 @@ pub fn job_section() -> Section<RunPlanJob> {
 
 fn haystack(j: &RunPlanJob) -> String {
     let (id, plan) = (j.simulation_run_plan_job_id, j.simulation_run_plan_id.unwrap_or_default());
-    format!("{} {} {id} {plan}", status(j), verdict::word(j))
+    format!("{} {} {id} {plan}", status(j), j.verdict_word())
 }
 
 fn compare(a: &RunPlanJob, b: &RunPlanJob, column: usize) -> std::cmp::Ordering {
     let score = |j: &RunPlanJob| j.verdict.as_ref().and_then(|v| v.score);
     match column {
         0 => status(a).cmp(&status(b)),
-        1 => verdict::word(a).cmp(verdict::word(b)),
+        1 => a.verdict_word().cmp(b.verdict_word()),
         2 => by(score(a), score(b)),
         PLAN => by(a.simulation_run_plan_id, b.simulation_run_plan_id),
         4 => by(sims(a), sims(b)),
@@ -138,7 +137,7 @@ pub struct ListPoll {
 impl ListPoll {
     /// The poll timer; true while a listed job runs (its running time changes on screen).
     pub fn tick(&mut self, jobs: &mut Section<RunPlanJob>, out: &mut Out) -> bool {
-        let running = jobs.list.load == Load::Fresh && jobs.list.items.iter().any(|j| !is_finished(j));
+        let running = jobs.list.load == Load::Fresh && jobs.list.items.iter().any(|j| !j.has_ended());
         if !running {
             self.ticks = 0;
             return false;
@@ -243,7 +242,7 @@ impl Pane for Jobs {
                 None => false,
             },
             Action::StatusFilter => {
-                let present = present(&self.jobs.list.items, |j| verdict::word(j).to_string());
+                let present = present(&self.jobs.list.items, |j| j.verdict_word().to_string());
                 self.verdict_filter = next_filter(self.verdict_filter.as_deref(), &present);
                 self.keep();
                 true
@@ -369,7 +368,7 @@ impl Pane for Jobs {
         }
         let theme = ctx.theme;
         let row = |j: &RunPlanJob| {
-            let word = verdict::word(j);
+            let word = j.verdict_word();
             vec![
                 status_cell(theme, j.status.as_ref().map(|s| s.as_str())),
                 Cell::from(word).style(theme.status(word)),
@@ -405,7 +404,7 @@ impl Jobs {
     fn keep(&mut self) {
         let (verdict_filter, status_filter) = (self.verdict_filter.clone(), self.status_filter.clone());
         self.jobs.keep(move |j| {
-            verdict_filter.as_deref().is_none_or(|v| v == verdict::word(j))
+            verdict_filter.as_deref().is_none_or(|v| v == j.verdict_word())
                 && status_filter.as_ref().is_none_or(|s| *s == status(j))
         });
     }
@@ -417,7 +416,7 @@ impl Jobs {
             None => self.jobs.selected(),
         };
         match job {
-            Some(job) if is_finished(job) => {
+            Some(job) if job.has_ended() => {
                 out.error(format!("the job has ended ({}): there is nothing to cancel", status(job)))
             }
             Some(job) => {

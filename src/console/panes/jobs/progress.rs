@@ -25,12 +25,8 @@ pub fn sim_status(sim: &SimulationJob) -> String {
     sim.status.as_ref().map(|s| s.as_str().to_string()).unwrap_or_else(|| "—".into())
 }
 
-/// Whether a job can no longer change: a terminal status, or an end time for statuses this
-/// build does not know.
-pub fn is_finished(job: &RunPlanJob) -> bool {
-    job.status.as_ref().is_some_and(|s| s.is_terminal()) || job.ended_at.is_some()
-}
-
+/// Whether a simulation can no longer change: a terminal status, or an end time for statuses
+/// this build does not know.
 fn has_ended(sim: &SimulationJob) -> bool {
     sim.status.as_ref().is_some_and(|s| s.is_terminal()) || sim.completed_at.is_some()
 }
@@ -74,7 +70,7 @@ impl Progress {
             None => Vec::new(),
         };
         completions.sort_unstable();
-        let finished = is_finished(job);
+        let finished = job.has_ended();
         let last = started.zip(completions.last()).map(|(s, ms)| s + jiff::SignedDuration::from_millis(*ms));
         let ended_at = job.ended_at.as_ref().and_then(|t| t.parse()).or(if finished { last } else { None });
         Progress {

@@ -5,7 +5,7 @@ use crate::console::widgets::table::Cell;
 use ratatui::layout::Constraint::{Fill, Length};
 
 use super::progress::sim_status;
-use super::verdict::{is_failing, outcome, why};
+use super::verdict::{is_failing, outcome};
 use crate::api::model::{SimulationJob, SimulationOutcome};
 use crate::console::panes::section::text_cmp;
 use crate::console::theme::Theme;
@@ -82,7 +82,13 @@ pub fn took_ms(s: &SimulationJob, now: jiff::Timestamp) -> Option<i64> {
 
 pub fn haystack(s: &SimulationJob) -> String {
     let (status, stage, persona, flow) = (sim_status(s), stage(s), persona(s), flow(s));
-    format!("{} {status} {stage} {persona} {flow} {} {} {}", outcome(s), why(s), endpoint(s), s.simulation_job_id)
+    format!(
+        "{} {status} {stage} {persona} {flow} {} {} {}",
+        outcome(s),
+        s.why_not_passed(),
+        endpoint(s),
+        s.simulation_job_id
+    )
 }
 
 /// Failing first when sorted by VERDICT: failed, error, not evaluated, passed, then running.
@@ -103,7 +109,7 @@ pub fn compare(a: &SimulationJob, b: &SimulationJob, column: usize) -> std::cmp:
         1 => sim_status(a).cmp(&sim_status(b)),
         2 => text_cmp(Some(&persona(a)), Some(&persona(b))),
         3 => text_cmp(Some(&flow(a)), Some(&flow(b))),
-        4 => why(a).cmp(&why(b)),
+        4 => a.why_not_passed().cmp(&b.why_not_passed()),
         5 => by(took_ms(a, jiff::Timestamp::MAX), took_ms(b, jiff::Timestamp::MAX)),
         6 => stage(a).cmp(&stage(b)),
         7 => endpoint(a).cmp(&endpoint(b)),
@@ -145,7 +151,7 @@ pub fn cells(s: &SimulationJob, theme: &Theme, width: u16, now: jiff::Timestamp,
             false => Cell::from(persona(s)),
         },
         Cell::from(flow_text(s, width < 180)),
-        Cell::from(why(s)).style(if is_failing(s) { theme.error() } else { theme.dim() }),
+        Cell::from(s.why_not_passed()).style(if is_failing(s) { theme.error() } else { theme.dim() }),
         Cell::from(took_ms(s, now).map(duration_ms).unwrap_or_else(|| "—".into())),
         Cell::from(stage.clone()).style(theme.status(&stage)),
         Cell::from(endpoint(s)),

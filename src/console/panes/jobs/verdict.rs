@@ -8,21 +8,9 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
-use super::progress::is_finished;
 use crate::api::model::{RunPlanJob, SimulationJob, SimulationOutcome, Verdict, VerdictCheck, VerdictFailure, percent};
 use crate::console::theme::Theme;
 use crate::console::widgets::text::fit;
-
-/// The jobs list's VERDICT: RUNNING until the job ends, then PASSED or FAILED; `—` when there
-/// is nothing to judge (or the service sends no verdict).
-pub fn word(job: &RunPlanJob) -> &'static str {
-    match &job.verdict {
-        None => "—",
-        Some(_) if !is_finished(job) => "RUNNING",
-        Some(v) if v.passed => "PASSED",
-        Some(_) => "FAILED",
-    }
-}
 
 /// The jobs list's SCORE: the mean of the checks' pass rates, for reporting.
 pub fn score(job: &RunPlanJob) -> String {
@@ -43,37 +31,9 @@ pub fn is_failing(sim: &SimulationJob) -> bool {
     matches!(sim.outcome, Some(SimulationOutcome::Failed | SimulationOutcome::Error))
 }
 
-/// Why a simulation did not pass, in one line: its first failed check with the judge's reason,
-/// the error that stopped it, or why its result does not count.
-pub fn why(sim: &SimulationJob) -> String {
-    if let Some(check) = sim.failed_checks.first() {
-        let name = check.metric_name.clone().unwrap_or_else(|| check.metric_definition_id.to_string());
-        let more = match sim.failed_checks.len() {
-            1 => String::new(),
-            n => format!(" (+{} more)", n - 1),
-        };
-        return match &check.value_reasoning {
-            Some(reason) => format!("{name}{more}: {}", one_line(reason)),
-            None => format!("{name}{more}"),
-        };
-    }
-    if let Some(invalidation) = &sim.invalidation {
-        let detail = invalidation.detail.clone().unwrap_or_default();
-        return format!("{}: {}", invalidation.reason, one_line(&detail)).trim_end_matches(": ").to_string();
-    }
-    match (&sim.outcome, &sim.error_message) {
-        (_, Some(error)) => one_line(error),
-        _ => String::new(),
-    }
-}
-
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 /// The panel's title: the verdict in one word with the score.
 fn title(job: &RunPlanJob, theme: &Theme) -> Line<'static> {
-    let word = if job.verdict.is_none() { "none" } else { word(job) };
+    let word = if job.verdict.is_none() { "none" } else { job.verdict_word() };
     let mut spans = vec![Span::styled(" verdict ", theme.title()), Span::styled(word.to_string(), theme.status(word))];
     if let Some(score) = job.verdict.as_ref().and_then(|v| v.score) {
         spans.push(Span::styled(format!(" · score {score:.0} % "), theme.dim()));
@@ -102,7 +62,7 @@ pub fn draw_panel(frame: &mut Frame, area: Rect, job: Option<&RunPlanJob>, theme
     let width = inner.width as usize;
     let name_width = verdict.checks.iter().map(|c| c.name().chars().count()).max().unwrap_or(0).clamp(8, width / 3);
     let mut lines: Vec<Line> = verdict.checks.iter().map(|c| check_line(c, name_width, width, theme)).collect();
-    let running = !is_finished(job);
+    let running = !job.has_ended();
     for failure in failures_to_show(verdict, running) {
         lines
             .push(Line::from(vec![Span::styled("✗ ", theme.error()), Span::styled(failure.in_words(), theme.error())]));

@@ -99,7 +99,7 @@ pub fn lines(
     match latest {
         Some(job) => {
             let verdict = match &job.verdict {
-                Some(_) => format!("{} · score {}", verdict::word(job), verdict::score(job)),
+                Some(_) => format!("{} · score {}", job.verdict_word(), verdict::score(job)),
                 None => "— (nothing to judge)".into(),
             };
             l.status("status", job.status.as_ref().map(|s| s.as_str()))
