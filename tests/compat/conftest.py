@@ -1,8 +1,8 @@
 """The hosted service's official Python SDK, pointed at `switchboard serve`, with strict
 response validation on: every answer must parse as the hosted interface's own types.
 
-`SWITCHBOARD_BASE_URL` and `SWITCHBOARD_API_KEY` name the service (tests/hosted_sdk.rs starts
-one with the seeded world and sets both).
+`SWITCHBOARD_BASE_URL` and `SWITCHBOARD_API_KEY` name the service (.ci/compat starts one with
+the seeded world and sets both).
 """
 
 import functools
