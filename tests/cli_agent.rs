@@ -166,7 +166,7 @@ async fn an_unreachable_agent_is_an_error_per_simulation_and_the_gate_fails() {
 #[tokio::test]
 async fn the_routes_agent_url_creates_through_refuse_what_could_not_be_dialled() {
     use switchboard::api::model::{
-        AgentEndpointInput, EndpointDirection, HttpRequestDefinitionInput, OutboundDialType,
+        AgentEndpointInput, EndpointDirection, HttpRequestDefinition, HttpRequestDefinitionInput, OutboundDialType,
     };
     let service = support::start(true).await;
     let client = &service.client;
@@ -191,5 +191,8 @@ async fn the_routes_agent_url_creates_through_refuse_what_could_not_be_dialled()
     .unwrap();
     let created = client.create_http_request_definition(&object_body).await.unwrap();
     assert_eq!(created.body.as_deref(), Some(r#"{"text":"{{text}}"}"#), "an object body is kept as its text");
-    assert_eq!(client.get_http_request_definition(created.id).await.unwrap(), created);
+    assert!(created.signing_secret.as_deref().is_some_and(|s| s.starts_with("whsec_")), "the secret is shown on create");
+    let read = client.get_http_request_definition(created.id).await.unwrap();
+    assert_eq!(read.signing_secret, None, "the secret is shown once, on create");
+    assert_eq!(read, HttpRequestDefinition { signing_secret: None, ..created });
 }

@@ -204,5 +204,6 @@ fn the_saved_run_plan_is_a_valid_input() {
     use switchboard::api::validate::Validate;
     let plans: Vec<RunPlan> = typed("run_plans");
     assert_eq!(plans.len(), 1);
-    assert!(plans[0].plan.validate().is_empty(), "{:?}", plans[0].plan.validate());
+    let input = plans[0].plan.clone().as_input();
+    assert!(input.validate().is_empty(), "{:?}", input.validate());
 }

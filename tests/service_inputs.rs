@@ -184,6 +184,24 @@ fn probes(doc: &Doc, schema: &Value, path: Vec<Step>, seen: &mut Vec<String>, ou
     }
 }
 
+/// Of a `oneOf` (an array or an object, as a transcript is), the option the next step enters.
+fn option_for<'d>(doc: &'d Doc, schema: &'d Value, step: &Step) -> &'d Value {
+    let resolved = doc.resolve(schema);
+    let fits = |o: &Value| match step {
+        Step::Member(name) => o["properties"].get(name).is_some(),
+        Step::Index => o["type"] == "array",
+    };
+    match resolved["oneOf"].as_array() {
+        // An option may itself be a `oneOf` (a nullable `edgeCases: "ALL" | [...]`): look inside.
+        Some(options) => options
+            .iter()
+            .map(|o| option_for(doc, o, step))
+            .find(|o| fits(o))
+            .unwrap_or(resolved),
+        None => resolved,
+    }
+}
+
 /// The schema of the member at the end of `path` (to step through `oneOf`s on the way).
 fn unwrap_nullable<'d>(doc: &'d Doc, schema: &'d Value) -> &'d Value {
     let schema = doc.resolve(schema);
@@ -194,8 +212,8 @@ fn unwrap_nullable<'d>(doc: &'d Doc, schema: &'d Value) -> &'d Value {
 }
 
 fn body_at(doc: &Doc, schema: &Value, path: &[Step], value: Value) -> Value {
-    let schema = unwrap_nullable(doc, schema);
     let Some((step, rest)) = path.split_first() else { return value };
+    let schema = option_for(doc, schema, step);
     match step {
         Step::Member(name) => {
             let mut object = minimal(doc, schema, 0);
@@ -211,11 +229,11 @@ fn body_at(doc: &Doc, schema: &Value, path: &[Step], value: Value) -> Value {
             } else {
                 schema["oneOf"]
                     .as_array()
-                    .unwrap()
+                    .unwrap_or_else(|| panic!("no array at {}: {schema}", param(path)))
                     .iter()
                     .map(|o| doc.resolve(o))
                     .find(|o| o["type"] == "array")
-                    .unwrap()
+                    .unwrap_or_else(|| panic!("no array option at {}: {schema}", param(path)))
             };
             json!([body_at(doc, &array["items"], rest, value)])
         }

@@ -71,6 +71,7 @@ const ROUTES: &[(&str, &str)] = &[
     ("post", "/v1/metric/policies"),
     ("get", "/v1/metric/policies/{id}"),
     ("patch", "/v1/metric/policies/{id}"),
+    ("put", "/v1/metric/policies/{id}"),
     ("get", "/v1/persona"),
     ("post", "/v1/persona"),
     ("get", "/v1/persona/{id}"),

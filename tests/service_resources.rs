@@ -178,7 +178,7 @@ async fn immutable_fields_and_service_owned_metrics_are_rejected() {
     assert!(api.message.contains("variants"), "{}", api.message);
     let fork = service
         .client
-        .update_metric_variant(
+        .update_metric_variant_definition(
             "call_duration",
             "ours",
             &MetricDefinitionUpdate { name: Some("Our duration".into()), ..Default::default() },
@@ -469,7 +469,8 @@ async fn run_plans_are_created_with_a_job_only_when_auto_run() {
     let read = service.client.get_run_plan_job(job.simulation_run_plan_job_id).await.unwrap();
     assert_eq!(read.simulation_jobs.len(), job.simulation_jobs.len());
     assert_eq!(read.simulation_run_plan_id, Some(auto.run_plan.id));
-    assert!(read.simulation_jobs.iter().all(|s| s.persona.as_ref().is_none_or(|p| p.fields.age.is_none())));
+    // The hosted interface sends each simulation's whole persona, traits included.
+    assert!(read.simulation_jobs.iter().all(|s| s.persona.as_ref().is_some_and(|p| p.fields.age.is_some())));
 }
 
 #[tokio::test]

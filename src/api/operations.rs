@@ -200,9 +200,24 @@ impl Client {
         id_or_slug: &str,
         variant: &str,
         update: &MetricDefinitionUpdate,
-    ) -> Result<MetricDefinition, Error> {
+    ) -> Result<MetricVariant, Error> {
         let path = format!("/v1/metric/definitions/{}/variants/{}", seg(id_or_slug), seg(variant));
         self.write_data(Method::PUT, &path, update).await
+    }
+
+    /// Edits a variant and answers the definition as the variant now configures it: the local
+    /// service sends it with the variant; the hosted interface does not, so it is read back.
+    pub async fn update_metric_variant_definition(
+        &self,
+        id_or_slug: &str,
+        variant: &str,
+        update: &MetricDefinitionUpdate,
+    ) -> Result<MetricDefinition, Error> {
+        let written = self.update_metric_variant(id_or_slug, variant, update).await?;
+        match written.definition {
+            Some(definition) => Ok(*definition),
+            None => self.get_metric_definition(&written.metric_definition_id.to_string()).await,
+        }
     }
 
     pub async fn create_threshold(&self, id_or_slug: &str, input: &ThresholdInput) -> Result<MetricDefinition, Error> {

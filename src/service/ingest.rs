@@ -124,14 +124,8 @@ fn create_endpoint(
     identification: &EndpointIdentification,
     value: &str,
 ) -> ServiceResult<AgentEndpoint> {
-    let kind = match identification.endpoint_type.as_deref().map(str::to_ascii_uppercase).as_deref() {
-        Some("WEBSOCKET") => EndpointType::Websocket,
-        _ => EndpointType::Phone,
-    };
-    let direction = match identification.direction.as_deref().map(str::to_ascii_uppercase).as_deref() {
-        Some("OUTBOUND" | "OUTGOING") => EndpointDirection::Outgoing,
-        _ => EndpointDirection::Incoming,
-    };
+    let kind = identification.endpoint_type.clone().unwrap_or(EndpointType::Phone);
+    let direction = identification.direction.clone().unwrap_or(EndpointDirection::Incoming);
     let at = Timestamp::now();
     let endpoint = AgentEndpoint {
         id: Uuid::new_v4(),

@@ -74,6 +74,7 @@ pub mod call_limits {
     pub const PARTICIPANTS_MAX: usize = 20;
     pub const TEXT_MAX: usize = 10_000;
     pub const PARTICIPANT_ID_MAX: usize = 200;
+    pub const DESCRIPTION_MAX: usize = 2000;
     pub const PHONE_NUMBER_MAX: usize = 32;
     pub const URL_MAX: usize = 2_000;
     /// Members of the free-form `properties` object.
@@ -218,6 +219,7 @@ pub struct Participant {
     pub agent_id: Option<Uuid>,
     /// The customer a CUSTOMER participant is (null when not known).
     #[serialize_always]
+    #[schema(max_length = 200)]
     pub customer_id: Option<String>,
 }
 
@@ -318,10 +320,10 @@ pub struct AgentIdentification {
 pub struct EndpointIdentification {
     pub id: Option<Uuid>,
     #[serde(rename = "type")]
-    pub endpoint_type: Option<String>,
+    pub endpoint_type: Option<super::simulation::EndpointType>,
     #[schema(max_length = 200)]
     pub value: Option<String>,
-    pub direction: Option<String>,
+    pub direction: Option<super::agent::EndpointDirection>,
 }
 
 /// A customer of an ingested call.
@@ -477,11 +479,15 @@ impl Validate for CallInput {
             }
             c.length(&path, "name", agent.name.as_deref(), 1, Some(PARTICIPANT_ID_MAX));
             c.length(&path, "customId", agent.custom_id.as_deref(), 1, Some(PARTICIPANT_ID_MAX));
-            if let Some(endpoint) = &agent.endpoint
-                && endpoint.id.is_none()
-                && endpoint.value.is_none()
-            {
-                c.invalid(join(&path, "endpoint"), "name the endpoint by id, or by type and value");
+            c.length(&path, "description", agent.description.as_deref(), 0, Some(DESCRIPTION_MAX));
+            if let Some(endpoint) = &agent.endpoint {
+                let endpoint_path = join(&path, "endpoint");
+                c.length(&endpoint_path, "value", endpoint.value.as_deref(), 1, Some(PARTICIPANT_ID_MAX));
+                c.known(&endpoint_path, "type", endpoint.endpoint_type.as_ref());
+                c.known(&endpoint_path, "direction", endpoint.direction.as_ref());
+                if endpoint.id.is_none() && endpoint.value.is_none() {
+                    c.invalid(endpoint_path, "name the endpoint by id, or by type and value");
+                }
             }
         }
         for (i, customer) in self.customer_inputs().into_iter().enumerate() {
@@ -512,11 +518,13 @@ impl Validate for CallInput {
         }
         if let TranscriptInput::Full(transcript) = transcript {
             let transcript_path = join(at, "transcript");
+            c.known(&transcript_path, "transcriptionSource", transcript.transcription_source.as_ref());
             c.items(&transcript_path, "participants", Some(&transcript.participants), 0, Some(PARTICIPANTS_MAX));
             let participants_path = join(&transcript_path, "participants");
             for (i, participant) in transcript.participants.iter().enumerate() {
                 let path = index(&participants_path, i);
                 c.length(&path, "id", Some(&participant.id), 0, Some(PARTICIPANT_ID_MAX));
+                c.length(&path, "customerId", participant.customer_id.as_deref(), 0, Some(PARTICIPANT_ID_MAX));
                 c.known(&path, "type", participant.participant_type.as_ref());
             }
         }

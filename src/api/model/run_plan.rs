@@ -182,6 +182,26 @@ impl RunPlanInput {
         self
     }
 
+    /// A saved plan back as an input that creates the same plan: the members the saved form
+    /// adds (empty scenario and persona lists, a metric's `id` beside its `slug`) taken out.
+    pub fn as_input(mut self) -> RunPlanInput {
+        if self.scenarios.as_ref().is_some_and(Vec::is_empty) {
+            self.scenarios = None;
+        }
+        if self.personas.as_ref().is_some_and(Vec::is_empty) {
+            self.personas = None;
+        }
+        if self.flows.as_ref().is_some_and(Vec::is_empty) && self.scenarios.is_some() {
+            self.flows = None;
+        }
+        for metric in self.metrics.iter_mut().flatten() {
+            if metric.slug_or_alias().is_some() {
+                metric.id = None;
+            }
+        }
+        self
+    }
+
     /// The flow selections, none when the plan runs the deprecated scenarios.
     pub fn flow_selections(&self) -> &[FlowSelection] {
         self.flows.as_deref().unwrap_or_default()
