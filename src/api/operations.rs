@@ -191,7 +191,7 @@ impl Client {
         self.write_data(Method::PUT, &format!("/v1/metric/definitions/{}", seg(id_or_slug)), update).await
     }
 
-    pub async fn get_metric_variant(&self, id_or_slug: &str, variant: &str) -> Result<MetricDefinition, Error> {
+    pub async fn get_metric_variant(&self, id_or_slug: &str, variant: &str) -> Result<MetricVariant, Error> {
         self.data(&format!("/v1/metric/definitions/{}/variants/{}", seg(id_or_slug), seg(variant))).await
     }
 
