@@ -639,7 +639,8 @@ impl Validate for RunRequest {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RunPlanTemplate {
-    pub id: Uuid,
+    /// The local service's id (the hosted interface names a template by `slug` alone).
+    pub id: Option<Uuid>,
     pub slug: Option<String>,
     pub title: Option<String>,
     /// The older local name of `title`.

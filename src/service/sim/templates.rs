@@ -50,7 +50,7 @@ fn template(flow: &CustomerFlow, endpoint: &AgentEndpoint, metrics: &[MetricDefi
         ..Default::default()
     };
     RunPlanTemplate {
-        id: Uuid::new_v5(&flow.id, b"template"),
+        id: Some(Uuid::new_v5(&flow.id, b"template")),
         slug: Some(format!("{}-regression", kebab(flow.slug.as_deref().unwrap_or(&flow_title)))),
         title: Some(title.clone()),
         name: Some(title),
