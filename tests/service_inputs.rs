@@ -476,6 +476,23 @@ async fn a_cursor_the_service_did_not_issue_is_refused() {
 }
 
 #[tokio::test]
+async fn after_pages_as_cursor_does_and_the_two_may_not_disagree() {
+    let service = start(true).await;
+    let base = service.base_url();
+    let key = format!("Bearer {}", service.running.api_key.expose());
+    let (_, first, _) = raw(&base, Method::GET, "/v1/persona?limit=2", Some(&key), None).await;
+    let next = first["pagination"]["nextCursor"].as_str().expect("a second page").to_owned();
+    let (_, by_cursor, _) = raw(&base, Method::GET, &format!("/v1/persona?limit=2&cursor={next}"), Some(&key), None).await;
+    let (status, by_after, _) = raw(&base, Method::GET, &format!("/v1/persona?limit=2&after={next}"), Some(&key), None).await;
+    assert_eq!(status, 200, "{by_after}");
+    assert_eq!(by_after["data"], by_cursor["data"], "after is the same page as cursor");
+    assert_ne!(by_after["data"], first["data"], "after moves on from the first page");
+    let path = format!("/v1/persona?limit=2&cursor={next}&after=c-1");
+    let (status, body, _) = raw(&base, Method::GET, &path, Some(&key), None).await;
+    assert_eq!((status, body["param"].as_str()), (400, Some("after")), "{body}");
+}
+
+#[tokio::test]
 async fn a_threshold_without_slug_or_name_gets_a_slug_from_its_source() {
     let service = start(true).await;
     let base = service.base_url();

@@ -178,6 +178,11 @@ impl Validate for ListParams {
     fn check(&self, c: &mut Checks, at: &str) {
         use collection_limits::*;
         c.range(at, "limit", self.limit, Some(LIST_LIMIT_MIN), Some(LIST_LIMIT_MAX));
+        if let (Some(cursor), Some(after)) = (&self.cursor, &self.after)
+            && cursor != after
+        {
+            c.invalid(join(at, "after"), "after is another name of cursor; give one of them");
+        }
         for (param, value) in [
             ("planId", &self.plan_id),
             ("simulationRunPlanId", &self.simulation_run_plan_id),
