@@ -191,7 +191,10 @@ async fn the_routes_agent_url_creates_through_refuse_what_could_not_be_dialled()
     .unwrap();
     let created = client.create_http_request_definition(&object_body).await.unwrap();
     assert_eq!(created.body.as_deref(), Some(r#"{"text":"{{text}}"}"#), "an object body is kept as its text");
-    assert!(created.signing_secret.as_deref().is_some_and(|s| s.starts_with("whsec_")), "the secret is shown on create");
+    assert!(
+        created.signing_secret.as_deref().is_some_and(|s| s.starts_with("whsec_")),
+        "the secret is shown on create"
+    );
     let read = client.get_http_request_definition(created.id).await.unwrap();
     assert_eq!(read.signing_secret, None, "the secret is shown once, on create");
     assert_eq!(read, HttpRequestDefinition { signing_secret: None, ..created });
@@ -220,7 +223,8 @@ async fn a_simulation_the_agent_never_spoke_on_is_retried_up_to_max_no_response_
     );
     let file = home.path().join("plan.yaml");
     std::fs::write(&file, plan).unwrap();
-    let output = run(against(home.path(), &service).args(["gate", "-f", file.to_str().unwrap(), "--agent-url", &url])).await;
+    let output =
+        run(against(home.path(), &service).args(["gate", "-f", file.to_str().unwrap(), "--agent-url", &url])).await;
     assert_exit(&output, 1);
     let report = json(&output);
     let job_id: uuid::Uuid = report["runPlanJobId"].as_str().unwrap().parse().unwrap();

@@ -193,11 +193,7 @@ fn option_for<'d>(doc: &'d Doc, schema: &'d Value, step: &Step) -> &'d Value {
     };
     match resolved["oneOf"].as_array() {
         // An option may itself be a `oneOf` (a nullable `edgeCases: "ALL" | [...]`): look inside.
-        Some(options) => options
-            .iter()
-            .map(|o| option_for(doc, o, step))
-            .find(|o| fits(o))
-            .unwrap_or(resolved),
+        Some(options) => options.iter().map(|o| option_for(doc, o, step)).find(|o| fits(o)).unwrap_or(resolved),
         None => resolved,
     }
 }
@@ -482,8 +478,10 @@ async fn after_pages_as_cursor_does_and_the_two_may_not_disagree() {
     let key = format!("Bearer {}", service.running.api_key.expose());
     let (_, first, _) = raw(&base, Method::GET, "/v1/persona?limit=2", Some(&key), None).await;
     let next = first["pagination"]["nextCursor"].as_str().expect("a second page").to_owned();
-    let (_, by_cursor, _) = raw(&base, Method::GET, &format!("/v1/persona?limit=2&cursor={next}"), Some(&key), None).await;
-    let (status, by_after, _) = raw(&base, Method::GET, &format!("/v1/persona?limit=2&after={next}"), Some(&key), None).await;
+    let (_, by_cursor, _) =
+        raw(&base, Method::GET, &format!("/v1/persona?limit=2&cursor={next}"), Some(&key), None).await;
+    let (status, by_after, _) =
+        raw(&base, Method::GET, &format!("/v1/persona?limit=2&after={next}"), Some(&key), None).await;
     assert_eq!(status, 200, "{by_after}");
     assert_eq!(by_after["data"], by_cursor["data"], "after is the same page as cursor");
     assert_ne!(by_after["data"], first["data"], "after moves on from the first page");

@@ -293,7 +293,8 @@ async fn jobs_are_found_and_sorted_by_their_plans_names() {
     const COLUMNS: usize = 7;
     let mut h = Harness::seeded().await;
     let seeded = h.client.get_run_plan(SEEDED_PLAN.parse().unwrap()).await.unwrap();
-    let other = switchboard::api::model::RunPlanInput { name: Some("Another plan".into()), ..seeded.plan.clone().as_input() };
+    let other =
+        switchboard::api::model::RunPlanInput { name: Some("Another plan".into()), ..seeded.plan.clone().as_input() };
     let other = h.client.create_run_plan(&other).await.unwrap().run_plan;
     for plan in [seeded.id, other.id] {
         h.client.run(&RunRequest { plan_id: Some(plan), ..Default::default() }).await.unwrap();
