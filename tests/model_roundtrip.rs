@@ -230,6 +230,7 @@ hosted_round_trips! {
     hosted_http_request_definition: "http_request_definition" => HttpRequestDefinition,
     hosted_benchmark_suite_entry: "benchmark_suite_entry" => SuiteEntry,
     hosted_template: "template" => RunPlanTemplate,
+    hosted_score_sample_page: "score_sample_page" => ScoreSamplePage,
 }
 
 #[test]

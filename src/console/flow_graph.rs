@@ -191,7 +191,7 @@ fn step_spans(step: &FlowStep, s: &GraphStyles) -> Vec<Span<'static>> {
     spans
 }
 
-/// `[off-script: REDIRECT then CONTINUE · max 2 · wait 4s · says "…"]`
+/// `[off-script: SAY then MOVE_ON · max 2 · wait 4s · says "…"]`
 fn badge(p: &OffScriptPolicy) -> String {
     let mut head: Vec<String> = p.reaction.iter().map(|r| r.to_string()).collect();
     head.extend(p.then.iter().map(|t| format!("then {t}")));

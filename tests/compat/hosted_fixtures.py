@@ -68,10 +68,14 @@ TYPES = {
     "benchmark_suite_entry": "BenchmarkListSuitesResponse",
     "template": "SimulationTemplateListResponse",
     "health": "HealthGetResponse",
+    "score_sample_page": "BenchmarkListTargetScoreSamplesResponse",
 }
 
 # Responses whose `data` is a list: the fixture is one item, wrapped back in a list to parse.
 LISTS = {"metric_definition", "call_metrics", "benchmark_suite_entry", "template"}
+
+# Responses kept whole (the page is what the console reads), their `data` cut to two items.
+WHOLE = {"score_sample_page"}
 
 
 def fetch(client):
@@ -110,12 +114,15 @@ def fetch(client):
         "benchmark_suite_entry": client.benchmark.list_suites(),
         "template": client.simulation_template.list(),
         "health": client.health.get(),
+        "score_sample_page": client.benchmark.list_target_score_samples(
+            "acme-voice-pro", suite="voice-agent-reception-v1", limit=2
+        ),
     }
     if definitions:
         got["http_request_definition"] = client.http_request_definition.get_by_id(definitions[0].id)
     out = {}
     for name, response in got.items():
-        data = prune(response)["data"]
+        data = prune(response) if name in WHOLE else prune(response)["data"]
         if name in LISTS:
             data = pick(name, data)
         if name == "run_plan_job":

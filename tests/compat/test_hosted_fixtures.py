@@ -8,11 +8,14 @@ import pytest
 from pydantic import TypeAdapter
 import roark_analytics.types as types
 
-from hosted_fixtures import DIR, LISTS, TYPES, prune
+from hosted_fixtures import DIR, LISTS, TYPES, WHOLE, prune
 
 
 def data_type(name):
-    """The SDK's type of the fixture: the response's `data`, or one item of it for a list."""
+    """The SDK's type of the fixture: the response's `data`, or one item of it for a list, or
+    the whole response."""
+    if name in WHOLE:
+        return getattr(types, TYPES[name])
     annotation = getattr(types, TYPES[name]).model_fields["data"].annotation
     return typing.get_args(annotation)[0] if name in LISTS else annotation
 
