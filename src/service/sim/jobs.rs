@@ -130,15 +130,10 @@ fn place_retry(tx: &Transaction, silent: &SimulationJob, job_id: &str, retry: Re
 
 /// Moves a job's retries whose time has come (`now`, on the job's clock) to PENDING.
 pub(crate) fn release_due_retries(tx: &Transaction, job_id: &str, now: &Timestamp) -> ServiceResult<()> {
-    let due: Vec<String> = tx
-        .prepare_cached(
-            "SELECT body FROM docs WHERE kind = 'simulation_job' AND parent_id = ?1 AND status = 'RETRY_SCHEDULED'",
-        )?
-        .query_map(params![job_id], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
+    let due: Vec<SimulationJob> =
+        store::children_with_status(tx, Kind::SimulationJob, job_id, SimulationJobStatus::RetryScheduled.as_str())?;
     let now = now.parse();
-    for body in due {
-        let mut simulation: SimulationJob = serde_json::from_str(&body)?;
+    for mut simulation in due {
         let at = simulation.scheduled_at.as_ref().and_then(Timestamp::parse);
         if at.is_none_or(|at| now.is_some_and(|now| at <= now)) {
             simulation.status = Some(SimulationJobStatus::Pending);
@@ -292,24 +287,17 @@ pub fn pending_retries(conn: &rusqlite::Connection, job_id: &str) -> ServiceResu
     let job: Value = store::require(conn, Kind::RunPlanJob, job_id)?;
     let plan: RunPlanInput = serde_json::from_value(job["plan"].clone()).unwrap_or_default();
     let max_attempts = plan.max_no_response_retries_or_default().max(0) as u32 + 1;
-    let bodies: Vec<String> = conn
-        .prepare_cached(
-            "SELECT body FROM docs WHERE kind = 'simulation_job' AND parent_id = ?1 AND status = 'RETRY_SCHEDULED'",
-        )?
-        .query_map(params![job_id], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
-    let mut retries = bodies
-        .iter()
-        .map(|body| {
-            let simulation: SimulationJob = serde_json::from_str(body)?;
-            Ok(PendingRetry {
-                attempt_number: simulation.attempt_number.unwrap_or(2),
-                max_attempts,
-                scheduled_at: simulation.scheduled_at,
-                simulation_job_id: simulation.simulation_job_id,
-            })
+    let waiting: Vec<SimulationJob> =
+        store::children_with_status(conn, Kind::SimulationJob, job_id, SimulationJobStatus::RetryScheduled.as_str())?;
+    let mut retries: Vec<PendingRetry> = waiting
+        .into_iter()
+        .map(|simulation| PendingRetry {
+            attempt_number: simulation.attempt_number.unwrap_or(2),
+            max_attempts,
+            scheduled_at: simulation.scheduled_at,
+            simulation_job_id: simulation.simulation_job_id,
         })
-        .collect::<ServiceResult<Vec<_>>>()?;
+        .collect();
     retries.sort_by_key(|r| r.scheduled_at.as_ref().and_then(Timestamp::parse));
     Ok(retries)
 }

@@ -265,6 +265,20 @@ pub fn all<T: DeserializeOwned>(conn: &Connection, kind: Kind) -> ServiceResult<
     rows.map(|body| Ok(serde_json::from_str(&body?)?)).collect()
 }
 
+/// The documents of a kind under one parent with one status, oldest first.
+pub fn children_with_status<T: DeserializeOwned>(
+    conn: &Connection,
+    kind: Kind,
+    parent_id: &str,
+    status: &str,
+) -> ServiceResult<Vec<T>> {
+    let mut statement = conn.prepare_cached(
+        "SELECT body FROM docs WHERE kind = ?1 AND parent_id = ?2 AND status = ?3 AND deleted_at IS NULL ORDER BY seq",
+    )?;
+    let rows = statement.query_map(params![kind.as_str(), parent_id, status], |row| row.get::<_, String>(0))?;
+    rows.map(|body| Ok(serde_json::from_str(&body?)?)).collect()
+}
+
 /// One page of live documents, newest first, after `cursor` (an opaque sequence number).
 pub fn list(conn: &Connection, kind: Kind, filter: &Filter, cursor: Option<&str>, limit: u64) -> ServiceResult<Page> {
     let before: i64 = match cursor {
