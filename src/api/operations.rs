@@ -10,14 +10,16 @@ use super::error::Error;
 use super::model::*;
 use super::page::{cursor_stream, offset_stream};
 
-/// `limit` and `cursor` of a cursor-paged list, plus its filters.
+/// `limit` and the cursor of a cursor-paged list, plus its filters. The cursor is sent as
+/// `after`, the name the hosted interface reads on every such list (the local service reads
+/// `cursor` too); the collection job list, where the spec names `cursor`, has its own query.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct ListQuery {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "after", skip_serializing_if = "Option::is_none")]
     pub cursor: Option<String>,
-    /// Filters such as `status`, `severity` or `planId`.
+    /// Filters such as `status`, `severity` or `simulationRunPlanId`.
     #[serde(flatten)]
     pub filters: std::collections::BTreeMap<String, String>,
 }

@@ -95,9 +95,11 @@ async fn paginate(session: &Session, path: &str) -> Result<Value, Failure> {
         if !has_more || count == 0 {
             break;
         }
-        query.retain(|(k, _)| *k != "cursor" && *k != "offset");
+        query.retain(|(k, _)| *k != "cursor" && *k != "after" && *k != "offset");
         match pagination.get("nextCursor").and_then(Value::as_str) {
-            Some(cursor) => query.push(("cursor", cursor.to_string())),
+            // The spec names `cursor` for collection jobs; every other cursor list reads `after`.
+            Some(cursor) if path.contains("/collection-jobs") => query.push(("cursor", cursor.to_string())),
+            Some(cursor) => query.push(("after", cursor.to_string())),
             None => {
                 let offset = pagination.get("offset").and_then(Value::as_u64).unwrap_or(0) + count as u64;
                 query.push(("offset", offset.to_string()));
