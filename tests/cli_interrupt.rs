@@ -104,3 +104,37 @@ async fn an_interrupt_without_cancel_on_exit_leaves_the_run_going() {
     let running = status(&service, id).await;
     assert!(!running.is_terminal() && running != RunPlanJobStatus::Cancelling, "{running}");
 }
+
+/// A service that accepts connections and never answers: `gate` is still resolving its plan.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_while_the_plan_is_being_resolved_starts_nothing() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let (connected, mut on_connect) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = listener.accept().await {
+            held.push(socket);
+            let _ = connected.send(());
+        }
+    });
+    let home = tempfile::tempdir().unwrap();
+    let child = switchboard(home.path())
+        .env("SWITCHBOARD_BASE_URL", format!("http://{address}"))
+        .env("SWITCHBOARD_API_KEY", "sk-test-hanging")
+        .args(["gate", "Some plan", "--cancel-on-exit"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    tokio::time::timeout(Duration::from_secs(60), on_connect.recv()).await.expect("gate connects").unwrap();
+    let killed =
+        tokio::process::Command::new("kill").args(["-INT", &child.id().unwrap().to_string()]).status().await.unwrap();
+    assert!(killed.success());
+    let output = tokio::time::timeout(Duration::from_secs(60), child.wait_with_output())
+        .await
+        .expect("the interrupt ends gate, without waiting for the service")
+        .unwrap();
+    assert_exit(&output, 130);
+    assert!(stderr(&output).contains("no run was started"), "{}", stderr(&output));
+}

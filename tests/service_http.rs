@@ -184,3 +184,64 @@ async fn failed_keys_are_limited_per_client_address() {
     let (status, _, _) = raw(&base, Method::GET, "/v1/health", None, None).await;
     assert_eq!(status, 401);
 }
+
+/// Conditional GETs: an unchanged resource is answered 304 with no body, a changed one 200
+/// with a new tag; the client's watcher read says `Unchanged` without decoding anything.
+#[tokio::test]
+async fn an_unchanged_resource_is_answered_not_modified() {
+    use switchboard::api::Conditional;
+    let service = start(true).await;
+    let http = reqwest::Client::new();
+    let key = format!("Bearer {}", service.running.api_key.expose());
+    let get = |etag: Option<String>| {
+        let mut request = http.get(format!("{}/v1/persona", service.base_url())).header("authorization", &key);
+        if let Some(etag) = etag {
+            request = request.header("if-none-match", etag);
+        }
+        request.send()
+    };
+    let first = get(None).await.unwrap();
+    assert_eq!(first.status(), 200);
+    let etag = first.headers().get("etag").expect("a GET carries an ETag").to_str().unwrap().to_owned();
+    let again = get(Some(etag.clone())).await.unwrap();
+    assert_eq!(again.status(), 304);
+    assert!(again.bytes().await.unwrap().is_empty(), "a 304 has no body");
+    assert_eq!(get(Some(format!("\"other\", W/{etag}"))).await.unwrap().status(), 304, "weak match, in a list");
+    assert_eq!(get(Some("\"other\"".into())).await.unwrap().status(), 200);
+
+    // A change gives the list a new tag, and the old one no longer matches.
+    let fields = switchboard::api::model::PersonaFields { name: Some("Etag Tester".into()), ..Default::default() };
+    service.client.create_persona(&fields).await.unwrap();
+    let changed = get(Some(etag.clone())).await.unwrap();
+    assert_eq!(changed.status(), 200);
+    assert_ne!(changed.headers().get("etag").unwrap().to_str().unwrap(), etag);
+
+    // Errors carry no tag, and a tag never gets past the key check.
+    let missing = http
+        .get(format!("{}/v1/persona/00000000-0000-0000-0000-000000000000", service.base_url()))
+        .header("authorization", &key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(missing.status(), 404);
+    assert!(missing.headers().get("etag").is_none());
+    let anonymous =
+        http.get(format!("{}/v1/persona", service.base_url())).header("if-none-match", "*").send().await.unwrap();
+    assert_eq!(anonymous.status(), 401);
+
+    // The client: a job read with its own tag is Unchanged once it has ended.
+    let plan = Some("def19c4f-3b29-5880-ab66-2113c56938c5".parse().unwrap());
+    let run = switchboard::api::model::RunRequest { plan_id: plan, ..Default::default() };
+    let id = service.client.run(&run).await.unwrap().simulation_run_plan_job_id;
+    eventually(Duration::from_secs(120), || async {
+        let job = service.client.get_run_plan_job(id).await.unwrap();
+        job.status.as_ref().is_some_and(|s| s.is_terminal()).then_some(())
+    })
+    .await;
+    let Conditional::Changed { etag, .. } = service.client.get_run_plan_job_if_changed(id, true, None).await.unwrap()
+    else {
+        panic!("the first read has nothing to compare with")
+    };
+    let read = service.client.get_run_plan_job_if_changed(id, true, etag.as_deref()).await.unwrap();
+    assert!(matches!(read, Conditional::Unchanged), "{read:?}");
+}

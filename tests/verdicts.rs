@@ -221,7 +221,9 @@ async fn the_verdict_is_live_while_the_run_goes_on_and_a_cancelled_run_never_pas
     let verdict = job.verdict.expect("judged from the start");
     assert!(!verdict.passed);
     assert!(matches!(verdict.failures[0], VerdictFailure::RunNotCompleted { .. }), "{:?}", verdict.failures);
-    assert_eq!(verdict.checks[0].pass_rate, None, "nothing evaluated yet");
+    // Nothing evaluated yet (or, on a slow machine, the first few): a rate only from values.
+    let check = &verdict.checks[0];
+    assert_eq!(check.pass_rate.is_none(), check.evaluated_sims == 0, "{check:?}");
 
     let cancelled = service.client.cancel_run_plan_job(id).await.unwrap();
     assert!(cancelled.simulation_jobs.iter().any(|s| s.status == Some(SimulationJobStatus::Cancelled)));

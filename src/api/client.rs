@@ -144,7 +144,34 @@ impl Client {
         Q: Serialize + ?Sized,
         B: Serialize + ?Sized,
     {
-        self.attempt(method, path, query, body).await.map_err(|e| e.redacted(self.key.expose()))
+        let reply = self.attempt(method, path, query, body, None).await.map_err(|e| e.redacted(self.key.expose()))?;
+        Ok((reply.status, reply.bytes))
+    }
+
+    /// A GET sent with `If-None-Match: etag` when there is one: `Unchanged` when the service
+    /// answers 304 (nothing read, nothing decoded), else the value and its new tag.
+    pub async fn get_if_changed<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        etag: Option<&str>,
+    ) -> Result<Conditional<T>, Error> {
+        let reply = self
+            .attempt::<(), ()>(Method::GET, path, None, None, etag)
+            .await
+            .map_err(|e| e.redacted(self.key.expose()))?;
+        if reply.status == StatusCode::NOT_MODIFIED.as_u16() {
+            return Ok(Conditional::Unchanged);
+        }
+        let value = serde_json::from_slice(&reply.bytes).map_err(|e| {
+            let error = Error::Decode {
+                method: "GET".into(),
+                path: path.to_owned(),
+                status: reply.status,
+                message: e.to_string(),
+            };
+            error.redacted(self.key.expose())
+        })?;
+        Ok(Conditional::Changed { value, etag: reply.etag })
     }
 
     async fn attempt<Q, B>(
@@ -153,7 +180,8 @@ impl Client {
         path: &str,
         query: Option<&Q>,
         body: Option<&B>,
-    ) -> Result<(u16, Vec<u8>), Error>
+        if_none_match: Option<&str>,
+    ) -> Result<Reply, Error>
     where
         Q: Serialize + ?Sized,
         B: Serialize + ?Sized,
@@ -169,18 +197,23 @@ impl Client {
             if let Some(body) = body {
                 request = request.json(body);
             }
+            if let Some(etag) = if_none_match {
+                request = request.header(header::IF_NONE_MATCH, etag);
+            }
             let outcome = request.send().await;
             let can_retry = retryable_method && attempt < self.config.max_retries;
             let failure = match outcome {
                 Ok(response) => {
                     let status = response.status();
                     let retry_after = retry_after(response.headers());
+                    let etag = response.headers().get(header::ETAG).and_then(|v| v.to_str().ok()).map(str::to_owned);
                     let bytes = match response.bytes().await {
                         Ok(bytes) => bytes,
                         Err(e) => return Err(self.transport_error(&method, path, e)),
                     };
-                    if status.is_success() {
-                        return Ok((status.as_u16(), bytes.to_vec()));
+                    let unchanged = if_none_match.is_some() && status == StatusCode::NOT_MODIFIED;
+                    if status.is_success() || unchanged {
+                        return Ok(Reply { status: status.as_u16(), bytes: bytes.to_vec(), etag });
                     }
                     // Scrubbed before it is decoded or cut to a snippet: a cut never leaves half a key.
                     let bytes = super::error::scrub_bytes(&bytes, self.key.expose());
@@ -241,6 +274,24 @@ impl Client {
 }
 
 /// When to try again after an error status, if at all.
+/// A success as it came.
+struct Reply {
+    status: u16,
+    bytes: Vec<u8>,
+    etag: Option<String>,
+}
+
+/// What a conditional GET found.
+#[derive(Debug)]
+pub enum Conditional<T> {
+    Changed {
+        value: T,
+        etag: Option<String>,
+    },
+    /// 304: the copy the tag came with is still current.
+    Unchanged,
+}
+
 fn retry_delay(
     status: StatusCode,
     retry_after: Option<Duration>,

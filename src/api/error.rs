@@ -223,6 +223,10 @@ pub enum Error {
     /// The request could not be built (bad base URL, bad input).
     #[error("{0}")]
     Request(String),
+    /// The service's pages do not add up (a cursor it gave before, `hasMore` with no cursor):
+    /// following them would never end.
+    #[error("{0}")]
+    Paging(String),
 }
 
 impl Error {
@@ -271,7 +275,7 @@ impl Error {
                     *text = scrub(text, secret);
                 }
             }
-            Error::Request(message) => *message = scrub(message, secret),
+            Error::Request(message) | Error::Paging(message) => *message = scrub(message, secret),
         }
         self
     }

@@ -8,6 +8,6 @@ pub mod page;
 pub mod validate;
 pub mod wire_enum;
 
-pub use client::{ApiKey, Client, ClientConfig, USER_AGENT};
+pub use client::{ApiKey, Client, ClientConfig, Conditional, USER_AGENT};
 pub use error::{ApiError, Error, ErrorBody, ErrorType};
 pub use operations::{ListQuery, routes};

@@ -158,6 +158,29 @@ impl Client {
         self.data(&format!("/v1/simulation/plan/job/{id}")).await
     }
 
+    /// The job unless it is unchanged since the read that gave `etag` (a watcher's poll). With
+    /// `summary`, without its simulation jobs (`?simulationJobs=none`): a service that knows the
+    /// extension answers `counts` instead; one that does not sends them all the same.
+    pub async fn get_run_plan_job_if_changed(
+        &self,
+        id: Uuid,
+        summary: bool,
+        etag: Option<&str>,
+    ) -> Result<super::Conditional<RunPlanJob>, Error> {
+        let query = if summary { "?simulationJobs=none" } else { "" };
+        let path = format!("/v1/simulation/plan/job/{id}{query}");
+        Ok(match self.get_if_changed::<Data<RunPlanJob>>(&path, etag).await? {
+            super::Conditional::Changed { value, etag } => super::Conditional::Changed { value: value.data, etag },
+            super::Conditional::Unchanged => super::Conditional::Unchanged,
+        })
+    }
+
+    /// One page of a job's simulation jobs (local service extension); `status` and `outcome`
+    /// filters go in `query`.
+    pub async fn list_job_simulations(&self, id: Uuid, query: &ListQuery) -> Result<CursorPage<SimulationJob>, Error> {
+        self.get_with(&format!("/v1/simulation/plan/job/{id}/simulation-jobs"), query).await
+    }
+
     pub async fn run(&self, request: &RunRequest) -> Result<RunStarted, Error> {
         self.write_data(Method::POST, "/v1/simulation/run", request).await
     }

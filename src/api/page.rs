@@ -60,9 +60,11 @@ where
     struct State<F> {
         fetch: F,
         cursor: Option<String>,
+        /// Every cursor followed: a service that leads back to one would page forever.
+        seen: std::collections::HashSet<String>,
         done: bool,
     }
-    let state = State { fetch, cursor: None, done: false };
+    let state = State { fetch, cursor: None, seen: Default::default(), done: false };
     stream::try_unfold(state, |mut state| async move {
         if state.done {
             return Ok(None);
@@ -70,10 +72,11 @@ where
         let page = (state.fetch)(state.cursor.clone()).await?;
         let next = page.pagination.next_cursor.filter(|c| !c.is_empty());
         match (page.pagination.has_more, next) {
-            (true, Some(next)) if Some(&next) != state.cursor.as_ref() => state.cursor = Some(next),
-            (true, _) => {
-                return Err(Error::Request("the service said hasMore but gave no new nextCursor".into()));
+            (true, Some(next)) if state.seen.insert(next.clone()) => state.cursor = Some(next),
+            (true, Some(_)) => {
+                return Err(Error::Paging("the service gave a nextCursor it had given before; paging stopped".into()));
             }
+            (true, None) => return Err(Error::Paging("the service said hasMore but gave no nextCursor".into())),
             (false, _) => state.done = true,
         }
         Ok(Some((stream::iter(page.data.into_iter().map(Ok)), state)))
@@ -113,6 +116,24 @@ mod tests {
     #[derive(Debug, PartialEq, serde::Deserialize)]
     struct Thing {
         name: String,
+    }
+
+    /// A service whose cursors go a → b → a: the walk stops with a paging error, not forever.
+    #[tokio::test]
+    async fn a_cursor_that_leads_back_ends_the_walk_with_an_error() {
+        let pages = cursor_stream(|cursor: Option<String>| async move {
+            let next = match cursor.as_deref() {
+                None | Some("a") => "b",
+                _ => "a",
+            };
+            let page: CursorPage<u32> = serde_json::from_value(serde_json::json!({
+                "data": [1], "pagination": { "hasMore": true, "nextCursor": next }
+            }))
+            .unwrap();
+            Ok(page)
+        });
+        let walked: Result<Vec<u32>, Error> = pages.try_collect().await;
+        assert!(matches!(&walked, Err(Error::Paging(why)) if why.contains("given before")), "{walked:?}");
     }
 
     #[test]

@@ -81,6 +81,8 @@ async fn paginate(session: &Session, path: &str) -> Result<Value, Failure> {
     let mut data: Vec<Value> = Vec::new();
     let mut query: Vec<(&str, String)> = Vec::new();
     let mut last_pagination;
+    // Where each page was read from: a service that leads back to one would page forever.
+    let mut seen = std::collections::HashSet::new();
     loop {
         let page = send(session, Method::GET, path, (!query.is_empty()).then_some(query.as_slice()), None).await?;
         let items = match page.get("data") {
@@ -96,15 +98,21 @@ async fn paginate(session: &Session, path: &str) -> Result<Value, Failure> {
             break;
         }
         query.retain(|(k, _)| *k != "cursor" && *k != "after" && *k != "offset");
-        match pagination.get("nextCursor").and_then(Value::as_str) {
+        let next = match pagination.get("nextCursor").and_then(Value::as_str) {
             // The spec names `cursor` for collection jobs; every other cursor list reads `after`.
-            Some(cursor) if path.contains("/collection-jobs") => query.push(("cursor", cursor.to_string())),
-            Some(cursor) => query.push(("after", cursor.to_string())),
+            Some(cursor) if path.contains("/collection-jobs") => ("cursor", cursor.to_string()),
+            Some(cursor) => ("after", cursor.to_string()),
             None => {
                 let offset = pagination.get("offset").and_then(Value::as_u64).unwrap_or(0) + count as u64;
-                query.push(("offset", offset.to_string()));
+                ("offset", offset.to_string())
             }
+        };
+        if !seen.insert(next.clone()) {
+            let message =
+                format!("the service led back to a page already read ({}={}); paging stopped", next.0, next.1);
+            return Err(session.client.redact(crate::api::Error::Paging(message)).into());
         }
+        query.push(next);
     }
     if let Some(object) = last_pagination.as_object_mut() {
         object.insert("hasMore".into(), Value::Bool(false));

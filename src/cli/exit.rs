@@ -154,6 +154,10 @@ impl From<api::Error> for Failure {
             api::Error::Request(message) => {
                 (Exit::Usage, ErrorBody::new(ErrorType::Validation, "bad_request", message))
             }
+            // The service's fault, not the command line's.
+            api::Error::Paging(message) => {
+                (Exit::Unavailable, ErrorBody::new(ErrorType::Internal, "unexpected_paging", message))
+            }
         };
         Failure { exit, body: Box::new(body), detail }
     }

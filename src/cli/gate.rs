@@ -57,7 +57,10 @@ fn pass_rate(text: &str) -> Result<f64, String> {
 
 pub async fn run(args: GateArgs, session: &Session) -> Outcome {
     let mut signals = Signals::listen();
-    let prepared = args.spec.prepare(session).await?;
+    let prepared = match run::prepare_or_stop(&args.spec, session, &mut signals).await {
+        Ok(prepared) => prepared,
+        Err(outcome) => return outcome,
+    };
     let started = run::start(session, &prepared).await?;
     let id = started.simulation_run_plan_job_id;
     eprintln!(

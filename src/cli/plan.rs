@@ -10,6 +10,7 @@ use super::listing::{self, ListArgs};
 use super::output::{self, Tabular, or_dash};
 use super::session::Session;
 use crate::api::model::{EdgeCases, RunPlan, RunPlanInput};
+use crate::api::page::Lenient;
 use crate::api::{Client, ListQuery, routes};
 
 #[derive(Debug, Subcommand)]
@@ -112,16 +113,28 @@ pub async fn resolve(client: &Client, plan: &str) -> Result<RunPlan, Failure> {
             _ => e.into(),
         });
     }
-    let named: Vec<RunPlan> = client
-        .list_all::<RunPlan>(routes::RUN_PLANS, ListQuery::default().limit(50))
-        .try_filter(|p| std::future::ready(p.name() == plan))
-        .try_collect()
-        .await?;
+    // One plan the client cannot read does not stop the others being found by name.
+    let listed: Vec<Lenient<RunPlan>> =
+        client.list_all_lenient::<RunPlan>(routes::RUN_PLANS, ListQuery::default().limit(50)).try_collect().await?;
+    let unreadable = listed.iter().filter(|p| matches!(p, Lenient::Unreadable(_))).count();
+    let named: Vec<RunPlan> = listed
+        .into_iter()
+        .filter_map(|p| match p {
+            Lenient::Item(p) if p.name() == plan => Some(p),
+            _ => None,
+        })
+        .collect();
     match named.as_slice() {
         [one] => Ok(one.clone()),
-        [] => Err(Failure::not_found(format!(
-            "no run plan is named {plan:?} (names must match exactly; `switchboard plan list` shows them)"
-        ))),
+        [] => {
+            let unread = match unreadable {
+                0 => String::new(),
+                n => format!("; {n} listed plans could not be read, and one may be it: pass the plan's id"),
+            };
+            Err(Failure::not_found(format!(
+                "no run plan is named {plan:?} (names must match exactly; `switchboard plan list` shows them){unread}"
+            )))
+        }
         many => {
             let ids: Vec<String> = many.iter().map(|p| p.id.to_string()).collect();
             Err(Failure::invalid(

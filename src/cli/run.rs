@@ -128,9 +128,24 @@ pub async fn start(session: &Session, prepared: &Prepared) -> Result<RunStarted,
     })
 }
 
+/// Prepares the run unless a signal comes first: Ctrl-C while a plan is being resolved ends
+/// the command before anything is started.
+pub async fn prepare_or_stop(spec: &RunSpec, session: &Session, signals: &mut Signals) -> Result<Prepared, Outcome> {
+    tokio::select! {
+        prepared = spec.prepare(session) => prepared.map_err(Err),
+        signal = signals.recv() => {
+            eprintln!("{}; no run was started", signal.name());
+            Err(Ok(signal.exit()))
+        }
+    }
+}
+
 pub async fn run(args: RunArgs, session: &Session) -> Outcome {
     let mut signals = Signals::listen();
-    let prepared = args.spec.prepare(session).await?;
+    let prepared = match prepare_or_stop(&args.spec, session, &mut signals).await {
+        Ok(prepared) => prepared,
+        Err(outcome) => return outcome,
+    };
     let started = start(session, &prepared).await?;
     let id = started.simulation_run_plan_job_id;
     if !args.wait {

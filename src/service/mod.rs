@@ -4,6 +4,7 @@
 mod auth;
 pub mod error;
 mod error_body;
+mod etag;
 mod extract;
 mod ingest;
 mod keyfile;
@@ -262,6 +263,7 @@ fn router(state: AppState) -> Router {
     routes
         .fallback(routes::unknown_route)
         .method_not_allowed_fallback(routes::method_not_allowed)
+        .layer(axum::middleware::from_fn(etag::conditional_get))
         .layer(axum::Extension(openapi::Served::new(&document)))
         .layer(axum::middleware::from_fn_with_state(state.clone(), auth::authenticate))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))

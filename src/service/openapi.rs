@@ -17,8 +17,8 @@ use utoipa_axum::routes;
 use super::AppState;
 use crate::api::ErrorBody;
 use crate::api::model::{
-    CollectionJobStatus, IssueStatus, KnowledgeBase, RunPlanJobStatus, Severity, ValueStatusFilter,
-    inputs_refusing_unknown_members, limits_beyond_the_generator,
+    CollectionJobStatus, IssueStatus, KnowledgeBase, RunPlanJobStatus, Severity, SimulationJobsIncluded,
+    ValueStatusFilter, inputs_refusing_unknown_members, limits_beyond_the_generator,
 };
 
 /// The name the bearer scheme has under `components.securitySchemes` (also spelled out in
@@ -36,7 +36,7 @@ pub const BEARER: &str = "bearer";
     ),
     // The knowledge base has no route here yet; its schema states its limit all the same.
     // Enums that only query parameters name are listed so that their `$ref`s resolve.
-    components(schemas(ErrorBody, KnowledgeBase, ValueStatusFilter, CollectionJobStatus, IssueStatus, Severity, RunPlanJobStatus)),
+    components(schemas(ErrorBody, KnowledgeBase, ValueStatusFilter, CollectionJobStatus, IssueStatus, Severity, RunPlanJobStatus, SimulationJobsIncluded)),
     modifiers(&BearerAuth),
     security(("bearer" = []))
 )]
@@ -104,6 +104,33 @@ pub fn tighten(json: &mut serde_json::Value) {
     let schemas = schemas.clone();
     flatten_everywhere(json, &schemas);
     require_text_in_queries(json);
+    conditional_gets(json);
+}
+
+/// Every GET answers with an `ETag`, and `304` when `If-None-Match` names it (`etag.rs`).
+fn conditional_gets(json: &mut serde_json::Value) {
+    let Some(paths) = json.get_mut("paths").and_then(serde_json::Value::as_object_mut) else { return };
+    for item in paths.values_mut() {
+        let Some(responses) = item.pointer_mut("/get/responses").and_then(serde_json::Value::as_object_mut) else {
+            continue;
+        };
+        if let Some(ok) = responses.get_mut("200").and_then(serde_json::Value::as_object_mut) {
+            let headers = ok.entry("headers").or_insert_with(|| serde_json::json!({}));
+            if let Some(headers) = headers.as_object_mut() {
+                headers.insert(
+                    "ETag".into(),
+                    serde_json::json!({
+                        "description": "The body's entity tag: send it back in `If-None-Match` to be answered 304 while nothing changed.",
+                        "schema": { "type": "string" }
+                    }),
+                );
+            }
+        }
+        responses.insert(
+            "304".into(),
+            serde_json::json!({ "description": "Not Modified: the `If-None-Match` tag is still current; no body." }),
+        );
+    }
 }
 
 /// Every `allOf` in the document (component schemas and the ones inlined in responses).

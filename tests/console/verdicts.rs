@@ -275,6 +275,21 @@ async fn a_failed_simulation_opens_on_its_failed_checks_readable_at_every_width(
 }
 
 #[tokio::test]
+async fn an_open_simulation_follows_its_failed_checks_as_the_job_is_read_again() {
+    let mut h = Harness::seeded().await;
+    let id = open_judged(&mut h).await;
+    h.keys(&["]", "]", "enter"]).await;
+    assert!(h.render(200, 50).contains("failed checks [2]"), "{}", h.render(200, 50));
+    // The service judged it again (a re-scored value): only the task check fails now.
+    let mut job = judged_job(id);
+    job.simulation_jobs[3].failed_checks.retain(|c| c.metric_name.as_deref() == Some("Task completion"));
+    let result = Box::new(Ok(Fetched::RunPlanJob(Box::new(job))));
+    h.app.update(Message::Fetched { request: Request::RunPlanJob(id), result });
+    let screen = h.render(200, 50);
+    assert!(screen.contains("failed checks [1]") && !screen.contains("✗ Keypad entry"), "{screen}");
+}
+
+#[tokio::test]
 async fn a_plans_detail_marks_its_checks_and_their_bars() {
     let mut h = Harness::seeded().await;
     let seeded = h.client.get_run_plan(SEEDED_PLAN.parse().unwrap()).await.unwrap().plan.as_input();

@@ -150,6 +150,9 @@ pub struct RunPlanJob {
     pub attempt_summary: Option<AttemptSummary>,
     /// Retries waiting out their backoff, soonest first (job reads; absent from lists).
     pub pending_retries: Option<Vec<PendingRetry>>,
+    /// Its simulations counted by status and by outcome (local service extension, on a single
+    /// job's read): what a watcher needs without reading every simulation.
+    pub counts: Option<SimulationCounts>,
 }
 
 /// A run's simulations against its test cases; differs from a plain count only when the plan
@@ -179,6 +182,24 @@ pub struct PendingRetry {
     pub max_attempts: u32,
     pub scheduled_at: Option<Timestamp>,
     pub simulation_job_id: Uuid,
+}
+
+wire_enum! {
+    /// Whether a job's read carries its simulation jobs (`?simulationJobs=`, local extension).
+    pub enum SimulationJobsIncluded { All = "all", Omitted = "none" }
+}
+
+/// A job's simulations counted (local service extension).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SimulationCounts {
+    pub total: u64,
+    /// Simulation status to how many are in it.
+    #[serde(default)]
+    pub by_status: std::collections::BTreeMap<String, u64>,
+    /// Outcome to how many have it; simulations without one yet are not counted here.
+    #[serde(default)]
+    pub by_outcome: std::collections::BTreeMap<String, u64>,
 }
 
 /// One simulation: a persona running one flow variant (or scenario) against one endpoint.

@@ -231,6 +231,18 @@ impl RunPlanJob {
 impl SimulationJob {
     /// Why a simulation did not pass, in one line: each failed check with the judge's reason,
     /// else why its result does not count, else the error that stopped it.
+    /// The same for a narrow column: the first failed check and how many more, then its
+    /// reason (`Keypad entry (+1 more): …`), so a cut line still says there are others.
+    pub fn why_in_brief(&self) -> String {
+        let Some((first, rest)) = self.failed_checks.split_first() else { return self.why_not_passed() };
+        let name = first.metric_name.clone().unwrap_or_else(|| first.metric_definition_id.to_string());
+        let more = if rest.is_empty() { String::new() } else { format!(" (+{} more)", rest.len()) };
+        match &first.value_reasoning {
+            Some(reason) => format!("{name}{more}: {}", one_line(reason)),
+            None => format!("{name}{more}"),
+        }
+    }
+
     pub fn why_not_passed(&self) -> String {
         if !self.failed_checks.is_empty() {
             let reasons: Vec<String> = self

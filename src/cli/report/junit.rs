@@ -114,7 +114,12 @@ fn suites(report: &GateReport) -> Vec<Suite> {
         let name = check.name();
         let mut cases = vec![bar_case(check)];
         if per_simulation {
-            cases.extend(report.job.simulation_jobs.iter().map(|sim| sim_case(sim, check)));
+            let judged =
+                report.job.simulation_jobs.iter().filter(|sim| sim.outcome.as_ref().is_some_and(judged)).count();
+            // Every judged simulation carries a value for this check only when the check counts
+            // them all; otherwise a FAILED simulation may lack it, and is not reported as passing it.
+            let everywhere = check.evaluated_sims as usize >= judged;
+            cases.extend(report.job.simulation_jobs.iter().map(|sim| sim_case(sim, check, everywhere)));
         }
         let mut properties = vec![
             ("metricDefinitionId".to_string(), check.metric_definition_id.to_string()),
@@ -205,7 +210,7 @@ fn bar_case(check: &VerdictCheck) -> TestCase {
 }
 
 /// One simulation on one check.
-fn sim_case(sim: &SimulationJob, check: &VerdictCheck) -> TestCase {
+fn sim_case(sim: &SimulationJob, check: &VerdictCheck, evaluated_everywhere: bool) -> TestCase {
     let failed = sim.failed_checks.iter().find(|f| f.metric_definition_id == check.metric_definition_id);
     let result = match (&sim.outcome, failed) {
         (_, Some(failed)) => {
@@ -232,10 +237,26 @@ fn sim_case(sim: &SimulationJob, check: &VerdictCheck) -> TestCase {
                 .unwrap_or_else(|| "not evaluated".into()),
         },
         (None, None) => Case::Skipped { message: "the simulation did not finish".into() },
-        // PASSED, or FAILED on other checks only: this check was not among the failed ones.
-        (Some(_), None) => Case::Passed,
+        // PASSED means every check had a value and passed.
+        (Some(SimulationOutcome::Passed), None) => Case::Passed,
+        // FAILED on other checks: this one passed only if it was evaluated here.
+        (Some(SimulationOutcome::Failed), None) if evaluated_everywhere => Case::Passed,
+        (Some(SimulationOutcome::Failed), None) => Case::Skipped {
+            message: format!(
+                "failed on other checks; {} has no value on some simulations and the service does not say which",
+                check.name()
+            ),
+        },
+        (Some(_), None) => {
+            Case::Skipped { message: "the service's outcome for this simulation is unknown here".into() }
+        }
     };
     TestCase { name: case_name(sim), classname: check.name(), seconds: seconds(sim), result }
+}
+
+/// An outcome from which the simulation's checks were judged.
+fn judged(outcome: &SimulationOutcome) -> bool {
+    matches!(outcome, SimulationOutcome::Passed | SimulationOutcome::Failed)
 }
 
 fn seconds(sim: &SimulationJob) -> f64 {
@@ -316,6 +337,45 @@ mod hosted {
                 "metricName": "Task completion", "passRate": 50.0, "minPassRate": 80.0, "inherited": true}]}
         }))
         .unwrap()
+    }
+
+    #[test]
+    fn a_check_missing_on_a_failed_simulation_is_never_reported_as_passed() {
+        let mut job = hosted_job();
+        let id = job.verdict.as_ref().unwrap().checks[0].metric_definition_id;
+        let other = uuid::Uuid::from_u128(0xc2);
+        let mut checks = job.verdict.as_ref().unwrap().checks.clone();
+        let mut second = checks[0].clone();
+        second.metric_definition_id = other;
+        second.metric_name = Some("Politeness".into());
+        second.evaluated_sims = 1;
+        second.passed_sims = 1;
+        checks.push(second);
+        job.verdict.as_mut().unwrap().checks = checks;
+        for (sim, outcome) in job.simulation_jobs.iter_mut().zip(["FAILED", "FAILED"]) {
+            sim.outcome = Some(serde_json::from_value(serde_json::json!(outcome)).unwrap());
+        }
+        job.simulation_jobs[0].failed_checks =
+            vec![serde_json::from_value(serde_json::json!({
+            "metricDefinitionId": id, "metricName": "Task completion", "value": 0.0, "valueReasoning": "no booking"
+        }))
+        .unwrap()];
+        job.simulation_jobs[1].failed_checks = vec![
+            serde_json::from_value(serde_json::json!({
+                "metricDefinitionId": other, "metricName": "Politeness", "value": 0.0, "valueReasoning": "rude"
+            }))
+            .unwrap(),
+        ];
+        let report = GateReport::judge(job, None, None, false);
+        assert!(report.per_simulation());
+        let xml = super::render(&report, "localhost");
+        let politeness = xml.split("<testsuite ").find(|s| s.contains("name=\"Politeness\"")).unwrap();
+        // Politeness counted one simulation of two: the first simulation (FAILED on Task
+        // completion only) may lack it, so it is skipped, not passed.
+        assert!(politeness.contains("has no value on some simulations"), "{politeness}");
+        let task = xml.split("<testsuite ").find(|s| s.contains("name=\"Task completion\"")).unwrap();
+        // Task completion counted both: the second simulation passed it.
+        assert!(!task.contains("<skipped"), "{task}");
     }
 
     #[test]

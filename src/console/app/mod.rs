@@ -8,9 +8,11 @@ mod call;
 mod connection;
 mod keys;
 mod prompt;
+mod refresh;
 
 pub use connection::Connection;
 pub use prompt::{ALIASES, Prompt, completions};
+pub use refresh::polls_between;
 
 use super::keymap::KeyMap;
 use super::marks::{Collecting, Marks};
@@ -106,6 +108,8 @@ pub struct App {
     pub call: Option<ConversationView>,
     /// `C` waits for the policies and metrics its form offers.
     pub collecting: Option<Collecting>,
+    /// When each list on screen is next asked for again.
+    auto_refresh: refresh::AutoRefresh,
 }
 
 impl App {
@@ -132,6 +136,7 @@ impl App {
             modal: Modal::default(),
             call: None,
             collecting: None,
+            auto_refresh: refresh::AutoRefresh::default(),
         };
         if let Some(cache) = &app.cache {
             for pane in &mut app.panes {
@@ -178,10 +183,12 @@ impl App {
             let mut out = Out::default();
             dirty |= self.panes[self.tab].tick(now, &mut out);
             self.apply(out);
-            // The lists on screen are asked for again (never twice at once: `request`).
+            // The lists on screen are asked for again when due (never twice at once: `request`).
             if self.call.is_none() && !self.modal.is_open() {
                 for kind in self.panes[self.tab].visible_lists() {
-                    self.request(Request::List(kind));
+                    if self.auto_refresh.due(kind) {
+                        self.request(Request::List(kind));
+                    }
                 }
             }
         }
@@ -292,6 +299,7 @@ impl App {
                 self.toast(Level::Error, error.message.clone());
             }
             (_, Ok(Fetched::List(listing, unreadable))) => {
+                self.auto_refresh.fetched(listing.kind(), listing.len());
                 self.unreadable(listing.kind(), unreadable);
                 if let Some(cache) = &mut self.cache {
                     listing.store(cache);

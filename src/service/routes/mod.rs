@@ -172,6 +172,8 @@ pub struct ListParams {
     pub started_after: Option<String>,
     #[param(ignore)]
     pub started_before: Option<String>,
+    #[param(ignore)]
+    pub outcome: Option<String>,
 }
 
 impl Validate for ListParams {

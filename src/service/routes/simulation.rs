@@ -22,6 +22,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(list_plans, create_plan))
         .routes(routes!(list_jobs))
         .routes(routes!(read_job))
+        .routes(routes!(list_job_simulations))
         .routes(routes!(cancel_job))
         .routes(routes!(read_plan))
         .routes(routes!(run))
@@ -124,31 +125,90 @@ async fn create_plan(State(state): State<AppState>, Valid(input): Valid<RunPlanI
     path = "/v1/simulation/plan/job/{id}",
     operation_id = "getRunPlanJob",
     tag = "Simulation Run Plan Job",
-    params(("id" = Uuid, Path, description = "The run plan job's id")),
+    params(
+        ("id" = Uuid, Path, description = "The run plan job's id"),
+        ("simulationJobs" = Option<SimulationJobsIncluded>, Query, description = "`none` leaves the simulation jobs out (a watcher reads `counts` and the verdict, and pages the simulations it shows from `/simulation-jobs`); `all` by default (local service extension)"),
+    ),
     responses(
-        (status = 200, description = "The job and its simulation jobs", body = Data<RunPlanJob>),
+        (status = 200, description = "The job, its simulation jobs and their counts", body = Data<RunPlanJob>),
+        BadRequest,
         Unauthorized,
         NotFound,
         TooManyRequests,
         InternalError,
     )
 )]
-async fn read_job(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
+async fn read_job(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Params(params): Params<JobReadParams>,
+) -> ServiceResult<Response> {
     let id = path_id(Kind::RunPlanJob, &id)?.to_string();
+    let included = known_value::<SimulationJobsIncluded>("simulationJobs", params.simulation_jobs.as_deref())?;
+    let with_simulations = included.as_deref() != Some("none");
     // Spliced from the stored documents: a 10,000-simulation job is never decoded.
-    let body = state.store.read(move |c| raw_job(c, &id)).await?;
+    let body = state.store.read(move |c| raw_job(c, &id, with_simulations)).await?;
     Ok(([(axum::http::header::CONTENT_TYPE, "application/json")], body).into_response())
 }
 
-/// `{"data": job}` with its simulation jobs, built from stored JSON without decoding it.
-fn raw_job(conn: &rusqlite::Connection, id: &str) -> ServiceResult<String> {
+/// The query of a job's read.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct JobReadParams {
+    simulation_jobs: Option<String>,
+}
+
+impl super::Validate for JobReadParams {
+    fn check(&self, _c: &mut super::Checks, _at: &str) {}
+}
+
+/// One page of a job's simulation jobs, newest first like every list, optionally only those in
+/// one status or with one outcome (local service extension).
+#[utoipa::path(
+    get,
+    path = "/v1/simulation/plan/job/{id}/simulation-jobs",
+    operation_id = "listRunPlanJobSimulationJobs",
+    tag = "Simulation Run Plan Job",
+    params(
+        ("id" = Uuid, Path, description = "The run plan job's id"),
+        ListParams,
+        ("status" = Option<SimulationJobStatus>, Query, description = "Only simulation jobs in this status"),
+        ("outcome" = Option<SimulationOutcome>, Query, description = "Only simulation jobs with this outcome"),
+    ),
+    responses(
+        (status = 200, description = "One page of the job's simulation jobs", body = CursorPage<SimulationJob>),
+        BadRequest,
+        Unauthorized,
+        NotFound,
+        TooManyRequests,
+        InternalError,
+    )
+)]
+async fn list_job_simulations(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Params(params): Params<ListParams>,
+) -> ServiceResult<Response> {
+    let id = path_id(Kind::RunPlanJob, &id)?.to_string();
+    let status = known_value::<SimulationJobStatus>("status", params.status.as_deref())?;
+    let outcome = known_value::<SimulationOutcome>("outcome", params.outcome.as_deref())?;
+    let job = id.clone();
+    state.store.read(move |c| store::require::<serde_json::Value>(c, Kind::RunPlanJob, &job)).await?;
+    let fields = outcome.map(|o| ("$.outcome".to_string(), o)).into_iter().collect();
+    let filter = OwnedFilter { status, parent_id: Some(id), fields, ..Default::default() };
+    list_kind(&state, Kind::SimulationJob, params, filter).await
+}
+
+/// `{"data": job}` with its simulation jobs (unless left out) and their counts, built from
+/// stored JSON without decoding the simulations.
+fn raw_job(conn: &rusqlite::Connection, id: &str, with_simulations: bool) -> ServiceResult<String> {
     let job = store::get_raw(conn, Kind::RunPlanJob, id)?.ok_or_else(|| ServiceError::not_found("run plan job", id))?;
     let mut job: serde_json::Map<String, serde_json::Value> =
         serde_json::from_str(&store::without_internal(Kind::RunPlanJob, job)?)?;
-    let mut statement =
-        conn.prepare_cached("SELECT body FROM docs WHERE kind = 'simulation_job' AND parent_id = ?1 ORDER BY seq")?;
-    let simulations: Vec<String> = statement.query_map([id], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
-    job.insert("simulationJobCount".into(), simulations.len().into());
+    let counts = store::simulation_counts(conn, id)?;
+    let simulations = if with_simulations { store::children_raw(conn, Kind::SimulationJob, id)? } else { Vec::new() };
+    job.insert("simulationJobCount".into(), counts.total.into());
+    job.insert("counts".into(), serde_json::to_value(&counts)?);
     job.remove("simulationJobs");
     if !job.contains_key("attemptSummary") {
         // A job from before retries: every simulation is its test case's only attempt.

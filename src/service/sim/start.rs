@@ -374,6 +374,7 @@ pub fn start_job_at(
         error_message: None,
         attempt_summary: None,
         pending_retries: None,
+        counts: None,
     };
     let mut body = serde_json::to_value(&job)?;
     // The engine runs from the plan as it was when the job started (inline plans are not saved).

@@ -227,6 +227,35 @@ pub fn get_raw(conn: &Connection, kind: Kind, id: &str) -> ServiceResult<Option<
         .optional()?)
 }
 
+/// The stored bodies of a parent's children of `kind`, in the order they were made.
+pub fn children_raw(conn: &Connection, kind: Kind, parent_id: &str) -> ServiceResult<Vec<String>> {
+    let mut statement = conn.prepare_cached("SELECT body FROM docs WHERE kind = ?1 AND parent_id = ?2 ORDER BY seq")?;
+    let bodies = statement.query_map(params![kind.as_str(), parent_id], |r| r.get(0))?;
+    Ok(bodies.collect::<rusqlite::Result<_>>()?)
+}
+
+/// A run plan job's simulations counted by status and by outcome, without reading them out.
+pub fn simulation_counts(conn: &Connection, job_id: &str) -> ServiceResult<crate::api::model::SimulationCounts> {
+    let mut statement = conn.prepare_cached(
+        "SELECT status, json_extract(body, '$.outcome'), count(*) FROM docs \
+         WHERE kind = ?1 AND parent_id = ?2 GROUP BY 1, 2",
+    )?;
+    let rows = statement.query_map(params![Kind::SimulationJob.as_str(), job_id], |r| {
+        Ok((r.get::<_, Option<String>>(0)?, r.get::<_, Option<String>>(1)?, r.get::<_, i64>(2)?))
+    })?;
+    let mut counts = crate::api::model::SimulationCounts::default();
+    for row in rows {
+        let (status, outcome, n) = row?;
+        let n = n.max(0) as u64;
+        counts.total += n;
+        *counts.by_status.entry(status.unwrap_or_default()).or_default() += n;
+        if let Some(outcome) = outcome {
+            *counts.by_outcome.entry(outcome).or_default() += n;
+        }
+    }
+    Ok(counts)
+}
+
 /// Reads and decodes one live document.
 pub fn get<T: DeserializeOwned>(conn: &Connection, kind: Kind, id: &str) -> ServiceResult<Option<T>> {
     match get_raw(conn, kind, id)? {

@@ -94,6 +94,8 @@ impl JobView {
                 if let Some(open) = &mut self.sim
                     && let Some(fresh) = sims.iter().find(|s| s.simulation_job_id == open.sim.simulation_job_id)
                 {
+                    // The call view's failed checks follow the simulation as it is judged.
+                    open.conversation.failed_checks = fresh.failed_checks.clone();
                     open.sim = fresh.clone();
                 }
                 self.sims.replace(sims, sims::id, &self.shape);

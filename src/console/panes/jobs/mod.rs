@@ -125,7 +125,8 @@ pub fn absorb_job(jobs: &mut Section<RunPlanJob>, request: &Request, result: &Re
 }
 
 /// A whole list is dearer than one job (a busy account walks many pages), so while a listed
-/// job runs the list is fetched again every this many poll ticks, not every tick.
+/// job runs the list is fetched again every this many poll ticks, not every tick, and a
+/// list of more pages than that once per page (as `app::refresh` paces lists on screen).
 const LIST_POLL_EVERY: u32 = 5;
 
 /// Polls a jobs list while one of its jobs runs.
@@ -143,7 +144,8 @@ impl ListPoll {
             return false;
         }
         self.ticks += 1;
-        if self.ticks.is_multiple_of(LIST_POLL_EVERY) && !jobs.list.fetching {
+        let every = LIST_POLL_EVERY.max(crate::console::app::polls_between(jobs.list.items.len()));
+        if self.ticks.is_multiple_of(every) && !jobs.list.fetching {
             jobs.request(out);
         }
         true

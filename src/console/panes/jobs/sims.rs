@@ -85,7 +85,7 @@ pub fn haystack(s: &SimulationJob) -> String {
     format!(
         "{} {status} {stage} {persona} {flow} {} {} {}",
         outcome(s),
-        s.why_not_passed(),
+        s.why_in_brief(),
         endpoint(s),
         s.simulation_job_id
     )
@@ -109,7 +109,7 @@ pub fn compare(a: &SimulationJob, b: &SimulationJob, column: usize) -> std::cmp:
         1 => sim_status(a).cmp(&sim_status(b)),
         2 => text_cmp(Some(&persona(a)), Some(&persona(b))),
         3 => text_cmp(Some(&flow(a)), Some(&flow(b))),
-        4 => a.why_not_passed().cmp(&b.why_not_passed()),
+        4 => a.why_in_brief().cmp(&b.why_in_brief()),
         5 => by(took_ms(a, jiff::Timestamp::MAX), took_ms(b, jiff::Timestamp::MAX)),
         6 => stage(a).cmp(&stage(b)),
         7 => endpoint(a).cmp(&endpoint(b)),
@@ -151,7 +151,7 @@ pub fn cells(s: &SimulationJob, theme: &Theme, width: u16, now: jiff::Timestamp,
             false => Cell::from(persona(s)),
         },
         Cell::from(flow_text(s, width < 180)),
-        Cell::from(s.why_not_passed()).style(if is_failing(s) { theme.error() } else { theme.dim() }),
+        Cell::from(s.why_in_brief()).style(if is_failing(s) { theme.error() } else { theme.dim() }),
         Cell::from(took_ms(s, now).map(duration_ms).unwrap_or_else(|| "—".into())),
         Cell::from(stage.clone()).style(theme.status(&stage)),
         Cell::from(endpoint(s)),
