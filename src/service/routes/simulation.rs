@@ -5,7 +5,6 @@ use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-use uuid::Uuid;
 
 use super::{ListParams, OwnedFilter, created, data, known_value, list_kind, path_id};
 use crate::api::model::*;
@@ -216,6 +215,13 @@ fn raw_job(conn: &rusqlite::Connection, id: &str, with_simulations: bool) -> Ser
     job.insert("simulationJobCount".into(), counts.total.into());
     job.insert("counts".into(), serde_json::to_value(&counts)?);
     job.remove("simulationJobs");
+    if !job.contains_key("attemptSummary") {
+        // A job from before retries: every simulation is its test case's only attempt.
+        let count = simulations.len() as u64;
+        let summary = AttemptSummary { attempt_count: count, test_case_count: count, ..Default::default() };
+        job.insert("attemptSummary".into(), serde_json::to_value(summary)?);
+    }
+    job.insert("pendingRetries".into(), serde_json::to_value(jobs::pending_retries(conn, id)?)?);
     let head = serde_json::to_string(&job)?;
     let head = head.strip_suffix('}').unwrap_or(&head);
     let mut out = String::with_capacity(simulations.iter().map(|s| s.len() + 1).sum::<usize>() + head.len() + 64);
@@ -233,7 +239,7 @@ fn raw_job(conn: &rusqlite::Connection, id: &str, with_simulations: bool) -> Ser
     path = "/v1/simulation/plan/jobs",
     operation_id = "listRunPlanJobs",
     tag = "Simulation Run Plan Job",
-    params(ListParams, ("status" = Option<RunPlanJobStatus>, Query, description = "Only jobs in this status"), ("planId" = Option<Uuid>, Query, description = "Only jobs of this run plan")),
+    params(ListParams, ("status" = Option<RunPlanJobStatus>, Query, description = "Only jobs in this status"), ("simulationRunPlanId" = Option<Uuid>, Query, description = "Only jobs of this run plan (the hosted name)"), ("planId" = Option<Uuid>, Query, description = "Only jobs of this run plan (the older name of simulationRunPlanId)")),
     responses(
         (status = 200, description = "One page of jobs (without their simulation jobs)", body = CursorPage<RunPlanJob>),
         BadRequest,
@@ -244,7 +250,13 @@ fn raw_job(conn: &rusqlite::Connection, id: &str, with_simulations: bool) -> Ser
 )]
 async fn list_jobs(State(state): State<AppState>, Params(params): Params<ListParams>) -> ServiceResult<Response> {
     let status = known_value::<RunPlanJobStatus>("status", params.status.as_deref())?;
-    let filter = OwnedFilter { status, parent_id: params.plan_id.clone(), ..Default::default() };
+    let plan = match (&params.simulation_run_plan_id, &params.plan_id) {
+        (Some(a), Some(b)) if a != b => {
+            return Err(ServiceError::invalid("planId", "planId is the older name of simulationRunPlanId; give one"));
+        }
+        (a, b) => a.clone().or(b.clone()),
+    };
+    let filter = OwnedFilter { status, parent_id: plan, ..Default::default() };
     list_kind(&state, Kind::RunPlanJob, params, filter).await
 }
 
@@ -279,7 +291,7 @@ async fn run(State(state): State<AppState>, Valid(request): Valid<RunRequest>) -
     tag = "Simulation Run Plan Job",
     params(("id" = Uuid, Path, description = "The run plan job's id")),
     responses(
-        (status = 200, description = "The CANCELLING job", body = Data<RunPlanJob>),
+        (status = 200, description = "The CANCELLING (or CANCELLED) job, with `cancelled: true`", body = Data<RunPlanJob>),
         BadRequest,
         Unauthorized,
         Forbidden,
@@ -292,7 +304,11 @@ async fn run(State(state): State<AppState>, Valid(request): Valid<RunRequest>) -
 async fn cancel_job(State(state): State<AppState>, Path(id): Path<String>, _body: AnyBody) -> ServiceResult<Response> {
     let id = path_id(Kind::RunPlanJob, &id)?.to_string();
     let job = state.store.write(move |tx| jobs::cancel(tx, &id)).await?;
-    Ok(data(&job))
+    // The hosted answer is `{cancelled, simulationRunPlanJobId, status}`; the job carries the
+    // last two, and the rest of it besides.
+    let mut answer = serde_json::to_value(&job)?;
+    answer["cancelled"] = true.into();
+    Ok(data(&answer))
 }
 
 /// Get a simulation job.
@@ -316,10 +332,11 @@ async fn read_simulation_job(State(state): State<AppState>, Path(id): Path<Strin
     Ok(data(&job))
 }
 
-/// Ready-made plan inputs built from the flows, one per flow that can run: each is a complete
-/// `plan` for `POST /v1/simulation/run` (`{"plan": template.plan}`), aimed at an endpoint of the
-/// flow's agent, else at the first agent endpoint there is. Replace `agentEndpoints` to aim
-/// it elsewhere. With no agent endpoint at all there are no templates: a run needs one.
+/// Ready-made runs built from the flows, one per flow that can run, in the hosted template
+/// shape. Each also carries `plan`, a complete input for `POST /v1/simulation/run`
+/// (`{"plan": template.plan}`) aimed at an endpoint of the flow's agent, else at the first agent
+/// endpoint there is; replace `agentEndpoints` to aim it elsewhere. With no agent endpoint at
+/// all there are no templates: a run needs one.
 #[utoipa::path(
     get,
     path = "/v1/simulation/template",
@@ -333,40 +350,6 @@ async fn read_simulation_job(State(state): State<AppState>, Path(id): Path<Strin
     )
 )]
 async fn templates(State(state): State<AppState>) -> ServiceResult<Response> {
-    let templates = state
-        .store
-        .read(|c| {
-            let flows: Vec<CustomerFlow> = store::all(c, Kind::CustomerFlow)?;
-            let endpoints: Vec<AgentEndpoint> = store::all(c, Kind::AgentEndpoint)?;
-            Ok(flows
-                .into_iter()
-                .filter(|f| !f.is_voicemail() && (f.happy_path.is_some() || !f.edge_cases.is_empty()))
-                .filter_map(|flow| {
-                    let endpoint = endpoints
-                        .iter()
-                        .find(|e| flow.agents.iter().any(|a| Some(a.id) == e.agent_id))
-                        .or(endpoints.first())?;
-                    Some(serde_json::json!({
-                        "id": Uuid::new_v5(&flow.id, b"template"),
-                        "name": format!("{} regression", flow.title.clone().unwrap_or_default()),
-                        "plan": RunPlanInput {
-                            name: Some(format!("{} regression", flow.title.clone().unwrap_or_default())),
-                            direction: Some(Direction::Inbound),
-                            max_simulation_duration_seconds: Some(300),
-                            flows: Some(vec![FlowSelection {
-                                id: Some(flow.id),
-                                happy_path: Some(flow.happy_path.is_some()),
-                                edge_cases: (!flow.edge_cases.is_empty()).then_some(EdgeCases::All),
-                                ..Default::default()
-                            }]),
-                            agent_endpoints: Some(vec![IdRef { id: endpoint.id }]),
-                            metrics: Some(vec![MetricReference::by_slug("call_duration"), MetricReference::by_slug("task_completion")]),
-                            ..Default::default()
-                        }
-                    }))
-                })
-                .collect::<Vec<_>>())
-        })
-        .await?;
+    let templates = state.store.read(crate::service::sim::templates::all).await?;
     Ok(data(&templates))
 }

@@ -135,6 +135,8 @@ pub struct Page {
     pub bodies: Vec<String>,
     pub total: u64,
     pub next_cursor: Option<String>,
+    /// The page size asked for.
+    pub limit: u64,
 }
 
 /// Which documents a list returns.
@@ -303,6 +305,20 @@ pub fn all<T: DeserializeOwned>(conn: &Connection, kind: Kind) -> ServiceResult<
     rows.map(|body| Ok(serde_json::from_str(&body?)?)).collect()
 }
 
+/// The documents of a kind under one parent with one status, oldest first.
+pub fn children_with_status<T: DeserializeOwned>(
+    conn: &Connection,
+    kind: Kind,
+    parent_id: &str,
+    status: &str,
+) -> ServiceResult<Vec<T>> {
+    let mut statement = conn.prepare_cached(
+        "SELECT body FROM docs WHERE kind = ?1 AND parent_id = ?2 AND status = ?3 AND deleted_at IS NULL ORDER BY seq",
+    )?;
+    let rows = statement.query_map(params![kind.as_str(), parent_id, status], |row| row.get::<_, String>(0))?;
+    rows.map(|body| Ok(serde_json::from_str(&body?)?)).collect()
+}
+
 /// One page of live documents, newest first, after `cursor` (an opaque sequence number).
 pub fn list(conn: &Connection, kind: Kind, filter: &Filter, cursor: Option<&str>, limit: u64) -> ServiceResult<Page> {
     let before: i64 = match cursor {
@@ -367,7 +383,7 @@ pub fn list(conn: &Connection, kind: Kind, filter: &Filter, cursor: Option<&str>
     rows.truncate(limit as usize);
     let next_cursor = if has_more { rows.last().map(|(seq, _)| format!("c{seq}")) } else { None };
     let bodies = rows.into_iter().map(|(_, body)| without_internal(kind, body)).collect::<ServiceResult<_>>()?;
-    Ok(Page { bodies, total: total as u64, next_cursor })
+    Ok(Page { bodies, total: total as u64, next_cursor, limit })
 }
 
 /// A stored body as callers see it: the engines' own members removed.
