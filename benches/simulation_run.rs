@@ -89,6 +89,7 @@ async fn run(iterations: i64) -> (usize, Duration, Duration) {
     let read_started = Instant::now();
     let job = client.get_run_plan_job(id).await.unwrap();
     let read = read_started.elapsed();
+    watcher_reads(&running.base_url(), running.api_key.expose(), id).await;
     assert_eq!(job.status, Some(RunPlanJobStatus::Completed));
     let completed = job.simulation_jobs.iter().filter(|s| s.status == Some(SimulationJobStatus::Completed)).count();
     for other in job.simulation_jobs.iter().filter(|s| s.status != Some(SimulationJobStatus::Completed)) {
@@ -96,6 +97,38 @@ async fn run(iterations: i64) -> (usize, Duration, Duration) {
     }
     running.shutdown().await.unwrap();
     (completed, elapsed, read)
+}
+
+/// What one poll of the ended job costs a watcher, each way it can read it: median of 20.
+async fn watcher_reads(base: &str, key: &str, id: uuid::Uuid) {
+    let http = reqwest::Client::new();
+    let job = format!("{base}/v1/simulation/plan/job/{id}");
+    let etag = http.get(&job).bearer_auth(key).send().await.unwrap().headers()["etag"].to_str().unwrap().to_owned();
+    let reads = [
+        ("whole job", job.clone(), None),
+        ("summary (?simulationJobs=none)", format!("{job}?simulationJobs=none"), None),
+        ("whole job, unchanged (If-None-Match: 304)", job.clone(), Some(etag)),
+        ("one page of 50 simulations", format!("{job}/simulation-jobs?limit=50"), None),
+    ];
+    for (what, url, etag) in reads {
+        let mut times = Vec::new();
+        let mut bytes = 0;
+        for _ in 0..20 {
+            let mut request = http.get(&url).bearer_auth(key);
+            if let Some(etag) = &etag {
+                request = request.header("if-none-match", etag);
+            }
+            let started = Instant::now();
+            let body = request.send().await.unwrap().bytes().await.unwrap();
+            times.push(started.elapsed());
+            bytes = body.len();
+        }
+        times.sort();
+        println!(
+            "simulation_run: watcher read, {what}: {bytes} bytes, median {:.1} ms",
+            times[times.len() / 2].as_secs_f64() * 1000.0
+        );
+    }
 }
 
 fn main() {

@@ -166,7 +166,7 @@ async fn an_unreachable_agent_is_an_error_per_simulation_and_the_gate_fails() {
 #[tokio::test]
 async fn the_routes_agent_url_creates_through_refuse_what_could_not_be_dialled() {
     use switchboard::api::model::{
-        AgentEndpointInput, EndpointDirection, HttpRequestDefinitionInput, OutboundDialType,
+        AgentEndpointInput, EndpointDirection, HttpRequestDefinition, HttpRequestDefinitionInput, OutboundDialType,
     };
     let service = support::start(true).await;
     let client = &service.client;
@@ -191,5 +191,66 @@ async fn the_routes_agent_url_creates_through_refuse_what_could_not_be_dialled()
     .unwrap();
     let created = client.create_http_request_definition(&object_body).await.unwrap();
     assert_eq!(created.body.as_deref(), Some(r#"{"text":"{{text}}"}"#), "an object body is kept as its text");
-    assert_eq!(client.get_http_request_definition(created.id).await.unwrap(), created);
+    assert!(
+        created.signing_secret.as_deref().is_some_and(|s| s.starts_with("whsec_")),
+        "the secret is shown on create"
+    );
+    let read = client.get_http_request_definition(created.id).await.unwrap();
+    assert_eq!(read.signing_secret, None, "the secret is shown once, on create");
+    assert_eq!(read, HttpRequestDefinition { signing_secret: None, ..created });
+}
+
+/// An agent that answers every turn with nothing: it never speaks.
+async fn silent_agent() -> String {
+    async fn silent() -> axum::Json<Value> {
+        axum::Json(json!({"text": ""}))
+    }
+    let app = axum::Router::new().route("/turn", axum::routing::post(silent).put(silent));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/turn", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    url
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_simulation_the_agent_never_spoke_on_is_retried_up_to_max_no_response_retries() {
+    let service = support::start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    let always = duration_check(&service.client, true).await;
+    let url = silent_agent().await;
+    let plan = format!(
+        "name: Silent agent\ndirection: INBOUND\nmaxSimulationDurationSeconds: 60\nmaxNoResponseRetries: 2\nnoResponseRetryBackoffSeconds: 30\nflows:\n  - id: {RESCHEDULE_FLOW}\n    happyPath: true\nmetrics:\n  - slug: {always}\nincludeFlowMetrics: false\nincludeAutomaticMetrics: false\n"
+    );
+    let file = home.path().join("plan.yaml");
+    std::fs::write(&file, plan).unwrap();
+    let output =
+        run(against(home.path(), &service).args(["gate", "-f", file.to_str().unwrap(), "--agent-url", &url])).await;
+    assert_exit(&output, 1);
+    let report = json(&output);
+    let job_id: uuid::Uuid = report["runPlanJobId"].as_str().unwrap().parse().unwrap();
+
+    let job = service.client.get_run_plan_job(job_id).await.unwrap();
+    // One test case, three attempts: the first and its two retries, each retrying the one before.
+    let mut attempts = job.simulation_jobs.clone();
+    attempts.sort_by_key(|s| s.attempt_number);
+    let numbers: Vec<_> = attempts.iter().map(|s| s.attempt_number).collect();
+    assert_eq!(numbers, [Some(1), Some(2), Some(3)], "{attempts:#?}");
+    assert_eq!(attempts[0].retry_of_simulation_job_id, None);
+    for pair in attempts.windows(2) {
+        assert_eq!(pair[1].retry_of_simulation_job_id, Some(pair[0].simulation_job_id));
+        assert!(pair[1].scheduled_at.is_some(), "a retry says when it dials");
+    }
+    let summary = job.attempt_summary.as_ref().expect("attemptSummary");
+    assert_eq!(
+        (summary.test_case_count, summary.attempt_count, summary.retry_count, summary.silent_attempt_count),
+        (1, 3, 2, 3),
+        "{summary:?}"
+    );
+    assert_eq!(summary.still_silent_test_case_count, 1);
+    assert!(job.pending_retries.as_ref().is_some_and(Vec::is_empty), "no retry left waiting");
+    let failures = &job.verdict.as_ref().expect("a verdict").failures;
+    assert!(
+        failures.iter().any(|f| matches!(f, switchboard::api::model::VerdictFailure::AgentNeverSpoke { .. })),
+        "{failures:?}"
+    );
 }

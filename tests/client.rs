@@ -15,7 +15,7 @@ use futures_util::{StreamExt, TryStreamExt};
 use reqwest::Method;
 use serde_json::{Value, json};
 use switchboard::api::model::*;
-use switchboard::api::{ApiKey, Client, ClientConfig, Error, ErrorType, USER_AGENT};
+use switchboard::api::{ApiKey, Client, ClientConfig, Error, ErrorType, ListQuery, USER_AGENT};
 
 const KEY: &str = "sk-test-0f9e8d7c6b5a";
 
@@ -111,6 +111,19 @@ async fn jobs(Query(q): Query<std::collections::HashMap<String, String>>, State(
     .into_response()
 }
 
+/// 23 personas, cursor-paged the hosted way: only `after` moves on (a `cursor` is ignored).
+async fn personas(Query(q): Query<std::collections::HashMap<String, String>>) -> Response {
+    let limit: usize = q.get("limit").and_then(|l| l.parse().ok()).unwrap_or(20);
+    let start: usize = q.get("after").and_then(|l| l.parse().ok()).unwrap_or(0);
+    let end = (start + limit).min(23);
+    let data: Vec<Value> =
+        (start..end).map(|i| json!({"id": uuid::Uuid::from_u128(i as u128 + 1), "name": format!("p{i}")})).collect();
+    let more = end < 23;
+    axum::Json(json!({"data": data, "pagination": {"total": 23, "hasMore": more,
+        "nextCursor": if more { json!(end.to_string()) } else { Value::Null }}}))
+    .into_response()
+}
+
 /// 61 samples, offset-paged.
 async fn samples(Query(q): Query<std::collections::HashMap<String, String>>, State(c): State<Counters>) -> Response {
     c.pages.fetch_add(1, Ordering::SeqCst);
@@ -136,6 +149,7 @@ async fn serve(counters: Counters) -> String {
         .route("/slow", get(slow))
         .route("/v1/health", get(health))
         .route("/v1/metric/collection-jobs", get(jobs))
+        .route("/v1/persona", get(personas))
         .route("/v1/benchmark/target/{key}/score-sample", get(samples))
         .with_state(counters);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -312,6 +326,14 @@ async fn cursor_stream_walks_every_item_once_with_unknown_statuses_kept() {
     let ids: std::collections::HashSet<_> = all.iter().map(|j| j.id).collect();
     assert_eq!((all.len(), ids.len()), (45, 45));
     assert_eq!(all[1].status, Some(CollectionJobStatus::Unknown("FUTURE".into())));
+}
+
+#[tokio::test]
+async fn a_cursor_list_pages_by_after_as_the_hosted_service_reads_it() {
+    let (client, _) = setup().await;
+    let all: Vec<Persona> = client.list_all("/v1/persona", ListQuery::default().limit(5)).try_collect().await.unwrap();
+    let ids: std::collections::HashSet<_> = all.iter().map(|p| p.id).collect();
+    assert_eq!((all.len(), ids.len()), (23, 23), "every persona once, page by page");
 }
 
 #[tokio::test]

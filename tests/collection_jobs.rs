@@ -176,13 +176,17 @@ async fn chats_are_ingested_read_and_scored_like_calls() {
     let chat = client
         .create_chat(&CallInput {
             started_at: Some(Timestamp::now()),
-            transcript: Some(Transcript {
-                entries: vec![
-                    entry(0, "Hi, can I move my cleaning?", ParticipantType::Customer),
-                    entry(2000, "Of course, it's moved to Tuesday.", ParticipantType::Agent),
-                ],
-                participants: Vec::new(),
-            }),
+            transcript: Some(
+                Transcript {
+                    entries: vec![
+                        entry(0, "Hi, can I move my cleaning?", ParticipantType::Customer),
+                        entry(2000, "Of course, it's moved to Tuesday.", ParticipantType::Agent),
+                    ],
+                    participants: Vec::new(),
+                    transcription_source: None,
+                }
+                .into(),
+            ),
             ..Default::default()
         })
         .await

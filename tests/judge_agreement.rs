@@ -60,7 +60,7 @@ fn labelled() -> Vec<Item> {
 }
 
 async fn judged(item: &Item) -> Verdict {
-    let transcript = Transcript { entries: item.transcript.clone(), participants: Vec::new() };
+    let transcript = Transcript { entries: item.transcript.clone(), ..Default::default() };
     let answer = match &item.question.answer {
         ItemAnswer::Boolean => Answer::Boolean,
         ItemAnswer::Scale { min, max, labels } => Answer::Scale { min: *min, max: *max, labels: labels.clone() },

@@ -88,6 +88,7 @@ fn transcript() -> Transcript {
             entry(ParticipantType::Agent, 5000, "Can you confirm your date of birth?"),
         ],
         participants: Vec::new(),
+        transcription_source: None,
     }
 }
 

@@ -238,9 +238,10 @@ async fn an_unchanged_resource_is_answered_not_modified() {
         job.status.as_ref().is_some_and(|s| s.is_terminal()).then_some(())
     })
     .await;
-    let Conditional::Changed { etag, .. } = service.client.get_run_plan_job_if_changed(id, None).await.unwrap() else {
+    let Conditional::Changed { etag, .. } = service.client.get_run_plan_job_if_changed(id, true, None).await.unwrap()
+    else {
         panic!("the first read has nothing to compare with")
     };
-    let read = service.client.get_run_plan_job_if_changed(id, etag.as_deref()).await.unwrap();
+    let read = service.client.get_run_plan_job_if_changed(id, true, etag.as_deref()).await.unwrap();
     assert!(matches!(read, Conditional::Unchanged), "{read:?}");
 }

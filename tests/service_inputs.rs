@@ -184,6 +184,20 @@ fn probes(doc: &Doc, schema: &Value, path: Vec<Step>, seen: &mut Vec<String>, ou
     }
 }
 
+/// Of a `oneOf` (an array or an object, as a transcript is), the option the next step enters.
+fn option_for<'d>(doc: &'d Doc, schema: &'d Value, step: &Step) -> &'d Value {
+    let resolved = doc.resolve(schema);
+    let fits = |o: &Value| match step {
+        Step::Member(name) => o["properties"].get(name).is_some(),
+        Step::Index => o["type"] == "array",
+    };
+    match resolved["oneOf"].as_array() {
+        // An option may itself be a `oneOf` (a nullable `edgeCases: "ALL" | [...]`): look inside.
+        Some(options) => options.iter().map(|o| option_for(doc, o, step)).find(|o| fits(o)).unwrap_or(resolved),
+        None => resolved,
+    }
+}
+
 /// The schema of the member at the end of `path` (to step through `oneOf`s on the way).
 fn unwrap_nullable<'d>(doc: &'d Doc, schema: &'d Value) -> &'d Value {
     let schema = doc.resolve(schema);
@@ -194,8 +208,8 @@ fn unwrap_nullable<'d>(doc: &'d Doc, schema: &'d Value) -> &'d Value {
 }
 
 fn body_at(doc: &Doc, schema: &Value, path: &[Step], value: Value) -> Value {
-    let schema = unwrap_nullable(doc, schema);
     let Some((step, rest)) = path.split_first() else { return value };
+    let schema = option_for(doc, schema, step);
     match step {
         Step::Member(name) => {
             let mut object = minimal(doc, schema, 0);
@@ -211,11 +225,11 @@ fn body_at(doc: &Doc, schema: &Value, path: &[Step], value: Value) -> Value {
             } else {
                 schema["oneOf"]
                     .as_array()
-                    .unwrap()
+                    .unwrap_or_else(|| panic!("no array at {}: {schema}", param(path)))
                     .iter()
                     .map(|o| doc.resolve(o))
                     .find(|o| o["type"] == "array")
-                    .unwrap()
+                    .unwrap_or_else(|| panic!("no array option at {}: {schema}", param(path)))
             };
             json!([body_at(doc, &array["items"], rest, value)])
         }
@@ -455,6 +469,25 @@ async fn a_cursor_the_service_did_not_issue_is_refused() {
         let (status, body, _) = raw(&service.base_url(), Method::GET, &path, Some(&key), None).await;
         assert_eq!((status, body["param"].as_str()), (400, Some("cursor")), "{cursor}: {body}");
     }
+}
+
+#[tokio::test]
+async fn after_pages_as_cursor_does_and_the_two_may_not_disagree() {
+    let service = start(true).await;
+    let base = service.base_url();
+    let key = format!("Bearer {}", service.running.api_key.expose());
+    let (_, first, _) = raw(&base, Method::GET, "/v1/persona?limit=2", Some(&key), None).await;
+    let next = first["pagination"]["nextCursor"].as_str().expect("a second page").to_owned();
+    let (_, by_cursor, _) =
+        raw(&base, Method::GET, &format!("/v1/persona?limit=2&cursor={next}"), Some(&key), None).await;
+    let (status, by_after, _) =
+        raw(&base, Method::GET, &format!("/v1/persona?limit=2&after={next}"), Some(&key), None).await;
+    assert_eq!(status, 200, "{by_after}");
+    assert_eq!(by_after["data"], by_cursor["data"], "after is the same page as cursor");
+    assert_ne!(by_after["data"], first["data"], "after moves on from the first page");
+    let path = format!("/v1/persona?limit=2&cursor={next}&after=c-1");
+    let (status, body, _) = raw(&base, Method::GET, &path, Some(&key), None).await;
+    assert_eq!((status, body["param"].as_str()), (400, Some("after")), "{body}");
 }
 
 #[tokio::test]

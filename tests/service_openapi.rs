@@ -73,6 +73,7 @@ const ROUTES: &[(&str, &str)] = &[
     ("post", "/v1/metric/policies"),
     ("get", "/v1/metric/policies/{id}"),
     ("patch", "/v1/metric/policies/{id}"),
+    ("put", "/v1/metric/policies/{id}"),
     ("get", "/v1/persona"),
     ("post", "/v1/persona"),
     ("get", "/v1/persona/{id}"),
@@ -84,6 +85,7 @@ const ROUTES: &[(&str, &str)] = &[
     ("get", "/v1/simulation/plan/jobs"),
     ("get", "/v1/simulation/plan/job/{id}"),
     ("get", "/v1/simulation/plan/job/{id}/results"),
+    ("get", "/v1/simulation/plan/job/{id}/simulation-jobs"),
     ("post", "/v1/simulation/plan/job/{id}/cancel"),
     ("post", "/v1/simulation/run"),
     ("get", "/v1/simulation/job/{id}"),
@@ -478,10 +480,14 @@ async fn every_template_runs_to_completion_as_it_is() {
     assert!(!templates.is_empty());
     let mut jobs = Vec::new();
     for template in &templates {
-        assert!(template.plan.agent_endpoints.as_ref().is_some_and(|e| !e.is_empty()), "{}", template.name);
-        let request = switchboard::api::model::RunRequest { plan: Some(template.plan.clone()), ..Default::default() };
-        let started = service.client.run(&request).await.unwrap_or_else(|e| panic!("{}: {e}", template.name));
-        jobs.push((template.name.clone(), started.simulation_run_plan_job_id));
+        let title = template.title.clone().unwrap_or_default();
+        let plan = template.plan.clone().unwrap_or_else(|| panic!("{title} has a runnable plan"));
+        assert!(plan.agent_endpoints.as_ref().is_some_and(|e| !e.is_empty()), "{title}");
+        assert_eq!(template.flows.len(), 1, "{title} names its flow");
+        assert!(!template.metrics.is_empty() && !template.slug.clone().unwrap_or_default().is_empty(), "{title}");
+        let request = switchboard::api::model::RunRequest { plan: Some(plan), ..Default::default() };
+        let started = service.client.run(&request).await.unwrap_or_else(|e| panic!("{title}: {e}"));
+        jobs.push((title, started.simulation_run_plan_job_id));
     }
     for (name, id) in jobs {
         let status = support::eventually(std::time::Duration::from_secs(120), || async {

@@ -178,7 +178,7 @@ async fn immutable_fields_and_service_owned_metrics_are_rejected() {
     assert!(api.message.contains("variants"), "{}", api.message);
     let fork = service
         .client
-        .update_metric_variant(
+        .update_metric_variant_definition(
             "call_duration",
             "ours",
             &MetricDefinitionUpdate { name: Some("Our duration".into()), ..Default::default() },
@@ -240,7 +240,7 @@ async fn a_policy_may_only_reference_metrics_of_its_modality() {
     let policy = |modality: Modality| PolicyInput {
         name: Some("Hold checks".into()),
         modality: Some(modality),
-        metrics: Some(vec![IdRef { id: call_only.id }]),
+        metrics: Some(vec![PolicyMetric::from(call_only.id)]),
         ..Default::default()
     };
     let err = service.client.create_policy(&policy(Modality::Chat)).await.unwrap_err();
@@ -469,7 +469,8 @@ async fn run_plans_are_created_with_a_job_only_when_auto_run() {
     let read = service.client.get_run_plan_job(job.simulation_run_plan_job_id).await.unwrap();
     assert_eq!(read.simulation_jobs.len(), job.simulation_jobs.len());
     assert_eq!(read.simulation_run_plan_id, Some(auto.run_plan.id));
-    assert!(read.simulation_jobs.iter().all(|s| s.persona.as_ref().is_none_or(|p| p.fields.age.is_none())));
+    // The hosted interface sends each simulation's whole persona, traits included.
+    assert!(read.simulation_jobs.iter().all(|s| s.persona.as_ref().is_some_and(|p| p.fields.age.is_some())));
 }
 
 #[tokio::test]
@@ -568,16 +569,20 @@ async fn calls_are_ingested_and_read_with_transcripts_and_metrics() {
     let _ = service.client.call_metrics(id, ValueStatusFilter::All).await.unwrap();
     let input = CallInput {
         started_at: Some(Timestamp("2026-11-02T10:00:00Z".into())),
-        transcript: Some(Transcript {
-            entries: vec![TranscriptEntry {
-                start_offset_ms: 0,
-                end_offset_ms: 1200,
-                text: "Hello".into(),
-                role: Some(ParticipantType::Agent),
-                participant_id: Some("a".into()),
-            }],
-            participants: vec![Participant { id: "a".into(), participant_type: Some(ParticipantType::Agent) }],
-        }),
+        transcript: Some(
+            Transcript {
+                entries: vec![TranscriptEntry {
+                    start_offset_ms: 0,
+                    end_offset_ms: 1200,
+                    text: "Hello".into(),
+                    role: Some(ParticipantType::Agent),
+                    participant_id: Some("a".into()),
+                }],
+                participants: vec![Participant::new("a", ParticipantType::Agent)],
+                transcription_source: None,
+            }
+            .into(),
+        ),
         ..Default::default()
     };
     let created = service.client.create_call(&input).await.unwrap();

@@ -81,14 +81,18 @@ async fn a_plan_runs_to_completed_with_a_call_and_metrics_for_every_simulation()
     assert!(job.started_at.is_some() && job.ended_at.is_some());
     for simulation in &job.simulation_jobs {
         assert_eq!(simulation.status, Some(SimulationJobStatus::Completed), "{:?}", simulation.error_message);
-        assert_eq!(simulation.processing_status, Some(ProcessingStatus::Processed));
+        assert_eq!(simulation.processing_status, Some(ProcessingStatus::Completed));
         let call_id = simulation.call_id.expect("a call");
         let call = service.client.get_call(call_id).await.unwrap();
         assert_eq!(call.simulation_job_id, Some(simulation.simulation_job_id));
         assert!(call.duration_ms.unwrap() > 0 && call.ended_status.is_some() && call.end_reason.is_some());
         let transcript = service.client.call_transcript(call_id).await.unwrap();
         assert!(transcript.entries.len() >= 4);
-        assert!(transcript.entries.iter().any(|e| e.role == Some(ParticipantType::SimulatedCustomer)));
+        // The simulated caller's lines are CUSTOMER entries; its participant says it is simulated.
+        assert!(transcript.entries.iter().any(|e| e.role == Some(ParticipantType::Customer)));
+        assert!(transcript.entries.iter().all(|e| e.role != Some(ParticipantType::SimulatedCustomer)));
+        assert!(transcript.participants.iter().any(|p| p.participant_type == Some(ParticipantType::SimulatedCustomer)));
+        assert_eq!(transcript.transcription_source, Some(TranscriptionSource::SimulationAgentRealtime));
         let metrics = service.client.call_metrics(call_id, ValueStatusFilter::All).await.unwrap();
         for slug in ["call_duration", "agent_response_latency", "task_completion", "agent_expectations", "keypad_entry"]
         {
@@ -275,7 +279,7 @@ async fn live_enrichment_scores_live_metrics_on_the_matching_real_call() {
     let real = CallInput {
         to_number: Some(number),
         started_at: Some(Timestamp::now()),
-        transcript: Some(Transcript {
+        transcript: Some(TranscriptInput::Full(Transcript {
             entries: vec![
                 entry(0, "Brightsmile Dental, this is Maya.", ParticipantType::Agent),
                 entry(2000, "Hi, I'd like to move my cleaning.", ParticipantType::Customer),
@@ -284,7 +288,8 @@ async fn live_enrichment_scores_live_metrics_on_the_matching_real_call() {
                 entry(8000, "You're moved to Tuesday at 9.", ParticipantType::Agent),
             ],
             participants: Vec::new(),
-        }),
+            transcription_source: None,
+        })),
         ..Default::default()
     };
     let posted = service.client.create_call(&real).await.unwrap();
@@ -349,7 +354,7 @@ async fn runtime_variables_fill_the_customers_lines() {
     let customer: Vec<&str> = transcript
         .entries
         .iter()
-        .filter(|e| e.role == Some(ParticipantType::SimulatedCustomer))
+        .filter(|e| e.role == Some(ParticipantType::Customer))
         .map(|e| e.text.as_str())
         .collect();
     assert!(customer.iter().all(|line| names.iter().all(|n| !line.contains(&format!("{{{{{n}}}}}")))), "{customer:?}");

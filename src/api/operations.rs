@@ -10,14 +10,16 @@ use super::error::Error;
 use super::model::*;
 use super::page::{cursor_stream, offset_stream};
 
-/// `limit` and `cursor` of a cursor-paged list, plus its filters.
+/// `limit` and the cursor of a cursor-paged list, plus its filters. The cursor is sent as
+/// `after`, the name the hosted interface reads on every such list (the local service reads
+/// `cursor` too); the collection job list, where the spec names `cursor`, has its own query.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct ListQuery {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "after", skip_serializing_if = "Option::is_none")]
     pub cursor: Option<String>,
-    /// Filters such as `status`, `severity` or `planId`.
+    /// Filters such as `status`, `severity` or `simulationRunPlanId`.
     #[serde(flatten)]
     pub filters: std::collections::BTreeMap<String, String>,
 }
@@ -161,16 +163,27 @@ impl Client {
         self.data(&format!("/v1/simulation/plan/job/{id}/results")).await
     }
 
-    /// The job unless it is unchanged since the read that gave `etag` (a watcher's poll).
+    /// The job unless it is unchanged since the read that gave `etag` (a watcher's poll). With
+    /// `summary`, without its simulation jobs (`?simulationJobs=none`): a service that knows the
+    /// extension answers `counts` instead; one that does not sends them all the same.
     pub async fn get_run_plan_job_if_changed(
         &self,
         id: Uuid,
+        summary: bool,
         etag: Option<&str>,
     ) -> Result<super::Conditional<RunPlanJob>, Error> {
-        Ok(match self.get_if_changed::<Data<RunPlanJob>>(&format!("/v1/simulation/plan/job/{id}"), etag).await? {
+        let query = if summary { "?simulationJobs=none" } else { "" };
+        let path = format!("/v1/simulation/plan/job/{id}{query}");
+        Ok(match self.get_if_changed::<Data<RunPlanJob>>(&path, etag).await? {
             super::Conditional::Changed { value, etag } => super::Conditional::Changed { value: value.data, etag },
             super::Conditional::Unchanged => super::Conditional::Unchanged,
         })
+    }
+
+    /// One page of a job's simulation jobs (local service extension); `status` and `outcome`
+    /// filters go in `query`.
+    pub async fn list_job_simulations(&self, id: Uuid, query: &ListQuery) -> Result<CursorPage<SimulationJob>, Error> {
+        self.get_with(&format!("/v1/simulation/plan/job/{id}/simulation-jobs"), query).await
     }
 
     pub async fn run(&self, request: &RunRequest) -> Result<RunStarted, Error> {
@@ -208,7 +221,7 @@ impl Client {
         self.write_data(Method::PUT, &format!("/v1/metric/definitions/{}", seg(id_or_slug)), update).await
     }
 
-    pub async fn get_metric_variant(&self, id_or_slug: &str, variant: &str) -> Result<MetricDefinition, Error> {
+    pub async fn get_metric_variant(&self, id_or_slug: &str, variant: &str) -> Result<MetricVariant, Error> {
         self.data(&format!("/v1/metric/definitions/{}/variants/{}", seg(id_or_slug), seg(variant))).await
     }
 
@@ -217,9 +230,24 @@ impl Client {
         id_or_slug: &str,
         variant: &str,
         update: &MetricDefinitionUpdate,
-    ) -> Result<MetricDefinition, Error> {
+    ) -> Result<MetricVariant, Error> {
         let path = format!("/v1/metric/definitions/{}/variants/{}", seg(id_or_slug), seg(variant));
         self.write_data(Method::PUT, &path, update).await
+    }
+
+    /// Edits a variant and answers the definition as the variant now configures it: the local
+    /// service sends it with the variant; the hosted interface does not, so it is read back.
+    pub async fn update_metric_variant_definition(
+        &self,
+        id_or_slug: &str,
+        variant: &str,
+        update: &MetricDefinitionUpdate,
+    ) -> Result<MetricDefinition, Error> {
+        let written = self.update_metric_variant(id_or_slug, variant, update).await?;
+        match written.definition {
+            Some(definition) => Ok(*definition),
+            None => self.get_metric_definition(&written.metric_definition_id.to_string()).await,
+        }
     }
 
     pub async fn create_threshold(&self, id_or_slug: &str, input: &ThresholdInput) -> Result<MetricDefinition, Error> {
@@ -257,7 +285,7 @@ impl Client {
         let client = self.clone();
         cursor_stream(move |cursor| {
             let client = client.clone();
-            let query = CollectionJobQuery { limit: page_size, cursor, status: status.clone() };
+            let query = CollectionJobQuery { limit: page_size, cursor, status: status.clone(), ..Default::default() };
             async move { client.list_collection_jobs(&query).await }
         })
     }

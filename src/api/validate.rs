@@ -184,6 +184,15 @@ impl Checks {
         }
     }
 
+    /// An enum value that must be one of `allowed` (a subset of the values this build knows).
+    pub fn one_of<E: super::wire_enum::WireEnum>(&mut self, at: &str, member: &str, value: Option<&E>, allowed: &[E]) {
+        if let Some(value) = value.filter(|v| !allowed.contains(v)) {
+            let param = join(at, member);
+            let list = allowed.iter().map(|v| v.text()).collect::<Vec<_>>().join(", ");
+            self.invalid(&param, format!("{param} {} is not one of {list}", value.text()));
+        }
+    }
+
     /// Every element of an enum list must be a value this build knows.
     pub fn known_each<E: super::wire_enum::WireEnum>(&mut self, at: &str, member: &str, value: Option<&[E]>) {
         for (i, item) in value.unwrap_or_default().iter().enumerate() {

@@ -97,9 +97,11 @@ async fn paginate(session: &Session, path: &str) -> Result<Value, Failure> {
         if !has_more || count == 0 {
             break;
         }
-        query.retain(|(k, _)| *k != "cursor" && *k != "offset");
+        query.retain(|(k, _)| *k != "cursor" && *k != "after" && *k != "offset");
         let next = match pagination.get("nextCursor").and_then(Value::as_str) {
-            Some(cursor) => ("cursor", cursor.to_string()),
+            // The spec names `cursor` for collection jobs; every other cursor list reads `after`.
+            Some(cursor) if path.contains("/collection-jobs") => ("cursor", cursor.to_string()),
+            Some(cursor) => ("after", cursor.to_string()),
             None => {
                 let offset = pagination.get("offset").and_then(Value::as_u64).unwrap_or(0) + count as u64;
                 ("offset", offset.to_string())

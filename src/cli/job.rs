@@ -103,7 +103,7 @@ pub async fn run(command: JobCommand, session: &Session) -> Outcome {
         JobCommand::List { plan, status, list } => {
             let mut query = ListQuery::default();
             if let Some(plan) = plan {
-                query = query.filter("planId", plan::resolve(client, &plan).await?.id);
+                query = query.filter("simulationRunPlanId", plan::resolve(client, &plan).await?.id);
             }
             if let Some(status) = status {
                 query = query.filter("status", status.to_ascii_uppercase());

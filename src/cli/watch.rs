@@ -11,7 +11,7 @@ use uuid::Uuid;
 
 use super::exit::Failure;
 use super::signals::{Signal, Signals};
-use crate::api::model::{RunPlanJob, SimulationOutcome};
+use crate::api::model::{RunPlanJob, SimulationCounts, SimulationJobStatus, SimulationOutcome};
 use crate::api::{Client, Conditional};
 
 /// Failed reads in a row that a watch tolerates; the next one ends it.
@@ -52,10 +52,13 @@ pub async fn watch(
     let mut last: Option<RunPlanJob> = None;
     // The last read's tag: an unchanged job is answered 304 and costs neither bytes nor decoding.
     let mut etag: Option<String> = None;
+    // The job is polled without its simulations (counts and verdict only) where the service
+    // offers that, and read whole once it has ended.
+    let mut summary = true;
     loop {
         // The deadline holds during a read too: a hanging or retrying service does not stretch it.
         let read = tokio::select! {
-            read = client.get_run_plan_job_if_changed(id, etag.as_deref()) => read,
+            read = client.get_run_plan_job_if_changed(id, summary, etag.as_deref()) => read,
             signal = signals.recv() => {
                 progress.finish();
                 return Ok(Watched::Interrupted(signal, last));
@@ -72,12 +75,21 @@ pub async fn watch(
             Ok(Conditional::Changed { value: job, etag: tag }) => {
                 etag = tag;
                 tolerance.record(true);
+                // A service that does not know the extension sent the simulations anyway.
+                summary &= job.counts.is_some();
                 progress.show(&job);
                 if is_ended(&job) {
                     progress.finish();
+                    let job = if summary { whole(client, id).await? } else { job };
                     return Ok(Watched::Ended(job));
                 }
                 last = Some(job);
+            }
+            // A service that refuses the parameter is read the plain way from now on.
+            Err(error) if summary && error.status() == Some(400) => {
+                summary = false;
+                etag = None;
+                continue;
             }
             Err(error) => {
                 let transient = error.is_unreachable() || error.status().is_some_and(|s| s == 429 || s >= 500);
@@ -112,6 +124,14 @@ pub async fn watch(
     }
 }
 
+/// The ended job with its simulations, for the report.
+async fn whole(client: &Client, id: Uuid) -> Result<RunPlanJob, Failure> {
+    client
+        .get_run_plan_job(id)
+        .await
+        .map_err(|error| Failure::from(error).context(format!("cannot read run plan job {id}")))
+}
+
 /// Resolves at the deadline; never without one.
 async fn until(deadline: Option<Instant>) {
     match deadline {
@@ -137,6 +157,9 @@ struct Counts {
 
 impl Counts {
     fn of(job: &RunPlanJob) -> Counts {
+        if let Some(counts) = &job.counts {
+            return Counts::counted(counts);
+        }
         let sims = &job.simulation_jobs;
         let mut by_status: Vec<(String, u64)> = Vec::new();
         for sim in sims {
@@ -152,6 +175,24 @@ impl Counts {
             total: (sims.len() as u64).max(job.simulation_job_count.unwrap_or(0)),
             ended,
             by_status,
+            passed: outcome(SimulationOutcome::Passed),
+            failed: outcome(SimulationOutcome::Failed) + outcome(SimulationOutcome::Error),
+        }
+    }
+
+    /// From the service's `counts` (a summary read carries no simulations).
+    fn counted(counts: &SimulationCounts) -> Counts {
+        let ended = counts
+            .by_status
+            .iter()
+            .filter(|(status, _)| SimulationJobStatus::from(status.as_str()).is_terminal())
+            .map(|(_, n)| n)
+            .sum();
+        let outcome = |o: SimulationOutcome| counts.by_outcome.get(o.as_str()).copied().unwrap_or(0);
+        Counts {
+            total: counts.total,
+            ended,
+            by_status: counts.by_status.iter().map(|(s, n)| (s.clone(), *n)).collect(),
             passed: outcome(SimulationOutcome::Passed),
             failed: outcome(SimulationOutcome::Failed) + outcome(SimulationOutcome::Error),
         }
@@ -228,6 +269,20 @@ impl Progress {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_summary_read_is_shown_from_its_counts() {
+        let job: RunPlanJob = serde_json::from_value(serde_json::json!({
+            "simulationRunPlanJobId": "00000000-0000-0000-0000-0000000000aa", "status": "RUNNING",
+            "simulationJobs": [],
+            "counts": { "total": 10, "byStatus": { "COMPLETED": 4, "FAILED": 1, "RUNNING": 2, "QUEUED": 3 },
+                        "byOutcome": { "PASSED": 3, "FAILED": 1, "ERROR": 1 } }
+        }))
+        .unwrap();
+        let counts = Counts::of(&job);
+        assert_eq!((counts.total, counts.ended, counts.passed, counts.failed), (10, 5, 3, 2));
+        assert!(counts.summary(&job).starts_with("RUNNING · 5/10 ended"), "{}", counts.summary(&job));
+    }
 
     #[test]
     fn five_failed_reads_in_a_row_are_tolerated_and_the_sixth_is_not() {

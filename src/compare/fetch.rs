@@ -89,7 +89,7 @@ pub async fn labels(client: &Client, metric: Option<Uuid>) -> Result<Vec<Annotat
 
 /// The last `count` ended runs of plan `plan`, oldest first.
 pub async fn recent_jobs(client: &Client, plan: Uuid, count: usize) -> Result<Vec<RunPlanJob>, Error> {
-    let query = ListQuery::default().filter("planId", plan).limit(50);
+    let query = ListQuery::default().filter("simulationRunPlanId", plan).limit(50);
     let jobs: Vec<RunPlanJob> = client.list_all("/v1/simulation/plan/jobs", query).try_collect().await?;
     let mut ended: Vec<RunPlanJob> = jobs
         .into_iter()

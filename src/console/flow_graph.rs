@@ -126,6 +126,7 @@ fn persona(out: &mut Vec<Line<'static>>, s: &GraphStyles, p: &Persona) {
         ("confirms", txt(&f.confirmation_style)),
         ("memory", txt(&f.memory_reliability)),
         ("timing", txt(&f.response_timing)),
+        ("interrupts", txt(&f.interruption)),
         ("disfluencies", txt(&f.has_disfluencies)),
     ];
     fact(out, s, "    traits", pairs(&traits));
@@ -168,7 +169,13 @@ fn tree(out: &mut Vec<Line<'static>>, s: &GraphStyles, steps: &[FlowStep], prefi
 fn step_spans(step: &FlowStep, s: &GraphStyles) -> Vec<Span<'static>> {
     let text = step.content.as_deref().map(one_line).unwrap_or_else(|| "(no text)".into());
     let mut spans = match &step.step_type {
-        Some(StepType::CustomerLine) => vec![Span::styled("customer ▸ ", s.customer), Span::styled(text, s.customer)],
+        Some(kind) if kind.is_customer_line() => {
+            vec![Span::styled("customer ▸ ", s.customer), Span::styled(text, s.customer)]
+        }
+        Some(StepType::CustomerDtmf) => {
+            let keys = step.dtmf_digits.as_deref().map(|d| format!("[keys {d}] ")).unwrap_or_default();
+            vec![Span::styled("customer ▸ ", s.customer), Span::styled(format!("{keys}{text}"), s.customer)]
+        }
         Some(StepType::AgentTurn) => vec![Span::styled("agent ◂ ", s.agent), Span::styled(text, s.agent)],
         other => {
             let kind = other.as_ref().map_or("untyped", |t| t.as_str());
@@ -184,7 +191,7 @@ fn step_spans(step: &FlowStep, s: &GraphStyles) -> Vec<Span<'static>> {
     spans
 }
 
-/// `[off-script: REDIRECT then CONTINUE · max 2 · wait 4s · says "…"]`
+/// `[off-script: SAY then MOVE_ON · max 2 · wait 4s · says "…"]`
 fn badge(p: &OffScriptPolicy) -> String {
     let mut head: Vec<String> = p.reaction.iter().map(|r| r.to_string()).collect();
     head.extend(p.then.iter().map(|t| format!("then {t}")));
@@ -287,12 +294,12 @@ mod tests {
         let text = seeded();
         for expected in [
             "├─ agent ◂ Agent greets the caller as Brightsmile Dental",
-            "├─ [BRANCH] Caller states a preference",
+            "├─ agent ◂ Agent confirms the existing cleaning on {{currentAppointment}}",
             "│  ├─ customer ▸ Do you have anything next Tuesday morning?  #prefer-morning",
             "│  │  └─ agent ◂ Agent offers Tuesday at 9:30 AM with the hygienist.",
             "│  └─ customer ▸ Actually, I can only come after work.",
             "│     └─ agent ◂ Agent explains the latest slot",
-            "├─ [KEYPAD_ENTRY] Press 1 to confirm",
+            "├─ customer ▸ [keys 1] Press 1 to confirm",
             "└─ customer ▸ Great, thank you so much. Goodbye.  #goodbye",
         ] {
             has(&text, expected);
@@ -308,7 +315,7 @@ mod tests {
             "id": Uuid::nil(),
             "graph": [{"type": "AGENT_TURN", "nodeId": node, "content": "Read back"}],
             "edgeCases": [{"id": Uuid::nil(), "steps": [
-                {"type": "CUSTOMER_LINE", "content": "Hm", "mergeIntoNodeIds": [node.to_uppercase(), "nowhere"]}
+                {"type": "CUSTOMER_TURN", "content": "Hm", "mergeIntoNodeIds": [node.to_uppercase(), "nowhere"]}
             ]}]
         }));
         has(&text, "  └─ customer ▸ Hm\n     ↪ merges into Read back\n     ↪ merges into nowhere");
@@ -317,8 +324,8 @@ mod tests {
     #[test]
     fn off_script_policies_show_as_badges() {
         let text = seeded();
-        has(&text, "off-script policy: [off-script: REDIRECT then CONTINUE · max 2 · wait 4s · says");
-        has(&text, "Sure, it's {{dateOfBirth}}.  #give-dob  [off-script: REPEAT_LINE then HANG_UP · max 2");
+        has(&text, "off-script policy: [off-script: SAY then MOVE_ON · max 2 · wait 4s · says");
+        has(&text, "Sure, it's {{dateOfBirth}}.  #give-dob  [off-script: REPEAT then HANG_UP · max 2");
     }
 
     #[test]

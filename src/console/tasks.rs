@@ -99,7 +99,7 @@ pub async fn write(client: &Client, write: &Write) -> Result<Written, WriteError
             Written::Metric(Box::new(client.update_metric_definition(id, update).await?))
         }
         Write::UpdateMetric { id, variant: Some(variant), update } => {
-            Written::Metric(Box::new(client.update_metric_variant(id, variant, update).await?))
+            Written::Metric(Box::new(client.update_metric_variant_definition(id, variant, update).await?))
         }
         Write::CreatePersona(fields) => Written::Persona(Box::new(client.create_persona(fields).await?)),
         Write::DeletePersona(id) => {

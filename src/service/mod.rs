@@ -6,6 +6,7 @@ pub mod error;
 mod error_body;
 mod etag;
 mod extract;
+mod ingest;
 mod keyfile;
 pub mod metrics;
 pub mod openapi;
@@ -38,6 +39,10 @@ pub(crate) use routes::resolve_definition;
 
 /// Request bodies larger than this are refused with 413.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// The one project the local service is (the hosted interface names a project on every call):
+/// the seeded world's, `uuid5(seed namespace, "project:harbor-voice-labs")`.
+pub const PROJECT_ID: uuid::Uuid = uuid::Uuid::from_u128(0xb2c08445_3a63_5692_b791_11c15c733eb4);
 
 /// How the service runs.
 #[derive(Debug, Clone)]

@@ -116,6 +116,12 @@ pub struct Tally {
     pub never_spoke: u64,
     /// Ended simulations by outcome.
     pub by_outcome: BTreeMap<String, u64>,
+    /// Simulations placed as retries of one the agent never spoke on.
+    #[serde(default)]
+    pub retries: u64,
+    /// Simulations the agent never spoke on, the retried ones included.
+    #[serde(default)]
+    pub silent_attempts: u64,
 }
 
 impl Tally {
@@ -138,13 +144,20 @@ impl Tally {
         Tally { checks, simulations, ..Tally::default() }
     }
 
-    /// Counts one simulation that has just ended.
+    /// Counts a silent simulation that a retry replaces: not its test case's final attempt.
+    pub fn add_retried(&mut self) {
+        self.silent_attempts += 1;
+        self.retries += 1;
+    }
+
+    /// Counts one simulation that has just ended as its test case's final attempt.
     pub fn add(&mut self, simulation: &SimulationJob, results: &[CheckResult]) {
         self.ended += 1;
         let outcome = simulation.outcome.as_ref().map_or("NONE", |o| o.as_str());
         *self.by_outcome.entry(outcome.to_owned()).or_default() += 1;
         if simulation.invalidation.as_ref().is_some_and(|i| i.reason == InvalidationReason::AgentNeverSpoke) {
             self.never_spoke += 1;
+            self.silent_attempts += 1;
             return;
         }
         let judged = matches!(simulation.outcome, Some(SimulationOutcome::Passed | SimulationOutcome::Failed));
@@ -158,6 +171,17 @@ impl Tally {
                 check.evaluated += 1;
                 check.passed += u64::from(*passed);
             }
+        }
+    }
+
+    /// The run's simulations against its test cases.
+    pub fn attempt_summary(&self) -> AttemptSummary {
+        AttemptSummary {
+            attempt_count: self.simulations + self.retries,
+            retry_count: self.retries,
+            silent_attempt_count: self.silent_attempts,
+            still_silent_test_case_count: self.never_spoke,
+            test_case_count: self.simulations,
         }
     }
 
@@ -201,6 +225,7 @@ impl Tally {
                     never_spoke_calls: self.never_spoke,
                     total_calls: self.simulations,
                     agent_name: None,
+                    silent_attempts: Some(self.silent_attempts),
                 });
             }
         }

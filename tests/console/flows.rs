@@ -45,12 +45,12 @@ async fn detail_draws_the_step_tree_and_scrolls() {
     let screen = h.render(160, 48);
     assert!(screen.contains("Reschedule a cleaning with identity check"), "{screen}");
     assert!(screen.contains("customer ▸ ") && screen.contains("agent ◂ "), "speakers told apart:\n{screen}");
-    assert!(screen.contains("├─ [BRANCH] Caller states a preference"), "nested steps:\n{screen}");
+    assert!(screen.contains("│  ├─ customer ▸ Do you have anything next Tuesday morning?"), "nested steps:\n{screen}");
     assert!(
         screen.contains("↪ merges into Agent reads back the new date, time and provide…  #read-back"),
         "merge links name their target:\n{screen}"
     );
-    assert!(screen.contains("[off-script: REDIRECT then CONTINUE"), "off-script badge:\n{screen}");
+    assert!(screen.contains("[off-script: SAY then MOVE_ON"), "off-script badge:\n{screen}");
     assert_screen!("flows_detail_160x48", screen);
     assert_screen!("flows_detail_80x24", h.render(80, 24));
 

@@ -234,6 +234,7 @@ async fn issues_new_since_the_last_visit_are_marked() {
 async fn chat_evidence_opens_the_chat_transcript() {
     use switchboard::api::model::{
         CallInput, EvidenceInput, IssueInput, ParticipantType, Severity, Timestamp, Transcript, TranscriptEntry,
+        TranscriptInput,
     };
     let mut h = Harness::seeded().await;
     let line = |at: i64, role: ParticipantType, text: &str| TranscriptEntry {
@@ -247,13 +248,14 @@ async fn chat_evidence_opens_the_chat_transcript() {
         .client
         .create_chat(&CallInput {
             started_at: Some(Timestamp::now()),
-            transcript: Some(Transcript {
+            transcript: Some(TranscriptInput::Full(Transcript {
                 entries: vec![
                     line(0, ParticipantType::Agent, "Hello, this is the chat desk."),
                     line(1000, ParticipantType::Customer, "My booking code vanished from the chat."),
                 ],
                 participants: vec![],
-            }),
+                transcription_source: None,
+            })),
             ..Default::default()
         })
         .await

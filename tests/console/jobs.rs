@@ -180,6 +180,31 @@ fn hosted_job(id: Uuid, status: &str, ended: Option<&str>, rest: &str) -> RunPla
     .unwrap()
 }
 
+#[tokio::test]
+async fn retries_of_silent_simulations_are_counted_in_the_summary() {
+    let mut h = Harness::seeded().await;
+    h.key("2").await;
+    let id = Uuid::new_v4();
+    h.app.panes[1].open_by_id(&id.to_string(), &mut Out::default());
+    let mut job = serde_json::to_value(hosted_job(id, "RUNNING_SIMULATIONS", None, "RETRY_SCHEDULED")).unwrap();
+    job["attemptSummary"] = json!({
+        "attemptCount": 11, "retryCount": 2, "silentAttemptCount": 3,
+        "stillSilentTestCaseCount": 1, "testCaseCount": 9
+    });
+    job["pendingRetries"] = json!([{
+        "simulationJobId": Uuid::new_v4(), "attemptNumber": 2, "maxAttempts": 3,
+        "scheduledAt": "2026-11-21T12:01:00Z"
+    }]);
+    feed(&mut h, id, serde_json::from_value(job).unwrap());
+    let screen = h.render(160, 48);
+    assert!(screen.contains("retries  2 of 11 attempts · 1 still silent · 1 waiting"), "{screen}");
+    assert!(screen.contains("RETRY_SCHEDULED 2"), "{screen}");
+    // A job without retries has no such line.
+    let plain = hosted_job(id, "RUNNING_SIMULATIONS", None, "QUEUED");
+    feed(&mut h, id, plain);
+    assert!(!h.render(160, 48).contains("retries "), "{}", h.render(160, 48));
+}
+
 fn feed(h: &mut Harness, id: Uuid, job: RunPlanJob) {
     let result = Box::new(Ok(Fetched::RunPlanJob(Box::new(job))));
     h.app.update(Message::Fetched { request: Request::RunPlanJob(id), result });
@@ -293,7 +318,8 @@ async fn jobs_are_found_and_sorted_by_their_plans_names() {
     const COLUMNS: usize = 7;
     let mut h = Harness::seeded().await;
     let seeded = h.client.get_run_plan(SEEDED_PLAN.parse().unwrap()).await.unwrap();
-    let other = switchboard::api::model::RunPlanInput { name: Some("Another plan".into()), ..seeded.plan.clone() };
+    let other =
+        switchboard::api::model::RunPlanInput { name: Some("Another plan".into()), ..seeded.plan.clone().as_input() };
     let other = h.client.create_run_plan(&other).await.unwrap().run_plan;
     for plan in [seeded.id, other.id] {
         h.client.run(&RunRequest { plan_id: Some(plan), ..Default::default() }).await.unwrap();

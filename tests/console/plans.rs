@@ -127,7 +127,7 @@ async fn an_older_plan_shows_deprecated_members_and_every_option() {
         "end call phrases      — (off)",
         "live enrichment       yes",
         "held open up to 15m",
-        "silence timeout       30 s (default)",
+        "silence timeout       30 s",
         "scenario (deprecated)",
         "{{city}} = Lisbon",
         "personas (deprecated)  Harold Jennings",
@@ -185,7 +185,7 @@ async fn the_latest_job_column_sorts_by_each_plans_newest_job() {
     let seeded = h.client.get_run_plan(SEEDED_PLAN.parse().unwrap()).await.unwrap();
     // Made after the seeded plan but run before it: sorting by when plans changed would put it
     // last, sorting by their newest jobs puts it first.
-    let ran_first = RunPlanInput { name: Some("Ran first".into()), ..seeded.plan.clone() };
+    let ran_first = RunPlanInput { name: Some("Ran first".into()), ..seeded.plan.clone().as_input() };
     let ran_first = h.client.create_run_plan(&ran_first).await.unwrap().run_plan;
     let first = h.client.run(&RunRequest { plan_id: Some(ran_first.id), ..Default::default() }).await.unwrap();
     let first = h.client.get_run_plan_job(first.simulation_run_plan_job_id).await.unwrap();

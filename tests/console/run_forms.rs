@@ -179,6 +179,8 @@ async fn a_service_owned_metric_is_edited_as_this_workspaces_variant() {
     let original = h.client.get_metric_definition("task_completion").await.unwrap();
     assert_eq!(original.name.as_deref(), Some("Task completion"), "the service's metric is untouched");
     let fork = h.client.get_metric_variant("task_completion", "workspace").await.expect("the fork");
-    assert_eq!(fork.name.as_deref(), Some("Task done"));
+    assert_eq!(fork.name, "workspace");
+    assert!(!fork.is_system, "the fork is this workspace's");
+    assert_eq!(fork.definition.and_then(|d| d.name).as_deref(), Some("Task done"));
     assert!(h.app.toasts.iter().any(|t| t.text.contains("this workspace's variant")), "{:?}", h.app.toasts);
 }

@@ -58,7 +58,7 @@ async fn duration_check(h: &Harness, always: bool) -> MetricDefinition {
 
 /// Runs the seeded plan's flow (happy path only) judged by exactly `metrics`, to its end.
 async fn run(h: &Harness, name: &str, metrics: Vec<MetricReference>) -> RunPlanJob {
-    let seeded = h.client.get_run_plan(SEEDED_PLAN.parse().unwrap()).await.unwrap().plan;
+    let seeded = h.client.get_run_plan(SEEDED_PLAN.parse().unwrap()).await.unwrap().plan.as_input();
     let mut flows = seeded.flows.clone().unwrap();
     flows[0].edge_cases = None;
     let input = RunPlanInput {
@@ -292,7 +292,7 @@ async fn an_open_simulation_follows_its_failed_checks_as_the_job_is_read_again()
 #[tokio::test]
 async fn a_plans_detail_marks_its_checks_and_their_bars() {
     let mut h = Harness::seeded().await;
-    let seeded = h.client.get_run_plan(SEEDED_PLAN.parse().unwrap()).await.unwrap().plan;
+    let seeded = h.client.get_run_plan(SEEDED_PLAN.parse().unwrap()).await.unwrap().plan.as_input();
     let input = RunPlanInput {
         name: Some("A judged plan".into()),
         metrics: Some(vec![

@@ -28,7 +28,9 @@ wire_enum! {
 pub struct Agent {
     pub id: Uuid,
     pub name: Option<String>,
+    #[serialize_always]
     pub description: Option<String>,
+    #[serialize_always]
     pub custom_id: Option<String>,
     pub created_at: Option<Timestamp>,
     pub updated_at: Option<Timestamp>,
@@ -47,6 +49,7 @@ pub struct AgentEndpoint {
     pub environment: Option<String>,
     pub direction: Option<EndpointDirection>,
     pub outbound_dial_type: Option<OutboundDialType>,
+    #[serialize_always]
     pub outbound_dial_http_request_definition_id: Option<Uuid>,
     pub created_at: Option<Timestamp>,
     pub updated_at: Option<Timestamp>,
@@ -105,12 +108,20 @@ impl Validate for AgentEndpointUpdate {
 pub struct HttpRequestDefinition {
     pub id: Uuid,
     pub scope: Option<RequestScope>,
+    #[serialize_always]
     pub description: Option<String>,
     pub url: Option<String>,
     pub method: Option<HttpMethod>,
+    #[serialize_always]
     pub body: Option<String>,
+    #[serialize_always]
     pub parsed_body: Option<serde_json::Value>,
     pub headers: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Whether a config file manages the definition (never, here).
+    pub is_config_managed: Option<bool>,
+    /// Shown once, in the answer to its creation: the secret requests would be signed with.
+    /// The local service signs nothing with it.
+    pub signing_secret: Option<String>,
     pub created_at: Option<Timestamp>,
     pub updated_at: Option<Timestamp>,
 }

@@ -40,6 +40,7 @@ pub struct Target {
     pub iterations: Option<u64>,
     pub sample_call_count: Option<u64>,
     pub published_at: Option<Timestamp>,
+    #[serialize_always]
     pub superseded_at: Option<Timestamp>,
     pub is_current: Option<bool>,
     /// Mean numeric score over the target's samples (local service).
@@ -54,7 +55,9 @@ pub struct ScoreSample {
     pub condition_key: Option<String>,
     pub metric_key: Option<String>,
     pub source_call_id: Option<String>,
+    #[serialize_always]
     pub numeric_value: Option<f64>,
+    #[serialize_always]
     pub boolean_value: Option<bool>,
     pub reasoning: Option<String>,
 }

@@ -53,8 +53,11 @@ pub struct CollectionJob {
     pub total_items: Option<u64>,
     pub completed_items: Option<u64>,
     pub failed_items: Option<u64>,
+    #[serialize_always]
     pub started_at: Option<Timestamp>,
+    #[serialize_always]
     pub completed_at: Option<Timestamp>,
+    #[serialize_always]
     pub error_message: Option<String>,
     #[serde(default)]
     pub policy_ids: Vec<Uuid>,
@@ -80,6 +83,9 @@ pub struct CollectionJobInput {
     pub metrics: Option<Vec<IdRef>>,
     #[schema(min_items = 1, max_items = 500)]
     pub policy_ids: Option<Vec<Uuid>>,
+    /// The hosted interface's single policy: its metrics are the job's when `metrics` is
+    /// omitted, scored on the calls and chats named (its conditions are not applied).
+    pub policy_id: Option<Uuid>,
     #[schema(min_items = 1, max_items = 500)]
     pub call_ids: Option<Vec<Uuid>>,
     #[schema(min_items = 1, max_items = 500)]
@@ -98,11 +104,14 @@ impl Validate for CollectionJobInput {
         c.items(at, "policyIds", self.policy_ids.as_deref(), 1, Some(IDS_MAX));
         c.items(at, "callIds", self.call_ids.as_deref(), 1, Some(IDS_MAX));
         c.items(at, "chatIds", self.chat_ids.as_deref(), 1, Some(IDS_MAX));
-        if self.metrics.is_none() && self.policy_ids.is_none() {
+        if self.metrics.is_none() && self.policy_ids.is_none() && self.policy_id.is_none() {
             c.invalid(join(at, "metrics"), "give metrics or policyIds: the job would compute nothing");
         }
-        if self.metrics.is_some() && self.call_ids.is_none() && self.chat_ids.is_none() {
+        if (self.metrics.is_some() || self.policy_id.is_some()) && self.call_ids.is_none() && self.chat_ids.is_none() {
             c.invalid(join(at, "callIds"), "give callIds or chatIds to compute the metrics on");
+        }
+        if self.policy_id.is_some() && self.policy_ids.is_some() {
+            c.invalid(join(at, "policyId"), "give policyId or policyIds, not both");
         }
     }
 }
@@ -117,6 +126,8 @@ pub struct CollectionJobQuery {
     pub limit: Option<i64>,
     /// The `nextCursor` of a previous response.
     pub cursor: Option<String>,
+    /// Alias of `cursor` (the hosted SDK's name).
+    pub after: Option<String>,
     pub status: Option<CollectionJobStatus>,
 }
 

@@ -186,7 +186,8 @@ pub struct Unit {
     pub symbol: Option<String>,
 }
 
-/// Cursor paging: `{total, hasMore, nextCursor}`.
+/// Cursor paging: `{total, hasMore, nextCursor, limit}` (`limit`, the page size, as the hosted
+/// interface adds it).
 #[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -195,7 +196,9 @@ pub struct CursorPagination {
     pub total: u64,
     #[serde(default)]
     pub has_more: bool,
+    #[serialize_always]
     pub next_cursor: Option<String>,
+    pub limit: Option<u64>,
 }
 
 /// Offset paging: `{limit, offset, total, hasMore}`.

@@ -10,24 +10,52 @@ use super::common::{IdRef, Timestamp};
 use super::persona::{BackgroundNoise, Persona};
 use crate::wire_enum;
 
-wire_enum! { pub enum FlowSource { Custom = "CUSTOM", Service = "SERVICE" } }
-wire_enum! { pub enum FlowType { Scripted = "SCRIPTED", Improv = "IMPROV", Voicemail = "VOICEMAIL" } }
-wire_enum! { pub enum ScriptAdherence { Strict = "STRICT", Loose = "LOOSE" } }
-wire_enum! { pub enum BranchingMode { Deterministic = "DETERMINISTIC", Probabilistic = "PROBABILISTIC" } }
+// The hosted interface's values (its SDK's customer flow types). Older local values are
+// mapped onto these where stored data is read (`service::legacy`).
+wire_enum! {
+    /// Who owns a flow: the service (curated, SYSTEM) or the caller's project (CUSTOM).
+    pub enum FlowSource { System = "SYSTEM", Custom = "CUSTOM" }
+}
+wire_enum! {
+    /// The kind of a flow; each of its variants (happy path, edge cases) has the same type.
+    pub enum FlowType { Scripted = "SCRIPTED", Improv = "IMPROV", Voicemail = "VOICEMAIL" }
+}
+wire_enum! { pub enum ScriptAdherence { Loose = "LOOSE", Strict = "STRICT" } }
+wire_enum! {
+    /// How the caller picks among a step's alternatives: always the first (DETERMINISTIC), or
+    /// one chosen per simulation (ADAPTIVE; here a generator seeded from the simulation).
+    pub enum BranchingMode { Deterministic = "DETERMINISTIC", Adaptive = "ADAPTIVE" }
+}
 wire_enum! {
     /// What the simulated customer does when the agent goes off script.
-    pub enum OffScriptReaction { StaySilent = "STAY_SILENT", Redirect = "REDIRECT", RepeatLine = "REPEAT_LINE" }
+    pub enum OffScriptReaction { StaySilent = "STAY_SILENT", Repeat = "REPEAT", Respond = "RESPOND", Say = "SAY" }
 }
 wire_enum! {
     /// What happens once the off-script attempts are used up.
-    pub enum OffScriptThen { HangUp = "HANG_UP", Continue = "CONTINUE" }
+    pub enum OffScriptThen { HangUp = "HANG_UP", MoveOn = "MOVE_ON", Adapt = "ADAPT", HangUpInvalidate = "HANG_UP_INVALIDATE" }
 }
 wire_enum! {
+    /// What a step of a flow's script is.
     pub enum StepType {
-        CustomerLine = "CUSTOMER_LINE", AgentTurn = "AGENT_TURN", KeypadEntry = "KEYPAD_ENTRY", Branch = "BRANCH",
+        AgentTurn = "AGENT_TURN",
+        CustomerTurn = "CUSTOMER_TURN",
+        CustomerFirstMessage = "CUSTOMER_FIRST_MESSAGE",
+        CustomerVerbatimTurn = "CUSTOMER_VERBATIM_TURN",
+        CustomerSilence = "CUSTOMER_SILENCE",
+        CustomerDtmf = "CUSTOMER_DTMF",
+        AgentDtmf = "AGENT_DTMF",
+        Voicemail = "VOICEMAIL",
+        CustomerHandoff = "CUSTOMER_HANDOFF",
+        ScenarioLink = "SCENARIO_LINK",
     }
 }
-wire_enum! { pub enum VariantType { HappyPath = "HAPPY_PATH", EdgeCase = "EDGE_CASE" } }
+
+impl StepType {
+    /// Whether the simulated customer says this step's content.
+    pub fn is_customer_line(&self) -> bool {
+        matches!(self, Self::CustomerTurn | Self::CustomerFirstMessage | Self::CustomerVerbatimTurn)
+    }
+}
 
 /// A customer flow.
 #[skip_serializing_none]
@@ -47,8 +75,11 @@ pub struct CustomerFlow {
     #[serde(rename = "type")]
     pub flow_type: Option<FlowType>,
     pub script_adherence: Option<ScriptAdherence>,
+    /// Null when the flow has none (the hosted interface always sends the member).
+    #[serialize_always]
     pub off_script_policy: Option<OffScriptPolicy>,
     pub branching_mode: Option<BranchingMode>,
+    #[serialize_always]
     pub happy_path: Option<FlowVariant>,
     #[serde(default)]
     pub edge_cases: Vec<FlowVariant>,
@@ -63,6 +94,11 @@ pub struct CustomerFlow {
 impl CustomerFlow {
     pub fn is_voicemail(&self) -> bool {
         self.flow_type == Some(FlowType::Voicemail)
+    }
+
+    /// Whether `variant` is this flow's happy path (rather than one of its edge cases).
+    pub fn is_happy_path(&self, variant: &FlowVariant) -> bool {
+        self.happy_path.as_ref().is_some_and(|h| h.id == variant.id)
     }
 }
 
@@ -85,24 +121,35 @@ pub struct OffScriptPolicy {
     pub wait_seconds: Option<i64>,
 }
 
-/// A happy path or edge case of a flow.
+/// A happy path or edge case of a flow. Its `type` is its flow's; which one is the happy path
+/// is where the flow holds it.
 #[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FlowVariant {
     pub id: Uuid,
     pub title: Option<String>,
+    #[serialize_always]
     pub preceded_by_customer_flow_id: Option<Uuid>,
+    #[serialize_always]
     pub preceded_by_customer_flow_variant_id: Option<Uuid>,
     pub is_generated: Option<bool>,
+    /// Whether the flow's own expectations apply to this variant as well as its additional ones.
+    pub include_flow_expectations: Option<bool>,
     pub created_at: Option<Timestamp>,
     pub updated_at: Option<Timestamp>,
+    #[serialize_always]
     pub persona_override: Option<Persona>,
+    #[serialize_always]
     pub environment: Option<Environment>,
     #[serde(default)]
     pub additional_expectations: Vec<Expectation>,
     #[serde(rename = "type")]
-    pub variant_type: Option<VariantType>,
+    pub variant_type: Option<FlowType>,
+    /// The brief an improvising caller follows (IMPROV variants).
+    pub prompt: Option<String>,
+    /// Personas the call may be handed to (IMPROV variants; always sent for them, maybe empty).
+    pub handoff_personas: Option<Vec<Persona>>,
     #[serde(default)]
     pub steps: Vec<FlowStep>,
     pub system_key: Option<String>,
@@ -122,9 +169,10 @@ pub struct Environment {
     pub updated_at: Option<Timestamp>,
 }
 
-/// One step of a flow's graph; steps nest.
+/// One step of a flow's graph. `steps` are what follows it: one step continues the script,
+/// several are alternatives the caller picks one of (by the flow's `branchingMode`).
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FlowStep {
     #[serde(rename = "type")]
@@ -139,4 +187,18 @@ pub struct FlowStep {
     pub merge_into_node_ids: Vec<String>,
     pub content: Option<String>,
     pub off_script_policy: Option<OffScriptPolicy>,
+    /// The keys a DTMF step presses.
+    pub dtmf_digits: Option<String>,
+    /// How long a CUSTOMER_SILENCE step keeps quiet.
+    pub silence_duration_seconds: Option<i64>,
+    pub stage: Option<Stage>,
+}
+
+/// A named stage of a script that a step belongs to.
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Stage {
+    pub name: String,
+    pub analyze: Option<bool>,
+    pub required: Option<bool>,
 }

@@ -36,12 +36,6 @@ wire_enum! {
     pub enum DefinitionSource { System = "SYSTEM", Custom = "CUSTOM" }
 }
 wire_enum! {
-    /// Shape of a metric's output.
-    pub enum OutputType {
-        Number = "NUMBER", Boolean = "BOOLEAN", Text = "TEXT", Classification = "CLASSIFICATION", Scale = "SCALE",
-    }
-}
-wire_enum! {
     /// Comparison a threshold applies.
     pub enum ThresholdOperator {
         GreaterThan = "GREATER_THAN",
@@ -109,14 +103,22 @@ pub struct MetricDefinition {
     pub requires_live_conversation: Option<bool>,
     pub supports_variants: Option<bool>,
     pub calculation_type: Option<CalculationType>,
+    #[serialize_always]
     pub llm_prompt: Option<String>,
+    #[serialize_always]
     pub boolean_true_label: Option<String>,
+    #[serialize_always]
     pub boolean_false_label: Option<String>,
     pub unit: Option<Unit>,
     pub threshold: Option<Threshold>,
+    /// For a count summed from a sibling metric's per-turn verdicts, where the evidence lives;
+    /// null for a metric that is its own evidence (every metric here).
+    #[serialize_always]
+    pub evidence_source: Option<EvidenceSource>,
     // Members the spec references without describing; the local service sends them.
     pub source: Option<DefinitionSource>,
-    pub output_type: Option<OutputType>,
+    /// The value type, as the hosted create input names it (the same as `type`).
+    pub output_type: Option<MetricType>,
     pub version: Option<u64>,
     pub supported_modalities: Option<Vec<Modality>>,
     pub scale_min: Option<i64>,
@@ -124,12 +126,66 @@ pub struct MetricDefinition {
     pub scale_labels: Option<Vec<ScaleLabel>>,
     pub classification_options: Option<Vec<ClassificationOption>>,
     pub max_classifications: Option<i64>,
-    pub formula: Option<String>,
+    /// A FORMULA metric's expression with its sources (the hosted shape), or the bare
+    /// expression older local services sent.
+    pub formula: Option<Formula>,
     pub sources: Option<Vec<MetricSourceRef>>,
     pub knowledge_base_ids: Option<Vec<Uuid>>,
     pub change_reason: Option<String>,
+    /// For a workspace fork made through a variant: the definition it forks, and the variant's name.
+    pub forked_from: Option<Uuid>,
+    pub variant_name: Option<String>,
     pub created_at: Option<Timestamp>,
     pub updated_at: Option<Timestamp>,
+}
+
+/// A variant of a metric definition: its default (the definition itself) or a workspace fork
+/// made by `PUT …/variants/{name}`.
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MetricVariant {
+    pub id: Uuid,
+    pub name: String,
+    pub is_default: bool,
+    /// Whether the service provides the variant (the default of a service-owned metric).
+    pub is_system: bool,
+    /// The definition it is a variant of.
+    pub metric_definition_id: Uuid,
+    #[serialize_always]
+    pub version_id: Option<Uuid>,
+    pub created_at: Option<Timestamp>,
+    pub updated_at: Option<Timestamp>,
+    /// The definition as this variant configures it (local service extension).
+    pub definition: Option<Box<MetricDefinition>>,
+}
+
+/// Where the evidence of a count summed from a sibling metric lives.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EvidenceSource {
+    pub counts_when: bool,
+    pub metric_id: String,
+}
+
+/// A FORMULA metric's formula: `{expression, sources}`, or an expression alone.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum Formula {
+    Expression(String),
+    Object {
+        expression: String,
+        #[serde(default)]
+        sources: Vec<MetricSourceRef>,
+    },
+}
+
+impl Formula {
+    pub fn expression(&self) -> &str {
+        match self {
+            Formula::Expression(text) | Formula::Object { expression: text, .. } => text,
+        }
+    }
 }
 
 impl MetricDefinition {
@@ -182,8 +238,11 @@ pub struct Threshold {
     pub operator: Option<ThresholdOperator>,
     pub threshold_value: Option<String>,
     pub aggregation_mode: Option<AggregationMode>,
+    #[serialize_always]
     pub count_threshold: Option<i64>,
+    #[serialize_always]
     pub source_participant_role: Option<ParticipantRole>,
+    #[serialize_always]
     pub source_variant_id: Option<Uuid>,
 }
 
@@ -225,6 +284,7 @@ pub struct ClassificationOption {
 #[serde(rename_all = "camelCase")]
 pub struct MetricSourceRef {
     pub source_metric_definition_id: Option<Uuid>,
+    #[serialize_always]
     pub source_variant_id: Option<Uuid>,
 }
 
@@ -565,9 +625,13 @@ pub struct MetricDefinitionInput {
     pub slug: Option<String>,
     #[schema(max_length = 2000)]
     pub description: Option<String>,
+    /// The value type; give this or `outputType`.
     #[serde(rename = "type")]
-    #[schema(value_type = MetricType, required = true)]
     pub metric_type: Option<MetricType>,
+    /// The hosted interface's name for `type`.
+    pub output_type: Option<MetricType>,
+    /// LLM_JUDGE or FORMULA: thresholds have their own operation, and provider and pattern
+    /// metrics are not created here.
     #[schema(value_type = CalculationType, required = true)]
     pub calculation_type: Option<CalculationType>,
     pub scope: Option<MetricScope>,
@@ -606,6 +670,13 @@ pub struct MetricDefinitionInput {
     pub unknown_fields: UnknownFields,
 }
 
+impl MetricDefinitionInput {
+    /// The value type, by either name.
+    pub fn value_type(&self) -> Option<&MetricType> {
+        self.metric_type.as_ref().or(self.output_type.as_ref())
+    }
+}
+
 impl Validate for MetricDefinitionInput {
     fn check(&self, c: &mut Checks, at: &str) {
         use metric_limits::*;
@@ -614,10 +685,31 @@ impl Validate for MetricDefinitionInput {
         c.length(at, "name", self.name.as_deref(), 1, Some(NAME_MAX));
         c.length(at, "slug", self.slug.as_deref(), threshold_limits::SLUG_MIN, Some(threshold_limits::SLUG_MAX));
         c.length(at, "description", self.description.as_deref(), 0, Some(DESCRIPTION_MAX));
-        c.required(at, "type", &self.metric_type);
+        match (&self.metric_type, &self.output_type) {
+            (None, None) => c.missing(join(at, "outputType")),
+            (Some(a), Some(b)) if a != b => {
+                c.invalid(join(at, "outputType"), "outputType is the hosted name of type; give one of them")
+            }
+            _ => {}
+        }
         c.known(at, "type", self.metric_type.as_ref());
+        c.known(at, "outputType", self.output_type.as_ref());
         c.required(at, "calculationType", &self.calculation_type);
         c.known(at, "calculationType", self.calculation_type.as_ref());
+        if let Some(kind @ (CalculationType::Provider | CalculationType::Threshold | CalculationType::Pattern)) =
+            &self.calculation_type
+        {
+            let why = match kind {
+                CalculationType::Threshold => {
+                    "thresholds are made with POST /v1/metric/definitions/{idOrSlug}/thresholds"
+                }
+                _ => "only LLM_JUDGE and FORMULA metrics can be created here",
+            };
+            c.invalid(join(at, "calculationType"), format!("calculationType {kind}: {why}"));
+        }
+        if let Some(unit) = &self.unit {
+            c.required(&join(at, "unit"), "name", &unit.name);
+        }
         c.known(at, "scope", self.scope.as_ref());
         c.items(at, "supportedModalities", self.supported_modalities.as_deref(), 0, Some(MODALITIES_MAX));
         c.known_each(at, "supportedModalities", self.supported_modalities.as_deref());
@@ -653,11 +745,11 @@ impl Validate for MetricDefinitionInput {
             _ => {}
         }
         c.length(at, "llmPrompt", self.llm_prompt.as_deref(), 1, Some(PROMPT_MAX));
-        if self.metric_type == Some(MetricType::Scale) {
+        if self.value_type() == Some(&MetricType::Scale) {
             c.required(at, "scaleMin", &self.scale_min);
             c.required(at, "scaleMax", &self.scale_max);
         }
-        if self.metric_type == Some(MetricType::Classification) {
+        if self.value_type() == Some(&MetricType::Classification) {
             c.required(at, "classificationOptions", &self.classification_options);
             c.items(at, "classificationOptions", self.classification_options.as_deref(), 2, None);
         }

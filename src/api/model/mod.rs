@@ -91,6 +91,7 @@ pub fn inputs_refusing_unknown_members() -> Vec<std::borrow::Cow<'static, str>> 
         ThresholdInput::name(),
         MetricDefinitionInput::name(),
         PersonaFields::name(),
+        PersonaUpdate::name(),
         PolicyInput::name(),
         PolicyUpdate::name(),
         RunPlanInput::name(),
@@ -109,6 +110,7 @@ pub fn limits_beyond_the_generator() -> Vec<(std::borrow::Cow<'static, str>, &'s
         (RunPlanInput::name(), "/properties/endCallPhrases/items", "maxLength", run_plan_limits::END_CALL_PHRASE_MAX),
         (RunPlanInput::name(), "/properties/endCallReasons/items", "maxLength", run_plan_limits::END_CALL_REASON_MAX),
         (PersonaFields::name(), "/properties/idleMessages/items", "maxLength", persona_limits::IDLE_MESSAGE_MAX),
+        (PersonaUpdate::name(), "/properties/idleMessages/items", "maxLength", persona_limits::IDLE_MESSAGE_MAX),
         (RunVariables::name(), "/oneOf/1", "maxItems", run_plan_limits::RUN_VARIABLES_MAX),
     ]
 }

@@ -9,25 +9,59 @@ use super::common::{Timestamp, UnknownFields};
 use crate::api::validate::{Checks, Validate};
 use crate::wire_enum;
 
+// The hosted interface's values (its SDK's persona types); older local values are mapped onto
+// these where stored data is read (`service::legacy`), never accepted on input.
 wire_enum! {
-    /// A language code.
-    pub enum Language { En = "EN", Es = "ES", Fr = "FR", De = "DE", Pt = "PT", It = "IT", Hi = "HI", Zh = "ZH" }
+    /// A language code (ISO 639-1).
+    pub enum Language {
+        En = "EN", Es = "ES", De = "DE", Hi = "HI", Fr = "FR", Nl = "NL", Ar = "AR", El = "EL", It = "IT",
+        Id = "ID", Th = "TH", Ja = "JA", Tl = "TL", Ms = "MS", Zh = "ZH", Tr = "TR", Pt = "PT", He = "HE",
+    }
 }
-wire_enum! { pub enum Accent { Us = "US", Gb = "GB", Au = "AU", In = "IN", Ie = "IE", Za = "ZA" } }
-wire_enum! { pub enum Age { YoungAdult = "YOUNG_ADULT", Adult = "ADULT", Senior = "SENIOR" } }
-wire_enum! { pub enum Gender { Male = "MALE", Female = "FEMALE", Neutral = "NEUTRAL" } }
 wire_enum! {
-    pub enum BackgroundNoise { None = "NONE", Office = "OFFICE", Street = "STREET", Cafe = "CAFE", Car = "CAR", Airport = "AIRPORT" }
+    /// The language a persona code-switches into; the hosted interface offers English only.
+    pub enum SecondaryLanguage { En = "EN" }
 }
-wire_enum! { pub enum SpeechPace { Slow = "SLOW", Normal = "NORMAL", Fast = "FAST" } }
-wire_enum! { pub enum SpeechClarity { Clear = "CLEAR", Mumbled = "MUMBLED", Choppy = "CHOPPY" } }
 wire_enum! {
-    pub enum BaseEmotion { Neutral = "NEUTRAL", Frustrated = "FRUSTRATED", Anxious = "ANXIOUS", Cheerful = "CHEERFUL", Angry = "ANGRY" }
+    /// An accent: an ISO 3166-1 alpha-2 country, with variants.
+    pub enum Accent {
+        Us = "US", UsXSouth = "US_X_SOUTH", Gb = "GB", Es = "ES", De = "DE", In = "IN", Fr = "FR", Nl = "NL",
+        Sa = "SA", Gr = "GR", Au = "AU", It = "IT", Id = "ID", Th = "TH", Jp = "JP", Nz = "NZ", Ph = "PH",
+        Sg = "SG", My = "MY", Hk = "HK", Tr = "TR", Pt = "PT", Il = "IL",
+    }
 }
-wire_enum! { pub enum IntentClarity { Clear = "CLEAR", Vague = "VAGUE" } }
-wire_enum! { pub enum ConfirmationStyle { Explicit = "EXPLICIT", Implicit = "IMPLICIT" } }
-wire_enum! { pub enum MemoryReliability { High = "HIGH", Medium = "MEDIUM", Low = "LOW" } }
-wire_enum! { pub enum ResponseTiming { Quick = "QUICK", Normal = "NORMAL", Delayed = "DELAYED" } }
+wire_enum! { pub enum Age { Child = "CHILD", Teenager = "TEENAGER", Adult = "ADULT", Elderly = "ELDERLY" } }
+wire_enum! { pub enum Gender { Male = "MALE", Female = "FEMALE" } }
+wire_enum! {
+    pub enum BackgroundNoise {
+        None = "NONE", Airport = "AIRPORT", ChildrenPlaying = "CHILDREN_PLAYING", City = "CITY",
+        CoffeeShop = "COFFEE_SHOP", Construction = "CONSTRUCTION", CryingBaby = "CRYING_BABY", Driving = "DRIVING",
+        Library = "LIBRARY", Office = "OFFICE", Thunderstorm = "THUNDERSTORM", Train = "TRAIN",
+    }
+}
+wire_enum! {
+    pub enum SpeechPace { SuperSlow = "SUPER_SLOW", Slow = "SLOW", Normal = "NORMAL", Fast = "FAST", SuperFast = "SUPER_FAST" }
+}
+wire_enum! { pub enum SpeechClarity { Clear = "CLEAR", Vague = "VAGUE", Rambling = "RAMBLING" } }
+wire_enum! {
+    pub enum BaseEmotion {
+        Neutral = "NEUTRAL", Cheerful = "CHEERFUL", Confused = "CONFUSED", Frustrated = "FRUSTRATED",
+        Skeptical = "SKEPTICAL", Rushed = "RUSHED", Distracted = "DISTRACTED", Angry = "ANGRY", Anxious = "ANXIOUS",
+        Sad = "SAD",
+    }
+}
+wire_enum! { pub enum IntentClarity { Clear = "CLEAR", Indirect = "INDIRECT", Vague = "VAGUE" } }
+wire_enum! { pub enum ConfirmationStyle { Explicit = "EXPLICIT", Vague = "VAGUE" } }
+wire_enum! { pub enum MemoryReliability { High = "HIGH", Low = "LOW" } }
+wire_enum! {
+    /// The pause before the caller answers. BARGE_IN is taken on input and stored as QUICK with
+    /// `interruption` OCCASIONAL, as the hosted service does.
+    pub enum ResponseTiming { Relaxed = "RELAXED", Normal = "NORMAL", Quick = "QUICK", BargeIn = "BARGE_IN" }
+}
+wire_enum! {
+    /// How much the caller talks over the agent while it is still speaking.
+    pub enum Interruption { Off = "OFF", Backchannel = "BACKCHANNEL", Occasional = "OCCASIONAL", Heavy = "HEAVY" }
+}
 
 /// Limits of the persona input.
 pub mod persona_limits {
@@ -41,6 +75,8 @@ pub mod persona_limits {
     pub const IDLE_TIMEOUT_SECONDS_MAX: i64 = 600;
     pub const IDLE_MESSAGE_MAX_SPOKEN_COUNT_MIN: i64 = 0;
     pub const IDLE_MESSAGE_MAX_SPOKEN_COUNT_MAX: i64 = 100;
+    pub const IDLE_TIMEOUT_SECONDS_DEFAULT: i64 = 10;
+    pub const IDLE_MESSAGE_MAX_SPOKEN_COUNT_DEFAULT: i64 = 3;
     /// Members of the free-form `properties` object.
     pub const PROPERTIES_MAX: usize = 100;
 }
@@ -57,7 +93,7 @@ pub struct PersonaFields {
     #[schema(max_length = 2000)]
     pub description: Option<String>,
     pub language: Option<Language>,
-    pub secondary_language: Option<Language>,
+    pub secondary_language: Option<SecondaryLanguage>,
     #[schema(max_items = 20)]
     pub understood_languages: Option<Vec<Language>>,
     pub accent: Option<Accent>,
@@ -71,9 +107,12 @@ pub struct PersonaFields {
     pub confirmation_style: Option<ConfirmationStyle>,
     pub memory_reliability: Option<MemoryReliability>,
     pub response_timing: Option<ResponseTiming>,
+    pub interruption: Option<Interruption>,
     pub has_disfluencies: Option<bool>,
-    /// Entries up to 500 characters.
+    /// Entries up to 500 characters; null means language-appropriate defaults (always sent,
+    /// as null when unset, because the hosted interface requires the member).
     #[schema(max_items = 20)]
+    #[serialize_always]
     pub idle_messages: Option<Vec<String>>,
     #[schema(minimum = 1, maximum = 600)]
     pub idle_timeout_seconds: Option<i64>,
@@ -92,9 +131,16 @@ pub struct PersonaFields {
 
 impl Validate for PersonaFields {
     fn check(&self, c: &mut Checks, at: &str) {
+        c.required(at, "name", &self.name);
+        self.check_members(c, at);
+    }
+}
+
+impl PersonaFields {
+    /// Every rule but the required name, which only a creation needs.
+    fn check_members(&self, c: &mut Checks, at: &str) {
         c.unknown(at, &self.unknown_fields);
         use persona_limits::*;
-        c.required(at, "name", &self.name);
         c.length(at, "name", self.name.as_deref(), 1, Some(NAME_MAX));
         c.length(at, "displayName", self.display_name.as_deref(), 1, Some(NAME_MAX));
         c.length(at, "description", self.description.as_deref(), 0, Some(DESCRIPTION_MAX));
@@ -114,6 +160,7 @@ impl Validate for PersonaFields {
         c.known(at, "confirmationStyle", self.confirmation_style.as_ref());
         c.known(at, "memoryReliability", self.memory_reliability.as_ref());
         c.known(at, "responseTiming", self.response_timing.as_ref());
+        c.known(at, "interruption", self.interruption.as_ref());
         let idle = (Some(IDLE_TIMEOUT_SECONDS_MIN), Some(IDLE_TIMEOUT_SECONDS_MAX));
         c.range(at, "idleTimeoutSeconds", self.idle_timeout_seconds, idle.0, idle.1);
         let spoken = (Some(IDLE_MESSAGE_MAX_SPOKEN_COUNT_MIN), Some(IDLE_MESSAGE_MAX_SPOKEN_COUNT_MAX));
@@ -131,6 +178,87 @@ impl Validate for PersonaFields {
     }
 }
 
+impl PersonaFields {
+    /// The persona as stored: every member the hosted interface requires filled (the defaults
+    /// its SDK documents: an adult US-English caller, calm and clear, who waits their turn),
+    /// and BARGE_IN timing stored as QUICK with OCCASIONAL interruption.
+    pub fn with_defaults(mut self) -> Self {
+        if self.response_timing == Some(ResponseTiming::BargeIn) {
+            self.response_timing = Some(ResponseTiming::Quick);
+            self.interruption.get_or_insert(Interruption::Occasional);
+        }
+        let language = self.language.get_or_insert(Language::En).clone();
+        self.understood_languages.get_or_insert_with(|| vec![language]);
+        self.accent.get_or_insert(Accent::Us);
+        self.age.get_or_insert(Age::Adult);
+        // The hosted interface requires a gender on every persona; FEMALE when none is given.
+        self.gender.get_or_insert(Gender::Female);
+        self.background_noise.get_or_insert(BackgroundNoise::None);
+        self.speech_pace.get_or_insert(SpeechPace::Normal);
+        self.speech_clarity.get_or_insert(SpeechClarity::Clear);
+        self.base_emotion.get_or_insert(BaseEmotion::Neutral);
+        self.intent_clarity.get_or_insert(IntentClarity::Clear);
+        self.confirmation_style.get_or_insert(ConfirmationStyle::Explicit);
+        self.memory_reliability.get_or_insert(MemoryReliability::High);
+        self.response_timing.get_or_insert(ResponseTiming::Normal);
+        self.interruption.get_or_insert(Interruption::Off);
+        self.has_disfluencies.get_or_insert(false);
+        self.idle_timeout_seconds.get_or_insert(persona_limits::IDLE_TIMEOUT_SECONDS_DEFAULT);
+        self.idle_message_max_spoken_count.get_or_insert(persona_limits::IDLE_MESSAGE_MAX_SPOKEN_COUNT_DEFAULT);
+        self.idle_message_reset_count_on_user_speech_enabled.get_or_insert(true);
+        self.properties.get_or_insert_with(Default::default);
+        self
+    }
+
+    /// These fields with the members `update` supplies put over them (a partial PUT).
+    pub fn merged(&self, update: &PersonaFields) -> Result<PersonaFields, serde_json::Error> {
+        let mut base = serde_json::to_value(self)?;
+        if let (Some(base), serde_json::Value::Object(changes)) = (base.as_object_mut(), serde_json::to_value(update)?)
+        {
+            for (member, value) in changes {
+                // `idleMessages` is always serialised; only a list the update gives replaces it.
+                if member == "idleMessages" && update.idle_messages.is_none() {
+                    continue;
+                }
+                base.insert(member, value);
+            }
+        }
+        serde_json::from_value(base)
+    }
+}
+
+/// Body of `PUT /v1/persona/{id}`: the members to change; the rest are kept (the hosted
+/// interface's update is partial).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct PersonaUpdate(pub PersonaFields);
+
+impl Validate for PersonaUpdate {
+    fn check(&self, c: &mut Checks, at: &str) {
+        self.0.check_members(c, at);
+    }
+}
+
+impl utoipa::PartialSchema for PersonaUpdate {
+    /// The persona's members, none of them required.
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::RefOr;
+        use utoipa::openapi::schema::Schema;
+        let mut schema = <PersonaFields as utoipa::PartialSchema>::schema();
+        if let RefOr::T(Schema::Object(object)) = &mut schema {
+            object.required.clear();
+            object.description = Some("The persona's members to change; the others are kept.".into());
+        }
+        schema
+    }
+}
+
+impl ToSchema for PersonaUpdate {
+    fn schemas(schemas: &mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>)>) {
+        <PersonaFields as ToSchema>::schemas(schemas);
+    }
+}
+
 /// A persona as the service returns it.
 #[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -139,6 +267,8 @@ pub struct Persona {
     pub id: Uuid,
     /// Service-provided personas cannot be deleted.
     pub is_system: Option<bool>,
+    /// The number every call with this persona uses, when one is pinned (read-only; never here).
+    pub phone_number: Option<String>,
     pub created_at: Option<Timestamp>,
     pub updated_at: Option<Timestamp>,
     #[serde(flatten)]

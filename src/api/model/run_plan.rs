@@ -77,6 +77,14 @@ pub mod run_plan_limits {
     pub const END_CALL_PHRASE_DEFAULT: &str = "goodbye";
     /// Live enrichment holds a call open this long waiting for the real recording.
     pub const LIVE_ENRICHMENT_WAIT_SECONDS: i64 = 15 * 60;
+    /// Retries of a test case the agent never spoke on (the hosted interface's range).
+    pub const MAX_NO_RESPONSE_RETRIES_MIN: i64 = 0;
+    pub const MAX_NO_RESPONSE_RETRIES_MAX: i64 = 10;
+    pub const MAX_NO_RESPONSE_RETRIES_DEFAULT: i64 = 0;
+    /// Simulated seconds a retry waits before it dials.
+    pub const NO_RESPONSE_RETRY_BACKOFF_SECONDS_MIN: i64 = 30;
+    pub const NO_RESPONSE_RETRY_BACKOFF_SECONDS_MAX: i64 = 600;
+    pub const NO_RESPONSE_RETRY_BACKOFF_SECONDS_DEFAULT: i64 = 60;
 }
 
 /// Body of `POST /v1/simulation/plan`. Unknown members are kept and reported by `validate()`.
@@ -134,6 +142,12 @@ pub struct RunPlanInput {
     /// Deprecated in favour of the run operation.
     #[schema(deprecated, default = false)]
     pub auto_run: Option<bool>,
+    /// How many more times to run a test case the agent never spoke on (0 turns retries off).
+    #[schema(minimum = 0, maximum = 10, default = 0)]
+    pub max_no_response_retries: Option<i64>,
+    /// Simulated seconds a retry waits before it dials; only used with retries on.
+    #[schema(minimum = 30, maximum = 600, default = 60)]
+    pub no_response_retry_backoff_seconds: Option<i64>,
     /// Members the input does not define; `validate()` rejects them.
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
     #[schema(ignore)]
@@ -141,6 +155,62 @@ pub struct RunPlanInput {
 }
 
 impl RunPlanInput {
+    pub fn max_no_response_retries_or_default(&self) -> i64 {
+        self.max_no_response_retries.unwrap_or(run_plan_limits::MAX_NO_RESPONSE_RETRIES_DEFAULT)
+    }
+    pub fn no_response_retry_backoff_seconds_or_default(&self) -> i64 {
+        self.no_response_retry_backoff_seconds.unwrap_or(run_plan_limits::NO_RESPONSE_RETRY_BACKOFF_SECONDS_DEFAULT)
+    }
+
+    /// The plan as a saved plan holds it: every default written out and every list present
+    /// (empty when not given), as the hosted interface returns a plan.
+    pub fn resolved(mut self) -> RunPlanInput {
+        self.iteration_count = Some(self.iteration_count_or_default());
+        self.max_concurrent_jobs = Some(self.max_concurrent_jobs_or_default());
+        self.silence_timeout_seconds = Some(self.silence_timeout_seconds_or_default());
+        self.end_call_phrases = Some(self.end_call_phrases_or_default());
+        self.end_call_reasons.get_or_insert_with(Vec::new);
+        self.execution_mode = Some(self.execution_mode_or_default());
+        self.include_flow_metrics = Some(self.include_flow_metrics_or_default());
+        self.include_automatic_metrics = Some(self.include_automatic_metrics_or_default());
+        self.enrich_with_live_conversation.get_or_insert(false);
+        self.max_no_response_retries = Some(self.max_no_response_retries_or_default());
+        self.no_response_retry_backoff_seconds = Some(self.no_response_retry_backoff_seconds_or_default());
+        self.flows.get_or_insert_with(Vec::new);
+        self.scenarios.get_or_insert_with(Vec::new);
+        self.personas.get_or_insert_with(Vec::new);
+        self
+    }
+
+    /// A saved plan back as an input that creates the same plan: the members the saved form
+    /// adds (empty scenario and persona lists, a metric's `id` beside its `slug`) taken out.
+    pub fn as_input(mut self) -> RunPlanInput {
+        if self.scenarios.as_ref().is_some_and(Vec::is_empty) {
+            self.scenarios = None;
+        }
+        if self.personas.as_ref().is_some_and(Vec::is_empty) {
+            self.personas = None;
+        }
+        if self.flows.as_ref().is_some_and(Vec::is_empty) && self.scenarios.is_some() {
+            self.flows = None;
+        }
+        for metric in self.metrics.iter_mut().flatten() {
+            if metric.slug_or_alias().is_some() {
+                metric.id = None;
+            }
+        }
+        self
+    }
+
+    /// The flow selections, none when the plan runs the deprecated scenarios.
+    pub fn flow_selections(&self) -> &[FlowSelection] {
+        self.flows.as_deref().unwrap_or_default()
+    }
+
+    /// Whether the plan runs flows (rather than the deprecated scenarios × personas).
+    pub fn runs_flows(&self) -> bool {
+        !self.flow_selections().is_empty()
+    }
     pub fn iteration_count_or_default(&self) -> i64 {
         self.iteration_count.unwrap_or(run_plan_limits::ITERATION_COUNT_DEFAULT)
     }
@@ -194,6 +264,10 @@ impl Validate for RunPlanInput {
         c.items(at, "flows", self.flows.as_deref(), 1, Some(FLOWS_MAX));
         c.each(at, "flows", self.flows.as_deref());
         c.items(at, "personas", self.personas.as_deref(), 1, Some(PERSONAS_MAX));
+        let retries = (Some(MAX_NO_RESPONSE_RETRIES_MIN), Some(MAX_NO_RESPONSE_RETRIES_MAX));
+        c.range(at, "maxNoResponseRetries", self.max_no_response_retries, retries.0, retries.1);
+        let backoff = (Some(NO_RESPONSE_RETRY_BACKOFF_SECONDS_MIN), Some(NO_RESPONSE_RETRY_BACKOFF_SECONDS_MAX));
+        c.range(at, "noResponseRetryBackoffSeconds", self.no_response_retry_backoff_seconds, backoff.0, backoff.1);
         if self.flows.is_none() && self.scenarios.is_none() {
             c.invalid(join(at, "flows"), "give flows (or the deprecated scenarios): the plan would run nothing");
         }
@@ -369,11 +443,14 @@ pub struct MetricReference {
     /// Alias of `slug`, kept for older integrations.
     #[schema(deprecated, min_length = 1, max_length = 100)]
     pub metric_id: Option<String>,
-    /// Null equals omitted, which means SIMULATED.
+    /// Null equals omitted, which means SIMULATED. Always sent (null when unset): the hosted
+    /// interface requires the member on a saved plan.
+    #[serialize_always]
     pub conversation_source: Option<ConversationSource>,
     /// The share of the run's simulations (0–100) that must pass this metric when it is a check;
     /// null or omitted means the 80 % default. Applied to this check alone, never pooled.
     #[schema(minimum = 0, maximum = 100)]
+    #[serialize_always]
     pub min_pass_rate: Option<f64>,
     /// Members the input does not define; `validate()` rejects them.
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
@@ -444,7 +521,8 @@ fn check_variables(c: &mut Checks, at: &str, variables: Option<&Variables>) {
     }
 }
 
-/// A saved run plan: the input it was created with, plus its identity.
+/// A saved run plan: the input it was created with (every default written out, metrics named
+/// by `id` too), its identity, and the members the hosted interface adds.
 #[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -452,6 +530,22 @@ pub struct RunPlan {
     pub id: Uuid,
     pub created_at: Option<Timestamp>,
     pub updated_at: Option<Timestamp>,
+    /// Test cases one run of the plan places (endpoints × flow variants × iterations), as of
+    /// when it was saved (`edgeCases: ALL` follows the flow when it runs).
+    pub test_case_count: Option<u64>,
+    /// Whether a config file manages the plan (never, here).
+    pub is_config_managed: Option<bool>,
+    /// The template the plan was made from; null (plans here are made from inputs).
+    #[serialize_always]
+    pub template: Option<String>,
+    /// The persona or environment property a sweep compares; null (no sweeps here).
+    #[serialize_always]
+    pub comparison_property: Option<String>,
+    #[serialize_always]
+    pub comparison_baseline: Option<String>,
+    /// Endpoints that evaluate the agent's calls; none here.
+    #[serde(default)]
+    pub evaluators: Vec<IdRef>,
     #[serde(flatten)]
     pub plan: RunPlanInput,
 }
@@ -538,13 +632,67 @@ impl Validate for RunRequest {
     }
 }
 
-/// A ready-made plan input: an element of `data` of `GET /v1/simulation/template`.
+/// A ready-made run: an element of `data` of `GET /v1/simulation/template`, in the hosted
+/// shape (`slug`, `title`, `description`, `category`, `flows`, `metrics`, `thresholds`, …), plus
+/// the local service's `id`, `name` and `plan` (a complete input that runs as it is).
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct RunPlanTemplate {
-    pub id: Uuid,
-    pub name: String,
+    /// The local service's id (the hosted interface names a template by `slug` alone).
+    pub id: Option<Uuid>,
+    pub slug: Option<String>,
+    pub title: Option<String>,
+    /// The older local name of `title`.
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub category: Option<String>,
+    #[serde(default)]
+    pub flows: Vec<TemplateFlow>,
+    #[serde(default)]
+    pub metrics: Vec<TemplateMetric>,
+    /// Metrics the template judges by (its checks).
+    #[serde(default)]
+    pub thresholds: Vec<TemplateMetric>,
+    pub include_flow_metrics: Option<bool>,
+    #[serde(default)]
+    pub default_end_call_reasons: Vec<String>,
+    pub default_max_simulation_duration_seconds: Option<i64>,
+    /// A sweep over a persona property; null (no sweeps here).
+    #[serialize_always]
+    #[schema(value_type = Option<Object>)]
+    pub sweep: Option<serde_json::Value>,
     /// A body for `POST /v1/simulation/plan`, or `plan` of `POST /v1/simulation/run`.
-    pub plan: RunPlanInput,
+    pub plan: Option<RunPlanInput>,
+}
+
+/// A flow a template runs, with the variants it covers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateFlow {
+    pub id: Uuid,
+    pub slug: Option<String>,
+    pub title: String,
+    pub happy_path: Option<TemplateVariant>,
+    #[serde(default)]
+    pub edge_cases: Vec<TemplateVariant>,
+}
+
+/// A variant of a template's flow.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct TemplateVariant {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Uuid>,
+    #[serde(default)]
+    pub slug: Option<String>,
+    pub title: String,
+}
+
+/// A metric of a template, by id and slug.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct TemplateMetric {
+    pub id: Uuid,
+    pub slug: String,
 }
 
 /// `data` of `POST /v1/simulation/run`.
@@ -553,6 +701,7 @@ pub struct RunPlanTemplate {
 #[serde(rename_all = "camelCase")]
 pub struct RunStarted {
     pub simulation_run_plan_job_id: Uuid,
+    /// The saved plan, or an unsaved inline plan's own id (`savedAsPlan` false; no saved plan has it).
     pub simulation_run_plan_id: Option<Uuid>,
     #[serde(default)]
     pub simulation_job_count: u64,

@@ -11,11 +11,18 @@ use super::verdict::{FailedCheck, Invalidation, SimulationOutcome, Verdict};
 use crate::wire_enum;
 
 wire_enum! {
-    /// Status of a run plan job. The hosted service also sends stages of its own.
+    /// Status of a run plan job: the hosted interface's stages. The spec shows RUNNING, which
+    /// the hosted SDK does not have: the local service runs jobs as RUNNING_SIMULATIONS and
+    /// still reads RUNNING from older data.
     pub enum RunPlanJobStatus {
         Pending = "PENDING",
+        Queued = "QUEUED",
+        CreatingSnapshots = "CREATING_SNAPSHOTS",
+        CreatingSimulations = "CREATING_SIMULATIONS",
+        PreparingCapacity = "PREPARING_CAPACITY",
         Running = "RUNNING",
         RunningSimulations = "RUNNING_SIMULATIONS",
+        EndingSimulations = "ENDING_SIMULATIONS",
         Completed = "COMPLETED",
         Failed = "FAILED",
         TimedOut = "TIMED_OUT",
@@ -32,7 +39,8 @@ impl RunPlanJobStatus {
 }
 
 wire_enum! {
-    /// Status of one simulation job.
+    /// Status of one simulation job. RETRY_SCHEDULED is a retry of a simulation the agent never
+    /// spoke on, waiting out the plan's backoff.
     pub enum SimulationJobStatus {
         Pending = "PENDING",
         Queued = "QUEUED",
@@ -40,7 +48,9 @@ wire_enum! {
         Completed = "COMPLETED",
         Failed = "FAILED",
         TimedOut = "TIMED_OUT",
+        Cancelling = "CANCELLING",
         Cancelled = "CANCELLED",
+        RetryScheduled = "RETRY_SCHEDULED",
     }
 }
 
@@ -51,18 +61,63 @@ impl SimulationJobStatus {
 }
 
 wire_enum! {
-    /// Where a processing simulation job is.
+    /// Where a simulation job is (the hosted interface's stages; COMPLETED once it is done).
     pub enum ProcessingStatus {
+        Pending = "PENDING",
+        ReservingCapacity = "RESERVING_CAPACITY",
         Connecting = "CONNECTING",
+        WaitingForOutboundCall = "WAITING_FOR_OUTBOUND_CALL",
         Simulating = "SIMULATING",
+        Ending = "ENDING",
+        Analyzing = "ANALYZING",
+        WaitingForLiveConversation = "WAITING_FOR_LIVE_CONVERSATION",
+        Evaluating = "EVALUATING",
         CollectingMetrics = "COLLECTING_METRICS",
-        Processed = "PROCESSED",
+        Completed = "COMPLETED",
     }
 }
 
 wire_enum! {
     /// Kind of an agent endpoint.
-    pub enum EndpointType { Phone = "PHONE", Chat = "CHAT", Websocket = "WEBSOCKET", Sip = "SIP" }
+    pub enum EndpointType {
+        Phone = "PHONE",
+        Websocket = "WEBSOCKET",
+        Livekit = "LIVEKIT",
+        SmallWebrtc = "SMALL_WEBRTC",
+        ElevenlabsWs = "ELEVENLABS_WS",
+        Kore = "KORE",
+        GoogleCes = "GOOGLE_CES",
+        Daily = "DAILY",
+    }
+}
+
+wire_enum! {
+    /// Who started a run plan job.
+    pub enum JobTrigger {
+        Scheduled = "SCHEDULED",
+        UserTriggeredFromUi = "USER_TRIGGERED_FROM_UI",
+        ReRun = "RE_RUN",
+        TriggeredFromApi = "TRIGGERED_FROM_API",
+        System = "SYSTEM",
+    }
+}
+
+wire_enum! {
+    /// Where a simulation's background noise came from.
+    pub enum NoiseSource { Environment = "ENVIRONMENT", Persona = "PERSONA" }
+}
+
+wire_enum! {
+    /// How live enrichment went for a simulation.
+    pub enum EnrichmentOutcome {
+        NotRequested = "NOT_REQUESTED", Waiting = "WAITING", Merged = "MERGED", TimedOut = "TIMED_OUT",
+        Skipped = "SKIPPED", UnknownOutcome = "UNKNOWN",
+    }
+}
+
+wire_enum! {
+    /// Whose side a simulation failed on: the service's, or the agent's.
+    pub enum FailureOwner { Roark = "ROARK", Agent = "AGENT" }
 }
 
 /// A run plan job with its simulation jobs.
@@ -71,8 +126,11 @@ wire_enum! {
 #[serde(rename_all = "camelCase")]
 pub struct RunPlanJob {
     pub simulation_run_plan_job_id: Uuid,
+    /// The plan it ran: a saved plan's id, or for an unsaved inline run an id of its own that
+    /// names no saved plan.
     pub simulation_run_plan_id: Option<Uuid>,
     pub status: Option<RunPlanJobStatus>,
+    pub triggered_by: Option<JobTrigger>,
     pub created_at: Option<Timestamp>,
     pub started_at: Option<Timestamp>,
     /// Null until the job has ended.
@@ -88,6 +146,60 @@ pub struct RunPlanJob {
     #[serde(default)]
     #[serialize_always]
     pub verdict: Option<Verdict>,
+    /// The run's simulations against its test cases (job reads; absent from lists).
+    pub attempt_summary: Option<AttemptSummary>,
+    /// Retries waiting out their backoff, soonest first (job reads; absent from lists).
+    pub pending_retries: Option<Vec<PendingRetry>>,
+    /// Its simulations counted by status and by outcome (local service extension, on a single
+    /// job's read): what a watcher needs without reading every simulation.
+    pub counts: Option<SimulationCounts>,
+}
+
+/// A run's simulations against its test cases; differs from a plain count only when the plan
+/// retries simulations the agent never spoke on.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AttemptSummary {
+    /// Every simulation placed, retries included.
+    pub attempt_count: u64,
+    /// Simulations placed as a retry of one the agent never spoke on.
+    pub retry_count: u64,
+    /// Simulations the agent never spoke on, including the ones a retry replaced.
+    pub silent_attempt_count: u64,
+    /// Test cases whose final attempt the agent still never spoke on (what AGENT_NEVER_SPOKE counts).
+    pub still_silent_test_case_count: u64,
+    /// Test cases in the run, each with a single final attempt.
+    pub test_case_count: u64,
+}
+
+/// A retry waiting out its backoff before it dials.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingRetry {
+    /// Its place among its test case's attempts, 2 for the first retry.
+    pub attempt_number: u32,
+    /// The plan's `maxNoResponseRetries` plus 1.
+    pub max_attempts: u32,
+    pub scheduled_at: Option<Timestamp>,
+    pub simulation_job_id: Uuid,
+}
+
+wire_enum! {
+    /// Whether a job's read carries its simulation jobs (`?simulationJobs=`, local extension).
+    pub enum SimulationJobsIncluded { All = "all", Omitted = "none" }
+}
+
+/// A job's simulations counted (local service extension).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SimulationCounts {
+    pub total: u64,
+    /// Simulation status to how many are in it.
+    #[serde(default)]
+    pub by_status: std::collections::BTreeMap<String, u64>,
+    /// Outcome to how many have it; simulations without one yet are not counted here.
+    #[serde(default)]
+    pub by_outcome: std::collections::BTreeMap<String, u64>,
 }
 
 /// One simulation: a persona running one flow variant (or scenario) against one endpoint.
@@ -98,7 +210,8 @@ pub struct SimulationJob {
     pub simulation_job_id: Uuid,
     pub status: Option<SimulationJobStatus>,
     pub processing_status: Option<ProcessingStatus>,
-    /// The persona, without age, understood languages or idle settings.
+    /// The persona the simulation ran as (every member, as the hosted interface sends it; the
+    /// spec's shape leaves some out).
     pub persona: Option<Persona>,
     pub scenario: Option<ScenarioSummary>,
     pub agent_endpoint: Option<JobEndpoint>,
@@ -125,6 +238,53 @@ pub struct SimulationJob {
     #[serde(default)]
     #[serialize_always]
     pub invalidation: Option<Invalidation>,
+    /// Its place among its test case's attempts: 1, or more for a retry.
+    pub attempt_number: Option<u32>,
+    /// The simulation this one retries because the agent never spoke on it; null on a first attempt.
+    #[serialize_always]
+    pub retry_of_simulation_job_id: Option<Uuid>,
+    /// When a RETRY_SCHEDULED retry dials; null on a first attempt.
+    #[serialize_always]
+    pub scheduled_at: Option<Timestamp>,
+    pub background_noise: Option<JobBackgroundNoise>,
+    /// How live enrichment went.
+    pub enrichment: Option<Enrichment>,
+    /// Whose side a failed simulation failed on; null otherwise.
+    #[serialize_always]
+    pub failure_owner: Option<FailureOwner>,
+    /// Place in the service's queue; always null here (nothing queues across projects).
+    #[serialize_always]
+    pub queue_position: Option<u32>,
+    pub run_plan: Option<JobRunPlan>,
+}
+
+/// The noise a simulated call had, and whether the environment or the persona set it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct JobBackgroundNoise {
+    pub background_noise: super::persona::BackgroundNoise,
+    pub background_noise_volume: f64,
+    pub source: NoiseSource,
+}
+
+/// Live enrichment of one simulation.
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Enrichment {
+    pub requested: bool,
+    pub outcome: EnrichmentOutcome,
+    pub wait_started_at: Option<Timestamp>,
+    pub wait_ended_at: Option<Timestamp>,
+}
+
+/// The plan a simulation ran under.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct JobRunPlan {
+    pub id: Uuid,
+    pub name: String,
+    #[serde(default)]
+    pub variables: std::collections::BTreeMap<String, String>,
 }
 
 /// `{id, description}` of a scenario on a simulation job.
@@ -135,14 +295,18 @@ pub struct ScenarioSummary {
     pub description: Option<String>,
 }
 
-/// The endpoint a simulation job dials.
+/// The endpoint a simulation job dials. Its kind is sent under both names: `type` (the hosted
+/// SDK's) and `endpointType` (the spec's).
 #[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct JobEndpoint {
     pub id: Uuid,
     pub name: Option<String>,
+    #[serialize_always]
     pub phone_number: Option<String>,
+    #[serde(rename = "type")]
+    pub kind: Option<EndpointType>,
     pub endpoint_type: Option<EndpointType>,
 }
 

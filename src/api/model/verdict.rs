@@ -85,7 +85,8 @@ pub enum VerdictFailure {
     /// Fewer simulations were scored than the run placed.
     #[serde(rename = "INCOMPLETE_COVERAGE", rename_all = "camelCase")]
     IncompleteCoverage { evaluated_calls: u64, expected_calls: u64 },
-    /// The agent never spoke on more than `maxShare` percent of the run.
+    /// The agent never spoke on the final attempt of more than `maxShare` percent of the run's
+    /// test cases.
     #[serde(rename = "AGENT_NEVER_SPOKE", rename_all = "camelCase")]
     AgentNeverSpoke {
         max_share: f64,
@@ -93,6 +94,9 @@ pub enum VerdictFailure {
         total_calls: u64,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         agent_name: Option<String>,
+        /// Every attempt the agent never spoke on, retried ones included.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        silent_attempts: Option<u64>,
     },
     /// A check that no simulation produced a value for.
     #[serde(rename = "METRIC_NOT_EVALUATED", rename_all = "camelCase")]

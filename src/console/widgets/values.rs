@@ -72,7 +72,7 @@ pub fn rows(groups: &[MetricValueGroup]) -> Vec<ValueRow> {
 pub const COLUMNS: &[Column] = &[
     col("METRIC", Fill(2)),
     col("CALL/CHAT", Length(10)),
-    col("CONTEXT", Length(8)),
+    col("CONTEXT", Length(13)),
     col("ROLE", Length(8)),
     col("VALUE / STATUS", Fill(1)),
     col("CONF", Length(5)),

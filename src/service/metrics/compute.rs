@@ -158,9 +158,7 @@ pub fn compute(slug: &str, conv: &Conversation) -> Option<Vec<MetricValue>> {
 fn end_call_option(status: &EndedStatus) -> Option<(f64, &'static str)> {
     Some(match status {
         EndedStatus::CustomerEndedCall => (1.0, "Customer hung up"),
-        EndedStatus::AgentEndedCall | EndedStatus::FlowCompleted | EndedStatus::EndCallReasonMet => {
-            (2.0, "Agent ended call")
-        }
+        EndedStatus::AgentEndedCall | EndedStatus::AgentSaidEndCallPhrase => (2.0, "Agent ended call"),
         EndedStatus::SilenceTimeOut => (3.0, "Silence timeout"),
         EndedStatus::VoiceMailReached => (4.0, "Voicemail reached"),
         EndedStatus::MaxDurationReached => (5.0, "Maximum duration reached"),
@@ -177,13 +175,17 @@ fn response_latency(conv: &Conversation) -> Vec<MetricValue> {
         let (before, after) = (&pair[0], &pair[1]);
         if Side::of(before) == Some(Side::Customer) && Side::of(after) == Some(Side::Agent) {
             let latency = (after.start_offset_ms - before.end_offset_ms).max(0);
+            // A turn's value spans the caller's line and the agent's answer: the hosted
+            // interface's SEGMENT_RANGE (its values have no TURN context).
             let mut value = success(
                 call,
-                MetricContext::Turn,
+                MetricContext::SegmentRange,
                 latency as f64,
                 format!("the agent answered {latency} ms after the caller stopped"),
             );
             value.participant_role = Some(Side::Agent.role().into());
+            value.from_segment = Some(segment(before, i, call));
+            value.to_segment = Some(segment(after, i + 1, call));
             value.segment = Some(segment(after, i + 1, call));
             turns.push(value);
         }
@@ -218,7 +220,7 @@ fn interruptions(conv: &Conversation) -> Vec<MetricValue> {
             let side = Side::of(after).map_or("someone", Side::role);
             let mut value = success(
                 call,
-                MetricContext::Turn,
+                MetricContext::SegmentRange,
                 1.0,
                 format!("the {side} started {overlap} ms before the other finished"),
             );
@@ -286,7 +288,7 @@ fn is_keypad_tone(entry: &TranscriptEntry) -> bool {
 }
 
 fn has_keypad_step(steps: &[FlowStep]) -> bool {
-    steps.iter().any(|s| s.step_type == Some(StepType::KeypadEntry) || has_keypad_step(&s.steps))
+    steps.iter().any(|s| s.step_type == Some(StepType::CustomerDtmf) || has_keypad_step(&s.steps))
 }
 
 /// Whether the caller pressed keys where the script the simulation ran asks for it. Another

@@ -205,8 +205,10 @@ async fn thresholded(
     };
     let source_values = evaluate_depth(source, conv, library, depth + 1).await;
     let role = t.source_participant_role.as_ref().map(|r| r.as_str().to_ascii_lowercase());
-    // A CALL-level aggregate beside TURN values would count twice: prefer the finer rows.
-    let has_turns = source_values.iter().any(|x| x.context == Some(MetricContext::Turn));
+    // A CALL-level aggregate beside per-turn values would count twice: prefer the finer rows
+    // (SEGMENT_RANGE now; TURN in values stored by older builds).
+    let has_turns =
+        source_values.iter().any(|x| matches!(x.context, Some(MetricContext::Turn | MetricContext::SegmentRange)));
     let numbers: Vec<f64> = source_values
         .iter()
         .filter(|v| v.capture_status == Some(CaptureStatus::Success))
@@ -248,7 +250,7 @@ async fn formula(
     depth: usize,
 ) -> Vec<MetricValue> {
     let call = conv.call;
-    let Some(text) = definition.formula.as_deref() else {
+    let Some(text) = definition.formula.as_ref().map(Formula::expression) else {
         return vec![without_value(call, CaptureStatus::Error, "the derived metric has no formula")];
     };
     let mut values = HashMap::new();
@@ -305,20 +307,40 @@ pub fn policy_matches(policy: &MetricPolicy, call: &Call, endpoint: Option<&Agen
     if policy.conditions.is_empty() {
         return true;
     }
-    policy.conditions.iter().any(|group| {
-        group.conditions.iter().all(|condition| {
-            let actual = match condition.condition_key.as_deref() {
-                Some("agentId") => call.agent_id.map(|id| id.to_string()),
-                Some("agentEndpointId") => call.agent_endpoint_id.map(|id| id.to_string()),
-                Some("direction") => call.direction.as_ref().map(|d| d.to_string()),
-                Some("environment") => endpoint.and_then(|e| e.environment.clone()),
-                _ => None,
-            };
-            let equal = actual.as_deref() == condition.condition_value.as_deref();
-            match condition.condition_operator {
-                Some(ConditionOperator::NotEquals) => !equal,
-                _ => equal,
-            }
-        })
-    })
+    policy.conditions.iter().any(|group| group.conditions.iter().all(|c| condition_holds(c, call, endpoint)))
+}
+
+/// One condition: this service's `{agentId: <id>}`-style keys and the call's own properties,
+/// or the hosted form `{conditionType: AGENT, conditionKey: <agent id>}`.
+fn condition_holds(condition: &Condition, call: &Call, endpoint: Option<&AgentEndpoint>) -> bool {
+    let key = condition.condition_key.as_deref().unwrap_or_default();
+    if condition.condition_type == Some(ConditionType::Agent) && Uuid::parse_str(key).is_ok() {
+        let matches = call.agent_id.map(|id| id.to_string()).as_deref() == Some(key);
+        return if condition.condition_operator == Some(ConditionOperator::NotEquals) { !matches } else { matches };
+    }
+    let actual = match key {
+        "agentId" => call.agent_id.map(|id| id.to_string()),
+        "agentEndpointId" => call.agent_endpoint_id.map(|id| id.to_string()),
+        "direction" => call.direction().map(|d| d.to_string()),
+        "environment" => endpoint.and_then(|e| e.environment.clone()),
+        other => call.properties.as_ref().and_then(|p| p.get(other)).map(|v| match v {
+            serde_json::Value::String(text) => text.clone(),
+            value => value.to_string(),
+        }),
+    };
+    let expected = condition.condition_value.as_deref().unwrap_or_default();
+    let Some(actual) = actual else {
+        return condition.condition_operator == Some(ConditionOperator::NotEquals);
+    };
+    let numbers = actual.trim().parse::<f64>().ok().zip(expected.trim().parse::<f64>().ok());
+    match condition.condition_operator.as_ref().unwrap_or(&ConditionOperator::Equals) {
+        ConditionOperator::NotEquals => actual != expected,
+        ConditionOperator::Contains => actual.contains(expected),
+        ConditionOperator::StartsWith => actual.starts_with(expected),
+        ConditionOperator::GreaterThan => numbers.is_some_and(|(a, e)| a > e),
+        ConditionOperator::LessThan => numbers.is_some_and(|(a, e)| a < e),
+        ConditionOperator::GreaterThanOrEquals => numbers.is_some_and(|(a, e)| a >= e),
+        ConditionOperator::LessThanOrEquals => numbers.is_some_and(|(a, e)| a <= e),
+        _ => actual == expected,
+    }
 }

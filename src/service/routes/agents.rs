@@ -323,11 +323,21 @@ async fn create_definition(
         method: Some(input.method.unwrap_or(HttpMethod::Post)),
         parsed_body: body.as_deref().and_then(|b| serde_json::from_str(b).ok()),
         body,
-        headers: input.headers.map(|h| h.into_iter().map(|(k, v)| (k, serde_json::Value::String(v))).collect()),
+        headers: Some(
+            input.headers.unwrap_or_default().into_iter().map(|(k, v)| (k, serde_json::Value::String(v))).collect(),
+        ),
+        is_config_managed: Some(false),
+        signing_secret: None,
         created_at: Some(Timestamp(at.clone())),
         updated_at: Some(Timestamp(at.clone())),
     };
     let stored = definition.clone();
+    // The secret is shown once, here, as the hosted interface does; it is not kept (the local
+    // service signs nothing).
+    let definition = HttpRequestDefinition {
+        signing_secret: Some(format!("whsec_{}", uuid::Uuid::new_v4().simple())),
+        ..definition
+    };
     state
         .store
         .write(move |tx| store::insert(tx, &Doc::new(Kind::HttpRequestDefinition, stored.id, &stored, at)?))

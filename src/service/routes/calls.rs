@@ -10,12 +10,14 @@ use utoipa_axum::routes;
 use super::conversation;
 use super::{ListParams, OwnedFilter, created, data, known_value, list_kind, path_id};
 use crate::api::model::{
-    Call, CallInput, CallStatus, CursorPage, Data, MetricValueGroup, Timestamp, Transcript, ValueStatusFilter,
+    Call, CallInput, CallStatus, CursorPage, Data, Direction, MetricValueGroup, RecordingUrlAccess, Timestamp,
+    Transcript, ValueStatusFilter,
 };
 use crate::api::validate::{Checks, Validate};
 use crate::service::AppState;
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::extract::{Params, Valid};
+use crate::service::ingest;
 use crate::service::openapi::{
     BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,
 };
@@ -179,11 +181,21 @@ async fn ingest(State(state): State<AppState>, Valid(input): Valid<CallInput>) -
         .store
         .write(move |tx| {
             let id = uuid::Uuid::new_v4();
+            let parties = ingest::parties(tx, &input)?;
             let ingested = conversation::ingest(tx, id, &input)?;
             let (started_at, duration_ms) = (ingested.started_at.clone(), ingested.duration_ms);
+            let now = Timestamp::now();
             let call = Call {
                 id,
-                direction: input.direction,
+                call_direction: Some(input.direction().cloned().unwrap_or(Direction::Inbound)),
+                direction: None,
+                project_id: Some(crate::service::PROJECT_ID),
+                recording_url_access: Some(if input.recording_url.is_some() {
+                    RecordingUrlAccess::Available
+                } else {
+                    RecordingUrlAccess::NotAvailable
+                }),
+                recording_url: input.recording_url,
                 status: Some(CallStatus::Ended),
                 ended_status: input.ended_status,
                 duration_ms: Some(duration_ms),
@@ -191,15 +203,18 @@ async fn ingest(State(state): State<AppState>, Valid(input): Valid<CallInput>) -
                 ended_at: ingested.ended_at,
                 simulation_job_id: None,
                 simulation_run_plan_job_id: None,
-                agent_id: input.agent_id,
-                agent_endpoint_id: input.agent_endpoint_id,
-                agents: Vec::new(),
-                customers: Vec::new(),
+                agent_id: parties.agent_id,
+                agent_endpoint_id: parties.agent_endpoint_id,
+                agents: parties.agents,
+                customers: parties.customers,
                 from_number: input.from_number,
                 to_number: input.to_number,
+                external_id: input.external_id,
+                properties: input.properties,
                 background_noise: None,
                 end_reason: None,
-                created_at: Some(Timestamp::now()),
+                created_at: Some(now.clone()),
+                updated_at: Some(now),
             };
             store::insert(tx, &Doc::new(Kind::Call, call.id, &call, started_at.0)?)?;
             Ok(call)

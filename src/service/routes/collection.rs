@@ -43,7 +43,7 @@ pub fn router() -> OpenApiRouter<AppState> {
     )
 )]
 async fn list(State(state): State<AppState>, Params(query): Params<CollectionJobQuery>) -> ServiceResult<Response> {
-    let params = ListParams { limit: query.limit, cursor: query.cursor, ..Default::default() };
+    let params = ListParams { limit: query.limit, cursor: query.cursor, after: query.after, ..Default::default() };
     let filter = OwnedFilter { status: query.status.map(|s| s.as_str().to_owned()), ..Default::default() };
     list_kind(&state, Kind::CollectionJob, params, filter).await
 }
@@ -86,8 +86,12 @@ async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceR
         InternalError,
     )
 )]
-async fn create(State(state): State<AppState>, Valid(input): Valid<CollectionJobInput>) -> ServiceResult<Response> {
+async fn create(State(state): State<AppState>, Valid(mut input): Valid<CollectionJobInput>) -> ServiceResult<Response> {
     let collector = state.collector.clone();
+    // The hosted single `policyId` is a list of one here.
+    if let Some(policy) = input.policy_id.take() {
+        input.policy_ids = Some(vec![policy]);
+    }
     let job = state
         .store
         .write(move |tx| {
@@ -231,6 +235,10 @@ pub fn value_groups(
         if !success {
             value.value = None;
         }
+        // Values have no TURN context in the hosted interface: a turn is a segment range.
+        if value.context == Some(MetricContext::Turn) {
+            value.context = Some(MetricContext::SegmentRange);
+        }
         let index = match groups.iter().position(|g| g.metric_definition_id.to_string() == definition_id) {
             Some(index) => index,
             None => {
@@ -247,12 +255,13 @@ pub fn value_groups(
 fn group_header(id: &str, definition: Option<MetricDefinition>) -> MetricValueGroup {
     let definition_id = Uuid::parse_str(id).unwrap_or_default();
     match definition {
+        // Every member the hosted interface requires is there, even for a metric since deleted.
         Some(d) => MetricValueGroup {
             metric_definition_id: d.id,
             slug: d.slug.clone(),
             metric_id: d.slug,
             name: d.name,
-            description: d.description,
+            description: Some(d.description.unwrap_or_default()),
             metric_type: d.metric_type,
             scope: d.scope,
             unit: d.unit,
@@ -260,12 +269,12 @@ fn group_header(id: &str, definition: Option<MetricDefinition>) -> MetricValueGr
         },
         None => MetricValueGroup {
             metric_definition_id: definition_id,
-            slug: None,
-            metric_id: None,
-            name: None,
-            description: None,
-            metric_type: None,
-            scope: None,
+            slug: Some(id.to_owned()),
+            metric_id: Some(id.to_owned()),
+            name: Some(id.to_owned()),
+            description: Some(String::new()),
+            metric_type: Some(MetricType::Numeric),
+            scope: Some(MetricScope::Global),
             unit: None,
             values: Vec::new(),
         },

@@ -4,7 +4,10 @@
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
 use super::collection::value_groups;
-use crate::api::model::{CallInput, MetricValueGroup, Timestamp, Transcript, ValueStatusFilter};
+use crate::api::model::{
+    CallInput, MetricValueGroup, ParticipantType, Timestamp, Transcript, TranscriptInput, TranscriptionSource,
+    ValueStatusFilter,
+};
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::store::{self, Kind};
 
@@ -22,7 +25,7 @@ pub fn ingest(tx: &Transaction, id: uuid::Uuid, input: &CallInput) -> ServiceRes
     {
         return Err(ServiceError::invalid("agentId", format!("no agent {agent}")));
     }
-    let transcript = input.transcript.clone().unwrap_or_default();
+    let transcript = input.transcript.clone().map(TranscriptInput::into_transcript).unwrap_or_default();
     let started_at = input.started_at.clone().unwrap_or_else(Timestamp::now);
     let duration_ms = transcript.entries.iter().map(|e| e.end_offset_ms).max().unwrap_or(0);
     let ended_at = started_at
@@ -36,14 +39,30 @@ pub fn ingest(tx: &Transaction, id: uuid::Uuid, input: &CallInput) -> ServiceRes
     Ok(Ingested { started_at, ended_at, duration_ms })
 }
 
-/// The transcript of a live call or chat (404 when the conversation does not exist).
+/// The transcript of a live call or chat (404 when the conversation does not exist), saying
+/// where it came from: the simulation's own for a simulated call, else the caller's.
 pub fn transcript(conn: &Connection, kind: Kind, id: &str) -> ServiceResult<Transcript> {
-    if !store::exists(conn, kind, id)? {
+    let Some(body) = store::get_raw(conn, kind, id)? else {
         return Err(ServiceError::not_found(kind.label(), id));
-    }
+    };
+    let conversation: serde_json::Value = serde_json::from_str(&body)?;
+    let simulated = conversation.get("simulationJobId").is_some_and(|v| !v.is_null());
     let body: Option<String> =
         conn.query_row("SELECT body FROM transcripts WHERE call_id = ?1", params![id], |r| r.get(0)).optional()?;
-    Ok(body.map(|b| serde_json::from_str(&b)).transpose()?.unwrap_or_default())
+    let mut transcript: Transcript = body.map(|b| serde_json::from_str(&b)).transpose()?.unwrap_or_default();
+    transcript.transcription_source = Some(if simulated {
+        TranscriptionSource::SimulationAgentRealtime
+    } else {
+        TranscriptionSource::CustomerAgentRealtime
+    });
+    // Entries are the agent's or the customer's; older builds stored a simulated caller's
+    // lines as SIMULATED_CUSTOMER.
+    for entry in &mut transcript.entries {
+        if entry.role == Some(ParticipantType::SimulatedCustomer) {
+            entry.role = Some(ParticipantType::Customer);
+        }
+    }
+    Ok(transcript)
 }
 
 /// Per metric, every value the newest job that scored this conversation wrote, whatever job

@@ -7,10 +7,10 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 
 use super::{ListParams, OwnedFilter, created, data, list_kind, now, path_id};
-use crate::api::model::{CursorPage, CustomerFlow, Data, FlowSource, FlowStep, FlowVariant, Timestamp};
+use crate::api::model::{Agent, CursorPage, CustomerFlow, Data, FlowSource, FlowStep, FlowVariant, Timestamp};
 use crate::service::AppState;
 use crate::service::error::{ServiceError, ServiceResult};
-use crate::service::extract::{AnyBody, Params};
+use crate::service::extract::{Body, Params};
 use crate::service::openapi::{
     BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,
 };
@@ -60,7 +60,7 @@ async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceR
     Ok(data(&flow))
 }
 
-/// Duplicate a customer flow into a new project-owned flow (any body is accepted and ignored). Voicemail flows cannot be duplicated.
+/// Duplicate a customer flow into a new project-owned flow. Any body is accepted; an object's `title` names the copy and its `agentIds` (the hosted SDK's members) link other agents. Voicemail flows cannot be duplicated.
 #[utoipa::path(
     post,
     path = "/v1/customer-flow/{id}/duplicate",
@@ -78,8 +78,15 @@ async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceR
         InternalError,
     )
 )]
-async fn duplicate(State(state): State<AppState>, Path(id): Path<String>, _body: AnyBody) -> ServiceResult<Response> {
+async fn duplicate(State(state): State<AppState>, Path(id): Path<String>, Body(body): Body) -> ServiceResult<Response> {
     let id = path_id(Kind::CustomerFlow, &id)?.to_string();
+    // Any body is accepted (the spec); an object may carry the hosted SDK's `title` and `agentIds`.
+    let options: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+    let title = options.get("title").and_then(serde_json::Value::as_str).map(str::to_owned);
+    let agent_ids: Option<Vec<String>> = options
+        .get("agentIds")
+        .and_then(serde_json::Value::as_array)
+        .map(|ids| ids.iter().map(|v| v.as_str().unwrap_or_default().to_owned()).collect());
     let copy = state
         .store
         .write(move |tx| {
@@ -90,7 +97,20 @@ async fn duplicate(State(state): State<AppState>, Path(id): Path<String>, _body:
                     "voicemail flows are service-managed and cannot be duplicated",
                 ));
             }
-            let copy = deep_copy(&original);
+            let mut copy = deep_copy(&original);
+            if let Some(title) = title.filter(|t| !t.trim().is_empty()) {
+                copy.title = Some(title);
+            }
+            if let Some(ids) = agent_ids {
+                copy.agents = Vec::new();
+                for (i, agent) in ids.iter().enumerate() {
+                    let found: Option<Agent> = store::get(tx, Kind::Agent, agent)?;
+                    let param = format!("agentIds[{i}]");
+                    copy.agents.push(
+                        found.ok_or_else(|| ServiceError::invalid(&param, format!("{param}: no agent {agent}")))?,
+                    );
+                }
+            }
             let at = copy.created_at.clone().map(|t| t.0).unwrap_or_else(now);
             store::insert(tx, &Doc::new(Kind::CustomerFlow, copy.id, &copy, at)?)?;
             Ok(copy)

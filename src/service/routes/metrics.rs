@@ -1,4 +1,4 @@
-//! Metric definitions (versions, variants, thresholds) and metric policies.
+//! Metric definitions: versions, variants and thresholds.
 
 use axum::extract::{Path, State};
 use axum::response::Response;
@@ -7,7 +7,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
-use super::{ListParams, OwnedFilter, created, data, list_kind, now, path_id};
+use super::{ListParams, OwnedFilter, created, data, list_kind, now};
 use crate::api::model::*;
 use crate::service::AppState;
 use crate::service::error::{ServiceError, ServiceResult};
@@ -24,8 +24,6 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(versions))
         .routes(routes!(read_variant, update_variant))
         .routes(routes!(create_threshold))
-        .routes(routes!(list_policies, create_policy))
-        .routes(routes!(read_policy, update_policy))
 }
 
 /// List metric definitions.
@@ -157,13 +155,10 @@ async fn create(State(state): State<AppState>, Valid(input): Valid<MetricDefinit
                 }
             }
             let at = Timestamp::now();
-            let output_type = match input.metric_type {
-                Some(MetricType::Boolean) => OutputType::Boolean,
-                Some(MetricType::Classification) => OutputType::Classification,
-                Some(MetricType::Scale) => OutputType::Scale,
-                Some(MetricType::Text) => OutputType::Text,
-                _ => OutputType::Number,
-            };
+            let metric_type = input.value_type().cloned();
+            let formula = input
+                .formula
+                .map(|expression| Formula::Object { expression, sources: input.sources.clone().unwrap_or_default() });
             let definition = MetricDefinition {
                 id: Uuid::new_v4(),
                 slug: Some(slug.clone()),
@@ -171,8 +166,8 @@ async fn create(State(state): State<AppState>, Valid(input): Valid<MetricDefinit
                 variant_id: Some(Uuid::new_v4()),
                 version_id: Some(Uuid::new_v4()),
                 name: Some(name),
-                description: input.description,
-                metric_type: input.metric_type,
+                description: Some(input.description.unwrap_or_default()),
+                metric_type: metric_type.clone(),
                 scope: Some(input.scope.unwrap_or(MetricScope::Global)),
                 supported_contexts: input.supported_contexts.unwrap_or_else(|| vec![MetricContext::Call]),
                 supported_conversation_sources: vec![ConversationSource::Simulated, ConversationSource::Live],
@@ -184,7 +179,7 @@ async fn create(State(state): State<AppState>, Valid(input): Valid<MetricDefinit
                 boolean_false_label: input.boolean_false_label,
                 unit: input.unit,
                 source: Some(DefinitionSource::Custom),
-                output_type: Some(output_type),
+                output_type: metric_type,
                 version: Some(1),
                 supported_modalities: input.supported_modalities.or_else(|| Some(vec![Modality::Call, Modality::Chat])),
                 scale_min: input.scale_min,
@@ -192,7 +187,7 @@ async fn create(State(state): State<AppState>, Valid(input): Valid<MetricDefinit
                 scale_labels: input.scale_labels,
                 classification_options: input.classification_options,
                 max_classifications: input.max_classifications,
-                formula: input.formula,
+                formula,
                 sources: input.sources,
                 knowledge_base_ids: input.knowledge_base_ids,
                 created_at: Some(at.clone()),
@@ -213,7 +208,13 @@ fn apply_update(definition: &mut MetricDefinition, update: MetricDefinitionUpdat
         ($($field:ident),+) => {$( if let Some(v) = update.$field { d.$field = Some(v); } )+};
     }
     set!(name, llm_prompt, scale_min, scale_max, scale_labels, boolean_true_label, boolean_false_label);
-    set!(classification_options, max_classifications, formula, sources, change_reason);
+    set!(classification_options, max_classifications, sources, change_reason);
+    if let Some(expression) = update.formula {
+        let sources = d.sources.clone().unwrap_or_default();
+        d.formula = Some(Formula::Object { expression, sources });
+    } else if let (Some(Formula::Object { expression, .. }), Some(sources)) = (&d.formula, &d.sources) {
+        d.formula = Some(Formula::Object { expression: expression.clone(), sources: sources.clone() });
+    }
     if let Some(contexts) = update.supported_contexts {
         d.supported_contexts = contexts;
     }
@@ -271,15 +272,66 @@ fn variant_id(definition: Uuid, variant: &str) -> Uuid {
     Uuid::new_v5(&definition, variant.as_bytes())
 }
 
+/// The name the default variant has.
+const DEFAULT_VARIANT: &str = "Default";
+
+/// Whether the path segment names the definition's default variant.
+fn is_default(definition: &MetricDefinition, variant: &str) -> bool {
+    variant.eq_ignore_ascii_case("default") || Some(variant) == definition.variant_id.map(|v| v.to_string()).as_deref()
+}
+
+/// The fork of `definition` a path segment names: by its id, or by its name.
+fn fork_named(
+    c: &rusqlite::Connection,
+    definition: &MetricDefinition,
+    variant: &str,
+) -> ServiceResult<Option<MetricDefinition>> {
+    if let Ok(id) = Uuid::parse_str(variant)
+        && let Some(fork) = store::get::<MetricDefinition>(c, Kind::MetricDefinition, &id.to_string())?
+        && fork.forked_from == Some(definition.id)
+    {
+        return Ok(Some(fork));
+    }
+    store::get(c, Kind::MetricDefinition, &variant_id(definition.id, variant).to_string())
+}
+
+/// A definition's default variant, or a fork of it, as a variant object.
+fn variant_of(base: &MetricDefinition, fork: Option<MetricDefinition>) -> MetricVariant {
+    match fork {
+        None => MetricVariant {
+            id: base.variant_id.unwrap_or(base.id),
+            name: DEFAULT_VARIANT.into(),
+            is_default: true,
+            is_system: base.is_service_owned(),
+            metric_definition_id: base.id,
+            version_id: base.version_id,
+            created_at: base.created_at.clone(),
+            updated_at: base.updated_at.clone(),
+            definition: Some(Box::new(base.clone())),
+        },
+        Some(fork) => MetricVariant {
+            id: fork.id,
+            name: fork.variant_name.clone().unwrap_or_default(),
+            is_default: false,
+            is_system: false,
+            metric_definition_id: base.id,
+            version_id: fork.version_id,
+            created_at: fork.created_at.clone(),
+            updated_at: fork.updated_at.clone(),
+            definition: Some(Box::new(fork)),
+        },
+    }
+}
+
 /// Get a variant of a metric definition.
 #[utoipa::path(
     get,
     path = "/v1/metric/definitions/{id}/variants/{variant}",
     operation_id = "getMetricDefinitionVariant",
     tag = "Metric",
-    params(("id" = String, Path, description = "The metric definition's uuid or slug"), ("variant" = String, Path, description = "The variant: `default`, the definition's variantId, or a workspace fork's name")),
+    params(("id" = String, Path, description = "The metric definition's uuid or slug"), ("variant" = String, Path, description = "The variant: `default`, the definition's variantId, or a workspace fork's id or name")),
     responses(
-        (status = 200, description = "The variant", body = Data<MetricDefinition>),
+        (status = 200, description = "The variant, with the definition as it configures it", body = Data<MetricVariant>),
         Unauthorized,
         NotFound,
         TooManyRequests,
@@ -290,20 +342,19 @@ async fn read_variant(
     State(state): State<AppState>,
     Path((id, variant)): Path<(String, String)>,
 ) -> ServiceResult<Response> {
-    let definition = state
+    let found = state
         .store
         .read(move |c| {
             let definition = resolve_definition(c, &id)?;
-            if variant == "default" || Some(variant.as_str()) == definition.variant_id.map(|v| v.to_string()).as_deref()
-            {
-                return Ok(definition);
+            if is_default(&definition, &variant) {
+                return Ok(variant_of(&definition, None));
             }
-            let fork: Option<MetricDefinition> =
-                store::get(c, Kind::MetricDefinition, &variant_id(definition.id, &variant).to_string())?;
-            fork.ok_or_else(|| ServiceError::not_found("metric variant", &variant))
+            let fork = fork_named(c, &definition, &variant)?
+                .ok_or_else(|| ServiceError::not_found("metric variant", &variant))?;
+            Ok(variant_of(&definition, Some(fork)))
         })
         .await?;
-    Ok(data(&definition))
+    Ok(data(&found))
 }
 
 /// Forks a definition for this workspace under a variant name (or edits the existing fork).
@@ -312,10 +363,10 @@ async fn read_variant(
     path = "/v1/metric/definitions/{id}/variants/{variant}",
     operation_id = "updateMetricDefinitionVariant",
     tag = "Metric",
-    params(("id" = String, Path, description = "The metric definition's uuid or slug"), ("variant" = String, Path, description = "The variant: `default`, the definition's variantId, or a workspace fork's name")),
+    params(("id" = String, Path, description = "The metric definition's uuid or slug"), ("variant" = String, Path, description = "The variant: a workspace fork's id or name (a new name forks the definition), or `default`")),
     request_body = MetricDefinitionUpdate,
     responses(
-        (status = 200, description = "The workspace's fork", body = Data<MetricDefinition>),
+        (status = 200, description = "The workspace's fork, with the definition as it configures it", body = Data<MetricVariant>),
         BadRequest,
         Unauthorized,
         Forbidden,
@@ -330,18 +381,20 @@ async fn update_variant(
     Path((id, variant)): Path<(String, String)>,
     Valid(update): Valid<MetricDefinitionUpdate>,
 ) -> ServiceResult<Response> {
-    let fork = state
+    let updated = state
         .store
         .write(move |tx| {
             let original = resolve_definition(tx, &id)?;
-            let fork_id = variant_id(original.id, &variant);
-            let existing: Option<MetricDefinition> = store::get(tx, Kind::MetricDefinition, &fork_id.to_string())?;
+            let existing = fork_named(tx, &original, &variant)?;
             let insert = existing.is_none();
             let mut fork = existing.unwrap_or_else(|| {
                 let mut fork = original.clone();
+                let fork_id = variant_id(original.id, &variant);
                 let slug = format!("{}__{}", original.slug.clone().unwrap_or_default(), slug_from_name(&variant));
                 fork.id = fork_id;
                 fork.variant_id = Some(fork_id);
+                fork.variant_name = Some(variant.clone());
+                fork.forked_from = Some(original.id);
                 fork.slug = Some(slug.clone());
                 fork.metric_id = Some(slug);
                 fork.source = Some(DefinitionSource::Custom);
@@ -352,10 +405,10 @@ async fn update_variant(
             ServiceError::check(update.validate_against(&fork))?;
             apply_update(&mut fork, update);
             save_definition(tx, &fork, insert)?;
-            Ok(fork)
+            Ok(variant_of(&original, Some(fork)))
         })
         .await?;
-    Ok(data(&fork))
+    Ok(data(&updated))
 }
 
 /// Create a threshold on a metric: a boolean metric that fires when the source meets the comparison.
@@ -448,7 +501,7 @@ async fn create_threshold(
                     source_variant_id: input.source_variant_id,
                 }),
                 source: Some(DefinitionSource::Custom),
-                output_type: Some(OutputType::Boolean),
+                output_type: Some(MetricType::Boolean),
                 version: Some(1),
                 supported_modalities: source.supported_modalities.clone(),
                 sources: Some(vec![MetricSourceRef {
@@ -482,171 +535,4 @@ fn unused_slug(base: &str, taken: &dyn Fn(&str) -> ServiceResult<bool>) -> Servi
         }
     }
     Err(ServiceError::invalid("slug", format!("every slug made from {slug} is taken; give a slug")))
-}
-
-/// List metric policies.
-#[utoipa::path(
-    get,
-    path = "/v1/metric/policies",
-    operation_id = "listMetricPolicies",
-    tag = "Metric Policy",
-    params(ListParams),
-    responses(
-        (status = 200, description = "One page of policies", body = CursorPage<MetricPolicy>),
-        BadRequest,
-        Unauthorized,
-        TooManyRequests,
-        InternalError,
-    )
-)]
-async fn list_policies(State(state): State<AppState>, Params(params): Params<ListParams>) -> ServiceResult<Response> {
-    list_kind(&state, Kind::MetricPolicy, params, OwnedFilter::default()).await
-}
-
-/// Get a metric policy.
-#[utoipa::path(
-    get,
-    path = "/v1/metric/policies/{id}",
-    operation_id = "getMetricPolicy",
-    tag = "Metric Policy",
-    params(("id" = Uuid, Path, description = "The policy's id")),
-    responses(
-        (status = 200, description = "The policy", body = Data<MetricPolicy>),
-        Unauthorized,
-        NotFound,
-        TooManyRequests,
-        InternalError,
-    )
-)]
-async fn read_policy(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
-    let id = path_id(Kind::MetricPolicy, &id)?.to_string();
-    let policy: MetricPolicy = state.store.read(move |c| store::require(c, Kind::MetricPolicy, &id)).await?;
-    Ok(data(&policy))
-}
-
-fn policy_doc(policy: &MetricPolicy) -> ServiceResult<Doc> {
-    let created_at = policy.created_at.clone().map(|t| t.0).unwrap_or_else(now);
-    Ok(Doc::new(Kind::MetricPolicy, policy.id, policy, created_at)?.status(policy.status.as_ref().map(|s| s.as_str())))
-}
-
-/// Create a metric policy.
-#[utoipa::path(
-    post,
-    path = "/v1/metric/policies",
-    operation_id = "createMetricPolicy",
-    tag = "Metric Policy",
-    request_body = PolicyInput,
-    responses(
-        (status = 201, description = "The policy", body = Data<MetricPolicy>),
-        BadRequest,
-        Unauthorized,
-        Forbidden,
-        PayloadTooLarge,
-        TooManyRequests,
-        InternalError,
-    )
-)]
-async fn create_policy(State(state): State<AppState>, Valid(input): Valid<PolicyInput>) -> ServiceResult<Response> {
-    let policy = state
-        .store
-        .write(move |tx| {
-            let modality = input.modality.clone().unwrap_or(Modality::Call);
-            for (i, metric) in input.metrics.iter().flatten().enumerate() {
-                let param = format!("metrics[{i}].id");
-                let definition: MetricDefinition = store::get(tx, Kind::MetricDefinition, &metric.id.to_string())?
-                    .ok_or_else(|| {
-                        ServiceError::invalid(&param, format!("{param}: no metric definition {}", metric.id))
-                    })?;
-                if !definition.supports_modality(&modality) {
-                    let name = definition.name.unwrap_or_default();
-                    return Err(ServiceError::invalid(&param, format!("{param}: {name} does not support {modality}s")));
-                }
-            }
-            let at = Timestamp::now();
-            let conditions = input
-                .conditions
-                .unwrap_or_default()
-                .into_iter()
-                .map(|group| ConditionGroup {
-                    conditions: group
-                        .conditions
-                        .into_iter()
-                        .map(|c| Condition {
-                            condition_type: Some(condition_type(c.condition_key.as_deref().unwrap_or_default())),
-                            condition_operator: Some(ConditionOperator::Equals),
-                            condition_key: c.condition_key,
-                            condition_value: c.condition_value,
-                        })
-                        .collect(),
-                })
-                .collect();
-            let policy = MetricPolicy {
-                id: Uuid::new_v4(),
-                name: input.name,
-                policy_type: Some(PolicyType::Custom),
-                status: Some(input.status.unwrap_or(PolicyStatus::Active)),
-                modality: Some(modality),
-                conditions,
-                metrics: input.metrics.unwrap_or_default(),
-                created_at: Some(at.clone()),
-                updated_at: Some(at),
-            };
-            store::insert(tx, &policy_doc(&policy)?)?;
-            Ok(policy)
-        })
-        .await?;
-    Ok(created(&policy))
-}
-
-fn condition_type(key: &str) -> ConditionType {
-    match key {
-        "agentId" => ConditionType::Agent,
-        "agentEndpointId" => ConditionType::AgentEndpoint,
-        "direction" => ConditionType::Direction,
-        "environment" => ConditionType::Environment,
-        _ => ConditionType::Custom,
-    }
-}
-
-/// Change a metric policy's status or name.
-#[utoipa::path(
-    patch,
-    path = "/v1/metric/policies/{id}",
-    operation_id = "updateMetricPolicy",
-    tag = "Metric Policy",
-    params(("id" = Uuid, Path, description = "The policy's id")),
-    request_body = PolicyUpdate,
-    responses(
-        (status = 200, description = "The policy", body = Data<MetricPolicy>),
-        BadRequest,
-        Unauthorized,
-        Forbidden,
-        NotFound,
-        PayloadTooLarge,
-        TooManyRequests,
-        InternalError,
-    )
-)]
-async fn update_policy(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    Valid(update): Valid<PolicyUpdate>,
-) -> ServiceResult<Response> {
-    let id = path_id(Kind::MetricPolicy, &id)?.to_string();
-    let policy = state
-        .store
-        .write(move |tx| {
-            let mut policy: MetricPolicy = store::require(tx, Kind::MetricPolicy, &id)?;
-            if let Some(status) = update.status {
-                policy.status = Some(status);
-            }
-            if let Some(name) = update.name {
-                policy.name = Some(name);
-            }
-            policy.updated_at = Some(Timestamp::now());
-            store::update(tx, &policy_doc(&policy)?)?;
-            Ok(policy)
-        })
-        .await?;
-    Ok(data(&policy))
 }

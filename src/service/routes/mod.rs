@@ -13,6 +13,7 @@ mod knowledge;
 mod metrics;
 pub use metrics::resolve_definition;
 mod personas;
+mod policies;
 mod results;
 mod simulation;
 
@@ -47,6 +48,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(knowledge::router())
         .merge(metrics::router())
         .merge(personas::router())
+        .merge(policies::router())
         .merge(results::router())
         .merge(simulation::router())
 }
@@ -138,6 +140,7 @@ pub fn page_response(page: store::Page) -> Response {
         "total": page.total,
         "hasMore": page.next_cursor.is_some(),
         "nextCursor": page.next_cursor,
+        "limit": page.limit,
     });
     out.push_str(&pagination.to_string());
     out.push('}');
@@ -164,6 +167,8 @@ pub struct ListParams {
     #[param(ignore)]
     pub plan_id: Option<String>,
     #[param(ignore)]
+    pub simulation_run_plan_id: Option<String>,
+    #[param(ignore)]
     pub agent_id: Option<String>,
     #[param(ignore)]
     pub simulation_run_plan_job_id: Option<String>,
@@ -171,14 +176,22 @@ pub struct ListParams {
     pub started_after: Option<String>,
     #[param(ignore)]
     pub started_before: Option<String>,
+    #[param(ignore)]
+    pub outcome: Option<String>,
 }
 
 impl Validate for ListParams {
     fn check(&self, c: &mut Checks, at: &str) {
         use collection_limits::*;
         c.range(at, "limit", self.limit, Some(LIST_LIMIT_MIN), Some(LIST_LIMIT_MAX));
+        if let (Some(cursor), Some(after)) = (&self.cursor, &self.after)
+            && cursor != after
+        {
+            c.invalid(join(at, "after"), "after is another name of cursor; give one of them");
+        }
         for (param, value) in [
             ("planId", &self.plan_id),
+            ("simulationRunPlanId", &self.simulation_run_plan_id),
             ("agentId", &self.agent_id),
             ("simulationRunPlanJobId", &self.simulation_run_plan_job_id),
         ] {

@@ -1,4 +1,4 @@
-//! Personas: list, read, create, replace, soft delete (system personas are refused).
+//! Personas: list, read, create, update in part, soft delete (system personas are refused).
 
 use axum::extract::{Path, State};
 use axum::response::Response;
@@ -6,7 +6,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::{ListParams, OwnedFilter, created, data, list_kind, now, path_id};
-use crate::api::model::{CursorPage, Data, Deleted, Persona, PersonaFields, Timestamp};
+use crate::api::model::{CursorPage, Data, Deleted, Persona, PersonaFields, PersonaUpdate, Timestamp};
 use crate::service::AppState;
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::extract::{Params, Valid};
@@ -16,7 +16,7 @@ use crate::service::openapi::{
 use crate::service::store::{self, Doc, Kind};
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(list, create)).routes(routes!(read, replace, delete))
+    OpenApiRouter::new().routes(routes!(list, create)).routes(routes!(read, update, delete))
 }
 
 /// List personas.
@@ -81,23 +81,24 @@ async fn create(State(state): State<AppState>, Valid(fields): Valid<PersonaField
     let persona = Persona {
         id: uuid::Uuid::new_v4(),
         is_system: Some(false),
+        phone_number: None,
         created_at: Some(Timestamp(at.clone())),
         updated_at: Some(Timestamp(at.clone())),
-        fields,
+        fields: fields.with_defaults(),
     };
     let stored = persona.clone();
     state.store.write(move |tx| store::insert(tx, &Doc::new(Kind::Persona, stored.id, &stored, at)?)).await?;
     Ok(created(&persona))
 }
 
-/// Replace a persona's fields. System personas cannot be changed.
+/// Update a persona: the members given change, the rest are kept. System personas cannot be changed.
 #[utoipa::path(
     put,
     path = "/v1/persona/{id}",
-    operation_id = "replacePersona",
+    operation_id = "updatePersona",
     tag = "Simulation Persona",
     params(("id" = Uuid, Path, description = "The persona's id")),
-    request_body = PersonaFields,
+    request_body = PersonaUpdate,
     responses(
         (status = 200, description = "The persona", body = Data<Persona>),
         BadRequest,
@@ -109,10 +110,10 @@ async fn create(State(state): State<AppState>, Valid(fields): Valid<PersonaField
         InternalError,
     )
 )]
-async fn replace(
+async fn update(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Valid(fields): Valid<PersonaFields>,
+    Valid(PersonaUpdate(changes)): Valid<PersonaUpdate>,
 ) -> ServiceResult<Response> {
     let id = path_id(Kind::Persona, &id)?.to_string();
     let persona = state
@@ -122,7 +123,7 @@ async fn replace(
             if persona.is_system == Some(true) {
                 return Err(ServiceError::invalid("id", "system personas cannot be changed; create your own instead"));
             }
-            persona.fields = fields;
+            persona.fields = persona.fields.merged(&changes).map_err(ServiceError::internal)?.with_defaults();
             persona.updated_at = Some(Timestamp::now());
             let created_at = persona.created_at.clone().map(|t| t.0).unwrap_or_default();
             store::update(tx, &Doc::new(Kind::Persona, &id, &persona, &created_at)?)?;

@@ -5,7 +5,6 @@ use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-use uuid::Uuid;
 
 use super::{ListParams, OwnedFilter, created, data, known_value, list_kind, path_id};
 use crate::api::model::*;
@@ -23,6 +22,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(list_plans, create_plan))
         .routes(routes!(list_jobs))
         .routes(routes!(read_job))
+        .routes(routes!(list_job_simulations))
         .routes(routes!(cancel_job))
         .routes(routes!(read_plan))
         .routes(routes!(run))
@@ -125,32 +125,103 @@ async fn create_plan(State(state): State<AppState>, Valid(input): Valid<RunPlanI
     path = "/v1/simulation/plan/job/{id}",
     operation_id = "getRunPlanJob",
     tag = "Simulation Run Plan Job",
-    params(("id" = Uuid, Path, description = "The run plan job's id")),
+    params(
+        ("id" = Uuid, Path, description = "The run plan job's id"),
+        ("simulationJobs" = Option<SimulationJobsIncluded>, Query, description = "`none` leaves the simulation jobs out (a watcher reads `counts` and the verdict, and pages the simulations it shows from `/simulation-jobs`); `all` by default (local service extension)"),
+    ),
     responses(
-        (status = 200, description = "The job and its simulation jobs", body = Data<RunPlanJob>),
+        (status = 200, description = "The job, its simulation jobs and their counts", body = Data<RunPlanJob>),
+        BadRequest,
         Unauthorized,
         NotFound,
         TooManyRequests,
         InternalError,
     )
 )]
-async fn read_job(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
+async fn read_job(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Params(params): Params<JobReadParams>,
+) -> ServiceResult<Response> {
     let id = path_id(Kind::RunPlanJob, &id)?.to_string();
+    let included = known_value::<SimulationJobsIncluded>("simulationJobs", params.simulation_jobs.as_deref())?;
+    let with_simulations = included.as_deref() != Some("none");
     // Spliced from the stored documents: a 10,000-simulation job is never decoded.
-    let body = state.store.read(move |c| raw_job(c, &id)).await?;
+    let body = state.store.read(move |c| raw_job(c, &id, with_simulations)).await?;
     Ok(([(axum::http::header::CONTENT_TYPE, "application/json")], body).into_response())
 }
 
-/// `{"data": job}` with its simulation jobs, built from stored JSON without decoding it.
-fn raw_job(conn: &rusqlite::Connection, id: &str) -> ServiceResult<String> {
+/// The query of a job's read.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct JobReadParams {
+    simulation_jobs: Option<String>,
+}
+
+impl super::Validate for JobReadParams {
+    fn check(&self, _c: &mut super::Checks, _at: &str) {}
+}
+
+/// One page of a job's simulation jobs, newest first like every list, optionally only those in
+/// one status or with one outcome (local service extension).
+#[utoipa::path(
+    get,
+    path = "/v1/simulation/plan/job/{id}/simulation-jobs",
+    operation_id = "listRunPlanJobSimulationJobs",
+    tag = "Simulation Run Plan Job",
+    params(
+        ("id" = Uuid, Path, description = "The run plan job's id"),
+        ListParams,
+        ("status" = Option<SimulationJobStatus>, Query, description = "Only simulation jobs in this status"),
+        ("outcome" = Option<SimulationOutcome>, Query, description = "Only simulation jobs with this outcome"),
+    ),
+    responses(
+        (status = 200, description = "One page of the job's simulation jobs", body = CursorPage<SimulationJob>),
+        BadRequest,
+        Unauthorized,
+        NotFound,
+        TooManyRequests,
+        InternalError,
+    )
+)]
+async fn list_job_simulations(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Params(params): Params<ListParams>,
+) -> ServiceResult<Response> {
+    let id = path_id(Kind::RunPlanJob, &id)?.to_string();
+    let status = known_value::<SimulationJobStatus>("status", params.status.as_deref())?;
+    let outcome = known_value::<SimulationOutcome>("outcome", params.outcome.as_deref())?;
+    let job = id.clone();
+    state.store.read(move |c| store::require::<serde_json::Value>(c, Kind::RunPlanJob, &job)).await?;
+    let fields = outcome.map(|o| ("$.outcome".to_string(), o)).into_iter().collect();
+    let filter = OwnedFilter { status, parent_id: Some(id), fields, ..Default::default() };
+    list_kind(&state, Kind::SimulationJob, params, filter).await
+}
+
+/// `{"data": job}` with its simulation jobs (unless left out) and their counts, built from
+/// stored JSON without decoding the simulations.
+fn raw_job(conn: &rusqlite::Connection, id: &str, with_simulations: bool) -> ServiceResult<String> {
     let job = store::get_raw(conn, Kind::RunPlanJob, id)?.ok_or_else(|| ServiceError::not_found("run plan job", id))?;
-    let mut job: serde_json::Map<String, serde_json::Value> =
-        serde_json::from_str(&store::without_internal(Kind::RunPlanJob, job)?)?;
-    let mut statement =
-        conn.prepare_cached("SELECT body FROM docs WHERE kind = 'simulation_job' AND parent_id = ?1 ORDER BY seq")?;
-    let simulations: Vec<String> = statement.query_map([id], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
-    job.insert("simulationJobCount".into(), simulations.len().into());
+    let mut job: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&job)?;
+    // The tally counts ended simulations by outcome as they end: no simulation is read for it.
+    let by_outcome =
+        job.get("tally").and_then(|t| t.get("byOutcome")).cloned().map(serde_json::from_value).transpose()?;
+    for member in Kind::RunPlanJob.internal_members() {
+        job.remove(*member);
+    }
+    let counts = store::simulation_counts(conn, id, by_outcome)?;
+    let simulations = if with_simulations { store::children_raw(conn, Kind::SimulationJob, id)? } else { Vec::new() };
+    job.insert("simulationJobCount".into(), counts.total.into());
+    job.insert("counts".into(), serde_json::to_value(&counts)?);
     job.remove("simulationJobs");
+    if !job.contains_key("attemptSummary") {
+        // A job from before retries: every simulation is its test case's only attempt.
+        let count = simulations.len() as u64;
+        let summary = AttemptSummary { attempt_count: count, test_case_count: count, ..Default::default() };
+        job.insert("attemptSummary".into(), serde_json::to_value(summary)?);
+    }
+    job.insert("pendingRetries".into(), serde_json::to_value(jobs::pending_retries(conn, id)?)?);
     let head = serde_json::to_string(&job)?;
     let head = head.strip_suffix('}').unwrap_or(&head);
     let mut out = String::with_capacity(simulations.iter().map(|s| s.len() + 1).sum::<usize>() + head.len() + 64);
@@ -168,7 +239,7 @@ fn raw_job(conn: &rusqlite::Connection, id: &str) -> ServiceResult<String> {
     path = "/v1/simulation/plan/jobs",
     operation_id = "listRunPlanJobs",
     tag = "Simulation Run Plan Job",
-    params(ListParams, ("status" = Option<RunPlanJobStatus>, Query, description = "Only jobs in this status"), ("planId" = Option<Uuid>, Query, description = "Only jobs of this run plan")),
+    params(ListParams, ("status" = Option<RunPlanJobStatus>, Query, description = "Only jobs in this status"), ("simulationRunPlanId" = Option<Uuid>, Query, description = "Only jobs of this run plan (the hosted name)"), ("planId" = Option<Uuid>, Query, description = "Only jobs of this run plan (the older name of simulationRunPlanId)")),
     responses(
         (status = 200, description = "One page of jobs (without their simulation jobs)", body = CursorPage<RunPlanJob>),
         BadRequest,
@@ -179,7 +250,13 @@ fn raw_job(conn: &rusqlite::Connection, id: &str) -> ServiceResult<String> {
 )]
 async fn list_jobs(State(state): State<AppState>, Params(params): Params<ListParams>) -> ServiceResult<Response> {
     let status = known_value::<RunPlanJobStatus>("status", params.status.as_deref())?;
-    let filter = OwnedFilter { status, parent_id: params.plan_id.clone(), ..Default::default() };
+    let plan = match (&params.simulation_run_plan_id, &params.plan_id) {
+        (Some(a), Some(b)) if a != b => {
+            return Err(ServiceError::invalid("planId", "planId is the older name of simulationRunPlanId; give one"));
+        }
+        (a, b) => a.clone().or(b.clone()),
+    };
+    let filter = OwnedFilter { status, parent_id: plan, ..Default::default() };
     list_kind(&state, Kind::RunPlanJob, params, filter).await
 }
 
@@ -214,7 +291,7 @@ async fn run(State(state): State<AppState>, Valid(request): Valid<RunRequest>) -
     tag = "Simulation Run Plan Job",
     params(("id" = Uuid, Path, description = "The run plan job's id")),
     responses(
-        (status = 200, description = "The CANCELLING job", body = Data<RunPlanJob>),
+        (status = 200, description = "The CANCELLING (or CANCELLED) job, with `cancelled: true`", body = Data<RunPlanJob>),
         BadRequest,
         Unauthorized,
         Forbidden,
@@ -227,7 +304,11 @@ async fn run(State(state): State<AppState>, Valid(request): Valid<RunRequest>) -
 async fn cancel_job(State(state): State<AppState>, Path(id): Path<String>, _body: AnyBody) -> ServiceResult<Response> {
     let id = path_id(Kind::RunPlanJob, &id)?.to_string();
     let job = state.store.write(move |tx| jobs::cancel(tx, &id)).await?;
-    Ok(data(&job))
+    // The hosted answer is `{cancelled, simulationRunPlanJobId, status}`; the job carries the
+    // last two, and the rest of it besides.
+    let mut answer = serde_json::to_value(&job)?;
+    answer["cancelled"] = true.into();
+    Ok(data(&answer))
 }
 
 /// Get a simulation job.
@@ -251,10 +332,11 @@ async fn read_simulation_job(State(state): State<AppState>, Path(id): Path<Strin
     Ok(data(&job))
 }
 
-/// Ready-made plan inputs built from the flows, one per flow that can run: each is a complete
-/// `plan` for `POST /v1/simulation/run` (`{"plan": template.plan}`), aimed at an endpoint of the
-/// flow's agent, else at the first agent endpoint there is. Replace `agentEndpoints` to aim
-/// it elsewhere. With no agent endpoint at all there are no templates: a run needs one.
+/// Ready-made runs built from the flows, one per flow that can run, in the hosted template
+/// shape. Each also carries `plan`, a complete input for `POST /v1/simulation/run`
+/// (`{"plan": template.plan}`) aimed at an endpoint of the flow's agent, else at the first agent
+/// endpoint there is; replace `agentEndpoints` to aim it elsewhere. With no agent endpoint at
+/// all there are no templates: a run needs one.
 #[utoipa::path(
     get,
     path = "/v1/simulation/template",
@@ -268,40 +350,6 @@ async fn read_simulation_job(State(state): State<AppState>, Path(id): Path<Strin
     )
 )]
 async fn templates(State(state): State<AppState>) -> ServiceResult<Response> {
-    let templates = state
-        .store
-        .read(|c| {
-            let flows: Vec<CustomerFlow> = store::all(c, Kind::CustomerFlow)?;
-            let endpoints: Vec<AgentEndpoint> = store::all(c, Kind::AgentEndpoint)?;
-            Ok(flows
-                .into_iter()
-                .filter(|f| !f.is_voicemail() && (f.happy_path.is_some() || !f.edge_cases.is_empty()))
-                .filter_map(|flow| {
-                    let endpoint = endpoints
-                        .iter()
-                        .find(|e| flow.agents.iter().any(|a| Some(a.id) == e.agent_id))
-                        .or(endpoints.first())?;
-                    Some(serde_json::json!({
-                        "id": Uuid::new_v5(&flow.id, b"template"),
-                        "name": format!("{} regression", flow.title.clone().unwrap_or_default()),
-                        "plan": RunPlanInput {
-                            name: Some(format!("{} regression", flow.title.clone().unwrap_or_default())),
-                            direction: Some(Direction::Inbound),
-                            max_simulation_duration_seconds: Some(300),
-                            flows: Some(vec![FlowSelection {
-                                id: Some(flow.id),
-                                happy_path: Some(flow.happy_path.is_some()),
-                                edge_cases: (!flow.edge_cases.is_empty()).then_some(EdgeCases::All),
-                                ..Default::default()
-                            }]),
-                            agent_endpoints: Some(vec![IdRef { id: endpoint.id }]),
-                            metrics: Some(vec![MetricReference::by_slug("call_duration"), MetricReference::by_slug("task_completion")]),
-                            ..Default::default()
-                        }
-                    }))
-                })
-                .collect::<Vec<_>>())
-        })
-        .await?;
+    let templates = state.store.read(crate::service::sim::templates::all).await?;
     Ok(data(&templates))
 }

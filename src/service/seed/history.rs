@@ -6,7 +6,7 @@
 
 use rusqlite::Transaction;
 
-use crate::api::model::{RunPlan, Timestamp};
+use crate::api::model::{JobTrigger, RunPlan, Timestamp};
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::sim::jobs::{self, Replay};
 use crate::service::sim::start;
@@ -30,7 +30,7 @@ pub fn nightly_runs(tx: &Transaction) -> ServiceResult<()> {
         let at: jiff::Timestamp =
             night.parse().map_err(|e| ServiceError::internal(format!("seeded night {night}: {e}")))?;
         let offset = at.as_millisecond() - now.as_millisecond();
-        let job = start::start_job_at(tx, &plan, None, "", Timestamp::from(at))?;
+        let job = start::start_job_at(tx, &plan, None, "", Timestamp::from(at), JobTrigger::Scheduled)?;
         let replay = Replay { clock_offset_ms: offset, reference_build: build.map(str::to_owned) };
         jobs::set_replay(tx, &job.simulation_run_plan_job_id.to_string(), &replay)?;
     }

@@ -64,22 +64,33 @@ struct Voice {
     disfluent: bool,
     opener: Option<&'static str>,
     forgets: f64,
+    /// The share of the agent's longer turns the caller starts talking over.
+    cuts_in: f64,
 }
 
 impl Voice {
     fn of(persona: Option<&Persona>) -> Voice {
         let Some(p) = persona.map(|p| &p.fields) else {
-            return Voice { words_per_minute: 150.0, response_ms: 700, disfluent: false, opener: None, forgets: 0.0 };
+            return Voice {
+                words_per_minute: 150.0,
+                response_ms: 700,
+                disfluent: false,
+                opener: None,
+                forgets: 0.0,
+                cuts_in: 0.0,
+            };
         };
         Voice {
             words_per_minute: match p.speech_pace {
+                Some(SpeechPace::SuperSlow) => 95.0,
                 Some(SpeechPace::Slow) => 115.0,
                 Some(SpeechPace::Fast) => 190.0,
+                Some(SpeechPace::SuperFast) => 230.0,
                 _ => 150.0,
             },
             response_ms: match p.response_timing {
-                Some(ResponseTiming::Quick) => 250,
-                Some(ResponseTiming::Delayed) => 1600,
+                Some(ResponseTiming::Quick | ResponseTiming::BargeIn) => 250,
+                Some(ResponseTiming::Relaxed) => 1600,
                 _ => 700,
             },
             disfluent: p.has_disfluencies == Some(true),
@@ -87,11 +98,20 @@ impl Voice {
                 Some(BaseEmotion::Frustrated | BaseEmotion::Angry) => Some("Look, "),
                 Some(BaseEmotion::Anxious) => Some("Sorry, I'm a bit flustered. "),
                 Some(BaseEmotion::Cheerful) => Some("Hi there! "),
+                Some(BaseEmotion::Confused) => Some("Sorry, I'm a little confused. "),
+                Some(BaseEmotion::Skeptical) => Some("Hm. "),
+                Some(BaseEmotion::Rushed) => Some("I'm in a hurry, so quickly: "),
+                Some(BaseEmotion::Distracted) => Some("Sorry, one second... okay. "),
+                Some(BaseEmotion::Sad) => Some("Hi... "),
                 _ => None,
             },
             forgets: match p.memory_reliability {
                 Some(MemoryReliability::Low) => 0.3,
-                Some(MemoryReliability::Medium) => 0.1,
+                _ => 0.0,
+            },
+            cuts_in: match p.interruption {
+                Some(Interruption::Occasional) => 0.3,
+                Some(Interruption::Heavy) => 0.7,
                 _ => 0.0,
             },
         }
@@ -155,11 +175,21 @@ impl Call<'_> {
 
     /// What the caller has said so far.
     fn caller_lines(&self) -> Vec<String> {
-        self.entries
-            .iter()
-            .filter(|e| e.role == Some(ParticipantType::SimulatedCustomer))
-            .map(|e| e.text.clone())
-            .collect()
+        self.entries.iter().filter(|e| e.role == Some(ParticipantType::Customer)).map(|e| e.text.clone()).collect()
+    }
+
+    /// When the caller's next line starts: after their pause, or, for a caller who interrupts,
+    /// over the end of a longer agent turn (some turns for OCCASIONAL, most for HEAVY).
+    fn customer_starts(&mut self) -> i64 {
+        let agent_turn = self.entries.last().filter(|e| e.role == Some(ParticipantType::Agent));
+        if let Some(turn) = agent_turn
+            && self.voice.cuts_in > 0.0
+            && turn.end_offset_ms - turn.start_offset_ms >= 2_500
+            && self.rng.f64() < self.voice.cuts_in
+        {
+            return turn.end_offset_ms - 300 - self.rng.i64(0..600);
+        }
+        self.clock + self.voice.response_ms
     }
 
     async fn customer_says(&mut self, text: String) -> Result<Option<End>, String> {
@@ -169,9 +199,9 @@ impl Call<'_> {
         if self.voice.disfluent && !line.starts_with("[DTMF") && self.rng.bool() {
             line = format!("Um, {}", lowercase_first(&line));
         }
-        let start = self.clock + self.voice.response_ms;
+        let start = self.customer_starts();
         let speaking = self.voice.speaking_ms(&line);
-        self.push(ParticipantType::SimulatedCustomer, start, line.clone(), speaking);
+        self.push(ParticipantType::Customer, start, line.clone(), speaking);
         if let Some(end) = self.over_time() {
             return Ok(Some(end));
         }
@@ -223,7 +253,8 @@ impl Call<'_> {
     /// An end-call reason judged true against the conversation so far.
     async fn reason_met(&self) -> Result<Option<End>, String> {
         for reason in &self.setup.end_call_reasons {
-            let transcript = Transcript { entries: self.entries.clone(), participants: Vec::new() };
+            let transcript =
+                Transcript { entries: self.entries.clone(), participants: Vec::new(), transcription_source: None };
             let question = Question {
                 prompt: reason,
                 answer: Answer::Boolean,
@@ -234,7 +265,8 @@ impl Call<'_> {
             if let Ok(verdict) = self.judge.judge(&question).await
                 && verdict.holds()
             {
-                return Ok(Some((EndedStatus::EndCallReasonMet, format!("end-call reason met: {reason}"))));
+                // The reason is judged on the agent's turns: the agent has done what ends the call.
+                return Ok(Some((EndedStatus::AgentEndedCall, format!("end-call reason met: {reason}"))));
             }
         }
         Ok(None)
@@ -276,9 +308,9 @@ pub async fn converse(setup: &Setup<'_>, agent: &AgentLink, judge: &Judge) -> Re
         heard_call_id: if agent.is_reference() { key } else { setup.call_id.clone() },
     };
     let steps = steps_of(setup.flow, setup.variant);
-    let probabilistic = setup.flow.branching_mode == Some(BranchingMode::Probabilistic);
+    let adaptive = setup.flow.branching_mode == Some(BranchingMode::Adaptive);
     let mut plan = Vec::new();
-    actions(steps, probabilistic, &mut call.rng, &mut plan);
+    actions(steps, adaptive, &mut call.rng, &mut plan);
     let end = run(&mut call, plan).await?;
     let (ended_status, end_reason) = end;
     let duration_ms =
@@ -287,9 +319,10 @@ pub async fn converse(setup: &Setup<'_>, agent: &AgentLink, judge: &Judge) -> Re
         transcript: Transcript {
             entries: call.entries,
             participants: vec![
-                Participant { id: "agent".into(), participant_type: Some(ParticipantType::Agent) },
-                Participant { id: "customer".into(), participant_type: Some(ParticipantType::SimulatedCustomer) },
+                Participant::new("agent", ParticipantType::Agent),
+                Participant::new("customer", ParticipantType::SimulatedCustomer),
             ],
+            transcription_source: None,
         },
         ended_status,
         end_reason,
@@ -327,6 +360,17 @@ async fn run(call: &mut Call<'_>, plan: Vec<Action>) -> Result<End, String> {
                 }
             }
             Action::Press(keys) => call.customer_says(format!("[DTMF {keys}]")).await?,
+            Action::Silence(seconds) => {
+                // The caller keeps quiet; the agent has the floor.
+                call.clock = (call.clock + seconds.clamp(0, 3_600) * 1000).min(call.setup.max_duration_ms);
+                match call.over_time() {
+                    Some(end) => Some(end),
+                    None => {
+                        let earlier = call.caller_lines();
+                        call.agent_answers("", earlier).await?
+                    }
+                }
+            }
             Action::Expect { expected, policy } => {
                 let policy = policy.or_else(|| call.setup.flow.off_script_policy.clone());
                 off_script(call, &expected, policy, &last_line).await?
@@ -375,11 +419,11 @@ async fn off_script(
     let attempts = policy.max_attempts.unwrap_or(1).max(1);
     for _ in 0..attempts {
         let end = match policy.reaction {
-            Some(OffScriptReaction::Redirect) => {
+            Some(OffScriptReaction::Say | OffScriptReaction::Respond) => {
                 let line = policy.say_line.clone().unwrap_or_else(|| "Sorry, that's not what I asked.".into());
                 call.customer_says(line).await?
             }
-            Some(OffScriptReaction::RepeatLine) if !last_line.is_empty() => {
+            Some(OffScriptReaction::Repeat) if !last_line.is_empty() => {
                 call.customer_says(last_line.to_owned()).await?
             }
             _ => {
@@ -403,7 +447,7 @@ async fn off_script(
         }
     }
     match policy.then {
-        Some(OffScriptThen::HangUp) => Ok(Some((
+        Some(OffScriptThen::HangUp | OffScriptThen::HangUpInvalidate) => Ok(Some((
             EndedStatus::CustomerEndedCall,
             format!("the customer hung up after {attempts} off-script replies"),
         ))),
@@ -425,7 +469,7 @@ async fn voicemail(call: &mut Call<'_>, plan: Vec<Action>) -> Result<End, String
             let line = fill(&text, call.setup.variables, call.setup.persona);
             let start = call.clock + 600;
             let speaking = call.voice.speaking_ms(&line);
-            call.push(ParticipantType::SimulatedCustomer, start, line, speaking);
+            call.push(ParticipantType::Customer, start, line, speaking);
         }
     }
     if let Some(end) = call.over_time() {

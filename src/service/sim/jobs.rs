@@ -1,6 +1,6 @@
 //! A run plan job's bookkeeping in the store: saving simulations (and counting each that ends
-//! towards the job's verdict), settling the job once all have ended, cancelling it, and
-//! recovering after a restart.
+//! towards the job's verdict), retrying the ones the agent never spoke on, settling the job once
+//! every test case has a final attempt, cancelling it, and recovering after a restart.
 
 use rusqlite::{Transaction, params};
 use serde_json::Value;
@@ -18,18 +18,29 @@ pub(super) fn count_simulations(tx: &Transaction, job_id: &str) -> ServiceResult
     )? as u64)
 }
 
+/// A retry of a simulation the agent never spoke on: when it dials and its place among its test
+/// case's attempts.
+#[derive(Debug, Clone)]
+pub(crate) struct Retry {
+    pub scheduled_at: Timestamp,
+    pub attempt_number: u32,
+}
+
 /// Saves a simulation. One that has just ended gets an outcome if it has none and is counted
 /// in its job's tally, so the job's verdict moves with it.
 pub(crate) fn save_simulation(tx: &Transaction, simulation: &SimulationJob, job_id: &str) -> ServiceResult<()> {
-    record_simulation(tx, simulation.clone(), job_id, &[])
+    record_simulation(tx, simulation.clone(), job_id, &[], None)
 }
 
-/// The same, for a completed simulation with the results of the checks it was judged on.
+/// The same, for a completed simulation with the results of the checks it was judged on. With
+/// `retry`, the agent never spoke on it and its test case gets another attempt: a new
+/// RETRY_SCHEDULED simulation, and this one is counted as a silent attempt, not a final one.
 pub(crate) fn record_simulation(
     tx: &Transaction,
     mut simulation: SimulationJob,
     job_id: &str,
     results: &[CheckResult],
+    retry: Option<Retry>,
 ) -> ServiceResult<()> {
     let id = simulation.simulation_job_id.to_string();
     let ended_before = store::status(tx, Kind::SimulationJob, &id)?
@@ -49,11 +60,84 @@ pub(crate) fn record_simulation(
     store::update(tx, &Doc::new(Kind::SimulationJob, &id, &simulation, created)?.status(status).parent(Some(job_id)))?;
     if ends_now {
         let mut job: Value = store::require(tx, Kind::RunPlanJob, job_id)?;
+        let retried = match retry {
+            Some(retry) if !matches!(job["status"].as_str(), Some("CANCELLING" | "CANCELLED")) => {
+                place_retry(tx, &simulation, job_id, retry)?;
+                true
+            }
+            _ => false,
+        };
         if let Some(tally) = job.get("tally") {
             let mut tally: Tally = serde_json::from_value(tally.clone())?;
-            tally.add(&simulation, results);
+            if retried {
+                tally.add_retried();
+            } else {
+                tally.add(&simulation, results);
+            }
             job["tally"] = serde_json::to_value(&tally)?;
             save_job(tx, job_id, &mut job)?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes the retry of `silent`: the same test case (endpoint, flow variant, persona,
+/// iteration) as a new simulation, RETRY_SCHEDULED until its `scheduledAt`. Its job's metric
+/// collection grows by one item.
+fn place_retry(tx: &Transaction, silent: &SimulationJob, job_id: &str, retry: Retry) -> ServiceResult<()> {
+    let created = Timestamp::now();
+    let next = SimulationJob {
+        simulation_job_id: uuid::Uuid::new_v4(),
+        status: Some(SimulationJobStatus::RetryScheduled),
+        processing_status: Some(ProcessingStatus::Pending),
+        created_at: Some(created.clone()),
+        started_at: None,
+        completed_at: None,
+        call_id: None,
+        error_message: None,
+        outcome: None,
+        failed_checks: Vec::new(),
+        invalidation: None,
+        attempt_number: Some(retry.attempt_number),
+        retry_of_simulation_job_id: Some(silent.simulation_job_id),
+        scheduled_at: Some(retry.scheduled_at),
+        failure_owner: None,
+        enrichment: silent.enrichment.as_ref().map(|e| Enrichment {
+            requested: e.requested,
+            outcome: if e.requested { EnrichmentOutcome::UnknownOutcome } else { EnrichmentOutcome::NotRequested },
+            wait_started_at: None,
+            wait_ended_at: None,
+        }),
+        ..silent.clone()
+    };
+    let doc = Doc::new(Kind::SimulationJob, next.simulation_job_id, &next, created.0)?
+        .status(Some("RETRY_SCHEDULED"))
+        .parent(Some(job_id));
+    store::insert(tx, &doc)?;
+    let job: Value = store::require(tx, Kind::RunPlanJob, job_id)?;
+    if let Some(collection_id) = job["collectionJobId"].as_str() {
+        let mut collection: Value = store::require(tx, Kind::CollectionJob, collection_id)?;
+        collection["totalItems"] = (collection["totalItems"].as_u64().unwrap_or(0) + 1).into();
+        let created = collection["createdAt"].as_str().unwrap_or_default().to_owned();
+        let status = collection["status"].as_str().map(str::to_owned);
+        store::update(
+            tx,
+            &Doc::new(Kind::CollectionJob, collection_id, &collection, created)?.status(status.as_deref()),
+        )?;
+    }
+    Ok(())
+}
+
+/// Moves a job's retries whose time has come (`now`, on the job's clock) to PENDING.
+pub(crate) fn release_due_retries(tx: &Transaction, job_id: &str, now: &Timestamp) -> ServiceResult<()> {
+    let due: Vec<SimulationJob> =
+        store::children_with_status(tx, Kind::SimulationJob, job_id, SimulationJobStatus::RetryScheduled.as_str())?;
+    let now = now.parse();
+    for mut simulation in due {
+        let at = simulation.scheduled_at.as_ref().and_then(Timestamp::parse);
+        if at.is_none_or(|at| now.is_some_and(|now| at <= now)) {
+            simulation.status = Some(SimulationJobStatus::Pending);
+            save_simulation(tx, &simulation, job_id)?;
         }
     }
     Ok(())
@@ -104,12 +188,14 @@ pub(super) fn save_job(tx: &Transaction, job_id: &str, job: &mut Value) -> Servi
     )
 }
 
-/// Sets `verdict` from the job's tally and status (jobs from before verdicts have no tally).
+/// Sets `verdict` and `attemptSummary` from the job's tally and status (jobs from before
+/// verdicts have no tally).
 pub(super) fn with_verdict(job: &mut Value) -> ServiceResult<()> {
     let Some(tally) = job.get("tally") else { return Ok(()) };
     let tally: Tally = serde_json::from_value(tally.clone())?;
     let status = RunPlanJobStatus::from(job["status"].as_str().unwrap_or("PENDING"));
     job["verdict"] = serde_json::to_value(tally.verdict(&status))?;
+    job["attemptSummary"] = serde_json::to_value(tally.attempt_summary())?;
     Ok(())
 }
 
@@ -125,7 +211,9 @@ pub fn settle_job(tx: &Transaction, job_id: &str) -> ServiceResult<()> {
         ))?
         .query_row(params![job_id], |r| r.get(0))
     };
-    if count("'PENDING', 'QUEUED', 'PROCESSING'")? > 0 {
+    // A retry waiting out its backoff keeps the run open: it settles once every test case has
+    // a final attempt.
+    if count("'PENDING', 'QUEUED', 'PROCESSING', 'CANCELLING', 'RETRY_SCHEDULED'")? > 0 {
         return Ok(());
     }
     let completed = count("'COMPLETED'")?;
@@ -194,6 +282,26 @@ pub(super) fn recover(tx: &Transaction) -> ServiceResult<()> {
     Ok(())
 }
 
+/// The job's retries waiting out their backoff, soonest first.
+pub fn pending_retries(conn: &rusqlite::Connection, job_id: &str) -> ServiceResult<Vec<PendingRetry>> {
+    let job: Value = store::require(conn, Kind::RunPlanJob, job_id)?;
+    let plan: RunPlanInput = serde_json::from_value(job["plan"].clone()).unwrap_or_default();
+    let max_attempts = plan.max_no_response_retries_or_default().max(0) as u32 + 1;
+    let waiting: Vec<SimulationJob> =
+        store::children_with_status(conn, Kind::SimulationJob, job_id, SimulationJobStatus::RetryScheduled.as_str())?;
+    let mut retries: Vec<PendingRetry> = waiting
+        .into_iter()
+        .map(|simulation| PendingRetry {
+            attempt_number: simulation.attempt_number.unwrap_or(2),
+            max_attempts,
+            scheduled_at: simulation.scheduled_at,
+            simulation_job_id: simulation.simulation_job_id,
+        })
+        .collect();
+    retries.sort_by_key(|r| r.scheduled_at.as_ref().and_then(Timestamp::parse));
+    Ok(retries)
+}
+
 /// A run plan job with every simulation job it holds.
 pub fn load_job(conn: &rusqlite::Connection, id: &str) -> ServiceResult<RunPlanJob> {
     let mut job: RunPlanJob = store::require(conn, Kind::RunPlanJob, id)?;
@@ -204,6 +312,7 @@ pub fn load_job(conn: &rusqlite::Connection, id: &str) -> ServiceResult<RunPlanJ
         .map(|b| Ok(serde_json::from_str(&b?)?))
         .collect::<ServiceResult<_>>()?;
     job.simulation_job_count = Some(job.simulation_jobs.len() as u64);
+    job.pending_retries = Some(pending_retries(conn, id)?);
     Ok(job)
 }
 
@@ -217,7 +326,11 @@ pub fn cancel(tx: &Transaction, id: &str) -> ServiceResult<RunPlanJob> {
     }
     let at = Timestamp::now();
     for mut simulation in job.simulation_jobs {
-        if !matches!(simulation.status, Some(SimulationJobStatus::Pending | SimulationJobStatus::Queued)) {
+        let waiting = matches!(
+            simulation.status,
+            Some(SimulationJobStatus::Pending | SimulationJobStatus::Queued | SimulationJobStatus::RetryScheduled)
+        );
+        if !waiting {
             continue;
         }
         simulation.status = Some(SimulationJobStatus::Cancelled);

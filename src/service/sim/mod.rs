@@ -7,3 +7,4 @@ pub mod reference_agent;
 pub mod runner;
 pub(crate) mod selection;
 pub mod start;
+pub mod templates;

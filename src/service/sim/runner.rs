@@ -2,8 +2,9 @@
 //! concurrency, simulates each call at the configured speed, stores the call, collects the
 //! plan's metrics into the job's collection job, and moves every status:
 //! simulations PENDING → QUEUED → PROCESSING (CONNECTING → SIMULATING → COLLECTING_METRICS →
-//! PROCESSED) → COMPLETED or FAILED; the job PENDING → RUNNING → COMPLETED (FAILED if none
-//! succeeded), or CANCELLING → CANCELLED.
+//! COMPLETED) → COMPLETED or FAILED; the job PENDING → RUNNING_SIMULATIONS → COMPLETED (FAILED
+//! if none succeeded), or CANCELLING → CANCELLED. A simulation the agent never spoke on is
+//! retried, when the plan asks, as a new RETRY_SCHEDULED simulation that waits out the backoff.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -16,7 +17,10 @@ use uuid::Uuid;
 
 use super::agent_link::AgentLink;
 use super::conversation::{Outcome, Setup, converse};
-use super::jobs::{Replay, count_simulations, record_simulation, recover, save_job, save_simulation, settle_job};
+use super::jobs::{
+    Replay, Retry, count_simulations, record_simulation, recover, release_due_retries, save_job, save_simulation,
+    settle_job,
+};
 use super::selection::{flow_and_automatic_metrics, plan_metric_ids, scenario_flow, variables_for};
 use crate::api::model::*;
 use crate::service::SimSpeed;
@@ -135,7 +139,7 @@ impl Simulator {
             .store
             .read(|c| {
                 let mut statement = c.prepare_cached(
-                    "SELECT id, body FROM docs WHERE kind = 'run_plan_job' AND status IN ('PENDING', 'RUNNING') ORDER BY seq",
+                    "SELECT id, body FROM docs WHERE kind = 'run_plan_job' AND status IN ('PENDING', 'RUNNING', 'RUNNING_SIMULATIONS') ORDER BY seq",
                 )?;
                 let rows = statement.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
                 rows.map(|row| {
@@ -154,7 +158,7 @@ impl Simulator {
             if room == 0 {
                 continue;
             }
-            let picked = self.pick(&job_id, room).await?;
+            let picked = self.pick(&job_id, room, Replay::now(Replay::of(&body).as_ref())).await?;
             if picked.is_empty() {
                 continue;
             }
@@ -234,11 +238,13 @@ impl Simulator {
         }
     }
 
-    /// Moves up to `count` PENDING simulations of the job to QUEUED and hands them back.
-    async fn pick(&self, job_id: &str, count: usize) -> ServiceResult<Vec<SimulationJob>> {
+    /// Moves retries whose time has come (`now`, on the job's clock) to PENDING, then up to
+    /// `count` PENDING simulations of the job to QUEUED, and hands those back.
+    async fn pick(&self, job_id: &str, count: usize, now: Timestamp) -> ServiceResult<Vec<SimulationJob>> {
         let job_id = job_id.to_owned();
         self.store
             .write(move |tx| {
+                release_due_retries(tx, &job_id, &now)?;
                 let mut statement = tx.prepare_cached(
                     "SELECT body FROM docs WHERE kind = 'simulation_job' AND parent_id = ?1 AND status = 'PENDING' ORDER BY seq LIMIT ?2",
                 )?;
@@ -290,7 +296,7 @@ impl Simulator {
                 store::insert(tx, &doc)?;
                 job["collectionJobId"] = collection.id.to_string().into();
                 if job["status"] == "PENDING" {
-                    job["status"] = "RUNNING".into();
+                    job["status"] = "RUNNING_SIMULATIONS".into();
                     job["startedAt"] = serde_json::to_value(&at)?;
                 }
                 save_job(tx, &job_id, &mut job)?;
@@ -304,6 +310,8 @@ impl Simulator {
         let id = work.simulation.simulation_job_id;
         if let Err(e) = self.simulate(&work).await {
             let message = e.body.message.clone();
+            // A conversation that failed is the agent's (unreachable, no answer); anything else ours.
+            let owner = if e.body.code == "conversation_failed" { FailureOwner::Agent } else { FailureOwner::Roark };
             let job_id = work.job_id.clone();
             let now = work.now();
             let _ = self
@@ -314,6 +322,7 @@ impl Simulator {
                         simulation.status = Some(SimulationJobStatus::Failed);
                         simulation.error_message = Some(message);
                         simulation.completed_at = Some(now);
+                        simulation.failure_owner = Some(owner);
                         save_simulation(tx, &simulation, &job_id)?;
                     }
                     Ok(())
@@ -338,7 +347,8 @@ impl Simulator {
                 .write(move |tx| {
                     let job: Value = store::require(tx, Kind::RunPlanJob, &job_id)?;
                     let mut current: SimulationJob = store::require(tx, Kind::SimulationJob, &id)?;
-                    let job_open = matches!(job["status"].as_str(), Some("PENDING" | "RUNNING"));
+                    let job_open =
+                        matches!(job["status"].as_str(), Some("PENDING" | "RUNNING" | "RUNNING_SIMULATIONS"));
                     if !job_open || current.status != Some(SimulationJobStatus::Queued) {
                         if !current.status.as_ref().is_some_and(SimulationJobStatus::is_terminal) {
                             current.status = Some(SimulationJobStatus::Cancelled);
@@ -432,17 +442,37 @@ impl Simulator {
         simulation.processing_status = Some(ProcessingStatus::CollectingMetrics);
         simulation.call_id = Some(call_id);
         self.save(simulation.clone(), &job_id).await?;
-        let live_call = match &simulation.roark_phone_number {
-            Some(number) => self.wait_for_live_call(number, simulation.started_at.clone()).await?,
+        let live_call = match simulation.roark_phone_number.clone() {
+            Some(number) => {
+                simulation.processing_status = Some(ProcessingStatus::WaitingForLiveConversation);
+                let started = work.now();
+                simulation.enrichment = Some(Enrichment {
+                    requested: true,
+                    outcome: EnrichmentOutcome::Waiting,
+                    wait_started_at: Some(started.clone()),
+                    wait_ended_at: None,
+                });
+                self.save(simulation.clone(), &job_id).await?;
+                let found = self.wait_for_live_call(&number, simulation.started_at.clone()).await?;
+                simulation.enrichment = Some(Enrichment {
+                    requested: true,
+                    outcome: if found.is_some() { EnrichmentOutcome::Merged } else { EnrichmentOutcome::TimedOut },
+                    wait_started_at: Some(started),
+                    wait_ended_at: Some(work.now()),
+                });
+                simulation.processing_status = Some(ProcessingStatus::CollectingMetrics);
+                found
+            }
             None => None,
         };
         let judged =
             self.collect(work, &call, &outcome.transcript, (&flow, variant.as_ref()), live_call.as_ref()).await?;
 
-        simulation.processing_status = Some(ProcessingStatus::Processed);
+        simulation.processing_status = Some(ProcessingStatus::Completed);
         simulation.status = Some(SimulationJobStatus::Completed);
         simulation.completed_at = Some(work.now());
-        let results = if verdict::agent_never_spoke(&outcome.transcript) {
+        let silent = verdict::agent_never_spoke(&outcome.transcript);
+        let results = if silent {
             simulation.outcome = Some(SimulationOutcome::NotEvaluated);
             simulation.invalidation = Some(Invalidation {
                 invalidated_at: simulation.completed_at.clone(),
@@ -455,7 +485,27 @@ impl Simulator {
             simulation.failed_checks = judged.failed_checks;
             judged.results
         };
-        self.store.write(move |tx| record_simulation(tx, simulation, &job_id, &results)).await
+        let retry = silent.then(|| self.retry_for(work, &simulation)).flatten();
+        self.store.write(move |tx| record_simulation(tx, simulation, &job_id, &results, retry)).await
+    }
+
+    /// The retry a silent simulation gets, if its plan retries and it has attempts left: when it
+    /// dials (the plan's backoff in simulated seconds, on the job's clock) and its place.
+    fn retry_for(&self, work: &Work, simulation: &SimulationJob) -> Option<Retry> {
+        let attempt = simulation.attempt_number.unwrap_or(1);
+        let max_attempts = work.plan.max_no_response_retries_or_default().max(0) as u32 + 1;
+        if attempt >= max_attempts {
+            return None;
+        }
+        let backoff_ms = work.plan.no_response_retry_backoff_seconds_or_default().max(0) * 1000;
+        let wall_ms = match self.speed {
+            SimSpeed::Max => 0,
+            SimSpeed::Factor(factor) if work.replay.is_none() => (backoff_ms as f64 / factor).round() as i64,
+            SimSpeed::Factor(_) => 0, // history replays as fast as it can
+        };
+        let now = work.now().parse().unwrap_or_else(jiff::Timestamp::now);
+        let at = now.checked_add(jiff::SignedDuration::from_millis(wall_ms)).unwrap_or(now);
+        Some(Retry { scheduled_at: Timestamp::from(at), attempt_number: attempt + 1 })
     }
 
     /// Holds the simulation open (up to 15 simulated minutes) for a call posted to
@@ -554,9 +604,14 @@ impl Simulator {
             .and_then(|e| e.background_noise.clone())
             .or_else(|| simulation.persona.as_ref().and_then(|p| p.fields.background_noise.clone()))
             .map(|n| n.to_string());
+        let direction = work.plan.direction.clone().unwrap_or(Direction::Inbound);
         let call = Call {
             id: call_id,
-            direction: Some(Direction::Inbound),
+            call_direction: Some(direction),
+            direction: None,
+            project_id: Some(crate::service::PROJECT_ID),
+            recording_url_access: Some(RecordingUrlAccess::NotAvailable),
+            recording_url: None,
             status: Some(CallStatus::Ended),
             ended_status: Some(outcome.ended_status.clone()),
             duration_ms: Some(outcome.duration_ms),
@@ -566,17 +621,39 @@ impl Simulator {
             simulation_run_plan_job_id: Uuid::parse_str(&work.job_id).ok(),
             agent_id: endpoint.agent_id,
             agent_endpoint_id: Some(endpoint.id),
-            agents: agent.map(|a| vec![CallAgent { id: a.id, name: a.name.clone() }]).unwrap_or_default(),
+            agents: agent
+                .map(|a| {
+                    vec![CallAgent {
+                        id: a.id,
+                        name: a.name.clone(),
+                        endpoint: Some(CallAgentEndpoint {
+                            id: endpoint.id,
+                            environment: endpoint.environment.clone(),
+                            phone_number_e164: endpoint.value.clone().filter(|v| v.starts_with('+')),
+                        }),
+                    }]
+                })
+                .unwrap_or_default(),
             customers: simulation
                 .persona
                 .as_ref()
-                .map(|p| vec![CallCustomer { phone_number: None, name: Some(p.label()) }])
+                .map(|p| {
+                    vec![CallCustomer {
+                        label: Some(p.label()),
+                        phone_number_e164: p.phone_number.clone(),
+                        phone_number: None,
+                        name: Some(p.label()),
+                    }]
+                })
                 .unwrap_or_default(),
             from_number: None,
             to_number: endpoint.value.clone(),
+            external_id: None,
+            properties: None,
             background_noise: noise,
             end_reason: Some(outcome.end_reason.clone()),
             created_at: Some(work.now()),
+            updated_at: Some(work.now()),
         };
         let (stored, transcript, job_id) =
             (call.clone(), serde_json::to_string(&outcome.transcript)?, work.job_id.clone());

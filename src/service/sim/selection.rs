@@ -19,7 +19,7 @@ pub(super) fn scenario_flow(simulation: &SimulationJob) -> CustomerFlow {
     serde_json::from_value(serde_json::json!({
         "id": simulation.scenario.as_ref().map_or(Uuid::nil(), |s| s.id),
         "type": "IMPROV",
-        "graph": [{"type": "CUSTOMER_LINE", "content": description}]
+        "graph": [{"type": "CUSTOMER_TURN", "content": description}]
     }))
     .unwrap_or_else(|_| unreachable!("a fixed, valid flow"))
 }
@@ -32,7 +32,7 @@ pub(crate) fn variables_for(
 ) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     let flow = simulation.customer_flow.as_ref();
-    for selection in plan.flows.iter().flatten() {
+    for selection in plan.flow_selections() {
         if selection.id.is_some() && selection.id == flow.map(|f| f.id) {
             out.extend(selection.variables.clone().unwrap_or_default());
             if let Some(EdgeCases::List(list)) = &selection.edge_cases {
@@ -109,8 +109,8 @@ pub(crate) fn flow_and_automatic_metrics(
         {
             add(d);
         }
-        let keypad = has_step(&flow.graph, &StepType::KeypadEntry)
-            || flow.happy_path.iter().chain(&flow.edge_cases).any(|v| has_step(&v.steps, &StepType::KeypadEntry));
+        let keypad = has_step(&flow.graph, &StepType::CustomerDtmf)
+            || flow.happy_path.iter().chain(&flow.edge_cases).any(|v| has_step(&v.steps, &StepType::CustomerDtmf));
         if keypad && let Some(d) = by_slug("keypad_entry") {
             add(d);
         }

@@ -6,7 +6,7 @@ use rusqlite::Transaction;
 use uuid::Uuid;
 
 use super::jobs::with_verdict;
-use super::selection::flow_and_automatic_metrics;
+use super::selection::{flow_and_automatic_metrics, variables_for};
 use crate::api::model::*;
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::resolve_definition;
@@ -18,9 +18,39 @@ use std::collections::HashMap;
 /// Saves a plan and, with the deprecated `autoRun`, starts it.
 pub fn create_plan(tx: &Transaction, input: RunPlanInput) -> ServiceResult<RunPlanCreated> {
     check_references(tx, &input, "")?;
-    let plan = save_plan(tx, input)?;
+    let plan = plan_of(tx, input, "")?;
+    store::insert(
+        tx,
+        &Doc::new(Kind::RunPlan, plan.id, &plan, plan.created_at.clone().map(|t| t.0).unwrap_or_default())?,
+    )?;
     let job = if plan.plan.auto_run == Some(true) { Some(start_job(tx, &plan, None, "")?) } else { None };
     Ok(RunPlanCreated { run_plan: plan, run_plan_job: job })
+}
+
+/// A plan as it is kept (saved or run inline): every default written out, every metric named by
+/// its `id` as well, and how many test cases it places.
+fn plan_of(tx: &Transaction, input: RunPlanInput, at: &str) -> ServiceResult<RunPlan> {
+    let mut plan = input.resolved();
+    for reference in plan.metrics.iter_mut().flatten() {
+        let key = reference.id.map(|id| id.to_string()).or(reference.slug_or_alias().map(str::to_owned));
+        if let Some(definition) = key.and_then(|key| resolve_definition(tx, &key).ok()) {
+            reference.id = Some(definition.id);
+        }
+    }
+    let test_cases = combinations(tx, &plan, at)?.len() as u64;
+    let now = Timestamp::now();
+    Ok(RunPlan {
+        id: Uuid::new_v4(),
+        created_at: Some(now.clone()),
+        updated_at: Some(now),
+        test_case_count: Some(test_cases),
+        is_config_managed: Some(false),
+        template: None,
+        comparison_property: None,
+        comparison_baseline: None,
+        evaluators: Vec::new(),
+        plan,
+    })
 }
 
 /// The run operation: a saved plan by id, or an inline plan (saved when asked).
@@ -35,31 +65,26 @@ pub fn run(tx: &Transaction, request: RunRequest) -> ServiceResult<RunStarted> {
         }
         (None, Some(input)) => {
             check_references(tx, &input, "plan")?;
-            if request.save_as_plan == Some(true) {
-                (save_plan(tx, input)?, true)
-            } else {
-                let at = Timestamp::now();
-                (RunPlan { id: Uuid::new_v4(), created_at: Some(at.clone()), updated_at: Some(at), plan: input }, false)
+            let plan = plan_of(tx, input, "plan")?;
+            let save = request.save_as_plan == Some(true);
+            if save {
+                let created = plan.created_at.clone().map(|t| t.0).unwrap_or_default();
+                store::insert(tx, &Doc::new(Kind::RunPlan, plan.id, &plan, created)?)?;
             }
+            (plan, save)
         }
         (None, None) => return Err(ServiceError::invalid("planId", "give planId or plan")),
     };
     let job = start_job(tx, &plan, request.variables.as_ref(), at)?;
     Ok(RunStarted {
         simulation_run_plan_job_id: job.simulation_run_plan_job_id,
-        simulation_run_plan_id: saved.then_some(plan.id),
+        // An unsaved inline plan has an id of its own too (the hosted interface always names one).
+        simulation_run_plan_id: Some(plan.id),
         simulation_job_count: job.simulation_jobs.len() as u64,
         saved_as_plan: saved && request.plan.is_some(),
         status: job.status,
         created_at: job.created_at,
     })
-}
-
-fn save_plan(tx: &Transaction, input: RunPlanInput) -> ServiceResult<RunPlan> {
-    let at = Timestamp::now();
-    let plan = RunPlan { id: Uuid::new_v4(), created_at: Some(at.clone()), updated_at: Some(at.clone()), plan: input };
-    store::insert(tx, &Doc::new(Kind::RunPlan, plan.id, &plan, at.0)?)?;
-    Ok(plan)
 }
 
 /// Every id the plan names must exist now; each failure names its path.
@@ -85,7 +110,7 @@ pub fn check_references(tx: &Transaction, plan: &RunPlanInput, at: &str) -> Serv
             return Err(ServiceError::invalid(&param, format!("{param}: no persona {}", persona.id)));
         }
     }
-    for (i, selection) in plan.flows.iter().flatten().enumerate() {
+    for (i, selection) in plan.flow_selections().iter().enumerate() {
         let flow = resolve_flow(tx, selection)
             .map_err(|e| e.with_param(path(format!("flows[{i}].{}", flow_member(selection)))))?;
         if flow.is_voicemail() && plan.direction == Some(Direction::Inbound) {
@@ -131,13 +156,38 @@ pub fn resolve_flow(tx: &rusqlite::Connection, selection: &FlowSelection) -> Ser
     found.ok_or_else(|| ServiceError::invalid("flows", format!("no customer flow {name}")))
 }
 
-/// One simulation to run: which endpoint, flow variant (or scenario) and persona.
+/// One simulation to run: which endpoint, flow variant (or scenario), persona and noise.
 struct Combination {
     endpoint: AgentEndpoint,
     flow: Option<JobFlow>,
     scenario: Option<ScenarioSummary>,
     persona: Option<Persona>,
+    noise: JobBackgroundNoise,
 }
+
+/// A variant's test case as it is resolved: the flow it runs, the scenario it stands for, the
+/// persona and the background noise.
+type Variant = (Option<JobFlow>, Option<ScenarioSummary>, Option<Persona>, JobBackgroundNoise);
+
+/// The noise a call has: the variant's environment's, else the persona's.
+fn noise_of(variant: Option<&FlowVariant>, persona: Option<&Persona>) -> JobBackgroundNoise {
+    if let Some(environment) = variant.and_then(|v| v.environment.as_ref())
+        && let Some(noise) = environment.background_noise.clone()
+    {
+        let volume = environment.background_noise_volume.unwrap_or(DEFAULT_NOISE_VOLUME);
+        return JobBackgroundNoise {
+            background_noise: noise,
+            background_noise_volume: volume,
+            source: NoiseSource::Environment,
+        };
+    }
+    let noise = persona.and_then(|p| p.fields.background_noise.clone()).unwrap_or(BackgroundNoise::None);
+    let volume = if noise == BackgroundNoise::None { 0.0 } else { DEFAULT_NOISE_VOLUME };
+    JobBackgroundNoise { background_noise: noise, background_noise_volume: volume, source: NoiseSource::Persona }
+}
+
+/// The volume of a persona's background noise (the hosted environment default).
+const DEFAULT_NOISE_VOLUME: f64 = 0.1;
 
 /// Endpoints × resolved variants × iterations (or scenarios × personas), as the spec says.
 /// More than `SIMULATIONS_PER_RUN_MAX` is refused, naming `iterationCount` under `at`, before
@@ -149,8 +199,8 @@ fn combinations(tx: &Transaction, plan: &RunPlanInput, at: &str) -> ServiceResul
         .flatten()
         .map(|e| store::require(tx, Kind::AgentEndpoint, &e.id.to_string()))
         .collect::<ServiceResult<_>>()?;
-    let mut variants: Vec<(Option<JobFlow>, Option<ScenarioSummary>, Option<Persona>)> = Vec::new();
-    for selection in plan.flows.iter().flatten() {
+    let mut variants: Vec<Variant> = Vec::new();
+    for selection in plan.flow_selections() {
         let flow = resolve_flow(tx, selection)?;
         let selection_persona: Option<Persona> =
             selection.persona_override_id.map(|id| store::require(tx, Kind::Persona, &id.to_string())).transpose()?;
@@ -161,17 +211,20 @@ fn combinations(tx: &Transaction, plan: &RunPlanInput, at: &str) -> ServiceResul
             variant_title: variant.title.clone(),
             happy_path: Some(happy),
         };
+        let scenario = |variant: &FlowVariant| ScenarioSummary { id: variant.id, description: variant.title.clone() };
+        let mut push = |variant: &FlowVariant, happy: bool, persona: Option<Persona>| {
+            let noise = noise_of(Some(variant), persona.as_ref());
+            variants.push((Some(job_flow(variant, happy)), Some(scenario(variant)), persona, noise));
+        };
         if selection.happy_path == Some(true)
             && let Some(happy) = &flow.happy_path
         {
-            let persona = selection_persona.clone().or(happy.persona_override.clone());
-            variants.push((Some(job_flow(happy, true)), None, persona));
+            push(happy, true, selection_persona.clone().or(happy.persona_override.clone()));
         }
         match &selection.edge_cases {
             Some(EdgeCases::All) => {
                 for edge in &flow.edge_cases {
-                    let persona = selection_persona.clone().or(edge.persona_override.clone());
-                    variants.push((Some(job_flow(edge, false)), None, persona));
+                    push(edge, false, selection_persona.clone().or(edge.persona_override.clone()));
                 }
             }
             Some(EdgeCases::List(list)) => {
@@ -181,19 +234,19 @@ fn combinations(tx: &Transaction, plan: &RunPlanInput, at: &str) -> ServiceResul
                         .persona_override_id
                         .map(|id| store::require(tx, Kind::Persona, &id.to_string()))
                         .transpose()?;
-                    let persona = own.or(selection_persona.clone()).or(edge.persona_override.clone());
-                    variants.push((Some(job_flow(edge, false)), None, persona));
+                    push(edge, false, own.or(selection_persona.clone()).or(edge.persona_override.clone()));
                 }
             }
             None => {}
         }
     }
-    if plan.flows.is_none() {
+    if !plan.runs_flows() {
         for scenario in plan.scenarios.iter().flatten() {
             for persona in plan.personas.iter().flatten() {
                 let persona: Persona = store::require(tx, Kind::Persona, &persona.id.to_string())?;
                 let summary = ScenarioSummary { id: scenario.id.unwrap_or_default(), description: None };
-                variants.push((None, Some(summary), Some(persona)));
+                let noise = noise_of(None, Some(&persona));
+                variants.push((None, Some(summary), Some(persona), noise));
             }
         }
     }
@@ -212,13 +265,14 @@ fn combinations(tx: &Transaction, plan: &RunPlanInput, at: &str) -> ServiceResul
     }
     let mut out = Vec::with_capacity(endpoints.len() * variants.len() * iterations);
     for endpoint in &endpoints {
-        for (flow, scenario, persona) in &variants {
+        for (flow, scenario, persona, noise) in &variants {
             for _ in 0..iterations {
                 out.push(Combination {
                     endpoint: endpoint.clone(),
                     flow: flow.clone(),
                     scenario: scenario.clone(),
                     persona: persona.clone(),
+                    noise: noise.clone(),
                 });
             }
         }
@@ -233,44 +287,37 @@ fn start_job(
     variables: Option<&RunVariables>,
     at_path: &str,
 ) -> ServiceResult<RunPlanJob> {
-    start_job_at(tx, plan, variables, at_path, Timestamp::now())
+    start_job_at(tx, plan, variables, at_path, Timestamp::now(), JobTrigger::TriggeredFromApi)
 }
 
-/// The same, created at `at` (the seeded history's nights).
+/// The same, created at `at` by `trigger` (the seeded history's nights are SCHEDULED).
 pub fn start_job_at(
     tx: &Transaction,
     plan: &RunPlan,
     variables: Option<&RunVariables>,
     at_path: &str,
     at: Timestamp,
+    trigger: JobTrigger,
 ) -> ServiceResult<RunPlanJob> {
     let job_id = Uuid::new_v4();
     let mut simulation_jobs = Vec::new();
+    let agents: HashMap<Uuid, Agent> = store::all::<Agent>(tx, Kind::Agent)?.into_iter().map(|a| (a.id, a)).collect();
+    let live = plan.plan.enrich_with_live_conversation == Some(true);
     for (iteration, combo) in combinations(tx, &plan.plan, at_path)?.into_iter().enumerate() {
-        let mut persona = combo.persona;
-        if let Some(p) = persona.as_mut() {
-            // The job's persona leaves out age, understood languages and idle settings.
-            p.fields.age = None;
-            p.fields.understood_languages = None;
-            p.fields.idle_messages = None;
-            p.fields.idle_timeout_seconds = None;
-            p.fields.idle_message_max_spoken_count = None;
-            p.fields.idle_message_reset_count_on_user_speech_enabled = None;
-        }
-        let job = SimulationJob {
+        let agent_name = combo.endpoint.agent_id.and_then(|a| agents.get(&a)).and_then(|a| a.name.clone());
+        let value = combo.endpoint.value.clone().unwrap_or_default();
+        let environment = combo.endpoint.environment.clone().unwrap_or_else(|| "production".into());
+        let mut job = SimulationJob {
             simulation_job_id: Uuid::new_v4(),
             status: Some(SimulationJobStatus::Pending),
-            processing_status: None,
-            persona,
+            processing_status: Some(ProcessingStatus::Pending),
+            persona: combo.persona,
             scenario: combo.scenario,
             agent_endpoint: Some(JobEndpoint {
                 id: combo.endpoint.id,
-                name: combo
-                    .endpoint
-                    .environment
-                    .clone()
-                    .map(|e| format!("{} ({e})", combo.endpoint.value.clone().unwrap_or_default())),
+                name: Some(format!("{} ({environment})", agent_name.unwrap_or(value))),
                 phone_number: combo.endpoint.value.clone(),
+                kind: combo.endpoint.endpoint_type.clone(),
                 endpoint_type: combo.endpoint.endpoint_type.clone(),
             }),
             created_at: Some(at.clone()),
@@ -287,7 +334,25 @@ pub fn start_job_at(
             outcome: None,
             failed_checks: Vec::new(),
             invalidation: None,
+            attempt_number: Some(1),
+            retry_of_simulation_job_id: None,
+            scheduled_at: None,
+            background_noise: Some(combo.noise),
+            enrichment: Some(Enrichment {
+                requested: live,
+                outcome: if live { EnrichmentOutcome::UnknownOutcome } else { EnrichmentOutcome::NotRequested },
+                wait_started_at: None,
+                wait_ended_at: None,
+            }),
+            failure_owner: None,
+            queue_position: None,
+            run_plan: None,
         };
+        job.run_plan = Some(JobRunPlan {
+            id: plan.id,
+            name: plan.name().to_owned(),
+            variables: variables_for(&plan.plan, variables, &job),
+        });
         let doc = Doc::new(Kind::SimulationJob, job.simulation_job_id, &job, at.0.clone())?
             .status(Some("PENDING"))
             .parent(Some(&job_id.to_string()));
@@ -300,12 +365,16 @@ pub fn start_job_at(
         simulation_run_plan_job_id: job_id,
         simulation_run_plan_id: Some(plan.id),
         status: Some(RunPlanJobStatus::Pending),
+        triggered_by: Some(trigger),
         created_at: Some(at.clone()),
         started_at: None,
         ended_at: None,
         simulation_jobs: Vec::new(),
         simulation_job_count: Some(simulation_jobs.len() as u64),
         error_message: None,
+        attempt_summary: None,
+        pending_retries: None,
+        counts: None,
     };
     let mut body = serde_json::to_value(&job)?;
     // The engine runs from the plan as it was when the job started (inline plans are not saved).
@@ -343,11 +412,11 @@ fn plan_checks(tx: &Transaction, plan: &RunPlanInput) -> ServiceResult<Vec<(Metr
             out.push((definition, rate, inherited));
         }
     }
-    if plan.flows.is_some() {
+    if plan.runs_flows() {
         let all: HashMap<Uuid, MetricDefinition> =
             store::all::<MetricDefinition>(tx, Kind::MetricDefinition)?.into_iter().map(|d| (d.id, d)).collect();
         let chosen: Vec<MetricDefinition> = out.iter().map(|(d, ..)| d.clone()).collect();
-        for selection in plan.flows.iter().flatten() {
+        for selection in plan.flow_selections() {
             let flow = resolve_flow(tx, selection)?;
             for definition in flow_and_automatic_metrics(plan, &flow, &all, &chosen) {
                 if runs(&definition) && !out.iter().any(|(d, ..)| d.id == definition.id) {

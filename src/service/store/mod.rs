@@ -139,6 +139,8 @@ pub struct Page {
     pub bodies: Vec<String>,
     pub total: u64,
     pub next_cursor: Option<String>,
+    /// The page size asked for.
+    pub limit: u64,
 }
 
 /// Which documents a list returns.
@@ -229,6 +231,46 @@ pub fn get_raw(conn: &Connection, kind: Kind, id: &str) -> ServiceResult<Option<
         .optional()?)
 }
 
+/// The stored bodies of a parent's children of `kind`, in the order they were made.
+pub fn children_raw(conn: &Connection, kind: Kind, parent_id: &str) -> ServiceResult<Vec<String>> {
+    let mut statement = conn.prepare_cached("SELECT body FROM docs WHERE kind = ?1 AND parent_id = ?2 ORDER BY seq")?;
+    let bodies = statement.query_map(params![kind.as_str(), parent_id], |r| r.get(0))?;
+    Ok(bodies.collect::<rusqlite::Result<_>>()?)
+}
+
+/// A run plan job's simulations counted by status (from the index, not the documents) and by
+/// outcome: `by_outcome` when the job's tally kept it, else counted from the documents.
+pub fn simulation_counts(
+    conn: &Connection,
+    job_id: &str,
+    by_outcome: Option<std::collections::BTreeMap<String, u64>>,
+) -> ServiceResult<crate::api::model::SimulationCounts> {
+    let kind = Kind::SimulationJob.as_str();
+    let mut counts = crate::api::model::SimulationCounts::default();
+    let mut statement =
+        conn.prepare_cached("SELECT status, count(*) FROM docs WHERE kind = ?1 AND parent_id = ?2 GROUP BY status")?;
+    let rows =
+        statement.query_map(params![kind, job_id], |r| Ok((r.get::<_, Option<String>>(0)?, r.get::<_, i64>(1)?)))?;
+    for row in rows {
+        let (status, n) = row?;
+        counts.total += n.max(0) as u64;
+        *counts.by_status.entry(status.unwrap_or_default()).or_default() += n.max(0) as u64;
+    }
+    counts.by_outcome = match by_outcome {
+        Some(by_outcome) => by_outcome,
+        None => {
+            let mut statement = conn.prepare_cached(
+                "SELECT json_extract(body, '$.outcome'), count(*) FROM docs \
+                 WHERE kind = ?1 AND parent_id = ?2 AND json_extract(body, '$.outcome') IS NOT NULL GROUP BY 1",
+            )?;
+            let rows =
+                statement.query_map(params![kind, job_id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?;
+            rows.map(|row| row.map(|(outcome, n)| (outcome, n.max(0) as u64))).collect::<rusqlite::Result<_>>()?
+        }
+    };
+    Ok(counts)
+}
+
 /// Reads and decodes one live document.
 pub fn get<T: DeserializeOwned>(conn: &Connection, kind: Kind, id: &str) -> ServiceResult<Option<T>> {
     match get_raw(conn, kind, id)? {
@@ -273,6 +315,20 @@ pub fn all<T: DeserializeOwned>(conn: &Connection, kind: Kind) -> ServiceResult<
     let mut statement =
         conn.prepare_cached("SELECT body FROM docs WHERE kind = ?1 AND deleted_at IS NULL ORDER BY seq")?;
     let rows = statement.query_map(params![kind.as_str()], |row| row.get::<_, String>(0))?;
+    rows.map(|body| Ok(serde_json::from_str(&body?)?)).collect()
+}
+
+/// The documents of a kind under one parent with one status, oldest first.
+pub fn children_with_status<T: DeserializeOwned>(
+    conn: &Connection,
+    kind: Kind,
+    parent_id: &str,
+    status: &str,
+) -> ServiceResult<Vec<T>> {
+    let mut statement = conn.prepare_cached(
+        "SELECT body FROM docs WHERE kind = ?1 AND parent_id = ?2 AND status = ?3 AND deleted_at IS NULL ORDER BY seq",
+    )?;
+    let rows = statement.query_map(params![kind.as_str(), parent_id, status], |row| row.get::<_, String>(0))?;
     rows.map(|body| Ok(serde_json::from_str(&body?)?)).collect()
 }
 
@@ -340,7 +396,7 @@ pub fn list(conn: &Connection, kind: Kind, filter: &Filter, cursor: Option<&str>
     rows.truncate(limit as usize);
     let next_cursor = if has_more { rows.last().map(|(seq, _)| format!("c{seq}")) } else { None };
     let bodies = rows.into_iter().map(|(_, body)| without_internal(kind, body)).collect::<ServiceResult<_>>()?;
-    Ok(Page { bodies, total: total as u64, next_cursor })
+    Ok(Page { bodies, total: total as u64, next_cursor, limit })
 }
 
 /// A stored body as callers see it: the engines' own members removed.

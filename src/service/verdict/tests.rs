@@ -202,9 +202,43 @@ fn an_agent_that_never_spoke_is_left_out_of_the_checks_and_fails_the_run_past_th
             max_share: AGENT_NEVER_SPOKE_MAX_SHARE,
             never_spoke_calls: 1,
             total_calls: 4,
-            agent_name: None
+            agent_name: None,
+            silent_attempts: Some(1),
         }]
     );
+}
+
+#[test]
+fn a_retried_silent_attempt_is_not_final_and_the_retry_decides() {
+    let ids: Vec<Uuid> = (0..1).map(|_| Uuid::new_v4()).collect();
+    let check = definition("task_completion", MetricType::Boolean, CalculationType::LlmJudge, true);
+    let mut t = Tally::new(vec![(MetricDefinition { id: ids[0], ..check }, 80.0, true)], 2);
+    // Test case 1: silent, retried, then the agent speaks and passes.
+    t.add_retried();
+    t.add(&completed(), &[(ids[0], true)]);
+    // Test case 2: silent on its last attempt too.
+    t.add_retried();
+    let mut silent = completed();
+    silent.invalidation =
+        Some(Invalidation { invalidated_at: None, reason: InvalidationReason::AgentNeverSpoke, detail: None });
+    t.add(&silent, &[]);
+    let summary = t.attempt_summary();
+    assert_eq!(
+        (summary.attempt_count, summary.retry_count, summary.silent_attempt_count),
+        (4, 2, 3),
+        "every attempt placed, the two retries, and the three silent ones"
+    );
+    assert_eq!((summary.still_silent_test_case_count, summary.test_case_count), (1, 2));
+    let v = t.verdict(&RunPlanJobStatus::Completed).unwrap();
+    assert!(
+        v.failures.iter().any(|f| matches!(
+            f,
+            VerdictFailure::AgentNeverSpoke { never_spoke_calls: 1, total_calls: 2, silent_attempts: Some(3), .. }
+        )),
+        "the verdict counts test cases whose last attempt was silent: {:?}",
+        v.failures
+    );
+    assert_eq!(v.checks[0].evaluated_sims, 1);
 }
 
 #[test]

@@ -275,7 +275,8 @@ impl JobView {
         let counts: usize = self.progress.counts.iter().map(|(s, n)| s.chars().count() + n.to_string().len() + 4).sum();
         let count_lines = counts.div_ceil(summary_width.saturating_sub(2).max(1) as usize).max(1) as u16;
         let error = u16::from(self.job.as_ref().is_some_and(|j| j.error_message.is_some()));
-        let summary = 5 + count_lines + error;
+        let retries = u16::from(self.job.as_ref().is_some_and(|j| retries(j).is_some()));
+        let summary = 5 + count_lines + error + retries;
         let judged = self.job.as_ref().and_then(|j| j.verdict.as_ref().map(|v| (j, v))).map_or(2, |(job, v)| {
             let failures = verdict::failures_to_show(v, !job.has_ended());
             // A failure in words takes two lines on a narrow panel.
@@ -343,6 +344,9 @@ impl JobView {
                 if inner.width >= 46 { self.id.to_string() } else { format!("{}…", &self.id.to_string()[..8]) },
             ),
         ];
+        if let Some(retries) = retries(job) {
+            lines.push(fact("retries", retries));
+        }
         if let Some(error) = &job.error_message {
             lines.push(Line::styled(fit(error, inner.width as usize), theme.error()));
         }
@@ -398,4 +402,20 @@ impl JobView {
         }
         frame.render_widget(Line::from(spans), area);
     }
+}
+
+/// The job's retries of simulations the agent never spoke on, when there were any: how many of
+/// its attempts were retries, how many test cases are still silent on their last attempt, and
+/// how many retries wait to dial.
+fn retries(job: &RunPlanJob) -> Option<String> {
+    let summary = job.attempt_summary.as_ref().filter(|s| s.retry_count > 0 || s.silent_attempt_count > 0)?;
+    let mut text = format!(
+        "{} of {} attempts · {} still silent",
+        summary.retry_count, summary.attempt_count, summary.still_silent_test_case_count
+    );
+    let waiting = job.pending_retries.as_ref().map_or(0, Vec::len);
+    if waiting > 0 {
+        text.push_str(&format!(" · {waiting} waiting"));
+    }
+    Some(text)
 }

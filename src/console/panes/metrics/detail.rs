@@ -112,7 +112,7 @@ pub fn definition(
         }
     }
     if let Some(formula) = &d.formula {
-        lines.section("formula").text(formula);
+        lines.section("formula").text(formula.expression());
     }
     if let Some(sources) = d.sources.as_ref().filter(|s| !s.is_empty()) {
         lines.section("sources");

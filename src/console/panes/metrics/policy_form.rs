@@ -3,7 +3,7 @@
 //! `GROUPS` condition groups — alternatives, each `key=value, key=value` that must all hold.
 
 use crate::api::model::{
-    Agent, CONDITION_KEYS, ConditionGroupInput, ConditionInput, IdRef, MetricDefinition, Modality, PolicyInput,
+    Agent, CONDITION_KEYS, ConditionGroupInput, ConditionInput, MetricDefinition, Modality, PolicyInput, PolicyMetric,
     PolicyStatus,
 };
 use crate::api::validate::{Checks, Validate, Violation};
@@ -69,13 +69,13 @@ fn condition(pair: &str, agents: &[Agent], param: &str, c: &mut Checks) -> Optio
         }
         _ => value.to_string(),
     };
-    Some(ConditionInput { condition_key: Some(key.to_string()), condition_value: Some(value) })
+    Some(ConditionInput { condition_key: Some(key.to_string()), condition_value: Some(value), ..Default::default() })
 }
 
 fn input(form: &Form, agents: &[Agent], c: &mut Checks) -> PolicyInput {
     let modality = form.value("modality");
     let picked = form.field(&metrics_param(&modality)).map(Field::picked).unwrap_or_default();
-    let metrics = picked.iter().filter_map(|id| id.parse().ok()).map(|id| IdRef { id });
+    let metrics = picked.iter().filter_map(|id| id.parse::<uuid::Uuid>().ok()).map(PolicyMetric::from);
     let mut groups = Vec::new();
     for g in 0..GROUPS {
         let param = group_param(g);
@@ -87,7 +87,7 @@ fn input(form: &Form, agents: &[Agent], c: &mut Checks) -> PolicyInput {
     PolicyInput {
         name: form.opt("name"),
         modality: Some(Modality::from(modality.as_str())).filter(|_| !modality.is_empty()),
-        metrics: Some(metrics.collect()).filter(|m: &Vec<IdRef>| !m.is_empty()),
+        metrics: Some(metrics.collect()).filter(|m: &Vec<PolicyMetric>| !m.is_empty()),
         status: form.opt("status").map(|s| PolicyStatus::from(s.as_str())),
         conditions: (!groups.is_empty()).then_some(groups),
         ..Default::default()

@@ -159,7 +159,8 @@ pub fn lines(
     let metrics = p.metrics.as_deref().unwrap_or_default();
     l.section(&format!("metrics ({})", metrics.len()));
     for metric in metrics {
-        let key = metric.id.map(|id| id.to_string()).or(metric.slug_or_alias().map(str::to_string)).unwrap_or_default();
+        // The slug reads better than the id; a saved plan carries both.
+        let key = metric.slug_or_alias().map(str::to_string).or(metric.id.map(|id| id.to_string())).unwrap_or_default();
         item(&mut l, 2, names.get(&key).unwrap_or("metric"), &key);
         let source = set_or(metric.conversation_source.as_ref().map(|s| s.as_str()), "SIMULATED");
         fact(&mut l, 4, "conversation source", source);
@@ -191,15 +192,18 @@ pub fn lines(
         l.line(Line::styled(format!("  each call is held open up to {wait} for the real recording"), theme.dim()));
     }
 
-    if p.scenarios.is_some() || p.personas.is_some() || p.auto_run.is_some() {
+    // A saved plan lists both deprecated lists, empty when unused: only a used one is shown.
+    let scenarios = p.scenarios.as_deref().filter(|s| !s.is_empty());
+    let personas = p.personas.as_deref().filter(|s| !s.is_empty());
+    if scenarios.is_some() || personas.is_some() || p.auto_run.is_some() {
         l.section("deprecated members");
         let style = theme.status("DEPRECATED");
-        for scenario in p.scenarios.iter().flatten() {
+        for scenario in scenarios.unwrap_or_default() {
             let id = scenario.id.map(|id| id.to_string()).unwrap_or_default();
             l.line(Line::from(vec![Span::styled("  scenario (deprecated)  ", style), Span::styled(id, theme.dim())]));
             variables(&mut l, 4, scenario.variables.as_ref());
         }
-        if let Some(personas) = &p.personas {
+        if let Some(personas) = personas {
             let names: Vec<String> = personas.iter().map(|r| names.or_key(r.id)).collect();
             l.line(Line::from(vec![Span::styled("  personas (deprecated)  ", style), Span::raw(names.join(", "))]));
         }

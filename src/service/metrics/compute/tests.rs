@@ -30,6 +30,7 @@ fn sample() -> Transcript {
             entry(Agent, 13800, 15000, "You're booked for Tuesday. Goodbye"),
         ],
         participants: Vec::new(),
+        transcription_source: None,
     }
 }
 
@@ -64,12 +65,15 @@ fn turn_counts_per_side() {
 #[test]
 fn response_latency_per_turn_and_averaged() {
     let v = values("agent_response_latency", &sample(), &call(None, None), None);
-    let turns = only(&v, MetricContext::Turn);
+    let turns = only(&v, MetricContext::SegmentRange);
     // 6000 - 6500 overlaps (0 ms), 13800 - 13000 = 800 ms.
     assert_eq!(turns.iter().map(|t| t.value.unwrap()).collect::<Vec<_>>(), vec![0.0, 800.0]);
     assert!(turns.iter().all(|t| t.segment.is_some() && t.participant_role.as_deref() == Some("agent")));
+    // Each spans the caller's line and the agent's answer.
+    assert!(turns.iter().all(|t| t.from_segment.is_some() && t.to_segment.is_some()));
     assert_eq!(only(&v, MetricContext::Call)[0].value, Some(400.0));
-    let agent_only = Transcript { entries: vec![sample().entries[0].clone()], participants: Vec::new() };
+    let agent_only =
+        Transcript { entries: vec![sample().entries[0].clone()], participants: Vec::new(), transcription_source: None };
     let v = values("agent_response_latency", &agent_only, &call(None, None), None);
     assert_eq!(v[0].capture_status, Some(CaptureStatus::DataMissing));
 }
@@ -78,7 +82,7 @@ fn response_latency_per_turn_and_averaged() {
 fn interruptions_count_overlapping_turns_of_the_other_side() {
     let v = values("interruption_count", &sample(), &call(None, None), None);
     assert_eq!(only(&v, MetricContext::Call)[0].value, Some(1.0));
-    let turn = only(&v, MetricContext::Turn)[0];
+    let turn = only(&v, MetricContext::SegmentRange)[0];
     assert_eq!(turn.participant_role.as_deref(), Some("agent"));
     assert_eq!(turn.to_segment.as_ref().unwrap().start_offset_ms, Some(6000));
 }
@@ -88,7 +92,8 @@ fn longest_silence_is_the_biggest_gap_nobody_spoke() {
     let v = values("longest_silence", &sample(), &call(None, None), None);
     assert_eq!(v[0].value, Some(3000.0), "9000 → 12000");
     assert_eq!(v[0].segment.as_ref().unwrap().start_offset_ms, Some(12000));
-    let one = Transcript { entries: vec![sample().entries[0].clone()], participants: Vec::new() };
+    let one =
+        Transcript { entries: vec![sample().entries[0].clone()], participants: Vec::new(), transcription_source: None };
     assert_eq!(
         values("longest_silence", &one, &call(None, None), None)[0].capture_status,
         Some(CaptureStatus::DataMissing)
@@ -111,7 +116,8 @@ fn words_per_minute_for_each_side_or_data_missing() {
             .value
     };
     assert_eq!(customer_wpm(&with_tone), customer_wpm(&sample()), "key presses are not speech");
-    let voicemail = Transcript { entries: vec![sample().entries[0].clone()], participants: Vec::new() };
+    let voicemail =
+        Transcript { entries: vec![sample().entries[0].clone()], participants: Vec::new(), transcription_source: None };
     let v = values("words_per_minute", &voicemail, &call(None, None), None);
     let customer = v.iter().find(|x| x.participant_role.as_deref() == Some("customer")).unwrap();
     assert_eq!(customer.capture_status, Some(CaptureStatus::DataMissing));
@@ -134,7 +140,7 @@ fn keypad_entry_applies_only_to_flows_with_keypad_steps() {
     assert_eq!(v[0].capture_status, Some(CaptureStatus::NotApplicable));
     let flow: CustomerFlow = serde_json::from_value(serde_json::json!({
         "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
-        "graph": [{"type": "AGENT_TURN", "steps": [{"type": "KEYPAD_ENTRY", "content": "Press 1 to confirm"}]}]
+        "graph": [{"type": "AGENT_TURN", "steps": [{"type": "CUSTOMER_DTMF", "content": "Press 1 to confirm"}]}]
     }))
     .unwrap();
     assert_eq!(values("keypad_entry", &sample(), &c, Some(&flow))[0].value, Some(0.0));
@@ -150,13 +156,13 @@ fn keypad_entry_reads_the_script_the_simulation_ran() {
     // own script with one, and the happy path none (it walks the graph).
     let flow: CustomerFlow = serde_json::from_value(serde_json::json!({
         "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
-        "graph": [{"type": "KEYPAD_ENTRY", "content": "Press 1 to confirm"}],
+        "graph": [{"type": "CUSTOMER_DTMF", "content": "Press 1 to confirm"}],
         "happyPath": {"id": "2a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "title": "Happy", "steps": []},
         "edgeCases": [
             {"id": "3a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "title": "Unsure",
-             "steps": [{"type": "CUSTOMER_LINE", "content": "Can't you just tell me?"}]},
+             "steps": [{"type": "CUSTOMER_TURN", "content": "Can't you just tell me?"}]},
             {"id": "4a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "title": "Presses 2",
-             "steps": [{"type": "BRANCH", "steps": [{"type": "KEYPAD_ENTRY", "content": "Press 2"}]}]}
+             "steps": [{"type": "AGENT_TURN", "steps": [{"type": "CUSTOMER_DTMF", "dtmfDigits": "2"}]}]}
         ]
     }))
     .unwrap();
@@ -175,8 +181,8 @@ fn keypad_entry_reads_the_script_the_simulation_ran() {
     assert_eq!(run(None)[0].value, Some(0.0), "no variant: the graph");
     let without_keys: CustomerFlow = serde_json::from_value(serde_json::json!({
         "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
-        "graph": [{"type": "CUSTOMER_LINE", "content": "Hi"}],
-        "edgeCases": [{"id": "4a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "steps": [{"type": "KEYPAD_ENTRY"}]}]
+        "graph": [{"type": "CUSTOMER_TURN", "content": "Hi"}],
+        "edgeCases": [{"id": "4a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "steps": [{"type": "CUSTOMER_DTMF"}]}]
     }))
     .unwrap();
     let conversation = Conversation { call: &c, transcript: &sample(), flow: Some(&without_keys), variant: None };

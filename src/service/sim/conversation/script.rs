@@ -10,6 +10,8 @@ use crate::api::model::*;
 pub(super) enum Action {
     Say(String),
     Press(String),
+    /// Keep quiet this many seconds, giving the agent the floor.
+    Silence(i64),
     /// The agent should do what `expected` says; the policy applies when it does not.
     Expect {
         expected: String,
@@ -17,30 +19,39 @@ pub(super) enum Action {
     },
 }
 
-/// Flattens the step graph into what the customer does, choosing one path at each branch.
-pub(super) fn actions(steps: &[FlowStep], probabilistic: bool, rng: &mut fastrand::Rng, out: &mut Vec<Action>) {
+/// Flattens the step graph into what the customer does. A step's `steps` follow it: one
+/// continues the script; several are alternatives, of which the caller takes the first
+/// (DETERMINISTIC) or one chosen by the simulation's generator (ADAPTIVE).
+pub(super) fn actions(steps: &[FlowStep], adaptive: bool, rng: &mut fastrand::Rng, out: &mut Vec<Action>) {
     for step in steps {
         match step.step_type.as_ref() {
-            Some(StepType::Branch) if !step.steps.is_empty() => {
-                let pick = if probabilistic { rng.usize(..step.steps.len()) } else { 0 };
-                let chosen = &step.steps[pick];
-                actions(std::slice::from_ref(chosen), probabilistic, rng, out);
-                continue;
+            Some(kind) if kind.is_customer_line() => out.extend(step.content.clone().map(Action::Say)),
+            Some(StepType::CustomerDtmf) => {
+                let digits = step.dtmf_digits.clone().filter(|d| !d.trim().is_empty());
+                out.push(Action::Press(digits.unwrap_or_else(|| keys(step.content.as_deref()))));
             }
-            Some(StepType::CustomerLine) => out.extend(step.content.clone().map(Action::Say)),
-            Some(StepType::KeypadEntry) => out.push(Action::Press(keys(step.content.as_deref()))),
-            Some(StepType::AgentTurn) => out.push(Action::Expect {
+            Some(StepType::CustomerSilence) => out.push(Action::Silence(step.silence_duration_seconds.unwrap_or(3))),
+            Some(StepType::AgentTurn | StepType::AgentDtmf) => out.push(Action::Expect {
                 expected: step.content.clone().unwrap_or_default(),
                 policy: step.off_script_policy.clone(),
             }),
+            // Voicemail, handoff and scenario-link steps have nothing for the caller to say here.
+            Some(StepType::Voicemail | StepType::CustomerHandoff | StepType::ScenarioLink) => {}
             _ => out.extend(step.content.clone().map(Action::Say)),
         }
-        actions(&step.steps, probabilistic, rng, out);
+        match step.steps.len() {
+            0 => {}
+            1 => actions(&step.steps, adaptive, rng, out),
+            n => {
+                let pick = if adaptive { rng.usize(..n) } else { 0 };
+                actions(std::slice::from_ref(&step.steps[pick]), adaptive, rng, out);
+            }
+        }
     }
 }
 
-/// The keys a keypad step presses: the digits its content names ("Press 2 to choose another
-/// time" presses 2), or 1 when it names none.
+/// The keys a keypad step presses when it has no `dtmfDigits`: the digits its content names
+/// ("Press 2 to choose another time" presses 2), or 1 when it names none.
 fn keys(content: Option<&str>) -> String {
     let digits: String = content
         .unwrap_or_default()

@@ -11,11 +11,11 @@ fn flow(steps: serde_json::Value) -> CustomerFlow {
 
 fn dental_flow() -> CustomerFlow {
     flow(serde_json::json!([
-        {"type": "CUSTOMER_LINE", "content": "Hi, I need to reschedule my cleaning for {{patientName}}."},
+        {"type": "CUSTOMER_TURN", "content": "Hi, I need to reschedule my cleaning for {{patientName}}."},
         {"type": "AGENT_TURN", "content": "Agent asks for the date of birth"},
-        {"type": "CUSTOMER_LINE", "content": "It's March 12, 1984."},
-        {"type": "CUSTOMER_LINE", "content": "Tuesday works."},
-        {"type": "KEYPAD_ENTRY", "content": "Press 1"}
+        {"type": "CUSTOMER_TURN", "content": "It's March 12, 1984."},
+        {"type": "CUSTOMER_TURN", "content": "Tuesday works."},
+        {"type": "CUSTOMER_DTMF", "content": "Press 1"}
     ]))
 }
 
@@ -97,7 +97,7 @@ async fn the_maximum_duration_is_a_hard_cap() {
 #[tokio::test]
 async fn the_maximum_duration_caps_a_voicemail_too() {
     let mut f = flow(serde_json::json!([
-        {"type": "CUSTOMER_LINE", "content": "Hi, this is a long message about rescheduling my appointment next week."}
+        {"type": "CUSTOMER_TURN", "content": "Hi, this is a long message about rescheduling my appointment next week."}
     ]));
     f.flow_type = Some(FlowType::Voicemail);
     let vars = BTreeMap::new();
@@ -117,13 +117,15 @@ async fn an_end_call_reason_judged_true_ends_the_call() {
     // Met by the greeting: no flaw of the agent's can land before it.
     s.end_call_reasons = vec!["The agent asks how it can help".into()];
     let outcome = talk(&s).await;
-    assert_eq!(outcome.ended_status, EndedStatus::EndCallReasonMet, "{outcome:?}");
+    // The reason is judged on the agent's turns: the agent ended the call, and the reason says why.
+    assert_eq!(outcome.ended_status, EndedStatus::AgentEndedCall, "{outcome:?}");
+    assert!(outcome.end_reason.starts_with("end-call reason met:"), "{outcome:?}");
 }
 
 #[tokio::test]
 async fn voicemail_flows_reach_voicemail() {
     let mut f =
-        flow(serde_json::json!([{"type": "CUSTOMER_LINE", "content": "Hi, this is Dana calling back about Tuesday."}]));
+        flow(serde_json::json!([{"type": "CUSTOMER_TURN", "content": "Hi, this is Dana calling back about Tuesday."}]));
     f.flow_type = Some(FlowType::Voicemail);
     let vars = BTreeMap::new();
     let outcome = talk(&setup(&f, &vars, "call-f")).await;
@@ -156,10 +158,10 @@ fn placeholders_fill_from_variables_then_persona_properties() {
 #[tokio::test]
 async fn an_agent_off_script_meets_the_policy_and_the_customer_hangs_up() {
     let f = flow(serde_json::json!([
-        {"type": "CUSTOMER_LINE", "content": "Hi, I need to reschedule my cleaning."},
+        {"type": "CUSTOMER_TURN", "content": "Hi, I need to reschedule my cleaning."},
         {"type": "AGENT_TURN", "content": "Agent quotes the xylophone warranty clause",
-         "offScriptPolicy": {"reaction": "REDIRECT", "sayLine": "Can you tell me about the warranty?", "maxAttempts": 2, "then": "HANG_UP"}},
-        {"type": "CUSTOMER_LINE", "content": "Great, thanks."}
+         "offScriptPolicy": {"reaction": "SAY", "sayLine": "Can you tell me about the warranty?", "maxAttempts": 2, "then": "HANG_UP"}},
+        {"type": "CUSTOMER_TURN", "content": "Great, thanks."}
     ]));
     let vars = BTreeMap::new();
     let outcome = talk(&setup(&f, &vars, "call-h")).await;

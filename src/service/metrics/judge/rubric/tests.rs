@@ -17,6 +17,7 @@ pub(super) fn transcript(lines: &[(ParticipantType, &str)]) -> Transcript {
             })
             .collect(),
         participants: Vec::new(),
+        transcription_source: None,
     }
 }
 

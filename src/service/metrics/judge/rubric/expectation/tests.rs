@@ -65,6 +65,7 @@ fn fees_timing_and_asking_have_their_own_readers() {
             },
         ],
         participants: Vec::new(),
+        transcription_source: None,
     });
     let f = read(&conv, "agent lets the caller finish spelling the confirmation code before responding.");
     assert_eq!(f.met, Some(false), "{}", f.why);

@@ -1,0 +1,99 @@
+//! Templates: one ready-made regression run per flow that can run, in the hosted template
+//! shape (`slug`, `title`, `flows`, `metrics`, `thresholds`, …) with the runnable `plan` the
+//! local service adds.
+
+use rusqlite::Connection;
+use uuid::Uuid;
+
+use crate::api::model::*;
+use crate::service::error::ServiceResult;
+use crate::service::resolve_definition;
+use crate::service::store::{self, Kind};
+
+/// The metrics every template measures: how long the call took, and whether the task got done.
+const METRICS: &[&str] = &["call_duration", "task_completion"];
+const MAX_DURATION_SECONDS: i64 = 300;
+
+/// Every template, one per flow that is not a voicemail flow and has something to run.
+pub fn all(conn: &Connection) -> ServiceResult<Vec<RunPlanTemplate>> {
+    let flows: Vec<CustomerFlow> = store::all(conn, Kind::CustomerFlow)?;
+    let endpoints: Vec<AgentEndpoint> = store::all(conn, Kind::AgentEndpoint)?;
+    let metrics: Vec<MetricDefinition> =
+        METRICS.iter().filter_map(|slug| resolve_definition(conn, slug).ok()).collect();
+    Ok(flows
+        .iter()
+        .filter(|f| !f.is_voicemail() && (f.happy_path.is_some() || !f.edge_cases.is_empty()))
+        .filter_map(|flow| {
+            let endpoint =
+                endpoints.iter().find(|e| flow.agents.iter().any(|a| Some(a.id) == e.agent_id)).or(endpoints.first())?;
+            Some(template(flow, endpoint, &metrics))
+        })
+        .collect())
+}
+
+fn template(flow: &CustomerFlow, endpoint: &AgentEndpoint, metrics: &[MetricDefinition]) -> RunPlanTemplate {
+    let flow_title = flow.title.clone().unwrap_or_default();
+    let title = format!("{flow_title} regression");
+    let reference = |d: &MetricDefinition| TemplateMetric { id: d.id, slug: d.slug.clone().unwrap_or_default() };
+    let plan = RunPlanInput {
+        name: Some(title.clone()),
+        direction: Some(Direction::Inbound),
+        max_simulation_duration_seconds: Some(MAX_DURATION_SECONDS),
+        flows: Some(vec![FlowSelection {
+            id: Some(flow.id),
+            happy_path: Some(flow.happy_path.is_some()),
+            edge_cases: (!flow.edge_cases.is_empty()).then_some(EdgeCases::All),
+            ..Default::default()
+        }]),
+        agent_endpoints: Some(vec![IdRef { id: endpoint.id }]),
+        metrics: Some(METRICS.iter().map(|slug| MetricReference::by_slug(*slug)).collect()),
+        ..Default::default()
+    };
+    RunPlanTemplate {
+        id: Some(Uuid::new_v5(&flow.id, b"template")),
+        slug: Some(format!("{}-regression", kebab(flow.slug.as_deref().unwrap_or(&flow_title)))),
+        title: Some(title.clone()),
+        name: Some(title),
+        description: Some(format!(
+            "Runs {} of \"{flow_title}\" against the flow's agent and measures {}.",
+            match (flow.happy_path.is_some(), flow.edge_cases.len()) {
+                (true, 0) => "the happy path".to_owned(),
+                (true, n) => format!("the happy path and all {n} edge cases"),
+                (false, n) => format!("all {n} edge cases"),
+            },
+            METRICS.join(" and ")
+        )),
+        category: Some("regression".into()),
+        flows: vec![TemplateFlow {
+            id: flow.id,
+            slug: flow.slug.clone(),
+            title: flow_title,
+            happy_path: flow.happy_path.as_ref().map(|v| TemplateVariant {
+                id: None,
+                slug: None,
+                title: v.title.clone().unwrap_or_default(),
+            }),
+            edge_cases: flow
+                .edge_cases
+                .iter()
+                .map(|v| TemplateVariant { id: Some(v.id), slug: None, title: v.title.clone().unwrap_or_default() })
+                .collect(),
+        }],
+        metrics: metrics.iter().map(reference).collect(),
+        thresholds: metrics.iter().filter(|d| d.is_check()).map(reference).collect(),
+        include_flow_metrics: Some(true),
+        default_end_call_reasons: Vec::new(),
+        default_max_simulation_duration_seconds: Some(MAX_DURATION_SECONDS),
+        sweep: None,
+        plan: Some(plan),
+    }
+}
+
+/// `Reschedule a cleaning` → `reschedule-a-cleaning`.
+fn kebab(text: &str) -> String {
+    text.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect::<Vec<_>>()
+        .join("-")
+}

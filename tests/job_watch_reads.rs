@@ -1,0 +1,118 @@
+//! What a watcher reads of a run plan job: the job without its simulations but with their
+//! counts (`?simulationJobs=none`), and the simulations a page at a time
+//! (`GET …/job/{id}/simulation-jobs`), filtered by status and outcome.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
+
+mod support;
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use reqwest::Method;
+use support::{eventually, raw, start};
+use switchboard::api::ListQuery;
+use switchboard::api::model::{RunPlanJob, RunRequest};
+
+const SEEDED_PLAN: &str = "def19c4f-3b29-5880-ab66-2113c56938c5";
+
+async fn ended_run(service: &support::Service) -> RunPlanJob {
+    let run = RunRequest { plan_id: Some(SEEDED_PLAN.parse().unwrap()), ..Default::default() };
+    let id = service.client.run(&run).await.unwrap().simulation_run_plan_job_id;
+    eventually(Duration::from_secs(120), || async {
+        let job = service.client.get_run_plan_job(id).await.unwrap();
+        job.status.as_ref().is_some_and(|s| s.is_terminal()).then_some(job)
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_summary_read_counts_the_simulations_it_leaves_out() {
+    let service = start(true).await;
+    let job = ended_run(&service).await;
+    let id = job.simulation_run_plan_job_id;
+    assert!(job.simulation_jobs.len() > 3, "a run with several simulations");
+    let counts = job.counts.clone().expect("a job's read carries counts");
+    assert_eq!(counts.total as usize, job.simulation_jobs.len());
+
+    let key = format!("Bearer {}", service.running.api_key.expose());
+    let (status, body, _) = raw(
+        &service.base_url(),
+        Method::GET,
+        &format!("/v1/simulation/plan/job/{id}?simulationJobs=none"),
+        Some(&key),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["data"]["simulationJobs"], serde_json::json!([]));
+    let summary: RunPlanJob = serde_json::from_value(body["data"].clone()).unwrap();
+    assert_eq!(summary.counts.as_ref(), Some(&counts));
+    assert_eq!(summary.verdict, job.verdict, "the verdict is there without the simulations");
+    assert_eq!(summary.simulation_job_count, Some(counts.total));
+    // The counts add up to what the simulations say.
+    for (status, n) in &counts.by_status {
+        let seen =
+            job.simulation_jobs.iter().filter(|s| s.status.as_ref().map(|s| s.as_str()) == Some(status.as_str()));
+        assert_eq!(seen.count() as u64, *n, "{status}");
+    }
+    for (outcome, n) in &counts.by_outcome {
+        let seen =
+            job.simulation_jobs.iter().filter(|s| s.outcome.as_ref().map(|o| o.as_str()) == Some(outcome.as_str()));
+        assert_eq!(seen.count() as u64, *n, "{outcome}");
+    }
+
+    let with_outcome = job.simulation_jobs.iter().filter(|s| s.outcome.is_some()).count() as u64;
+    assert_eq!(counts.by_outcome.values().sum::<u64>(), with_outcome, "every outcome is counted");
+
+    // What it does not know it refuses, naming the parameter.
+    for query in ["simulationJobs=some", "simulationjobs=none", "verbose=1"] {
+        let (status, body, _) =
+            raw(&service.base_url(), Method::GET, &format!("/v1/simulation/plan/job/{id}?{query}"), Some(&key), None)
+                .await;
+        assert_eq!(status, 400, "{query}: {body}");
+        assert!(body["param"].as_str().is_some_and(|p| !p.is_empty()), "{query}: {body}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_jobs_simulations_page_by_cursor_without_duplicates_and_filter() {
+    let service = start(true).await;
+    let job = ended_run(&service).await;
+    let id = job.simulation_run_plan_job_id;
+    let mut seen = HashSet::new();
+    let mut query = ListQuery::default().limit(2);
+    loop {
+        let page = service.client.list_job_simulations(id, &query).await.unwrap();
+        assert_eq!(page.pagination.total, job.simulation_jobs.len() as u64);
+        for sim in &page.data {
+            assert!(seen.insert(sim.simulation_job_id), "no simulation twice");
+            assert_eq!(sim.simulation_run_plan_job_id, Some(id));
+        }
+        match page.pagination.next_cursor {
+            Some(cursor) => query.cursor = Some(cursor),
+            None => break,
+        }
+    }
+    let all: HashSet<_> = job.simulation_jobs.iter().map(|s| s.simulation_job_id).collect();
+    assert_eq!(seen, all, "the walk covers exactly the job's simulations");
+
+    let counts = job.counts.clone().unwrap();
+    for (outcome, n) in &counts.by_outcome {
+        let page = service
+            .client
+            .list_job_simulations(id, &ListQuery::default().limit(50).filter("outcome", outcome))
+            .await
+            .unwrap();
+        assert_eq!(page.pagination.total, *n, "{outcome}");
+        assert!(page.data.iter().all(|s| s.outcome.as_ref().map(|o| o.as_str()) == Some(outcome.as_str())));
+    }
+    let completed =
+        service.client.list_job_simulations(id, &ListQuery::default().filter("status", "COMPLETED")).await.unwrap();
+    assert_eq!(completed.pagination.total, counts.by_status.get("COMPLETED").copied().unwrap_or(0));
+
+    let bad =
+        service.client.list_job_simulations(id, &ListQuery::default().filter("outcome", "GREAT")).await.unwrap_err();
+    assert_eq!((bad.status(), bad.param()), (Some(400), Some("outcome")));
+    let missing = service.client.list_job_simulations(uuid::Uuid::new_v4(), &ListQuery::default()).await.unwrap_err();
+    assert_eq!(missing.status(), Some(404));
+}
