@@ -188,7 +188,15 @@ fn flatten_all_of(schema: &mut serde_json::Value, schemas: &serde_json::Map<Stri
             return;
         }
         if let Some(members) = resolved.get("properties").and_then(serde_json::Value::as_object) {
-            properties.extend(members.clone());
+            // What a caller must send at least one of, a saved resource may hold none of (a plan
+            // of flows lists `personas: []`, as the hosted service does): no `minItems` here.
+            properties.extend(members.iter().map(|(name, member)| {
+                let mut member = member.clone();
+                if let Some(object) = member.as_object_mut() {
+                    object.remove("minItems");
+                }
+                (name.clone(), member)
+            }));
         }
         for name in resolved.get("required").and_then(serde_json::Value::as_array).into_iter().flatten() {
             if !required.contains(name) {
