@@ -2,7 +2,7 @@
 //! seeded improv flow's happy path and three edge cases, `iterationCount` N = 2,500, four plan
 //! metrics plus the flow's automatic ones) at `--sim-speed max`, then the real binary diffing
 //! them against the in-process local service, as a separate process so that its time and
-//! peak memory are the command's own: first with the results read (`GET …/results`, the local
+//! peak memory are the command's own: first with the results read (`GET …/check-results`, the local
 //! service extension), then `--call-by-call` (what a service without it gets: the job read and
 //! each call's metrics). Each is run `DIFF_REPEATS` times (default 3).
 //!

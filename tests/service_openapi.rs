@@ -84,7 +84,7 @@ const ROUTES: &[(&str, &str)] = &[
     ("get", "/v1/simulation/plan/{id}"),
     ("get", "/v1/simulation/plan/jobs"),
     ("get", "/v1/simulation/plan/job/{id}"),
-    ("get", "/v1/simulation/plan/job/{id}/results"),
+    ("get", "/v1/simulation/plan/job/{id}/check-results"),
     ("get", "/v1/simulation/plan/job/{id}/simulation-jobs"),
     ("post", "/v1/simulation/plan/job/{id}/cancel"),
     ("post", "/v1/simulation/run"),

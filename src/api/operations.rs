@@ -160,7 +160,7 @@ impl Client {
 
     /// A run's results in one read: each simulation's check results and call-level values.
     pub async fn run_results(&self, id: Uuid) -> Result<RunResults, Error> {
-        self.data(&format!("/v1/simulation/plan/job/{id}/results")).await
+        self.data(&format!("/v1/simulation/plan/job/{id}/check-results")).await
     }
 
     /// The job unless it is unchanged since the read that gave `etag` (a watcher's poll). With

@@ -74,7 +74,7 @@ pub struct SimResult {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ReadPath {
-    /// One results read (`GET …/results`).
+    /// One results read (`GET …/check-results`).
     Results,
     /// Each call's metrics, judged here by the service's rule.
     CallByCall,

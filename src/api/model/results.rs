@@ -1,4 +1,4 @@
-//! A run's results in one read (`GET /v1/simulation/plan/job/{jobId}/results`): the hosted
+//! A run's results in one read (`GET /v1/simulation/plan/job/{jobId}/check-results`): the hosted
 //! service's run report, of which the local service sends the run, its summary, each metric's
 //! aggregate and each simulation's check results and call-level values. What a comparison of
 //! two runs is built from, without reading every call.

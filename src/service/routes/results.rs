@@ -24,7 +24,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 /// debrief and sweep attribution, and sends `reasoning` as null (read it from the call's metrics).
 #[utoipa::path(
     get,
-    path = "/v1/simulation/plan/job/{id}/results",
+    path = "/v1/simulation/plan/job/{id}/check-results",
     operation_id = "getRunPlanJobResults",
     tag = "Simulation Run Plan Job",
     params(("id" = Uuid, Path, description = "The run plan job's id")),
