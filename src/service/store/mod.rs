@@ -233,7 +233,9 @@ pub fn get_raw(conn: &Connection, kind: Kind, id: &str) -> ServiceResult<Option<
 
 /// The stored bodies of a parent's children of `kind`, in the order they were made.
 pub fn children_raw(conn: &Connection, kind: Kind, parent_id: &str) -> ServiceResult<Vec<String>> {
-    let mut statement = conn.prepare_cached("SELECT body FROM docs WHERE kind = ?1 AND parent_id = ?2 ORDER BY seq")?;
+    let mut statement = conn.prepare_cached(
+        "SELECT body FROM docs WHERE kind = ?1 AND parent_id = ?2 AND deleted_at IS NULL ORDER BY seq",
+    )?;
     let bodies = statement.query_map(params![kind.as_str(), parent_id], |r| r.get(0))?;
     Ok(bodies.collect::<rusqlite::Result<_>>()?)
 }
@@ -284,16 +286,12 @@ pub fn require<T: DeserializeOwned>(conn: &Connection, kind: Kind, id: &str) -> 
     get(conn, kind, id)?.ok_or_else(|| ServiceError::not_found(kind.label(), id))
 }
 
-/// Finds a live document by a member's value (a slug, say).
 /// Every live document of `kind` under `parent_id`, in the order they were written.
 pub fn children<T: DeserializeOwned>(conn: &Connection, kind: Kind, parent_id: &str) -> ServiceResult<Vec<T>> {
-    let mut statement = conn.prepare_cached(
-        "SELECT body FROM docs WHERE kind = ?1 AND parent_id = ?2 AND deleted_at IS NULL ORDER BY seq",
-    )?;
-    let bodies = statement.query_map(params![kind.as_str(), parent_id], |r| r.get::<_, String>(0))?;
-    bodies.map(|b| Ok(serde_json::from_str(&b?)?)).collect()
+    children_raw(conn, kind, parent_id)?.iter().map(|body| Ok(serde_json::from_str(body)?)).collect()
 }
 
+/// Finds a live document by a member's value (a slug, say).
 pub fn find_by<T: DeserializeOwned>(
     conn: &Connection,
     kind: Kind,
