@@ -16,6 +16,11 @@ const SPEC_PATHS: [&str; 3] = ["/openapi.json", "/.well-known/openapi.json", "/d
 
 /// Every operation the router serves, as (method, path) in the document's spelling.
 const ROUTES: &[(&str, &str)] = &[
+    ("get", "/v1/webhook"),
+    ("post", "/v1/webhook"),
+    ("get", "/v1/webhook/{id}"),
+    ("delete", "/v1/webhook/{id}"),
+    ("get", "/v1/webhook/{id}/deliveries"),
     ("post", "/demo/agent"),
     ("post", "/v1/agent"),
     ("post", "/v1/agent/endpoint"),
@@ -50,6 +55,7 @@ const ROUTES: &[(&str, &str)] = &[
     ("get", "/v1/metric/collection-jobs"),
     ("post", "/v1/metric/collection-jobs"),
     ("get", "/v1/metric/collection-jobs/{id}"),
+    ("get", "/v1/events"),
     ("get", "/v1/metric/annotations"),
     ("post", "/v1/metric/annotations"),
     ("post", "/v1/metric/collection-jobs/{id}/cancel"),
@@ -94,6 +100,7 @@ const ROUTES: &[(&str, &str)] = &[
 
 /// Operations that create something, and so answer 201.
 const CREATIONS: &[(&str, &str)] = &[
+    ("post", "/v1/webhook"),
     ("post", "/v1/agent"),
     ("post", "/v1/agent/endpoint"),
     ("post", "/v1/http-request-definition"),
@@ -192,6 +199,8 @@ async fn every_route_is_documented_and_every_documented_route_is_served() {
             .replace("{id}", "4f1c2d40-1b4a-4c6e-9a51-0d2f6a3e8b11")
             .replace("{variant}", "default")
             .replace("{key}", "no-such-target");
+        // The event stream would stay open: a type it does not know answers at once.
+        let concrete = if concrete == "/v1/events" { "/v1/events?kind=NO_SUCH_TYPE".to_owned() } else { concrete };
         let method = Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
         // Writes carry an empty body: refused with 400 before anything is stored.
         let (status, body, _) = raw(&base, method.clone(), &concrete, Some(&key), None).await;

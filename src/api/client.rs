@@ -236,6 +236,39 @@ impl Client {
         }
     }
 
+    /// Opens a long-lived GET (an event stream): one attempt, no overall time limit (the
+    /// connect timeout still holds), the response handed back unread once its status is a
+    /// success. Errors are decoded and scrubbed as `send`'s are.
+    pub(crate) async fn open_stream<Q: Serialize + ?Sized>(
+        &self,
+        path: &str,
+        query: &Q,
+        headers: &[(&str, String)],
+    ) -> Result<reqwest::Response, Error> {
+        let url = format!("{}{}", self.base_url, path);
+        // reqwest has no "no timeout" per request: a day stands for none; streams reconnect.
+        let mut request = self
+            .http
+            .get(&url)
+            .bearer_auth(self.key.expose())
+            .query(query)
+            .header(header::ACCEPT, "text/event-stream")
+            .timeout(Duration::from_secs(24 * 3600));
+        for (name, value) in headers {
+            request = request.header(*name, value);
+        }
+        let response = request.send().await.map_err(|e| self.transport_error(&Method::GET, path, e))?;
+        let status = response.status();
+        if status.is_success() {
+            return Ok(response);
+        }
+        let retry_after = retry_after(response.headers());
+        let bytes = response.bytes().await.map_err(|e| self.transport_error(&Method::GET, path, e))?;
+        let bytes = super::error::scrub_bytes(&bytes, self.key.expose());
+        Err(Error::Api(Box::new(ApiError::from_response(status.as_u16(), &bytes, retry_after)))
+            .redacted(self.key.expose()))
+    }
+
     fn transport_error(&self, method: &Method, path: &str, error: reqwest::Error) -> Error {
         let method = method.to_string();
         let path = path.to_owned();

@@ -2,6 +2,7 @@
 
 pub mod client;
 pub mod error;
+pub mod events;
 pub mod model;
 pub mod operations;
 pub mod page;
@@ -10,4 +11,5 @@ pub mod wire_enum;
 
 pub use client::{ApiKey, Client, ClientConfig, Conditional, USER_AGENT};
 pub use error::{ApiError, Error, ErrorBody, ErrorType};
+pub use events::EventStream;
 pub use operations::{ListQuery, routes};

@@ -372,6 +372,31 @@ impl Client {
         Ok(self.send::<(), (), Data<Deleted>>(Method::DELETE, &format!("/v1/persona/{id}"), None, None).await?.data)
     }
 
+    // Webhooks
+
+    /// Creates a webhook; the answer's `signingSecret` is shown this once.
+    pub async fn create_webhook(&self, input: &WebhookInput) -> Result<WebhookCreated, Error> {
+        self.write_data(Method::POST, "/v1/webhook", input).await
+    }
+
+    pub async fn list_webhooks(&self, query: &ListQuery) -> Result<CursorPage<Webhook>, Error> {
+        self.get_with("/v1/webhook", query).await
+    }
+
+    pub async fn get_webhook(&self, id: Uuid) -> Result<Webhook, Error> {
+        self.data(&format!("/v1/webhook/{id}")).await
+    }
+
+    pub async fn delete_webhook(&self, id: Uuid) -> Result<WebhookDeleted, Error> {
+        let path = format!("/v1/webhook/{id}");
+        Ok(self.send::<(), (), Data<WebhookDeleted>>(Method::DELETE, &path, None, None).await?.data)
+    }
+
+    /// A webhook's delivery attempts, newest first (local service extension).
+    pub async fn webhook_deliveries(&self, id: Uuid, query: &ListQuery) -> Result<CursorPage<DeliveryAttempt>, Error> {
+        self.get_with(&format!("/v1/webhook/{id}/deliveries"), query).await
+    }
+
     // Issues
 
     pub async fn create_issue(&self, input: &IssueInput) -> Result<Issue, Error> {

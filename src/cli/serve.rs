@@ -43,6 +43,10 @@ pub struct ServeArgs {
     /// Allow listening on a non-loopback address.
     #[arg(long)]
     pub public: bool,
+    /// Milliseconds before a failed webhook delivery's first retry; later retries wait
+    /// longer (6×, 24×, … 2880× this). Default 5000.
+    #[arg(long, default_value_t = 5000, value_name = "MS")]
+    pub webhook_retry_ms: u64,
 }
 
 pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Outcome {
@@ -70,6 +74,9 @@ pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Outcome {
         sim_speed: args.sim_speed,
         judge: config.judge,
         read_timeout: service::READ_TIMEOUT,
+        webhook_retry: service::webhooks::RetryPolicy {
+            first: std::time::Duration::from_millis(args.webhook_retry_ms.max(1)),
+        },
     };
     let mut running = service::start(options).await.map_err(|e| {
         Failure::new(Exit::Unavailable, "start", format!("cannot start the local service: {e}"))

@@ -5,6 +5,7 @@ mod auth;
 pub mod error;
 mod error_body;
 mod etag;
+pub mod events;
 mod extract;
 mod ingest;
 mod keyfile;
@@ -19,6 +20,7 @@ pub mod results;
 pub mod sim;
 pub mod store;
 pub mod verdict;
+pub mod webhooks;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -67,6 +69,8 @@ pub struct Options {
     /// A client that takes longer than this to send its request head, or then its body, is
     /// disconnected.
     pub read_timeout: std::time::Duration,
+    /// How webhook deliveries are retried.
+    pub webhook_retry: webhooks::RetryPolicy,
 }
 
 /// How fast simulated time runs: a factor of wall time, or as fast as the machine allows.
@@ -111,6 +115,7 @@ impl Options {
             sim_speed: SimSpeed::default(),
             judge: None,
             read_timeout: server::READ_TIMEOUT,
+            webhook_retry: webhooks::RetryPolicy::default(),
         }
     }
 
@@ -138,6 +143,8 @@ pub struct AppState {
     pub collector: metrics::collection::Collector,
     /// Runs simulations in the background.
     pub simulator: sim::runner::Simulator,
+    /// Turns true when the service stops, so that event streams end.
+    pub closing: tokio::sync::watch::Receiver<bool>,
 }
 
 /// A running service: its address and key, and the handle that stops it.
@@ -238,7 +245,10 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
     let judge = Arc::new(judge);
     let collector = metrics::collection::Collector::new(store.clone(), judge.clone());
     let simulator = sim::runner::Simulator::new(store.clone(), judge, options.sim_speed, format!("http://{addr}"));
+    let sender = webhooks::Sender::new(store.clone(), options.webhook_retry);
+    let (closing_tx, closing) = tokio::sync::watch::channel(false);
     let state = AppState {
+        closing,
         collector: collector.clone(),
         simulator: simulator.clone(),
         store,
@@ -254,8 +264,9 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
     let app = router(state);
     let task = tokio::spawn(server::serve(listener, app, options.read_timeout, async move {
         let _ = shutdown_rx.await;
+        let _ = closing_tx.send(true);
     }));
-    let engines = vec![collector.spawn(), simulator.spawn()];
+    let engines = vec![collector.spawn(), simulator.spawn(), sender.spawn()];
     tracing::info!(%addr, "local service listening");
     Ok(Running { addr, api_key, key_generated, shutdown: Some(shutdown_tx), task, engines })
 }

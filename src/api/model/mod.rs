@@ -6,6 +6,7 @@ pub mod benchmark;
 pub mod call;
 pub mod collection;
 pub mod common;
+pub mod event;
 pub mod flow;
 pub mod issue;
 pub mod knowledge_base;
@@ -16,6 +17,7 @@ pub mod results;
 pub mod run_plan;
 pub mod simulation;
 pub mod verdict;
+pub mod webhook;
 
 pub use agent::*;
 pub use annotation::*;
@@ -23,6 +25,7 @@ pub use benchmark::*;
 pub use call::*;
 pub use collection::*;
 pub use common::*;
+pub use event::*;
 pub use flow::*;
 pub use issue::*;
 pub use knowledge_base::*;
@@ -33,6 +36,7 @@ pub use results::*;
 pub use run_plan::*;
 pub use simulation::*;
 pub use verdict::*;
+pub use webhook::*;
 
 use serde::{Deserialize, Serialize};
 use serde_with::skip_serializing_none;
@@ -99,6 +103,7 @@ pub fn inputs_refusing_unknown_members() -> Vec<std::borrow::Cow<'static, str>> 
         FlowSelection::name(),
         MetricReference::name(),
         RunRequest::name(),
+        WebhookInput::name(),
     ]
 }
 
@@ -112,5 +117,6 @@ pub fn limits_beyond_the_generator() -> Vec<(std::borrow::Cow<'static, str>, &'s
         (PersonaFields::name(), "/properties/idleMessages/items", "maxLength", persona_limits::IDLE_MESSAGE_MAX),
         (PersonaUpdate::name(), "/properties/idleMessages/items", "maxLength", persona_limits::IDLE_MESSAGE_MAX),
         (RunVariables::name(), "/oneOf/1", "maxItems", run_plan_limits::RUN_VARIABLES_MAX),
+        (WebhookInput::name(), "/properties/headers", "maxProperties", webhook_limits::HEADERS_MAX),
     ]
 }

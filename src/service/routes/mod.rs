@@ -7,6 +7,7 @@ mod calls;
 mod chats;
 mod collection;
 mod conversation;
+mod events;
 mod flows;
 mod issues;
 mod knowledge;
@@ -16,6 +17,7 @@ mod personas;
 mod policies;
 mod results;
 mod simulation;
+mod webhooks;
 
 use axum::http::{StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
@@ -43,6 +45,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(calls::router())
         .merge(chats::router())
         .merge(collection::router())
+        .merge(events::router())
         .merge(flows::router())
         .merge(issues::router())
         .merge(knowledge::router())
@@ -51,6 +54,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(policies::router())
         .merge(results::router())
         .merge(simulation::router())
+        .merge(webhooks::router())
 }
 
 /// Whether the key was accepted, and for which account.

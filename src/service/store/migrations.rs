@@ -55,6 +55,69 @@ const MIGRATIONS: &[&str] = &[
     "
     CREATE INDEX docs_parent_status ON docs (kind, parent_id, status, seq);
     ",
+    // 3: the outbox of events (written in the transaction of the change they announce), the
+    // webhook deliveries queued from it and each attempt, and live documents counted by kind
+    // and status so a list's total costs no scan.
+    "
+    CREATE TABLE events (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        type TEXT NOT NULL,
+        resource_kind TEXT NOT NULL,
+        resource_id TEXT NOT NULL,
+        parent_id TEXT,
+        created_at TEXT NOT NULL,
+        body TEXT NOT NULL
+    );
+    CREATE INDEX events_resource ON events (resource_id, seq);
+    CREATE INDEX events_parent ON events (parent_id, seq);
+    CREATE TABLE webhook_deliveries (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        webhook_id TEXT NOT NULL,
+        event_seq INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        UNIQUE (webhook_id, event_seq)
+    );
+    CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
+    CREATE INDEX webhook_deliveries_webhook ON webhook_deliveries (webhook_id, seq);
+    CREATE TABLE webhook_attempts (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        delivery_id TEXT NOT NULL,
+        webhook_id TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        attempted_at TEXT NOT NULL,
+        status_code INTEGER,
+        error TEXT,
+        duration_ms INTEGER NOT NULL
+    );
+    CREATE INDEX webhook_attempts_webhook ON webhook_attempts (webhook_id, seq);
+    CREATE TABLE doc_counts (
+        kind TEXT NOT NULL,
+        status TEXT NOT NULL,
+        live INTEGER NOT NULL,
+        PRIMARY KEY (kind, status)
+    );
+    INSERT INTO doc_counts (kind, status, live)
+        SELECT kind, coalesce(status, ''), count(*) FROM docs WHERE deleted_at IS NULL GROUP BY kind, coalesce(status, '');
+    CREATE TRIGGER doc_counts_insert AFTER INSERT ON docs WHEN NEW.deleted_at IS NULL BEGIN
+        INSERT INTO doc_counts (kind, status, live) VALUES (NEW.kind, coalesce(NEW.status, ''), 1)
+            ON CONFLICT (kind, status) DO UPDATE SET live = live + 1;
+    END;
+    CREATE TRIGGER doc_counts_delete AFTER DELETE ON docs WHEN OLD.deleted_at IS NULL BEGIN
+        UPDATE doc_counts SET live = live - 1 WHERE kind = OLD.kind AND status = coalesce(OLD.status, '');
+    END;
+    CREATE TRIGGER doc_counts_update AFTER UPDATE OF status, deleted_at, kind ON docs
+        WHEN OLD.deleted_at IS NOT NEW.deleted_at OR OLD.status IS NOT NEW.status OR OLD.kind IS NOT NEW.kind BEGIN
+        UPDATE doc_counts SET live = live - 1
+            WHERE OLD.deleted_at IS NULL AND kind = OLD.kind AND status = coalesce(OLD.status, '');
+        INSERT INTO doc_counts (kind, status, live)
+            SELECT NEW.kind, coalesce(NEW.status, ''), 1 WHERE NEW.deleted_at IS NULL
+            ON CONFLICT (kind, status) DO UPDATE SET live = live + 1;
+    END;
+    ",
 ];
 
 /// The schema version this build writes.

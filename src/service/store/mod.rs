@@ -2,6 +2,7 @@
 //! one table, with indexed columns for what lists filter and sort on.
 
 mod migrations;
+pub mod outbox;
 pub mod values;
 
 use std::path::Path;
@@ -36,6 +37,7 @@ pub enum Kind {
     BenchmarkSuite,
     BenchmarkTarget,
     Annotation,
+    Webhook,
 }
 
 impl Kind {
@@ -59,6 +61,7 @@ impl Kind {
             Kind::BenchmarkSuite => "benchmark_suite",
             Kind::BenchmarkTarget => "benchmark_target",
             Kind::Annotation => "metric_value_annotation",
+            Kind::Webhook => "webhook",
         }
     }
 
@@ -67,6 +70,7 @@ impl Kind {
         match self {
             Kind::RunPlanJob => &["plan", "variables", "tally", "replay"],
             Kind::CollectionJob => &["request"],
+            Kind::Webhook => &["signingSecret"],
             _ => &[],
         }
     }
@@ -92,6 +96,7 @@ impl Kind {
             Kind::BenchmarkSuite => "benchmark suite",
             Kind::BenchmarkTarget => "benchmark target",
             Kind::Annotation => "metric value annotation",
+            Kind::Webhook => "webhook",
         }
     }
 }
@@ -159,6 +164,8 @@ pub struct Filter<'a> {
 pub struct Store {
     writer: Arc<Mutex<Connection>>,
     readers: Arc<Vec<Mutex<Connection>>>,
+    /// The newest committed event's id, for streams and senders to wait on.
+    events: Arc<tokio::sync::watch::Sender<i64>>,
 }
 
 const READERS: usize = 4;
@@ -178,7 +185,14 @@ impl Store {
                 Ok(Mutex::new(conn))
             })
             .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(Store { writer: Arc::new(Mutex::new(writer)), readers: Arc::new(readers) })
+        let last = outbox::last_event(&writer).map_err(|e| rusqlite::Error::InvalidParameterName(e.body.message))?;
+        let events = Arc::new(tokio::sync::watch::channel(last).0);
+        Ok(Store { writer: Arc::new(Mutex::new(writer)), readers: Arc::new(readers), events })
+    }
+
+    /// The newest committed event's id, changing as events commit.
+    pub fn events(&self) -> tokio::sync::watch::Receiver<i64> {
+        self.events.subscribe()
     }
 
     /// Runs `f` on a reader connection, off the async threads.
@@ -216,6 +230,10 @@ impl Store {
         let tx = conn.transaction()?;
         let result = f(&tx)?;
         tx.commit()?;
+        // Wake the event streams and the webhook sender when this write appended events.
+        if let Ok(last) = outbox::last_event(&conn) {
+            self.events.send_if_modified(|seen| std::mem::replace(seen, last) != last);
+        }
         Ok(result)
     }
 }
@@ -378,10 +396,18 @@ pub fn list(conn: &Connection, kind: Kind, filter: &Filter, cursor: Option<&str>
             }
         }
     }
-    let total: i64 =
+    let kept_count = filter.parent_id.is_none() && filter.fields.is_empty() && filter.window.is_none();
+    let total: i64 = if kept_count {
+        // Counted as documents are written (triggers keep `doc_counts`): no scan per page.
+        let mut statement = conn.prepare_cached(
+            "SELECT coalesce(sum(live), 0) FROM doc_counts WHERE kind = ?1 AND (?2 IS NULL OR status = ?2)",
+        )?;
+        statement.query_row(params![kind.as_str(), filter.status], |r| r.get(0))?
+    } else {
         conn.query_row(&format!("SELECT COUNT(*) FROM docs WHERE {clause}"), rusqlite::params_from_iter(&args), |r| {
             r.get(0)
-        })?;
+        })?
+    };
     let mut page_args = args.clone();
     page_args.push(before.into());
     page_args.push((limit as i64 + 1).into());
@@ -409,24 +435,34 @@ pub fn without_internal(kind: Kind, body: String) -> ServiceResult<String> {
     Ok(serde_json::to_string(&value)?)
 }
 
-/// Inserts a new document.
+/// Inserts a new document, with the event its status announces.
 pub fn insert(tx: &Transaction, doc: &Doc) -> ServiceResult<()> {
     tx.prepare_cached(
         "INSERT INTO docs (kind, id, body, status, parent_id, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?
     .execute(params![doc.kind.as_str(), doc.id, doc.body, doc.status, doc.parent_id, doc.created_at])?;
-    Ok(())
+    announce(tx, doc, None)
 }
 
-/// Replaces a document's body and columns, keeping its place in lists.
+/// Replaces a document's body and columns, keeping its place in lists, with the event a
+/// change of status announces.
 pub fn update(tx: &Transaction, doc: &Doc) -> ServiceResult<()> {
-    let changed = tx
-        .prepare_cached("UPDATE docs SET body = ?3, status = ?4, parent_id = ?5 WHERE kind = ?1 AND id = ?2")?
+    let before: Option<Option<String>> = tx
+        .prepare_cached("SELECT status FROM docs WHERE kind = ?1 AND id = ?2")?
+        .query_row(params![doc.kind.as_str(), doc.id], |row| row.get(0))
+        .optional()?;
+    let Some(before) = before else { return Err(ServiceError::not_found(doc.kind.label(), &doc.id)) };
+    tx.prepare_cached("UPDATE docs SET body = ?3, status = ?4, parent_id = ?5 WHERE kind = ?1 AND id = ?2")?
         .execute(params![doc.kind.as_str(), doc.id, doc.body, doc.status, doc.parent_id])?;
-    if changed == 0 {
-        return Err(ServiceError::not_found(doc.kind.label(), &doc.id));
+    announce(tx, doc, Some(before.as_deref()))
+}
+
+/// Appends to the outbox the event a document's change of status announces, if any.
+fn announce(tx: &Transaction, doc: &Doc, before: Option<Option<&str>>) -> ServiceResult<()> {
+    match crate::service::events::event_for(doc.kind, before, doc.status.as_deref()) {
+        Some(event) => outbox::append(tx, &event, doc.kind, &doc.id, doc.parent_id.as_deref(), &doc.body),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// Hides a document from every read, keeping the record.
@@ -465,3 +501,6 @@ pub fn set_meta(tx: &Transaction, key: &str, value: &str) -> ServiceResult<()> {
     )?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;

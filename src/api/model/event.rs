@@ -1,0 +1,107 @@
+//! Events: what changed, as the hosted service's webhooks name it. The local service streams
+//! them (`GET /v1/events`, Server-Sent Events, our extension) and delivers them to webhooks.
+
+use serde::{Deserialize, Serialize};
+use serde_with::skip_serializing_none;
+use utoipa::{IntoParams, ToSchema};
+
+use super::common::Timestamp;
+use crate::api::validate::{Checks, Validate, join};
+use crate::api::wire_enum::WireEnum;
+use crate::wire_enum;
+
+wire_enum! {
+    /// The kinds of event, exactly as the hosted SDK enumerates webhook event types.
+    pub enum EventType {
+        CallAnalysisCompleted = "CALL_ANALYSIS_COMPLETED",
+        CallAnalysisFailed = "CALL_ANALYSIS_FAILED",
+        CallAnalysisCancelled = "CALL_ANALYSIS_CANCELLED",
+        CallEvaluationCompleted = "CALL_EVALUATION_COMPLETED",
+        CallEvaluationFailed = "CALL_EVALUATION_FAILED",
+        SimulationRunPlanJobStarted = "SIMULATION_RUN_PLAN_JOB_STARTED",
+        SimulationRunPlanJobCompleted = "SIMULATION_RUN_PLAN_JOB_COMPLETED",
+        SimulationRunPlanJobFailed = "SIMULATION_RUN_PLAN_JOB_FAILED",
+        SimulationRunPlanJobCancelled = "SIMULATION_RUN_PLAN_JOB_CANCELLED",
+        SimulationJobStarted = "SIMULATION_JOB_STARTED",
+        SimulationJobCompleted = "SIMULATION_JOB_COMPLETED",
+        SimulationJobFailed = "SIMULATION_JOB_FAILED",
+        SimulationJobCancelled = "SIMULATION_JOB_CANCELLED",
+        MetricCollectionJobCompleted = "METRIC_COLLECTION_JOB_COMPLETED",
+        MetricCollectionJobFailed = "METRIC_COLLECTION_JOB_FAILED",
+        ChatAnalysisCompleted = "CHAT_ANALYSIS_COMPLETED",
+        ChatAnalysisFailed = "CHAT_ANALYSIS_FAILED",
+        IssueOpened = "ISSUE_OPENED",
+        IssueResolved = "ISSUE_RESOLVED",
+    }
+}
+
+/// One event: its place in the stream (`id`, also the SSE event id), its type, the resource it
+/// is about and that resource as a read of it answered when the change committed.
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Event {
+    /// Increasing; resume a stream after it with `Last-Event-ID`.
+    pub id: String,
+    #[serde(rename = "type")]
+    pub event_type: EventType,
+    pub created_at: Timestamp,
+    /// The resource's id (a simulation job's, an issue's …).
+    pub resource_id: String,
+    /// The resource's parent where it has one (a simulation job's run plan job).
+    pub parent_id: Option<String>,
+    /// The resource as `GET` answered it when the change committed.
+    #[schema(value_type = Object)]
+    pub data: serde_json::Value,
+}
+
+/// Query of `GET /v1/events`.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
+pub struct EventQuery {
+    /// Only these types, comma-separated (`SIMULATION_JOB_COMPLETED,ISSUE_OPENED`).
+    pub kind: Option<String>,
+    /// Alias of `kind`.
+    pub types: Option<String>,
+    /// Only events about this resource or about its children (a run plan job's id gives the
+    /// job's events and its simulations').
+    pub resource_id: Option<String>,
+    /// Resume after this event id (as `Last-Event-ID` does); `0` replays every event kept.
+    /// Without either the stream starts with the next change.
+    pub after: Option<u64>,
+}
+
+impl EventQuery {
+    /// The types asked for, none meaning every type.
+    pub fn types(&self) -> Vec<EventType> {
+        let listed = [self.kind.as_deref(), self.types.as_deref()];
+        listed
+            .into_iter()
+            .flatten()
+            .flat_map(|text| text.split(','))
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(EventType::from)
+            .collect()
+    }
+}
+
+impl Validate for EventQuery {
+    fn check(&self, c: &mut Checks, at: &str) {
+        for (param, text) in [("kind", &self.kind), ("types", &self.types)] {
+            for value in text.iter().flat_map(|t| t.split(',')).map(str::trim).filter(|t| !t.is_empty()) {
+                if !EventType::from(value).is_known() {
+                    let known = <EventType as WireEnum>::known_list();
+                    c.invalid(join(at, param), format!("{param} {value:?} is not one of {known}"));
+                }
+            }
+        }
+        if let Some(id) = &self.resource_id
+            && (id.is_empty() || id.len() > 100)
+        {
+            c.invalid(join(at, "resourceId"), "resourceId must be an id (1 to 100 characters)");
+        }
+    }
+}

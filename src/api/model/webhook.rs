@@ -1,0 +1,150 @@
+//! Webhooks, in the hosted SDK's shapes: a URL subscribed to event types, sent each event
+//! signed with a secret only its creation answer shows. Deliveries and their attempts are ours.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_with::skip_serializing_none;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::common::{Timestamp, UnknownFields};
+use super::event::EventType;
+use crate::api::validate::{Checks, Validate, join};
+use crate::wire_enum;
+
+/// Limits of a webhook.
+pub mod webhook_limits {
+    pub const URL_MAX: usize = 2048;
+    pub const DESCRIPTION_MAX: usize = 500;
+    pub const HEADERS_MAX: usize = 20;
+    pub const HEADER_VALUE_MAX: usize = 1024;
+    /// Every event type once.
+    pub const EVENTS_MAX: usize = 19;
+}
+
+/// Headers a webhook may not set: the signature's own, and those the transport owns.
+pub const RESERVED_HEADERS: &[&str] =
+    &["webhook-id", "webhook-timestamp", "webhook-signature", "content-type", "content-length", "host"];
+
+/// Body of `POST /v1/webhook`.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WebhookInput {
+    /// Event types to send (at least one).
+    #[schema(value_type = Vec<EventType>, required = true, min_items = 1, max_items = 19)]
+    pub events: Option<Vec<EventType>>,
+    /// Where to send them: an `http` or `https` URL.
+    #[schema(value_type = String, required = true, max_length = 2048)]
+    pub url: Option<String>,
+    #[schema(max_length = 500)]
+    pub description: Option<String>,
+    /// Headers sent with every delivery (an authorization token, say).
+    pub headers: Option<BTreeMap<String, String>>,
+    /// Members the input does not define; `validate()` rejects them.
+    #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
+    pub unknown_fields: UnknownFields,
+}
+
+impl Validate for WebhookInput {
+    fn check(&self, c: &mut Checks, at: &str) {
+        use webhook_limits::*;
+        c.unknown(at, &self.unknown_fields);
+        if let Some(events) = c.required(at, "events", &self.events) {
+            c.items(at, "events", Some(events), 1, Some(EVENTS_MAX));
+            c.known_each(at, "events", Some(events));
+        }
+        if let Some(url) = c.required(at, "url", &self.url) {
+            let parsed = reqwest::Url::parse(url);
+            let web = parsed.as_ref().is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some());
+            if !web {
+                c.invalid(join(at, "url"), "url must be an absolute http or https URL");
+            } else if url.chars().count() > URL_MAX {
+                c.invalid(join(at, "url"), format!("url must be at most {URL_MAX} characters"));
+            }
+        }
+        c.length(at, "description", self.description.as_deref(), 0, Some(DESCRIPTION_MAX));
+        let headers = self.headers.iter().flatten();
+        if self.headers.as_ref().is_some_and(|h| h.len() > HEADERS_MAX) {
+            c.invalid(join(at, "headers"), format!("headers holds at most {HEADERS_MAX} entries"));
+        }
+        for (name, value) in headers {
+            let param = join(&join(at, "headers"), name);
+            if axum::http::HeaderName::from_bytes(name.as_bytes()).is_err() {
+                c.invalid(&param, format!("{name:?} is not a valid header name"));
+            } else if RESERVED_HEADERS.contains(&name.to_ascii_lowercase().as_str()) {
+                c.invalid(&param, format!("{name} is set by the service on every delivery"));
+            }
+            if axum::http::HeaderValue::from_str(value).is_err() || value.chars().count() > HEADER_VALUE_MAX {
+                c.invalid(
+                    &param,
+                    format!("the value of {name} must be visible ASCII, at most {HEADER_VALUE_MAX} characters"),
+                );
+            }
+        }
+    }
+}
+
+/// A webhook as reads answer it (never with its secret).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Webhook {
+    pub id: Uuid,
+    pub url: String,
+    #[serde(default)]
+    pub events: Vec<EventType>,
+    /// Required and nullable, as the hosted SDK reads it.
+    #[serde(default)]
+    #[schema(required = true)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// The answer to creating a webhook: the webhook and, this once, its signing secret.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WebhookCreated {
+    #[serde(flatten)]
+    pub webhook: Webhook,
+    /// `whsec_` and the base64 key: HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}`.
+    pub signing_secret: String,
+}
+
+/// The answer to deleting a webhook, as the hosted SDK reads it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct WebhookDeleted {
+    pub success: bool,
+}
+
+wire_enum! {
+    /// Where a delivery stands.
+    pub enum DeliveryStatus { Pending = "PENDING", Delivered = "DELIVERED", Failed = "FAILED" }
+}
+
+/// One attempt to deliver one event to one webhook (local service extension).
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DeliveryAttempt {
+    /// The delivery's id: the `webhook-id` header, the same on every attempt of it.
+    pub delivery_id: String,
+    pub event_id: String,
+    pub event_type: EventType,
+    /// Counted from 1.
+    pub attempt: u32,
+    pub attempted_at: Timestamp,
+    /// The receiver's answer; absent when it could not be reached.
+    pub response_status: Option<u16>,
+    /// Why the attempt failed, where it did.
+    pub error: Option<String>,
+    pub duration_ms: u64,
+    /// Where the delivery stands now.
+    pub delivery_status: DeliveryStatus,
+    /// When the next attempt is due, while the delivery is pending.
+    pub next_attempt_at: Option<Timestamp>,
+}
