@@ -96,6 +96,29 @@ async fn a_jobs_simulations_page_by_cursor_without_duplicates_and_filter() {
     let all: HashSet<_> = job.simulation_jobs.iter().map(|s| s.simulation_job_id).collect();
     assert_eq!(seen, all, "the walk covers exactly the job's simulations");
 
+    // `sort=createdAt` walks the other way: oldest first, by cursor too.
+    let walk = |sort: &'static str| {
+        let client = service.client.clone();
+        async move {
+            let (mut order, mut query) = (Vec::new(), ListQuery::default().limit(3).filter("sort", sort));
+            loop {
+                let page = client.list_job_simulations(id, &query).await.unwrap();
+                order.extend(page.data.iter().map(|s| s.simulation_job_id));
+                match page.pagination.next_cursor {
+                    Some(cursor) => query.cursor = Some(cursor),
+                    None => break order,
+                }
+            }
+        }
+    };
+    let (newest, mut oldest) = (walk("-createdAt").await, walk("createdAt").await);
+    assert_eq!(newest.len(), all.len());
+    oldest.reverse();
+    assert_eq!(newest, oldest, "oldest first is newest first reversed");
+    let bad =
+        service.client.list_job_simulations(id, &ListQuery::default().filter("sort", "status")).await.unwrap_err();
+    assert_eq!((bad.status(), bad.param()), (Some(400), Some("sort")));
+
     let counts = job.counts.clone().unwrap();
     for (outcome, n) in &counts.by_outcome {
         let page = service

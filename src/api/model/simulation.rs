@@ -54,6 +54,11 @@ wire_enum! {
     }
 }
 
+crate::wire_enum! {
+    /// The order of a job's simulation jobs page (local service extension).
+    pub enum SimulationJobSort { Newest = "-createdAt", Oldest = "createdAt" }
+}
+
 impl SimulationJobStatus {
     pub fn is_terminal(&self) -> bool {
         matches!(self, Self::Completed | Self::Failed | Self::TimedOut | Self::Cancelled)

@@ -182,6 +182,8 @@ pub struct ListParams {
     pub started_before: Option<String>,
     #[param(ignore)]
     pub outcome: Option<String>,
+    #[param(ignore)]
+    pub sort: Option<String>,
 }
 
 impl Validate for ListParams {
@@ -237,8 +239,13 @@ pub async fn list_kind(
         .read(move |conn| {
             let fields = filter.fields.iter().map(|(p, v)| (p.as_str(), v.clone())).collect();
             let window = filter.window.as_ref().map(|(path, from, to)| (path.as_str(), from.clone(), to.clone()));
-            let filter =
-                Filter { status: filter.status.as_deref(), parent_id: filter.parent_id.as_deref(), fields, window };
+            let filter = Filter {
+                status: filter.status.as_deref(),
+                parent_id: filter.parent_id.as_deref(),
+                fields,
+                window,
+                oldest_first: filter.oldest_first,
+            };
             store::list(conn, kind, &filter, params.cursor(), params.limit())
         })
         .await?;
@@ -253,6 +260,7 @@ pub struct OwnedFilter {
     pub fields: Vec<(String, String)>,
     /// `(path, from, to)` on a timestamp member, bounds in UTC RFC 3339.
     pub window: Option<(String, Option<String>, Option<String>)>,
+    pub oldest_first: bool,
 }
 
 /// Checks a filter value against an enum's known values, naming the parameter when it is not one.

@@ -162,8 +162,9 @@ impl super::Validate for JobReadParams {
     fn check(&self, _c: &mut super::Checks, _at: &str) {}
 }
 
-/// One page of a job's simulation jobs, newest first like every list, optionally only those in
-/// one status or with one outcome (local service extension).
+/// One page of a job's simulation jobs, newest first like every list (`sort=createdAt` for
+/// oldest first), optionally only those in one status or with one outcome (local service
+/// extension).
 #[utoipa::path(
     get,
     path = "/v1/simulation/plan/job/{id}/simulation-jobs",
@@ -174,6 +175,7 @@ impl super::Validate for JobReadParams {
         ListParams,
         ("status" = Option<SimulationJobStatus>, Query, description = "Only simulation jobs in this status"),
         ("outcome" = Option<SimulationOutcome>, Query, description = "Only simulation jobs with this outcome"),
+        ("sort" = Option<SimulationJobSort>, Query, description = "`-createdAt` (newest first, the default) or `createdAt` (oldest first)"),
     ),
     responses(
         (status = 200, description = "One page of the job's simulation jobs", body = CursorPage<SimulationJob>),
@@ -194,8 +196,12 @@ async fn list_job_simulations(
     let outcome = known_value::<SimulationOutcome>("outcome", params.outcome.as_deref())?;
     let job = id.clone();
     state.store.read(move |c| store::require::<serde_json::Value>(c, Kind::RunPlanJob, &job)).await?;
+    let oldest_first = match known_value::<SimulationJobSort>("sort", params.sort.as_deref())?.as_deref() {
+        Some("createdAt") => true,
+        _ => false,
+    };
     let fields = outcome.map(|o| ("$.outcome".to_string(), o)).into_iter().collect();
-    let filter = OwnedFilter { status, parent_id: Some(id), fields, ..Default::default() };
+    let filter = OwnedFilter { status, parent_id: Some(id), fields, oldest_first, ..Default::default() };
     list_kind(&state, Kind::SimulationJob, params, filter).await
 }
 

@@ -157,6 +157,8 @@ pub struct Filter<'a> {
     pub fields: Vec<(&'a str, String)>,
     /// A time window on a timestamp member: `(path, from inclusive, to exclusive)`.
     pub window: Option<(&'a str, Option<String>, Option<String>)>,
+    /// Oldest first instead of newest first.
+    pub oldest_first: bool,
 }
 
 /// The store: one writer connection, a few readers (WAL lets them read while it writes).
@@ -348,10 +350,12 @@ pub fn children_with_status<T: DeserializeOwned>(
     rows.map(|body| Ok(serde_json::from_str(&body?)?)).collect()
 }
 
-/// One page of live documents, newest first, after `cursor` (an opaque sequence number).
+/// One page of live documents, newest first (or oldest first), after `cursor` (an opaque
+/// sequence number).
 pub fn list(conn: &Connection, kind: Kind, filter: &Filter, cursor: Option<&str>, limit: u64) -> ServiceResult<Page> {
+    let start = if filter.oldest_first { 0 } else { i64::MAX };
     let before: i64 = match cursor {
-        None | Some("") => i64::MAX,
+        None | Some("") => start,
         Some(text) => {
             // Issued cursors are `c<seq>` with a sequence number this store has handed out.
             let issued: i64 =
@@ -411,8 +415,11 @@ pub fn list(conn: &Connection, kind: Kind, filter: &Filter, cursor: Option<&str>
     let mut page_args = args.clone();
     page_args.push(before.into());
     page_args.push((limit as i64 + 1).into());
-    let mut statement = conn
-        .prepare_cached(&format!("SELECT seq, body FROM docs WHERE {clause} AND seq < ? ORDER BY seq DESC LIMIT ?"))?;
+    let mut statement = conn.prepare_cached(&format!(
+        "SELECT seq, body FROM docs WHERE {clause} AND seq {} ? ORDER BY seq {} LIMIT ?",
+        if filter.oldest_first { ">" } else { "<" },
+        if filter.oldest_first { "ASC" } else { "DESC" }
+    ))?;
     let mut rows: Vec<(i64, String)> = statement
         .query_map(rusqlite::params_from_iter(&page_args), |row| Ok((row.get(0)?, row.get(1)?)))?
         .collect::<rusqlite::Result<_>>()?;
