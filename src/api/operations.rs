@@ -13,7 +13,7 @@ use super::page::{cursor_stream, offset_stream};
 /// `limit` and the cursor of a cursor-paged list, plus its filters. The cursor is sent as
 /// `after`, the name the hosted interface reads on every such list (the local service reads
 /// `cursor` too); the collection job list, where the spec names `cursor`, has its own query.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ListQuery {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<i64>,

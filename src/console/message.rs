@@ -149,6 +149,18 @@ pub enum Request {
     /// One item of a list, by id (how a user opens what a service does not list).
     Item(ListKind, String),
     RunPlanJob(Uuid),
+    /// A job as a watcher reads it: without its simulation jobs where the service can leave
+    /// them out (it then sends `counts`), and nothing when unchanged since the read that gave
+    /// `etag`.
+    JobSummary {
+        id: Uuid,
+        etag: Option<String>,
+    },
+    /// A page of a job's simulation jobs (the rows on screen), where the service pages them.
+    JobWindow {
+        id: Uuid,
+        query: crate::api::ListQuery,
+    },
     SimulationJob(Uuid),
     /// A call with its transcript and metric values (all statuses).
     Conversation(Uuid),
@@ -182,6 +194,12 @@ pub enum Fetched {
     List(Listing, Vec<String>),
     Item(Listing),
     RunPlanJob(Box<RunPlanJob>),
+    /// `Request::JobSummary`: the job and its tag, or `None` when it is unchanged (304).
+    JobSummary {
+        job: Option<Box<RunPlanJob>>,
+        etag: Option<String>,
+    },
+    JobWindow(Box<CursorPage<SimulationJob>>),
     SimulationJob(Box<SimulationJob>),
     Conversation(Box<Conversation>),
     CollectionValues(Uuid, ValueStatusFilter, Vec<MetricValueGroup>),
@@ -254,6 +272,8 @@ pub enum Message {
         write: Write,
         result: Box<Result<Written, WriteError>>,
     },
+    /// Changes the service announced on the event stream the console watches, a few at a time.
+    Events(Vec<Event>),
     /// SIGTERM, or the terminal went away.
     Terminate,
 }
@@ -273,6 +293,8 @@ pub enum Effect {
     /// Remember a small fact in the cache between sessions (the issues seen on the last visit);
     /// the app stores it and saves the cache.
     SetMark(String, serde_json::Value),
+    /// Watch the service's event stream with this filter (replacing any watch), or stop.
+    Watch(Option<EventQuery>),
 }
 
 /// One change the console asks of the service.

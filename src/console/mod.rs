@@ -82,6 +82,9 @@ pub async fn run(selection: &Selection) -> Result<ExitCode> {
     let mut cache_dirty = false;
     let mut cache_saved = std::time::Instant::now();
     let mut dirty = true;
+    // The event stream the open view watches, if any (one at a time).
+    let mut watcher: Option<tokio::task::JoinHandle<()>> = None;
+    let mut watching: Option<crate::api::model::EventQuery> = None;
     let force_panic = std::env::var_os("SWITCHBOARD_TEST_PANIC").is_some();
 
     loop {
@@ -115,6 +118,15 @@ pub async fn run(selection: &Selection) -> Result<ExitCode> {
                 Effect::SaveCache => cache_dirty = true,
                 // The app applies marks to its cache itself; none reach the runtime.
                 Effect::SetMark(..) => {}
+                Effect::Watch(query) => {
+                    if let Some(task) = watcher.take() {
+                        task.abort();
+                    }
+                    watching = query;
+                    if let (Some(query), Some(client)) = (&watching, &client) {
+                        watcher = Some(tokio::spawn(tasks::watch(client.clone(), query.clone(), tx.clone())));
+                    }
+                }
             }
         }
         if app.quit {
@@ -144,6 +156,9 @@ pub async fn run(selection: &Selection) -> Result<ExitCode> {
                         }
                         for request in waiting.drain(..) {
                             spawn_fetch(connected.clone(), request, tx.clone());
+                        }
+                        if let Some(query) = &watching {
+                            watcher = Some(tokio::spawn(tasks::watch(connected.clone(), query.clone(), tx.clone())));
                         }
                         client = Some(connected);
                         embedded = running;

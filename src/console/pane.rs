@@ -109,6 +109,16 @@ pub trait Pane {
         false
     }
     /// The poll timer; true when a redraw is needed.
+    /// Changes the service announced on the event stream this pane asked to watch.
+    fn events(&mut self, _events: &[crate::api::model::Event], _out: &mut Out) -> bool {
+        false
+    }
+
+    /// The events this pane wants to hear of now (the app keeps the watch in step).
+    fn watching(&self) -> Option<crate::api::model::EventQuery> {
+        None
+    }
+
     fn tick(&mut self, _now: jiff::Timestamp, _out: &mut Out) -> bool {
         false
     }

@@ -4,7 +4,8 @@ use uuid::Uuid;
 
 use super::message::{Conversation, FetchError, Fetched, ListKind, Listing, Request, Write, WriteError, Written};
 use crate::api::model::ValueStatusFilter;
-use crate::api::{Client, Error};
+use crate::api::model::{Event, EventQuery};
+use crate::api::{Client, Conditional, Error};
 
 /// Performs one request; the result goes back into the queue as a message.
 pub async fn perform(client: &Client, request: &Request) -> Result<Fetched, FetchError> {
@@ -17,6 +18,14 @@ pub async fn perform(client: &Client, request: &Request) -> Result<Fetched, Fetc
         Request::Item(kind, id) => Fetched::Item(item(client, *kind, id).await?),
         Request::Raw(path) => Fetched::Raw(client.get_raw(path).await?),
         Request::RunPlanJob(id) => Fetched::RunPlanJob(Box::new(client.get_run_plan_job(*id).await?)),
+        Request::JobSummary { id, etag } => match client.get_run_plan_job_if_changed(*id, true, etag.as_deref()).await?
+        {
+            Conditional::Changed { value, etag } => Fetched::JobSummary { job: Some(Box::new(value)), etag },
+            Conditional::Unchanged => Fetched::JobSummary { job: None, etag: etag.clone() },
+        },
+        Request::JobWindow { id, query } => {
+            Fetched::JobWindow(Box::new(client.list_job_simulations(*id, query).await?))
+        }
         Request::SimulationJob(id) => Fetched::SimulationJob(Box::new(client.get_simulation_job(*id).await?)),
         Request::Conversation(id) => {
             let (call, transcript, metrics) = tokio::try_join!(
@@ -117,4 +126,59 @@ pub async fn write(client: &Client, write: &Write) -> Result<Written, WriteError
         Write::StartCollection(input) => Written::CollectionJob(Box::new(client.create_collection_job(input).await?)),
         Write::Annotate(input) => Written::Annotation(Box::new(client.annotate(input).await?)),
     })
+}
+
+/// Events come to the draw loop at most this often, a batch at a time: a run ending hundreds of
+/// simulations a second costs a few updates a second, not hundreds.
+const EVENT_BATCH: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// Follows the event stream for `query` until aborted, sending what it reads as
+/// `Message::Events`, reconnecting (with `Last-Event-ID`, so nothing is missed) after a drop.
+/// A service without the stream (404, the hosted one today) ends the watch: the panes go on
+/// polling, which they do until events arrive.
+pub async fn watch(client: Client, query: EventQuery, tx: tokio::sync::mpsc::UnboundedSender<super::message::Message>) {
+    use super::message::Message;
+    let mut last: Option<String> = None;
+    let mut failures = 0u32;
+    loop {
+        match client.events(&query, last.as_deref()).await {
+            Ok(mut stream) => {
+                failures = 0;
+                let mut batch: Vec<Event> = Vec::new();
+                let mut due = tokio::time::Instant::now() + EVENT_BATCH;
+                loop {
+                    let next = if batch.is_empty() {
+                        stream.next().await
+                    } else {
+                        match tokio::time::timeout_at(due, stream.next()).await {
+                            Ok(next) => next,
+                            Err(_) => {
+                                if tx.send(Message::Events(std::mem::take(&mut batch))).is_err() {
+                                    return;
+                                }
+                                continue;
+                            }
+                        }
+                    };
+                    match next {
+                        Ok(Some(event)) => {
+                            if batch.is_empty() {
+                                due = tokio::time::Instant::now() + EVENT_BATCH;
+                            }
+                            last = Some(event.id.clone());
+                            batch.push(event);
+                        }
+                        Ok(None) | Err(_) => break,
+                    }
+                }
+                if !batch.is_empty() && tx.send(Message::Events(batch)).is_err() {
+                    return;
+                }
+            }
+            Err(error) if matches!(error.status(), Some(404 | 405 | 401 | 403)) => return,
+            Err(_) => {}
+        }
+        failures += 1;
+        tokio::time::sleep(std::time::Duration::from_millis(250u64 << failures.min(5))).await;
+    }
 }

@@ -65,7 +65,8 @@ fn colour_of(buffer: &Buffer, text: &str) -> Option<Color> {
 }
 
 fn fetches_of(h: &Harness, id: Uuid) -> usize {
-    h.performed.iter().filter(|e| **e == Effect::Fetch(Request::RunPlanJob(id))).count()
+    let reads = |e: &&Effect| matches!(e, Effect::Fetch(Request::JobSummary { id: read, .. }) if *read == id);
+    h.performed.iter().filter(reads).count()
 }
 
 #[tokio::test]
@@ -266,11 +267,12 @@ async fn hosted_statuses_read_well_and_polling_stops_when_the_job_ends() {
 
     // Polled while it runs, not once it has ended.
     h.app.tick(now());
-    assert_eq!(h.app.effects, vec![Effect::Fetch(Request::RunPlanJob(id))]);
+    assert_eq!(h.app.effects, vec![Effect::Fetch(Request::JobSummary { id, etag: None })]);
     h.app.effects.clear();
     feed(&mut h, id, hosted_job(id, "CANCELLED", Some("2026-11-21T11:59:55Z"), "CANCELLED"));
     h.app.tick(now());
-    assert!(h.app.effects.is_empty(), "{:?}", h.app.effects);
+    assert!(!h.app.effects.iter().any(|e| matches!(e, Effect::Fetch(_))), "{:?}", h.app.effects);
+    assert_eq!(h.app.watching, None, "an ended job's events are not watched");
     let screen = h.render(160, 48);
     assert!(screen.contains("CANCELLED · (inline plan)") && screen.contains("took     1m 55s"), "{screen}");
     assert!(screen.contains("9/9 ended 100%"), "{screen}");
@@ -343,4 +345,125 @@ async fn jobs_are_found_and_sorted_by_their_plans_names() {
     assert!(h.render(160, 48).contains("PLAN ▼"));
     let first = h.app.pane().selection().unwrap();
     assert_eq!(first.json["simulationRunPlanId"], seeded.id.to_string());
+}
+
+/// A large job on a service that pages its simulations: the summary, then the rows on screen.
+fn summary(id: Uuid, status: &str, completed: u64, total: u64) -> RunPlanJob {
+    serde_json::from_value(json!({
+        "simulationRunPlanJobId": id, "status": status,
+        "createdAt": "2026-11-21T11:57:50Z", "startedAt": "2026-11-21T11:58:00Z",
+        "simulationJobs": [], "simulationJobCount": total,
+        "counts": { "total": total, "byStatus": { "COMPLETED": completed, "PENDING": total - completed }, "byOutcome": { "PASSED": completed } },
+    }))
+    .unwrap()
+}
+
+fn sim_row(n: u64, status: &str) -> serde_json::Value {
+    json!({ "simulationJobId": Uuid::from_u128(0x5000 + n as u128), "status": status, "iteration": n,
+            "createdAt": "2026-11-21T11:57:50Z", "persona": { "id": Uuid::from_u128(0x6000 + n as u128), "displayName": format!("Caller {n}") } })
+}
+
+fn window(
+    from: u64,
+    count: u64,
+    total: u64,
+    next: Option<&str>,
+) -> Box<switchboard::api::model::CursorPage<switchboard::api::model::SimulationJob>> {
+    let data: Vec<_> = (from..from + count).map(|n| sim_row(n, "PENDING")).collect();
+    Box::new(
+        serde_json::from_value(
+            json!({ "data": data, "pagination": { "total": total, "hasMore": next.is_some(), "nextCursor": next } }),
+        )
+        .unwrap(),
+    )
+}
+
+fn window_reads(h: &Harness) -> Vec<switchboard::api::ListQuery> {
+    h.app
+        .effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Fetch(Request::JobWindow { query, .. }) => Some(query.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_paged_job_reads_only_its_rows_on_screen_and_follows_events() {
+    let mut h = Harness::seeded().await;
+    h.key("2").await;
+    let id = Uuid::new_v4();
+    h.app.panes[1].open_by_id(&id.to_string(), &mut Out::default());
+    h.app.effects.clear();
+    let answer = |job: Option<RunPlanJob>, etag: &str| Message::Fetched {
+        request: Request::JobSummary { id, etag: None },
+        result: Box::new(Ok(Fetched::JobSummary { job: job.map(Box::new), etag: Some(etag.into()) })),
+    };
+    // A summary with counts and no simulations: the rows on screen are asked for, a page.
+    h.app.update(answer(Some(summary(id, "RUNNING_SIMULATIONS", 40, 10_000)), "\"v1\""));
+    let reads = window_reads(&h);
+    assert_eq!(reads.len(), 1, "{:?}", h.app.effects);
+    assert!(reads[0].limit.is_some_and(|l| l <= 50) && reads[0].cursor.is_none());
+    assert_eq!(reads[0].filters.get("sort").map(String::as_str), Some("createdAt"));
+    h.app.effects.clear();
+    h.app.update(Message::Fetched {
+        request: Request::JobWindow { id, query: reads[0].clone() },
+        result: Box::new(Ok(Fetched::JobWindow(window(0, 30, 10_000, Some("c30"))))),
+    });
+    let screen = h.render(160, 48);
+    assert!(screen.contains("40/10000 ended"), "the gauge counts the whole job:\n{screen}");
+    assert!(screen.contains("COMPLETED 40") && screen.contains("PENDING 9960"), "{screen}");
+    assert!(screen.contains("first 30 of 10000 read (↓ reads on)"), "{screen}");
+    assert!(screen.contains("Caller 0") && !screen.contains("Caller 31"), "{screen}");
+
+    // Unchanged (304): nothing to draw, nothing more asked.
+    assert!(!h.app.update(answer(None, "\"v1\"")));
+    assert!(window_reads(&h).is_empty());
+
+    // Going down past the rows read asks for the next page, after the cursor.
+    h.app.effects.clear();
+    h.keys(&["G"]).await;
+    let next: Vec<_> = h
+        .performed
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Fetch(Request::JobWindow { query, .. }) => query.cursor.clone(),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(next, vec!["c30".to_string()], "{:?}", h.performed);
+
+    // An event about a row on screen changes the row at once and asks for the summary again.
+    assert_eq!(h.app.watching.as_ref().and_then(|q| q.resource_id.clone()), Some(id.to_string()));
+    h.app.effects.clear();
+    let mut done = sim_row(3, "COMPLETED");
+    done["outcome"] = json!("FAILED");
+    let event: switchboard::api::model::Event = serde_json::from_value(json!({
+        "id": "7", "type": "SIMULATION_JOB_COMPLETED", "createdAt": "2026-11-21T11:59:00Z",
+        "resourceId": Uuid::from_u128(0x5003).to_string(), "parentId": id.to_string(), "data": done,
+    }))
+    .unwrap();
+    let other: switchboard::api::model::Event = serde_json::from_value(json!({
+        "id": "8", "type": "ISSUE_OPENED", "createdAt": "2026-11-21T11:59:00Z", "resourceId": "someone-else", "data": {},
+    }))
+    .unwrap();
+    assert!(!h.app.update(Message::Events(vec![other.clone()])), "another resource's event changes nothing");
+    assert!(h.app.update(Message::Events(vec![event, other])));
+    assert!(h.app.effects.contains(&Effect::Fetch(Request::JobSummary { id, etag: Some("\"v1\"".into()) })));
+    let screen = h.render(160, 48);
+    let row = screen.lines().find(|l| l.contains("Caller 3")).unwrap_or_default().to_owned();
+    assert!(row.contains("COMPLETED") && row.contains("FAILED"), "{row}\n{screen}");
+
+    // With events arriving, polling is a safety net: one read in five ticks, not every tick.
+    h.app.update(Message::Fetched {
+        request: Request::JobSummary { id, etag: Some("\"v1\"".into()) },
+        result: Box::new(Ok(Fetched::JobSummary { job: None, etag: Some("\"v1\"".into()) })),
+    });
+    h.app.effects.clear();
+    for _ in 0..5 {
+        h.app.tick(now());
+    }
+    let polls = h.app.effects.iter().filter(|e| matches!(e, Effect::Fetch(Request::JobSummary { .. }))).count();
+    assert_eq!(polls, 1, "{:?}", h.app.effects);
 }

@@ -101,6 +101,8 @@ pub struct App {
     pub writes_in_flight: Vec<super::message::Write>,
     /// Effects for the runtime to perform.
     pub effects: Vec<Effect>,
+    /// The event stream the runtime watches for the pane on screen.
+    pub watching: Option<crate::api::model::EventQuery>,
     /// Marked calls and chats (space), across tabs.
     pub marks: Marks,
     /// The app's own form (file an issue, start a collection job), over any tab.
@@ -132,6 +134,7 @@ impl App {
             quit: false,
             in_flight: Vec::new(),
             writes_in_flight: Vec::new(),
+            watching: None,
             effects: Vec::new(),
             marks: Marks::default(),
             modal: Modal::default(),
@@ -155,6 +158,24 @@ impl App {
 
     /// Applies one message; true when the screen must be drawn again.
     pub fn update(&mut self, message: Message) -> bool {
+        let dirty = self.apply_message(message);
+        self.keep_watch();
+        dirty
+    }
+
+    /// Keeps the runtime's event watch on what the pane on screen wants, while connected.
+    fn keep_watch(&mut self) {
+        let wanted = match self.connection {
+            Connection::Connected(_) => self.panes[self.tab].watching(),
+            _ => None,
+        };
+        if wanted != self.watching {
+            self.watching = wanted.clone();
+            self.effects.push(Effect::Watch(wanted));
+        }
+    }
+
+    fn apply_message(&mut self, message: Message) -> bool {
         match message {
             Message::Key(key) => self.key(key),
             Message::Paste(text) => self.paste(&text),
@@ -166,6 +187,12 @@ impl App {
             }
             Message::Fetched { request, result } => self.fetched(request, *result),
             Message::Written { write, result } => self.written(write, *result),
+            Message::Events(events) => {
+                let mut out = Out::default();
+                let changed = self.panes[self.tab].events(&events, &mut out);
+                self.apply(out);
+                changed
+            }
             Message::Terminate => {
                 self.quit = true;
                 true

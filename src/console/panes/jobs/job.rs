@@ -37,7 +37,27 @@ pub struct JobView {
     pub sim: Option<SimView>,
     /// Whether poll ticks fetch the job again: until it ends (or turns out not to exist).
     pub polling: bool,
+    /// The tag of the last read, so an unchanged job costs a 304 and nothing more.
+    etag: Option<String>,
+    /// The service pages the simulations (it answered `counts` without them): only the rows
+    /// on screen are read, a page at a time, and the counts come from the job.
+    pub windowed: bool,
+    /// Where the next page of rows starts, when there are more than those read.
+    more: Option<String>,
+    /// How many simulations pass the filters, by the last page's count.
+    window_total: Option<u64>,
+    /// Events about this job arrive, so the rows follow them and polling is only a safety net.
+    pub events_live: bool,
+    ticks: u64,
+    /// The clock of the last tick, for what `counts` say ended since the read before.
+    now: jiff::Timestamp,
 }
+
+/// With events arriving, the job is still read every this many ticks: a safety net for an
+/// event the stream could not send (a reconnect past what it keeps).
+const POLL_EVERY_WITH_EVENTS: u64 = 5;
+/// Rows read per page of a windowed job (the service's largest page).
+const WINDOW_MAX: i64 = 50;
 
 pub struct SimView {
     pub sim: SimulationJob,
@@ -54,7 +74,7 @@ impl JobView {
     pub fn open(id: Uuid, out: &mut Out) -> Self {
         let mut sims = ListState::new();
         sims.load = Load::Loading;
-        out.fetch(Request::RunPlanJob(id));
+        out.fetch(Request::JobSummary { id, etag: None });
         JobView {
             id,
             job: None,
@@ -66,45 +86,191 @@ impl JobView {
             outcome_filter: None,
             sim: None,
             polling: true,
+            etag: None,
+            windowed: false,
+            more: None,
+            window_total: None,
+            events_live: false,
+            ticks: 0,
+            now: jiff::Timestamp::now(),
         }
     }
 
     pub fn refresh(&mut self, out: &mut Out) {
-        out.fetch(Request::RunPlanJob(self.id));
+        self.etag = None;
+        out.fetch(Request::JobSummary { id: self.id, etag: None });
         if let Some(sim) = &mut self.sim {
             sim.conversation.refresh(out);
         }
     }
 
-    /// The poll timer: fetch the job again while it runs; true when a redraw is needed.
-    pub fn tick(&mut self, out: &mut Out) -> bool {
-        if self.polling {
-            out.fetch(Request::RunPlanJob(self.id));
+    /// The poll timer: read the job again while it runs (a 304 when it has not changed);
+    /// true when a redraw is needed.
+    pub fn tick(&mut self, now: jiff::Timestamp, out: &mut Out) -> bool {
+        self.now = now;
+        self.ticks += 1;
+        if self.polling && (!self.events_live || self.ticks.is_multiple_of(POLL_EVERY_WITH_EVENTS)) {
+            out.fetch(Request::JobSummary { id: self.id, etag: self.etag.clone() });
         }
         self.polling
     }
 
-    pub fn fetched(&mut self, request: &Request, result: &Result<Fetched, FetchError>) -> bool {
+    /// The events this view wants while its job runs: the job's own and its simulations'.
+    pub fn watching(&self) -> Option<crate::api::model::EventQuery> {
+        let query = crate::api::model::EventQuery { resource_id: Some(self.id.to_string()), ..Default::default() };
+        self.polling.then_some(query)
+    }
+
+    /// Changes announced about this job: a simulation's new state goes into its row at once
+    /// (when the row is on screen), and the job is read again for its counts and verdict.
+    pub fn events(&mut self, events: &[crate::api::model::Event], out: &mut Out) -> bool {
+        let id = self.id.to_string();
+        let ours: Vec<_> =
+            events.iter().filter(|e| e.resource_id == id || e.parent_id.as_deref() == Some(id.as_str())).collect();
+        if ours.is_empty() {
+            return false;
+        }
+        self.events_live = true;
+        let mut patched = false;
+        for event in ours.iter().filter(|e| e.parent_id.as_deref() == Some(id.as_str())) {
+            let Ok(fresh) = serde_json::from_value::<SimulationJob>(event.data.clone()) else { continue };
+            if let Some(row) = self.sims.items.iter_mut().find(|s| s.simulation_job_id == fresh.simulation_job_id) {
+                *row = fresh.clone();
+                patched = true;
+            }
+            self.follow(&fresh);
+        }
+        if patched {
+            self.sims.reshape(&self.shape);
+        }
+        out.fetch(Request::JobSummary { id: self.id, etag: self.etag.clone() });
+        patched
+    }
+
+    /// The open simulation follows its fresh copy: the call view's failed checks too.
+    fn follow(&mut self, fresh: &SimulationJob) {
+        if let Some(open) = &mut self.sim
+            && open.sim.simulation_job_id == fresh.simulation_job_id
+        {
+            open.conversation.failed_checks = fresh.failed_checks.clone();
+            open.sim = fresh.clone();
+        }
+    }
+
+    /// A whole job with its simulation jobs (a service that does not page them).
+    fn take_job(&mut self, job: &RunPlanJob) {
+        let mut job = job.clone();
+        let sims = std::mem::take(&mut job.simulation_jobs);
+        self.windowed = false;
+        self.progress = Progress::of(&job, &sims);
+        self.polling = !job.has_ended();
+        if let Some(fresh) =
+            sims.iter().find(|s| self.sim.as_ref().is_some_and(|o| o.sim.simulation_job_id == s.simulation_job_id))
+        {
+            self.follow(&fresh.clone());
+        }
+        self.sims.replace(sims, sims::id, &self.shape);
+        self.sims.load = Load::Fresh;
+        self.job = Some(job);
+        self.error = None;
+    }
+
+    /// The job without its simulations, with their counts: the rows on screen are read again
+    /// (unless events keep them current and none was added).
+    fn take_summary(&mut self, job: &RunPlanJob, out: &mut Out) {
+        let counts = job.counts.clone().unwrap_or_default();
+        let grew = self.progress.total != counts.total as usize;
+        self.progress = Progress::of_counts(job, &counts, &self.progress, self.now);
+        self.polling = !job.has_ended();
+        if !self.windowed || !self.events_live || grew || !self.polling {
+            self.fetch_window(None, out);
+        }
+        self.windowed = true;
+        self.job = Some(job.clone());
+        self.error = None;
+    }
+
+    /// Asks for the rows on screen (from the top), or the page after `cursor`.
+    fn fetch_window(&self, cursor: Option<String>, out: &mut Out) {
+        let limit = (self.sims.page() as i64 + 1).clamp(10, WINDOW_MAX);
+        // In the order a whole job lists them (as made): the rows read the same either way.
+        let mut query = crate::api::ListQuery::default().limit(limit).filter("sort", "createdAt");
+        query.cursor = cursor;
+        if let Some(status) = &self.status_filter {
+            query = query.filter("status", status);
+        }
+        if let Some(outcome) = &self.outcome_filter {
+            query = query.filter("outcome", outcome);
+        }
+        out.fetch(Request::JobWindow { id: self.id, query });
+    }
+
+    /// Rows read: the first page replaces (or updates in place) what is shown, a later page
+    /// adds to it.
+    fn take_window(&mut self, first: bool, page: &crate::api::model::CursorPage<SimulationJob>) {
+        let mut rows = if first { Vec::new() } else { std::mem::take(&mut self.sims.items) };
+        if first && self.sims.items.len() > page.data.len() {
+            // More rows were read by scrolling: keep them, updated where the page has them.
+            rows = std::mem::take(&mut self.sims.items);
+            for fresh in &page.data {
+                match rows.iter_mut().find(|s| s.simulation_job_id == fresh.simulation_job_id) {
+                    Some(row) => *row = fresh.clone(),
+                    None => rows.push(fresh.clone()),
+                }
+            }
+        } else {
+            rows.extend(page.data.iter().cloned());
+            if first {
+                self.more = page.pagination.next_cursor.clone();
+            }
+        }
+        if !first {
+            self.more = page.pagination.next_cursor.clone();
+        }
+        for fresh in &page.data {
+            self.follow(fresh);
+        }
+        self.window_total = Some(page.pagination.total);
+        self.sims.replace(rows, sims::id, &self.shape);
+        self.sims.load = Load::Fresh;
+    }
+
+    /// Near the end of the rows read, the next page of a windowed job is asked for.
+    fn read_ahead(&self, out: &mut Out) {
+        let near_end = self.sims.selected + 2 >= self.sims.len();
+        if self.windowed
+            && near_end
+            && let Some(cursor) = &self.more
+        {
+            self.fetch_window(Some(cursor.clone()), out);
+        }
+    }
+
+    pub fn fetched(&mut self, request: &Request, result: &Result<Fetched, FetchError>, out: &mut Out) -> bool {
         match (request, result) {
             (Request::RunPlanJob(id), Ok(Fetched::RunPlanJob(job))) if *id == self.id => {
-                let mut job = job.as_ref().clone();
-                let sims = std::mem::take(&mut job.simulation_jobs);
-                self.progress = Progress::of(&job, &sims);
-                self.polling = !job.has_ended();
-                if let Some(open) = &mut self.sim
-                    && let Some(fresh) = sims.iter().find(|s| s.simulation_job_id == open.sim.simulation_job_id)
-                {
-                    // The call view's failed checks follow the simulation as it is judged.
-                    open.conversation.failed_checks = fresh.failed_checks.clone();
-                    open.sim = fresh.clone();
-                }
-                self.sims.replace(sims, sims::id, &self.shape);
-                self.sims.load = Load::Fresh;
-                self.job = Some(job);
-                self.error = None;
+                self.take_job(job);
                 true
             }
-            (Request::RunPlanJob(id), Err(error)) if *id == self.id => {
+            (Request::JobSummary { id, .. }, Ok(Fetched::JobSummary { job, etag })) if *id == self.id => {
+                let Some(job) = job else { return false };
+                self.etag = etag.clone();
+                if job.counts.is_some() && job.simulation_jobs.is_empty() {
+                    self.take_summary(job, out);
+                } else {
+                    self.take_job(job);
+                }
+                true
+            }
+            (Request::JobWindow { id, query }, Ok(Fetched::JobWindow(page))) if *id == self.id => {
+                self.take_window(query.cursor.is_none(), page);
+                true
+            }
+            (Request::JobWindow { id, .. }, Err(error)) if *id == self.id => {
+                self.error = Some(error.message.clone());
+                true
+            }
+            (Request::RunPlanJob(id) | Request::JobSummary { id, .. }, Err(error)) if *id == self.id => {
                 self.error = Some(error.message.clone());
                 if error.kind == FailureKind::NotFound {
                     self.polling = false;
@@ -125,11 +291,20 @@ impl JobView {
         let page = self.sims.page();
         match action {
             Action::Up => self.sims.move_by(-1),
-            Action::Down => self.sims.move_by(1),
+            Action::Down => {
+                self.sims.move_by(1);
+                self.read_ahead(out);
+            }
             Action::PageUp => self.sims.move_by(-page),
-            Action::PageDown => self.sims.move_by(page),
+            Action::PageDown => {
+                self.sims.move_by(page);
+                self.read_ahead(out);
+            }
             Action::Top => self.sims.top(),
-            Action::Bottom => self.sims.bottom(),
+            Action::Bottom => {
+                self.sims.bottom();
+                self.read_ahead(out);
+            }
             Action::Sort => {
                 self.sims.cycle_sort(sims::COLUMNS.len());
                 self.sims.reshape(&self.shape);
@@ -139,16 +314,19 @@ impl JobView {
                 self.sims.reshape(&self.shape);
             }
             Action::StatusFilter => {
-                let mut present: Vec<String> = self.sims.items.iter().map(outcome).collect();
+                let mut present: Vec<String> = match (&self.job, self.windowed) {
+                    (Some(job), true) => job.counts.iter().flat_map(|c| c.by_outcome.keys().cloned()).collect(),
+                    _ => self.sims.items.iter().map(outcome).collect(),
+                };
                 present.sort();
                 present.dedup();
                 self.outcome_filter = super::next_filter(self.outcome_filter.as_deref(), &present);
-                self.keep();
+                self.keep(out);
             }
             Action::SecondFilter => {
                 let present: Vec<String> = self.progress.counts.iter().map(|(s, _)| s.clone()).collect();
                 self.status_filter = super::next_filter(self.status_filter.as_deref(), &present);
-                self.keep();
+                self.keep(out);
             }
             Action::NextFailure => self.jump_to_failure(1, out),
             Action::PrevFailure => self.jump_to_failure(-1, out),
@@ -168,8 +346,13 @@ impl JobView {
         true
     }
 
-    /// Applies the outcome and status filters together.
-    fn keep(&mut self) {
+    /// Applies the outcome and status filters together (and asks the service for the rows
+    /// that pass them, where it pages the simulations).
+    fn keep(&mut self, out: &mut Out) {
+        if self.windowed {
+            self.more = None;
+            self.fetch_window(None, out);
+        }
         let (outcome_filter, status_filter) = (self.outcome_filter.clone(), self.status_filter.clone());
         self.shape.keep = Box::new(move |s| {
             outcome_filter.as_ref().is_none_or(|o| *o == outcome(s))
@@ -375,6 +558,12 @@ impl JobView {
         }
         if let Some(status) = &self.status_filter {
             title.push_str(&format!(" · {status} only (F)"));
+        }
+        // Only the rows on screen are read from a service that pages them: say how many there are.
+        if let (true, Some(total)) = (self.windowed, self.window_total)
+            && total > self.sims.items.len() as u64
+        {
+            title.push_str(&format!(" · first {} of {total} read (↓ reads on)", self.sims.items.len()));
         }
         // The hosted service judges the run but not each simulation: say so rather than guess.
         let ended = self.sims.items.iter().filter(|s| s.status.as_ref().is_some_and(|s| s.is_terminal()));

@@ -116,7 +116,8 @@ fn by_plan_name(jobs: &mut Section<RunPlanJob>, names: &Names, known: &mut Rc<Ha
 /// Takes a freshly fetched job into the list (without its simulation jobs); true when it was one.
 pub fn absorb_job(jobs: &mut Section<RunPlanJob>, request: &Request, result: &Result<Fetched, FetchError>) -> bool {
     match (request, result) {
-        (Request::RunPlanJob(_), Ok(Fetched::RunPlanJob(job))) => {
+        (Request::RunPlanJob(_), Ok(Fetched::RunPlanJob(job)))
+        | (Request::JobSummary { .. }, Ok(Fetched::JobSummary { job: Some(job), .. })) => {
             let mut job = job.as_ref().clone();
             job.simulation_job_count = sims(&job);
             job.simulation_jobs = Vec::new();
@@ -326,7 +327,7 @@ impl Pane for Jobs {
             by_plan_name(&mut self.jobs, &self.names, &mut self.plan_names);
         }
         if let Some(job) = &mut self.open {
-            changed |= job.fetched(request, result);
+            changed |= job.fetched(request, result, out);
         }
         if let Some(compare) = &mut self.compare {
             changed |= compare.fetched(request, result);
@@ -334,9 +335,17 @@ impl Pane for Jobs {
         changed
     }
 
-    fn tick(&mut self, _now: jiff::Timestamp, out: &mut Out) -> bool {
+    fn events(&mut self, events: &[crate::api::model::Event], out: &mut Out) -> bool {
+        self.open.as_mut().is_some_and(|job| job.events(events, out))
+    }
+
+    fn watching(&self) -> Option<crate::api::model::EventQuery> {
+        self.open.as_ref().and_then(JobView::watching)
+    }
+
+    fn tick(&mut self, now: jiff::Timestamp, out: &mut Out) -> bool {
         match &mut self.open {
-            Some(job) => job.tick(out),
+            Some(job) => job.tick(now, out),
             None => self.list_poll.tick(&mut self.jobs, out),
         }
     }

@@ -1,7 +1,7 @@
 //! How far a run plan job is: counts by status, elapsed time, an ETA and throughput, computed
 //! once per poll from the job's simulation jobs so drawing a 10,000-simulation job stays cheap.
 
-use crate::api::model::{RunPlanJob, SimulationJob};
+use crate::api::model::{RunPlanJob, SimulationCounts, SimulationJob, SimulationJobStatus};
 use crate::console::theme::Family;
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -77,6 +77,37 @@ impl Progress {
             total,
             ended: sims.iter().filter(|s| has_ended(s)).count(),
             counts,
+            started,
+            ended_at,
+            finished,
+            completions,
+        }
+    }
+
+    /// The same from the job's `counts` alone (a service that pages the simulations), with
+    /// `before`'s completions carried on: what ended since the last read ended by `now`, so the
+    /// throughput builds up while the view is open without reading a simulation.
+    pub fn of_counts(job: &RunPlanJob, counts: &SimulationCounts, before: &Progress, now: jiff::Timestamp) -> Progress {
+        let mut listed: Vec<(String, usize)> = counts.by_status.iter().map(|(s, n)| (s.clone(), *n as usize)).collect();
+        listed.retain(|(_, n)| *n > 0);
+        listed.sort_by(|(a, _), (b, _)| rank(a).cmp(&rank(b)).then_with(|| a.cmp(b)));
+        let ended: usize =
+            listed.iter().filter(|(s, _)| SimulationJobStatus::from(s.as_str()).is_terminal()).map(|(_, n)| n).sum();
+        let started = job.started_at.as_ref().or(job.created_at.as_ref()).and_then(|t| t.parse());
+        let mut completions = before.completions.clone();
+        if let Some(start) = started
+            && ended > before.ended
+            && before.started.is_some()
+        {
+            let at = (now.as_millisecond() - start.as_millisecond()).max(0);
+            completions.extend(std::iter::repeat_n(at, ended - before.ended));
+        }
+        let finished = job.has_ended();
+        let ended_at = job.ended_at.as_ref().and_then(|t| t.parse()).or(if finished { Some(now) } else { None });
+        Progress {
+            total: (counts.total as usize).max(job.simulation_job_count.unwrap_or(0) as usize),
+            ended,
+            counts: listed,
             started,
             ended_at,
             finished,
