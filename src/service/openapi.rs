@@ -17,8 +17,8 @@ use utoipa_axum::routes;
 use super::AppState;
 use crate::api::ErrorBody;
 use crate::api::model::{
-    CollectionJobStatus, IssueStatus, KnowledgeBase, RunPlanJobStatus, Severity, SimulationJobsIncluded,
-    ValueStatusFilter, inputs_refusing_unknown_members, limits_beyond_the_generator,
+    CollectionJobStatus, IssueStatus, KnowledgeBase, RunPlanJobStatus, Severity, SimulationJobSort,
+    SimulationJobsIncluded, ValueStatusFilter, inputs_refusing_unknown_members, limits_beyond_the_generator,
 };
 
 /// The name the bearer scheme has under `components.securitySchemes` (also spelled out in
@@ -36,7 +36,7 @@ pub const BEARER: &str = "bearer";
     ),
     // The knowledge base has no route here yet; its schema states its limit all the same.
     // Enums that only query parameters name are listed so that their `$ref`s resolve.
-    components(schemas(ErrorBody, KnowledgeBase, ValueStatusFilter, CollectionJobStatus, IssueStatus, Severity, RunPlanJobStatus, SimulationJobsIncluded)),
+    components(schemas(ErrorBody, KnowledgeBase, ValueStatusFilter, CollectionJobStatus, IssueStatus, Severity, RunPlanJobStatus, SimulationJobsIncluded, SimulationJobSort)),
     modifiers(&BearerAuth),
     security(("bearer" = []))
 )]

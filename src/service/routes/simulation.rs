@@ -194,10 +194,10 @@ async fn list_job_simulations(
     let id = path_id(Kind::RunPlanJob, &id)?.to_string();
     let status = known_value::<SimulationJobStatus>("status", params.status.as_deref())?;
     let outcome = known_value::<SimulationOutcome>("outcome", params.outcome.as_deref())?;
-    let job = id.clone();
-    state.store.read(move |c| store::require::<serde_json::Value>(c, Kind::RunPlanJob, &job)).await?;
     let sort = known_value::<SimulationJobSort>("sort", params.sort.as_deref())?;
     let oldest_first = sort.as_deref() == Some(SimulationJobSort::Oldest.as_str());
+    let job = id.clone();
+    state.store.read(move |c| store::require::<serde_json::Value>(c, Kind::RunPlanJob, &job)).await?;
     let fields = outcome.map(|o| ("$.outcome".to_string(), o)).into_iter().collect();
     let filter = OwnedFilter { status, parent_id: Some(id), fields, oldest_first, ..Default::default() };
     list_kind(&state, Kind::SimulationJob, params, filter).await
