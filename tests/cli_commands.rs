@@ -325,3 +325,30 @@ async fn embedded_runs_a_command_on_a_throwaway_seeded_service() {
     assert!(issues["data"].as_array().unwrap().iter().all(|i| i["title"] != "Gone after"));
     assert!(!home.path().join("data").join("switchboard").join("service").exists(), "nothing is kept in the data dir");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn job_watch_wakes_on_the_jobs_events_not_only_on_its_poll() {
+    // Slow enough that the job still runs when the watch first reads it.
+    let dir = tempfile::tempdir().unwrap();
+    let options = switchboard::service::Options {
+        sim_speed: switchboard::service::SimSpeed::Factor(20.0),
+        ..support::options(dir.path(), true)
+    };
+    let service = support::start_with(options, dir).await;
+    let home = tempfile::tempdir().unwrap();
+    // An hour between polls: only the event stream can tell the watch that the job ended.
+    let config = home.path().join("config").join("switchboard");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("config.toml"), "poll_interval_ms = 3600000\n").unwrap();
+    let always = duration_check(&service.client, true).await;
+    let plan = create_plan(&service.client, &plan_input("Woken", Some((&always, 100.0)), 2)).await;
+    let run = switchboard::api::model::RunRequest { plan_id: Some(plan), ..Default::default() };
+    let id = service.client.run(&run).await.unwrap().simulation_run_plan_job_id.to_string();
+    let watched =
+        tokio::time::timeout(std::time::Duration::from_secs(120), sb(home.path(), &service, &["job", "watch", &id]))
+            .await
+            .expect("the watch ends with the job, well before its next poll");
+    assert_exit(&watched, 0);
+    assert_eq!(json(&watched)["data"]["status"], "COMPLETED");
+    assert!(stderr(&watched).contains("RUNNING"), "the watch saw the job running first:\n{}", stderr(&watched));
+}

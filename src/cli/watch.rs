@@ -55,6 +55,10 @@ pub async fn watch(
     // The job is polled without its simulations (counts and verdict only) where the service
     // offers that, and read whole once it has ended.
     let mut summary = true;
+    // Where the service streams events, a change wakes the watch at once (the job ending is
+    // seen within moments, not a poll later); polling goes on beside it either way.
+    let changed = std::sync::Arc::new(tokio::sync::Notify::new());
+    let _stream = Wake(tokio::spawn(wake_on_events(client.clone(), id, changed.clone())));
     loop {
         // The deadline holds during a read too: a hanging or retrying service does not stretch it.
         let read = tokio::select! {
@@ -114,12 +118,41 @@ pub async fn watch(
             }
             wait = wait.min(left);
         }
+        let read_at = Instant::now() + EVENT_GAP.min(wait);
         tokio::select! {
             _ = tokio::time::sleep(wait) => {}
+            // An event: read again, but not more often than every EVENT_GAP.
+            _ = async { changed.notified().await; tokio::time::sleep_until(read_at.into()).await } => {}
             signal = signals.recv() => {
                 progress.finish();
                 return Ok(Watched::Interrupted(signal, last));
             }
+        }
+    }
+}
+
+/// The least time between two reads woken by events.
+const EVENT_GAP: Duration = Duration::from_millis(200);
+
+/// Stops the event task when the watch ends.
+struct Wake(tokio::task::JoinHandle<()>);
+
+impl Drop for Wake {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Follows the job's events and wakes the watch on each; ends quietly where the service has
+/// no event stream (the watch polls).
+async fn wake_on_events(client: Client, id: Uuid, changed: std::sync::Arc<tokio::sync::Notify>) {
+    let query = crate::api::model::EventQuery { resource_id: Some(id.to_string()), ..Default::default() };
+    let mut last: Option<String> = None;
+    for _ in 0..5 {
+        let Ok(mut stream) = client.events(&query, last.as_deref()).await else { return };
+        while let Ok(Some(event)) = stream.next().await {
+            last = Some(event.id);
+            changed.notify_one();
         }
     }
 }

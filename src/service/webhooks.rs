@@ -22,6 +22,10 @@ use crate::api::model::*;
 const LEASE: Duration = Duration::from_secs(15);
 /// One attempt's time limit.
 const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Events are kept this long (longer while a delivery still needs one), for streams resuming.
+const KEEP_EVENTS: jiff::SignedDuration = jiff::SignedDuration::from_hours(7 * 24);
+/// How often old events are pruned.
+const PRUNE_EVERY: Duration = Duration::from_secs(3600);
 /// Deliveries attempted at once.
 const BATCH: usize = 16;
 /// Waits between attempts, as multiples of the policy's first wait: with the default 5 s,
@@ -121,7 +125,15 @@ impl Sender {
 
     async fn run(self) {
         let mut events = self.store.events();
+        let mut pruned: Option<Instant> = None;
         loop {
+            if pruned.is_none_or(|at| at.elapsed() >= PRUNE_EVERY) {
+                pruned = Some(Instant::now());
+                let before = Timestamp::from(jiff::Timestamp::now() - KEEP_EVENTS).0;
+                if let Err(error) = self.store.write(move |tx| outbox::prune_events(tx, &before)).await {
+                    tracing::warn!("old events not pruned: {}", error.body.message);
+                }
+            }
             let now = outbox::unix_ms_now();
             let lease = LEASE.as_millis() as i64;
             let claimed = self.store.write(move |tx| outbox::claim_due(tx, now, lease, BATCH)).await;
