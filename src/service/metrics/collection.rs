@@ -226,9 +226,7 @@ fn conversation(
     } else {
         store::require(conn, Kind::Call, id)?
     };
-    let transcript: Option<String> =
-        conn.query_row("SELECT body FROM transcripts WHERE call_id = ?1", params![id], |r| r.get(0)).optional()?;
-    let transcript = transcript.map(|t| serde_json::from_str(&t)).transpose()?.unwrap_or_default();
+    let transcript = store::transcripts::get(conn, id)?;
     // A simulated call is read with the flow and variant its simulation ran.
     let ran = match call.simulation_job_id {
         Some(job) => {

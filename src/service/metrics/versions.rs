@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use rusqlite::{Connection, params};
+use rusqlite::Connection;
 
 use crate::api::model::{MetricDefinition, Timestamp};
 use crate::service::error::ServiceResult;
@@ -18,10 +18,7 @@ pub fn definition_at(
     definition_id: &str,
     at: &Timestamp,
 ) -> ServiceResult<Option<MetricDefinition>> {
-    let mut statement =
-        conn.prepare_cached("SELECT body FROM definition_versions WHERE definition_id = ?1 ORDER BY version DESC")?;
-    let bodies: Vec<String> =
-        statement.query_map(params![definition_id], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+    let bodies = crate::service::store::versions::all_raw(conn, definition_id)?;
     let when = at.parse();
     let mut oldest = None;
     for body in bodies {

@@ -1,7 +1,7 @@
 //! What calls and chats share: ingesting a transcript, reading it back, and the latest
 //! metric values of one conversation.
 
-use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use rusqlite::{Connection, Transaction};
 
 use super::collection::value_groups;
 use crate::api::model::{
@@ -32,10 +32,7 @@ pub fn ingest(tx: &Transaction, id: uuid::Uuid, input: &CallInput) -> ServiceRes
         .parse()
         .and_then(|s| s.checked_add(jiff::SignedDuration::from_millis(duration_ms)).ok())
         .map(Timestamp::from);
-    tx.execute(
-        "INSERT INTO transcripts (call_id, body) VALUES (?1, ?2)",
-        params![id.to_string(), serde_json::to_string(&transcript)?],
-    )?;
+    store::transcripts::put(tx, &id.to_string(), &serde_json::to_string(&transcript)?)?;
     Ok(Ingested { started_at, ended_at, duration_ms })
 }
 
@@ -47,9 +44,7 @@ pub fn transcript(conn: &Connection, kind: Kind, id: &str) -> ServiceResult<Tran
     };
     let conversation: serde_json::Value = serde_json::from_str(&body)?;
     let simulated = conversation.get("simulationJobId").is_some_and(|v| !v.is_null());
-    let body: Option<String> =
-        conn.query_row("SELECT body FROM transcripts WHERE call_id = ?1", params![id], |r| r.get(0)).optional()?;
-    let mut transcript: Transcript = body.map(|b| serde_json::from_str(&b)).transpose()?.unwrap_or_default();
+    let mut transcript: Transcript = store::transcripts::get(conn, id)?;
     transcript.transcription_source = Some(if simulated {
         TranscriptionSource::SimulationAgentRealtime
     } else {

@@ -2,7 +2,7 @@
 
 use axum::extract::{Path, State};
 use axum::response::Response;
-use rusqlite::{Connection, Transaction, params};
+use rusqlite::{Connection, Transaction};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
@@ -94,11 +94,8 @@ async fn versions(State(state): State<AppState>, Path(id): Path<String>) -> Serv
         .store
         .read(move |c| {
             let definition = resolve_definition(c, &id)?;
-            let mut statement = c.prepare_cached(
-                "SELECT body FROM definition_versions WHERE definition_id = ?1 ORDER BY version DESC",
-            )?;
-            let rows = statement.query_map(params![definition.id.to_string()], |r| r.get::<_, String>(0))?;
-            rows.map(|b| Ok(serde_json::from_str::<serde_json::Value>(&b?)?)).collect::<ServiceResult<Vec<_>>>()
+            let bodies = store::versions::all_raw(c, &definition.id.to_string())?;
+            bodies.iter().map(|b| Ok(serde_json::from_str::<serde_json::Value>(b)?)).collect::<ServiceResult<Vec<_>>>()
         })
         .await?;
     Ok(data(&versions))
@@ -113,10 +110,7 @@ pub fn save_definition(tx: &Transaction, definition: &MetricDefinition, insert: 
     } else {
         store::update(tx, &doc)?
     }
-    tx.execute(
-        "INSERT OR REPLACE INTO definition_versions (definition_id, version, body) VALUES (?1, ?2, ?3)",
-        params![definition.id.to_string(), definition.version.unwrap_or(1) as i64, doc.body],
-    )?;
+    store::versions::put(tx, &definition.id.to_string(), definition.version.unwrap_or(1) as i64, &doc.body)?;
     Ok(())
 }
 

@@ -99,20 +99,14 @@ fn seed(tx: &Transaction) -> ServiceResult<()> {
     insert_all(tx, Kind::MetricDefinition, &definitions, None, None)?;
     for definition in &definitions {
         let version = definition.get("version").and_then(Value::as_i64).unwrap_or(1);
-        tx.execute(
-            "INSERT INTO definition_versions (definition_id, version, body) VALUES (?1, ?2, ?3)",
-            params![text(definition, "id"), version, definition.to_string()],
-        )?;
+        store::versions::put(tx, text(definition, "id").unwrap_or_default(), version, &definition.to_string())?;
     }
     insert_all(tx, Kind::MetricPolicy, &array("metric_policies", METRIC_POLICIES)?, Some("status"), None)?;
     for mut call in array("calls", CALLS)? {
         let transcript = call.as_object_mut().and_then(|c| c.remove("transcript")).unwrap_or(Value::Null);
         insert_all(tx, Kind::Call, std::slice::from_ref(&call), None, Some("simulationRunPlanJobId"))?;
         if !transcript.is_null() {
-            tx.execute(
-                "INSERT INTO transcripts (call_id, body) VALUES (?1, ?2)",
-                params![text(&call, "id"), transcript.to_string()],
-            )?;
+            store::transcripts::put(tx, text(&call, "id").unwrap_or_default(), &transcript.to_string())?;
         }
     }
     for mut job in array("metric_collection_jobs", COLLECTION_JOBS)? {

@@ -539,15 +539,7 @@ impl Simulator {
                         .optional()?;
                     let Some(body) = body else { return Ok(None) };
                     let call: Call = serde_json::from_str(&body)?;
-                    let transcript: Option<String> = c
-                        .query_row(
-                            "SELECT body FROM transcripts WHERE call_id = ?1",
-                            params![call.id.to_string()],
-                            |r| r.get(0),
-                        )
-                        .optional()?;
-                    let transcript: Transcript =
-                        transcript.map(|t| serde_json::from_str(&t)).transpose()?.unwrap_or_default();
+                    let transcript: Transcript = store::transcripts::get(c, &call.id.to_string())?;
                     Ok(Some((call, transcript)))
                 })
                 .await?;
@@ -660,10 +652,7 @@ impl Simulator {
         self.store
             .write(move |tx| {
                 store::insert(tx, &Doc::new(Kind::Call, stored.id, &stored, started.0)?.parent(Some(&job_id)))?;
-                tx.execute(
-                    "INSERT INTO transcripts (call_id, body) VALUES (?1, ?2)",
-                    params![stored.id.to_string(), transcript],
-                )?;
+                store::transcripts::put(tx, &stored.id.to_string(), &transcript)?;
                 Ok(())
             })
             .await?;

@@ -3,7 +3,9 @@
 
 mod migrations;
 pub mod outbox;
+pub mod transcripts;
 pub mod values;
+pub mod versions;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
