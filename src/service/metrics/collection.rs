@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rusqlite::{OptionalExtension, params};
+use rusqlite::OptionalExtension;
 use serde_json::Value;
 use tokio::sync::Notify;
 use uuid::Uuid;
@@ -125,18 +125,15 @@ impl Collector {
                     }
                     let failed = values.iter().any(|(_, v)| v.capture_status == Some(CaptureStatus::Error));
                     for (definition_id, value) in &values {
-                        tx.execute(
-                            "INSERT INTO metric_values (job_id, definition_id, call_id, chat_id, capture_status, body)
-                             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                            params![
-                                job_id,
-                                definition_id.to_string(),
-                                value.call_id.map(|c| c.to_string()),
-                                value.chat_id.map(|c| c.to_string()),
-                                value.capture_status.as_ref().map_or("SUCCESS", |s| s.as_str()),
-                                serde_json::to_string(value)?
-                            ],
-                        )?;
+                        let (call, chat) = (value.call_id.map(|c| c.to_string()), value.chat_id.map(|c| c.to_string()));
+                        let key = store::values::ValueKey {
+                            job_id: &job_id,
+                            definition_id: &definition_id.to_string(),
+                            call_id: call.as_deref(),
+                            chat_id: chat.as_deref(),
+                        };
+                        let status = value.capture_status.as_ref().map_or("SUCCESS", |s| s.as_str());
+                        store::values::put(tx, &key, status, &serde_json::to_string(value)?)?;
                     }
                     let field = if failed { "failedItems" } else { "completedItems" };
                     job[field] = (job[field].as_u64().unwrap_or(0) + 1).into();

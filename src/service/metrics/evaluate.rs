@@ -22,10 +22,8 @@ impl Catalog {
     pub fn load(conn: &rusqlite::Connection) -> ServiceResult<Catalog> {
         let definitions =
             store::all::<MetricDefinition>(conn, Kind::MetricDefinition)?.into_iter().map(|d| (d.id, d)).collect();
-        let mut statement = conn.prepare_cached("SELECT knowledge_base_id, content FROM knowledge_content")?;
-        let knowledge = statement
-            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
-            .filter_map(Result::ok)
+        let knowledge = store::knowledge::all(conn)?
+            .into_iter()
             .filter_map(|(id, text)| Some((Uuid::parse_str(&id).ok()?, text)))
             .collect();
         Ok(Catalog { definitions, knowledge })

@@ -2,7 +2,6 @@
 
 use axum::extract::{Path, State};
 use axum::response::Response;
-use rusqlite::types::Value as SqlValue;
 use serde::Deserialize;
 use utoipa::IntoParams;
 use utoipa_axum::router::OpenApiRouter;
@@ -123,42 +122,25 @@ async fn samples(
                         && t.suite_version.as_deref() == Some(&version)
                 })
                 .ok_or_else(|| ServiceError::not_found("benchmark target", &format!("{key} in {suite} {version}")))?;
-            let mut clause = String::from("target_key = ? AND suite = ? AND suite_version = ?");
-            let mut args: Vec<SqlValue> = vec![key.clone().into(), suite.into(), version.into()];
-            for (column, value) in [("condition_key", &q.condition_key), ("metric_key", &q.metric_key)] {
-                if let Some(value) = value {
-                    clause.push_str(&format!(" AND {column} = ?"));
-                    args.push(value.clone().into());
-                }
-            }
-            // Samples without reasoning are never returned.
-            clause.push_str(" AND COALESCE(json_extract(body, '$.reasoning'), '') <> ''");
-            let total: i64 = c.query_row(
-                &format!("SELECT COUNT(*) FROM score_samples WHERE {clause}"),
-                rusqlite::params_from_iter(&args),
-                |r| r.get(0),
-            )?;
             let limit = q.limit.unwrap_or(benchmark_limits::LIMIT_DEFAULT);
             let offset = q.offset.unwrap_or(0);
-            args.push(limit.into());
-            args.push(offset.into());
-            let mut statement = c.prepare_cached(&format!(
-                "SELECT body FROM score_samples WHERE {clause} ORDER BY seq LIMIT ? OFFSET ?"
-            ))?;
-            let samples = statement
-                .query_map(rusqlite::params_from_iter(&args), |r| r.get::<_, String>(0))?
-                .map(|b| Ok(serde_json::from_str::<ScoreSample>(&b?)?))
+            let sample_key = store::scores::SampleKey {
+                target_key: &key,
+                suite: &suite,
+                suite_version: &version,
+                condition_key: q.condition_key.as_deref(),
+                metric_key: q.metric_key.as_deref(),
+            };
+            let (bodies, total) = store::scores::page(c, &sample_key, limit, offset)?;
+            let samples = bodies
+                .iter()
+                .map(|b| Ok(serde_json::from_str::<ScoreSample>(b)?))
                 .collect::<ServiceResult<Vec<_>>>()?;
-            let has_more = offset + (samples.len() as i64) < total;
+            let has_more = offset as u64 + (samples.len() as u64) < total;
             Ok(ScoreSamplePage {
                 data: samples,
                 target: Some(target),
-                pagination: OffsetPagination {
-                    limit: limit as u64,
-                    offset: offset as u64,
-                    total: total as u64,
-                    has_more,
-                },
+                pagination: OffsetPagination { limit: limit as u64, offset: offset as u64, total, has_more },
             })
         })
         .await?;

@@ -1,10 +1,12 @@
 //! The seeded world: one coherent, deterministic demo kept as readable JSON in assets/seed,
 //! embedded in the binary and written into a fresh data dir in one transaction.
 
-use rusqlite::{Transaction, params};
+use rusqlite::Transaction;
 use serde_json::Value;
 
 use super::error::{ServiceError, ServiceResult};
+use super::store::scores::SampleKey;
+use super::store::values::ValueKey;
 use super::store::{self, Doc, Kind, Store};
 
 /// The seed files, embedded so the binary needs nothing beside it.
@@ -115,18 +117,13 @@ fn seed(tx: &Transaction) -> ServiceResult<()> {
         for group in groups.as_array().into_iter().flatten() {
             let definition_id = text(group, "metricDefinitionId").unwrap_or_default();
             for value in group.get("values").and_then(Value::as_array).into_iter().flatten() {
-                tx.execute(
-                    "INSERT INTO metric_values (job_id, definition_id, call_id, chat_id, capture_status, body)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                    params![
-                        text(&job, "id"),
-                        definition_id,
-                        text(value, "callId"),
-                        text(value, "chatId"),
-                        text(value, "captureStatus").unwrap_or("SUCCESS"),
-                        value.to_string()
-                    ],
-                )?;
+                let key = ValueKey {
+                    job_id: text(&job, "id").unwrap_or_default(),
+                    definition_id,
+                    call_id: text(value, "callId"),
+                    chat_id: text(value, "chatId"),
+                };
+                store::values::put(tx, &key, text(value, "captureStatus").unwrap_or("SUCCESS"), &value.to_string())?;
             }
         }
     }
@@ -135,10 +132,7 @@ fn seed(tx: &Transaction) -> ServiceResult<()> {
         let content = base.as_object_mut().and_then(|b| b.remove("content"));
         insert_all(tx, Kind::KnowledgeBase, std::slice::from_ref(&base), Some("status"), None)?;
         if let Some(Value::String(content)) = content {
-            tx.execute(
-                "INSERT INTO knowledge_content (knowledge_base_id, content) VALUES (?1, ?2)",
-                params![text(&base, "id"), content],
-            )?;
+            store::knowledge::put(tx, text(&base, "id").unwrap_or_default(), &content)?;
         }
     }
     seed_benchmarks(tx)?;
@@ -169,18 +163,14 @@ fn seed_benchmarks(tx: &Transaction) -> ServiceResult<()> {
         let suite = object.remove("suite");
         let version = object.remove("suiteVersion");
         let str_of = |v: &Option<Value>| v.as_ref().and_then(Value::as_str).unwrap_or_default().to_owned();
-        tx.execute(
-            "INSERT INTO score_samples (target_key, suite, suite_version, condition_key, metric_key, body)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![
-                str_of(&target_key),
-                str_of(&suite),
-                str_of(&version),
-                text(&sample, "conditionKey"),
-                text(&sample, "metricKey"),
-                sample.to_string()
-            ],
-        )?;
+        let key = SampleKey {
+            target_key: &str_of(&target_key),
+            suite: &str_of(&suite),
+            suite_version: &str_of(&version),
+            condition_key: text(&sample, "conditionKey"),
+            metric_key: text(&sample, "metricKey"),
+        };
+        store::scores::put(tx, &key, &sample.to_string())?;
     }
     Ok(())
 }

@@ -716,23 +716,25 @@ impl Simulator {
             .write(move |tx| {
                 let failed = rows.iter().any(|(_, v)| v.capture_status == Some(CaptureStatus::Error));
                 for (definition, value) in &rows {
-                    tx.prepare_cached(
-                        "INSERT INTO metric_values (job_id, definition_id, call_id, chat_id, capture_status, body) VALUES (?1, ?2, ?3, NULL, ?4, ?5)",
-                    )?
-                    .execute(params![
-                        collection_id,
-                        definition.to_string(),
-                        value.call_id.map(|c| c.to_string()),
-                        value.capture_status.as_ref().map_or("SUCCESS", |s| s.as_str()),
-                        serde_json::to_string(value)?
-                    ])?;
+                    let call = value.call_id.map(|c| c.to_string());
+                    let key = store::values::ValueKey {
+                        job_id: &collection_id,
+                        definition_id: &definition.to_string(),
+                        call_id: call.as_deref(),
+                        chat_id: None,
+                    };
+                    let status = value.capture_status.as_ref().map_or("SUCCESS", |s| s.as_str());
+                    store::values::put(tx, &key, status, &serde_json::to_string(value)?)?;
                 }
                 let mut job: Value = store::require(tx, Kind::CollectionJob, &collection_id)?;
                 let field = if failed { "failedItems" } else { "completedItems" };
                 job[field] = (job[field].as_u64().unwrap_or(0) + 1).into();
                 job["updatedAt"] = now;
                 let created = job["createdAt"].as_str().unwrap_or_default().to_owned();
-                store::update(tx, &Doc::new(Kind::CollectionJob, &collection_id, &job, created)?.status(Some("PROCESSING")))
+                store::update(
+                    tx,
+                    &Doc::new(Kind::CollectionJob, &collection_id, &job, created)?.status(Some("PROCESSING")),
+                )
             })
             .await?;
         Ok(judged)

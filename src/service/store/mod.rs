@@ -1,8 +1,10 @@
 //! The local service's store: SQLite (bundled) in WAL mode. Resources are JSON documents in
 //! one table, with indexed columns for what lists filter and sort on.
 
+pub mod knowledge;
 mod migrations;
 pub mod outbox;
+pub mod scores;
 pub mod transcripts;
 pub mod values;
 pub mod versions;

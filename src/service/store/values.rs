@@ -4,10 +4,28 @@
 
 use std::collections::HashMap;
 
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, Transaction, params};
 
 use crate::api::model::CaptureStatus;
 use crate::service::error::ServiceResult;
+
+/// Where a value belongs: its collection job, its metric definition and its conversation.
+pub struct ValueKey<'a> {
+    pub job_id: &'a str,
+    pub definition_id: &'a str,
+    pub call_id: Option<&'a str>,
+    pub chat_id: Option<&'a str>,
+}
+
+/// Keeps one metric value (stored JSON) with the columns reads filter on.
+pub fn put(tx: &Transaction, key: &ValueKey, capture_status: &str, body: &str) -> ServiceResult<()> {
+    tx.prepare_cached(
+        "INSERT INTO metric_values (job_id, definition_id, call_id, chat_id, capture_status, body) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?
+    .execute(params![key.job_id, key.definition_id, key.call_id, key.chat_id, capture_status, body])?;
+    Ok(())
+}
 
 /// One stored value, as much of it as a run's results need.
 pub struct ValueRow {
