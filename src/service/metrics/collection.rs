@@ -6,7 +6,6 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rusqlite::OptionalExtension;
 use serde_json::Value;
 use tokio::sync::Notify;
 use uuid::Uuid;
@@ -65,12 +64,8 @@ impl Collector {
             let next: Option<String> = self
                 .store
                 .read(|c| {
-                    Ok(c.query_row(
-                        "SELECT id FROM docs WHERE kind = 'collection_job' AND status = 'PENDING' ORDER BY seq LIMIT 1",
-                        [],
-                        |r| r.get(0),
-                    )
-                    .optional()?)
+                    let pending = store::in_status(c, Kind::CollectionJob, &["PENDING"])?;
+                    Ok(pending.into_iter().next().map(|(id, _, _)| id))
                 })
                 .await?;
             let Some(id) = next else { return Ok(()) };

@@ -3,7 +3,7 @@
 
 use axum::extract::{Path, State};
 use axum::response::Response;
-use rusqlite::{Connection, params};
+use rusqlite::Connection;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
@@ -203,30 +203,21 @@ async fn values(
         .store
         .read(move |c| {
             store::require::<serde_json::Value>(c, Kind::CollectionJob, &id)?;
-            value_groups(
-                c,
-                "SELECT definition_id, body FROM metric_values WHERE job_id = ?1 ORDER BY seq",
-                &id,
-                &filter,
-            )
+            value_groups(c, store::values::of_job(c, &id)?, &filter)
         })
         .await?;
     Ok(data(&groups))
 }
 
-/// Groups the rows `sql` selects (definition id, value body) by definition, in first-seen order,
-/// with each group's header read from the current definition.
+/// Groups stored values (definition id, value body) by definition, in first-seen order, with
+/// each group's header read from the current definition.
 pub fn value_groups(
     conn: &Connection,
-    sql: &str,
-    key: &str,
+    rows: Vec<(String, String)>,
     filter: &ValueStatusFilter,
 ) -> ServiceResult<Vec<MetricValueGroup>> {
-    let mut statement = conn.prepare_cached(sql)?;
-    let rows = statement.query_map(params![key], |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)))?;
     let mut groups: Vec<MetricValueGroup> = Vec::new();
-    for row in rows {
-        let (definition_id, body) = row?;
+    for (definition_id, body) in rows {
         let mut value: MetricValue = serde_json::from_str(&body)?;
         let success = value.capture_status == Some(CaptureStatus::Success);
         if *filter == ValueStatusFilter::Success && !success {

@@ -71,12 +71,6 @@ pub fn latest_values(
     if !store::exists(conn, kind, id)? {
         return Err(ServiceError::not_found(kind.label(), id));
     }
-    let column = if kind == Kind::Chat { "chat_id" } else { "call_id" };
-    let sql = format!(
-        "SELECT definition_id, body FROM metric_values AS mv WHERE {column} = ?1 AND job_id = (
-             SELECT job_id FROM metric_values WHERE {column} = ?1 AND definition_id = mv.definition_id
-             ORDER BY seq DESC LIMIT 1)
-         ORDER BY seq"
-    );
-    value_groups(conn, &sql, id, filter)
+    let rows = store::values::latest_of_conversation(conn, kind == Kind::Chat, id)?;
+    value_groups(conn, rows, filter)
 }

@@ -2,7 +2,7 @@
 //! towards the job's verdict), retrying the ones the agent never spoke on, settling the job once
 //! every test case has a final attempt, cancelling it, and recovering after a restart.
 
-use rusqlite::{Transaction, params};
+use rusqlite::Transaction;
 use serde_json::Value;
 
 use crate::api::model::*;
@@ -11,11 +11,7 @@ use crate::service::store::{self, Doc, Kind};
 use crate::service::verdict::{self, CheckResult, Tally};
 
 pub(super) fn count_simulations(tx: &Transaction, job_id: &str) -> ServiceResult<u64> {
-    Ok(tx.query_row(
-        "SELECT COUNT(*) FROM docs WHERE kind = 'simulation_job' AND parent_id = ?1",
-        params![job_id],
-        |r| r.get::<_, i64>(0),
-    )? as u64)
+    store::count_children(tx, Kind::SimulationJob, job_id, &[])
 }
 
 /// A retry of a simulation the agent never spoke on: when it dials and its place among its test
@@ -205,18 +201,13 @@ pub fn settle_job(tx: &Transaction, job_id: &str) -> ServiceResult<()> {
     if matches!(job["status"].as_str(), Some("COMPLETED" | "FAILED" | "CANCELLED" | "TIMED_OUT")) {
         return Ok(()); // an ended job never changes again
     }
-    let count = |statuses: &str| -> rusqlite::Result<i64> {
-        tx.prepare_cached(&format!(
-            "SELECT COUNT(*) FROM docs WHERE kind = 'simulation_job' AND parent_id = ?1 AND status IN ({statuses})"
-        ))?
-        .query_row(params![job_id], |r| r.get(0))
-    };
+    let count = |statuses: &[&str]| store::count_children(tx, Kind::SimulationJob, job_id, statuses);
     // A retry waiting out its backoff keeps the run open: it settles once every test case has
     // a final attempt.
-    if count("'PENDING', 'QUEUED', 'PROCESSING', 'CANCELLING', 'RETRY_SCHEDULED'")? > 0 {
+    if count(&["PENDING", "QUEUED", "PROCESSING", "CANCELLING", "RETRY_SCHEDULED"])? > 0 {
         return Ok(());
     }
-    let completed = count("'COMPLETED'")?;
+    let completed = count(&["COMPLETED"])?;
     let status = if job["status"] == "CANCELLING" {
         "CANCELLED"
     } else if completed > 0 {
@@ -252,14 +243,10 @@ pub fn settle_job(tx: &Transaction, job_id: &str) -> ServiceResult<()> {
 /// After a restart: a simulation that was mid-call cannot be resumed (its conversation lived in
 /// memory), so it is FAILED with the reason; queued ones go back to PENDING and run again.
 pub(super) fn recover(tx: &Transaction) -> ServiceResult<()> {
-    let interrupted: Vec<(String, String)> = tx
-        .prepare(
-            "SELECT body, parent_id FROM docs WHERE kind = 'simulation_job' AND status IN ('QUEUED', 'PROCESSING')",
-        )?
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()?;
+    let interrupted = store::in_status(tx, Kind::SimulationJob, &["QUEUED", "PROCESSING"])?;
     let mut jobs = std::collections::BTreeSet::new();
-    for (body, job_id) in interrupted {
+    for (_, job_id, body) in interrupted {
+        let job_id = job_id.unwrap_or_default();
         let mut simulation: SimulationJob = serde_json::from_str(&body)?;
         if simulation.status == Some(SimulationJobStatus::Queued) {
             simulation.status = Some(SimulationJobStatus::Pending);
@@ -272,10 +259,8 @@ pub(super) fn recover(tx: &Transaction) -> ServiceResult<()> {
         save_simulation(tx, &simulation, &job_id)?;
         jobs.insert(job_id);
     }
-    let cancelling: Vec<String> = tx
-        .prepare("SELECT id FROM docs WHERE kind = 'run_plan_job' AND status = 'CANCELLING'")?
-        .query_map([], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
+    let cancelling: Vec<String> =
+        store::in_status(tx, Kind::RunPlanJob, &["CANCELLING"])?.into_iter().map(|(id, _, _)| id).collect();
     for job_id in jobs.into_iter().chain(cancelling) {
         settle_job(tx, &job_id)?;
     }
@@ -305,12 +290,7 @@ pub fn pending_retries(conn: &rusqlite::Connection, job_id: &str) -> ServiceResu
 /// A run plan job with every simulation job it holds.
 pub fn load_job(conn: &rusqlite::Connection, id: &str) -> ServiceResult<RunPlanJob> {
     let mut job: RunPlanJob = store::require(conn, Kind::RunPlanJob, id)?;
-    let mut statement =
-        conn.prepare_cached("SELECT body FROM docs WHERE kind = 'simulation_job' AND parent_id = ?1 ORDER BY seq")?;
-    job.simulation_jobs = statement
-        .query_map([id], |r| r.get::<_, String>(0))?
-        .map(|b| Ok(serde_json::from_str(&b?)?))
-        .collect::<ServiceResult<_>>()?;
+    job.simulation_jobs = store::children(conn, Kind::SimulationJob, id)?;
     job.simulation_job_count = Some(job.simulation_jobs.len() as u64);
     job.pending_retries = Some(pending_retries(conn, id)?);
     Ok(job)

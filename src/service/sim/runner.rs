@@ -10,7 +10,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rusqlite::{OptionalExtension, params};
 use serde_json::Value;
 use tokio::sync::Notify;
 use uuid::Uuid;
@@ -138,15 +137,8 @@ impl Simulator {
         let jobs: Vec<(String, Value)> = self
             .store
             .read(|c| {
-                let mut statement = c.prepare_cached(
-                    "SELECT id, body FROM docs WHERE kind = 'run_plan_job' AND status IN ('PENDING', 'RUNNING', 'RUNNING_SIMULATIONS') ORDER BY seq",
-                )?;
-                let rows = statement.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
-                rows.map(|row| {
-                    let (id, body) = row?;
-                    Ok((id, serde_json::from_str(&body)?))
-                })
-                .collect()
+                let active = store::in_status(c, Kind::RunPlanJob, &["PENDING", "RUNNING", "RUNNING_SIMULATIONS"])?;
+                active.into_iter().map(|(id, _, body)| Ok((id, serde_json::from_str(&body)?))).collect()
             })
             .await?;
         self.job_metrics.lock().unwrap_or_else(|e| e.into_inner()).retain(|id, _| jobs.iter().any(|(j, _)| j == id));
@@ -245,11 +237,7 @@ impl Simulator {
         self.store
             .write(move |tx| {
                 release_due_retries(tx, &job_id, &now)?;
-                let mut statement = tx.prepare_cached(
-                    "SELECT body FROM docs WHERE kind = 'simulation_job' AND parent_id = ?1 AND status = 'PENDING' ORDER BY seq LIMIT ?2",
-                )?;
-                let bodies: Vec<String> =
-                    statement.query_map(params![job_id, count as i64], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+                let bodies = store::children_in_status_raw(tx, Kind::SimulationJob, &job_id, "PENDING", count)?;
                 let mut picked = Vec::new();
                 for body in bodies {
                     let mut simulation: SimulationJob = serde_json::from_str(&body)?;
@@ -528,15 +516,7 @@ impl Simulator {
             let found = self
                 .store
                 .read(move |c| {
-                    let body: Option<String> = c
-                        .query_row(
-                            "SELECT body FROM docs WHERE kind = 'call' AND deleted_at IS NULL
-                             AND (json_extract(body, '$.toNumber') = ?1 OR json_extract(body, '$.fromNumber') = ?1)
-                             ORDER BY seq DESC LIMIT 1",
-                            params![number],
-                            |r| r.get(0),
-                        )
-                        .optional()?;
+                    let body = store::newest_by_any(c, Kind::Call, &["$.toNumber", "$.fromNumber"], &number)?;
                     let Some(body) = body else { return Ok(None) };
                     let call: Call = serde_json::from_str(&body)?;
                     let transcript: Transcript = store::transcripts::get(c, &call.id.to_string())?;

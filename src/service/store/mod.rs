@@ -297,6 +297,65 @@ pub fn simulation_counts(
     Ok(counts)
 }
 
+/// `?, ?, …` for `n` values of an `IN` list.
+fn marks(n: usize) -> String {
+    vec!["?"; n].join(", ")
+}
+
+/// How many documents of `kind` under `parent_id` are in one of `statuses` (any status when
+/// `statuses` is empty).
+pub fn count_children(conn: &Connection, kind: Kind, parent_id: &str, statuses: &[&str]) -> ServiceResult<u64> {
+    let mut sql = String::from("SELECT COUNT(*) FROM docs WHERE kind = ? AND parent_id = ?");
+    if !statuses.is_empty() {
+        sql.push_str(&format!(" AND status IN ({})", marks(statuses.len())));
+    }
+    let args = [kind.as_str(), parent_id].into_iter().chain(statuses.iter().copied());
+    let count: i64 = conn.prepare_cached(&sql)?.query_row(rusqlite::params_from_iter(args), |r| r.get(0))?;
+    Ok(count.max(0) as u64)
+}
+
+/// The documents of `kind` in one of `statuses`, oldest first: `(id, parent_id, body)`.
+pub fn in_status(
+    conn: &Connection,
+    kind: Kind,
+    statuses: &[&str],
+) -> ServiceResult<Vec<(String, Option<String>, String)>> {
+    let sql = format!(
+        "SELECT id, parent_id, body FROM docs WHERE kind = ? AND status IN ({}) AND deleted_at IS NULL ORDER BY seq",
+        marks(statuses.len())
+    );
+    let args = std::iter::once(kind.as_str()).chain(statuses.iter().copied());
+    let mut statement = conn.prepare_cached(&sql)?;
+    let rows = statement.query_map(rusqlite::params_from_iter(args), |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The first `limit` documents of `kind` under `parent_id` in `status`, oldest first.
+pub fn children_in_status_raw(
+    conn: &Connection,
+    kind: Kind,
+    parent_id: &str,
+    status: &str,
+    limit: usize,
+) -> ServiceResult<Vec<String>> {
+    let mut statement = conn.prepare_cached(
+        "SELECT body FROM docs WHERE kind = ?1 AND parent_id = ?2 AND status = ?3 AND deleted_at IS NULL ORDER BY seq LIMIT ?4",
+    )?;
+    let rows = statement.query_map(params![kind.as_str(), parent_id, status, limit as i64], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The newest live document of `kind` whose member at any of `paths` equals `value` (a call
+/// by either of its numbers, say).
+pub fn newest_by_any(conn: &Connection, kind: Kind, paths: &[&str], value: &str) -> ServiceResult<Option<String>> {
+    let matches = paths.iter().map(|_| "json_extract(body, ?) = ?").collect::<Vec<_>>().join(" OR ");
+    let sql = format!(
+        "SELECT body FROM docs WHERE kind = ? AND deleted_at IS NULL AND ({matches}) ORDER BY seq DESC LIMIT 1"
+    );
+    let args = std::iter::once(kind.as_str()).chain(paths.iter().flat_map(|p| [*p, value]));
+    Ok(conn.prepare_cached(&sql)?.query_row(rusqlite::params_from_iter(args), |r| r.get(0)).optional()?)
+}
+
 /// Reads and decodes one live document.
 pub fn get<T: DeserializeOwned>(conn: &Connection, kind: Kind, id: &str) -> ServiceResult<Option<T>> {
     match get_raw(conn, kind, id)? {

@@ -27,6 +27,28 @@ pub fn put(tx: &Transaction, key: &ValueKey, capture_status: &str, body: &str) -
     Ok(())
 }
 
+/// `(definition id, stored value)` of every value collection job `job_id` wrote, in order.
+pub fn of_job(conn: &Connection, job_id: &str) -> ServiceResult<Vec<(String, String)>> {
+    let mut statement =
+        conn.prepare_cached("SELECT definition_id, body FROM metric_values WHERE job_id = ?1 ORDER BY seq")?;
+    let rows = statement.query_map(params![job_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The same for a call (or a chat): per metric, every value of the newest job that scored it.
+pub fn latest_of_conversation(conn: &Connection, chat: bool, id: &str) -> ServiceResult<Vec<(String, String)>> {
+    let column = if chat { "chat_id" } else { "call_id" };
+    let sql = format!(
+        "SELECT definition_id, body FROM metric_values AS mv WHERE {column} = ?1 AND job_id = (
+             SELECT job_id FROM metric_values WHERE {column} = ?1 AND definition_id = mv.definition_id
+             ORDER BY seq DESC LIMIT 1)
+         ORDER BY seq"
+    );
+    let mut statement = conn.prepare_cached(&sql)?;
+    let rows = statement.query_map(params![id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 /// One stored value, as much of it as a run's results need.
 pub struct ValueRow {
     pub definition: String,
