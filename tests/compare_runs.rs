@@ -155,12 +155,99 @@ async fn the_nightly_regression_is_regressed_its_reverse_fixed_and_a_flaky_case_
     assert_eq!(code, 0);
     assert_eq!(check(case(&report, PRESSES_2), task_completion)["change"], "FIXED");
 
-    // The hosted-style path (each call's metrics) reaches the same classifications.
+    // The hosted-style path (each call's metrics) reaches the same classifications, asked
+    // for or because the service has no results read (a 404 there).
     let (_, by_results) = diff(home.path(), &service, nights[1], nights[2], &[]).await;
     let (_, call_by_call) = diff(home.path(), &service, nights[1], nights[2], &["--call-by-call"]).await;
     assert_eq!(by_results["head"]["readPath"], "RESULTS");
     assert_eq!(call_by_call["head"]["readPath"], "CALL_BY_CALL");
     assert_eq!(changes(&by_results), changes(&call_by_call));
+    let hosted = support::proxy::without(&service.base_url(), |path| path.ends_with("/check-results")).await;
+    let output = run(switchboard(home.path())
+        .env("SWITCHBOARD_BASE_URL", &hosted)
+        .env("SWITCHBOARD_API_KEY", service.running.api_key.expose())
+        .args(["diff", &nights[1].to_string(), &nights[2].to_string(), "--output", "json", "--all"]))
+    .await;
+    let without_results = json(&output);
+    assert_eq!(
+        (without_results["base"]["readPath"].as_str(), without_results["head"]["readPath"].as_str()),
+        (Some("CALL_BY_CALL"), Some("CALL_BY_CALL"))
+    );
+    assert_eq!(changes(&by_results), changes(&without_results));
+    // The same test cases and simulations either way: the results read names each test case
+    // as the job does.
+    let names = |r: &Value| {
+        r["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| (c["name"].clone(), c["headSimulations"].as_array().unwrap().len()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names(&by_results), names(&without_results));
+    let reasons = |r: &Value| case(r, PRESSES_2)["headSimulations"].clone();
+    assert_eq!(reasons(&by_results), reasons(&without_results), "the judge's reasons, either way");
+    // On the local service the results read is all that is read of a run: with the job read
+    // hidden, the diff is the same.
+    let job_read = |path: &str| {
+        let rest = path.strip_prefix("/v1/simulation/plan/job/").unwrap_or_default();
+        !rest.is_empty() && !rest.contains('/')
+    };
+    let lean = support::proxy::without(&service.base_url(), job_read).await;
+    let output = run(switchboard(home.path())
+        .env("SWITCHBOARD_BASE_URL", &lean)
+        .env("SWITCHBOARD_API_KEY", service.running.api_key.expose())
+        .args(["diff", &nights[1].to_string(), &nights[2].to_string(), "--output", "json", "--all"]))
+    .await;
+    assert_exit(&output, 0);
+    let without_job = json(&output);
+    assert_eq!(without_job["head"]["readPath"], "RESULTS");
+    assert_eq!(changes(&by_results), changes(&without_job));
+    assert_eq!(names(&by_results), names(&without_job));
+    assert_eq!(reasons(&by_results), reasons(&without_job));
+    assert_eq!(without_job["base"]["startedAt"], by_results["base"]["startedAt"]);
+    assert_eq!(without_job["checks"], by_results["checks"], "the pooled checks, versions and all");
+
+    // Numeric metrics: mean, p50 and p95 in both runs, over every simulation; the same build
+    // two nights running is within noise on each.
+    let measures = by_results["measures"].as_array().unwrap();
+    let duration = measures
+        .iter()
+        .find(|m| m["name"].as_str().is_some_and(|n| n.contains("Call duration")))
+        .unwrap_or_else(|| panic!("{measures:#?}"));
+    for side in ["base", "head"] {
+        let spread = &duration[side];
+        assert_eq!(spread["count"], by_results[side]["simulations"], "{duration:#}");
+        let (p50, p95) = (spread["p50"].as_f64().unwrap(), spread["p95"].as_f64().unwrap());
+        assert!(p50 > 0.0 && p50 <= p95, "{duration:#}");
+    }
+    let (_, same_build) = diff(home.path(), &service, nights[0], nights[1], &[]).await;
+    for measure in same_build["measures"].as_array().unwrap() {
+        assert_eq!(measure["beyondNoise"], false, "{measure:#}");
+    }
+
+    // Markdown for a pull request: the regression first among the test cases, the metrics table.
+    let output = run(against(home.path(), &service).args([
+        "diff",
+        &nights[1].to_string(),
+        &nights[2].to_string(),
+        "--output",
+        "markdown",
+    ]))
+    .await;
+    assert_exit(&output, 0);
+    let md = stdout(&output);
+    assert!(md.starts_with("## ❌ diff · Brightsmile reschedule regression"), "{md}");
+    assert!(md.contains("| Metric (mean / p50 / p95) |"), "{md}");
+    let first = md
+        .lines()
+        .skip_while(|l| !l.starts_with("### Test cases"))
+        .find(|l| l.starts_with("| REGRESSED") || l.starts_with("| FLAKY") || l.starts_with("| FIXED"));
+    assert!(
+        first.is_some_and(|l| l.starts_with("| REGRESSED") && l.contains(PRESSES_2) && l.contains("0 % (0/3)")),
+        "{md}"
+    );
+    assert!(md.contains("unchanged test case checks not listed"), "{md}");
 }
 
 /// A judged yes/no check of the agent's lines.

@@ -42,8 +42,8 @@ pub async fn perform(client: &Client, request: &Request) -> Result<Fetched, Fetc
         }
         Request::Comparison { base, head } => {
             use crate::compare::{Diff, fetch};
-            let (base, head) =
-                tokio::try_join!(fetch::read_run(client, *base, None), fetch::read_run(client, *head, None))?;
+            let (base, head) = fetch::read_pair(client, *base, *head, None).await;
+            let (base, head) = (base?, head?);
             let edits = fetch::edits(client, &[&base, &head]).await;
             Fetched::Comparison(Box::new(Diff::of(&base, &head, &edits)))
         }
