@@ -250,6 +250,54 @@ async fn the_nightly_regression_is_regressed_its_reverse_fixed_and_a_flaky_case_
     assert!(md.contains("unchanged test case checks not listed"), "{md}");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn flaky_ranks_the_case_that_disagrees_with_itself_first_and_counts_the_regression_as_a_flip() {
+    let service = service_with_history().await;
+    let home = tempfile::tempdir().unwrap();
+    let nights = nights(&service).await;
+    let task_completion = seeded("metric_definitions", |d| d["slug"] == "task_completion")[0]["id"].clone();
+    let output =
+        run(against(home.path(), &service).args(["flaky", SEEDED_PLAN, "--runs", "3", "--output", "json"])).await;
+    assert_exit(&output, 0);
+    let report = json(&output);
+    let read: Vec<Uuid> =
+        report["runPlanJobIds"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().parse().unwrap()).collect();
+    assert_eq!(read, nights, "the three nights, oldest first");
+    let checks = report["checks"].as_array().unwrap();
+    let of = |name: &str| {
+        checks
+            .iter()
+            .find(|c| c["testCase"].as_str().unwrap().contains(name) && c["metricDefinitionId"] == task_completion)
+            .unwrap_or_else(|| panic!("no {name} in {checks:#?}"))
+    };
+    // "presses 2" passed twice, then failed on the regressed build: one flip of two
+    // comparisons (nothing the interface shows changed between the nights).
+    let presses_2 = of(PRESSES_2);
+    assert_eq!((presses_2["flips"].as_u64(), presses_2["comparisons"].as_u64()), (Some(1), Some(2)), "{presses_2:#}");
+    assert_eq!(presses_2["mixedRuns"], 0);
+    let history: Vec<u64> =
+        presses_2["history"].as_array().unwrap().iter().map(|r| r["passed"].as_u64().unwrap()).collect();
+    assert_eq!(history, vec![3, 3, 0]);
+    // The worst first: the least steady check leads, and it is one whose iterations disagreed.
+    let stability = |c: &Value| c["stability"].as_f64().unwrap_or(2.0);
+    assert!(checks.windows(2).all(|w| stability(&w[0]) <= stability(&w[1])), "worst first: {checks:#?}");
+    assert!(checks[0]["mixedRuns"].as_u64().unwrap() > 0, "{:#}", checks[0]);
+    assert!(stability(&checks[0]) < stability(presses_2));
+
+    // The table: only unsteady checks, with each night's pass count.
+    let output =
+        run(against(home.path(), &service).args(["flaky", SEEDED_PLAN, "--runs", "3", "--output", "table"])).await;
+    assert_exit(&output, 0);
+    let text = stdout(&output);
+    assert!(text.contains("STABILITY") && text.contains("HISTORY"), "{text}");
+    let line = text
+        .lines()
+        .find(|l| l.contains(PRESSES_2) && l.contains("Task completion"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains("1 of 2") && line.contains("3/3 3/3 0/3"), "{line}");
+    assert!(text.contains("steady test case checks not shown"), "{text}");
+}
+
 /// A judged yes/no check of the agent's lines.
 async fn judged_check(client: &switchboard::api::Client, prompt: &str) -> MetricDefinition {
     client

@@ -9,6 +9,7 @@ use futures_util::{StreamExt, TryStreamExt};
 use uuid::Uuid;
 
 use super::context::Edits;
+use super::flaky::PlanStability;
 use super::run::{CallMetrics, ReadPath, Run};
 use crate::api::model::*;
 use crate::api::{Client, Error, ListQuery};
@@ -132,6 +133,21 @@ pub async fn labels(client: &Client, metric: Option<Uuid>) -> Result<Vec<Annotat
         query = query.filter("metricDefinitionId", metric);
     }
     client.list_all(crate::api::routes::ANNOTATIONS, query).try_collect().await
+}
+
+/// Plan `plan`'s stability over its last `count` ended runs, read one after the other.
+pub async fn plan_stability(client: &Client, plan: Uuid, count: usize) -> Result<PlanStability, Error> {
+    let jobs = recent_jobs(client, plan, count).await?;
+    let mut runs = Vec::with_capacity(jobs.len());
+    for job in &jobs {
+        runs.push(read_run(client, job.simulation_run_plan_job_id, None).await?);
+    }
+    let edits = edits(client, &runs.iter().collect::<Vec<_>>()).await;
+    Ok(PlanStability {
+        run_plan_id: plan,
+        run_plan_job_ids: runs.iter().map(|r| r.job_id).collect(),
+        checks: super::flaky::stability(&runs, &edits),
+    })
 }
 
 /// The last `count` ended runs of plan `plan`, oldest first.
