@@ -47,6 +47,9 @@ pub async fn perform(client: &Client, request: &Request) -> Result<Fetched, Fetc
             let edits = fetch::edits(client, &[&base, &head]).await;
             Fetched::Comparison(Box::new(Diff::of(&base, &head, &edits)))
         }
+        Request::Flaky { plan, runs } => {
+            Fetched::Flaky(Box::new(crate::compare::fetch::plan_stability(client, *plan, *runs).await?))
+        }
         Request::Annotations => Fetched::Annotations(crate::compare::fetch::labels(client, None).await?),
         Request::BenchmarkSuites => Fetched::BenchmarkSuites(client.list_benchmark_suites().await?),
         Request::BenchmarkTargets(suite) => {
