@@ -20,16 +20,19 @@ use crate::api::model::*;
 
 /// The results of run plan job `job_id`, or 404.
 pub fn run_results(conn: &Connection, job_id: &str) -> ServiceResult<RunResults> {
+    let started = std::time::Instant::now();
     let body: Value = store::require(conn, Kind::RunPlanJob, job_id)?;
     let plan: Option<RunPlanInput> = body.get("plan").and_then(|p| serde_json::from_value(p.clone()).ok());
     let runtime: Option<RunVariables> = body.get("variables").and_then(|v| serde_json::from_value(v.clone()).ok());
     let collection_id = body.get("collectionJobId").and_then(Value::as_str).map(str::to_owned);
     let job: RunPlanJob = serde_json::from_value(body)?;
     let simulations = simulations(conn, job_id)?;
+    let read_simulations = started.elapsed();
     let rows = match &collection_id {
         Some(id) => rows_by_call(conn, id)?,
         None => HashMap::new(),
     };
+    let read_values = started.elapsed();
     // The run read its definitions when it opened its collection job.
     let read_at = collection_id
         .as_deref()
@@ -49,6 +52,7 @@ pub fn run_results(conn: &Connection, job_id: &str) -> ServiceResult<RunResults>
         call.test_case_id = Some(test_cases.of(sim, variables));
         calls.push(call);
     }
+    let built_calls = started.elapsed();
     let metrics = definitions.metrics(&calls);
     let summary = summary(&calls, job.verdict.as_ref());
     let plan_name = job
@@ -60,6 +64,15 @@ pub fn run_results(conn: &Connection, job_id: &str) -> ServiceResult<RunResults>
             (Some(start), Some(end)) => Some(end.as_millisecond() - start.as_millisecond()),
             _ => None,
         };
+    tracing::debug!(
+        simulations = simulations.len(),
+        values = rows.values().map(Vec::len).sum::<usize>(),
+        ?read_simulations,
+        ?read_values,
+        ?built_calls,
+        total = ?started.elapsed(),
+        "check-results read of {job_id} built"
+    );
     Ok(RunResults {
         run: RunSummaryHead {
             simulation_run_plan_job_id: job.simulation_run_plan_job_id,
