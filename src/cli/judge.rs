@@ -195,8 +195,8 @@ async fn agreement_report(session: &Session, metric: Option<&str>) -> Outcome {
             }
             if let Some(local) = &local_cache {
                 text.push_str(&format!(
-                    "{} label(s) marked (local) came from the console's local cache {}, kept there where the \
-                     service had no labels route; their metric version is not known\n",
+                    "{} label(s) counted as local in LABELLED came from the console's local cache {}, kept there \
+                     where the service had no labels route; their metric version is not known\n",
                     local.labels, local.path
                 ));
             }
