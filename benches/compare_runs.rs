@@ -4,7 +4,9 @@
 //! them against the in-process local service, as a separate process so that its time and
 //! peak memory are the command's own: first with the results read (`GET …/check-results`, the local
 //! service extension), then `--call-by-call` (what a service without it gets: the job read and
-//! each call's metrics). Each is run `DIFF_REPEATS` times (default 3).
+//! each call's metrics). Each is run `DIFF_REPEATS` times (default 3). Before them, a
+//! breakdown of where a diff's time goes: each read as the service builds and sends it, its
+//! decoding, the comparison and the report (and the service's own timing of its results read).
 //!
 //!     cargo bench --bench compare_runs
 //!     SIM_ITERATIONS=250 cargo bench --bench compare_runs     # 1,000 simulations a run
@@ -135,6 +137,47 @@ async fn diff(running: &Running, base: uuid::Uuid, head: uuid::Uuid, extra: &[&s
     (elapsed, peak, out.len())
 }
 
+/// Where the time of a diff over the results read goes, step by step in this process: each
+/// read as the service builds and sends it (and its size), decoding it, building the runs,
+/// comparing them and writing the JSON report. Printed before the end-to-end figures.
+async fn breakdown(client: &Client, base: uuid::Uuid, head: uuid::Uuid) {
+    let ms = |since: Instant| since.elapsed().as_secs_f64() * 1000.0;
+    let reads = [
+        ("job, whole", format!("/v1/simulation/plan/job/{base}")),
+        ("job, ?simulationJobs=none", format!("/v1/simulation/plan/job/{base}?simulationJobs=none")),
+        ("check-results", format!("/v1/simulation/plan/job/{base}/check-results")),
+    ];
+    for (name, path) in reads {
+        let started = Instant::now();
+        let (_, bytes) = client.send_raw::<(), ()>(reqwest::Method::GET, &path, None, None).await.unwrap();
+        let read = ms(started);
+        let started = Instant::now();
+        if name.starts_with("job") {
+            serde_json::from_slice::<Data<RunPlanJob>>(&bytes).unwrap();
+        } else {
+            serde_json::from_slice::<Data<RunResults>>(&bytes).unwrap();
+        }
+        println!(
+            "compare_runs: breakdown: {name}: {:.1} MB, service and transfer {read:.0} ms, decode {:.0} ms",
+            bytes.len() as f64 / 1e6,
+            ms(started)
+        );
+    }
+    let started = Instant::now();
+    let (b, h) = switchboard::compare::fetch::read_pair(client, base, head, None).await;
+    let (b, h) = (b.unwrap(), h.unwrap());
+    println!("compare_runs: breakdown: both runs read (as the diff reads them): {:.0} ms", ms(started));
+    let started = Instant::now();
+    let edits = switchboard::compare::fetch::edits(client, &[&b, &h]).await;
+    println!("compare_runs: breakdown: edits (endpoints, flows): {:.0} ms", ms(started));
+    let started = Instant::now();
+    let diff = switchboard::compare::Diff::of(&b, &h, &edits);
+    println!("compare_runs: breakdown: compare: {:.0} ms", ms(started));
+    let started = Instant::now();
+    let report = serde_json::to_string_pretty(&diff).unwrap();
+    println!("compare_runs: breakdown: JSON report ({:.1} MB): {:.0} ms", report.len() as f64 / 1e6, ms(started));
+}
+
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     values[values.len() / 2]
@@ -143,6 +186,14 @@ fn median(mut values: Vec<f64>) -> f64 {
 fn main() {
     let iterations: i64 = std::env::var("SIM_ITERATIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(2500);
     let repeats: usize = std::env::var("DIFF_REPEATS").ok().and_then(|v| v.parse().ok()).unwrap_or(3);
+    // The service's own account of each results read it builds (how long reading the
+    // simulations, reading the values and building the calls took), printed beside ours.
+    tracing_subscriber::fmt()
+        .with_env_filter("switchboard::service::results=debug")
+        .with_ansi(false)
+        .with_target(false)
+        .without_time()
+        .init();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         let dir = tempfile::tempdir().unwrap();
@@ -154,6 +205,7 @@ fn main() {
         let plan = plan(&client, iterations).await;
         let (base, n) = run_to_end(&client, &plan).await;
         let (head, _) = run_to_end(&client, &plan).await;
+        breakdown(&client, base, head).await;
         for (name, extra) in [("results read", &[][..]), ("call by call", &["--call-by-call"][..])] {
             let mut times = Vec::new();
             let mut peaks = Vec::new();

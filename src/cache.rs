@@ -96,6 +96,16 @@ impl Cache {
         (Cache { path, file: empty }, Some(warning))
     }
 
+    /// The cache of `profile` for `service` when there is a good one, read only: a missing,
+    /// foreign or corrupt file is None and left where it is (for headless commands, which
+    /// read what the console kept but never own the file).
+    pub fn peek(dir: &Path, profile: &str, service: &str) -> Option<Cache> {
+        let path = dir.join(file_name(profile, service));
+        let file: CacheFile = serde_json::from_slice(&std::fs::read(&path).ok()?).ok()?;
+        (file.schema_version == SCHEMA_VERSION && file.profile == profile && file.service == service)
+            .then_some(Cache { path, file })
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }

@@ -194,3 +194,39 @@ async fn a_run_that_outlasts_the_timeout_is_timed_out_and_cancelled_when_asked()
     let status = service.client.get_run_plan_job(cancelled).await.unwrap().status.unwrap().to_string();
     assert!(status == "CANCELLING" || status == "CANCELLED", "{status}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn flaky_checks_are_listed_apart_from_failures_and_still_count_against_the_verdict() {
+    // The seeded nightly plan: three iterations of each test case, one of which disagrees with
+    // itself on a check (a booking not saved on one of its calls).
+    let service = start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    let markdown = home.path().join("gate.md");
+    let output = gate(home.path(), &service, &[SEEDED_PLAN, "--markdown", markdown.to_str().unwrap()]).await;
+    let report = json(&output);
+    let flaky = report["flakyChecks"].as_array().unwrap();
+    assert!(!flaky.is_empty(), "{report:#}");
+    for check in flaky {
+        let (failed, judged) = (check["failed"].as_u64().unwrap(), check["judged"].as_u64().unwrap());
+        assert!(failed > 0 && failed < judged, "some iterations failed, not all: {check:#}");
+        // It still counts: the check's pass rate over the run is below 100 %.
+        let pooled = report["verdict"]["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["metricDefinitionId"] == check["metricDefinitionId"])
+            .unwrap();
+        assert!(pooled["passedSims"].as_u64() < pooled["evaluatedSims"].as_u64(), "{pooled:#}");
+    }
+    let md = std::fs::read_to_string(&markdown).unwrap();
+    let section = md.split("**Flaky**").nth(1).unwrap_or_else(|| panic!("no flaky section: {md}"));
+    assert!(md.find("**Flaky**") > md.find("**Failures**").or(Some(0)), "{md}");
+    assert!(section.contains("they still count against the verdict"), "{md}");
+    let first = flaky[0]["metricName"].as_str().unwrap();
+    assert!(section.contains(first) && section.contains("failed 1 of 3 iterations"), "{md}");
+
+    let table = gate(home.path(), &service, &[SEEDED_PLAN, "--output", "table"]).await;
+    let text = stdout(&table);
+    assert!(text.contains("FLAKY    iterations disagree (they still count against the verdict)"), "{text}");
+    assert!(text.contains("  ~ ") && text.contains(first), "{text}");
+}

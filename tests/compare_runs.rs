@@ -155,12 +155,147 @@ async fn the_nightly_regression_is_regressed_its_reverse_fixed_and_a_flaky_case_
     assert_eq!(code, 0);
     assert_eq!(check(case(&report, PRESSES_2), task_completion)["change"], "FIXED");
 
-    // The hosted-style path (each call's metrics) reaches the same classifications.
+    // The hosted-style path (each call's metrics) reaches the same classifications, asked
+    // for or because the service has no results read (a 404 there).
     let (_, by_results) = diff(home.path(), &service, nights[1], nights[2], &[]).await;
     let (_, call_by_call) = diff(home.path(), &service, nights[1], nights[2], &["--call-by-call"]).await;
     assert_eq!(by_results["head"]["readPath"], "RESULTS");
     assert_eq!(call_by_call["head"]["readPath"], "CALL_BY_CALL");
     assert_eq!(changes(&by_results), changes(&call_by_call));
+    let hosted = support::proxy::without(&service.base_url(), |path| path.ends_with("/check-results")).await;
+    let output = run(switchboard(home.path())
+        .env("SWITCHBOARD_BASE_URL", &hosted)
+        .env("SWITCHBOARD_API_KEY", service.running.api_key.expose())
+        .args(["diff", &nights[1].to_string(), &nights[2].to_string(), "--output", "json", "--all"]))
+    .await;
+    let without_results = json(&output);
+    assert_eq!(
+        (without_results["base"]["readPath"].as_str(), without_results["head"]["readPath"].as_str()),
+        (Some("CALL_BY_CALL"), Some("CALL_BY_CALL"))
+    );
+    assert_eq!(changes(&by_results), changes(&without_results));
+    // The same test cases and simulations either way: the results read names each test case
+    // as the job does.
+    let names = |r: &Value| {
+        r["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| (c["name"].clone(), c["headSimulations"].as_array().unwrap().len()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names(&by_results), names(&without_results));
+    let reasons = |r: &Value| case(r, PRESSES_2)["headSimulations"].clone();
+    assert_eq!(reasons(&by_results), reasons(&without_results), "the judge's reasons, either way");
+    // On the local service the results read is all that is read of a run: with the job read
+    // hidden, the diff is the same.
+    let job_read = |path: &str| {
+        let rest = path.strip_prefix("/v1/simulation/plan/job/").unwrap_or_default();
+        !rest.is_empty() && !rest.contains('/')
+    };
+    let lean = support::proxy::without(&service.base_url(), job_read).await;
+    let output = run(switchboard(home.path())
+        .env("SWITCHBOARD_BASE_URL", &lean)
+        .env("SWITCHBOARD_API_KEY", service.running.api_key.expose())
+        .args(["diff", &nights[1].to_string(), &nights[2].to_string(), "--output", "json", "--all"]))
+    .await;
+    assert_exit(&output, 0);
+    let without_job = json(&output);
+    assert_eq!(without_job["head"]["readPath"], "RESULTS");
+    assert_eq!(changes(&by_results), changes(&without_job));
+    assert_eq!(names(&by_results), names(&without_job));
+    assert_eq!(reasons(&by_results), reasons(&without_job));
+    assert_eq!(without_job["base"]["startedAt"], by_results["base"]["startedAt"]);
+    assert_eq!(without_job["checks"], by_results["checks"], "the pooled checks, versions and all");
+
+    // Numeric metrics: mean, p50 and p95 in both runs, over every simulation; the same build
+    // two nights running is within noise on each.
+    let measures = by_results["measures"].as_array().unwrap();
+    let duration = measures
+        .iter()
+        .find(|m| m["name"].as_str().is_some_and(|n| n.contains("Call duration")))
+        .unwrap_or_else(|| panic!("{measures:#?}"));
+    for side in ["base", "head"] {
+        let spread = &duration[side];
+        assert_eq!(spread["count"], by_results[side]["simulations"], "{duration:#}");
+        let (p50, p95) = (spread["p50"].as_f64().unwrap(), spread["p95"].as_f64().unwrap());
+        assert!(p50 > 0.0 && p50 <= p95, "{duration:#}");
+    }
+    let (_, same_build) = diff(home.path(), &service, nights[0], nights[1], &[]).await;
+    for measure in same_build["measures"].as_array().unwrap() {
+        assert_eq!(measure["beyondNoise"], false, "{measure:#}");
+    }
+
+    // Markdown for a pull request: the regression first among the test cases, the metrics table.
+    let output = run(against(home.path(), &service).args([
+        "diff",
+        &nights[1].to_string(),
+        &nights[2].to_string(),
+        "--output",
+        "markdown",
+    ]))
+    .await;
+    assert_exit(&output, 0);
+    let md = stdout(&output);
+    assert!(md.starts_with("## ❌ diff · Brightsmile reschedule regression"), "{md}");
+    assert!(md.contains("| Metric (mean / p50 / p95) |"), "{md}");
+    let first = md
+        .lines()
+        .skip_while(|l| !l.starts_with("### Test cases"))
+        .find(|l| l.starts_with("| REGRESSED") || l.starts_with("| FLAKY") || l.starts_with("| FIXED"));
+    assert!(
+        first.is_some_and(|l| l.starts_with("| REGRESSED") && l.contains(PRESSES_2) && l.contains("0 % (0/3)")),
+        "{md}"
+    );
+    assert!(md.contains("unchanged test case checks not listed"), "{md}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn flaky_ranks_the_case_that_disagrees_with_itself_first_and_counts_the_regression_as_a_flip() {
+    let service = service_with_history().await;
+    let home = tempfile::tempdir().unwrap();
+    let nights = nights(&service).await;
+    let task_completion = seeded("metric_definitions", |d| d["slug"] == "task_completion")[0]["id"].clone();
+    let output =
+        run(against(home.path(), &service).args(["flaky", SEEDED_PLAN, "--runs", "3", "--output", "json"])).await;
+    assert_exit(&output, 0);
+    let report = json(&output);
+    let read: Vec<Uuid> =
+        report["runPlanJobIds"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().parse().unwrap()).collect();
+    assert_eq!(read, nights, "the three nights, oldest first");
+    let checks = report["checks"].as_array().unwrap();
+    let of = |name: &str| {
+        checks
+            .iter()
+            .find(|c| c["testCase"].as_str().unwrap().contains(name) && c["metricDefinitionId"] == task_completion)
+            .unwrap_or_else(|| panic!("no {name} in {checks:#?}"))
+    };
+    // "presses 2" passed twice, then failed on the regressed build: one flip of two
+    // comparisons (nothing the interface shows changed between the nights).
+    let presses_2 = of(PRESSES_2);
+    assert_eq!((presses_2["flips"].as_u64(), presses_2["comparisons"].as_u64()), (Some(1), Some(2)), "{presses_2:#}");
+    assert_eq!(presses_2["mixedRuns"], 0);
+    let history: Vec<u64> =
+        presses_2["history"].as_array().unwrap().iter().map(|r| r["passed"].as_u64().unwrap()).collect();
+    assert_eq!(history, vec![3, 3, 0]);
+    // The worst first: the least steady check leads, and it is one whose iterations disagreed.
+    let stability = |c: &Value| c["stability"].as_f64().unwrap_or(2.0);
+    assert!(checks.windows(2).all(|w| stability(&w[0]) <= stability(&w[1])), "worst first: {checks:#?}");
+    assert!(checks[0]["mixedRuns"].as_u64().unwrap() > 0, "{:#}", checks[0]);
+    assert!(stability(&checks[0]) < stability(presses_2));
+
+    // The table: only unsteady checks, with each night's pass count.
+    let output =
+        run(against(home.path(), &service).args(["flaky", SEEDED_PLAN, "--runs", "3", "--output", "table"])).await;
+    assert_exit(&output, 0);
+    let text = stdout(&output);
+    assert!(text.contains("STABILITY") && text.contains("HISTORY"), "{text}");
+    let line = text
+        .lines()
+        .find(|l| l.contains(PRESSES_2) && l.contains("Task completion"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains("1 of 2") && line.contains("3/3 3/3 0/3"), "{line}");
+    assert!(text.contains("steady test case checks not shown"), "{text}");
 }
 
 /// A judged yes/no check of the agent's lines.

@@ -159,3 +159,120 @@ async fn labels_are_kept_per_value_and_agreement_is_counted_per_version() {
     assert!(text.contains("— (not yes/no)"), "a duration has agreement but no κ: {text}");
     assert_eq!(agreement(home.path(), &service, &check.id.to_string()).await["judges"].as_array().unwrap().len(), 2);
 }
+
+/// The console's cache file of profile `local` for the service at `base`, as `switchboard`
+/// run with `home` finds it.
+async fn console_cache(home: &std::path::Path, base: &str) -> switchboard::cache::Cache {
+    let paths = run(switchboard(home).args(["config", "path"])).await;
+    assert_exit(&paths, 0);
+    let text = stdout(&paths);
+    let dir = text.lines().find_map(|l| l.strip_prefix("cache")).unwrap().trim().to_owned();
+    let identity = switchboard::cache::Cache::service_identity(base);
+    let (cache, warning) = switchboard::cache::Cache::load(std::path::Path::new(&dir), "local", &identity);
+    assert!(warning.is_none(), "{warning:?}");
+    cache
+}
+
+/// A label as the console keeps it where the service has no labels route: no version known.
+fn kept_locally(call: Uuid, metric: Uuid, judge_said_yes: bool, label: AnnotationLabel) -> Annotation {
+    Annotation {
+        id: Uuid::new_v5(&call, format!("{metric}/0").as_bytes()),
+        call_id: call,
+        metric_definition_id: metric,
+        value_index: 0,
+        label,
+        note: None,
+        judge_value: Some(if judge_said_yes { 1.0 } else { 0.0 }),
+        judge_label: None,
+        boolean: true,
+        version_id: None,
+        version: None,
+        created_at: None,
+        updated_at: None,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn agreement_counts_the_console_cache_labels_and_says_which_they_are() {
+    let service = support::start(true).await;
+    let client = &service.client;
+    let check = judged_check(&service).await;
+    let plan = serde_json::from_value(serde_json::json!({
+        "name": "Cached labels",
+        "direction": "INBOUND",
+        "iterationCount": 3,
+        "maxSimulationDurationSeconds": 300,
+        "flows": [{"id": RESCHEDULE_FLOW, "happyPath": true}],
+        "agentEndpoints": [{"id": BRIGHTSMILE_ENDPOINT}],
+        "metrics": [{"id": check.id}],
+        "includeFlowMetrics": false,
+        "includeAutomaticMetrics": false,
+    }))
+    .unwrap();
+    let plan = create_plan(client, &plan).await;
+    let calls = calls_of_a_run(&service, plan).await;
+    assert_eq!(calls.len(), 3);
+    let metric = check.id.to_string();
+
+    // Against a service without the labels route: only the console's cache has labels, and
+    // agreement is counted from them (two right, one wrong), said to be the cache's.
+    let hosted = support::proxy::without(&service.base_url(), |path| path.starts_with("/v1/metric/annotations")).await;
+    let home = tempfile::tempdir().unwrap();
+    let mut cache = console_cache(home.path(), &hosted).await;
+    let labels = vec![
+        kept_locally(calls[0], check.id, true, AnnotationLabel::Right),
+        kept_locally(calls[1], check.id, true, AnnotationLabel::Right),
+        kept_locally(calls[2], check.id, true, AnnotationLabel::Wrong),
+    ];
+    cache.set_mark(switchboard::compare::agreement::LOCAL_LABELS, &labels);
+    cache.save().unwrap();
+    let with_key =
+        |command: &mut tokio::process::Command, base: &str| {
+            command
+                .env("SWITCHBOARD_BASE_URL", base)
+                .env("SWITCHBOARD_API_KEY", service.running.api_key.expose())
+                .args(["judge", "agreement", "--metric", &metric]);
+        };
+    let mut command = switchboard(home.path());
+    with_key(&mut command, &hosted);
+    let output = run(command.args(["--output", "json"])).await;
+    assert_exit(&output, 0);
+    let report = json(&output);
+    assert_eq!(report["serviceLabels"], false);
+    assert_eq!(report["localCache"]["labels"], 3, "{report:#}");
+    assert!(report["localCache"]["path"].as_str().unwrap().contains(home.path().to_str().unwrap()));
+    let rows = report["judges"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{report:#}");
+    assert_eq!((rows[0]["labelled"].as_u64(), rows[0]["agreed"].as_u64()), (Some(3), Some(2)));
+    assert_eq!(rows[0]["localLabels"], 3);
+    let mut command = switchboard(home.path());
+    with_key(&mut command, &hosted);
+    let table = run(command.args(["--output", "table"])).await;
+    assert_exit(&table, 0);
+    let text = stdout(&table);
+    assert!(text.contains("3 (3 local)") && text.contains("66.6 % (2/3)"), "{text}");
+    assert!(text.contains("came from the console's local cache") && text.contains("keeps no labels"), "{text}");
+
+    // Against the service itself, which has the route: its label on a value wins over the
+    // cache's on the same value, and the cache's other labels still count.
+    let mut cache = console_cache(home.path(), &service.base_url()).await;
+    cache.set_mark(switchboard::compare::agreement::LOCAL_LABELS, &labels);
+    cache.save().unwrap();
+    client.annotate(&input(calls[2], check.id, AnnotationLabel::Right)).await.unwrap();
+    let report = agreement(home.path(), &service, &metric).await;
+    assert_eq!(report["serviceLabels"], true);
+    let rows = report["judges"].as_array().unwrap();
+    let labelled: u64 = rows.iter().map(|r| r["labelled"].as_u64().unwrap()).sum();
+    let local: u64 = rows.iter().map(|r| r["localLabels"].as_u64().unwrap()).sum();
+    let agreed: u64 = rows.iter().map(|r| r["agreed"].as_u64().unwrap()).sum();
+    assert_eq!((labelled, local, agreed), (3, 2, 3), "the service's right replaces the cache's wrong: {report:#}");
+    assert_eq!(report["localCache"]["labels"], 2);
+
+    // No cache and no route: said in words, not an empty table.
+    let bare = tempfile::tempdir().unwrap();
+    let mut command = switchboard(bare.path());
+    with_key(&mut command, &hosted);
+    let output = run(&mut command).await;
+    assert_ne!(output.status.code(), Some(0));
+    assert!(stderr(&output).contains("keeps no labels"), "{}", stderr(&output));
+}

@@ -4,13 +4,13 @@
 
 use clap::Args;
 use serde::Serialize;
-use uuid::Uuid;
 
 use super::exit::{Exit, Failure, Outcome};
 use super::output::{self, Format, table};
 use super::plan;
 use super::session::Session;
-use crate::compare::{Run, Stability, fetch, flaky};
+use crate::compare::flaky::PlanStability;
+use crate::compare::{Stability, fetch};
 
 #[derive(Debug, Args)]
 pub struct FlakyArgs {
@@ -28,68 +28,37 @@ pub struct FlakyArgs {
 #[serde(rename_all = "camelCase")]
 struct Report<'a> {
     schema_version: u32,
-    run_plan_id: Uuid,
     plan_name: &'a str,
-    /// The runs read, oldest first.
-    run_plan_job_ids: Vec<Uuid>,
-    /// Worst first.
-    checks: &'a [Stability],
+    /// `runPlanId`, `runPlanJobIds` (the runs read, oldest first) and `checks` (worst first).
+    #[serde(flatten)]
+    stability: &'a PlanStability,
 }
 
 pub async fn run(args: FlakyArgs, session: &Session) -> Outcome {
     let client = &session.client;
     let plan = plan::resolve(client, &args.plan).await?;
-    let jobs = fetch::recent_jobs(client, plan.id, args.runs as usize).await?;
-    if jobs.len() < 2 {
-        eprintln!("flaky: {} has {} ended run(s); flips need two", plan.name(), jobs.len());
+    let stability = fetch::plan_stability(client, plan.id, args.runs as usize)
+        .await
+        .map_err(|e| Failure::from(e).context(format!("cannot read the last runs of {}", plan.name())))?;
+    let runs = stability.run_plan_job_ids.len();
+    if runs < 2 {
+        eprintln!("flaky: {} has {runs} ended run(s); flips need two", plan.name());
     }
-    let mut runs: Vec<Run> = Vec::with_capacity(jobs.len());
-    for job in &jobs {
-        let run = fetch::read_run(client, job.simulation_run_plan_job_id, None)
-            .await
-            .map_err(|e| Failure::from(e).context(format!("cannot read run {}", job.simulation_run_plan_job_id)))?;
-        runs.push(run);
-    }
-    let edits = fetch::edits(client, &runs.iter().collect::<Vec<_>>()).await;
-    let stability = flaky::stability(&runs, &edits);
     let text = match session.format.resolve() {
-        Format::Json | Format::Jsonl => output::json(&Report {
-            schema_version: 1,
-            run_plan_id: plan.id,
-            plan_name: plan.name(),
-            run_plan_job_ids: runs.iter().map(|r| r.job_id).collect(),
-            checks: &stability,
-        })?,
-        _ => render(plan.name(), &runs, &stability, args.all),
+        Format::Json | Format::Jsonl => {
+            output::json(&Report { schema_version: 1, plan_name: plan.name(), stability: &stability })?
+        }
+        _ => render(plan.name(), runs, &stability.checks, args.all),
     };
     output::emit(&text)?;
     Ok(Exit::Ok)
 }
 
-fn render(plan: &str, runs: &[Run], stability: &[Stability], all: bool) -> String {
-    let mut text = format!("{plan}: the last {} ended runs, oldest first in HISTORY\n", runs.len());
-    let unsteady = |s: &&Stability| s.flips > 0 || s.mixed_runs > 0;
-    let rows: Vec<Vec<String>> = stability
-        .iter()
-        .filter(|s| all || unsteady(s))
-        .map(|s| {
-            let history: Vec<String> = s
-                .history
-                .iter()
-                .map(|r| r.map(|r| format!("{}/{}", r.passed, r.evaluated)).unwrap_or_else(|| "·".into()))
-                .collect();
-            vec![
-                s.stability.map(|v| format!("{:.0} %", v * 100.0)).unwrap_or_else(|| "—".into()),
-                s.test_case.clone(),
-                s.metric_name.clone(),
-                format!("{} of {}", s.flips, s.comparisons),
-                format!("{} of {}", s.mixed_runs, s.runs),
-                history.join(" "),
-            ]
-        })
-        .collect();
-    text.push_str(&table(&["STABILITY", "TEST CASE", "CHECK", "FLIPS", "MIXED RUNS", "HISTORY"], rows));
-    let steady = stability.iter().filter(|s| !unsteady(s)).count();
+fn render(plan: &str, runs: usize, stability: &[Stability], all: bool) -> String {
+    let mut text = format!("{plan}: the last {runs} ended runs, oldest first in HISTORY\n");
+    let rows: Vec<Vec<String>> = stability.iter().filter(|s| all || s.unsteady()).map(|s| s.cells().to_vec()).collect();
+    text.push_str(&table(&Stability::HEADERS, rows));
+    let steady = stability.iter().filter(|s| !s.unsteady()).count();
     if !all && steady > 0 {
         text.push_str(&format!("({steady} steady test case checks not shown; --all lists them)\n"));
     }

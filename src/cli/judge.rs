@@ -1,8 +1,10 @@
 //! `switchboard judge agreement [--metric M]` and `switchboard judge label CALL METRIC
 //! right|wrong`: how far each judge agrees with people's labels on its values, per metric
 //! definition and version (labelled count, agreement, Cohen's κ), and labelling a value from
-//! a script. Labels are a local service extension (`/v1/metric/annotations`); a service
-//! without it is said to have none, never shown as full agreement.
+//! a script. Labels are a local service extension (`/v1/metric/annotations`); where a service
+//! has no such route the console keeps its `+`/`-` labels in the local cache, and agreement
+//! counts those too, saying which they are. A service without labels anywhere is said to
+//! have none, never shown as full agreement.
 
 use std::collections::BTreeMap;
 
@@ -15,6 +17,7 @@ use super::output::{self, Format, table};
 use super::session::Session;
 use crate::api::Error;
 use crate::api::model::{Annotation, AnnotationInput, AnnotationLabel, percent};
+use crate::compare::agreement::{LOCAL_LABELS, Labels};
 use crate::compare::{JudgeAgreement, agreement};
 
 #[derive(Debug, Subcommand)]
@@ -54,6 +57,18 @@ struct Report<'a> {
     schema_version: u32,
     /// Per definition and version, by name then version.
     judges: &'a [JudgeAgreement],
+    /// Whether the service keeps labels (it has the labels route).
+    service_labels: bool,
+    /// Labels counted from the console's local cache, and where it is; null when none were.
+    local_cache: Option<&'a LocalCache>,
+}
+
+/// The console's local cache, where it kept labels the service could not.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LocalCache {
+    path: String,
+    labels: usize,
 }
 
 pub async fn run(command: JudgeCommand, session: &Session) -> Outcome {
@@ -102,17 +117,26 @@ fn judged(annotation: &Annotation) -> String {
     }
 }
 
+/// Whether the service has no labels route (a 404 or 405 that names no parameter).
+fn is_no_route(error: &Error) -> bool {
+    matches!(error.status(), Some(404 | 405)) && error.api().is_none_or(|a| a.param.is_none())
+}
+
 /// A service without the labels route says so in words, not as a bare 404.
 fn no_route(error: Error) -> Failure {
-    if matches!(error.status(), Some(404 | 405)) && error.api().is_none_or(|a| a.param.is_none()) {
-        return Failure::new(
-            Exit::NotFound,
-            "no_annotations",
-            "this service keeps no labels on judged values (POST/GET /v1/metric/annotations is a local service \
-             extension): label in the console, which keeps them in the local cache, or use the local service",
-        );
+    if is_no_route(&error) {
+        return no_labels();
     }
     Failure::from(error)
+}
+
+fn no_labels() -> Failure {
+    Failure::new(
+        Exit::NotFound,
+        "no_annotations",
+        "this service keeps no labels on judged values (POST/GET /v1/metric/annotations is a local service \
+             extension): label in the console, which keeps them in the local cache, or use the local service",
+    )
 }
 
 async fn agreement_report(session: &Session, metric: Option<&str>) -> Outcome {
@@ -121,19 +145,63 @@ async fn agreement_report(session: &Session, metric: Option<&str>) -> Outcome {
         Some(m) => Some(client.get_metric_definition(m).await?.id),
         None => None,
     };
-    let labels = crate::compare::fetch::labels(client, metric).await.map_err(no_route)?;
+    let service = match crate::compare::fetch::labels(client, metric).await {
+        Ok(labels) => Some(labels),
+        Err(error) if is_no_route(&error) => None,
+        Err(error) => return Err(Failure::from(error)),
+    };
+    let cache = session.console_cache();
+    let cached: Vec<Annotation> = cache
+        .as_ref()
+        .and_then(|c| c.mark::<Vec<Annotation>>(LOCAL_LABELS))
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|a| metric.is_none_or(|m| a.metric_definition_id == m))
+        .collect();
+    let service_labels = service.is_some();
+    let labels = match service {
+        Some(labels) => Labels::merge(labels, cached),
+        None if !cached.is_empty() => Labels::merge(Vec::new(), cached),
+        // No labels anywhere: the words, not an empty table.
+        None => return Err(no_labels()),
+    };
+    let local_cache = match (&cache, labels.local.len()) {
+        (Some(cache), n) if n > 0 => Some(LocalCache { path: cache.path().display().to_string(), labels: n }),
+        _ => None,
+    };
     let mut names = BTreeMap::new();
-    for id in labels.iter().map(|a| a.metric_definition_id) {
+    for id in labels.labels.iter().map(|a| a.metric_definition_id) {
         if let std::collections::btree_map::Entry::Vacant(entry) = names.entry(id)
             && let Ok(definition) = client.get_metric_definition(&id.to_string()).await
         {
             entry.insert(definition.name.unwrap_or_else(|| id.to_string()));
         }
     }
-    let rows = agreement(&labels, &names);
+    let rows = agreement(&labels.labels, &labels.local, &names);
     let text = match session.format.resolve() {
-        Format::Json | Format::Jsonl => output::json(&Report { schema_version: 1, judges: &rows })?,
-        _ => render(&rows),
+        Format::Json | Format::Jsonl => output::json(&Report {
+            schema_version: 1,
+            judges: &rows,
+            service_labels,
+            local_cache: local_cache.as_ref(),
+        })?,
+        _ => {
+            let mut text = render(&rows);
+            if !service_labels {
+                text.push_str(
+                    "this service keeps no labels (POST/GET /v1/metric/annotations is a local service extension): \
+                     only the console's local cache is counted\n",
+                );
+            }
+            if let Some(local) = &local_cache {
+                text.push_str(&format!(
+                    "{} label(s) counted as local in LABELLED came from the console's local cache {}, kept there \
+                     where the service had no labels route; their metric version is not known\n",
+                    local.labels, local.path
+                ));
+            }
+            text
+        }
     };
     output::emit(&text)?;
     Ok(Exit::Ok)
@@ -151,7 +219,10 @@ fn render(rows: &[JudgeAgreement]) -> String {
             vec![
                 r.name.clone(),
                 r.version.map(|v| format!("v{v}")).unwrap_or_else(|| "—".into()),
-                r.labelled.to_string(),
+                match r.local_labels {
+                    0 => r.labelled.to_string(),
+                    local => format!("{} ({local} local)", r.labelled),
+                },
                 r.agreement
                     .map(|a| format!("{} ({}/{})", percent(a), r.agreed, r.labelled))
                     .unwrap_or_else(|| "—".into()),

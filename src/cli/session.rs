@@ -23,6 +23,8 @@ pub struct Session {
     pub throwaway: bool,
     /// The profile in use (`--embedded` for a throwaway service).
     pub profile: String,
+    /// Where the console keeps its cache of this profile's service (none for a throwaway one).
+    cache: Option<(std::path::PathBuf, String)>,
     embedded: Option<Running>,
     disposable: Option<Throwaway>,
 }
@@ -39,6 +41,7 @@ impl Session {
                 poll_interval: EMBEDDED_POLL,
                 throwaway: true,
                 profile: "--embedded".into(),
+                cache: None,
                 embedded: None,
                 disposable: Some(disposable),
             });
@@ -55,9 +58,16 @@ impl Session {
             poll_interval: context.resolved.poll_interval,
             throwaway: false,
             profile: context.resolved.profile.clone(),
+            cache: Some((context.paths.cache_dir.clone(), context.service_identity())),
             embedded,
             disposable: None,
         })
+    }
+
+    /// The console's cache of this profile's service, read only, where there is one.
+    pub fn console_cache(&self) -> Option<crate::cache::Cache> {
+        let (dir, service) = self.cache.as_ref()?;
+        crate::cache::Cache::peek(dir, &self.profile, service)
     }
 
     /// Refuses a write under `--read-only`.

@@ -2,8 +2,10 @@
 //! definition and version, as the labelled count, the share where people agree with the
 //! judge, and for yes/no metrics Cohen's κ between the judge's answers and the labelled
 //! truth. A new version of a definition starts a new row: a changed prompt is a new judge.
+//! Labels come from the service and from the console's local cache (where the service had
+//! no labels route); each row says how many of its labels are the cache's.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use serde::Serialize;
 use uuid::Uuid;
@@ -30,13 +32,48 @@ pub struct JudgeAgreement {
     pub kappa: Option<f64>,
     /// Whether the metric answers yes/no.
     pub boolean: bool,
+    /// Of `labelled`, those kept only in the console's local cache.
+    pub local_labels: u64,
+}
+
+/// The cache mark holding labels the console made against a service without the labels
+/// route (`Annotation`s, with neither version known).
+pub const LOCAL_LABELS: &str = "judge-labels";
+
+/// People's labels from both places they are kept, one per value: the service's, and the
+/// local cache's where the service has none on that value.
+#[derive(Debug, Clone, Default)]
+pub struct Labels {
+    pub labels: Vec<Annotation>,
+    /// The ids of those that came from the local cache.
+    pub local: HashSet<Uuid>,
+}
+
+impl Labels {
+    /// `service`'s labels, then each of `cached` on a value the service has no label on.
+    pub fn merge(service: Vec<Annotation>, cached: Vec<Annotation>) -> Labels {
+        let value = |a: &Annotation| (a.call_id, a.metric_definition_id, a.value_index);
+        let on_service: HashSet<_> = service.iter().map(value).collect();
+        let mut labels = service;
+        let mut local = HashSet::new();
+        for label in cached.into_iter().filter(|a| !on_service.contains(&value(a))) {
+            local.insert(label.id);
+            labels.push(label);
+        }
+        Labels { labels, local }
+    }
 }
 
 /// A definition at a version: its id, version number and version id.
 type VersionKey = (Uuid, Option<u64>, Option<Uuid>);
 
-/// One row per (definition, version), by name then version; `names` gives definitions' names.
-pub fn agreement(annotations: &[Annotation], names: &BTreeMap<Uuid, String>) -> Vec<JudgeAgreement> {
+/// One row per (definition, version), by name then version; `names` gives definitions' names,
+/// `local` the ids of labels that came from the local cache.
+pub fn agreement(
+    annotations: &[Annotation],
+    local: &HashSet<Uuid>,
+    names: &BTreeMap<Uuid, String>,
+) -> Vec<JudgeAgreement> {
     let mut groups: BTreeMap<VersionKey, Vec<&Annotation>> = BTreeMap::new();
     for annotation in annotations {
         let key = (annotation.metric_definition_id, annotation.version, annotation.version_id);
@@ -59,6 +96,7 @@ pub fn agreement(annotations: &[Annotation], names: &BTreeMap<Uuid, String>) -> 
                 agreement: (labelled > 0).then(|| agreed as f64 * 100.0 / labelled as f64),
                 kappa,
                 boolean,
+                local_labels: labels.iter().filter(|a| local.contains(&a.id)).count() as u64,
             }
         })
         .collect();
@@ -102,7 +140,7 @@ mod tests {
             label(metric, 2, true, true),
             label(metric, 2, true, false),
         ];
-        let rows = agreement(&labels, &names);
+        let rows = agreement(&labels, &HashSet::new(), &names);
         assert_eq!(rows.len(), 2);
         assert_eq!((rows[0].version, rows[0].labelled, rows[0].agreed, rows[0].kappa), (Some(1), 4, 4, Some(1.0)));
         assert_eq!(rows[0].agreement, Some(100.0));
@@ -111,12 +149,31 @@ mod tests {
     }
 
     #[test]
+    fn cached_labels_count_where_the_service_has_none_on_that_value_and_are_said_to_be_local() {
+        let metric = Uuid::new_v4();
+        let on_service = label(metric, 1, true, true);
+        // The same value labelled in the cache too: the service's label wins.
+        let shadowed = Annotation { id: Uuid::new_v4(), label: AnnotationLabel::Wrong, ..on_service.clone() };
+        // A value only the cache has a label on, with no version known.
+        let cached = Annotation { version: None, version_id: None, ..label(metric, 1, true, false) };
+        let labels = Labels::merge(vec![on_service.clone()], vec![shadowed, cached.clone()]);
+        assert_eq!(labels.labels.len(), 2);
+        assert_eq!(labels.local, HashSet::from([cached.id]));
+        let rows = agreement(&labels.labels, &labels.local, &BTreeMap::new());
+        assert_eq!(rows.len(), 2, "a label of unknown version is a row of its own: {rows:#?}");
+        let service_row = rows.iter().find(|r| r.version == Some(1)).unwrap();
+        assert_eq!((service_row.labelled, service_row.agreed, service_row.local_labels), (1, 1, 0));
+        let cache_row = rows.iter().find(|r| r.version.is_none()).unwrap();
+        assert_eq!((cache_row.labelled, cache_row.agreed, cache_row.local_labels), (1, 0, 1));
+    }
+
+    #[test]
     fn a_metric_that_is_not_yes_or_no_has_agreement_but_no_kappa() {
         let metric = Uuid::new_v4();
         let mut scale = label(metric, 1, true, false);
         scale.boolean = false;
         scale.judge_value = Some(4.0);
-        let rows = agreement(&[scale], &BTreeMap::new());
+        let rows = agreement(&[scale], &HashSet::new(), &BTreeMap::new());
         assert_eq!((rows[0].labelled, rows[0].agreed, rows[0].kappa, rows[0].boolean), (1, 0, None, false));
         assert_eq!(rows[0].name, metric.to_string(), "a definition without a name is named by its id");
     }

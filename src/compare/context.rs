@@ -144,3 +144,97 @@ fn changed_fields(a: &crate::api::model::Persona, b: &crate::api::model::Persona
     keys.dedup();
     keys.into_iter().filter(|k| a.get(*k) != b.get(*k)).cloned().collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::model::{EndpointType, JobEndpoint, JobFlow, Persona};
+    use crate::compare::run::testing::{case, run};
+
+    const ENDPOINT: Uuid = Uuid::from_u128(0xe);
+    const FLOW: Uuid = Uuid::from_u128(0xf);
+
+    fn endpoint(name: &str) -> JobEndpoint {
+        JobEndpoint {
+            id: ENDPOINT,
+            name: Some(name.into()),
+            phone_number: Some("+15035550123".into()),
+            kind: Some(EndpointType::Phone),
+            endpoint_type: Some(EndpointType::Phone),
+        }
+    }
+
+    fn flow(variant: &str) -> JobFlow {
+        JobFlow {
+            id: FLOW,
+            title: Some("Reschedule".into()),
+            variant_id: None,
+            variant_title: Some(variant.into()),
+            happy_path: Some(false),
+        }
+    }
+
+    fn persona(accent: &str) -> Persona {
+        serde_json::from_value(serde_json::json!({"id": Uuid::from_u128(0xa), "name": "Dana", "accent": accent}))
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn test_case(endpoint_name: &str, variant: &str, accent: &str) -> TestCase {
+        let mut case = case("reschedule", 1);
+        case.endpoint = Some(endpoint(endpoint_name));
+        case.flow = Some(flow(variant));
+        case.persona = Some(persona(accent));
+        case
+    }
+
+    fn at(day: u32) -> Timestamp {
+        Timestamp(format!("2026-10-{day:02}T12:00:00Z"))
+    }
+
+    #[test]
+    fn what_each_simulation_recorded_differs_by_endpoint_flow_and_persona() {
+        let (base, head) = (run(1, Vec::new(), Vec::new(), Vec::new()), run(2, Vec::new(), Vec::new(), Vec::new()));
+        let same = test_case("Front desk", "Presses 2", "US");
+        let found = differences(Some(&same), Some(&same.clone()), (&base, &head), &Edits::default());
+        assert!(found.is_empty(), "nothing differed: {found:#?}");
+        let changed = test_case("Front desk v2", "Presses 3", "GB");
+        let found = differences(Some(&same), Some(&changed), (&base, &head), &Edits::default());
+        let kinds: Vec<DifferenceKind> = found.iter().map(|d| d.what).collect();
+        assert_eq!(kinds, vec![DifferenceKind::AgentEndpoint, DifferenceKind::Flow, DifferenceKind::Persona]);
+        assert_eq!(
+            found[0].in_words(),
+            "agent endpoint Front desk v2: Front desk +15035550123 → Front desk v2 +15035550123"
+        );
+        assert_eq!(found[1].in_words(), "flow Reschedule: Reschedule · Presses 2 → Reschedule · Presses 3");
+        assert_eq!(found[2].in_words(), "persona Dana: changed: accent");
+        assert!(differences(None, Some(&same), (&base, &head), &Edits::default()).is_empty(), "one run only");
+    }
+
+    #[test]
+    fn edits_count_only_between_the_runs_starts() {
+        // The runs started on October 2 and 5, at 09:00.
+        let (base, head) = (run(2, Vec::new(), Vec::new(), Vec::new()), run(5, Vec::new(), Vec::new(), Vec::new()));
+        let same = test_case("Front desk", "Presses 2", "US");
+        let mut edits = Edits::default();
+        edits.endpoints.insert(ENDPOINT, at(3));
+        edits.http_definitions.insert(ENDPOINT, at(3));
+        edits.flows.insert(FLOW, at(3));
+        let found = differences(Some(&same), Some(&same), (&base, &head), &edits);
+        let kinds: Vec<DifferenceKind> = found.iter().map(|d| d.what).collect();
+        assert_eq!(
+            kinds,
+            vec![DifferenceKind::AgentEndpoint, DifferenceKind::HttpRequestDefinition, DifferenceKind::Flow],
+            "{found:#?}"
+        );
+        assert!(found[1].in_words().contains("edited at 2026-10-03T12:00:00Z (between the runs)"), "{found:#?}");
+        // The same edits read the other way round (head older than base) still fall between.
+        assert_eq!(differences(Some(&same), Some(&same), (&head, &base), &edits).len(), 3);
+        // An edit after both runs started, or before either, is not a difference between them.
+        for day in [6, 1] {
+            let mut later = Edits::default();
+            later.endpoints.insert(ENDPOINT, at(day));
+            later.flows.insert(FLOW, at(day));
+            assert!(differences(Some(&same), Some(&same), (&base, &head), &later).is_empty(), "day {day}");
+        }
+    }
+}

@@ -475,4 +475,21 @@ mod tests {
         assert_eq!(Change::of(t(2, 3), t(0, 0)).0, Change::Gone);
         assert_eq!(Change::of(t(10, 10), t(4, 10)).0, Change::Regressed, "a significant fall, even if flaky");
     }
+
+    #[test]
+    fn a_numeric_metric_reports_mean_p50_p95_and_whether_the_shift_is_beyond_noise() {
+        let key = MeasureKey { metric: Uuid::from_u128(1), role: None };
+        let base: Vec<f64> = (1..=20).map(f64::from).collect();
+        let slower: Vec<f64> = base.iter().map(|v| v + 30.0).collect();
+        let change = MeasureChange::new(&key, "Latency".into(), Some("ms".into()), &base, &slower);
+        let (b, h) = (change.base.unwrap(), change.head.unwrap());
+        assert_eq!((b.count, b.mean, b.p50, b.p95), (20, 10.5, 10.0, 19.0));
+        assert_eq!((h.mean, h.p50, h.p95), (40.5, 40.0, 49.0));
+        assert_eq!(change.delta_mean, Some(30.0));
+        assert!(change.beyond_noise && change.p_value <= ALPHA, "{change:?}");
+        let same = MeasureChange::new(&key, "Latency".into(), None, &base, &base);
+        assert!(!same.beyond_noise && same.delta_mean == Some(0.0), "{same:?}");
+        let none = MeasureChange::new(&key, "Latency".into(), None, &[], &base);
+        assert!(none.base.is_none() && none.delta_mean.is_none() && !none.beyond_noise);
+    }
 }

@@ -1,6 +1,7 @@
-//! Reading runs for a comparison from any service that speaks the interface: the job read plus
-//! the results read (one request), or, where the service has no results read (or
-//! `ReadPath::CallByCall` is asked for), each call's metrics, a few at a time.
+//! Reading runs for a comparison from any service that speaks the interface: the results read
+//! (on the local service one request a run, which lists the run's test cases; elsewhere with
+//! the job read beside it), or, where the service has no results read (or
+//! `ReadPath::CallByCall` is asked for), the job read and each call's metrics, a few at a time.
 
 use std::collections::HashMap;
 
@@ -8,7 +9,8 @@ use futures_util::{StreamExt, TryStreamExt};
 use uuid::Uuid;
 
 use super::context::Edits;
-use super::run::{ReadPath, Run};
+use super::flaky::PlanStability;
+use super::run::{CallMetrics, ReadPath, Run};
 use crate::api::model::*;
 use crate::api::{Client, Error, ListQuery};
 
@@ -18,24 +20,70 @@ const CALLS_AT_ONCE: usize = 8;
 /// Reads run plan job `id` for comparing. `path` None tries the results read and falls back
 /// to reading call by call when the service has no such route.
 pub async fn read_run(client: &Client, id: Uuid, path: Option<ReadPath>) -> Result<Run, Error> {
-    let job = if path != Some(ReadPath::CallByCall) {
-        // The job and its results are read side by side: each is a large read on a large run.
-        let (job, results) = tokio::join!(client.get_run_plan_job(id), client.run_results(id));
-        let job = job?;
-        match results {
-            Ok(results) => return Ok(Run::from_results(&job, &results)),
-            Err(error) if path.is_none() && error.status() == Some(404) => {
-                tracing::info!("no results read for run plan job {id} ({error}); reading call by call");
-            }
-            Err(error) => return Err(error),
-        }
-        job
-    } else {
-        client.get_run_plan_job(id).await?
+    match by_results(client, id, path).await? {
+        Some(run) => Ok(run),
+        None => call_by_call(client, id).await,
+    }
+}
+
+/// Reads two runs for comparing, as `read_run` does. The results reads go side by side (each
+/// is a large read, and the service builds each on its own thread); reading call by call goes
+/// one run after the other, since each run holds every call's metrics while it is read.
+pub async fn read_pair(
+    client: &Client,
+    base: Uuid,
+    head: Uuid,
+    path: Option<ReadPath>,
+) -> (Result<Run, Error>, Result<Run, Error>) {
+    let (base_read, head_read) = tokio::join!(by_results(client, base, path), by_results(client, head, path));
+    let base = match base_read {
+        Ok(Some(run)) => Ok(run),
+        Ok(None) => call_by_call(client, base).await,
+        Err(error) => Err(error),
     };
+    let head = match head_read {
+        Ok(Some(run)) => Ok(run),
+        Ok(None) => call_by_call(client, head).await,
+        Err(error) => Err(error),
+    };
+    (base, head)
+}
+
+/// The run from its results read; None where it is to be read call by call instead (asked
+/// for, or the service has no results read). A results read that lists the run's test cases
+/// (the local service's) is all that is read; one that does not is read with the whole job,
+/// which says what each simulation ran with.
+async fn by_results(client: &Client, id: Uuid, path: Option<ReadPath>) -> Result<Option<Run>, Error> {
+    if path == Some(ReadPath::CallByCall) {
+        return Ok(None);
+    }
+    let results = match client.run_results(id).await {
+        Ok(results) => results,
+        Err(error) if path.is_none() && error.status() == Some(404) => {
+            tracing::info!("no results read for run plan job {id} ({error}); reading call by call");
+            return Ok(None);
+        }
+        Err(error) => return Err(error),
+    };
+    if let Some(run) = Run::from_results_alone(&results) {
+        return Ok(Some(run));
+    }
+    let job = client.get_run_plan_job(id).await?;
+    Ok(Some(Run::from_results(&job, &results)))
+}
+
+/// The run from its job read and each call's metrics, a few calls at a time.
+async fn call_by_call(client: &Client, id: Uuid) -> Result<Run, Error> {
+    let job = client.get_run_plan_job(id).await?;
+    let checks: Vec<Uuid> = job.verdict.iter().flat_map(|v| &v.checks).map(|c| c.metric_definition_id).collect();
+    let checks = &checks;
     let calls: Vec<Uuid> = job.simulation_jobs.iter().filter_map(|s| s.call_id).collect();
-    let metrics: HashMap<Uuid, Vec<MetricValueGroup>> = futures_util::stream::iter(calls)
-        .map(|call| async move { client.call_metrics(call, ValueStatusFilter::All).await.map(|m| (call, m)) })
+    // Each call's read is cut to what the comparison keeps as soon as it arrives.
+    let metrics: HashMap<Uuid, CallMetrics> = futures_util::stream::iter(calls)
+        .map(|call| async move {
+            let groups = client.call_metrics(call, ValueStatusFilter::All).await?;
+            Ok::<_, Error>((call, CallMetrics::of(&groups, checks)))
+        })
         .buffer_unordered(CALLS_AT_ONCE)
         .try_collect()
         .await?;
@@ -85,6 +133,21 @@ pub async fn labels(client: &Client, metric: Option<Uuid>) -> Result<Vec<Annotat
         query = query.filter("metricDefinitionId", metric);
     }
     client.list_all(crate::api::routes::ANNOTATIONS, query).try_collect().await
+}
+
+/// Plan `plan`'s stability over its last `count` ended runs, read one after the other.
+pub async fn plan_stability(client: &Client, plan: Uuid, count: usize) -> Result<PlanStability, Error> {
+    let jobs = recent_jobs(client, plan, count).await?;
+    let mut runs = Vec::with_capacity(jobs.len());
+    for job in &jobs {
+        runs.push(read_run(client, job.simulation_run_plan_job_id, None).await?);
+    }
+    let edits = edits(client, &runs.iter().collect::<Vec<_>>()).await;
+    Ok(PlanStability {
+        run_plan_id: plan,
+        run_plan_job_ids: runs.iter().map(|r| r.job_id).collect(),
+        checks: super::flaky::stability(&runs, &edits),
+    })
 }
 
 /// The last `count` ended runs of plan `plan`, oldest first.

@@ -84,6 +84,45 @@ pub struct Stability {
     pub history: Vec<Option<super::diff::Rate>>,
 }
 
+impl Stability {
+    /// The columns both faces list (`switchboard flaky` and the console's flaky view).
+    pub const HEADERS: [&'static str; 6] = ["STABILITY", "TEST CASE", "CHECK", "FLIPS", "MIXED RUNS", "HISTORY"];
+
+    /// Whether it ever wavered: iterations that disagreed, or a flip between runs.
+    pub fn unsteady(&self) -> bool {
+        self.flips > 0 || self.mixed_runs > 0
+    }
+
+    /// Its row under `HEADERS`: `67 %`, the test case, the check, `1 of 2`, `1 of 3`, and each
+    /// run's pass count oldest first (`·` where the run did not evaluate it).
+    pub fn cells(&self) -> [String; 6] {
+        let history: Vec<String> = self
+            .history
+            .iter()
+            .map(|r| r.map(|r| format!("{}/{}", r.passed, r.evaluated)).unwrap_or_else(|| "·".into()))
+            .collect();
+        [
+            self.stability.map(|v| format!("{:.0} %", v * 100.0)).unwrap_or_else(|| "—".into()),
+            self.test_case.clone(),
+            self.metric_name.clone(),
+            format!("{} of {}", self.flips, self.comparisons),
+            format!("{} of {}", self.mixed_runs, self.runs),
+            history.join(" "),
+        ]
+    }
+}
+
+/// A plan's stability over its last ended runs, as both faces show it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanStability {
+    pub run_plan_id: Uuid,
+    /// The runs read, oldest first.
+    pub run_plan_job_ids: Vec<Uuid>,
+    /// Worst first.
+    pub checks: Vec<Stability>,
+}
+
 /// What a sample's iterations said.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Said {
@@ -161,4 +200,63 @@ pub fn stability(runs: &[Run], edits: &Edits) -> Vec<Stability> {
             .then_with(|| a.metric_name.cmp(&b.metric_name))
     });
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::run::CheckRef;
+    use crate::compare::run::testing::{case, run as built, sim};
+
+    const CHECK: Uuid = Uuid::from_u128(0xc);
+
+    /// A run of two test cases, "steady" and "wobbly", three iterations each: how many of
+    /// each passed, and the check's definition version.
+    fn run(n: u128, (steady, wobbly): (usize, usize), version: u128) -> Run {
+        let mut sims = Vec::new();
+        for (index, passed) in [steady, wobbly].into_iter().enumerate() {
+            for i in 0..3 {
+                sims.push(sim(index, &[i < passed]));
+            }
+        }
+        let check = CheckRef {
+            id: CHECK,
+            name: "Task completion".into(),
+            version_id: Some(Uuid::from_u128(version)),
+            version: None,
+        };
+        built(20 + n, vec![case("steady", 1), case("wobbly", 2)], vec![check], sims)
+    }
+
+    #[test]
+    fn flips_count_only_between_runs_with_nothing_changed_and_the_least_steady_comes_first() {
+        // "steady" passes, fails, passes: two flips, but the second pair ran a new judge
+        // version, so only the first counts. "wobbly" disagrees with itself every run.
+        let runs = vec![run(1, (3, 1), 1), run(2, (0, 2), 1), run(3, (3, 1), 2)];
+        let out = stability(&runs, &Edits::default());
+        assert_eq!(out.len(), 2);
+        let wobbly = &out[0];
+        assert_eq!(wobbly.test_case, "wobbly", "the least steady first: {out:#?}");
+        assert_eq!((wobbly.runs, wobbly.mixed_runs, wobbly.comparisons, wobbly.flips), (3, 3, 1, 0));
+        assert_eq!(wobbly.stability, Some(1.0 / 4.0));
+        let steady = &out[1];
+        assert_eq!((steady.runs, steady.mixed_runs, steady.comparisons, steady.flips), (3, 0, 1, 1));
+        assert_eq!(steady.stability, Some(3.0 / 4.0));
+        let history: Vec<u64> = steady.history.iter().map(|r| r.map_or(99, |r| r.passed)).collect();
+        assert_eq!(history, vec![3, 0, 3]);
+        assert!(steady.unsteady() && wobbly.unsteady());
+        assert_eq!(steady.cells()[3], "1 of 1");
+        assert_eq!(steady.cells()[5], "3/3 0/3 3/3");
+    }
+
+    #[test]
+    fn a_check_every_iteration_agreed_on_in_every_run_is_steady() {
+        let runs = vec![run(1, (3, 0), 1), run(2, (3, 0), 1)];
+        let out = stability(&runs, &Edits::default());
+        assert!(out.iter().all(|s| !s.unsteady() && s.stability == Some(1.0)), "{out:#?}");
+        assert_eq!(within(&runs[0]).len(), 0);
+        let wobbly = within(&run(1, (3, 2), 1));
+        assert_eq!(wobbly.len(), 1);
+        assert_eq!(wobbly[0].in_words(), "2 of 3 iterations passed");
+    }
 }

@@ -1,5 +1,5 @@
 //! Comparing runs, client-side, for both faces (the `diff`, `flaky` and `judge agreement`
-//! commands and the console's comparison view). Knows the interface's types and the client,
+//! commands and the console's comparison and flaky views). Knows the interface's types and the client,
 //! nothing of the terminal. `run` is a run as a comparison sees it, `fetch` reads one from a
 //! service, `diff` pairs two by test case, `flaky` finds checks that disagree with
 //! themselves, `stats` holds the tests and their level (stated in `docs/compare.md`).

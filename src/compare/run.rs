@@ -102,7 +102,36 @@ pub struct Run {
     pub reasons: HashMap<(Uuid, Uuid), String>,
 }
 
-/// Test cases as the job's simulations define them.
+/// What a simulation ran with, as the job read or the results read's test case says it.
+#[derive(Clone, Copy)]
+pub struct Setup<'a> {
+    pub flow: Option<&'a JobFlow>,
+    pub scenario: Option<&'a ScenarioSummary>,
+    pub persona: Option<&'a Persona>,
+    pub endpoint: Option<&'a JobEndpoint>,
+}
+
+impl<'a> Setup<'a> {
+    pub fn of(sim: &'a SimulationJob) -> Setup<'a> {
+        Setup {
+            flow: sim.customer_flow.as_ref(),
+            scenario: sim.scenario.as_ref(),
+            persona: sim.persona.as_ref(),
+            endpoint: sim.agent_endpoint.as_ref(),
+        }
+    }
+
+    fn of_case(case: &'a ResultsTestCase) -> Setup<'a> {
+        Setup {
+            flow: case.customer_flow.as_ref(),
+            scenario: case.scenario.as_ref(),
+            persona: case.persona.as_ref(),
+            endpoint: case.agent_endpoint.as_ref(),
+        }
+    }
+}
+
+/// Test cases as the run's simulations define them.
 struct Cases {
     cases: Vec<TestCase>,
     index: HashMap<CaseKey, usize>,
@@ -110,32 +139,36 @@ struct Cases {
 }
 
 impl Cases {
-    fn new(job: &RunPlanJob) -> Cases {
-        let mut endpoints: Vec<Uuid> =
-            job.simulation_jobs.iter().filter_map(|s| s.agent_endpoint.as_ref().map(|e| e.id)).collect();
+    /// Test cases of a run whose simulations dialled `endpoints`.
+    fn new(endpoints: impl Iterator<Item = Uuid>) -> Cases {
+        let mut endpoints: Vec<Uuid> = endpoints.collect();
         endpoints.sort_unstable();
         endpoints.dedup();
         Cases { cases: Vec::new(), index: HashMap::new(), several_endpoints: endpoints.len() > 1 }
     }
 
-    fn of(&mut self, sim: &SimulationJob, variables: Option<&BTreeMap<String, String>>) -> usize {
+    fn of_job(job: &RunPlanJob) -> Cases {
+        Cases::new(job.simulation_jobs.iter().filter_map(|s| s.agent_endpoint.as_ref().map(|e| e.id)))
+    }
+
+    fn of(&mut self, setup: Setup<'_>, variables: Option<&BTreeMap<String, String>>) -> usize {
         let key = CaseKey {
-            flow_id: sim.customer_flow.as_ref().map(|f| f.id),
-            variant_id: sim.customer_flow.as_ref().and_then(|f| f.variant_id),
-            scenario_id: sim.scenario.as_ref().map(|s| s.id),
-            persona_id: sim.persona.as_ref().map(|p| p.id),
-            endpoint_id: sim.agent_endpoint.as_ref().map(|e| e.id),
+            flow_id: setup.flow.map(|f| f.id),
+            variant_id: setup.flow.and_then(|f| f.variant_id),
+            scenario_id: setup.scenario.map(|s| s.id),
+            persona_id: setup.persona.map(|p| p.id),
+            endpoint_id: setup.endpoint.map(|e| e.id),
             variables: variables.cloned().unwrap_or_default(),
         };
         if let Some(index) = self.index.get(&key) {
             return *index;
         }
         let case = TestCase {
-            name: case_name(sim, self.several_endpoints),
+            name: case_name(setup, self.several_endpoints),
             key: key.clone(),
-            flow: sim.customer_flow.clone(),
-            persona: sim.persona.clone(),
-            endpoint: sim.agent_endpoint.clone(),
+            flow: setup.flow.cloned(),
+            persona: setup.persona.cloned(),
+            endpoint: setup.endpoint.cloned(),
         };
         self.cases.push(case);
         self.index.insert(key, self.cases.len() - 1);
@@ -159,20 +192,20 @@ impl Cases {
 }
 
 /// Flow · variant · persona, then the endpoint where the run had several.
-pub fn case_name(sim: &SimulationJob, with_endpoint: bool) -> String {
+pub fn case_name(setup: Setup<'_>, with_endpoint: bool) -> String {
     let mut parts = Vec::new();
-    if let Some(flow) = &sim.customer_flow {
+    if let Some(flow) = setup.flow {
         parts.push(flow.title.clone().unwrap_or_else(|| flow.id.to_string()));
         let variant =
             flow.variant_title.clone().or_else(|| (flow.happy_path == Some(true)).then(|| "happy path".into()));
         parts.extend(variant);
-    } else if let Some(scenario) = &sim.scenario {
+    } else if let Some(scenario) = setup.scenario {
         parts.push(scenario.description.clone().unwrap_or_else(|| scenario.id.to_string()));
     }
-    if let Some(persona) = &sim.persona {
+    if let Some(persona) = setup.persona {
         parts.push(persona.label());
     }
-    if with_endpoint && let Some(endpoint) = &sim.agent_endpoint {
+    if with_endpoint && let Some(endpoint) = setup.endpoint {
         parts.push(endpoint.name.clone().or(endpoint.phone_number.clone()).unwrap_or_else(|| endpoint.id.to_string()));
     }
     parts.join(" · ")
@@ -240,31 +273,20 @@ impl Run {
         }
     }
 
-    /// The run from its job and its results read.
+    /// The run from its job and its results read (a results read that does not list the
+    /// run's test cases: the job says what each simulation ran with).
     pub fn from_results(job: &RunPlanJob, results: &RunResults) -> Run {
         let mut run = Run::empty(job, ReadPath::Results);
         run.plan_name = results.run.simulation_run_plan_name.clone();
-        for metric in &results.metrics {
-            if metric.is_check {
-                let index = run.check_index(metric.metric_definition_id, metric.name.as_deref());
-                run.checks[index].version_id = metric.version_id;
-                run.checks[index].version = metric.version;
-            }
-        }
-        let numeric: HashMap<Uuid, &ResultsMetric> = results
-            .metrics
-            .iter()
-            .filter(|m| !m.is_check && is_numeric(m.output_type.as_ref()))
-            .map(|m| (m.metric_definition_id, m))
-            .collect();
+        let numeric = run.metrics_of(results);
         let by_sim: HashMap<Uuid, &ResultsCall> = results.calls.iter().map(|c| (c.simulation_job_id, c)).collect();
-        let mut cases = Cases::new(job);
+        let mut cases = Cases::of_job(job);
         for sim in job.simulation_jobs.iter().filter(|s| counts(s)) {
-            let call = by_sim.get(&sim.simulation_job_id);
+            let call = by_sim.get(&sim.simulation_job_id).copied();
             if call.is_some_and(|c| !c.counted) {
                 continue;
             }
-            let case = cases.of(sim, call.and_then(|c| c.variables.as_ref()));
+            let case = cases.of(Setup::of(sim), call.and_then(|c| c.variables.as_ref()));
             let mut result = SimResult {
                 simulation_job_id: sim.simulation_job_id,
                 call_id: sim.call_id,
@@ -272,16 +294,8 @@ impl Run {
                 checks: Vec::new(),
                 values: Vec::new(),
             };
-            for check in call.map(|c| c.checks.as_slice()).unwrap_or_default() {
-                let index = run.check_index(check.metric_definition_id, check.metric_name.as_deref());
-                result.checks.push((index, check.passed));
-            }
-            for value in call.map(|c| c.values.as_slice()).unwrap_or_default() {
-                let Some(metric) = numeric.get(&value.metric_definition_id) else { continue };
-                let Some(number) = value.value.as_ref().and_then(ResultValue::number) else { continue };
-                let key = MeasureKey { metric: value.metric_definition_id, role: value.participant_role.clone() };
-                let index = run.measure_index(key, metric.name.as_deref(), metric.unit_symbol.as_deref());
-                result.values.push((index, number));
+            if let Some(call) = call {
+                run.add_call(&mut result, call, &numeric);
             }
             run.sims.push(result);
         }
@@ -289,14 +303,98 @@ impl Run {
         run
     }
 
-    /// The run from its job and each call's metrics (`status=all`), judged by the service's
-    /// rule: a check passes on a simulation when every SUCCESS value it produced is true.
-    pub fn from_calls(job: &RunPlanJob, metrics: &HashMap<Uuid, Vec<MetricValueGroup>>) -> Run {
+    /// The run from its results read alone, where the read lists the run's test cases and
+    /// names each call's (the local service's extension); None where it does not, and the
+    /// job must be read for them (`from_results`).
+    pub fn from_results_alone(results: &RunResults) -> Option<Run> {
+        let test_cases = results.test_cases.as_ref()?;
+        if results.calls.iter().any(|c| c.test_case_id.is_none()) {
+            return None;
+        }
+        let head = &results.run;
+        let job = RunPlanJob {
+            simulation_run_plan_job_id: head.simulation_run_plan_job_id,
+            simulation_run_plan_id: head.simulation_run_plan_id,
+            status: head.status.clone(),
+            triggered_by: None,
+            created_at: head.created_at.clone(),
+            started_at: head.started_at.clone(),
+            ended_at: head.ended_at.clone(),
+            simulation_jobs: Vec::new(),
+            simulation_job_count: None,
+            error_message: None,
+            verdict: results.verdict.clone(),
+            attempt_summary: None,
+            pending_retries: None,
+            counts: None,
+        };
+        let mut run = Run::empty(&job, ReadPath::Results);
+        run.plan_name = head.simulation_run_plan_name.clone();
+        let numeric = run.metrics_of(results);
+        let by_id: HashMap<Uuid, &ResultsTestCase> = test_cases.iter().map(|t| (t.test_case_id, t)).collect();
+        let mut cases = Cases::new(test_cases.iter().filter_map(|t| t.agent_endpoint.as_ref().map(|e| e.id)));
+        for call in results.calls.iter().filter(|c| c.counted) {
+            let test_case = by_id.get(&call.test_case_id?)?;
+            let case = cases.of(Setup::of_case(test_case), Some(&test_case.variables));
+            let mut result = SimResult {
+                simulation_job_id: call.simulation_job_id,
+                call_id: call.call_id,
+                case,
+                checks: Vec::new(),
+                values: Vec::new(),
+            };
+            run.add_call(&mut result, call, &numeric);
+            for check in call.checks.iter().filter(|c| !c.passed) {
+                if let Some(reasoning) = &check.reasoning {
+                    run.reasons.insert((call.simulation_job_id, check.metric_definition_id), reasoning.clone());
+                }
+            }
+            run.sims.push(result);
+        }
+        run.cases = cases.finish();
+        Some(run)
+    }
+
+    /// Takes the checks' versions from a results read; its numeric metrics that are not checks.
+    fn metrics_of<'r>(&mut self, results: &'r RunResults) -> HashMap<Uuid, &'r ResultsMetric> {
+        for metric in &results.metrics {
+            if metric.is_check {
+                let index = self.check_index(metric.metric_definition_id, metric.name.as_deref());
+                self.checks[index].version_id = metric.version_id;
+                self.checks[index].version = metric.version;
+            }
+        }
+        results
+            .metrics
+            .iter()
+            .filter(|m| !m.is_check && is_numeric(m.output_type.as_ref()))
+            .map(|m| (m.metric_definition_id, m))
+            .collect()
+    }
+
+    /// One call's check results and numeric values, from a results read.
+    fn add_call(&mut self, result: &mut SimResult, call: &ResultsCall, numeric: &HashMap<Uuid, &ResultsMetric>) {
+        for check in &call.checks {
+            let index = self.check_index(check.metric_definition_id, check.metric_name.as_deref());
+            result.checks.push((index, check.passed));
+        }
+        for value in &call.values {
+            let Some(metric) = numeric.get(&value.metric_definition_id) else { continue };
+            let Some(number) = value.value.as_ref().and_then(ResultValue::number) else { continue };
+            let key = MeasureKey { metric: value.metric_definition_id, role: value.participant_role.clone() };
+            let index = self.measure_index(key, metric.name.as_deref(), metric.unit_symbol.as_deref());
+            result.values.push((index, number));
+        }
+    }
+
+    /// The run from its job and each call's metrics (`status=all`, kept as `CallMetrics`),
+    /// judged by the service's rule: a check passes on a simulation when every SUCCESS value
+    /// it produced is true.
+    pub fn from_calls(job: &RunPlanJob, metrics: &HashMap<Uuid, CallMetrics>) -> Run {
         let mut run = Run::empty(job, ReadPath::CallByCall);
-        let check_ids: Vec<Uuid> = run.checks.iter().map(|c| c.id).collect();
-        let mut cases = Cases::new(job);
+        let mut cases = Cases::of_job(job);
         for sim in job.simulation_jobs.iter().filter(|s| counts(s)) {
-            let case = cases.of(sim, None);
+            let case = cases.of(Setup::of(sim), None);
             let mut result = SimResult {
                 simulation_job_id: sim.simulation_job_id,
                 call_id: sim.call_id,
@@ -304,28 +402,15 @@ impl Run {
                 checks: Vec::new(),
                 values: Vec::new(),
             };
-            let groups = sim.call_id.and_then(|c| metrics.get(&c)).map(Vec::as_slice).unwrap_or_default();
             let completed = sim.status == Some(SimulationJobStatus::Completed);
-            for group in groups.iter().filter(|_| completed) {
-                if check_ids.contains(&group.metric_definition_id) {
-                    let values = group.values.iter().map(|v| (v.capture_status.as_ref(), v.value));
-                    if let Some(passed) = check_result(values) {
-                        let index = run.check_index(group.metric_definition_id, group.name.as_deref());
-                        result.checks.push((index, passed));
-                    }
-                    continue;
+            if let Some(call) = sim.call_id.and_then(|c| metrics.get(&c)).filter(|_| completed) {
+                for (id, name, passed) in &call.checks {
+                    let index = run.check_index(*id, name.as_deref());
+                    result.checks.push((index, *passed));
                 }
-                if !is_numeric(group.metric_type.as_ref()) {
-                    continue;
-                }
-                for value in &group.values {
-                    let call_level = value.context.as_ref().is_none_or(|c| *c == MetricContext::Call);
-                    let success = value.capture_status.as_ref().is_none_or(|s| *s == CaptureStatus::Success);
-                    let (true, true, Some(number)) = (call_level, success, value.value) else { continue };
-                    let key = MeasureKey { metric: group.metric_definition_id, role: value.participant_role.clone() };
-                    let unit = group.unit.as_ref().and_then(|u| u.symbol.clone());
-                    let index = run.measure_index(key, group.name.as_deref(), unit.as_deref());
-                    result.values.push((index, number));
+                for (key, name, unit, number) in &call.values {
+                    let index = run.measure_index(key.clone(), name.as_deref(), unit.as_deref());
+                    result.values.push((index, *number));
                 }
             }
             run.sims.push(result);
@@ -340,6 +425,100 @@ impl Run {
     }
 }
 
+/// What a comparison keeps of one call's metrics (`GET /v1/call/{id}/metrics?status=all`): each
+/// check's result by the service's rule, and the numeric call-level SUCCESS values of the other
+/// metrics. Kept instead of the whole read, so a run read call by call holds only this much
+/// per call (no reasoning, no per-turn values).
+#[derive(Debug, Clone, Default)]
+pub struct CallMetrics {
+    /// (definition, name, passed).
+    pub checks: Vec<(Uuid, Option<String>, bool)>,
+    /// (series, name, unit, value).
+    pub values: Vec<(MeasureKey, Option<String>, Option<String>, f64)>,
+}
+
+impl CallMetrics {
+    /// `groups` as a comparison keeps them; `checks` are the run's checks.
+    pub fn of(groups: &[MetricValueGroup], checks: &[Uuid]) -> CallMetrics {
+        let mut out = CallMetrics::default();
+        for group in groups {
+            if checks.contains(&group.metric_definition_id) {
+                let values = group.values.iter().map(|v| (v.capture_status.as_ref(), v.value));
+                if let Some(passed) = check_result(values) {
+                    out.checks.push((group.metric_definition_id, group.name.clone(), passed));
+                }
+                continue;
+            }
+            if !is_numeric(group.metric_type.as_ref()) {
+                continue;
+            }
+            for value in &group.values {
+                let call_level = value.context.as_ref().is_none_or(|c| *c == MetricContext::Call);
+                let success = value.capture_status.as_ref().is_none_or(|s| *s == CaptureStatus::Success);
+                let (true, true, Some(number)) = (call_level, success, value.value) else { continue };
+                let key = MeasureKey { metric: group.metric_definition_id, role: value.participant_role.clone() };
+                let unit = group.unit.as_ref().and_then(|u| u.symbol.clone());
+                out.values.push((key, group.name.clone(), unit, number));
+            }
+        }
+        out
+    }
+}
+
 fn is_numeric(kind: Option<&MetricType>) -> bool {
     matches!(kind, Some(MetricType::Numeric | MetricType::Scale | MetricType::Count | MetricType::Offset))
+}
+
+/// Small runs built by hand, for the comparison's unit tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::*;
+
+    /// A test case of scenario `id` (nothing else set).
+    pub fn case(name: &str, id: u128) -> TestCase {
+        TestCase {
+            key: CaseKey {
+                flow_id: None,
+                variant_id: None,
+                scenario_id: Some(Uuid::from_u128(id)),
+                persona_id: None,
+                endpoint_id: None,
+                variables: BTreeMap::new(),
+            },
+            name: name.into(),
+            flow: None,
+            persona: None,
+            endpoint: None,
+        }
+    }
+
+    /// An ended run `n`, started on day `n` of October 2026 at 09:00 UTC.
+    pub fn run(n: u128, cases: Vec<TestCase>, checks: Vec<CheckRef>, sims: Vec<SimResult>) -> Run {
+        Run {
+            job_id: Uuid::from_u128(n),
+            plan_id: None,
+            plan_name: None,
+            status: None,
+            ended: true,
+            started_at: Some(Timestamp(format!("2026-10-{n:02}T09:00:00Z"))),
+            verdict: None,
+            read_path: ReadPath::Results,
+            checks,
+            measures: Vec::new(),
+            cases,
+            sims,
+            reasons: HashMap::new(),
+        }
+    }
+
+    /// A simulation of case `case` with one result per check, in the run's check order.
+    pub fn sim(case: usize, passed: &[bool]) -> SimResult {
+        SimResult {
+            simulation_job_id: Uuid::new_v4(),
+            call_id: None,
+            case,
+            checks: passed.iter().copied().enumerate().collect(),
+            values: Vec::new(),
+        }
+    }
 }

@@ -66,6 +66,7 @@ actions! {
     SecondFilter = "second_filter", "second filter", ["F"];
     Summary = "summary", "per-metric summary; in the jobs list, mark the job to compare against", ["m"];
     Compare = "compare", "compare the selected job with the marked one", ["="];
+    Flaky = "flaky", "the plan's flaky checks over its last runs", ["!"];
     LabelRight = "label_right", "label the judge's value right", ["+"];
     LabelWrong = "label_wrong", "label the judge's value wrong", ["-"];
     NextItem = "next_item", "next sample", ["n"];

@@ -177,12 +177,18 @@ pub enum Request {
     },
     /// A resource as the service sends it, for the raw view (`v`): the path of its `GET`.
     Raw(String),
-    /// Two run plan jobs read and compared, base then head (client-side, any service).
     /// Every label on judged values (a local service extension).
     Annotations,
+    /// Two run plan jobs read and compared, base then head (client-side, any service).
     Comparison {
         base: Uuid,
         head: Uuid,
+    },
+    /// A plan's last `runs` ended runs read for how steady each test case × check was
+    /// (client-side, any service).
+    Flaky {
+        plan: Uuid,
+        runs: usize,
     },
 }
 
@@ -211,6 +217,8 @@ pub enum Fetched {
     Raw(serde_json::Value),
     /// Two runs compared (`Request::Comparison`).
     Comparison(Box<crate::compare::Diff>),
+    /// A plan's stability over its last runs (`Request::Flaky`).
+    Flaky(Box<crate::compare::flaky::PlanStability>),
     Annotations(Vec<Annotation>),
 }
 

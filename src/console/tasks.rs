@@ -51,10 +51,13 @@ pub async fn perform(client: &Client, request: &Request) -> Result<Fetched, Fetc
         }
         Request::Comparison { base, head } => {
             use crate::compare::{Diff, fetch};
-            let (base, head) =
-                tokio::try_join!(fetch::read_run(client, *base, None), fetch::read_run(client, *head, None))?;
+            let (base, head) = fetch::read_pair(client, *base, *head, None).await;
+            let (base, head) = (base?, head?);
             let edits = fetch::edits(client, &[&base, &head]).await;
             Fetched::Comparison(Box::new(Diff::of(&base, &head, &edits)))
+        }
+        Request::Flaky { plan, runs } => {
+            Fetched::Flaky(Box::new(crate::compare::fetch::plan_stability(client, *plan, *runs).await?))
         }
         Request::Annotations => Fetched::Annotations(crate::compare::fetch::labels(client, None).await?),
         Request::BenchmarkSuites => Fetched::BenchmarkSuites(client.list_benchmark_suites().await?),

@@ -1,9 +1,11 @@
 //! A run's results in one read (the hosted run report's `run`, `summary`, `metrics`, `calls`
 //! and `verdict`), built from the stored simulations and the values of the run's collection
 //! job. Values are read with SQLite's JSON functions rather than decoded, so a 10,000-
-//! simulation run with per-turn metrics reads in well under a second.
+//! simulation run with per-turn metrics reads in well under a second. The run's test cases
+//! are listed once (`testCases`) and each call names its own, so a comparison needs no other
+//! read of the run.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use rusqlite::Connection;
 use serde_json::Value;
@@ -18,16 +20,19 @@ use crate::api::model::*;
 
 /// The results of run plan job `job_id`, or 404.
 pub fn run_results(conn: &Connection, job_id: &str) -> ServiceResult<RunResults> {
+    let started = std::time::Instant::now();
     let body: Value = store::require(conn, Kind::RunPlanJob, job_id)?;
     let plan: Option<RunPlanInput> = body.get("plan").and_then(|p| serde_json::from_value(p.clone()).ok());
     let runtime: Option<RunVariables> = body.get("variables").and_then(|v| serde_json::from_value(v.clone()).ok());
     let collection_id = body.get("collectionJobId").and_then(Value::as_str).map(str::to_owned);
     let job: RunPlanJob = serde_json::from_value(body)?;
     let simulations = simulations(conn, job_id)?;
+    let read_simulations = started.elapsed();
     let rows = match &collection_id {
         Some(id) => rows_by_call(conn, id)?,
         None => HashMap::new(),
     };
+    let read_values = started.elapsed();
     // The run read its definitions when it opened its collection job.
     let read_at = collection_id
         .as_deref()
@@ -39,10 +44,15 @@ pub fn run_results(conn: &Connection, job_id: &str) -> ServiceResult<RunResults>
     let definitions = Definitions::read(conn, &job, &rows, &read_at)?;
 
     let mut calls = Vec::with_capacity(simulations.len());
+    let mut test_cases = TestCases::default();
     for sim in &simulations {
         let own = sim.call_id.and_then(|c| rows.get(&c.to_string())).map(Vec::as_slice).unwrap_or_default();
-        calls.push(call(sim, own, &definitions, plan.as_ref(), runtime.as_ref()));
+        let variables = plan.as_ref().map(|p| variables_for(p, runtime.as_ref(), sim)).unwrap_or_default();
+        let mut call = call(sim, own, &definitions, &variables);
+        call.test_case_id = Some(test_cases.of(sim, variables));
+        calls.push(call);
     }
+    let built_calls = started.elapsed();
     let metrics = definitions.metrics(&calls);
     let summary = summary(&calls, job.verdict.as_ref());
     let plan_name = job
@@ -54,6 +64,15 @@ pub fn run_results(conn: &Connection, job_id: &str) -> ServiceResult<RunResults>
             (Some(start), Some(end)) => Some(end.as_millisecond() - start.as_millisecond()),
             _ => None,
         };
+    tracing::debug!(
+        simulations = simulations.len(),
+        values = rows.values().map(Vec::len).sum::<usize>(),
+        ?read_simulations,
+        ?read_values,
+        ?built_calls,
+        total = ?started.elapsed(),
+        "check-results read of {job_id} built"
+    );
     Ok(RunResults {
         run: RunSummaryHead {
             simulation_run_plan_job_id: job.simulation_run_plan_job_id,
@@ -68,8 +87,44 @@ pub fn run_results(conn: &Connection, job_id: &str) -> ServiceResult<RunResults>
         summary: Some(summary),
         metrics,
         calls,
+        test_cases: Some(test_cases.cases),
         verdict: job.verdict,
     })
+}
+
+/// The run's test cases in the order their first simulations come.
+#[derive(Default)]
+struct TestCases {
+    cases: Vec<ResultsTestCase>,
+    seen: std::collections::HashSet<Uuid>,
+}
+
+impl TestCases {
+    /// The id of `sim`'s test case, listing it when it is new.
+    fn of(&mut self, sim: &SimulationJob, variables: BTreeMap<String, String>) -> Uuid {
+        let flow = sim.customer_flow.as_ref();
+        let key = format!(
+            "{:?}/{:?}/{:?}/{:?}/{:?}/{:?}",
+            flow.map(|f| f.id),
+            flow.and_then(|f| f.variant_id),
+            sim.scenario.as_ref().map(|s| s.id),
+            sim.persona.as_ref().map(|p| p.id),
+            sim.agent_endpoint.as_ref().map(|e| e.id),
+            variables
+        );
+        let id = Uuid::new_v5(&Uuid::NAMESPACE_OID, key.as_bytes());
+        if self.seen.insert(id) {
+            self.cases.push(ResultsTestCase {
+                test_case_id: id,
+                customer_flow: sim.customer_flow.clone(),
+                scenario: sim.scenario.clone(),
+                persona: sim.persona.clone(),
+                agent_endpoint: sim.agent_endpoint.clone(),
+                variables,
+            });
+        }
+        id
+    }
 }
 
 fn simulations(conn: &Connection, job_id: &str) -> ServiceResult<Vec<SimulationJob>> {
@@ -80,6 +135,8 @@ fn simulations(conn: &Connection, job_id: &str) -> ServiceResult<Vec<SimulationJ
 struct Definitions {
     /// In the order results list them: the verdict's checks, then the rest as first seen.
     order: Vec<MetricDefinition>,
+    /// Each definition's place in `order`, by its id as the values name it.
+    index: HashMap<String, usize>,
     checks: Vec<Uuid>,
 }
 
@@ -117,11 +174,12 @@ impl Definitions {
         // Checks first, then other metrics, each group by name.
         let is_check = |d: &MetricDefinition| checks.contains(&d.id);
         order.sort_by(|a, b| is_check(b).cmp(&is_check(a)).then_with(|| a.name.cmp(&b.name)));
-        Ok(Definitions { order, checks })
+        let index = order.iter().enumerate().map(|(i, d)| (d.id.to_string(), i)).collect();
+        Ok(Definitions { order, index, checks })
     }
 
     fn get(&self, id: &str) -> Option<&MetricDefinition> {
-        self.order.iter().find(|d| d.id.to_string() == id)
+        self.index.get(id).map(|i| &self.order[*i])
     }
 
     /// Each metric's aggregate over the calls.
@@ -201,8 +259,7 @@ fn call(
     sim: &SimulationJob,
     rows: &[Row],
     definitions: &Definitions,
-    plan: Option<&RunPlanInput>,
-    runtime: Option<&RunVariables>,
+    variables: &BTreeMap<String, String>,
 ) -> ResultsCall {
     let counted = sim.invalidation.is_none();
     let completed = sim.status == Some(SimulationJobStatus::Completed);
@@ -214,7 +271,15 @@ fn call(
             let own = rows.iter().filter(|r| r.definition == key).map(|r| (r.status.as_ref(), r.value));
             if let Some(passed) = check_result(own) {
                 let name = definitions.get(&key).and_then(|d| d.name.clone());
-                checks.push(CallCheck { metric_definition_id: *id, metric_name: name, passed });
+                let reasoning = match passed {
+                    true => None,
+                    false => sim
+                        .failed_checks
+                        .iter()
+                        .find(|f| f.metric_definition_id == *id)
+                        .and_then(|f| f.value_reasoning.clone()),
+                };
+                checks.push(CallCheck { metric_definition_id: *id, metric_name: name, passed, reasoning });
             }
         }
         for row in
@@ -243,7 +308,7 @@ fn call(
         }
     }
     let passed = (counted && !checks.is_empty()).then(|| checks.iter().all(|c| c.passed));
-    let variables = plan.map(|p| variables_for(p, runtime, sim)).filter(|v| !v.is_empty());
+    let variables = (!variables.is_empty()).then(|| variables.clone());
     ResultsCall {
         simulation_job_id: sim.simulation_job_id,
         call_id: sim.call_id,
@@ -256,6 +321,7 @@ fn call(
         agent_name: sim.agent_endpoint.as_ref().and_then(|e| e.name.clone()),
         duration_ms: None,
         variables,
+        test_case_id: None,
     }
 }
 

@@ -187,3 +187,61 @@ async fn without_a_labels_route_the_label_is_kept_in_the_local_cache_and_said_so
     assert_eq!(kept[0].call_id.to_string(), CALL);
     assert!(kept[0].judge_value.is_some(), "the judge's value is kept with the label");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bang_on_the_nightly_plan_lists_its_flaky_checks_worst_first_and_n_reads_more_runs() {
+    let (mut h, _nights) = with_history().await;
+    let plan = support::seeded("run_plans", |p| p["name"] == NIGHTLY)[0]["id"].as_str().unwrap().to_owned();
+    h.key("1").await;
+    h.key("g").await;
+    for _ in 0..50 {
+        if h.app.pane().selection().is_some_and(|s| s.id == plan) {
+            break;
+        }
+        h.key("j").await;
+    }
+    assert_eq!(h.app.pane().selection().map(|s| s.id), Some(plan.clone()), "{}", h.render(160, 48));
+
+    h.key("!").await;
+    let screen = h.render(200, 50);
+    assert!(
+        screen
+            .contains("flaky Brightsmile reschedule regression · 4 of 11 unsteady · the last 3 ended runs (asked 10)"),
+        "{screen}"
+    );
+    assert!(screen.contains("test cases of Reschedule a cleaning with identity check × check"), "{screen}");
+    // Worst first: a test case whose iterations disagree every night leads; "presses 2",
+    // which flipped once when the build regressed, comes after it.
+    let rows: Vec<&str> = screen.lines().filter(|l| l.contains(" of ") && l.contains(" %")).collect();
+    assert!(!rows.is_empty(), "{screen}");
+    assert!(rows[0].contains("3 of 3"), "the first row's iterations disagreed in all three runs: {screen}");
+    let presses_2 = rows.iter().position(|l| l.contains(PRESSES_2) && l.contains("Task completion"));
+    assert!(presses_2.is_some_and(|at| at > 0), "{screen}");
+    assert!(rows[presses_2.unwrap()].contains("3/3 3/3 0/3") && rows[presses_2.unwrap()].contains("1 of 2"));
+    for (width, height) in [(80, 24), (160, 48)] {
+        assert_screen!(format!("flaky_{width}x{height}"), h.render(width, height));
+    }
+    // The selection is the test case × check, for copy and raw JSON.
+    let selected = h.app.pane().selection().unwrap();
+    assert!(selected.json["history"].is_array(), "{:#}", selected.json);
+
+    // a: the steady checks too; again: the unsteady only.
+    let unsteady = rows.len();
+    h.key("a").await;
+    let all = h.render(200, 50).lines().filter(|l| l.contains(" of ") && l.contains(" %")).count();
+    assert!(all > unsteady, "steady checks are listed with a: {all} vs {unsteady}");
+    h.key("a").await;
+
+    // n asks for five more runs (the plan has only three ended, so the same three come back).
+    h.key("n").await;
+    assert!(h.render(200, 50).contains("the last 3 ended runs (asked 15)"), "{}", h.render(200, 50));
+    h.key("p").await;
+    h.key("p").await;
+    h.key("p").await;
+    assert!(h.render(200, 50).contains("(asked 2)"), "never fewer than two runs: {}", h.render(200, 50));
+
+    // Esc: the plans again.
+    h.key("esc").await;
+    let screen = h.render(200, 50);
+    assert!(screen.contains("run plans") && !screen.contains("least steady first"), "{screen}");
+}

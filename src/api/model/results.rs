@@ -1,7 +1,8 @@
 //! A run's results in one read (`GET /v1/simulation/plan/job/{jobId}/check-results`): the hosted
 //! service's run report, of which the local service sends the run, its summary, each metric's
 //! aggregate and each simulation's check results and call-level values. What a comparison of
-//! two runs is built from, without reading every call.
+//! two runs is built from, without reading every call: with the local extensions (`testCases`,
+//! each call's `testCaseId`, a failed check's `reasoning`) it is all a comparison reads.
 
 use std::collections::BTreeMap;
 
@@ -12,7 +13,8 @@ use uuid::Uuid;
 
 use super::common::Timestamp;
 use super::metric::MetricType;
-use super::simulation::RunPlanJobStatus;
+use super::persona::Persona;
+use super::simulation::{JobEndpoint, JobFlow, RunPlanJobStatus, ScenarioSummary};
 use super::verdict::Verdict;
 use crate::wire_enum;
 
@@ -30,10 +32,32 @@ pub struct RunResults {
     /// Every simulation of the run, with its check results.
     #[serde(default)]
     pub calls: Vec<ResultsCall>,
+    /// The run's test cases, each once, with what it ran with (local service extension): what
+    /// pairs a simulation with its counterpart in another run. Each call names its own.
+    pub test_cases: Option<Vec<ResultsTestCase>>,
     /// Null until the run ends, and for a run with nothing to judge.
     #[serde(default)]
     #[serialize_always]
     pub verdict: Option<Verdict>,
+}
+
+/// One test case of the run (local service extension): the flow and variant or the scenario,
+/// the persona and the endpoint its simulations ran with, and its variables. Its iterations
+/// are the calls whose `testCaseId` is its.
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ResultsTestCase {
+    /// A name-based UUID (v5) of what identifies the test case, so that the same test case has
+    /// the same id in every run.
+    pub test_case_id: Uuid,
+    pub customer_flow: Option<JobFlow>,
+    pub scenario: Option<ScenarioSummary>,
+    /// The persona as its first simulation carried it.
+    pub persona: Option<Persona>,
+    pub agent_endpoint: Option<JobEndpoint>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub variables: BTreeMap<String, String>,
 }
 
 /// Which run the results are of.
@@ -170,6 +194,8 @@ pub struct ResultsCall {
     pub duration_ms: Option<i64>,
     /// The variables the simulation ran with (local service extension).
     pub variables: Option<BTreeMap<String, String>>,
+    /// Its test case in `testCases` (local service extension).
+    pub test_case_id: Option<Uuid>,
 }
 
 /// One check's result on one simulation.
@@ -180,6 +206,8 @@ pub struct CallCheck {
     pub metric_definition_id: Uuid,
     pub metric_name: Option<String>,
     pub passed: bool,
+    /// The judge's reasoning where the check failed (local service extension).
+    pub reasoning: Option<String>,
 }
 
 /// One call-level value of a metric that is not a check.

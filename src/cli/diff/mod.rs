@@ -46,8 +46,7 @@ pub struct Report<'a> {
 pub async fn run(args: DiffArgs, session: &Session) -> Outcome {
     let path = args.call_by_call.then_some(ReadPath::CallByCall);
     let client = &session.client;
-    // The two runs are read side by side: on a large run each read is most of the time.
-    let (base, head) = tokio::join!(fetch::read_run(client, args.base, path), fetch::read_run(client, args.head, path));
+    let (base, head) = fetch::read_pair(client, args.base, args.head, path).await;
     let base = base.map_err(|e| Failure::from(e).context(format!("cannot read the base run {}", args.base)))?;
     let head = head.map_err(|e| Failure::from(e).context(format!("cannot read the head run {}", args.head)))?;
     // A run still going has no verdict yet: comparing it would call checks that have not

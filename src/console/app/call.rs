@@ -13,7 +13,7 @@ use crate::console::pane::{Level, Out, Selection};
 use crate::console::widgets::conversation::{ConversationView, LOCAL_LABEL_NOTE};
 
 /// The cache mark holding labels made against a service without the labels route.
-pub const LOCAL_LABELS: &str = "judge-labels";
+pub use crate::compare::agreement::LOCAL_LABELS;
 
 /// What help says the call view is for.
 const ABOUT: &str = "A call: its transcript beside its metric values; esc closes it.";

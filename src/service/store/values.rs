@@ -59,12 +59,15 @@ pub struct ValueRow {
     pub label: Option<String>,
 }
 
-/// Every value of collection job `collection_id`, by call, in the order they were written.
+/// Every value of collection job `collection_id`, by call; a call's by definition, each
+/// definition's in the order they were written. Read from the `metric_values_results` index
+/// alone (its expressions are these), so no value's body is read or parsed.
 pub fn values_by_call(conn: &Connection, collection_id: &str) -> ServiceResult<HashMap<String, Vec<ValueRow>>> {
     let mut statement = conn.prepare_cached(
         "SELECT call_id, definition_id, capture_status, json_extract(body, '$.value'), json_extract(body, '$.context'),
                 json_extract(body, '$.participantRole'), json_extract(body, '$.label')
-         FROM metric_values WHERE job_id = ?1 AND call_id IS NOT NULL ORDER BY seq",
+         FROM metric_values INDEXED BY metric_values_results
+         WHERE job_id = ?1 AND call_id IS NOT NULL ORDER BY call_id, definition_id, seq",
     )?;
     let mut by_call: HashMap<String, Vec<ValueRow>> = HashMap::new();
     let rows = statement.query_map(params![collection_id], |r| {

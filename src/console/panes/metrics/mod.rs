@@ -421,7 +421,11 @@ impl Metrics {
         if self.labels.is_empty() {
             return Vec::new();
         }
-        let rows = crate::compare::agreement(&self.labels, &std::collections::BTreeMap::new());
+        let local = match self.labels_local {
+            true => self.labels.iter().map(|a| a.id).collect(),
+            false => std::collections::HashSet::new(),
+        };
+        let rows = crate::compare::agreement(&self.labels, &local, &std::collections::BTreeMap::new());
         let mut out: Vec<crate::compare::JudgeAgreement> = Vec::new();
         for row in rows {
             let current = all.iter().find(|d| d.id == row.metric_definition_id).and_then(|d| d.version);

@@ -1,7 +1,9 @@
 //! Tab 1: run plans with their latest job. Enter shows everything a plan pins (`pinned.rs`);
-//! Enter there opens the plan's latest job in the jobs tab.
+//! Enter there opens the plan's latest job in the jobs tab. `!` on a plan shows its flaky
+//! checks over its last runs (`flaky.rs`).
 
 mod create;
+pub mod flaky;
 mod pinned;
 pub mod run;
 
@@ -89,6 +91,8 @@ pub struct Plans {
     pending: Option<String>,
     create: create::Create,
     run: run::RunForm,
+    /// The selected plan's flaky checks (`!`), over the list and the detail.
+    flaky: Option<flaky::FlakyView>,
 }
 
 impl Default for Plans {
@@ -116,6 +120,7 @@ impl Plans {
             pending: None,
             create: create::Create::default(),
             run: run::RunForm::default(),
+            flaky: None,
         }
     }
 
@@ -145,6 +150,14 @@ impl Plans {
         matches!(self.jobs.list.load, Load::Fresh | Load::Stale(_))
     }
 
+    /// A plan's name for people (its id while the plans are not known).
+    fn plan_name(&self, id: Uuid) -> String {
+        match self.plans.list.items.iter().find(|p| p.id == id) {
+            Some(plan) => plan.name().to_owned(),
+            None => id.to_string(),
+        }
+    }
+
     fn open_detail(&mut self, out: &mut Out) {
         self.detail = true;
         self.scroll = Scroll::default();
@@ -163,10 +176,14 @@ impl Pane for Plans {
     }
 
     fn visible_lists(&self) -> Vec<ListKind> {
-        if self.detail { Vec::new() } else { vec![ListKind::RunPlans, ListKind::RunPlanJobs] }
+        if self.detail || self.flaky.is_some() { Vec::new() } else { vec![ListKind::RunPlans, ListKind::RunPlanJobs] }
     }
 
     fn refresh(&mut self, out: &mut Out) {
+        if let Some(flaky) = &mut self.flaky {
+            flaky.refresh(out);
+            return;
+        }
         self.plans.request(out);
         self.jobs.request(out);
         if self.detail {
@@ -175,7 +192,17 @@ impl Pane for Plans {
     }
 
     fn action(&mut self, action: Action, out: &mut Out) -> bool {
+        if let Some(flaky) = &mut self.flaky {
+            return flaky.action(action, out);
+        }
         match action {
+            Action::Flaky => {
+                match self.plans.selected() {
+                    Some(plan) => self.flaky = Some(flaky::FlakyView::open(plan.id, out)),
+                    None => out.error("no plan is selected"),
+                }
+                true
+            }
             Action::Create => {
                 self.create.start(out);
                 true
@@ -216,6 +243,9 @@ impl Pane for Plans {
         changed |= self.names.fetched(request, result);
         changed |= self.create.fetched(request, result, out);
         changed |= self.run.fetched(request, result, out);
+        if let Some(flaky) = &mut self.flaky {
+            changed |= flaky.fetched(request, result);
+        }
         if let (Request::Item(ListKind::RunPlans, id), Some(pending)) = (request, &self.pending)
             && id == pending
         {
@@ -255,19 +285,31 @@ impl Pane for Plans {
     }
 
     fn back(&mut self) -> bool {
-        std::mem::take(&mut self.detail)
+        self.flaky.take().is_some() || std::mem::take(&mut self.detail)
     }
 
     fn filter(&self) -> String {
-        self.plans.list.filter.clone()
+        match &self.flaky {
+            Some(flaky) => flaky.filter(),
+            None => self.plans.list.filter.clone(),
+        }
     }
 
     fn set_filter(&mut self, text: &str) {
-        self.plans.set_filter(text);
+        match &mut self.flaky {
+            Some(flaky) => flaky.set_filter(text),
+            None => self.plans.set_filter(text),
+        }
     }
 
     fn selection(&self) -> Option<Selection> {
-        self.plans.selection()
+        match &self.flaky {
+            Some(flaky) => {
+                let check = flaky.selected()?;
+                Some(Selection::of(format!("{}/{}", flaky.plan, check.metric_definition_id), check))
+            }
+            None => self.plans.selection(),
+        }
     }
 
     fn open_by_id(&mut self, id: &str, out: &mut Out) -> bool {
@@ -277,6 +319,9 @@ impl Pane for Plans {
     }
 
     fn help(&self) -> Vec<(Action, &'static str)> {
+        if let Some(flaky) = &self.flaky {
+            return flaky.help();
+        }
         if self.detail {
             vec![
                 (Action::Open, "the plan's latest job, in the jobs tab"),
@@ -292,6 +337,7 @@ impl Pane for Plans {
                 (Action::SortReverse, "reverse the sort"),
                 (Action::OpenById, "open a plan by id"),
                 (Action::Run, "run with variables"),
+                (Action::Flaky, "the plan's flaky checks over its last runs"),
                 (Action::Create, "a new run plan (a form)"),
             ]
         }
@@ -312,6 +358,11 @@ impl Pane for Plans {
 impl Plans {
     fn draw_view(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx) {
         let theme = ctx.theme;
+        if let Some(flaky) = &self.flaky {
+            let name = self.plan_name(flaky.plan);
+            flaky.draw(frame, area, ctx, &name);
+            return;
+        }
         if self.detail
             && let Some(plan) = self.plans.selected()
         {
