@@ -139,3 +139,96 @@ async fn a_jobs_simulations_page_by_cursor_without_duplicates_and_filter() {
     let missing = service.client.list_job_simulations(uuid::Uuid::new_v4(), &ListQuery::default()).await.unwrap_err();
     assert_eq!(missing.status(), Some(404));
 }
+
+/// A job's whole read is streamed a page at a time: every simulation once, in the order they
+/// were made, across many pages; its tag moves when a simulation changes, and an unchanged job
+/// answers 304.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_jobs_whole_read_is_streamed_in_order_and_tagged_by_its_simulations() {
+    let dir = tempfile::tempdir().unwrap();
+    // Calls this slow never end during the test: the job holds still but for what it is told.
+    let options = switchboard::service::Options {
+        sim_speed: switchboard::service::SimSpeed::Factor(0.001),
+        ..support::options(dir.path(), true)
+    };
+    let service = support::start_with(options, dir).await;
+    let flows = support::seeded("customer_flows", |f| f["type"] != "VOICEMAIL" && f["happyPath"].is_object());
+    let test_cases: usize = flows.iter().map(|f| 1 + f["edgeCases"].as_array().map_or(0, Vec::len)).sum();
+    let iterations = 1_201 / test_cases + 1;
+    let endpoint = support::seed("agent_endpoints")[0]["id"].clone();
+    let plan = serde_json::json!({
+        "name": "streamed",
+        "direction": "INBOUND",
+        "iterationCount": iterations,
+        "maxConcurrentJobs": 1,
+        "maxSimulationDurationSeconds": 600,
+        "metrics": [{"slug": "call_duration"}],
+        "flows": flows.iter().map(|f| serde_json::json!({"id": f["id"], "happyPath": true, "edgeCases": "ALL"})).collect::<Vec<_>>(),
+        "agentEndpoints": [{"id": endpoint}],
+    });
+    let key = format!("Bearer {}", service.running.api_key.expose());
+    let body = serde_json::to_vec(&serde_json::json!({ "plan": plan })).unwrap();
+    let (status, started, _) =
+        raw(&service.base_url(), Method::POST, "/v1/simulation/run", Some(&key), Some(body)).await;
+    assert_eq!(status, 201, "{started}");
+    let expected = iterations * test_cases;
+    assert!(expected > 1_200, "more than two pages of 500");
+    let id = started["data"]["simulationRunPlanJobId"].as_str().unwrap().to_owned();
+
+    let http = reqwest::Client::new();
+    let url = format!("{}/v1/simulation/plan/job/{id}", service.base_url());
+    let read = |etag: Option<String>| {
+        let mut request = http.get(&url).header("authorization", &key);
+        if let Some(etag) = etag {
+            request = request.header("if-none-match", etag);
+        }
+        request.send()
+    };
+    // The one simulation allowed to start is then in its (endless) call: the job holds still.
+    let path = format!("/v1/simulation/plan/job/{id}/simulation-jobs?status=PROCESSING");
+    eventually(Duration::from_secs(30), || async {
+        let (_, page, _) = raw(&service.base_url(), Method::GET, &path, Some(&key), None).await;
+        (page["data"][0]["processingStatus"] == "SIMULATING").then_some(())
+    })
+    .await;
+    let first = read(None).await.unwrap();
+    assert_eq!(first.status(), 200);
+    let etag = first.headers()["etag"].to_str().unwrap().to_owned();
+    let job: serde_json::Value = first.json().await.unwrap();
+    let simulations = job["data"]["simulationJobs"].as_array().unwrap();
+    assert_eq!(simulations.len(), expected);
+    assert_eq!(job["data"]["simulationJobCount"], expected);
+    assert_eq!(job["data"]["counts"]["total"], expected);
+    let ids: HashSet<&str> = simulations.iter().map(|s| s["simulationJobId"].as_str().unwrap()).collect();
+    assert_eq!(ids.len(), expected, "no simulation twice");
+    let iterations: Vec<u64> = simulations.iter().map(|s| s["iteration"].as_u64().unwrap()).collect();
+    assert_eq!(iterations, (0..expected as u64).collect::<Vec<_>>(), "in the order they were made");
+    assert!(job["data"].get("plan").is_none() && job["data"].get("tally").is_none(), "no internal member");
+
+    // Unchanged: 304, no body. The summary has a tag of its own.
+    let again = read(Some(etag.clone())).await.unwrap();
+    assert_eq!(again.status(), 304);
+    assert!(again.bytes().await.unwrap().is_empty());
+    let (_, _, summary_headers) = raw(
+        &service.base_url(),
+        Method::GET,
+        &format!("/v1/simulation/plan/job/{id}?simulationJobs=none"),
+        Some(&key),
+        None,
+    )
+    .await;
+    assert_ne!(summary_headers["etag"].to_str().unwrap(), etag);
+
+    // The simulations change (the job is cancelled): the old tag no longer matches.
+    service.client.cancel_run_plan_job(id.parse().unwrap()).await.unwrap();
+    let changed = read(Some(etag.clone())).await.unwrap();
+    assert_eq!(changed.status(), 200);
+    let new_tag = changed.headers()["etag"].to_str().unwrap().to_owned();
+    assert_ne!(new_tag, etag);
+    let job: serde_json::Value = changed.json().await.unwrap();
+    let simulations = job["data"]["simulationJobs"].as_array().unwrap();
+    assert_eq!(simulations.len(), expected);
+    // Every simulation but the one mid-call (it finishes first) is cancelled, in the body too.
+    let cancelled = simulations.iter().filter(|s| s["status"] == "CANCELLED").count();
+    assert_eq!(cancelled, expected - 1, "the change is in the body");
+}

@@ -387,18 +387,16 @@ async fn a_run_that_would_create_too_many_simulations_is_refused_before_anything
     let base = service.base_url();
     let key = format!("Bearer {}", service.running.api_key.expose());
     let endpoints: Vec<Value> = support::seed("agent_endpoints").as_array().unwrap().iter().take(2).cloned().collect();
-    let flow = support::seeded("customer_flows", |f| f["type"] != "VOICEMAIL" && f["happyPath"].is_object())
-        .into_iter()
-        .next()
-        .unwrap();
-    // One test case on two endpoints at the most iterations: 2 × 10,000 > the cap.
-    const { assert!(2 * ITERATION_COUNT_MAX > SIMULATIONS_PER_RUN_MAX) };
+    let flows = support::seeded("customer_flows", |f| f["type"] != "VOICEMAIL" && f["happyPath"].is_object());
+    // Every test case of the flows on two endpoints at the most iterations: more than the cap.
+    let test_cases: i64 = flows.iter().map(|f| 1 + f["edgeCases"].as_array().map_or(0, Vec::len) as i64).sum();
+    assert!(2 * test_cases * ITERATION_COUNT_MAX > SIMULATIONS_PER_RUN_MAX, "{test_cases} test cases");
     let plan = json!({
         "name": "too big",
         "direction": "INBOUND",
         "iterationCount": ITERATION_COUNT_MAX,
         "maxSimulationDurationSeconds": 60,
-        "flows": [{"id": flow["id"], "happyPath": true}],
+        "flows": flows.iter().map(|f| json!({"id": f["id"], "happyPath": true, "edgeCases": "ALL"})).collect::<Vec<_>>(),
         "agentEndpoints": endpoints.iter().map(|e| json!({"id": e["id"]})).collect::<Vec<_>>(),
         "metrics": [{"slug": "call_duration"}],
     });

@@ -476,8 +476,8 @@ async fn the_ceilings_are_stated_with_their_constants() {
     let entries = &property(&doc, "RunPlanInput", "endCallPhrases")["items"];
     assert_eq!(usize_of(entries, "maxLength"), run_plan_limits::END_CALL_PHRASE_MAX);
     let description = property(&doc, "RunPlanInput", "iterationCount")["description"].as_str().unwrap();
-    assert!(description.contains("10,000"), "the simulations-per-run cap is stated: {description}");
-    assert_eq!(run_plan_limits::SIMULATIONS_PER_RUN_MAX, 10_000);
+    assert!(description.contains("100,000"), "the simulations-per-run cap is stated: {description}");
+    assert_eq!(run_plan_limits::SIMULATIONS_PER_RUN_MAX, 100_000);
 }
 
 #[tokio::test]

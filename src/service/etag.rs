@@ -1,6 +1,7 @@
-//! Conditional GETs: every successful GET carries an `ETag` (a digest of its body), and a
-//! request whose `If-None-Match` names the current one is answered `304 Not Modified` with no
-//! body, so a watcher that polls an unchanged resource reads a few bytes and decodes nothing.
+//! Conditional GETs: every successful GET carries an `ETag` (a digest of its body, or the one a
+//! route set for a body it streams), and a request whose `If-None-Match` names the current one
+//! is answered `304 Not Modified` with no body, so a watcher that polls an unchanged resource
+//! reads a few bytes and decodes nothing.
 
 use axum::body::Body;
 use axum::extract::Request;
@@ -17,9 +18,19 @@ pub async fn conditional_get(request: Request, next: Next) -> Response {
         return next.run(request).await;
     }
     let asked = request.headers().get(header::IF_NONE_MATCH).cloned();
-    let response = next.run(request).await;
+    let mut response = next.run(request).await;
     // Streams (events) and errors are left as they are.
     if response.status() != StatusCode::OK || is_event_stream(response.headers()) {
+        return response;
+    }
+    // A route that tags its own body (one it streams) is answered without reading the body.
+    if let Some(tag) = response.headers().get(header::ETAG).and_then(|v| v.to_str().ok()).map(str::to_owned) {
+        if asked.as_ref().and_then(|v| v.to_str().ok()).is_some_and(|asked| matches(asked, &tag)) {
+            *response.status_mut() = StatusCode::NOT_MODIFIED;
+            *response.body_mut() = Body::empty();
+            response.headers_mut().remove(header::CONTENT_LENGTH);
+            response.headers_mut().remove(header::CONTENT_TYPE);
+        }
         return response;
     }
     let (mut parts, body) = response.into_parts();

@@ -8,6 +8,7 @@ mod etag;
 pub mod events;
 mod extract;
 mod ingest;
+mod job_read;
 mod keyfile;
 pub mod metrics;
 pub mod openapi;

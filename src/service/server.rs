@@ -131,6 +131,13 @@ impl AsyncRead for SpecErrors {
 
 impl AsyncWrite for SpecErrors {
     fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        // Only hyper's own 400/414/431 heads are replaced; a body (or a head of another
+        // status) is passed on without being searched.
+        let replaceable =
+            [&b"HTTP/1.1 400 "[..], b"HTTP/1.1 414 ", b"HTTP/1.1 431 "].iter().any(|s| buf.starts_with(s));
+        if self.pending.is_none() && !replaceable {
+            return Pin::new(&mut self.stream).poll_write(cx, buf);
+        }
         if self.pending.is_none() {
             let head_len = buf.windows(4).position(|w| w == b"\r\n\r\n").map(|at| at + 4);
             match head_len.and_then(|len| replacement(&buf[..len]).map(|r| (r, len))) {

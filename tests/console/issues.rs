@@ -324,3 +324,42 @@ async fn space_marks_an_evidence_call_in_the_issue() {
     h.keys(&["k", "space"]).await;
     assert_eq!(h.app.marks.len(), 1, "space again unmarks");
 }
+
+/// The list reads itself again when the service announces an issue opened or resolved: the
+/// event comes from the real stream, and the new issue is on screen with no poll tick.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_list_follows_issue_events_without_waiting_for_a_poll() {
+    use switchboard::api::model::{Event, EventType};
+    use switchboard::console::message::Message;
+    let mut h = Harness::seeded().await;
+    h.key("4").await;
+    let query = h.app.watching.clone().expect("the list watches while it shows");
+    let kinds = query.kind.clone().unwrap_or_default();
+    assert!(kinds.contains("ISSUE_OPENED") && kinds.contains("ISSUE_RESOLVED"), "{query:?}");
+    let mut stream = h.client.events(&query, None).await.unwrap();
+    let input = IssueInput {
+        title: Some("Announced on the stream".into()),
+        summary: Some("opened while the list shows".into()),
+        severity: Some(Severity::Critical),
+        ..Default::default()
+    };
+    let created = h.client.create_issue(&input).await.unwrap();
+    let event: Event = tokio::time::timeout(std::time::Duration::from_secs(10), stream.next())
+        .await
+        .expect("the event arrives")
+        .unwrap()
+        .expect("the stream stays open");
+    assert_eq!((event.event_type.clone(), event.resource_id.clone()), (EventType::IssueOpened, created.id.to_string()));
+    assert!(!h.render(160, 48).contains("Announced on the stream"));
+    h.app.update(Message::Events(vec![event.clone()]));
+    h.settle().await;
+    assert!(h.render(160, 48).contains("Announced on the stream"), "{}", h.render(160, 48));
+
+    // Another kind of change reads nothing; with an issue open the list is not watched.
+    let mut other = event;
+    other.event_type = EventType::SimulationJobCompleted;
+    h.app.update(Message::Events(vec![other]));
+    assert!(h.app.effects.is_empty(), "{:?}", h.app.effects);
+    h.key("enter").await;
+    assert!(h.app.watching.is_none());
+}

@@ -467,3 +467,26 @@ async fn a_paged_job_reads_only_its_rows_on_screen_and_follows_events() {
     let polls = h.app.effects.iter().filter(|e| matches!(e, Effect::Fetch(Request::JobSummary { .. }))).count();
     assert_eq!(polls, 1, "{:?}", h.app.effects);
 }
+
+/// The jobs list watches jobs starting and ending, and reads itself again on one of them.
+#[tokio::test]
+async fn the_jobs_list_reads_itself_again_when_a_job_starts_or_ends() {
+    let mut h = Harness::seeded().await;
+    h.key("2").await;
+    let query = h.app.watching.clone().expect("the list watches while it shows");
+    let kinds = query.kind.clone().unwrap_or_default();
+    assert!(kinds.contains("SIMULATION_RUN_PLAN_JOB_STARTED") && kinds.contains("SIMULATION_RUN_PLAN_JOB_COMPLETED"));
+    assert!(query.resource_id.is_none(), "any job's");
+    h.app.effects.clear();
+    let event = |kind: &str| -> switchboard::api::model::Event {
+        serde_json::from_value(json!({
+            "id": "9", "type": kind, "createdAt": "2026-11-21T11:59:00Z",
+            "resourceId": Uuid::new_v4().to_string(), "data": {},
+        }))
+        .unwrap()
+    };
+    h.app.update(Message::Events(vec![event("ISSUE_OPENED")]));
+    assert!(h.app.effects.is_empty(), "{:?}", h.app.effects);
+    h.app.update(Message::Events(vec![event("SIMULATION_RUN_PLAN_JOB_STARTED")]));
+    assert!(h.app.effects.iter().any(|e| matches!(e, Effect::Fetch(Request::List(_)))), "{:?}", h.app.effects);
+}

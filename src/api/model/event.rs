@@ -74,6 +74,14 @@ pub struct EventQuery {
 }
 
 impl EventQuery {
+    /// Only events of these types, from the next change on.
+    pub fn of_types(types: &[EventType]) -> EventQuery {
+        let kind = types.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",");
+        EventQuery { kind: Some(kind), ..Default::default() }
+    }
+}
+
+impl EventQuery {
     /// The types asked for, none meaning every type.
     pub fn types(&self) -> Vec<EventType> {
         let listed = [self.kind.as_deref(), self.types.as_deref()];

@@ -52,9 +52,9 @@ pub mod run_plan_limits {
     pub const SILENCE_TIMEOUT_SECONDS_MAX: i64 = 600;
     pub const SILENCE_TIMEOUT_SECONDS_DEFAULT: i64 = 30;
     /// Simulations one run may create (iterations × test cases × endpoints); refused with a
-    /// 400 naming `iterationCount` before anything is written. A run of 30,000 once took the
-    /// service from 65 MB to 2.2 GB.
-    pub const SIMULATIONS_PER_RUN_MAX: i64 = 10_000;
+    /// 400 naming `iterationCount` before anything is written. A run is written, run and read
+    /// a page at a time, so its size bounds its time, not the service's memory.
+    pub const SIMULATIONS_PER_RUN_MAX: i64 = 100_000;
     pub const NAME_MAX: usize = 200;
     pub const DESCRIPTION_MAX: usize = 2_000;
     pub const END_CALL_PHRASES_MAX: usize = 20;
@@ -99,7 +99,7 @@ pub struct RunPlanInput {
     #[schema(value_type = Direction, required = true)]
     pub direction: Option<Direction>,
     /// Iterations per test case. A run creates iterations × test cases × agent endpoints
-    /// simulations, at most 10,000; more is refused naming `iterationCount`.
+    /// simulations, at most 100,000; more is refused naming `iterationCount`.
     #[schema(minimum = 1, maximum = 10000, default = 1)]
     pub iteration_count: Option<i64>,
     #[schema(minimum = 1, maximum = 1000, default = 5)]

@@ -8,7 +8,6 @@ use utoipa_axum::routes;
 
 use super::{ListParams, OwnedFilter, created, data, known_value, list_kind, path_id};
 use crate::api::model::*;
-use crate::service::AppState;
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::extract::{AnyBody, Decoded, Params, Valid};
 use crate::service::openapi::{
@@ -16,6 +15,7 @@ use crate::service::openapi::{
 };
 use crate::service::sim::{jobs, start};
 use crate::service::store::{self, Kind};
+use crate::service::{AppState, job_read};
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -146,9 +146,14 @@ async fn read_job(
     let id = path_id(Kind::RunPlanJob, &id)?.to_string();
     let included = known_value::<SimulationJobsIncluded>("simulationJobs", params.simulation_jobs.as_deref())?;
     let with_simulations = included.as_deref() != Some("none");
-    // Spliced from the stored documents: a 10,000-simulation job is never decoded.
-    let body = state.store.read(move |c| raw_job(c, &id, with_simulations)).await?;
-    Ok(([(axum::http::header::CONTENT_TYPE, "application/json")], body).into_response())
+    // Spliced from the stored documents and streamed a page at a time: a 100,000-simulation
+    // job is never decoded, nor held whole.
+    let read = id.clone();
+    let head = state.store.read(move |c| job_read::head(c, &read, with_simulations)).await?;
+    let etag = head.etag.clone();
+    let body = job_read::body(state.store.clone(), id, head, with_simulations);
+    Ok(([(axum::http::header::CONTENT_TYPE, "application/json".to_owned()), (axum::http::header::ETAG, etag)], body)
+        .into_response())
 }
 
 /// The query of a job's read.
@@ -201,40 +206,6 @@ async fn list_job_simulations(
     let fields = outcome.map(|o| ("$.outcome".to_string(), o)).into_iter().collect();
     let filter = OwnedFilter { status, parent_id: Some(id), fields, oldest_first, ..Default::default() };
     list_kind(&state, Kind::SimulationJob, params, filter).await
-}
-
-/// `{"data": job}` with its simulation jobs (unless left out) and their counts, built from
-/// stored JSON without decoding the simulations.
-fn raw_job(conn: &rusqlite::Connection, id: &str, with_simulations: bool) -> ServiceResult<String> {
-    let job = store::get_raw(conn, Kind::RunPlanJob, id)?.ok_or_else(|| ServiceError::not_found("run plan job", id))?;
-    let mut job: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&job)?;
-    // The tally counts ended simulations by outcome as they end: no simulation is read for it.
-    let by_outcome =
-        job.get("tally").and_then(|t| t.get("byOutcome")).cloned().map(serde_json::from_value).transpose()?;
-    for member in Kind::RunPlanJob.internal_members() {
-        job.remove(*member);
-    }
-    let counts = store::simulation_counts(conn, id, by_outcome)?;
-    let simulations = if with_simulations { store::children_raw(conn, Kind::SimulationJob, id)? } else { Vec::new() };
-    job.insert("simulationJobCount".into(), counts.total.into());
-    job.insert("counts".into(), serde_json::to_value(&counts)?);
-    job.remove("simulationJobs");
-    if !job.contains_key("attemptSummary") {
-        // A job from before retries: every simulation is its test case's only attempt.
-        let count = simulations.len() as u64;
-        let summary = AttemptSummary { attempt_count: count, test_case_count: count, ..Default::default() };
-        job.insert("attemptSummary".into(), serde_json::to_value(summary)?);
-    }
-    job.insert("pendingRetries".into(), serde_json::to_value(jobs::pending_retries(conn, id)?)?);
-    let head = serde_json::to_string(&job)?;
-    let head = head.strip_suffix('}').unwrap_or(&head);
-    let mut out = String::with_capacity(simulations.iter().map(|s| s.len() + 1).sum::<usize>() + head.len() + 64);
-    out.push_str("{\"data\":");
-    out.push_str(head);
-    out.push_str(if job.is_empty() { "\"simulationJobs\":[" } else { ",\"simulationJobs\":[" });
-    out.push_str(&simulations.join(","));
-    out.push_str("]}}");
-    Ok(out)
 }
 
 /// List run plan jobs.
@@ -307,11 +278,13 @@ async fn run(State(state): State<AppState>, Valid(request): Valid<RunRequest>) -
 )]
 async fn cancel_job(State(state): State<AppState>, Path(id): Path<String>, _body: AnyBody) -> ServiceResult<Response> {
     let id = path_id(Kind::RunPlanJob, &id)?.to_string();
-    let job = state.store.write(move |tx| jobs::cancel(tx, &id)).await?;
-    // The hosted answer is `{cancelled, simulationRunPlanJobId, status}`; the job carries the
-    // last two, and the rest of it besides.
-    let mut answer = serde_json::to_value(&job)?;
-    answer["cancelled"] = true.into();
+    let cancelled = id.clone();
+    state.store.write(move |tx| jobs::cancel(tx, &cancelled)).await?;
+    // The hosted answer is `{cancelled, simulationRunPlanJobId, status}`; the job's summary
+    // carries the last two, and its counts besides (its simulations are read from the job).
+    let mut answer = state.store.read(move |c| job_read::summary(c, &id)).await?;
+    answer.insert("simulationJobs".into(), serde_json::Value::Array(Vec::new()));
+    answer.insert("cancelled".into(), true.into());
     Ok(data(&answer))
 }
 

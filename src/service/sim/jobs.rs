@@ -287,40 +287,33 @@ pub fn pending_retries(conn: &rusqlite::Connection, job_id: &str) -> ServiceResu
     Ok(retries)
 }
 
-/// A run plan job with every simulation job it holds.
-pub fn load_job(conn: &rusqlite::Connection, id: &str) -> ServiceResult<RunPlanJob> {
-    let mut job: RunPlanJob = store::require(conn, Kind::RunPlanJob, id)?;
-    job.simulation_jobs = store::children(conn, Kind::SimulationJob, id)?;
-    job.simulation_job_count = Some(job.simulation_jobs.len() as u64);
-    job.pending_retries = Some(pending_retries(conn, id)?);
-    Ok(job)
-}
-
 /// Cancels a job: it moves to CANCELLING, and every simulation not yet started is CANCELLED.
 /// A simulation mid-call belongs to the engine: it finishes, then the job settles.
-pub fn cancel(tx: &Transaction, id: &str) -> ServiceResult<RunPlanJob> {
-    let job = load_job(tx, id)?;
-    if job.status.as_ref().is_some_and(RunPlanJobStatus::is_terminal) {
-        let status = job.status.as_ref().map(|s| s.as_str()).unwrap_or_default();
+pub fn cancel(tx: &Transaction, id: &str) -> ServiceResult<()> {
+    let status = store::status(tx, Kind::RunPlanJob, id)?.ok_or_else(|| ServiceError::not_found("run plan job", id))?;
+    if RunPlanJobStatus::from(status.as_str()).is_terminal() {
         return Err(ServiceError::invalid("jobId", format!("the job has already ended ({status})")));
     }
     let at = Timestamp::now();
-    for mut simulation in job.simulation_jobs {
-        let waiting = matches!(
-            simulation.status,
-            Some(SimulationJobStatus::Pending | SimulationJobStatus::Queued | SimulationJobStatus::RetryScheduled)
-        );
-        if !waiting {
-            continue;
+    // A page at a time: each cancelled simulation leaves its status, so the next page is the
+    // next one waiting, and a 100,000-simulation job is never read whole.
+    for waiting in [SimulationJobStatus::Pending, SimulationJobStatus::Queued, SimulationJobStatus::RetryScheduled] {
+        loop {
+            let page = store::children_in_status_raw(tx, Kind::SimulationJob, id, waiting.as_str(), 500)?;
+            if page.is_empty() {
+                break;
+            }
+            for body in page {
+                let mut simulation: SimulationJob = serde_json::from_str(&body)?;
+                simulation.status = Some(SimulationJobStatus::Cancelled);
+                simulation.completed_at = Some(at.clone());
+                save_simulation(tx, &simulation, id)?;
+            }
         }
-        simulation.status = Some(SimulationJobStatus::Cancelled);
-        simulation.completed_at = Some(at.clone());
-        save_simulation(tx, &simulation, id)?;
     }
     let mut body: Value = store::require(tx, Kind::RunPlanJob, id)?;
     body["status"] = "CANCELLING".into();
     save_job(tx, id, &mut body)?;
     // With nothing mid-call, nobody else would end the job: it is CANCELLED now.
-    settle_job(tx, id)?;
-    load_job(tx, id)
+    settle_job(tx, id)
 }

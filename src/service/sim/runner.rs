@@ -235,7 +235,7 @@ impl Simulator {
     async fn pick(&self, job_id: &str, count: usize, now: Timestamp) -> ServiceResult<Vec<SimulationJob>> {
         let job_id = job_id.to_owned();
         self.store
-            .write(move |tx| {
+            .write_progress(move |tx| {
                 release_due_retries(tx, &job_id, &now)?;
                 let bodies = store::children_in_status_raw(tx, Kind::SimulationJob, &job_id, "PENDING", count)?;
                 let mut picked = Vec::new();
@@ -296,7 +296,8 @@ impl Simulator {
     /// One simulation, start to finish; its slot is released whatever happens.
     async fn run(&self, work: Work) {
         let id = work.simulation.simulation_job_id;
-        if let Err(e) = self.simulate(&work).await {
+        let settled = self.simulate(&work).await;
+        if let Err(e) = &settled {
             let message = e.body.message.clone();
             // A conversation that failed is the agent's (unreachable, no answer); anything else ours.
             let owner = if e.body.code == "conversation_failed" { FailureOwner::Agent } else { FailureOwner::Roark };
@@ -304,7 +305,7 @@ impl Simulator {
             let now = work.now();
             let _ = self
                 .store
-                .write(move |tx| {
+                .write_progress(move |tx| {
                     let mut simulation: SimulationJob = store::require(tx, Kind::SimulationJob, &id.to_string())?;
                     if !simulation.status.as_ref().is_some_and(SimulationJobStatus::is_terminal) {
                         simulation.status = Some(SimulationJobStatus::Failed);
@@ -318,21 +319,24 @@ impl Simulator {
                 .await;
         }
         self.release(&work.job_id, &work.plan_key, &work.mode);
-        let job_id = work.job_id.clone();
-        if let Err(e) = self.store.write(move |tx| settle_job(tx, &job_id)).await {
-            tracing::error!("settling run plan job: {}", e.body.message);
+        if !matches!(settled, Ok(true)) {
+            let job_id = work.job_id.clone();
+            if let Err(e) = self.store.write_progress(move |tx| settle_job(tx, &job_id)).await {
+                tracing::error!("settling run plan job: {}", e.body.message);
+            }
         }
         self.wake();
     }
 
-    async fn simulate(&self, work: &Work) -> ServiceResult<()> {
+    /// Runs the simulation; `true` once its end is recorded and its job settled with it.
+    async fn simulate(&self, work: &Work) -> ServiceResult<bool> {
         let job_id = work.job_id.clone();
         // Claim the simulation, or honour a cancel, in one transaction so neither is lost.
         let claimed = {
             let (job_id, id) = (job_id.clone(), work.simulation.simulation_job_id.to_string());
             let now = work.now();
             self.store
-                .write(move |tx| {
+                .write_progress(move |tx| {
                     let job: Value = store::require(tx, Kind::RunPlanJob, &job_id)?;
                     let mut current: SimulationJob = store::require(tx, Kind::SimulationJob, &id)?;
                     let job_open =
@@ -353,7 +357,7 @@ impl Simulator {
                 })
                 .await?
         };
-        let Some(mut simulation) = claimed else { return Ok(()) };
+        let Some(mut simulation) = claimed else { return Ok(false) };
 
         let endpoint_id =
             simulation.agent_endpoint.as_ref().map(|e| e.id).ok_or_else(|| ServiceError::internal("no endpoint"))?;
@@ -425,11 +429,10 @@ impl Simulator {
             self.pace(outcome.duration_ms).await; // history replays as fast as it can
         }
 
-        let call =
-            self.store_call(call_id, work, &simulation, &endpoint, agent.as_ref(), &outcome, variant.as_ref()).await?;
         simulation.processing_status = Some(ProcessingStatus::CollectingMetrics);
         simulation.call_id = Some(call_id);
-        self.save(simulation.clone(), &job_id).await?;
+        let call =
+            self.store_call(call_id, work, &simulation, &endpoint, agent.as_ref(), &outcome, variant.as_ref()).await?;
         let live_call = match simulation.roark_phone_number.clone() {
             Some(number) => {
                 simulation.processing_status = Some(ProcessingStatus::WaitingForLiveConversation);
@@ -453,8 +456,8 @@ impl Simulator {
             }
             None => None,
         };
-        let judged =
-            self.collect(work, &call, &outcome.transcript, (&flow, variant.as_ref()), live_call.as_ref()).await?;
+        let Collected { judged, rows } =
+            self.collect(work, &call, &outcome.transcript, (&flow, variant.as_ref()), live_call.as_ref()).await;
 
         simulation.processing_status = Some(ProcessingStatus::Completed);
         simulation.status = Some(SimulationJobStatus::Completed);
@@ -474,7 +477,16 @@ impl Simulator {
             judged.results
         };
         let retry = silent.then(|| self.retry_for(work, &simulation)).flatten();
-        self.store.write(move |tx| record_simulation(tx, simulation, &job_id, &results, retry)).await
+        // The values, the simulation's end and its job's settling commit together.
+        let (collection_id, now) = (work.metrics.collection_id.clone(), work.now());
+        self.store
+            .write_progress(move |tx| {
+                store_values(tx, &rows, &collection_id, now)?;
+                record_simulation(tx, simulation, &job_id, &results, retry)?;
+                settle_job(tx, &job_id)
+            })
+            .await?;
+        Ok(true)
     }
 
     /// The retry a silent simulation gets, if its plan retries and it has attempts left: when it
@@ -552,9 +564,10 @@ impl Simulator {
 
     async fn save(&self, simulation: SimulationJob, job_id: &str) -> ServiceResult<()> {
         let job_id = job_id.to_owned();
-        self.store.write(move |tx| save_simulation(tx, &simulation, &job_id)).await
+        self.store.write_progress(move |tx| save_simulation(tx, &simulation, &job_id)).await
     }
 
+    /// Writes the call and its transcript, and the simulation (now naming the call) with them.
     #[allow(clippy::too_many_arguments, reason = "one call's parts, written together in one transaction")]
     async fn store_call(
         &self,
@@ -629,18 +642,19 @@ impl Simulator {
         };
         let (stored, transcript, job_id) =
             (call.clone(), serde_json::to_string(&outcome.transcript)?, work.job_id.clone());
+        let simulation = simulation.clone();
         self.store
-            .write(move |tx| {
+            .write_progress(move |tx| {
                 store::insert(tx, &Doc::new(Kind::Call, stored.id, &stored, started.0)?.parent(Some(&job_id)))?;
                 store::transcripts::put(tx, &stored.id.to_string(), &transcript)?;
-                Ok(())
+                save_simulation(tx, &simulation, &job_id)
             })
             .await?;
         Ok(call)
     }
 
-    /// Computes the job's metrics on the call into the job's collection job, and judges the
-    /// simulation by the ones that are checks.
+    /// Computes the job's metrics on the call, and judges the simulation by the ones that are
+    /// checks; the values are written with the simulation's end.
     async fn collect(
         &self,
         work: &Work,
@@ -648,7 +662,7 @@ impl Simulator {
         transcript: &Transcript,
         (flow, variant): (&CustomerFlow, Option<&FlowVariant>),
         live_call: Option<&(Call, Transcript)>,
-    ) -> ServiceResult<verdict::Judged> {
+    ) -> Collected {
         let JobMetrics { catalog, chosen, live_sourced, .. } = &*work.metrics;
         let mut definitions = chosen.clone();
         definitions.extend(flow_and_automatic_metrics(&work.plan, flow, &catalog.definitions, chosen));
@@ -689,34 +703,39 @@ impl Simulator {
                 rows.push((definition.id, value));
             }
         }
-        let judged = verdict::judge_simulation(&checks, &rows);
-        let collection_id = work.metrics.collection_id.clone();
-        let now = serde_json::to_value(work.now())?;
-        self.store
-            .write(move |tx| {
-                let failed = rows.iter().any(|(_, v)| v.capture_status == Some(CaptureStatus::Error));
-                for (definition, value) in &rows {
-                    let call = value.call_id.map(|c| c.to_string());
-                    let key = store::values::ValueKey {
-                        job_id: &collection_id,
-                        definition_id: &definition.to_string(),
-                        call_id: call.as_deref(),
-                        chat_id: None,
-                    };
-                    let status = value.capture_status.as_ref().map_or("SUCCESS", |s| s.as_str());
-                    store::values::put(tx, &key, status, &serde_json::to_string(value)?)?;
-                }
-                let mut job: Value = store::require(tx, Kind::CollectionJob, &collection_id)?;
-                let field = if failed { "failedItems" } else { "completedItems" };
-                job[field] = (job[field].as_u64().unwrap_or(0) + 1).into();
-                job["updatedAt"] = now;
-                let created = job["createdAt"].as_str().unwrap_or_default().to_owned();
-                store::update(
-                    tx,
-                    &Doc::new(Kind::CollectionJob, &collection_id, &job, created)?.status(Some("PROCESSING")),
-                )
-            })
-            .await?;
-        Ok(judged)
+        Collected { judged: verdict::judge_simulation(&checks, &rows), rows }
     }
+}
+
+/// A simulation's metric values and the judgement made of them, to be written with its end.
+struct Collected {
+    judged: verdict::Judged,
+    rows: Vec<(Uuid, MetricValue)>,
+}
+
+/// Stores a simulation's values in its job's collection job and counts the item done (or failed).
+fn store_values(
+    tx: &rusqlite::Transaction,
+    rows: &[(Uuid, MetricValue)],
+    collection_id: &str,
+    now: Timestamp,
+) -> ServiceResult<()> {
+    let failed = rows.iter().any(|(_, v)| v.capture_status == Some(CaptureStatus::Error));
+    for (definition, value) in rows {
+        let call = value.call_id.map(|c| c.to_string());
+        let key = store::values::ValueKey {
+            job_id: collection_id,
+            definition_id: &definition.to_string(),
+            call_id: call.as_deref(),
+            chat_id: None,
+        };
+        let status = value.capture_status.as_ref().map_or("SUCCESS", |s| s.as_str());
+        store::values::put(tx, &key, status, &serde_json::to_string(value)?)?;
+    }
+    let mut job: Value = store::require(tx, Kind::CollectionJob, collection_id)?;
+    let field = if failed { "failedItems" } else { "completedItems" };
+    job[field] = (job[field].as_u64().unwrap_or(0) + 1).into();
+    job["updatedAt"] = serde_json::to_value(now)?;
+    let created = job["createdAt"].as_str().unwrap_or_default().to_owned();
+    store::update(tx, &Doc::new(Kind::CollectionJob, collection_id, &job, created)?.status(Some("PROCESSING")))
 }

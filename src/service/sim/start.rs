@@ -80,7 +80,7 @@ pub fn run(tx: &Transaction, request: RunRequest) -> ServiceResult<RunStarted> {
         simulation_run_plan_job_id: job.simulation_run_plan_job_id,
         // An unsaved inline plan has an id of its own too (the hosted interface always names one).
         simulation_run_plan_id: Some(plan.id),
-        simulation_job_count: job.simulation_jobs.len() as u64,
+        simulation_job_count: job.simulation_job_count.unwrap_or_default(),
         saved_as_plan: saved && request.plan.is_some(),
         status: job.status,
         created_at: job.created_at,
@@ -192,7 +192,7 @@ const DEFAULT_NOISE_VOLUME: f64 = 0.1;
 /// Endpoints × resolved variants × iterations (or scenarios × personas), as the spec says.
 /// More than `SIMULATIONS_PER_RUN_MAX` is refused, naming `iterationCount` under `at`, before
 /// any of them is built.
-fn combinations(tx: &Transaction, plan: &RunPlanInput, at: &str) -> ServiceResult<Vec<Combination>> {
+fn combinations(tx: &Transaction, plan: &RunPlanInput, at: &str) -> ServiceResult<Combinations> {
     let endpoints: Vec<AgentEndpoint> = plan
         .agent_endpoints
         .iter()
@@ -263,21 +263,35 @@ fn combinations(tx: &Transaction, plan: &RunPlanInput, at: &str) -> ServiceResul
         );
         return Err(ServiceError::invalid(param, message));
     }
-    let mut out = Vec::with_capacity(endpoints.len() * variants.len() * iterations);
-    for endpoint in &endpoints {
-        for (flow, scenario, persona, noise) in &variants {
-            for _ in 0..iterations {
-                out.push(Combination {
+    Ok(Combinations { endpoints, variants, iterations })
+}
+
+/// A run's test cases, made one at a time as they are written.
+struct Combinations {
+    endpoints: Vec<AgentEndpoint>,
+    variants: Vec<Variant>,
+    iterations: usize,
+}
+
+impl Combinations {
+    fn len(&self) -> usize {
+        self.endpoints.len() * self.variants.len() * self.iterations
+    }
+
+    /// Endpoint by endpoint, variant by variant, each variant's iterations together.
+    fn iter(&self) -> impl Iterator<Item = Combination> + '_ {
+        self.endpoints.iter().flat_map(move |endpoint| {
+            self.variants.iter().flat_map(move |(flow, scenario, persona, noise)| {
+                (0..self.iterations).map(move |_| Combination {
                     endpoint: endpoint.clone(),
                     flow: flow.clone(),
                     scenario: scenario.clone(),
                     persona: persona.clone(),
                     noise: noise.clone(),
-                });
-            }
-        }
+                })
+            })
+        })
     }
-    Ok(out)
 }
 
 /// Creates a PENDING run plan job and one PENDING simulation job per combination.
@@ -300,10 +314,11 @@ pub fn start_job_at(
     trigger: JobTrigger,
 ) -> ServiceResult<RunPlanJob> {
     let job_id = Uuid::new_v4();
-    let mut simulation_jobs = Vec::new();
+    // Each simulation is written as it is made: a 100,000-simulation job is never held whole.
+    let mut placed: u64 = 0;
     let agents: HashMap<Uuid, Agent> = store::all::<Agent>(tx, Kind::Agent)?.into_iter().map(|a| (a.id, a)).collect();
     let live = plan.plan.enrich_with_live_conversation == Some(true);
-    for (iteration, combo) in combinations(tx, &plan.plan, at_path)?.into_iter().enumerate() {
+    for (iteration, combo) in combinations(tx, &plan.plan, at_path)?.iter().enumerate() {
         let agent_name = combo.endpoint.agent_id.and_then(|a| agents.get(&a)).and_then(|a| a.name.clone());
         let value = combo.endpoint.value.clone().unwrap_or_default();
         let environment = combo.endpoint.environment.clone().unwrap_or_else(|| "production".into());
@@ -357,9 +372,9 @@ pub fn start_job_at(
             .status(Some("PENDING"))
             .parent(Some(&job_id.to_string()));
         store::insert(tx, &doc)?;
-        simulation_jobs.push(job);
+        placed += 1;
     }
-    let tally = Tally::new(plan_checks(tx, &plan.plan)?, simulation_jobs.len() as u64);
+    let tally = Tally::new(plan_checks(tx, &plan.plan)?, placed);
     let job = RunPlanJob {
         verdict: tally.verdict(&RunPlanJobStatus::Pending),
         simulation_run_plan_job_id: job_id,
@@ -370,7 +385,7 @@ pub fn start_job_at(
         started_at: None,
         ended_at: None,
         simulation_jobs: Vec::new(),
-        simulation_job_count: Some(simulation_jobs.len() as u64),
+        simulation_job_count: Some(placed),
         error_message: None,
         attempt_summary: None,
         pending_retries: None,
@@ -387,7 +402,7 @@ pub fn start_job_at(
     let doc =
         Doc::new(Kind::RunPlanJob, job_id, &body, at.0)?.status(Some("PENDING")).parent(Some(&plan.id.to_string()));
     store::insert(tx, &doc)?;
-    Ok(RunPlanJob { simulation_jobs, ..job })
+    Ok(job)
 }
 
 /// A number in the 555-01xx fictional range, distinct per simulation of a job.

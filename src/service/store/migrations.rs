@@ -128,6 +128,60 @@ const MIGRATIONS: &[&str] = &[
         json_extract(body, '$.participantRole'), json_extract(body, '$.label')
     );
     ",
+    // 5: each parent's live children counted by kind and status, and a revision that moves on
+    // every change to any of them, kept by triggers: a 100,000-simulation job is settled,
+    // summarised and tagged (ETag) without walking its simulations.
+    "
+    CREATE TABLE child_counts (
+        parent_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        status TEXT NOT NULL,
+        live INTEGER NOT NULL,
+        PRIMARY KEY (parent_id, kind, status)
+    ) WITHOUT ROWID;
+    CREATE TABLE child_revisions (
+        parent_id TEXT PRIMARY KEY,
+        revision INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    INSERT INTO child_counts (parent_id, kind, status, live)
+        SELECT parent_id, kind, coalesce(status, ''), count(*) FROM docs
+        WHERE parent_id IS NOT NULL AND deleted_at IS NULL GROUP BY parent_id, kind, coalesce(status, '');
+    INSERT INTO child_revisions (parent_id, revision)
+        SELECT parent_id, count(*) FROM docs WHERE parent_id IS NOT NULL GROUP BY parent_id;
+    CREATE TRIGGER child_counts_insert AFTER INSERT ON docs WHEN NEW.parent_id IS NOT NULL BEGIN
+        INSERT INTO child_counts (parent_id, kind, status, live)
+            SELECT NEW.parent_id, NEW.kind, coalesce(NEW.status, ''), 1 WHERE NEW.deleted_at IS NULL
+            ON CONFLICT (parent_id, kind, status) DO UPDATE SET live = live + 1;
+        INSERT INTO child_revisions (parent_id, revision) VALUES (NEW.parent_id, 1)
+            ON CONFLICT (parent_id) DO UPDATE SET revision = revision + 1;
+    END;
+    CREATE TRIGGER child_counts_delete AFTER DELETE ON docs WHEN OLD.parent_id IS NOT NULL BEGIN
+        UPDATE child_counts SET live = live - 1 WHERE OLD.deleted_at IS NULL
+            AND parent_id = OLD.parent_id AND kind = OLD.kind AND status = coalesce(OLD.status, '');
+        INSERT INTO child_revisions (parent_id, revision) VALUES (OLD.parent_id, 1)
+            ON CONFLICT (parent_id) DO UPDATE SET revision = revision + 1;
+    END;
+    CREATE TRIGGER child_counts_update AFTER UPDATE ON docs
+        WHEN (OLD.parent_id IS NOT NULL OR NEW.parent_id IS NOT NULL) AND (OLD.status IS NOT NEW.status
+            OR OLD.deleted_at IS NOT NEW.deleted_at OR OLD.parent_id IS NOT NEW.parent_id OR OLD.kind IS NOT NEW.kind)
+    BEGIN
+        UPDATE child_counts SET live = live - 1 WHERE OLD.deleted_at IS NULL
+            AND parent_id = OLD.parent_id AND kind = OLD.kind AND status = coalesce(OLD.status, '');
+        INSERT INTO child_counts (parent_id, kind, status, live)
+            SELECT NEW.parent_id, NEW.kind, coalesce(NEW.status, ''), 1
+            WHERE NEW.deleted_at IS NULL AND NEW.parent_id IS NOT NULL
+            ON CONFLICT (parent_id, kind, status) DO UPDATE SET live = live + 1;
+    END;
+    CREATE TRIGGER child_revisions_update AFTER UPDATE ON docs
+        WHEN OLD.parent_id IS NOT NULL OR NEW.parent_id IS NOT NULL BEGIN
+        INSERT INTO child_revisions (parent_id, revision)
+            SELECT OLD.parent_id, 1 WHERE OLD.parent_id IS NOT NULL
+            ON CONFLICT (parent_id) DO UPDATE SET revision = revision + 1;
+        INSERT INTO child_revisions (parent_id, revision)
+            SELECT NEW.parent_id, 1 WHERE NEW.parent_id IS NOT NULL AND NEW.parent_id IS NOT OLD.parent_id
+            ON CONFLICT (parent_id) DO UPDATE SET revision = revision + 1;
+    END;
+    ",
 ];
 
 /// The schema version this build writes.

@@ -168,7 +168,7 @@ pub struct Filter<'a> {
 /// The store: one writer connection, a few readers (WAL lets them read while it writes).
 #[derive(Clone)]
 pub struct Store {
-    writer: Arc<Mutex<Connection>>,
+    writer: Arc<Mutex<Writer>>,
     readers: Arc<Vec<Mutex<Connection>>>,
     /// The newest committed event's id, for streams and senders to wait on.
     events: Arc<tokio::sync::watch::Sender<i64>>,
@@ -193,7 +193,11 @@ impl Store {
             .collect::<rusqlite::Result<Vec<_>>>()?;
         let last = outbox::last_event(&writer).map_err(|e| rusqlite::Error::InvalidParameterName(e.body.message))?;
         let events = Arc::new(tokio::sync::watch::channel(last).0);
-        Ok(Store { writer: Arc::new(Mutex::new(writer)), readers: Arc::new(readers), events })
+        Ok(Store {
+            writer: Arc::new(Mutex::new(Writer { conn: writer, durability: Durability::Synced })),
+            readers: Arc::new(readers),
+            events,
+        })
     }
 
     /// The newest committed event's id, changing as events commit.
@@ -220,28 +224,73 @@ impl Store {
         .map_err(ServiceError::internal)?
     }
 
-    /// Runs `f` in one write transaction: it all commits, or none of it does.
+    /// Runs `f` in one write transaction: it all commits, or none of it does, and it is on disk
+    /// before this returns.
     pub async fn write<R, F>(&self, f: F) -> ServiceResult<R>
     where
         R: Send + 'static,
         F: FnOnce(&Transaction) -> ServiceResult<R> + Send + 'static,
     {
         let store = self.clone();
-        tokio::task::spawn_blocking(move || store.write_blocking(f)).await.map_err(ServiceError::internal)?
+        tokio::task::spawn_blocking(move || store.write_as(Durability::Synced, f))
+            .await
+            .map_err(ServiceError::internal)?
     }
 
-    /// The same, for callers already off the async threads (seeding, engines).
+    /// The same for an engine's progress, which its recovery redoes after a crash: committed
+    /// (safe from the process dying) without waiting for the disk, which the next synced write
+    /// or checkpoint flushes. A power cut may lose the last moments of progress, never a
+    /// caller's write, and never half of a transaction.
+    pub async fn write_progress<R, F>(&self, f: F) -> ServiceResult<R>
+    where
+        R: Send + 'static,
+        F: FnOnce(&Transaction) -> ServiceResult<R> + Send + 'static,
+    {
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || store.write_as(Durability::Progress, f))
+            .await
+            .map_err(ServiceError::internal)?
+    }
+
+    /// A synced write, for callers already off the async threads (seeding, engines).
     pub fn write_blocking<R>(&self, f: impl FnOnce(&Transaction) -> ServiceResult<R>) -> ServiceResult<R> {
-        let mut conn = self.writer.lock().unwrap_or_else(|e| e.into_inner());
-        let tx = conn.transaction()?;
+        self.write_as(Durability::Synced, f)
+    }
+
+    fn write_as<R>(
+        &self,
+        durability: Durability,
+        f: impl FnOnce(&Transaction) -> ServiceResult<R>,
+    ) -> ServiceResult<R> {
+        let mut writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        if writer.durability != durability {
+            // WAL mode: FULL syncs the log at each commit, NORMAL only at checkpoints.
+            let mode = if durability == Durability::Synced { "FULL" } else { "NORMAL" };
+            writer.conn.pragma_update(None, "synchronous", mode)?;
+            writer.durability = durability;
+        }
+        let tx = writer.conn.transaction()?;
         let result = f(&tx)?;
         tx.commit()?;
         // Wake the event streams and the webhook sender when this write appended events.
-        if let Ok(last) = outbox::last_event(&conn) {
+        if let Ok(last) = outbox::last_event(&writer.conn) {
             self.events.send_if_modified(|seen| std::mem::replace(seen, last) != last);
         }
         Ok(result)
     }
+}
+
+/// Whether a write waits for the disk before it returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Durability {
+    Synced,
+    Progress,
+}
+
+/// The one connection that writes, and the sync mode it is in.
+struct Writer {
+    conn: Connection,
+    durability: Durability,
 }
 
 /// Reads one live document.
@@ -274,13 +323,12 @@ pub fn simulation_counts(
     let kind = Kind::SimulationJob.as_str();
     let mut counts = crate::api::model::SimulationCounts::default();
     let mut statement =
-        conn.prepare_cached("SELECT status, count(*) FROM docs WHERE kind = ?1 AND parent_id = ?2 GROUP BY status")?;
-    let rows =
-        statement.query_map(params![kind, job_id], |r| Ok((r.get::<_, Option<String>>(0)?, r.get::<_, i64>(1)?)))?;
+        conn.prepare_cached("SELECT status, live FROM child_counts WHERE parent_id = ?1 AND kind = ?2 AND live > 0")?;
+    let rows = statement.query_map(params![job_id, kind], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?;
     for row in rows {
         let (status, n) = row?;
         counts.total += n.max(0) as u64;
-        *counts.by_status.entry(status.unwrap_or_default()).or_default() += n.max(0) as u64;
+        *counts.by_status.entry(status).or_default() += n.max(0) as u64;
     }
     counts.by_outcome = match by_outcome {
         Some(by_outcome) => by_outcome,
@@ -302,16 +350,45 @@ fn marks(n: usize) -> String {
     vec!["?"; n].join(", ")
 }
 
-/// How many documents of `kind` under `parent_id` are in one of `statuses` (any status when
-/// `statuses` is empty).
+/// How many live documents of `kind` under `parent_id` are in one of `statuses` (any status
+/// when `statuses` is empty), from the counts triggers keep: no child is read.
 pub fn count_children(conn: &Connection, kind: Kind, parent_id: &str, statuses: &[&str]) -> ServiceResult<u64> {
-    let mut sql = String::from("SELECT COUNT(*) FROM docs WHERE kind = ? AND parent_id = ?");
+    let mut sql = String::from("SELECT coalesce(sum(live), 0) FROM child_counts WHERE parent_id = ? AND kind = ?");
     if !statuses.is_empty() {
         sql.push_str(&format!(" AND status IN ({})", marks(statuses.len())));
     }
-    let args = [kind.as_str(), parent_id].into_iter().chain(statuses.iter().copied());
+    let args = [parent_id, kind.as_str()].into_iter().chain(statuses.iter().copied());
     let count: i64 = conn.prepare_cached(&sql)?.query_row(rusqlite::params_from_iter(args), |r| r.get(0))?;
     Ok(count.max(0) as u64)
+}
+
+/// A number that moves whenever any child of `parent_id` is written (kept by triggers), so a
+/// read made of a parent and its children can be tagged without reading the children.
+pub fn child_revision(conn: &Connection, parent_id: &str) -> ServiceResult<i64> {
+    Ok(conn
+        .prepare_cached("SELECT revision FROM child_revisions WHERE parent_id = ?1")?
+        .query_row(params![parent_id], |r| r.get(0))
+        .optional()?
+        .unwrap_or(0))
+}
+
+/// Up to `limit` live children of `kind` under `parent_id` after sequence `after`, in the
+/// order they were made: `(seq, body)`. Walking these pages reads a parent with any number of
+/// children in bounded memory.
+pub fn children_after_raw(
+    conn: &Connection,
+    kind: Kind,
+    parent_id: &str,
+    after: i64,
+    limit: usize,
+) -> ServiceResult<Vec<(i64, String)>> {
+    let mut statement = conn.prepare_cached(
+        "SELECT seq, body FROM docs WHERE kind = ?1 AND parent_id = ?2 AND deleted_at IS NULL AND seq > ?3 \
+         ORDER BY seq LIMIT ?4",
+    )?;
+    let rows =
+        statement.query_map(params![kind.as_str(), parent_id, after, limit as i64], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// The documents of `kind` in one of `statuses`, oldest first: `(id, parent_id, body)`.
@@ -463,17 +540,25 @@ pub fn list(conn: &Connection, kind: Kind, filter: &Filter, cursor: Option<&str>
             }
         }
     }
-    let kept_count = filter.parent_id.is_none() && filter.fields.is_empty() && filter.window.is_none();
-    let total: i64 = if kept_count {
-        // Counted as documents are written (triggers keep `doc_counts`): no scan per page.
-        let mut statement = conn.prepare_cached(
-            "SELECT coalesce(sum(live), 0) FROM doc_counts WHERE kind = ?1 AND (?2 IS NULL OR status = ?2)",
-        )?;
-        statement.query_row(params![kind.as_str(), filter.status], |r| r.get(0))?
-    } else {
-        conn.query_row(&format!("SELECT COUNT(*) FROM docs WHERE {clause}"), rusqlite::params_from_iter(&args), |r| {
-            r.get(0)
-        })?
+    let total: i64 = match (filter.parent_id, filter.fields.is_empty() && filter.window.is_none()) {
+        // Counted as documents are written (triggers keep `doc_counts` and `child_counts`): no
+        // scan per page.
+        (None, true) => conn
+            .prepare_cached(
+                "SELECT coalesce(sum(live), 0) FROM doc_counts WHERE kind = ?1 AND (?2 IS NULL OR status = ?2)",
+            )?
+            .query_row(params![kind.as_str(), filter.status], |r| r.get(0))?,
+        (Some(parent), true) => conn
+            .prepare_cached(
+                "SELECT coalesce(sum(live), 0) FROM child_counts \
+                 WHERE parent_id = ?1 AND kind = ?2 AND (?3 IS NULL OR status = ?3)",
+            )?
+            .query_row(params![parent, kind.as_str(), filter.status], |r| r.get(0))?,
+        _ => conn.query_row(
+            &format!("SELECT COUNT(*) FROM docs WHERE {clause}"),
+            rusqlite::params_from_iter(&args),
+            |r| r.get(0),
+        )?,
     };
     let mut page_args = args.clone();
     page_args.push(before.into());

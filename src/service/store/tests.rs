@@ -1,4 +1,4 @@
-//! The store's own bookkeeping: kept counts and the outbox.
+//! The store's own bookkeeping: kept counts, children's counts and revisions, the outbox.
 
 use super::*;
 
@@ -15,9 +15,10 @@ fn issue(id: &str, status: &str) -> Doc {
 
 fn totals(store: &Store) -> (u64, u64, i64, i64) {
     let writer = store.writer.lock().unwrap_or_else(|e| e.into_inner());
+    let writer = &writer.conn;
     let page = |status| {
         let filter = Filter { status, ..Default::default() };
-        list(&writer, Kind::Issue, &filter, None, 1).unwrap_or_else(|e| panic!("{e:?}")).total
+        list(writer, Kind::Issue, &filter, None, 1).unwrap_or_else(|e| panic!("{e:?}")).total
     };
     let scan = |status: Option<&str>| -> i64 {
         writer
@@ -65,9 +66,89 @@ fn a_change_of_status_appends_its_event_in_the_same_transaction() {
     });
     assert!(failed.is_err());
     let writer = store.writer.lock().unwrap_or_else(|e| e.into_inner());
-    let events = outbox::events_between(&writer, 0, i64::MAX, &outbox::EventFilter::default(), 10)
+    let events = outbox::events_between(&writer.conn, 0, i64::MAX, &outbox::EventFilter::default(), 10)
         .unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(events.len(), 1, "{events:?}");
     assert_eq!(events[0].id, seen.to_string());
     assert_eq!(events[0].event_type, crate::api::model::EventType::IssueOpened);
+}
+
+fn simulation(id: &str, job: &str, status: &str) -> Doc {
+    let body = serde_json::json!({ "simulationJobId": id, "status": status });
+    Doc::new(Kind::SimulationJob, id, &body, "2026-01-01T00:00:00Z")
+        .unwrap_or_else(|e| panic!("{e:?}"))
+        .status(Some(status))
+        .parent(Some(job))
+}
+
+#[test]
+fn a_parents_child_counts_and_revision_follow_every_write() {
+    let (_dir, store) = open();
+    let write =
+        |f: &dyn Fn(&Transaction) -> ServiceResult<()>| store.write_blocking(f).unwrap_or_else(|e| panic!("{e:?}"));
+    let read = |f: &dyn Fn(&Connection) -> ServiceResult<i64>| {
+        let writer = store.writer.lock().unwrap_or_else(|e| e.into_inner());
+        f(&writer.conn).unwrap_or_else(|e| panic!("{e:?}"))
+    };
+    let counted = |statuses: &'static [&'static str]| {
+        read(&|c| Ok(count_children(c, Kind::SimulationJob, "j1", statuses)? as i64))
+    };
+    let scanned = |status: &str| {
+        read(&|c| {
+            Ok(c.query_row(
+                "SELECT count(*) FROM docs WHERE parent_id = 'j1' AND deleted_at IS NULL AND status = ?1",
+                params![status],
+                |r| r.get(0),
+            )?)
+        })
+    };
+    let revision = |parent: &'static str| read(&|c| child_revision(c, parent));
+    write(&|tx| {
+        for n in 0..4 {
+            insert(tx, &simulation(&format!("s{n}"), "j1", "PENDING"))?;
+        }
+        insert(tx, &simulation("t0", "j2", "PENDING"))
+    });
+    let (first, other) = (revision("j1"), revision("j2"));
+    assert!(first > 0 && other > 0);
+    assert_eq!((counted(&[]), counted(&["PENDING"])), (4, 4));
+
+    write(&|tx| update(tx, &simulation("s1", "j1", "COMPLETED")));
+    assert_eq!((counted(&["PENDING"]), counted(&["COMPLETED"])), (scanned("PENDING"), scanned("COMPLETED")));
+    assert_eq!((counted(&["PENDING", "QUEUED"]), counted(&["COMPLETED"])), (3, 1));
+    let after_status = revision("j1");
+    assert!(after_status > first, "a change of status moves the revision");
+
+    // A rewrite in the same status changes no count, but the revision still moves: the body did.
+    write(&|tx| update(tx, &simulation("s2", "j1", "PENDING")));
+    assert_eq!(counted(&["PENDING"]), 3);
+    assert!(revision("j1") > after_status, "any write to a child moves its parent's revision");
+
+    let before_delete = revision("j1");
+    write(&|tx| soft_delete(tx, Kind::SimulationJob, "s3", "2026-01-02T00:00:00Z").map(|_| ()));
+    assert_eq!((counted(&[]), counted(&["PENDING"])), (3, scanned("PENDING")));
+    assert!(revision("j1") > before_delete);
+    assert_eq!(revision("j2"), other, "another parent's children were not written");
+    assert_eq!(revision("nobody"), 0);
+}
+
+#[test]
+fn progress_writes_commit_and_a_synced_write_after_them_still_syncs() {
+    let (dir, store) = open();
+    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap_or_else(|e| panic!("{e:?}"));
+    runtime.block_on(async {
+        store.write_progress(|tx| insert(tx, &issue("p1", "OPEN"))).await.unwrap_or_else(|e| panic!("{e:?}"));
+        store.write(|tx| insert(tx, &issue("p2", "OPEN"))).await.unwrap_or_else(|e| panic!("{e:?}"));
+    });
+    let mode: i64 = {
+        let writer = store.writer.lock().unwrap_or_else(|e| e.into_inner());
+        writer.conn.query_row("PRAGMA synchronous", [], |r| r.get(0)).unwrap_or_else(|e| panic!("{e:?}"))
+    };
+    assert_eq!(mode, 2, "a synced write runs with synchronous = FULL");
+    drop(store);
+    let reopened = Store::open(&dir.path().join("t.db")).unwrap_or_else(|e| panic!("{e:?}"));
+    let writer = reopened.writer.lock().unwrap_or_else(|e| e.into_inner());
+    for id in ["p1", "p2"] {
+        assert!(get_raw(&writer.conn, Kind::Issue, id).unwrap_or_else(|e| panic!("{e:?}")).is_some(), "{id}");
+    }
 }

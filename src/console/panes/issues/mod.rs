@@ -19,7 +19,7 @@ use uuid::Uuid;
 
 use self::rows::{COLUMNS, SEVERITIES, STATUSES, compare, severity, status};
 use super::section::Section;
-use crate::api::model::{Evidence, Issue};
+use crate::api::model::{Event, EventQuery, EventType, Evidence, Issue};
 use crate::cache::Cache;
 use crate::console::keymap::Action;
 use crate::console::message::{Effect, FetchError, Fetched, ListKind, Request, Write, WriteError, Written};
@@ -28,6 +28,9 @@ use crate::console::widgets::conversation::ConversationView;
 use crate::console::widgets::detail::Scroll;
 use crate::console::widgets::list::{ListState, Load, Shape, by};
 use crate::console::widgets::table::{self, TableView};
+
+/// The changes that move an issue in the list.
+const LIST_EVENTS: &[EventType] = &[EventType::IssueOpened, EventType::IssueResolved];
 
 /// Cache mark holding the ids listed on the last visit.
 pub const SEEN_MARK: &str = "issues.seen";
@@ -234,6 +237,21 @@ impl Pane for Issues {
             Open::Call(_, conversation) => conversation.refresh(out),
             _ => self.issues.request(out),
         }
+    }
+
+    /// While the list shows, an issue opened or resolved anywhere reads it again at once.
+    fn watching(&self) -> Option<EventQuery> {
+        matches!(self.open, Open::List).then(|| EventQuery::of_types(LIST_EVENTS))
+    }
+
+    fn events(&mut self, events: &[Event], out: &mut Out) -> bool {
+        if matches!(self.open, Open::List)
+            && events.iter().any(|e| LIST_EVENTS.contains(&e.event_type))
+            && !self.issues.list.fetching
+        {
+            self.issues.request(out);
+        }
+        false
     }
 
     fn action(&mut self, action: Action, out: &mut Out) -> bool {

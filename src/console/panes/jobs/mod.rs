@@ -21,7 +21,7 @@ use self::compare::CompareView;
 use self::job::JobView;
 use super::names::Names;
 use super::section::{Section, status_cell};
-use crate::api::model::RunPlanJob;
+use crate::api::model::{EventType, RunPlanJob};
 use crate::cache::Cache;
 use crate::console::keymap::Action;
 use crate::console::message::{FetchError, Fetched, ListKind, Request, Write, WriteError, Written};
@@ -132,6 +132,14 @@ pub fn absorb_job(jobs: &mut Section<RunPlanJob>, request: &Request, result: &Re
 /// job runs the list is fetched again every this many poll ticks, not every tick, and a
 /// list of more pages than that once per page (as `app::refresh` paces lists on screen).
 const LIST_POLL_EVERY: u32 = 5;
+
+/// The changes that move a job in the list: it starts or ends.
+const LIST_EVENTS: &[EventType] = &[
+    EventType::SimulationRunPlanJobStarted,
+    EventType::SimulationRunPlanJobCompleted,
+    EventType::SimulationRunPlanJobFailed,
+    EventType::SimulationRunPlanJobCancelled,
+];
 
 /// Polls a jobs list while one of its jobs runs.
 #[derive(Debug, Default)]
@@ -336,11 +344,24 @@ impl Pane for Jobs {
     }
 
     fn events(&mut self, events: &[crate::api::model::Event], out: &mut Out) -> bool {
-        self.open.as_mut().is_some_and(|job| job.events(events, out))
+        match &mut self.open {
+            Some(job) => job.events(events, out),
+            None => {
+                // A job started or ended: the list is read again now, not at the next poll.
+                if events.iter().any(|e| LIST_EVENTS.contains(&e.event_type)) && !self.jobs.list.fetching {
+                    self.jobs.request(out);
+                }
+                false
+            }
+        }
     }
 
     fn watching(&self) -> Option<crate::api::model::EventQuery> {
-        self.open.as_ref().and_then(JobView::watching)
+        match &self.open {
+            Some(job) => job.watching(),
+            None if self.compare.is_none() => Some(crate::api::model::EventQuery::of_types(LIST_EVENTS)),
+            None => None,
+        }
     }
 
     fn tick(&mut self, now: jiff::Timestamp, out: &mut Out) -> bool {

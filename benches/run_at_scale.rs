@@ -1,0 +1,234 @@
+//! A large run through the interface (issue 14): `switchboard serve --sim-speed max` as its own
+//! process, a run of N simulations started over HTTP and watched by its summary, to COMPLETED
+//! with its metrics. Measured: the run's time, the service's peak resident memory (its own
+//! `VmHWM`), `GET /v1/persona` latency while the run goes on (one request every 50 ms), and
+//! the whole-job read (streamed) and its 304 once the run has ended.
+//!
+//!     cargo bench --bench run_at_scale                       # 10,000, then 100,000
+//!     SCALE_SIMULATIONS=10000 cargo bench --bench run_at_scale
+//!
+//! The plan: one endpoint, every test case of the seeded flows but the voicemail one (ten),
+//! N / 10 iterations each, four plan metrics plus the flows' automatic ones,
+//! `maxConcurrentJobs` 16. Only 127.0.0.1; each run is bounded by a 30-minute deadline.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a benchmark's setup fails by panicking")]
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use futures_util::TryStreamExt;
+use switchboard::api::model::*;
+use switchboard::api::{ApiKey, Client, ClientConfig, Conditional};
+
+const KEY: &str = "sk-run-at-scale-bench";
+
+struct Serve {
+    child: Child,
+    url: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve() -> Serve {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--sim-speed", "max", "--rate-limit", "1000000"])
+        .arg("--data-dir")
+        .arg(dir.path())
+        .env("SWITCHBOARD_API_KEY", KEY)
+        .env("XDG_DATA_HOME", dir.path().join("xdg"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let url = loop {
+        let line = lines.next().expect("serve printed its address").unwrap();
+        if let Some(url) = line.strip_prefix("listening on ") {
+            break url.trim().to_owned();
+        }
+    };
+    std::thread::spawn(move || for _ in lines {});
+    Serve { child, url, _dir: dir }
+}
+
+/// A `/proc/<pid>/status` line in MB (`VmRSS`, `VmHWM`).
+fn memory_mb(pid: u32, field: &str) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with(field))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|kb| kb.parse::<f64>().ok())
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+fn percentile(samples: &mut [Duration], p: f64) -> f64 {
+    samples.sort_unstable();
+    let rank = ((p / 100.0) * samples.len() as f64).ceil() as usize;
+    samples.get(rank.saturating_sub(1)).copied().unwrap_or_default().as_secs_f64() * 1000.0
+}
+
+/// Waits until the seeded history's jobs have run, so the measured run has the engine alone.
+async fn settled(client: &Client) {
+    let deadline = Instant::now() + Duration::from_secs(600);
+    loop {
+        let jobs: Vec<RunPlanJob> =
+            client.list_all("/v1/simulation/plan/jobs", Default::default()).try_collect().await.unwrap();
+        if jobs.iter().all(|j| j.status.as_ref().is_some_and(RunPlanJobStatus::is_terminal)) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "the seeded history did not finish");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+async fn plan(client: &Client, simulations: u64) -> RunPlanInput {
+    let flows: Vec<CustomerFlow> =
+        client.list_all("/v1/customer-flow", Default::default()).try_collect().await.unwrap();
+    let flows: Vec<&CustomerFlow> =
+        flows.iter().filter(|f| f.flow_type != Some(FlowType::Voicemail) && f.happy_path.is_some()).collect();
+    let test_cases: u64 = flows.iter().map(|f| 1 + f.edge_cases.len() as u64).sum();
+    let endpoints: Vec<AgentEndpoint> =
+        client.list_all("/v1/agent/endpoint", Default::default()).try_collect().await.unwrap();
+    let endpoint = endpoints.iter().find(|e| e.outbound_dial_type != Some(OutboundDialType::HttpRequest)).unwrap();
+    RunPlanInput {
+        name: Some(format!("Scale: {simulations} simulations")),
+        direction: Some(Direction::Inbound),
+        iteration_count: Some((simulations / test_cases) as i64),
+        max_concurrent_jobs: Some(16),
+        max_simulation_duration_seconds: Some(600),
+        flows: Some(
+            flows
+                .iter()
+                .map(|f| FlowSelection {
+                    id: Some(f.id),
+                    happy_path: Some(true),
+                    edge_cases: Some(EdgeCases::All),
+                    ..Default::default()
+                })
+                .collect(),
+        ),
+        agent_endpoints: Some(vec![IdRef { id: endpoint.id }]),
+        metrics: Some(vec![
+            MetricReference::by_slug("call_duration"),
+            MetricReference::by_slug("agent_response_latency"),
+            MetricReference::by_slug("interruption_count"),
+            MetricReference::by_slug("task_completion"),
+        ]),
+        ..Default::default()
+    }
+}
+
+async fn run(simulations: u64) {
+    let serve = serve();
+    let pid = serve.child.id();
+    let client = Client::new(&serve.url, ApiKey::new(KEY), ClientConfig::default()).unwrap();
+    settled(&client).await;
+    let before = memory_mb(pid, "VmRSS:");
+    let plan = plan(&client, simulations).await;
+
+    // Persona reads while the run goes on, as another user of the service would make them.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let probe = {
+        let (http, url) = (reqwest::Client::new(), format!("{}/v1/persona", serve.url));
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            let mut samples = Vec::new();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let started = Instant::now();
+                let read = http.get(&url).bearer_auth(KEY).send().await.unwrap();
+                assert_eq!(read.status(), 200);
+                read.bytes().await.unwrap();
+                samples.push(started.elapsed());
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            samples
+        })
+    };
+
+    let started = Instant::now();
+    let run = client.run(&RunRequest { plan: Some(plan), ..Default::default() }).await.unwrap();
+    let created = started.elapsed();
+    let id = run.simulation_run_plan_job_id;
+    let deadline = started + Duration::from_secs(1800);
+    let mut peak_rss: f64 = 0.0;
+    let job = loop {
+        peak_rss = peak_rss.max(memory_mb(pid, "VmRSS:"));
+        let job = match client.get_run_plan_job_if_changed(id, true, None).await.unwrap() {
+            Conditional::Changed { value, .. } => value,
+            Conditional::Unchanged => unreachable!("no tag was sent"),
+        };
+        if job.status.as_ref().is_some_and(RunPlanJobStatus::is_terminal) {
+            break job;
+        }
+        assert!(Instant::now() < deadline, "not finished within 30 minutes");
+        tokio::time::sleep(Duration::from_millis(1000)).await;
+    };
+    let elapsed = started.elapsed();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let mut persona = probe.await.expect("the persona probe");
+    let counts = job.counts.clone().unwrap_or_default();
+    let completed = counts.by_status.get("COMPLETED").copied().unwrap_or(0);
+
+    // The whole job, streamed, then again with its tag.
+    let http = reqwest::Client::new();
+    let url = format!("{}/v1/simulation/plan/job/{id}", serve.url);
+    let read_started = Instant::now();
+    let response = http.get(&url).bearer_auth(KEY).send().await.unwrap();
+    let etag = response.headers()["etag"].to_str().unwrap().to_owned();
+    let mut bytes = 0usize;
+    let mut body = response.bytes_stream();
+    while let Some(chunk) = body.try_next().await.unwrap() {
+        bytes += chunk.len();
+    }
+    let whole = read_started.elapsed();
+    let tagged_started = Instant::now();
+    let tagged = http.get(&url).bearer_auth(KEY).header("if-none-match", &etag).send().await.unwrap();
+    let unchanged = (tagged.status().as_u16(), tagged_started.elapsed());
+
+    println!(
+        "run_at_scale: {completed} of {} simulations COMPLETED in {:.1} s ({:.0}/s; the run's creation {:.2} s)",
+        counts.total,
+        elapsed.as_secs_f64(),
+        completed as f64 / elapsed.as_secs_f64(),
+        created.as_secs_f64()
+    );
+    println!(
+        "run_at_scale: service RSS {before:.0} MB before the run, peak sampled {peak_rss:.0} MB, VmHWM {:.0} MB (seeding included)",
+        memory_mb(pid, "VmHWM:")
+    );
+    println!(
+        "run_at_scale: GET /v1/persona during the run: {} requests, p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+        persona.len(),
+        percentile(&mut persona, 50.0),
+        percentile(&mut persona, 99.0),
+        percentile(&mut persona, 100.0)
+    );
+    println!(
+        "run_at_scale: whole job read {bytes} bytes in {:.0} ms; with its ETag: {} in {:.1} ms; VmHWM after {:.0} MB",
+        whole.as_secs_f64() * 1000.0,
+        unchanged.0,
+        unchanged.1.as_secs_f64() * 1000.0,
+        memory_mb(pid, "VmHWM:")
+    );
+}
+
+fn main() {
+    let sizes: Vec<u64> = match std::env::var("SCALE_SIMULATIONS").ok().and_then(|v| v.parse().ok()) {
+        Some(n) => vec![n],
+        None => vec![10_000, 100_000],
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        for n in sizes {
+            run(n).await;
+        }
+    });
+}
