@@ -11,14 +11,14 @@
 
 #[path = "../tests/support/pty.rs"]
 mod pty;
+#[path = "support/scale.rs"]
+mod scale;
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use futures_util::TryStreamExt;
-use switchboard::api::model::*;
+use scale::{Serve, memory_mb};
+use switchboard::api::model::RunRequest;
 use switchboard::api::{ApiKey, Client, ClientConfig};
 
 const KEY: &str = "sk-console-watch-bench";
@@ -38,73 +38,20 @@ fn cpu_seconds(pid: u32) -> f64 {
     ticks / 100.0
 }
 
-fn memory_mb(pid: u32, field: &str) -> f64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with(field))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|kb| kb.parse::<f64>().ok())
-        .map_or(f64::NAN, |kb| kb / 1024.0)
-}
-
 fn main() {
     let simulations = env_or("WATCH_SIMULATIONS", 100_000);
     let seconds = env_or("WATCH_SECONDS", 60);
     let dir = tempfile::tempdir().unwrap();
     let program = Path::new(env!("CARGO_BIN_EXE_switchboard"));
-    let mut serve = Command::new(program)
-        .args(["serve", "--addr", "127.0.0.1:0", "--sim-speed", "max", "--rate-limit", "1000000"])
-        .arg("--data-dir")
-        .arg(dir.path().join("service"))
-        .env("SWITCHBOARD_API_KEY", KEY)
-        .env("XDG_DATA_HOME", dir.path().join("xdg"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(serve.stdout.take().unwrap()).lines();
-    let url = loop {
-        let line = lines.next().expect("serve printed its address").unwrap();
-        if let Some(url) = line.strip_prefix("listening on ") {
-            break url.trim().to_owned();
-        }
-    };
-    std::thread::spawn(move || for _ in lines {});
-
+    let serve = Serve::start(KEY);
+    let url = serve.url.clone();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     let client = Client::new(&url, ApiKey::new(KEY), ClientConfig::default()).unwrap();
     let name = format!("Watched: {simulations} simulations");
     runtime.block_on(async {
-        let flows: Vec<CustomerFlow> =
-            client.list_all("/v1/customer-flow", Default::default()).try_collect().await.unwrap();
-        let flows: Vec<&CustomerFlow> =
-            flows.iter().filter(|f| f.flow_type != Some(FlowType::Voicemail) && f.happy_path.is_some()).collect();
-        let test_cases: u64 = flows.iter().map(|f| 1 + f.edge_cases.len() as u64).sum();
-        let endpoints: Vec<AgentEndpoint> =
-            client.list_all("/v1/agent/endpoint", Default::default()).try_collect().await.unwrap();
-        let endpoint = endpoints.iter().find(|e| e.outbound_dial_type != Some(OutboundDialType::HttpRequest)).unwrap();
-        let plan = RunPlanInput {
-            name: Some(name.clone()),
-            direction: Some(Direction::Inbound),
-            iteration_count: Some((simulations / test_cases) as i64),
-            max_concurrent_jobs: Some(16),
-            flows: Some(
-                flows
-                    .iter()
-                    .map(|f| FlowSelection {
-                        id: Some(f.id),
-                        happy_path: Some(true),
-                        edge_cases: Some(EdgeCases::All),
-                        ..Default::default()
-                    })
-                    .collect(),
-            ),
-            agent_endpoints: Some(vec![IdRef { id: endpoint.id }]),
-            metrics: Some(vec![MetricReference::by_slug("call_duration")]),
-            ..Default::default()
-        };
-        client.run(&RunRequest { plan: Some(plan), ..Default::default() }).await.unwrap();
+        let plan = scale::plan(&client, simulations, &name).await;
+        // Saved, so the jobs list names the run by its plan.
+        client.run(&RunRequest { plan: Some(plan), save_as_plan: Some(true), ..Default::default() }).await.unwrap();
     });
 
     let home = dir.path().join("home");
@@ -120,9 +67,9 @@ fn main() {
     let mut console = pty::Pty::spawn(program, &[], &env, 160, 48);
     console.wait_for("jobs", Duration::from_secs(30)).unwrap();
     console.key("2");
-    console.wait_for(&name, Duration::from_secs(30)).unwrap();
+    console.wait_for("RUNNING_SIMULATIONS", Duration::from_secs(30)).unwrap();
     // The newest job is listed first: open it.
-    console.key("enter");
+    console.key("Enter");
     console.wait_for("ended", Duration::from_secs(30)).unwrap();
     let pid = console.pid().expect("the console runs");
     // Let the view settle (its first reads), then measure.
@@ -145,6 +92,5 @@ fn main() {
     println!("console_watch: at the end the view showed: {gauge}");
     console.key("q");
     drop(console);
-    let _ = serve.kill();
-    let _ = serve.wait();
+    drop(serve);
 }

@@ -132,9 +132,17 @@ impl JobView {
         }
         self.events_live = true;
         let mut patched = false;
+        let open = self.sim.as_ref().map(|o| o.sim.simulation_job_id);
         for event in ours.iter().filter(|e| e.parent_id.as_deref() == Some(id.as_str())) {
+            // A big run ends hundreds of simulations a second and a few rows show: only a row on
+            // screen (or the one open) is decoded.
+            let Ok(simulation) = event.resource_id.parse::<Uuid>() else { continue };
+            let row = self.sims.items.iter().position(|s| s.simulation_job_id == simulation);
+            if row.is_none() && open != Some(simulation) {
+                continue;
+            }
             let Ok(fresh) = serde_json::from_value::<SimulationJob>(event.data.clone()) else { continue };
-            if let Some(row) = self.sims.items.iter_mut().find(|s| s.simulation_job_id == fresh.simulation_job_id) {
+            if let Some(row) = row.and_then(|at| self.sims.items.get_mut(at)) {
                 *row = fresh.clone();
                 patched = true;
             }

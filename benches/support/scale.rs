@@ -1,0 +1,102 @@
+//! What the large-run benchmarks share: `switchboard serve --sim-speed max` as its own process,
+//! a process's memory read from `/proc`, and the plan of a run of N simulations.
+//!
+//! Include it with `#[path = "support/scale.rs"] mod scale;`.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+use futures_util::TryStreamExt;
+use switchboard::api::Client;
+use switchboard::api::model::*;
+
+/// A running `switchboard serve` with the demo world seeded, in a data dir of its own; killed
+/// when dropped.
+pub struct Serve {
+    pub child: Child,
+    pub url: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Serve {
+    pub fn start(key: &str) -> Serve {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--sim-speed", "max", "--rate-limit", "1000000"])
+            .arg("--data-dir")
+            .arg(dir.path())
+            .env("SWITCHBOARD_API_KEY", key)
+            .env("XDG_DATA_HOME", dir.path().join("xdg"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let url = loop {
+            let line = lines.next().expect("serve printed its address").unwrap();
+            if let Some(url) = line.strip_prefix("listening on ") {
+                break url.trim().to_owned();
+            }
+        };
+        std::thread::spawn(move || for _ in lines {});
+        Serve { child, url, _dir: dir }
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A `/proc/<pid>/status` line in MB (`VmRSS:`, `VmHWM:`).
+pub fn memory_mb(pid: u32, field: &str) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with(field))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|kb| kb.parse::<f64>().ok())
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+/// About `simulations` simulations: one endpoint, every test case of the seeded flows but the
+/// voicemail one (ten), `simulations / 10` iterations, four plan metrics plus the flows'
+/// automatic ones, `maxConcurrentJobs` 16.
+pub async fn plan(client: &Client, simulations: u64, name: &str) -> RunPlanInput {
+    let flows: Vec<CustomerFlow> =
+        client.list_all("/v1/customer-flow", Default::default()).try_collect().await.unwrap();
+    let flows: Vec<&CustomerFlow> =
+        flows.iter().filter(|f| f.flow_type != Some(FlowType::Voicemail) && f.happy_path.is_some()).collect();
+    let test_cases: u64 = flows.iter().map(|f| 1 + f.edge_cases.len() as u64).sum();
+    let endpoints: Vec<AgentEndpoint> =
+        client.list_all("/v1/agent/endpoint", Default::default()).try_collect().await.unwrap();
+    let endpoint = endpoints.iter().find(|e| e.outbound_dial_type != Some(OutboundDialType::HttpRequest)).unwrap();
+    RunPlanInput {
+        name: Some(name.to_owned()),
+        direction: Some(Direction::Inbound),
+        iteration_count: Some((simulations / test_cases) as i64),
+        max_concurrent_jobs: Some(16),
+        max_simulation_duration_seconds: Some(600),
+        flows: Some(
+            flows
+                .iter()
+                .map(|f| FlowSelection {
+                    id: Some(f.id),
+                    happy_path: Some(true),
+                    edge_cases: Some(EdgeCases::All),
+                    ..Default::default()
+                })
+                .collect(),
+        ),
+        agent_endpoints: Some(vec![IdRef { id: endpoint.id }]),
+        metrics: Some(vec![
+            MetricReference::by_slug("call_duration"),
+            MetricReference::by_slug("agent_response_latency"),
+            MetricReference::by_slug("interruption_count"),
+            MetricReference::by_slug("task_completion"),
+        ]),
+        ..Default::default()
+    }
+}
