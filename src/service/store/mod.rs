@@ -313,8 +313,9 @@ pub fn children_raw(conn: &Connection, kind: Kind, parent_id: &str) -> ServiceRe
     Ok(bodies.collect::<rusqlite::Result<_>>()?)
 }
 
-/// A run plan job's simulations counted by status (from the index, not the documents) and by
-/// outcome: `by_outcome` when the job's tally kept it, else counted from the documents.
+/// A run plan job's simulations counted by status (from the counts triggers keep, not the
+/// documents) and by outcome: `by_outcome` when the job's tally kept it, else counted from the
+/// documents.
 pub fn simulation_counts(
     conn: &Connection,
     job_id: &str,
