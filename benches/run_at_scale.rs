@@ -6,10 +6,11 @@
 //!
 //!     cargo bench --bench run_at_scale                       # 10,000, then 100,000
 //!     SCALE_SIMULATIONS=10000 cargo bench --bench run_at_scale
+//!     SCALE_CONCURRENCY=64 SCALE_SIMULATIONS=10000 cargo bench --bench run_at_scale
 //!
 //! The plan: one endpoint, every test case of the seeded flows but the voicemail one (ten),
 //! N / 10 iterations each, four plan metrics plus the flows' automatic ones,
-//! `maxConcurrentJobs` 16. Only 127.0.0.1; each run is bounded by a 30-minute deadline.
+//! `maxConcurrentJobs` 16 (`SCALE_CONCURRENCY`). Only 127.0.0.1; each run is bounded by a 30-minute deadline.
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a benchmark's setup fails by panicking")]
 
 #[path = "support/scale.rs"]

@@ -62,8 +62,9 @@ async fn a_run_is_told_as_it_happens_and_a_resumed_stream_misses_nothing() {
     );
     let completed = first.iter().find(|e| e.event_type == EventType::SimulationJobCompleted).unwrap();
     assert_eq!(completed.parent_id.as_deref(), Some(job.as_str()), "a simulation's event names its run");
-    assert_eq!(completed.data["status"], "COMPLETED", "the event carries the resource as it then was");
-    assert!(completed.data.get("tally").is_none() && completed.data.get("plan").is_none());
+    let data: serde_json::Value = completed.data_as().unwrap();
+    assert_eq!(data["status"], "COMPLETED", "the event carries the resource as it then was");
+    assert!(data.get("tally").is_none() && data.get("plan").is_none());
 
     // The connection drops; changes go on; a reconnect with Last-Event-ID gets them all, once.
     let resume_from = stream.last_id.clone().unwrap();

@@ -63,7 +63,7 @@ pub fn memory_mb(pid: u32, field: &str) -> f64 {
 
 /// About `simulations` simulations: one endpoint, every test case of the seeded flows but the
 /// voicemail one (ten), `simulations / 10` iterations, four plan metrics plus the flows'
-/// automatic ones, `maxConcurrentJobs` 16.
+/// automatic ones, `maxConcurrentJobs` 16 (or `SCALE_CONCURRENCY`).
 pub async fn plan(client: &Client, simulations: u64, name: &str) -> RunPlanInput {
     let flows: Vec<CustomerFlow> =
         client.list_all("/v1/customer-flow", Default::default()).try_collect().await.unwrap();
@@ -77,7 +77,7 @@ pub async fn plan(client: &Client, simulations: u64, name: &str) -> RunPlanInput
         name: Some(name.to_owned()),
         direction: Some(Direction::Inbound),
         iteration_count: Some((simulations / test_cases) as i64),
-        max_concurrent_jobs: Some(16),
+        max_concurrent_jobs: Some(concurrency()),
         max_simulation_duration_seconds: Some(600),
         flows: Some(
             flows
@@ -99,4 +99,9 @@ pub async fn plan(client: &Client, simulations: u64, name: &str) -> RunPlanInput
         ]),
         ..Default::default()
     }
+}
+
+/// The plan's `maxConcurrentJobs`: 16, or `SCALE_CONCURRENCY`.
+fn concurrency() -> i64 {
+    std::env::var("SCALE_CONCURRENCY").ok().and_then(|v| v.parse().ok()).unwrap_or(16)
 }

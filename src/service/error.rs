@@ -86,7 +86,11 @@ impl ServiceError {
 
 impl From<rusqlite::Error> for ServiceError {
     fn from(error: rusqlite::Error) -> Self {
-        ServiceError::internal(format!("store: {error}"))
+        // The extended code tells a busy lock (5) from a stale snapshot (517) or a recovery (261).
+        match error.sqlite_error() {
+            Some(failure) => ServiceError::internal(format!("store: {error} (code {})", failure.extended_code)),
+            None => ServiceError::internal(format!("store: {error}")),
+        }
     }
 }
 

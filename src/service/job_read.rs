@@ -22,7 +22,9 @@ pub struct Head {
 }
 
 /// The job's members, counts and verdict; the tag covers the simulations (when they are
-/// sent) through the children's revision, read in the same snapshot.
+/// sent) through the children's revision. The revision is read first (each statement is its
+/// own snapshot): a write after it makes the tag stale, so the next read answers 200, never a
+/// 304 hiding a change.
 pub fn head(conn: &rusqlite::Connection, id: &str, with_simulations: bool) -> ServiceResult<Head> {
     let revision = if with_simulations { store::child_revision(conn, id)? } else { 0 };
     let job = summary(conn, id)?;

@@ -38,7 +38,7 @@ wire_enum! {
 /// One event: its place in the stream (`id`, also the SSE event id), its type, the resource it
 /// is about and that resource as a read of it answered when the change committed.
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Event {
     /// Increasing; resume a stream after it with `Last-Event-ID`.
@@ -50,9 +50,18 @@ pub struct Event {
     pub resource_id: String,
     /// The resource's parent where it has one (a simulation job's run plan job).
     pub parent_id: Option<String>,
-    /// The resource as `GET` answered it when the change committed.
+    /// The resource as `GET` answered it when the change committed. Kept as its JSON text: a
+    /// watcher of a big run reads hundreds a second and decodes only the few it shows, and the
+    /// service sends the stored text as it is.
     #[schema(value_type = Object)]
-    pub data: serde_json::Value,
+    pub data: Box<serde_json::value::RawValue>,
+}
+
+impl Event {
+    /// The resource, decoded.
+    pub fn data_as<T: serde::de::DeserializeOwned>(&self) -> serde_json::Result<T> {
+        serde_json::from_str(self.data.get())
+    }
 }
 
 /// Query of `GET /v1/events`.

@@ -295,37 +295,65 @@ impl Simulator {
 
     /// One simulation, start to finish; its slot is released whatever happens.
     async fn run(&self, work: Work) {
+        let work = Arc::new(work);
         let id = work.simulation.simulation_job_id;
-        let settled = self.simulate(&work).await;
+        let settled = {
+            let (engine, work) = (self.clone(), work.clone());
+            // A panic fails the simulation like any error instead of leaving it PROCESSING.
+            tokio::spawn(async move { engine.simulate(&work).await })
+                .await
+                .unwrap_or_else(|panic| Err(ServiceError::internal(format!("simulation {id}: {panic}"))))
+        };
         if let Err(e) = &settled {
             let message = e.body.message.clone();
             // A conversation that failed is the agent's (unreachable, no answer); anything else ours.
             let owner = if e.body.code == "conversation_failed" { FailureOwner::Agent } else { FailureOwner::Roark };
             let job_id = work.job_id.clone();
             let now = work.now();
-            let _ = self
-                .store
-                .write_progress(move |tx| {
-                    let mut simulation: SimulationJob = store::require(tx, Kind::SimulationJob, &id.to_string())?;
-                    if !simulation.status.as_ref().is_some_and(SimulationJobStatus::is_terminal) {
-                        simulation.status = Some(SimulationJobStatus::Failed);
-                        simulation.error_message = Some(message);
-                        simulation.completed_at = Some(now);
-                        simulation.failure_owner = Some(owner);
-                        save_simulation(tx, &simulation, &job_id)?;
-                    }
-                    Ok(())
-                })
-                .await;
+            self.write_until_landed("failing a simulation", move |tx| {
+                let mut simulation: SimulationJob = store::require(tx, Kind::SimulationJob, &id.to_string())?;
+                if !simulation.status.as_ref().is_some_and(SimulationJobStatus::is_terminal) {
+                    simulation.status = Some(SimulationJobStatus::Failed);
+                    simulation.error_message = Some(message.clone());
+                    simulation.completed_at = Some(now.clone());
+                    simulation.failure_owner = Some(owner.clone());
+                    save_simulation(tx, &simulation, &job_id)?;
+                }
+                Ok(())
+            })
+            .await;
         }
         self.release(&work.job_id, &work.plan_key, &work.mode);
         if !matches!(settled, Ok(true)) {
             let job_id = work.job_id.clone();
-            if let Err(e) = self.store.write_progress(move |tx| settle_job(tx, &job_id)).await {
-                tracing::error!("settling run plan job: {}", e.body.message);
-            }
+            self.write_until_landed("settling run plan job", move |tx| settle_job(tx, &job_id)).await;
         }
         self.wake();
+    }
+
+    /// Writes an end that must not be lost while the service runs (a simulation's failure, its
+    /// job's settling): a failed write (a busy lock, say) is tried again for up to a minute, so
+    /// a passing error never leaves a simulation PROCESSING and its job open. After that, the
+    /// recovery at the next start ends it.
+    async fn write_until_landed<F>(&self, what: &'static str, write: F)
+    where
+        F: Fn(&rusqlite::Transaction) -> ServiceResult<()> + Send + Sync + 'static,
+    {
+        let write = Arc::new(write);
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        let mut pause = Duration::from_millis(20);
+        loop {
+            let attempt = write.clone();
+            let Err(e) = self.store.write_progress(move |tx| attempt(tx)).await else { return };
+            // Only the store's own failures pass; a missing simulation or job will stay missing.
+            if !e.status.is_server_error() || std::time::Instant::now() >= deadline {
+                tracing::error!("{what}: {}; gave up, the next start recovers it", e.body.message);
+                return;
+            }
+            tracing::warn!("{what}: {}; trying again", e.body.message);
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(Duration::from_secs(2));
+        }
     }
 
     /// Runs the simulation; `true` once its end is recorded and its job settled with it.
@@ -400,7 +428,7 @@ impl Simulator {
             },
         };
         simulation.processing_status = Some(ProcessingStatus::Simulating);
-        self.save(simulation.clone(), &job_id).await?;
+        let saving = self.save(simulation.clone(), &job_id);
 
         let call_id = Uuid::new_v4();
         let variables = variables_for(&work.plan, work.variables.as_ref(), &simulation);
@@ -416,8 +444,12 @@ impl Simulator {
             max_duration_ms: work.plan.max_simulation_duration_seconds.unwrap_or(600) * 1000,
             agent_name: agent.as_ref().and_then(|a| a.name.clone()).unwrap_or_else(|| "the agent".into()),
         };
+        // The status is committed while the conversation goes on; both end before the next write.
+        let conversing = async { Ok(converse(&setup, &link, &self.judge).await) };
+        // A failed status write stops the simulation before the agent hears more of it.
+        let ((), outcome) = tokio::try_join!(saving, conversing)?;
         // The conversation's error (an unreachable agent, say) is the simulation's errorMessage.
-        let outcome = converse(&setup, &link, &self.judge).await.map_err(|e| {
+        let outcome = outcome.map_err(|e| {
             ServiceError::new(
                 axum::http::StatusCode::BAD_GATEWAY,
                 crate::api::ErrorType::Internal,
@@ -431,10 +463,18 @@ impl Simulator {
 
         simulation.processing_status = Some(ProcessingStatus::CollectingMetrics);
         simulation.call_id = Some(call_id);
-        let call =
-            self.store_call(call_id, work, &simulation, &endpoint, agent.as_ref(), &outcome, variant.as_ref()).await?;
-        let live_call = match simulation.roark_phone_number.clone() {
+        let call = build_call(call_id, work, &simulation, &endpoint, agent.as_ref(), &outcome, variant.as_ref());
+        let storing = self.store_call(&call, &work.job_id, &simulation, &outcome.transcript);
+        let transcript = &outcome.transcript;
+        let flow_variant = (&flow, variant.as_ref());
+        let Collected { judged, rows } = match simulation.roark_phone_number.clone() {
+            // The call is committed while its metrics are computed.
+            None => {
+                let collecting = async { Ok(self.collect(work, &call, transcript, flow_variant, None).await) };
+                tokio::try_join!(storing, collecting)?.1
+            }
             Some(number) => {
+                storing.await?;
                 simulation.processing_status = Some(ProcessingStatus::WaitingForLiveConversation);
                 let started = work.now();
                 simulation.enrichment = Some(Enrichment {
@@ -452,12 +492,9 @@ impl Simulator {
                     wait_ended_at: Some(work.now()),
                 });
                 simulation.processing_status = Some(ProcessingStatus::CollectingMetrics);
-                found
+                self.collect(work, &call, transcript, flow_variant, found.as_ref()).await
             }
-            None => None,
         };
-        let Collected { judged, rows } =
-            self.collect(work, &call, &outcome.transcript, (&flow, variant.as_ref()), live_call.as_ref()).await;
 
         simulation.processing_status = Some(ProcessingStatus::Completed);
         simulation.status = Some(SimulationJobStatus::Completed);
@@ -568,80 +605,15 @@ impl Simulator {
     }
 
     /// Writes the call and its transcript, and the simulation (now naming the call) with them.
-    #[allow(clippy::too_many_arguments, reason = "one call's parts, written together in one transaction")]
     async fn store_call(
         &self,
-        call_id: Uuid,
-        work: &Work,
+        call: &Call,
+        job_id: &str,
         simulation: &SimulationJob,
-        endpoint: &AgentEndpoint,
-        agent: Option<&Agent>,
-        outcome: &Outcome,
-        variant: Option<&FlowVariant>,
-    ) -> ServiceResult<Call> {
-        let started = simulation.started_at.clone().unwrap_or_else(Timestamp::now);
-        let ended = started
-            .parse()
-            .and_then(|s| s.checked_add(jiff::SignedDuration::from_millis(outcome.duration_ms)).ok())
-            .map(Timestamp::from);
-        let noise = variant
-            .and_then(|v| v.environment.as_ref())
-            .and_then(|e| e.background_noise.clone())
-            .or_else(|| simulation.persona.as_ref().and_then(|p| p.fields.background_noise.clone()))
-            .map(|n| n.to_string());
-        let direction = work.plan.direction.clone().unwrap_or(Direction::Inbound);
-        let call = Call {
-            id: call_id,
-            call_direction: Some(direction),
-            direction: None,
-            project_id: Some(crate::service::PROJECT_ID),
-            recording_url_access: Some(RecordingUrlAccess::NotAvailable),
-            recording_url: None,
-            status: Some(CallStatus::Ended),
-            ended_status: Some(outcome.ended_status.clone()),
-            duration_ms: Some(outcome.duration_ms),
-            started_at: Some(started.clone()),
-            ended_at: ended,
-            simulation_job_id: Some(simulation.simulation_job_id),
-            simulation_run_plan_job_id: Uuid::parse_str(&work.job_id).ok(),
-            agent_id: endpoint.agent_id,
-            agent_endpoint_id: Some(endpoint.id),
-            agents: agent
-                .map(|a| {
-                    vec![CallAgent {
-                        id: a.id,
-                        name: a.name.clone(),
-                        endpoint: Some(CallAgentEndpoint {
-                            id: endpoint.id,
-                            environment: endpoint.environment.clone(),
-                            phone_number_e164: endpoint.value.clone().filter(|v| v.starts_with('+')),
-                        }),
-                    }]
-                })
-                .unwrap_or_default(),
-            customers: simulation
-                .persona
-                .as_ref()
-                .map(|p| {
-                    vec![CallCustomer {
-                        label: Some(p.label()),
-                        phone_number_e164: p.phone_number.clone(),
-                        phone_number: None,
-                        name: Some(p.label()),
-                    }]
-                })
-                .unwrap_or_default(),
-            from_number: None,
-            to_number: endpoint.value.clone(),
-            external_id: None,
-            properties: None,
-            background_noise: noise,
-            end_reason: Some(outcome.end_reason.clone()),
-            created_at: Some(work.now()),
-            updated_at: Some(work.now()),
-        };
-        let (stored, transcript, job_id) =
-            (call.clone(), serde_json::to_string(&outcome.transcript)?, work.job_id.clone());
+        transcript: &Transcript,
+    ) -> ServiceResult<()> {
+        let started = call.started_at.clone().unwrap_or_else(Timestamp::now);
+        let (stored, transcript, job_id) = (call.clone(), serde_json::to_string(transcript)?, job_id.to_owned());
         let simulation = simulation.clone();
         self.store
             .write_progress(move |tx| {
@@ -649,8 +621,7 @@ impl Simulator {
                 store::transcripts::put(tx, &stored.id.to_string(), &transcript)?;
                 save_simulation(tx, &simulation, &job_id)
             })
-            .await?;
-        Ok(call)
+            .await
     }
 
     /// Computes the job's metrics on the call, and judges the simulation by the ones that are
@@ -704,6 +675,79 @@ impl Simulator {
             }
         }
         Collected { judged: verdict::judge_simulation(&checks, &rows), rows }
+    }
+}
+
+/// The call a simulation made, as `POST /v1/call` would have stored it.
+fn build_call(
+    call_id: Uuid,
+    work: &Work,
+    simulation: &SimulationJob,
+    endpoint: &AgentEndpoint,
+    agent: Option<&Agent>,
+    outcome: &Outcome,
+    variant: Option<&FlowVariant>,
+) -> Call {
+    let started = simulation.started_at.clone().unwrap_or_else(Timestamp::now);
+    let ended = started
+        .parse()
+        .and_then(|s| s.checked_add(jiff::SignedDuration::from_millis(outcome.duration_ms)).ok())
+        .map(Timestamp::from);
+    let noise = variant
+        .and_then(|v| v.environment.as_ref())
+        .and_then(|e| e.background_noise.clone())
+        .or_else(|| simulation.persona.as_ref().and_then(|p| p.fields.background_noise.clone()))
+        .map(|n| n.to_string());
+    let direction = work.plan.direction.clone().unwrap_or(Direction::Inbound);
+    Call {
+        id: call_id,
+        call_direction: Some(direction),
+        direction: None,
+        project_id: Some(crate::service::PROJECT_ID),
+        recording_url_access: Some(RecordingUrlAccess::NotAvailable),
+        recording_url: None,
+        status: Some(CallStatus::Ended),
+        ended_status: Some(outcome.ended_status.clone()),
+        duration_ms: Some(outcome.duration_ms),
+        started_at: Some(started.clone()),
+        ended_at: ended,
+        simulation_job_id: Some(simulation.simulation_job_id),
+        simulation_run_plan_job_id: Uuid::parse_str(&work.job_id).ok(),
+        agent_id: endpoint.agent_id,
+        agent_endpoint_id: Some(endpoint.id),
+        agents: agent
+            .map(|a| {
+                vec![CallAgent {
+                    id: a.id,
+                    name: a.name.clone(),
+                    endpoint: Some(CallAgentEndpoint {
+                        id: endpoint.id,
+                        environment: endpoint.environment.clone(),
+                        phone_number_e164: endpoint.value.clone().filter(|v| v.starts_with('+')),
+                    }),
+                }]
+            })
+            .unwrap_or_default(),
+        customers: simulation
+            .persona
+            .as_ref()
+            .map(|p| {
+                vec![CallCustomer {
+                    label: Some(p.label()),
+                    phone_number_e164: p.phone_number.clone(),
+                    phone_number: None,
+                    name: Some(p.label()),
+                }]
+            })
+            .unwrap_or_default(),
+        from_number: None,
+        to_number: endpoint.value.clone(),
+        external_id: None,
+        properties: None,
+        background_noise: noise,
+        end_reason: Some(outcome.end_reason.clone()),
+        created_at: Some(work.now()),
+        updated_at: Some(work.now()),
     }
 }
 

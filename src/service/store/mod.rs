@@ -1,6 +1,8 @@
 //! The local service's store: SQLite (bundled) in WAL mode. Resources are JSON documents in
 //! one table, with indexed columns for what lists filter and sort on.
 
+mod checkpoint;
+mod group_commit;
 pub mod knowledge;
 mod migrations;
 pub mod outbox;
@@ -12,7 +14,7 @@ pub mod versions;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -170,6 +172,11 @@ pub struct Filter<'a> {
 pub struct Store {
     writer: Arc<Mutex<Writer>>,
     readers: Arc<Vec<Mutex<Connection>>>,
+    /// Keeps the checkpoint thread going; it stops when the last clone of the store is dropped.
+    #[allow(dead_code, reason = "held for its drop")]
+    checkpointer: Arc<checkpoint::Running>,
+    /// Engine progress waiting to be committed with the next batch.
+    progress: Arc<group_commit::Queue>,
     /// The newest committed event's id, for streams and senders to wait on.
     events: Arc<tokio::sync::watch::Sender<i64>>,
 }
@@ -182,6 +189,13 @@ impl Store {
         writer.pragma_update(None, "journal_mode", "WAL")?;
         writer.pragma_update(None, "synchronous", "FULL")?;
         writer.pragma_update(None, "foreign_keys", "ON")?;
+        // A write's undo pages (statement journals, savepoints) stay in memory, not a temp file.
+        writer.pragma_update(None, "temp_store", "MEMORY")?;
+        // A thread of its own checkpoints (`checkpoint`); the writer only if that one falls
+        // 40 MB of log behind.
+        writer.pragma_update(None, "wal_autocheckpoint", checkpoint::WRITER_FALLBACK_PAGES)?;
+        // A log that grew while readers held it back is cut back to this after a checkpoint.
+        writer.pragma_update(None, "journal_size_limit", 64 * 1024 * 1024)?;
         writer.busy_timeout(std::time::Duration::from_secs(5))?;
         migrations::migrate(&mut writer)?;
         let readers = (0..READERS)
@@ -193,11 +207,9 @@ impl Store {
             .collect::<rusqlite::Result<Vec<_>>>()?;
         let last = outbox::last_event(&writer).map_err(|e| rusqlite::Error::InvalidParameterName(e.body.message))?;
         let events = Arc::new(tokio::sync::watch::channel(last).0);
-        Ok(Store {
-            writer: Arc::new(Mutex::new(Writer { conn: writer, durability: Durability::Synced })),
-            readers: Arc::new(readers),
-            events,
-        })
+        let writer = Arc::new(Mutex::new(Writer { conn: writer, durability: Durability::Synced }));
+        let checkpointer = Arc::new(checkpoint::spawn(path)?);
+        Ok(Store { writer, readers: Arc::new(readers), progress: Arc::default(), events, checkpointer })
     }
 
     /// The newest committed event's id, changing as events commit.
@@ -232,51 +244,60 @@ impl Store {
         F: FnOnce(&Transaction) -> ServiceResult<R> + Send + 'static,
     {
         let store = self.clone();
-        tokio::task::spawn_blocking(move || store.write_as(Durability::Synced, f))
-            .await
-            .map_err(ServiceError::internal)?
+        tokio::task::spawn_blocking(move || store.write_blocking(f)).await.map_err(ServiceError::internal)?
     }
 
     /// The same for an engine's progress, which its recovery redoes after a crash: committed
     /// (safe from the process dying) without waiting for the disk, which the next synced write
     /// or checkpoint flushes. A power cut may lose the last moments of progress, never a
-    /// caller's write, and never half of a transaction.
+    /// caller's write, and never half of a transaction. Progress queued while the writer is
+    /// busy commits in one batch (`group_commit`); this returns once its batch has committed.
     pub async fn write_progress<R, F>(&self, f: F) -> ServiceResult<R>
     where
         R: Send + 'static,
         F: FnOnce(&Transaction) -> ServiceResult<R> + Send + 'static,
     {
+        let answer = self.progress.push(f);
         let store = self.clone();
-        tokio::task::spawn_blocking(move || store.write_as(Durability::Progress, f))
-            .await
-            .map_err(ServiceError::internal)?
+        // The answer is this write's own, whichever batch carried it: a leader that failed
+        // while committing others' writes says nothing about this one.
+        let _ = tokio::task::spawn_blocking(move || store.commit_progress()).await;
+        answer.await.unwrap_or_else(|_| Err(group_commit::not_committed()))
     }
 
     /// A synced write, for callers already off the async threads (seeding, engines).
     pub fn write_blocking<R>(&self, f: impl FnOnce(&Transaction) -> ServiceResult<R>) -> ServiceResult<R> {
-        self.write_as(Durability::Synced, f)
-    }
-
-    fn write_as<R>(
-        &self,
-        durability: Durability,
-        f: impl FnOnce(&Transaction) -> ServiceResult<R>,
-    ) -> ServiceResult<R> {
         let mut writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
-        if writer.durability != durability {
-            // WAL mode: FULL syncs the log at each commit, NORMAL only at checkpoints.
-            let mode = if durability == Durability::Synced { "FULL" } else { "NORMAL" };
-            writer.conn.pragma_update(None, "synchronous", mode)?;
-            writer.durability = durability;
-        }
-        let tx = writer.conn.transaction()?;
+        writer.durable(Durability::Synced)?;
+        // IMMEDIATE: the write lock is taken at the start, never upgraded from a read.
+        let tx = writer.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let result = f(&tx)?;
         tx.commit()?;
-        // Wake the event streams and the webhook sender when this write appended events.
-        if let Ok(last) = outbox::last_event(&writer.conn) {
+        self.announce_events(&writer.conn);
+        Ok(result)
+    }
+
+    /// Leads a batch of progress: commits whatever is queued (an earlier leader may already
+    /// have committed this caller's write with its own).
+    fn commit_progress(&self) {
+        let mut writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let batch = self.progress.take();
+        if batch.is_empty() {
+            return;
+        }
+        if let Err(e) = writer.durable(Durability::Progress) {
+            tracing::error!("store: setting progress durability: {e}");
+            return; // the batch's callers hear that it was not committed
+        }
+        group_commit::commit(&mut writer.conn, batch);
+        self.announce_events(&writer.conn);
+    }
+
+    /// Wakes the event streams and the webhook sender when a write appended events.
+    fn announce_events(&self, conn: &Connection) {
+        if let Ok(last) = outbox::last_event(conn) {
             self.events.send_if_modified(|seen| std::mem::replace(seen, last) != last);
         }
-        Ok(result)
     }
 }
 
@@ -291,6 +312,19 @@ enum Durability {
 struct Writer {
     conn: Connection,
     durability: Durability,
+}
+
+impl Writer {
+    /// Puts the connection in `durability`'s sync mode. WAL mode: FULL syncs the log at each
+    /// commit, NORMAL only at checkpoints.
+    fn durable(&mut self, durability: Durability) -> rusqlite::Result<()> {
+        if self.durability != durability {
+            let mode = if durability == Durability::Synced { "FULL" } else { "NORMAL" };
+            self.conn.pragma_update(None, "synchronous", mode)?;
+            self.durability = durability;
+        }
+        Ok(())
+    }
 }
 
 /// Reads one live document.

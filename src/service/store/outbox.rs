@@ -97,7 +97,7 @@ pub fn events_between(
             created_at: Timestamp(created_at),
             resource_id,
             parent_id,
-            data: serde_json::from_str(&body)?,
+            data: serde_json::value::RawValue::from_string(body)?,
         });
     }
     Ok(events)
@@ -145,15 +145,12 @@ pub fn claim_due(tx: &Transaction, now_ms: i64, lease_ms: i64, limit: usize) -> 
                 resource_id: row.get(6)?,
                 parent_id: row.get(7)?,
                 created_at: Timestamp(row.get(8)?),
-                data: serde_json::Value::String(row.get(9)?),
+                data: raw(row.get(9)?)?,
             },
         })
     })?;
-    let mut claimed = rows.collect::<rusqlite::Result<Vec<_>>>()?;
-    for delivery in &mut claimed {
-        if let serde_json::Value::String(body) = &delivery.event.data {
-            delivery.event.data = serde_json::from_str(body)?;
-        }
+    let claimed = rows.collect::<rusqlite::Result<Vec<_>>>()?;
+    for delivery in &claimed {
         tx.prepare_cached("UPDATE webhook_deliveries SET next_attempt_at = ?2 WHERE id = ?1")?
             .execute(params![delivery.delivery_id, now_ms + lease_ms])?;
     }
@@ -256,4 +253,10 @@ pub fn unix_ms_now() -> i64 {
 
 pub fn timestamp_of_ms(ms: i64) -> Timestamp {
     Timestamp::from(jiff::Timestamp::from_millisecond(ms).unwrap_or(jiff::Timestamp::UNIX_EPOCH))
+}
+
+/// A stored event body as the event's `data`, checked to be JSON.
+fn raw(body: String) -> rusqlite::Result<Box<serde_json::value::RawValue>> {
+    serde_json::value::RawValue::from_string(body)
+        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(9, rusqlite::types::Type::Text, Box::new(e)))
 }

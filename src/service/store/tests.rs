@@ -152,3 +152,81 @@ fn progress_writes_commit_and_a_synced_write_after_them_still_syncs() {
         assert!(get_raw(&writer.conn, Kind::Issue, id).unwrap_or_else(|e| panic!("{e:?}")).is_some(), "{id}");
     }
 }
+
+#[test]
+fn progress_written_together_keeps_each_write_whole_and_answers_each_caller() {
+    let (_dir, store) = open();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(4)
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let answers = runtime.block_on(async {
+        let writes = (0..40).map(|n| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                store
+                    .write_progress(move |tx| {
+                        insert(tx, &issue(&format!("g{n}"), "OPEN"))?;
+                        // Every seventh write fails after writing: only its own insert is undone.
+                        if n % 7 == 3 {
+                            return Err(ServiceError::invalid("n", format!("write {n} refuses")));
+                        }
+                        Ok(n)
+                    })
+                    .await
+            })
+        });
+        futures_util::future::join_all(writes).await
+    });
+    let writer = store.writer.lock().unwrap_or_else(|e| e.into_inner());
+    for (n, answer) in answers.into_iter().enumerate() {
+        let answer = answer.unwrap_or_else(|e| panic!("{e:?}"));
+        let stored = get_raw(&writer.conn, Kind::Issue, &format!("g{n}")).unwrap_or_else(|e| panic!("{e:?}"));
+        if n % 7 == 3 {
+            let error = answer.err().unwrap_or_else(|| panic!("write {n} should have failed"));
+            assert_eq!(error.body.message, format!("write {n} refuses"), "each caller hears its own error");
+            assert!(stored.is_none(), "write {n} failed, so nothing of it is kept");
+        } else {
+            assert_eq!(answer.unwrap_or_else(|e| panic!("{e:?}")), n, "each caller gets its own result");
+            assert!(stored.is_some(), "write {n} committed");
+        }
+    }
+    drop(writer);
+    let (kept, _, scanned, _) = totals(&store);
+    assert_eq!((kept, scanned), (40 - 6, 40 - 6), "the kept count holds only what committed");
+}
+
+#[test]
+fn the_log_is_copied_into_the_database_by_the_checkpointer_not_the_writer() {
+    let (dir, store) = open();
+    let file = dir.path().join("t.db");
+    let before = std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0);
+    // About 2 MB of documents, committed to the log; the writer itself never checkpoints.
+    store
+        .write_blocking(|tx| {
+            for n in 0..1000 {
+                let body = serde_json::json!({ "id": format!("c{n}"), "status": "OPEN", "padding": "x".repeat(2000) });
+                insert(
+                    tx,
+                    &Doc::new(Kind::Issue, format!("c{n}"), &body, "2026-01-01T00:00:00Z")?.status(Some("OPEN")),
+                )?;
+            }
+            Ok(())
+        })
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let size = std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0);
+        if size > before + 1_500_000 {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the log was never checkpointed ({before} → {size} bytes)");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let automatic: i64 = {
+        let writer = store.writer.lock().unwrap_or_else(|e| e.into_inner());
+        writer.conn.query_row("PRAGMA wal_autocheckpoint", [], |r| r.get(0)).unwrap_or_else(|e| panic!("{e:?}"))
+    };
+    assert!(automatic * 4096 > 2 * 2_000_000, "the writer itself would not have checkpointed 2 MB ({automatic} pages)");
+}

@@ -141,7 +141,7 @@ impl JobView {
             if row.is_none() && open != Some(simulation) {
                 continue;
             }
-            let Ok(fresh) = serde_json::from_value::<SimulationJob>(event.data.clone()) else { continue };
+            let Ok(fresh) = event.data_as::<SimulationJob>() else { continue };
             if let Some(row) = row.and_then(|at| self.sims.items.get_mut(at)) {
                 *row = fresh.clone();
                 patched = true;
