@@ -10,7 +10,8 @@
 //!
 //! The plan: one endpoint, every test case of the seeded flows but the voicemail one (ten),
 //! N / 10 iterations each, four plan metrics plus the flows' automatic ones,
-//! `maxConcurrentJobs` 16 (`SCALE_CONCURRENCY`). Only 127.0.0.1; each run is bounded by a 30-minute deadline.
+//! `maxConcurrentJobs` 16 (`SCALE_CONCURRENCY`). Only 127.0.0.1; each run is bounded by a
+//! 30-minute deadline.
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a benchmark's setup fails by panicking")]
 
 #[path = "support/scale.rs"]

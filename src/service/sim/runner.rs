@@ -346,7 +346,11 @@ impl Simulator {
             let attempt = write.clone();
             let Err(e) = self.store.write_progress(move |tx| attempt(tx)).await else { return };
             // Only the store's own failures pass; a missing simulation or job will stay missing.
-            if !e.status.is_server_error() || std::time::Instant::now() >= deadline {
+            if !e.status.is_server_error() {
+                tracing::error!("{what}: {}", e.body.message);
+                return;
+            }
+            if std::time::Instant::now() >= deadline {
                 tracing::error!("{what}: {}; gave up, the next start recovers it", e.body.message);
                 return;
             }
@@ -444,9 +448,9 @@ impl Simulator {
             max_duration_ms: work.plan.max_simulation_duration_seconds.unwrap_or(600) * 1000,
             agent_name: agent.as_ref().and_then(|a| a.name.clone()).unwrap_or_else(|| "the agent".into()),
         };
-        // The status is committed while the conversation goes on; both end before the next write.
+        // The status commits while the conversation goes on; a failed write stops the
+        // conversation at once.
         let conversing = async { Ok(converse(&setup, &link, &self.judge).await) };
-        // A failed status write stops the simulation before the agent hears more of it.
         let ((), outcome) = tokio::try_join!(saving, conversing)?;
         // The conversation's error (an unreachable agent, say) is the simulation's errorMessage.
         let outcome = outcome.map_err(|e| {

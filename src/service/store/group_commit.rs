@@ -49,6 +49,12 @@ impl Queue {
         receiver
     }
 
+    /// How many writes wait.
+    #[cfg(test)]
+    pub(super) fn len(&self) -> usize {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
     /// Everything queued so far (nothing when an earlier batch took this caller's write too).
     pub(super) fn take(&self) -> Vec<Queued> {
         std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))

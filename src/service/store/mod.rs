@@ -173,8 +173,7 @@ pub struct Store {
     writer: Arc<Mutex<Writer>>,
     readers: Arc<Vec<Mutex<Connection>>>,
     /// Keeps the checkpoint thread going; it stops when the last clone of the store is dropped.
-    #[allow(dead_code, reason = "held for its drop")]
-    checkpointer: Arc<checkpoint::Running>,
+    _checkpointer: Arc<checkpoint::Running>,
     /// Engine progress waiting to be committed with the next batch.
     progress: Arc<group_commit::Queue>,
     /// The newest committed event's id, for streams and senders to wait on.
@@ -209,7 +208,7 @@ impl Store {
         let events = Arc::new(tokio::sync::watch::channel(last).0);
         let writer = Arc::new(Mutex::new(Writer { conn: writer, durability: Durability::Synced }));
         let checkpointer = Arc::new(checkpoint::spawn(path)?);
-        Ok(Store { writer, readers: Arc::new(readers), progress: Arc::default(), events, checkpointer })
+        Ok(Store { writer, readers: Arc::new(readers), progress: Arc::default(), events, _checkpointer: checkpointer })
     }
 
     /// The newest committed event's id, changing as events commit.

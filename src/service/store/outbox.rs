@@ -97,7 +97,7 @@ pub fn events_between(
             created_at: Timestamp(created_at),
             resource_id,
             parent_id,
-            data: serde_json::value::RawValue::from_string(body)?,
+            data: raw(body)?,
         });
     }
     Ok(events)

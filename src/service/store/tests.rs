@@ -153,6 +153,9 @@ fn progress_writes_commit_and_a_synced_write_after_them_still_syncs() {
     }
 }
 
+/// The write of `progress_written_together…` that panics.
+const PANICS: usize = 20;
+
 #[test]
 fn progress_written_together_keeps_each_write_whole_and_answers_each_caller() {
     let (_dir, store) = open();
@@ -162,21 +165,33 @@ fn progress_written_together_keeps_each_write_whole_and_answers_each_caller() {
         .build()
         .unwrap_or_else(|e| panic!("{e:?}"));
     let answers = runtime.block_on(async {
-        let writes = (0..40).map(|n| {
-            let store = store.clone();
-            tokio::spawn(async move {
-                store
-                    .write_progress(move |tx| {
-                        insert(tx, &issue(&format!("g{n}"), "OPEN"))?;
-                        // Every seventh write fails after writing: only its own insert is undone.
-                        if n % 7 == 3 {
-                            return Err(ServiceError::invalid("n", format!("write {n} refuses")));
-                        }
-                        Ok(n)
-                    })
-                    .await
+        // The writer is held until all forty have queued, so they commit as one batch.
+        let held = store.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let writes: Vec<_> = (0..40)
+            .map(|n| {
+                let store = store.clone();
+                tokio::spawn(async move {
+                    store
+                        .write_progress(move |tx| {
+                            insert(tx, &issue(&format!("g{n}"), "OPEN"))?;
+                            // Every seventh write fails after writing, and one panics: only its
+                            // own insert is undone.
+                            if n % 7 == 3 {
+                                return Err(ServiceError::invalid("n", format!("write {n} refuses")));
+                            }
+                            assert_ne!(n, PANICS, "write {n} panics");
+                            Ok(n)
+                        })
+                        .await
+                })
             })
-        });
+            .collect();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while store.progress.len() < 40 {
+            assert!(std::time::Instant::now() < deadline, "{} of 40 writes queued", store.progress.len());
+            std::thread::sleep(std::time::Duration::from_millis(5)); // the writes queue on the workers
+        }
+        drop(held);
         futures_util::future::join_all(writes).await
     });
     let writer = store.writer.lock().unwrap_or_else(|e| e.into_inner());
@@ -187,6 +202,10 @@ fn progress_written_together_keeps_each_write_whole_and_answers_each_caller() {
             let error = answer.err().unwrap_or_else(|| panic!("write {n} should have failed"));
             assert_eq!(error.body.message, format!("write {n} refuses"), "each caller hears its own error");
             assert!(stored.is_none(), "write {n} failed, so nothing of it is kept");
+        } else if n == PANICS {
+            let error = answer.err().unwrap_or_else(|| panic!("write {n} panicked and should have failed"));
+            assert_eq!(error.status, 500);
+            assert!(stored.is_none(), "write {n} panicked, so nothing of it is kept");
         } else {
             assert_eq!(answer.unwrap_or_else(|e| panic!("{e:?}")), n, "each caller gets its own result");
             assert!(stored.is_some(), "write {n} committed");
@@ -194,7 +213,7 @@ fn progress_written_together_keeps_each_write_whole_and_answers_each_caller() {
     }
     drop(writer);
     let (kept, _, scanned, _) = totals(&store);
-    assert_eq!((kept, scanned), (40 - 6, 40 - 6), "the kept count holds only what committed");
+    assert_eq!((kept, scanned), (40 - 7, 40 - 7), "the kept count holds only what committed");
 }
 
 #[test]
