@@ -95,6 +95,30 @@ async fn a_run_is_told_as_it_happens_and_a_resumed_stream_misses_nothing() {
         .collect();
     let simulations_ended = ended.simulation_jobs.iter().filter(|s| s.status.as_ref().is_some_and(|s| s.is_terminal()));
     assert_eq!(finished.len(), simulations_ended.count());
+
+    // `children=none`: only the named resources' own events (the job and one simulation of it),
+    // not every simulation's.
+    let one = ended.simulation_jobs[0].simulation_job_id.to_string();
+    let query = EventQuery {
+        resource_id: Some(format!("{job},{one}")),
+        children: Some("none".into()),
+        after: Some(0),
+        ..Default::default()
+    };
+    let mut named = client.events(&query, None).await.unwrap();
+    let told = read_until(&mut named, |seen| {
+        seen.iter().any(|e| e.event_type == EventType::SimulationRunPlanJobCompleted)
+            && seen.iter().any(|e| e.event_type == EventType::SimulationJobCompleted)
+    })
+    .await;
+    assert!(told.iter().all(|e| e.resource_id == job || e.resource_id == one), "{told:?}");
+    let about_one = told.iter().filter(|e| e.resource_id == one).map(|e| e.event_type.clone()).collect::<Vec<_>>();
+    assert_eq!(about_one, vec![EventType::SimulationJobStarted, EventType::SimulationJobCompleted]);
+    // Without it, a job's id brings its simulations' events too (as above).
+    let query = EventQuery { resource_id: Some(job.clone()), after: Some(0), ..Default::default() };
+    let mut with_children = client.events(&query, None).await.unwrap();
+    let all = read_until(&mut with_children, |seen| seen.iter().filter(|e| e.resource_id != job).count() > 1).await;
+    assert!(all.iter().any(|e| e.resource_id != job && e.resource_id != one));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -127,8 +151,27 @@ async fn a_stream_filters_by_type_and_resource_and_replays_from_an_id() {
     let next = read_until(&mut about_b, |seen| !seen.is_empty()).await;
     assert_eq!((next[0].event_type.clone(), next[0].resource_id.clone()), (EventType::IssueResolved, b.id.to_string()));
 
+    // `data=none`: the same events without their resources.
+    let query = EventQuery { resource_id: Some(b.id.to_string()), after: Some(0), ..Default::default() }.without_data();
+    let mut bare = client.events(&query, None).await.unwrap();
+    let told = read_until(&mut bare, |seen| seen.len() >= 2).await;
+    assert_eq!(
+        told.iter().map(|e| (e.event_type.clone(), e.data.is_none())).collect::<Vec<_>>(),
+        vec![(EventType::IssueOpened, true), (EventType::IssueResolved, true)]
+    );
+    assert!(next[0].data_as::<Issue>().is_ok_and(|i| i.id == b.id), "by default each event carries its resource");
+
     // Bad input names the parameter.
     let key = format!("Bearer {}", service.running.api_key.expose());
+    let (status, body, _) = raw(&service.base_url(), Method::GET, "/v1/events?data=some", Some(&key), None).await;
+    assert_eq!((status, body["param"].as_str()), (400, Some("data")), "{body}");
+    let (status, body, _) = raw(&service.base_url(), Method::GET, "/v1/events?children=few", Some(&key), None).await;
+    assert_eq!((status, body["param"].as_str()), (400, Some("children")), "{body}");
+    let many = (0..101).map(|n| format!("r{n}")).collect::<Vec<_>>().join(",");
+    let path = format!("/v1/events?resourceId={many}");
+    let (status, body, _) = raw(&service.base_url(), Method::GET, &path, Some(&key), None).await;
+    assert_eq!((status, body["param"].as_str()), (400, Some("resourceId")), "{body}");
+    assert!(body["message"].as_str().is_some_and(|m| m.contains("at most 100")), "{body}");
     let (status, body, _) =
         raw(&service.base_url(), Method::GET, "/v1/events?kind=ISSUE_EXPLODED", Some(&key), None).await;
     assert_eq!((status, body["param"].as_str()), (400, Some("kind")), "{body}");

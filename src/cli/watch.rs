@@ -146,7 +146,9 @@ impl Drop for Wake {
 /// Follows the job's events and wakes the watch on each; ends quietly where the service has
 /// no event stream (the watch polls).
 async fn wake_on_events(client: Client, id: Uuid, changed: std::sync::Arc<tokio::sync::Notify>) {
-    let query = crate::api::model::EventQuery { resource_id: Some(id.to_string()), ..Default::default() };
+    // Only that something changed matters here: the events come without their resources.
+    let query =
+        crate::api::model::EventQuery { resource_id: Some(id.to_string()), ..Default::default() }.without_data();
     let mut last: Option<String> = None;
     for _ in 0..5 {
         let Ok(mut stream) = client.events(&query, last.as_deref()).await else { return };

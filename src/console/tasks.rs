@@ -136,7 +136,9 @@ pub async fn write(client: &Client, write: &Write) -> Result<Written, WriteError
 const EVENT_BATCH: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// Follows the event stream for `query` until aborted, sending what it reads as
-/// `Message::Events`, reconnecting (with `Last-Event-ID`, so nothing is missed) after a drop.
+/// `Message::Events` (an empty batch first, each time the stream opens: the pane then knows
+/// that changes will be told), reconnecting (with `Last-Event-ID`, so nothing is missed)
+/// after a drop.
 /// A service without the stream (404, the hosted one today) ends the watch: the panes go on
 /// polling, which they do until events arrive.
 pub async fn watch(client: Client, query: EventQuery, tx: tokio::sync::mpsc::UnboundedSender<super::message::Message>) {
@@ -147,6 +149,9 @@ pub async fn watch(client: Client, query: EventQuery, tx: tokio::sync::mpsc::Unb
         match client.events(&query, last.as_deref()).await {
             Ok(mut stream) => {
                 failures = 0;
+                if tx.send(Message::Events(Vec::new())).is_err() {
+                    return;
+                }
                 let mut batch: Vec<Event> = Vec::new();
                 let mut due = tokio::time::Instant::now() + EVENT_BATCH;
                 loop {

@@ -421,6 +421,12 @@ async fn a_paged_job_reads_only_its_rows_on_screen_and_follows_events() {
     assert!(!h.app.update(answer(None, "\"v1\"")));
     assert!(window_reads(&h).is_empty());
 
+    // Once the event stream is open (an empty batch says so), new counts alone do not read the
+    // rows again: the events say when a row read changed.
+    assert!(!h.app.update(Message::Events(Vec::new())));
+    h.app.update(answer(Some(summary(id, "RUNNING_SIMULATIONS", 41, 10_000)), "\"v1\""));
+    assert!(window_reads(&h).is_empty(), "{:?}", h.app.effects);
+
     // Going down past the rows read asks for the next page, after the cursor.
     h.app.effects.clear();
     h.keys(&["G"]).await;
@@ -435,7 +441,12 @@ async fn a_paged_job_reads_only_its_rows_on_screen_and_follows_events() {
     assert_eq!(next, vec!["c30".to_string()], "{:?}", h.performed);
 
     // An event about a row on screen changes the row at once and asks for the summary again.
-    assert_eq!(h.app.watching.as_ref().and_then(|q| q.resource_id.clone()), Some(id.to_string()));
+    // The stream names the job and the rows read, not every simulation of the run.
+    let watching = h.app.watching.clone().unwrap_or_default();
+    let named: Vec<String> = watching.resource_ids();
+    assert_eq!(named.first(), Some(&id.to_string()), "{watching:?}");
+    assert!(named.contains(&Uuid::from_u128(0x5003).to_string()) && named.len() <= 100, "{watching:?}");
+    assert_eq!(watching.children.as_deref(), Some("none"), "{watching:?}");
     h.app.effects.clear();
     let mut done = sim_row(3, "COMPLETED");
     done["outcome"] = json!("FAILED");
@@ -450,22 +461,74 @@ async fn a_paged_job_reads_only_its_rows_on_screen_and_follows_events() {
     .unwrap();
     assert!(!h.app.update(Message::Events(vec![other.clone()])), "another resource's event changes nothing");
     assert!(h.app.update(Message::Events(vec![event, other])));
-    assert!(h.app.effects.contains(&Effect::Fetch(Request::JobSummary { id, etag: Some("\"v1\"".into()) })));
     let screen = h.render(160, 48);
     let row = screen.lines().find(|l| l.contains("Caller 3")).unwrap_or_default().to_owned();
     assert!(row.contains("COMPLETED") && row.contains("FAILED"), "{row}\n{screen}");
+    // The job is read again for its counts at the next tick, once however many events came.
+    let summary = Effect::Fetch(Request::JobSummary { id, etag: Some("\"v1\"".into()) });
+    assert!(!h.app.effects.contains(&summary), "{:?}", h.app.effects);
+    h.app.tick(now());
+    assert!(h.app.effects.contains(&summary), "{:?}", h.app.effects);
 
-    // With events arriving, polling is a safety net: one read in five ticks, not every tick.
+    // Paged, the counts are read at every tick (the events name only the rows read), each
+    // read conditional: a 304 while nothing changed.
+    let unchanged = || Message::Fetched {
+        request: Request::JobSummary { id, etag: Some("\"v1\"".into()) },
+        result: Box::new(Ok(Fetched::JobSummary { job: None, etag: Some("\"v1\"".into()) })),
+    };
+    h.app.update(unchanged());
+    h.app.effects.clear();
+    for _ in 0..3 {
+        h.app.tick(now());
+        h.app.update(unchanged());
+    }
+    let polls = h.app.effects.iter().filter(|e| **e == summary).count();
+    assert_eq!(polls, 3, "{:?}", h.app.effects);
+
+    // The events about the rows read carry each row (no read needed, as above). Events that
+    // come without it (`data=none`): a change to a row read, however many events tell it, is
+    // one read of the rows at the next tick.
+    let watching = h.app.watching.clone().unwrap_or_default();
+    assert_eq!(watching.data, None, "{watching:?}");
+    let bare = |seq: u128, row: u128| -> switchboard::api::model::Event {
+        serde_json::from_value(json!({
+            "id": seq.to_string(), "type": "SIMULATION_JOB_STARTED", "createdAt": "2026-11-21T11:59:00Z",
+            "resourceId": Uuid::from_u128(0x5000 + row).to_string(), "parentId": id.to_string(),
+        }))
+        .unwrap()
+    };
+    h.app.effects.clear();
+    h.app.update(Message::Events(vec![bare(9, 4), bare(10, 5), bare(11, 6)]));
+    assert!(window_reads(&h).is_empty(), "read at the tick, not per event: {:?}", h.app.effects);
+    h.app.tick(now());
+    let reads = window_reads(&h);
+    assert_eq!(reads.len(), 1, "{:?}", h.app.effects);
+    assert!(reads[0].cursor.is_none(), "the rows on screen, from the top");
+    h.app.effects.clear();
+    h.app.tick(now());
+    assert!(window_reads(&h).is_empty(), "nothing changed since: {:?}", h.app.effects);
+    // A row not read (deep in the run) costs nothing.
+    h.app.update(Message::Events(vec![bare(12, 9_000)]));
+    h.app.tick(now());
+    assert!(window_reads(&h).is_empty(), "{:?}", h.app.effects);
+
+    // The job's own change (it ended) is read at once, not at the next tick.
     h.app.update(Message::Fetched {
         request: Request::JobSummary { id, etag: Some("\"v1\"".into()) },
         result: Box::new(Ok(Fetched::JobSummary { job: None, etag: Some("\"v1\"".into()) })),
     });
     h.app.effects.clear();
-    for _ in 0..5 {
-        h.app.tick(now());
-    }
-    let polls = h.app.effects.iter().filter(|e| matches!(e, Effect::Fetch(Request::JobSummary { .. }))).count();
-    assert_eq!(polls, 1, "{:?}", h.app.effects);
+    let ended: switchboard::api::model::Event = serde_json::from_value(json!({
+        "id": "13", "type": "SIMULATION_RUN_PLAN_JOB_COMPLETED", "createdAt": "2026-11-21T11:59:00Z",
+        "resourceId": id.to_string(),
+    }))
+    .unwrap();
+    h.app.update(Message::Events(vec![ended]));
+    assert!(
+        h.app.effects.iter().any(|e| matches!(e, Effect::Fetch(Request::JobSummary { id: read, .. }) if *read == id)),
+        "{:?}",
+        h.app.effects
+    );
 }
 
 /// The jobs list watches jobs starting and ending, and reads itself again on one of them.

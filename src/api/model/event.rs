@@ -50,19 +50,33 @@ pub struct Event {
     pub resource_id: String,
     /// The resource's parent where it has one (a simulation job's run plan job).
     pub parent_id: Option<String>,
-    /// The resource as `GET` answered it when the change committed. Kept as its JSON text: a
-    /// watcher of a big run reads hundreds a second and decodes only the few it shows, and the
-    /// service sends the stored text as it is.
-    #[schema(value_type = Object)]
-    pub data: Box<serde_json::value::RawValue>,
+    /// The resource as `GET` answered it when the change committed; absent when the stream was
+    /// asked for `data=none`. Kept as its JSON text: a watcher of a big run reads hundreds a
+    /// second and decodes only the few it shows, and the service sends the stored text as it is.
+    #[schema(value_type = Option<Object>)]
+    pub data: Option<Box<serde_json::value::RawValue>>,
 }
 
 impl Event {
-    /// The resource, decoded.
+    /// The resource, decoded; an error when the event came without it (`data=none`).
     pub fn data_as<T: serde::de::DeserializeOwned>(&self) -> serde_json::Result<T> {
-        serde_json::from_str(self.data.get())
+        let data = self.data.as_ref().map_or("null", |d| d.get());
+        serde_json::from_str(data)
     }
 }
+
+wire_enum! {
+    /// Whether each event carries its resource (`GET /v1/events?data=`, local extension).
+    pub enum EventDataIncluded { All = "all", Omitted = "none" }
+}
+
+wire_enum! {
+    /// Whether `resourceId` takes in its resources' children (`GET /v1/events?children=`).
+    pub enum EventChildrenIncluded { All = "all", Omitted = "none" }
+}
+
+/// The most resources one event query names.
+pub const EVENT_RESOURCES_MAX: usize = 100;
 
 /// Query of `GET /v1/events`.
 #[skip_serializing_none]
@@ -74,12 +88,19 @@ pub struct EventQuery {
     pub kind: Option<String>,
     /// Alias of `kind`.
     pub types: Option<String>,
-    /// Only events about this resource or about its children (a run plan job's id gives the
-    /// job's events and its simulations').
+    /// Only events about these resources (comma-separated, up to 100) or about their children
+    /// (a run plan job's id gives the job's events and its simulations').
     pub resource_id: Option<String>,
+    /// `none`: only events about the `resourceId` resources themselves, not their children (a
+    /// watcher of a big run names the job and the rows it shows); `all` (the default) adds
+    /// their children's.
+    pub children: Option<String>,
     /// Resume after this event id (as `Last-Event-ID` does); `0` replays every event kept.
     /// Without either the stream starts with the next change.
     pub after: Option<u64>,
+    /// `none`: events without their resource (`data`), for a watcher that reads again only the
+    /// few rows it shows; `all` (the default) sends each event's resource.
+    pub data: Option<String>,
 }
 
 impl EventQuery {
@@ -88,9 +109,21 @@ impl EventQuery {
         let kind = types.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",");
         EventQuery { kind: Some(kind), ..Default::default() }
     }
+
+    /// The same events without their resources (`data=none`): for a watcher that only needs to
+    /// know what changed.
+    pub fn without_data(self) -> EventQuery {
+        EventQuery { data: Some(EventDataIncluded::Omitted.as_str().to_owned()), ..self }
+    }
 }
 
 impl EventQuery {
+    /// The resources asked about, none meaning every resource.
+    pub fn resource_ids(&self) -> Vec<String> {
+        let listed = self.resource_id.iter().flat_map(|text| text.split(','));
+        listed.map(str::trim).filter(|id| !id.is_empty()).map(str::to_owned).collect()
+    }
+
     /// The types asked for, none meaning every type.
     pub fn types(&self) -> Vec<EventType> {
         let listed = [self.kind.as_deref(), self.types.as_deref()];
@@ -115,10 +148,28 @@ impl Validate for EventQuery {
                 }
             }
         }
-        if let Some(id) = &self.resource_id
-            && (id.is_empty() || id.len() > 100)
+        if let Some(data) = &self.data
+            && !EventDataIncluded::from(data.as_str()).is_known_value()
         {
-            c.invalid(join(at, "resourceId"), "resourceId must be an id (1 to 100 characters)");
+            let known = <EventDataIncluded as WireEnum>::known_list();
+            c.invalid(join(at, "data"), format!("data {data:?} is not one of {known}"));
+        }
+        if let Some(children) = &self.children
+            && !EventChildrenIncluded::from(children.as_str()).is_known_value()
+        {
+            let known = <EventChildrenIncluded as WireEnum>::known_list();
+            c.invalid(join(at, "children"), format!("children {children:?} is not one of {known}"));
+        }
+        if let Some(text) = &self.resource_id {
+            let ids: Vec<&str> = text.split(',').map(str::trim).collect();
+            if ids.iter().any(|id| id.is_empty() || id.len() > 100) {
+                c.invalid(join(at, "resourceId"), "resourceId must be ids (1 to 100 characters each), comma-separated");
+            } else if ids.len() > EVENT_RESOURCES_MAX {
+                c.invalid(
+                    join(at, "resourceId"),
+                    format!("resourceId names {} resources; at most {EVENT_RESOURCES_MAX}", ids.len()),
+                );
+            }
         }
     }
 }

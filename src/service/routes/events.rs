@@ -70,7 +70,9 @@ async fn stream(
     };
     let filter = EventFilter {
         types: query.types().iter().map(|t| t.as_str().to_owned()).collect(),
-        resource_id: query.resource_id.clone(),
+        resource_ids: query.resource_ids(),
+        with_children: query.children.as_deref() != Some(EventChildrenIncluded::Omitted.as_str()),
+        without_data: query.data.as_deref() == Some(EventDataIncluded::Omitted.as_str()),
     };
     let reader =
         Reader { state: state.clone(), newest, closing: state.closing.clone(), filter, after, ready: VecDeque::new() };

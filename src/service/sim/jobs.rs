@@ -197,8 +197,11 @@ pub(super) fn with_verdict(job: &mut Value) -> ServiceResult<()> {
 
 /// Ends the job once every simulation has ended, and closes its collection job.
 pub fn settle_job(tx: &Transaction, job_id: &str) -> ServiceResult<()> {
-    let mut job: Value = store::require(tx, Kind::RunPlanJob, job_id)?;
-    if matches!(job["status"].as_str(), Some("COMPLETED" | "FAILED" | "CANCELLED" | "TIMED_OUT")) {
+    // Called at every simulation's end: the status column and the kept counts decide, and the
+    // job's document is read only when it ends.
+    let status = store::status(tx, Kind::RunPlanJob, job_id)?
+        .ok_or_else(|| ServiceError::not_found(Kind::RunPlanJob.label(), job_id))?;
+    if matches!(status.as_str(), "COMPLETED" | "FAILED" | "CANCELLED" | "TIMED_OUT") {
         return Ok(()); // an ended job never changes again
     }
     let count = |statuses: &[&str]| store::count_children(tx, Kind::SimulationJob, job_id, statuses);
@@ -207,6 +210,7 @@ pub fn settle_job(tx: &Transaction, job_id: &str) -> ServiceResult<()> {
     if count(&["PENDING", "QUEUED", "PROCESSING", "CANCELLING", "RETRY_SCHEDULED"])? > 0 {
         return Ok(());
     }
+    let mut job: Value = store::require(tx, Kind::RunPlanJob, job_id)?;
     let completed = count(&["COMPLETED"])?;
     let status = if job["status"] == "CANCELLING" {
         "CANCELLED"

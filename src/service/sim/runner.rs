@@ -2,8 +2,9 @@
 //! concurrency, simulates each call at the configured speed, stores the call, collects the
 //! plan's metrics into the job's collection job, and moves every status:
 //! simulations PENDING → QUEUED → PROCESSING (CONNECTING → SIMULATING → COLLECTING_METRICS →
-//! COMPLETED) → COMPLETED or FAILED; the job PENDING → RUNNING_SIMULATIONS → COMPLETED (FAILED
-//! if none succeeded), or CANCELLING → CANCELLED. A simulation the agent never spoke on is
+//! COMPLETED; at max speed only CONNECTING is written before the end) → COMPLETED or FAILED;
+//! the job PENDING → RUNNING_SIMULATIONS → COMPLETED (FAILED if none succeeded), or
+//! CANCELLING → CANCELLED. A simulation the agent never spoke on is
 //! retried, when the plan asks, as a new RETRY_SCHEDULED simulation that waits out the backoff.
 
 use std::collections::HashMap;
@@ -369,10 +370,11 @@ impl Simulator {
             let now = work.now();
             self.store
                 .write_progress(move |tx| {
-                    let job: Value = store::require(tx, Kind::RunPlanJob, &job_id)?;
+                    // The job's status column, not its document (read at every simulation's start).
+                    let job = store::status(tx, Kind::RunPlanJob, &job_id)?
+                        .ok_or_else(|| ServiceError::not_found(Kind::RunPlanJob.label(), &job_id))?;
                     let mut current: SimulationJob = store::require(tx, Kind::SimulationJob, &id)?;
-                    let job_open =
-                        matches!(job["status"].as_str(), Some("PENDING" | "RUNNING" | "RUNNING_SIMULATIONS"));
+                    let job_open = matches!(job.as_str(), "PENDING" | "RUNNING" | "RUNNING_SIMULATIONS");
                     if !job_open || current.status != Some(SimulationJobStatus::Queued) {
                         if !current.status.as_ref().is_some_and(SimulationJobStatus::is_terminal) {
                             current.status = Some(SimulationJobStatus::Cancelled);
@@ -431,8 +433,17 @@ impl Simulator {
                 None => AgentLink::Reference,
             },
         };
+        // At a real pace each phase is written as it begins. As fast as the machine allows (max
+        // speed, history replays) a phase lasts a moment: only the start and the end are, the
+        // call with the end.
+        let phases_written = matches!(self.speed, SimSpeed::Factor(_)) && work.replay.is_none();
         simulation.processing_status = Some(ProcessingStatus::Simulating);
-        let saving = self.save(simulation.clone(), &job_id);
+        let saving = async {
+            match phases_written {
+                true => self.save(simulation.clone(), &job_id).await,
+                false => Ok(()),
+            }
+        };
 
         let call_id = Uuid::new_v4();
         let variables = variables_for(&work.plan, work.variables.as_ref(), &simulation);
@@ -468,17 +479,22 @@ impl Simulator {
         simulation.processing_status = Some(ProcessingStatus::CollectingMetrics);
         simulation.call_id = Some(call_id);
         let call = build_call(call_id, work, &simulation, &endpoint, agent.as_ref(), &outcome, variant.as_ref());
-        let storing = self.store_call(&call, &work.job_id, &simulation, &outcome.transcript);
         let transcript = &outcome.transcript;
         let flow_variant = (&flow, variant.as_ref());
+        let mut call_with_end = None;
         let Collected { judged, rows } = match simulation.roark_phone_number.clone() {
             // The call is committed while its metrics are computed.
-            None => {
+            None if phases_written => {
+                let storing = self.store_call(&call, &work.job_id, &simulation, transcript);
                 let collecting = async { Ok(self.collect(work, &call, transcript, flow_variant, None).await) };
                 tokio::try_join!(storing, collecting)?.1
             }
+            None => {
+                call_with_end = Some((call.clone(), serde_json::to_string(transcript)?));
+                self.collect(work, &call, transcript, flow_variant, None).await
+            }
             Some(number) => {
-                storing.await?;
+                self.store_call(&call, &work.job_id, &simulation, transcript).await?;
                 simulation.processing_status = Some(ProcessingStatus::WaitingForLiveConversation);
                 let started = work.now();
                 simulation.enrichment = Some(Enrichment {
@@ -522,6 +538,9 @@ impl Simulator {
         let (collection_id, now) = (work.metrics.collection_id.clone(), work.now());
         self.store
             .write_progress(move |tx| {
+                if let Some((call, transcript)) = &call_with_end {
+                    insert_call(tx, call, transcript, &job_id)?;
+                }
                 store_values(tx, &rows, &collection_id, now)?;
                 record_simulation(tx, simulation, &job_id, &results, retry)?;
                 settle_job(tx, &job_id)
@@ -616,13 +635,11 @@ impl Simulator {
         simulation: &SimulationJob,
         transcript: &Transcript,
     ) -> ServiceResult<()> {
-        let started = call.started_at.clone().unwrap_or_else(Timestamp::now);
         let (stored, transcript, job_id) = (call.clone(), serde_json::to_string(transcript)?, job_id.to_owned());
         let simulation = simulation.clone();
         self.store
             .write_progress(move |tx| {
-                store::insert(tx, &Doc::new(Kind::Call, stored.id, &stored, started.0)?.parent(Some(&job_id)))?;
-                store::transcripts::put(tx, &stored.id.to_string(), &transcript)?;
+                insert_call(tx, &stored, &transcript, &job_id)?;
                 save_simulation(tx, &simulation, &job_id)
             })
             .await
@@ -753,6 +770,13 @@ fn build_call(
         created_at: Some(work.now()),
         updated_at: Some(work.now()),
     }
+}
+
+/// Inserts a simulation's call (a child of its job) and the call's transcript.
+fn insert_call(tx: &rusqlite::Transaction, call: &Call, transcript: &str, job_id: &str) -> ServiceResult<()> {
+    let started = call.started_at.clone().unwrap_or_else(Timestamp::now);
+    store::insert(tx, &Doc::new(Kind::Call, call.id, call, started.0)?.parent(Some(job_id)))?;
+    store::transcripts::put(tx, &call.id.to_string(), transcript)
 }
 
 /// A simulation's metric values and the judgement made of them, to be written with its end.

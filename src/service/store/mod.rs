@@ -636,13 +636,23 @@ pub fn insert(tx: &Transaction, doc: &Doc) -> ServiceResult<()> {
 /// Replaces a document's body and columns, keeping its place in lists, with the event a
 /// change of status announces.
 pub fn update(tx: &Transaction, doc: &Doc) -> ServiceResult<()> {
-    let before: Option<Option<String>> = tx
-        .prepare_cached("SELECT status FROM docs WHERE kind = ?1 AND id = ?2")?
-        .query_row(params![doc.kind.as_str(), doc.id], |row| row.get(0))
+    let before: Option<(Option<String>, Option<String>)> = tx
+        .prepare_cached("SELECT status, parent_id FROM docs WHERE kind = ?1 AND id = ?2")?
+        .query_row(params![doc.kind.as_str(), doc.id], |row| Ok((row.get(0)?, row.get(1)?)))
         .optional()?;
-    let Some(before) = before else { return Err(ServiceError::not_found(doc.kind.label(), &doc.id)) };
-    tx.prepare_cached("UPDATE docs SET body = ?3, status = ?4, parent_id = ?5 WHERE kind = ?1 AND id = ?2")?
-        .execute(params![doc.kind.as_str(), doc.id, doc.body, doc.status, doc.parent_id])?;
+    let Some((before, parent)) = before else { return Err(ServiceError::not_found(doc.kind.label(), &doc.id)) };
+    if before == doc.status && parent == doc.parent_id {
+        // Most rewrites (a simulation's progress, a job's tally) keep the columns: setting only
+        // the body leaves the status and parent indexes and their counts untouched.
+        tx.prepare_cached("UPDATE docs SET body = ?3 WHERE kind = ?1 AND id = ?2")?.execute(params![
+            doc.kind.as_str(),
+            doc.id,
+            doc.body
+        ])?;
+    } else {
+        tx.prepare_cached("UPDATE docs SET body = ?3, status = ?4, parent_id = ?5 WHERE kind = ?1 AND id = ?2")?
+            .execute(params![doc.kind.as_str(), doc.id, doc.body, doc.status, doc.parent_id])?;
+    }
     announce(tx, doc, Some(before.as_deref()))
 }
 

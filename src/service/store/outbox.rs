@@ -49,8 +49,11 @@ pub fn last_event(conn: &Connection) -> ServiceResult<i64> {
 pub struct EventFilter {
     /// Empty: every type.
     pub types: Vec<String>,
-    /// The resource or its parent.
-    pub resource_id: Option<String>,
+    /// Events about these resources (or, `with_children`, their children); empty: any.
+    pub resource_ids: Vec<String>,
+    pub with_children: bool,
+    /// Leave each event's resource out (not even read from the store).
+    pub without_data: bool,
 }
 
 /// Events after `after` up to `upto` (inclusive) that pass `filter`, oldest first, at most `limit`.
@@ -61,8 +64,9 @@ pub fn events_between(
     filter: &EventFilter,
     limit: usize,
 ) -> ServiceResult<Vec<Event>> {
-    let mut sql = String::from(
-        "SELECT seq, type, resource_id, parent_id, created_at, body FROM events WHERE seq > ?1 AND seq <= ?2",
+    let body = if filter.without_data { "NULL" } else { "body" };
+    let mut sql = format!(
+        "SELECT seq, type, resource_id, parent_id, created_at, {body} FROM events WHERE seq > ?1 AND seq <= ?2"
     );
     let mut args: Vec<rusqlite::types::Value> = vec![after.into(), upto.into()];
     if !filter.types.is_empty() {
@@ -70,10 +74,19 @@ pub fn events_between(
         sql.push_str(&format!(" AND type IN ({marks})"));
         args.extend(filter.types.iter().map(|t| t.clone().into()));
     }
-    if let Some(resource) = &filter.resource_id {
-        sql.push_str(" AND (resource_id = ? OR parent_id = ?)");
-        args.push(resource.clone().into());
-        args.push(resource.clone().into());
+    if !filter.resource_ids.is_empty() {
+        let marks = vec!["?"; filter.resource_ids.len()].join(", ");
+        let ids = filter.resource_ids.iter().map(|id| rusqlite::types::Value::from(id.clone()));
+        match filter.with_children {
+            true => {
+                sql.push_str(&format!(" AND (resource_id IN ({marks}) OR parent_id IN ({marks}))"));
+                args.extend(ids.clone().chain(ids));
+            }
+            false => {
+                sql.push_str(&format!(" AND resource_id IN ({marks})"));
+                args.extend(ids);
+            }
+        }
     }
     sql.push_str(" ORDER BY seq LIMIT ?");
     args.push((limit as i64).into());
@@ -85,7 +98,7 @@ pub fn events_between(
             row.get::<_, String>(2)?,
             row.get::<_, Option<String>>(3)?,
             row.get::<_, String>(4)?,
-            row.get::<_, String>(5)?,
+            row.get::<_, Option<String>>(5)?,
         ))
     })?;
     let mut events = Vec::new();
@@ -97,7 +110,7 @@ pub fn events_between(
             created_at: Timestamp(created_at),
             resource_id,
             parent_id,
-            data: raw(body)?,
+            data: body.map(raw).transpose()?,
         });
     }
     Ok(events)
@@ -145,7 +158,7 @@ pub fn claim_due(tx: &Transaction, now_ms: i64, lease_ms: i64, limit: usize) -> 
                 resource_id: row.get(6)?,
                 parent_id: row.get(7)?,
                 created_at: Timestamp(row.get(8)?),
-                data: raw(row.get(9)?)?,
+                data: Some(raw(row.get(9)?)?),
             },
         })
     })?;

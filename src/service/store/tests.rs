@@ -123,6 +123,12 @@ fn a_parents_child_counts_and_revision_follow_every_write() {
     write(&|tx| update(tx, &simulation("s2", "j1", "PENDING")));
     assert_eq!(counted(&["PENDING"]), 3);
     assert!(revision("j1") > after_status, "any write to a child moves its parent's revision");
+    let mut noted = simulation("s2", "j1", "PENDING");
+    noted.body = serde_json::json!({ "simulationJobId": "s2", "status": "PENDING", "note": "kept" }).to_string();
+    write(&|tx| update(tx, &noted));
+    let body = read(&|c| Ok(get_raw(c, Kind::SimulationJob, "s2")?.unwrap_or_default().len() as i64));
+    assert_eq!(body, noted.body.len() as i64, "a rewrite keeping the columns still writes the body");
+    assert_eq!((counted(&["PENDING"]), scanned("PENDING")), (3, 3));
 
     let before_delete = revision("j1");
     write(&|tx| soft_delete(tx, Kind::SimulationJob, "s3", "2026-01-02T00:00:00Z").map(|_| ()));

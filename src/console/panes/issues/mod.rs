@@ -241,7 +241,7 @@ impl Pane for Issues {
 
     /// While the list shows, an issue opened or resolved anywhere reads it again at once.
     fn watching(&self) -> Option<EventQuery> {
-        matches!(self.open, Open::List).then(|| EventQuery::of_types(LIST_EVENTS))
+        matches!(self.open, Open::List).then(|| EventQuery::of_types(LIST_EVENTS).without_data())
     }
 
     fn events(&mut self, events: &[Event], out: &mut Out) -> bool {

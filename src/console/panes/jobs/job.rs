@@ -48,6 +48,13 @@ pub struct JobView {
     window_total: Option<u64>,
     /// Events about this job arrive, so the rows follow them and polling is only a safety net.
     pub events_live: bool,
+    /// Events without their resource said a row on screen (or the open simulation) changed:
+    /// it is read again at the next tick, once however many changes came.
+    rows_stale: bool,
+    open_stale: bool,
+    /// A simulation changed since the job was last read: it is read again at the next tick
+    /// (a big run changes hundreds a second; its counts are redrawn once a tick, not each time).
+    summary_stale: bool,
     ticks: u64,
     /// The clock of the last tick, for what `counts` say ended since the read before.
     now: jiff::Timestamp,
@@ -91,6 +98,9 @@ impl JobView {
             more: None,
             window_total: None,
             events_live: false,
+            rows_stale: false,
+            open_stale: false,
+            summary_stale: false,
             ticks: 0,
             now: jiff::Timestamp::now(),
         }
@@ -109,22 +119,58 @@ impl JobView {
     pub fn tick(&mut self, now: jiff::Timestamp, out: &mut Out) -> bool {
         self.now = now;
         self.ticks += 1;
-        if self.polling && (!self.events_live || self.ticks.is_multiple_of(POLL_EVERY_WITH_EVENTS)) {
+        // Paged, the events name only the rows read: the counts are read at every tick (a 304
+        // when nothing changed).
+        let due = !self.events_live || self.windowed || self.ticks.is_multiple_of(POLL_EVERY_WITH_EVENTS);
+        if std::mem::take(&mut self.summary_stale) || (self.polling && due) {
             out.fetch(Request::JobSummary { id: self.id, etag: self.etag.clone() });
+        }
+        if std::mem::take(&mut self.rows_stale) {
+            self.fetch_window(None, out);
+        }
+        if std::mem::take(&mut self.open_stale)
+            && let Some(open) = &self.sim
+        {
+            out.fetch(Request::SimulationJob(open.sim.simulation_job_id));
         }
         self.polling
     }
 
-    /// The events this view wants while its job runs: the job's own and its simulations'.
+    /// The events this view wants while its job runs. Once the rows are paged: the job's own
+    /// and those of the rows read and the open simulation, each with the row as it now is (a
+    /// big run ends hundreds of simulations a second and a few rows show; its counts are read
+    /// at every tick). Before that: the job's and all its simulations', without their
+    /// resources (the view then reads again what they name).
     pub fn watching(&self) -> Option<crate::api::model::EventQuery> {
-        let query = crate::api::model::EventQuery { resource_id: Some(self.id.to_string()), ..Default::default() };
-        self.polling.then_some(query)
+        use crate::api::model::{EVENT_RESOURCES_MAX, EventChildrenIncluded, EventQuery};
+        if !self.polling {
+            return None;
+        }
+        if !self.windowed {
+            let query = EventQuery { resource_id: Some(self.id.to_string()), ..Default::default() };
+            return Some(query.without_data());
+        }
+        let open = self.sim.as_ref().map(|o| o.sim.simulation_job_id);
+        let rows = self.sims.items.iter().map(|s| s.simulation_job_id).filter(|id| Some(*id) != open);
+        let named = std::iter::once(self.id).chain(open).chain(rows).take(EVENT_RESOURCES_MAX);
+        Some(EventQuery {
+            resource_id: Some(named.map(|id| id.to_string()).collect::<Vec<_>>().join(",")),
+            children: Some(EventChildrenIncluded::Omitted.as_str().to_owned()),
+            ..Default::default()
+        })
     }
 
-    /// Changes announced about this job: a simulation's new state goes into its row at once
-    /// (when the row is on screen), and the job is read again for its counts and verdict.
+    /// Changes announced about this job: a simulation's new state goes into its row (when the
+    /// row is on screen): at once when the event carries it, else by reading the rows again at
+    /// the next tick; and the job is read again for its counts and verdict (at once when the
+    /// job itself changed, else at the next tick).
     pub fn events(&mut self, events: &[crate::api::model::Event], out: &mut Out) -> bool {
         let id = self.id.to_string();
+        if events.is_empty() {
+            // The stream opened: changes will be told, polling is a safety net.
+            self.events_live = true;
+            return false;
+        }
         let ours: Vec<_> =
             events.iter().filter(|e| e.resource_id == id || e.parent_id.as_deref() == Some(id.as_str())).collect();
         if ours.is_empty() {
@@ -141,6 +187,11 @@ impl JobView {
             if row.is_none() && open != Some(simulation) {
                 continue;
             }
+            if event.data.is_none() {
+                self.rows_stale |= row.is_some() && self.windowed;
+                self.open_stale |= open == Some(simulation);
+                continue;
+            }
             let Ok(fresh) = event.data_as::<SimulationJob>() else { continue };
             if let Some(row) = row.and_then(|at| self.sims.items.get_mut(at)) {
                 *row = fresh.clone();
@@ -151,7 +202,13 @@ impl JobView {
         if patched {
             self.sims.reshape(&self.shape);
         }
-        out.fetch(Request::JobSummary { id: self.id, etag: self.etag.clone() });
+        // The job's own change (it started or ended) is read at once; its simulations' at the
+        // next tick.
+        if ours.iter().any(|e| e.resource_id == id) {
+            out.fetch(Request::JobSummary { id: self.id, etag: self.etag.clone() });
+        } else {
+            self.summary_stale = true;
+        }
         patched
     }
 
@@ -272,6 +329,16 @@ impl JobView {
             }
             (Request::JobWindow { id, query }, Ok(Fetched::JobWindow(page))) if *id == self.id => {
                 self.take_window(query.cursor.is_none(), page);
+                true
+            }
+            (Request::SimulationJob(id), Ok(Fetched::SimulationJob(fresh)))
+                if self.sim.as_ref().is_some_and(|o| o.sim.simulation_job_id == *id) =>
+            {
+                if let Some(row) = self.sims.items.iter_mut().find(|s| s.simulation_job_id == *id) {
+                    *row = (**fresh).clone();
+                    self.sims.reshape(&self.shape);
+                }
+                self.follow(fresh);
                 true
             }
             (Request::JobWindow { id, .. }, Err(error)) if *id == self.id => {

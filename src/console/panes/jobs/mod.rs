@@ -359,7 +359,7 @@ impl Pane for Jobs {
     fn watching(&self) -> Option<crate::api::model::EventQuery> {
         match &self.open {
             Some(job) => job.watching(),
-            None if self.compare.is_none() => Some(crate::api::model::EventQuery::of_types(LIST_EVENTS)),
+            None if self.compare.is_none() => Some(crate::api::model::EventQuery::of_types(LIST_EVENTS).without_data()),
             None => None,
         }
     }
