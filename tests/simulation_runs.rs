@@ -72,7 +72,23 @@ fn max_overlap(jobs: &[&SimulationJob]) -> usize {
 
 #[tokio::test]
 async fn a_plan_runs_to_completed_with_a_call_and_metrics_for_every_simulation() {
-    let service = start(true).await;
+    completes_with_a_call_and_metrics_for_every_simulation(start(true).await).await;
+}
+
+/// At max speed a simulation's call is written with its end (its phases are not): every
+/// simulation still names a call that is there, with its transcript and values.
+#[tokio::test]
+async fn at_max_speed_every_simulation_still_names_its_stored_call() {
+    completes_with_a_call_and_metrics_for_every_simulation(at_max_speed().await).await;
+}
+
+async fn at_max_speed() -> Service {
+    let dir = tempfile::tempdir().unwrap();
+    let options = switchboard::service::Options { sim_speed: SimSpeed::Max, ..support::options(dir.path(), true) };
+    start_with(options, dir).await
+}
+
+async fn completes_with_a_call_and_metrics_for_every_simulation(service: Service) {
     let (flow, endpoint) = dental();
     let variants = 1 + flow["edgeCases"].as_array().unwrap().len();
     let job = run_to_end(&service, plan(&flow, &endpoint, 2)).await;
@@ -309,7 +325,15 @@ async fn live_enrichment_scores_live_metrics_on_the_matching_real_call() {
 
 #[tokio::test]
 async fn without_a_real_call_live_metrics_yield_no_value_and_the_simulation_still_completes() {
-    let service = start(true).await;
+    completes_without_a_real_call(start(true).await).await;
+}
+
+#[tokio::test]
+async fn at_max_speed_a_live_enriched_simulation_still_completes() {
+    completes_without_a_real_call(at_max_speed().await).await;
+}
+
+async fn completes_without_a_real_call(service: Service) {
     let (flow, endpoint) = dental();
     let job = run_to_end(&service, live_plan(&flow, &endpoint)).await;
     assert_eq!(job.status, Some(RunPlanJobStatus::Completed));

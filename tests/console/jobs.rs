@@ -426,6 +426,23 @@ async fn a_paged_job_reads_only_its_rows_on_screen_and_follows_events() {
     assert!(!h.app.update(Message::Events(Vec::new())));
     h.app.update(answer(Some(summary(id, "RUNNING_SIMULATIONS", 41, 10_000)), "\"v1\""));
     assert!(window_reads(&h).is_empty(), "{:?}", h.app.effects);
+    // What changed before the stream opened is read once, at the next tick.
+    h.app.tick(now());
+    let catch_up = window_reads(&h);
+    assert_eq!(catch_up.len(), 1, "{:?}", h.app.effects);
+    h.app.update(Message::Fetched {
+        request: Request::JobWindow { id, query: catch_up[0].clone() },
+        result: Box::new(Ok(Fetched::JobWindow(window(0, 30, 10_000, Some("c30"))))),
+    });
+    let polled = || Message::Fetched {
+        request: Request::JobSummary { id, etag: Some("\"v1\"".into()) },
+        result: Box::new(Ok(Fetched::JobSummary { job: None, etag: Some("\"v1\"".into()) })),
+    };
+    h.app.update(polled());
+    h.app.effects.clear();
+    h.app.tick(now());
+    assert!(window_reads(&h).is_empty(), "once: {:?}", h.app.effects);
+    h.app.update(polled());
 
     // Going down past the rows read asks for the next page, after the cursor.
     h.app.effects.clear();
@@ -529,6 +546,19 @@ async fn a_paged_job_reads_only_its_rows_on_screen_and_follows_events() {
         "{:?}",
         h.app.effects
     );
+
+    // With more rows read than one query names (100 ids), it names those around the selection.
+    let mut next_page = reads[0].clone();
+    next_page.cursor = Some("c30".into());
+    h.app.update(Message::Fetched {
+        request: Request::JobWindow { id, query: next_page },
+        result: Box::new(Ok(Fetched::JobWindow(window(30, 120, 10_000, None)))),
+    });
+    // The key alone (`h.key` would also perform the reads, which this made-up job cannot answer).
+    h.app.update(Message::Key(crossterm::event::KeyEvent::from(crossterm::event::KeyCode::Char('G'))));
+    let named = h.app.watching.clone().expect("still watching").resource_ids();
+    let row = |n: u128| Uuid::from_u128(0x5000 + n).to_string();
+    assert!(named.len() <= 100 && named.contains(&row(149)) && !named.contains(&row(3)), "{named:?}");
 }
 
 /// The jobs list watches jobs starting and ending, and reads itself again on one of them.

@@ -57,11 +57,11 @@ impl<T> ListState<T> {
     }
 
     pub fn selected(&self) -> Option<&T> {
-        self.view.get(self.selected).map(|&i| &self.items[i])
+        self.view.get(self.selected).and_then(|&i| self.items.get(i))
     }
 
     pub fn visible(&self, position: usize) -> Option<&T> {
-        self.view.get(position).map(|&i| &self.items[i])
+        self.view.get(position).and_then(|&i| self.items.get(i))
     }
 
     pub fn len(&self) -> usize {

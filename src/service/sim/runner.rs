@@ -2,10 +2,10 @@
 //! concurrency, simulates each call at the configured speed, stores the call, collects the
 //! plan's metrics into the job's collection job, and moves every status:
 //! simulations PENDING → QUEUED → PROCESSING (CONNECTING → SIMULATING → COLLECTING_METRICS →
-//! COMPLETED; at max speed only CONNECTING is written before the end) → COMPLETED or FAILED;
-//! the job PENDING → RUNNING_SIMULATIONS → COMPLETED (FAILED if none succeeded), or
-//! CANCELLING → CANCELLED. A simulation the agent never spoke on is
-//! retried, when the plan asks, as a new RETRY_SCHEDULED simulation that waits out the backoff.
+//! COMPLETED; at max speed and in replays only CONNECTING is written before the end) →
+//! COMPLETED or FAILED; the job PENDING → RUNNING_SIMULATIONS → COMPLETED (FAILED if none
+//! succeeded), or CANCELLING → CANCELLED. A simulation the agent never spoke on is retried,
+//! when the plan asks, as a new RETRY_SCHEDULED simulation that waits out the backoff.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

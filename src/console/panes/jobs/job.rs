@@ -107,6 +107,7 @@ impl JobView {
     }
 
     pub fn refresh(&mut self, out: &mut Out) {
+        self.rows_stale |= self.windowed;
         self.etag = None;
         out.fetch(Request::JobSummary { id: self.id, etag: None });
         if let Some(sim) = &mut self.sim {
@@ -150,9 +151,24 @@ impl JobView {
             let query = EventQuery { resource_id: Some(self.id.to_string()), ..Default::default() };
             return Some(query.without_data());
         }
-        let open = self.sim.as_ref().map(|o| o.sim.simulation_job_id);
-        let rows = self.sims.items.iter().map(|s| s.simulation_job_id).filter(|id| Some(*id) != open);
-        let named = std::iter::once(self.id).chain(open).chain(rows).take(EVENT_RESOURCES_MAX);
+        // The rows read, in their order; past 98 of them, the 98 around the selection, moving a
+        // page of 49 at a time so that scrolling seldom changes the query (and restarts the stream).
+        let page = (EVENT_RESOURCES_MAX - 2) / 2;
+        let items = &self.sims.items;
+        let mut rows: Vec<Uuid> = match items.len() < EVENT_RESOURCES_MAX - 1 {
+            true => items.iter().map(|s| s.simulation_job_id).collect(),
+            false => {
+                let start = (self.sims.selected / page).saturating_sub(1) * page;
+                let shown = self.sims.view.iter().skip(start).take(2 * page);
+                shown.filter_map(|&at| items.get(at)).map(|s| s.simulation_job_id).collect()
+            }
+        };
+        if let Some(open) = self.sim.as_ref().map(|o| o.sim.simulation_job_id)
+            && !rows.contains(&open)
+        {
+            rows.push(open);
+        }
+        let named = std::iter::once(self.id).chain(rows);
         Some(EventQuery {
             resource_id: Some(named.map(|id| id.to_string()).collect::<Vec<_>>().join(",")),
             children: Some(EventChildrenIncluded::Omitted.as_str().to_owned()),
@@ -167,8 +183,11 @@ impl JobView {
     pub fn events(&mut self, events: &[crate::api::model::Event], out: &mut Out) -> bool {
         let id = self.id.to_string();
         if events.is_empty() {
-            // The stream opened: changes will be told, polling is a safety net.
+            // The stream (re)opened: changes will be told from now on, and what changed before
+            // it opened (while the query changed, say) is read once at the next tick.
             self.events_live = true;
+            self.rows_stale |= self.windowed;
+            self.open_stale |= self.sim.is_some();
             return false;
         }
         let ours: Vec<_> =
@@ -273,10 +292,11 @@ impl JobView {
     /// Rows read: the first page replaces (or updates in place) what is shown, a later page
     /// adds to it.
     fn take_window(&mut self, first: bool, page: &crate::api::model::CursorPage<SimulationJob>) {
-        let mut rows = if first { Vec::new() } else { std::mem::take(&mut self.sims.items) };
+        // The rows shown stay in place until `replace`, which keeps the selection by them.
+        let mut rows = if first { Vec::new() } else { self.sims.items.clone() };
         if first && self.sims.items.len() > page.data.len() {
             // More rows were read by scrolling: keep them, updated where the page has them.
-            rows = std::mem::take(&mut self.sims.items);
+            rows = self.sims.items.clone();
             for fresh in &page.data {
                 match rows.iter_mut().find(|s| s.simulation_job_id == fresh.simulation_job_id) {
                     Some(row) => *row = fresh.clone(),
