@@ -15,8 +15,13 @@ mod pattern;
 mod scale;
 mod terms;
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use conversation::{Conversation, Side, normalise};
 use kind::Kind;
+
+use crate::api::model::Transcript;
 
 use super::{Answer, Question, Verdict};
 
@@ -42,9 +47,31 @@ impl Finding {
     }
 }
 
+thread_local! {
+    /// The conversation last read on this thread, with the transcript it was read from: a
+    /// simulation's metrics are judged one after another on one transcript, and reading it
+    /// (sentences, normalised text) was a third of each judgement.
+    static LAST_READ: RefCell<Option<(Transcript, Rc<Conversation>)>> = const { RefCell::new(None) };
+}
+
+/// The transcript read as a conversation, once for as long as the same one is judged.
+fn read(transcript: &Transcript) -> Rc<Conversation> {
+    LAST_READ.with(|last| {
+        let mut last = last.borrow_mut();
+        if let Some((seen, conv)) = last.as_ref()
+            && seen == transcript
+        {
+            return conv.clone();
+        }
+        let conv = Rc::new(Conversation::read(transcript));
+        *last = Some((transcript.clone(), conv.clone()));
+        conv
+    })
+}
+
 /// Judges one question offline.
 pub(super) fn judge(question: &Question) -> Result<Verdict, String> {
-    let conv = Conversation::read(question.transcript);
+    let conv = read(question.transcript);
     if conv.is_empty() {
         return Err("there are no turns to judge".into());
     }
@@ -111,14 +138,44 @@ fn boolean(conv: &Conversation, prompt: &str, agent_only: bool) -> Finding {
 /// The knowledge-base sentence that speaks most to the prompt, quoted as the policy applied.
 fn grounding<'a>(knowledge: &'a str, prompt: &str) -> Option<&'a str> {
     let wanted = terms::terms(prompt);
-    knowledge
-        .split(['\n', '.'])
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| (s, terms::terms(s).intersection(&wanted).count()))
+    knowledge_sentences(knowledge)
+        .iter()
+        .map(|(at, terms)| (&knowledge[at.clone()], terms.intersection(&wanted).count()))
         .filter(|(_, n)| *n >= 2)
         .max_by_key(|(s, n)| (*n, std::cmp::Reverse(s.len())))
         .map(|(s, _)| s)
+}
+
+/// A knowledge base's sentences (where each is in the text) with their terms.
+type Sentences = Rc<Vec<(std::ops::Range<usize>, std::collections::BTreeSet<String>)>>;
+
+thread_local! {
+    /// The knowledge base last split on this thread: every metric of a plan asks it again.
+    static LAST_KNOWLEDGE: RefCell<Option<(String, Sentences)>> = const { RefCell::new(None) };
+}
+
+fn knowledge_sentences(knowledge: &str) -> Sentences {
+    LAST_KNOWLEDGE.with(|last| {
+        let mut last = last.borrow_mut();
+        if let Some((seen, sentences)) = last.as_ref()
+            && seen == knowledge
+        {
+            return sentences.clone();
+        }
+        let base = knowledge.as_ptr() as usize;
+        let sentences: Vec<_> = knowledge
+            .split(['\n', '.'])
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|s| {
+                let start = s.as_ptr() as usize - base;
+                (start..start + s.len(), terms::terms(s))
+            })
+            .collect();
+        let sentences = Rc::new(sentences);
+        *last = Some((knowledge.to_owned(), sentences.clone()));
+        sentences
+    })
 }
 
 #[cfg(test)]

@@ -155,3 +155,24 @@ fn every_pattern_compiles() {
     let all = [outcome::all_patterns(), disclosure::all_patterns(), expectation::all_patterns(), scale::all_patterns()];
     assert!(all.iter().flatten().all(|p| p.compiles()));
 }
+
+/// The conversation read once for a transcript is never the one of another transcript.
+#[test]
+fn judging_two_transcripts_in_turn_reads_each_as_itself() {
+    use ParticipantType::*;
+    let booked = transcript(&[
+        (Customer, "I'd like to book a cleaning on Tuesday."),
+        (Agent, "You're booked for Tuesday at nine. Your confirmation number is 4417."),
+    ]);
+    let not_booked = transcript(&[
+        (Customer, "I'd like to book a cleaning on Tuesday."),
+        (Agent, "Let me check on that for you. Is there anything else I can help with?"),
+    ]);
+    let fresh: Vec<bool> = [&booked, &not_booked].iter().map(|t| ask(TASK, t, Answer::Boolean).holds()).collect();
+    assert_ne!(fresh[0], fresh[1], "the two conversations differ in what they show");
+    for _ in 0..2 {
+        assert_eq!(ask(TASK, &booked, Answer::Boolean).holds(), fresh[0]);
+        assert_eq!(ask(TASK, &booked, Answer::Boolean).holds(), fresh[0]);
+        assert_eq!(ask(TASK, &not_booked, Answer::Boolean).holds(), fresh[1]);
+    }
+}
