@@ -98,8 +98,8 @@ pub struct EventQuery {
     /// Resume after this event id (as `Last-Event-ID` does); `0` replays every event kept.
     /// Without either the stream starts with the next change.
     pub after: Option<u64>,
-    /// `none`: events without their resource (`data`), for a watcher that reads again only the
-    /// few rows it shows; `all` (the default) sends each event's resource.
+    /// `none`: events without their resource (`data`), for a watcher that only needs to know
+    /// what changed; `all` (the default) sends each event's resource.
     pub data: Option<String>,
 }
 

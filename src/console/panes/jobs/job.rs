@@ -48,8 +48,9 @@ pub struct JobView {
     window_total: Option<u64>,
     /// Events about this job arrive, so the rows follow them and polling is only a safety net.
     pub events_live: bool,
-    /// Events without their resource said a row on screen (or the open simulation) changed:
-    /// it is read again at the next tick, once however many changes came.
+    /// A row read (or the open simulation) may have changed unseen: an event without its
+    /// resource named it, or the stream (re)opened. It is read again at the next tick, once
+    /// however many changes came.
     rows_stale: bool,
     open_stale: bool,
     /// A simulation changed since the job was last read: it is read again at the next tick

@@ -50,7 +50,7 @@ impl Finding {
 thread_local! {
     /// The conversation last read on this thread, with the transcript it was read from: a
     /// simulation's metrics are judged one after another on one transcript, and reading it
-    /// (sentences, normalised text) was a third of each judgement.
+    /// (sentences, normalised text) again for each was much of the judge's time.
     static LAST_READ: RefCell<Option<(Transcript, Rc<Conversation>)>> = const { RefCell::new(None) };
 }
 
