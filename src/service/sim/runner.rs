@@ -438,12 +438,7 @@ impl Simulator {
         // call with the end.
         let phases_written = matches!(self.speed, SimSpeed::Factor(_)) && work.replay.is_none();
         simulation.processing_status = Some(ProcessingStatus::Simulating);
-        let saving = async {
-            match phases_written {
-                true => self.save(simulation.clone(), &job_id).await,
-                false => Ok(()),
-            }
-        };
+        let saving = async { if phases_written { self.save(simulation.clone(), &job_id).await } else { Ok(()) } };
 
         let call_id = Uuid::new_v4();
         let variables = variables_for(&work.plan, work.variables.as_ref(), &simulation);

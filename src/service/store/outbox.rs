@@ -110,7 +110,7 @@ pub fn events_between(
             created_at: Timestamp(created_at),
             resource_id,
             parent_id,
-            data: body.map(raw).transpose()?,
+            data: body.map(|body| raw(5, body)).transpose()?,
         });
     }
     Ok(events)
@@ -158,7 +158,7 @@ pub fn claim_due(tx: &Transaction, now_ms: i64, lease_ms: i64, limit: usize) -> 
                 resource_id: row.get(6)?,
                 parent_id: row.get(7)?,
                 created_at: Timestamp(row.get(8)?),
-                data: Some(raw(row.get(9)?)?),
+                data: Some(raw(9, row.get(9)?)?),
             },
         })
     })?;
@@ -268,8 +268,9 @@ pub fn timestamp_of_ms(ms: i64) -> Timestamp {
     Timestamp::from(jiff::Timestamp::from_millisecond(ms).unwrap_or(jiff::Timestamp::UNIX_EPOCH))
 }
 
-/// A stored event body as the event's `data`, checked to be JSON.
-fn raw(body: String) -> rusqlite::Result<Box<serde_json::value::RawValue>> {
+/// A stored event body (read from result column `column`) as the event's `data`, checked to
+/// be JSON.
+fn raw(column: usize, body: String) -> rusqlite::Result<Box<serde_json::value::RawValue>> {
     serde_json::value::RawValue::from_string(body)
-        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(9, rusqlite::types::Type::Text, Box::new(e)))
+        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(column, rusqlite::types::Type::Text, Box::new(e)))
 }

@@ -156,13 +156,12 @@ impl JobView {
         // page of 49 at a time so that scrolling seldom changes the query (and restarts the stream).
         let page = (EVENT_RESOURCES_MAX - 2) / 2;
         let items = &self.sims.items;
-        let mut rows: Vec<Uuid> = match items.len() < EVENT_RESOURCES_MAX - 1 {
-            true => items.iter().map(|s| s.simulation_job_id).collect(),
-            false => {
-                let start = (self.sims.selected / page).saturating_sub(1) * page;
-                let shown = self.sims.view.iter().skip(start).take(2 * page);
-                shown.filter_map(|&at| items.get(at)).map(|s| s.simulation_job_id).collect()
-            }
+        let mut rows: Vec<Uuid> = if items.len() < EVENT_RESOURCES_MAX - 1 {
+            items.iter().map(|s| s.simulation_job_id).collect()
+        } else {
+            let start = (self.sims.selected / page).saturating_sub(1) * page;
+            let shown = self.sims.view.iter().skip(start).take(2 * page);
+            shown.filter_map(|&at| items.get(at)).map(|s| s.simulation_job_id).collect()
         };
         if let Some(open) = self.sim.as_ref().map(|o| o.sim.simulation_job_id)
             && !rows.contains(&open)
