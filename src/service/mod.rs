@@ -2,6 +2,7 @@
 //! (the console embeds it) or as `switchboard serve`.
 
 mod auth;
+mod conversations;
 pub mod error;
 mod error_body;
 mod etag;
@@ -36,9 +37,6 @@ use crate::api::ApiKey;
 pub use auth::Access;
 use auth::{Keys, RateLimiter};
 use store::Store;
-
-/// Resolves a metric definition by id or slug (shared by the routes and the engines).
-pub(crate) use routes::resolve_definition;
 
 /// Request bodies larger than this are refused with 413.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;

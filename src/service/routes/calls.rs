@@ -7,7 +7,6 @@ use utoipa::IntoParams;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::conversation;
 use super::{ListParams, OwnedFilter, created, data, known_value, list_kind, path_id};
 use crate::api::model::{
     Call, CallInput, CallStatus, CursorPage, Data, Direction, MetricValueGroup, RecordingUrlAccess, Timestamp,
@@ -15,6 +14,7 @@ use crate::api::model::{
 };
 use crate::api::validate::{Checks, Validate};
 use crate::service::AppState;
+use crate::service::conversations;
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::extract::{Params, Valid};
 use crate::service::ingest;
@@ -107,7 +107,7 @@ async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceR
 )]
 async fn transcript(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
     let id = path_id(Kind::Call, &id)?.to_string();
-    let transcript = state.store.read(move |c| conversation::transcript(c, Kind::Call, &id)).await?;
+    let transcript = state.store.read(move |c| conversations::transcript(c, Kind::Call, &id)).await?;
     Ok(data(&transcript))
 }
 
@@ -155,7 +155,7 @@ async fn metrics(
 ) -> ServiceResult<Response> {
     let id = path_id(Kind::Call, &id)?.to_string();
     let filter = q.filter()?;
-    let groups = state.store.read(move |c| conversation::latest_values(c, Kind::Call, &id, &filter)).await?;
+    let groups = state.store.read(move |c| conversations::latest_values(c, Kind::Call, &id, &filter)).await?;
     Ok(data(&groups))
 }
 
@@ -182,7 +182,7 @@ async fn ingest(State(state): State<AppState>, Valid(input): Valid<CallInput>) -
         .write(move |tx| {
             let id = uuid::Uuid::new_v4();
             let parties = ingest::parties(tx, &input)?;
-            let ingested = conversation::ingest(tx, id, &input)?;
+            let ingested = conversations::ingest(tx, id, &input)?;
             let (started_at, duration_ms) = (ingested.started_at.clone(), ingested.duration_ms);
             let now = Timestamp::now();
             let call = Call {

@@ -6,10 +6,10 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::calls::StatusParams;
-use super::conversation;
 use super::{ListParams, OwnedFilter, created, data, list_kind, path_id};
 use crate::api::model::{CallInput, CallStatus, Chat, CursorPage, Data, MetricValueGroup, Timestamp, Transcript};
 use crate::service::AppState;
+use crate::service::conversations;
 use crate::service::error::ServiceResult;
 use crate::service::extract::{Params, Valid};
 use crate::service::openapi::{
@@ -67,7 +67,7 @@ async fn ingest(State(state): State<AppState>, Valid(input): Valid<CallInput>) -
         .store
         .write(move |tx| {
             let id = uuid::Uuid::new_v4();
-            let ingested = conversation::ingest(tx, id, &input)?;
+            let ingested = conversations::ingest(tx, id, &input)?;
             let chat = Chat {
                 id,
                 status: Some(CallStatus::Ended),
@@ -122,7 +122,7 @@ async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceR
 )]
 async fn transcript(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
     let id = path_id(Kind::Chat, &id)?.to_string();
-    let transcript = state.store.read(move |c| conversation::transcript(c, Kind::Chat, &id)).await?;
+    let transcript = state.store.read(move |c| conversations::transcript(c, Kind::Chat, &id)).await?;
     Ok(data(&transcript))
 }
 
@@ -149,6 +149,6 @@ async fn metrics(
 ) -> ServiceResult<Response> {
     let id = path_id(Kind::Chat, &id)?.to_string();
     let filter = q.filter()?;
-    let groups = state.store.read(move |c| conversation::latest_values(c, Kind::Chat, &id, &filter)).await?;
+    let groups = state.store.read(move |c| conversations::latest_values(c, Kind::Chat, &id, &filter)).await?;
     Ok(data(&groups))
 }

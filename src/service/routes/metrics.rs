@@ -2,20 +2,19 @@
 
 use axum::extract::{Path, State};
 use axum::response::Response;
-use rusqlite::{Connection, Transaction};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-use uuid::Uuid;
 
-use super::{ListParams, OwnedFilter, created, data, list_kind, now};
+use super::{ListParams, OwnedFilter, created, data, list_kind};
 use crate::api::model::*;
 use crate::service::AppState;
-use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::error::ServiceResult;
 use crate::service::extract::{Body, Params, Valid, validated};
+use crate::service::metrics::definitions;
 use crate::service::openapi::{
     BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,
 };
-use crate::service::store::{self, Doc, Kind};
+use crate::service::store::Kind;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -45,15 +44,6 @@ async fn list(State(state): State<AppState>, Params(params): Params<ListParams>)
     list_kind(&state, Kind::MetricDefinition, params, OwnedFilter::default()).await
 }
 
-/// A definition by uuid or by slug (or its alias).
-pub fn resolve_definition(conn: &Connection, id_or_slug: &str) -> ServiceResult<MetricDefinition> {
-    let found = match Uuid::parse_str(id_or_slug) {
-        Ok(id) => store::get(conn, Kind::MetricDefinition, &id.to_string())?,
-        Err(_) => store::find_by(conn, Kind::MetricDefinition, "$.slug", id_or_slug)?,
-    };
-    found.ok_or_else(|| ServiceError::not_found("metric definition", id_or_slug))
-}
-
 /// Get a metric definition by uuid or slug.
 #[utoipa::path(
     get,
@@ -70,7 +60,7 @@ pub fn resolve_definition(conn: &Connection, id_or_slug: &str) -> ServiceResult<
     )
 )]
 async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
-    let definition = state.store.read(move |c| resolve_definition(c, &id)).await?;
+    let definition = state.store.read(move |c| definitions::resolve(c, &id)).await?;
     Ok(data(&definition))
 }
 
@@ -90,28 +80,8 @@ async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceR
     )
 )]
 async fn versions(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
-    let versions = state
-        .store
-        .read(move |c| {
-            let definition = resolve_definition(c, &id)?;
-            let bodies = store::versions::all_raw(c, &definition.id.to_string())?;
-            bodies.iter().map(|b| Ok(serde_json::from_str::<serde_json::Value>(b)?)).collect::<ServiceResult<Vec<_>>>()
-        })
-        .await?;
+    let versions = state.store.read(move |c| definitions::versions(c, &id)).await?;
     Ok(data(&versions))
-}
-
-/// Writes a definition and records it as a version.
-pub fn save_definition(tx: &Transaction, definition: &MetricDefinition, insert: bool) -> ServiceResult<()> {
-    let created_at = definition.created_at.clone().map(|t| t.0).unwrap_or_else(now);
-    let doc = Doc::new(Kind::MetricDefinition, definition.id, definition, created_at)?;
-    if insert {
-        store::insert(tx, &doc)?
-    } else {
-        store::update(tx, &doc)?
-    }
-    store::versions::put(tx, &definition.id.to_string(), definition.version.unwrap_or(1) as i64, &doc.body)?;
-    Ok(())
 }
 
 /// Create a caller-owned custom metric.
@@ -132,89 +102,8 @@ pub fn save_definition(tx: &Transaction, definition: &MetricDefinition, insert: 
     )
 )]
 async fn create(State(state): State<AppState>, Valid(input): Valid<MetricDefinitionInput>) -> ServiceResult<Response> {
-    let definition = state
-        .store
-        .write(move |tx| {
-            let name = input.name.clone().unwrap_or_default();
-            let slug = input.slug.clone().unwrap_or_else(|| slug_from_name(&name));
-            if store::find_by::<MetricDefinition>(tx, Kind::MetricDefinition, "$.slug", &slug)?.is_some() {
-                return Err(ServiceError::invalid("slug", format!("a metric with slug {slug} exists already")));
-            }
-            for (i, kb) in input.knowledge_base_ids.iter().flatten().enumerate() {
-                if !store::exists(tx, Kind::KnowledgeBase, &kb.to_string())? {
-                    return Err(ServiceError::invalid(
-                        format!("knowledgeBaseIds[{i}]"),
-                        format!("no knowledge base {kb}"),
-                    ));
-                }
-            }
-            let at = Timestamp::now();
-            let metric_type = input.value_type().cloned();
-            let formula = input
-                .formula
-                .map(|expression| Formula::Object { expression, sources: input.sources.clone().unwrap_or_default() });
-            let definition = MetricDefinition {
-                id: Uuid::new_v4(),
-                slug: Some(slug.clone()),
-                metric_id: Some(slug),
-                variant_id: Some(Uuid::new_v4()),
-                version_id: Some(Uuid::new_v4()),
-                name: Some(name),
-                description: Some(input.description.unwrap_or_default()),
-                metric_type: metric_type.clone(),
-                scope: Some(input.scope.unwrap_or(MetricScope::Global)),
-                supported_contexts: input.supported_contexts.unwrap_or_else(|| vec![MetricContext::Call]),
-                supported_conversation_sources: vec![ConversationSource::Simulated, ConversationSource::Live],
-                requires_live_conversation: Some(false),
-                supports_variants: Some(false),
-                calculation_type: input.calculation_type,
-                llm_prompt: input.llm_prompt,
-                boolean_true_label: input.boolean_true_label,
-                boolean_false_label: input.boolean_false_label,
-                unit: input.unit,
-                source: Some(DefinitionSource::Custom),
-                output_type: metric_type,
-                version: Some(1),
-                supported_modalities: input.supported_modalities.or_else(|| Some(vec![Modality::Call, Modality::Chat])),
-                scale_min: input.scale_min,
-                scale_max: input.scale_max,
-                scale_labels: input.scale_labels,
-                classification_options: input.classification_options,
-                max_classifications: input.max_classifications,
-                formula,
-                sources: input.sources,
-                knowledge_base_ids: input.knowledge_base_ids,
-                created_at: Some(at.clone()),
-                updated_at: Some(at),
-                ..Default::default()
-            };
-            save_definition(tx, &definition, true)?;
-            Ok(definition)
-        })
-        .await?;
+    let definition = state.store.write(move |tx| definitions::create(tx, input)).await?;
     Ok(created(&definition))
-}
-
-/// Applies the supplied fields of an update, as a new immutable version.
-fn apply_update(definition: &mut MetricDefinition, update: MetricDefinitionUpdate) {
-    let d = definition;
-    macro_rules! set {
-        ($($field:ident),+) => {$( if let Some(v) = update.$field { d.$field = Some(v); } )+};
-    }
-    set!(name, llm_prompt, scale_min, scale_max, scale_labels, boolean_true_label, boolean_false_label);
-    set!(classification_options, max_classifications, sources, change_reason);
-    if let Some(expression) = update.formula {
-        let sources = d.sources.clone().unwrap_or_default();
-        d.formula = Some(Formula::Object { expression, sources });
-    } else if let (Some(Formula::Object { expression, .. }), Some(sources)) = (&d.formula, &d.sources) {
-        d.formula = Some(Formula::Object { expression: expression.clone(), sources: sources.clone() });
-    }
-    if let Some(contexts) = update.supported_contexts {
-        d.supported_contexts = contexts;
-    }
-    d.version = Some(d.version.unwrap_or(1) + 1);
-    d.version_id = Some(Uuid::new_v4());
-    d.updated_at = Some(Timestamp::now());
 }
 
 /// Update a caller-owned metric definition as a new immutable version; only supplied fields change. Immutable fields and service-owned metrics are rejected.
@@ -241,80 +130,8 @@ async fn update(
     Path(id): Path<String>,
     Valid(update): Valid<MetricDefinitionUpdate>,
 ) -> ServiceResult<Response> {
-    let definition = state
-        .store
-        .write(move |tx| {
-            let mut definition = resolve_definition(tx, &id)?;
-            if definition.is_service_owned() {
-                return Err(ServiceError::invalid(
-                    "idOrSlug",
-                    "service-owned metrics cannot be edited here; edit a variant through \
-                     PUT /v1/metric/definitions/{idOrSlug}/variants/{variant}, which forks it for this workspace",
-                ));
-            }
-            ServiceError::check(update.validate_against(&definition))?;
-            apply_update(&mut definition, update);
-            save_definition(tx, &definition, false)?;
-            Ok(definition)
-        })
-        .await?;
+    let definition = state.store.write(move |tx| definitions::update(tx, &id, update)).await?;
     Ok(data(&definition))
-}
-
-/// The id of a workspace fork of `definition` under the name `variant`.
-fn variant_id(definition: Uuid, variant: &str) -> Uuid {
-    Uuid::new_v5(&definition, variant.as_bytes())
-}
-
-/// The name the default variant has.
-const DEFAULT_VARIANT: &str = "Default";
-
-/// Whether the path segment names the definition's default variant.
-fn is_default(definition: &MetricDefinition, variant: &str) -> bool {
-    variant.eq_ignore_ascii_case("default") || Some(variant) == definition.variant_id.map(|v| v.to_string()).as_deref()
-}
-
-/// The fork of `definition` a path segment names: by its id, or by its name.
-fn fork_named(
-    c: &rusqlite::Connection,
-    definition: &MetricDefinition,
-    variant: &str,
-) -> ServiceResult<Option<MetricDefinition>> {
-    if let Ok(id) = Uuid::parse_str(variant)
-        && let Some(fork) = store::get::<MetricDefinition>(c, Kind::MetricDefinition, &id.to_string())?
-        && fork.forked_from == Some(definition.id)
-    {
-        return Ok(Some(fork));
-    }
-    store::get(c, Kind::MetricDefinition, &variant_id(definition.id, variant).to_string())
-}
-
-/// A definition's default variant, or a fork of it, as a variant object.
-fn variant_of(base: &MetricDefinition, fork: Option<MetricDefinition>) -> MetricVariant {
-    match fork {
-        None => MetricVariant {
-            id: base.variant_id.unwrap_or(base.id),
-            name: DEFAULT_VARIANT.into(),
-            is_default: true,
-            is_system: base.is_service_owned(),
-            metric_definition_id: base.id,
-            version_id: base.version_id,
-            created_at: base.created_at.clone(),
-            updated_at: base.updated_at.clone(),
-            definition: Some(Box::new(base.clone())),
-        },
-        Some(fork) => MetricVariant {
-            id: fork.id,
-            name: fork.variant_name.clone().unwrap_or_default(),
-            is_default: false,
-            is_system: false,
-            metric_definition_id: base.id,
-            version_id: fork.version_id,
-            created_at: fork.created_at.clone(),
-            updated_at: fork.updated_at.clone(),
-            definition: Some(Box::new(fork)),
-        },
-    }
 }
 
 /// Get a variant of a metric definition.
@@ -336,18 +153,7 @@ async fn read_variant(
     State(state): State<AppState>,
     Path((id, variant)): Path<(String, String)>,
 ) -> ServiceResult<Response> {
-    let found = state
-        .store
-        .read(move |c| {
-            let definition = resolve_definition(c, &id)?;
-            if is_default(&definition, &variant) {
-                return Ok(variant_of(&definition, None));
-            }
-            let fork = fork_named(c, &definition, &variant)?
-                .ok_or_else(|| ServiceError::not_found("metric variant", &variant))?;
-            Ok(variant_of(&definition, Some(fork)))
-        })
-        .await?;
+    let found = state.store.read(move |c| definitions::variant(c, &id, &variant)).await?;
     Ok(data(&found))
 }
 
@@ -375,33 +181,7 @@ async fn update_variant(
     Path((id, variant)): Path<(String, String)>,
     Valid(update): Valid<MetricDefinitionUpdate>,
 ) -> ServiceResult<Response> {
-    let updated = state
-        .store
-        .write(move |tx| {
-            let original = resolve_definition(tx, &id)?;
-            let existing = fork_named(tx, &original, &variant)?;
-            let insert = existing.is_none();
-            let mut fork = existing.unwrap_or_else(|| {
-                let mut fork = original.clone();
-                let fork_id = variant_id(original.id, &variant);
-                let slug = format!("{}__{}", original.slug.clone().unwrap_or_default(), slug_from_name(&variant));
-                fork.id = fork_id;
-                fork.variant_id = Some(fork_id);
-                fork.variant_name = Some(variant.clone());
-                fork.forked_from = Some(original.id);
-                fork.slug = Some(slug.clone());
-                fork.metric_id = Some(slug);
-                fork.source = Some(DefinitionSource::Custom);
-                fork.version = Some(0);
-                fork.created_at = Some(Timestamp::now());
-                fork
-            });
-            ServiceError::check(update.validate_against(&fork))?;
-            apply_update(&mut fork, update);
-            save_definition(tx, &fork, insert)?;
-            Ok(variant_of(&original, Some(fork)))
-        })
-        .await?;
+    let updated = state.store.write(move |tx| definitions::fork(tx, &id, &variant, update)).await?;
     Ok(data(&updated))
 }
 
@@ -431,102 +211,8 @@ async fn create_threshold(
 ) -> ServiceResult<Response> {
     // The metric is looked up first: an unknown one is a 404 whatever the body says.
     let lookup = id.clone();
-    state.store.read(move |c| resolve_definition(c, &lookup)).await?;
+    state.store.read(move |c| definitions::resolve(c, &lookup)).await?;
     let input: ThresholdInput = validated(&body)?;
-    let definition = state
-        .store
-        .write(move |tx| {
-            let source = resolve_definition(tx, &id)?;
-            ServiceError::check(input.validate_against(&source))?;
-            let name = input.name.clone().unwrap_or_else(|| {
-                format!("{} {}", source.name.as_deref().unwrap_or("metric"), input.value.as_deref().unwrap_or_default())
-            });
-            let taken = |slug: &str| -> ServiceResult<bool> {
-                Ok(store::find_by::<MetricDefinition>(tx, Kind::MetricDefinition, "$.slug", slug)?.is_some())
-            };
-            let slug = match (input.slug.clone().or(input.metric_id.clone()), &input.name) {
-                (Some(slug), _) => slug,
-                (None, Some(name)) => slug_from_name(name),
-                (None, None) => {
-                    let operator = input.operator.as_ref().map(ThresholdOperator::short).unwrap_or_default();
-                    let base = format!(
-                        "{} {operator} {}",
-                        source.slug_or_alias().unwrap_or("metric"),
-                        input.value.as_deref().unwrap_or_default()
-                    );
-                    unused_slug(&base, &taken)?
-                }
-            };
-            if taken(&slug)? {
-                let param = if input.slug.is_some() || input.metric_id.is_some() { "slug" } else { "name" };
-                return Err(ServiceError::invalid(param, format!("a metric with slug {slug} exists already")));
-            }
-            if let Some(variant) = input.source_variant_id
-                && Some(variant) != source.variant_id
-                && !store::exists(tx, Kind::MetricDefinition, &variant.to_string())?
-            {
-                return Err(ServiceError::invalid("sourceVariantId", format!("no variant {variant} of this metric")));
-            }
-            let at = Timestamp::now();
-            let definition = MetricDefinition {
-                id: Uuid::new_v4(),
-                slug: Some(slug.clone()),
-                metric_id: Some(slug),
-                variant_id: Some(Uuid::new_v4()),
-                version_id: Some(Uuid::new_v4()),
-                name: Some(name),
-                description: input.description.clone(),
-                metric_type: Some(MetricType::Boolean),
-                scope: source.scope.clone(),
-                supported_contexts: source.supported_contexts.clone(),
-                supported_conversation_sources: source.supported_conversation_sources.clone(),
-                requires_live_conversation: source.requires_live_conversation,
-                supports_variants: Some(false),
-                calculation_type: Some(CalculationType::Threshold),
-                boolean_true_label: Some("Met".into()),
-                boolean_false_label: Some("Not met".into()),
-                threshold: Some(Threshold {
-                    source_metric_definition_id: Some(source.id),
-                    operator: input.operator.clone(),
-                    threshold_value: input.value.clone(),
-                    aggregation_mode: Some(input.aggregation_mode_or_default()),
-                    count_threshold: input.count_threshold,
-                    source_participant_role: input.source_participant_role.clone(),
-                    source_variant_id: input.source_variant_id,
-                }),
-                source: Some(DefinitionSource::Custom),
-                output_type: Some(MetricType::Boolean),
-                version: Some(1),
-                supported_modalities: source.supported_modalities.clone(),
-                sources: Some(vec![MetricSourceRef {
-                    source_metric_definition_id: Some(source.id),
-                    source_variant_id: input.source_variant_id,
-                }]),
-                created_at: Some(at.clone()),
-                updated_at: Some(at),
-                ..Default::default()
-            };
-            save_definition(tx, &definition, true)?;
-            Ok(definition)
-        })
-        .await?;
+    let definition = state.store.write(move |tx| definitions::create_threshold(tx, &id, input)).await?;
     Ok(created(&definition))
-}
-
-/// A slug made from `base` that no metric has yet: `base`, else `base_2`, `base_3`, …
-fn unused_slug(base: &str, taken: &dyn Fn(&str) -> ServiceResult<bool>) -> ServiceResult<String> {
-    let slug = slug_from_name(base);
-    if !taken(&slug)? {
-        return Ok(slug);
-    }
-    for n in 2..1_000 {
-        let suffix = format!("_{n}");
-        let mut stem = slug.clone();
-        stem.truncate(threshold_limits::SLUG_MAX - suffix.len());
-        let candidate = format!("{}{suffix}", stem.trim_end_matches('_'));
-        if !taken(&candidate)? {
-            return Ok(candidate);
-        }
-    }
-    Err(ServiceError::invalid("slug", format!("every slug made from {slug} is taken; give a slug")))
 }

@@ -71,7 +71,7 @@ pub(super) fn plan_metric_ids(
     for reference in plan.metrics.iter().flatten() {
         let key =
             reference.id.map(|id| id.to_string()).or(reference.slug_or_alias().map(str::to_owned)).unwrap_or_default();
-        if let Ok(definition) = crate::service::resolve_definition(conn, &key) {
+        if let Ok(definition) = crate::service::metrics::definitions::resolve(conn, &key) {
             ids.push((definition.id, reference.conversation_source_or_default()));
         }
     }

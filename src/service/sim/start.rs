@@ -9,7 +9,7 @@ use super::jobs::with_verdict;
 use super::selection::{flow_and_automatic_metrics, variables_for};
 use crate::api::model::*;
 use crate::service::error::{ServiceError, ServiceResult};
-use crate::service::resolve_definition;
+use crate::service::metrics::definitions;
 use crate::service::store::{self, Doc, Kind};
 use crate::service::verdict::Tally;
 
@@ -33,7 +33,7 @@ fn plan_of(tx: &Transaction, input: RunPlanInput, at: &str) -> ServiceResult<Run
     let mut plan = input.resolved();
     for reference in plan.metrics.iter_mut().flatten() {
         let key = reference.id.map(|id| id.to_string()).or(reference.slug_or_alias().map(str::to_owned));
-        if let Some(definition) = key.and_then(|key| resolve_definition(tx, &key).ok()) {
+        if let Some(definition) = key.and_then(|key| definitions::resolve(tx, &key).ok()) {
             reference.id = Some(definition.id);
         }
     }
@@ -98,7 +98,7 @@ pub fn check_references(tx: &Transaction, plan: &RunPlanInput, at: &str) -> Serv
     }
     for (i, metric) in plan.metrics.iter().flatten().enumerate() {
         let key = metric.id.map(|id| id.to_string()).or(metric.slug_or_alias().map(str::to_owned)).unwrap_or_default();
-        if resolve_definition(tx, &key).is_err() {
+        if definitions::resolve(tx, &key).is_err() {
             let member = if metric.id.is_some() { "id" } else { "slug" };
             let param = path(format!("metrics[{i}].{member}"));
             return Err(ServiceError::invalid(&param, format!("{param}: no metric definition {key}")));
@@ -421,7 +421,7 @@ fn plan_checks(tx: &Transaction, plan: &RunPlanInput) -> ServiceResult<Vec<(Metr
     let mut out: Vec<(MetricDefinition, f64, bool)> = Vec::new();
     for reference in plan.metrics.iter().flatten() {
         let key = reference.id.map(|id| id.to_string()).or(reference.slug_or_alias().map(str::to_owned));
-        let Some(definition) = key.and_then(|key| resolve_definition(tx, &key).ok()) else { continue };
+        let Some(definition) = key.and_then(|key| definitions::resolve(tx, &key).ok()) else { continue };
         if runs(&definition) && !out.iter().any(|(d, ..)| d.id == definition.id) {
             let (rate, inherited) = reference.min_pass_rate_or_default();
             out.push((definition, rate, inherited));

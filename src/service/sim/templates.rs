@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use crate::api::model::*;
 use crate::service::error::ServiceResult;
-use crate::service::resolve_definition;
+use crate::service::metrics::definitions;
 use crate::service::store::{self, Kind};
 
 /// The metrics every template measures: how long the call took, and whether the task got done.
@@ -19,7 +19,7 @@ pub fn all(conn: &Connection) -> ServiceResult<Vec<RunPlanTemplate>> {
     let flows: Vec<CustomerFlow> = store::all(conn, Kind::CustomerFlow)?;
     let endpoints: Vec<AgentEndpoint> = store::all(conn, Kind::AgentEndpoint)?;
     let metrics: Vec<MetricDefinition> =
-        METRICS.iter().filter_map(|slug| resolve_definition(conn, slug).ok()).collect();
+        METRICS.iter().filter_map(|slug| definitions::resolve(conn, slug).ok()).collect();
     Ok(flows
         .iter()
         .filter(|f| !f.is_voicemail() && (f.happy_path.is_some() || !f.edge_cases.is_empty()))

@@ -3,12 +3,12 @@
 
 use rusqlite::{Connection, Transaction};
 
-use super::collection::value_groups;
 use crate::api::model::{
     CallInput, MetricValueGroup, ParticipantType, Timestamp, Transcript, TranscriptInput, TranscriptionSource,
     ValueStatusFilter,
 };
 use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::metrics::value_groups::value_groups;
 use crate::service::store::{self, Kind};
 
 /// The parts of an ingested conversation that calls and chats both keep.

@@ -1,0 +1,72 @@
+//! Collection jobs asked for through the interface: created (every metric, policy and
+//! conversation named must exist), cancelled while open, and read back as exactly the values
+//! each produced. The engine that runs them is `collection`.
+
+use rusqlite::{Connection, Transaction};
+use uuid::Uuid;
+
+use super::value_groups::value_groups;
+use crate::api::model::*;
+use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::store::{self, Doc, Kind};
+
+/// Creates a PENDING job for the collector to run.
+pub fn create(tx: &Transaction, input: CollectionJobInput) -> ServiceResult<CollectionJob> {
+    let checks: [(&str, Kind, Vec<Uuid>); 4] = [
+        ("metrics", Kind::MetricDefinition, input.metrics.iter().flatten().map(|m| m.id).collect()),
+        ("policyIds", Kind::MetricPolicy, input.policy_ids.clone().unwrap_or_default()),
+        ("callIds", Kind::Call, input.call_ids.clone().unwrap_or_default()),
+        ("chatIds", Kind::Chat, input.chat_ids.clone().unwrap_or_default()),
+    ];
+    for (member, kind, ids) in &checks {
+        for (i, id) in ids.iter().enumerate() {
+            if !store::exists(tx, *kind, &id.to_string())? {
+                let param = if *member == "metrics" { format!("metrics[{i}].id") } else { format!("{member}[{i}]") };
+                return Err(ServiceError::invalid(&param, format!("{param}: no {} {id}", kind.label())));
+            }
+        }
+    }
+    let at = Timestamp::now();
+    let items = input.call_ids.as_ref().map_or(0, Vec::len) + input.chat_ids.as_ref().map_or(0, Vec::len);
+    let job = CollectionJob {
+        id: Uuid::new_v4(),
+        status: Some(CollectionJobStatus::Pending),
+        triggered_by: Some(TriggeredBy::UserApi),
+        total_items: Some(items as u64),
+        completed_items: Some(0),
+        failed_items: Some(0),
+        started_at: None,
+        completed_at: None,
+        error_message: None,
+        policy_ids: input.policy_ids.clone().unwrap_or_default(),
+        created_at: Some(at.clone()),
+        updated_at: Some(at.clone()),
+    };
+    let mut body = serde_json::to_value(&job)?;
+    body["request"] = serde_json::to_value(&input)?;
+    store::insert(tx, &Doc::new(Kind::CollectionJob, job.id, &body, at.0)?.status(Some("PENDING")))?;
+    Ok(job)
+}
+
+/// Cancels a job that has not ended; what was computed is kept.
+pub fn cancel(tx: &Transaction, id: &str) -> ServiceResult<CollectionJob> {
+    let mut body: serde_json::Value = store::require(tx, Kind::CollectionJob, id)?;
+    let job: CollectionJob = serde_json::from_value(body.clone())?;
+    if job.status.as_ref().is_some_and(CollectionJobStatus::is_terminal) {
+        let status = job.status.as_ref().map(|s| s.as_str()).unwrap_or_default();
+        return Err(ServiceError::invalid("jobId", format!("the job has already ended ({status})")));
+    }
+    let at = Timestamp::now();
+    body["status"] = "CANCELED".into();
+    body["completedAt"] = serde_json::to_value(&at)?;
+    body["updatedAt"] = serde_json::to_value(&at)?;
+    let created_at = job.created_at.map(|t| t.0).unwrap_or_default();
+    store::update(tx, &Doc::new(Kind::CollectionJob, id, &body, created_at)?.status(Some("CANCELED")))?;
+    Ok(serde_json::from_value::<CollectionJob>(body)?)
+}
+
+/// Exactly the values job `id` produced, grouped by metric, even where later jobs overwrote them.
+pub fn values(c: &Connection, id: &str, filter: &ValueStatusFilter) -> ServiceResult<Vec<MetricValueGroup>> {
+    store::require::<serde_json::Value>(c, Kind::CollectionJob, id)?;
+    value_groups(c, store::values::of_job(c, id)?, filter)
+}
