@@ -126,6 +126,7 @@ impl Sender {
     async fn run(self) {
         let mut events = self.store.events();
         let mut pruned: Option<Instant> = None;
+        let mut failed_claims: u32 = 0;
         loop {
             if pruned.is_none_or(|at| at.elapsed() >= PRUNE_EVERY) {
                 pruned = Some(Instant::now());
@@ -134,24 +135,50 @@ impl Sender {
                     tracing::warn!("old events not pruned: {}", error.body.message);
                 }
             }
-            let now = outbox::unix_ms_now();
-            let lease = LEASE.as_millis() as i64;
-            let claimed = self.store.write(move |tx| outbox::claim_due(tx, now, lease, BATCH)).await;
-            match claimed {
-                Ok(claimed) if !claimed.is_empty() => {
-                    futures_util::future::join_all(claimed.into_iter().map(|c| self.attempt(c))).await;
-                    continue;
-                }
-                Ok(_) => {}
-                Err(error) => tracing::warn!("webhook sender cannot claim deliveries: {}", error.body.message),
-            }
-            let next = self.store.read(outbox::next_due).await.ok().flatten();
-            let wait = next.map_or(60_000, |due| (due - outbox::unix_ms_now()).clamp(0, 60_000));
+            let Some(wait) = self.send_due(&mut failed_claims).await else { continue };
             tokio::select! {
                 _ = tokio::time::sleep(Duration::from_millis(wait as u64)) => {}
                 changed = events.changed() => if changed.is_err() { return },
             }
         }
+    }
+
+    /// Sends the deliveries due now; `None` when it sent some (more may be due), else how
+    /// long to wait (ms) before looking again, unless an event comes first. Looked at with a
+    /// read first: claiming is a synced write, and the events that wake the sender (every
+    /// batch of a run's progress) seldom bring a delivery with them.
+    async fn send_due(&self, failed_claims: &mut u32) -> Option<i64> {
+        let now = outbox::unix_ms_now();
+        let next = match self.store.read(outbox::next_due).await {
+            Ok(next) => next,
+            Err(error) => {
+                // No reason to wait: the claim is tried.
+                tracing::warn!("webhook sender cannot read the next delivery: {}", error.body.message);
+                Some(now)
+            }
+        };
+        if next.is_some_and(|due| due <= now) {
+            let lease = LEASE.as_millis() as i64;
+            match self.store.write(move |tx| outbox::claim_due(tx, now, lease, BATCH)).await {
+                Ok(claimed) if !claimed.is_empty() => {
+                    *failed_claims = 0;
+                    futures_util::future::join_all(claimed.into_iter().map(|c| self.attempt(c))).await;
+                    return None;
+                }
+                Ok(_) => *failed_claims = 0,
+                Err(error) => {
+                    *failed_claims = failed_claims.saturating_add(1);
+                    tracing::warn!("webhook sender cannot claim deliveries: {}", error.body.message);
+                }
+            }
+        }
+        Some(match next {
+            None => 60_000,
+            // Due and not claimed: claimed meanwhile by another sender (a moment's pause), or
+            // the claim failed (a pause that doubles while it keeps failing).
+            Some(due) if due <= now => (100_i64 << (*failed_claims).min(9)).min(60_000),
+            Some(due) => (due - outbox::unix_ms_now()).clamp(0, 60_000),
+        })
     }
 
     /// One attempt at one delivery, recorded whatever it comes to.

@@ -1,5 +1,7 @@
-//! The metric engine: computations over transcripts, thresholds, and (with the simulation
-//! engine) the collection jobs that run them.
+//! Metrics: their definitions' rules (`definitions`), the collection jobs asked for through
+//! the interface (`collection_jobs`) and the values read back (`value_groups`); and the metric
+//! engine: computations over transcripts, thresholds, the judge, and (with the simulation
+//! engine) the collection jobs' runner (`collection`).
 
 pub mod collection;
 pub mod collection_jobs;

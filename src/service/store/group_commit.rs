@@ -4,8 +4,12 @@
 //! shares with its neighbours, a job's counts and its index pages, once) for many writes instead
 //! of one each. A failure SQLite answers by ending the whole transaction (a full disk, an I/O
 //! error) fails the whole batch: every caller hears it.
+//!
+//! One thread of its own leads every batch: the next batch forms while it commits the last,
+//! and it starts the moment that commit ends, without a hand-over between the callers'
+//! threads (each woken in turn to find the queue already taken).
 
-use std::sync::Mutex;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 use tokio::sync::oneshot;
@@ -21,7 +25,17 @@ type Queued = Box<dyn FnOnce(&Transaction) -> (bool, Reply) + Send>;
 
 /// The writes waiting for the next batch.
 #[derive(Default)]
-pub(super) struct Queue(Mutex<Vec<Queued>>);
+pub(super) struct Queue {
+    waiting: Mutex<Waiting>,
+    arrived: Condvar,
+}
+
+#[derive(Default)]
+struct Waiting {
+    writes: Vec<Queued>,
+    /// The store was dropped: the writer commits what is left, then stops.
+    stopping: bool,
+}
 
 impl Queue {
     /// Queues `f`; its result arrives on the receiver once the batch that ran it has committed.
@@ -45,20 +59,64 @@ impl Queue {
             });
             (succeeded, reply)
         });
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(queued);
+        self.waiting().writes.push(queued);
+        self.arrived.notify_one();
         receiver
     }
 
     /// How many writes wait.
     #[cfg(test)]
     pub(super) fn len(&self) -> usize {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).len()
+        self.waiting().writes.len()
     }
 
-    /// Everything queued so far (nothing when an earlier batch took this caller's write too).
-    pub(super) fn take(&self) -> Vec<Queued> {
-        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
+    /// Waits until a write is queued; `false` once the store is dropped and none is left.
+    fn wait_for_writes(&self) -> bool {
+        let mut waiting = self.waiting();
+        while waiting.writes.is_empty() && !waiting.stopping {
+            waiting = self.arrived.wait(waiting).unwrap_or_else(|e| e.into_inner());
+        }
+        !waiting.writes.is_empty()
     }
+
+    /// Everything queued so far.
+    pub(super) fn take(&self) -> Vec<Queued> {
+        std::mem::take(&mut self.waiting().writes)
+    }
+
+    fn waiting(&self) -> MutexGuard<'_, Waiting> {
+        self.waiting.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The running batch writer; dropping it (with the store) has it commit what is queued and
+/// stop. It is not waited for: a process that exits first loses only progress, which the
+/// engines' recovery redoes at the next start.
+pub(super) struct Running {
+    queue: Arc<Queue>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.queue.waiting().stopping = true;
+        self.queue.arrived.notify_all();
+    }
+}
+
+/// Starts the thread that leads every batch: `lead` takes what is queued and commits it.
+pub(super) fn spawn(queue: Arc<Queue>, lead: impl Fn(&Queue) + Send + 'static) -> std::io::Result<Running> {
+    let thread_queue = queue.clone();
+    std::thread::Builder::new().name("progress-writer".into()).spawn(move || {
+        while thread_queue.wait_for_writes() {
+            // A write's own panic is its failure (`push`); one escaping the batch around it
+            // fails that batch's callers (their answers are dropped) and the thread goes on,
+            // so later writes are never left waiting for a leader that is gone.
+            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| lead(&thread_queue))).is_err() {
+                tracing::error!("store: a batch of progress failed unexpectedly; its writes were not committed");
+            }
+        }
+    })?;
+    Ok(Running { queue })
 }
 
 /// Runs `batch` in one transaction and answers each write. A write whose batch could not run

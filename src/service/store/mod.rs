@@ -170,12 +170,16 @@ pub struct Filter<'a> {
 /// The store: one writer connection, a few readers (WAL lets them read while it writes).
 #[derive(Clone)]
 pub struct Store {
-    writer: Arc<Mutex<Writer>>,
+    /// Handed over fairly (`parking_lot`): a caller's synced write waiting for it goes next,
+    /// rather than behind the progress writer taking it again batch after batch.
+    writer: Arc<parking_lot::Mutex<Writer>>,
     readers: Arc<Vec<Mutex<Connection>>>,
     /// Keeps the checkpoint thread going; it stops when the last clone of the store is dropped.
     _checkpointer: Arc<checkpoint::Running>,
     /// Engine progress waiting to be committed with the next batch.
     progress: Arc<group_commit::Queue>,
+    /// Keeps the thread that commits the progress going, while any clone of the store lives.
+    _progress_writer: Arc<group_commit::Running>,
     /// The newest committed event's id, for streams and senders to wait on.
     events: Arc<tokio::sync::watch::Sender<i64>>,
 }
@@ -206,9 +210,22 @@ impl Store {
             .collect::<rusqlite::Result<Vec<_>>>()?;
         let last = outbox::last_event(&writer).map_err(|e| rusqlite::Error::InvalidParameterName(e.body.message))?;
         let events = Arc::new(tokio::sync::watch::channel(last).0);
-        let writer = Arc::new(Mutex::new(Writer { conn: writer, durability: Durability::Synced }));
+        let writer = Arc::new(parking_lot::Mutex::new(Writer { conn: writer, durability: Durability::Synced }));
         let checkpointer = Arc::new(checkpoint::spawn(path)?);
-        Ok(Store { writer, readers: Arc::new(readers), progress: Arc::default(), events, _checkpointer: checkpointer })
+        let progress = Arc::<group_commit::Queue>::default();
+        let progress_writer = {
+            let (writer, events) = (writer.clone(), events.clone());
+            group_commit::spawn(progress.clone(), move |queue| commit_progress(&writer, queue, &events))
+                .map_err(|e| rusqlite::Error::InvalidParameterName(format!("progress writer thread: {e}")))?
+        };
+        Ok(Store {
+            writer,
+            readers: Arc::new(readers),
+            progress,
+            _progress_writer: Arc::new(progress_writer),
+            events,
+            _checkpointer: checkpointer,
+        })
     }
 
     /// The newest committed event's id, changing as events commit.
@@ -256,47 +273,50 @@ impl Store {
         R: Send + 'static,
         F: FnOnce(&Transaction) -> ServiceResult<R> + Send + 'static,
     {
-        let answer = self.progress.push(f);
-        let store = self.clone();
-        // The answer is this write's own, whichever batch carried it: a leader that failed
-        // while committing others' writes says nothing about this one.
-        let _ = tokio::task::spawn_blocking(move || store.commit_progress()).await;
-        answer.await.unwrap_or_else(|_| Err(group_commit::not_committed()))
+        // The answer is this write's own, whichever batch carried it.
+        self.progress.push(f).await.unwrap_or_else(|_| Err(group_commit::not_committed()))
     }
 
     /// A synced write, for callers already off the async threads (seeding, engines).
     pub fn write_blocking<R>(&self, f: impl FnOnce(&Transaction) -> ServiceResult<R>) -> ServiceResult<R> {
-        let mut writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let mut writer = self.writer.lock();
         writer.durable(Durability::Synced)?;
         // IMMEDIATE: the write lock is taken at the start, never upgraded from a read.
         let tx = writer.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let result = f(&tx)?;
         tx.commit()?;
-        self.announce_events(&writer.conn);
+        announce_events(&self.events, &writer.conn);
         Ok(result)
     }
+}
 
-    /// Leads a batch of progress: commits whatever is queued (an earlier leader may already
-    /// have committed this caller's write with its own).
-    fn commit_progress(&self) {
-        let mut writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
-        let batch = self.progress.take();
-        if batch.is_empty() {
-            return;
-        }
-        if let Err(e) = writer.durable(Durability::Progress) {
-            tracing::error!("store: setting progress durability: {e}");
-            return; // the batch's callers hear that it was not committed
-        }
-        group_commit::commit(&mut writer.conn, batch);
-        self.announce_events(&writer.conn);
+/// Leads a batch of progress (on the progress writer's thread): commits whatever is queued,
+/// then hands the writer to a synced write waiting for it, if any.
+fn commit_progress(
+    writer: &parking_lot::Mutex<Writer>,
+    queue: &group_commit::Queue,
+    events: &tokio::sync::watch::Sender<i64>,
+) {
+    let mut writer = writer.lock();
+    let batch = queue.take();
+    if batch.is_empty() {
+        return; // defensive: the one leader takes only after a write has queued
     }
-
-    /// Wakes the event streams and the webhook sender when a write appended events.
-    fn announce_events(&self, conn: &Connection) {
-        if let Ok(last) = outbox::last_event(conn) {
-            self.events.send_if_modified(|seen| std::mem::replace(seen, last) != last);
+    match writer.durable(Durability::Progress) {
+        // On failure the batch is dropped and its callers hear that it was not committed.
+        Err(e) => tracing::error!("store: setting progress durability: {e}"),
+        Ok(()) => {
+            group_commit::commit(&mut writer.conn, batch);
+            announce_events(events, &writer.conn);
         }
+    }
+    parking_lot::MutexGuard::unlock_fair(writer);
+}
+
+/// Wakes the event streams and the webhook sender when a write appended events.
+fn announce_events(events: &tokio::sync::watch::Sender<i64>, conn: &Connection) {
+    if let Ok(last) = outbox::last_event(conn) {
+        events.send_if_modified(|seen| std::mem::replace(seen, last) != last);
     }
 }
 

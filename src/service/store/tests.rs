@@ -14,7 +14,7 @@ fn issue(id: &str, status: &str) -> Doc {
 }
 
 fn totals(store: &Store) -> (u64, u64, i64, i64) {
-    let writer = store.writer.lock().unwrap_or_else(|e| e.into_inner());
+    let writer = store.writer.lock();
     let writer = &writer.conn;
     let page = |status| {
         let filter = Filter { status, ..Default::default() };
@@ -65,7 +65,7 @@ fn a_change_of_status_appends_its_event_in_the_same_transaction() {
         Err(ServiceError::internal("rolled back"))
     });
     assert!(failed.is_err());
-    let writer = store.writer.lock().unwrap_or_else(|e| e.into_inner());
+    let writer = store.writer.lock();
     let events = outbox::events_between(&writer.conn, 0, i64::MAX, &outbox::EventFilter::default(), 10)
         .unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(events.len(), 1, "{events:?}");
@@ -87,7 +87,7 @@ fn a_parents_child_counts_and_revision_follow_every_write() {
     let write =
         |f: &dyn Fn(&Transaction) -> ServiceResult<()>| store.write_blocking(f).unwrap_or_else(|e| panic!("{e:?}"));
     let read = |f: &dyn Fn(&Connection) -> ServiceResult<i64>| {
-        let writer = store.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let writer = store.writer.lock();
         f(&writer.conn).unwrap_or_else(|e| panic!("{e:?}"))
     };
     let counted = |statuses: &'static [&'static str]| {
@@ -147,13 +147,13 @@ fn progress_writes_commit_and_a_synced_write_after_them_still_syncs() {
         store.write(|tx| insert(tx, &issue("p2", "OPEN"))).await.unwrap_or_else(|e| panic!("{e:?}"));
     });
     let mode: i64 = {
-        let writer = store.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let writer = store.writer.lock();
         writer.conn.query_row("PRAGMA synchronous", [], |r| r.get(0)).unwrap_or_else(|e| panic!("{e:?}"))
     };
     assert_eq!(mode, 2, "a synced write runs with synchronous = FULL");
     drop(store);
     let reopened = Store::open(&dir.path().join("t.db")).unwrap_or_else(|e| panic!("{e:?}"));
-    let writer = reopened.writer.lock().unwrap_or_else(|e| e.into_inner());
+    let writer = reopened.writer.lock();
     for id in ["p1", "p2"] {
         assert!(get_raw(&writer.conn, Kind::Issue, id).unwrap_or_else(|e| panic!("{e:?}")).is_some(), "{id}");
     }
@@ -172,7 +172,7 @@ fn progress_written_together_keeps_each_write_whole_and_answers_each_caller() {
         .unwrap_or_else(|e| panic!("{e:?}"));
     let answers = runtime.block_on(async {
         // The writer is held until all forty have queued, so they commit as one batch.
-        let held = store.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let held = store.writer.lock();
         let writes: Vec<_> = (0..40)
             .map(|n| {
                 let store = store.clone();
@@ -200,7 +200,7 @@ fn progress_written_together_keeps_each_write_whole_and_answers_each_caller() {
         drop(held);
         futures_util::future::join_all(writes).await
     });
-    let writer = store.writer.lock().unwrap_or_else(|e| e.into_inner());
+    let writer = store.writer.lock();
     for (n, answer) in answers.into_iter().enumerate() {
         let answer = answer.unwrap_or_else(|e| panic!("{e:?}"));
         let stored = get_raw(&writer.conn, Kind::Issue, &format!("g{n}")).unwrap_or_else(|e| panic!("{e:?}"));
@@ -250,8 +250,29 @@ fn the_log_is_copied_into_the_database_by_the_checkpointer_not_the_writer() {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     let automatic: i64 = {
-        let writer = store.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let writer = store.writer.lock();
         writer.conn.query_row("PRAGMA wal_autocheckpoint", [], |r| r.get(0)).unwrap_or_else(|e| panic!("{e:?}"))
     };
     assert!(automatic * 4096 > 2 * 2_000_000, "the writer itself would not have checkpointed 2 MB ({automatic} pages)");
+}
+
+#[test]
+fn a_dropped_store_has_its_progress_writer_commit_what_is_queued_and_let_go() {
+    let (_dir, store) = open();
+    let writer = store.writer.clone();
+    // The writer is held, so the write is still queued when the last clone of the store goes.
+    let held = writer.lock();
+    let answer = store.progress.push(|tx| insert(tx, &issue("w1", "OPEN")).map(|()| 7));
+    drop(store);
+    drop(held);
+    let answered = answer.blocking_recv().unwrap_or_else(|_| panic!("the queued write was dropped unanswered"));
+    assert_eq!(answered.unwrap_or_else(|e| panic!("{e:?}")), 7);
+    // Then the thread ends, and with it its hold on the connection.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while Arc::strong_count(&writer) > 1 {
+        assert!(std::time::Instant::now() < deadline, "the progress writer still holds the connection");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let writer = writer.lock();
+    assert!(get_raw(&writer.conn, Kind::Issue, "w1").unwrap_or_else(|e| panic!("{e:?}")).is_some());
 }
