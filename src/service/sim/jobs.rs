@@ -55,23 +55,36 @@ pub(crate) fn record_simulation(
     let created = simulation.created_at.clone().map(|t| t.0).unwrap_or_default();
     store::update(tx, &Doc::new(Kind::SimulationJob, &id, &simulation, created)?.status(status).parent(Some(job_id)))?;
     if ends_now {
-        let mut job: Value = store::require(tx, Kind::RunPlanJob, job_id)?;
+        // The job's status column and its tally alone: the job's document (several KB) is
+        // neither decoded nor rewritten at every simulation's end.
+        let job_status = store::status(tx, Kind::RunPlanJob, job_id)?
+            .ok_or_else(|| ServiceError::not_found(Kind::RunPlanJob.label(), job_id))?;
         let retried = match retry {
-            Some(retry) if !matches!(job["status"].as_str(), Some("CANCELLING" | "CANCELLED")) => {
+            Some(retry) if !matches!(job_status.as_str(), "CANCELLING" | "CANCELLED") => {
                 place_retry(tx, &simulation, job_id, retry)?;
                 true
             }
             _ => false,
         };
-        if let Some(tally) = job.get("tally") {
-            let mut tally: Tally = serde_json::from_value(tally.clone())?;
+        // Jobs from before verdicts have no tally.
+        if let Some(tally) = store::member(tx, Kind::RunPlanJob, job_id, "$.tally")? {
+            let mut tally: Tally = serde_json::from_str(&tally)?;
             if retried {
                 tally.add_retried();
             } else {
                 tally.add(&simulation, results);
             }
-            job["tally"] = serde_json::to_value(&tally)?;
-            save_job(tx, job_id, &mut job)?;
+            let status = RunPlanJobStatus::from(job_status.as_str());
+            store::set_members(
+                tx,
+                Kind::RunPlanJob,
+                job_id,
+                &[
+                    ("$.tally", serde_json::to_string(&tally)?),
+                    ("$.verdict", serde_json::to_string(&tally.verdict(&status))?),
+                    ("$.attemptSummary", serde_json::to_string(&tally.attempt_summary())?),
+                ],
+            )?;
         }
     }
     Ok(())

@@ -676,6 +676,33 @@ pub fn update(tx: &Transaction, doc: &Doc) -> ServiceResult<()> {
     announce(tx, doc, Some(before.as_deref()))
 }
 
+/// Sets members of a document's body to JSON texts in SQL (`json_set`: the rest of the body
+/// kept as it is, in its order), for a few members of a large document rewritten often (a
+/// job's tally at every simulation's end). Its status and parent stay, so no event is due.
+pub fn set_members(tx: &Transaction, kind: Kind, id: &str, members: &[(&str, String)]) -> ServiceResult<()> {
+    let sets: Vec<String> = (0..members.len()).map(|i| format!("?{}, json(?{})", 3 + 2 * i, 4 + 2 * i)).collect();
+    let sql = format!("UPDATE docs SET body = json_set(body, {}) WHERE kind = ?1 AND id = ?2", sets.join(", "));
+    let kind_name = kind.as_str();
+    let mut values: Vec<&dyn rusqlite::ToSql> = vec![&kind_name, &id];
+    for (path, json) in members {
+        values.push(path);
+        values.push(json);
+    }
+    if tx.prepare_cached(&sql)?.execute(values.as_slice())? == 0 {
+        return Err(ServiceError::not_found(kind.label(), id));
+    }
+    Ok(())
+}
+
+/// One member of a live document's body as JSON text; `None` without the document or the member.
+pub fn member(conn: &Connection, kind: Kind, id: &str, path: &str) -> ServiceResult<Option<String>> {
+    Ok(conn
+        .prepare_cached("SELECT body -> ?3 FROM docs WHERE kind = ?1 AND id = ?2 AND deleted_at IS NULL")?
+        .query_row(params![kind.as_str(), id, path], |row| row.get(0))
+        .optional()?
+        .flatten())
+}
+
 /// Appends to the outbox the event a document's change of status announces, if any.
 fn announce(tx: &Transaction, doc: &Doc, before: Option<Option<&str>>) -> ServiceResult<()> {
     match crate::service::events::event_for(doc.kind, before, doc.status.as_deref()) {

@@ -276,3 +276,41 @@ fn a_dropped_store_has_its_progress_writer_commit_what_is_queued_and_let_go() {
     let writer = writer.lock();
     assert!(get_raw(&writer.conn, Kind::Issue, "w1").unwrap_or_else(|e| panic!("{e:?}")).is_some());
 }
+
+#[test]
+fn setting_members_rewrites_only_them_keeps_the_rest_verbatim_and_announces_nothing() {
+    let (_dir, store) = open();
+    let body = serde_json::json!({ "id": "i1", "status": "OPEN", "tally": { "n": 1 }, "rate": 0.8333333333333334, "z": "last" });
+    let doc = Doc::new(Kind::Issue, "i1", &body, "2026-01-01T00:00:00Z").unwrap_or_else(|e| panic!("{e:?}"));
+    store.write_blocking(|tx| insert(tx, &doc.status(Some("OPEN")))).unwrap_or_else(|e| panic!("{e:?}"));
+    let events_before = outbox::last_event(&store.writer.lock().conn).unwrap_or_else(|e| panic!("{e:?}"));
+    store
+        .write_blocking(|tx| {
+            assert_eq!(member(tx, Kind::Issue, "i1", "$.tally")?.as_deref(), Some(r#"{"n":1}"#));
+            assert_eq!(member(tx, Kind::Issue, "i1", "$.absent")?, None);
+            assert_eq!(member(tx, Kind::Issue, "nobody", "$.tally")?, None);
+            set_members(
+                tx,
+                Kind::Issue,
+                "i1",
+                &[("$.tally", r#"{"n":2,"rate":1.50}"#.to_owned()), ("$.verdict", r#""PASS""#.to_owned())],
+            )
+        })
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let writer = store.writer.lock();
+    let stored = get_raw(&writer.conn, Kind::Issue, "i1").unwrap_or_else(|e| panic!("{e:?}")).unwrap_or_default();
+    assert_eq!(
+        stored,
+        r#"{"id":"i1","rate":0.8333333333333334,"status":"OPEN","tally":{"n":2,"rate":1.50},"z":"last","verdict":"PASS"}"#,
+        "the set members changed (a new one added at the end), the rest and its numbers as they were"
+    );
+    assert_eq!(status(&writer.conn, Kind::Issue, "i1").unwrap_or_else(|e| panic!("{e:?}")).as_deref(), Some("OPEN"));
+    assert_eq!(outbox::last_event(&writer.conn).unwrap_or_else(|e| panic!("{e:?}")), events_before, "no event");
+    let missing = set_members(
+        &writer.conn.unchecked_transaction().unwrap_or_else(|e| panic!("{e:?}")),
+        Kind::Issue,
+        "nobody",
+        &[("$.a", "1".to_owned())],
+    );
+    assert_eq!(missing.err().map(|e| e.status.as_u16()), Some(404));
+}
