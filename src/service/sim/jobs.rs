@@ -55,8 +55,9 @@ pub(crate) fn record_simulation(
     let created = simulation.created_at.clone().map(|t| t.0).unwrap_or_default();
     store::update(tx, &Doc::new(Kind::SimulationJob, &id, &simulation, created)?.status(status).parent(Some(job_id)))?;
     if ends_now {
-        // The job's status column and its tally alone: the job's document (several KB) is
-        // neither decoded nor rewritten at every simulation's end.
+        // The job's status column and its tally member alone: the job's document (several KB)
+        // is not decoded and encoded again at every simulation's end; SQLite sets the three
+        // members in place.
         let job_status = store::status(tx, Kind::RunPlanJob, job_id)?
             .ok_or_else(|| ServiceError::not_found(Kind::RunPlanJob.label(), job_id))?;
         let retried = match retry {

@@ -678,8 +678,10 @@ pub fn update(tx: &Transaction, doc: &Doc) -> ServiceResult<()> {
 
 /// Sets members of a document's body to JSON texts in SQL (`json_set`: the rest of the body
 /// kept as it is, in its order), for a few members of a large document rewritten often (a
-/// job's tally at every simulation's end). Its status and parent stay, so no event is due.
+/// job's tally at every simulation's end). Never a member a column mirrors (the status, the
+/// parent): those change through `update`, which keeps the columns and announces the event.
 pub fn set_members(tx: &Transaction, kind: Kind, id: &str, members: &[(&str, String)]) -> ServiceResult<()> {
+    debug_assert!(members.iter().all(|(path, _)| *path != "$.status"), "a status changes through `update`");
     let sets: Vec<String> = (0..members.len()).map(|i| format!("?{}, json(?{})", 3 + 2 * i, 4 + 2 * i)).collect();
     let sql = format!("UPDATE docs SET body = json_set(body, {}) WHERE kind = ?1 AND id = ?2", sets.join(", "));
     let kind_name = kind.as_str();
