@@ -454,3 +454,48 @@ async fn deprecated_scenarios_run_once_per_persona() {
     assert_eq!(used, personas.iter().map(|p| p.id).collect());
     assert!(job.simulation_jobs.iter().all(|s| s.scenario.as_ref().map(|sc| sc.id) == Some(scenario)));
 }
+
+#[tokio::test]
+async fn a_runs_collection_job_cancelled_while_it_runs_stays_cancelled() {
+    // Simulated time at fifty times wall time, one simulation at a time: the run lasts seconds,
+    // long enough to cancel its collection job while simulations are still to end.
+    let dir = tempfile::tempdir().unwrap();
+    let slow =
+        switchboard::service::Options { sim_speed: SimSpeed::Factor(50.0), ..support::options(dir.path(), true) };
+    let service = start_with(slow, dir).await;
+    let (flow, endpoint) = dental();
+    let mut input = plan(&flow, &endpoint, 2);
+    input.max_concurrent_jobs = Some(1);
+    let started = service.client.run(&RunRequest { plan: Some(input), ..Default::default() }).await.unwrap();
+    let collection = eventually(Duration::from_secs(60), || async {
+        let jobs: Vec<CollectionJob> =
+            futures_util::TryStreamExt::try_collect(service.client.collection_jobs(None, None)).await.unwrap();
+        jobs.into_iter().find(|j| j.triggered_by == Some(TriggeredBy::Simulation))
+    })
+    .await;
+    let cancelled = service.client.cancel_collection_job(collection.id).await.unwrap();
+    assert_eq!(cancelled.status, Some(CollectionJobStatus::Canceled));
+    let id = started.simulation_run_plan_job_id;
+    let job = eventually(Duration::from_secs(120), || async {
+        let job = service.client.get_run_plan_job(id).await.unwrap();
+        job.status.as_ref().is_some_and(RunPlanJobStatus::is_terminal).then_some(job)
+    })
+    .await;
+    let ended_after = job.simulation_jobs.iter().filter(|s| s.completed_at > cancelled.completed_at).count();
+    assert!(ended_after > 0, "simulations ended after the cancel, so their values were written after it");
+    let read = service.client.get_collection_job(collection.id).await.unwrap();
+    assert_eq!(read.status, Some(CollectionJobStatus::Canceled), "the run's end did not complete it again");
+    // The status column agrees with the document: a filtered list finds it where it is.
+    let canceled: Vec<CollectionJob> = futures_util::TryStreamExt::try_collect(
+        service.client.collection_jobs(Some(CollectionJobStatus::Canceled), None),
+    )
+    .await
+    .unwrap();
+    assert!(canceled.iter().any(|j| j.id == collection.id));
+    let processing: Vec<CollectionJob> = futures_util::TryStreamExt::try_collect(
+        service.client.collection_jobs(Some(CollectionJobStatus::Processing), None),
+    )
+    .await
+    .unwrap();
+    assert!(processing.iter().all(|j| j.id != collection.id), "listed as PROCESSING after it was cancelled");
+}

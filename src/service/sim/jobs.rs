@@ -245,6 +245,11 @@ pub fn settle_job(tx: &Transaction, job_id: &str) -> ServiceResult<()> {
     save_job(tx, job_id, &mut job)?;
     if let Some(collection_id) = job["collectionJobId"].as_str() {
         let mut collection: Value = store::require(tx, Kind::CollectionJob, collection_id)?;
+        // One a caller cancelled while the run went on stays CANCELED.
+        let ended = collection["status"].as_str().map(CollectionJobStatus::from);
+        if ended.as_ref().is_some_and(CollectionJobStatus::is_terminal) {
+            return Ok(());
+        }
         let final_status = if status == "CANCELLED" { "CANCELED" } else { "COMPLETED" };
         collection["status"] = final_status.into();
         collection["completedAt"] = now.clone();

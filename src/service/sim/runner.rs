@@ -804,5 +804,7 @@ fn store_values(
     job[field] = (job[field].as_u64().unwrap_or(0) + 1).into();
     job["updatedAt"] = serde_json::to_value(now)?;
     let created = job["createdAt"].as_str().unwrap_or_default().to_owned();
-    store::update(tx, &Doc::new(Kind::CollectionJob, collection_id, &job, created)?.status(Some("PROCESSING")))
+    // Its own status stays (PROCESSING, or CANCELED by a caller while the run goes on).
+    let status = job["status"].as_str().map(str::to_owned);
+    store::update(tx, &Doc::new(Kind::CollectionJob, collection_id, &job, created)?.status(status.as_deref()))
 }
