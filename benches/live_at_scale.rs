@@ -175,7 +175,7 @@ async fn watcher_bytes(seconds: u64) {
 
 /// `n` issues written straight into a store (in batches, as many writers would over time).
 fn fill_issues(path: &std::path::Path, n: u64) {
-    let store = Store::open(&path.join("switchboard.db")).unwrap();
+    let store = Store::open_sqlite(&path.join("switchboard.db")).unwrap();
     let batch = 20_000;
     let mut written = 0;
     while written < n {

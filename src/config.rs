@@ -94,6 +94,26 @@ pub struct Config {
     pub keys: BTreeMap<String, Vec<String>>,
     /// An OpenAI-compatible judge for the local service's LLM-judged metrics.
     pub judge: Option<crate::service::metrics::judge::JudgeConfig>,
+    /// Where `switchboard serve` keeps its data.
+    #[serde(default)]
+    pub service: ServiceSettings,
+}
+
+/// How `switchboard serve` stores its data.
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServiceSettings {
+    /// A PostgreSQL URL (`postgres://user:password@host:5432/switchboard`): one store that
+    /// several `serve` replicas share. Without it, a SQLite file in the data dir.
+    pub database: Option<String>,
+}
+
+impl std::fmt::Debug for ServiceSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let database =
+            self.database.as_ref().map(|url| crate::service::store::Location::Postgres(url.clone()).display());
+        f.debug_struct("ServiceSettings").field("database", &database).finish()
+    }
 }
 
 /// Settings a profile may override.

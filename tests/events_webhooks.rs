@@ -6,8 +6,6 @@
 mod support;
 
 use std::collections::HashSet;
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -345,28 +343,8 @@ async fn a_webhook_input_is_checked_field_by_field() {
     assert_eq!((status, listed["pagination"]["total"].as_u64()), (200, Some(0)), "nothing half-made");
 }
 
-/// Starts `switchboard serve` on `data_dir` and returns it with its base URL.
 fn spawn_serve(data_dir: &std::path::Path, key: &str) -> (std::process::Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--no-seed", "--rate-limit", "100000", "--webhook-retry-ms", "200"])
-        .arg("--data-dir")
-        .arg(data_dir)
-        .env("SWITCHBOARD_API_KEY", key)
-        .env("XDG_DATA_HOME", data_dir.join("xdg"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let mut lines = BufReader::new(stdout).lines();
-    let url = loop {
-        let line = lines.next().expect("serve printed its address").unwrap();
-        if let Some(url) = line.strip_prefix("listening on ") {
-            break url.trim().to_owned();
-        }
-    };
-    std::thread::spawn(move || for _ in lines {});
-    (child, url)
+    support::serve::spawn_serve(data_dir, key, &["--no-seed", "--webhook-retry-ms", "200"])
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -3,8 +3,7 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -47,27 +46,8 @@ fn the_generated_key_file_is_private() {
     });
 }
 
-/// Starts `switchboard serve` and returns it with its base URL, read from "listening on".
 fn spawn_serve(data_dir: &std::path::Path, key: &str) -> (std::process::Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--no-seed", "--rate-limit", "100000", "--data-dir"])
-        .arg(data_dir)
-        .env("SWITCHBOARD_API_KEY", key)
-        .env("XDG_DATA_HOME", data_dir.join("xdg"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let mut lines = BufReader::new(stdout).lines();
-    let url = loop {
-        let line = lines.next().expect("serve printed its address").unwrap();
-        if let Some(url) = line.strip_prefix("listening on ") {
-            break url.trim().to_owned();
-        }
-    };
-    std::thread::spawn(move || for _ in lines {});
-    (child, url)
+    support::serve::spawn_serve(data_dir, key, &["--no-seed"])
 }
 
 #[test]

@@ -47,6 +47,11 @@ pub struct ServeArgs {
     /// longer (6×, 24×, … 2880× this). Default 5000.
     #[arg(long, default_value_t = 5000, value_name = "MS")]
     pub webhook_retry_ms: u64,
+    /// A PostgreSQL database to keep the data in (`postgres://user:password@host/db`), shared
+    /// with every other `serve` replica pointed at it; overrides `[service] database` in
+    /// config.toml. Without either, a SQLite file in the data dir.
+    #[arg(long, value_name = "URL", env = "SWITCHBOARD_DATABASE_URL", hide_env_values = true)]
+    pub database: Option<String>,
 }
 
 pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Outcome {
@@ -77,6 +82,7 @@ pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Outcome {
         webhook_retry: service::webhooks::RetryPolicy {
             first: std::time::Duration::from_millis(args.webhook_retry_ms.max(1)),
         },
+        database: args.database.filter(|url| !url.is_empty()).or(config.service.database),
     };
     let mut running = service::start(options).await.map_err(|e| {
         Failure::new(Exit::Unavailable, "start", format!("cannot start the local service: {e}"))

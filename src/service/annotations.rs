@@ -1,7 +1,7 @@
 //! People's labels on judged values: one per value (call, metric, index), replaced when the
 //! value is labelled again, kept with the judge's value and the definition version that gave it.
 
-use rusqlite::Transaction;
+use crate::service::store::Tx;
 use uuid::Uuid;
 
 use super::error::{ServiceError, ServiceResult};
@@ -11,7 +11,7 @@ use super::store::{self, Doc, Kind};
 use crate::api::model::*;
 
 /// Labels a value, replacing an earlier label on it; true when the label is new.
-pub fn annotate(tx: &Transaction, input: AnnotationInput) -> ServiceResult<(Annotation, bool)> {
+pub fn annotate(tx: &Tx, input: AnnotationInput) -> ServiceResult<(Annotation, bool)> {
     let (Some(call), Some(definition_id), Some(label)) = (input.call_id, input.metric_definition_id, input.label)
     else {
         return Err(ServiceError::invalid("callId", "callId, metricDefinitionId and label are required"));

@@ -1,7 +1,7 @@
 //! What calls and chats share: ingesting a transcript, reading it back, and the latest
 //! metric values of one conversation.
 
-use rusqlite::{Connection, Transaction};
+use crate::service::store::{Conn, Tx};
 
 use crate::api::model::{
     CallInput, MetricValueGroup, ParticipantType, Timestamp, Transcript, TranscriptInput, TranscriptionSource,
@@ -19,7 +19,7 @@ pub struct Ingested {
 }
 
 /// Checks the agent, works out the times, and stores the transcript under `id`.
-pub fn ingest(tx: &Transaction, id: uuid::Uuid, input: &CallInput) -> ServiceResult<Ingested> {
+pub fn ingest(tx: &Tx, id: uuid::Uuid, input: &CallInput) -> ServiceResult<Ingested> {
     if let Some(agent) = input.agent_id
         && !store::exists(tx, Kind::Agent, &agent.to_string())?
     {
@@ -38,7 +38,7 @@ pub fn ingest(tx: &Transaction, id: uuid::Uuid, input: &CallInput) -> ServiceRes
 
 /// The transcript of a live call or chat (404 when the conversation does not exist), saying
 /// where it came from: the simulation's own for a simulated call, else the caller's.
-pub fn transcript(conn: &Connection, kind: Kind, id: &str) -> ServiceResult<Transcript> {
+pub fn transcript(conn: &Conn, kind: Kind, id: &str) -> ServiceResult<Transcript> {
     let Some(body) = store::get_raw(conn, kind, id)? else {
         return Err(ServiceError::not_found(kind.label(), id));
     };
@@ -63,7 +63,7 @@ pub fn transcript(conn: &Connection, kind: Kind, id: &str) -> ServiceResult<Tran
 /// Per metric, every value the newest job that scored this conversation wrote, whatever job
 /// that was (so several values of one metric, such as one per expectation, stay together).
 pub fn latest_values(
-    conn: &Connection,
+    conn: &Conn,
     kind: Kind,
     id: &str,
     filter: &ValueStatusFilter,

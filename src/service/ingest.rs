@@ -2,7 +2,7 @@
 //! name (and created when named but not found, as the hosted interface does), the endpoints
 //! they took the call on (by id, or found or created by value), and its customers.
 
-use rusqlite::Transaction;
+use crate::service::store::Tx;
 use uuid::Uuid;
 
 use crate::api::model::*;
@@ -20,7 +20,7 @@ pub struct Parties {
 
 /// Resolves every agent and customer `input` names; a named id that does not exist is a 400
 /// naming its path.
-pub fn parties(tx: &Transaction, input: &CallInput) -> ServiceResult<Parties> {
+pub fn parties(tx: &Tx, input: &CallInput) -> ServiceResult<Parties> {
     let mut agents = Vec::new();
     let many = input.agents.is_some();
     for (i, identification) in input.agent_identifications().into_iter().enumerate() {
@@ -49,7 +49,7 @@ pub fn parties(tx: &Transaction, input: &CallInput) -> ServiceResult<Parties> {
     Ok(Parties { agent_id, agent_endpoint_id, agents, customers })
 }
 
-fn agent(tx: &Transaction, identification: &AgentIdentification, at: &str) -> ServiceResult<CallAgent> {
+fn agent(tx: &Tx, identification: &AgentIdentification, at: &str) -> ServiceResult<CallAgent> {
     let agents: Vec<Agent> = store::all(tx, Kind::Agent)?;
     let found = match (&identification.roark_id, &identification.custom_id, &identification.name) {
         (Some(id), _, _) => Some(
@@ -94,7 +94,7 @@ fn agent(tx: &Transaction, identification: &AgentIdentification, at: &str) -> Se
 }
 
 fn endpoint(
-    tx: &Transaction,
+    tx: &Tx,
     agent: &Agent,
     identification: &EndpointIdentification,
     at: &str,
@@ -119,7 +119,7 @@ fn endpoint(
 }
 
 fn create_endpoint(
-    tx: &Transaction,
+    tx: &Tx,
     agent: &Agent,
     identification: &EndpointIdentification,
     value: &str,

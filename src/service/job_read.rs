@@ -25,7 +25,7 @@ pub struct Head {
 /// sent) through the children's revision. The revision is read first (each statement is its
 /// own snapshot): a write after it makes the tag stale, so the next read answers 200, never a
 /// 304 hiding a change.
-pub fn head(conn: &rusqlite::Connection, id: &str, with_simulations: bool) -> ServiceResult<Head> {
+pub fn head(conn: &crate::service::store::Conn, id: &str, with_simulations: bool) -> ServiceResult<Head> {
     let revision = if with_simulations { store::child_revision(conn, id)? } else { 0 };
     let job = summary(conn, id)?;
     let members = serde_json::to_string(&job)?;
@@ -38,7 +38,10 @@ pub fn head(conn: &rusqlite::Connection, id: &str, with_simulations: bool) -> Se
 
 /// The job as callers see it without its simulations: its own members (the engine's removed),
 /// `simulationJobCount`, `counts`, `attemptSummary` and `pendingRetries`.
-pub fn summary(conn: &rusqlite::Connection, id: &str) -> ServiceResult<serde_json::Map<String, serde_json::Value>> {
+pub fn summary(
+    conn: &crate::service::store::Conn,
+    id: &str,
+) -> ServiceResult<serde_json::Map<String, serde_json::Value>> {
     let raw = store::get_raw(conn, Kind::RunPlanJob, id)?.ok_or_else(|| ServiceError::not_found("run plan job", id))?;
     let mut job: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&raw)?;
     // The tally counts ended simulations by outcome as they end: no simulation is read for it.

@@ -70,6 +70,9 @@ pub struct Options {
     pub read_timeout: std::time::Duration,
     /// How webhook deliveries are retried.
     pub webhook_retry: webhooks::RetryPolicy,
+    /// A PostgreSQL database (`postgres://…`) shared with other replicas; without one, the
+    /// store is a SQLite file in the data dir.
+    pub database: Option<String>,
 }
 
 /// How fast simulated time runs: a factor of wall time, or as fast as the machine allows.
@@ -115,6 +118,7 @@ impl Options {
             judge: None,
             read_timeout: server::READ_TIMEOUT,
             webhook_retry: webhooks::RetryPolicy::default(),
+            database: None,
         }
     }
 
@@ -198,8 +202,8 @@ pub enum StartError {
     NotLoopback(SocketAddr),
     #[error("cannot use data dir {path}: {source}")]
     DataDir { path: PathBuf, source: std::io::Error },
-    #[error("cannot open the store in {path}: {source}")]
-    Store { path: PathBuf, source: rusqlite::Error },
+    #[error("cannot open the store at {location}: {source}")]
+    Store { location: String, source: store::OpenError },
     #[error("cannot seed the store: {0}")]
     Seed(String),
     #[error("cannot set up the judge: {0}")]
@@ -220,9 +224,12 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
         None => keyfile::load_or_create(&data_dir)
             .map_err(|source| StartError::DataDir { path: data_dir.clone(), source })?,
     };
-    let db_path = data_dir.join("switchboard.db");
+    let location = match &options.database {
+        Some(url) => store::Location::Postgres(url.clone()),
+        None => store::Location::Sqlite(data_dir.join("switchboard.db")),
+    };
     let store = tokio::task::spawn_blocking(move || {
-        Store::open(&db_path).map_err(|source| StartError::Store { path: db_path, source })
+        Store::open(&location).map_err(|source| StartError::Store { location: location.display(), source })
     })
     .await
     .map_err(|e| StartError::Seed(e.to_string()))??;

@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use rusqlite::Connection;
+use crate::service::store::Conn;
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -19,7 +19,7 @@ use super::store::{self, Kind};
 use crate::api::model::*;
 
 /// The results of run plan job `job_id`, or 404.
-pub fn run_results(conn: &Connection, job_id: &str) -> ServiceResult<RunResults> {
+pub fn run_results(conn: &Conn, job_id: &str) -> ServiceResult<RunResults> {
     let started = std::time::Instant::now();
     let body: Value = store::require(conn, Kind::RunPlanJob, job_id)?;
     let plan: Option<RunPlanInput> = body.get("plan").and_then(|p| serde_json::from_value(p.clone()).ok());
@@ -127,7 +127,7 @@ impl TestCases {
     }
 }
 
-fn simulations(conn: &Connection, job_id: &str) -> ServiceResult<Vec<SimulationJob>> {
+fn simulations(conn: &Conn, job_id: &str) -> ServiceResult<Vec<SimulationJob>> {
     store::children(conn, Kind::SimulationJob, job_id)
 }
 
@@ -142,14 +142,14 @@ struct Definitions {
 
 impl Definitions {
     fn read(
-        conn: &Connection,
+        conn: &Conn,
         job: &RunPlanJob,
         rows: &HashMap<String, Vec<Row>>,
         at: &Timestamp,
     ) -> ServiceResult<Definitions> {
         let mut at_instant = AtInstant::default();
         let mut order: Vec<MetricDefinition> = Vec::new();
-        let mut add = |conn: &Connection, id: &str, order: &mut Vec<MetricDefinition>| -> ServiceResult<()> {
+        let mut add = |conn: &Conn, id: &str, order: &mut Vec<MetricDefinition>| -> ServiceResult<()> {
             if order.iter().any(|d| d.id.to_string() == id) {
                 return Ok(());
             }

@@ -5,9 +5,9 @@
 
 use std::time::{Duration, Instant};
 
+use crate::service::store::Tx;
 use base64::Engine;
 use hmac::{Hmac, Mac};
-use rusqlite::Transaction;
 use sha2::Sha256;
 use tokio::task::JoinHandle;
 use uuid::Uuid;
@@ -54,7 +54,7 @@ impl RetryPolicy {
 }
 
 /// Creates a webhook; the answer carries its signing secret, which no read shows again.
-pub fn create(tx: &Transaction, input: WebhookInput) -> ServiceResult<WebhookCreated> {
+pub fn create(tx: &Tx, input: WebhookInput) -> ServiceResult<WebhookCreated> {
     let (Some(events), Some(url)) = (input.events, input.url) else {
         return Err(ServiceError::invalid("events", "events and url are required"));
     };
@@ -74,7 +74,7 @@ pub fn create(tx: &Transaction, input: WebhookInput) -> ServiceResult<WebhookCre
 }
 
 /// Deletes a webhook and drops its pending deliveries; false when there was none.
-pub fn delete(tx: &Transaction, id: &str) -> ServiceResult<bool> {
+pub fn delete(tx: &Tx, id: &str) -> ServiceResult<bool> {
     let deleted = store::soft_delete(tx, Kind::Webhook, id, &Timestamp::now().0)?;
     if deleted {
         outbox::cancel_deliveries(tx, id)?;

@@ -253,15 +253,14 @@ async fn enter_on_a_sample_opens_its_source_call_when_the_service_has_it() {
     // The seeded samples come from calls recorded elsewhere; here acme's are recorded on this
     // service too (one seeded call stands for them, written into the service's own store).
     let here = crate::support::seeded("calls", |_| true)[0]["id"].as_str().unwrap().to_string();
-    let db = rusqlite::Connection::open(h.service.dir.path().join("switchboard.db")).unwrap();
-    db.busy_timeout(std::time::Duration::from_secs(5)).unwrap();
     let sample = page(&h, 0, None, None).await.data[0].source_call_id.clone().unwrap();
-    let changed = db
-        .execute(
-            "UPDATE score_samples SET body = replace(body, ?1, ?2) WHERE target_key = ?3",
-            rusqlite::params![sample, here, TARGET],
-        )
-        .unwrap();
+    let changed = crate::support::tamper(
+        h.service.dir.path(),
+        &format!("UPDATE score_samples SET body = replace(body, '{sample}', '{here}') WHERE target_key = '{TARGET}'"),
+        &format!(
+            "UPDATE score_samples SET body = replace(body::text, '{sample}', '{here}')::json WHERE target_key = '{TARGET}'"
+        ),
+    );
     assert!(changed > 0);
     h.keys(&["7", "/"]).await;
     h.type_text("reception").await;

@@ -56,13 +56,11 @@ async fn a_visible_list_refreshes_itself_keeping_the_selection() {
 async fn one_unreadable_item_is_skipped_and_counted_while_the_rest_shows() {
     let mut h = Harness::seeded().await;
     // One persona on the service gets a name the interface says is text: a number.
-    let db = rusqlite::Connection::open(h.service.dir.path().join("switchboard.db")).unwrap();
-    let changed = db
-        .execute(
-            "UPDATE docs SET body = json_set(body, '$.name', 42) WHERE kind = 'persona' AND json_extract(body, '$.name') = 'callum-reid'",
-            [],
-        )
-        .unwrap();
+    let changed = crate::support::tamper(
+        h.service.dir.path(),
+        "UPDATE docs SET body = json_set(body, '$.name', 42) WHERE kind = 'persona' AND json_extract(body, '$.name') = 'callum-reid'",
+        "UPDATE docs SET body = jsonb_set(body::jsonb, '{name}', '42')::json WHERE kind = 'persona' AND body ->> 'name' = 'callum-reid'",
+    );
     assert_eq!(changed, 1);
     h.key("6").await;
     let screen = h.render(160, 48);

@@ -2,6 +2,7 @@
 #![allow(dead_code, reason = "each test crate uses a different part of the support module")]
 
 pub mod proxy;
+pub mod serve;
 
 use std::time::{Duration, Instant};
 
@@ -36,8 +37,32 @@ pub fn options(dir: &std::path::Path, seed: bool) -> Options {
         seed,
         rate_limit: 100_000,
         sim_speed: switchboard::service::SimSpeed::Factor(200.0),
+        database: database_for(dir),
         ..Options::local(dir.to_path_buf())
     }
+}
+
+/// Which store the service suite runs on: SQLite by default, PostgreSQL with
+/// `SWITCHBOARD_TEST_STORE=postgres` (`.ci/run` runs the suite both ways).
+pub fn on_postgres() -> bool {
+    std::env::var("SWITCHBOARD_TEST_STORE").is_ok_and(|store| store == "postgres")
+}
+
+/// With `on_postgres`, the database of the service whose data dir is `dir`: a new one on the
+/// test server the first time, the same one when a test starts a service on that dir again.
+pub fn database_for(dir: &std::path::Path) -> Option<String> {
+    static DATABASES: std::sync::Mutex<Vec<(std::path::PathBuf, String)>> = std::sync::Mutex::new(Vec::new());
+    if !on_postgres() {
+        return None;
+    }
+    let mut databases = DATABASES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, url)) = databases.iter().find(|(d, _)| d == dir) {
+        return Some(url.clone());
+    }
+    let server = switchboard::service::store::test_server::TestServer::shared().unwrap();
+    let url = server.fresh_database().unwrap();
+    databases.push((dir.to_path_buf(), url.clone()));
+    Some(url)
 }
 
 pub async fn start(seed: bool) -> Service {
@@ -103,4 +128,27 @@ pub fn seeded(name: &str, pick: impl Fn(&serde_json::Value) -> bool) -> Vec<serd
 
 pub fn id_of(value: &serde_json::Value) -> uuid::Uuid {
     value["id"].as_str().unwrap().parse().unwrap()
+}
+
+/// Changes the store of the service whose data dir is `dir` behind the service's back (for
+/// tests of what it does with data it did not write): `sqlite` on its file, or `postgres` on its
+/// database. The rows changed.
+pub fn tamper(dir: &std::path::Path, sqlite: &str, postgres: &str) -> usize {
+    match database_for(dir) {
+        None => {
+            let db = rusqlite::Connection::open(dir.join("switchboard.db")).unwrap();
+            db.busy_timeout(std::time::Duration::from_secs(10)).unwrap();
+            db.execute(sqlite, []).unwrap()
+        }
+        Some(url) => {
+            let statement = postgres.to_owned();
+            // The synchronous client may not run on an async test's thread.
+            std::thread::spawn(move || {
+                let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+                client.execute(statement.as_str(), &[]).unwrap() as usize
+            })
+            .join()
+            .unwrap()
+        }
+    }
 }

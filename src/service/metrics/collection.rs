@@ -127,8 +127,7 @@ impl Collector {
                             call_id: call.as_deref(),
                             chat_id: chat.as_deref(),
                         };
-                        let status = value.capture_status.as_ref().map_or("SUCCESS", |s| s.as_str());
-                        store::values::put(tx, &key, status, &serde_json::to_string(value)?)?;
+                        store::values::put(tx, &key, value)?;
                     }
                     let field = if failed { "failedItems" } else { "completedItems" };
                     job[field] = (job[field].as_u64().unwrap_or(0) + 1).into();
@@ -159,7 +158,7 @@ impl Collector {
 
 /// Which metrics and which calls a job covers: its own metrics and its policies' metrics, on
 /// its calls, or (with policies and no calls) on every call a policy selects.
-fn plan_job(tx: &rusqlite::Transaction, job: &Value) -> ServiceResult<Plan> {
+fn plan_job(tx: &crate::service::store::Tx, job: &Value) -> ServiceResult<Plan> {
     let request = &job["request"];
     let ids = |value: &Value| -> Vec<Uuid> {
         value
@@ -206,7 +205,7 @@ fn plan_job(tx: &rusqlite::Transaction, job: &Value) -> ServiceResult<Plan> {
 
 /// A call (or a chat, read as one) with its transcript and, for a simulated call, its flow.
 fn conversation(
-    conn: &rusqlite::Connection,
+    conn: &crate::service::store::Conn,
     id: &str,
     is_chat: bool,
 ) -> ServiceResult<(Call, Transcript, Option<CustomerFlow>, Option<Uuid>)> {
@@ -234,12 +233,12 @@ fn conversation(
     Ok((call, transcript, flow, ran.and_then(|f| f.variant_id)))
 }
 
-fn save(tx: &rusqlite::Transaction, id: &str, job: &Value, status: &str) -> ServiceResult<()> {
+fn save(tx: &crate::service::store::Tx, id: &str, job: &Value, status: &str) -> ServiceResult<()> {
     let created = job["createdAt"].as_str().unwrap_or_default().to_owned();
     store::update(tx, &Doc::new(Kind::CollectionJob, id, job, created)?.status(Some(status)))
 }
 
-fn finish(tx: &rusqlite::Transaction, id: &str, status: &str, error: Option<&str>) -> ServiceResult<()> {
+fn finish(tx: &crate::service::store::Tx, id: &str, status: &str, error: Option<&str>) -> ServiceResult<()> {
     let mut job: Value = store::require(tx, Kind::CollectionJob, id)?;
     if job["status"] == "CANCELED" {
         return Ok(());

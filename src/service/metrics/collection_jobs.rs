@@ -2,7 +2,7 @@
 //! conversation named must exist), cancelled while open, and read back as exactly the values
 //! each produced. The engine that runs them is `collection`.
 
-use rusqlite::{Connection, Transaction};
+use crate::service::store::{Conn, Tx};
 use uuid::Uuid;
 
 use super::value_groups::value_groups;
@@ -11,7 +11,7 @@ use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::store::{self, Doc, Kind};
 
 /// Creates a PENDING job for the collector to run.
-pub fn create(tx: &Transaction, input: CollectionJobInput) -> ServiceResult<CollectionJob> {
+pub fn create(tx: &Tx, input: CollectionJobInput) -> ServiceResult<CollectionJob> {
     let checks: [(&str, Kind, Vec<Uuid>); 4] = [
         ("metrics", Kind::MetricDefinition, input.metrics.iter().flatten().map(|m| m.id).collect()),
         ("policyIds", Kind::MetricPolicy, input.policy_ids.clone().unwrap_or_default()),
@@ -49,7 +49,7 @@ pub fn create(tx: &Transaction, input: CollectionJobInput) -> ServiceResult<Coll
 }
 
 /// Cancels a job that has not ended; what was computed is kept.
-pub fn cancel(tx: &Transaction, id: &str) -> ServiceResult<CollectionJob> {
+pub fn cancel(tx: &Tx, id: &str) -> ServiceResult<CollectionJob> {
     let mut body: serde_json::Value = store::require(tx, Kind::CollectionJob, id)?;
     let job: CollectionJob = serde_json::from_value(body.clone())?;
     if job.status.as_ref().is_some_and(CollectionJobStatus::is_terminal) {
@@ -66,7 +66,7 @@ pub fn cancel(tx: &Transaction, id: &str) -> ServiceResult<CollectionJob> {
 }
 
 /// Exactly the values job `id` produced, grouped by metric, even where later jobs overwrote them.
-pub fn values(c: &Connection, id: &str, filter: &ValueStatusFilter) -> ServiceResult<Vec<MetricValueGroup>> {
+pub fn values(c: &Conn, id: &str, filter: &ValueStatusFilter) -> ServiceResult<Vec<MetricValueGroup>> {
     store::require::<serde_json::Value>(c, Kind::CollectionJob, id)?;
     value_groups(c, store::values::of_job(c, id)?, filter)
 }

@@ -2,7 +2,7 @@
 //! immutable versions, forked per workspace as named variants, and thresholds made on them.
 //! The rules, not the HTTP: the routes hand their validated input here.
 
-use rusqlite::{Connection, Transaction};
+use crate::service::store::{Conn, Tx};
 use uuid::Uuid;
 
 use crate::api::model::*;
@@ -10,7 +10,7 @@ use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::store::{self, Doc, Kind};
 
 /// A definition by uuid or by slug (or its alias).
-pub fn resolve(conn: &Connection, id_or_slug: &str) -> ServiceResult<MetricDefinition> {
+pub fn resolve(conn: &Conn, id_or_slug: &str) -> ServiceResult<MetricDefinition> {
     let found = match Uuid::parse_str(id_or_slug) {
         Ok(id) => store::get(conn, Kind::MetricDefinition, &id.to_string())?,
         Err(_) => store::find_by(conn, Kind::MetricDefinition, "$.slug", id_or_slug)?,
@@ -19,7 +19,7 @@ pub fn resolve(conn: &Connection, id_or_slug: &str) -> ServiceResult<MetricDefin
 }
 
 /// Writes a definition and records it as a version.
-pub fn save(tx: &Transaction, definition: &MetricDefinition, insert: bool) -> ServiceResult<()> {
+pub fn save(tx: &Tx, definition: &MetricDefinition, insert: bool) -> ServiceResult<()> {
     let created_at = definition.created_at.clone().map(|t| t.0).unwrap_or_else(|| Timestamp::now().0);
     let doc = Doc::new(Kind::MetricDefinition, definition.id, definition, created_at)?;
     if insert {
@@ -32,14 +32,14 @@ pub fn save(tx: &Transaction, definition: &MetricDefinition, insert: bool) -> Se
 }
 
 /// Every version of a definition, newest first, as each was stored.
-pub fn versions(c: &Connection, id_or_slug: &str) -> ServiceResult<Vec<serde_json::Value>> {
+pub fn versions(c: &Conn, id_or_slug: &str) -> ServiceResult<Vec<serde_json::Value>> {
     let definition = resolve(c, id_or_slug)?;
     let bodies = store::versions::all_raw(c, &definition.id.to_string())?;
     bodies.iter().map(|b| Ok(serde_json::from_str::<serde_json::Value>(b)?)).collect()
 }
 
 /// Creates a caller-owned custom metric at version 1.
-pub fn create(tx: &Transaction, input: MetricDefinitionInput) -> ServiceResult<MetricDefinition> {
+pub fn create(tx: &Tx, input: MetricDefinitionInput) -> ServiceResult<MetricDefinition> {
     let name = input.name.clone().unwrap_or_default();
     let slug = input.slug.clone().unwrap_or_else(|| slug_from_name(&name));
     if store::find_by::<MetricDefinition>(tx, Kind::MetricDefinition, "$.slug", &slug)?.is_some() {
@@ -117,7 +117,7 @@ fn apply_update(definition: &mut MetricDefinition, update: MetricDefinitionUpdat
 }
 
 /// Changes a caller-owned definition as a new immutable version; service-owned ones are refused.
-pub fn update(tx: &Transaction, id_or_slug: &str, update: MetricDefinitionUpdate) -> ServiceResult<MetricDefinition> {
+pub fn update(tx: &Tx, id_or_slug: &str, update: MetricDefinitionUpdate) -> ServiceResult<MetricDefinition> {
     let mut definition = resolve(tx, id_or_slug)?;
     if definition.is_service_owned() {
         return Err(ServiceError::invalid(
@@ -146,7 +146,7 @@ fn is_default(definition: &MetricDefinition, variant: &str) -> bool {
 }
 
 /// The fork of `definition` a path segment names: by its id, or by its name.
-fn fork_named(c: &Connection, definition: &MetricDefinition, variant: &str) -> ServiceResult<Option<MetricDefinition>> {
+fn fork_named(c: &Conn, definition: &MetricDefinition, variant: &str) -> ServiceResult<Option<MetricDefinition>> {
     if let Ok(id) = Uuid::parse_str(variant)
         && let Some(fork) = store::get::<MetricDefinition>(c, Kind::MetricDefinition, &id.to_string())?
         && fork.forked_from == Some(definition.id)
@@ -185,7 +185,7 @@ fn variant_of(base: &MetricDefinition, fork: Option<MetricDefinition>) -> Metric
 }
 
 /// A variant of a definition: its default one, or a workspace fork by id or name.
-pub fn variant(c: &Connection, id_or_slug: &str, variant: &str) -> ServiceResult<MetricVariant> {
+pub fn variant(c: &Conn, id_or_slug: &str, variant: &str) -> ServiceResult<MetricVariant> {
     let definition = resolve(c, id_or_slug)?;
     if is_default(&definition, variant) {
         return Ok(variant_of(&definition, None));
@@ -196,12 +196,7 @@ pub fn variant(c: &Connection, id_or_slug: &str, variant: &str) -> ServiceResult
 }
 
 /// Forks a definition for this workspace under a variant name, or changes the existing fork.
-pub fn fork(
-    tx: &Transaction,
-    id_or_slug: &str,
-    variant: &str,
-    update: MetricDefinitionUpdate,
-) -> ServiceResult<MetricVariant> {
+pub fn fork(tx: &Tx, id_or_slug: &str, variant: &str, update: MetricDefinitionUpdate) -> ServiceResult<MetricVariant> {
     let original = resolve(tx, id_or_slug)?;
     let existing = fork_named(tx, &original, variant)?;
     let insert = existing.is_none();
@@ -228,11 +223,7 @@ pub fn fork(
 
 /// Makes a THRESHOLD metric on `source_id_or_slug`: a boolean metric that fires when the source
 /// meets the comparison.
-pub fn create_threshold(
-    tx: &Transaction,
-    source_id_or_slug: &str,
-    input: ThresholdInput,
-) -> ServiceResult<MetricDefinition> {
+pub fn create_threshold(tx: &Tx, source_id_or_slug: &str, input: ThresholdInput) -> ServiceResult<MetricDefinition> {
     let source = resolve(tx, source_id_or_slug)?;
     ServiceError::check(input.validate_against(&source))?;
     let name = input.name.clone().unwrap_or_else(|| {

@@ -19,7 +19,7 @@ pub struct Catalog {
 }
 
 impl Catalog {
-    pub fn load(conn: &rusqlite::Connection) -> ServiceResult<Catalog> {
+    pub fn load(conn: &crate::service::store::Conn) -> ServiceResult<Catalog> {
         let definitions =
             store::all::<MetricDefinition>(conn, Kind::MetricDefinition)?.into_iter().map(|d| (d.id, d)).collect();
         let knowledge = store::knowledge::all(conn)?

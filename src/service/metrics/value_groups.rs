@@ -1,7 +1,7 @@
 //! Stored metric values as the interface answers them: grouped by metric definition, each
 //! group headed by the definition as it stands now.
 
-use rusqlite::Connection;
+use crate::service::store::Conn;
 use uuid::Uuid;
 
 use crate::api::model::*;
@@ -11,7 +11,7 @@ use crate::service::store::{self, Kind};
 /// Groups stored values (definition id, value body) by definition, in first-seen order, with
 /// each group's header read from the current definition.
 pub fn value_groups(
-    conn: &Connection,
+    conn: &Conn,
     rows: Vec<(String, String)>,
     filter: &ValueStatusFilter,
 ) -> ServiceResult<Vec<MetricValueGroup>> {

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use rusqlite::Connection;
+use crate::service::store::Conn;
 
 use crate::api::model::{MetricDefinition, Timestamp};
 use crate::service::error::ServiceResult;
@@ -13,11 +13,7 @@ use crate::service::store::{self, Kind};
 /// The definition as it stood at `at`: the newest stored version updated at or before it, else
 /// the oldest version (the definition is older than its first recorded change), else the
 /// current document. None for a definition that no longer exists anywhere.
-pub fn definition_at(
-    conn: &Connection,
-    definition_id: &str,
-    at: &Timestamp,
-) -> ServiceResult<Option<MetricDefinition>> {
+pub fn definition_at(conn: &Conn, definition_id: &str, at: &Timestamp) -> ServiceResult<Option<MetricDefinition>> {
     let bodies = crate::service::store::versions::all_raw(conn, definition_id)?;
     let when = at.parse();
     let mut oldest = None;
@@ -46,7 +42,7 @@ pub struct AtInstant {
 impl AtInstant {
     pub fn get(
         &mut self,
-        conn: &Connection,
+        conn: &Conn,
         definition_id: &str,
         at: &Timestamp,
     ) -> ServiceResult<Option<&MetricDefinition>> {

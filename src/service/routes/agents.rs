@@ -182,6 +182,7 @@ async fn update_endpoint(
     let endpoint = state
         .store
         .write(move |tx| {
+            let update = update.clone();
             let mut endpoint: AgentEndpoint = store::require(tx, Kind::AgentEndpoint, &id)?;
             ServiceError::check(update.validate_against(&endpoint))?;
             if let Some(environment) = update.environment {
@@ -231,7 +232,13 @@ async fn create_agent(State(state): State<AppState>, Valid(input): Valid<AgentIn
         updated_at: Some(Timestamp(at.clone())),
     };
     let stored = agent.clone();
-    state.store.write(move |tx| store::insert(tx, &Doc::new(Kind::Agent, stored.id, &stored, at)?)).await?;
+    state
+        .store
+        .write(move |tx| {
+            let at = at.clone();
+            store::insert(tx, &Doc::new(Kind::Agent, stored.id, &stored, at)?)
+        })
+        .await?;
     Ok(created(&agent))
 }
 
@@ -273,6 +280,7 @@ async fn create_endpoint(
     state
         .store
         .write(move |tx| {
+            let at = at.clone();
             let agent_id = stored.agent_id.map(|a| a.to_string()).unwrap_or_default();
             if store::get::<Agent>(tx, Kind::Agent, &agent_id)?.is_none() {
                 return Err(ServiceError::invalid("agentId", format!("no agent has the id {agent_id}")));
@@ -340,7 +348,10 @@ async fn create_definition(
     };
     state
         .store
-        .write(move |tx| store::insert(tx, &Doc::new(Kind::HttpRequestDefinition, stored.id, &stored, at)?))
+        .write(move |tx| {
+            let at = at.clone();
+            store::insert(tx, &Doc::new(Kind::HttpRequestDefinition, stored.id, &stored, at)?)
+        })
         .await?;
     Ok(created(&definition))
 }

@@ -39,7 +39,13 @@ pub fn router() -> OpenApiRouter<AppState> {
     )
 )]
 async fn create(State(state): State<AppState>, Valid(input): Valid<AnnotationInput>) -> ServiceResult<Response> {
-    let (annotation, is_new) = state.store.write(move |tx| annotate(tx, input)).await?;
+    let (annotation, is_new) = state
+        .store
+        .write(move |tx| {
+            let input = input.clone();
+            annotate(tx, input)
+        })
+        .await?;
     Ok(if is_new { created(&annotation) } else { data(&annotation) })
 }
 

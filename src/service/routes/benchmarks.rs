@@ -82,7 +82,7 @@ async fn targets(State(state): State<AppState>, Params(q): Params<SuiteParams>) 
     Ok(data(&targets))
 }
 
-fn require_suite(conn: &rusqlite::Connection, suite: &str) -> ServiceResult<SuiteEntry> {
+fn require_suite(conn: &crate::service::store::Conn, suite: &str) -> ServiceResult<SuiteEntry> {
     store::get(conn, Kind::BenchmarkSuite, suite)?.ok_or_else(|| ServiceError::not_found("benchmark suite", suite))
 }
 

@@ -180,6 +180,7 @@ async fn ingest(State(state): State<AppState>, Valid(input): Valid<CallInput>) -
     let call = state
         .store
         .write(move |tx| {
+            let input = input.clone();
             let id = uuid::Uuid::new_v4();
             let parties = ingest::parties(tx, &input)?;
             let ingested = conversations::ingest(tx, id, &input)?;

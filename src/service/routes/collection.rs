@@ -91,7 +91,13 @@ async fn create(State(state): State<AppState>, Valid(mut input): Valid<Collectio
     if let Some(policy) = input.policy_id.take() {
         input.policy_ids = Some(vec![policy]);
     }
-    let job = state.store.write(move |tx| collection_jobs::create(tx, input)).await?;
+    let job = state
+        .store
+        .write(move |tx| {
+            let input = input.clone();
+            collection_jobs::create(tx, input)
+        })
+        .await?;
     collector.wake();
     Ok(created(&job))
 }

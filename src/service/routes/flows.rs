@@ -90,6 +90,8 @@ async fn duplicate(State(state): State<AppState>, Path(id): Path<String>, Body(b
     let copy = state
         .store
         .write(move |tx| {
+            let agent_ids = agent_ids.clone();
+            let title = title.clone();
             let original: CustomerFlow = store::require(tx, Kind::CustomerFlow, &id)?;
             if original.is_voicemail() {
                 return Err(ServiceError::invalid(

@@ -94,6 +94,7 @@ async fn create(State(state): State<AppState>, Valid(input): Valid<IssueInput>) 
     let issue = state
         .store
         .write(move |tx| {
+            let input = input.clone();
             let at = Timestamp::now();
             let mut evidence = Vec::new();
             // Every reference is checked before anything is written: one bad id fails it all.
@@ -172,6 +173,7 @@ async fn update(
     let issue = state
         .store
         .write(move |tx| {
+            let update = update.clone();
             let mut issue: Issue = store::require(tx, Kind::Issue, &id)?;
             let at = Timestamp::now();
             if let Some(status) = update.status {

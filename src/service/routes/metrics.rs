@@ -102,7 +102,13 @@ async fn versions(State(state): State<AppState>, Path(id): Path<String>) -> Serv
     )
 )]
 async fn create(State(state): State<AppState>, Valid(input): Valid<MetricDefinitionInput>) -> ServiceResult<Response> {
-    let definition = state.store.write(move |tx| definitions::create(tx, input)).await?;
+    let definition = state
+        .store
+        .write(move |tx| {
+            let input = input.clone();
+            definitions::create(tx, input)
+        })
+        .await?;
     Ok(created(&definition))
 }
 
@@ -130,7 +136,13 @@ async fn update(
     Path(id): Path<String>,
     Valid(update): Valid<MetricDefinitionUpdate>,
 ) -> ServiceResult<Response> {
-    let definition = state.store.write(move |tx| definitions::update(tx, &id, update)).await?;
+    let definition = state
+        .store
+        .write(move |tx| {
+            let update = update.clone();
+            definitions::update(tx, &id, update)
+        })
+        .await?;
     Ok(data(&definition))
 }
 
@@ -181,7 +193,13 @@ async fn update_variant(
     Path((id, variant)): Path<(String, String)>,
     Valid(update): Valid<MetricDefinitionUpdate>,
 ) -> ServiceResult<Response> {
-    let updated = state.store.write(move |tx| definitions::fork(tx, &id, &variant, update)).await?;
+    let updated = state
+        .store
+        .write(move |tx| {
+            let update = update.clone();
+            definitions::fork(tx, &id, &variant, update)
+        })
+        .await?;
     Ok(data(&updated))
 }
 
@@ -213,6 +231,12 @@ async fn create_threshold(
     let lookup = id.clone();
     state.store.read(move |c| definitions::resolve(c, &lookup)).await?;
     let input: ThresholdInput = validated(&body)?;
-    let definition = state.store.write(move |tx| definitions::create_threshold(tx, &id, input)).await?;
+    let definition = state
+        .store
+        .write(move |tx| {
+            let input = input.clone();
+            definitions::create_threshold(tx, &id, input)
+        })
+        .await?;
     Ok(created(&definition))
 }

@@ -87,7 +87,13 @@ async fn create(State(state): State<AppState>, Valid(fields): Valid<PersonaField
         fields: fields.with_defaults(),
     };
     let stored = persona.clone();
-    state.store.write(move |tx| store::insert(tx, &Doc::new(Kind::Persona, stored.id, &stored, at)?)).await?;
+    state
+        .store
+        .write(move |tx| {
+            let at = at.clone();
+            store::insert(tx, &Doc::new(Kind::Persona, stored.id, &stored, at)?)
+        })
+        .await?;
     Ok(created(&persona))
 }
 

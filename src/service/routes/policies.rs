@@ -1,9 +1,9 @@
 //! Metric policies: list, read, create, and update (PUT, the hosted interface's verb, and
 //! PATCH, this service's older one, take the same partial body).
 
+use crate::service::store::Tx;
 use axum::extract::{Path, State};
 use axum::response::Response;
-use rusqlite::Transaction;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
@@ -72,7 +72,7 @@ fn policy_doc(policy: &MetricPolicy) -> ServiceResult<Doc> {
 }
 
 /// Every metric must exist and support the policy's modality; the 400 names `metrics[i].id`.
-fn check_metrics(tx: &Transaction, metrics: &[PolicyMetric], modality: &Modality) -> ServiceResult<()> {
+fn check_metrics(tx: &Tx, metrics: &[PolicyMetric], modality: &Modality) -> ServiceResult<()> {
     for (i, metric) in metrics.iter().enumerate() {
         let param = format!("metrics[{i}].id");
         let definition: MetricDefinition = store::get(tx, Kind::MetricDefinition, &metric.id.to_string())?
@@ -115,6 +115,7 @@ async fn create_policy(State(state): State<AppState>, Valid(input): Valid<Policy
     let policy = state
         .store
         .write(move |tx| {
+            let input = input.clone();
             let modality = input.modality.clone().unwrap_or(Modality::Call);
             let metrics = input.metrics.unwrap_or_default();
             check_metrics(tx, &metrics, &modality)?;
@@ -197,6 +198,7 @@ async fn apply(state: AppState, id: String, update: PolicyUpdate) -> ServiceResu
     let policy = state
         .store
         .write(move |tx| {
+            let update = update.clone();
             let mut policy: MetricPolicy = store::require(tx, Kind::MetricPolicy, &id)?;
             if let Some(metrics) = update.metrics {
                 check_metrics(tx, &metrics, policy.modality.as_ref().unwrap_or(&Modality::Call))?;

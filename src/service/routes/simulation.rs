@@ -112,7 +112,13 @@ async fn read_plan(State(state): State<AppState>, Path(id): Path<String>) -> Ser
     )
 )]
 async fn create_plan(State(state): State<AppState>, Valid(input): Valid<RunPlanInput>) -> ServiceResult<Response> {
-    let created_plan = state.store.write(move |tx| start::create_plan(tx, input)).await?;
+    let created_plan = state
+        .store
+        .write(move |tx| {
+            let input = input.clone();
+            start::create_plan(tx, input)
+        })
+        .await?;
     if created_plan.run_plan_job.is_some() {
         state.simulator.wake();
     }
@@ -253,7 +259,13 @@ async fn list_jobs(State(state): State<AppState>, Params(params): Params<ListPar
     )
 )]
 async fn run(State(state): State<AppState>, Valid(request): Valid<RunRequest>) -> ServiceResult<Response> {
-    let started = state.store.write(move |tx| start::run(tx, request)).await?;
+    let started = state
+        .store
+        .write(move |tx| {
+            let request = request.clone();
+            start::run(tx, request)
+        })
+        .await?;
     state.simulator.wake();
     Ok(created(&started))
 }

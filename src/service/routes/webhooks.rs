@@ -40,7 +40,13 @@ pub fn router() -> OpenApiRouter<AppState> {
     )
 )]
 async fn create(State(state): State<AppState>, Valid(input): Valid<WebhookInput>) -> ServiceResult<Response> {
-    let webhook = state.store.write(move |tx| webhooks::create(tx, input)).await?;
+    let webhook = state
+        .store
+        .write(move |tx| {
+            let input = input.clone();
+            webhooks::create(tx, input)
+        })
+        .await?;
     Ok(created(&webhook))
 }
 

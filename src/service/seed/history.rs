@@ -4,7 +4,7 @@
 //! for the newest, has the reference agent answer as a build with a regression on one edge
 //! case. The simulation engine runs them as soon as the service starts, as fast as it can.
 
-use rusqlite::Transaction;
+use crate::service::store::Tx;
 
 use crate::api::model::{JobTrigger, RunPlan, Timestamp};
 use crate::service::error::{ServiceError, ServiceResult};
@@ -23,7 +23,7 @@ const NIGHTS: &[(&str, Option<&str>)] = &[
     ("2026-10-30T09:00:00Z", Some("IGNORES_KEYPAD_CHOICE")),
 ];
 
-pub fn nightly_runs(tx: &Transaction) -> ServiceResult<()> {
+pub fn nightly_runs(tx: &Tx) -> ServiceResult<()> {
     let plan: RunPlan = store::require(tx, Kind::RunPlan, NIGHTLY_PLAN)?;
     let now = jiff::Timestamp::now();
     for (night, build) in NIGHTS {

@@ -1,7 +1,7 @@
 //! The seeded world: one coherent, deterministic demo kept as readable JSON in assets/seed,
 //! embedded in the binary and written into a fresh data dir in one transaction.
 
-use rusqlite::Transaction;
+use crate::service::store::Tx;
 use serde_json::Value;
 
 use super::error::{ServiceError, ServiceResult};
@@ -66,13 +66,7 @@ fn created(value: &Value) -> String {
 }
 
 /// Inserts plain documents: id from `id`, status and parent from the named members.
-fn insert_all(
-    tx: &Transaction,
-    kind: Kind,
-    items: &[Value],
-    status: Option<&str>,
-    parent: Option<&str>,
-) -> ServiceResult<()> {
+fn insert_all(tx: &Tx, kind: Kind, items: &[Value], status: Option<&str>, parent: Option<&str>) -> ServiceResult<()> {
     for item in items {
         let id =
             text(item, "id").ok_or_else(|| ServiceError::internal(format!("a seeded {} has no id", kind.label())))?;
@@ -84,7 +78,7 @@ fn insert_all(
     Ok(())
 }
 
-fn seed(tx: &Transaction) -> ServiceResult<()> {
+fn seed(tx: &Tx) -> ServiceResult<()> {
     use files::*;
     insert_all(tx, Kind::Agent, &array("agents", AGENTS)?, None, None)?;
     insert_all(tx, Kind::AgentEndpoint, &array("agent_endpoints", AGENT_ENDPOINTS)?, None, Some("agentId"))?;
@@ -123,7 +117,8 @@ fn seed(tx: &Transaction) -> ServiceResult<()> {
                     call_id: text(value, "callId"),
                     chat_id: text(value, "chatId"),
                 };
-                store::values::put(tx, &key, text(value, "captureStatus").unwrap_or("SUCCESS"), &value.to_string())?;
+                let columns = store::values::ValueColumns::of_json(value);
+                store::values::put_raw(tx, &key, &columns, &value.to_string())?;
             }
         }
     }
@@ -140,7 +135,7 @@ fn seed(tx: &Transaction) -> ServiceResult<()> {
     Ok(())
 }
 
-fn seed_benchmarks(tx: &Transaction) -> ServiceResult<()> {
+fn seed_benchmarks(tx: &Tx) -> ServiceResult<()> {
     let benchmarks = parse("benchmarks", files::BENCHMARKS)?;
     let list = |key: &str| benchmarks.get(key).and_then(Value::as_array).cloned().unwrap_or_default();
     for suite in list("suites") {

@@ -2,7 +2,7 @@
 //! towards the job's verdict), retrying the ones the agent never spoke on, settling the job once
 //! every test case has a final attempt, cancelling it, and recovering after a restart.
 
-use rusqlite::Transaction;
+use crate::service::store::Tx;
 use serde_json::Value;
 
 use crate::api::model::*;
@@ -10,7 +10,7 @@ use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::store::{self, Doc, Kind};
 use crate::service::verdict::{self, CheckResult, Tally};
 
-pub(super) fn count_simulations(tx: &Transaction, job_id: &str) -> ServiceResult<u64> {
+pub(super) fn count_simulations(tx: &Tx, job_id: &str) -> ServiceResult<u64> {
     store::count_children(tx, Kind::SimulationJob, job_id, &[])
 }
 
@@ -24,7 +24,7 @@ pub(crate) struct Retry {
 
 /// Saves a simulation. One that has just ended gets an outcome if it has none and is counted
 /// in its job's tally, so the job's verdict moves with it.
-pub(crate) fn save_simulation(tx: &Transaction, simulation: &SimulationJob, job_id: &str) -> ServiceResult<()> {
+pub(crate) fn save_simulation(tx: &Tx, simulation: &SimulationJob, job_id: &str) -> ServiceResult<()> {
     record_simulation(tx, simulation.clone(), job_id, &[], None)
 }
 
@@ -32,7 +32,7 @@ pub(crate) fn save_simulation(tx: &Transaction, simulation: &SimulationJob, job_
 /// `retry`, the agent never spoke on it and its test case gets another attempt: a new
 /// RETRY_SCHEDULED simulation, and this one is counted as a silent attempt, not a final one.
 pub(crate) fn record_simulation(
-    tx: &Transaction,
+    tx: &Tx,
     mut simulation: SimulationJob,
     job_id: &str,
     results: &[CheckResult],
@@ -94,7 +94,7 @@ pub(crate) fn record_simulation(
 /// Writes the retry of `silent`: the same test case (endpoint, flow variant, persona,
 /// iteration) as a new simulation, RETRY_SCHEDULED until its `scheduledAt`. Its job's metric
 /// collection grows by one item.
-fn place_retry(tx: &Transaction, silent: &SimulationJob, job_id: &str, retry: Retry) -> ServiceResult<()> {
+fn place_retry(tx: &Tx, silent: &SimulationJob, job_id: &str, retry: Retry) -> ServiceResult<()> {
     let created = Timestamp::now();
     let next = SimulationJob {
         simulation_job_id: uuid::Uuid::new_v4(),
@@ -139,7 +139,7 @@ fn place_retry(tx: &Transaction, silent: &SimulationJob, job_id: &str, retry: Re
 }
 
 /// Moves a job's retries whose time has come (`now`, on the job's clock) to PENDING.
-pub(crate) fn release_due_retries(tx: &Transaction, job_id: &str, now: &Timestamp) -> ServiceResult<()> {
+pub(crate) fn release_due_retries(tx: &Tx, job_id: &str, now: &Timestamp) -> ServiceResult<()> {
     let due: Vec<SimulationJob> =
         store::children_with_status(tx, Kind::SimulationJob, job_id, SimulationJobStatus::RetryScheduled.as_str())?;
     let now = now.parse();
@@ -180,14 +180,14 @@ impl Replay {
 }
 
 /// Has a job run as a replay (see `Replay`).
-pub fn set_replay(tx: &Transaction, job_id: &str, replay: &Replay) -> ServiceResult<()> {
+pub fn set_replay(tx: &Tx, job_id: &str, replay: &Replay) -> ServiceResult<()> {
     let mut job: Value = store::require(tx, Kind::RunPlanJob, job_id)?;
     job["replay"] = serde_json::to_value(replay)?;
     save_job(tx, job_id, &mut job)
 }
 
 /// Writes the job with its verdict brought up to date with its tally and status.
-pub(super) fn save_job(tx: &Transaction, job_id: &str, job: &mut Value) -> ServiceResult<()> {
+pub(super) fn save_job(tx: &Tx, job_id: &str, job: &mut Value) -> ServiceResult<()> {
     with_verdict(job)?;
     let created = job["createdAt"].as_str().unwrap_or_default().to_owned();
     let plan = job["simulationRunPlanId"].as_str().map(str::to_owned);
@@ -210,7 +210,7 @@ pub(super) fn with_verdict(job: &mut Value) -> ServiceResult<()> {
 }
 
 /// Ends the job once every simulation has ended, and closes its collection job.
-pub fn settle_job(tx: &Transaction, job_id: &str) -> ServiceResult<()> {
+pub fn settle_job(tx: &Tx, job_id: &str) -> ServiceResult<()> {
     // Called at every simulation's end: the status column and the kept counts decide, and the
     // job's document is read only when it ends.
     let status = store::status(tx, Kind::RunPlanJob, job_id)?
@@ -265,7 +265,7 @@ pub fn settle_job(tx: &Transaction, job_id: &str) -> ServiceResult<()> {
 
 /// After a restart: a simulation that was mid-call cannot be resumed (its conversation lived in
 /// memory), so it is FAILED with the reason; queued ones go back to PENDING and run again.
-pub(super) fn recover(tx: &Transaction) -> ServiceResult<()> {
+pub(super) fn recover(tx: &Tx) -> ServiceResult<()> {
     let interrupted = store::in_status(tx, Kind::SimulationJob, &["QUEUED", "PROCESSING"])?;
     let mut jobs = std::collections::BTreeSet::new();
     for (_, job_id, body) in interrupted {
@@ -291,7 +291,7 @@ pub(super) fn recover(tx: &Transaction) -> ServiceResult<()> {
 }
 
 /// The job's retries waiting out their backoff, soonest first.
-pub fn pending_retries(conn: &rusqlite::Connection, job_id: &str) -> ServiceResult<Vec<PendingRetry>> {
+pub fn pending_retries(conn: &crate::service::store::Conn, job_id: &str) -> ServiceResult<Vec<PendingRetry>> {
     let job: Value = store::require(conn, Kind::RunPlanJob, job_id)?;
     let plan: RunPlanInput = serde_json::from_value(job["plan"].clone()).unwrap_or_default();
     let max_attempts = plan.max_no_response_retries_or_default().max(0) as u32 + 1;
@@ -312,7 +312,7 @@ pub fn pending_retries(conn: &rusqlite::Connection, job_id: &str) -> ServiceResu
 
 /// Cancels a job: it moves to CANCELLING, and every simulation not yet started is CANCELLED.
 /// A simulation mid-call belongs to the engine: it finishes, then the job settles.
-pub fn cancel(tx: &Transaction, id: &str) -> ServiceResult<()> {
+pub fn cancel(tx: &Tx, id: &str) -> ServiceResult<()> {
     let status = store::status(tx, Kind::RunPlanJob, id)?.ok_or_else(|| ServiceError::not_found("run plan job", id))?;
     if RunPlanJobStatus::from(status.as_str()).is_terminal() {
         return Err(ServiceError::invalid("jobId", format!("the job has already ended ({status})")));

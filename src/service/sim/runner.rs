@@ -67,7 +67,11 @@ struct JobMetrics {
 }
 
 impl JobMetrics {
-    fn load(conn: &rusqlite::Connection, plan: &RunPlanInput, collection_id: String) -> ServiceResult<JobMetrics> {
+    fn load(
+        conn: &crate::service::store::Conn,
+        plan: &RunPlanInput,
+        collection_id: String,
+    ) -> ServiceResult<JobMetrics> {
         let catalog = Catalog::load(conn)?;
         let ids = plan_metric_ids(conn, plan)?;
         let chosen = ids.iter().filter_map(|(id, _)| catalog.definitions.get(id).cloned()).collect();
@@ -338,7 +342,7 @@ impl Simulator {
     /// recovery at the next start ends it.
     async fn write_until_landed<F>(&self, what: &'static str, write: F)
     where
-        F: Fn(&rusqlite::Transaction) -> ServiceResult<()> + Send + Sync + 'static,
+        F: Fn(&crate::service::store::Tx) -> ServiceResult<()> + Send + Sync + 'static,
     {
         let write = Arc::new(write);
         let deadline = std::time::Instant::now() + Duration::from_secs(60);
@@ -370,6 +374,7 @@ impl Simulator {
             let now = work.now();
             self.store
                 .write_progress(move |tx| {
+                    let now = now.clone();
                     // The job's status column, not its document (read at every simulation's start).
                     let job = store::status(tx, Kind::RunPlanJob, &job_id)?
                         .ok_or_else(|| ServiceError::not_found(Kind::RunPlanJob.label(), &job_id))?;
@@ -533,6 +538,9 @@ impl Simulator {
         let (collection_id, now) = (work.metrics.collection_id.clone(), work.now());
         self.store
             .write_progress(move |tx| {
+                let now = now.clone();
+                let retry = retry.clone();
+                let simulation = simulation.clone();
                 if let Some((call, transcript)) = &call_with_end {
                     insert_call(tx, call, transcript, &job_id)?;
                 }
@@ -768,7 +776,7 @@ fn build_call(
 }
 
 /// Inserts a simulation's call (a child of its job) and the call's transcript.
-fn insert_call(tx: &rusqlite::Transaction, call: &Call, transcript: &str, job_id: &str) -> ServiceResult<()> {
+fn insert_call(tx: &crate::service::store::Tx, call: &Call, transcript: &str, job_id: &str) -> ServiceResult<()> {
     let started = call.started_at.clone().unwrap_or_else(Timestamp::now);
     store::insert(tx, &Doc::new(Kind::Call, call.id, call, started.0)?.parent(Some(job_id)))?;
     store::transcripts::put(tx, &call.id.to_string(), transcript)
@@ -782,7 +790,7 @@ struct Collected {
 
 /// Stores a simulation's values in its job's collection job and counts the item done (or failed).
 fn store_values(
-    tx: &rusqlite::Transaction,
+    tx: &crate::service::store::Tx,
     rows: &[(Uuid, MetricValue)],
     collection_id: &str,
     now: Timestamp,
@@ -796,8 +804,7 @@ fn store_values(
             call_id: call.as_deref(),
             chat_id: None,
         };
-        let status = value.capture_status.as_ref().map_or("SUCCESS", |s| s.as_str());
-        store::values::put(tx, &key, status, &serde_json::to_string(value)?)?;
+        store::values::put(tx, &key, value)?;
     }
     let mut job: Value = store::require(tx, Kind::CollectionJob, collection_id)?;
     let field = if failed { "failedItems" } else { "completedItems" };

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use rusqlite::Connection;
+use crate::service::store::Conn;
 use uuid::Uuid;
 
 use crate::api::model::*;
@@ -63,10 +63,7 @@ pub(crate) fn variables_for(
 }
 
 /// The plan's own metrics, by id or slug.
-pub(super) fn plan_metric_ids(
-    conn: &Connection,
-    plan: &RunPlanInput,
-) -> ServiceResult<Vec<(Uuid, ConversationSource)>> {
+pub(super) fn plan_metric_ids(conn: &Conn, plan: &RunPlanInput) -> ServiceResult<Vec<(Uuid, ConversationSource)>> {
     let mut ids = Vec::new();
     for reference in plan.metrics.iter().flatten() {
         let key =

@@ -2,7 +2,7 @@
 //! variants × iterations, or the deprecated scenarios × personas), and a PENDING job written
 //! with one PENDING simulation job each and the tally its verdict will be kept in.
 
-use rusqlite::Transaction;
+use crate::service::store::Tx;
 use uuid::Uuid;
 
 use super::jobs::with_verdict;
@@ -16,7 +16,7 @@ use crate::service::verdict::Tally;
 use std::collections::HashMap;
 
 /// Saves a plan and, with the deprecated `autoRun`, starts it.
-pub fn create_plan(tx: &Transaction, input: RunPlanInput) -> ServiceResult<RunPlanCreated> {
+pub fn create_plan(tx: &Tx, input: RunPlanInput) -> ServiceResult<RunPlanCreated> {
     check_references(tx, &input, "")?;
     let plan = plan_of(tx, input, "")?;
     store::insert(
@@ -29,7 +29,7 @@ pub fn create_plan(tx: &Transaction, input: RunPlanInput) -> ServiceResult<RunPl
 
 /// A plan as it is kept (saved or run inline): every default written out, every metric named by
 /// its `id` as well, and how many test cases it places.
-fn plan_of(tx: &Transaction, input: RunPlanInput, at: &str) -> ServiceResult<RunPlan> {
+fn plan_of(tx: &Tx, input: RunPlanInput, at: &str) -> ServiceResult<RunPlan> {
     let mut plan = input.resolved();
     for reference in plan.metrics.iter_mut().flatten() {
         let key = reference.id.map(|id| id.to_string()).or(reference.slug_or_alias().map(str::to_owned));
@@ -54,7 +54,7 @@ fn plan_of(tx: &Transaction, input: RunPlanInput, at: &str) -> ServiceResult<Run
 }
 
 /// The run operation: a saved plan by id, or an inline plan (saved when asked).
-pub fn run(tx: &Transaction, request: RunRequest) -> ServiceResult<RunStarted> {
+pub fn run(tx: &Tx, request: RunRequest) -> ServiceResult<RunStarted> {
     let at = if request.plan.is_some() { "plan" } else { "" };
     let (plan, saved) = match (request.plan_id, request.plan.clone()) {
         (Some(id), _) => {
@@ -88,7 +88,7 @@ pub fn run(tx: &Transaction, request: RunRequest) -> ServiceResult<RunStarted> {
 }
 
 /// Every id the plan names must exist now; each failure names its path.
-pub fn check_references(tx: &Transaction, plan: &RunPlanInput, at: &str) -> ServiceResult<()> {
+pub fn check_references(tx: &Tx, plan: &RunPlanInput, at: &str) -> ServiceResult<()> {
     let path = |p: String| if at.is_empty() { p } else { format!("{at}.{p}") };
     for (i, endpoint) in plan.agent_endpoints.iter().flatten().enumerate() {
         if !store::exists(tx, Kind::AgentEndpoint, &endpoint.id.to_string())? {
@@ -146,7 +146,7 @@ fn flow_member(selection: &FlowSelection) -> &'static str {
 }
 
 /// The flow a selection names, by id or by slug.
-pub fn resolve_flow(tx: &rusqlite::Connection, selection: &FlowSelection) -> ServiceResult<CustomerFlow> {
+pub fn resolve_flow(tx: &crate::service::store::Conn, selection: &FlowSelection) -> ServiceResult<CustomerFlow> {
     let found = match (&selection.id, &selection.slug) {
         (Some(id), _) => store::get(tx, Kind::CustomerFlow, &id.to_string())?,
         (None, Some(slug)) => store::find_by(tx, Kind::CustomerFlow, "$.slug", slug)?,
@@ -192,7 +192,7 @@ const DEFAULT_NOISE_VOLUME: f64 = 0.1;
 /// Endpoints × resolved variants × iterations (or scenarios × personas), as the spec says.
 /// More than `SIMULATIONS_PER_RUN_MAX` is refused, naming `iterationCount` under `at`, before
 /// any of them is built.
-fn combinations(tx: &Transaction, plan: &RunPlanInput, at: &str) -> ServiceResult<Combinations> {
+fn combinations(tx: &Tx, plan: &RunPlanInput, at: &str) -> ServiceResult<Combinations> {
     let endpoints: Vec<AgentEndpoint> = plan
         .agent_endpoints
         .iter()
@@ -295,18 +295,13 @@ impl Combinations {
 }
 
 /// Creates a PENDING run plan job and one PENDING simulation job per combination.
-fn start_job(
-    tx: &Transaction,
-    plan: &RunPlan,
-    variables: Option<&RunVariables>,
-    at_path: &str,
-) -> ServiceResult<RunPlanJob> {
+fn start_job(tx: &Tx, plan: &RunPlan, variables: Option<&RunVariables>, at_path: &str) -> ServiceResult<RunPlanJob> {
     start_job_at(tx, plan, variables, at_path, Timestamp::now(), JobTrigger::TriggeredFromApi)
 }
 
 /// The same, created at `at` by `trigger` (the seeded history's nights are SCHEDULED).
 pub fn start_job_at(
-    tx: &Transaction,
+    tx: &Tx,
     plan: &RunPlan,
     variables: Option<&RunVariables>,
     at_path: &str,
@@ -415,7 +410,7 @@ fn provisioned_number(index: usize) -> String {
 /// reference sets, then the flows' and the automatic ones at the default. Metrics the run will
 /// skip (live-only without live enrichment) are left out. Which of them are checks is
 /// `verdict::is_check`'s to say.
-fn plan_checks(tx: &Transaction, plan: &RunPlanInput) -> ServiceResult<Vec<(MetricDefinition, f64, bool)>> {
+fn plan_checks(tx: &Tx, plan: &RunPlanInput) -> ServiceResult<Vec<(MetricDefinition, f64, bool)>> {
     let live = plan.enrich_with_live_conversation == Some(true);
     let runs = |d: &MetricDefinition| live || d.requires_live_conversation != Some(true);
     let mut out: Vec<(MetricDefinition, f64, bool)> = Vec::new();

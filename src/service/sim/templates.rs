@@ -2,7 +2,7 @@
 //! shape (`slug`, `title`, `flows`, `metrics`, `thresholds`, …) with the runnable `plan` the
 //! local service adds.
 
-use rusqlite::Connection;
+use crate::service::store::Conn;
 use uuid::Uuid;
 
 use crate::api::model::*;
@@ -15,7 +15,7 @@ const METRICS: &[&str] = &["call_duration", "task_completion"];
 const MAX_DURATION_SECONDS: i64 = 300;
 
 /// Every template, one per flow that is not a voicemail flow and has something to run.
-pub fn all(conn: &Connection) -> ServiceResult<Vec<RunPlanTemplate>> {
+pub fn all(conn: &Conn) -> ServiceResult<Vec<RunPlanTemplate>> {
     let flows: Vec<CustomerFlow> = store::all(conn, Kind::CustomerFlow)?;
     let endpoints: Vec<AgentEndpoint> = store::all(conn, Kind::AgentEndpoint)?;
     let metrics: Vec<MetricDefinition> =

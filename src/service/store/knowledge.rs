@@ -2,19 +2,22 @@
 
 use std::collections::HashMap;
 
-use rusqlite::{Connection, Transaction, params};
-
+use super::db::{Conn, Tx};
+use crate::args;
 use crate::service::error::ServiceResult;
 
-pub fn put(tx: &Transaction, knowledge_base_id: &str, content: &str) -> ServiceResult<()> {
-    tx.prepare_cached("INSERT INTO knowledge_content (knowledge_base_id, content) VALUES (?1, ?2)")?
-        .execute(params![knowledge_base_id, content])?;
+pub fn put(tx: &Tx, knowledge_base_id: &str, content: &str) -> ServiceResult<()> {
+    tx.execute(
+        "INSERT INTO knowledge_content (knowledge_base_id, content) VALUES (?1, ?2)",
+        args![knowledge_base_id, content],
+    )?;
     Ok(())
 }
 
-/// Every knowledge base's content, by id.
-pub fn all(conn: &Connection) -> ServiceResult<HashMap<String, String>> {
-    let mut statement = conn.prepare_cached("SELECT knowledge_base_id, content FROM knowledge_content")?;
-    let rows = statement.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+/// Every knowledge base's content, by its id.
+pub fn all(conn: &Conn) -> ServiceResult<HashMap<String, String>> {
+    Ok(conn
+        .query("SELECT knowledge_base_id, content FROM knowledge_content", &[], |r| Ok((r.take(0)?, r.take(1)?)))?
+        .into_iter()
+        .collect())
 }

@@ -1,12 +1,12 @@
 //! The metric values side table, read for what comparing runs and labelling values need: a
-//! collection job's values by call (read with SQLite's JSON functions rather than decoded, so
-//! a 10,000-simulation run reads fast), and one value on a call by its place.
+//! collection job's values by call (from columns written with each value, so a
+//! 10,000-simulation run reads fast without a body parsed), and one value on a call by its place.
 
 use std::collections::HashMap;
 
-use rusqlite::{Connection, Transaction, params};
-
-use crate::api::model::CaptureStatus;
+use super::db::{Conn, Dialect, Tx};
+use crate::api::model::{CaptureStatus, MetricValue};
+use crate::args;
 use crate::service::error::ServiceResult;
 
 /// Where a value belongs: its collection job, its metric definition and its conversation.
@@ -17,26 +17,75 @@ pub struct ValueKey<'a> {
     pub chat_id: Option<&'a str>,
 }
 
-/// Keeps one metric value (stored JSON) with the columns reads filter on.
-pub fn put(tx: &Transaction, key: &ValueKey, capture_status: &str, body: &str) -> ServiceResult<()> {
-    tx.prepare_cached(
-        "INSERT INTO metric_values (job_id, definition_id, call_id, chat_id, capture_status, body) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    )?
-    .execute(params![key.job_id, key.definition_id, key.call_id, key.chat_id, capture_status, body])?;
+/// The members of a value that reads filter or summarise on, kept as columns beside its body.
+#[derive(Default)]
+pub struct ValueColumns<'a> {
+    pub capture_status: &'a str,
+    pub value: Option<f64>,
+    pub context: Option<&'a str>,
+    pub participant_role: Option<&'a str>,
+    pub label: Option<&'a str>,
+}
+
+impl<'a> ValueColumns<'a> {
+    pub fn of(value: &'a MetricValue) -> ValueColumns<'a> {
+        ValueColumns {
+            capture_status: value.capture_status.as_ref().map_or("SUCCESS", |s| s.as_str()),
+            value: value.value,
+            context: value.context.as_ref().map(|c| c.as_str()),
+            participant_role: value.participant_role.as_deref(),
+            label: value.label.as_deref(),
+        }
+    }
+
+    /// The same from a value as JSON (the seeded world's).
+    pub fn of_json(value: &'a serde_json::Value) -> ValueColumns<'a> {
+        let text = |member: &str| value.get(member).and_then(serde_json::Value::as_str);
+        ValueColumns {
+            capture_status: text("captureStatus").unwrap_or("SUCCESS"),
+            value: value.get("value").and_then(serde_json::Value::as_f64),
+            context: text("context"),
+            participant_role: text("participantRole"),
+            label: text("label"),
+        }
+    }
+}
+
+/// Keeps one metric value.
+pub fn put(tx: &Tx, key: &ValueKey, value: &MetricValue) -> ServiceResult<()> {
+    put_raw(tx, key, &ValueColumns::of(value), &serde_json::to_string(value)?)
+}
+
+/// Keeps one metric value given as its stored JSON, with its columns.
+pub fn put_raw(tx: &Tx, key: &ValueKey, columns: &ValueColumns, body: &str) -> ServiceResult<()> {
+    tx.execute(
+        "INSERT INTO metric_values (job_id, definition_id, call_id, chat_id, capture_status, body, \
+         value, context, participant_role, label) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        args![
+            key.job_id,
+            key.definition_id,
+            key.call_id,
+            key.chat_id,
+            columns.capture_status,
+            body,
+            columns.value,
+            columns.context,
+            columns.participant_role,
+            columns.label
+        ],
+    )?;
     Ok(())
 }
 
 /// `(definition id, stored value)` of every value collection job `job_id` wrote, in order.
-pub fn of_job(conn: &Connection, job_id: &str) -> ServiceResult<Vec<(String, String)>> {
-    let mut statement =
-        conn.prepare_cached("SELECT definition_id, body FROM metric_values WHERE job_id = ?1 ORDER BY seq")?;
-    let rows = statement.query_map(params![job_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+pub fn of_job(conn: &Conn, job_id: &str) -> ServiceResult<Vec<(String, String)>> {
+    conn.query("SELECT definition_id, body FROM metric_values WHERE job_id = ?1 ORDER BY seq", args![job_id], |r| {
+        Ok((r.take(0)?, r.take(1)?))
+    })
 }
 
 /// The same for a call (or a chat): per metric, every value of the newest job that scored it.
-pub fn latest_of_conversation(conn: &Connection, chat: bool, id: &str) -> ServiceResult<Vec<(String, String)>> {
+pub fn latest_of_conversation(conn: &Conn, chat: bool, id: &str) -> ServiceResult<Vec<(String, String)>> {
     let column = if chat { "chat_id" } else { "call_id" };
     let sql = format!(
         "SELECT definition_id, body FROM metric_values AS mv WHERE {column} = ?1 AND job_id = (
@@ -44,9 +93,7 @@ pub fn latest_of_conversation(conn: &Connection, chat: bool, id: &str) -> Servic
              ORDER BY seq DESC LIMIT 1)
          ORDER BY seq"
     );
-    let mut statement = conn.prepare_cached(&sql)?;
-    let rows = statement.query_map(params![id], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+    conn.query(&sql, args![id], |r| Ok((r.take(0)?, r.take(1)?)))
 }
 
 /// One stored value, as much of it as a run's results need.
@@ -54,6 +101,7 @@ pub struct ValueRow {
     pub definition: String,
     pub status: Option<CaptureStatus>,
     pub value: Option<f64>,
+    /// Scored on the whole call (not a turn or a segment).
     pub call_level: bool,
     pub role: Option<String>,
     pub label: Option<String>,
@@ -61,30 +109,34 @@ pub struct ValueRow {
 
 /// Every value of collection job `collection_id`, by call; a call's by definition, each
 /// definition's in the order they were written. Read from the `metric_values_results` index
-/// alone (its expressions are these), so no value's body is read or parsed.
-pub fn values_by_call(conn: &Connection, collection_id: &str) -> ServiceResult<HashMap<String, Vec<ValueRow>>> {
-    let mut statement = conn.prepare_cached(
-        "SELECT call_id, definition_id, capture_status, json_extract(body, '$.value'), json_extract(body, '$.context'),
-                json_extract(body, '$.participantRole'), json_extract(body, '$.label')
-         FROM metric_values INDEXED BY metric_values_results
-         WHERE job_id = ?1 AND call_id IS NOT NULL ORDER BY call_id, definition_id, seq",
+/// alone (its columns are these), so no value's body is read or parsed.
+pub fn values_by_call(conn: &Conn, collection_id: &str) -> ServiceResult<HashMap<String, Vec<ValueRow>>> {
+    let indexed = match conn.dialect() {
+        Dialect::Sqlite => "INDEXED BY metric_values_results",
+        Dialect::Postgres => "",
+    };
+    let rows = conn.query(
+        &format!(
+            "SELECT call_id, definition_id, capture_status, value, context, participant_role, label \
+             FROM metric_values {indexed} WHERE job_id = ?1 AND call_id IS NOT NULL ORDER BY call_id, definition_id, seq"
+        ),
+        args![collection_id],
+        |r| {
+            Ok((
+                r.take::<String>(0)?,
+                ValueRow {
+                    definition: r.take(1)?,
+                    status: r.take::<Option<String>>(2)?.map(|s| CaptureStatus::from(s.as_str())),
+                    value: r.take_lenient::<Option<f64>>(3).flatten(),
+                    call_level: r.take::<Option<String>>(4)?.is_none_or(|c| c == "CALL"),
+                    role: r.take_lenient::<Option<String>>(5).flatten(),
+                    label: r.take_lenient::<Option<String>>(6).flatten(),
+                },
+            ))
+        },
     )?;
     let mut by_call: HashMap<String, Vec<ValueRow>> = HashMap::new();
-    let rows = statement.query_map(params![collection_id], |r| {
-        Ok((
-            r.get::<_, String>(0)?,
-            ValueRow {
-                definition: r.get(1)?,
-                status: r.get::<_, Option<String>>(2)?.map(|s| CaptureStatus::from(s.as_str())),
-                value: r.get(3).ok().flatten(),
-                call_level: r.get::<_, Option<String>>(4)?.is_none_or(|c| c == "CALL"),
-                role: r.get(5).ok().flatten(),
-                label: r.get(6).ok().flatten(),
-            },
-        ))
-    })?;
-    for row in rows {
-        let (call, row) = row?;
+    for (call, row) in rows {
         by_call.entry(call).or_default().push(row);
     }
     Ok(by_call)
@@ -100,20 +152,20 @@ pub struct JudgedValue {
 
 /// The `index`th value of metric `definition` on `call`, from the newest job that scored it
 /// there (the values `GET /v1/call/{id}/metrics?status=all` lists).
-pub fn judged_value(conn: &Connection, call: &str, definition: &str, index: u64) -> ServiceResult<Option<JudgedValue>> {
-    let mut statement = conn.prepare_cached(
-        "SELECT job_id, capture_status, json_extract(body, '$.value'), json_extract(body, '$.label') FROM metric_values
+pub fn judged_value(conn: &Conn, call: &str, definition: &str, index: u64) -> ServiceResult<Option<JudgedValue>> {
+    conn.query_row(
+        "SELECT job_id, capture_status, value, label FROM metric_values
          WHERE call_id = ?1 AND definition_id = ?2 AND job_id = (
              SELECT job_id FROM metric_values WHERE call_id = ?1 AND definition_id = ?2 ORDER BY seq DESC LIMIT 1)
          ORDER BY seq LIMIT 1 OFFSET ?3",
-    )?;
-    let mut rows = statement.query(params![call, definition, index as i64])?;
-    let Some(row) = rows.next()? else { return Ok(None) };
-    let status: String = row.get(1)?;
-    Ok(Some(JudgedValue {
-        collection_job: row.get(0)?,
-        status: CaptureStatus::from(status.as_str()),
-        value: row.get(2).ok().flatten(),
-        label: row.get(3).ok().flatten(),
-    }))
+        args![call, definition, index],
+        |r| {
+            Ok(JudgedValue {
+                collection_job: r.take(0)?,
+                status: CaptureStatus::from(r.take::<String>(1)?.as_str()),
+                value: r.take_lenient::<Option<f64>>(2).flatten(),
+                label: r.take_lenient::<Option<String>>(3).flatten(),
+            })
+        },
+    )
 }

@@ -15,6 +15,7 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 use tokio::sync::oneshot;
 
 use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::store::db::{Conn, Tx};
 
 /// Answers a queued write once its batch's commit is known (`Some` when the commit failed).
 type Reply = Box<dyn FnOnce(Option<&rusqlite::Error>) + Send>;
@@ -25,7 +26,7 @@ type Queued = Box<dyn FnOnce(&Transaction) -> (bool, Reply) + Send>;
 
 /// The writes waiting for the next batch.
 #[derive(Default)]
-pub(super) struct Queue {
+pub(in crate::service::store) struct Queue {
     waiting: Mutex<Waiting>,
     arrived: Condvar,
 }
@@ -39,15 +40,15 @@ struct Waiting {
 
 impl Queue {
     /// Queues `f`; its result arrives on the receiver once the batch that ran it has committed.
-    pub(super) fn push<R, F>(&self, f: F) -> oneshot::Receiver<ServiceResult<R>>
+    pub(in crate::service::store) fn push<R, F>(&self, f: F) -> oneshot::Receiver<ServiceResult<R>>
     where
         R: Send + 'static,
-        F: FnOnce(&Transaction) -> ServiceResult<R> + Send + 'static,
+        F: FnOnce(&Tx) -> ServiceResult<R> + Send + 'static,
     {
         let (sender, receiver) = oneshot::channel();
         let queued: Queued = Box::new(move |tx| {
             // A panicking write is that write's own failure, not its batch's.
-            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(tx)))
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&Tx::new(Conn::sqlite(tx)))))
                 .unwrap_or_else(|_| Err(ServiceError::internal("store: a progress write panicked")));
             let succeeded = result.is_ok();
             let reply: Reply = Box::new(move |commit_error| {
@@ -66,7 +67,7 @@ impl Queue {
 
     /// How many writes wait.
     #[cfg(test)]
-    pub(super) fn len(&self) -> usize {
+    pub(in crate::service::store) fn len(&self) -> usize {
         self.waiting().writes.len()
     }
 
@@ -149,6 +150,6 @@ fn commit_failure(error: &rusqlite::Error) -> ServiceError {
 }
 
 /// What a caller whose write was dropped unanswered (its batch failed before running it) is told.
-pub(super) fn not_committed() -> ServiceError {
+pub(in crate::service::store) fn not_committed() -> ServiceError {
     ServiceError::internal("store: the write was not committed (its batch failed before it ran)")
 }

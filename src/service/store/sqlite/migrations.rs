@@ -2,6 +2,8 @@
 
 use rusqlite::Connection;
 
+use super::super::OpenError;
+
 /// Each entry moves the schema one version up; never edit one that has shipped.
 const MIGRATIONS: &[&str] = &[
     // 1: documents with the columns lists filter and sort on, and the bulky side tables.
@@ -182,16 +184,38 @@ const MIGRATIONS: &[&str] = &[
             ON CONFLICT (parent_id) DO UPDATE SET revision = revision + 1;
     END;
     ",
+    // 6: what the PostgreSQL schema has from its start (`postgres/migrations.rs`): leases on
+    // documents (the engines' claims on work, which lapse when their holder stops renewing
+    // them), a value's members that the results read needs as columns written with it (no
+    // `json_extract` per insert or read), and the id an event is known by (its sequence number
+    // here, where transactions commit in the order they begin).
+    "
+    ALTER TABLE docs ADD COLUMN lease_owner TEXT;
+    ALTER TABLE docs ADD COLUMN lease_until INTEGER;
+    ALTER TABLE docs ADD COLUMN lease_expiries INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX docs_leased ON docs (lease_until) WHERE lease_owner IS NOT NULL;
+    ALTER TABLE metric_values ADD COLUMN value REAL;
+    ALTER TABLE metric_values ADD COLUMN context TEXT;
+    ALTER TABLE metric_values ADD COLUMN participant_role TEXT;
+    ALTER TABLE metric_values ADD COLUMN label TEXT;
+    UPDATE metric_values SET value = json_extract(body, '$.value'), context = json_extract(body, '$.context'),
+        participant_role = json_extract(body, '$.participantRole'), label = json_extract(body, '$.label');
+    DROP INDEX metric_values_results;
+    CREATE INDEX metric_values_results ON metric_values (
+        job_id, call_id, definition_id, seq, capture_status, value, context, participant_role, label
+    );
+    ALTER TABLE events ADD COLUMN id INTEGER GENERATED ALWAYS AS (seq) VIRTUAL;
+    ",
 ];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
 /// Brings the database up to `SCHEMA_VERSION`, one transaction per step.
-pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
+pub(super) fn migrate(conn: &mut Connection) -> Result<(), OpenError> {
     let current: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
     if current > SCHEMA_VERSION {
-        return Err(rusqlite::Error::InvalidParameterName(format!(
+        return Err(OpenError(format!(
             "the data dir has schema version {current}, newer than this build's {SCHEMA_VERSION}; use a newer switchboard"
         )));
     }
@@ -202,4 +226,10 @@ pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
         tx.commit()?;
     }
     Ok(())
+}
+
+/// Every migration's text, for the test that compares the two schemas.
+#[cfg(test)]
+pub(in crate::service::store) fn all() -> &'static [&'static str] {
+    MIGRATIONS
 }

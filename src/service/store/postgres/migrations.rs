@@ -1,0 +1,280 @@
+//! Versioned schema migrations for PostgreSQL, kept beside SQLite's (`sqlite/migrations.rs`):
+//! the same tables and columns (a test holds them to it), in PostgreSQL's types, with the
+//! triggers in PL/pgSQL. The version is kept in `meta`; replicas starting together migrate one
+//! at a time (an advisory lock).
+
+use postgres::Client;
+
+use super::super::OpenError;
+
+/// The advisory lock a migrating replica holds.
+const LOCK: i64 = 0x5b_0e_d1_6e;
+
+/// The `meta` key holding the schema's version.
+const VERSION_KEY: &str = "schema.version";
+
+/// Each entry moves the schema one version up; never edit one that has shipped.
+const MIGRATIONS: &[&str] = &[
+    // 1: the whole schema as SQLite's stood at its version 6.
+    r#"
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE docs (
+        seq BIGSERIAL PRIMARY KEY,
+        kind TEXT NOT NULL,
+        id TEXT NOT NULL,
+        body JSON NOT NULL,
+        status TEXT,
+        parent_id TEXT,
+        created_at TEXT NOT NULL,
+        deleted_at TEXT,
+        lease_owner TEXT,
+        lease_until BIGINT,
+        lease_expiries BIGINT NOT NULL DEFAULT 0,
+        UNIQUE (kind, id)
+    );
+    CREATE INDEX docs_list ON docs (kind, deleted_at, seq);
+    CREATE INDEX docs_status ON docs (kind, status, seq);
+    CREATE INDEX docs_parent ON docs (kind, parent_id, seq);
+    CREATE INDEX docs_parent_status ON docs (kind, parent_id, status, seq);
+    CREATE INDEX docs_leased ON docs (lease_until) WHERE lease_owner IS NOT NULL;
+    CREATE TABLE definition_versions (
+        definition_id TEXT NOT NULL,
+        version BIGINT NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (definition_id, version)
+    );
+    CREATE TABLE transcripts (call_id TEXT PRIMARY KEY, body TEXT NOT NULL);
+    CREATE TABLE knowledge_content (knowledge_base_id TEXT PRIMARY KEY, content TEXT NOT NULL);
+    CREATE TABLE metric_values (
+        seq BIGSERIAL PRIMARY KEY,
+        job_id TEXT NOT NULL,
+        definition_id TEXT NOT NULL,
+        call_id TEXT,
+        chat_id TEXT,
+        capture_status TEXT NOT NULL,
+        body TEXT NOT NULL,
+        value DOUBLE PRECISION,
+        context TEXT,
+        participant_role TEXT,
+        label TEXT
+    );
+    CREATE INDEX metric_values_job ON metric_values (job_id, definition_id, seq);
+    CREATE INDEX metric_values_call ON metric_values (call_id, definition_id, seq);
+    CREATE INDEX metric_values_results ON metric_values (
+        job_id, call_id, definition_id, seq, capture_status, value, context, participant_role, label
+    );
+    CREATE TABLE score_samples (
+        seq BIGSERIAL PRIMARY KEY,
+        target_key TEXT NOT NULL,
+        suite TEXT NOT NULL,
+        suite_version TEXT NOT NULL,
+        condition_key TEXT,
+        metric_key TEXT,
+        body JSON NOT NULL
+    );
+    CREATE INDEX score_samples_cell ON score_samples (suite, target_key, suite_version, condition_key, metric_key, seq);
+    CREATE TABLE events (
+        seq BIGSERIAL PRIMARY KEY,
+        id BIGINT UNIQUE,
+        type TEXT NOT NULL,
+        resource_kind TEXT NOT NULL,
+        resource_id TEXT NOT NULL,
+        parent_id TEXT,
+        created_at TEXT NOT NULL,
+        body TEXT NOT NULL
+    );
+    CREATE INDEX events_unpublished ON events (seq) WHERE id IS NULL;
+    CREATE INDEX events_resource ON events (resource_id, id);
+    CREATE INDEX events_parent ON events (parent_id, id);
+    CREATE TABLE webhook_deliveries (
+        seq BIGSERIAL PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        webhook_id TEXT NOT NULL,
+        event_seq BIGINT NOT NULL,
+        status TEXT NOT NULL,
+        attempts BIGINT NOT NULL DEFAULT 0,
+        next_attempt_at BIGINT NOT NULL,
+        created_at TEXT NOT NULL,
+        UNIQUE (webhook_id, event_seq)
+    );
+    CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
+    CREATE INDEX webhook_deliveries_webhook ON webhook_deliveries (webhook_id, seq);
+    CREATE TABLE webhook_attempts (
+        seq BIGSERIAL PRIMARY KEY,
+        delivery_id TEXT NOT NULL,
+        webhook_id TEXT NOT NULL,
+        attempt BIGINT NOT NULL,
+        attempted_at TEXT NOT NULL,
+        status_code BIGINT,
+        error TEXT,
+        duration_ms BIGINT NOT NULL
+    );
+    CREATE INDEX webhook_attempts_webhook ON webhook_attempts (webhook_id, seq);
+    CREATE TABLE doc_counts (
+        kind TEXT NOT NULL,
+        status TEXT NOT NULL,
+        live BIGINT NOT NULL,
+        PRIMARY KEY (kind, status)
+    );
+    CREATE TABLE child_counts (
+        parent_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        status TEXT NOT NULL,
+        live BIGINT NOT NULL,
+        PRIMARY KEY (parent_id, kind, status)
+    );
+    CREATE TABLE child_revisions (
+        parent_id TEXT PRIMARY KEY,
+        revision BIGINT NOT NULL
+    );
+
+    -- An RFC 3339 text as seconds since 1970 (NULL when it is not one), for a list's time
+    -- window: RFC 3339 has a year 0 and leap seconds, which timestamptz does not read, so the
+    -- day is counted in the proleptic Gregorian calendar here, and second 60 read as 59 (as the
+    -- SQLite engine reads it).
+    CREATE FUNCTION sb_instant(t TEXT) RETURNS DOUBLE PRECISION LANGUAGE plpgsql IMMUTABLE AS $$
+    DECLARE
+        p TEXT[];
+        y BIGINT; m BIGINT; d BIGINT; era BIGINT; yoe BIGINT; doy BIGINT; days BIGINT;
+        secs DOUBLE PRECISION; shift BIGINT := 0;
+    BEGIN
+        p := regexp_match(upper(t),
+            '^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2}(?:\.\d+)?)(Z|([+-])(\d{2}):(\d{2}))$');
+        IF p IS NULL THEN
+            RETURN NULL;
+        END IF;
+        y := p[1]::BIGINT; m := p[2]::BIGINT; d := p[3]::BIGINT;
+        IF m <= 2 THEN
+            y := y - 1;
+        END IF;
+        era := floor(y / 400.0);
+        yoe := y - era * 400;
+        doy := (153 * (m + CASE WHEN m > 2 THEN -3 ELSE 9 END) + 2) / 5 + d - 1;
+        days := era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+        secs := p[6]::DOUBLE PRECISION;
+        IF secs >= 60 THEN
+            secs := secs - 1;
+        END IF;
+        IF p[8] IS NOT NULL THEN
+            shift := (p[9]::BIGINT * 3600 + p[10]::BIGINT * 60) * CASE WHEN p[8] = '-' THEN -1 ELSE 1 END;
+        END IF;
+        RETURN days * 86400 + p[4]::BIGINT * 3600 + p[5]::BIGINT * 60 + secs - shift;
+    END $$;
+
+    -- Live documents counted by kind and status, each parent's children by kind and status,
+    -- and a revision that moves on every change to any child: what SQLite's triggers keep.
+    CREATE FUNCTION sb_count_docs() RETURNS TRIGGER LANGUAGE plpgsql AS $$
+    BEGIN
+        IF TG_OP = 'INSERT' THEN
+            IF NEW.deleted_at IS NULL THEN
+                INSERT INTO doc_counts AS c (kind, status, live) VALUES (NEW.kind, coalesce(NEW.status, ''), 1)
+                    ON CONFLICT (kind, status) DO UPDATE SET live = c.live + 1;
+                IF NEW.parent_id IS NOT NULL THEN
+                    INSERT INTO child_counts AS c (parent_id, kind, status, live)
+                        VALUES (NEW.parent_id, NEW.kind, coalesce(NEW.status, ''), 1)
+                        ON CONFLICT (parent_id, kind, status) DO UPDATE SET live = c.live + 1;
+                END IF;
+            END IF;
+            IF NEW.parent_id IS NOT NULL THEN
+                INSERT INTO child_revisions AS r (parent_id, revision) VALUES (NEW.parent_id, 1)
+                    ON CONFLICT (parent_id) DO UPDATE SET revision = r.revision + 1;
+            END IF;
+            RETURN NULL;
+        END IF;
+        IF TG_OP = 'DELETE' THEN
+            IF OLD.deleted_at IS NULL THEN
+                UPDATE doc_counts SET live = live - 1 WHERE kind = OLD.kind AND status = coalesce(OLD.status, '');
+                IF OLD.parent_id IS NOT NULL THEN
+                    UPDATE child_counts SET live = live - 1
+                        WHERE parent_id = OLD.parent_id AND kind = OLD.kind AND status = coalesce(OLD.status, '');
+                END IF;
+            END IF;
+            IF OLD.parent_id IS NOT NULL THEN
+                INSERT INTO child_revisions AS r (parent_id, revision) VALUES (OLD.parent_id, 1)
+                    ON CONFLICT (parent_id) DO UPDATE SET revision = r.revision + 1;
+            END IF;
+            RETURN NULL;
+        END IF;
+        IF OLD.deleted_at IS DISTINCT FROM NEW.deleted_at OR OLD.status IS DISTINCT FROM NEW.status
+            OR OLD.kind <> NEW.kind THEN
+            IF OLD.deleted_at IS NULL THEN
+                UPDATE doc_counts SET live = live - 1 WHERE kind = OLD.kind AND status = coalesce(OLD.status, '');
+            END IF;
+            IF NEW.deleted_at IS NULL THEN
+                INSERT INTO doc_counts AS c (kind, status, live) VALUES (NEW.kind, coalesce(NEW.status, ''), 1)
+                    ON CONFLICT (kind, status) DO UPDATE SET live = c.live + 1;
+            END IF;
+        END IF;
+        IF OLD.parent_id IS NOT NULL OR NEW.parent_id IS NOT NULL THEN
+            IF OLD.status IS DISTINCT FROM NEW.status OR OLD.deleted_at IS DISTINCT FROM NEW.deleted_at
+                OR OLD.parent_id IS DISTINCT FROM NEW.parent_id OR OLD.kind <> NEW.kind THEN
+                IF OLD.deleted_at IS NULL AND OLD.parent_id IS NOT NULL THEN
+                    UPDATE child_counts SET live = live - 1
+                        WHERE parent_id = OLD.parent_id AND kind = OLD.kind AND status = coalesce(OLD.status, '');
+                END IF;
+                IF NEW.deleted_at IS NULL AND NEW.parent_id IS NOT NULL THEN
+                    INSERT INTO child_counts AS c (parent_id, kind, status, live)
+                        VALUES (NEW.parent_id, NEW.kind, coalesce(NEW.status, ''), 1)
+                        ON CONFLICT (parent_id, kind, status) DO UPDATE SET live = c.live + 1;
+                END IF;
+            END IF;
+            IF OLD.parent_id IS NOT NULL THEN
+                INSERT INTO child_revisions AS r (parent_id, revision) VALUES (OLD.parent_id, 1)
+                    ON CONFLICT (parent_id) DO UPDATE SET revision = r.revision + 1;
+            END IF;
+            IF NEW.parent_id IS NOT NULL AND NEW.parent_id IS DISTINCT FROM OLD.parent_id THEN
+                INSERT INTO child_revisions AS r (parent_id, revision) VALUES (NEW.parent_id, 1)
+                    ON CONFLICT (parent_id) DO UPDATE SET revision = r.revision + 1;
+            END IF;
+        END IF;
+        RETURN NULL;
+    END $$;
+    CREATE TRIGGER docs_counted AFTER INSERT OR UPDATE OR DELETE ON docs
+        FOR EACH ROW EXECUTE FUNCTION sb_count_docs();
+    "#,
+];
+
+/// The schema version this build writes.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// Brings the database up to `SCHEMA_VERSION`, one transaction per step, one replica at a time.
+pub(super) fn migrate(client: &mut Client) -> Result<(), OpenError> {
+    client.execute("SELECT pg_advisory_lock($1)", &[&LOCK])?;
+    let migrated = steps(client);
+    let unlocked = client.execute("SELECT pg_advisory_unlock($1)", &[&LOCK]);
+    migrated?;
+    unlocked?;
+    Ok(())
+}
+
+fn steps(client: &mut Client) -> Result<(), OpenError> {
+    let has_meta: bool = client.query_one("SELECT to_regclass('meta') IS NOT NULL", &[])?.get(0);
+    let current: i64 = match has_meta {
+        false => 0,
+        true => client
+            .query_opt("SELECT value FROM meta WHERE key = $1", &[&VERSION_KEY])?
+            .and_then(|row| row.get::<_, String>(0).parse().ok())
+            .unwrap_or(0),
+    };
+    if current > SCHEMA_VERSION {
+        return Err(OpenError(format!(
+            "the database has schema version {current}, newer than this build's {SCHEMA_VERSION}; use a newer switchboard"
+        )));
+    }
+    for (index, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+        let mut tx = client.transaction()?;
+        tx.batch_execute(sql)?;
+        tx.execute(
+            "INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            &[&VERSION_KEY, &(index as i64 + 1).to_string()],
+        )?;
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+/// Every migration's text, for the test that compares the two schemas.
+#[cfg(test)]
+pub(in crate::service::store) fn all() -> &'static [&'static str] {
+    MIGRATIONS
+}

@@ -1,0 +1,115 @@
+//! The shared engine: PostgreSQL, for several `serve` replicas over one database. Connections
+//! come from a pool (r2d2) and run the store's statements synchronously on the blocking
+//! threads, as SQLite's do. Writes run SERIALIZABLE, so the engines' read-then-write rules hold
+//! as they do under SQLite's one writer; a write another transaction got in the way of is run
+//! again. Events are numbered when they are published (`publisher`), so a reader never skips
+//! one that commits late, and every replica hears of them (`listener`).
+
+mod listener;
+pub(super) mod migrations;
+mod publisher;
+mod session;
+pub mod test_server;
+mod types;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use tokio::sync::watch;
+
+pub use session::Session;
+
+use super::OpenError;
+use super::db::{Conn, Tx};
+use crate::service::error::ServiceResult;
+
+/// Connections kept open per replica.
+const POOL_SIZE: u32 = 16;
+
+/// How often a write another transaction got in the way of is run again before giving up.
+const ATTEMPTS: u32 = 40;
+
+/// The PostgreSQL engine of a store.
+pub(super) struct Postgres {
+    pool: r2d2::Pool<session::Manager>,
+    /// Set when the store is dropped: the listener and the publisher stop.
+    stopping: Arc<AtomicBool>,
+}
+
+impl Drop for Postgres {
+    fn drop(&mut self) {
+        self.stopping.store(true, Ordering::Relaxed);
+    }
+}
+
+impl Postgres {
+    /// Connects to the database at `url` (a `postgres://` URL) and migrates it, with the
+    /// channel that tells of every published event (its newest id).
+    pub(super) fn open(url: &str) -> Result<(Postgres, Arc<watch::Sender<i64>>), OpenError> {
+        let config: postgres::Config =
+            url.parse().map_err(|e| OpenError(format!("the database URL is not one PostgreSQL reads: {e}")))?;
+        let manager = session::Manager::new(config.clone());
+        let pool = r2d2::Pool::builder()
+            .max_size(POOL_SIZE)
+            .min_idle(Some(2))
+            .connection_timeout(Duration::from_secs(15))
+            .build(manager)
+            .map_err(|e| OpenError(format!("cannot connect to PostgreSQL: {e}")))?;
+        {
+            let mut connection = pool.get().map_err(|e| OpenError(format!("cannot connect to PostgreSQL: {e}")))?;
+            migrations::migrate(connection.client())?;
+        }
+        let stopping = Arc::new(AtomicBool::new(false));
+        let store = Postgres { pool, stopping: stopping.clone() };
+        let last = store.read(super::outbox::last_event).map_err(|e| OpenError(e.body.message))?;
+        let events = Arc::new(watch::channel(last).0);
+        let outbox = Arc::new(publisher::Pending::default());
+        listener::spawn(config, events.clone(), outbox.clone(), stopping.clone())
+            .map_err(|e| OpenError(format!("event listener thread: {e}")))?;
+        publisher::spawn(store.pool.clone(), outbox, stopping)
+            .map_err(|e| OpenError(format!("event publisher thread: {e}")))?;
+        Ok((store, events))
+    }
+
+    fn session(&self) -> ServiceResult<Session> {
+        Session::checkout(&self.pool)
+    }
+
+    /// Runs `f` in a read-only transaction (one snapshot for all its statements).
+    pub(super) fn read<R>(&self, f: impl FnOnce(&Conn) -> ServiceResult<R>) -> ServiceResult<R> {
+        let session = self.session()?;
+        session.begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")?;
+        let result = f(&Conn::postgres(&session));
+        session.end(result.is_ok())?;
+        result
+    }
+
+    /// Runs `f` in one serializable write transaction, again while another transaction got in
+    /// its way. `durable`: the commit waits for the disk (a caller's write); otherwise (an
+    /// engine's progress, which its recovery redoes) it does not.
+    pub(super) fn write<R>(&self, durable: bool, f: impl Fn(&Tx) -> ServiceResult<R>) -> ServiceResult<R> {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let session = self.session()?;
+            session.begin("BEGIN ISOLATION LEVEL SERIALIZABLE")?;
+            if !durable {
+                session.execute_batch("SET LOCAL synchronous_commit = off")?;
+            }
+            let result = f(&Tx::new(Conn::postgres(&session)));
+            let ended = session.end(result.is_ok());
+            let error = match (result, ended) {
+                (Ok(value), Ok(())) => return Ok(value),
+                (Err(error), _) | (Ok(_), Err(error)) => error,
+            };
+            if !session.conflicted() || attempt >= ATTEMPTS {
+                return Err(error);
+            }
+            drop(session);
+            // Back off a little, at random, so that the transactions that met go on apart.
+            let ceiling = 2u64.pow(attempt.min(7));
+            std::thread::sleep(Duration::from_millis(fastrand::u64(0..=ceiling)));
+        }
+    }
+}

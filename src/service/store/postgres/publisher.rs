@@ -1,0 +1,96 @@
+//! Events get their public ids when they are published, not when they are written: a
+//! transaction that took its row's sequence number early may commit after one that took a
+//! later number, and a reader that had read past the later one would never see it. One
+//! replica at a time (an advisory lock) numbers every committed, unnumbered event in the order
+//! they were written, continuing from the last id it gave, then tells every replica.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+use postgres::Client;
+
+use super::listener::PUBLISHED;
+use super::session::{Manager, Session};
+use crate::args;
+use crate::service::error::ServiceResult;
+use crate::service::store::db::Conn;
+
+/// The advisory lock publishers take, one at a time.
+const LOCK: i64 = 0x5b_0e_7e_47;
+
+/// The `meta` key holding the last id given.
+pub(in crate::service::store) const LAST_ID: &str = "events.published";
+
+/// Whether events may be waiting to be published.
+#[derive(Default)]
+pub(super) struct Pending {
+    waiting: Mutex<bool>,
+    wake: Condvar,
+}
+
+impl Pending {
+    pub(super) fn note(&self) {
+        *self.waiting.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.wake.notify_one();
+    }
+
+    /// Waits until events may be waiting, or `timeout` passes.
+    fn wait(&self, timeout: Duration) {
+        let waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+        let (mut waiting, _) =
+            self.wake.wait_timeout_while(waiting, timeout, |waiting| !*waiting).unwrap_or_else(|e| e.into_inner());
+        *waiting = false;
+    }
+}
+
+pub(super) fn spawn(
+    pool: r2d2::Pool<Manager>,
+    pending: Arc<Pending>,
+    stopping: Arc<AtomicBool>,
+) -> std::io::Result<()> {
+    std::thread::Builder::new().name("event-publisher".into()).spawn(move || {
+        while !stopping.load(Ordering::Relaxed) {
+            // A notification may be lost with a connection: a second's sweep finds what it left.
+            pending.wait(Duration::from_secs(1));
+            if let Err(e) = publish(&pool) {
+                tracing::warn!("store: publishing events: {}", e.body.message);
+            }
+        }
+    })?;
+    Ok(())
+}
+
+/// Numbers the committed events that have no id yet; how many it numbered.
+fn publish(pool: &r2d2::Pool<Manager>) -> ServiceResult<u64> {
+    let session = Session::checkout(pool)?;
+    session.begin("BEGIN")?;
+    let conn = Conn::postgres(&session);
+    conn.execute("SELECT pg_advisory_xact_lock(?1)", args![LOCK])?;
+    let last: i64 = conn
+        .value::<String>("SELECT value FROM meta WHERE key = ?1", args![LAST_ID])?
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let numbered = conn.execute(
+        "UPDATE events SET id = ?1 + waiting.n \
+         FROM (SELECT seq, row_number() OVER (ORDER BY seq) AS n FROM events WHERE id IS NULL) AS waiting \
+         WHERE events.seq = waiting.seq",
+        args![last],
+    )? as i64;
+    if numbered > 0 {
+        let newest = (last + numbered).to_string();
+        conn.execute(
+            "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            args![LAST_ID, &newest],
+        )?;
+        conn.execute("SELECT pg_notify(?1, ?2)", args![PUBLISHED, &newest])?;
+    }
+    session.end(true)?;
+    Ok(numbered as u64)
+}
+
+/// The last id given (0 before the first).
+pub(super) fn published(client: &mut Client) -> Result<i64, postgres::Error> {
+    let row = client.query_opt("SELECT value FROM meta WHERE key = $1", &[&LAST_ID])?;
+    Ok(row.and_then(|r| r.get::<_, String>(0).parse().ok()).unwrap_or(0))
+}

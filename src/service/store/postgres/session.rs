@@ -1,0 +1,214 @@
+//! A pooled connection in use by one thread for one transaction, and the statements it has
+//! prepared (kept with the connection, so each is parsed once per connection).
+
+use std::cell::{Cell as Flag, RefCell};
+use std::collections::HashMap;
+
+use axum::http::StatusCode;
+use postgres::error::SqlState;
+use postgres::types::ToSql;
+use postgres::{Client, NoTls, Statement};
+
+use super::super::db::{Arg, Row};
+use crate::api::ErrorType;
+use crate::service::error::{ServiceError, ServiceResult};
+
+/// Makes and checks the pool's connections.
+#[derive(Debug)]
+pub(in crate::service::store) struct Manager {
+    config: postgres::Config,
+}
+
+impl Manager {
+    pub(super) fn new(config: postgres::Config) -> Manager {
+        Manager { config }
+    }
+}
+
+/// A connection and its prepared statements, by the SQL they were written as.
+pub(in crate::service::store) struct Connection {
+    client: Client,
+    statements: HashMap<String, Statement>,
+}
+
+impl Connection {
+    pub(super) fn client(&mut self) -> &mut Client {
+        &mut self.client
+    }
+}
+
+impl r2d2::ManageConnection for Manager {
+    type Connection = Connection;
+    type Error = postgres::Error;
+
+    fn connect(&self) -> Result<Connection, postgres::Error> {
+        Ok(Connection { client: self.config.connect(NoTls)?, statements: HashMap::new() })
+    }
+
+    fn is_valid(&self, conn: &mut Connection) -> Result<(), postgres::Error> {
+        conn.client.simple_query("").map(|_| ())
+    }
+
+    fn has_broken(&self, conn: &mut Connection) -> bool {
+        conn.client.is_closed()
+    }
+}
+
+/// One connection, checked out of the pool for one transaction.
+pub struct Session {
+    conn: RefCell<r2d2::PooledConnection<Manager>>,
+    /// A transaction is open on it (rolled back if the session is dropped first).
+    open: Flag<bool>,
+    /// A statement failed because another transaction got in the way: running the whole
+    /// transaction again may succeed.
+    conflicted: Flag<bool>,
+}
+
+impl Session {
+    pub(super) fn checkout(pool: &r2d2::Pool<Manager>) -> ServiceResult<Session> {
+        let conn = pool.get().map_err(|e| {
+            tracing::error!("store: no PostgreSQL connection: {e}");
+            unavailable("the store is unavailable; try again")
+        })?;
+        Ok(Session { conn: RefCell::new(conn), open: Flag::new(false), conflicted: Flag::new(false) })
+    }
+
+    pub(super) fn begin(&self, statement: &str) -> ServiceResult<()> {
+        self.execute_batch(statement)?;
+        self.open.set(true);
+        Ok(())
+    }
+
+    /// Commits (or, `commit` false, rolls back) the open transaction.
+    pub(super) fn end(&self, commit: bool) -> ServiceResult<()> {
+        self.open.set(false);
+        self.execute_batch(if commit { "COMMIT" } else { "ROLLBACK" })
+    }
+
+    pub(super) fn conflicted(&self) -> bool {
+        self.conflicted.get()
+    }
+
+    pub(in crate::service::store) fn execute_batch(&self, sql: &str) -> ServiceResult<()> {
+        let mut conn = self.conn.borrow_mut();
+        conn.client.batch_execute(sql).map_err(|e| self.failure(e))
+    }
+
+    pub(in crate::service::store) fn execute(&self, sql: &str, args: &[Arg]) -> ServiceResult<usize> {
+        let mut conn = self.conn.borrow_mut();
+        let statement = self.prepared(&mut conn, sql)?;
+        let params = params(args);
+        let changed = conn.client.execute(&statement, &params).map_err(|e| self.failure(e))?;
+        Ok(changed as usize)
+    }
+
+    pub(in crate::service::store) fn query(&self, sql: &str, args: &[Arg]) -> ServiceResult<Vec<Row>> {
+        let mut conn = self.conn.borrow_mut();
+        let statement = self.prepared(&mut conn, sql)?;
+        let params = params(args);
+        let rows = conn.client.query(&statement, &params).map_err(|e| self.failure(e))?;
+        rows.iter()
+            .map(|row| {
+                (0..row.len())
+                    .map(|index| row.try_get(index).map_err(|e| self.failure(e)))
+                    .collect::<ServiceResult<Vec<_>>>()
+                    .map(Row)
+            })
+            .collect()
+    }
+
+    /// The statement `sql` prepared on this connection (written with `?N`, sent with `$N`).
+    fn prepared(&self, conn: &mut Connection, sql: &str) -> ServiceResult<Statement> {
+        if let Some(statement) = conn.statements.get(sql) {
+            return Ok(statement.clone());
+        }
+        let statement = conn.client.prepare(&numbered(sql)).map_err(|e| self.failure(e))?;
+        conn.statements.insert(sql.to_owned(), statement.clone());
+        Ok(statement)
+    }
+
+    /// The error a failed statement answers; a conflict with another transaction is noted,
+    /// and logged only if it is never overcome.
+    fn failure(&self, error: postgres::Error) -> ServiceError {
+        let code = error.code();
+        if code == Some(&SqlState::T_R_SERIALIZATION_FAILURE) || code == Some(&SqlState::T_R_DEADLOCK_DETECTED) {
+            self.conflicted.set(true);
+            tracing::debug!("store: {error}");
+            return unavailable("the store was busy with a conflicting change; try again");
+        }
+        ServiceError::internal(format!("store: {}", described(&error)))
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        // A transaction left open (a panic mid-write) must not go back to the pool with it.
+        if self.open.get() {
+            let _ = self.conn.get_mut().client.batch_execute("ROLLBACK");
+        }
+    }
+}
+
+/// An error PostgreSQL answered, with its detail, or the driver's own.
+fn described(error: &postgres::Error) -> String {
+    match error.as_db_error() {
+        Some(db) => format!(
+            "{} ({}){}",
+            db.message(),
+            db.code().code(),
+            db.detail().map(|d| format!(": {d}")).unwrap_or_default()
+        ),
+        None => error.to_string(),
+    }
+}
+
+fn unavailable(message: &str) -> ServiceError {
+    ServiceError::new(StatusCode::SERVICE_UNAVAILABLE, ErrorType::Internal, "store_unavailable", message)
+}
+
+fn params<'a>(args: &'a [Arg<'a>]) -> Vec<&'a (dyn ToSql + Sync)> {
+    args.iter().map(|arg| arg as &(dyn ToSql + Sync)).collect()
+}
+
+/// `sql` with its `?N` and `?` placeholders written as PostgreSQL's `$N` (a bare `?` takes the
+/// next number), quoted text left alone.
+pub(super) fn numbered(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len() + 8);
+    let mut next = 0;
+    let mut quoted = false;
+    let mut chars = sql.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                out.push(c);
+            }
+            '?' if !quoted => {
+                let mut digits = String::new();
+                while let Some(d) = chars.peek().filter(|d| d.is_ascii_digit()) {
+                    digits.push(*d);
+                    chars.next();
+                }
+                if digits.is_empty() {
+                    next += 1;
+                    digits = next.to_string();
+                }
+                out.push('$');
+                out.push_str(&digits);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::numbered;
+
+    #[test]
+    fn placeholders_are_numbered_outside_quotes() {
+        assert_eq!(numbered("a = ?1 AND b = ?12"), "a = $1 AND b = $12");
+        assert_eq!(numbered("a IN (?, ?) AND c = '?'"), "a IN ($1, $2) AND c = '?'");
+    }
+}
