@@ -52,6 +52,11 @@ pub struct ServeArgs {
     /// config.toml. Without either, a SQLite file in the data dir.
     #[arg(long, value_name = "URL", env = "SWITCHBOARD_DATABASE_URL", hide_env_values = true)]
     pub database: Option<String>,
+    /// Seconds a replica's claim on a simulation or a collection job lasts without renewal
+    /// (renewed every third of that): the work of a replica that stopped is taken over by
+    /// another once its claims run out.
+    #[arg(long, default_value_t = 15, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub lease_seconds: u64,
 }
 
 pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Outcome {
@@ -83,6 +88,7 @@ pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Outcome {
             first: std::time::Duration::from_millis(args.webhook_retry_ms.max(1)),
         },
         database: args.database.filter(|url| !url.is_empty()).or(config.service.database),
+        lease: std::time::Duration::from_secs(args.lease_seconds),
     };
     let mut running = service::start(options).await.map_err(|e| {
         Failure::new(Exit::Unavailable, "start", format!("cannot start the local service: {e}"))

@@ -18,6 +18,7 @@ pub mod seed;
 mod server;
 pub use server::READ_TIMEOUT;
 pub mod annotations;
+pub mod leases;
 pub mod results;
 pub mod sim;
 pub mod store;
@@ -73,6 +74,9 @@ pub struct Options {
     /// A PostgreSQL database (`postgres://…`) shared with other replicas; without one, the
     /// store is a SQLite file in the data dir.
     pub database: Option<String>,
+    /// How long this replica's claim on work lasts without renewal: another replica takes over
+    /// the work of one that stopped once its claims run out.
+    pub lease: std::time::Duration,
 }
 
 /// How fast simulated time runs: a factor of wall time, or as fast as the machine allows.
@@ -119,6 +123,7 @@ impl Options {
             read_timeout: server::READ_TIMEOUT,
             webhook_retry: webhooks::RetryPolicy::default(),
             database: None,
+            lease: leases::DEFAULT_LEASE,
         }
     }
 
@@ -249,9 +254,12 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
         .map_err(|source| StartError::Bind { addr: options.addr, source })?;
     let addr = listener.local_addr().map_err(|source| StartError::Bind { addr: options.addr, source })?;
     let judge = Arc::new(judge);
-    let collector = metrics::collection::Collector::new(store.clone(), judge.clone());
-    let simulator = sim::runner::Simulator::new(store.clone(), judge, options.sim_speed, format!("http://{addr}"));
+    let worker = leases::Worker::new(options.lease);
+    let collector = metrics::collection::Collector::new(store.clone(), judge.clone(), worker.clone());
+    let simulator =
+        sim::runner::Simulator::new(store.clone(), judge, options.sim_speed, format!("http://{addr}"), worker.clone());
     let sender = webhooks::Sender::new(store.clone(), options.webhook_retry);
+    let store_for_leases = store.clone();
     let (closing_tx, closing) = tokio::sync::watch::channel(false);
     let state = AppState {
         closing,
@@ -272,7 +280,8 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
         let _ = shutdown_rx.await;
         let _ = closing_tx.send(true);
     }));
-    let engines = vec![collector.spawn(), simulator.spawn(), sender.spawn()];
+    let keeper = leases::spawn(store_for_leases, worker, simulator.clone(), collector.clone());
+    let engines = vec![collector.spawn(), simulator.spawn(), sender.spawn(), keeper];
     tracing::info!(%addr, "local service listening");
     Ok(Running { addr, api_key, key_generated, shutdown: Some(shutdown_tx), task, engines })
 }

@@ -1,6 +1,7 @@
 //! Runs metric collection jobs: PENDING → PROCESSING → COMPLETED (or FAILED), advancing
 //! `completedItems`/`failedItems` per call, keeping exactly the values each job produced.
-//! Cancelling stops after the call in hand; what was computed is kept.
+//! Cancelling stops after the call in hand; what was computed is kept. A job is leased to the
+//! replica that runs it; one whose replica stopped starts over on another (`hand_back`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -15,7 +16,8 @@ use super::evaluate::{Catalog, evaluate, policy_matches};
 use super::judge::Judge;
 use crate::api::model::*;
 use crate::service::error::{ServiceError, ServiceResult};
-use crate::service::store::{self, Doc, Kind, Store};
+use crate::service::leases::{self, Worker};
+use crate::service::store::{self, Doc, Kind, Store, Tx};
 
 /// The background runner of collection jobs.
 #[derive(Clone)]
@@ -23,6 +25,7 @@ pub struct Collector {
     store: Store,
     judge: Arc<Judge>,
     wake: Arc<Notify>,
+    worker: Worker,
 }
 
 /// What one job computes.
@@ -34,8 +37,8 @@ struct Plan {
 }
 
 impl Collector {
-    pub fn new(store: Store, judge: Arc<Judge>) -> Collector {
-        Collector { store, judge, wake: Arc::new(Notify::new()) }
+    pub fn new(store: Store, judge: Arc<Judge>, worker: Worker) -> Collector {
+        Collector { store, judge, wake: Arc::new(Notify::new()), worker }
     }
 
     /// Tells the runner a job is waiting.
@@ -69,24 +72,41 @@ impl Collector {
                 })
                 .await?;
             let Some(id) = next else { return Ok(()) };
-            if let Err(e) = self.run(&id).await {
-                let message = e.body.message.clone();
-                self.store.write(move |tx| finish(tx, &id, "FAILED", Some(&message))).await?;
+            match self.run(&id).await {
+                Ok(()) => {}
+                // Another replica took the job over (or claimed it first).
+                Err(e) if e.body.code == leases::LOST => tracing::info!("collection job {id}: {}", e.body.message),
+                Err(e) => {
+                    let (message, owner) = (e.body.message.clone(), self.worker.owner.clone());
+                    self.store
+                        .write(move |tx| {
+                            leases::require_held(tx, Kind::CollectionJob, &id, &owner)?;
+                            finish(tx, &id, "FAILED", Some(&message))
+                        })
+                        .await
+                        .or_else(|e| if e.body.code == leases::LOST { Ok(()) } else { Err(e) })?;
+                }
             }
         }
     }
 
     async fn run(&self, id: &str) -> ServiceResult<()> {
         let job_id = id.to_owned();
+        let worker = self.worker.clone();
         let plan = self
             .store
             .write(move |tx| {
                 let mut job: Value = store::require(tx, Kind::CollectionJob, &job_id)?;
+                // Every replica sees the job waiting; the first to claim it runs it.
+                if job["status"] != "PENDING" {
+                    return Err(leases::lost(Kind::CollectionJob, &job_id));
+                }
                 let plan = plan_job(tx, &job)?;
                 job["status"] = "PROCESSING".into();
                 job["startedAt"] = serde_json::to_value(Timestamp::now())?;
                 job["totalItems"] = (plan.calls.len() + plan.chats.len()).into();
                 save(tx, &job_id, &job, "PROCESSING")?;
+                store::leases::take(tx, Kind::CollectionJob, &job_id, &worker.owner, worker.until_ms())?;
                 Ok(plan)
             })
             .await?;
@@ -110,10 +130,11 @@ impl Collector {
                     values.push((definition.id, value));
                 }
             }
-            let job_id = id.to_owned();
+            let (job_id, owner) = (id.to_owned(), self.worker.owner.clone());
             let cancelled = self
                 .store
                 .write(move |tx| {
+                    leases::require_held(tx, Kind::CollectionJob, &job_id, &owner)?;
                     let mut job: Value = store::require(tx, Kind::CollectionJob, &job_id)?;
                     if job["status"] == "CANCELED" {
                         return Ok(true);
@@ -140,9 +161,10 @@ impl Collector {
                 return Ok(());
             }
         }
-        let job_id = id.to_owned();
+        let (job_id, owner) = (id.to_owned(), self.worker.owner.clone());
         self.store
             .write(move |tx| {
+                leases::require_held(tx, Kind::CollectionJob, &job_id, &owner)?;
                 let job: Value = store::require(tx, Kind::CollectionJob, &job_id)?;
                 let total = job["totalItems"].as_u64().unwrap_or(0);
                 let all_failed = total > 0 && job["failedItems"].as_u64() == Some(total);
@@ -238,7 +260,9 @@ fn save(tx: &crate::service::store::Tx, id: &str, job: &Value, status: &str) -> 
     store::update(tx, &Doc::new(Kind::CollectionJob, id, job, created)?.status(Some(status)))
 }
 
-fn finish(tx: &crate::service::store::Tx, id: &str, status: &str, error: Option<&str>) -> ServiceResult<()> {
+/// Ends a job (unless a caller cancelled it) and its lease.
+fn finish(tx: &Tx, id: &str, status: &str, error: Option<&str>) -> ServiceResult<()> {
+    store::leases::release(tx, Kind::CollectionJob, id)?;
     let mut job: Value = store::require(tx, Kind::CollectionJob, id)?;
     if job["status"] == "CANCELED" {
         return Ok(());
@@ -251,4 +275,26 @@ fn finish(tx: &crate::service::store::Tx, id: &str, status: &str, error: Option<
         job["errorMessage"] = error.into();
     }
     save(tx, id, &job, status)
+}
+
+/// Hands back a job whose replica stopped renewing its lease while running it: the values it
+/// had written are forgotten and it waits to start over, unless its leases have run out
+/// `MAX_EXPIRIES` times (it fails). A job no longer running (a caller cancelled it) is left.
+pub(crate) fn hand_back(tx: &Tx, id: &str, exhausted: bool) -> ServiceResult<()> {
+    let mut job: Value = store::require(tx, Kind::CollectionJob, id)?;
+    if job["status"] != "PROCESSING" {
+        return Ok(());
+    }
+    if exhausted {
+        let message =
+            format!("interrupted: the service running this job stopped {} times before it ended", leases::MAX_EXPIRIES);
+        return finish(tx, id, "FAILED", Some(&message));
+    }
+    store::values::delete_of_job(tx, id)?;
+    job["status"] = "PENDING".into();
+    job["startedAt"] = Value::Null;
+    job["completedItems"] = 0.into();
+    job["failedItems"] = 0.into();
+    job["updatedAt"] = serde_json::to_value(Timestamp::now())?;
+    save(tx, id, &job, "PENDING")
 }

@@ -31,9 +31,10 @@ const SEEDED: &str = "seeded_at";
 mod history;
 
 /// Seeds the store unless it was seeded before (or holds data of its own); with `history`, also
-/// the seeded plan's last nightly runs, which the simulation engine then runs.
+/// the seeded plan's last nightly runs, which the simulation engine then runs. Replicas starting
+/// together on one database seed it once: the first seeds, the others find it seeded.
 pub fn seed_if_empty(store: &Store, history: bool) -> ServiceResult<bool> {
-    store.write_blocking(|tx| {
+    store.write_blocking_alone(store::Alone::Seeding, |tx| {
         if store::meta(tx, SEEDED)?.is_some() {
             return Ok(false);
         }

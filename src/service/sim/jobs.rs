@@ -263,31 +263,41 @@ pub fn settle_job(tx: &Tx, job_id: &str) -> ServiceResult<()> {
     Ok(())
 }
 
-/// After a restart: a simulation that was mid-call cannot be resumed (its conversation lived in
-/// memory), so it is FAILED with the reason; queued ones go back to PENDING and run again.
-pub(super) fn recover(tx: &Tx) -> ServiceResult<()> {
-    let interrupted = store::in_status(tx, Kind::SimulationJob, &["QUEUED", "PROCESSING"])?;
-    let mut jobs = std::collections::BTreeSet::new();
-    for (_, job_id, body) in interrupted {
-        let job_id = job_id.unwrap_or_default();
-        let mut simulation: SimulationJob = serde_json::from_str(&body)?;
-        if simulation.status == Some(SimulationJobStatus::Queued) {
-            simulation.status = Some(SimulationJobStatus::Pending);
-        } else {
-            simulation.status = Some(SimulationJobStatus::Failed);
-            simulation.error_message =
-                Some("interrupted: the service restarted while this simulation was running".into());
-            simulation.completed_at = Some(Timestamp::now());
+/// Hands back a simulation whose replica stopped renewing its lease (it died, or lost the
+/// store) while the simulation was picked or running: its conversation lived in that replica's
+/// memory, so it runs again from its start (a call it had stored is removed), unless its run
+/// was cancelled meanwhile (it is cancelled) or its leases have run out `MAX_EXPIRIES` times
+/// (it fails, rather than be tried for ever). Its job settles.
+pub(crate) fn hand_back(tx: &Tx, id: &str, job_id: &str, exhausted: bool) -> ServiceResult<()> {
+    let mut simulation: SimulationJob = store::require(tx, Kind::SimulationJob, id)?;
+    if !matches!(simulation.status, Some(SimulationJobStatus::Queued | SimulationJobStatus::Processing)) {
+        return settle_job(tx, job_id); // ended (or not started) meanwhile: nothing to run again
+    }
+    let job_status = store::status(tx, Kind::RunPlanJob, job_id)?.unwrap_or_default();
+    let replay =
+        store::member(tx, Kind::RunPlanJob, job_id, "$.replay")?.and_then(|r| serde_json::from_str::<Replay>(&r).ok());
+    let now = Replay::now(replay.as_ref());
+    if matches!(job_status.as_str(), "CANCELLING" | "CANCELLED") {
+        simulation.status = Some(SimulationJobStatus::Cancelled);
+        simulation.completed_at = Some(now);
+    } else if exhausted {
+        simulation.status = Some(SimulationJobStatus::Failed);
+        simulation.failure_owner = Some(FailureOwner::Roark);
+        simulation.error_message = Some(format!(
+            "interrupted: the service running this simulation stopped {} times before it ended",
+            crate::service::leases::MAX_EXPIRIES
+        ));
+        simulation.completed_at = Some(now);
+    } else {
+        if let Some(call) = simulation.call_id.take() {
+            store::soft_delete(tx, Kind::Call, &call.to_string(), &now.0)?;
         }
-        save_simulation(tx, &simulation, &job_id)?;
-        jobs.insert(job_id);
+        simulation.status = Some(SimulationJobStatus::Pending);
+        simulation.processing_status = Some(ProcessingStatus::Pending);
+        simulation.started_at = None;
     }
-    let cancelling: Vec<String> =
-        store::in_status(tx, Kind::RunPlanJob, &["CANCELLING"])?.into_iter().map(|(id, _, _)| id).collect();
-    for job_id in jobs.into_iter().chain(cancelling) {
-        settle_job(tx, &job_id)?;
-    }
-    Ok(())
+    save_simulation(tx, &simulation, job_id)?;
+    settle_job(tx, job_id)
 }
 
 /// The job's retries waiting out their backoff, soonest first.

@@ -3,6 +3,7 @@
 pub mod agent_link;
 pub mod conversation;
 pub mod jobs;
+pub mod limits;
 pub mod reference_agent;
 pub mod runner;
 pub(crate) mod selection;

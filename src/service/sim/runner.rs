@@ -6,6 +6,11 @@
 //! COMPLETED or FAILED; the job PENDING → RUNNING_SIMULATIONS → COMPLETED (FAILED if none
 //! succeeded), or CANCELLING → CANCELLED. A simulation the agent never spoke on is retried,
 //! when the plan asks, as a new RETRY_SCHEDULED simulation that waits out the backoff.
+//!
+//! Several replicas may share the store and one run: each picks simulations under the limits
+//! counted in the store (`limits`), one replica at a time, and leases what it picked
+//! (`leases`); every write for a simulation checks that this replica still holds it, so one
+//! whose lease ran out (and was handed to another replica) is left to that one.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -18,28 +23,19 @@ use uuid::Uuid;
 use super::agent_link::AgentLink;
 use super::conversation::{Outcome, Setup, converse};
 use super::jobs::{
-    Replay, Retry, count_simulations, record_simulation, recover, release_due_retries, save_job, save_simulation,
-    settle_job,
+    Replay, Retry, count_simulations, record_simulation, release_due_retries, save_job, save_simulation, settle_job,
 };
+use super::limits::{self, JobLimits};
 use super::selection::{flow_and_automatic_metrics, plan_metric_ids, scenario_flow, variables_for};
 use crate::api::model::*;
 use crate::service::SimSpeed;
 use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::leases::{self, Worker};
 use crate::service::metrics::compute::Conversation;
 use crate::service::metrics::evaluate::{Catalog, evaluate};
 use crate::service::metrics::judge::Judge;
-use crate::service::store::{self, Doc, Kind, Store};
+use crate::service::store::{self, Alone, Doc, Kind, Store};
 use crate::service::verdict;
-
-/// Simulations running now, by job, by plan and in all.
-#[derive(Default)]
-struct Running {
-    by_job: HashMap<String, usize>,
-    by_plan: HashMap<String, usize>,
-    total: usize,
-    /// A SEQUENTIAL_PROJECT simulation runs alone.
-    exclusive: bool,
-}
 
 /// The simulation engine.
 #[derive(Clone)]
@@ -50,7 +46,8 @@ pub struct Simulator {
     base_url: String,
     http: reqwest::Client,
     wake: Arc<Notify>,
-    running: Arc<Mutex<Running>>,
+    /// This replica, and how long its leases last.
+    worker: Worker,
     /// Each active job's metrics, loaded when it first schedules and dropped once it ends.
     job_metrics: Arc<Mutex<HashMap<String, Arc<JobMetrics>>>>,
 }
@@ -85,13 +82,31 @@ impl JobMetrics {
 struct Work {
     metrics: Arc<JobMetrics>,
     job_id: String,
-    plan_key: String,
-    mode: ExecutionMode,
     simulation: SimulationJob,
     plan: RunPlanInput,
     variables: Option<RunVariables>,
     /// Set for a job of the seeded history: its clock, speed and agent build.
     replay: Option<Replay>,
+}
+
+/// A job's limits, as its scheduling reads them.
+struct Limits {
+    job_id: String,
+    plan_key: String,
+    mode: ExecutionMode,
+    max: i64,
+}
+
+impl Limits {
+    fn as_job<'a>(&'a self, owner: &'a str) -> JobLimits<'a> {
+        JobLimits {
+            job_id: &self.job_id,
+            plan_key: &self.plan_key,
+            mode: &self.mode,
+            max_concurrent: self.max.max(1) as usize,
+            owner,
+        }
+    }
 }
 
 impl Work {
@@ -102,7 +117,7 @@ impl Work {
 }
 
 impl Simulator {
-    pub fn new(store: Store, judge: Arc<Judge>, speed: SimSpeed, base_url: String) -> Simulator {
+    pub fn new(store: Store, judge: Arc<Judge>, speed: SimSpeed, base_url: String, worker: Worker) -> Simulator {
         Simulator {
             store,
             judge,
@@ -110,7 +125,7 @@ impl Simulator {
             base_url,
             http: reqwest::Client::new(),
             wake: Arc::new(Notify::new()),
-            running: Arc::default(),
+            worker,
             job_metrics: Arc::default(),
         }
     }
@@ -119,12 +134,9 @@ impl Simulator {
         self.wake.notify_one();
     }
 
-    /// Recovers from a restart, then schedules as work arrives.
+    /// Schedules as work arrives (what a stopped replica left is handed back by `leases`).
     pub fn spawn(self) -> tokio::task::JoinHandle<()> {
         tokio::spawn(async move {
-            if let Err(e) = self.store.write(recover).await {
-                tracing::error!("simulation recovery: {}", e.body.message);
-            }
             loop {
                 if let Err(e) = self.schedule().await {
                     tracing::error!("simulation scheduler: {}", e.body.message);
@@ -142,7 +154,7 @@ impl Simulator {
         let jobs: Vec<(String, Value)> = self
             .store
             .read(|c| {
-                let active = store::in_status(c, Kind::RunPlanJob, &["PENDING", "RUNNING", "RUNNING_SIMULATIONS"])?;
+                let active = store::in_status(c, Kind::RunPlanJob, limits::ACTIVE_JOBS)?;
                 active.into_iter().map(|(id, _, body)| Ok((id, serde_json::from_str(&body)?))).collect()
             })
             .await?;
@@ -151,22 +163,17 @@ impl Simulator {
             let plan: RunPlanInput = serde_json::from_value(body["plan"].clone()).unwrap_or_default();
             let mode = plan.execution_mode_or_default();
             let plan_key = body["simulationRunPlanId"].as_str().map_or_else(|| job_id.clone(), str::to_owned);
-            let room = self.room(&job_id, &plan_key, &mode, plan.max_concurrent_jobs_or_default() as usize);
-            if room == 0 {
-                continue;
-            }
-            let picked = self.pick(&job_id, room, Replay::now(Replay::of(&body).as_ref())).await?;
+            let limits = Limits { job_id: job_id.clone(), plan_key, mode, max: plan.max_concurrent_jobs_or_default() };
+            let now = Replay::now(Replay::of(&body).as_ref());
+            let picked = self.pick(limits, now).await?;
             if picked.is_empty() {
                 continue;
             }
             let metrics = self.job_metrics(&job_id, &plan, Replay::of(&body)).await?;
             for simulation in picked {
-                self.claim(&job_id, &plan_key, &mode);
                 let work = Work {
                     metrics: metrics.clone(),
                     job_id: job_id.clone(),
-                    plan_key: plan_key.clone(),
-                    mode: mode.clone(),
                     simulation,
                     plan: plan.clone(),
                     variables: serde_json::from_value(body["variables"].clone()).ok(),
@@ -197,57 +204,42 @@ impl Simulator {
         Ok(loaded)
     }
 
-    /// How many more simulations of this job may start now.
-    fn room(&self, job: &str, plan: &str, mode: &ExecutionMode, max: usize) -> usize {
-        let running = self.running.lock().unwrap_or_else(|e| e.into_inner());
-        if running.exclusive {
-            return 0;
+    /// Moves retries whose time has come (`now`, on the job's clock) to PENDING, then as many
+    /// PENDING simulations of the job as its limits allow to QUEUED, leased to this replica,
+    /// and hands those back. A read first tells whether there is room and anything waiting, so
+    /// a full job costs no write; the write counts again, one replica at a time.
+    async fn pick(&self, limits: Limits, now: Timestamp) -> ServiceResult<Vec<SimulationJob>> {
+        let limits = Arc::new(limits);
+        let worth_it = {
+            let (limits, owner) = (limits.clone(), self.worker.owner.clone());
+            self.store
+                .read(move |c| {
+                    let waiting =
+                        store::count_children(c, Kind::SimulationJob, &limits.job_id, &["PENDING", "RETRY_SCHEDULED"])?;
+                    Ok(waiting > 0 && limits::room(c, &limits.as_job(&owner))? > 0)
+                })
+                .await?
+        };
+        if !worth_it {
+            return Ok(Vec::new());
         }
-        match mode {
-            ExecutionMode::SequentialProject => usize::from(running.total == 0),
-            ExecutionMode::SequentialSameRunPlan => usize::from(running.by_plan.get(plan).copied().unwrap_or(0) == 0),
-            _ => max.max(1).saturating_sub(running.by_job.get(job).copied().unwrap_or(0)),
-        }
-    }
-
-    fn claim(&self, job: &str, plan: &str, mode: &ExecutionMode) {
-        let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
-        *running.by_job.entry(job.to_owned()).or_default() += 1;
-        *running.by_plan.entry(plan.to_owned()).or_default() += 1;
-        running.total += 1;
-        running.exclusive |= *mode == ExecutionMode::SequentialProject;
-    }
-
-    fn release(&self, job: &str, plan: &str, mode: &ExecutionMode) {
-        let mut guard = self.running.lock().unwrap_or_else(|e| e.into_inner());
-        let running = &mut *guard;
-        for (map, key) in [(&mut running.by_job, job), (&mut running.by_plan, plan)] {
-            if let Some(n) = map.get_mut(key) {
-                *n = n.saturating_sub(1);
-                if *n == 0 {
-                    map.remove(key);
-                }
-            }
-        }
-        running.total = running.total.saturating_sub(1);
-        if *mode == ExecutionMode::SequentialProject {
-            running.exclusive = false;
-        }
-    }
-
-    /// Moves retries whose time has come (`now`, on the job's clock) to PENDING, then up to
-    /// `count` PENDING simulations of the job to QUEUED, and hands those back.
-    async fn pick(&self, job_id: &str, count: usize, now: Timestamp) -> ServiceResult<Vec<SimulationJob>> {
-        let job_id = job_id.to_owned();
+        let worker = self.worker.clone();
         self.store
-            .write_progress(move |tx| {
-                release_due_retries(tx, &job_id, &now)?;
-                let bodies = store::children_in_status_raw(tx, Kind::SimulationJob, &job_id, "PENDING", count)?;
+            .write_progress_alone(Alone::Scheduling, move |tx| {
+                let job_id = limits.job_id.as_str();
+                release_due_retries(tx, job_id, &now)?;
+                let room = limits::room(tx, &limits.as_job(&worker.owner))?;
+                if room == 0 {
+                    return Ok(Vec::new());
+                }
+                let until = worker.until_ms();
                 let mut picked = Vec::new();
-                for body in bodies {
+                for body in store::claim_children(tx, Kind::SimulationJob, job_id, "PENDING", room)? {
                     let mut simulation: SimulationJob = serde_json::from_str(&body)?;
                     simulation.status = Some(SimulationJobStatus::Queued);
-                    save_simulation(tx, &simulation, &job_id)?;
+                    save_simulation(tx, &simulation, job_id)?;
+                    let id = simulation.simulation_job_id.to_string();
+                    store::leases::take(tx, Kind::SimulationJob, &id, &worker.owner, until)?;
                     picked.push(simulation);
                 }
                 Ok(picked)
@@ -309,14 +301,27 @@ impl Simulator {
                 .await
                 .unwrap_or_else(|panic| Err(ServiceError::internal(format!("simulation {id}: {panic}"))))
         };
+        if let Err(e) = &settled
+            && e.body.code == leases::LOST
+        {
+            // Another replica took the simulation over; what it does with it is its own.
+            tracing::info!("simulation {id}: {}", e.body.message);
+            self.wake();
+            return;
+        }
         if let Err(e) = &settled {
             let message = e.body.message.clone();
             // A conversation that failed is the agent's (unreachable, no answer); anything else ours.
             let owner = if e.body.code == "conversation_failed" { FailureOwner::Agent } else { FailureOwner::Roark };
             let job_id = work.job_id.clone();
             let now = work.now();
+            let worker = self.worker.clone();
             self.write_until_landed("failing a simulation", move |tx| {
-                let mut simulation: SimulationJob = store::require(tx, Kind::SimulationJob, &id.to_string())?;
+                let id = id.to_string();
+                if !store::leases::held_by(tx, Kind::SimulationJob, &id, &worker.owner)? {
+                    return Ok(()); // taken over meanwhile
+                }
+                let mut simulation: SimulationJob = store::require(tx, Kind::SimulationJob, &id)?;
                 if !simulation.status.as_ref().is_some_and(SimulationJobStatus::is_terminal) {
                     simulation.status = Some(SimulationJobStatus::Failed);
                     simulation.error_message = Some(message.clone());
@@ -324,11 +329,10 @@ impl Simulator {
                     simulation.failure_owner = Some(owner.clone());
                     save_simulation(tx, &simulation, &job_id)?;
                 }
-                Ok(())
+                store::leases::release(tx, Kind::SimulationJob, &id)
             })
             .await;
         }
-        self.release(&work.job_id, &work.plan_key, &work.mode);
         if !matches!(settled, Ok(true)) {
             let job_id = work.job_id.clone();
             self.write_until_landed("settling run plan job", move |tx| settle_job(tx, &job_id)).await;
@@ -338,8 +342,8 @@ impl Simulator {
 
     /// Writes an end that must not be lost while the service runs (a simulation's failure, its
     /// job's settling): a failed write (a busy lock, say) is tried again for up to a minute, so
-    /// a passing error never leaves a simulation PROCESSING and its job open. After that, the
-    /// recovery at the next start ends it.
+    /// a passing error never leaves a simulation PROCESSING and its job open. After that, its
+    /// lease runs out and the sweep (`leases`) hands it back.
     async fn write_until_landed<F>(&self, what: &'static str, write: F)
     where
         F: Fn(&crate::service::store::Tx) -> ServiceResult<()> + Send + Sync + 'static,
@@ -356,7 +360,7 @@ impl Simulator {
                 return;
             }
             if std::time::Instant::now() >= deadline {
-                tracing::error!("{what}: {}; gave up, the next start recovers it", e.body.message);
+                tracing::error!("{what}: {}; gave up, its lease will run out and hand it back", e.body.message);
                 return;
             }
             tracing::warn!("{what}: {}; trying again", e.body.message);
@@ -372,9 +376,11 @@ impl Simulator {
         let claimed = {
             let (job_id, id) = (job_id.clone(), work.simulation.simulation_job_id.to_string());
             let now = work.now();
+            let owner = self.worker.owner.clone();
             self.store
                 .write_progress(move |tx| {
                     let now = now.clone();
+                    leases::require_held(tx, Kind::SimulationJob, &id, &owner)?;
                     // The job's status column, not its document (read at every simulation's start).
                     let job = store::status(tx, Kind::RunPlanJob, &job_id)?
                         .ok_or_else(|| ServiceError::not_found(Kind::RunPlanJob.label(), &job_id))?;
@@ -386,6 +392,7 @@ impl Simulator {
                             current.completed_at = Some(now.clone());
                             save_simulation(tx, &current, &job_id)?;
                         }
+                        store::leases::release(tx, Kind::SimulationJob, &id)?;
                         return Ok(None);
                     }
                     current.status = Some(SimulationJobStatus::Processing);
@@ -536,8 +543,11 @@ impl Simulator {
         let retry = silent.then(|| self.retry_for(work, &simulation)).flatten();
         // The values, the simulation's end and its job's settling commit together.
         let (collection_id, now) = (work.metrics.collection_id.clone(), work.now());
+        let owner = self.worker.owner.clone();
         self.store
             .write_progress(move |tx| {
+                let id = simulation.simulation_job_id.to_string();
+                leases::require_held(tx, Kind::SimulationJob, &id, &owner)?;
                 let now = now.clone();
                 let retry = retry.clone();
                 let simulation = simulation.clone();
@@ -546,6 +556,7 @@ impl Simulator {
                 }
                 store_values(tx, &rows, &collection_id, now)?;
                 record_simulation(tx, simulation, &job_id, &results, retry)?;
+                store::leases::release(tx, Kind::SimulationJob, &id)?;
                 settle_job(tx, &job_id)
             })
             .await?;
@@ -626,8 +637,14 @@ impl Simulator {
     }
 
     async fn save(&self, simulation: SimulationJob, job_id: &str) -> ServiceResult<()> {
-        let job_id = job_id.to_owned();
-        self.store.write_progress(move |tx| save_simulation(tx, &simulation, &job_id)).await
+        let (job_id, owner) = (job_id.to_owned(), self.worker.owner.clone());
+        self.store
+            .write_progress(move |tx| {
+                let id = simulation.simulation_job_id.to_string();
+                leases::require_held(tx, Kind::SimulationJob, &id, &owner)?;
+                save_simulation(tx, &simulation, &job_id)
+            })
+            .await
     }
 
     /// Writes the call and its transcript, and the simulation (now naming the call) with them.
@@ -639,9 +656,11 @@ impl Simulator {
         transcript: &Transcript,
     ) -> ServiceResult<()> {
         let (stored, transcript, job_id) = (call.clone(), serde_json::to_string(transcript)?, job_id.to_owned());
-        let simulation = simulation.clone();
+        let (simulation, owner) = (simulation.clone(), self.worker.owner.clone());
         self.store
             .write_progress(move |tx| {
+                let id = simulation.simulation_job_id.to_string();
+                leases::require_held(tx, Kind::SimulationJob, &id, &owner)?;
                 insert_call(tx, &stored, &transcript, &job_id)?;
                 save_simulation(tx, &simulation, &job_id)
             })

@@ -17,6 +17,8 @@ pub enum Dialect {
 /// A connection to read with: a reader, or a write transaction (`Tx` derefs to it).
 pub struct Conn<'a> {
     engine: Engine<'a>,
+    /// Inside a write transaction (`Tx`).
+    writing: bool,
 }
 
 enum Engine<'a> {
@@ -36,11 +38,23 @@ impl<'a> Deref for Tx<'a> {
 
 impl<'a> Conn<'a> {
     pub(super) fn sqlite(conn: &'a rusqlite::Connection) -> Conn<'a> {
-        Conn { engine: Engine::Sqlite(conn) }
+        Conn { engine: Engine::Sqlite(conn), writing: false }
     }
 
     pub(super) fn postgres(session: &'a Session) -> Conn<'a> {
-        Conn { engine: Engine::Postgres(session) }
+        Conn { engine: Engine::Postgres(session), writing: false }
+    }
+
+    /// What ends a statement that reads one document a write is about to change: on
+    /// PostgreSQL, whose writes run concurrently (READ COMMITTED), a lock on its row until the
+    /// transaction ends, so that two writes reading and rewriting one document take turns
+    /// instead of one losing the other's change; nothing on SQLite, whose writes run one at a
+    /// time, nor in a read.
+    pub fn row_lock(&self) -> &'static str {
+        match (&self.engine, self.writing) {
+            (Engine::Postgres(_), true) => " FOR UPDATE",
+            _ => "",
+        }
     }
 
     pub fn dialect(&self) -> Dialect {
@@ -126,7 +140,7 @@ impl<'a> Conn<'a> {
 
 impl<'a> Tx<'a> {
     pub(super) fn new(conn: Conn<'a>) -> Tx<'a> {
-        Tx(conn)
+        Tx(Conn { writing: true, ..conn })
     }
 }
 

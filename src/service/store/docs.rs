@@ -69,9 +69,12 @@ pub struct Filter<'a> {
     pub oldest_first: bool,
 }
 
-/// Reads one live document.
+/// Reads one live document (in a write, claiming it: see `Conn::row_lock`).
 pub fn get_raw(conn: &Conn, kind: Kind, id: &str) -> ServiceResult<Option<String>> {
-    conn.value("SELECT body FROM docs WHERE kind = ?1 AND id = ?2 AND deleted_at IS NULL", args![kind.as_str(), id])
+    conn.value(
+        &format!("SELECT body FROM docs WHERE kind = ?1 AND id = ?2 AND deleted_at IS NULL{}", conn.row_lock()),
+        args![kind.as_str(), id],
+    )
 }
 
 /// The stored bodies of a parent's children of `kind`, in the order they were made.
@@ -94,7 +97,8 @@ pub fn simulation_counts(
     let kind = Kind::SimulationJob.as_str();
     let mut counts = crate::api::model::SimulationCounts::default();
     let rows = conn.query(
-        "SELECT status, live FROM child_counts WHERE parent_id = ?1 AND kind = ?2 AND live > 0",
+        "SELECT status, CAST(sum(live) AS BIGINT) FROM child_counts WHERE parent_id = ?1 AND kind = ?2 \
+         GROUP BY status HAVING sum(live) > 0",
         args![job_id, kind],
         |r| Ok((r.take::<String>(0)?, r.take::<i64>(1)?)),
     )?;
@@ -139,7 +143,10 @@ pub fn count_children(conn: &Conn, kind: Kind, parent_id: &str, statuses: &[&str
 /// A number that moves whenever any child of `parent_id` is written (kept by triggers), so a
 /// read made of a parent and its children can be tagged without reading the children.
 pub fn child_revision(conn: &Conn, parent_id: &str) -> ServiceResult<i64> {
-    Ok(conn.value("SELECT revision FROM child_revisions WHERE parent_id = ?1", args![parent_id])?.unwrap_or(0))
+    Ok(conn
+        .value::<Option<i64>>("SELECT max(revision) FROM child_revisions WHERE parent_id = ?1", args![parent_id])?
+        .flatten()
+        .unwrap_or(0))
 }
 
 /// Up to `limit` live children of `kind` under `parent_id` after sequence `after`, in the
@@ -168,6 +175,33 @@ pub fn in_status(conn: &Conn, kind: Kind, statuses: &[&str]) -> ServiceResult<Ve
     );
     let args: Vec<Arg> = std::iter::once(kind.as_str()).chain(statuses.iter().copied()).map(Arg::from).collect();
     conn.query(&sql, &args, |r| Ok((r.take(0)?, r.take(1)?, r.take(2)?)))
+}
+
+/// The ids and parents of the documents of `kind` in one of `statuses`, oldest first.
+pub fn ids_in_status(conn: &Conn, kind: Kind, statuses: &[&str]) -> ServiceResult<Vec<(String, Option<String>)>> {
+    let sql = format!(
+        "SELECT id, parent_id FROM docs WHERE kind = ? AND status IN ({}) AND deleted_at IS NULL ORDER BY seq",
+        marks(statuses.len())
+    );
+    let args: Vec<Arg> = std::iter::once(kind.as_str()).chain(statuses.iter().copied()).map(Arg::from).collect();
+    conn.query(&sql, &args, |r| Ok((r.take(0)?, r.take(1)?)))
+}
+
+/// The same as `children_in_status_raw`, for a write about to change them: on PostgreSQL the
+/// rows are locked, and rows another transaction holds are passed over rather than waited for.
+pub fn claim_children(tx: &Tx, kind: Kind, parent_id: &str, status: &str, limit: usize) -> ServiceResult<Vec<String>> {
+    let skip_locked = match tx.dialect() {
+        Dialect::Sqlite => "",
+        Dialect::Postgres => " FOR UPDATE SKIP LOCKED",
+    };
+    tx.query(
+        &format!(
+            "SELECT body FROM docs WHERE kind = ?1 AND parent_id = ?2 AND status = ?3 AND deleted_at IS NULL \
+             ORDER BY seq LIMIT ?4{skip_locked}"
+        ),
+        args![kind.as_str(), parent_id, status, limit],
+        |r| r.take(0),
+    )
 }
 
 /// The first `limit` documents of `kind` under `parent_id` in `status`, oldest first.
@@ -436,16 +470,29 @@ pub fn set_members(tx: &Tx, kind: Kind, id: &str, members: &[(&str, String)]) ->
     Ok(())
 }
 
-/// One member of a live document's body as JSON text; `None` without the document or the member.
+/// One member of a live document's body as JSON text; `None` without the document or the
+/// member. In a write, the document is claimed (see `Conn::row_lock`): the member is about to
+/// be set.
 pub fn member(conn: &Conn, kind: Kind, id: &str, path: &str) -> ServiceResult<Option<String>> {
+    read_member(conn, kind, id, path, conn.row_lock())
+}
+
+/// The same without claiming the document, for a member that never changes (a job's plan).
+pub fn peek_member(conn: &Conn, kind: Kind, id: &str, path: &str) -> ServiceResult<Option<String>> {
+    read_member(conn, kind, id, path, "")
+}
+
+fn read_member(conn: &Conn, kind: Kind, id: &str, path: &str, lock: &str) -> ServiceResult<Option<String>> {
     let sql = match conn.dialect() {
-        Dialect::Sqlite => "SELECT body -> ?3 FROM docs WHERE kind = ?1 AND id = ?2 AND deleted_at IS NULL",
-        Dialect::Postgres => {
-            "SELECT (body #> string_to_array(substr(?3, 3), '.'))::text FROM docs \
-             WHERE kind = ?1 AND id = ?2 AND deleted_at IS NULL"
+        Dialect::Sqlite => {
+            format!("SELECT body -> ?3 FROM docs WHERE kind = ?1 AND id = ?2 AND deleted_at IS NULL{lock}")
         }
+        Dialect::Postgres => format!(
+            "SELECT (body #> string_to_array(substr(?3, 3), '.'))::text FROM docs \
+             WHERE kind = ?1 AND id = ?2 AND deleted_at IS NULL{lock}"
+        ),
     };
-    Ok(conn.value::<Option<String>>(sql, args![kind.as_str(), id, path])?.flatten())
+    Ok(conn.value::<Option<String>>(&sql, args![kind.as_str(), id, path])?.flatten())
 }
 
 /// Appends to the outbox the event a document's change of status announces, if any.
@@ -465,10 +512,14 @@ pub fn soft_delete(tx: &Tx, kind: Kind, id: &str, at: &str) -> ServiceResult<boo
     Ok(changed > 0)
 }
 
-/// A document's status column.
+/// A document's status column (in a write, claiming the document: see `Conn::row_lock`; a job
+/// whose status is read to decide what to write is one no other write may change meanwhile).
 pub fn status(conn: &Conn, kind: Kind, id: &str) -> ServiceResult<Option<String>> {
     Ok(conn
-        .value::<Option<String>>("SELECT status FROM docs WHERE kind = ?1 AND id = ?2", args![kind.as_str(), id])?
+        .value::<Option<String>>(
+            &format!("SELECT status FROM docs WHERE kind = ?1 AND id = ?2{}", conn.row_lock()),
+            args![kind.as_str(), id],
+        )?
         .flatten())
 }
 

@@ -8,6 +8,7 @@ mod db;
 mod docs;
 mod kind;
 pub mod knowledge;
+pub mod leases;
 mod members;
 pub mod outbox;
 mod postgres;
@@ -94,6 +95,26 @@ enum Engine {
     Postgres(postgres::Postgres),
 }
 
+/// Work that one replica at a time may do: its writes wait for each other across replicas (on
+/// SQLite, with its one writer, every write is alone anyway).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Alone {
+    /// Seeding the demo world, once per database.
+    Seeding,
+    /// Picking simulations to start, within the limits that hold across replicas.
+    Scheduling,
+}
+
+impl Alone {
+    /// The advisory lock's key on PostgreSQL.
+    fn key(self) -> i64 {
+        match self {
+            Alone::Seeding => 0x5b_5e_ed,
+            Alone::Scheduling => 0x5b_5c_4e,
+        }
+    }
+}
+
 impl Store {
     /// Opens the store at `location`, migrating its schema.
     pub fn open(location: &Location) -> Result<Store, OpenError> {
@@ -174,23 +195,50 @@ impl Store {
                 let answer = sqlite.progress.push(f);
                 answer.await.unwrap_or_else(|_| Err(sqlite::group_commit::not_committed()))
             }
-            Engine::Postgres(_) => {
-                let store = self.clone();
-                tokio::task::spawn_blocking(move || match &*store.engine {
-                    Engine::Postgres(postgres) => postgres.write(false, f),
-                    Engine::Sqlite(_) => Err(ServiceError::internal("store: engines crossed")),
-                })
-                .await
-                .map_err(ServiceError::internal)?
-            }
+            Engine::Postgres(_) => self.postgres_progress(None, f).await,
         }
+    }
+
+    /// Engine progress that runs `alone`: no other replica's write with the same lock runs
+    /// meanwhile, and this one reads what the last of them wrote.
+    pub async fn write_progress_alone<R, F>(&self, alone: Alone, f: F) -> ServiceResult<R>
+    where
+        R: Send + 'static,
+        F: Fn(&Tx) -> ServiceResult<R> + Send + 'static,
+    {
+        match &*self.engine {
+            Engine::Sqlite(_) => self.write_progress(f).await,
+            Engine::Postgres(_) => self.postgres_progress(Some(alone), f).await,
+        }
+    }
+
+    async fn postgres_progress<R, F>(&self, alone: Option<Alone>, f: F) -> ServiceResult<R>
+    where
+        R: Send + 'static,
+        F: Fn(&Tx) -> ServiceResult<R> + Send + 'static,
+    {
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || match &*store.engine {
+            Engine::Postgres(postgres) => postgres.write(false, alone.map(Alone::key), f),
+            Engine::Sqlite(_) => Err(ServiceError::internal("store: not a PostgreSQL store")),
+        })
+        .await
+        .map_err(ServiceError::internal)?
     }
 
     /// A synced write, for callers already off the async threads (seeding, engines).
     pub fn write_blocking<R>(&self, f: impl Fn(&Tx) -> ServiceResult<R>) -> ServiceResult<R> {
         match &*self.engine {
             Engine::Sqlite(sqlite) => sqlite.write(&self.events, f),
-            Engine::Postgres(postgres) => postgres.write(true, f),
+            Engine::Postgres(postgres) => postgres.write(true, None, f),
+        }
+    }
+
+    /// The same, `alone` (see `write_progress_alone`).
+    pub fn write_blocking_alone<R>(&self, alone: Alone, f: impl Fn(&Tx) -> ServiceResult<R>) -> ServiceResult<R> {
+        match &*self.engine {
+            Engine::Sqlite(sqlite) => sqlite.write(&self.events, f),
+            Engine::Postgres(postgres) => postgres.write(true, Some(alone.key()), f),
         }
     }
 

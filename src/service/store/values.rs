@@ -77,6 +77,11 @@ pub fn put_raw(tx: &Tx, key: &ValueKey, columns: &ValueColumns, body: &str) -> S
     Ok(())
 }
 
+/// Forgets every value collection job `job_id` wrote (it starts over).
+pub fn delete_of_job(tx: &Tx, job_id: &str) -> ServiceResult<usize> {
+    tx.execute("DELETE FROM metric_values WHERE job_id = ?1", args![job_id])
+}
+
 /// `(definition id, stored value)` of every value collection job `job_id` wrote, in order.
 pub fn of_job(conn: &Conn, job_id: &str) -> ServiceResult<Vec<(String, String)>> {
     conn.query("SELECT definition_id, body FROM metric_values WHERE job_id = ?1 ORDER BY seq", args![job_id], |r| {

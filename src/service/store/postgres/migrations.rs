@@ -36,7 +36,7 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX docs_status ON docs (kind, status, seq);
     CREATE INDEX docs_parent ON docs (kind, parent_id, seq);
     CREATE INDEX docs_parent_status ON docs (kind, parent_id, status, seq);
-    CREATE INDEX docs_leased ON docs (lease_until) WHERE lease_owner IS NOT NULL;
+    CREATE INDEX docs_leased ON docs (lease_owner, lease_until) WHERE lease_owner IS NOT NULL;
     CREATE TABLE definition_versions (
         definition_id TEXT NOT NULL,
         version BIGINT NOT NULL,
@@ -110,22 +110,35 @@ const MIGRATIONS: &[&str] = &[
         duration_ms BIGINT NOT NULL
     );
     CREATE INDEX webhook_attempts_webhook ON webhook_attempts (webhook_id, seq);
+    -- Counts and revisions are kept in rows of each connection's own (`shard`: its backend's
+    -- pid), summed when read: concurrent writes never wait on each other's counts, nor
+    -- deadlock over them. A revision is the newest number taken from a sequence.
     CREATE TABLE doc_counts (
         kind TEXT NOT NULL,
         status TEXT NOT NULL,
         live BIGINT NOT NULL,
-        PRIMARY KEY (kind, status)
+        shard BIGINT NOT NULL DEFAULT 0,
+        PRIMARY KEY (kind, status, shard)
     );
     CREATE TABLE child_counts (
         parent_id TEXT NOT NULL,
         kind TEXT NOT NULL,
         status TEXT NOT NULL,
         live BIGINT NOT NULL,
-        PRIMARY KEY (parent_id, kind, status)
+        shard BIGINT NOT NULL DEFAULT 0,
+        PRIMARY KEY (parent_id, kind, status, shard)
     );
     CREATE TABLE child_revisions (
-        parent_id TEXT PRIMARY KEY,
-        revision BIGINT NOT NULL
+        parent_id TEXT NOT NULL,
+        revision BIGINT NOT NULL,
+        shard BIGINT NOT NULL DEFAULT 0,
+        PRIMARY KEY (parent_id, shard)
+    );
+    CREATE SEQUENCE child_revision_numbers;
+    CREATE TABLE replicas (
+        owner TEXT PRIMARY KEY,
+        started_at TEXT NOT NULL,
+        seen_until BIGINT NOT NULL
     );
 
     -- An RFC 3339 text as seconds since 1970 (NULL when it is not one), for a list's time
@@ -162,70 +175,60 @@ const MIGRATIONS: &[&str] = &[
     END $$;
 
     -- Live documents counted by kind and status, each parent's children by kind and status,
-    -- and a revision that moves on every change to any child: what SQLite's triggers keep.
+    -- and a revision that moves on every change to any child: what SQLite's triggers keep, in
+    -- the rows of this connection's shard.
+    CREATE FUNCTION sb_count(of_kind TEXT, of_status TEXT, of_parent TEXT, delta BIGINT) RETURNS VOID
+    LANGUAGE plpgsql AS $$
+    BEGIN
+        INSERT INTO doc_counts AS c (kind, status, live, shard)
+            VALUES (of_kind, coalesce(of_status, ''), delta, pg_backend_pid())
+            ON CONFLICT (kind, status, shard) DO UPDATE SET live = c.live + delta;
+        IF of_parent IS NOT NULL THEN
+            INSERT INTO child_counts AS c (parent_id, kind, status, live, shard)
+                VALUES (of_parent, of_kind, coalesce(of_status, ''), delta, pg_backend_pid())
+                ON CONFLICT (parent_id, kind, status, shard) DO UPDATE SET live = c.live + delta;
+        END IF;
+    END $$;
+    CREATE FUNCTION sb_revise(of_parent TEXT) RETURNS VOID LANGUAGE plpgsql AS $$
+    BEGIN
+        INSERT INTO child_revisions AS r (parent_id, revision, shard)
+            VALUES (of_parent, nextval('child_revision_numbers'), pg_backend_pid())
+            ON CONFLICT (parent_id, shard) DO UPDATE SET revision = nextval('child_revision_numbers');
+    END $$;
     CREATE FUNCTION sb_count_docs() RETURNS TRIGGER LANGUAGE plpgsql AS $$
     BEGIN
         IF TG_OP = 'INSERT' THEN
             IF NEW.deleted_at IS NULL THEN
-                INSERT INTO doc_counts AS c (kind, status, live) VALUES (NEW.kind, coalesce(NEW.status, ''), 1)
-                    ON CONFLICT (kind, status) DO UPDATE SET live = c.live + 1;
-                IF NEW.parent_id IS NOT NULL THEN
-                    INSERT INTO child_counts AS c (parent_id, kind, status, live)
-                        VALUES (NEW.parent_id, NEW.kind, coalesce(NEW.status, ''), 1)
-                        ON CONFLICT (parent_id, kind, status) DO UPDATE SET live = c.live + 1;
-                END IF;
+                PERFORM sb_count(NEW.kind, NEW.status, NEW.parent_id, 1);
             END IF;
             IF NEW.parent_id IS NOT NULL THEN
-                INSERT INTO child_revisions AS r (parent_id, revision) VALUES (NEW.parent_id, 1)
-                    ON CONFLICT (parent_id) DO UPDATE SET revision = r.revision + 1;
+                PERFORM sb_revise(NEW.parent_id);
             END IF;
             RETURN NULL;
         END IF;
         IF TG_OP = 'DELETE' THEN
             IF OLD.deleted_at IS NULL THEN
-                UPDATE doc_counts SET live = live - 1 WHERE kind = OLD.kind AND status = coalesce(OLD.status, '');
-                IF OLD.parent_id IS NOT NULL THEN
-                    UPDATE child_counts SET live = live - 1
-                        WHERE parent_id = OLD.parent_id AND kind = OLD.kind AND status = coalesce(OLD.status, '');
-                END IF;
+                PERFORM sb_count(OLD.kind, OLD.status, OLD.parent_id, -1);
             END IF;
             IF OLD.parent_id IS NOT NULL THEN
-                INSERT INTO child_revisions AS r (parent_id, revision) VALUES (OLD.parent_id, 1)
-                    ON CONFLICT (parent_id) DO UPDATE SET revision = r.revision + 1;
+                PERFORM sb_revise(OLD.parent_id);
             END IF;
             RETURN NULL;
         END IF;
         IF OLD.deleted_at IS DISTINCT FROM NEW.deleted_at OR OLD.status IS DISTINCT FROM NEW.status
-            OR OLD.kind <> NEW.kind THEN
+            OR OLD.kind <> NEW.kind OR OLD.parent_id IS DISTINCT FROM NEW.parent_id THEN
             IF OLD.deleted_at IS NULL THEN
-                UPDATE doc_counts SET live = live - 1 WHERE kind = OLD.kind AND status = coalesce(OLD.status, '');
+                PERFORM sb_count(OLD.kind, OLD.status, OLD.parent_id, -1);
             END IF;
             IF NEW.deleted_at IS NULL THEN
-                INSERT INTO doc_counts AS c (kind, status, live) VALUES (NEW.kind, coalesce(NEW.status, ''), 1)
-                    ON CONFLICT (kind, status) DO UPDATE SET live = c.live + 1;
+                PERFORM sb_count(NEW.kind, NEW.status, NEW.parent_id, 1);
             END IF;
         END IF;
-        IF OLD.parent_id IS NOT NULL OR NEW.parent_id IS NOT NULL THEN
-            IF OLD.status IS DISTINCT FROM NEW.status OR OLD.deleted_at IS DISTINCT FROM NEW.deleted_at
-                OR OLD.parent_id IS DISTINCT FROM NEW.parent_id OR OLD.kind <> NEW.kind THEN
-                IF OLD.deleted_at IS NULL AND OLD.parent_id IS NOT NULL THEN
-                    UPDATE child_counts SET live = live - 1
-                        WHERE parent_id = OLD.parent_id AND kind = OLD.kind AND status = coalesce(OLD.status, '');
-                END IF;
-                IF NEW.deleted_at IS NULL AND NEW.parent_id IS NOT NULL THEN
-                    INSERT INTO child_counts AS c (parent_id, kind, status, live)
-                        VALUES (NEW.parent_id, NEW.kind, coalesce(NEW.status, ''), 1)
-                        ON CONFLICT (parent_id, kind, status) DO UPDATE SET live = c.live + 1;
-                END IF;
-            END IF;
-            IF OLD.parent_id IS NOT NULL THEN
-                INSERT INTO child_revisions AS r (parent_id, revision) VALUES (OLD.parent_id, 1)
-                    ON CONFLICT (parent_id) DO UPDATE SET revision = r.revision + 1;
-            END IF;
-            IF NEW.parent_id IS NOT NULL AND NEW.parent_id IS DISTINCT FROM OLD.parent_id THEN
-                INSERT INTO child_revisions AS r (parent_id, revision) VALUES (NEW.parent_id, 1)
-                    ON CONFLICT (parent_id) DO UPDATE SET revision = r.revision + 1;
-            END IF;
+        IF OLD.parent_id IS NOT NULL THEN
+            PERFORM sb_revise(OLD.parent_id);
+        END IF;
+        IF NEW.parent_id IS NOT NULL AND NEW.parent_id IS DISTINCT FROM OLD.parent_id THEN
+            PERFORM sb_revise(NEW.parent_id);
         END IF;
         RETURN NULL;
     END $$;

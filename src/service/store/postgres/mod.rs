@@ -1,8 +1,9 @@
 //! The shared engine: PostgreSQL, for several `serve` replicas over one database. Connections
 //! come from a pool (r2d2) and run the store's statements synchronously on the blocking
-//! threads, as SQLite's do. Writes run SERIALIZABLE, so the engines' read-then-write rules hold
-//! as they do under SQLite's one writer; a write another transaction got in the way of is run
-//! again. Events are numbered when they are published (`publisher`), so a reader never skips
+//! threads, as SQLite's do. Writes run concurrently (READ COMMITTED): a write that reads a
+//! document to change it locks its row (`Conn::row_lock`), so writes to one document take
+//! turns, as they do under SQLite's one writer, without the aborts a serializable transaction
+//! meets on the counts every write moves; one that deadlocked with another is run again. Events are numbered when they are published (`publisher`), so a reader never skips
 //! one that commits late, and every replica hears of them (`listener`).
 
 mod listener;
@@ -85,15 +86,24 @@ impl Postgres {
         result
     }
 
-    /// Runs `f` in one serializable write transaction, again while another transaction got in
-    /// its way. `durable`: the commit waits for the disk (a caller's write); otherwise (an
-    /// engine's progress, which its recovery redoes) it does not.
-    pub(super) fn write<R>(&self, durable: bool, f: impl Fn(&Tx) -> ServiceResult<R>) -> ServiceResult<R> {
+    /// Runs `f` in one write transaction, again if it deadlocked with another. `durable`: the commit waits for the disk (a caller's write); otherwise (an
+    /// engine's progress, which its recovery redoes) it does not. `alone`: an advisory lock
+    /// held from before the transaction begins (so its snapshot follows the last holder's
+    /// commit) until after it ends.
+    pub(super) fn write<R>(
+        &self,
+        durable: bool,
+        alone: Option<i64>,
+        f: impl Fn(&Tx) -> ServiceResult<R>,
+    ) -> ServiceResult<R> {
         let mut attempt = 0;
         loop {
             attempt += 1;
             let session = self.session()?;
-            session.begin("BEGIN ISOLATION LEVEL SERIALIZABLE")?;
+            if let Some(key) = alone {
+                session.lock(key)?;
+            }
+            session.begin("BEGIN")?;
             if !durable {
                 session.execute_batch("SET LOCAL synchronous_commit = off")?;
             }

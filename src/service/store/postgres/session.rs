@@ -62,6 +62,8 @@ pub struct Session {
     /// A statement failed because another transaction got in the way: running the whole
     /// transaction again may succeed.
     conflicted: Flag<bool>,
+    /// The advisory lock held for the session (released when it ends).
+    locked: Flag<Option<i64>>,
 }
 
 impl Session {
@@ -70,7 +72,19 @@ impl Session {
             tracing::error!("store: no PostgreSQL connection: {e}");
             unavailable("the store is unavailable; try again")
         })?;
-        Ok(Session { conn: RefCell::new(conn), open: Flag::new(false), conflicted: Flag::new(false) })
+        Ok(Session {
+            conn: RefCell::new(conn),
+            open: Flag::new(false),
+            conflicted: Flag::new(false),
+            locked: Flag::new(None),
+        })
+    }
+
+    /// Takes advisory lock `key` for as long as the session lasts, waiting for another holder.
+    pub(super) fn lock(&self, key: i64) -> ServiceResult<()> {
+        self.execute("SELECT pg_advisory_lock(?1)", &[Arg::Int(key)])?;
+        self.locked.set(Some(key));
+        Ok(())
     }
 
     pub(super) fn begin(&self, statement: &str) -> ServiceResult<()> {
@@ -143,8 +157,13 @@ impl Session {
 impl Drop for Session {
     fn drop(&mut self) {
         // A transaction left open (a panic mid-write) must not go back to the pool with it.
+        let client = &mut self.conn.get_mut().client;
         if self.open.get() {
-            let _ = self.conn.get_mut().client.batch_execute("ROLLBACK");
+            let _ = client.batch_execute("ROLLBACK");
+        }
+        // Nor a lock: the connection outlives the session.
+        if let Some(key) = self.locked.get() {
+            let _ = client.execute("SELECT pg_advisory_unlock($1)", &[&key]);
         }
     }
 }

@@ -187,13 +187,14 @@ const MIGRATIONS: &[&str] = &[
     // 6: what the PostgreSQL schema has from its start (`postgres/migrations.rs`): leases on
     // documents (the engines' claims on work, which lapse when their holder stops renewing
     // them), a value's members that the results read needs as columns written with it (no
-    // `json_extract` per insert or read), and the id an event is known by (its sequence number
-    // here, where transactions commit in the order they begin).
+    // `json_extract` per insert or read), the id an event is known by (its sequence number
+    // here, where transactions commit in the order they begin), the shard PostgreSQL keeps
+    // counts in (one here: the one writer's), and the replicas sharing the store (one here).
     "
     ALTER TABLE docs ADD COLUMN lease_owner TEXT;
     ALTER TABLE docs ADD COLUMN lease_until INTEGER;
     ALTER TABLE docs ADD COLUMN lease_expiries INTEGER NOT NULL DEFAULT 0;
-    CREATE INDEX docs_leased ON docs (lease_until) WHERE lease_owner IS NOT NULL;
+    CREATE INDEX docs_leased ON docs (lease_owner, lease_until) WHERE lease_owner IS NOT NULL;
     ALTER TABLE metric_values ADD COLUMN value REAL;
     ALTER TABLE metric_values ADD COLUMN context TEXT;
     ALTER TABLE metric_values ADD COLUMN participant_role TEXT;
@@ -205,6 +206,14 @@ const MIGRATIONS: &[&str] = &[
         job_id, call_id, definition_id, seq, capture_status, value, context, participant_role, label
     );
     ALTER TABLE events ADD COLUMN id INTEGER GENERATED ALWAYS AS (seq) VIRTUAL;
+    ALTER TABLE doc_counts ADD COLUMN shard INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE child_counts ADD COLUMN shard INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE child_revisions ADD COLUMN shard INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE replicas (
+        owner TEXT PRIMARY KEY,
+        started_at TEXT NOT NULL,
+        seen_until INTEGER NOT NULL
+    );
     ",
 ];
 

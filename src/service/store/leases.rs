@@ -1,0 +1,128 @@
+//! Leases: an engine's claim on a document it is working on (a simulation, a collection job),
+//! held by one replica and renewed while it works. A replica that stops renewing (it died, or
+//! lost the database) loses its leases when they run out, and another one takes the work over.
+
+use super::db::{Arg, Conn, Tx};
+use super::{Kind, ServiceError, ServiceResult};
+use crate::args;
+
+/// Who holds a document, and until when (unix ms).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Holder {
+    pub owner: String,
+    pub until_ms: i64,
+}
+
+/// Leases `owner` the document until `until_ms`.
+pub fn take(tx: &Tx, kind: Kind, id: &str, owner: &str, until_ms: i64) -> ServiceResult<()> {
+    let changed = tx.execute(
+        "UPDATE docs SET lease_owner = ?3, lease_until = ?4 WHERE kind = ?1 AND id = ?2",
+        args![kind.as_str(), id, owner, until_ms],
+    )?;
+    match changed {
+        0 => Err(ServiceError::not_found(kind.label(), id)),
+        _ => Ok(()),
+    }
+}
+
+/// Ends a document's lease (its work is done).
+pub fn release(tx: &Tx, kind: Kind, id: &str) -> ServiceResult<()> {
+    tx.execute(
+        "UPDATE docs SET lease_owner = NULL, lease_until = NULL WHERE kind = ?1 AND id = ?2 AND lease_owner IS NOT NULL",
+        args![kind.as_str(), id],
+    )?;
+    Ok(())
+}
+
+/// Who holds the document now, if anyone (in a write, claiming it: its work is being written).
+pub fn holder(conn: &Conn, kind: Kind, id: &str) -> ServiceResult<Option<Holder>> {
+    Ok(conn
+        .query_row(
+            &format!("SELECT lease_owner, lease_until FROM docs WHERE kind = ?1 AND id = ?2{}", conn.row_lock()),
+            args![kind.as_str(), id],
+            |r| Ok((r.take::<Option<String>>(0)?, r.take::<Option<i64>>(1)?)),
+        )?
+        .and_then(|(owner, until_ms)| Some(Holder { owner: owner?, until_ms: until_ms.unwrap_or(0) })))
+}
+
+/// Whether `owner` holds the document.
+pub fn held_by(conn: &Conn, kind: Kind, id: &str, owner: &str) -> ServiceResult<bool> {
+    Ok(holder(conn, kind, id)?.is_some_and(|h| h.owner == owner))
+}
+
+/// Extends every lease `owner` holds to `until_ms`; how many it holds.
+pub fn renew(tx: &Tx, owner: &str, until_ms: i64) -> ServiceResult<usize> {
+    tx.execute("UPDATE docs SET lease_until = ?2 WHERE lease_owner = ?1", args![owner, until_ms])
+}
+
+/// A document whose lease ran out.
+#[derive(Debug, Clone)]
+pub struct Lapsed {
+    pub kind: Kind,
+    pub id: String,
+    pub parent_id: Option<String>,
+    /// How many leases on it ran out before this one.
+    pub expiries: i64,
+}
+
+/// Documents of `kind` whose lease ran out before `now_ms`, or, with `not_owner`, that anyone
+/// but `not_owner` holds (a store only one process uses: every other holder has stopped).
+pub fn lapsed(
+    conn: &Conn,
+    kind: Kind,
+    now_ms: i64,
+    not_owner: Option<&str>,
+    limit: usize,
+) -> ServiceResult<Vec<Lapsed>> {
+    let (condition, args): (&str, Vec<Arg>) = match not_owner {
+        None => ("lease_until < ?2", vec![kind.as_str().into(), now_ms.into(), limit.into()]),
+        Some(owner) => ("lease_owner <> ?2", vec![kind.as_str().into(), owner.into(), limit.into()]),
+    };
+    conn.query(
+        &format!(
+            "SELECT id, parent_id, lease_expiries FROM docs \
+             WHERE lease_owner IS NOT NULL AND kind = ?1 AND {condition} ORDER BY seq LIMIT ?3"
+        ),
+        &args,
+        |r| Ok(Lapsed { kind, id: r.take(0)?, parent_id: r.take(1)?, expiries: r.take(2)? }),
+    )
+}
+
+/// Ends a lapsed lease and counts it against the document.
+pub fn expire(tx: &Tx, kind: Kind, id: &str) -> ServiceResult<()> {
+    tx.execute(
+        "UPDATE docs SET lease_owner = NULL, lease_until = NULL, lease_expiries = lease_expiries + 1 \
+         WHERE kind = ?1 AND id = ?2",
+        args![kind.as_str(), id],
+    )?;
+    Ok(())
+}
+
+/// Says that replica `owner` (started at `started_at`) lives until `until_ms`, and forgets
+/// replicas not heard of for an hour.
+pub fn heartbeat(tx: &Tx, owner: &str, started_at: &str, until_ms: i64) -> ServiceResult<()> {
+    tx.execute(
+        "INSERT INTO replicas (owner, started_at, seen_until) VALUES (?1, ?2, ?3) \
+         ON CONFLICT (owner) DO UPDATE SET seen_until = excluded.seen_until",
+        args![owner, started_at, until_ms],
+    )?;
+    tx.execute("DELETE FROM replicas WHERE seen_until < ?1", args![until_ms - 3_600_000])?;
+    Ok(())
+}
+
+/// How many replicas live now (each heard of within its lease), at least one: the caller.
+pub fn live_replicas(conn: &Conn, now_ms: i64) -> ServiceResult<usize> {
+    let live: i64 = conn.value("SELECT count(*) FROM replicas WHERE seen_until >= ?1", args![now_ms])?.unwrap_or(0);
+    Ok(live.max(1) as usize)
+}
+
+/// How many documents of `kind` under `parent_id` `owner` holds.
+pub fn held_under(conn: &Conn, kind: Kind, parent_id: &str, owner: &str) -> ServiceResult<usize> {
+    let held: i64 = conn
+        .value(
+            "SELECT count(*) FROM docs WHERE lease_owner = ?1 AND kind = ?2 AND parent_id = ?3",
+            args![owner, kind.as_str(), parent_id],
+        )?
+        .unwrap_or(0);
+    Ok(held.max(0) as usize)
+}

@@ -1,0 +1,324 @@
+//! Two `switchboard serve` replicas on one PostgreSQL database share a run: both pick its
+//! simulations; one is SIGKILLed mid-run; the other takes over what it held once its leases run
+//! out, and the run completes with every simulation run to its end once, nothing acknowledged
+//! lost. Runs on the test PostgreSQL server whichever store the rest of the suite uses.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
+
+mod support;
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use futures_util::TryStreamExt;
+use switchboard::api::model::*;
+use switchboard::api::{ApiKey, Client};
+use switchboard::service::store::test_server::TestServer;
+
+const KEY: &str = "sk-two-replicas";
+const SIMULATIONS: u64 = 2_000;
+
+/// Rows of `sql` on the database at `url` (the synchronous client, on a thread of its own).
+fn query(url: &str, sql: &str) -> Vec<postgres::Row> {
+    let (url, sql) = (url.to_owned(), sql.to_owned());
+    std::thread::spawn(move || {
+        let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+        client.query(sql.as_str(), &[]).unwrap()
+    })
+    .join()
+    .unwrap()
+}
+
+fn count(url: &str, sql: &str) -> i64 {
+    query(url, sql)[0].get(0)
+}
+
+/// The plan of a run of `SIMULATIONS`: every test case of the seeded flows but the voicemail
+/// one, on one endpoint, a metric per simulation.
+async fn plan(client: &Client) -> RunPlanInput {
+    let flows: Vec<CustomerFlow> =
+        client.list_all("/v1/customer-flow", Default::default()).try_collect().await.unwrap();
+    let flows: Vec<&CustomerFlow> =
+        flows.iter().filter(|f| f.flow_type != Some(FlowType::Voicemail) && f.happy_path.is_some()).collect();
+    let test_cases: u64 = flows.iter().map(|f| 1 + f.edge_cases.len() as u64).sum();
+    assert_eq!(SIMULATIONS % test_cases, 0, "{test_cases} test cases");
+    let endpoints: Vec<AgentEndpoint> =
+        client.list_all("/v1/agent/endpoint", Default::default()).try_collect().await.unwrap();
+    let endpoint = endpoints.iter().find(|e| e.outbound_dial_type != Some(OutboundDialType::HttpRequest)).unwrap();
+    RunPlanInput {
+        name: Some("Two replicas".into()),
+        direction: Some(Direction::Inbound),
+        iteration_count: Some((SIMULATIONS / test_cases) as i64),
+        max_concurrent_jobs: Some(16),
+        max_simulation_duration_seconds: Some(600),
+        flows: Some(
+            flows
+                .iter()
+                .map(|f| FlowSelection {
+                    id: Some(f.id),
+                    happy_path: Some(true),
+                    edge_cases: Some(EdgeCases::All),
+                    ..Default::default()
+                })
+                .collect(),
+        ),
+        agent_endpoints: Some(vec![IdRef { id: endpoint.id }]),
+        metrics: Some(vec![MetricReference::by_slug("call_duration")]),
+        ..Default::default()
+    }
+}
+
+fn issue(n: usize) -> IssueInput {
+    IssueInput {
+        title: Some(format!("acknowledged {n}")),
+        summary: Some("written while a replica died".into()),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn two_replicas_share_a_run_and_one_dying_mid_run_loses_nothing() {
+    let server = TestServer::shared().unwrap();
+    let url = server.fresh_database().unwrap();
+    let dirs = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let replica = |dir: &tempfile::TempDir| {
+        support::serve::spawn_serve(
+            dir.path(),
+            KEY,
+            &["--database", &url, "--sim-speed", "max", "--lease-seconds", "3"],
+        )
+    };
+    let (mut a, a_url) = replica(&dirs.0);
+    let (mut b, b_url) = replica(&dirs.1);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let client_a = Client::new(&a_url, ApiKey::new(KEY), support::no_retries()).unwrap();
+    let client_b = Client::new(&b_url, ApiKey::new(KEY), support::no_retries()).unwrap();
+
+    // The demo world was seeded once, whichever replica came first.
+    let seeded = support::seed("personas").as_array().unwrap().len() as i64;
+    assert_eq!(count(&url, "SELECT count(*) FROM docs WHERE kind = 'persona'"), seeded);
+
+    let plan = runtime.block_on(plan(&client_a));
+    let started = runtime.block_on(client_b.run(&RunRequest { plan: Some(plan), ..Default::default() })).unwrap();
+    let job = started.simulation_run_plan_job_id.to_string();
+    let (a_pid, b_pid) = (a.id().to_string(), b.id().to_string());
+
+    // Both replicas hold simulations of the run; writes are acknowledged by both meanwhile.
+    let mut acknowledged = Vec::new();
+    let mut holders = BTreeSet::new();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let held = query(
+            &url,
+            &format!(
+                "SELECT DISTINCT lease_owner FROM docs WHERE kind = 'simulation_job' AND parent_id = '{job}' \
+                 AND lease_owner IS NOT NULL"
+            ),
+        );
+        for row in held {
+            let owner: String = row.get(0);
+            let pid = owner.split(':').nth(1).unwrap_or_default().to_owned();
+            assert!(pid == a_pid || pid == b_pid, "a lease held by {owner}, neither replica");
+            holders.insert(pid);
+        }
+        let client = if acknowledged.len() % 2 == 0 { &client_a } else { &client_b };
+        let created = runtime.block_on(client.create_issue(&issue(acknowledged.len()))).unwrap();
+        acknowledged.push(created.id);
+        let ended = count(
+            &url,
+            &format!(
+                "SELECT count(*) FROM docs WHERE kind = 'simulation_job' AND parent_id = '{job}' AND status = 'COMPLETED'"
+            ),
+        );
+        if holders.len() == 2 && ended >= SIMULATIONS as i64 / 5 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "both replicas did not take part: {holders:?}, {ended} ended");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    b.kill().unwrap(); // SIGKILL: no shutdown, no lease given back
+    b.wait().unwrap();
+    // What it held at its death (no longer moving) must be handed back.
+    let held_by_b = count(
+        &url,
+        &format!("SELECT count(*) FROM docs WHERE kind = 'simulation_job' AND lease_owner LIKE '%:{b_pid}:%'"),
+    );
+    assert!(held_by_b > 0, "the replica was killed holding no simulation: nothing was taken over");
+
+    // The survivor hands back what the dead one held once its leases run out, and finishes.
+    let job_id = started.simulation_run_plan_job_id;
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let summary = loop {
+        let summary = runtime.block_on(client_a.get_run_plan_job_if_changed(job_id, false, None)).unwrap();
+        let switchboard::api::Conditional::Changed { value, .. } = summary else { unreachable!("no tag was sent") };
+        if value.status.as_ref().is_some_and(RunPlanJobStatus::is_terminal) {
+            break value;
+        }
+        assert!(Instant::now() < deadline, "the run did not end after a replica died: {:?}", value.counts);
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(summary.status, Some(RunPlanJobStatus::Completed), "{:?}", summary.counts);
+    let counts = summary.counts.unwrap();
+    assert_eq!((counts.total, counts.by_status.get("COMPLETED").copied()), (SIMULATIONS, Some(SIMULATIONS)));
+
+    // Every simulation ran to its end once: one live call each, one value per metric per call,
+    // and none still leased.
+    let calls = count(
+        &url,
+        &format!("SELECT count(*) FROM docs WHERE kind = 'call' AND parent_id = '{job}' AND deleted_at IS NULL"),
+    );
+    let simulated = count(
+        &url,
+        &format!(
+            "SELECT count(DISTINCT body ->> 'simulationJobId') FROM docs WHERE kind = 'call' AND parent_id = '{job}' \
+             AND deleted_at IS NULL"
+        ),
+    );
+    assert_eq!((calls, simulated), (SIMULATIONS as i64, SIMULATIONS as i64));
+    let collection = query(
+        &url,
+        &format!("SELECT body ->> 'collectionJobId' FROM docs WHERE kind = 'run_plan_job' AND id = '{job}'"),
+    )[0]
+    .get::<_, String>(0);
+    // Values are written with a simulation's end, on the call it made: every call scored, and
+    // none scored that is not one of them (an end written twice would have left its own).
+    let scored =
+        count(&url, &format!("SELECT count(DISTINCT call_id) FROM metric_values WHERE job_id = '{collection}'"));
+    let astray = count(
+        &url,
+        &format!(
+            "SELECT count(*) FROM metric_values WHERE job_id = '{collection}' AND call_id NOT IN \
+             (SELECT id FROM docs WHERE kind = 'call' AND parent_id = '{job}' AND deleted_at IS NULL)"
+        ),
+    );
+    assert_eq!((scored, astray), (SIMULATIONS as i64, 0), "each simulation's values, once");
+    assert_eq!(
+        count(&url, &format!("SELECT count(*) FROM docs WHERE parent_id = '{job}' AND lease_owner IS NOT NULL")),
+        0
+    );
+    let taken_over =
+        count(&url, &format!("SELECT count(*) FROM docs WHERE parent_id = '{job}' AND lease_expiries > 0"));
+    assert!(
+        taken_over >= held_by_b,
+        "the {held_by_b} simulations the dead replica held were handed back: {taken_over}"
+    );
+
+    // Nothing acknowledged was lost, whichever replica acknowledged it.
+    for id in &acknowledged {
+        runtime
+            .block_on(client_a.get_issue(*id))
+            .unwrap_or_else(|e| panic!("issue {id} was acknowledged and lost: {e}"));
+    }
+    a.kill().unwrap();
+    a.wait().unwrap();
+}
+
+/// The simulations picked or running, each with its job and the pid of the replica holding it.
+fn running(url: &str) -> Vec<(String, String)> {
+    query(
+        url,
+        "SELECT parent_id, lease_owner FROM docs WHERE kind = 'simulation_job' AND status IN ('QUEUED', 'PROCESSING')",
+    )
+    .iter()
+    .map(|row| {
+        let owner: Option<String> = row.get(1);
+        (row.get(0), owner.unwrap_or_default().split(':').nth(1).unwrap_or_default().to_owned())
+    })
+    .collect()
+}
+
+/// A plan of `iterations` of the first seeded scripted flow's happy path.
+async fn small_plan(client: &Client, iterations: i64, mode: ExecutionMode, max: i64) -> RunPlanInput {
+    let mut plan = plan(client).await;
+    plan.flows.as_mut().unwrap().truncate(1);
+    plan.flows.as_mut().unwrap()[0].edge_cases = None;
+    RunPlanInput {
+        iteration_count: Some(iterations),
+        execution_mode: Some(mode),
+        max_concurrent_jobs: Some(max),
+        ..plan
+    }
+}
+
+#[test]
+fn concurrency_and_execution_modes_hold_across_replicas() {
+    let server = TestServer::shared().unwrap();
+    let url = server.fresh_database().unwrap();
+    let dirs = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    // Simulated time at 60 times wall time: a call takes about a second.
+    let replica = |dir: &tempfile::TempDir| {
+        support::serve::spawn_serve(dir.path(), KEY, &["--database", &url, "--sim-speed", "60", "--lease-seconds", "5"])
+    };
+    let (mut a, a_url) = replica(&dirs.0);
+    let (mut b, b_url) = replica(&dirs.1);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let client_a = Client::new(&a_url, ApiKey::new(KEY), support::no_retries()).unwrap();
+    let client_b = Client::new(&b_url, ApiKey::new(KEY), support::no_retries()).unwrap();
+    // The seeded history runs first; the limits are watched on the runs started here alone.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while count(
+        &url,
+        "SELECT count(*) FROM docs WHERE kind = 'run_plan_job' AND status NOT IN ('COMPLETED', 'FAILED', 'CANCELLED')",
+    ) > 0
+    {
+        assert!(Instant::now() < deadline, "the seeded history did not end");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let pids = [a.id().to_string(), b.id().to_string()];
+
+    // maxConcurrentJobs 2, whichever replica picks: never more than two at once.
+    let parallel = runtime.block_on(small_plan(&client_a, 8, ExecutionMode::Parallel, 2));
+    let job = runtime.block_on(client_a.run(&RunRequest { plan: Some(parallel), ..Default::default() })).unwrap();
+    let job = job.simulation_run_plan_job_id.to_string();
+    let mut holders = BTreeSet::new();
+    let mut most = 0;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while count(
+        &url,
+        &format!("SELECT count(*) FROM docs WHERE kind = 'run_plan_job' AND id = '{job}' AND status = 'COMPLETED'"),
+    ) == 0
+    {
+        let now = running(&url);
+        most = most.max(now.len());
+        holders.extend(now.into_iter().map(|(_, pid)| pid));
+        assert!(most <= 2, "{most} simulations of a maxConcurrentJobs 2 run at once");
+        assert!(Instant::now() < deadline, "the run did not end");
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    assert_eq!(most, 2, "the run never used its two places");
+    assert!(holders.iter().all(|pid| pids.contains(pid)) && holders.len() == 2, "both replicas took part: {holders:?}");
+
+    // Two jobs of one SEQUENTIAL_SAME_RUN_PLAN plan, started on different replicas: one
+    // simulation at a time between them. Beside them a SEQUENTIAL_PROJECT run, which runs alone.
+    let sequential = runtime.block_on(small_plan(&client_a, 3, ExecutionMode::SequentialSameRunPlan, 4));
+    let saved = runtime.block_on(client_a.create_run_plan(&sequential)).unwrap().run_plan;
+    let alone = runtime.block_on(small_plan(&client_a, 2, ExecutionMode::SequentialProject, 4));
+    let jobs = [
+        runtime.block_on(client_a.run(&RunRequest { plan_id: Some(saved.id), ..Default::default() })).unwrap(),
+        runtime.block_on(client_b.run(&RunRequest { plan_id: Some(saved.id), ..Default::default() })).unwrap(),
+        runtime.block_on(client_b.run(&RunRequest { plan: Some(alone), ..Default::default() })).unwrap(),
+    ]
+    .map(|started| started.simulation_run_plan_job_id.to_string());
+    let deadline = Instant::now() + Duration::from_secs(180);
+    let ended = |job: &str| {
+        count(
+            &url,
+            &format!("SELECT count(*) FROM docs WHERE kind = 'run_plan_job' AND id = '{job}' AND status = 'COMPLETED'"),
+        ) == 1
+    };
+    let mut seen_alone = false;
+    while !jobs.iter().all(|job| ended(job)) {
+        let now = running(&url);
+        let of_plan = now.iter().filter(|(job, _)| *job == jobs[0] || *job == jobs[1]).count();
+        assert!(of_plan <= 1, "{of_plan} simulations of one SEQUENTIAL_SAME_RUN_PLAN plan at once: {now:?}");
+        if now.iter().any(|(job, _)| *job == jobs[2]) {
+            seen_alone = true;
+            assert_eq!(now.len(), 1, "a SEQUENTIAL_PROJECT simulation runs alone: {now:?}");
+        }
+        assert!(Instant::now() < deadline, "the runs did not end");
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    assert!(seen_alone, "the SEQUENTIAL_PROJECT run was never seen running");
+    a.kill().unwrap();
+    b.kill().unwrap();
+    let _ = (a.wait(), b.wait());
+}
