@@ -273,3 +273,54 @@ async fn a_waiting_job_is_canceled_at_once_and_stays_canceled() {
     let err = client.cancel_collection_job(job.id).await.unwrap_err();
     assert_eq!(err.status(), Some(400), "an ended job cannot be cancelled again");
 }
+
+/// A job running when its service stops starts over on the next start (on SQLite at once, on
+/// PostgreSQL once the stopped one's lease runs out): the values of its first run are
+/// forgotten, so it ends with exactly one value per metric per call.
+#[tokio::test]
+async fn a_job_interrupted_by_a_stop_starts_over_and_keeps_only_its_last_run() {
+    let gate = std::sync::Arc::new(tokio::sync::Semaphore::new(2));
+    let judge = switchboard::service::metrics::judge::JudgeConfig {
+        base_url: gated_judge(gate.clone()).await,
+        model: "gated".into(),
+        api_key_env: None,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().to_path_buf();
+    let lease = Duration::from_secs(1);
+    let options = switchboard::service::Options { judge: Some(judge.clone()), lease, ..support::options(&path, true) };
+    let service = support::start_with(options, dir).await;
+    let calls: Vec<uuid::Uuid> = seed("calls").as_array().unwrap().iter().take(5).map(id_of).collect();
+    let judged = service.client.get_metric_definition("task_completion").await.unwrap();
+    let input = CollectionJobInput {
+        metrics: Some(vec![IdRef { id: judged.id }]),
+        call_ids: Some(calls.clone()),
+        ..Default::default()
+    };
+    let job = service.client.create_collection_job(&input).await.unwrap();
+    // Two calls judged, the third waiting on the closed judge: mid-run.
+    eventually(Duration::from_secs(30), || async {
+        let job = service.client.get_collection_job(job.id).await.unwrap();
+        (job.completed_items.unwrap_or(0) + job.failed_items.unwrap_or(0) == 2).then_some(())
+    })
+    .await;
+    let support::Service { running, dir, .. } = service;
+    running.shutdown().await.unwrap();
+
+    gate.add_permits(10_000);
+    let options = switchboard::service::Options { judge: Some(judge), lease, ..support::options(&path, true) };
+    let again = support::start_with(options, dir).await;
+    let done = eventually(Duration::from_secs(60), || async {
+        let job = again.client.get_collection_job(job.id).await.unwrap();
+        job.status.as_ref().is_some_and(CollectionJobStatus::is_terminal).then_some(job)
+    })
+    .await;
+    assert_eq!(done.status, Some(CollectionJobStatus::Completed), "{:?}", done.error_message);
+    assert_eq!((done.total_items, done.completed_items.unwrap_or(0) + done.failed_items.unwrap_or(0)), (Some(5), 5));
+    let values = again.client.collection_job_values(job.id, ValueStatusFilter::All).await.unwrap();
+    let mut scored: Vec<_> = values.iter().flat_map(|g| g.values.iter().filter_map(|v| v.call_id)).collect();
+    scored.sort();
+    let mut expected = calls.clone();
+    expected.sort();
+    assert_eq!(scored, expected, "one value per call, none left from the interrupted run");
+}

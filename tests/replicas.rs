@@ -322,3 +322,90 @@ fn concurrency_and_execution_modes_hold_across_replicas() {
     b.kill().unwrap();
     let _ = (a.wait(), b.wait());
 }
+
+/// What a receiver was sent: each request's `webhook-id` and its event's id.
+type Received = std::sync::Arc<std::sync::Mutex<Vec<(String, String)>>>;
+
+async fn receiver() -> (Received, String) {
+    use axum::routing::post;
+    let received = Received::default();
+    let keep = received.clone();
+    let app = axum::Router::new().route(
+        "/hook",
+        post(move |headers: axum::http::HeaderMap, body: String| {
+            let keep = keep.clone();
+            async move {
+                let event: Event = serde_json::from_str(&body).unwrap();
+                let id = headers["webhook-id"].to_str().unwrap().to_owned();
+                keep.lock().unwrap().push((id, event.id));
+                axum::http::StatusCode::NO_CONTENT
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (received, url)
+}
+
+#[test]
+fn every_replica_streams_every_event_and_a_webhook_gets_each_once() {
+    let server = TestServer::shared().unwrap();
+    let url = server.fresh_database().unwrap();
+    let dirs = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let replica = |dir: &tempfile::TempDir| {
+        support::serve::spawn_serve(dir.path(), KEY, &["--database", &url, "--no-seed", "--webhook-retry-ms", "200"])
+    };
+    let (mut a, a_url) = replica(&dirs.0);
+    let (mut b, b_url) = replica(&dirs.1);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let client_a = Client::new(&a_url, ApiKey::new(KEY), support::no_retries()).unwrap();
+    let client_b = Client::new(&b_url, ApiKey::new(KEY), support::no_retries()).unwrap();
+    runtime.block_on(async {
+        let (received, hook) = receiver().await;
+        let input = WebhookInput {
+            events: Some(vec![EventType::IssueOpened]),
+            url: Some(hook),
+            description: Some("two replicas' receiver".into()),
+            ..Default::default()
+        };
+        client_a.create_webhook(&input).await.unwrap();
+        let query = EventQuery { kind: Some("ISSUE_OPENED".into()), ..Default::default() };
+        let mut on_a = client_a.events(&query, None).await.unwrap();
+        let mut opened = Vec::new();
+        for n in 0..40 {
+            let client = if n % 2 == 0 { &client_b } else { &client_a };
+            opened.push(client.create_issue(&issue(n)).await.unwrap().id.to_string());
+        }
+
+        // A's stream tells of every issue, half of them written on B, in one order.
+        let mut streamed = Vec::new();
+        tokio::time::timeout(Duration::from_secs(30), async {
+            while streamed.len() < opened.len() {
+                streamed.push(on_a.next().await.unwrap().expect("the stream stays open"));
+            }
+        })
+        .await
+        .unwrap_or_else(|_| panic!("{} of {} events streamed", streamed.len(), opened.len()));
+        let resources: BTreeSet<_> = streamed.iter().map(|e| e.resource_id.clone()).collect();
+        assert_eq!(resources, opened.iter().cloned().collect::<BTreeSet<_>>());
+        let ids: Vec<i64> = streamed.iter().map(|e| e.id.parse().unwrap()).collect();
+        assert!(ids.windows(2).all(|w| w[0] < w[1]), "one order, no repeats: {ids:?}");
+
+        // Both replicas send deliveries; each is sent once, with the ids the stream gave.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while received.lock().unwrap().len() < opened.len() {
+            assert!(Instant::now() < deadline, "{} of {} delivered", received.lock().unwrap().len(), opened.len());
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        tokio::time::sleep(Duration::from_secs(2)).await; // time for a second send, if there were one
+        let received = received.lock().unwrap().clone();
+        let deliveries: BTreeSet<_> = received.iter().map(|(delivery, _)| delivery.clone()).collect();
+        assert_eq!((received.len(), deliveries.len()), (opened.len(), opened.len()), "each delivery sent once");
+        let sent: BTreeSet<i64> = received.iter().map(|(_, event)| event.parse().unwrap()).collect();
+        assert_eq!(sent, ids.iter().copied().collect::<BTreeSet<_>>());
+    });
+    a.kill().unwrap();
+    b.kill().unwrap();
+    let _ = (a.wait(), b.wait());
+}

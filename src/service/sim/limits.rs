@@ -52,9 +52,13 @@ pub fn room(conn: &Conn, job: &JobLimits) -> ServiceResult<usize> {
         _ => {
             let max = job.max_concurrent.max(1);
             let free = max.saturating_sub(running(job.job_id)? as usize);
-            let share = max.div_ceil(leases::live_replicas(conn, now_ms())?);
-            let mine = leases::held_under(conn, Kind::SimulationJob, job.job_id, job.owner)?;
-            free.min(share.saturating_sub(mine))
+            match leases::live_replicas(conn, now_ms())? {
+                1 => free,
+                replicas => {
+                    let mine = leases::held_under(conn, Kind::SimulationJob, job.job_id, job.owner)?;
+                    free.min(max.div_ceil(replicas).saturating_sub(mine))
+                }
+            }
         }
     })
 }

@@ -825,12 +825,16 @@ fn store_values(
         };
         store::values::put(tx, &key, value)?;
     }
-    let mut job: Value = store::require(tx, Kind::CollectionJob, collection_id)?;
-    let field = if failed { "failedItems" } else { "completedItems" };
-    job[field] = (job[field].as_u64().unwrap_or(0) + 1).into();
-    job["updatedAt"] = serde_json::to_value(now)?;
-    let created = job["createdAt"].as_str().unwrap_or_default().to_owned();
-    // Its own status stays (PROCESSING, or CANCELED by a caller while the run goes on).
-    let status = job["status"].as_str().map(str::to_owned);
-    store::update(tx, &Doc::new(Kind::CollectionJob, collection_id, &job, created)?.status(status.as_deref()))
+    // The count and the time alone, set in place (the collection job is not decoded and
+    // written again at every simulation's end); its status stays (PROCESSING, or CANCELED by a
+    // caller while the run goes on).
+    let path = if failed { "$.failedItems" } else { "$.completedItems" };
+    let counted = store::member(tx, Kind::CollectionJob, collection_id, path)?;
+    let counted = counted.and_then(|n| n.parse::<u64>().ok()).unwrap_or(0);
+    store::set_members(
+        tx,
+        Kind::CollectionJob,
+        collection_id,
+        &[(path, (counted + 1).to_string()), ("$.updatedAt", serde_json::to_string(&now)?)],
+    )
 }
