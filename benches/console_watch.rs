@@ -17,7 +17,7 @@ mod scale;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use scale::{Serve, memory_mb};
+use scale::{Serve, cpu_seconds, memory_mb};
 use switchboard::api::model::RunRequest;
 use switchboard::api::{ApiKey, Client, ClientConfig};
 
@@ -27,23 +27,12 @@ fn env_or(name: &str, default: u64) -> u64 {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
-/// User plus system CPU seconds of a process so far.
-fn cpu_seconds(pid: u32) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
-    // Fields after the command (which may hold spaces) start after its closing parenthesis.
-    let rest = &stat[stat.rfind(')').unwrap() + 2..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: f64 = fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap();
-    // The kernel counts in clock ticks: 100 a second on Linux.
-    ticks / 100.0
-}
-
 fn main() {
     let simulations = env_or("WATCH_SIMULATIONS", 100_000);
     let seconds = env_or("WATCH_SECONDS", 60);
     let dir = tempfile::tempdir().unwrap();
     let program = Path::new(env!("CARGO_BIN_EXE_switchboard"));
-    let serve = Serve::start(KEY);
+    let serve = Serve::start_on(KEY, None);
     let url = serve.url.clone();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     let client = Client::new(&url, ApiKey::new(KEY), ClientConfig::default()).unwrap();

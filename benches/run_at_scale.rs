@@ -7,6 +7,12 @@
 //!     cargo bench --bench run_at_scale                       # 10,000, then 100,000
 //!     SCALE_SIMULATIONS=10000 cargo bench --bench run_at_scale
 //!     SCALE_CONCURRENCY=64 SCALE_SIMULATIONS=10000 cargo bench --bench run_at_scale
+//!     SCALE_STORE=postgres SCALE_REPLICAS=2 SCALE_SIMULATIONS=10000 cargo bench --bench run_at_scale
+//!
+//! With `SCALE_STORE=postgres` the service keeps its data in PostgreSQL (a server of the
+//! benchmark's own, `initdb` in a temporary directory, PostgreSQL's default settings), and
+//! `SCALE_REPLICAS` replicas of it share that database; the run is started on the first, and
+//! each replica's part is told by the CPU time it used.
 //!
 //! The plan: one endpoint, every test case of the seeded flows but the voicemail one (ten),
 //! N / 10 iterations each, four plan metrics plus the flows' automatic ones,
@@ -46,8 +52,35 @@ async fn settled(client: &Client) {
     }
 }
 
-async fn run(simulations: u64) {
-    let serve = Serve::start(KEY);
+/// The store the service keeps its data in, and the replicas sharing it (one on SQLite).
+struct Setup {
+    postgres: Option<switchboard::service::store::test_server::TestServer>,
+    replicas: usize,
+}
+
+impl Setup {
+    fn from_env() -> Setup {
+        let postgres = std::env::var("SCALE_STORE").is_ok_and(|s| s == "postgres");
+        let replicas = std::env::var("SCALE_REPLICAS").ok().and_then(|v| v.parse().ok()).unwrap_or(1usize);
+        let server = postgres.then(|| {
+            switchboard::service::store::test_server::TestServer::start(
+                switchboard::service::store::test_server::Durability::Default,
+            )
+            .unwrap()
+        });
+        Setup { replicas: if server.is_some() { replicas.max(1) } else { 1 }, postgres: server }
+    }
+
+    /// The replicas, on a database of their own.
+    fn start(&self) -> Vec<Serve> {
+        let database = self.postgres.as_ref().map(|server| server.fresh_database().unwrap());
+        (0..self.replicas).map(|_| Serve::start_on(KEY, database.as_deref())).collect()
+    }
+}
+
+async fn run(setup: &Setup, simulations: u64) {
+    let replicas = setup.start();
+    let serve = &replicas[0];
     let pid = serve.child.id();
     let client = Client::new(&serve.url, ApiKey::new(KEY), ClientConfig::default()).unwrap();
     settled(&client).await;
@@ -113,6 +146,20 @@ async fn run(simulations: u64) {
     let tagged = http.get(&url).bearer_auth(KEY).header("if-none-match", &etag).send().await.unwrap();
     let unchanged = (tagged.status().as_u16(), tagged_started.elapsed());
 
+    let store = match &setup.postgres {
+        Some(_) => format!("PostgreSQL, {} replica(s)", replicas.len()),
+        None => "SQLite".to_owned(),
+    };
+    println!("run_at_scale: on {store}");
+    for (n, replica) in replicas.iter().enumerate() {
+        let pid = replica.child.id();
+        println!(
+            "run_at_scale: replica {}: {:.1} s of CPU, VmHWM {:.0} MB",
+            n + 1,
+            scale::cpu_seconds(pid),
+            memory_mb(pid, "VmHWM:")
+        );
+    }
     println!(
         "run_at_scale: {completed} of {} simulations COMPLETED in {:.1} s ({:.0}/s; the run's creation {:.2} s)",
         counts.total,
@@ -145,10 +192,11 @@ fn main() {
         Some(n) => vec![n],
         None => vec![10_000, 100_000],
     };
+    let setup = Setup::from_env();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         for n in sizes {
-            run(n).await;
+            run(&setup, n).await;
         }
     });
 }

@@ -3,6 +3,10 @@
 //!
 //!     cargo bench --bench service_load            # 5 s per route, 32 connections
 //!     LOAD_SECONDS=10 LOAD_CONNECTIONS=64 cargo bench --bench service_load
+//!     LOAD_STORE=postgres cargo bench --bench service_load
+//!
+//! With `LOAD_STORE=postgres` the service keeps its data in PostgreSQL: a server of the
+//! benchmark's own (`initdb` in a temporary directory, PostgreSQL's default settings).
 //!
 //! Bounded in time and count; it only talks to 127.0.0.1 and stops by itself.
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a benchmark's setup fails by panicking")]
@@ -88,13 +92,19 @@ fn main() {
     let seconds = env_or("LOAD_SECONDS", 5);
     let connections = env_or("LOAD_CONNECTIONS", 32);
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let postgres = std::env::var("LOAD_STORE").is_ok_and(|s| s == "postgres").then(|| {
+        use switchboard::service::store::test_server::{Durability, TestServer};
+        TestServer::start(Durability::Default).unwrap()
+    });
+    let database = postgres.as_ref().map(|server| server.fresh_database().unwrap());
     runtime.block_on(async {
         let dir = tempfile::tempdir().unwrap();
-        let options = Options { rate_limit: 10_000_000, ..Options::local(dir.path().to_path_buf()) };
+        let options = Options { rate_limit: 10_000_000, database, ..Options::local(dir.path().to_path_buf()) };
         let running = service::start(options).await.unwrap();
         let base = running.base_url();
         let key = running.api_key.expose().to_owned();
-        println!("service_load: {connections} connections, {seconds} s per route, on {base}");
+        let store = if postgres.is_some() { "PostgreSQL" } else { "SQLite" };
+        println!("service_load: {connections} connections, {seconds} s per route, on {base} ({store})");
         let routes = [
             ("GET /v1/persona", Method::GET, "/v1/persona", None),
             (

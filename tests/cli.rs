@@ -186,3 +186,21 @@ async fn serve_reads_its_key_from_a_file() {
     assert_eq!(statuses, [200, 401], "the key in the file is the service's key, and no other");
     assert!(!home.path().join("service").join("api_key").exists(), "no key was generated");
 }
+
+#[test]
+fn serve_refuses_a_keys_file_with_a_bad_line_naming_the_line_not_the_key() {
+    let home = tempfile::tempdir().unwrap();
+    let keys = home.path().join("keys");
+    std::fs::write(&keys, "alice sk-alice-0123456789abcdef\nbob sk-short\n").unwrap();
+    let output = switchboard(home.path())
+        .args(["serve", "--addr", "127.0.0.1:0", "--no-seed", "--api-keys-file"])
+        .arg(&keys)
+        .arg("--data-dir")
+        .arg(home.path().join("service"))
+        .output()
+        .unwrap();
+    let (_, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(2), "a usage error: {stderr}");
+    assert!(stderr.contains("line 2: bob's key is shorter than 16 characters"), "{stderr}");
+    assert!(!stderr.contains("sk-short") && !stderr.contains("sk-alice"), "no key is shown: {stderr}");
+}

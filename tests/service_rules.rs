@@ -187,3 +187,38 @@ async fn a_non_loopback_address_needs_public() {
     let err = switchboard::service::start(options).await.err().expect("refused");
     assert!(err.to_string().contains("--public"));
 }
+
+#[tokio::test]
+async fn a_key_per_person_each_limited_on_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let named = switchboard::service::named_keys::parse(
+        "alice sk-alice-0123456789abcdef\nbob sk-bob-0123456789abcdefgh\nci sk-ci-0123456789abcdefghij read-only\n",
+    )
+    .unwrap();
+    let options =
+        switchboard::service::Options { named_keys: named, rate_limit: 3, ..support::options(dir.path(), false) };
+    let service = start_with(options, dir).await;
+    let base = service.base_url();
+    let issue = br#"{"title":"raised by a named key"}"#.to_vec();
+    for key in ["sk-alice-0123456789abcdef", "sk-bob-0123456789abcdefgh"] {
+        let (status, body, _) = raw(&base, Method::POST, "/v1/issue", Some(&bearer(key)), Some(issue.clone())).await;
+        assert_eq!(status, 201, "{body}");
+    }
+    let ci = bearer("sk-ci-0123456789abcdefghij");
+    let (status, _, _) = raw(&base, Method::GET, "/v1/issue", Some(&ci), None).await;
+    assert_eq!(status, 200, "a read-only named key reads");
+    let (status, body, _) = raw(&base, Method::POST, "/v1/issue", Some(&ci), Some(issue.clone())).await;
+    assert_error(status, &body, 403, "forbidden", "permission_denied");
+    let (status, body, _) =
+        raw(&base, Method::GET, "/v1/issue", Some(&bearer("sk-carol-0123456789abcdef")), None).await;
+    assert_error(status, &body, 401, "authentication", "unauthorized");
+
+    // Alice spends her burst; Bob's key is not limited by hers.
+    let alice = bearer("sk-alice-0123456789abcdef");
+    let answers =
+        futures_util::future::join_all((0..30).map(|_| raw(&base, Method::GET, "/v1/persona", Some(&alice), None)))
+            .await;
+    assert!(answers.iter().any(|(status, ..)| *status == 429), "alice was limited");
+    let (status, _, _) = raw(&base, Method::GET, "/v1/persona", Some(&bearer("sk-bob-0123456789abcdefgh")), None).await;
+    assert_eq!(status, 200, "bob's key has its own limit");
+}

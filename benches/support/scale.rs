@@ -19,12 +19,19 @@ pub struct Serve {
 }
 
 impl Serve {
-    pub fn start(key: &str) -> Serve {
+    /// `serve` on SQLite, or on the PostgreSQL database at `database` (a replica of as many as
+    /// share it).
+    pub fn start_on(key: &str, database: Option<&str>) -> Serve {
         let dir = tempfile::tempdir().unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_switchboard"));
+        command
             .args(["serve", "--addr", "127.0.0.1:0", "--sim-speed", "max", "--rate-limit", "1000000"])
             .arg("--data-dir")
-            .arg(dir.path())
+            .arg(dir.path());
+        if let Some(url) = database {
+            command.args(["--database", url]);
+        }
+        let mut child = command
             .env("SWITCHBOARD_API_KEY", key)
             .env("XDG_DATA_HOME", dir.path().join("xdg"))
             .stdout(Stdio::piped())
@@ -48,6 +55,16 @@ impl Drop for Serve {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The CPU time a process has used (user and system), in seconds.
+pub fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    let fields: Vec<&str> =
+        stat.rsplit_once(')').map(|(_, rest)| rest.split_whitespace().collect()).unwrap_or_default();
+    let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    (ticks(11) + ticks(12)) / 100.0
 }
 
 /// A `/proc/<pid>/status` line in MB (`VmRSS:`, `VmHWM:`).

@@ -31,6 +31,10 @@ pub struct ServeArgs {
     /// A key that can read but not write.
     #[arg(long, env = "SWITCHBOARD_READ_ONLY_API_KEY", hide_env_values = true)]
     pub read_only_api_key: Option<String>,
+    /// A file of more keys, one per person or pipeline, each limited on its own: a line
+    /// `NAME KEY` (full access) or `NAME KEY read-only`; `#` starts a comment.
+    #[arg(long, value_name = "PATH", env = "SWITCHBOARD_API_KEYS_FILE")]
+    pub api_keys_file: Option<PathBuf>,
     /// Requests per second per key (bursts up to twice that).
     #[arg(long, default_value_t = 50)]
     pub rate_limit: u32,
@@ -77,6 +81,12 @@ pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Outcome {
             None => args.api_key.filter(|k| !k.is_empty()).map(ApiKey::new),
         },
         read_only_api_key: args.read_only_api_key.filter(|k| !k.is_empty()).map(ApiKey::new),
+        named_keys: match &args.api_keys_file {
+            Some(path) => {
+                service::named_keys::read(path).map_err(|e| Failure::usage(format!("--api-keys-file {e}")))?
+            }
+            None => Vec::new(),
+        },
         rate_limit: args.rate_limit,
         seed: !args.no_seed,
         seed_history: !args.no_seed,

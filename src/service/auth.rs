@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::net::IpAddr;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use axum::extract::{Request, State};
@@ -15,6 +15,7 @@ use subtle::ConstantTimeEq;
 
 use super::AppState;
 use super::error::ServiceError;
+use super::named_keys::NamedKey;
 
 /// Which key a request carried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -28,22 +29,34 @@ pub fn is_public(path: &str) -> bool {
     matches!(path, "/openapi.json" | "/.well-known/openapi.json" | "/doc" | "/demo/agent")
 }
 
-/// The keys this service accepts.
+/// The keys this service accepts, each under a name (limited on its own).
 pub struct Keys {
-    pub full: String,
-    pub read_only: Option<String>,
+    keys: Vec<(Arc<str>, String, Access)>,
 }
 
 impl Keys {
-    fn check(&self, presented: &str) -> Option<Access> {
+    /// The full key, the read-only key if any, and the named ones (`--api-keys-file`).
+    pub fn new(full: &str, read_only: Option<&str>, named: &[NamedKey]) -> Keys {
+        let mut keys = vec![(Arc::from("full"), full.to_owned(), Access::Full)];
+        keys.extend(read_only.map(|key| (Arc::from("read-only"), key.to_owned(), Access::ReadOnly)));
+        keys.extend(named.iter().map(|k| {
+            let access = if k.read_only { Access::ReadOnly } else { Access::Full };
+            (Arc::from(format!("named:{}", k.name)), k.key.expose().to_owned(), access)
+        }));
+        Keys { keys }
+    }
+
+    /// Whose key was presented: every key is compared, in constant time, whichever matches.
+    fn check(&self, presented: &str) -> Option<(Arc<str>, Access)> {
         let presented = presented.as_bytes();
-        let full: bool = presented.ct_eq(self.full.as_bytes()).into();
-        let read_only: bool = self.read_only.as_ref().is_some_and(|k| presented.ct_eq(k.as_bytes()).into());
-        match (full, read_only) {
-            (true, _) => Some(Access::Full),
-            (false, true) => Some(Access::ReadOnly),
-            _ => None,
+        let mut found = None;
+        for (name, key, access) in &self.keys {
+            let same: bool = presented.ct_eq(key.as_bytes()).into();
+            if same && found.is_none() {
+                found = Some((name.clone(), *access));
+            }
         }
+        found
     }
 }
 
@@ -68,13 +81,13 @@ pub async fn authenticate(State(state): State<AppState>, mut request: Request, n
     {
         return ServiceError::rate_limited(retry_after).into_response();
     }
-    let Some(access) = state.keys.check(presented) else {
+    let Some((name, access)) = state.keys.check(presented) else {
         if let Some(address) = address {
             let _ = state.failures.take(address);
         }
         return ServiceError::unauthorized("the API key is not valid").into_response();
     };
-    if let Err(retry_after) = state.limiter.take(access) {
+    if let Err(retry_after) = state.limiter.take(name) {
         return ServiceError::rate_limited(retry_after).into_response();
     }
     let writes = !matches!(*request.method(), Method::GET | Method::HEAD | Method::OPTIONS);
@@ -97,13 +110,13 @@ pub const AUTH_FAILURES_PER_SECOND: u32 = 5;
 pub const AUTH_FAILURE_BURST: u32 = 20;
 
 /// A token bucket per key: `rate` requests a second, bursts up to `burst`.
-pub struct RateLimiter<K = Access> {
+pub struct RateLimiter<K = Arc<str>> {
     rate: f64,
     burst: f64,
     buckets: Mutex<HashMap<K, (f64, Instant)>>,
 }
 
-impl RateLimiter<Access> {
+impl RateLimiter<Arc<str>> {
     /// `per_second` requests a second, bursts up to twice that.
     pub fn new(per_second: u32) -> RateLimiter {
         let rate = f64::from(per_second.max(1));

@@ -12,6 +12,7 @@ mod ingest;
 mod job_read;
 mod keyfile;
 pub mod metrics;
+pub mod named_keys;
 pub mod openapi;
 mod routes;
 pub mod seed;
@@ -54,6 +55,8 @@ pub struct Options {
     /// The full key; generated and kept in the data dir when absent.
     pub api_key: Option<ApiKey>,
     pub read_only_api_key: Option<ApiKey>,
+    /// More keys, one per person or pipeline (`--api-keys-file`).
+    pub named_keys: Vec<named_keys::NamedKey>,
     /// Requests per second per key.
     pub rate_limit: u32,
     pub seed: bool,
@@ -114,6 +117,7 @@ impl Options {
             data_dir,
             api_key: None,
             read_only_api_key: None,
+            named_keys: Vec::new(),
             rate_limit: 50,
             seed: true,
             seed_history: false,
@@ -266,10 +270,11 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
         collector: collector.clone(),
         simulator: simulator.clone(),
         store,
-        keys: Arc::new(Keys {
-            full: api_key.expose().to_owned(),
-            read_only: options.read_only_api_key.map(|k| k.expose().to_owned()),
-        }),
+        keys: Arc::new(Keys::new(
+            api_key.expose(),
+            options.read_only_api_key.as_ref().map(|k| k.expose()),
+            &options.named_keys,
+        )),
         limiter: Arc::new(RateLimiter::new(options.rate_limit)),
         failures: Arc::new(RateLimiter::auth_failures()),
         account: Arc::from("local"),

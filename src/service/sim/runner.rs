@@ -381,8 +381,10 @@ impl Simulator {
                 .write_progress(move |tx| {
                     let now = now.clone();
                     leases::require_held(tx, Kind::SimulationJob, &id, &owner)?;
-                    // The job's status column, not its document (read at every simulation's start).
-                    let job = store::status(tx, Kind::RunPlanJob, &job_id)?
+                    // The job's status column, not its document (read at every simulation's start),
+                    // and without claiming the job: a cancel meanwhile meets this simulation's row,
+                    // which this write holds, and leaves a started simulation to end.
+                    let job = store::peek_status(tx, Kind::RunPlanJob, &job_id)?
                         .ok_or_else(|| ServiceError::not_found(Kind::RunPlanJob.label(), &job_id))?;
                     let mut current: SimulationJob = store::require(tx, Kind::SimulationJob, &id)?;
                     let job_open = matches!(job.as_str(), "PENDING" | "RUNNING" | "RUNNING_SIMULATIONS");
@@ -551,12 +553,16 @@ impl Simulator {
                 let now = now.clone();
                 let retry = retry.clone();
                 let simulation = simulation.clone();
+                // The simulation's own rows first; what every simulation of the job shares (its
+                // tally, its collection job's count, its settling) last, so that on PostgreSQL
+                // the rows they lock are held only for the end of the transaction.
                 if let Some((call, transcript)) = &call_with_end {
                     insert_call(tx, call, transcript, &job_id)?;
                 }
-                store_values(tx, &rows, &collection_id, now)?;
-                record_simulation(tx, simulation, &job_id, &results, retry)?;
+                store_values(tx, &rows, &collection_id)?;
                 store::leases::release(tx, Kind::SimulationJob, &id)?;
+                record_simulation(tx, simulation, &job_id, &results, retry)?;
+                count_item(tx, &collection_id, &rows, now)?;
                 settle_job(tx, &job_id)
             })
             .await?;
@@ -807,14 +813,12 @@ struct Collected {
     rows: Vec<(Uuid, MetricValue)>,
 }
 
-/// Stores a simulation's values in its job's collection job and counts the item done (or failed).
+/// Stores a simulation's values in its job's collection job.
 fn store_values(
     tx: &crate::service::store::Tx,
     rows: &[(Uuid, MetricValue)],
     collection_id: &str,
-    now: Timestamp,
 ) -> ServiceResult<()> {
-    let failed = rows.iter().any(|(_, v)| v.capture_status == Some(CaptureStatus::Error));
     for (definition, value) in rows {
         let call = value.call_id.map(|c| c.to_string());
         let key = store::values::ValueKey {
@@ -825,6 +829,17 @@ fn store_values(
         };
         store::values::put(tx, &key, value)?;
     }
+    Ok(())
+}
+
+/// Counts a simulation's values in its job's collection job: an item done, or failed.
+fn count_item(
+    tx: &crate::service::store::Tx,
+    collection_id: &str,
+    rows: &[(Uuid, MetricValue)],
+    now: Timestamp,
+) -> ServiceResult<()> {
+    let failed = rows.iter().any(|(_, v)| v.capture_status == Some(CaptureStatus::Error));
     // The count and the time alone, set in place (the collection job is not decoded and
     // written again at every simulation's end); its status stays (PROCESSING, or CANCELED by a
     // caller while the run goes on).

@@ -132,6 +132,14 @@ impl<'a> Conn<'a> {
         self.query_row(sql, args, |row| row.take(0))
     }
 
+    /// Notes that the transaction appended events, for the engine to announce once it commits
+    /// (SQLite announces after every write anyway).
+    pub(super) fn note_events(&self) {
+        if let Engine::Postgres(session) = self.engine {
+            session.note_events();
+        }
+    }
+
     /// Whether a query returns any row.
     pub fn exists(&self, sql: &str, args: &[Arg]) -> ServiceResult<bool> {
         Ok(self.query_row(sql, args, |_| Ok(()))?.is_some())

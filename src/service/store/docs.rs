@@ -523,6 +523,14 @@ pub fn status(conn: &Conn, kind: Kind, id: &str) -> ServiceResult<Option<String>
         .flatten())
 }
 
+/// The same without claiming the document: for a status read to check, not to decide a change
+/// of the document itself (whether a simulation's job is still open as the simulation starts).
+pub fn peek_status(conn: &Conn, kind: Kind, id: &str) -> ServiceResult<Option<String>> {
+    Ok(conn
+        .value::<Option<String>>("SELECT status FROM docs WHERE kind = ?1 AND id = ?2", args![kind.as_str(), id])?
+        .flatten())
+}
+
 /// Whether a live document exists.
 pub fn exists(conn: &Conn, kind: Kind, id: &str) -> ServiceResult<bool> {
     conn.exists("SELECT 1 FROM docs WHERE kind = ?1 AND id = ?2 AND deleted_at IS NULL", args![kind.as_str(), id])

@@ -45,10 +45,8 @@ pub fn append(
         ),
         args![seq, unix_ms_now(), &at.0, Kind::Webhook.as_str(), event_type.as_str()],
     )?;
-    if tx.dialect() == Dialect::Postgres {
-        // Wakes the publisher, which numbers the event once this transaction commits.
-        tx.execute("SELECT pg_notify('sb_outbox', '')", &[])?;
-    }
+    // The publisher numbers it once this transaction commits (PostgreSQL; see `publisher`).
+    tx.note_events();
     Ok(())
 }
 

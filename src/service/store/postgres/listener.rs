@@ -1,7 +1,6 @@
 //! Every replica hears of what the others commit: a connection of its own LISTENs for newly
-//! published events (the streams and webhook senders wake) and for events waiting to be
-//! published (the publisher wakes). Reconnects after a lost connection, and then reads what it
-//! may have missed.
+//! published events (the streams and webhook senders wake). Reconnects after a lost
+//! connection, and then reads what it may have missed.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -11,24 +10,21 @@ use postgres::fallible_iterator::FallibleIterator;
 use postgres::{Client, NoTls};
 use tokio::sync::watch;
 
-use super::publisher::{self, Pending};
+use super::publisher;
 
 /// The channel a publisher tells newly published events on (the payload: the newest id).
 pub(super) const PUBLISHED: &str = "sb_events";
-/// The channel a write tells of events waiting to be published on.
-pub(super) const WAITING: &str = "sb_outbox";
 
 pub(super) fn spawn(
     config: postgres::Config,
     events: Arc<watch::Sender<i64>>,
-    pending: Arc<Pending>,
     stopping: Arc<AtomicBool>,
 ) -> std::io::Result<()> {
     std::thread::Builder::new().name("event-listener".into()).spawn(move || {
         while !stopping.load(Ordering::Relaxed) {
             match config.connect(NoTls) {
                 Ok(client) => {
-                    if let Err(e) = listen(client, &events, &pending, &stopping) {
+                    if let Err(e) = listen(client, &events, &stopping) {
                         tracing::warn!("store: event listener: {e}; reconnecting");
                     }
                 }
@@ -42,25 +38,16 @@ pub(super) fn spawn(
     Ok(())
 }
 
-fn listen(
-    mut client: Client,
-    events: &watch::Sender<i64>,
-    pending: &Pending,
-    stopping: &AtomicBool,
-) -> Result<(), postgres::Error> {
-    client.batch_execute(&format!("LISTEN {PUBLISHED}; LISTEN {WAITING}"))?;
-    // What was published, and what waits, while this replica was not listening.
+fn listen(mut client: Client, events: &watch::Sender<i64>, stopping: &AtomicBool) -> Result<(), postgres::Error> {
+    client.batch_execute(&format!("LISTEN {PUBLISHED}"))?;
+    // What was published while this replica was not listening.
     advance(events, publisher::published(&mut client)?);
-    pending.note();
     while !stopping.load(Ordering::Relaxed) {
         {
             let mut notifications = client.notifications();
             let mut heard = notifications.timeout_iter(Duration::from_millis(500));
             while let Some(notification) = heard.next()? {
-                match notification.channel() {
-                    PUBLISHED => advance(events, notification.payload().parse().unwrap_or(0)),
-                    _ => pending.note(),
-                }
+                advance(events, notification.payload().parse().unwrap_or(0));
             }
         }
         // No notification within the timeout, or the server went away.

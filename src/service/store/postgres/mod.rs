@@ -34,6 +34,8 @@ const ATTEMPTS: u32 = 40;
 /// The PostgreSQL engine of a store.
 pub(super) struct Postgres {
     pool: r2d2::Pool<session::Manager>,
+    /// Wakes the publisher after a commit that appended events.
+    unpublished: Arc<publisher::Pending>,
     /// Set when the store is dropped: the listener and the publisher stop.
     stopping: Arc<AtomicBool>,
 }
@@ -62,13 +64,13 @@ impl Postgres {
             migrations::migrate(connection.client())?;
         }
         let stopping = Arc::new(AtomicBool::new(false));
-        let store = Postgres { pool, stopping: stopping.clone() };
+        let unpublished = Arc::new(publisher::Pending::default());
+        let store = Postgres { pool, unpublished: unpublished.clone(), stopping: stopping.clone() };
         let last = store.read(super::outbox::last_event).map_err(|e| OpenError(e.body.message))?;
         let events = Arc::new(watch::channel(last).0);
-        let outbox = Arc::new(publisher::Pending::default());
-        listener::spawn(config, events.clone(), outbox.clone(), stopping.clone())
+        listener::spawn(config, events.clone(), stopping.clone())
             .map_err(|e| OpenError(format!("event listener thread: {e}")))?;
-        publisher::spawn(store.pool.clone(), outbox, stopping)
+        publisher::spawn(store.pool.clone(), unpublished, stopping)
             .map_err(|e| OpenError(format!("event publisher thread: {e}")))?;
         Ok((store, events))
     }
@@ -110,7 +112,12 @@ impl Postgres {
             let result = f(&Tx::new(Conn::postgres(&session)));
             let ended = session.end(result.is_ok());
             let error = match (result, ended) {
-                (Ok(value), Ok(())) => return Ok(value),
+                (Ok(value), Ok(())) => {
+                    if session.appended_events() {
+                        self.unpublished.note();
+                    }
+                    return Ok(value);
+                }
                 (Err(error), _) | (Ok(_), Err(error)) => error,
             };
             if !session.conflicted() || attempt >= ATTEMPTS {

@@ -51,7 +51,8 @@ pub(super) fn spawn(
 ) -> std::io::Result<()> {
     std::thread::Builder::new().name("event-publisher".into()).spawn(move || {
         while !stopping.load(Ordering::Relaxed) {
-            // A notification may be lost with a connection: a second's sweep finds what it left.
+            // Woken by this replica's commits; a second's sweep finds what another replica's
+            // publisher left (it died between a commit and its publishing).
             pending.wait(Duration::from_secs(1));
             if let Err(e) = publish(&pool) {
                 tracing::warn!("store: publishing events: {}", e.body.message);

@@ -64,6 +64,8 @@ pub struct Session {
     conflicted: Flag<bool>,
     /// The advisory lock held for the session (released when it ends).
     locked: Flag<Option<i64>>,
+    /// The transaction appended events.
+    appended: Flag<bool>,
 }
 
 impl Session {
@@ -77,7 +79,17 @@ impl Session {
             open: Flag::new(false),
             conflicted: Flag::new(false),
             locked: Flag::new(None),
+            appended: Flag::new(false),
         })
+    }
+
+    pub(in crate::service::store) fn note_events(&self) {
+        self.appended.set(true);
+    }
+
+    /// Whether the transaction appended events.
+    pub(super) fn appended_events(&self) -> bool {
+        self.appended.get()
     }
 
     /// Takes advisory lock `key` for as long as the session lasts, waiting for another holder.
