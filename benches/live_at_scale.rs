@@ -2,6 +2,10 @@
 //!
 //!     cargo bench --bench live_at_scale
 //!     LIVE_ISSUES=200000 LIVE_WATCH_SECONDS=10 cargo bench --bench live_at_scale
+//!     LIVE_STORE=postgres cargo bench --bench live_at_scale
+//!
+//! With `LIVE_STORE=postgres` each part's service keeps its data in a database of its own on a
+//! PostgreSQL server of the benchmark's own (`initdb` in a temporary directory, default settings).
 //!
 //! 1. An event reaches an SSE client after its change commits: issues are created one at a
 //!    time and each `ISSUE_OPENED` is awaited on `GET /v1/events`.
@@ -32,6 +36,18 @@ fn percentile(samples: &mut [Duration], p: f64) -> f64 {
     samples.get(rank.saturating_sub(1)).copied().unwrap_or_default().as_secs_f64() * 1000.0
 }
 
+/// With `LIVE_STORE=postgres`, a new database on the benchmark's PostgreSQL server.
+fn database() -> Option<String> {
+    use switchboard::service::store::test_server::{Durability, TestServer};
+    static SERVER: std::sync::OnceLock<Option<TestServer>> = std::sync::OnceLock::new();
+    let server = SERVER.get_or_init(|| {
+        std::env::var("LIVE_STORE")
+            .is_ok_and(|s| s == "postgres")
+            .then(|| TestServer::start(Durability::Default).unwrap())
+    });
+    server.as_ref().map(|server| server.fresh_database().unwrap())
+}
+
 fn client_of(running: &service::Running) -> Client {
     Client::new(&running.base_url(), ApiKey::new(running.api_key.expose()), ClientConfig::default()).unwrap()
 }
@@ -47,7 +63,12 @@ fn issue(n: u64) -> IssueInput {
 
 async fn event_latency() {
     let dir = tempfile::tempdir().unwrap();
-    let options = Options { rate_limit: 1_000_000, seed: false, ..Options::local(dir.path().to_path_buf()) };
+    let options = Options {
+        rate_limit: 1_000_000,
+        seed: false,
+        database: database(),
+        ..Options::local(dir.path().to_path_buf())
+    };
     let running = service::start(options).await.unwrap();
     let client = client_of(&running);
     let query = EventQuery { kind: Some("ISSUE_OPENED".into()), ..Default::default() };
@@ -80,6 +101,7 @@ async fn watcher_bytes(seconds: u64) {
     let options = Options {
         rate_limit: 1_000_000,
         sim_speed: SimSpeed::Factor(40.0),
+        database: database(),
         ..Options::local(dir.path().to_path_buf())
     };
     let running = service::start(options).await.unwrap();
@@ -174,8 +196,8 @@ async fn watcher_bytes(seconds: u64) {
 }
 
 /// `n` issues written straight into a store (in batches, as many writers would over time).
-fn fill_issues(path: &std::path::Path, n: u64) {
-    let store = Store::open_sqlite(&path.join("switchboard.db")).unwrap();
+fn fill_issues(location: &store::Location, n: u64) {
+    let store = Store::open(location).unwrap();
     let batch = 20_000;
     let mut written = 0;
     while written < n {
@@ -203,10 +225,19 @@ fn fill_issues(path: &std::path::Path, n: u64) {
 async fn issue_pages(n: u64, seconds: u64) {
     let dir = tempfile::tempdir().unwrap();
     let filled = Instant::now();
-    let path = dir.path().to_path_buf();
-    tokio::task::spawn_blocking(move || fill_issues(&path, n)).await.unwrap();
+    let database = database();
+    let location = match &database {
+        Some(url) => store::Location::Postgres(url.clone()),
+        None => store::Location::Sqlite(dir.path().join("switchboard.db")),
+    };
+    tokio::task::spawn_blocking(move || fill_issues(&location, n)).await.unwrap();
     println!("live_at_scale: {n} issues written in {:.1} s", filled.elapsed().as_secs_f64());
-    let options = Options { rate_limit: 1_000_000, seed: false, ..Options::local(dir.path().to_path_buf()) };
+    let options = Options {
+        rate_limit: 1_000_000,
+        seed: false,
+        database: database.clone(),
+        ..Options::local(dir.path().to_path_buf())
+    };
     let running = service::start(options).await.unwrap();
     let http = reqwest::Client::new();
     for path in ["/v1/issue?limit=50", "/v1/issue?limit=50&status=OPEN"] {

@@ -409,3 +409,38 @@ fn every_replica_streams_every_event_and_a_webhook_gets_each_once() {
     b.kill().unwrap();
     let _ = (a.wait(), b.wait());
 }
+
+#[test]
+fn a_replica_says_it_is_not_ready_while_its_database_is_down() {
+    let server = TestServer::start(switchboard::service::store::test_server::Durability::Scratch).unwrap();
+    let url = server.fresh_database().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (mut replica, base) = support::serve::spawn_serve(dir.path(), KEY, &["--database", &url, "--no-seed"]);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        // Served without a key, for a load balancer's checks.
+        let (status, body, _) = support::raw(&base, reqwest::Method::GET, "/ready", None, None).await;
+        assert_eq!((status, body), (200, serde_json::json!({ "status": "ready" })));
+
+        drop(server);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let body = loop {
+            let (status, body, _) = support::raw(&base, reqwest::Method::GET, "/ready", None, None).await;
+            if status == 503 {
+                break body;
+            }
+            assert_eq!(status, 200);
+            assert!(Instant::now() < deadline, "still ready with its database stopped");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        };
+        assert_eq!(body["code"], "store_unavailable", "{body}");
+        assert!(!body.to_string().contains("127.0.0.1"), "no connection details: {body}");
+        // The key check does not need the database: the replica is alive, only not ready.
+        let bearer = format!("Bearer {KEY}");
+        let (status, _, _) = support::raw(&base, reqwest::Method::GET, "/v1/health", Some(&bearer), None).await;
+        assert_eq!(status, 200);
+    });
+    assert!(replica.try_wait().unwrap().is_none(), "the replica keeps running");
+    replica.kill().unwrap();
+    let _ = replica.wait();
+}

@@ -199,6 +199,16 @@ async fn failed_keys_are_limited_per_client_address() {
     assert_eq!(status, 401);
 }
 
+/// `/ready` is for load balancers: no key, the store asked, nothing about the service told.
+#[tokio::test]
+async fn readiness_is_answered_without_a_key() {
+    let service = start(false).await;
+    let (status, body, _) = raw(&service.base_url(), Method::GET, "/ready", None, None).await;
+    assert_eq!((status, body), (200, serde_json::json!({ "status": "ready" })));
+    let (status, _, _) = raw(&service.base_url(), Method::GET, "/v1/ready", None, None).await;
+    assert_eq!(status, 401, "only the unversioned path is public");
+}
+
 /// Conditional GETs: an unchanged resource is answered 304 with no body, a changed one 200
 /// with a new tag; the client's watcher read says `Unchanged` without decoding anything.
 #[tokio::test]

@@ -26,7 +26,7 @@ pub enum Access {
 
 /// Routes served without a key.
 pub fn is_public(path: &str) -> bool {
-    matches!(path, "/openapi.json" | "/.well-known/openapi.json" | "/doc" | "/demo/agent")
+    matches!(path, "/openapi.json" | "/.well-known/openapi.json" | "/doc" | "/demo/agent" | "/ready")
 }
 
 /// The keys this service accepts, each under a name (limited on its own).

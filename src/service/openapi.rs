@@ -342,3 +342,9 @@ error_response!(
     500,
     "Internal error; the cause is in the service log (type internal, code internal_error)"
 );
+error_response!(
+    /// 503: the store did not answer.
+    Unavailable,
+    503,
+    "The service cannot reach its store (type internal, code store_unavailable)"
+);

@@ -26,7 +26,7 @@ use utoipa_axum::routes;
 
 use super::AppState;
 use super::error::{ServiceError, ServiceResult};
-use super::openapi::{TooManyRequests, Unauthorized};
+use super::openapi::{TooManyRequests, Unauthorized, Unavailable};
 use super::store::{self, Filter, Kind};
 use crate::api::ErrorType;
 use crate::api::model::collection::collection_limits;
@@ -37,6 +37,7 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(health_unversioned))
         .routes(routes!(health))
+        .routes(routes!(ready))
         .merge(agents::router())
         .merge(annotations::router())
         .merge(benchmarks::router())
@@ -107,6 +108,27 @@ async fn health_unversioned(
 ) -> Response {
     health(state, access).await
 }
+
+/// A readiness check for load balancers, served without a key: 200 while this replica's store
+/// answers, 503 (with the error body) while it does not.
+#[utoipa::path(
+    get,
+    path = "/ready",
+    operation_id = "getReady",
+    tag = "Health",
+    responses(
+        (status = 200, description = "This replica can serve: its store answered", body = Object),
+        Unavailable,
+    ),
+    security(())
+)]
+async fn ready(axum::extract::State(state): axum::extract::State<AppState>) -> ServiceResult<Response> {
+    state.store.ping(READY_WITHIN).await?;
+    Ok(axum::Json(serde_json::json!({ "status": "ready" })).into_response())
+}
+
+/// How long a readiness check waits for the store: less than balancers wait for an answer.
+const READY_WITHIN: std::time::Duration = std::time::Duration::from_secs(2);
 
 pub async fn unknown_route(uri: Uri) -> ServiceError {
     ServiceError::new(

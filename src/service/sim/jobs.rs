@@ -38,6 +38,22 @@ pub(crate) fn record_simulation(
     results: &[CheckResult],
     retry: Option<Retry>,
 ) -> ServiceResult<()> {
+    if !write_simulation(tx, &mut simulation, job_id)? {
+        return Ok(());
+    }
+    let retried = match retry {
+        Some(retry) if !job_cancelled(tx, job_id)? => {
+            place_retry(tx, &simulation, job_id, retry)?;
+            true
+        }
+        _ => false,
+    };
+    count_ended(tx, job_id, &[Ended { simulation: &simulation, results, retried }])
+}
+
+/// Writes a simulation; whether it ended with this write. One that ends gets an outcome if it
+/// has none (and a cancelled one its reason).
+fn write_simulation(tx: &Tx, simulation: &mut SimulationJob, job_id: &str) -> ServiceResult<bool> {
     let id = simulation.simulation_job_id.to_string();
     let ended_before = store::status(tx, Kind::SimulationJob, &id)?
         .is_some_and(|s| SimulationJobStatus::from(s.as_str()).is_terminal());
@@ -53,42 +69,55 @@ pub(crate) fn record_simulation(
     }
     let status = simulation.status.as_ref().map(|s| s.as_str());
     let created = simulation.created_at.clone().map(|t| t.0).unwrap_or_default();
-    store::update(tx, &Doc::new(Kind::SimulationJob, &id, &simulation, created)?.status(status).parent(Some(job_id)))?;
-    if ends_now {
-        // The job's status column and its tally member alone: the job's document (several KB)
-        // is not decoded and encoded again at every simulation's end; SQLite sets the three
-        // members in place.
-        let job_status = store::status(tx, Kind::RunPlanJob, job_id)?
-            .ok_or_else(|| ServiceError::not_found(Kind::RunPlanJob.label(), job_id))?;
-        let retried = match retry {
-            Some(retry) if !matches!(job_status.as_str(), "CANCELLING" | "CANCELLED") => {
-                place_retry(tx, &simulation, job_id, retry)?;
-                true
-            }
-            _ => false,
-        };
-        // Jobs from before verdicts have no tally.
-        if let Some(tally) = store::member(tx, Kind::RunPlanJob, job_id, "$.tally")? {
-            let mut tally: Tally = serde_json::from_str(&tally)?;
-            if retried {
-                tally.add_retried();
-            } else {
-                tally.add(&simulation, results);
-            }
-            let status = RunPlanJobStatus::from(job_status.as_str());
-            store::set_members(
-                tx,
-                Kind::RunPlanJob,
-                job_id,
-                &[
-                    ("$.tally", serde_json::to_string(&tally)?),
-                    ("$.verdict", serde_json::to_string(&tally.verdict(&status))?),
-                    ("$.attemptSummary", serde_json::to_string(&tally.attempt_summary())?),
-                ],
-            )?;
+    store::update(tx, &Doc::new(Kind::SimulationJob, &id, &*simulation, created)?.status(status).parent(Some(job_id)))?;
+    Ok(ends_now)
+}
+
+fn job_cancelled(tx: &Tx, job_id: &str) -> ServiceResult<bool> {
+    let status = store::status(tx, Kind::RunPlanJob, job_id)?
+        .ok_or_else(|| ServiceError::not_found(Kind::RunPlanJob.label(), job_id))?;
+    Ok(matches!(status.as_str(), "CANCELLING" | "CANCELLED"))
+}
+
+/// A simulation that has just ended, to be counted in its job's tally.
+struct Ended<'a> {
+    simulation: &'a SimulationJob,
+    results: &'a [CheckResult],
+    /// A silent attempt whose test case was given another.
+    retried: bool,
+}
+
+/// Counts simulations that have just ended in their job's tally, so the job's verdict moves
+/// with them: the job's status column and its tally member alone (the job's document, several
+/// KB, is not decoded and encoded again at every simulation's end; SQLite sets the three
+/// members in place), once for however many ended.
+fn count_ended(tx: &Tx, job_id: &str, ended: &[Ended]) -> ServiceResult<()> {
+    if ended.is_empty() {
+        return Ok(());
+    }
+    let job_status = store::status(tx, Kind::RunPlanJob, job_id)?
+        .ok_or_else(|| ServiceError::not_found(Kind::RunPlanJob.label(), job_id))?;
+    // Jobs from before verdicts have no tally.
+    let Some(tally) = store::member(tx, Kind::RunPlanJob, job_id, "$.tally")? else { return Ok(()) };
+    let mut tally: Tally = serde_json::from_str(&tally)?;
+    for end in ended {
+        if end.retried {
+            tally.add_retried();
+        } else {
+            tally.add(end.simulation, end.results);
         }
     }
-    Ok(())
+    let status = RunPlanJobStatus::from(job_status.as_str());
+    store::set_members(
+        tx,
+        Kind::RunPlanJob,
+        job_id,
+        &[
+            ("$.tally", serde_json::to_string(&tally)?),
+            ("$.verdict", serde_json::to_string(&tally.verdict(&status))?),
+            ("$.attemptSummary", serde_json::to_string(&tally.attempt_summary())?),
+        ],
+    )
 }
 
 /// Writes the retry of `silent`: the same test case (endpoint, flow variant, persona,
@@ -336,12 +365,19 @@ pub fn cancel(tx: &Tx, id: &str) -> ServiceResult<()> {
             if page.is_empty() {
                 break;
             }
+            let mut cancelled = Vec::with_capacity(page.len());
             for body in page {
                 let mut simulation: SimulationJob = serde_json::from_str(&body)?;
                 simulation.status = Some(SimulationJobStatus::Cancelled);
                 simulation.completed_at = Some(at.clone());
-                save_simulation(tx, &simulation, id)?;
+                if write_simulation(tx, &mut simulation, id)? {
+                    cancelled.push(simulation);
+                }
             }
+            // The tally once a page, not once a simulation.
+            let ended: Vec<Ended> =
+                cancelled.iter().map(|simulation| Ended { simulation, results: &[], retried: false }).collect();
+            count_ended(tx, id, &ended)?;
         }
     }
     let mut body: Value = store::require(tx, Kind::RunPlanJob, id)?;

@@ -148,6 +148,19 @@ impl Store {
         self.events.subscribe()
     }
 
+    /// Whether the store answers a query within `within`.
+    pub async fn ping(&self, within: std::time::Duration) -> ServiceResult<()> {
+        let answered = tokio::time::timeout(within, self.read(|conn| conn.exists("SELECT 1", &[]).map(drop))).await;
+        answered.unwrap_or_else(|_| {
+            Err(ServiceError::new(
+                axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                crate::api::ErrorType::Internal,
+                "store_unavailable",
+                format!("the store did not answer within {} s", within.as_secs()),
+            ))
+        })
+    }
+
     /// Runs `f` on a reader connection, off the async threads.
     pub async fn read<R, F>(&self, f: F) -> ServiceResult<R>
     where

@@ -79,13 +79,11 @@ impl Postgres {
         Session::checkout(&self.pool)
     }
 
-    /// Runs `f` in a read-only transaction (one snapshot for all its statements).
+    /// Runs `f` on a connection of the pool, each statement in a transaction of its own (as a
+    /// SQLite reader's statements are): a read pays no round trips to begin and end one.
     pub(super) fn read<R>(&self, f: impl FnOnce(&Conn) -> ServiceResult<R>) -> ServiceResult<R> {
         let session = self.session()?;
-        session.begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")?;
-        let result = f(&Conn::postgres(&session));
-        session.end(result.is_ok())?;
-        result
+        f(&Conn::postgres(&session))
     }
 
     /// Runs `f` in one write transaction, again if it deadlocked with another. `durable`: the commit waits for the disk (a caller's write); otherwise (an
