@@ -343,7 +343,7 @@ async fn a_webhook_input_is_checked_field_by_field() {
     assert_eq!((status, listed["pagination"]["total"].as_u64()), (200, Some(0)), "nothing half-made");
 }
 
-fn spawn_serve(data_dir: &std::path::Path, key: &str) -> (std::process::Child, String) {
+fn spawn_serve(data_dir: &std::path::Path, key: &str) -> (support::serve::Serving, String) {
     support::serve::spawn_serve(data_dir, key, &["--no-seed", "--webhook-retry-ms", "200"])
 }
 

@@ -46,7 +46,7 @@ fn the_generated_key_file_is_private() {
     });
 }
 
-fn spawn_serve(data_dir: &std::path::Path, key: &str) -> (std::process::Child, String) {
+fn spawn_serve(data_dir: &std::path::Path, key: &str) -> (support::serve::Serving, String) {
     support::serve::spawn_serve(data_dir, key, &["--no-seed"])
 }
 

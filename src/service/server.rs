@@ -23,6 +23,11 @@ pub const READ_TIMEOUT: Duration = Duration::from_secs(15);
 /// How long a request's body may take to arrive; on every request, for `extract::Body`.
 #[derive(Debug, Clone, Copy)]
 pub struct BodyDeadline(pub Duration);
+/// The most a request's head may take before it is refused with a 431. hyper reads at most
+/// this much at a time, so a head this long is refused however its bytes arrive (with its
+/// default, a head between 400 and 800 KiB got through or not by the reads' timing). A URI
+/// longer than 64 KiB fits in it, and is refused as too long a URI (414).
+const MAX_HEAD_BYTES: usize = 128 * 1024;
 /// In-flight requests get this long to finish when the service stops.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
@@ -35,7 +40,7 @@ pub async fn serve(
 ) -> io::Result<()> {
     let graceful = GracefulShutdown::new();
     let mut builder = hyper::server::conn::http1::Builder::new();
-    builder.timer(TokioTimer::new()).header_read_timeout(read_timeout);
+    builder.timer(TokioTimer::new()).header_read_timeout(read_timeout).max_buf_size(MAX_HEAD_BYTES);
     tokio::pin!(shutdown);
     loop {
         let (stream, peer) = tokio::select! {

@@ -3,9 +3,34 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
+/// A `serve` process, killed when dropped: a test that fails leaves none running.
+pub struct Serving(Child);
+
+impl std::ops::Deref for Serving {
+    type Target = Child;
+    fn deref(&self) -> &Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Serving {
+    fn deref_mut(&mut self) -> &mut Child {
+        &mut self.0
+    }
+}
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
 /// Starts `switchboard serve` on `data_dir` (and, with `on_postgres`, that dir's database) with
 /// `extra` arguments, and returns it with its base URL, read from its "listening on" line.
-pub fn spawn_serve(data_dir: &std::path::Path, key: &str, extra: &[&str]) -> (Child, String) {
+pub fn spawn_serve(data_dir: &std::path::Path, key: &str, extra: &[&str]) -> (Serving, String) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_switchboard"));
     command
         .args(["serve", "--addr", "127.0.0.1:0", "--rate-limit", "100000", "--data-dir"])
@@ -18,7 +43,7 @@ pub fn spawn_serve(data_dir: &std::path::Path, key: &str, extra: &[&str]) -> (Ch
     if let Some(url) = super::database_for(data_dir) {
         command.env("SWITCHBOARD_DATABASE_URL", url);
     }
-    let mut child = command.spawn().unwrap();
+    let mut child = Serving(command.spawn().unwrap());
     let stdout = child.stdout.take().unwrap();
     let mut lines = BufReader::new(stdout).lines();
     let url = loop {

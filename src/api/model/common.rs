@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 /// A timestamp exactly as the service sent it. The spec only says "string", so the text
 /// is kept verbatim and parsed on demand, never rejected on decode.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
 #[serde(transparent)]
 #[schema(value_type = String, format = DateTime, description = "An RFC 3339 date-time.")]
 pub struct Timestamp(pub String);
@@ -153,8 +153,31 @@ mod rfc3339 {
 }
 
 impl From<jiff::Timestamp> for Timestamp {
+    /// Always three digits of milliseconds (`…T09:30:00.000Z`, as the hosted service writes
+    /// them), so that the service's own timestamps sort as text in the order of their instants.
     fn from(ts: jiff::Timestamp) -> Self {
-        Timestamp(ts.round(jiff::Unit::Millisecond).unwrap_or(ts).to_string())
+        Timestamp(ts.round(jiff::Unit::Millisecond).unwrap_or(ts).strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
+    }
+}
+
+/// Timestamps order by their instants (a service may write `…:47Z` and `…:47.5Z`, which order
+/// the other way round as text), then by their text; text that is not a date-time comes after
+/// every date-time, in its own order.
+impl Ord for Timestamp {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        use std::cmp::Ordering::{Greater, Less};
+        match (self.parse(), other.parse()) {
+            (Some(a), Some(b)) => a.cmp(&b).then_with(|| self.0.cmp(&other.0)),
+            (Some(_), None) => Less,
+            (None, Some(_)) => Greater,
+            (None, None) => self.0.cmp(&other.0),
+        }
+    }
+}
+
+impl PartialOrd for Timestamp {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
     }
 }
 
@@ -245,3 +268,31 @@ pub mod text_limits {
 
 /// Extra members of an input, kept so `validate()` can name them instead of dropping them.
 pub type UnknownFields = serde_json::Map<String, serde_json::Value>;
+
+#[cfg(test)]
+mod ordering_tests {
+    use super::Timestamp;
+
+    #[test]
+    fn made_timestamps_have_three_digits_of_milliseconds() {
+        let whole: jiff::Timestamp = "2026-11-26T07:51:47Z".parse().unwrap();
+        assert_eq!(Timestamp::from(whole).0, "2026-11-26T07:51:47.000Z");
+        let tenth: jiff::Timestamp = "2026-11-26T07:51:47.1004Z".parse().unwrap();
+        assert_eq!(Timestamp::from(tenth).0, "2026-11-26T07:51:47.100Z");
+    }
+
+    #[test]
+    fn timestamps_order_by_instant_not_text() {
+        let t = |s: &str| Timestamp(s.to_owned());
+        // As text, `47Z` > `47.5Z` and `.1Z` > `.15Z`.
+        assert!(t("2026-11-26T07:51:47Z") < t("2026-11-26T07:51:47.5Z"));
+        assert!(t("2026-11-26T07:51:47.1Z") < t("2026-11-26T07:51:47.15Z"));
+        assert!(t("2026-11-26T09:00:00+02:00") < t("2026-11-26T08:00:00Z"));
+        // The same instant written twice orders by text, so the order agrees with equality.
+        assert!(t("2026-11-26T07:51:47Z") > t("2026-11-26T07:51:47.000Z"));
+        assert!(t("not a date") > t("9999-12-31T23:59:59Z"));
+        let mut v = vec![t("b"), t("2026-01-01T00:00:00Z"), t("a"), t("2025-01-01T00:00:00.5Z")];
+        v.sort();
+        assert_eq!(v, vec![t("2025-01-01T00:00:00.5Z"), t("2026-01-01T00:00:00Z"), t("a"), t("b")]);
+    }
+}

@@ -1,11 +1,14 @@
 //! The simulation engine: simulated customers calling the agent under test.
 
 pub mod agent_link;
+mod call_record;
 pub mod conversation;
 pub mod jobs;
 pub mod limits;
 pub mod reference_agent;
 pub mod runner;
+mod scoring;
 pub(crate) mod selection;
 pub mod start;
 pub mod templates;
+mod work;

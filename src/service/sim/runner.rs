@@ -21,18 +21,19 @@ use tokio::sync::Notify;
 use uuid::Uuid;
 
 use super::agent_link::AgentLink;
-use super::conversation::{Outcome, Setup, converse};
+use super::call_record::{build_call, insert_call};
+use super::conversation::{Setup, converse};
 use super::jobs::{
     Replay, Retry, count_simulations, record_simulation, release_due_retries, save_job, save_simulation, settle_job,
 };
-use super::limits::{self, JobLimits};
-use super::selection::{flow_and_automatic_metrics, plan_metric_ids, scenario_flow, variables_for};
+use super::limits;
+use super::scoring::{Collected, count_item, score, store_values};
+use super::selection::{plan_metric_ids, scenario_flow, variables_for};
+use super::work::{JobMetrics, Limits, Work};
 use crate::api::model::*;
 use crate::service::SimSpeed;
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::leases::{self, Worker};
-use crate::service::metrics::compute::Conversation;
-use crate::service::metrics::evaluate::{Catalog, evaluate};
 use crate::service::metrics::judge::Judge;
 use crate::service::store::{self, Alone, Doc, Kind, Store};
 use crate::service::verdict;
@@ -50,70 +51,6 @@ pub struct Simulator {
     worker: Worker,
     /// Each active job's metrics, loaded when it first schedules and dropped once it ends.
     job_metrics: Arc<Mutex<HashMap<String, Arc<JobMetrics>>>>,
-}
-
-/// What every simulation of a job shares, set up when the job first schedules.
-struct JobMetrics {
-    /// The job's collection job, where its simulations' values go.
-    collection_id: String,
-    catalog: Catalog,
-    /// The plan's own metrics; the flow's and the automatic ones are added per simulation.
-    chosen: Vec<MetricDefinition>,
-    /// Metrics the plan asks to score on the live call.
-    live_sourced: Vec<Uuid>,
-}
-
-impl JobMetrics {
-    fn load(
-        conn: &crate::service::store::Conn,
-        plan: &RunPlanInput,
-        collection_id: String,
-    ) -> ServiceResult<JobMetrics> {
-        let catalog = Catalog::load(conn)?;
-        let ids = plan_metric_ids(conn, plan)?;
-        let chosen = ids.iter().filter_map(|(id, _)| catalog.definitions.get(id).cloned()).collect();
-        let live_sourced =
-            ids.iter().filter(|(_, source)| *source == ConversationSource::Live).map(|(id, _)| *id).collect();
-        Ok(JobMetrics { collection_id, catalog, chosen, live_sourced })
-    }
-}
-
-/// What a scheduled simulation needs, read once when it is picked.
-struct Work {
-    metrics: Arc<JobMetrics>,
-    job_id: String,
-    simulation: SimulationJob,
-    plan: RunPlanInput,
-    variables: Option<RunVariables>,
-    /// Set for a job of the seeded history: its clock, speed and agent build.
-    replay: Option<Replay>,
-}
-
-/// A job's limits, as its scheduling reads them.
-struct Limits {
-    job_id: String,
-    plan_key: String,
-    mode: ExecutionMode,
-    max: i64,
-}
-
-impl Limits {
-    fn as_job<'a>(&'a self, owner: &'a str) -> JobLimits<'a> {
-        JobLimits {
-            job_id: &self.job_id,
-            plan_key: &self.plan_key,
-            mode: &self.mode,
-            max_concurrent: self.max.max(1) as usize,
-            owner,
-        }
-    }
-}
-
-impl Work {
-    /// Now, on this job's clock.
-    fn now(&self) -> Timestamp {
-        Replay::now(self.replay.as_ref())
-    }
 }
 
 impl Simulator {
@@ -495,12 +432,12 @@ impl Simulator {
             // The call is committed while its metrics are computed.
             None if phases_written => {
                 let storing = self.store_call(&call, &work.job_id, &simulation, transcript);
-                let collecting = async { Ok(self.collect(work, &call, transcript, flow_variant, None).await) };
+                let collecting = async { Ok(score(&self.judge, work, &call, transcript, flow_variant, None).await) };
                 tokio::try_join!(storing, collecting)?.1
             }
             None => {
                 call_with_end = Some((call.clone(), serde_json::to_string(transcript)?));
-                self.collect(work, &call, transcript, flow_variant, None).await
+                score(&self.judge, work, &call, transcript, flow_variant, None).await
             }
             Some(number) => {
                 self.store_call(&call, &work.job_id, &simulation, transcript).await?;
@@ -521,7 +458,7 @@ impl Simulator {
                     wait_ended_at: Some(work.now()),
                 });
                 simulation.processing_status = Some(ProcessingStatus::CollectingMetrics);
-                self.collect(work, &call, transcript, flow_variant, found.as_ref()).await
+                score(&self.judge, work, &call, transcript, flow_variant, found.as_ref()).await
             }
         };
 
@@ -672,184 +609,4 @@ impl Simulator {
             })
             .await
     }
-
-    /// Computes the job's metrics on the call, and judges the simulation by the ones that are
-    /// checks; the values are written with the simulation's end.
-    async fn collect(
-        &self,
-        work: &Work,
-        call: &Call,
-        transcript: &Transcript,
-        (flow, variant): (&CustomerFlow, Option<&FlowVariant>),
-        live_call: Option<&(Call, Transcript)>,
-    ) -> Collected {
-        let JobMetrics { catalog, chosen, live_sourced, .. } = &*work.metrics;
-        let mut definitions = chosen.clone();
-        definitions.extend(flow_and_automatic_metrics(&work.plan, flow, &catalog.definitions, chosen));
-        let library = catalog.library(&self.judge);
-        let conversation = Conversation { call, transcript, flow: Some(flow), variant };
-        let live = work.plan.enrich_with_live_conversation == Some(true);
-        let mut rows = Vec::new();
-        let mut checks = Vec::new();
-        for definition in &definitions {
-            if definition.requires_live_conversation == Some(true) && !live {
-                continue; // silently skipped without live enrichment, as the spec says
-            }
-            if verdict::is_check(definition) {
-                checks.push(definition);
-            }
-            let from_live =
-                live && (live_sourced.contains(&definition.id) || definition.requires_live_conversation == Some(true));
-            let values = match (from_live, live_call) {
-                (false, _) => evaluate(definition, &conversation, &library).await,
-                (true, Some((real, real_transcript))) => {
-                    let on_real = Conversation { call: real, transcript: real_transcript, flow: Some(flow), variant };
-                    let mut values = evaluate(definition, &on_real, &library).await;
-                    for value in &mut values {
-                        value.call_id = Some(call.id);
-                        let reasoning = value.value_reasoning.take().unwrap_or_default();
-                        value.value_reasoning = Some(format!("Scored on the live call {}: {reasoning}", real.id));
-                    }
-                    values
-                }
-                (true, None) => vec![crate::service::metrics::compute::without_value(
-                    call,
-                    CaptureStatus::DataMissing,
-                    "no live call used the provisioned number within the simulation window",
-                )],
-            };
-            for mut value in values {
-                value.computed_at = Some(work.now());
-                rows.push((definition.id, value));
-            }
-        }
-        Collected { judged: verdict::judge_simulation(&checks, &rows), rows }
-    }
-}
-
-/// The call a simulation made, as `POST /v1/call` would have stored it.
-fn build_call(
-    call_id: Uuid,
-    work: &Work,
-    simulation: &SimulationJob,
-    endpoint: &AgentEndpoint,
-    agent: Option<&Agent>,
-    outcome: &Outcome,
-    variant: Option<&FlowVariant>,
-) -> Call {
-    let started = simulation.started_at.clone().unwrap_or_else(Timestamp::now);
-    let ended = started
-        .parse()
-        .and_then(|s| s.checked_add(jiff::SignedDuration::from_millis(outcome.duration_ms)).ok())
-        .map(Timestamp::from);
-    let noise = variant
-        .and_then(|v| v.environment.as_ref())
-        .and_then(|e| e.background_noise.clone())
-        .or_else(|| simulation.persona.as_ref().and_then(|p| p.fields.background_noise.clone()))
-        .map(|n| n.to_string());
-    let direction = work.plan.direction.clone().unwrap_or(Direction::Inbound);
-    Call {
-        id: call_id,
-        call_direction: Some(direction),
-        direction: None,
-        project_id: Some(crate::service::PROJECT_ID),
-        recording_url_access: Some(RecordingUrlAccess::NotAvailable),
-        recording_url: None,
-        status: Some(CallStatus::Ended),
-        ended_status: Some(outcome.ended_status.clone()),
-        duration_ms: Some(outcome.duration_ms),
-        started_at: Some(started.clone()),
-        ended_at: ended,
-        simulation_job_id: Some(simulation.simulation_job_id),
-        simulation_run_plan_job_id: Uuid::parse_str(&work.job_id).ok(),
-        agent_id: endpoint.agent_id,
-        agent_endpoint_id: Some(endpoint.id),
-        agents: agent
-            .map(|a| {
-                vec![CallAgent {
-                    id: a.id,
-                    name: a.name.clone(),
-                    endpoint: Some(CallAgentEndpoint {
-                        id: endpoint.id,
-                        environment: endpoint.environment.clone(),
-                        phone_number_e164: endpoint.value.clone().filter(|v| v.starts_with('+')),
-                    }),
-                }]
-            })
-            .unwrap_or_default(),
-        customers: simulation
-            .persona
-            .as_ref()
-            .map(|p| {
-                vec![CallCustomer {
-                    label: Some(p.label()),
-                    phone_number_e164: p.phone_number.clone(),
-                    phone_number: None,
-                    name: Some(p.label()),
-                }]
-            })
-            .unwrap_or_default(),
-        from_number: None,
-        to_number: endpoint.value.clone(),
-        external_id: None,
-        properties: None,
-        background_noise: noise,
-        end_reason: Some(outcome.end_reason.clone()),
-        created_at: Some(work.now()),
-        updated_at: Some(work.now()),
-    }
-}
-
-/// Inserts a simulation's call (a child of its job) and the call's transcript.
-fn insert_call(tx: &crate::service::store::Tx, call: &Call, transcript: &str, job_id: &str) -> ServiceResult<()> {
-    let started = call.started_at.clone().unwrap_or_else(Timestamp::now);
-    store::insert(tx, &Doc::new(Kind::Call, call.id, call, started.0)?.parent(Some(job_id)))?;
-    store::transcripts::put(tx, &call.id.to_string(), transcript)
-}
-
-/// A simulation's metric values and the judgement made of them, to be written with its end.
-struct Collected {
-    judged: verdict::Judged,
-    rows: Vec<(Uuid, MetricValue)>,
-}
-
-/// Stores a simulation's values in its job's collection job.
-fn store_values(
-    tx: &crate::service::store::Tx,
-    rows: &[(Uuid, MetricValue)],
-    collection_id: &str,
-) -> ServiceResult<()> {
-    for (definition, value) in rows {
-        let call = value.call_id.map(|c| c.to_string());
-        let key = store::values::ValueKey {
-            job_id: collection_id,
-            definition_id: &definition.to_string(),
-            call_id: call.as_deref(),
-            chat_id: None,
-        };
-        store::values::put(tx, &key, value)?;
-    }
-    Ok(())
-}
-
-/// Counts a simulation's values in its job's collection job: an item done, or failed.
-fn count_item(
-    tx: &crate::service::store::Tx,
-    collection_id: &str,
-    rows: &[(Uuid, MetricValue)],
-    now: Timestamp,
-) -> ServiceResult<()> {
-    let failed = rows.iter().any(|(_, v)| v.capture_status == Some(CaptureStatus::Error));
-    // The count and the time alone, set in place (the collection job is not decoded and
-    // written again at every simulation's end); its status stays (PROCESSING, or CANCELED by a
-    // caller while the run goes on).
-    let path = if failed { "$.failedItems" } else { "$.completedItems" };
-    let counted = store::member(tx, Kind::CollectionJob, collection_id, path)?;
-    let counted = counted.and_then(|n| n.parse::<u64>().ok()).unwrap_or(0);
-    store::set_members(
-        tx,
-        Kind::CollectionJob,
-        collection_id,
-        &[(path, (counted + 1).to_string()), ("$.updatedAt", serde_json::to_string(&now)?)],
-    )
 }

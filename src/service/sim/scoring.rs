@@ -1,0 +1,114 @@
+//! Scoring a simulation: the job's metrics computed on its call, the simulation judged by the
+//! ones that are checks, and the values written into the job's collection job with its end.
+
+use uuid::Uuid;
+
+use super::selection::flow_and_automatic_metrics;
+use super::work::{JobMetrics, Work};
+use crate::api::model::*;
+use crate::service::error::ServiceResult;
+use crate::service::metrics::compute::Conversation;
+use crate::service::metrics::evaluate::evaluate;
+use crate::service::metrics::judge::Judge;
+use crate::service::store::{self, Kind};
+use crate::service::verdict;
+
+/// Computes the job's metrics on the call, and judges the simulation by the ones that are
+/// checks; the values are written with the simulation's end.
+pub(super) async fn score(
+    judge: &Judge,
+    work: &Work,
+    call: &Call,
+    transcript: &Transcript,
+    (flow, variant): (&CustomerFlow, Option<&FlowVariant>),
+    live_call: Option<&(Call, Transcript)>,
+) -> Collected {
+    let JobMetrics { catalog, chosen, live_sourced, .. } = &*work.metrics;
+    let mut definitions = chosen.clone();
+    definitions.extend(flow_and_automatic_metrics(&work.plan, flow, &catalog.definitions, chosen));
+    let library = catalog.library(judge);
+    let conversation = Conversation { call, transcript, flow: Some(flow), variant };
+    let live = work.plan.enrich_with_live_conversation == Some(true);
+    let mut rows = Vec::new();
+    let mut checks = Vec::new();
+    for definition in &definitions {
+        if definition.requires_live_conversation == Some(true) && !live {
+            continue; // silently skipped without live enrichment, as the spec says
+        }
+        if verdict::is_check(definition) {
+            checks.push(definition);
+        }
+        let from_live =
+            live && (live_sourced.contains(&definition.id) || definition.requires_live_conversation == Some(true));
+        let values = match (from_live, live_call) {
+            (false, _) => evaluate(definition, &conversation, &library).await,
+            (true, Some((real, real_transcript))) => {
+                let on_real = Conversation { call: real, transcript: real_transcript, flow: Some(flow), variant };
+                let mut values = evaluate(definition, &on_real, &library).await;
+                for value in &mut values {
+                    value.call_id = Some(call.id);
+                    let reasoning = value.value_reasoning.take().unwrap_or_default();
+                    value.value_reasoning = Some(format!("Scored on the live call {}: {reasoning}", real.id));
+                }
+                values
+            }
+            (true, None) => vec![crate::service::metrics::compute::without_value(
+                call,
+                CaptureStatus::DataMissing,
+                "no live call used the provisioned number within the simulation window",
+            )],
+        };
+        for mut value in values {
+            value.computed_at = Some(work.now());
+            rows.push((definition.id, value));
+        }
+    }
+    Collected { judged: verdict::judge_simulation(&checks, &rows), rows }
+}
+
+/// A simulation's metric values and the judgement made of them, to be written with its end.
+pub(super) struct Collected {
+    pub judged: verdict::Judged,
+    pub rows: Vec<(Uuid, MetricValue)>,
+}
+
+/// Stores a simulation's values in its job's collection job.
+pub(super) fn store_values(
+    tx: &crate::service::store::Tx,
+    rows: &[(Uuid, MetricValue)],
+    collection_id: &str,
+) -> ServiceResult<()> {
+    for (definition, value) in rows {
+        let call = value.call_id.map(|c| c.to_string());
+        let key = store::values::ValueKey {
+            job_id: collection_id,
+            definition_id: &definition.to_string(),
+            call_id: call.as_deref(),
+            chat_id: None,
+        };
+        store::values::put(tx, &key, value)?;
+    }
+    Ok(())
+}
+
+/// Counts a simulation's values in its job's collection job: an item done, or failed.
+pub(super) fn count_item(
+    tx: &crate::service::store::Tx,
+    collection_id: &str,
+    rows: &[(Uuid, MetricValue)],
+    now: Timestamp,
+) -> ServiceResult<()> {
+    let failed = rows.iter().any(|(_, v)| v.capture_status == Some(CaptureStatus::Error));
+    // The count and the time alone, set in place (the collection job is not decoded and
+    // written again at every simulation's end); its status stays (PROCESSING, or CANCELED by a
+    // caller while the run goes on).
+    let path = if failed { "$.failedItems" } else { "$.completedItems" };
+    let counted = store::member(tx, Kind::CollectionJob, collection_id, path)?;
+    let counted = counted.and_then(|n| n.parse::<u64>().ok()).unwrap_or(0);
+    store::set_members(
+        tx,
+        Kind::CollectionJob,
+        collection_id,
+        &[(path, (counted + 1).to_string()), ("$.updatedAt", serde_json::to_string(&now)?)],
+    )
+}
