@@ -5,11 +5,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 
 mod support;
+#[path = "support/wide_plan.rs"]
+mod wide_plan;
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-use futures_util::TryStreamExt;
 use switchboard::api::model::*;
 use switchboard::api::{ApiKey, Client};
 use switchboard::service::store::test_server::TestServer;
@@ -35,36 +36,7 @@ fn count(url: &str, sql: &str) -> i64 {
 /// The plan of a run of `SIMULATIONS`: every test case of the seeded flows but the voicemail
 /// one, on one endpoint, a metric per simulation.
 async fn plan(client: &Client) -> RunPlanInput {
-    let flows: Vec<CustomerFlow> =
-        client.list_all("/v1/customer-flow", Default::default()).try_collect().await.unwrap();
-    let flows: Vec<&CustomerFlow> =
-        flows.iter().filter(|f| f.flow_type != Some(FlowType::Voicemail) && f.happy_path.is_some()).collect();
-    let test_cases: u64 = flows.iter().map(|f| 1 + f.edge_cases.len() as u64).sum();
-    assert_eq!(SIMULATIONS % test_cases, 0, "{test_cases} test cases");
-    let endpoints: Vec<AgentEndpoint> =
-        client.list_all("/v1/agent/endpoint", Default::default()).try_collect().await.unwrap();
-    let endpoint = endpoints.iter().find(|e| e.outbound_dial_type != Some(OutboundDialType::HttpRequest)).unwrap();
-    RunPlanInput {
-        name: Some("Two replicas".into()),
-        direction: Some(Direction::Inbound),
-        iteration_count: Some((SIMULATIONS / test_cases) as i64),
-        max_concurrent_jobs: Some(16),
-        max_simulation_duration_seconds: Some(600),
-        flows: Some(
-            flows
-                .iter()
-                .map(|f| FlowSelection {
-                    id: Some(f.id),
-                    happy_path: Some(true),
-                    edge_cases: Some(EdgeCases::All),
-                    ..Default::default()
-                })
-                .collect(),
-        ),
-        agent_endpoints: Some(vec![IdRef { id: endpoint.id }]),
-        metrics: Some(vec![MetricReference::by_slug("call_duration")]),
-        ..Default::default()
-    }
+    wide_plan::wide_plan(client, "Two replicas", SIMULATIONS, 16, &["call_duration"]).await
 }
 
 fn issue(n: usize) -> IssueInput {

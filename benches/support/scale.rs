@@ -6,9 +6,11 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
-use futures_util::TryStreamExt;
 use switchboard::api::Client;
 use switchboard::api::model::*;
+
+#[path = "../../tests/support/wide_plan.rs"]
+mod wide_plan;
 
 /// A running `switchboard serve` with the demo world seeded, in a data dir of its own; killed
 /// when dropped.
@@ -82,40 +84,8 @@ pub fn memory_mb(pid: u32, field: &str) -> f64 {
 /// voicemail one (ten), `simulations / 10` iterations, four plan metrics plus the flows'
 /// automatic ones, `maxConcurrentJobs` 16 (or `SCALE_CONCURRENCY`).
 pub async fn plan(client: &Client, simulations: u64, name: &str) -> RunPlanInput {
-    let flows: Vec<CustomerFlow> =
-        client.list_all("/v1/customer-flow", Default::default()).try_collect().await.unwrap();
-    let flows: Vec<&CustomerFlow> =
-        flows.iter().filter(|f| f.flow_type != Some(FlowType::Voicemail) && f.happy_path.is_some()).collect();
-    let test_cases: u64 = flows.iter().map(|f| 1 + f.edge_cases.len() as u64).sum();
-    let endpoints: Vec<AgentEndpoint> =
-        client.list_all("/v1/agent/endpoint", Default::default()).try_collect().await.unwrap();
-    let endpoint = endpoints.iter().find(|e| e.outbound_dial_type != Some(OutboundDialType::HttpRequest)).unwrap();
-    RunPlanInput {
-        name: Some(name.to_owned()),
-        direction: Some(Direction::Inbound),
-        iteration_count: Some((simulations / test_cases) as i64),
-        max_concurrent_jobs: Some(concurrency()),
-        max_simulation_duration_seconds: Some(600),
-        flows: Some(
-            flows
-                .iter()
-                .map(|f| FlowSelection {
-                    id: Some(f.id),
-                    happy_path: Some(true),
-                    edge_cases: Some(EdgeCases::All),
-                    ..Default::default()
-                })
-                .collect(),
-        ),
-        agent_endpoints: Some(vec![IdRef { id: endpoint.id }]),
-        metrics: Some(vec![
-            MetricReference::by_slug("call_duration"),
-            MetricReference::by_slug("agent_response_latency"),
-            MetricReference::by_slug("interruption_count"),
-            MetricReference::by_slug("task_completion"),
-        ]),
-        ..Default::default()
-    }
+    let metrics = ["call_duration", "agent_response_latency", "interruption_count", "task_completion"];
+    wide_plan::wide_plan(client, name, simulations, concurrency(), &metrics).await
 }
 
 /// The plan's `maxConcurrentJobs`: 16, or `SCALE_CONCURRENCY`.

@@ -19,6 +19,7 @@ pub mod seed;
 mod server;
 pub use server::READ_TIMEOUT;
 pub mod annotations;
+mod lease_keeper;
 pub mod leases;
 pub mod results;
 pub mod sim;
@@ -285,7 +286,7 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
         let _ = shutdown_rx.await;
         let _ = closing_tx.send(true);
     }));
-    let keeper = leases::spawn(store_for_leases, worker, simulator.clone(), collector.clone());
+    let keeper = lease_keeper::spawn(store_for_leases, worker, simulator.clone(), collector.clone());
     let engines = vec![collector.spawn(), simulator.spawn(), sender.spawn(), keeper];
     tracing::info!(%addr, "local service listening");
     Ok(Running { addr, api_key, key_generated, shutdown: Some(shutdown_tx), task, engines })

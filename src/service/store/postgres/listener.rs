@@ -10,10 +10,7 @@ use postgres::fallible_iterator::FallibleIterator;
 use postgres::{Client, NoTls};
 use tokio::sync::watch;
 
-use super::publisher;
-
-/// The channel a publisher tells newly published events on (the payload: the newest id).
-pub(super) const PUBLISHED: &str = "sb_events";
+use super::publisher::{self, PUBLISHED};
 
 pub(super) fn spawn(
     config: postgres::Config,

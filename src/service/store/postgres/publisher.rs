@@ -10,7 +10,6 @@ use std::time::Duration;
 
 use postgres::Client;
 
-use super::listener::PUBLISHED;
 use super::session::{Manager, Session};
 use crate::args;
 use crate::service::error::ServiceResult;
@@ -18,6 +17,9 @@ use crate::service::store::db::Conn;
 
 /// The advisory lock publishers take, one at a time.
 const LOCK: i64 = 0x5b_0e_7e_47;
+
+/// The channel a publisher tells newly published events on (the payload: the newest id).
+pub(super) const PUBLISHED: &str = "sb_events";
 
 /// The `meta` key holding the last id given.
 pub(in crate::service::store) const LAST_ID: &str = "events.published";

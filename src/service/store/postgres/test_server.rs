@@ -64,6 +64,11 @@ impl TestServer {
             "-p".to_owned(),
             port.to_string(),
         ];
+        // More settings for a profile of a benchmark, such as
+        // `shared_preload_libraries=pg_stat_statements`.
+        if let Ok(extra) = std::env::var("SWITCHBOARD_TEST_PG_SETTINGS") {
+            settings.extend(extra.split_whitespace().flat_map(|setting| ["-c".to_owned(), setting.to_owned()]));
+        }
         if durability == Durability::Scratch {
             settings.extend(["-c", "fsync=off", "-c", "full_page_writes=off"].map(str::to_owned));
         }
