@@ -107,14 +107,32 @@ fn two_replicas_share_a_run_and_one_dying_mid_run_loses_nothing() {
         assert!(Instant::now() < deadline, "both replicas did not take part: {holders:?}, {ended} ended");
         std::thread::sleep(Duration::from_millis(20));
     }
-    b.kill().unwrap(); // SIGKILL: no shutdown, no lease given back
+    // B is frozen (SIGSTOP) at a moment it holds simulations, then SIGKILLed: no shutdown, no
+    // lease given back. Between two picks it may hold none for a moment; it is let go on then.
+    let holding = || {
+        count(
+            &url,
+            &format!("SELECT count(*) FROM docs WHERE kind = 'simulation_job' AND lease_owner LIKE '%:{b_pid}:%'"),
+        )
+    };
+    let signal = |name: &str| {
+        let sent = std::process::Command::new("kill").args([name, &b_pid]).status().unwrap();
+        assert!(sent.success(), "kill {name} {b_pid}");
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        signal("-STOP");
+        if holding() > 0 {
+            break;
+        }
+        signal("-CONT");
+        assert!(Instant::now() < deadline, "the replica never held a simulation when stopped");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    b.kill().unwrap();
     b.wait().unwrap();
-    // What it held at its death (no longer moving) must be handed back.
-    let held_by_b = count(
-        &url,
-        &format!("SELECT count(*) FROM docs WHERE kind = 'simulation_job' AND lease_owner LIKE '%:{b_pid}:%'"),
-    );
-    assert!(held_by_b > 0, "the replica was killed holding no simulation: nothing was taken over");
+    let held_by_b = holding();
+    assert!(held_by_b > 0, "what it held at its death is still leased to it, to be handed back");
 
     // The survivor hands back what the dead one held once its leases run out, and finishes.
     let job_id = started.simulation_run_plan_job_id;

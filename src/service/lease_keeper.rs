@@ -13,26 +13,38 @@ use super::metrics::collection::{self, Collector};
 use super::sim::jobs;
 use super::sim::runner::Simulator;
 use super::store::leases::{self, Lapsed};
-use super::store::{Dialect, Kind, Store, Tx};
+use super::store::{Dialect, Kind, Store, Tx, shards};
 
 /// Lapsed documents handed back per sweep (the next sweep takes the rest).
 const SWEEP_BATCH: usize = 200;
 
-/// Renews this replica's leases and sweeps for lapsed ones, every third of a lease. On SQLite,
+/// Renews this replica's leases, and sweeps for lapsed ones, each every third of a lease, on
+/// tasks of their own (a long sweep never holds off this replica's own renewal). On SQLite,
 /// which one process uses, every lease but this replica's lapsed when its holder stopped: the
-/// first sweep hands them all back at once.
+/// first sweep hands them all back at once. The sweep also folds the count shards of ended
+/// connections (`store::shards`) once a minute.
 pub fn spawn(store: Store, worker: Worker, simulator: Simulator, collector: Collector) -> JoinHandle<()> {
-    tokio::spawn(async move {
-        let mut sole = store.dialect() == Dialect::Sqlite;
-        loop {
-            let (owner, started, until) = (worker.owner.clone(), worker.started_at.clone(), worker.until_ms());
-            let renewed = store.write_progress(move |tx| {
-                leases::heartbeat(tx, &owner, &started, until)?;
-                leases::renew(tx, &owner, until)
-            });
-            if let Err(e) = renewed.await {
-                tracing::warn!("leases not renewed: {}", e.body.message);
+    let renewing = {
+        let (store, worker) = (store.clone(), worker.clone());
+        tokio::spawn(async move {
+            loop {
+                let (owner, started, until) = (worker.owner.clone(), worker.started_at.clone(), worker.until_ms());
+                let renewed = store.write_progress(move |tx| {
+                    leases::heartbeat(tx, &owner, &started, until)?;
+                    leases::renew(tx, &owner, until)
+                });
+                if let Err(e) = renewed.await {
+                    tracing::warn!("leases not renewed: {}", e.body.message);
+                }
+                tokio::time::sleep(worker.lease / 3).await;
             }
+        })
+    };
+    tokio::spawn(async move {
+        let _renewing = AbortOnDrop(renewing);
+        let mut sole = store.dialect() == Dialect::Sqlite;
+        let mut folded_at: Option<std::time::Instant> = None;
+        loop {
             match sweep(&store, &worker, sole).await {
                 Ok(handed_back) => {
                     sole = false;
@@ -45,9 +57,28 @@ pub fn spawn(store: Store, worker: Worker, simulator: Simulator, collector: Coll
                 }
                 Err(e) => tracing::warn!("lapsed leases not swept: {}", e.body.message),
             }
+            if folded_at.is_none_or(|at| at.elapsed() >= FOLD_EVERY) {
+                match store.write_progress(shards::fold).await {
+                    Ok(folded) => tracing::debug!("{folded} count rows folded"),
+                    Err(e) => tracing::warn!("count shards not folded: {}", e.body.message),
+                }
+                folded_at = Some(std::time::Instant::now());
+            }
             tokio::time::sleep(worker.lease / 3).await;
         }
     })
+}
+
+/// How often the count shards of ended connections are folded.
+const FOLD_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Stops the renewing task with the sweeping one (the service aborts the keeper as it stops).
+struct AbortOnDrop(JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// What a sweep handed back.
@@ -65,17 +96,26 @@ async fn sweep(store: &Store, worker: &Worker, sole: bool) -> Result<HandedBack,
             let lapsed =
                 store.read(move |c| leases::lapsed(c, kind, now_ms(), not_owner.as_deref(), SWEEP_BATCH)).await?;
             let full = lapsed.len() == SWEEP_BATCH;
+            let mut failed = false;
             for work in lapsed {
                 tracing::info!("the lease on {} {} ran out: handing it back", kind.label(), work.id);
-                let owner = worker.owner.clone();
+                let (owner, id) = (worker.owner.clone(), work.id.clone());
                 let work = Arc::new(work);
-                store.write_progress(move |tx| hand_back(tx, &work, &owner, sole)).await?;
+                // One that cannot be handed back now does not hold up the rest; the next sweep
+                // tries it again.
+                if let Err(e) = store.write_progress(move |tx| hand_back(tx, &work, &owner, sole)).await {
+                    tracing::warn!("{} {id} not handed back: {}", kind.label(), e.body.message);
+                    failed = true;
+                    continue;
+                }
                 match kind {
                     Kind::SimulationJob => handed_back.simulations = true,
                     _ => handed_back.collections = true,
                 }
             }
-            if !full {
+            // A batch with a failure stops here, so a batch that keeps failing is not read again
+            // and again.
+            if !full || failed {
                 break;
             }
         }
@@ -93,8 +133,7 @@ fn hand_back(tx: &Tx, work: &Lapsed, owner: &str, sole: bool) -> ServiceResult<(
     if !still_lapsed {
         return Ok(());
     }
-    leases::expire(tx, work.kind, &work.id)?;
-    let exhausted = work.expiries + 1 >= MAX_EXPIRIES;
+    let exhausted = leases::expire(tx, work.kind, &work.id)? >= MAX_EXPIRIES;
     match work.kind {
         Kind::SimulationJob => jobs::hand_back(tx, &work.id, work.parent_id.as_deref().unwrap_or_default(), exhausted),
         _ => collection::hand_back(tx, &work.id, exhausted),

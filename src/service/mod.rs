@@ -14,6 +14,7 @@ mod keyfile;
 pub mod metrics;
 pub mod named_keys;
 pub mod openapi;
+mod readiness;
 mod routes;
 pub mod seed;
 mod server;
@@ -158,6 +159,8 @@ pub struct AppState {
     pub simulator: sim::runner::Simulator,
     /// Turns true when the service stops, so that event streams end.
     pub closing: tokio::sync::watch::Receiver<bool>,
+    /// Answers `GET /ready`.
+    readiness: Arc<readiness::Readiness>,
 }
 
 /// A running service: its address and key, and the handle that stops it.
@@ -279,6 +282,7 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
         limiter: Arc::new(RateLimiter::new(options.rate_limit)),
         failures: Arc::new(RateLimiter::auth_failures()),
         account: Arc::from("local"),
+        readiness: Arc::default(),
     };
     let (shutdown_tx, shutdown_rx) = oneshot::channel::<()>();
     let app = router(state);

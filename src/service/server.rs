@@ -23,11 +23,14 @@ pub const READ_TIMEOUT: Duration = Duration::from_secs(15);
 /// How long a request's body may take to arrive; on every request, for `extract::Body`.
 #[derive(Debug, Clone, Copy)]
 pub struct BodyDeadline(pub Duration);
-/// The most a request's head may take before it is refused with a 431. hyper reads at most
-/// this much at a time, so a head this long is refused however its bytes arrive (with its
-/// default, a head between 400 and 800 KiB got through or not by the reads' timing). A URI
-/// longer than 64 KiB fits in it, and is refused as too long a URI (414).
+
+/// The most a request's head may take before it is refused with a 431: hyper's read buffer,
+/// which it fills at most this much at a time, so a head longer than this is refused however
+/// its bytes arrive (with hyper's default of about 400 KiB, a head between that and twice it
+/// got through or not by the reads' timing). A URI longer than 64 KiB fits in it, and is
+/// refused as too long a URI (414).
 const MAX_HEAD_BYTES: usize = 128 * 1024;
+
 /// In-flight requests get this long to finish when the service stops.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 

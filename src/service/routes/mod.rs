@@ -110,7 +110,7 @@ async fn health_unversioned(
 }
 
 /// A readiness check for load balancers, served without a key: 200 while this replica's store
-/// answers, 503 (with the error body) while it does not.
+/// answers, 503 (with the error body) while it does not or while the replica stops.
 #[utoipa::path(
     get,
     path = "/ready",
@@ -123,12 +123,10 @@ async fn health_unversioned(
     security(())
 )]
 async fn ready(axum::extract::State(state): axum::extract::State<AppState>) -> ServiceResult<Response> {
-    state.store.ping(READY_WITHIN).await?;
+    let closing = *state.closing.borrow();
+    state.readiness.check(&state.store, closing).await?;
     Ok(axum::Json(serde_json::json!({ "status": "ready" })).into_response())
 }
-
-/// How long a readiness check waits for the store: less than balancers wait for an answer.
-const READY_WITHIN: std::time::Duration = std::time::Duration::from_secs(2);
 
 pub async fn unknown_route(uri: Uri) -> ServiceError {
     ServiceError::new(

@@ -140,11 +140,15 @@ pub fn count_children(conn: &Conn, kind: Kind, parent_id: &str, statuses: &[&str
     Ok(count.max(0) as u64)
 }
 
-/// A number that moves whenever any child of `parent_id` is written (kept by triggers), so a
-/// read made of a parent and its children can be tagged without reading the children.
+/// A number that grows with every committed write to any child of `parent_id` (counted by
+/// triggers, in shards on PostgreSQL), so a read made of a parent and its children can be
+/// tagged without reading the children.
 pub fn child_revision(conn: &Conn, parent_id: &str) -> ServiceResult<i64> {
     Ok(conn
-        .value::<Option<i64>>("SELECT max(revision) FROM child_revisions WHERE parent_id = ?1", args![parent_id])?
+        .value::<Option<i64>>(
+            "SELECT CAST(sum(revision) AS BIGINT) FROM child_revisions WHERE parent_id = ?1",
+            args![parent_id],
+        )?
         .flatten()
         .unwrap_or(0))
 }

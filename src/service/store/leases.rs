@@ -61,8 +61,6 @@ pub struct Lapsed {
     pub kind: Kind,
     pub id: String,
     pub parent_id: Option<String>,
-    /// How many leases on it ran out before this one.
-    pub expiries: i64,
 }
 
 /// Documents of `kind` whose lease ran out before `now_ms`, or, with `not_owner`, that anyone
@@ -80,22 +78,24 @@ pub fn lapsed(
     };
     conn.query(
         &format!(
-            "SELECT id, parent_id, lease_expiries FROM docs \
+            "SELECT id, parent_id FROM docs \
              WHERE lease_owner IS NOT NULL AND kind = ?1 AND {condition} ORDER BY seq LIMIT ?3"
         ),
         &args,
-        |r| Ok(Lapsed { kind, id: r.take(0)?, parent_id: r.take(1)?, expiries: r.take(2)? }),
+        |r| Ok(Lapsed { kind, id: r.take(0)?, parent_id: r.take(1)? }),
     )
 }
 
-/// Ends a lapsed lease and counts it against the document.
-pub fn expire(tx: &Tx, kind: Kind, id: &str) -> ServiceResult<()> {
+/// Ends a lapsed lease and counts it against the document; how many of its leases have run
+/// out, this one included.
+pub fn expire(tx: &Tx, kind: Kind, id: &str) -> ServiceResult<i64> {
     tx.execute(
         "UPDATE docs SET lease_owner = NULL, lease_until = NULL, lease_expiries = lease_expiries + 1 \
          WHERE kind = ?1 AND id = ?2",
         args![kind.as_str(), id],
     )?;
-    Ok(())
+    let expiries = tx.value("SELECT lease_expiries FROM docs WHERE kind = ?1 AND id = ?2", args![kind.as_str(), id])?;
+    Ok(expiries.unwrap_or(0))
 }
 
 /// Says that replica `owner` (started at `started_at`) lives until `until_ms`, and forgets

@@ -13,6 +13,7 @@ mod members;
 pub mod outbox;
 mod postgres;
 pub mod scores;
+pub mod shards;
 mod sqlite;
 pub mod transcripts;
 pub mod values;
@@ -50,16 +51,37 @@ impl Location {
     }
 }
 
-/// A URL with the password in its user part (if any) replaced.
+/// A connection string as it may be shown: rebuilt from what it names (user, hosts, ports,
+/// database), so a password anywhere in it (`user:pw@`, `?password=`, `password=` in the
+/// key-value form) is never part of it.
 fn redacted(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else { return url.to_owned() };
-    match rest.split_once('@') {
-        Some((user, host)) => {
-            let user = user.split_once(':').map_or(user, |(name, _)| name);
-            format!("{scheme}://{user}:***@{host}")
-        }
-        None => url.to_owned(),
-    }
+    use ::postgres::config::Host;
+    let Ok(config) = url.parse::<::postgres::Config>() else {
+        return "(a PostgreSQL connection string that does not parse)".to_owned();
+    };
+    let ports = config.get_ports();
+    let hosts: Vec<String> = config
+        .get_hosts()
+        .iter()
+        .enumerate()
+        .map(|(n, host)| {
+            let host = match host {
+                Host::Tcp(name) => name.clone(),
+                Host::Unix(path) => path.display().to_string(),
+            };
+            match ports.get(n).or(ports.first()) {
+                Some(port) => format!("{host}:{port}"),
+                None => host,
+            }
+        })
+        .collect();
+    let password = if config.get_password().is_some() { ":***" } else { "" };
+    format!(
+        "postgres://{}{password}@{}/{}",
+        config.get_user().unwrap_or_default(),
+        hosts.join(","),
+        config.get_dbname().unwrap_or_default()
+    )
 }
 
 /// Why a store could not be opened.
@@ -151,14 +173,7 @@ impl Store {
     /// Whether the store answers a query within `within`.
     pub async fn ping(&self, within: std::time::Duration) -> ServiceResult<()> {
         let answered = tokio::time::timeout(within, self.read(|conn| conn.exists("SELECT 1", &[]).map(drop))).await;
-        answered.unwrap_or_else(|_| {
-            Err(ServiceError::new(
-                axum::http::StatusCode::SERVICE_UNAVAILABLE,
-                crate::api::ErrorType::Internal,
-                "store_unavailable",
-                format!("the store did not answer within {} s", within.as_secs()),
-            ))
-        })
+        answered.unwrap_or_else(|_| Err(ServiceError::internal("no answer in time")))
     }
 
     /// Runs `f` on a reader connection, off the async threads.

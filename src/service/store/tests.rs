@@ -261,3 +261,114 @@ fn both_engines_schemas_hold_the_same_tables_and_columns() {
     assert_eq!(sqlite::migrations::all().len() as i64, SCHEMA_VERSION);
     assert!(!postgres::migrations::all().is_empty());
 }
+
+/// A revision read between two writes' commits moves again when the write that began first
+/// commits last (a number drawn from a sequence would not have: the first drew the lower one).
+#[test]
+fn a_revision_grows_with_every_commit_whatever_order_writes_began_in() {
+    let store = postgres_store();
+    write(&store, |tx| insert(tx, &simulation("s0", "j1", "PENDING")));
+    let (started, finish) = (std::sync::mpsc::channel::<()>(), std::sync::mpsc::channel::<()>());
+    let slow = {
+        let store = store.clone();
+        let (started, finish) = (started.0, std::sync::Mutex::new(finish.1));
+        std::thread::spawn(move || {
+            store.write_blocking(|tx| {
+                insert(tx, &simulation("first", "j1", "PENDING"))?;
+                let _ = started.send(());
+                let _ = finish.lock().map(|f| f.recv());
+                Ok(())
+            })
+        })
+    };
+    started.1.recv().unwrap_or_else(|e| panic!("{e:?}"));
+    write(&store, |tx| insert(tx, &simulation("second", "j1", "PENDING")));
+    let between = read(&store, |c| child_revision(c, "j1"));
+    finish.0.send(()).unwrap_or_else(|e| panic!("{e:?}"));
+    slow.join().unwrap_or_else(|e| panic!("{e:?}")).unwrap_or_else(|e| panic!("{e:?}"));
+    let after = read(&store, |c| child_revision(c, "j1"));
+    assert!(after > between, "{after} after the late commit, {between} before it");
+}
+
+/// The rows a connection kept its counts in are folded into shard 0 once it has ended, and
+/// every count, total and revision reads the same before and after.
+#[test]
+fn shards_of_ended_connections_fold_into_one_keeping_every_sum() {
+    let server = test_server::TestServer::shared().unwrap_or_else(|e| panic!("{e}"));
+    let url = server.fresh_database().unwrap_or_else(|e| panic!("{e}"));
+    let store = Store::open(&Location::Postgres(url.clone())).unwrap_or_else(|e| panic!("{e:?}"));
+    write(&store, |tx| {
+        insert(tx, &issue("i0", "OPEN"))?;
+        insert(tx, &simulation("s0", "j1", "PENDING"))
+    });
+    // Writes on a connection of its own, which then ends.
+    let (issue_kind, simulation_kind) = (Kind::Issue.as_str(), Kind::SimulationJob.as_str());
+    let ended: i32 = std::thread::spawn(move || {
+        let mut client = ::postgres::Client::connect(&url, ::postgres::NoTls).unwrap_or_else(|e| panic!("{e}"));
+        client
+            .batch_execute(&format!(
+                "INSERT INTO docs (kind, id, body, status, parent_id, created_at) VALUES \
+                 ('{issue_kind}', 'i1', '{{}}', 'OPEN', NULL, '2026-01-01T00:00:00Z'), \
+                 ('{issue_kind}', 'i2', '{{}}', 'RESOLVED', NULL, '2026-01-01T00:00:00Z'), \
+                 ('{simulation_kind}', 's1', '{{}}', 'PENDING', 'j1', '2026-01-01T00:00:00Z'), \
+                 ('{simulation_kind}', 's2', '{{}}', 'PENDING', 'j1', '2026-01-01T00:00:00Z'); \
+                 UPDATE docs SET status = 'COMPLETED' WHERE id = 's0'"
+            ))
+            .unwrap_or_else(|e| panic!("{e}"));
+        client.query_one("SELECT pg_backend_pid()", &[]).map(|r| r.get(0)).unwrap_or_else(|e| panic!("{e}"))
+    })
+    .join()
+    .unwrap_or_else(|e| panic!("{e:?}"));
+    let sums = || {
+        read(&store, |c| {
+            let total = |status| {
+                let filter = Filter { status, ..Default::default() };
+                list(c, Kind::Issue, &filter, None, 1).map(|page| page.total)
+            };
+            let children = |statuses: &[&str]| count_children(c, Kind::SimulationJob, "j1", statuses);
+            Ok((total(None)?, total(Some("OPEN"))?, children(&["PENDING"])?, children(&["COMPLETED"])?))
+        })
+    };
+    let shard_rows = |shard: i64| {
+        read(&store, |c| {
+            c.value::<i64>(
+                "SELECT (SELECT count(*) FROM doc_counts WHERE shard = ?1) \
+                 + (SELECT count(*) FROM child_counts WHERE shard = ?1) \
+                 + (SELECT count(*) FROM child_revisions WHERE shard = ?1)",
+                args![shard],
+            )
+        })
+        .unwrap_or(0)
+    };
+    let (before, revision) = (sums(), read(&store, |c| child_revision(c, "j1")));
+    assert_eq!(before, (3, 2, 2, 1));
+    assert!(shard_rows(i64::from(ended)) > 0, "the connection kept rows of its own");
+    eventually("the connection has ended", || {
+        !read(&store, |c| c.exists("SELECT 1 FROM pg_stat_activity WHERE pid = ?1", args![i64::from(ended)]))
+    });
+
+    let folded = write(&store, shards::fold);
+    assert!(folded > 0);
+    assert_eq!(shard_rows(i64::from(ended)), 0, "its rows are folded");
+    assert_eq!((sums(), read(&store, |c| child_revision(c, "j1"))), (before, revision));
+    // The pool's connections live on, and their rows with them.
+    write(&store, |tx| insert(tx, &issue("i3", "OPEN")));
+    write(&store, shards::fold);
+    assert_eq!(sums().1, 3);
+}
+
+#[test]
+fn a_database_is_shown_without_its_password_whichever_way_it_was_given() {
+    for url in [
+        "postgres://sb:s3cret-pw@db.internal:5432/switchboard",
+        "postgresql://sb@db.internal/switchboard?password=s3cret-pw",
+        "host=db.internal user=sb password=s3cret-pw dbname=switchboard",
+        "postgres://sb:s3cret%40pw@db.internal/switchboard",
+    ] {
+        let shown = Location::Postgres(url.to_owned()).display();
+        assert!(!shown.contains("s3cret"), "{url} shown as {shown}");
+        assert!(shown.contains("db.internal") && shown.contains("switchboard"), "{shown}");
+    }
+    assert_eq!(Location::Postgres("postgres://sb:pw@db:5433/app".into()).display(), "postgres://sb:***@db:5433/app");
+    assert!(!Location::Postgres("postgres://sb:pw@[bad".into()).display().contains("pw"));
+}

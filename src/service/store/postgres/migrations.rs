@@ -235,6 +235,24 @@ const MIGRATIONS: &[&str] = &[
     CREATE TRIGGER docs_counted AFTER INSERT OR UPDATE OR DELETE ON docs
         FOR EACH ROW EXECUTE FUNCTION sb_count_docs();
     "#,
+    // 2: a parent's revision is a count of its children's writes, summed over the shards. It
+    // was the highest number drawn from a sequence, and numbers are drawn in the order writes
+    // run, not the order they commit: a write that drew 100 and committed after one that drew
+    // 101 left the highest at 101, and a read tagged between the two commits was answered 304
+    // after the second. A sum grows with every commit. Each parent's highest number so far is
+    // kept in shard 0, so that no revision goes back.
+    r#"
+    CREATE OR REPLACE FUNCTION sb_revise(of_parent TEXT) RETURNS VOID LANGUAGE plpgsql AS $$
+    BEGIN
+        INSERT INTO child_revisions AS r (parent_id, revision, shard)
+            VALUES (of_parent, 1, pg_backend_pid())
+            ON CONFLICT (parent_id, shard) DO UPDATE SET revision = r.revision + 1;
+    END $$;
+    WITH drawn AS (DELETE FROM child_revisions RETURNING parent_id, revision)
+    INSERT INTO child_revisions (parent_id, revision, shard)
+        SELECT parent_id, max(revision), 0 FROM drawn GROUP BY parent_id;
+    DROP SEQUENCE child_revision_numbers;
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -54,7 +54,8 @@ impl r2d2::ManageConnection for Manager {
     }
 }
 
-/// One connection, checked out of the pool for one transaction.
+/// One connection, checked out of the pool for one write transaction or for one read's
+/// statements (each its own transaction).
 pub struct Session {
     conn: RefCell<r2d2::PooledConnection<Manager>>,
     /// A transaction is open on it (rolled back if the session is dropped first).
