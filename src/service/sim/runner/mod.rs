@@ -12,30 +12,28 @@
 //! (`leases`); every write for a simulation checks that this replica still holds it, so one
 //! whose lease ran out (and was handed to another replica) is left to that one.
 
+mod scheduling;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::Value;
 use tokio::sync::Notify;
 use uuid::Uuid;
 
 use super::agent_link::AgentLink;
 use super::call_record::{build_call, insert_call};
 use super::conversation::{Setup, converse};
-use super::jobs::{
-    Replay, Retry, count_simulations, record_simulation, release_due_retries, save_job, save_simulation, settle_job,
-};
-use super::limits;
+use super::jobs::{Retry, record_simulation, save_simulation, settle_job};
 use super::scoring::{Collected, count_item, score, store_values};
-use super::selection::{plan_metric_ids, scenario_flow, variables_for};
-use super::work::{JobMetrics, Limits, Work};
+use super::selection::{scenario_flow, variables_for};
+use super::work::{JobMetrics, Work};
 use crate::api::model::*;
 use crate::service::SimSpeed;
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::leases::{self, Worker};
 use crate::service::metrics::judge::Judge;
-use crate::service::store::{self, Alone, Doc, Kind, Store};
+use crate::service::store::{self, Kind, Store};
 use crate::service::verdict;
 
 /// The simulation engine.
@@ -84,147 +82,6 @@ impl Simulator {
                 }
             }
         })
-    }
-
-    /// Starts every simulation the limits allow now.
-    async fn schedule(&self) -> ServiceResult<()> {
-        let jobs: Vec<(String, Value)> = self
-            .store
-            .read(|c| {
-                let active = store::in_status(c, Kind::RunPlanJob, limits::ACTIVE_JOBS)?;
-                active.into_iter().map(|(id, _, body)| Ok((id, serde_json::from_str(&body)?))).collect()
-            })
-            .await?;
-        self.job_metrics.lock().unwrap_or_else(|e| e.into_inner()).retain(|id, _| jobs.iter().any(|(j, _)| j == id));
-        for (job_id, body) in jobs {
-            let plan: RunPlanInput = serde_json::from_value(body["plan"].clone()).unwrap_or_default();
-            let mode = plan.execution_mode_or_default();
-            let plan_key = body["simulationRunPlanId"].as_str().map_or_else(|| job_id.clone(), str::to_owned);
-            let limits = Limits { job_id: job_id.clone(), plan_key, mode, max: plan.max_concurrent_jobs_or_default() };
-            let now = Replay::now(Replay::of(&body).as_ref());
-            let picked = self.pick(limits, now).await?;
-            if picked.is_empty() {
-                continue;
-            }
-            let metrics = self.job_metrics(&job_id, &plan, Replay::of(&body)).await?;
-            for simulation in picked {
-                let work = Work {
-                    metrics: metrics.clone(),
-                    job_id: job_id.clone(),
-                    simulation,
-                    plan: plan.clone(),
-                    variables: serde_json::from_value(body["variables"].clone()).ok(),
-                    replay: Replay::of(&body),
-                };
-                let engine = self.clone();
-                tokio::spawn(async move { engine.run(work).await });
-            }
-        }
-        Ok(())
-    }
-
-    /// The job's shared setup, from the cache, or made once: the job marked RUNNING with its
-    /// collection job opened, and its metrics read.
-    async fn job_metrics(
-        &self,
-        job_id: &str,
-        plan: &RunPlanInput,
-        replay: Option<Replay>,
-    ) -> ServiceResult<Arc<JobMetrics>> {
-        if let Some(cached) = self.job_metrics.lock().unwrap_or_else(|e| e.into_inner()).get(job_id) {
-            return Ok(cached.clone());
-        }
-        let collection_id = self.ensure_started(job_id, plan, replay).await?;
-        let plan = plan.clone();
-        let loaded = Arc::new(self.store.read(move |c| JobMetrics::load(c, &plan, collection_id)).await?);
-        self.job_metrics.lock().unwrap_or_else(|e| e.into_inner()).insert(job_id.to_owned(), loaded.clone());
-        Ok(loaded)
-    }
-
-    /// Moves retries whose time has come (`now`, on the job's clock) to PENDING, then as many
-    /// PENDING simulations of the job as its limits allow to QUEUED, leased to this replica,
-    /// and hands those back. A read first tells whether there is room and anything waiting, so
-    /// a full job costs no write; the write counts again, one replica at a time.
-    async fn pick(&self, limits: Limits, now: Timestamp) -> ServiceResult<Vec<SimulationJob>> {
-        let limits = Arc::new(limits);
-        let worth_it = {
-            let (limits, owner) = (limits.clone(), self.worker.owner.clone());
-            self.store
-                .read(move |c| {
-                    let waiting =
-                        store::count_children(c, Kind::SimulationJob, &limits.job_id, &["PENDING", "RETRY_SCHEDULED"])?;
-                    Ok(waiting > 0 && limits::room(c, &limits.as_job(&owner))? > 0)
-                })
-                .await?
-        };
-        if !worth_it {
-            return Ok(Vec::new());
-        }
-        let worker = self.worker.clone();
-        self.store
-            .write_progress_alone(Alone::Scheduling, move |tx| {
-                let job_id = limits.job_id.as_str();
-                release_due_retries(tx, job_id, &now)?;
-                let room = limits::room(tx, &limits.as_job(&worker.owner))?;
-                if room == 0 {
-                    return Ok(Vec::new());
-                }
-                let until = worker.until_ms();
-                let mut picked = Vec::new();
-                for body in store::claim_children(tx, Kind::SimulationJob, job_id, "PENDING", room)? {
-                    let mut simulation: SimulationJob = serde_json::from_str(&body)?;
-                    simulation.status = Some(SimulationJobStatus::Queued);
-                    save_simulation(tx, &simulation, job_id)?;
-                    let id = simulation.simulation_job_id.to_string();
-                    store::leases::take(tx, Kind::SimulationJob, &id, &worker.owner, until)?;
-                    picked.push(simulation);
-                }
-                Ok(picked)
-            })
-            .await
-    }
-
-    /// Marks the job RUNNING and opens its collection job, once; returns the collection job's id.
-    async fn ensure_started(&self, job_id: &str, plan: &RunPlanInput, replay: Option<Replay>) -> ServiceResult<String> {
-        let job_id = job_id.to_owned();
-        let plan = plan.clone();
-        self.store
-            .write(move |tx| {
-                let mut job: Value = store::require(tx, Kind::RunPlanJob, &job_id)?;
-                if let Some(id) = job["collectionJobId"].as_str() {
-                    return Ok(id.to_owned());
-                }
-                let at = Replay::now(replay.as_ref());
-                let total = count_simulations(tx, &job_id)?;
-                let metrics = plan_metric_ids(tx, &plan)?;
-                let collection = CollectionJob {
-                    id: Uuid::new_v4(),
-                    status: Some(CollectionJobStatus::Processing),
-                    triggered_by: Some(TriggeredBy::Simulation),
-                    total_items: Some(total),
-                    completed_items: Some(0),
-                    failed_items: Some(0),
-                    started_at: Some(at.clone()),
-                    completed_at: None,
-                    error_message: None,
-                    policy_ids: Vec::new(),
-                    created_at: Some(at.clone()),
-                    updated_at: Some(at.clone()),
-                };
-                let mut body = serde_json::to_value(&collection)?;
-                body["request"] = serde_json::json!({ "metrics": metrics.iter().map(|(id, _)| serde_json::json!({"id": id})).collect::<Vec<_>>() });
-                body["simulationRunPlanJobId"] = job_id.clone().into();
-                let doc = Doc::new(Kind::CollectionJob, collection.id, &body, at.0.clone())?.status(Some("PROCESSING"));
-                store::insert(tx, &doc)?;
-                job["collectionJobId"] = collection.id.to_string().into();
-                if job["status"] == "PENDING" {
-                    job["status"] = "RUNNING_SIMULATIONS".into();
-                    job["startedAt"] = serde_json::to_value(&at)?;
-                }
-                save_job(tx, &job_id, &mut job)?;
-                Ok(collection.id.to_string())
-            })
-            .await
     }
 
     /// One simulation, start to finish; its slot is released whatever happens.
