@@ -103,23 +103,41 @@ fn a_change_of_status_appends_its_event_in_the_same_transaction() {
 
 /// On PostgreSQL a transaction that took its event's sequence number first may commit last; a
 /// reader that has read past the events committed meanwhile still reads it, numbered after them.
+/// A write that has inserted its document and waits, uncommitted, until told to commit: for
+/// the tests of transactions that commit in another order than they began.
+struct HeldWrite {
+    finish: std::sync::mpsc::Sender<()>,
+    done: std::thread::JoinHandle<ServiceResult<()>>,
+}
+
+impl HeldWrite {
+    /// Returns once the document is inserted in the open transaction.
+    fn insert(store: &Store, doc: Doc) -> HeldWrite {
+        let (started, inserted) = std::sync::mpsc::channel::<()>();
+        let (finish, commit) = std::sync::mpsc::channel::<()>();
+        let (store, commit) = (store.clone(), std::sync::Mutex::new(commit));
+        let done = std::thread::spawn(move || {
+            store.write_blocking(|tx| {
+                insert(tx, &doc)?;
+                let _ = started.send(());
+                let _ = commit.lock().map(|c| c.recv());
+                Ok(())
+            })
+        });
+        inserted.recv().unwrap_or_else(|e| panic!("{e:?}"));
+        HeldWrite { finish, done }
+    }
+
+    fn commit(self) {
+        self.finish.send(()).unwrap_or_else(|e| panic!("{e:?}"));
+        self.done.join().unwrap_or_else(|e| panic!("{e:?}")).unwrap_or_else(|e| panic!("{e:?}"));
+    }
+}
+
 #[test]
 fn an_event_committed_late_is_read_after_the_ones_committed_before_it() {
     let store = postgres_store();
-    let (started, finish) = (std::sync::mpsc::channel::<()>(), std::sync::mpsc::channel::<()>());
-    let slow = {
-        let store = store.clone();
-        let (started, finish) = (started.0, std::sync::Mutex::new(finish.1));
-        std::thread::spawn(move || {
-            store.write_blocking(|tx| {
-                insert(tx, &issue("late", "OPEN"))?;
-                let _ = started.send(());
-                let _ = finish.lock().map(|f| f.recv());
-                Ok(())
-            })
-        })
-    };
-    started.1.recv().unwrap_or_else(|e| panic!("{e:?}"));
+    let slow = HeldWrite::insert(&store, issue("late", "OPEN"));
     // Another status than the slow one's: its count's row is not the one that waits on it.
     write(&store, |tx| insert(tx, &issue("early", "RESOLVED")));
     let newest = store.events();
@@ -130,8 +148,7 @@ fn an_event_committed_late_is_read_after_the_ones_committed_before_it() {
     assert_eq!(first.iter().map(|e| e.resource_id.as_str()).collect::<Vec<_>>(), ["early"]);
     let read_up_to: i64 = first[0].id.parse().unwrap_or_else(|e| panic!("{e:?}"));
 
-    finish.0.send(()).unwrap_or_else(|e| panic!("{e:?}"));
-    slow.join().unwrap_or_else(|e| panic!("{e:?}")).unwrap_or_else(|e| panic!("{e:?}"));
+    slow.commit();
     eventually("the late event is published", || *newest.borrow() > read_up_to);
     let upto = *newest.borrow();
     let then = read(&store, |c| outbox::events_between(c, read_up_to, upto, &filter, 10));
@@ -268,24 +285,10 @@ fn both_engines_schemas_hold_the_same_tables_and_columns() {
 fn a_revision_grows_with_every_commit_whatever_order_writes_began_in() {
     let store = postgres_store();
     write(&store, |tx| insert(tx, &simulation("s0", "j1", "PENDING")));
-    let (started, finish) = (std::sync::mpsc::channel::<()>(), std::sync::mpsc::channel::<()>());
-    let slow = {
-        let store = store.clone();
-        let (started, finish) = (started.0, std::sync::Mutex::new(finish.1));
-        std::thread::spawn(move || {
-            store.write_blocking(|tx| {
-                insert(tx, &simulation("first", "j1", "PENDING"))?;
-                let _ = started.send(());
-                let _ = finish.lock().map(|f| f.recv());
-                Ok(())
-            })
-        })
-    };
-    started.1.recv().unwrap_or_else(|e| panic!("{e:?}"));
+    let slow = HeldWrite::insert(&store, simulation("first", "j1", "PENDING"));
     write(&store, |tx| insert(tx, &simulation("second", "j1", "PENDING")));
     let between = read(&store, |c| child_revision(c, "j1"));
-    finish.0.send(()).unwrap_or_else(|e| panic!("{e:?}"));
-    slow.join().unwrap_or_else(|e| panic!("{e:?}")).unwrap_or_else(|e| panic!("{e:?}"));
+    slow.commit();
     let after = read(&store, |c| child_revision(c, "j1"));
     assert!(after > between, "{after} after the late commit, {between} before it");
 }

@@ -69,7 +69,7 @@ impl Simulator {
         self.wake.notify_one();
     }
 
-    /// Schedules as work arrives (what a stopped replica left is handed back by `leases`).
+    /// Schedules as work arrives (what a stopped replica left is handed back by `lease_keeper`).
     pub fn spawn(self) -> tokio::task::JoinHandle<()> {
         tokio::spawn(async move {
             loop {
