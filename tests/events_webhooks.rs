@@ -165,7 +165,7 @@ async fn a_stream_filters_by_type_and_resource_and_replays_from_an_id() {
     assert_eq!((status, body["param"].as_str()), (400, Some("data")), "{body}");
     let (status, body, _) = raw(&service.base_url(), Method::GET, "/v1/events?children=few", Some(&key), None).await;
     assert_eq!((status, body["param"].as_str()), (400, Some("children")), "{body}");
-    let many = (0..101).map(|n| format!("r{n}")).collect::<Vec<_>>().join(",");
+    let many = (0..101).map(|_| uuid::Uuid::new_v4().to_string()).collect::<Vec<_>>().join(",");
     let path = format!("/v1/events?resourceId={many}");
     let (status, body, _) = raw(&service.base_url(), Method::GET, &path, Some(&key), None).await;
     assert_eq!((status, body["param"].as_str()), (400, Some("resourceId")), "{body}");

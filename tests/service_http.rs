@@ -110,7 +110,7 @@ async fn errors_the_framework_and_hyper_write_are_the_spec_error_body() {
     // `Connection: close` so that each exchange ends with its answer.
     let auth = format!("Authorization: Bearer {key}\r\nConnection: close\r\n");
     let cases: Vec<(&str, Vec<u8>, u16)> = vec![
-        ("invalid UTF-8 in a path", format!("GET /v1/persona/%FF%FE HTTP/1.1\r\nHost: x\r\n{auth}\r\n").into_bytes(), 404),
+        ("invalid UTF-8 in a path", format!("GET /v1/persona/%FF%FE HTTP/1.1\r\nHost: x\r\n{auth}\r\n").into_bytes(), 400),
         ("405", format!("DELETE /v1/health HTTP/1.1\r\nHost: x\r\n{auth}\r\n").into_bytes(), 405),
         (
             "413",
@@ -128,7 +128,7 @@ async fn errors_the_framework_and_hyper_write_are_the_spec_error_body() {
         (
             "415 on /demo/agent",
             b"POST /demo/agent HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nhi".to_vec(),
-            400,
+            415,
         ),
         (
             "422 on /demo/agent",

@@ -82,19 +82,18 @@ async fn the_read_only_key_reads_but_cannot_write() {
 }
 
 #[tokio::test]
-async fn unknown_routes_and_ids_are_404_error_bodies() {
+async fn unknown_routes_and_ids_are_404_error_bodies_and_a_path_id_that_is_no_uuid_is_400() {
     let service = start(false).await;
     let key = bearer(service.running.api_key.expose());
     let (status, body, _) = raw(&service.base_url(), Method::GET, "/v1/does-not-exist", Some(&key), None).await;
     assert_error(status, &body, 404, "not_found", "resource_not_found");
-    for path in [
-        "/v1/persona/4f1c2d40-1b4a-4c6e-9a51-0d2f6a3e8b11",
-        "/v1/persona/not-a-uuid",
-        "/v1/issue/4f1c2d40-1b4a-4c6e-9a51-0d2f6a3e8b11",
-    ] {
+    for path in ["/v1/persona/4f1c2d40-1b4a-4c6e-9a51-0d2f6a3e8b11", "/v1/issue/4f1c2d40-1b4a-4c6e-9a51-0d2f6a3e8b11"] {
         let (status, body, _) = raw(&service.base_url(), Method::GET, path, Some(&key), None).await;
         assert_error(status, &body, 404, "not_found", "resource_not_found");
     }
+    let (status, body, _) = raw(&service.base_url(), Method::GET, "/v1/persona/not-a-uuid", Some(&key), None).await;
+    assert_error(status, &body, 400, "validation", "invalid_parameter");
+    assert_eq!(body["param"], "id");
 }
 
 #[tokio::test]

@@ -60,6 +60,37 @@ pub fn join(at: &str, member: &str) -> String {
     }
 }
 
+/// How much of a caller's text an error message repeats.
+pub const ECHO_CHARS: usize = 40;
+
+/// A caller's text as an error message repeats it: quoted, quotes and control characters
+/// escaped, and cut after `ECHO_CHARS` characters (a 100 KB value is not sent back whole).
+pub fn quote(text: &str) -> String {
+    format!("\"{}\"", escaped(text, ECHO_CHARS, true))
+}
+
+/// `text` with control characters escaped (`\n`, `\u{0}`) and cut after `max` characters,
+/// ending with `…` when it was cut: what an error may carry of anything a caller sent.
+pub fn clip(text: &str, max: usize) -> String {
+    escaped(text, max, false)
+}
+
+fn escaped(text: &str, max: usize, quotes: bool) -> String {
+    let mut out = String::with_capacity(text.len().min(max * 2));
+    for (count, c) in text.chars().enumerate() {
+        if count == max {
+            out.push('…');
+            break;
+        }
+        if c.is_control() || (quotes && matches!(c, '"' | '\\')) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Path of the `index`th element of the array at `at`.
 pub fn index(at: &str, index: usize) -> String {
     format!("{at}[{index}]")
@@ -179,7 +210,7 @@ impl Checks {
     pub fn known<E: super::wire_enum::WireEnum>(&mut self, at: &str, member: &str, value: Option<&E>) {
         if let Some(value) = value.filter(|v| !v.is_known_value()) {
             let param = join(at, member);
-            let message = format!("{param} {} is not one of {}", value.text(), E::known_list());
+            let message = format!("{param} {} is not one of {}", quote(value.text()), E::known_list());
             self.invalid(&param, message);
         }
     }
@@ -189,7 +220,7 @@ impl Checks {
         if let Some(value) = value.filter(|v| !allowed.contains(v)) {
             let param = join(at, member);
             let list = allowed.iter().map(|v| v.text()).collect::<Vec<_>>().join(", ");
-            self.invalid(&param, format!("{param} {} is not one of {list}", value.text()));
+            self.invalid(&param, format!("{param} {} is not one of {list}", quote(value.text())));
         }
     }
 
@@ -223,6 +254,16 @@ fn plural(n: usize) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_callers_text_is_repeated_short_and_escaped() {
+        assert_eq!(quote("MAYBE"), "\"MAYBE\"");
+        assert_eq!(quote("a\u{0}b\r\n\"q\""), "\"a\\u{0}b\\r\\n\\\"q\\\"\"");
+        let long = "x".repeat(100_000);
+        assert_eq!(quote(&long), format!("\"{}…\"", "x".repeat(ECHO_CHARS)));
+        assert_eq!(clip("say \"hi\"\u{1b}[2J", 100), "say \"hi\"\\u{1b}[2J");
+        assert_eq!(clip("ééé", 2), "éé…");
+    }
 
     #[test]
     fn paths_join_members_and_indexes() {

@@ -3,7 +3,7 @@
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use crate::api::validate::{Violation, ViolationCode};
+use crate::api::validate::{ECHO_CHARS, Violation, ViolationCode, clip};
 use crate::api::{ErrorBody, ErrorType};
 
 /// An error response: status plus the spec's body.
@@ -49,6 +49,7 @@ impl ServiceError {
     }
 
     pub fn not_found(what: &str, id: &str) -> Self {
+        let id = clip(id, ECHO_CHARS);
         Self::new(StatusCode::NOT_FOUND, ErrorType::NotFound, "resource_not_found", format!("no {what} {id}"))
     }
 
@@ -78,6 +79,12 @@ impl ServiceError {
         )
     }
 
+    /// The same error under another machine-readable code.
+    pub fn with_code(mut self, code: &str) -> Self {
+        self.body.code = code.to_owned();
+        self
+    }
+
     pub fn with_param(mut self, param: impl Into<String>) -> Self {
         self.body.param = Some(param.into());
         self
@@ -100,9 +107,29 @@ impl From<serde_json::Error> for ServiceError {
     }
 }
 
+/// The most an error's message, and its `param`, may hold: whatever a caller sent, an error
+/// repeats no more than this of it (the sites that quote a value cut it much shorter).
+const MESSAGE_MAX: usize = 1000;
+const PARAM_MAX: usize = 200;
+
+/// The body as it goes out: message and params cut and their control characters escaped.
+fn bounded(mut body: ErrorBody) -> ErrorBody {
+    body.message = clip(&body.message, MESSAGE_MAX);
+    body.param = body.param.map(|param| clip(&param, PARAM_MAX));
+    let violations = body.details.as_mut().and_then(|d| d.get_mut("violations")).and_then(|v| v.as_array_mut());
+    for violation in violations.into_iter().flatten() {
+        for (member, max) in [("param", PARAM_MAX), ("message", MESSAGE_MAX)] {
+            if let Some(text) = violation.get(member).and_then(serde_json::Value::as_str) {
+                violation[member] = clip(text, max).into();
+            }
+        }
+    }
+    body
+}
+
 impl IntoResponse for ServiceError {
     fn into_response(self) -> Response {
-        let mut response = (self.status, axum::Json(*self.body)).into_response();
+        let mut response = (self.status, axum::Json(bounded(*self.body))).into_response();
         if let Some(secs) = self.retry_after_secs
             && let Ok(value) = HeaderValue::from_str(&secs.to_string())
         {

@@ -7,7 +7,7 @@ use serde::de::DeserializeOwned;
 
 use super::error::ServiceError;
 use super::server::{BodyDeadline, READ_TIMEOUT};
-use crate::api::validate::Validate;
+use crate::api::validate::{Validate, Violation, ViolationCode, index, join};
 
 /// A JSON body decoded into `T` and checked with `T::validate()`.
 pub struct Valid<T>(pub T);
@@ -52,7 +52,11 @@ impl<S: Send + Sync> FromRequest<S> for Body {
         }
         let deadline = request.extensions().get::<BodyDeadline>().map_or(READ_TIMEOUT, |d| d.0);
         match tokio::time::timeout(deadline, Bytes::from_request(request, state)).await {
-            Ok(read) => read.map(Body).map_err(body_error),
+            Ok(read) => {
+                let bytes = read.map_err(body_error)?;
+                ServiceError::check(nul_members(&bytes))?;
+                Ok(Body(bytes))
+            }
             Err(_) => Err(ServiceError::new(
                 axum::http::StatusCode::REQUEST_TIMEOUT,
                 crate::api::ErrorType::Validation,
@@ -60,6 +64,45 @@ impl<S: Send + Sync> FromRequest<S> for Body {
                 format!("the body did not arrive within {:?}", deadline),
             )),
         }
+    }
+}
+
+/// The members of a JSON body whose name or text holds NUL (`\u0000`), which PostgreSQL
+/// cannot keep in text: one violation each, so that a body is refused whole, naming them all.
+/// Bodies are searched for the escape first; only one that has it is parsed to find where.
+fn nul_members(bytes: &[u8]) -> Vec<Violation> {
+    if !super::store::has_nul_escape(bytes) {
+        return Vec::new();
+    }
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) else { return Vec::new() };
+    let mut found = Vec::new();
+    collect_nul(&value, "", &mut found);
+    found
+        .into_iter()
+        .map(|param| {
+            let name = if param.is_empty() { "body".to_owned() } else { param };
+            let message = format!("{name} must not contain a NUL character (\\u0000)");
+            Violation { param: name, code: ViolationCode::InvalidParameter, message }
+        })
+        .collect()
+}
+
+fn collect_nul(value: &serde_json::Value, at: &str, found: &mut Vec<String>) {
+    match value {
+        serde_json::Value::String(text) if text.contains('\0') => found.push(at.to_owned()),
+        serde_json::Value::Array(items) => {
+            items.iter().enumerate().for_each(|(i, item)| collect_nul(item, &index(at, i), found));
+        }
+        serde_json::Value::Object(members) => {
+            for (name, member) in members {
+                let path = join(at, name);
+                if name.contains('\0') {
+                    found.push(path.clone());
+                }
+                collect_nul(member, &path, found);
+            }
+        }
+        _ => {}
     }
 }
 
@@ -119,6 +162,12 @@ fn decode_error<E: std::fmt::Display>(error: serde_path_to_error::Error<E>, root
         return ServiceError::invalid(root, format!("malformed JSON: {inner}"));
     }
     let param = if path == "." { root.to_owned() } else { path };
+    if inner.contains("surrogate") || inner.contains("hex escape") {
+        return ServiceError::invalid(
+            &param,
+            format!("{param} holds a broken or lone surrogate \\u escape, which is not text"),
+        );
+    }
     if let Some(field) = inner.strip_prefix("missing field `").and_then(|rest| rest.split('`').next()) {
         let param = if param == root { field.to_owned() } else { format!("{param}.{field}") };
         let mut error = ServiceError::invalid(&param, format!("{param} is required"));

@@ -16,6 +16,7 @@ pub mod named_keys;
 pub mod openapi;
 mod readiness;
 mod routes;
+mod screen;
 pub mod seed;
 mod server;
 pub use server::READ_TIMEOUT;
@@ -298,11 +299,13 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
 
 fn router(state: AppState) -> Router {
     let (routes, document) = api();
+    let screen = Arc::new(screen::Screen::from_document(&document));
     routes
         .fallback(routes::unknown_route)
         .method_not_allowed_fallback(routes::method_not_allowed)
         .layer(axum::middleware::from_fn(etag::conditional_get))
         .layer(axum::Extension(openapi::Served::new(&document)))
+        .layer(axum::middleware::from_fn_with_state(screen, screen::screen))
         .layer(axum::middleware::from_fn_with_state(state.clone(), auth::authenticate))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(axum::middleware::from_fn(error_body::spec_error_bodies))

@@ -105,6 +105,44 @@ pub fn tighten(json: &mut serde_json::Value) {
     flatten_everywhere(json, &schemas);
     require_text_in_queries(json);
     conditional_gets(json);
+    screened_refusals(json);
+}
+
+/// What the request screen (`screen.rs`) refuses on every route, stated on each operation it
+/// can happen to: 400 for a parameter that is not UTF-8 text, holds NUL, or is no UUID where
+/// one is declared; 415 for a body that is not JSON (or arrives compressed).
+fn screened_refusals(json: &mut serde_json::Value) {
+    let refusal = |description: &str| {
+        serde_json::json!({
+            "description": description,
+            "content": { "application/json": { "schema": { "$ref": format!("#/components/schemas/{}", ErrorBody::name()) } } }
+        })
+    };
+    let Some(paths) = json.get_mut("paths").and_then(serde_json::Value::as_object_mut) else { return };
+    for item in paths.values_mut().filter_map(serde_json::Value::as_object_mut) {
+        for operation in item.values_mut().filter_map(serde_json::Value::as_object_mut) {
+            let has_parameters =
+                operation.get("parameters").and_then(serde_json::Value::as_array).is_some_and(|p| !p.is_empty());
+            let has_body = operation.contains_key("requestBody");
+            let Some(responses) = operation.get_mut("responses").and_then(serde_json::Value::as_object_mut) else {
+                continue;
+            };
+            if (has_parameters || has_body) && !responses.contains_key("400") {
+                responses.insert(
+                    "400".into(),
+                    refusal("Invalid request: `param` names the parameter at fault (type validation, code invalid_parameter)"),
+                );
+            }
+            if has_body && !responses.contains_key("415") {
+                responses.insert(
+                    "415".into(),
+                    refusal(
+                        "The body is not JSON, or arrives compressed (type validation, code unsupported_media_type)",
+                    ),
+                );
+            }
+        }
+    }
 }
 
 /// Every GET answers with an `ETag`, and `304` when `If-None-Match` names it (`etag.rs`).

@@ -6,7 +6,7 @@ use serde_with::skip_serializing_none;
 use utoipa::{IntoParams, ToSchema};
 
 use super::common::Timestamp;
-use crate::api::validate::{Checks, Validate, join};
+use crate::api::validate::{Checks, Validate, join, quote};
 use crate::api::wire_enum::WireEnum;
 use crate::wire_enum;
 
@@ -144,7 +144,7 @@ impl Validate for EventQuery {
             for value in text.iter().flat_map(|t| t.split(',')).map(str::trim).filter(|t| !t.is_empty()) {
                 if !EventType::from(value).is_known() {
                     let known = <EventType as WireEnum>::known_list();
-                    c.invalid(join(at, param), format!("{param} {value:?} is not one of {known}"));
+                    c.invalid(join(at, param), format!("{param} {} is not one of {known}", quote(value)));
                 }
             }
         }
@@ -152,18 +152,19 @@ impl Validate for EventQuery {
             && !EventDataIncluded::from(data.as_str()).is_known_value()
         {
             let known = <EventDataIncluded as WireEnum>::known_list();
-            c.invalid(join(at, "data"), format!("data {data:?} is not one of {known}"));
+            c.invalid(join(at, "data"), format!("data {} is not one of {known}", quote(data)));
         }
         if let Some(children) = &self.children
             && !EventChildrenIncluded::from(children.as_str()).is_known_value()
         {
             let known = <EventChildrenIncluded as WireEnum>::known_list();
-            c.invalid(join(at, "children"), format!("children {children:?} is not one of {known}"));
+            c.invalid(join(at, "children"), format!("children {} is not one of {known}", quote(children)));
         }
         if let Some(text) = &self.resource_id {
             let ids: Vec<&str> = text.split(',').map(str::trim).collect();
-            if ids.iter().any(|id| id.is_empty() || id.len() > 100) {
-                c.invalid(join(at, "resourceId"), "resourceId must be ids (1 to 100 characters each), comma-separated");
+            if let Some(bad) = ids.iter().find(|id| uuid::Uuid::parse_str(id).is_err()) {
+                let message = format!("resourceId must be UUIDs, comma-separated; {} is not one", quote(bad));
+                c.invalid(join(at, "resourceId"), message);
             } else if ids.len() > EVENT_RESOURCES_MAX {
                 c.invalid(
                     join(at, "resourceId"),

@@ -405,8 +405,28 @@ impl Validate for MetricDefinitionUpdate {
     }
 }
 
+/// Why a name cannot name a new variant (`PUT …/variants/{name}`): a name is 1 to
+/// `VARIANT_NAME_MAX` letters, digits, spaces, `-`, `_` or `.`, and not `.` or `..` alone, so
+/// that it never reads as a path (`../../etc/passwd`) wherever it is shown or kept.
+pub fn variant_name_problem(name: &str) -> Option<String> {
+    use metric_limits::VARIANT_NAME_MAX;
+    let allowed = |c: char| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_' | '.');
+    if name.trim().is_empty() || name.chars().count() > VARIANT_NAME_MAX {
+        return Some(format!("variant must be 1 to {VARIANT_NAME_MAX} characters"));
+    }
+    if !name.chars().all(allowed) || name.trim_matches('.').is_empty() {
+        return Some(format!(
+            "variant {} may hold letters, digits, spaces, - _ and . only",
+            crate::api::validate::quote(name)
+        ));
+    }
+    None
+}
+
 /// Limits of metric definition inputs (create, update, variants).
 pub mod metric_limits {
+    /// A variant's name (the last segment of `…/variants/{name}`).
+    pub const VARIANT_NAME_MAX: usize = 64;
     pub const NAME_MAX: usize = 200;
     pub const DESCRIPTION_MAX: usize = 2_000;
     pub const PROMPT_MAX: usize = 10_000;

@@ -199,6 +199,11 @@ pub fn variant(c: &Conn, id_or_slug: &str, variant: &str) -> ServiceResult<Metri
 pub fn fork(tx: &Tx, id_or_slug: &str, variant: &str, update: MetricDefinitionUpdate) -> ServiceResult<MetricVariant> {
     let original = resolve(tx, id_or_slug)?;
     let existing = fork_named(tx, &original, variant)?;
+    if existing.is_none()
+        && let Some(problem) = crate::api::model::variant_name_problem(variant)
+    {
+        return Err(ServiceError::invalid("variant", problem));
+    }
     let insert = existing.is_none();
     let mut fork = existing.unwrap_or_else(|| {
         let mut fork = original.clone();

@@ -30,7 +30,7 @@ use super::openapi::{TooManyRequests, Unauthorized, Unavailable};
 use super::store::{self, Filter, Kind};
 use crate::api::ErrorType;
 use crate::api::model::collection::collection_limits;
-use crate::api::validate::{Checks, Validate, join};
+use crate::api::validate::{Checks, ECHO_CHARS, Validate, clip, join, quote};
 use crate::api::wire_enum::WireEnum;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -133,12 +133,12 @@ pub async fn unknown_route(uri: Uri) -> ServiceError {
         StatusCode::NOT_FOUND,
         ErrorType::NotFound,
         "resource_not_found",
-        format!("no route {}", uri.path()),
+        format!("no route {}", clip(uri.path(), ECHO_CHARS)),
     )
 }
 
 pub async fn method_not_allowed(method: axum::http::Method, uri: Uri) -> ServiceError {
-    let message = format!("{} does not accept {method}", uri.path());
+    let message = format!("{} does not accept {}", clip(uri.path(), ECHO_CHARS), quote(method.as_str()));
     ServiceError::new(StatusCode::METHOD_NOT_ALLOWED, ErrorType::NotFound, "method_not_allowed", message)
 }
 
@@ -286,13 +286,20 @@ pub fn known_value<E: WireEnum>(param: &str, value: Option<&str>) -> ServiceResu
     match value {
         None => Ok(None),
         Some(text) if E::from(text).is_known_value() => Ok(Some(text.to_owned())),
-        Some(text) => Err(ServiceError::invalid(param, format!("{param} {text:?} is not one of {}", E::known_list()))),
+        Some(text) => {
+            Err(ServiceError::invalid(param, format!("{param} {} is not one of {}", quote(text), E::known_list())))
+        }
     }
 }
 
-/// Parses a path id, answering 404 (not 400) for text that cannot be an id, as a lookup would.
+/// Parses a path id: text that cannot be one is a 400 naming the path parameter, as an id
+/// filter's is (the request screen refuses it first on every route whose parameter is an id;
+/// this is the handler's own guard).
 pub fn path_id(kind: Kind, text: &str) -> ServiceResult<uuid::Uuid> {
-    uuid::Uuid::parse_str(text).map_err(|_| ServiceError::not_found(kind.label(), text))
+    uuid::Uuid::parse_str(text).map_err(|_| {
+        let message = format!("id must be the {}'s id, a UUID, not {}", kind.label(), quote(text));
+        ServiceError::invalid("id", message)
+    })
 }
 
 /// Now, as the service writes timestamps.

@@ -97,6 +97,10 @@ async fn dial(
         .iter()
         .find_map(|k| reply[*k].as_str())
         .ok_or_else(|| format!("the agent at {url} answered without a text"))?;
+    if text.contains('\0') {
+        // PostgreSQL cannot keep it in a transcript: the simulation fails saying why.
+        return Err(format!("the agent at {url} answered a text holding a NUL character (\\u0000)"));
+    }
     let latency_ms = reply["latencyMs"].as_i64().unwrap_or(started.elapsed().as_millis() as i64);
     Ok(Reply { text: text.to_owned(), latency_ms, off_script: reply["offScript"].as_bool().unwrap_or(false) })
 }
@@ -180,5 +184,22 @@ mod tests {
         let heard =
             Heard { text: "hi".into(), call_id: "c".into(), turn: 0, agent: String::new(), earlier: Vec::new() };
         assert!(link.reply(&heard).await.unwrap_err().contains("unreachable"));
+    }
+
+    #[tokio::test]
+    async fn an_agent_that_answers_nul_fails_its_simulation_saying_so() {
+        let app = axum::Router::new()
+            .route("/turn", axum::routing::post(|| async { axum::Json(serde_json::json!({"text": "Hi\u{0}there"})) }));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/turn", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        let definition: HttpRequestDefinition =
+            serde_json::from_value(serde_json::json!({"id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "url": url}))
+                .unwrap();
+        let link =
+            AgentLink::Http { http: reqwest::Client::new(), definition: Box::new(definition), base_url: String::new() };
+        let heard =
+            Heard { text: "hi".into(), call_id: "c".into(), turn: 0, agent: String::new(), earlier: Vec::new() };
+        assert!(link.reply(&heard).await.unwrap_err().contains("NUL character"));
     }
 }

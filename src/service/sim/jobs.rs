@@ -349,6 +349,52 @@ pub fn pending_retries(conn: &crate::service::store::Conn, job_id: &str) -> Serv
     Ok(retries)
 }
 
+/// Ends a job the engine cannot run (its plan cannot be read, or it carries text the store
+/// cannot keep): every simulation not yet ended fails with `reason`, and so does the job, so
+/// that one bad job is reported rather than retried for ever in front of the others.
+pub fn fail(tx: &Tx, id: &str, reason: &str) -> ServiceResult<()> {
+    let Some(status) = store::status(tx, Kind::RunPlanJob, id)? else { return Ok(()) };
+    if RunPlanJobStatus::from(status.as_str()).is_terminal() {
+        return Ok(());
+    }
+    let at = Timestamp::now();
+    let waiting = [
+        SimulationJobStatus::Pending,
+        SimulationJobStatus::Queued,
+        SimulationJobStatus::Processing,
+        SimulationJobStatus::RetryScheduled,
+    ];
+    for waiting in waiting {
+        loop {
+            let page = store::children_in_status_raw(tx, Kind::SimulationJob, id, waiting.as_str(), 500)?;
+            if page.is_empty() {
+                break;
+            }
+            let mut failed = Vec::with_capacity(page.len());
+            for body in page {
+                let mut simulation: SimulationJob = serde_json::from_str(&body)?;
+                simulation.status = Some(SimulationJobStatus::Failed);
+                simulation.failure_owner = Some(FailureOwner::Roark);
+                simulation.error_message = Some(reason.to_owned());
+                simulation.completed_at = Some(at.clone());
+                if write_simulation(tx, &mut simulation, id)? {
+                    failed.push(simulation);
+                }
+            }
+            let ended: Vec<Ended> =
+                failed.iter().map(|simulation| Ended { simulation, results: &[], retried: false }).collect();
+            count_ended(tx, id, &ended)?;
+        }
+    }
+    settle_job(tx, id)?;
+    let mut job: Value = store::require(tx, Kind::RunPlanJob, id)?;
+    if job["status"] == RunPlanJobStatus::Failed.as_str() {
+        job["errorMessage"] = reason.into();
+        save_job(tx, id, &mut job)?;
+    }
+    Ok(())
+}
+
 /// Cancels a job: it moves to CANCELLING, and every simulation not yet started is CANCELLED.
 /// A simulation mid-call belongs to the engine: it finishes, then the job settles.
 pub fn cancel(tx: &Tx, id: &str) -> ServiceResult<()> {

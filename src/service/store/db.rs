@@ -66,6 +66,7 @@ impl<'a> Conn<'a> {
 
     /// Runs a statement; how many rows it changed.
     pub fn execute(&self, sql: &str, args: &[Arg]) -> ServiceResult<usize> {
+        storable(args)?;
         match self.engine {
             Engine::Sqlite(conn) => Ok(conn.prepare_cached(sql)?.execute(rusqlite::params_from_iter(args))?),
             Engine::Postgres(session) => session.execute(sql, args),
@@ -87,6 +88,7 @@ impl<'a> Conn<'a> {
         args: &[Arg],
         mut map: impl FnMut(&mut Row) -> ServiceResult<T>,
     ) -> ServiceResult<Vec<T>> {
+        storable(args)?;
         match self.engine {
             Engine::Sqlite(conn) => {
                 let mut statement = conn.prepare_cached(sql)?;
@@ -110,6 +112,7 @@ impl<'a> Conn<'a> {
         args: &[Arg],
         map: impl FnOnce(&mut Row) -> ServiceResult<T>,
     ) -> ServiceResult<Option<T>> {
+        storable(args)?;
         match self.engine {
             Engine::Sqlite(conn) => {
                 let mut statement = conn.prepare_cached(sql)?;
@@ -150,6 +153,36 @@ impl<'a> Tx<'a> {
     pub(super) fn new(conn: Conn<'a>) -> Tx<'a> {
         Tx(Conn { writing: true, ..conn })
     }
+}
+
+/// The code of the error for text the store cannot keep: the engines fail the one simulation
+/// or job that produced it, never the scheduler.
+pub const UNSTORABLE: &str = "unstorable_text";
+
+/// Refuses text neither engine keeps alike: NUL, which PostgreSQL refuses in text and, as the
+/// escape `\u0000`, in a JSON document (the service's own checks refuse it at the edge; this
+/// stops what got past them, an agent's reply say, on both stores the same way).
+fn storable(args: &[Arg]) -> ServiceResult<()> {
+    let poisoned = args.iter().any(|arg| match arg {
+        Arg::Text(text) => {
+            let bytes = text.as_bytes();
+            memchr::memchr(0, bytes).is_some() || (matches!(bytes.first(), Some(b'{' | b'[')) && has_nul_escape(bytes))
+        }
+        _ => false,
+    });
+    if poisoned {
+        let message = "the text holds a NUL character (\\u0000), which the store cannot keep";
+        return Err(ServiceError::invalid("body", message).with_code(UNSTORABLE));
+    }
+    Ok(())
+}
+
+/// Whether JSON text holds the escape `\u0000` (and not an escaped backslash before `u0000`).
+pub fn has_nul_escape(json: &[u8]) -> bool {
+    memchr::memmem::find_iter(json, br"\u0000").any(|at| {
+        let backslashes = json[..=at].iter().rev().take_while(|&&b| b == b'\\').count();
+        backslashes % 2 == 1
+    })
 }
 
 /// A value bound to a statement.
@@ -359,5 +392,20 @@ impl Dialect {
             Dialect::Sqlite => format!("json_extract({column}, '{path}')"),
             Dialect::Postgres => format!("({column} #>> '{{{}}}')", segments.join(",")),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nul_is_refused_in_text_and_as_an_escape_in_json_on_either_engine() {
+        assert!(storable(&[Arg::Int(0), Arg::Text("plain")]).is_ok());
+        assert_eq!(storable(&[Arg::Text("a\0b")]).err().map(|e| e.body.code), Some(UNSTORABLE.to_owned()));
+        assert!(storable(&[Arg::Text(r#"{"a": "b\u0000"}"#)]).is_err());
+        assert!(storable(&[Arg::Text(r#"["\\\u0000"]"#)]).is_err(), "an escaped backslash, then the escape");
+        assert!(storable(&[Arg::Text(r#"{"path": "C:\\u0000"}"#)]).is_ok(), "a backslash and the text u0000");
+        assert!(storable(&[Arg::Text(r#"see \u0000"#)]).is_ok(), "not a JSON document: the text as written");
     }
 }

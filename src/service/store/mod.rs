@@ -24,7 +24,7 @@ use std::sync::Arc;
 
 use tokio::sync::watch;
 
-pub use db::{Arg, Conn, Dialect, FromCell, Row, Tx};
+pub use db::{Arg, Conn, Dialect, FromCell, Row, Tx, UNSTORABLE, has_nul_escape};
 pub use docs::*;
 pub use kind::Kind;
 pub use postgres::test_server;

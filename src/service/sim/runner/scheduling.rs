@@ -9,49 +9,95 @@ use uuid::Uuid;
 
 use super::Simulator;
 use crate::api::model::*;
+use crate::service::error::ServiceError;
 use crate::service::error::ServiceResult;
-use crate::service::sim::jobs::{Replay, count_simulations, release_due_retries, save_job, save_simulation};
+use crate::service::sim::jobs::{self, Replay, count_simulations, release_due_retries, save_job, save_simulation};
 use crate::service::sim::limits;
 use crate::service::sim::selection::plan_metric_ids;
 use crate::service::sim::work::{JobMetrics, Limits, Work};
 use crate::service::store::{self, Alone, Doc, Kind};
 
+/// Why one job could not be scheduled.
+enum JobError {
+    /// It never will be: the job fails with this reason.
+    Unrunnable(String),
+    /// A store error that may pass: the job is tried again on the next round.
+    Passing(ServiceError),
+}
+use JobError::{Passing, Unrunnable};
+
+impl From<ServiceError> for JobError {
+    /// Text the store cannot keep will not be kept next time either.
+    fn from(error: ServiceError) -> Self {
+        if error.body.code == store::UNSTORABLE { Unrunnable(error.body.message) } else { Passing(error) }
+    }
+}
+
 impl Simulator {
-    /// Starts every simulation the limits allow now.
+    /// Starts every simulation the limits allow now. Each job is scheduled on its own: one
+    /// that fails (a busy store, or a job the engine cannot run) never holds up the others.
     pub(super) async fn schedule(&self) -> ServiceResult<()> {
-        let jobs: Vec<(String, Value)> = self
+        let jobs: Vec<(String, String)> = self
             .store
             .read(|c| {
                 let active = store::in_status(c, Kind::RunPlanJob, limits::ACTIVE_JOBS)?;
-                active.into_iter().map(|(id, _, body)| Ok((id, serde_json::from_str(&body)?))).collect()
+                Ok(active.into_iter().map(|(id, _, body)| (id, body)).collect())
             })
             .await?;
         self.job_metrics.lock().unwrap_or_else(|e| e.into_inner()).retain(|id, _| jobs.iter().any(|(j, _)| j == id));
         for (job_id, body) in jobs {
-            let plan: RunPlanInput = serde_json::from_value(body["plan"].clone()).unwrap_or_default();
-            let mode = plan.execution_mode_or_default();
-            let plan_key = body["simulationRunPlanId"].as_str().map_or_else(|| job_id.clone(), str::to_owned);
-            let limits = Limits { job_id: job_id.clone(), plan_key, mode, max: plan.max_concurrent_jobs_or_default() };
-            let now = Replay::now(Replay::of(&body).as_ref());
-            let picked = self.pick(limits, now).await?;
-            if picked.is_empty() {
-                continue;
-            }
-            let metrics = self.job_metrics(&job_id, &plan, Replay::of(&body)).await?;
-            for simulation in picked {
-                let work = Work {
-                    metrics: metrics.clone(),
-                    job_id: job_id.clone(),
-                    simulation,
-                    plan: plan.clone(),
-                    variables: serde_json::from_value(body["variables"].clone()).ok(),
-                    replay: Replay::of(&body),
-                };
-                let engine = self.clone();
-                tokio::spawn(async move { engine.run(work).await });
+            match self.schedule_job(&job_id, &body).await {
+                Ok(()) => {}
+                Err(Unrunnable(reason)) => self.fail_job(&job_id, reason).await,
+                Err(Passing(e)) => tracing::warn!("simulation scheduler, job {job_id}: {}", e.body.message),
             }
         }
         Ok(())
+    }
+
+    /// Starts the simulations of one job that its limits allow now.
+    async fn schedule_job(&self, job_id: &str, body: &str) -> Result<(), JobError> {
+        let body: Value = serde_json::from_str(body).map_err(|e| Unrunnable(format!("the job cannot be read: {e}")))?;
+        let plan: RunPlanInput = serde_json::from_value(body["plan"].clone())
+            .map_err(|e| Unrunnable(format!("the job's plan cannot be read: {e}")))?;
+        let variables: Option<RunVariables> = match body.get("variables") {
+            None | Some(Value::Null) => None,
+            Some(variables) => Some(
+                serde_json::from_value(variables.clone())
+                    .map_err(|e| Unrunnable(format!("the job's variables cannot be read: {e}")))?,
+            ),
+        };
+        let mode = plan.execution_mode_or_default();
+        let plan_key = body["simulationRunPlanId"].as_str().map_or_else(|| job_id.to_owned(), str::to_owned);
+        let limits = Limits { job_id: job_id.to_owned(), plan_key, mode, max: plan.max_concurrent_jobs_or_default() };
+        let now = Replay::now(Replay::of(&body).as_ref());
+        let picked = self.pick(limits, now).await.map_err(JobError::from)?;
+        if picked.is_empty() {
+            return Ok(());
+        }
+        let metrics = self.job_metrics(job_id, &plan, Replay::of(&body)).await.map_err(JobError::from)?;
+        for simulation in picked {
+            let work = Work {
+                metrics: metrics.clone(),
+                job_id: job_id.to_owned(),
+                simulation,
+                plan: plan.clone(),
+                variables: variables.clone(),
+                replay: Replay::of(&body),
+            };
+            let engine = self.clone();
+            tokio::spawn(async move { engine.run(work).await });
+        }
+        Ok(())
+    }
+
+    /// Ends a job the engine cannot run, with the reason; written until it lands, like every
+    /// end of a simulation.
+    async fn fail_job(&self, job_id: &str, reason: String) {
+        tracing::warn!("run plan job {job_id} cannot run: {reason}");
+        let id = job_id.to_owned();
+        self.write_until_landed("failing a run plan job", move |tx| jobs::fail(tx, &id, &reason)).await;
+        self.wake();
     }
 
     /// The job's shared setup, from the cache, or made once: the job marked RUNNING with its
