@@ -139,7 +139,7 @@ agent:
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_unreachable_agent_is_an_error_per_simulation_and_the_gate_fails() {
+async fn an_unreachable_agent_is_an_error_per_simulation_and_the_gate_exits_5_naming_its_url() {
     let home = tempfile::tempdir().unwrap();
     let plan = format!(
         "name: Nobody home\ndirection: INBOUND\nmaxSimulationDurationSeconds: 60\nflows:\n  - id: {RESCHEDULE_FLOW}\n    happyPath: true\nmetrics:\n  - slug: task_completion\nincludeFlowMetrics: false\nincludeAutomaticMetrics: false\n"
@@ -153,14 +153,50 @@ async fn an_unreachable_agent_is_an_error_per_simulation_and_the_gate_fails() {
         file.to_str().unwrap(),
         "--agent-url",
         "http://127.0.0.1:9/turn",
+        "--json",
+        home.path().join("reports/gate.json").to_str().unwrap(),
     ]))
     .await;
-    assert_exit(&output, 1);
+    assert_exit(&output, 5);
+    assert!(
+        stderr(&output).contains("the agent at http://127.0.0.1:9/turn could not be reached"),
+        "{}",
+        stderr(&output)
+    );
     let report = json(&output);
     assert_eq!(report["result"], "FAILED");
+    let written: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(home.path().join("reports/gate.json")).unwrap()).unwrap();
+    assert_eq!(written["result"], "FAILED", "the reports are written all the same");
     let sim = &report["simulations"][0];
     assert_eq!(sim["outcome"], "ERROR", "{sim}");
     assert!(sim["errorMessage"].as_str().unwrap_or("").contains("unreachable"), "{sim}");
+}
+
+/// A report path that cannot be written is found before the run starts: exit 2, nothing run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_report_path_that_cannot_be_written_is_refused_before_the_run() {
+    let home = tempfile::tempdir().unwrap();
+    let blocked = home.path().join("a-file");
+    std::fs::write(&blocked, "not a directory").unwrap();
+    let plan = format!(
+        "name: Never run\ndirection: INBOUND\nmaxSimulationDurationSeconds: 60\nagentEndpoints:\n  - id: {BRIGHTSMILE_ENDPOINT}\nflows:\n  - id: {RESCHEDULE_FLOW}\n    happyPath: true\nmetrics:\n  - slug: task_completion\n"
+    );
+    let file = home.path().join("plan.yaml");
+    std::fs::write(&file, plan).unwrap();
+    let junit = blocked.join("junit.xml");
+    let output = run(switchboard(home.path()).args([
+        "gate",
+        "--embedded",
+        "-f",
+        file.to_str().unwrap(),
+        "--junit",
+        junit.to_str().unwrap(),
+    ]))
+    .await;
+    assert_exit(&output, 2);
+    assert!(!stderr(&output).contains("started run plan job"), "nothing ran: {}", stderr(&output));
+    assert!(stderr(&output).contains("a-file"), "{}", stderr(&output));
 }
 
 #[tokio::test]

@@ -120,7 +120,7 @@ async fn plan_create_reads_yaml_and_names_the_field_and_line_of_each_error() {
     // Checked by the service: an id that does not exist, pointed at its line.
     std::fs::write(&file, good.replace(BRIGHTSMILE_ENDPOINT, &uuid::Uuid::new_v4().to_string())).unwrap();
     let refused = sb(home.path(), &service, &["plan", "create", "-f", path]).await;
-    assert_exit(&refused, 1);
+    assert_exit(&refused, 2);
     assert!(
         stderr(&refused).contains(&format!("{path}:9:")) && stderr(&refused).contains("agentEndpoints[0].id"),
         "{}",
@@ -167,9 +167,9 @@ async fn run_prints_the_job_id_and_job_commands_follow_it_to_its_verdict() {
     let table = stdout(&sb(home.path(), &service, &["job", "list", "-o", "table"]).await);
     assert!(table.lines().any(|l| l.starts_with(&id) && l.contains("PASSED") && l.contains("Watched")), "{table}");
 
-    // Cancelling an ended job is refused by the service: exit 1.
+    // Cancelling an ended job is refused by the service: exit 2 (1 is only for a FAILED run).
     let refused = sb(home.path(), &service, &["job", "cancel", &id]).await;
-    assert_exit(&refused, 1);
+    assert_exit(&refused, 2);
     assert!(stderr(&refused).contains("400"), "{}", stderr(&refused));
     assert_exit(&sb(home.path(), &service, &["job", "get", &uuid::Uuid::new_v4().to_string()]).await, 4);
 
@@ -268,9 +268,9 @@ async fn api_reaches_any_route_and_every_failure_has_its_exit_code() {
     assert_exit(&created, 0);
     assert_eq!(json(&created)["data"]["title"], "From api");
 
-    // 1: refused (400); the spec's error body on stderr with --output json.
+    // 2: refused (400) before anything ran; the spec's error body on stderr with --output json.
     let refused = sb(home.path(), &service, &["api", "POST", "/v1/issue", "-d", "{}", "--output", "json"]).await;
-    assert_exit(&refused, 1);
+    assert_exit(&refused, 2);
     let error: Value = serde_json::from_slice(&refused.stderr).unwrap();
     assert_eq!((error["type"].as_str(), error["param"].as_str()), (Some("validation"), Some("title")));
     // 2: usage.

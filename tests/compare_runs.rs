@@ -408,7 +408,7 @@ async fn a_run_that_has_not_ended_is_refused_never_compared() {
     let started = service.client.run(&RunRequest { plan_id: Some(plan), ..Default::default() }).await.unwrap();
     let job = started.simulation_run_plan_job_id.to_string();
     let output = run(against(home.path(), &service).args(["diff", &job, &job, "--output", "table"])).await;
-    assert_exit(&output, 1);
+    assert_exit(&output, 2);
     assert!(stderr(&output).contains("has not ended"), "{}", stderr(&output));
     assert_eq!(stdout(&output), "", "no comparison is printed");
     let still = service.client.get_run_plan_job(started.simulation_run_plan_job_id).await.unwrap();

@@ -11,9 +11,12 @@ use crate::connect::ConnectError;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
     Ok = 0,
-    /// The service refused the request (a 4xx other than below), or the gate FAILED.
-    Refused = 1,
-    /// The command line or an input file is wrong.
+    /// A run ran and FAILED (the gate's verdict), or `diff --fail-on-regression` found a
+    /// regression: the one code that says "your agent failed".
+    Failed = 1,
+    /// The command line, an input file, or what it names is wrong: refused before anything
+    /// ran (a bad flag, a plan the service refuses with 400, a report path that cannot be
+    /// written).
     Usage = 2,
     /// The key was refused (401) or may not do this (403).
     Auth = 3,
@@ -22,6 +25,8 @@ pub enum Exit {
     Unavailable = 5,
     /// The gate's run did not end within `--timeout`.
     TimedOut = 6,
+    /// The command itself failed (it could not encode its output, the console could not run).
+    Internal = 7,
     /// Ended by Ctrl-C (SIGINT): the shell's 128 + 2.
     Interrupted = 130,
     /// Ended by SIGTERM (a CI runner cancelling): 128 + 15.
@@ -29,9 +34,11 @@ pub enum Exit {
 }
 
 /// The exit codes as `--help` shows them.
-pub const EXIT_CODES: &str = "Exit codes: 0 ok · 1 the service refused the request, or the gate FAILED · 2 usage \
-                              (bad flags or input file) · 3 authentication or permission (401/403) · 4 not found · \
-                              5 network or service unavailable · 6 gate TIMED_OUT";
+pub const EXIT_CODES: &str = "Exit codes: 0 ok · 1 the run ran and FAILED (or diff --fail-on-regression found one) \
+                              · 2 refused before anything ran (bad flags, input file, or a request the service \
+                              refuses with 400) · 3 authentication or permission (401/403) · 4 not found · 5 network \
+                              or service unavailable, or the agent could not be reached on any simulation · 6 gate \
+                              TIMED_OUT · 7 the command itself failed";
 
 impl From<Exit> for ExitCode {
     fn from(exit: Exit) -> ExitCode {
@@ -58,7 +65,8 @@ impl Failure {
             Exit::Unavailable => ErrorType::Unknown("unavailable".into()),
             Exit::TimedOut => ErrorType::Unknown("timed_out".into()),
             Exit::Interrupted | Exit::Terminated => ErrorType::Unknown("interrupted".into()),
-            Exit::Ok | Exit::Refused => ErrorType::Unknown("refused".into()),
+            Exit::Internal => ErrorType::Internal,
+            Exit::Ok | Exit::Failed => ErrorType::Unknown("failed".into()),
         };
         Failure { exit, body: Box::new(ErrorBody::new(error_type, code, message)), detail: None }
     }
@@ -79,9 +87,9 @@ impl Failure {
         Failure::new(Exit::NotFound, "not_found", message)
     }
 
-    /// A local failure (a file that cannot be written): reported like a refusal.
+    /// A local failure (a file that cannot be written): the command line named it, so exit 2.
     pub fn io(what: impl std::fmt::Display, error: std::io::Error) -> Failure {
-        let mut failure = Failure::new(Exit::Refused, "io_error", format!("{what}: {error}"));
+        let mut failure = Failure::new(Exit::Usage, "io_error", format!("{what}: {error}"));
         failure.detail = Some(format!("{error:?}"));
         failure
     }
@@ -125,7 +133,8 @@ pub fn exit_for_status(status: u16) -> Exit {
         401 | 403 => Exit::Auth,
         404 => Exit::NotFound,
         429 | 500..=599 => Exit::Unavailable,
-        _ => Exit::Refused,
+        // Any other refusal (400, 409, 413, 415, …): the request was wrong and nothing ran.
+        _ => Exit::Usage,
     }
 }
 
@@ -148,7 +157,8 @@ impl From<api::Error> for Failure {
                 ErrorBody::new(ErrorType::Unknown("unavailable".into()), "unreachable", error.to_string()),
             ),
             api::Error::Decode { status, .. } => {
-                let exit = if *status >= 500 { Exit::Unavailable } else { Exit::Refused };
+                // An answer this client cannot read: the service's fault, not the command line's.
+                let exit = if *status >= 500 { Exit::Unavailable } else { Exit::Internal };
                 (exit, ErrorBody::new(ErrorType::Internal, "unexpected_response", error.to_string()))
             }
             api::Error::Request(message) => {
@@ -197,8 +207,9 @@ mod tests {
 
     #[test]
     fn statuses_map_to_the_documented_codes() {
-        assert_eq!(exit_for_status(400), Exit::Refused);
-        assert_eq!(exit_for_status(409), Exit::Refused);
+        assert_eq!(exit_for_status(400), Exit::Usage);
+        assert_eq!(exit_for_status(409), Exit::Usage);
+        assert_eq!(Exit::Failed as u8, 1, "1 is kept for a run that ran and FAILED");
         assert_eq!(exit_for_status(401), Exit::Auth);
         assert_eq!(exit_for_status(403), Exit::Auth);
         assert_eq!(exit_for_status(404), Exit::NotFound);

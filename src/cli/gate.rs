@@ -1,6 +1,7 @@
 //! `switchboard gate PLAN | -f FILE`: run, wait, judge by the service's verdict, write the
-//! reports. Exit 0 PASSED, 1 FAILED (a null verdict included), 6 TIMED_OUT (0 with
-//! `--no-fail-on-timeout`). `--cancel-on-exit` cancels the run when the command is
+//! reports. Exit 0 PASSED, 1 FAILED (a null verdict included), 2 for a plan or report path
+//! refused before the run, 5 when the agent could not be reached on any simulation, 6
+//! TIMED_OUT (0 with `--no-fail-on-timeout`). `--cancel-on-exit` cancels the run when the command is
 //! interrupted or gives up waiting.
 
 use std::path::PathBuf;
@@ -61,6 +62,7 @@ pub async fn run(args: GateArgs, session: &Session) -> Outcome {
         Ok(prepared) => prepared,
         Err(outcome) => return outcome,
     };
+    check_report_paths(&args)?;
     let started = run::start(session, &prepared).await?;
     let id = started.simulation_run_plan_job_id;
     eprintln!(
@@ -87,9 +89,15 @@ pub async fn run(args: GateArgs, session: &Session) -> Outcome {
     let report = GateReport::judge(job, prepared.plan_name.clone(), args.min_pass_rate, timed_out);
     write_reports(&args, &report, session)?;
     print(session.format, &report)?;
+    if report.result == GateResult::Failed
+        && let Some(url) = unreachable_agent(&report.job)
+    {
+        eprintln!("gate: the agent at {url} could not be reached on any simulation");
+        return Ok(Exit::Unavailable);
+    }
     Ok(match report.result {
         GateResult::Passed => Exit::Ok,
-        GateResult::Failed => Exit::Refused,
+        GateResult::Failed => Exit::Failed,
         GateResult::TimedOut if args.no_fail_on_timeout => {
             eprintln!("warning: gate TIMED_OUT after {:?}; exiting 0 as --no-fail-on-timeout asks", args.timeout);
             Exit::Ok
@@ -118,6 +126,43 @@ async fn cancel_if_asked(
     }
 }
 
+/// Every report path can be written: found before the run starts, not after it ran (exit 2).
+/// A file that was not there is not left behind.
+fn check_report_paths(args: &GateArgs) -> Result<(), Failure> {
+    for path in [&args.junit, &args.json, &args.markdown].into_iter().flatten() {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| Failure::io(format!("cannot create {}", dir.display()), e))?;
+        }
+        let existed = path.exists();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path)
+            .map_err(|e| Failure::io(format!("cannot write the report {}", path.display()), e))?;
+        if !existed {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+    Ok(())
+}
+
+/// The agent's URL when no simulation of the run reached it: every simulation failed saying
+/// the agent at that URL is unreachable (the service's words for a dial that never connected).
+fn unreachable_agent(job: &RunPlanJob) -> Option<String> {
+    const UNREACHABLE: &str = " is unreachable";
+    let simulations = &job.simulation_jobs;
+    let messages: Vec<&str> = simulations.iter().filter_map(|s| s.error_message.as_deref()).collect();
+    if simulations.is_empty() || messages.len() != simulations.len() {
+        return None;
+    }
+    let url = |message: &str| {
+        let (head, _) = message.split_once(UNREACHABLE)?;
+        head.strip_prefix("the agent at ").map(str::to_owned)
+    };
+    let first = url(messages[0])?;
+    messages.iter().all(|m| url(m).as_deref() == Some(first.as_str())).then_some(first)
+}
+
 fn write_reports(args: &GateArgs, report: &GateReport, session: &Session) -> Result<(), Failure> {
     let write = |path: &PathBuf, text: String| -> Result<(), Failure> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -130,7 +175,7 @@ fn write_reports(args: &GateArgs, report: &GateReport, session: &Session) -> Res
         write(path, report::junit::render(report, host.as_deref().unwrap_or("localhost")))?;
     }
     if let Some(path) = &args.json {
-        let text = report::json::render(report).map_err(|e| Failure::new(Exit::Refused, "encode", e.to_string()))?;
+        let text = report::json::render(report).map_err(|e| Failure::new(Exit::Internal, "encode", e.to_string()))?;
         write(path, text)?;
     }
     if let Some(path) = &args.markdown {
@@ -151,7 +196,7 @@ fn print(format: Format, report: &GateReport) -> Result<(), Failure> {
     match format.resolve() {
         Format::Json | Format::Jsonl => {
             let text =
-                report::json::render(report).map_err(|e| Failure::new(Exit::Refused, "encode", e.to_string()))?;
+                report::json::render(report).map_err(|e| Failure::new(Exit::Internal, "encode", e.to_string()))?;
             output::emit(&text)
         }
         _ => {

@@ -22,6 +22,7 @@ mod output;
 mod plan;
 pub mod report;
 mod run;
+mod select;
 mod serve;
 mod session;
 mod signals;
@@ -185,9 +186,9 @@ async fn console(global: &GlobalArgs) -> Outcome {
     }
     match crate::console::run(&global.selection()).await {
         Ok(code) if code == ExitCode::SUCCESS => Ok(Exit::Ok),
-        Ok(_) => Ok(Exit::Refused),
+        Ok(_) => Ok(Exit::Internal),
         Err(report) => {
-            Err(Failure::new(Exit::Refused, "console", report.to_string()).with_detail(format!("{report:?}")))
+            Err(Failure::new(Exit::Internal, "console", report.to_string()).with_detail(format!("{report:?}")))
         }
     }
 }

@@ -128,7 +128,7 @@ pub fn emit(text: &str) -> Result<(), Failure> {
 }
 
 fn encode(error: serde_json::Error) -> Failure {
-    Failure::new(super::exit::Exit::Refused, "encode", format!("cannot encode the output as JSON: {error}"))
+    Failure::new(super::exit::Exit::Internal, "encode", format!("cannot encode the output as JSON: {error}"))
 }
 
 pub fn json<T: Serialize + ?Sized>(value: &T) -> Result<String, Failure> {

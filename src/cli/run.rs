@@ -11,6 +11,7 @@ use super::exit::{Exit, Failure, Outcome};
 use super::input::Document;
 use super::output::{self, Format};
 use super::plan;
+use super::select::{self, SelectArgs};
 use super::session::Session;
 use super::signals::Signals;
 use super::watch::{self, Watched};
@@ -30,6 +31,8 @@ pub struct RunSpec {
     pub vars: Vec<String>,
     #[command(flatten)]
     pub agent: AgentArgs,
+    #[command(flatten)]
+    pub select: SelectArgs,
 }
 
 #[derive(Debug, Args)]
@@ -80,15 +83,33 @@ impl RunSpec {
                 let name = input.name.clone();
                 (None, Some(input), name, section, Some(document))
             }
+            (None, None) => match self.select.rerun_failed {
+                // A rerun without a plan runs the earlier run's own.
+                Some(job) => {
+                    let plan = select::plan_of_job(&session.client, job).await?;
+                    (Some(plan.id), None, Some(plan.name().to_string()), None, None)
+                }
+                None => return Err(Failure::usage("name a saved plan (its id or exact name) or give -f FILE")),
+            },
             _ => return Err(Failure::usage("name a saved plan (its id or exact name) or give -f FILE")),
         };
+        if self.select.narrows() {
+            // The chosen test cases run as an inline copy of a saved plan.
+            let mut input = match (inline.take(), plan_id.take()) {
+                (Some(input), _) => input,
+                (None, Some(id)) => session.client.get_run_plan(id).await?.plan.as_input(),
+                (None, None) => return Err(Failure::usage("no plan to choose test cases from")),
+            };
+            select::narrow(&session.client, &mut input, &self.select).await?;
+            inline = Some(input);
+        }
         if let Some(agent) = HttpAgent::from(&self.agent, section)? {
             session.may_write("--agent-url")?;
             // The agent's endpoint replaces the plan's: a saved plan runs as an inline copy.
             let mut input = match inline.take() {
                 Some(input) => input,
                 None => match plan_id.take() {
-                    Some(id) => session.client.get_run_plan(id).await?.plan,
+                    Some(id) => session.client.get_run_plan(id).await?.plan.as_input(),
                     None => return Err(Failure::usage("no plan to point at the agent")),
                 },
             };

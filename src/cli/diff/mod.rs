@@ -55,7 +55,7 @@ pub async fn run(args: DiffArgs, session: &Session) -> Outcome {
         if !run.ended {
             let status = run.status.as_ref().map(|s| s.as_str().to_owned()).unwrap_or_else(|| "unknown".into());
             return Err(Failure::new(
-                Exit::Refused,
+                Exit::Usage,
                 "diff",
                 format!(
                     "the {side} run {} has not ended (status {status}): wait for it (switchboard job watch {}) \
@@ -79,7 +79,7 @@ pub async fn run(args: DiffArgs, session: &Session) -> Outcome {
         let count = diff.counts.get(&crate::compare::Change::Regressed).copied().unwrap_or(0);
         eprintln!("diff: {count} test case check(s) regressed");
         if args.fail_on_regression {
-            return Ok(Exit::Refused);
+            return Ok(Exit::Failed);
         }
     }
     Ok(Exit::Ok)

@@ -1,0 +1,204 @@
+//! Choosing test cases as `pytest -k` and `--last-failed` do: `--only PATTERN` keeps the test
+//! cases whose flow, variant or persona name holds the pattern (case-insensitive; several
+//! patterns select their union), and `--rerun-failed JOB` keeps those that did not pass in
+//! that run. The plan is narrowed before it is sent, so the service runs only what is left.
+
+use std::collections::HashSet;
+
+use clap::Args;
+use uuid::Uuid;
+
+use super::exit::Failure;
+use crate::api::Client;
+use crate::api::model::*;
+use crate::api::operations::ListQuery;
+
+/// The flags that narrow a run to some of its test cases.
+#[derive(Debug, Clone, Default, Args)]
+pub struct SelectArgs {
+    /// Run only the test cases whose flow, variant or persona name holds PATTERN
+    /// (case-insensitive); repeatable, selecting their union.
+    #[arg(long = "only", value_name = "PATTERN")]
+    pub only: Vec<String>,
+    /// Run only the test cases that did not pass in this earlier run (its job id); without a
+    /// plan, that run's plan.
+    #[arg(long = "rerun-failed", value_name = "JOB")]
+    pub rerun_failed: Option<Uuid>,
+}
+
+impl SelectArgs {
+    pub fn narrows(&self) -> bool {
+        !self.only.is_empty() || self.rerun_failed.is_some()
+    }
+}
+
+/// One test case of a plan: a flow variant, with the persona it runs as.
+struct Case<'a> {
+    flow: &'a CustomerFlow,
+    variant: &'a FlowVariant,
+    persona: Option<String>,
+}
+
+impl Case<'_> {
+    fn names(&self) -> impl Iterator<Item = &str> {
+        [self.flow.title.as_deref(), self.flow.slug.as_deref(), self.variant.title.as_deref(), self.persona.as_deref()]
+            .into_iter()
+            .flatten()
+    }
+
+    fn label(&self) -> String {
+        let flow = self.flow.title.as_deref().unwrap_or("flow");
+        let variant = self.variant.title.as_deref().unwrap_or("variant");
+        match &self.persona {
+            Some(persona) => format!("{flow} · {variant} · {persona}"),
+            None => format!("{flow} · {variant}"),
+        }
+    }
+}
+
+/// Narrows `plan` to the chosen test cases; refuses (exit 2) when none is left.
+pub async fn narrow(client: &Client, plan: &mut RunPlanInput, args: &SelectArgs) -> Result<(), Failure> {
+    if !args.narrows() {
+        return Ok(());
+    }
+    if !plan.runs_flows() {
+        return Err(Failure::usage("--only and --rerun-failed choose among a plan's flows; this plan runs none"));
+    }
+    let failed = match args.rerun_failed {
+        Some(job) => Some(failed_cases(client, job).await?),
+        None => None,
+    };
+    let patterns: Vec<String> = args.only.iter().map(|p| p.to_lowercase()).collect();
+    let mut kept = Vec::new();
+    let mut seen = Vec::new();
+    for selection in plan.flow_selections() {
+        let flow = resolve(client, selection).await?;
+        let mut narrowed = selection.clone();
+        let mut happy_kept = false;
+        let mut edges_kept = Vec::new();
+        for (case, edge) in cases(client, &flow, selection).await? {
+            let named = patterns.is_empty()
+                || case.names().any(|name| patterns.iter().any(|p| name.to_lowercase().contains(p.as_str())));
+            let chosen = named && failed.as_ref().is_none_or(|f| f.contains(&(flow.id, case.variant.id)));
+            seen.push(case.label());
+            match (chosen, edge) {
+                (false, _) => {}
+                (true, None) => happy_kept = true,
+                (true, Some(edge)) => edges_kept.push(edge),
+            }
+        }
+        if !happy_kept && edges_kept.is_empty() {
+            continue;
+        }
+        narrowed.happy_path = Some(happy_kept);
+        narrowed.edge_cases = (!edges_kept.is_empty()).then_some(EdgeCases::List(edges_kept));
+        kept.push(narrowed);
+    }
+    if kept.is_empty() {
+        let mut message = String::from("no test case of the plan is chosen");
+        if !args.only.is_empty() {
+            message.push_str(&format!(" by --only {}", args.only.join(", --only ")));
+        }
+        if let Some(job) = args.rerun_failed {
+            message.push_str(&format!(" among those that did not pass in run {job}"));
+        }
+        message.push_str(&format!("; its test cases are:\n  {}", seen.join("\n  ")));
+        return Err(Failure::invalid(if args.only.is_empty() { "--rerun-failed" } else { "--only" }, message));
+    }
+    plan.flows = Some(kept);
+    Ok(())
+}
+
+/// The flow a selection names, by id or by slug.
+async fn resolve(client: &Client, selection: &FlowSelection) -> Result<CustomerFlow, Failure> {
+    if let Some(id) = selection.id {
+        return Ok(client.get_flow(id).await?);
+    }
+    let slug = selection.slug.clone().unwrap_or_default();
+    let mut query = ListQuery { limit: Some(50), ..Default::default() };
+    loop {
+        let page = client.list_page::<CustomerFlow>(crate::api::operations::routes::FLOWS, &query).await?;
+        if let Some(flow) = page.data.into_iter().find(|f| f.slug.as_deref() == Some(slug.as_str())) {
+            return Ok(flow);
+        }
+        match page.pagination.next_cursor {
+            Some(cursor) if page.pagination.has_more => query.cursor = Some(cursor),
+            _ => return Err(Failure::invalid("flows", format!("no customer flow with slug {slug}"))),
+        }
+    }
+}
+
+/// The selection's test cases in order: the happy path (no edge entry), then its edge cases,
+/// each with the entry that selects it.
+async fn cases<'f>(
+    client: &Client,
+    flow: &'f CustomerFlow,
+    selection: &FlowSelection,
+) -> Result<Vec<(Case<'f>, Option<EdgeCaseSelection>)>, Failure> {
+    let override_name = match selection.persona_override_id {
+        Some(id) => client.get_persona(id).await?.fields.name,
+        None => None,
+    };
+    let persona_of = |variant: &FlowVariant| {
+        override_name.clone().or_else(|| variant.persona_override.as_ref().and_then(|p| p.fields.name.clone()))
+    };
+    let mut out = Vec::new();
+    if selection.happy_path == Some(true)
+        && let Some(happy) = &flow.happy_path
+    {
+        out.push((Case { flow, variant: happy, persona: persona_of(happy) }, None));
+    }
+    match &selection.edge_cases {
+        Some(EdgeCases::All) => {
+            for edge in &flow.edge_cases {
+                let entry = EdgeCaseSelection { id: Some(edge.id), ..Default::default() };
+                out.push((Case { flow, variant: edge, persona: persona_of(edge) }, Some(entry)));
+            }
+        }
+        Some(EdgeCases::List(list)) => {
+            for entry in list {
+                let Some(edge) = flow.edge_cases.iter().find(|e| Some(e.id) == entry.id) else { continue };
+                let persona = match entry.persona_override_id {
+                    Some(id) => client.get_persona(id).await?.fields.name,
+                    None => persona_of(edge),
+                };
+                out.push((Case { flow, variant: edge, persona }, Some(entry.clone())));
+            }
+        }
+        None => {}
+    }
+    Ok(out)
+}
+
+/// The (flow, variant) of every test case that did not pass in `job`: a final attempt whose
+/// outcome is not PASSED (FAILED, NOT_EVALUATED, an error).
+async fn failed_cases(client: &Client, job: Uuid) -> Result<HashSet<(Uuid, Uuid)>, Failure> {
+    let run = client.get_run_plan_job(job).await?;
+    if !run.status.as_ref().is_some_and(RunPlanJobStatus::is_terminal) {
+        return Err(Failure::invalid("--rerun-failed", format!("run {job} has not ended: wait for it, then rerun")));
+    }
+    let failed = run
+        .simulation_jobs
+        .iter()
+        .filter(|s| s.invalidation.is_none() && s.outcome != Some(SimulationOutcome::Passed))
+        .filter_map(|s| s.customer_flow.as_ref().and_then(|f| Some((f.id, f.variant_id?))))
+        .collect();
+    Ok(failed)
+}
+
+/// The plan a rerun runs when none is named: the earlier run's own, when it was saved.
+pub async fn plan_of_job(client: &Client, job: Uuid) -> Result<RunPlan, Failure> {
+    let unsaved = || {
+        Failure::invalid(
+            "--rerun-failed",
+            format!("run {job} ran a plan that was not saved: name the plan (or -f FILE) too"),
+        )
+    };
+    let run = client.get_run_plan_job(job).await?;
+    let id = run.simulation_run_plan_id.ok_or_else(unsaved)?;
+    match client.get_run_plan(id).await {
+        Ok(plan) => Ok(plan),
+        Err(crate::api::Error::Api(api)) if api.status == 404 => Err(unsaved()),
+        Err(error) => Err(error.into()),
+    }
+}

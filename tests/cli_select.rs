@@ -1,0 +1,81 @@
+//! Choosing test cases like `pytest -k`: `--only PATTERN` (a case-insensitive substring of the
+//! flow, variant or persona name; several select their union) and `--rerun-failed JOB` (the
+//! test cases that did not pass in that run), on `gate` against a real local service.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
+
+#[path = "support/cli.rs"]
+mod cli;
+mod support;
+
+use cli::*;
+use support::{Service, start};
+
+/// The reschedule flow's three test cases (its happy path and both edge cases), judged on `check`.
+async fn three_cases(service: &Service, name: &str, check: &str) {
+    let mut input = plan_input(name, Some((check, 100.0)), 1);
+    input.flows = Some(vec![
+        serde_json::from_value(serde_json::json!({"id": RESCHEDULE_FLOW, "happyPath": true, "edgeCases": "ALL"}))
+            .unwrap(),
+    ]);
+    create_plan(&service.client, &input).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_runs_the_test_cases_whose_names_hold_a_pattern() {
+    let service = start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    let always = duration_check(&service.client, true).await;
+    three_cases(&service, "Three cases", &always).await;
+
+    let output = run(against(home.path(), &service).args(["gate", "Three cases", "--only", "PRESSES 2"])).await;
+    assert_exit(&output, 0);
+    let report = json(&output);
+    assert_eq!(report["simulations"].as_array().unwrap().len(), 1, "{report}");
+    let job: uuid::Uuid = report["runPlanJobId"].as_str().unwrap().parse().unwrap();
+    let job = service.client.get_run_plan_job(job).await.unwrap();
+    let ran = job.simulation_jobs[0].customer_flow.as_ref().unwrap().variant_title.clone().unwrap();
+    assert!(ran.contains("presses 2"), "{ran}");
+
+    // Several patterns select their union.
+    let output =
+        run(against(home.path(), &service).args(["gate", "Three cases", "--only", "presses 2", "--only", "tuesday"]))
+            .await;
+    assert_exit(&output, 0);
+    assert_eq!(json(&output)["simulations"].as_array().unwrap().len(), 2);
+
+    // A pattern that chooses nothing is refused before anything runs, listing what there is.
+    let output = run(against(home.path(), &service).args(["gate", "Three cases", "--only", "no such case"])).await;
+    assert_exit(&output, 2);
+    let said = stderr(&output);
+    assert!(said.contains("--only") && said.contains("Caller presses 2 to choose another time"), "{said}");
+    assert!(!said.contains("started run plan job"), "nothing ran: {said}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rerun_failed_runs_only_what_did_not_pass_in_that_run() {
+    let service = start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    let never = duration_check(&service.client, false).await;
+    three_cases(&service, "Failing cases", &never).await;
+    // One test case fails on its own first.
+    let first = run(against(home.path(), &service).args(["gate", "Failing cases", "--only", "unsure"])).await;
+    assert_exit(&first, 1);
+    let first_job = json(&first)["runPlanJobId"].as_str().unwrap().to_owned();
+
+    // Rerunning the plan's failures of that run runs that one test case, not the plan's three.
+    let rerun = run(against(home.path(), &service).args(["gate", "Failing cases", "--rerun-failed", &first_job])).await;
+    assert_exit(&rerun, 1);
+    let job: uuid::Uuid = json(&rerun)["runPlanJobId"].as_str().unwrap().parse().unwrap();
+    let job = service.client.get_run_plan_job(job).await.unwrap();
+    assert_eq!(job.simulation_jobs.len(), 1);
+    let ran = job.simulation_jobs[0].customer_flow.as_ref().unwrap().variant_title.clone().unwrap();
+    assert!(ran.contains("unsure"), "{ran}");
+
+    // Without a plan, a run of a saved plan reruns from that plan.
+    let whole = run(against(home.path(), &service).args(["gate", "Failing cases"])).await;
+    assert_exit(&whole, 1);
+    let whole_job = json(&whole)["runPlanJobId"].as_str().unwrap().to_owned();
+    let rerun = run(against(home.path(), &service).args(["gate", "--rerun-failed", &whole_job])).await;
+    assert_exit(&rerun, 1);
+    assert_eq!(json(&rerun)["simulations"].as_array().unwrap().len(), 3, "every case failed, every case reruns");
+}
