@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 use super::error::ServiceResult;
 use super::metrics::versions::AtInstant;
-use super::sim::selection::variables_for;
+use super::sim::selection::simulation_variables;
 use super::store::values::{ValueRow as Row, values_by_call as rows_by_call};
 use super::store::{self, Kind};
 use crate::api::model::*;
@@ -47,7 +47,7 @@ pub fn run_results(conn: &Conn, job_id: &str) -> ServiceResult<RunResults> {
     let mut test_cases = TestCases::default();
     for sim in &simulations {
         let own = sim.call_id.and_then(|c| rows.get(&c.to_string())).map(Vec::as_slice).unwrap_or_default();
-        let variables = plan.as_ref().map(|p| variables_for(p, runtime.as_ref(), sim)).unwrap_or_default();
+        let variables = simulation_variables(plan.as_ref(), runtime.as_ref(), sim);
         let mut call = call(sim, own, &definitions, &variables);
         call.test_case_id = Some(test_cases.of(sim, variables));
         calls.push(call);

@@ -2,6 +2,7 @@
 //! speaking with the persona's traits; the agent answers each line; the call ends on an
 //! end-call phrase, an end-call reason, silence, the maximum duration or the end of the flow.
 
+mod checkable;
 mod details;
 mod script;
 
@@ -278,17 +279,36 @@ fn lowercase_first(text: &str) -> String {
     chars.next().map(|c| c.to_lowercase().collect::<String>() + chars.as_str()).unwrap_or_default()
 }
 
-/// Whether the agent's latest line did what the step expected.
-fn on_script(call: &Call, expected: &str) -> bool {
+/// Whether the agent's latest line leaves the caller on script. The offline caller decides
+/// only what it can be sure of, never by matching the agent's wording against the step's:
+/// the agent said it went off script (the reference agent's planted flaws do), or asked for
+/// keys the script does not press next, or, when the flow's adherence is STRICT, missed an
+/// expectation whose content can be checked (a quoted phrase, a number, a `/regex/`). An
+/// expectation in plain words is judged after the call, not here.
+fn on_script(call: &Call, expected: &str, presses_next: bool) -> bool {
     if call.last_off_script {
         return false;
     }
-    let wanted: Vec<String> =
-        expected.split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() >= 5).map(str::to_lowercase).collect();
-    let said =
-        call.entries.iter().rev().find(|e| e.role == Some(ParticipantType::Agent)).map(|e| e.text.to_lowercase());
-    // An expectation without distinctive words is met by any on-topic reply.
-    wanted.is_empty() || said.is_some_and(|s| wanted.iter().any(|w| s.contains(&w[..w.len().min(6)])))
+    let said = call.entries.iter().rev().find(|e| e.role == Some(ParticipantType::Agent)).map(|e| e.text.as_str());
+    let Some(said) = said else { return true };
+    if !presses_next && asks_for_keys(said) {
+        return false;
+    }
+    let strict = call.setup.flow.script_adherence == Some(ScriptAdherence::Strict);
+    !strict || checkable::holds(expected, said).unwrap_or(true)
+}
+
+/// Whether an agent's line asks the caller to press keys ("press 1", "enter your PIN followed
+/// by the pound key", "using your keypad").
+fn asks_for_keys(said: &str) -> bool {
+    let lower = said.to_lowercase();
+    let press = ["press ", "enter "].iter().any(|verb| {
+        lower.match_indices(verb).any(|(at, _)| {
+            let rest = &lower[at + verb.len()..];
+            rest.starts_with(|c: char| c.is_ascii_digit() || c == '#' || c == '*')
+        })
+    });
+    press || lower.contains("keypad") || lower.contains("pound key") || lower.contains("star key")
 }
 
 /// Runs the whole call.
@@ -311,6 +331,7 @@ pub async fn converse(setup: &Setup<'_>, agent: &AgentLink, judge: &Judge) -> Re
     let adaptive = setup.flow.branching_mode == Some(BranchingMode::Adaptive);
     let mut plan = Vec::new();
     actions(steps, adaptive, &mut call.rng, &mut plan);
+    script::mark_presses(&mut plan);
     let end = run(&mut call, plan).await?;
     let (ended_status, end_reason) = end;
     let duration_ms =
@@ -371,9 +392,9 @@ async fn run(call: &mut Call<'_>, plan: Vec<Action>) -> Result<End, String> {
                     }
                 }
             }
-            Action::Expect { expected, policy } => {
+            Action::Expect { expected, policy, presses_next } => {
                 let policy = policy.or_else(|| call.setup.flow.off_script_policy.clone());
-                off_script(call, &expected, policy, &last_line).await?
+                off_script(call, &expected, presses_next, policy, &last_line).await?
             }
         };
         if let Some(end) = end {
@@ -409,10 +430,11 @@ async fn run(call: &mut Call<'_>, plan: Vec<Action>) -> Result<End, String> {
 async fn off_script(
     call: &mut Call<'_>,
     expected: &str,
+    presses_next: bool,
     policy: Option<OffScriptPolicy>,
     last_line: &str,
 ) -> Result<Option<End>, String> {
-    if on_script(call, expected) {
+    if on_script(call, expected, presses_next) {
         return Ok(None);
     }
     let Some(policy) = policy else { return Ok(None) };
@@ -442,7 +464,7 @@ async fn off_script(
         if end.is_some() {
             return Ok(end);
         }
-        if on_script(call, expected) {
+        if on_script(call, expected, presses_next) {
             return Ok(None);
         }
     }

@@ -24,24 +24,15 @@ pub(super) fn scenario_flow(simulation: &SimulationJob) -> CustomerFlow {
     .unwrap_or_else(|_| unreachable!("a fixed, valid flow"))
 }
 
-/// Values for one simulation: the plan's selection, the edge case's, then the run's.
+/// Values for one simulation: what its flow selection and edge case entry give (`selected`),
+/// then the run's own, which win.
 pub(crate) fn variables_for(
-    plan: &RunPlanInput,
+    selected: Variables,
     runtime: Option<&RunVariables>,
     simulation: &SimulationJob,
 ) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
+    let mut out = selected;
     let flow = simulation.customer_flow.as_ref();
-    for selection in plan.flow_selections() {
-        if selection.id.is_some() && selection.id == flow.map(|f| f.id) {
-            out.extend(selection.variables.clone().unwrap_or_default());
-            if let Some(EdgeCases::List(list)) = &selection.edge_cases {
-                for edge in list.iter().filter(|e| e.id.is_some() && e.id == flow.and_then(|f| f.variant_id)) {
-                    out.extend(edge.variables.clone().unwrap_or_default());
-                }
-            }
-        }
-    }
     match runtime {
         Some(RunVariables::Flat(map)) => out.extend(map.clone()),
         Some(RunVariables::PerFlow(list)) => {
@@ -58,6 +49,38 @@ pub(crate) fn variables_for(
             }
         }
         None => {}
+    }
+    out
+}
+
+/// A simulation's values: those resolved when its run started and kept with it, or, for one
+/// started by an older build, worked out again from its plan and run.
+pub(crate) fn simulation_variables(
+    plan: Option<&RunPlanInput>,
+    runtime: Option<&RunVariables>,
+    simulation: &SimulationJob,
+) -> Variables {
+    match (simulation.run_plan.as_ref(), plan) {
+        (Some(run_plan), _) => run_plan.variables.clone(),
+        (None, Some(plan)) => variables_for(selected_by_id(plan, simulation), runtime, simulation),
+        (None, None) => Variables::new(),
+    }
+}
+
+/// What a plan's flow selections give a simulation, for one started before its values were
+/// kept with it: selections by id only (a selection by slug cannot be told from here).
+fn selected_by_id(plan: &RunPlanInput, simulation: &SimulationJob) -> Variables {
+    let mut out = Variables::new();
+    let flow = simulation.customer_flow.as_ref();
+    for selection in plan.flow_selections() {
+        if selection.id.is_some() && selection.id == flow.map(|f| f.id) {
+            out.extend(selection.variables.clone().unwrap_or_default());
+            if let Some(EdgeCases::List(list)) = &selection.edge_cases {
+                for edge in list.iter().filter(|e| e.id.is_some() && e.id == flow.and_then(|f| f.variant_id)) {
+                    out.extend(edge.variables.clone().unwrap_or_default());
+                }
+            }
+        }
     }
     out
 }

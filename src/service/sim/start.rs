@@ -163,11 +163,13 @@ struct Combination {
     scenario: Option<ScenarioSummary>,
     persona: Option<Persona>,
     noise: JobBackgroundNoise,
+    /// The values its flow selection (and edge case entry) gives, however the flow was chosen.
+    selected: Variables,
 }
 
 /// A variant's test case as it is resolved: the flow it runs, the scenario it stands for, the
 /// persona and the background noise.
-type Variant = (Option<JobFlow>, Option<ScenarioSummary>, Option<Persona>, JobBackgroundNoise);
+type Variant = (Option<JobFlow>, Option<ScenarioSummary>, Option<Persona>, JobBackgroundNoise, Variables);
 
 /// The noise a call has: the variant's environment's, else the persona's.
 fn noise_of(variant: Option<&FlowVariant>, persona: Option<&Persona>) -> JobBackgroundNoise {
@@ -212,19 +214,22 @@ fn combinations(tx: &Tx, plan: &RunPlanInput, at: &str) -> ServiceResult<Combina
             happy_path: Some(happy),
         };
         let scenario = |variant: &FlowVariant| ScenarioSummary { id: variant.id, description: variant.title.clone() };
-        let mut push = |variant: &FlowVariant, happy: bool, persona: Option<Persona>| {
+        let selected = selection.variables.clone().unwrap_or_default();
+        let mut push = |variant: &FlowVariant, happy: bool, persona: Option<Persona>, own: Option<&Variables>| {
             let noise = noise_of(Some(variant), persona.as_ref());
-            variants.push((Some(job_flow(variant, happy)), Some(scenario(variant)), persona, noise));
+            let mut values = selected.clone();
+            values.extend(own.cloned().unwrap_or_default());
+            variants.push((Some(job_flow(variant, happy)), Some(scenario(variant)), persona, noise, values));
         };
         if selection.happy_path == Some(true)
             && let Some(happy) = &flow.happy_path
         {
-            push(happy, true, selection_persona.clone().or(happy.persona_override.clone()));
+            push(happy, true, selection_persona.clone().or(happy.persona_override.clone()), None);
         }
         match &selection.edge_cases {
             Some(EdgeCases::All) => {
                 for edge in &flow.edge_cases {
-                    push(edge, false, selection_persona.clone().or(edge.persona_override.clone()));
+                    push(edge, false, selection_persona.clone().or(edge.persona_override.clone()), None);
                 }
             }
             Some(EdgeCases::List(list)) => {
@@ -234,7 +239,8 @@ fn combinations(tx: &Tx, plan: &RunPlanInput, at: &str) -> ServiceResult<Combina
                         .persona_override_id
                         .map(|id| store::require(tx, Kind::Persona, &id.to_string()))
                         .transpose()?;
-                    push(edge, false, own.or(selection_persona.clone()).or(edge.persona_override.clone()));
+                    let persona = own.or(selection_persona.clone()).or(edge.persona_override.clone());
+                    push(edge, false, persona, chosen.variables.as_ref());
                 }
             }
             None => {}
@@ -246,7 +252,7 @@ fn combinations(tx: &Tx, plan: &RunPlanInput, at: &str) -> ServiceResult<Combina
                 let persona: Persona = store::require(tx, Kind::Persona, &persona.id.to_string())?;
                 let summary = ScenarioSummary { id: scenario.id.unwrap_or_default(), description: None };
                 let noise = noise_of(None, Some(&persona));
-                variants.push((None, Some(summary), Some(persona), noise));
+                variants.push((None, Some(summary), Some(persona), noise, Variables::new()));
             }
         }
     }
@@ -281,13 +287,14 @@ impl Combinations {
     /// Endpoint by endpoint, variant by variant, each variant's iterations together.
     fn iter(&self) -> impl Iterator<Item = Combination> + '_ {
         self.endpoints.iter().flat_map(move |endpoint| {
-            self.variants.iter().flat_map(move |(flow, scenario, persona, noise)| {
+            self.variants.iter().flat_map(move |(flow, scenario, persona, noise, selected)| {
                 (0..self.iterations).map(move |_| Combination {
                     endpoint: endpoint.clone(),
                     flow: flow.clone(),
                     scenario: scenario.clone(),
                     persona: persona.clone(),
                     noise: noise.clone(),
+                    selected: selected.clone(),
                 })
             })
         })
@@ -361,7 +368,7 @@ pub fn start_job_at(
         job.run_plan = Some(JobRunPlan {
             id: plan.id,
             name: plan.name().to_owned(),
-            variables: variables_for(&plan.plan, variables, &job),
+            variables: variables_for(combo.selected.clone(), variables, &job),
         });
         let doc = Doc::new(Kind::SimulationJob, job.simulation_job_id, &job, at.0.clone())?
             .status(Some("PENDING"))

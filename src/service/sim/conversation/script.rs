@@ -13,9 +13,12 @@ pub(super) enum Action {
     /// Keep quiet this many seconds, giving the agent the floor.
     Silence(i64),
     /// The agent should do what `expected` says; the policy applies when it does not.
+    /// `presses_next`: the caller's next move is a keypad press (so an agent asking for keys
+    /// is on script).
     Expect {
         expected: String,
         policy: Option<OffScriptPolicy>,
+        presses_next: bool,
     },
 }
 
@@ -34,6 +37,7 @@ pub(super) fn actions(steps: &[FlowStep], adaptive: bool, rng: &mut fastrand::Rn
             Some(StepType::AgentTurn | StepType::AgentDtmf) => out.push(Action::Expect {
                 expected: step.content.clone().unwrap_or_default(),
                 policy: step.off_script_policy.clone(),
+                presses_next: false,
             }),
             // Voicemail, handoff and scenario-link steps have nothing for the caller to say here.
             Some(StepType::Voicemail | StepType::CustomerHandoff | StepType::ScenarioLink) => {}
@@ -46,6 +50,17 @@ pub(super) fn actions(steps: &[FlowStep], adaptive: bool, rng: &mut fastrand::Rn
                 let pick = if adaptive { rng.usize(..n) } else { 0 };
                 actions(std::slice::from_ref(&step.steps[pick]), adaptive, rng, out);
             }
+        }
+    }
+}
+
+/// Marks each expectation whose next action is a keypad press: the agent asking for keys there
+/// is what the script foresaw.
+pub(super) fn mark_presses(plan: &mut [Action]) {
+    for at in 0..plan.len() {
+        let next_presses = matches!(plan.get(at + 1), Some(Action::Press(_)));
+        if let Some(Action::Expect { presses_next, .. }) = plan.get_mut(at) {
+            *presses_next = next_presses;
         }
     }
 }

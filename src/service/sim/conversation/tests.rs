@@ -9,6 +9,42 @@ fn flow(steps: serde_json::Value) -> CustomerFlow {
     .unwrap()
 }
 
+/// The offline caller never matches the agent's wording against a step's: an expectation in
+/// plain words that the agent's reply shares no word with keeps the caller on script, on a
+/// LOOSE flow and a STRICT one alike.
+#[tokio::test]
+async fn the_caller_speaks_its_lines_in_order_whatever_the_agents_wording() {
+    for adherence in [None, Some(ScriptAdherence::Strict)] {
+        let mut f = flow(serde_json::json!([
+            {"type": "AGENT_TURN", "content": "Agent quotes the xylophone warranty clause",
+             "offScriptPolicy": {"reaction": "REPEAT", "maxAttempts": 2, "then": "HANG_UP"}},
+            {"type": "CUSTOMER_TURN", "content": "Hi, I need to reschedule my cleaning."},
+            {"type": "CUSTOMER_TURN", "content": "Great, thanks."}
+        ]));
+        f.script_adherence = adherence.clone();
+        let vars = BTreeMap::new();
+        let outcome = talk(&setup(&f, &vars, "call-w")).await;
+        let caller: Vec<&str> = outcome
+            .transcript
+            .entries
+            .iter()
+            .filter(|e| e.role == Some(ParticipantType::Customer))
+            .map(|e| e.text.as_str())
+            .collect();
+        assert!(caller.len() >= 2, "{caller:?}");
+        assert_eq!(&caller[..2], ["Hi, I need to reschedule my cleaning.", "Great, thanks."], "{adherence:?}");
+        assert!(!outcome.end_reason.contains("off-script"), "{}", outcome.end_reason);
+    }
+}
+
+/// An agent asking for keys where the script presses none is off script, for certain.
+#[test]
+fn an_agent_asking_for_keys_the_script_does_not_press_is_off_script() {
+    assert!(asks_for_keys("To confirm, press 1. To change it, press 2."));
+    assert!(asks_for_keys("Please enter your PIN using your keypad."));
+    assert!(!asks_for_keys("I can press on with the booking; please enter the waiting room at nine."));
+}
+
 fn dental_flow() -> CustomerFlow {
     flow(serde_json::json!([
         {"type": "CUSTOMER_TURN", "content": "Hi, I need to reschedule my cleaning for {{patientName}}."},
@@ -155,14 +191,16 @@ fn placeholders_fill_from_variables_then_persona_properties() {
     );
 }
 
+/// A STRICT flow holds the agent to what an expectation quotes.
 #[tokio::test]
 async fn an_agent_off_script_meets_the_policy_and_the_customer_hangs_up() {
-    let f = flow(serde_json::json!([
+    let mut f = flow(serde_json::json!([
         {"type": "CUSTOMER_TURN", "content": "Hi, I need to reschedule my cleaning."},
-        {"type": "AGENT_TURN", "content": "Agent quotes the xylophone warranty clause",
+        {"type": "AGENT_TURN", "content": "Agent quotes the \"xylophone warranty\" clause",
          "offScriptPolicy": {"reaction": "SAY", "sayLine": "Can you tell me about the warranty?", "maxAttempts": 2, "then": "HANG_UP"}},
         {"type": "CUSTOMER_TURN", "content": "Great, thanks."}
     ]));
+    f.script_adherence = Some(ScriptAdherence::Strict);
     let vars = BTreeMap::new();
     let outcome = talk(&setup(&f, &vars, "call-h")).await;
     assert_eq!(outcome.ended_status, EndedStatus::CustomerEndedCall);

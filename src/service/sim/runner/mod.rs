@@ -26,7 +26,7 @@ use super::call_record::{build_call, insert_call};
 use super::conversation::{Setup, converse};
 use super::jobs::{Retry, record_simulation, save_simulation, settle_job};
 use super::scoring::{Collected, count_item, score, store_values};
-use super::selection::{scenario_flow, variables_for};
+use super::selection::{scenario_flow, simulation_variables};
 use super::work::{JobMetrics, Work};
 use crate::api::model::*;
 use crate::service::SimSpeed;
@@ -249,7 +249,7 @@ impl Simulator {
         let saving = async { if phases_written { self.save(simulation.clone(), &job_id).await } else { Ok(()) } };
 
         let call_id = Uuid::new_v4();
-        let variables = variables_for(&work.plan, work.variables.as_ref(), &simulation);
+        let variables = simulation_variables(Some(&work.plan), work.variables.as_ref(), &simulation);
         let setup = Setup {
             call_id: format!("{}-{}", simulation.simulation_job_id, simulation.iteration.unwrap_or(0)),
             flow: &flow,

@@ -1,0 +1,82 @@
+//! The example plan of `docs/cli.md` ("Testing your own agent") runs exactly as written, against
+//! an agent written here that never repeats a step's words: the offline caller speaks its lines
+//! whatever the agent's wording, and the flow's variables reach what the caller says.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
+
+#[path = "support/cli.rs"]
+mod cli;
+mod support;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use axum::extract::State;
+use cli::*;
+use serde_json::{Value, json};
+
+/// The YAML block of `docs/cli.md` that holds `agent:`, as the file has it.
+fn documented_plan() -> String {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/cli.md")).unwrap();
+    doc.split("```yaml\n")
+        .skip(1)
+        .filter_map(|block| block.split("```").next())
+        .find(|block| block.contains("\nagent:\n"))
+        .expect("docs/cli.md has the example plan with an agent: block")
+        .to_owned()
+}
+
+/// Each call's turn so far, and what the caller said in it.
+#[derive(Clone, Default)]
+struct Calls(Arc<Mutex<HashMap<String, Vec<String>>>>);
+
+/// A front desk in its own words: a greeting that shares no word with "Agent greets the caller",
+/// then it follows what it hears.
+async fn front_desk(State(calls): State<Calls>, body: String) -> axum::Json<Value> {
+    let body: Value = serde_json::from_str(&body).unwrap();
+    let heard = body["message"].as_str().unwrap_or_default().to_lowercase();
+    let call = body["session"].as_str().unwrap_or_default().to_owned();
+    calls.0.lock().unwrap().entry(call).or_default().push(heard.clone());
+    let text = if heard.is_empty() {
+        "Hi, this is Sam at the front desk, how can I help you today?"
+    } else if heard.contains("reschedule") || heard.contains("move") {
+        "Sure thing. What's a detail I can pull up your file with, a birthday or a phone number?"
+    } else if heard.contains("birth") || heard.contains("phone") || heard.contains("it's") {
+        "Got you. You're down for Monday at 9. I can do Tuesday at 10 or Wednesday at 2 instead."
+    } else if heard.contains("first") || heard.contains("works") {
+        "Done: you're now on Tuesday at 10, and a text confirmation is on its way."
+    } else {
+        "You're welcome, have a great day, goodbye!"
+    };
+    axum::Json(json!({"text": text}))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_documented_plan_runs_as_written_against_an_agent_in_its_own_words() {
+    let calls = Calls::default();
+    let app = axum::Router::new().route("/turn", axum::routing::post(front_desk)).with_state(calls.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/turn", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join("plan.yaml");
+    std::fs::write(&file, documented_plan()).unwrap();
+    // The file as written; only its agent's address is this test's (flags win over `agent:`).
+    let output =
+        run(switchboard(home.path()).args(["gate", "-f", file.to_str().unwrap(), "--embedded", "--agent-url", &url]))
+            .await;
+    let report = json(&output);
+    let heard = calls.0.lock().unwrap().clone();
+    assert!(!heard.is_empty(), "the agent was dialled");
+    for (call, lines) in &heard {
+        assert!(lines.iter().any(|l| l.contains("sam rivera")), "the caller's name was filled in {call}: {lines:#?}");
+        assert!(lines.iter().all(|l| !l.contains("{{")), "no placeholder left in {call}: {lines:#?}");
+        assert!(lines.iter().any(|l| l.contains("first option")), "the caller went through its script: {lines:#?}");
+    }
+    for sim in report["simulations"].as_array().unwrap() {
+        assert_eq!(sim["status"], "COMPLETED", "{sim}");
+    }
+    // The run ran to its verdict (1 is a FAILED verdict, never a refusal). The verdict itself is
+    // the offline judge's: reading this agent's own wording is issue 28's judge work.
+    assert!(matches!(output.status.code(), Some(0 | 1)), "{}", stderr(&output));
+}
