@@ -32,10 +32,10 @@ pub fn seal_clear_values(store: &Store) -> ServiceResult<usize> {
         return Ok(0);
     }
     let vault = store.vault();
-    store.write_blocking(|tx| {
-        // Freed space is zeroed where that costs no more writing, so the clear values leave
-        // the file as well as the documents (SQLite; PostgreSQL's old row versions go at its
-        // next vacuum).
+    let rewritten = store.write_blocking(|tx| {
+        // The clear values leave SQLite's files as well as the documents: what the rewrite
+        // frees is zeroed, and the log that held the old pages is emptied after. PostgreSQL's
+        // old row versions go at its next vacuum.
         kept::scrub_freed_space(tx, true)?;
         let mut rewritten = 0;
         for (kind, id) in &pending {
@@ -43,7 +43,9 @@ pub fn seal_clear_values(store: &Store) -> ServiceResult<usize> {
         }
         kept::scrub_freed_space(tx, false)?;
         Ok(rewritten)
-    })
+    })?;
+    store.truncate_log()?;
+    Ok(rewritten)
 }
 
 /// Whether a stored body holds a secret in clear (read without decoding into a type, as an

@@ -285,6 +285,17 @@ impl Store {
         }
     }
 
+    /// Leaves no earlier version of a rewritten row in SQLite's files: the log is copied into
+    /// the database and emptied (the database's own freed space is zeroed by the write that
+    /// freed it: `secrets::scrub_freed_space`). PostgreSQL's old row versions are removed by
+    /// its vacuum.
+    pub fn truncate_log(&self) -> ServiceResult<()> {
+        match &*self.engine {
+            Engine::Sqlite(sqlite) => sqlite.truncate_log(),
+            Engine::Postgres(_) => Ok(()),
+        }
+    }
+
     /// The SQLite engine, for the tests that look inside it.
     #[cfg(test)]
     fn sqlite(&self) -> &sqlite::Sqlite {

@@ -104,11 +104,11 @@ pub fn write_masked_body(tx: &Tx, kind: Kind, id: &str, body: &str) -> ServiceRe
     Ok(())
 }
 
-/// Has SQLite zero the space a write frees, where that costs no more writing (`secure_delete
-/// = FAST`), or stop doing so; nothing on PostgreSQL.
+/// Has SQLite overwrite with zeros what a write deletes or frees (`secure_delete`), or stop
+/// doing so; nothing on PostgreSQL.
 pub fn scrub_freed_space(tx: &Tx, on: bool) -> ServiceResult<()> {
     if tx.dialect() == super::Dialect::Sqlite {
-        tx.execute_batch(if on { "PRAGMA secure_delete = FAST" } else { "PRAGMA secure_delete = OFF" })?;
+        tx.execute_batch(if on { "PRAGMA secure_delete = ON" } else { "PRAGMA secure_delete = OFF" })?;
     }
     Ok(())
 }
