@@ -57,7 +57,10 @@ pub fn new_key() -> FileKey {
 /// The keys in the file at `path`, newest first; `None` when there is no file.
 pub fn read(path: &Path) -> Result<Option<Vec<FileKey>>, KeyFileError> {
     let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
+        Ok(text) => {
+            warn_if_open_to_others(path);
+            text
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(io(path)(e)),
     };
@@ -85,6 +88,19 @@ pub fn read(path: &Path) -> Result<Option<Vec<FileKey>>, KeyFileError> {
         return Err(KeyFileError::Empty { path: path.display().to_string() });
     }
     Ok(Some(keys))
+}
+
+/// A key file others can read is not changed (it may be a mounted secret, managed elsewhere),
+/// but the log says so.
+fn warn_if_open_to_others(path: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path).map(|m| m.permissions().mode()).unwrap_or(0);
+        if mode & 0o077 != 0 {
+            tracing::warn!(file = %path.display(), mode = format!("{:o}", mode & 0o777), "the secrets key file is readable by others: make it 0600");
+        }
+    }
 }
 
 /// The file's text for `keys`.
