@@ -52,11 +52,12 @@ fn two_replicas_share_a_run_and_one_dying_mid_run_loses_nothing() {
     let server = TestServer::shared().unwrap();
     let url = server.fresh_database().unwrap();
     let dirs = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let keys = support::serve::SharedSecretsKey::fresh();
     let replica = |dir: &tempfile::TempDir| {
         support::serve::spawn_serve(
             dir.path(),
             KEY,
-            &["--database", &url, "--sim-speed", "max", "--lease-seconds", "3"],
+            &["--database", &url, "--sim-speed", "max", "--lease-seconds", "3", "--secrets-key-file", keys.path()],
         )
     };
     let (mut a, a_url) = replica(&dirs.0);
@@ -234,9 +235,11 @@ fn concurrency_and_execution_modes_hold_across_replicas() {
     let server = TestServer::shared().unwrap();
     let url = server.fresh_database().unwrap();
     let dirs = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let keys = support::serve::SharedSecretsKey::fresh();
     // Simulated time at 60 times wall time: a call takes about a second.
     let replica = |dir: &tempfile::TempDir| {
-        support::serve::spawn_serve(dir.path(), KEY, &["--database", &url, "--sim-speed", "60", "--lease-seconds", "5"])
+        let args = ["--database", &url, "--sim-speed", "60", "--lease-seconds", "5", "--secrets-key-file", keys.path()];
+        support::serve::spawn_serve(dir.path(), KEY, &args)
     };
     let (mut a, a_url) = replica(&dirs.0);
     let (mut b, b_url) = replica(&dirs.1);
@@ -343,8 +346,11 @@ fn every_replica_streams_every_event_and_a_webhook_gets_each_once() {
     let server = TestServer::shared().unwrap();
     let url = server.fresh_database().unwrap();
     let dirs = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    // Both replicas open the webhook's signing secret: they share one key file.
+    let keys = support::serve::SharedSecretsKey::fresh();
     let replica = |dir: &tempfile::TempDir| {
-        support::serve::spawn_serve(dir.path(), KEY, &["--database", &url, "--no-seed", "--webhook-retry-ms", "200"])
+        let args = ["--database", &url, "--no-seed", "--webhook-retry-ms", "200", "--secrets-key-file", keys.path()];
+        support::serve::spawn_serve(dir.path(), KEY, &args)
     };
     let (mut a, a_url) = replica(&dirs.0);
     let (mut b, b_url) = replica(&dirs.1);

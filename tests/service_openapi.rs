@@ -8,7 +8,8 @@ use reqwest::Method;
 use serde_json::Value;
 use support::{raw, start};
 use switchboard::api::model::{
-    BYTE_SIZE_MIN, benchmark_limits, collection_limits, issue_limits, run_plan_limits, threshold_limits,
+    BYTE_SIZE_MIN, benchmark_limits, collection_limits, header_limits, headers, issue_limits, run_plan_limits,
+    threshold_limits,
 };
 
 /// The paths that serve the document itself.
@@ -43,6 +44,7 @@ const ROUTES: &[(&str, &str)] = &[
     ("put", "/v1/agent/endpoint/{id}"),
     ("get", "/v1/http-request-definition"),
     ("get", "/v1/http-request-definition/{id}"),
+    ("put", "/v1/http-request-definition/{id}"),
     ("get", "/v1/benchmark/suite"),
     ("get", "/v1/benchmark/target"),
     ("get", "/v1/benchmark/target/{key}/score-sample"),
@@ -345,6 +347,20 @@ async fn the_limits_table_is_stated_on_the_fields() {
         assert_eq!(int(property(&doc, schema, "name"), "minLength"), 1, "{schema}.name");
     }
     assert_eq!(int(property(&doc, "PolicyInput", "metrics"), "minItems"), 1);
+
+    // Header maps: webhooks and HTTP request definitions alike.
+    for schema in ["WebhookInput", "HttpRequestDefinitionInput", "HttpRequestDefinitionUpdate"] {
+        let headers = property(&doc, schema, "headers");
+        assert_eq!(usize_of(headers, "maxProperties"), header_limits::HEADERS_MAX, "{schema}");
+        assert_eq!(usize_of(&headers["propertyNames"], "maxLength"), header_limits::HEADER_NAME_MAX, "{schema}");
+        assert_eq!(headers["propertyNames"]["pattern"], headers::HEADER_NAME_PATTERN, "{schema}");
+        let value = &headers["additionalProperties"];
+        assert_eq!(usize_of(value, "maxLength"), header_limits::HEADER_VALUE_MAX, "{schema}");
+        assert!(value["pattern"].is_string(), "{schema}: {value}");
+        let marked = property(&doc, schema, "secretHeaders");
+        assert_eq!(usize_of(marked, "maxItems"), header_limits::SECRET_HEADERS_MAX, "{schema}");
+        assert_eq!(usize_of(&marked["items"], "maxLength"), header_limits::HEADER_NAME_MAX, "{schema}");
+    }
 }
 
 #[tokio::test]

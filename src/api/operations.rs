@@ -340,6 +340,15 @@ impl Client {
         self.data(&format!("/v1/http-request-definition/{id}")).await
     }
 
+    /// Changes a definition; a header sent back masked keeps its stored value.
+    pub async fn update_http_request_definition(
+        &self,
+        id: Uuid,
+        update: &HttpRequestDefinitionUpdate,
+    ) -> Result<HttpRequestDefinition, Error> {
+        self.write_data(Method::PUT, &format!("/v1/http-request-definition/{id}"), update).await
+    }
+
     // Customer flows
 
     pub async fn get_flow(&self, id: Uuid) -> Result<CustomerFlow, Error> {

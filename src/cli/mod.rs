@@ -22,6 +22,7 @@ mod output;
 mod plan;
 pub mod report;
 mod run;
+mod secrets;
 mod select;
 mod serve;
 mod session;
@@ -100,6 +101,9 @@ impl GlobalArgs {
 pub enum Command {
     /// Run the local service: the whole interface over embedded SQLite.
     Serve(serve::ServeArgs),
+    /// The local service's stored secrets: rotate the key that encrypts them.
+    #[command(subcommand)]
+    Secrets(secrets::SecretsCommand),
     /// Run plans: list, show, create from a JSON or YAML file.
     #[command(subcommand)]
     Plan(plan::PlanCommand),
@@ -214,6 +218,7 @@ pub async fn run(command: Command, global: &GlobalArgs) -> Outcome {
     match command {
         Command::Config(ConfigCommand::Path) => config_path(&crate::connect::Context::paths(&global.selection())?),
         Command::Serve(args) => serve::run(args, global.config.clone()).await,
+        Command::Secrets(command) => secrets::run(command, global.config.clone()).await,
         Command::Completion { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "switchboard", &mut std::io::stdout());
             Ok(Exit::Ok)

@@ -61,6 +61,11 @@ pub struct ServeArgs {
     /// another once its claims run out.
     #[arg(long, default_value_t = 15, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub lease_seconds: u64,
+    /// The key file that encrypts stored secrets (webhook signing secrets, secret request
+    /// headers); made, readable by its owner only, when there is none. Default: secrets.key in
+    /// the data dir. Replicas sharing a database must share one file.
+    #[arg(long, value_name = "PATH", env = "SWITCHBOARD_SECRETS_KEY_FILE")]
+    pub secrets_key_file: Option<PathBuf>,
 }
 
 pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Outcome {
@@ -71,7 +76,7 @@ pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Outcome {
     let (config, _) = Config::load(&config_file)?;
     let data_dir = match args.data_dir {
         Some(dir) => dir,
-        None => Paths::platform()?.data_dir.join("service"),
+        None => default_data_dir()?,
     };
     let options = Options {
         addr: args.addr,
@@ -99,6 +104,7 @@ pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Outcome {
         },
         database: args.database.filter(|url| !url.is_empty()).or(config.service.database),
         lease: std::time::Duration::from_secs(args.lease_seconds),
+        secrets_key_file: args.secrets_key_file,
     };
     let mut running = service::start(options).await.map_err(|e| {
         Failure::new(Exit::Unavailable, "start", format!("cannot start the local service: {e}"))
@@ -123,6 +129,11 @@ pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Outcome {
         .map_err(|e| Failure::new(Exit::Unavailable, "serve", format!("the local service stopped: {e}")))?;
     eprintln!("stopped");
     Ok(Exit::Ok)
+}
+
+/// Where the service keeps its data when no data dir is named.
+pub fn default_data_dir() -> Result<PathBuf, Failure> {
+    Ok(Paths::platform()?.data_dir.join("service"))
 }
 
 /// The key kept in `path`: its text without surrounding whitespace, which must not be empty.

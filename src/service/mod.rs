@@ -3,6 +3,7 @@
 
 mod auth;
 mod conversations;
+pub mod data_dir;
 pub mod error;
 mod error_body;
 mod etag;
@@ -15,6 +16,7 @@ pub mod metrics;
 pub mod named_keys;
 pub mod openapi;
 mod readiness;
+mod request_definitions;
 mod routes;
 mod screen;
 pub mod seed;
@@ -24,8 +26,10 @@ pub mod annotations;
 mod lease_keeper;
 pub mod leases;
 pub mod results;
+pub mod secrets;
 pub mod sim;
 pub mod store;
+pub mod vault;
 pub mod verdict;
 pub mod webhooks;
 
@@ -83,6 +87,9 @@ pub struct Options {
     /// How long this replica's claim on work lasts without renewal: another replica takes over
     /// the work of one that stopped once its claims run out.
     pub lease: std::time::Duration,
+    /// The key file that seals stored secrets (`secrets.key` in the data dir when absent;
+    /// replicas sharing a database must share one file).
+    pub secrets_key_file: Option<PathBuf>,
 }
 
 /// How fast simulated time runs: a factor of wall time, or as fast as the machine allows.
@@ -131,6 +138,7 @@ impl Options {
             webhook_retry: webhooks::RetryPolicy::default(),
             database: None,
             lease: leases::DEFAULT_LEASE,
+            secrets_key_file: None,
         }
     }
 
@@ -218,6 +226,8 @@ pub enum StartError {
     DataDir { path: PathBuf, source: std::io::Error },
     #[error("cannot open the store at {location}: {source}")]
     Store { location: String, source: store::OpenError },
+    #[error("cannot use the stored secrets: {0}")]
+    Secrets(String),
     #[error("cannot seed the store: {0}")]
     Seed(String),
     #[error("cannot set up the judge: {0}")]
@@ -232,21 +242,14 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
         return Err(StartError::NotLoopback(options.addr));
     }
     let data_dir = options.data_dir.clone();
-    std::fs::create_dir_all(&data_dir).map_err(|source| StartError::DataDir { path: data_dir.clone(), source })?;
+    data_dir::prepare(&data_dir).map_err(|source| StartError::DataDir { path: data_dir.clone(), source })?;
     let (api_key, key_generated) = match options.api_key {
         Some(key) => (key, false),
         None => keyfile::load_or_create(&data_dir)
             .map_err(|source| StartError::DataDir { path: data_dir.clone(), source })?,
     };
-    let location = match &options.database {
-        Some(url) => store::Location::Postgres(url.clone()),
-        None => store::Location::Sqlite(data_dir.join("switchboard.db")),
-    };
-    let store = tokio::task::spawn_blocking(move || {
-        Store::open(&location).map_err(|source| StartError::Store { location: location.display(), source })
-    })
-    .await
-    .map_err(|e| StartError::Seed(e.to_string()))??;
+    let store = open_store(&data_dir, options.database.as_deref(), options.secrets_key_file.as_deref()).await?;
+    seal_secrets(&store).await?;
     if options.seed {
         let (seeding, history) = (store.clone(), options.seed_history);
         tokio::task::spawn_blocking(move || seed::seed_if_empty(&seeding, history))
@@ -295,6 +298,73 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
     let engines = vec![collector.spawn(), simulator.spawn(), sender.spawn(), keeper];
     tracing::info!(%addr, "local service listening");
     Ok(Running { addr, api_key, key_generated, shutdown: Some(shutdown_tx), task, engines })
+}
+
+/// The SQLite file in `data_dir`, or the PostgreSQL database at `database`.
+pub fn store_location(data_dir: &std::path::Path, database: Option<&str>) -> store::Location {
+    match database {
+        Some(url) => store::Location::Postgres(url.to_owned()),
+        None => store::Location::Sqlite(data_dir.join(data_dir::DATABASE_FILE)),
+    }
+}
+
+/// The secrets key file: the one named, or `secrets.key` in the data dir.
+pub fn secrets_key_path(data_dir: &std::path::Path, named: Option<&std::path::Path>) -> PathBuf {
+    named.map(std::path::Path::to_path_buf).unwrap_or_else(|| data_dir.join(data_dir::SECRETS_KEY_FILE))
+}
+
+/// Opens (and migrates) the store of a data dir, or of the database named, with the vault of
+/// its secrets key file (made when there is none). A SQLite file and its journals are kept
+/// private to their owner.
+pub async fn open_store(
+    data_dir: &std::path::Path,
+    database: Option<&str>,
+    secrets_key_file: Option<&std::path::Path>,
+) -> Result<Store, StartError> {
+    let location = store_location(data_dir, database);
+    let key_path = secrets_key_path(data_dir, secrets_key_file);
+    let dir = data_dir.to_path_buf();
+    tokio::task::spawn_blocking(move || {
+        let (vault, _) = vault::Vault::open(&key_path).map_err(|e| StartError::Secrets(e.to_string()))?;
+        if let store::Location::Sqlite(file) = &location {
+            data_dir::private_file(file).map_err(|source| StartError::DataDir { path: file.clone(), source })?;
+            data_dir::restrict_journals(&dir).map_err(|source| StartError::DataDir { path: dir.clone(), source })?;
+        }
+        let store = Store::open(&location)
+            .map_err(|source| StartError::Store { location: location.display(), source })?
+            .with_vault(Arc::new(vault));
+        Ok(store)
+    })
+    .await
+    .map_err(|e| StartError::Seed(e.to_string()))?
+}
+
+/// Refuses a key file that lacks keys the store's secrets were sealed with (a replica started
+/// with another file than the others', or a lost file), then seals the secrets an older build
+/// kept in clear.
+async fn seal_secrets(store: &Store) -> Result<(), StartError> {
+    let checking = store.clone();
+    tokio::task::spawn_blocking(move || {
+        let vault = checking.vault();
+        let missing = checking
+            .read_blocking(|conn| secrets::keys_missing(conn, &vault))
+            .map_err(|e| StartError::Secrets(e.body.message))?;
+        if !missing.is_empty() {
+            let file = vault.path().map(|p| p.display().to_string()).unwrap_or_default();
+            return Err(StartError::Secrets(format!(
+                "the store holds secrets sealed with key {} that the secrets key file {file} does not hold: start with \
+                 the key file they were sealed with (--secrets-key-file)",
+                missing.join(", ")
+            )));
+        }
+        let sealed = secrets::seal_clear_values(&checking).map_err(|e| StartError::Secrets(e.body.message))?;
+        if sealed > 0 {
+            tracing::info!(documents = sealed, "secrets kept in clear by an older build are sealed and masked");
+        }
+        Ok(())
+    })
+    .await
+    .map_err(|e| StartError::Secrets(e.to_string()))?
 }
 
 fn router(state: AppState) -> Router {

@@ -93,7 +93,7 @@ pub fn tighten(json: &mut serde_json::Value) {
         if let Some(target) = schemas.get_mut(name.as_ref()).and_then(|s| s.pointer_mut(pointer))
             && let Some(target) = target.as_object_mut()
         {
-            target.insert(keyword.into(), value.into());
+            target.insert(keyword.into(), value);
         }
     }
     for name in &strict {

@@ -13,8 +13,10 @@ use tokio::task::JoinHandle;
 use uuid::Uuid;
 
 use super::error::{ServiceError, ServiceResult};
+use super::secrets::{self, Owner};
 use super::store::outbox::{self, AttemptOutcome, Claimed};
 use super::store::{self, Doc, Kind, Store};
+use super::vault::Vault;
 use crate::api::model::*;
 
 /// How long a claimed delivery is held before another sender may try it again: longer than
@@ -53,31 +55,42 @@ impl RetryPolicy {
     }
 }
 
-/// Creates a webhook; the answer carries its signing secret, which no read shows again.
-pub fn create(tx: &Tx, input: WebhookInput) -> ServiceResult<WebhookCreated> {
+/// Creates a webhook; the answer carries its signing secret, which no read shows again. The
+/// secret and the secret headers' values are sealed apart from the webhook's document, which
+/// (like the answer) shows their masks.
+pub fn create(tx: &Tx, vault: &Vault, input: WebhookInput) -> ServiceResult<WebhookCreated> {
     let (Some(events), Some(url)) = (input.events, input.url) else {
         return Err(ServiceError::invalid("events", "events and url are required"));
     };
     let now = Timestamp::now();
+    let id = Uuid::new_v4();
+    let owner_id = id.to_string();
+    let owner = Owner::webhook(&owner_id);
+    let secret_headers = input.secret_headers.unwrap_or_default();
+    let headers = secrets::keep_headers(tx, vault, owner, &input.headers.unwrap_or_default(), &secret_headers)?;
     let webhook = Webhook {
-        id: Uuid::new_v4(),
+        id,
         url,
         events,
         description: input.description,
-        headers: input.headers.unwrap_or_default(),
+        headers,
+        secret_headers,
         created_at: now.clone(),
         updated_at: now.clone(),
     };
-    let created = WebhookCreated { webhook, signing_secret: new_secret() };
-    store::insert(tx, &Doc::new(Kind::Webhook, created.webhook.id, &created, now.0)?)?;
-    Ok(created)
+    let signing_secret = new_secret();
+    secrets::keep(tx, vault, owner, secrets::SIGNING_SECRET, &signing_secret)?;
+    store::insert(tx, &Doc::new(Kind::Webhook, webhook.id, &webhook, now.0)?)?;
+    Ok(WebhookCreated { webhook, signing_secret })
 }
 
-/// Deletes a webhook and drops its pending deliveries; false when there was none.
+/// Deletes a webhook, drops its pending deliveries and forgets its secrets; false when there
+/// was none.
 pub fn delete(tx: &Tx, id: &str) -> ServiceResult<bool> {
     let deleted = store::soft_delete(tx, Kind::Webhook, id, &Timestamp::now().0)?;
     if deleted {
         outbox::cancel_deliveries(tx, id)?;
+        secrets::forget(tx, Owner::webhook(id))?;
     }
     Ok(deleted)
 }
@@ -211,20 +224,28 @@ impl Sender {
         AttemptOutcome { attempt, attempted_at, response_status, error, duration_ms, status, next_attempt_ms }
     }
 
-    /// Posts the event; the receiver's status, or why it could not be reached.
+    /// Posts the event, signed and with the webhook's headers (their real values, opened for
+    /// this attempt); the receiver's status, or why it could not be reached.
     async fn post(&self, claimed: &Claimed) -> Result<u16, String> {
-        let webhook: WebhookCreated =
+        let webhook: Webhook =
             serde_json::from_str(&claimed.webhook_body).map_err(|e| format!("the webhook cannot be read: {e}"))?;
+        let (vault, id, shown) = (self.store.vault(), claimed.webhook_id.clone(), webhook.headers.clone());
+        let secrets = self
+            .store
+            .read(move |conn| secrets::webhook_to_send(conn, &vault, &id, &shown))
+            .await
+            // The cause is in the log; attempts are readable by every key.
+            .map_err(|_| "the webhook's signing secret or headers cannot be read; see the service log".to_owned())?;
         let body = serde_json::to_string(&claimed.event).map_err(|e| e.to_string())?;
         let timestamp = jiff::Timestamp::now().as_second();
         let mut request = self
             .http
-            .post(&webhook.webhook.url)
+            .post(&webhook.url)
             .header("content-type", "application/json")
             .header("webhook-id", &claimed.delivery_id)
             .header("webhook-timestamp", timestamp.to_string())
-            .header("webhook-signature", signature(&webhook.signing_secret, &claimed.delivery_id, timestamp, &body));
-        for (name, value) in &webhook.webhook.headers {
+            .header("webhook-signature", signature(&secrets.signing_secret, &claimed.delivery_id, timestamp, &body));
+        for (name, value) in &secrets.headers {
             request = request.header(name, value);
         }
         match request.body(body).send().await {

@@ -49,6 +49,19 @@ def test_http_request_definitions_are_created_listed_and_read(client):
     assert definition.id in {d.id for d in walk(client.http_request_definition.list)}
 
 
+def test_a_definitions_secret_header_reads_masked_and_an_update_of_the_mask_keeps_it(client):
+    created = client.http_request_definition.create(
+        scope="AGENT_OUTBOUND_DIAL",
+        url="https://agent.example/turn",
+        headers={"Authorization": "Bearer tok_compat_abcdefgh", "Accept": "application/json"},
+    ).data
+    assert created.headers == {"Authorization": "••••efgh", "Accept": "application/json"}
+    read = client.http_request_definition.get_by_id(created.id).data
+    updated = client.http_request_definition.update(created.id, description="edited", headers=read.headers).data
+    assert (updated.description, updated.headers) == ("edited", read.headers)
+    assert "tok_compat" not in client.http_request_definition.with_raw_response.get_by_id(created.id).text()
+
+
 def test_a_persona_is_created_with_every_member_and_updated_in_part(client):
     created = client.simulation_persona.create(
         name="Compat Caller", accent="GB", gender="FEMALE", language="EN", background_noise="CITY"

@@ -24,6 +24,17 @@ def test_a_webhook_is_created_read_listed_and_deleted(client):
         client.webhook.get_by_id(created.id)
 
 
+def test_a_webhooks_secret_header_reads_masked(client):
+    created = client.webhook.create(
+        events=["ISSUE_OPENED"],
+        url="http://127.0.0.1:9/compat-hook",
+        headers={"Authorization": "Bearer tok_compat_abcdefgh", "x-team": "qa"},
+    ).data
+    assert created.headers == {"Authorization": "••••efgh", "x-team": "qa"}
+    assert client.webhook.get_by_id(created.id).data.headers == created.headers
+    client.webhook.delete(created.id)
+
+
 def test_a_webhook_without_a_description_reads_as_null(client):
     created = client.webhook.create(events=["ISSUE_RESOLVED"], url="https://receiver.example/hook").data
     assert created.description is None

@@ -55,3 +55,23 @@ pub fn spawn_serve(data_dir: &std::path::Path, key: &str, extra: &[&str]) -> (Se
     std::thread::spawn(move || for _ in lines {});
     (child, url)
 }
+
+/// One secrets key file for several replicas of one database, as a deployment shares it
+/// (`--secrets-key-file`): each replica's data dir would otherwise make its own.
+pub struct SharedSecretsKey {
+    /// Kept until the replicas are done with the file in it.
+    _dir: tempfile::TempDir,
+    path: String,
+}
+
+impl SharedSecretsKey {
+    pub fn fresh() -> SharedSecretsKey {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("secrets.key").to_str().unwrap().to_owned();
+        SharedSecretsKey { _dir: dir, path }
+    }
+
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+}

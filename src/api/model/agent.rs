@@ -6,6 +6,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::common::{Timestamp, UnknownFields};
+use super::headers::{self, Masks};
 use super::simulation::EndpointType;
 use crate::api::validate::{Checks, Validate, join};
 use crate::wire_enum;
@@ -116,7 +117,10 @@ pub struct HttpRequestDefinition {
     pub body: Option<String>,
     #[serialize_always]
     pub parsed_body: Option<serde_json::Value>,
+    /// Secret values masked: `••••` and, for a value of 12 characters or more, its last four.
     pub headers: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Local extension: the header names the user marked secret (`secretHeaders`).
+    pub secret_headers: Option<Vec<String>>,
     /// Whether a config file manages the definition (never, here).
     pub is_config_managed: Option<bool>,
     /// Shown once, in the answer to its creation: the secret requests would be signed with.
@@ -196,6 +200,15 @@ impl Validate for AgentEndpointInput {
     }
 }
 
+/// Limits of an HTTP request definition (its headers': `header_limits`).
+pub mod request_definition_limits {
+    pub const URL_MAX: usize = 2000;
+    pub const DESCRIPTION_MAX: usize = 2000;
+}
+
+/// Headers the transport sets on a request to an agent, which a definition may not.
+pub const TRANSPORT_HEADERS: &[&str] = &["host", "content-length", "transfer-encoding", "connection"];
+
 /// Body of `POST /v1/http-request-definition` (the hosted service's shape): `body` is a
 /// template string, or a JSON object that is stored as its text.
 #[skip_serializing_none]
@@ -212,7 +225,14 @@ pub struct HttpRequestDefinitionInput {
     pub body: Option<serde_json::Value>,
     #[schema(max_length = 2000)]
     pub description: Option<String>,
+    /// Sent with every request. Secret ones (see `secretHeaders`) are kept encrypted and every
+    /// read shows them masked.
     pub headers: Option<std::collections::BTreeMap<String, String>>,
+    /// Local extension: more header names whose values are secrets, besides those always
+    /// treated so (`Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`, names ending
+    /// in `-key` or `-token`, names containing `secret` or `password`).
+    #[schema(max_items = 20)]
+    pub secret_headers: Option<Vec<String>>,
     /// Members the input does not define; `validate()` rejects them.
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
     #[schema(ignore)]
@@ -222,11 +242,16 @@ pub struct HttpRequestDefinitionInput {
 impl HttpRequestDefinitionInput {
     /// The body template as stored: a string as given, an object as its JSON text.
     pub fn body_text(&self) -> Option<String> {
-        match &self.body {
-            None | Some(serde_json::Value::Null) => None,
-            Some(serde_json::Value::String(text)) => Some(text.clone()),
-            Some(other) => Some(other.to_string()),
-        }
+        body_text(self.body.as_ref())
+    }
+}
+
+/// A body template as stored: a string as given, an object as its JSON text.
+pub fn body_text(body: Option<&serde_json::Value>) -> Option<String> {
+    match body {
+        None | Some(serde_json::Value::Null) => None,
+        Some(serde_json::Value::String(text)) => Some(text.clone()),
+        Some(other) => Some(other.to_string()),
     }
 }
 
@@ -236,18 +261,74 @@ impl Validate for HttpRequestDefinitionInput {
         c.required(at, "scope", &self.scope);
         c.known(at, "scope", self.scope.as_ref());
         c.required(at, "url", &self.url);
-        c.length(at, "url", self.url.as_deref(), 1, Some(2000));
-        if let Some(url) = &self.url
+        let request = Request { url: self.url.as_deref(), method: self.method.as_ref(), body: self.body.as_ref() };
+        request.check(c, at, self.description.as_deref());
+        headers::check_headers(c, at, self.headers.as_ref(), TRANSPORT_HEADERS, TRANSPORTS, Masks::Refused);
+        headers::check_secret_headers(c, at, self.secret_headers.as_deref());
+    }
+}
+
+/// Why a definition may not set a transport header.
+const TRANSPORTS: &str = "is set by the transport on every request";
+
+/// Body of `PUT /v1/http-request-definition/{id}` (the hosted service's shape): the members
+/// given replace the stored ones. A header sent back masked, as a read shows it, keeps the
+/// value stored under its name.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HttpRequestDefinitionUpdate {
+    #[schema(min_length = 1, max_length = 2000)]
+    pub url: Option<String>,
+    pub method: Option<HttpMethod>,
+    #[schema(value_type = Option<Object>)]
+    pub body: Option<serde_json::Value>,
+    #[schema(max_length = 2000)]
+    pub description: Option<String>,
+    /// The whole header map (the headers left out are dropped); a masked value keeps the
+    /// stored one.
+    pub headers: Option<std::collections::BTreeMap<String, String>>,
+    /// Local extension: replaces the names marked secret.
+    #[schema(max_items = 20)]
+    pub secret_headers: Option<Vec<String>>,
+    /// Members the input does not define; `validate()` rejects them.
+    #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
+    pub unknown_fields: UnknownFields,
+}
+
+impl Validate for HttpRequestDefinitionUpdate {
+    fn check(&self, c: &mut Checks, at: &str) {
+        c.unknown(at, &self.unknown_fields);
+        let request = Request { url: self.url.as_deref(), method: self.method.as_ref(), body: self.body.as_ref() };
+        request.check(c, at, self.description.as_deref());
+        headers::check_headers(c, at, self.headers.as_ref(), TRANSPORT_HEADERS, TRANSPORTS, Masks::KeepStored);
+        headers::check_secret_headers(c, at, self.secret_headers.as_deref());
+    }
+}
+
+/// What a creation and an update of a definition check alike.
+struct Request<'a> {
+    url: Option<&'a str>,
+    method: Option<&'a HttpMethod>,
+    body: Option<&'a serde_json::Value>,
+}
+
+impl Request<'_> {
+    fn check(&self, c: &mut Checks, at: &str, description: Option<&str>) {
+        use request_definition_limits::*;
+        c.length(at, "url", self.url, 1, Some(URL_MAX));
+        if let Some(url) = self.url
             && !(url.starts_with("http://") || url.starts_with("https://") || url.starts_with("{{baseUrl}}"))
         {
             c.invalid(join(at, "url"), "url must start with http://, https:// or {{baseUrl}}");
         }
-        c.known(at, "method", self.method.as_ref());
+        c.known(at, "method", self.method);
         if matches!(self.method, Some(HttpMethod::Delete)) {
             c.invalid(join(at, "method"), "method is one of POST, PUT, PATCH or GET");
         }
-        c.length(at, "description", self.description.as_deref(), 0, Some(2000));
-        if let Some(body) = &self.body
+        c.length(at, "description", description, 0, Some(DESCRIPTION_MAX));
+        if let Some(body) = self.body
             && !(body.is_string() || body.is_object() || body.is_null())
         {
             c.invalid(join(at, "body"), "body is a template string or a JSON object");

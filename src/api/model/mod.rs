@@ -8,6 +8,7 @@ pub mod collection;
 pub mod common;
 pub mod event;
 pub mod flow;
+pub mod headers;
 pub mod issue;
 pub mod knowledge_base;
 pub mod metric;
@@ -27,6 +28,7 @@ pub use collection::*;
 pub use common::*;
 pub use event::*;
 pub use flow::*;
+pub use headers::header_limits;
 pub use issue::*;
 pub use knowledge_base::*;
 pub use metric::*;
@@ -85,6 +87,7 @@ pub fn inputs_refusing_unknown_members() -> Vec<std::borrow::Cow<'static, str>> 
         AgentInput::name(),
         AgentEndpointInput::name(),
         HttpRequestDefinitionInput::name(),
+        HttpRequestDefinitionUpdate::name(),
         AgentEndpointUpdate::name(),
         AnnotationInput::name(),
         CallInput::name(),
@@ -108,15 +111,59 @@ pub fn inputs_refusing_unknown_members() -> Vec<std::borrow::Cow<'static, str>> 
 }
 
 /// Limits the schema generator cannot state, as (schema, JSON pointer inside it, keyword,
-/// value): the entries of a `Vec<String>`, and a list inside an untagged enum. The document
-/// adds them from here.
-pub fn limits_beyond_the_generator() -> Vec<(std::borrow::Cow<'static, str>, &'static str, &'static str, usize)> {
+/// value): the entries of a `Vec<String>`, a list inside an untagged enum, and what a header
+/// map's names and values may be. The document adds them from here.
+pub fn limits_beyond_the_generator()
+-> Vec<(std::borrow::Cow<'static, str>, &'static str, &'static str, serde_json::Value)> {
+    let mut limits: Vec<(std::borrow::Cow<'static, str>, &'static str, &'static str, serde_json::Value)> = vec![
+        (
+            RunPlanInput::name(),
+            "/properties/endCallPhrases/items",
+            "maxLength",
+            run_plan_limits::END_CALL_PHRASE_MAX.into(),
+        ),
+        (
+            RunPlanInput::name(),
+            "/properties/endCallReasons/items",
+            "maxLength",
+            run_plan_limits::END_CALL_REASON_MAX.into(),
+        ),
+        (PersonaFields::name(), "/properties/idleMessages/items", "maxLength", persona_limits::IDLE_MESSAGE_MAX.into()),
+        (PersonaUpdate::name(), "/properties/idleMessages/items", "maxLength", persona_limits::IDLE_MESSAGE_MAX.into()),
+        (RunVariables::name(), "/oneOf/1", "maxItems", run_plan_limits::RUN_VARIABLES_MAX.into()),
+    ];
+    limits.extend(header_map_limits(WebhookInput::name(), headers::Masks::Refused));
+    limits.extend(header_map_limits(HttpRequestDefinitionInput::name(), headers::Masks::Refused));
+    limits.extend(header_map_limits(HttpRequestDefinitionUpdate::name(), headers::Masks::KeepStored));
+    limits
+}
+
+/// A header map's limits, stated on the input `name`'s `headers` and `secretHeaders`.
+fn header_map_limits(
+    name: std::borrow::Cow<'static, str>,
+    masks: headers::Masks,
+) -> Vec<(std::borrow::Cow<'static, str>, &'static str, &'static str, serde_json::Value)> {
+    use header_limits::*;
+    let header_name = serde_json::json!({ "pattern": headers::HEADER_NAME_PATTERN, "maxLength": HEADER_NAME_MAX });
+    let value = match masks {
+        headers::Masks::Refused => serde_json::json!({
+            "type": "string",
+            "pattern": headers::HEADER_VALUE_PATTERN,
+            "maxLength": HEADER_VALUE_MAX,
+            "description": "Printable ASCII without control characters.",
+        }),
+        headers::Masks::KeepStored => serde_json::json!({
+            "type": "string",
+            "pattern": headers::HEADER_VALUE_OR_MASK_PATTERN,
+            "maxLength": HEADER_VALUE_MAX,
+            "description": "Printable ASCII without control characters, or the mask a read showed (`••••…`), which keeps the value stored under the name.",
+        }),
+    };
     vec![
-        (RunPlanInput::name(), "/properties/endCallPhrases/items", "maxLength", run_plan_limits::END_CALL_PHRASE_MAX),
-        (RunPlanInput::name(), "/properties/endCallReasons/items", "maxLength", run_plan_limits::END_CALL_REASON_MAX),
-        (PersonaFields::name(), "/properties/idleMessages/items", "maxLength", persona_limits::IDLE_MESSAGE_MAX),
-        (PersonaUpdate::name(), "/properties/idleMessages/items", "maxLength", persona_limits::IDLE_MESSAGE_MAX),
-        (RunVariables::name(), "/oneOf/1", "maxItems", run_plan_limits::RUN_VARIABLES_MAX),
-        (WebhookInput::name(), "/properties/headers", "maxProperties", webhook_limits::HEADERS_MAX),
+        (name.clone(), "/properties/headers", "maxProperties", HEADERS_MAX.into()),
+        (name.clone(), "/properties/headers", "propertyNames", header_name),
+        (name.clone(), "/properties/headers", "additionalProperties", value),
+        (name.clone(), "/properties/secretHeaders/items", "pattern", headers::HEADER_NAME_PATTERN.into()),
+        (name, "/properties/secretHeaders/items", "maxLength", HEADER_NAME_MAX.into()),
     ]
 }

@@ -10,15 +10,15 @@ use uuid::Uuid;
 
 use super::common::{Timestamp, UnknownFields};
 use super::event::EventType;
+use super::headers::{self, Masks};
 use crate::api::validate::{Checks, Validate, join};
 use crate::wire_enum;
 
 /// Limits of a webhook.
 pub mod webhook_limits {
+    pub use crate::api::model::headers::header_limits::{HEADER_VALUE_MAX, HEADERS_MAX};
     pub const URL_MAX: usize = 2048;
     pub const DESCRIPTION_MAX: usize = 500;
-    pub const HEADERS_MAX: usize = 20;
-    pub const HEADER_VALUE_MAX: usize = 1024;
     /// Every event type once.
     pub const EVENTS_MAX: usize = 19;
 }
@@ -40,8 +40,14 @@ pub struct WebhookInput {
     pub url: Option<String>,
     #[schema(max_length = 500)]
     pub description: Option<String>,
-    /// Headers sent with every delivery (an authorization token, say).
+    /// Headers sent with every delivery (an authorization token, say). Secret ones (see
+    /// `secretHeaders`) are kept encrypted and every read shows them masked.
     pub headers: Option<BTreeMap<String, String>>,
+    /// Local extension: more header names whose values are secrets, besides those always
+    /// treated so (`Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`, names ending
+    /// in `-key` or `-token`, names containing `secret` or `password`).
+    #[schema(max_items = 20)]
+    pub secret_headers: Option<Vec<String>>,
     /// Members the input does not define; `validate()` rejects them.
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
     #[schema(ignore)]
@@ -66,28 +72,13 @@ impl Validate for WebhookInput {
             }
         }
         c.length(at, "description", self.description.as_deref(), 0, Some(DESCRIPTION_MAX));
-        let headers = self.headers.iter().flatten();
-        if self.headers.as_ref().is_some_and(|h| h.len() > HEADERS_MAX) {
-            c.invalid(join(at, "headers"), format!("headers holds at most {HEADERS_MAX} entries"));
-        }
-        for (name, value) in headers {
-            let param = join(&join(at, "headers"), name);
-            if axum::http::HeaderName::from_bytes(name.as_bytes()).is_err() {
-                c.invalid(&param, format!("{name:?} is not a valid header name"));
-            } else if RESERVED_HEADERS.contains(&name.to_ascii_lowercase().as_str()) {
-                c.invalid(&param, format!("{name} is set by the service on every delivery"));
-            }
-            if axum::http::HeaderValue::from_str(value).is_err() || value.chars().count() > HEADER_VALUE_MAX {
-                c.invalid(
-                    &param,
-                    format!("the value of {name} must be visible ASCII, at most {HEADER_VALUE_MAX} characters"),
-                );
-            }
-        }
+        let why = "is set by the service on every delivery";
+        headers::check_headers(c, at, self.headers.as_ref(), RESERVED_HEADERS, why, Masks::Refused);
+        headers::check_secret_headers(c, at, self.secret_headers.as_deref());
     }
 }
 
-/// A webhook as reads answer it (never with its secret).
+/// A webhook as reads answer it (never with its signing secret; secret headers masked).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Webhook {
@@ -99,8 +90,12 @@ pub struct Webhook {
     #[serde(default)]
     #[schema(required = true)]
     pub description: Option<String>,
+    /// Secret values masked: `••••` and, for a value of 12 characters or more, its last four.
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
+    /// Local extension: the header names the creator marked secret (`secretHeaders`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub secret_headers: Vec<String>,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
 }

@@ -9,7 +9,7 @@ use utoipa_axum::routes;
 use super::{ListParams, OwnedFilter, created, data, list_kind, now, path_id};
 use crate::api::model::{
     Agent, AgentEndpoint, AgentEndpointInput, AgentEndpointUpdate, AgentInput, CursorPage, Data, HttpMethod,
-    HttpRequestDefinition, HttpRequestDefinitionInput, OutboundDialType, Timestamp,
+    HttpRequestDefinition, HttpRequestDefinitionInput, HttpRequestDefinitionUpdate, OutboundDialType, Timestamp,
 };
 use crate::service::AppState;
 use crate::service::error::{ServiceError, ServiceResult};
@@ -17,6 +17,7 @@ use crate::service::extract::{Params, Valid};
 use crate::service::openapi::{
     BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,
 };
+use crate::service::request_definitions;
 use crate::service::store::{self, Doc, Kind};
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -26,7 +27,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(read_endpoint, update_endpoint))
         .routes(routes!(read_agent))
         .routes(routes!(list_definitions, create_definition))
-        .routes(routes!(read_definition))
+        .routes(routes!(read_definition, update_definition))
 }
 
 /// List agents.
@@ -300,7 +301,9 @@ async fn create_endpoint(
     Ok(created(&endpoint))
 }
 
-/// Create an HTTP request definition: how an endpoint dials out to its agent.
+/// Create an HTTP request definition: how an endpoint dials out to its agent. Secret headers
+/// (credentials, and those named in `secretHeaders`) are kept encrypted and shown masked, in
+/// this answer too.
 #[utoipa::path(
     post,
     path = "/v1/http-request-definition",
@@ -323,6 +326,7 @@ async fn create_definition(
 ) -> ServiceResult<Response> {
     let at = now();
     let body = input.body_text();
+    let secret_headers = input.secret_headers.clone().filter(|names| !names.is_empty());
     let definition = HttpRequestDefinition {
         id: uuid::Uuid::new_v4(),
         scope: input.scope,
@@ -331,27 +335,52 @@ async fn create_definition(
         method: Some(input.method.unwrap_or(HttpMethod::Post)),
         parsed_body: body.as_deref().and_then(|b| serde_json::from_str(b).ok()),
         body,
-        headers: Some(
-            input.headers.unwrap_or_default().into_iter().map(|(k, v)| (k, serde_json::Value::String(v))).collect(),
-        ),
+        headers: None,
+        secret_headers,
         is_config_managed: Some(false),
         signing_secret: None,
         created_at: Some(Timestamp(at.clone())),
         updated_at: Some(Timestamp(at.clone())),
     };
-    let stored = definition.clone();
+    let headers = input.headers.unwrap_or_default();
+    let vault = state.store.vault();
+    let stored =
+        state.store.write(move |tx| request_definitions::create(tx, &vault, definition.clone(), &headers, &at)).await?;
     // The secret is shown once, here, as the hosted interface does; it is not kept (the local
     // service signs nothing).
-    let definition = HttpRequestDefinition {
-        signing_secret: Some(format!("whsec_{}", uuid::Uuid::new_v4().simple())),
-        ..definition
-    };
-    state
-        .store
-        .write(move |tx| {
-            let at = at.clone();
-            store::insert(tx, &Doc::new(Kind::HttpRequestDefinition, stored.id, &stored, at)?)
-        })
-        .await?;
+    let definition =
+        HttpRequestDefinition { signing_secret: Some(format!("whsec_{}", uuid::Uuid::new_v4().simple())), ..stored };
     Ok(created(&definition))
+}
+
+/// Update an HTTP request definition: the members given replace the stored ones (`headers`
+/// as a whole). A header sent back masked, as reads show it, keeps the value stored under its
+/// name, so a definition read, edited and put back keeps its secrets.
+#[utoipa::path(
+    put,
+    path = "/v1/http-request-definition/{id}",
+    operation_id = "updateHttpRequestDefinition",
+    tag = "HTTP Request Definition",
+    params(("id" = Uuid, Path, description = "The definition's id")),
+    request_body = HttpRequestDefinitionUpdate,
+    responses(
+        (status = 200, description = "The updated definition", body = Data<HttpRequestDefinition>),
+        BadRequest,
+        Unauthorized,
+        Forbidden,
+        NotFound,
+        PayloadTooLarge,
+        TooManyRequests,
+        InternalError,
+    )
+)]
+async fn update_definition(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Valid(update): Valid<HttpRequestDefinitionUpdate>,
+) -> ServiceResult<Response> {
+    let id = path_id(Kind::HttpRequestDefinition, &id)?.to_string();
+    let vault = state.store.vault();
+    let definition = state.store.write(move |tx| request_definitions::update(tx, &vault, &id, update.clone())).await?;
+    Ok(data(&definition))
 }

@@ -22,7 +22,9 @@ pub fn router() -> OpenApiRouter<AppState> {
 
 /// Create a webhook: the URL is sent every event of the listed types, signed (the
 /// `webhook-id`, `webhook-timestamp` and `webhook-signature` headers of the Standard Webhooks
-/// convention). The answer carries the signing secret; no later read shows it.
+/// convention). The answer carries the signing secret; no later read shows it. Secret
+/// headers (credentials, and those named in `secretHeaders`) are kept encrypted and shown
+/// masked, in this answer too.
 #[utoipa::path(
     post,
     path = "/v1/webhook",
@@ -40,11 +42,12 @@ pub fn router() -> OpenApiRouter<AppState> {
     )
 )]
 async fn create(State(state): State<AppState>, Valid(input): Valid<WebhookInput>) -> ServiceResult<Response> {
+    let vault = state.store.vault();
     let webhook = state
         .store
         .write(move |tx| {
             let input = input.clone();
-            webhooks::create(tx, input)
+            webhooks::create(tx, &vault, input)
         })
         .await?;
     Ok(created(&webhook))

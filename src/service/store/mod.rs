@@ -13,6 +13,7 @@ mod members;
 pub mod outbox;
 mod postgres;
 pub mod scores;
+pub mod secrets;
 pub mod shards;
 mod sqlite;
 pub mod transcripts;
@@ -31,6 +32,7 @@ pub use postgres::test_server;
 pub use sqlite::SCHEMA_VERSION;
 
 use super::error::{ServiceError, ServiceResult};
+use super::vault::Vault;
 
 /// Where a store keeps its data.
 #[derive(Debug, Clone, PartialEq)]
@@ -110,6 +112,9 @@ pub struct Store {
     engine: Arc<Engine>,
     /// The newest committed event's id, for streams and senders to wait on.
     events: Arc<watch::Sender<i64>>,
+    /// Seals and opens the secrets the store keeps (`secrets`): the keys live apart from the
+    /// data, in a key file (none until `with_vault`).
+    vault: Arc<Vault>,
 }
 
 enum Engine {
@@ -150,7 +155,17 @@ impl Store {
                 (Engine::Postgres(postgres), events)
             }
         };
-        Ok(Store { engine: Arc::new(engine), events })
+        Ok(Store { engine: Arc::new(engine), events, vault: Arc::new(Vault::none()) })
+    }
+
+    /// The same store, sealing and opening its secrets with `vault`.
+    pub fn with_vault(self, vault: Arc<Vault>) -> Store {
+        Store { vault, ..self }
+    }
+
+    /// What seals and opens the store's secrets.
+    pub fn vault(&self) -> Arc<Vault> {
+        self.vault.clone()
     }
 
     /// Opens a SQLite store.
@@ -267,6 +282,17 @@ impl Store {
         match &*self.engine {
             Engine::Sqlite(sqlite) => sqlite.write(&self.events, f),
             Engine::Postgres(postgres) => postgres.write(true, Some(alone.key()), f),
+        }
+    }
+
+    /// Leaves no earlier version of a rewritten row in SQLite's files: the log is copied into
+    /// the database and emptied (the database's own freed space is zeroed by the write that
+    /// freed it: `secrets::scrub_freed_space`). PostgreSQL's old row versions are removed by
+    /// its vacuum.
+    pub fn truncate_log(&self) -> ServiceResult<()> {
+        match &*self.engine {
+            Engine::Sqlite(sqlite) => sqlite.truncate_log(),
+            Engine::Postgres(_) => Ok(()),
         }
     }
 

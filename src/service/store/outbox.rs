@@ -143,7 +143,7 @@ pub fn prune_events(tx: &Tx, before: &str) -> ServiceResult<usize> {
 pub struct Claimed {
     pub delivery_id: String,
     pub webhook_id: String,
-    /// The webhook's stored body (with its secret).
+    /// The webhook's stored body (its secrets masked: `secrets::webhook_to_send` opens them).
     pub webhook_body: String,
     pub event: Event,
     /// Attempts made before this one.

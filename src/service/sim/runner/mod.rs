@@ -204,6 +204,7 @@ impl Simulator {
         let endpoint_id =
             simulation.agent_endpoint.as_ref().map(|e| e.id).ok_or_else(|| ServiceError::internal("no endpoint"))?;
         let flow_id = simulation.customer_flow.as_ref().map(|f| f.id);
+        let vault = self.store.vault();
         let (endpoint, agent, flow, definition) = self
             .store
             .read(move |c| {
@@ -215,7 +216,7 @@ impl Simulator {
                 let definition: Option<HttpRequestDefinition> = match endpoint.outbound_dial_type {
                     Some(OutboundDialType::HttpRequest) => endpoint
                         .outbound_dial_http_request_definition_id
-                        .map(|d| store::get(c, Kind::HttpRequestDefinition, &d.to_string()))
+                        .map(|d| crate::service::secrets::definition_to_dial(c, &vault, &d.to_string()))
                         .transpose()?
                         .flatten(),
                     _ => None,

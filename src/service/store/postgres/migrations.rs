@@ -253,6 +253,18 @@ const MIGRATIONS: &[&str] = &[
         SELECT parent_id, max(revision), 0 FROM drawn GROUP BY parent_id;
     DROP SEQUENCE child_revision_numbers;
     "#,
+    // 3: secret values sealed apart from the documents (SQLite's 7).
+    r#"
+    CREATE TABLE secrets (
+        owner_kind TEXT NOT NULL,
+        owner_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        key_id TEXT NOT NULL,
+        ciphertext TEXT NOT NULL,
+        PRIMARY KEY (owner_kind, owner_id, name)
+    );
+    CREATE INDEX secrets_key ON secrets (key_id);
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -215,6 +215,19 @@ const MIGRATIONS: &[&str] = &[
         seen_until INTEGER NOT NULL
     );
     ",
+    // 7: secret values (webhook signing secrets, secret request headers) sealed apart from the
+    // documents, which keep only their masks (`store::secrets`).
+    "
+    CREATE TABLE secrets (
+        owner_kind TEXT NOT NULL,
+        owner_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        key_id TEXT NOT NULL,
+        ciphertext TEXT NOT NULL,
+        PRIMARY KEY (owner_kind, owner_id, name)
+    );
+    CREATE INDEX secrets_key ON secrets (key_id);
+    ",
 ];
 
 /// The schema version this build writes.

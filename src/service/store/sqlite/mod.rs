@@ -83,6 +83,14 @@ impl Sqlite {
         f(&Conn::sqlite(&guard))
     }
 
+    /// Copies the whole log into the database and empties it (waiting for readers), so that
+    /// page images an earlier write left in it are gone from the disk.
+    pub(super) fn truncate_log(&self) -> ServiceResult<()> {
+        let writer = self.writer.lock();
+        writer.conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get::<_, i64>(0))?;
+        Ok(())
+    }
+
     /// A synced write: committed and on disk before this returns.
     pub(super) fn write<R>(
         &self,
