@@ -173,6 +173,45 @@ async fn an_unreachable_agent_is_an_error_per_simulation_and_the_gate_exits_5_na
     assert!(sim["errorMessage"].as_str().unwrap_or("").contains("unreachable"), "{sim}");
 }
 
+/// Two `--agent-url` runs of one agent register it once, so `diff` pairs every test case; a
+/// changed request updates the one definition instead of making another agent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runs_of_one_agent_url_reuse_its_agent_and_diff_pairs_them() {
+    let service = support::start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    let always = duration_check(&service.client, true).await;
+    let (url, heard) = agent().await;
+    let plan = format!(
+        "name: Kept\ndirection: INBOUND\nmaxSimulationDurationSeconds: 120\nflows:\n  - id: {RESCHEDULE_FLOW}\n    happyPath: true\n    edgeCases: ALL\nmetrics:\n  - slug: {always}\nincludeFlowMetrics: false\nincludeAutomaticMetrics: false\n"
+    );
+    let file = home.path().join("plan.yaml");
+    std::fs::write(&file, plan).unwrap();
+    let gate = |extra: &'static [&'static str]| {
+        let mut command = against(home.path(), &service);
+        command.args(["gate", "-f", file.to_str().unwrap(), "--agent-url", &url]).args(extra);
+        command
+    };
+    let first = run(&mut gate(&[])).await;
+    assert_exit(&first, 0);
+    let second = run(&mut gate(&["--agent-header", "X-Build: 2"])).await;
+    assert_exit(&second, 0);
+    assert!(stderr(&second).contains("its request changed (headers); updated"), "{}", stderr(&second));
+    assert!(heard.0.lock().unwrap().iter().any(|(h, _)| h.get("x-build").is_some_and(|v| v == "2")));
+
+    let agents = json(&run(against(home.path(), &service).args(["api", "GET", "/v1/agent?limit=50"])).await);
+    let name = format!("Agent at {}", url.trim_start_matches("http://"));
+    let named: Vec<_> = agents["data"].as_array().unwrap().iter().filter(|a| a["name"] == name.as_str()).collect();
+    assert_eq!(named.len(), 1, "one agent for the URL: {agents:#}");
+
+    let (a, b) = (json(&first)["runPlanJobId"].clone(), json(&second)["runPlanJobId"].clone());
+    let diff =
+        run(against(home.path(), &service).args(["diff", a.as_str().unwrap(), b.as_str().unwrap(), "-o", "json"]))
+            .await;
+    assert_exit(&diff, 0);
+    let text = stdout(&diff);
+    assert!(!text.contains("\"GONE\"") && !text.contains("\"NEW\""), "every test case pairs: {text}");
+}
+
 /// A report path that cannot be written is found before the run starts: exit 2, nothing run.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_report_path_that_cannot_be_written_is_refused_before_the_run() {

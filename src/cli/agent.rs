@@ -12,9 +12,11 @@ use serde::Deserialize;
 use super::exit::Failure;
 use crate::api::Client;
 use crate::api::model::{
-    AgentEndpointInput, AgentInput, EndpointDirection, HttpMethod, HttpRequestDefinitionInput, IdRef, OutboundDialType,
+    Agent, AgentEndpoint, AgentEndpointInput, AgentInput, CursorPage, EndpointDirection, HttpMethod,
+    HttpRequestDefinition, HttpRequestDefinitionInput, HttpRequestDefinitionUpdate, IdRef, OutboundDialType,
     RequestScope,
 };
+use crate::api::operations::{ListQuery, routes};
 
 /// The body sent when no template is given: what the agent heard, and where in which call.
 pub const DEFAULT_BODY: &str =
@@ -22,6 +24,23 @@ pub const DEFAULT_BODY: &str =
 
 /// A number no real phone has: the endpoint is dialled over HTTP, never by phone.
 const PLACEHOLDER_NUMBER: &str = "+15550100000";
+/// The environment of the endpoints `--agent-url` makes, by which a later run finds them.
+const ENVIRONMENT: &str = "switchboard-agent-url";
+/// How an agent `--agent-url` made is described, by which a later run tells it from one a
+/// person made under the same name.
+const DESCRIBED: &str = "Dialled by switchboard --agent-url";
+
+/// An agent's name when none is given: where it is dialled ("Agent at 127.0.0.1:8080/turn").
+fn name_from_url(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(parsed) => {
+            let host = parsed.host_str().unwrap_or_default();
+            let port = parsed.port().map(|p| format!(":{p}")).unwrap_or_default();
+            format!("Agent at {host}{port}{}", parsed.path().trim_end_matches('/'))
+        }
+        Err(_) => format!("Agent at {url}"),
+    }
+}
 
 #[derive(Debug, Clone, Default, Args)]
 pub struct AgentArgs {
@@ -110,12 +129,88 @@ impl HttpAgent {
             },
             None => section.body.unwrap_or_else(|| serde_json::Value::String(DEFAULT_BODY.into())),
         };
-        let name = args.agent_name.clone().or(section.name).unwrap_or_else(|| "Agent under test".into());
+        let name = args.agent_name.clone().or(section.name).unwrap_or_else(|| name_from_url(&url));
         Ok(Some(HttpAgent { url, method, headers, body, name }))
     }
 
-    /// Creates the agent, its request definition and its endpoint; the endpoint to run against.
+    /// The endpoint to run against: the one an earlier run registered for an agent of this name
+    /// (its request brought up to date), or a new agent, request definition and endpoint. One
+    /// agent per name, so later runs of it pair with earlier ones in `diff` and `flaky`.
     pub async fn provision(&self, client: &Client) -> Result<IdRef, Failure> {
+        let Some(agent) = self.registered_agent(client).await? else { return self.create(client).await };
+        let endpoints: CursorPage<AgentEndpoint> = client
+            .list_page(routes::AGENT_ENDPOINTS, &ListQuery::default().filter("agentId", agent.id).limit(50))
+            .await?;
+        let ours = endpoints.data.into_iter().find(|e| {
+            e.environment.as_deref() == Some(ENVIRONMENT) && e.outbound_dial_type == Some(OutboundDialType::HttpRequest)
+        });
+        let Some(endpoint) = ours else { return self.create_endpoint(client, agent.id).await };
+        let Some(definition_id) = endpoint.outbound_dial_http_request_definition_id else {
+            return self.create_endpoint(client, agent.id).await;
+        };
+        let definition = client.get_http_request_definition(definition_id).await?;
+        let changed = self.changes(&definition);
+        if !changed.is_empty() {
+            let update = HttpRequestDefinitionUpdate {
+                url: Some(self.url.clone()),
+                method: Some(self.method.clone()),
+                body: Some(self.body.clone()),
+                headers: Some(self.headers.clone()),
+                ..Default::default()
+            };
+            client.update_http_request_definition(definition_id, &update).await?;
+            eprintln!("agent {:?}: its request changed ({}); updated", self.name, changed.join(", "));
+        }
+        Ok(IdRef { id: endpoint.id })
+    }
+
+    /// The agent an earlier `--agent-url` run registered under this name.
+    async fn registered_agent(&self, client: &Client) -> Result<Option<Agent>, Failure> {
+        let mut query = ListQuery { limit: Some(50), ..Default::default() };
+        loop {
+            let page: CursorPage<Agent> = client.list_page(routes::AGENTS, &query).await?;
+            let made_here = |a: &Agent| a.description.as_deref().is_some_and(|d| d.starts_with(DESCRIBED));
+            if let Some(agent) = page.data.into_iter().find(|a| a.name.as_deref() == Some(&self.name) && made_here(a)) {
+                return Ok(Some(agent));
+            }
+            match page.pagination.next_cursor {
+                Some(cursor) if page.pagination.has_more => query.cursor = Some(cursor),
+                _ => return Ok(None),
+            }
+        }
+    }
+
+    /// What differs between the stored request and this one (secret values compared by their
+    /// masks, which is all a read shows).
+    fn changes(&self, definition: &HttpRequestDefinition) -> Vec<&'static str> {
+        let mut changed = Vec::new();
+        if definition.url.as_deref() != Some(self.url.as_str()) {
+            changed.push("url");
+        }
+        if definition.method.as_ref() != Some(&self.method) {
+            changed.push("method");
+        }
+        let body = match &self.body {
+            serde_json::Value::String(text) => text.clone(),
+            other => other.to_string(),
+        };
+        if definition.body.as_deref() != Some(body.as_str()) {
+            changed.push("body");
+        }
+        let stored: BTreeMap<String, String> = definition
+            .headers
+            .iter()
+            .flatten()
+            .filter_map(|(name, value)| Some((name.clone(), value.as_str()?.to_owned())))
+            .collect();
+        if stored != crate::api::model::headers::masked(&self.headers, &[]) {
+            changed.push("headers");
+        }
+        changed
+    }
+
+    /// Creates the agent, its request definition and its endpoint; the endpoint to run against.
+    async fn create(&self, client: &Client) -> Result<IdRef, Failure> {
         let context = |what: &str| {
             format!(
                 "cannot create the {what} for --agent-url (the service needs POST {what} routes, as the local service and the hosted one have)"
@@ -124,11 +219,17 @@ impl HttpAgent {
         let agent = client
             .create_agent(&AgentInput {
                 name: Some(self.name.clone()),
-                description: Some(format!("Dialled over HTTP at {} by switchboard", self.url)),
+                description: Some(format!("{DESCRIBED} over HTTP at {}", self.url)),
                 ..Default::default()
             })
             .await
             .map_err(|e| Failure::from(e).context(context("/v1/agent")))?;
+        self.create_endpoint(client, agent.id).await
+    }
+
+    /// A request definition and an endpoint that dials through it, for `agent`.
+    async fn create_endpoint(&self, client: &Client, agent: uuid::Uuid) -> Result<IdRef, Failure> {
+        let context = |what: &str| format!("cannot create the {what} for --agent-url");
         let definition = client
             .create_http_request_definition(&HttpRequestDefinitionInput {
                 scope: Some(RequestScope::AgentOutboundDial),
@@ -145,10 +246,10 @@ impl HttpAgent {
             .map_err(|e| Failure::from(e).context(context("/v1/http-request-definition")))?;
         let endpoint = client
             .create_agent_endpoint(&AgentEndpointInput {
-                agent_id: Some(agent.id),
+                agent_id: Some(agent),
                 direction: Some(EndpointDirection::IncomingAndOutgoing),
                 value: Some(PLACEHOLDER_NUMBER.into()),
-                environment: Some("switchboard-agent-url".into()),
+                environment: Some(ENVIRONMENT.into()),
                 outbound_dial_type: Some(OutboundDialType::HttpRequest),
                 outbound_dial_http_request_definition_id: Some(definition.id),
                 ..Default::default()
