@@ -212,6 +212,27 @@ async fn runs_of_one_agent_url_reuse_its_agent_and_diff_pairs_them() {
     assert!(!text.contains("\"GONE\"") && !text.contains("\"NEW\""), "every test case pairs: {text}");
 }
 
+/// `plan create -f` takes the same `agent:` block as `gate -f`: the saved plan dials that agent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plan_create_takes_the_agent_block_gate_takes() {
+    let service = support::start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    let always = duration_check(&service.client, true).await;
+    let (url, heard) = agent().await;
+    let plan = format!(
+        "name: Saved for my agent\ndirection: INBOUND\nmaxSimulationDurationSeconds: 120\nflows:\n  - id: {RESCHEDULE_FLOW}\n    happyPath: true\nmetrics:\n  - slug: {always}\nincludeFlowMetrics: false\nincludeAutomaticMetrics: false\nagent:\n  url: {url}\n  headers:\n    X-Agent-Key: k-saved\n"
+    );
+    let file = home.path().join("plan.yaml");
+    std::fs::write(&file, plan).unwrap();
+    let created = run(against(home.path(), &service).args(["plan", "create", "-f", file.to_str().unwrap()])).await;
+    assert_exit(&created, 0);
+    let output = run(against(home.path(), &service).args(["gate", "Saved for my agent"])).await;
+    assert_exit(&output, 0);
+    let heard = heard.0.lock().unwrap();
+    assert!(!heard.is_empty(), "the saved plan dialled the agent");
+    assert!(heard.iter().all(|(h, _)| h.get("x-agent-key").is_some_and(|v| v == "k-saved")));
+}
+
 /// A report path that cannot be written is found before the run starts: exit 2, nothing run.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_report_path_that_cannot_be_written_is_refused_before_the_run() {

@@ -4,6 +4,7 @@ use clap::Subcommand;
 use futures_util::TryStreamExt;
 use uuid::Uuid;
 
+use super::agent::{AgentArgs, HttpAgent};
 use super::exit::{Exit, Failure, Outcome};
 use super::input::Document;
 use super::listing::{self, ListArgs};
@@ -22,11 +23,14 @@ pub enum PlanCommand {
         /// The plan's id, or its exact name.
         plan: String,
     },
-    /// Create a run plan from a JSON or YAML file (the body of POST /v1/simulation/plan).
+    /// Create a run plan from a JSON or YAML file (the body of POST /v1/simulation/plan); an
+    /// `agent:` block (or --agent-url) points it at your own agent, as `gate -f` does.
     Create {
         /// The file; `-` reads stdin.
         #[arg(short = 'f', long = "file")]
         file: String,
+        #[command(flatten)]
+        agent: AgentArgs,
     },
 }
 
@@ -59,10 +63,12 @@ pub async fn run(command: PlanCommand, session: &Session) -> Outcome {
             let plan = resolve(&session.client, &plan).await?;
             output::item_with(session.format, &plan, |plan| vec![contents(&plan.plan)])?;
         }
-        PlanCommand::Create { file } => {
+        PlanCommand::Create { file, agent } => {
             session.may_write("plan create")?;
-            let document = Document::read(&file)?;
-            let input: RunPlanInput = document.decode("run plan")?;
+            let (document, mut input, section) = super::run::plan_file(&file, &agent)?;
+            if let Some(agent) = HttpAgent::from(&agent, section)? {
+                input.agent_endpoints = Some(vec![agent.provision(&session.client).await?]);
+            }
             let created = session.client.create_run_plan(&input).await.map_err(|e| locate(&document, e))?;
             output::item(session.format, &created.run_plan)?;
         }

@@ -66,20 +66,7 @@ impl RunSpec {
                 (Some(plan.id), None, Some(plan.name().to_string()), None, None)
             }
             (None, Some(file)) => {
-                let mut document = Document::read(file)?;
-                let section = match document.take("agent") {
-                    Some(value) => Some(
-                        serde_json::from_value::<AgentSection>(value)
-                            .map_err(|e| document.error("agent", &format!("agent: {e}")))?,
-                    ),
-                    None => None,
-                };
-                let wants_agent = self.agent.agent_url.is_some() || section.as_ref().is_some_and(|s| s.url.is_some());
-                if wants_agent && let Some(plan) = document.value.as_object_mut() {
-                    // The agent's endpoint is made below; a file for --agent-url needs none of its own.
-                    plan.entry("agentEndpoints").or_insert_with(|| serde_json::json!([{ "id": uuid::Uuid::nil() }]));
-                }
-                let input: RunPlanInput = document.decode("run plan")?;
+                let (document, input, section) = plan_file(file, &self.agent)?;
                 let name = input.name.clone();
                 (None, Some(input), name, section, Some(document))
             }
@@ -124,6 +111,26 @@ impl RunSpec {
         };
         Ok(Prepared { request, plan_name, document })
     }
+}
+
+/// An inline plan file (`run -f`, `gate -f`, `plan create -f`) with its `agent:` section taken
+/// out: the file, the plan, and the section.
+pub fn plan_file(file: &str, agent: &AgentArgs) -> Result<(Document, RunPlanInput, Option<AgentSection>), Failure> {
+    let mut document = Document::read(file)?;
+    let section = match document.take("agent") {
+        Some(value) => Some(
+            serde_json::from_value::<AgentSection>(value)
+                .map_err(|e| document.error("agent", &format!("agent: {e}")))?,
+        ),
+        None => None,
+    };
+    let wants_agent = agent.agent_url.is_some() || section.as_ref().is_some_and(|s| s.url.is_some());
+    if wants_agent && let Some(plan) = document.value.as_object_mut() {
+        // The agent's endpoint is made by the caller; a file for --agent-url needs none of its own.
+        plan.entry("agentEndpoints").or_insert_with(|| serde_json::json!([{ "id": uuid::Uuid::nil() }]));
+    }
+    let input: RunPlanInput = document.decode("run plan")?;
+    Ok((document, input, section))
 }
 
 /// `--var KEY=VALUE` pairs.
