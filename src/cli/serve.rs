@@ -66,6 +66,10 @@ pub struct ServeArgs {
     /// the data dir. Replicas sharing a database must share one file.
     #[arg(long, value_name = "PATH", env = "SWITCHBOARD_SECRETS_KEY_FILE")]
     pub secrets_key_file: Option<PathBuf>,
+    /// Seconds an HTTP agent may take to answer one turn: past it, the simulation ends as an
+    /// error saying so.
+    #[arg(long, default_value_t = 30, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub agent_turn_timeout: u64,
 }
 
 pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Outcome {
@@ -105,6 +109,7 @@ pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Outcome {
         database: args.database.filter(|url| !url.is_empty()).or(config.service.database),
         lease: std::time::Duration::from_secs(args.lease_seconds),
         secrets_key_file: args.secrets_key_file,
+        agent_turn_timeout: std::time::Duration::from_secs(args.agent_turn_timeout),
     };
     let mut running = service::start(options).await.map_err(|e| {
         Failure::new(Exit::Unavailable, "start", format!("cannot start the local service: {e}"))

@@ -87,6 +87,8 @@ pub struct Options {
     /// How long this replica's claim on work lasts without renewal: another replica takes over
     /// the work of one that stopped once its claims run out.
     pub lease: std::time::Duration,
+    /// How long an HTTP agent may take to answer one turn.
+    pub agent_turn_timeout: std::time::Duration,
     /// The key file that seals stored secrets (`secrets.key` in the data dir when absent;
     /// replicas sharing a database must share one file).
     pub secrets_key_file: Option<PathBuf>,
@@ -138,6 +140,7 @@ impl Options {
             webhook_retry: webhooks::RetryPolicy::default(),
             database: None,
             lease: leases::DEFAULT_LEASE,
+            agent_turn_timeout: sim::agent_link::TURN_TIMEOUT,
             secrets_key_file: None,
         }
     }
@@ -269,7 +272,8 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
     let worker = leases::Worker::new(options.lease);
     let collector = metrics::collection::Collector::new(store.clone(), judge.clone(), worker.clone());
     let simulator =
-        sim::runner::Simulator::new(store.clone(), judge, options.sim_speed, format!("http://{addr}"), worker.clone());
+        sim::runner::Simulator::new(store.clone(), judge, options.sim_speed, format!("http://{addr}"), worker.clone())
+            .with_turn_timeout(options.agent_turn_timeout);
     let sender = webhooks::Sender::new(store.clone(), options.webhook_retry);
     let store_for_leases = store.clone();
     let (closing_tx, closing) = tokio::sync::watch::channel(false);

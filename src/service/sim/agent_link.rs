@@ -16,15 +16,22 @@ pub enum AgentLink {
         http: reqwest::Client,
         definition: Box<HttpRequestDefinition>,
         base_url: String,
+        /// How long one turn's request may take, from sending it to the whole answer.
+        turn_timeout: std::time::Duration,
     },
 }
+
+/// How long an HTTP agent may take to answer one turn unless the service is told otherwise.
+pub const TURN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 impl AgentLink {
     pub async fn reply(&self, heard: &Heard) -> Result<Reply, String> {
         match self {
             AgentLink::Reference => Ok(reference_agent::reply(heard)),
             AgentLink::ReferenceBuild(build) => Ok(reference_agent::reply_as(*build, heard)),
-            AgentLink::Http { http, definition, base_url } => dial(http, definition, base_url, heard).await,
+            AgentLink::Http { http, definition, base_url, turn_timeout } => {
+                dial(http, definition, base_url, heard, *turn_timeout).await
+            }
         }
     }
 
@@ -55,6 +62,7 @@ async fn dial(
     definition: &HttpRequestDefinition,
     base_url: &str,
     heard: &Heard,
+    turn_timeout: std::time::Duration,
 ) -> Result<Reply, String> {
     let url =
         render(definition.url.as_deref().ok_or("the HTTP request definition has no url")?, heard, base_url, false);
@@ -86,10 +94,21 @@ async fn dial(
         }
     };
     let started = std::time::Instant::now();
-    let response = request.body(body).send().await.map_err(|e| format!("the agent at {url} is unreachable: {e}"))?;
+    let timed_out = |e: &reqwest::Error| {
+        e.is_timeout().then(|| {
+            format!("the agent at {url} did not answer within {} s (the per-turn timeout)", turn_timeout.as_secs_f64())
+        })
+    };
+    let response = request
+        .timeout(turn_timeout)
+        .body(body)
+        .send()
+        .await
+        .map_err(|e| timed_out(&e).unwrap_or_else(|| format!("the agent at {url} is unreachable: {e}")))?;
     let status = response.status();
-    let reply: serde_json::Value =
-        response.json().await.map_err(|e| format!("the agent at {url} answered {status} without JSON: {e}"))?;
+    let reply: serde_json::Value = response.json().await.map_err(|e| {
+        timed_out(&e).unwrap_or_else(|| format!("the agent at {url} answered {status} without JSON: {e}"))
+    })?;
     if !status.is_success() {
         return Err(format!("the agent at {url} answered {status}"));
     }
@@ -136,7 +155,12 @@ mod tests {
             "body": "{\"message\": \"{{text}}\", \"session\": \"{{callId}}\"}"
         }))
         .unwrap();
-        let link = AgentLink::Http { http: reqwest::Client::new(), definition: Box::new(definition), base_url: base };
+        let link = AgentLink::Http {
+            http: reqwest::Client::new(),
+            definition: Box::new(definition),
+            base_url: base,
+            turn_timeout: TURN_TIMEOUT,
+        };
         let heard = Heard {
             text: "She said \"Tuesday\"".into(),
             call_id: "call-9".into(),
@@ -179,8 +203,12 @@ mod tests {
             serde_json::json!({"id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "url": "http://127.0.0.1:1/x"}),
         )
         .unwrap();
-        let link =
-            AgentLink::Http { http: reqwest::Client::new(), definition: Box::new(definition), base_url: String::new() };
+        let link = AgentLink::Http {
+            http: reqwest::Client::new(),
+            definition: Box::new(definition),
+            base_url: String::new(),
+            turn_timeout: TURN_TIMEOUT,
+        };
         let heard =
             Heard { text: "hi".into(), call_id: "c".into(), turn: 0, agent: String::new(), earlier: Vec::new() };
         assert!(link.reply(&heard).await.unwrap_err().contains("unreachable"));
@@ -196,10 +224,41 @@ mod tests {
         let definition: HttpRequestDefinition =
             serde_json::from_value(serde_json::json!({"id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "url": url}))
                 .unwrap();
-        let link =
-            AgentLink::Http { http: reqwest::Client::new(), definition: Box::new(definition), base_url: String::new() };
+        let link = AgentLink::Http {
+            http: reqwest::Client::new(),
+            definition: Box::new(definition),
+            base_url: String::new(),
+            turn_timeout: TURN_TIMEOUT,
+        };
         let heard =
             Heard { text: "hi".into(), call_id: "c".into(), turn: 0, agent: String::new(), earlier: Vec::new() };
         assert!(link.reply(&heard).await.unwrap_err().contains("NUL character"));
+    }
+
+    #[tokio::test]
+    async fn an_agent_slower_than_the_turn_timeout_fails_its_simulation_saying_so() {
+        let app = axum::Router::new().route(
+            "/turn",
+            axum::routing::post(|| async {
+                tokio::time::sleep(std::time::Duration::from_secs(5)).await;
+                axum::Json(serde_json::json!({"text": "Too late"}))
+            }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/turn", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        let definition: HttpRequestDefinition =
+            serde_json::from_value(serde_json::json!({"id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "url": url}))
+                .unwrap();
+        let link = AgentLink::Http {
+            http: reqwest::Client::new(),
+            definition: Box::new(definition),
+            base_url: String::new(),
+            turn_timeout: std::time::Duration::from_millis(200),
+        };
+        let heard =
+            Heard { text: "hi".into(), call_id: "c".into(), turn: 0, agent: String::new(), earlier: Vec::new() };
+        let error = link.reply(&heard).await.unwrap_err();
+        assert!(error.contains("did not answer within 0.2 s (the per-turn timeout)"), "{error}");
     }
 }

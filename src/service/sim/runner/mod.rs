@@ -49,6 +49,8 @@ pub struct Simulator {
     worker: Worker,
     /// Each active job's metrics, loaded when it first schedules and dropped once it ends.
     job_metrics: Arc<Mutex<HashMap<String, Arc<JobMetrics>>>>,
+    /// How long an HTTP agent may take to answer one turn.
+    turn_timeout: Duration,
 }
 
 impl Simulator {
@@ -62,7 +64,13 @@ impl Simulator {
             wake: Arc::new(Notify::new()),
             worker,
             job_metrics: Arc::default(),
+            turn_timeout: super::agent_link::TURN_TIMEOUT,
         }
+    }
+
+    /// The same, giving an HTTP agent `timeout` to answer each turn.
+    pub fn with_turn_timeout(self, timeout: Duration) -> Simulator {
+        Simulator { turn_timeout: timeout, ..self }
     }
 
     pub fn wake(&self) {
@@ -235,6 +243,7 @@ impl Simulator {
                 http: self.http.clone(),
                 definition: Box::new(definition),
                 base_url: self.base_url.clone(),
+                turn_timeout: self.turn_timeout,
             },
             // A replayed night may have the reference agent answer as another of its builds.
             None => match work.replay.as_ref().and_then(|r| r.reference_build.as_deref()) {
