@@ -197,42 +197,44 @@ mod tests {
         assert!(AgentLink::ReferenceBuild(ReferenceBuild::IgnoresKeypadChoice).is_reference());
     }
 
-    #[tokio::test]
-    async fn an_unreachable_agent_is_an_error_not_a_panic() {
-        let definition: HttpRequestDefinition = serde_json::from_value(
-            serde_json::json!({"id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "url": "http://127.0.0.1:1/x"}),
-        )
-        .unwrap();
-        let link = AgentLink::Http {
+    /// A link to the agent at `url`, given `timeout` a turn.
+    fn link_to(url: &str, timeout: std::time::Duration) -> AgentLink {
+        let definition: HttpRequestDefinition =
+            serde_json::from_value(serde_json::json!({"id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "url": url}))
+                .unwrap();
+        AgentLink::Http {
             http: reqwest::Client::new(),
             definition: Box::new(definition),
             base_url: String::new(),
-            turn_timeout: TURN_TIMEOUT,
-        };
-        let heard =
-            Heard { text: "hi".into(), call_id: "c".into(), turn: 0, agent: String::new(), earlier: Vec::new() };
-        assert!(link.reply(&heard).await.unwrap_err().contains("unreachable"));
+            turn_timeout: timeout,
+        }
+    }
+
+    /// Serves `app` on a free loopback port; the URL of its `/turn`.
+    async fn serve(app: axum::Router) -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/turn", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        url
+    }
+
+    /// What the caller said first, on a call.
+    fn hello() -> Heard {
+        Heard { text: "hi".into(), call_id: "c".into(), turn: 0, agent: String::new(), earlier: Vec::new() }
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_agent_is_an_error_not_a_panic() {
+        let link = link_to("http://127.0.0.1:1/x", TURN_TIMEOUT);
+        assert!(link.reply(&hello()).await.unwrap_err().contains("unreachable"));
     }
 
     #[tokio::test]
     async fn an_agent_that_answers_nul_fails_its_simulation_saying_so() {
         let app = axum::Router::new()
             .route("/turn", axum::routing::post(|| async { axum::Json(serde_json::json!({"text": "Hi\u{0}there"})) }));
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}/turn", listener.local_addr().unwrap());
-        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-        let definition: HttpRequestDefinition =
-            serde_json::from_value(serde_json::json!({"id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "url": url}))
-                .unwrap();
-        let link = AgentLink::Http {
-            http: reqwest::Client::new(),
-            definition: Box::new(definition),
-            base_url: String::new(),
-            turn_timeout: TURN_TIMEOUT,
-        };
-        let heard =
-            Heard { text: "hi".into(), call_id: "c".into(), turn: 0, agent: String::new(), earlier: Vec::new() };
-        assert!(link.reply(&heard).await.unwrap_err().contains("NUL character"));
+        let link = link_to(&serve(app).await, TURN_TIMEOUT);
+        assert!(link.reply(&hello()).await.unwrap_err().contains("NUL character"));
     }
 
     #[tokio::test]
@@ -244,21 +246,8 @@ mod tests {
                 axum::Json(serde_json::json!({"text": "Too late"}))
             }),
         );
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}/turn", listener.local_addr().unwrap());
-        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-        let definition: HttpRequestDefinition =
-            serde_json::from_value(serde_json::json!({"id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "url": url}))
-                .unwrap();
-        let link = AgentLink::Http {
-            http: reqwest::Client::new(),
-            definition: Box::new(definition),
-            base_url: String::new(),
-            turn_timeout: std::time::Duration::from_millis(200),
-        };
-        let heard =
-            Heard { text: "hi".into(), call_id: "c".into(), turn: 0, agent: String::new(), earlier: Vec::new() };
-        let error = link.reply(&heard).await.unwrap_err();
+        let link = link_to(&serve(app).await, std::time::Duration::from_millis(200));
+        let error = link.reply(&hello()).await.unwrap_err();
         assert!(error.contains("did not answer within 0.2 s (the per-turn timeout)"), "{error}");
     }
 }
