@@ -61,6 +61,10 @@ pub struct ServeArgs {
     /// another once its claims run out.
     #[arg(long, default_value_t = 15, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub lease_seconds: u64,
+    /// Seconds a client has to take 64 KiB of its answer (or all of it) whenever its socket is
+    /// full; one that takes less, or nothing, is disconnected and its answer dropped.
+    #[arg(long, default_value_t = service::WRITE_TIMEOUT.as_secs(), value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub write_timeout: u64,
 }
 
 pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Outcome {
@@ -94,6 +98,7 @@ pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Outcome {
         sim_speed: args.sim_speed,
         judge: config.judge,
         read_timeout: service::READ_TIMEOUT,
+        write_timeout: std::time::Duration::from_secs(args.write_timeout),
         webhook_retry: service::webhooks::RetryPolicy {
             first: std::time::Duration::from_millis(args.webhook_retry_ms.max(1)),
         },

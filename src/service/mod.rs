@@ -18,7 +18,8 @@ mod readiness;
 mod routes;
 pub mod seed;
 mod server;
-pub use server::READ_TIMEOUT;
+mod write_deadline;
+pub use server::{READ_TIMEOUT, WRITE_TIMEOUT};
 pub mod annotations;
 mod lease_keeper;
 pub mod leases;
@@ -74,6 +75,9 @@ pub struct Options {
     /// A client that takes longer than this to send its request head, or then its body, is
     /// disconnected.
     pub read_timeout: std::time::Duration,
+    /// A client that takes less than 64 KiB of its answer (and not all of it) within this time
+    /// while the socket is full is disconnected, and the answer dropped.
+    pub write_timeout: std::time::Duration,
     /// How webhook deliveries are retried.
     pub webhook_retry: webhooks::RetryPolicy,
     /// A PostgreSQL database (`postgres://…`) shared with other replicas; without one, the
@@ -127,6 +131,7 @@ impl Options {
             sim_speed: SimSpeed::default(),
             judge: None,
             read_timeout: server::READ_TIMEOUT,
+            write_timeout: server::WRITE_TIMEOUT,
             webhook_retry: webhooks::RetryPolicy::default(),
             database: None,
             lease: leases::DEFAULT_LEASE,
@@ -286,7 +291,7 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
     };
     let (shutdown_tx, shutdown_rx) = oneshot::channel::<()>();
     let app = router(state);
-    let task = tokio::spawn(server::serve(listener, app, options.read_timeout, async move {
+    let task = tokio::spawn(server::serve(listener, app, options.read_timeout, options.write_timeout, async move {
         let _ = shutdown_rx.await;
         let _ = closing_tx.send(true);
     }));
