@@ -1,6 +1,7 @@
 //! Clients that ask for a large answer and do not read it (issue 27): the write deadline drops
-//! them, and other requests are served meanwhile. On SQLite, and on PostgreSQL with
-//! `SWITCHBOARD_TEST_STORE=postgres`.
+//! them, the response budget refuses large answers past its cap with 503 `service_busy` and
+//! takes them again once the shares are freed, and other requests are served meanwhile.
+//! On SQLite, and on PostgreSQL with `SWITCHBOARD_TEST_STORE=postgres`.
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 
 mod support;
@@ -23,8 +24,8 @@ use tokio::net::{TcpSocket, TcpStream};
 const SIMULATIONS: u64 = 3_000;
 
 /// A job large enough to fill what a silent client's connection holds, cancelled at once so the
-/// engine leaves it alone: its read's path and size.
-async fn large_job(service: &Service) -> (String, usize) {
+/// engine leaves it alone: its read's path, size and entity tag.
+async fn large_job(service: &Service) -> (String, usize, String) {
     let plan = wide_plan::wide_plan(&service.client, "Slow readers", SIMULATIONS, 1, &["call_duration"]).await;
     let run = service.client.run(&RunRequest { plan: Some(plan), ..Default::default() }).await.unwrap();
     let id = run.simulation_run_plan_job_id;
@@ -37,9 +38,10 @@ async fn large_job(service: &Service) -> (String, usize) {
         .await
         .unwrap();
     assert_eq!(whole.status(), 200);
+    let etag = whole.headers()["etag"].to_str().unwrap().to_owned();
     let size = whole.bytes().await.unwrap().len();
     assert!(size > 6 << 20, "the job's read is {size} bytes: too small to fill a connection's buffers");
-    (path, size)
+    (path, size, etag)
 }
 
 /// A client with a small receive buffer that sends the read of `path` and reads nothing.
@@ -89,7 +91,7 @@ async fn clients_that_do_not_read_are_dropped_while_others_are_served() {
     let dir = tempfile::tempdir().unwrap();
     let options = Options { write_timeout: Duration::from_secs(1), ..support::options(dir.path(), true) };
     let service = support::start_with(options, dir).await;
-    let (path, size) = large_job(&service).await;
+    let (path, size, _) = large_job(&service).await;
     let key = format!("Bearer {}", service.running.api_key.expose());
 
     let mut silent = Vec::new();
@@ -105,5 +107,56 @@ async fn clients_that_do_not_read_are_dropped_while_others_are_served() {
         assert!(got < size, "a dropped client got {got} of {size} bytes");
     }
     let (status, _, _) = support::raw(&service.base_url(), Method::GET, &path, Some(&key), None).await;
-    assert_eq!(status, 200, "the job is still read whole by a client that reads");
+    assert_eq!(status, 200, "the dropped clients' shares of the budget are free again");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn large_answers_past_the_cap_are_refused_busy_until_the_shares_are_freed() {
+    let dir = tempfile::tempdir().unwrap();
+    // Room for two streamed reads; a write deadline longer than the test, so the silent
+    // clients hold their shares until they go.
+    let options = Options {
+        write_timeout: Duration::from_secs(600),
+        response_memory: 2 << 20,
+        response_wait: Duration::from_millis(200),
+        ..support::options(dir.path(), true)
+    };
+    let service = support::start_with(options, dir).await;
+    let (path, _, etag) = large_job(&service).await;
+    let key = format!("Bearer {}", service.running.api_key.expose());
+
+    let mut silent = Vec::new();
+    for _ in 0..2 {
+        let mut client = silent_reader(&service, &path).await;
+        let mut status_line = [0u8; 12];
+        client.read_exact(&mut status_line).await.unwrap();
+        assert_eq!(&status_line, b"HTTP/1.1 200", "a share was free");
+        silent.push(client);
+    }
+
+    let (status, body, headers) = support::raw(&service.base_url(), Method::GET, &path, Some(&key), None).await;
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(body["code"], "service_busy", "{body}");
+    assert_eq!(body["type"], "internal", "{body}");
+    assert_eq!(headers["retry-after"], "600");
+    for small in ["/v1/persona", &format!("{path}?simulationJobs=none")] {
+        let (status, _, _) = support::raw(&service.base_url(), Method::GET, small, Some(&key), None).await;
+        assert_eq!(status, 200, "{small} is small: it never waits on the budget");
+    }
+    let unchanged = reqwest::Client::new()
+        .get(format!("{}{path}", service.base_url()))
+        .header("authorization", &key)
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unchanged.status(), 304, "a conditional read of an unchanged job needs no share");
+
+    // A client that goes frees its share: the service's write fails and drops the answer.
+    drop(silent);
+    support::eventually(Duration::from_secs(30), || async {
+        let (status, _, _) = support::raw(&service.base_url(), Method::GET, &path, Some(&key), None).await;
+        (status == 200).then_some(())
+    })
+    .await;
 }

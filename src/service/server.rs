@@ -53,7 +53,8 @@ pub async fn serve(
     // `max_buf_size` also bounds what hyper queues of an answer before it asks the body for
     // more. Vectored writes queue a body's chunks as they are: flattening copies each into a
     // buffer of the connection's, which then stays as large as the largest chunk it was sent
-    // (a megabyte a page of a job read) for as long as the connection lives.
+    // for as long as the connection lives. The response budget counts those chunks, so they
+    // must be what hyper holds.
     builder.timer(TokioTimer::new()).header_read_timeout(read_timeout).max_buf_size(MAX_HEAD_BYTES).writev(true);
     tokio::pin!(shutdown);
     loop {
