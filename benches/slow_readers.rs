@@ -11,7 +11,8 @@
 //!     SLOW_SIMULATIONS=10000 SLOW_CLIENTS=300 SLOW_SECONDS=30 cargo bench --bench slow_readers
 //!
 //! `SCALE_SERVE_BIN` runs another build of `switchboard` as the service (an older one, for a
-//! before and after). `SLOW_RECV_BUFFER` sets the clients' receive buffer (bytes, 65536 by default: the kernel
+//! before and after); `SLOW_VERBOSE=1` prints each persona request over 10 ms and when it was
+//! due. `SLOW_RECV_BUFFER` sets the clients' receive buffer (bytes, 65536 by default: the kernel
 //! doubles it). Needs about C + 200 file descriptors in this process and in the service: a
 //! lower soft limit is raised to what is needed (through `sh -c 'ulimit -n …'`, which re-runs
 //! this benchmark) when the hard limit allows. Only 127.0.0.1; bounded in clients and time.
@@ -109,8 +110,8 @@ async fn whole_read(url: &str) -> (u16, usize, Duration) {
 
 /// `GET /v1/persona` every 20 ms until `stop`, each sent when due whether or not those before
 /// it have been answered, and timed from when it was due: a stall counts for every request it
-/// held up, not once. Latencies, and answers that were not 200.
-async fn persona_probe(base: String, stop: Arc<AtomicBool>) -> (Vec<Duration>, usize) {
+/// held up, not once. When each was due and its latency, and answers that were not 200.
+async fn persona_probe(base: String, stop: Arc<AtomicBool>) -> (Vec<(Instant, Duration)>, usize) {
     let (http, url) = (reqwest::Client::new(), format!("{base}/v1/persona"));
     let mut ticks = tokio::time::interval(Duration::from_millis(20));
     let mut sent = Vec::new();
@@ -119,7 +120,7 @@ async fn persona_probe(base: String, stop: Arc<AtomicBool>) -> (Vec<Duration>, u
         let (http, url) = (http.clone(), url.clone());
         sent.push(tokio::spawn(async move {
             let read = http.get(&url).bearer_auth(KEY).send().await.ok()?;
-            (read.status() == 200 && read.bytes().await.is_ok()).then(|| due.elapsed())
+            (read.status() == 200 && read.bytes().await.is_ok()).then(|| (due, due.elapsed()))
         }));
     }
     let (mut samples, mut failures) = (Vec::new(), 0);
@@ -236,7 +237,15 @@ fn main() {
         );
 
         let stop = Arc::new(AtomicBool::new(false));
-        let probe = tokio::spawn(persona_probe(serve.url.clone(), stop.clone()));
+        // On a thread and runtime of its own, as another user of the service: opening a thousand
+        // clients on this runtime would otherwise delay the probe's own requests.
+        let probe = {
+            let (base, stop) = (serve.url.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+                runtime.block_on(persona_probe(base, stop))
+            })
+        };
         let sampler = tokio::spawn(peak_rss(pid, stop.clone()));
         let addr: SocketAddr = serve.url.trim_start_matches("http://").parse().unwrap();
         let cpu_before = cpu_seconds(pid);
@@ -264,7 +273,18 @@ fn main() {
         let resets = watch_resets(&silent, started, until).await;
         let during = during.await.unwrap();
         stop.store(true, Ordering::Relaxed);
-        let (mut persona, persona_failures) = probe.await.unwrap();
+        let (persona, persona_failures) = probe.join().unwrap();
+        let slow: Vec<f64> = persona
+            .iter()
+            .filter(|(_, latency)| *latency > Duration::from_millis(10))
+            .map(|(due, _)| due.saturating_duration_since(started).as_secs_f64())
+            .collect();
+        if std::env::var_os("SLOW_VERBOSE").is_some() {
+            for (due, latency) in persona.iter().filter(|(_, l)| *l > Duration::from_millis(10)) {
+                eprintln!("slow: due {:.3} s latency {:.1} ms", due.saturating_duration_since(started).as_secs_f64(), latency.as_secs_f64() * 1e3);
+            }
+        }
+        let mut persona: Vec<Duration> = persona.into_iter().map(|(_, latency)| latency).collect();
         let peak = sampler.await.unwrap();
         let cpu = cpu_seconds(pid) - cpu_before;
 
@@ -301,6 +321,12 @@ fn main() {
             percentile(&mut persona, 99.0),
             percentile(&mut persona, 100.0)
         );
+        if let (Some(first), Some(last)) = (slow.first(), slow.last()) {
+            println!(
+                "slow_readers: {} of them over 10 ms, due between {first:.2} s and {last:.2} s after the clients began to open",
+                slow.len()
+            );
+        }
         for (when, (status, bytes, took)) in [("5 s into the storm", during), ("after it", after)] {
             println!(
                 "slow_readers: a normal reader's whole read {when}: {status}, {bytes} bytes in {:.0} ms",
