@@ -26,31 +26,11 @@ mod scale;
 use std::time::{Duration, Instant};
 
 use futures_util::TryStreamExt;
-use scale::{Serve, memory_mb};
+use scale::{Serve, memory_mb, percentile, settled};
 use switchboard::api::model::*;
 use switchboard::api::{ApiKey, Client, ClientConfig, Conditional};
 
 const KEY: &str = "sk-run-at-scale-bench";
-
-fn percentile(samples: &mut [Duration], p: f64) -> f64 {
-    samples.sort_unstable();
-    let rank = ((p / 100.0) * samples.len() as f64).ceil() as usize;
-    samples.get(rank.saturating_sub(1)).copied().unwrap_or_default().as_secs_f64() * 1000.0
-}
-
-/// Waits until the seeded history's jobs have run, so the measured run has the engine alone.
-async fn settled(client: &Client) {
-    let deadline = Instant::now() + Duration::from_secs(600);
-    loop {
-        let jobs: Vec<RunPlanJob> =
-            client.list_all("/v1/simulation/plan/jobs", Default::default()).try_collect().await.unwrap();
-        if jobs.iter().all(|j| j.status.as_ref().is_some_and(RunPlanJobStatus::is_terminal)) {
-            return;
-        }
-        assert!(Instant::now() < deadline, "the seeded history did not finish");
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
-}
 
 /// The store the service keeps its data in, and the replicas sharing it (one on SQLite).
 struct Setup {

@@ -5,7 +5,9 @@
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
 
+use futures_util::TryStreamExt;
 use switchboard::api::Client;
 use switchboard::api::model::*;
 
@@ -22,10 +24,11 @@ pub struct Serve {
 
 impl Serve {
     /// `serve` on SQLite, or on the PostgreSQL database at `database` (a replica of as many as
-    /// share it).
+    /// share it). `SCALE_SERVE_BIN` names another build to run (an older one, to compare).
     pub fn start_on(key: &str, database: Option<&str>) -> Serve {
         let dir = tempfile::tempdir().unwrap();
-        let mut command = Command::new(env!("CARGO_BIN_EXE_switchboard"));
+        let program = std::env::var_os("SCALE_SERVE_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_switchboard").into());
+        let mut command = Command::new(program);
         command
             .args(["serve", "--addr", "127.0.0.1:0", "--sim-speed", "max", "--rate-limit", "1000000"])
             .arg("--data-dir")
@@ -91,4 +94,27 @@ pub async fn plan(client: &Client, simulations: u64, name: &str) -> RunPlanInput
 /// The plan's `maxConcurrentJobs`: 16, or `SCALE_CONCURRENCY`.
 fn concurrency() -> i64 {
     std::env::var("SCALE_CONCURRENCY").ok().and_then(|v| v.parse().ok()).unwrap_or(16)
+}
+
+/// The `p`th percentile of `samples`, in milliseconds.
+#[allow(dead_code, reason = "not every benchmark that includes this file reports latencies")]
+pub fn percentile(samples: &mut [Duration], p: f64) -> f64 {
+    samples.sort_unstable();
+    let rank = ((p / 100.0) * samples.len() as f64).ceil() as usize;
+    samples.get(rank.saturating_sub(1)).copied().unwrap_or_default().as_secs_f64() * 1000.0
+}
+
+/// Waits until the seeded history's jobs have run, so what is measured has the engine alone.
+#[allow(dead_code, reason = "not every benchmark that includes this file waits for the history")]
+pub async fn settled(client: &Client) {
+    let deadline = Instant::now() + Duration::from_secs(600);
+    loop {
+        let jobs: Vec<RunPlanJob> =
+            client.list_all("/v1/simulation/plan/jobs", Default::default()).try_collect().await.unwrap();
+        if jobs.iter().all(|j| j.status.as_ref().is_some_and(RunPlanJobStatus::is_terminal)) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "the seeded history did not finish");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
 }

@@ -70,6 +70,15 @@ pub struct ServeArgs {
     /// error saying so.
     #[arg(long, default_value_t = 30, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub agent_turn_timeout: u64,
+    /// Seconds a client has to take 64 KiB of its answer (or all of it) whenever its socket is
+    /// full; one that takes less, or nothing, is disconnected and its answer dropped.
+    #[arg(long, default_value_t = service::WRITE_TIMEOUT.as_secs(), value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub write_timeout: u64,
+    /// MiB the service holds at most for answers larger than 64 KiB on their way out (a
+    /// streamed job read counts 1 MiB): an answer that cannot have its share within 2 s is
+    /// refused with 503 service_busy, so clients that stop reading cannot take more.
+    #[arg(long, default_value_t = (service::DEFAULT_RESPONSE_MEMORY >> 20) as u64, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=65536))]
+    pub response_memory_mb: u64,
 }
 
 pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Outcome {
@@ -103,6 +112,9 @@ pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Outcome {
         sim_speed: args.sim_speed,
         judge: config.judge,
         read_timeout: service::READ_TIMEOUT,
+        write_timeout: std::time::Duration::from_secs(args.write_timeout),
+        response_memory: usize::try_from(args.response_memory_mb << 20).unwrap_or(usize::MAX),
+        response_wait: service::DEFAULT_RESPONSE_WAIT,
         webhook_retry: service::webhooks::RetryPolicy {
             first: std::time::Duration::from_millis(args.webhook_retry_ms.max(1)),
         },

@@ -68,6 +68,16 @@ impl ServiceError {
         error
     }
 
+    /// 503: the service holds as much for answers on their way out as it may (clients that
+    /// read slowly or not at all); `Retry-After` says when a share should be free again.
+    pub fn busy(retry_after_secs: u64) -> Self {
+        let message = format!("the service is busy sending other large answers; retry in {retry_after_secs} s");
+        let status = StatusCode::SERVICE_UNAVAILABLE;
+        let mut error = Self::new(status, ErrorType::for_status(status.as_u16()), "service_busy", message);
+        error.retry_after_secs = Some(retry_after_secs);
+        error
+    }
+
     /// 500; the cause goes to the log, never to the caller.
     pub fn internal(cause: impl std::fmt::Display) -> Self {
         tracing::error!("internal error: {cause}");

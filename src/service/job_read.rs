@@ -11,8 +11,16 @@ use super::sim::jobs;
 use super::store::{self, Kind, Store};
 use crate::api::model::AttemptSummary;
 
-/// Simulations sent per store read: about 1 MB of JSON.
-const PAGE: usize = 500;
+/// Simulations sent per store read: about 300 KB of JSON (3 KB an ended simulation). A page is
+/// what a client that stops reading leaves held, with what hyper queues, within the 1 MiB
+/// share of the response budget a streamed read takes (`response_budget`).
+const PAGE: usize = 100;
+
+/// Pages read from the store at once, by all the job reads together: the rest of the store's
+/// readers (SQLite has four) stay free for other requests. Thirty-two reads that each filled a
+/// silent client's socket (about 4 MB, thirteen pages) at once held other requests' reads up
+/// behind theirs.
+static PAGE_READS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(2);
 
 /// Everything of a job's read but its simulations: the opening of the body and its tag.
 pub struct Head {
@@ -84,7 +92,12 @@ pub fn body(store: Store, id: String, head: Head, with_simulations: bool) -> Bod
                 Next::After(after, first) => (after, first),
                 Next::Done => return None,
             };
-            let page = store.read(move |c| store::children_after_raw(c, Kind::SimulationJob, &id, after, PAGE)).await;
+            let page = match PAGE_READS.acquire().await {
+                Ok(_turn) => {
+                    store.read(move |c| store::children_after_raw(c, Kind::SimulationJob, &id, after, PAGE)).await
+                }
+                Err(closed) => Err(ServiceError::internal(closed)),
+            };
             let page = match page {
                 Ok(page) => page,
                 // The status line is sent; breaking the body tells the client it is incomplete.

@@ -17,11 +17,13 @@ pub mod named_keys;
 pub mod openapi;
 mod readiness;
 mod request_definitions;
+mod response_budget;
 mod routes;
 mod screen;
 pub mod seed;
 mod server;
-pub use server::READ_TIMEOUT;
+mod write_deadline;
+pub use server::{READ_TIMEOUT, WRITE_TIMEOUT};
 pub mod annotations;
 mod lease_keeper;
 pub mod leases;
@@ -49,6 +51,12 @@ use store::Store;
 
 /// Request bodies larger than this are refused with 413.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// The default of `Options::response_memory`: 32 MiB.
+pub const DEFAULT_RESPONSE_MEMORY: usize = response_budget::DEFAULT_BYTES;
+
+/// The default of `Options::response_wait`: 2 s.
+pub const DEFAULT_RESPONSE_WAIT: std::time::Duration = response_budget::DEFAULT_WAIT;
 
 /// The one project the local service is (the hosted interface names a project on every call):
 /// the seeded world's, `uuid5(seed namespace, "project:harbor-voice-labs")`.
@@ -79,6 +87,16 @@ pub struct Options {
     /// A client that takes longer than this to send its request head, or then its body, is
     /// disconnected.
     pub read_timeout: std::time::Duration,
+    /// A client that takes less than 64 KiB of its answer (and not all of it) within this time
+    /// while the socket is full is disconnected, and the answer dropped.
+    pub write_timeout: std::time::Duration,
+    /// Bytes the service holds at most for answers larger than 64 KiB on their way out (each
+    /// streamed job read counts 1 MiB): the cap on what clients that read slowly, or not at
+    /// all, can make it keep.
+    pub response_memory: usize,
+    /// How long a large answer waits for its share of `response_memory` before it is refused
+    /// with 503 `service_busy`.
+    pub response_wait: std::time::Duration,
     /// How webhook deliveries are retried.
     pub webhook_retry: webhooks::RetryPolicy,
     /// A PostgreSQL database (`postgres://…`) shared with other replicas; without one, the
@@ -137,6 +155,9 @@ impl Options {
             sim_speed: SimSpeed::default(),
             judge: None,
             read_timeout: server::READ_TIMEOUT,
+            write_timeout: server::WRITE_TIMEOUT,
+            response_memory: DEFAULT_RESPONSE_MEMORY,
+            response_wait: DEFAULT_RESPONSE_WAIT,
             webhook_retry: webhooks::RetryPolicy::default(),
             database: None,
             lease: leases::DEFAULT_LEASE,
@@ -173,6 +194,8 @@ pub struct AppState {
     pub closing: tokio::sync::watch::Receiver<bool>,
     /// Answers `GET /ready`.
     readiness: Arc<readiness::Readiness>,
+    /// What large answers on their way out may hold at once.
+    responses: response_budget::ResponseBudget,
 }
 
 /// A running service: its address and key, and the handle that stops it.
@@ -291,10 +314,15 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
         failures: Arc::new(RateLimiter::auth_failures()),
         account: Arc::from("local"),
         readiness: Arc::default(),
+        responses: response_budget::ResponseBudget::new(
+            options.response_memory,
+            options.response_wait,
+            options.write_timeout,
+        ),
     };
     let (shutdown_tx, shutdown_rx) = oneshot::channel::<()>();
     let app = router(state);
-    let task = tokio::spawn(server::serve(listener, app, options.read_timeout, async move {
+    let task = tokio::spawn(server::serve(listener, app, options.read_timeout, options.write_timeout, async move {
         let _ = shutdown_rx.await;
         let _ = closing_tx.send(true);
     }));
@@ -383,6 +411,7 @@ fn router(state: AppState) -> Router {
         .layer(axum::middleware::from_fn_with_state(state.clone(), auth::authenticate))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(axum::middleware::from_fn(error_body::spec_error_bodies))
+        .layer(axum::middleware::from_fn_with_state(state.responses.clone(), response_budget::hold))
         .with_state(state)
 }
 

@@ -380,6 +380,26 @@ error_response!(
     500,
     "Internal error; the cause is in the service log (type internal, code internal_error)"
 );
+/// 503 `service_busy`: the service holds as much as it may for large answers on their way out
+/// (clients slow to read them); `Retry-After` says when to ask again. Any answer over 64 KiB
+/// may get it; documented on the streamed job read, the largest.
+pub struct Busy;
+
+impl IntoResponses for Busy {
+    fn responses() -> BTreeMap<String, RefOr<utoipa::openapi::response::Response>> {
+        let description = "The service holds as much as it may for large answers to other clients; see \
+            Retry-After (type internal, code service_busy)";
+        let mut response = error_body_response(503, description);
+        let seconds = ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1));
+        let retry_after = HeaderBuilder::new()
+            .schema(Some(seconds))
+            .description(Some("Whole seconds until a share of the response budget should be free."))
+            .build();
+        response.headers.insert("Retry-After".to_owned(), RefOr::T(retry_after));
+        BTreeMap::from([("503".to_owned(), RefOr::T(response))])
+    }
+}
+
 error_response!(
     /// 503: the store did not answer.
     Unavailable,

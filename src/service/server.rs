@@ -1,8 +1,8 @@
-//! The HTTP/1.1 connection loop: bounded header reads, the client's address on every
-//! request, graceful shutdown, and the spec's error body even on the answers hyper writes
-//! by itself (400, 414, 431 for a request it cannot parse).
+//! The HTTP/1.1 connection loop: bounded header reads, a write deadline, the client's address
+//! on every request, graceful shutdown, and the spec's error body even on the answers hyper
+//! writes by itself (400, 414, 431 for a request it cannot parse).
 
-use std::io;
+use std::io::{self, IoSlice};
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
@@ -14,11 +14,17 @@ use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
+
+use super::write_deadline::WriteDeadline;
 
 /// A client must send its whole request head within this time, and the body it declared
 /// within this time again, or it is disconnected (a late body gets a 408 first).
 pub const READ_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// A client must take at least 64 KiB of its answer (or all of it) within this time whenever
+/// the socket is full, or it is disconnected and the answer dropped.
+pub const WRITE_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// How long a request's body may take to arrive; on every request, for `extract::Body`.
 #[derive(Debug, Clone, Copy)]
@@ -39,11 +45,17 @@ pub async fn serve(
     listener: TcpListener,
     app: Router,
     read_timeout: Duration,
+    write_timeout: Duration,
     shutdown: impl std::future::Future<Output = ()> + Send,
 ) -> io::Result<()> {
     let graceful = GracefulShutdown::new();
     let mut builder = hyper::server::conn::http1::Builder::new();
-    builder.timer(TokioTimer::new()).header_read_timeout(read_timeout).max_buf_size(MAX_HEAD_BYTES);
+    // `max_buf_size` also bounds what hyper queues of an answer before it asks the body for
+    // more. Vectored writes queue a body's chunks as they are: flattening copies each into a
+    // buffer of the connection's, which then stays as large as the largest chunk it was sent
+    // for as long as the connection lives. The response budget counts those chunks, so they
+    // must be what hyper holds.
+    builder.timer(TokioTimer::new()).header_read_timeout(read_timeout).max_buf_size(MAX_HEAD_BYTES).writev(true);
     tokio::pin!(shutdown);
     loop {
         let (stream, peer) = tokio::select! {
@@ -66,7 +78,8 @@ pub async fn serve(
             let mut app = app.clone();
             async move { tower_service::Service::call(&mut app, request).await }
         });
-        let connection = builder.serve_connection(TokioIo::new(SpecErrors::new(stream)), service);
+        let stream = SpecErrors::new(WriteDeadline::new(stream, write_timeout));
+        let connection = builder.serve_connection(TokioIo::new(stream), service);
         let watched = graceful.watch(connection);
         tokio::spawn(async move {
             if let Err(error) = watched.await {
@@ -88,16 +101,22 @@ pub type Peer = ConnectInfo<SocketAddr>;
 /// The service itself never sends an error without a body, so a 4xx head with
 /// `content-length: 0` can only be hyper's.
 struct SpecErrors {
-    stream: TcpStream,
+    stream: WriteDeadline,
     /// The replacement being written, how much of it is out, and how many bytes of the
     /// caller's buffer it stands for.
     pending: Option<(Vec<u8>, usize, usize)>,
 }
 
 impl SpecErrors {
-    fn new(stream: TcpStream) -> Self {
+    fn new(stream: WriteDeadline) -> Self {
         SpecErrors { stream, pending: None }
     }
+}
+
+/// Whether `buf` starts one of the heads hyper writes for a request it cannot parse: only
+/// those are searched and replaced; bodies and other heads pass as they are.
+fn is_hypers_error_head(buf: &[u8]) -> bool {
+    [&b"HTTP/1.1 400 "[..], b"HTTP/1.1 414 ", b"HTTP/1.1 431 "].iter().any(|s| buf.starts_with(s))
 }
 
 /// The head hyper wrote for a request it could not parse, as the spec's error response.
@@ -139,11 +158,7 @@ impl AsyncRead for SpecErrors {
 
 impl AsyncWrite for SpecErrors {
     fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        // Only hyper's own 400/414/431 heads are replaced; a body (or a head of another
-        // status) is passed on without being searched.
-        let replaceable =
-            [&b"HTTP/1.1 400 "[..], b"HTTP/1.1 414 ", b"HTTP/1.1 431 "].iter().any(|s| buf.starts_with(s));
-        if self.pending.is_none() && !replaceable {
+        if self.pending.is_none() && !is_hypers_error_head(buf) {
             return Pin::new(&mut self.stream).poll_write(cx, buf);
         }
         if self.pending.is_none() {
@@ -167,6 +182,24 @@ impl AsyncWrite for SpecErrors {
             *written += n;
         }
         Poll::Ready(Ok(0))
+    }
+
+    /// hyper's error heads have no body, so one comes first and alone: it goes through
+    /// `poll_write` to be replaced, and every other write is passed on whole.
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let first = bufs.iter().find(|buf| !buf.is_empty()).map(|buf| &buf[..]);
+        match first {
+            Some(first) if self.pending.is_some() || is_hypers_error_head(first) => self.poll_write(cx, first),
+            _ => Pin::new(&mut self.stream).poll_write_vectored(cx, bufs),
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {

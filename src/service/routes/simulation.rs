@@ -11,7 +11,7 @@ use crate::api::model::*;
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::extract::{AnyBody, Decoded, Params, Valid};
 use crate::service::openapi::{
-    BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,
+    BadRequest, Busy, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,
 };
 use crate::service::sim::{jobs, start};
 use crate::service::store::{self, Kind};
@@ -142,24 +142,36 @@ async fn create_plan(State(state): State<AppState>, Valid(input): Valid<RunPlanI
         NotFound,
         TooManyRequests,
         InternalError,
+        Busy,
     )
 )]
 async fn read_job(
     State(state): State<AppState>,
+    headers: axum::http::HeaderMap,
     Path(id): Path<String>,
     Params(params): Params<JobReadParams>,
 ) -> ServiceResult<Response> {
     let id = path_id(Kind::RunPlanJob, &id)?.to_string();
     let included = known_value::<SimulationJobsIncluded>("simulationJobs", params.simulation_jobs.as_deref())?;
     let with_simulations = included.as_deref() != Some("none");
+    // Whole, the read is megabytes: it takes its share of the response budget before anything
+    // is read. A conditional read (a watcher's poll) is most often a 304 without a body, so it
+    // reads its tag first, and the budget's middleware takes the share if the body goes out.
+    let conditional = headers.contains_key(axum::http::header::IF_NONE_MATCH);
+    let share = if with_simulations && !conditional { Some(state.responses.stream_share().await?) } else { None };
     // Spliced from the stored documents and streamed a page at a time: a 100,000-simulation
     // job is never decoded, nor held whole.
     let read = id.clone();
     let head = state.store.read(move |c| job_read::head(c, &read, with_simulations)).await?;
     let etag = head.etag.clone();
     let body = job_read::body(state.store.clone(), id, head, with_simulations);
-    Ok(([(axum::http::header::CONTENT_TYPE, "application/json".to_owned()), (axum::http::header::ETAG, etag)], body)
-        .into_response())
+    let response =
+        ([(axum::http::header::CONTENT_TYPE, "application/json".to_owned()), (axum::http::header::ETAG, etag)], body)
+            .into_response();
+    Ok(match share {
+        Some(share) => share.hold(response),
+        None => response,
+    })
 }
 
 /// The query of a job's read.
