@@ -230,3 +230,29 @@ async fn flaky_checks_are_listed_apart_from_failures_and_still_count_against_the
     assert!(text.contains("FLAKY    iterations disagree (they still count against the verdict)"), "{text}");
     assert!(text.contains("  ~ ") && text.contains(first), "{text}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_json_report_carries_each_simulations_transcript_unless_told_not_to() {
+    let service = start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    let always = duration_check(&service.client, true).await;
+    create_plan(&service.client, &plan_input("With transcripts", Some((&always, 100.0)), 1)).await;
+    let output = gate(home.path(), &service, &["With transcripts"]).await;
+    assert_exit(&output, 0);
+    let report = json(&output);
+    let sim = &report["simulations"][0];
+    let turns = sim["transcript"].as_array().unwrap_or_else(|| panic!("a transcript: {sim}"));
+    assert!(turns.len() >= 2, "{sim}");
+    let call = service.client.call_transcript(sim["callId"].as_str().unwrap().parse().unwrap()).await.unwrap();
+    assert_eq!(turns.len(), call.entries.len(), "every turn of the call");
+    for (turn, entry) in turns.iter().zip(&call.entries) {
+        assert_eq!(turn["text"], entry.text.as_str());
+        assert_eq!(turn["startOffsetMs"], entry.start_offset_ms);
+        assert_eq!(turn["endOffsetMs"], entry.end_offset_ms);
+        assert!(turn["role"].is_string(), "{turn}");
+    }
+
+    let output = gate(home.path(), &service, &["With transcripts", "--no-transcripts"]).await;
+    assert_exit(&output, 0);
+    assert!(json(&output)["simulations"][0].get("transcript").is_none(), "left out");
+}

@@ -41,6 +41,9 @@ pub struct GateArgs {
     /// Write the Markdown report here.
     #[arg(long, value_name = "PATH")]
     pub markdown: Option<PathBuf>,
+    /// Leave each simulation's conversation out of the JSON report.
+    #[arg(long)]
+    pub no_transcripts: bool,
     /// Cancel the run if this command is interrupted (Ctrl-C, SIGTERM) or times out.
     #[arg(long)]
     pub cancel_on_exit: bool,
@@ -86,7 +89,10 @@ pub async fn run(args: GateArgs, session: &Session) -> Outcome {
             return Ok(signal.exit());
         }
     };
-    let report = GateReport::judge(job, prepared.plan_name.clone(), args.min_pass_rate, timed_out);
+    let mut report = GateReport::judge(job, prepared.plan_name.clone(), args.min_pass_rate, timed_out);
+    if !args.no_transcripts {
+        report.transcripts = transcripts(session, &report.job).await;
+    }
     write_reports(&args, &report, session)?;
     print(session.format, &report)?;
     if report.result == GateResult::Failed
@@ -124,6 +130,35 @@ async fn cancel_if_asked(
         Ok(job) => Ok(job),
         Err(error) => last.ok_or_else(|| error.into()),
     }
+}
+
+/// Each simulation's conversation, read a few at a time. A transcript that cannot be read is
+/// left out (said once on stderr): it is evidence for people, never part of the verdict.
+async fn transcripts(
+    session: &Session,
+    job: &RunPlanJob,
+) -> std::collections::HashMap<uuid::Uuid, Vec<crate::api::model::TranscriptEntry>> {
+    use futures_util::StreamExt;
+    let calls = job.simulation_jobs.iter().filter_map(|s| Some((s.simulation_job_id, s.call_id?)));
+    let read: Vec<_> = futures_util::stream::iter(calls)
+        .map(|(simulation, call)| async move { (simulation, session.client.call_transcript(call).await) })
+        .buffer_unordered(8)
+        .collect()
+        .await;
+    let mut out = std::collections::HashMap::new();
+    let mut missed = 0;
+    for (simulation, transcript) in read {
+        match transcript {
+            Ok(transcript) => {
+                out.insert(simulation, transcript.entries);
+            }
+            Err(_) => missed += 1,
+        }
+    }
+    if missed > 0 {
+        eprintln!("gate: {missed} transcript(s) could not be read; the reports go without them");
+    }
+    out
 }
 
 /// Every report path can be written: found before the run starts, not after it ran (exit 2).

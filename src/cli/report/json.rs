@@ -6,7 +6,9 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use super::{GateReport, GateResult, case_name};
-use crate::api::model::{FailedCheck, Invalidation, RunPlanJobStatus, SimulationJobStatus, SimulationOutcome, Verdict};
+use crate::api::model::{
+    FailedCheck, Invalidation, ParticipantType, RunPlanJobStatus, SimulationJobStatus, SimulationOutcome, Verdict,
+};
 
 /// Bumped only if a member changes meaning or goes away.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -49,6 +51,20 @@ pub struct Simulation<'a> {
     pub failed_checks: &'a [FailedCheck],
     pub invalidation: Option<&'a Invalidation>,
     pub error_message: Option<&'a str>,
+    /// The conversation, as the interface's transcripts have it (left out with
+    /// `--no-transcripts`, and for a simulation that made no call).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transcript: Option<Vec<Turn<'a>>>,
+}
+
+/// One turn of a transcript: who spoke, what, and when on the call's clock.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Turn<'a> {
+    pub role: Option<&'a ParticipantType>,
+    pub text: &'a str,
+    pub start_offset_ms: i64,
+    pub end_offset_ms: i64,
 }
 
 impl<'a> Report<'a> {
@@ -79,6 +95,17 @@ impl<'a> Report<'a> {
                     failed_checks: &sim.failed_checks,
                     invalidation: sim.invalidation.as_ref(),
                     error_message: sim.error_message.as_deref(),
+                    transcript: report.transcripts.get(&sim.simulation_job_id).map(|entries| {
+                        entries
+                            .iter()
+                            .map(|e| Turn {
+                                role: e.role.as_ref(),
+                                text: &e.text,
+                                start_offset_ms: e.start_offset_ms,
+                                end_offset_ms: e.end_offset_ms,
+                            })
+                            .collect()
+                    }),
                 })
                 .collect(),
         }

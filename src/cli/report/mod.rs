@@ -51,6 +51,9 @@ pub struct GateReport {
     pub min_pass_rate: Option<f64>,
     /// Why it failed or timed out, in words.
     pub message: Option<String>,
+    /// Each simulation's conversation, by simulation id (none with `--no-transcripts`, or for
+    /// a simulation whose call could not be read).
+    pub transcripts: std::collections::HashMap<uuid::Uuid, Vec<crate::api::model::TranscriptEntry>>,
 }
 
 impl GateReport {
@@ -82,6 +85,7 @@ impl GateReport {
             service_verdict: if raised { service_verdict } else { None },
             min_pass_rate,
             message,
+            transcripts: Default::default(),
         }
     }
 
