@@ -114,6 +114,9 @@ async fn a_plan_whose_minimum_cannot_be_met_fails_and_every_report_says_why() {
 
     let md = std::fs::read_to_string(&markdown).unwrap();
     assert!(md.contains("## ❌ FAILED") && md.contains("### Worst failing simulations"), "{md}");
+    // Each failing simulation's turns around its failure, folded.
+    assert_eq!(md.matches("the turns around the failure</summary>").count(), 2, "{md}");
+    assert!(md.contains("**Agent**: ") && md.contains("**Caller**: "), "{md}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

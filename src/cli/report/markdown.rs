@@ -1,10 +1,11 @@
 //! The Markdown report (`gate --markdown PATH`, and GitHub's step summary): the checks against
-//! their bars, the failures in words, and the worst failing simulations with their reasons.
+//! their bars, the failures in words, and the worst failing simulations with their reasons and
+//! the turns around each failure.
 
 use std::fmt::Write;
 
 use super::{GateReport, GateResult, case_name};
-use crate::api::model::{one_line, percent};
+use crate::api::model::{ParticipantType, TranscriptEntry, one_line, percent};
 
 /// How many failing simulations the report lists.
 pub const WORST: usize = 10;
@@ -76,7 +77,7 @@ pub fn render(report: &GateReport) -> String {
             md,
             "\n### Worst failing simulations\n\n| Simulation | Outcome | Why | Call |\n| --- | --- | --- | --- |"
         );
-        for sim in worst {
+        for sim in &worst {
             let outcome = sim.outcome.as_ref().map(|o| o.to_string()).unwrap_or_default();
             let call = sim.call_id.map(|c| format!("`{c}`")).unwrap_or_default();
             let _ = writeln!(
@@ -86,7 +87,44 @@ pub fn render(report: &GateReport) -> String {
                 cell(&short(&sim.why_not_passed()))
             );
         }
+        for sim in worst {
+            if let Some(entries) = report.transcripts.get(&sim.simulation_job_id) {
+                md.push_str(&turns_around_failure(&case_name(sim), entries, &sim.why_not_passed()));
+            }
+        }
     }
+    md
+}
+
+/// How many turns before and after the moment a failure names are shown.
+const TURNS_BEFORE: usize = 3;
+const TURNS_AFTER: usize = 2;
+
+/// The turns around a failing simulation's failure, folded: around the moment its reason names
+/// ("… at 34.1 s"), else the call's last turns.
+fn turns_around_failure(name: &str, entries: &[TranscriptEntry], why: &str) -> String {
+    let moment = why
+        .split(" at ")
+        .skip(1)
+        .find_map(|rest| rest.split(" s").next()?.trim().parse::<f64>().ok())
+        .map(|seconds| (seconds * 1000.0) as i64);
+    let at = match moment {
+        Some(ms) => entries.iter().position(|e| e.start_offset_ms >= ms).unwrap_or(entries.len().saturating_sub(1)),
+        None => entries.len().saturating_sub(1),
+    };
+    let from = at.saturating_sub(TURNS_BEFORE);
+    let to = (at + TURNS_AFTER + 1).min(entries.len());
+    let mut md = format!("\n<details><summary>{} — the turns around the failure</summary>\n\n", cell(name));
+    for entry in &entries[from..to] {
+        let who = match entry.role {
+            Some(ParticipantType::Agent) => "Agent",
+            Some(ParticipantType::Customer) => "Caller",
+            _ => "Speaker",
+        };
+        let seconds = entry.start_offset_ms as f64 / 1000.0;
+        let _ = writeln!(md, "- `{seconds:.1} s` **{who}**: {}", cell(&entry.text));
+    }
+    md.push_str("\n</details>\n");
     md
 }
 
