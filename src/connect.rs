@@ -17,12 +17,17 @@ pub struct Selection {
     pub read_only: bool,
     /// A config file instead of the platform one.
     pub config: Option<PathBuf>,
+    /// The local service kept in this data dir (`--data-dir`, as `--embedded --keep` left
+    /// it), whatever the profile says.
+    pub data_dir: Option<PathBuf>,
 }
 
 /// Everything a face needs before connecting: where things live and the resolved profile.
 pub struct Context {
     pub paths: Paths,
     pub resolved: Resolved,
+    /// `--data-dir`: the kept local service's data dir, instead of the profile's.
+    data_dir: Option<PathBuf>,
 }
 
 /// Why no client could be had.
@@ -62,7 +67,10 @@ impl Context {
         overrides.credentials = Credentials::load(&paths.credentials_file)?;
         let mut resolved = config.resolve(&adjust(overrides))?;
         resolved.warnings.extend(warnings);
-        Ok(Context { paths, resolved })
+        if selection.data_dir.is_some() {
+            resolved.target = Target::Embedded;
+        }
+        Ok(Context { paths, resolved, data_dir: selection.data_dir.clone() })
     }
 
     /// Who the cache is of: the remote service's address, or the embedded service's data dir
@@ -75,7 +83,7 @@ impl Context {
     }
 
     fn embedded_data_dir(&self) -> PathBuf {
-        self.paths.data_dir.join("service")
+        self.data_dir.clone().unwrap_or_else(|| self.paths.data_dir.join("service"))
     }
 
     /// A client for the resolved profile's service; for the embedded one, the service too,
@@ -101,23 +109,31 @@ impl Context {
 pub struct Throwaway {
     pub client: Client,
     running: Option<Running>,
-    // Removed when dropped, after the service has stopped.
-    _dir: tempfile::TempDir,
+    // Removed when dropped, after the service has stopped (a kept one, `--keep`, is not).
+    _dir: Option<tempfile::TempDir>,
 }
 
 impl Throwaway {
-    pub async fn start(sim_speed: SimSpeed, client: ClientConfig) -> Result<Throwaway, ConnectError> {
-        let dir = tempfile::Builder::new()
-            .prefix("switchboard-embedded-")
-            .tempdir()
-            .map_err(|source| StartError::DataDir { path: std::env::temp_dir(), source })?;
-        // Seeded, but without the nightly history: a CI run's own plan has the engine to itself.
-        let options = service::Options {
-            seed: true,
-            seed_history: false,
-            sim_speed,
-            ..service::Options::embedded(dir.path().to_path_buf())
+    /// A service on a fresh data dir, or on `keep` (created, or reused with what earlier runs
+    /// left in it) which outlives it.
+    pub async fn start(
+        sim_speed: SimSpeed,
+        client: ClientConfig,
+        keep: Option<&std::path::Path>,
+    ) -> Result<Throwaway, ConnectError> {
+        let (path, dir) = match keep {
+            Some(kept) => (kept.to_path_buf(), None),
+            None => {
+                let dir = tempfile::Builder::new()
+                    .prefix("switchboard-embedded-")
+                    .tempdir()
+                    .map_err(|source| StartError::DataDir { path: std::env::temp_dir(), source })?;
+                (dir.path().to_path_buf(), Some(dir))
+            }
         };
+        // Seeded, but without the nightly history: a CI run's own plan has the engine to itself.
+        let options =
+            service::Options { seed: true, seed_history: false, sim_speed, ..service::Options::embedded(path) };
         let running = service::start(options).await?;
         let client = Client::new(&running.base_url(), running.api_key.clone(), client)?;
         Ok(Throwaway { client, running: Some(running), _dir: dir })

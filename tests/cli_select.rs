@@ -79,3 +79,31 @@ async fn rerun_failed_runs_only_what_did_not_pass_in_that_run() {
     assert_exit(&rerun, 1);
     assert_eq!(json(&rerun)["simulations"].as_array().unwrap().len(), 3, "every case failed, every case reruns");
 }
+
+/// `--embedded --keep DIR` keeps the embedded service's data: later runs add to it, and
+/// `--data-dir DIR` reads it (a job list, a diff of two kept runs).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kept_embedded_runs_can_be_read_and_compared_later() {
+    let home = tempfile::tempdir().unwrap();
+    let kept = home.path().join("kept");
+    let kept = kept.to_str().unwrap();
+    let plan = "Brightsmile reschedule regression";
+    let mut jobs = Vec::new();
+    for _ in 0..2 {
+        let output = run(switchboard(home.path()).args(["gate", plan, "--embedded", "--keep", kept])).await;
+        assert!(matches!(output.status.code(), Some(0 | 1)), "{}", stderr(&output));
+        jobs.push(json(&output)["runPlanJobId"].as_str().unwrap().to_owned());
+    }
+    let listed = run(switchboard(home.path()).args(["job", "list", "--data-dir", kept, "-o", "json"])).await;
+    assert_exit(&listed, 0);
+    let ids: Vec<String> = json(&listed)["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["simulationRunPlanJobId"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(jobs.iter().all(|j| ids.contains(j)), "both kept runs listed: {ids:?}");
+    let diff = run(switchboard(home.path()).args(["diff", &jobs[0], &jobs[1], "--data-dir", kept, "-o", "json"])).await;
+    assert!(matches!(diff.status.code(), Some(0 | 1)), "{}", stderr(&diff));
+    assert!(stdout(&diff).contains("\"UNCHANGED\"") || stdout(&diff).contains("\"FLAKY\""), "{}", stdout(&diff));
+}

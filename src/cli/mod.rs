@@ -63,6 +63,14 @@ pub struct GlobalArgs {
     /// Run the command against a throwaway local service: fresh data dir, seeded, stopped when the command ends.
     #[arg(long, global = true)]
     pub embedded: bool,
+    /// With --embedded: keep the service's data in DIR (created, or reused so that later runs
+    /// add to it and can be compared with earlier ones; open it again with --data-dir DIR).
+    #[arg(long, global = true, value_name = "DIR", requires = "embedded")]
+    pub keep: Option<PathBuf>,
+    /// Open the local service kept in DIR (by --embedded --keep DIR): the console, and every
+    /// command, read and write it.
+    #[arg(long, global = true, value_name = "DIR", conflicts_with_all = ["embedded", "base_url", "profile"])]
+    pub data_dir: Option<PathBuf>,
     /// Hide and refuse every write.
     #[arg(long, global = true)]
     pub read_only: bool,
@@ -85,6 +93,7 @@ impl GlobalArgs {
             base_url: self.base_url.clone(),
             read_only: self.read_only,
             config: self.config.clone(),
+            data_dir: self.data_dir.clone(),
         }
     }
 

@@ -33,7 +33,8 @@ impl Session {
     /// Connects as the flags say; `sim_speed` is the pace of a throwaway service's runs.
     pub async fn open(global: &GlobalArgs, sim_speed: Option<SimSpeed>) -> Result<Session, Failure> {
         if global.embedded {
-            let disposable = Throwaway::start(sim_speed.unwrap_or(SimSpeed::Max), ClientConfig::default()).await?;
+            let speed = sim_speed.unwrap_or(SimSpeed::Max);
+            let disposable = Throwaway::start(speed, ClientConfig::default(), global.keep.as_deref()).await?;
             return Ok(Session {
                 client: disposable.client.clone(),
                 format: global.output,
