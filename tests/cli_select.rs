@@ -107,3 +107,25 @@ async fn kept_embedded_runs_can_be_read_and_compared_later() {
     assert!(matches!(diff.status.code(), Some(0 | 1)), "{}", stderr(&diff));
     assert!(stdout(&diff).contains("\"UNCHANGED\"") || stdout(&diff).contains("\"FLAKY\""), "{}", stdout(&diff));
 }
+
+/// The `--only` example of `docs/cli.md`, as written, on the seeded plan (`--embedded` added).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_documented_only_example_runs_the_two_cases_it_names() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/cli.md")).unwrap();
+    let line = doc.lines().find(|l| l.contains("--only \"presses 2\"")).expect("the example is in docs/cli.md");
+    let args: Vec<String> =
+        line.trim()
+            .trim_start_matches("switchboard ")
+            .split('"')
+            .enumerate()
+            .flat_map(|(i, part)| {
+                if i % 2 == 1 { vec![part.to_owned()] } else { part.split_whitespace().map(str::to_owned).collect() }
+            })
+            .collect();
+    let home = tempfile::tempdir().unwrap();
+    let output = run(switchboard(home.path()).args(&args).arg("--embedded")).await;
+    assert!(matches!(output.status.code(), Some(0 | 1)), "{args:?}: {}", stderr(&output));
+    let report = json(&output);
+    let iterations = 3; // the seeded plan's
+    assert_eq!(report["simulations"].as_array().unwrap().len(), 2 * iterations, "{report}");
+}

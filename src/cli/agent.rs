@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 
 use clap::Args;
+use futures_util::TryStreamExt;
 use serde::Deserialize;
 
 use super::exit::Failure;
@@ -166,18 +167,14 @@ impl HttpAgent {
 
     /// The agent an earlier `--agent-url` run registered under this name.
     async fn registered_agent(&self, client: &Client) -> Result<Option<Agent>, Failure> {
-        let mut query = ListQuery { limit: Some(50), ..Default::default() };
-        loop {
-            let page: CursorPage<Agent> = client.list_page(routes::AGENTS, &query).await?;
-            let made_here = |a: &Agent| a.description.as_deref().is_some_and(|d| d.starts_with(DESCRIBED));
-            if let Some(agent) = page.data.into_iter().find(|a| a.name.as_deref() == Some(&self.name) && made_here(a)) {
+        let made_here = |a: &Agent| a.description.as_deref().is_some_and(|d| d.starts_with(DESCRIBED));
+        let mut agents = std::pin::pin!(client.list_all::<Agent>(routes::AGENTS, ListQuery::default().limit(50)));
+        while let Some(agent) = agents.try_next().await? {
+            if agent.name.as_deref() == Some(self.name.as_str()) && made_here(&agent) {
                 return Ok(Some(agent));
             }
-            match page.pagination.next_cursor {
-                Some(cursor) if page.pagination.has_more => query.cursor = Some(cursor),
-                _ => return Ok(None),
-            }
         }
+        Ok(None)
     }
 
     /// What differs between the stored request and this one (secret values compared by their
@@ -190,11 +187,7 @@ impl HttpAgent {
         if definition.method.as_ref() != Some(&self.method) {
             changed.push("method");
         }
-        let body = match &self.body {
-            serde_json::Value::String(text) => text.clone(),
-            other => other.to_string(),
-        };
-        if definition.body.as_deref() != Some(body.as_str()) {
+        if definition.body != crate::api::model::body_text(Some(&self.body)) {
             changed.push("body");
         }
         let stored: BTreeMap<String, String> = definition

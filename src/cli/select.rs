@@ -6,6 +6,7 @@
 use std::collections::HashSet;
 
 use clap::Args;
+use futures_util::TryStreamExt;
 use uuid::Uuid;
 
 use super::exit::Failure;
@@ -115,17 +116,14 @@ async fn resolve(client: &Client, selection: &FlowSelection) -> Result<CustomerF
         return Ok(client.get_flow(id).await?);
     }
     let slug = selection.slug.clone().unwrap_or_default();
-    let mut query = ListQuery { limit: Some(50), ..Default::default() };
-    loop {
-        let page = client.list_page::<CustomerFlow>(crate::api::operations::routes::FLOWS, &query).await?;
-        if let Some(flow) = page.data.into_iter().find(|f| f.slug.as_deref() == Some(slug.as_str())) {
+    let flows = client.list_all::<CustomerFlow>(crate::api::operations::routes::FLOWS, ListQuery::default().limit(50));
+    let mut flows = std::pin::pin!(flows);
+    while let Some(flow) = flows.try_next().await? {
+        if flow.slug.as_deref() == Some(slug.as_str()) {
             return Ok(flow);
         }
-        match page.pagination.next_cursor {
-            Some(cursor) if page.pagination.has_more => query.cursor = Some(cursor),
-            _ => return Err(Failure::invalid("flows", format!("no customer flow with slug {slug}"))),
-        }
     }
+    Err(Failure::invalid("flows", format!("no customer flow with slug {slug}")))
 }
 
 /// The selection's test cases in order: the happy path (no edge entry), then its edge cases,
