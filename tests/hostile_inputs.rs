@@ -130,6 +130,21 @@ async fn bodies_holding_nul_or_lone_surrogates_are_refused_naming_every_member_a
     assert_eq!(issue_count(&service).await, 1, "only the one accepted");
 }
 
+/// A body of thousands of NUL strings under a long member name is refused naming the first
+/// few, in a short answer.
+#[tokio::test]
+async fn a_body_full_of_nul_is_refused_in_a_short_answer() {
+    let service = start(false).await;
+    let key = bearer(&service);
+    let body = json!({ "k".repeat(50_000): vec!["\u{0}"; 5_000] }).to_string();
+    let (status, answer, _) =
+        raw(&service.base_url(), Method::POST, "/v1/issue", Some(&key), Some(body.into_bytes())).await;
+    assert_eq!(status, 400);
+    let named = answer["details"]["violations"].as_array().unwrap().len();
+    assert!((1..=20).contains(&named), "{named} named");
+    assert!(answer.to_string().len() < 20_000, "{} bytes", answer.to_string().len());
+}
+
 #[tokio::test]
 async fn a_body_that_is_not_json_is_415_and_a_compressed_one_is_refused() {
     let service = start(false).await;

@@ -527,3 +527,21 @@ async fn secrets_an_older_build_kept_in_clear_are_sealed_at_start() {
     assert!(verify(secret, &headers, &body));
     assert_eq!((headers["authorization"].to_str().unwrap(), headers["x-api-key"].to_str().unwrap()), (TOKEN, API_KEY));
 }
+
+/// A rotation pointed at a data dir with no store refuses (exit 2) and leaves the key file as
+/// it was: the keys a real store's secrets need are never dropped for a wrong one.
+#[tokio::test]
+async fn a_rotation_without_its_store_refuses_and_keeps_every_key() {
+    let home = tempfile::tempdir().unwrap();
+    let empty = home.path().join("not-the-data-dir");
+    std::fs::create_dir_all(&empty).unwrap();
+    let key_file = home.path().join("secrets.key");
+    std::fs::write(&key_file, "unchanged").unwrap();
+    let mut rotate = cli::switchboard(home.path());
+    rotate.args(["secrets", "rotate-key", "--data-dir"]).arg(&empty).arg("--secrets-key-file").arg(&key_file);
+    let output = cli::run(&mut rotate).await;
+    cli::assert_exit(&output, 2);
+    assert!(cli::stderr(&output).contains("there is no store"), "{}", cli::stderr(&output));
+    assert_eq!(std::fs::read_to_string(&key_file).unwrap(), "unchanged");
+    assert!(!empty.join("switchboard.db").exists(), "no store was made");
+}

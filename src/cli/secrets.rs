@@ -55,6 +55,13 @@ async fn rotate_key(args: RotateArgs, config_file: Option<PathBuf>) -> Outcome {
             key_file.display()
         )));
     }
+    let sqlite = data_dir.join(service::data_dir::DATABASE_FILE);
+    if database.is_none() && !sqlite.exists() {
+        return Err(Failure::usage(format!(
+            "there is no store at {}: name the service's data dir (--data-dir) or its database (--database)",
+            sqlite.display()
+        )));
+    }
     let store = service::open_store(&data_dir, database.as_deref(), Some(&key_file))
         .await
         .map_err(|e| Failure::new(Exit::Unavailable, "store", format!("cannot open the store: {e}")))?;

@@ -121,12 +121,17 @@ impl From<serde_json::Error> for ServiceError {
 /// repeats no more than this of it (the sites that quote a value cut it much shorter).
 const MESSAGE_MAX: usize = 1000;
 const PARAM_MAX: usize = 200;
+/// The most violations a refusal lists: enough to fix a file at once, never a body's worth.
+const VIOLATIONS_MAX: usize = 100;
 
 /// The body as it goes out: message and params cut and their control characters escaped.
 fn bounded(mut body: ErrorBody) -> ErrorBody {
     body.message = clip(&body.message, MESSAGE_MAX);
     body.param = body.param.map(|param| clip(&param, PARAM_MAX));
-    let violations = body.details.as_mut().and_then(|d| d.get_mut("violations")).and_then(|v| v.as_array_mut());
+    let mut violations = body.details.as_mut().and_then(|d| d.get_mut("violations")).and_then(|v| v.as_array_mut());
+    if let Some(violations) = violations.as_deref_mut() {
+        violations.truncate(VIOLATIONS_MAX);
+    }
     for violation in violations.into_iter().flatten() {
         for (member, max) in [("param", PARAM_MAX), ("message", MESSAGE_MAX)] {
             if let Some(text) = violation.get(member).and_then(serde_json::Value::as_str) {

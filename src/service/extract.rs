@@ -67,9 +67,16 @@ impl<S: Send + Sync> FromRequest<S> for Body {
     }
 }
 
+/// How many members holding NUL a refusal names (a body of thousands names the first ones).
+const NUL_MEMBERS_NAMED: usize = 20;
+/// How long a member's path may grow while it is searched (a 512 KB member name is not copied
+/// into every path below it).
+const PATH_BYTES: usize = 256;
+
 /// The members of a JSON body whose name or text holds NUL (`\u0000`), which PostgreSQL
-/// cannot keep in text: one violation each, so that a body is refused whole, naming them all.
-/// Bodies are searched for the escape first; only one that has it is parsed to find where.
+/// cannot keep in text: one violation each, up to `NUL_MEMBERS_NAMED`, so that a body is refused
+/// whole, naming them. Bodies are searched for the escape first; only one that has it is parsed
+/// to find where.
 fn nul_members(bytes: &[u8]) -> Vec<Violation> {
     if !super::store::has_nul_escape(bytes) {
         return Vec::new();
@@ -88,15 +95,18 @@ fn nul_members(bytes: &[u8]) -> Vec<Violation> {
 }
 
 fn collect_nul(value: &serde_json::Value, at: &str, found: &mut Vec<String>) {
+    if found.len() >= NUL_MEMBERS_NAMED {
+        return;
+    }
     match value {
         serde_json::Value::String(text) if text.contains('\0') => found.push(at.to_owned()),
         serde_json::Value::Array(items) => {
-            items.iter().enumerate().for_each(|(i, item)| collect_nul(item, &index(at, i), found));
+            items.iter().enumerate().for_each(|(i, item)| collect_nul(item, &short_path(index(at, i)), found));
         }
         serde_json::Value::Object(members) => {
             for (name, member) in members {
-                let path = join(at, name);
-                if name.contains('\0') {
+                let path = short_path(join(at, name));
+                if name.contains('\0') && found.len() < NUL_MEMBERS_NAMED {
                     found.push(path.clone());
                 }
                 collect_nul(member, &path, found);
@@ -104,6 +114,19 @@ fn collect_nul(value: &serde_json::Value, at: &str, found: &mut Vec<String>) {
         }
         _ => {}
     }
+}
+
+/// A path cut to `PATH_BYTES` (at a character's edge), ending with `…` when it was cut.
+fn short_path(mut path: String) -> String {
+    if path.len() > PATH_BYTES {
+        let mut end = PATH_BYTES;
+        while !path.is_char_boundary(end) {
+            end -= 1;
+        }
+        path.truncate(end);
+        path.push('…');
+    }
+    path
 }
 
 /// `bytes` decoded into `T` and checked with `T::validate()`.

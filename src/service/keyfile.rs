@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::api::ApiKey;
 
-const FILE: &str = "api_key";
+const FILE: &str = super::data_dir::API_KEY_FILE;
 
 /// The stored key, or a new one (and true) when there was none.
 pub fn load_or_create(data_dir: &Path) -> std::io::Result<(ApiKey, bool)> {

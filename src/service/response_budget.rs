@@ -12,7 +12,6 @@ use std::time::Duration;
 
 use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::{Request, State};
-use axum::http::header;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use hyper::body::{Frame, SizeHint};
@@ -70,7 +69,7 @@ impl ResponseBudget {
         let bytes = match response.body().size_hint().exact() {
             Some(bytes) if bytes <= SMALL_BYTES => return None,
             Some(bytes) => bytes,
-            None if is_event_stream(response) => return None,
+            None if super::etag::is_event_stream(response.headers()) => return None,
             None => STREAM_SHARE_BYTES,
         };
         Some(self.units_of(bytes))
@@ -94,14 +93,6 @@ impl ResponseBudget {
     async fn take(&self, units: u32) -> Option<OwnedSemaphorePermit> {
         tokio::time::timeout(self.wait, self.permits.clone().acquire_many_owned(units)).await.ok()?.ok()
     }
-}
-
-fn is_event_stream(response: &Response) -> bool {
-    response
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("text/event-stream"))
 }
 
 /// A share taken by a route before it builds its answer (the job read): a read that is to be
@@ -175,7 +166,7 @@ impl HttpBody for Held {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axum::http::StatusCode;
+    use axum::http::{StatusCode, header};
 
     fn budget(bytes: usize) -> ResponseBudget {
         ResponseBudget::new(bytes, Duration::from_millis(50), Duration::from_secs(15))

@@ -3,6 +3,7 @@
 //! must be UUIDs where the document says so, a body must be JSON (415 otherwise) and arrive
 //! as sent (a compressed transfer or content coding is refused, never misread).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -55,13 +56,10 @@ impl Screen {
 
     /// Each segment decoded; a template's `{name}` segment is checked as that parameter.
     fn path(&self, path: &str, template: Option<&str>) -> ServiceResult<()> {
-        let names: Vec<Option<&str>> = match template {
-            Some(template) => template.split('/').map(|s| s.strip_prefix('{')?.strip_suffix('}')).collect(),
-            None => Vec::new(),
-        };
         let uuids = template.and_then(|t| self.uuid_params.get(t));
-        for (at, segment) in path.split('/').enumerate() {
-            let name = names.get(at).copied().flatten().unwrap_or("path");
+        let mut names = template.unwrap_or("").split('/').map(|s| s.strip_prefix('{')?.strip_suffix('}'));
+        for segment in path.split('/') {
+            let name = names.next().flatten().unwrap_or("path");
             let text = text_of(segment, name)?;
             let is_uuid = uuids.is_some_and(|u| u.iter().any(|n| n == name));
             if is_uuid && uuid::Uuid::parse_str(&text).is_err() {
@@ -83,22 +81,25 @@ pub async fn screen(State(screen): State<Arc<Screen>>, request: Request, next: N
 
 /// A percent-encoded piece of a path or query as text, refused when it is not UTF-8 (a lone
 /// surrogate's bytes included) or holds NUL.
-fn text_of(encoded: &str, name: &str) -> ServiceResult<String> {
+/// (Text without `%` is the request line's own, already UTF-8 and free of NUL: nothing is
+/// decoded or copied for it.)
+fn text_of<'a>(encoded: &'a str, name: &str) -> ServiceResult<Cow<'a, str>> {
     let text = percent_decode_str(encoded)
         .decode_utf8()
         .map_err(|_| ServiceError::invalid(name, format!("{name} is not UTF-8 text")))?;
     if text.contains('\0') {
         return Err(ServiceError::invalid(name, format!("{name} must not contain a NUL character")));
     }
-    Ok(text.into_owned())
+    Ok(text)
 }
 
-/// Every name and value of the query, as `application/x-www-form-urlencoded` has them.
+/// Every name and value of the query (a `+` for a space changes neither whether the text is
+/// UTF-8 nor whether it holds NUL, so it is left as sent).
 fn query(query: &str) -> ServiceResult<()> {
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-        let name = text_of(&name.replace('+', " "), "query")?;
-        text_of(&value.replace('+', " "), &name)?;
+        let name = text_of(name, "query")?;
+        text_of(value, &name)?;
     }
     Ok(())
 }
@@ -155,8 +156,10 @@ fn media_type(headers: &HeaderMap) -> ServiceResult<()> {
 /// `application/json` or a `+json` type, with a UTF-8 charset if any.
 fn is_json(content_type: &str) -> bool {
     let mut parts = content_type.split(';').map(str::trim);
-    let essence = parts.next().unwrap_or("").to_ascii_lowercase();
-    let json = essence == "application/json" || (essence.starts_with("application/") && essence.ends_with("+json"));
+    let essence = parts.next().unwrap_or("");
+    let (kind, subtype) = essence.split_once('/').unwrap_or((essence, ""));
+    let json = kind.eq_ignore_ascii_case("application")
+        && (subtype.eq_ignore_ascii_case("json") || subtype.to_ascii_lowercase().ends_with("+json"));
     let charset_ok = parts.filter_map(|p| p.split_once('=')).all(|(name, value)| {
         !name.trim().eq_ignore_ascii_case("charset") || value.trim().trim_matches('"').eq_ignore_ascii_case("utf-8")
     });

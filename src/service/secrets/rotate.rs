@@ -51,7 +51,12 @@ pub fn rotate_key(store: &Store, path: &Path) -> Result<Rotated, RotateError> {
     key_file::replace(path, &[vec![new.clone()], old.clone()].concat())?;
     let resealed = reseal_all(store, &new, path)?;
     let in_use = store.read_blocking(kept::key_ids)?;
-    let (kept_keys, dropped): (Vec<FileKey>, Vec<FileKey>) = old.into_iter().partition(|k| in_use.contains(&k.id));
+    // A store that keeps no secret at all may not be the one the key file serves (a wrong
+    // data dir or database): its old keys are kept rather than dropped, so nothing is lost.
+    let (kept_keys, dropped): (Vec<FileKey>, Vec<FileKey>) = match resealed {
+        0 => (old, Vec::new()),
+        _ => old.into_iter().partition(|k| in_use.contains(&k.id)),
+    };
     key_file::replace(path, &[vec![new.clone()], kept_keys.clone()].concat())?;
     Ok(Rotated {
         key_id: new.id,
