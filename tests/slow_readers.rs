@@ -23,13 +23,20 @@ use tokio::net::{TcpSocket, TcpStream};
 /// buffers and hyper's queue hold for a client that reads nothing.
 const SIMULATIONS: u64 = 3_000;
 
-/// A job large enough to fill what a silent client's connection holds, cancelled at once so the
-/// engine leaves it alone: its read's path, size and entity tag.
+/// A job large enough to fill what a silent client's connection holds, cancelled at once and
+/// settled so the engine leaves it alone: its read's path, size and entity tag.
 async fn large_job(service: &Service) -> (String, usize, String) {
     let plan = wide_plan::wide_plan(&service.client, "Slow readers", SIMULATIONS, 1, &["call_duration"]).await;
     let run = service.client.run(&RunRequest { plan: Some(plan), ..Default::default() }).await.unwrap();
     let id = run.simulation_run_plan_job_id;
     service.client.cancel_run_plan_job(id).await.unwrap();
+    // Simulations the engine had started finish before the job is CANCELLED: until then its
+    // read (and entity tag) still changes.
+    support::eventually(Duration::from_secs(60), || async {
+        let job = service.client.get_run_plan_job(id).await.unwrap();
+        (job.status == Some(RunPlanJobStatus::Cancelled)).then_some(())
+    })
+    .await;
     let path = format!("/v1/simulation/plan/job/{id}");
     let whole = reqwest::Client::new()
         .get(format!("{}{path}", service.base_url()))
