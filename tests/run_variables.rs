@@ -3,6 +3,8 @@
 //! {{customerName}}").
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 
+#[path = "support/cli.rs"]
+mod cli;
 mod support;
 
 use std::time::Duration;
@@ -45,4 +47,62 @@ async fn a_flow_chosen_by_slug_speaks_its_selections_variables() {
         .collect();
     assert!(caller.iter().any(|line| line.contains("Sam Tester")), "{caller:#?}");
     assert!(caller.iter().all(|line| !line.contains("{{")), "every placeholder filled: {caller:#?}");
+}
+
+/// A plan by slug that leaves the flow's `{{customerName}}` and `{{verificationDetail}}` unset.
+fn plan_without_variables(endpoint: uuid::Uuid) -> serde_json::Value {
+    serde_json::json!({
+        "name": "Unfilled",
+        "direction": "INBOUND",
+        "maxSimulationDurationSeconds": 300,
+        "agentEndpoints": [{"id": endpoint}],
+        "flows": [{"slug": "appointment-reschedule-basic", "happyPath": true}],
+        "metrics": [{"slug": "call_duration"}],
+    })
+}
+
+#[tokio::test]
+async fn a_run_that_would_leave_a_placeholder_unfilled_is_refused_before_anything_runs() {
+    let service = start(true).await;
+    let endpoint = id_of(&seeded("agent_endpoints", |_| true)[0]);
+    let plan: RunPlanInput = serde_json::from_value(plan_without_variables(endpoint)).unwrap();
+    let jobs = || async {
+        let page: CursorPage<RunPlanJob> =
+            service.client.list_page(switchboard::api::operations::routes::RUN_PLAN_JOBS, &Default::default()).await.unwrap();
+        page.data.len()
+    };
+    let jobs_before = jobs().await;
+
+    let refused = service.client.run(&RunRequest { plan: Some(plan.clone()), ..Default::default() }).await.unwrap_err();
+    let body = refused.api().expect("the spec's error body");
+    assert_eq!(refused.status(), Some(400));
+    assert_eq!(body.param.as_deref(), Some("variables.customerName"), "{body:?}");
+    assert!(body.message.contains("uses {{customerName}}") && body.message.contains("CUSTOMER"), "{}", body.message);
+    let violations = body.details.as_ref().unwrap()["violations"].as_array().unwrap().clone();
+    let params: Vec<&str> = violations.iter().map(|v| v["param"].as_str().unwrap()).collect();
+    assert_eq!(params, ["variables.customerName", "variables.verificationDetail"], "every unfilled one at once");
+    assert_eq!(jobs().await, jobs_before, "nothing was started");
+
+    // Run variables fill them: the same plan runs.
+    let variables = RunVariables::Flat(
+        [("customerName", "Sam Tester"), ("verificationDetail", "May 2, 1990")]
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect(),
+    );
+    let request = RunRequest { plan: Some(plan), variables: Some(variables), ..Default::default() };
+    service.client.run(&request).await.expect("filled by the run's variables");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cli_exits_2_naming_the_unfilled_variable() {
+    let service = start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    let endpoint = id_of(&seeded("agent_endpoints", |_| true)[0]);
+    let file = home.path().join("plan.json");
+    std::fs::write(&file, plan_without_variables(endpoint).to_string()).unwrap();
+    let output = cli::run(cli::against(home.path(), &service).args(["gate", "-f", file.to_str().unwrap()])).await;
+    cli::assert_exit(&output, 2);
+    let stderr = cli::stderr(&output);
+    assert!(stderr.contains("customerName") && stderr.contains("verificationDetail"), "{stderr}");
 }

@@ -5,6 +5,7 @@ mod call_record;
 pub mod conversation;
 pub mod jobs;
 pub mod limits;
+mod placeholders;
 pub mod reference_agent;
 pub mod runner;
 mod scoring;

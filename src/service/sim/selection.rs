@@ -29,10 +29,9 @@ pub(super) fn scenario_flow(simulation: &SimulationJob) -> CustomerFlow {
 pub(crate) fn variables_for(
     selected: Variables,
     runtime: Option<&RunVariables>,
-    simulation: &SimulationJob,
+    flow: Option<&JobFlow>,
 ) -> BTreeMap<String, String> {
     let mut out = selected;
-    let flow = simulation.customer_flow.as_ref();
     match runtime {
         Some(RunVariables::Flat(map)) => out.extend(map.clone()),
         Some(RunVariables::PerFlow(list)) => {
@@ -62,7 +61,7 @@ pub(crate) fn simulation_variables(
 ) -> Variables {
     match (simulation.run_plan.as_ref(), plan) {
         (Some(run_plan), _) => run_plan.variables.clone(),
-        (None, Some(plan)) => variables_for(selected_by_id(plan, simulation), runtime, simulation),
+        (None, Some(plan)) => variables_for(selected_by_id(plan, simulation), runtime, simulation.customer_flow.as_ref()),
         (None, None) => Variables::new(),
     }
 }

@@ -6,8 +6,10 @@ use crate::service::store::Tx;
 use uuid::Uuid;
 
 use super::jobs::with_verdict;
+use super::placeholders::{self, Placeholder};
 use super::selection::{flow_and_automatic_metrics, variables_for};
 use crate::api::model::*;
+use crate::api::validate::Violation;
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::metrics::definitions;
 use crate::service::store::{self, Doc, Kind};
@@ -168,8 +170,15 @@ struct Combination {
 }
 
 /// A variant's test case as it is resolved: the flow it runs, the scenario it stands for, the
-/// persona and the background noise.
-type Variant = (Option<JobFlow>, Option<ScenarioSummary>, Option<Persona>, JobBackgroundNoise, Variables);
+/// persona, the background noise, the values its selection gives, and the placeholders it uses.
+struct Variant {
+    flow: Option<JobFlow>,
+    scenario: Option<ScenarioSummary>,
+    persona: Option<Persona>,
+    noise: JobBackgroundNoise,
+    selected: Variables,
+    placeholders: Vec<Placeholder>,
+}
 
 /// The noise a call has: the variant's environment's, else the persona's.
 fn noise_of(variant: Option<&FlowVariant>, persona: Option<&Persona>) -> JobBackgroundNoise {
@@ -219,7 +228,14 @@ fn combinations(tx: &Tx, plan: &RunPlanInput, at: &str) -> ServiceResult<Combina
             let noise = noise_of(Some(variant), persona.as_ref());
             let mut values = selected.clone();
             values.extend(own.cloned().unwrap_or_default());
-            variants.push((Some(job_flow(variant, happy)), Some(scenario(variant)), persona, noise, values));
+            variants.push(Variant {
+                flow: Some(job_flow(variant, happy)),
+                scenario: Some(scenario(variant)),
+                persona,
+                noise,
+                selected: values,
+                placeholders: placeholders::used_by(&flow, Some(variant)),
+            });
         };
         if selection.happy_path == Some(true)
             && let Some(happy) = &flow.happy_path
@@ -252,7 +268,14 @@ fn combinations(tx: &Tx, plan: &RunPlanInput, at: &str) -> ServiceResult<Combina
                 let persona: Persona = store::require(tx, Kind::Persona, &persona.id.to_string())?;
                 let summary = ScenarioSummary { id: scenario.id.unwrap_or_default(), description: None };
                 let noise = noise_of(None, Some(&persona));
-                variants.push((None, Some(summary), Some(persona), noise, Variables::new()));
+                variants.push(Variant {
+                    flow: None,
+                    scenario: Some(summary),
+                    persona: Some(persona),
+                    noise,
+                    selected: Variables::new(),
+                    placeholders: Vec::new(),
+                });
             }
         }
     }
@@ -284,17 +307,43 @@ impl Combinations {
         self.endpoints.len() * self.variants.len() * self.iterations
     }
 
+    /// Refuses the run when a test case would leave a `{{placeholder}}` unfilled, naming every
+    /// one at once.
+    fn check_filled(&self, runtime: Option<&RunVariables>) -> ServiceResult<()> {
+        let mut refused = Vec::new();
+        for variant in &self.variants {
+            if variant.placeholders.is_empty() {
+                continue;
+            }
+            let values = variables_for(variant.selected.clone(), runtime, variant.flow.as_ref());
+            let case = match &variant.flow {
+                Some(flow) => format!(
+                    "flow \"{}\", variant \"{}\"",
+                    flow.title.as_deref().unwrap_or("untitled"),
+                    flow.variant_title.as_deref().unwrap_or("untitled")
+                ),
+                None => "the scenario".to_owned(),
+            };
+            for violation in placeholders::unfilled(&variant.placeholders, &values, variant.persona.as_ref(), &case) {
+                if !refused.iter().any(|r: &Violation| r.param == violation.param) {
+                    refused.push(violation);
+                }
+            }
+        }
+        ServiceError::check(refused)
+    }
+
     /// Endpoint by endpoint, variant by variant, each variant's iterations together.
     fn iter(&self) -> impl Iterator<Item = Combination> + '_ {
         self.endpoints.iter().flat_map(move |endpoint| {
-            self.variants.iter().flat_map(move |(flow, scenario, persona, noise, selected)| {
+            self.variants.iter().flat_map(move |variant| {
                 (0..self.iterations).map(move |_| Combination {
                     endpoint: endpoint.clone(),
-                    flow: flow.clone(),
-                    scenario: scenario.clone(),
-                    persona: persona.clone(),
-                    noise: noise.clone(),
-                    selected: selected.clone(),
+                    flow: variant.flow.clone(),
+                    scenario: variant.scenario.clone(),
+                    persona: variant.persona.clone(),
+                    noise: variant.noise.clone(),
+                    selected: variant.selected.clone(),
                 })
             })
         })
@@ -320,7 +369,9 @@ pub fn start_job_at(
     let mut placed: u64 = 0;
     let agents: HashMap<Uuid, Agent> = store::all::<Agent>(tx, Kind::Agent)?.into_iter().map(|a| (a.id, a)).collect();
     let live = plan.plan.enrich_with_live_conversation == Some(true);
-    for (iteration, combo) in combinations(tx, &plan.plan, at_path)?.iter().enumerate() {
+    let combinations = combinations(tx, &plan.plan, at_path)?;
+    combinations.check_filled(variables)?;
+    for (iteration, combo) in combinations.iter().enumerate() {
         let agent_name = combo.endpoint.agent_id.and_then(|a| agents.get(&a)).and_then(|a| a.name.clone());
         let value = combo.endpoint.value.clone().unwrap_or_default();
         let environment = combo.endpoint.environment.clone().unwrap_or_else(|| "production".into());
@@ -368,7 +419,7 @@ pub fn start_job_at(
         job.run_plan = Some(JobRunPlan {
             id: plan.id,
             name: plan.name().to_owned(),
-            variables: variables_for(combo.selected.clone(), variables, &job),
+            variables: variables_for(combo.selected.clone(), variables, job.customer_flow.as_ref()),
         });
         let doc = Doc::new(Kind::SimulationJob, job.simulation_job_id, &job, at.0.clone())?
             .status(Some("PENDING"))
