@@ -14,6 +14,7 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use cli::*;
 use serde_json::{Value, json};
+use switchboard::api::model::ValueStatusFilter;
 
 #[derive(Clone, Default)]
 struct Heard(Arc<Mutex<Vec<(HeaderMap, Value)>>>);
@@ -210,6 +211,16 @@ async fn runs_of_one_agent_url_reuse_its_agent_and_diff_pairs_them() {
     assert_exit(&diff, 0);
     let text = stdout(&diff);
     assert!(!text.contains("\"GONE\"") && !text.contains("\"NEW\""), "every test case pairs: {text}");
+    // The changed request shape is what differed, on every test case.
+    let report: Value = serde_json::from_str(&text).unwrap();
+    for case in report["cases"].as_array().unwrap() {
+        let kinds: Vec<&Value> = case["differences"].as_array().unwrap().iter().map(|d| &d["what"]).collect();
+        assert!(kinds.contains(&&json!("HTTP_REQUEST_DEFINITION")), "{case:#}");
+    }
+    let words =
+        run(against(home.path(), &service).args(["diff", a.as_str().unwrap(), b.as_str().unwrap(), "-o", "table"]))
+            .await;
+    assert!(stdout(&words).contains("endpoint's HTTP request definition"), "{}", stdout(&words));
 }
 
 /// `plan create -f` takes the same `agent:` block as `gate -f`: the saved plan dials that agent.
@@ -349,4 +360,51 @@ async fn a_simulation_the_agent_never_spoke_on_is_retried_up_to_max_no_response_
         failures.iter().any(|f| matches!(f, switchboard::api::model::VerdictFailure::AgentNeverSpoke { .. })),
         "{failures:?}"
     );
+}
+
+/// An agent that takes `TAKES` to answer each turn, as a slow model behind it would.
+const TAKES: std::time::Duration = std::time::Duration::from_millis(700);
+
+async fn slow_turn() -> axum::Json<Value> {
+    tokio::time::sleep(TAKES).await;
+    axum::Json(json!({"text": "Sure, one moment. All done, you're booked for Tuesday at 9 AM."}))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agents_real_response_time_is_its_latency_on_the_calls_clock() {
+    let service = support::start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    let app = axum::Router::new().route("/turn", axum::routing::post(slow_turn));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/turn", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let plan = format!(
+        "name: Slow agent\ndirection: INBOUND\nmaxSimulationDurationSeconds: 300\nflows:\n  - id: {RESCHEDULE_FLOW}\n    happyPath: true\nmetrics:\n  - slug: agent_response_latency\nincludeFlowMetrics: false\nincludeAutomaticMetrics: false\n"
+    );
+    let file = home.path().join("plan.yaml");
+    std::fs::write(&file, plan).unwrap();
+    let output =
+        run(against(home.path(), &service).args(["gate", "-f", file.to_str().unwrap(), "--agent-url", &url])).await;
+    let report = json(&output);
+    let transcript = report["simulations"][0]["transcript"].as_array().unwrap();
+    let mut answered = 0;
+    for pair in transcript.windows(2) {
+        if pair[0]["role"] == "CUSTOMER" && pair[1]["role"] == "AGENT" {
+            let waited = pair[1]["startOffsetMs"].as_i64().unwrap() - pair[0]["endOffsetMs"].as_i64().unwrap();
+            assert!(waited >= TAKES.as_millis() as i64, "the agent took {TAKES:?} but answered after {waited} ms");
+            answered += 1;
+        }
+    }
+    assert!(answered >= 2, "{transcript:#?}");
+
+    // The latency metric measures that same time.
+    let job: uuid::Uuid = report["runPlanJobId"].as_str().unwrap().parse().unwrap();
+    let job = service.client.get_run_plan_job(job).await.unwrap();
+    let call = job.simulation_jobs[0].call_id.unwrap();
+    let groups = service.client.call_metrics(call, ValueStatusFilter::Success).await.unwrap();
+    let latency = groups.iter().find(|g| g.slug.as_deref() == Some("agent_response_latency")).expect("latency");
+    assert!(!latency.values.is_empty(), "{latency:?}");
+    for value in &latency.values {
+        assert!(value.value.unwrap() >= TAKES.as_millis() as f64, "{value:?}");
+    }
 }

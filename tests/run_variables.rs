@@ -67,8 +67,11 @@ async fn a_run_that_would_leave_a_placeholder_unfilled_is_refused_before_anythin
     let endpoint = id_of(&seeded("agent_endpoints", |_| true)[0]);
     let plan: RunPlanInput = serde_json::from_value(plan_without_variables(endpoint)).unwrap();
     let jobs = || async {
-        let page: CursorPage<RunPlanJob> =
-            service.client.list_page(switchboard::api::operations::routes::RUN_PLAN_JOBS, &Default::default()).await.unwrap();
+        let page: CursorPage<RunPlanJob> = service
+            .client
+            .list_page(switchboard::api::operations::routes::RUN_PLAN_JOBS, &Default::default())
+            .await
+            .unwrap();
         page.data.len()
     };
     let jobs_before = jobs().await;

@@ -61,7 +61,9 @@ pub(crate) fn simulation_variables(
 ) -> Variables {
     match (simulation.run_plan.as_ref(), plan) {
         (Some(run_plan), _) => run_plan.variables.clone(),
-        (None, Some(plan)) => variables_for(selected_by_id(plan, simulation), runtime, simulation.customer_flow.as_ref()),
+        (None, Some(plan)) => {
+            variables_for(selected_by_id(plan, simulation), runtime, simulation.customer_flow.as_ref())
+        }
         (None, None) => Variables::new(),
     }
 }
