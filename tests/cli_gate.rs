@@ -17,7 +17,8 @@ async fn gate(home: &std::path::Path, service: &Service, args: &[&str]) -> std::
 }
 
 fn schema_errors(xml: &str) -> Vec<String> {
-    let xsd = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/junit/JUnit.xsd")).unwrap();
+    let xsd =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/junit/jenkins.xsd")).unwrap();
     let xsd = roxmltree::Document::parse(&xsd).unwrap();
     let doc = roxmltree::Document::parse(xml).unwrap_or_else(|e| panic!("not XML ({e}):\n{xml}"));
     xsd::Schema::new(&xsd).validate(&doc)
@@ -111,6 +112,22 @@ async fn a_plan_whose_minimum_cannot_be_met_fails_and_every_report_says_why() {
         suite.descendants().filter(|n| n.has_tag_name("testcase")).filter_map(|n| n.attribute("name")).collect();
     let named = |n: &str| cases.iter().any(|c| c.starts_with("Reschedule") && c.ends_with(&format!(" · #{n}")));
     assert!(named("1") && named("2"), "named by flow, variant, persona and iteration: {cases:?}");
+    // Each failed simulation's case carries its conversation, with times, in its own system-out.
+    let failed_cases: Vec<_> = suite
+        .children()
+        .filter(|n| n.has_tag_name("testcase") && n.children().any(|c| c.has_tag_name("failure")))
+        .filter(|n| n.attribute("name").is_some_and(|name| name.starts_with("Reschedule")))
+        .collect();
+    assert_eq!(failed_cases.len(), 2);
+    for case in failed_cases {
+        let out = case.children().find(|c| c.has_tag_name("system-out")).expect("the case's own system-out");
+        let text = out.text().unwrap_or_default();
+        assert!(
+            text.lines().next().is_some_and(|l| l.starts_with('[') && l.contains("–") && l.contains(" s] Agent: ")),
+            "{text}"
+        );
+        assert!(text.contains("] Caller: "), "{text}");
+    }
 
     let md = std::fs::read_to_string(&markdown).unwrap();
     assert!(md.contains("## ❌ FAILED") && md.contains("### Worst failing simulations"), "{md}");

@@ -1,12 +1,15 @@
-//! JUnit XML, in the aggregated shape of the Apache Ant JUnit schema that CI systems read
-//! (`tests/fixtures/junit/JUnit.xsd`): one `testsuite` per check, with one `testcase` per
-//! simulation (named by flow, variant, persona and iteration) and one for the check's bar;
-//! a `run` suite for what the verdict says about the run as a whole.
+//! JUnit XML in the shape Jenkins and Maven Surefire read (`tests/fixtures/junit/jenkins.xsd`):
+//! one `testsuite` per check, with one `testcase` per simulation (named by flow, variant,
+//! persona and iteration) and one for the check's bar; a `run` suite for what the verdict says
+//! about the run as a whole. A simulation that failed or erred carries its conversation, with
+//! the time of each turn, in its own `system-out`.
 
 use std::fmt::Write;
 
-use super::{GateReport, case_name};
-use crate::api::model::{SimulationJob, SimulationOutcome, Verdict, VerdictCheck, VerdictFailure, one_line, percent};
+use super::{GateReport, case_name, speaker};
+use crate::api::model::{
+    SimulationJob, SimulationOutcome, TranscriptEntry, Verdict, VerdictCheck, VerdictFailure, one_line, percent,
+};
 
 /// One test case's result.
 enum Case {
@@ -21,6 +24,8 @@ struct TestCase {
     classname: String,
     seconds: f64,
     result: Case,
+    /// The conversation of a simulation that failed or erred, for the case's own `system-out`.
+    output: Option<String>,
 }
 
 struct Suite {
@@ -60,12 +65,17 @@ pub fn render(report: &GateReport, hostname: &str) -> String {
                 attr(&case.classname),
                 case.seconds
             );
+            if matches!(case.result, Case::Passed) && case.output.is_none() {
+                xml.push_str("/>\n");
+                continue;
+            }
+            xml.push_str(">\n");
             match &case.result {
-                Case::Passed => xml.push_str("/>\n"),
+                Case::Passed => {}
                 Case::Failure { kind, message, text } => {
                     let _ = writeln!(
                         xml,
-                        ">\n      <failure type=\"{kind}\" message=\"{}\">{}</failure>\n    </testcase>",
+                        "      <failure type=\"{kind}\" message=\"{}\">{}</failure>",
                         attr(message),
                         text_node(text)
                     );
@@ -73,15 +83,19 @@ pub fn render(report: &GateReport, hostname: &str) -> String {
                 Case::Error { message } => {
                     let _ = writeln!(
                         xml,
-                        ">\n      <error type=\"SIMULATION_ERROR\" message=\"{}\">{}</error>\n    </testcase>",
+                        "      <error type=\"SIMULATION_ERROR\" message=\"{}\">{}</error>",
                         attr(message),
                         text_node(message)
                     );
                 }
                 Case::Skipped { message } => {
-                    let _ = writeln!(xml, ">\n      <skipped message=\"{}\"/>\n    </testcase>", attr(message));
+                    let _ = writeln!(xml, "      <skipped message=\"{}\"/>", attr(message));
                 }
             }
+            if let Some(output) = &case.output {
+                let _ = writeln!(xml, "      <system-out>{}</system-out>", text_node(output));
+            }
+            xml.push_str("    </testcase>\n");
         }
         xml.push_str("    <system-out/>\n    <system-err/>\n  </testsuite>\n");
     }
@@ -101,6 +115,7 @@ fn suites(report: &GateReport) -> Vec<Suite> {
                 message: "nothing to judge".into(),
                 text: super::NO_VERDICT.into(),
             },
+            output: None,
         };
         return vec![Suite {
             name: "run".into(),
@@ -119,7 +134,10 @@ fn suites(report: &GateReport) -> Vec<Suite> {
             // Every judged simulation carries a value for this check only when the check counts
             // them all; otherwise a FAILED simulation may lack it, and is not reported as passing it.
             let everywhere = check.evaluated_sims as usize >= judged;
-            cases.extend(report.job.simulation_jobs.iter().map(|sim| sim_case(sim, check, everywhere)));
+            cases.extend(report.job.simulation_jobs.iter().map(|sim| {
+                let transcript = report.transcripts.get(&sim.simulation_job_id).map(Vec::as_slice);
+                sim_case(sim, check, everywhere, transcript)
+            }));
         }
         let mut properties = vec![
             ("metricDefinitionId".to_string(), check.metric_definition_id.to_string()),
@@ -154,6 +172,7 @@ fn run_suite(report: &GateReport, verdict: &Verdict, job_id: &str) -> Suite {
             classname: "run".into(),
             seconds: 0.0,
             result: Case::Failure { kind: kind(failure), message: failure.in_words(), text: failure.in_words() },
+            output: None,
         })
         .collect();
     if cases.is_empty() {
@@ -162,6 +181,7 @@ fn run_suite(report: &GateReport, verdict: &Verdict, job_id: &str) -> Suite {
             classname: "run".into(),
             seconds: 0.0,
             result: Case::Passed,
+            output: None,
         });
     }
     let status = report.job.status.as_ref().map(|s| s.to_string()).unwrap_or_default();
@@ -206,11 +226,16 @@ fn bar_case(check: &VerdictCheck) -> TestCase {
             text: format!("{} of {} evaluated simulations passed", check.passed_sims, check.evaluated_sims),
         },
     };
-    TestCase { name, classname: check.name(), seconds: 0.0, result }
+    TestCase { name, classname: check.name(), seconds: 0.0, result, output: None }
 }
 
 /// One simulation on one check.
-fn sim_case(sim: &SimulationJob, check: &VerdictCheck, evaluated_everywhere: bool) -> TestCase {
+fn sim_case(
+    sim: &SimulationJob,
+    check: &VerdictCheck,
+    evaluated_everywhere: bool,
+    transcript: Option<&[TranscriptEntry]>,
+) -> TestCase {
     let failed = sim.failed_checks.iter().find(|f| f.metric_definition_id == check.metric_definition_id);
     let result = match (&sim.outcome, failed) {
         (_, Some(failed)) => {
@@ -251,7 +276,21 @@ fn sim_case(sim: &SimulationJob, check: &VerdictCheck, evaluated_everywhere: boo
             Case::Skipped { message: "the service's outcome for this simulation is unknown here".into() }
         }
     };
-    TestCase { name: case_name(sim), classname: check.name(), seconds: seconds(sim), result }
+    let output = match result {
+        Case::Failure { .. } | Case::Error { .. } => transcript.filter(|t| !t.is_empty()).map(conversation),
+        _ => None,
+    };
+    TestCase { name: case_name(sim), classname: check.name(), seconds: seconds(sim), result, output }
+}
+
+/// The whole conversation with the times of each turn on the call's clock.
+fn conversation(entries: &[TranscriptEntry]) -> String {
+    let mut text = String::new();
+    for entry in entries {
+        let (from, to) = (entry.start_offset_ms as f64 / 1000.0, entry.end_offset_ms as f64 / 1000.0);
+        let _ = writeln!(text, "[{from:.1}–{to:.1} s] {}: {}", speaker(entry), entry.text);
+    }
+    text
 }
 
 /// An outcome from which the simulation's checks were judged.

@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use super::{GateReport, GateResult, case_name};
-use crate::api::model::{ParticipantType, TranscriptEntry, one_line, percent};
+use crate::api::model::{TranscriptEntry, one_line, percent};
 
 /// How many failing simulations the report lists.
 pub const WORST: usize = 10;
@@ -116,11 +116,7 @@ fn turns_around_failure(name: &str, entries: &[TranscriptEntry], why: &str) -> S
     let to = (at + TURNS_AFTER + 1).min(entries.len());
     let mut md = format!("\n<details><summary>{} — the turns around the failure</summary>\n\n", cell(name));
     for entry in &entries[from..to] {
-        let who = match entry.role {
-            Some(ParticipantType::Agent) => "Agent",
-            Some(ParticipantType::Customer) => "Caller",
-            _ => "Speaker",
-        };
+        let who = super::speaker(entry);
         let seconds = entry.start_offset_ms as f64 / 1000.0;
         let _ = writeln!(md, "- `{seconds:.1} s` **{who}**: {}", cell(&entry.text));
     }

@@ -207,6 +207,16 @@ pub fn flaky_checks(sims: &[SimulationJob]) -> Vec<FlakyCheck> {
 }
 
 /// A simulation's test case: flow, variant and persona, without the iteration.
+/// Who spoke a turn, in the reports' words.
+pub fn speaker(entry: &crate::api::model::TranscriptEntry) -> &'static str {
+    use crate::api::model::ParticipantType;
+    match entry.role {
+        Some(ParticipantType::Agent) => "Agent",
+        Some(ParticipantType::Customer | ParticipantType::SimulatedCustomer) => "Caller",
+        _ => "Speaker",
+    }
+}
+
 pub fn test_case(sim: &SimulationJob) -> String {
     let name = case_name(sim);
     match name.rsplit_once(" · #") {
