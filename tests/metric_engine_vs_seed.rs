@@ -23,7 +23,8 @@ fn computed_values_match_the_seeded_ones() {
                 let Some(raw) = calls.get(seeded["callId"].as_str().unwrap()) else { continue };
                 let call: Call = serde_json::from_value(raw.clone()).unwrap();
                 let transcript: Transcript = serde_json::from_value(raw["transcript"].clone()).unwrap();
-                let conversation = Conversation { call: &call, transcript: &transcript, flow: None, variant: None };
+                let conversation =
+                    Conversation { call: &call, transcript: &transcript, flow: None, variant: None, walked: None };
                 let Some(values) = compute(slug, &conversation) else {
                     continue;
                 };

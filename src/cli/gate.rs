@@ -11,12 +11,12 @@ use clap::Args;
 
 use super::exit::{Exit, Failure, Outcome};
 use super::output::{self, Format};
-use super::report::{self, GateReport, GateResult};
+use super::report::{self, GateReport, GateResult, step_results};
 use super::run::{self, RunSpec, parse_duration};
 use super::session::Session;
 use super::signals::Signals;
 use super::watch::{self, Watched};
-use crate::api::model::{RunPlanJob, one_line};
+use crate::api::model::{RunPlanJob, ValueStatusFilter, one_line};
 use crate::service::SimSpeed;
 
 #[derive(Debug, Args)]
@@ -91,7 +91,7 @@ pub async fn run(args: GateArgs, session: &Session) -> Outcome {
     };
     let mut report = GateReport::judge(job, prepared.plan_name.clone(), args.min_pass_rate, timed_out);
     if !args.no_transcripts {
-        report.transcripts = transcripts(session, &report.job).await;
+        evidence(session, &mut report).await;
     }
     write_reports(&args, &report, session)?;
     print(session.format, &report)?;
@@ -132,33 +132,36 @@ async fn cancel_if_asked(
     }
 }
 
-/// Each simulation's conversation, read a few at a time. A transcript that cannot be read is
-/// left out (said once on stderr): it is evidence for people, never part of the verdict.
-async fn transcripts(
-    session: &Session,
-    job: &RunPlanJob,
-) -> std::collections::HashMap<uuid::Uuid, Vec<crate::api::model::TranscriptEntry>> {
+/// Each simulation's conversation and step results, read a few at a time. What cannot be read
+/// is left out (said once on stderr): it is evidence for people, never part of the verdict.
+async fn evidence(session: &Session, report: &mut GateReport) {
     use futures_util::StreamExt;
-    let calls = job.simulation_jobs.iter().filter_map(|s| Some((s.simulation_job_id, s.call_id?)));
+    let calls = report.job.simulation_jobs.iter().filter_map(|s| Some((s.simulation_job_id, s.call_id?)));
     let read: Vec<_> = futures_util::stream::iter(calls)
-        .map(|(simulation, call)| async move { (simulation, session.client.call_transcript(call).await) })
+        .map(|(simulation, call)| async move {
+            let transcript = session.client.call_transcript(call).await;
+            let values = session.client.call_metrics(call, ValueStatusFilter::All).await;
+            (simulation, transcript, values)
+        })
         .buffer_unordered(8)
         .collect()
         .await;
-    let mut out = std::collections::HashMap::new();
     let mut missed = 0;
-    for (simulation, transcript) in read {
+    for (simulation, transcript, values) in read {
         match transcript {
             Ok(transcript) => {
-                out.insert(simulation, transcript.entries);
+                report.transcripts.insert(simulation, transcript.entries);
             }
             Err(_) => missed += 1,
+        }
+        let steps = values.map(|groups| step_results(&groups)).unwrap_or_default();
+        if !steps.is_empty() {
+            report.steps.insert(simulation, steps);
         }
     }
     if missed > 0 {
         eprintln!("gate: {missed} transcript(s) could not be read; the reports go without them");
     }
-    out
 }
 
 /// Every report path can be written: found before the run starts, not after it ran (exit 2).

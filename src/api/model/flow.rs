@@ -194,6 +194,18 @@ pub struct FlowStep {
     pub stage: Option<Stage>,
 }
 
+impl FlowStep {
+    /// The step for people: `step "confirm" (AGENT_TURN)` by its `ref`, else by its node id.
+    pub fn label(&self) -> String {
+        let kind = self.step_type.as_ref().map_or("step", StepType::as_str);
+        match (&self.step_ref, self.node_id) {
+            (Some(reference), _) => format!("step \"{reference}\" ({kind})"),
+            (None, Some(node)) => format!("step {node} ({kind})"),
+            (None, None) => format!("a {kind} step"),
+        }
+    }
+}
+
 /// A named stage of a script that a step belongs to.
 #[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]

@@ -204,6 +204,11 @@ impl MetricDefinition {
     /// counts, latencies, provider yes/no fields) are observations: put a threshold on one.
     pub fn is_check(&self) -> bool {
         const AUTOMATIC_CHECKS: &[&str] = &["agent_expectations", "keypad_entry"];
+        // Shown for information beside the checks, never one of them.
+        const INFORMATION: &[&str] = &["step_expectations"];
+        if self.is_service_owned() && self.slug.as_deref().is_some_and(|slug| INFORMATION.contains(&slug)) {
+            return false;
+        }
         let automatic =
             self.is_service_owned() && self.slug.as_deref().is_some_and(|slug| AUTOMATIC_CHECKS.contains(&slug));
         match self.calculation_type {

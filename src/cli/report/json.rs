@@ -5,7 +5,7 @@
 use serde::Serialize;
 use uuid::Uuid;
 
-use super::{GateReport, GateResult, case_name};
+use super::{GateReport, GateResult, StepResult, case_name};
 use crate::api::model::{
     FailedCheck, Invalidation, ParticipantType, RunPlanJobStatus, SimulationJobStatus, SimulationOutcome, Verdict,
 };
@@ -55,6 +55,11 @@ pub struct Simulation<'a> {
     /// `--no-transcripts`, and for a simulation that made no call).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub transcript: Option<Vec<Turn<'a>>>,
+    /// What each AGENT_TURN step the caller reached came to, judged after the call: information
+    /// beside the checks (the local service's `step_expectations`; left out with
+    /// `--no-transcripts` and where the service judges no steps).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steps: Option<&'a [StepResult]>,
 }
 
 /// One turn of a transcript: who spoke, what, and when on the call's clock.
@@ -106,6 +111,7 @@ impl<'a> Report<'a> {
                             })
                             .collect()
                     }),
+                    steps: report.steps.get(&sim.simulation_job_id).map(Vec::as_slice),
                 })
                 .collect(),
         }

@@ -6,7 +6,7 @@
 
 use std::fmt::Write;
 
-use super::{GateReport, case_name, speaker};
+use super::{GateReport, StepResult, case_name, speaker};
 use crate::api::model::{
     SimulationJob, SimulationOutcome, TranscriptEntry, Verdict, VerdictCheck, VerdictFailure, one_line, percent,
 };
@@ -136,7 +136,8 @@ fn suites(report: &GateReport) -> Vec<Suite> {
             let everywhere = check.evaluated_sims as usize >= judged;
             cases.extend(report.job.simulation_jobs.iter().map(|sim| {
                 let transcript = report.transcripts.get(&sim.simulation_job_id).map(Vec::as_slice);
-                sim_case(sim, check, everywhere, transcript)
+                let steps = report.steps.get(&sim.simulation_job_id).map(Vec::as_slice).unwrap_or_default();
+                sim_case(sim, check, everywhere, (transcript, steps))
             }));
         }
         let mut properties = vec![
@@ -234,7 +235,7 @@ fn sim_case(
     sim: &SimulationJob,
     check: &VerdictCheck,
     evaluated_everywhere: bool,
-    transcript: Option<&[TranscriptEntry]>,
+    (transcript, steps): (Option<&[TranscriptEntry]>, &[StepResult]),
 ) -> TestCase {
     let failed = sim.failed_checks.iter().find(|f| f.metric_definition_id == check.metric_definition_id);
     let result = match (&sim.outcome, failed) {
@@ -277,18 +278,27 @@ fn sim_case(
         }
     };
     let output = match result {
-        Case::Failure { .. } | Case::Error { .. } => transcript.filter(|t| !t.is_empty()).map(conversation),
+        Case::Failure { .. } | Case::Error { .. } => {
+            transcript.filter(|t| !t.is_empty()).map(|turns| conversation(turns, steps))
+        }
         _ => None,
     };
     TestCase { name: case_name(sim), classname: check.name(), seconds: seconds(sim), result, output }
 }
 
-/// The whole conversation with the times of each turn on the call's clock.
-fn conversation(entries: &[TranscriptEntry]) -> String {
+/// The whole conversation with the times of each turn on the call's clock, then what the
+/// script's AGENT_TURN steps came to.
+fn conversation(entries: &[TranscriptEntry], steps: &[StepResult]) -> String {
     let mut text = String::new();
     for entry in entries {
         let (from, to) = (entry.start_offset_ms as f64 / 1000.0, entry.end_offset_ms as f64 / 1000.0);
         let _ = writeln!(text, "[{from:.1}–{to:.1} s] {}: {}", speaker(entry), entry.text);
+    }
+    if !steps.is_empty() {
+        text.push_str("\nThe script's steps, judged after the call (information, not checks):\n");
+        for step in steps {
+            let _ = writeln!(text, "{} {}", step.mark(), step.reasoning);
+        }
     }
     text
 }

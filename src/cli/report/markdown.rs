@@ -4,6 +4,7 @@
 
 use std::fmt::Write;
 
+use super::StepResult;
 use super::{GateReport, GateResult, case_name};
 use crate::api::model::{TranscriptEntry, one_line, percent};
 
@@ -91,6 +92,9 @@ pub fn render(report: &GateReport) -> String {
             if let Some(entries) = report.transcripts.get(&sim.simulation_job_id) {
                 md.push_str(&turns_around_failure(&case_name(sim), entries, &sim.why_not_passed()));
             }
+            if let Some(steps) = report.steps.get(&sim.simulation_job_id) {
+                md.push_str(&step_list(&case_name(sim), steps));
+            }
         }
     }
     md
@@ -119,6 +123,17 @@ fn turns_around_failure(name: &str, entries: &[TranscriptEntry], why: &str) -> S
         let who = super::speaker(entry);
         let seconds = entry.start_offset_ms as f64 / 1000.0;
         let _ = writeln!(md, "- `{seconds:.1} s` **{who}**: {}", cell(&entry.text));
+    }
+    md.push_str("\n</details>\n");
+    md
+}
+
+/// A simulation's AGENT_TURN step results, folded: information beside the checks.
+fn step_list(name: &str, steps: &[StepResult]) -> String {
+    let mut md =
+        format!("\n<details><summary>{} — the script's steps, judged after the call</summary>\n\n", cell(name));
+    for step in steps {
+        let _ = writeln!(md, "- {} {}", step.mark(), cell(&short(&step.reasoning)));
     }
     md.push_str("\n</details>\n");
     md

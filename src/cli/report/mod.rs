@@ -6,9 +6,12 @@ pub mod github;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+mod steps;
 pub mod text;
 
 use serde::Serialize;
+
+pub use steps::{StepOutcome, StepResult, step_results};
 
 use crate::api::model::{RunPlanJob, SimulationJob, SimulationOutcome, Verdict, VerdictFailure};
 
@@ -54,6 +57,8 @@ pub struct GateReport {
     /// Each simulation's conversation, by simulation id (none with `--no-transcripts`, or for
     /// a simulation whose call could not be read).
     pub transcripts: std::collections::HashMap<uuid::Uuid, Vec<crate::api::model::TranscriptEntry>>,
+    /// Each simulation's AGENT_TURN step results, by simulation id (information, not checks).
+    pub steps: std::collections::HashMap<uuid::Uuid, Vec<StepResult>>,
 }
 
 impl GateReport {
@@ -86,6 +91,7 @@ impl GateReport {
             min_pass_rate,
             message,
             transcripts: Default::default(),
+            steps: Default::default(),
         }
     }
 

@@ -118,7 +118,8 @@ impl Collector {
             let (call, transcript, flow, variant_id) = self.store.read(move |c| conversation(c, &key, is_chat)).await?;
             let variant =
                 flow.as_ref().and_then(|f| f.happy_path.iter().chain(&f.edge_cases).find(|v| Some(v.id) == variant_id));
-            let conv = Conversation { call: &call, transcript: &transcript, flow: flow.as_ref(), variant };
+            let conv =
+                Conversation { call: &call, transcript: &transcript, flow: flow.as_ref(), variant, walked: None };
             let mut values = Vec::new();
             for definition in &plan.definitions {
                 for mut value in evaluate(definition, &conv, &library).await {

@@ -11,6 +11,20 @@ pub struct Conversation<'a> {
     pub transcript: &'a Transcript,
     pub flow: Option<&'a CustomerFlow>,
     pub variant: Option<&'a FlowVariant>,
+    /// The AGENT_TURN steps the simulated caller reached, when the simulation that made the call
+    /// is being scored; `None` when a call is scored later (a collection job).
+    pub walked: Option<&'a [WalkedStep]>,
+}
+
+/// An AGENT_TURN step the simulated caller reached, and when: its words are an expectation
+/// judged after the call (`step_expectations`), not a gate the caller applied by matching words.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WalkedStep {
+    /// The step for people (`step "confirm" (AGENT_TURN)`).
+    pub label: String,
+    pub expectation: String,
+    /// Where the call was on its clock when the caller reached the step.
+    pub at_ms: i64,
 }
 
 /// The steps a simulated caller walks: the variant's own when it has any, else the flow's

@@ -74,6 +74,9 @@ fn evaluate_depth<'a>(
         }
         match (slug, definition.calculation_type.as_ref()) {
             ("agent_expectations", _) if definition.is_service_owned() => expectations(conv, library).await,
+            ("step_expectations", _) if definition.is_service_owned() => {
+                super::step_expectations::evaluate(conv, library).await
+            }
             ("task_completion", _) if definition.is_service_owned() => {
                 let prompt = definition.llm_prompt.as_deref().unwrap_or(TASK_COMPLETION_PROMPT);
                 judged(conv, library, prompt, Answer::Boolean, false, None).await
@@ -125,7 +128,7 @@ fn answer_for(definition: &MetricDefinition) -> Answer {
     }
 }
 
-async fn judged(
+pub(super) async fn judged(
     conv: &Conversation<'_>,
     library: &Library<'_>,
     prompt: &str,

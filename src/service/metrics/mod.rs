@@ -10,6 +10,7 @@ pub mod definitions;
 pub mod evaluate;
 pub mod formula;
 pub mod judge;
+mod step_expectations;
 pub mod threshold;
 pub mod value_groups;
 pub mod versions;

@@ -13,7 +13,7 @@ use script::{Action, actions, fill};
 use super::agent_link::AgentLink;
 use super::reference_agent::Heard;
 use crate::api::model::*;
-use crate::service::metrics::compute::script as steps_of;
+use crate::service::metrics::compute::{WalkedStep, script as steps_of};
 use crate::service::metrics::judge::{Answer, Judge, Question};
 
 /// How the call is set up.
@@ -37,6 +37,8 @@ pub struct Outcome {
     pub ended_status: EndedStatus,
     pub end_reason: String,
     pub duration_ms: i64,
+    /// The AGENT_TURN steps the caller reached, to be judged after the call.
+    pub walked: Vec<WalkedStep>,
 }
 
 /// A key for the call that is the same every time the same variant runs as the same
@@ -137,6 +139,7 @@ struct Call<'a> {
     last_off_script: bool,
     /// The call id the agent hears: stable for the reference agent, the real one otherwise.
     heard_call_id: String,
+    walked: Vec<WalkedStep>,
 }
 
 /// Why the call ended, once it has.
@@ -326,6 +329,7 @@ pub async fn converse(setup: &Setup<'_>, agent: &AgentLink, judge: &Judge) -> Re
         rng: fastrand::Rng::with_seed(seed),
         last_off_script: false,
         heard_call_id: if agent.is_reference() { key } else { setup.call_id.clone() },
+        walked: Vec::new(),
     };
     let steps = steps_of(setup.flow, setup.variant);
     let adaptive = setup.flow.branching_mode == Some(BranchingMode::Adaptive);
@@ -348,6 +352,7 @@ pub async fn converse(setup: &Setup<'_>, agent: &AgentLink, judge: &Judge) -> Re
         ended_status,
         end_reason,
         duration_ms,
+        walked: call.walked,
     })
 }
 
@@ -392,7 +397,11 @@ async fn run(call: &mut Call<'_>, plan: Vec<Action>) -> Result<End, String> {
                     }
                 }
             }
-            Action::Expect { expected, policy, presses_next } => {
+            Action::Expect { expected, policy, presses_next, step } => {
+                if !expected.trim().is_empty() {
+                    let expectation = fill(&expected, call.setup.variables, persona);
+                    call.walked.push(WalkedStep { label: step, expectation, at_ms: call.clock });
+                }
                 let policy = policy.or_else(|| call.setup.flow.off_script_policy.clone());
                 off_script(call, &expected, presses_next, policy, &last_line).await?
             }

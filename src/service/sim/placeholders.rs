@@ -34,7 +34,7 @@ pub fn used_by(flow: &CustomerFlow, variant: Option<&FlowVariant>) -> Vec<Placeh
 fn walk(steps: &[FlowStep], out: &mut Vec<Placeholder>) {
     for step in steps {
         for text in [step.content.as_deref(), step.dtmf_digits.as_deref()].into_iter().flatten() {
-            add(out, text, || step_name(step));
+            add(out, text, || step.label());
         }
         walk(&step.steps, out);
     }
@@ -45,15 +45,6 @@ fn add(out: &mut Vec<Placeholder>, text: &str, used_in: impl Fn() -> String) {
         if !name.is_empty() && !out.iter().any(|p| p.name == name) {
             out.push(Placeholder { name: name.to_owned(), used_in: used_in() });
         }
-    }
-}
-
-fn step_name(step: &FlowStep) -> String {
-    let kind = step.step_type.as_ref().map_or("step".to_owned(), |t| t.as_str().to_owned());
-    match (&step.step_ref, step.node_id) {
-        (Some(reference), _) => format!("step \"{reference}\" ({kind})"),
-        (None, Some(node)) => format!("step {node} ({kind})"),
-        (None, None) => format!("a {kind} step"),
     }
 }
 

@@ -7,7 +7,7 @@ use super::selection::flow_and_automatic_metrics;
 use super::work::{JobMetrics, Work};
 use crate::api::model::*;
 use crate::service::error::ServiceResult;
-use crate::service::metrics::compute::Conversation;
+use crate::service::metrics::compute::{Conversation, WalkedStep};
 use crate::service::metrics::evaluate::evaluate;
 use crate::service::metrics::judge::Judge;
 use crate::service::store::{self, Kind};
@@ -21,13 +21,14 @@ pub(super) async fn score(
     call: &Call,
     transcript: &Transcript,
     (flow, variant): (&CustomerFlow, Option<&FlowVariant>),
+    walked: &[WalkedStep],
     live_call: Option<&(Call, Transcript)>,
 ) -> Collected {
     let JobMetrics { catalog, chosen, live_sourced, .. } = &*work.metrics;
     let mut definitions = chosen.clone();
     definitions.extend(flow_and_automatic_metrics(&work.plan, flow, &catalog.definitions, chosen));
     let library = catalog.library(judge);
-    let conversation = Conversation { call, transcript, flow: Some(flow), variant };
+    let conversation = Conversation { call, transcript, flow: Some(flow), variant, walked: Some(walked) };
     let live = work.plan.enrich_with_live_conversation == Some(true);
     let mut rows = Vec::new();
     let mut checks = Vec::new();
@@ -43,7 +44,8 @@ pub(super) async fn score(
         let values = match (from_live, live_call) {
             (false, _) => evaluate(definition, &conversation, &library).await,
             (true, Some((real, real_transcript))) => {
-                let on_real = Conversation { call: real, transcript: real_transcript, flow: Some(flow), variant };
+                let on_real =
+                    Conversation { call: real, transcript: real_transcript, flow: Some(flow), variant, walked: None };
                 let mut values = evaluate(definition, &on_real, &library).await;
                 for value in &mut values {
                     value.call_id = Some(call.id);

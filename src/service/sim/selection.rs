@@ -135,6 +135,11 @@ pub(crate) fn flow_and_automatic_metrics(
         if keypad && let Some(d) = by_slug("keypad_entry") {
             add(d);
         }
+        let agent_turns = has_step(&flow.graph, &StepType::AgentTurn)
+            || flow.happy_path.iter().chain(&flow.edge_cases).any(|v| has_step(&v.steps, &StepType::AgentTurn));
+        if agent_turns && let Some(d) = by_slug("step_expectations") {
+            add(d);
+        }
     }
     extra
 }

@@ -35,7 +35,8 @@ fn sample() -> Transcript {
 }
 
 fn values(slug: &str, transcript: &Transcript, call: &Call, flow: Option<&CustomerFlow>) -> Vec<MetricValue> {
-    compute(slug, &Conversation { call, transcript, flow, variant: None }).expect("a service-owned metric")
+    compute(slug, &Conversation { call, transcript, flow, variant: None, walked: None })
+        .expect("a service-owned metric")
 }
 
 fn only(values: &[MetricValue], context: MetricContext) -> Vec<&MetricValue> {
@@ -167,7 +168,11 @@ fn keypad_entry_reads_the_script_the_simulation_ran() {
     }))
     .unwrap();
     let run = |variant: Option<&FlowVariant>| {
-        compute("keypad_entry", &Conversation { call: &c, transcript: &sample(), flow: Some(&flow), variant }).unwrap()
+        compute(
+            "keypad_entry",
+            &Conversation { call: &c, transcript: &sample(), flow: Some(&flow), variant, walked: None },
+        )
+        .unwrap()
     };
     let unsure = run(Some(&flow.edge_cases[0]));
     assert_eq!(unsure[0].capture_status, Some(CaptureStatus::NotApplicable));
@@ -185,7 +190,8 @@ fn keypad_entry_reads_the_script_the_simulation_ran() {
         "edgeCases": [{"id": "4a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "steps": [{"type": "CUSTOMER_DTMF"}]}]
     }))
     .unwrap();
-    let conversation = Conversation { call: &c, transcript: &sample(), flow: Some(&without_keys), variant: None };
+    let conversation =
+        Conversation { call: &c, transcript: &sample(), flow: Some(&without_keys), variant: None, walked: None };
     let v = compute("keypad_entry", &conversation).unwrap();
     assert_eq!(v[0].capture_status, Some(CaptureStatus::NotApplicable), "another variant's keypad step does not count");
 }
@@ -195,7 +201,7 @@ fn unknown_slugs_are_not_computed_here() {
     assert!(
         compute(
             "task_completion",
-            &Conversation { call: &call(None, None), transcript: &sample(), flow: None, variant: None }
+            &Conversation { call: &call(None, None), transcript: &sample(), flow: None, variant: None, walked: None }
         )
         .is_none()
     );

@@ -19,6 +19,8 @@ pub(super) enum Action {
         expected: String,
         policy: Option<OffScriptPolicy>,
         presses_next: bool,
+        /// The step for people, for its result after the call.
+        step: String,
     },
 }
 
@@ -38,6 +40,7 @@ pub(super) fn actions(steps: &[FlowStep], adaptive: bool, rng: &mut fastrand::Rn
                 expected: step.content.clone().unwrap_or_default(),
                 policy: step.off_script_policy.clone(),
                 presses_next: false,
+                step: step.label(),
             }),
             // Voicemail, handoff and scenario-link steps have nothing for the caller to say here.
             Some(StepType::Voicemail | StepType::CustomerHandoff | StepType::ScenarioLink) => {}

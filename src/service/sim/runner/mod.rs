@@ -299,12 +299,14 @@ impl Simulator {
             // The call is committed while its metrics are computed.
             None if phases_written => {
                 let storing = self.store_call(&call, &work.job_id, &simulation, transcript);
-                let collecting = async { Ok(score(&self.judge, work, &call, transcript, flow_variant, None).await) };
+                let collecting = async {
+                    Ok(score(&self.judge, work, &call, transcript, flow_variant, &outcome.walked, None).await)
+                };
                 tokio::try_join!(storing, collecting)?.1
             }
             None => {
                 call_with_end = Some((call.clone(), serde_json::to_string(transcript)?));
-                score(&self.judge, work, &call, transcript, flow_variant, None).await
+                score(&self.judge, work, &call, transcript, flow_variant, &outcome.walked, None).await
             }
             Some(number) => {
                 self.store_call(&call, &work.job_id, &simulation, transcript).await?;
@@ -325,7 +327,7 @@ impl Simulator {
                     wait_ended_at: Some(work.now()),
                 });
                 simulation.processing_status = Some(ProcessingStatus::CollectingMetrics);
-                score(&self.judge, work, &call, transcript, flow_variant, found.as_ref()).await
+                score(&self.judge, work, &call, transcript, flow_variant, &outcome.walked, found.as_ref()).await
             }
         };
 
