@@ -14,15 +14,20 @@ use axum::extract::State;
 use cli::*;
 use serde_json::{Value, json};
 
-/// The YAML block of `docs/cli.md` that holds `agent:`, as the file has it.
-fn documented_plan() -> String {
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/cli.md")).unwrap();
-    doc.split("```yaml\n")
+/// The YAML block of `doc` (a file under `docs/`) that holds `marker`, as the file has it.
+fn yaml_block(doc: &str, marker: &str) -> String {
+    let text = std::fs::read_to_string(format!("{}/docs/{doc}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    text.split("```yaml\n")
         .skip(1)
         .filter_map(|block| block.split("```").next())
-        .find(|block| block.contains("\nagent:\n"))
-        .expect("docs/cli.md has the example plan with an agent: block")
+        .find(|block| block.contains(marker))
+        .unwrap_or_else(|| panic!("docs/{doc} has a YAML block with {marker:?}"))
         .to_owned()
+}
+
+/// The example plan of docs/cli.md with an `agent:` block.
+fn documented_plan() -> String {
+    yaml_block("cli.md", "\nagent:\n")
 }
 
 /// Each call's turn so far, and what the caller said in it.
@@ -79,4 +84,18 @@ async fn the_documented_plan_runs_as_written_against_an_agent_in_its_own_words()
     // The run ran to its verdict (1 is a FAILED verdict, never a refusal). The verdict itself is
     // the offline judge's: reading this agent's own wording is issue 28's judge work.
     assert!(matches!(output.status.code(), Some(0 | 1)), "{}", stderr(&output));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_reference_agent_example_passes_as_written() {
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join("reference.yaml");
+    std::fs::write(&file, yaml_block("cli.md", "the reference agent answers it")).unwrap();
+    let output = run(switchboard(home.path()).args(["gate", "-f", file.to_str().unwrap(), "--embedded"])).await;
+    assert_exit(&output, 0);
+    let report = json(&output);
+    assert_eq!(report["result"], "PASSED", "{report:#}");
+    for sim in report["simulations"].as_array().unwrap() {
+        assert_eq!(sim["outcome"], "PASSED", "{sim:#}");
+    }
 }

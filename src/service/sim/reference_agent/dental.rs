@@ -22,6 +22,20 @@ fn slot(text: &str) -> Option<&'static str> {
     .map(|(_, slot)| *slot)
 }
 
+/// The slot a caller takes by its place among openings ("the first option works for me").
+fn option_taken(text: &str) -> Option<&'static str> {
+    if !has(text, &["option", "one", "opening"]) {
+        return None;
+    }
+    if has(text, &["first", "earliest"]) {
+        Some("Tuesday, October 13 at 9:30 AM")
+    } else if has(text, &["second"]) {
+        Some("Wednesday, October 14 at 8:30 AM")
+    } else {
+        None
+    }
+}
+
 fn gives_birth_date(text: &str) -> bool {
     has(text, &["19", "20"]) && has(text, MONTHS)
 }
@@ -68,6 +82,11 @@ pub(super) fn reply(text: &str, earlier: &[String], build: ReferenceBuild, flaws
             .into()
     } else if has(text, &["morning", "anything next", "anything on"]) {
         "I have Tuesday, October 13 at 9:30 AM with Maya, our hygienist. Would that work?".into()
+    } else if let Some(slot) = option_taken(text) {
+        format!(
+            "The first opening I can offer is {slot} with Maya, our hygienist: you're booked and it's confirmed.{}",
+            if flaws.forgets_policy { "" } else { POLICY }
+        )
     } else if let Some(slot) = slot(text).filter(|_| has(text, &["works", "fine", "that one", "yes", "good", "take"])) {
         format!("To confirm: {slot} with Maya, our hygienist. Press 1 to confirm, or 2 to choose another time.")
     } else if has(text, &["reschedul", "move", "change", "appointment", "book", "cleaning", "check-up", "checkup"]) {
