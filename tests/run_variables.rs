@@ -109,3 +109,20 @@ async fn the_cli_exits_2_naming_the_unfilled_variable() {
     let stderr = cli::stderr(&output);
     assert!(stderr.contains("customerName") && stderr.contains("verificationDetail"), "{stderr}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_bad_reference_of_a_plan_file_is_named_at_once_with_its_line() {
+    let service = start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    let endpoint = id_of(&seeded("agent_endpoints", |_| true)[0]);
+    let file = home.path().join("plan.yaml");
+    let plan = format!(
+        "name: Bad\ndirection: INBOUND\nmaxSimulationDurationSeconds: 300\nagentEndpoints:\n  - id: {endpoint}\nflows:\n  - slug: no-such-flow\n    happyPath: true\nmetrics:\n  - slug: task_completion\n  - slug: no_such_metric\n"
+    );
+    std::fs::write(&file, plan).unwrap();
+    let output = cli::run(cli::against(home.path(), &service).args(["gate", "-f", file.to_str().unwrap()])).await;
+    cli::assert_exit(&output, 2);
+    let stderr = cli::stderr(&output);
+    assert!(stderr.contains("plan.yaml:7: plan.flows[0].slug: no customer flow no-such-flow"), "{stderr}");
+    assert!(stderr.contains("plan.yaml:11: ") && stderr.contains("no metric definition no_such_metric"), "{stderr}");
+}

@@ -76,13 +76,20 @@ pub async fn run(command: PlanCommand, session: &Session) -> Outcome {
     Ok(Exit::Ok)
 }
 
-/// A refusal of a file's contents, pointed at the line of the member the service named.
+/// A refusal of a file's contents, pointed at the line of each member the service named.
 pub fn locate(document: &Document, error: crate::api::Error) -> Failure {
     let mut failure = Failure::from(error);
-    if let Some(param) = failure.body.param.clone()
-        && let Some(line) = document.line_of(param.trim_start_matches("plan."))
-    {
-        failure.body.message = format!("{}:{line}: {}", document.name, failure.body.message);
+    let at =
+        |param: &str| document.line_of(param.trim_start_matches("plan.")).map(|l| format!("{}:{l}: ", document.name));
+    if let Some(line) = failure.body.param.as_deref().and_then(at) {
+        failure.body.message = format!("{line}{}", failure.body.message);
+    }
+    let violations = failure.body.details.as_mut().and_then(|d| d.get_mut("violations")).and_then(|v| v.as_array_mut());
+    for violation in violations.into_iter().flatten() {
+        let line = violation.get("param").and_then(|p| p.as_str()).and_then(at);
+        if let (Some(line), Some(message)) = (line, violation.get("message").and_then(|m| m.as_str())) {
+            violation["message"] = format!("{line}{message}").into();
+        }
     }
     failure
 }

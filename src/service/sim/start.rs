@@ -9,7 +9,7 @@ use super::jobs::with_verdict;
 use super::placeholders::{self, Placeholder};
 use super::selection::{flow_and_automatic_metrics, variables_for};
 use crate::api::model::*;
-use crate::api::validate::Violation;
+use crate::api::validate::{Violation, ViolationCode};
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::metrics::definitions;
 use crate::service::store::{self, Doc, Kind};
@@ -89,58 +89,60 @@ pub fn run(tx: &Tx, request: RunRequest) -> ServiceResult<RunStarted> {
     })
 }
 
-/// Every id the plan names must exist now; each failure names its path.
+/// Every id the plan names must exist now; every failure is listed at once, each naming its
+/// path.
 pub fn check_references(tx: &Tx, plan: &RunPlanInput, at: &str) -> ServiceResult<()> {
     let path = |p: String| if at.is_empty() { p } else { format!("{at}.{p}") };
+    let mut refused = Vec::new();
+    let mut refuse = |param: String, message: String| {
+        refused.push(Violation { message: format!("{param}: {message}"), param, code: ViolationCode::InvalidParameter })
+    };
     for (i, endpoint) in plan.agent_endpoints.iter().flatten().enumerate() {
         if !store::exists(tx, Kind::AgentEndpoint, &endpoint.id.to_string())? {
-            let param = path(format!("agentEndpoints[{i}].id"));
-            return Err(ServiceError::invalid(&param, format!("{param}: no agent endpoint {}", endpoint.id)));
+            refuse(path(format!("agentEndpoints[{i}].id")), format!("no agent endpoint {}", endpoint.id));
         }
     }
     for (i, metric) in plan.metrics.iter().flatten().enumerate() {
         let key = metric.id.map(|id| id.to_string()).or(metric.slug_or_alias().map(str::to_owned)).unwrap_or_default();
         if definitions::resolve(tx, &key).is_err() {
             let member = if metric.id.is_some() { "id" } else { "slug" };
-            let param = path(format!("metrics[{i}].{member}"));
-            return Err(ServiceError::invalid(&param, format!("{param}: no metric definition {key}")));
+            refuse(path(format!("metrics[{i}].{member}")), format!("no metric definition {key}"));
         }
     }
     for (i, persona) in plan.personas.iter().flatten().enumerate() {
         if !store::exists(tx, Kind::Persona, &persona.id.to_string())? {
-            let param = path(format!("personas[{i}].id"));
-            return Err(ServiceError::invalid(&param, format!("{param}: no persona {}", persona.id)));
+            refuse(path(format!("personas[{i}].id")), format!("no persona {}", persona.id));
         }
     }
     for (i, selection) in plan.flow_selections().iter().enumerate() {
-        let flow = resolve_flow(tx, selection)
-            .map_err(|e| e.with_param(path(format!("flows[{i}].{}", flow_member(selection)))))?;
+        let flow = match resolve_flow(tx, selection) {
+            Ok(flow) => flow,
+            Err(error) => {
+                refuse(path(format!("flows[{i}].{}", flow_member(selection))), error.body.message.clone());
+                continue;
+            }
+        };
         if flow.is_voicemail() && plan.direction == Some(Direction::Inbound) {
-            let param = path(format!("flows[{i}].id"));
-            return Err(ServiceError::invalid(&param, format!("{param}: a voicemail flow needs an OUTBOUND plan")));
+            refuse(path(format!("flows[{i}].id")), "a voicemail flow needs an OUTBOUND plan".into());
         }
         if let Some(persona) = selection.persona_override_id
             && !store::exists(tx, Kind::Persona, &persona.to_string())?
         {
-            let param = path(format!("flows[{i}].personaOverrideId"));
-            return Err(ServiceError::invalid(&param, format!("{param}: no persona {persona}")));
+            refuse(path(format!("flows[{i}].personaOverrideId")), format!("no persona {persona}"));
         }
         if let Some(EdgeCases::List(list)) = &selection.edge_cases {
             for (j, edge) in list.iter().enumerate() {
-                let known = flow.edge_cases.iter().any(|e| Some(e.id) == edge.id);
-                if !known {
-                    let param = path(format!("flows[{i}].edgeCases[{j}].id"));
+                if !flow.edge_cases.iter().any(|e| Some(e.id) == edge.id) {
                     let id = edge.id.map(|id| id.to_string()).unwrap_or_default();
-                    return Err(ServiceError::invalid(&param, format!("{param}: flow has no edge case {id}")));
+                    refuse(path(format!("flows[{i}].edgeCases[{j}].id")), format!("flow has no edge case {id}"));
                 }
             }
         }
         if selection.happy_path == Some(true) && flow.happy_path.is_none() {
-            let param = path(format!("flows[{i}].happyPath"));
-            return Err(ServiceError::invalid(&param, format!("{param}: this flow has no happy path")));
+            refuse(path(format!("flows[{i}].happyPath")), "this flow has no happy path".into());
         }
     }
-    Ok(())
+    ServiceError::check(refused)
 }
 
 fn flow_member(selection: &FlowSelection) -> &'static str {
