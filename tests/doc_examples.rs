@@ -99,3 +99,24 @@ async fn the_reference_agent_example_passes_as_written() {
         assert_eq!(sim["outcome"], "PASSED", "{sim:#}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_ci_plan_passes_as_written_against_an_agent_in_its_own_words() {
+    let app = axum::Router::new().route("/turn", axum::routing::post(front_desk)).with_state(Calls::default());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/turn", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join("plan.yaml");
+    std::fs::write(&file, yaml_block("ci.md", "name: Front desk, every pull request")).unwrap();
+    let body = r#"{"message": "{{text}}", "session": "{{callId}}"}"#;
+    let output = run(switchboard(home.path()).args(["gate", "-f", file.to_str().unwrap(), "--embedded"]).args([
+        "--agent-url",
+        &url,
+        "--agent-body",
+        body,
+    ]))
+    .await;
+    assert_exit(&output, 0);
+    assert_eq!(json(&output)["result"], "PASSED");
+}
