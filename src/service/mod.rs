@@ -2,6 +2,7 @@
 //! (the console embeds it) or as `switchboard serve`.
 
 mod auth;
+mod chat_completions;
 mod conversations;
 pub mod data_dir;
 pub mod error;
