@@ -143,7 +143,13 @@ impl ChatCompletions {
             None => None,
         };
         let http = reqwest::Client::builder().build().map_err(|e| e.to_string())?;
-        Ok(ChatCompletions { who, http, base_url: base_url.trim_end_matches('/').to_owned(), model: model.to_owned(), key })
+        Ok(ChatCompletions {
+            who,
+            http,
+            base_url: base_url.trim_end_matches('/').to_owned(),
+            model: model.to_owned(),
+            key,
+        })
     }
 
     /// The content of the first choice's message.
@@ -177,8 +183,10 @@ impl ChatCompletions {
         let late = |e: &reqwest::Error| {
             e.is_timeout().then(|| format!("{who} did not answer within {} s", request.timeout.as_secs_f64()))
         };
-        let response =
-            sending.send().await.map_err(|e| late(&e).unwrap_or_else(|| format!("{who} unreachable: {}", e.without_url())))?;
+        let response = sending
+            .send()
+            .await
+            .map_err(|e| late(&e).unwrap_or_else(|| format!("{who} unreachable: {}", e.without_url())))?;
         let status = response.status();
         let bytes = read_capped(response).await.map_err(|e| {
             late(&e).unwrap_or_else(|| format!("{who} answered {status} unreadably: {}", e.without_url()))
