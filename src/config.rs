@@ -94,6 +94,9 @@ pub struct Config {
     pub keys: BTreeMap<String, Vec<String>>,
     /// An OpenAI-compatible judge for the local service's LLM-judged metrics.
     pub judge: Option<crate::service::metrics::judge::JudgeConfig>,
+    /// An OpenAI-compatible model that plays the local service's simulated callers
+    /// (docs/caller.md).
+    pub caller: Option<crate::service::sim::conversation::CallerConfig>,
     /// Where `switchboard serve` keeps its data.
     #[serde(default)]
     pub service: ServiceSettings,

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use crate::api::{self, Client, ClientConfig};
 use crate::config::{Config, ConfigError, Credentials, Overrides, Paths, Resolved, Target};
+use crate::service::sim::conversation::CallerConfig;
 use crate::service::{self, Running, SimSpeed, StartError};
 
 /// Which service to talk to, as the command line and environment say.
@@ -28,6 +29,8 @@ pub struct Context {
     pub resolved: Resolved,
     /// `--data-dir`: the kept local service's data dir, instead of the profile's.
     data_dir: Option<PathBuf>,
+    /// `[caller]`: the model that plays the embedded service's simulated callers.
+    caller: Option<CallerConfig>,
 }
 
 /// Why no client could be had.
@@ -70,7 +73,18 @@ impl Context {
         if selection.data_dir.is_some() {
             resolved.target = Target::Embedded;
         }
-        Ok(Context { paths, resolved, data_dir: selection.data_dir.clone() })
+        Ok(Context { paths, resolved, data_dir: selection.data_dir.clone(), caller: config.caller })
+    }
+
+    /// `[caller]` of the config file the selection names: what an embedded service plays its
+    /// simulated callers with, whatever the profile.
+    pub fn caller(selection: &Selection) -> Result<Option<CallerConfig>, ConfigError> {
+        let paths = match Context::paths(selection) {
+            // `--embedded` runs where there is no home too (a bare CI container): no config file.
+            Err(ConfigError::NoHome) => return Ok(None),
+            paths => paths?,
+        };
+        Ok(Config::load(&paths.config_file)?.0.caller)
     }
 
     /// Who the cache is of: the remote service's address, or the embedded service's data dir
@@ -95,7 +109,10 @@ impl Context {
                 Ok((Client::new(base_url, key, self.resolved.client.clone())?, None))
             }
             Target::Embedded => {
-                let options = service::Options::embedded(self.embedded_data_dir());
+                let options = service::Options {
+                    caller: self.caller.clone(),
+                    ..service::Options::embedded(self.embedded_data_dir())
+                };
                 let running = service::start(options).await?;
                 let client = Client::new(&running.base_url(), running.api_key.clone(), self.resolved.client.clone())?;
                 Ok((client, Some(running)))
@@ -115,11 +132,12 @@ pub struct Throwaway {
 
 impl Throwaway {
     /// A service on a fresh data dir, or on `keep` (created, or reused with what earlier runs
-    /// left in it) which outlives it.
+    /// left in it) which outlives it; `caller` plays its simulated callers.
     pub async fn start(
         sim_speed: SimSpeed,
         client: ClientConfig,
         keep: Option<&std::path::Path>,
+        caller: Option<CallerConfig>,
     ) -> Result<Throwaway, ConnectError> {
         let (path, dir) = match keep {
             Some(kept) => (kept.to_path_buf(), None),
@@ -133,7 +151,7 @@ impl Throwaway {
         };
         // Seeded, but without the nightly history: a CI run's own plan has the engine to itself.
         let options =
-            service::Options { seed: true, seed_history: false, sim_speed, ..service::Options::embedded(path) };
+            service::Options { seed: true, seed_history: false, sim_speed, caller, ..service::Options::embedded(path) };
         let running = service::start(options).await?;
         let client = Client::new(&running.base_url(), running.api_key.clone(), client)?;
         Ok(Throwaway { client, running: Some(running), _dir: dir })

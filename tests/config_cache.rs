@@ -28,6 +28,32 @@ fn the_example_config_parses_and_resolves() {
     assert_eq!(local.poll_interval.as_millis(), 1000);
 }
 
+/// The example's `[caller]` section, uncommented, is what `[caller]` takes; a member it does not
+/// take is refused by name.
+#[test]
+fn the_examples_caller_section_parses_and_unknown_members_are_refused() {
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("config.example.toml")).unwrap();
+    let section: String = text
+        .lines()
+        .skip_while(|l| *l != "# [caller]")
+        .take_while(|l| l.starts_with("# "))
+        .map(|l| format!("{}\n", &l[2..]))
+        .collect();
+    let caller = config(&section).caller.expect("the example has a [caller] section");
+    assert_eq!(
+        caller,
+        switchboard::service::sim::conversation::CallerConfig {
+            base_url: "https://api.openai.com/v1".into(),
+            model: "gpt-4o-mini".into(),
+            api_key_env: Some("OPENAI_API_KEY".into()),
+            timeout_seconds: Some(30),
+            max_tokens: Some(300),
+        }
+    );
+    let error = Config::parse("[caller]\nbase_url = \"http://m/v1\"\nmodel = \"m\"\ntemperature = 1\n").unwrap_err();
+    assert!(error.contains("temperature") && error.starts_with("line 4"), "{error}");
+}
+
 #[test]
 fn no_config_means_the_embedded_local_service() {
     let resolved = Config::default().resolve(&overrides()).unwrap();

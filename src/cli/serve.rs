@@ -9,6 +9,7 @@ use super::exit::{Exit, Failure, Outcome};
 use super::signals::Signals;
 use crate::api::ApiKey;
 use crate::config::{Config, Paths};
+use crate::service::sim::conversation::CallerConfig;
 use crate::service::{self, Options, SimSpeed};
 
 #[derive(Debug, Args)]
@@ -79,6 +80,65 @@ pub struct ServeArgs {
     /// refused with 503 service_busy, so clients that stop reading cannot take more.
     #[arg(long, default_value_t = (service::DEFAULT_RESPONSE_MEMORY >> 20) as u64, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=65536))]
     pub response_memory_mb: u64,
+    #[command(flatten)]
+    pub caller: CallerArgs,
+}
+
+/// The language model that plays the simulated callers (docs/caller.md): each flag wins over
+/// the same setting under `[caller]` in config.toml.
+#[derive(Debug, Default, Args)]
+pub struct CallerArgs {
+    /// The caller model's OpenAI-compatible endpoint (`https://api.openai.com/v1`).
+    #[arg(long, value_name = "URL")]
+    pub caller_base_url: Option<String>,
+    /// The caller model (`gpt-4o-mini`); with a base URL, simulated callers are played by it.
+    #[arg(long, value_name = "MODEL")]
+    pub caller_model: Option<String>,
+    /// The environment variable that holds the caller model's key (the key itself is never
+    /// given on the command line).
+    #[arg(long, value_name = "VAR")]
+    pub caller_api_key_env: Option<String>,
+    /// Seconds one request to the caller model may take before its simulation fails (default 30).
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=600))]
+    pub caller_timeout: Option<u64>,
+    /// The most tokens one reply of the caller model may take (default 300).
+    #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u32).range(1..=8192))]
+    pub caller_max_tokens: Option<u32>,
+}
+
+impl CallerArgs {
+    /// `[caller]` from the file with these flags over it; None when neither names a model.
+    pub fn over(self, file: Option<CallerConfig>) -> Result<Option<CallerConfig>, Failure> {
+        let flagged = self.caller_base_url.is_some()
+            || self.caller_model.is_some()
+            || self.caller_api_key_env.is_some()
+            || self.caller_timeout.is_some()
+            || self.caller_max_tokens.is_some();
+        if file.is_none() && !flagged {
+            return Ok(None);
+        }
+        let (base_url, model, api_key_env, timeout_seconds, max_tokens) = match file {
+            Some(c) => (Some(c.base_url), Some(c.model), c.api_key_env, c.timeout_seconds, c.max_tokens),
+            None => (None, None, None, None, None),
+        };
+        let base_url = self.caller_base_url.or(base_url).filter(|u| !u.trim().is_empty()).ok_or_else(|| {
+            Failure::usage(
+                "the caller model needs an endpoint: give --caller-base-url, or base_url under [caller] in config.toml",
+            )
+        })?;
+        let model = self.caller_model.or(model).filter(|m| !m.trim().is_empty()).ok_or_else(|| {
+            Failure::usage(
+                "the caller model needs a model name: give --caller-model, or model under [caller] in config.toml",
+            )
+        })?;
+        Ok(Some(CallerConfig {
+            base_url,
+            model,
+            api_key_env: self.caller_api_key_env.or(api_key_env),
+            timeout_seconds: self.caller_timeout.or(timeout_seconds),
+            max_tokens: self.caller_max_tokens.or(max_tokens),
+        }))
+    }
 }
 
 pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Outcome {
@@ -111,6 +171,7 @@ pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Outcome {
         public: args.public,
         sim_speed: args.sim_speed,
         judge: config.judge,
+        caller: args.caller.over(config.caller)?,
         read_timeout: service::READ_TIMEOUT,
         write_timeout: std::time::Duration::from_secs(args.write_timeout),
         response_memory: usize::try_from(args.response_memory_mb << 20).unwrap_or(usize::MAX),
@@ -162,4 +223,38 @@ fn read_key_file(path: &std::path::Path) -> Result<ApiKey, Failure> {
         return Err(Failure::usage(format!("--api-key-file {} is empty", path.display())));
     }
     Ok(ApiKey::new(key))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file() -> CallerConfig {
+        CallerConfig {
+            base_url: "https://models.example/v1".into(),
+            model: "from-file".into(),
+            api_key_env: Some("FILE_KEY".into()),
+            timeout_seconds: Some(45),
+            max_tokens: None,
+        }
+    }
+
+    #[test]
+    fn caller_flags_win_over_the_file_one_setting_at_a_time() {
+        assert_eq!(CallerArgs::default().over(None).unwrap(), None, "no model: the offline caller");
+        assert_eq!(CallerArgs::default().over(Some(file())).unwrap(), Some(file()));
+        let flags =
+            CallerArgs { caller_model: Some("from-flag".into()), caller_max_tokens: Some(99), ..Default::default() };
+        let merged = flags.over(Some(file())).unwrap().unwrap();
+        assert_eq!((merged.model.as_str(), merged.max_tokens), ("from-flag", Some(99)));
+        assert_eq!((merged.base_url.as_str(), merged.timeout_seconds), ("https://models.example/v1", Some(45)));
+    }
+
+    #[test]
+    fn a_caller_model_needs_both_an_endpoint_and_a_model() {
+        let only_model = CallerArgs { caller_model: Some("m".into()), ..Default::default() };
+        assert!(only_model.over(None).unwrap_err().body.message.contains("--caller-base-url"));
+        let only_url = CallerArgs { caller_base_url: Some("http://m/v1".into()), ..Default::default() };
+        assert!(only_url.over(None).unwrap_err().body.message.contains("--caller-model"));
+    }
 }

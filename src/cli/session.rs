@@ -34,7 +34,8 @@ impl Session {
     pub async fn open(global: &GlobalArgs, sim_speed: Option<SimSpeed>) -> Result<Session, Failure> {
         if global.embedded {
             let speed = sim_speed.unwrap_or(SimSpeed::Max);
-            let disposable = Throwaway::start(speed, ClientConfig::default(), global.keep.as_deref()).await?;
+            let caller = Context::caller(&global.selection())?;
+            let disposable = Throwaway::start(speed, ClientConfig::default(), global.keep.as_deref(), caller).await?;
             return Ok(Session {
                 client: disposable.client.clone(),
                 format: global.output,

@@ -2,6 +2,7 @@
 //! (the console embeds it) or as `switchboard serve`.
 
 mod auth;
+mod chat_completions;
 mod conversations;
 pub mod data_dir;
 pub mod error;
@@ -84,6 +85,8 @@ pub struct Options {
     pub sim_speed: SimSpeed,
     /// An OpenAI-compatible judge for LLM-judged metrics; the offline judge otherwise.
     pub judge: Option<metrics::judge::JudgeConfig>,
+    /// An OpenAI-compatible model that plays the simulated callers; the offline caller otherwise.
+    pub caller: Option<sim::conversation::CallerConfig>,
     /// A client that takes longer than this to send its request head, or then its body, is
     /// disconnected.
     pub read_timeout: std::time::Duration,
@@ -154,6 +157,7 @@ impl Options {
             public: false,
             sim_speed: SimSpeed::default(),
             judge: None,
+            caller: None,
             read_timeout: server::READ_TIMEOUT,
             write_timeout: server::WRITE_TIMEOUT,
             response_memory: DEFAULT_RESPONSE_MEMORY,
@@ -258,6 +262,8 @@ pub enum StartError {
     Seed(String),
     #[error("cannot set up the judge: {0}")]
     Judge(String),
+    #[error("cannot set up the caller model: {0}")]
+    Caller(String),
     #[error("cannot listen on {addr}: {source}")]
     Bind { addr: SocketAddr, source: std::io::Error },
 }
@@ -287,6 +293,8 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
         Some(config) => metrics::judge::Judge::open_ai(config).map_err(StartError::Judge)?,
         None => metrics::judge::Judge::Rubric,
     };
+    let caller =
+        options.caller.as_ref().map(sim::conversation::ModelCaller::new).transpose().map_err(StartError::Caller)?;
     let listener = tokio::net::TcpListener::bind(options.addr)
         .await
         .map_err(|source| StartError::Bind { addr: options.addr, source })?;
@@ -296,7 +304,8 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
     let collector = metrics::collection::Collector::new(store.clone(), judge.clone(), worker.clone());
     let simulator =
         sim::runner::Simulator::new(store.clone(), judge, options.sim_speed, format!("http://{addr}"), worker.clone())
-            .with_turn_timeout(options.agent_turn_timeout);
+            .with_turn_timeout(options.agent_turn_timeout)
+            .with_caller(caller);
     let sender = webhooks::Sender::new(store.clone(), options.webhook_retry);
     let store_for_leases = store.clone();
     let (closing_tx, closing) = tokio::sync::watch::channel(false);

@@ -1,6 +1,7 @@
 //! Shared by the service tests: a real local service on 127.0.0.1, started in-process.
 #![allow(dead_code, reason = "each test crate uses a different part of the support module")]
 
+pub mod chat_model;
 pub mod proxy;
 pub mod serve;
 

@@ -112,11 +112,12 @@ async fn read_plan(State(state): State<AppState>, Path(id): Path<String>) -> Ser
     )
 )]
 async fn create_plan(State(state): State<AppState>, Valid(input): Valid<RunPlanInput>) -> ServiceResult<Response> {
+    let caller = state.simulator.caller();
     let created_plan = state
         .store
         .write(move |tx| {
             let input = input.clone();
-            start::create_plan(tx, input)
+            start::create_plan(tx, input, caller)
         })
         .await?;
     if created_plan.run_plan_job.is_some() {
@@ -254,6 +255,12 @@ async fn list_jobs(State(state): State<AppState>, Params(params): Params<ListPar
 }
 
 /// Start a run from a saved plan or an inline plan, with runtime variables.
+///
+/// An IMPROV variant with no steps is played by the service's caller model (`[caller]` in
+/// config.toml, or `switchboard serve --caller-model`); on a service without one the run is
+/// refused with 400 `invalid_parameter` before anything starts, `param` naming the flow
+/// selection's member (`flows[0].happyPath`, `plan.flows[0].edgeCases[1]`) and the message the
+/// variant (title and id) and how to configure a model (local service extension).
 #[utoipa::path(
     post,
     path = "/v1/simulation/run",
@@ -271,11 +278,12 @@ async fn list_jobs(State(state): State<AppState>, Params(params): Params<ListPar
     )
 )]
 async fn run(State(state): State<AppState>, Valid(request): Valid<RunRequest>) -> ServiceResult<Response> {
+    let caller = state.simulator.caller();
     let started = state
         .store
         .write(move |tx| {
             let request = request.clone();
-            start::run(tx, request)
+            start::run(tx, request, caller)
         })
         .await?;
     state.simulator.wake();

@@ -4,10 +4,12 @@
 
 mod checkable;
 mod details;
+mod model_caller;
 mod script;
 
 use std::collections::BTreeMap;
 
+pub use model_caller::{CallerConfig, Failed, ModelCaller};
 use script::{Action, actions, fill};
 
 use super::agent_link::AgentLink;
@@ -28,6 +30,8 @@ pub struct Setup<'a> {
     pub silence_timeout_ms: i64,
     pub max_duration_ms: i64,
     pub agent_name: String,
+    /// The language model that plays the caller, when the service has one (`[caller]`).
+    pub caller: Option<&'a ModelCaller>,
 }
 
 /// How the call went.
@@ -315,7 +319,7 @@ fn asks_for_keys(said: &str) -> bool {
 }
 
 /// Runs the whole call.
-pub async fn converse(setup: &Setup<'_>, agent: &AgentLink, judge: &Judge) -> Result<Outcome, String> {
+pub async fn converse(setup: &Setup<'_>, agent: &AgentLink, judge: &Judge) -> Result<Outcome, Failed> {
     let key = stable_key(setup);
     let seed = key.bytes().fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
     let mut call = Call {
@@ -336,7 +340,10 @@ pub async fn converse(setup: &Setup<'_>, agent: &AgentLink, judge: &Judge) -> Re
     let mut plan = Vec::new();
     actions(steps, adaptive, &mut call.rng, &mut plan);
     script::mark_presses(&mut plan);
-    let end = run(&mut call, plan).await?;
+    let end = match setup.caller {
+        Some(model) => model_caller::run(&mut call, plan, model).await?,
+        None => run(&mut call, plan).await?,
+    };
     let (ended_status, end_reason) = end;
     let duration_ms =
         call.entries.iter().map(|e| e.end_offset_ms).max().unwrap_or(0).max(call.clock).min(setup.max_duration_ms);
@@ -370,7 +377,7 @@ async fn run(call: &mut Call<'_>, plan: Vec<Action>) -> Result<End, String> {
     let mut last_line = String::new();
     for action in plan {
         let end = match action {
-            Action::Say(text) => {
+            Action::Say(text) | Action::Instruction(text) => {
                 let mut line = fill(&text, call.setup.variables, persona);
                 if first && let Some(opener) = call.voice.opener {
                     line = format!("{opener}{}", lowercase_first(&line));
@@ -496,7 +503,7 @@ async fn voicemail(call: &mut Call<'_>, plan: Vec<Action>) -> Result<End, String
         if let Some(end) = call.over_time() {
             return Ok(end);
         }
-        if let Action::Say(text) = action {
+        if let Action::Say(text) | Action::Instruction(text) = action {
             let line = fill(&text, call.setup.variables, call.setup.persona);
             let start = call.clock + 600;
             let speaking = call.voice.speaking_ms(&line);

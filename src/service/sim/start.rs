@@ -18,14 +18,19 @@ use crate::service::verdict::Tally;
 use std::collections::HashMap;
 
 /// Saves a plan and, with the deprecated `autoRun`, starts it.
-pub fn create_plan(tx: &Tx, input: RunPlanInput) -> ServiceResult<RunPlanCreated> {
+pub fn create_plan(tx: &Tx, input: RunPlanInput, caller: Caller) -> ServiceResult<RunPlanCreated> {
     check_references(tx, &input, "")?;
     let plan = plan_of(tx, input, "")?;
     store::insert(
         tx,
         &Doc::new(Kind::RunPlan, plan.id, &plan, plan.created_at.clone().map(|t| t.0).unwrap_or_default())?,
     )?;
-    let job = if plan.plan.auto_run == Some(true) { Some(start_job(tx, &plan, None, "")?) } else { None };
+    let job = if plan.plan.auto_run == Some(true) {
+        refuse_improv_without_caller(tx, &plan.plan, "", caller)?;
+        Some(start_job(tx, &plan, None, "")?)
+    } else {
+        None
+    };
     Ok(RunPlanCreated { run_plan: plan, run_plan_job: job })
 }
 
@@ -56,7 +61,7 @@ fn plan_of(tx: &Tx, input: RunPlanInput, at: &str) -> ServiceResult<RunPlan> {
 }
 
 /// The run operation: a saved plan by id, or an inline plan (saved when asked).
-pub fn run(tx: &Tx, request: RunRequest) -> ServiceResult<RunStarted> {
+pub fn run(tx: &Tx, request: RunRequest, caller: Caller) -> ServiceResult<RunStarted> {
     let at = if request.plan.is_some() { "plan" } else { "" };
     let (plan, saved) = match (request.plan_id, request.plan.clone()) {
         (Some(id), _) => {
@@ -77,6 +82,7 @@ pub fn run(tx: &Tx, request: RunRequest) -> ServiceResult<RunStarted> {
         }
         (None, None) => return Err(ServiceError::invalid("planId", "give planId or plan")),
     };
+    refuse_improv_without_caller(tx, &plan.plan, at, caller)?;
     let job = start_job(tx, &plan, request.variables.as_ref(), at)?;
     Ok(RunStarted {
         simulation_run_plan_job_id: job.simulation_run_plan_job_id,
@@ -140,6 +146,60 @@ pub fn check_references(tx: &Tx, plan: &RunPlanInput, at: &str) -> ServiceResult
         }
         if selection.happy_path == Some(true) && flow.happy_path.is_none() {
             refuse(path(format!("flows[{i}].happyPath")), "this flow has no happy path".into());
+        }
+    }
+    ServiceError::check(refused)
+}
+
+/// Who plays the simulated callers: the offline caller, or a language model (`[caller]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Caller {
+    Offline,
+    Model,
+}
+
+/// An improv variant with no steps has nothing for the offline caller to say: without a caller
+/// model the run is refused, naming every such variant and how to configure a model.
+fn refuse_improv_without_caller(tx: &Tx, plan: &RunPlanInput, at: &str, caller: Caller) -> ServiceResult<()> {
+    if caller == Caller::Model {
+        return Ok(());
+    }
+    let mut refused = Vec::new();
+    for (i, selection) in plan.flow_selections().iter().enumerate() {
+        let flow = resolve_flow(tx, selection)?;
+        let mut chosen: Vec<(String, &FlowVariant)> = Vec::new();
+        if selection.happy_path == Some(true)
+            && let Some(happy) = &flow.happy_path
+        {
+            chosen.push(("happyPath".into(), happy));
+        }
+        match &selection.edge_cases {
+            Some(EdgeCases::All) => chosen.extend(flow.edge_cases.iter().map(|e| ("edgeCases".to_owned(), e))),
+            Some(EdgeCases::List(list)) => {
+                for (j, picked) in list.iter().enumerate() {
+                    let edge = flow.edge_cases.iter().find(|e| Some(e.id) == picked.id);
+                    chosen.extend(edge.map(|e| (format!("edgeCases[{j}]"), e)));
+                }
+            }
+            None => {}
+        }
+        for (member, variant) in chosen {
+            let improv = [&flow.flow_type, &variant.variant_type].contains(&&Some(FlowType::Improv));
+            if !improv || !crate::service::metrics::compute::script(&flow, Some(variant)).is_empty() {
+                continue;
+            }
+            let param =
+                if at.is_empty() { format!("flows[{i}].{member}") } else { format!("{at}.flows[{i}].{member}") };
+            let message = format!(
+                "{param}: the improv variant \"{}\" ({}) of flow \"{}\" has no steps, and this service has no caller model to \
+                 improvise it: configure one under [caller] in config.toml (base_url, model, api_key_env), or start \
+                 the service with switchboard serve --caller-base-url URL --caller-model MODEL",
+                variant.title.as_deref().unwrap_or("untitled"),
+                variant.id,
+                flow.title.as_deref().unwrap_or("untitled"),
+            );
+            let code = crate::api::validate::ViolationCode::InvalidParameter;
+            refused.push(Violation { param, code, message });
         }
     }
     ServiceError::check(refused)

@@ -8,23 +8,14 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::{Answer, JudgeConfig, Question, Verdict};
+use crate::service::chat_completions::{ChatCompletions, Message, Request};
 
-#[derive(Clone)]
+/// How long one question may take, from sending it to the whole answer.
+const QUESTION_TIMEOUT: Duration = Duration::from_secs(60);
+
+#[derive(Debug, Clone)]
 pub struct OpenAiJudge {
-    http: reqwest::Client,
-    base_url: String,
-    model: String,
-    key: Option<String>,
-}
-
-impl std::fmt::Debug for OpenAiJudge {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OpenAiJudge")
-            .field("base_url", &self.base_url)
-            .field("model", &self.model)
-            .field("key", &self.key.as_ref().map(|_| "<redacted>"))
-            .finish()
-    }
+    chat: ChatCompletions,
 }
 
 /// What the judge must answer.
@@ -38,52 +29,18 @@ struct Answered {
 
 impl OpenAiJudge {
     pub fn new(config: &JudgeConfig) -> Result<OpenAiJudge, String> {
-        let key = match &config.api_key_env {
-            Some(var) => Some(std::env::var(var).map_err(|_| format!("judge key variable ${var} is not set"))?),
-            None => None,
-        };
-        let http = reqwest::Client::builder().timeout(Duration::from_secs(60)).build().map_err(|e| e.to_string())?;
-        Ok(OpenAiJudge {
-            http,
-            base_url: config.base_url.trim_end_matches('/').to_owned(),
-            model: config.model.clone(),
-            key,
-        })
+        let chat = ChatCompletions::new("judge", &config.base_url, &config.model, config.api_key_env.as_deref())?;
+        Ok(OpenAiJudge { chat })
     }
 
     pub async fn judge(&self, question: &Question<'_>) -> Result<Verdict, String> {
-        self.ask(question).await.map_err(|e| self.redact(e))
-    }
-
-    /// An error message with the key, should anything echo it, blanked out.
-    fn redact(&self, message: String) -> String {
-        match &self.key {
-            Some(key) if !key.is_empty() => message.replace(key.as_str(), "<redacted>"),
-            _ => message,
-        }
+        self.ask(question).await.map_err(|e| self.chat.redact(e))
     }
 
     async fn ask(&self, question: &Question<'_>) -> Result<Verdict, String> {
-        let mut request =
-            self.http.post(format!("{}/chat/completions", self.base_url)).json(&body(&self.model, question));
-        if let Some(key) = &self.key {
-            request = request.bearer_auth(key);
-        }
-        let response = request.send().await.map_err(|e| format!("judge unreachable: {}", e.without_url()))?;
-        let status = response.status();
-        let text =
-            response.text().await.map_err(|e| format!("judge answered {status} unreadably: {}", e.without_url()))?;
-        let reply: serde_json::Value = serde_json::from_str(&text).unwrap_or(serde_json::Value::Null);
-        if !status.is_success() {
-            let message = reply["error"]["message"].as_str().unwrap_or("no message");
-            return Err(format!("judge answered {status}: {message}"));
-        }
-        if reply.is_null() {
-            return Err(format!("judge answered {status} without JSON"));
-        }
-        let content = reply["choices"][0]["message"]["content"].as_str().ok_or("judge reply has no message content")?;
+        let content = self.chat.complete(&request(question)).await?;
         let answered: Answered =
-            serde_json::from_str(content).map_err(|e| format!("judge reply is not the asked JSON: {e}"))?;
+            serde_json::from_str(&content).map_err(|e| format!("judge reply is not the asked JSON: {e}"))?;
         verdict(&question.answer, answered)
     }
 }
@@ -130,7 +87,7 @@ fn verdict(answer: &Answer, answered: Answered) -> Result<Verdict, String> {
 }
 
 /// The request: the prompt and the whole conversation with each line's role and time.
-fn body(model: &str, question: &Question<'_>) -> serde_json::Value {
+fn request(question: &Question<'_>) -> Request {
     let transcript: String = question
         .transcript
         .entries
@@ -158,13 +115,15 @@ fn body(model: &str, question: &Question<'_>) -> serde_json::Value {
     if let Some(knowledge) = question.knowledge {
         system.push_str(&format!(" Treat this reference as ground truth:\n{knowledge}"));
     }
-    serde_json::json!({
-        "model": model,
-        "temperature": 0,
-        "response_format": {"type": "json_object"},
-        "messages": [
-            {"role": "system", "content": system},
-            {"role": "user", "content": format!("{}\n\nConversation:\n{transcript}", question.prompt)},
+    Request {
+        messages: vec![
+            Message::system(system),
+            Message::user(format!("{}\n\nConversation:\n{transcript}", question.prompt)),
         ],
-    })
+        temperature: 0.0,
+        json: true,
+        max_tokens: None,
+        seed: None,
+        timeout: QUESTION_TIMEOUT,
+    }
 }

@@ -8,7 +8,11 @@ use crate::api::model::*;
 /// What the customer does next.
 #[derive(Debug, Clone)]
 pub(super) enum Action {
+    /// Words said as written (CUSTOMER_VERBATIM_TURN, CUSTOMER_FIRST_MESSAGE).
     Say(String),
+    /// What the caller should do (CUSTOMER_TURN): the offline caller says it as written, a caller
+    /// model takes it as an instruction and says it in its own words.
+    Instruction(String),
     Press(String),
     /// Keep quiet this many seconds, giving the agent the floor.
     Silence(i64),
@@ -30,6 +34,7 @@ pub(super) enum Action {
 pub(super) fn actions(steps: &[FlowStep], adaptive: bool, rng: &mut fastrand::Rng, out: &mut Vec<Action>) {
     for step in steps {
         match step.step_type.as_ref() {
+            Some(StepType::CustomerTurn) => out.extend(step.content.clone().map(Action::Instruction)),
             Some(kind) if kind.is_customer_line() => out.extend(step.content.clone().map(Action::Say)),
             Some(StepType::CustomerDtmf) => {
                 let digits = step.dtmf_digits.clone().filter(|d| !d.trim().is_empty());

@@ -67,6 +67,7 @@ fn setup<'a>(flow: &'a CustomerFlow, variables: &'a BTreeMap<String, String>, ca
         silence_timeout_ms: 30_000,
         max_duration_ms: 600_000,
         agent_name: "Brightsmile Dental — Front Desk".into(),
+        caller: None,
     }
 }
 

@@ -23,7 +23,7 @@ use uuid::Uuid;
 
 use super::agent_link::AgentLink;
 use super::call_record::{build_call, insert_call};
-use super::conversation::{Setup, converse};
+use super::conversation::{Failed, ModelCaller, Setup, converse};
 use super::jobs::{Retry, record_simulation, save_simulation, settle_job};
 use super::scoring::{Collected, count_item, score, store_values};
 use super::selection::{scenario_flow, simulation_variables};
@@ -51,6 +51,8 @@ pub struct Simulator {
     job_metrics: Arc<Mutex<HashMap<String, Arc<JobMetrics>>>>,
     /// How long an HTTP agent may take to answer one turn.
     turn_timeout: Duration,
+    /// The language model that plays the caller, when the service has one (`[caller]`).
+    caller: Option<Arc<ModelCaller>>,
 }
 
 impl Simulator {
@@ -65,12 +67,23 @@ impl Simulator {
             worker,
             job_metrics: Arc::default(),
             turn_timeout: super::agent_link::TURN_TIMEOUT,
+            caller: None,
         }
     }
 
     /// The same, giving an HTTP agent `timeout` to answer each turn.
     pub fn with_turn_timeout(self, timeout: Duration) -> Simulator {
         Simulator { turn_timeout: timeout, ..self }
+    }
+
+    /// The same, with `caller` playing the simulated callers.
+    pub fn with_caller(self, caller: Option<ModelCaller>) -> Simulator {
+        Simulator { caller: caller.map(Arc::new), ..self }
+    }
+
+    /// Whether a caller model plays the callers (an improv variant with no steps needs one).
+    pub fn caller(&self) -> super::start::Caller {
+        if self.caller.is_some() { super::start::Caller::Model } else { super::start::Caller::Offline }
     }
 
     pub fn wake(&self) {
@@ -113,7 +126,8 @@ impl Simulator {
         }
         if let Err(e) = &settled {
             let message = e.body.message.clone();
-            // A conversation that failed is the agent's (unreachable, no answer); anything else ours.
+            // A conversation that failed is the agent's (unreachable, no answer); anything else,
+            // the caller model's failures too, ours.
             let owner = if e.body.code == "conversation_failed" { FailureOwner::Agent } else { FailureOwner::Roark };
             let job_id = work.job_id.clone();
             let now = work.now();
@@ -271,19 +285,22 @@ impl Simulator {
             silence_timeout_ms: work.plan.silence_timeout_seconds_or_default() * 1000,
             max_duration_ms: work.plan.max_simulation_duration_seconds.unwrap_or(600) * 1000,
             agent_name: agent.as_ref().and_then(|a| a.name.clone()).unwrap_or_else(|| "the agent".into()),
+            // The seeded history replays with the offline caller, as it was recorded: a first
+            // start must not send the demo world's nights to a paid model.
+            caller: self.caller.as_deref().filter(|_| work.replay.is_none()),
         };
         // The status commits while the conversation goes on; a failed write stops the
         // conversation at once.
         let conversing = async { Ok(converse(&setup, &link, &self.judge).await) };
         let ((), outcome) = tokio::try_join!(saving, conversing)?;
-        // The conversation's error (an unreachable agent, say) is the simulation's errorMessage.
-        let outcome = outcome.map_err(|e| {
-            ServiceError::new(
-                axum::http::StatusCode::BAD_GATEWAY,
-                crate::api::ErrorType::Internal,
-                "conversation_failed",
-                e,
-            )
+        // The conversation's error (an unreachable agent, a caller model that failed) is the
+        // simulation's errorMessage; the code says whose side failed.
+        let outcome = outcome.map_err(|failed| {
+            let (code, message) = match failed {
+                Failed::Agent(message) => ("conversation_failed", message),
+                Failed::CallerModel(message) => ("caller_model_failed", message),
+            };
+            ServiceError::new(axum::http::StatusCode::BAD_GATEWAY, crate::api::ErrorType::Internal, code, message)
         })?;
         if work.replay.is_none() {
             self.pace(outcome.duration_ms).await; // history replays as fast as it can
