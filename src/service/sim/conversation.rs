@@ -405,12 +405,7 @@ async fn run(call: &mut Call<'_>, plan: Vec<Action>) -> Result<End, String> {
                 }
             }
             Action::Expect { expected, policy, presses_next, step } => {
-                if !expected.trim().is_empty() {
-                    let expectation = fill(&expected, call.setup.variables, persona);
-                    call.walked.push(WalkedStep { label: step, expectation, at_ms: call.clock });
-                }
-                let policy = policy.or_else(|| call.setup.flow.off_script_policy.clone());
-                off_script(call, &expected, presses_next, policy, &last_line).await?
+                reach_step(call, &expected, policy, presses_next, step, &last_line).await?
             }
         };
         if let Some(end) = end {
@@ -440,6 +435,24 @@ async fn run(call: &mut Call<'_>, plan: Vec<Action>) -> Result<End, String> {
         return Ok(end);
     }
     Ok((EndedStatus::CustomerEndedCall, "the flow was completed".into()))
+}
+
+/// The caller reaches an agent step: it is noted for judging after the call, and the
+/// off-script policy applies to what the caller can decide now.
+async fn reach_step(
+    call: &mut Call<'_>,
+    expected: &str,
+    policy: Option<OffScriptPolicy>,
+    presses_next: bool,
+    step: String,
+    last_line: &str,
+) -> Result<Option<End>, String> {
+    if !expected.trim().is_empty() {
+        let expectation = fill(expected, call.setup.variables, call.setup.persona);
+        call.walked.push(WalkedStep { label: step, expectation, at_ms: call.clock });
+    }
+    let policy = policy.or_else(|| call.setup.flow.off_script_policy.clone());
+    off_script(call, expected, presses_next, policy, last_line).await
 }
 
 /// Applies the off-script policy until the agent is back on script or the attempts run out.

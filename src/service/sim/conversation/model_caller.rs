@@ -191,9 +191,8 @@ pub(super) async fn run(call: &mut Call<'_>, plan: Vec<Action>, model: &ModelCal
                     }
                 }
             }
-            Action::Expect { expected, policy, presses_next } => {
-                let policy = policy.or_else(|| call.setup.flow.off_script_policy.clone());
-                super::off_script(call, &expected, presses_next, policy, &last_line).await?
+            Action::Expect { expected, policy, presses_next, step } => {
+                super::reach_step(call, &expected, policy, presses_next, step, &last_line).await?
             }
         };
         if let Some(end) = end {

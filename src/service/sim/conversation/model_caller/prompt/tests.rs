@@ -119,7 +119,12 @@ fn a_scripted_flow_lists_its_steps_and_says_how_strictly_to_keep_them() {
     let mut setup = example_setup(&flow, &persona, &variables);
     setup.persona = None;
     let plan = [
-        Action::Expect { expected: "Agent greets the caller".into(), policy: None, presses_next: false },
+        Action::Expect {
+            expected: "Agent greets the caller".into(),
+            policy: None,
+            presses_next: false,
+            step: "step \"greet\" (AGENT_TURN)".into(),
+        },
         Action::Instruction("Ask to move parcel {{orderNumber}}".into()),
         Action::Say("It's {{orderNumber}}.".into()),
         Action::Press("1".into()),
