@@ -53,6 +53,11 @@ fn persona_gives(persona: Option<&Persona>, name: &str) -> bool {
     persona.and_then(|p| p.fields.properties.as_ref()).is_some_and(|props| props.contains_key(name))
 }
 
+/// Whether the variant runs as it is: its persona gives every placeholder its lines use.
+pub fn runs_as_is(flow: &CustomerFlow, variant: &FlowVariant) -> bool {
+    used_by(flow, Some(variant)).iter().all(|p| persona_gives(variant.persona_override.as_ref(), &p.name))
+}
+
 /// The refusals for one test case: each placeholder neither `values` nor the persona gives.
 /// `case` names the flow and variant for people.
 pub fn unfilled(

@@ -5,6 +5,7 @@
 use crate::service::store::Conn;
 use uuid::Uuid;
 
+use super::placeholders;
 use crate::api::model::*;
 use crate::service::error::ServiceResult;
 use crate::service::metrics::definitions;
@@ -14,24 +15,45 @@ use crate::service::store::{self, Kind};
 const METRICS: &[&str] = &["call_duration", "task_completion"];
 const MAX_DURATION_SECONDS: i64 = 300;
 
-/// Every template, one per flow that is not a voicemail flow and has something to run.
+/// Every template, one per flow that is not a voicemail flow and has something to run as it
+/// is. A template covers the variants whose personas give every `{{placeholder}}` their lines
+/// use: the others need values only the person running them has, and a run would be refused.
 pub fn all(conn: &Conn) -> ServiceResult<Vec<RunPlanTemplate>> {
     let flows: Vec<CustomerFlow> = store::all(conn, Kind::CustomerFlow)?;
     let endpoints: Vec<AgentEndpoint> = store::all(conn, Kind::AgentEndpoint)?;
     let metrics: Vec<MetricDefinition> =
         METRICS.iter().filter_map(|slug| definitions::resolve(conn, slug).ok()).collect();
     Ok(flows
-        .iter()
-        .filter(|f| !f.is_voicemail() && (f.happy_path.is_some() || !f.edge_cases.is_empty()))
-        .filter_map(|flow| {
+        .into_iter()
+        .filter(|f| !f.is_voicemail())
+        .map(runnable_part)
+        .filter(|(f, _)| f.happy_path.is_some() || !f.edge_cases.is_empty())
+        .filter_map(|(flow, every_edge_case)| {
+            let flow = &flow;
             let endpoint =
                 endpoints.iter().find(|e| flow.agents.iter().any(|a| Some(a.id) == e.agent_id)).or(endpoints.first())?;
-            Some(template(flow, endpoint, &metrics))
+            Some(template(flow, every_edge_case, endpoint, &metrics))
         })
         .collect())
 }
 
-fn template(flow: &CustomerFlow, endpoint: &AgentEndpoint, metrics: &[MetricDefinition]) -> RunPlanTemplate {
+/// The flow with only the variants that run as they are, and whether every edge case does.
+fn runnable_part(mut flow: CustomerFlow) -> (CustomerFlow, bool) {
+    let runs = |variant: &FlowVariant| placeholders::runs_as_is(&flow, variant);
+    let happy_path = flow.happy_path.clone().filter(|v| runs(v));
+    let edge_cases: Vec<FlowVariant> = flow.edge_cases.iter().filter(|v| runs(v)).cloned().collect();
+    let every_edge_case = edge_cases.len() == flow.edge_cases.len();
+    flow.happy_path = happy_path;
+    flow.edge_cases = edge_cases;
+    (flow, every_edge_case)
+}
+
+fn template(
+    flow: &CustomerFlow,
+    every_edge_case: bool,
+    endpoint: &AgentEndpoint,
+    metrics: &[MetricDefinition],
+) -> RunPlanTemplate {
     let flow_title = flow.title.clone().unwrap_or_default();
     let title = format!("{flow_title} regression");
     let reference = |d: &MetricDefinition| TemplateMetric { id: d.id, slug: d.slug.clone().unwrap_or_default() };
@@ -42,7 +64,16 @@ fn template(flow: &CustomerFlow, endpoint: &AgentEndpoint, metrics: &[MetricDefi
         flows: Some(vec![FlowSelection {
             id: Some(flow.id),
             happy_path: Some(flow.happy_path.is_some()),
-            edge_cases: (!flow.edge_cases.is_empty()).then_some(EdgeCases::All),
+            edge_cases: match (flow.edge_cases.is_empty(), every_edge_case) {
+                (true, _) => None,
+                (false, true) => Some(EdgeCases::All),
+                (false, false) => Some(EdgeCases::List(
+                    flow.edge_cases
+                        .iter()
+                        .map(|e| EdgeCaseSelection { id: Some(e.id), ..Default::default() })
+                        .collect(),
+                )),
+            },
             ..Default::default()
         }]),
         agent_endpoints: Some(vec![IdRef { id: endpoint.id }]),
