@@ -1,0 +1,138 @@
+//! What refuses a run before anything is written: references the plan names that do not exist,
+//! and improv variants with no steps when no caller model can improvise them.
+
+use crate::api::model::*;
+use crate::api::validate::{Violation, ViolationCode};
+use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::metrics::definitions;
+use crate::service::store::{self, Kind, Tx};
+
+/// Every id the plan names must exist now; every failure is listed at once, each naming its
+/// path.
+pub fn check_references(tx: &Tx, plan: &RunPlanInput, at: &str) -> ServiceResult<()> {
+    let path = |p: String| if at.is_empty() { p } else { format!("{at}.{p}") };
+    let mut refused = Vec::new();
+    let mut refuse = |param: String, message: String| {
+        refused.push(Violation { message: format!("{param}: {message}"), param, code: ViolationCode::InvalidParameter })
+    };
+    for (i, endpoint) in plan.agent_endpoints.iter().flatten().enumerate() {
+        if !store::exists(tx, Kind::AgentEndpoint, &endpoint.id.to_string())? {
+            refuse(path(format!("agentEndpoints[{i}].id")), format!("no agent endpoint {}", endpoint.id));
+        }
+    }
+    for (i, metric) in plan.metrics.iter().flatten().enumerate() {
+        let key = metric.id.map(|id| id.to_string()).or(metric.slug_or_alias().map(str::to_owned)).unwrap_or_default();
+        if definitions::resolve(tx, &key).is_err() {
+            let member = if metric.id.is_some() { "id" } else { "slug" };
+            refuse(path(format!("metrics[{i}].{member}")), format!("no metric definition {key}"));
+        }
+    }
+    for (i, persona) in plan.personas.iter().flatten().enumerate() {
+        if !store::exists(tx, Kind::Persona, &persona.id.to_string())? {
+            refuse(path(format!("personas[{i}].id")), format!("no persona {}", persona.id));
+        }
+    }
+    for (i, selection) in plan.flow_selections().iter().enumerate() {
+        let flow = match resolve_flow(tx, selection) {
+            Ok(flow) => flow,
+            Err(error) => {
+                refuse(path(format!("flows[{i}].{}", flow_member(selection))), error.body.message.clone());
+                continue;
+            }
+        };
+        if flow.is_voicemail() && plan.direction == Some(Direction::Inbound) {
+            refuse(path(format!("flows[{i}].id")), "a voicemail flow needs an OUTBOUND plan".into());
+        }
+        if let Some(persona) = selection.persona_override_id
+            && !store::exists(tx, Kind::Persona, &persona.to_string())?
+        {
+            refuse(path(format!("flows[{i}].personaOverrideId")), format!("no persona {persona}"));
+        }
+        if let Some(EdgeCases::List(list)) = &selection.edge_cases {
+            for (j, edge) in list.iter().enumerate() {
+                if !flow.edge_cases.iter().any(|e| Some(e.id) == edge.id) {
+                    let id = edge.id.map(|id| id.to_string()).unwrap_or_default();
+                    refuse(path(format!("flows[{i}].edgeCases[{j}].id")), format!("flow has no edge case {id}"));
+                }
+            }
+        }
+        if selection.happy_path == Some(true) && flow.happy_path.is_none() {
+            refuse(path(format!("flows[{i}].happyPath")), "this flow has no happy path".into());
+        }
+    }
+    ServiceError::check(refused)
+}
+
+/// Who plays the simulated callers: the offline caller, or a language model (`[caller]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Caller {
+    Offline,
+    Model,
+}
+
+/// An improv variant with no steps has nothing for the offline caller to say: without a caller
+/// model the run is refused, naming every such variant and how to configure a model.
+pub(super) fn refuse_improv_without_caller(
+    tx: &Tx,
+    plan: &RunPlanInput,
+    at: &str,
+    caller: Caller,
+) -> ServiceResult<()> {
+    if caller == Caller::Model {
+        return Ok(());
+    }
+    let mut refused = Vec::new();
+    for (i, selection) in plan.flow_selections().iter().enumerate() {
+        let flow = resolve_flow(tx, selection)?;
+        let mut chosen: Vec<(String, &FlowVariant)> = Vec::new();
+        if selection.happy_path == Some(true)
+            && let Some(happy) = &flow.happy_path
+        {
+            chosen.push(("happyPath".into(), happy));
+        }
+        match &selection.edge_cases {
+            Some(EdgeCases::All) => chosen.extend(flow.edge_cases.iter().map(|e| ("edgeCases".to_owned(), e))),
+            Some(EdgeCases::List(list)) => {
+                for (j, picked) in list.iter().enumerate() {
+                    let edge = flow.edge_cases.iter().find(|e| Some(e.id) == picked.id);
+                    chosen.extend(edge.map(|e| (format!("edgeCases[{j}]"), e)));
+                }
+            }
+            None => {}
+        }
+        for (member, variant) in chosen {
+            let improv = [&flow.flow_type, &variant.variant_type].contains(&&Some(FlowType::Improv));
+            if !improv || !crate::service::metrics::compute::script(&flow, Some(variant)).is_empty() {
+                continue;
+            }
+            let param =
+                if at.is_empty() { format!("flows[{i}].{member}") } else { format!("{at}.flows[{i}].{member}") };
+            let message = format!(
+                "{param}: the improv variant \"{}\" ({}) of flow \"{}\" has no steps, and this service has no caller model to \
+                 improvise it: configure one under [caller] in config.toml (base_url, model, api_key_env), or start \
+                 the service with switchboard serve --caller-base-url URL --caller-model MODEL",
+                variant.title.as_deref().unwrap_or("untitled"),
+                variant.id,
+                flow.title.as_deref().unwrap_or("untitled"),
+            );
+            let code = ViolationCode::InvalidParameter;
+            refused.push(Violation { param, code, message });
+        }
+    }
+    ServiceError::check(refused)
+}
+
+fn flow_member(selection: &FlowSelection) -> &'static str {
+    if selection.id.is_some() { "id" } else { "slug" }
+}
+
+/// The flow a selection names, by id or by slug.
+pub fn resolve_flow(tx: &crate::service::store::Conn, selection: &FlowSelection) -> ServiceResult<CustomerFlow> {
+    let found = match (&selection.id, &selection.slug) {
+        (Some(id), _) => store::get(tx, Kind::CustomerFlow, &id.to_string())?,
+        (None, Some(slug)) => store::find_by(tx, Kind::CustomerFlow, "$.slug", slug)?,
+        (None, None) => None,
+    };
+    let name = selection.id.map(|i| i.to_string()).or(selection.slug.clone()).unwrap_or_default();
+    found.ok_or_else(|| ServiceError::invalid("flows", format!("no customer flow {name}")))
+}
