@@ -167,7 +167,9 @@ async fn a_large_jobs_whole_read_is_streamed_in_order_and_tagged_by_its_simulati
         "agentEndpoints": [{"id": endpoint}],
     });
     let key = format!("Bearer {}", service.running.api_key.expose());
-    let body = serde_json::to_vec(&serde_json::json!({ "plan": plan })).unwrap();
+    // The basic reschedule flow's lines need a name and a detail no persona gives.
+    let variables = serde_json::json!({"customerName": "Sam Rivera", "verificationDetail": "May 2, 1990"});
+    let body = serde_json::to_vec(&serde_json::json!({ "plan": plan, "variables": variables })).unwrap();
     let (status, started, _) =
         raw(&service.base_url(), Method::POST, "/v1/simulation/run", Some(&key), Some(body)).await;
     assert_eq!(status, 201, "{started}");

@@ -60,7 +60,7 @@ async fn definitions_policies_and_jobs_at_both_sizes() {
     let mut h = Harness::seeded().await;
     h.key("3").await;
     let screen = h.render(80, 24);
-    assert!(screen.contains("metric definitions [14]") && screen.contains("Call duration"), "{screen}");
+    assert!(screen.contains("metric definitions [15]") && screen.contains("Call duration"), "{screen}");
     assert_screen!("metrics_definitions_80x24", screen);
     assert_screen!("metrics_definitions_160x48", h.render(160, 48));
     h.key("l").await;

@@ -108,8 +108,19 @@ async fn a_new_plan_is_saved_with_every_choice_then_runs() {
     let saved = plans.iter().find(|p| p.plan.name.as_deref() == Some("QA regression")).expect("saved");
     assert_eq!(saved.plan.flows.as_ref().unwrap()[0].variables, flow.variables);
     assert_eq!(h.app.pane().selection().map(|s| s.id), Some(saved.id.to_string()));
+    // The personas picked over the variants' own do not give what the flow's lines use: the
+    // run is refused before anything runs, each unfilled name marked on its own field.
     h.keys(&["R", "enter"]).await;
-    assert_eq!(h.app.tab, 1, "the run opens in the jobs tab");
+    let screen = h.render(160, 48);
+    assert_eq!(h.app.tab, 0, "{screen}");
+    assert!(screen.contains("fix ✗ patientName, dateOfBirth, currentAppointment"), "{screen}");
+    h.type_text("Dana Whitfield").await;
+    h.key("tab").await;
+    h.type_text("March 12, 1984").await;
+    h.key("tab").await;
+    h.type_text("Thursday, October 8 at 9:00 AM").await;
+    h.key("enter").await;
+    assert_eq!(h.app.tab, 1, "given the values, the run opens in the jobs tab: {}", h.render(160, 48));
 }
 
 #[tokio::test]

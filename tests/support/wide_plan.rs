@@ -36,6 +36,7 @@ pub async fn wide_plan(
                     id: Some(f.id),
                     happy_path: Some(true),
                     edge_cases: Some(EdgeCases::All),
+                    variables: Some(values_for(f)),
                     ..Default::default()
                 })
                 .collect(),
@@ -43,5 +44,17 @@ pub async fn wide_plan(
         agent_endpoints: Some(vec![IdRef { id: endpoint.id }]),
         metrics: Some(metrics.iter().map(|slug| MetricReference::by_slug(*slug)).collect()),
         ..Default::default()
+    }
+}
+
+/// What a flow's lines need that its personas do not give: the basic reschedule flow's caller's
+/// name and verification detail.
+fn values_for(flow: &CustomerFlow) -> Variables {
+    match flow.slug.as_deref() {
+        Some("appointment-reschedule-basic") => [("customerName", "Sam Rivera"), ("verificationDetail", "May 2, 1990")]
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect(),
+        _ => Variables::new(),
     }
 }
