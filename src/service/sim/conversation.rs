@@ -258,6 +258,23 @@ impl Call<'_> {
         self.reason_met().await
     }
 
+    /// The caller presses keys: tones, heard as `[DTMF 1]`.
+    async fn press(&mut self, keys: &str) -> Result<Option<End>, String> {
+        self.customer_says(format!("[DTMF {keys}]")).await
+    }
+
+    /// The caller keeps quiet for `seconds`; the agent has the floor.
+    async fn keep_quiet(&mut self, seconds: i64) -> Result<Option<End>, String> {
+        self.clock = (self.clock + seconds.clamp(0, 3_600) * 1000).min(self.setup.max_duration_ms);
+        match self.over_time() {
+            Some(end) => Ok(Some(end)),
+            None => {
+                let earlier = self.caller_lines();
+                self.agent_answers("", earlier).await
+            }
+        }
+    }
+
     /// An end-call reason judged true against the conversation so far.
     async fn reason_met(&self) -> Result<Option<End>, String> {
         for reason in &self.setup.end_call_reasons {
@@ -392,18 +409,8 @@ async fn run(call: &mut Call<'_>, plan: Vec<Action>) -> Result<End, String> {
                     end
                 }
             }
-            Action::Press(keys) => call.customer_says(format!("[DTMF {keys}]")).await?,
-            Action::Silence(seconds) => {
-                // The caller keeps quiet; the agent has the floor.
-                call.clock = (call.clock + seconds.clamp(0, 3_600) * 1000).min(call.setup.max_duration_ms);
-                match call.over_time() {
-                    Some(end) => Some(end),
-                    None => {
-                        let earlier = call.caller_lines();
-                        call.agent_answers("", earlier).await?
-                    }
-                }
-            }
+            Action::Press(keys) => call.press(&keys).await?,
+            Action::Silence(seconds) => call.keep_quiet(seconds).await?,
             Action::Expect { expected, policy, presses_next, step } => {
                 reach_step(call, &expected, policy, presses_next, step, &last_line).await?
             }
@@ -477,18 +484,8 @@ async fn off_script(
             Some(OffScriptReaction::Repeat) if !last_line.is_empty() => {
                 call.customer_says(last_line.to_owned()).await?
             }
-            _ => {
-                // Stay silent: wait, and let the agent speak again.
-                let waited = call.clock + policy.wait_seconds.unwrap_or(3).clamp(0, 3_600) * 1000;
-                call.clock = waited.min(call.setup.max_duration_ms);
-                match call.over_time() {
-                    Some(end) => Some(end),
-                    None => {
-                        let earlier = call.caller_lines();
-                        call.agent_answers("", earlier).await?
-                    }
-                }
-            }
+            // Stay silent: wait, and let the agent speak again.
+            _ => call.keep_quiet(policy.wait_seconds.unwrap_or(3)).await?,
         };
         if end.is_some() {
             return Ok(end);

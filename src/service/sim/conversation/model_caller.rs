@@ -179,18 +179,8 @@ pub(super) async fn run(call: &mut Call<'_>, plan: Vec<Action>, model: &ModelCal
                 call.customer_says(last_line.clone()).await?
             }
             Action::Instruction(text) => talk.step(call, &fill(&text, variables, persona), &mut last_line).await?,
-            Action::Press(keys) => call.customer_says(format!("[DTMF {keys}]")).await?,
-            Action::Silence(seconds) => {
-                // The caller keeps quiet; the agent has the floor.
-                call.clock = (call.clock + seconds.clamp(0, 3_600) * 1000).min(call.setup.max_duration_ms);
-                match call.over_time() {
-                    Some(end) => Some(end),
-                    None => {
-                        let earlier = call.caller_lines();
-                        call.agent_answers("", earlier).await?
-                    }
-                }
-            }
+            Action::Press(keys) => call.press(&keys).await?,
+            Action::Silence(seconds) => call.keep_quiet(seconds).await?,
             Action::Expect { expected, policy, presses_next, step } => {
                 super::reach_step(call, &expected, policy, presses_next, step, &last_line).await?
             }
