@@ -5,20 +5,9 @@ mod support;
 
 use std::time::Duration;
 
-use support::{Service, eventually, id_of, seeded, start, start_with};
+use support::{Service, dental, eventually, id_of, seeded, start, start_with};
 use switchboard::api::model::*;
 use switchboard::service::SimSpeed;
-
-fn dental() -> (serde_json::Value, serde_json::Value) {
-    let dentist = seeded("agents", |a| a["name"].as_str().unwrap().contains("Dental")).remove(0);
-    let agent = dentist["id"].as_str().unwrap().to_owned();
-    let flow = seeded("customer_flows", |f| {
-        f["type"] == "SCRIPTED" && f["source"] != "SERVICE" && f["agents"][0]["id"] == agent.as_str()
-    })
-    .remove(0);
-    let endpoint = seeded("agent_endpoints", |e| e["agentId"] == agent.as_str()).remove(0);
-    (flow, endpoint)
-}
 
 fn plan(flow: &serde_json::Value, endpoint: &serde_json::Value, iterations: i64) -> RunPlanInput {
     RunPlanInput {

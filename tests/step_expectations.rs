@@ -9,19 +9,13 @@ mod support;
 
 use std::time::Duration;
 
-use support::{eventually, id_of, seeded, start};
+use support::{dental, eventually, id_of, seeded, start};
 use switchboard::api::model::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_agent_turn_step_reached_is_judged_after_the_call_as_information() {
     let service = start(true).await;
-    let dentist = seeded("agents", |a| a["name"].as_str().unwrap().contains("Dental")).remove(0);
-    let agent = dentist["id"].as_str().unwrap().to_owned();
-    let flow = seeded("customer_flows", |f| {
-        f["type"] == "SCRIPTED" && f["source"] != "SERVICE" && f["agents"][0]["id"] == agent.as_str()
-    })
-    .remove(0);
-    let endpoint = seeded("agent_endpoints", |e| e["agentId"] == agent.as_str()).remove(0);
+    let (flow, endpoint) = dental();
     let plan = RunPlanInput {
         name: Some("Steps".into()),
         direction: Some(Direction::Inbound),

@@ -7,21 +7,10 @@ mod support;
 use std::time::Duration;
 
 use futures_util::TryStreamExt;
-use support::{Service, eventually, id_of, raw, seeded, start, start_with};
+use support::{Service, dental, eventually, id_of, raw, seeded, start, start_with};
 use switchboard::api::ListQuery;
 use switchboard::api::model::*;
 use switchboard::service::SimSpeed;
-
-fn dental() -> (serde_json::Value, serde_json::Value) {
-    let dentist = seeded("agents", |a| a["name"].as_str().unwrap().contains("Dental")).remove(0);
-    let agent = dentist["id"].as_str().unwrap().to_owned();
-    let flow = seeded("customer_flows", |f| {
-        f["type"] == "SCRIPTED" && f["source"] != "SERVICE" && f["agents"][0]["id"] == agent.as_str()
-    })
-    .remove(0);
-    let endpoint = seeded("agent_endpoints", |e| e["agentId"] == agent.as_str()).remove(0);
-    (flow, endpoint)
-}
 
 /// A plan of only the given metrics: no flow or automatic metric joins them.
 fn plan_of(metrics: Vec<MetricReference>, iterations: i64) -> RunPlanInput {

@@ -127,6 +127,18 @@ pub fn seeded(name: &str, pick: impl Fn(&serde_json::Value) -> bool) -> Vec<serd
     seed(name).as_array().unwrap().iter().filter(|v| pick(v)).cloned().collect()
 }
 
+/// The seeded dental front desk's own scripted flow and its endpoint.
+pub fn dental() -> (serde_json::Value, serde_json::Value) {
+    let dentist = seeded("agents", |a| a["name"].as_str().unwrap().contains("Dental")).remove(0);
+    let agent = dentist["id"].as_str().unwrap().to_owned();
+    let flow = seeded("customer_flows", |f| {
+        f["type"] == "SCRIPTED" && f["source"] != "SERVICE" && f["agents"][0]["id"] == agent.as_str()
+    })
+    .remove(0);
+    let endpoint = seeded("agent_endpoints", |e| e["agentId"] == agent.as_str()).remove(0);
+    (flow, endpoint)
+}
+
 pub fn id_of(value: &serde_json::Value) -> uuid::Uuid {
     value["id"].as_str().unwrap().parse().unwrap()
 }
