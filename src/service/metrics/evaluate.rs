@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use uuid::Uuid;
 
 use super::compute::{self, Conversation, without_value};
-use super::judge::{Answer, Judge, Question};
+use super::judge::{Answer, Judge, Question, Standing, Verdict};
 use super::threshold;
 use crate::api::model::*;
 use crate::service::error::ServiceResult;
@@ -45,6 +45,10 @@ pub struct Library<'a> {
 const TASK_COMPLETION_PROMPT: &str = "Identify what the caller wanted from the call. Answer true if, by the end of \
      the call, that request was completed (booked, changed, cancelled, answered or refunded as asked), and false if the \
      caller left without it.";
+
+/// What a value the offline judge abstained on says after its reason.
+pub const ABSTAINED: &str = "The offline judge gives no value rather than a guess, so this check is not evaluated; \
+     set a judge model under [judge] in config.toml to have it judged.";
 
 /// Every value `definition` yields for the conversation (at least one row, honest status).
 pub async fn evaluate(
@@ -137,11 +141,17 @@ async fn judged(
     vec![verdict_value(conv.call, library.judge.judge(&question).await)]
 }
 
-fn verdict_value(call: &Call, verdict: Result<super::judge::Verdict, String>) -> MetricValue {
+fn verdict_value(call: &Call, verdict: Result<Verdict, String>) -> MetricValue {
     match verdict {
-        Ok(v) if !v.applicable => {
+        Ok(v) if v.standing == Standing::NotApplicable => {
             let mut value = without_value(call, CaptureStatus::NotApplicable, v.reasoning.clone());
             value.value_reasoning = Some(v.reasoning);
+            value
+        }
+        Ok(v) if v.standing == Standing::Abstained => {
+            let why = format!("{} {ABSTAINED}", v.reasoning);
+            let mut value = without_value(call, CaptureStatus::DataMissing, why.clone());
+            value.value_reasoning = Some(why);
             value
         }
         Ok(v) => {

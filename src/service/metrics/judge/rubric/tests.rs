@@ -89,7 +89,7 @@ fn a_question_to_nobody_is_not_applicable_and_an_empty_call_is_an_error() {
         &t,
         Answer::Boolean,
     );
-    assert!(!v.applicable, "{}", v.reasoning);
+    assert_eq!(v.standing, Standing::NotApplicable, "{}", v.reasoning);
     assert!(v.reasoning.starts_with("Not applicable"));
     let empty = Transcript::default();
     assert!(

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::api::model::ParticipantType::{Agent, Customer};
+use crate::service::metrics::judge::rubric::Reading;
 use crate::service::metrics::judge::rubric::tests::transcript;
 
 fn claims(text: &str) -> bool {
@@ -43,18 +44,18 @@ fn refusing_a_side_request_does_not_undo_the_request() {
         (Customer, "And a hotel voucher?"),
         (Agent, "Because of the weather I can't issue a hotel voucher."),
     ]);
-    assert_eq!(read(&Conversation::read(&t), false).met, Some(true));
+    assert_eq!(read(&Conversation::read(&t), false).reading, Reading::Met);
     let t = transcript(&[
         (Customer, "I only need a hotel voucher for tonight."),
         (Agent, "Because of the weather I can't issue a hotel voucher."),
     ]);
-    assert_eq!(read(&Conversation::read(&t), false).met, Some(false));
+    assert_eq!(read(&Conversation::read(&t), false).reading, Reading::NotMet);
 }
 
 #[test]
 fn a_keypad_question_wants_the_press_before_the_claim() {
     let before = transcript(&[(Customer, "Move my cleaning."), (Agent, "You're booked."), (Customer, "[DTMF 1]")]);
-    assert_eq!(read(&Conversation::read(&before), true).met, Some(false));
+    assert_eq!(read(&Conversation::read(&before), true).reading, Reading::NotMet);
     let after = transcript(&[(Customer, "Move my cleaning."), (Customer, "[DTMF 1]"), (Agent, "You're booked.")]);
-    assert_eq!(read(&Conversation::read(&after), true).met, Some(true));
+    assert_eq!(read(&Conversation::read(&after), true).reading, Reading::Met);
 }
