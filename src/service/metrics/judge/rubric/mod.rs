@@ -143,9 +143,11 @@ pub(super) fn judge(question: &Question) -> Result<Verdict, String> {
 }
 
 fn boolean(conv: &Conversation, prompt: &str, agent_only: bool) -> Finding {
+    let prompt = &kind::plain(prompt);
     match kind::of(prompt) {
         Kind::Disclosure => disclosure::read(conv, prompt),
         Kind::Outcome { keypad } => outcome::read(conv, keypad),
+        Kind::Deed => outcome::read_deed(conv, prompt),
         Kind::Expectation => expectation::read(conv, prompt),
         Kind::Other => {
             let side = agent_only.then_some(Side::Agent);

@@ -19,6 +19,11 @@ impl Pattern {
         self.0.as_ref().ok().and_then(|r| r.find(text))
     }
 
+    /// `text` with every match replaced (unchanged when the pattern failed to compile).
+    pub fn replace_all(&self, text: &str, with: &str) -> String {
+        self.0.as_ref().map_or_else(|_| text.to_owned(), |r| r.replace_all(text, with).into_owned())
+    }
+
     pub fn captures<'t>(&self, text: &'t str) -> Option<Captures<'t>> {
         self.0.as_ref().ok().and_then(|r| r.captures(text))
     }
