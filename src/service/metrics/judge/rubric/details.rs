@@ -29,7 +29,7 @@ patterns! {
     /// A reference read out: "refund reference", "order number", a code like "DSP-4471".
     REFERENCE = r"\b(refund|confirmation|booking|order|dispute|case|ticket|reference) (reference|code|number|id)( is| stays| remains)?\b|\b[a-z]{2,4}-\d{3,}\b|\breference\b";
     /// An identifier as said: "SB 1116", "seat 27E", "NW-55210".
-    IDENTIFIER = r"\b[A-Z]{1,3} ?-?\d{2,5}[A-Z]?\b|\b(?i:seat|gate|room|flight|bay|platform|order|unit) \d{1,4}[A-Za-z]?\b";
+    IDENTIFIER = r"\b[A-Z]{1,3} ?-?\d{2,5}[A-Z]?\b|\b(?i:seat|gate|room|bay|platform|order|unit) \d{1,4}[A-Za-z]?\b";
     YEAR = r"\b(19|20)\d{2}\b|\bnineteen[- ]\w+|\btwo thousand\b|\btwenty[- ](oh|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)\b";
     MONTH = format!(r"\b({MONTHS})\b");
     NUMERIC_DATE = r"\b\d{1,2}[/-]\d{1,2}[/-]\d{2,4}\b|\b(19|20)\d{2}-\d{2}-\d{2}\b";

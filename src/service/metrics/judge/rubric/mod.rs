@@ -113,6 +113,11 @@ pub(super) fn judge(question: &Question) -> Result<Verdict, String> {
                 Reading::Unsure => Verdict::abstain(finding.why),
             }
         }
+        Answer::Scale { .. } if !scale::knows(&prompt) => Verdict::abstain(format!(
+            "Cannot tell: the offline judge rates only manner (empathy, politeness, tone) on a scale, and \"{}\" asks \
+             something else.",
+            question.prompt.trim()
+        )),
         Answer::Scale { min, max, labels } => {
             let (value, reasoning, confidence) = scale::read(&conv, &prompt, *min, *max);
             let label = labels
@@ -125,16 +130,18 @@ pub(super) fn judge(question: &Question) -> Result<Verdict, String> {
             };
             Verdict { value, label, reasoning, confidence, standing: Standing::Answered }
         }
-        Answer::Classification { options } => {
-            let (index, reasoning, confidence) = intent::read(&conv, options)?;
-            Verdict {
+        Answer::Classification { options } => match intent::read(&conv, options)? {
+            None => Verdict::abstain(
+                "Cannot tell: nothing the caller or the agent said matches any of the options.".to_owned(),
+            ),
+            Some((index, reasoning, confidence)) => Verdict {
                 value: index as f64 + 1.0,
                 label: Some(options[index].0.clone()),
                 reasoning,
                 confidence,
                 standing: Standing::Answered,
-            }
-        }
+            },
+        },
     };
     if let Some(policy) = question.knowledge.and_then(|k| grounding(k, &prompt)) {
         verdict.reasoning.push_str(&format!(" Policy: \"{policy}\"."));
@@ -152,7 +159,7 @@ fn boolean(conv: &Conversation, prompt: &str, agent_only: bool) -> Finding {
         Kind::Other => {
             let side = agent_only.then_some(Side::Agent);
             let said: Vec<_> = conv.said().filter(|s| side.is_none_or(|side| s.side() == side)).collect();
-            expectation::concept_found(&said, prompt, false, false)
+            expectation::concept_loosely(&said, prompt)
         }
     }
 }

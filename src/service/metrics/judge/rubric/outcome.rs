@@ -16,12 +16,12 @@ patterns! {
     /// A claim that something is done, by its state or by what the agent did.
     SUCCESS = [
         r"\b(you're|you are|you've been|you have been|it's|it is|that's|that is|this is|everything's|everything is|everything has been|it has been|it's been|that's been|that has been|(your|the) [a-z-]+( has been| is| was)|[a-z]+'s|\w+ is|\w+ are|you're all)( now| all| officially| also)? (booked|confirmed|rebooked|rescheduled|scheduled|set|all set|done|cancel+ed|moved|changed|updated|processed|issued|saved|submitted|taken care of|sorted|refunded|frozen|blocked|unblocked|activated|arranged|sent|ordered|credited|applied|reserved|registered|renewed)\b",
-        r"\b(you're|you are)( now)? (on|in) (sb|cp|flight|the \d|seat|standby|the standby|the (\w+ )?list|(\w+ ){0,2}flight)\b",
+        r"\b(you're|you are)( now)? (on|in) (the \d|the (\w+ ){0,2}(list|waitlist)|(\w+ ){0,3}[a-z]{1,3} ?\d{2,5}\b|(\w+ ){1,3}(at|departing|leaving|tomorrow|tonight|today)\b)",
         r"\byou're number \w+ on\b",
         r"\b(i've|i have|we've|we have)( just| now| also| already| gone ahead and| successfully)? (booked|confirmed|rebooked|rescheduled|scheduled|cancel+ed|moved|changed|updated|added|issued|processed|submitted|applied|attached|put|taken you off|got you|sent|emailed|texted|posted|ordered|refunded|credited|popped|pushed|switched|upgraded|downgraded|saved|reserved|secured|reinstated|raised|arranged|set up|logged|lodged|registered|frozen|blocked|unblocked|activated|reactivated|removed|renewed|extended|requested|placed|swapped|transferred|waived|cleared|paid|returned|released|restored|reset|fixed|sorted|requested)\b",
         r"^((okay|ok|great|perfect|alright|all right|wonderful|excellent|yes|good|there we go|right|lovely)[, ]+)?(done|all done|confirmed|booked|all set|that's done|sorted|all sorted)\b",
         r"\b(booking|confirming|moving|rebooking|cancell?ing|processing) (that|it|you|this) now\b",
-        r"\bconfirmed you (on|for)\b|\bput (you|him|her|them|\w+) (on|in|down for|through)\b|\bgot (you|him|her|them) (on|in|a seat|booked)\b|\bhave (you|him|her|them) (booked|down|confirmed|in) (for|on|at)\b",
+        r"\bconfirmed you (on|for)\b|\bput (you|him|her|them|\w+) (on|in|down for|through)\b|\bgot (you|him|her|them) (on|in|a (seat|place|spot|slot|table)|booked)\b|\bhave (you|him|her|them) (booked|down|confirmed|in) (for|on|at)\b",
         r"\b(it|that|the change|the booking|everything) (went|has gone|is going|has gone) through\b|\b(it's|that's|it has|that has|its) gone through\b",
         r"\b(he's|she's|they're|you're|[a-z]+'s|that's you|that's (him|her|them)|that's you both|you're both) (booked )?in (for|on|at|with)\b|^(okay|ok|right|great|perfect|lovely)?[, ]*(he's|she's|they're|you're) in\.?$",
         r"\bthe [a-z]+ is (now )?(on|in place|active|live|through)\b|\byou're (all )?sorted\b",
@@ -29,7 +29,7 @@ patterns! {
     /// Success in passing: a farewell, a document on its way, a reference read out.
     WEAK_SUCCESS = [
         r"\bis (now )?yours\b|\bstays yours\b|\bwe'll see you (then|on|at|next)\b|\bsee you on (the|\w+day)\b",
-        r"\b(refund|credit|vouchers?|boarding pass|confirmation|receipt|replacement|new card)\b[^.]*\b(has been|have been|is|are|was|were|will be) (issued|processed|emailed|sent|added|on (its|their) way|in (your|the) (email|app|inbox))\b",
+        r"\b(refund|credit|vouchers?|pass|ticket|confirmation|receipt|replacement|new card|link|letter|parcel)\b[^.]*\b(has been|have been|is|are|was|were|will be) (issued|processed|emailed|sent|added|on (its|their) way|in (your|the) (email|app|inbox))\b",
         r"\byour (refund|confirmation|booking|order) (reference|code|number) is\b|\bis on its way\b",
     ].join("|");
     /// The agent saying what the record already holds: not the request done.
@@ -56,10 +56,10 @@ patterns! {
         r"\b(please )?(call|ring) (us |me )?back\b|\bcall us again\b|\btry again later\b|\btry the app\b|\bin the app\b",
         r"\b(will|'ll) (call|ring|phone|get back to|contact|text|email|reach out to) you\b|\bneed (the|a|our|your) [\w ]{1,30} to (approve|sign off|confirm)\b|\bcall you back\b",
         r"\b(end|ending) (this|the) call\b|\bhaven't heard\b|\bnot hearing\b|\bcan't hear\b|\bare you still there\b|\btransferr?ing you\b|\bput you through\b|\bpass you (over|on)\b",
-        r"\b(nothing|no seats?|no flights?|no openings?|no availability|no slots?)( else| left| available| open)\b|\bnothing (else )?(tonight|today|this week)\b|\b(fully booked|sold out|they're (all )?full|it's full|is full|are full|all full|one's full)\b|\bi'm afraid not\b|\bvery busy\b",
+        r"\b(nothing|no \w+( \w+)?)( else)? (left|available|open|free)\b|\bno availability\b|\bnothing (else )?(tonight|today|this week)\b|\b(fully booked|sold out|they're (all )?full|it's full|is full|are full|all full|one's full)\b|\bi'm afraid not\b|\bvery busy\b",
     ].join("|");
     /// A caller asking for something to be done (not merely asked about).
-    ACTION = r"\b(get in|come in|(get|have|make) an? (appointment|cleaning|checkup|check-up|visit)|book|schedule|reschedule|rearrange|move|change|cancel|rebook|put me|get me|refund|(money|cash|it|one|them|deposit|fee|charge) back|voucher|credit|standby|upgrade|see me|fit me in|sign me up|sign up|switch|make an appointment|anything (later|earlier|tonight|else|sooner|next)|another (time|flight|day|slot)|instead|cancelled|canceled|delayed|missed (my )?connection|freeze|block|dispute|raise|raised|send|order|add|remove|transfer|repeat|refill|replace|new one|go up|take my)\b";
+    ACTION = r"\b(get in|come in|(get|make|book) an? (appointment|visit|booking|reservation|slot)|book|schedule|reschedule|rearrange|move|change|cancel|rebook|put me|get me|refund|(money|cash|it|one|them|deposit|fee|charge) back|voucher|credit|upgrade|see me|fit me in|sign me up|sign up|switch|make an appointment|anything (later|earlier|tonight|else|sooner|next)|another (time|flight|day|slot)|instead|cancelled|canceled|delayed|missed (my|the) \w+|freeze|block|dispute|raise|raised|send|order|add|remove|transfer|refill|replace|new one|go up|take my)\b";
     /// In a question, what still makes it a request to act ("can you move it?", "is there
     /// anything tonight?") rather than a question about it ("do you need my card to book?").
     REQUEST_MODAL = r"\b(can you|could you|would you|can i|could i|i'd like|i would like|i want|i need|please|i'd rather|let's|can anyone|can someone|is there any way|any chance)\b|\b(anything|something) (later|earlier|tonight|else|sooner|next|in the)\b|\banother (time|flight|day|slot)\b|\binstead\b";
@@ -213,13 +213,15 @@ struct Walk<'a> {
     setback: Option<Said<'a>>,
     /// A claim that came before the keypad press the question asks for.
     unpressed: Option<Said<'a>>,
+    /// The first claim of something done since the last thing that took it back.
+    claimed: Option<Said<'a>>,
 }
 
 /// Whether a booking (or change) was made and still stands at the end of the call: what
 /// "when booking or moving" and "read back the final appointment" depend on.
 pub(super) fn booking_stands(conv: &Conversation) -> bool {
     let walk = walk(conv, false);
-    walk.undone.is_none() && walk.positive.is_some_and(|p| claims_success(&p))
+    walk.undone.is_none() && walk.claimed.is_some()
 }
 
 /// Reads whether the request was completed; `needs_keypad` asks for a keypad press before it.
@@ -258,6 +260,7 @@ fn walk(conv: &Conversation, needs_keypad: bool) -> Walk<'_> {
     let request = Request::of(conv);
     let mut positive: Option<Said> = None;
     let mut positive_strong = false;
+    let mut claimed: Option<Said> = None;
     let mut recovered_from: Option<Said> = None;
     let mut undone: Option<Said> = None;
     let mut setback: Option<Said> = None;
@@ -270,6 +273,7 @@ fn walk(conv: &Conversation, needs_keypad: bool) -> Walk<'_> {
                 // "No, I said 500, not 300": what was done is not what was asked.
                 if positive.is_some() && CORRECTS.is_match(said.lower()) {
                     undone = Some(said);
+                    claimed = None;
                 }
                 continue;
             }
@@ -294,6 +298,7 @@ fn walk(conv: &Conversation, needs_keypad: bool) -> Walk<'_> {
         let answered = request.question.is_some_and(|q| said.order > q.order) && answers(&said);
         if retracts {
             undone = Some(said);
+            claimed = None;
         } else if succeeds || answered {
             if needs_keypad && !pressed {
                 unpressed = Some(said);
@@ -305,6 +310,9 @@ fn walk(conv: &Conversation, needs_keypad: bool) -> Walk<'_> {
             }
             // The moment it was done (a strong claim beats an earlier farewell or
             // reference), not a later restatement of it.
+            if succeeds && claimed.is_none() {
+                claimed = Some(said);
+            }
             let strong = success.is_none_or(|(_, strong)| strong);
             if positive.is_none() || (strong && !positive_strong) {
                 positive = Some(said);
@@ -314,11 +322,11 @@ fn walk(conv: &Conversation, needs_keypad: bool) -> Walk<'_> {
             setback = Some(said);
         }
     }
-    Walk { request, positive, recovered_from, undone, setback, unpressed }
+    Walk { request, positive, recovered_from, undone, setback, unpressed, claimed }
 }
 
 fn decide(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) -> Finding {
-    let Walk { request, positive, recovered_from, undone, setback, unpressed } = walk;
+    let Walk { request, positive, recovered_from, undone, setback, unpressed, .. } = walk;
     let (positive, recovered_from, undone, setback, unpressed) =
         (*positive, *recovered_from, *undone, *setback, *unpressed);
     let claim_note = |why: &mut String| {

@@ -35,9 +35,26 @@ pub(super) fn stem(word: &str) -> String {
     if let Some((_, base)) = IRREGULAR.iter().find(|(form, _)| *form == word) {
         return stem(base);
     }
-    let root = ["lation", "ation", "ments", "ment", "ings", "ing", "ies", "ied", "ed", "es", "s", "y", "e"]
+    // "monthly" meets "month", but "early" keeps its "ear".
+    let suffixes = [
+        ("lation", 3),
+        ("ation", 3),
+        ("ments", 3),
+        ("ment", 3),
+        ("ings", 3),
+        ("ing", 3),
+        ("ies", 3),
+        ("ied", 3),
+        ("ed", 3),
+        ("es", 3),
+        ("ly", 4),
+        ("s", 3),
+        ("y", 3),
+        ("e", 3),
+    ];
+    let root = suffixes
         .iter()
-        .find_map(|suffix| word.strip_suffix(suffix).filter(|root| root.len() >= 3))
+        .find_map(|(suffix, least)| word.strip_suffix(suffix).filter(|root| root.len() >= *least))
         .unwrap_or(word);
     // "cancelled" and "cancel", "running" and "run", "billed" and "bill" meet: a doubled
     // final consonant is kept single, whether or not a suffix came off.

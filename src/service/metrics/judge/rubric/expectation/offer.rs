@@ -15,6 +15,8 @@ patterns! {
     CALLBACK = r"\bcall (you )?back\b|\bcallback\b|\bcall you\b|\bhave (someone|our office|\w+) call\b";
     CONFIRM_ASK = r"\bpress 1\b|\bto confirm\b|\bshall i\b|\bwould you like\b|\bdoes that work\b|\bwould that work\b";
     READS_BACK = r"\breads? (it |them )?back\b";
+    /// Something booked for a time: an offer of it carries a day, a time or an identifier.
+    BOOKABLE = r"\b(slot|time|appointment|day|date|visit|booking|table|seat|place|room|ticket|session|class)\b";
 }
 
 pub(super) fn read(said: &[Said], prompt: &str, concept: &str) -> Option<Finding> {
@@ -23,10 +25,7 @@ pub(super) fn read(said: &[Said], prompt: &str, concept: &str) -> Option<Finding
     }
     let offered = if CALLBACK.is_match(concept) {
         said.iter().find(|s| CALLBACK.is_match(s.lower()))
-    } else if ["slot", "time", "appointment", "day", "date", "flight", "seat", "visit"]
-        .iter()
-        .any(|w| concept.contains(w))
-    {
+    } else if BOOKABLE.is_match(concept) || Details::of(concept, concept).time {
         // Something to be booked: an offer carrying a day, a time or an identifier.
         said.iter().find(|s| {
             let d = Details::of(s.lower(), &s.sentence.text);

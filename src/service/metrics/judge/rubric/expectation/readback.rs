@@ -60,19 +60,8 @@ impl Wanted {
 }
 
 /// Words for who a booking is with.
-const PEOPLE: &[&str] = &[
-    "provider",
-    "person",
-    "doctor",
-    "vet",
-    "dentist",
-    "hygienist",
-    "engineer",
-    "nurse",
-    "stylist",
-    "technician",
-    "who",
-];
+const PEOPLE: &[&str] =
+    &["provider", "person", "doctor", "clinician", "practitioner", "engineer", "nurse", "technician", "who"];
 /// Words for a place or item named by an identifier.
 const NAMED_BY_ID: &[&str] = &["seat", "room", "gate", "bay", "platform", "table", "unit"];
 

@@ -59,3 +59,17 @@ fn a_keypad_question_wants_the_press_before_the_claim() {
     let after = transcript(&[(Customer, "Move my cleaning."), (Customer, "[DTMF 1]"), (Agent, "You're booked.")]);
     assert_eq!(read(&Conversation::read(&after), true).reading, Reading::Met);
 }
+
+#[test]
+fn asking_to_hear_it_again_is_not_the_request() {
+    let t = transcript(&[
+        (Customer, "Can't you just tell me when my appointment is?"),
+        (Agent, "I'm sorry, I can't share appointment details until I've verified your identity."),
+        (Customer, "It's March 12, 1984."),
+        (Agent, "Thank you, that matches. I see your appointment on Thursday, October 8 at 9:00 AM."),
+        (Customer, "Sorry, could you repeat that?"),
+        (Agent, "Of course. Could you tell me again what you need?"),
+    ]);
+    let f = read(&Conversation::read(&t), false);
+    assert_eq!(f.reading, Reading::Met, "{}", f.why);
+}
