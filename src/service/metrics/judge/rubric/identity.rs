@@ -26,7 +26,7 @@ patterns! {
     NAME = r"\b[A-Z][a-z']+(-[A-Z][a-z']+)? [A-Z][a-z']+(-[A-Z][a-z']+)?\b";
     INTRODUCES = r"\b(?i:my name is|name's|this is|it's|i'm|name is|called|named|it's about) [A-Z][a-z']+|\b[A-Z](-[A-Z]){2,}\b";
     /// A capitalised word inside a sentence, with the word before it.
-    PROPER = r"\b([a-z]+) ([A-Z][a-z']{2,})\b";
+    PROPER = r"\b([A-Za-z]+),? ([A-Z][a-z']{2,})\b";
     /// One character said alone ("a" and "i" are words, unless spelled "as in").
     SPELLED = r"\b[b-hj-z0-9]\b( as in \w+)?|\b[ai] as in \w+";
     /// The caller cannot, or will not, give it.
@@ -187,8 +187,8 @@ fn gives_proper_word(original: &str) -> bool {
         && trimmed.chars().next().is_some_and(char::is_uppercase);
     (alone && word_ok(trimmed))
         || PROPER.captures_all(original).iter().any(|c| {
-            let before = c.get(1).map_or("", |m| m.as_str());
-            !PLACE_WORDS.contains(&before) && word_ok(c.get(2).map_or("", |m| m.as_str()))
+            let before = c.get(1).map_or("", |m| m.as_str()).to_lowercase();
+            !PLACE_WORDS.contains(&before.as_str()) && word_ok(c.get(2).map_or("", |m| m.as_str()))
         })
 }
 

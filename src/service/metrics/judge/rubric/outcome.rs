@@ -59,7 +59,7 @@ patterns! {
         r"\b(nothing|no \w+( \w+)?)( else)? (left|available|open|free)\b|\bno availability\b|\bnothing (else )?(tonight|today|this week)\b|\b(fully booked|sold out|they're (all )?full|it's full|is full|are full|all full|one's full)\b|\bi'm afraid not\b|\bvery busy\b",
     ].join("|");
     /// A caller asking for something to be done (not merely asked about).
-    ACTION = r"\b(get in|come in|(get|make|book) an? (appointment|visit|booking|reservation|slot)|book|schedule|reschedule|rearrange|move|change|cancel|rebook|put me|get me|refund|(money|cash|it|one|them|deposit|fee|charge) back|voucher|credit|upgrade|see me|fit me in|sign me up|sign up|switch|make an appointment|anything (later|earlier|tonight|else|sooner|next)|another (time|flight|day|slot)|instead|cancelled|canceled|delayed|missed (my|the) \w+|freeze|block|dispute|raise|raised|send|order|add|remove|transfer|refill|replace|new one|go up|take my)\b";
+    ACTION = r"\b(get in|come in|(get|fit|squeeze|pop|book) \w+ in|(get|make|book) an? (appointment|visit|booking|reservation|slot)|book|schedule|reschedule|rearrange|move|change|cancel|rebook|put me|get me|refund|(money|cash|it|one|them|deposit|fee|charge) back|voucher|credit|upgrade|see me|fit me in|sign me up|sign up|switch|make an appointment|anything (later|earlier|tonight|else|sooner|next)|another (time|flight|day|slot)|instead|cancelled|canceled|delayed|missed (my|the) \w+|freeze|block|dispute|raise|raised|send|order|add|remove|transfer|refill|replace|new one|go up|take my)\b";
     /// In a question, what still makes it a request to act ("can you move it?", "is there
     /// anything tonight?") rather than a question about it ("do you need my card to book?").
     REQUEST_MODAL = r"\b(can you|could you|would you|can i|could i|i'd like|i would like|i want|i need|please|i'd rather|let's|can anyone|can someone|is there any way|any chance)\b|\b(anything|something) (later|earlier|tonight|else|sooner|next|in the)\b|\banother (time|flight|day|slot)\b|\binstead\b";
@@ -69,6 +69,10 @@ patterns! {
     FACT = r"\d|\b(yes|no|yeah|yep|correct|exactly)\b|\bwe (do|don't|are|aren't|accept|take|open|close|have|offer|charge)\b|\b(we're|we are) (in network|open|closed|not)\b|\bin network\b|\bcover(s|ed)?\b|\bpercent\b|\bdollars?\b|\bpounds?\b|\bfree\b|\bno (fee|charge|cost)\b|\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|noon)\b|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred)\b|\b(notes?|records?|results?|file|system) (say|says|show|shows|came back)\b";
     /// Not an answer yet.
     DEFLECTION = r"\blet me (check|look|see|find|pull)\b|\bi'll (look into|check|find out|get back)\b|\bget back to you\b|\bone moment\b|\bhold on\b|\bcould you tell me\b|\bhow (else )?can i help\b|\bcan i (have|get|take|grab)\b|\bmay i have\b";
+    /// The caller saying what they will do themselves.
+    OWN_PLAN = r"^(okay,? |ok,? |right,? |fine,? )?(i'll|i will|i'm going to|we'll|i can just)\b";
+    /// The agent declining to say more than it has ("I'm afraid I can't say").
+    WITHHOLDS = r"\b(can't|cannot|not able to|unable to|not allowed to) (say|tell you|discuss|share|go into|comment)\b|\brather than over the phone\b";
     /// What a caller says when they think it is done.
     CALLER_CLAIM = r"\b(so|then|great,? so)\b[^.?!]*\b(booked|confirmed|rebooked|all set|complete|completed|done|cancel+ed|moved|in|on there)\b|\b(that's|it's|i'm|we're|he's|she's) (all )?(booked|confirmed|rebooked|set|done|complete|cancel+ed|moved)\b";
     /// A caller saying the agent did the wrong thing.
@@ -120,7 +124,9 @@ impl<'a> Request<'a> {
 
 fn asks_to_act(said: &Said) -> bool {
     let lower = said.lower();
-    ACTION.is_match(lower) && (!QUESTION.is_match(lower) || REQUEST_MODAL.is_match(lower))
+    // "I'll come in" says what the caller will do, not what they ask for.
+    let own_plan = OWN_PLAN.is_match(lower) && !REQUEST_MODAL.is_match(lower);
+    ACTION.is_match(lower) && (!QUESTION.is_match(lower) || REQUEST_MODAL.is_match(lower)) && !own_plan
 }
 
 /// Whether an agent's sentence claims something was done (not negated, asked or conditional).
@@ -334,6 +340,19 @@ fn decide(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) -> Findi
             why.push_str(&format!(" The caller's own {} is not the agent doing it.", claim.quote()));
         }
     };
+    // A question answered only in part: the agent says it cannot say more.
+    if let (Some(q), Some(done), None) = (request.question, positive, undone)
+        && success_at(&done).is_none()
+        && let Some(held) = conv.said_by(Side::Agent).find(|s| s.order >= done.order && WITHHOLDS.is_match(s.lower()))
+    {
+        return Finding::unsure(format!(
+            "Cannot tell: the caller asked {} and the agent answered {} but also said {}: whether that is what the \
+             caller wanted is not clear.",
+            q.quote(),
+            done.quote(),
+            held.quote()
+        ));
+    }
     match (positive, undone) {
         (Some(done), None) => {
             let mut why = match (request.question, success_at(&done).is_some()) {

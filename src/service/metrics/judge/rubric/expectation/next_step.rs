@@ -11,7 +11,7 @@ use super::super::pattern::patterns;
 patterns! {
     PROMPT = r"\bwhat (happens|will happen|comes) next\b|\bnext steps?\b|\bwhat to expect\b|\bwhat (will|would) happen\b";
     /// Something that will happen after the call, or that the caller must do.
-    NEXT = r"\b(you'll|you will|we'll|we will|they'll|they will|he'll|she'll|it'll|it will|that'll|that will|(?:[a-z]+) will|(is|are) going to)\b [a-z]|\b(should|ought to) (arrive|be with you|reach you|be ready|come)\b|\b(you'd|you'll|you will|you) need to\b|\bnext step\b|\btransferr?ing you\b|\bput(ting)? you through\b|\bi'll (pass|send|email|text|ring|call|get|ask|let|transfer|put|post)\b|\b(comes?|arrives?|goes) (by post|live|out)\b|\bwithin \w+ (working |business )?(days?|hours?|weeks?)\b|\bstarts on\b";
+    NEXT = r"\b(you'll|you will|we'll|we will|they'll|they will|he'll|she'll|it'll|it will|that'll|that will|(?:[a-z]+) will|(is|are) going to)\b [a-z]|\b(should|ought to) (arrive|be with you|reach you|be ready|come)\b|\b(you'd|you'll|you will|you) need to\b|\bnext step\b|\btransferr?ing you\b|\bput(ting)? you through\b|\bi'll (pass|send|email|text|ring|call|get|ask|let|transfer|put|post|have)\b|\bto (call|ring|contact|text|email|phone) you\b|\b(would like|wants|needs) to (see|go through|talk|discuss|call|ring|check)\b|\b(comes?|arrives?|goes) (by post|live|out)\b|\bwithin \w+ (working |business )?(days?|hours?|weeks?)\b|\bstarts on\b";
     /// Futures that are only courtesy or an offer, not what happens next.
     NOT_NEXT = r"\b(will|'ll) (that be|be all|there be anything)\b|\bwould you like\b|\bshall i\b|\bhave a (nice|good|great|lovely)\b|\bit will be (my|our) pleasure\b|\bwill that work\b";
 }
