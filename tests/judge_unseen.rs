@@ -3,7 +3,8 @@
 //! it answers, agree with the label on at least 90 %. An abstention is no answer; an answer
 //! to a judgement people could not decide is a disagreement. `--nocapture` prints the table
 //! per desk and metric that docs/judge.md quotes, and every disagreement with both reasons.
-//! JUDGE_UNSEEN_TUNING=1 leaves the held-out calls out entirely, for work on the judge.
+//! JUDGE_UNSEEN_TUNING=1 leaves the held-out calls out entirely, for work on the judge; the
+//! table has a row per desk for the round that was never tuned on.
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 
 use std::collections::BTreeMap;
@@ -37,6 +38,8 @@ struct Call {
     id: String,
     #[serde(default)]
     held_out: bool,
+    /// Which held-out round: 1 was looked at and the judge then fixed, 2 never tuned on.
+    round: Option<u32>,
     transcript: Vec<TranscriptEntry>,
     judgements: Vec<Judgement>,
 }
@@ -144,6 +147,7 @@ async fn the_offline_judge_answers_most_unseen_judgements_and_is_right_where_it_
     for desk in &desks {
         let mut by_metric: BTreeMap<&str, Count> = BTreeMap::new();
         let mut total = Count::default();
+        let mut never_tuned = Count::default();
         for call in desk.calls.iter().filter(|c| !(tuning && c.held_out)) {
             let transcript = Transcript { entries: call.transcript.clone(), ..Default::default() };
             for judgement in &call.judgements {
@@ -161,6 +165,9 @@ async fn the_offline_judge_answers_most_unseen_judgements_and_is_right_where_it_
                 let agreed = got.is_some() && got == Some(judgement.expected);
                 by_metric.entry(&judgement.metric).or_default().add(got.is_some(), agreed);
                 total.add(got.is_some(), agreed);
+                if call.round == Some(2) {
+                    never_tuned.add(got.is_some(), agreed);
+                }
                 if got.is_some() && !agreed {
                     disagreements.push(format!(
                         "- {} / {} \"{}\": labelled {}, judged {}\n    label's why: {}\n    judge's why: {}",
@@ -181,6 +188,9 @@ async fn the_offline_judge_answers_most_unseen_judgements_and_is_right_where_it_
             table.push(count.row(&desk.domain, metric));
         }
         table.push(total.row(&desk.domain, "**all**"));
+        if never_tuned.judged > 0 {
+            table.push(never_tuned.row(&desk.domain, "held out, never tuned on (round 2)"));
+        }
         if total.coverage() < MIN_COVERAGE || total.agreement() < MIN_AGREEMENT {
             failures.push(format!(
                 "{}: answered {:.0} % (at least {:.0} % wanted), agreed {:.0} % where answered (at least {:.0} %)",

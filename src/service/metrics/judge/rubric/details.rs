@@ -30,6 +30,8 @@ patterns! {
     REFERENCE = r"\b(refund|confirmation|booking|order|dispute|case|ticket|reference) (reference|code|number|id)( is| stays| remains)?\b|\b[a-z]{2,4}-\d{3,}\b|\breference\b";
     /// An identifier as said: "SB 1116", "seat 27E", "NW-55210".
     IDENTIFIER = r"\b[A-Z]{1,3} ?-?\d{2,5}[A-Z]?\b|\b(?i:seat|gate|room|bay|platform|order|unit) \d{1,4}[A-Za-z]?\b";
+    /// A street address: a number and a street ("14 Mill Lane").
+    ADDRESS = r"\b\d{1,4}[A-Za-z]? [A-Z][a-z]+( [A-Z][a-z]+)? (Road|Rd|Street|St|Lane|Ln|Avenue|Ave|Close|Drive|Way|Court|Crescent|Place|Terrace|Gardens|Grove|Hill|Park|Row|Square|Walk|Mews)\b";
     YEAR = r"\b(19|20)\d{2}\b|\bnineteen[- ]\w+|\btwo thousand\b|\btwenty[- ](oh|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)\b";
     MONTH = format!(r"\b({MONTHS})\b");
     NUMERIC_DATE = r"\b\d{1,2}[/-]\d{1,2}[/-]\d{2,4}\b|\b(19|20)\d{2}-\d{2}-\d{2}\b";
@@ -45,6 +47,7 @@ pub(super) struct Details {
     pub quantity: bool,
     pub identifier: bool,
     pub reference: bool,
+    pub address: bool,
 }
 
 impl Details {
@@ -59,12 +62,13 @@ impl Details {
             quantity: QUANTITY.is_match(lower),
             identifier: IDENTIFIER.find_all(original).iter().any(|m| !is_clock_word(m.as_str())),
             reference: REFERENCE.is_match(lower),
+            address: ADDRESS.is_match(original),
         }
     }
 
     /// Details that say something particular about one caller's record.
     pub fn particular(&self) -> bool {
-        self.date || self.time || self.person || self.money || self.quantity
+        self.date || self.time || self.person || self.money || self.quantity || self.address
     }
 
     /// The names of the details present, for reasoning.
@@ -77,6 +81,7 @@ impl Details {
             (self.quantity, "quantity"),
             (self.identifier, "identifier"),
             (self.reference, "reference"),
+            (self.address, "address"),
         ];
         all.iter().filter(|(present, _)| *present).map(|(_, name)| *name).collect()
     }

@@ -31,7 +31,7 @@ patterns! {
         r"\byou're (booked|scheduled|down|due|set|on|in) (for|on|in|at|with)\b|\byou're (on|in for) (the |this |next )?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",
         r"\b[a-z]+('s| is) (on|due|booked|scheduled|down) ",
         r"\byou have (a|an|your) \w+|\bhas an? ([\w-]+ ){0,3}[\w-]+ (with|on|at|for)\b|\bon file\b",
-        r"\byou're (currently |now )?(on|paying|using|with) |\b(stays|is still|remains) (on|for|at)\b|\b(i|we) see it (on|at|for)\b|\bit's (on|at) (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",
+        r"\byou're (currently |now )?(on|paying|using|with) |\b(is that|are you) still (at|to|on|in) |\b(stays|is still|remains) (on|for|at)\b|\b(i|we) see it (on|at|for)\b|\bit's (on|at) (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",
         r"\bthere('s| is| are) [^.?!]*([$£€]|\bpounds?\b|\bdollars?\b)",
     ].join("|");
     /// A status of the caller's thing ("the card's already been blocked").

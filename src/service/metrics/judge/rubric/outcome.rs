@@ -18,7 +18,7 @@ patterns! {
         r"\b(you're|you are|you've been|you have been|it's|it is|that's|that is|this is|everything's|everything is|everything has been|it has been|it's been|that's been|that has been|(your|the) [a-z-]+( has been| is| was)|[a-z]+'s|\w+ is|\w+ are|you're all)( now| all| officially| also)? (booked|confirmed|rebooked|rescheduled|scheduled|set|all set|done|cancel+ed|moved|changed|updated|processed|issued|saved|submitted|taken care of|sorted|refunded|frozen|blocked|unblocked|activated|arranged|sent|ordered|credited|applied|reserved|registered|renewed)\b",
         r"\b(you're|you are)( now)? (on|in) (the \d|the (\w+ ){0,2}(list|waitlist)|(\w+ ){0,3}[a-z]{1,3} ?\d{2,5}\b|(\w+ ){1,3}(at|departing|leaving|tomorrow|tonight|today)\b)",
         r"\byou're number \w+ on\b",
-        r"\b(i've|i have|we've|we have)( just| now| also| already| gone ahead and| successfully)? (booked|confirmed|rebooked|rescheduled|scheduled|cancel+ed|moved|changed|updated|added|issued|processed|submitted|applied|attached|put|taken you off|got you|sent|emailed|texted|posted|ordered|refunded|credited|popped|pushed|switched|upgraded|downgraded|saved|reserved|secured|reinstated|raised|arranged|set up|logged|lodged|registered|frozen|blocked|unblocked|activated|reactivated|removed|renewed|extended|requested|placed|swapped|transferred|waived|cleared|paid|returned|released|restored|reset|fixed|sorted|requested)\b",
+        r"\b(i've|i have|we've|we have)( just| now| also| already| gone ahead and| successfully)? (taken (it|that|them|\w+) off|taken off|lifted|booked|confirmed|rebooked|rescheduled|scheduled|cancel+ed|moved|changed|updated|added|issued|processed|submitted|applied|attached|put|taken you off|got you|sent|emailed|texted|posted|ordered|refunded|credited|popped|pushed|switched|upgraded|downgraded|saved|reserved|secured|reinstated|raised|arranged|set up|logged|lodged|registered|frozen|blocked|unblocked|activated|reactivated|removed|renewed|extended|requested|placed|swapped|transferred|waived|cleared|paid|returned|released|restored|reset|fixed|sorted|requested)\b",
         r"^((okay|ok|great|perfect|alright|all right|wonderful|excellent|yes|good|there we go|right|lovely)[, ]+)?(done|all done|confirmed|booked|all set|that's done|sorted|all sorted)\b",
         r"\b(booking|confirming|moving|rebooking|cancell?ing|processing) (that|it|you|this) now\b",
         r"\bconfirmed you (on|for)\b|\bput (you|him|her|them|\w+) (on|in|down for|through)\b|\bgot (you|him|her|them) (on|in|a (seat|place|spot|slot|table)|booked)\b|\bhave (you|him|her|them) (booked|down|confirmed|in) (for|on|at)\b",
@@ -48,7 +48,7 @@ patterns! {
         r"\b(needs?|has to be|have to be|must be|requires?|awaiting|pending|subject to)\b[^.]*\b(approv\w*|sign[- ]?off|authori[sz]\w*|review|decision|decide)|\bmakes? the decision\b|\bnot yet\b|\bonly if\b|\bspoke too soon\b|\bscratch that\b",
     ].join("|");
     /// A refusal or failure of some action; what it is about decides whether it counts.
-    REFUSAL = r"\b(couldn't|could not|can't|cannot|can not|wasn't able to|was not able to|weren't able to|unable to|not able to|won't be able to|am not able to|won't let me|doesn't let me|won't allow me to|isn't possible to)( \w+){0,2}? (save|book|complete|process|confirm|change|move|reschedule|rebook|cancel|finish|hold|secure|issue|refund|offer|give|do|make|approve|add|put|share|find|get|freeze|block|amend|modify|update|send|order|raise|apply|credit|remove|switch|upgrade|transfer)\b";
+    REFUSAL = r"\b(couldn't|could not|can't|cannot|can not|wasn't able to|was not able to|weren't able to|unable to|not able to|won't be able to|am not able to|won't let me|doesn't let me|won't allow me to|isn't possible to)( (?:actually|really|just|currently|unfortunately|still|then|be able to|even))? (\w+)\b";
     /// Work handed to the caller or to someone else: what is left of the request.
     HANDED_OFF = r"\b(you'll|you will|you'd|they'll|they will|they'd|he'll|she'll|you) (need|have) to (\w+)";
     /// Setbacks that leave a request undone but do not undo a success.
@@ -59,7 +59,7 @@ patterns! {
         r"\b(nothing|no \w+( \w+)?)( else)? (left|available|open|free)\b|\bno availability\b|\bnothing (else )?(tonight|today|this week)\b|\b(fully booked|sold out|they're (all )?full|it's full|is full|are full|all full|one's full)\b|\bi'm afraid not\b|\bvery busy\b",
     ].join("|");
     /// A caller asking for something to be done (not merely asked about).
-    ACTION = r"\b(get in|come in|(get|fit|squeeze|pop|book) \w+ in|(get|make|book) an? (appointment|visit|booking|reservation|slot)|book|schedule|reschedule|rearrange|move|change|cancel|rebook|put me|get me|refund|(money|cash|it|one|them|deposit|fee|charge) back|voucher|credit|upgrade|see me|fit me in|sign me up|sign up|switch|make an appointment|anything (later|earlier|tonight|else|sooner|next)|another (time|flight|day|slot)|instead|cancelled|canceled|delayed|missed (my|the) \w+|freeze|block|dispute|raise|raised|send|order|add|remove|transfer|refill|replace|new one|go up|take my)\b";
+    ACTION = r"\b(get in|come in|(get|fit|squeeze|pop|book) \w+ in|(get|make|book) an? (appointment|visit|booking|reservation|slot)|book|schedule|reschedule|rearrange|move|change|cancel|rebook|put me|get me|refund|(money|cash|it|one|them|deposit|fee|charge) back|un\w+ (it|my|the)|get rid of|take (it|\w+) off|voucher|credit|upgrade|see me|fit me in|sign me up|sign up|switch|make an appointment|anything (later|earlier|tonight|else|sooner|next)|another (time|flight|day|slot)|instead|cancelled|canceled|delayed|missed (my|the) \w+|freeze|block|dispute|raise|raised|send|order|add|remove|transfer|refill|replace|new one|go up|take my)\b";
     /// In a question, what still makes it a request to act ("can you move it?", "is there
     /// anything tonight?") rather than a question about it ("do you need my card to book?").
     REQUEST_MODAL = r"\b(can you|could you|would you|can i|could i|i'd like|i would like|i want|i need|please|i'd rather|let's|can anyone|can someone|is there any way|any chance)\b|\b(anything|something) (later|earlier|tonight|else|sooner|next|in the)\b|\banother (time|flight|day|slot)\b|\binstead\b";
@@ -68,11 +68,13 @@ patterns! {
     /// An answer carries a fact.
     FACT = r"\d|\b(yes|no|yeah|yep|correct|exactly)\b|\bwe (do|don't|are|aren't|accept|take|open|close|have|offer|charge)\b|\b(we're|we are) (in network|open|closed|not)\b|\bin network\b|\bcover(s|ed)?\b|\bpercent\b|\bdollars?\b|\bpounds?\b|\bfree\b|\bno (fee|charge|cost)\b|\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|noon)\b|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred)\b|\b(notes?|records?|results?|file|system) (say|says|show|shows|came back)\b";
     /// Not an answer yet.
-    DEFLECTION = r"\blet me (check|look|see|find|pull)\b|\bi'll (look into|check|find out|get back)\b|\bget back to you\b|\bone moment\b|\bhold on\b|\bcould you tell me\b|\bhow (else )?can i help\b|\bcan i (have|get|take|grab)\b|\bmay i have\b";
+    DEFLECTION = r",? please[.!]?$|\blet me (check|look|see|find|pull)\b|\bi'll (look into|check|find out|get back)\b|\bget back to you\b|\bone moment\b|\bhold on\b|\bcould you tell me\b|\bhow (else )?can i help\b|\bcan i (have|get|take|grab)\b|\bmay i have\b";
+    /// Undoing a thing: "lifted the freeze", "removed the block".
+    REVERSES = r"\b(lift|lifted|remove|removed|take off|took off|taken off|reverse|reversed|undo|undid|cancel+ed) the (\w+)\b";
     /// The caller saying what they will do themselves.
     OWN_PLAN = r"^(okay,? |ok,? |right,? |fine,? )?(i'll|i will|i'm going to|we'll|i can just)\b";
     /// The agent declining to say more than it has ("I'm afraid I can't say").
-    WITHHOLDS = r"\b(can't|cannot|not able to|unable to|not allowed to) (say|tell you|discuss|share|go into|comment)\b|\brather than over the phone\b";
+    WITHHOLDS = r"\b(can't|cannot|not able to|unable to|not allowed to) (say|tell you|discuss|share|go into|comment|advise)\b|\brather than over the phone\b";
     /// What a caller says when they think it is done.
     CALLER_CLAIM = r"\b(so|then|great,? so)\b[^.?!]*\b(booked|confirmed|rebooked|all set|complete|completed|done|cancel+ed|moved|in|on there)\b|\b(that's|it's|i'm|we're|he's|she's) (all )?(booked|confirmed|rebooked|set|done|complete|cancel+ed|moved)\b";
     /// A caller saying the agent did the wrong thing.
@@ -175,6 +177,8 @@ fn refusal_at(said: &Said, request: &Request) -> Option<usize> {
 }
 
 fn refuses(refusal: &str, object: &str, request: &Request) -> bool {
+    // Verbs of completing anything count whatever their object; verbs of doing a request
+    // count on "it" or the request's words; any other verb only on the request's words.
     let verb = refusal.rsplit(' ').next().unwrap_or("");
     let object_words = terms(object);
     match verb {
@@ -257,6 +261,23 @@ pub(super) fn read_deed(conv: &Conversation, prompt: &str) -> Finding {
             "Cannot tell: neither the caller's request nor what the agent did speaks of \"{}\".",
             prompt.trim().trim_end_matches('.')
         ));
+    }
+    // The caller asking to undo it ("can you unfreeze it?"), or the agent's claim undoing it
+    // ("I've lifted the freeze"); "until you unfreeze it in the app" is neither.
+    let undoes =
+        |lower: &str| REVERSES.captures_all(lower).iter().any(|c| c.get(2).is_some_and(|m| stem(m.as_str()) == verb));
+    let asked_undo = walk.request.said.filter(|s| s.lower().contains(&format!("un{verb}")) || undoes(s.lower()));
+    let did_undo = walk.positive.filter(|s| {
+        let lower = s.lower();
+        undoes(lower)
+            || ["i've un", "have been un", "is now un", "been un"].iter().any(|p| lower.contains(&format!("{p}{verb}")))
+    });
+    let reversed = asked_undo.or(did_undo);
+    if let Some(undid) = reversed {
+        return Finding::not_met(
+            format!("Not met: what was asked or done was the opposite, undoing it: {}.", undid.quote()),
+            0.75,
+        );
     }
     let caller_claim = conv.said_by(Side::Caller).filter(|s| CALLER_CLAIM.is_match(s.lower())).last();
     decide(conv, &walk, caller_claim)

@@ -3,6 +3,7 @@
 //! have their own readers; mentioning, asking, never doing and anything else is matched as
 //! a concept against the agent's sentences.
 
+mod apology;
 mod fee;
 mod next_step;
 mod offer;
@@ -105,6 +106,9 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Finding {
     {
         return Finding::not_met(format!("Not met: the agent was curt: {}.", curt.quote()), 0.8);
     }
+    if let Some(finding) = apology::read(&said, prompt) {
+        return finding;
+    }
     if let Some(finding) = promise::read(&said, prompt) {
         return finding;
     }
@@ -146,8 +150,9 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Finding {
     }
 }
 
-/// The words of "the X" the concept is about ("the replacement card arrives …") that the
-/// whole call never uses: then the expectation may never have applied.
+/// The words of "the X" the concept is about ("the replacement card arrives …") that no agent
+/// line uses: then the expectation may never have applied (no replacement was sent, or the
+/// caller's was already there).
 fn absent_subject(conv: &Conversation, concept: &str) -> Option<String> {
     let body = concept.trim_start_matches("that ").trim_start_matches("the caller ").trim_start_matches("that ");
     let subject = body.strip_prefix("the ")?;
@@ -159,7 +164,7 @@ fn absent_subject(conv: &Conversation, concept: &str) -> Option<String> {
     if words.is_empty() {
         return None;
     }
-    let said: BTreeSet<String> = conv.turns.iter().flat_map(|t| terms(&t.lower)).collect();
+    let said: BTreeSet<String> = conv.of(Side::Agent).flat_map(|t| terms(&t.lower)).collect();
     let missing = terms(&words.join(" ")).iter().any(|t| !said.contains(t));
     missing.then(|| format!("the {}", words.join(" ")))
 }
