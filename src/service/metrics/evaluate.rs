@@ -352,3 +352,46 @@ fn condition_holds(condition: &Condition, call: &Call, endpoint: Option<&AgentEn
         _ => actual == expected,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "a test fails by panicking")]
+
+    use super::*;
+
+    fn call() -> Call {
+        serde_json::from_value(serde_json::json!({"id": "6f1c2d40-1b4a-4c6e-9a51-0d2f6a3e8b11"})).unwrap()
+    }
+
+    #[test]
+    fn each_standing_of_a_verdict_is_stored_with_its_own_status() {
+        let answered = Verdict {
+            value: 1.0,
+            label: None,
+            reasoning: "Met: done.".into(),
+            confidence: 0.8,
+            standing: Standing::Answered,
+        };
+        let stored = verdict_value(&call(), Ok(answered));
+        assert_eq!((stored.capture_status, stored.value), (Some(CaptureStatus::Success), Some(1.0)));
+
+        let stored = verdict_value(&call(), Ok(Verdict::not_applicable("Not applicable: nothing booked.".into())));
+        assert_eq!((stored.capture_status, stored.value), (Some(CaptureStatus::NotApplicable), None));
+
+        // An abstention stores no value: DATA_MISSING, saying why and where a model is set.
+        let stored = verdict_value(&call(), Ok(Verdict::abstain("Cannot tell: the answer is inaudible.".into())));
+        assert_eq!(
+            (stored.capture_status, stored.value, stored.confidence),
+            (Some(CaptureStatus::DataMissing), None, None)
+        );
+        let why = stored.value_reasoning.unwrap();
+        assert!(
+            why.starts_with("Cannot tell: the answer is inaudible.") && why.contains("[judge] in config.toml"),
+            "{why}"
+        );
+        assert_eq!(stored.error_message.as_deref(), Some(why.as_str()));
+
+        let stored = verdict_value(&call(), Err("timed out".into()));
+        assert_eq!(stored.capture_status, Some(CaptureStatus::Error));
+    }
+}

@@ -109,3 +109,18 @@ impl Judge {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_abstention_holds_nothing_so_it_can_neither_pass_a_check_nor_end_a_call() {
+        let abstained = Verdict::abstain("Cannot tell: the line is lost.".into());
+        assert_eq!(abstained.standing, Standing::Abstained);
+        assert!(!abstained.holds() && !abstained.answered());
+        // Even a value of 1 left on it by mistake is not an answer.
+        assert!(!Verdict { value: 1.0, ..abstained }.holds());
+        assert!(!Verdict::not_applicable("Not applicable".into()).holds());
+    }
+}
