@@ -101,7 +101,7 @@ fn is_clock_word(found: &str) -> bool {
 fn named_person(original: &str) -> bool {
     WITH_NAMED.find_all(original).iter().any(|m| {
         let word = m.as_str().rsplit(' ').next().unwrap_or("").to_lowercase();
-        !is_calendar_word(&word) && !super::identity::is_common_word(&word)
+        !is_calendar_word(&word) && !super::names::is_common_word(&word)
     })
 }
 

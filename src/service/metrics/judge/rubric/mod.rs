@@ -11,6 +11,7 @@ mod expectation;
 mod identity;
 mod intent;
 mod kind;
+mod names;
 mod outcome;
 mod pattern;
 mod scale;

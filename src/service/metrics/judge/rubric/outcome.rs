@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use super::Finding;
 use super::conversation::{Conversation, Said, Side};
 use super::pattern::patterns;
-use super::terms::{stem, terms, with_related};
+use super::terms::{stem, terms};
 
 patterns! {
     /// A claim that something is done, by its state or by what the agent did.
@@ -69,8 +69,6 @@ patterns! {
     FACT = r"\d|\b(yes|no|yeah|yep|correct|exactly)\b|\bwe (do|don't|are|aren't|accept|take|open|close|have|offer|charge)\b|\b(we're|we are) (in network|open|closed|not)\b|\bin network\b|\bcover(s|ed)?\b|\bpercent\b|\bdollars?\b|\bpounds?\b|\bfree\b|\bno (fee|charge|cost)\b|\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|noon)\b|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred)\b|\b(notes?|records?|results?|file|system) (say|says|show|shows|came back)\b";
     /// Not an answer yet.
     DEFLECTION = r",? please[.!]?$|\blet me (check|look|see|find|pull)\b|\bi'll (look into|check|find out|get back)\b|\bget back to you\b|\bone moment\b|\bhold on\b|\bcould you tell me\b|\bhow (else )?can i help\b|\bcan i (have|get|take|grab)\b|\bmay i have\b";
-    /// Undoing a thing: "lifted the freeze", "removed the block".
-    REVERSES = r"\b(lift|lifted|remove|removed|take off|took off|taken off|reverse|reversed|undo|undid|cancel+ed) the (\w+)\b";
     /// The caller saying what they will do themselves.
     OWN_PLAN = r"^(okay,? |ok,? |right,? |fine,? )?(i'll|i will|i'm going to|we'll|i can just)\b";
     /// The agent declining to say more than it has ("I'm afraid I can't say").
@@ -241,48 +239,6 @@ pub(super) fn read(conv: &Conversation, needs_keypad: bool) -> Finding {
     decide(conv, &walk, caller_claim)
 }
 
-/// Reads whether a named thing was done ("the card was frozen during the call"): the request
-/// walk, when the call speaks of doing that thing at all (its verb, or a word for it, in the
-/// caller's request or in the agent's deciding turn); otherwise it cannot tell.
-pub(super) fn read_deed(conv: &Conversation, prompt: &str) -> Finding {
-    let verb = prompt
-        .split_whitespace()
-        .skip_while(|w| !["was", "were", "got", "been", "now"].contains(w))
-        .nth(1)
-        .map(|w| stem(w.trim_matches(|c: char| !c.is_alphanumeric())))
-        .unwrap_or_default();
-    let walk = walk(conv, false);
-    let speaks_of = |words: &BTreeSet<String>| with_related(words).contains(&verb);
-    let in_turn = |said: Option<Said>| said.is_some_and(|s| speaks_of(&terms(&s.turn.lower)));
-    let relevant =
-        speaks_of(&walk.request.words) || in_turn(walk.positive) || in_turn(walk.undone) || in_turn(walk.setback);
-    if verb.is_empty() || !relevant {
-        return Finding::unsure(format!(
-            "Cannot tell: neither the caller's request nor what the agent did speaks of \"{}\".",
-            prompt.trim().trim_end_matches('.')
-        ));
-    }
-    // The caller asking to undo it ("can you unfreeze it?"), or the agent's claim undoing it
-    // ("I've lifted the freeze"); "until you unfreeze it in the app" is neither.
-    let undoes =
-        |lower: &str| REVERSES.captures_all(lower).iter().any(|c| c.get(2).is_some_and(|m| stem(m.as_str()) == verb));
-    let asked_undo = walk.request.said.filter(|s| s.lower().contains(&format!("un{verb}")) || undoes(s.lower()));
-    let did_undo = walk.positive.filter(|s| {
-        let lower = s.lower();
-        undoes(lower)
-            || ["i've un", "have been un", "is now un", "been un"].iter().any(|p| lower.contains(&format!("{p}{verb}")))
-    });
-    let reversed = asked_undo.or(did_undo);
-    if let Some(undid) = reversed {
-        return Finding::not_met(
-            format!("Not met: what was asked or done was the opposite, undoing it: {}.", undid.quote()),
-            0.75,
-        );
-    }
-    let caller_claim = conv.said_by(Side::Caller).filter(|s| CALLER_CLAIM.is_match(s.lower())).last();
-    decide(conv, &walk, caller_claim)
-}
-
 fn walk(conv: &Conversation, needs_keypad: bool) -> Walk<'_> {
     let request = Request::of(conv);
     let mut positive: Option<Said> = None;
@@ -434,6 +390,10 @@ fn decide(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) -> Findi
         }
     }
 }
+
+mod deed;
+
+pub(super) use deed::read_deed;
 
 #[cfg(test)]
 mod tests;

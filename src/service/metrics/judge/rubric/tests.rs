@@ -152,7 +152,13 @@ fn scales_and_classifications_are_read_from_the_conversation() {
 
 #[test]
 fn every_pattern_compiles() {
-    let all = [outcome::all_patterns(), disclosure::all_patterns(), expectation::all_patterns(), scale::all_patterns()];
+    let all = [
+        outcome::all_patterns(),
+        disclosure::all_patterns(),
+        expectation::all_patterns(),
+        scale::all_patterns(),
+        intent::all_patterns(),
+    ];
     assert!(all.iter().flatten().all(|p| p.compiles()));
 }
 
@@ -183,7 +189,8 @@ fn judging_two_transcripts_in_turn_reads_each_as_itself() {
 fn other_desks_are_read_in_their_own_words() {
     use ParticipantType::*;
     use Standing::*;
-    let cases: Vec<(&str, Vec<(ParticipantType, &str)>, Standing, bool)> = vec![
+    type Case<'a> = (&'a str, Vec<(ParticipantType, &'a str)>, Standing, bool);
+    let cases: Vec<Case> = vec![
         (
             TASK,
             vec![

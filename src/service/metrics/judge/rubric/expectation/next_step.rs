@@ -23,8 +23,7 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Option<Finding> {
     // What comes next is said once the caller has said what they want.
     let from = conv.said_by(Side::Caller).find(|s| s.turn.keypad().is_none()).map(|s| s.order);
     let said: Vec<Said> = conv.said_by(Side::Agent).filter(|s| from.is_none_or(|f| s.order > f)).collect();
-    let next =
-        said.iter().filter(|s| !s.is_question() && NEXT.is_match(s.lower()) && !NOT_NEXT.is_match(s.lower())).last();
+    let next = said.iter().rfind(|s| !s.is_question() && NEXT.is_match(s.lower()) && !NOT_NEXT.is_match(s.lower()));
     Some(match (next, said.last()) {
         (Some(s), _) => Finding::met(format!("Met: the agent said what happens next: {}.", s.quote()), 0.8),
         (None, Some(last)) => Finding::not_met(

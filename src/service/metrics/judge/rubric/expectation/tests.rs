@@ -77,6 +77,14 @@ fn fees_timing_and_asking_have_their_own_readers() {
 
 #[test]
 fn every_pattern_compiles() {
-    let all = [fee::all_patterns(), offer::all_patterns(), readback::all_patterns(), timing::all_patterns()];
+    let all = [
+        apology::all_patterns(),
+        fee::all_patterns(),
+        next_step::all_patterns(),
+        offer::all_patterns(),
+        promise::all_patterns(),
+        readback::all_patterns(),
+        timing::all_patterns(),
+    ];
     assert!(all.iter().flatten().all(|p| p.compiles()));
 }

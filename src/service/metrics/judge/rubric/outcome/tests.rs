@@ -73,3 +73,29 @@ fn asking_to_hear_it_again_is_not_the_request() {
     let f = read(&Conversation::read(&t), false);
     assert_eq!(f.reading, Reading::Met, "{}", f.why);
 }
+
+#[test]
+fn a_named_deed_is_read_by_its_own_verb_and_undoing_it_is_not_doing_it() {
+    let deed = |lines: &[(crate::api::model::ParticipantType, &str)]| {
+        read_deed(&Conversation::read(&transcript(lines)), "the card was frozen during the call.").reading
+    };
+    assert_eq!(deed(&[(Customer, "Can you freeze my card?"), (Agent, "Done, the freeze is on.")]), Reading::Met);
+    assert_eq!(
+        deed(&[(Customer, "Can you freeze my card?"), (Agent, "I'm not able to freeze it over the phone.")]),
+        Reading::NotMet
+    );
+    assert_eq!(
+        deed(&[(Customer, "I froze my card, can you unfreeze it?"), (Agent, "I've lifted the freeze.")]),
+        Reading::NotMet
+    );
+    assert_eq!(
+        deed(&[(Customer, "I lost my card."), (Agent, "I've cancelled it and ordered a new one.")]),
+        Reading::Unsure,
+        "a cancelled card is not a frozen one, and the call never speaks of freezing"
+    );
+}
+
+#[test]
+fn every_pattern_compiles() {
+    assert!(all_patterns().iter().chain(deed::all_patterns().iter()).all(|p| p.compiles()));
+}
