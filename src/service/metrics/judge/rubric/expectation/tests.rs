@@ -88,3 +88,59 @@ fn every_pattern_compiles() {
     ];
     assert!(all.iter().flatten().all(|p| p.compiles()));
 }
+
+#[test]
+fn plain_words_expectations_about_what_the_agent_tells_the_caller() {
+    use Reading::*;
+    let cases: [(&str, &[(crate::api::model::ParticipantType, &str)], Reading); 9] = [
+        (
+            "Agent tells the caller what happens next.",
+            &[(Customer, "My card's lost."), (Agent, "I've cancelled it; a new one will reach you by Friday.")],
+            Met,
+        ),
+        (
+            "Agent tells the caller what happens next.",
+            &[(Customer, "Cancel my order."), (Agent, "Done. Anything else?")],
+            NotMet,
+        ),
+        (
+            "The agent never promises a delivery date.",
+            &[(Customer, "Where is it?"), (Agent, "It'll definitely be with you by Tuesday.")],
+            NotMet,
+        ),
+        (
+            "The agent never promises a delivery date.",
+            &[(Customer, "Where is it?"), (Agent, "I can't promise it'll be there by Tuesday.")],
+            Met,
+        ),
+        (
+            "The agent never promises a delivery date.",
+            &[(Customer, "Where is it?"), (Agent, "It should hopefully arrive on Tuesday.")],
+            Unsure,
+        ),
+        (
+            "Agent tells the caller how much the repair will cost.",
+            &[(Customer, "My boiler's broken."), (Agent, "The engineer's visit is 85 pounds.")],
+            Met,
+        ),
+        (
+            "Agent apologises for the late delivery.",
+            &[(Customer, "It came two hours late!"), (Agent, "I'm so sorry about that.")],
+            Met,
+        ),
+        (
+            "Agent tells the caller the refund arrives in 3 to 5 working days.",
+            &[(Customer, "Can you freeze my card?"), (Agent, "The freeze is on.")],
+            Unsure,
+        ),
+        (
+            "Agent asks the customer to keep the receipt.",
+            &[(Customer, "It broke."), (Agent, "Please hang on to your receipt for now.")],
+            Met,
+        ),
+    ];
+    for (prompt, lines, want) in cases {
+        let f = read_lines(prompt, lines);
+        assert_eq!(f.reading, want, "{prompt}: {}", f.why);
+    }
+}
