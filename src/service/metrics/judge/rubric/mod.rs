@@ -120,7 +120,7 @@ pub(super) fn judge(question: &Question) -> Result<Verdict, String> {
             question.prompt.trim()
         )),
         Answer::Scale { min, max, labels } => {
-            let (value, reasoning, confidence) = scale::read(&conv, &prompt, *min, *max);
+            let (value, reasoning, confidence) = scale::read(&conv, *min, *max);
             let label = labels
                 .iter()
                 .find(|l| l.range_min.is_none_or(|lo| value >= lo) && l.range_max.is_none_or(|hi| value <= hi))

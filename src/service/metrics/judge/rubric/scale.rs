@@ -22,7 +22,7 @@ pub(super) fn knows(prompt: &str) -> bool {
 }
 
 /// A manner scale's verdict before labelling: (value, reasoning, confidence).
-pub(super) fn read(conv: &Conversation, _prompt: &str, min: i64, max: i64) -> (f64, String, f64) {
+pub(super) fn read(conv: &Conversation, min: i64, max: i64) -> (f64, String, f64) {
     rate_manner(conv, min, max)
 }
 
