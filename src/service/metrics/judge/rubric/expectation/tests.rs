@@ -92,7 +92,8 @@ fn every_pattern_compiles() {
 #[test]
 fn plain_words_expectations_about_what_the_agent_tells_the_caller() {
     use Reading::*;
-    let cases: [(&str, &[(crate::api::model::ParticipantType, &str)], Reading); 9] = [
+    type Lines<'a> = &'a [(crate::api::model::ParticipantType, &'a str)];
+    let cases: [(&str, Lines, Reading); 9] = [
         (
             "Agent tells the caller what happens next.",
             &[(Customer, "My card's lost."), (Agent, "I've cancelled it; a new one will reach you by Friday.")],
