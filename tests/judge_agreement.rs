@@ -7,7 +7,7 @@
 
 use serde::Deserialize;
 use switchboard::api::model::{ScaleLabel, Transcript, TranscriptEntry};
-use switchboard::service::metrics::judge::{Answer, Judge, Question, Verdict};
+use switchboard::service::metrics::judge::{Answer, Judge, Question, Standing, Verdict};
 
 #[derive(Deserialize)]
 struct Labelled {
@@ -115,8 +115,13 @@ async fn the_offline_judge_agrees_with_the_labelled_set() {
         let (agreed, expected, got) = match &item.question.answer {
             ItemAnswer::Boolean => {
                 let expected = item.expected.value.as_ref().and_then(|v| v.as_bool()).expect("a boolean label");
-                let got = if !verdict.applicable { "not applicable".to_owned() } else { verdict.holds().to_string() };
-                let agreed = verdict.applicable && verdict.holds() == expected;
+                let got = match verdict.standing {
+                    Standing::Answered => verdict.holds().to_string(),
+                    Standing::NotApplicable => "not applicable".to_owned(),
+                    Standing::Abstained => "abstained".to_owned(),
+                };
+                // On the set it was built on, an abstention is a miss like any other.
+                let agreed = verdict.answered() && verdict.holds() == expected;
                 if expected {
                     positives.add(agreed)
                 } else {
@@ -132,7 +137,7 @@ async fn the_offline_judge_agrees_with_the_labelled_set() {
             }
             ItemAnswer::Scale { .. } => {
                 let expected = item.expected.value.as_ref().and_then(|v| v.as_f64()).expect("a number");
-                let agreed = verdict.applicable && (verdict.value - expected).abs() <= 1.0;
+                let agreed = verdict.answered() && (verdict.value - expected).abs() <= 1.0;
                 ratings.add(agreed);
                 (agreed, expected.to_string(), verdict.value.to_string())
             }
@@ -171,11 +176,14 @@ async fn every_boolean_reasoning_quotes_a_line_with_its_time() {
         let verdict = judged(item).await;
         let r = &verdict.reasoning;
         assert!(
-            r.starts_with("Met") || r.starts_with("Not met") || r.starts_with("Not applicable"),
+            r.starts_with("Met")
+                || r.starts_with("Not met")
+                || r.starts_with("Not applicable")
+                || r.starts_with("Cannot tell"),
             "{}: {r}",
             item.id
         );
-        if verdict.applicable && !verdict.holds() {
+        if verdict.answered() && !verdict.holds() {
             assert!(r.contains(" s") && r.contains('"'), "{}: a false verdict quotes a line: {r}", item.id);
         }
     }

@@ -276,3 +276,69 @@ async fn agreement_counts_the_console_cache_labels_and_says_which_they_are() {
     assert_ne!(output.status.code(), Some(0));
     assert!(stderr(&output).contains("keeps no labels"), "{}", stderr(&output));
 }
+
+/// A judged metric the offline judge abstains on ("the parcel was delivered": no dental call
+/// speaks of delivering anything) has no value to label; `judge agreement` counts no
+/// judgement for it, and says how many such values the labelled calls hold.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn values_the_judge_abstained_on_are_no_judgements_and_are_counted_apart() {
+    let service = support::start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    let client = &service.client;
+    let check = judged_check(&service).await;
+    let abstained = client
+        .create_metric_definition(&MetricDefinitionInput {
+            name: Some("Parcel delivered".into()),
+            metric_type: Some(MetricType::Boolean),
+            calculation_type: Some(CalculationType::LlmJudge),
+            llm_prompt: Some("The parcel was delivered to the caller's door.".into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let plan = serde_json::from_value(serde_json::json!({
+        "name": "Abstained",
+        "direction": "INBOUND",
+        "iterationCount": 2,
+        "maxSimulationDurationSeconds": 300,
+        "flows": [{"id": RESCHEDULE_FLOW, "happyPath": true}],
+        "agentEndpoints": [{"id": BRIGHTSMILE_ENDPOINT}],
+        "metrics": [{"id": check.id}, {"id": abstained.id}],
+        "includeFlowMetrics": false,
+        "includeAutomaticMetrics": false,
+    }))
+    .unwrap();
+    let plan = create_plan(client, &plan).await;
+    let calls = calls_of_a_run(&service, plan).await;
+    assert_eq!(calls.len(), 2);
+
+    // The abstained value is not a judgement: it cannot be labelled right or wrong.
+    let err = client.annotate(&input(calls[0], abstained.id, AnnotationLabel::Wrong)).await.unwrap_err();
+    assert_eq!(err.status(), Some(400));
+    let api = err.api().unwrap();
+    assert_eq!(api.param.as_deref(), Some("valueIndex"));
+    assert!(api.message.contains("DATA_MISSING"), "{}", api.message);
+    for call in &calls {
+        client.annotate(&input(*call, check.id, AnnotationLabel::Right)).await.unwrap();
+    }
+
+    let output = run(against(home.path(), &service).args(["judge", "agreement", "--output", "json"])).await;
+    assert_exit(&output, 0);
+    let report = json(&output);
+    let rows = report["judges"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "only the judged values are rows: {report:#}");
+    assert_eq!((rows[0]["name"].as_str(), rows[0]["labelled"].as_u64()), (Some("Agent says thanks"), Some(2)));
+    assert_eq!(
+        report["withoutJudgement"],
+        serde_json::json!([{"metricDefinitionId": abstained.id, "name": "Parcel delivered", "values": 2}]),
+        "{report:#}"
+    );
+    let table = run(against(home.path(), &service).args(["judge", "agreement", "--output", "table"])).await;
+    assert_exit(&table, 0);
+    let text = stdout(&table);
+    assert!(text.contains("100 % (2/2)"), "{text}");
+    assert!(text.contains("Parcel delivered: 2 value(s) on the labelled calls have no judgement"), "{text}");
+    // Asked about one metric, the report counts only that metric's.
+    let only = agreement(home.path(), &service, &check.id.to_string()).await;
+    assert_eq!(only["withoutJudgement"], serde_json::json!([]), "{only:#}");
+}

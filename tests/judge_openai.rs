@@ -16,7 +16,7 @@ use axum::routing::post;
 use serde_json::{Value, json};
 use support::{eventually, id_of, seeded};
 use switchboard::api::model::*;
-use switchboard::service::metrics::judge::{Answer, Judge, JudgeConfig, Question};
+use switchboard::service::metrics::judge::{Answer, Judge, JudgeConfig, Question, Standing};
 
 type Seen = Arc<Mutex<Vec<(HeaderMap, Value)>>>;
 /// The status and raw body the server answers with.
@@ -109,7 +109,7 @@ async fn the_judge_sends_the_prompt_and_the_transcript_with_roles_and_reads_the_
     let judge = stub.judge(Some("SWITCHBOARD_TEST_JUDGE_KEY"));
     let t = transcript();
     let verdict = judge.judge(&ask("Agent verifies identity", Answer::Boolean, &t)).await.unwrap();
-    assert_eq!((verdict.value, verdict.applicable), (1.0, true));
+    assert_eq!((verdict.value, verdict.standing), (1.0, Standing::Answered));
     assert_eq!(verdict.reasoning, "The agent asked for the DOB at 5.0 s.");
     assert_eq!(verdict.confidence, 0.9);
 
@@ -151,7 +151,7 @@ async fn the_judge_sends_the_prompt_and_the_transcript_with_roles_and_reads_the_
     // null: the question did not apply.
     stub.answers(&verdict_json(Value::Null, Value::Null));
     let v = judge.judge(&ask("Agent reads back the slot", Answer::Boolean, &t)).await.unwrap();
-    assert!(!v.applicable && !v.holds());
+    assert!(v.standing == Standing::NotApplicable && !v.holds());
 }
 
 #[tokio::test]

@@ -269,3 +269,39 @@ async fn min_pass_rate_is_kept_on_the_plan_and_validated() {
     assert_eq!(status, 400);
     assert!(error["message"].as_str().unwrap().contains("minPassRate"), "{error}");
 }
+
+/// A judged check the offline judge abstains on every time ("the parcel was delivered": no
+/// dental call speaks of delivering anything): each value is DATA_MISSING saying why and
+/// that a judge model can be set, each simulation is NOT_EVALUATED, and the run fails on the
+/// check never evaluated. A missing value is never a pass.
+#[tokio::test]
+async fn a_check_the_offline_judge_abstains_on_is_not_evaluated_and_the_run_fails() {
+    let service = start(true).await;
+    let abstained = service
+        .client
+        .create_metric_definition(&MetricDefinitionInput {
+            name: Some("Parcel delivered".into()),
+            metric_type: Some(MetricType::Boolean),
+            calculation_type: Some(CalculationType::LlmJudge),
+            llm_prompt: Some("The parcel was delivered to the caller's door.".into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let job = run_to_end(&service, plan_of(vec![by_id(&abstained, None)], 2)).await;
+    assert_eq!(job.status, Some(RunPlanJobStatus::Completed));
+    for simulation in &job.simulation_jobs {
+        assert_eq!(simulation.outcome, Some(SimulationOutcome::NotEvaluated), "{simulation:?}");
+        let groups = service.client.call_metrics(simulation.call_id.unwrap(), ValueStatusFilter::All).await.unwrap();
+        let value = groups.iter().find(|g| g.metric_definition_id == abstained.id).unwrap().values[0].clone();
+        assert_eq!((value.capture_status, value.value), (Some(CaptureStatus::DataMissing), None));
+        let why = value.value_reasoning.unwrap_or_default();
+        assert!(why.starts_with("Cannot tell") && why.contains("[judge]"), "{why}");
+        assert_eq!(value.error_message.as_deref(), Some(why.as_str()));
+    }
+    let verdict = job.verdict.expect("a verdict");
+    assert!(!verdict.passed, "{verdict:?}");
+    assert_eq!((verdict.checks[0].evaluated_sims, verdict.checks[0].pass_rate), (0, None));
+    assert!(verdict.failures.iter().any(|f| matches!(f, VerdictFailure::MetricNotEvaluated { .. })), "{verdict:?}");
+    assert!(verdict.failures.iter().any(|f| matches!(f, VerdictFailure::IncompleteCoverage { .. })), "{verdict:?}");
+}

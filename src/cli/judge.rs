@@ -4,7 +4,9 @@
 //! a script. Labels are a local service extension (`/v1/metric/annotations`); where a service
 //! has no such route the console keeps its `+`/`-` labels in the local cache, and agreement
 //! counts those too, saying which they are. A service without labels anywhere is said to
-//! have none, never shown as full agreement.
+//! have none, never shown as full agreement. A judged value with no value (DATA_MISSING: the
+//! offline judge abstained, or there was nothing to read) cannot be labelled and is no
+//! judgement; the report says how many the labelled calls hold, per judged metric.
 
 use std::collections::BTreeMap;
 
@@ -16,8 +18,8 @@ use super::exit::{Exit, Failure, Outcome};
 use super::output::{self, Format, table};
 use super::session::Session;
 use crate::api::Error;
-use crate::api::model::{Annotation, AnnotationInput, AnnotationLabel, percent};
-use crate::compare::agreement::{LOCAL_LABELS, Labels};
+use crate::api::model::{Annotation, AnnotationInput, AnnotationLabel, CalculationType, percent};
+use crate::compare::agreement::{LOCAL_LABELS, Labels, WithoutJudgement, missing_values};
 use crate::compare::{JudgeAgreement, agreement};
 
 #[derive(Debug, Subcommand)]
@@ -61,6 +63,9 @@ struct Report<'a> {
     service_labels: bool,
     /// Labels counted from the console's local cache, and where it is; null when none were.
     local_cache: Option<&'a LocalCache>,
+    /// Per judged metric, its values with no value on the labelled calls (not judgements, so
+    /// not counted above); null when the calls' metrics could not be read.
+    without_judgement: Option<&'a [WithoutJudgement]>,
 }
 
 /// The console's local cache, where it kept labels the service could not.
@@ -178,15 +183,23 @@ async fn agreement_report(session: &Session, metric: Option<&str>) -> Outcome {
         }
     }
     let rows = agreement(&labels.labels, &labels.local, &names);
+    let without = without_judgement(session, &labels.labels, metric).await;
     let text = match session.format.resolve() {
         Format::Json | Format::Jsonl => output::json(&Report {
             schema_version: 1,
             judges: &rows,
             service_labels,
             local_cache: local_cache.as_ref(),
+            without_judgement: without.as_deref(),
         })?,
         _ => {
             let mut text = render(&rows);
+            match &without {
+                Some(without) => text.push_str(&render_without(without)),
+                None => text.push_str(
+                    "the labelled calls' metrics could not be read: values without a judgement are not counted\n",
+                ),
+            }
             if !service_labels {
                 text.push_str(
                     "this service keeps no labels (POST/GET /v1/metric/annotations is a local service extension): \
@@ -205,6 +218,50 @@ async fn agreement_report(session: &Session, metric: Option<&str>) -> Outcome {
     };
     output::emit(&text)?;
     Ok(Exit::Ok)
+}
+
+/// The judged metrics' values with no value on the calls people labelled, per metric; None
+/// when the calls' metrics could not be read.
+async fn without_judgement(
+    session: &Session,
+    labels: &[Annotation],
+    metric: Option<Uuid>,
+) -> Option<Vec<WithoutJudgement>> {
+    let client = &session.client;
+    let mut calls: Vec<Uuid> = labels.iter().map(|a| a.call_id).collect();
+    calls.sort();
+    calls.dedup();
+    let groups = match crate::compare::fetch::calls_metrics(client, calls).await {
+        Ok(groups) => groups,
+        Err(error) => {
+            tracing::warn!("reading the labelled calls' metrics failed: {error}");
+            return None;
+        }
+    };
+    let mut out = Vec::new();
+    for (id, values) in missing_values(&groups).into_iter().filter(|(id, _)| metric.is_none_or(|m| m == *id)) {
+        // Only a judge's metrics: a computed metric missing its input is not a judgement withheld.
+        let Ok(definition) = client.get_metric_definition(&id.to_string()).await else { continue };
+        if definition.calculation_type == Some(CalculationType::LlmJudge) {
+            let name = definition.name.unwrap_or_else(|| id.to_string());
+            out.push(WithoutJudgement { metric_definition_id: id, name, values });
+        }
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Some(out)
+}
+
+fn render_without(without: &[WithoutJudgement]) -> String {
+    without
+        .iter()
+        .map(|w| {
+            format!(
+                "{}: {} value(s) on the labelled calls have no judgement (DATA_MISSING: the judge abstained, or had \
+                 nothing to read); they cannot be labelled and are not counted above\n",
+                w.name, w.values
+            )
+        })
+        .collect()
 }
 
 fn render(rows: &[JudgeAgreement]) -> String {

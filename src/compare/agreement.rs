@@ -3,7 +3,10 @@
 //! judge, and for yes/no metrics Cohen's κ between the judge's answers and the labelled
 //! truth. A new version of a definition starts a new row: a changed prompt is a new judge.
 //! Labels come from the service and from the console's local cache (where the service had
-//! no labels route); each row says how many of its labels are the cache's.
+//! no labels route); each row says how many of its labels are the cache's. A judged value
+//! with no value (DATA_MISSING: the judge abstained, or had nothing to read) cannot be
+//! labelled, so it is never a judgement here; the calls people labelled say how many there
+//! were, per metric.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -11,7 +14,7 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use super::stats::Agreement;
-use crate::api::model::{Annotation, AnnotationLabel};
+use crate::api::model::{Annotation, AnnotationLabel, CaptureStatus, MetricValueGroup};
 
 /// One metric definition at one version.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -34,6 +37,30 @@ pub struct JudgeAgreement {
     pub boolean: bool,
     /// Of `labelled`, those kept only in the console's local cache.
     pub local_labels: u64,
+}
+
+/// A judged metric's values with no value on the calls people labelled: not judgements, so
+/// counted in no row's agreement or κ.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WithoutJudgement {
+    pub metric_definition_id: Uuid,
+    pub name: String,
+    /// Values stored as DATA_MISSING: the judge abstained, or had nothing to read.
+    pub values: u64,
+}
+
+/// DATA_MISSING values per metric definition in `groups` (every labelled call's metrics).
+pub fn missing_values(groups: &[MetricValueGroup]) -> BTreeMap<Uuid, u64> {
+    let mut out = BTreeMap::new();
+    for group in groups {
+        let missing =
+            group.values.iter().filter(|v| v.capture_status == Some(CaptureStatus::DataMissing)).count() as u64;
+        if missing > 0 {
+            *out.entry(group.metric_definition_id).or_default() += missing;
+        }
+    }
+    out
 }
 
 /// The cache mark holding labels the console made against a service without the labels
@@ -165,6 +192,23 @@ mod tests {
         assert_eq!((service_row.labelled, service_row.agreed, service_row.local_labels), (1, 1, 0));
         let cache_row = rows.iter().find(|r| r.version.is_none()).unwrap();
         assert_eq!((cache_row.labelled, cache_row.agreed, cache_row.local_labels), (1, 0, 1));
+    }
+
+    #[test]
+    fn values_without_a_judgement_are_counted_per_metric() {
+        let (judged, other) = (Uuid::new_v4(), Uuid::new_v4());
+        let value = |status: CaptureStatus| -> crate::api::model::MetricValue {
+            serde_json::from_value(serde_json::json!({"captureStatus": status.as_str()})).unwrap()
+        };
+        let group = |id: Uuid, values: Vec<crate::api::model::MetricValue>| -> MetricValueGroup {
+            serde_json::from_value(serde_json::json!({"metricDefinitionId": id, "values": values})).unwrap()
+        };
+        let groups = [
+            group(judged, vec![value(CaptureStatus::DataMissing), value(CaptureStatus::Success)]),
+            group(judged, vec![value(CaptureStatus::DataMissing)]),
+            group(other, vec![value(CaptureStatus::Success), value(CaptureStatus::NotApplicable)]),
+        ];
+        assert_eq!(missing_values(&groups), BTreeMap::from([(judged, 2)]), "only DATA_MISSING is without a value");
     }
 
     #[test]

@@ -94,6 +94,16 @@ async fn call_by_call(client: &Client, id: Uuid) -> Result<Run, Error> {
     Ok(run)
 }
 
+/// Every metric value group of each of `calls`, reading a few calls at a time.
+pub async fn calls_metrics(client: &Client, calls: Vec<Uuid>) -> Result<Vec<MetricValueGroup>, Error> {
+    let per_call: Vec<Vec<MetricValueGroup>> = futures_util::stream::iter(calls)
+        .map(|call| async move { client.call_metrics(call, ValueStatusFilter::All).await })
+        .buffer_unordered(CALLS_AT_ONCE)
+        .try_collect()
+        .await?;
+    Ok(per_call.into_iter().flatten().collect())
+}
+
 /// When the endpoints, their HTTP request definitions and the flows the runs used were last
 /// edited. What the service will not say is left out (never an error).
 pub async fn edits(client: &Client, runs: &[&Run]) -> Edits {

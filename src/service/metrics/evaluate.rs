@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use uuid::Uuid;
 
 use super::compute::{self, Conversation, without_value};
-use super::judge::{Answer, Judge, Question};
+use super::judge::{Answer, Judge, Question, Standing, Verdict};
 use super::threshold;
 use crate::api::model::*;
 use crate::service::error::ServiceResult;
@@ -45,6 +45,10 @@ pub struct Library<'a> {
 const TASK_COMPLETION_PROMPT: &str = "Identify what the caller wanted from the call. Answer true if, by the end of \
      the call, that request was completed (booked, changed, cancelled, answered or refunded as asked), and false if the \
      caller left without it.";
+
+/// What a value the offline judge abstained on says after its reason.
+pub const ABSTAINED: &str = "The offline judge gives no value rather than a guess, so this check is not evaluated; \
+     set a judge model under [judge] in config.toml to have it judged.";
 
 /// Every value `definition` yields for the conversation (at least one row, honest status).
 pub async fn evaluate(
@@ -140,11 +144,17 @@ pub(super) async fn judged(
     vec![verdict_value(conv.call, library.judge.judge(&question).await)]
 }
 
-fn verdict_value(call: &Call, verdict: Result<super::judge::Verdict, String>) -> MetricValue {
+fn verdict_value(call: &Call, verdict: Result<Verdict, String>) -> MetricValue {
     match verdict {
-        Ok(v) if !v.applicable => {
+        Ok(v) if v.standing == Standing::NotApplicable => {
             let mut value = without_value(call, CaptureStatus::NotApplicable, v.reasoning.clone());
             value.value_reasoning = Some(v.reasoning);
+            value
+        }
+        Ok(v) if v.standing == Standing::Abstained => {
+            let why = format!("{} {ABSTAINED}", v.reasoning);
+            let mut value = without_value(call, CaptureStatus::DataMissing, why.clone());
+            value.value_reasoning = Some(why);
             value
         }
         Ok(v) => {
@@ -343,5 +353,48 @@ fn condition_holds(condition: &Condition, call: &Call, endpoint: Option<&AgentEn
         ConditionOperator::GreaterThanOrEquals => numbers.is_some_and(|(a, e)| a >= e),
         ConditionOperator::LessThanOrEquals => numbers.is_some_and(|(a, e)| a <= e),
         _ => actual == expected,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "a test fails by panicking")]
+
+    use super::*;
+
+    fn call() -> Call {
+        serde_json::from_value(serde_json::json!({"id": "6f1c2d40-1b4a-4c6e-9a51-0d2f6a3e8b11"})).unwrap()
+    }
+
+    #[test]
+    fn each_standing_of_a_verdict_is_stored_with_its_own_status() {
+        let answered = Verdict {
+            value: 1.0,
+            label: None,
+            reasoning: "Met: done.".into(),
+            confidence: 0.8,
+            standing: Standing::Answered,
+        };
+        let stored = verdict_value(&call(), Ok(answered));
+        assert_eq!((stored.capture_status, stored.value), (Some(CaptureStatus::Success), Some(1.0)));
+
+        let stored = verdict_value(&call(), Ok(Verdict::not_applicable("Not applicable: nothing booked.".into())));
+        assert_eq!((stored.capture_status, stored.value), (Some(CaptureStatus::NotApplicable), None));
+
+        // An abstention stores no value: DATA_MISSING, saying why and where a model is set.
+        let stored = verdict_value(&call(), Ok(Verdict::abstain("Cannot tell: the answer is inaudible.".into())));
+        assert_eq!(
+            (stored.capture_status, stored.value, stored.confidence),
+            (Some(CaptureStatus::DataMissing), None, None)
+        );
+        let why = stored.value_reasoning.unwrap();
+        assert!(
+            why.starts_with("Cannot tell: the answer is inaudible.") && why.contains("[judge] in config.toml"),
+            "{why}"
+        );
+        assert_eq!(stored.error_message.as_deref(), Some(why.as_str()));
+
+        let stored = verdict_value(&call(), Err("timed out".into()));
+        assert_eq!(stored.capture_status, Some(CaptureStatus::Error));
     }
 }

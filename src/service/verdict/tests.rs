@@ -78,6 +78,15 @@ fn a_simulation_fails_on_any_false_check_and_names_it() {
 
     assert_eq!(judge_simulation(&[], &[]).outcome, SimulationOutcome::NotEvaluated, "nothing judged it: never a pass");
 
+    // A value the judge abstained on (DATA_MISSING) is missing like an error: never a pass.
+    let abstained = [
+        value(task.id, None, CaptureStatus::DataMissing, "Cannot tell: … set a judge model under [judge]"),
+        value(keypad.id, Some(1.0), CaptureStatus::Success, "pressed"),
+    ];
+    let judged = judge_simulation(&checks, &abstained);
+    assert_eq!(judged.outcome, SimulationOutcome::NotEvaluated);
+    assert_eq!(judged.results, vec![(keypad.id, true)], "the abstained check is not counted as passed");
+
     // A check that does not apply to this simulation (a keypad check on a script without a
     // keypad step) leaves it out: the others decide.
     let not_applicable = [

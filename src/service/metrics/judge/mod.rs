@@ -33,25 +33,48 @@ pub struct Question<'a> {
     pub knowledge: Option<&'a str>,
 }
 
+/// Whether a verdict carries an answer, and if not, why not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Standing {
+    /// `value` is the judge's answer.
+    Answered,
+    /// The conversation never reached the point the question is about: stored as
+    /// NOT_APPLICABLE.
+    NotApplicable,
+    /// The judge could not read the prompt or the conversation with confidence and gives no
+    /// answer rather than a guess: stored as DATA_MISSING, so the check is not evaluated.
+    Abstained,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Verdict {
+    /// Meaningless unless `standing` is `Answered`.
     pub value: f64,
     pub label: Option<String>,
     pub reasoning: String,
     pub confidence: f64,
-    /// False when the conversation never reached the point the question is about; `value`
-    /// is then meaningless and the value is stored as NOT_APPLICABLE.
-    pub applicable: bool,
+    pub standing: Standing,
 }
 
 impl Verdict {
     pub fn not_applicable(reasoning: String) -> Verdict {
-        Verdict { value: 0.0, label: None, reasoning, confidence: 0.7, applicable: false }
+        Verdict { value: 0.0, label: None, reasoning, confidence: 0.7, standing: Standing::NotApplicable }
     }
 
-    /// Whether a boolean verdict says the statement holds.
+    /// No answer: `reasoning` says what could not be read.
+    pub fn abstain(reasoning: String) -> Verdict {
+        Verdict { value: 0.0, label: None, reasoning, confidence: 0.0, standing: Standing::Abstained }
+    }
+
+    /// Whether the verdict answers the question (neither not applicable nor abstained).
+    pub fn answered(&self) -> bool {
+        self.standing == Standing::Answered
+    }
+
+    /// Whether a boolean verdict says the statement holds: never when it did not answer, so
+    /// an abstention can neither pass a check nor end a call.
     pub fn holds(&self) -> bool {
-        self.applicable && self.value >= 1.0
+        self.answered() && self.value >= 1.0
     }
 }
 
@@ -84,5 +107,20 @@ impl Judge {
             Judge::Rubric => rubric::judge(question),
             Judge::OpenAi(judge) => judge.judge(question).await,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_abstention_holds_nothing_so_it_can_neither_pass_a_check_nor_end_a_call() {
+        let abstained = Verdict::abstain("Cannot tell: the line is lost.".into());
+        assert_eq!(abstained.standing, Standing::Abstained);
+        assert!(!abstained.holds() && !abstained.answered());
+        // Even a value of 1 left on it by mistake is not an answer.
+        assert!(!Verdict { value: 1.0, ..abstained }.holds());
+        assert!(!Verdict::not_applicable("Not applicable".into()).holds());
     }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use super::{Answer, JudgeConfig, Question, Verdict};
+use super::{Answer, JudgeConfig, Question, Standing, Verdict};
 use crate::service::chat_completions::{ChatCompletions, Message, Request};
 
 /// How long one question may take, from sending it to the whole answer.
@@ -83,7 +83,7 @@ fn verdict(answer: &Answer, answered: Answered) -> Result<Verdict, String> {
             Some(name)
         }
     };
-    Ok(Verdict { value, label, reasoning: answered.reasoning, confidence, applicable: true })
+    Ok(Verdict { value, label, reasoning: answered.reasoning, confidence, standing: Standing::Answered })
 }
 
 /// The request: the prompt and the whole conversation with each line's role and time.

@@ -4,14 +4,23 @@
 use super::pattern::patterns;
 
 patterns! {
-    IDENTITY = r"\b(verif\w*|identity|authenticat\w*|date of birth|confirmation code|last name)\b";
+    IDENTITY = r"\b(verif\w*|identity|identif\w*|authenticat\w*|who (is|'s) calling|security (check|questions?|word)|date of birth|confirmation code|last name)\b";
     ORDER = r"\b(before|until|prior to|first)\b";
-    PROTECTED = r"\b(reveal\w*|disclos\w*|discuss\w*|details?|information|phi|protected|chang\w*|shar\w*|appointment|booking|account|rebook\w*|cancel\w*|refund\w*)\b";
+    PROTECTED = r"\b(reveal\w*|disclos\w*|discuss\w*|details?|information|phi|protected|chang\w*|shar\w*|appointment|booking|account|rebook\w*|cancel\w*|refund\w*|record|anything)\b";
     OUTCOME = r"\b(task|request|completed?|resolved|achiev\w*|outcome|accomplish\w*|fulfil\w*|what the caller (asked|wanted|called))\b|\b(has|have) been (moved|booked|rebooked|confirmed|cancel+ed|resolved|refunded|rescheduled|changed)\b";
+    /// "The card was frozen", "the visit has been moved": something done, said of the thing.
+    DEED = r"^(the |a |an |their |his |her |its |your )?[\w' -]{2,60}? (was|were|got|has been|have been|is now|are now) (\w+(ed|en|t)|done|sent|put|set)\b";
     KEYPAD = r"\b(keypad|key press|keys|press(es|ed)? \d|dtmf)\b";
     ABOUT_AGENT = r"^(the )?agent\b";
     MENTIONS_AGENT = r"\b(the )?agent\b";
+    /// Words a prompt uses for the agent's role, read as "agent".
+    ROLE = r"\b(receptionist|representative|rep|advisor|adviser|operator|assistant|associate|staff member|clerk|bot|attendant|consultant|specialist|front desk|support agent|customer service agent)\b";
+    /// "The caller was told X": the agent telling the caller X.
+    TOLD = r"^(the )?(caller|customer|owner|client|patient|passenger|member|user|parent)\b( \w+){0,2}? (was|were|is|gets|got|has been) (told|informed|given|advised|reminded|warned|offered)\b";
 }
+
+/// Verbs of a deed that are about telling, not doing: "was told" is an expectation.
+const TELLING: &[&str] = &["told", "informed", "given", "advised", "reminded", "warned", "offered", "asked", "greeted"];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Kind {
@@ -19,13 +28,35 @@ pub(super) enum Kind {
     Disclosure,
     /// The caller's request was done; `keypad` when it must follow a key press.
     Outcome { keypad: bool },
+    /// A named thing was done ("the card was frozen"): the request walk, about that thing.
+    Deed,
     /// The agent does (or never does) something.
     Expectation,
     /// Anything else: the prompt's words matched against what was said.
     Other,
 }
 
-/// `lower` is the normalised prompt.
+/// The prompt in the words the readers know: the agent's role named "agent", and "the caller
+/// was told X" as "the agent tells the caller X".
+pub(super) fn plain(lower: &str) -> String {
+    let mut out = ROLE.replace_all(lower, "agent");
+    if let Some(m) = TOLD.find(&out) {
+        let verb = m.as_str().rsplit(' ').next().unwrap_or("told");
+        let says = match verb {
+            "informed" => "informs the caller",
+            "given" => "gives the caller",
+            "advised" => "advises the caller",
+            "reminded" => "reminds the caller",
+            "warned" => "warns the caller",
+            "offered" => "offers the caller",
+            _ => "tells the caller",
+        };
+        out = format!("the agent {says}{}", &out[m.end()..]);
+    }
+    out
+}
+
+/// `lower` is the normalised prompt, as `plain` gives it.
 pub(super) fn of(lower: &str) -> Kind {
     if IDENTITY.is_match(lower) && ORDER.is_match(lower) && PROTECTED.is_match(lower) {
         Kind::Disclosure
@@ -33,6 +64,8 @@ pub(super) fn of(lower: &str) -> Kind {
         Kind::Outcome { keypad: KEYPAD.is_match(lower) }
     } else if MENTIONS_AGENT.is_match(lower) {
         Kind::Expectation
+    } else if DEED.captures(lower).is_some_and(|c| c.get(3).is_some_and(|v| !TELLING.contains(&v.as_str()))) {
+        Kind::Deed
     } else {
         Kind::Other
     }
@@ -94,6 +127,25 @@ mod tests {
             ),
             Kind::Expectation
         );
-        assert_eq!(of("The weather was discussed"), Kind::Other);
+        assert_eq!(of("the weather is nice"), Kind::Other);
+    }
+
+    #[test]
+    fn other_desks_prompts_are_recognised_in_their_own_words() {
+        let of = |p: &str| of(&plain(&p.to_lowercase()));
+        assert_eq!(
+            of(
+                "Decide whether the receptionist confirmed who is calling (the pet's name AND the owner's phone number on file) BEFORE sharing anything from the pet's record"
+            ),
+            Kind::Disclosure
+        );
+        assert_eq!(of("The card was frozen during the call."), Kind::Deed);
+        assert_eq!(of("The repeat prescription was sent to the pharmacy."), Kind::Deed);
+        assert_eq!(of("The caller was told when the engineer will arrive."), Kind::Expectation);
+        assert_eq!(
+            plain("the caller was told when the engineer will arrive."),
+            "the agent tells the caller when the engineer will arrive."
+        );
+        assert_eq!(of("The receptionist reminds the owner to bring the pet's vaccination card."), Kind::Expectation);
     }
 }

@@ -8,8 +8,10 @@ mod conversation;
 mod details;
 mod disclosure;
 mod expectation;
+mod identity;
 mod intent;
 mod kind;
+mod names;
 mod outcome;
 mod pattern;
 mod scale;
@@ -23,27 +25,43 @@ use kind::Kind;
 
 use crate::api::model::Transcript;
 
-use super::{Answer, Question, Verdict};
+use super::{Answer, Question, Standing, Verdict};
 
-/// What a boolean reader found: met, not met, or not applicable (`met` None).
+/// What a boolean reader made of a question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Reading {
+    Met,
+    NotMet,
+    /// The conversation never reached the point the question is about.
+    NotApplicable,
+    /// The reader cannot tell with confidence: the judge abstains rather than guess.
+    Unsure,
+}
+
+/// What a boolean reader found, why, and how sure it is.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct Finding {
-    pub met: Option<bool>,
+    pub reading: Reading,
     pub why: String,
     pub sure: f64,
 }
 
 impl Finding {
     pub fn met(why: String, sure: f64) -> Finding {
-        Finding { met: Some(true), why, sure }
+        Finding { reading: Reading::Met, why, sure }
     }
 
     pub fn not_met(why: String, sure: f64) -> Finding {
-        Finding { met: Some(false), why, sure }
+        Finding { reading: Reading::NotMet, why, sure }
     }
 
     pub fn not_applicable(why: String) -> Finding {
-        Finding { met: None, why, sure: 0.7 }
+        Finding { reading: Reading::NotApplicable, why, sure: 0.7 }
+    }
+
+    /// No answer: `why` says what could not be read.
+    pub fn unsure(why: String) -> Finding {
+        Finding { reading: Reading::Unsure, why, sure: 0.0 }
     }
 }
 
@@ -82,19 +100,27 @@ pub(super) fn judge(question: &Question) -> Result<Verdict, String> {
     let mut verdict = match &question.answer {
         Answer::Boolean => {
             let finding = boolean(&conv, &prompt, question.agent_only);
-            match finding.met {
-                Some(met) => Verdict {
-                    value: if met { 1.0 } else { 0.0 },
-                    label: None,
-                    reasoning: finding.why,
-                    confidence: finding.sure,
-                    applicable: true,
-                },
-                None => Verdict::not_applicable(finding.why),
+            let answer = |value: f64| Verdict {
+                value,
+                label: None,
+                reasoning: finding.why.clone(),
+                confidence: finding.sure,
+                standing: Standing::Answered,
+            };
+            match finding.reading {
+                Reading::Met => answer(1.0),
+                Reading::NotMet => answer(0.0),
+                Reading::NotApplicable => Verdict::not_applicable(finding.why),
+                Reading::Unsure => Verdict::abstain(finding.why),
             }
         }
+        Answer::Scale { .. } if !scale::knows(&prompt) => Verdict::abstain(format!(
+            "Cannot tell: the offline judge rates only manner (empathy, politeness, tone) on a scale, and \"{}\" asks \
+             something else.",
+            question.prompt.trim()
+        )),
         Answer::Scale { min, max, labels } => {
-            let (value, reasoning, confidence) = scale::read(&conv, &prompt, *min, *max);
+            let (value, reasoning, confidence) = scale::read(&conv, *min, *max);
             let label = labels
                 .iter()
                 .find(|l| l.range_min.is_none_or(|lo| value >= lo) && l.range_max.is_none_or(|hi| value <= hi))
@@ -103,18 +129,20 @@ pub(super) fn judge(question: &Question) -> Result<Verdict, String> {
                 Some(name) => reasoning.replacen(&format!("Rated {value}:"), &format!("Rated {value} ({name}):"), 1),
                 None => reasoning,
             };
-            Verdict { value, label, reasoning, confidence, applicable: true }
+            Verdict { value, label, reasoning, confidence, standing: Standing::Answered }
         }
-        Answer::Classification { options } => {
-            let (index, reasoning, confidence) = intent::read(&conv, options)?;
-            Verdict {
+        Answer::Classification { options } => match intent::read(&conv, options)? {
+            None => Verdict::abstain(
+                "Cannot tell: nothing the caller or the agent said matches any of the options.".to_owned(),
+            ),
+            Some((index, reasoning, confidence)) => Verdict {
                 value: index as f64 + 1.0,
                 label: Some(options[index].0.clone()),
                 reasoning,
                 confidence,
-                applicable: true,
-            }
-        }
+                standing: Standing::Answered,
+            },
+        },
     };
     if let Some(policy) = question.knowledge.and_then(|k| grounding(k, &prompt)) {
         verdict.reasoning.push_str(&format!(" Policy: \"{policy}\"."));
@@ -123,14 +151,16 @@ pub(super) fn judge(question: &Question) -> Result<Verdict, String> {
 }
 
 fn boolean(conv: &Conversation, prompt: &str, agent_only: bool) -> Finding {
+    let prompt = &kind::plain(prompt);
     match kind::of(prompt) {
         Kind::Disclosure => disclosure::read(conv, prompt),
         Kind::Outcome { keypad } => outcome::read(conv, keypad),
+        Kind::Deed => outcome::read_deed(conv, prompt),
         Kind::Expectation => expectation::read(conv, prompt),
         Kind::Other => {
             let side = agent_only.then_some(Side::Agent);
             let said: Vec<_> = conv.said().filter(|s| side.is_none_or(|side| s.side() == side)).collect();
-            expectation::concept_found(&said, prompt, false, false)
+            expectation::concept_loosely(&said, prompt)
         }
     }
 }

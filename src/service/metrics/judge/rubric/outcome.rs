@@ -10,59 +10,73 @@ use std::collections::BTreeSet;
 use super::Finding;
 use super::conversation::{Conversation, Said, Side};
 use super::pattern::patterns;
-use super::terms::terms;
+use super::terms::{stem, terms};
 
 patterns! {
     /// A claim that something is done, by its state or by what the agent did.
     SUCCESS = [
-        r"\b(you're|you are|you've been|you have been|it's|it is|that's|that is|this is|everything's|everything is|everything has been|it has been|it's been|that's been|that has been|(your|the) (appointment|booking|cleaning|reservation|visit|change|refund|flight|trip|checkup|check-up|filling|credit|voucher|seat|rebooking|cancellation)( has been| is| was)|[a-z]+ is|you're all)( now| all| officially)? (booked|confirmed|rebooked|rescheduled|scheduled|set|all set|done|cancel+ed|moved|changed|updated|processed|issued|saved|submitted|taken care of|sorted|refunded)\b",
-        r"\b(you're|you are)( now)? (on|in) (sb|cp|flight|the \d|seat|standby|the standby|the (\w+ )?list|(\w+ ){0,2}flight)\b",
+        r"\b(you're|you are|you've been|you have been|it's|it is|that's|that is|this is|everything's|everything is|everything has been|it has been|it's been|that's been|that has been|(your|the) [a-z-]+( has been| is| was)|[a-z]+'s|\w+ is|\w+ are|you're all)( now| all| officially| also)? (booked|confirmed|rebooked|rescheduled|scheduled|set|all set|done|cancel+ed|moved|changed|updated|processed|issued|saved|submitted|taken care of|sorted|refunded|frozen|blocked|unblocked|activated|arranged|sent|ordered|credited|applied|reserved|registered|renewed)\b",
+        r"\b(you're|you are)( now)? (on|in) (the \d|the (\w+ ){0,2}(list|waitlist)|(\w+ ){0,3}[a-z]{1,3} ?\d{2,5}\b|(\w+ ){1,3}(at|departing|leaving|tomorrow|tonight|today)\b)",
         r"\byou're number \w+ on\b",
-        r"\b(i've|i have|we've|we have)( just| now| also| already| gone ahead and| successfully)? (booked|confirmed|rebooked|rescheduled|scheduled|cancel+ed|moved|changed|updated|added|issued|processed|submitted|applied|attached|put you|taken you off|got you|sent|emailed|refunded|switched|upgraded|saved|reserved|secured|reinstated)\b",
-        r"^((okay|ok|great|perfect|alright|all right|wonderful|excellent|yes|good|there we go)[, ]+)?(done|all done|confirmed|booked|all set|that's done|sorted)\b",
-
+        r"\b(i've|i have|we've|we have)( just| now| also| already| gone ahead and| successfully)? (taken (it|that|them|\w+) off|taken off|lifted|booked|confirmed|rebooked|rescheduled|scheduled|cancel+ed|moved|changed|updated|added|issued|processed|submitted|applied|attached|put|taken you off|got you|sent|emailed|texted|posted|ordered|refunded|credited|popped|pushed|switched|upgraded|downgraded|saved|reserved|secured|reinstated|raised|arranged|set up|logged|lodged|registered|frozen|blocked|unblocked|activated|reactivated|removed|renewed|extended|requested|placed|swapped|transferred|waived|cleared|paid|returned|released|restored|reset|fixed|sorted|requested)\b",
+        r"^((okay|ok|great|perfect|alright|all right|wonderful|excellent|yes|good|there we go|right|lovely)[, ]+)?(done|all done|confirmed|booked|all set|that's done|sorted|all sorted)\b",
         r"\b(booking|confirming|moving|rebooking|cancell?ing|processing) (that|it|you|this) now\b",
-        r"\bconfirmed you (on|for)\b|\bput you (on|in|down for|through)\b|\bgot you (on|in|a seat|booked)\b|\bhave you (booked|down|confirmed) (for|on)\b",
-        r"\b(it|that|the change|the booking|everything) (went|has gone|is going|has gone) through\b",
+        r"\bconfirmed you (on|for)\b|\bput (you|him|her|them|\w+) (on|in|down for|through)\b|\bgot (you|him|her|them) (on|in|a (seat|place|spot|slot|table)|booked)\b|\bhave (you|him|her|them) (booked|down|confirmed|in) (for|on|at)\b",
+        r"\b(it|that|the change|the booking|everything) (went|has gone|is going|has gone) through\b|\b(it's|that's|it has|that has|its) gone through\b",
+        r"\b(he's|she's|they're|you're|[a-z]+'s|that's you|that's (him|her|them)|that's you both|you're both) (booked )?in (for|on|at|with)\b|^(okay|ok|right|great|perfect|lovely)?[, ]*(he's|she's|they're|you're) in\.?$",
+        r"\bthe [a-z]+ is (now )?(on|in place|active|live|through)\b|\byou're (all )?sorted\b",
     ].join("|");
     /// Success in passing: a farewell, a document on its way, a reference read out.
     WEAK_SUCCESS = [
         r"\bis (now )?yours\b|\bstays yours\b|\bwe'll see you (then|on|at|next)\b|\bsee you on (the|\w+day)\b",
-        r"\b(refund|credit|vouchers?|boarding pass|confirmation|receipt)\b[^.]*\b(has been|have been|is|are|was|were|will be) (issued|processed|emailed|sent|added|on (its|their) way|in (your|the) (email|app|inbox))\b",
-        r"\byour (refund|confirmation|booking) (reference|code|number) is\b",
+        r"\b(refund|credit|vouchers?|pass|ticket|confirmation|receipt|replacement|new card|link|letter|parcel)\b[^.]*\b(has been|have been|is|are|was|were|will be) (issued|processed|emailed|sent|added|on (its|their) way|in (your|the) (email|app|inbox))\b",
+        r"\byour (refund|confirmation|booking|order) (reference|code|number) is\b|\bis on its way\b",
     ].join("|");
+    /// The agent saying what the record already holds: not the request done.
+    RESTATES = r"\b(i see|i can see|i've got your|i have your|currently|at the moment|existing|according to)\b|\b(is|are|'s|was|were) already\b|\balready (booked|on|in|there|set|scheduled)\b";
+    /// Claims that only record the request for someone else to act on.
+    NOTE_ONLY = r"\b(added|made|left|put|popped) a note\b|\bnoted (it|that|this)\b|\bpass(ed)? (it|that|this|the message) on\b|\bflagged\b|\bescalated\b|\blet (them|the team) know\b|\bon the waiting list\b|\bwaiting list\b";
     /// Words that take a success back, whatever it was.
     RETRACTION = [
         r"\bsystem\b[^.]*\b(error|fail|failed|failure|down|crash|crashed|issue|problem|glitch|outage|didn't|did not|couldn't|could not|won't|wouldn't)\b",
         r"\berrors?\b|\btechnical (issue|problem|difficult)",
         r"\b(didn't|did not|doesn't|does not|won't|will not|hasn't|has not|never|wouldn't) (go|gone|went) through\b",
-        r"\b(failed|fails|failing) to\b|\b(it|that|this|the \w+) failed\b",
-        r"\b(isn't|is not|wasn't|was not|hasn't|has not|haven't|have not|aren't|are not|weren't|were not|not|never|nothing('s| has| is| was)?) (been |yet |actually |really |quite |officially )?(saved|booked|confirmed|processed|completed|changed|moved|rescheduled|rebooked|cancel+ed|updated|issued|refunded|finali[sz]ed|gone through)\b",
-        r"\b(seat|slot|booking|reservation|appointment|time) (was|got|has been|is)( just| already| now)? (taken|lost|given away|dropped|gone)\b|\blost (it|the booking|your booking)\b",
+        r"\b(failed|fails|failing) to\b|\b(it|that|this|the \w+) failed\b|\bhasn't taken\b|\bdidn't take\b|\bbounced( back)?\b|\brejected\b",
+        r"\b(isn't|is not|wasn't|was not|hasn't|has not|haven't|have not|aren't|are not|weren't|were not|not|never|nothing('s| has| is| was)?|can't|cannot|couldn't|won't) (be |been |yet |actually |really |quite |officially )?(saved|booked|confirmed|processed|completed|changed|moved|rescheduled|rebooked|cancel+ed|updated|issued|refunded|finali[sz]ed|gone through|frozen|sent|done|applied)\b",
+        r"\b(seat|slot|booking|reservation|appointment|time)('s| was| got| has been| is| has)( just| already| now)?( been)? (taken|lost|given away|dropped|gone)\b|\blost (it|the booking|your booking)\b",
         r"\b(that|the|this|your) (booking|slot|time|appointment|reservation|change) (won't|will not|doesn't|does not|can't|cannot) (work|stand|go ahead)\b",
+        r"\b(needs?|has to be|have to be|must be|requires?|awaiting|pending|subject to)\b[^.]*\b(approv\w*|sign[- ]?off|authori[sz]\w*|review|decision|decide)|\bmakes? the decision\b|\bnot yet\b|\bonly if\b|\bspoke too soon\b|\bscratch that\b",
     ].join("|");
     /// A refusal or failure of some action; what it is about decides whether it counts.
-    REFUSAL = r"\b(couldn't|could not|can't|cannot|can not|wasn't able to|was not able to|weren't able to|unable to|not able to|won't be able to|am not able to)( \w+){0,2}? (save|book|complete|process|confirm|change|move|reschedule|rebook|cancel|finish|hold|secure|issue|refund|offer|give|do|make|approve|add|put|share|find|get)\b";
+    REFUSAL = r"\b(couldn't|could not|can't|cannot|can not|wasn't able to|was not able to|weren't able to|unable to|not able to|won't be able to|am not able to|won't let me|doesn't let me|won't allow me to|isn't possible to)( (?:actually|really|just|currently|unfortunately|still|then|be able to|even))? (\w+)\b";
+    /// Work handed to the caller or to someone else: what is left of the request.
+    HANDED_OFF = r"\b(you'll|you will|you'd|they'll|they will|they'd|he'll|she'll|you) (need|have) to (\w+)";
     /// Setbacks that leave a request undone but do not undo a success.
     SETBACK = [
-        r"\b(please )?call (us |me )?back\b|\bcall us again\b|\btry again later\b|\btry the app\b",
-        r"\b(will|'ll) (call|get back to|contact|text|email|reach out to) you\b|\bneed (the|a|our|your) [\w ]{1,30} to (approve|sign off|confirm)\b|\bcall you back\b",
-        r"\b(end|ending) (this|the) call\b|\bhaven't heard\b|\bnot hearing\b|\bcan't hear\b|\bare you still there\b",
-        r"\b(nothing|no seats?|no flights?|no openings?|no availability|no slots?)( else| left| available| open)\b|\bnothing (else )?(tonight|today|this week)\b|\b(fully booked|sold out|they're (all )?full|it's full|is full|are full|all full)\b|\bi'm afraid not\b",
+        r"\b(please )?(call|ring) (us |me )?back\b|\bcall us again\b|\btry again later\b|\btry the app\b|\bin the app\b",
+        r"\b(will|'ll) (call|ring|phone|get back to|contact|text|email|reach out to) you\b|\bneed (the|a|our|your) [\w ]{1,30} to (approve|sign off|confirm)\b|\bcall you back\b",
+        r"\b(end|ending) (this|the) call\b|\bhaven't heard\b|\bnot hearing\b|\bcan't hear\b|\bare you still there\b|\btransferr?ing you\b|\bput you through\b|\bpass you (over|on)\b",
+        r"\b(nothing|no \w+( \w+)?)( else)? (left|available|open|free)\b|\bno availability\b|\bnothing (else )?(tonight|today|this week)\b|\b(fully booked|sold out|they're (all )?full|it's full|is full|are full|all full|one's full)\b|\bi'm afraid not\b|\bvery busy\b",
     ].join("|");
     /// A caller asking for something to be done (not merely asked about).
-    ACTION = r"\b(get in|come in|(get|have|make) an? (appointment|cleaning|checkup|check-up|visit)|book|schedule|reschedule|move|change|cancel|rebook|put me|get me|refund|money back|voucher|credit|standby|upgrade|see me|fit me in|sign me up|switch|make an appointment|anything (later|earlier|tonight|else|sooner|next)|another (time|flight|day|slot)|instead|cancelled|canceled|delayed|missed (my )?connection)\b";
+    ACTION = r"\b(get in|come in|(get|fit|squeeze|pop|book) \w+ in|(get|make|book) an? (appointment|visit|booking|reservation|slot)|book|schedule|reschedule|rearrange|move|change|cancel|rebook|put me|get me|refund|(money|cash|it|one|them|deposit|fee|charge) back|un\w+ (it|my|the)|get rid of|take (it|\w+) off|voucher|credit|upgrade|see me|fit me in|sign me up|sign up|switch|make an appointment|anything (later|earlier|tonight|else|sooner|next)|another (time|flight|day|slot)|instead|cancelled|canceled|delayed|missed (my|the) \w+|freeze|block|dispute|raise|raised|send|order|add|remove|transfer|refill|replace|new one|go up|take my)\b";
     /// In a question, what still makes it a request to act ("can you move it?", "is there
     /// anything tonight?") rather than a question about it ("do you need my card to book?").
-    REQUEST_MODAL = r"\b(can you|could you|would you|can i|could i|i'd like|i would like|i want|i need|please|i'd rather|let's|can anyone|can someone|is there any way)\b|\b(anything|something) (later|earlier|tonight|else|sooner|next|in the)\b|\banother (time|flight|day|slot)\b|\binstead\b";
+    REQUEST_MODAL = r"\b(can you|could you|would you|can i|could i|i'd like|i would like|i want|i need|please|i'd rather|let's|can anyone|can someone|is there any way|any chance)\b|\b(anything|something) (later|earlier|tonight|else|sooner|next|in the)\b|\banother (time|flight|day|slot)\b|\binstead\b";
     /// A caller asking a question.
-    QUESTION = r"\?|\b(tell me|wondering|wonder|do you|does|how much|how long|what|when|where|which|is there|are you|can you tell|question|calling about|remember)\b";
+    QUESTION = r"\?|\b(tell me|wondering|wonder|do you|does|how much|how long|what|when|where|which|why|how come|is there|are you|can you tell|question|calling about|calling for|remember|i'd like to (know|check)|i need to (know|check)|want to know|don't understand)\b";
     /// An answer carries a fact.
-    FACT = r"\d|\b(yes|no|yeah|yep|correct|exactly)\b|\bwe (do|don't|are|aren't|accept|take|open|close|have|offer|charge)\b|\b(we're|we are) (in network|open|closed|not)\b|\bin network\b|\bcover(s|ed)?\b|\bpercent\b|\bdollars?\b|\bfree\b|\bno (fee|charge|cost)\b|\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|noon)\b|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred)\b";
+    FACT = r"\d|\b(yes|no|yeah|yep|correct|exactly)\b|\bwe (do|don't|are|aren't|accept|take|open|close|have|offer|charge)\b|\b(we're|we are) (in network|open|closed|not)\b|\bin network\b|\bcover(s|ed)?\b|\bpercent\b|\bdollars?\b|\bpounds?\b|\bfree\b|\bno (fee|charge|cost)\b|\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|noon)\b|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred)\b|\b(notes?|records?|results?|file|system) (say|says|show|shows|came back)\b";
     /// Not an answer yet.
-    DEFLECTION = r"\blet me (check|look|see|find|pull)\b|\bi'll (look into|check|find out|get back)\b|\bget back to you\b|\bone moment\b|\bhold on\b|\bcould you tell me\b|\bhow (else )?can i help\b|\bcan i (have|get)\b|\bmay i have\b";
+    DEFLECTION = r",? please[.!]?$|\blet me (check|look|see|find|pull)\b|\bi'll (look into|check|find out|get back)\b|\bget back to you\b|\bone moment\b|\bhold on\b|\bcould you tell me\b|\bhow (else )?can i help\b|\bcan i (have|get|take|grab)\b|\bmay i have\b";
+    /// The caller saying what they will do themselves.
+    OWN_PLAN = r"^(okay,? |ok,? |right,? |fine,? )?(i'll|i will|i'm going to|we'll|i can just)\b";
+    /// The agent declining to say more than it has ("I'm afraid I can't say").
+    WITHHOLDS = r"\b(can't|cannot|not able to|unable to|not allowed to) (say|tell you|discuss|share|go into|comment|advise)\b|\brather than over the phone\b";
     /// What a caller says when they think it is done.
-    CALLER_CLAIM = r"\b(so|then|great,? so)\b[^.?!]*\b(booked|confirmed|rebooked|all set|complete|completed|done)\b|\b(that's|it's|i'm|we're) (all )?(booked|confirmed|rebooked|set|done|complete)\b";
+    CALLER_CLAIM = r"\b(so|then|great,? so)\b[^.?!]*\b(booked|confirmed|rebooked|all set|complete|completed|done|cancel+ed|moved|in|on there)\b|\b(that's|it's|i'm|we're|he's|she's) (all )?(booked|confirmed|rebooked|set|done|complete|cancel+ed|moved)\b";
+    /// A caller saying the agent did the wrong thing.
+    CORRECTS = r"^(no|nope|wait|hang on)\b[,.!]? (i said|i asked|that's not|not|i wanted)\b|\bi (said|asked for|wanted) [^.?!]*,? not\b|\bthat's not what i (asked|wanted|said)\b|\bthat's the wrong\b";
 }
 
 const NEGATORS: &[&str] = &[
@@ -110,7 +124,9 @@ impl<'a> Request<'a> {
 
 fn asks_to_act(said: &Said) -> bool {
     let lower = said.lower();
-    ACTION.is_match(lower) && (!QUESTION.is_match(lower) || REQUEST_MODAL.is_match(lower))
+    // "I'll come in" says what the caller will do, not what they ask for.
+    let own_plan = OWN_PLAN.is_match(lower) && !REQUEST_MODAL.is_match(lower);
+    ACTION.is_match(lower) && (!QUESTION.is_match(lower) || REQUEST_MODAL.is_match(lower)) && !own_plan
 }
 
 /// Whether an agent's sentence claims something was done (not negated, asked or conditional).
@@ -120,10 +136,10 @@ pub(super) fn claims_success(said: &Said) -> bool {
 
 /// Where a claim of success starts, and whether it is a strong one.
 fn success_at(said: &Said) -> Option<(usize, bool)> {
-    if said.is_question() {
+    let lower = said.lower();
+    if said.is_question() || RESTATES.is_match(lower) || NOTE_ONLY.is_match(lower) {
         return None;
     }
-    let lower = said.lower();
     let claim = |m: regex::Match| !negated(lower, m.start()) && !offered(lower, m.start());
     if let Some(m) = SUCCESS.find(lower).filter(|m| claim(*m)) {
         return Some((m.start(), true));
@@ -159,12 +175,15 @@ fn refusal_at(said: &Said, request: &Request) -> Option<usize> {
 }
 
 fn refuses(refusal: &str, object: &str, request: &Request) -> bool {
+    // Verbs of completing anything count whatever their object; verbs of doing a request
+    // count on "it" or the request's words; any other verb only on the request's words.
     let verb = refusal.rsplit(' ').next().unwrap_or("");
     let object_words = terms(object);
     match verb {
         "save" | "complete" | "process" | "finish" | "hold" | "secure" | "find" => true,
         "book" | "confirm" | "change" | "move" | "reschedule" | "rebook" | "cancel" | "do" | "make" | "approve"
-        | "put" | "get" => {
+        | "put" | "get" | "freeze" | "block" | "amend" | "modify" | "update" | "send" | "order" | "raise" | "apply"
+        | "credit" | "remove" | "switch" | "upgrade" | "transfer" => {
             let pronoun =
                 object.split_whitespace().next().is_some_and(|w| ["it", "that", "this", "them", "you"].contains(&w));
             pronoun
@@ -174,6 +193,15 @@ fn refuses(refusal: &str, object: &str, request: &Request) -> bool {
         }
         _ => !object_words.is_disjoint(&request.words),
     }
+}
+
+/// Where the agent hands part of the request to someone else ("they'll need to cancel that
+/// one"), which leaves it undone even after something else was done.
+fn handed_off_at(said: &Said, request: &Request) -> Option<usize> {
+    HANDED_OFF.captures_all(said.lower()).iter().find_map(|c| {
+        let verb = c.get(3)?.as_str();
+        request.words.contains(&stem(verb)).then(|| c.get(0).map_or(0, |m| m.start()))
+    })
 }
 
 fn answers(said: &Said) -> bool {
@@ -193,13 +221,15 @@ struct Walk<'a> {
     setback: Option<Said<'a>>,
     /// A claim that came before the keypad press the question asks for.
     unpressed: Option<Said<'a>>,
+    /// The first claim of something done since the last thing that took it back.
+    claimed: Option<Said<'a>>,
 }
 
 /// Whether a booking (or change) was made and still stands at the end of the call: what
 /// "when booking or moving" and "read back the final appointment" depend on.
 pub(super) fn booking_stands(conv: &Conversation) -> bool {
     let walk = walk(conv, false);
-    walk.undone.is_none() && walk.positive.is_some_and(|p| claims_success(&p))
+    walk.undone.is_none() && walk.claimed.is_some()
 }
 
 /// Reads whether the request was completed; `needs_keypad` asks for a keypad press before it.
@@ -213,6 +243,7 @@ fn walk(conv: &Conversation, needs_keypad: bool) -> Walk<'_> {
     let request = Request::of(conv);
     let mut positive: Option<Said> = None;
     let mut positive_strong = false;
+    let mut claimed: Option<Said> = None;
     let mut recovered_from: Option<Said> = None;
     let mut undone: Option<Said> = None;
     let mut setback: Option<Said> = None;
@@ -222,6 +253,11 @@ fn walk(conv: &Conversation, needs_keypad: bool) -> Walk<'_> {
         match said.side() {
             Side::Caller => {
                 pressed |= said.turn.keypad().is_some();
+                // "No, I said 500, not 300": what was done is not what was asked.
+                if positive.is_some() && CORRECTS.is_match(said.lower()) {
+                    undone = Some(said);
+                    claimed = None;
+                }
                 continue;
             }
             Side::Other => continue,
@@ -232,7 +268,11 @@ fn walk(conv: &Conversation, needs_keypad: bool) -> Walk<'_> {
         let succeeds = success.is_some();
         // Within one sentence the later of a claim and a retraction stands ("sorry, that
         // failed; there we go, it went through").
-        let retraction_at = RETRACTION.find(lower).map(|m| m.start()).or_else(|| refusal_at(&said, &request));
+        let retraction_at = RETRACTION
+            .find(lower)
+            .map(|m| m.start())
+            .or_else(|| refusal_at(&said, &request))
+            .or_else(|| handed_off_at(&said, &request).filter(|_| positive.is_some() || success.is_some()));
         let retracts = match (retraction_at, success.map(|(at, _)| at)) {
             (Some(r), Some(s)) => r > s,
             (Some(_), None) => true,
@@ -241,6 +281,7 @@ fn walk(conv: &Conversation, needs_keypad: bool) -> Walk<'_> {
         let answered = request.question.is_some_and(|q| said.order > q.order) && answers(&said);
         if retracts {
             undone = Some(said);
+            claimed = None;
         } else if succeeds || answered {
             if needs_keypad && !pressed {
                 unpressed = Some(said);
@@ -252,6 +293,9 @@ fn walk(conv: &Conversation, needs_keypad: bool) -> Walk<'_> {
             }
             // The moment it was done (a strong claim beats an earlier farewell or
             // reference), not a later restatement of it.
+            if succeeds && claimed.is_none() {
+                claimed = Some(said);
+            }
             let strong = success.is_none_or(|(_, strong)| strong);
             if positive.is_none() || (strong && !positive_strong) {
                 positive = Some(said);
@@ -261,11 +305,11 @@ fn walk(conv: &Conversation, needs_keypad: bool) -> Walk<'_> {
             setback = Some(said);
         }
     }
-    Walk { request, positive, recovered_from, undone, setback, unpressed }
+    Walk { request, positive, recovered_from, undone, setback, unpressed, claimed }
 }
 
 fn decide(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) -> Finding {
-    let Walk { request, positive, recovered_from, undone, setback, unpressed } = walk;
+    let Walk { request, positive, recovered_from, undone, setback, unpressed, .. } = walk;
     let (positive, recovered_from, undone, setback, unpressed) =
         (*positive, *recovered_from, *undone, *setback, *unpressed);
     let claim_note = |why: &mut String| {
@@ -273,6 +317,19 @@ fn decide(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) -> Findi
             why.push_str(&format!(" The caller's own {} is not the agent doing it.", claim.quote()));
         }
     };
+    // A question answered only in part: the agent says it cannot say more.
+    if let (Some(q), Some(done), None) = (request.question, positive, undone)
+        && success_at(&done).is_none()
+        && let Some(held) = conv.said_by(Side::Agent).find(|s| s.order >= done.order && WITHHOLDS.is_match(s.lower()))
+    {
+        return Finding::unsure(format!(
+            "Cannot tell: the caller asked {} and the agent answered {} but also said {}: whether that is what the \
+             caller wanted is not clear.",
+            q.quote(),
+            done.quote(),
+            held.quote()
+        ));
+    }
     match (positive, undone) {
         (Some(done), None) => {
             let mut why = match (request.question, success_at(&done).is_some()) {
@@ -287,6 +344,14 @@ fn decide(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) -> Findi
             why.push_str(", and nothing later took it back.");
             Finding::met(why, 0.85)
         }
+        (Some(done), Some(back)) if back.side() == Side::Caller => Finding::not_met(
+            format!(
+                "Not met: the agent said {} but the caller said {}: not what was asked.",
+                done.quote(),
+                back.quote()
+            ),
+            0.8,
+        ),
         (Some(done), Some(back)) => {
             Finding::not_met(format!("Not met: the agent said {} but then {}.", done.quote(), back.quote()), 0.85)
         }
@@ -325,6 +390,10 @@ fn decide(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) -> Findi
         }
     }
 }
+
+mod deed;
+
+pub(super) use deed::read_deed;
 
 #[cfg(test)]
 mod tests;

@@ -2,7 +2,7 @@
 //! matches nothing (the unit tests of each reader exercise every pattern, so a typo shows up
 //! there rather than as a crash in the service).
 
-use regex::{Match, Regex};
+use regex::{Captures, Match, Regex};
 
 pub(super) struct Pattern(Result<Regex, regex::Error>);
 
@@ -17,6 +17,19 @@ impl Pattern {
 
     pub fn find<'t>(&self, text: &'t str) -> Option<Match<'t>> {
         self.0.as_ref().ok().and_then(|r| r.find(text))
+    }
+
+    /// `text` with every match replaced (unchanged when the pattern failed to compile).
+    pub fn replace_all(&self, text: &str, with: &str) -> String {
+        self.0.as_ref().map_or_else(|_| text.to_owned(), |r| r.replace_all(text, with).into_owned())
+    }
+
+    pub fn captures<'t>(&self, text: &'t str) -> Option<Captures<'t>> {
+        self.0.as_ref().ok().and_then(|r| r.captures(text))
+    }
+
+    pub fn captures_all<'t>(&self, text: &'t str) -> Vec<Captures<'t>> {
+        self.0.as_ref().map(|r| r.captures_iter(text).collect()).unwrap_or_default()
     }
 
     pub fn find_all<'t>(&self, text: &'t str) -> Vec<Match<'t>> {

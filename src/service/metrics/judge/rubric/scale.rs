@@ -1,10 +1,9 @@
 //! Scale answers. Empathy and politeness are read from what the agent did with the caller's
 //! situation: acknowledging it, easing the pace, handling an objection without restating a
-//! rule, not talking over the caller. Any other scale places the prompt's words on it.
+//! rule, not talking over the caller. Any other scale is not one it rates: it abstains.
 
 use super::conversation::{Conversation, Said, Side};
 use super::pattern::patterns;
-use super::terms::{coverage, terms};
 
 patterns! {
     ASPECT = r"\b(empath\w*|warm\w*|acknowledg\w*|caring|compassion\w*|polite\w*|courteous\w*|respect\w*|rude\w*|friendl\w*|tone|manner\w*)\b";
@@ -17,27 +16,14 @@ patterns! {
     DISMISSES = r"\bcan't help you\b|\bnothing (else )?i can do\b|\bcalm down\b|\bnot my problem\b|\bi already told you\b";
 }
 
-/// A scale verdict before labelling: (value, reasoning, confidence).
-pub(super) fn read(conv: &Conversation, prompt: &str, min: i64, max: i64) -> (f64, String, f64) {
-    if ASPECT.is_match(prompt) {
-        return rate_manner(conv, min, max);
-    }
-    let wanted = terms(prompt);
-    let best = conv
-        .said()
-        .map(|s| (s, coverage(&wanted, &terms(s.lower())).1))
-        .max_by(|a, b| a.1.partial_cmp(&b.1).unwrap_or(std::cmp::Ordering::Equal));
-    let share = best.map_or(0.0, |b| b.1);
-    let value = (min as f64 + share * (max - min) as f64).round();
-    let why = match best.filter(|b| b.1 > 0.0) {
-        Some((s, _)) => format!(
-            "Placed at {value} on {min}–{max} by how much of the prompt one line covers ({:.0} %): {}.",
-            share * 100.0,
-            s.quote()
-        ),
-        None => format!("Placed at {value} on {min}–{max}: no line speaks to the prompt."),
-    };
-    (value, why, 0.4)
+/// Whether the judge can rate what a scale prompt asks: the agent's manner.
+pub(super) fn knows(prompt: &str) -> bool {
+    ASPECT.is_match(prompt)
+}
+
+/// A manner scale's verdict before labelling: (value, reasoning, confidence).
+pub(super) fn read(conv: &Conversation, min: i64, max: i64) -> (f64, String, f64) {
+    rate_manner(conv, min, max)
 }
 
 fn rate_manner(conv: &Conversation, min: i64, max: i64) -> (f64, String, f64) {

@@ -32,17 +32,64 @@ pub(super) fn stem(word: &str) -> String {
     if word.chars().all(|c| c.is_ascii_digit()) {
         return word.to_owned();
     }
-    for suffix in ["lation", "ation", "ments", "ment", "ings", "ing", "ies", "ied", "ed", "es", "s", "y", "e"] {
-        if let Some(root) = word.strip_suffix(suffix)
-            && root.len() >= 3
-        {
-            // "cancelled" and "cancel" meet: a doubled final l is kept single.
-            let root = root.strip_suffix('l').filter(|r| r.ends_with('l')).unwrap_or(root);
-            return root.to_owned();
-        }
+    if let Some((_, base)) = IRREGULAR.iter().find(|(form, _)| *form == word) {
+        return stem(base);
     }
-    word.to_owned()
+    // "monthly" meets "month", but "early" keeps its "ear".
+    let suffixes = [
+        ("lation", 3),
+        ("ation", 3),
+        ("ments", 3),
+        ("ment", 3),
+        ("ings", 3),
+        ("ing", 3),
+        ("ies", 3),
+        ("ied", 3),
+        ("ed", 3),
+        ("es", 3),
+        ("ly", 4),
+        ("s", 3),
+        ("y", 3),
+        ("e", 3),
+    ];
+    let root = suffixes
+        .iter()
+        .find_map(|(suffix, least)| word.strip_suffix(suffix).filter(|root| root.len() >= *least))
+        .unwrap_or(word);
+    // "cancelled" and "cancel", "running" and "run", "billed" and "bill" meet: a doubled
+    // final consonant is kept single, whether or not a suffix came off.
+    let last: Vec<char> = root.chars().rev().take(2).collect();
+    if last.len() == 2 && last[0] == last[1] && "lbgmnprt".contains(last[0]) && root.len() > 3 {
+        return root[..root.len() - 1].to_owned();
+    }
+    root.to_owned()
 }
+
+/// Irregular forms, read as the verb they come from ("frozen" meets "freeze").
+const IRREGULAR: &[(&str, &str)] = &[
+    ("frozen", "freeze"),
+    ("froze", "freeze"),
+    ("sent", "send"),
+    ("paid", "pay"),
+    ("made", "make"),
+    ("done", "do"),
+    ("given", "give"),
+    ("gave", "give"),
+    ("taken", "take"),
+    ("took", "take"),
+    ("told", "tell"),
+    ("sold", "sell"),
+    ("held", "hold"),
+    ("brought", "bring"),
+    ("bought", "buy"),
+    ("kept", "keep"),
+    ("got", "get"),
+    ("gotten", "get"),
+    ("written", "write"),
+    ("wrote", "write"),
+    ("spoke", "speak"),
+    ("spoken", "speak"),
+];
 
 /// Words that measure rather than say what ("24 hours" is about hours only by its unit).
 const UNITS: &[&str] = &["hour", "minut", "day", "week", "month", "dollar", "percent", "cent", "second"];
@@ -55,8 +102,17 @@ const RELATED: &[(&str, &[&str])] = &[
     ("cost", &["fee", "charg"]),
     ("chang", &["cancel", "mov", "reschedul"]),
     ("mov", &["chang", "reschedul"]),
+    ("rearrang", &["chang", "mov", "reschedul"]),
+    ("swap", &["chang", "mov"]),
+    ("food", &["eat", "meal"]),
+    ("eat", &["food", "meal"]),
+    ("poo", &["stool"]),
+    ("stool", &["poo"]),
+    ("pric", &["cost", "charg", "fee"]),
+    ("repair", &["fix"]),
+    ("fix", &["repair"]),
     ("rule", &["polic"]),
-    ("free", &["fee", "charg", "cost"]),
+    ("fre", &["fee", "charg", "cost"]),
 ];
 
 /// `terms` plus the words they stand for.

@@ -89,7 +89,7 @@ fn a_question_to_nobody_is_not_applicable_and_an_empty_call_is_an_error() {
         &t,
         Answer::Boolean,
     );
-    assert!(!v.applicable, "{}", v.reasoning);
+    assert_eq!(v.standing, Standing::NotApplicable, "{}", v.reasoning);
     assert!(v.reasoning.starts_with("Not applicable"));
     let empty = Transcript::default();
     assert!(
@@ -152,7 +152,13 @@ fn scales_and_classifications_are_read_from_the_conversation() {
 
 #[test]
 fn every_pattern_compiles() {
-    let all = [outcome::all_patterns(), disclosure::all_patterns(), expectation::all_patterns(), scale::all_patterns()];
+    let all = [
+        outcome::all_patterns(),
+        disclosure::all_patterns(),
+        expectation::all_patterns(),
+        scale::all_patterns(),
+        intent::all_patterns(),
+    ];
     assert!(all.iter().flatten().all(|p| p.compiles()));
 }
 
@@ -174,5 +180,124 @@ fn judging_two_transcripts_in_turn_reads_each_as_itself() {
         assert_eq!(ask(TASK, &booked, Answer::Boolean).holds(), fresh[0]);
         assert_eq!(ask(TASK, &booked, Answer::Boolean).holds(), fresh[0]);
         assert_eq!(ask(TASK, &not_booked, Answer::Boolean).holds(), fresh[1]);
+    }
+}
+
+/// Calls from desks neither the seed nor the labelled sets have, in wording written for this
+/// test: each line is (prompt, transcript, the careful reader's answer).
+#[test]
+fn other_desks_are_read_in_their_own_words() {
+    use ParticipantType::*;
+    use Standing::*;
+    type Case<'a> = (&'a str, Vec<(ParticipantType, &'a str)>, Standing, bool);
+    let cases: Vec<Case> = vec![
+        (
+            TASK,
+            vec![
+                (Customer, "My order never arrived, I want a refund."),
+                (Agent, "So sorry! I've refunded the full 23.40 to your card; it should show in 3-5 days."),
+            ],
+            Answered,
+            true,
+        ),
+        (
+            TASK,
+            vec![
+                (Customer, "Can you cancel my subscription please?"),
+                (Agent, "Of course. I've gone ahead and cancelled it, effective today."),
+            ],
+            Answered,
+            true,
+        ),
+        (
+            TASK,
+            vec![
+                (Customer, "Please change my delivery address to 5 Park Lane."),
+                (Agent, "Unfortunately the order has already been dispatched, so the address can't be changed now."),
+            ],
+            Answered,
+            false,
+        ),
+        (
+            TASK,
+            vec![
+                (Customer, "Could you book a table for four at 8 tonight?"),
+                (Agent, "Let me see. I'm afraid we're fully booked at 8."),
+                (Customer, "Okay, bye."),
+            ],
+            Answered,
+            false,
+        ),
+        (
+            TASK,
+            vec![
+                (Customer, "I'd like to upgrade to premium."),
+                (Agent, "Your upgrade has been processed."),
+                (Agent, "Sorry, scratch that, the payment was declined."),
+            ],
+            Answered,
+            false,
+        ),
+        (
+            TASK,
+            vec![
+                (Customer, "I want to move my delivery to Friday."),
+                (Agent, "I can see your delivery is booked for Thursday between 2 and 4."),
+                (Customer, "Yes, so Friday?"),
+                (Agent, "Our drivers don't deliver on Fridays in your area, sorry."),
+            ],
+            Answered,
+            false,
+        ),
+        (
+            "Agent tells the customer the refund takes 3-5 working days.",
+            vec![
+                (Customer, "My order never arrived, I want a refund."),
+                (Agent, "I've refunded the full 23.40 to your card; it should show in 3-5 working days."),
+            ],
+            Answered,
+            true,
+        ),
+        (
+            "The agent never promises a delivery time.",
+            vec![(Customer, "Where's my food?"), (Agent, "Your food will definitely be there by 7:30.")],
+            Answered,
+            false,
+        ),
+        (
+            "Agent tells the customer what happens next.",
+            vec![(Customer, "Cancel my order, please."), (Agent, "Done. Anything else?")],
+            Answered,
+            false,
+        ),
+        (
+            "Decide whether the agent verified the policyholder (the policy number AND the date of birth) BEFORE \
+             discussing the claim: its status, amounts or payment dates.",
+            vec![
+                (Customer, "Hi, I'm calling about my claim."),
+                (Agent, "Sure, your claim for 1,200 pounds is approved and paying on Friday."),
+            ],
+            Answered,
+            false,
+        ),
+        (
+            "Decide whether the agent verified the policyholder (the policy number AND the date of birth) BEFORE \
+             discussing the claim: its status, amounts or payment dates.",
+            vec![
+                (Customer, "Hi, I'm calling about my claim."),
+                (Agent, "Sure. What's your policy number?"),
+                (Customer, "HX 449 2810."),
+                (Agent, "And your date of birth?"),
+                (Customer, "2nd of June 1990."),
+                (Agent, "Thanks. Your claim for 1,200 pounds is approved and paying on Friday."),
+            ],
+            Answered,
+            true,
+        ),
+    ];
+    for (prompt, lines, standing, holds) in cases {
+        let t = transcript(&lines);
+        let v = ask(prompt, &t, Answer::Boolean);
+        assert_eq!((v.standing, v.holds()), (standing, holds), "{prompt}\n{lines:?}\n{}", v.reasoning);
     }
 }

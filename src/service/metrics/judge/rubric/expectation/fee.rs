@@ -1,6 +1,6 @@
-//! Fees: "never charges a change fee" is broken by an actual charge; "tells the caller there
-//! is no change fee, and charges none" also needs the waiver said out loud, and is broken by
-//! quoting a fee as well.
+//! Fees: "never charges a fee" is broken by an actual charge; "tells the caller there is no
+//! fee, and charges none" also needs the waiver said out loud, and is broken by quoting a
+//! fee as well. A fee is any fee, charge, surcharge, penalty or price difference.
 
 use super::super::Finding;
 use super::super::conversation::Said;
@@ -8,10 +8,10 @@ use super::super::outcome::claims_success;
 use super::super::pattern::patterns;
 
 patterns! {
-    CHARGED = r"\b(i've|i have|we've|we have|has been|have been|was|were|i'll|we'll|will be) charged\b|\bcharged ([\w-]+ ){0,4}(dollars|to (your|the) card)\b|\bi've charged\b";
-    QUOTED = r"\b(there is|there's|there would be|there will be|that's|it's|is|would be|there'd be) an? ([\w-]+ ){0,4}(change fee|fare difference|fee)\b|\bthe (change )?fee (applies|of)\b|\bfare difference of\b|\bdifference applies\b|\bfor ([\w-]+ ){1,4}dollars\?";
-    WAIVED = r"\bno (change )?(fee|charge|cost)s?\b|\bno (change fee|fare difference)\b|\bat no (extra )?(cost|charge)\b|\bwithout (a |any )?(fee|charge)\b|\bfree of charge\b|\bno extra (cost|charge)\b|\bnot (be )?charged\b|\bno cost\b";
-    PROMPT_FEE = r"\b(fee|fees|fare difference|charges?|charged)\b";
+    CHARGED = r"\b(i've|i have|we've|we have|has been|have been|was|were|i'll|we'll|will be) charged\b|\bcharged ([\w-]+ ){0,4}(dollars|pounds|euros|to (your|the) card)\b|\bi've charged\b";
+    QUOTED = r"\b(there is|there's|there would be|there will be|that's|it's|is|would be|there'd be) an? ([\w-]+ ){0,4}(fee|charge|surcharge|difference|penalty)\b|\bthe ([\w-]+ )?(fee|charge|surcharge|penalty) (applies|of)\b|\b\w+ difference of\b|\bdifference applies\b|\bfor ([\w-]+ ){1,4}(dollars|pounds|euros)\?";
+    WAIVED = r"\bno ([\w-]+ )?(fee|charge|cost|surcharge|difference|penalty)s?\b|\bat no (extra )?(cost|charge)\b|\bwithout (a |any )?([\w-]+ )?(fee|charge)\b|\bfree of charge\b|\bno extra (cost|charge)\b|\bnot (be )?charged\b|\bno cost\b|\bwaived?\b";
+    PROMPT_FEE = r"\b(fee|fees|surcharge|\w+ difference|charges?|charged|penalty)\b";
     PROMPT_TELLS = r"\b(tells|says|informs|explains|mentions|states)\b";
 }
 

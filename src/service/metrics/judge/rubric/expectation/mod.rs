@@ -3,14 +3,21 @@
 //! have their own readers; mentioning, asking, never doing and anything else is matched as
 //! a concept against the agent's sentences.
 
+mod apology;
 mod fee;
+mod next_step;
 mod offer;
+mod promise;
 mod readback;
 mod timing;
 
+use std::collections::BTreeSet;
+
 use super::Finding;
 use super::conversation::{Conversation, Said, Side};
-use super::outcome::booking_stands;
+use super::details::Details;
+use super::identity::is_unclear;
+use super::outcome::{booking_stands, claims_success};
 use super::pattern::patterns;
 use super::terms::{coverage, terms};
 
@@ -22,7 +29,13 @@ patterns! {
     AFTER_PRESS = r"after the caller presses (\d)";
     IF_VERIFICATION_FAILS = r"\bif (verification|the verification|identity verification) fails\b|\bif the date of birth (does not|doesn't) match\b|\bif (it|they) (does not|doesn't|do not|don't) match\b";
     WHEN_BOOKING = r"\bwhen (booking|moving|rescheduling|changing|making|confirming)\b|\bafter (booking|moving|rescheduling)\b";
-    CONCEPT_END = r" (when|if|before|after|until|while|whenever|so that|unless) | and charges | and reads | and then ";
+    /// "… before booking an engineer visit": only what comes before the booking counts.
+    BEFORE_BOOKING = r"\bbefore (booking|moving|rescheduling|changing|ordering|cancell?ing|refunding|arranging|placing|sending|making the (booking|change|order))\b";
+    /// "asks the owner to bring …" is an instruction, not a question.
+    ASKS_TO = r"\basks (the )?(caller|customer|owner|client|patient|passenger|member|them|him|her)? ?to \w+";
+    /// A line that refuses or denies the thing rather than doing it ("I can't give doses").
+    DENIES = r"\b(can't|cannot|can not|won't|don't|do not|never|not able to|unable to|not allowed to|isn't|is not|no)\b";
+    CONCEPT_END = r" (when|if|before|after|until|while|whenever|so that|unless|as soon as) | and charges | and reads | and then ";
     VERB = r"\b(the )?agent (always |clearly |explicitly )?(mentions|tells the caller( that)?|tells|explains( that)?|informs the caller( that)?|states( that)?|reminds the caller( of| about)?|says( that)?|gives|asks for|asks( the caller)?( whether| if| to)?|greets the caller( as)?|greets|never|does not|doesn't|avoids|confirms|offers|provides|uses|addresses the caller( by)?|apologi[sz]es( for)?|acknowledges)\b|\b(the )?agent \w+\b";
 }
 
@@ -30,12 +43,15 @@ patterns! {
 struct Condition<'a> {
     /// Only lines after this one count (a keypad press, a failed verification).
     after: Option<Said<'a>>,
+    /// Only lines before this one count (the booking, for "before booking").
+    before: Option<Said<'a>>,
     /// Why it does not apply, when it does not.
     not_applicable: Option<String>,
 }
 
 fn condition<'a>(conv: &'a Conversation, prompt: &str) -> Condition<'a> {
-    let mut out = Condition { after: None, not_applicable: None };
+    let mut out = Condition { after: None, before: None, not_applicable: None };
+    let booked = || booking_stands(conv);
     if let Some(m) = AFTER_PRESS.find(prompt) {
         let digit = m.as_str().chars().last().unwrap_or('?').to_string();
         out.after = conv.said_by(Side::Caller).find(|s| s.turn.keypad().is_some_and(|k| k.contains(&digit)));
@@ -47,15 +63,24 @@ fn condition<'a>(conv: &'a Conversation, prompt: &str) -> Condition<'a> {
         if out.after.is_none() {
             out.not_applicable = Some("Not applicable: verification never failed on this call.".to_owned());
         }
-    } else if WHEN_BOOKING.is_match(prompt) && !booking_stands(conv) {
+    } else if WHEN_BOOKING.is_match(prompt) && !booked() {
         out.not_applicable = Some("Not applicable: nothing was booked or moved on this call.".to_owned());
+    } else if let Some(m) = BEFORE_BOOKING.find(prompt) {
+        out.before = conv.said_by(Side::Agent).find(claims_success).filter(|_| booked());
+        if out.before.is_none() {
+            let what = m.as_str().trim_start_matches("before ");
+            out.not_applicable = Some(format!("Not applicable: the call never got as far as {what}."));
+        }
     }
     out
 }
 
 /// The agent's sentences a condition lets count.
 fn window<'a>(conv: &'a Conversation, condition: &Condition<'a>) -> Vec<Said<'a>> {
-    conv.said_by(Side::Agent).filter(|s| condition.after.is_none_or(|a| s.order > a.order)).collect()
+    conv.said_by(Side::Agent)
+        .filter(|s| condition.after.is_none_or(|a| s.order > a.order))
+        .filter(|s| condition.before.is_none_or(|b| s.order < b.order))
+        .collect()
 }
 
 /// What the agent should do, without "Agent" in front or conditions behind.
@@ -81,6 +106,15 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Finding {
     {
         return Finding::not_met(format!("Not met: the agent was curt: {}.", curt.quote()), 0.8);
     }
+    if let Some(finding) = apology::read(&said, prompt) {
+        return finding;
+    }
+    if let Some(finding) = promise::read(&said, prompt) {
+        return finding;
+    }
+    if let Some(finding) = next_step::read(conv, prompt) {
+        return finding;
+    }
     if let Some(finding) = fee::read(&said, prompt) {
         return finding;
     }
@@ -95,9 +129,50 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Finding {
     }
     let concept = concept(prompt);
     let never = prompt.contains("never ") || prompt.contains("does not ") || prompt.contains("doesn't ");
-    let asks = prompt.contains("asks");
+    let asks = prompt.contains("asks") && !ASKS_TO.is_match(prompt);
     let caller: Vec<Said> = conv.said_by(Side::Caller).collect();
-    concept_found_in(&said, &caller, &concept, never, asks)
+    let finding = concept_found_in(&said, &caller, &concept, never, asks);
+    if finding.reading != super::Reading::NotMet || never {
+        return finding;
+    }
+    // Not found: say so only when the call could have held it.
+    if let Some(lost) = said.iter().find(|s| is_unclear(s.lower())) {
+        return Finding::unsure(format!(
+            "Cannot tell: the agent's line {} is partly lost from the transcript, and it may be the one.",
+            lost.quote()
+        ));
+    }
+    match absent_subject(conv, &concept) {
+        Some(subject) => Finding::unsure(format!(
+            "Cannot tell: the call never mentions {subject}, so whether the expectation applied is unclear."
+        )),
+        None => finding,
+    }
+}
+
+/// The words of "the X" the concept is about ("the replacement card arrives …") that no agent
+/// line uses: then the expectation may never have applied (no replacement was sent, or the
+/// caller's was already there).
+fn absent_subject(conv: &Conversation, concept: &str) -> Option<String> {
+    let body = concept.trim_start_matches("that ").trim_start_matches("the caller ").trim_start_matches("that ");
+    let subject = body.strip_prefix("the ")?;
+    // A clause ("the replacement card arrives …") presupposes its subject; a bare noun
+    // phrase ("the 24-hour cancellation policy") is the thing to say, and presupposes nothing.
+    let all: Vec<&str> = subject.split_whitespace().collect();
+    let verb = all.iter().take(4).position(|w| is_verb_like(w))?;
+    let words = &all[..verb];
+    if words.is_empty() {
+        return None;
+    }
+    let said: BTreeSet<String> = conv.of(Side::Agent).flat_map(|t| terms(&t.lower)).collect();
+    let missing = terms(&words.join(" ")).iter().any(|t| !said.contains(t));
+    missing.then(|| format!("the {}", words.join(" ")))
+}
+
+fn is_verb_like(word: &str) -> bool {
+    ["is", "are", "was", "will", "takes", "take", "arrives", "arrive", "stops", "costs", "comes", "has", "must", "can"]
+        .contains(&word)
+        || word.ends_with("'ll")
 }
 
 /// The past tense of what the prompt asks for, for "the agent never …".
@@ -111,7 +186,7 @@ fn best<'a>(said: &[Said<'a>], concept: &str, questions_only: bool) -> Option<(S
     said.iter()
         .filter(|s| !questions_only || s.is_question() || ASKS_FOR.is_match(s.lower()))
         .map(|s| {
-            let (anchored, share) = coverage(&wanted, &terms(s.lower()));
+            let (anchored, share) = coverage(&wanted, &said_terms(s));
             (*s, anchored, share)
         })
         .max_by(|a, b| {
@@ -119,8 +194,41 @@ fn best<'a>(said: &[Said<'a>], concept: &str, questions_only: bool) -> Option<(S
         })
 }
 
-pub(super) fn concept_found(said: &[Said], concept: &str, never: bool, asks: bool) -> Finding {
-    concept_found_in(said, &[], concept, never, asks)
+/// A sentence's words, with the words for the kinds of detail it carries: "48 pounds" is a
+/// price and a cost, "half a tablet twice a day" a dose, "Tuesday at 9" a day and a date.
+fn said_terms(said: &Said) -> BTreeSet<String> {
+    let mut out = terms(said.lower());
+    let d = Details::of(said.lower(), &said.sentence.text);
+    let mut add = |words: &str| out.extend(terms(words));
+    if d.money {
+        add("price cost fee charge amount much");
+    }
+    if d.quantity {
+        add("dose dosage amount");
+    }
+    if d.date {
+        add("date day");
+    }
+    if d.time {
+        add("hour window arrival");
+    }
+    out
+}
+
+/// A prompt the judge does not recognise, matched by its words: met when one line says most of
+/// it, not met when no line shares a word with it, and no answer in between.
+pub(super) fn concept_loosely(said: &[Said], concept: &str) -> Finding {
+    if terms(concept).is_empty() {
+        return Finding::unsure(format!("Cannot tell: nothing to look for in \"{concept}\"."));
+    }
+    match best(said, concept, false) {
+        Some((s, true, share)) if share >= 0.6 => Finding::met(format!("Met: {} says it.", s.quote()), 0.6),
+        Some((s, _, share)) if share > 0.0 => Finding::unsure(format!(
+            "Cannot tell: the prompt is not one the offline judge knows, and the closest line, {}, says only part of it.",
+            s.quote()
+        )),
+        _ => Finding::not_met(format!("Not met: no line speaks of \"{concept}\"."), 0.6),
+    }
 }
 
 /// As [`concept_found`], noting when only the caller said it (`others` are their lines).
@@ -128,7 +236,10 @@ fn concept_found_in(said: &[Said], others: &[Said], concept: &str, never: bool, 
     if terms(concept).is_empty() {
         return Finding::not_applicable(format!("Not applicable: nothing to look for in \"{concept}\"."));
     }
-    let found = best(said, concept, asks).filter(|(_, anchored, share)| *anchored && *share >= 0.3);
+    // A line that refuses or denies the thing ("I can't give doses over the phone") is not
+    // doing it, for an expectation that it never be done.
+    let doing: Vec<Said> = said.iter().filter(|s| !(never && DENIES.is_match(s.lower()) && !asks)).copied().collect();
+    let found = best(&doing, concept, asks).filter(|(_, anchored, share)| *anchored && *share >= 0.3);
     match (found, never) {
         (Some((s, _, _)), false) => Finding::met(format!("Met: the agent said {}.", s.quote()), 0.75),
         (Some((s, _, _)), true) => Finding::not_met(format!("Not met: the agent said {}.", s.quote()), 0.7),

@@ -11,10 +11,12 @@ use super::super::terms::{coverage, terms};
 
 patterns! {
     PROMPT = r"\b(offers?|suggests?|proposes?)\b";
-    OFFERING = r"\b(i have|we have|i've got|there's|there is|has|have|i can offer|how about|would you like|is available|are available|is open|openings?|i can (put|move|book|get|have|offer)|we can|the (latest|earliest|next) (is|one|slot|flight|available)|is the (latest|earliest|next))\b";
+    OFFERING = r"\b(i have|we have|i've got|there's|there is|has|have|i can offer|how about|would you like|is available|are available|is open|openings?|i can (put|move|book|get|have|offer)|we can|the (latest|earliest|next) (is|one|slot|flight|available|\\w+ is)|is the (latest|earliest|next))\b";
     CALLBACK = r"\bcall (you )?back\b|\bcallback\b|\bcall you\b|\bhave (someone|our office|\w+) call\b";
     CONFIRM_ASK = r"\bpress 1\b|\bto confirm\b|\bshall i\b|\bwould you like\b|\bdoes that work\b|\bwould that work\b";
     READS_BACK = r"\breads? (it |them )?back\b";
+    /// Something booked for a time: an offer of it carries a day, a time or an identifier.
+    BOOKABLE = r"\b(slot|time|appointment|day|date|visit|booking|table|seat|place|room|ticket|session|class)\b";
 }
 
 pub(super) fn read(said: &[Said], prompt: &str, concept: &str) -> Option<Finding> {
@@ -23,10 +25,11 @@ pub(super) fn read(said: &[Said], prompt: &str, concept: &str) -> Option<Finding
     }
     let offered = if CALLBACK.is_match(concept) {
         said.iter().find(|s| CALLBACK.is_match(s.lower()))
-    } else if ["slot", "time", "appointment", "flight", "seat"].iter().any(|w| concept.contains(w)) {
+    } else if BOOKABLE.is_match(concept) || Details::of(concept, concept).time {
+        // Something to be booked: an offer carrying a day, a time or an identifier.
         said.iter().find(|s| {
             let d = Details::of(s.lower(), &s.sentence.text);
-            OFFERING.is_match(s.lower()) && (d.date || d.time || d.flight || d.seat)
+            OFFERING.is_match(s.lower()) && (d.date || d.time || d.identifier)
         })
     } else {
         let wanted = terms(concept);

@@ -15,36 +15,84 @@ patterns! {
     ALTERNATIVE = r"\(or (the )?[^)]*(reference|code)[^)]*\)";
 }
 
+/// One detail a prompt asks to hear, named as the reasoning names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wanted {
+    Date,
+    Time,
+    Person,
+    Amount,
+    Reference,
+    /// An identifier after this word ("seat 27E"); for "X number", any identifier.
+    Identifier(&'static str),
+}
+
+impl Wanted {
+    fn name(self) -> &'static str {
+        match self {
+            Wanted::Date => "date",
+            Wanted::Time => "time",
+            Wanted::Person => "person",
+            Wanted::Amount => "amount",
+            Wanted::Reference => "reference",
+            Wanted::Identifier("") => "number",
+            Wanted::Identifier(word) => word,
+        }
+    }
+
+    fn heard_in(self, turn: &Turn) -> bool {
+        let d = Details::of(&turn.lower, &turn.text);
+        match self {
+            Wanted::Date => d.date,
+            Wanted::Time => d.time,
+            Wanted::Person => d.person,
+            Wanted::Amount => d.money,
+            Wanted::Reference => d.reference,
+            Wanted::Identifier("") => d.identifier,
+            Wanted::Identifier(word) => turn.lower.match_indices(word).any(|(at, _)| {
+                turn.lower[at + word.len()..]
+                    .trim_start_matches('s')
+                    .trim_start()
+                    .starts_with(|c: char| c.is_ascii_digit())
+            }),
+        }
+    }
+}
+
+/// Words for who a booking is with.
+const PEOPLE: &[&str] =
+    &["provider", "person", "doctor", "clinician", "practitioner", "engineer", "nurse", "technician", "who"];
+/// Words for a place or item named by an identifier.
+const NAMED_BY_ID: &[&str] = &["seat", "room", "gate", "bay", "platform", "table", "unit"];
+
 /// The details a prompt asks to hear; `alternative` is "(or the refund reference)".
-fn wanted(prompt: &str) -> (Vec<&'static str>, bool) {
+fn wanted(prompt: &str) -> (Vec<Wanted>, bool) {
     let main = ALTERNATIVE.find(prompt).map_or(prompt.to_owned(), |m| prompt.replace(m.as_str(), ""));
-    let main_word = |w: &str| main.split(|c: char| !c.is_alphanumeric()).any(|p| p == w);
+    let words: Vec<&str> = main.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
     let mut out = Vec::new();
-    if main_word("date") {
-        out.push("date");
-    }
-    if main_word("time") {
-        out.push("time");
-    }
-    if main_word("provider") || main_word("dentist") || main_word("hygienist") {
-        out.push("provider");
-    }
-    if main.contains("flight") {
-        out.push("flight number");
-    }
-    if main_word("seat") {
-        out.push("seat");
-    }
-    if main_word("reference") || main.contains("confirmation code") {
-        out.push("reference");
+    for (i, w) in words.iter().enumerate() {
+        let next = words.get(i + 1).copied().unwrap_or("");
+        let found = match *w {
+            "date" | "day" => Some(Wanted::Date),
+            "time" => Some(Wanted::Time),
+            "price" | "cost" | "amount" | "total" | "fee" => Some(Wanted::Amount),
+            "reference" => Some(Wanted::Reference),
+            "code" if words.get(i.wrapping_sub(1)) == Some(&"confirmation") => Some(Wanted::Reference),
+            w if PEOPLE.contains(&w) => Some(Wanted::Person),
+            w if NAMED_BY_ID.contains(&w) => NAMED_BY_ID.iter().find(|n| **n == w).map(|n| Wanted::Identifier(n)),
+            _ if next == "number" => Some(Wanted::Identifier("")),
+            _ => None,
+        };
+        if let Some(found) = found.filter(|f| !out.contains(f)) {
+            out.push(found);
+        }
     }
     (out, ALTERNATIVE.is_match(prompt))
 }
 
 /// The wanted details a turn lacks.
-fn lacks(turn: &Turn, wanted: &[&'static str]) -> Vec<&'static str> {
-    let names = Details::of(&turn.lower, &turn.text).names();
-    wanted.iter().filter(|w| !names.contains(w)).copied().collect()
+fn lacks(turn: &Turn, wanted: &[Wanted]) -> Vec<&'static str> {
+    wanted.iter().filter(|w| !w.heard_in(turn)).map(|w| w.name()).collect()
 }
 
 pub(super) fn read(conv: &Conversation, prompt: &str) -> Option<Finding> {
@@ -68,11 +116,16 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Option<Finding> {
     let candidates: Vec<&Turn> = conv.of(Side::Agent).filter(|t| t.index > from).collect();
     let full = candidates.iter().find(|t| {
         lacks(t, &wanted).is_empty()
-            || (alternative && t.lower.contains("refund") && lacks(t, &["reference"]).is_empty())
+            || (alternative && t.lower.contains("refund") && lacks(t, &[Wanted::Reference]).is_empty())
     });
     if let Some(turn) = full {
         return Some(Finding::met(
-            format!("Met: the agent read back {} in \"{}\" at {}.", wanted.join(", "), clip(&turn.text), turn.at()),
+            format!(
+                "Met: the agent read back {} in \"{}\" at {}.",
+                wanted.iter().map(|w| w.name()).collect::<Vec<_>>().join(", "),
+                clip(&turn.text),
+                turn.at()
+            ),
             0.85,
         ));
     }

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::api::model::ParticipantType::{Agent, Customer};
+use crate::service::metrics::judge::rubric::Reading;
 use crate::service::metrics::judge::rubric::tests::transcript;
 
 fn read_lines(prompt: &str, lines: &[(crate::api::model::ParticipantType, &str)]) -> Finding {
@@ -27,12 +28,12 @@ fn the_concept_is_the_prompt_without_agent_verb_or_condition() {
 #[test]
 fn a_condition_that_never_arose_is_not_applicable() {
     let f = read_lines("Agent offers a callback if verification fails.", &[(Agent, "Hello."), (Customer, "Hi.")]);
-    assert_eq!(f.met, None, "{}", f.why);
+    assert_eq!(f.reading, Reading::NotApplicable, "{}", f.why);
     let f = read_lines(
         "Agent mentions the 24-hour cancellation policy when booking or moving an appointment.",
         &[(Customer, "What are your hours?"), (Agent, "We open at 8.")],
     );
-    assert_eq!(f.met, None, "{}", f.why);
+    assert_eq!(f.reading, Reading::NotApplicable, "{}", f.why);
 }
 
 #[test]
@@ -41,12 +42,12 @@ fn fees_timing_and_asking_have_their_own_readers() {
         "Agent never charges a change fee or fare difference for a SkyBridge-caused disruption.",
         &[(Agent, "I've charged 75 dollars to your card and moved you to Friday.")],
     );
-    assert_eq!(charged.met, Some(false), "{}", charged.why);
+    assert_eq!(charged.reading, Reading::NotMet, "{}", charged.why);
     let waived = read_lines(
         "Agent never charges a change fee or fare difference for a SkyBridge-caused disruption.",
         &[(Agent, "I've moved you to Friday; there's no charge for the change.")],
     );
-    assert_eq!(waived.met, Some(true), "{}", waived.why);
+    assert_eq!(waived.reading, Reading::Met, "{}", waived.why);
     let conv = Conversation::read(&crate::api::model::Transcript {
         entries: vec![
             crate::api::model::TranscriptEntry {
@@ -68,14 +69,79 @@ fn fees_timing_and_asking_have_their_own_readers() {
         transcription_source: None,
     });
     let f = read(&conv, "agent lets the caller finish spelling the confirmation code before responding.");
-    assert_eq!(f.met, Some(false), "{}", f.why);
+    assert_eq!(f.reading, Reading::NotMet, "{}", f.why);
     assert!(f.why.contains("2.0 s") && f.why.contains("3.0 s"), "{}", f.why);
     let asked = read_lines("Agent asks for the date of birth.", &[(Agent, "Can I have your date of birth, please?")]);
-    assert_eq!(asked.met, Some(true), "{}", asked.why);
+    assert_eq!(asked.reading, Reading::Met, "{}", asked.why);
 }
 
 #[test]
 fn every_pattern_compiles() {
-    let all = [fee::all_patterns(), offer::all_patterns(), readback::all_patterns(), timing::all_patterns()];
+    let all = [
+        apology::all_patterns(),
+        fee::all_patterns(),
+        next_step::all_patterns(),
+        offer::all_patterns(),
+        promise::all_patterns(),
+        readback::all_patterns(),
+        timing::all_patterns(),
+    ];
     assert!(all.iter().flatten().all(|p| p.compiles()));
+}
+
+#[test]
+fn plain_words_expectations_about_what_the_agent_tells_the_caller() {
+    use Reading::*;
+    type Lines<'a> = &'a [(crate::api::model::ParticipantType, &'a str)];
+    let cases: [(&str, Lines, Reading); 9] = [
+        (
+            "Agent tells the caller what happens next.",
+            &[(Customer, "My card's lost."), (Agent, "I've cancelled it; a new one will reach you by Friday.")],
+            Met,
+        ),
+        (
+            "Agent tells the caller what happens next.",
+            &[(Customer, "Cancel my order."), (Agent, "Done. Anything else?")],
+            NotMet,
+        ),
+        (
+            "The agent never promises a delivery date.",
+            &[(Customer, "Where is it?"), (Agent, "It'll definitely be with you by Tuesday.")],
+            NotMet,
+        ),
+        (
+            "The agent never promises a delivery date.",
+            &[(Customer, "Where is it?"), (Agent, "I can't promise it'll be there by Tuesday.")],
+            Met,
+        ),
+        (
+            "The agent never promises a delivery date.",
+            &[(Customer, "Where is it?"), (Agent, "It should hopefully arrive on Tuesday.")],
+            Unsure,
+        ),
+        (
+            "Agent tells the caller how much the repair will cost.",
+            &[(Customer, "My boiler's broken."), (Agent, "The engineer's visit is 85 pounds.")],
+            Met,
+        ),
+        (
+            "Agent apologises for the late delivery.",
+            &[(Customer, "It came two hours late!"), (Agent, "I'm so sorry about that.")],
+            Met,
+        ),
+        (
+            "Agent tells the caller the refund arrives in 3 to 5 working days.",
+            &[(Customer, "Can you freeze my card?"), (Agent, "The freeze is on.")],
+            Unsure,
+        ),
+        (
+            "Agent asks the customer to keep the receipt.",
+            &[(Customer, "It broke."), (Agent, "Please hang on to your receipt for now.")],
+            Met,
+        ),
+    ];
+    for (prompt, lines, want) in cases {
+        let f = read_lines(prompt, lines);
+        assert_eq!(f.reading, want, "{prompt}: {}", f.why);
+    }
 }

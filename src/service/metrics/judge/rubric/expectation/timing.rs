@@ -4,7 +4,7 @@
 
 use super::super::Finding;
 use super::super::conversation::{Conversation, Side, clip, seconds};
-use super::super::details::{gives_code, is_spelling};
+use super::super::identity::{gives_code, is_spelling};
 use super::super::pattern::patterns;
 
 patterns! {

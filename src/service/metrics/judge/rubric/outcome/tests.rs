@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::api::model::ParticipantType::{Agent, Customer};
+use crate::service::metrics::judge::rubric::Reading;
 use crate::service::metrics::judge::rubric::tests::transcript;
 
 fn claims(text: &str) -> bool {
@@ -43,18 +44,58 @@ fn refusing_a_side_request_does_not_undo_the_request() {
         (Customer, "And a hotel voucher?"),
         (Agent, "Because of the weather I can't issue a hotel voucher."),
     ]);
-    assert_eq!(read(&Conversation::read(&t), false).met, Some(true));
+    assert_eq!(read(&Conversation::read(&t), false).reading, Reading::Met);
     let t = transcript(&[
         (Customer, "I only need a hotel voucher for tonight."),
         (Agent, "Because of the weather I can't issue a hotel voucher."),
     ]);
-    assert_eq!(read(&Conversation::read(&t), false).met, Some(false));
+    assert_eq!(read(&Conversation::read(&t), false).reading, Reading::NotMet);
 }
 
 #[test]
 fn a_keypad_question_wants_the_press_before_the_claim() {
     let before = transcript(&[(Customer, "Move my cleaning."), (Agent, "You're booked."), (Customer, "[DTMF 1]")]);
-    assert_eq!(read(&Conversation::read(&before), true).met, Some(false));
+    assert_eq!(read(&Conversation::read(&before), true).reading, Reading::NotMet);
     let after = transcript(&[(Customer, "Move my cleaning."), (Customer, "[DTMF 1]"), (Agent, "You're booked.")]);
-    assert_eq!(read(&Conversation::read(&after), true).met, Some(true));
+    assert_eq!(read(&Conversation::read(&after), true).reading, Reading::Met);
+}
+
+#[test]
+fn asking_to_hear_it_again_is_not_the_request() {
+    let t = transcript(&[
+        (Customer, "Can't you just tell me when my appointment is?"),
+        (Agent, "I'm sorry, I can't share appointment details until I've verified your identity."),
+        (Customer, "It's March 12, 1984."),
+        (Agent, "Thank you, that matches. I see your appointment on Thursday, October 8 at 9:00 AM."),
+        (Customer, "Sorry, could you repeat that?"),
+        (Agent, "Of course. Could you tell me again what you need?"),
+    ]);
+    let f = read(&Conversation::read(&t), false);
+    assert_eq!(f.reading, Reading::Met, "{}", f.why);
+}
+
+#[test]
+fn a_named_deed_is_read_by_its_own_verb_and_undoing_it_is_not_doing_it() {
+    let deed = |lines: &[(crate::api::model::ParticipantType, &str)]| {
+        read_deed(&Conversation::read(&transcript(lines)), "the card was frozen during the call.").reading
+    };
+    assert_eq!(deed(&[(Customer, "Can you freeze my card?"), (Agent, "Done, the freeze is on.")]), Reading::Met);
+    assert_eq!(
+        deed(&[(Customer, "Can you freeze my card?"), (Agent, "I'm not able to freeze it over the phone.")]),
+        Reading::NotMet
+    );
+    assert_eq!(
+        deed(&[(Customer, "I froze my card, can you unfreeze it?"), (Agent, "I've lifted the freeze.")]),
+        Reading::NotMet
+    );
+    assert_eq!(
+        deed(&[(Customer, "I lost my card."), (Agent, "I've cancelled it and ordered a new one.")]),
+        Reading::Unsure,
+        "a cancelled card is not a frozen one, and the call never speaks of freezing"
+    );
+}
+
+#[test]
+fn every_pattern_compiles() {
+    assert!(all_patterns().iter().chain(deed::all_patterns().iter()).all(|p| p.compiles()));
 }

@@ -1,0 +1,46 @@
+//! "Never promises a date the fault will be fixed" (or "promises …"): a promise is a line that
+//! commits to a resolution by a time ("it'll be fixed by Friday, guaranteed"). "I can't
+//! promise it'll be fixed on the day" is not one; a line that hedges ("it's estimated back by
+//! 6pm", "it should be sorted tomorrow") is neither clearly a promise nor clearly not, and
+//! the judge abstains on it.
+
+use super::super::Finding;
+use super::super::conversation::Said;
+use super::super::pattern::patterns;
+
+patterns! {
+    PROMPT = r"\b(promis\w*|guarantee\w*|commits? to)\b";
+    /// A resolution, of whatever the call is about.
+    RESOLVED = r"\b(fixed|resolved|sorted|back|working|restored|delivered|deliver|arrive|arrives|with you|done|up and running|repaired|ready|refunded|in your account|be there|be here|get there|reach you|land|show)\b";
+    /// When.
+    DEADLINE = r"\b(by|before|within|on|until) \w+|\b(today|tonight|tomorrow|this week|next week|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|\d";
+    COMMITS = r"\b(will|'ll|is going to|are going to|i promise|i can promise|guarantee\w*|definitely|for sure|without fail)\b";
+    NO_PROMISE = r"\b(can't|cannot|can not|won't|couldn't|not able to|unable to|don't|do not) (promise|guarantee|commit)\b|\bno guarantee\b|\bnot promis\w*\b";
+    HEDGED = r"\b(estimated?|estimates?|should|hopefully|hope|expect\w*|aim\w*|usually|normally|typically|might|may|probably|likely|roughly|around|about|touch wood)\b";
+}
+
+pub(super) fn read(said: &[Said], prompt: &str) -> Option<Finding> {
+    if !PROMPT.is_match(prompt) {
+        return None;
+    }
+    let never = prompt.contains("never") || prompt.contains("does not") || prompt.contains("doesn't");
+    let about_when = ["date", "day", "time", "when", "deadline"].iter().any(|w| prompt.contains(w));
+    let commitment = |s: &&Said| {
+        let lower = s.lower();
+        RESOLVED.is_match(lower) && (!about_when || DEADLINE.is_match(lower)) && !NO_PROMISE.is_match(lower)
+    };
+    let promised = said.iter().filter(commitment).find(|s| COMMITS.is_match(s.lower()) && !HEDGED.is_match(s.lower()));
+    let hedged = said.iter().filter(commitment).find(|s| HEDGED.is_match(s.lower()));
+    Some(match (promised, hedged, never) {
+        (Some(s), _, true) => Finding::not_met(format!("Not met: the agent promised it: {}.", s.quote()), 0.8),
+        (Some(s), _, false) => Finding::met(format!("Met: the agent promised it: {}.", s.quote()), 0.8),
+        (None, Some(s), _) => Finding::unsure(format!(
+            "Cannot tell: the agent said {}, an estimate rather than clearly a promise or clearly none.",
+            s.quote()
+        )),
+        (None, None, true) => Finding::met("Met: no agent line commits to when it will be resolved.".to_owned(), 0.7),
+        (None, None, false) => {
+            Finding::not_met("Not met: no agent line commits to when it will be resolved.".to_owned(), 0.7)
+        }
+    })
+}

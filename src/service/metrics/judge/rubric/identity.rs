@@ -1,0 +1,254 @@
+//! The facts that identify a caller, read from the prompt's own words ("the account number
+//! AND the postcode", "the last four digits of the card and the security word", "the pet's
+//! name and the owner's phone number"), and whether a caller's line gives one: by its form
+//! (a date with a year, a postcode, a phone number, a run of digits, a name) or, for facts
+//! with no form of their own (a security word), by answering the agent's request for it.
+
+use std::collections::BTreeSet;
+
+use super::details::gives_birth_date;
+use super::names::{gives_name, gives_proper_word};
+use super::pattern::patterns;
+use super::terms::terms;
+
+patterns! {
+    /// "(the account number AND the postcode)" after the word that asks for verification.
+    PARENTHESIS = r"\b(verif\w*|confirm\w*|authenticat\w*|identif\w*|who is calling|who's calling)\b[^(.]*\(([^)]*)\)";
+    /// "verifies the X and the Y before …"
+    LISTED_BEFORE = r"\b(verif(y|ies|ied)|confirms?|confirmed|checks?|authenticates?)\s+(.*?)\s+(before|prior to|until|first)\b";
+    /// "… until the date of birth matches the chart"
+    LISTED_UNTIL = r"\buntil\s+(.*?)\s+(match\w*|is verified|are verified|checks? out|is confirmed|are confirmed)\b";
+    POSTCODE = r"\b[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}\b|\b\d{5}(-\d{4})?\b";
+    PHONE = r"(\+\d{1,3}[ -]?)?\b0?\d{3,5}[ -]?\d{3}[ -]?\d{3,4}\b";
+    EMAIL = r"\b[\w.+-]+@[\w-]+\.[\w.]+\b|\bat \w+ dot (com|co|org|net)\b";
+    DIGIT_RUN = r"\b\d[\d ]{2,}\d\b";
+    FOUR_DIGITS = r"(^|[^\d ])\s*\b\d{4}\b\s*([^\d ]|$)";
+    MIXED_CODE = r"\b[a-z0-9]{5,}\b";
+    /// One character said alone ("a" and "i" are words, unless spelled "as in").
+    SPELLED = r"\b[b-hj-z0-9]\b( as in \w+)?|\b[ai] as in \w+";
+    /// The caller cannot, or will not, give it.
+    WITHHELD = r"\b(don't|do not|can't|cannot) (know|remember|recall|have|find)\b|\bno idea\b|\bnot sure\b|\bdon't have time\b|\bjust tell me\b";
+    /// Words lost from the transcript.
+    UNCLEAR = r"\[(inaudible|unclear|crosstalk|garbled|indistinct)[^\]]*\]|\(inaudible\)|\?\?\?";
+}
+
+/// What kind of fact identifies the caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum FactKind {
+    /// A person's full name.
+    FullName,
+    /// A name on its own: a surname, a first name, a pet's or a child's name.
+    Name,
+    BirthDate,
+    Postcode,
+    Phone,
+    Email,
+    /// The last few digits of a card or account.
+    LastDigits,
+    /// An account, member, card or booking number or code.
+    Code,
+    /// A security word, password, PIN or answer: it has no form to recognise, only an answer.
+    Secret,
+    /// Something else the prompt names; given only by answering a request for it.
+    Other,
+}
+
+/// One identifying fact as the prompt names it.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Fact {
+    pub kind: FactKind,
+    /// The prompt's words for it, as written ("the security word").
+    pub label: String,
+    /// Its content words, to tell when the agent asks for it or the caller names it.
+    pub words: BTreeSet<String>,
+}
+
+/// Words that name the fact's owner or its place, not the fact.
+const OWNER_WORDS: &[&str] = &[
+    "patient", "caller", "customer", "passeng", "owner", "account", "holder", "member", "client", "person", "file",
+    "on", "card", "user", "pet", "booking",
+];
+
+impl Fact {
+    fn of(part: &str) -> Option<Fact> {
+        let label = part.trim().trim_matches(',').trim().trim_start_matches("the ").trim().to_owned();
+        if label.is_empty() || ["guardian", "parent", "authori", "minor"].iter().any(|w| label.contains(w)) {
+            return None;
+        }
+        let has = |w: &str| label.contains(w);
+        let kind = if has("date of birth") || has("dob") || has("birth") || has("born") {
+            FactKind::BirthDate
+        } else if has("last name") || has("surname") || has("family name") {
+            FactKind::Name
+        } else if has("full name") || label == "name" || has("patient's name") || has("caller's name") {
+            FactKind::FullName
+        } else if has("name") {
+            FactKind::Name
+        } else if has("postcode") || has("post code") || has("zip") || has("postal code") {
+            FactKind::Postcode
+        } else if has("phone") || has("mobile") || has("telephone") {
+            FactKind::Phone
+        } else if has("email") {
+            FactKind::Email
+        } else if has("last") && (has("digit") || has("four") || has("4")) {
+            FactKind::LastDigits
+        } else if ["word", "password", "passphrase", "pin", "passcode", "secret", "answer", "security"]
+            .iter()
+            .any(|w| label.split(|c: char| !c.is_alphanumeric()).any(|p| p == *w || p.starts_with(w)))
+        {
+            FactKind::Secret
+        } else if ["number", "code", "reference", "id", "account"]
+            .iter()
+            .any(|w| label.split(|c: char| !c.is_alphanumeric()).any(|p| p == *w))
+        {
+            FactKind::Code
+        } else {
+            FactKind::Other
+        };
+        let words: BTreeSet<String> =
+            terms(&label).into_iter().filter(|t| !OWNER_WORDS.contains(&t.as_str())).collect();
+        Some(Fact { kind, label, words })
+    }
+
+    /// Whether a caller's line gives this fact by its form alone.
+    pub fn given_by_form(&self, lower: &str, original: &str) -> bool {
+        match self.kind {
+            FactKind::BirthDate => gives_birth_date(lower),
+            FactKind::FullName => gives_name(original),
+            FactKind::Name => gives_name(original) || gives_proper_word(original),
+            FactKind::Postcode => POSTCODE.is_match(original) || POSTCODE.is_match(&lower.to_uppercase()),
+            FactKind::Phone => PHONE.is_match(lower),
+            FactKind::Email => EMAIL.is_match(lower),
+            FactKind::LastDigits => FOUR_DIGITS.is_match(lower),
+            FactKind::Code => gives_number(lower) || gives_code(lower),
+            FactKind::Secret | FactKind::Other => false,
+        }
+    }
+
+    /// Whether a line names this fact ("my account number is", "the word is").
+    pub fn named_in(&self, lower: &str) -> bool {
+        let said = terms(lower);
+        let named = !self.words.is_empty() && self.words.iter().all(|w| said.contains(w));
+        named || (self.kind == FactKind::Secret && (said.contains("word") || said.contains("password")))
+    }
+
+    /// Whether the fact can be told from its form, so that a line that names it but does not
+    /// carry that form does not give it.
+    pub fn has_form(&self) -> bool {
+        !matches!(self.kind, FactKind::Secret | FactKind::Other)
+    }
+}
+
+/// The facts a verification prompt names, in order; empty when it names none ("the caller's
+/// identity"), and then whatever the agent asks for is what identifies.
+pub(super) fn facts_named(prompt_lower: &str) -> Vec<Fact> {
+    let listed = PARENTHESIS
+        .captures(prompt_lower)
+        .and_then(|c| c.get(2))
+        .or_else(|| LISTED_UNTIL.captures(prompt_lower).and_then(|c| c.get(1)))
+        .or_else(|| LISTED_BEFORE.captures(prompt_lower).and_then(|c| c.get(3)))
+        .map(|m| m.as_str().to_owned())
+        .unwrap_or_default();
+    if listed.contains("identity") && !listed.contains('(') {
+        return Vec::new();
+    }
+    listed.split(" and ").flat_map(|p| p.split(" plus ")).flat_map(|p| p.split(", ")).filter_map(Fact::of).collect()
+}
+
+/// Whether a line gives (part of) a code: letters and digits mixed, or characters spelled
+/// one by one.
+pub(super) fn gives_code(lower: &str) -> bool {
+    let mixed = MIXED_CODE.find_all(lower).iter().any(|m| {
+        let s = m.as_str();
+        s.chars().any(|c| c.is_ascii_digit()) && s.chars().any(|c| c.is_ascii_alphabetic())
+    });
+    mixed || SPELLED.find_all(lower).len() >= 3
+}
+
+/// Whether a line gives an account-like number: five digits or more, or four that are not a
+/// year.
+fn gives_number(lower: &str) -> bool {
+    DIGIT_RUN.find_all(lower).iter().any(|m| {
+        let digits: String = m.as_str().chars().filter(char::is_ascii_digit).collect();
+        let year = digits.len() == 4 && (digits.starts_with("19") || digits.starts_with("20"));
+        digits.len() >= 5 || (digits.len() == 4 && !year)
+    })
+}
+
+/// Whether a line is only a code being spelled (the spelling a caller should be let finish).
+pub(super) fn is_spelling(lower: &str) -> bool {
+    SPELLED.find_all(lower).len() >= 3 || lower.contains(" as in ")
+}
+
+/// Whether the caller says they cannot or will not give what was asked.
+pub(super) fn withholds(lower: &str) -> bool {
+    WITHHELD.is_match(lower)
+}
+
+/// Whether words are missing from the transcript here ("[inaudible]").
+pub(super) fn is_unclear(lower: &str) -> bool {
+    UNCLEAR.is_match(lower)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(prompt: &str) -> Vec<FactKind> {
+        facts_named(&prompt.to_lowercase()).iter().map(|f| f.kind).collect()
+    }
+
+    #[test]
+    fn every_pattern_compiles() {
+        assert!(all_patterns().iter().all(|p| p.compiles()));
+    }
+
+    #[test]
+    fn the_prompt_names_the_facts_in_its_own_words() {
+        use FactKind::*;
+        assert_eq!(
+            kinds(
+                "Decide whether the agent verified the caller's identity (full name AND date of birth, plus guardian status for a minor) BEFORE revealing"
+            ),
+            [FullName, BirthDate]
+        );
+        assert_eq!(
+            kinds("Agent verifies the confirmation code and the passenger's last name before changing the booking."),
+            [Code, Name]
+        );
+        assert_eq!(
+            kinds(
+                "Decide whether the agent verified the caller (the last four digits of the card AND the security word) BEFORE discussing"
+            ),
+            [LastDigits, Secret]
+        );
+        assert_eq!(
+            kinds(
+                "the receptionist confirmed who is calling (the pet's name AND the owner's phone number on file) BEFORE sharing"
+            ),
+            [Name, Phone]
+        );
+        assert_eq!(kinds("verified (the account number AND the postcode on the account) before"), [Code, Postcode]);
+        assert_eq!(
+            kinds("Agent does not reveal the appointment date until the date of birth matches the chart."),
+            [BirthDate]
+        );
+        assert!(kinds("Agent confirms the caller's identity before discussing the existing appointment.").is_empty());
+    }
+
+    #[test]
+    fn facts_are_given_by_their_form() {
+        let fact = |label: &str| Fact::of(label).unwrap();
+        let gives = |f: &Fact, text: &str| f.given_by_form(&text.to_lowercase(), text);
+        assert!(gives(&fact("postcode"), "It's LS6 2QT."));
+        assert!(gives(&fact("phone number"), "The number's 07700 900 233."));
+        assert!(gives(&fact("account number"), "It's 40 22 71 86 3."));
+        assert!(gives(&fact("last four digits"), "Last four are 8063 and the word is Pembroke."));
+        assert!(gives(&fact("pet's name"), "She's called Misty, and the number's 07700 900 233."));
+        assert!(!gives(&fact("security word"), "Lighthouse."), "a word has no form: only an answer gives it");
+        assert!(gives_code("it's k7qx2m. my flight was cancelled."));
+        assert!(gives_code("sure, it's f as in frank, 5, r as in romeo, j"));
+        assert!(!gives_code("my flight to chicago was cancelled."));
+        assert!(is_unclear("yes, it's [inaudible] and the postcode is [inaudible]."));
+    }
+}

@@ -1,0 +1,59 @@
+//! "The card was frozen during the call": the request walk, about that deed. It answers only
+//! when the call speaks of doing it (its verb, or a word for it, in the caller's request or
+//! the agent's deciding turn), and reads undoing it ("can you unfreeze it?", "I've lifted the
+//! freeze") as not doing it.
+
+use std::collections::BTreeSet;
+
+use super::super::Finding;
+use super::super::conversation::{Conversation, Said, Side};
+use super::super::pattern::patterns;
+use super::super::terms::{stem, terms, with_related};
+use super::{CALLER_CLAIM, decide, walk};
+
+patterns! {
+    /// Undoing a thing: "lifted the freeze", "removed the block".
+    REVERSES = r"\b(lift|lifted|remove|removed|take off|took off|taken off|reverse|reversed|undo|undid|cancel+ed) the (\w+)\b";
+}
+
+/// Reads whether a named thing was done ("the card was frozen during the call"): the request
+/// walk, when the call speaks of doing that thing at all (its verb, or a word for it, in the
+/// caller's request or in the agent's deciding turn); otherwise it cannot tell.
+pub(in super::super) fn read_deed(conv: &Conversation, prompt: &str) -> Finding {
+    let verb = prompt
+        .split_whitespace()
+        .skip_while(|w| !["was", "were", "got", "been", "now"].contains(w))
+        .nth(1)
+        .map(|w| stem(w.trim_matches(|c: char| !c.is_alphanumeric())))
+        .unwrap_or_default();
+    let walk = walk(conv, false);
+    let speaks_of = |words: &BTreeSet<String>| with_related(words).contains(&verb);
+    let in_turn = |said: Option<Said>| said.is_some_and(|s| speaks_of(&terms(&s.turn.lower)));
+    let relevant =
+        speaks_of(&walk.request.words) || in_turn(walk.positive) || in_turn(walk.undone) || in_turn(walk.setback);
+    if verb.is_empty() || !relevant {
+        return Finding::unsure(format!(
+            "Cannot tell: neither the caller's request nor what the agent did speaks of \"{}\".",
+            prompt.trim().trim_end_matches('.')
+        ));
+    }
+    // The caller asking to undo it ("can you unfreeze it?"), or the agent's claim undoing it
+    // ("I've lifted the freeze"); "until you unfreeze it in the app" is neither.
+    let undoes =
+        |lower: &str| REVERSES.captures_all(lower).iter().any(|c| c.get(2).is_some_and(|m| stem(m.as_str()) == verb));
+    let asked_undo = walk.request.said.filter(|s| s.lower().contains(&format!("un{verb}")) || undoes(s.lower()));
+    let did_undo = walk.positive.filter(|s| {
+        let lower = s.lower();
+        undoes(lower)
+            || ["i've un", "have been un", "is now un", "been un"].iter().any(|p| lower.contains(&format!("{p}{verb}")))
+    });
+    let reversed = asked_undo.or(did_undo);
+    if let Some(undid) = reversed {
+        return Finding::not_met(
+            format!("Not met: what was asked or done was the opposite, undoing it: {}.", undid.quote()),
+            0.75,
+        );
+    }
+    let caller_claim = conv.said_by(Side::Caller).filter(|s| CALLER_CLAIM.is_match(s.lower())).last();
+    decide(conv, &walk, caller_claim)
+}
