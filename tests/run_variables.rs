@@ -126,3 +126,20 @@ async fn every_bad_reference_of_a_plan_file_is_named_at_once_with_its_line() {
     assert!(stderr.contains("plan.yaml:7: plan.flows[0].slug: no customer flow no-such-flow"), "{stderr}");
     assert!(stderr.contains("plan.yaml:11: ") && stderr.contains("no metric definition no_such_metric"), "{stderr}");
 }
+
+#[tokio::test]
+async fn each_test_case_missing_a_name_is_named() {
+    let service = start(true).await;
+    let endpoint = id_of(&seeded("agent_endpoints", |_| true)[0]);
+    let mut plan = plan_without_variables(endpoint);
+    // The same flow twice, for two callers: both test cases lack both names.
+    let second = serde_json::json!({"slug": "appointment-reschedule-basic", "happyPath": true,
+        "personaOverrideId": "2d993e02-f5d1-59a6-b156-b0b497be24b5"});
+    plan["flows"].as_array_mut().unwrap().push(second);
+    let plan: RunPlanInput = serde_json::from_value(plan).unwrap();
+    let refused = service.client.run(&RunRequest { plan: Some(plan), ..Default::default() }).await.unwrap_err();
+    let violations = refused.api().unwrap().details.as_ref().unwrap()["violations"].as_array().unwrap().clone();
+    assert_eq!(violations.len(), 4, "two names × two test cases: {violations:#?}");
+    let second_case = violations.iter().filter(|v| v["message"].as_str().unwrap().starts_with("flows[1]: ")).count();
+    assert_eq!(second_case, 2, "each names where the plan chose its test case: {violations:#?}");
+}

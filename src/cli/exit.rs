@@ -121,9 +121,10 @@ impl Failure {
         for violation in violations.into_iter().flatten().skip(1) {
             let param = violation.get("param").and_then(|p| p.as_str()).unwrap_or("");
             let message = violation.get("message").and_then(|m| m.as_str()).unwrap_or("");
-            match message.contains(param) {
-                true => text.push_str(&format!("\n  {message}")),
-                false => text.push_str(&format!("\n  {param}: {message}")),
+            if message.contains(param) {
+                text.push_str(&format!("\n  {message}"));
+            } else {
+                text.push_str(&format!("\n  {param}: {message}"));
             }
         }
         text

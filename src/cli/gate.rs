@@ -146,7 +146,7 @@ async fn evidence(session: &Session, report: &mut GateReport) {
         .buffer_unordered(8)
         .collect()
         .await;
-    let mut missed = 0;
+    let (mut missed, mut missed_steps) = (0, 0);
     for (simulation, transcript, values) in read {
         match transcript {
             Ok(transcript) => {
@@ -154,13 +154,21 @@ async fn evidence(session: &Session, report: &mut GateReport) {
             }
             Err(_) => missed += 1,
         }
-        let steps = values.map(|groups| step_results(&groups)).unwrap_or_default();
-        if !steps.is_empty() {
-            report.steps.insert(simulation, steps);
+        match values.map(|groups| step_results(&groups)) {
+            Ok(steps) if !steps.is_empty() => {
+                report.steps.insert(simulation, steps);
+            }
+            Ok(_) => {}
+            Err(_) => missed_steps += 1,
         }
     }
     if missed > 0 {
         eprintln!("gate: {missed} transcript(s) could not be read; the reports go without them");
+    }
+    if missed_steps > 0 {
+        eprintln!(
+            "gate: the metric values of {missed_steps} call(s) could not be read; the reports go without their steps"
+        );
     }
 }
 

@@ -212,7 +212,6 @@ pub fn flaky_checks(sims: &[SimulationJob]) -> Vec<FlakyCheck> {
     out
 }
 
-/// A simulation's test case: flow, variant and persona, without the iteration.
 /// Who spoke a turn, in the reports' words.
 pub fn speaker(entry: &crate::api::model::TranscriptEntry) -> &'static str {
     use crate::api::model::ParticipantType;
@@ -223,6 +222,7 @@ pub fn speaker(entry: &crate::api::model::TranscriptEntry) -> &'static str {
     }
 }
 
+/// A simulation's test case: flow, variant and persona, without the iteration.
 pub fn test_case(sim: &SimulationJob) -> String {
     let name = case_name(sim);
     match name.rsplit_once(" · #") {

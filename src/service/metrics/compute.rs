@@ -23,8 +23,6 @@ pub struct WalkedStep {
     /// The step for people (`step "confirm" (AGENT_TURN)`).
     pub label: String,
     pub expectation: String,
-    /// Where the call was on its clock when the caller reached the step.
-    pub at_ms: i64,
 }
 
 /// The steps a simulated caller walks: the variant's own when it has any, else the flow's

@@ -47,8 +47,8 @@ const TASK_COMPLETION_PROMPT: &str = "Identify what the caller wanted from the c
      caller left without it.";
 
 /// What a value the offline judge abstained on says after its reason.
-pub const ABSTAINED: &str = "The offline judge gives no value rather than a guess, so this check is not evaluated; \
-     set a judge model under [judge] in config.toml to have it judged.";
+pub const ABSTAINED: &str = "The offline judge gives no value rather than a guess, so this value is not evaluated (a \
+     check is then missing its verdict); set a judge model under [judge] in config.toml to have it judged.";
 
 /// Every value `definition` yields for the conversation (at least one row, honest status).
 pub async fn evaluate(

@@ -22,13 +22,10 @@ pub async fn evaluate(conv: &Conversation<'_>, library: &Library<'_>) -> Vec<Met
     let mut out = Vec::new();
     for step in steps {
         for mut value in judged(conv, library, &step.expectation, Answer::Boolean, true, None).await {
-            let said =
-                |text: Option<String>| format!("{} \"{}\": {}", step.label, step.expectation, text.unwrap_or_default());
-            if value.value_reasoning.is_some() {
-                value.value_reasoning = Some(said(value.value_reasoning.take()));
-            } else {
-                value.error_message = Some(said(value.error_message.take()));
-            }
+            // Every text the value carries names its step.
+            let said = |text: String| format!("{} \"{}\": {text}", step.label, step.expectation);
+            value.value_reasoning = value.value_reasoning.take().map(said);
+            value.error_message = value.error_message.take().map(said);
             out.push(value);
         }
     }
@@ -56,7 +53,7 @@ fn first_path(steps: &[FlowStep], adaptive: bool, out: &mut Vec<WalkedStep>) -> 
     for step in steps {
         let expectation = step.content.as_deref().map(str::trim).filter(|c| !c.is_empty());
         if let (Some(StepType::AgentTurn | StepType::AgentDtmf), Some(expectation)) = (&step.step_type, expectation) {
-            out.push(WalkedStep { label: step.label(), expectation: expectation.to_owned(), at_ms: 0 });
+            out.push(WalkedStep { label: step.label(), expectation: expectation.to_owned() });
         }
         if step.steps.len() > 1 && adaptive {
             return false;

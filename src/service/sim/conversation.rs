@@ -258,8 +258,9 @@ impl Call<'_> {
         self.reason_met().await
     }
 
-    /// The caller presses keys: tones, heard as `[DTMF 1]`.
+    /// The caller presses keys (`{{placeholders}}` filled): tones, heard as `[DTMF 1]`.
     async fn press(&mut self, keys: &str) -> Result<Option<End>, String> {
+        let keys = fill(keys, self.setup.variables, self.setup.persona);
         self.customer_says(format!("[DTMF {keys}]")).await
     }
 
@@ -454,12 +455,12 @@ async fn reach_step(
     step: String,
     last_line: &str,
 ) -> Result<Option<End>, String> {
+    let expected = fill(expected, call.setup.variables, call.setup.persona);
     if !expected.trim().is_empty() {
-        let expectation = fill(expected, call.setup.variables, call.setup.persona);
-        call.walked.push(WalkedStep { label: step, expectation, at_ms: call.clock });
+        call.walked.push(WalkedStep { label: step, expectation: expected.clone() });
     }
     let policy = policy.or_else(|| call.setup.flow.off_script_policy.clone());
-    off_script(call, expected, presses_next, policy, last_line).await
+    off_script(call, &expected, presses_next, policy, last_line).await
 }
 
 /// Applies the off-script policy until the agent is back on script or the attempts run out.

@@ -24,7 +24,9 @@ pub fn names_in(text: &str) -> impl Iterator<Item = &str> {
 /// Every placeholder the variant's steps (and its improvising caller's brief) use, each once.
 pub fn used_by(flow: &CustomerFlow, variant: Option<&FlowVariant>) -> Vec<Placeholder> {
     let mut out = Vec::new();
-    if let Some(brief) = variant.and_then(|v| v.prompt.as_deref()) {
+    let improvises =
+        flow.flow_type == Some(FlowType::Improv) || variant.is_some_and(|v| v.variant_type == Some(FlowType::Improv));
+    if improvises && let Some(brief) = variant.and_then(|v| v.prompt.as_deref()) {
         add(&mut out, brief, || "the variant's prompt".to_owned());
     }
     walk(steps_of(flow, variant), &mut out);

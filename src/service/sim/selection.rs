@@ -135,8 +135,10 @@ pub(crate) fn flow_and_automatic_metrics(
         if keypad && let Some(d) = by_slug("keypad_entry") {
             add(d);
         }
-        let agent_turns = has_step(&flow.graph, &StepType::AgentTurn)
-            || flow.happy_path.iter().chain(&flow.edge_cases).any(|v| has_step(&v.steps, &StepType::AgentTurn));
+        let has_agent_step =
+            |steps: &[FlowStep]| has_step(steps, &StepType::AgentTurn) || has_step(steps, &StepType::AgentDtmf);
+        let agent_turns = has_agent_step(&flow.graph)
+            || flow.happy_path.iter().chain(&flow.edge_cases).any(|v| has_agent_step(&v.steps));
         if agent_turns && let Some(d) = by_slug("step_expectations") {
             add(d);
         }

@@ -8,13 +8,12 @@ use uuid::Uuid;
 mod refusals;
 
 use refusals::refuse_improv_without_caller;
-pub use refusals::{Caller, check_references, resolve_flow};
+pub use refusals::{Caller, check_references, needs_caller_model, resolve_flow};
 
 use super::jobs::with_verdict;
 use super::placeholders::{self, Placeholder};
 use super::selection::{flow_and_automatic_metrics, variables_for};
 use crate::api::model::*;
-use crate::api::validate::Violation;
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::metrics::definitions;
 use crate::service::store::{self, Doc, Kind};
@@ -120,6 +119,8 @@ struct Variant {
     noise: JobBackgroundNoise,
     selected: Variables,
     placeholders: Vec<Placeholder>,
+    /// Where the plan chose it (`flows[1]`), for people.
+    chosen_at: String,
 }
 
 /// The noise a call has: the variant's environment's, else the persona's.
@@ -153,7 +154,7 @@ fn combinations(tx: &Tx, plan: &RunPlanInput, at: &str) -> ServiceResult<Combina
         .map(|e| store::require(tx, Kind::AgentEndpoint, &e.id.to_string()))
         .collect::<ServiceResult<_>>()?;
     let mut variants: Vec<Variant> = Vec::new();
-    for selection in plan.flow_selections() {
+    for (i, selection) in plan.flow_selections().iter().enumerate() {
         let flow = resolve_flow(tx, selection)?;
         let selection_persona: Option<Persona> =
             selection.persona_override_id.map(|id| store::require(tx, Kind::Persona, &id.to_string())).transpose()?;
@@ -177,6 +178,7 @@ fn combinations(tx: &Tx, plan: &RunPlanInput, at: &str) -> ServiceResult<Combina
                 noise,
                 selected: values,
                 placeholders: placeholders::used_by(&flow, Some(variant)),
+                chosen_at: format!("flows[{i}]"),
             });
         };
         if selection.happy_path == Some(true)
@@ -217,6 +219,7 @@ fn combinations(tx: &Tx, plan: &RunPlanInput, at: &str) -> ServiceResult<Combina
                     noise,
                     selected: Variables::new(),
                     placeholders: Vec::new(),
+                    chosen_at: String::new(),
                 });
             }
         }
@@ -260,14 +263,18 @@ impl Combinations {
             let values = variables_for(variant.selected.clone(), runtime, variant.flow.as_ref());
             let case = match &variant.flow {
                 Some(flow) => format!(
-                    "flow \"{}\", variant \"{}\"",
+                    "{}: flow \"{}\", variant \"{}\"{}",
+                    variant.chosen_at,
                     flow.title.as_deref().unwrap_or("untitled"),
-                    flow.variant_title.as_deref().unwrap_or("untitled")
+                    flow.variant_title.as_deref().unwrap_or("untitled"),
+                    variant.persona.as_ref().map(|p| format!(", persona \"{}\"", p.label())).unwrap_or_default()
                 ),
                 None => "the scenario".to_owned(),
             };
             for violation in placeholders::unfilled(&variant.placeholders, &values, variant.persona.as_ref(), &case) {
-                if !refused.iter().any(|r: &Violation| r.param == violation.param) {
+                // Each test case that lacks a name is named: the same name may be missing from
+                // several flows, each needing it given in its own selection.
+                if !refused.contains(&violation) {
                     refused.push(violation);
                 }
             }

@@ -39,7 +39,10 @@ pub fn all(conn: &Conn) -> ServiceResult<Vec<RunPlanTemplate>> {
 
 /// The flow with only the variants that run as they are, and whether every edge case does.
 fn runnable_part(mut flow: CustomerFlow) -> (CustomerFlow, bool) {
-    let runs = |variant: &FlowVariant| placeholders::runs_as_is(&flow, variant);
+    // What runs on any service: no values only the user has, no improvising without steps.
+    let runs = |variant: &FlowVariant| {
+        placeholders::runs_as_is(&flow, variant) && !super::start::needs_caller_model(&flow, variant)
+    };
     let happy_path = flow.happy_path.clone().filter(|v| runs(v));
     let edge_cases: Vec<FlowVariant> = flow.edge_cases.iter().filter(|v| runs(v)).cloned().collect();
     let every_edge_case = edge_cases.len() == flow.edge_cases.len();

@@ -91,7 +91,12 @@ pub(super) fn fill(text: &str, variables: &BTreeMap<String, String>, persona: Op
     let mut rest = text;
     while let Some(start) = rest.find("{{") {
         out.push_str(&rest[..start]);
-        let Some(end) = rest[start..].find("}}") else { break };
+        let Some(end) = rest[start..].find("}}") else {
+            // An unclosed `{{` is text.
+            out.push_str(&rest[start..]);
+            rest = "";
+            break;
+        };
         let name = rest[start + 2..start + end].trim();
         let property = persona
             .and_then(|p| p.fields.properties.as_ref())
@@ -110,6 +115,14 @@ pub(super) fn fill(text: &str, variables: &BTreeMap<String, String>, persona: Op
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unclosed_placeholder_is_left_as_written() {
+        let filled = fill("Call me at {{phone", &BTreeMap::new(), None);
+        assert_eq!(filled, "Call me at {{phone");
+        let values = BTreeMap::from([("pin".to_owned(), "4821".to_owned())]);
+        assert_eq!(fill("{{pin}}# then {{ other", &values, None), "4821# then {{ other");
+    }
 
     #[test]
     fn a_keypad_step_presses_the_keys_it_names() {

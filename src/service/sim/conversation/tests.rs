@@ -285,3 +285,35 @@ async fn asked_for_a_name_the_script_never_says_the_caller_gives_it_and_the_agen
     }
     assert!(asked >= 4, "most calls ask for the name: {asked} of 12");
 }
+
+/// The keys a step presses and what an agent step expects are filled from the variables like
+/// the lines, and each step the caller reaches is noted, filled, for judging after the call.
+#[tokio::test]
+async fn keys_and_expectations_are_filled_and_the_steps_reached_are_noted() {
+    let mut f = flow(serde_json::json!([
+        {"type": "AGENT_TURN", "ref": "greet", "content": "Agent says \"{{clinic}}\"",
+         "offScriptPolicy": {"reaction": "STAY_SILENT", "maxAttempts": 1, "then": "HANG_UP"}},
+        {"type": "CUSTOMER_TURN", "content": "Hi, I need to reschedule my cleaning."},
+        {"type": "CUSTOMER_DTMF", "dtmfDigits": "{{pin}}#"}
+    ]));
+    // STRICT: a quoted phrase is checked; filled, it is the agent's own greeting.
+    f.script_adherence = Some(ScriptAdherence::Strict);
+    let vars =
+        BTreeMap::from([("clinic".to_owned(), "Brightsmile Dental".to_owned()), ("pin".to_owned(), "4821".to_owned())]);
+    let outcome = talk(&setup(&f, &vars, "call-k")).await;
+    let caller: Vec<&str> = outcome
+        .transcript
+        .entries
+        .iter()
+        .filter(|e| e.role == Some(ParticipantType::Customer))
+        .map(|e| e.text.as_str())
+        .collect();
+    assert_eq!(&caller[..2], ["Hi, I need to reschedule my cleaning.", "[DTMF 4821#]"], "on script: {caller:?}");
+    assert_eq!(
+        outcome.walked,
+        [WalkedStep {
+            label: "step \"greet\" (AGENT_TURN)".into(),
+            expectation: "Agent says \"Brightsmile Dental\"".into()
+        }]
+    );
+}

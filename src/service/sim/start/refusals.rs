@@ -91,7 +91,9 @@ pub(super) fn refuse_improv_without_caller(
             chosen.push(("happyPath".into(), happy));
         }
         match &selection.edge_cases {
-            Some(EdgeCases::All) => chosen.extend(flow.edge_cases.iter().map(|e| ("edgeCases".to_owned(), e))),
+            Some(EdgeCases::All) => {
+                chosen.extend(flow.edge_cases.iter().enumerate().map(|(j, e)| (format!("edgeCases[{j}]"), e)));
+            }
             Some(EdgeCases::List(list)) => {
                 for (j, picked) in list.iter().enumerate() {
                     let edge = flow.edge_cases.iter().find(|e| Some(e.id) == picked.id);
@@ -101,8 +103,7 @@ pub(super) fn refuse_improv_without_caller(
             None => {}
         }
         for (member, variant) in chosen {
-            let improv = [&flow.flow_type, &variant.variant_type].contains(&&Some(FlowType::Improv));
-            if !improv || !crate::service::metrics::compute::script(&flow, Some(variant)).is_empty() {
+            if !needs_caller_model(&flow, variant) {
                 continue;
             }
             let param =
@@ -135,4 +136,10 @@ pub fn resolve_flow(tx: &crate::service::store::Conn, selection: &FlowSelection)
     };
     let name = selection.id.map(|i| i.to_string()).or(selection.slug.clone()).unwrap_or_default();
     found.ok_or_else(|| ServiceError::invalid("flows", format!("no customer flow {name}")))
+}
+
+/// Whether only a caller model can run the variant: it improvises and has no steps to say.
+pub fn needs_caller_model(flow: &CustomerFlow, variant: &FlowVariant) -> bool {
+    let improv = [&flow.flow_type, &variant.variant_type].contains(&&Some(FlowType::Improv));
+    improv && crate::service::metrics::compute::script(flow, Some(variant)).is_empty()
 }
