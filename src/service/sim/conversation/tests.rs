@@ -24,13 +24,7 @@ async fn the_caller_speaks_its_lines_in_order_whatever_the_agents_wording() {
         f.script_adherence = adherence.clone();
         let vars = BTreeMap::new();
         let outcome = talk(&setup(&f, &vars, "call-w")).await;
-        let caller: Vec<&str> = outcome
-            .transcript
-            .entries
-            .iter()
-            .filter(|e| e.role == Some(ParticipantType::Customer))
-            .map(|e| e.text.as_str())
-            .collect();
+        let caller = caller_lines(&outcome);
         assert!(caller.len() >= 2, "{caller:?}");
         assert_eq!(&caller[..2], ["Hi, I need to reschedule my cleaning.", "Great, thanks."], "{adherence:?}");
         assert!(!outcome.end_reason.contains("off-script"), "{}", outcome.end_reason);
@@ -69,6 +63,12 @@ fn setup<'a>(flow: &'a CustomerFlow, variables: &'a BTreeMap<String, String>, ca
         agent_name: "Brightsmile Dental — Front Desk".into(),
         caller: None,
     }
+}
+
+/// What the caller said, in order.
+fn caller_lines(outcome: &Outcome) -> Vec<&str> {
+    let said = outcome.transcript.entries.iter().filter(|e| e.role == Some(ParticipantType::Customer));
+    said.map(|e| e.text.as_str()).collect()
 }
 
 async fn talk(setup: &Setup<'_>) -> Outcome {
@@ -301,13 +301,7 @@ async fn keys_and_expectations_are_filled_and_the_steps_reached_are_noted() {
     let vars =
         BTreeMap::from([("clinic".to_owned(), "Brightsmile Dental".to_owned()), ("pin".to_owned(), "4821".to_owned())]);
     let outcome = talk(&setup(&f, &vars, "call-k")).await;
-    let caller: Vec<&str> = outcome
-        .transcript
-        .entries
-        .iter()
-        .filter(|e| e.role == Some(ParticipantType::Customer))
-        .map(|e| e.text.as_str())
-        .collect();
+    let caller = caller_lines(&outcome);
     assert_eq!(&caller[..2], ["Hi, I need to reschedule my cleaning.", "[DTMF 4821#]"], "on script: {caller:?}");
     assert_eq!(
         outcome.walked,
