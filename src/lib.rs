@@ -9,4 +9,5 @@ pub mod config;
 pub mod connect;
 pub mod console;
 pub mod logging;
+pub mod private_files;
 pub mod service;

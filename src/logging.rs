@@ -10,27 +10,10 @@ use tracing_subscriber::EnvFilter;
 /// Starts file logging at `level` (a tracing filter such as `info` or `switchboard=debug`).
 /// Keep the guard alive until exit so buffered lines are written.
 pub fn init(log_dir: &Path, level: &str) -> std::io::Result<WorkerGuard> {
-    private_dir(log_dir)?;
+    crate::private_files::private_dir(log_dir)?;
     let appender = tracing_appender::rolling::daily(log_dir, "switchboard.log");
     let (writer, guard) = tracing_appender::non_blocking(appender);
     let filter = EnvFilter::try_new(level).unwrap_or_else(|_| EnvFilter::new("info"));
     tracing_subscriber::fmt().with_writer(writer).with_ansi(false).with_env_filter(filter).try_init().ok();
     Ok(guard)
-}
-
-/// Makes `dir` (0700), or takes away the access others have to it.
-fn private_dir(dir: &Path) -> std::io::Result<()> {
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(dir)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        if std::fs::metadata(dir)?.permissions().mode() & 0o077 != 0 {
-            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
-        }
-    }
-    Ok(())
 }

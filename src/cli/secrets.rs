@@ -8,7 +8,6 @@ use clap::{Args, Subcommand};
 
 use super::exit::{Exit, Failure, Outcome};
 use super::output;
-use crate::config::{Config, Paths};
 use crate::service::{self, secrets};
 
 #[derive(Debug, Subcommand)]
@@ -38,15 +37,7 @@ pub async fn run(command: SecretsCommand, config_file: Option<PathBuf>) -> Outco
 }
 
 async fn rotate_key(args: RotateArgs, config_file: Option<PathBuf>) -> Outcome {
-    let config_file = match config_file {
-        Some(file) => file,
-        None => Paths::platform()?.config_file,
-    };
-    let (config, _) = Config::load(&config_file)?;
-    let data_dir = match args.data_dir {
-        Some(dir) => dir,
-        None => super::serve::default_data_dir()?,
-    };
+    let (config, data_dir) = super::serve::config_and_data_dir(config_file, args.data_dir.clone())?;
     let database = args.database.filter(|url| !url.is_empty()).or(config.service.database);
     let key_file = service::secrets_key_path(&data_dir, args.secrets_key_file.as_deref());
     if !key_file.exists() {

@@ -141,16 +141,26 @@ impl CallerArgs {
     }
 }
 
-pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Outcome {
+/// The config file's settings (`--config`, else the platform's file) and the data dir
+/// (`--data-dir`, else the platform's), as `serve` and `secrets` read them.
+pub fn config_and_data_dir(
+    config_file: Option<PathBuf>,
+    data_dir: Option<PathBuf>,
+) -> Result<(Config, PathBuf), Failure> {
     let config_file = match config_file {
         Some(file) => file,
         None => Paths::platform()?.config_file,
     };
     let (config, _) = Config::load(&config_file)?;
-    let data_dir = match args.data_dir {
+    let data_dir = match data_dir {
         Some(dir) => dir,
         None => default_data_dir()?,
     };
+    Ok((config, data_dir))
+}
+
+pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Outcome {
+    let (config, data_dir) = config_and_data_dir(config_file, args.data_dir.clone())?;
     let options = Options {
         addr: args.addr,
         data_dir: data_dir.clone(),

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::ConfigError;
 use crate::api::ApiKey;
+use crate::private_files::{DIR_MODE, restrict, write_private};
 
 /// Where a resolved key came from, so `auth status` can say it without showing it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,7 +106,7 @@ impl Credentials {
         let write_error = |source| ConfigError::Write { path: path.to_owned(), source };
         let dir = path.parent().ok_or_else(|| write_error(std::io::Error::other("the path has no directory")))?;
         std::fs::create_dir_all(dir).map_err(write_error)?;
-        restrict(dir, 0o700).map_err(write_error)?;
+        restrict(dir, DIR_MODE).map_err(write_error)?;
         let text = toml::to_string(self).map_err(|e| write_error(std::io::Error::other(e)))?;
         let temporary = dir.join(".credentials.toml.tmp");
         write_private(&temporary, text.as_bytes()).map_err(write_error)?;
@@ -116,33 +117,6 @@ impl Credentials {
 /// Whether two base URLs name the same service: a trailing slash makes no difference.
 fn same_service(a: &str, b: &str) -> bool {
     a.trim_end_matches('/').eq_ignore_ascii_case(b.trim_end_matches('/'))
-}
-
-#[cfg(unix)]
-fn restrict(path: &Path, mode: u32) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
-}
-
-#[cfg(not(unix))]
-fn restrict(_path: &Path, _mode: u32) -> std::io::Result<()> {
-    Ok(())
-}
-
-fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let mut file = options.open(path)?;
-    // An existing file keeps its old mode through open(); tighten it before writing.
-    restrict(path, 0o600)?;
-    file.write_all(bytes)?;
-    file.sync_all()
 }
 
 #[cfg(test)]

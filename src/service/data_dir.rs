@@ -5,6 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::private_files::{DIR_MODE, FILE_MODE, is_open_to_others, private_options, restrict};
+
 /// The SQLite database's file in the data dir.
 pub const DATABASE_FILE: &str = "switchboard.db";
 /// The secrets key file's default place in the data dir (`serve --secrets-key-file`).
@@ -20,18 +22,14 @@ const OURS: [&str; 3] = [DATABASE_FILE, SECRETS_KEY_FILE, API_KEY_FILE];
 /// as it is, with a warning in the log.
 pub fn prepare(dir: &Path) -> std::io::Result<()> {
     if !dir.exists() {
-        let mut builder = std::fs::DirBuilder::new();
-        builder.recursive(true);
-        #[cfg(unix)]
-        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-        return builder.create(dir);
+        return crate::private_files::private_dir(dir);
     }
     if !is_open_to_others(dir)? {
         return Ok(());
     }
     let empty = std::fs::read_dir(dir)?.next().is_none();
     if empty || OURS.iter().any(|name| dir.join(name).exists()) {
-        restrict(dir, 0o700)
+        restrict(dir, DIR_MODE)
     } else {
         tracing::warn!(dir = %dir.display(), "the data dir is open to other users and holds files of others; left as it is");
         Ok(())
@@ -42,15 +40,11 @@ pub fn prepare(dir: &Path) -> std::io::Result<()> {
 /// others have to the one there. SQLite gives its journals (`-wal`, `-shm`) the database file's
 /// permissions, so a database file made this way before SQLite opens it keeps them private.
 pub fn private_file(path: &Path) -> std::io::Result<()> {
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    match options.open(path) {
+    match private_options().write(true).create_new(true).open(path) {
         Ok(_) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
             if is_open_to_others(path)? {
-                restrict(path, 0o600)?;
+                restrict(path, FILE_MODE)?;
             }
             Ok(())
         }
@@ -70,31 +64,9 @@ pub fn database_files(dir: &Path) -> [PathBuf; 3] {
 pub fn restrict_journals(dir: &Path) -> std::io::Result<()> {
     for file in database_files(dir).iter().filter(|f| f.exists()) {
         if is_open_to_others(file)? {
-            restrict(file, 0o600)?;
+            restrict(file, FILE_MODE)?;
         }
     }
-    Ok(())
-}
-
-#[cfg(unix)]
-fn is_open_to_others(path: &Path) -> std::io::Result<bool> {
-    use std::os::unix::fs::PermissionsExt;
-    Ok(std::fs::metadata(path)?.permissions().mode() & 0o077 != 0)
-}
-
-#[cfg(not(unix))]
-fn is_open_to_others(_path: &Path) -> std::io::Result<bool> {
-    Ok(false)
-}
-
-#[cfg(unix)]
-fn restrict(path: &Path, mode: u32) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
-}
-
-#[cfg(not(unix))]
-fn restrict(_path: &Path, _mode: u32) -> std::io::Result<()> {
     Ok(())
 }
 

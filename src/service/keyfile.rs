@@ -1,6 +1,5 @@
 //! The generated key, kept in the data dir with mode 0600 so only its owner can read it.
 
-use std::io::Write;
 use std::path::Path;
 
 use crate::api::ApiKey;
@@ -17,15 +16,6 @@ pub fn load_or_create(data_dir: &Path) -> std::io::Result<(ApiKey, bool)> {
         Err(e) => return Err(e),
     }
     let key = format!("sk-local-{}", uuid::Uuid::new_v4().simple());
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let mut file = options.open(&path)?;
-    file.write_all(key.as_bytes())?;
-    file.sync_all()?;
+    crate::private_files::write_private(&path, key.as_bytes())?;
     Ok((ApiKey::new(key), true))
 }

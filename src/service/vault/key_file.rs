@@ -93,13 +93,8 @@ pub fn read(path: &Path) -> Result<Option<Vec<FileKey>>, KeyFileError> {
 /// A key file others can read is not changed (it may be a mounted secret, managed elsewhere),
 /// but the log says so.
 fn warn_if_open_to_others(path: &Path) {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(path).map(|m| m.permissions().mode()).unwrap_or(0);
-        if mode & 0o077 != 0 {
-            tracing::warn!(file = %path.display(), mode = format!("{:o}", mode & 0o777), "the secrets key file is readable by others: make it 0600");
-        }
+    if crate::private_files::is_open_to_others(path).unwrap_or(false) {
+        tracing::warn!(file = %path.display(), "the secrets key file is readable by others: make it 0600");
     }
 }
 
