@@ -40,6 +40,15 @@ fn the_examples_caller_section_parses_and_unknown_members_are_refused() {
         .map(|l| format!("{}\n", &l[2..]))
         .collect();
     let caller = config(&section).caller.expect("the example has a [caller] section");
+    // docs/caller.md shows the same section, as written.
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/caller.md")).unwrap();
+    let documented = doc
+        .split("```toml\n")
+        .skip(1)
+        .filter_map(|block| block.split("```").next())
+        .find(|block| block.starts_with("[caller]"))
+        .expect("docs/caller.md shows a [caller] section");
+    assert_eq!(config(documented).caller.as_ref(), Some(&caller), "docs/caller.md and the example agree");
     assert_eq!(
         caller,
         switchboard::service::sim::conversation::CallerConfig {
