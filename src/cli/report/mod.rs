@@ -11,7 +11,7 @@ pub mod text;
 
 use serde::Serialize;
 
-pub use steps::{StepOutcome, StepResult, step_results};
+pub use steps::{STEP_METRIC, StepOutcome, StepResult, step_results};
 
 use crate::api::model::{RunPlanJob, SimulationJob, SimulationOutcome, Verdict, VerdictFailure};
 
