@@ -61,11 +61,11 @@ fn pass_rate(text: &str) -> Result<f64, String> {
 
 pub async fn run(args: GateArgs, session: &Session) -> Outcome {
     let mut signals = Signals::listen();
+    check_report_paths(&args)?;
     let prepared = match run::prepare_or_stop(&args.spec, session, &mut signals).await {
         Ok(prepared) => prepared,
         Err(outcome) => return outcome,
     };
-    check_report_paths(&args)?;
     let started = run::start(session, &prepared).await?;
     let id = started.simulation_run_plan_job_id;
     eprintln!(

@@ -40,6 +40,16 @@ impl Document {
     }
 
     pub fn parse(name: &str, text: &str) -> Result<Document, Failure> {
+        let mut docs = Document::parse_all(name, text)?;
+        match docs.len() {
+            1 => Ok(docs.remove(0)),
+            0 => Err(Failure::invalid("file", format!("{name} is empty"))),
+            _ => Err(Failure::invalid("file", format!("{name} holds several YAML documents; give one"))),
+        }
+    }
+
+    /// Every document of a file (YAML documents separated by `---`; a JSON file is one).
+    pub fn parse_all(name: &str, text: &str) -> Result<Vec<Document>, Failure> {
         let docs = MarkedYaml::load_from_str(text).map_err(|e| {
             let at = e.marker();
             Failure::invalid(
@@ -47,14 +57,13 @@ impl Document {
                 format!("{name}:{}:{}: not valid JSON or YAML: {}", at.line(), at.col() + 1, e.info()),
             )
         })?;
-        let root = match docs.as_slice() {
-            [root] => root,
-            [] => return Err(Failure::invalid("file", format!("{name} is empty"))),
-            _ => return Err(Failure::invalid("file", format!("{name} holds several YAML documents; give one"))),
-        };
-        let mut lines = HashMap::new();
-        let value = convert(root, "", &mut lines, name)?;
-        Ok(Document { name: name.to_string(), value, lines })
+        docs.iter()
+            .map(|root| {
+                let mut lines = HashMap::new();
+                let value = convert(root, "", &mut lines, name)?;
+                Ok(Document { name: name.to_string(), value, lines })
+            })
+            .collect()
     }
 
     /// The line `param` (`flows[0].happyPath`) starts on, or its nearest parent's.
@@ -72,6 +81,14 @@ impl Document {
     /// `name:LINE: param: message`, as a usage failure naming the field.
     pub fn error(&self, param: &str, message: &str) -> Failure {
         Failure::invalid(param, self.locate(param, message))
+    }
+
+    /// `name:LINE` of member `param` (or of its nearest parent), `name` when none is known.
+    pub fn place(&self, param: &str) -> String {
+        match self.line_of(param) {
+            Some(line) => format!("{}:{line}", self.name),
+            None => self.name.clone(),
+        }
     }
 
     fn locate(&self, param: &str, message: &str) -> String {

@@ -8,6 +8,7 @@ mod api_cmd;
 mod auth;
 mod bench;
 mod call;
+mod config;
 mod diff;
 mod exit;
 mod flaky;
@@ -35,6 +36,7 @@ use std::process::ExitCode;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
+use self::config::ConfigCommand;
 pub use self::exit::{EXIT_CODES, Exit, Failure, Outcome};
 pub use self::output::Format;
 use self::session::Session;
@@ -151,7 +153,7 @@ pub enum Command {
     /// Which key is in use and where it comes from (never the key).
     #[command(subcommand)]
     Auth(auth::AuthCommand),
-    /// Show or locate configuration.
+    /// Where configuration lives; tests as code: apply, diff and export bundles.
     #[command(subcommand)]
     Config(ConfigCommand),
     /// Check the key against the service: prints `authenticated` and `account`.
@@ -165,12 +167,6 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-}
-
-#[derive(Debug, Subcommand)]
-pub enum ConfigCommand {
-    /// Print where config, credentials, cache, data and logs live.
-    Path,
 }
 
 /// Runs the command line: a headless command, or the console when none is given. Errors are
@@ -226,6 +222,12 @@ pub async fn run(command: Command, global: &GlobalArgs) -> Outcome {
     let format = global.output;
     match command {
         Command::Config(ConfigCommand::Path) => config_path(&crate::connect::Context::paths(&global.selection())?),
+        Command::Config(ConfigCommand::Apply(args)) => {
+            connected(global, None, async |s| config::apply(args, s).await).await
+        }
+        Command::Config(ConfigCommand::Diff(args)) => {
+            connected(global, None, async |s| config::diff(args, s).await).await
+        }
         Command::Serve(args) => serve::run(args, global.config.clone()).await,
         Command::Secrets(command) => secrets::run(command, global.config.clone()).await,
         Command::Completion { shell } => {

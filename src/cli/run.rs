@@ -33,6 +33,10 @@ pub struct RunSpec {
     pub agent: AgentArgs,
     #[command(flatten)]
     pub select: SelectArgs,
+    /// A bundle (file or directory) applied first, as `config apply -f PATH` would: one line
+    /// tests an agent with the team's own flows, personas, metrics and plans.
+    #[arg(long = "suite", value_name = "PATH")]
+    pub suite: Vec<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -60,6 +64,9 @@ impl RunSpec {
     /// Reads the plan (saved or inline), the values and the agent, and makes the request.
     pub async fn prepare(&self, session: &Session) -> Result<Prepared, Failure> {
         let variables = variables(&self.vars)?;
+        if !self.suite.is_empty() {
+            super::config::apply_suite(session, &self.suite).await?;
+        }
         let (mut plan_id, mut inline, plan_name, section, document) = match (&self.plan, &self.file) {
             (Some(plan), None) => {
                 let plan = plan::resolve(&session.client, plan).await?;
