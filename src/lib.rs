@@ -11,3 +11,4 @@ pub mod console;
 pub mod logging;
 pub mod private_files;
 pub mod service;
+pub mod yaml;

@@ -5,9 +5,8 @@
 use std::collections::HashMap;
 use std::io::Read;
 
-use saphyr::{LoadableYamlNode, MarkedYaml, Scalar, YamlData};
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Number, Value};
+use serde_json::Value;
 
 use super::exit::Failure;
 use crate::api::validate::{Validate, index, join};
@@ -50,32 +49,17 @@ impl Document {
 
     /// Every document of a file (YAML documents separated by `---`; a JSON file is one).
     pub fn parse_all(name: &str, text: &str) -> Result<Vec<Document>, Failure> {
-        let docs = MarkedYaml::load_from_str(text).map_err(|e| {
-            let at = e.marker();
-            Failure::invalid(
-                "file",
-                format!("{name}:{}:{}: not valid JSON or YAML: {}", at.line(), at.col() + 1, e.info()),
-            )
+        let documents = crate::yaml::documents(text).map_err(|e| {
+            let at = if e.at.is_empty() { "file".to_string() } else { e.at.clone() };
+            let member = if e.at.is_empty() { String::new() } else { format!("{}: ", e.at) };
+            Failure::invalid(at, format!("{name}:{}: {member}{}", e.line, e.message))
         })?;
-        docs.iter()
-            .map(|root| {
-                let mut lines = HashMap::new();
-                let value = convert(root, "", &mut lines, name)?;
-                Ok(Document { name: name.to_string(), value, lines })
-            })
-            .collect()
+        Ok(documents.into_iter().map(|d| Document { name: name.to_string(), value: d.value, lines: d.lines }).collect())
     }
 
     /// The line `param` (`flows[0].happyPath`) starts on, or its nearest parent's.
     pub fn line_of(&self, param: &str) -> Option<usize> {
-        let mut path = param.to_string();
-        loop {
-            if let Some(line) = self.lines.get(&path) {
-                return Some(*line);
-            }
-            let cut = path.rfind(['.', '['])?;
-            path.truncate(cut);
-        }
+        crate::yaml::line_of(&self.lines, param)
     }
 
     /// `name:LINE: param: message`, as a usage failure naming the field.
@@ -143,55 +127,6 @@ fn path_text(path: &serde_path_to_error::Path) -> String {
         }
     }
     text
-}
-
-fn convert(node: &MarkedYaml, at: &str, lines: &mut HashMap<String, usize>, name: &str) -> Result<Value, Failure> {
-    lines.entry(at.to_string()).or_insert(node.span.start.line());
-    let here = |message: &str| {
-        Failure::invalid(
-            at.to_string(),
-            format!("{name}:{}: {}: {message}", node.span.start.line(), if at.is_empty() { "file" } else { at }),
-        )
-    };
-    Ok(match &node.data {
-        YamlData::Value(scalar) => scalar_value(scalar),
-        YamlData::Representation(text, _, _) => Value::String(text.to_string()),
-        YamlData::Sequence(items) => {
-            let mut values = Vec::with_capacity(items.len());
-            for (i, item) in items.iter().enumerate() {
-                values.push(convert(item, &index(at, i), lines, name)?);
-            }
-            Value::Array(values)
-        }
-        YamlData::Mapping(mapping) => {
-            let mut object = Map::new();
-            for (key, value) in mapping {
-                let key_text = match &key.data {
-                    YamlData::Value(Scalar::String(text)) => text.to_string(),
-                    YamlData::Value(other) => scalar_value(other).to_string(),
-                    YamlData::Representation(text, _, _) => text.to_string(),
-                    _ => return Err(here("member names must be plain text")),
-                };
-                let path = join(at, &key_text);
-                lines.insert(path.clone(), key.span.start.line());
-                object.insert(key_text, convert(value, &path, lines, name)?);
-            }
-            Value::Object(object)
-        }
-        YamlData::Tagged(_, inner) => convert(inner, at, lines, name)?,
-        YamlData::Alias(_) => return Err(here("YAML aliases are not supported; write the value out")),
-        YamlData::BadValue => return Err(here("this value cannot be read")),
-    })
-}
-
-fn scalar_value(scalar: &Scalar) -> Value {
-    match scalar {
-        Scalar::Null => Value::Null,
-        Scalar::Boolean(b) => Value::Bool(*b),
-        Scalar::Integer(i) => Value::Number((*i).into()),
-        Scalar::FloatingPoint(f) => Number::from_f64(f.into_inner()).map(Value::Number).unwrap_or(Value::Null),
-        Scalar::String(text) => Value::String(text.to_string()),
-    }
 }
 
 #[cfg(test)]

@@ -282,6 +282,11 @@ pub enum Message {
     },
     /// Changes the service announced on the event stream the console watches, a few at a time.
     Events(Vec<Event>),
+    /// The editor closed on a resource's YAML: the text as saved, or why it could not run.
+    Edited {
+        edit: Box<Edit>,
+        result: Result<String, String>,
+    },
     /// SIGTERM, or the terminal went away.
     Terminate,
 }
@@ -303,6 +308,22 @@ pub enum Effect {
     SetMark(String, serde_json::Value),
     /// Watch the service's event stream with this filter (replacing any watch), or stop.
     Watch(Option<EventQuery>),
+    /// Hand the terminal to the user's editor on this text; `Message::Edited` brings it back.
+    Edit(Box<Edit>),
+}
+
+/// A resource opened in the editor as its config YAML (k9s' `e`), or a new one from a
+/// template (`c`): applied alone through the config routes, never pruning.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Edit {
+    /// The bundle kind (`persona`, `flow`, …).
+    pub kind: String,
+    /// `KIND/NAME`, or `KIND (new)` while creating.
+    pub title: String,
+    /// The text handed to the editor (with the errors of the last try as comments on top).
+    pub text: String,
+    /// What the user saved, read as one resource; set once the editor has closed.
+    pub resource: Option<serde_json::Value>,
 }
 
 /// One change the console asks of the service.
@@ -334,6 +355,10 @@ pub enum Write {
     StartCollection(Box<CollectionJobInput>),
     /// Label a judged value right or wrong (a local service extension).
     Annotate(Box<AnnotationInput>),
+    /// What applying the edited resource would change (`POST /v1/config/diff`, no prune).
+    ConfigDiff(Box<Edit>),
+    /// Apply the edited resource alone (`POST /v1/config/apply`, no prune).
+    ConfigApply(Box<Edit>),
 }
 
 impl Write {
@@ -355,6 +380,8 @@ impl Write {
             Write::CreateIssue(_) => "file the issue",
             Write::StartCollection(_) => "start the collection job",
             Write::Annotate(_) => "label the value",
+            Write::ConfigDiff(_) => "compare the edit",
+            Write::ConfigApply(_) => "apply the edit",
         }
     }
 }
@@ -374,6 +401,8 @@ pub enum Written {
     Job(Box<RunPlanJob>),
     CollectionJob(Box<CollectionJob>),
     Annotation(Box<Annotation>),
+    /// What a config diff or apply did or would do.
+    Config(Box<ConfigResult>),
 }
 
 /// Why a write failed, with the fields at fault so a form can show each under its field.

@@ -3,6 +3,7 @@
 //! changed and the queue is empty.
 
 pub mod app;
+pub mod editor;
 pub mod flow_graph;
 pub mod keymap;
 pub mod marks;
@@ -66,7 +67,8 @@ pub async fn run(selection: &Selection) -> Result<ExitCode> {
 
     let (tx, mut rx) = unbounded_channel();
     let mut terminal = tui::enter()?;
-    spawn_input(tx.clone());
+    let gate = editor::InputGate::new();
+    spawn_input(tx.clone(), gate.clone());
     spawn_timers(tx.clone(), poll);
 
     // Connecting (and starting the embedded service) runs beside the first frame.
@@ -115,6 +117,11 @@ pub async fn run(selection: &Selection) -> Result<ExitCode> {
                     });
                 }
                 Effect::Copy(text) => tui::copy(&text),
+                Effect::Edit(edit) => {
+                    let result = hand_over(&mut terminal, &gate, edit.text.clone()).await;
+                    let _ = tx.send(Message::Edited { edit, result });
+                    dirty = true;
+                }
                 Effect::SaveCache => cache_dirty = true,
                 // The app applies marks to its cache itself; none reach the runtime.
                 Effect::SetMark(..) => {}
@@ -226,10 +233,41 @@ fn spawn_write(client: Client, write: Write, tx: UnboundedSender<Message>) {
     });
 }
 
-/// Terminal input on its own thread: crossterm's read blocks.
-fn spawn_input(tx: UnboundedSender<Message>) {
+/// Gives the terminal to the editor on `text` and takes it back: the input thread parks
+/// first (so the editor gets every key), and the terminal is set up again however the editor
+/// ended.
+async fn hand_over(terminal: &mut tui::Tui, gate: &editor::InputGate, text: String) -> Result<String, String> {
+    if !gate.pause().await {
+        gate.resume();
+        return Err("the console could not hand the terminal over; try again".into());
+    }
+    tui::restore();
+    let edited = tokio::task::spawn_blocking(move || editor::edit(&text))
+        .await
+        .unwrap_or_else(|e| Err(format!("the editor task failed: {e}")));
+    let resumed = tui::resume(terminal);
+    gate.resume();
+    resumed.map_err(|e| format!("cannot take the terminal back: {e}"))?;
+    edited
+}
+
+/// Terminal input on its own thread: crossterm's read blocks, so the thread polls and stops
+/// reading while the editor has the terminal.
+fn spawn_input(tx: UnboundedSender<Message>, gate: std::sync::Arc<editor::InputGate>) {
     std::thread::spawn(move || {
         loop {
+            if gate.hold() {
+                std::thread::sleep(editor::INPUT_POLL);
+                continue;
+            }
+            match crossterm::event::poll(editor::INPUT_POLL) {
+                Ok(false) => continue,
+                Ok(true) => {}
+                Err(_) => {
+                    let _ = tx.send(Message::Terminate);
+                    break;
+                }
+            }
             let message = match crossterm::event::read() {
                 Ok(Event::Key(key)) => Message::Key(key),
                 Ok(Event::Paste(text)) => Message::Paste(text),

@@ -84,6 +84,14 @@ impl Selection {
     }
 }
 
+/// A resource the editor can open: its bundle kind, its name there, and its members.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Editable {
+    pub kind: &'static str,
+    pub name: String,
+    pub config: serde_json::Value,
+}
+
 /// Facts every view may use.
 pub struct ViewCtx<'a> {
     pub theme: &'a Theme,
@@ -146,6 +154,15 @@ pub trait Pane {
     /// A `:` alias that names a part of this pane (`:agents` in the catalog); true when used.
     fn action_alias(&mut self, _alias: &str, _out: &mut Out) -> bool {
         false
+    }
+    /// What `e` opens in the editor here (the selected resource in its bundle shape), if
+    /// anything; panes without one keep their own `e`.
+    fn editable(&self) -> Option<Editable> {
+        None
+    }
+    /// What `c` creates here from a template in the editor: the bundle kind and its template.
+    fn creatable(&self) -> Option<(&'static str, &'static str)> {
+        None
     }
     /// Keys this pane uses where it is now, with what they do here.
     fn help(&self) -> Vec<(Action, &'static str)>;

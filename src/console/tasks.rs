@@ -128,6 +128,12 @@ pub async fn write(client: &Client, write: &Write) -> Result<Written, WriteError
         Write::CreateIssue(input) => Written::Issue(Box::new(client.create_issue(input).await?)),
         Write::StartCollection(input) => Written::CollectionJob(Box::new(client.create_collection_job(input).await?)),
         Write::Annotate(input) => Written::Annotation(Box::new(client.annotate(input).await?)),
+        Write::ConfigDiff(edit) => {
+            Written::Config(Box::new(client.config_diff(edit.resource.as_slice(), false).await?))
+        }
+        Write::ConfigApply(edit) => {
+            Written::Config(Box::new(client.config_apply(edit.resource.as_slice(), false).await?))
+        }
     })
 }
 

@@ -24,6 +24,14 @@ pub fn enter() -> std::io::Result<Tui> {
     Terminal::new(CrosstermBackend::new(stdout()))
 }
 
+/// Takes the terminal back after another program had it (the editor): raw mode, the
+/// alternate screen and bracketed paste again, and a whole redraw.
+pub fn resume(terminal: &mut Tui) -> std::io::Result<()> {
+    enable_raw_mode()?;
+    execute!(stdout(), EnterAlternateScreen, EnableBracketedPaste)?;
+    terminal.clear()
+}
+
 /// Leaves the alternate screen and raw mode; safe to call more than once.
 pub fn restore() {
     let _ = execute!(stdout(), DisableBracketedPaste, LeaveAlternateScreen, crossterm::cursor::Show);

@@ -2,63 +2,7 @@
 //! create, `~` update with the members that change, `-` delete), then the counts. The same on a
 //! terminal and when piped, so a CI log reads like the screen.
 
-use serde::Deserialize;
-
-use crate::wire_enum;
-
-wire_enum! { pub enum ChangeOp { Create = "create", Update = "update", Delete = "delete", Noop = "noop" } }
-wire_enum! { pub enum ChangeStatus { Applied = "applied", Skipped = "skipped", Failed = "failed" } }
-
-/// The interface's answer to apply and diff (`data`).
-#[derive(Debug, Clone, Deserialize)]
-pub struct ConfigResult {
-    #[serde(default)]
-    pub changes: Vec<Change>,
-    #[serde(default)]
-    pub summary: Summary,
-}
-
-/// One resource's change.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Change {
-    pub config_key: String,
-    pub op: ChangeOp,
-    pub status: ChangeStatus,
-    #[serde(default)]
-    pub detail: Option<String>,
-    #[serde(default)]
-    pub error: Option<String>,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-pub struct Summary {
-    #[serde(default)]
-    pub create: u64,
-    #[serde(default)]
-    pub update: u64,
-    #[serde(default)]
-    pub delete: u64,
-    #[serde(default)]
-    pub noop: u64,
-    #[serde(default)]
-    pub failed: u64,
-}
-
-impl ConfigResult {
-    /// Whether applying would change anything (what `diff --exit-code` asks).
-    pub fn changes_something(&self) -> bool {
-        self.changes.iter().any(|c| matches!(c.op, ChangeOp::Create | ChangeOp::Update | ChangeOp::Delete))
-    }
-
-    pub fn deletes(&self) -> Vec<&Change> {
-        self.changes.iter().filter(|c| c.op == ChangeOp::Delete).collect()
-    }
-
-    pub fn failures(&self) -> Vec<&Change> {
-        self.changes.iter().filter(|c| c.status == ChangeStatus::Failed).collect()
-    }
-}
+use crate::api::model::{Change, ChangeOp, ChangeStatus, ConfigResult};
 
 /// The changes as text: one block per change that does something, then the counts. `applied`
 /// says whether these were made (apply) or would be (diff).

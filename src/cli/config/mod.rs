@@ -12,10 +12,10 @@ use reqwest::Method;
 use serde_json::json;
 
 pub use self::bundle::Bundle;
-use self::changes::ConfigResult;
 use super::exit::{Exit, Failure, Outcome};
 use super::output::{self, Format};
 use super::session::Session;
+use crate::api::model::ConfigResult;
 
 #[derive(Debug, Subcommand)]
 pub enum ConfigCommand {

@@ -121,6 +121,18 @@ impl App {
                 }
                 true
             }
+            Action::Edit if self.pane().editable().is_some() => {
+                if let Some(editable) = self.pane().editable() {
+                    self.start_edit(editable.kind, &editable.name, &editable.config);
+                }
+                true
+            }
+            Action::Create if self.pane().creatable().is_some() => {
+                if let Some((kind, template)) = self.pane().creatable() {
+                    self.start_create(kind, template);
+                }
+                true
+            }
             other => self.panes[self.tab].action(other, &mut out),
         };
         self.apply(out);

@@ -7,6 +7,7 @@ use std::time::Duration;
 mod call;
 pub use call::LOCAL_LABELS;
 mod connection;
+mod edit;
 mod keys;
 mod prompt;
 mod refresh;
@@ -193,6 +194,7 @@ impl App {
                 self.apply(out);
                 changed
             }
+            Message::Edited { edit, result } => self.edited(*edit, result),
             Message::Terminate => {
                 self.quit = true;
                 true
@@ -377,6 +379,17 @@ impl App {
     fn written(&mut self, write: super::message::Write, result: Result<Written, WriteError>) -> bool {
         self.writes_in_flight.retain(|w| w != &write);
         if self.annotation_written(&write, &result) {
+            return true;
+        }
+        if matches!(write, Write::ConfigDiff(_) | Write::ConfigApply(_)) {
+            self.modal.written(&write, &result);
+            match &result {
+                Err(error) if error.unreachable => self.disconnected(&error.message),
+                Err(error) if error.forbidden => self.forbidden(write.label()),
+                _ => {
+                    self.config_written(&write, &result);
+                }
+            }
             return true;
         }
         match &result {

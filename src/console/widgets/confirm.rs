@@ -53,8 +53,8 @@ impl Confirm {
         frame.render_widget(Clear, popup);
         let block =
             Block::default().borders(Borders::ALL).title(format!(" {} ", self.title)).border_style(theme.warn());
-        let text = vec![
-            Line::raw(self.question.clone()),
+        let mut text: Vec<Line> = self.question.lines().map(|l| Line::raw(l.to_string())).collect();
+        text.extend([
             Line::raw(""),
             Line::from(vec![
                 Span::styled("y", theme.key()),
@@ -62,15 +62,15 @@ impl Confirm {
                 Span::styled("n", theme.key()),
                 Span::styled("/esc no", theme.dim()),
             ]),
-        ];
+        ]);
         frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }).block(block), popup);
     }
 }
 
 /// Roughly how many lines `text` takes wrapped at `width` (for the dialog's height).
 fn textwrap_lines(text: &str, width: usize) -> u16 {
-    let chars = unicode_width::UnicodeWidthStr::width(text);
-    chars.div_ceil(width.max(1)).max(1) as u16
+    let wrapped = |line: &str| unicode_width::UnicodeWidthStr::width(line).div_ceil(width.max(1)).max(1);
+    text.lines().map(wrapped).sum::<usize>().max(1) as u16
 }
 
 #[cfg(test)]
