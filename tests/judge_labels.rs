@@ -153,7 +153,7 @@ async fn labels_are_kept_per_value_and_agreement_is_counted_per_version() {
     assert_exit(&table, 0);
     let text = stdout(&table);
     assert!(
-        text.contains("Agent says thanks") && text.contains("66.6 % (2/3)") && text.contains("50 % (1/2)"),
+        text.contains("Agent says thanks") && text.contains("66.7 % (2/3)") && text.contains("50 % (1/2)"),
         "{text}"
     );
     assert!(text.contains("— (not yes/no)"), "a duration has agreement but no κ: {text}");
@@ -250,7 +250,7 @@ async fn agreement_counts_the_console_cache_labels_and_says_which_they_are() {
     let table = run(command.args(["--output", "table"])).await;
     assert_exit(&table, 0);
     let text = stdout(&table);
-    assert!(text.contains("3 (3 local)") && text.contains("66.6 % (2/3)"), "{text}");
+    assert!(text.contains("3 (3 local)") && text.contains("66.7 % (2/3)"), "{text}");
     assert!(text.contains("came from the console's local cache") && text.contains("keeps no labels"), "{text}");
 
     // Against the service itself, which has the route: its label on a value wins over the

@@ -122,6 +122,26 @@ async fn open_call_on_a_value(h: &mut Harness) {
     panic!("no judged value on the call:\n{}", h.render(160, 48));
 }
 
+/// Every test case × check the header counts has its row: a FIXED check shows even where the
+/// same test case has a FLAKY one; a base newer than the head is warned of.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fixed_check_has_its_row_and_a_backwards_comparison_is_warned_of() {
+    let (mut h, nights) = with_history().await;
+    select(&mut h, nights[2]).await;
+    h.key("m").await;
+    select(&mut h, nights[1]).await;
+    h.key("=").await;
+    let screen = h.render(200, 50);
+    assert!(screen.contains("FIXED 1"), "the counts: {screen}");
+    let fixed = screen.lines().find(|l| l.contains("FIXED") && l.contains(PRESSES_2)).unwrap_or_default();
+    assert!(
+        fixed.contains("Task completion") && fixed.contains("0 % (0/3)") && fixed.contains("100 % (3/3)"),
+        "the fixed check's row:\n{screen}"
+    );
+    assert!(fixed.contains("better 100"), "WORSE BY says it got better: {fixed}");
+    assert!(screen.contains("the base ran after the head"), "the comparison is backwards:\n{screen}");
+}
+
 #[tokio::test]
 async fn plus_labels_a_value_right_on_the_service_and_minus_relabels_it_wrong() {
     let mut h = Harness::seeded().await;

@@ -146,7 +146,7 @@ impl VerdictFailure {
                 let name = metric_name.clone().unwrap_or_else(|| metric_definition_id.to_string());
                 format!(
                     "{name} passed {} of simulations, below its minimum of {}",
-                    percent(*pass_rate),
+                    percent_against(*pass_rate, *min_pass_rate),
                     percent(*min_pass_rate)
                 )
             }
@@ -155,11 +155,34 @@ impl VerdictFailure {
     }
 }
 
-/// `71 %`, or `72.5 %` where the fraction matters. Truncated, never rounded up, so a rate
-/// just under a bar never reads as the bar itself (79.96 reads `79.9 %`, not `80 %`).
+/// `71 %`, or `88.9 %` where the fraction matters: rounded to a tenth, as people round (8 of 9
+/// is 88.9 %, 2 of 3 is 66.7 %). Beside its minimum, use [`percent_against`].
 pub fn percent(rate: f64) -> String {
-    let tenths = (rate * 10.0 + 1e-9).floor() / 10.0;
-    if tenths.fract() == 0.0 { format!("{tenths:.0} %") } else { format!("{tenths:.1} %") }
+    rounded(rate, 1)
+}
+
+/// A pass rate beside the minimum it is held to: as [`percent`], with the decimals it takes
+/// never to read as meeting a minimum it misses (79.96 against 80 reads `79.96 %`, not
+/// `80 %`), nor as missing one it meets.
+pub fn percent_against(rate: f64, minimum: f64) -> String {
+    let reads = |decimals: usize| {
+        let factor = 10f64.powi(decimals as i32);
+        (rate * factor).round() / factor
+    };
+    let below = rate < minimum;
+    match (1..=6).find(|&d| (reads(d) < minimum) == below) {
+        Some(decimals) => rounded(rate, decimals),
+        None => format!("{rate} %"),
+    }
+}
+
+/// `rate` rounded half away from zero to `decimals`, without trailing zeros (`80 %`, `72.5 %`).
+fn rounded(rate: f64, decimals: usize) -> String {
+    let factor = 10f64.powi(decimals as i32);
+    let value = (rate * factor).round() / factor;
+    let text = format!("{value:.decimals$}");
+    let text = if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.') } else { &text };
+    format!("{text} %")
 }
 
 /// One check's result on one simulation from the values it produced, as the service judges it:
@@ -293,10 +316,16 @@ mod tests {
 
     #[test]
     fn percentages_never_round_up_to_a_bar() {
-        assert_eq!(percent(79.96), "79.9 %");
+        assert_eq!(percent(79.96), "80 %");
+        assert_eq!(percent_against(79.96, 80.0), "79.96 %", "below its minimum, never shown as it");
+        assert_eq!(percent_against(79.999_99, 80.0), "79.99999 %");
+        assert_eq!(percent_against(80.0, 80.0), "80 %");
+        assert_eq!(percent_against(88.0 + 8.0 / 9.0, 80.0), "88.9 %");
         assert_eq!(percent(80.0), "80 %");
         assert_eq!(percent(72.5), "72.5 %");
-        assert_eq!(percent(200.0 / 3.0), "66.6 %");
+        assert_eq!(percent(800.0 / 9.0), "88.9 %");
+        assert_eq!(percent(200.0 / 3.0), "66.7 %");
+        assert_eq!(percent(99.96), "100 %");
         assert_eq!(percent(100.0), "100 %");
         assert_eq!(percent(0.0), "0 %");
     }

@@ -9,6 +9,7 @@ use std::fmt::Write;
 use super::{GateReport, StepResult, case_name, speaker};
 use crate::api::model::{
     SimulationJob, SimulationOutcome, TranscriptEntry, Verdict, VerdictCheck, VerdictFailure, one_line, percent,
+    percent_against,
 };
 
 /// One test case's result.
@@ -208,7 +209,7 @@ fn kind(failure: &VerdictFailure) -> &'static str {
 
 /// The check against its own bar.
 fn bar_case(check: &VerdictCheck) -> TestCase {
-    let rate = check.pass_rate.map(percent).unwrap_or_else(|| "no value".into());
+    let rate = check.pass_rate.map(|r| percent_against(r, check.min_pass_rate)).unwrap_or_else(|| "no value".into());
     let name = format!("pass rate ≥ {}", percent(check.min_pass_rate));
     let result = match check.pass_rate {
         _ if check.passed => Case::Passed,

@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use super::StepResult;
 use super::{GateReport, GateResult, case_name};
-use crate::api::model::{TranscriptEntry, one_line, percent};
+use crate::api::model::{TranscriptEntry, one_line, percent, percent_against};
 
 /// How many failing simulations the report lists.
 pub const WORST: usize = 10;
@@ -40,7 +40,14 @@ pub fn render(report: &GateReport) -> String {
     md.push_str("| Check | Pass rate | Required | |\n| --- | ---: | ---: | :---: |\n");
     for check in &verdict.checks {
         let rate = match check.pass_rate {
-            Some(rate) => format!("{} ({}/{})", percent(rate), check.passed_sims, check.evaluated_sims),
+            Some(rate) => {
+                format!(
+                    "{} ({}/{})",
+                    percent_against(rate, check.min_pass_rate),
+                    check.passed_sims,
+                    check.evaluated_sims
+                )
+            }
             None => "not evaluated".into(),
         };
         let required = if check.inherited {

@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use super::case_name;
-use crate::api::model::{SimulationJob, Verdict, percent};
+use crate::api::model::{SimulationJob, Verdict, percent, percent_against};
 use crate::cli::output::table;
 
 /// The checks against their bars and the failures in words.
@@ -19,7 +19,9 @@ pub fn verdict(verdict: Option<&Verdict>) -> String {
         .iter()
         .map(|c| {
             let rate = match c.pass_rate {
-                Some(rate) => format!("{} ({}/{})", percent(rate), c.passed_sims, c.evaluated_sims),
+                Some(rate) => {
+                    format!("{} ({}/{})", percent_against(rate, c.min_pass_rate), c.passed_sims, c.evaluated_sims)
+                }
                 None => "not evaluated".into(),
             };
             let bar =

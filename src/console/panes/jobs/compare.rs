@@ -26,42 +26,91 @@ use Constraint::{Fill, Length};
 
 const COLUMNS: &[Column] = &[
     fitted("CHANGE", 9, 9),
-    col("WORSE BY", Length(9)),
+    col("WORSE BY", Length(10)),
     col("TEST CASE", Fill(2)),
     col("CHECK", Fill(1)),
     col("BASE", Length(13)),
     col("HEAD", Length(13)),
 ];
 
-/// One test case as the table lists it, with the check that decides its row.
+/// One test case × check as the table lists it: the header counts these, so every one it
+/// counts (a FIXED check beside a FLAKY one on the same test case included) has its row.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Row {
     pub case: CaseChange,
     /// The test case's name without the flow every test case shares (then said in the title).
     pub short: String,
-    /// The worst of its checks (the one that flipped, for a regression or a fix).
+    /// The check of this row (none for a test case judged by no check).
     pub check: Option<CheckChange>,
 }
 
 impl Row {
-    fn of(case: &CaseChange, shared: Option<&str>) -> Row {
-        let check = case.checks.iter().min_by(|a, b| a.change.cmp(&b.change).then(by(a.delta, b.delta))).cloned();
+    /// The rows of one test case, one per check, worst first.
+    fn of(case: &CaseChange, shared: Option<&str>) -> Vec<Row> {
         let short = shared.and_then(|s| case.name.strip_prefix(s)).unwrap_or(&case.name).to_owned();
-        Row { case: case.clone(), short, check }
+        let mut checks: Vec<&CheckChange> = case.checks.iter().collect();
+        checks.sort_by(|a, b| a.change.cmp(&b.change).then(by(a.delta, b.delta)));
+        if checks.is_empty() {
+            return vec![Row { case: case.clone(), short, check: None }];
+        }
+        checks.into_iter().map(|c| Row { case: case.clone(), short: short.clone(), check: Some(c.clone()) }).collect()
+    }
+
+    /// The row's change: its check's, else the test case's.
+    fn change(&self) -> Change {
+        self.check.as_ref().map_or(self.case.change, |c| c.change)
+    }
+
+    /// How far the pass rate fell, in points (negative when it rose).
+    fn drop(&self) -> f64 {
+        self.check.as_ref().and_then(|c| c.delta).map_or(f64::NEG_INFINITY, |d| -d)
+    }
+}
+
+/// The table's order: what changed first (a regression, then a fix), what held last.
+fn rank(change: Change) -> u8 {
+    match change {
+        Change::Regressed => 0,
+        Change::Fixed => 1,
+        Change::Flaky => 2,
+        Change::Gone => 3,
+        Change::New => 4,
+        Change::Unchanged => 5,
     }
 }
 
 fn haystack(row: &Row) -> String {
     let check = row.check.as_ref().map(|c| c.name.as_str()).unwrap_or_default();
-    format!("{} {} {check}", row.case.change.as_str(), row.case.name)
+    format!("{} {} {check}", row.change().as_str(), row.case.name)
 }
 
 fn compare(a: &Row, b: &Row, column: usize) -> std::cmp::Ordering {
     match column {
-        0 => a.case.change.cmp(&b.case.change),
+        0 => a.change().cmp(&b.change()),
         2 => a.case.name.cmp(&b.case.name),
-        _ => b.case.worst_drop.total_cmp(&a.case.worst_drop),
+        3 => text_of(a).cmp(&text_of(b)),
+        _ => b.drop().total_cmp(&a.drop()).then(a.change().cmp(&b.change())),
     }
+}
+
+fn text_of(row: &Row) -> &str {
+    row.check.as_ref().map_or("", |c| c.name.as_str())
+}
+
+/// `WORSE BY`: points lost, `better 100` where it rose, `same` where it held.
+fn worse_by(row: &Row) -> String {
+    match row.check.as_ref().and_then(|c| c.delta) {
+        Some(d) if d < -0.05 => format!("{:.0} pts", -d),
+        Some(d) if d > 0.05 => format!("better {d:.0}"),
+        Some(_) => "same".into(),
+        None => "—".into(),
+    }
+}
+
+/// Whether the base run started after the head run: a comparison the wrong way round, whose
+/// FIXED are regressions and the other way about.
+fn backwards(diff: &Diff) -> bool {
+    matches!((&diff.base.started_at, &diff.head.started_at), (Some(base), Some(head)) if base > head)
 }
 
 /// A pass count: `100 % (3/3)`.
@@ -139,8 +188,11 @@ impl CompareView {
                     let first = diff.cases.first().and_then(flow);
                     let shared = first.filter(|f| diff.cases.iter().all(|c| c.name.starts_with(f.as_str())));
                     self.flow = shared.as_ref().map(|f| f.trim_end_matches(" · ").to_owned());
-                    let rows: Vec<Row> = diff.cases.iter().map(|c| Row::of(c, shared.as_deref())).collect();
-                    self.rows.replace(rows, |r| format!("{:?}", r.case.key), &self.shape);
+                    let mut rows: Vec<Row> = diff.cases.iter().flat_map(|c| Row::of(c, shared.as_deref())).collect();
+                    rows.sort_by_key(|r| rank(r.change()));
+                    let key =
+                        |r: &Row| format!("{:?}/{:?}", r.case.key, r.check.as_ref().map(|c| c.metric_definition_id));
+                    self.rows.replace(rows, key, &self.shape);
                     self.rows.load = Load::Fresh;
                     self.diff = Some(Rc::new(diff.as_ref().clone()));
                 }
@@ -252,6 +304,9 @@ impl CompareView {
                 spans.push(Span::styled(format!(" {} {count}", change.as_str()), theme.status(change.as_str())));
             }
             spans.push(Span::styled(format!("  (test case × check, Fisher p ≤ {})", diff.alpha), theme.dim()));
+            if backwards(diff) {
+                spans.push(Span::styled("  ⚠ the base ran after the head: changes read backwards", theme.warn()));
+            }
         }
         frame.render_widget(Line::from(spans), summary);
         match &self.pair {
@@ -262,15 +317,9 @@ impl CompareView {
                         Some(c) => (c.label(), rate(&c.base), rate(&c.head)),
                         None => (r.case.change.as_str().to_owned(), "—".into(), "—".into()),
                     };
-                    let worse = match r.check.as_ref().and_then(|c| c.delta) {
-                        Some(d) if d < -0.05 => format!("{:.0} pts", -d),
-                        Some(d) if d > 0.05 => format!("−{d:.0} pts"),
-                        Some(_) => "0".into(),
-                        None => "—".into(),
-                    };
                     vec![
-                        Cell::from(word.clone()).style(theme.status(r.case.change.as_str())),
-                        Cell::from(worse),
+                        Cell::from(word.clone()).style(theme.status(r.change().as_str())),
+                        Cell::from(worse_by(r)),
                         Cell::from(r.short.clone()),
                         Cell::from(r.check.as_ref().map(|c| c.name.clone()).unwrap_or_else(|| "—".into())),
                         Cell::from(base),
@@ -278,8 +327,8 @@ impl CompareView {
                     ]
                 };
                 let title = match &self.flow {
-                    Some(flow) => format!("test cases of {flow}, worst first"),
-                    None => "test cases, worst first".into(),
+                    Some(flow) => format!("test case × check of {flow}, worst first"),
+                    None => "test case × check, worst first".into(),
                 };
                 let view = TableView {
                     title,

@@ -8,7 +8,9 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
-use crate::api::model::{RunPlanJob, SimulationJob, SimulationOutcome, Verdict, VerdictCheck, VerdictFailure, percent};
+use crate::api::model::{
+    RunPlanJob, SimulationJob, SimulationOutcome, Verdict, VerdictCheck, VerdictFailure, percent, percent_against,
+};
 use crate::console::theme::Theme;
 use crate::console::widgets::text::fit;
 
@@ -80,7 +82,7 @@ pub fn failures_to_show(verdict: &Verdict, running: bool) -> Vec<&VerdictFailure
 
 /// `Task completion  ██████░░│░░  71 % / min 90 %  ✗`: the bar marks the minimum with `│`.
 fn check_line(check: &VerdictCheck, name_width: usize, width: usize, theme: &Theme) -> Line<'static> {
-    let rate = check.pass_rate.map(percent).unwrap_or_else(|| "—".into());
+    let rate = check.pass_rate.map(|r| percent_against(r, check.min_pass_rate)).unwrap_or_else(|| "—".into());
     let tail = format!(" {rate:>6} / min {} ", percent(check.min_pass_rate));
     let mark = if check.pass_rate.is_none() {
         "·"
