@@ -77,6 +77,10 @@ async fn run_a_plan_with_variables_then_watch_its_job() {
     assert_eq!(vars.len(), 3, "the plan's own values are not sent again: {vars:?}");
     let screen = h.render(160, 48);
     assert!(screen.contains(&format!("job      {job_id}")), "the new job is open: {screen}");
+    // Esc: back on the list at the new job, so `m`, `=` and Enter act on it.
+    h.key("esc").await;
+    let selected = h.app.pane().selection().map(|s| s.id);
+    assert_eq!(selected, Some(job_id.to_string()), "{}", h.render(160, 48));
 }
 
 #[tokio::test]

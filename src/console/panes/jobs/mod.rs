@@ -391,6 +391,13 @@ impl Pane for Jobs {
         match &mut self.open {
             Some(job) => {
                 if !job.back() {
+                    // Back on the list at the job that was open (a run just started included,
+                    // before the list has read it), so `m`, `=` and Enter act on it.
+                    if let Some(read) = job.job.clone() {
+                        self.jobs.upsert(&[read]);
+                    }
+                    let id = job.id.to_string();
+                    self.jobs.select(&id);
                     self.open = None;
                 }
                 true
