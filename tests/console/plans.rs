@@ -77,6 +77,10 @@ async fn plans_list_and_detail_at_both_sizes() {
         "execution mode        PARALLEL",
         "autoRun (deprecated)",
         "not run yet",
+        // Every check a run judges, not only the one the plan names.
+        "also judged each run",
+        "Agent expectations (automatic)",
+        "Keypad entry (automatic)",
     ] {
         assert!(detail.contains(pinned), "{pinned:?} is shown:\n{detail}");
     }
@@ -149,6 +153,20 @@ async fn a_plans_latest_job_shows_and_enter_opens_it_in_the_jobs_tab() {
     h.key("r").await;
     let list = h.render(80, 24);
     assert!(!list.contains("never run") && list.contains(" ago"), "{list}");
+    // The VERDICT column: the latest run's verdict and score once it has ended.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        h.key("r").await;
+        let list = h.render(80, 24);
+        let row = list.lines().find(|l| l.contains("Brightsmile reschedule")).unwrap_or_default().to_string();
+        if row.contains("PASSED") || row.contains("FAILED") {
+            assert!(row.contains(" %"), "the score beside the verdict: {row}");
+            assert!(list.contains("VERDICT"), "{list}");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "no verdict in the plans list:\n{list}");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
     h.key("enter").await;
     let detail = h.render(160, 48);
     assert!(detail.contains(&started.simulation_run_plan_job_id.to_string()), "{detail}");

@@ -3,6 +3,9 @@
 
 use std::collections::{HashMap, HashSet};
 
+use uuid::Uuid;
+
+use crate::api::model::{CustomerFlow, MetricDefinition, RunPlanInput, flow_and_automatic_metrics};
 use crate::cache::Cache;
 use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request};
 use crate::console::pane::Out;
@@ -16,6 +19,10 @@ pub struct Names {
     asked: HashSet<ListKind>,
     /// Metric definitions (by id and slug) that are checks, and those that are not.
     checks: HashMap<String, bool>,
+    /// Flows by id and slug, and every metric definition by id: what a plan's runs judge
+    /// beyond its own metrics is worked out from them.
+    flows: HashMap<String, CustomerFlow>,
+    definitions: HashMap<Uuid, MetricDefinition>,
 }
 
 impl Names {
@@ -72,6 +79,7 @@ impl Names {
                 put(e.id.to_string(), name)
             }),
             Listing::MetricDefinitions(metrics) => {
+                self.definitions.extend(metrics.iter().map(|m| (m.id, m.clone())));
                 for m in metrics {
                     put(m.id.to_string(), m.name.clone());
                     self.checks.insert(m.id.to_string(), m.is_check());
@@ -83,6 +91,10 @@ impl Names {
             }
             Listing::Flows(flows) => {
                 for flow in flows {
+                    self.flows.insert(flow.id.to_string(), flow.clone());
+                    if let Some(slug) = &flow.slug {
+                        self.flows.insert(slug.clone(), flow.clone());
+                    }
                     put(flow.id.to_string(), flow.title.clone());
                     if let Some(slug) = &flow.slug {
                         put(slug.clone(), flow.title.clone());
@@ -101,6 +113,34 @@ impl Names {
             _ => return false,
         }
         self.names.len() != before || matches!(listing, Listing::Flows(_))
+    }
+
+    /// The metrics each run of `plan` judges beyond its own, each with why (`the flow's` or
+    /// `automatic`), as the service adds them; None until the flows and metrics are known.
+    pub fn also_judged(&self, plan: &RunPlanInput) -> Option<Vec<(MetricDefinition, &'static str)>> {
+        if self.definitions.is_empty() || (plan.runs_flows() && self.flows.is_empty()) {
+            return None;
+        }
+        let chosen: Vec<MetricDefinition> = plan
+            .metrics
+            .iter()
+            .flatten()
+            .filter_map(|m| {
+                let key = m.id.map(|id| id.to_string()).or(m.slug_or_alias().map(str::to_owned))?;
+                self.definitions.values().find(|d| d.id.to_string() == key || d.slug.as_deref() == Some(&key)).cloned()
+            })
+            .collect();
+        let mut extra: Vec<(MetricDefinition, &'static str)> = Vec::new();
+        for selection in plan.flow_selections() {
+            let key = selection.id.map(|id| id.to_string()).or(selection.slug.clone()).unwrap_or_default();
+            let Some(flow) = self.flows.get(&key) else { continue };
+            let taken: Vec<MetricDefinition> = chosen.iter().chain(extra.iter().map(|(d, _)| d)).cloned().collect();
+            for definition in flow_and_automatic_metrics(plan, flow, &self.definitions, &taken) {
+                let own = flow.metrics.iter().flatten().any(|m| m.id == definition.id);
+                extra.push((definition, if own { "the flow's" } else { "automatic" }));
+            }
+        }
+        Some(extra)
     }
 
     /// The name of `key` (an id or slug), when known.

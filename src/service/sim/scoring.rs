@@ -3,8 +3,8 @@
 
 use uuid::Uuid;
 
-use super::selection::flow_and_automatic_metrics;
 use super::work::{JobMetrics, Work};
+use crate::api::model::flow_and_automatic_metrics;
 use crate::api::model::*;
 use crate::service::error::ServiceResult;
 use crate::service::metrics::compute::{Conversation, WalkedStep};

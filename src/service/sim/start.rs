@@ -12,7 +12,8 @@ pub use refusals::{Caller, check_references, needs_caller_model, resolve_flow};
 
 use super::jobs::with_verdict;
 use super::placeholders::{self, Placeholder};
-use super::selection::{flow_and_automatic_metrics, variables_for};
+use super::selection::variables_for;
+use crate::api::model::flow_and_automatic_metrics;
 use crate::api::model::*;
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::metrics::definitions;

@@ -30,17 +30,18 @@ use crate::console::widgets::text::{ago, or_dash};
 
 use Constraint::{Fill, Length};
 
-/// Narrow screens show the first four columns.
+/// Narrow screens show the first five columns.
 const COLUMNS: &[Column] = &[
     col("NAME", Fill(1)),
     col("DIRECTION", Length(9)),
     col("FLOWS", Length(5)),
     fitted("LATEST JOB", 10, 27),
+    fitted("VERDICT", 7, 14),
     col("ENDPOINTS", Length(9)),
     col("METRICS", Length(7)),
     col("ITERATIONS", Length(10)),
 ];
-const NARROW: usize = 4;
+const NARROW: usize = 5;
 
 /// The tab the jobs pane is (see `panes::all`).
 const JOBS_TAB: usize = 1;
@@ -58,8 +59,9 @@ fn flows(p: &RunPlan) -> Option<usize> {
     count(p.plan.flows.as_ref()).or(count(p.plan.scenarios.as_ref()))
 }
 
-/// The LATEST JOB column: sorted by `index_jobs`, which knows the jobs.
+/// The LATEST JOB and VERDICT columns: sorted by `index_jobs`, which knows the jobs.
 const LATEST: usize = 3;
+const VERDICT: usize = 4;
 
 fn compare(a: &RunPlan, b: &RunPlan, column: usize) -> std::cmp::Ordering {
     match column {
@@ -67,11 +69,16 @@ fn compare(a: &RunPlan, b: &RunPlan, column: usize) -> std::cmp::Ordering {
         1 => by(a.plan.direction.as_ref().map(|d| d.as_str()), b.plan.direction.as_ref().map(|d| d.as_str())),
         2 => by(flows(a), flows(b)),
         // Until the jobs are known: when the plan changed.
-        LATEST => by(a.updated_at.as_ref(), b.updated_at.as_ref()),
-        4 => by(count(a.plan.agent_endpoints.as_ref()), count(b.plan.agent_endpoints.as_ref())),
-        5 => by(count(a.plan.metrics.as_ref()), count(b.plan.metrics.as_ref())),
+        LATEST | VERDICT => by(a.updated_at.as_ref(), b.updated_at.as_ref()),
+        5 => by(count(a.plan.agent_endpoints.as_ref()), count(b.plan.agent_endpoints.as_ref())),
+        6 => by(count(a.plan.metrics.as_ref()), count(b.plan.metrics.as_ref())),
         _ => a.plan.iteration_count_or_default().cmp(&b.plan.iteration_count_or_default()),
     }
+}
+
+/// A job's score in whole points, for sorting by verdict.
+fn score_of(job: &RunPlanJob) -> Option<i64> {
+    job.verdict.as_ref().and_then(|v| v.score).map(|s| s.round() as i64)
 }
 
 fn number(n: Option<impl ToString>) -> String {
@@ -138,8 +145,11 @@ impl Plans {
         // The LATEST JOB column sorts by when each plan's newest job was made (never run first).
         let started: HashMap<Uuid, jiff::Timestamp> =
             self.latest.iter().filter_map(|(plan, (job, _))| Some((*plan, created(job)?))).collect();
+        let verdicts: HashMap<Uuid, (&'static str, Option<i64>)> =
+            self.latest.iter().map(|(plan, (job, _))| (*plan, (job.verdict_word(), score_of(job)))).collect();
         self.plans.shape.compare = Box::new(move |a, b, column| match column {
             LATEST => by(started.get(&a.id), started.get(&b.id)),
+            VERDICT => by(verdicts.get(&a.id), verdicts.get(&b.id)),
             _ => compare(a, b, column),
         });
         self.plans.reshape();
@@ -394,11 +404,26 @@ impl Plans {
                 None if self.jobs_known() => Line::styled("never run", theme.dim()),
                 None => Line::styled("—", theme.dim()),
             };
+            let verdict = match self.latest.get(&p.id) {
+                Some((job, _)) => {
+                    let word = job.verdict_word();
+                    let mut spans = vec![Span::styled(word.to_string(), theme.status(word))];
+                    if job.has_ended() && job.verdict.as_ref().and_then(|v| v.score).is_some() {
+                        spans.push(Span::styled(
+                            format!(" {}", crate::console::panes::jobs::verdict::score(job)),
+                            theme.dim(),
+                        ));
+                    }
+                    Line::from(spans)
+                }
+                None => Line::styled("—", theme.dim()),
+            };
             let mut cells = vec![
                 Cell::from(p.name().to_string()),
                 Cell::from(or_dash(p.plan.direction.as_ref().map(|d| d.as_str()))),
                 Cell::from(number(flows(p))),
                 Cell::from(latest),
+                Cell::from(verdict),
                 Cell::from(number(count(p.plan.agent_endpoints.as_ref()))),
                 Cell::from(number(count(p.plan.metrics.as_ref()))),
                 Cell::from(number(Some(p.plan.iteration_count_or_default()))),

@@ -75,6 +75,35 @@ fn judged(metric: &MetricReference, is_check: Option<bool>) -> String {
     }
 }
 
+/// The metrics every run adds to the plan's own (its flows' and the automatic ones), each a
+/// check at the default bar when it is one: the run's verdict judges all of them.
+fn also_judged(l: &mut Lines, plan: &crate::api::model::RunPlanInput, names: &Names) {
+    match names.also_judged(plan) {
+        None => {
+            l.section("also judged each run");
+            l.text("… (reading the flows and metrics)");
+        }
+        Some(extra) if extra.is_empty() => {}
+        Some(extra) => {
+            l.section(&format!("also judged each run ({})", extra.len()));
+            for (definition, why) in extra {
+                let key = definition.slug.clone().unwrap_or_else(|| definition.id.to_string());
+                let name = definition.name.clone().unwrap_or_else(|| key.clone());
+                item(l, 2, &format!("{name} ({why})"), &key);
+                let judged = if definition.is_check() {
+                    format!(
+                        "check · passes at ≥ {} (default) of simulations",
+                        percent(crate::api::model::DEFAULT_MIN_PASS_RATE)
+                    )
+                } else {
+                    "observation, not a check".into()
+                };
+                fact(l, 4, "judged", judged);
+            }
+        }
+    }
+}
+
 /// The plan's identity, latest job, endpoints and flows; then its metrics and options (two
 /// columns on wide screens, one after the other on narrow ones).
 pub fn lines(
@@ -169,6 +198,7 @@ pub fn lines(
             fact(&mut l, 4, "metricId", "deprecated alias of slug");
         }
     }
+    also_judged(&mut l, p, names);
 
     l.section("options")
         .kv("iterations", set_or(p.iteration_count, run_plan_limits::ITERATION_COUNT_DEFAULT))
