@@ -88,7 +88,7 @@ fn compare(a: &Row, b: &Row, column: usize) -> std::cmp::Ordering {
     match column {
         0 => a.change().cmp(&b.change()),
         2 => a.case.name.cmp(&b.case.name),
-        3 => text_of(a).cmp(&text_of(b)),
+        3 => text_of(a).cmp(text_of(b)),
         _ => b.drop().total_cmp(&a.drop()).then(a.change().cmp(&b.change())),
     }
 }
