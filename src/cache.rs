@@ -110,6 +110,11 @@ impl Cache {
         &self.path
     }
 
+    /// Whether it holds no list at all (a first launch).
+    pub fn is_empty(&self) -> bool {
+        self.file.lists.is_empty()
+    }
+
     /// A cached list and when it was fetched; None when absent or no longer decodable.
     pub fn list<T: DeserializeOwned>(&self, key: &str) -> Option<(Vec<T>, Timestamp)> {
         let cached = self.file.lists.get(key)?;

@@ -48,9 +48,19 @@ pub fn settings(context: &Context) -> (Settings, Vec<String>) {
         poll_interval: resolved.poll_interval,
         read_only: resolved.read_only,
         service,
-        profile: resolved.profile.clone(),
+        profile: profile_label(resolved),
+        key_source: resolved.key_source.as_ref().map(ToString::to_string),
     };
     (settings, warnings)
+}
+
+/// The profile as the header names it: `--base-url` when the flag points the local profile
+/// at another service (its name would be untrue there).
+fn profile_label(resolved: &crate::config::Resolved) -> String {
+    match (&resolved.target, resolved.profile.as_str()) {
+        (Target::Remote { .. }, crate::config::LOCAL_PROFILE) => "--base-url".to_string(),
+        _ => resolved.profile.clone(),
+    }
 }
 
 /// Runs the console until the user quits; `switchboard` with no subcommand.
@@ -308,4 +318,23 @@ fn spawn_timers(tx: UnboundedSender<Message>, poll: Duration) {
         }
         let _ = tx.send(Message::Terminate);
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Config, Overrides};
+
+    #[test]
+    fn the_header_never_calls_another_service_local() {
+        let config = Config::default();
+        let local = config.resolve(&Overrides::default()).unwrap();
+        assert_eq!(profile_label(&local), "local");
+        let elsewhere = Overrides {
+            base_url: Some("https://api.example.test".into()),
+            api_key: Some(crate::api::ApiKey::new("sk-test")),
+            ..Overrides::default()
+        };
+        assert_eq!(profile_label(&config.resolve(&elsewhere).unwrap()), "--base-url");
+    }
 }

@@ -48,18 +48,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
     .areas(area);
     draw_header(frame, header, app);
     draw_tabs(frame, tabs, app);
-    if let Connection::Disconnected { attempt, retry_in, reason, .. } = &app.connection {
-        let text = format!(
-            " DISCONNECTED · showing cached data · retry {attempt} in {:.0}s (r to retry now) · {reason}",
-            retry_in.as_secs_f64().ceil()
-        );
-        frame.render_widget(Line::styled(fit(&text, area.width as usize), app.settings.theme.banner()), banner_area);
-    }
-    if let Connection::Rejected { status, reason, .. } = &app.connection {
-        let text = format!(
-            " KEY REJECTED ({status}) · showing cached data · set SWITCHBOARD_API_KEY or run switchboard login; \
-             retrying by itself (r to retry now) · {reason}"
-        );
+    if let Some(text) = banner_text(app) {
         frame.render_widget(Line::styled(fit(&text, area.width as usize), app.settings.theme.banner()), banner_area);
     }
     let ctx = ViewCtx { theme: &app.settings.theme, now: app.now, keys: &app.settings.keymap, marks: &app.marks };
@@ -101,6 +90,30 @@ pub fn draw(frame: &mut Frame, app: &App) {
     }
 }
 
+/// The banner while the service is lost or refuses the key, in true words: cached data only
+/// when there is some, "not connected" when it never answered, and where a rejected key came
+/// from.
+fn banner_text(app: &App) -> Option<String> {
+    let cached = if app.has_cached_data() { "showing cached data" } else { "nothing cached to show" };
+    match &app.connection {
+        Connection::Disconnected { attempt, retry_in, reason, .. } => {
+            let word = if app.ever_connected { "DISCONNECTED" } else { "NOT CONNECTED" };
+            Some(format!(
+                " {word} · {cached} · retry {attempt} in {:.0}s (r to retry now) · {reason}",
+                retry_in.as_secs_f64().ceil()
+            ))
+        }
+        Connection::Rejected { status, reason, .. } => {
+            let fix = match &app.settings.key_source {
+                Some(source) => format!("the key from the {source} was refused: give another"),
+                None => "no key was given: set SWITCHBOARD_API_KEY or run switchboard login".into(),
+            };
+            Some(format!(" KEY REJECTED ({status}) · {cached} · {fix}; retrying by itself (r to retry now) · {reason}"))
+        }
+        _ => None,
+    }
+}
+
 fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
     let theme = &app.settings.theme;
     let style = match &app.connection {
@@ -108,7 +121,7 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
         connection if connection.is_up() => theme.ok(),
         _ => theme.error(),
     };
-    let state = app.connection.state();
+    let state = app.connection.state(app.ever_connected);
     let mut spans = vec![
         Span::styled(" switchboard ", theme.title()),
         Span::styled(format!("{} ", app.settings.service), theme.heading()),

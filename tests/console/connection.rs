@@ -264,3 +264,47 @@ fn every_failed_health_check_keeps_the_retries_going() {
         app.update(Message::Reconnect);
     }
 }
+
+/// A service never reached is not "disconnected since", and with nothing cached the banner
+/// does not promise cached data.
+#[test]
+fn a_service_never_reached_says_so_and_promises_no_cached_data() {
+    use switchboard::console::message::{FailureKind, FetchError, Request};
+    let mut app = switchboard::console::app::App::new(settings(), None, now());
+    app.update(Message::Fetched {
+        request: Request::Health,
+        result: Box::new(Err(FetchError { kind: FailureKind::Unreachable, message: "connection refused".into() })),
+    });
+    let screen = render(&app);
+    assert!(screen.contains("cannot reach the service") && !screen.contains("disconnected since"), "{screen}");
+    assert!(screen.contains("NOT CONNECTED") && screen.contains("nothing cached to show"), "{screen}");
+    assert!(!screen.contains("showing cached data"), "{screen}");
+}
+
+/// A rejected key is said to be the one from where it came, not "set SWITCHBOARD_API_KEY" when
+/// it is set.
+#[test]
+fn a_rejected_key_says_where_it_came_from() {
+    let mut with_source = settings();
+    with_source.key_source = Some("environment ($SWITCHBOARD_API_KEY)".into());
+    let mut app = switchboard::console::app::App::new(with_source, None, now());
+    let refused: switchboard::api::model::Health =
+        serde_json::from_value(serde_json::json!({"authenticated": false, "account": ""})).unwrap();
+    app.update(Message::Fetched {
+        request: switchboard::console::message::Request::Health,
+        result: Box::new(Ok(switchboard::console::message::Fetched::Health(refused))),
+    });
+    let screen = render(&app);
+    assert!(screen.contains("the key from the environment ($SWITCHBOARD_API_KEY) was refused"), "{screen}");
+    assert!(!screen.contains("set SWITCHBOARD_API_KEY"), "{screen}");
+}
+
+fn render(app: &switchboard::console::app::App) -> String {
+    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(200, 10)).unwrap();
+    terminal.draw(|frame| switchboard::console::view::draw(frame, app)).unwrap();
+    let buffer = terminal.backend().buffer().clone();
+    (0..buffer.area.height)
+        .map(|y| (0..buffer.area.width).map(|x| buffer[(x, y)].symbol().to_string()).collect::<String>())
+        .collect::<Vec<_>>()
+        .join("\n")
+}

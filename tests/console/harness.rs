@@ -34,6 +34,7 @@ pub fn settings() -> Settings {
         read_only: false,
         service: "local test service".into(),
         profile: "local".into(),
+        key_source: None,
     }
 }
 

@@ -31,13 +31,14 @@ pub enum Connection {
 }
 
 impl Connection {
-    /// What the header says.
-    pub fn state(&self) -> String {
+    /// What the header says; `ever_connected` tells a lost service from one never reached.
+    pub fn state(&self, ever_connected: bool) -> String {
         match self {
             Connection::Connecting => "connecting…".into(),
             Connection::Connected(health) if health.authenticated => format!("account {}", health.account),
             Connection::Connected(_) => "key not accepted".into(),
-            Connection::Disconnected { since, .. } => format!("disconnected since {}", clock(*since)),
+            Connection::Disconnected { since, .. } if ever_connected => format!("disconnected since {}", clock(*since)),
+            Connection::Disconnected { .. } => "cannot reach the service".into(),
             Connection::Rejected { status, .. } => format!("key rejected ({status})"),
         }
     }
@@ -74,6 +75,7 @@ impl App {
             return;
         }
         self.connection = Connection::Connected(health.clone());
+        self.ever_connected = true;
         if health.scope == Some(KeyScope::Read) && !self.settings.read_only {
             self.settings.read_only = true;
             self.toast(Level::Info, "this key can only read (the service says so): writes are off".into());

@@ -35,7 +35,10 @@ pub struct Settings {
     pub read_only: bool,
     /// What the header says the service is ("embedded 127.0.0.1:41234" or the base URL).
     pub service: String,
+    /// The profile's name, or `--base-url` when the flag names a service no profile does.
     pub profile: String,
+    /// Where the API key came from, for the words of a rejection (never the key).
+    pub key_source: Option<String>,
 }
 
 /// A short note in the corner; errors also go to the log.
@@ -87,6 +90,9 @@ pub struct App {
     pub connection: Connection,
     /// When the service last answered anything (for the heartbeat).
     last_heard: jiff::Timestamp,
+    /// Whether the service has answered health once in this session: until then a lost
+    /// connection is "cannot reach", not "disconnected".
+    pub ever_connected: bool,
     /// How many items of each list could not be read, as last said (so a poll does not repeat it).
     unreadable_noted: std::collections::HashMap<super::message::ListKind, usize>,
     pub now: jiff::Timestamp,
@@ -125,6 +131,7 @@ impl App {
             tab: 0,
             connection: Connection::Connecting,
             last_heard: now,
+            ever_connected: false,
             unreadable_noted: std::collections::HashMap::new(),
             now,
             toasts: Vec::new(),
@@ -151,6 +158,11 @@ impl App {
         app.request(Request::Health);
         app.show_tab(0);
         app
+    }
+
+    /// Whether anything from an earlier session is on screen to fall back on.
+    pub fn has_cached_data(&self) -> bool {
+        self.cache.as_ref().is_some_and(|cache| !cache.is_empty())
     }
 
     pub fn pane(&self) -> &dyn Pane {
