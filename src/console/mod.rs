@@ -211,6 +211,7 @@ pub async fn run(selection: &Selection) -> Result<ExitCode> {
     }
 
     tui::restore();
+    app.remember_place();
     save(&app);
     if let Some(running) = embedded {
         let _ = tokio::time::timeout(Duration::from_secs(5), running.shutdown()).await;

@@ -141,6 +141,15 @@ pub trait Pane {
     fn filter(&self) -> String;
     fn set_filter(&mut self, text: &str);
     fn selection(&self) -> Option<Selection>;
+    /// The id of the row selected in the pane's list (not of what a detail shows), kept for
+    /// the next launch.
+    fn listed(&self) -> Option<String> {
+        None
+    }
+    /// Selects the row with this id in the pane's list; false when it is not there.
+    fn reselect(&mut self, _id: &str) -> bool {
+        false
+    }
     /// What `space` marks here: the selection, unless the pane shows a call or chat beside
     /// another selection (an issue's evidence entry under the issue).
     fn mark_target(&self) -> Option<Selection> {

@@ -308,3 +308,21 @@ fn render(app: &switchboard::console::app::App) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+/// A relaunch opens on the tab and the row the last session quit on.
+#[tokio::test]
+async fn a_relaunch_restores_the_last_tab_and_selection() {
+    let cache_dir = tempfile::tempdir().unwrap();
+    let service = support::start(true).await;
+    let (cache, _) = Cache::load(cache_dir.path(), "local", "http://127.0.0.1:8787");
+    let mut first = Harness::on(service, Some(cache)).await;
+    first.keys(&["6", "j", "j"]).await;
+    let chosen = first.app.pane().selection().map(|s| s.id).expect("a persona is selected");
+    first.app.remember_place();
+    first.app.cache.as_ref().unwrap().save().unwrap();
+
+    let (cache, _) = Cache::load(cache_dir.path(), "local", "http://127.0.0.1:8787");
+    let app = switchboard::console::app::App::new(settings(), Some(cache), now());
+    assert_eq!(app.tab, 5, "the personas tab again");
+    assert_eq!(app.pane().selection().map(|s| s.id), Some(chosen), "the same row");
+}

@@ -78,6 +78,16 @@ pub enum RawSource {
     Failed(String),
 }
 
+/// Where the user was when the console last quit: the tab and the row selected there.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+struct Place {
+    tab: usize,
+    selected: Option<String>,
+}
+
+/// The cache mark that keeps the `Place`.
+const PLACE: &str = "place";
+
 const METRICS_TAB: usize = 2;
 const ISSUES_TAB: usize = 3;
 const TOAST_FOR: i64 = 5;
@@ -156,8 +166,20 @@ impl App {
             }
         }
         app.request(Request::Health);
-        app.show_tab(0);
+        let place = app.cache.as_ref().and_then(|c| c.mark::<Place>(PLACE)).unwrap_or_default();
+        app.show_tab(place.tab);
+        if let Some(id) = &place.selected {
+            app.panes[app.tab].reselect(id);
+        }
         app
+    }
+
+    /// Keeps the tab and the selected row for the next launch (on quit).
+    pub fn remember_place(&mut self) {
+        let place = Place { tab: self.tab, selected: self.panes[self.tab].listed() };
+        if let Some(cache) = &mut self.cache {
+            cache.set_mark(PLACE, &place);
+        }
     }
 
     /// Whether anything from an earlier session is on screen to fall back on.

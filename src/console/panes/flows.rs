@@ -212,6 +212,14 @@ impl Pane for Flows {
         self.flows.set_filter(text);
     }
 
+    fn listed(&self) -> Option<String> {
+        self.flows.selection().map(|s| s.id)
+    }
+
+    fn reselect(&mut self, id: &str) -> bool {
+        self.flows.select(id)
+    }
+
     fn selection(&self) -> Option<Selection> {
         match self.open {
             Some(_) => self.opened().map(|f| Selection::of(f.id, f)),

@@ -370,6 +370,20 @@ impl Pane for Catalog {
         }
     }
 
+    fn listed(&self) -> Option<String> {
+        self.selection().map(|s| s.id)
+    }
+
+    fn reselect(&mut self, id: &str) -> bool {
+        match self.current {
+            0 => self.personas.select(id),
+            1 => self.agents.select(id),
+            2 => self.endpoints.select(id),
+            3 => self.knowledge.select(id),
+            _ => self.http.select(id),
+        }
+    }
+
     fn selection(&self) -> Option<Selection> {
         match self.current {
             0 => self.personas.selection(),

@@ -319,6 +319,14 @@ impl Pane for Issues {
         }
     }
 
+    fn listed(&self) -> Option<String> {
+        self.issues.selection().map(|s| s.id)
+    }
+
+    fn reselect(&mut self, id: &str) -> bool {
+        self.issues.select(id)
+    }
+
     fn selection(&self) -> Option<Selection> {
         match &self.open {
             Open::Call(_, conversation) => conversation.selection(),

@@ -426,6 +426,14 @@ impl Pane for Jobs {
         }
     }
 
+    fn listed(&self) -> Option<String> {
+        self.jobs.selection().map(|s| s.id)
+    }
+
+    fn reselect(&mut self, id: &str) -> bool {
+        self.jobs.select(id)
+    }
+
     fn selection(&self) -> Option<Selection> {
         if let Some(compare) = &self.compare {
             return compare.selection();

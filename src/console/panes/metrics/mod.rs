@@ -343,6 +343,23 @@ impl Pane for Metrics {
         }
     }
 
+    fn listed(&self) -> Option<String> {
+        match self.current {
+            0 => self.definitions.selection(),
+            1 => self.policies.selection(),
+            _ => self.jobs.selection(),
+        }
+        .map(|s| s.id)
+    }
+
+    fn reselect(&mut self, id: &str) -> bool {
+        match self.current {
+            0 => self.definitions.select(id),
+            1 => self.policies.select(id),
+            _ => self.jobs.select(id),
+        }
+    }
+
     fn selection(&self) -> Option<Selection> {
         if let Some(values) = &self.values {
             return values.selection();

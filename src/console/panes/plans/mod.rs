@@ -312,6 +312,14 @@ impl Pane for Plans {
         }
     }
 
+    fn listed(&self) -> Option<String> {
+        self.plans.selection().map(|s| s.id)
+    }
+
+    fn reselect(&mut self, id: &str) -> bool {
+        self.plans.select(id)
+    }
+
     fn selection(&self) -> Option<Selection> {
         match &self.flaky {
             Some(flaky) => {
