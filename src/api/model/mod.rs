@@ -114,6 +114,9 @@ pub fn inputs_refusing_unknown_members() -> Vec<std::borrow::Cow<'static, str>> 
         MetricReference::name(),
         RunRequest::name(),
         WebhookInput::name(),
+        EnvironmentInput::name(),
+        EnvironmentUpdate::name(),
+        config::ConfigBundle::name(),
     ]
 }
 
