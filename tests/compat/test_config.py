@@ -65,7 +65,7 @@ def test_a_bundle_is_diffed_applied_and_applied_again_without_change(client, env
     skipped = next(c for c in applied.data.changes if c.kind == "dashboard")
     assert skipped.status == "skipped" and "does not keep" in skipped.detail
     plan = next(c for c in applied.data.changes if c.kind == "simulationPlan")
-    assert client.simulation_run_plan.get_by_id(plan.id).data.config_managed in (True, False)
+    assert client.simulation_run_plan.get_by_id(plan.id).data.is_config_managed is True
     again = client.config.apply(resources=resources, prune=False)
     assert again.data.summary.noop == 6 and again.data.summary.create == 0 and again.data.summary.update == 0
 
