@@ -26,7 +26,8 @@ fn bundle() -> Value {
             "prompt": format!("Did the agent do thing {m}?")}));
     }
     for f in 0..100 {
-        resources.push(json!({"kind": "flow", "type": "scripted", "name": format!("flow-{f}"), "agents": ["bench-desk"],
+        resources.push(
+            json!({"kind": "flow", "type": "scripted", "name": format!("flow-{f}"), "agents": ["bench-desk"],
             "expectations": ["The agent confirms the booking."],
             "graph": [
                 {"type": "AGENT_TURN", "ref": "greet", "content": "Agent greets the caller."},
@@ -36,7 +37,8 @@ fn bundle() -> Value {
                     {"type": "CUSTOMER_DTMF", "ref": "press", "dtmfDigits": "1", "mergeInto": ["bye"]}
                  ]},
                 {"type": "AGENT_TURN", "ref": "bye", "content": "Agent says goodbye."}
-            ]}));
+            ]}),
+        );
     }
     for p in 0..100 {
         resources.push(json!({"kind": "simulationPlan", "name": format!("plan-{p}"), "direction": "INBOUND",

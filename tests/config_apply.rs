@@ -70,7 +70,12 @@ fn summary(body: &Value) -> (u64, u64, u64, u64, u64) {
 }
 
 fn change<'b>(body: &'b Value, key: &str) -> &'b Value {
-    body["data"]["changes"].as_array().unwrap().iter().find(|c| c["configKey"] == key).unwrap_or_else(|| panic!("no {key} in {body}"))
+    body["data"]["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["configKey"] == key)
+        .unwrap_or_else(|| panic!("no {key} in {body}"))
 }
 
 fn violations(body: &Value) -> Vec<(String, String)> {
@@ -136,7 +141,10 @@ async fn an_update_names_the_members_that_change_old_and_new() {
     let (_, diffed) = diff(&service, &bundle).await;
     let detail = change(&diffed, "metric/confirms_time")["detail"].as_str().unwrap().to_owned();
     assert_eq!(change(&diffed, "metric/confirms_time")["op"], "update");
-    assert!(detail.contains("prompt") && detail.contains("read back") && detail.contains("say the new time back"), "{detail}");
+    assert!(
+        detail.contains("prompt") && detail.contains("read back") && detail.contains("say the new time back"),
+        "{detail}"
+    );
     let (_, applied) = apply(&service, &bundle).await;
     assert_eq!(summary(&applied), (0, 1, 0, 10, 0), "{applied}");
     assert_eq!(change(&applied, "metric/confirms_time")["detail"].as_str().unwrap(), detail);
@@ -226,7 +234,9 @@ async fn every_problem_is_refused_at_once_and_nothing_is_written() {
     for (key, param) in expect {
         assert!(found.contains(&(key.to_owned(), param.to_owned())), "no {key} {param} in {found:?}");
     }
-    assert!(refused["details"]["violations"].as_array().unwrap().iter().all(|v| !v["message"].as_str().unwrap().is_empty()));
+    assert!(
+        refused["details"]["violations"].as_array().unwrap().iter().all(|v| !v["message"].as_str().unwrap().is_empty())
+    );
     // Diff refuses the same, and nothing was written either way.
     let (status, diffed) = diff(&service, &bundle).await;
     assert_eq!(status, 400);
@@ -240,15 +250,31 @@ async fn each_refusal_alone_writes_nothing() {
     let persona = json!({"kind": "persona", "name": "ok", "accent": "US", "gender": "MALE", "language": "EN"});
     let cases = [
         (json!({"kind": "gadget", "name": "x"}), "resources[1].kind"),
-        (json!({"kind": "persona", "name": "ok", "accent": "US", "gender": "MALE", "language": "EN"}), "resources[1].name"),
-        (json!({"kind": "persona", "name": "p2", "accent": "US", "gender": "MALE", "language": "EN", "extra": 1}), "resources[1].extra"),
-        (json!({"kind": "persona", "name": "p3", "accent": "US", "gender": "X", "language": "EN"}), "resources[1].gender"),
-        (json!({"kind": "flow", "type": "improv", "name": "f", "agents": [], "happyPath": {"persona": "nobody", "environment": "Quiet home"}}),
-         "resources[1].happyPath.persona"),
-        (json!({"kind": "flow", "type": "scripted", "name": "v", "graph": [{"type": "VOICEMAIL"}]}), "resources[1].graph[0].type"),
-        (json!({"kind": "flow", "type": "scripted", "name": "c", "graph": [
+        (
+            json!({"kind": "persona", "name": "ok", "accent": "US", "gender": "MALE", "language": "EN"}),
+            "resources[1].name",
+        ),
+        (
+            json!({"kind": "persona", "name": "p2", "accent": "US", "gender": "MALE", "language": "EN", "extra": 1}),
+            "resources[1].extra",
+        ),
+        (
+            json!({"kind": "persona", "name": "p3", "accent": "US", "gender": "X", "language": "EN"}),
+            "resources[1].gender",
+        ),
+        (
+            json!({"kind": "flow", "type": "improv", "name": "f", "agents": [], "happyPath": {"persona": "nobody", "environment": "Quiet home"}}),
+            "resources[1].happyPath.persona",
+        ),
+        (
+            json!({"kind": "flow", "type": "scripted", "name": "v", "graph": [{"type": "VOICEMAIL"}]}),
+            "resources[1].graph[0].type",
+        ),
+        (
+            json!({"kind": "flow", "type": "scripted", "name": "c", "graph": [
             {"type": "AGENT_TURN", "ref": "a", "steps": [{"type": "CUSTOMER_TURN", "ref": "b", "mergeInto": ["a"]}]}]}),
-         "resources[1].graph"),
+            "resources[1].graph",
+        ),
     ];
     let before = census(&service).await;
     for (bad, param) in cases {
@@ -285,7 +311,8 @@ async fn a_delete_an_unfinished_job_needs_is_refused_and_reported() {
         assert_eq!(refused["status"], "failed", "{pruned}");
         assert!(refused["error"].as_str().unwrap().contains("in use"));
         assert!(summary(&pruned).4 >= 1);
-        let (status, _) = call(&service, Method::GET, &format!("/v1/simulation/plan/{}", plan["id"].as_str().unwrap()), None).await;
+        let (status, _) =
+            call(&service, Method::GET, &format!("/v1/simulation/plan/{}", plan["id"].as_str().unwrap()), None).await;
         assert_eq!(status, 200, "the plan is kept");
     }
 }
@@ -370,20 +397,28 @@ async fn a_bundle_of_every_kind_comes_back_the_same_through_the_mappings() {
 
     // Read back through the routes, decoded as the interface's types, mapped to the bundle.
     let decode = |v: &Value| -> Vec<Value> { v.as_array().cloned().unwrap_or_default() };
-    let agents: Vec<Agent> = all(&service, "/v1/agent").await.iter().map(|a| serde_json::from_value(a.clone()).unwrap()).collect();
+    let agents: Vec<Agent> =
+        all(&service, "/v1/agent").await.iter().map(|a| serde_json::from_value(a.clone()).unwrap()).collect();
     let endpoints: Vec<AgentEndpoint> =
         all(&service, "/v1/agent/endpoint").await.iter().map(|a| serde_json::from_value(a.clone()).unwrap()).collect();
-    let personas: Vec<Persona> = all(&service, "/v1/persona").await.iter().map(|a| serde_json::from_value(a.clone()).unwrap()).collect();
+    let personas: Vec<Persona> =
+        all(&service, "/v1/persona").await.iter().map(|a| serde_json::from_value(a.clone()).unwrap()).collect();
     let flows: Vec<CustomerFlow> =
         all(&service, "/v1/customer-flow").await.iter().map(|a| serde_json::from_value(a.clone()).unwrap()).collect();
-    let metrics: Vec<MetricDefinition> =
-        all(&service, "/v1/metric/definitions").await.iter().map(|a| serde_json::from_value(a.clone()).unwrap()).collect();
+    let metrics: Vec<MetricDefinition> = all(&service, "/v1/metric/definitions")
+        .await
+        .iter()
+        .map(|a| serde_json::from_value(a.clone()).unwrap())
+        .collect();
     let policies: Vec<MetricPolicy> =
         all(&service, "/v1/metric/policies").await.iter().map(|a| serde_json::from_value(a.clone()).unwrap()).collect();
     let plans: Vec<RunPlan> =
         all(&service, "/v1/simulation/plan").await.iter().map(|a| serde_json::from_value(a.clone()).unwrap()).collect();
-    let definitions: Vec<HttpRequestDefinition> =
-        all(&service, "/v1/http-request-definition").await.iter().map(|a| serde_json::from_value(a.clone()).unwrap()).collect();
+    let definitions: Vec<HttpRequestDefinition> = all(&service, "/v1/http-request-definition")
+        .await
+        .iter()
+        .map(|a| serde_json::from_value(a.clone()).unwrap())
+        .collect();
     let environments = all(&service, "/v1/simulation/environment").await;
     let _ = decode;
 
@@ -403,17 +438,24 @@ async fn a_bundle_of_every_kind_comes_back_the_same_through_the_mappings() {
         let agent = names.agents[&e.agent_id.unwrap()].clone();
         names.endpoints.insert(
             e.id,
-            PlanAgentEndpointConfig { agent: Some(agent), direction: e.direction.clone(), value: e.value.clone(), ..Default::default() },
+            PlanAgentEndpointConfig {
+                agent: Some(agent),
+                direction: e.direction.clone(),
+                value: e.value.clone(),
+                ..Default::default()
+            },
         );
     }
     let slugs = metrics.iter().map(|m| (m.id, m.slug.clone().unwrap())).collect();
     let mut exported: Vec<Value> = Vec::new();
-    exported.push(ConfigResource::HttpRequestDefinition(export::http_request_definition(
-        &definitions[0],
-        [("Accept".to_owned(), "application/json".to_owned())].into(),
-        "dial",
-    ))
-    .to_value());
+    exported.push(
+        ConfigResource::HttpRequestDefinition(export::http_request_definition(
+            &definitions[0],
+            [("Accept".to_owned(), "application/json".to_owned())].into(),
+            "dial",
+        ))
+        .to_value(),
+    );
     let desk = &agents[0];
     exported.push(ConfigResource::Agent(export::agent(desk, &endpoints, "desk", &names)).to_value());
     exported.push(ConfigResource::Persona(export::persona(&personas[0])).to_value());

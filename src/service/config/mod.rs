@@ -33,11 +33,21 @@ pub struct ConfigViolation {
 
 impl ConfigViolation {
     pub fn of(key: &str, violation: Violation) -> ConfigViolation {
-        ConfigViolation { config_key: key.to_owned(), param: violation.param, code: violation.code, message: violation.message }
+        ConfigViolation {
+            config_key: key.to_owned(),
+            param: violation.param,
+            code: violation.code,
+            message: violation.message,
+        }
     }
 
     pub fn invalid(key: &str, param: &str, message: String) -> ConfigViolation {
-        ConfigViolation { config_key: key.to_owned(), param: param.to_owned(), code: ViolationCode::InvalidParameter, message }
+        ConfigViolation {
+            config_key: key.to_owned(),
+            param: param.to_owned(),
+            code: ViolationCode::InvalidParameter,
+            message,
+        }
     }
 }
 
@@ -45,7 +55,11 @@ impl ConfigViolation {
 fn refusal(problems: Vec<ConfigViolation>) -> ServiceError {
     let plain = problems
         .iter()
-        .map(|p| Violation { param: p.param.clone(), code: p.code, message: format!("{}: {}", p.config_key, p.message) })
+        .map(|p| Violation {
+            param: p.param.clone(),
+            code: p.code,
+            message: format!("{}: {}", p.config_key, p.message),
+        })
         .collect();
     let mut error = ServiceError::violations(plain);
     error.body.details = Some(serde_json::json!({ "violations": problems }));

@@ -65,7 +65,11 @@ pub struct Workspace {
     pub in_use: HashSet<Uuid>,
 }
 
-fn by_id<T: serde::de::DeserializeOwned>(conn: &Conn, kind: Kind, id: impl Fn(&T) -> Uuid) -> ServiceResult<HashMap<Uuid, T>> {
+fn by_id<T: serde::de::DeserializeOwned>(
+    conn: &Conn,
+    kind: Kind,
+    id: impl Fn(&T) -> Uuid,
+) -> ServiceResult<HashMap<Uuid, T>> {
     Ok(store::all::<T>(conn, kind)?.into_iter().map(|t| (id(&t), t)).collect())
 }
 

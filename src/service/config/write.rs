@@ -60,7 +60,14 @@ fn created(at: &Option<Timestamp>, now: &str) -> String {
     at.as_ref().map_or_else(|| now.to_owned(), |t| t.0.clone())
 }
 
-fn keep(tx: &Tx, vault: &Vault, target: &Target, create: bool, now: &str, change: &mut ConfigChange) -> ServiceResult<()> {
+fn keep(
+    tx: &Tx,
+    vault: &Vault,
+    target: &Target,
+    create: bool,
+    now: &str,
+    change: &mut ConfigChange,
+) -> ServiceResult<()> {
     match target {
         Target::Agent(agent, endpoints) => {
             upsert(tx, &Doc::new(Kind::Agent, agent.id, agent, created(&agent.created_at, now))?)?;
@@ -102,7 +109,9 @@ fn keep(tx: &Tx, vault: &Vault, target: &Target, create: bool, now: &str, change
         Target::Persona(persona) => {
             upsert(tx, &Doc::new(Kind::Persona, persona.id, persona, created(&persona.created_at, now))?)?
         }
-        Target::Flow(flow) => upsert(tx, &Doc::new(Kind::CustomerFlow, flow.id, flow, created(&flow.created_at, now))?)?,
+        Target::Flow(flow) => {
+            upsert(tx, &Doc::new(Kind::CustomerFlow, flow.id, flow, created(&flow.created_at, now))?)?
+        }
         Target::Metric(metric) => definitions::save(tx, metric, create)?,
         Target::Policy(policy) => {
             let doc = Doc::new(Kind::MetricPolicy, policy.id, policy, created(&policy.created_at, now))?

@@ -134,7 +134,13 @@ fn seed(tx: &Tx) -> ServiceResult<()> {
     }
     seed_benchmarks(tx)?;
     insert_all(tx, Kind::RunPlan, &array("run_plans", RUN_PLANS)?, None, None)?;
-    insert_all(tx, Kind::SimulationEnvironment, &array("simulation_environments", SIMULATION_ENVIRONMENTS)?, None, None)?;
+    insert_all(
+        tx,
+        Kind::SimulationEnvironment,
+        &array("simulation_environments", SIMULATION_ENVIRONMENTS)?,
+        None,
+        None,
+    )?;
     Ok(())
 }
 

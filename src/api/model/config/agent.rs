@@ -37,7 +37,13 @@ impl Validate for AgentConfig {
         c.length(at, "description", self.description.as_deref(), 0, Some(DESCRIPTION_MAX));
         c.length(at, "customId", self.custom_id.as_deref(), 0, Some(NAME_MAX));
         c.length(at, "prompt", self.prompt.as_deref(), 0, Some(PROMPT_MAX));
-        c.items(at, "endpoints", self.endpoints.as_deref(), 0, Some(crate::api::model::run_plan_limits::AGENT_ENDPOINTS_MAX));
+        c.items(
+            at,
+            "endpoints",
+            self.endpoints.as_deref(),
+            0,
+            Some(crate::api::model::run_plan_limits::AGENT_ENDPOINTS_MAX),
+        );
         c.each(at, "endpoints", self.endpoints.as_deref());
     }
 }
@@ -112,7 +118,12 @@ impl Validate for HttpRequestDefinitionConfig {
         {
             c.invalid(join(at, "url"), "url must start with http://, https:// or {{baseUrl}}");
         }
-        c.one_of(at, "method", self.method.as_ref(), &[HttpMethod::Post, HttpMethod::Put, HttpMethod::Patch, HttpMethod::Get]);
+        c.one_of(
+            at,
+            "method",
+            self.method.as_ref(),
+            &[HttpMethod::Post, HttpMethod::Put, HttpMethod::Patch, HttpMethod::Get],
+        );
         c.length(at, "body", self.body.as_deref(), 0, Some(PROMPT_MAX));
         c.length(at, "description", self.description.as_deref(), 0, Some(DESCRIPTION_MAX));
         let headers = self.headers.as_ref();
@@ -125,7 +136,13 @@ impl Validate for HttpRequestDefinitionConfig {
                 c.invalid(&param, format!("{param}: a header name is letters, digits and !#$%&'*+-.^_`|~"));
             }
             if value.len() > header_limits::HEADER_VALUE_MAX || value.chars().any(char::is_control) {
-                c.invalid(&param, format!("{param}: a header value is printable text of at most {} characters", header_limits::HEADER_VALUE_MAX));
+                c.invalid(
+                    &param,
+                    format!(
+                        "{param}: a header value is printable text of at most {} characters",
+                        header_limits::HEADER_VALUE_MAX
+                    ),
+                );
             }
             if crate::api::model::TRANSPORT_HEADERS.contains(&name.to_ascii_lowercase().as_str()) {
                 c.invalid(&param, format!("{param} is set by the transport on every request"));

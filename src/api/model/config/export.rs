@@ -200,7 +200,8 @@ fn off_script(policy: &OffScriptPolicy) -> OffScriptConfig {
 }
 
 fn step(s: &FlowStep, refs: &HashMap<String, String>, names: &Names) -> ConfigFlowStep {
-    let merge: Vec<String> = s.merge_into_node_ids.iter().map(|id| refs.get(id).cloned().unwrap_or(id.clone())).collect();
+    let merge: Vec<String> =
+        s.merge_into_node_ids.iter().map(|id| refs.get(id).cloned().unwrap_or(id.clone())).collect();
     let stage = s.stage.as_ref().map(|stage| match (stage.analyze, stage.required) {
         (None, None) => StageConfig::Name(stage.name.clone()),
         (analyze, required) => StageConfig::Detail(StageDetail {
@@ -330,10 +331,11 @@ pub fn plan(plan: &RunPlan, names: &Names) -> SimulationPlanConfig {
         .iter()
         .flatten()
         .map(|e| {
-            names.endpoints.get(&e.id).cloned().unwrap_or_else(|| PlanAgentEndpointConfig {
-                agent: Some(e.id.to_string()),
-                ..Default::default()
-            })
+            names
+                .endpoints
+                .get(&e.id)
+                .cloned()
+                .unwrap_or_else(|| PlanAgentEndpointConfig { agent: Some(e.id.to_string()), ..Default::default() })
         })
         .collect();
     let flows = p

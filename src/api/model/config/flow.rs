@@ -239,7 +239,13 @@ impl Validate for ImprovFlowConfig {
         if let Some(happy) = &self.happy_path {
             happy.check(c, &join(at, "happyPath"));
         }
-        c.items(at, "edgeCases", self.edge_cases.as_deref(), 0, Some(crate::api::model::run_plan_limits::EDGE_CASES_MAX));
+        c.items(
+            at,
+            "edgeCases",
+            self.edge_cases.as_deref(),
+            0,
+            Some(crate::api::model::run_plan_limits::EDGE_CASES_MAX),
+        );
         c.each(at, "edgeCases", self.edge_cases.as_deref());
         let mut seen = std::collections::HashSet::new();
         for (i, case) in self.edge_cases.iter().flatten().enumerate() {

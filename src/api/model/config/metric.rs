@@ -67,7 +67,12 @@ impl Validate for MetricConfig {
         c.range(at, "maxSelections", self.max_selections, Some(1), Some(MAX_CLASSIFICATIONS_MAX));
         c.items(at, "options", self.options.as_deref(), 0, Some(CLASSIFICATION_OPTIONS_MAX));
         c.each(at, "options", self.options.as_deref());
-        c.one_of(at, "participantRole", self.participant_role.as_ref(), &[ParticipantRole::Agent, ParticipantRole::Customer]);
+        c.one_of(
+            at,
+            "participantRole",
+            self.participant_role.as_ref(),
+            &[ParticipantRole::Agent, ParticipantRole::Customer],
+        );
         c.items(at, "scaleLabels", self.scale_labels.as_deref(), 0, Some(SCALE_LABELS_MAX));
         c.each(at, "scaleLabels", self.scale_labels.as_deref());
         c.range(at, "scaleMax", self.scale_max, Some(-SCALE_BOUND), Some(SCALE_BOUND));

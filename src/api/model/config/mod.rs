@@ -264,7 +264,11 @@ fn invalid(param: &str, message: impl Into<String>) -> Violation {
 }
 
 fn missing(param: &str) -> Violation {
-    Violation { param: param.to_owned(), code: ViolationCode::MissingRequiredField, message: format!("{param} is required") }
+    Violation {
+        param: param.to_owned(),
+        code: ViolationCode::MissingRequiredField,
+        message: format!("{param} is required"),
+    }
 }
 
 /// Checks a resource's `name`: present, not blank, within `max`.

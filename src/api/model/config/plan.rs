@@ -9,8 +9,8 @@ use super::config_limits::*;
 use super::{QA_TEMPLATE, check_name, check_texts};
 use crate::api::model::common::UnknownFields;
 use crate::api::model::run_plan_limits::{
-    AGENT_ENDPOINTS_MAX, END_CALL_PHRASE_MAX, END_CALL_PHRASES_MAX, END_CALL_REASON_MAX, END_CALL_REASONS_MAX, FLOWS_MAX,
-    ITERATION_COUNT_MAX, ITERATION_COUNT_MIN, MAX_CONCURRENT_JOBS_MAX, MAX_CONCURRENT_JOBS_MIN,
+    AGENT_ENDPOINTS_MAX, END_CALL_PHRASE_MAX, END_CALL_PHRASES_MAX, END_CALL_REASON_MAX, END_CALL_REASONS_MAX,
+    FLOWS_MAX, ITERATION_COUNT_MAX, ITERATION_COUNT_MIN, MAX_CONCURRENT_JOBS_MAX, MAX_CONCURRENT_JOBS_MIN,
     MAX_NO_RESPONSE_RETRIES_MAX, MAX_NO_RESPONSE_RETRIES_MIN, MAX_SIMULATION_DURATION_SECONDS_MAX,
     MAX_SIMULATION_DURATION_SECONDS_MIN, METRICS_MAX, NO_RESPONSE_RETRY_BACKOFF_SECONDS_MAX,
     NO_RESPONSE_RETRY_BACKOFF_SECONDS_MIN, SILENCE_TIMEOUT_SECONDS_MAX, SILENCE_TIMEOUT_SECONDS_MIN, SLUG_MAX,
@@ -95,7 +95,8 @@ impl Validate for SimulationPlanConfig {
         c.items(at, "metrics", self.metrics.as_deref(), 0, Some(METRICS_MAX));
         check_names(c, at, "metrics", self.metrics.as_deref());
         if let Some(template) = self.template.as_deref().filter(|t| *t != "manual") {
-            let message = format!("template {} is not one of manual, {QA_TEMPLATE}", crate::api::validate::quote(template));
+            let message =
+                format!("template {} is not one of manual, {QA_TEMPLATE}", crate::api::validate::quote(template));
             c.invalid(join(at, "template"), message);
         }
     }

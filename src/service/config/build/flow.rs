@@ -31,7 +31,10 @@ fn takes(kind: &StepType, member: &str) -> bool {
     match member {
         "content" => matches!(
             kind,
-            StepType::AgentTurn | StepType::CustomerTurn | StepType::CustomerFirstMessage | StepType::CustomerVerbatimTurn
+            StepType::AgentTurn
+                | StepType::CustomerTurn
+                | StepType::CustomerFirstMessage
+                | StepType::CustomerVerbatimTurn
         ),
         "offScript" => *kind == StepType::AgentTurn,
         "dtmfDigits" => matches!(kind, StepType::CustomerDtmf | StepType::AgentDtmf),
@@ -63,8 +66,11 @@ impl Builder<'_> {
         let mut seen = HashSet::new();
         let graph = c.graph.as_deref().unwrap_or_default();
         self.collect_refs(entry, graph, &format!("{}.graph", entry.at), &mut nodes, &mut seen);
-        let steps: Vec<FlowStep> =
-            graph.iter().enumerate().map(|(i, s)| self.step(entry, s, &format!("{}.graph[{i}]", entry.at), &nodes)).collect();
+        let steps: Vec<FlowStep> = graph
+            .iter()
+            .enumerate()
+            .map(|(i, s)| self.step(entry, s, &format!("{}.graph[{i}]", entry.at), &nodes))
+            .collect();
         self.refuse_merge_cycles(entry, &steps);
         let happy = existing.and_then(|f| f.happy_path.as_ref());
         let happy_path = FlowVariant {
@@ -86,7 +92,7 @@ impl Builder<'_> {
             steps: Vec::new(),
             system_key: None,
         };
-        Target::Flow(CustomerFlow {
+        Target::Flow(Box::new(CustomerFlow {
             id,
             title: Some(title),
             source: Some(FlowSource::Custom),
@@ -104,7 +110,7 @@ impl Builder<'_> {
             graph: steps,
             slug: None,
             metrics: None,
-        })
+        }))
     }
 
     /// Gives every step with a `ref` its node id, reporting a `ref` used twice.
@@ -147,7 +153,11 @@ impl Builder<'_> {
                 ("flow", s.flow.is_some()),
             ];
             for (member, _) in given.iter().filter(|(m, present)| *present && !takes(kind, m)) {
-                self.problem(entry, &format!("{at}.{member}"), format!("{at}.{member}: a {kind} step does not take {member}"));
+                self.problem(
+                    entry,
+                    &format!("{at}.{member}"),
+                    format!("{at}.{member}: a {kind} step does not take {member}"),
+                );
             }
         }
         let mut merges = Vec::new();
@@ -160,16 +170,22 @@ impl Builder<'_> {
                 }
             }
         }
-        let handoff = s.handoff_persona.as_deref().and_then(|name| {
-            self.reference(entry, &format!("{at}.handoffPersona"), &ConfigKind::Persona, name)
-        });
-        let linked = s.flow.as_deref().and_then(|name| self.reference(entry, &format!("{at}.flow"), &ConfigKind::Flow, name));
+        let handoff = s
+            .handoff_persona
+            .as_deref()
+            .and_then(|name| self.reference(entry, &format!("{at}.handoffPersona"), &ConfigKind::Persona, name));
+        let linked =
+            s.flow.as_deref().and_then(|name| self.reference(entry, &format!("{at}.flow"), &ConfigKind::Flow, name));
         let children = s.steps.as_deref().unwrap_or_default();
         FlowStep {
             step_type: s.step_type.clone(),
             node_id: Some(s.step_ref.as_ref().and_then(|r| nodes.get(r).copied()).unwrap_or_else(Uuid::new_v4)),
             step_ref: s.step_ref.clone(),
-            steps: children.iter().enumerate().map(|(i, n)| self.step(entry, n, &format!("{at}.steps[{i}]"), nodes)).collect(),
+            steps: children
+                .iter()
+                .enumerate()
+                .map(|(i, n)| self.step(entry, n, &format!("{at}.steps[{i}]"), nodes))
+                .collect(),
             merge_into_node_ids: merges,
             content: s.content.clone(),
             off_script_policy: s.off_script.as_ref().map(off_script),
@@ -210,7 +226,12 @@ impl Builder<'_> {
         // Depth-first, colouring nodes on the path; an edge to a node on the path closes a loop.
         let mut state: HashMap<Uuid, u8> = HashMap::new();
         let mut loops = Vec::new();
-        fn visit(n: Uuid, edges: &HashMap<Uuid, Vec<Uuid>>, state: &mut HashMap<Uuid, u8>, loops: &mut Vec<(Uuid, Uuid)>) {
+        fn visit(
+            n: Uuid,
+            edges: &HashMap<Uuid, Vec<Uuid>>,
+            state: &mut HashMap<Uuid, u8>,
+            loops: &mut Vec<(Uuid, Uuid)>,
+        ) {
             state.insert(n, 1);
             for next in edges.get(&n).into_iter().flatten() {
                 match state.get(next) {
@@ -229,7 +250,8 @@ impl Builder<'_> {
             }
         }
         for (from, to) in loops {
-            let (from, to) = (labels.get(&from).cloned().unwrap_or_default(), labels.get(&to).cloned().unwrap_or_default());
+            let (from, to) =
+                (labels.get(&from).cloned().unwrap_or_default(), labels.get(&to).cloned().unwrap_or_default());
             let message = format!(
                 "graph: step {} merges into {}, which leads back to it: the conversation would loop for ever",
                 quoted(&from),
@@ -247,7 +269,8 @@ impl Builder<'_> {
         let happy = c.happy_path.clone().unwrap_or_default();
         let at = format!("{}.happyPath", entry.at);
         let persona = happy.persona.as_deref().and_then(|p| self.persona_named(entry, &format!("{at}.persona"), p));
-        let environment = happy.environment.as_deref().and_then(|e| self.environment(entry, &format!("{at}.environment"), e));
+        let environment =
+            happy.environment.as_deref().and_then(|e| self.environment(entry, &format!("{at}.environment"), e));
         let kept_happy = existing.and_then(|f| f.happy_path.as_ref());
         let happy_path = self.variant(VariantParts {
             id: kept_happy.map_or_else(Uuid::new_v4, |h| h.id),
@@ -285,7 +308,7 @@ impl Builder<'_> {
                 prompt: case.prompt.clone(),
             }));
         }
-        Target::Flow(CustomerFlow {
+        Target::Flow(Box::new(CustomerFlow {
             id,
             title: Some(title),
             source: Some(FlowSource::Custom),
@@ -303,7 +326,7 @@ impl Builder<'_> {
             graph: Vec::new(),
             slug: None,
             metrics: None,
-        })
+        }))
     }
 
     fn persona_named(&mut self, entry: &Entry, param: &str, name: &str) -> Option<Persona> {

@@ -21,11 +21,11 @@ use crate::api::validate::join;
 pub enum Target {
     Agent(Agent, Vec<AgentEndpoint>),
     Definition(HttpRequestDefinition, BTreeMap<String, String>),
-    Persona(Persona),
-    Flow(CustomerFlow),
-    Metric(MetricDefinition),
+    Persona(Box<Persona>),
+    Flow(Box<CustomerFlow>),
+    Metric(Box<MetricDefinition>),
     Policy(MetricPolicy),
-    Plan(RunPlan),
+    Plan(Box<RunPlan>),
     Tool(Tool),
     Alert(Alert),
     /// A kind (or plan template) the local service does not keep, and why.
@@ -163,14 +163,14 @@ impl<'w> Builder<'w> {
 
     pub fn persona_copy(&self, id: &Uuid) -> Option<Persona> {
         match self.built.values().find(|t| t.id() == Some(*id)) {
-            Some(Target::Persona(persona)) => Some(persona.clone()),
+            Some(Target::Persona(persona)) => Some((**persona).clone()),
             _ => self.workspace.personas.get(id).cloned(),
         }
     }
 
     pub fn flow_copy(&self, id: &Uuid) -> Option<CustomerFlow> {
         match self.built.values().find(|t| t.id() == Some(*id)) {
-            Some(Target::Flow(flow)) => Some(flow.clone()),
+            Some(Target::Flow(flow)) => Some((**flow).clone()),
             _ => self.workspace.flows.get(id).cloned(),
         }
     }
@@ -212,9 +212,11 @@ impl<'w> Builder<'w> {
         for (i, e) in c.endpoints.iter().flatten().enumerate() {
             let at = join(&format!("{}.endpoints[{i}]", entry.at), "outboundDialHttpRequestDefinition");
             let definition = e.outbound_dial_http_request_definition.as_deref();
-            let definition = definition.and_then(|name| self.reference(entry, &at, &ConfigKind::HttpRequestDefinition, name));
+            let definition =
+                definition.and_then(|name| self.reference(entry, &at, &ConfigKind::HttpRequestDefinition, name));
             // The same number or URL keeps its endpoint (and the plans that call it).
-            let same = kept.iter().find(|k| k.value == e.value && !endpoints.iter().any(|n: &AgentEndpoint| n.id == k.id));
+            let same =
+                kept.iter().find(|k| k.value == e.value && !endpoints.iter().any(|n: &AgentEndpoint| n.id == k.id));
             endpoints.push(AgentEndpoint {
                 id: same.map_or_else(Uuid::new_v4, |k| k.id),
                 agent_id: Some(id),
@@ -233,14 +235,14 @@ impl<'w> Builder<'w> {
 
     fn persona(&mut self, id: Uuid, c: &PersonaConfig) -> Target {
         let existing = self.workspace.personas.get(&id);
-        Target::Persona(Persona {
+        Target::Persona(Box::new(Persona {
             id,
             is_system: Some(false),
             phone_number: None,
             created_at: self.created(existing.and_then(|p| p.created_at.as_ref())),
             updated_at: Some(self.now.clone()),
             fields: c.fields().with_defaults(),
-        })
+        }))
     }
 
     fn metric(&mut self, id: Uuid, c: &MetricConfig) -> Target {
@@ -270,7 +272,7 @@ impl<'w> Builder<'w> {
                 })
                 .collect()
         });
-        Target::Metric(MetricDefinition {
+        Target::Metric(Box::new(MetricDefinition {
             id,
             slug: Some(slug.clone()),
             metric_id: Some(slug.clone()),
@@ -301,7 +303,7 @@ impl<'w> Builder<'w> {
             created_at: self.created(existing.and_then(|m| m.created_at.as_ref())),
             updated_at: Some(self.now.clone()),
             ..Default::default()
-        })
+        }))
     }
 
     fn policy(&mut self, id: Uuid, c: &CollectorConfig, entry: &Entry) -> Target {

@@ -46,7 +46,7 @@ impl Builder<'_> {
             ..Default::default()
         }
         .resolved();
-        Target::Plan(RunPlan {
+        Target::Plan(Box::new(RunPlan {
             id,
             created_at: self.created(existing.and_then(|p| p.created_at.as_ref())),
             updated_at: Some(self.now.clone()),
@@ -58,7 +58,7 @@ impl Builder<'_> {
             evaluators: Vec::new(),
             schedule: c.schedule.as_ref().and_then(ScheduleConfig::to_schedule),
             plan: input,
-        })
+        }))
     }
 
     /// The endpoint a plan calls: the agent's only one, or the one whose value (and direction)
@@ -115,13 +115,17 @@ impl Builder<'_> {
                 for (i, name) in names.iter().enumerate() {
                     let param = format!("{at}.edgeCases[{i}]");
                     let case = flow.as_ref().and_then(|x| {
-                        x.edge_cases.iter().find(|e| e.name.as_deref() == Some(name) || e.title.as_deref() == Some(name))
+                        x.edge_cases
+                            .iter()
+                            .find(|e| e.name.as_deref() == Some(name) || e.title.as_deref() == Some(name))
                     });
                     match case {
                         Some(case) => list.push(EdgeCaseSelection { id: Some(case.id), ..Default::default() }),
-                        None if flow.is_some() => {
-                            self.problem(entry, &param, format!("{param}: the flow has no edge case named {}", quoted(name)))
-                        }
+                        None if flow.is_some() => self.problem(
+                            entry,
+                            &param,
+                            format!("{param}: the flow has no edge case named {}", quoted(name)),
+                        ),
                         None => {}
                     }
                 }
@@ -129,7 +133,8 @@ impl Builder<'_> {
             }
         };
         let persona = f.persona_override.as_deref();
-        let persona = persona.and_then(|p| self.reference(entry, &format!("{at}.personaOverride"), &ConfigKind::Persona, p));
+        let persona =
+            persona.and_then(|p| self.reference(entry, &format!("{at}.personaOverride"), &ConfigKind::Persona, p));
         Some(FlowSelection {
             id: flow_id,
             slug: if flow_id.is_none() { f.system.clone() } else { None },
