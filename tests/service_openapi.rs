@@ -88,6 +88,13 @@ const ROUTES: &[(&str, &str)] = &[
     ("get", "/v1/persona/{id}"),
     ("put", "/v1/persona/{id}"),
     ("delete", "/v1/persona/{id}"),
+    ("post", "/v1/config/apply"),
+    ("post", "/v1/config/diff"),
+    ("get", "/v1/simulation/environment"),
+    ("post", "/v1/simulation/environment"),
+    ("get", "/v1/simulation/environment/{id}"),
+    ("put", "/v1/simulation/environment/{id}"),
+    ("delete", "/v1/simulation/environment/{id}"),
     ("get", "/v1/simulation/plan"),
     ("post", "/v1/simulation/plan"),
     ("get", "/v1/simulation/plan/{id}"),
@@ -103,6 +110,7 @@ const ROUTES: &[(&str, &str)] = &[
 
 /// Operations that create something, and so answer 201.
 const CREATIONS: &[(&str, &str)] = &[
+    ("post", "/v1/simulation/environment"),
     ("post", "/v1/webhook"),
     ("post", "/v1/agent"),
     ("post", "/v1/agent/endpoint"),

@@ -141,13 +141,21 @@ impl Client {
     // Config as code
 
     /// What applying `resources` would do (`POST /v1/config/diff`); writes nothing.
-    pub async fn config_diff(&self, resources: &[serde_json::Value], prune: bool) -> Result<ConfigResult, Error> {
+    pub async fn config_diff(
+        &self,
+        resources: &[serde_json::Value],
+        prune: bool,
+    ) -> Result<super::model::config::ConfigChanges, Error> {
         let request = serde_json::json!({ "resources": resources, "prune": prune });
         self.write_data(Method::POST, "/v1/config/diff", &request).await
     }
 
     /// Makes the service match `resources` (`POST /v1/config/apply`).
-    pub async fn config_apply(&self, resources: &[serde_json::Value], prune: bool) -> Result<ConfigResult, Error> {
+    pub async fn config_apply(
+        &self,
+        resources: &[serde_json::Value],
+        prune: bool,
+    ) -> Result<super::model::config::ConfigChanges, Error> {
         let request = serde_json::json!({ "resources": resources, "prune": prune });
         self.write_data(Method::POST, "/v1/config/apply", &request).await
     }

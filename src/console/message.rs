@@ -295,7 +295,7 @@ pub enum Message {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     Fetch(Request),
-    /// Change something on the service (never sent in read-only mode, never twice at once).
+    /// ConfigChange something on the service (never sent in read-only mode, never twice at once).
     Write(Write),
     /// Send `Message::Reconnect` after this long.
     ReconnectAfter(Duration),
@@ -402,7 +402,7 @@ pub enum Written {
     CollectionJob(Box<CollectionJob>),
     Annotation(Box<Annotation>),
     /// What a config diff or apply did or would do.
-    Config(Box<ConfigResult>),
+    Config(Box<crate::api::model::config::ConfigChanges>),
 }
 
 /// Why a write failed, with the fields at fault so a form can show each under its field.

@@ -81,6 +81,7 @@ fn agent(tx: &Tx, identification: &AgentIdentification, at: &str) -> ServiceResu
                 name: identification.name.clone(),
                 description: identification.description.clone(),
                 custom_id: identification.custom_id.clone(),
+                prompt: None,
                 created_at: Some(at_now.clone()),
                 updated_at: Some(at_now.clone()),
             };

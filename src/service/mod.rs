@@ -3,6 +3,7 @@
 
 mod auth;
 mod chat_completions;
+mod config;
 mod conversations;
 pub mod data_dir;
 pub mod error;

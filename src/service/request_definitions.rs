@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use super::error::ServiceResult;
 use super::secrets::{self, Owner};
-use super::store::{self, Doc, Kind, Tx};
+use super::store::{self, Conn, Doc, Kind, Tx};
 use super::vault::Vault;
 use crate::api::model::{HttpRequestDefinition, HttpRequestDefinitionUpdate, Timestamp, body_text};
 
@@ -67,9 +67,9 @@ fn apply(definition: &mut HttpRequestDefinition, update: HttpRequestDefinitionUp
 }
 
 /// A stored definition's headers with their real values (for an update that leaves them but
-/// may mark others secret).
-fn current_headers(
-    tx: &Tx,
+/// may mark others secret, and for a config diff that compares them).
+pub fn current_headers(
+    tx: &Conn,
     vault: &Vault,
     definition: &HttpRequestDefinition,
 ) -> ServiceResult<BTreeMap<String, String>> {

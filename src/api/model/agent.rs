@@ -33,6 +33,8 @@ pub struct Agent {
     pub description: Option<String>,
     #[serialize_always]
     pub custom_id: Option<String>,
+    /// Local extension: the agent's own prompt, as a config bundle gives it (kept, never run).
+    pub prompt: Option<String>,
     pub created_at: Option<Timestamp>,
     pub updated_at: Option<Timestamp>,
 }

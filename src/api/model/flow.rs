@@ -129,6 +129,8 @@ pub struct OffScriptPolicy {
 pub struct FlowVariant {
     pub id: Uuid,
     pub title: Option<String>,
+    /// Local extension: an edge case's name in the config bundle that made it (plans name it so).
+    pub name: Option<String>,
     #[serialize_always]
     pub preceded_by_customer_flow_id: Option<Uuid>,
     #[serialize_always]
@@ -192,6 +194,10 @@ pub struct FlowStep {
     /// How long a CUSTOMER_SILENCE step keeps quiet.
     pub silence_duration_seconds: Option<i64>,
     pub stage: Option<Stage>,
+    /// CUSTOMER_HANDOFF: the persona the call is handed to.
+    pub handoff_persona_id: Option<Uuid>,
+    /// SCENARIO_LINK: the flow the conversation continues in.
+    pub linked_customer_flow_id: Option<Uuid>,
 }
 
 impl FlowStep {

@@ -96,6 +96,8 @@ pub struct MetricDefinition {
     #[serde(rename = "type")]
     pub metric_type: Option<MetricType>,
     pub scope: Option<MetricScope>,
+    /// Whose side of the conversation the metric judges (AGENT or CUSTOMER), when it says.
+    pub participant_role: Option<ParticipantRole>,
     #[serde(default)]
     pub supported_contexts: Vec<MetricContext>,
     #[serde(default)]

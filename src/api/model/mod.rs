@@ -6,7 +6,8 @@ pub mod benchmark;
 pub mod call;
 pub mod collection;
 pub mod common;
-pub mod config_result;
+pub mod config;
+pub mod environment;
 pub mod event;
 pub mod flow;
 pub mod headers;
@@ -18,7 +19,9 @@ pub mod persona;
 pub mod policy;
 pub mod results;
 pub mod run_plan;
+pub mod schedule;
 pub mod simulation;
+pub mod tool;
 pub mod verdict;
 pub mod webhook;
 
@@ -28,7 +31,7 @@ pub use benchmark::*;
 pub use call::*;
 pub use collection::*;
 pub use common::*;
-pub use config_result::*;
+pub use environment::*;
 pub use event::*;
 pub use flow::*;
 pub use headers::header_limits;
@@ -40,7 +43,9 @@ pub use persona::*;
 pub use policy::*;
 pub use results::*;
 pub use run_plan::*;
+pub use schedule::*;
 pub use simulation::*;
+pub use tool::*;
 pub use verdict::*;
 pub use webhook::*;
 
@@ -111,6 +116,9 @@ pub fn inputs_refusing_unknown_members() -> Vec<std::borrow::Cow<'static, str>> 
         MetricReference::name(),
         RunRequest::name(),
         WebhookInput::name(),
+        EnvironmentInput::name(),
+        EnvironmentUpdate::name(),
+        config::ConfigBundle::name(),
     ]
 }
 

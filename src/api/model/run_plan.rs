@@ -533,7 +533,7 @@ pub struct RunPlan {
     /// Test cases one run of the plan places (endpoints × flow variants × iterations), as of
     /// when it was saved (`edgeCases: ALL` follows the flow when it runs).
     pub test_case_count: Option<u64>,
-    /// Whether a config file manages the plan (never, here).
+    /// Whether a config bundle manages the plan (`POST /v1/config/apply` made it).
     pub is_config_managed: Option<bool>,
     /// The template the plan was made from; null (plans here are made from inputs).
     #[serialize_always]
@@ -546,6 +546,8 @@ pub struct RunPlan {
     /// Endpoints that evaluate the agent's calls; none here.
     #[serde(default)]
     pub evaluators: Vec<IdRef>,
+    /// When the plan runs by itself (a config bundle's `schedule`); none when it does not.
+    pub schedule: Option<super::schedule::Schedule>,
     #[serde(flatten)]
     pub plan: RunPlanInput,
 }

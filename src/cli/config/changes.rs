@@ -2,34 +2,34 @@
 //! create, `~` update with the members that change, `-` delete), then the counts. The same on a
 //! terminal and when piped, so a CI log reads like the screen.
 
-use crate::api::model::{Change, ChangeOp, ChangeStatus, ConfigResult};
+use crate::api::model::config::{ChangeStatus, ConfigChange, ConfigChanges, ConfigOp};
 
 /// The changes as text: one block per change that does something, then the counts. `applied`
 /// says whether these were made (apply) or would be (diff).
-pub fn render(result: &ConfigResult, applied: bool) -> String {
+pub fn render(result: &ConfigChanges, applied: bool) -> String {
     let mut text = String::new();
     for change in &result.changes {
-        if change.op == ChangeOp::Noop && change.status == ChangeStatus::Applied {
+        if change.op == ConfigOp::Noop && change.status == ChangeStatus::Applied {
             continue;
         }
         text.push_str(&line(change));
     }
-    if !result.changes_something() && result.failures().is_empty() {
+    if !result.changes_anything() && result.failures().is_empty() {
         text.push_str("No changes: the service already matches the bundle.\n");
     }
     text.push_str(&counts(result, applied));
     text
 }
 
-fn line(change: &Change) -> String {
+fn line(change: &ConfigChange) -> String {
     let mark = match (&change.status, &change.op) {
         // A value a newer service sends that this build does not know: shown, never hidden.
         (status, op) if !status.is_known() || !op.is_known() => "?",
         (ChangeStatus::Failed, _) => "x",
         (ChangeStatus::Skipped, _) => "!",
-        (_, ChangeOp::Create) => "+",
-        (_, ChangeOp::Update) => "~",
-        (_, ChangeOp::Delete) => "-",
+        (_, ConfigOp::Create) => "+",
+        (_, ConfigOp::Update) => "~",
+        (_, ConfigOp::Delete) => "-",
         _ => " ",
     };
     let mut text = format!("  {mark} {}", change.config_key);
@@ -49,7 +49,7 @@ fn line(change: &Change) -> String {
     text
 }
 
-fn counts(result: &ConfigResult, applied: bool) -> String {
+fn counts(result: &ConfigChanges, applied: bool) -> String {
     let s = &result.summary;
     let skipped = result.changes.iter().filter(|c| c.status == ChangeStatus::Skipped).count();
     let verb = if applied { "Applied" } else { "Plan" };
@@ -73,7 +73,7 @@ fn counts(result: &ConfigResult, applied: bool) -> String {
 mod tests {
     use super::*;
 
-    fn result(json: serde_json::Value) -> ConfigResult {
+    fn result(json: serde_json::Value) -> ConfigChanges {
         serde_json::from_value(json).unwrap()
     }
 
@@ -97,7 +97,7 @@ mod tests {
             text,
             "  + flow/refill\n  ~ persona/sam\n      accent: \"US\" → \"GB\"\n  - metric/old\n  ! dashboard/ops (skipped)\n      the local service keeps no dashboards\n  + tool/x\nPlan: 2 to create, 1 to update, 1 to delete, 2 unchanged, 1 skipped.\n"
         );
-        assert!(plan.changes_something());
+        assert!(plan.changes_anything());
         assert_eq!(plan.deletes().len(), 1);
     }
 
@@ -106,7 +106,7 @@ mod tests {
         let plan = result(serde_json::json!({"changes": [
             {"configKey": "metric/same", "kind": "metric", "name": "same", "op": "noop", "status": "applied"}],
             "summary": {"create": 0, "update": 0, "delete": 0, "noop": 1, "failed": 0}}));
-        assert!(!plan.changes_something());
+        assert!(!plan.changes_anything());
         assert!(render(&plan, true).starts_with("No changes"));
     }
 }

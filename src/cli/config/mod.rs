@@ -15,7 +15,7 @@ pub use self::bundle::Bundle;
 use super::exit::{Exit, Failure, Outcome};
 use super::output::{self, Format};
 use super::session::Session;
-use crate::api::model::ConfigResult;
+use crate::api::model::config::ConfigChanges;
 
 #[derive(Debug, Subcommand)]
 pub enum ConfigCommand {
@@ -58,7 +58,7 @@ pub async fn diff(args: DiffArgs, session: &Session) -> Outcome {
     let bundle = Bundle::read(&args.files)?;
     let plan = send(session, &bundle, "/v1/config/diff", !args.no_prune).await?;
     print(session.format, &plan, false)?;
-    Ok(if args.exit_code && plan.result.changes_something() { Exit::Failed } else { Exit::Ok })
+    Ok(if args.exit_code && plan.result.changes_anything() { Exit::Failed } else { Exit::Ok })
 }
 
 pub async fn apply(args: ApplyArgs, session: &Session) -> Outcome {
@@ -88,7 +88,7 @@ async fn apply_bundle(
 ) -> Result<Answer, Failure> {
     session.may_write("apply a bundle")?;
     let plan = send(session, bundle, "/v1/config/diff", prune).await?;
-    if !plan.result.changes_something() {
+    if !plan.result.changes_anything() {
         if session.format != Format::Json {
             write_text(out, &changes::render(&plan.result, false))?;
         }
@@ -120,7 +120,7 @@ async fn apply_bundle(
 
 /// The service's answer: typed for printing, and the body as it came for `-o json`.
 struct Answer {
-    result: ConfigResult,
+    result: ConfigChanges,
     body: serde_json::Value,
 }
 

@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::App;
-use crate::api::model::{ChangeOp, ConfigResult};
+use crate::api::model::config::{ConfigChanges, ConfigOp};
 use crate::console::message::{Edit, Effect, Write, WriteError, Written};
 use crate::console::pane::{Level, Out};
 use crate::console::widgets::confirm::Confirm;
@@ -95,13 +95,13 @@ impl App {
     }
 
     /// Shows what applying would change, and applies on yes.
-    fn confirm_apply(&mut self, edit: &Edit, changes: &ConfigResult) {
-        if !changes.changes_something() {
+    fn confirm_apply(&mut self, edit: &Edit, changes: &ConfigChanges) {
+        if !changes.changes_anything() {
             self.toast(Level::Info, format!("{}: the service already matches; nothing to apply", edit.title));
             return;
         }
         let mut question = String::from("Apply this change?");
-        for change in changes.changes.iter().filter(|c| c.op != ChangeOp::Noop) {
+        for change in changes.changes.iter().filter(|c| c.op != ConfigOp::Noop) {
             question.push_str(&format!("\n{} {}", change.op, change.config_key));
             for line in change.detail.iter().flat_map(|d| d.lines()) {
                 question.push_str(&format!("\n  {}", line.trim()));

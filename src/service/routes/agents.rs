@@ -229,6 +229,7 @@ async fn create_agent(State(state): State<AppState>, Valid(input): Valid<AgentIn
         name: input.name,
         description: input.description,
         custom_id: input.custom_id,
+        prompt: None,
         created_at: Some(Timestamp(at.clone())),
         updated_at: Some(Timestamp(at.clone())),
     };

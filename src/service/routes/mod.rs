@@ -6,6 +6,8 @@ mod benchmarks;
 mod calls;
 mod chats;
 mod collection;
+mod config;
+mod environments;
 mod events;
 mod flows;
 mod issues;
@@ -44,6 +46,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(calls::router())
         .merge(chats::router())
         .merge(collection::router())
+        .merge(config::router())
+        .merge(environments::router())
         .merge(events::router())
         .merge(flows::router())
         .merge(issues::router())

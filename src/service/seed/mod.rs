@@ -24,6 +24,7 @@ pub mod files {
     pub const KNOWLEDGE_BASES: &str = include_str!("../../../assets/seed/knowledge_bases.json");
     pub const BENCHMARKS: &str = include_str!("../../../assets/seed/benchmarks.json");
     pub const RUN_PLANS: &str = include_str!("../../../assets/seed/run_plans.json");
+    pub const SIMULATION_ENVIRONMENTS: &str = include_str!("../../../assets/seed/simulation_environments.json");
 }
 
 const SEEDED: &str = "seeded_at";
@@ -133,7 +134,20 @@ fn seed(tx: &Tx) -> ServiceResult<()> {
     }
     seed_benchmarks(tx)?;
     insert_all(tx, Kind::RunPlan, &array("run_plans", RUN_PLANS)?, None, None)?;
+    insert_all(
+        tx,
+        Kind::SimulationEnvironment,
+        &array("simulation_environments", SIMULATION_ENVIRONMENTS)?,
+        None,
+        None,
+    )?;
     Ok(())
+}
+
+/// The seeded (curated) environments' ids: shared, never changed or deleted by a caller.
+pub fn seeded_environment_ids() -> Vec<uuid::Uuid> {
+    let list: Vec<Value> = serde_json::from_str(files::SIMULATION_ENVIRONMENTS).unwrap_or_default();
+    list.iter().filter_map(|e| text(e, "id")).filter_map(|id| uuid::Uuid::parse_str(id).ok()).collect()
 }
 
 fn seed_benchmarks(tx: &Tx) -> ServiceResult<()> {

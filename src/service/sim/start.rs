@@ -41,7 +41,7 @@ pub fn create_plan(tx: &Tx, input: RunPlanInput, caller: Caller) -> ServiceResul
 
 /// A plan as it is kept (saved or run inline): every default written out, every metric named by
 /// its `id` as well, and how many test cases it places.
-fn plan_of(tx: &Tx, input: RunPlanInput, at: &str) -> ServiceResult<RunPlan> {
+pub fn plan_of(tx: &Tx, input: RunPlanInput, at: &str) -> ServiceResult<RunPlan> {
     let mut plan = input.resolved();
     for reference in plan.metrics.iter_mut().flatten() {
         let key = reference.id.map(|id| id.to_string()).or(reference.slug_or_alias().map(str::to_owned));
@@ -61,6 +61,7 @@ fn plan_of(tx: &Tx, input: RunPlanInput, at: &str) -> ServiceResult<RunPlan> {
         comparison_property: None,
         comparison_baseline: None,
         evaluators: Vec::new(),
+        schedule: None,
         plan,
     })
 }

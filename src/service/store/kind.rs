@@ -22,6 +22,11 @@ pub enum Kind {
     BenchmarkTarget,
     Annotation,
     Webhook,
+    /// Which resource a config bundle's `KIND/NAME` made (`service::config`).
+    ConfigRecord,
+    Tool,
+    Alert,
+    SimulationEnvironment,
 }
 
 impl Kind {
@@ -46,6 +51,10 @@ impl Kind {
             Kind::BenchmarkTarget => "benchmark_target",
             Kind::Annotation => "metric_value_annotation",
             Kind::Webhook => "webhook",
+            Kind::ConfigRecord => "config_record",
+            Kind::Tool => "tool",
+            Kind::Alert => "alert",
+            Kind::SimulationEnvironment => "simulation_environment",
         }
     }
 
@@ -83,6 +92,10 @@ impl Kind {
             Kind::BenchmarkTarget => "benchmark target",
             Kind::Annotation => "metric value annotation",
             Kind::Webhook => "webhook",
+            Kind::ConfigRecord => "config record",
+            Kind::Tool => "tool",
+            Kind::Alert => "alert",
+            Kind::SimulationEnvironment => "simulation environment",
         }
     }
 }

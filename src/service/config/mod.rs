@@ -1,0 +1,90 @@
+//! Config as code (`POST /v1/config/apply` and `…/diff`): a bundle decoded, its references
+//! resolved, every problem found at once, the changes planned by comparing each resource with
+//! what is kept, and, for an apply, written in one transaction. A diff runs the same steps on a
+//! reader and writes nothing, so it answers what an apply would, refusals included.
+
+mod build;
+mod changes;
+mod decode;
+mod workspace;
+mod write;
+
+use std::collections::HashSet;
+
+use serde::Serialize;
+
+use crate::api::model::config::{ConfigBundle, ConfigChanges};
+use crate::api::validate::{Violation, ViolationCode};
+use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::store::{Conn, Tx};
+use crate::service::vault::Vault;
+
+pub use workspace::ConfigRecord;
+
+/// A problem with one bundle resource: its `KIND/NAME`, the member at fault from the body's root.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConfigViolation {
+    pub config_key: String,
+    pub param: String,
+    pub code: ViolationCode,
+    pub message: String,
+}
+
+impl ConfigViolation {
+    pub fn of(key: &str, violation: Violation) -> ConfigViolation {
+        ConfigViolation {
+            config_key: key.to_owned(),
+            param: violation.param,
+            code: violation.code,
+            message: violation.message,
+        }
+    }
+
+    pub fn invalid(key: &str, param: &str, message: String) -> ConfigViolation {
+        ConfigViolation {
+            config_key: key.to_owned(),
+            param: param.to_owned(),
+            code: ViolationCode::InvalidParameter,
+            message,
+        }
+    }
+}
+
+/// The 400 that lists every problem (`details.violations`, each with its `configKey`).
+fn refusal(problems: Vec<ConfigViolation>) -> ServiceError {
+    let plain = problems
+        .iter()
+        .map(|p| Violation {
+            param: p.param.clone(),
+            code: p.code,
+            message: format!("{}: {}", p.config_key, p.message),
+        })
+        .collect();
+    let mut error = ServiceError::violations(plain);
+    error.body.details = Some(serde_json::json!({ "violations": problems }));
+    error
+}
+
+/// Plans the bundle against the store `conn` reads and, given `tx` (the same transaction),
+/// writes it. Any problem refuses the whole bundle before anything is written.
+pub fn run(conn: &Conn, tx: Option<&Tx>, vault: &Vault, bundle: &ConfigBundle) -> ServiceResult<ConfigChanges> {
+    let resources = bundle.resources.as_deref().unwrap_or_default();
+    let (entries, mut problems) = decode::decode(resources);
+    let workspace = workspace::Workspace::read(conn, vault)?;
+    let gone = if bundle.prune_or_default() { changes::gone(&workspace, &entries) } else { Vec::new() };
+    let gone_ids: HashSet<uuid::Uuid> = gone.iter().map(|r| r.id).collect();
+    let mut builder = build::Builder::new(&workspace, &entries, &gone_ids);
+    builder.build_all(&entries);
+    problems.append(&mut builder.problems);
+    if !problems.is_empty() {
+        return Err(refusal(problems));
+    }
+    let mut planned = changes::plan(&workspace, &builder, &entries, &gone);
+    if let Some(tx) = tx {
+        let stale: Vec<ConfigRecord> =
+            workspace.records.iter().filter(|r| !workspace.exists(&r.kind, &r.id)).cloned().collect();
+        write::write(tx, vault, &mut planned, &stale)?;
+    }
+    Ok(ConfigChanges::of(planned.into_iter().map(|p| p.change).collect()))
+}
