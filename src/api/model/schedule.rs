@@ -258,13 +258,17 @@ fn parse_time(text: &str) -> Option<jiff::civil::Time> {
     full.parse::<jiff::civil::Time>().ok()
 }
 
-/// A date-time with an offset, or a civil one in `timezone`.
+/// A date-time with an offset, or a civil one in `timezone`, to the millisecond (the precision
+/// runs are kept in).
 fn parse_at(text: &str, timezone: &jiff::tz::TimeZone) -> Option<jiff::Timestamp> {
-    if let Ok(at) = text.parse::<jiff::Timestamp>() {
-        return Some(at);
-    }
-    let civil = text.parse::<jiff::civil::DateTime>().ok()?;
-    timezone.to_ambiguous_zoned(civil).compatible().ok().map(|z| z.timestamp())
+    let at = match text.parse::<jiff::Timestamp>() {
+        Ok(at) => at,
+        Err(_) => {
+            let civil = text.parse::<jiff::civil::DateTime>().ok()?;
+            timezone.to_ambiguous_zoned(civil).compatible().ok()?.timestamp()
+        }
+    };
+    jiff::Timestamp::from_millisecond(at.as_millisecond()).ok()
 }
 
 /// The first instant after the end: the next day's start for a date, else the date-time itself.

@@ -112,20 +112,18 @@ pub fn run_due(tx: &Tx, plan_id: &str, now: jiff::Timestamp, caller: Option<star
         return set_next(tx, &plan, now).map(|_| Outcome::Nothing);
     };
     let at = Timestamp::now().0;
+    // The slot is claimed first: a replica that finds it taken writes nothing.
+    if !schedules::claim(tx, plan_id, slot.as_millisecond(), None, &at)? {
+        return Ok(Outcome::Nothing);
+    }
     let outcome = match caller {
         Some(caller) => {
             let job = start::start_scheduled(tx, &plan, caller)?;
             let job_id = job.simulation_run_plan_job_id;
-            if !schedules::claim(tx, plan_id, slot.as_millisecond(), Some(&job_id.to_string()), &at)? {
-                // Taken already (the lock makes this unreachable; the key keeps it so).
-                return Err(crate::service::error::ServiceError::internal(format!("slot {slot} of {plan_id} taken")));
-            }
+            schedules::record_job(tx, plan_id, slot.as_millisecond(), &job_id.to_string())?;
             Outcome::Started { slot, job: job_id }
         }
-        None => {
-            schedules::claim(tx, plan_id, slot.as_millisecond(), None, &at)?;
-            Outcome::Refused { slot }
-        }
+        None => Outcome::Refused { slot },
     };
     set_next(tx, &plan, now)?;
     Ok(outcome)

@@ -15,6 +15,15 @@ pub fn claim(tx: &Tx, plan_id: &str, slot_ms: i64, job_id: Option<&str>, at: &st
     Ok(claimed > 0)
 }
 
+/// Records the job a claimed slot started.
+pub fn record_job(tx: &Tx, plan_id: &str, slot_ms: i64, job_id: &str) -> ServiceResult<()> {
+    tx.execute(
+        "UPDATE schedule_runs SET job_id = ?3 WHERE plan_id = ?1 AND slot_ms = ?2",
+        args![plan_id, slot_ms, job_id],
+    )?;
+    Ok(())
+}
+
 /// How many runs the plan's schedule has started, and the latest slot it claimed (unix ms).
 pub fn runs(conn: &Conn, plan_id: &str) -> ServiceResult<(u64, Option<i64>)> {
     let row = conn.query_row(
