@@ -228,6 +228,42 @@ impl Schedule {
     }
 }
 
+impl Schedule {
+    /// The schedule in a few words, for people: `daily 09:30 Europe/Berlin, at most 5 runs`.
+    pub fn summary(&self) -> String {
+        let kind = self.schedule_type.as_ref().map_or("schedule", |t| t.as_str());
+        let days = self.days.as_deref().map(|days| days.iter().map(|d| d.as_str()).collect::<Vec<_>>().join(","));
+        let when = match self.schedule_type {
+            Some(ScheduleType::Hourly) => Some(format!("at :{:02}", self.minute.unwrap_or(0))),
+            Some(ScheduleType::Interval) => self.every_minutes.map(|n| format!("every {n} min")),
+            Some(ScheduleType::Daily) => self.time.clone(),
+            Some(ScheduleType::Weekly) => {
+                Some(format!("{} {}", days.unwrap_or_default(), self.time.clone().unwrap_or_default()))
+            }
+            Some(ScheduleType::Monthly) => {
+                Some(format!("day {} {}", self.day_of_month.unwrap_or_default(), self.time.clone().unwrap_or_default()))
+            }
+            Some(ScheduleType::Once) => self.at.clone(),
+            _ => None,
+        };
+        let mut text = [Some(kind.to_owned()), when, Some(self.timezone.clone().unwrap_or_else(|| "UTC".into()))]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(" ");
+        if let Some(max) = self.max_runs {
+            text.push_str(&format!(", at most {max} runs"));
+        }
+        if let Some(end) = &self.end_date {
+            text.push_str(&format!(", until {end}"));
+        }
+        if self.enabled == Some(false) {
+            text.push_str(" (off)");
+        }
+        text
+    }
+}
+
 impl Validate for Schedule {
     fn check(&self, c: &mut Checks, at: &str) {
         self.read(c, at);
