@@ -73,6 +73,21 @@ async fn plan_get_finds_by_id_or_exact_name_and_not_found_is_exit_4() {
         table.contains("METRICS (bar: minPassRate") && table.contains("task_completion: 80 % (default)"),
         "{table}"
     );
+    assert!(table.contains("SCHEDULE  none (runs when started)\nNEXT RUN  -"), "{table}");
+    // A scheduled plan shows when it next runs.
+    let key = format!("Bearer {}", service.running.api_key.expose());
+    let schedule = serde_json::json!({"schedule": {"type": "daily", "time": "09:00", "timezone": "Europe/Berlin"}});
+    let path = format!("/v1/simulation/plan/{id}");
+    let body = Some(serde_json::to_vec(&schedule).unwrap());
+    let (status, _, _) = support::raw(&service.base_url(), reqwest::Method::PUT, &path, Some(&key), body).await;
+    assert_eq!(status, 200);
+    let scheduled = json(&sb(home.path(), &service, &["plan", "get", &id]).await);
+    let next = scheduled["data"]["nextRunAt"].as_str().expect("a next run").to_owned();
+    let table = stdout(&sb(home.path(), &service, &["plan", "get", &id, "-o", "table"]).await);
+    assert!(
+        table.contains("SCHEDULE  daily 09:00 Europe/Berlin") && table.contains(&format!("NEXT RUN  {next}")),
+        "{table}"
+    );
 
     let missing = sb(home.path(), &service, &["plan", "get", "No such plan"]).await;
     assert_exit(&missing, 4);

@@ -87,6 +87,14 @@ const ROUTES: &[(&str, &str)] = &[
     ("post", "/v1/persona"),
     ("get", "/v1/persona/{id}"),
     ("put", "/v1/persona/{id}"),
+    ("put", "/v1/simulation/plan/{id}"),
+    ("delete", "/v1/simulation/plan/{id}"),
+    ("put", "/v1/agent/{id}"),
+    ("delete", "/v1/metric/policies/{id}"),
+    ("get", "/v1/metric/definitions/{id}/variants"),
+    ("post", "/v1/metric/definitions/{id}/variants"),
+    ("delete", "/v1/metric/definitions/{id}/variants/{variant}"),
+    ("post", "/v1/knowledge-base"),
     ("delete", "/v1/persona/{id}"),
     ("post", "/v1/config/apply"),
     ("post", "/v1/config/diff"),
@@ -111,6 +119,8 @@ const ROUTES: &[(&str, &str)] = &[
 /// Operations that create something, and so answer 201.
 const CREATIONS: &[(&str, &str)] = &[
     ("post", "/v1/simulation/environment"),
+    ("post", "/v1/metric/definitions/{id}/variants"),
+    ("post", "/v1/knowledge-base"),
     ("post", "/v1/webhook"),
     ("post", "/v1/agent"),
     ("post", "/v1/agent/endpoint"),

@@ -176,16 +176,20 @@ async fn immutable_fields_and_service_owned_metrics_are_rejected() {
     let api = err.api().unwrap();
     assert_eq!(api.status, 400);
     assert!(api.message.contains("variants"), "{}", api.message);
-    let fork = service
+    // A new name forks it for this workspace; `name` in the body names the variant (the hosted
+    // interface's rename), the metric keeping its own.
+    let variant = service
         .client
-        .update_metric_variant_definition(
+        .update_metric_variant(
             "call_duration",
             "ours",
             &MetricDefinitionUpdate { name: Some("Our duration".into()), ..Default::default() },
         )
         .await
         .unwrap();
-    assert_eq!(fork.name.as_deref(), Some("Our duration"));
+    assert_eq!(variant.name, "Our duration");
+    let fork = variant.definition.unwrap();
+    assert_eq!(fork.name.as_deref(), Some("Call duration"));
     assert_ne!(fork.id.to_string(), system_metric("call_duration")["id"].as_str().unwrap());
     let original = service.client.get_metric_definition("call_duration").await.unwrap();
     assert_ne!(original.name.as_deref(), Some("Our duration"), "other workspaces keep the original");

@@ -61,7 +61,7 @@ pub async fn run(command: PlanCommand, session: &Session) -> Outcome {
         }
         PlanCommand::Get { plan } => {
             let plan = resolve(&session.client, &plan).await?;
-            output::item_with(session.format, &plan, |plan| vec![contents(&plan.plan)])?;
+            output::item_with(session.format, &plan, |plan| vec![schedule(plan), contents(&plan.plan)])?;
         }
         PlanCommand::Create { file, agent } => {
             session.may_write("plan create")?;
@@ -92,6 +92,13 @@ pub fn locate(document: &Document, error: crate::api::Error) -> Failure {
         }
     }
     failure
+}
+
+/// When a plan runs by itself, for `plan get` in a table.
+fn schedule(plan: &RunPlan) -> String {
+    let schedule = plan.plan.schedule.as_ref().map_or_else(|| "none (runs when started)".to_owned(), |s| s.summary());
+    let next = plan.next_run_at.as_ref().map_or_else(|| "-".to_owned(), |t| t.to_string());
+    format!("SCHEDULE  {schedule}\nNEXT RUN  {next}\n")
 }
 
 /// What a plan runs, for `plan get` in a table.

@@ -1,6 +1,7 @@
 //! The local service: the whole interface over embedded SQLite, startable in-process
 //! (the console embeds it) or as `switchboard serve`.
 
+mod agents;
 mod auth;
 mod chat_completions;
 mod config;
@@ -14,6 +15,7 @@ mod extract;
 mod ingest;
 mod job_read;
 mod keyfile;
+mod knowledge;
 pub mod metrics;
 pub mod named_keys;
 pub mod openapi;
@@ -309,6 +311,7 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
             .with_caller(caller);
     let sender = webhooks::Sender::new(store.clone(), options.webhook_retry);
     let store_for_leases = store.clone();
+    let state_store = store.clone();
     let (closing_tx, closing) = tokio::sync::watch::channel(false);
     let state = AppState {
         closing,
@@ -337,7 +340,8 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
         let _ = closing_tx.send(true);
     }));
     let keeper = lease_keeper::spawn(store_for_leases, worker, simulator.clone(), collector.clone());
-    let engines = vec![collector.spawn(), simulator.spawn(), sender.spawn(), keeper];
+    let scheduler = sim::scheduler::Scheduler::new(state_store.clone(), simulator.clone());
+    let engines = vec![collector.spawn(), simulator.spawn(), sender.spawn(), keeper, scheduler.spawn()];
     tracing::info!(%addr, "local service listening");
     Ok(Running { addr, api_key, key_generated, shutdown: Some(shutdown_tx), task, engines })
 }

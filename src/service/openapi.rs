@@ -360,6 +360,12 @@ error_response!(
     "No such resource (type not_found, code resource_not_found)"
 );
 error_response!(
+    /// 409: the resource is in a state that refuses the change (a plan a job still runs).
+    Conflict,
+    409,
+    "The resource's state refuses this; `code` says why and `message` what to do (type conflict)"
+);
+error_response!(
     /// 413: the body is larger than the service accepts.
     PayloadTooLarge,
     413,

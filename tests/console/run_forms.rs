@@ -185,6 +185,9 @@ async fn a_service_owned_metric_is_edited_as_this_workspaces_variant() {
     let fork = h.client.get_metric_variant("task_completion", "workspace").await.expect("the fork");
     assert_eq!(fork.name, "workspace");
     assert!(!fork.is_system, "the fork is this workspace's");
-    assert_eq!(fork.definition.and_then(|d| d.name).as_deref(), Some("Task done"));
+    // A variant's `name` is the variant's: the metric's name is the service's, the edit a new version.
+    let forked = fork.definition.unwrap();
+    assert_eq!(forked.name.as_deref(), Some("Task completion"));
+    assert_eq!(forked.change_reason.as_deref(), Some("our wording"));
     assert!(h.app.toasts.iter().any(|t| t.text.contains("this workspace's variant")), "{:?}", h.app.toasts);
 }

@@ -159,6 +159,43 @@ impl Validate for AgentInput {
     }
 }
 
+/// Body of `PUT /v1/agent/{id}`: the members given change; `description: null` clears it.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentUpdate {
+    #[schema(min_length = 1, max_length = 200)]
+    pub name: Option<String>,
+    #[serde(default, with = "::serde_with::rust::double_option", skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, max_length = 2000)]
+    pub description: Option<Option<String>>,
+    /// Members the input does not define; `validate()` rejects them.
+    #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
+    pub unknown_fields: UnknownFields,
+}
+
+impl Validate for AgentUpdate {
+    fn check(&self, c: &mut Checks, at: &str) {
+        c.unknown(at, &self.unknown_fields);
+        c.length(at, "name", self.name.as_deref(), 1, Some(200));
+        c.length(at, "description", self.description.clone().flatten().as_deref(), 0, Some(2000));
+    }
+}
+
+impl AgentUpdate {
+    /// The agent these changes make of `agent`.
+    pub fn apply_to(self, mut agent: Agent) -> Agent {
+        if let Some(name) = self.name {
+            agent.name = Some(name);
+        }
+        if let Some(description) = self.description {
+            agent.description = description;
+        }
+        agent
+    }
+}
+
 /// Body of `POST /v1/agent/endpoint` (the hosted service's shape).
 #[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]

@@ -162,6 +162,31 @@ pub struct MetricVariant {
     pub definition: Option<Box<MetricDefinition>>,
 }
 
+/// Body of `POST /v1/metric/definitions/{idOrSlug}/variants`.
+#[skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MetricVariantInput {
+    /// Unique among the metric's variants, and not `Default`.
+    #[schema(value_type = String, required = true, min_length = 1, max_length = 64)]
+    pub name: Option<String>,
+    /// Members the input does not define; `validate()` rejects them.
+    #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
+    pub unknown_fields: UnknownFields,
+}
+
+impl Validate for MetricVariantInput {
+    fn check(&self, c: &mut Checks, at: &str) {
+        c.unknown(at, &self.unknown_fields);
+        if let Some(name) = c.required(at, "name", &self.name)
+            && let Some(problem) = variant_name_problem(name)
+        {
+            c.invalid(join(at, "name"), problem);
+        }
+    }
+}
+
 /// Where the evidence of a count summed from a sibling metric lives.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]

@@ -19,6 +19,7 @@ pub mod persona;
 pub mod policy;
 pub mod results;
 pub mod run_plan;
+pub mod run_plan_update;
 pub mod schedule;
 pub mod simulation;
 pub mod tool;
@@ -43,6 +44,7 @@ pub use persona::*;
 pub use policy::*;
 pub use results::*;
 pub use run_plan::*;
+pub use run_plan_update::*;
 pub use schedule::*;
 pub use simulation::*;
 pub use tool::*;
@@ -94,6 +96,7 @@ pub struct Deleted {
 pub fn inputs_refusing_unknown_members() -> Vec<std::borrow::Cow<'static, str>> {
     vec![
         AgentInput::name(),
+        AgentUpdate::name(),
         AgentEndpointInput::name(),
         HttpRequestDefinitionInput::name(),
         HttpRequestDefinitionUpdate::name(),
@@ -103,7 +106,10 @@ pub fn inputs_refusing_unknown_members() -> Vec<std::borrow::Cow<'static, str>> 
         CollectionJobInput::name(),
         IssueInput::name(),
         IssueUpdate::name(),
+        KnowledgeBaseInput::name(),
+        KnowledgeFile::name(),
         MetricDefinitionUpdate::name(),
+        MetricVariantInput::name(),
         ThresholdInput::name(),
         MetricDefinitionInput::name(),
         PersonaFields::name(),
@@ -111,6 +117,8 @@ pub fn inputs_refusing_unknown_members() -> Vec<std::borrow::Cow<'static, str>> 
         PolicyInput::name(),
         PolicyUpdate::name(),
         RunPlanInput::name(),
+        RunPlanUpdate::name(),
+        Schedule::name(),
         ScenarioSelection::name(),
         FlowSelection::name(),
         MetricReference::name(),
@@ -136,6 +144,18 @@ pub fn limits_beyond_the_generator()
         ),
         (
             RunPlanInput::name(),
+            "/properties/endCallReasons/items",
+            "maxLength",
+            run_plan_limits::END_CALL_REASON_MAX.into(),
+        ),
+        (
+            RunPlanUpdate::name(),
+            "/properties/endCallPhrases/items",
+            "maxLength",
+            run_plan_limits::END_CALL_PHRASE_MAX.into(),
+        ),
+        (
+            RunPlanUpdate::name(),
             "/properties/endCallReasons/items",
             "maxLength",
             run_plan_limits::END_CALL_REASON_MAX.into(),

@@ -10,6 +10,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::common::{IdRef, Timestamp, UnknownFields};
+use super::schedule::Schedule;
 use super::simulation::{RunPlanJob, RunPlanJobStatus};
 use crate::api::validate::{Checks, Validate, join};
 use crate::wire_enum;
@@ -148,6 +149,9 @@ pub struct RunPlanInput {
     /// Simulated seconds a retry waits before it dials; only used with retries on.
     #[schema(minimum = 30, maximum = 600, default = 60)]
     pub no_response_retry_backoff_seconds: Option<i64>,
+    /// When the plan runs by itself (local service extension on create and update; the hosted
+    /// service sets it from a config bundle's `simulationPlan`).
+    pub schedule: Option<Schedule>,
     /// Members the input does not define; `validate()` rejects them.
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
     #[schema(ignore)]
@@ -236,18 +240,37 @@ impl RunPlanInput {
 
 impl Validate for RunPlanInput {
     fn check(&self, c: &mut Checks, at: &str) {
+        c.required(at, "name", &self.name);
+        c.required(at, "direction", &self.direction);
+        c.required(at, "maxSimulationDurationSeconds", &self.max_simulation_duration_seconds);
+        self.check_members(c, at);
+        if self.flows.is_none() && self.scenarios.is_none() {
+            c.invalid(join(at, "flows"), "give flows (or the deprecated scenarios): the plan would run nothing");
+        }
+        if self.scenarios.is_some() && self.personas.is_none() {
+            c.missing(join(at, "personas"));
+        }
+        if self.personas.is_some() && self.scenarios.is_none() && self.flows.is_none() {
+            c.invalid(join(at, "personas"), "personas goes together with scenarios");
+        }
+        c.required(at, "agentEndpoints", &self.agent_endpoints);
+        c.required(at, "metrics", &self.metrics);
+    }
+}
+
+impl RunPlanInput {
+    /// The rules of each member given, alone (an update's members are checked so before the plan
+    /// they change is read).
+    pub fn check_members(&self, c: &mut Checks, at: &str) {
         use run_plan_limits::*;
         c.unknown(at, &self.unknown_fields);
-        c.required(at, "name", &self.name);
         c.length(at, "name", self.name.as_deref(), 1, Some(NAME_MAX));
         c.length(at, "description", self.description.as_deref(), 0, Some(DESCRIPTION_MAX));
-        c.required(at, "direction", &self.direction);
         c.known(at, "direction", self.direction.as_ref());
         c.known(at, "executionMode", self.execution_mode.as_ref());
         c.range(at, "iterationCount", self.iteration_count, Some(ITERATION_COUNT_MIN), Some(ITERATION_COUNT_MAX));
         let concurrent = self.max_concurrent_jobs;
         c.range(at, "maxConcurrentJobs", concurrent, Some(MAX_CONCURRENT_JOBS_MIN), Some(MAX_CONCURRENT_JOBS_MAX));
-        c.required(at, "maxSimulationDurationSeconds", &self.max_simulation_duration_seconds);
         let max_duration = self.max_simulation_duration_seconds;
         let duration = (Some(MAX_SIMULATION_DURATION_SECONDS_MIN), Some(MAX_SIMULATION_DURATION_SECONDS_MAX));
         c.range(at, "maxSimulationDurationSeconds", max_duration, duration.0, duration.1);
@@ -268,18 +291,10 @@ impl Validate for RunPlanInput {
         c.range(at, "maxNoResponseRetries", self.max_no_response_retries, retries.0, retries.1);
         let backoff = (Some(NO_RESPONSE_RETRY_BACKOFF_SECONDS_MIN), Some(NO_RESPONSE_RETRY_BACKOFF_SECONDS_MAX));
         c.range(at, "noResponseRetryBackoffSeconds", self.no_response_retry_backoff_seconds, backoff.0, backoff.1);
-        if self.flows.is_none() && self.scenarios.is_none() {
-            c.invalid(join(at, "flows"), "give flows (or the deprecated scenarios): the plan would run nothing");
+        if let Some(schedule) = &self.schedule {
+            schedule.check(c, &join(at, "schedule"));
         }
-        if self.scenarios.is_some() && self.personas.is_none() {
-            c.missing(join(at, "personas"));
-        }
-        if self.personas.is_some() && self.scenarios.is_none() && self.flows.is_none() {
-            c.invalid(join(at, "personas"), "personas goes together with scenarios");
-        }
-        c.required(at, "agentEndpoints", &self.agent_endpoints);
         c.items(at, "agentEndpoints", self.agent_endpoints.as_deref(), 1, Some(AGENT_ENDPOINTS_MAX));
-        c.required(at, "metrics", &self.metrics);
         c.items(at, "metrics", self.metrics.as_deref(), 1, Some(METRICS_MAX));
         c.each(at, "metrics", self.metrics.as_deref());
     }
@@ -546,8 +561,10 @@ pub struct RunPlan {
     /// Endpoints that evaluate the agent's calls; none here.
     #[serde(default)]
     pub evaluators: Vec<IdRef>,
-    /// When the plan runs by itself (a config bundle's `schedule`); none when it does not.
-    pub schedule: Option<super::schedule::Schedule>,
+    /// When its schedule next starts it; null without a schedule, or once it has ended
+    /// (local service extension).
+    #[serialize_always]
+    pub next_run_at: Option<Timestamp>,
     #[serde(flatten)]
     pub plan: RunPlanInput,
 }

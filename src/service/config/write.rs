@@ -124,7 +124,6 @@ fn keep(
             kept.id = plan.id;
             kept.created_at = plan.created_at.clone();
             kept.is_config_managed = Some(true);
-            kept.schedule = plan.schedule.clone();
             upsert(tx, &Doc::new(Kind::RunPlan, kept.id, &kept, created(&kept.created_at, now))?)?
         }
         Target::Tool(tool) => upsert(tx, &Doc::new(Kind::Tool, tool.id, tool, created(&tool.created_at, now))?)?,

@@ -1,5 +1,5 @@
 //! Metric definitions as the service keeps them: found by id or slug, created, changed as new
-//! immutable versions, forked per workspace as named variants, and thresholds made on them.
+//! immutable versions, and thresholds made on them (their workspace variants are `variants`).
 //! The rules, not the HTTP: the routes hand their validated input here.
 
 use crate::service::store::{Conn, Tx};
@@ -95,7 +95,7 @@ pub fn create(tx: &Tx, input: MetricDefinitionInput) -> ServiceResult<MetricDefi
 }
 
 /// Applies the supplied fields of an update, as a new immutable version.
-fn apply_update(definition: &mut MetricDefinition, update: MetricDefinitionUpdate) {
+pub(super) fn apply_update(definition: &mut MetricDefinition, update: MetricDefinitionUpdate) {
     let d = definition;
     macro_rules! set {
         ($($field:ident),+) => {$( if let Some(v) = update.$field { d.$field = Some(v); } )+};
@@ -130,100 +130,6 @@ pub fn update(tx: &Tx, id_or_slug: &str, update: MetricDefinitionUpdate) -> Serv
     apply_update(&mut definition, update);
     save(tx, &definition, false)?;
     Ok(definition)
-}
-
-/// The id of a workspace fork of `definition` under the name `variant`.
-fn variant_id(definition: Uuid, variant: &str) -> Uuid {
-    Uuid::new_v5(&definition, variant.as_bytes())
-}
-
-/// The name the default variant has.
-const DEFAULT_VARIANT: &str = "Default";
-
-/// Whether the path segment names the definition's default variant.
-fn is_default(definition: &MetricDefinition, variant: &str) -> bool {
-    variant.eq_ignore_ascii_case("default") || Some(variant) == definition.variant_id.map(|v| v.to_string()).as_deref()
-}
-
-/// The fork of `definition` a path segment names: by its id, or by its name.
-fn fork_named(c: &Conn, definition: &MetricDefinition, variant: &str) -> ServiceResult<Option<MetricDefinition>> {
-    if let Ok(id) = Uuid::parse_str(variant)
-        && let Some(fork) = store::get::<MetricDefinition>(c, Kind::MetricDefinition, &id.to_string())?
-        && fork.forked_from == Some(definition.id)
-    {
-        return Ok(Some(fork));
-    }
-    store::get(c, Kind::MetricDefinition, &variant_id(definition.id, variant).to_string())
-}
-
-/// A definition's default variant, or a fork of it, as a variant object.
-fn variant_of(base: &MetricDefinition, fork: Option<MetricDefinition>) -> MetricVariant {
-    match fork {
-        None => MetricVariant {
-            id: base.variant_id.unwrap_or(base.id),
-            name: DEFAULT_VARIANT.into(),
-            is_default: true,
-            is_system: base.is_service_owned(),
-            metric_definition_id: base.id,
-            version_id: base.version_id,
-            created_at: base.created_at.clone(),
-            updated_at: base.updated_at.clone(),
-            definition: Some(Box::new(base.clone())),
-        },
-        Some(fork) => MetricVariant {
-            id: fork.id,
-            name: fork.variant_name.clone().unwrap_or_default(),
-            is_default: false,
-            is_system: false,
-            metric_definition_id: base.id,
-            version_id: fork.version_id,
-            created_at: fork.created_at.clone(),
-            updated_at: fork.updated_at.clone(),
-            definition: Some(Box::new(fork)),
-        },
-    }
-}
-
-/// A variant of a definition: its default one, or a workspace fork by id or name.
-pub fn variant(c: &Conn, id_or_slug: &str, variant: &str) -> ServiceResult<MetricVariant> {
-    let definition = resolve(c, id_or_slug)?;
-    if is_default(&definition, variant) {
-        return Ok(variant_of(&definition, None));
-    }
-    let fork =
-        fork_named(c, &definition, variant)?.ok_or_else(|| ServiceError::not_found("metric variant", variant))?;
-    Ok(variant_of(&definition, Some(fork)))
-}
-
-/// Forks a definition for this workspace under a variant name, or changes the existing fork.
-pub fn fork(tx: &Tx, id_or_slug: &str, variant: &str, update: MetricDefinitionUpdate) -> ServiceResult<MetricVariant> {
-    let original = resolve(tx, id_or_slug)?;
-    let existing = fork_named(tx, &original, variant)?;
-    if existing.is_none()
-        && let Some(problem) = crate::api::model::variant_name_problem(variant)
-    {
-        return Err(ServiceError::invalid("variant", problem));
-    }
-    let insert = existing.is_none();
-    let mut fork = existing.unwrap_or_else(|| {
-        let mut fork = original.clone();
-        let fork_id = variant_id(original.id, variant);
-        let slug = format!("{}__{}", original.slug.clone().unwrap_or_default(), slug_from_name(variant));
-        fork.id = fork_id;
-        fork.variant_id = Some(fork_id);
-        fork.variant_name = Some(variant.to_owned());
-        fork.forked_from = Some(original.id);
-        fork.slug = Some(slug.clone());
-        fork.metric_id = Some(slug);
-        fork.source = Some(DefinitionSource::Custom);
-        fork.version = Some(0);
-        fork.created_at = Some(Timestamp::now());
-        fork
-    });
-    ServiceError::check(update.validate_against(&fork))?;
-    apply_update(&mut fork, update);
-    save(tx, &fork, insert)?;
-    Ok(variant_of(&original, Some(fork)))
 }
 
 /// Makes a THRESHOLD metric on `source_id_or_slug`: a boolean metric that fires when the source

@@ -1,20 +1,23 @@
-//! Knowledge bases: metadata only; the content stays in its own table for the judge.
+//! Knowledge bases: made from text or an uploaded text file; read as metadata only, the content
+//! staying in its own table for the judge.
 
 use axum::extract::{Path, State};
 use axum::response::Response;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::{ListParams, OwnedFilter, data, list_kind, path_id};
-use crate::api::model::{CursorPage, Data, KnowledgeBase};
-use crate::service::AppState;
+use super::{ListParams, OwnedFilter, created, data, list_kind, path_id};
+use crate::api::model::{CursorPage, Data, KnowledgeBase, KnowledgeBaseInput};
 use crate::service::error::ServiceResult;
-use crate::service::extract::Params;
-use crate::service::openapi::{BadRequest, InternalError, NotFound, TooManyRequests, Unauthorized};
+use crate::service::extract::{Params, Valid};
+use crate::service::openapi::{
+    BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,
+};
 use crate::service::store::{self, Kind};
+use crate::service::{AppState, knowledge};
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(list)).routes(routes!(read))
+    OpenApiRouter::new().routes(routes!(list, create)).routes(routes!(read))
 }
 
 /// List knowledge bases (metadata only).
@@ -55,4 +58,28 @@ async fn read(State(state): State<AppState>, Path(id): Path<String>) -> ServiceR
     let id = path_id(Kind::KnowledgeBase, &id)?.to_string();
     let base: KnowledgeBase = state.store.read(move |c| store::require(c, Kind::KnowledgeBase, &id)).await?;
     Ok(data(&base))
+}
+
+/// Create a knowledge base from text (`content`) or an uploaded text file (`file`, base64), for
+/// metrics to read as ground truth (local service extension: the hosted SDK has no such
+/// method). The answer, like every read, is the metadata: the content is never returned.
+#[utoipa::path(
+    post,
+    path = "/v1/knowledge-base",
+    operation_id = "createKnowledgeBase",
+    tag = "Knowledge Base",
+    request_body = KnowledgeBaseInput,
+    responses(
+        (status = 201, description = "The knowledge base, READY", body = Data<KnowledgeBase>),
+        BadRequest,
+        Unauthorized,
+        Forbidden,
+        PayloadTooLarge,
+        TooManyRequests,
+        InternalError,
+    )
+)]
+async fn create(State(state): State<AppState>, Valid(input): Valid<KnowledgeBaseInput>) -> ServiceResult<Response> {
+    let base = state.store.write(move |tx| knowledge::create(tx, input.clone())).await?;
+    Ok(created(&base))
 }

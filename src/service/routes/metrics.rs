@@ -1,4 +1,4 @@
-//! Metric definitions: versions, variants and thresholds.
+//! Metric definitions: versions and thresholds (their variants are `variants`).
 
 use axum::extract::{Path, State};
 use axum::response::Response;
@@ -21,7 +21,6 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(list, create))
         .routes(routes!(read, update))
         .routes(routes!(versions))
-        .routes(routes!(read_variant, update_variant))
         .routes(routes!(create_threshold))
 }
 
@@ -144,63 +143,6 @@ async fn update(
         })
         .await?;
     Ok(data(&definition))
-}
-
-/// Get a variant of a metric definition.
-#[utoipa::path(
-    get,
-    path = "/v1/metric/definitions/{id}/variants/{variant}",
-    operation_id = "getMetricDefinitionVariant",
-    tag = "Metric",
-    params(("id" = String, Path, description = "The metric definition's uuid or slug"), ("variant" = String, Path, description = "The variant: `default`, the definition's variantId, or a workspace fork's id or name")),
-    responses(
-        (status = 200, description = "The variant, with the definition as it configures it", body = Data<MetricVariant>),
-        Unauthorized,
-        NotFound,
-        TooManyRequests,
-        InternalError,
-    )
-)]
-async fn read_variant(
-    State(state): State<AppState>,
-    Path((id, variant)): Path<(String, String)>,
-) -> ServiceResult<Response> {
-    let found = state.store.read(move |c| definitions::variant(c, &id, &variant)).await?;
-    Ok(data(&found))
-}
-
-/// Forks a definition for this workspace under a variant name (or edits the existing fork).
-#[utoipa::path(
-    put,
-    path = "/v1/metric/definitions/{id}/variants/{variant}",
-    operation_id = "updateMetricDefinitionVariant",
-    tag = "Metric",
-    params(("id" = String, Path, description = "The metric definition's uuid or slug"), ("variant" = String, Path, description = "The variant: a workspace fork's id or name (a new name forks the definition), or `default`")),
-    request_body = MetricDefinitionUpdate,
-    responses(
-        (status = 200, description = "The workspace's fork, with the definition as it configures it", body = Data<MetricVariant>),
-        BadRequest,
-        Unauthorized,
-        Forbidden,
-        NotFound,
-        PayloadTooLarge,
-        TooManyRequests,
-        InternalError,
-    )
-)]
-async fn update_variant(
-    State(state): State<AppState>,
-    Path((id, variant)): Path<(String, String)>,
-    Valid(update): Valid<MetricDefinitionUpdate>,
-) -> ServiceResult<Response> {
-    let updated = state
-        .store
-        .write(move |tx| {
-            let update = update.clone();
-            definitions::fork(tx, &id, &variant, update)
-        })
-        .await?;
-    Ok(data(&updated))
 }
 
 /// Create a threshold on a metric: a boolean metric that fires when the source meets the comparison.

@@ -14,9 +14,12 @@ mod issues;
 mod knowledge;
 mod metrics;
 mod personas;
+mod plans;
 mod policies;
+mod request_definitions;
 mod results;
 mod simulation;
+mod variants;
 mod webhooks;
 
 use axum::http::{StatusCode, Uri};
@@ -54,9 +57,12 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(knowledge::router())
         .merge(metrics::router())
         .merge(personas::router())
+        .merge(plans::router())
         .merge(policies::router())
+        .merge(request_definitions::router())
         .merge(results::router())
         .merge(simulation::router())
+        .merge(variants::router())
         .merge(webhooks::router())
 }
 

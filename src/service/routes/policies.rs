@@ -1,5 +1,5 @@
-//! Metric policies: list, read, create, and update (PUT, the hosted interface's verb, and
-//! PATCH, this service's older one, take the same partial body).
+//! Metric policies: list, read, create, update (PUT, the hosted interface's verb, and PATCH,
+//! this service's older one, take the same partial body) and delete (not a system policy).
 
 use crate::service::store::Tx;
 use axum::extract::{Path, State};
@@ -12,7 +12,8 @@ use super::{ListParams, OwnedFilter, created, data, list_kind, now, path_id};
 use crate::api::model::*;
 use crate::service::AppState;
 use crate::service::error::{ServiceError, ServiceResult};
-use crate::service::extract::{Params, Valid};
+use crate::service::extract::{AnyBody, Params, Valid};
+use crate::service::metrics::policies;
 use crate::service::openapi::{
     BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,
 };
@@ -22,7 +23,8 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(list_policies, create_policy)).routes(routes!(
         read_policy,
         update_policy,
-        patch_policy
+        patch_policy,
+        delete_policy
     ))
 }
 
@@ -219,4 +221,34 @@ async fn apply(state: AppState, id: String, update: PolicyUpdate) -> ServiceResu
         })
         .await?;
     Ok(data(&policy))
+}
+
+/// Delete a metric policy: hidden from every read, and no longer applied to new calls. System
+/// policies cannot be deleted (400; set their status INACTIVE instead).
+#[utoipa::path(
+    delete,
+    path = "/v1/metric/policies/{id}",
+    operation_id = "deleteMetricPolicy",
+    tag = "Metric Policy",
+    params(("id" = Uuid, Path, description = "The policy's id")),
+    responses(
+        (status = 200, description = "`{id, deleted: true}`", body = Data<Deleted>),
+        BadRequest,
+        Unauthorized,
+        Forbidden,
+        NotFound,
+        PayloadTooLarge,
+        TooManyRequests,
+        InternalError,
+    )
+)]
+async fn delete_policy(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    _body: AnyBody,
+) -> ServiceResult<Response> {
+    let id = path_id(Kind::MetricPolicy, &id)?;
+    let deleted = id.to_string();
+    state.store.write(move |tx| policies::delete(tx, &deleted)).await?;
+    Ok(data(&Deleted { id, deleted: true }))
 }

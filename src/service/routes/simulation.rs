@@ -1,4 +1,5 @@
-//! Simulation: run plans, the run operation, run plan jobs and simulation jobs, templates.
+//! Simulation: the run operation, run plan jobs and simulation jobs, templates (run plans
+//! themselves are `plans`).
 //! Creating a job writes it and its simulation jobs as PENDING; the simulation engine runs them.
 
 use axum::extract::{Path, State};
@@ -19,12 +20,10 @@ use crate::service::{AppState, job_read};
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
-        .routes(routes!(list_plans, create_plan))
         .routes(routes!(list_jobs))
         .routes(routes!(read_job))
         .routes(routes!(list_job_simulations))
         .routes(routes!(cancel_job))
-        .routes(routes!(read_plan))
         .routes(routes!(run))
         .routes(routes!(read_simulation_job))
         .routes(routes!(templates))
@@ -52,78 +51,6 @@ async fn demo_agent(Decoded(heard): Decoded<crate::service::sim::reference_agent
         return Err(ServiceError::invalid("turn", format!("turn must be at most {}", i32::MAX)));
     }
     Ok(axum::response::IntoResponse::into_response(axum::Json(crate::service::sim::reference_agent::reply(&heard))))
-}
-
-/// List run plans.
-#[utoipa::path(
-    get,
-    path = "/v1/simulation/plan",
-    operation_id = "listRunPlans",
-    tag = "Simulation Run Plan",
-    params(ListParams),
-    responses(
-        (status = 200, description = "One page of run plans", body = CursorPage<RunPlan>),
-        BadRequest,
-        Unauthorized,
-        TooManyRequests,
-        InternalError,
-    )
-)]
-async fn list_plans(State(state): State<AppState>, Params(params): Params<ListParams>) -> ServiceResult<Response> {
-    list_kind(&state, Kind::RunPlan, params, OwnedFilter::default()).await
-}
-
-/// Get a run plan.
-#[utoipa::path(
-    get,
-    path = "/v1/simulation/plan/{id}",
-    operation_id = "getRunPlan",
-    tag = "Simulation Run Plan",
-    params(("id" = Uuid, Path, description = "The run plan's id")),
-    responses(
-        (status = 200, description = "The run plan", body = Data<RunPlan>),
-        Unauthorized,
-        NotFound,
-        TooManyRequests,
-        InternalError,
-    )
-)]
-async fn read_plan(State(state): State<AppState>, Path(id): Path<String>) -> ServiceResult<Response> {
-    let id = path_id(Kind::RunPlan, &id)?.to_string();
-    let plan: RunPlan = state.store.read(move |c| store::require(c, Kind::RunPlan, &id)).await?;
-    Ok(data(&plan))
-}
-
-/// Create a run plan; start it later with the run operation (or now with the deprecated autoRun).
-#[utoipa::path(
-    post,
-    path = "/v1/simulation/plan",
-    operation_id = "createRunPlan",
-    tag = "Simulation Run Plan",
-    request_body = RunPlanInput,
-    responses(
-        (status = 201, description = "The run plan, and its job when autoRun was true", body = Data<RunPlanCreated>),
-        BadRequest,
-        Unauthorized,
-        Forbidden,
-        PayloadTooLarge,
-        TooManyRequests,
-        InternalError,
-    )
-)]
-async fn create_plan(State(state): State<AppState>, Valid(input): Valid<RunPlanInput>) -> ServiceResult<Response> {
-    let caller = state.simulator.caller();
-    let created_plan = state
-        .store
-        .write(move |tx| {
-            let input = input.clone();
-            start::create_plan(tx, input, caller)
-        })
-        .await?;
-    if created_plan.run_plan_job.is_some() {
-        state.simulator.wake();
-    }
-    Ok(created(&created_plan))
 }
 
 /// Get a run plan job with its simulation jobs.

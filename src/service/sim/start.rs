@@ -40,7 +40,7 @@ pub fn create_plan(tx: &Tx, input: RunPlanInput, caller: Caller) -> ServiceResul
 }
 
 /// A plan as it is kept (saved or run inline): every default written out, every metric named by
-/// its `id` as well, and how many test cases it places.
+/// its `id` as well, how many test cases it places, and when its schedule first runs it.
 pub fn plan_of(tx: &Tx, input: RunPlanInput, at: &str) -> ServiceResult<RunPlan> {
     let mut plan = input.resolved();
     for reference in plan.metrics.iter_mut().flatten() {
@@ -61,9 +61,20 @@ pub fn plan_of(tx: &Tx, input: RunPlanInput, at: &str) -> ServiceResult<RunPlan>
         comparison_property: None,
         comparison_baseline: None,
         evaluators: Vec::new(),
-        schedule: None,
+        next_run_at: None,
         plan,
     })
+    .map(|mut plan| {
+        plan.next_run_at = super::plans::first_run(&plan);
+        plan
+    })
+}
+
+/// Starts the job of a scheduled plan's slot, as the run operation would start the saved plan.
+pub fn start_scheduled(tx: &Tx, plan: &RunPlan, caller: Caller) -> ServiceResult<RunPlanJob> {
+    check_references(tx, &plan.plan, "")?;
+    refuse_improv_without_caller(tx, &plan.plan, "", caller)?;
+    start_job_at(tx, plan, None, "", Timestamp::now(), JobTrigger::Scheduled)
 }
 
 /// The run operation: a saved plan by id, or an inline plan (saved when asked).

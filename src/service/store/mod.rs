@@ -12,6 +12,7 @@ pub mod leases;
 mod members;
 pub mod outbox;
 mod postgres;
+pub mod schedules;
 pub mod scores;
 pub mod secrets;
 pub mod shards;

@@ -380,7 +380,7 @@ pub fn plan(plan: &RunPlan, names: &Names) -> SimulationPlanConfig {
         max_concurrent_jobs: p.max_concurrent_jobs,
         max_no_response_retries: p.max_no_response_retries,
         no_response_retry_backoff_seconds: p.no_response_retry_backoff_seconds,
-        schedule: plan.schedule.as_ref().map(ScheduleConfig::of),
+        schedule: plan.plan.schedule.clone(),
         silence_timeout_seconds: p.silence_timeout_seconds,
         template: None,
         unknown_fields: Default::default(),

@@ -117,10 +117,14 @@ pub fn edit_definition(modal: &mut Modal, definition: &MetricDefinition) {
     };
     let current = definition.clone();
     let variant = owned.then(|| WORKSPACE_VARIANT.to_string());
-    modal.form(Form::new(title, editable(definition), check), move |form| Write::UpdateMetric {
-        id: current.id.to_string(),
-        variant: variant.clone(),
-        update: Box::new(update(form, &current, &mut Checks::default())),
+    modal.form(Form::new(title, editable(definition), check), move |form| {
+        let mut update = update(form, &current, &mut Checks::default());
+        if variant.is_some() {
+            // A variant's `name` is the variant's own (the hosted interface renames the variant
+            // with it): the workspace's variant keeps the service's metric name.
+            update.name = None;
+        }
+        Write::UpdateMetric { id: current.id.to_string(), variant: variant.clone(), update: Box::new(update) }
     });
 }
 

@@ -119,7 +119,9 @@ pub fn lines(
     l.kv("id", plan.id.to_string())
         .kv("direction", or_dash(p.direction.as_ref().map(|d| d.as_str())))
         .kv("created", when(plan.created_at.as_ref()))
-        .kv("updated", when(plan.updated_at.as_ref()));
+        .kv("updated", when(plan.updated_at.as_ref()))
+        .kv("schedule", p.schedule.as_ref().map_or_else(|| "— (runs when started)".to_owned(), |s| s.summary()))
+        .kv("next run", when(plan.next_run_at.as_ref()));
     if let Some(description) = &p.description {
         l.section("description").text(description);
     }

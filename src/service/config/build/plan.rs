@@ -43,6 +43,7 @@ impl Builder<'_> {
             enrich_with_live_conversation: c.enrich_with_live_conversation,
             max_no_response_retries: c.max_no_response_retries,
             no_response_retry_backoff_seconds: c.no_response_retry_backoff_seconds,
+            schedule: c.schedule.clone(),
             ..Default::default()
         }
         .resolved();
@@ -56,7 +57,7 @@ impl Builder<'_> {
             comparison_property: None,
             comparison_baseline: None,
             evaluators: Vec::new(),
-            schedule: c.schedule.as_ref().and_then(ScheduleConfig::to_schedule),
+            next_run_at: None,
             plan: input,
         }))
     }

@@ -265,6 +265,16 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX secrets_key ON secrets (key_id);
     "#,
+    // 4: the slots scheduled plans have run (SQLite's 8).
+    r#"
+    CREATE TABLE schedule_runs (
+        plan_id TEXT NOT NULL,
+        slot_ms BIGINT NOT NULL,
+        job_id TEXT,
+        claimed_at TEXT NOT NULL,
+        PRIMARY KEY (plan_id, slot_ms)
+    );
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -228,6 +228,17 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX secrets_key ON secrets (key_id);
     ",
+    // 8: the slots scheduled plans have run (`store::schedules`): one row per plan and slot,
+    // so a slot starts one job however many replicas see it due.
+    "
+    CREATE TABLE schedule_runs (
+        plan_id TEXT NOT NULL,
+        slot_ms INTEGER NOT NULL,
+        job_id TEXT,
+        claimed_at TEXT NOT NULL,
+        PRIMARY KEY (plan_id, slot_ms)
+    );
+    ",
 ];
 
 /// The schema version this build writes.
