@@ -16,7 +16,7 @@ patterns! {
     /// Words a prompt uses for the agent's role, read as "agent".
     ROLE = r"\b(receptionist|representative|rep|advisor|adviser|operator|assistant|associate|staff member|clerk|bot|attendant|consultant|specialist|front desk|support agent|customer service agent)\b";
     /// "The caller was told X": the agent telling the caller X.
-    TOLD = r"^(the )?(caller|customer|owner|client|patient|passenger|member|user|parent)\b( \w+){0,2}? (was|were|is|gets|got|has been) (told|informed|given|advised|reminded|warned|offered)\b";
+    TOLD = r"^(the )?(caller|customer|owner|client|patient|passenger|member|user|parent|renter|hirer|guest|tenant|traveller|traveler|driver|cardholder|account holder|holder|subscriber|buyer|shopper|visitor|applicant|resident|student|person)\b( \w+){0,2}? (was|were|is|gets|got|has been) (told|informed|given|advised|reminded|warned|offered)\b";
 }
 
 /// Verbs of a deed that are about telling, not doing: "was told" is an expectation.

@@ -25,7 +25,11 @@ patterns! {
         r"\b(it|that|the change|the booking|everything) (went|has gone|is going|has gone) through\b|\b(it's|that's|it has|that has|its) gone through\b",
         r"\b(he's|she's|they're|you're|[a-z]+'s|that's you|that's (him|her|them)|that's you both|you're both) (booked )?in (for|on|at|with)\b|^(okay|ok|right|great|perfect|lovely)?[, ]*(he's|she's|they're|you're) in\.?$",
         r"\bthe [a-z]+ is (now )?(on|in place|active|live|through)\b|\byou're (all )?sorted\b",
+        r"\b(is|are|'s|'re)( now| also)? on (there|here|the \w+|your \w+)( now)? as (an? |the )?\w+",
     ].join("|");
+    /// "I've dispatched …", "we've waived …": the agent reporting any act of its own; what it
+    /// did is checked against verbs of looking, asking and passing on (`NOT_DEEDS`).
+    OWN_DEED = r"\b(i've|i have|we've|we have)( just| now| also| already| gone ahead and| successfully)? ([a-z]+ed)\b";
     /// Success in passing: a farewell, a document on its way, a reference read out.
     WEAK_SUCCESS = [
         r"\bis (now )?yours\b|\bstays yours\b|\bwe'll see you (then|on|at|next)\b|\bsee you on (the|\w+day)\b",
@@ -35,7 +39,7 @@ patterns! {
     /// The agent saying what the record already holds: not the request done.
     RESTATES = r"\b(i see|i can see|i've got your|i have your|currently|at the moment|existing|according to)\b|\b(is|are|'s|was|were) already\b|\balready (booked|on|in|there|set|scheduled)\b";
     /// Claims that only record the request for someone else to act on.
-    NOTE_ONLY = r"\b(added|made|left|put|popped) a note\b|\bnoted (it|that|this)\b|\bpass(ed)? (it|that|this|the message) on\b|\bflagged\b|\bescalated\b|\blet (them|the team) know\b|\bon the waiting list\b|\bwaiting list\b";
+    NOTE_ONLY = r"\b(put|passed|sent|forwarded|referred|handed) (the|your|this|that|a) (request|query|application|enquiry|inquiry|details|case)\b|\bforwarded\b|\b(added|made|left|put|popped) a note\b|\bnoted (it|that|this)\b|\bpass(ed)? (it|that|this|the message) on\b|\bflagged\b|\bescalated\b|\blet (them|the team) know\b|\bon the waiting list\b|\bwaiting list\b";
     /// Words that take a success back, whatever it was.
     RETRACTION = [
         r"\bsystem\b[^.]*\b(error|fail|failed|failure|down|crash|crashed|issue|problem|glitch|outage|didn't|did not|couldn't|could not|won't|wouldn't)\b",
@@ -45,7 +49,9 @@ patterns! {
         r"\b(isn't|is not|wasn't|was not|hasn't|has not|haven't|have not|aren't|are not|weren't|were not|not|never|nothing('s| has| is| was)?|can't|cannot|couldn't|won't) (be |been |yet |actually |really |quite |officially )?(saved|booked|confirmed|processed|completed|changed|moved|rescheduled|rebooked|cancel+ed|updated|issued|refunded|finali[sz]ed|gone through|frozen|sent|done|applied)\b",
         r"\b(seat|slot|booking|reservation|appointment|time)('s| was| got| has been| is| has)( just| already| now)?( been)? (taken|lost|given away|dropped|gone)\b|\blost (it|the booking|your booking)\b",
         r"\b(that|the|this|your) (booking|slot|time|appointment|reservation|change) (won't|will not|doesn't|does not|can't|cannot) (work|stand|go ahead)\b",
-        r"\b(needs?|has to be|have to be|must be|requires?|awaiting|pending|subject to)\b[^.]*\b(approv\w*|sign[- ]?off|authori[sz]\w*|review|decision|decide)|\bmakes? the decision\b|\bnot yet\b|\bonly if\b|\bspoke too soon\b|\bscratch that\b",
+        // Putting things back as they were undoes what was done.
+        r"\b(back|reverted|returned|switched) (on|to) (your|the) (original|old|previous|earlier|existing|first)\b|\bas (it|they) (was|were)\b",
+        r"\b(needs?|has to be|have to be|must be|requires?|awaiting|pending|subject to)\b[^.]*\b(approv\w*|sign[- ]?off|sign (it|this|that|them) off|authori[sz]\w*|review|decision|decide)|\bmakes? the decision\b|\bnot yet\b|\bonly if\b|\bspoke too soon\b|\bscratch that\b",
     ].join("|");
     /// A refusal or failure of some action; what it is about decides whether it counts.
     REFUSAL = r"\b(couldn't|could not|can't|cannot|can not|wasn't able to|was not able to|weren't able to|unable to|not able to|won't be able to|am not able to|won't let me|doesn't let me|won't allow me to|isn't possible to)( (?:actually|really|just|currently|unfortunately|still|then|be able to|even))? (\w+)\b";
@@ -76,7 +82,7 @@ patterns! {
     /// What a caller says when they think it is done.
     CALLER_CLAIM = r"\b(so|then|great,? so)\b[^.?!]*\b(booked|confirmed|rebooked|all set|complete|completed|done|cancel+ed|moved|in|on there)\b|\b(that's|it's|i'm|we're|he's|she's) (all )?(booked|confirmed|rebooked|set|done|complete|cancel+ed|moved)\b";
     /// A caller saying the agent did the wrong thing.
-    CORRECTS = r"^(no|nope|wait|hang on)\b[,.!]? (i said|i asked|that's not|not|i wanted)\b|\bi (said|asked for|wanted) [^.?!]*,? not\b|\bthat's not what i (asked|wanted|said)\b|\bthat's the wrong\b";
+    CORRECTS = r"^(no|nope|wait|hang on)\b[,.!]? (i said|i asked|that's not|not|i wanted)\b|\b(that's|that is|it's|but that's) (only|just)\b[^.?!]*\bthough\b|^but i (need|needed|wanted|asked for|said)\b|\bthough,? i (need|needed|wanted|asked for|said)\b|\bi (said|asked for|wanted) [^.?!]*,? not\b|\bthat's not what i (asked|wanted|said)\b|\bthat's the wrong\b";
 }
 
 const NEGATORS: &[&str] = &[
@@ -144,7 +150,28 @@ fn success_at(said: &Said) -> Option<(usize, bool)> {
     if let Some(m) = SUCCESS.find(lower).filter(|m| claim(*m)) {
         return Some((m.start(), true));
     }
+    if let Some(at) = own_deed_at(lower).filter(|at| !negated(lower, *at) && !offered(lower, *at)) {
+        return Some((at, true));
+    }
     WEAK_SUCCESS.find(lower).filter(|m| claim(*m)).map(|m| (m.start(), false))
+}
+
+/// Past forms that report looking, asking or passing on, not doing what was asked.
+const NOT_DEEDS: &[&str] = &[
+    "checked", "looked", "noticed", "asked", "tried", "needed", "wanted", "wondered", "talked", "listened",
+    "received", "noted", "flagged", "escalated", "passed", "forwarded", "referred", "explained", "mentioned",
+    "called", "managed", "started", "decided", "realised", "realized", "learned", "pulled", "opened", "accessed",
+    "located", "verified", "searched", "reviewed", "discussed", "helped", "answered", "waited", "worked", "seemed",
+    "used", "offered", "suggested", "recommended", "informed", "contacted", "messaged", "tested", "spotted",
+    "confirmed", "expected", "hoped", "assumed", "followed", "monitored", "traced", "tracked", "investigated",
+];
+
+/// Where the agent reports an act of its own ("I've dispatched recovery").
+fn own_deed_at(lower: &str) -> Option<usize> {
+    OWN_DEED.captures_all(lower).iter().find_map(|c| {
+        let verb = c.get(3)?.as_str();
+        (!NOT_DEEDS.contains(&verb)).then(|| c.get(0).map_or(0, |m| m.start()))
+    })
 }
 
 /// Whether a modal just before `at` makes what follows an offer ("I can put you on").

@@ -89,6 +89,7 @@ const IRREGULAR: &[(&str, &str)] = &[
     ("wrote", "write"),
     ("spoke", "speak"),
     ("spoken", "speak"),
+    ("extension", "extend"),
 ];
 
 /// Words that measure rather than say what ("24 hours" is about hours only by its unit).
@@ -113,6 +114,8 @@ const RELATED: &[(&str, &[&str])] = &[
     ("fix", &["repair"]),
     ("rule", &["polic"]),
     ("fre", &["fee", "charg", "cost"]),
+    // Keeping a thing longer is extending it.
+    ("longer", &["extend"]),
 ];
 
 /// `terms` plus the words they stand for.

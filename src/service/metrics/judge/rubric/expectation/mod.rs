@@ -66,7 +66,8 @@ fn condition<'a>(conv: &'a Conversation, prompt: &str) -> Condition<'a> {
     } else if WHEN_BOOKING.is_match(prompt) && !booked() {
         out.not_applicable = Some("Not applicable: nothing was booked or moved on this call.".to_owned());
     } else if let Some(m) = BEFORE_BOOKING.find(prompt) {
-        out.before = conv.said_by(Side::Agent).find(claims_success).filter(|_| booked());
+        // A change made and later undone was still made: what came before it is what counts.
+        out.before = conv.said_by(Side::Agent).find(claims_success);
         if out.before.is_none() {
             let what = m.as_str().trim_start_matches("before ");
             out.not_applicable = Some(format!("Not applicable: the call never got as far as {what}."));
@@ -180,9 +181,21 @@ fn did(asks: bool, concept: &str) -> String {
     if asks { format!("asked for \"{concept}\"") } else { format!("said anything about \"{concept}\"") }
 }
 
+/// The term a line naming a place carries, and a "where" concept asks for.
+const PLACE: &str = "<place>";
+
+/// A concept's terms; "where to collect the car" also asks for a place.
+fn concept_terms(concept: &str) -> BTreeSet<String> {
+    let mut out = terms(concept);
+    if concept.split_whitespace().any(|w| w == "where") {
+        out.insert(PLACE.to_owned());
+    }
+    out
+}
+
 /// The best agent sentence for a concept: (sentence, anchors present, share of other terms).
 fn best<'a>(said: &[Said<'a>], concept: &str, questions_only: bool) -> Option<(Said<'a>, bool, f64)> {
-    let wanted = terms(concept);
+    let wanted = concept_terms(concept);
     said.iter()
         .filter(|s| !questions_only || s.is_question() || ASKS_FOR.is_match(s.lower()))
         .map(|s| {
@@ -200,8 +213,9 @@ fn said_terms(said: &Said) -> BTreeSet<String> {
     let mut out = terms(said.lower());
     let d = Details::of(said.lower(), &said.sentence.text);
     let mut add = |words: &str| out.extend(terms(words));
+    // Not "fee": a fee stands for a policy, and an amount alone is no policy.
     if d.money {
-        add("price cost fee charge amount much");
+        add("price cost charge amount much");
     }
     if d.quantity {
         add("dose dosage amount");
@@ -211,6 +225,9 @@ fn said_terms(said: &Said) -> BTreeSet<String> {
     }
     if d.time {
         add("hour window arrival");
+    }
+    if d.place {
+        out.insert(PLACE.to_owned());
     }
     out
 }
