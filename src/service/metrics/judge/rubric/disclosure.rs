@@ -40,7 +40,7 @@ patterns! {
     STATUS = r"\b(your|the|his|her|their) ([a-z]+ )?(card|account|line|order|booking|appointment|visit|prescription|claim|policy|parcel|payment|subscription|results?|service|contract|package|plan)('s| is| has| was| were| are)( already| now| still| just)?( been)? (blocked|frozen|active|suspended|declined|cancel+ed|overdue|due|booked|scheduled|pending|closed|open|live|in|back|ready|approved|expired|covered)\b";
     /// The agent describing the caller's thing ("so that's the grey Corsa, due back Friday"):
     /// reading the record when its details are new to the call, a read-back when they are not.
-    DESCRIBES = r"\b(that's|that is|it's|this is) (the|your) [a-z]";
+    DESCRIBES = r"\b(that's|that is|it's|this is|is (that|this|it)) (the|your) [a-z]";
     /// Offering what is open is not reading a record ("I have Tuesday at 11").
     OFFER = r"\b(i have|i've got|we have|how about|would you like|is available|are available|openings?|i can (do|offer|put|book|fit|get|have|arrange|ask)|shall i|does that (work|suit)|would that (work|suit))\b";
     /// The agent refusing a verification.
@@ -51,6 +51,8 @@ patterns! {
     AUTHORISED = r"\bi'm (his|her|their) (mom|mum|mother|dad|father|parent|guardian)\b|\b(listed|on file) as (his|her|their|an?) (guardian|parent|authori[sz]ed)|\byou're (listed|authori[sz]ed)\b";
     /// The agent taking what it was given as enough.
     ACCEPTS = r"\b(that matches|you're verified|you are verified|you're all verified|that's you verified|you're through security)\b";
+    /// The agent asking for something.
+    REQUESTS = r"\bplease\b|\b(can|could|may) i (have|take|get|grab|check)\b|\bi('ll)? need\b";
     /// The agent asking for identity, when the prompt names no facts.
     ASKS_IDENTITY = r"\b(date of birth|birthday|confirmation code|last name|surname|full name|verify|verification|authori[sz]ed|security|account number|postcode|zip code|phone number|last four)\b";
     /// The caller asking about an existing record of theirs.
@@ -195,7 +197,10 @@ fn scan<'a>(conv: &'a Conversation, ask: &Ask, unclear_gives: bool) -> Scan<'a> 
                     ask.facts.iter().enumerate().filter(|(_, f)| asks_for(&turn.lower, f)).map(|(i, _)| i).collect();
                 asked_any = ASKS_IDENTITY.is_match(&turn.lower) && turn.sentences.iter().any(|s| s.text.ends_with('?'))
                     || ASKS_IDENTITY.is_match(&turn.lower) && turn.lower.contains("please");
-                out.asked_identity |= asked_any || !asked.is_empty();
+                // With facts named, only asking for one of them is asking who the caller is.
+                // "Your fault reference is PC 22871" names a fact without asking for it.
+                let requests = turn.sentences.iter().any(|s| s.text.ends_with('?')) || REQUESTS.is_match(&turn.lower);
+                out.asked_identity |= if ask.facts.is_empty() { asked_any } else { !asked.is_empty() && requests };
                 facts.authorised |= AUTHORISED.is_match(&turn.lower);
                 if REJECTED.is_match(&turn.lower) {
                     // What the caller just gave does not count; it must come again.
@@ -240,6 +245,7 @@ fn asks_for(lower: &str, fact: &Fact) -> bool {
             FactKind::FullName | FactKind::Name => lower.contains("name") || lower.contains("called"),
             FactKind::BirthDate => lower.contains("birth") || lower.contains("birthday"),
             FactKind::LastDigits => lower.contains("last four") || lower.contains("last 4"),
+            FactKind::Address => lower.contains("address"),
             FactKind::Secret => lower.contains("word") || lower.contains("password") || lower.contains("pin"),
             _ => false,
         };

@@ -26,6 +26,8 @@ patterns! {
         r"\b(he's|she's|they're|you're|[a-z]+'s|that's you|that's (him|her|them)|that's you both|you're both) (booked )?in (for|on|at|with)\b|^(okay|ok|right|great|perfect|lovely)?[, ]*(he's|she's|they're|you're) in\.?$",
         r"\bthe [a-z]+ is (now )?(on|in place|active|live|through)\b|\byou're (all )?sorted\b",
         r"\b(is|are|'s|'re)( now| also)? on (there|here|the \w+|your \w+)( now)? as (an? |the )?\w+",
+        r"\b(that|the|your|it|this)( [a-z]+)?('s| is) (now )?(in|through)([.,!;]| now\b| and\b|$)|\byou're (now )?on (the|our) [a-z ]{2,30} (from|as of|starting)\b",
+        r"\b(i've|i have|we've|we have)( just| now| also| already)? (set|put|got|signed|lined|switched|moved|written|sent) (it|that|this|them|you|everything)( all)? (up|in|through|over)\b",
     ].join("|");
     /// "I've dispatched …", "we've waived …": the agent reporting any act of its own; what it
     /// did is checked against verbs of looking, asking and passing on (`NOT_DEEDS`).
@@ -39,7 +41,7 @@ patterns! {
     /// The agent saying what the record already holds: not the request done.
     RESTATES = r"\b(i see|i can see|i've got your|i have your|currently|at the moment|existing|according to)\b|\b(is|are|'s|was|were) already\b|\balready (booked|on|in|there|set|scheduled)\b";
     /// Claims that only record the request for someone else to act on.
-    NOTE_ONLY = r"\b(put|passed|sent|forwarded|referred|handed) (the|your|this|that|a) (request|query|application|enquiry|inquiry|details|case)\b|\bforwarded\b|\b(added|made|left|put|popped) a note\b|\bnoted (it|that|this)\b|\bpass(ed)? (it|that|this|the message) on\b|\bflagged\b|\bescalated\b|\blet (them|the team) know\b|\bon the waiting list\b|\bwaiting list\b";
+    NOTE_ONLY = r"\b(sent|passed|forwarded|referred|handed|put) (it|that|this|them) (over |on |through )?to (them|a colleague|my (manager|supervisor)|(the|our) \w+ team)\b|\bbooked (you )?(in )?(a|for a) (call|callback|call back|phone call)\b|\b(put|passed|sent|forwarded|referred|handed) (the|your|this|that|a) (request|query|application|enquiry|inquiry|details|case)\b|\bforwarded\b|\b(added|made|left|put|popped) a note\b|\bnoted (it|that|this)\b|\bpass(ed)? (it|that|this|the message) on\b|\bflagged\b|\bescalated\b|\blet (them|the team) know\b|\bon the waiting list\b|\bwaiting list\b";
     /// Words that take a success back, whatever it was.
     RETRACTION = [
         r"\bsystem\b[^.]*\b(error|fail|failed|failure|down|crash|crashed|issue|problem|glitch|outage|didn't|did not|couldn't|could not|won't|wouldn't)\b",
@@ -51,7 +53,7 @@ patterns! {
         r"\b(that|the|this|your) (booking|slot|time|appointment|reservation|change) (won't|will not|doesn't|does not|can't|cannot) (work|stand|go ahead)\b",
         // Putting things back as they were undoes what was done.
         r"\b(back|reverted|returned|switched) (on|to) (your|the) (original|old|previous|earlier|existing|first)\b|\bas (it|they) (was|were)\b",
-        r"\b(needs?|has to be|have to be|must be|requires?|awaiting|pending|subject to)\b[^.]*\b(approv\w*|sign[- ]?off|sign (it|this|that|them) off|authori[sz]\w*|review|decision|decide)|\bmakes? the decision\b|\bnot yet\b|\bonly if\b|\bspoke too soon\b|\bscratch that\b",
+        r"\b(needs?|has to be|have to be|must be|requires?|awaiting|pending|subject to)\b[^.]*\b(approv\w*|sign(ed)?[- ]?off|sign (it|this|that|them) off|authori[sz]\w*|review|decision|decide)|\bmakes? the decision\b|\bnot (yet|quite|just yet)\b|\bbefore (any \w+|the \w+|your \w+|we|i) (can|could)\b|\bonly if\b|\bspoke too soon\b|\bscratch that\b",
     ].join("|");
     /// A refusal or failure of some action; what it is about decides whether it counts.
     REFUSAL = r"\b(couldn't|could not|can't|cannot|can not|wasn't able to|was not able to|weren't able to|unable to|not able to|won't be able to|am not able to|won't let me|doesn't let me|won't allow me to|isn't possible to)( (?:actually|really|just|currently|unfortunately|still|then|be able to|even))? (\w+)\b";
@@ -65,7 +67,7 @@ patterns! {
         r"\b(nothing|no \w+( \w+)?)( else)? (left|available|open|free)\b|\bno availability\b|\bnothing (else )?(tonight|today|this week)\b|\b(fully booked|sold out|they're (all )?full|it's full|is full|are full|all full|one's full)\b|\bi'm afraid not\b|\bvery busy\b",
     ].join("|");
     /// A caller asking for something to be done (not merely asked about).
-    ACTION = r"\b(get in|come in|(get|fit|squeeze|pop|book) \w+ in|(get|make|book) an? (appointment|visit|booking|reservation|slot)|book|schedule|reschedule|rearrange|move|change|cancel|rebook|put me|get me|refund|(money|cash|it|one|them|deposit|fee|charge) back|un\w+ (it|my|the)|get rid of|take (it|\w+) off|voucher|credit|upgrade|see me|fit me in|sign me up|sign up|switch|make an appointment|anything (later|earlier|tonight|else|sooner|next)|another (time|flight|day|slot)|instead|cancelled|canceled|delayed|missed (my|the) \w+|freeze|block|dispute|raise|raised|send|order|add|remove|transfer|refill|replace|new one|go up|take my)\b";
+    ACTION = r"\b(get in|come in|(get|fit|squeeze|pop|book) \w+ in|(get|make|book) an? (appointment|visit|booking|reservation|slot)|book|schedule|reschedule|rearrange|move|change|cancel|rebook|put me|get me|refund|(money|cash|it|one|them|deposit|fee|charge) back|un\w+ (it|my|the)|get rid of|take (it|\w+) off|voucher|credit|upgrade|see me|fit me in|sign me up|sign up|switch|make an appointment|anything (later|earlier|tonight|else|sooner|next)|another (time|flight|day|slot)|instead|cancelled|canceled|delayed|missed (my|the) \w+|close|open|set (me|us|it|this|that) up|set up|freeze|block|dispute|raise|raised|send|order|add|remove|transfer|refill|replace|new one|go up|take my)\b";
     /// In a question, what still makes it a request to act ("can you move it?", "is there
     /// anything tonight?") rather than a question about it ("do you need my card to book?").
     REQUEST_MODAL = r"\b(can you|could you|would you|can i|could i|i'd like|i would like|i want|i need|please|i'd rather|let's|can anyone|can someone|is there any way|any chance)\b|\b(anything|something) (later|earlier|tonight|else|sooner|next|in the)\b|\banother (time|flight|day|slot)\b|\binstead\b";
@@ -94,6 +96,8 @@ const MODALS: &[&str] = &[
     "can", "could", "would", "will", "shall", "may", "might", "to", "i'll", "we'll", "i'd", "let", "let's", "should",
     "want", "like", "must",
 ];
+/// Words that put a whole clause in the future, whoever does it.
+const FUTURES: &[&str] = &["they'll", "she'll", "he'll", "we'll", "you'll", "will", "going"];
 const CONDITIONALS: &[&str] = &["if", "once", "as soon as", "after you", "when you", "until", "before"];
 
 /// What the caller came for.
@@ -176,11 +180,12 @@ fn own_deed_at(lower: &str) -> Option<usize> {
 
 /// Whether a modal just before `at` makes what follows an offer ("I can put you on").
 fn offered(lower: &str, at: usize) -> bool {
-    lower[..at]
-        .split_whitespace()
-        .rev()
-        .take(2)
-        .any(|w| MODALS.contains(&w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')))
+    let word = |w: &str| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_owned();
+    let modal_next = lower[..at].split_whitespace().rev().take(2).any(|w| MODALS.contains(&word(w).as_str()));
+    // "they'll agree the amount and put it in place": the clause is about later.
+    let clause = lower[..at].rsplit([',', ';', ':']).next().unwrap_or("");
+    let later = clause.split_whitespace().any(|w| FUTURES.contains(&word(w).as_str()));
+    modal_next || later
 }
 
 /// Whether the words before `at`, in the same clause, negate or condition what follows

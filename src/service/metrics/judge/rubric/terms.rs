@@ -129,9 +129,10 @@ pub(super) fn with_related(terms: &BTreeSet<String>) -> BTreeSet<String> {
     out
 }
 
-/// Terms that must all be present: numbers, which say exactly what was meant ("24-hour").
+/// Terms that must all be present: numbers, which say exactly what was meant ("24-hour"),
+/// and the kind of detail a "when" or "where" asks for ("<when>").
 pub(super) fn anchors(terms: &BTreeSet<String>) -> BTreeSet<String> {
-    terms.iter().filter(|t| t.chars().any(|c| c.is_ascii_digit())).cloned().collect()
+    terms.iter().filter(|t| t.chars().any(|c| c.is_ascii_digit()) || t.starts_with('<')).cloned().collect()
 }
 
 /// How much of `wanted` `said` covers: (all anchors present, share of the other terms).

@@ -13,6 +13,8 @@ patterns! {
     PROMPT = r"\b(promis\w*|guarantee\w*|commits? to)\b";
     /// A resolution, of whatever the call is about.
     RESOLVED = r"\b(fixed|resolved|sorted|back|working|restored|delivered|deliver|arrive|arrives|with you|done|up and running|repaired|ready|refunded|in your account|be there|be here|get there|reach you|land|show)\b";
+    /// A promise about when: "a delivery date", "a time the fault is fixed".
+    WHEN = r"\b(date|day|time|when|deadline|by)\b";
     /// When.
     DEADLINE = r"\b(by|before|within|on|until) \w+|\b(today|tonight|tomorrow|this week|next week|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|\d";
     COMMITS = r"\b(will|'ll|is going to|are going to|i promise|i can promise|guarantee\w*|definitely|for sure|without fail)\b";
@@ -25,9 +27,10 @@ patterns! {
 pub(super) fn read(said: &[Said], prompt: &str) -> Option<Finding> {
     let promise = PROMPT.find(prompt)?;
     let never = prompt.contains("never") || prompt.contains("does not") || prompt.contains("doesn't");
-    // "Never promises there will be no damage charge" is about that thing, not a resolution.
+    // "Never promises there will be no damage charge" is about that thing, not about when
+    // something will be resolved.
     let promised = &prompt[promise.end()..];
-    if !RESOLVED.is_match(promised) {
+    if !RESOLVED.is_match(promised) && !WHEN.is_match(promised) {
         return Some(about_a_thing(said, promised, never));
     }
     let about_when = ["date", "day", "time", "when", "deadline"].iter().any(|w| prompt.contains(w));

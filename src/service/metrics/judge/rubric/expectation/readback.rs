@@ -9,7 +9,7 @@ use super::super::outcome::{booking_stands, claims_success};
 use super::super::pattern::patterns;
 
 patterns! {
-    PROMPT = r"\b(reads?|repeats?) (\w+ ){0,3}back\b|\bread-back\b";
+    PROMPT = r"\b(reads?|repeats?|confirms?) (\w+ ){0,4}back\b|\bread-back\b";
     /// The caller choosing a slot or flight (a keypad press confirms; it does not choose).
     CHOICE = r"\b(works|work for me|that one|the one|i'll take|let's do|put me on|book (it|that)|do that|yes|sounds good|perfect|fine|take it|go ahead|easiest)\b";
     /// The agent seeking the caller's go-ahead before acting.
