@@ -266,8 +266,8 @@ fn protected(said: &Said, ask: &Ask, earlier: &[Turn]) -> Option<Vec<&'static st
     // the record read out.
     let news = claims_success(said);
     let describes_new = DESCRIBES.is_match(lower) && !news && new_to_the_call(lower, earlier);
-    let reads = READS_RECORD.is_match(lower)
-        || ((RECORD.is_match(lower) || describes_new) && !OFFER.is_match(lower) && !news);
+    let reads =
+        READS_RECORD.is_match(lower) || ((RECORD.is_match(lower) || describes_new) && !OFFER.is_match(lower) && !news);
     (reads && details.particular()).then(|| details.names())
 }
 

@@ -29,9 +29,6 @@ patterns! {
         r"\b(that|the|your|it|this)( [a-z]+)?('s| is) (now )?(in|through)([.,!;]| now\b| and\b|$)|\byou're (now )?on (the|our) [a-z ]{2,30} (from|as of|starting)\b",
         r"\b(i've|i have|we've|we have)( just| now| also| already)? (set|put|got|signed|lined|switched|moved|written|sent) (it|that|this|them|you|everything)( all)? (up|in|through|over)\b",
     ].join("|");
-    /// "I've dispatched …", "we've waived …": the agent reporting any act of its own; what it
-    /// did is checked against verbs of looking, asking and passing on (`NOT_DEEDS`).
-    OWN_DEED = r"\b(i've|i have|we've|we have)( just| now| also| already| gone ahead and| successfully)? ([a-z]+ed)\b";
     /// Success in passing: a farewell, a document on its way, a reference read out.
     WEAK_SUCCESS = [
         r"\bis (now )?yours\b|\bstays yours\b|\bwe'll see you (then|on|at|next)\b|\bsee you on (the|\w+day)\b",
@@ -158,24 +155,6 @@ fn success_at(said: &Said) -> Option<(usize, bool)> {
         return Some((at, true));
     }
     WEAK_SUCCESS.find(lower).filter(|m| claim(*m)).map(|m| (m.start(), false))
-}
-
-/// Past forms that report looking, asking or passing on, not doing what was asked.
-const NOT_DEEDS: &[&str] = &[
-    "checked", "looked", "noticed", "asked", "tried", "needed", "wanted", "wondered", "talked", "listened",
-    "received", "noted", "flagged", "escalated", "passed", "forwarded", "referred", "explained", "mentioned",
-    "called", "managed", "started", "decided", "realised", "realized", "learned", "pulled", "opened", "accessed",
-    "located", "verified", "searched", "reviewed", "discussed", "helped", "answered", "waited", "worked", "seemed",
-    "used", "offered", "suggested", "recommended", "informed", "contacted", "messaged", "tested", "spotted",
-    "confirmed", "expected", "hoped", "assumed", "followed", "monitored", "traced", "tracked", "investigated",
-];
-
-/// Where the agent reports an act of its own ("I've dispatched recovery").
-fn own_deed_at(lower: &str) -> Option<usize> {
-    OWN_DEED.captures_all(lower).iter().find_map(|c| {
-        let verb = c.get(3)?.as_str();
-        (!NOT_DEEDS.contains(&verb)).then(|| c.get(0).map_or(0, |m| m.start()))
-    })
 }
 
 /// Whether a modal just before `at` makes what follows an offer ("I can put you on").
@@ -424,8 +403,10 @@ fn decide(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) -> Findi
 }
 
 mod deed;
+mod own_deed;
 
 pub(super) use deed::read_deed;
+use own_deed::own_deed_at;
 
 #[cfg(test)]
 mod tests;

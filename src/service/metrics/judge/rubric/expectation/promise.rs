@@ -38,7 +38,8 @@ pub(super) fn read(said: &[Said], prompt: &str) -> Option<Finding> {
         let lower = s.lower();
         RESOLVED.is_match(lower) && (!about_when || DEADLINE.is_match(lower)) && !NO_PROMISE.is_match(lower)
     };
-    let promised_line = said.iter().filter(commitment).find(|s| COMMITS.is_match(s.lower()) && !HEDGED.is_match(s.lower()));
+    let promised_line =
+        said.iter().filter(commitment).find(|s| COMMITS.is_match(s.lower()) && !HEDGED.is_match(s.lower()));
     let hedged = said.iter().filter(commitment).find(|s| HEDGED.is_match(s.lower()));
     Some(match (promised_line, hedged, never) {
         (Some(s), _, true) => Finding::not_met(format!("Not met: the agent promised it: {}.", s.quote()), 0.8),

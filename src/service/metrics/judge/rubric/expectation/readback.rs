@@ -160,8 +160,7 @@ fn before_the_change(conv: &Conversation, wanted: &[Wanted]) -> Finding {
         return Finding::not_applicable("Not applicable: nothing was changed on this call.".to_owned());
     };
     let asked = conv.said_by(Side::Caller).find(|s| s.turn.keypad().is_none()).map_or(0, |s| s.turn.index);
-    let between: Vec<&Turn> =
-        conv.of(Side::Agent).filter(|t| t.index > asked && t.index < change.turn.index).collect();
+    let between: Vec<&Turn> = conv.of(Side::Agent).filter(|t| t.index > asked && t.index < change.turn.index).collect();
     let read_back = between.iter().find(|t| !wanted.is_empty() && lacks(t, wanted).is_empty());
     let sought_go_ahead = between.iter().any(|t| GO_AHEAD.is_match(&t.lower));
     match (read_back, sought_go_ahead) {
