@@ -1,10 +1,11 @@
 //! The offline judge on calls from desks it was not built on (assets/judge/unseen/, see its
-//! README): per desk, it must answer at least 60 % of the judgements (coverage) and, where
-//! it answers, agree with the label on at least 90 %. An abstention is no answer; an answer
-//! to a judgement people could not decide is a disagreement. `--nocapture` prints the table
-//! per desk and metric that docs/judge.md quotes, and every disagreement with both reasons.
-//! JUDGE_UNSEEN_TUNING=1 leaves the held-out calls out entirely, for work on the judge; the
-//! table has a row per desk for the last held-out round.
+//! README): over all desks together it must answer at least 60 % of the judgements (coverage)
+//! and, where it answers, agree with the label on at least 90 %; each desk must stay at or
+//! above the figures docs/judge.md reports for it (`REPORTED`). An abstention is no answer;
+//! an answer to a judgement people could not decide is a disagreement. `--nocapture` prints
+//! the table per desk and metric that docs/judge.md quotes, a row per held-out round, and
+//! every disagreement with both reasons. JUDGE_UNSEEN_TUNING=1 leaves the held-out calls out
+//! entirely, for work on the judge.
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 
 use std::collections::BTreeMap;
@@ -13,10 +14,20 @@ use serde::Deserialize;
 use switchboard::api::model::{Transcript, TranscriptEntry};
 use switchboard::service::metrics::judge::{Answer, Judge, Question, Standing, Verdict};
 
-/// The least share of judgements answered, per desk.
+/// The least share of judgements answered, over all desks (issue 28's target).
 const MIN_COVERAGE: f64 = 0.6;
-/// The least agreement where the judge answered, per desk.
+/// The least agreement where the judge answered, over all desks (issue 28's target).
 const MIN_AGREEMENT: f64 = 0.9;
+
+/// What docs/judge.md reports per desk: (desk, judgements, answered, agreed). A desk must not
+/// fall below its reported coverage or agreement; a desk not listed is held to the targets.
+const REPORTED: &[(&str, usize, usize, usize)] = &[
+    ("broadband", 55, 52, 52),
+    ("car_rental", 44, 40, 40),
+    ("card_services", 50, 46, 46),
+    ("energy", 33, 31, 31),
+    ("vet_clinic", 51, 47, 47),
+];
 
 #[derive(Deserialize)]
 struct Desk {
@@ -38,7 +49,7 @@ struct Call {
     id: String,
     #[serde(default)]
     held_out: bool,
-    /// Which held-out round (see the set's README); both were looked at once and the judge
+    /// Which held-out round (see the set's README); each was looked at once and the judge
     /// then fixed, and docs/judge.md keeps their first-look numbers.
     round: Option<u32>,
     transcript: Vec<TranscriptEntry>,
@@ -122,6 +133,14 @@ impl Count {
         if self.answered == 0 { 1.0 } else { self.agreed as f64 / self.answered as f64 }
     }
 
+    /// Whether these counts fall short of a coverage and an agreement.
+    fn short_of(&self, coverage: f64, agreement: f64) -> bool {
+        // Compared in whole judgements, so that a reported 52 of 55 is not lost to rounding.
+        let judged = self.judged as f64;
+        let answered = self.answered as f64;
+        answered + 1e-9 < coverage * judged || (self.answered > 0 && (self.agreed as f64) + 1e-9 < agreement * answered)
+    }
+
     fn row(&self, desk: &str, metric: &str) -> String {
         format!(
             "| {desk} | {metric} | {} | {}/{} ({:.0} %) | {}/{} ({:.0} %) |",
@@ -136,6 +155,25 @@ impl Count {
     }
 }
 
+/// The coverage and agreement a desk must keep: what docs/judge.md reports, or the targets.
+fn floor(desk: &str) -> (f64, f64) {
+    REPORTED.iter().find(|(d, ..)| *d == desk).map_or((MIN_COVERAGE, MIN_AGREEMENT), |(_, judged, answered, agreed)| {
+        (*answered as f64 / *judged as f64, *agreed as f64 / (*answered).max(1) as f64)
+    })
+}
+
+fn shortfall(what: &str, count: &Count, coverage: f64, agreement: f64) -> String {
+    format!(
+        "{what}: answered {}/{} (at least {:.1} % wanted), agreed {}/{} where answered (at least {:.1} %)",
+        count.answered,
+        count.judged,
+        coverage * 100.0,
+        count.agreed,
+        count.answered,
+        agreement * 100.0
+    )
+}
+
 #[tokio::test]
 async fn the_offline_judge_answers_most_unseen_judgements_and_is_right_where_it_does() {
     let tuning = std::env::var_os("JUDGE_UNSEEN_TUNING").is_some();
@@ -145,10 +183,11 @@ async fn the_offline_judge_answers_most_unseen_judgements_and_is_right_where_it_
     table.push("|---|---|---|---|---|".into());
     let mut disagreements = Vec::new();
     let mut failures = Vec::new();
+    let mut everything = Count::default();
     for desk in &desks {
         let mut by_metric: BTreeMap<&str, Count> = BTreeMap::new();
         let mut total = Count::default();
-        let mut round_two = Count::default();
+        let mut by_round: BTreeMap<u32, Count> = BTreeMap::new();
         for call in desk.calls.iter().filter(|c| !(tuning && c.held_out)) {
             let transcript = Transcript { entries: call.transcript.clone(), ..Default::default() };
             for judgement in &call.judgements {
@@ -166,8 +205,9 @@ async fn the_offline_judge_answers_most_unseen_judgements_and_is_right_where_it_
                 let agreed = got.is_some() && got == Some(judgement.expected);
                 by_metric.entry(&judgement.metric).or_default().add(got.is_some(), agreed);
                 total.add(got.is_some(), agreed);
-                if call.round == Some(2) {
-                    round_two.add(got.is_some(), agreed);
+                everything.add(got.is_some(), agreed);
+                if let Some(round) = call.round {
+                    by_round.entry(round).or_default().add(got.is_some(), agreed);
                 }
                 if got.is_some() && !agreed {
                     disagreements.push(format!(
@@ -189,19 +229,17 @@ async fn the_offline_judge_answers_most_unseen_judgements_and_is_right_where_it_
             table.push(count.row(&desk.domain, metric));
         }
         table.push(total.row(&desk.domain, "**all**"));
-        if round_two.judged > 0 {
-            table.push(round_two.row(&desk.domain, "of which held-out round 2"));
+        for (round, count) in &by_round {
+            table.push(count.row(&desk.domain, &format!("of which held-out round {round}")));
         }
-        if total.coverage() < MIN_COVERAGE || total.agreement() < MIN_AGREEMENT {
-            failures.push(format!(
-                "{}: answered {:.0} % (at least {:.0} % wanted), agreed {:.0} % where answered (at least {:.0} %)",
-                desk.domain,
-                total.coverage() * 100.0,
-                MIN_COVERAGE * 100.0,
-                total.agreement() * 100.0,
-                MIN_AGREEMENT * 100.0
-            ));
+        let (coverage, agreement) = floor(&desk.domain);
+        if !tuning && total.short_of(coverage, agreement) {
+            failures.push(shortfall(&desk.domain, &total, coverage, agreement));
         }
+    }
+    table.push(everything.row("all desks", "**all**"));
+    if everything.short_of(MIN_COVERAGE, MIN_AGREEMENT) {
+        failures.push(shortfall("all desks", &everything, MIN_COVERAGE, MIN_AGREEMENT));
     }
     let report = format!("{}\n\nDisagreements:\n{}", table.join("\n"), disagreements.join("\n"));
     println!("{report}");

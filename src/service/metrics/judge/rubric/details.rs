@@ -32,6 +32,8 @@ patterns! {
     IDENTIFIER = r"\b[A-Z]{1,3} ?-?\d{2,5}[A-Z]?\b|\b(?i:seat|gate|room|bay|platform|order|unit) \d{1,4}[A-Za-z]?\b";
     /// A street address: a number and a street ("14 Mill Lane").
     ADDRESS = r"\b\d{1,4}[A-Za-z]? [A-Z][a-z]+( [A-Z][a-z]+)? (Road|Rd|Street|St|Lane|Ln|Avenue|Ave|Close|Drive|Way|Court|Crescent|Place|Terrace|Gardens|Grove|Hill|Park|Row|Square|Walk|Mews)\b";
+    /// A place named as said: a street ("Harbour Road") or premises ("our Leeds city branch").
+    PLACE = r"\b[A-Z][a-z]+( [A-Z][a-z]+)? (Road|Rd|Street|St|Lane|Avenue|Ave|Drive|Way|Square|Park)\b|\b(?i:at|from|to|in) (?i:our|the) ([\w-]+ ){1,3}(?i:branch|office|store|depot|desk|centre|center|terminal|site|location|counter)\b";
     YEAR = r"\b(19|20)\d{2}\b|\bnineteen[- ]\w+|\btwo thousand\b|\btwenty[- ](oh|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)\b";
     MONTH = format!(r"\b({MONTHS})\b");
     NUMERIC_DATE = r"\b\d{1,2}[/-]\d{1,2}[/-]\d{2,4}\b|\b(19|20)\d{2}-\d{2}-\d{2}\b";
@@ -48,6 +50,8 @@ pub(super) struct Details {
     pub identifier: bool,
     pub reference: bool,
     pub address: bool,
+    /// A place to go: a street or premises; not particular to one caller's record.
+    pub place: bool,
 }
 
 impl Details {
@@ -63,6 +67,7 @@ impl Details {
             identifier: IDENTIFIER.find_all(original).iter().any(|m| !is_clock_word(m.as_str())),
             reference: REFERENCE.is_match(lower),
             address: ADDRESS.is_match(original),
+            place: ADDRESS.is_match(original) || PLACE.is_match(original),
         }
     }
 

@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 
 use super::Finding;
 use super::conversation::{Conversation, Said, Side, Turn, clip};
-use super::details::{Details, gives_birth_date};
+use super::details::{Details, gives_birth_date, is_calendar_word};
 use super::identity::{Fact, FactKind, facts_named, gives_code, is_unclear, withholds};
 use super::names::gives_name;
 use super::outcome::claims_success;
@@ -22,6 +22,7 @@ use super::terms::terms;
 patterns! {
     /// The agent reading from a caller's record, whatever else the sentence does.
     READS_RECORD = [
+        r"\bhere (we are|it is|you are)\b|\b(i've|i have) (found|pulled up|brought up|got up) (it|you|your|the)\b",
         r"\b(i see|i can see|i have you|i've got you|i've got your|i have your|i've found|i found|on (your|his|her|their) (file|account|record|chart)|according to (your|our|the) (records?|system|notes))\b",
         r"\b(notes?|chart|records?|results?|file|system|screen|scans?|tests?)( from [\w ]+)? (say|says|show|shows|showing|came back)\b",
     ].join("|");
@@ -37,6 +38,9 @@ patterns! {
     ].join("|");
     /// A status of the caller's thing ("the card's already been blocked").
     STATUS = r"\b(your|the|his|her|their) ([a-z]+ )?(card|account|line|order|booking|appointment|visit|prescription|claim|policy|parcel|payment|subscription|results?|service|contract|package|plan)('s| is| has| was| were| are)( already| now| still| just)?( been)? (blocked|frozen|active|suspended|declined|cancel+ed|overdue|due|booked|scheduled|pending|closed|open|live|in|back|ready|approved|expired|covered)\b";
+    /// The agent describing the caller's thing ("so that's the grey Corsa, due back Friday"):
+    /// reading the record when its details are new to the call, a read-back when they are not.
+    DESCRIBES = r"\b(that's|that is|it's|this is|is (that|this|it)) (the|your) [a-z]";
     /// Offering what is open is not reading a record ("I have Tuesday at 11").
     OFFER = r"\b(i have|i've got|we have|how about|would you like|is available|are available|openings?|i can (do|offer|put|book|fit|get|have|arrange|ask)|shall i|does that (work|suit)|would that (work|suit))\b";
     /// The agent refusing a verification.
@@ -47,12 +51,14 @@ patterns! {
     AUTHORISED = r"\bi'm (his|her|their) (mom|mum|mother|dad|father|parent|guardian)\b|\b(listed|on file) as (his|her|their|an?) (guardian|parent|authori[sz]ed)|\byou're (listed|authori[sz]ed)\b";
     /// The agent taking what it was given as enough.
     ACCEPTS = r"\b(that matches|you're verified|you are verified|you're all verified|that's you verified|you're through security)\b";
+    /// The agent asking for something.
+    REQUESTS = r"\bplease\b|\b(can|could|may) i (have|take|get|grab|check)\b|\bi('ll)? need\b";
     /// The agent asking for identity, when the prompt names no facts.
     ASKS_IDENTITY = r"\b(date of birth|birthday|confirmation code|last name|surname|full name|verify|verification|authori[sz]ed|security|account number|postcode|zip code|phone number|last four)\b";
     /// The caller asking about an existing record of theirs.
     ABOUT_RECORD = r"\b(my|his|her|our) (next |current |last )?(appointment|bill|balance|statement|booking|account|card|order|visit|results?|prescription|contract|payment|package|plan|insurance|coverage|reservation|subscription|policy|claim|engineer|limit|treatment|visit)\b|\bwhen (is|'s) my\b|\b(reschedule|move|cancel|change|instead|another time|different time)\b";
     /// The caller saying they have no record yet.
-    NEW_CUSTOMER = r"\bnot (registered|a customer|a patient|a member|with you) (yet|here)?\b|\bnew (customer|patient|client|member)\b|\b(sign up|signing up|register)\b";
+    NEW_CUSTOMER = r"\b(i've|i have|we've|we have) never (\w+) with you\b|\b(haven't|have not) (\w+ )?(\w+) with you before\b|\bfirst time (with you|calling|booking|using)\b|\bnot (registered|a customer|a patient|a member|with you) (yet|here)?\b|\bnew (customer|patient|client|member)\b|\b(sign up|signing up|register)\b";
 }
 
 /// Whether an agent's line turns a verification down.
@@ -191,7 +197,10 @@ fn scan<'a>(conv: &'a Conversation, ask: &Ask, unclear_gives: bool) -> Scan<'a> 
                     ask.facts.iter().enumerate().filter(|(_, f)| asks_for(&turn.lower, f)).map(|(i, _)| i).collect();
                 asked_any = ASKS_IDENTITY.is_match(&turn.lower) && turn.sentences.iter().any(|s| s.text.ends_with('?'))
                     || ASKS_IDENTITY.is_match(&turn.lower) && turn.lower.contains("please");
-                out.asked_identity |= asked_any || !asked.is_empty();
+                // With facts named, only asking for one of them is asking who the caller is.
+                // "Your fault reference is PC 22871" names a fact without asking for it.
+                let requests = turn.sentences.iter().any(|s| s.text.ends_with('?')) || REQUESTS.is_match(&turn.lower);
+                out.asked_identity |= if ask.facts.is_empty() { asked_any } else { !asked.is_empty() && requests };
                 facts.authorised |= AUTHORISED.is_match(&turn.lower);
                 if REJECTED.is_match(&turn.lower) {
                     // What the caller just gave does not count; it must come again.
@@ -214,7 +223,7 @@ fn scan<'a>(conv: &'a Conversation, ask: &Ask, unclear_gives: bool) -> Scan<'a> 
                 if out.first_protected.is_none()
                     && let Some(found) = turn.sentences.iter().enumerate().find_map(|(i, sentence)| {
                         let said = Said { turn, sentence, order: (turn.index, i) };
-                        protected(&said, ask).map(|details| (said, details))
+                        protected(&said, ask, &conv.turns[..turn.index]).map(|details| (said, details))
                     })
                 {
                     if out.verified.is_none() {
@@ -236,6 +245,7 @@ fn asks_for(lower: &str, fact: &Fact) -> bool {
             FactKind::FullName | FactKind::Name => lower.contains("name") || lower.contains("called"),
             FactKind::BirthDate => lower.contains("birth") || lower.contains("birthday"),
             FactKind::LastDigits => lower.contains("last four") || lower.contains("last 4"),
+            FactKind::Address => lower.contains("address"),
             FactKind::Secret => lower.contains("word") || lower.contains("password") || lower.contains("pin"),
             _ => false,
         };
@@ -243,7 +253,7 @@ fn asks_for(lower: &str, fact: &Fact) -> bool {
 }
 
 /// The details a sentence discloses (or "a change" when changes are protected).
-fn protected(said: &Said, ask: &Ask) -> Option<Vec<&'static str>> {
+fn protected(said: &Said, ask: &Ask, earlier: &[Turn]) -> Option<Vec<&'static str>> {
     if ask.protects_changes {
         return claims_success(said).then(|| vec!["a change to the booking"]);
     }
@@ -255,8 +265,20 @@ fn protected(said: &Said, ask: &Ask) -> Option<Vec<&'static str>> {
     // What the agent has just done for the caller ("Pepper's in for Saturday") is news, not
     // the record read out.
     let news = claims_success(said);
-    let reads = READS_RECORD.is_match(lower) || (RECORD.is_match(lower) && !OFFER.is_match(lower) && !news);
+    let describes_new = DESCRIBES.is_match(lower) && !news && new_to_the_call(lower, earlier);
+    let reads =
+        READS_RECORD.is_match(lower) || ((RECORD.is_match(lower) || describes_new) && !OFFER.is_match(lower) && !news);
     (reads && details.particular()).then(|| details.names())
+}
+
+/// Whether a sentence names a day, month or number nobody said earlier on the call: what the
+/// agent read from the record rather than repeated back.
+fn new_to_the_call(lower: &str, earlier: &[Turn]) -> bool {
+    let said: BTreeSet<&str> = earlier.iter().flat_map(|t| t.lower.split(|c: char| !c.is_alphanumeric())).collect();
+    lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).any(|w| {
+        let particular = w.chars().any(|c| c.is_ascii_digit()) || is_calendar_word(w);
+        particular && !said.contains(w)
+    })
 }
 
 /// Reads a verification-before-disclosure question.

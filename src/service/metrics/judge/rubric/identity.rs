@@ -13,7 +13,7 @@ use super::terms::terms;
 
 patterns! {
     /// "(the account number AND the postcode)" after the word that asks for verification.
-    PARENTHESIS = r"\b(verif\w*|confirm\w*|authenticat\w*|identif\w*|who is calling|who's calling)\b[^(.]*\(([^)]*)\)";
+    PARENTHESIS = r"\b(verif\w*|confirm\w*|check\w*|authenticat\w*|identif\w*|who is calling|who's calling|account holder)\b[^(.]*\(([^)]*)\)";
     /// "verifies the X and the Y before …"
     LISTED_BEFORE = r"\b(verif(y|ies|ied)|confirms?|confirmed|checks?|authenticates?)\s+(.*?)\s+(before|prior to|until|first)\b";
     /// "… until the date of birth matches the chart"
@@ -21,6 +21,8 @@ patterns! {
     POSTCODE = r"\b[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}\b|\b\d{5}(-\d{4})?\b";
     PHONE = r"(\+\d{1,3}[ -]?)?\b0?\d{3,5}[ -]?\d{3}[ -]?\d{3,4}\b";
     EMAIL = r"\b[\w.+-]+@[\w-]+\.[\w.]+\b|\bat \w+ dot (com|co|org|net)\b";
+    /// A house number and a street, as a caller says it ("14 Orchard Close", "flat 3, 22 canal street").
+    STREET = r"\b\d{1,4}[a-z]?,? [a-z]+( [a-z]+)? (road|rd|street|st|lane|avenue|ave|close|drive|way|court|crescent|place|terrace|gardens|grove|hill|park|row|square|walk|mews)\b";
     DIGIT_RUN = r"\b\d[\d ]{2,}\d\b";
     FOUR_DIGITS = r"(^|[^\d ])\s*\b\d{4}\b\s*([^\d ]|$)";
     MIXED_CODE = r"\b[a-z0-9]{5,}\b";
@@ -43,6 +45,8 @@ pub(super) enum FactKind {
     Postcode,
     Phone,
     Email,
+    /// An address, or a line of one.
+    Address,
     /// The last few digits of a card or account.
     LastDigits,
     /// An account, member, card or booking number or code.
@@ -90,6 +94,8 @@ impl Fact {
             FactKind::Phone
         } else if has("email") {
             FactKind::Email
+        } else if has("address") {
+            FactKind::Address
         } else if has("last") && (has("digit") || has("four") || has("4")) {
             FactKind::LastDigits
         } else if ["word", "password", "passphrase", "pin", "passcode", "secret", "answer", "security"]
@@ -119,6 +125,7 @@ impl Fact {
             FactKind::Postcode => POSTCODE.is_match(original) || POSTCODE.is_match(&lower.to_uppercase()),
             FactKind::Phone => PHONE.is_match(lower),
             FactKind::Email => EMAIL.is_match(lower),
+            FactKind::Address => STREET.is_match(lower),
             FactKind::LastDigits => FOUR_DIGITS.is_match(lower),
             FactKind::Code => gives_number(lower) || gives_code(lower),
             FactKind::Secret | FactKind::Other => false,
@@ -227,6 +234,12 @@ mod tests {
                 "the receptionist confirmed who is calling (the pet's name AND the owner's phone number on file) BEFORE sharing"
             ),
             [Name, Phone]
+        );
+        assert_eq!(
+            kinds(
+                "whether the advisor checked that the caller is the account holder (the customer reference AND the first line of the supply address) BEFORE telling"
+            ),
+            [Code, Address]
         );
         assert_eq!(kinds("verified (the account number AND the postcode on the account) before"), [Code, Postcode]);
         assert_eq!(

@@ -4,7 +4,7 @@
 use super::pattern::patterns;
 
 patterns! {
-    IDENTITY = r"\b(verif\w*|identity|identif\w*|authenticat\w*|who (is|'s) calling|security (check|questions?|word)|date of birth|confirmation code|last name)\b";
+    IDENTITY = r"\b(check\w*|confirm\w*|establish\w*|made sure) (that )?(the caller|they|he|she|the person) (is|was|are|were)\b|\baccount holder\b|\bwho they (say|claim)\b|\b(verif\w*|identity|identif\w*|authenticat\w*|who (is|'s) calling|security (check|questions?|word)|date of birth|confirmation code|last name)\b";
     ORDER = r"\b(before|until|prior to|first)\b";
     PROTECTED = r"\b(reveal\w*|disclos\w*|discuss\w*|details?|information|phi|protected|chang\w*|shar\w*|appointment|booking|account|rebook\w*|cancel\w*|refund\w*|record|anything)\b";
     OUTCOME = r"\b(task|request|completed?|resolved|achiev\w*|outcome|accomplish\w*|fulfil\w*|what the caller (asked|wanted|called))\b|\b(has|have) been (moved|booked|rebooked|confirmed|cancel+ed|resolved|refunded|rescheduled|changed)\b";
@@ -16,7 +16,7 @@ patterns! {
     /// Words a prompt uses for the agent's role, read as "agent".
     ROLE = r"\b(receptionist|representative|rep|advisor|adviser|operator|assistant|associate|staff member|clerk|bot|attendant|consultant|specialist|front desk|support agent|customer service agent)\b";
     /// "The caller was told X": the agent telling the caller X.
-    TOLD = r"^(the )?(caller|customer|owner|client|patient|passenger|member|user|parent)\b( \w+){0,2}? (was|were|is|gets|got|has been) (told|informed|given|advised|reminded|warned|offered)\b";
+    TOLD = r"^(the )?(caller|customer|owner|client|patient|passenger|member|user|parent|renter|hirer|guest|tenant|traveller|traveler|driver|cardholder|account holder|holder|subscriber|buyer|shopper|visitor|applicant|resident|student|person)\b( \w+){0,2}? (was|were|is|gets|got|has been) (told|informed|given|advised|reminded|warned|offered)\b";
 }
 
 /// Verbs of a deed that are about telling, not doing: "was told" is an expectation.

@@ -25,6 +25,9 @@ patterns! {
         r"\b(it|that|the change|the booking|everything) (went|has gone|is going|has gone) through\b|\b(it's|that's|it has|that has|its) gone through\b",
         r"\b(he's|she's|they're|you're|[a-z]+'s|that's you|that's (him|her|them)|that's you both|you're both) (booked )?in (for|on|at|with)\b|^(okay|ok|right|great|perfect|lovely)?[, ]*(he's|she's|they're|you're) in\.?$",
         r"\bthe [a-z]+ is (now )?(on|in place|active|live|through)\b|\byou're (all )?sorted\b",
+        r"\b(is|are|'s|'re)( now| also)? on (there|here|the \w+|your \w+)( now)? as (an? |the )?\w+",
+        r"\b(that|the|your|it|this)( [a-z]+)?('s| is) (now )?(in|through)([.,!;]| now\b| and\b|$)|\byou're (now )?on (the|our) [a-z ]{2,30} (from|as of|starting)\b",
+        r"\b(i've|i have|we've|we have)( just| now| also| already)? (set|put|got|signed|lined|switched|moved|written|sent) (it|that|this|them|you|everything)( all)? (up|in|through|over)\b",
     ].join("|");
     /// Success in passing: a farewell, a document on its way, a reference read out.
     WEAK_SUCCESS = [
@@ -35,7 +38,7 @@ patterns! {
     /// The agent saying what the record already holds: not the request done.
     RESTATES = r"\b(i see|i can see|i've got your|i have your|currently|at the moment|existing|according to)\b|\b(is|are|'s|was|were) already\b|\balready (booked|on|in|there|set|scheduled)\b";
     /// Claims that only record the request for someone else to act on.
-    NOTE_ONLY = r"\b(added|made|left|put|popped) a note\b|\bnoted (it|that|this)\b|\bpass(ed)? (it|that|this|the message) on\b|\bflagged\b|\bescalated\b|\blet (them|the team) know\b|\bon the waiting list\b|\bwaiting list\b";
+    NOTE_ONLY = r"\b(sent|passed|forwarded|referred|handed|put) (it|that|this|them) (over |on |through )?to (them|a colleague|my (manager|supervisor)|(the|our) \w+ team)\b|\bbooked (you )?(in )?(a|for a) (call|callback|call back|phone call)\b|\b(put|passed|sent|forwarded|referred|handed) (the|your|this|that|a) (request|query|application|enquiry|inquiry|details|case)\b|\bforwarded\b|\b(added|made|left|put|popped) a note\b|\bnoted (it|that|this)\b|\bpass(ed)? (it|that|this|the message) on\b|\bflagged\b|\bescalated\b|\blet (them|the team) know\b|\bon the waiting list\b|\bwaiting list\b";
     /// Words that take a success back, whatever it was.
     RETRACTION = [
         r"\bsystem\b[^.]*\b(error|fail|failed|failure|down|crash|crashed|issue|problem|glitch|outage|didn't|did not|couldn't|could not|won't|wouldn't)\b",
@@ -45,7 +48,9 @@ patterns! {
         r"\b(isn't|is not|wasn't|was not|hasn't|has not|haven't|have not|aren't|are not|weren't|were not|not|never|nothing('s| has| is| was)?|can't|cannot|couldn't|won't) (be |been |yet |actually |really |quite |officially )?(saved|booked|confirmed|processed|completed|changed|moved|rescheduled|rebooked|cancel+ed|updated|issued|refunded|finali[sz]ed|gone through|frozen|sent|done|applied)\b",
         r"\b(seat|slot|booking|reservation|appointment|time)('s| was| got| has been| is| has)( just| already| now)?( been)? (taken|lost|given away|dropped|gone)\b|\blost (it|the booking|your booking)\b",
         r"\b(that|the|this|your) (booking|slot|time|appointment|reservation|change) (won't|will not|doesn't|does not|can't|cannot) (work|stand|go ahead)\b",
-        r"\b(needs?|has to be|have to be|must be|requires?|awaiting|pending|subject to)\b[^.]*\b(approv\w*|sign[- ]?off|authori[sz]\w*|review|decision|decide)|\bmakes? the decision\b|\bnot yet\b|\bonly if\b|\bspoke too soon\b|\bscratch that\b",
+        // Putting things back as they were undoes what was done.
+        r"\b(back|reverted|returned|switched) (on|to) (your|the) (original|old|previous|earlier|existing|first)\b|\bas (it|they) (was|were)\b",
+        r"\b(needs?|has to be|have to be|must be|requires?|awaiting|pending|subject to)\b[^.]*\b(approv\w*|sign(ed)?[- ]?off|sign (it|this|that|them) off|authori[sz]\w*|review|decision|decide)|\bmakes? the decision\b|\bnot (yet|quite|just yet)\b|\bbefore (any \w+|the \w+|your \w+|we|i) (can|could)\b|\bonly if\b|\bspoke too soon\b|\bscratch that\b",
     ].join("|");
     /// A refusal or failure of some action; what it is about decides whether it counts.
     REFUSAL = r"\b(couldn't|could not|can't|cannot|can not|wasn't able to|was not able to|weren't able to|unable to|not able to|won't be able to|am not able to|won't let me|doesn't let me|won't allow me to|isn't possible to)( (?:actually|really|just|currently|unfortunately|still|then|be able to|even))? (\w+)\b";
@@ -59,7 +64,7 @@ patterns! {
         r"\b(nothing|no \w+( \w+)?)( else)? (left|available|open|free)\b|\bno availability\b|\bnothing (else )?(tonight|today|this week)\b|\b(fully booked|sold out|they're (all )?full|it's full|is full|are full|all full|one's full)\b|\bi'm afraid not\b|\bvery busy\b",
     ].join("|");
     /// A caller asking for something to be done (not merely asked about).
-    ACTION = r"\b(get in|come in|(get|fit|squeeze|pop|book) \w+ in|(get|make|book) an? (appointment|visit|booking|reservation|slot)|book|schedule|reschedule|rearrange|move|change|cancel|rebook|put me|get me|refund|(money|cash|it|one|them|deposit|fee|charge) back|un\w+ (it|my|the)|get rid of|take (it|\w+) off|voucher|credit|upgrade|see me|fit me in|sign me up|sign up|switch|make an appointment|anything (later|earlier|tonight|else|sooner|next)|another (time|flight|day|slot)|instead|cancelled|canceled|delayed|missed (my|the) \w+|freeze|block|dispute|raise|raised|send|order|add|remove|transfer|refill|replace|new one|go up|take my)\b";
+    ACTION = r"\b(get in|come in|(get|fit|squeeze|pop|book) \w+ in|(get|make|book) an? (appointment|visit|booking|reservation|slot)|book|schedule|reschedule|rearrange|move|change|cancel|rebook|put me|get me|refund|(money|cash|it|one|them|deposit|fee|charge) back|un\w+ (it|my|the)|get rid of|take (it|\w+) off|voucher|credit|upgrade|see me|fit me in|sign me up|sign up|switch|make an appointment|anything (later|earlier|tonight|else|sooner|next)|another (time|flight|day|slot)|instead|cancelled|canceled|delayed|missed (my|the) \w+|close|open|set (me|us|it|this|that) up|set up|freeze|block|dispute|raise|raised|send|order|add|remove|transfer|refill|replace|new one|go up|take my)\b";
     /// In a question, what still makes it a request to act ("can you move it?", "is there
     /// anything tonight?") rather than a question about it ("do you need my card to book?").
     REQUEST_MODAL = r"\b(can you|could you|would you|can i|could i|i'd like|i would like|i want|i need|please|i'd rather|let's|can anyone|can someone|is there any way|any chance)\b|\b(anything|something) (later|earlier|tonight|else|sooner|next|in the)\b|\banother (time|flight|day|slot)\b|\binstead\b";
@@ -76,7 +81,7 @@ patterns! {
     /// What a caller says when they think it is done.
     CALLER_CLAIM = r"\b(so|then|great,? so)\b[^.?!]*\b(booked|confirmed|rebooked|all set|complete|completed|done|cancel+ed|moved|in|on there)\b|\b(that's|it's|i'm|we're|he's|she's) (all )?(booked|confirmed|rebooked|set|done|complete|cancel+ed|moved)\b";
     /// A caller saying the agent did the wrong thing.
-    CORRECTS = r"^(no|nope|wait|hang on)\b[,.!]? (i said|i asked|that's not|not|i wanted)\b|\bi (said|asked for|wanted) [^.?!]*,? not\b|\bthat's not what i (asked|wanted|said)\b|\bthat's the wrong\b";
+    CORRECTS = r"^(no|nope|wait|hang on)\b[,.!]? (i said|i asked|that's not|not|i wanted)\b|\b(that's|that is|it's|but that's) (only|just)\b[^.?!]*\bthough\b|^but i (need|needed|wanted|asked for|said)\b|\bthough,? i (need|needed|wanted|asked for|said)\b|\bi (said|asked for|wanted) [^.?!]*,? not\b|\bthat's not what i (asked|wanted|said)\b|\bthat's the wrong\b";
 }
 
 const NEGATORS: &[&str] = &[
@@ -88,6 +93,8 @@ const MODALS: &[&str] = &[
     "can", "could", "would", "will", "shall", "may", "might", "to", "i'll", "we'll", "i'd", "let", "let's", "should",
     "want", "like", "must",
 ];
+/// Words that put a whole clause in the future, whoever does it.
+const FUTURES: &[&str] = &["they'll", "she'll", "he'll", "we'll", "you'll", "will", "going"];
 const CONDITIONALS: &[&str] = &["if", "once", "as soon as", "after you", "when you", "until", "before"];
 
 /// What the caller came for.
@@ -144,16 +151,20 @@ fn success_at(said: &Said) -> Option<(usize, bool)> {
     if let Some(m) = SUCCESS.find(lower).filter(|m| claim(*m)) {
         return Some((m.start(), true));
     }
+    if let Some(at) = own_deed_at(lower).filter(|at| !negated(lower, *at) && !offered(lower, *at)) {
+        return Some((at, true));
+    }
     WEAK_SUCCESS.find(lower).filter(|m| claim(*m)).map(|m| (m.start(), false))
 }
 
 /// Whether a modal just before `at` makes what follows an offer ("I can put you on").
 fn offered(lower: &str, at: usize) -> bool {
-    lower[..at]
-        .split_whitespace()
-        .rev()
-        .take(2)
-        .any(|w| MODALS.contains(&w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')))
+    let word = |w: &str| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_owned();
+    let modal_next = lower[..at].split_whitespace().rev().take(2).any(|w| MODALS.contains(&word(w).as_str()));
+    // "they'll agree the amount and put it in place": the clause is about later.
+    let clause = lower[..at].rsplit([',', ';', ':']).next().unwrap_or("");
+    let later = clause.split_whitespace().any(|w| FUTURES.contains(&word(w).as_str()));
+    modal_next || later
 }
 
 /// Whether the words before `at`, in the same clause, negate or condition what follows
@@ -392,8 +403,10 @@ fn decide(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) -> Findi
 }
 
 mod deed;
+mod own_deed;
 
 pub(super) use deed::read_deed;
+use own_deed::own_deed_at;
 
 #[cfg(test)]
 mod tests;

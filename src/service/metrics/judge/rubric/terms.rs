@@ -89,6 +89,7 @@ const IRREGULAR: &[(&str, &str)] = &[
     ("wrote", "write"),
     ("spoke", "speak"),
     ("spoken", "speak"),
+    ("extension", "extend"),
 ];
 
 /// Words that measure rather than say what ("24 hours" is about hours only by its unit).
@@ -113,6 +114,8 @@ const RELATED: &[(&str, &[&str])] = &[
     ("fix", &["repair"]),
     ("rule", &["polic"]),
     ("fre", &["fee", "charg", "cost"]),
+    // Keeping a thing longer is extending it.
+    ("longer", &["extend"]),
 ];
 
 /// `terms` plus the words they stand for.
@@ -126,9 +129,10 @@ pub(super) fn with_related(terms: &BTreeSet<String>) -> BTreeSet<String> {
     out
 }
 
-/// Terms that must all be present: numbers, which say exactly what was meant ("24-hour").
+/// Terms that must all be present: numbers, which say exactly what was meant ("24-hour"),
+/// and the kind of detail a "when" or "where" asks for ("<when>").
 pub(super) fn anchors(terms: &BTreeSet<String>) -> BTreeSet<String> {
-    terms.iter().filter(|t| t.chars().any(|c| c.is_ascii_digit())).cloned().collect()
+    terms.iter().filter(|t| t.chars().any(|c| c.is_ascii_digit()) || t.starts_with('<')).cloned().collect()
 }
 
 /// How much of `wanted` `said` covers: (all anchors present, share of the other terms).

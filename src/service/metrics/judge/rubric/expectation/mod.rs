@@ -35,6 +35,8 @@ patterns! {
     ASKS_TO = r"\basks (the )?(caller|customer|owner|client|patient|passenger|member|them|him|her)? ?to \w+";
     /// A line that refuses or denies the thing rather than doing it ("I can't give doses").
     DENIES = r"\b(can't|cannot|can not|won't|don't|do not|never|not able to|unable to|not allowed to|isn't|is not|no)\b";
+    /// A span of time: "within 5 working days", "in a couple of weeks".
+    DURATION = r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|a) (to \d+ )?(working |business )?(minutes?|hours?|days?|weeks?|months?|fortnight)\b";
     CONCEPT_END = r" (when|if|before|after|until|while|whenever|so that|unless|as soon as) | and charges | and reads | and then ";
     VERB = r"\b(the )?agent (always |clearly |explicitly )?(mentions|tells the caller( that)?|tells|explains( that)?|informs the caller( that)?|states( that)?|reminds the caller( of| about)?|says( that)?|gives|asks for|asks( the caller)?( whether| if| to)?|greets the caller( as)?|greets|never|does not|doesn't|avoids|confirms|offers|provides|uses|addresses the caller( by)?|apologi[sz]es( for)?|acknowledges)\b|\b(the )?agent \w+\b";
 }
@@ -66,7 +68,8 @@ fn condition<'a>(conv: &'a Conversation, prompt: &str) -> Condition<'a> {
     } else if WHEN_BOOKING.is_match(prompt) && !booked() {
         out.not_applicable = Some("Not applicable: nothing was booked or moved on this call.".to_owned());
     } else if let Some(m) = BEFORE_BOOKING.find(prompt) {
-        out.before = conv.said_by(Side::Agent).find(claims_success).filter(|_| booked());
+        // A change made and later undone was still made: what came before it is what counts.
+        out.before = conv.said_by(Side::Agent).find(claims_success);
         if out.before.is_none() {
             let what = m.as_str().trim_start_matches("before ");
             out.not_applicable = Some(format!("Not applicable: the call never got as far as {what}."));
@@ -142,12 +145,28 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Finding {
             lost.quote()
         ));
     }
+    if let Some(kind_said) = said_a_kind_asked(&said, &concept) {
+        return Finding::unsure(format!(
+            "Cannot tell: the agent said {}, which has the kind of detail asked for but not in the prompt's words.",
+            kind_said.quote()
+        ));
+    }
     match absent_subject(conv, &concept) {
         Some(subject) => Finding::unsure(format!(
             "Cannot tell: the call never mentions {subject}, so whether the expectation applied is unclear."
         )),
         None => finding,
     }
+}
+
+/// An agent line carrying the kind of detail a "where" or "when" concept asks for (a place, a
+/// day or time) but none of its words: it may be the answer, in words the judge cannot tie.
+fn said_a_kind_asked<'a>(said: &[Said<'a>], concept: &str) -> Option<Said<'a>> {
+    let kinds: BTreeSet<String> = concept_terms(concept).into_iter().filter(|t| t.starts_with('<')).collect();
+    if kinds.is_empty() {
+        return None;
+    }
+    said.iter().find(|s| kinds.is_subset(&said_terms(s))).copied()
 }
 
 /// The words of "the X" the concept is about ("the replacement card arrives …") that no agent
@@ -180,9 +199,36 @@ fn did(asks: bool, concept: &str) -> String {
     if asks { format!("asked for \"{concept}\"") } else { format!("said anything about \"{concept}\"") }
 }
 
+/// The term a line naming a place carries, and a "where" concept asks for.
+const PLACE: &str = "<place>";
+/// The term a line with a day, a time or a span carries, and a "when" concept asks for.
+const WHEN: &str = "<when>";
+/// The term a line with a span ("within 5 working days") carries, and "how long" asks for.
+const HOW_LONG: &str = "<how long>";
+
+/// A concept's terms; "where to collect the car" also asks for a place, "when the power
+/// will be back" for a day or time, "how long the review takes" for a span.
+fn concept_terms(concept: &str) -> BTreeSet<String> {
+    let words: Vec<&str> = concept.split_whitespace().collect();
+    let how_long = words.windows(2).any(|w| w == ["how", "long"]);
+    let mut out = terms(concept);
+    if how_long {
+        out.remove("how");
+        out.remove("long");
+        out.insert(HOW_LONG.to_owned());
+    }
+    if words.contains(&"where") {
+        out.insert(PLACE.to_owned());
+    }
+    if words.contains(&"when") {
+        out.insert(WHEN.to_owned());
+    }
+    out
+}
+
 /// The best agent sentence for a concept: (sentence, anchors present, share of other terms).
 fn best<'a>(said: &[Said<'a>], concept: &str, questions_only: bool) -> Option<(Said<'a>, bool, f64)> {
-    let wanted = terms(concept);
+    let wanted = concept_terms(concept);
     said.iter()
         .filter(|s| !questions_only || s.is_question() || ASKS_FOR.is_match(s.lower()))
         .map(|s| {
@@ -200,8 +246,9 @@ fn said_terms(said: &Said) -> BTreeSet<String> {
     let mut out = terms(said.lower());
     let d = Details::of(said.lower(), &said.sentence.text);
     let mut add = |words: &str| out.extend(terms(words));
+    // Not "fee": a fee stands for a policy, and an amount alone is no policy.
     if d.money {
-        add("price cost fee charge amount much");
+        add("price cost charge amount much");
     }
     if d.quantity {
         add("dose dosage amount");
@@ -211,6 +258,15 @@ fn said_terms(said: &Said) -> BTreeSet<String> {
     }
     if d.time {
         add("hour window arrival");
+    }
+    if d.place {
+        out.insert(PLACE.to_owned());
+    }
+    if d.date || d.time || DURATION.is_match(said.lower()) {
+        out.insert(WHEN.to_owned());
+    }
+    if DURATION.is_match(said.lower()) {
+        out.insert(HOW_LONG.to_owned());
     }
     out
 }

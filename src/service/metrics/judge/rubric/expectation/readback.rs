@@ -9,9 +9,11 @@ use super::super::outcome::{booking_stands, claims_success};
 use super::super::pattern::patterns;
 
 patterns! {
-    PROMPT = r"\b(reads?|repeats?) (it |them )?back\b|\bread-back\b";
+    PROMPT = r"\b(reads?|repeats?|confirms?) (\w+ ){0,4}back\b|\bread-back\b";
     /// The caller choosing a slot or flight (a keypad press confirms; it does not choose).
     CHOICE = r"\b(works|work for me|that one|the one|i'll take|let's do|put me on|book (it|that)|do that|yes|sounds good|perfect|fine|take it|go ahead|easiest)\b";
+    /// The agent seeking the caller's go-ahead before acting.
+    GO_AHEAD = r"\b(is that (right|correct|ok|okay)|shall i|should i|want me to|happy (for me )?to (go ahead|proceed)|(does|would) that (work|suit|sound)|just to confirm|can i confirm|go ahead\?)";
     ALTERNATIVE = r"\(or (the )?[^)]*(reference|code)[^)]*\)";
 }
 
@@ -100,6 +102,9 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Option<Finding> {
         return None;
     }
     let (wanted, alternative) = wanted(prompt);
+    if super::BEFORE_BOOKING.is_match(prompt) {
+        return Some(before_the_change(conv, &wanted));
+    }
     // The final choice: the caller's last choice before the booking was made (or at all).
     if !booking_stands(conv) {
         return Some(Finding::not_applicable("Not applicable: nothing was booked or moved to read back.".to_owned()));
@@ -144,4 +149,36 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Option<Finding> {
         ),
         None => Finding::not_met("Not met: the agent never spoke after the caller chose.".to_owned(), 0.6),
     })
+}
+
+/// "Reads the new car back before changing the booking": an agent turn between the caller's
+/// request and the first change, carrying what the prompt names. A read-back before a change
+/// seeks the caller's go-ahead, so with none asked for there was none; with one asked for and
+/// nothing named to listen for, it cannot tell.
+fn before_the_change(conv: &Conversation, wanted: &[Wanted]) -> Finding {
+    let Some(change) = conv.said_by(Side::Agent).find(claims_success) else {
+        return Finding::not_applicable("Not applicable: nothing was changed on this call.".to_owned());
+    };
+    let asked = conv.said_by(Side::Caller).find(|s| s.turn.keypad().is_none()).map_or(0, |s| s.turn.index);
+    let between: Vec<&Turn> = conv.of(Side::Agent).filter(|t| t.index > asked && t.index < change.turn.index).collect();
+    let read_back = between.iter().find(|t| !wanted.is_empty() && lacks(t, wanted).is_empty());
+    let sought_go_ahead = between.iter().any(|t| GO_AHEAD.is_match(&t.lower));
+    match (read_back, sought_go_ahead) {
+        (Some(turn), _) => Finding::met(
+            format!("Met: the agent read it back in \"{}\" at {}, before the change.", clip(&turn.text), turn.at()),
+            0.8,
+        ),
+        (None, false) => Finding::not_met(
+            format!(
+                "Not met: the agent made the change, {}, without reading it back for the caller's go-ahead first.",
+                change.quote()
+            ),
+            0.75,
+        ),
+        (None, true) => Finding::unsure(
+            "Cannot tell: the agent asked for a go-ahead before the change, and the prompt names no detail to \
+             hear in it."
+                .to_owned(),
+        ),
+    }
 }

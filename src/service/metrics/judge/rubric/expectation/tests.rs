@@ -145,3 +145,40 @@ fn plain_words_expectations_about_what_the_agent_tells_the_caller() {
         assert_eq!(f.reading, want, "{prompt}: {}", f.why);
     }
 }
+
+#[test]
+fn when_where_and_how_long_ask_for_that_kind_of_detail() {
+    use Reading::*;
+    type Lines<'a> = &'a [(crate::api::model::ParticipantType, &'a str)];
+    let cases: [(&str, Lines, Reading); 5] = [
+        (
+            "Agent tells the caller when the parcel will arrive.",
+            &[(Customer, "Where's my parcel?"), (Agent, "Our parcel team are on it."), (Agent, "Anything else?")],
+            NotMet,
+        ),
+        (
+            "Agent tells the caller when the parcel will arrive.",
+            &[(Customer, "Where's my parcel?"), (Agent, "The parcel should be with you on Thursday.")],
+            Met,
+        ),
+        (
+            "Agent tells the caller where to collect the keys.",
+            &[(Customer, "I'm locked out."), (Agent, "You can collect the keys from our Mill Lane office.")],
+            Met,
+        ),
+        (
+            "Agent tells the caller how long the repair takes.",
+            &[(Customer, "It's broken."), (Agent, "The repair team will have it back within 3 working days.")],
+            Met,
+        ),
+        (
+            "The agent never promises there will be no charge.",
+            &[(Customer, "Will I be charged?"), (Agent, "I can't tell you whether there'll be a charge.")],
+            Met,
+        ),
+    ];
+    for (prompt, lines, want) in cases {
+        let f = read_lines(prompt, lines);
+        assert_eq!(f.reading, want, "{prompt}: {}", f.why);
+    }
+}

@@ -20,6 +20,10 @@ fn claims_are_told_from_offers_questions_and_negations() {
         "Tuesday at 8 with Maya is yours now.",
         "Okay, I've charged the card and confirmed you on SB 1396.",
         "No problem, you're all set for Tuesday.",
+        "Lovely, that reading's in.",
+        "Right, Tom Reyes is on there as an additional driver.",
+        "I've set that up for you, starting on the 1st.",
+        "Right, I've dispatched a technician to you.",
     ] {
         assert!(claims(said), "{said}");
     }
@@ -31,6 +35,9 @@ fn claims_are_told_from_offers_questions_and_negations() {
         "Press 1 to confirm.",
         "Before I confirm, can I have your date of birth?",
         "We're fully booked this week.",
+        "Not quite, they'll agree the amount with you tomorrow and put it in place then.",
+        "So I've sent it to the billing team.",
+        "I've booked you a call with them tomorrow at 2.",
     ] {
         assert!(!claims(said), "{said}");
     }
