@@ -146,6 +146,9 @@ pub enum Command {
     Bench(bench::BenchCommand),
     /// Any route of the interface, like `gh api`: auth, retries and paging handled.
     Api(api_cmd::ApiArgs),
+    /// Write a starter suite (agent, flows, persona, metrics, plan; every member commented) for
+    /// your own agent, that `config apply` and `gate --suite` run unchanged.
+    Init(config::init::InitArgs),
     /// Store a key for a profile (read without echo, or from stdin with --with-token).
     Login(auth::LoginArgs),
     /// Forget the stored key of a profile.
@@ -234,6 +237,7 @@ pub async fn run(command: Command, global: &GlobalArgs) -> Outcome {
             clap_complete::generate(shell, &mut Cli::command(), "switchboard", &mut std::io::stdout());
             Ok(Exit::Ok)
         }
+        Command::Init(args) => config::init::run(args),
         Command::Login(args) => auth::login(args, global).await,
         Command::Logout => auth::logout(global),
         Command::Auth(command) => auth::run(command, global).await,

@@ -152,7 +152,14 @@ impl Bundle {
             let text = |member: &str| violation.get(member).and_then(Value::as_str).unwrap_or_default().to_string();
             let (param, message) = (text("param"), text("message"));
             let located = match self.resource_of(&text("configKey"), &param) {
-                Some((i, relative)) => self.problem(i, &relative, &message).message,
+                Some((i, relative)) => {
+                    // The service names the member from the body's root; the file, from the resource.
+                    let message = match message.strip_prefix(param.as_str()) {
+                        Some(rest) if !relative.is_empty() => format!("{relative}{rest}"),
+                        _ => message.clone(),
+                    };
+                    self.problem(i, &relative, &message).message
+                }
                 None if param.is_empty() || message.contains(&param) => message,
                 None => format!("{param}: {message}"),
             };

@@ -3,6 +3,7 @@
 
 mod bundle;
 mod changes;
+pub mod init;
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
@@ -63,7 +64,8 @@ pub async fn diff(args: DiffArgs, session: &Session) -> Outcome {
 
 pub async fn apply(args: ApplyArgs, session: &Session) -> Outcome {
     let bundle = Bundle::read(&args.files)?;
-    let result = apply_bundle(session, &bundle, !args.no_prune, args.yes, &mut std::io::stdout()).await?;
+    let text = session.format != Format::Json;
+    let result = apply_bundle(session, &bundle, !args.no_prune, args.yes, &mut std::io::stdout(), text).await?;
     if session.format == Format::Json {
         output::emit(&output::json(&result.body)?)?;
     }
@@ -74,7 +76,7 @@ pub async fn apply(args: ApplyArgs, session: &Session) -> Outcome {
 /// told on stderr (stdout is the command's own).
 pub async fn apply_suite(session: &Session, files: &[PathBuf]) -> Result<(), Failure> {
     let bundle = Bundle::read(files)?;
-    apply_bundle(session, &bundle, true, false, &mut std::io::stderr()).await.map(|_| ())
+    apply_bundle(session, &bundle, true, false, &mut std::io::stderr(), true).await.map(|_| ())
 }
 
 /// Diffs, asks before deleting (on a terminal, without `yes`), applies, and tells `out` what
@@ -85,11 +87,12 @@ async fn apply_bundle(
     prune: bool,
     yes: bool,
     out: &mut dyn Write,
+    text: bool,
 ) -> Result<Answer, Failure> {
     session.may_write("apply a bundle")?;
     let plan = send(session, bundle, "/v1/config/diff", prune).await?;
     if !plan.result.changes_anything() {
-        if session.format != Format::Json {
+        if text {
             write_text(out, &changes::render(&plan.result, false))?;
         }
         return Ok(plan);
@@ -104,7 +107,7 @@ async fn apply_bundle(
         }
     }
     let applied = send(session, bundle, "/v1/config/apply", prune).await?;
-    if session.format != Format::Json {
+    if text {
         write_text(out, &changes::render(&applied.result, true))?;
     }
     let failed = applied.result.failures();

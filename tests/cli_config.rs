@@ -1,0 +1,173 @@
+//! Tests as code on the command line: `init` writes a starter suite that `config diff`,
+//! `config apply` and `gate --suite` run unchanged against an agent written here; every
+//! refusal names the file and the line, all at once, exit 2, with nothing written; secrets
+//! come from the environment; `diff --exit-code` and `-o json` are what scripts read.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
+
+#[path = "support/cli.rs"]
+mod cli;
+mod support;
+
+use std::path::Path;
+
+use cli::*;
+use serde_json::{Value, json};
+
+/// An agent in its own words: greets, moves the appointment and says the new time back.
+async fn turn(body: String) -> axum::Json<Value> {
+    let heard: Value = serde_json::from_str(&body).unwrap_or_default();
+    let text = heard["text"].as_str().unwrap_or_default().to_lowercase();
+    let reply = if heard["turn"] == 0 {
+        "Hi, this is Sam at the front desk, how can I help you today?"
+    } else if text.contains("goodbye") || text.contains("thank") {
+        "You're welcome. Goodbye!"
+    } else {
+        "Done: I've moved your appointment to Tuesday at 9:30 AM. To confirm, your new time is Tuesday at 9:30 AM."
+    };
+    axum::Json(json!({ "text": reply }))
+}
+
+async fn agent() -> String {
+    let app = axum::Router::new().route("/turn", axum::routing::post(turn));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/turn", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    url
+}
+
+fn init(home: &Path, url: &str) -> std::path::PathBuf {
+    let dir = home.join("suite");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .env("HOME", home)
+        .args(["init", dir.to_str().unwrap(), "--agent-url", url])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    dir
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn init_then_diff_apply_and_a_gate_with_the_suite_pass_against_the_users_agent() {
+    let home = tempfile::tempdir().unwrap();
+    let url = agent().await;
+    let suite = init(home.path(), &url);
+    let service = support::start(true).await;
+    let dir = suite.to_str().unwrap();
+
+    let diff = run(against(home.path(), &service).args(["config", "diff", "-f", dir, "--exit-code"])).await;
+    assert_exit(&diff, 1);
+    let text = stdout(&diff);
+    for key in ["+ flow/move-appointment", "+ persona/sam-rivera", "+ simulationPlan/Smoke", "+ metric/politeness"] {
+        assert!(text.contains(key), "{key} in the plan:\n{text}");
+    }
+    assert!(text.contains("Plan: 8 to create, 0 to update, 0 to delete"), "{text}");
+
+    let apply = run(against(home.path(), &service).args(["config", "apply", "-f", dir])).await;
+    assert_exit(&apply, 0);
+    assert!(stdout(&apply).contains("Applied: 8 created"), "{}", stdout(&apply));
+    let again = run(against(home.path(), &service).args(["config", "diff", "-f", dir, "--exit-code"])).await;
+    assert_exit(&again, 0);
+    assert!(stdout(&again).contains("No changes"), "{}", stdout(&again));
+
+    // One CI line: a throwaway service, the suite applied, the plan run against the agent.
+    let gate = run(switchboard(home.path()).args(["gate", "Smoke", "--embedded", "--suite", dir, "-o", "json"])).await;
+    assert_exit(&gate, 0);
+    let report = json(&gate);
+    assert_eq!(report["result"], "PASSED", "{report:#}");
+    assert!(stderr(&gate).contains("+ flow/move-appointment"), "the suite's changes are told: {}", stderr(&gate));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_problem_of_a_bundle_is_named_with_its_file_and_line_and_nothing_is_written() {
+    let home = tempfile::tempdir().unwrap();
+    let service = support::start(true).await;
+    let dir = home.path().join("bundle");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("a-personas.yaml"),
+        "kind: persona\nname: ok-persona\naccent: US\ngender: FEMALE\nlanguage: EN\n---\nkind: persona\nname: martian\naccent: MARS\ngender: FEMALE\nlanguage: EN\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("b-plan.json"),
+        "{\"kind\": \"simulationPlan\", \"name\": \"p\", \"direction\": \"INBOUND\",\n \"maxDurationSeconds\": 60,\n \"agentEndpoints\": [{\"agent\": \"nobody\"}],\n \"flows\": [{\"flow\": \"no-such-flow\"}],\n \"metrics\": []}\n",
+    )
+    .unwrap();
+    let before = service.client.list_personas(&Default::default()).await.unwrap().data.len();
+    let output = run(against(home.path(), &service).args(["config", "apply", "-f", dir.to_str().unwrap()])).await;
+    assert_exit(&output, 2);
+    let text = stderr(&output);
+    assert!(text.contains("a-personas.yaml:9: persona/martian: accent"), "the accent, at its line:\n{text}");
+    assert!(text.contains("b-plan.json:3: simulationPlan/p"), "the agent reference, at its line:\n{text}");
+    assert!(text.contains("b-plan.json:4: simulationPlan/p"), "the flow reference, at its line:\n{text}");
+    let after = service.client.list_personas(&Default::default()).await.unwrap().data.len();
+    assert_eq!(before, after, "nothing was written, the good persona included");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn secrets_come_from_the_environment_and_an_unset_one_is_named() {
+    let home = tempfile::tempdir().unwrap();
+    let service = support::start(true).await;
+    let file = home.path().join("agent.yaml");
+    std::fs::write(
+        &file,
+        "kind: httpRequestDefinition\nname: dial\nurl: https://agent.example/turn\nheaders:\n  Authorization: Bearer ${AGENT_TOKEN}\n",
+    )
+    .unwrap();
+    let unset = run(against(home.path(), &service).env_remove("AGENT_TOKEN").args([
+        "config",
+        "apply",
+        "-f",
+        file.to_str().unwrap(),
+    ]))
+    .await;
+    assert_exit(&unset, 2);
+    assert!(
+        stderr(&unset)
+            .contains("agent.yaml:5: httpRequestDefinition/dial: headers.Authorization: ${AGENT_TOKEN} is not set"),
+        "{}",
+        stderr(&unset)
+    );
+
+    let set = run(against(home.path(), &service).env("AGENT_TOKEN", "tok-123").args([
+        "config",
+        "apply",
+        "-f",
+        file.to_str().unwrap(),
+        "-o",
+        "json",
+    ]))
+    .await;
+    assert_exit(&set, 0);
+    let body = json(&set);
+    assert_eq!(body["data"]["summary"]["create"], 1, "-o json prints the interface's answer: {body:#}");
+    assert!(!String::from_utf8_lossy(&set.stdout).contains("tok-123"), "the secret is never printed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_partial_bundle_prunes_the_first_unless_told_not_to() {
+    let home = tempfile::tempdir().unwrap();
+    let service = support::start(true).await;
+    let both = home.path().join("both.yaml");
+    let one = home.path().join("one.yaml");
+    let persona = |name: &str| format!("kind: persona\nname: {name}\naccent: US\ngender: MALE\nlanguage: EN\n");
+    std::fs::write(&both, format!("{}---\n{}", persona("keep-me"), persona("drop-me"))).unwrap();
+    std::fs::write(&one, persona("keep-me")).unwrap();
+    assert_exit(&run(against(home.path(), &service).args(["config", "apply", "-f", both.to_str().unwrap()])).await, 0);
+
+    let kept =
+        run(against(home.path(), &service).args(["config", "apply", "-f", one.to_str().unwrap(), "--no-prune"])).await;
+    assert_exit(&kept, 0);
+    assert!(stdout(&kept).contains("No changes"), "{}", stdout(&kept));
+
+    let diff = run(against(home.path(), &service).args(["config", "diff", "-f", one.to_str().unwrap()])).await;
+    assert!(stdout(&diff).contains("- persona/drop-me"), "the delete is shown first:\n{}", stdout(&diff));
+    // Piped (no terminal to ask on): the apply goes ahead, as in CI.
+    let pruned = run(against(home.path(), &service).args(["config", "apply", "-f", one.to_str().unwrap()])).await;
+    assert_exit(&pruned, 0);
+    assert!(
+        stdout(&pruned).contains("- persona/drop-me") && stdout(&pruned).contains("1 deleted"),
+        "{}",
+        stdout(&pruned)
+    );
+}
