@@ -476,3 +476,26 @@ async fn a_bundle_of_every_kind_comes_back_the_same_through_the_mappings() {
     }
     assert_eq!(exported.len(), 10);
 }
+
+/// A persona made some other way (here: the seed) is the one its name stands for: an apply
+/// changes it in place, never makes a second, and a later prune never deletes it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resource_made_another_way_is_changed_in_place_and_never_pruned() {
+    let service = support::start(true).await;
+    let personas = all(&service, "/v1/persona").await;
+    let dana = personas.iter().find(|p| p["displayName"] == "Dana Whitfield").expect("the seeded persona").clone();
+    let name = dana["name"].as_str().unwrap().to_string();
+    let bundle = json!({"resources": [{"kind": "persona", "name": name, "displayName": "Dana W. (from a bundle)",
+        "accent": "US", "gender": "FEMALE", "language": "EN"}]});
+    let (status, body) = apply(&service, &bundle).await;
+    assert_eq!(status, 200, "{body:#}");
+    assert_eq!(change(&body, &format!("persona/{name}"))["op"], "update", "{body:#}");
+    let after = all(&service, "/v1/persona").await;
+    assert_eq!(after.len(), personas.len(), "no second persona");
+    let kept = after.iter().find(|p| p["id"] == dana["id"]).expect("the same persona");
+    assert_eq!(kept["displayName"], "Dana W. (from a bundle)");
+
+    let (status, body) = apply(&service, &json!({"resources": [], "prune": true})).await;
+    assert_eq!(status, 200, "{body:#}");
+    assert!(all(&service, "/v1/persona").await.iter().any(|p| p["id"] == dana["id"]), "never pruned");
+}

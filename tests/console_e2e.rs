@@ -251,3 +251,41 @@ fn the_console_stays_responsive_while_the_service_hangs() {
     assert!(pty.wait_exit(WAIT).unwrap().success());
     assert_restored(&pty);
 }
+
+/// k9s' `e` on a persona: the terminal goes to $EDITOR on its YAML and comes back; a refusal
+/// reopens the file with the service's reasons on top; the change is shown and applied only
+/// after `y`; the terminal is restored at the end.
+#[test]
+fn e_edits_a_persona_in_the_editor_reopens_a_refusal_and_applies_after_yes() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = tempfile::tempdir().unwrap();
+    // First save: an accent the service refuses. Second save (the file reopened with the
+    // reasons on top): the accent mended and a new display name.
+    let script = home.path().join("edit.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nif grep -q '^#! Not applied' \"$1\"; then\n  grep -q '^#!   - .*accent' \"$1\" && echo reopened-with-the-reason >> {log}\n  sed -i -e 's/^accent: MARS/accent: US/' -e '/^displayName:/d' \"$1\"\n  echo 'displayName: Edited In The Editor' >> \"$1\"\nelse\n  echo first >> {log}\n  sed -i 's/^accent: .*/accent: MARS/' \"$1\"\nfi\n",
+            log = home.path().join("edits.log").display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let editor = script.to_str().unwrap();
+    let mut pty = console_at(home.path(), &[("EDITOR", editor), ("VISUAL", editor)], &[], 120, 40);
+    pty.wait_for("account", WAIT).unwrap();
+    pty.key("6");
+    pty.wait_for("Callum Reid", WAIT).unwrap();
+    pty.key("e");
+    pty.wait_for("Apply this change?", WAIT).unwrap_or_else(|e| panic!("{e}\n{}", pty.screen_text()));
+    let screen = pty.screen_text();
+    assert!(screen.contains("update persona/") && screen.contains("displayName"), "the change is shown:\n{screen}");
+    let edits = std::fs::read_to_string(home.path().join("edits.log")).unwrap();
+    assert_eq!(edits, "first\nreopened-with-the-reason\n", "the refusal reopened the file with its reason");
+    pty.key("y");
+    pty.wait_for("Edited In The Editor", WAIT).unwrap_or_else(|e| panic!("{e}\n{}", pty.screen_text()));
+    pty.key("q");
+    let status = pty.wait_exit(WAIT).unwrap();
+    assert!(status.success(), "{status:?}");
+    assert_restored(&pty);
+}

@@ -19,7 +19,7 @@ impl App {
     /// Opens `config` (a resource in its bundle shape) in the editor.
     pub(super) fn start_edit(&mut self, kind: &str, name: &str, config: &Value) {
         let title = format!("{kind}/{name}");
-        let body = crate::yaml::to_text(config);
+        let body = resource_text(kind, name, config);
         self.open_editor(Edit { kind: kind.into(), title, text: with_notes(&[], &body), resource: None });
     }
 
@@ -111,6 +111,18 @@ impl App {
         out.modal.confirm(Confirm::new(edit.title.clone(), question, Write::ConfigApply(Box::new(edit.clone()))));
         self.apply(out);
     }
+}
+
+/// A resource as YAML with `kind` and `name` first, where a reader looks for them.
+fn resource_text(kind: &str, name: &str, config: &Value) -> String {
+    let mut rest = config.clone();
+    if let Some(object) = rest.as_object_mut() {
+        object.remove("kind");
+        object.remove("name");
+    }
+    let head = crate::yaml::to_text(&serde_json::json!({ "kind": kind }))
+        + &crate::yaml::to_text(&serde_json::json!({ "name": name }));
+    head + &crate::yaml::to_text(&rest)
 }
 
 /// The file as handed to the editor: our notes (how to save or cancel, and the problems of the

@@ -155,7 +155,7 @@ pub fn plan(workspace: &Workspace, builder: &Builder, entries: &[Entry], gone: &
             continue;
         }
         let record = workspace.record(&kind, &entry.name);
-        let current = record.and_then(|r| kept(workspace, &kind, &r.id));
+        let current = workspace.resident(&kind, &entry.name).and_then(|id| kept(workspace, &kind, &id));
         match current {
             None => change.op = ConfigOp::Create,
             Some(current) => {

@@ -138,6 +138,29 @@ impl Workspace {
         self.records.iter().find(|r| &r.kind == kind && r.name == name && self.exists(&r.kind, &r.id))
     }
 
+    /// The resource `KIND/NAME` stands for: the one an apply made under that name, else, for
+    /// the kinds whose name is the resource's own (a persona's name, a metric's slug, a plan's
+    /// name), one made any other way (the seed, the routes, the console), which an apply then
+    /// changes in place but never records, so a prune never deletes it. The service's own
+    /// (system personas, service-owned metrics) are never taken.
+    pub fn resident(&self, kind: &ConfigKind, name: &str) -> Option<Uuid> {
+        if let Some(record) = self.record(kind, name) {
+            return Some(record.id);
+        }
+        match kind {
+            ConfigKind::Persona => self
+                .personas
+                .values()
+                .find(|p| p.fields.name.as_deref() == Some(name) && p.is_system != Some(true))
+                .map(|p| p.id),
+            ConfigKind::Metric => {
+                self.metrics.values().find(|m| m.slug_or_alias() == Some(name) && !m.is_service_owned()).map(|m| m.id)
+            }
+            ConfigKind::SimulationPlan => self.plans.values().find(|p| p.name() == name).map(|p| p.id),
+            _ => None,
+        }
+    }
+
     /// Whether the resource a record names is still there.
     pub fn exists(&self, kind: &ConfigKind, id: &Uuid) -> bool {
         match kind {

@@ -13,7 +13,7 @@ use crate::api::model::*;
 use crate::cache::Cache;
 use crate::console::keymap::Action;
 use crate::console::message::{FetchError, Fetched, ListKind, Request, Write, WriteError, Written};
-use crate::console::pane::{Out, Pane, Selection, ViewCtx};
+use crate::console::pane::{Editable, Out, Pane, Selection, ViewCtx};
 use crate::console::widgets::detail::{self, Lines, Scroll};
 use crate::console::widgets::list::by;
 use crate::console::widgets::table::{col, fitted};
@@ -370,6 +370,17 @@ impl Pane for Catalog {
         }
     }
 
+    /// `e` on a persona: its config YAML in the editor, applied alone through config apply.
+    fn editable(&self) -> Option<Editable> {
+        if self.current != 0 || self.detail {
+            return None;
+        }
+        let persona = self.personas.selected()?;
+        let name = persona.fields.name.clone()?;
+        let config = serde_json::to_value(crate::api::model::config::export::persona(persona)).ok()?;
+        Some(Editable { kind: "persona", name, config })
+    }
+
     fn listed(&self) -> Option<String> {
         self.selection().map(|s| s.id)
     }
@@ -419,7 +430,11 @@ impl Pane for Catalog {
                 (Action::SortReverse, "reverse the sort"),
             ];
             match self.current {
-                0 => keys.extend([(Action::Create, "new persona (a form)"), (Action::Delete, "delete the persona")]),
+                0 => keys.extend([
+                    (Action::Edit, "edit the persona's YAML in $EDITOR (diff, then apply)"),
+                    (Action::Create, "new persona (a form)"),
+                    (Action::Delete, "delete the persona"),
+                ]),
                 2 => keys.push((Action::Edit, "change environment and dial type")),
                 _ => {}
             }

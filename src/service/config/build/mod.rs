@@ -79,7 +79,7 @@ impl<'w> Builder<'w> {
             .iter()
             .map(|e| {
                 let kind = e.resource.kind();
-                let id = workspace.record(&kind, &e.name).map_or_else(Uuid::new_v4, |r| r.id);
+                let id = workspace.resident(&kind, &e.name).unwrap_or_else(Uuid::new_v4);
                 (e.key.clone(), id)
             })
             .collect();
