@@ -171,3 +171,65 @@ async fn a_second_partial_bundle_prunes_the_first_unless_told_not_to() {
         stdout(&pruned)
     );
 }
+
+/// `config export` writes the workspace as a bundle that `config apply` recreates: exported
+/// from one service and applied to another, the first bundle finds nothing to change there; a
+/// secret header comes out as a `${…}` placeholder, never in clear.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_export_applies_to_another_service_and_recreates_the_bundle_without_secrets() {
+    let home = tempfile::tempdir().unwrap();
+    let suite = init(home.path(), "http://127.0.0.1:9/turn");
+    let agent = suite.join("agent.yaml");
+    let text = std::fs::read_to_string(&agent).unwrap();
+    std::fs::write(
+        &agent,
+        text.replace("  # Authorization: Bearer ${AGENT_TOKEN}", "  Authorization: Bearer ${AGENT_TOKEN}"),
+    )
+    .unwrap();
+    let suite = suite.to_str().unwrap();
+    let token = ("AGENT_TOKEN", "tok-secret-4242");
+
+    let first = support::start(false).await;
+    let second = support::start(false).await;
+    for service in [&first, &second] {
+        let environment = json!({"name": "Quiet home", "backgroundNoise": "NONE"});
+        let created: Value = service
+            .client
+            .send(reqwest::Method::POST, "/v1/simulation/environment", None::<&()>, Some(&environment))
+            .await
+            .unwrap();
+        assert!(created["data"]["id"].is_string(), "{created}");
+    }
+    let applied = run(against(home.path(), &first).env(token.0, token.1).args(["config", "apply", "-f", suite])).await;
+    assert_exit(&applied, 0);
+
+    let out = home.path().join("exported");
+    let export = run(against(home.path(), &first).args(["config", "export", "--out-dir", out.to_str().unwrap()])).await;
+    assert_exit(&export, 0);
+    let files: Vec<String> =
+        std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    for kind in
+        ["agent.yaml", "httpRequestDefinition.yaml", "persona.yaml", "flow.yaml", "metric.yaml", "simulationPlan.yaml"]
+    {
+        assert!(files.iter().any(|f| f == kind), "{kind} among {files:?}");
+    }
+    let exported = std::fs::read_to_string(out.join("httpRequestDefinition.yaml")).unwrap();
+    assert!(exported.contains("${HTTP_MY_AGENT_TURN_AUTHORIZATION}"), "a placeholder:\n{exported}");
+    assert!(!exported.contains(token.1), "never the secret:\n{exported}");
+
+    // The export recreates the bundle on the same service (nothing to change) and on another.
+    let same = run(against(home.path(), &first)
+        .env("HTTP_MY_AGENT_TURN_AUTHORIZATION", format!("Bearer {}", token.1))
+        .args(["config", "diff", "-f", out.to_str().unwrap(), "--exit-code"]))
+    .await;
+    assert_exit(&same, 0);
+    let moved = run(against(home.path(), &second)
+        .env("HTTP_MY_AGENT_TURN_AUTHORIZATION", format!("Bearer {}", token.1))
+        .args(["config", "apply", "-f", out.to_str().unwrap()]))
+    .await;
+    assert_exit(&moved, 0);
+    let back =
+        run(against(home.path(), &second).env(token.0, token.1).args(["config", "diff", "-f", suite, "--exit-code"]))
+            .await;
+    assert_exit(&back, 0);
+}

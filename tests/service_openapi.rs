@@ -28,6 +28,7 @@ const ROUTES: &[(&str, &str)] = &[
     ("post", "/v1/http-request-definition"),
     ("post", "/v1/chat"),
     ("get", "/v1/chat/{id}/transcript"),
+    ("get", "/v1/config/records"),
     ("get", "/v1/chat/{id}/metrics"),
     ("get", "/v1/knowledge-base"),
     ("get", "/v1/knowledge-base/{id}"),

@@ -231,6 +231,9 @@ pub async fn run(command: Command, global: &GlobalArgs) -> Outcome {
         Command::Config(ConfigCommand::Diff(args)) => {
             connected(global, None, async |s| config::diff(args, s).await).await
         }
+        Command::Config(ConfigCommand::Export(args)) => {
+            connected(global, None, async |s| config::export(args, s).await).await
+        }
         Command::Serve(args) => serve::run(args, global.config.clone()).await,
         Command::Secrets(command) => secrets::run(command, global.config.clone()).await,
         Command::Completion { shell } => {

@@ -3,6 +3,7 @@
 
 mod bundle;
 mod changes;
+mod export;
 pub mod init;
 
 use std::io::{BufRead, IsTerminal, Write};
@@ -27,6 +28,8 @@ pub enum ConfigCommand {
     Apply(ApplyArgs),
     /// What `apply` would do, like `terraform plan`: `+` create, `~` update, `-` delete.
     Diff(DiffArgs),
+    /// The workspace as a bundle that `apply` recreates, from any service (no secret in clear).
+    Export(export::ExportArgs),
 }
 
 #[derive(Debug, Args)]
@@ -53,6 +56,10 @@ pub struct DiffArgs {
     /// Exit 1 when something would change.
     #[arg(long)]
     pub exit_code: bool,
+}
+
+pub async fn export(args: export::ExportArgs, session: &Session) -> Outcome {
+    export::run(args, session).await
 }
 
 pub async fn diff(args: DiffArgs, session: &Session) -> Outcome {

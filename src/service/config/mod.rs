@@ -68,6 +68,19 @@ fn refusal(problems: Vec<ConfigViolation>) -> ServiceError {
 
 /// Plans the bundle against the store `conn` reads and, given `tx` (the same transaction),
 /// writes it. Any problem refuses the whole bundle before anything is written.
+/// Every resource an apply made that is still there, by its bundle name.
+pub fn records(conn: &Conn) -> ServiceResult<Vec<crate::api::model::config::ConfigRecordEntry>> {
+    let mut out = Vec::new();
+    for record in crate::service::store::all::<ConfigRecord>(conn, crate::service::store::Kind::ConfigRecord)? {
+        let Some(kind) = workspace::store_kind(&record.kind) else { continue };
+        let id = record.id.to_string();
+        if crate::service::store::get::<serde_json::Value>(conn, kind, &id)?.is_some() {
+            out.push(crate::api::model::config::ConfigRecordEntry { kind: record.kind, name: record.name, id });
+        }
+    }
+    Ok(out)
+}
+
 pub fn run(conn: &Conn, tx: Option<&Tx>, vault: &Vault, bundle: &ConfigBundle) -> ServiceResult<ConfigChanges> {
     let resources = bundle.resources.as_deref().unwrap_or_default();
     let (entries, mut problems) = decode::decode(resources);

@@ -8,7 +8,7 @@ use utoipa_axum::routes;
 
 use super::data;
 use crate::api::model::Data;
-use crate::api::model::config::{ConfigBundle, ConfigChanges};
+use crate::api::model::config::{ConfigBundle, ConfigChanges, ConfigRecordEntry};
 use crate::service::AppState;
 use crate::service::config;
 use crate::service::error::ServiceResult;
@@ -16,7 +16,7 @@ use crate::service::extract::Valid;
 use crate::service::openapi::{BadRequest, Forbidden, InternalError, PayloadTooLarge, TooManyRequests, Unauthorized};
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(apply)).routes(routes!(diff))
+    OpenApiRouter::new().routes(routes!(apply)).routes(routes!(diff)).routes(routes!(records))
 }
 
 /// Reconcile the workspace with a bundle: resources made or changed to match it, and (unless
@@ -66,4 +66,23 @@ async fn diff(State(state): State<AppState>, Valid(bundle): Valid<ConfigBundle>)
     let vault = state.store.vault();
     let changes = state.store.read(move |conn| config::run(conn, None, &vault, &bundle)).await?;
     Ok(data(&changes))
+}
+
+/// What earlier applies made, each by its bundle name (a local service extension): `config
+/// export` reads it so that every resource comes back under the name its bundle gave it.
+#[utoipa::path(
+    get,
+    path = "/v1/config/records",
+    operation_id = "listConfigRecords",
+    tag = "Config",
+    responses(
+        (status = 200, description = "Each resource an apply made, by kind and name", body = Data<Vec<ConfigRecordEntry>>),
+        Unauthorized,
+        TooManyRequests,
+        InternalError,
+    )
+)]
+async fn records(State(state): State<AppState>) -> ServiceResult<Response> {
+    let records = state.store.read(config::records).await?;
+    Ok(data(&records))
 }

@@ -73,6 +73,15 @@ pub struct ConfigChange {
     pub signing_secret: Option<String>,
 }
 
+/// A resource an apply made, by the name its bundle gave it: `GET /v1/config/records` (a local
+/// service extension), so an export from this service gives every resource its bundle name back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ConfigRecordEntry {
+    pub kind: ConfigKind,
+    pub name: String,
+    pub id: String,
+}
+
 /// How many changes of each sort.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct ConfigSummary {
