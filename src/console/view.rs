@@ -8,7 +8,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
 use unicode_width::UnicodeWidthStr;
 
-use super::app::{App, Connection, Overlay, Prompt, RawSource, completions};
+use super::app::{App, Connection, Overlay, Prompt, RawSource};
 use super::keymap::Action;
 use super::pane::{Level, ViewCtx};
 use super::widgets::text::fit;
@@ -162,9 +162,10 @@ fn draw_footer(frame: &mut Frame, area: Rect, app: &App) {
     let line = match &app.prompt {
         Some(Prompt::Command(text)) => {
             let mut spans = vec![Span::styled(":", theme.key()), Span::raw(format!("{text}▏"))];
-            let found = completions(text);
-            if !text.is_empty() && !found.is_empty() && !text.contains(' ') {
-                spans.push(Span::styled(format!("  {} · tab completes", found.join(" ")), theme.dim()));
+            let found = app.prompt_hints(text);
+            if !found.is_empty() {
+                let between = if text.contains(' ') { " · " } else { " " };
+                spans.push(Span::styled(format!("  {} · tab completes", found.join(between)), theme.dim()));
             }
             Line::from(spans)
         }

@@ -46,7 +46,8 @@ async fn a_call_the_service_does_not_have_is_said_so() {
     let toasts: Vec<&str> = h.app.toasts.iter().map(|t| t.text.as_str()).collect();
     assert_eq!(toasts, vec![format!("call {id} is not on this service")], "said once, in these words");
     command(&mut h, "call nope").await;
-    assert!(h.app.toasts.iter().any(|t| t.text == "\"nope\" is not a call id (a UUID)"), "{:?}", h.app.toasts);
+    let said = "no call named or numbered \"nope\" among the calls read so far; give its full id";
+    assert!(h.app.toasts.iter().any(|t| t.text == said), "{:?}", h.app.toasts);
 }
 
 #[tokio::test]
@@ -93,4 +94,37 @@ async fn tab_completes_command_names() {
     h.type_text(CALL).await;
     h.key("enter").await;
     assert!(h.app.call.as_ref().is_some_and(|c| c.call_id.to_string() == CALL));
+}
+
+/// `:` takes the 8-character ids the screens show and names (`:plan Brightsmile…`,
+/// `:call 3fb5aeb0`); Tab completes a name; an empty `:` lists the commands; a name that
+/// means several, or none, is said so.
+#[tokio::test]
+async fn short_ids_and_names_open_resources_and_tab_completes_them() {
+    let mut h = Harness::seeded().await;
+    h.key(":").await;
+    let footer = h.render(250, 24).lines().last().unwrap().to_string();
+    assert!(footer.contains("plans") && footer.contains("call") && footer.contains("quit"), "the commands: {footer}");
+    h.key("esc").await;
+
+    h.key(":").await;
+    h.type_text("plan bright").await;
+    h.key("tab").await;
+    assert_eq!(
+        h.app.prompt,
+        Some(switchboard::console::app::Prompt::Command("plan Brightsmile reschedule regression".into())),
+        "the one name it can be"
+    );
+    h.key("enter").await;
+    let screen = h.render(160, 48);
+    assert!(screen.contains("everything the plan pins") || screen.contains("metrics and options"), "{screen}");
+
+    h.key("4").await; // the issues list: its evidence calls become nameable
+    command(&mut h, &format!("call {}", &CALL[..8])).await;
+    assert!(h.app.call.as_ref().is_some_and(|c| c.call_id.to_string() == CALL), "{}", h.render(160, 48));
+    h.key("esc").await;
+
+    command(&mut h, "plan no-such-plan").await;
+    let toasts: Vec<String> = h.app.toasts.iter().map(|t| t.text.clone()).collect();
+    assert!(toasts.iter().any(|t| t.contains("no plan named or numbered")), "{toasts:?}");
 }

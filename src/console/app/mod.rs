@@ -9,6 +9,7 @@ pub use call::LOCAL_LABELS;
 mod connection;
 mod edit;
 mod keys;
+mod lookup;
 mod prompt;
 mod refresh;
 
@@ -130,6 +131,8 @@ pub struct App {
     pub collecting: Option<Collecting>,
     /// When each list on screen is next asked for again.
     auto_refresh: refresh::AutoRefresh,
+    /// What `:plan NAME` and the like can name: the lists read so far.
+    known: lookup::Known,
 }
 
 impl App {
@@ -159,10 +162,16 @@ impl App {
             call: None,
             collecting: None,
             auto_refresh: refresh::AutoRefresh::default(),
+            known: lookup::Known::default(),
         };
         if let Some(cache) = &app.cache {
             for pane in &mut app.panes {
                 pane.restore(cache);
+            }
+            for kind in super::message::ListKind::ALL {
+                if let Some((listing, _)) = kind.from_cache(cache) {
+                    app.known.learn(&listing);
+                }
             }
         }
         app.request(Request::Health);
@@ -366,6 +375,7 @@ impl App {
                 self.toast(Level::Error, error.message.clone());
             }
             (_, Ok(Fetched::List(listing, unreadable))) => {
+                self.known.learn(listing);
                 self.auto_refresh.fetched(listing.kind(), listing.len());
                 self.unreadable(listing.kind(), unreadable);
                 if let Some(cache) = &mut self.cache {

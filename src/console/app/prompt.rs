@@ -118,7 +118,17 @@ impl App {
                 }
                 return true;
             }
-            KeyCode::Tab if command => *line = complete(line),
+            KeyCode::Tab if command => {
+                let completed = complete(line);
+                if completed != *line {
+                    *line = completed;
+                } else {
+                    let named = self.complete_name(&completed);
+                    if let Some(Prompt::Command(line)) = &mut self.prompt {
+                        *line = named;
+                    }
+                }
+            }
             KeyCode::Backspace => {
                 line.pop();
             }
@@ -161,8 +171,58 @@ impl App {
         }
     }
 
-    /// `:NAME ID`: the resource in its own tab, or a call over the current one.
+    /// Tab after `:plan Ni`: the one name (or id) it can be; else the line as it was.
+    fn complete_name(&self, line: &str) -> String {
+        let Some((word, text)) = line.split_once(' ') else { return line.to_string() };
+        let Some(kind) = super::lookup::kind_of(&word.to_ascii_lowercase()) else { return line.to_string() };
+        match self.known.find(kind, text).as_slice() {
+            [one] if one.label != one.id => format!("{word} {}", one.label),
+            [one] => format!("{word} {}", &one.id[..8.min(one.id.len())]),
+            _ => line.to_string(),
+        }
+    }
+
+    /// What the prompt shows under `:`: the commands, or the names `:plan Ni` may mean.
+    pub fn prompt_hints(&self, line: &str) -> Vec<String> {
+        match line.split_once(' ') {
+            None => completions(line).into_iter().map(str::to_owned).collect(),
+            Some((word, text)) => match super::lookup::kind_of(&word.to_ascii_lowercase()) {
+                Some(kind) => self.known.find(kind, text).iter().take(6).map(|n| hint(n)).collect(),
+                None => Vec::new(),
+            },
+        }
+    }
+
+    /// `:NAME ID`: the resource in its own tab, or a call over the current one. ID may be the
+    /// 8 characters the screens show, or a name.
     fn open_resource(&mut self, word: &str, id: &str) {
+        let id = match (id.parse::<uuid::Uuid>(), super::lookup::kind_of(word)) {
+            (Err(_), Some(kind)) => match self.known.find(kind, id).as_slice() {
+                [one] => one.id.clone(),
+                [] => {
+                    let what = kind.label();
+                    return self.toast(
+                        Level::Error,
+                        format!("no {word} named or numbered {id:?} among the {what} read so far; give its full id"),
+                    );
+                }
+                several => {
+                    let names: Vec<String> = several.iter().take(5).map(|n| hint(n)).collect();
+                    let more = if several.len() > 5 { ", …" } else { "" };
+                    return self.toast(
+                        Level::Error,
+                        format!(
+                            "{id:?} matches {} {}: {}{more}; type more",
+                            several.len(),
+                            kind.label(),
+                            names.join(", ")
+                        ),
+                    );
+                }
+            },
+            _ => id.to_string(),
+        };
+        let id = id.as_str();
         match RESOURCES.iter().find(|(name, _)| *name == word) {
             Some((_, None)) => match id.parse() {
                 Ok(call) => self.open_call(call),
@@ -180,6 +240,12 @@ impl App {
             }
         }
     }
+}
+
+/// A name with the id's first 8 characters: `Nightly (3fb5aeb0)`.
+fn hint(named: &super::lookup::Named) -> String {
+    let short = &named.id[..8.min(named.id.len())];
+    if named.label == named.id { short.to_owned() } else { format!("{} ({short})", named.label) }
 }
 
 #[cfg(test)]
