@@ -95,7 +95,7 @@ mod tests {
 
     fn plans() -> Known {
         let plan = |id: &str, name: &str| -> RunPlan {
-            serde_json::from_value(serde_json::json!({"id": id, "plan": {"name": name}})).unwrap()
+            serde_json::from_value(serde_json::json!({"id": id, "name": name})).unwrap()
         };
         let mut known = Known::default();
         known.learn(&Listing::RunPlans(vec![
