@@ -66,7 +66,7 @@ pub struct Schedule {
     #[schema(minimum = 1, maximum = 43200)]
     pub every_minutes: Option<i64>,
     /// `HH:MM` (or `HH:MM:SS`), local to `timezone`.
-    #[schema(example = "09:30", max_length = 8)]
+    #[schema(max_length = 8)]
     pub time: Option<String>,
     #[schema(min_items = 1, max_items = 7)]
     pub days: Option<Vec<ScheduleDay>>,

@@ -431,7 +431,7 @@ impl Pane for Catalog {
             ];
             match self.current {
                 0 => keys.extend([
-                    (Action::Edit, "edit the persona's YAML in $EDITOR (diff, then apply)"),
+                    (Action::Edit, "edit as YAML ($EDITOR)"),
                     (Action::Create, "new persona (a form)"),
                     (Action::Delete, "delete the persona"),
                 ]),
