@@ -499,3 +499,26 @@ async fn a_resource_made_another_way_is_changed_in_place_and_never_pruned() {
     assert_eq!(status, 200, "{body:#}");
     assert!(all(&service, "/v1/persona").await.iter().any(|p| p["id"] == dana["id"]), "never pruned");
 }
+
+/// An environment's update changes the members given and refuses one sent as `null` (the
+/// schema types none of them nullable), naming it, rather than reading it as "keep".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_environment_update_refuses_a_null_member() {
+    let service = start(false).await;
+    let (status, created) = call(
+        &service,
+        Method::POST,
+        "/v1/simulation/environment",
+        Some(&json!({"name": "Lab", "backgroundNoise": "CITY"})),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let path = format!("/v1/simulation/environment/{}", created["data"]["id"].as_str().unwrap());
+    let (status, refused) = call(&service, Method::PUT, &path, Some(&json!({"name": null, "description": ""}))).await;
+    assert_eq!(status, 400, "{refused}");
+    assert!(refused.to_string().contains("name may not be null"), "{refused}");
+    let (status, changed) = call(&service, Method::PUT, &path, Some(&json!({"description": "quiet"}))).await;
+    assert_eq!(status, 200, "{changed}");
+    assert_eq!(changed["data"]["name"], "Lab", "kept");
+    assert_eq!(changed["data"]["description"], "quiet");
+}

@@ -60,12 +60,32 @@ fn check_members(c: &mut Checks, at: &str, input: &EnvironmentInput) {
 }
 
 /// Body of `PUT /v1/simulation/environment/{id}`: the members given change, the rest are kept.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct EnvironmentUpdate(pub EnvironmentInput);
+/// A member sent as `null` is refused (the schema types none of them nullable), never read as
+/// "keep it".
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EnvironmentUpdate(pub EnvironmentInput, pub Vec<String>);
+
+impl Serialize for EnvironmentUpdate {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for EnvironmentUpdate {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let members = serde_json::Map::<String, serde_json::Value>::deserialize(deserializer)?;
+        let nulls = members.iter().filter(|(_, v)| v.is_null()).map(|(k, _)| k.clone()).collect();
+        let input = serde_json::from_value(serde_json::Value::Object(members)).map_err(serde::de::Error::custom)?;
+        Ok(EnvironmentUpdate(input, nulls))
+    }
+}
 
 impl Validate for EnvironmentUpdate {
     fn check(&self, c: &mut Checks, at: &str) {
+        for member in &self.1 {
+            let param = crate::api::validate::join(at, member);
+            c.invalid(&param, format!("{param} may not be null: leave it out to keep it"));
+        }
         check_members(c, at, &self.0);
     }
 }

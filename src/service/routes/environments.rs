@@ -139,7 +139,7 @@ async fn create(State(state): State<AppState>, Valid(input): Valid<EnvironmentIn
 async fn update(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Valid(EnvironmentUpdate(changes)): Valid<EnvironmentUpdate>,
+    Valid(EnvironmentUpdate(changes, _)): Valid<EnvironmentUpdate>,
 ) -> ServiceResult<Response> {
     let id = path_id(Kind::SimulationEnvironment, &id)?;
     let environment = state
