@@ -91,6 +91,9 @@ fn variant(out: &mut Vec<Line<'static>>, s: &GraphStyles, flow: &CustomerFlow, v
         ];
         fact(out, s, "  environment", pairs(&noise));
         fact(out, s, "    description", env.description.as_deref().map(one_line));
+    } else {
+        // Said even when absent, so every edge case reads the same: persona, environment, expectations.
+        fact(out, s, "  environment", Some("none (no background noise of its own)".into()));
     }
     if !v.additional_expectations.is_empty() {
         out.push(Line::from(Span::styled("  expectations:", s.dim)));

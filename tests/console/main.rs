@@ -8,6 +8,7 @@ mod harness;
 
 mod bench;
 mod catalog;
+mod editor;
 mod commands;
 mod compare;
 mod connection;
