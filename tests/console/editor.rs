@@ -47,7 +47,8 @@ async fn e_opens_each_kinds_yaml_and_it_round_trips() {
     let cases: [(&[&str], &str, bool); 8] = [
         (&["6", "j", "j"], "persona", true),
         (&["3"], "metric", true),
-        (&["1"], "simulationPlan", true),
+        // The first `e` on a plan fetches the lists its YAML names things from.
+        (&["1", "e"], "simulationPlan", true),
         (&["5"], "flow", false),
         (&["3", "l"], "collector", false),
         (&["6", "l"], "agent", false),
@@ -148,5 +149,5 @@ async fn d_deletes_a_plan_and_a_policy_after_asking_and_shows_a_refusal() {
     h.key("y").await;
     // The first flow is a system one; a service without the route answers 405. Either way the
     // service's answer is shown.
-    assert!(toasts(&h).contains("could not delete: 4"), "{}", toasts(&h));
+    assert!(toasts(&h).contains("could not delete it: 4"), "{}", toasts(&h));
 }

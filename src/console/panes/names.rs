@@ -18,6 +18,8 @@ pub struct Names {
     edge_cases: HashMap<String, Vec<String>>,
     /// Kinds asked for (or seen) in this session.
     asked: HashSet<ListKind>,
+    /// Kinds whose list has arrived (from the service or the last session's cache).
+    arrived: HashSet<ListKind>,
     /// Metric definitions (by id and slug) that are checks, and those that are not.
     checks: HashMap<String, bool>,
     /// Flows by id and slug, and every metric definition by id: what a plan's runs judge
@@ -65,7 +67,13 @@ impl Names {
         }
     }
 
+    /// Whether every list of `kinds` has arrived.
+    pub fn has(&self, kinds: &[ListKind]) -> bool {
+        kinds.iter().all(|k| self.arrived.contains(k))
+    }
+
     fn learn(&mut self, listing: &Listing) -> bool {
+        self.arrived.insert(listing.kind());
         let before = self.names.len();
         let mut put = |key: String, name: Option<String>| {
             if let Some(name) = name.filter(|n| !n.is_empty()) {

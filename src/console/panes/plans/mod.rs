@@ -186,8 +186,6 @@ impl Pane for Plans {
     fn show(&mut self, out: &mut Out) {
         self.plans.ensure(out);
         self.jobs.ensure(out);
-        // `e` names a plan's flows, endpoints and personas from these.
-        self.names.ensure(LOOKUPS, out);
     }
 
     fn visible_lists(&self) -> Vec<ListKind> {
@@ -220,6 +218,12 @@ impl Pane for Plans {
             }
             Action::Form => {
                 self.create.start(out);
+                true
+            }
+            // Only reached while the names a plan's YAML needs are still on their way.
+            Action::Edit if self.plans.selected().is_some() => {
+                self.names.ensure(LOOKUPS, out);
+                out.info("fetching the flows, endpoints and personas the plan names: press e again");
                 true
             }
             Action::Delete => {
@@ -313,9 +317,9 @@ impl Pane for Plans {
     }
 
     /// `e`: the plan's config YAML, naming its flows, endpoints and personas from the lists
-    /// the tab loads for its detail.
+    /// the tab loads for its detail; until they have arrived, `e` asks for them (see `action`).
     fn editable(&self) -> Option<Editable> {
-        if self.flaky.is_some() {
+        if self.flaky.is_some() || !self.names.has(LOOKUPS) {
             return None;
         }
         let plan = self.plans.selected()?;
