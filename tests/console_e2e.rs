@@ -278,7 +278,8 @@ fn c_creates_a_metric_from_its_template_in_the_editor() {
     let edits = std::fs::read_to_string(home.path().join("edits.log")).unwrap();
     assert_eq!(edits, "template\n", "the editor got the commented template");
     pty.key("y");
-    pty.wait_for("applied: create metric/greets_by_name", WAIT).unwrap_or_else(|e| panic!("{e}\n{}", pty.screen_text()));
+    pty.wait_for("applied: create metric/greets_by_name", WAIT)
+        .unwrap_or_else(|e| panic!("{e}\n{}", pty.screen_text()));
     pty.key("/");
     pty.type_text("greets");
     pty.wait_for("Greets By Name From The Pty", WAIT).unwrap_or_else(|e| panic!("{e}\n{}", pty.screen_text()));

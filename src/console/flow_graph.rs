@@ -332,6 +332,27 @@ mod tests {
     }
 
     #[test]
+    fn every_edge_case_says_its_environment_beside_its_persona() {
+        let text = render(json!({
+            "id": Uuid::nil(),
+            "type": "IMPROV",
+            "edgeCases": [
+                {"id": Uuid::nil(), "title": "Noisy", "environment": {"name": "Airport café", "backgroundNoise": "CAFE"},
+                 "additionalExpectations": [{"prompt": "The agent repeats the gate number."}]},
+                {"id": Uuid::nil(), "title": "Quiet"}
+            ]
+        }));
+        let noisy = &text[text.find("Noisy").expect(&text)..text.find("Quiet").expect(&text)];
+        has(
+            noisy,
+            "  persona: no override
+  environment: name Airport café · noise CAFE",
+        );
+        has(noisy, "  expectations:");
+        has(&text[text.find("Quiet").expect(&text)..], "  environment: none (no background noise of its own)");
+    }
+
+    #[test]
     fn edge_cases_show_their_persona_override() {
         let text = seeded();
         let case = text.find("Edge case 1/2: Caller is unsure which date of birth").expect(&text);

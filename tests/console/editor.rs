@@ -69,8 +69,18 @@ async fn e_opens_each_kinds_yaml_and_it_round_trips() {
             assert!(toasts(&h).contains("already matches"), "{kind}: {}\n{}\n{screen}", toasts(&h), opened(&h).text);
         } else {
             assert!(screen.contains("Apply this change?"), "{kind}: {}\n{}\n{screen}", toasts(&h), opened(&h).text);
-            assert!(screen.contains(&format!("create {kind}/")), "{kind}: {}\n{}\n{screen}", toasts(&h), opened(&h).text);
-            assert!(screen.contains("creates a new") && screen.contains("stays as it is"), "{kind}: {}\n{}\n{screen}", toasts(&h), opened(&h).text);
+            assert!(
+                screen.contains(&format!("create {kind}/")),
+                "{kind}: {}\n{}\n{screen}",
+                toasts(&h),
+                opened(&h).text
+            );
+            assert!(
+                screen.contains("creates a new") && screen.contains("stays as it is"),
+                "{kind}: {}\n{}\n{screen}",
+                toasts(&h),
+                opened(&h).text
+            );
             if kind == "flow" {
                 assert_screen!("editor_flow_copy_confirm_120x30", h.render(120, 30));
             }
@@ -100,7 +110,12 @@ async fn c_opens_a_template_of_each_kind_that_the_service_takes() {
         assert!(edit.text.contains(&format!("\nkind: {kind}\n")), "{kind}:\n{}", edit.text);
         assert!(edit.text.lines().filter(|l| l.contains('#')).count() >= 3, "{kind} is commented:\n{}", edit.text);
         let screen = h.render(160, 48);
-        assert!(screen.contains(&format!("create {kind}/made-here-")), "{kind}: {}\n{}\n{screen}", toasts(&h), opened(&h).text);
+        assert!(
+            screen.contains(&format!("create {kind}/made-here-")),
+            "{kind}: {}\n{}\n{screen}",
+            toasts(&h),
+            opened(&h).text
+        );
         assert!(!screen.contains("stays as it is"), "{kind}: a template is no copy:\n{screen}");
     }
 }
@@ -111,7 +126,8 @@ async fn c_on_metrics_creates_one_from_the_template() {
     let mut h = Harness::seeded().await;
     h.key("3").await;
     edit_with(&mut h, "c", |text| {
-        text.replace("name: new_metric", "name: greets_by_name").replace("displayName: New metric", "displayName: Greets by name")
+        text.replace("name: new_metric", "name: greets_by_name")
+            .replace("displayName: New metric", "displayName: Greets by name")
     })
     .await;
     assert!(h.render(160, 48).contains("create metric/greets_by_name"), "{}", h.render(160, 48));

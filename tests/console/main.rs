@@ -8,10 +8,10 @@ mod harness;
 
 mod bench;
 mod catalog;
-mod editor;
 mod commands;
 mod compare;
 mod connection;
+mod editor;
 mod flows;
 mod forms;
 mod frame;

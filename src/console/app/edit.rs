@@ -20,7 +20,10 @@ impl App {
     pub(super) fn start_edit(&mut self, kind: &str, name: &str, config: &Value) {
         let title = format!("{kind}/{name}");
         let body = resource_text(kind, name, config);
-        self.open_editor(Edit { kind: kind.into(), title, text: with_notes(&[], &body),
+        self.open_editor(Edit {
+            kind: kind.into(),
+            title,
+            text: with_notes(&[], &body),
             resource: None,
             existing: true,
         });
@@ -29,7 +32,10 @@ impl App {
     /// Opens a commented template of `kind` in the editor, to create one.
     pub(super) fn start_create(&mut self, kind: &str, template: &str) {
         let title = format!("{kind} (new)");
-        self.open_editor(Edit { kind: kind.into(), title, text: with_notes(&[], template),
+        self.open_editor(Edit {
+            kind: kind.into(),
+            title,
+            text: with_notes(&[], template),
             resource: None,
             existing: false,
         });

@@ -1,6 +1,7 @@
 //! Tab 5: customer flows. The list filters by flow type (`f`); Enter opens a flow's detail:
 //! its facts, expectations and step graph drawn as a tree (`flow_graph`), then the happy path
-//! and edge cases with their persona overrides. The detail scrolls.
+//! and edge cases with their personas, environments and expectations. The detail scrolls. `e`
+//! opens a flow as config YAML in the editor, `c` a template, `d` deletes one (asked first).
 
 use crate::console::widgets::table::Cell;
 use ratatui::Frame;
@@ -8,16 +9,16 @@ use ratatui::layout::{Constraint, Rect};
 use uuid::Uuid;
 
 use super::section::{Section, text_cmp};
+use crate::api::model::config::export;
 use crate::api::model::{CustomerFlow, FlowStep};
 use crate::cache::Cache;
 use crate::console::flow_graph::{GraphStyles, flow_lines};
 use crate::console::keymap::Action;
-use crate::console::message::{FetchError, Fetched, ListKind, Request, Write, WriteError, Written};
-use crate::api::model::config::export;
 use crate::console::message::Deletion;
+use crate::console::message::{FetchError, Fetched, ListKind, Request, Write, WriteError, Written};
 use crate::console::pane::{Editable, Out, Pane, Selection, ViewCtx};
-use crate::console::widgets::confirm::Confirm;
 use crate::console::theme::Theme;
+use crate::console::widgets::confirm::Confirm;
 use crate::console::widgets::detail::{self, Scroll};
 use crate::console::widgets::list::{Load, by};
 use crate::console::widgets::table::{self, Column, TableView, col, fitted};

@@ -179,8 +179,12 @@ impl Names {
         let mut names = self.config.clone();
         for e in &self.endpoints {
             let agent = e.agent_id.map(|a| names.agents.get(&a).cloned().unwrap_or_else(|| a.to_string()));
-            let shown =
-                PlanAgentEndpointConfig { agent, direction: e.direction.clone(), value: e.value.clone(), ..Default::default() };
+            let shown = PlanAgentEndpointConfig {
+                agent,
+                direction: e.direction.clone(),
+                value: e.value.clone(),
+                ..Default::default()
+            };
             names.endpoints.insert(e.id, shown);
         }
         names

@@ -14,11 +14,11 @@ use ratatui::text::{Line, Span};
 use self::detail::Versions;
 use self::values::JobValues;
 use super::section::Section;
+use crate::api::model::config::export;
 use crate::api::model::*;
 use crate::cache::Cache;
 use crate::console::keymap::Action;
 use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request, Write, WriteError, Written};
-use crate::api::model::config::export;
 use crate::console::pane::{Editable, Out, Pane, Selection, ViewCtx};
 use crate::console::widgets::detail::{self as detail_view, Scroll};
 

@@ -4,13 +4,13 @@
 //! `d` on a policy (asked first).
 
 use crate::api::model::{
-    AggregationMode, MetricDefinition, MetricPolicy, MetricDefinitionUpdate, MetricType, ParticipantRole, ThresholdInput,
-    ThresholdOperator,
+    AggregationMode, MetricDefinition, MetricDefinitionUpdate, MetricPolicy, MetricType, ParticipantRole,
+    ThresholdInput, ThresholdOperator,
 };
 use crate::api::validate::{Checks, Validate, Violation};
 use crate::console::message::{Deletion, ListKind, Write};
-use crate::console::widgets::confirm::Confirm;
 use crate::console::pane::Out;
+use crate::console::widgets::confirm::Confirm;
 use crate::console::widgets::form::{Field, Form};
 use crate::console::widgets::modal::Modal;
 
