@@ -522,3 +522,22 @@ async fn an_environment_update_refuses_a_null_member() {
     assert_eq!(changed["data"]["name"], "Lab", "kept");
     assert_eq!(changed["data"]["description"], "quiet");
 }
+
+/// An HTTP definition made another way has no name but its id: an agent's endpoint may name it
+/// so (the console's `e` on an agent writes it), and the new agent dials through the same one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_http_definition_made_another_way_is_named_by_its_id() {
+    let service = support::start(true).await;
+    let definitions = all(&service, "/v1/http-request-definition").await;
+    let seeded = definitions.first().expect("a seeded definition")["id"].as_str().unwrap().to_string();
+    let bundle = json!({"resources": [{"kind": "agent", "name": "dials-through-the-seed", "endpoints": [{
+        "type": "PHONE", "value": "+15550100077", "direction": "OUTGOING",
+        "outboundDialType": "HTTP_REQUEST", "outboundDialHttpRequestDefinition": seeded}]}]});
+    let (status, body) = apply(&service, &bundle).await;
+    assert_eq!(status, 200, "{body:#}");
+    assert_eq!(change(&body, "agent/dials-through-the-seed")["op"], "create", "{body:#}");
+    let endpoints = all(&service, "/v1/agent/endpoint").await;
+    let made = endpoints.iter().find(|e| e["value"] == "+15550100077").expect("the new endpoint");
+    assert_eq!(made["outboundDialHttpRequestDefinitionId"], seeded.as_str());
+    assert_eq!(all(&service, "/v1/http-request-definition").await.len(), definitions.len(), "no new definition");
+}

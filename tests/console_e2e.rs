@@ -252,6 +252,44 @@ fn the_console_stays_responsive_while_the_service_hangs() {
     assert_restored(&pty);
 }
 
+/// `c` on the metrics tab: a commented metric template in $EDITOR; the file saved with a name
+/// of the user's is shown as a create, made on `y`, and listed.
+#[test]
+fn c_creates_a_metric_from_its_template_in_the_editor() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = tempfile::tempdir().unwrap();
+    let script = home.path().join("edit.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\ngrep -q '^kind: metric' \"$1\" && grep -q '^# ' \"$1\" && echo template >> {log}\nsed -i -e 's/^name: new_metric.*/name: greets_by_name/' -e 's/^displayName: .*/displayName: Greets By Name From The Pty/' \"$1\"\n",
+            log = home.path().join("edits.log").display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let editor = script.to_str().unwrap();
+    let mut pty = console_at(home.path(), &[("EDITOR", editor), ("VISUAL", editor)], &[], 120, 40);
+    pty.wait_for("account", WAIT).unwrap();
+    pty.key("3");
+    pty.wait_for("definitions", WAIT).unwrap();
+    pty.key("c");
+    pty.wait_for("create metric/greets_by_name", WAIT).unwrap_or_else(|e| panic!("{e}\n{}", pty.screen_text()));
+    let edits = std::fs::read_to_string(home.path().join("edits.log")).unwrap();
+    assert_eq!(edits, "template\n", "the editor got the commented template");
+    pty.key("y");
+    pty.wait_for("applied: create metric/greets_by_name", WAIT)
+        .unwrap_or_else(|e| panic!("{e}\n{}", pty.screen_text()));
+    pty.key("/");
+    pty.type_text("greets");
+    pty.wait_for("Greets By Name From The Pty", WAIT).unwrap_or_else(|e| panic!("{e}\n{}", pty.screen_text()));
+    // Ctrl-C quits from the filter prompt too (Esc then q could read as Alt-q).
+    pty.key("C-c");
+    let status = pty.wait_exit(WAIT).unwrap();
+    assert!(status.success(), "{status:?}");
+    assert_restored(&pty);
+}
+
 /// k9s' `e` on a persona: the terminal goes to $EDITOR on its YAML and comes back; a refusal
 /// reopens the file with the service's reasons on top; the change is shown and applied only
 /// after `y`; the terminal is restored at the end.

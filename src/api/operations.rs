@@ -403,6 +403,13 @@ impl Client {
         Ok(self.send::<(), (), Data<Deleted>>(Method::DELETE, &format!("/v1/persona/{id}"), None, None).await?.data)
     }
 
+    /// Deletes whatever `path` names (a flow, plan or policy route); the answer's body is not
+    /// needed, only whether the service agreed.
+    pub async fn delete_at(&self, path: &str) -> Result<(), Error> {
+        self.send::<(), (), serde_json::Value>(Method::DELETE, path, None, None).await?;
+        Ok(())
+    }
+
     // Webhooks
 
     /// Creates a webhook; the answer's `signingSecret` is shown this once.

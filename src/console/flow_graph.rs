@@ -91,6 +91,9 @@ fn variant(out: &mut Vec<Line<'static>>, s: &GraphStyles, flow: &CustomerFlow, v
         ];
         fact(out, s, "  environment", pairs(&noise));
         fact(out, s, "    description", env.description.as_deref().map(one_line));
+    } else {
+        // Said even when absent, so every edge case reads the same: persona, environment, expectations.
+        fact(out, s, "  environment", Some("none (no background noise of its own)".into()));
     }
     if !v.additional_expectations.is_empty() {
         out.push(Line::from(Span::styled("  expectations:", s.dim)));
@@ -326,6 +329,27 @@ mod tests {
         let text = seeded();
         has(&text, "off-script policy: [off-script: SAY then MOVE_ON · max 2 · wait 4s · says");
         has(&text, "Sure, it's {{dateOfBirth}}.  #give-dob  [off-script: REPEAT then HANG_UP · max 2");
+    }
+
+    #[test]
+    fn every_edge_case_says_its_environment_beside_its_persona() {
+        let text = render(json!({
+            "id": Uuid::nil(),
+            "type": "IMPROV",
+            "edgeCases": [
+                {"id": Uuid::nil(), "title": "Noisy", "environment": {"name": "Airport café", "backgroundNoise": "CAFE"},
+                 "additionalExpectations": [{"prompt": "The agent repeats the gate number."}]},
+                {"id": Uuid::nil(), "title": "Quiet"}
+            ]
+        }));
+        let noisy = &text[text.find("Noisy").expect(&text)..text.find("Quiet").expect(&text)];
+        has(
+            noisy,
+            "  persona: no override
+  environment: name Airport café · noise CAFE",
+        );
+        has(noisy, "  expectations:");
+        has(&text[text.find("Quiet").expect(&text)..], "  environment: none (no background noise of its own)");
     }
 
     #[test]

@@ -75,9 +75,10 @@ actions! {
     Log = "log", "the log of every toast", ["L"];
     Run = "run", "run (a form)", ["R"];
     Threshold = "threshold", "create a threshold (a form)", ["T"];
-    Edit = "edit", "edit (a form)", ["e"];
-    Create = "create", "create new (a form)", ["c"];
+    Edit = "edit", "edit (in $EDITOR, or a form)", ["e"];
+    Create = "create", "create new (in $EDITOR, or a form)", ["c"];
     Delete = "delete", "delete (asks first)", ["d"];
+    Form = "form", "the form, where e and c open the editor", ["E"];
     Duplicate = "duplicate", "duplicate", ["D"];
     ToggleActive = "toggle_active", "activate or deactivate", ["t"];
     Cancel = "cancel", "cancel (asks first)", ["x"];
@@ -99,6 +100,7 @@ impl Action {
                 | Action::Threshold
                 | Action::Edit
                 | Action::Create
+                | Action::Form
                 | Action::Delete
                 | Action::Duplicate
                 | Action::ToggleActive

@@ -324,6 +324,8 @@ pub struct Edit {
     pub text: String,
     /// What the user saved, read as one resource; set once the editor has closed.
     pub resource: Option<serde_json::Value>,
+    /// Opened from a resource the service has (`e`), not from a template (`c`).
+    pub existing: bool,
 }
 
 /// One change the console asks of the service.
@@ -344,6 +346,8 @@ pub enum Write {
     },
     CreatePersona(Box<PersonaFields>),
     DeletePersona(Uuid),
+    /// Delete a flow, plan or policy through its own route (asked first).
+    Delete(Deletion),
     DuplicateFlow(Uuid),
     UpdateEndpoint(Uuid, AgentEndpointUpdate),
     CreatePolicy(Box<PolicyInput>),
@@ -372,6 +376,7 @@ impl Write {
             Write::UpdateMetric { .. } => "edit the metric",
             Write::CreatePersona(_) => "create the persona",
             Write::DeletePersona(_) => "delete the persona",
+            Write::Delete(_) => "delete it",
             Write::DuplicateFlow(_) => "duplicate the flow",
             Write::UpdateEndpoint(..) => "update the endpoint",
             Write::CreatePolicy(_) => "create the policy",
@@ -383,6 +388,28 @@ impl Write {
             Write::ConfigDiff(_) => "compare the edit",
             Write::ConfigApply(_) => "apply the edit",
         }
+    }
+}
+
+/// A resource to delete, and the route that deletes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Deletion {
+    pub kind: ListKind,
+    pub id: Uuid,
+    /// `flow Appointment booking`, for the dialog and the toasts.
+    pub what: String,
+}
+
+impl Deletion {
+    /// The kind's delete route (the hosted service's paths).
+    pub fn path(&self) -> String {
+        let base = match self.kind {
+            ListKind::Flows => "/v1/customer-flow",
+            ListKind::RunPlans => "/v1/simulation/plan",
+            ListKind::Policies => "/v1/metric/policies",
+            _ => "/v1/persona",
+        };
+        format!("{base}/{}", self.id)
     }
 }
 

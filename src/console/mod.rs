@@ -11,6 +11,7 @@ pub mod message;
 pub mod pane;
 pub mod panes;
 pub mod tasks;
+pub mod templates;
 pub mod theme;
 pub mod tui;
 pub mod view;

@@ -118,6 +118,10 @@ pub async fn write(client: &Client, write: &Write) -> Result<Written, WriteError
             client.delete_persona(*id).await?;
             Written::Deleted(*id)
         }
+        Write::Delete(deletion) => {
+            client.delete_at(&deletion.path()).await?;
+            Written::Deleted(deletion.id)
+        }
         Write::DuplicateFlow(id) => Written::Flow(Box::new(client.duplicate_flow(*id).await?)),
         Write::UpdateEndpoint(id, update) => {
             Written::Endpoint(Box::new(client.update_agent_endpoint(*id, update).await?))

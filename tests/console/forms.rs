@@ -117,7 +117,7 @@ async fn persona_named(h: &mut Harness, name: &str) {
 #[tokio::test]
 async fn create_persona_validates_as_you_type_then_creates_it() {
     let mut h = Harness::seeded().await;
-    h.keys(&["6", "c"]).await;
+    h.keys(&["6", "E"]).await;
     // Empty name: the error is under the name field from the start, and Enter sends nothing.
     let screen = h.render(80, 24);
     assert!(screen.contains("✗ name"), "{screen}");
@@ -174,7 +174,7 @@ async fn endpoint_form_maps_a_server_error_to_its_field_and_keeps_the_text() {
     let mut h = Harness::seeded().await;
     h.keys(&["6", "l", "l", "/"]).await;
     h.type_text("+15035550123").await;
-    h.keys(&["enter", "e"]).await;
+    h.keys(&["enter", "E"]).await;
     let id = selected_id(&h);
     h.keys(&["ctrl-u"]).await;
     h.type_text("canary").await;

@@ -11,6 +11,7 @@ mod catalog;
 mod commands;
 mod compare;
 mod connection;
+mod editor;
 mod flows;
 mod forms;
 mod frame;

@@ -44,7 +44,7 @@ async fn pick(h: &mut Harness, by: usize) {
 /// Opens the form and fills it: a flow with one picked edge case, a persona override and
 /// variables; two metrics; two iterations (the required max duration is left to the test).
 async fn fill(h: &mut Harness, flow_at: usize) {
-    h.keys(&["1", "c"]).await;
+    h.keys(&["1", "E"]).await;
     h.type_text("QA regression").await;
     h.keys(&["tab", "tab", "tab", "space", "tab"]).await;
     pick(h, flow_at).await;
@@ -126,7 +126,7 @@ async fn a_new_plan_is_saved_with_every_choice_then_runs() {
 #[tokio::test]
 async fn the_form_at_both_sizes_and_its_deprecated_members() {
     let mut h = Harness::seeded().await;
-    h.keys(&["1", "c"]).await;
+    h.keys(&["1", "E"]).await;
     assert_screen!("plan_form_80x24", h.render(80, 24));
     // Scrolled to the end: the options with their defaults, the deprecated members last.
     h.key("shift-tab").await;
@@ -140,7 +140,7 @@ async fn the_services_refusal_lands_under_the_field_it_names() {
     let mut h = Harness::seeded().await;
     let flows = flows_in_tab_order(&h).await;
     let voicemail = flows.iter().position(CustomerFlow::is_voicemail).expect("a seeded voicemail flow");
-    h.keys(&["1", "c"]).await;
+    h.keys(&["1", "E"]).await;
     h.type_text("Voicemail inbound").await;
     h.keys(&["tab", "tab", "tab", "space", "tab"]).await;
     pick(&mut h, voicemail).await;
@@ -161,7 +161,7 @@ async fn pickers_name_the_agent_list_as_their_tab_and_filter_as_you_type() {
     // The flows tab's first flow is the form's first flow.
     h.key("5").await;
     let first = h.app.pane().selection().expect("a flow").json["title"].as_str().unwrap().to_string();
-    h.keys(&["1", "c", "tab", "tab", "tab"]).await;
+    h.keys(&["1", "E", "tab", "tab", "tab"]).await;
     h.type_text("front").await;
     let screen = h.render(160, 48);
     let endpoint = "[ ] Brightsmile Dental — Front Desk · +1 503 555 0123 · production · PHONE ▸  1/1 matching /front";
@@ -188,7 +188,7 @@ async fn pickers_name_the_agent_list_as_their_tab_and_filter_as_you_type() {
 #[tokio::test]
 async fn a_check_takes_its_own_minimum_pass_rate_and_an_observation_none() {
     let mut h = Harness::seeded().await;
-    h.keys(&["1", "c"]).await;
+    h.keys(&["1", "E"]).await;
     h.type_text("Judged by task completion").await;
     h.keys(&["tab", "tab", "tab"]).await;
     h.type_text("front").await;

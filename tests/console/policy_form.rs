@@ -24,7 +24,7 @@ async fn a_chat_policy_offers_only_chat_metrics_and_saves_its_condition_groups()
     let definitions: Vec<MetricDefinition> = all(&h, routes::METRIC_DEFINITIONS).await;
     let chat = definitions.iter().filter(|d| d.supports_modality(&Modality::Chat)).count();
     assert!(chat < definitions.len(), "the seed has call-only metrics");
-    h.keys(&["3", "l", "c"]).await;
+    h.keys(&["3", "l", "E"]).await;
     assert_screen!("policy_form_80x24", h.render(80, 24));
     // Modality first: chat; then the name.
     h.keys(&["right", "tab"]).await;
@@ -79,7 +79,7 @@ async fn a_chat_policy_offers_only_chat_metrics_and_saves_its_condition_groups()
 #[tokio::test]
 async fn a_condition_that_is_not_key_value_blocks_the_send() {
     let mut h = Harness::seeded().await;
-    h.keys(&["3", "l", "c"]).await;
+    h.keys(&["3", "l", "E"]).await;
     h.type_text("").await;
     h.key("tab").await;
     h.type_text("Bad conditions").await;

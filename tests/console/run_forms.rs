@@ -150,7 +150,7 @@ async fn editing_a_metric_makes_a_new_version() {
     let mut h = Harness::seeded().await;
     definition(&mut h, "empathy_rating").await;
     let before = h.client.get_metric_definition("empathy_rating").await.unwrap();
-    h.key("e").await;
+    h.key("E").await;
     assert_screen!("edit_metric_80x24", h.render(80, 24));
     assert_screen!("edit_metric_160x48", h.render(160, 48));
     h.key("ctrl-u").await;
@@ -172,7 +172,7 @@ async fn editing_a_metric_makes_a_new_version() {
 async fn a_service_owned_metric_is_edited_as_this_workspaces_variant() {
     let mut h = Harness::seeded().await;
     definition(&mut h, "task_completion").await;
-    h.key("e").await;
+    h.key("E").await;
     assert!(h.render(160, 48).contains("for this workspace"));
     h.key("ctrl-u").await;
     h.type_text("Task done").await;

@@ -512,7 +512,7 @@ fn qa_creates_a_plan_runs_it_and_reads_the_failed_simulation() {
     let mut pty = world.console();
     pty.key("1");
     wait_selected(&pty, "the plans list", |r| r.contains("Brightsmile reschedule regression"));
-    pty.key("c");
+    pty.key("E"); // the form; `c` opens a template in $EDITOR
     expect(&pty, "the new plan form", "new run plan");
     expect(&pty, "the name has the focus", "▸ name");
     pty.type_text(name);

@@ -20,13 +20,25 @@ impl App {
     pub(super) fn start_edit(&mut self, kind: &str, name: &str, config: &Value) {
         let title = format!("{kind}/{name}");
         let body = resource_text(kind, name, config);
-        self.open_editor(Edit { kind: kind.into(), title, text: with_notes(&[], &body), resource: None });
+        self.open_editor(Edit {
+            kind: kind.into(),
+            title,
+            text: with_notes(&[], &body),
+            resource: None,
+            existing: true,
+        });
     }
 
     /// Opens a commented template of `kind` in the editor, to create one.
     pub(super) fn start_create(&mut self, kind: &str, template: &str) {
         let title = format!("{kind} (new)");
-        self.open_editor(Edit { kind: kind.into(), title, text: with_notes(&[], template), resource: None });
+        self.open_editor(Edit {
+            kind: kind.into(),
+            title,
+            text: with_notes(&[], template),
+            resource: None,
+            existing: false,
+        });
     }
 
     fn open_editor(&mut self, edit: Edit) {
@@ -103,6 +115,9 @@ impl App {
         let mut question = String::from("Apply this change?");
         for change in changes.changes.iter().filter(|c| c.op != ConfigOp::Noop) {
             question.push_str(&format!("\n{} {}", change.op, change.config_key));
+            if edit.existing && change.op == ConfigOp::Create {
+                question.push_str(&format!("\n  {}", copy_note(&edit.kind)));
+            }
             for line in change.detail.iter().flat_map(|d| d.lines()) {
                 question.push_str(&format!("\n  {}", line.trim()));
             }
@@ -111,6 +126,13 @@ impl App {
         out.modal.confirm(Confirm::new(edit.title.clone(), question, Write::ConfigApply(Box::new(edit.clone()))));
         self.apply(out);
     }
+}
+
+/// Why editing a resource made some other way makes a new one: an apply changes in place only
+/// what it made itself (its record), or a persona, metric or plan by its own name; a flow,
+/// agent, policy or HTTP definition has no member that names it alone (titles repeat).
+fn copy_note(kind: &str) -> String {
+    format!("creates a new {kind} from this file; the one you opened stays as it is")
 }
 
 /// A resource as YAML with `kind` and `name` first, where a reader looks for them.

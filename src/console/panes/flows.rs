@@ -1,6 +1,7 @@
 //! Tab 5: customer flows. The list filters by flow type (`f`); Enter opens a flow's detail:
 //! its facts, expectations and step graph drawn as a tree (`flow_graph`), then the happy path
-//! and edge cases with their persona overrides. The detail scrolls.
+//! and edge cases with their personas, environments and expectations. The detail scrolls. `e`
+//! opens a flow as config YAML in the editor, `c` a template, `d` deletes one (asked first).
 
 use crate::console::widgets::table::Cell;
 use ratatui::Frame;
@@ -8,13 +9,16 @@ use ratatui::layout::{Constraint, Rect};
 use uuid::Uuid;
 
 use super::section::{Section, text_cmp};
+use crate::api::model::config::export;
 use crate::api::model::{CustomerFlow, FlowStep};
 use crate::cache::Cache;
 use crate::console::flow_graph::{GraphStyles, flow_lines};
 use crate::console::keymap::Action;
+use crate::console::message::Deletion;
 use crate::console::message::{FetchError, Fetched, ListKind, Request, Write, WriteError, Written};
-use crate::console::pane::{Out, Pane, Selection, ViewCtx};
+use crate::console::pane::{Editable, Out, Pane, Selection, ViewCtx};
 use crate::console::theme::Theme;
+use crate::console::widgets::confirm::Confirm;
 use crate::console::widgets::detail::{self, Scroll};
 use crate::console::widgets::list::{Load, by};
 use crate::console::widgets::table::{self, Column, TableView, col, fitted};
@@ -41,6 +45,36 @@ fn flow_type(flow: &CustomerFlow) -> Option<&str> {
 /// The happy path and the edge cases.
 fn variants(flow: &CustomerFlow) -> usize {
     flow.happy_path.is_some() as usize + flow.edge_cases.len()
+}
+
+/// The names a flow's bundle shape refers to, learnt from the flow: agents by name, personas
+/// by name, environments by name, edge cases by name (else title).
+fn config_names(flow: &CustomerFlow) -> export::Names {
+    let mut names = export::Names::default();
+    for agent in &flow.agents {
+        let name = agent.custom_id.clone().or(agent.name.clone());
+        names.agents.extend(name.map(|n| (agent.id, n)));
+    }
+    for variant in flow.happy_path.iter().chain(&flow.edge_cases) {
+        if let Some(p) = &variant.persona_override {
+            names.personas.extend(p.fields.name.clone().map(|n| (p.id, n)));
+        }
+        if let Some(env) = &variant.environment {
+            names.environments.extend(env.id.zip(env.name.clone()));
+        }
+    }
+    for case in &flow.edge_cases {
+        names.edge_cases.extend(case.name.clone().or(case.title.clone()).map(|n| (case.id, n)));
+    }
+    names
+}
+
+/// Asks before deleting `flow`; the service says no to one a plan uses or one of its own.
+fn confirm_delete(flow: &CustomerFlow, out: &mut Out) {
+    let what = format!("flow {}", flow.title.as_deref().unwrap_or("(untitled)"));
+    let question = format!("Delete the {what}? This cannot be undone.");
+    let deletion = Deletion { kind: ListKind::Flows, id: flow.id, what };
+    out.modal.confirm(Confirm::new("delete flow", question, Write::Delete(deletion)));
 }
 
 /// Steps of the flow's script, nested ones included.
@@ -166,6 +200,14 @@ impl Pane for Flows {
             }
             return true;
         }
+        if action == Action::Delete {
+            let flow = if self.open.is_some() { self.opened() } else { self.flows.selected() };
+            match flow {
+                Some(flow) => confirm_delete(flow, out),
+                None => out.error("no flow is selected"),
+            }
+            return true;
+        }
         if self.open.is_some() {
             return self.scroll.action(action);
         }
@@ -193,15 +235,39 @@ impl Pane for Flows {
     }
 
     fn written(&mut self, write: &Write, result: &Result<Written, WriteError>, out: &mut Out) -> bool {
-        if let (Write::DuplicateFlow(_), Ok(Written::Flow(copy))) = (write, result) {
-            out.info(format!("duplicated as {}", copy.title.as_deref().unwrap_or("a new flow")));
-            self.flows.request(out);
+        match (write, result) {
+            (Write::DuplicateFlow(_), Ok(Written::Flow(copy))) => {
+                out.info(format!("duplicated as {}", copy.title.as_deref().unwrap_or("a new flow")));
+                self.flows.request(out);
+            }
+            (Write::Delete(d), Ok(_)) if d.kind == ListKind::Flows => {
+                out.info(format!("deleted the {}", d.what));
+                self.open = None;
+                self.flows.request(out);
+            }
+            _ => {}
         }
         false
     }
 
     fn back(&mut self) -> bool {
         self.open.take().is_some()
+    }
+
+    /// `e`: the flow's config YAML, its references named from the flow itself (its agents,
+    /// its variants' personas and environments), so nothing else need be loaded.
+    fn editable(&self) -> Option<Editable> {
+        let flow = if self.open.is_some() { self.opened() } else { self.flows.selected() }?;
+        if flow.is_voicemail() {
+            return None;
+        }
+        let name = flow.slug.clone().or(flow.title.clone()).unwrap_or_else(|| flow.id.to_string());
+        let config = export::flow(flow, &name, &config_names(flow)).to_value();
+        Some(Editable { kind: "flow", name, config })
+    }
+
+    fn creatable(&self) -> Option<(&'static str, &'static str)> {
+        Some(("flow", crate::console::templates::of("flow")?))
     }
 
     fn filter(&self) -> String {
@@ -250,6 +316,8 @@ impl Pane for Flows {
                 (Action::Back, "back to the list"),
                 (Action::Raw, "raw JSON of the flow"),
                 (Action::Duplicate, "duplicate the flow"),
+                (Action::Edit, "edit the flow's YAML in $EDITOR (a copy if no apply made it)"),
+                (Action::Delete, "delete the flow"),
             ]
         } else {
             vec![
@@ -259,6 +327,9 @@ impl Pane for Flows {
                 (Action::SortReverse, "reverse the sort"),
                 (Action::OpenById, "open a flow by id"),
                 (Action::Duplicate, "duplicate the flow"),
+                (Action::Edit, "edit the flow's YAML in $EDITOR (a copy if no apply made it)"),
+                (Action::Create, "new flow from a template in $EDITOR"),
+                (Action::Delete, "delete the flow"),
             ]
         }
     }

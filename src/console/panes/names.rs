@@ -5,7 +5,8 @@ use std::collections::{HashMap, HashSet};
 
 use uuid::Uuid;
 
-use crate::api::model::{CustomerFlow, MetricDefinition, RunPlanInput, flow_and_automatic_metrics};
+use crate::api::model::config::{PlanAgentEndpointConfig, export};
+use crate::api::model::{AgentEndpoint, CustomerFlow, MetricDefinition, RunPlanInput, flow_and_automatic_metrics};
 use crate::cache::Cache;
 use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request};
 use crate::console::pane::Out;
@@ -17,12 +18,17 @@ pub struct Names {
     edge_cases: HashMap<String, Vec<String>>,
     /// Kinds asked for (or seen) in this session.
     asked: HashSet<ListKind>,
+    /// Kinds whose list has arrived (from the service or the last session's cache).
+    arrived: HashSet<ListKind>,
     /// Metric definitions (by id and slug) that are checks, and those that are not.
     checks: HashMap<String, bool>,
     /// Flows by id and slug, and every metric definition by id: what a plan's runs judge
     /// beyond its own metrics is worked out from them.
     flows: HashMap<String, CustomerFlow>,
     definitions: HashMap<Uuid, MetricDefinition>,
+    /// What a plan's config YAML names things by (`e` on a plan): agents, personas, endpoints.
+    config: export::Names,
+    endpoints: Vec<AgentEndpoint>,
 }
 
 impl Names {
@@ -61,7 +67,13 @@ impl Names {
         }
     }
 
+    /// Whether every list of `kinds` has arrived.
+    pub fn has(&self, kinds: &[ListKind]) -> bool {
+        kinds.iter().all(|k| self.arrived.contains(k))
+    }
+
     fn learn(&mut self, listing: &Listing) -> bool {
+        self.arrived.insert(listing.kind());
         let before = self.names.len();
         let mut put = |key: String, name: Option<String>| {
             if let Some(name) = name.filter(|n| !n.is_empty()) {
@@ -70,8 +82,20 @@ impl Names {
         };
         match listing {
             Listing::RunPlans(plans) => plans.iter().for_each(|p| put(p.id.to_string(), p.plan.name.clone())),
-            Listing::Personas(personas) => personas.iter().for_each(|p| put(p.id.to_string(), Some(p.label()))),
+            Listing::Personas(personas) => personas.iter().for_each(|p| {
+                self.config.personas.extend(p.fields.name.clone().map(|n| (p.id, n)));
+                put(p.id.to_string(), Some(p.label()))
+            }),
+            Listing::Agents(agents) => {
+                for a in agents {
+                    let name = a.custom_id.clone().or(a.name.clone()).unwrap_or_else(|| a.id.to_string());
+                    self.config.agents.insert(a.id, name);
+                }
+                return false;
+            }
             Listing::AgentEndpoints(endpoints) => endpoints.iter().for_each(|e| {
+                self.endpoints.retain(|kept| kept.id != e.id);
+                self.endpoints.push(e.clone());
                 let name = match (&e.value, &e.environment) {
                     (Some(value), Some(env)) => Some(format!("{value} ({env})")),
                     (value, _) => value.clone(),
@@ -91,6 +115,12 @@ impl Names {
             }
             Listing::Flows(flows) => {
                 for flow in flows {
+                    let name = flow.slug.clone().or(flow.title.clone()).unwrap_or_else(|| flow.id.to_string());
+                    self.config.flows.insert(flow.id, name);
+                    for case in &flow.edge_cases {
+                        let name = case.name.clone().or(case.title.clone());
+                        self.config.edge_cases.extend(name.map(|n| (case.id, n)));
+                    }
                     self.flows.insert(flow.id.to_string(), flow.clone());
                     if let Some(slug) = &flow.slug {
                         self.flows.insert(slug.clone(), flow.clone());
@@ -141,6 +171,23 @@ impl Names {
             }
         }
         Some(extra)
+    }
+
+    /// The bundle names a plan's config YAML refers to, from the lists learnt so far (an id
+    /// stands in for what is not known yet).
+    pub fn config_names(&self) -> export::Names {
+        let mut names = self.config.clone();
+        for e in &self.endpoints {
+            let agent = e.agent_id.map(|a| names.agents.get(&a).cloned().unwrap_or_else(|| a.to_string()));
+            let shown = PlanAgentEndpointConfig {
+                agent,
+                direction: e.direction.clone(),
+                value: e.value.clone(),
+                ..Default::default()
+            };
+            names.endpoints.insert(e.id, shown);
+        }
+        names
     }
 
     /// The name of `key` (an id or slug), when known.

@@ -215,6 +215,11 @@ impl Workspace {
         for plan in self.plans.values().filter(|p| live(&p.id)) {
             names.add(&ConfigKind::SimulationPlan, plan.name(), plan.id);
         }
+        // No member of an HTTP definition names it (only an apply's record does), so one made
+        // another way is named by its id: the console writes an agent's seeded definition so.
+        for definition in self.definitions.values().filter(|d| live(&d.id)) {
+            names.add(&ConfigKind::HttpRequestDefinition, &definition.id.to_string(), definition.id);
+        }
         for environment in self.environments.values() {
             if let (Some(name), Some(id)) = (&environment.name, environment.id) {
                 names.environments.entry(name.clone()).or_insert(id);

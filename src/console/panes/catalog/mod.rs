@@ -9,6 +9,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 
 use super::section::{Section, status_cell, text_cmp};
+use crate::api::model::config::export;
 use crate::api::model::*;
 use crate::cache::Cache;
 use crate::console::keymap::Action;
@@ -293,7 +294,7 @@ impl Pane for Catalog {
                 true
             }
             _ if self.detail => self.scroll.action(action),
-            Action::Create if self.current == 0 => {
+            Action::Form if self.current == 0 => {
                 writes::create_persona(&mut out.modal);
                 true
             }
@@ -304,7 +305,7 @@ impl Pane for Catalog {
                 }
                 true
             }
-            Action::Edit if self.current == 2 => {
+            Action::Form if self.current == 2 => {
                 match self.endpoints.selected().cloned() {
                     Some(endpoint) => writes::edit_endpoint(&mut out.modal, &endpoint),
                     None => out.error("no endpoint is selected"),
@@ -370,15 +371,42 @@ impl Pane for Catalog {
         }
     }
 
-    /// `e` on a persona: its config YAML in the editor, applied alone through config apply.
+    /// `e`: the selection's config YAML in the editor (an endpoint opens its agent, which holds
+    /// the endpoints in a bundle), applied alone through config apply.
     fn editable(&self) -> Option<Editable> {
-        if self.current != 0 || self.detail {
+        if self.detail {
             return None;
         }
-        let persona = self.personas.selected()?;
-        let name = persona.fields.name.clone()?;
-        let config = serde_json::to_value(crate::api::model::config::export::persona(persona)).ok()?;
-        Some(Editable { kind: "persona", name, config })
+        match self.current {
+            0 => {
+                let persona = self.personas.selected()?;
+                let name = persona.fields.name.clone()?;
+                let config = serde_json::to_value(export::persona(persona)).ok()?;
+                Some(Editable { kind: "persona", name, config })
+            }
+            1 => self.agent_editable(self.agents.selected()?),
+            2 => {
+                let id = self.endpoints.selected()?.agent_id?;
+                self.agent_editable(self.agents.list.items.iter().find(|a| a.id == id)?)
+            }
+            4 => {
+                let definition = self.http.selected()?;
+                let name = definition_name(definition);
+                let config = export::http_request_definition(definition, headers(definition), &name);
+                Some(Editable { kind: "httpRequestDefinition", name, config: serde_json::to_value(config).ok()? })
+            }
+            _ => None,
+        }
+    }
+
+    fn creatable(&self) -> Option<(&'static str, &'static str)> {
+        let kind = match self.current {
+            0 => "persona",
+            1 | 2 => "agent",
+            4 => "httpRequestDefinition",
+            _ => return None,
+        };
+        Some((kind, crate::console::templates::of(kind)?))
     }
 
     fn listed(&self) -> Option<String> {
@@ -431,11 +459,24 @@ impl Pane for Catalog {
             ];
             match self.current {
                 0 => keys.extend([
-                    (Action::Edit, "edit as YAML ($EDITOR)"),
-                    (Action::Create, "new persona (a form)"),
+                    (Action::Edit, "edit the persona's YAML in $EDITOR (diff, then apply)"),
+                    (Action::Create, "new persona from a template in $EDITOR"),
+                    (Action::Form, "new persona (a form)"),
                     (Action::Delete, "delete the persona"),
                 ]),
-                2 => keys.push((Action::Edit, "change environment and dial type")),
+                1 => keys.extend([
+                    (Action::Edit, "edit the agent's YAML in $EDITOR (a copy if no apply made it)"),
+                    (Action::Create, "new agent from a template in $EDITOR"),
+                ]),
+                2 => keys.extend([
+                    (Action::Edit, "edit the endpoint's agent's YAML in $EDITOR"),
+                    (Action::Create, "new agent from a template in $EDITOR"),
+                    (Action::Form, "change environment and dial type (a form)"),
+                ]),
+                4 => keys.extend([
+                    (Action::Edit, "edit the definition's YAML in $EDITOR (a copy if no apply made it)"),
+                    (Action::Create, "new HTTP definition from a template in $EDITOR"),
+                ]),
                 _ => {}
             }
             keys
@@ -468,7 +509,35 @@ impl Pane for Catalog {
     }
 }
 
+/// The bundle name of an HTTP definition. Only an apply's record names one, and the console
+/// cannot see records: its short id stands in, so an edit of one made some other way creates a
+/// copy, as the confirm dialog says.
+fn definition_name(definition: &HttpRequestDefinition) -> String {
+    let id = definition.id.to_string();
+    format!("http-{}", &id[..8])
+}
+
+/// Header values as the list shows them (a secret one is masked there and stays masked).
+fn headers(definition: &HttpRequestDefinition) -> std::collections::BTreeMap<String, String> {
+    let shown = |v: &serde_json::Value| v.as_str().map(str::to_owned).unwrap_or_else(|| v.to_string());
+    definition.headers.iter().flatten().map(|(k, v)| (k.clone(), shown(v))).collect()
+}
+
+/// An agent's bundle name: its custom id, else its name, as the service's own names go.
+fn agent_name(agent: &Agent) -> String {
+    agent.custom_id.clone().or(agent.name.clone()).unwrap_or_else(|| agent.id.to_string())
+}
+
 impl Catalog {
+    fn agent_editable(&self, agent: &Agent) -> Option<Editable> {
+        let name = agent_name(agent);
+        let endpoints: Vec<AgentEndpoint> =
+            self.endpoints.list.items.iter().filter(|e| e.agent_id == Some(agent.id)).cloned().collect();
+        // Definitions go by id: the service names one made another way by nothing else.
+        let config = export::agent(agent, &endpoints, &name, &export::Names::default());
+        Some(Editable { kind: "agent", name, config: serde_json::to_value(config).ok()? })
+    }
+
     fn draw_list(&self, frame: &mut Frame, body: Rect, theme: &crate::console::theme::Theme) {
         match self.current {
             0 => self

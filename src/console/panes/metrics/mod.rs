@@ -14,11 +14,12 @@ use ratatui::text::{Line, Span};
 use self::detail::Versions;
 use self::values::JobValues;
 use super::section::Section;
+use crate::api::model::config::export;
 use crate::api::model::*;
 use crate::cache::Cache;
 use crate::console::keymap::Action;
 use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request, Write, WriteError, Written};
-use crate::console::pane::{Out, Pane, Selection, ViewCtx};
+use crate::console::pane::{Editable, Out, Pane, Selection, ViewCtx};
 use crate::console::widgets::detail::{self as detail_view, Scroll};
 
 const METRICS_TAB: usize = 2;
@@ -215,14 +216,21 @@ impl Pane for Metrics {
                 self.toggle_policy(out);
                 true
             }
-            Action::Create if self.current == 1 => {
+            Action::Delete if self.current == 1 => {
+                match self.policies.selected() {
+                    Some(policy) => writes::delete_policy(policy, out),
+                    None => out.error("no policy is selected"),
+                }
+                true
+            }
+            Action::Form if self.current == 1 => {
                 match self.definitions.list.items.is_empty() {
                     true => out.error("the metric definitions have not arrived yet: try again in a moment"),
                     false => policy_form::open(&mut out.modal, &self.definitions.list.items, &self.agents),
                 }
                 true
             }
-            Action::Threshold | Action::Edit if self.current == 0 => {
+            Action::Threshold | Action::Form if self.current == 0 => {
                 match (self.definitions.selected(), action) {
                     (None, _) => out.error("no metric definition is selected"),
                     (Some(d), Action::Threshold) => writes::create_threshold(&mut out.modal, d),
@@ -284,6 +292,11 @@ impl Pane for Metrics {
     fn written(&mut self, write: &Write, result: &Result<Written, WriteError>, out: &mut Out) -> bool {
         match (write, result) {
             (Write::UpdatePolicy(..), Ok(_)) => self.policies.request(out),
+            (Write::Delete(d), Ok(_)) if d.kind == ListKind::Policies => {
+                out.info(format!("deleted the {}", d.what));
+                self.detail = false;
+                self.policies.request(out);
+            }
             (Write::CreatePolicy(_), Ok(Written::Policy(policy))) => {
                 self.policies.upsert(std::slice::from_ref(policy));
                 self.policies.select(&policy.id.to_string());
@@ -378,12 +391,54 @@ impl Pane for Metrics {
         true
     }
 
+    /// `e`: the metric (section 0) or policy (section 1) as config YAML; a policy's metrics by slug.
+    fn editable(&self) -> Option<Editable> {
+        if self.values.is_some() {
+            return None;
+        }
+        match self.current {
+            0 => {
+                let definition = self.definitions.selected()?;
+                let name = definition.slug_or_alias()?.to_owned();
+                let config = serde_json::to_value(export::metric(definition)).ok()?;
+                Some(Editable { kind: "metric", name, config })
+            }
+            1 => {
+                let policy = self.policies.selected()?;
+                let name = policy.name.clone().unwrap_or_else(|| policy.id.to_string());
+                let slugs = self
+                    .definitions
+                    .list
+                    .items
+                    .iter()
+                    .filter_map(|d| Some((d.id, d.slug_or_alias()?.to_owned())))
+                    .collect();
+                let config = serde_json::to_value(export::collector(policy, &name, &slugs)).ok()?;
+                Some(Editable { kind: "collector", name, config })
+            }
+            _ => None,
+        }
+    }
+
+    fn creatable(&self) -> Option<(&'static str, &'static str)> {
+        let kind = match self.current {
+            0 => "metric",
+            1 => "collector",
+            _ => return None,
+        };
+        Some((kind, crate::console::templates::of(kind)?))
+    }
+
     fn help(&self) -> Vec<(Action, &'static str)> {
         if let Some(values) = &self.values {
             return values.help();
         }
         let toggle = (Action::ToggleActive, "activate or deactivate the policy");
-        let definition_writes = [(Action::Threshold, "a threshold on this metric"), (Action::Edit, "edit the metric")];
+        let definition_writes = [
+            (Action::Threshold, "a threshold on this metric"),
+            (Action::Edit, "edit the metric's YAML in $EDITOR (diff, then apply)"),
+            (Action::Form, "edit the metric (a form: a new version)"),
+        ];
         let definition_writes = definition_writes.into_iter().filter(|_| self.current == 0);
         if self.detail {
             let mut keys =
@@ -406,7 +461,15 @@ impl Pane for Metrics {
             (Action::OpenById, "open one by id (or slug)"),
         ]);
         keys.extend((self.current == 1).then_some(toggle));
-        keys.extend((self.current == 1).then_some((Action::Create, "a new policy (a form)")));
+        keys.extend((self.current == 0).then_some((Action::Create, "new metric from a template in $EDITOR")));
+        if self.current == 1 {
+            keys.extend([
+                (Action::Edit, "edit the policy's YAML in $EDITOR (a copy if no apply made it)"),
+                (Action::Create, "new policy from a template in $EDITOR"),
+                (Action::Form, "a new policy (a form)"),
+                (Action::Delete, "delete the policy"),
+            ]);
+        }
         keys.extend(definition_writes);
         // Handled by the app, which fills in the selected policy.
         keys.extend((self.current == 1).then_some((Action::Collect, "start a collection job for the policy")));

@@ -1,14 +1,16 @@
 //! Writes on a metric definition: `T` a threshold on it (the count field only for COUNT, the
-//! participant role only for TURN or SEGMENT sources) and `e` an edit of its editable fields
-//! with a change reason — through the workspace variant route for a service-owned metric.
+//! participant role only for TURN or SEGMENT sources) and `E` an edit of its editable fields
+//! with a change reason — through the workspace variant route for a service-owned metric; and
+//! `d` on a policy (asked first).
 
 use crate::api::model::{
-    AggregationMode, MetricDefinition, MetricDefinitionUpdate, MetricType, ParticipantRole, ThresholdInput,
-    ThresholdOperator,
+    AggregationMode, MetricDefinition, MetricDefinitionUpdate, MetricPolicy, MetricType, ParticipantRole,
+    ThresholdInput, ThresholdOperator,
 };
 use crate::api::validate::{Checks, Validate, Violation};
-use crate::console::message::Write;
+use crate::console::message::{Deletion, ListKind, Write};
 use crate::console::pane::Out;
+use crate::console::widgets::confirm::Confirm;
 use crate::console::widgets::form::{Field, Form};
 use crate::console::widgets::modal::Modal;
 
@@ -144,4 +146,12 @@ pub fn announce(write: &Write, after: &MetricDefinition, before: &[MetricDefinit
         }
         _ => {}
     }
+}
+
+/// Asks before deleting `policy`; the service refuses one it keeps for itself, with its reason.
+pub fn delete_policy(policy: &MetricPolicy, out: &mut Out) {
+    let what = format!("policy {}", policy.name.as_deref().unwrap_or("(unnamed)"));
+    let question = format!("Delete the {what}? Its collected values stay; this cannot be undone.");
+    let deletion = Deletion { kind: ListKind::Policies, id: policy.id, what };
+    out.modal.confirm(Confirm::new("delete policy", question, Write::Delete(deletion)));
 }

@@ -18,11 +18,14 @@ use uuid::Uuid;
 use super::jobs::{ListPoll, absorb_job, job_section};
 use super::names::Names;
 use super::section::{Section, text_cmp};
+use crate::api::model::config::export;
 use crate::api::model::{RunPlan, RunPlanJob};
 use crate::cache::Cache;
 use crate::console::keymap::Action;
+use crate::console::message::Deletion;
 use crate::console::message::{FetchError, Fetched, ListKind, Request, Write, WriteError, Written};
-use crate::console::pane::{Out, Pane, Selection, ViewCtx};
+use crate::console::pane::{Editable, Out, Pane, Selection, ViewCtx};
+use crate::console::widgets::confirm::Confirm;
 use crate::console::widgets::detail::{self, Scroll};
 use crate::console::widgets::list::{Load, by};
 use crate::console::widgets::table::{self, Column, TableView, col, fitted};
@@ -48,7 +51,7 @@ const JOBS_TAB: usize = 1;
 
 /// What the detail view resolves ids against.
 const LOOKUPS: &[ListKind] =
-    &[ListKind::Flows, ListKind::AgentEndpoints, ListKind::MetricDefinitions, ListKind::Personas];
+    &[ListKind::Flows, ListKind::AgentEndpoints, ListKind::MetricDefinitions, ListKind::Personas, ListKind::Agents];
 
 fn count<T>(items: Option<&Vec<T>>) -> Option<usize> {
     items.map(Vec::len)
@@ -213,8 +216,26 @@ impl Pane for Plans {
                 }
                 true
             }
-            Action::Create => {
+            Action::Form => {
                 self.create.start(out);
+                true
+            }
+            // Only reached while the names a plan's YAML needs are still on their way.
+            Action::Edit if self.plans.selected().is_some() => {
+                self.names.ensure(LOOKUPS, out);
+                out.info("fetching the flows, endpoints and personas the plan names: press e again");
+                true
+            }
+            Action::Delete => {
+                match self.plans.selected() {
+                    Some(plan) => {
+                        let what = format!("plan {}", plan.name());
+                        let question = format!("Delete the {what}? Its jobs stay; this cannot be undone.");
+                        let deletion = Deletion { kind: ListKind::RunPlans, id: plan.id, what };
+                        out.modal.confirm(Confirm::new("delete plan", question, Write::Delete(deletion)));
+                    }
+                    None => out.error("no plan is selected"),
+                }
                 true
             }
             Action::Run => {
@@ -285,9 +306,32 @@ impl Pane for Plans {
                     out.jump(JOBS_TAB, job.simulation_run_plan_job_id);
                 }
             }
+            (Write::Delete(d), Ok(_)) if d.kind == ListKind::RunPlans => {
+                out.info(format!("deleted the {}", d.what));
+                self.detail = false;
+                self.plans.request(out);
+            }
             _ => return false,
         }
         true
+    }
+
+    /// `e`: the plan's config YAML, naming its flows, endpoints and personas from the lists
+    /// the tab loads for its detail; until they have arrived, `e` asks for them (see `action`).
+    fn editable(&self) -> Option<Editable> {
+        if self.flaky.is_some() || !self.names.has(LOOKUPS) {
+            return None;
+        }
+        let plan = self.plans.selected()?;
+        let config = serde_json::to_value(export::plan(plan, &self.names.config_names())).ok()?;
+        Some(Editable { kind: "simulationPlan", name: plan.name().to_string(), config })
+    }
+
+    fn creatable(&self) -> Option<(&'static str, &'static str)> {
+        if self.flaky.is_some() {
+            return None;
+        }
+        Some(("simulationPlan", crate::console::templates::of("simulationPlan")?))
     }
 
     fn tick(&mut self, _now: jiff::Timestamp, out: &mut Out) -> bool {
@@ -356,7 +400,10 @@ impl Pane for Plans {
                 (Action::OpenById, "open a plan by id"),
                 (Action::Run, "run with variables"),
                 (Action::Flaky, "the plan's flaky checks over its last runs"),
-                (Action::Create, "a new run plan (a form)"),
+                (Action::Edit, "edit the plan's YAML in $EDITOR (diff, then apply)"),
+                (Action::Create, "new plan from a template in $EDITOR"),
+                (Action::Form, "a new run plan (a form)"),
+                (Action::Delete, "delete the plan"),
             ]
         }
     }
