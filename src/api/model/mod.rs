@@ -10,6 +10,7 @@ pub mod config;
 pub mod environment;
 pub mod event;
 pub mod flow;
+pub mod flow_input;
 pub mod headers;
 pub mod issue;
 pub mod judged;
@@ -35,6 +36,7 @@ pub use common::*;
 pub use environment::*;
 pub use event::*;
 pub use flow::*;
+pub use flow_input::*;
 pub use headers::header_limits;
 pub use issue::*;
 pub use judged::*;
@@ -126,6 +128,13 @@ pub fn inputs_refusing_unknown_members() -> Vec<std::borrow::Cow<'static, str>> 
         WebhookInput::name(),
         EnvironmentInput::name(),
         EnvironmentUpdate::name(),
+        FlowInput::name(),
+        FlowUpdate::name(),
+        FlowStepInput::name(),
+        GraphInput::name(),
+        VariantInput::name(),
+        EdgeCaseInput::name(),
+        ExpectationInput::name(),
         config::ConfigBundle::name(),
     ]
 }
