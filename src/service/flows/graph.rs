@@ -61,11 +61,14 @@ impl Nodes {
                 let param = join(&here, "nodeId");
                 out.push(invalid(param.clone(), format!("{param}: another step of this graph has node id {node}")));
             }
+            // A `ref` used twice names the first step that has it.
             if let Some(reference) = &s.step_ref {
-                if self.refs.insert(reference.clone(), node).is_some() {
+                if self.refs.contains_key(reference) {
                     let param = join(&here, "ref");
                     let message = format!("{param}: another step of this graph is {}", quote(reference));
                     out.push(invalid(param, message));
+                } else {
+                    self.refs.insert(reference.clone(), node);
                 }
             }
             self.collect(s.steps.as_deref().unwrap_or_default(), &join(&here, "steps"), out);
