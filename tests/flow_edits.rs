@@ -348,7 +348,8 @@ async fn an_improv_flows_happy_path_and_edge_cases_are_changed_promoted_and_remo
     assert_eq!(call(&service, Method::DELETE, &old, None).await.0, 404);
     assert_eq!(call(&service, Method::PUT, &old, Some(json!({"title": "x"}))).await.0, 404);
     assert_eq!(call(&service, Method::POST, &format!("{old}/promote"), None).await.0, 404);
-    assert_eq!(call(&service, Method::DELETE, &format!("{cases}/not-a-uuid"), None).await.0, 400);
+    let (status, body) = call(&service, Method::DELETE, &format!("{cases}/not-a-uuid"), None).await;
+    assert_eq!(status, 400, "{body}");
     let (_, read) = call(&service, Method::GET, &format!("/v1/customer-flow/{id}"), None).await;
     assert_eq!(read["data"]["edgeCases"].as_array().unwrap().len(), 1);
 

@@ -102,6 +102,10 @@ pub mod flow_limits {
     pub const CONTENT_MAX: usize = 5_000;
     pub const EXPECTATIONS_MAX: usize = 50;
     pub const EDGE_CASES_MAX: usize = 50;
+    /// A step's `ref`, and so a merge target's name (a node id or a ref).
+    pub const REF_MAX: usize = 100;
+    pub const MERGES_MAX: usize = 20;
+    pub const STAGE_NAME_MAX: usize = 100;
 }
 
 /// How many steps a graph holds, nested ones included.
@@ -180,9 +184,12 @@ pub struct Expectation {
 #[serde(rename_all = "camelCase")]
 pub struct OffScriptPolicy {
     pub reaction: Option<OffScriptReaction>,
+    #[schema(minimum = 1, maximum = 10)]
     pub max_attempts: Option<i64>,
     pub then: Option<OffScriptThen>,
+    #[schema(max_length = 5000)]
     pub say_line: Option<String>,
+    #[schema(minimum = 1, maximum = 600)]
     pub wait_seconds: Option<i64>,
 }
 
@@ -281,6 +288,7 @@ impl FlowStep {
 #[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Stage {
+    #[schema(max_length = 100)]
     pub name: String,
     pub analyze: Option<bool>,
     pub required: Option<bool>,

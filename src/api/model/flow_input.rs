@@ -58,8 +58,9 @@ pub struct FlowStepInput {
     #[serde(rename = "ref")]
     #[schema(max_length = 100)]
     pub step_ref: Option<String>,
-    #[schema(no_recursion)]
+    #[schema(no_recursion, max_items = 100)]
     pub steps: Option<Vec<FlowStepInput>>,
+    #[schema(max_items = 20)]
     pub merge_into_node_ids: Option<Vec<String>>,
     #[schema(max_length = 5000)]
     pub content: Option<String>,
@@ -108,13 +109,16 @@ impl Validate for FlowStepInput {
         if let Some(policy) = &self.off_script_policy {
             check_off_script(c, &join(at, "offScriptPolicy"), policy);
         }
-        c.length(at, "ref", self.step_ref.as_deref(), 1, Some(100));
+        c.length(at, "ref", self.step_ref.as_deref(), 1, Some(flow_limits::REF_MAX));
         c.length(at, "content", self.content.as_deref(), 0, Some(flow_limits::CONTENT_MAX));
         c.length(at, "dtmfDigits", self.dtmf_digits.as_deref(), 0, Some(50));
         c.range(at, "silenceDurationSeconds", self.silence_duration_seconds, Some(0), Some(600));
-        if self.stage.as_ref().is_some_and(|s| s.name.trim().is_empty()) {
-            c.invalid(join(at, "stage.name"), format!("{} must not be empty", join(at, "stage.name")));
+        if let Some(stage) = &self.stage {
+            c.length(&join(at, "stage"), "name", Some(&stage.name), 1, Some(flow_limits::STAGE_NAME_MAX));
         }
+        c.items(at, "steps", self.steps.as_deref(), 0, Some(flow_limits::STEPS_MAX));
+        c.items(at, "mergeIntoNodeIds", self.merge_into_node_ids.as_deref(), 0, Some(flow_limits::MERGES_MAX));
+        c.each_length(at, "mergeIntoNodeIds", self.merge_into_node_ids.as_deref(), flow_limits::REF_MAX);
         c.each(at, "steps", self.steps.as_deref());
     }
 }
@@ -220,7 +224,7 @@ pub struct FlowInput {
     #[schema(max_items = 50)]
     pub agent_expectations: Option<Vec<ExpectationInput>>,
     /// SCRIPTED: the conversation; at most 100 steps across at most 25 paths.
-    #[schema(no_recursion)]
+    #[schema(max_items = 100)]
     pub graph: Option<Vec<FlowStepInput>>,
     pub branching_mode: Option<BranchingMode>,
     pub off_script_policy: Option<OffScriptPolicy>,
@@ -276,13 +280,9 @@ impl Validate for FlowInput {
                     if h.environment_id.flatten().is_none() {
                         c.missing(join(&happy, "environmentId"));
                     }
-                    h.check(c, &happy);
                 }
-                c.items(at, "edgeCases", self.edge_cases.as_deref(), 0, Some(flow_limits::EDGE_CASES_MAX));
                 for (i, case) in self.edge_cases.iter().flatten().enumerate() {
-                    let here = index(&join(at, "edgeCases"), i);
-                    c.required(&here, "title", &case.title);
-                    case.check(c, &here);
+                    c.required(&index(&join(at, "edgeCases"), i), "title", &case.title);
                 }
             }
             Some(other) => {
@@ -290,6 +290,13 @@ impl Validate for FlowInput {
             }
             None => {}
         }
+        // Each member's own rules hold whatever the type, so every problem is named at once.
+        if let Some(h) = &self.happy_path {
+            h.check(c, &join(at, "happyPath"));
+        }
+        c.items(at, "edgeCases", self.edge_cases.as_deref(), 0, Some(flow_limits::EDGE_CASES_MAX));
+        c.each(at, "edgeCases", self.edge_cases.as_deref());
+        c.items(at, "graph", self.graph.as_deref(), 0, Some(flow_limits::STEPS_MAX));
         c.each(at, "graph", self.graph.as_deref());
     }
 }
@@ -388,7 +395,7 @@ fn check_flow_members(c: &mut Checks, at: &str, m: &FlowMembers) {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct GraphInput {
-    #[schema(value_type = Vec<FlowStepInput>, required = true, no_recursion)]
+    #[schema(value_type = Vec<FlowStepInput>, required = true, max_items = 100)]
     pub graph: Option<Vec<FlowStepInput>>,
     /// Confirms a graph that drops merges the flow had.
     pub allow_unmerge: Option<bool>,
@@ -401,6 +408,7 @@ impl Validate for GraphInput {
     fn check(&self, c: &mut Checks, at: &str) {
         c.unknown(at, &self.unknown_fields);
         c.required(at, "graph", &self.graph);
+        c.items(at, "graph", self.graph.as_deref(), 0, Some(flow_limits::STEPS_MAX));
         c.each(at, "graph", self.graph.as_deref());
     }
 }

@@ -172,6 +172,7 @@ pub fn limits_beyond_the_generator()
         (PersonaFields::name(), "/properties/idleMessages/items", "maxLength", persona_limits::IDLE_MESSAGE_MAX.into()),
         (PersonaUpdate::name(), "/properties/idleMessages/items", "maxLength", persona_limits::IDLE_MESSAGE_MAX.into()),
         (RunVariables::name(), "/oneOf/1", "maxItems", run_plan_limits::RUN_VARIABLES_MAX.into()),
+        (FlowStepInput::name(), "/properties/mergeIntoNodeIds/items", "maxLength", flow_limits::REF_MAX.into()),
     ];
     limits.extend(header_map_limits(WebhookInput::name(), headers::Masks::Refused));
     limits.extend(header_map_limits(HttpRequestDefinitionInput::name(), headers::Masks::Refused));

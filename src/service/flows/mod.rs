@@ -48,6 +48,16 @@ pub fn editable(conn: &Conn, id: &str) -> ServiceResult<CustomerFlow> {
     Ok(flow)
 }
 
+/// The flow `id` as `editable` gives it; when it is not, a body that breaks rules of its own
+/// is still answered with those (a body's 400 comes before the record's 404).
+pub(crate) fn editable_for(conn: &Conn, id: &str, problems: &[Violation]) -> ServiceResult<CustomerFlow> {
+    editable(conn, id).map_err(
+        |refused| {
+            if problems.is_empty() { refused } else { ServiceError::violations(problems.to_vec()) }
+        },
+    )
+}
+
 fn save(tx: &Tx, flow: &mut CustomerFlow) -> ServiceResult<()> {
     flow.updated_at = Some(Timestamp::now());
     let created_at = flow.created_at.clone().map(|t| t.0).unwrap_or_default();
@@ -127,8 +137,8 @@ pub fn create(tx: &Tx, input: &FlowInput) -> ServiceResult<CustomerFlow> {
 
 /// Changes the members `update` gives; scripted-only members are refused on an improv flow.
 pub fn update(tx: &Tx, id: &str, update: &FlowUpdate) -> ServiceResult<CustomerFlow> {
-    let mut flow = editable(tx, id)?;
     let mut out = update.validate();
+    let mut flow = editable_for(tx, id, &out)?;
     let scripted = flow.flow_type == Some(FlowType::Scripted);
     if !scripted {
         for (member, given) in [
@@ -198,8 +208,8 @@ pub fn delete(tx: &Tx, id: &str) -> ServiceResult<()> {
 /// Replaces a scripted flow's graph. Dropping merges the flow had needs `allowUnmerge`; the
 /// happy path and edge cases are kept (they name personas, not paths, here).
 pub fn replace_graph(tx: &Tx, id: &str, input: &GraphInput) -> ServiceResult<GraphReplaced> {
-    let mut flow = editable(tx, id)?;
     let mut out = input.validate();
+    let mut flow = editable_for(tx, id, &out)?;
     let flow_type = flow.flow_type.clone().unwrap_or(FlowType::Scripted);
     if flow_type != FlowType::Scripted {
         let message = format!("graph: only a SCRIPTED flow has a graph; this flow is {flow_type}");

@@ -3,7 +3,7 @@
 
 use uuid::Uuid;
 
-use super::{editable, expectations, invalid, save};
+use super::{editable, editable_for, expectations, invalid, save};
 use crate::api::model::*;
 use crate::api::validate::{Validate, Violation, join};
 use crate::service::error::{ServiceError, ServiceResult};
@@ -134,8 +134,8 @@ fn edge_case_at(flow: &CustomerFlow, edge_case: &str) -> ServiceResult<usize> {
 
 /// Changes the members of the happy path that `given` names.
 pub fn update_happy_path(tx: &Tx, id: &str, given: &VariantInput) -> ServiceResult<FlowVariant> {
-    let mut flow = editable(tx, id)?;
     let mut out = given.validate();
+    let mut flow = editable_for(tx, id, &out)?;
     let kind = flow_type(&flow);
     let happy = flow
         .happy_path
@@ -153,8 +153,8 @@ pub fn update_happy_path(tx: &Tx, id: &str, given: &VariantInput) -> ServiceResu
 
 /// Adds an edge case, inheriting from the happy path what it does not name.
 pub fn add_edge_case(tx: &Tx, id: &str, given: &EdgeCaseInput) -> ServiceResult<FlowVariant> {
-    let mut flow = editable(tx, id)?;
     let mut out = given.validate();
+    let mut flow = editable_for(tx, id, &out)?;
     if flow.edge_cases.len() >= flow_limits::EDGE_CASES_MAX {
         out.push(invalid("flowId", format!("flowId: a flow has at most {} edge cases", flow_limits::EDGE_CASES_MAX)));
     }
@@ -170,9 +170,10 @@ pub fn add_edge_case(tx: &Tx, id: &str, given: &EdgeCaseInput) -> ServiceResult<
 /// Changes the members of an edge case that `given` names; a null persona or environment
 /// takes the happy path's again.
 pub fn update_edge_case(tx: &Tx, id: &str, edge_case: &str, given: &VariantInput) -> ServiceResult<FlowVariant> {
-    let mut flow = editable(tx, id)?;
-    let at = edge_case_at(&flow, edge_case)?;
     let mut out = given.validate();
+    let mut flow = editable_for(tx, id, &out)?;
+    let at = edge_case_at(&flow, edge_case)
+        .map_err(|missing| if out.is_empty() { missing } else { ServiceError::violations(out.clone()) })?;
     let kind = flow_type(&flow);
     let case = apply(tx, &kind, flow.edge_cases[at].clone(), given, flow.happy_path.as_ref(), "", &mut out)?;
     ServiceError::check(out)?;

@@ -9,7 +9,7 @@ use utoipa_axum::routes;
 use super::{created, data, path_id};
 use crate::api::model::{Data, Deleted, EdgeCaseInput, FlowVariant, GraphInput, GraphReplaced, VariantInput};
 use crate::service::AppState;
-use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::error::ServiceResult;
 use crate::service::extract::{AnyBody, Decoded};
 use crate::service::flows;
 use crate::service::openapi::{
@@ -26,12 +26,10 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(promote_edge_case))
 }
 
-/// The path's flow id and edge case id, each a UUID.
-fn ids(flow: &str, edge_case: &str) -> ServiceResult<(String, String)> {
-    let flow = path_id(Kind::CustomerFlow, flow)?.to_string();
-    let edge_case = uuid::Uuid::parse_str(edge_case)
-        .map_err(|_| ServiceError::invalid("edgeCaseId", "edgeCaseId must be the edge case's id, a UUID"))?;
-    Ok((flow, edge_case.to_string()))
+/// The path's flow id (a UUID) and edge case id. An edge case id that is no UUID names no edge
+/// case (a 404 after the body's own problems, as a missing one is).
+fn ids(flow: &str, edge_case: String) -> ServiceResult<(String, String)> {
+    Ok((path_id(Kind::CustomerFlow, flow)?.to_string(), edge_case))
 }
 
 /// Replace a scripted flow's graph. Steps keep their `nodeId`s (new steps get one); a merge
@@ -150,7 +148,7 @@ async fn update_edge_case(
     Path((id, edge_case)): Path<(String, String)>,
     Decoded(given): Decoded<VariantInput>,
 ) -> ServiceResult<Response> {
-    let (id, edge_case) = ids(&id, &edge_case)?;
+    let (id, edge_case) = ids(&id, edge_case)?;
     let case = state.store.write(move |tx| flows::update_edge_case(tx, &id, &edge_case, &given)).await?;
     Ok(data(&case))
 }
@@ -181,7 +179,7 @@ async fn remove_edge_case(
     Path((id, edge_case)): Path<(String, String)>,
     _body: AnyBody,
 ) -> ServiceResult<Response> {
-    let (id, edge_case) = ids(&id, &edge_case)?;
+    let (id, edge_case) = ids(&id, edge_case)?;
     let removed = state.store.write(move |tx| flows::remove_edge_case(tx, &id, &edge_case)).await?;
     Ok(data(&Deleted { id: removed, deleted: true }))
 }
@@ -212,7 +210,7 @@ async fn promote_edge_case(
     Path((id, edge_case)): Path<(String, String)>,
     _body: AnyBody,
 ) -> ServiceResult<Response> {
-    let (id, edge_case) = ids(&id, &edge_case)?;
+    let (id, edge_case) = ids(&id, edge_case)?;
     let happy = state.store.write(move |tx| flows::promote_edge_case(tx, &id, &edge_case)).await?;
     Ok(data(&happy))
 }
