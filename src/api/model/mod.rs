@@ -11,6 +11,7 @@ pub mod environment;
 pub mod event;
 pub mod flow;
 pub mod flow_input;
+pub mod flow_variant_input;
 pub mod headers;
 pub mod issue;
 pub mod judged;

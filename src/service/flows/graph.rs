@@ -242,3 +242,38 @@ pub fn node_ids(graph: &[FlowStep]) -> HashSet<Uuid> {
     walk(graph, &mut found);
     found
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(reference: &str, steps: Vec<FlowStep>) -> FlowStep {
+        FlowStep {
+            step_type: Some(StepType::AgentTurn),
+            node_id: Some(Uuid::new_v4()),
+            step_ref: Some(reference.to_owned()),
+            steps,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn alternatives_add_paths_and_a_sequence_multiplies_them() {
+        let fork = |name: &str| step(name, vec![step("a", vec![]), step("b", vec![]), step("c", vec![])]);
+        assert_eq!(path_count(&[step("x", vec![])]), 1);
+        assert_eq!(path_count(&[fork("one")]), 3);
+        assert_eq!(path_count(&[fork("one"), step("mid", vec![]), fork("two")]), 9);
+        assert_eq!(step_count(&[fork("one"), fork("two")]), 8);
+    }
+
+    #[test]
+    fn a_merge_back_to_an_earlier_step_is_a_loop_and_a_merge_forward_is_not() {
+        let mut graph = vec![step("first", vec![step("branch", vec![])]), step("last", vec![])];
+        let last = graph[1].node_id.unwrap().to_string();
+        graph[0].steps[0].merge_into_node_ids = vec![last];
+        assert!(merge_loops(&graph).is_empty());
+        let first = graph[0].node_id.unwrap().to_string();
+        graph[1].merge_into_node_ids = vec![first];
+        assert_eq!(merge_loops(&graph), vec![("last".to_owned(), "first".to_owned())]);
+    }
+}

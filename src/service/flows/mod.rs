@@ -2,6 +2,7 @@
 //! path and edge cases. Every problem with a body is reported at once (400 with
 //! `details.violations`); flows the service owns (SYSTEM, voicemail) are refused whole.
 
+pub mod duplicate;
 pub mod graph;
 mod variants;
 
