@@ -473,3 +473,36 @@ async fn a_flow_an_unfinished_run_needs_is_not_deleted() {
     .await;
     assert_eq!(deleted["data"]["deleted"], true);
 }
+
+#[tokio::test]
+async fn the_client_makes_changes_and_deletes_a_flow() {
+    use switchboard::api::model::*;
+    let service = start(true).await;
+    let input: FlowInput = serde_json::from_value(scripted_body("Through the client")).unwrap();
+    let flow = service.client.create_flow(&input).await.unwrap();
+    let update = FlowUpdate { title: Some("Renamed".into()), ..Default::default() };
+    assert_eq!(service.client.update_flow(flow.id, &update).await.unwrap().title.as_deref(), Some("Renamed"));
+    let graph = GraphInput {
+        graph: Some(vec![FlowStepInput {
+            step_type: Some(StepType::CustomerFirstMessage),
+            content: Some("Hello".into()),
+            ..Default::default()
+        }]),
+        allow_unmerge: Some(true),
+        ..Default::default()
+    };
+    assert_eq!(service.client.replace_flow_graph(flow.id, &graph).await.unwrap().graph.len(), 1);
+    let case = EdgeCaseInput(VariantInput { title: Some("Other".into()), ..Default::default() });
+    let case = service.client.add_flow_edge_case(flow.id, &case).await.unwrap();
+    let renamed = VariantInput { title: Some("Another".into()), ..Default::default() };
+    assert_eq!(
+        service.client.update_flow_edge_case(flow.id, case.id, &renamed).await.unwrap().title.as_deref(),
+        Some("Another")
+    );
+    assert_eq!(service.client.promote_flow_edge_case(flow.id, case.id).await.unwrap().id, case.id);
+    let old = flow.happy_path.unwrap().id;
+    assert!(service.client.remove_flow_edge_case(flow.id, old).await.unwrap().deleted);
+    assert!(service.client.update_flow_happy_path(flow.id, &renamed).await.is_ok());
+    assert!(service.client.delete_flow(flow.id).await.unwrap().deleted);
+    assert!(service.client.get_flow(flow.id).await.is_err());
+}
