@@ -239,7 +239,10 @@ fn body_at(doc: &Doc, schema: &Value, path: &[Step], value: Value) -> Value {
 /// The concrete path of an operation, with ids the body check comes before.
 fn concrete(path: &str) -> String {
     let id = if path.contains("/thresholds") { SEEDED_METRIC } else { "4f1c2d40-1b4a-4c6e-9a51-0d2f6a3e8b11" };
-    path.replace("{id}", id).replace("{variant}", "default").replace("{key}", "no-such-target")
+    path.replace("{id}", id)
+        .replace("{edgeCaseId}", id)
+        .replace("{variant}", "default")
+        .replace("{key}", "no-such-target")
 }
 
 /// Every `param` the 400 names: the top-level one and each violation's.

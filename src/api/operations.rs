@@ -381,6 +381,53 @@ impl Client {
         self.write_data(Method::POST, &format!("/v1/customer-flow/{id}/duplicate"), &serde_json::json!({})).await
     }
 
+    pub async fn create_flow(&self, input: &FlowInput) -> Result<CustomerFlow, Error> {
+        self.write_data(Method::POST, "/v1/customer-flow", input).await
+    }
+
+    /// Changes the members given; a SYSTEM or voicemail flow is refused.
+    pub async fn update_flow(&self, id: Uuid, update: &FlowUpdate) -> Result<CustomerFlow, Error> {
+        self.write_data(Method::PUT, &format!("/v1/customer-flow/{id}"), update).await
+    }
+
+    /// Refused with 409 `flow_in_use` while an unfinished run needs the flow.
+    pub async fn delete_flow(&self, id: Uuid) -> Result<Deleted, Error> {
+        let path = format!("/v1/customer-flow/{id}");
+        Ok(self.send::<(), (), Data<Deleted>>(Method::DELETE, &path, None, None).await?.data)
+    }
+
+    pub async fn replace_flow_graph(&self, id: Uuid, input: &GraphInput) -> Result<GraphReplaced, Error> {
+        self.write_data(Method::PUT, &format!("/v1/customer-flow/{id}/graph"), input).await
+    }
+
+    pub async fn update_flow_happy_path(&self, id: Uuid, given: &VariantInput) -> Result<FlowVariant, Error> {
+        self.write_data(Method::PUT, &format!("/v1/customer-flow/{id}/happy-path"), given).await
+    }
+
+    pub async fn add_flow_edge_case(&self, id: Uuid, given: &EdgeCaseInput) -> Result<FlowVariant, Error> {
+        self.write_data(Method::POST, &format!("/v1/customer-flow/{id}/edge-case"), given).await
+    }
+
+    pub async fn update_flow_edge_case(
+        &self,
+        id: Uuid,
+        case: Uuid,
+        given: &VariantInput,
+    ) -> Result<FlowVariant, Error> {
+        self.write_data(Method::PUT, &format!("/v1/customer-flow/{id}/edge-case/{case}"), given).await
+    }
+
+    pub async fn remove_flow_edge_case(&self, id: Uuid, case: Uuid) -> Result<Deleted, Error> {
+        let path = format!("/v1/customer-flow/{id}/edge-case/{case}");
+        Ok(self.send::<(), (), Data<Deleted>>(Method::DELETE, &path, None, None).await?.data)
+    }
+
+    /// Makes the edge case the happy path; the old happy path becomes an edge case.
+    pub async fn promote_flow_edge_case(&self, id: Uuid, case: Uuid) -> Result<FlowVariant, Error> {
+        let path = format!("/v1/customer-flow/{id}/edge-case/{case}/promote");
+        self.write_data(Method::POST, &path, &serde_json::json!({})).await
+    }
+
     // Personas
 
     pub async fn list_personas(&self, query: &ListQuery) -> Result<CursorPage<Persona>, Error> {

@@ -12,6 +12,7 @@ mod error_body;
 mod etag;
 pub mod events;
 mod extract;
+pub mod flows;
 mod ingest;
 mod job_read;
 mod keyfile;

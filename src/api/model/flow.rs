@@ -50,11 +50,80 @@ wire_enum! {
     }
 }
 
+/// The members of a step that only some step types take (the hosted interface's step shapes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepMember {
+    Content,
+    OffScript,
+    DtmfDigits,
+    SilenceDuration,
+    HandoffPersona,
+    LinkedFlow,
+}
+
 impl StepType {
     /// Whether the simulated customer says this step's content.
     pub fn is_customer_line(&self) -> bool {
         matches!(self, Self::CustomerTurn | Self::CustomerFirstMessage | Self::CustomerVerbatimTurn)
     }
+
+    /// Whether a step of this type takes `member`; the bundle's and the routes' checks both ask.
+    pub fn takes(&self, member: StepMember) -> bool {
+        match member {
+            StepMember::Content => {
+                matches!(
+                    self,
+                    Self::AgentTurn | Self::CustomerTurn | Self::CustomerFirstMessage | Self::CustomerVerbatimTurn
+                )
+            }
+            StepMember::OffScript => *self == Self::AgentTurn,
+            StepMember::DtmfDigits => matches!(self, Self::CustomerDtmf | Self::AgentDtmf),
+            StepMember::SilenceDuration => *self == Self::CustomerSilence,
+            StepMember::HandoffPersona => *self == Self::CustomerHandoff,
+            StepMember::LinkedFlow => *self == Self::ScenarioLink,
+        }
+    }
+
+    /// Whether a flow of type `flow` may hold this step: VOICEMAIL steps belong to the
+    /// service's own voicemail flows, which no caller writes.
+    pub fn allowed_in(&self, flow: &FlowType) -> bool {
+        *self != Self::Voicemail || *flow == FlowType::Voicemail
+    }
+}
+
+/// Limits of a flow's graph (the hosted interface's: "at most 100 steps across at most 25
+/// paths"), checked for a bundle's flows and the flow routes alike.
+pub mod flow_limits {
+    pub const STEPS_MAX: usize = 100;
+    pub const PATHS_MAX: usize = 25;
+    pub const TITLE_MAX: usize = 200;
+    pub const DESCRIPTION_MAX: usize = 5_000;
+    pub const PROMPT_MAX: usize = 20_000;
+    pub const CONTENT_MAX: usize = 5_000;
+    pub const EXPECTATIONS_MAX: usize = 50;
+    pub const EDGE_CASES_MAX: usize = 50;
+    /// A step's `ref`, and so a merge target's name (a node id or a ref).
+    pub const REF_MAX: usize = 100;
+    pub const MERGES_MAX: usize = 20;
+    pub const STAGE_NAME_MAX: usize = 100;
+}
+
+/// How many steps a graph holds, nested ones included.
+pub fn step_count(steps: &[FlowStep]) -> usize {
+    steps.iter().map(|s| 1 + step_count(&s.steps)).sum()
+}
+
+/// How many ways through a graph there are: a step's several next steps are alternatives, one
+/// next step continues, and the top-level steps follow one another (as a run walks it).
+pub fn path_count(steps: &[FlowStep]) -> usize {
+    steps.iter().fold(1usize, |paths, step| {
+        let through = match step.steps.len() {
+            0 => 1,
+            1 => path_count(&step.steps),
+            _ => step.steps.iter().map(|s| path_count(std::slice::from_ref(s))).fold(0usize, usize::saturating_add),
+        };
+        paths.saturating_mul(through)
+    })
 }
 
 /// A customer flow.
@@ -115,9 +184,12 @@ pub struct Expectation {
 #[serde(rename_all = "camelCase")]
 pub struct OffScriptPolicy {
     pub reaction: Option<OffScriptReaction>,
+    #[schema(minimum = 1, maximum = 10)]
     pub max_attempts: Option<i64>,
     pub then: Option<OffScriptThen>,
+    #[schema(max_length = 5000)]
     pub say_line: Option<String>,
+    #[schema(minimum = 1, maximum = 600)]
     pub wait_seconds: Option<i64>,
 }
 
@@ -216,6 +288,7 @@ impl FlowStep {
 #[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Stage {
+    #[schema(max_length = 100)]
     pub name: String,
     pub analyze: Option<bool>,
     pub required: Option<bool>,

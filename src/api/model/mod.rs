@@ -10,6 +10,8 @@ pub mod config;
 pub mod environment;
 pub mod event;
 pub mod flow;
+pub mod flow_input;
+pub mod flow_variant_input;
 pub mod headers;
 pub mod issue;
 pub mod judged;
@@ -35,6 +37,7 @@ pub use common::*;
 pub use environment::*;
 pub use event::*;
 pub use flow::*;
+pub use flow_input::*;
 pub use headers::header_limits;
 pub use issue::*;
 pub use judged::*;
@@ -126,6 +129,13 @@ pub fn inputs_refusing_unknown_members() -> Vec<std::borrow::Cow<'static, str>> 
         WebhookInput::name(),
         EnvironmentInput::name(),
         EnvironmentUpdate::name(),
+        FlowInput::name(),
+        FlowUpdate::name(),
+        FlowStepInput::name(),
+        GraphInput::name(),
+        VariantInput::name(),
+        EdgeCaseInput::name(),
+        ExpectationInput::name(),
         config::ConfigBundle::name(),
     ]
 }
@@ -163,6 +173,7 @@ pub fn limits_beyond_the_generator()
         (PersonaFields::name(), "/properties/idleMessages/items", "maxLength", persona_limits::IDLE_MESSAGE_MAX.into()),
         (PersonaUpdate::name(), "/properties/idleMessages/items", "maxLength", persona_limits::IDLE_MESSAGE_MAX.into()),
         (RunVariables::name(), "/oneOf/1", "maxItems", run_plan_limits::RUN_VARIABLES_MAX.into()),
+        (FlowStepInput::name(), "/properties/mergeIntoNodeIds/items", "maxLength", flow_limits::REF_MAX.into()),
     ];
     limits.extend(header_map_limits(WebhookInput::name(), headers::Masks::Refused));
     limits.extend(header_map_limits(HttpRequestDefinitionInput::name(), headers::Masks::Refused));

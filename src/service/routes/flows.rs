@@ -1,23 +1,105 @@
-//! Customer flows: list, read, and duplicate (a deep copy; voicemail flows are refused).
+//! Customer flows: list, read, create, update, delete, and duplicate (a deep copy; voicemail
+//! flows are refused). The rules are `service::flows`'; the graph, happy path and edge cases
+//! are `flow_variants`.
 
 use axum::extract::{Path, State};
 use axum::response::Response;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-use uuid::Uuid;
 
 use super::{ListParams, OwnedFilter, created, data, list_kind, now, path_id};
-use crate::api::model::{Agent, CursorPage, CustomerFlow, Data, FlowSource, FlowStep, FlowVariant, Timestamp};
+use crate::api::model::{Agent, CursorPage, CustomerFlow, Data, Deleted, FlowInput, FlowUpdate};
 use crate::service::AppState;
 use crate::service::error::{ServiceError, ServiceResult};
-use crate::service::extract::{Body, Params};
+use crate::service::extract::{AnyBody, Body, Decoded, Params};
+use crate::service::flows;
 use crate::service::openapi::{
-    BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,
+    BadRequest, Conflict, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,
 };
 use crate::service::store::{self, Doc, Kind};
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(list)).routes(routes!(read)).routes(routes!(duplicate))
+    OpenApiRouter::new().routes(routes!(list, create)).routes(routes!(read, update, delete)).routes(routes!(duplicate))
+}
+
+/// Create a customer flow: SCRIPTED with its `graph`, or IMPROV with its agents, happy path and
+/// edge cases. Every problem is named at once in `details.violations`.
+#[utoipa::path(
+    post,
+    path = "/v1/customer-flow",
+    operation_id = "createCustomerFlow",
+    tag = "Customer Flow",
+    request_body = FlowInput,
+    responses(
+        (status = 201, description = "The flow", body = Data<CustomerFlow>),
+        BadRequest,
+        Unauthorized,
+        Forbidden,
+        PayloadTooLarge,
+        TooManyRequests,
+        InternalError,
+    )
+)]
+async fn create(State(state): State<AppState>, Decoded(input): Decoded<FlowInput>) -> ServiceResult<Response> {
+    let flow = state.store.write(move |tx| flows::create(tx, &input)).await?;
+    Ok(created(&flow))
+}
+
+/// Update a customer flow: the members given change, the rest are kept. System and voicemail
+/// flows are refused.
+#[utoipa::path(
+    put,
+    path = "/v1/customer-flow/{id}",
+    operation_id = "updateCustomerFlow",
+    tag = "Customer Flow",
+    params(("id" = Uuid, Path, description = "The flow's id")),
+    request_body = FlowUpdate,
+    responses(
+        (status = 200, description = "The flow as changed", body = Data<CustomerFlow>),
+        BadRequest,
+        Unauthorized,
+        Forbidden,
+        NotFound,
+        PayloadTooLarge,
+        TooManyRequests,
+        InternalError,
+    )
+)]
+async fn update(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Decoded(changes): Decoded<FlowUpdate>,
+) -> ServiceResult<Response> {
+    let id = path_id(Kind::CustomerFlow, &id)?.to_string();
+    let flow = state.store.write(move |tx| flows::update(tx, &id, &changes)).await?;
+    Ok(data(&flow))
+}
+
+/// Delete a customer flow: hidden from every read. Refused with 409 `flow_in_use` while a job
+/// of a plan that runs it has not ended; system and voicemail flows are refused with 400.
+#[utoipa::path(
+    delete,
+    path = "/v1/customer-flow/{id}",
+    operation_id = "deleteCustomerFlow",
+    tag = "Customer Flow",
+    params(("id" = Uuid, Path, description = "The flow's id")),
+    responses(
+        (status = 200, description = "`{deleted: true}`", body = Data<Deleted>),
+        BadRequest,
+        Unauthorized,
+        Forbidden,
+        NotFound,
+        Conflict,
+        PayloadTooLarge,
+        TooManyRequests,
+        InternalError,
+    )
+)]
+async fn delete(State(state): State<AppState>, Path(id): Path<String>, _body: AnyBody) -> ServiceResult<Response> {
+    let flow = path_id(Kind::CustomerFlow, &id)?;
+    let id = flow.to_string();
+    state.store.write(move |tx| flows::delete(tx, &id)).await?;
+    Ok(data(&Deleted { id: flow, deleted: true }))
 }
 
 /// List customer flows.
@@ -99,7 +181,7 @@ async fn duplicate(State(state): State<AppState>, Path(id): Path<String>, Body(b
                     "voicemail flows are service-managed and cannot be duplicated",
                 ));
             }
-            let mut copy = deep_copy(&original);
+            let mut copy = flows::duplicate::deep_copy(&original);
             if let Some(title) = title.filter(|t| !t.trim().is_empty()) {
                 copy.title = Some(title);
             }
@@ -119,62 +201,4 @@ async fn duplicate(State(state): State<AppState>, Path(id): Path<String>, Body(b
         })
         .await?;
     Ok(created(&copy))
-}
-
-/// A project-owned copy with fresh ids throughout; merge links are rewritten to the new node ids.
-fn deep_copy(original: &CustomerFlow) -> CustomerFlow {
-    let mut ids = std::collections::HashMap::new();
-    let at = Timestamp::now();
-    let mut copy = original.clone();
-    copy.id = Uuid::new_v4();
-    copy.title = original.title.as_ref().map(|t| format!("{t} (copy)"));
-    copy.source = Some(FlowSource::Custom);
-    copy.slug = None;
-    copy.created_at = Some(at.clone());
-    copy.updated_at = Some(at.clone());
-    for expectation in &mut copy.agent_expectations {
-        expectation.id = Some(Uuid::new_v4());
-    }
-    renumber_steps(&mut copy.graph, &mut ids);
-    let variants = copy.happy_path.iter_mut().chain(copy.edge_cases.iter_mut());
-    for variant in variants {
-        renumber_variant(variant, &mut ids, &at);
-    }
-    relink_steps(&mut copy.graph, &ids);
-    for variant in copy.happy_path.iter_mut().chain(copy.edge_cases.iter_mut()) {
-        relink_steps(&mut variant.steps, &ids);
-    }
-    copy
-}
-
-fn renumber_variant(variant: &mut FlowVariant, ids: &mut std::collections::HashMap<String, String>, at: &Timestamp) {
-    variant.id = Uuid::new_v4();
-    variant.created_at = Some(at.clone());
-    variant.updated_at = Some(at.clone());
-    for expectation in &mut variant.additional_expectations {
-        expectation.id = Some(Uuid::new_v4());
-    }
-    renumber_steps(&mut variant.steps, ids);
-}
-
-fn renumber_steps(steps: &mut [FlowStep], ids: &mut std::collections::HashMap<String, String>) {
-    for step in steps {
-        if let Some(old) = step.node_id {
-            let new = Uuid::new_v4();
-            ids.insert(old.to_string(), new.to_string());
-            step.node_id = Some(new);
-        }
-        renumber_steps(&mut step.steps, ids);
-    }
-}
-
-fn relink_steps(steps: &mut [FlowStep], ids: &std::collections::HashMap<String, String>) {
-    for step in steps {
-        for target in &mut step.merge_into_node_ids {
-            if let Some(new) = ids.get(target) {
-                *target = new.clone();
-            }
-        }
-        relink_steps(&mut step.steps, ids);
-    }
 }

@@ -9,6 +9,7 @@ mod collection;
 mod config;
 mod environments;
 mod events;
+mod flow_variants;
 mod flows;
 mod issues;
 mod knowledge;
@@ -53,6 +54,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(environments::router())
         .merge(events::router())
         .merge(flows::router())
+        .merge(flow_variants::router())
         .merge(issues::router())
         .merge(knowledge::router())
         .merge(metrics::router())

@@ -10,6 +10,7 @@ use super::{Builder, Target, quoted};
 use crate::api::model::config::*;
 use crate::api::model::*;
 use crate::service::config::decode::Entry;
+use crate::service::flows::graph;
 
 fn expectations(prompts: Option<&Vec<String>>) -> Vec<Expectation> {
     prompts.into_iter().flatten().map(|p| Expectation { id: Some(Uuid::new_v4()), prompt: Some(p.clone()) }).collect()
@@ -22,26 +23,6 @@ fn off_script(c: &OffScriptConfig) -> OffScriptPolicy {
         then: c.then.clone(),
         say_line: c.say_line.clone(),
         wait_seconds: c.wait_seconds,
-    }
-}
-
-/// Which members each step type takes besides `type`, `ref`, `stage`, `steps` and `mergeInto`
-/// (the hosted interface's step shapes).
-fn takes(kind: &StepType, member: &str) -> bool {
-    match member {
-        "content" => matches!(
-            kind,
-            StepType::AgentTurn
-                | StepType::CustomerTurn
-                | StepType::CustomerFirstMessage
-                | StepType::CustomerVerbatimTurn
-        ),
-        "offScript" => *kind == StepType::AgentTurn,
-        "dtmfDigits" => matches!(kind, StepType::CustomerDtmf | StepType::AgentDtmf),
-        "silenceDurationSeconds" => *kind == StepType::CustomerSilence,
-        "handoffPersona" => *kind == StepType::CustomerHandoff,
-        "flow" => *kind == StepType::ScenarioLink,
-        _ => true,
     }
 }
 
@@ -138,21 +119,21 @@ impl Builder<'_> {
 
     fn step(&mut self, entry: &Entry, s: &ConfigFlowStep, at: &str, nodes: &HashMap<String, Uuid>) -> FlowStep {
         if let Some(kind) = s.step_type.as_ref().filter(|k| k.is_known()) {
-            if *kind == StepType::Voicemail {
+            if !kind.allowed_in(&FlowType::Scripted) {
                 let message = format!(
-                    "{at}.type: a scripted flow does not take VOICEMAIL steps (voicemail flows are the service's own)"
+                    "{at}.type: a scripted flow does not take {kind} steps (voicemail flows are the service's own)"
                 );
                 self.problem(entry, &format!("{at}.type"), message);
             }
             let given = [
-                ("content", s.content.is_some()),
-                ("offScript", s.off_script.is_some()),
-                ("dtmfDigits", s.dtmf_digits.is_some()),
-                ("silenceDurationSeconds", s.silence_duration_seconds.is_some()),
-                ("handoffPersona", s.handoff_persona.is_some()),
-                ("flow", s.flow.is_some()),
+                (StepMember::Content, "content", s.content.is_some()),
+                (StepMember::OffScript, "offScript", s.off_script.is_some()),
+                (StepMember::DtmfDigits, "dtmfDigits", s.dtmf_digits.is_some()),
+                (StepMember::SilenceDuration, "silenceDurationSeconds", s.silence_duration_seconds.is_some()),
+                (StepMember::HandoffPersona, "handoffPersona", s.handoff_persona.is_some()),
+                (StepMember::LinkedFlow, "flow", s.flow.is_some()),
             ];
-            for (member, _) in given.iter().filter(|(m, present)| *present && !takes(kind, m)) {
+            for (_, member, _) in given.iter().filter(|(m, _, present)| *present && !kind.takes(*m)) {
                 self.problem(
                     entry,
                     &format!("{at}.{member}"),
@@ -202,62 +183,15 @@ impl Builder<'_> {
         }
     }
 
-    /// A merge that leads back to a step it comes from would loop for ever: the graph's edges
-    /// are a step's next steps, the next step of the top-level script, and its merges.
+    /// A merge that leads back to a step it comes from would loop for ever; a graph over the
+    /// limits is refused as the flow routes refuse it.
     fn refuse_merge_cycles(&mut self, entry: &Entry, graph: &[FlowStep]) {
-        let mut edges: HashMap<Uuid, Vec<Uuid>> = HashMap::new();
-        let mut labels: HashMap<Uuid, String> = HashMap::new();
-        fn walk(steps: &[FlowStep], edges: &mut HashMap<Uuid, Vec<Uuid>>, labels: &mut HashMap<Uuid, String>) {
-            for s in steps {
-                let Some(node) = s.node_id else { continue };
-                labels.insert(node, s.step_ref.clone().unwrap_or_else(|| node.to_string()));
-                let next = edges.entry(node).or_default();
-                next.extend(s.steps.iter().filter_map(|n| n.node_id));
-                next.extend(s.merge_into_node_ids.iter().filter_map(|m| Uuid::parse_str(m).ok()));
-                walk(&s.steps, edges, labels);
-            }
+        let at = format!("{}.graph", entry.at);
+        for (from, to) in graph::merge_loops(graph) {
+            self.problem(entry, &at, graph::loop_message(&from, &to));
         }
-        walk(graph, &mut edges, &mut labels);
-        for pair in graph.windows(2) {
-            if let (Some(a), Some(b)) = (pair[0].node_id, pair[1].node_id) {
-                edges.entry(a).or_default().push(b);
-            }
-        }
-        // Depth-first, colouring nodes on the path; an edge to a node on the path closes a loop.
-        let mut state: HashMap<Uuid, u8> = HashMap::new();
-        let mut loops = Vec::new();
-        fn visit(
-            n: Uuid,
-            edges: &HashMap<Uuid, Vec<Uuid>>,
-            state: &mut HashMap<Uuid, u8>,
-            loops: &mut Vec<(Uuid, Uuid)>,
-        ) {
-            state.insert(n, 1);
-            for next in edges.get(&n).into_iter().flatten() {
-                match state.get(next) {
-                    Some(1) => loops.push((n, *next)),
-                    Some(_) => {}
-                    None => visit(*next, edges, state, loops),
-                }
-            }
-            state.insert(n, 2);
-        }
-        let mut roots: Vec<Uuid> = graph.iter().filter_map(|s| s.node_id).collect();
-        roots.extend(labels.keys().copied());
-        for root in roots {
-            if !state.contains_key(&root) {
-                visit(root, &edges, &mut state, &mut loops);
-            }
-        }
-        for (from, to) in loops {
-            let (from, to) =
-                (labels.get(&from).cloned().unwrap_or_default(), labels.get(&to).cloned().unwrap_or_default());
-            let message = format!(
-                "graph: step {} merges into {}, which leads back to it: the conversation would loop for ever",
-                quoted(&from),
-                quoted(&to)
-            );
-            self.problem(entry, &format!("{}.graph", entry.at), message);
+        for message in graph::limit_problems(graph) {
+            self.problem(entry, &at, message);
         }
     }
 
