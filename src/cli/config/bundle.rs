@@ -57,7 +57,7 @@ impl Bundle {
         Ok(bundle)
     }
 
-    /// A bundle of resources given in code (for `--suite` built by `init`'s tests and export).
+    /// A bundle read from text, for the tests of this module.
     #[cfg(test)]
     pub fn parse(name: &str, text: &str) -> Result<Bundle, Failure> {
         let mut bundle = Bundle::default();

@@ -52,13 +52,11 @@ fn line(change: &ConfigChange) -> String {
 fn counts(result: &ConfigChanges, applied: bool) -> String {
     let s = &result.summary;
     let skipped = result.changes.iter().filter(|c| c.status == ChangeStatus::Skipped).count();
-    let verb = if applied { "Applied" } else { "Plan" };
-    let mut text =
-        format!("{verb}: {} to create, {} to update, {} to delete, {} unchanged", s.create, s.update, s.delete, s.noop);
-    if applied {
-        text =
-            format!("{verb}: {} created, {} updated, {} deleted, {} unchanged", s.create, s.update, s.delete, s.noop);
-    }
+    let (create, update, delete) = (s.create, s.update, s.delete);
+    let mut text = match applied {
+        true => format!("Applied: {create} created, {update} updated, {delete} deleted, {} unchanged", s.noop),
+        false => format!("Plan: {create} to create, {update} to update, {delete} to delete, {} unchanged", s.noop),
+    };
     if skipped > 0 {
         text.push_str(&format!(", {skipped} skipped"));
     }

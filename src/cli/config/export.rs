@@ -127,17 +127,30 @@ impl Workspace {
             Err(error) if error.status() == Some(404) => Vec::new(),
             Err(error) => return Err(error.into()),
         };
+        // The lists are read side by side: an export costs the slowest list, not their sum.
+        let (agents, endpoints, definitions, personas, environments, flows, metrics, policies, plans) = tokio::try_join!(
+            all(session, routes::AGENTS),
+            all(session, routes::AGENT_ENDPOINTS),
+            all(session, routes::HTTP_REQUEST_DEFINITIONS),
+            all(session, routes::PERSONAS),
+            optional(session, "/v1/simulation/environment"),
+            all(session, routes::FLOWS),
+            all(session, routes::METRIC_DEFINITIONS),
+            all(session, routes::POLICIES),
+            all(session, routes::RUN_PLANS),
+        )?;
+        let records = records.into_iter().filter_map(|r| Some((r.id.parse().ok()?, r.name))).collect();
         Ok(Workspace {
-            records: records.into_iter().filter_map(|r| Some((r.id.parse().ok()?, r.name))).collect(),
-            agents: all(session, routes::AGENTS).await?,
-            endpoints: all(session, routes::AGENT_ENDPOINTS).await?,
-            definitions: all(session, routes::HTTP_REQUEST_DEFINITIONS).await?,
-            personas: all(session, routes::PERSONAS).await?,
-            environments: optional(session, "/v1/simulation/environment").await?,
-            flows: all(session, routes::FLOWS).await?,
-            metrics: all(session, routes::METRIC_DEFINITIONS).await?,
-            policies: all(session, routes::POLICIES).await?,
-            plans: all(session, routes::RUN_PLANS).await?,
+            records,
+            agents,
+            endpoints,
+            definitions,
+            personas,
+            environments,
+            flows,
+            metrics,
+            policies,
+            plans,
         })
     }
 
@@ -218,10 +231,7 @@ impl Workspace {
             names.personas.insert(p.id, p.fields.name.clone().unwrap_or_else(|| p.id.to_string()));
         }
         for f in &self.flows {
-            let wanted = match &f.slug {
-                Some(slug) => self.records.get(&f.id).cloned().unwrap_or_else(|| slug.clone()),
-                None => self.name_of(f.id, f.title.as_deref(), "flow"),
-            };
+            let wanted = self.name_of(f.id, f.slug.as_deref().or(f.title.as_deref()), "flow");
             names.flows.insert(f.id, unique("flow", wanted));
             for edge in &f.edge_cases {
                 let wanted = edge.name.clone().unwrap_or_else(|| slug(edge.title.as_deref().unwrap_or("edge-case")));

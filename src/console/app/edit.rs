@@ -94,8 +94,8 @@ impl App {
                 self.refresh_all();
             }
             Ok(_) => {}
-            // The service refused what was written: back to the editor with its reasons.
-            Err(error) if !error.fields.is_empty() || error.message.contains(" 400 ") => {
+            // The service refused what was written, naming the members: back to the editor.
+            Err(error) if !error.fields.is_empty() => {
                 let problems = refusal_lines(error);
                 let mut again = (**edit).clone();
                 again.text = with_notes(&problems, &edit.text);
