@@ -280,6 +280,50 @@ async fn secret_headers_read_back_masked_to_every_key_and_a_mask_put_back_keeps_
     assert!(verify(&made.webhook.signing_secret, &headers, &body), "signed with the secret shown at creation");
 }
 
+/// The console's `e` on a definition applies its YAML, masks and all, through config apply: the
+/// definition made another way is changed in place (named by its id), each mask keeps the value
+/// it stands for, a mask of nothing kept is refused naming the header, and a diff of a changed
+/// secret shows masks, never the old or the new value.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_definition_applied_with_its_masks_keeps_its_secrets_in_place() {
+    let service = start_in(tempfile::tempdir().unwrap()).await;
+    let (base, heard) = receiver().await;
+    let made = make(&service, &base).await;
+    let id = made.definition["id"].as_str().unwrap().to_owned();
+    let resource = |headers: Value| {
+        json!({"resources": [{"kind": "httpRequestDefinition", "name": id, "url": format!("{base}/agent"),
+            "method": "POST", "description": "edited in the console", "headers": headers}], "prune": false})
+    };
+
+    let (status, applied, _) = post(&service, "/v1/config/apply", &resource(masked())).await;
+    assert_eq!(status, 200, "{applied}");
+    let change = &applied["data"]["changes"][0];
+    assert_eq!((change["op"].as_str(), change["id"].as_str()), (Some("update"), Some(id.as_str())), "{applied}");
+    let read = get(&service, service.running.api_key.expose(), &format!("/v1/http-request-definition/{id}")).await;
+    assert_eq!(
+        (read["data"]["description"].as_str(), &read["data"]["headers"]),
+        (Some("edited in the console"), &masked())
+    );
+    assert_real_headers(&dial(&service, made.endpoint, &heard).await);
+
+    let mut changed = masked();
+    changed["Authorization"] = json!("Bearer tok_a-new-token-value");
+    let (status, diff, _) = post(&service, "/v1/config/diff", &resource(changed)).await;
+    assert_eq!(status, 200, "{diff}");
+    let detail = diff["data"]["changes"][0]["detail"].as_str().unwrap_or_default().to_owned();
+    assert!(detail.contains("headers.Authorization: \"••••mnop\" → \"••••alue\""), "{detail}");
+    for secret in [TOKEN, "Bearer tok_a-new-token-value", API_KEY, TENANT] {
+        assert!(!diff.to_string().contains(secret), "the diff shows {secret}: {diff}");
+    }
+
+    let mut nothing_kept = masked();
+    nothing_kept["X-Trace-Plan"] = json!("••••");
+    let (status, refused, _) = post(&service, "/v1/config/apply", &resource(nothing_kept)).await;
+    assert_eq!(status, 400, "{refused}");
+    let violations = refused["details"]["violations"].to_string();
+    assert!(violations.contains("headers.X-Trace-Plan"), "{refused}");
+}
+
 /// A list's text, for a read-only key as for any other.
 async fn listed_text(service: &support::Service, key: &str) -> String {
     let webhooks = get(service, key, "/v1/webhook").await;

@@ -38,22 +38,27 @@ fn touched(text: &str) -> String {
     format!("{text}# looked at, not changed\n")
 }
 
-/// Every kind's YAML goes back unchanged: a persona, metric and plan are the ones their names
-/// stand for (nothing to apply), the others are matched only by an apply's record, so applying
-/// makes a copy, and the dialog says so.
+/// Every kind's YAML goes back unchanged and the service already matches it: each is the one
+/// its name stands for (a persona's name, a metric's slug, a plan's name, a flow's title, an
+/// agent's custom id, a policy's name, a definition's id), so there is nothing to apply. A flow
+/// or policy the service keeps (SYSTEM) is not changed by callers: applying it makes a copy, and the
+/// dialog says so.
 #[tokio::test]
 async fn e_opens_each_kinds_yaml_and_it_round_trips() {
     // (keys to the resource, kind, whether the service already matches it)
-    let cases: [(&[&str], &str, bool); 8] = [
+    let cases: [(&[&str], &str, bool); 11] = [
         (&["6", "j", "j"], "persona", true),
         (&["3"], "metric", true),
         // The first `e` on a plan fetches the lists its YAML names things from.
         (&["1", "e"], "simulationPlan", true),
         (&["5"], "flow", false),
+        (&["5", "j", "j"], "flow", true),
+        (&["5", "j", "j", "j"], "flow", true),
         (&["3", "l"], "collector", false),
-        (&["6", "l"], "agent", false),
-        (&["6", "l", "l"], "agent", false),
-        (&["6", "l", "l", "l", "l"], "httpRequestDefinition", false),
+        (&["3", "l", "j"], "collector", true),
+        (&["6", "l"], "agent", true),
+        (&["6", "l", "l"], "agent", true),
+        (&["6", "l", "l", "l", "l"], "httpRequestDefinition", true),
     ];
     for (keys, kind, matches) in cases {
         // A fresh console each time: tabs remember their section.
@@ -65,28 +70,44 @@ async fn e_opens_each_kinds_yaml_and_it_round_trips() {
         assert!(edit.text.contains(&format!("kind: {kind}\nname: ")), "{kind}:\n{}", edit.text);
         let screen = h.render(160, 48);
         if matches {
-            assert!(!h.app.modal.is_open(), "{kind}: nothing to apply:\n{screen}");
+            assert!(!h.app.modal.is_open(), "{kind} {keys:?}: nothing to apply:\n{screen}");
             assert!(toasts(&h).contains("already matches"), "{kind}: {}\n{}\n{screen}", toasts(&h), opened(&h).text);
         } else {
-            assert!(screen.contains("Apply this change?"), "{kind}: {}\n{}\n{screen}", toasts(&h), opened(&h).text);
-            assert!(
-                screen.contains(&format!("create {kind}/")),
-                "{kind}: {}\n{}\n{screen}",
-                toasts(&h),
-                opened(&h).text
-            );
-            assert!(
-                screen.contains("creates a new") && screen.contains("stays as it is"),
-                "{kind}: {}\n{}\n{screen}",
-                toasts(&h),
-                opened(&h).text
-            );
+            assert!(screen.contains(&format!("create {kind}/")), "{kind}: {}\n{screen}", toasts(&h));
+            assert!(screen.contains("creates a new") && screen.contains("stays as it is"), "{kind}:\n{screen}");
             if kind == "flow" {
                 assert_screen!("editor_flow_copy_confirm_120x30", h.render(120, 30));
             }
             h.key("n").await;
         }
     }
+}
+
+/// `e` on a seeded flow changes that flow in place, as its routes would: the member edited
+/// changes, and what its YAML does not hold (its edge cases, its happy path) stays.
+#[tokio::test]
+async fn e_changes_a_seeded_flow_in_place_and_keeps_what_its_yaml_does_not_hold() {
+    let mut h = Harness::seeded().await;
+    h.keys(&["5", "j", "j"]).await;
+    let id: uuid::Uuid = h.app.pane().selection().expect("a flow").id.parse().expect("a flow id");
+    let before = h.client.get_flow(id).await.expect("the flow");
+    edit_with(&mut h, "e", |text| {
+        let start = text.find("description: ").expect("a description");
+        let end = start + text[start..].find('\n').unwrap();
+        format!("{}description: Moved by the console's editor{}", &text[..start], &text[end..])
+    })
+    .await;
+    let screen = h.render(160, 48);
+    assert!(screen.contains(&format!("update flow/{}", before.title.clone().unwrap())), "{screen}");
+    assert!(screen.contains("description: \"An existing") && screen.contains("→ \"Moved by the"), "{screen}");
+    assert!(!screen.contains("creates a new"), "{screen}");
+    h.key("y").await;
+    assert!(toasts(&h).contains("applied: update flow/"), "{}", toasts(&h));
+    let after = h.client.get_flow(id).await.expect("the same flow");
+    assert_eq!(after.description.as_deref(), Some("Moved by the console's editor"));
+    assert_eq!((after.edge_cases.len(), after.graph.len()), (before.edge_cases.len(), before.graph.len()));
+    assert_eq!(after.happy_path.map(|p| p.id), before.happy_path.map(|p| p.id));
+    assert!(!before.edge_cases.is_empty(), "the seeded flow has edge cases to keep");
 }
 
 /// `c` on each tab opens its kind's commented template; renamed, every one is a valid create

@@ -229,6 +229,13 @@ pub struct FlowVariant {
     pub system_key: Option<String>,
 }
 
+impl FlowVariant {
+    /// Its name in a config bundle: its name, else its title, else its id.
+    pub fn config_name(&self) -> String {
+        self.name.clone().or(self.title.clone()).unwrap_or_else(|| self.id.to_string())
+    }
+}
+
 /// Where a simulated call takes place.
 #[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]

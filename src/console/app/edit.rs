@@ -128,11 +128,13 @@ impl App {
     }
 }
 
-/// Why editing a resource made some other way makes a new one: an apply changes in place only
-/// what it made itself (its record), or a persona, metric or plan by its own name; a flow,
-/// agent, policy or HTTP definition has no member that names it alone (titles repeat).
+/// Why an edit can make a new resource: an apply changes in place only what its name stands
+/// for alone and the service lets callers change (a system flow or policy, or a title two flows
+/// share, is not), as the service's own routes would refuse the change.
 fn copy_note(kind: &str) -> String {
-    format!("creates a new {kind} from this file; the one you opened stays as it is")
+    format!(
+        "creates a new {kind} from this file; the one you opened stays as it is (the service keeps it, or its name is shared)"
+    )
 }
 
 /// A resource as YAML with `kind` and `name` first, where a reader looks for them.
@@ -160,7 +162,9 @@ fn with_notes(problems: &[String], body: &str) -> String {
         }
     }
     text.push_str(&format!("{NOTE}Save and close to see what would change; nothing is applied before you say yes.\n"));
-    text.push_str(&format!("{NOTE}Lines starting with #! are notes and are ignored.\n"));
+    text.push_str(&format!(
+        "{NOTE}Lines starting with #! are notes and are ignored. A masked value (••••) keeps the value stored.\n"
+    ));
     text.push_str(body);
     text
 }

@@ -3,7 +3,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Frame;
-use ratatui::layout::Rect;
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
@@ -48,44 +48,48 @@ impl Confirm {
 
     pub fn draw(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
         let width = area.width.saturating_sub(4).min(60);
-        let lines = textwrap_lines(&self.question, width.saturating_sub(2) as usize);
-        let popup = centered(area, width, lines + 4);
+        let inner_width = usize::from(width.saturating_sub(2)).max(1);
+        let question_lines: usize = self.question.lines().map(|l| textwrap::wrap(l, inner_width).len().max(1)).sum();
+        // The question, a blank line, the keys, and the borders.
+        let height = u16::try_from(question_lines + 4).unwrap_or(u16::MAX);
+        let popup = centered(area, width, height);
         frame.render_widget(Clear, popup);
         let block =
             Block::default().borders(Borders::ALL).title(format!(" {} ", self.title)).border_style(theme.warn());
-        let mut text: Vec<Line> = self.question.lines().map(|l| Line::raw(l.to_string())).collect();
-        text.extend([
-            Line::raw(""),
-            Line::from(vec![
-                Span::styled("y", theme.key()),
-                Span::styled("/enter yes   ", theme.dim()),
-                Span::styled("n", theme.key()),
-                Span::styled("/esc no", theme.dim()),
-            ]),
+        let inner = block.inner(popup);
+        frame.render_widget(block, popup);
+        // The keys have a row of their own, so a question that wraps more than reckoned never
+        // pushes them out of the dialog.
+        let [question, _, keys] =
+            Layout::vertical([Constraint::Min(0), Constraint::Length(1), Constraint::Length(1)]).areas(inner);
+        let text: Vec<Line> = self.question.lines().map(|l| Line::raw(l.to_string())).collect();
+        frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), question);
+        let keys_line = Line::from(vec![
+            Span::styled("y", theme.key()),
+            Span::styled("/enter yes   ", theme.dim()),
+            Span::styled("n", theme.key()),
+            Span::styled("/esc no", theme.dim()),
         ]);
-        frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }).block(block), popup);
+        frame.render_widget(Paragraph::new(keys_line), keys);
     }
-}
-
-/// Roughly how many lines `text` takes wrapped at `width` (for the dialog's height).
-fn textwrap_lines(text: &str, width: usize) -> u16 {
-    let wrapped = |line: &str| unicode_width::UnicodeWidthStr::width(line).div_ceil(width.max(1)).max(1);
-    text.lines().map(wrapped).sum::<usize>().max(1) as u16
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crossterm::event::KeyModifiers;
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
 
+    use super::*;
+
+    /// However the question wraps, the dialog is tall enough for its keys.
     #[test]
-    fn yes_gives_the_write_and_other_keys_do_nothing() {
-        let write = Write::CancelJob(uuid::Uuid::nil());
-        let dialog = Confirm::new("cancel", "Cancel job?", write.clone());
-        let key = |c| KeyEvent::new(c, KeyModifiers::NONE);
-        assert_eq!(dialog.key(key(KeyCode::Char('y'))), Answer::Yes(Some(write)));
-        assert_eq!(Confirm::ask("discard", "Discard?").key(key(KeyCode::Enter)), Answer::Yes(None));
-        assert_eq!(dialog.key(key(KeyCode::Esc)), Answer::No);
-        assert_eq!(dialog.key(key(KeyCode::Char('q'))), Answer::Ignored);
+    fn the_keys_show_under_a_question_that_wraps() {
+        let question = "Apply this change?\ncreate flow/appointment-reschedule-basic\n  creates a new flow from this \
+                        file; the one you opened stays as it is (the service keeps it, or its name is shared)";
+        let confirm = Confirm::ask("flow/x", question);
+        let mut terminal = Terminal::new(TestBackend::new(120, 30)).expect("a test terminal");
+        terminal.draw(|f| confirm.draw(f, f.area(), &Theme::new("dark", true))).expect("drawn");
+        let screen: String = terminal.backend().buffer().content().iter().map(|c| c.symbol()).collect();
+        assert!(screen.contains("/enter yes"), "{screen}");
     }
 }

@@ -11,6 +11,7 @@ use super::decode::Entry;
 use super::workspace::{ConfigRecord, Workspace};
 use crate::api::model::config::export::{self, Names};
 use crate::api::model::config::*;
+use crate::api::model::headers::{is_secret, mask};
 use crate::api::validate::clip;
 
 /// One planned change, with what writing it needs.
@@ -86,7 +87,7 @@ pub fn names(workspace: &Workspace, builder: &Builder, entries: &[Entry]) -> (Na
 
 fn edge_case_names(flow: &crate::api::model::CustomerFlow, names: &mut Names) {
     for case in &flow.edge_cases {
-        let name = case.name.clone().or(case.title.clone()).unwrap_or_else(|| case.id.to_string());
+        let name = case.config_name();
         names.edge_cases.insert(case.id, name);
     }
 }
@@ -159,10 +160,17 @@ pub fn plan(workspace: &Workspace, builder: &Builder, entries: &[Entry], gone: &
         match current {
             None => change.op = ConfigOp::Create,
             Some(current) => {
-                let before = config_of(&current, &entry.name, &names, &slugs);
-                let after = config_of(&target, &entry.name, &names, &slugs);
+                let mut before = config_of(&current, &entry.name, &names, &slugs);
+                let mut after = config_of(&target, &entry.name, &names, &slugs);
                 let mut differences = Vec::new();
                 differ("", &before, &after, &mut differences);
+                if let (Target::Definition(definition, _), false) = (&target, differences.is_empty()) {
+                    // Said again with secret header values as reads show them.
+                    let marked = definition.secret_headers.clone().unwrap_or_default();
+                    hide_secret_headers(&mut before, &mut after, &marked);
+                    differences.clear();
+                    differ("", &before, &after, &mut differences);
+                }
                 if !differences.is_empty() {
                     change.op = ConfigOp::Update;
                     change.detail = Some(differences.join("; "));
@@ -218,6 +226,25 @@ pub fn gone(workspace: &Workspace, entries: &[Entry]) -> Vec<ConfigRecord> {
     };
     out.sort_by(|a, b| rank(&a.kind).cmp(&rank(&b.kind)).then(a.name.cmp(&b.name)));
     out
+}
+
+/// Secret header values of both sides replaced by their masks; a secret changed to one with the
+/// same mask reads as a new secret.
+fn hide_secret_headers(before: &mut Value, after: &mut Value, marked: &[String]) {
+    let old = before.get("headers").and_then(Value::as_object).cloned().unwrap_or_default();
+    let hide = |side: &mut Value, other: &serde_json::Map<String, Value>, is_after: bool| {
+        let Some(headers) = side.get_mut("headers").and_then(Value::as_object_mut) else { return };
+        for (name, value) in headers.iter_mut().filter(|(name, _)| is_secret(name, marked)) {
+            let real = value.as_str().unwrap_or_default().to_owned();
+            let was = other.get(name).and_then(Value::as_str);
+            let shown = mask(&real);
+            let same_mask = was.is_some_and(|w| w != real && mask(w) == shown);
+            *value = Value::String(if is_after && same_mask { format!("{shown} (a new value)") } else { shown });
+        }
+    };
+    let new = after.get("headers").and_then(Value::as_object).cloned().unwrap_or_default();
+    hide(before, &new, false);
+    hide(after, &old, true);
 }
 
 /// The members at which `before` and `after` differ, as `path: old → new`.

@@ -51,7 +51,8 @@ pub struct Workspace {
     pub agents: HashMap<Uuid, Agent>,
     pub endpoints: Vec<AgentEndpoint>,
     pub definitions: HashMap<Uuid, HttpRequestDefinition>,
-    /// The real header values of the definitions applies made.
+    /// The real header values of every definition (to compare, and for the masks an edit
+    /// sends back to stand for them).
     pub headers: HashMap<Uuid, BTreeMap<String, String>>,
     pub personas: HashMap<Uuid, Persona>,
     pub environments: HashMap<Uuid, Environment>,
@@ -78,10 +79,8 @@ impl Workspace {
         let records: Vec<ConfigRecord> = store::all(conn, Kind::ConfigRecord)?;
         let definitions = by_id(conn, Kind::HttpRequestDefinition, |d: &HttpRequestDefinition| d.id)?;
         let mut headers = HashMap::new();
-        for record in records.iter().filter(|r| r.kind == ConfigKind::HttpRequestDefinition) {
-            if let Some(definition) = definitions.get(&record.id) {
-                headers.insert(record.id, current_headers(conn, vault, definition)?);
-            }
+        for definition in definitions.values() {
+            headers.insert(definition.id, current_headers(conn, vault, definition)?);
         }
         let endpoints: Vec<AgentEndpoint> = store::all(conn, Kind::AgentEndpoint)?;
         let mut workspace = Workspace {
@@ -138,11 +137,14 @@ impl Workspace {
         self.records.iter().find(|r| &r.kind == kind && r.name == name && self.exists(&r.kind, &r.id))
     }
 
-    /// The resource `KIND/NAME` stands for: the one an apply made under that name, else, for
-    /// the kinds whose name is the resource's own (a persona's name, a metric's slug, a plan's
-    /// name), one made any other way (the seed, the routes, the console), which an apply then
-    /// changes in place but never records, so a prune never deletes it. The service's own
-    /// (system personas, service-owned metrics) are never taken.
+    /// The resource `KIND/NAME` stands for: the one an apply made under that name, else one
+    /// made any other way (the seed, the routes, the console) that the name stands for alone,
+    /// which an apply then changes in place, as its own routes would, but never records, so a
+    /// prune never deletes it. A persona goes by its name, a metric by its slug, a plan by its
+    /// name, a flow by its slug or title, an agent by its custom id or name, a policy by its
+    /// name, an HTTP definition by its id (nothing else names it). A name two resources share
+    /// stands for neither (an apply makes a new one), and what the service owns (system
+    /// personas, policies and flows, service-owned metrics, voicemail flows) is never taken.
     pub fn resident(&self, kind: &ConfigKind, name: &str) -> Option<Uuid> {
         if let Some(record) = self.record(kind, name) {
             return Some(record.id);
@@ -157,6 +159,24 @@ impl Workspace {
                 self.metrics.values().find(|m| m.slug_or_alias() == Some(name) && !m.is_service_owned()).map(|m| m.id)
             }
             ConfigKind::SimulationPlan => self.plans.values().find(|p| p.name() == name).map(|p| p.id),
+            ConfigKind::Flow => {
+                let ours = || self.flows.values().filter(|f| !f.is_voicemail() && f.source != Some(FlowSource::System));
+                only(ours().filter(|f| f.slug.as_deref() == Some(name)).map(|f| f.id))
+                    .or_else(|| only(ours().filter(|f| f.title.as_deref() == Some(name)).map(|f| f.id)))
+            }
+            ConfigKind::Agent => {
+                only(self.agents.values().filter(|a| a.custom_id.as_deref() == Some(name)).map(|a| a.id))
+                    .or_else(|| only(self.agents.values().filter(|a| a.name.as_deref() == Some(name)).map(|a| a.id)))
+            }
+            ConfigKind::Collector => only(
+                self.policies
+                    .values()
+                    .filter(|p| p.name.as_deref() == Some(name) && p.policy_type != Some(PolicyType::System))
+                    .map(|p| p.id),
+            ),
+            ConfigKind::HttpRequestDefinition => {
+                Uuid::parse_str(name).ok().filter(|id| self.definitions.contains_key(id))
+            }
             _ => None,
         }
     }
@@ -227,6 +247,12 @@ impl Workspace {
         }
         names
     }
+}
+
+/// The one id `ids` holds, when it holds exactly one.
+fn only(mut ids: impl Iterator<Item = Uuid>) -> Option<Uuid> {
+    let first = ids.next()?;
+    ids.next().is_none().then_some(first)
 }
 
 /// Workspace resources by name, per kind: the first resource to take a name keeps it.

@@ -37,10 +37,13 @@ fn prompts(expectations: &[Expectation]) -> Option<Vec<String>> {
     Some(list).filter(|l| !l.is_empty())
 }
 
-/// An agent with its endpoints.
+/// An agent with its endpoints, in one order whoever lists them (by number or URL, then
+/// direction), so two reads of the same agent compare equal.
 pub fn agent(agent: &Agent, endpoints: &[AgentEndpoint], name: &str, names: &Names) -> AgentConfig {
+    let mut endpoints: Vec<&AgentEndpoint> = endpoints.iter().collect();
+    endpoints.sort_by_key(|e| (e.value.clone(), e.direction.as_ref().map(|d| d.as_str().to_owned())));
     let endpoints: Vec<AgentEndpointConfig> = endpoints
-        .iter()
+        .into_iter()
         .map(|e| AgentEndpointConfig {
             value: e.value.clone(),
             endpoint_type: e.endpoint_type.clone(),
@@ -136,7 +139,7 @@ pub fn flow(flow: &CustomerFlow, name: &str, names: &Names) -> ConfigResource {
             .edge_cases
             .iter()
             .map(|e| {
-                let case_name = e.name.clone().or(e.title.clone()).unwrap_or_else(|| e.id.to_string());
+                let case_name = e.config_name();
                 let own_environment = e.environment.as_ref().and_then(|x| x.id).filter(|id| Some(*id) != environment);
                 let own_persona = e.persona_override.as_ref().map(|p| p.id).filter(|id| Some(*id) != persona);
                 EdgeCaseConfig {
@@ -212,14 +215,17 @@ fn step(s: &FlowStep, refs: &HashMap<String, String>, names: &Names) -> ConfigFl
         }),
     });
     let steps: Vec<ConfigFlowStep> = s.steps.iter().map(|n| step(n, refs, names)).collect();
+    // Only what the step's type takes (a stored step may carry more, which nothing reads), so
+    // the bundle applies again.
+    let takes = |member| s.step_type.as_ref().is_none_or(|t| t.takes(member));
     ConfigFlowStep {
         step_type: s.step_type.clone(),
-        content: s.content.clone(),
-        dtmf_digits: s.dtmf_digits.clone(),
+        content: s.content.clone().filter(|_| takes(StepMember::Content)),
+        dtmf_digits: s.dtmf_digits.clone().filter(|_| takes(StepMember::DtmfDigits)),
         flow: s.linked_customer_flow_id.map(|id| named(&names.flows, &id)),
         handoff_persona: s.handoff_persona_id.map(|id| named(&names.personas, &id)),
         merge_into: Some(merge).filter(|m| !m.is_empty()),
-        off_script: s.off_script_policy.as_ref().map(off_script),
+        off_script: s.off_script_policy.as_ref().filter(|_| takes(StepMember::OffScript)).map(off_script),
         step_ref: s.step_ref.clone(),
         required_for_valid_run: None,
         silence_duration_seconds: s.silence_duration_seconds,

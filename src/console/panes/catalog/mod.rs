@@ -512,12 +512,14 @@ impl Pane for Catalog {
 /// The bundle name of an HTTP definition. Only an apply's record names one, and the console
 /// cannot see records: its short id stands in, so an edit of one made some other way creates a
 /// copy, as the confirm dialog says.
+/// A definition's bundle name: its id, the one name the service knows it by when an apply did
+/// not make it, so an edit changes it in place.
 fn definition_name(definition: &HttpRequestDefinition) -> String {
-    let id = definition.id.to_string();
-    format!("http-{}", &id[..8])
+    definition.id.to_string()
 }
 
-/// Header values as the list shows them (a secret one is masked there and stays masked).
+/// Header values as the list shows them: a secret one stays masked, and the mask sent back
+/// keeps the value it stands for.
 fn headers(definition: &HttpRequestDefinition) -> std::collections::BTreeMap<String, String> {
     let shown = |v: &serde_json::Value| v.as_str().map(str::to_owned).unwrap_or_else(|| v.to_string());
     definition.headers.iter().flatten().map(|(k, v)| (k.clone(), shown(v))).collect()

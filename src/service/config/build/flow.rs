@@ -53,25 +53,14 @@ impl Builder<'_> {
             .map(|(i, s)| self.step(entry, s, &format!("{}.graph[{i}]", entry.at), &nodes))
             .collect();
         self.refuse_merge_cycles(entry, &steps);
-        let happy = existing.and_then(|f| f.happy_path.as_ref());
-        let happy_path = FlowVariant {
-            id: happy.map_or_else(Uuid::new_v4, |h| h.id),
-            title: Some(title.clone()),
-            name: None,
-            preceded_by_customer_flow_id: None,
-            preceded_by_customer_flow_variant_id: None,
-            is_generated: Some(false),
-            include_flow_expectations: Some(true),
-            created_at: self.created(happy.and_then(|h| h.created_at.as_ref())),
-            updated_at: Some(self.now.clone()),
-            persona_override: None,
-            environment: None,
-            additional_expectations: Vec::new(),
-            variant_type: Some(FlowType::Scripted),
-            prompt: None,
-            handoff_personas: None,
-            steps: Vec::new(),
-            system_key: None,
+        // What a scripted flow's bundle does not say (its variants' personas and steps, its edge
+        // cases, slug and metrics) stays as it is, as the flow's update and graph routes leave it.
+        let was_scripted = existing.filter(|f| f.flow_type != Some(FlowType::Improv));
+        let happy_path = match was_scripted.and_then(|f| f.happy_path.as_ref()) {
+            Some(kept) => {
+                FlowVariant { title: Some(title.clone()), updated_at: Some(self.now.clone()), ..kept.clone() }
+            }
+            None => self.new_scripted_happy_path(&title),
         };
         Target::Flow(Box::new(CustomerFlow {
             id,
@@ -87,11 +76,33 @@ impl Builder<'_> {
             off_script_policy: c.off_script.as_ref().map(off_script),
             branching_mode: c.branching_mode.clone(),
             happy_path: Some(happy_path),
-            edge_cases: Vec::new(),
+            edge_cases: was_scripted.map(|f| f.edge_cases.clone()).unwrap_or_default(),
             graph: steps,
-            slug: None,
-            metrics: None,
+            slug: existing.and_then(|f| f.slug.clone()),
+            metrics: existing.and_then(|f| f.metrics.clone()),
         }))
+    }
+
+    fn new_scripted_happy_path(&self, title: &str) -> FlowVariant {
+        FlowVariant {
+            id: Uuid::new_v4(),
+            title: Some(title.to_owned()),
+            name: None,
+            preceded_by_customer_flow_id: None,
+            preceded_by_customer_flow_variant_id: None,
+            is_generated: Some(false),
+            include_flow_expectations: Some(true),
+            created_at: Some(self.now.clone()),
+            updated_at: Some(self.now.clone()),
+            persona_override: None,
+            environment: None,
+            additional_expectations: Vec::new(),
+            variant_type: Some(FlowType::Scripted),
+            prompt: None,
+            handoff_personas: None,
+            steps: Vec::new(),
+            system_key: None,
+        }
     }
 
     /// Gives every step with a `ref` its node id, reporting a `ref` used twice.
@@ -221,7 +232,8 @@ impl Builder<'_> {
         for (i, case) in c.edge_cases.iter().flatten().enumerate() {
             let at = format!("{}.edgeCases[{i}]", entry.at);
             let case_name = case.name.clone().unwrap_or_default();
-            let kept = existing.and_then(|f| f.edge_cases.iter().find(|e| e.name.as_deref() == Some(&case_name)));
+            // An edge case is known by the name export gives it (its name, else title, else id).
+            let kept = existing.and_then(|f| f.edge_cases.iter().find(|e| e.config_name() == case_name));
             let own_persona = match case.persona.as_deref() {
                 Some(p) => self.persona_named(entry, &format!("{at}.persona"), p),
                 None => persona.clone(),
@@ -258,8 +270,8 @@ impl Builder<'_> {
             happy_path: Some(happy_path),
             edge_cases,
             graph: Vec::new(),
-            slug: None,
-            metrics: None,
+            slug: existing.and_then(|f| f.slug.clone()),
+            metrics: existing.and_then(|f| f.metrics.clone()),
         }))
     }
 
@@ -284,9 +296,10 @@ impl Builder<'_> {
             additional_expectations: expectations(parts.expectations),
             variant_type: Some(FlowType::Improv),
             prompt: parts.prompt,
-            handoff_personas: Some(Vec::new()),
-            steps: Vec::new(),
-            system_key: None,
+            // What a bundle does not say about a variant stays as it was.
+            handoff_personas: Some(parts.kept.and_then(|k| k.handoff_personas.clone()).unwrap_or_default()),
+            steps: parts.kept.map(|k| k.steps.clone()).unwrap_or_default(),
+            system_key: parts.kept.and_then(|k| k.system_key.clone()),
         }
     }
 }

@@ -13,6 +13,7 @@ use super::ConfigViolation;
 use super::decode::Entry;
 use super::workspace::{Workspace, WorkspaceNames};
 use crate::api::model::config::*;
+use crate::api::model::headers::{is_mask, mask};
 use crate::api::model::*;
 use crate::api::validate::join;
 
@@ -112,7 +113,7 @@ impl<'w> Builder<'w> {
     fn build(&mut self, entry: &Entry) -> Target {
         let id = self.planned.get(&entry.key).copied().unwrap_or_else(Uuid::new_v4);
         match &entry.resource {
-            ConfigResource::HttpRequestDefinition(c) => self.definition(id, c),
+            ConfigResource::HttpRequestDefinition(c) => self.definition(id, c, entry),
             ConfigResource::Agent(c) => self.agent(id, c, entry),
             ConfigResource::Persona(c) => self.persona(id, c),
             ConfigResource::Metric(c) => self.metric(id, c),
@@ -175,8 +176,9 @@ impl<'w> Builder<'w> {
         }
     }
 
-    fn definition(&mut self, id: Uuid, c: &HttpRequestDefinitionConfig) -> Target {
+    fn definition(&mut self, id: Uuid, c: &HttpRequestDefinitionConfig, entry: &Entry) -> Target {
         let existing = self.workspace.definitions.get(&id);
+        let headers = self.unmasked(id, c.headers.clone().unwrap_or_default(), entry);
         let body = c.body.clone();
         let definition = HttpRequestDefinition {
             id,
@@ -187,13 +189,41 @@ impl<'w> Builder<'w> {
             parsed_body: body.as_deref().and_then(|b| serde_json::from_str(b).ok()),
             body,
             headers: None,
-            secret_headers: None,
+            secret_headers: existing.and_then(|d| d.secret_headers.clone()),
             is_config_managed: Some(true),
             signing_secret: None,
             created_at: self.created(existing.and_then(|d| d.created_at.as_ref())),
             updated_at: Some(self.now.clone()),
         };
-        Target::Definition(definition, c.headers.clone().unwrap_or_default())
+        Target::Definition(definition, headers)
+    }
+
+    /// `headers` with each mask a read shows (as the console's editor writes a secret header)
+    /// replaced by the value it stands for, as an update route takes a mask sent back.
+    fn unmasked(&mut self, id: Uuid, headers: BTreeMap<String, String>, entry: &Entry) -> BTreeMap<String, String> {
+        let kept = self.workspace.headers.get(&id);
+        let mut out = BTreeMap::new();
+        for (name, value) in headers {
+            if !is_mask(&value) {
+                out.insert(name, value);
+                continue;
+            }
+            let real = kept.and_then(|k| k.iter().find(|(key, _)| key.eq_ignore_ascii_case(&name))).map(|(_, v)| v);
+            match real {
+                Some(real) if mask(real) == value => {
+                    out.insert(name, real.clone());
+                }
+                _ => self.problem(
+                    entry,
+                    &join(&format!("{}.headers", entry.at), &name),
+                    format!(
+                        "headers.{name}: {value} stands for a value this definition keeps, and it keeps none \
+                         that reads so; write the value itself (or ${{VARIABLE}} with the CLI)"
+                    ),
+                ),
+            }
+        }
+        out
     }
 
     fn agent(&mut self, id: Uuid, c: &AgentConfig, entry: &Entry) -> Target {
