@@ -233,3 +233,23 @@ async fn an_export_applies_to_another_service_and_recreates_the_bundle_without_s
             .await;
     assert_exit(&back, 0);
 }
+
+/// The seeded workspace exported applies to the same service unchanged: each resource made
+/// another way is written under the name the service finds it by (a flow's title, an agent's
+/// custom id, a policy's name, a definition's id), so adopting a workspace as code starts from
+/// "no changes", not from copies of everything.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_export_of_the_seeded_workspace_applies_to_it_unchanged() {
+    let home = tempfile::tempdir().unwrap();
+    let service = support::start(true).await;
+    let out = home.path().join("exported");
+    let export =
+        run(against(home.path(), &service).args(["config", "export", "--out-dir", out.to_str().unwrap()])).await;
+    assert_exit(&export, 0);
+    let flows = std::fs::read_to_string(out.join("flow.yaml")).unwrap();
+    assert!(flows.contains("name: Reschedule a cleaning with identity check"), "{flows}");
+    let same =
+        run(against(home.path(), &service).args(["config", "diff", "-f", out.to_str().unwrap(), "--exit-code"])).await;
+    assert_exit(&same, 0);
+    assert!(stdout(&same).contains("0 to create, 0 to update, 0 to delete"), "{}", stdout(&same));
+}

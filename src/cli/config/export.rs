@@ -1,8 +1,10 @@
 //! `switchboard config export [--kind K]... [--out-dir DIR]`: the workspace as a bundle that
 //! `config apply` recreates, read through the list routes of any service and mapped by
 //! `api::model::config::export`. Each resource gets the name its bundle gave it where the
-//! service says (the local service's `GET /v1/config/records`), else its own (a persona's
-//! name, a metric's slug, a plan's name), else one made from its title. The service's own
+//! service says (the local service's `GET /v1/config/records`), else its own as the service
+//! finds it by (a persona's name, a metric's slug, a plan's name, a flow's slug or title, an
+//! agent's custom id or name, a policy's name, a definition's id), so an export applies to the
+//! same service unchanged. The service's own
 //! resources (system personas and flows, service-owned metrics) are left out. No secret is
 //! written: a masked or secret header value comes out as `${HTTP_<DEFINITION>_<HEADER>}`.
 
@@ -220,7 +222,8 @@ impl Workspace {
             name
         };
         for d in &self.definitions {
-            let wanted = self.name_of(d.id, d.description.as_deref().filter(|t| t.len() <= 40), "definition");
+            // A definition has no member that names it: the service knows one by its id.
+            let wanted = self.name_of(d.id, Some(&d.id.to_string()), "definition");
             names.definitions.insert(d.id, unique("definition", wanted));
         }
         for a in &self.agents {
@@ -234,8 +237,7 @@ impl Workspace {
             let wanted = self.name_of(f.id, f.slug.as_deref().or(f.title.as_deref()), "flow");
             names.flows.insert(f.id, unique("flow", wanted));
             for edge in &f.edge_cases {
-                let wanted = edge.name.clone().unwrap_or_else(|| slug(edge.title.as_deref().unwrap_or("edge-case")));
-                names.edge_cases.insert(edge.id, wanted);
+                names.edge_cases.insert(edge.id, edge.config_name());
             }
         }
         for e in &self.environments {
@@ -256,13 +258,17 @@ impl Workspace {
         names
     }
 
-    /// The name an apply gave the resource, else one made from `title`.
-    fn name_of(&self, id: Uuid, title: Option<&str>, fallback: &str) -> String {
+    /// The name an apply gave the resource, else its own (`own`: a flow's slug or title, an
+    /// agent's custom id or name, a policy's name), as written: the name the service finds it
+    /// by, so the export applies again to the same service unchanged.
+    fn name_of(&self, id: Uuid, own: Option<&str>, fallback: &str) -> String {
         if let Some(name) = self.records.get(&id) {
             return name.clone();
         }
-        let text = slug(title.unwrap_or_default());
-        if text.is_empty() { format!("{fallback}-{}", &id.simple().to_string()[..8]) } else { text }
+        match own.map(str::trim).filter(|t| !t.is_empty()) {
+            Some(own) => own.to_owned(),
+            None => format!("{fallback}-{}", &id.simple().to_string()[..8]),
+        }
     }
 }
 
@@ -272,19 +278,6 @@ fn named(map: &HashMap<Uuid, String>, id: &Uuid) -> String {
 
 fn is_system_policy(policy: &MetricPolicy) -> bool {
     policy.policy_type == Some(PolicyType::System)
-}
-
-/// `Front Desk — Nightly` → `front-desk-nightly`.
-fn slug(text: &str) -> String {
-    let mut out = String::new();
-    for c in text.chars().flat_map(char::to_lowercase) {
-        if c.is_ascii_alphanumeric() {
-            out.push(c);
-        } else if !out.ends_with('-') && !out.is_empty() {
-            out.push('-');
-        }
-    }
-    out.trim_end_matches('-').to_owned()
 }
 
 /// The definition's headers with every secret value (masked by the service, or named in
@@ -301,11 +294,13 @@ fn placeholders(definition: &HttpRequestDefinition, name: &str) -> BTreeMap<Stri
     out
 }
 
-/// `HTTP_<DEFINITION>_<HEADER>`, upper case, every other character `_`.
+/// `HTTP_<DEFINITION>_<HEADER>`, upper case, every other character `_`; a definition named by
+/// its id goes by the id's first eight characters.
 pub fn placeholder_name(definition: &str, header: &str) -> String {
     let clean = |s: &str| {
         s.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' }).collect::<String>()
     };
+    let definition = if Uuid::parse_str(definition).is_ok() { &definition[..8] } else { definition };
     format!("HTTP_{}_{}", clean(definition), clean(header))
 }
 
@@ -315,8 +310,9 @@ mod tests {
 
     #[test]
     fn names_and_placeholders_read_as_people_expect() {
-        assert_eq!(slug("Front Desk — Nightly!"), "front-desk-nightly");
         assert_eq!(placeholder_name("my-agent-turn", "Authorization"), "HTTP_MY_AGENT_TURN_AUTHORIZATION");
+        let by_id = placeholder_name("899c6d12-9f0e-58c8-8311-d0c7fe47b6a4", "X-Api-Key");
+        assert_eq!(by_id, "HTTP_899C6D12_X_API_KEY");
         let definition: HttpRequestDefinition = serde_json::from_value(serde_json::json!({
             "id": "6a1f0d5e-0000-4000-8000-000000000001", "url": "https://a.example",
             "headers": {"Authorization": "••••1234", "Accept": "application/json"}, "secretHeaders": ["Authorization"]
