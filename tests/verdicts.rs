@@ -29,20 +29,8 @@ fn plan_of(metrics: Vec<MetricReference>, iterations: i64) -> RunPlanInput {
     }
 }
 
-/// A threshold on call duration that every call meets (`> 0 s`) or none does (`< 0.001 s`).
 async fn duration_check(service: &Service, always: bool) -> MetricDefinition {
-    let (operator, value, name) = if always {
-        (ThresholdOperator::GreaterThan, "0", "Call lasted")
-    } else {
-        (ThresholdOperator::LessThan, "0.001", "Call was instant")
-    };
-    let input = ThresholdInput {
-        name: Some(name.into()),
-        operator: Some(operator),
-        value: Some(value.into()),
-        ..Default::default()
-    };
-    service.client.create_threshold("call_duration", &input).await.unwrap()
+    support::duration_check(&service.client, always).await
 }
 
 fn by_id(definition: &MetricDefinition, min_pass_rate: Option<f64>) -> MetricReference {

@@ -64,11 +64,6 @@ impl ErrorBody {
         self.param = Some(param.into());
         self
     }
-
-    pub fn with_details(mut self, details: serde_json::Value) -> Self {
-        self.details = Some(details);
-        self
-    }
 }
 
 /// An error the service answered with: its status and its error body.
@@ -255,10 +250,6 @@ impl Error {
     /// Whether the service could not be reached at all (as opposed to answering with an error).
     pub fn is_unreachable(&self) -> bool {
         matches!(self, Error::Connect { .. } | Error::Timeout { .. })
-    }
-
-    pub fn is_not_found(&self) -> bool {
-        self.status() == Some(404)
     }
 
     /// The same error with `secret` (the key) replaced in every text it carries. The client

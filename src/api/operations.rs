@@ -442,10 +442,6 @@ impl Client {
         self.write_data(Method::POST, "/v1/persona", fields).await
     }
 
-    pub async fn update_persona(&self, id: Uuid, fields: &PersonaFields) -> Result<Persona, Error> {
-        self.write_data(Method::PUT, &format!("/v1/persona/{id}"), fields).await
-    }
-
     pub async fn delete_persona(&self, id: Uuid) -> Result<Deleted, Error> {
         Ok(self.send::<(), (), Data<Deleted>>(Method::DELETE, &format!("/v1/persona/{id}"), None, None).await?.data)
     }

@@ -8,7 +8,7 @@ use std::process::{Output, Stdio};
 use std::time::Duration;
 
 use switchboard::api::Client;
-use switchboard::api::model::{MetricReference, RunPlanInput, ThresholdInput};
+use switchboard::api::model::{MetricReference, RunPlanInput};
 
 /// The binary with a private home, so no real config, credentials, cache or data is touched.
 pub fn switchboard(home: &Path) -> tokio::process::Command {
@@ -73,15 +73,10 @@ pub const RESCHEDULE_FLOW: &str = "4ac0ac43-3a5c-5293-9370-3b46530ffc59";
 pub const BRIGHTSMILE_ENDPOINT: &str = "bcb0de1f-8846-5342-819b-3bb8440c298c";
 pub const SEEDED_PLAN: &str = "Brightsmile reschedule regression";
 
-/// A threshold on call duration that every call meets (`> 0 s`) or none does (`< 0.001 s`);
-/// its slug.
+/// The slug of a threshold on call duration that every call meets or none does
+/// (`support::duration_check`).
 pub async fn duration_check(client: &Client, always: bool) -> String {
-    let (operator, value, name) =
-        if always { ("GREATER_THAN", "0", "Call lasted") } else { ("LESS_THAN", "0.001", "Call was instant") };
-    let input: ThresholdInput =
-        serde_json::from_value(serde_json::json!({"name": name, "operator": operator, "value": value})).unwrap();
-    let created = client.create_threshold("call_duration", &input).await.expect("threshold created");
-    created.slug.expect("the threshold has a slug")
+    crate::support::duration_check(client, always).await.slug.expect("the threshold has a slug")
 }
 
 /// A plan of the reschedule flow's happy path judged on one check at `min_pass_rate`.

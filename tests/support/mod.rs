@@ -127,6 +127,23 @@ pub fn seeded(name: &str, pick: impl Fn(&serde_json::Value) -> bool) -> Vec<serd
     seed(name).as_array().unwrap().iter().filter(|v| pick(v)).cloned().collect()
 }
 
+/// A threshold on call duration that every call meets (`> 0 s`) or none does (`< 0.001 s`).
+pub async fn duration_check(client: &Client, always: bool) -> switchboard::api::model::MetricDefinition {
+    use switchboard::api::model::{ThresholdInput, ThresholdOperator};
+    let (operator, value, name) = if always {
+        (ThresholdOperator::GreaterThan, "0", "Call lasted")
+    } else {
+        (ThresholdOperator::LessThan, "0.001", "Call was instant")
+    };
+    let input = ThresholdInput {
+        name: Some(name.into()),
+        operator: Some(operator),
+        value: Some(value.into()),
+        ..Default::default()
+    };
+    client.create_threshold("call_duration", &input).await.expect("threshold created")
+}
+
 /// The seeded dental front desk's own scripted flow and its endpoint.
 pub fn dental() -> (serde_json::Value, serde_json::Value) {
     let dentist = seeded("agents", |a| a["name"].as_str().unwrap().contains("Dental")).remove(0);
