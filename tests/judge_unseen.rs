@@ -5,7 +5,8 @@
 //! an answer to a judgement people could not decide is a disagreement. `--nocapture` prints
 //! the table per desk and metric that docs/judge.md quotes, a row per held-out round, and
 //! every disagreement with both reasons. JUDGE_UNSEEN_TUNING=1 leaves the held-out calls out
-//! entirely, for work on the judge.
+//! entirely, for work on the judge; JUDGE_UNSEEN_HOLD_BACK=desk[,desk] leaves whole desks out,
+//! so a desk written for a later first look is not seen while the judge is changed.
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 
 use std::collections::BTreeMap;
@@ -99,7 +100,13 @@ fn show(label: Option<Label>) -> String {
     }
 }
 
+/// Every desk but those held back for a later first look (JUDGE_UNSEEN_HOLD_BACK).
 fn desks() -> Vec<Desk> {
+    let held_back = std::env::var("JUDGE_UNSEEN_HOLD_BACK").unwrap_or_default();
+    all_desks().into_iter().filter(|d| !held_back.split(',').any(|h| h == d.domain)).collect()
+}
+
+fn all_desks() -> Vec<Desk> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/judge/unseen");
     let mut paths: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
@@ -248,7 +255,7 @@ async fn the_offline_judge_answers_most_unseen_judgements_and_is_right_where_it_
 
 #[tokio::test]
 async fn every_desk_has_enough_judgements_of_each_kind() {
-    for desk in desks() {
+    for desk in all_desks() {
         let judgements: Vec<&Judgement> = desk.calls.iter().flat_map(|c| &c.judgements).collect();
         assert!(judgements.len() >= 25, "{}: {} judgements", desk.domain, judgements.len());
         for metric in desk.metrics.keys() {
