@@ -114,6 +114,8 @@ const RELATED: &[(&str, &[&str])] = &[
     ("fix", &["repair"]),
     ("rule", &["polic"]),
     ("fre", &["fee", "charg", "cost"]),
+    ("hurt", &["injur"]),
+    ("injur", &["hurt"]),
     // Keeping a thing longer is extending it.
     ("longer", &["extend"]),
 ];

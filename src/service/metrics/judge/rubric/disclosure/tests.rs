@@ -67,3 +67,42 @@ fn what_the_caller_says_and_a_rejected_date_of_birth_are_read_for_what_they_are(
         Reading::NotMet
     );
 }
+
+const MOTOR: &str = "decide whether the claims handler verified the caller (the policy number and the registration of the \
+                     insured vehicle) before sharing anything from the policy or an existing claim: the claim's \
+                     progress, settlement or payout amounts, the excess, or payment dates.";
+
+fn motor(lines: &[(crate::api::model::ParticipantType, &str)]) -> Reading {
+    read(&Conversation::read(&transcript(lines)), MOTOR).reading
+}
+
+#[test]
+fn an_answer_goes_to_the_code_the_agent_asked_for_and_a_short_name_asks() {
+    // "reg" asks for the registration; the policy number alone does not give it.
+    let lines = |reg: &'static str| {
+        [
+            (Customer, "Hi, what's my excess?"),
+            (Agent, "Policy number?"),
+            (Customer, "A M P 4 0 7 7 2 3."),
+            (Agent, "And the car's reg?"),
+            (Customer, reg),
+            (Agent, "Thanks, that's you. Your excess is 350 pounds."),
+        ]
+    };
+    assert_eq!(motor(&lines("K X 19 O R T.")), Reading::Met);
+    assert_eq!(motor(&lines("It's [inaudible].")), Reading::Unsure, "the lost answer decides it");
+    assert_eq!(motor(&lines("I don't know it.")), Reading::NotMet);
+}
+
+#[test]
+fn a_statement_in_the_prompts_words_for_what_is_private_is_a_disclosure() {
+    assert_eq!(
+        motor(&[
+            (Customer, "Where's my claim up to? The name's Lena Marsh."),
+            (Agent, "Good news, the payout of 3,420 pounds was signed off yesterday."),
+            (Agent, "Can you confirm the policy number and the registration?"),
+            (Customer, "A M P 5 1 2 2 8 4, and the reg was Y R 68 D F A."),
+        ]),
+        Reading::NotMet
+    );
+}

@@ -182,3 +182,19 @@ fn when_where_and_how_long_ask_for_that_kind_of_detail() {
         assert_eq!(f.reading, want, "{prompt}: {}", f.why);
     }
 }
+
+#[test]
+fn sympathy_hurt_and_who_are_read_in_everyday_words() {
+    let sorry = [(Customer, "She's still in hospital."), (Agent, "I'm so sorry to hear that.")];
+    let f = read_lines("Agent expresses sympathy about the caller's wife being in hospital.", &sorry);
+    assert_eq!(f.reading, Reading::Met, "{}", f.why);
+    let hurt = [(Customer, "Someone hit my car."), (Agent, "Was anybody hurt?")];
+    let f = read_lines("Agent asks whether anyone was injured.", &hurt);
+    assert_eq!(f.reading, Reading::Met, "{}", f.why);
+    // A team and its number may be who can help: not the prompt's words, so no answer.
+    let team = [(Customer, "Can you add a driver?"), (Agent, "You'll need our policy team on 0800 015 2200.")];
+    let f = read_lines("Agent tells the caller who can help instead.", &team);
+    assert_eq!(f.reading, Reading::Unsure, "{}", f.why);
+    let f = read_lines("Agent tells the caller who can help instead.", &[(Agent, "Goodbye.")]);
+    assert_eq!(f.reading, Reading::NotMet, "{}", f.why);
+}
