@@ -27,6 +27,8 @@ const REPORTED: &[(&str, usize, usize, usize)] = &[
     ("car_rental", 44, 40, 40),
     ("card_services", 50, 46, 46),
     ("energy", 33, 31, 31),
+    ("insurance_claims", 33, 28, 28),
+    ("pharmacy_refills", 33, 27, 25),
     ("vet_clinic", 51, 47, 47),
 ];
 

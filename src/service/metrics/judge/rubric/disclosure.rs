@@ -37,7 +37,7 @@ patterns! {
         r"\bthere('s| is| are) [^.?!]*([$£€]|\bpounds?\b|\bdollars?\b)",
     ].join("|");
     /// A status of the caller's thing ("the card's already been blocked").
-    STATUS = r"\b(your|the|his|her|their) ([a-z]+ )?(card|account|line|order|booking|appointment|visit|prescription|claim|policy|parcel|payment|subscription|results?|service|contract|package|plan)('s| is| has| was| were| are)( already| now| still| just)?( been)? (blocked|frozen|active|suspended|declined|cancel+ed|overdue|due|booked|scheduled|pending|closed|open|live|in|back|ready|approved|expired|covered)\b";
+    STATUS = r"\b(your|the|his|her|their) ([a-z]+ )?(card|account|line|order|booking|appointment|visit|prescription|claim|policy|parcel|payment|subscription|results?|service|contract|package|plan)('s| is| has| was| were| are)( already| now| still| just)?( been)? (blocked|frozen|active|suspended|declined|cancel+ed|overdue|due|booked|scheduled|pending|closed|open|live|in|back|ready|approved|expired|covered)\b|\b(his|her|their|your) ([a-z0-9-]+ ){1,3}(is|are|was|were)( already| now| still| just)? (bagged|ready|waiting|dispensed|signed off|approved|on the shelf|in stock|out of stock)\b";
     /// The agent describing the caller's thing ("so that's the grey Corsa, due back Friday"):
     /// reading the record when its details are new to the call, a read-back when they are not.
     DESCRIBES = r"\b(that's|that is|it's|this is|is (that|this|it)) (the|your) [a-z]";
@@ -292,7 +292,7 @@ fn speaks_of_private(said: &Said, ask: &Ask) -> bool {
     let words: Vec<&str> =
         lower.split(|c: char| !(c.is_alphanumeric() || c == '\'')).filter(|w| !w.is_empty()).collect();
     words.windows(2).any(|pair| {
-        ["the", "your", "his", "her", "their"].contains(&pair[0])
+        ["the", "your", "his", "her", "their", "any"].contains(&pair[0])
             && terms(pair[1]).iter().any(|t| ask.private.contains(t))
     })
 }

@@ -106,3 +106,26 @@ fn a_statement_in_the_prompts_words_for_what_is_private_is_a_disclosure() {
         Reading::NotMet
     );
 }
+
+#[test]
+fn who_the_patient_is_asks_for_verification_and_a_medicine_ready_is_a_status() {
+    let prompt = "decide whether the assistant confirmed who the patient is (the patient's full name and their nhs \
+                  number) before saying anything about the patient's prescriptions: whether a prescription is ready \
+                  or requested.";
+    assert_eq!(
+        crate::service::metrics::judge::rubric::kind::of(prompt),
+        crate::service::metrics::judge::rubric::kind::Kind::Disclosure
+    );
+    let reading = |lines: &[(crate::api::model::ParticipantType, &str)]| {
+        read(&Conversation::read(&transcript(lines)), prompt).reading
+    };
+    assert_eq!(
+        reading(&[
+            (Customer, "Is my mum's prescription ready? It's for Margaret Cole."),
+            (Agent, "Yes, her amlodipine 5 milligram is bagged up and ready on the shelf."),
+            (Agent, "Can I have her NHS number?"),
+            (Customer, "612 448 9021."),
+        ]),
+        Reading::NotMet
+    );
+}

@@ -198,3 +198,13 @@ fn sympathy_hurt_and_who_are_read_in_everyday_words() {
     let f = read_lines("Agent tells the caller who can help instead.", &[(Agent, "Goodbye.")]);
     assert_eq!(f.reading, Reading::NotMet, "{}", f.why);
 }
+
+#[test]
+fn an_offer_in_other_words_is_not_read_as_no_offer() {
+    let lines =
+        [(Customer, "Are they ready?"), (Agent, "I can put one through to the surgery for you now if you like.")];
+    let f = read_lines("Agent offers to send the request to the surgery.", &lines);
+    assert_eq!(f.reading, Reading::Unsure, "{}", f.why);
+    let f = read_lines("Agent offers to send the request to the surgery.", &[(Agent, "Goodbye.")]);
+    assert_eq!(f.reading, Reading::NotMet, "{}", f.why);
+}

@@ -135,3 +135,35 @@ fn a_claim_made_and_put_on_the_system_is_done_and_a_status_answers_where_it_is()
         Reading::NotMet
     );
 }
+
+#[test]
+fn a_no_to_a_did_you_do_it_question_a_lost_answer_and_a_passed_on_request() {
+    let reading = |lines: &[(crate::api::model::ParticipantType, &str)]| {
+        read(&Conversation::read(&transcript(lines)), false).reading
+    };
+    // Asked to confirm it was done, the agent says no, offers, and the caller declines.
+    assert_eq!(
+        reading(&[
+            (Customer, "You said you'd order my tablets, so they'll be ready now, won't they?"),
+            (Agent, "No, sorry, I can't see any request from yesterday. I can put one through now if you like."),
+            (Customer, "Oh, no, don't worry."),
+            (Agent, "Okay, no problem. Bye now."),
+        ]),
+        Reading::NotMet
+    );
+    assert_eq!(
+        reading(&[
+            (Customer, "I just wanted to know when I can come and get it."),
+            (Agent, "It'll be ready for you on [inaudible]."),
+        ]),
+        Reading::Unsure
+    );
+    assert_eq!(
+        reading(&[
+            (Customer, "I need to reorder my inhalers please."),
+            (Agent, "Right, I've sent the request over to the surgery for both of them."),
+        ]),
+        Reading::Unsure,
+        "passing a request on may be what a request to order is"
+    );
+}
