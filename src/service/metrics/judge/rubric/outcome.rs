@@ -340,10 +340,14 @@ fn walk(conv: &Conversation, needs_keypad: bool) -> Walk<'_> {
     Walk { request, positive, recovered_from, undone, setback, unpressed, claimed }
 }
 
+/// Whether an agent's sentence passes a request on for someone else to act on.
+pub(super) fn passes_on(said: &Said) -> bool {
+    NOTE_ONLY.is_match(said.lower()) && !negated(said.lower(), 0) && !said.is_question()
+}
+
 /// An agent sentence after the request that passes it on for someone else to act on.
 fn passed_on<'a>(conv: &'a Conversation, request: &Said) -> Option<Said<'a>> {
-    conv.said_by(Side::Agent)
-        .find(|s| s.order > request.order && NOTE_ONLY.is_match(s.lower()) && !negated(s.lower(), 0))
+    conv.said_by(Side::Agent).find(|s| s.order > request.order && passes_on(s))
 }
 
 fn decide(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) -> Finding {

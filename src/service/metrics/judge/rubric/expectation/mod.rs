@@ -17,7 +17,7 @@ use super::Finding;
 use super::conversation::{Conversation, Said, Side};
 use super::details::Details;
 use super::identity::is_unclear;
-use super::outcome::{booking_stands, claims_success};
+use super::outcome::{booking_stands, claims_success, passes_on};
 use super::pattern::patterns;
 use super::terms::{coverage, terms};
 
@@ -73,7 +73,8 @@ fn condition<'a>(conv: &'a Conversation, prompt: &str) -> Condition<'a> {
         out.not_applicable = Some("Not applicable: nothing was booked or moved on this call.".to_owned());
     } else if let Some(m) = BEFORE_BOOKING.find(prompt) {
         // A change made and later undone was still made: what came before it is what counts.
-        out.before = conv.said_by(Side::Agent).find(claims_success);
+        // A request passed on ("I've sent the request over to the surgery") is the act too.
+        out.before = conv.said_by(Side::Agent).find(|s| claims_success(s) || passes_on(s));
         if out.before.is_none() {
             let what = m.as_str().trim_start_matches("before ");
             out.not_applicable = Some(format!("Not applicable: the call never got as far as {what}."));

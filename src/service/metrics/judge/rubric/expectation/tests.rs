@@ -208,3 +208,17 @@ fn an_offer_in_other_words_is_not_read_as_no_offer() {
     let f = read_lines("Agent offers to send the request to the surgery.", &[(Agent, "Goodbye.")]);
     assert_eq!(f.reading, Reading::NotMet, "{}", f.why);
 }
+
+#[test]
+fn a_request_passed_on_is_the_act_a_before_condition_looks_before() {
+    let lines = [
+        (Customer, "I need to reorder my inhalers please."),
+        (Agent, "I can see two on your list. Do you want both?"),
+        (Customer, "Yes please."),
+        (Agent, "Right, I've sent the request over to the surgery for both of them."),
+    ];
+    let f = read_lines("Agent checks which items the caller wants before ordering.", &lines);
+    assert_eq!(f.reading, Reading::Met, "{}", f.why);
+    let f = read_lines("Agent checks which items the caller wants before ordering.", &lines[..1]);
+    assert_eq!(f.reading, Reading::NotApplicable, "{}", f.why);
+}
