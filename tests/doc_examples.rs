@@ -27,9 +27,20 @@ fn yaml_block(doc: &str, marker: &str) -> String {
         .to_owned()
 }
 
-/// The example plan of docs/cli.md with an `agent:` block.
+/// The example plan of docs/cli.md that tests your own agent.
 fn documented_plan() -> String {
-    yaml_block("cli.md", "\nagent:\n")
+    yaml_block("cli.md", "name: My agent, nightly")
+}
+
+/// Every YAML block of `doc` that holds `marker`, as the file has them.
+fn yaml_blocks(doc: &str, marker: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(format!("{}/docs/{doc}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    text.split("```yaml\n")
+        .skip(1)
+        .filter_map(|block| block.split("```").next())
+        .filter(|block| block.contains(marker))
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Each call's turn so far, and what the caller said in it.
@@ -99,6 +110,43 @@ async fn the_reference_agent_example_passes_as_written() {
     assert_eq!(report["result"], "PASSED", "{report:#}");
     for sim in report["simulations"].as_array().unwrap() {
         assert_eq!(sim["outcome"], "PASSED", "{sim:#}");
+    }
+}
+
+/// Each simulation's test case, outcome and conversation, in a stable order.
+fn outcomes(report: &Value) -> Vec<(String, String, Vec<String>)> {
+    let mut out: Vec<(String, String, Vec<String>)> = report["simulations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let said = s["transcript"].as_array().into_iter().flatten().map(|t| t["text"].to_string()).collect();
+            (s["name"].to_string(), s["outcome"].to_string(), said)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agent_plans_that_dial_the_reference_agent_over_http_give_the_same_verdict_every_run() {
+    let plans = yaml_blocks("cli.md", "/demo/agent");
+    assert!(!plans.is_empty(), "docs/cli.md has an agent: plan that dials the reference agent");
+    for plan in plans {
+        let home = tempfile::tempdir().unwrap();
+        let file = home.path().join("reference-http.yaml");
+        std::fs::write(&file, &plan).unwrap();
+        let mut runs = Vec::new();
+        for _ in 0..2 {
+            // As written: the file's own agent: block, over HTTP, on an embedded service.
+            let output = run(switchboard(home.path()).args(["gate", "-f", file.to_str().unwrap(), "--embedded"])).await;
+            assert_exit(&output, 0);
+            let report = json(&output);
+            assert_eq!(report["result"], "PASSED", "as docs/cli.md says: {report:#}");
+            runs.push(outcomes(&report));
+        }
+        assert!(!runs[0].is_empty(), "simulations ran");
+        assert_eq!(runs[0], runs[1], "two runs of {plan} give the same outcomes");
     }
 }
 

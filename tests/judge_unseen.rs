@@ -5,7 +5,8 @@
 //! an answer to a judgement people could not decide is a disagreement. `--nocapture` prints
 //! the table per desk and metric that docs/judge.md quotes, a row per held-out round, and
 //! every disagreement with both reasons. JUDGE_UNSEEN_TUNING=1 leaves the held-out calls out
-//! entirely, for work on the judge.
+//! entirely, for work on the judge; JUDGE_UNSEEN_HOLD_BACK=desk[,desk] leaves whole desks out,
+//! so a desk written for a later first look is not seen while the judge is changed.
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 
 use std::collections::BTreeMap;
@@ -26,6 +27,8 @@ const REPORTED: &[(&str, usize, usize, usize)] = &[
     ("car_rental", 44, 40, 40),
     ("card_services", 50, 46, 46),
     ("energy", 33, 31, 31),
+    ("insurance_claims", 33, 28, 28),
+    ("pharmacy_refills", 33, 27, 27),
     ("vet_clinic", 51, 47, 47),
 ];
 
@@ -99,7 +102,13 @@ fn show(label: Option<Label>) -> String {
     }
 }
 
+/// Every desk but those held back for a later first look (JUDGE_UNSEEN_HOLD_BACK).
 fn desks() -> Vec<Desk> {
+    let held_back = std::env::var("JUDGE_UNSEEN_HOLD_BACK").unwrap_or_default();
+    all_desks().into_iter().filter(|d| !held_back.split(',').any(|h| h == d.domain)).collect()
+}
+
+fn all_desks() -> Vec<Desk> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/judge/unseen");
     let mut paths: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
@@ -248,7 +257,7 @@ async fn the_offline_judge_answers_most_unseen_judgements_and_is_right_where_it_
 
 #[tokio::test]
 async fn every_desk_has_enough_judgements_of_each_kind() {
-    for desk in desks() {
+    for desk in all_desks() {
         let judgements: Vec<&Judgement> = desk.calls.iter().flat_map(|c| &c.judgements).collect();
         assert!(judgements.len() >= 25, "{}: {} judgements", desk.domain, judgements.len());
         for metric in desk.metrics.keys() {

@@ -31,7 +31,8 @@ pub fn router() -> OpenApiRouter<AppState> {
 }
 
 /// The reference agent over HTTP, so the seeded HTTP request definition really dials out.
-/// Served without a key: it stands in for an agent on the public internet.
+/// Served without a key: it stands in for an agent on the public internet. Its flaws are
+/// keyed on what is the same every run, not on the call id (see `reply_over_http`).
 #[utoipa::path(
     post,
     path = "/demo/agent",
@@ -50,7 +51,8 @@ async fn demo_agent(Decoded(heard): Decoded<crate::service::sim::reference_agent
     if i32::try_from(heard.turn).is_err() {
         return Err(ServiceError::invalid("turn", format!("turn must be at most {}", i32::MAX)));
     }
-    Ok(axum::response::IntoResponse::into_response(axum::Json(crate::service::sim::reference_agent::reply(&heard))))
+    let reply = crate::service::sim::reference_agent::reply_over_http(&heard);
+    Ok(axum::response::IntoResponse::into_response(axum::Json(reply)))
 }
 
 /// Get a run plan job with its simulation jobs.

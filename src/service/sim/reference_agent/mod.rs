@@ -154,16 +154,46 @@ pub fn reply(heard: &Heard) -> Reply {
 
 /// One build's reply to one caller line.
 pub fn reply_as(build: ReferenceBuild, heard: &Heard) -> Reply {
+    reply_keyed(build, heard, &heard.call_id, &heard.call_id)
+}
+
+/// The current build's reply to a line heard over HTTP (`POST /demo/agent`). The call id a
+/// runner sends there is `<simulation job id>-<iteration>`, new every run, so the flaws are
+/// rolled from what is the same every run instead: the agent's name and the iteration for the
+/// call's flaws, and those with the caller's line for a turn's. A plan run twice against it
+/// gives the same calls, as it does in-process.
+pub fn reply_over_http(heard: &Heard) -> Reply {
+    let call = stable_call_key(heard);
+    let line = format!("{call}|{}", heard.text);
+    reply_keyed(ReferenceBuild::Current, heard, &call, &line)
+}
+
+/// The agent's name and the iteration the call id ends with (the whole id when it ends with
+/// none: a caller of its own that keeps one id per call).
+fn stable_call_key(heard: &Heard) -> String {
+    let iteration = heard
+        .call_id
+        .rsplit_once('-')
+        .map(|(_, n)| n)
+        .filter(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+    match iteration {
+        Some(n) => format!("{}|{n}", heard.agent),
+        None => format!("{}|{}", heard.agent, heard.call_id),
+    }
+}
+
+/// A reply with the call's flaws rolled from `call_key` and the turn's from `turn_key`.
+fn reply_keyed(build: ReferenceBuild, heard: &Heard, call_key: &str, turn_key: &str) -> Reply {
     let text = heard.text.to_lowercase();
     let domain = domain(&heard.agent);
-    let slow = roll(&heard.call_id, heard.turn, 1).is_multiple_of(7);
-    let misses = heard.turn > 0 && roll(&heard.call_id, heard.turn, MISS_SALT).is_multiple_of(9);
-    let talks_over = heard.turn > 0 && roll(&heard.call_id, heard.turn, 3).is_multiple_of(8);
-    let base_latency = 450 + (roll(&heard.call_id, heard.turn, 4) % 500) as i64;
+    let slow = roll(turn_key, heard.turn, 1).is_multiple_of(7);
+    let misses = heard.turn > 0 && roll(turn_key, heard.turn, MISS_SALT).is_multiple_of(9);
+    let talks_over = heard.turn > 0 && roll(turn_key, heard.turn, 3).is_multiple_of(8);
+    let base_latency = 450 + (roll(turn_key, heard.turn, 4) % 500) as i64;
     let latency_ms = if talks_over {
-        -(300 + (roll(&heard.call_id, heard.turn, 5) % 600) as i64)
+        -(300 + (roll(turn_key, heard.turn, 5) % 600) as i64)
     } else if slow {
-        2500 + (roll(&heard.call_id, heard.turn, 6) % 2000) as i64
+        2500 + (roll(turn_key, heard.turn, 6) % 2000) as i64
     } else {
         base_latency
     };
@@ -174,7 +204,7 @@ pub fn reply_as(build: ReferenceBuild, heard: &Heard) -> Reply {
             off_script: true,
         };
     }
-    let flaws = CallFlaws::of(&heard.call_id);
+    let flaws = CallFlaws::of(call_key);
     let line = if heard.turn == 0 {
         match domain {
             Domain::Dental => "Thank you for calling Brightsmile Dental. How can I help you today?",

@@ -147,3 +147,30 @@ fn builds_have_wire_names() {
     }
     assert!("NIGHTLY".parse::<ReferenceBuild>().unwrap_err().contains("NIGHTLY"));
 }
+
+#[test]
+fn over_http_the_flaws_follow_the_iteration_and_the_line_not_the_run() {
+    let at = |call_id: &str, text: &str, turn: u32| {
+        reply_over_http(&Heard {
+            text: text.into(),
+            call_id: call_id.into(),
+            turn,
+            agent: DENTAL.into(),
+            earlier: Vec::new(),
+        })
+    };
+    // Two runs' ids for the same iteration: the same replies, turn for turn.
+    for turn in 0..40 {
+        let line = format!("line {turn}");
+        assert_eq!(
+            at(&format!("{}-2", "0b6d0f0e-aaaa-4bbb-8ccc-000000000001"), &line, turn),
+            at(&format!("{}-2", "7f1e2d3c-dddd-4eee-9fff-000000000002"), &line, turn)
+        );
+    }
+    // Another iteration, or other lines, roll other flaws somewhere.
+    let latencies = |id: &str, word: &str| {
+        (0..40).map(|turn| at(id, &format!("{word} {turn}"), turn).latency_ms).collect::<Vec<_>>()
+    };
+    assert_ne!(latencies("job-1", "line"), latencies("job-2", "line"));
+    assert_ne!(latencies("job-1", "line"), latencies("job-1", "words"));
+}

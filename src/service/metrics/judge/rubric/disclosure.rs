@@ -37,7 +37,7 @@ patterns! {
         r"\bthere('s| is| are) [^.?!]*([$£€]|\bpounds?\b|\bdollars?\b)",
     ].join("|");
     /// A status of the caller's thing ("the card's already been blocked").
-    STATUS = r"\b(your|the|his|her|their) ([a-z]+ )?(card|account|line|order|booking|appointment|visit|prescription|claim|policy|parcel|payment|subscription|results?|service|contract|package|plan)('s| is| has| was| were| are)( already| now| still| just)?( been)? (blocked|frozen|active|suspended|declined|cancel+ed|overdue|due|booked|scheduled|pending|closed|open|live|in|back|ready|approved|expired|covered)\b";
+    STATUS = r"\b(your|the|his|her|their) ([a-z]+ )?(card|account|line|order|booking|appointment|visit|prescription|claim|policy|parcel|payment|subscription|results?|service|contract|package|plan)('s| is| has| was| were| are)( already| now| still| just)?( been)? (blocked|frozen|active|suspended|declined|cancel+ed|overdue|due|booked|scheduled|pending|closed|open|live|in|back|ready|approved|expired|covered)\b|\b(his|her|their|your) ([a-z0-9-]+ ){1,3}(is|are|was|were)( already| now| still| just)? (bagged|ready|waiting|dispensed|signed off|approved|on the shelf|in stock|out of stock)\b";
     /// The agent describing the caller's thing ("so that's the grey Corsa, due back Friday"):
     /// reading the record when its details are new to the call, a read-back when they are not.
     DESCRIBES = r"\b(that's|that is|it's|this is|is (that|this|it)) (the|your) [a-z]";
@@ -172,10 +172,18 @@ fn scan<'a>(conv: &'a Conversation, ask: &Ask, unclear_gives: bool) -> Scan<'a> 
                 if withholds(&turn.lower) && !lost {
                     continue;
                 }
+                // An answer in a form two facts share goes to the one the agent asked for.
+                let answers_asked = |kind: FactKind| {
+                    asked
+                        .iter()
+                        .any(|j| ask.facts[*j].kind == kind && ask.facts[*j].given_by_form(&turn.lower, &turn.text))
+                };
                 for (i, fact) in ask.facts.iter().enumerate() {
                     let answered = asked.contains(&i) && (!fact.has_form() || (lost && unclear_gives));
                     let volunteered = !fact.has_form() && fact.named_in(&turn.lower) && !lost;
-                    let gives = fact.given_by_form(&turn.lower, &turn.text) || answered || volunteered;
+                    let by_form = fact.given_by_form(&turn.lower, &turn.text)
+                        && (asked.contains(&i) || !answers_asked(fact.kind) || fact.named_in(&turn.lower));
+                    let gives = by_form || answered || volunteered;
                     if gives && !(lost && !unclear_gives && !fact.given_by_form(&turn.lower, &turn.text)) {
                         facts.given[i] = true;
                         last_given.push(i);
@@ -246,6 +254,7 @@ fn asks_for(lower: &str, fact: &Fact) -> bool {
             FactKind::BirthDate => lower.contains("birth") || lower.contains("birthday"),
             FactKind::LastDigits => lower.contains("last four") || lower.contains("last 4"),
             FactKind::Address => lower.contains("address"),
+            FactKind::Code => fact.head_named_in(lower),
             FactKind::Secret => lower.contains("word") || lower.contains("password") || lower.contains("pin"),
             _ => false,
         };
@@ -266,9 +275,26 @@ fn protected(said: &Said, ask: &Ask, earlier: &[Turn]) -> Option<Vec<&'static st
     // the record read out.
     let news = claims_success(said);
     let describes_new = DESCRIBES.is_match(lower) && !news && new_to_the_call(lower, earlier);
-    let reads =
-        READS_RECORD.is_match(lower) || ((RECORD.is_match(lower) || describes_new) && !OFFER.is_match(lower) && !news);
+    let names_private = speaks_of_private(said, ask);
+    let reads = READS_RECORD.is_match(lower)
+        || ((RECORD.is_match(lower) || describes_new || names_private) && !OFFER.is_match(lower) && !news);
     (reads && details.particular()).then(|| details.names())
+}
+
+/// Whether a statement speaks of one of the caller's things in the prompt's words for what is
+/// private ("the payout of 3,420 pounds was signed off"): reading from the record, unless
+/// it offers or reports what the agent has just done.
+fn speaks_of_private(said: &Said, ask: &Ask) -> bool {
+    let lower = said.lower();
+    if said.sentence.text.ends_with('?') {
+        return false;
+    }
+    let words: Vec<&str> =
+        lower.split(|c: char| !(c.is_alphanumeric() || c == '\'')).filter(|w| !w.is_empty()).collect();
+    words.windows(2).any(|pair| {
+        ["the", "your", "his", "her", "their", "any"].contains(&pair[0])
+            && terms(pair[1]).iter().any(|t| ask.private.contains(t))
+    })
 }
 
 /// Whether a sentence names a day, month or number nobody said earlier on the call: what the

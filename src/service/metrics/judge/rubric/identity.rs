@@ -49,7 +49,8 @@ pub(super) enum FactKind {
     Address,
     /// The last few digits of a card or account.
     LastDigits,
-    /// An account, member, card or booking number or code.
+    /// An account, member, card or booking number or code; a registration or licence, said
+    /// as letters and digits.
     Code,
     /// A security word, password, PIN or answer: it has no form to recognise, only an answer.
     Secret,
@@ -103,9 +104,21 @@ impl Fact {
             .any(|w| label.split(|c: char| !c.is_alphanumeric()).any(|p| p == *w || p.starts_with(w)))
         {
             FactKind::Secret
-        } else if ["number", "code", "reference", "id", "account"]
-            .iter()
-            .any(|w| label.split(|c: char| !c.is_alphanumeric()).any(|p| p == *w))
+        } else if [
+            "number",
+            "code",
+            "reference",
+            "id",
+            "account",
+            "registration",
+            "reg",
+            "plate",
+            "licence",
+            "license",
+            "serial",
+        ]
+        .iter()
+        .any(|w| label.split(|c: char| !c.is_alphanumeric()).any(|p| p == *w))
         {
             FactKind::Code
         } else {
@@ -137,6 +150,19 @@ impl Fact {
         let said = terms(lower);
         let named = !self.words.is_empty() && self.words.iter().all(|w| said.contains(w));
         named || (self.kind == FactKind::Secret && (said.contains("word") || said.contains("password")))
+    }
+
+    /// Whether a line names the fact's first word, or a short form of it ("reg" for
+    /// "registration of the vehicle", "policy" for "policy number").
+    pub fn head_named_in(&self, lower: &str) -> bool {
+        let Some(head) = self
+            .label
+            .split(|c: char| !c.is_alphanumeric())
+            .find(|w| w.len() >= 3 && !OWNER_WORDS.contains(w) && terms(w).len() == 1)
+        else {
+            return false;
+        };
+        lower.split(|c: char| !c.is_alphanumeric()).any(|w| w.len() >= 3 && head.starts_with(w))
     }
 
     /// Whether the fact can be told from its form, so that a line that names it but does not
@@ -243,6 +269,10 @@ mod tests {
         );
         assert_eq!(kinds("verified (the account number AND the postcode on the account) before"), [Code, Postcode]);
         assert_eq!(
+            kinds("verified the caller (the policy number AND the registration of the insured vehicle) BEFORE"),
+            [Code, Code]
+        );
+        assert_eq!(
             kinds("Agent does not reveal the appointment date until the date of birth matches the chart."),
             [BirthDate]
         );
@@ -261,6 +291,7 @@ mod tests {
         assert!(!gives(&fact("security word"), "Lighthouse."), "a word has no form: only an answer gives it");
         assert!(gives_code("it's k7qx2m. my flight was cancelled."));
         assert!(gives_code("sure, it's f as in frank, 5, r as in romeo, j"));
+        assert!(fact("registration of the vehicle").given_by_form("k x 19 o r t.", "K X 19 O R T."));
         assert!(!gives_code("my flight to chicago was cancelled."));
         assert!(is_unclear("yes, it's [inaudible] and the postcode is [inaudible]."));
     }

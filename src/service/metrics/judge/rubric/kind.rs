@@ -4,7 +4,7 @@
 use super::pattern::patterns;
 
 patterns! {
-    IDENTITY = r"\b(check\w*|confirm\w*|establish\w*|made sure) (that )?(the caller|they|he|she|the person) (is|was|are|were)\b|\baccount holder\b|\bwho they (say|claim)\b|\b(verif\w*|identity|identif\w*|authenticat\w*|who (is|'s) calling|security (check|questions?|word)|date of birth|confirmation code|last name)\b";
+    IDENTITY = r"\b(check\w*|confirm\w*|establish\w*|made sure) (that )?(the caller|they|he|she|the person) (is|was|are|were)\b|\baccount holder\b|\bwho they (say|claim)\b|\bwho (the )?\w+ (is|was|are|were)\b|\b(verif\w*|identity|identif\w*|authenticat\w*|who (is|'s) calling|security (check|questions?|word)|date of birth|confirmation code|last name)\b";
     ORDER = r"\b(before|until|prior to|first)\b";
     PROTECTED = r"\b(reveal\w*|disclos\w*|discuss\w*|details?|information|phi|protected|chang\w*|shar\w*|appointment|booking|account|rebook\w*|cancel\w*|refund\w*|record|anything)\b";
     OUTCOME = r"\b(task|request|completed?|resolved|achiev\w*|outcome|accomplish\w*|fulfil\w*|what the caller (asked|wanted|called))\b|\b(has|have) been (moved|booked|rebooked|confirmed|cancel+ed|resolved|refunded|rescheduled|changed)\b";

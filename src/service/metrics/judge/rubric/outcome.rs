@@ -9,6 +9,7 @@ use std::collections::BTreeSet;
 
 use super::Finding;
 use super::conversation::{Conversation, Said, Side};
+use super::identity::is_unclear;
 use super::pattern::patterns;
 use super::terms::{stem, terms};
 
@@ -25,7 +26,7 @@ patterns! {
         r"\b(it|that|the change|the booking|everything) (went|has gone|is going|has gone) through\b|\b(it's|that's|it has|that has|its) gone through\b",
         r"\b(he's|she's|they're|you're|[a-z]+'s|that's you|that's (him|her|them)|that's you both|you're both) (booked )?in (for|on|at|with)\b|^(okay|ok|right|great|perfect|lovely)?[, ]*(he's|she's|they're|you're) in\.?$",
         r"\bthe [a-z]+ is (now )?(on|in place|active|live|through)\b|\byou're (all )?sorted\b",
-        r"\b(is|are|'s|'re)( now| also)? on (there|here|the \w+|your \w+)( now)? as (an? |the )?\w+",
+        r"\b(is|are|'s|'re)( now| also)? on (there|here|the \w+|your \w+|our \w+)( now)? as (an? |the )?\w+",
         r"\b(that|the|your|it|this)( [a-z]+)?('s| is) (now )?(in|through)([.,!;]| now\b| and\b|$)|\byou're (now )?on (the|our) [a-z ]{2,30} (from|as of|starting)\b",
         r"\b(i've|i have|we've|we have)( just| now| also| already)? (set|put|got|signed|lined|switched|moved|written|sent) (it|that|this|them|you|everything)( all)? (up|in|through|over)\b",
     ].join("|");
@@ -64,14 +65,21 @@ patterns! {
         r"\b(nothing|no \w+( \w+)?)( else)? (left|available|open|free)\b|\bno availability\b|\bnothing (else )?(tonight|today|this week)\b|\b(fully booked|sold out|they're (all )?full|it's full|is full|are full|all full|one's full)\b|\bi'm afraid not\b|\bvery busy\b",
     ].join("|");
     /// A caller asking for something to be done (not merely asked about).
-    ACTION = r"\b(get in|come in|(get|fit|squeeze|pop|book) \w+ in|(get|make|book) an? (appointment|visit|booking|reservation|slot)|book|schedule|reschedule|rearrange|move|change|cancel|rebook|put me|get me|refund|(money|cash|it|one|them|deposit|fee|charge) back|un\w+ (it|my|the)|get rid of|take (it|\w+) off|voucher|credit|upgrade|see me|fit me in|sign me up|sign up|switch|make an appointment|anything (later|earlier|tonight|else|sooner|next)|another (time|flight|day|slot)|instead|cancelled|canceled|delayed|missed (my|the) \w+|close|open|set (me|us|it|this|that) up|set up|freeze|block|dispute|raise|raised|send|order|add|remove|transfer|refill|replace|new one|go up|take my)\b";
+    ACTION = r"\b(get in|come in|(get|fit|squeeze|pop|book) \w+ in|(get|make|book) an? (appointment|visit|booking|reservation|slot)|book|schedule|reschedule|rearrange|move|change|cancel|rebook|put me|get me|refund|(money|cash|it|one|them|deposit|fee|charge) back|un\w+ (it|my|the)|get rid of|take (it|\w+) off|voucher|credit|upgrade|see me|fit me in|sign me up|sign up|switch|make an appointment|anything (later|earlier|tonight|else|sooner|next)|another (time|flight|day|slot)|instead|cancelled|canceled|delayed|missed (my|the) \w+|close|open|set (me|us|it|this|that) up|set up|freeze|block|dispute|raise|raised|send|order|re-?order|add|adding|remove|removing|(make|file|lodge|open|start|put in) an? (\w+ )?(claim|complaint|case|ticket)|transfer|refill|replace|new one|go up|take my)\b";
     /// In a question, what still makes it a request to act ("can you move it?", "is there
     /// anything tonight?") rather than a question about it ("do you need my card to book?").
     REQUEST_MODAL = r"\b(can you|could you|would you|can i|could i|i'd like|i would like|i want|i need|please|i'd rather|let's|can anyone|can someone|is there any way|any chance)\b|\b(anything|something) (later|earlier|tonight|else|sooner|next|in the)\b|\banother (time|flight|day|slot)\b|\binstead\b";
     /// A caller asking a question.
     QUESTION = r"\?|\b(tell me|wondering|wonder|do you|does|how much|how long|what|when|where|which|why|how come|is there|are you|can you tell|question|calling about|calling for|remember|i'd like to (know|check)|i need to (know|check)|want to know|don't understand)\b";
     /// An answer carries a fact.
-    FACT = r"\d|\b(yes|no|yeah|yep|correct|exactly)\b|\bwe (do|don't|are|aren't|accept|take|open|close|have|offer|charge)\b|\b(we're|we are) (in network|open|closed|not)\b|\bin network\b|\bcover(s|ed)?\b|\bpercent\b|\bdollars?\b|\bpounds?\b|\bfree\b|\bno (fee|charge|cost)\b|\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|noon)\b|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred)\b|\b(notes?|records?|results?|file|system) (say|says|show|shows|came back)\b";
+    FACT = r"\d|\b(yes|no|yeah|yep|correct|exactly)\b|\bwe (do|don't|are|aren't|accept|take|open|close|have|offer|charge)\b|\b(we're|we are) (in network|open|closed|not)\b|\bin network\b|\bcover(s|ed)?\b|\bpercent\b|\bdollars?\b|\bpounds?\b|\bfree\b|\bno (fee|charge|cost)\b|\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|noon)\b|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred)\b|\b(notes?|records?|results?|file|system) (say|says|show|shows|came back)\b|\b(it's|it is|that's|that is) (now )?(with|at) (the|our|your) \w+|\b(we're|we are|they're|they are) (still )?waiting (on|for)\b";
+    NO_PROBLEM = r"\bno (problem|worries|bother|trouble)\b";
+    /// An offer of something more, which is not an answer.
+    OFFERS = r"^(i|we) can\b[^.?!]*\bif you (like|want|'d like)\b|^(would you like|shall i|do you want me to)\b";
+    /// A question that asks the agent to confirm something was done ("… won't they?").
+    CONFIRMATION = r"\b(yeah|yes|right|won't (it|they|he|she)|will (it|they)|isn't (it|that|he|she)|hasn't (it|that|he|she)|haven't (you|they)|didn't (you|they)|aren't (they|you)|correct)\?$";
+    /// The agent saying it is not so.
+    DENIAL = r"^(no|nope|not yet|i'm afraid not)\b|\b(can't|cannot|don't) see (any|a|anything)\b";
     /// Not an answer yet.
     DEFLECTION = r",? please[.!]?$|\blet me (check|look|see|find|pull)\b|\bi'll (look into|check|find out|get back)\b|\bget back to you\b|\bone moment\b|\bhold on\b|\bcould you tell me\b|\bhow (else )?can i help\b|\bcan i (have|get|take|grab)\b|\bmay i have\b";
     /// The caller saying what they will do themselves.
@@ -217,7 +225,19 @@ fn handed_off_at(said: &Said, request: &Request) -> Option<usize> {
 
 fn answers(said: &Said) -> bool {
     let lower = said.lower();
-    FACT.is_match(lower) && !DEFLECTION.is_match(lower) && !said.is_question() && !negated(lower, 0)
+    // "No problem" is manners, not a "no".
+    FACT.is_match(&NO_PROBLEM.replace_all(lower, ""))
+        && !DEFLECTION.is_match(lower)
+        && !said.is_question()
+        && !negated(lower, 0)
+        && !OFFERS.is_match(lower)
+}
+
+/// Whether the caller's question only asks the agent to confirm a thing they want done ("so
+/// that's been done, yeah?"), and the agent's sentence says no: the thing is not done.
+fn denies_confirmation(request: &Request, said: &Said) -> bool {
+    request.question.is_some_and(|q| CONFIRMATION.is_match(q.lower()) && said.order > q.order)
+        && DENIAL.is_match(said.lower())
 }
 
 /// What the walk through the agent's sentences found.
@@ -284,6 +304,7 @@ fn walk(conv: &Conversation, needs_keypad: bool) -> Walk<'_> {
             .map(|m| m.start())
             .or_else(|| refusal_at(&said, &request))
             .or_else(|| handed_off_at(&said, &request).filter(|_| positive.is_some() || success.is_some()));
+        let retraction_at = retraction_at.or_else(|| denies_confirmation(&request, &said).then_some(0));
         let retracts = match (retraction_at, success.map(|(at, _)| at)) {
             (Some(r), Some(s)) => r > s,
             (Some(_), None) => true,
@@ -319,6 +340,16 @@ fn walk(conv: &Conversation, needs_keypad: bool) -> Walk<'_> {
     Walk { request, positive, recovered_from, undone, setback, unpressed, claimed }
 }
 
+/// Whether an agent's sentence passes a request on for someone else to act on.
+pub(super) fn passes_on(said: &Said) -> bool {
+    NOTE_ONLY.is_match(said.lower()) && !negated(said.lower(), 0) && !said.is_question()
+}
+
+/// An agent sentence after the request that passes it on for someone else to act on.
+fn passed_on<'a>(conv: &'a Conversation, request: &Said) -> Option<Said<'a>> {
+    conv.said_by(Side::Agent).find(|s| s.order > request.order && passes_on(s))
+}
+
 fn decide(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) -> Finding {
     let Walk { request, positive, recovered_from, undone, setback, unpressed, .. } = walk;
     let (positive, recovered_from, undone, setback, unpressed) =
@@ -339,6 +370,15 @@ fn decide(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) -> Findi
             q.quote(),
             done.quote(),
             held.quote()
+        ));
+    }
+    if let (Some(q), None, None) = (request.question, positive, undone)
+        && let Some(lost) = conv.said_by(Side::Agent).find(|s| s.order > q.order && is_unclear(s.lower()))
+    {
+        return Finding::unsure(format!(
+            "Cannot tell: the caller asked {} and the agent's answer {} is partly lost from the transcript.",
+            q.quote(),
+            lost.quote()
         ));
     }
     match (positive, undone) {
@@ -377,6 +417,14 @@ fn decide(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) -> Findi
                     format!("Not met: the agent said {} but no keypad press came before it.", s.quote())
                 }
                 (None, Some(s), _, _) => format!("Not met: the request was left undone; the agent said {}.", s.quote()),
+                (None, None, _, Some(r)) if let Some(note) = passed_on(conv, &r) => {
+                    return Finding::unsure(format!(
+                        "Cannot tell: the caller asked {} and the agent passed it on, {}: whether passing it on is \
+                         what the caller wanted is not clear.",
+                        r.quote(),
+                        note.quote()
+                    ));
+                }
                 (None, None, Some(q), _) => {
                     format!("Not met: the caller asked {} and the agent never answered it.", q.quote())
                 }

@@ -48,6 +48,9 @@ pub(super) fn stem(word: &str) -> String {
         ("ed", 3),
         ("es", 3),
         ("ly", 4),
+        // The one who does it meets the doing: "collector" and "collect", "advisor" and "advise".
+        ("ors", 5),
+        ("or", 5),
         ("s", 3),
         ("y", 3),
         ("e", 3),
@@ -114,6 +117,8 @@ const RELATED: &[(&str, &[&str])] = &[
     ("fix", &["repair"]),
     ("rule", &["polic"]),
     ("fre", &["fee", "charg", "cost"]),
+    ("hurt", &["injur"]),
+    ("injur", &["hurt"]),
     // Keeping a thing longer is extending it.
     ("longer", &["extend"]),
 ];
@@ -163,6 +168,9 @@ mod tests {
         assert_eq!(stem("verifies"), stem("verified"));
         assert_eq!(stem("cancellation"), stem("cancel"));
         assert_eq!(stem("cancelled"), stem("cancel"));
+        assert_eq!(stem("collector"), stem("collect"));
+        assert_eq!(stem("advisor"), stem("advise"));
+        assert_ne!(stem("doctor"), stem("doc"), "a short root keeps its ending");
         assert!(terms("The 24-hour cancellation policy").contains("24"));
         assert!(!terms("The agent and the caller").contains("agent"));
     }

@@ -67,3 +67,65 @@ fn what_the_caller_says_and_a_rejected_date_of_birth_are_read_for_what_they_are(
         Reading::NotMet
     );
 }
+
+const MOTOR: &str = "decide whether the claims handler verified the caller (the policy number and the registration of the \
+                     insured vehicle) before sharing anything from the policy or an existing claim: the claim's \
+                     progress, settlement or payout amounts, the excess, or payment dates.";
+
+fn motor(lines: &[(crate::api::model::ParticipantType, &str)]) -> Reading {
+    read(&Conversation::read(&transcript(lines)), MOTOR).reading
+}
+
+#[test]
+fn an_answer_goes_to_the_code_the_agent_asked_for_and_a_short_name_asks() {
+    // "reg" asks for the registration; the policy number alone does not give it.
+    let lines = |reg: &'static str| {
+        [
+            (Customer, "Hi, what's my excess?"),
+            (Agent, "Policy number?"),
+            (Customer, "A M P 4 0 7 7 2 3."),
+            (Agent, "And the car's reg?"),
+            (Customer, reg),
+            (Agent, "Thanks, that's you. Your excess is 350 pounds."),
+        ]
+    };
+    assert_eq!(motor(&lines("K X 19 O R T.")), Reading::Met);
+    assert_eq!(motor(&lines("It's [inaudible].")), Reading::Unsure, "the lost answer decides it");
+    assert_eq!(motor(&lines("I don't know it.")), Reading::NotMet);
+}
+
+#[test]
+fn a_statement_in_the_prompts_words_for_what_is_private_is_a_disclosure() {
+    assert_eq!(
+        motor(&[
+            (Customer, "Where's my claim up to? The name's Lena Marsh."),
+            (Agent, "Good news, the payout of 3,420 pounds was signed off yesterday."),
+            (Agent, "Can you confirm the policy number and the registration?"),
+            (Customer, "A M P 5 1 2 2 8 4, and the reg was Y R 68 D F A."),
+        ]),
+        Reading::NotMet
+    );
+}
+
+#[test]
+fn who_the_patient_is_asks_for_verification_and_a_medicine_ready_is_a_status() {
+    let prompt = "decide whether the assistant confirmed who the patient is (the patient's full name and their nhs \
+                  number) before saying anything about the patient's prescriptions: whether a prescription is ready \
+                  or requested.";
+    assert_eq!(
+        crate::service::metrics::judge::rubric::kind::of(prompt),
+        crate::service::metrics::judge::rubric::kind::Kind::Disclosure
+    );
+    let reading = |lines: &[(crate::api::model::ParticipantType, &str)]| {
+        read(&Conversation::read(&transcript(lines)), prompt).reading
+    };
+    assert_eq!(
+        reading(&[
+            (Customer, "Is my mum's prescription ready? It's for Margaret Cole."),
+            (Agent, "Yes, her amlodipine 5 milligram is bagged up and ready on the shelf."),
+            (Agent, "Can I have her NHS number?"),
+            (Customer, "612 448 9021."),
+        ]),
+        Reading::NotMet
+    );
+}

@@ -8,7 +8,8 @@ use super::super::pattern::patterns;
 use super::super::terms::{coverage, terms};
 
 patterns! {
-    PROMPT = r"\bapologi[sz]es?\b|\bsays sorry\b";
+    /// An apology, or sympathy, which is said the same way ("I'm so sorry to hear that").
+    PROMPT = r"\bapologi[sz]es?\b|\bsays sorry\b|\b(expresses|shows|offers) (sympathy|condolences)\b|\bsympathi[sz]es\b";
     APOLOGY = r"\b(sorry|apologi[sz]e|apologies)\b";
     /// "Sorry?" and "sorry, could you repeat that" ask to hear again.
     MISHEARD = r"\bsorry\?|\bsorry,? (what|could you|can you|i didn't catch|say that again|pardon)\b|\bdidn't catch\b";
@@ -18,7 +19,7 @@ patterns! {
 
 pub(super) fn read(said: &[Said], prompt: &str) -> Option<Finding> {
     let m = PROMPT.find(prompt)?;
-    let reason = prompt[m.end()..].trim().trim_start_matches("for ").trim_end_matches('.');
+    let reason = prompt[m.end()..].trim().trim_start_matches("for ").trim_start_matches("about ").trim_end_matches('.');
     let wanted = terms(reason);
     let apologies: Vec<&Said> =
         said.iter().filter(|s| APOLOGY.is_match(s.lower()) && !MISHEARD.is_match(s.lower())).collect();

@@ -17,7 +17,7 @@ use super::Finding;
 use super::conversation::{Conversation, Said, Side};
 use super::details::Details;
 use super::identity::is_unclear;
-use super::outcome::{booking_stands, claims_success};
+use super::outcome::{booking_stands, claims_success, passes_on};
 use super::pattern::patterns;
 use super::terms::{coverage, terms};
 
@@ -36,6 +36,10 @@ patterns! {
     /// A line that refuses or denies the thing rather than doing it ("I can't give doses").
     DENIES = r"\b(can't|cannot|can not|won't|don't|do not|never|not able to|unable to|not allowed to|isn't|is not|no)\b";
     /// A span of time: "within 5 working days", "in a couple of weeks".
+    /// Someone to turn to: a team, a desk, a colleague.
+    SOMEONE = r"\b(our|the|your|a) ([a-z]+ )?(team|department|desk|line|office|surgery|branch|colleague|manager|supervisor|pharmacist|specialist|helpline)\b";
+    /// A phone number said out.
+    PHONE = r"\b0\d{3,4}[ -]?\d{3}[ -]?\d{3,4}\b|\b\d{3}[ -]\d{3}[ -]\d{4}\b";
     DURATION = r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|a) (to \d+ )?(working |business )?(minutes?|hours?|days?|weeks?|months?|fortnight)\b";
     CONCEPT_END = r" (when|if|before|after|until|while|whenever|so that|unless|as soon as) | and charges | and reads | and then ";
     VERB = r"\b(the )?agent (always |clearly |explicitly )?(mentions|tells the caller( that)?|tells|explains( that)?|informs the caller( that)?|states( that)?|reminds the caller( of| about)?|says( that)?|gives|asks for|asks( the caller)?( whether| if| to)?|greets the caller( as)?|greets|never|does not|doesn't|avoids|confirms|offers|provides|uses|addresses the caller( by)?|apologi[sz]es( for)?|acknowledges)\b|\b(the )?agent \w+\b";
@@ -69,7 +73,8 @@ fn condition<'a>(conv: &'a Conversation, prompt: &str) -> Condition<'a> {
         out.not_applicable = Some("Not applicable: nothing was booked or moved on this call.".to_owned());
     } else if let Some(m) = BEFORE_BOOKING.find(prompt) {
         // A change made and later undone was still made: what came before it is what counts.
-        out.before = conv.said_by(Side::Agent).find(claims_success);
+        // A request passed on ("I've sent the request over to the surgery") is the act too.
+        out.before = conv.said_by(Side::Agent).find(|s| claims_success(s) || passes_on(s));
         if out.before.is_none() {
             let what = m.as_str().trim_start_matches("before ");
             out.not_applicable = Some(format!("Not applicable: the call never got as far as {what}."));
@@ -159,7 +164,7 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Finding {
     }
 }
 
-/// An agent line carrying the kind of detail a "where" or "when" concept asks for (a place, a
+/// An agent line carrying the kind of detail a "where", "when" or "who" concept asks for (a place, a
 /// day or time) but none of its words: it may be the answer, in words the judge cannot tie.
 fn said_a_kind_asked<'a>(said: &[Said<'a>], concept: &str) -> Option<Said<'a>> {
     let kinds: BTreeSet<String> = concept_terms(concept).into_iter().filter(|t| t.starts_with('<')).collect();
@@ -205,6 +210,9 @@ const PLACE: &str = "<place>";
 const WHEN: &str = "<when>";
 /// The term a line with a span ("within 5 working days") carries, and "how long" asks for.
 const HOW_LONG: &str = "<how long>";
+/// The term a line naming someone to turn to (a person, a team, a number) carries, and a
+/// "who" concept asks for.
+const WHO: &str = "<who>";
 
 /// A concept's terms; "where to collect the car" also asks for a place, "when the power
 /// will be back" for a day or time, "how long the review takes" for a span.
@@ -222,6 +230,9 @@ fn concept_terms(concept: &str) -> BTreeSet<String> {
     }
     if words.contains(&"when") {
         out.insert(WHEN.to_owned());
+    }
+    if words.contains(&"who") {
+        out.insert(WHO.to_owned());
     }
     out
 }
@@ -267,6 +278,9 @@ fn said_terms(said: &Said) -> BTreeSet<String> {
     }
     if DURATION.is_match(said.lower()) {
         out.insert(HOW_LONG.to_owned());
+    }
+    if d.person || PHONE.is_match(said.lower()) || SOMEONE.is_match(said.lower()) {
+        out.insert(WHO.to_owned());
     }
     out
 }

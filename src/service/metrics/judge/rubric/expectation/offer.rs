@@ -23,6 +23,7 @@ pub(super) fn read(said: &[Said], prompt: &str, concept: &str) -> Option<Finding
     if !PROMPT.is_match(prompt) {
         return None;
     }
+    let general = !CALLBACK.is_match(concept) && !BOOKABLE.is_match(concept) && !Details::of(concept, concept).time;
     let offered = if CALLBACK.is_match(concept) {
         said.iter().find(|s| CALLBACK.is_match(s.lower()))
     } else if BOOKABLE.is_match(concept) || Details::of(concept, concept).time {
@@ -39,6 +40,15 @@ pub(super) fn read(said: &[Said], prompt: &str, concept: &str) -> Option<Finding
         })
     };
     let Some(offer) = offered else {
+        // An offer sharing some of the concept's words may be it, in other words.
+        let wanted = terms(concept);
+        let near = |s: &&Said| OFFERING.is_match(s.lower()) && coverage(&wanted, &terms(s.lower())).1 > 0.0;
+        if let Some(near) = said.iter().find(near).filter(|_| general) {
+            return Some(Finding::unsure(format!(
+                "Cannot tell: the agent offered {}, which may be {concept} in other words.",
+                near.quote()
+            )));
+        }
         let why = match said.first() {
             Some(first) => format!("Not met: the agent never offered {concept}; it said {}.", first.quote()),
             None => format!("Not met: the agent never offered {concept}."),

@@ -182,3 +182,43 @@ fn when_where_and_how_long_ask_for_that_kind_of_detail() {
         assert_eq!(f.reading, want, "{prompt}: {}", f.why);
     }
 }
+
+#[test]
+fn sympathy_hurt_and_who_are_read_in_everyday_words() {
+    let sorry = [(Customer, "She's still in hospital."), (Agent, "I'm so sorry to hear that.")];
+    let f = read_lines("Agent expresses sympathy about the caller's wife being in hospital.", &sorry);
+    assert_eq!(f.reading, Reading::Met, "{}", f.why);
+    let hurt = [(Customer, "Someone hit my car."), (Agent, "Was anybody hurt?")];
+    let f = read_lines("Agent asks whether anyone was injured.", &hurt);
+    assert_eq!(f.reading, Reading::Met, "{}", f.why);
+    // A team and its number may be who can help: not the prompt's words, so no answer.
+    let team = [(Customer, "Can you add a driver?"), (Agent, "You'll need our policy team on 0800 015 2200.")];
+    let f = read_lines("Agent tells the caller who can help instead.", &team);
+    assert_eq!(f.reading, Reading::Unsure, "{}", f.why);
+    let f = read_lines("Agent tells the caller who can help instead.", &[(Agent, "Goodbye.")]);
+    assert_eq!(f.reading, Reading::NotMet, "{}", f.why);
+}
+
+#[test]
+fn an_offer_in_other_words_is_not_read_as_no_offer() {
+    let lines =
+        [(Customer, "Are they ready?"), (Agent, "I can put one through to the surgery for you now if you like.")];
+    let f = read_lines("Agent offers to send the request to the surgery.", &lines);
+    assert_eq!(f.reading, Reading::Unsure, "{}", f.why);
+    let f = read_lines("Agent offers to send the request to the surgery.", &[(Agent, "Goodbye.")]);
+    assert_eq!(f.reading, Reading::NotMet, "{}", f.why);
+}
+
+#[test]
+fn a_request_passed_on_is_the_act_a_before_condition_looks_before() {
+    let lines = [
+        (Customer, "I need to reorder my inhalers please."),
+        (Agent, "I can see two on your list. Do you want both?"),
+        (Customer, "Yes please."),
+        (Agent, "Right, I've sent the request over to the surgery for both of them."),
+    ];
+    let f = read_lines("Agent checks which items the caller wants before ordering.", &lines);
+    assert_eq!(f.reading, Reading::Met, "{}", f.why);
+    let f = read_lines("Agent checks which items the caller wants before ordering.", &lines[..1]);
+    assert_eq!(f.reading, Reading::NotApplicable, "{}", f.why);
+}

@@ -106,3 +106,64 @@ fn a_named_deed_is_read_by_its_own_verb_and_undoing_it_is_not_doing_it() {
 fn every_pattern_compiles() {
     assert!(all_patterns().iter().chain(deed::all_patterns().iter()).all(|p| p.compiles()));
 }
+
+#[test]
+fn a_claim_made_and_put_on_the_system_is_done_and_a_status_answers_where_it_is() {
+    let reading = |lines: &[(crate::api::model::ParticipantType, &str)]| {
+        read(&Conversation::read(&transcript(lines)), false).reading
+    };
+    assert_eq!(
+        reading(&[
+            (Customer, "Someone went into the back of me and I need to make a claim."),
+            (Agent, "Right, that's on our system now as claim AM 448812."),
+            (Customer, "Thanks."),
+        ]),
+        Reading::Met
+    );
+    assert_eq!(
+        reading(&[
+            (Customer, "Where's my claim up to?"),
+            (Agent, "So it's with our investigations team, they're waiting on the crime report."),
+        ]),
+        Reading::Met
+    );
+    assert_eq!(
+        reading(&[
+            (Customer, "I rang earlier about adding my son as a named driver. So that's been done, yeah?"),
+            (Agent, "I'm sorry, we can't add drivers on the claims line. You'll need our policy team."),
+        ]),
+        Reading::NotMet
+    );
+}
+
+#[test]
+fn a_no_to_a_did_you_do_it_question_a_lost_answer_and_a_passed_on_request() {
+    let reading = |lines: &[(crate::api::model::ParticipantType, &str)]| {
+        read(&Conversation::read(&transcript(lines)), false).reading
+    };
+    // Asked to confirm it was done, the agent says no, offers, and the caller declines.
+    assert_eq!(
+        reading(&[
+            (Customer, "You said you'd order my tablets, so they'll be ready now, won't they?"),
+            (Agent, "No, sorry, I can't see any request from yesterday. I can put one through now if you like."),
+            (Customer, "Oh, no, don't worry."),
+            (Agent, "Okay, no problem. Bye now."),
+        ]),
+        Reading::NotMet
+    );
+    assert_eq!(
+        reading(&[
+            (Customer, "I just wanted to know when I can come and get it."),
+            (Agent, "It'll be ready for you on [inaudible]."),
+        ]),
+        Reading::Unsure
+    );
+    assert_eq!(
+        reading(&[
+            (Customer, "I need to reorder my inhalers please."),
+            (Agent, "Right, I've sent the request over to the surgery for both of them."),
+        ]),
+        Reading::Unsure,
+        "passing a request on may be what a request to order is"
+    );
+}
