@@ -32,11 +32,23 @@ pub enum JobCommand {
         list: ListArgs,
     },
     /// Show a job: its verdict, checks and simulations.
-    Get { job: Uuid },
+    Get {
+        /// The job's id, as `job list` prints it.
+        #[arg(value_parser = super::ids::job)]
+        job: Uuid,
+    },
     /// Follow a job until it ends (a progress bar on a terminal, a line per change when piped), then show its verdict.
-    Watch { job: Uuid },
+    Watch {
+        /// The job's id, as `job list` prints it.
+        #[arg(value_parser = super::ids::job)]
+        job: Uuid,
+    },
     /// Cancel a running job: simulations not yet started are cancelled, ones mid-call finish.
-    Cancel { job: Uuid },
+    Cancel {
+        /// The job's id, as `job list` prints it.
+        #[arg(value_parser = super::ids::job)]
+        job: Uuid,
+    },
 }
 
 /// A job as listed, with its plan's name (the JSON is the job alone, as the service sent it).
