@@ -126,3 +126,35 @@ async fn wrong_arguments_are_refused_in_peoples_words() {
     assert_exit(&word, 2);
     assert!(!stderr(&word).contains("invalid digit"), "{}", stderr(&word));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watching_an_ended_job_shows_its_counts_without_a_rate() {
+    let service = start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    let job = sb(home.path(), &service, &["run", SEEDED_PLAN, "-o", "plain"]).await;
+    assert_exit(&job, 0);
+    let id = stdout(&job).trim().to_string();
+    assert_exit(&sb(home.path(), &service, &["job", "watch", &id]).await, 0);
+    let again = sb(home.path(), &service, &["job", "watch", &id]).await;
+    assert_exit(&again, 0);
+    let progress = stderr(&again);
+    assert!(progress.contains("ended"), "the counts are shown:\n{progress}");
+    assert!(!progress.contains("/s") && !progress.contains("ETA"), "no rate for a job that had ended:\n{progress}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sim_speed_on_a_service_that_is_not_throwaway_is_refused() {
+    let service = start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    for command in ["gate", "run"] {
+        let output = sb(home.path(), &service, &[command, SEEDED_PLAN, "--sim-speed", "20"]).await;
+        assert_exit(&output, 2);
+        assert!(
+            stderr(&output).contains("--sim-speed") && stderr(&output).contains("--embedded"),
+            "{}",
+            stderr(&output)
+        );
+    }
+    let jobs = sb(home.path(), &service, &["job", "list", "--jq", ".data | length"]).await;
+    assert_eq!(stdout(&jobs), "0\n", "nothing ran");
+}

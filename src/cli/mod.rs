@@ -275,8 +275,8 @@ pub async fn run(command: Command, global: &GlobalArgs) -> Outcome {
             let format = if json { Format::Json } else { format };
             connected(global, None, async |s| auth::health(s, format).await).await
         }
-        Command::Gate(args) => connected(global, Some(args.sim_speed), async |s| gate::run(*args, s).await).await,
-        Command::Run(args) => connected(global, Some(args.sim_speed), async |s| run::run(args, s).await).await,
+        Command::Gate(args) => connected(global, args.sim_speed, async |s| gate::run(*args, s).await).await,
+        Command::Run(args) => connected(global, args.sim_speed, async |s| run::run(args, s).await).await,
         Command::Plan(command) => connected(global, None, async |s| plan::run(command, s).await).await,
         Command::Job(command) => connected(global, None, async |s| job::run(command, s).await).await,
         Command::Diff(args) => connected(global, None, async |s| diff::run(args, s).await).await,
