@@ -67,12 +67,15 @@ async fn login_checks_and_stores_the_key_and_logout_forgets_it() {
     assert_exit(&status, 0);
     let body = json(&status);
     assert_eq!(body["data"]["keySource"], "credentials file (switchboard login)");
+    assert_eq!(body["data"]["key"], "valid", "status asks the service about the key: {body}");
     assert!(!stdout(&status).contains(&key));
     let status = run(switchboard(home.path())
         .args(["--profile", "dev", "auth", "status", "-o", "json"])
         .env("SWITCHBOARD_API_KEY", "sk-from-env"))
     .await;
     assert_eq!(json(&status)["data"]["keySource"], "environment ($SWITCHBOARD_API_KEY)", "the environment wins");
+    assert_eq!(json(&status)["data"]["key"], "rejected", "a key the service refuses is said so");
+    assert_exit(&status, 3);
 
     let logout = run(switchboard(home.path()).args(["--profile", "dev", "logout"])).await;
     assert_exit(&logout, 0);

@@ -133,17 +133,37 @@ struct Status {
     service: String,
     key_source: Option<String>,
     read_only: bool,
+    /// What the service said of the key: `valid`, `rejected`, or `unchecked` (unreachable).
+    key: &'static str,
+    /// The account the key belongs to, when the service accepted it.
+    account: Option<String>,
 }
 
 impl Tabular for Status {
-    const COLUMNS: &'static [&'static str] = &["PROFILE", "SERVICE", "KEY FROM", "READ-ONLY"];
+    const COLUMNS: &'static [&'static str] = &["PROFILE", "SERVICE", "KEY FROM", "KEY", "ACCOUNT", "READ-ONLY"];
     fn row(&self) -> Vec<String> {
         vec![
             self.profile.clone(),
             self.service.clone(),
             output::or_dash(self.key_source.clone()),
+            self.key.to_string(),
+            output::or_dash(self.account.clone()),
             self.read_only.to_string(),
         ]
+    }
+}
+
+/// Asks the service whether `key` is good: its word for the key, and the account when it is.
+async fn check_key(base_url: &str, key: ApiKey, resolved: &crate::config::Resolved) -> (&'static str, Option<String>) {
+    let client = match Client::new(base_url, key, resolved.client.clone()) {
+        Ok(client) => client,
+        Err(_) => return ("unchecked", None),
+    };
+    match client.health().await {
+        Ok(health) if health.authenticated => ("valid", Some(health.account)),
+        Ok(_) => ("rejected", None),
+        Err(error) if matches!(error.status(), Some(401 | 403)) => ("rejected", None),
+        Err(_) => ("unchecked", None),
     }
 }
 
@@ -155,19 +175,34 @@ pub async fn run(command: AuthCommand, global: &GlobalArgs) -> Outcome {
             service: "a throwaway local service".into(),
             key_source: Some("made by the embedded service".into()),
             read_only: global.read_only,
+            key: "valid",
+            account: None,
         };
         output::item(global.output, &status)?;
         return Ok(Exit::Ok);
     }
     let context = Context::load(&global.selection())?;
     let resolved = context.resolved;
-    let (service, key_source) = match &resolved.target {
-        Target::Embedded => {
-            ("the embedded local service".to_string(), Some("made by the embedded service".to_string()))
+    let (service, key_source, (key, account)) = match &resolved.target {
+        Target::Embedded => (
+            "the embedded local service".to_string(),
+            Some("made by the embedded service".to_string()),
+            ("valid", None),
+        ),
+        Target::Remote { base_url } => {
+            let checked = match resolved.api_key.clone() {
+                Some(api_key) => check_key(base_url, api_key, &resolved).await,
+                None => ("rejected", None),
+            };
+            (base_url.clone(), resolved.key_source.as_ref().map(|s| s.to_string()), checked)
         }
-        Target::Remote { base_url } => (base_url.clone(), resolved.key_source.map(|s| s.to_string())),
     };
-    let status = Status { profile: resolved.profile, service, key_source, read_only: resolved.read_only };
+    let status = Status { profile: resolved.profile, service, key_source, read_only: resolved.read_only, key, account };
     output::item(global.output, &status)?;
-    Ok(Exit::Ok)
+    match key {
+        // A key the service refuses is an authentication failure scripts can branch on.
+        "rejected" => Ok(Exit::Auth),
+        "unchecked" => Ok(Exit::Unavailable),
+        _ => Ok(Exit::Ok),
+    }
 }
