@@ -158,3 +158,25 @@ async fn sim_speed_on_a_service_that_is_not_throwaway_is_refused() {
     let jobs = sb(home.path(), &service, &["job", "list", "--jq", ".data | length"]).await;
     assert_eq!(stdout(&jobs), "0\n", "nothing ran");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn api_prints_a_list_as_json_lines_or_a_table_as_asked() {
+    let service = start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    let route = "/v1/metric/definitions?limit=3";
+    let all = json(&sb(home.path(), &service, &["api", "GET", route, "--paginate"]).await);
+    let count = all["data"].as_array().unwrap().len();
+    let lines = sb(home.path(), &service, &["api", "GET", route, "--paginate", "-o", "jsonl"]).await;
+    assert_exit(&lines, 0);
+    let items: Vec<serde_json::Value> = stdout(&lines).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(items.len(), count, "one line per item of every page");
+    assert_eq!(items[0]["id"], all["data"][0]["id"]);
+    let table = sb(home.path(), &service, &["api", "GET", route, "-o", "table"]).await;
+    assert_exit(&table, 0);
+    let text = stdout(&table);
+    let header: Vec<&str> = text.lines().next().unwrap().split_whitespace().collect();
+    assert!(header.contains(&"id") && header.contains(&"slug"), "members as columns:\n{text}");
+    assert_eq!(text.lines().count(), 4, "a header and three rows:\n{text}");
+    let one = sb(home.path(), &service, &["api", "GET", "/v1/health", "-o", "table"]).await;
+    assert!(stdout(&one).contains("authenticated  true"), "{}", stdout(&one));
+}

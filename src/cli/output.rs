@@ -141,13 +141,36 @@ pub fn item_with<T: Tabular + Serialize>(
     emit(&text)
 }
 
-/// Prints a JSON value as sent (for `switchboard api`): pretty JSON, or one line with jsonl.
+/// Prints a JSON value as sent (for `switchboard api`): pretty JSON; with jsonl each item of a
+/// list's `data` on its own line; with table a list's items as rows (members as columns) and
+/// one resource as `NAME  value` lines.
 pub fn value(format: Format, value: &serde_json::Value) -> Result<(), Failure> {
-    let text = match format.resolve() {
-        Format::Jsonl => format!("{}\n", serde_json::to_string(value).map_err(encode)?),
+    let data = value.get("data");
+    let text = match (format.resolve(), data) {
+        (Format::Jsonl, Some(serde_json::Value::Array(items))) => jsonl(items)?,
+        (Format::Jsonl, _) => jsonl(std::slice::from_ref(value))?,
+        (Format::Table, Some(serde_json::Value::Array(items))) => {
+            let columns: Vec<String> =
+                items.first().and_then(|i| i.as_object()).map(|o| o.keys().cloned().collect()).unwrap_or_default();
+            let rows = items.iter().map(|item| columns.iter().map(|c| cell(item.get(c))).collect()).collect();
+            table(&columns.iter().map(String::as_str).collect::<Vec<_>>(), rows)
+        }
+        (Format::Table, Some(serde_json::Value::Object(members))) => {
+            let columns: Vec<&str> = members.keys().map(String::as_str).collect();
+            details(&columns, &members.values().map(|v| cell(Some(v))).collect::<Vec<_>>())
+        }
         _ => json(value)?,
     };
     emit(&text)
+}
+
+/// A JSON member as a table cell: text bare, nothing as `—`, anything nested as compact JSON.
+fn cell(value: Option<&serde_json::Value>) -> String {
+    match value {
+        None | Some(serde_json::Value::Null) => "—".into(),
+        Some(serde_json::Value::String(text)) => text.clone(),
+        Some(other) => other.to_string(),
+    }
 }
 
 /// Writes to stdout, verdict words in colour where colour is on; a closed pipe (`| head`) ends
