@@ -81,12 +81,12 @@ pub async fn login(args: LoginArgs, global: &GlobalArgs) -> Outcome {
     let mut credentials = Credentials::load(path)?;
     credentials.set(&resolved.profile, base_url, &key);
     credentials.save(path)?;
-    eprintln!(
-        "logged in to {base_url} as {} (profile {}); the key is kept in {}",
-        health.account,
-        resolved.profile,
-        path.display()
-    );
+    // Say how to reach this key again: with --base-url, the profile alone may point elsewhere.
+    let reach = match &global.base_url {
+        Some(url) => format!("profile {} with --base-url {url}", resolved.profile),
+        None => format!("profile {}", resolved.profile),
+    };
+    eprintln!("logged in to {base_url} as {}; the key is stored for {reach}, in {}", health.account, path.display());
     Ok(Exit::Ok)
 }
 
@@ -137,10 +137,13 @@ struct Status {
     key: &'static str,
     /// The account the key belongs to, when the service accepted it.
     account: Option<String>,
+    /// The service a key stored for this profile by `login` belongs to.
+    stored_key_for: Option<String>,
 }
 
 impl Tabular for Status {
-    const COLUMNS: &'static [&'static str] = &["PROFILE", "SERVICE", "KEY FROM", "KEY", "ACCOUNT", "READ-ONLY"];
+    const COLUMNS: &'static [&'static str] =
+        &["PROFILE", "SERVICE", "KEY FROM", "KEY", "ACCOUNT", "READ-ONLY", "STORED KEY FOR"];
     fn row(&self) -> Vec<String> {
         vec![
             self.profile.clone(),
@@ -149,6 +152,7 @@ impl Tabular for Status {
             self.key.to_string(),
             output::or_dash(self.account.clone()),
             self.read_only.to_string(),
+            output::or_dash(self.stored_key_for.clone()),
         ]
     }
 }
@@ -177,6 +181,7 @@ pub async fn run(command: AuthCommand, global: &GlobalArgs) -> Outcome {
             read_only: global.read_only,
             key: "valid",
             account: None,
+            stored_key_for: None,
         };
         output::item(global.output, &status)?;
         return Ok(Exit::Ok);
@@ -197,7 +202,17 @@ pub async fn run(command: AuthCommand, global: &GlobalArgs) -> Outcome {
             (base_url.clone(), resolved.key_source.as_ref().map(|s| s.to_string()), checked)
         }
     };
-    let status = Status { profile: resolved.profile, service, key_source, read_only: resolved.read_only, key, account };
+    let stored = Credentials::load(&context.paths.credentials_file)?;
+    let stored_key_for = stored.base_url(&resolved.profile).map(str::to_string);
+    let status = Status {
+        profile: resolved.profile,
+        service,
+        key_source,
+        read_only: resolved.read_only,
+        key,
+        account,
+        stored_key_for,
+    };
     output::item(global.output, &status)?;
     match key {
         // A key the service refuses is an authentication failure scripts can branch on.
