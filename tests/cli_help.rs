@@ -180,3 +180,23 @@ async fn api_prints_a_list_as_json_lines_or_a_table_as_asked() {
     let one = sb(home.path(), &service, &["api", "GET", "/v1/health", "-o", "table"]).await;
     assert!(stdout(&one).contains("authenticated  true"), "{}", stdout(&one));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plan_file_lists_all_its_errors_at_once_in_peoples_words() {
+    let service = start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join("plan.yaml");
+    let plan = format!(
+        "name: Broken\ndirection: INBOUND\niterationCount: three\nmaxSimulationDurationSeconds: [60]\n\
+         flows:\n  - id: {RESCHEDULE_FLOW}\n    happyPath: true\nagentEndpoints:\n  - id: {BRIGHTSMILE_ENDPOINT}\n\
+         metrics:\n  - slug: call_duration\n    minPassRate: 120\n"
+    );
+    std::fs::write(&file, plan).unwrap();
+    let output = sb(home.path(), &service, &["plan", "create", "-f", file.to_str().unwrap()]).await;
+    assert_exit(&output, 2);
+    let error = stderr(&output);
+    assert!(error.contains("plan.yaml:3: iterationCount: must be a whole number, not \"three\""), "{error}");
+    assert!(error.contains("plan.yaml:4: maxSimulationDurationSeconds: must be"), "{error}");
+    assert!(error.contains("plan.yaml:12: metrics[0].minPassRate"), "every error at once:\n{error}");
+    assert!(!error.contains("expected i64") && !error.contains("is required"), "{error}");
+}

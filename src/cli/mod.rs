@@ -10,6 +10,7 @@ mod bench;
 mod call;
 mod colour;
 mod config;
+mod decode_words;
 mod diff;
 mod exit;
 mod fields;
