@@ -8,7 +8,7 @@ use super::exit::EXIT_CODES;
 use super::output::Selection;
 
 /// Commands that print no document to select from (or take `--json` for something else).
-const NO_SELECTION: &[&str] = &["serve", "completion", "init", "login", "logout", "secrets", "gate"];
+const NO_SELECTION: &[&str] = &["serve", "completion", "init", "login", "logout", "secrets", "gate", "config path"];
 
 /// Each command's examples, by its path under `switchboard`. A command's parent shows its
 /// children's first examples; `tests/cli_help.rs` holds every command to having some.
@@ -64,7 +64,8 @@ fn decorate_at(mut command: Command, path: &str) -> Command {
         let child = join(path, name);
         command = command.mut_subcommand(name, |c| decorate_at(c, &child));
     }
-    if !path.is_empty() && names.is_empty() && !NO_SELECTION.contains(&path.split(' ').next().unwrap_or("")) {
+    let top = path.split(' ').next().unwrap_or("");
+    if !path.is_empty() && names.is_empty() && !NO_SELECTION.contains(&top) && !NO_SELECTION.contains(&path) {
         command = with_selection(command);
     }
     let examples = if path.is_empty() { None } else { examples(&command, path) };
