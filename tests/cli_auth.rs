@@ -13,8 +13,13 @@ use cli::*;
 use tokio::io::AsyncWriteExt;
 
 async fn login(home: &std::path::Path, key: &str) -> std::process::Output {
+    login_with(home, key, &["--profile", "dev"]).await
+}
+
+async fn login_with(home: &std::path::Path, key: &str, flags: &[&str]) -> std::process::Output {
     let mut child = switchboard(home)
-        .args(["login", "--profile", "dev", "--with-token"])
+        .args(["login", "--with-token"])
+        .args(flags)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -67,12 +72,15 @@ async fn login_checks_and_stores_the_key_and_logout_forgets_it() {
     assert_exit(&status, 0);
     let body = json(&status);
     assert_eq!(body["data"]["keySource"], "credentials file (switchboard login)");
+    assert_eq!(body["data"]["key"], "valid", "status asks the service about the key: {body}");
     assert!(!stdout(&status).contains(&key));
     let status = run(switchboard(home.path())
         .args(["--profile", "dev", "auth", "status", "-o", "json"])
         .env("SWITCHBOARD_API_KEY", "sk-from-env"))
     .await;
     assert_eq!(json(&status)["data"]["keySource"], "environment ($SWITCHBOARD_API_KEY)", "the environment wins");
+    assert_eq!(json(&status)["data"]["key"], "rejected", "a key the service refuses is said so");
+    assert_exit(&status, 3);
 
     let logout = run(switchboard(home.path()).args(["--profile", "dev", "logout"])).await;
     assert_exit(&logout, 0);
@@ -80,4 +88,26 @@ async fn login_checks_and_stores_the_key_and_logout_forgets_it() {
     let without = run(switchboard(home.path()).args(["--profile", "dev", "health"])).await;
     assert_exit(&without, 3);
     assert!(stderr(&without).contains("switchboard login"), "{}", stderr(&without));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn login_with_a_base_url_names_the_profile_it_wrote_and_auth_status_agrees() {
+    let service = support::start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    let url = service.base_url();
+    let key = service.running.api_key.expose().to_string();
+    let logged = login_with(home.path(), &key, &["--base-url", &url]).await;
+    assert_exit(&logged, 0);
+    assert!(stderr(&logged).contains(&format!("profile local with --base-url {url}")), "{}", stderr(&logged));
+    let status = run(switchboard(home.path()).args(["auth", "status", "-o", "json"])).await;
+    assert_exit(&status, 0);
+    let body = json(&status);
+    assert_eq!(body["data"]["profile"], "local");
+    assert_eq!(body["data"]["storedKeyFor"], url.as_str(), "status shows the key login stored: {body}");
+    let pointed = run(switchboard(home.path()).args(["auth", "status", "--base-url", &url, "-o", "json"])).await;
+    assert_exit(&pointed, 0);
+    let body = json(&pointed);
+    assert_eq!(body["data"]["keySource"], "credentials file (switchboard login)");
+    assert_eq!(body["data"]["key"], "valid");
+    assert!(!stdout(&pointed).contains(&key) && !stderr(&logged).contains(&key));
 }

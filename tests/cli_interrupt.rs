@@ -138,3 +138,18 @@ async fn ctrl_c_while_the_plan_is_being_resolved_starts_nothing() {
     assert_exit(&output, 130);
     assert!(stderr(&output).contains("no run was started"), "{}", stderr(&output));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_writes_the_reports_it_can_before_exiting() {
+    let service = slow_service().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (junit, report) = (dir.path().join("junit.xml"), dir.path().join("report.json"));
+    let extra = ["--junit", junit.to_str().unwrap(), "--json", report.to_str().unwrap()];
+    let (id, output) = gate_then_signal(&service, "TERM", &extra).await;
+    assert_exit(&output, 143);
+    assert!(std::fs::read_to_string(&junit).unwrap().contains("<testsuite"), "the JUnit report is written");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(report["runPlanJobId"], id.to_string());
+    assert_eq!(report["result"], "FAILED", "an unfinished run is never a pass: {report}");
+    assert!(report["message"].as_str().unwrap().contains("terminated (SIGTERM) before the run ended"), "{report}");
+}

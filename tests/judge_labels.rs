@@ -79,8 +79,8 @@ async fn labels_are_kept_per_value_and_agreement_is_counted_per_version() {
     assert_eq!(calls.len(), 3);
 
     let none = run(against(home.path(), &service).args(["judge", "agreement", "--output", "table"])).await;
-    assert_exit(&none, 0);
-    assert!(stdout(&none).contains("no labelled values yet"), "{}", stdout(&none));
+    assert_exit(&none, 4);
+    assert!(stderr(&none).contains("no labelled values yet"), "{}", stderr(&none));
 
     // One label per value: a second label on the same value replaces the first.
     let first = client.annotate(&input(calls[0], check.id, AnnotationLabel::Wrong)).await.unwrap();

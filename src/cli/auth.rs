@@ -81,12 +81,12 @@ pub async fn login(args: LoginArgs, global: &GlobalArgs) -> Outcome {
     let mut credentials = Credentials::load(path)?;
     credentials.set(&resolved.profile, base_url, &key);
     credentials.save(path)?;
-    eprintln!(
-        "logged in to {base_url} as {} (profile {}); the key is kept in {}",
-        health.account,
-        resolved.profile,
-        path.display()
-    );
+    // Say how to reach this key again: with --base-url, the profile alone may point elsewhere.
+    let reach = match &global.base_url {
+        Some(url) => format!("profile {} with --base-url {url}", resolved.profile),
+        None => format!("profile {}", resolved.profile),
+    };
+    eprintln!("logged in to {base_url} as {}; the key is stored for {reach}, in {}", health.account, path.display());
     Ok(Exit::Ok)
 }
 
@@ -133,17 +133,41 @@ struct Status {
     service: String,
     key_source: Option<String>,
     read_only: bool,
+    /// What the service said of the key: `valid`, `rejected`, or `unchecked` (unreachable).
+    key: &'static str,
+    /// The account the key belongs to, when the service accepted it.
+    account: Option<String>,
+    /// The service a key stored for this profile by `login` belongs to.
+    stored_key_for: Option<String>,
 }
 
 impl Tabular for Status {
-    const COLUMNS: &'static [&'static str] = &["PROFILE", "SERVICE", "KEY FROM", "READ-ONLY"];
+    const COLUMNS: &'static [&'static str] =
+        &["PROFILE", "SERVICE", "KEY FROM", "KEY", "ACCOUNT", "READ-ONLY", "STORED KEY FOR"];
     fn row(&self) -> Vec<String> {
         vec![
             self.profile.clone(),
             self.service.clone(),
             output::or_dash(self.key_source.clone()),
+            self.key.to_string(),
+            output::or_dash(self.account.clone()),
             self.read_only.to_string(),
+            output::or_dash(self.stored_key_for.clone()),
         ]
+    }
+}
+
+/// Asks the service whether `key` is good: its word for the key, and the account when it is.
+async fn check_key(base_url: &str, key: ApiKey, resolved: &crate::config::Resolved) -> (&'static str, Option<String>) {
+    let client = match Client::new(base_url, key, resolved.client.clone()) {
+        Ok(client) => client,
+        Err(_) => return ("unchecked", None),
+    };
+    match client.health().await {
+        Ok(health) if health.authenticated => ("valid", Some(health.account)),
+        Ok(_) => ("rejected", None),
+        Err(error) if matches!(error.status(), Some(401 | 403)) => ("rejected", None),
+        Err(_) => ("unchecked", None),
     }
 }
 
@@ -155,19 +179,45 @@ pub async fn run(command: AuthCommand, global: &GlobalArgs) -> Outcome {
             service: "a throwaway local service".into(),
             key_source: Some("made by the embedded service".into()),
             read_only: global.read_only,
+            key: "valid",
+            account: None,
+            stored_key_for: None,
         };
         output::item(global.output, &status)?;
         return Ok(Exit::Ok);
     }
     let context = Context::load(&global.selection())?;
     let resolved = context.resolved;
-    let (service, key_source) = match &resolved.target {
-        Target::Embedded => {
-            ("the embedded local service".to_string(), Some("made by the embedded service".to_string()))
+    let (service, key_source, (key, account)) = match &resolved.target {
+        Target::Embedded => (
+            "the embedded local service".to_string(),
+            Some("made by the embedded service".to_string()),
+            ("valid", None),
+        ),
+        Target::Remote { base_url } => {
+            let checked = match resolved.api_key.clone() {
+                Some(api_key) => check_key(base_url, api_key, &resolved).await,
+                None => ("rejected", None),
+            };
+            (base_url.clone(), resolved.key_source.as_ref().map(|s| s.to_string()), checked)
         }
-        Target::Remote { base_url } => (base_url.clone(), resolved.key_source.map(|s| s.to_string())),
     };
-    let status = Status { profile: resolved.profile, service, key_source, read_only: resolved.read_only };
+    let stored = Credentials::load(&context.paths.credentials_file)?;
+    let stored_key_for = stored.base_url(&resolved.profile).map(str::to_string);
+    let status = Status {
+        profile: resolved.profile,
+        service,
+        key_source,
+        read_only: resolved.read_only,
+        key,
+        account,
+        stored_key_for,
+    };
     output::item(global.output, &status)?;
-    Ok(Exit::Ok)
+    match key {
+        // A key the service refuses is an authentication failure scripts can branch on.
+        "rejected" => Ok(Exit::Auth),
+        "unchecked" => Ok(Exit::Unavailable),
+        _ => Ok(Exit::Ok),
+    }
 }

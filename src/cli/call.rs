@@ -12,6 +12,7 @@ use crate::api::model::{Call, ParticipantType};
 pub enum CallCommand {
     /// Show a call (and its transcript with --transcript).
     Get {
+        #[arg(value_parser = super::ids::call)]
         call: Uuid,
         /// Also print the transcript (JSON: `{data: call, transcript}`).
         #[arg(long)]

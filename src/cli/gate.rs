@@ -48,8 +48,8 @@ pub struct GateArgs {
     #[arg(long)]
     pub cancel_on_exit: bool,
     /// With --embedded: simulated seconds per wall second, or `max` (the default: as fast as the machine allows).
-    #[arg(long, default_value = "max")]
-    pub sim_speed: SimSpeed,
+    #[arg(long)]
+    pub sim_speed: Option<SimSpeed>,
 }
 
 fn pass_rate(text: &str) -> Result<f64, String> {
@@ -82,10 +82,11 @@ pub async fn run(args: GateArgs, session: &Session) -> Outcome {
         }
         Watched::Interrupted(signal, last) => {
             eprintln!("gate: {}", signal.name());
-            cancel_if_asked(&args, session, id, last).await?;
+            let job = cancel_if_asked(&args, session, id, last).await?;
             if !args.cancel_on_exit {
                 eprintln!("gate: run plan job {id} goes on (--cancel-on-exit would have cancelled it)");
             }
+            write_interrupted(&args, session, job, prepared.plan_name.clone(), signal.name());
             return Ok(signal.exit());
         }
     };
@@ -110,6 +111,20 @@ pub async fn run(args: GateArgs, session: &Session) -> Outcome {
         }
         GateResult::TimedOut => Exit::TimedOut,
     })
+}
+
+/// The reports of an interrupted gate, with the job as it stands: a run that had not ended is
+/// FAILED (an unfinished run is never a pass), saying it was interrupted. A report that cannot
+/// be written is said on stderr; the exit stays the signal's.
+fn write_interrupted(args: &GateArgs, session: &Session, job: RunPlanJob, plan_name: Option<String>, signal: &str) {
+    let mut report = GateReport::judge(job, plan_name, args.min_pass_rate, false);
+    if !report.job.has_ended() {
+        report.result = GateResult::Failed;
+        report.message = Some(format!("gate {signal} before the run ended: the reports hold what had finished"));
+    }
+    if let Err(failure) = write_reports(args, &report, session) {
+        eprintln!("gate: {}", failure.describe());
+    }
 }
 
 /// Cancels the run when `--cancel-on-exit` asks; the job as it then stands.

@@ -93,29 +93,36 @@ impl Document {
 
     /// Decodes into `T` and checks its rules; every violation names its field and line.
     pub fn decode<T: DeserializeOwned + Validate>(&self, what: &str) -> Result<T, Failure> {
-        let value: T = serde_path_to_error::deserialize(self.value.clone()).map_err(|error| {
-            let param = path_text(error.path());
-            self.error(&param, &error.inner().to_string())
-        })?;
-        let violations = value.validate();
-        if let Some(first) = violations.first() {
-            let mut text = format!("{} is not a valid {what}:", self.name);
-            for violation in &violations {
-                text.push_str(&format!("\n  {}", self.locate(&violation.param, &violation.message)));
+        let (decoded, unread) = super::decode_words::decode_all::<T>(&self.value);
+        // Rules are checked on what could be read; a member set aside is reported once, as unread.
+        let mut problems: Vec<(String, String, &str)> =
+            unread.iter().map(|(param, message)| (param.clone(), message.clone(), "invalid_type")).collect();
+        for violation in decoded.as_ref().map(Validate::validate).unwrap_or_default() {
+            if !unread.iter().any(|(param, _)| violation.param.starts_with(param.as_str())) {
+                problems.push((violation.param.clone(), violation.message.clone(), violation.code.as_str()));
             }
-            let mut failure = Failure::invalid(first.param.clone(), text);
-            failure.body.details =
-                Some(serde_json::json!({ "violations": violations.iter().map(|v| serde_json::json!({
-                "param": v.param, "code": v.code.as_str(), "message": v.message, "line": self.line_of(&v.param),
-            })).collect::<Vec<_>>() }));
-            return Err(failure);
         }
-        Ok(value)
+        match (decoded, problems.first()) {
+            (Some(value), None) => Ok(value),
+            (_, first) => {
+                let mut text = format!("{} is not a valid {what}:", self.name);
+                for (param, message, _) in &problems {
+                    text.push_str(&format!("\n  {}", self.locate(param, message)));
+                }
+                let mut failure = Failure::invalid(first.map(|p| p.0.clone()).unwrap_or_default(), text);
+                failure.body.details = Some(
+                    serde_json::json!({ "violations": problems.iter().map(|(param, message, code)| serde_json::json!({
+                    "param": param, "code": code, "message": message, "line": self.line_of(param),
+                })).collect::<Vec<_>>() }),
+                );
+                Err(failure)
+            }
+        }
     }
 }
 
 /// serde_path_to_error's path in the interface's spelling: `flows[0].happyPath`.
-fn path_text(path: &serde_path_to_error::Path) -> String {
+pub fn path_text(path: &serde_path_to_error::Path) -> String {
     use serde_path_to_error::Segment;
     let mut text = String::new();
     for segment in path.iter() {
@@ -148,7 +155,11 @@ mod tests {
         let json = "{\n  \"name\": \"Nightly\",\n  \"direction\": \"INBOUND\",\n  \"iterationCount\": \"three\"\n}";
         let error = Document::parse("plan.json", json).unwrap().decode::<RunPlanInput>("run plan").unwrap_err();
         assert_eq!(error.body.param.as_deref(), Some("iterationCount"));
-        assert!(error.body.message.starts_with("plan.json:4: iterationCount: invalid type"), "{}", error.body.message);
+        assert!(
+            error.body.message.contains("plan.json:4: iterationCount: must be a whole number, not \"three\""),
+            "{}",
+            error.body.message
+        );
 
         let broken = Document::parse("bad.yaml", "name: [unclosed\n").unwrap_err();
         assert!(broken.body.message.starts_with("bad.yaml:"), "{}", broken.body.message);

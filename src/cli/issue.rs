@@ -26,7 +26,11 @@ pub enum IssueCommand {
         list: ListArgs,
     },
     /// Show one issue with its evidence.
-    Get { issue: Uuid },
+    Get {
+        /// The issue's id, as `issue list` prints it.
+        #[arg(value_parser = super::ids::issue)]
+        issue: Uuid,
+    },
     /// File an issue, with calls as evidence.
     Create {
         #[arg(long)]
@@ -37,11 +41,13 @@ pub enum IssueCommand {
         #[arg(long)]
         severity: Option<String>,
         /// A call id; repeatable.
-        #[arg(long = "evidence", value_name = "CALL")]
+        #[arg(long = "evidence", value_name = "CALL", value_parser = super::ids::call)]
         evidence: Vec<Uuid>,
     },
     /// Change an issue's status (and severity).
     Update {
+        /// The issue's id, as `issue list` prints it.
+        #[arg(value_parser = super::ids::issue)]
         issue: Uuid,
         /// OPEN, ACKNOWLEDGED or RESOLVED.
         #[arg(long)]

@@ -32,11 +32,23 @@ pub enum JobCommand {
         list: ListArgs,
     },
     /// Show a job: its verdict, checks and simulations.
-    Get { job: Uuid },
+    Get {
+        /// The job's id, as `job list` prints it.
+        #[arg(value_parser = super::ids::job)]
+        job: Uuid,
+    },
     /// Follow a job until it ends (a progress bar on a terminal, a line per change when piped), then show its verdict.
-    Watch { job: Uuid },
+    Watch {
+        /// The job's id, as `job list` prints it.
+        #[arg(value_parser = super::ids::job)]
+        job: Uuid,
+    },
     /// Cancel a running job: simulations not yet started are cancelled, ones mid-call finish.
-    Cancel { job: Uuid },
+    Cancel {
+        /// The job's id, as `job list` prints it.
+        #[arg(value_parser = super::ids::job)]
+        job: Uuid,
+    },
 }
 
 /// A job as listed, with its plan's name (the JSON is the job alone, as the service sent it).
@@ -92,9 +104,17 @@ impl Tabular for RunPlanJob {
 
 /// A job with its verdict and simulations, in `format`.
 pub fn print_job(format: Format, job: &RunPlanJob) -> Result<(), Failure> {
-    output::item_with(format, job, |job| {
-        vec![text::verdict(job.verdict.as_ref()), text::simulations(&job.simulation_jobs)]
-    })
+    output::item_with(format, job, sections)
+}
+
+/// The verdict and simulations under a job's lines; a job still running has no verdict yet,
+/// so its checks are not shown as failed.
+fn sections(job: &RunPlanJob) -> Vec<String> {
+    let verdict = match job.has_ended() {
+        true => text::verdict(job.verdict.as_ref()),
+        false => "VERDICT  RUNNING: the checks are judged when the run ends\n".to_string(),
+    };
+    vec![verdict, text::simulations(&job.simulation_jobs)]
 }
 
 pub async fn run(command: JobCommand, session: &Session) -> Outcome {
@@ -161,4 +181,22 @@ async fn plan_names(client: &Client, jobs: &[RunPlanJob]) -> HashMap<Uuid, Strin
         }
     }
     names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_running_job_says_running_never_failed() {
+        let job: RunPlanJob = serde_json::from_value(serde_json::json!({
+            "simulationRunPlanJobId": "3fb5aeb0-0000-4000-8000-000000000000",
+            "status": "RUNNING_SIMULATIONS",
+            "verdict": {"passed": false, "score": null, "checks": [], "failures": []},
+        }))
+        .unwrap();
+        let text = sections(&job).join("\n");
+        assert!(text.contains("VERDICT  RUNNING") && !text.contains("FAIL"), "{text}");
+        assert_eq!(job.row()[2], "RUNNING");
+    }
 }

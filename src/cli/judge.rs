@@ -183,6 +183,10 @@ async fn agreement_report(session: &Session, metric: Option<&str>) -> Outcome {
         }
     }
     let rows = agreement(&labels.labels, &labels.local, &names);
+    if rows.is_empty() {
+        // Nothing to agree on is not a report: exit 4, as docs/cli.md says.
+        return Err(Failure::new(Exit::NotFound, "no_annotations", render(&rows).trim_end()));
+    }
     let without = without_judgement(session, &labels.labels, metric).await;
     let text = match session.format.resolve() {
         Format::Json | Format::Jsonl => output::json(&Report {

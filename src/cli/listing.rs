@@ -13,12 +13,21 @@ const PAGE_MAX: u64 = 50;
 
 #[derive(Debug, Clone, Args)]
 pub struct ListArgs {
-    /// How many to print at most (pages are fetched until then).
-    #[arg(long, default_value_t = 50)]
+    /// How many to print at most, 1 or more (pages are fetched until then).
+    #[arg(long, default_value_t = 50, value_parser = positive_limit)]
     pub limit: u64,
     /// Start at this cursor (the `nextCursor` of an earlier listing).
     #[arg(long)]
     pub cursor: Option<String>,
+}
+
+/// `--limit`: a count of 1 or more (0 would print nothing and look like an empty list).
+fn positive_limit(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(0) => Err("--limit is how many to print, 1 or more; 0 would print nothing".into()),
+        Ok(limit) => Ok(limit),
+        Err(_) => Err(format!("--limit is how many to print, a whole number of 1 or more, not {text:?}")),
+    }
 }
 
 /// Up to `args.limit` items of the cursor-paged list at `path`, and the pagination of where

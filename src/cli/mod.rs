@@ -8,14 +8,20 @@ mod api_cmd;
 mod auth;
 mod bench;
 mod call;
+mod colour;
 mod config;
+mod decode_words;
 mod diff;
 mod exit;
+mod fields;
 mod flaky;
 mod gate;
+mod help;
+mod ids;
 mod input;
 mod issue;
 mod job;
+mod jq;
 mod judge;
 mod listing;
 mod metric;
@@ -34,7 +40,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, CommandFactory, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use self::config::ConfigCommand;
 pub use self::exit::{EXIT_CODES, Exit, Failure, Outcome};
@@ -45,7 +51,7 @@ use crate::connect::Selection;
 
 /// Terminal console, local service and headless commands for the Simulation and Call-Analytics Service.
 #[derive(Debug, Parser)]
-#[command(name = "switchboard", version, about, propagate_version = true, after_help = EXIT_CODES)]
+#[command(name = "switchboard", version, about, propagate_version = true)]
 pub struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,
@@ -53,8 +59,9 @@ pub struct Cli {
     pub command: Option<Command>,
 }
 
-/// Flags every command takes.
+/// Flags every command takes; help lists them apart from a command's own, as `gh` does.
 #[derive(Debug, Args, Clone)]
+#[command(next_help_heading = "Inherited flags")]
 pub struct GlobalArgs {
     /// Profile from config.toml (`local` is the embedded service).
     #[arg(long, global = true, env = "SWITCHBOARD_PROFILE")]
@@ -79,6 +86,9 @@ pub struct GlobalArgs {
     /// How reads print: a table on a terminal and JSON when piped (auto), or as named.
     #[arg(long, short = 'o', global = true, value_enum, default_value = "auto", alias = "format")]
     pub output: Format,
+    /// Colour verdicts and failed checks: on a terminal unless NO_COLOR is set (auto), or as named.
+    #[arg(long, global = true, value_enum, default_value = "auto", value_name = "WHEN")]
+    pub color: colour::ColourChoice,
     /// Log filter, e.g. info or switchboard=debug (logs go to a file, never the screen; debug also shows error details).
     #[arg(long, global = true, default_value = "info", env = "SWITCHBOARD_LOG")]
     pub log_level: String,
@@ -172,6 +182,24 @@ pub enum Command {
     },
 }
 
+/// The command line's definition, with every command's examples, exit codes and `--json`/`--jq`.
+pub fn command() -> clap::Command {
+    help::decorate(Cli::command())
+}
+
+/// Parses the process's arguments (exiting with usage on a bad one); `--json`/`--jq` given to
+/// the command make its output JSON, selected.
+pub fn parse() -> Cli {
+    let matches = command().get_matches();
+    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let selection = help::selection(&matches);
+    if selection.is_some() {
+        cli.global.output = Format::Json;
+    }
+    output::configure(selection, cli.global.color.enabled(cli.global.output.is_machine()));
+    cli
+}
+
 /// Runs the command line: a headless command, or the console when none is given. Errors are
 /// printed here, as words (or the error body with `--output json`), never as a trace.
 pub async fn main(cli: Cli) -> ExitCode {
@@ -206,7 +234,7 @@ async fn console(global: &GlobalArgs) -> Outcome {
 }
 
 fn report_failure(failure: &Failure, global: &GlobalArgs) {
-    if global.output == Format::Json {
+    if global.output == Format::Json && !output::selecting() {
         if let Ok(text) = serde_json::to_string_pretty(&failure.body) {
             eprintln!("{text}");
         }
@@ -237,7 +265,7 @@ pub async fn run(command: Command, global: &GlobalArgs) -> Outcome {
         Command::Serve(args) => serve::run(args, global.config.clone()).await,
         Command::Secrets(command) => secrets::run(command, global.config.clone()).await,
         Command::Completion { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "switchboard", &mut std::io::stdout());
+            clap_complete::generate(shell, &mut self::command(), "switchboard", &mut std::io::stdout());
             Ok(Exit::Ok)
         }
         Command::Init(args) => config::init::run(args),
@@ -248,8 +276,8 @@ pub async fn run(command: Command, global: &GlobalArgs) -> Outcome {
             let format = if json { Format::Json } else { format };
             connected(global, None, async |s| auth::health(s, format).await).await
         }
-        Command::Gate(args) => connected(global, Some(args.sim_speed), async |s| gate::run(*args, s).await).await,
-        Command::Run(args) => connected(global, Some(args.sim_speed), async |s| run::run(args, s).await).await,
+        Command::Gate(args) => connected(global, args.sim_speed, async |s| gate::run(*args, s).await).await,
+        Command::Run(args) => connected(global, args.sim_speed, async |s| run::run(args, s).await).await,
         Command::Plan(command) => connected(global, None, async |s| plan::run(command, s).await).await,
         Command::Job(command) => connected(global, None, async |s| job::run(command, s).await).await,
         Command::Diff(args) => connected(global, None, async |s| diff::run(args, s).await).await,

@@ -4,6 +4,7 @@
 //! recipes work on it.
 
 use std::io::{IsTerminal, Write};
+use std::sync::OnceLock;
 
 use clap::ValueEnum;
 use serde::Serialize;
@@ -41,6 +42,37 @@ impl Format {
     pub fn is_machine(self) -> bool {
         matches!(self.resolve(), Format::Json | Format::Jsonl)
     }
+}
+
+/// `--json FIELDS` and `--jq EXPR`: what of a JSON document to print.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// Members kept of each item (of `data`, or of the document); empty keeps them all.
+    pub fields: Vec<String>,
+    pub jq: Option<String>,
+}
+
+/// How this process prints: set once from the command line, before the command runs.
+#[derive(Debug, Default)]
+struct Settings {
+    selection: Option<Selection>,
+    colour: bool,
+}
+
+static SETTINGS: OnceLock<Settings> = OnceLock::new();
+
+/// Sets the selection and colour every document and text this process prints follows.
+pub fn configure(selection: Option<Selection>, colour: bool) {
+    let _ = SETTINGS.set(Settings { selection, colour });
+}
+
+/// Whether `--json FIELDS` or `--jq` chose the JSON (errors then stay in words).
+pub fn selecting() -> bool {
+    settings().selection.is_some()
+}
+
+fn settings() -> &'static Settings {
+    SETTINGS.get_or_init(Settings::default)
 }
 
 /// A resource as a row: its column titles and its cells, in the same order.
@@ -109,17 +141,48 @@ pub fn item_with<T: Tabular + Serialize>(
     emit(&text)
 }
 
-/// Prints a JSON value as sent (for `switchboard api`): pretty JSON, or one line with jsonl.
+/// Prints a JSON value as sent (for `switchboard api`): pretty JSON; with jsonl each item of a
+/// list's `data` on its own line; with table a list's items as rows (members as columns) and
+/// one resource as `NAME  value` lines.
 pub fn value(format: Format, value: &serde_json::Value) -> Result<(), Failure> {
-    let text = match format.resolve() {
-        Format::Jsonl => format!("{}\n", serde_json::to_string(value).map_err(encode)?),
+    let data = value.get("data");
+    let text = match (format.resolve(), data) {
+        (Format::Jsonl, Some(serde_json::Value::Array(items))) => jsonl(items)?,
+        (Format::Jsonl, _) => jsonl(std::slice::from_ref(value))?,
+        (Format::Table, Some(serde_json::Value::Array(items))) => {
+            let columns: Vec<String> =
+                items.first().and_then(|i| i.as_object()).map(|o| o.keys().cloned().collect()).unwrap_or_default();
+            let rows = items.iter().map(|item| columns.iter().map(|c| cell(item.get(c))).collect()).collect();
+            table(&columns.iter().map(String::as_str).collect::<Vec<_>>(), rows)
+        }
+        (Format::Table, Some(serde_json::Value::Object(members))) => {
+            let columns: Vec<&str> = members.keys().map(String::as_str).collect();
+            details(&columns, &members.values().map(|v| cell(Some(v))).collect::<Vec<_>>())
+        }
         _ => json(value)?,
     };
     emit(&text)
 }
 
-/// Writes to stdout; a closed pipe (`| head`) ends quietly.
+/// A JSON member as a table cell: text bare, nothing as `—`, anything nested as compact JSON.
+fn cell(value: Option<&serde_json::Value>) -> String {
+    match value {
+        None | Some(serde_json::Value::Null) => "—".into(),
+        Some(serde_json::Value::String(text)) => text.clone(),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// Writes to stdout, verdict words in colour where colour is on; a closed pipe (`| head`) ends
+/// quietly.
 pub fn emit(text: &str) -> Result<(), Failure> {
+    let painted;
+    let text = if settings().colour {
+        painted = super::colour::paint(text);
+        painted.as_str()
+    } else {
+        text
+    };
     let mut stdout = std::io::stdout().lock();
     match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Failure::io("cannot write to stdout", e)),
@@ -131,8 +194,17 @@ fn encode(error: serde_json::Error) -> Failure {
     Failure::new(super::exit::Exit::Internal, "encode", format!("cannot encode the output as JSON: {error}"))
 }
 
+/// A JSON document as printed: pretty, or as `--json FIELDS` and `--jq` select.
 pub fn json<T: Serialize + ?Sized>(value: &T) -> Result<String, Failure> {
-    Ok(format!("{}\n", serde_json::to_string_pretty(value).map_err(encode)?))
+    let Some(selection) = &settings().selection else {
+        return Ok(format!("{}\n", serde_json::to_string_pretty(value).map_err(encode)?));
+    };
+    let mut document = serde_json::to_value(value).map_err(encode)?;
+    super::fields::keep(&mut document, &selection.fields)?;
+    match &selection.jq {
+        Some(expr) => super::jq::filter(expr, &document),
+        None => Ok(format!("{}\n", serde_json::to_string_pretty(&document).map_err(encode)?)),
+    }
 }
 
 fn jsonl<T: Serialize>(items: &[T]) -> Result<String, Failure> {

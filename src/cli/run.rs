@@ -46,9 +46,9 @@ pub struct RunArgs {
     /// Wait for the run to end, like `job watch`.
     #[arg(long)]
     pub wait: bool,
-    /// With --embedded: simulated seconds per wall second, or `max`.
-    #[arg(long, default_value = "max")]
-    pub sim_speed: SimSpeed,
+    /// With --embedded only: simulated seconds per wall second, or `max` (the default).
+    #[arg(long)]
+    pub sim_speed: Option<SimSpeed>,
 }
 
 /// A run ready to start.

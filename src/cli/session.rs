@@ -48,6 +48,14 @@ impl Session {
                 disposable: Some(disposable),
             });
         }
+        if sim_speed.is_some() {
+            // Only a throwaway service runs at the pace this command asks; any other keeps its own.
+            return Err(Failure::invalid(
+                "--sim-speed",
+                "--sim-speed sets the pace of a throwaway service and needs --embedded; a running service \
+                 keeps its own pace (`switchboard serve --sim-speed`)",
+            ));
+        }
         let context = Context::load(&global.selection())?;
         for warning in &context.resolved.warnings {
             eprintln!("warning: {warning}");

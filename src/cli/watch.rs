@@ -249,6 +249,8 @@ struct Progress {
     bar: Option<ProgressBar>,
     last_line: String,
     started: Instant,
+    /// Simulations already ended when the watch began: a rate counts only those it saw end.
+    ended_before: Option<u64>,
 }
 
 impl Progress {
@@ -260,21 +262,30 @@ impl Progress {
             bar.set_style(style);
             bar
         });
-        Progress { bar, last_line: String::new(), started: Instant::now() }
+        Progress { bar, last_line: String::new(), started: Instant::now(), ended_before: None }
     }
 
     fn show(&mut self, job: &RunPlanJob) {
         let counts = Counts::of(job);
         let summary = counts.summary(job);
+        let ended_before = *self.ended_before.get_or_insert(counts.ended);
+        let seen = counts.ended.saturating_sub(ended_before);
+        // A job that had ended before the watch began has no rate to show, only its counts.
+        let no_rate = seen == 0 && counts.ended >= counts.total;
         match &self.bar {
+            Some(bar) if no_rate => bar.set_message(summary),
             Some(bar) => {
                 bar.set_length(counts.total);
                 bar.set_position(counts.ended);
                 bar.set_message(summary);
             }
+            None if summary != self.last_line && no_rate => {
+                eprintln!("[{:>5.1}s] {summary}", self.started.elapsed().as_secs_f64());
+                self.last_line = summary;
+            }
             None if summary != self.last_line => {
                 let elapsed = self.started.elapsed().as_secs_f64();
-                let rate = if elapsed > 0.0 { counts.ended as f64 / elapsed } else { 0.0 };
+                let rate = if elapsed > 0.0 { seen as f64 / elapsed } else { 0.0 };
                 let eta = match counts.total.saturating_sub(counts.ended) {
                     0 => "0s".to_string(),
                     _ if rate <= 0.0 => "—".into(),
