@@ -6,7 +6,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
-use super::{ListParams, OwnedFilter, created, data, known_value, list_kind, now, path_id};
+use super::{ListParams, OwnedFilter, created, data, known_value, list_kind, path_id};
 use crate::api::model::{
     CursorPage, Data, Evidence, Issue, IssueInput, IssueSource, IssueStatus, IssueUpdate, Severity, Timestamp,
 };
@@ -16,11 +16,9 @@ use crate::service::extract::{Params, Valid};
 use crate::service::openapi::{
     BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,
 };
-use crate::service::store::{self, Doc, Kind};
+use crate::service::issues::{ORGANIZATION_ID, PROJECT_ID, issue_doc};
+use crate::service::store::{self, Kind};
 
-/// The workspace every local issue belongs to.
-pub const ORGANIZATION_ID: Uuid = Uuid::from_u128(0x6a1e_0000_0000_4000_8000_0000_0000_0001);
-pub const PROJECT_ID: Uuid = Uuid::from_u128(0x6a1e_0000_0000_4000_8000_0000_0000_0002);
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(list, create)).routes(routes!(read, update))
@@ -196,10 +194,4 @@ async fn update(
         })
         .await?;
     Ok(data(&issue))
-}
-
-/// The stored document of an issue, with its status column.
-pub fn issue_doc(issue: &Issue) -> ServiceResult<Doc> {
-    let created = issue.created_at.clone().map(|t| t.0).unwrap_or_else(now);
-    Ok(Doc::new(Kind::Issue, issue.id, issue, created)?.status(issue.status.as_ref().map(|s| s.as_str())))
 }

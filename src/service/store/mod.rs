@@ -7,6 +7,7 @@
 mod db;
 mod docs;
 mod kind;
+pub mod alerts;
 pub mod knowledge;
 pub mod leases;
 mod members;
