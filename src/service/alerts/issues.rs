@@ -117,7 +117,12 @@ fn add_evidence(issue: &mut Issue, breach: &Breach) {
         if issue.evidence.iter().any(|e| e.call_id == Some(*call)) {
             continue;
         }
-        let entry = Evidence { id: Some(Uuid::new_v4()), call_id: Some(*call), chat_id: None, observed_at: Some(observed.clone()) };
+        let entry = Evidence {
+            id: Some(Uuid::new_v4()),
+            call_id: Some(*call),
+            chat_id: None,
+            observed_at: Some(observed.clone()),
+        };
         issue.evidence.push(entry);
     }
 }

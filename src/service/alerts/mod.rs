@@ -3,6 +3,7 @@
 //! (`window`); the rules are `threshold`'s, the issues they open and resolve `issues`'s.
 
 pub mod issues;
+pub mod status;
 pub mod threshold;
 pub mod window;
 

@@ -46,7 +46,12 @@ pub struct Sample {
 
 /// Decides the alert's ready windows in order, stopping at the first that is not; how many
 /// this replica decided.
-pub async fn decide_ready(store: &Store, alert: &Watched, now: jiff::Timestamp, quiet: Duration) -> ServiceResult<usize> {
+pub async fn decide_ready(
+    store: &Store,
+    alert: &Watched,
+    now: jiff::Timestamp,
+    quiet: Duration,
+) -> ServiceResult<usize> {
     let id = alert.alert.id.to_string();
     let last = store.read(move |c| store::alerts::last_decided(c, &id)).await?;
     let from = last.map_or(0, |w| w + alert.threshold.window_ms);
@@ -106,7 +111,16 @@ fn decide(tx: &Tx, alert: &Watched, window_ms: i64, now: jiff::Timestamp, quiet:
             continue;
         }
         let evidence = samples.iter().filter(|s| t.implicates(s.value)).map(|s| s.call_id).collect();
-        let breach = Breach { alert: &alert.alert, threshold: t, group, window_ms, value: value.unwrap_or_default(), run: &next, evidence, now };
+        let breach = Breach {
+            alert: &alert.alert,
+            threshold: t,
+            group,
+            window_ms,
+            value: value.unwrap_or_default(),
+            run: &next,
+            evidence,
+            now,
+        };
         next.issue_id = issues::act(tx, &breach, step, run.issue_id)?;
         store::alerts::put_run(tx, &alert_id, group, &serde_json::to_string(&next)?)?;
     }
@@ -144,9 +158,8 @@ pub fn windows(
 
 /// A stored row as a sample, with its call's start (unix ms); `None` when it does not parse.
 fn sample(t: &Threshold, row: Scored) -> Option<(i64, Sample)> {
-    let ms = |text: &Option<String>| {
-        text.as_ref().and_then(|t| Timestamp(t.clone()).parse()).map(|at| at.as_millisecond())
-    };
+    let ms =
+        |text: &Option<String>| text.as_ref().and_then(|t| Timestamp(t.clone()).parse()).map(|at| at.as_millisecond());
     let started = Timestamp(row.started_at).parse()?.as_millisecond();
     let arrived_ms = ms(&row.arrived_at).max(ms(&row.computed_at)).unwrap_or(started);
     let group = match t.by_agent {

@@ -36,7 +36,8 @@ pub fn score(tx: &Tx, call: &Call, transcript: &Transcript) -> ServiceResult<()>
             let Some(values) = definition.slug_or_alias().and_then(|slug| compute::compute(slug, &conv)) else {
                 continue;
             };
-            let key = ValueKey { job_id: &job_id, definition_id: &definition_id, call_id: Some(&call_id), chat_id: None };
+            let key =
+                ValueKey { job_id: &job_id, definition_id: &definition_id, call_id: Some(&call_id), chat_id: None };
             for mut value in values {
                 value.computed_at = Some(Timestamp::now());
                 value.policy_ids = vec![policy.id];

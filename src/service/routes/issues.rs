@@ -13,12 +13,11 @@ use crate::api::model::{
 use crate::service::AppState;
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::extract::{Params, Valid};
+use crate::service::issues::{ORGANIZATION_ID, PROJECT_ID, issue_doc};
 use crate::service::openapi::{
     BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,
 };
-use crate::service::issues::{ORGANIZATION_ID, PROJECT_ID, issue_doc};
 use crate::service::store::{self, Kind};
-
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(list, create)).routes(routes!(read, update))
@@ -30,7 +29,7 @@ pub fn router() -> OpenApiRouter<AppState> {
     path = "/v1/issue",
     operation_id = "listIssues",
     tag = "Issue",
-    params(ListParams, ("status" = Option<IssueStatus>, Query, description = "Only issues in this status"), ("severity" = Option<Severity>, Query, description = "Only issues of this severity")),
+    params(ListParams, ("status" = Option<IssueStatus>, Query, description = "Only issues in this status"), ("severity" = Option<Severity>, Query, description = "Only issues of this severity"), ("source" = Option<IssueSource>, Query, description = "Only issues from this source: TREND_ALERT for those alerts opened (local service extension)")),
     responses(
         (status = 200, description = "One page of issues", body = CursorPage<Issue>),
         BadRequest,
@@ -42,9 +41,11 @@ pub fn router() -> OpenApiRouter<AppState> {
 async fn list(State(state): State<AppState>, Params(params): Params<ListParams>) -> ServiceResult<Response> {
     let status = known_value::<IssueStatus>("status", params.status.as_deref())?;
     let severity = known_value::<Severity>("severity", params.severity.as_deref())?;
+    let source = known_value::<IssueSource>("source", params.source.as_deref())?;
+    let fields = [("$.severity", severity), ("$.source", source)];
     let filter = OwnedFilter {
         status,
-        fields: severity.map(|s| ("$.severity".to_owned(), s)).into_iter().collect(),
+        fields: fields.into_iter().filter_map(|(path, v)| Some((path.to_owned(), v?))).collect(),
         ..Default::default()
     };
     list_kind(&state, Kind::Issue, params, filter).await

@@ -99,11 +99,9 @@ pub fn run(conn: &Conn, alert_id: &str, group: &str) -> ServiceResult<Option<Str
 
 /// Every group's run of an alert: `(group, body)`.
 pub fn runs(conn: &Conn, alert_id: &str) -> ServiceResult<Vec<(String, String)>> {
-    conn.query(
-        "SELECT group_key, body FROM alert_runs WHERE alert_id = ?1 ORDER BY group_key",
-        args![alert_id],
-        |r| Ok((r.take(0)?, r.take(1)?)),
-    )
+    conn.query("SELECT group_key, body FROM alert_runs WHERE alert_id = ?1 ORDER BY group_key", args![alert_id], |r| {
+        Ok((r.take(0)?, r.take(1)?))
+    })
 }
 
 /// Keeps a group's run.
