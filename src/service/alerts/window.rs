@@ -40,7 +40,7 @@ pub struct Sample {
     pub call_id: uuid::Uuid,
     pub group: String,
     pub value: f64,
-    /// The later of the call's arrival and its value's (unix ms).
+    /// When the call arrived (unix ms): policies score it in the same transaction.
     pub arrived_ms: i64,
 }
 
@@ -158,10 +158,9 @@ pub fn windows(
 
 /// A stored row as a sample, with its call's start (unix ms); `None` when it does not parse.
 fn sample(t: &Threshold, row: Scored) -> Option<(i64, Sample)> {
-    let ms =
-        |text: &Option<String>| text.as_ref().and_then(|t| Timestamp(t.clone()).parse()).map(|at| at.as_millisecond());
     let started = Timestamp(row.started_at).parse()?.as_millisecond();
-    let arrived_ms = ms(&row.arrived_at).max(ms(&row.computed_at)).unwrap_or(started);
+    let arrived = row.arrived_at.and_then(|at| Timestamp(at).parse());
+    let arrived_ms = arrived.map_or(started, |at| at.as_millisecond());
     let group = match t.by_agent {
         true => row.agent_id.unwrap_or_else(|| issues::NO_AGENT.to_owned()),
         false => String::new(),

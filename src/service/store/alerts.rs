@@ -13,9 +13,8 @@ pub struct Scored {
     pub agent_id: Option<String>,
     /// The call's start (RFC 3339 as stored).
     pub started_at: String,
-    /// When the call arrived, and when its value was computed (RFC 3339 as stored).
+    /// When the call arrived (RFC 3339 as stored).
     pub arrived_at: Option<String>,
-    pub computed_at: Option<String>,
     pub value: f64,
 }
 
@@ -26,9 +25,8 @@ pub fn scored(conn: &Conn, definition_id: &str, from: &str, to: &str) -> Service
     let dialect = conn.dialect();
     let agent = dialect.member("c.body", "$.agentId")?;
     let arrived = dialect.member("c.body", "$.createdAt")?;
-    let computed = dialect.member("mv.body", "$.computedAt")?;
     let sql = format!(
-        "SELECT c.id, {agent}, c.created_at, {arrived}, {computed}, mv.value FROM metric_values AS mv \
+        "SELECT c.id, {agent}, c.created_at, {arrived}, mv.value FROM metric_values AS mv \
          JOIN docs AS c ON c.kind = ?1 AND c.id = mv.call_id AND c.deleted_at IS NULL \
          WHERE mv.definition_id = ?2 AND mv.capture_status = 'SUCCESS' AND mv.value IS NOT NULL \
          AND c.created_at >= ?3 AND c.created_at < ?4 ORDER BY mv.seq"
@@ -39,8 +37,7 @@ pub fn scored(conn: &Conn, definition_id: &str, from: &str, to: &str) -> Service
             agent_id: r.take(1)?,
             started_at: r.take(2)?,
             arrived_at: r.take(3)?,
-            computed_at: r.take(4)?,
-            value: r.take(5)?,
+            value: r.take(4)?,
         })
     })
 }
