@@ -194,3 +194,26 @@ async fn a_call_for_a_decided_window_is_kept_and_changes_nothing() {
     assert!(alert_issues(&service, "late", &[&agent]).await.is_empty());
     assert_eq!(call(&service, Method::GET, &format!("/v1/call/{late}"), None).await.0, 200);
 }
+
+#[tokio::test]
+async fn the_documented_alert_applies_and_reads_back_by_name() {
+    let text = std::fs::read_to_string(format!("{}/docs/alerts.md", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let block = text.split("```json\n").nth(1).and_then(|b| b.split("```").next()).unwrap();
+    let bundle: Value = serde_json::from_str(block).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let service = start_with(options(dir.path(), true), dir).await;
+    let (status, body) = call(&service, Method::POST, "/v1/config/apply", Some(&bundle)).await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = call(&service, Method::GET, "/v1/alert/long-calls", None).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        (body["data"]["name"].as_str(), body["data"]["trigger"]["metric"].as_str()),
+        (Some("Calls run long"), Some("call_duration"))
+    );
+    assert!(["OK", "BREACHING", "OPEN"].contains(&body["data"]["state"].as_str().unwrap()), "{body}");
+    let (status, list) = call(&service, Method::GET, "/v1/alert", None).await;
+    assert_eq!(status, 200);
+    assert!(list["data"].as_array().unwrap().iter().any(|a| a["id"] == body["data"]["id"]));
+    let (status, missing) = call(&service, Method::GET, "/v1/alert/no-such-alert", None).await;
+    assert_eq!((status, missing["code"].as_str()), (404, Some("resource_not_found")), "{missing}");
+}
