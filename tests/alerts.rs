@@ -4,6 +4,8 @@
 //! resolved after `consecutiveResolve` clean ones; `minSampleSize`, BY_AGENT and late calls.
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 
+#[path = "support/cli.rs"]
+mod cli;
 mod support;
 
 use std::time::Duration;
@@ -216,4 +218,17 @@ async fn the_documented_alert_applies_and_reads_back_by_name() {
     assert!(list["data"].as_array().unwrap().iter().any(|a| a["id"] == body["data"]["id"]));
     let (status, missing) = call(&service, Method::GET, "/v1/alert/no-such-alert", None).await;
     assert_eq!((status, missing["code"].as_str()), (404, Some("resource_not_found")), "{missing}");
+
+    // The same through the headless commands.
+    let home = tempfile::tempdir().unwrap();
+    let sb = async |args: &[&str]| cli::run(cli::against(home.path(), &service).args(args)).await;
+    let got = sb(&["alert", "get", "long-calls"]).await;
+    cli::assert_exit(&got, 0);
+    assert_eq!(cli::json(&got)["data"]["id"], body["data"]["id"]);
+    let listed = cli::json(&sb(&["alert", "list"]).await);
+    assert!(listed["data"].as_array().unwrap().iter().any(|a| a["name"] == "Calls run long"), "{listed}");
+    let issues = cli::json(&sb(&["issue", "list", "--source", "TREND_ALERT", "--limit", "50"]).await);
+    let issues = issues["data"].as_array().unwrap();
+    assert!(!issues.is_empty() && issues.iter().all(|i| i["source"] == "TREND_ALERT"), "{issues:?}");
+    cli::assert_exit(&sb(&["alert", "get", "no-such-alert"]).await, 4);
 }
