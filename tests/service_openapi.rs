@@ -39,6 +39,8 @@ const ROUTES: &[(&str, &str)] = &[
     ("get", "/ready"),
     ("get", "/v1/health"),
     ("get", "/v1/agent"),
+    ("get", "/v1/alert"),
+    ("get", "/v1/alert/{idOrName}"),
     ("get", "/v1/agent/{id}"),
     ("get", "/v1/agent/endpoint"),
     ("get", "/v1/agent/endpoint/{id}"),

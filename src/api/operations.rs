@@ -478,6 +478,18 @@ impl Client {
         self.get_with(&format!("/v1/webhook/{id}/deliveries"), query).await
     }
 
+    // Alerts
+
+    /// Every alert with its state (local service extension).
+    pub async fn list_alerts(&self) -> Result<Vec<AlertStatus>, Error> {
+        self.data("/v1/alert").await
+    }
+
+    /// One alert with its state, by id or name (local service extension).
+    pub async fn get_alert(&self, id_or_name: &str) -> Result<AlertStatus, Error> {
+        self.data(&format!("/v1/alert/{}", seg(id_or_name))).await
+    }
+
     // Issues
 
     pub async fn create_issue(&self, input: &IssueInput) -> Result<Issue, Error> {

@@ -7,7 +7,7 @@ use super::exit::{Exit, Failure, Outcome};
 use super::listing::{self, ListArgs};
 use super::output::{self, Tabular, or_dash};
 use super::session::Session;
-use crate::api::model::{EvidenceInput, Issue, IssueInput, IssueStatus, IssueUpdate, Severity};
+use crate::api::model::{EvidenceInput, Issue, IssueInput, IssueSource, IssueStatus, IssueUpdate, Severity};
 use crate::api::validate::Validate;
 use crate::api::wire_enum::WireEnum;
 use crate::api::{ListQuery, routes};
@@ -22,6 +22,9 @@ pub enum IssueCommand {
         /// Only issues of this severity (LOW, MEDIUM, HIGH, CRITICAL).
         #[arg(long)]
         severity: Option<String>,
+        /// Only issues from this source (TREND_ALERT: opened by an alert; API).
+        #[arg(long)]
+        source: Option<String>,
         #[command(flatten)]
         list: ListArgs,
     },
@@ -105,13 +108,16 @@ fn evidence_text(issue: &Issue) -> Vec<String> {
 pub async fn run(command: IssueCommand, session: &Session) -> Outcome {
     let client = &session.client;
     match command {
-        IssueCommand::List { status, severity, list } => {
+        IssueCommand::List { status, severity, source, list } => {
             let mut query = ListQuery::default();
             if let Some(status) = parse::<IssueStatus>("--status", status)? {
                 query = query.filter("status", status.as_str());
             }
             if let Some(severity) = parse::<Severity>("--severity", severity)? {
                 query = query.filter("severity", severity.as_str());
+            }
+            if let Some(source) = parse::<IssueSource>("--source", source)? {
+                query = query.filter("source", source.as_str());
             }
             let (issues, pagination) = listing::fetch::<Issue>(client, routes::ISSUES, query, &list).await?;
             output::list(session.format, &issues, &pagination)?;

@@ -4,6 +4,7 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 mod agent;
+mod alert;
 mod api_cmd;
 mod auth;
 mod bench;
@@ -145,6 +146,9 @@ pub enum Command {
     /// Issues: list, show, file, update.
     #[command(subcommand)]
     Issue(issue::IssueCommand),
+    /// Alerts and where each stands: list, show.
+    #[command(subcommand)]
+    Alert(alert::AlertCommand),
     /// Metric definitions and a collection job's values.
     #[command(subcommand)]
     Metric(metric::MetricCommand),
@@ -284,6 +288,7 @@ pub async fn run(command: Command, global: &GlobalArgs) -> Outcome {
         Command::Flaky(args) => connected(global, None, async |s| flaky::run(args, s).await).await,
         Command::Judge(command) => connected(global, None, async |s| judge::run(command, s).await).await,
         Command::Issue(command) => connected(global, None, async |s| issue::run(command, s).await).await,
+        Command::Alert(command) => connected(global, None, async |s| alert::run(command, s).await).await,
         Command::Metric(command) => connected(global, None, async |s| metric::run(command, s).await).await,
         Command::Call(command) => connected(global, None, async |s| call::run(command, s).await).await,
         Command::Bench(command) => connected(global, None, async |s| bench::run(command, s).await).await,

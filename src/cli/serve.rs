@@ -67,6 +67,10 @@ pub struct ServeArgs {
     /// the data dir. Replicas sharing a database must share one file.
     #[arg(long, value_name = "PATH", env = "SWITCHBOARD_SECRETS_KEY_FILE")]
     pub secrets_key_file: Option<PathBuf>,
+    /// Milliseconds an alert's window waits, after its end and after the latest call for it,
+    /// before it is decided: calls that arrive later for a decided window change no alert.
+    #[arg(long, default_value_t = 10_000, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=86_400_000))]
+    pub alert_quiet_ms: u64,
     /// Seconds an HTTP agent may take to answer one turn: past it, the simulation ends as an
     /// error saying so.
     #[arg(long, default_value_t = 30, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
@@ -193,6 +197,7 @@ pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Outcome {
         lease: std::time::Duration::from_secs(args.lease_seconds),
         secrets_key_file: args.secrets_key_file,
         agent_turn_timeout: std::time::Duration::from_secs(args.agent_turn_timeout),
+        alert_quiet: std::time::Duration::from_millis(args.alert_quiet_ms),
     };
     let mut running = service::start(options).await.map_err(|e| {
         Failure::new(Exit::Unavailable, "start", format!("cannot start the local service: {e}"))

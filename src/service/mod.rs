@@ -14,6 +14,7 @@ pub mod events;
 mod extract;
 pub mod flows;
 mod ingest;
+pub mod issues;
 mod job_read;
 mod keyfile;
 mod knowledge;
@@ -29,6 +30,7 @@ pub mod seed;
 mod server;
 mod write_deadline;
 pub use server::{READ_TIMEOUT, WRITE_TIMEOUT};
+pub mod alerts;
 pub mod annotations;
 mod lease_keeper;
 pub mod leases;
@@ -117,6 +119,9 @@ pub struct Options {
     /// The key file that seals stored secrets (`secrets.key` in the data dir when absent;
     /// replicas sharing a database must share one file).
     pub secrets_key_file: Option<PathBuf>,
+    /// How long an alert's window waits, after its end and after its latest call, before it is
+    /// decided (`--alert-quiet-ms`).
+    pub alert_quiet: std::time::Duration,
 }
 
 /// How fast simulated time runs: a factor of wall time, or as fast as the machine allows.
@@ -171,6 +176,7 @@ impl Options {
             lease: leases::DEFAULT_LEASE,
             agent_turn_timeout: sim::agent_link::TURN_TIMEOUT,
             secrets_key_file: None,
+            alert_quiet: alerts::DEFAULT_QUIET,
         }
     }
 
@@ -342,7 +348,9 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
     }));
     let keeper = lease_keeper::spawn(store_for_leases, worker, simulator.clone(), collector.clone());
     let scheduler = sim::scheduler::Scheduler::new(state_store.clone(), simulator.clone());
-    let engines = vec![collector.spawn(), simulator.spawn(), sender.spawn(), keeper, scheduler.spawn()];
+    let alerter = alerts::Alerter::new(state_store.clone(), options.alert_quiet);
+    let engines =
+        vec![collector.spawn(), simulator.spawn(), sender.spawn(), keeper, scheduler.spawn(), alerter.spawn()];
     tracing::info!(%addr, "local service listening");
     Ok(Running { addr, api_key, key_generated, shutdown: Some(shutdown_tx), task, engines })
 }

@@ -1,6 +1,7 @@
 //! The interface as Rust types: one file per resource group, camelCase on the wire.
 
 pub mod agent;
+pub mod alert_status;
 pub mod annotation;
 pub mod benchmark;
 pub mod call;
@@ -29,6 +30,7 @@ pub mod verdict;
 pub mod webhook;
 
 pub use agent::*;
+pub use alert_status::*;
 pub use annotation::*;
 pub use benchmark::*;
 pub use call::*;

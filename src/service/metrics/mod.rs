@@ -10,6 +10,7 @@ pub mod definitions;
 pub mod evaluate;
 pub mod formula;
 pub mod judge;
+pub mod live;
 pub mod policies;
 mod step_expectations;
 pub mod threshold;

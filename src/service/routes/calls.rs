@@ -18,6 +18,7 @@ use crate::service::conversations;
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::extract::{Params, Valid};
 use crate::service::ingest;
+use crate::service::metrics::live;
 use crate::service::openapi::{
     BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,
 };
@@ -217,7 +218,11 @@ async fn ingest(State(state): State<AppState>, Valid(input): Valid<CallInput>) -
                 created_at: Some(now.clone()),
                 updated_at: Some(now),
             };
-            store::insert(tx, &Doc::new(Kind::Call, call.id, &call, started_at.0)?)?;
+            // Kept in UTC with milliseconds, so windows and `startedAfter` compare it as text.
+            let start = started_at.parse().map_or(started_at.0, |at| Timestamp::from(at).0);
+            store::insert(tx, &Doc::new(Kind::Call, call.id, &call, start)?)?;
+            let transcript = store::transcripts::get(tx, &call.id.to_string())?;
+            live::score(tx, &call, &transcript)?;
             Ok(call)
         })
         .await?;

@@ -6,21 +6,18 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
-use super::{ListParams, OwnedFilter, created, data, known_value, list_kind, now, path_id};
+use super::{ListParams, OwnedFilter, created, data, known_value, list_kind, path_id};
 use crate::api::model::{
     CursorPage, Data, Evidence, Issue, IssueInput, IssueSource, IssueStatus, IssueUpdate, Severity, Timestamp,
 };
 use crate::service::AppState;
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::extract::{Params, Valid};
+use crate::service::issues::{ORGANIZATION_ID, PROJECT_ID, issue_doc};
 use crate::service::openapi::{
     BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,
 };
-use crate::service::store::{self, Doc, Kind};
-
-/// The workspace every local issue belongs to.
-pub const ORGANIZATION_ID: Uuid = Uuid::from_u128(0x6a1e_0000_0000_4000_8000_0000_0000_0001);
-pub const PROJECT_ID: Uuid = Uuid::from_u128(0x6a1e_0000_0000_4000_8000_0000_0000_0002);
+use crate::service::store::{self, Kind};
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(list, create)).routes(routes!(read, update))
@@ -32,7 +29,7 @@ pub fn router() -> OpenApiRouter<AppState> {
     path = "/v1/issue",
     operation_id = "listIssues",
     tag = "Issue",
-    params(ListParams, ("status" = Option<IssueStatus>, Query, description = "Only issues in this status"), ("severity" = Option<Severity>, Query, description = "Only issues of this severity")),
+    params(ListParams, ("status" = Option<IssueStatus>, Query, description = "Only issues in this status"), ("severity" = Option<Severity>, Query, description = "Only issues of this severity"), ("source" = Option<IssueSource>, Query, description = "Only issues from this source: TREND_ALERT for those alerts opened (local service extension)")),
     responses(
         (status = 200, description = "One page of issues", body = CursorPage<Issue>),
         BadRequest,
@@ -44,9 +41,11 @@ pub fn router() -> OpenApiRouter<AppState> {
 async fn list(State(state): State<AppState>, Params(params): Params<ListParams>) -> ServiceResult<Response> {
     let status = known_value::<IssueStatus>("status", params.status.as_deref())?;
     let severity = known_value::<Severity>("severity", params.severity.as_deref())?;
+    let source = known_value::<IssueSource>("source", params.source.as_deref())?;
+    let fields = [("$.severity", severity), ("$.source", source)];
     let filter = OwnedFilter {
         status,
-        fields: severity.map(|s| ("$.severity".to_owned(), s)).into_iter().collect(),
+        fields: fields.into_iter().filter_map(|(path, v)| Some((path.to_owned(), v?))).collect(),
         ..Default::default()
     };
     list_kind(&state, Kind::Issue, params, filter).await
@@ -196,10 +195,4 @@ async fn update(
         })
         .await?;
     Ok(data(&issue))
-}
-
-/// The stored document of an issue, with its status column.
-pub fn issue_doc(issue: &Issue) -> ServiceResult<Doc> {
-    let created = issue.created_at.clone().map(|t| t.0).unwrap_or_else(now);
-    Ok(Doc::new(Kind::Issue, issue.id, issue, created)?.status(issue.status.as_ref().map(|s| s.as_str())))
 }

@@ -1,6 +1,7 @@
 //! The HTTP interface, one file per resource group.
 
 mod agents;
+mod alerts;
 mod annotations;
 mod benchmarks;
 mod calls;
@@ -45,6 +46,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(health))
         .routes(routes!(ready))
         .merge(agents::router())
+        .merge(alerts::router())
         .merge(annotations::router())
         .merge(benchmarks::router())
         .merge(calls::router())
@@ -198,6 +200,8 @@ pub struct ListParams {
     pub status: Option<String>,
     #[param(ignore)]
     pub severity: Option<String>,
+    #[param(ignore)]
+    pub source: Option<String>,
     #[param(ignore)]
     pub plan_id: Option<String>,
     #[param(ignore)]

@@ -4,6 +4,7 @@
 //! SQLite (embedded, the default: one file, one writer) and PostgreSQL (one database shared by
 //! several `serve` replicas). SQL lives here and nowhere else.
 
+pub mod alerts;
 mod db;
 mod docs;
 mod kind;

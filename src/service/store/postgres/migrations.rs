@@ -275,6 +275,29 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (plan_id, slot_ms)
     );
     "#,
+    // 5: the alerts' decided windows, values and runs (SQLite's 9).
+    r#"
+    CREATE TABLE alert_windows (
+        alert_id TEXT NOT NULL,
+        window_ms BIGINT NOT NULL,
+        decided_at TEXT NOT NULL,
+        PRIMARY KEY (alert_id, window_ms)
+    );
+    CREATE TABLE alert_values (
+        alert_id TEXT NOT NULL,
+        group_key TEXT NOT NULL,
+        window_ms BIGINT NOT NULL,
+        value DOUBLE PRECISION,
+        samples BIGINT NOT NULL,
+        PRIMARY KEY (alert_id, group_key, window_ms)
+    );
+    CREATE TABLE alert_runs (
+        alert_id TEXT NOT NULL,
+        group_key TEXT NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (alert_id, group_key)
+    );
+    "#,
 ];
 
 /// The schema version this build writes.

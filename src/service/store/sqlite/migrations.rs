@@ -239,6 +239,31 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (plan_id, slot_ms)
     );
     ",
+    // 9: the alerts' decided windows (`store::alerts`): one claim row per alert and window, so
+    // a window is decided once however many replicas see it ready; each group's value in it
+    // (the series the console draws) and each group's run between windows.
+    "
+    CREATE TABLE alert_windows (
+        alert_id TEXT NOT NULL,
+        window_ms INTEGER NOT NULL,
+        decided_at TEXT NOT NULL,
+        PRIMARY KEY (alert_id, window_ms)
+    );
+    CREATE TABLE alert_values (
+        alert_id TEXT NOT NULL,
+        group_key TEXT NOT NULL,
+        window_ms INTEGER NOT NULL,
+        value REAL,
+        samples INTEGER NOT NULL,
+        PRIMARY KEY (alert_id, group_key, window_ms)
+    );
+    CREATE TABLE alert_runs (
+        alert_id TEXT NOT NULL,
+        group_key TEXT NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (alert_id, group_key)
+    );
+    ",
 ];
 
 /// The schema version this build writes.

@@ -1,0 +1,58 @@
+//! An alert as the read routes return it (local service extension): the alert with where its
+//! threshold trigger stands, overall and per group.
+
+use serde::{Deserialize, Serialize};
+use serde_with::skip_serializing_none;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::common::Timestamp;
+use super::config::{AlertActionsConfig, AlertTriggerConfig};
+use crate::wire_enum;
+
+wire_enum! {
+    /// Where a threshold alert stands: nothing breaching, breaching short of opening, or an issue open.
+    pub enum AlertState { Ok = "OK", Breaching = "BREACHING", Open = "OPEN" }
+}
+
+/// `GET /v1/alert` and `GET /v1/alert/{idOrName}`.
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AlertStatus {
+    pub id: Uuid,
+    pub name: String,
+    /// The `kind: alert` trigger as applied.
+    #[schema(value_type = Object)]
+    pub trigger: AlertTriggerConfig,
+    #[schema(value_type = Option<Object>)]
+    pub actions: Option<AlertActionsConfig>,
+    pub enabled: bool,
+    /// The most pressing group's state (OPEN, then BREACHING, then OK).
+    pub state: AlertState,
+    /// That group's consecutive breaching windows (BREACHING, OPEN) or clean ones (OK).
+    pub consecutive_windows: u32,
+    /// That group's last decided window (its start) and value.
+    pub last_window_start: Option<Timestamp>,
+    pub last_value: Option<f64>,
+    /// Each group: one under grouping NONE, one per agent under BY_AGENT.
+    #[serde(default)]
+    pub groups: Vec<AlertGroupStatus>,
+    pub created_at: Option<Timestamp>,
+    pub updated_at: Option<Timestamp>,
+}
+
+/// Where one group of a threshold alert stands.
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AlertGroupStatus {
+    /// The agent's id under BY_AGENT (`no-agent` for calls that name none); absent under NONE.
+    pub agent_id: Option<String>,
+    pub state: AlertState,
+    pub consecutive_windows: u32,
+    pub last_window_start: Option<Timestamp>,
+    pub last_value: Option<f64>,
+    /// The issue open for this group.
+    pub issue_id: Option<Uuid>,
+}

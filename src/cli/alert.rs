@@ -1,0 +1,71 @@
+//! `switchboard alert list | get NAME`: alerts (written with `config apply`) and where each stands.
+
+use clap::Subcommand;
+
+use super::exit::{Exit, Failure, Outcome};
+use super::output::{self, Tabular, or_dash};
+use super::session::Session;
+use crate::api::model::{AlertStatus, CursorPagination};
+
+#[derive(Debug, Subcommand)]
+pub enum AlertCommand {
+    /// List alerts with their state (OK, BREACHING, OPEN).
+    List,
+    /// Show one alert, by id, bundle name or display name, with each group's state.
+    Get { alert: String },
+}
+
+impl Tabular for AlertStatus {
+    const COLUMNS: &'static [&'static str] =
+        &["ID", "NAME", "STATE", "WINDOWS", "LAST WINDOW", "LAST VALUE", "ENABLED"];
+    fn row(&self) -> Vec<String> {
+        vec![
+            self.id.to_string(),
+            self.name.clone(),
+            self.state.to_string(),
+            self.consecutive_windows.to_string(),
+            or_dash(self.last_window_start.as_ref()),
+            or_dash(self.last_value.as_ref()),
+            self.enabled.to_string(),
+        ]
+    }
+}
+
+fn groups_text(alert: &AlertStatus) -> Vec<String> {
+    let rows = alert
+        .groups
+        .iter()
+        .map(|g| {
+            vec![
+                g.agent_id.clone().unwrap_or_else(|| "(all calls)".to_owned()),
+                g.state.to_string(),
+                g.consecutive_windows.to_string(),
+                or_dash(g.last_window_start.as_ref()),
+                or_dash(g.last_value.as_ref()),
+                or_dash(g.issue_id.as_ref()),
+            ]
+        })
+        .collect();
+    let columns = ["GROUP", "STATE", "WINDOWS", "LAST WINDOW", "LAST VALUE", "ISSUE"];
+    vec![format!("GROUPS\n{}", output::table(&columns, rows))]
+}
+
+pub async fn run(command: AlertCommand, session: &Session) -> Outcome {
+    let client = &session.client;
+    match command {
+        AlertCommand::List => {
+            let alerts = client.list_alerts().await?;
+            let pagination =
+                CursorPagination { total: alerts.len() as u64, has_more: false, next_cursor: None, limit: None };
+            output::list(session.format, &alerts, &pagination)?;
+        }
+        AlertCommand::Get { alert } => {
+            let found = client.get_alert(&alert).await.map_err(|e| match e.status() {
+                Some(404) => Failure::not_found(format!("no alert is named or has the id {alert}")),
+                _ => e.into(),
+            })?;
+            output::item_with(session.format, &found, groups_text)?;
+        }
+    }
+    Ok(Exit::Ok)
+}

@@ -1,0 +1,61 @@
+//! Alerts at work: every replica watches the enabled threshold alerts, and decides each window
+//! once its end has passed and no call for it has arrived for the quiet period, in window order
+//! (`window`); the rules are `threshold`'s, the issues they open and resolve `issues`'s.
+
+pub mod issues;
+pub mod status;
+pub mod threshold;
+pub mod window;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::service::error::ServiceResult;
+use crate::service::store::Store;
+
+/// How long a window waits after its end, and after its latest call, before it is decided.
+pub const DEFAULT_QUIET: Duration = Duration::from_secs(10);
+
+/// What tells the engine the time (a test's clock, or the system's).
+pub type Clock = Arc<dyn Fn() -> jiff::Timestamp + Send + Sync>;
+
+/// The alert engine of one replica.
+#[derive(Clone)]
+pub struct Alerter {
+    store: Store,
+    quiet: Duration,
+    clock: Clock,
+}
+
+impl Alerter {
+    pub fn new(store: Store, quiet: Duration) -> Alerter {
+        Alerter { store, quiet, clock: Arc::new(jiff::Timestamp::now) }
+    }
+
+    /// How often it looks: a tenth of the quiet period, between 50 ms and 1 s.
+    fn tick_every(&self) -> Duration {
+        (self.quiet / 10).clamp(Duration::from_millis(50), Duration::from_secs(1))
+    }
+
+    pub fn spawn(self) -> tokio::task::JoinHandle<()> {
+        tokio::spawn(async move {
+            loop {
+                if let Err(e) = self.tick().await {
+                    tracing::error!("alert engine: {}", e.body.message);
+                }
+                tokio::time::sleep(self.tick_every()).await;
+            }
+        })
+    }
+
+    /// Decides every window that is ready now; how many this replica decided.
+    pub async fn tick(&self) -> ServiceResult<usize> {
+        let now = (self.clock)();
+        let watched = self.store.read(window::watched).await?;
+        let mut decided = 0;
+        for alert in watched {
+            decided += window::decide_ready(&self.store, &alert, now, self.quiet).await?;
+        }
+        Ok(decided)
+    }
+}

@@ -1,0 +1,169 @@
+//! Deciding a threshold alert's windows: which are ready (ended, and quiet since their latest
+//! call), and, in one transaction per window that first claims it, each group's value, its
+//! run, and what that does to the group's issue.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use super::issues::{self, Breach};
+use super::threshold::{Run, Step, Threshold};
+use crate::api::model::{Alert, MetricDefinition, Timestamp};
+use crate::service::error::ServiceResult;
+use crate::service::store::{self, Conn, Kind, Store, Tx, alerts::Scored};
+
+/// An enabled threshold alert with the metric it watches.
+#[derive(Debug, Clone)]
+pub struct Watched {
+    pub alert: Alert,
+    pub threshold: Threshold,
+    pub definition_id: String,
+}
+
+/// The enabled threshold alerts whose metric exists.
+pub fn watched(conn: &Conn) -> ServiceResult<Vec<Watched>> {
+    let alerts: Vec<Alert> = store::all(conn, Kind::Alert)?;
+    let definitions: Vec<MetricDefinition> = store::all(conn, Kind::MetricDefinition)?;
+    Ok(alerts
+        .into_iter()
+        .filter(|a| a.enabled)
+        .filter_map(|alert| {
+            let threshold = Threshold::of(&alert.trigger)?;
+            let definition = definitions.iter().find(|d| d.slug_or_alias() == Some(threshold.metric.as_str()))?;
+            Some(Watched { definition_id: definition.id.to_string(), alert, threshold })
+        })
+        .collect())
+}
+
+/// One call's value in a window.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sample {
+    pub call_id: uuid::Uuid,
+    pub group: String,
+    pub value: f64,
+    /// When the call arrived (unix ms): policies score it in the same transaction.
+    pub arrived_ms: i64,
+}
+
+/// Decides the alert's ready windows in order, stopping at the first that is not; how many
+/// this replica decided.
+pub async fn decide_ready(
+    store: &Store,
+    alert: &Watched,
+    now: jiff::Timestamp,
+    quiet: Duration,
+) -> ServiceResult<usize> {
+    let id = alert.alert.id.to_string();
+    let last = store.read(move |c| store::alerts::last_decided(c, &id)).await?;
+    let from = last.map_or(0, |w| w + alert.threshold.window_ms);
+    let pending = {
+        let (definition, threshold) = (alert.definition_id.clone(), alert.threshold.clone());
+        store.read(move |c| windows(c, &definition, &threshold, from, None)).await?
+    };
+    let mut decided = 0;
+    for (window_ms, samples) in pending {
+        if !ready(&alert.threshold, window_ms, &samples, now, quiet) {
+            break;
+        }
+        let alert = alert.clone();
+        if store.write(move |tx| decide(tx, &alert, window_ms, now, quiet)).await? {
+            decided += 1;
+        }
+    }
+    Ok(decided)
+}
+
+/// Whether a window may be decided at `now`: its end and its latest arrival are a quiet
+/// period past.
+fn ready(threshold: &Threshold, window_ms: i64, samples: &[Sample], now: jiff::Timestamp, quiet: Duration) -> bool {
+    let quiet_ms = quiet.as_millis() as i64;
+    let latest = samples.iter().map(|s| s.arrived_ms).max().unwrap_or(i64::MIN);
+    let now_ms = now.as_millisecond();
+    now_ms >= window_ms + threshold.window_ms + quiet_ms && now_ms >= latest.saturating_add(quiet_ms)
+}
+
+/// Decides one window, claiming it first; false when it was not ready or already decided.
+fn decide(tx: &Tx, alert: &Watched, window_ms: i64, now: jiff::Timestamp, quiet: Duration) -> ServiceResult<bool> {
+    let t = &alert.threshold;
+    let mut found = windows(tx, &alert.definition_id, t, window_ms, Some(window_ms + t.window_ms))?;
+    let samples = found.remove(&window_ms).unwrap_or_default();
+    // What this transaction reads is the last word: a call that came meanwhile waits its turn.
+    if !ready(t, window_ms, &samples, now, quiet) {
+        return Ok(false);
+    }
+    let alert_id = alert.alert.id.to_string();
+    if !store::alerts::claim(tx, &alert_id, window_ms, &Timestamp::from(now).0)? {
+        return Ok(false);
+    }
+    let mut groups: BTreeMap<&str, Vec<&Sample>> = BTreeMap::new();
+    for sample in &samples {
+        groups.entry(sample.group.as_str()).or_default().push(sample);
+    }
+    for (group, samples) in groups {
+        let values: Vec<f64> = samples.iter().map(|s| s.value).collect();
+        let value = t.measure(&values);
+        store::alerts::put_value(tx, &alert_id, group, window_ms, value, values.len())?;
+        let run: Run = store::alerts::run(tx, &alert_id, group)?
+            .map(|body| serde_json::from_str(&body))
+            .transpose()?
+            .unwrap_or_default();
+        let (mut next, step) = super::threshold::step(t, &run, window_ms, value);
+        if step == Step::Skipped {
+            continue;
+        }
+        let evidence = samples.iter().filter(|s| t.implicates(s.value)).map(|s| s.call_id).collect();
+        let breach = Breach {
+            alert: &alert.alert,
+            threshold: t,
+            group,
+            window_ms,
+            value: value.unwrap_or_default(),
+            run: &next,
+            evidence,
+            now,
+        };
+        next.issue_id = issues::act(tx, &breach, step, run.issue_id)?;
+        store::alerts::put_run(tx, &alert_id, group, &serde_json::to_string(&next)?)?;
+    }
+    Ok(true)
+}
+
+/// The samples of the alert's metric by window, on calls started from `from_ms` (and before
+/// `to_ms`): each call's latest value, grouped as the alert groups.
+pub fn windows(
+    conn: &Conn,
+    definition_id: &str,
+    t: &Threshold,
+    from_ms: i64,
+    to_ms: Option<i64>,
+) -> ServiceResult<BTreeMap<i64, Vec<Sample>>> {
+    // Stored starts compare as text; a second's margin each side, then parsed times decide.
+    let text = |ms: i64| jiff::Timestamp::from_millisecond(ms).map(|at| Timestamp::from(at).0).ok();
+    let from = text(from_ms - 1_000).unwrap_or_else(|| "0000".to_owned());
+    let to = to_ms.and_then(|ms| text(ms + 1_000)).unwrap_or_else(|| "9999".to_owned());
+    let rows = store::alerts::scored(conn, definition_id, &from, &to)?;
+    let mut latest: BTreeMap<String, Scored> = BTreeMap::new();
+    for row in rows {
+        latest.insert(row.call_id.clone(), row);
+    }
+    let mut by_window: BTreeMap<i64, Vec<Sample>> = BTreeMap::new();
+    for row in latest.into_values() {
+        let Some(sample) = sample(t, row) else { continue };
+        let window = t.window_of(sample.0);
+        if sample.0 >= from_ms && to_ms.is_none_or(|to| sample.0 < to) {
+            by_window.entry(window).or_default().push(sample.1);
+        }
+    }
+    Ok(by_window)
+}
+
+/// A stored row as a sample, with its call's start (unix ms); `None` when it does not parse.
+fn sample(t: &Threshold, row: Scored) -> Option<(i64, Sample)> {
+    let started = Timestamp(row.started_at).parse()?.as_millisecond();
+    let arrived = row.arrived_at.and_then(|at| Timestamp(at).parse());
+    let arrived_ms = arrived.map_or(started, |at| at.as_millisecond());
+    let group = match t.by_agent {
+        true => row.agent_id.unwrap_or_else(|| issues::NO_AGENT.to_owned()),
+        false => String::new(),
+    };
+    Some((started, Sample { call_id: row.call_id.parse().ok()?, group, value: row.value, arrived_ms }))
+}

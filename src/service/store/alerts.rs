@@ -1,0 +1,112 @@
+//! What the alert engine keeps: the scored calls a window holds, one claim row per alert and
+//! decided window (taken in the transaction that acts on it, so a window is decided once
+//! however many replicas see it ready), each group's value per window, and each group's run.
+
+use super::db::{Conn, Tx};
+use super::{Kind, ServiceResult};
+use crate::args;
+
+/// One scored call as a window reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scored {
+    pub call_id: String,
+    pub agent_id: Option<String>,
+    /// The call's start (RFC 3339 as stored).
+    pub started_at: String,
+    /// When the call arrived (RFC 3339 as stored).
+    pub arrived_at: Option<String>,
+    pub value: f64,
+}
+
+/// The SUCCESS values of metric `definition_id` on live calls started from `from` up to `to`
+/// (RFC 3339, compared as text: the caller widens the range and filters on parsed times), in the
+/// order they were written (a call scored twice appears twice; the later value counts).
+pub fn scored(conn: &Conn, definition_id: &str, from: &str, to: &str) -> ServiceResult<Vec<Scored>> {
+    let dialect = conn.dialect();
+    let agent = dialect.member("c.body", "$.agentId")?;
+    let arrived = dialect.member("c.body", "$.createdAt")?;
+    let sql = format!(
+        "SELECT c.id, {agent}, c.created_at, {arrived}, mv.value FROM metric_values AS mv \
+         JOIN docs AS c ON c.kind = ?1 AND c.id = mv.call_id AND c.deleted_at IS NULL \
+         WHERE mv.definition_id = ?2 AND mv.capture_status = 'SUCCESS' AND mv.value IS NOT NULL \
+         AND c.created_at >= ?3 AND c.created_at < ?4 ORDER BY mv.seq"
+    );
+    conn.query(&sql, args![Kind::Call.as_str(), definition_id, from, to], |r| {
+        Ok(Scored {
+            call_id: r.take(0)?,
+            agent_id: r.take(1)?,
+            started_at: r.take(2)?,
+            arrived_at: r.take(3)?,
+            value: r.take(4)?,
+        })
+    })
+}
+
+/// Claims `window_ms` of `alert_id`; false when it was decided already.
+pub fn claim(tx: &Tx, alert_id: &str, window_ms: i64, at: &str) -> ServiceResult<bool> {
+    let claimed = tx.execute(
+        "INSERT INTO alert_windows (alert_id, window_ms, decided_at) VALUES (?1, ?2, ?3) \
+         ON CONFLICT (alert_id, window_ms) DO NOTHING",
+        args![alert_id, window_ms, at],
+    )?;
+    Ok(claimed > 0)
+}
+
+/// The alert's latest decided window (unix ms).
+pub fn last_decided(conn: &Conn, alert_id: &str) -> ServiceResult<Option<i64>> {
+    let row = conn.query_row("SELECT max(window_ms) FROM alert_windows WHERE alert_id = ?1", args![alert_id], |r| {
+        r.take::<Option<i64>>(0)
+    })?;
+    Ok(row.flatten())
+}
+
+/// Keeps a group's value in a decided window (`None`: too few samples to count).
+pub fn put_value(
+    tx: &Tx,
+    alert_id: &str,
+    group: &str,
+    window_ms: i64,
+    value: Option<f64>,
+    samples: usize,
+) -> ServiceResult<()> {
+    tx.execute(
+        "INSERT INTO alert_values (alert_id, group_key, window_ms, value, samples) VALUES (?1, ?2, ?3, ?4, ?5) \
+         ON CONFLICT (alert_id, group_key, window_ms) DO NOTHING",
+        args![alert_id, group, window_ms, value, samples],
+    )?;
+    Ok(())
+}
+
+/// A group's latest `limit` window values, oldest first: `(window ms, value, samples)`.
+pub fn values(conn: &Conn, alert_id: &str, group: &str, limit: usize) -> ServiceResult<Vec<(i64, Option<f64>, i64)>> {
+    let mut rows = conn.query(
+        "SELECT window_ms, value, samples FROM alert_values WHERE alert_id = ?1 AND group_key = ?2 \
+         ORDER BY window_ms DESC LIMIT ?3",
+        args![alert_id, group, limit],
+        |r| Ok((r.take(0)?, r.take(1)?, r.take(2)?)),
+    )?;
+    rows.reverse();
+    Ok(rows)
+}
+
+/// A group's run as stored (JSON), if it has one.
+pub fn run(conn: &Conn, alert_id: &str, group: &str) -> ServiceResult<Option<String>> {
+    conn.value("SELECT body FROM alert_runs WHERE alert_id = ?1 AND group_key = ?2", args![alert_id, group])
+}
+
+/// Every group's run of an alert: `(group, body)`.
+pub fn runs(conn: &Conn, alert_id: &str) -> ServiceResult<Vec<(String, String)>> {
+    conn.query("SELECT group_key, body FROM alert_runs WHERE alert_id = ?1 ORDER BY group_key", args![alert_id], |r| {
+        Ok((r.take(0)?, r.take(1)?))
+    })
+}
+
+/// Keeps a group's run.
+pub fn put_run(tx: &Tx, alert_id: &str, group: &str, body: &str) -> ServiceResult<()> {
+    tx.execute(
+        "INSERT INTO alert_runs (alert_id, group_key, body) VALUES (?1, ?2, ?3) \
+         ON CONFLICT (alert_id, group_key) DO UPDATE SET body = excluded.body",
+        args![alert_id, group, body],
+    )?;
+    Ok(())
+}
