@@ -342,7 +342,14 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
     }));
     let keeper = lease_keeper::spawn(store_for_leases, worker, simulator.clone(), collector.clone());
     let scheduler = sim::scheduler::Scheduler::new(state_store.clone(), simulator.clone());
-    let engines = vec![collector.spawn(), simulator.spawn(), sender.spawn(), keeper, scheduler.spawn()];
+    let engines = vec![
+        collector.spawn(),
+        simulator.clone().spawn_folds(),
+        simulator.spawn(),
+        sender.spawn(),
+        keeper,
+        scheduler.spawn(),
+    ];
     tracing::info!(%addr, "local service listening");
     Ok(Running { addr, api_key, key_generated, shutdown: Some(shutdown_tx), task, engines })
 }

@@ -6,6 +6,7 @@
 
 mod db;
 mod docs;
+pub mod ends;
 mod kind;
 pub mod knowledge;
 pub mod leases;
