@@ -74,23 +74,28 @@ pub(super) struct Collected {
     pub rows: Vec<(Uuid, MetricValue)>,
 }
 
-/// Stores a simulation's values in its job's collection job.
+/// Stores a simulation's values in its job's collection job, in one statement.
 pub(super) fn store_values(
     tx: &crate::service::store::Tx,
     rows: &[(Uuid, MetricValue)],
     collection_id: &str,
 ) -> ServiceResult<()> {
-    for (definition, value) in rows {
-        let call = value.call_id.map(|c| c.to_string());
-        let key = store::values::ValueKey {
-            job_id: collection_id,
-            definition_id: &definition.to_string(),
-            call_id: call.as_deref(),
-            chat_id: None,
-        };
-        store::values::put(tx, &key, value)?;
-    }
-    Ok(())
+    let ids: Vec<(String, Option<String>)> =
+        rows.iter().map(|(definition, value)| (definition.to_string(), value.call_id.map(|c| c.to_string()))).collect();
+    let keyed: Vec<(store::values::ValueKey, &MetricValue)> = rows
+        .iter()
+        .zip(&ids)
+        .map(|((_, value), (definition_id, call))| {
+            let key = store::values::ValueKey {
+                job_id: collection_id,
+                definition_id,
+                call_id: call.as_deref(),
+                chat_id: None,
+            };
+            (key, value)
+        })
+        .collect();
+    store::values::put_many(tx, &keyed)
 }
 
 /// The item a simulation's values count in its job's collection job: done, or failed (any
