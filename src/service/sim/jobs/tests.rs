@@ -130,7 +130,7 @@ fn ends_are_counted_by_the_next_fold_once_and_the_job_settles_with_all_of_them()
             (collection["completedItems"].as_u64(), collection["status"].as_str()),
             (Some(3), Some("COMPLETED"))
         );
-        let waiting = store.read_blocking(|c| store::ends::waiting_jobs(c)).unwrap_or_else(|e| panic!("{e:?}"));
+        let waiting = store.read_blocking(store::ends::waiting_jobs).unwrap_or_else(|e| panic!("{e:?}"));
         assert!(waiting.is_empty(), "{:?}: {waiting:?}", store.dialect());
     }
 }

@@ -38,7 +38,7 @@ impl Simulator {
     /// Folds the ends of every job that has some waiting; a job that settles frees room for
     /// the scheduler.
     async fn fold_waiting(&self) -> ServiceResult<()> {
-        let jobs = self.store.read(|c| store::ends::waiting_jobs(c)).await?;
+        let jobs = self.store.read(store::ends::waiting_jobs).await?;
         for job_id in jobs {
             self.store.write_progress(move |tx| settle_job(tx, &job_id)).await?;
         }
