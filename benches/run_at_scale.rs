@@ -8,6 +8,8 @@
 //!     SCALE_SIMULATIONS=10000 cargo bench --bench run_at_scale
 //!     SCALE_CONCURRENCY=64 SCALE_SIMULATIONS=10000 cargo bench --bench run_at_scale
 //!     SCALE_STORE=postgres SCALE_REPLICAS=2 SCALE_SIMULATIONS=10000 cargo bench --bench run_at_scale
+//!     SWITCHBOARD_TEST_PG_SETTINGS="shared_preload_libraries=pg_stat_statements" SCALE_STORE=postgres …
+//!         (and the statements a simulation sends, from `pg_stat_statements`)
 //!
 //! With `SCALE_STORE=postgres` the service keeps its data in PostgreSQL (a server of the
 //! benchmark's own, `initdb` in a temporary directory, PostgreSQL's default settings), and
@@ -20,6 +22,8 @@
 //! 30-minute deadline.
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a benchmark's setup fails by panicking")]
 
+#[path = "support/pg_stats.rs"]
+mod pg_stats;
 #[path = "support/scale.rs"]
 mod scale;
 
@@ -34,6 +38,8 @@ const KEY: &str = "sk-run-at-scale-bench";
 
 /// The store the service keeps its data in, and the replicas sharing it (one on SQLite).
 struct Setup {
+    /// The database the replicas share, once started (PostgreSQL).
+    database: std::sync::Mutex<Option<String>>,
     postgres: Option<switchboard::service::store::test_server::TestServer>,
     replicas: usize,
 }
@@ -48,12 +54,17 @@ impl Setup {
             )
             .unwrap()
         });
-        Setup { replicas: if server.is_some() { replicas.max(1) } else { 1 }, postgres: server }
+        Setup {
+            replicas: if server.is_some() { replicas.max(1) } else { 1 },
+            postgres: server,
+            database: Default::default(),
+        }
     }
 
     /// The replicas, on a database of their own.
     fn start(&self) -> Vec<Serve> {
         let database = self.postgres.as_ref().map(|server| server.fresh_database().unwrap());
+        database.clone_into(&mut self.database.lock().unwrap());
         (0..self.replicas).map(|_| Serve::start_on(KEY, database.as_deref())).collect()
     }
 }
@@ -89,6 +100,10 @@ async fn run(setup: &Setup, simulations: u64) {
     let started = Instant::now();
     let run = client.run(&RunRequest { plan: Some(plan), ..Default::default() }).await.unwrap();
     let created = started.elapsed();
+    // Counted from here: the run's creation (a statement or three a simulation, once) apart.
+    let database = setup.database.lock().unwrap().clone();
+    // The synchronous client runs a runtime of its own: on a thread of its own.
+    let stats = database.and_then(|url| std::thread::spawn(move || pg_stats::PgStats::start(&url)).join().unwrap());
     let id = run.simulation_run_plan_job_id;
     let deadline = started + Duration::from_secs(1800);
     let mut peak_rss: f64 = 0.0;
@@ -109,6 +124,10 @@ async fn run(setup: &Setup, simulations: u64) {
     let mut persona = probe.await.expect("the persona probe");
     let counts = job.counts.clone().unwrap_or_default();
     let completed = counts.by_status.get("COMPLETED").copied().unwrap_or(0);
+    if let Some(stats) = stats {
+        let total = counts.total;
+        std::thread::spawn(move || stats.report(total)).join().unwrap();
+    }
 
     // The whole job, streamed, then again with its tag.
     let http = reqwest::Client::new();

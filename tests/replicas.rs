@@ -182,6 +182,19 @@ fn two_replicas_share_a_run_and_one_dying_mid_run_loses_nothing() {
         ),
     );
     assert_eq!((scored, astray), (SIMULATIONS as i64, 0), "each simulation's values, once");
+    // Each end was folded into the job once, the dead replica's too: its tally and its
+    // collection job count every simulation, and no end waits to be folded.
+    let folded = query(
+        &url,
+        &format!(
+            "SELECT CAST(j.body #>> '{{tally,ended}}' AS BIGINT), CAST(c.body ->> 'completedItems' AS BIGINT) \
+             FROM docs j, docs c WHERE j.kind = 'run_plan_job' AND j.id = '{job}' \
+             AND c.kind = 'collection_job' AND c.id = '{collection}'"
+        ),
+    );
+    let (ended, items): (i64, i64) = (folded[0].get(0), folded[0].get(1));
+    assert_eq!((ended, items), (SIMULATIONS as i64, SIMULATIONS as i64), "every end folded once");
+    assert_eq!(count(&url, "SELECT count(*) FROM job_ends"), 0, "no end left unfolded");
     assert_eq!(
         count(&url, &format!("SELECT count(*) FROM docs WHERE parent_id = '{job}' AND lease_owner IS NOT NULL")),
         0

@@ -349,8 +349,15 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
     let keeper = lease_keeper::spawn(store_for_leases, worker, simulator.clone(), collector.clone());
     let scheduler = sim::scheduler::Scheduler::new(state_store.clone(), simulator.clone());
     let alerter = alerts::Alerter::new(state_store.clone(), options.alert_quiet);
-    let engines =
-        vec![collector.spawn(), simulator.spawn(), sender.spawn(), keeper, scheduler.spawn(), alerter.spawn()];
+    let engines = vec![
+        collector.spawn(),
+        simulator.clone().spawn_folds(),
+        simulator.spawn(),
+        sender.spawn(),
+        keeper,
+        scheduler.spawn(),
+        alerter.spawn(),
+    ];
     tracing::info!(%addr, "local service listening");
     Ok(Running { addr, api_key, key_generated, shutdown: Some(shutdown_tx), task, engines })
 }

@@ -146,26 +146,33 @@ impl Tally {
 
     /// Counts a silent simulation that a retry replaces: not its test case's final attempt.
     pub fn add_retried(&mut self) {
-        self.silent_attempts += 1;
-        self.retries += 1;
+        self.add_part(&TallyPart::retried());
     }
 
     /// Counts one simulation that has just ended as its test case's final attempt.
     pub fn add(&mut self, simulation: &SimulationJob, results: &[CheckResult]) {
+        self.add_part(&TallyPart::ended(simulation, results));
+    }
+
+    /// Counts one ended simulation's part (see `TallyPart`).
+    pub fn add_part(&mut self, part: &TallyPart) {
+        if part.retried {
+            self.silent_attempts += 1;
+            self.retries += 1;
+            return;
+        }
         self.ended += 1;
-        let outcome = simulation.outcome.as_ref().map_or("NONE", |o| o.as_str());
-        *self.by_outcome.entry(outcome.to_owned()).or_default() += 1;
-        if simulation.invalidation.as_ref().is_some_and(|i| i.reason == InvalidationReason::AgentNeverSpoke) {
+        *self.by_outcome.entry(part.outcome.clone()).or_default() += 1;
+        if part.never_spoke {
             self.never_spoke += 1;
             self.silent_attempts += 1;
             return;
         }
-        let judged = matches!(simulation.outcome, Some(SimulationOutcome::Passed | SimulationOutcome::Failed));
-        if simulation.status != Some(SimulationJobStatus::Completed) || !judged {
+        if !part.scored {
             return;
         }
         self.scored += 1;
-        let by_id: HashMap<Uuid, bool> = results.iter().copied().collect();
+        let by_id: HashMap<Uuid, bool> = part.results.iter().copied().collect();
         for check in &mut self.checks {
             if let Some(passed) = by_id.get(&check.metric_definition_id) {
                 check.evaluated += 1;
@@ -248,6 +255,45 @@ impl Tally {
         let rates: Vec<f64> = checks.iter().filter_map(|c| c.pass_rate).collect();
         let score = (!rates.is_empty()).then(|| rates.iter().sum::<f64>() / rates.len() as f64);
         Some(Verdict { passed: failures.is_empty(), score, checks, failures })
+    }
+}
+
+/// What one ended simulation adds to its job's tally, kept in a row of its own until the job's
+/// next fold (`store::ends`): the tally's counters only grow, so parts fold in any order.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TallyPart {
+    /// A silent attempt whose test case was given another: not a final attempt.
+    #[serde(default)]
+    pub retried: bool,
+    /// The simulation's outcome (`NONE` without one).
+    #[serde(default)]
+    pub outcome: String,
+    #[serde(default)]
+    pub never_spoke: bool,
+    /// Completed and judged (PASSED or FAILED).
+    #[serde(default)]
+    pub scored: bool,
+    /// The checks it was judged on, when scored.
+    #[serde(default)]
+    pub results: Vec<CheckResult>,
+}
+
+impl TallyPart {
+    /// The part of a silent simulation that a retry replaces.
+    pub fn retried() -> TallyPart {
+        TallyPart { retried: true, ..TallyPart::default() }
+    }
+
+    /// The part of a simulation that has just ended as its test case's final attempt.
+    pub fn ended(simulation: &SimulationJob, results: &[CheckResult]) -> TallyPart {
+        let outcome = simulation.outcome.as_ref().map_or("NONE", |o| o.as_str()).to_owned();
+        let never_spoke =
+            simulation.invalidation.as_ref().is_some_and(|i| i.reason == InvalidationReason::AgentNeverSpoke);
+        let judged = matches!(simulation.outcome, Some(SimulationOutcome::Passed | SimulationOutcome::Failed));
+        let scored = !never_spoke && judged && simulation.status == Some(SimulationJobStatus::Completed);
+        let results = if scored { results.to_vec() } else { Vec::new() };
+        TallyPart { retried: false, outcome, never_spoke, scored, results }
     }
 }
 

@@ -7,8 +7,8 @@ use serde_json::Value;
 
 use crate::api::model::*;
 use crate::service::error::{ServiceError, ServiceResult};
-use crate::service::store::{self, Doc, Kind};
-use crate::service::verdict::{self, CheckResult, Tally};
+use crate::service::store::{self, Doc, Kind, ends};
+use crate::service::verdict::{self, CheckResult, Tally, TallyPart};
 
 pub(super) fn count_simulations(tx: &Tx, job_id: &str) -> ServiceResult<u64> {
     store::count_children(tx, Kind::SimulationJob, job_id, &[])
@@ -25,18 +25,21 @@ pub(crate) struct Retry {
 /// Saves a simulation. One that has just ended gets an outcome if it has none and is counted
 /// in its job's tally, so the job's verdict moves with it.
 pub(crate) fn save_simulation(tx: &Tx, simulation: &SimulationJob, job_id: &str) -> ServiceResult<()> {
-    record_simulation(tx, simulation.clone(), job_id, &[], None)
+    record_simulation(tx, simulation.clone(), job_id, &[], None, None)
 }
 
 /// The same, for a completed simulation with the results of the checks it was judged on. With
 /// `retry`, the agent never spoke on it and its test case gets another attempt: a new
 /// RETRY_SCHEDULED simulation, and this one is counted as a silent attempt, not a final one.
+/// `item`: the item it counts in its job's collection job. Its end is counted by the job's
+/// next fold (`settle_job`), not here: see `count_ended`.
 pub(crate) fn record_simulation(
     tx: &Tx,
     mut simulation: SimulationJob,
     job_id: &str,
     results: &[CheckResult],
     retry: Option<Retry>,
+    item: Option<ends::Item>,
 ) -> ServiceResult<()> {
     if !write_simulation(tx, &mut simulation, job_id)? {
         return Ok(());
@@ -48,7 +51,7 @@ pub(crate) fn record_simulation(
         }
         _ => false,
     };
-    count_ended(tx, job_id, &[Ended { simulation: &simulation, results, retried }])
+    count_ended(tx, job_id, &[Ended { simulation: &simulation, results, retried, item }])
 }
 
 /// Writes a simulation; whether it ended with this write. One that ends gets an outcome if it
@@ -85,29 +88,38 @@ struct Ended<'a> {
     results: &'a [CheckResult],
     /// A silent attempt whose test case was given another.
     retried: bool,
+    /// The item it counts in its job's collection job.
+    item: Option<ends::Item>,
 }
 
-/// Counts simulations that have just ended in their job's tally, so the job's verdict moves
-/// with them: the job's status column and its tally member alone (the job's document, several
-/// KB, is not decoded and encoded again at every simulation's end; SQLite sets the three
-/// members in place), once for however many ended.
+/// Appends the parts of simulations that have just ended, each in a row of its own: the job's
+/// row is not locked, so the ends of one run do not wait on each other (on PostgreSQL they
+/// did, for most of a run's time). The job's next fold (`settle_job`) counts them.
 fn count_ended(tx: &Tx, job_id: &str, ended: &[Ended]) -> ServiceResult<()> {
-    if ended.is_empty() {
+    for end in ended {
+        let part = if end.retried { TallyPart::retried() } else { TallyPart::ended(end.simulation, end.results) };
+        ends::append(tx, job_id, &ends::End { part: serde_json::to_string(&part)?, item: end.item.clone() })?;
+    }
+    Ok(())
+}
+
+/// Folds the ends appended for a job into it: its tally, verdict and attempt summary (the
+/// job's status column and those members alone: the job's document, several KB, is not
+/// decoded and encoded again; SQLite sets them in place), and the items they count in its
+/// collection job. The job's row is locked by the caller (`settle_job`).
+fn fold_ends(tx: &Tx, job_id: &str, job_status: &str) -> ServiceResult<()> {
+    let taken = ends::take(tx, job_id)?;
+    if taken.is_empty() {
         return Ok(());
     }
-    let job_status = store::status(tx, Kind::RunPlanJob, job_id)?
-        .ok_or_else(|| ServiceError::not_found(Kind::RunPlanJob.label(), job_id))?;
+    count_items(tx, &taken)?;
     // Jobs from before verdicts have no tally.
     let Some(tally) = store::member(tx, Kind::RunPlanJob, job_id, "$.tally")? else { return Ok(()) };
     let mut tally: Tally = serde_json::from_str(&tally)?;
-    for end in ended {
-        if end.retried {
-            tally.add_retried();
-        } else {
-            tally.add(end.simulation, end.results);
-        }
+    for end in &taken {
+        tally.add_part(&serde_json::from_str(&end.part)?);
     }
-    let status = RunPlanJobStatus::from(job_status.as_str());
+    let status = RunPlanJobStatus::from(job_status);
     store::set_members(
         tx,
         Kind::RunPlanJob,
@@ -118,6 +130,50 @@ fn count_ended(tx: &Tx, job_id: &str, ended: &[Ended]) -> ServiceResult<()> {
             ("$.attemptSummary", serde_json::to_string(&tally.attempt_summary())?),
         ],
     )
+}
+
+/// Counts ended simulations' items in their collection job: done or failed, and the time of
+/// the last, set in place (the collection job is not decoded and written again); its status
+/// stays (PROCESSING, or CANCELED by a caller while the run goes on).
+fn count_items(tx: &Tx, taken: &[ends::End]) -> ServiceResult<()> {
+    let mut by_collection: Vec<(&str, u64, u64, &str)> = Vec::new();
+    for item in taken.iter().filter_map(|end| end.item.as_ref()) {
+        let index = match by_collection.iter().position(|(id, ..)| *id == item.collection_id) {
+            Some(index) => index,
+            None => {
+                by_collection.push((&item.collection_id, 0, 0, ""));
+                by_collection.len() - 1
+            }
+        };
+        let Some(counted) = by_collection.get_mut(index) else { continue };
+        if item.failed {
+            counted.2 += 1;
+        } else {
+            counted.1 += 1;
+        }
+        counted.3 = &item.at;
+    }
+    for (collection_id, done, failed, at) in by_collection {
+        if !store::exists(tx, Kind::CollectionJob, collection_id)? {
+            continue; // gone: nothing to count in (a missing one must not hold the job's fold)
+        }
+        let read = |path| -> ServiceResult<u64> {
+            let counted = store::member(tx, Kind::CollectionJob, collection_id, path)?;
+            Ok(counted.and_then(|n| n.parse::<u64>().ok()).unwrap_or(0))
+        };
+        let (done, failed) = (read("$.completedItems")? + done, read("$.failedItems")? + failed);
+        store::set_members(
+            tx,
+            Kind::CollectionJob,
+            collection_id,
+            &[
+                ("$.completedItems", done.to_string()),
+                ("$.failedItems", failed.to_string()),
+                ("$.updatedAt", at.into()),
+            ],
+        )?;
+    }
+    Ok(())
 }
 
 /// Writes the retry of `silent`: the same test case (endpoint, flow variant, persona,
@@ -238,20 +294,23 @@ pub(super) fn with_verdict(job: &mut Value) -> ServiceResult<()> {
     Ok(())
 }
 
-/// Ends the job once every simulation has ended, and closes its collection job.
+/// Folds the ends appended for the job into it (`fold_ends`), then ends the job once every
+/// simulation has ended, and closes its collection job.
 pub fn settle_job(tx: &Tx, job_id: &str) -> ServiceResult<()> {
-    // Called at every simulation's end: the status column and the kept counts decide, and the
-    // job's document is read only when it ends.
+    // Called at every fold: the status column and the kept counts decide, and the job's
+    // document is read only when it ends. The job's row is locked first, so folds of one job
+    // take turns.
     let status = store::status(tx, Kind::RunPlanJob, job_id)?
         .ok_or_else(|| ServiceError::not_found(Kind::RunPlanJob.label(), job_id))?;
-    if matches!(status.as_str(), "COMPLETED" | "FAILED" | "CANCELLED" | "TIMED_OUT") {
-        return Ok(()); // an ended job never changes again
-    }
     let count = |statuses: &[&str]| store::count_children(tx, Kind::SimulationJob, job_id, statuses);
-    // A retry waiting out its backoff keeps the run open: it settles once every test case has
-    // a final attempt.
-    if count(&["PENDING", "QUEUED", "PROCESSING", "CANCELLING", "RETRY_SCHEDULED"])? > 0 {
-        return Ok(());
+    // Counted before the ends are taken: a simulation counted ended here committed its end
+    // before, so the fold below takes it and a job never settles without one of its parts. A
+    // retry waiting out its backoff keeps the run open: it settles once every test case has a
+    // final attempt.
+    let open = count(&["PENDING", "QUEUED", "PROCESSING", "CANCELLING", "RETRY_SCHEDULED"])?;
+    fold_ends(tx, job_id, &status)?;
+    if matches!(status.as_str(), "COMPLETED" | "FAILED" | "CANCELLED" | "TIMED_OUT") || open > 0 {
+        return Ok(()); // an ended job never changes again (but for a late end's part)
     }
     let mut job: Value = store::require(tx, Kind::RunPlanJob, job_id)?;
     let completed = count(&["COMPLETED"])?;
@@ -381,9 +440,8 @@ pub fn fail(tx: &Tx, id: &str, reason: &str) -> ServiceResult<()> {
 
 /// Ends every simulation of job `id` in one of `statuses` as `end` says, a page at a time: each
 /// one ended leaves its status, so the next page is the next one waiting, and a
-/// 100,000-simulation job is never read whole. The tally is kept once a page: each tally locks
-/// and rewrites the job's row, and one a simulation made cancelling 10,000 take 39.5 s on
-/// PostgreSQL (12.3 s this way).
+/// 100,000-simulation job is never read whole. Their parts are folded into the job's tally by
+/// the caller's `settle_job`, once.
 fn end_each(
     tx: &Tx,
     id: &str,
@@ -404,8 +462,10 @@ fn end_each(
                     ended_now.push(simulation);
                 }
             }
-            let ended: Vec<Ended> =
-                ended_now.iter().map(|simulation| Ended { simulation, results: &[], retried: false }).collect();
+            let ended: Vec<Ended> = ended_now
+                .iter()
+                .map(|simulation| Ended { simulation, results: &[], retried: false, item: None })
+                .collect();
             count_ended(tx, id, &ended)?;
         }
     }
@@ -431,3 +491,6 @@ pub fn cancel(tx: &Tx, id: &str) -> ServiceResult<()> {
     // With nothing mid-call, nobody else would end the job: it is CANCELLED now.
     settle_job(tx, id)
 }
+
+#[cfg(test)]
+mod tests;

@@ -10,7 +10,7 @@ use crate::service::error::ServiceResult;
 use crate::service::metrics::compute::{Conversation, WalkedStep};
 use crate::service::metrics::evaluate::evaluate;
 use crate::service::metrics::judge::Judge;
-use crate::service::store::{self, Kind};
+use crate::service::store;
 use crate::service::verdict;
 
 /// Computes the job's metrics on the call, and judges the simulation by the ones that are
@@ -74,43 +74,37 @@ pub(super) struct Collected {
     pub rows: Vec<(Uuid, MetricValue)>,
 }
 
-/// Stores a simulation's values in its job's collection job.
+/// Stores a simulation's values in its job's collection job, in one statement.
 pub(super) fn store_values(
     tx: &crate::service::store::Tx,
     rows: &[(Uuid, MetricValue)],
     collection_id: &str,
 ) -> ServiceResult<()> {
-    for (definition, value) in rows {
-        let call = value.call_id.map(|c| c.to_string());
-        let key = store::values::ValueKey {
-            job_id: collection_id,
-            definition_id: &definition.to_string(),
-            call_id: call.as_deref(),
-            chat_id: None,
-        };
-        store::values::put(tx, &key, value)?;
-    }
-    Ok(())
+    let ids: Vec<(String, Option<String>)> =
+        rows.iter().map(|(definition, value)| (definition.to_string(), value.call_id.map(|c| c.to_string()))).collect();
+    let keyed: Vec<(store::values::ValueKey, &MetricValue)> = rows
+        .iter()
+        .zip(&ids)
+        .map(|((_, value), (definition_id, call))| {
+            let key = store::values::ValueKey {
+                job_id: collection_id,
+                definition_id,
+                call_id: call.as_deref(),
+                chat_id: None,
+            };
+            (key, value)
+        })
+        .collect();
+    store::values::put_many(tx, &keyed)
 }
 
-/// Counts a simulation's values in its job's collection job: an item done, or failed.
-pub(super) fn count_item(
-    tx: &crate::service::store::Tx,
+/// The item a simulation's values count in its job's collection job: done, or failed (any
+/// value captured with an error), at `now`. Counted by the job's next fold.
+pub(super) fn collection_item(
     collection_id: &str,
     rows: &[(Uuid, MetricValue)],
-    now: Timestamp,
-) -> ServiceResult<()> {
+    now: &Timestamp,
+) -> ServiceResult<store::ends::Item> {
     let failed = rows.iter().any(|(_, v)| v.capture_status == Some(CaptureStatus::Error));
-    // The count and the time alone, set in place (the collection job is not decoded and
-    // written again at every simulation's end); its status stays (PROCESSING, or CANCELED by a
-    // caller while the run goes on).
-    let path = if failed { "$.failedItems" } else { "$.completedItems" };
-    let counted = store::member(tx, Kind::CollectionJob, collection_id, path)?;
-    let counted = counted.and_then(|n| n.parse::<u64>().ok()).unwrap_or(0);
-    store::set_members(
-        tx,
-        Kind::CollectionJob,
-        collection_id,
-        &[(path, (counted + 1).to_string()), ("$.updatedAt", serde_json::to_string(&now)?)],
-    )
+    Ok(store::ends::Item { collection_id: collection_id.to_owned(), failed, at: serde_json::to_string(now)? })
 }

@@ -7,6 +7,7 @@
 pub mod alerts;
 mod db;
 mod docs;
+pub mod ends;
 mod kind;
 pub mod knowledge;
 pub mod leases;

@@ -20,31 +20,40 @@ pub fn append(
 ) -> ServiceResult<()> {
     let data = without_internal(kind, body.to_owned())?;
     let at = Timestamp::now();
-    let seq: i64 = tx
-        .value(
-            "INSERT INTO events (type, resource_kind, resource_id, parent_id, created_at, body) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING seq",
-            args![event_type.as_str(), kind.as_str(), id, parent_id, &at.0, &data],
-        )?
-        .ok_or_else(|| ServiceError::internal("store: an event was not inserted"))?;
-    let (delivery_id, subscribed) = match tx.dialect() {
-        Dialect::Sqlite => (
-            "'msg_' || lower(hex(randomblob(12)))",
-            "EXISTS (SELECT 1 FROM json_each(d.body, '$.events') WHERE value = ?5)",
-        ),
-        Dialect::Postgres => (
-            "'msg_' || substr(md5(random()::text || clock_timestamp()::text), 1, 24)",
-            "EXISTS (SELECT 1 FROM json_array_elements_text(d.body -> 'events') AS e (value) WHERE e.value = ?5)",
-        ),
-    };
-    tx.execute(
-        &format!(
-            "INSERT INTO webhook_deliveries (id, webhook_id, event_seq, status, attempts, next_attempt_at, created_at) \
-             SELECT {delivery_id}, d.id, ?1, 'PENDING', 0, ?2, ?3 FROM docs d \
-             WHERE d.kind = ?4 AND d.deleted_at IS NULL AND {subscribed}"
-        ),
-        args![seq, unix_ms_now(), &at.0, Kind::Webhook.as_str(), event_type.as_str()],
-    )?;
+    let event = args![event_type.as_str(), kind.as_str(), id, parent_id, &at.0, &data];
+    match tx.dialect() {
+        Dialect::Sqlite => {
+            let seq: i64 = tx
+                .value(
+                    "INSERT INTO events (type, resource_kind, resource_id, parent_id, created_at, body) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING seq",
+                    event,
+                )?
+                .ok_or_else(|| ServiceError::internal("store: an event was not inserted"))?;
+            tx.execute(
+                "INSERT INTO webhook_deliveries (id, webhook_id, event_seq, status, attempts, next_attempt_at, created_at) \
+                 SELECT 'msg_' || lower(hex(randomblob(12))), d.id, ?1, 'PENDING', 0, ?2, ?3 FROM docs d \
+                 WHERE d.kind = ?4 AND d.deleted_at IS NULL \
+                 AND EXISTS (SELECT 1 FROM json_each(d.body, '$.events') WHERE value = ?5)",
+                args![seq, unix_ms_now(), &at.0, Kind::Webhook.as_str(), event_type.as_str()],
+            )?;
+        }
+        // The event and its deliveries in one statement: one round trip, not two.
+        Dialect::Postgres => {
+            let mut all = event.to_vec();
+            all.extend([Arg::from(unix_ms_now()), Arg::from(Kind::Webhook.as_str())]);
+            tx.execute(
+                "WITH e AS (INSERT INTO events (type, resource_kind, resource_id, parent_id, created_at, body) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING seq) \
+                 INSERT INTO webhook_deliveries (id, webhook_id, event_seq, status, attempts, next_attempt_at, created_at) \
+                 SELECT 'msg_' || substr(md5(random()::text || clock_timestamp()::text), 1, 24), d.id, e.seq, \
+                     'PENDING', 0, ?7, ?5 FROM e, docs d \
+                 WHERE d.kind = ?8 AND d.deleted_at IS NULL \
+                 AND EXISTS (SELECT 1 FROM json_array_elements_text(d.body -> 'events') AS ev (value) WHERE ev.value = ?1)",
+                &all,
+            )?;
+        }
+    }
     // The publisher numbers it once this transaction commits (PostgreSQL; see `publisher`).
     tx.note_events();
     Ok(())

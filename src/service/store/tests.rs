@@ -375,3 +375,63 @@ fn a_database_is_shown_without_its_password_whichever_way_it_was_given() {
     assert_eq!(Location::Postgres("postgres://sb:pw@db:5433/app".into()).display(), "postgres://sb:***@db:5433/app");
     assert!(!Location::Postgres("postgres://sb:pw@[bad".into()).display().contains("pw"));
 }
+
+/// A conversation's values written in one statement read back as written one at a time: in
+/// order, each with the columns the results read summarises (a `NULL` value, a label).
+#[test]
+fn values_written_together_read_as_values_written_one_at_a_time() {
+    use crate::api::model::{CaptureStatus, MetricValue};
+    for (_dir, store) in engines() {
+        let value = |n: f64, status: CaptureStatus, label: Option<&str>| -> MetricValue {
+            let mut value: MetricValue =
+                serde_json::from_value(serde_json::json!({ "value": n })).unwrap_or_else(|e| panic!("{e}"));
+            value.value = (status == CaptureStatus::Success).then_some(n);
+            value.capture_status = Some(status);
+            value.label = label.map(str::to_owned);
+            value
+        };
+        let values = [
+            value(1.0, CaptureStatus::Success, Some("good")),
+            value(2.0, CaptureStatus::Error, None),
+            value(3.0, CaptureStatus::Success, None),
+        ];
+        let definitions = ["d1", "d2", "d1"];
+        write(&store, |tx| {
+            let keyed: Vec<(values::ValueKey, &MetricValue)> = definitions
+                .iter()
+                .zip(&values)
+                .map(|(definition, value)| {
+                    (
+                        values::ValueKey {
+                            job_id: "together",
+                            definition_id: definition,
+                            call_id: Some("c1"),
+                            chat_id: None,
+                        },
+                        value,
+                    )
+                })
+                .collect();
+            values::put_many(tx, &keyed)?;
+            for (definition, value) in definitions.iter().zip(&values) {
+                let key =
+                    values::ValueKey { job_id: "apart", definition_id: definition, call_id: Some("c1"), chat_id: None };
+                values::put(tx, &key, value)?;
+            }
+            Ok(())
+        });
+        let together = read(&store, |c| values::of_job(c, "together"));
+        assert_eq!(together, read(&store, |c| values::of_job(c, "apart")), "{:?}", store.dialect());
+        assert_eq!(together.iter().map(|(d, _)| d.as_str()).collect::<Vec<_>>(), definitions);
+        let summarised = |job| {
+            read(&store, |c| values::values_by_call(c, job))
+                .remove("c1")
+                .unwrap_or_default()
+                .into_iter()
+                .map(|row| (row.definition, row.status, row.value, row.label))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(summarised("together"), summarised("apart"), "{:?}", store.dialect());
+        assert_eq!(summarised("together").len(), 3);
+    }
+}

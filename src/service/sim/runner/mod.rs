@@ -12,6 +12,7 @@
 //! (`leases`); every write for a simulation checks that this replica still holds it, so one
 //! whose lease ran out (and was handed to another replica) is left to that one.
 
+mod folding;
 mod scheduling;
 
 use std::collections::HashMap;
@@ -25,7 +26,7 @@ use super::agent_link::AgentLink;
 use super::call_record::{build_call, insert_call};
 use super::conversation::{Failed, ModelCaller, Setup, converse};
 use super::jobs::{Retry, record_simulation, save_simulation, settle_job};
-use super::scoring::{Collected, count_item, score, store_values};
+use super::scoring::{Collected, collection_item, score, store_values};
 use super::selection::{scenario_flow, simulation_variables};
 use super::work::{JobMetrics, Work};
 use crate::api::model::*;
@@ -45,6 +46,8 @@ pub struct Simulator {
     base_url: String,
     http: reqwest::Client,
     wake: Arc<Notify>,
+    /// Wakes the fold of simulations' ends into their jobs (`folding`).
+    folds: Arc<Notify>,
     /// This replica, and how long its leases last.
     worker: Worker,
     /// Each active job's metrics, loaded when it first schedules and dropped once it ends.
@@ -64,6 +67,7 @@ impl Simulator {
             base_url,
             http: reqwest::Client::new(),
             wake: Arc::new(Notify::new()),
+            folds: Arc::new(Notify::new()),
             worker,
             job_metrics: Arc::default(),
             turn_timeout: super::agent_link::TURN_TIMEOUT,
@@ -366,29 +370,27 @@ impl Simulator {
             judged.results
         };
         let retry = silent.then(|| self.retry_for(work, &simulation)).flatten();
-        // The values, the simulation's end and its job's settling commit together.
-        let (collection_id, now) = (work.metrics.collection_id.clone(), work.now());
+        // The values, the simulation's end and its part in its job commit together; the job
+        // itself is not locked (a retry aside): its next fold counts the part and settles it.
+        let item = collection_item(&work.metrics.collection_id, &rows, &work.now())?;
+        let collection_id = work.metrics.collection_id.clone();
         let owner = self.worker.owner.clone();
         self.store
             .write_progress(move |tx| {
                 let id = simulation.simulation_job_id.to_string();
                 leases::require_held(tx, Kind::SimulationJob, &id, &owner)?;
-                let now = now.clone();
                 let retry = retry.clone();
                 let simulation = simulation.clone();
-                // The simulation's own rows first; what every simulation of the job shares (its
-                // tally, its collection job's count, its settling) last, so that on PostgreSQL
-                // the rows they lock are held only for the end of the transaction.
                 if let Some((call, transcript)) = &call_with_end {
                     insert_call(tx, call, transcript, &job_id)?;
                 }
                 store_values(tx, &rows, &collection_id)?;
                 store::leases::release(tx, Kind::SimulationJob, &id)?;
-                record_simulation(tx, simulation, &job_id, &results, retry)?;
-                count_item(tx, &collection_id, &rows, now)?;
-                settle_job(tx, &job_id)
+                record_simulation(tx, simulation, &job_id, &results, retry, Some(item.clone()))
             })
             .await?;
+        // Its part in the job's tally and collection job is counted by the next fold.
+        self.folds.notify_one();
         Ok(true)
     }
 

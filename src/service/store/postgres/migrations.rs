@@ -298,6 +298,18 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (alert_id, group_key)
     );
     "#,
+    // 6: simulations' ends waiting to be folded into their job (SQLite's 10).
+    r#"
+    CREATE TABLE job_ends (
+        seq BIGSERIAL PRIMARY KEY,
+        job_id TEXT NOT NULL,
+        part TEXT NOT NULL,
+        collection_id TEXT,
+        item_failed BIGINT,
+        item_at TEXT
+    );
+    CREATE INDEX job_ends_job ON job_ends (job_id, seq);
+    "#,
 ];
 
 /// The schema version this build writes.

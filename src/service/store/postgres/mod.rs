@@ -103,10 +103,8 @@ impl Postgres {
             if let Some(key) = alone {
                 session.lock(key)?;
             }
-            session.begin("BEGIN")?;
-            if !durable {
-                session.execute_batch("SET LOCAL synchronous_commit = off")?;
-            }
+            // One round trip: the setting goes with the BEGIN.
+            session.begin(if durable { "BEGIN" } else { "BEGIN; SET LOCAL synchronous_commit = off" })?;
             let result = f(&Tx::new(Conn::postgres(&session)));
             let ended = session.end(result.is_ok());
             let error = match (result, ended) {

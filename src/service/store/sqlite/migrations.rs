@@ -264,6 +264,19 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (alert_id, group_key)
     );
     ",
+    // 10: simulations' ends waiting to be folded into their job (`store::ends`), so that ends
+    // of one run do not take turns on the job's row.
+    "
+    CREATE TABLE job_ends (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        job_id TEXT NOT NULL,
+        part TEXT NOT NULL,
+        collection_id TEXT,
+        item_failed INTEGER,
+        item_at TEXT
+    );
+    CREATE INDEX job_ends_job ON job_ends (job_id, seq);
+    ",
 ];
 
 /// The schema version this build writes.

@@ -1,0 +1,173 @@
+//! Simulations' ends and their job's fold, on both engines: an end is counted by the fold that
+//! follows it, once, and (on PostgreSQL) never waits for the job's row.
+
+use std::time::Duration;
+
+use serde_json::json;
+use uuid::Uuid;
+
+use super::*;
+use crate::service::store::{Dialect, Location, Store, test_server};
+use crate::service::verdict::CheckTally;
+
+const JOB: &str = "job-1";
+const COLLECTION: &str = "collection-1";
+
+fn engines() -> Vec<(tempfile::TempDir, Store)> {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e:?}"));
+    let sqlite = Store::open_sqlite(&dir.path().join("t.db")).unwrap_or_else(|e| panic!("{e:?}"));
+    let server = test_server::TestServer::shared().unwrap_or_else(|e| panic!("{e}"));
+    let url = server.fresh_database().unwrap_or_else(|e| panic!("{e}"));
+    let postgres = Store::open(&Location::Postgres(url)).unwrap_or_else(|e| panic!("{e:?}"));
+    vec![(tempfile::tempdir().unwrap_or_else(|e| panic!("{e:?}")), postgres), (dir, sqlite)]
+}
+
+fn write<R>(store: &Store, f: impl Fn(&Tx) -> ServiceResult<R>) -> R {
+    store.write_blocking(f).unwrap_or_else(|e| panic!("{:?}: {e:?}", store.dialect()))
+}
+
+fn check() -> Uuid {
+    Uuid::from_u128(7)
+}
+
+/// A running job of `simulations` PROCESSING simulations judged on one check, with its
+/// collection job; the simulations' ids.
+fn running_job(store: &Store, simulations: u32) -> Vec<SimulationJob> {
+    let tally = Tally {
+        checks: vec![CheckTally {
+            metric_definition_id: check(),
+            metric_name: Some("resolved".into()),
+            min_pass_rate: 50.0,
+            inherited: false,
+            evaluated: 0,
+            passed: 0,
+        }],
+        simulations: u64::from(simulations),
+        ..Tally::default()
+    };
+    let job = json!({
+        "simulationRunPlanJobId": JOB, "status": "RUNNING_SIMULATIONS", "createdAt": "2026-01-01T00:00:00Z",
+        "collectionJobId": COLLECTION, "tally": tally,
+    });
+    let collection = json!({ "id": COLLECTION, "status": "PROCESSING", "createdAt": "2026-01-01T00:00:00Z",
+        "totalItems": simulations, "completedItems": 0, "failedItems": 0 });
+    let sims: Vec<SimulationJob> = (0..simulations)
+        .map(|_| {
+            serde_json::from_value(json!({ "simulationJobId": Uuid::new_v4(), "status": "PROCESSING" }))
+                .unwrap_or_else(|e| panic!("{e}"))
+        })
+        .collect();
+    write(store, |tx| {
+        store::insert(
+            tx,
+            &Doc::new(Kind::RunPlanJob, JOB, &job, "2026-01-01T00:00:00Z")?.status(Some("RUNNING_SIMULATIONS")),
+        )?;
+        store::insert(
+            tx,
+            &Doc::new(Kind::CollectionJob, COLLECTION, &collection, "2026-01-01T00:00:00Z")?.status(Some("PROCESSING")),
+        )?;
+        for s in &sims {
+            let doc = Doc::new(Kind::SimulationJob, s.simulation_job_id, s, "2026-01-01T00:00:00Z")?;
+            store::insert(tx, &doc.status(Some("PROCESSING")).parent(Some(JOB)))?;
+        }
+        Ok(())
+    });
+    sims
+}
+
+/// Ends a simulation as judged, passing the check or not, with its collection item.
+fn end(tx: &Tx, simulation: &SimulationJob, passed: bool) -> ServiceResult<()> {
+    let mut ended = simulation.clone();
+    ended.status = Some(SimulationJobStatus::Completed);
+    ended.outcome = Some(if passed { SimulationOutcome::Passed } else { SimulationOutcome::Failed });
+    let item = ends::Item { collection_id: COLLECTION.into(), failed: false, at: "\"2026-01-01T00:05:00Z\"".into() };
+    record_simulation(tx, ended, JOB, &[(check(), passed)], None, Some(item))
+}
+
+/// The job as stored (its status, verdict and tally) and its collection job.
+fn job(store: &Store) -> (serde_json::Value, Tally, serde_json::Value) {
+    let (raw, collection): (serde_json::Value, serde_json::Value) = store
+        .read_blocking(|c| {
+            Ok((store::require(c, Kind::RunPlanJob, JOB)?, store::require(c, Kind::CollectionJob, COLLECTION)?))
+        })
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let tally = serde_json::from_value(raw["tally"].clone()).unwrap_or_else(|e| panic!("{e}: {raw}"));
+    (raw, tally, collection)
+}
+
+#[test]
+fn ends_are_counted_by_the_next_fold_once_and_the_job_settles_with_all_of_them() {
+    for (_dir, store) in engines() {
+        let sims = running_job(&store, 3);
+        write(&store, |tx| end(tx, &sims[0], true));
+        write(&store, |tx| end(tx, &sims[1], false));
+        let (_, tally, _) = job(&store);
+        assert_eq!(tally.ended, 0, "{:?}: an end alone leaves the job's row as it was", store.dialect());
+
+        write(&store, |tx| settle_job(tx, JOB));
+        let (running, tally, collection) = job(&store);
+        assert_eq!(running["status"], "RUNNING_SIMULATIONS", "{:?}", store.dialect());
+        assert_eq!((tally.ended, tally.scored, tally.checks[0].evaluated, tally.checks[0].passed), (2, 2, 2, 1));
+        assert_eq!(
+            (&collection["completedItems"], &collection["updatedAt"]),
+            (&json!(2), &json!("2026-01-01T00:05:00Z"))
+        );
+
+        write(&store, |tx| end(tx, &sims[2], true));
+        write(&store, |tx| settle_job(tx, JOB));
+        write(&store, |tx| settle_job(tx, JOB)); // a fold with nothing appended changes nothing
+        let (ended, tally, collection) = job(&store);
+        assert_eq!(ended["status"], "COMPLETED", "{:?}", store.dialect());
+        assert_eq!(
+            (tally.ended, tally.checks[0].evaluated, tally.checks[0].passed),
+            (3, 3, 2),
+            "{:?}",
+            store.dialect()
+        );
+        let verdict = &ended["verdict"];
+        assert_eq!(verdict["passed"], true, "{:?}: 2 of 3 passed against 50 %: {verdict}", store.dialect());
+        assert_eq!(
+            (collection["completedItems"].as_u64(), collection["status"].as_str()),
+            (Some(3), Some("COMPLETED"))
+        );
+        let waiting = store.read_blocking(store::ends::waiting_jobs).unwrap_or_else(|e| panic!("{e:?}"));
+        assert!(waiting.is_empty(), "{:?}: {waiting:?}", store.dialect());
+    }
+}
+
+/// On PostgreSQL, where writes run side by side, a simulation's end commits while another
+/// transaction holds its job's row (the fold, a cancel): ends of one run do not take turns.
+#[test]
+fn an_end_commits_while_the_jobs_row_is_held() {
+    let (_dir, store) = engines().swap_remove(0);
+    assert_eq!(store.dialect(), Dialect::Postgres);
+    let sims = running_job(&store, 2);
+    let (held_tx, release) = std::sync::mpsc::channel::<()>();
+    let (locked, is_locked) = std::sync::mpsc::channel::<()>();
+    let holder = {
+        let store = store.clone();
+        let release = std::sync::Mutex::new(release);
+        std::thread::spawn(move || {
+            store.write_blocking(|tx| {
+                store::status(tx, Kind::RunPlanJob, JOB)?; // claims the job's row
+                let _ = locked.send(());
+                let _ = release.lock().map(|r| r.recv());
+                Ok(())
+            })
+        })
+    };
+    is_locked.recv_timeout(Duration::from_secs(30)).unwrap_or_else(|e| panic!("the row was not held: {e}"));
+    let (ended_tx, ended) = std::sync::mpsc::channel();
+    {
+        let (store, simulation) = (store.clone(), sims[0].clone());
+        std::thread::spawn(move || {
+            let _ = ended_tx.send(store.write_blocking(|tx| end(tx, &simulation, true)));
+        });
+    }
+    let landed = ended.recv_timeout(Duration::from_secs(30));
+    let _ = held_tx.send(());
+    let _ = holder.join();
+    landed.unwrap_or_else(|e| panic!("the end waited for the job's row: {e}")).unwrap_or_else(|e| panic!("{e:?}"));
+    write(&store, |tx| settle_job(tx, JOB));
+    assert_eq!(job(&store).1.ended, 1);
+}
