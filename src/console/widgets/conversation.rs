@@ -14,7 +14,7 @@ use uuid::Uuid;
 use super::detail::{self, Scroll};
 use super::list::{ListState, Load, Shape};
 use super::table::{self, Column, TableView};
-use super::text::{duration_ms, or_dash, when};
+use super::text::{duration_ms, fit_line, or_dash, when};
 use super::values::{self, ValueRow};
 use crate::api::model::{AnnotationInput, AnnotationLabel, CaptureStatus, FailedCheck, TranscriptEntry};
 use crate::console::keymap::Action;
@@ -265,10 +265,13 @@ impl ConversationView {
         if self.detail {
             return vec![(Action::Down, "scroll the reasoning"), (Action::Back, "back to the values")];
         }
+        // Marking and filing come first, so the footer offers them at 80 columns too.
         vec![
+            (Action::Open, "a value's reasoning"),
+            (Action::Mark, "mark the call"),
+            (Action::FileIssue, "file an issue"),
             (Action::Right, "focus the metric values"),
             (Action::Left, "focus the transcript"),
-            (Action::Open, "a value's reasoning and segments"),
             (Action::Sort, "sort the values"),
             (Action::Zoom, "zoom the focused side to the whole view (again: both)"),
             (Action::LabelRight, "label the value right"),
@@ -290,26 +293,24 @@ impl ConversationView {
         let noun = if self.is_chat { "chat" } else { "call" };
         let started =
             call.and_then(|c| c.started_at.as_ref()).or(self.chat.as_ref().and_then(|c| c.started_at.as_ref()));
-        frame.render_widget(
-            Line::from(vec![
-                Span::styled(format!(" {noun} {} ", self.call_id), theme.heading()),
-                Span::styled(
-                    if ctx.marks.contains(Some(self.call_id)) { format!("{} marked ", MARKER) } else { String::new() },
-                    theme.key(),
+        let line = Line::from(vec![
+            Span::styled(format!(" {noun} {} ", self.call_id), theme.heading()),
+            Span::styled(
+                if ctx.marks.contains(Some(self.call_id)) { format!("{} marked ", MARKER) } else { String::new() },
+                theme.key(),
+            ),
+            Span::styled(status.clone(), theme.status(&status)),
+            Span::styled(
+                format!(
+                    "  {} · {} · ended {}",
+                    call.and_then(|c| c.duration_ms).map(duration_ms).unwrap_or_else(|| "—".into()),
+                    when(started),
+                    or_dash(call.and_then(|c| c.ended_status.as_ref()).map(|s| s.as_str())),
                 ),
-                Span::styled(status.clone(), theme.status(&status)),
-                Span::styled(
-                    format!(
-                        "  {} · {} · ended {}",
-                        call.and_then(|c| c.duration_ms).map(duration_ms).unwrap_or_else(|| "—".into()),
-                        when(started),
-                        or_dash(call.and_then(|c| c.ended_status.as_ref()).map(|s| s.as_str())),
-                    ),
-                    theme.dim(),
-                ),
-            ]),
-            summary,
-        );
+                theme.dim(),
+            ),
+        ]);
+        frame.render_widget(fit_line(line, summary.width as usize), summary);
         let (transcript, failed, right) = self.layout(body, ctx.theme);
         if let Some(area) = transcript {
             super::transcript::draw(frame, area, &self.transcript, self.side == Side::Transcript, theme);
