@@ -280,6 +280,16 @@ impl ConversationView {
         ]
     }
 
+    /// The transcript turn (from 1) a value points at, when its metric has several values on
+    /// this conversation, so repeated rows (a latency per agent turn) tell themselves apart.
+    fn turn_of(&self, row: &ValueRow) -> Option<usize> {
+        let start = row.value.segment.as_ref().or(row.value.from_segment.as_ref())?.start_offset_ms?;
+        let repeated = self.values.items.iter().filter(|r| r.metric.id == row.metric.id).nth(1).is_some();
+        let entries = &self.transcript.items;
+        let turn = entries.iter().rposition(|e| e.start_offset_ms <= start).or((!entries.is_empty()).then_some(0))?;
+        repeated.then_some(turn + 1)
+    }
+
     pub fn draw(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx) {
         let theme = ctx.theme;
         let [summary, body] = Layout::vertical([Constraint::Length(1), Constraint::Fill(1)]).areas(area);
@@ -337,6 +347,9 @@ impl ConversationView {
         let columns: Vec<Column> = picked.iter().map(|&i| values::COLUMNS[i]).collect();
         let value_row = |r: &ValueRow| {
             let mut cells = values::cells(r, theme, ctx.marks);
+            if let Some(turn) = self.turn_of(r) {
+                cells[0] = super::table::Cell::from(format!("{} · turn {turn}", r.metric.name));
+            }
             if let Some((label, local)) = self.labels.get(&(r.metric.id, r.index)) {
                 let (mark, style) =
                     if *label == AnnotationLabel::Right { ("✓", theme.ok()) } else { ("✗", theme.error()) };
