@@ -274,3 +274,31 @@ async fn enter_on_a_sample_opens_its_source_call_when_the_service_has_it() {
     h.key("esc").await;
     assert!(h.render(80, 24).contains("sample 1 of 63"), "esc: the samples again");
 }
+
+/// `s` puts the page's lowest scores first, so the worst sample's reasoning is one key away;
+/// `S` the highest; `s` again lists them as the service does.
+#[tokio::test]
+async fn s_sorts_the_page_lowest_score_first() {
+    let mut h = acme_samples().await;
+    let first = page(&h, 0, None, None).await;
+    let score = |s: &switchboard::api::model::ScoreSample| {
+        s.boolean_value.map(|b| if b { 1.0 } else { 0.0 }).or(s.numeric_value).unwrap()
+    };
+    let lowest = first.data.iter().map(score).fold(f64::INFINITY, f64::min);
+    let highest = first.data.iter().map(score).fold(f64::NEG_INFINITY, f64::max);
+    assert!(lowest < highest, "the page has different scores");
+    let selected = |h: &Harness| {
+        let json = h.app.pane().selection().unwrap().json;
+        serde_json::from_value::<switchboard::api::model::ScoreSample>(json).unwrap()
+    };
+
+    h.key("s").await;
+    assert_eq!(score(&selected(&h)), lowest, "the lowest first, selected");
+    let screen = h.render(160, 48);
+    assert!(screen.contains("lowest score first"), "{screen}");
+    assert_screen!("bench_samples_sorted_80x24", h.render(80, 24));
+    h.key("S").await;
+    assert_eq!(score(&selected(&h)), highest);
+    h.key("S").await;
+    assert_eq!(shown_reasoning(&h), first.data[0].reasoning.clone().unwrap(), "as listed again");
+}

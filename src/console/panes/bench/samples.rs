@@ -94,7 +94,7 @@ impl SamplesView {
             shown: ScoreSampleQuery::default(),
             pagination: None,
             samples: ListState::new(),
-            shape: Shape::new(|(_, s)| format!("{:?} {:?}", s.condition_key, s.metric_key), |a, b, _| a.0.cmp(&b.0)),
+            shape: Shape::new(|(_, s)| format!("{:?} {:?}", s.condition_key, s.metric_key), order),
             pending: None,
             focus: Focus::Samples,
             scroll: Scroll::default(),
@@ -197,6 +197,18 @@ impl SamplesView {
         }
     }
 
+    /// `s`: the page's lowest scores first (`S` highest), again: as listed; the first row is
+    /// selected, the one a reviewer reads first.
+    fn sort(&mut self, highest: bool) {
+        self.samples.sort = match self.samples.sort {
+            Some((BY_SCORE, d)) if d == highest => None,
+            _ => Some((BY_SCORE, highest)),
+        };
+        self.samples.reshape(&self.shape);
+        self.samples.top();
+        self.scroll.top = 0;
+    }
+
     /// Moves the selection within the page.
     fn select(&mut self, action: Action) {
         let before = self.samples.selected;
@@ -281,6 +293,7 @@ impl SamplesView {
             Action::Up | Action::Down | Action::PageUp | Action::PageDown | Action::Top | Action::Bottom => {
                 self.select(action)
             }
+            Action::Sort | Action::SortReverse => self.sort(action == Action::SortReverse),
             _ => return false,
         }
         true
@@ -320,6 +333,8 @@ impl SamplesView {
             vec![(Action::Open, "the sample's call"), (Action::Detail, "focus the reasoning")]
         };
         keys.extend([
+            (Action::Sort, "lowest score first on this page (again: as listed)"),
+            (Action::SortReverse, "highest score first on this page"),
             (Action::NextItem, "next sample (into the next page)"),
             (Action::PrevItem, "previous sample (into the previous page)"),
             (Action::StatusFilter, "cycle the condition"),
@@ -403,10 +418,32 @@ impl SamplesView {
             Span::styled(" · metric ", theme.dim()),
             key(&self.metric),
         ];
+        if let Some((_, highest)) = self.samples.sort {
+            let word = if highest { " · highest score first" } else { " · lowest score first" };
+            spans.push(Span::styled(word, theme.highlight()));
+        }
         if self.pending.is_some() {
             spans.push(Span::styled(" ⟳ loading", theme.dim()));
         }
         frame.render_widget(Line::from(spans), area);
+    }
+}
+
+/// The column `s` sorts by: VALUE.
+const BY_SCORE: usize = 3;
+
+/// A sample's score as a number to order by: 0 for false and 1 for true (a pass/fail sample
+/// may carry its number too), else its number; none sorts last.
+fn score(sample: &ScoreSample) -> f64 {
+    let boolean = sample.boolean_value.map(|b| if b { 1.0 } else { 0.0 });
+    boolean.or(sample.numeric_value).unwrap_or(f64::INFINITY)
+}
+
+/// As listed (by number), or by score, ties kept in listed order.
+fn order(a: &Numbered, b: &Numbered, column: usize) -> std::cmp::Ordering {
+    match column {
+        BY_SCORE => score(&a.1).total_cmp(&score(&b.1)).then(a.0.cmp(&b.0)),
+        _ => a.0.cmp(&b.0),
     }
 }
 
