@@ -243,8 +243,19 @@ async fn enter_on_a_sample_whose_call_is_not_here_says_so_and_shows_the_reasonin
     h.key("enter").await;
     assert!(h.app.call.is_none());
     assert!(h.app.toasts.iter().any(|t| t.text == format!("call {call} is not on this service")), "{:?}", h.app.toasts);
-    let footer = h.render(80, 24).lines().last().unwrap().to_string();
-    assert!(footer.starts_with("j scroll the reasoning"), "the reasoning instead: {footer}");
+    // Where Enter was offered, the sample says its call is not here and offers what is
+    // possible: copy the call id, or go back to the targets.
+    let screen = h.render(120, 40);
+    assert!(screen.contains("✗ its call is not on this service: y copies the call"), "{screen}");
+    assert!(screen.contains("id; esc leads back to the targets"), "{screen}");
+    let footer = screen.lines().last().unwrap().to_string();
+    assert!(footer.starts_with("y copy the call id (the call is not on this service)"), "{footer}");
+    assert_screen!("bench_sample_call_missing_80x24", h.render(80, 24));
+    h.key("y").await;
+    assert!(h.performed.contains(&switchboard::console::message::Effect::Copy(call.clone())), "y copies {call}");
+    h.key("esc").await;
+    h.key("esc").await;
+    assert!(h.render(120, 40).contains("Acme Voice Pro"), "back among the targets");
 }
 
 #[tokio::test]

@@ -77,6 +77,9 @@ pub struct SamplesView {
     /// The source call asked to open (Enter); if the service does not have it, the reasoning
     /// gets the focus instead.
     opening: Option<uuid::Uuid>,
+    /// Source calls the service said it does not have: their samples say so where Enter is
+    /// offered, and offer what is possible instead.
+    missing: std::collections::HashSet<String>,
 }
 
 impl SamplesView {
@@ -99,6 +102,7 @@ impl SamplesView {
             focus: Focus::Samples,
             scroll: Scroll::default(),
             opening: None,
+            missing: Default::default(),
         };
         view.samples.load = Load::Loading;
         let keys = ScoreSampleQuery { limit: Some(benchmark_limits::LIMIT_MAX), ..view.query(0) };
@@ -140,6 +144,7 @@ impl SamplesView {
             // Opened over the tab, or not on this service (the app says so): then the reasoning.
             self.opening = None;
             if result.is_err() {
+                self.missing.insert(opening.to_string());
                 self.focus = Focus::Reasoning;
             }
             return true;
@@ -310,6 +315,7 @@ impl SamplesView {
             }
             Some((id, Err(_))) => {
                 out.error(format!("the source call {id} is not on this service"));
+                self.missing.insert(id.to_string());
                 self.focus = Focus::Reasoning;
             }
             None => self.focus = Focus::Reasoning,
@@ -327,7 +333,9 @@ impl SamplesView {
     }
 
     pub fn help(&self) -> Vec<(Action, &'static str)> {
-        let mut keys = if self.focus == Focus::Reasoning {
+        let mut keys = if self.call_missing() {
+            vec![(Action::Copy, "copy the call id (the call is not on this service)"), (Action::Down, "scroll")]
+        } else if self.focus == Focus::Reasoning {
             vec![(Action::Down, "scroll the reasoning"), (Action::PageDown, "scroll a page")]
         } else {
             vec![(Action::Open, "the sample's call"), (Action::Detail, "focus the reasoning")]
@@ -352,6 +360,12 @@ impl SamplesView {
             ]);
         }
         keys
+    }
+
+    /// Whether the selected sample's source call is known not to be on this service.
+    fn call_missing(&self) -> bool {
+        let call = self.samples.selected().and_then(|(_, s)| s.source_call_id.as_ref());
+        call.is_some_and(|id| self.missing.contains(id))
     }
 
     /// "samples 21–40 of 63", or why there are none.
@@ -400,7 +414,19 @@ impl SamplesView {
         table::draw(frame, top, &self.samples, view, theme);
         let total = self.pagination.as_ref().map(|p| p.total).unwrap_or(0);
         let (title, lines) = match self.samples.selected() {
-            Some((index, sample)) => (format!("sample {index} of {total} · reasoning"), reasoning(sample, theme)),
+            Some((index, sample)) => {
+                let mut lines = Vec::new();
+                if self.call_missing() {
+                    let copy = ctx.keys.first_key(Action::Copy);
+                    let back = ctx.keys.first_key(Action::Back);
+                    let text = format!(
+                        "✗ its call is not on this service: {copy} copies the call id; {back} leads back to the targets"
+                    );
+                    lines.push(Line::styled(text, theme.error()));
+                }
+                lines.extend(reasoning(sample, theme));
+                (format!("sample {index} of {total} · reasoning"), lines)
+            }
             None => ("reasoning".to_string(), vec![Line::styled("no sample selected", theme.dim())]),
         };
         detail::draw(frame, bottom, &title, lines, &self.scroll, theme, self.focus == Focus::Reasoning);
