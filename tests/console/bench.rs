@@ -52,6 +52,9 @@ async fn suites_targets_and_samples_at_both_sizes() {
     h.key("enter").await;
     let screen = h.render(80, 24);
     assert!(screen.contains("SUPERSEDED") && screen.contains("Tonal Assist Lite"), "{screen}");
+    // The suites list's TARGETS (3) is the targets list's current count; scores read in percent.
+    assert!(screen.contains("3 current, 1 superseded"), "{screen}");
+    assert!(screen.contains("88.9 %") && !screen.contains("0.889"), "{screen}");
     assert_screen!("bench_targets_80x24", screen);
     assert_screen!("bench_targets_160x48", h.render(160, 48));
 
