@@ -11,7 +11,7 @@ use unicode_width::UnicodeWidthStr;
 use super::app::{App, Connection, Overlay, Prompt, RawSource};
 use super::keymap::Action;
 use super::pane::{Level, ViewCtx};
-use super::widgets::text::fit;
+use super::widgets::text::{fit, fit_line};
 
 /// Global keys shown in help after the pane's own.
 const GLOBAL: &[Action] = &[
@@ -177,9 +177,30 @@ fn draw_footer(frame: &mut Frame, area: Rect, app: &App) {
         Some(Prompt::OpenById(text)) => {
             Line::from(vec![Span::styled("open id: ", theme.key()), Span::raw(format!("{text}▏"))])
         }
+        None if app.modal.is_open() => fit_line(modal_hints(app), area.width as usize),
         None => hints(app, area.width as usize),
     };
     frame.render_widget(line, area);
+}
+
+/// The footer while a form or dialog is open: its own keys, since the tab's keys are text there.
+fn modal_hints(app: &App) -> Line<'static> {
+    let theme = &app.settings.theme;
+    let keys: &[(&str, &str)] = match app.modal.current_form() {
+        Some(_) if !app.modal.asking() => &[
+            ("enter", "send"),
+            ("tab ↑↓", "field"),
+            ("←→", "choose"),
+            ("space", "pick"),
+            ("esc", "cancel"),
+            ("F1", "every key"),
+        ],
+        _ => &[("y enter", "yes"), ("n esc", "no")],
+    };
+    let spans = keys
+        .iter()
+        .flat_map(|(key, text)| [Span::styled(*key, theme.key()), Span::styled(format!(" {text}  "), theme.dim())]);
+    Line::from(spans.collect::<Vec<_>>())
 }
 
 /// The footer's key hints in `width` cells: as many of the view's first five as fit, in
@@ -322,7 +343,8 @@ fn draw_help(frame: &mut Frame, body: Rect, app: &App) {
 
 fn draw_text(frame: &mut Frame, body: Rect, app: &App, title: &str, text: &str, scroll: u16) {
     let theme = &app.settings.theme;
-    let area = centered(body, body.width.saturating_sub(4), body.height);
+    // The whole body, so no column of the table beneath shows beside it.
+    let area = body;
     frame.render_widget(Clear, area);
     let block =
         Block::default().borders(Borders::ALL).title(format!(" {title} · esc closes ")).border_style(theme.title());

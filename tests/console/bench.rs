@@ -52,6 +52,9 @@ async fn suites_targets_and_samples_at_both_sizes() {
     h.key("enter").await;
     let screen = h.render(80, 24);
     assert!(screen.contains("SUPERSEDED") && screen.contains("Tonal Assist Lite"), "{screen}");
+    // The suites list's TARGETS (3) is the targets list's current count; scores read in percent.
+    assert!(screen.contains("3 current, 1 superseded"), "{screen}");
+    assert!(screen.contains("88.9 %") && !screen.contains("0.889"), "{screen}");
     assert_screen!("bench_targets_80x24", screen);
     assert_screen!("bench_targets_160x48", h.render(160, 48));
 
@@ -243,8 +246,19 @@ async fn enter_on_a_sample_whose_call_is_not_here_says_so_and_shows_the_reasonin
     h.key("enter").await;
     assert!(h.app.call.is_none());
     assert!(h.app.toasts.iter().any(|t| t.text == format!("call {call} is not on this service")), "{:?}", h.app.toasts);
-    let footer = h.render(80, 24).lines().last().unwrap().to_string();
-    assert!(footer.starts_with("j scroll the reasoning"), "the reasoning instead: {footer}");
+    // Where Enter was offered, the sample says its call is not here and offers what is
+    // possible: copy the call id, or go back to the targets.
+    let screen = h.render(120, 40);
+    assert!(screen.contains("✗ its call is not on this service: y copies the call"), "{screen}");
+    assert!(screen.contains("id; esc leads back to the targets"), "{screen}");
+    let footer = screen.lines().last().unwrap().to_string();
+    assert!(footer.starts_with("y copy the call id (the call is not on this service)"), "{footer}");
+    assert_screen!("bench_sample_call_missing_80x24", h.render(80, 24));
+    h.key("y").await;
+    assert!(h.performed.contains(&switchboard::console::message::Effect::Copy(call.clone())), "y copies {call}");
+    h.key("esc").await;
+    h.key("esc").await;
+    assert!(h.render(120, 40).contains("Acme Voice Pro"), "back among the targets");
 }
 
 #[tokio::test]
@@ -273,4 +287,32 @@ async fn enter_on_a_sample_opens_its_source_call_when_the_service_has_it() {
     assert!(screen.contains(&format!("call {here}")) && screen.contains("┌ transcript"), "{screen}");
     h.key("esc").await;
     assert!(h.render(80, 24).contains("sample 1 of 63"), "esc: the samples again");
+}
+
+/// `s` puts the page's lowest scores first, so the worst sample's reasoning is one key away;
+/// `S` the highest; `s` again lists them as the service does.
+#[tokio::test]
+async fn s_sorts_the_page_lowest_score_first() {
+    let mut h = acme_samples().await;
+    let first = page(&h, 0, None, None).await;
+    let score = |s: &switchboard::api::model::ScoreSample| {
+        s.boolean_value.map(|b| if b { 1.0 } else { 0.0 }).or(s.numeric_value).unwrap()
+    };
+    let lowest = first.data.iter().map(score).fold(f64::INFINITY, f64::min);
+    let highest = first.data.iter().map(score).fold(f64::NEG_INFINITY, f64::max);
+    assert!(lowest < highest, "the page has different scores");
+    let selected = |h: &Harness| {
+        let json = h.app.pane().selection().unwrap().json;
+        serde_json::from_value::<switchboard::api::model::ScoreSample>(json).unwrap()
+    };
+
+    h.key("s").await;
+    assert_eq!(score(&selected(&h)), lowest, "the lowest first, selected");
+    let screen = h.render(160, 48);
+    assert!(screen.contains("lowest score first"), "{screen}");
+    assert_screen!("bench_samples_sorted_80x24", h.render(80, 24));
+    h.key("S").await;
+    assert_eq!(score(&selected(&h)), highest);
+    h.key("S").await;
+    assert_eq!(shown_reasoning(&h), first.data[0].reasoning.clone().unwrap(), "as listed again");
 }

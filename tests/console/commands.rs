@@ -128,3 +128,25 @@ async fn short_ids_and_names_open_resources_and_tab_completes_them() {
     let toasts: Vec<String> = h.app.toasts.iter().map(|t| t.text.clone()).collect();
     assert!(toasts.iter().any(|t| t.contains("no plan named or numbered")), "{toasts:?}");
 }
+
+/// A metric with a value per agent turn lists one row per turn: each row names its turn
+/// (counted from 1 in the transcript), so the rows tell themselves apart.
+#[tokio::test]
+async fn repeated_per_turn_values_are_labelled_with_their_turn() {
+    let mut h = Harness::seeded().await;
+    command(&mut h, &format!("call {CALL}")).await;
+    let calls: serde_json::Value = serde_json::from_str(switchboard::service::seed::files::CALLS).unwrap();
+    let call = calls.as_array().unwrap().iter().find(|c| c["id"] == CALL).unwrap();
+    let starts: Vec<i64> = call["transcript"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["startOffsetMs"].as_i64().unwrap())
+        .collect();
+    // The latency the agent took to answer at 10.953 s belongs to the turn started last before it.
+    let turn = starts.iter().rposition(|s| *s <= 10_953).unwrap() + 1;
+    let screen = h.render(200, 60);
+    assert!(screen.contains(&format!("Agent response latency · turn {turn} ")), "turn {turn}:\n{screen}");
+    let labelled = screen.matches("Agent response latency · turn").count();
+    assert_eq!(labelled, 5, "five per-turn values; the call's summary value has no turn:\n{screen}");
+}

@@ -81,6 +81,10 @@ async fn marking_a_night_and_comparing_the_next_puts_the_regression_first_and_op
         first_row.contains("Task completion") && first_row.contains("100 % (3/3)") && first_row.contains("0 % (0/3)")
     );
     assert!(screen.contains("REGRESSED 1"), "the counts: {screen}");
+    // At 80 columns the counts come first and the names are cut with `…`.
+    let narrow = h.render(80, 24);
+    let head = narrow.lines().nth(2).unwrap();
+    assert!(head.contains("REGRESSED 1") && head.contains("UNCHANGED") && head.ends_with('…'), "{head}");
     for (width, height) in [(80, 24), (120, 40), (200, 50)] {
         assert_screen!(format!("compare_table_{width}x{height}"), h.render(width, height));
     }

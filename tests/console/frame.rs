@@ -53,6 +53,12 @@ async fn copy_uses_the_selected_id_and_raw_shows_json() {
     let screen = h.render(160, 48);
     assert!(screen.contains(&format!("raw JSON · GET /v1/persona/{id}")), "fetched whole: {screen}");
     assert!(screen.contains(&format!("\"id\": \"{id}\"")), "{screen}");
+    // The overlay covers the whole table: no column of it shows at either side.
+    let screen = h.render(80, 24);
+    for line in screen.lines().skip(3).take(20) {
+        assert!(line.starts_with('│') || line.starts_with('┌') || line.starts_with('└'), "{line:?}\n{screen}");
+    }
+    assert_screen!("raw_persona_80x24", screen);
 }
 
 #[tokio::test]

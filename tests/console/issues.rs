@@ -126,7 +126,11 @@ async fn detail_shows_summary_and_evidence_and_opens_the_call() {
     h.keys(&["4", "enter"]).await;
     let screen = h.render(160, 48);
     assert!(screen.contains("read out appointment dates, treatments"), "summary:\n{screen}");
-    assert!(screen.contains(CRITICAL_CALL), "evidence:\n{screen}");
+    // An evidence row reads as its call: when it started, the agent, how long it took.
+    let row = screen.lines().find(|l| l.contains(&CRITICAL_CALL[..8])).expect("the evidence row");
+    for fact in ["call ", "2026-10-", "Brightsmile Dental — Front Desk", "1m 04s"] {
+        assert!(row.contains(fact), "{fact:?} in the evidence row: {row}");
+    }
     assert_screen!("issues_detail_80x24", h.render(80, 24));
     assert_screen!("issues_detail_160x48", screen);
     // PageDown scrolls the facts without losing the evidence.
@@ -318,7 +322,7 @@ async fn space_marks_an_evidence_call_in_the_issue() {
     h.keys(&["4", "enter", "space"]).await;
     assert!(h.app.marks.contains(CRITICAL_CALL.parse().ok()), "the selected evidence call is marked");
     let screen = h.render(160, 48);
-    assert!(screen.contains("1 marked") && screen.contains(&format!("✓ {CRITICAL_CALL}")), "{screen}");
+    assert!(screen.contains("1 marked") && screen.contains(&format!("✓ {}", &CRITICAL_CALL[..8])), "{screen}");
     h.keys(&["j", "space"]).await;
     assert_eq!(h.app.marks.len(), 2, "the next entry too");
     h.keys(&["k", "space"]).await;

@@ -128,7 +128,7 @@ async fn a_run_is_followed_live_until_it_completes_then_polling_stops() {
     // A simulation job opens its call: transcript beside metric values; esc goes back.
     h.key("enter").await;
     let call = h.render(160, 48);
-    assert!(call.contains("simulation #0 ") && call.contains(" · COMPLETED · "), "{call}");
+    assert!(call.contains("simulation #1 ") && call.contains(" · COMPLETED · "), "counted from 1: {call}");
     assert!(call.contains("transcript [") && call.contains("metric values ["), "{call}");
     assert!(call.contains("│00:") && call.contains(" agent "), "the transcript is shown:\n{call}");
     assert!(call.contains("Call duration") && call.contains("Task completion"), "values are shown:\n{call}");

@@ -229,3 +229,41 @@ async fn a_check_takes_its_own_minimum_pass_rate_and_an_observation_none() {
     assert_eq!(rate("task_completion"), Some(90.0));
     assert_eq!(rate("call_duration"), None, "no bar for an observation: the default applies");
 }
+
+/// `D` on a plan opens the create form filled with that plan's values (not `y`, which copies
+/// the id); sent unchanged but for the name, the copy runs what the original runs.
+#[tokio::test]
+async fn shift_d_duplicates_the_selected_plan_into_the_create_form() {
+    let mut h = Harness::seeded().await;
+    h.key("D").await;
+    let form = h.app.modal.current_form().expect("the create form opens, filled");
+    assert_eq!(form.value("name"), "copy of Brightsmile reschedule regression");
+    assert_eq!(form.value("iterationCount"), "3");
+    assert_eq!(form.value("maxSimulationDurationSeconds"), "300");
+    assert_eq!(form.value("endCallPhrases"), "goodbye");
+    let flow = "4ac0ac43-3a5c-5293-9370-3b46530ffc59";
+    assert_eq!(form.value("flows"), flow);
+    assert_eq!(form.value(&format!("flow:{flow}.edgeCases")), "ALL");
+    assert!(form.value(&format!("flow:{flow}.variables")).contains("patientName=Dana Whitfield"));
+    let mut metrics: Vec<String> = form.value("metrics").split(',').map(str::to_owned).collect();
+    metrics.sort();
+    assert_eq!(metrics, ["agent_response_latency", "call_duration", "task_completion"]);
+    assert!(!form.has_errors(), "a copy of a valid plan is valid");
+    assert_screen!("plan_duplicate_80x24", h.render(80, 24));
+
+    h.key("enter").await;
+    let plans: Vec<RunPlan> = all(&h, routes::RUN_PLANS).await;
+    let original = plans.iter().find(|p| p.name() == "Brightsmile reschedule regression").unwrap();
+    let copy = plans.iter().find(|p| p.name() == "copy of Brightsmile reschedule regression").expect("saved");
+    assert_ne!(copy.id, original.id);
+    let runs = |p: &RunPlan| {
+        (p.plan.flows.clone(), p.plan.agent_endpoints.clone(), p.plan.iteration_count, p.plan.end_call_reasons.clone())
+    };
+    assert_eq!(runs(copy), runs(original));
+    let slugs = |p: &RunPlan| {
+        let mut slugs = p.plan.metrics.iter().flatten().map(|m| m.slug.clone()).collect::<Vec<_>>();
+        slugs.sort();
+        slugs
+    };
+    assert_eq!(slugs(copy), slugs(original));
+}

@@ -249,7 +249,7 @@ async fn a_failed_simulation_opens_on_its_failed_checks_readable_at_every_width(
     open_judged(&mut h).await;
     h.keys(&["]", "]", "enter"]).await;
     let screen = h.render(200, 50);
-    assert!(screen.contains("simulation #3 FAILED · COMPLETED"), "{screen}");
+    assert!(screen.contains("simulation #4 FAILED · COMPLETED"), "iteration 3, counted from 1: {screen}");
     assert!(screen.contains("failed checks [2]"), "{screen}");
     assert!(screen.contains("✗ Keypad entry — The caller pressed 2 for another time at 22.4 s"), "{screen}");
     // The third turn is long: selected, it is in view whole at every size.
@@ -261,6 +261,13 @@ async fn a_failed_simulation_opens_on_its_failed_checks_readable_at_every_width(
         assert!(screen.contains("failed checks [2]") && screen.contains("transcript ["), "{width}:\n{screen}");
         // A long turn wraps instead of being cut.
         assert!(screen.contains("dollars from your last visit."), "{width}:\n{screen}");
+        // The footer offers marking the call and filing an issue, at every size.
+        let footer = screen.lines().nth(height as usize - 1).unwrap();
+        assert!(footer.contains("space mark the call") && footer.contains("I file an issue"), "{footer}");
+        // Simulations count from 1; a header cut for width says so with `…`.
+        let head = screen.lines().nth(2).unwrap();
+        assert!(head.contains("simulation #4 "), "{head}");
+        assert!(width > 120 || head.ends_with('…'), "{head}");
     }
     assert_sizes!(h, "verdicts_simulation");
 

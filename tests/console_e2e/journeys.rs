@@ -422,11 +422,11 @@ fn reviewer_reads_the_lowest_scoring_targets_reasoning() {
     pty.key("p");
     expect_sample(&pty, &bars[0], 19, total, &pages[0].data[18]);
     // Enter opens the sample's source call when this service has it; these calls were made
-    // elsewhere, so it says so and shows the reasoning instead.
+    // elsewhere, so it says so above the reasoning and offers copying the call id instead.
     let call = pages[0].data[18].source_call_id.clone().expect("a source call");
     pty.key("Enter");
-    expect(&pty, "the call is not here", "is not on this service");
-    expect(&pty, "the reasoning instead", "j scroll the reasoning");
+    expect(&pty, "the call is not here", "its call is not on this service");
+    expect(&pty, "what is possible instead", "y copy the call id");
     assert!(world.runtime.block_on(world.client.get_call(call.parse().unwrap())).is_err(), "{call} is not here");
 
     pty.key("q");

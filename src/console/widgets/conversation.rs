@@ -14,7 +14,7 @@ use uuid::Uuid;
 use super::detail::{self, Scroll};
 use super::list::{ListState, Load, Shape};
 use super::table::{self, Column, TableView};
-use super::text::{duration_ms, or_dash, when};
+use super::text::{duration_ms, fit_line, or_dash, when};
 use super::values::{self, ValueRow};
 use crate::api::model::{AnnotationInput, AnnotationLabel, CaptureStatus, FailedCheck, TranscriptEntry};
 use crate::console::keymap::Action;
@@ -265,16 +265,29 @@ impl ConversationView {
         if self.detail {
             return vec![(Action::Down, "scroll the reasoning"), (Action::Back, "back to the values")];
         }
+        // Marking and filing come first, so the footer offers them at 80 columns too.
         vec![
+            (Action::Open, "a value's reasoning"),
+            (Action::Mark, "mark the call"),
+            (Action::FileIssue, "file an issue"),
             (Action::Right, "focus the metric values"),
             (Action::Left, "focus the transcript"),
-            (Action::Open, "a value's reasoning and segments"),
             (Action::Sort, "sort the values"),
             (Action::Zoom, "zoom the focused side to the whole view (again: both)"),
             (Action::LabelRight, "label the value right"),
             (Action::LabelWrong, "label it wrong"),
             (Action::Back, "back"),
         ]
+    }
+
+    /// The transcript turn (from 1) a value points at, when its metric has several values on
+    /// this conversation, so repeated rows (a latency per agent turn) tell themselves apart.
+    fn turn_of(&self, row: &ValueRow) -> Option<usize> {
+        let start = row.value.segment.as_ref().or(row.value.from_segment.as_ref())?.start_offset_ms?;
+        let repeated = self.values.items.iter().filter(|r| r.metric.id == row.metric.id).nth(1).is_some();
+        let entries = &self.transcript.items;
+        let turn = entries.iter().rposition(|e| e.start_offset_ms <= start).or((!entries.is_empty()).then_some(0))?;
+        repeated.then_some(turn + 1)
     }
 
     pub fn draw(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx) {
@@ -290,26 +303,24 @@ impl ConversationView {
         let noun = if self.is_chat { "chat" } else { "call" };
         let started =
             call.and_then(|c| c.started_at.as_ref()).or(self.chat.as_ref().and_then(|c| c.started_at.as_ref()));
-        frame.render_widget(
-            Line::from(vec![
-                Span::styled(format!(" {noun} {} ", self.call_id), theme.heading()),
-                Span::styled(
-                    if ctx.marks.contains(Some(self.call_id)) { format!("{} marked ", MARKER) } else { String::new() },
-                    theme.key(),
+        let line = Line::from(vec![
+            Span::styled(format!(" {noun} {} ", self.call_id), theme.heading()),
+            Span::styled(
+                if ctx.marks.contains(Some(self.call_id)) { format!("{} marked ", MARKER) } else { String::new() },
+                theme.key(),
+            ),
+            Span::styled(status.clone(), theme.status(&status)),
+            Span::styled(
+                format!(
+                    "  {} · {} · ended {}",
+                    call.and_then(|c| c.duration_ms).map(duration_ms).unwrap_or_else(|| "—".into()),
+                    when(started),
+                    or_dash(call.and_then(|c| c.ended_status.as_ref()).map(|s| s.as_str())),
                 ),
-                Span::styled(status.clone(), theme.status(&status)),
-                Span::styled(
-                    format!(
-                        "  {} · {} · ended {}",
-                        call.and_then(|c| c.duration_ms).map(duration_ms).unwrap_or_else(|| "—".into()),
-                        when(started),
-                        or_dash(call.and_then(|c| c.ended_status.as_ref()).map(|s| s.as_str())),
-                    ),
-                    theme.dim(),
-                ),
-            ]),
-            summary,
-        );
+                theme.dim(),
+            ),
+        ]);
+        frame.render_widget(fit_line(line, summary.width as usize), summary);
         let (transcript, failed, right) = self.layout(body, ctx.theme);
         if let Some(area) = transcript {
             super::transcript::draw(frame, area, &self.transcript, self.side == Side::Transcript, theme);
@@ -336,6 +347,9 @@ impl ConversationView {
         let columns: Vec<Column> = picked.iter().map(|&i| values::COLUMNS[i]).collect();
         let value_row = |r: &ValueRow| {
             let mut cells = values::cells(r, theme, ctx.marks);
+            if let Some(turn) = self.turn_of(r) {
+                cells[0] = super::table::Cell::from(format!("{} · turn {turn}", r.metric.name));
+            }
             if let Some((label, local)) = self.labels.get(&(r.metric.id, r.index)) {
                 let (mark, style) =
                     if *label == AnnotationLabel::Right { ("✓", theme.ok()) } else { ("✗", theme.error()) };

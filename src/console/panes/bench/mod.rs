@@ -7,6 +7,8 @@ mod samples;
 
 use crate::console::widgets::table::Cell;
 use ratatui::Frame;
+
+use crate::api::model::percent;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 
@@ -387,7 +389,8 @@ impl Pane for Bench {
             _ => {
                 let row = |t: &Target| {
                     vec![
-                        Cell::from(t.score.map(|s| format!("{s:.3}")).unwrap_or_else(|| "—".into())),
+                        // On the scale run scores use (0–100 %), not the wire's 0–1.
+                        Cell::from(t.score.map(|s| percent(s * 100.0)).unwrap_or_else(|| "—".into())),
                         Cell::from(t.target_name.clone().unwrap_or_else(|| t.target_key.clone())),
                         Cell::from(or_dash(t.suite_version.as_deref())),
                         status_cell(theme, state(t)),
@@ -396,7 +399,14 @@ impl Pane for Bench {
                         Cell::from(date(t.published_at.as_ref())),
                     ]
                 };
-                let title = format!("targets of {}", fit(self.suite.as_deref().unwrap_or("?"), 40));
+                // The suites list counts current targets; superseded publications are counted apart.
+                let current = self.targets.items.iter().filter(|t| state(t) != Some("SUPERSEDED")).count();
+                let superseded = self.targets.items.len() - current;
+                let mut title =
+                    format!("targets of {} · {current} current", fit(self.suite.as_deref().unwrap_or("?"), 40));
+                if superseded > 0 {
+                    title.push_str(&format!(", {superseded} superseded"));
+                }
                 let view = TableView {
                     title,
                     columns: TARGET_COLUMNS,

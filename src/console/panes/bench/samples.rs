@@ -77,6 +77,9 @@ pub struct SamplesView {
     /// The source call asked to open (Enter); if the service does not have it, the reasoning
     /// gets the focus instead.
     opening: Option<uuid::Uuid>,
+    /// Source calls the service said it does not have: their samples say so where Enter is
+    /// offered, and offer what is possible instead.
+    missing: std::collections::HashSet<String>,
 }
 
 impl SamplesView {
@@ -94,11 +97,12 @@ impl SamplesView {
             shown: ScoreSampleQuery::default(),
             pagination: None,
             samples: ListState::new(),
-            shape: Shape::new(|(_, s)| format!("{:?} {:?}", s.condition_key, s.metric_key), |a, b, _| a.0.cmp(&b.0)),
+            shape: Shape::new(|(_, s)| format!("{:?} {:?}", s.condition_key, s.metric_key), order),
             pending: None,
             focus: Focus::Samples,
             scroll: Scroll::default(),
             opening: None,
+            missing: Default::default(),
         };
         view.samples.load = Load::Loading;
         let keys = ScoreSampleQuery { limit: Some(benchmark_limits::LIMIT_MAX), ..view.query(0) };
@@ -140,6 +144,7 @@ impl SamplesView {
             // Opened over the tab, or not on this service (the app says so): then the reasoning.
             self.opening = None;
             if result.is_err() {
+                self.missing.insert(opening.to_string());
                 self.focus = Focus::Reasoning;
             }
             return true;
@@ -195,6 +200,18 @@ impl SamplesView {
             }
             _ => false,
         }
+    }
+
+    /// `s`: the page's lowest scores first (`S` highest), again: as listed; the first row is
+    /// selected, the one a reviewer reads first.
+    fn sort(&mut self, highest: bool) {
+        self.samples.sort = match self.samples.sort {
+            Some((BY_SCORE, d)) if d == highest => None,
+            _ => Some((BY_SCORE, highest)),
+        };
+        self.samples.reshape(&self.shape);
+        self.samples.top();
+        self.scroll.top = 0;
     }
 
     /// Moves the selection within the page.
@@ -281,6 +298,7 @@ impl SamplesView {
             Action::Up | Action::Down | Action::PageUp | Action::PageDown | Action::Top | Action::Bottom => {
                 self.select(action)
             }
+            Action::Sort | Action::SortReverse => self.sort(action == Action::SortReverse),
             _ => return false,
         }
         true
@@ -297,6 +315,7 @@ impl SamplesView {
             }
             Some((id, Err(_))) => {
                 out.error(format!("the source call {id} is not on this service"));
+                self.missing.insert(id.to_string());
                 self.focus = Focus::Reasoning;
             }
             None => self.focus = Focus::Reasoning,
@@ -314,12 +333,16 @@ impl SamplesView {
     }
 
     pub fn help(&self) -> Vec<(Action, &'static str)> {
-        let mut keys = if self.focus == Focus::Reasoning {
+        let mut keys = if self.call_missing() {
+            vec![(Action::Copy, "copy the call id (the call is not on this service)"), (Action::Down, "scroll")]
+        } else if self.focus == Focus::Reasoning {
             vec![(Action::Down, "scroll the reasoning"), (Action::PageDown, "scroll a page")]
         } else {
             vec![(Action::Open, "the sample's call"), (Action::Detail, "focus the reasoning")]
         };
         keys.extend([
+            (Action::Sort, "lowest score first on this page (again: as listed)"),
+            (Action::SortReverse, "highest score first on this page"),
             (Action::NextItem, "next sample (into the next page)"),
             (Action::PrevItem, "previous sample (into the previous page)"),
             (Action::StatusFilter, "cycle the condition"),
@@ -337,6 +360,12 @@ impl SamplesView {
             ]);
         }
         keys
+    }
+
+    /// Whether the selected sample's source call is known not to be on this service.
+    fn call_missing(&self) -> bool {
+        let call = self.samples.selected().and_then(|(_, s)| s.source_call_id.as_ref());
+        call.is_some_and(|id| self.missing.contains(id))
     }
 
     /// "samples 21–40 of 63", or why there are none.
@@ -385,7 +414,19 @@ impl SamplesView {
         table::draw(frame, top, &self.samples, view, theme);
         let total = self.pagination.as_ref().map(|p| p.total).unwrap_or(0);
         let (title, lines) = match self.samples.selected() {
-            Some((index, sample)) => (format!("sample {index} of {total} · reasoning"), reasoning(sample, theme)),
+            Some((index, sample)) => {
+                let mut lines = Vec::new();
+                if self.call_missing() {
+                    let copy = ctx.keys.first_key(Action::Copy);
+                    let back = ctx.keys.first_key(Action::Back);
+                    let text = format!(
+                        "✗ its call is not on this service: {copy} copies the call id; {back} leads back to the targets"
+                    );
+                    lines.push(Line::styled(text, theme.error()));
+                }
+                lines.extend(reasoning(sample, theme));
+                (format!("sample {index} of {total} · reasoning"), lines)
+            }
             None => ("reasoning".to_string(), vec![Line::styled("no sample selected", theme.dim())]),
         };
         detail::draw(frame, bottom, &title, lines, &self.scroll, theme, self.focus == Focus::Reasoning);
@@ -403,10 +444,32 @@ impl SamplesView {
             Span::styled(" · metric ", theme.dim()),
             key(&self.metric),
         ];
+        if let Some((_, highest)) = self.samples.sort {
+            let word = if highest { " · highest score first" } else { " · lowest score first" };
+            spans.push(Span::styled(word, theme.highlight()));
+        }
         if self.pending.is_some() {
             spans.push(Span::styled(" ⟳ loading", theme.dim()));
         }
         frame.render_widget(Line::from(spans), area);
+    }
+}
+
+/// The column `s` sorts by: VALUE.
+const BY_SCORE: usize = 3;
+
+/// A sample's score as a number to order by: 0 for false and 1 for true (a pass/fail sample
+/// may carry its number too), else its number; none sorts last.
+fn score(sample: &ScoreSample) -> f64 {
+    let boolean = sample.boolean_value.map(|b| if b { 1.0 } else { 0.0 });
+    boolean.or(sample.numeric_value).unwrap_or(f64::INFINITY)
+}
+
+/// As listed (by number), or by score, ties kept in listed order.
+fn order(a: &Numbered, b: &Numbered, column: usize) -> std::cmp::Ordering {
+    match column {
+        BY_SCORE => score(&a.1).total_cmp(&score(&b.1)).then(a.0.cmp(&b.0)),
+        _ => a.0.cmp(&b.0),
     }
 }
 

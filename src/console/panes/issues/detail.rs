@@ -14,12 +14,21 @@ use crate::console::widgets::conversation::ConversationView;
 use crate::console::widgets::detail::{self, Lines, Scroll};
 use crate::console::widgets::list::{ListState, Load};
 use crate::console::widgets::table::{self, Column, TableView, col};
-use crate::console::widgets::text::{ago, fit, or_dash, when};
+use crate::console::widgets::text::{ago, duration_ms, fit, or_dash, when};
+
+use super::evidence::EvidenceCalls;
 
 use Constraint::{Fill, Length};
 
-const EVIDENCE_COLUMNS: &[Column] =
-    &[col("KIND", Length(4)), col("CALL / CHAT ID", Fill(1)), col("OBSERVED AT", Length(19)), col("", Length(8))];
+/// An entry reads as its call: when, which agent, how long; then its id and when it was seen.
+const EVIDENCE_COLUMNS: &[Column] = &[
+    col("KIND", Length(4)),
+    col("CALL STARTED", Length(19)),
+    col("AGENT", Fill(1)),
+    col("TOOK", Length(7)),
+    col("ID", Length(10)),
+    col("OBSERVED", Length(8)),
+];
 
 /// What the issue detail draws.
 pub struct IssueView<'a> {
@@ -27,6 +36,7 @@ pub struct IssueView<'a> {
     /// Not listed on the last visit.
     pub new: bool,
     pub evidence: &'a ListState<Evidence>,
+    pub calls: &'a EvidenceCalls,
     pub scroll: &'a Scroll,
 }
 
@@ -89,15 +99,21 @@ pub fn draw(frame: &mut Frame, area: Rect, view: IssueView<'_>, ctx: &ViewCtx) {
     detail::draw(frame, top, &title, facts(view.issue, view.new, ctx), view.scroll, theme, false);
     let row = |e: &Evidence| {
         let (kind, id) = match (e.call_id, e.chat_id) {
-            (Some(id), _) => ("call", id.to_string()),
-            (None, Some(id)) => ("chat", id.to_string()),
+            (Some(id), _) => ("call", id.to_string()[..8].to_string()),
+            (None, Some(id)) => ("chat", id.to_string()[..8].to_string()),
             _ => ("—", "—".to_string()),
         };
         let marked = ctx.marks.contains(e.call_id.or(e.chat_id));
+        // A call not read yet reads "…"; a chat has no call to describe.
+        let call = view.calls.get(e.call_id);
+        let unread = if e.call_id.is_some() { "…" } else { "—" };
+        let agent = call.and_then(|c| c.agents.first()).and_then(|a| a.name.clone());
         vec![
             Cell::from(kind),
+            Cell::from(call.map(|c| when(c.started_at.as_ref())).unwrap_or_else(|| unread.into())),
+            Cell::from(agent.or_else(|| call.map(|_| "—".into())).unwrap_or_else(|| unread.into())),
+            Cell::from(call.and_then(|c| c.duration_ms).map(duration_ms).unwrap_or_else(|| unread.into())),
             Cell::from(if marked { format!("{} {id}", crate::console::marks::MARKER) } else { id }),
-            Cell::from(when(e.observed_at.as_ref())),
             Cell::from(ago(e.observed_at.as_ref(), ctx.now)).style(theme.dim()),
         ]
     };

@@ -9,6 +9,7 @@
 
 mod detail;
 mod edit;
+mod evidence;
 mod rows;
 
 use std::collections::HashSet;
@@ -52,6 +53,8 @@ pub struct Issues {
     open: Open,
     evidence: ListState<Evidence>,
     evidence_shape: Shape<Evidence>,
+    /// The calls the evidence rows on screen describe.
+    calls: evidence::EvidenceCalls,
     scroll: Scroll,
 }
 
@@ -89,6 +92,7 @@ impl Issues {
             evidence_shape: Shape::new(detail::evidence_haystack, |a, b, _| {
                 by(a.observed_at.as_ref().and_then(|t| t.parse()), b.observed_at.as_ref().and_then(|t| t.parse()))
             }),
+            calls: evidence::EvidenceCalls::default(),
             scroll: Scroll::default(),
         }
     }
@@ -255,15 +259,19 @@ impl Pane for Issues {
     }
 
     fn action(&mut self, action: Action, out: &mut Out) -> bool {
-        match &mut self.open {
+        let used = match &mut self.open {
             Open::Call(_, conversation) => conversation.action(action),
             Open::Issue(_) => self.detail_action(action, out),
             Open::List => self.list_action(action, out),
+        };
+        if matches!(self.open, Open::Issue(_)) {
+            self.calls.ask(&self.evidence, out);
         }
+        used
     }
 
     fn fetched(&mut self, request: &Request, result: &Result<Fetched, FetchError>, out: &mut Out) -> bool {
-        let changed = self.issues.fetched(request, result);
+        let changed = self.issues.fetched(request, result) | self.calls.fetched(request, result);
         if changed && matches!((request, result), (Request::List(ListKind::Issues), Ok(_))) {
             self.listed(out);
         }
@@ -273,6 +281,7 @@ impl Pane for Issues {
                 let id = *id;
                 if changed {
                     self.sync_evidence(id);
+                    self.calls.ask(&self.evidence, out);
                 }
                 changed
             }
@@ -403,6 +412,7 @@ impl Pane for Issues {
                         issue,
                         new: self.is_new(issue),
                         evidence: &self.evidence,
+                        calls: &self.calls,
                         scroll: &self.scroll,
                     },
                     ctx,

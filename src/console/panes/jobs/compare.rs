@@ -20,6 +20,7 @@ use crate::console::widgets::conversation::ConversationView;
 use crate::console::widgets::detail::{self, Scroll};
 use crate::console::widgets::list::{ListState, Load, Shape, by};
 use crate::console::widgets::table::{self, Cell, Column, TableView, col, fitted};
+use crate::console::widgets::text::fit_line;
 use crate::console::widgets::transcript;
 
 use Constraint::{Fill, Length};
@@ -293,22 +294,26 @@ impl CompareView {
     pub fn draw(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx, names: (&str, &str)) {
         let theme = ctx.theme;
         let [summary, body] = Layout::vertical([Length(1), Fill(1)]).areas(area);
-        let mut spans = vec![
-            Span::styled(" compare ", theme.heading()),
-            Span::styled(format!("base {} ", names.0), theme.dim()),
-            Span::styled("→ ", theme.key()),
-            Span::styled(format!("head {} ", names.1), theme.dim()),
-        ];
+        // The counts and a backwards warning come before the names, which are what a narrow
+        // screen cuts.
+        let mut spans = vec![Span::styled(" compare", theme.heading())];
         if let Some(diff) = &self.diff {
             for (change, count) in &diff.counts {
                 spans.push(Span::styled(format!(" {} {count}", change.as_str()), theme.status(change.as_str())));
             }
-            spans.push(Span::styled(format!("  (test case × check, Fisher p ≤ {})", diff.alpha), theme.dim()));
             if backwards(diff) {
                 spans.push(Span::styled("  ⚠ the base ran after the head: changes read backwards", theme.warn()));
             }
         }
-        frame.render_widget(Line::from(spans), summary);
+        spans.extend([
+            Span::styled(format!("  base {} ", names.0), theme.dim()),
+            Span::styled("→ ", theme.key()),
+            Span::styled(format!("head {}", names.1), theme.dim()),
+        ]);
+        if let Some(diff) = &self.diff {
+            spans.push(Span::styled(format!("  (test case × check, Fisher p ≤ {})", diff.alpha), theme.dim()));
+        }
+        frame.render_widget(fit_line(Line::from(spans), summary.width as usize), summary);
         match &self.pair {
             Some(pair) => self.draw_pair(frame, body, ctx, pair),
             None => {

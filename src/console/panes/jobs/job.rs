@@ -19,7 +19,7 @@ use crate::console::pane::{Out, Selection, ViewCtx};
 use crate::console::widgets::conversation::ConversationView;
 use crate::console::widgets::list::{ListState, Load, Shape};
 use crate::console::widgets::table::{self, TableView};
-use crate::console::widgets::text::{duration_ms, fit, when};
+use crate::console::widgets::text::{duration_ms, fit, fit_line, when};
 
 use Constraint::{Fill, Length};
 
@@ -672,7 +672,8 @@ impl JobView {
     fn draw_sim_head(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx, sim: &SimulationJob) {
         let theme = ctx.theme;
         let (status, outcome) = (sim_status(sim), outcome(sim));
-        let iteration = sim.iteration.map(|i| format!(" #{i}")).unwrap_or_default();
+        // The wire counts iterations from 0; people count simulations from 1.
+        let iteration = sim.iteration.map(|i| format!(" #{}", i + 1)).unwrap_or_default();
         let mut spans = vec![
             Span::styled(format!(" simulation{iteration} "), theme.heading()),
             Span::styled(outcome.clone(), theme.status(&outcome)),
@@ -684,7 +685,7 @@ impl JobView {
         if sim.failed_checks.is_empty() && !sim.why_not_passed().is_empty() {
             spans.push(Span::styled(format!(" · {}", sim.why_not_passed()), theme.error()));
         }
-        frame.render_widget(Line::from(spans), area);
+        frame.render_widget(fit_line(Line::from(spans), area.width as usize), area);
     }
 }
 

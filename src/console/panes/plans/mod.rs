@@ -220,6 +220,13 @@ impl Pane for Plans {
                 self.create.start(out);
                 true
             }
+            Action::Duplicate => {
+                match self.plans.selected() {
+                    Some(plan) => self.create.duplicate(&plan.plan, out),
+                    None => out.error("no plan is selected"),
+                }
+                true
+            }
             // Only reached while the names a plan's YAML needs are still on their way.
             Action::Edit if self.plans.selected().is_some() => {
                 self.names.ensure(LOOKUPS, out);
@@ -391,6 +398,7 @@ impl Pane for Plans {
                 (Action::Back, "back to the plans"),
                 (Action::Raw, "raw JSON"),
                 (Action::Run, "run with variables"),
+                (Action::Duplicate, "a new plan from this one (the form, filled with its values)"),
             ]
         } else {
             vec![
@@ -403,6 +411,7 @@ impl Pane for Plans {
                 (Action::Edit, "edit the plan's YAML in $EDITOR (diff, then apply)"),
                 (Action::Create, "new plan from a template in $EDITOR"),
                 (Action::Form, "a new run plan (a form)"),
+                (Action::Duplicate, "a new plan from this one (the form, filled with its values)"),
                 (Action::Delete, "delete the plan"),
             ]
         }

@@ -251,6 +251,27 @@ impl Field {
         }
     }
 
+    /// Puts `value` in the field as if typed or chosen: the text, the option whose value it is,
+    /// or the comma-separated values picked; false when it fits none of the options.
+    pub fn set(&mut self, value: &str) -> bool {
+        match &mut self.kind {
+            Kind::Text(input) => {
+                let mut filled = TextArea::new(vec![value.to_string()]);
+                filled.move_cursor(ratatui_textarea::CursorMove::End);
+                **input = filled;
+                true
+            }
+            Kind::Choice { options, index, .. } => match options.iter().position(|o| o.value == value) {
+                Some(i) => {
+                    *index = i;
+                    true
+                }
+                None => false,
+            },
+            Kind::Pick { .. } => value.split(',').filter(|v| !v.is_empty()).all(|v| self.set_picked(v, true)),
+        }
+    }
+
     /// Applies an editing key; false when the field has no use for it.
     pub(super) fn key(&mut self, key: KeyEvent) -> bool {
         match &mut self.kind {

@@ -30,7 +30,7 @@ pub(super) fn min_pass_rate_param(value: &str) -> String {
 }
 
 /// A metric is picked by its slug when it has one, else by id.
-fn metric_value(m: &MetricDefinition) -> String {
+pub(super) fn metric_value(m: &MetricDefinition) -> String {
     m.slug.clone().unwrap_or_else(|| m.id.to_string())
 }
 

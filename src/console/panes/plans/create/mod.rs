@@ -4,8 +4,9 @@
 //! every option shows its default, and the deprecated members are there, marked as such.
 mod fields;
 mod input;
+mod prefill;
 
-use crate::api::model::{Agent, AgentEndpoint, CustomerFlow, MetricDefinition, Persona};
+use crate::api::model::{Agent, AgentEndpoint, CustomerFlow, MetricDefinition, Persona, RunPlanInput};
 use crate::api::validate::{Checks, Validate, Violation};
 use crate::console::message::{FetchError, Fetched, ListKind, Listed, Listing, Request, Write};
 use crate::console::pane::Out;
@@ -58,12 +59,21 @@ impl Choices {
 #[derive(Default)]
 pub struct Create {
     gathering: Option<Choices>,
+    /// The plan `D` duplicates, whose values fill the form when it opens.
+    from: Option<Box<RunPlanInput>>,
 }
 
 impl Create {
     pub fn start(&mut self, out: &mut Out) {
         self.gathering = Some(Choices::default());
+        self.from = None;
         KINDS.iter().for_each(|kind| out.fetch(Request::List(*kind)));
+    }
+
+    /// `D`: the form, filled with `plan`'s values.
+    pub fn duplicate(&mut self, plan: &RunPlanInput, out: &mut Out) {
+        self.start(out);
+        self.from = Some(Box::new(plan.clone()));
     }
 
     /// Takes the lists it waits for and opens the form when it has them all. Personas and
@@ -90,7 +100,7 @@ impl Create {
             return false;
         }
         let choices = self.gathering.take().unwrap_or_default();
-        open(&mut out.modal, choices);
+        open(&mut out.modal, choices, self.from.take().as_deref());
         true
     }
 }
@@ -125,8 +135,13 @@ fn check(form: &Form) -> Vec<Violation> {
     violations
 }
 
-fn open(modal: &mut crate::console::widgets::modal::Modal, choices: Choices) {
-    let form = Form::new("new run plan", fields(&choices), check).with_rename(rename);
+fn open(modal: &mut crate::console::widgets::modal::Modal, choices: Choices, from: Option<&RunPlanInput>) {
+    let title = if from.is_some() { "new run plan (a copy)" } else { "new run plan" };
+    let mut form = Form::new(title, fields(&choices), check).with_rename(rename);
+    if let Some(plan) = from {
+        prefill::prefill(&mut form, plan, choices.metrics.as_deref().unwrap_or_default());
+        form.revalidate();
+    }
     modal.form(form, |form| Write::CreatePlan(Box::new(input(form, &mut Checks::default()))));
 }
 
