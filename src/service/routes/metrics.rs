@@ -12,7 +12,7 @@ use crate::service::error::ServiceResult;
 use crate::service::extract::{Body, Params, Valid, validated};
 use crate::service::metrics::definitions;
 use crate::service::openapi::{
-    BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,
+    BadRequest, Conflict, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,
 };
 use crate::service::store::Kind;
 
@@ -95,6 +95,7 @@ async fn versions(State(state): State<AppState>, Path(id): Path<String>) -> Serv
         BadRequest,
         Unauthorized,
         Forbidden,
+        Conflict,
         PayloadTooLarge,
         TooManyRequests,
         InternalError,
@@ -159,6 +160,7 @@ async fn update(
         Unauthorized,
         Forbidden,
         NotFound,
+        Conflict,
         PayloadTooLarge,
         TooManyRequests,
         InternalError,
