@@ -111,6 +111,11 @@ impl Checks {
         self.violations.is_empty()
     }
 
+    /// Whether a violation already names `param` (so a broader rule need not say it again).
+    pub fn has(&self, param: &str) -> bool {
+        self.violations.iter().any(|v| v.param == param)
+    }
+
     pub fn invalid(&mut self, param: impl Into<String>, message: impl Into<String>) {
         self.violations.push(Violation {
             param: param.into(),
