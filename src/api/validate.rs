@@ -265,6 +265,24 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
+/// A JSON object decoded into `T`, with the names of its members sent as `null` (which `T`'s
+/// `Option`s cannot tell from absent ones).
+pub fn with_null_members<'de, D, T>(deserializer: D) -> Result<(T, Vec<String>), D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    use serde::Deserialize;
+    let members = serde_json::Map::<String, serde_json::Value>::deserialize(deserializer)?;
+    let nulls = members.iter().filter(|(_, v)| v.is_null()).map(|(k, _)| k.clone()).collect();
+    // The member at fault stays named in the message (the outer decoder sees only the root).
+    let value = serde_path_to_error::deserialize(serde_json::Value::Object(members)).map_err(|e| {
+        let path = e.path().to_string();
+        serde::de::Error::custom(format!("{path}: {}", e.into_inner()))
+    })?;
+    Ok((value, nulls))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -296,22 +314,4 @@ mod tests {
         assert_eq!(v[0].param, "title");
         assert_eq!(v[0].code, ViolationCode::InvalidParameter);
     }
-}
-
-/// A JSON object decoded into `T`, with the names of its members sent as `null` (which `T`'s
-/// `Option`s cannot tell from absent ones).
-pub fn with_null_members<'de, D, T>(deserializer: D) -> Result<(T, Vec<String>), D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: serde::de::DeserializeOwned,
-{
-    use serde::Deserialize;
-    let members = serde_json::Map::<String, serde_json::Value>::deserialize(deserializer)?;
-    let nulls = members.iter().filter(|(_, v)| v.is_null()).map(|(k, _)| k.clone()).collect();
-    // The member at fault stays named in the message (the outer decoder sees only the root).
-    let value = serde_path_to_error::deserialize(serde_json::Value::Object(members)).map_err(|e| {
-        let path = e.path().to_string();
-        serde::de::Error::custom(format!("{path}: {}", e.into_inner()))
-    })?;
-    Ok((value, nulls))
 }
