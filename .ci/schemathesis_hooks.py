@@ -61,6 +61,8 @@ NOT_YET_STATED = {
     "a policy's condition group has conditions": r"conditions must have at least 1 item$",
     "issue evidence names its call": r"^evidence\[\d+\]\.callId is required$",
     "planId and simulationRunPlanId agree": r"^planId is the older name of simulationRunPlanId",
+    "an evidence entry is a call or a chat": r"^an evidence entry is a call or a chat, not both$",
+    "a knowledge file names its type": r"^file\.mimeType must not be empty$",
 }
 
 # A config resource is a free object in the document (its kind decides its members); every

@@ -92,8 +92,6 @@ pub struct MetricDefinition {
     /// Advances on every update.
     pub version_id: Option<Uuid>,
     pub name: Option<String>,
-    /// Null when the caller gave none.
-    #[serialize_always]
     pub description: Option<String>,
     #[serde(rename = "type")]
     pub metric_type: Option<MetricType>,

@@ -71,8 +71,8 @@ pub fn create(tx: &Tx, input: MetricDefinitionInput) -> ServiceResult<MetricDefi
         variant_id: Some(Uuid::new_v4()),
         version_id: Some(Uuid::new_v4()),
         name: Some(name),
-        // Omitted stays null: an empty text would claim the caller wrote one.
-        description: input.description,
+        // The hosted SDK types `description` as a required string, so an omitted one is "".
+        description: Some(input.description.unwrap_or_default()),
         metric_type: metric_type.clone(),
         scope: Some(input.scope.unwrap_or(MetricScope::Global)),
         supported_contexts: input.supported_contexts.unwrap_or_else(|| vec![MetricContext::Call]),
