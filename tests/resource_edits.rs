@@ -327,3 +327,47 @@ async fn knowledge_bases_are_made_from_text_or_a_file_and_never_show_it() {
     assert_eq!(status, 201, "{made_metric}");
     let _ = id_of(&made_metric["data"]);
 }
+
+/// A metric's slug names it across the workspace: a second metric with the same slug is a
+/// 409 `conflict` naming `slug`, and a metric made without a description reads back with
+/// `description: ""`, the string the hosted SDK requires.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_duplicate_metric_slug_conflicts_and_an_omitted_description_is_a_string() {
+    let service = start(false).await;
+    let body = json!({"name": "Polite close", "slug": "polite_close", "outputType": "BOOLEAN",
+        "calculationType": "LLM_JUDGE", "llmPrompt": "Did the agent close politely?"});
+    let (status, created) = call(&service, Method::POST, "/v1/metric/definitions", Some(body.clone())).await;
+    assert_eq!(status, 201, "{created}");
+    // The hosted SDK types `description` as a required string (its client refuses null), so
+    // an omitted one reads back "" (docs/interface-decisions.md).
+    assert_eq!(created["data"]["description"], "", "{created}");
+    let (status, read) = call(&service, Method::GET, "/v1/metric/definitions/polite_close", None).await;
+    assert_eq!((status, &read["data"]["description"]), (200, &json!("")), "{read}");
+
+    let (status, refused) = call(&service, Method::POST, "/v1/metric/definitions", Some(body)).await;
+    assert_eq!(status, 409, "{refused}");
+    assert_eq!(refused["type"], "conflict", "{refused}");
+    assert_eq!(refusal(&refused), ("slug".to_owned(), "slug_taken".to_owned()));
+}
+
+/// A persona's update changes what it is given and refuses `name: null` (the schema types the
+/// name non-nullable) naming it, rather than keeping the old name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_persona_update_refuses_a_null_name() {
+    let service = start(false).await;
+    let (status, created) = call(&service, Method::POST, "/v1/persona", Some(json!({"name": "Ada"}))).await;
+    assert_eq!(status, 201, "{created}");
+    let path = format!("/v1/persona/{}", created["data"]["id"].as_str().unwrap());
+    let (status, refused) = call(&service, Method::PUT, &path, Some(json!({"name": null, "accent": "GB"}))).await;
+    assert_eq!(status, 400, "{refused}");
+    assert!(names(&refused, "name"), "{refused}");
+    let (_, read) = call(&service, Method::GET, &path, None).await;
+    assert_eq!(
+        (read["data"]["name"].as_str(), read["data"]["accent"].as_str()),
+        (Some("Ada"), Some("US")),
+        "unchanged"
+    );
+    let (status, changed) = call(&service, Method::PUT, &path, Some(json!({"accent": "GB"}))).await;
+    assert_eq!(status, 200, "{changed}");
+    assert_eq!((changed["data"]["name"].as_str(), changed["data"]["accent"].as_str()), (Some("Ada"), Some("GB")));
+}

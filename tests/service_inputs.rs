@@ -89,7 +89,9 @@ fn minimal(doc: &Doc, schema: &Value, depth: usize) -> Value {
     if let Some(values) = schema["enum"].as_array() {
         return values[0].clone();
     }
-    if let Some(first) = schema["oneOf"].as_array().and_then(|o| o.first()) {
+    if let Some(first) =
+        schema["oneOf"].as_array().filter(|_| schema.get("properties").is_none()).and_then(|o| o.first())
+    {
         return minimal(doc, first, depth);
     }
     let types: Vec<&str> = match &schema["type"] {
@@ -129,7 +131,8 @@ fn probes(doc: &Doc, schema: &Value, path: Vec<Step>, seen: &mut Vec<String>, ou
         seen.push(key);
     }
     let schema = doc.resolve(schema);
-    if let Some(options) = schema["oneOf"].as_array() {
+    // A `oneOf` beside `properties` is a rule between members (`id` or `slug`), not variants.
+    if let Some(options) = schema["oneOf"].as_array().filter(|_| schema.get("properties").is_none()) {
         for option in options {
             let option = doc.resolve(option);
             // `edgeCases: "ALL" | [...]` and nullable members: probe the array or the value.

@@ -1,15 +1,16 @@
 //! The OpenAPI document on the real local service: served without a key at three paths,
-//! generated from the handlers (every route, every error), stating every limit.
+//! generated from the handlers (every route, every error), stating every limit and every rule
+//! a JSON Schema can say, and a service that refuses what the document's rules refuse.
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 
 mod support;
 
 use reqwest::Method;
-use serde_json::Value;
+use serde_json::{Value, json};
 use support::{raw, start};
 use switchboard::api::model::{
-    BYTE_SIZE_MIN, benchmark_limits, collection_limits, header_limits, headers, issue_limits, run_plan_limits,
-    threshold_limits,
+    BYTE_SIZE_MIN, benchmark_limits, collection_limits, header_limits, headers, issue_limits,
+    request_definition_limits, run_plan_limits, schema_rules, threshold_limits, webhook_limits,
 };
 
 /// The paths that serve the document itself.
@@ -555,4 +556,176 @@ async fn every_template_runs_to_completion_as_it_is() {
         .await;
         assert_eq!(status, switchboard::api::model::RunPlanJobStatus::Completed, "{name}");
     }
+}
+
+/// A request with the service's key: its status and body.
+async fn keyed(service: &support::Service, method: Method, path: &str, body: Option<Value>) -> (u16, Value) {
+    let key = format!("Bearer {}", service.running.api_key.expose());
+    let body = body.map(|b| serde_json::to_vec(&b).unwrap());
+    let (status, value, _) = raw(&service.base_url(), method, path, Some(&key), body).await;
+    (status, value)
+}
+
+/// Whether an error body's violations name `param`.
+fn names(body: &Value, param: &str) -> bool {
+    body["param"] == param
+        || body["details"]["violations"].as_array().is_some_and(|v| v.iter().any(|v| v["param"] == param))
+}
+
+/// The member each alternative of an `anyOf`/`oneOf` requires.
+fn alternatives(schema: &Value, keyword: &str) -> Vec<String> {
+    let listed = schema[keyword].as_array().unwrap_or_else(|| panic!("no {keyword} in {schema}"));
+    listed.iter().map(|a| a["required"][0].as_str().unwrap_or_default().to_owned()).collect()
+}
+
+/// Whether the document's pattern (ECMA-262, written in the part Rust's regex shares) matches.
+fn matches(pattern: &Value, text: &str) -> bool {
+    regex::Regex::new(pattern.as_str().expect("a pattern")).unwrap().is_match(text)
+}
+
+/// The rules the inputs enforce are in the schema: texts that may not be blank, URL shapes,
+/// either-or members, enum values an input refuses; the few no schema can state are in the
+/// operation's description.
+#[tokio::test]
+async fn the_document_states_the_rules_the_service_enforces() {
+    let service = start(false).await;
+    let doc = document(&service.base_url()).await;
+    let schemas = &doc["components"]["schemas"];
+
+    for member in ["recordingUrl", "stereoRecordingUrl", "externalId"] {
+        assert_eq!(int(property(&doc, "CallInput", member), "minLength"), 1, "{member}");
+    }
+    for schema in ["PersonaFields", "PersonaUpdate"] {
+        assert_eq!(property(&doc, schema, "idleMessages")["items"]["pattern"], schema_rules::NOT_BLANK_PATTERN);
+    }
+    assert_eq!(property(&doc, "EdgeCaseInput", "title")["not"], json!({"type": "null"}));
+
+    let webhook_url = property(&doc, "WebhookInput", "url");
+    assert_eq!((&webhook_url["pattern"], &webhook_url["format"]), (&json!(webhook_limits::URL_PATTERN), &json!("uri")));
+    for schema in ["HttpRequestDefinitionInput", "HttpRequestDefinitionUpdate"] {
+        assert_eq!(property(&doc, schema, "url")["pattern"], request_definition_limits::URL_PATTERN, "{schema}");
+    }
+
+    assert_eq!(alternatives(&schemas["MetricDefinitionInput"], "anyOf"), ["type", "outputType"]);
+    assert_eq!(alternatives(&schemas["IssueUpdate"], "anyOf"), ["status", "severity", "assigneeUserId"]);
+    assert_eq!(alternatives(&schemas["ConditionInput"], "anyOf"), ["conditionValue", "conditionType"]);
+    assert_eq!(alternatives(&schemas["FlowSelection"], "oneOf"), ["id", "slug"]);
+    assert_eq!(alternatives(&schemas["FlowSelection"], "anyOf"), ["happyPath", "edgeCases"]);
+    assert_eq!(alternatives(&schemas["KnowledgeBaseInput"], "oneOf"), ["content", "file"]);
+    assert_eq!(property(&doc, "MetricDefinitionInput", "calculationType")["enum"], json!(["LLM_JUDGE", "FORMULA"]));
+    assert_eq!(property(&doc, "FlowInput", "type")["not"], json!({"const": "VOICEMAIL"}));
+
+    let create = doc["paths"]["/v1/metric/definitions"]["post"]["description"].as_str().unwrap_or_default();
+    assert!(create.contains("`scaleMax` is greater than `scaleMin`"), "{create}");
+    let after = doc["paths"]["/v1/persona"]["get"]["parameters"].as_array().unwrap();
+    let after = after.iter().find(|p| p["name"] == "after").expect("after");
+    assert!(after["description"].as_str().unwrap().contains("different `cursor` it is a 400"), "{after}");
+}
+
+/// What the document's rules refuse the service refuses, naming the member, and what they
+/// allow it takes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_services_refusals_match_the_documents_rules() {
+    let service = start(true).await;
+    let doc = document(&service.base_url()).await;
+
+    let pattern = &property(&doc, "WebhookInput", "url")["pattern"];
+    for url in ["ftp://example.com/x", "http://1.2.3.999/", "http://example.com:70000/", "http://xn--a.example/"] {
+        assert!(!matches(pattern, url), "{url}");
+        let body = json!({"events": ["ISSUE_OPENED"], "url": url});
+        let (status, refused) = keyed(&service, Method::POST, "/v1/webhook", Some(body)).await;
+        assert_eq!(status, 400, "{url}: {refused}");
+        assert!(names(&refused, "url"), "{refused}");
+    }
+    for url in ["http://127.0.0.1:9/x", "https://Hooks.example.com:65535/in?a=1"] {
+        assert!(matches(pattern, url), "{url}");
+        let body = json!({"events": ["ISSUE_OPENED"], "url": url});
+        let (status, created) = keyed(&service, Method::POST, "/v1/webhook", Some(body)).await;
+        assert_eq!(status, 201, "{url}: {created}");
+    }
+
+    let call = json!({"startedAt": "2026-01-01T00:00:00Z", "recordingUrl": "", "externalId": "",
+        "transcript": []});
+    let (status, refused) = keyed(&service, Method::POST, "/v1/call", Some(call)).await;
+    assert_eq!(status, 400, "{refused}");
+    assert!(names(&refused, "recordingUrl") && names(&refused, "externalId"), "{refused}");
+
+    let blank = &property(&doc, "PersonaFields", "idleMessages")["items"]["pattern"];
+    assert!(!matches(blank, " \t") && matches(blank, " hi "));
+    let persona = json!({"name": "Idle", "idleMessages": ["Still there?", " \t"]});
+    let (status, refused) = keyed(&service, Method::POST, "/v1/persona", Some(persona)).await;
+    assert_eq!(status, 400, "{refused}");
+    assert!(names(&refused, "idleMessages[1]"), "{refused}");
+
+    let metric = json!({"name": "No type", "calculationType": "LLM_JUDGE", "llmPrompt": "Judge it"});
+    let (status, refused) = keyed(&service, Method::POST, "/v1/metric/definitions", Some(metric)).await;
+    assert_eq!(status, 400, "{refused}");
+    assert!(names(&refused, "outputType"), "{refused}");
+
+    let (_, issues) = keyed(&service, Method::GET, "/v1/issue?limit=1", None).await;
+    let issue = issues["data"][0]["id"].as_str().expect("a seeded issue");
+    let (status, refused) = keyed(&service, Method::PATCH, &format!("/v1/issue/{issue}"), Some(json!({}))).await;
+    assert_eq!(status, 400, "{refused}");
+    assert!(names(&refused, "status"), "{refused}");
+
+    let kinds = &parameter(&doc, "get", "/v1/events", "kind")["pattern"];
+    for kind in ["ISSUE_OPENED,NOT_A_TYPE", "ISSUE_OPENED, ISSUE_RESOLVED", "ISSUE_OPENED,"] {
+        assert!(!matches(kinds, kind), "{kind}");
+        let (status, refused) = keyed(&service, Method::GET, &format!("/v1/events?kind={kind}"), None).await;
+        assert_eq!(status, 400, "{kind}: {refused}");
+        assert!(names(&refused, "kind"), "{refused}");
+    }
+    assert!(matches(kinds, "ISSUE_OPENED,ISSUE_RESOLVED"));
+    assert_eq!(parameter(&doc, "get", "/v1/events", "children")["enum"], json!(["all", "none"]));
+    let resources = &parameter(&doc, "get", "/v1/events", "resourceId")["pattern"];
+    let braced = "{67e55044-10b1-426f-9247-bb680e5fe0c8}";
+    assert!(!matches(resources, braced));
+    let (status, refused) = keyed(&service, Method::GET, &format!("/v1/events?resourceId={braced}"), None).await;
+    assert_eq!(status, 400, "{refused}");
+}
+
+/// Each Server-Sent Event of `GET /v1/events` is what the document describes: an `id`, an
+/// `event` among the types, and `data` holding an `Event` as JSON with its required members.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_event_stream_sends_what_its_schema_describes() {
+    use futures_util::StreamExt;
+    let service = start(false).await;
+    let doc = document(&service.base_url()).await;
+    let message = &doc["paths"]["/v1/events"]["get"]["responses"]["200"]["content"]["text/event-stream"]["schema"];
+    assert_eq!(message["required"], json!(["id", "event", "data"]), "{message}");
+    assert_eq!(message["properties"]["data"]["contentSchema"]["$ref"], "#/components/schemas/Event");
+    let required: Vec<String> =
+        serde_json::from_value(doc["components"]["schemas"]["Event"]["required"].clone()).unwrap();
+
+    let issue = json!({"title": "Caller hears silence", "summary": "The agent stops speaking"});
+    let (status, created) = keyed(&service, Method::POST, "/v1/issue", Some(issue)).await;
+    assert_eq!(status, 201, "{created}");
+    let key = format!("Bearer {}", service.running.api_key.expose());
+    let response = reqwest::Client::new()
+        .get(format!("{}/v1/events?after=0", service.base_url()))
+        .header("authorization", key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let mut body = response.bytes_stream();
+    let mut text = String::new();
+    let read = tokio::time::timeout(std::time::Duration::from_secs(20), async {
+        while !text.contains("\n\n") {
+            text.push_str(&String::from_utf8_lossy(&body.next().await.expect("the stream ended").unwrap()));
+        }
+    });
+    read.await.expect("an event within the deadline");
+    let event = text.split("\n\n").next().unwrap();
+    let field = |name: &str| {
+        event.lines().find_map(|l| l.strip_prefix(&format!("{name}:"))).map(str::trim).unwrap_or_default().to_owned()
+    };
+    assert!(matches(&message["properties"]["id"]["pattern"], &field("id")), "{event}");
+    let types = message["properties"]["event"]["enum"].as_array().unwrap();
+    assert!(types.iter().any(|t| t == &json!(field("event"))), "{event}");
+    let data: Value = serde_json::from_str(&field("data")).unwrap();
+    for member in &required {
+        assert!(data.get(member).is_some_and(|v| !v.is_null()), "{member} missing from {data}");
+    }
+    assert_eq!(data["type"], json!(field("event")));
 }

@@ -111,6 +111,11 @@ impl Checks {
         self.violations.is_empty()
     }
 
+    /// Whether a violation already names `param` (so a broader rule need not say it again).
+    pub fn has(&self, param: &str) -> bool {
+        self.violations.iter().any(|v| v.param == param)
+    }
+
     pub fn invalid(&mut self, param: impl Into<String>, message: impl Into<String>) {
         self.violations.push(Violation {
             param: param.into(),
@@ -123,6 +128,15 @@ impl Checks {
         let param = param.into();
         let message = format!("{param} is required");
         self.violations.push(Violation { param, code: ViolationCode::MissingRequiredField, message });
+    }
+
+    /// Members of `not_null` that were sent as `null` (`nulls`, from `with_null_members`): the
+    /// schema types them non-nullable, so null is refused rather than read as "keep".
+    pub fn not_null(&mut self, at: &str, not_null: &[&str], nulls: &[String]) {
+        for member in nulls.iter().filter(|m| not_null.contains(&m.as_str())) {
+            let param = join(at, member);
+            self.invalid(&param, format!("{param} may not be null: leave it out to keep it"));
+        }
     }
 
     /// A required member: reports it missing when absent, and hands it back otherwise.
@@ -249,6 +263,24 @@ impl Checks {
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+/// A JSON object decoded into `T`, with the names of its members sent as `null` (which `T`'s
+/// `Option`s cannot tell from absent ones).
+pub fn with_null_members<'de, D, T>(deserializer: D) -> Result<(T, Vec<String>), D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    use serde::Deserialize;
+    let members = serde_json::Map::<String, serde_json::Value>::deserialize(deserializer)?;
+    let nulls = members.iter().filter(|(_, v)| v.is_null()).map(|(k, _)| k.clone()).collect();
+    // The member at fault stays named in the message (the outer decoder sees only the root).
+    let value = serde_path_to_error::deserialize(serde_json::Value::Object(members)).map_err(|e| {
+        let path = e.path().to_string();
+        serde::de::Error::custom(format!("{path}: {}", e.into_inner()))
+    })?;
+    Ok((value, nulls))
 }
 
 #[cfg(test)]

@@ -61,6 +61,11 @@ impl ServiceError {
         Self::new(StatusCode::FORBIDDEN, ErrorType::Forbidden, "permission_denied", message)
     }
 
+    /// 409 `conflict`: the change collides with what is stored (a slug another resource holds).
+    pub fn conflict(param: impl Into<String>, code: &str, message: impl Into<String>) -> Self {
+        Self::new(StatusCode::CONFLICT, ErrorType::Conflict, code, message).with_param(param)
+    }
+
     pub fn rate_limited(retry_after_secs: u64) -> Self {
         let message = format!("too many requests; retry in {retry_after_secs} s");
         let mut error = Self::new(StatusCode::TOO_MANY_REQUESTS, ErrorType::RateLimit, "too_many_requests", message);

@@ -184,7 +184,13 @@ fn decode_error<E: std::fmt::Display>(error: serde_path_to_error::Error<E>, root
     {
         return ServiceError::invalid(root, format!("malformed JSON: {inner}"));
     }
-    let param = if path == "." { root.to_owned() } else { path };
+    // A body decoded in two steps (`with_null_members`) names the member in its message.
+    let named = inner.split_once(": ").filter(|(member, _)| is_member_path(member));
+    let (param, inner) = match (path.as_str(), named) {
+        (".", Some((member, rest))) => (member.to_owned(), rest.to_owned()),
+        (".", None) => (root.to_owned(), inner),
+        _ => (path, inner),
+    };
     if inner.contains("surrogate") || inner.contains("hex escape") {
         return ServiceError::invalid(
             &param,
@@ -198,6 +204,11 @@ fn decode_error<E: std::fmt::Display>(error: serde_path_to_error::Error<E>, root
         return error;
     }
     ServiceError::invalid(&param, format!("{param}: {inner}"))
+}
+
+/// `idleTimeoutSeconds`, `flows[0].id`: a member's path, as serde_path_to_error writes it.
+fn is_member_path(text: &str) -> bool {
+    !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '[' | ']' | '_'))
 }
 
 /// Query parameters decoded into `T` and checked with `T::validate()`.

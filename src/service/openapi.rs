@@ -19,6 +19,7 @@ use crate::api::ErrorBody;
 use crate::api::model::{
     CollectionJobStatus, IssueStatus, KnowledgeBase, RunPlanJobStatus, Severity, SimulationJobSort,
     SimulationJobsIncluded, ValueStatusFilter, inputs_refusing_unknown_members, limits_beyond_the_generator,
+    rules_beyond_the_generator,
 };
 
 /// The name the bearer scheme has under `components.securitySchemes` (also spelled out in
@@ -96,6 +97,11 @@ pub fn tighten(json: &mut serde_json::Value) {
             target.insert(keyword.into(), value);
         }
     }
+    for (name, pointer, keyword, value) in rules_beyond_the_generator() {
+        if let Some(target) = schemas.get_mut(name.as_ref()).and_then(|s| s.pointer_mut(&pointer)) {
+            state_rule(target, keyword, value);
+        }
+    }
     for name in &strict {
         if let Some(schema) = schemas.get_mut(name).and_then(serde_json::Value::as_object_mut) {
             schema.insert("additionalProperties".into(), serde_json::Value::Bool(false));
@@ -103,9 +109,24 @@ pub fn tighten(json: &mut serde_json::Value) {
     }
     let schemas = schemas.clone();
     flatten_everywhere(json, &schemas);
+    event_stream(json);
     require_text_in_queries(json);
     conditional_gets(json);
     screened_refusals(json);
+}
+
+/// Sets `keyword` on a schema; `required` adds to the members already required, and a rule
+/// on a `$ref` alone keeps the reference beside it (3.1 reads sibling keywords).
+fn state_rule(target: &mut serde_json::Value, keyword: &str, value: serde_json::Value) {
+    let Some(target) = target.as_object_mut() else { return };
+    match (keyword, target.get_mut(keyword), value) {
+        ("required", Some(serde_json::Value::Array(required)), serde_json::Value::Array(more)) => {
+            required.extend(more.into_iter().filter(|m| !required.contains(m)).collect::<Vec<_>>());
+        }
+        (_, _, value) => {
+            target.insert(keyword.into(), value);
+        }
+    }
 }
 
 /// What the request screen (`screen.rs`) refuses on every route, stated on each operation it
@@ -142,6 +163,24 @@ fn screened_refusals(json: &mut serde_json::Value) {
                 );
             }
         }
+    }
+}
+
+/// `GET /v1/events`: its text parameters say what the service accepts (known types, UUIDs,
+/// `all` or `none`), and each Server-Sent Event is described as it is sent: `id`, `event` and
+/// `data`, the `Event` as JSON text.
+fn event_stream(json: &mut serde_json::Value) {
+    let Some(operation) = json.pointer_mut("/paths/~1v1~1events/get") else { return };
+    let schemas = crate::api::model::event_query_schemas();
+    for parameter in operation.get_mut("parameters").and_then(serde_json::Value::as_array_mut).into_iter().flatten() {
+        let name = parameter.get("name").and_then(serde_json::Value::as_str).unwrap_or_default();
+        if let Some((_, schema)) = schemas.iter().find(|(n, _)| *n == name) {
+            parameter["schema"] = schema.clone();
+        }
+    }
+    let event = serde_json::json!({ "$ref": format!("#/components/schemas/{}", crate::api::model::Event::name()) });
+    if let Some(stream) = operation.pointer_mut("/responses/200/content/text~1event-stream") {
+        stream["schema"] = crate::api::model::event_message_schema(event);
     }
 }
 

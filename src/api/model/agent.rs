@@ -242,6 +242,8 @@ impl Validate for AgentEndpointInput {
 /// Limits of an HTTP request definition (its headers': `header_limits`).
 pub mod request_definition_limits {
     pub const URL_MAX: usize = 2000;
+    /// What a definition's `url` starts with: the prefix test below, stated as a pattern.
+    pub const URL_PATTERN: &str = "^(http://|https://|\\{\\{baseUrl\\}\\})";
     pub const DESCRIPTION_MAX: usize = 2000;
 }
 

@@ -160,9 +160,18 @@ impl Validate for EventQuery {
             let known = <EventChildrenIncluded as WireEnum>::known_list();
             c.invalid(join(at, "children"), format!("children {} is not one of {known}", quote(children)));
         }
+        for (param, text) in [("kind", &self.kind), ("types", &self.types)] {
+            if let Some(text) = text
+                && !c.has(&join(at, param))
+                && !matches(&kinds_pattern(), text)
+            {
+                c.invalid(join(at, param), format!("{param} must be event types, comma-separated, without spaces"));
+            }
+        }
         if let Some(text) = &self.resource_id {
-            let ids: Vec<&str> = text.split(',').map(str::trim).collect();
-            if let Some(bad) = ids.iter().find(|id| uuid::Uuid::parse_str(id).is_err()) {
+            let ids: Vec<&str> = text.split(',').collect();
+            let uuid = regex::Regex::new(&format!("^{UUID}$"));
+            if let Some(bad) = ids.iter().find(|id| !uuid.as_ref().is_ok_and(|u| u.is_match(id))) {
                 let message = format!("resourceId must be UUIDs, comma-separated; {} is not one", quote(bad));
                 c.invalid(join(at, "resourceId"), message);
             } else if ids.len() > EVENT_RESOURCES_MAX {
@@ -173,4 +182,50 @@ impl Validate for EventQuery {
             }
         }
     }
+}
+
+/// A hyphenated UUID, unanchored: a piece of the patterns below.
+const UUID: &str = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}";
+
+fn matches(pattern: &str, text: &str) -> bool {
+    regex::Regex::new(pattern).is_ok_and(|p| p.is_match(text))
+}
+
+/// `kind` and `types`: known event types, comma-separated.
+pub fn kinds_pattern() -> String {
+    let one = EventType::KNOWN.iter().map(|t| t.as_str()).collect::<Vec<_>>().join("|");
+    format!("^({one})(,({one}))*$")
+}
+
+/// `resourceId`: hyphenated UUIDs, comma-separated, up to `EVENT_RESOURCES_MAX`.
+pub fn resource_ids_pattern() -> String {
+    format!("^{UUID}(,{UUID}){{0,{}}}$", EVENT_RESOURCES_MAX - 1)
+}
+
+/// The schemas of `GET /v1/events`' text parameters: what `validate()` above accepts.
+pub fn event_query_schemas() -> Vec<(&'static str, serde_json::Value)> {
+    let kinds = serde_json::json!({ "type": "string", "pattern": kinds_pattern() });
+    let included =
+        |known: String| serde_json::json!({ "type": "string", "enum": known.split(", ").collect::<Vec<_>>() });
+    vec![
+        ("kind", kinds.clone()),
+        ("types", kinds),
+        ("resourceId", serde_json::json!({ "type": "string", "pattern": resource_ids_pattern() })),
+        ("children", included(<EventChildrenIncluded as WireEnum>::known_list())),
+        ("data", included(<EventDataIncluded as WireEnum>::known_list())),
+    ]
+}
+
+/// One message of the stream as Server-Sent Events carry it: `id`, `event` (the type) and
+/// `data`, an `Event` as JSON text.
+pub fn event_message_schema(event: serde_json::Value) -> serde_json::Value {
+    serde_json::json!({
+        "type": "object",
+        "required": ["id", "event", "data"],
+        "properties": {
+            "id": { "type": "string", "pattern": "^[0-9]+$" },
+            "event": { "type": "string", "enum": EventType::KNOWN.iter().map(|t| t.as_str()).collect::<Vec<_>>() },
+            "data": { "type": "string", "contentMediaType": "application/json", "contentSchema": event },
+        }
+    })
 }

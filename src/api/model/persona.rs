@@ -228,13 +228,29 @@ impl PersonaFields {
 }
 
 /// Body of `PUT /v1/persona/{id}`: the members to change; the rest are kept (the hosted
-/// interface's update is partial).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct PersonaUpdate(pub PersonaFields);
+/// interface's update is partial). The second field lists the members sent as `null`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PersonaUpdate(pub PersonaFields, pub Vec<String>);
+
+/// Members of the update the schema types non-nullable: `null` is refused, never read as "keep".
+const NOT_NULL: &[&str] = &["name"];
+
+impl Serialize for PersonaUpdate {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for PersonaUpdate {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let (fields, nulls) = crate::api::validate::with_null_members(deserializer)?;
+        Ok(PersonaUpdate(fields, nulls))
+    }
+}
 
 impl Validate for PersonaUpdate {
     fn check(&self, c: &mut Checks, at: &str) {
+        c.not_null(at, NOT_NULL, &self.1);
         self.0.check_members(c, at);
     }
 }

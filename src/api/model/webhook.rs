@@ -19,6 +19,19 @@ pub mod webhook_limits {
     pub use crate::api::model::headers::header_limits::{HEADER_VALUE_MAX, HEADERS_MAX};
     pub const URL_MAX: usize = 2048;
     pub const DESCRIPTION_MAX: usize = 500;
+    /// An absolute http(s) URL whose host is a dotted IPv4 address or a name (its last label
+    /// starts with a letter, so it is never read as an IPv4 number; no `--`, so never
+    /// punycode), with an optional port up
+    /// to 65535 and printable ASCII after it. The document states it as `url`'s pattern and
+    /// the service checks it, so both refuse the same URLs.
+    pub const URL_PATTERN: &str = concat!(
+        "^[hH][tT][tT][pP][sS]?://(",
+        "(([A-Za-z0-9]+(-[A-Za-z0-9]+)*\\.)*[A-Za-z][A-Za-z0-9]*(-[A-Za-z0-9]+)*)",
+        "|(((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\\.){3}(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9]))",
+        ")",
+        "(:(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4}))?",
+        "([/?#][!-~]*)?$"
+    );
     /// Every event type once.
     pub const EVENTS_MAX: usize = 19;
 }
@@ -64,7 +77,9 @@ impl Validate for WebhookInput {
         }
         if let Some(url) = c.required(at, "url", &self.url) {
             let parsed = reqwest::Url::parse(url);
-            let web = parsed.as_ref().is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some());
+            let shaped = regex::Regex::new(URL_PATTERN).is_ok_and(|pattern| pattern.is_match(url));
+            let web =
+                shaped && parsed.as_ref().is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some());
             if !web {
                 c.invalid(join(at, "url"), "url must be an absolute http or https URL");
             } else if url.chars().count() > URL_MAX {

@@ -38,12 +38,21 @@ pub fn versions(c: &Conn, id_or_slug: &str) -> ServiceResult<Vec<serde_json::Val
     bodies.iter().map(|b| Ok(serde_json::from_str::<serde_json::Value>(b)?)).collect()
 }
 
+/// 409 `slug_taken`: slugs name metrics across the workspace, so a second one is a collision
+/// with what is stored, not a malformed request.
+fn slug_taken(param: &str, slug: &str) -> ServiceError {
+    ServiceError::conflict(param, SLUG_TAKEN, format!("a metric with slug {slug} exists already: choose another slug"))
+}
+
+/// The error code of a metric slug that another metric holds.
+pub const SLUG_TAKEN: &str = "slug_taken";
+
 /// Creates a caller-owned custom metric at version 1.
 pub fn create(tx: &Tx, input: MetricDefinitionInput) -> ServiceResult<MetricDefinition> {
     let name = input.name.clone().unwrap_or_default();
     let slug = input.slug.clone().unwrap_or_else(|| slug_from_name(&name));
     if store::find_by::<MetricDefinition>(tx, Kind::MetricDefinition, "$.slug", &slug)?.is_some() {
-        return Err(ServiceError::invalid("slug", format!("a metric with slug {slug} exists already")));
+        return Err(slug_taken("slug", &slug));
     }
     for (i, kb) in input.knowledge_base_ids.iter().flatten().enumerate() {
         if !store::exists(tx, Kind::KnowledgeBase, &kb.to_string())? {
@@ -62,6 +71,7 @@ pub fn create(tx: &Tx, input: MetricDefinitionInput) -> ServiceResult<MetricDefi
         variant_id: Some(Uuid::new_v4()),
         version_id: Some(Uuid::new_v4()),
         name: Some(name),
+        // The hosted SDK types `description` as a required string, so an omitted one is "".
         description: Some(input.description.unwrap_or_default()),
         metric_type: metric_type.clone(),
         scope: Some(input.scope.unwrap_or(MetricScope::Global)),
@@ -158,7 +168,7 @@ pub fn create_threshold(tx: &Tx, source_id_or_slug: &str, input: ThresholdInput)
     };
     if taken(&slug)? {
         let param = if input.slug.is_some() || input.metric_id.is_some() { "slug" } else { "name" };
-        return Err(ServiceError::invalid(param, format!("a metric with slug {slug} exists already")));
+        return Err(slug_taken(param, &slug));
     }
     if let Some(variant) = input.source_variant_id
         && Some(variant) != source.variant_id

@@ -12,7 +12,7 @@ use crate::service::error::ServiceResult;
 use crate::service::extract::{Body, Params, Valid, validated};
 use crate::service::metrics::definitions;
 use crate::service::openapi::{
-    BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,
+    BadRequest, Conflict, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,
 };
 use crate::service::store::Kind;
 
@@ -84,6 +84,12 @@ async fn versions(State(state): State<AppState>, Path(id): Path<String>) -> Serv
 }
 
 /// Create a caller-owned custom metric.
+///
+/// Rules between members that no JSON Schema states, each a 400 naming the member:
+/// `scaleMax` is greater than `scaleMin`; `type` and `outputType`, when both are given, agree;
+/// an LLM_JUDGE metric has `llmPrompt`, a FORMULA metric `formula` and `sources`; the
+/// shape's members fit its type (scale labels inside the scale, at least two classification
+/// options); every id names something that exists. A taken slug is a 409 `slug_taken`.
 #[utoipa::path(
     post,
     path = "/v1/metric/definitions",
@@ -95,6 +101,7 @@ async fn versions(State(state): State<AppState>, Path(id): Path<String>) -> Serv
         BadRequest,
         Unauthorized,
         Forbidden,
+        Conflict,
         PayloadTooLarge,
         TooManyRequests,
         InternalError,
@@ -112,6 +119,10 @@ async fn create(State(state): State<AppState>, Valid(input): Valid<MetricDefinit
 }
 
 /// Update a caller-owned metric definition as a new immutable version; only supplied fields change. Immutable fields and service-owned metrics are rejected.
+///
+/// Rules between members that no JSON Schema states, each a 400 naming the member:
+/// `scaleMax` is greater than `scaleMin` (the stored one where only one is given); the shape's
+/// members fit the metric's type; every id names something that exists.
 #[utoipa::path(
     put,
     path = "/v1/metric/definitions/{id}",
@@ -159,6 +170,7 @@ async fn update(
         Unauthorized,
         Forbidden,
         NotFound,
+        Conflict,
         PayloadTooLarge,
         TooManyRequests,
         InternalError,

@@ -192,9 +192,10 @@ pub struct ListParams {
     /// Page size.
     #[param(minimum = 1, maximum = 50, default = 20)]
     pub limit: Option<i64>,
-    /// The `nextCursor` of a previous response.
+    /// The `nextCursor` of a previous response; a cursor this service did not issue is a 400.
     pub cursor: Option<String>,
-    /// Alias of `cursor`.
+    /// Alias of `cursor`. Given with a different `cursor` it is a 400 naming `after` (a rule
+    /// between two parameters, which their schemas cannot state).
     pub after: Option<String>,
     #[param(ignore)]
     pub status: Option<String>,

@@ -119,7 +119,7 @@ async fn create(State(state): State<AppState>, Valid(fields): Valid<PersonaField
 async fn update(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Valid(PersonaUpdate(changes)): Valid<PersonaUpdate>,
+    Valid(PersonaUpdate(changes, _)): Valid<PersonaUpdate>,
 ) -> ServiceResult<Response> {
     let id = path_id(Kind::Persona, &id)?.to_string();
     let persona = state

@@ -100,6 +100,9 @@ async fn read_variant(
 /// Edit a variant as a new version; `name` renames it (the version stays). A name no variant
 /// has forks the definition under it (local service extension). A caller-owned metric's Default
 /// is the definition itself; a service-owned metric's Default is not edited here.
+///
+/// Rules between members that no JSON Schema states, each a 400 naming the member:
+/// `scaleMax` is greater than `scaleMin`; the shape's members fit the metric's type.
 #[utoipa::path(
     put,
     path = "/v1/metric/definitions/{id}/variants/{variant}",
