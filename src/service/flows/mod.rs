@@ -9,6 +9,7 @@ mod variants;
 use axum::http::StatusCode;
 use uuid::Uuid;
 
+pub(crate) use variants::blank as blank_variant;
 pub use variants::{add_edge_case, promote_edge_case, remove_edge_case, update_edge_case, update_happy_path};
 
 use crate::api::ErrorType;

@@ -10,7 +10,7 @@ use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::store::{self, Conn, Kind, Tx};
 
 /// A variant with only its title, of a flow of `flow_type`.
-pub(super) fn blank(flow_type: &FlowType, title: &str, now: &Timestamp) -> FlowVariant {
+pub(crate) fn blank(flow_type: &FlowType, title: &str, now: &Timestamp) -> FlowVariant {
     let improv = *flow_type == FlowType::Improv;
     FlowVariant {
         id: Uuid::new_v4(),

@@ -60,7 +60,7 @@ impl Builder<'_> {
             Some(kept) => {
                 FlowVariant { title: Some(title.clone()), updated_at: Some(self.now.clone()), ..kept.clone() }
             }
-            None => self.new_scripted_happy_path(&title),
+            None => crate::service::flows::blank_variant(&FlowType::Scripted, &title, &self.now),
         };
         Target::Flow(Box::new(CustomerFlow {
             id,
@@ -81,28 +81,6 @@ impl Builder<'_> {
             slug: existing.and_then(|f| f.slug.clone()),
             metrics: existing.and_then(|f| f.metrics.clone()),
         }))
-    }
-
-    fn new_scripted_happy_path(&self, title: &str) -> FlowVariant {
-        FlowVariant {
-            id: Uuid::new_v4(),
-            title: Some(title.to_owned()),
-            name: None,
-            preceded_by_customer_flow_id: None,
-            preceded_by_customer_flow_variant_id: None,
-            is_generated: Some(false),
-            include_flow_expectations: Some(true),
-            created_at: Some(self.now.clone()),
-            updated_at: Some(self.now.clone()),
-            persona_override: None,
-            environment: None,
-            additional_expectations: Vec::new(),
-            variant_type: Some(FlowType::Scripted),
-            prompt: None,
-            handoff_personas: None,
-            steps: Vec::new(),
-            system_key: None,
-        }
     }
 
     /// Gives every step with a `ref` its node id, reporting a `ref` used twice.
