@@ -202,6 +202,10 @@ async fn issues_are_listed_filed_and_updated_with_flags_checked() {
     let open = json(&sb(home.path(), &service, &["issue", "list", "--status", "open"]).await);
     let issues = open["data"].as_array().unwrap();
     assert!(!issues.is_empty() && issues.iter().all(|i| i["status"] == "OPEN"), "{open}");
+    // Newest first, as the help says: by when each was raised.
+    let all = json(&sb(home.path(), &service, &["issue", "list"]).await);
+    let raised: Vec<&str> = all["data"].as_array().unwrap().iter().map(|i| i["createdAt"].as_str().unwrap()).collect();
+    assert!(raised.len() > 2 && raised.windows(2).all(|w| w[0] >= w[1]), "newest first: {raised:?}");
     let call = support::seed("calls")[0]["id"].as_str().unwrap().to_string();
     let filed = sb(
         home.path(),

@@ -124,7 +124,10 @@ fn seed(tx: &Tx) -> ServiceResult<()> {
             }
         }
     }
-    insert_all(tx, Kind::Issue, &array("issues", ISSUES)?, Some("status"), None)?;
+    // Lists are newest first by when a document was kept: the issues go in by their own time.
+    let mut issues = array("issues", ISSUES)?;
+    issues.sort_by(|a, b| text(a, "createdAt").cmp(&text(b, "createdAt")));
+    insert_all(tx, Kind::Issue, &issues, Some("status"), None)?;
     for mut base in array("knowledge_bases", KNOWLEDGE_BASES)? {
         let content = base.as_object_mut().and_then(|b| b.remove("content"));
         insert_all(tx, Kind::KnowledgeBase, std::slice::from_ref(&base), Some("status"), None)?;
