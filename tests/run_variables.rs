@@ -110,6 +110,33 @@ async fn the_cli_exits_2_naming_the_unfilled_variable() {
     assert!(stderr.contains("customerName") && stderr.contains("verificationDetail"), "{stderr}");
 }
 
+/// A `--var` no flow of the plan uses is a warning (a typo fills nothing); one a flow uses is
+/// not. The run goes ahead either way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_var_no_flow_uses_is_a_warning() {
+    let service = start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    let endpoint = id_of(&seeded("agent_endpoints", |_| true)[0]);
+    let file = home.path().join("plan.json");
+    std::fs::write(&file, plan_without_variables(endpoint).to_string()).unwrap();
+    let output = cli::run(cli::against(home.path(), &service).args([
+        "run",
+        "-f",
+        file.to_str().unwrap(),
+        "--var",
+        "customerName=Dana",
+        "--var",
+        "verificationDetail=1990-04-02",
+        "--var",
+        "custmerName=Dana",
+    ]))
+    .await;
+    cli::assert_exit(&output, 0);
+    let stderr = cli::stderr(&output);
+    assert!(stderr.contains("warning: --var custmerName: no flow this plan runs uses {{custmerName}}"), "{stderr}");
+    assert!(!stderr.contains("--var customerName") && !stderr.contains("--var verificationDetail"), "{stderr}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_bad_reference_of_a_plan_file_is_named_at_once_with_its_line() {
     let service = start(true).await;

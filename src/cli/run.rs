@@ -15,7 +15,10 @@ use super::select::{self, SelectArgs};
 use super::session::Session;
 use super::signals::Signals;
 use super::watch::{self, Watched};
-use crate::api::model::{RunPlanInput, RunRequest, RunStarted, RunVariables, Variables};
+use futures_util::TryStreamExt;
+
+use crate::api::ListQuery;
+use crate::api::model::{CustomerFlow, RunPlanInput, RunRequest, RunStarted, RunVariables, Variables};
 use crate::service::SimSpeed;
 
 /// What to run: a saved plan, or an inline plan from a file, with values and an agent.
@@ -110,6 +113,7 @@ impl RunSpec {
             input.agent_endpoints = Some(vec![agent.provision(&session.client).await?]);
             inline = Some(input);
         }
+        warn_unused_variables(session, plan_id, inline.as_ref(), &variables).await;
         let request = RunRequest {
             plan_id,
             plan: inline,
@@ -138,6 +142,45 @@ pub fn plan_file(file: &str, agent: &AgentArgs) -> Result<(Document, RunPlanInpu
     }
     let input: RunPlanInput = document.decode("run plan")?;
     Ok((document, input, section))
+}
+
+/// Warns of each `--var` no flow of the plan uses (a typo fills nothing and the run goes on
+/// without it). Best effort: when the flows cannot be read, nothing is said.
+async fn warn_unused_variables(
+    session: &Session,
+    plan_id: Option<uuid::Uuid>,
+    inline: Option<&RunPlanInput>,
+    variables: &Variables,
+) {
+    if variables.is_empty() {
+        return;
+    }
+    let saved = match (inline, plan_id) {
+        (None, Some(id)) => session.client.get_run_plan(id).await.ok().map(|p| p.plan.as_input()),
+        _ => None,
+    };
+    let Some(plan) = inline.or(saved.as_ref()) else { return };
+    let mut used = Vec::new();
+    for selection in plan.flow_selections() {
+        let flow = match (&selection.id, &selection.slug) {
+            (Some(id), _) => session.client.get_flow(*id).await.ok(),
+            (None, Some(slug)) => {
+                let flows: Vec<CustomerFlow> = session
+                    .client
+                    .list_all("/v1/customer-flow", ListQuery::default())
+                    .try_collect()
+                    .await
+                    .unwrap_or_default();
+                flows.into_iter().find(|f| f.slug.as_deref() == Some(slug))
+            }
+            (None, None) => None,
+        };
+        let Some(flow) = flow else { return };
+        used.extend(flow.variables());
+    }
+    for name in variables.keys().filter(|name| !used.contains(name)) {
+        eprintln!("warning: --var {name}: no flow this plan runs uses {{{{{name}}}}}; it fills nothing");
+    }
 }
 
 /// `--var KEY=VALUE` pairs.

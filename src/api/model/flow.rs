@@ -161,6 +161,24 @@ pub struct CustomerFlow {
 }
 
 impl CustomerFlow {
+    /// The `{{name}}`s its script, variants and expectations use, each once, in order: what a
+    /// run's variables can fill.
+    pub fn variables(&self) -> Vec<String> {
+        let mut names = Vec::new();
+        step_placeholders(&self.graph, &mut names);
+        for expectation in &self.agent_expectations {
+            placeholders(expectation.prompt.as_deref().unwrap_or_default(), &mut names);
+        }
+        for variant in self.happy_path.iter().chain(&self.edge_cases) {
+            placeholders(variant.prompt.as_deref().unwrap_or_default(), &mut names);
+            step_placeholders(&variant.steps, &mut names);
+            for expectation in &variant.additional_expectations {
+                placeholders(expectation.prompt.as_deref().unwrap_or_default(), &mut names);
+            }
+        }
+        names
+    }
+
     pub fn is_voicemail(&self) -> bool {
         self.flow_type == Some(FlowType::Voicemail)
     }
@@ -299,4 +317,28 @@ pub struct Stage {
     pub name: String,
     pub analyze: Option<bool>,
     pub required: Option<bool>,
+}
+
+/// The `{{name}}`s in `text`, in order, each once.
+fn placeholders(text: &str, names: &mut Vec<String>) {
+    let mut rest = text;
+    while let Some(start) = rest.find("{{") {
+        let Some(end) = rest[start..].find("}}") else { break };
+        let name = rest[start + 2..start + end].trim();
+        if !name.is_empty() && !names.iter().any(|n| n == name) {
+            names.push(name.to_string());
+        }
+        rest = &rest[start + end + 2..];
+    }
+}
+
+fn step_placeholders(steps: &[FlowStep], names: &mut Vec<String>) {
+    for step in steps {
+        for text in [step.content.as_deref(), step.dtmf_digits.as_deref()].into_iter().flatten() {
+            placeholders(text, names);
+        }
+        let say = step.off_script_policy.as_ref().and_then(|p| p.say_line.as_deref());
+        placeholders(say.unwrap_or_default(), names);
+        step_placeholders(&step.steps, names);
+    }
 }

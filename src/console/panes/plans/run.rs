@@ -4,7 +4,7 @@
 //! run's runtime variables; names no flow shows go in a `k=v, k=v` field below. The form opens
 //! once the flows have arrived; the console then opens the new job, live, in the jobs tab.
 
-use crate::api::model::{CustomerFlow, FlowStep, RunPlan, RunRequest, RunVariables, Variables};
+use crate::api::model::{CustomerFlow, RunPlan, RunRequest, RunVariables, Variables};
 use crate::api::validate::{Checks, Validate, Violation};
 use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request, Write};
 use crate::console::pane::Out;
@@ -46,44 +46,6 @@ pub fn variables(form: &Form, param: &str, c: &mut Checks) -> Option<Variables> 
             None
         }
     }
-}
-
-/// The `{{name}}`s in `text`, in order.
-fn placeholders(text: &str, names: &mut Vec<String>) {
-    let mut rest = text;
-    while let Some(start) = rest.find("{{") {
-        let Some(end) = rest[start..].find("}}") else { break };
-        let name = rest[start + 2..start + end].trim();
-        if !name.is_empty() && !names.iter().any(|n| n == name) {
-            names.push(name.to_string());
-        }
-        rest = &rest[start + end + 2..];
-    }
-}
-
-fn step_placeholders(steps: &[FlowStep], names: &mut Vec<String>) {
-    for step in steps {
-        placeholders(step.content.as_deref().unwrap_or_default(), names);
-        let say = step.off_script_policy.as_ref().and_then(|p| p.say_line.as_deref());
-        placeholders(say.unwrap_or_default(), names);
-        step_placeholders(&step.steps, names);
-    }
-}
-
-/// The `{{name}}`s a flow's script, variants and expectations use, in order.
-pub fn flow_variables(flow: &CustomerFlow) -> Vec<String> {
-    let mut names = Vec::new();
-    step_placeholders(&flow.graph, &mut names);
-    for expectation in &flow.agent_expectations {
-        placeholders(expectation.prompt.as_deref().unwrap_or_default(), &mut names);
-    }
-    for variant in flow.happy_path.iter().chain(&flow.edge_cases) {
-        step_placeholders(&variant.steps, &mut names);
-        for expectation in &variant.additional_expectations {
-            placeholders(expectation.prompt.as_deref().unwrap_or_default(), &mut names);
-        }
-    }
-    names
 }
 
 /// One variable of the run form: its name, the flows that use it, and what the plan pins.
@@ -129,7 +91,7 @@ pub fn listed(plan: &RunPlan, flows: &[CustomerFlow]) -> Vec<Listed> {
         });
         let title = flow.and_then(|f| f.title.as_deref()).unwrap_or("a flow");
         let pinned = selection.variables.clone().unwrap_or_default();
-        for name in flow.map(flow_variables).unwrap_or_default() {
+        for name in flow.map(CustomerFlow::variables).unwrap_or_default() {
             add(&name, Some(title), pinned.get(&name));
         }
         for (name, value) in &pinned {
