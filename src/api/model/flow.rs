@@ -342,3 +342,15 @@ fn step_placeholders(steps: &[FlowStep], names: &mut Vec<String>) {
         step_placeholders(&step.steps, names);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::placeholders;
+
+    #[test]
+    fn finds_placeholders_once_in_order() {
+        let mut names = Vec::new();
+        placeholders("Hi {{ name }}, your {{slot}} with {{name}}; {{}} {{open", &mut names);
+        assert_eq!(names, vec!["name", "slot"]);
+    }
+}
