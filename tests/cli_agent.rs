@@ -48,7 +48,7 @@ async fn gate_dials_the_users_agent_and_judges_the_run() {
     let file = home.path().join("plan.yaml");
     std::fs::write(&file, plan).unwrap();
     let output = run(against(home.path(), &service)
-        .args(["gate", "-f", file.to_str().unwrap(), "--agent-url", &url])
+        .args(["gate", "-o", "json", "-f", file.to_str().unwrap(), "--agent-url", &url])
         .args(["--agent-header", "X-Agent-Key: k-123", "--agent-name", "Front desk bot"]))
     .await;
     assert_exit(&output, 0);
@@ -116,6 +116,8 @@ agent:
     let junit = home.path().join("junit.xml");
     let output = run(switchboard(home.path()).args([
         "gate",
+        "-o",
+        "json",
         "--embedded",
         "-f",
         file.to_str().unwrap(),
@@ -149,6 +151,8 @@ async fn an_unreachable_agent_is_an_error_per_simulation_and_the_gate_exits_5_na
     std::fs::write(&file, plan).unwrap();
     let output = run(switchboard(home.path()).args([
         "gate",
+        "-o",
+        "json",
         "--embedded",
         "-f",
         file.to_str().unwrap(),
@@ -189,7 +193,7 @@ async fn runs_of_one_agent_url_reuse_its_agent_and_diff_pairs_them() {
     std::fs::write(&file, plan).unwrap();
     let gate = |extra: &'static [&'static str]| {
         let mut command = against(home.path(), &service);
-        command.args(["gate", "-f", file.to_str().unwrap(), "--agent-url", &url]).args(extra);
+        command.args(["gate", "-o", "json", "-f", file.to_str().unwrap(), "--agent-url", &url]).args(extra);
         command
     };
     let first = run(&mut gate(&[])).await;
@@ -237,7 +241,7 @@ async fn plan_create_takes_the_agent_block_gate_takes() {
     std::fs::write(&file, plan).unwrap();
     let created = run(against(home.path(), &service).args(["plan", "create", "-f", file.to_str().unwrap()])).await;
     assert_exit(&created, 0);
-    let output = run(against(home.path(), &service).args(["gate", "Saved for my agent"])).await;
+    let output = run(against(home.path(), &service).args(["gate", "-o", "json", "Saved for my agent"])).await;
     assert_exit(&output, 0);
     let heard = heard.0.lock().unwrap();
     assert!(!heard.is_empty(), "the saved plan dialled the agent");
@@ -258,6 +262,8 @@ async fn a_report_path_that_cannot_be_written_is_refused_before_the_run() {
     let junit = blocked.join("junit.xml");
     let output = run(switchboard(home.path()).args([
         "gate",
+        "-o",
+        "json",
         "--embedded",
         "-f",
         file.to_str().unwrap(),
@@ -330,8 +336,16 @@ async fn a_simulation_the_agent_never_spoke_on_is_retried_up_to_max_no_response_
     );
     let file = home.path().join("plan.yaml");
     std::fs::write(&file, plan).unwrap();
-    let output =
-        run(against(home.path(), &service).args(["gate", "-f", file.to_str().unwrap(), "--agent-url", &url])).await;
+    let output = run(against(home.path(), &service).args([
+        "gate",
+        "-o",
+        "json",
+        "-f",
+        file.to_str().unwrap(),
+        "--agent-url",
+        &url,
+    ]))
+    .await;
     assert_exit(&output, 1);
     let report = json(&output);
     let job_id: uuid::Uuid = report["runPlanJobId"].as_str().unwrap().parse().unwrap();
@@ -383,8 +397,16 @@ async fn the_agents_real_response_time_is_its_latency_on_the_calls_clock() {
     );
     let file = home.path().join("plan.yaml");
     std::fs::write(&file, plan).unwrap();
-    let output =
-        run(against(home.path(), &service).args(["gate", "-f", file.to_str().unwrap(), "--agent-url", &url])).await;
+    let output = run(against(home.path(), &service).args([
+        "gate",
+        "-o",
+        "json",
+        "-f",
+        file.to_str().unwrap(),
+        "--agent-url",
+        &url,
+    ]))
+    .await;
     let report = json(&output);
     let transcript = report["simulations"][0]["transcript"].as_array().unwrap();
     let mut answered = 0;

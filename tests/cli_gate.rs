@@ -12,8 +12,10 @@ mod xsd;
 use cli::*;
 use support::{Service, start};
 
+/// The gate's report as JSON, unless `args` ask for another output.
 async fn gate(home: &std::path::Path, service: &Service, args: &[&str]) -> std::process::Output {
-    run(against(home, service).arg("gate").args(args)).await
+    let json: &[&str] = if args.contains(&"--output") { &[] } else { &["-o", "json"] };
+    run(against(home, service).arg("gate").args(json).args(args)).await
 }
 
 fn schema_errors(xml: &str) -> Vec<String> {
@@ -34,7 +36,16 @@ async fn a_plan_whose_checks_clear_passes_with_reports_and_github_outputs() {
     let (summary, outputs) = (home.path().join("summary.md"), home.path().join("outputs.txt"));
     let (junit, json_path, markdown) = (out.join("junit.xml"), out.join("gate.json"), out.join("gate.md"));
     let output = run(against(home.path(), &service)
-        .args(["gate", "Gate passes", "--junit", junit.to_str().unwrap(), "--json", json_path.to_str().unwrap()])
+        .args([
+            "gate",
+            "-o",
+            "json",
+            "Gate passes",
+            "--junit",
+            junit.to_str().unwrap(),
+            "--json",
+            json_path.to_str().unwrap(),
+        ])
         .args(["--markdown", markdown.to_str().unwrap()])
         .env("GITHUB_STEP_SUMMARY", &summary)
         .env("GITHUB_OUTPUT", &outputs))
@@ -275,4 +286,19 @@ async fn the_json_report_carries_each_simulations_transcript_unless_told_not_to(
     let output = gate(home.path(), &service, &["With transcripts", "--no-transcripts"]).await;
     assert_exit(&output, 0);
     assert!(json(&output)["simulations"][0].get("transcript").is_none(), "left out");
+}
+
+/// Piped, as in a CI log, the gate prints the summary people read, not a JSON document; `-o
+/// json` asks for the document.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_piped_gate_prints_the_summary_unless_asked_for_json() {
+    let service = start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    let always = duration_check(&service.client, true).await;
+    create_plan(&service.client, &plan_input("Piped gate", Some((&always, 100.0)), 1)).await;
+    let output = run(against(home.path(), &service).args(["gate", "Piped gate"])).await;
+    assert_exit(&output, 0);
+    let text = stdout(&output);
+    assert!(text.starts_with("gate PASSED · run plan job "), "{text}");
+    assert!(serde_json::from_str::<serde_json::Value>(&text).is_err(), "not a JSON document:\n{text}");
 }

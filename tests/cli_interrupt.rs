@@ -36,7 +36,7 @@ async fn gate_then_signal(
         create_plan(&service.client, &plan_input(&format!("Slow {signal} {}", extra.len()), Some((&always, 100.0)), 2))
             .await;
     let mut child = against(home.path(), service)
-        .args(["gate", &plan.to_string()])
+        .args(["gate", "-o", "json", &plan.to_string()])
         .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -122,7 +122,7 @@ async fn ctrl_c_while_the_plan_is_being_resolved_starts_nothing() {
     let child = switchboard(home.path())
         .env("SWITCHBOARD_BASE_URL", format!("http://{address}"))
         .env("SWITCHBOARD_API_KEY", "sk-test-hanging")
-        .args(["gate", "Some plan", "--cancel-on-exit"])
+        .args(["gate", "-o", "json", "Some plan", "--cancel-on-exit"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

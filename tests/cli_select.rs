@@ -27,7 +27,8 @@ async fn only_runs_the_test_cases_whose_names_hold_a_pattern() {
     let always = duration_check(&service.client, true).await;
     three_cases(&service, "Three cases", &always).await;
 
-    let output = run(against(home.path(), &service).args(["gate", "Three cases", "--only", "PRESSES 2"])).await;
+    let output =
+        run(against(home.path(), &service).args(["gate", "-o", "json", "Three cases", "--only", "PRESSES 2"])).await;
     assert_exit(&output, 0);
     let report = json(&output);
     assert_eq!(report["simulations"].as_array().unwrap().len(), 1, "{report}");
@@ -37,14 +38,23 @@ async fn only_runs_the_test_cases_whose_names_hold_a_pattern() {
     assert!(ran.contains("presses 2"), "{ran}");
 
     // Several patterns select their union.
-    let output =
-        run(against(home.path(), &service).args(["gate", "Three cases", "--only", "presses 2", "--only", "tuesday"]))
-            .await;
+    let output = run(against(home.path(), &service).args([
+        "gate",
+        "-o",
+        "json",
+        "Three cases",
+        "--only",
+        "presses 2",
+        "--only",
+        "tuesday",
+    ]))
+    .await;
     assert_exit(&output, 0);
     assert_eq!(json(&output)["simulations"].as_array().unwrap().len(), 2);
 
     // A pattern that chooses nothing is refused before anything runs, listing what there is.
-    let output = run(against(home.path(), &service).args(["gate", "Three cases", "--only", "no such case"])).await;
+    let output =
+        run(against(home.path(), &service).args(["gate", "-o", "json", "Three cases", "--only", "no such case"])).await;
     assert_exit(&output, 2);
     let said = stderr(&output);
     assert!(said.contains("--only") && said.contains("Caller presses 2 to choose another time"), "{said}");
@@ -58,12 +68,15 @@ async fn rerun_failed_runs_only_what_did_not_pass_in_that_run() {
     let never = duration_check(&service.client, false).await;
     three_cases(&service, "Failing cases", &never).await;
     // One test case fails on its own first.
-    let first = run(against(home.path(), &service).args(["gate", "Failing cases", "--only", "unsure"])).await;
+    let first =
+        run(against(home.path(), &service).args(["gate", "-o", "json", "Failing cases", "--only", "unsure"])).await;
     assert_exit(&first, 1);
     let first_job = json(&first)["runPlanJobId"].as_str().unwrap().to_owned();
 
     // Rerunning the plan's failures of that run runs that one test case, not the plan's three.
-    let rerun = run(against(home.path(), &service).args(["gate", "Failing cases", "--rerun-failed", &first_job])).await;
+    let rerun =
+        run(against(home.path(), &service).args(["gate", "-o", "json", "Failing cases", "--rerun-failed", &first_job]))
+            .await;
     assert_exit(&rerun, 1);
     let job: uuid::Uuid = json(&rerun)["runPlanJobId"].as_str().unwrap().parse().unwrap();
     let job = service.client.get_run_plan_job(job).await.unwrap();
@@ -72,10 +85,10 @@ async fn rerun_failed_runs_only_what_did_not_pass_in_that_run() {
     assert!(ran.contains("unsure"), "{ran}");
 
     // Without a plan, a run of a saved plan reruns from that plan.
-    let whole = run(against(home.path(), &service).args(["gate", "Failing cases"])).await;
+    let whole = run(against(home.path(), &service).args(["gate", "-o", "json", "Failing cases"])).await;
     assert_exit(&whole, 1);
     let whole_job = json(&whole)["runPlanJobId"].as_str().unwrap().to_owned();
-    let rerun = run(against(home.path(), &service).args(["gate", "--rerun-failed", &whole_job])).await;
+    let rerun = run(against(home.path(), &service).args(["gate", "-o", "json", "--rerun-failed", &whole_job])).await;
     assert_exit(&rerun, 1);
     assert_eq!(json(&rerun)["simulations"].as_array().unwrap().len(), 3, "every case failed, every case reruns");
 }
@@ -90,7 +103,8 @@ async fn kept_embedded_runs_can_be_read_and_compared_later() {
     let plan = "Brightsmile reschedule regression";
     let mut jobs = Vec::new();
     for _ in 0..2 {
-        let output = run(switchboard(home.path()).args(["gate", plan, "--embedded", "--keep", kept])).await;
+        let output =
+            run(switchboard(home.path()).args(["gate", "-o", "json", plan, "--embedded", "--keep", kept])).await;
         assert!(matches!(output.status.code(), Some(0 | 1)), "{}", stderr(&output));
         jobs.push(json(&output)["runPlanJobId"].as_str().unwrap().to_owned());
     }
@@ -108,7 +122,8 @@ async fn kept_embedded_runs_can_be_read_and_compared_later() {
     assert!(stdout(&diff).contains("\"UNCHANGED\"") || stdout(&diff).contains("\"FLAKY\""), "{}", stdout(&diff));
 }
 
-/// The `--only` example of `docs/cli.md`, as written, on the seeded plan (`--embedded` added).
+/// The `--only` example of `docs/cli.md`, as written, on the seeded plan (`--embedded` and `-o
+/// json` added, to read its report).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_documented_only_example_runs_the_two_cases_it_names() {
     let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/cli.md")).unwrap();
@@ -123,7 +138,7 @@ async fn the_documented_only_example_runs_the_two_cases_it_names() {
             })
             .collect();
     let home = tempfile::tempdir().unwrap();
-    let output = run(switchboard(home.path()).args(&args).arg("--embedded")).await;
+    let output = run(switchboard(home.path()).args(&args).args(["--embedded", "-o", "json"])).await;
     assert!(matches!(output.status.code(), Some(0 | 1)), "{args:?}: {}", stderr(&output));
     let report = json(&output);
     let iterations = 3; // the seeded plan's

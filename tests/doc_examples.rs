@@ -80,9 +80,17 @@ async fn the_documented_plan_runs_as_written_against_an_agent_in_its_own_words()
     let file = home.path().join("plan.yaml");
     std::fs::write(&file, documented_plan()).unwrap();
     // The file as written; only its agent's address is this test's (flags win over `agent:`).
-    let output =
-        run(switchboard(home.path()).args(["gate", "-f", file.to_str().unwrap(), "--embedded", "--agent-url", &url]))
-            .await;
+    let output = run(switchboard(home.path()).args([
+        "gate",
+        "-o",
+        "json",
+        "-f",
+        file.to_str().unwrap(),
+        "--embedded",
+        "--agent-url",
+        &url,
+    ]))
+    .await;
     let report = json(&output);
     let heard = calls.0.lock().unwrap().clone();
     assert!(!heard.is_empty(), "the agent was dialled");
@@ -104,7 +112,8 @@ async fn the_reference_agent_example_passes_as_written() {
     let home = tempfile::tempdir().unwrap();
     let file = home.path().join("reference.yaml");
     std::fs::write(&file, yaml_block("cli.md", "the reference agent answers it")).unwrap();
-    let output = run(switchboard(home.path()).args(["gate", "-f", file.to_str().unwrap(), "--embedded"])).await;
+    let output =
+        run(switchboard(home.path()).args(["gate", "-o", "json", "-f", file.to_str().unwrap(), "--embedded"])).await;
     assert_exit(&output, 0);
     let report = json(&output);
     assert_eq!(report["result"], "PASSED", "{report:#}");
@@ -139,7 +148,9 @@ async fn the_agent_plans_that_dial_the_reference_agent_over_http_give_the_same_v
         let mut runs = Vec::new();
         for _ in 0..2 {
             // As written: the file's own agent: block, over HTTP, on an embedded service.
-            let output = run(switchboard(home.path()).args(["gate", "-f", file.to_str().unwrap(), "--embedded"])).await;
+            let output =
+                run(switchboard(home.path()).args(["gate", "-o", "json", "-f", file.to_str().unwrap(), "--embedded"]))
+                    .await;
             assert_exit(&output, 0);
             let report = json(&output);
             assert_eq!(report["result"], "PASSED", "as docs/cli.md says: {report:#}");
@@ -160,12 +171,9 @@ async fn the_ci_plan_passes_as_written_against_an_agent_in_its_own_words() {
     let file = home.path().join("plan.yaml");
     std::fs::write(&file, yaml_block("ci.md", "name: Front desk, every pull request")).unwrap();
     let body = r#"{"message": "{{text}}", "session": "{{callId}}"}"#;
-    let output = run(switchboard(home.path()).args(["gate", "-f", file.to_str().unwrap(), "--embedded"]).args([
-        "--agent-url",
-        &url,
-        "--agent-body",
-        body,
-    ]))
+    let output = run(switchboard(home.path())
+        .args(["gate", "-o", "json", "-f", file.to_str().unwrap(), "--embedded"])
+        .args(["--agent-url", &url, "--agent-body", body]))
     .await;
     assert_exit(&output, 0);
     assert_eq!(json(&output)["result"], "PASSED");

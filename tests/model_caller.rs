@@ -333,7 +333,8 @@ async fn an_improv_variant_with_no_steps_is_refused_without_a_caller_model() {
         flow.id
     );
     std::fs::write(&file, yaml).unwrap();
-    let output = cli::run(cli::against(home.path(), &service).args(["gate", "-f", file.to_str().unwrap()])).await;
+    let output =
+        cli::run(cli::against(home.path(), &service).args(["gate", "-o", "json", "-f", file.to_str().unwrap()])).await;
     cli::assert_exit(&output, 2);
     assert!(cli::stderr(&output).contains("Out on Tuesday, home on Thursday"), "{}", cli::stderr(&output));
 }
@@ -375,7 +376,7 @@ async fn the_embedded_service_reads_caller_from_config_toml() {
         let output = cli::run(
             cli::switchboard(home.path())
                 .env("CALLER_TEST_KEY", "sk-caller-embedded")
-                .args(["--config", config.to_str().unwrap(), "gate", "-f", file.to_str().unwrap()])
+                .args(["--config", config.to_str().unwrap(), "gate", "-o", "json", "-f", file.to_str().unwrap()])
                 .args(embedded),
         )
         .await;

@@ -101,7 +101,7 @@ async fn a_planted_bug_regresses_only_the_test_case_it_hits() {
     let body = r#"{"message": "{{text}}", "session": "{{callId}}"}"#;
     let gate = || {
         let mut command = against(home.path(), &service);
-        command.args(["gate", "-f", file.to_str().unwrap(), "--agent-url", &url, "--agent-body", body]);
+        command.args(["gate", "-o", "json", "-f", file.to_str().unwrap(), "--agent-url", &url, "--agent-body", body]);
         command
     };
 

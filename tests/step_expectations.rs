@@ -85,6 +85,8 @@ async fn the_reports_show_each_simulations_step_results_beside_the_checks() {
     let (junit, markdown) = (home.path().join("junit.xml"), home.path().join("gate.md"));
     let output = cli::run(cli::against(home.path(), &service).args([
         "gate",
+        "-o",
+        "json",
         "Steps in reports",
         "--junit",
         junit.to_str().unwrap(),

@@ -259,8 +259,10 @@ fn write_reports(args: &GateArgs, report: &GateReport, session: &Session) -> Res
 }
 
 /// The result on stdout: the JSON report, or the verdict in words.
+/// The report: JSON only when asked (`-o json`); on a terminal and piped alike, the summary a
+/// CI log shows people (`--json PATH` and `--junit PATH` write files for machines).
 fn print(format: Format, report: &GateReport) -> Result<(), Failure> {
-    match format.resolve() {
+    match format {
         Format::Json | Format::Jsonl => {
             let text =
                 report::json::render(report).map_err(|e| Failure::new(Exit::Internal, "encode", e.to_string()))?;
