@@ -161,17 +161,17 @@ async fn warn_unused_variables(
     };
     let Some(plan) = inline.or(saved.as_ref()) else { return };
     let mut used = Vec::new();
+    // Flows chosen by slug are found in one listing, read once.
+    let mut listed: Option<Vec<CustomerFlow>> = None;
     for selection in plan.flow_selections() {
         let flow = match (&selection.id, &selection.slug) {
             (Some(id), _) => session.client.get_flow(*id).await.ok(),
             (None, Some(slug)) => {
-                let flows: Vec<CustomerFlow> = session
-                    .client
-                    .list_all("/v1/customer-flow", ListQuery::default())
-                    .try_collect()
-                    .await
-                    .unwrap_or_default();
-                flows.into_iter().find(|f| f.slug.as_deref() == Some(slug))
+                if listed.is_none() {
+                    let all = session.client.list_all("/v1/customer-flow", ListQuery::default()).try_collect();
+                    listed = Some(all.await.unwrap_or_default());
+                }
+                listed.iter().flatten().find(|f| f.slug.as_deref() == Some(slug)).cloned()
             }
             (None, None) => None,
         };
