@@ -13,6 +13,12 @@ patterns! {
     KEYPAD = r"\b(keypad|key press|keys|press(es|ed)? \d|dtmf)\b";
     ABOUT_AGENT = r"^(the )?agent\b";
     MENTIONS_AGENT = r"\b(the )?agent\b";
+    /// A check that must come before something is shared, whatever words name the check:
+    /// a verification prompt the judge may not recognise ("made sure it was really her
+    /// before going into the details").
+    CHECK_BEFORE_SHARING = r"\b(before|until|prior to)\b[^.;]*\b(shar\w*|disclos\w*|reveal\w*|discuss\w*|go(es|ing)? into|giv\w*|read\w* out|tell\w*|say\w*|anything|details?|information|record|account)\b";
+    /// Words for who someone is or for checking them, beyond those `IDENTITY` knows.
+    WHO_WORDS = r"\b(who|really|genuine\w*|actually|same person|the (account|card|policy)? ?holder|named|check\w*|confirm\w*|made sure|make sure|ensur\w*|establish\w*|prov\w+|security|id)\b";
     /// Words a prompt uses for the agent's role, read as "agent".
     ROLE = r"\b(receptionist|representative|rep|advisor|adviser|operator|assistant|associate|staff member|clerk|bot|attendant|consultant|specialist|front desk|support agent|customer service agent)\b";
     /// "The caller was told X": the agent telling the caller X.
@@ -54,6 +60,12 @@ pub(super) fn plain(lower: &str) -> String {
         out = format!("the agent {says}{}", &out[m.end()..]);
     }
     out
+}
+
+/// Whether a prompt that is not read as a verification prompt still looks like one: a check of
+/// who someone is before something is shared. Judging it as anything else would be a guess.
+pub(super) fn unrecognised_check(lower: &str) -> bool {
+    of(lower) != Kind::Disclosure && CHECK_BEFORE_SHARING.is_match(lower) && WHO_WORDS.is_match(lower)
 }
 
 /// `lower` is the normalised prompt, as `plain` gives it.

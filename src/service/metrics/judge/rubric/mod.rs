@@ -152,6 +152,13 @@ pub(super) fn judge(question: &Question) -> Result<Verdict, String> {
 
 fn boolean(conv: &Conversation, prompt: &str, agent_only: bool) -> Finding {
     let prompt = &kind::plain(prompt);
+    if kind::unrecognised_check(prompt) {
+        return Finding::unsure(
+            "Cannot tell: the prompt reads like a check of who the caller is before something is shared, in words \
+             the offline judge does not recognise as a verification prompt."
+                .to_owned(),
+        );
+    }
     match kind::of(prompt) {
         Kind::Disclosure => disclosure::read(conv, prompt),
         Kind::Outcome { keypad } => outcome::read(conv, keypad),

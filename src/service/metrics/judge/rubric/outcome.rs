@@ -382,6 +382,7 @@ fn decide(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) -> Findi
         ));
     }
     match (positive, undone) {
+        (Some(done), None) if let Some(unsure) = fragile_success(conv, request, &done) => unsure,
         (Some(done), None) => {
             let mut why = match (request.question, success_at(&done).is_some()) {
                 (Some(q), false) => {
@@ -425,6 +426,16 @@ fn decide(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) -> Findi
                         note.quote()
                     ));
                 }
+                (None, None, _, r)
+                    if let Some(unread) =
+                        calibrate::unread_statement(conv, r.map(|r| r.order), request.question.is_some()) =>
+                {
+                    return Finding::unsure(format!(
+                        "Cannot tell: no agent line says in words the offline judge knows that the request was done \
+                         or answered, but the agent said {}, which may say so in other words.",
+                        unread.quote()
+                    ));
+                }
                 (None, None, Some(q), _) => {
                     format!("Not met: the caller asked {} and the agent never answered it.", q.quote())
                 }
@@ -450,6 +461,51 @@ fn decide(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) -> Findi
     }
 }
 
+/// Abstains on a success the call may not bear out: a confirmation question answered without
+/// a yes, or a later line that questions it (see `calibrate`).
+fn fragile_success(conv: &Conversation, request: &Request, done: &Said) -> Option<Finding> {
+    let substantial_answer =
+        || conv.said_by(Side::Agent).any(|s| s.order >= done.order && answers(&s) && calibrate::has_substance(&s));
+    if let Some(q) = request.question
+        && success_at(done).is_none()
+        && !substantial_answer()
+    {
+        return Some(Finding::unsure(format!(
+            "Cannot tell: the caller asked {} and the agent's reply {} carries no yes, no, number, day or other fact \
+             the offline judge can read as the answer.",
+            q.quote(),
+            done.quote()
+        )));
+    }
+    if success_at(done).is_some() && calibrate::hedges_itself(done) {
+        return Some(Finding::unsure(format!(
+            "Cannot tell: the agent said {}, a claim qualified in the same breath, in words the offline judge does \
+             not read.",
+            done.quote()
+        )));
+    }
+    if let Some(q) = request.question
+        && success_at(done).is_none()
+        && calibrate::unconfirmed(&q, done)
+    {
+        return Some(Finding::unsure(format!(
+            "Cannot tell: the caller asked {} and the agent answered {} without a yes: whether that confirms it is \
+             not clear.",
+            q.quote(),
+            done.quote()
+        )));
+    }
+    calibrate::doubt_after(conv, done).map(|doubt| {
+        Finding::unsure(format!(
+            "Cannot tell: the agent said {} but later {}, which may qualify or take it back in words the offline \
+             judge does not read.",
+            done.quote(),
+            doubt.quote()
+        ))
+    })
+}
+
+mod calibrate;
 mod deed;
 mod own_deed;
 

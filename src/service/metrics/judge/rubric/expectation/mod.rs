@@ -160,8 +160,24 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Finding {
         Some(subject) => Finding::unsure(format!(
             "Cannot tell: the call never mentions {subject}, so whether the expectation applied is unclear."
         )),
-        None => finding,
+        None if checkable(&concept) || !says_anything(&said) => finding,
+        None => Finding::unsure(format!(
+            "Cannot tell: no agent line says \"{concept}\" in the prompt's words, and it may have been said in others; \
+             only a number or a quoted phrase can be checked as never said."
+        )),
     }
+}
+
+/// Whether any agent line in the window states something (a question or a word of manners
+/// says nothing the expectation could be hiding in).
+pub(super) fn says_anything(said: &[Said]) -> bool {
+    said.iter().any(|s| !s.is_question() && s.lower().split_whitespace().count() >= 4)
+}
+
+/// Whether an expectation's content can be checked by its form, so that its absence from every
+/// agent line is a reliable "not met": a number or a quoted phrase cannot be paraphrased away.
+fn checkable(concept: &str) -> bool {
+    concept.chars().any(|c| c.is_ascii_digit()) || concept.contains('"')
 }
 
 /// An agent line carrying the kind of detail a "where", "when" or "who" concept asks for (a place, a

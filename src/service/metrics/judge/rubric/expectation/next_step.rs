@@ -26,10 +26,19 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Option<Finding> {
     let next = said.iter().rfind(|s| !s.is_question() && NEXT.is_match(s.lower()) && !NOT_NEXT.is_match(s.lower()));
     Some(match (next, said.last()) {
         (Some(s), _) => Finding::met(format!("Met: the agent said what happens next: {}.", s.quote()), 0.8),
-        (None, Some(last)) => Finding::not_met(
-            format!("Not met: no agent line says what happens after the call; its last line was {}.", last.quote()),
+        (None, Some(last)) if !super::says_anything(&said) => Finding::not_met(
+            format!(
+                "Not met: the agent stated nothing after the caller's request; its last line was {}.",
+                last.quote()
+            ),
             0.7,
         ),
+        // What comes next is said in too many ways to conclude it never was.
+        (None, Some(last)) => Finding::unsure(format!(
+            "Cannot tell: no agent line says what happens after the call in words the offline judge knows; its last \
+             line was {}.",
+            last.quote()
+        )),
         (None, None) => Finding::not_met("Not met: the agent said nothing after the caller's request.".to_owned(), 0.6),
     })
 }

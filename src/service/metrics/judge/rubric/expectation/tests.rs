@@ -150,10 +150,17 @@ fn plain_words_expectations_about_what_the_agent_tells_the_caller() {
 fn when_where_and_how_long_ask_for_that_kind_of_detail() {
     use Reading::*;
     type Lines<'a> = &'a [(crate::api::model::ParticipantType, &'a str)];
-    let cases: [(&str, Lines, Reading); 5] = [
+    let cases: [(&str, Lines, Reading); 6] = [
+        // A statement without a day may still say when in other words ("it's on the van"):
+        // no answer rather than a "not met" on words.
         (
             "Agent tells the caller when the parcel will arrive.",
             &[(Customer, "Where's my parcel?"), (Agent, "Our parcel team are on it."), (Agent, "Anything else?")],
+            Unsure,
+        ),
+        (
+            "Agent tells the caller when the parcel will arrive.",
+            &[(Customer, "Where's my parcel?"), (Agent, "Let me see."), (Agent, "Anything else?")],
             NotMet,
         ),
         (

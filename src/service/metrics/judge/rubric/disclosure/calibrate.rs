@@ -1,0 +1,33 @@
+//! When a verification reading is robust enough to answer. "Nothing private was disclosed"
+//! rests on recognising every way an agent can read a record out, and "not verified" on
+//! recognising every way a caller can give a fact; each new desk has brought ways the judge
+//! did not know ("I can't see any request from yesterday", a registration spelled out). These
+//! checks find the lines where such a wording could hide and send the judge to abstain.
+
+use super::super::conversation::{Conversation, Said, Side, Turn};
+use super::super::details::Details;
+use super::super::outcome::claims_success;
+use super::super::pattern::patterns;
+use super::{OFFER, REQUESTS, new_to_the_call};
+
+patterns! {
+    /// A statement about the caller's thing or a look at the record, in any words.
+    ABOUT_THEIRS = r"\b(your|his|her|their|[a-z]+'s) [a-z-]+( [a-z-]+)? (is|are|was|were|has|have|had|came|went|got|will|'s)\b|\b(can|can't|cannot|don't|do) see\b|\bhere (we are|it is|you are)\b|\b(it|that|this|they)('s| is| are| was| were) (due|ready|waiting|booked|down|with|at|on|already|still)\b";
+}
+
+/// The first agent statement, after the caller first spoke and before `until` (the turn the
+/// caller was verified at, or the whole call), that may read the caller's record out in words
+/// the judge does not know: a day or a number new to the call, or a statement about their
+/// things. Offers, requests and what the agent has just done are not.
+pub(super) fn unread_disclosure<'a>(conv: &'a Conversation, until: Option<&Turn>) -> Option<Said<'a>> {
+    let from = conv.said_by(Side::Caller).next()?.order;
+    conv.said_by(Side::Agent).filter(|s| s.order > from && until.is_none_or(|t| s.turn.index < t.index)).find(|s| {
+        let lower = s.lower();
+        if s.is_question() || REQUESTS.is_match(lower) || OFFER.is_match(lower) || claims_success(s) {
+            return false;
+        }
+        let details = Details::of(lower, &s.sentence.text);
+        let earlier = &conv.turns[..s.turn.index];
+        (details.particular() && new_to_the_call(lower, earlier)) || ABOUT_THEIRS.is_match(lower)
+    })
+}

@@ -1,0 +1,96 @@
+//! When the walk's reading of "was the request done?" is robust enough to answer. The walk
+//! reads successes, take-backs and answers by their words, and each new desk has brought
+//! wordings it did not know; these checks look at structure instead (who spoke after the
+//! deciding line, whether it was questioned, whether anything unread was said) and send the
+//! judge to abstain where a wording it did not read could turn the verdict.
+
+use super::super::conversation::{Conversation, Said, Side};
+use super::super::details::Details;
+use super::super::pattern::patterns;
+use super::{DEFLECTION, NOTE_ONLY, OFFERS, RESTATES, claims_success};
+
+patterns! {
+    /// Words in an agent line that may qualify or take back what was done, whatever the
+    /// walk made of the line.
+    DOUBT = r"\b(sorry|afraid|unfortunately|however|can't|cannot|couldn't|unable to|not able to|won't be able|approv\w*|sign(ed)?[- ]?off|pending|awaiting|provisional\w*|tentative\w*|actually|wait|instead)\b";
+    /// A caller line that may say the work is not what they asked, or not done.
+    PUSHBACK = r"^(no|nope|wait|hang on|hold on|hmm)\b|\bthough\b|\bbut\b|\bthat's not\b|\bi (said|asked|wanted|meant|thought)\b";
+    /// A caller closing contentedly, which settles nothing but questions nothing either.
+    CONTENT = r"\b(thanks|thank you|cheers|brilliant|great|perfect|lovely|wonderful|that's all|that's everything|that's it|bye|goodbye)\b";
+    /// A yes to "so that's done, yeah?".
+    YES = r"^(yes|yeah|yep|yup|that's right|correct|it has|they have|it is|they are|they will|it will|all done|absolutely|definitely|sure is)\b";
+    /// Lines that carry no content about the request: greetings, closings, manners.
+    SMALL_TALK = r"\b(anything else|have a (good|nice|great|lovely)|thanks for calling|thank you for calling|goodbye|bye|take care|you're welcome)\b|^(thank you|thanks|okay|ok|right|sure|of course|no problem|no worries|certainly|great|lovely|perfect)[.!]?$";
+    /// A line that negates or only allows for something.
+    HEDGED = r"\b(not|isn't|aren't|wasn't|won't|can't|no|never|nothing|may|might|could|would|decision|need to|needs to)\b|n't\b";
+    /// An answer in the form of a yes, a no or a plain fact of the desk.
+    ANSWER_FORM = r"(^|, )(yes|yeah|yep|no|nope|not|sadly not|i'm afraid not)\b|\b(we're|we are|it's|it is|they're|they are|that's|that is|there's|there is|there are|there isn't|there aren't)( not| now| still)? (open|closed|with|at|in|on|due|ready|waiting|covered|free|included|available|an?|no|none)\b|\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tomorrow|tonight|morning|afternoon|evening|week|weeks|days?|hours?|minutes?|percent|pounds?|dollars?|euros?)\b";
+    /// A question that asks the agent to confirm something was done ("… won't they?").
+    CONFIRMING = r"\b(yeah|yes|right|won't (it|they|he|she)|will (it|they)|isn't (it|that|he|she)|hasn't (it|that|he|she)|haven't (you|they)|didn't (you|they)|aren't (they|you)|correct|is it|has it|have they|are they)\?$";
+}
+
+/// After the last claim of success (or the answer that settled the request), the first line
+/// that questions it: an agent line with words that may qualify it, or the caller pushing back.
+pub(super) fn doubt_after<'a>(conv: &'a Conversation, done: &Said) -> Option<Said<'a>> {
+    let last = conv.said_by(Side::Agent).filter(|s| s.order >= done.order && claims_success(s)).last();
+    let from = last.map_or(done.order, |l| l.order);
+    // An agent's "sorry, I can't" after the caller asked for something more is about that.
+    let asked_more = conv.said_by(Side::Caller).find(|s| s.order > from && s.is_question()).map(|s| s.order);
+    conv.said().filter(|s| s.order > from).find(|s| match s.side() {
+        Side::Agent => {
+            !claims_success(s)
+                && !s.is_question()
+                && DOUBT.is_match(s.lower())
+                && asked_more.is_none_or(|q| s.order < q)
+        }
+        Side::Caller => s.turn.keypad().is_none() && PUSHBACK.is_match(s.lower()) && !CONTENT.is_match(s.lower()),
+        Side::Other => false,
+    })
+}
+
+/// A confirmation question ("so that's been done, yeah?") answered without a yes: the answer
+/// may be a no in words the walk does not read.
+pub(super) fn unconfirmed(question: &Said, answer: &Said) -> bool {
+    CONFIRMING.is_match(question.lower())
+        && !YES.is_match(answer.lower().trim_start_matches(|c: char| !c.is_alphanumeric()))
+}
+
+/// Whether an answer carries something a question can be answered with by its form: a yes or a
+/// no, a number, a day or time, a place, a person, an amount. Manners ("no problem") and offers
+/// in words the walk did not know carry none.
+pub(super) fn has_substance(answer: &Said) -> bool {
+    let lower = answer.lower();
+    let d = Details::of(lower, &answer.sentence.text);
+    ANSWER_FORM.is_match(lower.trim_start_matches(|c: char| !c.is_alphanumeric()))
+        || d.particular()
+        || d.place
+        || lower.chars().any(|c| c.is_ascii_digit())
+}
+
+/// A claim that qualifies itself ("that's in, but it needs your manager's sign-off").
+pub(super) fn hedges_itself(claim: &Said) -> bool {
+    DOUBT.is_match(claim.lower())
+}
+
+/// An agent statement after the request that says something the walk read as neither done nor
+/// undone: it may be the request done, or the question answered, in words not known. For a
+/// request to act, a line that refuses, negates or hedges is no success in other words.
+pub(super) fn unread_statement<'a>(
+    conv: &'a Conversation,
+    after: Option<(usize, usize)>,
+    question: bool,
+) -> Option<Said<'a>> {
+    // With no request read, from the caller's first words: the greeting comes before them.
+    let after = after.or_else(|| conv.said_by(Side::Caller).next().map(|s| s.order))?;
+    conv.said_by(Side::Agent).filter(|s| s.order > after).find(|s| {
+        let lower = s.lower();
+        !s.is_question()
+            && !DEFLECTION.is_match(lower)
+            && !OFFERS.is_match(lower)
+            && !SMALL_TALK.is_match(lower)
+            && !RESTATES.is_match(lower)
+            && !NOTE_ONLY.is_match(lower)
+            && lower.split_whitespace().count() >= 3
+            && (question || !(DOUBT.is_match(lower) || HEDGED.is_match(lower)))
+    })
+}
