@@ -160,4 +160,17 @@ mod tests {
         );
         assert_eq!(of("The receptionist reminds the owner to bring the pet's vaccination card."), Kind::Expectation);
     }
+
+    #[test]
+    fn a_check_before_sharing_in_unknown_words_is_told_from_other_prompts() {
+        let check = |p: &str| unrecognised_check(&plain(&p.to_lowercase()));
+        assert!(check(
+            "Decide whether the advisor made sure it was really the member BEFORE going into the membership."
+        ));
+        assert!(check("The clerk established it was the genuine holder before saying anything about the balance."));
+        // Recognised verification prompts, and prompts that check nothing about anyone, are read.
+        assert!(!check("Agent verifies the patient's full name and date of birth before discussing any appointment."));
+        assert!(!check("Agent checks which items the caller wants before ordering."));
+        assert!(!check("Agent reads the new car back before changing the booking."));
+    }
 }

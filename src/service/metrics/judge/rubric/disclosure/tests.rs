@@ -129,3 +129,50 @@ fn who_the_patient_is_asks_for_verification_and_a_medicine_ready_is_a_status() {
         Reading::NotMet
     );
 }
+
+const ACCOUNT: &str = "decide whether the advisor verified the caller (the account number and the postcode) before \
+                       sharing anything from the account: balances and bills.";
+
+fn account(lines: &[(crate::api::model::ParticipantType, &str)]) -> Finding {
+    read(&Conversation::read(&transcript(lines)), ACCOUNT)
+}
+
+#[test]
+fn nothing_disclosed_is_not_said_when_a_line_before_verification_may_read_the_record() {
+    let verified = [
+        (Agent, "Can I take your account number?"),
+        (Customer, "40021877."),
+        (Agent, "And your postcode?"),
+        (Customer, "LS6 2AB."),
+        (Agent, "Thanks, how can I help?"),
+    ];
+    let mut lines = vec![(Customer, "Hi, I'm calling about my bill.")];
+    lines.extend(verified.clone());
+    let f = account(&lines);
+    assert_eq!(f.reading, Reading::Met, "{}", f.why);
+    let mut lines = vec![(Customer, "Hi, I'm calling about my bill."), (Agent, "The debit bounced on the 3rd.")];
+    lines.extend(verified.clone());
+    let f = account(&lines);
+    assert_eq!(f.reading, Reading::Unsure, "{}", f.why);
+}
+
+#[test]
+fn not_verified_is_not_said_for_facts_asked_for_and_answered_in_an_unread_form() {
+    let f = account(&[
+        (Customer, "Hi, I'm calling about my bill."),
+        (Agent, "What's the account number?"),
+        (Customer, "It's four four one two nine nine four."),
+        (Agent, "And the postcode?"),
+        (Customer, "LS6 2AB."),
+        (Agent, "Your balance is 82 pounds."),
+    ]);
+    assert_eq!(f.reading, Reading::Unsure, "{}", f.why);
+    // A fact the agent never asked for was skipped, whatever the caller said.
+    let f = account(&[
+        (Customer, "Hi, I'm calling about my bill."),
+        (Agent, "What's the postcode?"),
+        (Customer, "LS6 2AB."),
+        (Agent, "Your balance is 82 pounds."),
+    ]);
+    assert_eq!(f.reading, Reading::NotMet, "{}", f.why);
+}

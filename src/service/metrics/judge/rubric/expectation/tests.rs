@@ -229,3 +229,15 @@ fn a_request_passed_on_is_the_act_a_before_condition_looks_before() {
     let f = read_lines("Agent checks which items the caller wants before ordering.", &lines[..1]);
     assert_eq!(f.reading, Reading::NotApplicable, "{}", f.why);
 }
+
+#[test]
+fn an_expectation_not_found_is_not_met_only_when_its_content_is_checkable() {
+    let lines = [(Customer, "I'd like to switch tariff."), (Agent, "Done, you're on the Fixed tariff from Monday.")];
+    let f = read_lines("Agent mentions the 14-day cooling-off period.", &lines);
+    assert_eq!(f.reading, Reading::NotMet, "{}", f.why);
+    let f = read_lines("Agent mentions the cooling-off period.", &lines);
+    assert_eq!(f.reading, Reading::Unsure, "{}", f.why);
+    let f =
+        read_lines("Agent mentions the cooling-off period.", &[(Customer, "Switch me."), (Agent, "Anything else?")]);
+    assert_eq!(f.reading, Reading::NotMet, "{}", f.why);
+}

@@ -167,3 +167,65 @@ fn a_no_to_a_did_you_do_it_question_a_lost_answer_and_a_passed_on_request() {
         "passing a request on may be what a request to order is"
     );
 }
+
+/// The reading of a request, from lines.
+fn reading(lines: &[(crate::api::model::ParticipantType, &str)]) -> Finding {
+    read(&Conversation::read(&transcript(lines)), false)
+}
+
+#[test]
+fn a_success_questioned_or_hedged_afterwards_gets_no_answer() {
+    let later = reading(&[
+        (Customer, "Can you extend my rental to Sunday?"),
+        (Agent, "Right, I've extended it to Sunday."),
+        (Agent, "Actually, head office may still say no to that."),
+    ]);
+    assert_eq!(later.reading, Reading::Unsure, "{}", later.why);
+    let pushed_back = reading(&[
+        (Customer, "Please move my visit to Friday."),
+        (Agent, "Done, you're booked for Thursday."),
+        (Customer, "I can't do Thursdays though."),
+    ]);
+    assert_eq!(pushed_back.reading, Reading::Unsure, "{}", pushed_back.why);
+    let same_breath = reading(&[
+        (Customer, "Can you extend my rental to Sunday?"),
+        (Agent, "I've extended it to Sunday, but actually head office may still say no."),
+    ]);
+    assert_eq!(same_breath.reading, Reading::Unsure, "{}", same_breath.why);
+    // A refusal of something asked after the success is about that, not the request.
+    let clean = reading(&[
+        (Customer, "Can you extend my rental to Sunday?"),
+        (Agent, "Right, I've extended it to Sunday."),
+        (Customer, "Lovely, thanks."),
+    ]);
+    assert_eq!(clean.reading, Reading::Met, "{}", clean.why);
+}
+
+#[test]
+fn not_done_is_said_only_when_no_agent_statement_could_say_it_was() {
+    let unread = reading(&[
+        (Customer, "Can you put my account on paperless billing?"),
+        (Agent, "Paperless is live on your account from today."),
+    ]);
+    assert_eq!(unread.reading, Reading::Unsure, "{}", unread.why);
+    let nothing =
+        reading(&[(Customer, "Can you move my visit to Friday?"), (Agent, "Let me check."), (Agent, "Anything else?")]);
+    assert_eq!(nothing.reading, Reading::NotMet, "{}", nothing.why);
+    // A refusal is no success in other words.
+    let refused = reading(&[
+        (Customer, "Can you move my visit to Friday?"),
+        (Agent, "Unfortunately Fridays stay closed for home visits."),
+    ]);
+    assert_eq!(refused.reading, Reading::NotMet, "{}", refused.why);
+}
+
+#[test]
+fn an_answer_must_carry_a_fact_and_a_confirmation_a_yes() {
+    let no_fact = reading(&[(Customer, "Is my prescription ready?"), (Agent, "We do our best with those.")]);
+    assert_eq!(no_fact.reading, Reading::Unsure, "{}", no_fact.why);
+    let not_yes =
+        reading(&[(Customer, "So that's been sent off, yeah?"), (Agent, "We do have it on the list for Tuesday.")]);
+    assert_eq!(not_yes.reading, Reading::Unsure, "{}", not_yes.why);
+    let answered = reading(&[(Customer, "Are you open on Saturday?"), (Agent, "We're open till 1 on Saturdays.")]);
+    assert_eq!(answered.reading, Reading::Met, "{}", answered.why);
+}
