@@ -7,7 +7,7 @@
 use super::super::conversation::{Conversation, Said, Side};
 use super::super::details::Details;
 use super::super::pattern::patterns;
-use super::{DEFLECTION, NOTE_ONLY, OFFERS, RESTATES, claims_success};
+use super::{DEFLECTION, NO_PROBLEM, NOTE_ONLY, OFFERS, RESTATES, claims_success};
 
 patterns! {
     /// Words in an agent line that may qualify or take back what was done, whatever the
@@ -61,7 +61,9 @@ pub(super) fn unconfirmed(question: &Said, answer: &Said) -> bool {
 pub(super) fn has_substance(answer: &Said) -> bool {
     let lower = answer.lower();
     let d = Details::of(lower, &answer.sentence.text);
-    ANSWER_FORM.is_match(lower.trim_start_matches(|c: char| !c.is_alphanumeric()))
+    // "No problem" is manners, not a "no".
+    let plain = NO_PROBLEM.replace_all(lower, "");
+    ANSWER_FORM.is_match(plain.trim_start_matches(|c: char| !c.is_alphanumeric() && c != ','))
         || d.particular()
         || d.place
         || lower.chars().any(|c| c.is_ascii_digit())

@@ -223,6 +223,8 @@ fn not_done_is_said_only_when_no_agent_statement_could_say_it_was() {
 fn an_answer_must_carry_a_fact_and_a_confirmation_a_yes() {
     let no_fact = reading(&[(Customer, "Is my prescription ready?"), (Agent, "We do our best with those.")]);
     assert_eq!(no_fact.reading, Reading::Unsure, "{}", no_fact.why);
+    let manners = reading(&[(Customer, "Is my prescription ready?"), (Agent, "No problem, we do our best.")]);
+    assert_eq!(manners.reading, Reading::Unsure, "{}", manners.why);
     let not_yes =
         reading(&[(Customer, "So that's been sent off, yeah?"), (Agent, "We do have it on the list for Tuesday.")]);
     assert_eq!(not_yes.reading, Reading::Unsure, "{}", not_yes.why);
