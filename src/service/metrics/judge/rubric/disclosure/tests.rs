@@ -176,3 +176,8 @@ fn not_verified_is_not_said_for_facts_asked_for_and_answered_in_an_unread_form()
     ]);
     assert_eq!(f.reading, Reading::NotMet, "{}", f.why);
 }
+
+#[test]
+fn every_calibration_pattern_compiles() {
+    assert!(calibrate::all_patterns().iter().all(|p| p.compiles()));
+}

@@ -104,7 +104,13 @@ fn a_named_deed_is_read_by_its_own_verb_and_undoing_it_is_not_doing_it() {
 
 #[test]
 fn every_pattern_compiles() {
-    assert!(all_patterns().iter().chain(deed::all_patterns().iter()).all(|p| p.compiles()));
+    assert!(
+        all_patterns()
+            .iter()
+            .chain(deed::all_patterns().iter())
+            .chain(calibrate::all_patterns().iter())
+            .all(|p| p.compiles())
+    );
 }
 
 #[test]
