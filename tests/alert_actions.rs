@@ -277,3 +277,21 @@ async fn a_simulation_trigger_opens_one_issue_per_plan_after_a_failed_run_and_no
     let (_, passes) = api.call(Method::GET, "/v1/alert/passes-failing", None).await;
     assert_eq!(passes["data"]["state"], "OK", "another plan's runs are not this alert's");
 }
+
+#[tokio::test]
+async fn the_bundles_of_docs_alerts_md_apply_as_written() {
+    let service = start(true).await;
+    let api = Api::of(&service);
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/alerts.md")).unwrap();
+    let blocks: Vec<&str> = doc.split("```json").skip(1).filter_map(|rest| rest.split("```").next()).collect();
+    assert!(blocks.len() >= 4, "the threshold, webhook, event and simulation examples");
+    for block in blocks {
+        let bundle: Value = serde_json::from_str(block).unwrap_or_else(|e| panic!("{e}: {block}"));
+        let (status, body) = api
+            .call(Method::POST, "/v1/config/apply", Some(&json!({"resources": bundle["resources"], "prune": false})))
+            .await;
+        assert_eq!(status, 200, "{block} → {body}");
+        let changes = body["data"]["changes"].as_array().unwrap();
+        assert!(changes.iter().all(|c| c["status"] == "applied" && c["signingSecret"].is_string()), "{body}");
+    }
+}
