@@ -318,6 +318,19 @@ pub fn placeholder_name(definition: &str, header: &str) -> String {
     format!("HTTP_{}_{}", clean(definition), clean(header))
 }
 
+/// The alert a read shows, without its state: what a bundle writes.
+fn alert_of(read: &AlertStatus) -> Alert {
+    Alert {
+        id: read.id,
+        name: read.name.clone(),
+        trigger: read.trigger.clone(),
+        actions: read.actions.clone(),
+        enabled: read.enabled,
+        created_at: read.created_at.clone(),
+        updated_at: read.updated_at.clone(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -335,18 +348,5 @@ mod tests {
         let headers = placeholders(&definition, "dial");
         assert_eq!(headers["Authorization"], "${HTTP_DIAL_AUTHORIZATION}");
         assert_eq!(headers["Accept"], "application/json");
-    }
-}
-
-/// The alert a read shows, without its state: what a bundle writes.
-fn alert_of(read: &AlertStatus) -> Alert {
-    Alert {
-        id: read.id,
-        name: read.name.clone(),
-        trigger: read.trigger.clone(),
-        actions: read.actions.clone(),
-        enabled: read.enabled,
-        created_at: read.created_at.clone(),
-        updated_at: read.updated_at.clone(),
     }
 }
