@@ -295,3 +295,33 @@ async fn the_bundles_of_docs_alerts_md_apply_as_written() {
         assert!(changes.iter().all(|c| c["status"] == "applied" && c["signingSecret"].is_string()), "{body}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_webhook_taken_out_of_an_alert_gets_nothing_more_and_the_secret_stays() {
+    let service = start(false).await;
+    let api = Api::of(&service);
+    let ((first, first_url), (second, second_url)) = (receiver(0).await, receiver(0).await);
+    let alert = |url: &str| {
+        json!({"kind": "alert", "name": "openings",
+               "trigger": {"type": "event", "events": ["ISSUE_OPENED"]}, "actions": {"webhooks": [url]}})
+    };
+    let secret = api.apply(json!([alert(&first_url)])).await.remove(0)["signingSecret"].as_str().unwrap().to_owned();
+    let moved = api.apply(json!([alert(&second_url)])).await.remove(0);
+    assert_eq!((moved["op"].as_str(), moved.get("signingSecret")), (Some("update"), None), "{moved}");
+    let mut opened = Vec::new();
+    for title in ["After the move", "And once more"] {
+        let input = IssueInput {
+            title: Some(title.into()),
+            summary: Some("raised by the alert actions test".into()),
+            severity: Some(Severity::Low),
+            ..Default::default()
+        };
+        opened.push(("ISSUE_OPENED".to_owned(), service.client.create_issue(&input).await.unwrap().id.to_string()));
+        // In order: once the second came, a delivery of the first to the old URL would have too.
+        let want = opened.len();
+        eventually(DEADLINE, || async { (second.requests().len() >= want).then_some(()) }).await;
+    }
+    let told: Vec<(String, String)> = signed_events(&second, &secret).into_iter().map(|(k, id, _)| (k, id)).collect();
+    assert_eq!(told, opened, "the new URL gets them, signed with the same secret");
+    assert!(first.requests().is_empty(), "the URL taken out gets nothing");
+}
