@@ -286,13 +286,22 @@ pub(super) fn save_job(tx: &Tx, job_id: &str, job: &mut Value) -> ServiceResult<
         &Doc::new(Kind::RunPlanJob, job_id, &*job, created)?.status(status.as_deref()).parent(plan.as_deref()),
     )?;
     if ends_now {
-        let ended: RunPlanJob = serde_json::from_value(job.clone())?;
+        let ended: JobEnd = serde_json::from_value(job.clone())?;
         if let (Some(plan_id), Some(status)) = (ended.simulation_run_plan_id, ended.status.as_ref()) {
             let run = EndedRun { job_id, plan_id, status, verdict: ended.verdict.as_ref() };
             crate::service::alerts::simulation::run_ended(tx, &run)?;
         }
     }
     Ok(())
+}
+
+/// What a simulation alert reads of a job that ends.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct JobEnd {
+    simulation_run_plan_id: Option<uuid::Uuid>,
+    status: Option<RunPlanJobStatus>,
+    verdict: Option<Verdict>,
 }
 
 /// Sets `verdict` and `attemptSummary` from the job's tally and status (jobs from before
