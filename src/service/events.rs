@@ -34,6 +34,19 @@ pub fn event_for(kind: Kind, before: Option<Option<&str>>, after: Option<&str>) 
     }
 }
 
+/// The alert a document's events also go to (its `webhooks`): the one that opened an issue.
+pub fn alert_of(kind: Kind, body: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Opened {
+        alert_id: Option<uuid::Uuid>,
+    }
+    if kind != Kind::Issue {
+        return None;
+    }
+    serde_json::from_str::<Opened>(body).ok()?.alert_id.map(|id| id.to_string())
+}
+
 /// Whether a run plan job in `status` has already started running.
 fn has_started(status: Option<&str>) -> bool {
     matches!(status, Some("RUNNING" | "RUNNING_SIMULATIONS" | "ENDING_SIMULATIONS" | "CANCELLING"))
@@ -65,5 +78,14 @@ mod tests {
         assert_eq!(issue(Some(Some("OPEN")), Some("ACKNOWLEDGED")), None);
         assert_eq!(issue(Some(Some("ACKNOWLEDGED")), Some("RESOLVED")), Some(EventType::IssueResolved));
         assert_eq!(event_for(Kind::Persona, None, Some("OPEN")), None);
+    }
+
+    #[test]
+    fn an_issue_an_alert_opened_names_the_alert_its_events_also_go_to() {
+        let alert = uuid::Uuid::new_v4();
+        let body = format!(r#"{{"id": "{}", "alertId": "{alert}", "status": "OPEN"}}"#, uuid::Uuid::new_v4());
+        assert_eq!(alert_of(Kind::Issue, &body), Some(alert.to_string()));
+        assert_eq!(alert_of(Kind::Issue, r#"{"status": "OPEN"}"#), None);
+        assert_eq!(alert_of(Kind::RunPlanJob, &body), None);
     }
 }

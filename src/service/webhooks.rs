@@ -96,7 +96,7 @@ pub fn delete(tx: &Tx, id: &str) -> ServiceResult<bool> {
 }
 
 /// `whsec_` and 32 random bytes in base64.
-fn new_secret() -> String {
+pub fn new_secret() -> String {
     let mut key = Vec::with_capacity(32);
     key.extend_from_slice(Uuid::new_v4().as_bytes());
     key.extend_from_slice(Uuid::new_v4().as_bytes());
@@ -230,9 +230,13 @@ impl Sender {
         let webhook: Webhook =
             serde_json::from_str(&claimed.webhook_body).map_err(|e| format!("the webhook cannot be read: {e}"))?;
         let (vault, id, shown) = (self.store.vault(), claimed.webhook_id.clone(), webhook.headers.clone());
+        let alert = claimed.alert_id.clone();
         let secrets = self
             .store
-            .read(move |conn| secrets::webhook_to_send(conn, &vault, &id, &shown))
+            .read(move |conn| match alert {
+                Some(alert) => secrets::alert_to_send(conn, &vault, &alert),
+                None => secrets::webhook_to_send(conn, &vault, &id, &shown),
+            })
             .await
             // The cause is in the log; attempts are readable by every key.
             .map_err(|_| "the webhook's signing secret or headers cannot be read; see the service log".to_owned())?;

@@ -14,6 +14,10 @@ wire_enum! {
     /// Where a threshold alert stands: nothing breaching, breaching short of opening, or an issue open.
     pub enum AlertState { Ok = "OK", Breaching = "BREACHING", Open = "OPEN" }
 }
+wire_enum! {
+    /// The kinds of action an alert takes.
+    pub enum AlertActionType { Webhook = "webhook", Slack = "slack" }
+}
 
 /// `GET /v1/alert` and `GET /v1/alert/{idOrName}`.
 #[skip_serializing_none]
@@ -38,6 +42,9 @@ pub struct AlertStatus {
     /// Each group: one under grouping NONE, one per agent under BY_AGENT.
     #[serde(default)]
     pub groups: Vec<AlertGroupStatus>,
+    /// Each of `actions`, and whether this service carries it out.
+    #[serde(default)]
+    pub action_status: Vec<AlertActionStatus>,
     pub created_at: Option<Timestamp>,
     pub updated_at: Option<Timestamp>,
 }
@@ -49,10 +56,26 @@ pub struct AlertStatus {
 pub struct AlertGroupStatus {
     /// The agent's id under BY_AGENT (`no-agent` for calls that name none); absent under NONE.
     pub agent_id: Option<String>,
+    /// The plan whose runs a simulation trigger judged.
+    pub plan_id: Option<String>,
     pub state: AlertState,
     pub consecutive_windows: u32,
     pub last_window_start: Option<Timestamp>,
     pub last_value: Option<f64>,
     /// The issue open for this group.
     pub issue_id: Option<Uuid>,
+}
+
+/// One action of an alert: where it goes, and whether the local service delivers it.
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AlertActionStatus {
+    #[serde(rename = "type")]
+    pub action_type: AlertActionType,
+    /// The webhook's URL, or the Slack channel's name (else its id).
+    pub target: String,
+    pub delivered: bool,
+    /// Why it is not delivered.
+    pub reason: Option<String>,
 }

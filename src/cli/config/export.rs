@@ -4,7 +4,8 @@
 //! service says (the local service's `GET /v1/config/records`), else its own as the service
 //! finds it by (a persona's name, a metric's slug, a plan's name, a flow's slug or title, an
 //! agent's custom id or name, a policy's name, a definition's id), so an export applies to the
-//! same service unchanged. The service's own
+//! same service unchanged; alerts come from the local service's `GET /v1/alert`, without the
+//! signing secret no read shows. The service's own
 //! resources (system personas and flows, service-owned metrics) are left out. No secret is
 //! written: a masked or secret header value comes out as `${HTTP_<DEFINITION>_<HEADER>}`.
 
@@ -28,7 +29,7 @@ use crate::cli::session::Session;
 #[derive(Debug, Args)]
 pub struct ExportArgs {
     /// Only these kinds (agent, httpRequestDefinition, persona, flow, metric, collector,
-    /// simulationPlan); repeatable.
+    /// simulationPlan, alert); repeatable.
     #[arg(long = "kind", value_name = "KIND")]
     pub kinds: Vec<String>,
     /// Write one file per kind here (`persona.yaml`, …) instead of every document to stdout.
@@ -45,6 +46,7 @@ const KINDS: &[ConfigKind] = &[
     ConfigKind::Flow,
     ConfigKind::Collector,
     ConfigKind::SimulationPlan,
+    ConfigKind::Alert,
 ];
 
 pub async fn run(args: ExportArgs, session: &Session) -> Outcome {
@@ -106,6 +108,8 @@ struct Workspace {
     metrics: Vec<MetricDefinition>,
     policies: Vec<MetricPolicy>,
     plans: Vec<RunPlan>,
+    /// The local service's alerts (`GET /v1/alert`; none where the route is missing).
+    alerts: Vec<AlertStatus>,
 }
 
 async fn all<T: DeserializeOwned>(session: &Session, route: &str) -> Result<Vec<T>, Failure> {
@@ -141,6 +145,11 @@ impl Workspace {
             all(session, routes::POLICIES),
             all(session, routes::RUN_PLANS),
         )?;
+        let alerts: Vec<AlertStatus> = match session.client.get_raw("/v1/alert").await {
+            Ok(value) => serde_json::from_value(value).unwrap_or_default(),
+            Err(error) if error.status() == Some(404) => Vec::new(),
+            Err(error) => return Err(error.into()),
+        };
         let records = records.into_iter().filter_map(|r| Some((r.id.parse().ok()?, r.name))).collect();
         Ok(Workspace {
             records,
@@ -153,6 +162,7 @@ impl Workspace {
             metrics,
             policies,
             plans,
+            alerts,
         })
     }
 
@@ -190,6 +200,10 @@ impl Workspace {
                 ConfigKind::SimulationPlan => out.extend(
                     self.plans.iter().map(|p| ConfigResource::SimulationPlan(export::plan(p, &names)).to_value()),
                 ),
+                ConfigKind::Alert => out.extend(self.alerts.iter().map(|a| {
+                    let name = self.name_of(a.id, Some(&a.name), "alert");
+                    ConfigResource::Alert(export::alert(&alert_of(a), &name)).to_value()
+                })),
                 _ => {}
             }
         }
@@ -302,6 +316,19 @@ pub fn placeholder_name(definition: &str, header: &str) -> String {
     };
     let definition = if Uuid::parse_str(definition).is_ok() { &definition[..8] } else { definition };
     format!("HTTP_{}_{}", clean(definition), clean(header))
+}
+
+/// The alert a read shows, without its state: what a bundle writes.
+fn alert_of(read: &AlertStatus) -> Alert {
+    Alert {
+        id: read.id,
+        name: read.name.clone(),
+        trigger: read.trigger.clone(),
+        actions: read.actions.clone(),
+        enabled: read.enabled,
+        created_at: read.created_at.clone(),
+        updated_at: read.updated_at.clone(),
+    }
 }
 
 #[cfg(test)]

@@ -39,11 +39,7 @@ pub fn fingerprint(alert_id: Uuid, group: &str) -> String {
 
 /// Does what `step` says to the group's issue (`open`, the one it has); the group's open issue after.
 pub fn act(tx: &Tx, breach: &Breach, step: Step, open: Option<Uuid>) -> ServiceResult<Option<Uuid>> {
-    let current = match open {
-        Some(id) => store::get::<Issue>(tx, Kind::Issue, &id.to_string())?
-            .filter(|issue| issue.status != Some(IssueStatus::Resolved)),
-        None => None,
-    };
+    let current = still_open(tx, open)?;
     match (step, current) {
         (Step::Open | Step::Extend, Some(issue)) => extend(tx, breach, issue).map(Some),
         // Resolved by a person meanwhile: this breach opens the next one.
@@ -51,31 +47,47 @@ pub fn act(tx: &Tx, breach: &Breach, step: Step, open: Option<Uuid>) -> ServiceR
             let windows = if step == Step::Open { breach.run.breaching } else { 1 };
             open_issue(tx, breach, windows).map(Some)
         }
-        (Step::Resolve, Some(issue)) => resolve(tx, breach, issue).map(|_| None),
+        (Step::Resolve, Some(issue)) => resolve(tx, issue, breach.now).map(|_| None),
         (Step::Resolve, None) => Ok(None),
         (_, issue) => Ok(issue.map(|i| i.id)),
     }
 }
 
 fn open_issue(tx: &Tx, breach: &Breach, windows: u32) -> ServiceResult<Uuid> {
-    let at = Timestamp::from(breach.now);
     let agent = match breach.group {
         "" | NO_AGENT => None,
         id => store::get::<Agent>(tx, Kind::Agent, id)?.and_then(|a| a.name),
     };
     let (title, summary) = describe(breach, agent.as_deref());
-    let mut issue = Issue {
+    let fingerprint = fingerprint(breach.alert.id, breach.group);
+    let mut issue = new_issue(breach.alert.id, fingerprint, title, summary, windows, breach.now);
+    add_evidence(&mut issue, breach);
+    store::insert(tx, &issue_doc(&issue)?)?;
+    Ok(issue.id)
+}
+
+/// An OPEN issue an alert opens, `events` its first `eventCount`.
+pub fn new_issue(
+    alert_id: Uuid,
+    fingerprint: String,
+    title: String,
+    summary: String,
+    events: u32,
+    now: jiff::Timestamp,
+) -> Issue {
+    let at = Timestamp::from(now);
+    Issue {
         id: Uuid::new_v4(),
         organization_id: Some(ORGANIZATION_ID),
         project_id: Some(PROJECT_ID),
-        alert_id: Some(breach.alert.id),
+        alert_id: Some(alert_id),
         source: Some(IssueSource::TrendAlert),
         title: Some(title),
         summary: Some(summary),
         severity: None,
         status: Some(IssueStatus::Open),
-        fingerprint: Some(fingerprint(breach.alert.id, breach.group)),
-        event_count: Some(u64::from(windows)),
+        fingerprint: Some(fingerprint),
+        event_count: Some(u64::from(events)),
         last_event_at: Some(at.clone()),
         opened_at: Some(at.clone()),
         resolved_at: None,
@@ -83,24 +95,34 @@ fn open_issue(tx: &Tx, breach: &Breach, windows: u32) -> ServiceResult<Uuid> {
         evidence: Vec::new(),
         created_at: Some(at.clone()),
         updated_at: Some(at),
-    };
-    add_evidence(&mut issue, breach);
-    store::insert(tx, &issue_doc(&issue)?)?;
-    Ok(issue.id)
+    }
 }
 
-fn extend(tx: &Tx, breach: &Breach, mut issue: Issue) -> ServiceResult<Uuid> {
-    let at = Timestamp::from(breach.now);
+/// The issue `id` while it is open (ACKNOWLEDGED counts as open).
+pub fn still_open(tx: &Tx, id: Option<Uuid>) -> ServiceResult<Option<Issue>> {
+    let Some(id) = id else { return Ok(None) };
+    Ok(store::get::<Issue>(tx, Kind::Issue, &id.to_string())?
+        .filter(|issue| issue.status != Some(IssueStatus::Resolved)))
+}
+
+/// One more event of an open issue: `eventCount` and `lastEventAt`.
+pub fn count_event(issue: &mut Issue, now: jiff::Timestamp) {
+    let at = Timestamp::from(now);
     issue.event_count = Some(issue.event_count.unwrap_or(0) + 1);
     issue.last_event_at = Some(at.clone());
     issue.updated_at = Some(at);
+}
+
+fn extend(tx: &Tx, breach: &Breach, mut issue: Issue) -> ServiceResult<Uuid> {
+    count_event(&mut issue, breach.now);
     add_evidence(&mut issue, breach);
     store::update(tx, &issue_doc(&issue)?)?;
     Ok(issue.id)
 }
 
-fn resolve(tx: &Tx, breach: &Breach, mut issue: Issue) -> ServiceResult<()> {
-    let at = Timestamp::from(breach.now);
+/// Resolves an open issue (`resolvedAt`).
+pub fn resolve(tx: &Tx, mut issue: Issue, now: jiff::Timestamp) -> ServiceResult<()> {
+    let at = Timestamp::from(now);
     issue.status = Some(IssueStatus::Resolved);
     issue.resolved_at = Some(at.clone());
     issue.updated_at = Some(at);

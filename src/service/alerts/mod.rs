@@ -1,8 +1,12 @@
 //! Alerts at work: every replica watches the enabled threshold alerts, and decides each window
 //! once its end has passed and no call for it has arrived for the quiet period, in window order
-//! (`window`); the rules are `threshold`'s, the issues they open and resolve `issues`'s.
+//! (`window`); the rules are `threshold`'s, the issues they open and resolve `issues`'s. A
+//! simulation trigger acts when a run ends (`simulation`); an alert's webhooks and Slack
+//! channels are `actions`'.
 
+pub mod actions;
 pub mod issues;
+pub mod simulation;
 pub mod status;
 pub mod threshold;
 pub mod window;

@@ -18,6 +18,7 @@ pub fn of(conn: &Conn, alert: Alert) -> ServiceResult<AlertStatus> {
         consecutive_windows: top.map_or(0, |g| g.consecutive_windows),
         last_window_start: top.and_then(|g| g.last_window_start.clone()),
         last_value: top.and_then(|g| g.last_value),
+        action_status: super::actions::statuses(&alert),
         id: alert.id,
         name: alert.name,
         trigger: alert.trigger,
@@ -36,8 +37,10 @@ fn group_status(group: String, run: &Run) -> AlertGroupStatus {
         (None, _) => AlertState::Breaching,
     };
     let consecutive_windows = if state == AlertState::Ok { run.clean } else { run.breaching };
+    let plan_id = group.strip_prefix("plan:").map(str::to_owned);
     AlertGroupStatus {
-        agent_id: (!group.is_empty()).then_some(group),
+        agent_id: (!group.is_empty() && plan_id.is_none()).then_some(group),
+        plan_id,
         state,
         consecutive_windows,
         last_window_start: run

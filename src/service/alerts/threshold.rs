@@ -150,9 +150,9 @@ fn is_counted(value: f64) -> bool {
     value != 0.0 && !value.is_nan()
 }
 
-/// A group's run of decided windows, kept between windows.
+/// A group's run of decided windows, kept between windows (for a simulation trigger, its runs).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", default)]
 pub struct Run {
     /// Consecutive breaching windows so far.
     pub breaching: u32,

@@ -177,6 +177,10 @@ pub fn plan(workspace: &Workspace, builder: &Builder, entries: &[Entry], gone: &
                 }
             }
         }
+        if let (Target::Alert(alert), false) = (&target, change.op == ConfigOp::Noop) {
+            let warning = crate::service::alerts::actions::warning(alert);
+            change.detail = [change.detail.take(), warning].into_iter().flatten().reduce(|a, b| format!("{a}; {b}"));
+        }
         let target = (change.op != ConfigOp::Noop).then_some(target);
         out.push(Planned { change, target, record: record.cloned() });
     }

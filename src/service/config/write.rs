@@ -8,6 +8,7 @@ use super::changes::Planned;
 use super::workspace::{ConfigRecord, store_kind};
 use crate::api::model::config::*;
 use crate::api::model::*;
+use crate::service::alerts;
 use crate::service::error::ServiceResult;
 use crate::service::metrics::definitions;
 use crate::service::request_definitions;
@@ -16,7 +17,7 @@ use crate::service::store::{self, Doc, Kind, Tx};
 use crate::service::vault::Vault;
 
 /// Writes every change that is to be made; the changes come back with what the writes learnt
-/// (a new definition's signing secret).
+/// (a new definition's or alert's signing secret).
 pub fn write(tx: &Tx, vault: &Vault, planned: &mut [Planned], stale: &[ConfigRecord]) -> ServiceResult<()> {
     let now = Timestamp::now().0;
     for record in stale {
@@ -40,6 +41,9 @@ pub fn write(tx: &Tx, vault: &Vault, planned: &mut [Planned], stale: &[ConfigRec
         let id = record.id.to_string();
         if let Some(kind) = store_kind(&record.kind) {
             store::soft_delete(tx, kind, &id, &now)?;
+        }
+        if record.kind == ConfigKind::Alert {
+            alerts::actions::forget(tx, &id)?;
         }
         if record.kind == ConfigKind::Agent {
             for endpoint in store::children::<AgentEndpoint>(tx, Kind::AgentEndpoint, &id)? {
@@ -127,7 +131,10 @@ fn keep(
             upsert(tx, &Doc::new(Kind::RunPlan, kept.id, &kept, created(&kept.created_at, now))?)?
         }
         Target::Tool(tool) => upsert(tx, &Doc::new(Kind::Tool, tool.id, tool, created(&tool.created_at, now))?)?,
-        Target::Alert(alert) => upsert(tx, &Doc::new(Kind::Alert, alert.id, alert, created(&alert.created_at, now))?)?,
+        Target::Alert(alert) => {
+            upsert(tx, &Doc::new(Kind::Alert, alert.id, alert, created(&alert.created_at, now))?)?;
+            change.signing_secret = alerts::actions::keep(tx, vault, alert)?;
+        }
         Target::Skipped(_) => {}
     }
     Ok(())

@@ -1,8 +1,8 @@
-//! The secrets of webhooks and HTTP request definitions: a webhook's signing secret and the
-//! values of their secret headers (`api::model::headers::is_secret`). Each is sealed by the
-//! vault into the store's `secrets` table; the document keeps only its mask, so every read,
-//! for every key, shows the mask. Only the engines that send them open them: the webhook
-//! sender and the simulation's agent link.
+//! The secrets of webhooks, alerts and HTTP request definitions: a webhook's (or an alert's)
+//! signing secret and the values of their secret headers (`api::model::headers::is_secret`).
+//! Each is sealed by the vault into the store's `secrets` table; the document keeps only its
+//! mask, so every read, for every key, shows the mask. Only the engines that send them open
+//! them: the webhook sender and the simulation's agent link.
 
 mod rotate;
 mod upgrade;
@@ -37,6 +37,11 @@ impl<'a> Owner<'a> {
 
     pub fn definition(id: &'a str) -> Owner<'a> {
         Owner { kind: Kind::HttpRequestDefinition, id }
+    }
+
+    /// An alert: the secret its `webhooks` deliveries are signed with.
+    pub fn alert(id: &'a str) -> Owner<'a> {
+        Owner { kind: Kind::Alert, id }
     }
 }
 
@@ -187,6 +192,22 @@ pub fn webhook_to_send(
         .cloned()
         .ok_or_else(|| ServiceError::internal(format!("webhook {id} has no signing secret kept")))?;
     Ok(WebhookSecrets { signing_secret, headers: reveal_headers(shown, &opened) })
+}
+
+/// What the sender signs an alert's webhook deliveries with: the alert's secret (its webhooks
+/// carry no headers).
+pub fn alert_to_send(conn: &Conn, vault: &Vault, alert_id: &str) -> ServiceResult<WebhookSecrets> {
+    let opened = open_all(conn, vault, Owner::alert(alert_id))?;
+    let signing_secret = opened
+        .get(SIGNING_SECRET)
+        .cloned()
+        .ok_or_else(|| ServiceError::internal(format!("alert {alert_id} has no signing secret kept")))?;
+    Ok(WebhookSecrets { signing_secret, headers: BTreeMap::new() })
+}
+
+/// Whether `owner` has a secret kept under `name`.
+pub fn has(conn: &Conn, owner: Owner, name: &str) -> ServiceResult<bool> {
+    Ok(kept::of_owner(conn, owner.kind, owner.id)?.iter().any(|(kept, _)| kept == name))
 }
 
 /// Forgets every secret of `owner` (a webhook deleted: nothing more is sent to it).

@@ -6,6 +6,7 @@ use crate::service::store::Tx;
 use serde_json::Value;
 
 use crate::api::model::*;
+use crate::service::alerts::simulation::EndedRun;
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::store::{self, Doc, Kind, ends};
 use crate::service::verdict::{self, CheckResult, Tally, TallyPart};
@@ -272,15 +273,35 @@ pub fn set_replay(tx: &Tx, job_id: &str, replay: &Replay) -> ServiceResult<()> {
 }
 
 /// Writes the job with its verdict brought up to date with its tally and status.
+/// A job that ends with this write is judged by the simulation alerts watching its plan.
 pub(super) fn save_job(tx: &Tx, job_id: &str, job: &mut Value) -> ServiceResult<()> {
     with_verdict(job)?;
     let created = job["createdAt"].as_str().unwrap_or_default().to_owned();
     let plan = job["simulationRunPlanId"].as_str().map(str::to_owned);
     let status = job["status"].as_str().map(str::to_owned);
+    let ended = |s: Option<&str>| s.is_some_and(|s| RunPlanJobStatus::from(s).is_terminal());
+    let ends_now = ended(status.as_deref()) && !ended(store::status(tx, Kind::RunPlanJob, job_id)?.as_deref());
     store::update(
         tx,
         &Doc::new(Kind::RunPlanJob, job_id, &*job, created)?.status(status.as_deref()).parent(plan.as_deref()),
-    )
+    )?;
+    if ends_now {
+        let ended: JobEnd = serde_json::from_value(job.clone())?;
+        if let (Some(plan_id), Some(status)) = (ended.simulation_run_plan_id, ended.status.as_ref()) {
+            let run = EndedRun { job_id, plan_id, status, verdict: ended.verdict.as_ref() };
+            crate::service::alerts::simulation::run_ended(tx, &run)?;
+        }
+    }
+    Ok(())
+}
+
+/// What a simulation alert reads of a job that ends.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct JobEnd {
+    simulation_run_plan_id: Option<uuid::Uuid>,
+    status: Option<RunPlanJobStatus>,
+    verdict: Option<Verdict>,
 }
 
 /// Sets `verdict` and `attemptSummary` from the job's tally and status (jobs from before

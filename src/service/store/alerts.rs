@@ -110,3 +110,14 @@ pub fn put_run(tx: &Tx, alert_id: &str, group: &str, body: &str) -> ServiceResul
     )?;
     Ok(())
 }
+
+/// A group's run claimed for this transaction (an empty one made when it has none), so that
+/// writes deciding on one group take turns on PostgreSQL; the run as stored.
+pub fn claim_run(tx: &Tx, alert_id: &str, group: &str) -> ServiceResult<String> {
+    tx.execute(
+        "INSERT INTO alert_runs (alert_id, group_key, body) VALUES (?1, ?2, '{}') \
+         ON CONFLICT (alert_id, group_key) DO UPDATE SET body = alert_runs.body",
+        args![alert_id, group],
+    )?;
+    Ok(run(tx, alert_id, group)?.unwrap_or_else(|| "{}".to_owned()))
+}

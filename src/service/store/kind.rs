@@ -26,6 +26,8 @@ pub enum Kind {
     ConfigRecord,
     Tool,
     Alert,
+    /// Where an alert's `webhooks` are delivered: one per URL, its parent the alert.
+    AlertWebhook,
     SimulationEnvironment,
 }
 
@@ -54,6 +56,7 @@ impl Kind {
             Kind::ConfigRecord => "config_record",
             Kind::Tool => "tool",
             Kind::Alert => "alert",
+            Kind::AlertWebhook => "alert_webhook",
             Kind::SimulationEnvironment => "simulation_environment",
         }
     }
@@ -95,6 +98,7 @@ impl Kind {
             Kind::ConfigRecord => "config record",
             Kind::Tool => "tool",
             Kind::Alert => "alert",
+            Kind::AlertWebhook => "alert webhook",
             Kind::SimulationEnvironment => "simulation environment",
         }
     }

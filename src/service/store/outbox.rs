@@ -3,24 +3,20 @@
 //! transaction, each attempt kept.
 
 use super::db::{Arg, Conn, Dialect, Tx, marks};
-use super::{Kind, without_internal};
+use super::{Doc, Kind, without_internal};
 use crate::api::model::{DeliveryAttempt, DeliveryStatus, Event, EventType, Timestamp};
 use crate::args;
 use crate::service::error::{ServiceError, ServiceResult};
 
 /// Appends the event `event_type` about a document whose stored body is `body`, and queues a
-/// delivery to every webhook subscribed to it.
-pub fn append(
-    tx: &Tx,
-    event_type: &EventType,
-    kind: Kind,
-    id: &str,
-    parent_id: Option<&str>,
-    body: &str,
-) -> ServiceResult<()> {
-    let data = without_internal(kind, body.to_owned())?;
+/// delivery to every webhook subscribed to it: the webhooks made through `/v1/webhook` and the
+/// alerts' webhooks (`Kind::AlertWebhook`) that list its type, and those of `alert_id`, the
+/// alert the document belongs to (an issue it opened).
+pub fn append(tx: &Tx, event_type: &EventType, doc: &Doc, alert_id: Option<&str>) -> ServiceResult<()> {
+    let data = without_internal(doc.kind, doc.body.clone())?;
     let at = Timestamp::now();
-    let event = args![event_type.as_str(), kind.as_str(), id, parent_id, &at.0, &data];
+    let event = args![event_type.as_str(), doc.kind.as_str(), &doc.id, doc.parent_id.as_deref(), &at.0, &data];
+    let (webhook, alert_webhook) = (Kind::Webhook.as_str(), Kind::AlertWebhook.as_str());
     match tx.dialect() {
         Dialect::Sqlite => {
             let seq: i64 = tx
@@ -33,23 +29,25 @@ pub fn append(
             tx.execute(
                 "INSERT INTO webhook_deliveries (id, webhook_id, event_seq, status, attempts, next_attempt_at, created_at) \
                  SELECT 'msg_' || lower(hex(randomblob(12))), d.id, ?1, 'PENDING', 0, ?2, ?3 FROM docs d \
-                 WHERE d.kind = ?4 AND d.deleted_at IS NULL \
-                 AND EXISTS (SELECT 1 FROM json_each(d.body, '$.events') WHERE value = ?5)",
-                args![seq, unix_ms_now(), &at.0, Kind::Webhook.as_str(), event_type.as_str()],
+                 WHERE d.kind IN (?4, ?6) AND d.deleted_at IS NULL \
+                 AND (EXISTS (SELECT 1 FROM json_each(d.body, '$.events') WHERE value = ?5) \
+                      OR (d.kind = ?6 AND d.parent_id = ?7))",
+                args![seq, unix_ms_now(), &at.0, webhook, event_type.as_str(), alert_webhook, alert_id],
             )?;
         }
         // The event and its deliveries in one statement: one round trip, not two.
         Dialect::Postgres => {
             let mut all = event.to_vec();
-            all.extend([Arg::from(unix_ms_now()), Arg::from(Kind::Webhook.as_str())]);
+            all.extend::<[Arg; 4]>([unix_ms_now().into(), webhook.into(), alert_webhook.into(), alert_id.into()]);
             tx.execute(
                 "WITH e AS (INSERT INTO events (type, resource_kind, resource_id, parent_id, created_at, body) \
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING seq) \
                  INSERT INTO webhook_deliveries (id, webhook_id, event_seq, status, attempts, next_attempt_at, created_at) \
                  SELECT 'msg_' || substr(md5(random()::text || clock_timestamp()::text), 1, 24), d.id, e.seq, \
                      'PENDING', 0, ?7, ?5 FROM e, docs d \
-                 WHERE d.kind = ?8 AND d.deleted_at IS NULL \
-                 AND EXISTS (SELECT 1 FROM json_array_elements_text(d.body -> 'events') AS ev (value) WHERE ev.value = ?1)",
+                 WHERE d.kind IN (?8, ?9) AND d.deleted_at IS NULL \
+                 AND (EXISTS (SELECT 1 FROM json_array_elements_text(d.body -> 'events') AS ev (value) WHERE ev.value = ?1) \
+                      OR (d.kind = ?9 AND d.parent_id = ?10))",
                 &all,
             )?;
         }
@@ -157,6 +155,8 @@ pub struct Claimed {
     pub event: Event,
     /// Attempts made before this one.
     pub attempts: u32,
+    /// The alert whose secret signs it, for an alert's webhook (`Kind::AlertWebhook`).
+    pub alert_id: Option<String>,
 }
 
 /// Claims up to `limit` deliveries due at `now_ms`: each is pushed `lease_ms` into the future,
@@ -171,12 +171,13 @@ pub fn claim_due(tx: &Tx, now_ms: i64, lease_ms: i64, limit: usize) -> ServiceRe
     };
     let claimed = tx.query(
         &format!(
-            "SELECT w.id, w.webhook_id, d.body, w.attempts, e.{id}, e.type, e.resource_id, e.parent_id, e.created_at, e.body \
+            "SELECT w.id, w.webhook_id, d.body, w.attempts, e.{id}, e.type, e.resource_id, e.parent_id, e.created_at, e.body, \
+             CASE WHEN d.kind = ?4 THEN d.parent_id END \
              FROM webhook_deliveries w JOIN events e ON e.seq = w.event_seq{published} \
-             JOIN docs d ON d.kind = ?3 AND d.id = w.webhook_id \
+             JOIN docs d ON d.kind IN (?3, ?4) AND d.id = w.webhook_id \
              WHERE w.status = 'PENDING' AND w.next_attempt_at <= ?1 ORDER BY w.next_attempt_at, w.seq LIMIT ?2{skip_locked}"
         ),
-        args![now_ms, limit, Kind::Webhook.as_str()],
+        args![now_ms, limit, Kind::Webhook.as_str(), Kind::AlertWebhook.as_str()],
         |row| {
             Ok(Claimed {
                 delivery_id: row.take(0)?,
@@ -191,6 +192,7 @@ pub fn claim_due(tx: &Tx, now_ms: i64, lease_ms: i64, limit: usize) -> ServiceRe
                     created_at: Timestamp(row.take(8)?),
                     data: Some(raw(row.take(9)?)?),
                 },
+                alert_id: row.take(10)?,
             })
         },
     )?;

@@ -69,7 +69,8 @@ pub struct ConfigChange {
     pub error: Option<String>,
     /// The project of an organization key's change (never, here).
     pub project: Option<String>,
-    /// Shown once, for a new HTTP request definition: the secret requests would be signed with.
+    /// Shown once: for a new HTTP request definition, the secret requests would be signed with;
+    /// for a new alert, the secret its webhook deliveries are signed with.
     pub signing_secret: Option<String>,
 }
 
