@@ -58,6 +58,9 @@ pub struct Tally {
     pub agents: Vec<AgentTally>,
     /// How long each accepted `POST /v1/call` took.
     pub latencies: Vec<Duration>,
+    /// When each accepted call started and when its answer came (unix ms): a window's quiet
+    /// period counts from its latest arrival.
+    pub arrivals: Vec<(i64, i64)>,
     /// The first refusal's message (the client's errors carry no key).
     pub first_refusal: Option<String>,
     pub elapsed: Duration,
@@ -81,8 +84,9 @@ impl Tally {
     }
 }
 
-/// One post's outcome: the agent's index, degraded or not, and how long it took or why it failed.
-type Posted = (usize, bool, Result<Duration, String>);
+/// One post's outcome: the agent's index, degraded or not, and (how long it took, when the
+/// call started, when it was answered) or why it failed.
+type Posted = (usize, bool, Result<(Duration, i64, i64), String>);
 
 /// Posts `plan`'s calls through `client` until its count or duration is reached or `stop`
 /// resolves; then waits for the posts in flight.
@@ -116,8 +120,13 @@ pub async fn run(client: &Client, plan: &Plan, stop: impl Future<Output = ()>) -
         let client = client.clone();
         posts.spawn(async move {
             let input = conversation::call(&agent, &uuid::Uuid::new_v4().to_string(), degraded, jiff::Timestamp::now());
+            let started_ms = input.started_at.as_ref().and_then(|t| t.parse()).map_or(0, |t| t.as_millisecond());
             let at = Instant::now();
-            let outcome = client.create_call(&input).await.map(|_| at.elapsed()).map_err(|e| e.to_string());
+            let outcome = client
+                .create_call(&input)
+                .await
+                .map(|_| (at.elapsed(), started_ms, jiff::Timestamp::now().as_millisecond()))
+                .map_err(|e| e.to_string());
             drop(permit);
             (index, degraded, outcome)
         });
@@ -142,10 +151,11 @@ fn tallies(agents: &[String]) -> Vec<AgentTally> {
 fn count(tally: &mut Tally, (index, degraded, outcome): Posted) {
     let agent = &mut tally.agents[index];
     match outcome {
-        Ok(took) => {
+        Ok((took, started_ms, arrived_ms)) => {
             agent.posted += 1;
             agent.degraded += u64::from(degraded);
             tally.latencies.push(took);
+            tally.arrivals.push((started_ms, arrived_ms));
         }
         Err(message) => {
             agent.refused += 1;
