@@ -232,3 +232,47 @@ async fn the_documented_alert_applies_and_reads_back_by_name() {
     assert!(!issues.is_empty() && issues.iter().all(|i| i["source"] == "TREND_ALERT"), "{issues:?}");
     cli::assert_exit(&sb(&["alert", "get", "no-such-alert"]).await, 4);
 }
+
+#[tokio::test]
+async fn none_grouping_opens_one_issue_for_all_agents() {
+    // Above 5,000 s: no seeded call comes near, so only the test's window breaches.
+    let mut pooled = alert("pooled", 1, 1, 1);
+    pooled["trigger"]["grouping"] = json!("NONE");
+    pooled["trigger"]["thresholdValue"] = json!(5000.0);
+    let service = watching(pooled).await;
+    let (one, _) = post_call(&service, "Pooled one", window(8), 9000).await;
+    let (two, _) = post_call(&service, "Pooled two", window(8), 9000).await;
+    post_call(&service, "Pooled three", window(8), 600).await;
+    let want = jiff::Timestamp::from_millisecond(window(8)).unwrap();
+    let group = eventually(DEADLINE, || async {
+        let (_, body) = call(&service, Method::GET, "/v1/alert/pooled", None).await;
+        let groups = body["data"]["groups"].as_array()?.clone();
+        assert!(
+            groups.len() <= 1 && groups.iter().all(|g| g["agentId"].is_null()),
+            "one group of all calls: {groups:?}"
+        );
+        let group = groups.first()?.clone();
+        let last = group["lastWindowStart"].as_str()?.parse::<jiff::Timestamp>().ok()?;
+        (last >= want).then_some(group)
+    })
+    .await;
+    // The mean of all three agents' calls: (9000 + 9000 + 600) / 3.
+    assert_eq!((group["state"].as_str(), group["lastValue"].as_f64()), (Some("OPEN"), Some(6200.0)));
+    let (_, alert) = call(&service, Method::GET, "/v1/alert/pooled", None).await;
+    let (_, body) = call(&service, Method::GET, "/v1/issue?source=TREND_ALERT&limit=50", None).await;
+    let issues: Vec<&Value> =
+        body["data"].as_array().unwrap().iter().filter(|i| i["alertId"] == alert["data"]["id"]).collect();
+    assert_eq!(issues.len(), 1, "{issues:?}");
+    let issue = issues[0];
+    assert_eq!(
+        issue["fingerprint"].as_str(),
+        Some(format!("alert:{}", alert["data"]["id"].as_str().unwrap()).as_str())
+    );
+    assert!(!issue["title"].as_str().unwrap().contains("for agent"), "{issue}");
+    let mut evidence: Vec<&str> =
+        issue["evidence"].as_array().unwrap().iter().map(|e| e["callId"].as_str().unwrap()).collect();
+    evidence.sort();
+    let mut breached = vec![one.as_str(), two.as_str()];
+    breached.sort();
+    assert_eq!(evidence, breached, "the calls past the threshold, whichever agent");
+}

@@ -40,6 +40,10 @@ const EXAMPLES: &[(&str, &str)] = &[
         "switchboard alert list\nswitchboard alert list --jq '.data[] | select(.state == \"OPEN\") | .name'",
     ),
     ("alert get", "switchboard alert get latency-spike"),
+    (
+        "traffic",
+        "switchboard traffic --calls-per-minute 120 --for 10m\nswitchboard traffic --agent \"Front desk\" --agent \"Night desk\" --degrade \"Night desk\" --degrade-after 5m",
+    ),
     ("issue get", "switchboard issue get 82ef6400-…"),
     ("issue create", "switchboard issue create --title \"Talks over callers\" --severity HIGH --evidence CALL"),
     ("issue update", "switchboard issue update 82ef6400-… --status RESOLVED"),

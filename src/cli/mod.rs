@@ -35,6 +35,7 @@ mod select;
 mod serve;
 mod session;
 mod signals;
+pub mod traffic;
 mod watch;
 
 use std::io::IsTerminal;
@@ -149,6 +150,8 @@ pub enum Command {
     /// Alerts and where each stands: list, show.
     #[command(subcommand)]
     Alert(alert::AlertCommand),
+    /// Post production-like calls at a steady rate (one agent degrading on command), to watch alerts or load-test.
+    Traffic(traffic::TrafficArgs),
     /// Metric definitions and a collection job's values.
     #[command(subcommand)]
     Metric(metric::MetricCommand),
@@ -289,6 +292,11 @@ pub async fn run(command: Command, global: &GlobalArgs) -> Outcome {
         Command::Judge(command) => connected(global, None, async |s| judge::run(command, s).await).await,
         Command::Issue(command) => connected(global, None, async |s| issue::run(command, s).await).await,
         Command::Alert(command) => connected(global, None, async |s| alert::run(command, s).await).await,
+        Command::Traffic(args) => {
+            // Bad flags are told before any service is reached.
+            let plan = args.plan()?;
+            connected(global, None, async |s| traffic::run(plan, s).await).await
+        }
         Command::Metric(command) => connected(global, None, async |s| metric::run(command, s).await).await,
         Command::Call(command) => connected(global, None, async |s| call::run(command, s).await).await,
         Command::Bench(command) => connected(global, None, async |s| bench::run(command, s).await).await,

@@ -210,6 +210,7 @@ mod tests {
             open_after: 2,
             resolve_after: 1,
             by_agent: true,
+            variant: None,
         };
         let run = Run { breaching: 2, ..Run::default() };
         let breach = Breach {

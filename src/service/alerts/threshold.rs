@@ -14,6 +14,9 @@ pub struct Threshold {
     pub threshold: f64,
     /// The metric's `name` (slug).
     pub metric: String,
+    /// The metric's variant (`metricVariant`: a workspace fork's name or id); `None` or
+    /// `Default` is the metric itself.
+    pub variant: Option<String>,
     pub window_ms: i64,
     pub min_samples: u64,
     pub open_after: u32,
@@ -99,6 +102,7 @@ impl Threshold {
             operator,
             threshold: trigger.threshold_value?,
             metric: trigger.metric.clone()?,
+            variant: trigger.metric_variant.clone().filter(|v| !v.eq_ignore_ascii_case("default")),
             window_ms: minutes * 60_000,
             min_samples: trigger.min_sample_size.unwrap_or(1).max(1) as u64,
             open_after: count(trigger.consecutive_open),
@@ -219,6 +223,7 @@ mod tests {
             open_after,
             resolve_after,
             by_agent: false,
+            variant: None,
         }
     }
 

@@ -19,7 +19,7 @@ pub struct Watched {
     pub definition_id: String,
 }
 
-/// The enabled threshold alerts whose metric exists.
+/// The enabled threshold alerts whose metric (and variant, if named) exists.
 pub fn watched(conn: &Conn) -> ServiceResult<Vec<Watched>> {
     let alerts: Vec<Alert> = store::all(conn, Kind::Alert)?;
     let definitions: Vec<MetricDefinition> = store::all(conn, Kind::MetricDefinition)?;
@@ -28,10 +28,23 @@ pub fn watched(conn: &Conn) -> ServiceResult<Vec<Watched>> {
         .filter(|a| a.enabled)
         .filter_map(|alert| {
             let threshold = Threshold::of(&alert.trigger)?;
-            let definition = definitions.iter().find(|d| d.slug_or_alias() == Some(threshold.metric.as_str()))?;
+            let definition = watched_definition(&definitions, &threshold)?;
             Some(Watched { definition_id: definition.id.to_string(), alert, threshold })
         })
         .collect())
+}
+
+/// The definition whose values a threshold reads: the metric by its slug, or the workspace
+/// fork of it that `metricVariant` names (by name or id).
+fn watched_definition<'a>(definitions: &'a [MetricDefinition], t: &Threshold) -> Option<&'a MetricDefinition> {
+    let base = definitions.iter().find(|d| d.forked_from.is_none() && d.slug_or_alias() == Some(t.metric.as_str()))?;
+    let Some(variant) = t.variant.as_deref() else { return Some(base) };
+    if base.variant_id.is_some_and(|id| id.to_string() == variant) {
+        return Some(base);
+    }
+    definitions.iter().find(|d| {
+        d.forked_from == Some(base.id) && (d.variant_name.as_deref() == Some(variant) || d.id.to_string() == variant)
+    })
 }
 
 /// One call's value in a window.
@@ -166,4 +179,54 @@ fn sample(t: &Threshold, row: Scored) -> Option<(i64, Sample)> {
         false => String::new(),
     };
     Some((started, Sample { call_id: row.call_id.parse().ok()?, group, value: row.value, arrived_ms }))
+}
+
+#[cfg(test)]
+mod tests {
+    use uuid::Uuid;
+
+    use super::*;
+    use crate::api::model::config::{AlertAggregation, AlertOperator, AlertTriggerConfig, AlertTriggerType};
+
+    fn definition(slug: &str, forked_from: Option<Uuid>, variant: Option<&str>) -> MetricDefinition {
+        let id = Uuid::new_v4();
+        let variant_id = Some(if forked_from.is_some() { id } else { Uuid::new_v4() });
+        MetricDefinition {
+            id,
+            slug: Some(slug.into()),
+            variant_id,
+            forked_from,
+            variant_name: variant.map(Into::into),
+            ..Default::default()
+        }
+    }
+
+    fn on(variant: Option<&str>) -> Threshold {
+        let trigger = AlertTriggerConfig {
+            trigger_type: Some(AlertTriggerType::Threshold),
+            aggregation: Some(AlertAggregation::Mean),
+            metric: Some("call_duration".into()),
+            metric_variant: variant.map(Into::into),
+            operator: Some(AlertOperator::Gt),
+            threshold_value: Some(1.0),
+            window_minutes: Some(1),
+            ..Default::default()
+        };
+        Threshold::of(&trigger).expect("a threshold trigger")
+    }
+
+    #[test]
+    fn metric_variant_picks_the_fork_it_names_and_nothing_when_there_is_none() {
+        let base = definition("call_duration", None, None);
+        let strict = definition("call_duration__strict", Some(base.id), Some("Strict"));
+        let other = definition("words_per_minute__strict", Some(Uuid::new_v4()), Some("Strict"));
+        let all = [other.clone(), strict.clone(), base.clone()];
+        let picked = |variant: Option<&str>| watched_definition(&all, &on(variant)).map(|d| d.id);
+        assert_eq!(picked(None), Some(base.id));
+        assert_eq!(picked(Some("Default")), Some(base.id));
+        assert_eq!(picked(Some(&base.variant_id.unwrap().to_string())), Some(base.id));
+        assert_eq!(picked(Some("Strict")), Some(strict.id));
+        assert_eq!(picked(Some(&strict.id.to_string())), Some(strict.id));
+        assert_eq!(picked(Some("Lenient")), None, "a variant that does not exist watches nothing");
+    }
 }
