@@ -37,6 +37,12 @@ pub fn fingerprint(alert_id: Uuid, group: &str) -> String {
     }
 }
 
+/// The id of the issue a group's run opens in a window: derived, not drawn, so an issue is
+/// the same whichever replica opens it and the seeded world comes out the same every time.
+fn issue_id(fingerprint: &str, window_ms: i64) -> Uuid {
+    Uuid::new_v5(&Uuid::NAMESPACE_OID, format!("{fingerprint}@{window_ms}").as_bytes())
+}
+
 /// Does what `step` says to the group's issue (`open`, the one it has); the group's open issue after.
 pub fn act(tx: &Tx, breach: &Breach, step: Step, open: Option<Uuid>) -> ServiceResult<Option<Uuid>> {
     let current = match open {
@@ -64,8 +70,9 @@ fn open_issue(tx: &Tx, breach: &Breach, windows: u32) -> ServiceResult<Uuid> {
         id => store::get::<Agent>(tx, Kind::Agent, id)?.and_then(|a| a.name),
     };
     let (title, summary) = describe(breach, agent.as_deref());
+    let fingerprint = fingerprint(breach.alert.id, breach.group);
     let mut issue = Issue {
-        id: Uuid::new_v4(),
+        id: issue_id(&fingerprint, breach.window_ms),
         organization_id: Some(ORGANIZATION_ID),
         project_id: Some(PROJECT_ID),
         alert_id: Some(breach.alert.id),
@@ -74,7 +81,7 @@ fn open_issue(tx: &Tx, breach: &Breach, windows: u32) -> ServiceResult<Uuid> {
         summary: Some(summary),
         severity: None,
         status: Some(IssueStatus::Open),
-        fingerprint: Some(fingerprint(breach.alert.id, breach.group)),
+        fingerprint: Some(fingerprint),
         event_count: Some(u64::from(windows)),
         last_event_at: Some(at.clone()),
         opened_at: Some(at.clone()),
@@ -118,7 +125,7 @@ fn add_evidence(issue: &mut Issue, breach: &Breach) {
             continue;
         }
         let entry = Evidence {
-            id: Some(Uuid::new_v4()),
+            id: Some(Uuid::new_v5(&issue.id, call.as_bytes())),
             call_id: Some(*call),
             chat_id: None,
             observed_at: Some(observed.clone()),
