@@ -48,7 +48,9 @@ async fn the_seeded_silence_alert_opened_and_resolved_one_issue_and_holds_one_op
     for issue in &born {
         assert_eq!(issue["alertId"], alert_id.as_str());
         assert_eq!(issue["source"], "TREND_ALERT");
-        assert!(issue["title"].as_str().unwrap().starts_with("Long silences at the front desk: MEAN of longest_silence"));
+        assert!(
+            issue["title"].as_str().unwrap().starts_with("Long silences at the front desk: MEAN of longest_silence")
+        );
     }
     // 20:00 and 21:00 on the 29th breached: opened as the second was decided, resolved after
     // two clean windows (22:00, 23:00).
@@ -97,4 +99,37 @@ async fn the_seeded_alert_issues_come_out_the_same_every_time() {
     let (a, b) = (alert_born(&first).await, alert_born(&second).await);
     assert_eq!(a.len(), 2);
     assert_eq!(a, b);
+}
+
+#[tokio::test]
+async fn one_alert_read_carries_its_groups_latest_windows_and_the_list_does_not() {
+    let service = start(true).await;
+    let alert = get(&service, &format!("/v1/alert/{SILENCES}")).await;
+    let group = &alert["groups"][0];
+    assert!(group["fingerprint"].as_str().unwrap().starts_with("alert:"), "{group}");
+    let windows = group["windows"].as_array().unwrap();
+    let last = windows.last().unwrap();
+    assert!(last["start"].as_str().unwrap().starts_with("2026-10-30T23:00:00"), "{last}");
+    assert_eq!(last["breaching"], true);
+    assert_eq!(last["value"], alert["lastValue"]);
+    // The three days' 24 hours: 20:00 and 21:00 on the 29th, 21:00 to 23:00 on the 30th breach.
+    let days: Vec<&Value> = windows.iter().filter(|w| w["start"].as_str().unwrap() >= "2026-10-28").collect();
+    assert_eq!(days.len(), 24);
+    let breaching: Vec<&str> =
+        days.iter().filter(|w| w["breaching"] == true).map(|w| &w["start"].as_str().unwrap()[..13]).collect();
+    assert_eq!(breaching, ["2026-10-29T20", "2026-10-29T21", "2026-10-30T21", "2026-10-30T22", "2026-10-30T23"]);
+    // The first hour held two calls, under minSampleSize: no value, not breaching.
+    assert!(days[0]["value"].is_null() && days[0]["samples"] == 2, "{}", days[0]);
+    for w in windows {
+        let breaches = w["value"].as_f64().is_some_and(|v| v > 9000.0);
+        assert_eq!(w["breaching"], breaches, "{w}");
+    }
+    let listed = get(&service, "/v1/alert").await;
+    assert!(
+        listed.as_array().unwrap().iter().all(|a| a["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|g| g["windows"].is_null()))
+    );
 }

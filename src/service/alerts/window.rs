@@ -79,11 +79,13 @@ pub fn decide_all(tx: &Tx, quiet: Duration) -> ServiceResult<usize> {
     let quiet_ms = quiet.as_millis() as i64;
     let mut decided = 0;
     for alert in watched(tx)? {
-        let from = store::alerts::last_decided(tx, &alert.alert.id.to_string())?.map_or(0, |w| w + alert.threshold.window_ms);
+        let from =
+            store::alerts::last_decided(tx, &alert.alert.id.to_string())?.map_or(0, |w| w + alert.threshold.window_ms);
         for (window_ms, samples) in windows(tx, &alert.definition_id, &alert.threshold, from, None)? {
             let latest = samples.iter().map(|s| s.arrived_ms).max().unwrap_or(window_ms);
             let at_ms = latest.max(window_ms + alert.threshold.window_ms) + quiet_ms;
-            let at = jiff::Timestamp::from_millisecond(at_ms).map_err(|e| crate::service::error::ServiceError::internal(e.to_string()))?;
+            let at = jiff::Timestamp::from_millisecond(at_ms)
+                .map_err(|e| crate::service::error::ServiceError::internal(e.to_string()))?;
             decided += usize::from(decide(tx, &alert, window_ms, at, quiet)?);
         }
     }

@@ -9,8 +9,7 @@ use utoipa_axum::routes;
 
 use super::{ListParams, OwnedFilter, created, data, known_value, list_kind, path_id};
 use crate::api::model::{
-    Call, CallInput, CursorPage, Data, MetricValueGroup, Timestamp,
-    Transcript, ValueStatusFilter,
+    Call, CallInput, CursorPage, Data, MetricValueGroup, Timestamp, Transcript, ValueStatusFilter,
 };
 use crate::api::validate::{Checks, Validate};
 use crate::service::AppState;
@@ -177,11 +176,7 @@ async fn metrics(
     )
 )]
 async fn ingest(State(state): State<AppState>, Valid(input): Valid<CallInput>) -> ServiceResult<Response> {
-    let call = state
-        .store
-        .write(move |tx| {
-            ingest::call(tx, uuid::Uuid::new_v4(), input.clone(), &Timestamp::now())
-        })
-        .await?;
+    let call =
+        state.store.write(move |tx| ingest::call(tx, uuid::Uuid::new_v4(), input.clone(), &Timestamp::now())).await?;
     Ok(created(&call))
 }

@@ -109,7 +109,8 @@ fn keep_alert(tx: &Tx, seeded: SeededAlert) -> ServiceResult<()> {
 
 /// The call as its telephony would post it, validated as the route validates it.
 fn call_input(traffic: &Traffic, planned: &Planned) -> ServiceResult<CallInput> {
-    let caller = traffic.callers.get(planned.caller).ok_or_else(|| seed_error(format!("{}: no caller", planned.key)))?;
+    let caller =
+        traffic.callers.get(planned.caller).ok_or_else(|| seed_error(format!("{}: no caller", planned.key)))?;
     let body = json!({
         "agent": {"roarkId": traffic.agent, "endpoint": {"id": traffic.endpoint}},
         "customer": {"label": caller.label, "phoneNumberE164": caller.phone_number_e164},
