@@ -163,7 +163,18 @@ async fn the_documented_seeded_world_examples_run_as_written() {
         outputs.push(String::from_utf8_lossy(&output.stdout).into_owned());
     }
     assert_eq!(outputs.len(), 2, "{block}");
-    let born: Vec<&str> = outputs[0].lines().filter(|l| l.contains("Long silences at the front desk")).collect();
-    assert!(born.iter().any(|l| l.contains("OPEN")) && born.iter().any(|l| l.contains("RESOLVED")), "{}", outputs[0]);
-    assert!(outputs[1].contains("OPEN") && outputs[1].contains("longest_silence"), "{}", outputs[1]);
+    // Piped, the commands print JSON.
+    let listed: Value = serde_json::from_str(&outputs[0]).unwrap();
+    let mut born: Vec<&str> = listed["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["title"].as_str().is_some_and(|t| t.starts_with("Long silences at the front desk")))
+        .filter_map(|i| i["status"].as_str())
+        .collect();
+    born.sort();
+    assert_eq!(born, ["OPEN", "RESOLVED"], "{}", outputs[0]);
+    let alert: Value = serde_json::from_str(&outputs[1]).unwrap();
+    let alert = if alert["data"].is_object() { &alert["data"] } else { &alert };
+    assert_eq!((alert["state"].as_str(), alert["trigger"]["metric"].as_str()), (Some("OPEN"), Some("longest_silence")));
 }
