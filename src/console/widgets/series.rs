@@ -19,9 +19,12 @@ pub struct Series<'a> {
     pub threshold: f64,
 }
 
+/// Chart points, `(x, y)`.
+type Points = Vec<(f64, f64)>;
+
 /// The points a chart draws: `(index, value)` of the windows that had a value, and those of
 /// them that breached. Windows under `minSampleSize` have no value and are left out.
-pub fn points(windows: &[AlertWindow]) -> (Vec<(f64, f64)>, Vec<(f64, f64)>) {
+pub fn points(windows: &[AlertWindow]) -> (Points, Points) {
     let valued: Vec<(f64, f64, bool)> = windows
         .iter()
         .filter_map(|w| w.value.map(|v| (v, w.breaching)))
