@@ -599,6 +599,7 @@ pub mod routes {
     pub const CALLS: &str = "/v1/call";
     pub const CHATS: &str = "/v1/chat";
     pub const ISSUES: &str = "/v1/issue";
+    pub const ALERTS: &str = "/v1/alert";
     pub const KNOWLEDGE_BASES: &str = "/v1/knowledge-base";
     pub const RUN_PLANS: &str = "/v1/simulation/plan";
     pub const RUN_PLAN_JOBS: &str = "/v1/simulation/plan/jobs";

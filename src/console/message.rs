@@ -139,6 +139,7 @@ list_kinds! {
     KnowledgeBases(KnowledgeBase) = routes::KNOWLEDGE_BASES, "knowledge bases";
     HttpDefinitions(HttpRequestDefinition) = routes::HTTP_REQUEST_DEFINITIONS, "HTTP request definitions";
     Calls(Call) = routes::CALLS, "calls";
+    Alerts(AlertStatus) = routes::ALERTS, "alerts";
 }
 
 /// One read the console asks of the service.
@@ -164,6 +165,8 @@ pub enum Request {
     SimulationJob(Uuid),
     /// A call with its transcript and metric values (all statuses).
     Conversation(Uuid),
+    /// A call's SUCCESS metric values, for an evidence row.
+    CallValues(Uuid),
     /// The same for a chat.
     ChatConversation(Uuid),
     CollectionValues(Uuid, ValueStatusFilter),
@@ -208,6 +211,7 @@ pub enum Fetched {
     JobWindow(Box<CursorPage<SimulationJob>>),
     SimulationJob(Box<SimulationJob>),
     Conversation(Box<Conversation>),
+    CallValues(Uuid, Vec<MetricValueGroup>),
     CollectionValues(Uuid, ValueStatusFilter, Vec<MetricValueGroup>),
     MetricVersions(String, Vec<MetricDefinition>),
     BenchmarkSuites(Vec<SuiteEntry>),

@@ -27,6 +27,9 @@ pub async fn perform(client: &Client, request: &Request) -> Result<Fetched, Fetc
             Fetched::JobWindow(Box::new(client.list_job_simulations(*id, query).await?))
         }
         Request::SimulationJob(id) => Fetched::SimulationJob(Box::new(client.get_simulation_job(*id).await?)),
+        Request::CallValues(id) => {
+            Fetched::CallValues(*id, client.call_metrics(*id, ValueStatusFilter::Success).await?)
+        }
         Request::Conversation(id) => {
             let (call, transcript, metrics) = tokio::try_join!(
                 client.get_call(*id),
@@ -97,6 +100,7 @@ async fn item(client: &Client, kind: ListKind, id: &str) -> Result<Listing, Erro
             Listing::HttpDefinitions(vec![client.get_http_request_definition(uuid(id)?).await?])
         }
         ListKind::Calls => Listing::Calls(vec![client.get_call(uuid(id)?).await?]),
+        ListKind::Alerts => Listing::Alerts(vec![client.get_alert(id).await?]),
     })
 }
 

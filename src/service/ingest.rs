@@ -144,3 +144,49 @@ fn create_endpoint(
     store::insert(tx, &Doc::new(Kind::AgentEndpoint, endpoint.id, &endpoint, at.0)?.parent(Some(&agent_id)))?;
     Ok(endpoint)
 }
+
+/// Keeps an ingested call as `POST /v1/call` does (its transcript, its parties) and has the
+/// policies score it in the same transaction; `id` and `now` come from the caller, so the
+/// seed ingests its production calls through this very path, deterministically.
+pub fn call(tx: &Tx, id: Uuid, input: CallInput, now: &Timestamp) -> ServiceResult<Call> {
+    let parties = parties(tx, &input)?;
+    let ingested = crate::service::conversations::ingest(tx, id, &input)?;
+    let (started_at, duration_ms) = (ingested.started_at.clone(), ingested.duration_ms);
+    let call = Call {
+        id,
+        call_direction: Some(input.direction().cloned().unwrap_or(Direction::Inbound)),
+        direction: None,
+        project_id: Some(crate::service::PROJECT_ID),
+        recording_url_access: Some(if input.recording_url.is_some() {
+            RecordingUrlAccess::Available
+        } else {
+            RecordingUrlAccess::NotAvailable
+        }),
+        recording_url: input.recording_url,
+        status: Some(CallStatus::Ended),
+        ended_status: input.ended_status,
+        duration_ms: Some(duration_ms),
+        started_at: Some(started_at.clone()),
+        ended_at: ingested.ended_at,
+        simulation_job_id: None,
+        simulation_run_plan_job_id: None,
+        agent_id: parties.agent_id,
+        agent_endpoint_id: parties.agent_endpoint_id,
+        agents: parties.agents,
+        customers: parties.customers,
+        from_number: input.from_number,
+        to_number: input.to_number,
+        external_id: input.external_id,
+        properties: input.properties,
+        background_noise: None,
+        end_reason: None,
+        created_at: Some(now.clone()),
+        updated_at: Some(now.clone()),
+    };
+    // Kept in UTC with milliseconds, so windows and `startedAfter` compare it as text.
+    let start = started_at.parse().map_or(started_at.0, |at| Timestamp::from(at).0);
+    store::insert(tx, &Doc::new(Kind::Call, call.id, &call, start)?)?;
+    let transcript = store::transcripts::get(tx, &call.id.to_string())?;
+    crate::service::metrics::live::score(tx, &call, &transcript, now)?;
+    Ok(call)
+}

@@ -6,6 +6,7 @@ mod support;
 
 mod harness;
 
+mod alerts;
 mod bench;
 mod catalog;
 mod commands;

@@ -64,6 +64,27 @@ pub struct AlertGroupStatus {
     pub last_value: Option<f64>,
     /// The issue open for this group.
     pub issue_id: Option<Uuid>,
+    /// The fingerprint of this group's issues (`alert:<id>`, with `:agent:<id>` under BY_AGENT).
+    pub fingerprint: Option<String>,
+    /// The group's latest decided windows, oldest first (`GET /v1/alert/{idOrName}` only; the
+    /// list leaves them out).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub windows: Vec<AlertWindow>,
+}
+
+/// One decided window of a group (local service extension).
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AlertWindow {
+    /// The window's start (windows are aligned to multiples of `windowMinutes` since the epoch).
+    pub start: Timestamp,
+    /// The window's value; absent when it held fewer than `minSampleSize` values.
+    pub value: Option<f64>,
+    /// How many calls' values it held.
+    pub samples: u64,
+    /// Whether the value breached the threshold.
+    pub breaching: bool,
 }
 
 /// One action of an alert: where it goes, and whether the local service delivers it.

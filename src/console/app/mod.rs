@@ -370,6 +370,10 @@ impl App {
             // A service without labels (a local extension): the metrics pane shows the local
             // cache's, marked as such; nothing to say at every visit.
             (Request::Annotations, Err(error)) if error.kind == FailureKind::NotFound => {}
+            // An alert an issue names that this service does not hold (a hand-filed issue, a
+            // deleted alert): the issue says so in its words.
+            (Request::Item(super::message::ListKind::Alerts, _), Err(error)) if error.kind == FailureKind::NotFound => {
+            }
             // The open call's own absence is said in its words (`call_fetched`).
             (_, Err(error)) if !matches!(request, Request::List(_)) && !self.is_missing_call(&request, &result) => {
                 self.toast(Level::Error, error.message.clone());

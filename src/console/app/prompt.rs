@@ -28,6 +28,8 @@ pub const ALIASES: &[(&str, usize)] = &[
     ("metric", 2),
     ("issues", 3),
     ("issue", 3),
+    ("alerts", 3),
+    ("alert", 3),
     ("flows", 4),
     ("flow", 4),
     ("personas", 5),

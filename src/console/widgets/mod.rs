@@ -6,6 +6,7 @@ pub mod detail;
 pub mod form;
 pub mod list;
 pub mod modal;
+pub mod series;
 pub mod stats;
 pub mod table;
 pub mod text;

@@ -33,8 +33,15 @@ pub struct Breach<'a> {
 pub fn fingerprint(alert_id: Uuid, group: &str) -> String {
     match group {
         "" => format!("alert:{alert_id}"),
+        plan if plan.starts_with("plan:") => format!("alert:{alert_id}:{plan}"),
         agent => format!("alert:{alert_id}:agent:{agent}"),
     }
+}
+
+/// The id of the issue a group's run opens in a window: derived, not drawn, so an issue is
+/// the same whichever replica opens it and the seeded world comes out the same every time.
+fn issue_id(fingerprint: &str, window_ms: i64) -> Uuid {
+    Uuid::new_v5(&Uuid::NAMESPACE_OID, format!("{fingerprint}@{window_ms}").as_bytes())
 }
 
 /// Does what `step` says to the group's issue (`open`, the one it has); the group's open issue after.
@@ -60,7 +67,8 @@ fn open_issue(tx: &Tx, breach: &Breach, windows: u32) -> ServiceResult<Uuid> {
     };
     let (title, summary) = describe(breach, agent.as_deref());
     let fingerprint = fingerprint(breach.alert.id, breach.group);
-    let mut issue = new_issue(breach.alert.id, fingerprint, title, summary, windows, breach.now);
+    let id = issue_id(&fingerprint, breach.window_ms);
+    let mut issue = new_issue(id, breach.alert.id, fingerprint, title, summary, windows, breach.now);
     add_evidence(&mut issue, breach);
     store::insert(tx, &issue_doc(&issue)?)?;
     Ok(issue.id)
@@ -68,6 +76,7 @@ fn open_issue(tx: &Tx, breach: &Breach, windows: u32) -> ServiceResult<Uuid> {
 
 /// An OPEN issue an alert opens, `events` its first `eventCount`.
 pub fn new_issue(
+    id: Uuid,
     alert_id: Uuid,
     fingerprint: String,
     title: String,
@@ -77,7 +86,7 @@ pub fn new_issue(
 ) -> Issue {
     let at = Timestamp::from(now);
     Issue {
-        id: Uuid::new_v4(),
+        id,
         organization_id: Some(ORGANIZATION_ID),
         project_id: Some(PROJECT_ID),
         alert_id: Some(alert_id),
@@ -140,7 +149,7 @@ fn add_evidence(issue: &mut Issue, breach: &Breach) {
             continue;
         }
         let entry = Evidence {
-            id: Some(Uuid::new_v4()),
+            id: Some(Uuid::new_v5(&issue.id, call.as_bytes())),
             call_id: Some(*call),
             chat_id: None,
             observed_at: Some(observed.clone()),

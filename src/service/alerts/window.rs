@@ -85,6 +85,26 @@ pub async fn decide_ready(
     Ok(decided)
 }
 
+/// Decides, in one transaction, every window of every watched alert that holds calls, each at
+/// the moment it would have been decided live (a quiet period after its end or its latest
+/// call, whichever is later): how the seed replays its past traffic. How many were decided.
+pub fn decide_all(tx: &Tx, quiet: Duration) -> ServiceResult<usize> {
+    let quiet_ms = quiet.as_millis() as i64;
+    let mut decided = 0;
+    for alert in watched(tx)? {
+        let from =
+            store::alerts::last_decided(tx, &alert.alert.id.to_string())?.map_or(0, |w| w + alert.threshold.window_ms);
+        for (window_ms, samples) in windows(tx, &alert.definition_id, &alert.threshold, from, None)? {
+            let latest = samples.iter().map(|s| s.arrived_ms).max().unwrap_or(window_ms);
+            let at_ms = latest.max(window_ms + alert.threshold.window_ms) + quiet_ms;
+            let at = jiff::Timestamp::from_millisecond(at_ms)
+                .map_err(|e| crate::service::error::ServiceError::internal(e.to_string()))?;
+            decided += usize::from(decide(tx, &alert, window_ms, at, quiet)?);
+        }
+    }
+    Ok(decided)
+}
+
 /// Whether a window may be decided at `now`: its end and its latest arrival are a quiet
 /// period past.
 fn ready(threshold: &Threshold, window_ms: i64, samples: &[Sample], now: jiff::Timestamp, quiet: Duration) -> bool {

@@ -13,8 +13,8 @@ use crate::service::error::ServiceResult;
 use crate::service::store::{self, Kind, Tx, values::ValueKey};
 
 /// Scores `call` with the computed metrics of every ACTIVE policy that selects it. Values are
-/// kept under the policy's id as their job.
-pub fn score(tx: &Tx, call: &Call, transcript: &Transcript) -> ServiceResult<()> {
+/// kept under the policy's id as their job, computed at `now`.
+pub fn score(tx: &Tx, call: &Call, transcript: &Transcript, now: &Timestamp) -> ServiceResult<()> {
     let policies: Vec<MetricPolicy> = store::all(tx, Kind::MetricPolicy)?;
     let endpoint: Option<AgentEndpoint> = match call.agent_endpoint_id {
         Some(id) => store::get(tx, Kind::AgentEndpoint, &id.to_string())?,
@@ -39,7 +39,7 @@ pub fn score(tx: &Tx, call: &Call, transcript: &Transcript) -> ServiceResult<()>
             let key =
                 ValueKey { job_id: &job_id, definition_id: &definition_id, call_id: Some(&call_id), chat_id: None };
             for mut value in values {
-                value.computed_at = Some(Timestamp::now());
+                value.computed_at = Some(now.clone());
                 value.policy_ids = vec![policy.id];
                 store::values::put(tx, &key, &value)?;
             }

@@ -9,8 +9,7 @@ use utoipa_axum::routes;
 
 use super::{ListParams, OwnedFilter, created, data, known_value, list_kind, path_id};
 use crate::api::model::{
-    Call, CallInput, CallStatus, CursorPage, Data, Direction, MetricValueGroup, RecordingUrlAccess, Timestamp,
-    Transcript, ValueStatusFilter,
+    Call, CallInput, CursorPage, Data, MetricValueGroup, Timestamp, Transcript, ValueStatusFilter,
 };
 use crate::api::validate::{Checks, Validate};
 use crate::service::AppState;
@@ -18,11 +17,10 @@ use crate::service::conversations;
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::extract::{Params, Valid};
 use crate::service::ingest;
-use crate::service::metrics::live;
 use crate::service::openapi::{
     BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,
 };
-use crate::service::store::{self, Doc, Kind};
+use crate::service::store::{self, Kind};
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -178,53 +176,7 @@ async fn metrics(
     )
 )]
 async fn ingest(State(state): State<AppState>, Valid(input): Valid<CallInput>) -> ServiceResult<Response> {
-    let call = state
-        .store
-        .write(move |tx| {
-            let input = input.clone();
-            let id = uuid::Uuid::new_v4();
-            let parties = ingest::parties(tx, &input)?;
-            let ingested = conversations::ingest(tx, id, &input)?;
-            let (started_at, duration_ms) = (ingested.started_at.clone(), ingested.duration_ms);
-            let now = Timestamp::now();
-            let call = Call {
-                id,
-                call_direction: Some(input.direction().cloned().unwrap_or(Direction::Inbound)),
-                direction: None,
-                project_id: Some(crate::service::PROJECT_ID),
-                recording_url_access: Some(if input.recording_url.is_some() {
-                    RecordingUrlAccess::Available
-                } else {
-                    RecordingUrlAccess::NotAvailable
-                }),
-                recording_url: input.recording_url,
-                status: Some(CallStatus::Ended),
-                ended_status: input.ended_status,
-                duration_ms: Some(duration_ms),
-                started_at: Some(started_at.clone()),
-                ended_at: ingested.ended_at,
-                simulation_job_id: None,
-                simulation_run_plan_job_id: None,
-                agent_id: parties.agent_id,
-                agent_endpoint_id: parties.agent_endpoint_id,
-                agents: parties.agents,
-                customers: parties.customers,
-                from_number: input.from_number,
-                to_number: input.to_number,
-                external_id: input.external_id,
-                properties: input.properties,
-                background_noise: None,
-                end_reason: None,
-                created_at: Some(now.clone()),
-                updated_at: Some(now),
-            };
-            // Kept in UTC with milliseconds, so windows and `startedAfter` compare it as text.
-            let start = started_at.parse().map_or(started_at.0, |at| Timestamp::from(at).0);
-            store::insert(tx, &Doc::new(Kind::Call, call.id, &call, start)?)?;
-            let transcript = store::transcripts::get(tx, &call.id.to_string())?;
-            live::score(tx, &call, &transcript)?;
-            Ok(call)
-        })
-        .await?;
+    let call =
+        state.store.write(move |tx| ingest::call(tx, uuid::Uuid::new_v4(), input.clone(), &Timestamp::now())).await?;
     Ok(created(&call))
 }

@@ -25,11 +25,14 @@ pub mod files {
     pub const BENCHMARKS: &str = include_str!("../../../assets/seed/benchmarks.json");
     pub const RUN_PLANS: &str = include_str!("../../../assets/seed/run_plans.json");
     pub const SIMULATION_ENVIRONMENTS: &str = include_str!("../../../assets/seed/simulation_environments.json");
+    pub const ALERTS: &str = include_str!("../../../assets/seed/alerts.json");
+    pub const PRODUCTION_CALLS: &str = include_str!("../../../assets/seed/production_calls.json");
 }
 
 const SEEDED: &str = "seeded_at";
 
 mod history;
+mod production;
 
 /// Seeds the store unless it was seeded before (or holds data of its own); with `history`, also
 /// the seeded plan's last nightly runs, which the simulation engine then runs. Replicas starting
@@ -144,6 +147,8 @@ fn seed(tx: &Tx) -> ServiceResult<()> {
         None,
         None,
     )?;
+    // Last: the alerts' issues come after the hand-filed ones, as they were raised later.
+    production::seed(tx, ALERTS, PRODUCTION_CALLS)?;
     Ok(())
 }
 

@@ -7,25 +7,30 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use uuid::Uuid;
 
-use crate::api::model::{Evidence, Issue};
+use crate::api::model::{AlertStatus, Evidence, Issue};
 use crate::console::pane::ViewCtx;
 use crate::console::theme::Theme;
 use crate::console::widgets::conversation::ConversationView;
 use crate::console::widgets::detail::{self, Lines, Scroll};
 use crate::console::widgets::list::{ListState, Load};
-use crate::console::widgets::table::{self, Column, TableView, col};
-use crate::console::widgets::text::{ago, duration_ms, fit, or_dash, when};
+use crate::console::widgets::series;
+use crate::console::widgets::table::{self, Column, TableView, col, fitted};
+use crate::console::widgets::text::{ago, duration_ms, fit, number, or_dash, when};
 
-use super::evidence::EvidenceCalls;
+use super::alerts;
+use super::evidence::{self, EvidenceCalls};
 
 use Constraint::{Fill, Length};
 
-/// An entry reads as its call: when, which agent, how long; then its id and when it was seen.
+/// An entry reads as its call: when, which agent, how long, its value of the alert's metric
+/// (the breaching value) and its worst failing metric; then its id and when it was seen.
 const EVIDENCE_COLUMNS: &[Column] = &[
     col("KIND", Length(4)),
     col("CALL STARTED", Length(19)),
     col("AGENT", Fill(1)),
     col("TOOK", Length(7)),
+    col("VALUE", Length(7)),
+    fitted("WORST FAILING", 13, 34),
     col("ID", Length(10)),
     col("OBSERVED", Length(8)),
 ];
@@ -38,6 +43,10 @@ pub struct IssueView<'a> {
     pub evidence: &'a ListState<Evidence>,
     pub calls: &'a EvidenceCalls,
     pub scroll: &'a Scroll,
+    /// The alert that raised the issue, once read.
+    pub alert: Option<&'a AlertStatus>,
+    /// The service has no such alert.
+    pub alert_missing: bool,
 }
 
 pub fn evidence_id(e: &Evidence) -> String {
@@ -53,7 +62,8 @@ pub fn evidence_haystack(e: &Evidence) -> String {
     )
 }
 
-fn facts(issue: &Issue, new: bool, ctx: &ViewCtx) -> Vec<Line<'static>> {
+fn facts(view: &IssueView<'_>, ctx: &ViewCtx) -> Vec<Line<'static>> {
+    let (issue, new, alert) = (view.issue, view.new, view.alert);
     let theme = ctx.theme;
     let mut lines = Lines::new(theme);
     if new {
@@ -76,6 +86,21 @@ fn facts(issue: &Issue, new: bool, ctx: &ViewCtx) -> Vec<Line<'static>> {
     );
     lines.kv("opened", when(issue.opened_at.as_ref()));
     lines.opt("resolved", issue.resolved_at.as_ref().map(|t| when(Some(t))));
+    match (issue.alert_id, alert) {
+        (Some(_), Some(alert)) => {
+            lines
+                .section("trigger · a: open the alert")
+                .kv("alert", format!("{} · {}", alert.name, alert.state.as_str()))
+                .kv("threshold", alerts::trigger_text(&alert.trigger));
+        }
+        (Some(_), None) if view.alert_missing => {
+            lines.section("trigger").text("the alert is not on this service");
+        }
+        (Some(_), None) => {
+            lines.section("trigger").text("reading the alert…");
+        }
+        _ => {}
+    }
     lines.section("summary").text(&or_dash(issue.summary.as_deref()));
     lines
         .section("record")
@@ -93,10 +118,20 @@ pub fn draw(frame: &mut Frame, area: Rect, view: IssueView<'_>, ctx: &ViewCtx) {
     let theme = ctx.theme;
     // The evidence table gets its rows (plus border and header), up to half the height.
     let wanted = view.evidence.len().max(1) as u16 + 3;
-    let [top, bottom] = Layout::vertical([Fill(1), Length(wanted.min(area.height / 2).max(4))]).areas(area);
+    // An alert-born issue shows its group's windows between its facts and its evidence.
+    let group = view.alert.and_then(|a| alerts::group_for(a, view.issue.fingerprint.as_deref()));
+    let chart = view.alert.zip(group).and_then(|(a, g)| alerts::series(a, g));
+    let chart_height = if chart.is_some() { (area.height / 4).max(5) } else { 0 };
+    let [top, middle, bottom] =
+        Layout::vertical([Fill(1), Length(chart_height), Length(wanted.min(area.height / 3).max(4))]).areas(area);
     let title = format!("{}issue · {}", if view.new { "● " } else { "" }, or_dash(view.issue.title.as_deref()));
     let title = fit(&title, top.width.saturating_sub(4) as usize);
-    detail::draw(frame, top, &title, facts(view.issue, view.new, ctx), view.scroll, theme, false);
+    detail::draw(frame, top, &title, facts(&view, ctx), view.scroll, theme, false);
+    if let Some(chart) = &chart {
+        series::draw(frame, middle, chart, theme);
+    }
+    let metric = view.alert.and_then(|a| a.trigger.metric.clone());
+    let judged: Vec<&AlertStatus> = view.alert.into_iter().collect();
     let row = |e: &Evidence| {
         let (kind, id) = match (e.call_id, e.chat_id) {
             (Some(id), _) => ("call", id.to_string()[..8].to_string()),
@@ -108,11 +143,25 @@ pub fn draw(frame: &mut Frame, area: Rect, view: IssueView<'_>, ctx: &ViewCtx) {
         let call = view.calls.get(e.call_id);
         let unread = if e.call_id.is_some() { "…" } else { "—" };
         let agent = call.and_then(|c| c.agents.first()).and_then(|a| a.name.clone());
+        let values = view.calls.values(e.call_id);
+        let value = match (values, &metric) {
+            (Some(groups), Some(slug)) => evidence::value_of(groups, slug).map(number).unwrap_or_else(|| "—".into()),
+            (None, Some(_)) => unread.into(),
+            (_, None) => "—".into(),
+        };
+        let worst = match values {
+            Some(groups) => {
+                evidence::worst_failing(groups, &judged).map_or("—".into(), |(slug, v)| format!("{slug} {v}"))
+            }
+            None => unread.into(),
+        };
         vec![
             Cell::from(kind),
             Cell::from(call.map(|c| when(c.started_at.as_ref())).unwrap_or_else(|| unread.into())),
             Cell::from(agent.or_else(|| call.map(|_| "—".into())).unwrap_or_else(|| unread.into())),
             Cell::from(call.and_then(|c| c.duration_ms).map(duration_ms).unwrap_or_else(|| unread.into())),
+            Cell::from(value),
+            Cell::from(worst),
             Cell::from(if marked { format!("{} {id}", crate::console::marks::MARKER) } else { id }),
             Cell::from(ago(e.observed_at.as_ref(), ctx.now)).style(theme.dim()),
         ]

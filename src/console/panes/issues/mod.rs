@@ -2,11 +2,15 @@
 //! Enter opens an issue (summary and evidence); Enter on an evidence entry opens that call's
 //! transcript beside its metric values.
 //!
+//! `a` on an alert-born issue opens its alert; `:alerts` lists the alerts with their state
+//! (`alerts`).
+//!
 //! "New" (`●`) means not listed on the last visit: the ids listed are kept in the cache mark
 //! `issues.seen` and compared with the next listing. With no mark yet (the first visit ever),
 //! the first listing is the baseline, so nothing is new; switching back to the tab starts a new
 //! visit, while `r` within a visit keeps the markers.
 
+mod alerts;
 mod detail;
 mod edit;
 mod evidence;
@@ -42,6 +46,10 @@ enum Open {
     Issue(Uuid),
     /// An evidence call, opened from this issue.
     Call(Uuid, Box<ConversationView>),
+    /// The alerts with their state (`:alerts`).
+    Alerts,
+    /// One alert, opened from an issue (back goes to it) or from the alerts (None).
+    Alert(Uuid, Option<Uuid>),
 }
 
 pub struct Issues {
@@ -56,6 +64,7 @@ pub struct Issues {
     /// The calls the evidence rows on screen describe.
     calls: evidence::EvidenceCalls,
     scroll: Scroll,
+    alerts: alerts::Alerts,
 }
 
 impl Default for Issues {
@@ -94,6 +103,7 @@ impl Issues {
             }),
             calls: evidence::EvidenceCalls::default(),
             scroll: Scroll::default(),
+            alerts: alerts::Alerts::default(),
         }
     }
 
@@ -116,6 +126,33 @@ impl Issues {
 
     fn issue(&self, id: Uuid) -> Option<&Issue> {
         self.issues.list.items.iter().find(|i| i.id == id)
+    }
+
+    /// Reads the alert that raised the opened issue, once.
+    fn ask_alert(&mut self, out: &mut Out) {
+        if let Some(alert) = self.opened_issue().and_then(|i| i.alert_id) {
+            self.alerts.ask(alert, out);
+        }
+    }
+
+    fn open_alert(&mut self, id: Uuid, from: Option<Uuid>, out: &mut Out) {
+        self.alerts.reread(id, out);
+        self.scroll = Scroll::default();
+        self.open = Open::Alert(id, from);
+    }
+
+    fn alerts_action(&mut self, action: Action, out: &mut Out) -> bool {
+        match action {
+            Action::Open => match self.alerts.list.selected() {
+                Some(alert) => {
+                    let id = alert.id;
+                    self.open_alert(id, None, out);
+                    true
+                }
+                None => false,
+            },
+            _ => self.alerts.list.action(action),
+        }
     }
 
     fn opened_issue(&self) -> Option<&Issue> {
@@ -181,6 +218,11 @@ impl Issues {
             Action::Top => self.evidence.top(),
             Action::Bottom => self.evidence.bottom(),
             Action::PageUp | Action::PageDown => return self.scroll.action(action),
+            Action::ToggleAll => match self.opened_issue().map(|i| (i.id, i.alert_id)) {
+                Some((issue, Some(alert))) => self.open_alert(alert, Some(issue), out),
+                Some((_, None)) => out.error("this issue was not raised by an alert"),
+                None => out.error("the issue is not loaded yet"),
+            },
             Action::Edit => match self.opened_issue() {
                 Some(issue) => edit::open(&mut out.modal, issue, &self.issues.list.items),
                 None => out.error("the issue is not loaded yet"),
@@ -233,14 +275,39 @@ impl Pane for Issues {
     }
 
     fn visible_lists(&self) -> Vec<ListKind> {
-        if matches!(self.open, Open::List) { vec![ListKind::Issues] } else { Vec::new() }
+        match self.open {
+            Open::List => vec![ListKind::Issues],
+            Open::Alerts => vec![ListKind::Alerts],
+            _ => Vec::new(),
+        }
     }
 
     fn refresh(&mut self, out: &mut Out) {
         match &mut self.open {
             Open::Call(_, conversation) => conversation.refresh(out),
-            _ => self.issues.request(out),
+            Open::Alerts => self.alerts.list.request(out),
+            Open::Alert(id, _) => {
+                let id = *id;
+                self.alerts.reread(id, out);
+            }
+            Open::Issue(_) => {
+                self.issues.request(out);
+                if let Some(alert) = self.opened_issue().and_then(|i| i.alert_id) {
+                    self.alerts.reread(alert, out);
+                }
+            }
+            Open::List => self.issues.request(out),
         }
+    }
+
+    /// `:alerts` (or `:alert`) opens the alerts.
+    fn action_alias(&mut self, alias: &str, out: &mut Out) -> bool {
+        if !matches!(alias, "alerts" | "alert") {
+            return false;
+        }
+        self.open = Open::Alerts;
+        self.alerts.list.ensure(out);
+        true
     }
 
     /// While the list shows, an issue opened or resolved anywhere reads it again at once.
@@ -263,15 +330,20 @@ impl Pane for Issues {
             Open::Call(_, conversation) => conversation.action(action),
             Open::Issue(_) => self.detail_action(action, out),
             Open::List => self.list_action(action, out),
+            Open::Alerts => self.alerts_action(action, out),
+            Open::Alert(..) => matches!(action, Action::PageUp | Action::PageDown) && self.scroll.action(action),
         };
         if matches!(self.open, Open::Issue(_)) {
             self.calls.ask(&self.evidence, out);
+            self.ask_alert(out);
         }
         used
     }
 
     fn fetched(&mut self, request: &Request, result: &Result<Fetched, FetchError>, out: &mut Out) -> bool {
-        let changed = self.issues.fetched(request, result) | self.calls.fetched(request, result);
+        let changed = self.issues.fetched(request, result)
+            | self.calls.fetched(request, result)
+            | self.alerts.fetched(request, result);
         if changed && matches!((request, result), (Request::List(ListKind::Issues), Ok(_))) {
             self.listed(out);
         }
@@ -282,10 +354,11 @@ impl Pane for Issues {
                 if changed {
                     self.sync_evidence(id);
                     self.calls.ask(&self.evidence, out);
+                    self.ask_alert(out);
                 }
                 changed
             }
-            Open::List => changed,
+            Open::List | Open::Alerts | Open::Alert(..) => changed,
         }
     }
 
@@ -304,7 +377,14 @@ impl Pane for Issues {
                 self.open = if conversation.back() { Open::Call(issue, conversation) } else { Open::Issue(issue) };
                 true
             }
-            Open::Issue(_) => true,
+            Open::Issue(_) | Open::Alerts => true,
+            Open::Alert(_, from) => {
+                self.open = match from {
+                    Some(issue) => Open::Issue(issue),
+                    None => Open::Alerts,
+                };
+                true
+            }
             Open::List => false,
         }
     }
@@ -314,6 +394,8 @@ impl Pane for Issues {
             Open::Call(_, conversation) => conversation.filter(),
             Open::Issue(_) => self.evidence.filter.clone(),
             Open::List => self.issues.list.filter.clone(),
+            Open::Alerts => self.alerts.list.list.filter.clone(),
+            Open::Alert(..) => String::new(),
         }
     }
 
@@ -325,6 +407,8 @@ impl Pane for Issues {
                 self.evidence.reshape(&self.evidence_shape);
             }
             Open::List => self.issues.set_filter(text),
+            Open::Alerts => self.alerts.list.set_filter(text),
+            Open::Alert(..) => {}
         }
     }
 
@@ -341,6 +425,10 @@ impl Pane for Issues {
             Open::Call(_, conversation) => conversation.selection(),
             Open::Issue(id) => self.issue(*id).map(|i| Selection::of(i.id, i)),
             Open::List => self.issues.selection(),
+            Open::Alerts => self.alerts.list.selection(),
+            Open::Alert(id, _) => {
+                self.alerts.get(*id).map(|a| Selection::of(a.id, a).at(ListKind::Alerts.item_path(&a.id.to_string())))
+            }
         }
     }
 
@@ -370,6 +458,7 @@ impl Pane for Issues {
         match &self.open {
             Open::Call(_, conversation) => conversation.help(),
             Open::Issue(_) => vec![
+                (Action::ToggleAll, "the alert that raised the issue"),
                 (Action::Down, "next evidence entry"),
                 (Action::Up, "previous evidence entry"),
                 (Action::Open, "the evidence call's transcript and metrics"),
@@ -379,6 +468,21 @@ impl Pane for Issues {
                 (Action::Edit, "change status, severity, assignee"),
                 (Action::Mark, "mark the evidence call (for an issue or a job)"),
                 (Action::Raw, "raw JSON of the issue"),
+            ],
+            Open::Alerts => vec![
+                (Action::Open, "the alert's trigger, groups and windows"),
+                (Action::Sort, "sort by the next column"),
+                (Action::SortReverse, "reverse the sort"),
+                (Action::Refresh, "read the alerts again"),
+                (Action::Back, "back to the issues"),
+                (Action::Raw, "raw JSON of the alert"),
+            ],
+            Open::Alert(..) => vec![
+                (Action::Back, "back"),
+                (Action::Refresh, "read the alert again"),
+                (Action::PageDown, "scroll"),
+                (Action::PageUp, "scroll back"),
+                (Action::Raw, "raw JSON of the alert"),
             ],
             Open::List => vec![
                 (Action::Open, "the issue's summary and evidence"),
@@ -414,11 +518,25 @@ impl Pane for Issues {
                         evidence: &self.evidence,
                         calls: &self.calls,
                         scroll: &self.scroll,
+                        alert: issue.alert_id.and_then(|id| self.alerts.get(id)),
+                        alert_missing: issue.alert_id.is_some_and(|id| self.alerts.is_missing(id)),
                     },
                     ctx,
                 ),
                 None => detail::draw_missing(frame, area, *id, &self.issues.list.load, theme),
             },
+            Open::Alerts => {
+                let row = |alert: &crate::api::model::AlertStatus| alerts::row(alert, ctx);
+                let view = TableView {
+                    title: "alerts · enter opens one · esc: issues".into(),
+                    columns: alerts::COLUMNS,
+                    row: &row,
+                    focused: true,
+                    empty: "no alerts (kind: alert in switchboard config apply)",
+                };
+                table::draw(frame, area, &self.alerts.list.list, view, theme);
+            }
+            Open::Alert(id, _) => alerts::draw_detail(frame, area, &self.alerts, *id, &self.scroll, ctx),
             Open::List => {
                 let row = |issue: &Issue| rows::cells(issue, self.is_new(issue), theme, ctx.now);
                 let filtered = self.status_filter != 0 || self.severity_filter != 0;
