@@ -85,6 +85,35 @@ async fn plausible_times(service: &Service, history: &[RunPlanJob]) {
     }
 }
 
+/// Each caller gives the name their persona holds (the plan pins one only for the persona that
+/// has none): Harold Jennings never says he is Dana Whitfield.
+async fn callers_say_their_own_names(service: &Service, history: &[RunPlanJob]) {
+    const NAMES: [&str; 2] = ["Dana Whitfield", "Harold Jennings"];
+    let mut heard = BTreeSet::new();
+    for sim in history.iter().flat_map(|j| &j.simulation_jobs) {
+        let persona = sim.persona.as_ref().unwrap();
+        let own = persona.fields.properties.as_ref().and_then(|p| p.get("patientName")).and_then(|n| n.as_str());
+        let transcript = service.client.call_transcript(sim.call_id.unwrap()).await.unwrap();
+        let said: String = transcript
+            .entries
+            .iter()
+            .filter(|e| e.role == Some(ParticipantType::Customer))
+            .map(|e| format!("{}\n", e.text))
+            .collect();
+        let expected = own.unwrap_or("Dana Whitfield"); // the name the plan gives a nameless persona
+        for name in NAMES.into_iter().filter(|n| said.contains(n)) {
+            assert_eq!(name, expected, "{} says:\n{said}", persona.label());
+            heard.insert((persona.label(), name));
+        }
+    }
+    let heard: Vec<_> = heard.into_iter().map(|(persona, name)| format!("{persona}: {name}")).collect();
+    assert_eq!(
+        heard,
+        ["Dana Whitfield: Dana Whitfield", "Harold Jennings: Harold Jennings"],
+        "each patient gives their name"
+    );
+}
+
 fn failing_iterations(job: &RunPlanJob) -> BTreeSet<u64> {
     job.simulation_jobs
         .iter()
@@ -166,6 +195,7 @@ async fn the_nightly_history_holds_three_judged_nights_the_newest_with_a_regress
     }
 
     plausible_times(&service, &history).await;
+    callers_say_their_own_names(&service, &history).await;
 
     // The console's jobs list: PASSED, PASSED, FAILED, newest first on screen.
     let mut h = Harness::on(service, None).await;

@@ -243,8 +243,8 @@ async fn shift_d_duplicates_the_selected_plan_into_the_create_form() {
     assert_eq!(form.value("endCallPhrases"), "goodbye");
     let flow = "4ac0ac43-3a5c-5293-9370-3b46530ffc59";
     assert_eq!(form.value("flows"), flow);
-    assert_eq!(form.value(&format!("flow:{flow}.edgeCases")), "ALL");
-    assert!(form.value(&format!("flow:{flow}.variables")).contains("patientName=Dana Whitfield"));
+    assert_eq!(form.value(&format!("flow:{flow}.edgeCases")), "picked");
+    assert!(form.value(&format!("flow:{flow}.variables")).contains("dateOfBirth=March 12, 1984"));
     let mut metrics: Vec<String> = form.value("metrics").split(',').map(str::to_owned).collect();
     metrics.sort();
     assert_eq!(metrics, ["agent_response_latency", "call_duration", "task_completion"]);
