@@ -108,6 +108,8 @@ async fn a_new_plan_is_saved_with_every_choice_then_runs() {
     let saved = plans.iter().find(|p| p.plan.name.as_deref() == Some("QA regression")).expect("saved");
     assert_eq!(saved.plan.flows.as_ref().unwrap()[0].variables, flow.variables);
     assert_eq!(h.app.pane().selection().map(|s| s.id), Some(saved.id.to_string()));
+    let toasts: Vec<&str> = h.app.toasts.iter().map(|t| t.text.as_str()).collect();
+    assert_eq!(toasts, ["created the plan QA regression · R runs it"], "one toast for one write");
     // The personas picked over the variants' own do not give what the flow's lines use: the
     // run is refused before anything runs, each unfilled name marked on its own field.
     h.keys(&["R", "enter"]).await;
