@@ -38,7 +38,7 @@ pub async fn wait_for_history(store: &Store) {
     let mut tick = tokio::time::interval(std::time::Duration::from_millis(20));
     loop {
         tick.tick().await;
-        match store.read(|c| history::settled(c)).await {
+        match store.read(history::settled).await {
             Ok(true) => return,
             Ok(false) if std::time::Instant::now() < deadline => {}
             Ok(false) => return tracing::warn!("the seeded history is still running after a minute"),
