@@ -56,12 +56,86 @@ fn day(at: Option<&Timestamp>) -> String {
     at.and_then(Timestamp::parse).map(|t| t.to_string()).unwrap_or_default().chars().take(10).collect()
 }
 
+fn ms_between(from: Option<&Timestamp>, to: Option<&Timestamp>) -> i64 {
+    let (from, to) = (from.and_then(Timestamp::parse).unwrap(), to.and_then(Timestamp::parse).unwrap());
+    to.as_millisecond() - from.as_millisecond()
+}
+
+/// Each night reads as a paced run would: its calls last as long as their transcripts, each
+/// simulation holds its call and its scoring, and the job takes minutes from its night's start.
+async fn plausible_times(service: &Service, history: &[RunPlanJob]) {
+    for job in history {
+        let night = day(job.created_at.as_ref());
+        assert_eq!(job.started_at, job.created_at, "{night}: started when it was scheduled");
+        let took = ms_between(job.started_at.as_ref(), job.ended_at.as_ref());
+        assert!((120_000..1_800_000).contains(&took), "{night}: a job of minutes, not {took} ms");
+        for sim in &job.simulation_jobs {
+            let call = service.client.get_call(sim.call_id.unwrap()).await.unwrap();
+            let transcript = service.client.call_transcript(call.id).await.unwrap();
+            let spoken = transcript.entries.iter().map(|e| e.end_offset_ms).max().unwrap();
+            let length = call.duration_ms.unwrap();
+            assert!(length >= spoken && length >= 10_000, "{night}: a call of {length} ms, its transcript {spoken} ms");
+            assert_eq!(call.started_at, sim.started_at, "{night}: the call starts with its simulation");
+            assert_eq!(ms_between(call.started_at.as_ref(), call.ended_at.as_ref()), length, "{night}");
+            let held = ms_between(sim.started_at.as_ref(), sim.completed_at.as_ref());
+            assert!(held > length, "{night}: simulation held {held} ms for a call of {length} ms");
+            assert!(ms_between(job.started_at.as_ref(), sim.started_at.as_ref()) > 0, "{night}: after its job started");
+            assert!(ms_between(sim.completed_at.as_ref(), job.ended_at.as_ref()) > 0, "{night}: before its job ended");
+        }
+    }
+}
+
+/// Each caller gives the name their persona holds (the plan pins one only for the persona that
+/// has none): Harold Jennings never says he is Dana Whitfield.
+async fn callers_say_their_own_names(service: &Service, history: &[RunPlanJob]) {
+    const NAMES: [&str; 2] = ["Dana Whitfield", "Harold Jennings"];
+    let mut heard = BTreeSet::new();
+    for sim in history.iter().flat_map(|j| &j.simulation_jobs) {
+        let persona = sim.persona.as_ref().unwrap();
+        let own = persona.fields.properties.as_ref().and_then(|p| p.get("patientName")).and_then(|n| n.as_str());
+        let transcript = service.client.call_transcript(sim.call_id.unwrap()).await.unwrap();
+        let said: String = transcript
+            .entries
+            .iter()
+            .filter(|e| e.role == Some(ParticipantType::Customer))
+            .map(|e| format!("{}\n", e.text))
+            .collect();
+        let expected = own.unwrap_or("Dana Whitfield"); // the name the plan gives a nameless persona
+        for name in NAMES.into_iter().filter(|n| said.contains(n)) {
+            assert_eq!(name, expected, "{} says:\n{said}", persona.label());
+            heard.insert((persona.label(), name));
+        }
+    }
+    let heard: Vec<_> = heard.into_iter().map(|(persona, name)| format!("{persona}: {name}")).collect();
+    assert_eq!(
+        heard,
+        ["Dana Whitfield: Dana Whitfield", "Harold Jennings: Harold Jennings"],
+        "each patient gives their name"
+    );
+}
+
 fn failing_iterations(job: &RunPlanJob) -> BTreeSet<u64> {
     job.simulation_jobs
         .iter()
         .filter(|s| s.outcome != Some(SimulationOutcome::Passed))
         .map(|s| s.iteration.unwrap())
         .collect()
+}
+
+/// A first start returns once the history has ended: a newcomer never sees last month's night
+/// PENDING or running.
+#[tokio::test]
+async fn a_first_start_shows_the_history_already_ended() {
+    let service = service_with_history().await;
+    let jobs: Vec<RunPlanJob> = futures_util::TryStreamExt::try_collect(
+        service.client.list_all("/v1/simulation/plan/jobs", ListQuery::default()),
+    )
+    .await
+    .unwrap();
+    assert_eq!(jobs.len(), 3, "{jobs:#?}");
+    for job in &jobs {
+        assert_eq!(job.status, Some(RunPlanJobStatus::Completed), "{:?}", job.created_at);
+    }
 }
 
 #[tokio::test]
@@ -119,6 +193,9 @@ async fn the_nightly_history_holds_three_judged_nights_the_newest_with_a_regress
         let why = failed.and_then(|c| c.value_reasoning.clone()).unwrap_or_default();
         assert!(why.contains("can't change it"), "the agent refused the other time: {:#?}", sim.failed_checks);
     }
+
+    plausible_times(&service, &history).await;
+    callers_say_their_own_names(&service, &history).await;
 
     // The console's jobs list: PASSED, PASSED, FAILED, newest first on screen.
     let mut h = Harness::on(service, None).await;

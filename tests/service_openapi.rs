@@ -612,6 +612,14 @@ async fn the_document_states_the_rules_the_service_enforces() {
     assert_eq!(alternatives(&schemas["FlowSelection"], "oneOf"), ["id", "slug"]);
     assert_eq!(alternatives(&schemas["FlowSelection"], "anyOf"), ["happyPath", "edgeCases"]);
     assert_eq!(alternatives(&schemas["KnowledgeBaseInput"], "oneOf"), ["content", "file"]);
+    assert_eq!(alternatives(&schemas["PolicyUpdate"], "anyOf"), ["status", "name", "conditions", "metrics"]);
+    assert!(schemas["ConditionGroupInput"]["required"].as_array().unwrap().contains(&json!("conditions")));
+    for member in ["agents", "customers"] {
+        assert_eq!(int(property(&doc, "CallInput", member), "minItems"), 1, "{member}");
+    }
+    for member in ["mimeType", "data"] {
+        assert_eq!(int(property(&doc, "KnowledgeFile", member), "minLength"), 1, "{member}");
+    }
     assert_eq!(property(&doc, "MetricDefinitionInput", "calculationType")["enum"], json!(["LLM_JUDGE", "FORMULA"]));
     assert_eq!(property(&doc, "FlowInput", "type")["not"], json!({"const": "VOICEMAIL"}));
 

@@ -292,12 +292,14 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
     };
     let store = open_store(&data_dir, options.database.as_deref(), options.secrets_key_file.as_deref()).await?;
     seal_secrets(&store).await?;
+    let mut history_seeded = false;
     if options.seed {
         let (seeding, history) = (store.clone(), options.seed_history);
-        tokio::task::spawn_blocking(move || seed::seed_if_empty(&seeding, history))
+        let seeded = tokio::task::spawn_blocking(move || seed::seed_if_empty(&seeding, history))
             .await
             .map_err(|e| StartError::Seed(e.to_string()))?
             .map_err(|e| StartError::Seed(e.body.message))?;
+        history_seeded = seeded && history;
     }
     let judge = match &options.judge {
         Some(config) => metrics::judge::Judge::open_ai(config).map_err(StartError::Judge)?,
@@ -340,24 +342,28 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
             options.write_timeout,
         ),
     };
-    let (shutdown_tx, shutdown_rx) = oneshot::channel::<()>();
-    let app = router(state);
-    let task = tokio::spawn(server::serve(listener, app, options.read_timeout, options.write_timeout, async move {
-        let _ = shutdown_rx.await;
-        let _ = closing_tx.send(true);
-    }));
     let keeper = lease_keeper::spawn(store_for_leases, worker, simulator.clone(), collector.clone());
     let scheduler = sim::scheduler::Scheduler::new(state_store.clone(), simulator.clone());
     let alerter = alerts::Alerter::new(state_store.clone(), options.alert_quiet);
     let engines = vec![
         collector.spawn(),
         simulator.clone().spawn_folds(),
-        simulator.spawn(),
+        simulator.clone().spawn(),
         sender.spawn(),
         keeper,
         scheduler.spawn(),
         alerter.spawn(),
     ];
+    if history_seeded {
+        simulator.wake();
+        seed::wait_for_history(&state_store).await;
+    }
+    let (shutdown_tx, shutdown_rx) = oneshot::channel::<()>();
+    let app = router(state);
+    let task = tokio::spawn(server::serve(listener, app, options.read_timeout, options.write_timeout, async move {
+        let _ = shutdown_rx.await;
+        let _ = closing_tx.send(true);
+    }));
     tracing::info!(%addr, "local service listening");
     Ok(Running { addr, api_key, key_generated, shutdown: Some(shutdown_tx), task, engines })
 }

@@ -295,8 +295,17 @@ async fn enter_on_a_sample_opens_its_source_call_when_the_service_has_it() {
 async fn s_sorts_the_page_lowest_score_first() {
     let mut h = acme_samples().await;
     let first = page(&h, 0, None, None).await;
-    let score = |s: &switchboard::api::model::ScoreSample| {
-        s.boolean_value.map(|b| if b { 1.0 } else { 0.0 }).or(s.numeric_value).unwrap()
+    // In percent, as targets read: a pass 100, a fail 0, a 1–5 rating on its scale.
+    let score = |s: &switchboard::api::model::ScoreSample| match (s.boolean_value, s.numeric_value) {
+        (Some(passed), _) => {
+            if passed {
+                100.0
+            } else {
+                0.0
+            }
+        }
+        (None, Some(rating)) => (rating - 1.0) / 4.0 * 100.0,
+        (None, None) => panic!("a sample with no value: {s:?}"),
     };
     let lowest = first.data.iter().map(score).fold(f64::INFINITY, f64::min);
     let highest = first.data.iter().map(score).fold(f64::NEG_INFINITY, f64::max);
@@ -310,6 +319,12 @@ async fn s_sorts_the_page_lowest_score_first() {
     assert_eq!(score(&selected(&h)), lowest, "the lowest first, selected");
     let screen = h.render(160, 48);
     assert!(screen.contains("lowest score first"), "{screen}");
+    // Every row on the one scale, lowest first: a 2/5 rating before a pass.
+    let shown: Vec<f64> = screen
+        .lines()
+        .filter_map(|l| l.split_once(" %").and_then(|(before, _)| before.rsplit(' ').next()?.parse().ok()))
+        .collect();
+    assert!(shown.len() >= 10 && shown.is_sorted(), "one scale, lowest first: {shown:?}\n{screen}");
     assert_screen!("bench_samples_sorted_80x24", h.render(80, 24));
     h.key("S").await;
     assert_eq!(score(&selected(&h)), highest);

@@ -133,6 +133,9 @@ async fn detail_shows_summary_and_evidence_and_opens_the_call() {
     for fact in ["call ", "2026-10-", "Brightsmile Dental — Front Desk", "1m 04s"] {
         assert!(row.contains(fact), "{fact:?} in the evidence row: {row}");
     }
+    // The assignee as a user, by the id's first 8 characters (the service names no users).
+    let assignee = screen.lines().find(|l| l.contains("assignee")).expect("the assignee");
+    assert!(assignee.contains("user 5dd1249a…"), "{assignee}");
     assert_screen!("issues_detail_80x24", h.render(80, 24));
     assert_screen!("issues_detail_160x48", screen);
     // PageDown scrolls the facts without losing the evidence.
@@ -299,7 +302,8 @@ async fn e_on_the_list_edits_the_selected_issue_and_picks_an_assignee() {
     h.keys(&["tab", "tab"]).await;
     let screen = h.render(160, 48);
     let current = before.assignee_user_id.unwrap();
-    assert!(screen.contains(&format!("◂ {current} · 2 issues ▸")), "{screen}");
+    let short = &current.to_string()[..8];
+    assert!(screen.contains(&format!("◂ user {short}… · 2 issues ▸")), "{screen}");
     assert_screen!("issues_edit_assignee_80x24", h.render(80, 24));
     h.key("right").await;
     let other = h.app.modal.current_form().unwrap().value("assigneeUserId");

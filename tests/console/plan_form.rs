@@ -108,6 +108,8 @@ async fn a_new_plan_is_saved_with_every_choice_then_runs() {
     let saved = plans.iter().find(|p| p.plan.name.as_deref() == Some("QA regression")).expect("saved");
     assert_eq!(saved.plan.flows.as_ref().unwrap()[0].variables, flow.variables);
     assert_eq!(h.app.pane().selection().map(|s| s.id), Some(saved.id.to_string()));
+    let toasts: Vec<&str> = h.app.toasts.iter().map(|t| t.text.as_str()).collect();
+    assert_eq!(toasts, ["created the plan QA regression · R runs it"], "one toast for one write");
     // The personas picked over the variants' own do not give what the flow's lines use: the
     // run is refused before anything runs, each unfilled name marked on its own field.
     h.keys(&["R", "enter"]).await;
@@ -243,8 +245,8 @@ async fn shift_d_duplicates_the_selected_plan_into_the_create_form() {
     assert_eq!(form.value("endCallPhrases"), "goodbye");
     let flow = "4ac0ac43-3a5c-5293-9370-3b46530ffc59";
     assert_eq!(form.value("flows"), flow);
-    assert_eq!(form.value(&format!("flow:{flow}.edgeCases")), "ALL");
-    assert!(form.value(&format!("flow:{flow}.variables")).contains("patientName=Dana Whitfield"));
+    assert_eq!(form.value(&format!("flow:{flow}.edgeCases")), "picked");
+    assert!(form.value(&format!("flow:{flow}.variables")).contains("dateOfBirth=March 12, 1984"));
     let mut metrics: Vec<String> = form.value("metrics").split(',').map(str::to_owned).collect();
     metrics.sort();
     assert_eq!(metrics, ["agent_response_latency", "call_duration", "task_completion"]);

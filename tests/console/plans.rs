@@ -70,7 +70,9 @@ async fn plans_list_and_detail_at_both_sizes() {
     for pinned in [
         "Reschedule a cleaning with identity check",
         "+15035550123 (production)", // the endpoint by its number, not its id
-        "edge cases: ALL (2): Caller is unsure",
+        "edge cases: 2 selected",
+        // Each edge case with what it pins; the persona's own name is never pinned over.
+        "{{dateOfBirth}} = November 30, 1949",
         "{{patientName}} = Dana Whitfield",
         "Agent response latency",
         "conversation source: SIMULATED (default)",

@@ -248,10 +248,10 @@ pub struct CallInput {
     pub stereo_recording_url: Option<String>,
     /// The agent on the call, by id, custom id or name (found, or created when named).
     pub agent: Option<AgentIdentification>,
-    #[schema(max_items = 20)]
+    #[schema(min_items = 1, max_items = 20)]
     pub agents: Option<Vec<AgentIdentification>>,
     pub customer: Option<CustomerInput>,
-    #[schema(max_items = 20)]
+    #[schema(min_items = 1, max_items = 20)]
     pub customers: Option<Vec<CustomerInput>>,
     pub agent_id: Option<Uuid>,
     pub agent_endpoint_id: Option<Uuid>,

@@ -82,9 +82,9 @@ pub struct KnowledgeFile {
     #[schema(value_type = String, required = true, min_length = 1, max_length = 255)]
     pub filename: Option<String>,
     /// One of text/plain, text/markdown, text/csv, text/html, application/json.
-    #[schema(value_type = String, required = true, max_length = 100)]
+    #[schema(value_type = String, required = true, min_length = 1, max_length = 100)]
     pub mime_type: Option<String>,
-    #[schema(value_type = String, required = true, format = Byte, max_length = 500000)]
+    #[schema(value_type = String, required = true, format = Byte, min_length = 1, max_length = 500000)]
     pub data: Option<String>,
     /// Members the input does not define; `validate()` rejects them.
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]

@@ -94,6 +94,14 @@ fn either_or_members() -> Vec<SchemaRule> {
         rule(FlowSelection::name(), "", "oneOf", json!([given("id"), given("slug")])),
         rule(KnowledgeBaseInput::name(), "", "oneOf", json!([given("content"), given("file")])),
         rule(FlowSelection::name(), "", "anyOf", runs_something),
+        rule(
+            PolicyUpdate::name(),
+            "",
+            "anyOf",
+            json!([given("status"), given("name"), given("conditions"), given("metrics")]),
+        ),
+        // A group's conditions default to none on decode, which the service refuses.
+        rule(ConditionGroupInput::name(), "", "required", json!(["conditions"])),
     ]
 }
 

@@ -441,7 +441,7 @@ impl App {
             return true;
         }
         match &result {
-            Ok(_) => self.toast(Level::Info, format!("done: {}", write.label())),
+            Ok(_) => {}
             Err(error) if error.unreachable => self.disconnected(&error.message),
             Err(error) if error.forbidden => self.forbidden(write.label()),
             Err(error) => self.toast(Level::Error, format!("could not {}: {}", write.label(), error.message)),
@@ -455,6 +455,10 @@ impl App {
         }
         for pane in &mut self.panes {
             pane.written(&write, &result, &mut out);
+        }
+        // One toast per write: the pane's own words on what it did, or these.
+        if result.is_ok() && out.toasts.is_empty() {
+            self.toast(Level::Info, format!("done: {}", write.label()));
         }
         self.apply(out);
         true

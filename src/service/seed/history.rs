@@ -2,7 +2,9 @@
 //! with verdicts rather than an empty list. They are real runs: PENDING jobs of the seeded plan,
 //! started as any run is, whose replay sets their clock back to the night they stand for and,
 //! for the newest, has the reference agent answer as a build with a regression on one edge
-//! case. The simulation engine runs them as soon as the service starts, as fast as it can.
+//! case. The simulation engine runs them as soon as the service starts, as fast as it can, each
+//! on a clock of its own set to its night (`Replay`); the first start waits for them to end
+//! (`settled`), so no one sees last month's run as PENDING.
 
 use crate::service::store::Tx;
 
@@ -25,14 +27,18 @@ const NIGHTS: &[(&str, Option<&str>)] = &[
 
 pub fn nightly_runs(tx: &Tx) -> ServiceResult<()> {
     let plan: RunPlan = store::require(tx, Kind::RunPlan, NIGHTLY_PLAN)?;
-    let now = jiff::Timestamp::now();
     for (night, build) in NIGHTS {
         let at: jiff::Timestamp =
             night.parse().map_err(|e| ServiceError::internal(format!("seeded night {night}: {e}")))?;
-        let offset = at.as_millisecond() - now.as_millisecond();
         let job = start::start_job_at(tx, &plan, None, "", Timestamp::from(at), JobTrigger::Scheduled)?;
-        let replay = Replay { clock_offset_ms: offset, reference_build: build.map(str::to_owned) };
+        let replay = Replay { starts_at: Timestamp::from(at), reference_build: build.map(str::to_owned) };
         jobs::set_replay(tx, &job.simulation_run_plan_job_id.to_string(), &replay)?;
     }
     Ok(())
+}
+
+/// Whether every job of the seeded history has ended.
+pub fn settled(conn: &store::Conn) -> ServiceResult<bool> {
+    let open = ["PENDING", "RUNNING", "RUNNING_SIMULATIONS", "CANCELLING"];
+    Ok(store::count_children(conn, Kind::RunPlanJob, NIGHTLY_PLAN, &open)? == 0)
 }

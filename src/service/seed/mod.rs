@@ -34,6 +34,22 @@ const SEEDED: &str = "seeded_at";
 mod history;
 mod production;
 
+/// Waits, up to a minute, for the seeded history's jobs to end: a first start then shows last
+/// month's nights finished, never PENDING. Past the minute they go on in the background.
+pub async fn wait_for_history(store: &Store) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let mut tick = tokio::time::interval(std::time::Duration::from_millis(20));
+    loop {
+        tick.tick().await;
+        match store.read(history::settled).await {
+            Ok(true) => return,
+            Ok(false) if std::time::Instant::now() < deadline => {}
+            Ok(false) => return tracing::warn!("the seeded history is still running after a minute"),
+            Err(e) => return tracing::warn!("cannot read the seeded history: {}", e.body.message),
+        }
+    }
+}
+
 /// Seeds the store unless it was seeded before (or holds data of its own); with `history`, also
 /// the seeded plan's last nightly runs, which the simulation engine then runs. Replicas starting
 /// together on one database seed it once: the first seeds, the others find it seeded.

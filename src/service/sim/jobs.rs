@@ -239,17 +239,28 @@ pub(crate) fn release_due_retries(tx: &Tx, job_id: &str, now: &Timestamp) -> Ser
     Ok(())
 }
 
-/// How a job of the seeded history runs: on a clock set back to the night it stands for, as
-/// fast as the machine allows, against the reference agent as one of its builds. Kept on the
-/// job (an internal member) so that a restart mid-seeding resumes it the same way.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+/// How a job of the seeded history runs: on a clock of its own that starts on the night it
+/// stands for, as fast as the machine allows, against the reference agent as one of its builds.
+/// Its simulations are laid out on that clock as a paced run would have made them (`lay_out`),
+/// so the history reads as calls of a minute or two in a run of minutes. Kept on the job (an
+/// internal member) so that a restart mid-seeding resumes it the same way.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Replay {
-    /// Milliseconds added to the wall clock for every time this job's work records.
-    pub clock_offset_ms: i64,
+    /// When the job started, on its own clock.
+    pub starts_at: Timestamp,
     /// The reference agent's build, by name (`reference_agent::ReferenceBuild`).
     pub reference_build: Option<String>,
 }
+
+/// A replayed simulation's place on its job's clock: the plan's concurrent slots each dial in
+/// turn, a few seconds apart, and each simulation holds its slot long enough for the longest
+/// seeded call and its scoring.
+const FIRST_DIAL_MS: i64 = 4_000;
+const SLOT_STAGGER_MS: i64 = 1_500;
+const SLOT_MS: i64 = 150_000;
+/// How long a replayed simulation's metrics take to collect after its call ends.
+pub const REPLAY_COLLECTING_MS: i64 = 3_000;
 
 impl Replay {
     /// The replay a stored job carries, if any.
@@ -257,12 +268,23 @@ impl Replay {
         job.get("replay").and_then(|r| serde_json::from_value(r.clone()).ok())
     }
 
-    /// Now, on this job's clock.
+    /// Now, on this job's clock: the wall clock, or a replay's start.
     pub fn now(replay: Option<&Replay>) -> Timestamp {
-        let offset = replay.map_or(0, |r| r.clock_offset_ms);
-        let now = jiff::Timestamp::now();
-        Timestamp::from(now.checked_add(jiff::SignedDuration::from_millis(offset)).unwrap_or(now))
+        replay.map_or_else(Timestamp::now, |r| r.starts_at.clone())
     }
+
+    /// When the simulation at `position` (its iteration) starts, with `slots` running at once.
+    pub fn lay_out(&self, position: u64, slots: i64) -> Timestamp {
+        let (position, slots) = (position as i64, slots.max(1));
+        let offset = FIRST_DIAL_MS + (position / slots) * SLOT_MS + (position % slots) * SLOT_STAGGER_MS;
+        later(&self.starts_at, offset)
+    }
+}
+
+/// `at`, `ms` milliseconds later (`at` itself if it is not a time).
+pub(crate) fn later(at: &Timestamp, ms: i64) -> Timestamp {
+    let moved = at.parse().and_then(|t| t.checked_add(jiff::SignedDuration::from_millis(ms)).ok());
+    moved.map_or_else(|| at.clone(), Timestamp::from)
 }
 
 /// Has a job run as a replay (see `Replay`).
@@ -345,7 +367,7 @@ pub fn settle_job(tx: &Tx, job_id: &str) -> ServiceResult<()> {
     if job["status"] == status {
         return Ok(());
     }
-    let now = serde_json::to_value(Replay::now(Replay::of(&job).as_ref()))?;
+    let now = serde_json::to_value(ended_at(tx, job_id, Replay::of(&job).as_ref())?)?;
     job["status"] = status.into();
     job["endedAt"] = now.clone();
     if status == "FAILED" {
@@ -370,6 +392,15 @@ pub fn settle_job(tx: &Tx, job_id: &str) -> ServiceResult<()> {
         )?;
     }
     Ok(())
+}
+
+/// When a job that has just settled ended: now, or for a replay, a moment after its last
+/// simulation ended on its clock.
+fn ended_at(tx: &Tx, job_id: &str, replay: Option<&Replay>) -> ServiceResult<Timestamp> {
+    let Some(replay) = replay else { return Ok(Timestamp::now()) };
+    let simulations: Vec<SimulationJob> = store::children(tx, Kind::SimulationJob, job_id)?;
+    let last = simulations.iter().filter_map(|s| s.completed_at.as_ref()).max_by_key(|t| t.parse());
+    Ok(later(last.unwrap_or(&replay.starts_at), 1_000))
 }
 
 /// Hands back a simulation whose replica stopped renewing its lease (it died, or lost the

@@ -2,10 +2,11 @@
 //! job's scheduling reads.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
 
 use uuid::Uuid;
 
-use super::jobs::Replay;
+use super::jobs::{Replay, later};
 use super::limits::JobLimits;
 use super::selection::plan_metric_ids;
 use crate::api::model::*;
@@ -47,6 +48,8 @@ pub(super) struct Work {
     pub(super) variables: Option<RunVariables>,
     /// Set for a job of the seeded history: its clock, speed and agent build.
     pub(super) replay: Option<Replay>,
+    /// How far a replayed simulation has gone on its job's clock since it started.
+    pub(super) replayed_ms: AtomicI64,
 }
 
 /// A job's limits, as its scheduling reads them.
@@ -70,8 +73,22 @@ impl Limits {
 }
 
 impl Work {
-    /// Now, on this job's clock.
+    /// Now, on this job's clock: the wall clock, or in a replay the simulation's place on the
+    /// job's clock and how far it has gone since.
     pub(super) fn now(&self) -> Timestamp {
-        Replay::now(self.replay.as_ref())
+        match &self.replay {
+            None => Timestamp::now(),
+            Some(replay) => {
+                let start =
+                    replay.lay_out(self.simulation.iteration.unwrap_or(0), self.plan.max_concurrent_jobs_or_default());
+                later(&start, self.replayed_ms.load(Ordering::Relaxed))
+            }
+        }
+    }
+
+    /// Moves a replayed simulation's clock on by `ms` (a paced run's time passing); no-op
+    /// otherwise.
+    pub(super) fn pass(&self, ms: i64) {
+        self.replayed_ms.fetch_add(ms.max(0), Ordering::Relaxed);
     }
 }

@@ -15,7 +15,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 
-use crate::api::model::{OffsetPagination, ScoreSample, ScoreSampleQuery, Target, benchmark_limits};
+use crate::api::model::{OffsetPagination, ScoreSample, ScoreSampleQuery, Target, benchmark_limits, percent};
 use crate::console::keymap::Action;
 use crate::console::message::{FetchError, Fetched, Request};
 use crate::console::pane::{Out, Selection, ViewCtx};
@@ -34,7 +34,7 @@ const COLUMNS: &[Column] = &[
     col("#", Length(4)),
     col("CONDITION", Fill(1)),
     col("METRIC", Fill(1)),
-    col("VALUE", Length(7)),
+    col("VALUE", Length(10)),
     col("CALL", Length(8)),
 ];
 
@@ -458,11 +458,26 @@ impl SamplesView {
 /// The column `s` sorts by: VALUE.
 const BY_SCORE: usize = 3;
 
-/// A sample's score as a number to order by: 0 for false and 1 for true (a pass/fail sample
-/// may carry its number too), else its number; none sorts last.
+/// The ratings benchmark scorers give (empathy and the like): 1 to 5.
+const RATING: (f64, f64) = (1.0, 5.0);
+
+/// A sample's score in percent, the scale targets and run scores use: a pass 100 and a fail 0,
+/// a fraction (0–1) times 100, a rating placed on its 1–5 scale (1 is 0 %, 5 is 100 %);
+/// none for a number on no scale it can be read on.
+fn percent_score(sample: &ScoreSample) -> Option<f64> {
+    if let Some(passed) = sample.boolean_value {
+        return Some(if passed { 100.0 } else { 0.0 });
+    }
+    match sample.numeric_value? {
+        n if (0.0..=1.0).contains(&n) => Some(n * 100.0),
+        n if (RATING.0..=RATING.1).contains(&n) => Some((n - RATING.0) / (RATING.1 - RATING.0) * 100.0),
+        _ => None,
+    }
+}
+
+/// A sample's score to order by: its percent; one on no scale sorts last.
 fn score(sample: &ScoreSample) -> f64 {
-    let boolean = sample.boolean_value.map(|b| if b { 1.0 } else { 0.0 });
-    boolean.or(sample.numeric_value).unwrap_or(f64::INFINITY)
+    percent_score(sample).unwrap_or(f64::INFINITY)
 }
 
 /// As listed (by number), or by score, ties kept in listed order.
@@ -473,18 +488,23 @@ fn order(a: &Numbered, b: &Numbered, column: usize) -> std::cmp::Ordering {
     }
 }
 
-/// A sample's value as text and style: the number, the boolean, or both ("1 true").
+/// A sample's value as text and style: its percent with what it was ("100 % pass",
+/// "75 % 4/5"), or the bare number when it is on no scale.
 fn value(sample: &ScoreSample, theme: &Theme) -> (String, ratatui::style::Style) {
-    let number = sample.numeric_value.map(number);
-    let boolean = sample.boolean_value.map(|b| b.to_string());
     let style = match sample.boolean_value {
         Some(true) => theme.ok(),
         Some(false) => theme.error(),
         None => ratatui::style::Style::new(),
     };
-    let text = match (number, boolean) {
-        (Some(n), Some(b)) => format!("{n} {b}"),
-        (n, b) => n.or(b).unwrap_or_else(|| "—".into()),
+    let was = match (sample.boolean_value, sample.numeric_value) {
+        (Some(passed), _) => Some(if passed { "pass".to_owned() } else { "fail".to_owned() }),
+        (None, Some(n)) if n > 1.0 => Some(format!("{}/{}", number(n), number(RATING.1))),
+        _ => None,
+    };
+    let text = match (percent_score(sample), was) {
+        (Some(p), Some(was)) => format!("{} {was}", percent(p)),
+        (Some(p), None) => percent(p),
+        (None, _) => sample.numeric_value.map(number).unwrap_or_else(|| "—".into()),
     };
     (text, style)
 }

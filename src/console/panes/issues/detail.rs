@@ -105,7 +105,7 @@ fn facts(view: &IssueView<'_>, ctx: &ViewCtx) -> Vec<Line<'static>> {
     lines
         .section("record")
         .kv("source", or_dash(issue.source.as_ref().map(|s| s.as_str())))
-        .kv("assignee", issue.assignee_user_id.map(|id| id.to_string()).unwrap_or_else(|| "unassigned".into()))
+        .kv("assignee", super::edit::assignee(issue.assignee_user_id))
         .opt("fingerprint", issue.fingerprint.as_ref())
         .opt("alert", issue.alert_id)
         .kv("id", issue.id.to_string())

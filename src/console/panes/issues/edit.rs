@@ -12,6 +12,16 @@ use crate::console::message::Write;
 use crate::console::widgets::form::{Field, Form, Opt};
 use crate::console::widgets::modal::Modal;
 
+/// How an assignee reads: the service keeps a user's id only (there is no users resource to
+/// name them by), so the id cut to the 8 characters the other screens show ids by, as a user:
+/// `user 5dd1249a…`; the form's value and the raw JSON keep it whole.
+pub fn assignee(id: Option<Uuid>) -> String {
+    match id {
+        Some(id) => format!("user {}…", &id.simple().to_string()[..8]),
+        None => "unassigned".into(),
+    }
+}
+
 /// The users assigned to `issues`, most issues first, as options: `5dd1249a-… · 2 issues`.
 fn assignees(issues: &[Issue]) -> Vec<Opt> {
     let mut counts: BTreeMap<Uuid, usize> = BTreeMap::new();
@@ -21,7 +31,8 @@ fn assignees(issues: &[Issue]) -> Vec<Opt> {
     let mut counted: Vec<(Uuid, usize)> = counts.into_iter().collect();
     counted.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     let plural = |n: usize| if n == 1 { "" } else { "s" };
-    counted.into_iter().map(|(id, n)| Opt::new(id.to_string(), format!("{id} · {n} issue{}", plural(n)))).collect()
+    let label = |id: Uuid, n: usize| format!("{} · {n} issue{}", assignee(Some(id)), plural(n));
+    counted.into_iter().map(|(id, n)| Opt::new(id.to_string(), label(id, n))).collect()
 }
 
 /// Opens the form over `modal`, filled with the issue's current values; `issues` are those

@@ -25,7 +25,7 @@ use uuid::Uuid;
 use super::agent_link::AgentLink;
 use super::call_record::{build_call, insert_call};
 use super::conversation::{Failed, ModelCaller, Setup, converse};
-use super::jobs::{Retry, record_simulation, save_simulation, settle_job};
+use super::jobs::{REPLAY_COLLECTING_MS, Retry, record_simulation, save_simulation, settle_job};
 use super::scoring::{Collected, collection_item, score, store_values};
 use super::selection::{scenario_flow, simulation_variables};
 use super::work::{JobMetrics, Work};
@@ -309,6 +309,7 @@ impl Simulator {
         if work.replay.is_none() {
             self.pace(outcome.duration_ms).await; // history replays as fast as it can
         }
+        work.pass(outcome.duration_ms + REPLAY_COLLECTING_MS);
 
         simulation.processing_status = Some(ProcessingStatus::CollectingMetrics);
         simulation.call_id = Some(call_id);

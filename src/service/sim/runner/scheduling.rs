@@ -70,7 +70,11 @@ impl Simulator {
         let mode = plan.execution_mode_or_default();
         let plan_key = body["simulationRunPlanId"].as_str().map_or_else(|| job_id.to_owned(), str::to_owned);
         let limits = Limits { job_id: job_id.to_owned(), plan_key, mode, max: plan.max_concurrent_jobs_or_default() };
-        let now = Replay::now(Replay::of(&body).as_ref());
+        // A replay's retries are due at once: it runs as fast as it can.
+        let now = match Replay::of(&body) {
+            Some(_) => Timestamp::from(jiff::Timestamp::MAX),
+            None => Timestamp::now(),
+        };
         let picked = self.pick(limits, now).await.map_err(JobError::from)?;
         if picked.is_empty() {
             return Ok(());
@@ -84,6 +88,7 @@ impl Simulator {
                 plan: plan.clone(),
                 variables: variables.clone(),
                 replay: Replay::of(&body),
+                replayed_ms: Default::default(),
             };
             let engine = self.clone();
             tokio::spawn(async move { engine.run(work).await });
