@@ -26,6 +26,7 @@ use super::agent_link::AgentLink;
 use super::call_record::{build_call, insert_call};
 use super::conversation::{Failed, ModelCaller, Setup, converse};
 use super::jobs::{Retry, record_simulation, save_simulation, settle_job};
+use super::limits;
 use super::scoring::{Collected, collection_item, score, store_values};
 use super::selection::{scenario_flow, simulation_variables};
 use super::work::{JobMetrics, Work};
@@ -207,7 +208,7 @@ impl Simulator {
                     let job = store::peek_status(tx, Kind::RunPlanJob, &job_id)?
                         .ok_or_else(|| ServiceError::not_found(Kind::RunPlanJob.label(), &job_id))?;
                     let mut current: SimulationJob = store::require(tx, Kind::SimulationJob, &id)?;
-                    let job_open = matches!(job.as_str(), "PENDING" | "RUNNING" | "RUNNING_SIMULATIONS");
+                    let job_open = limits::ACTIVE_JOBS.contains(&RunPlanJobStatus::from(job.as_str()));
                     if !job_open || current.status != Some(SimulationJobStatus::Queued) {
                         if !current.status.as_ref().is_some_and(SimulationJobStatus::is_terminal) {
                             current.status = Some(SimulationJobStatus::Cancelled);
