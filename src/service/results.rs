@@ -8,11 +8,11 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::service::store::Conn;
-use serde_json::Value;
 use uuid::Uuid;
 
 use super::error::ServiceResult;
 use super::metrics::versions::AtInstant;
+use super::sim::jobs::StoredRunPlanJob;
 use super::sim::selection::simulation_variables;
 use super::store::values::{ValueRow as Row, values_by_call as rows_by_call};
 use super::store::{self, Kind};
@@ -21,11 +21,10 @@ use crate::api::model::*;
 /// The results of run plan job `job_id`, or 404.
 pub fn run_results(conn: &Conn, job_id: &str) -> ServiceResult<RunResults> {
     let started = std::time::Instant::now();
-    let body: Value = store::require(conn, Kind::RunPlanJob, job_id)?;
-    let plan: Option<RunPlanInput> = body.get("plan").and_then(|p| serde_json::from_value(p.clone()).ok());
-    let runtime: Option<RunVariables> = body.get("variables").and_then(|v| serde_json::from_value(v.clone()).ok());
-    let collection_id = body.get("collectionJobId").and_then(Value::as_str).map(str::to_owned);
-    let job: RunPlanJob = serde_json::from_value(body)?;
+    let stored = StoredRunPlanJob::load(conn, job_id)?;
+    let (plan, runtime) = (stored.plan()?, stored.variables()?);
+    let collection_id = stored.collection_job_id.map(|id| id.to_string());
+    let job = stored.job;
     let simulations = simulations(conn, job_id)?;
     let read_simulations = started.elapsed();
     let rows = match &collection_id {

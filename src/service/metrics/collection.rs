@@ -7,7 +7,6 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::Value;
 use tokio::sync::Notify;
 use uuid::Uuid;
 
@@ -15,9 +14,10 @@ use super::compute::Conversation;
 use super::evaluate::{Catalog, evaluate, policy_matches};
 use super::judge::Judge;
 use crate::api::model::*;
-use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::error::ServiceResult;
 use crate::service::leases::{self, Worker};
-use crate::service::store::{self, Doc, Kind, Store, Tx};
+use crate::service::store::records::StoredCollectionJob;
+use crate::service::store::{self, Kind, Store, Tx};
 
 /// The background runner of collection jobs.
 #[derive(Clone)]
@@ -67,7 +67,7 @@ impl Collector {
             let next: Option<String> = self
                 .store
                 .read(|c| {
-                    let pending = store::in_status(c, Kind::CollectionJob, &["PENDING"])?;
+                    let pending = store::in_status(c, Kind::CollectionJob, &[CollectionJobStatus::Pending.as_str()])?;
                     Ok(pending.into_iter().next().map(|(id, _, _)| id))
                 })
                 .await?;
@@ -81,7 +81,7 @@ impl Collector {
                     self.store
                         .write(move |tx| {
                             leases::require_held(tx, Kind::CollectionJob, &id, &owner)?;
-                            finish(tx, &id, "FAILED", Some(&message))
+                            finish(tx, &id, CollectionJobStatus::Failed, Some(&message))
                         })
                         .await
                         .or_else(|e| if e.body.code == leases::LOST { Ok(()) } else { Err(e) })?;
@@ -96,16 +96,17 @@ impl Collector {
         let plan = self
             .store
             .write(move |tx| {
-                let mut job: Value = store::require(tx, Kind::CollectionJob, &job_id)?;
+                let mut stored = StoredCollectionJob::load(tx, &job_id)?;
                 // Every replica sees the job waiting; the first to claim it runs it.
-                if job["status"] != "PENDING" {
+                if stored.job.status != Some(CollectionJobStatus::Pending) {
                     return Err(leases::lost(Kind::CollectionJob, &job_id));
                 }
-                let plan = plan_job(tx, &job)?;
-                job["status"] = "PROCESSING".into();
-                job["startedAt"] = serde_json::to_value(Timestamp::now())?;
-                job["totalItems"] = (plan.calls.len() + plan.chats.len()).into();
-                save(tx, &job_id, &job, "PROCESSING")?;
+                let plan = plan_job(tx, &stored)?;
+                let job = &mut stored.job;
+                job.status = Some(CollectionJobStatus::Processing);
+                job.started_at = Some(Timestamp::now());
+                job.total_items = Some((plan.calls.len() + plan.chats.len()) as u64);
+                stored.save(tx)?;
                 store::leases::take(tx, Kind::CollectionJob, &job_id, &worker.owner, worker.until_ms())?;
                 Ok(plan)
             })
@@ -136,8 +137,8 @@ impl Collector {
                 .store
                 .write(move |tx| {
                     leases::require_held(tx, Kind::CollectionJob, &job_id, &owner)?;
-                    let mut job: Value = store::require(tx, Kind::CollectionJob, &job_id)?;
-                    if job["status"] == "CANCELED" {
+                    let mut stored = StoredCollectionJob::load(tx, &job_id)?;
+                    if stored.job.status == Some(CollectionJobStatus::Canceled) {
                         return Ok(true);
                     }
                     let failed = values.iter().any(|(_, v)| v.capture_status == Some(CaptureStatus::Error));
@@ -151,10 +152,11 @@ impl Collector {
                         };
                         store::values::put(tx, &key, value)?;
                     }
-                    let field = if failed { "failedItems" } else { "completedItems" };
-                    job[field] = (job[field].as_u64().unwrap_or(0) + 1).into();
-                    job["updatedAt"] = serde_json::to_value(Timestamp::now())?;
-                    save(tx, &job_id, &job, "PROCESSING")?;
+                    let job = &mut stored.job;
+                    let counted = if failed { &mut job.failed_items } else { &mut job.completed_items };
+                    *counted = Some(counted.unwrap_or(0) + 1);
+                    job.updated_at = Some(Timestamp::now());
+                    stored.save(tx)?;
                     Ok(false)
                 })
                 .await?;
@@ -166,13 +168,13 @@ impl Collector {
         self.store
             .write(move |tx| {
                 leases::require_held(tx, Kind::CollectionJob, &job_id, &owner)?;
-                let job: Value = store::require(tx, Kind::CollectionJob, &job_id)?;
-                let total = job["totalItems"].as_u64().unwrap_or(0);
-                let all_failed = total > 0 && job["failedItems"].as_u64() == Some(total);
-                if all_failed {
-                    finish(tx, &job_id, "FAILED", Some("every item failed; see the values' errorMessage"))
+                let job = StoredCollectionJob::load(tx, &job_id)?.job;
+                let total = job.total_items.unwrap_or(0);
+                if total > 0 && job.failed_items == Some(total) {
+                    let message = "every item failed; see the values' errorMessage";
+                    finish(tx, &job_id, CollectionJobStatus::Failed, Some(message))
                 } else {
-                    finish(tx, &job_id, "COMPLETED", None)
+                    finish(tx, &job_id, CollectionJobStatus::Completed, None)
                 }
             })
             .await
@@ -181,27 +183,14 @@ impl Collector {
 
 /// Which metrics and which calls a job covers: its own metrics and its policies' metrics, on
 /// its calls, or (with policies and no calls) on every call a policy selects.
-fn plan_job(tx: &crate::service::store::Tx, job: &Value) -> ServiceResult<Plan> {
-    let request = &job["request"];
-    let ids = |value: &Value| -> Vec<Uuid> {
-        value
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|v| v.as_str().and_then(|s| Uuid::parse_str(s).ok()))
-            .collect()
-    };
-    let policy_ids = ids(&job["policyIds"]);
+fn plan_job(tx: &crate::service::store::Tx, stored: &StoredCollectionJob) -> ServiceResult<Plan> {
+    let request = stored.request.clone().unwrap_or_default();
+    let policy_ids = stored.job.policy_ids.clone();
     let policies: Vec<MetricPolicy> = policy_ids
         .iter()
         .filter_map(|id| store::get(tx, Kind::MetricPolicy, &id.to_string()).transpose())
         .collect::<ServiceResult<_>>()?;
-    let mut metric_ids: Vec<Uuid> = request["metrics"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|m| m["id"].as_str().and_then(|s| Uuid::parse_str(s).ok()))
-        .collect();
+    let mut metric_ids: Vec<Uuid> = request.metrics.iter().flatten().map(|m| m.id).collect();
     for policy in &policies {
         metric_ids.extend(policy.metrics.iter().map(|m| m.id));
     }
@@ -212,7 +201,7 @@ fn plan_job(tx: &crate::service::store::Tx, job: &Value) -> ServiceResult<Plan> 
         .map(|id| store::get::<MetricDefinition>(tx, Kind::MetricDefinition, &id.to_string()))
         .filter_map(Result::transpose)
         .collect::<ServiceResult<Vec<_>>>()?;
-    let mut calls = ids(&request["callIds"]);
+    let mut calls = request.call_ids.unwrap_or_default();
     if calls.is_empty() && !policies.is_empty() {
         let endpoints: HashMap<Uuid, AgentEndpoint> =
             store::all::<AgentEndpoint>(tx, Kind::AgentEndpoint)?.into_iter().map(|e| (e.id, e)).collect();
@@ -223,7 +212,7 @@ fn plan_job(tx: &crate::service::store::Tx, job: &Value) -> ServiceResult<Plan> 
             }
         }
     }
-    Ok(Plan { definitions, calls, chats: ids(&request["chatIds"]), policy_ids })
+    Ok(Plan { definitions, calls, chats: request.chat_ids.unwrap_or_default(), policy_ids })
 }
 
 /// A call (or a chat, read as one) with its transcript and, for a simulated call, its flow.
@@ -256,46 +245,43 @@ fn conversation(
     Ok((call, transcript, flow, ran.and_then(|f| f.variant_id)))
 }
 
-fn save(tx: &crate::service::store::Tx, id: &str, job: &Value, status: &str) -> ServiceResult<()> {
-    let created = job["createdAt"].as_str().unwrap_or_default().to_owned();
-    store::update(tx, &Doc::new(Kind::CollectionJob, id, job, created)?.status(Some(status)))
-}
-
 /// Ends a job (unless a caller cancelled it) and its lease.
-fn finish(tx: &Tx, id: &str, status: &str, error: Option<&str>) -> ServiceResult<()> {
+fn finish(tx: &Tx, id: &str, status: CollectionJobStatus, error: Option<&str>) -> ServiceResult<()> {
     store::leases::release(tx, Kind::CollectionJob, id)?;
-    let mut job: Value = store::require(tx, Kind::CollectionJob, id)?;
-    if job["status"] == "CANCELED" {
+    let mut stored = StoredCollectionJob::load(tx, id)?;
+    let job = &mut stored.job;
+    if job.status == Some(CollectionJobStatus::Canceled) {
         return Ok(());
     }
-    let now = serde_json::to_value(Timestamp::now()).map_err(ServiceError::from)?;
-    job["status"] = status.into();
-    job["completedAt"] = now.clone();
-    job["updatedAt"] = now;
+    let now = Timestamp::now();
+    job.status = Some(status);
+    job.completed_at = Some(now.clone());
+    job.updated_at = Some(now);
     if let Some(error) = error {
-        job["errorMessage"] = error.into();
+        job.error_message = Some(error.to_owned());
     }
-    save(tx, id, &job, status)
+    stored.save(tx)
 }
 
 /// Hands back a job whose replica stopped renewing its lease while running it: the values it
 /// had written are forgotten and it waits to start over, unless its leases have run out
 /// `MAX_EXPIRIES` times (it fails). A job no longer running (a caller cancelled it) is left.
 pub(crate) fn hand_back(tx: &Tx, id: &str, exhausted: bool) -> ServiceResult<()> {
-    let mut job: Value = store::require(tx, Kind::CollectionJob, id)?;
-    if job["status"] != "PROCESSING" {
+    let mut stored = StoredCollectionJob::load(tx, id)?;
+    if stored.job.status != Some(CollectionJobStatus::Processing) {
         return Ok(());
     }
     if exhausted {
         let message =
             format!("interrupted: the service running this job stopped {} times before it ended", leases::MAX_EXPIRIES);
-        return finish(tx, id, "FAILED", Some(&message));
+        return finish(tx, id, CollectionJobStatus::Failed, Some(&message));
     }
     store::values::delete_of_job(tx, id)?;
-    job["status"] = "PENDING".into();
-    job["startedAt"] = Value::Null;
-    job["completedItems"] = 0.into();
-    job["failedItems"] = 0.into();
-    job["updatedAt"] = serde_json::to_value(Timestamp::now())?;
-    save(tx, id, &job, "PENDING")
+    let job = &mut stored.job;
+    job.status = Some(CollectionJobStatus::Pending);
+    job.started_at = None;
+    job.completed_items = Some(0);
+    job.failed_items = Some(0);
+    job.updated_at = Some(Timestamp::now());
+    stored.save(tx)
 }

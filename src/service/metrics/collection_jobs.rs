@@ -8,7 +8,8 @@ use uuid::Uuid;
 use super::value_groups::value_groups;
 use crate::api::model::*;
 use crate::service::error::{ServiceError, ServiceResult};
-use crate::service::store::{self, Doc, Kind};
+use crate::service::store::records::StoredCollectionJob;
+use crate::service::store::{self, Kind};
 
 /// Creates a PENDING job for the collector to run.
 pub fn create(tx: &Tx, input: CollectionJobInput) -> ServiceResult<CollectionJob> {
@@ -42,31 +43,27 @@ pub fn create(tx: &Tx, input: CollectionJobInput) -> ServiceResult<CollectionJob
         created_at: Some(at.clone()),
         updated_at: Some(at.clone()),
     };
-    let mut body = serde_json::to_value(&job)?;
-    body["request"] = serde_json::to_value(&input)?;
-    store::insert(tx, &Doc::new(Kind::CollectionJob, job.id, &body, at.0)?.status(Some("PENDING")))?;
+    StoredCollectionJob::new(job.clone(), input).insert(tx)?;
     Ok(job)
 }
 
 /// Cancels a job that has not ended; what was computed is kept.
 pub fn cancel(tx: &Tx, id: &str) -> ServiceResult<CollectionJob> {
-    let mut body: serde_json::Value = store::require(tx, Kind::CollectionJob, id)?;
-    let job: CollectionJob = serde_json::from_value(body.clone())?;
-    if job.status.as_ref().is_some_and(CollectionJobStatus::is_terminal) {
-        let status = job.status.as_ref().map(|s| s.as_str()).unwrap_or_default();
-        return Err(ServiceError::invalid("jobId", format!("the job has already ended ({status})")));
+    let mut stored = StoredCollectionJob::load(tx, id)?;
+    let job = &mut stored.job;
+    if let Some(status) = job.status.as_ref().filter(|s| s.is_terminal()) {
+        return Err(ServiceError::invalid("jobId", format!("the job has already ended ({})", status.as_str())));
     }
     let at = Timestamp::now();
-    body["status"] = "CANCELED".into();
-    body["completedAt"] = serde_json::to_value(&at)?;
-    body["updatedAt"] = serde_json::to_value(&at)?;
-    let created_at = job.created_at.map(|t| t.0).unwrap_or_default();
-    store::update(tx, &Doc::new(Kind::CollectionJob, id, &body, created_at)?.status(Some("CANCELED")))?;
-    Ok(serde_json::from_value::<CollectionJob>(body)?)
+    job.status = Some(CollectionJobStatus::Canceled);
+    job.completed_at = Some(at.clone());
+    job.updated_at = Some(at);
+    stored.save(tx)?;
+    Ok(stored.job)
 }
 
 /// Exactly the values job `id` produced, grouped by metric, even where later jobs overwrote them.
 pub fn values(c: &Conn, id: &str, filter: &ValueStatusFilter) -> ServiceResult<Vec<MetricValueGroup>> {
-    store::require::<serde_json::Value>(c, Kind::CollectionJob, id)?;
+    StoredCollectionJob::load(c, id)?;
     value_groups(c, store::values::of_job(c, id)?, filter)
 }

@@ -2,14 +2,16 @@
 //! towards the job's verdict), retrying the ones the agent never spoke on, settling the job once
 //! every test case has a final attempt, cancelling it, and recovering after a restart.
 
+mod record;
+
 use crate::service::store::Tx;
-use serde_json::Value;
 
 use crate::api::model::*;
-use crate::service::alerts::simulation::EndedRun;
 use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::store::records::StoredCollectionJob;
 use crate::service::store::{self, Doc, Kind, ends};
 use crate::service::verdict::{self, CheckResult, Tally, TallyPart};
+pub use record::{RunInputs, StoredRunPlanJob};
 
 pub(super) fn count_simulations(tx: &Tx, job_id: &str) -> ServiceResult<u64> {
     store::count_children(tx, Kind::SimulationJob, job_id, &[])
@@ -80,7 +82,17 @@ fn write_simulation(tx: &Tx, simulation: &mut SimulationJob, job_id: &str) -> Se
 fn job_cancelled(tx: &Tx, job_id: &str) -> ServiceResult<bool> {
     let status = store::status(tx, Kind::RunPlanJob, job_id)?
         .ok_or_else(|| ServiceError::not_found(Kind::RunPlanJob.label(), job_id))?;
-    Ok(matches!(status.as_str(), "CANCELLING" | "CANCELLED"))
+    Ok(is_cancelled(&RunPlanJobStatus::from(status.as_str())))
+}
+
+/// Whether a caller cancelled the job (it may still be ending).
+fn is_cancelled(status: &RunPlanJobStatus) -> bool {
+    matches!(status, RunPlanJobStatus::Cancelling | RunPlanJobStatus::Cancelled)
+}
+
+/// The wire names of `statuses`, for the store's status columns.
+fn names(statuses: &[SimulationJobStatus]) -> Vec<&str> {
+    statuses.iter().map(SimulationJobStatus::as_str).collect()
 }
 
 /// A simulation that has just ended, to be counted in its job's tally.
@@ -207,19 +219,13 @@ fn place_retry(tx: &Tx, silent: &SimulationJob, job_id: &str, retry: Retry) -> S
         ..silent.clone()
     };
     let doc = Doc::new(Kind::SimulationJob, next.simulation_job_id, &next, created.0)?
-        .status(Some("RETRY_SCHEDULED"))
+        .status(next.status.as_ref().map(SimulationJobStatus::as_str))
         .parent(Some(job_id));
     store::insert(tx, &doc)?;
-    let job: Value = store::require(tx, Kind::RunPlanJob, job_id)?;
-    if let Some(collection_id) = job["collectionJobId"].as_str() {
-        let mut collection: Value = store::require(tx, Kind::CollectionJob, collection_id)?;
-        collection["totalItems"] = (collection["totalItems"].as_u64().unwrap_or(0) + 1).into();
-        let created = collection["createdAt"].as_str().unwrap_or_default().to_owned();
-        let status = collection["status"].as_str().map(str::to_owned);
-        store::update(
-            tx,
-            &Doc::new(Kind::CollectionJob, collection_id, &collection, created)?.status(status.as_deref()),
-        )?;
+    if let Some(collection_id) = StoredRunPlanJob::load(tx, job_id)?.collection_job_id {
+        let mut collection = StoredCollectionJob::load(tx, &collection_id.to_string())?;
+        collection.job.total_items = Some(collection.job.total_items.unwrap_or(0) + 1);
+        collection.save(tx)?;
     }
     Ok(())
 }
@@ -263,11 +269,6 @@ const SLOT_MS: i64 = 150_000;
 pub const REPLAY_COLLECTING_MS: i64 = 3_000;
 
 impl Replay {
-    /// The replay a stored job carries, if any.
-    pub fn of(job: &Value) -> Option<Replay> {
-        job.get("replay").and_then(|r| serde_json::from_value(r.clone()).ok())
-    }
-
     /// Now, on this job's clock: the wall clock, or a replay's start.
     pub fn now(replay: Option<&Replay>) -> Timestamp {
         replay.map_or_else(Timestamp::now, |r| r.starts_at.clone())
@@ -289,52 +290,9 @@ pub(crate) fn later(at: &Timestamp, ms: i64) -> Timestamp {
 
 /// Has a job run as a replay (see `Replay`).
 pub fn set_replay(tx: &Tx, job_id: &str, replay: &Replay) -> ServiceResult<()> {
-    let mut job: Value = store::require(tx, Kind::RunPlanJob, job_id)?;
-    job["replay"] = serde_json::to_value(replay)?;
-    save_job(tx, job_id, &mut job)
-}
-
-/// Writes the job with its verdict brought up to date with its tally and status.
-/// A job that ends with this write is judged by the simulation alerts watching its plan.
-pub(super) fn save_job(tx: &Tx, job_id: &str, job: &mut Value) -> ServiceResult<()> {
-    with_verdict(job)?;
-    let created = job["createdAt"].as_str().unwrap_or_default().to_owned();
-    let plan = job["simulationRunPlanId"].as_str().map(str::to_owned);
-    let status = job["status"].as_str().map(str::to_owned);
-    let ended = |s: Option<&str>| s.is_some_and(|s| RunPlanJobStatus::from(s).is_terminal());
-    let ends_now = ended(status.as_deref()) && !ended(store::status(tx, Kind::RunPlanJob, job_id)?.as_deref());
-    store::update(
-        tx,
-        &Doc::new(Kind::RunPlanJob, job_id, &*job, created)?.status(status.as_deref()).parent(plan.as_deref()),
-    )?;
-    if ends_now {
-        let ended: JobEnd = serde_json::from_value(job.clone())?;
-        if let (Some(plan_id), Some(status)) = (ended.simulation_run_plan_id, ended.status.as_ref()) {
-            let run = EndedRun { job_id, plan_id, status, verdict: ended.verdict.as_ref() };
-            crate::service::alerts::simulation::run_ended(tx, &run)?;
-        }
-    }
-    Ok(())
-}
-
-/// What a simulation alert reads of a job that ends.
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct JobEnd {
-    simulation_run_plan_id: Option<uuid::Uuid>,
-    status: Option<RunPlanJobStatus>,
-    verdict: Option<Verdict>,
-}
-
-/// Sets `verdict` and `attemptSummary` from the job's tally and status (jobs from before
-/// verdicts have no tally).
-pub(super) fn with_verdict(job: &mut Value) -> ServiceResult<()> {
-    let Some(tally) = job.get("tally") else { return Ok(()) };
-    let tally: Tally = serde_json::from_value(tally.clone())?;
-    let status = RunPlanJobStatus::from(job["status"].as_str().unwrap_or("PENDING"));
-    job["verdict"] = serde_json::to_value(tally.verdict(&status))?;
-    job["attemptSummary"] = serde_json::to_value(tally.attempt_summary())?;
-    Ok(())
+    let mut job = StoredRunPlanJob::load(tx, job_id)?;
+    job.replay = Some(replay.clone());
+    job.save(tx)
 }
 
 /// Folds the ends appended for the job into it (`fold_ends`), then ends the job once every
@@ -350,48 +308,54 @@ pub fn settle_job(tx: &Tx, job_id: &str) -> ServiceResult<()> {
     // before, so the fold below takes it and a job never settles without one of its parts. A
     // retry waiting out its backoff keeps the run open: it settles once every test case has a
     // final attempt.
-    let open = count(&["PENDING", "QUEUED", "PROCESSING", "CANCELLING", "RETRY_SCHEDULED"])?;
+    use SimulationJobStatus as S;
+    let open = count(&names(&[S::Pending, S::Queued, S::Processing, S::Cancelling, S::RetryScheduled]))?;
     fold_ends(tx, job_id, &status)?;
-    if matches!(status.as_str(), "COMPLETED" | "FAILED" | "CANCELLED" | "TIMED_OUT") || open > 0 {
+    if RunPlanJobStatus::from(status.as_str()).is_terminal() || open > 0 {
         return Ok(()); // an ended job never changes again (but for a late end's part)
     }
-    let mut job: Value = store::require(tx, Kind::RunPlanJob, job_id)?;
-    let completed = count(&["COMPLETED"])?;
-    let status = if job["status"] == "CANCELLING" {
-        "CANCELLED"
+    let mut stored = StoredRunPlanJob::load(tx, job_id)?;
+    let completed = count(&names(&[S::Completed]))?;
+    let status = if stored.status() == RunPlanJobStatus::Cancelling {
+        RunPlanJobStatus::Cancelled
     } else if completed > 0 {
-        "COMPLETED"
+        RunPlanJobStatus::Completed
     } else {
-        "FAILED"
+        RunPlanJobStatus::Failed
     };
-    if job["status"] == status {
+    if stored.job.status.as_ref() == Some(&status) {
         return Ok(());
     }
-    let now = serde_json::to_value(ended_at(tx, job_id, Replay::of(&job).as_ref())?)?;
-    job["status"] = status.into();
-    job["endedAt"] = now.clone();
-    if status == "FAILED" {
-        job["errorMessage"] = "no simulation succeeded; see each simulation's errorMessage".into();
+    let now = ended_at(tx, job_id, stored.replay.as_ref())?;
+    let job = &mut stored.job;
+    job.status = Some(status.clone());
+    job.ended_at = Some(now.clone());
+    if status == RunPlanJobStatus::Failed {
+        job.error_message = Some("no simulation succeeded; see each simulation's errorMessage".into());
     }
-    save_job(tx, job_id, &mut job)?;
-    if let Some(collection_id) = job["collectionJobId"].as_str() {
-        let mut collection: Value = store::require(tx, Kind::CollectionJob, collection_id)?;
-        // One a caller cancelled while the run went on stays CANCELED.
-        let ended = collection["status"].as_str().map(CollectionJobStatus::from);
-        if ended.as_ref().is_some_and(CollectionJobStatus::is_terminal) {
-            return Ok(());
-        }
-        let final_status = if status == "CANCELLED" { "CANCELED" } else { "COMPLETED" };
-        collection["status"] = final_status.into();
-        collection["completedAt"] = now.clone();
-        collection["updatedAt"] = now;
-        let created = collection["createdAt"].as_str().unwrap_or_default().to_owned();
-        store::update(
-            tx,
-            &Doc::new(Kind::CollectionJob, collection_id, &collection, created)?.status(Some(final_status)),
-        )?;
+    stored.save(tx)?;
+    match stored.collection_job_id {
+        Some(collection_id) => close_collection(tx, &collection_id.to_string(), &status, now),
+        None => Ok(()),
     }
-    Ok(())
+}
+
+/// Closes an ended job's collection job, unless a caller cancelled it while the run went on (it
+/// stays CANCELED).
+fn close_collection(tx: &Tx, id: &str, job_status: &RunPlanJobStatus, now: Timestamp) -> ServiceResult<()> {
+    let mut collection = StoredCollectionJob::load(tx, id)?;
+    let job = &mut collection.job;
+    if job.status.as_ref().is_some_and(CollectionJobStatus::is_terminal) {
+        return Ok(());
+    }
+    job.status = Some(if *job_status == RunPlanJobStatus::Cancelled {
+        CollectionJobStatus::Canceled
+    } else {
+        CollectionJobStatus::Completed
+    });
+    job.completed_at = Some(now.clone());
+    job.updated_at = Some(now);
+    collection.save(tx)
 }
 
 /// When a job that has just settled ended: now, or for a replay, a moment after its last
@@ -414,10 +378,10 @@ pub(crate) fn hand_back(tx: &Tx, id: &str, job_id: &str, exhausted: bool) -> Ser
         return settle_job(tx, job_id); // ended (or not started) meanwhile: nothing to run again
     }
     let job_status = store::status(tx, Kind::RunPlanJob, job_id)?.unwrap_or_default();
-    let replay =
-        store::member(tx, Kind::RunPlanJob, job_id, "$.replay")?.and_then(|r| serde_json::from_str::<Replay>(&r).ok());
+    let replay = store::member(tx, Kind::RunPlanJob, job_id, "$.replay")?;
+    let replay = replay.map(|r| serde_json::from_str::<Option<Replay>>(&r)).transpose()?.flatten();
     let now = Replay::now(replay.as_ref());
-    if matches!(job_status.as_str(), "CANCELLING" | "CANCELLED") {
+    if is_cancelled(&RunPlanJobStatus::from(job_status.as_str())) {
         simulation.status = Some(SimulationJobStatus::Cancelled);
         simulation.completed_at = Some(now);
     } else if exhausted {
@@ -442,11 +406,15 @@ pub(crate) fn hand_back(tx: &Tx, id: &str, job_id: &str, exhausted: bool) -> Ser
 
 /// The job's retries waiting out their backoff, soonest first.
 pub fn pending_retries(conn: &crate::service::store::Conn, job_id: &str) -> ServiceResult<Vec<PendingRetry>> {
-    let job: Value = store::require(conn, Kind::RunPlanJob, job_id)?;
-    let plan: RunPlanInput = serde_json::from_value(job["plan"].clone()).unwrap_or_default();
-    let max_attempts = plan.max_no_response_retries_or_default().max(0) as u32 + 1;
+    let job = StoredRunPlanJob::load(conn, job_id)?;
     let waiting: Vec<SimulationJob> =
         store::children_with_status(conn, Kind::SimulationJob, job_id, SimulationJobStatus::RetryScheduled.as_str())?;
+    if waiting.is_empty() {
+        return Ok(Vec::new());
+    }
+    // Retries are placed from the job's plan: a job with retries and no plan is broken.
+    let plan = job.plan()?.ok_or_else(|| ServiceError::internal(format!("run plan job {job_id} has no plan")))?;
+    let max_attempts = plan.max_no_response_retries_or_default().max(0) as u32 + 1;
     let mut retries: Vec<PendingRetry> = waiting
         .into_iter()
         .map(|simulation| PendingRetry {
@@ -482,10 +450,10 @@ pub fn fail(tx: &Tx, id: &str, reason: &str) -> ServiceResult<()> {
         simulation.completed_at = Some(at.clone());
     })?;
     settle_job(tx, id)?;
-    let mut job: Value = store::require(tx, Kind::RunPlanJob, id)?;
-    if job["status"] == RunPlanJobStatus::Failed.as_str() {
-        job["errorMessage"] = reason.into();
-        save_job(tx, id, &mut job)?;
+    let mut job = StoredRunPlanJob::load(tx, id)?;
+    if job.status() == RunPlanJobStatus::Failed {
+        job.job.error_message = Some(reason.to_owned());
+        job.save(tx)?;
     }
     Ok(())
 }
@@ -537,9 +505,9 @@ pub fn cancel(tx: &Tx, id: &str) -> ServiceResult<()> {
         simulation.status = Some(SimulationJobStatus::Cancelled);
         simulation.completed_at = Some(at.clone());
     })?;
-    let mut body: Value = store::require(tx, Kind::RunPlanJob, id)?;
-    body["status"] = "CANCELLING".into();
-    save_job(tx, id, &mut body)?;
+    let mut job = StoredRunPlanJob::load(tx, id)?;
+    job.job.status = Some(RunPlanJobStatus::Cancelling);
+    job.save(tx)?;
     // With nothing mid-call, nobody else would end the job: it is CANCELLED now.
     settle_job(tx, id)
 }

@@ -5,16 +5,22 @@
 //! runs alone while it runs. A job's places are shared out among the live replicas, so that
 //! each runs its part of a run rather than the first to look taking them all.
 
-use crate::api::model::ExecutionMode;
+use crate::api::model::{ExecutionMode, RunPlanJobStatus, SimulationJobStatus};
 use crate::service::error::ServiceResult;
 use crate::service::leases::now_ms;
 use crate::service::store::{self, Conn, Kind, leases};
 
 /// A run plan job whose simulations may still start.
-pub const ACTIVE_JOBS: &[&str] = &["PENDING", "RUNNING", "RUNNING_SIMULATIONS"];
+pub const ACTIVE_JOBS: &[RunPlanJobStatus] =
+    &[RunPlanJobStatus::Pending, RunPlanJobStatus::Running, RunPlanJobStatus::RunningSimulations];
 
 /// Simulations that hold a place: picked to start, or running.
-const RUNNING: &[&str] = &["QUEUED", "PROCESSING"];
+const RUNNING: &[SimulationJobStatus] = &[SimulationJobStatus::Queued, SimulationJobStatus::Processing];
+
+/// `ACTIVE_JOBS` as the store's status column spells them.
+pub fn active_job_names() -> Vec<&'static str> {
+    ACTIVE_JOBS.iter().map(RunPlanJobStatus::as_str).collect()
+}
 
 /// What a job's limits are: its own id, its plan's (the job's own for an inline plan), its
 /// execution mode and its concurrency.
@@ -29,10 +35,11 @@ pub struct JobLimits<'a> {
 
 /// How many more of the job's simulations may start now.
 pub fn room(conn: &Conn, job: &JobLimits) -> ServiceResult<usize> {
-    let running = |id: &str| store::count_children(conn, Kind::SimulationJob, id, RUNNING);
+    let held: Vec<&str> = RUNNING.iter().map(SimulationJobStatus::as_str).collect();
+    let running = |id: &str| store::count_children(conn, Kind::SimulationJob, id, &held);
     let mut in_project = 0;
     let mut in_plan = 0;
-    for (id, plan) in store::ids_in_status(conn, Kind::RunPlanJob, ACTIVE_JOBS)? {
+    for (id, plan) in store::ids_in_status(conn, Kind::RunPlanJob, &active_job_names())? {
         let n = running(&id)?;
         if n == 0 {
             continue;
@@ -66,5 +73,6 @@ pub fn room(conn: &Conn, job: &JobLimits) -> ServiceResult<usize> {
 /// The execution mode of a job's plan (read alone from its document).
 fn mode_of(conn: &Conn, job_id: &str) -> ServiceResult<ExecutionMode> {
     let mode = store::peek_member(conn, Kind::RunPlanJob, job_id, "$.plan.executionMode")?;
-    Ok(mode.and_then(|m| serde_json::from_str::<ExecutionMode>(&m).ok()).unwrap_or(ExecutionMode::Parallel))
+    let mode = mode.map(|m| serde_json::from_str::<Option<ExecutionMode>>(&m)).transpose()?;
+    Ok(mode.flatten().unwrap_or(ExecutionMode::Parallel))
 }

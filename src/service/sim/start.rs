@@ -10,13 +10,14 @@ mod refusals;
 use refusals::refuse_improv_without_caller;
 pub use refusals::{Caller, check_references, needs_caller_model, resolve_flow};
 
-use super::jobs::with_verdict;
+use super::jobs::StoredRunPlanJob;
 use super::placeholders::{self, Placeholder};
 use super::selection::variables_for;
 use crate::api::model::flow_and_automatic_metrics;
 use crate::api::model::*;
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::metrics::definitions;
+use crate::service::store::records::Kept;
 use crate::service::store::{self, Doc, Kind};
 use crate::service::verdict::Tally;
 
@@ -384,7 +385,7 @@ pub fn start_job_at(
             variables: variables_for(combo.selected.clone(), variables, job.customer_flow.as_ref()),
         });
         let doc = Doc::new(Kind::SimulationJob, job.simulation_job_id, &job, at.0.clone())?
-            .status(Some("PENDING"))
+            .status(job.status.as_ref().map(SimulationJobStatus::as_str))
             .parent(Some(&job_id.to_string()));
         store::insert(tx, &doc)?;
         placed += 1;
@@ -406,17 +407,18 @@ pub fn start_job_at(
         pending_retries: None,
         counts: None,
     };
-    let mut body = serde_json::to_value(&job)?;
-    // The engine runs from the plan as it was when the job started (inline plans are not saved).
-    body["plan"] = serde_json::to_value(&plan.plan)?;
-    if let Some(variables) = variables {
-        body["variables"] = serde_json::to_value(variables)?;
-    }
-    body["tally"] = serde_json::to_value(&tally)?;
-    with_verdict(&mut body)?;
-    let doc =
-        Doc::new(Kind::RunPlanJob, job_id, &body, at.0)?.status(Some("PENDING")).parent(Some(&plan.id.to_string()));
-    store::insert(tx, &doc)?;
+    let mut stored = StoredRunPlanJob {
+        job: job.clone(),
+        // The engine runs from the plan as it was when the job started (inline plans are not saved).
+        plan: Some(Kept::new(&plan.plan)?),
+        variables: variables.map(Kept::new).transpose()?,
+        tally: Some(tally),
+        replay: None,
+        collection_job_id: None,
+        rest: Default::default(),
+    };
+    stored.with_verdict();
+    stored.insert(tx)?;
     Ok(job)
 }
 

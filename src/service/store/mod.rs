@@ -14,6 +14,7 @@ pub mod leases;
 mod members;
 pub mod outbox;
 mod postgres;
+pub mod records;
 pub mod schedules;
 pub mod scores;
 pub mod secrets;

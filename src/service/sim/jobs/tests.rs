@@ -10,8 +10,8 @@ use super::*;
 use crate::service::store::{Dialect, Location, Store, test_server};
 use crate::service::verdict::CheckTally;
 
-const JOB: &str = "job-1";
-const COLLECTION: &str = "collection-1";
+const JOB: &str = "00000000-0000-4000-8000-000000000001";
+const COLLECTION: &str = "00000000-0000-4000-8000-000000000002";
 
 fn engines() -> Vec<(tempfile::TempDir, Store)> {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e:?}"));

@@ -12,6 +12,7 @@
 //! (`leases`); every write for a simulation checks that this replica still holds it, so one
 //! whose lease ran out (and was handed to another replica) is left to that one.
 
+mod failure;
 mod folding;
 mod scheduling;
 
@@ -24,8 +25,9 @@ use uuid::Uuid;
 
 use super::agent_link::AgentLink;
 use super::call_record::{build_call, insert_call};
-use super::conversation::{Failed, ModelCaller, Setup, converse};
+use super::conversation::{ModelCaller, Setup, converse};
 use super::jobs::{REPLAY_COLLECTING_MS, Retry, record_simulation, save_simulation, settle_job};
+use super::limits;
 use super::scoring::{Collected, collection_item, score, store_values};
 use super::selection::{scenario_flow, simulation_variables};
 use super::work::{JobMetrics, Work};
@@ -36,6 +38,7 @@ use crate::service::leases::{self, Worker};
 use crate::service::metrics::judge::Judge;
 use crate::service::store::{self, Kind, Store};
 use crate::service::verdict;
+use failure::SimulationError;
 
 /// The simulation engine.
 #[derive(Clone)]
@@ -118,9 +121,9 @@ impl Simulator {
             // A panic fails the simulation like any error instead of leaving it PROCESSING.
             tokio::spawn(async move { engine.simulate(&work).await })
                 .await
-                .unwrap_or_else(|panic| Err(ServiceError::internal(format!("simulation {id}: {panic}"))))
+                .unwrap_or_else(|panic| Err(ServiceError::internal(format!("simulation {id}: {panic}")).into()))
         };
-        if let Err(e) = &settled
+        if let Err(SimulationError::Service(e)) = &settled
             && e.body.code == leases::LOST
         {
             // Another replica took the simulation over; what it does with it is its own.
@@ -129,10 +132,7 @@ impl Simulator {
             return;
         }
         if let Err(e) = &settled {
-            let message = e.body.message.clone();
-            // A conversation that failed is the agent's (unreachable, no answer); anything else,
-            // the caller model's failures too, ours.
-            let owner = if e.body.code == "conversation_failed" { FailureOwner::Agent } else { FailureOwner::Roark };
+            let (message, owner) = e.failure();
             let job_id = work.job_id.clone();
             let now = work.now();
             let worker = self.worker.clone();
@@ -190,7 +190,7 @@ impl Simulator {
     }
 
     /// Runs the simulation; `true` once its end is recorded and its job settled with it.
-    async fn simulate(&self, work: &Work) -> ServiceResult<bool> {
+    async fn simulate(&self, work: &Work) -> Result<bool, SimulationError> {
         let job_id = work.job_id.clone();
         // Claim the simulation, or honour a cancel, in one transaction so neither is lost.
         let claimed = {
@@ -207,7 +207,7 @@ impl Simulator {
                     let job = store::peek_status(tx, Kind::RunPlanJob, &job_id)?
                         .ok_or_else(|| ServiceError::not_found(Kind::RunPlanJob.label(), &job_id))?;
                     let mut current: SimulationJob = store::require(tx, Kind::SimulationJob, &id)?;
-                    let job_open = matches!(job.as_str(), "PENDING" | "RUNNING" | "RUNNING_SIMULATIONS");
+                    let job_open = limits::ACTIVE_JOBS.contains(&RunPlanJobStatus::from(job.as_str()));
                     if !job_open || current.status != Some(SimulationJobStatus::Queued) {
                         if !current.status.as_ref().is_some_and(SimulationJobStatus::is_terminal) {
                             current.status = Some(SimulationJobStatus::Cancelled);
@@ -298,14 +298,8 @@ impl Simulator {
         let conversing = async { Ok(converse(&setup, &link, &self.judge).await) };
         let ((), outcome) = tokio::try_join!(saving, conversing)?;
         // The conversation's error (an unreachable agent, a caller model that failed) is the
-        // simulation's errorMessage; the code says whose side failed.
-        let outcome = outcome.map_err(|failed| {
-            let (code, message) = match failed {
-                Failed::Agent(message) => ("conversation_failed", message),
-                Failed::CallerModel(message) => ("caller_model_failed", message),
-            };
-            ServiceError::new(axum::http::StatusCode::BAD_GATEWAY, crate::api::ErrorType::Internal, code, message)
-        })?;
+        // simulation's errorMessage.
+        let outcome = outcome.map_err(SimulationError::Conversation)?;
         if work.replay.is_none() {
             self.pace(outcome.duration_ms).await; // history replays as fast as it can
         }

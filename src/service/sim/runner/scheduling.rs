@@ -4,18 +4,19 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
 use uuid::Uuid;
 
 use super::Simulator;
 use crate::api::model::*;
 use crate::service::error::ServiceError;
 use crate::service::error::ServiceResult;
-use crate::service::sim::jobs::{self, Replay, count_simulations, release_due_retries, save_job, save_simulation};
+use crate::service::sim::jobs::{self, Replay, RunInputs, StoredRunPlanJob, count_simulations};
+use crate::service::sim::jobs::{release_due_retries, save_simulation};
 use crate::service::sim::limits;
 use crate::service::sim::selection::plan_metric_ids;
 use crate::service::sim::work::{JobMetrics, Limits, Work};
-use crate::service::store::{self, Alone, Doc, Kind};
+use crate::service::store::records::StoredCollectionJob;
+use crate::service::store::{self, Alone, Kind};
 
 /// Why one job could not be scheduled.
 enum JobError {
@@ -40,7 +41,7 @@ impl Simulator {
         let jobs: Vec<(String, String)> = self
             .store
             .read(|c| {
-                let active = store::in_status(c, Kind::RunPlanJob, limits::ACTIVE_JOBS)?;
+                let active = store::in_status(c, Kind::RunPlanJob, &limits::active_job_names())?;
                 Ok(active.into_iter().map(|(id, _, body)| (id, body)).collect())
             })
             .await?;
@@ -57,21 +58,15 @@ impl Simulator {
 
     /// Starts the simulations of one job that its limits allow now.
     async fn schedule_job(&self, job_id: &str, body: &str) -> Result<(), JobError> {
-        let body: Value = serde_json::from_str(body).map_err(|e| Unrunnable(format!("the job cannot be read: {e}")))?;
-        let plan: RunPlanInput = serde_json::from_value(body["plan"].clone())
-            .map_err(|e| Unrunnable(format!("the job's plan cannot be read: {e}")))?;
-        let variables: Option<RunVariables> = match body.get("variables") {
-            None | Some(Value::Null) => None,
-            Some(variables) => Some(
-                serde_json::from_value(variables.clone())
-                    .map_err(|e| Unrunnable(format!("the job's variables cannot be read: {e}")))?,
-            ),
-        };
+        let inputs: RunInputs =
+            serde_json::from_str(body).map_err(|e| Unrunnable(format!("the job cannot be read: {e}")))?;
+        let plan = inputs.plan().map_err(Unrunnable)?;
+        let variables = inputs.variables().map_err(Unrunnable)?;
         let mode = plan.execution_mode_or_default();
-        let plan_key = body["simulationRunPlanId"].as_str().map_or_else(|| job_id.to_owned(), str::to_owned);
+        let plan_key = inputs.simulation_run_plan_id.map_or_else(|| job_id.to_owned(), |id| id.to_string());
         let limits = Limits { job_id: job_id.to_owned(), plan_key, mode, max: plan.max_concurrent_jobs_or_default() };
         // A replay's retries are due at once: it runs as fast as it can.
-        let now = match Replay::of(&body) {
+        let now = match inputs.replay {
             Some(_) => Timestamp::from(jiff::Timestamp::MAX),
             None => Timestamp::now(),
         };
@@ -79,7 +74,7 @@ impl Simulator {
         if picked.is_empty() {
             return Ok(());
         }
-        let metrics = self.job_metrics(job_id, &plan, Replay::of(&body)).await.map_err(JobError::from)?;
+        let metrics = self.job_metrics(job_id, &plan, inputs.replay.clone()).await.map_err(JobError::from)?;
         for simulation in picked {
             let work = Work {
                 metrics: metrics.clone(),
@@ -87,7 +82,7 @@ impl Simulator {
                 simulation,
                 plan: plan.clone(),
                 variables: variables.clone(),
-                replay: Replay::of(&body),
+                replay: inputs.replay.clone(),
                 replayed_ms: Default::default(),
             };
             let engine = self.clone();
@@ -133,8 +128,9 @@ impl Simulator {
             let (limits, owner) = (limits.clone(), self.worker.owner.clone());
             self.store
                 .read(move |c| {
-                    let waiting =
-                        store::count_children(c, Kind::SimulationJob, &limits.job_id, &["PENDING", "RETRY_SCHEDULED"])?;
+                    let waiting = [SimulationJobStatus::Pending, SimulationJobStatus::RetryScheduled];
+                    let waiting = waiting.iter().map(SimulationJobStatus::as_str).collect::<Vec<_>>();
+                    let waiting = store::count_children(c, Kind::SimulationJob, &limits.job_id, &waiting)?;
                     Ok(waiting > 0 && limits::room(c, &limits.as_job(&owner))? > 0)
                 })
                 .await?
@@ -153,7 +149,9 @@ impl Simulator {
                 }
                 let until = worker.until_ms();
                 let mut picked = Vec::new();
-                for body in store::claim_children(tx, Kind::SimulationJob, job_id, "PENDING", room)? {
+                for body in
+                    store::claim_children(tx, Kind::SimulationJob, job_id, SimulationJobStatus::Pending.as_str(), room)?
+                {
                     let mut simulation: SimulationJob = serde_json::from_str(&body)?;
                     simulation.status = Some(SimulationJobStatus::Queued);
                     save_simulation(tx, &simulation, job_id)?;
@@ -172,9 +170,9 @@ impl Simulator {
         let plan = plan.clone();
         self.store
             .write(move |tx| {
-                let mut job: Value = store::require(tx, Kind::RunPlanJob, &job_id)?;
-                if let Some(id) = job["collectionJobId"].as_str() {
-                    return Ok(id.to_owned());
+                let mut job = StoredRunPlanJob::load(tx, &job_id)?;
+                if let Some(id) = job.collection_job_id {
+                    return Ok(id.to_string());
                 }
                 let at = Replay::now(replay.as_ref());
                 let total = count_simulations(tx, &job_id)?;
@@ -193,17 +191,21 @@ impl Simulator {
                     created_at: Some(at.clone()),
                     updated_at: Some(at.clone()),
                 };
-                let mut body = serde_json::to_value(&collection)?;
-                body["request"] = serde_json::json!({ "metrics": metrics.iter().map(|(id, _)| serde_json::json!({"id": id})).collect::<Vec<_>>() });
-                body["simulationRunPlanJobId"] = job_id.clone().into();
-                let doc = Doc::new(Kind::CollectionJob, collection.id, &body, at.0.clone())?.status(Some("PROCESSING"));
-                store::insert(tx, &doc)?;
-                job["collectionJobId"] = collection.id.to_string().into();
-                if job["status"] == "PENDING" {
-                    job["status"] = "RUNNING_SIMULATIONS".into();
-                    job["startedAt"] = serde_json::to_value(&at)?;
+                let request = CollectionJobInput {
+                    metrics: Some(metrics.iter().map(|(id, _)| IdRef::from(*id)).collect()),
+                    ..Default::default()
+                };
+                let stored = StoredCollectionJob {
+                    simulation_run_plan_job_id: Some(job.job.simulation_run_plan_job_id),
+                    ..StoredCollectionJob::new(collection.clone(), request)
+                };
+                stored.insert(tx)?;
+                job.collection_job_id = Some(collection.id);
+                if job.job.status == Some(RunPlanJobStatus::Pending) {
+                    job.job.status = Some(RunPlanJobStatus::RunningSimulations);
+                    job.job.started_at = Some(at);
                 }
-                save_job(tx, &job_id, &mut job)?;
+                job.save(tx)?;
                 Ok(collection.id.to_string())
             })
             .await

@@ -1,0 +1,55 @@
+//! Why a simulation ended without running to its end, as the engine tells it apart: a
+//! conversation that failed (whose side failed decides its `failureOwner`) or the service's own
+//! failure. Mapped to nothing on the wire: it becomes the simulation's errorMessage.
+
+use crate::api::model::FailureOwner;
+use crate::service::error::ServiceError;
+use crate::service::sim::conversation::Failed;
+
+/// Why a simulation ended without running to its end.
+#[derive(Debug)]
+pub(super) enum SimulationError {
+    /// Its conversation failed, on the agent's side or the caller model's.
+    Conversation(Failed),
+    /// The service failed it (the store, a panic), or another replica took it over.
+    Service(ServiceError),
+}
+
+impl From<ServiceError> for SimulationError {
+    fn from(error: ServiceError) -> Self {
+        SimulationError::Service(error)
+    }
+}
+
+impl From<serde_json::Error> for SimulationError {
+    fn from(error: serde_json::Error) -> Self {
+        SimulationError::Service(error.into())
+    }
+}
+
+impl SimulationError {
+    /// The simulation's errorMessage and whose side failed: a conversation that failed is the
+    /// agent's (unreachable, no answer); anything else, the caller model's failures too, ours.
+    pub(super) fn failure(&self) -> (String, FailureOwner) {
+        match self {
+            SimulationError::Conversation(Failed::Agent(message)) => (message.clone(), FailureOwner::Agent),
+            SimulationError::Conversation(Failed::CallerModel(message)) => (message.clone(), FailureOwner::Roark),
+            SimulationError::Service(error) => (error.body.message.clone(), FailureOwner::Roark),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_conversation_the_agent_failed_is_the_agents() {
+        let agent = SimulationError::Conversation(Failed::Agent("no answer".into()));
+        assert_eq!(agent.failure(), ("no answer".to_owned(), FailureOwner::Agent));
+        let caller = SimulationError::Conversation(Failed::CallerModel("model down".into()));
+        assert_eq!(caller.failure(), ("model down".to_owned(), FailureOwner::Roark));
+        let ours = SimulationError::from(ServiceError::internal("store"));
+        assert_eq!(ours.failure().1, FailureOwner::Roark);
+    }
+}
