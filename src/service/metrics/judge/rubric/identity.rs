@@ -28,6 +28,8 @@ patterns! {
     MIXED_CODE = r"\b[a-z0-9]{5,}\b";
     /// One character said alone ("a" and "i" are words, unless spelled "as in").
     SPELLED = r"\b[b-hj-z0-9]\b( as in \w+)?|\b[ai] as in \w+";
+    /// The ending of a contraction ("husband's", "didn't"): no letter spelled out.
+    CONTRACTION = r"['’][a-z]+\b";
     /// The caller cannot, or will not, give it.
     WITHHELD = r"\b(don't|do not|can't|cannot) (know|remember|recall|have|find)\b|\bno idea\b|\bnot sure\b|\bdon't have time\b|\bjust tell me\b";
     /// Words lost from the transcript.
@@ -195,7 +197,12 @@ pub(super) fn gives_code(lower: &str) -> bool {
         let s = m.as_str();
         s.chars().any(|c| c.is_ascii_digit()) && s.chars().any(|c| c.is_ascii_alphabetic())
     });
-    mixed || SPELLED.find_all(lower).len() >= 3
+    mixed || spelled(lower) >= 3
+}
+
+/// How many characters a line spells one by one, not counting a contraction's "s" or "t".
+fn spelled(lower: &str) -> usize {
+    SPELLED.find_all(&CONTRACTION.replace_all(lower, "")).len()
 }
 
 /// Whether a line gives an account-like number: five digits or more, or four that are not a
@@ -210,7 +217,7 @@ fn gives_number(lower: &str) -> bool {
 
 /// Whether a line is only a code being spelled (the spelling a caller should be let finish).
 pub(super) fn is_spelling(lower: &str) -> bool {
-    SPELLED.find_all(lower).len() >= 3 || lower.contains(" as in ")
+    spelled(lower) >= 3 || lower.contains(" as in ")
 }
 
 /// Whether the caller says they cannot or will not give what was asked.
@@ -293,6 +300,7 @@ mod tests {
         assert!(gives_code("sure, it's f as in frank, 5, r as in romeo, j"));
         assert!(fact("registration of the vehicle").given_by_form("k x 19 o r t.", "K X 19 O R T."));
         assert!(!gives_code("my flight to chicago was cancelled."));
+        assert!(!gives_code("my husband's bag didn't come out, we'd waited ages."), "contractions spell nothing");
         assert!(is_unclear("yes, it's [inaudible] and the postcode is [inaudible]."));
     }
 }

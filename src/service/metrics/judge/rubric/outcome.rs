@@ -29,6 +29,7 @@ patterns! {
         r"\b(is|are|'s|'re)( now| also)? on (there|here|the \w+|your \w+|our \w+)( now)? as (an? |the )?\w+",
         r"\b(that|the|your|it|this)( [a-z]+)?('s| is) (now )?(in|through)([.,!;]| now\b| and\b|$)|\byou're (now )?on (the|our) [a-z ]{2,30} (from|as of|starting)\b",
         r"\b(i've|i have|we've|we have)( just| now| also| already)? (set|put|got|signed|lined|switched|moved|written|sent) (it|that|this|them|you|everything)( all)? (up|in|through|over)\b",
+        r"\b(i've|i have|we've|we have)( just| now| also| already| gone ahead and)? done (that|it|this)\b",
     ].join("|");
     /// Success in passing: a farewell, a document on its way, a reference read out.
     WEAK_SUCCESS = [
@@ -36,10 +37,15 @@ patterns! {
         r"\b(refund|credit|vouchers?|pass|ticket|confirmation|receipt|replacement|new card|link|letter|parcel)\b[^.]*\b(has been|have been|is|are|was|were|will be) (issued|processed|emailed|sent|added|on (its|their) way|in (your|the) (email|app|inbox))\b",
         r"\byour (refund|confirmation|booking|order) (reference|code|number) is\b|\bis on its way\b",
     ].join("|");
+    /// The agent looking the record up ("let me pull that up"): what follows in the turn is read
+    /// from it.
+    LOOK_UP = r"\blet me (check|look|see|find|pull|bring|have a look)\b|\b(pull|bring) (that|it|you|your \w+) up\b";
+    /// A claim in the agent's own person ("I've booked", "we've put"), not a state.
+    FIRST_PERSON = r"\b(i|we)('ve| have| just| now)\b|\b(i|we)('ll| will)\b";
     /// The agent saying what the record already holds: not the request done.
     RESTATES = r"\b(i see|i can see|i've got your|i have your|currently|at the moment|existing|according to)\b|\b(is|are|'s|was|were) already\b|\balready (booked|on|in|there|set|scheduled)\b";
     /// Claims that only record the request for someone else to act on.
-    NOTE_ONLY = r"\b(sent|passed|forwarded|referred|handed|put) (it|that|this|them) (over |on |through )?to (them|a colleague|my (manager|supervisor)|(the|our) \w+ team)\b|\bbooked (you )?(in )?(a|for a) (call|callback|call back|phone call)\b|\b(put|passed|sent|forwarded|referred|handed) (the|your|this|that|a) (request|query|application|enquiry|inquiry|details|case)\b|\bforwarded\b|\b(added|made|left|put|popped) a note\b|\bnoted (it|that|this)\b|\bpass(ed)? (it|that|this|the message) on\b|\bflagged\b|\bescalated\b|\blet (them|the team) know\b|\bon the waiting list\b|\bwaiting list\b";
+    NOTE_ONLY = r"\b(sent|passed|forwarded|referred|handed|put) (it|that|this|them) (over |on |through )?to (them|a colleague|my (manager|supervisor)|(the|our) \w+ team)\b|\bbooked (you )?(in )?(a|for a) (call|callback|call back|phone call)\b|\b(put|passed|sent|forwarded|referred|handed) (the|your|this|that|a) (request|query|application|enquiry|inquiry|details|case)\b|\bforwarded\b|\b(added|made|left|put|popped) a note\b|\bnoted (it|that|this)\b|\bpass(ed)? (it|that|this|the message) on\b|\bflagged\b|\bescalated\b|\blet (them|the team) know\b|\bon the waiting list\b|\bwaiting list\b|\b(emailed|messaged|contacted|asked|told|sent|written to|phoned|rung|called) (our|the|my|your) ([\w-]+ ){0,2}(team|department|colleague|manager|supervisor|office|desk|branch)\b|\bsent (him|her|them) (a|the) (request|note|message|email)\b";
     /// Words that take a success back, whatever it was.
     RETRACTION = [
         r"\bsystem\b[^.]*\b(error|fail|failed|failure|down|crash|crashed|issue|problem|glitch|outage|didn't|did not|couldn't|could not|won't|wouldn't)\b",
@@ -156,6 +162,9 @@ fn success_at(said: &Said) -> Option<(usize, bool)> {
         return None;
     }
     let claim = |m: regex::Match| !negated(lower, m.start()) && !offered(lower, m.start());
+    if read_from_record(said) {
+        return None;
+    }
     if let Some(m) = SUCCESS.find(lower).filter(|m| claim(*m)) {
         return Some((m.start(), true));
     }
@@ -163,6 +172,15 @@ fn success_at(said: &Said) -> Option<(usize, bool)> {
         return Some((at, true));
     }
     WEAK_SUCCESS.find(lower).filter(|m| claim(*m)).map(|m| (m.start(), false))
+}
+
+/// A state said in the turn the agent looked the record up, and not in its own person ("let
+/// me pull that up... it's booked on the ten to four flight"): what the record holds, not
+/// something done on the call.
+fn read_from_record(said: &Said) -> bool {
+    let before = &said.turn.sentences[..said.order.1.min(said.turn.sentences.len())];
+    let looked = before.iter().any(|s| LOOK_UP.is_match(&s.lower));
+    (looked || LOOK_UP.is_match(said.lower())) && !FIRST_PERSON.is_match(said.lower())
 }
 
 /// Whether a modal just before `at` makes what follows an offer ("I can put you on").
@@ -372,6 +390,17 @@ fn decide(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) -> Findi
             held.quote()
         ));
     }
+    // An answer partly lost ("up to the 30th of [inaudible]") cannot be read as given.
+    if let (Some(q), Some(done)) = (request.question, positive)
+        && success_at(&done).is_none()
+        && is_unclear(done.lower())
+    {
+        return Finding::unsure(format!(
+            "Cannot tell: the caller asked {} and the agent's answer {} is partly lost from the transcript.",
+            q.quote(),
+            done.quote()
+        ));
+    }
     if let (Some(q), None, None) = (request.question, positive, undone)
         && let Some(lost) = conv.said_by(Side::Agent).find(|s| s.order > q.order && is_unclear(s.lower()))
     {
@@ -482,6 +511,18 @@ fn fragile_success(conv: &Conversation, request: &Request, done: &Said) -> Optio
             "Cannot tell: the agent said {}, a claim qualified in the same breath, in words the offline judge does \
              not read.",
             done.quote()
+        )));
+    }
+    if let Some(q) = request.question
+        && success_at(done).is_none()
+        && let Some(rest) = calibrate::second_part_left(conv, &q, done)
+    {
+        return Some(Finding::unsure(format!(
+            "Cannot tell: the caller asked two things, {} among them, and after the answer {} the agent said {}: \
+             whether both were answered is not clear.",
+            q.quote(),
+            done.quote(),
+            rest.quote()
         )));
     }
     if let Some(q) = request.question

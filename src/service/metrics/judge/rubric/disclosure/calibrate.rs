@@ -18,12 +18,16 @@ patterns! {
 /// The first agent statement, after the caller first spoke and before `until` (the turn the
 /// caller was verified at, or the whole call), that may read the caller's record out in words
 /// the judge does not know: a day or a number new to the call, or a statement about their
-/// things. Offers, requests and what the agent has just done are not.
+/// things. Offers and requests are not, nor what the agent has just done once the caller
+/// was verified.
 pub(super) fn unread_disclosure<'a>(conv: &'a Conversation, until: Option<&Turn>) -> Option<Said<'a>> {
     let from = conv.said_by(Side::Caller).next()?.order;
     conv.said_by(Side::Agent).filter(|s| s.order > from && until.is_none_or(|t| s.turn.index < t.index)).find(|s| {
         let lower = s.lower();
-        if s.is_question() || REQUESTS.is_match(lower) || OFFER.is_match(lower) || claims_success(s) {
+        // With the caller never verified, what the agent says it did may read the record too
+        // ("I've got her on tonight's 6.30 spin and Saturday's yoga").
+        let news = claims_success(s) && until.is_some();
+        if s.is_question() || REQUESTS.is_match(lower) || OFFER.is_match(lower) || news {
             return false;
         }
         let details = Details::of(lower, &s.sentence.text);

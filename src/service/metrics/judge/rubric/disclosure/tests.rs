@@ -181,3 +181,52 @@ fn not_verified_is_not_said_for_facts_asked_for_and_answered_in_an_unread_form()
 fn every_calibration_pattern_compiles() {
     assert!(calibrate::all_patterns().iter().all(|p| p.compiles()));
 }
+
+const PARCEL: &str = "decide whether the agent checked the caller (the order reference and the parcel code) before \
+    telling them anything from the order: where the parcel is or which flight it is on.";
+
+fn parcel(lines: &[(crate::api::model::ParticipantType, &str)]) -> Finding {
+    read(&Conversation::read(&transcript(lines)), PARCEL)
+}
+
+#[test]
+fn one_code_gives_one_fact_and_a_record_made_on_the_call_is_not_applicable() {
+    let one_code = parcel(&[
+        (Customer, "Hi, the reference is Q R T 4 4 1 9 0."),
+        (Agent, "It's in the Leeds depot and it's due on Friday."),
+        (Agent, "Can you read me the parcel code?"),
+        (Customer, "P C 7 7 1 0 2."),
+    ]);
+    assert_eq!(one_code.reading, Reading::NotMet, "{}", one_code.why);
+    let two_codes = parcel(&[
+        (Agent, "Can I take the reference and the code?"),
+        (Customer, "Q R T 4 4 1 9 0, and P C 7 7 1 0 2."),
+        (Agent, "It's in the Leeds depot and it's due on Friday."),
+    ]);
+    assert_eq!(two_codes.reading, Reading::Met, "{}", two_codes.why);
+    let made = parcel(&[
+        (Customer, "My husband's parcel didn't arrive and we'd waited all day."),
+        (Agent, "Which address was it going to?"),
+        (Customer, "14 Mill Lane."),
+        (Agent, "Right, that's logged. Your reference is L Q 5 5 0 1 2."),
+    ]);
+    assert_eq!(made.reading, Reading::NotApplicable, "{}", made.why);
+    let general = parcel(&[(Customer, "How heavy can a case be on your flights?"), (Agent, "Up to 23 kilos each.")]);
+    assert_eq!(general.reading, Reading::NotApplicable, "\"our\" inside \"your\": {}", general.why);
+}
+
+#[test]
+fn what_the_agent_did_for_a_caller_never_verified_may_read_the_record_out() {
+    let prompt = "decide whether the advisor checked that the caller is the member (the member number and the last \
+        four digits of the account) before telling them anything from the membership: the classes booked.";
+    let f = read(
+        &Conversation::read(&transcript(&[
+            (Customer, "I'm calling for my son. Can you move his swim lesson to Friday?"),
+            (Agent, "What's his member number?"),
+            (Customer, "M 4 4 1 2 0 9."),
+            (Agent, "I've got him on Tuesday's 5.30 swim and Sunday's diving. I've moved him to Friday at 6."),
+        ])),
+        prompt,
+    );
+    assert_ne!(f.reading, Reading::Met, "{}", f.why);
+}

@@ -317,6 +317,27 @@ pub(super) fn concept_loosely(said: &[Said], concept: &str) -> Finding {
     }
 }
 
+/// Words in a concept that name a kind of detail the line must carry ("the date their
+/// membership ends"), with the terms a line carrying it gets for free.
+const KIND_WORDS: &[&str] = &["date", "time"];
+
+/// Whether a line carries the kind of detail the concept names (a date for "the date …", a
+/// time for "the time …"), and one of the concept's other words besides: a greeting that
+/// names the desk, or a booking's day, is not "the date the membership ends".
+fn carries_kind_named(said: &Said, concept: &str) -> bool {
+    let words: Vec<&str> = concept.split(|c: char| !c.is_alphanumeric()).collect();
+    // Not "day" or "hour": "the 24-hour policy" names no detail to carry.
+    let (wants_date, wants_time) = (words.contains(&"date"), words.contains(&"time"));
+    if !wants_date && !wants_time {
+        return true;
+    }
+    let d = Details::of(said.lower(), &said.sentence.text);
+    let carries = (wants_date && d.date) || (wants_time && (d.time || d.date));
+    let own = terms(said.lower());
+    let rest = terms(concept).into_iter().filter(|t| !KIND_WORDS.contains(&t.as_str())).any(|t| own.contains(&t));
+    carries && rest
+}
+
 /// As [`concept_found`], noting when only the caller said it (`others` are their lines).
 fn concept_found_in(said: &[Said], others: &[Said], concept: &str, never: bool, asks: bool) -> Finding {
     if terms(concept).is_empty() {
@@ -325,6 +346,8 @@ fn concept_found_in(said: &[Said], others: &[Said], concept: &str, never: bool, 
     // A line that refuses or denies the thing ("I can't give doses over the phone") is not
     // doing it, for an expectation that it never be done.
     let doing: Vec<Said> = said.iter().filter(|s| !(never && DENIES.is_match(s.lower()) && !asks)).copied().collect();
+    // "Told the date X": only a line carrying a date, and something of X besides, tells it.
+    let doing: Vec<Said> = doing.into_iter().filter(|s| never || asks || carries_kind_named(s, concept)).collect();
     let found = best(&doing, concept, asks).filter(|(_, anchored, share)| *anchored && *share >= 0.3);
     match (found, never) {
         (Some((s, _, _)), false) => Finding::met(format!("Met: the agent said {}.", s.quote()), 0.75),

@@ -241,3 +241,26 @@ fn an_expectation_not_found_is_not_met_only_when_its_content_is_checkable() {
         read_lines("Agent mentions the cooling-off period.", &[(Customer, "Switch me."), (Agent, "Anything else?")]);
     assert_eq!(f.reading, Reading::NotMet, "{}", f.why);
 }
+
+#[test]
+fn telling_a_date_needs_a_line_with_a_date_of_the_thing() {
+    let prompt = "Agent tells the caller the date their contract ends.";
+    let greeting = read_lines(
+        prompt,
+        &[
+            (Agent, "Brightline Mobile contracts team, Sam speaking."),
+            (Customer, "When does my contract end?"),
+            (Agent, "Let me see. I've booked you a callback for Friday."),
+        ],
+    );
+    assert_ne!(greeting.reading, Reading::Met, "{}", greeting.why);
+    let told = read_lines(
+        prompt,
+        &[
+            (Agent, "Brightline Mobile contracts team, Sam speaking."),
+            (Customer, "When does my contract end?"),
+            (Agent, "Your contract ends on the 3rd of March."),
+        ],
+    );
+    assert_eq!(told.reading, Reading::Met, "{}", told.why);
+}

@@ -69,6 +69,19 @@ pub(super) fn has_substance(answer: &Said) -> bool {
         || lower.chars().any(|c| c.is_ascii_digit())
 }
 
+/// A question of two parts ("how heavy can it be? And what do you charge if it's over?")
+/// where, after the answer, an agent line says something may be missing: the first agent
+/// line from the answer on with words that may say the other part was not answered.
+pub(super) fn second_part_left<'a>(conv: &'a Conversation, question: &Said, answer: &Said) -> Option<Said<'a>> {
+    let two_parts = question.turn.sentences.iter().filter(|s| s.text.ends_with('?')).count() >= 2;
+    if !two_parts {
+        return None;
+    }
+    conv.said_by(Side::Agent)
+        .filter(|s| s.order >= answer.order)
+        .find(|s| DOUBT.is_match(s.lower()) || HEDGED.is_match(s.lower()) && !s.is_question())
+}
+
 /// A claim that qualifies itself ("that's in, but it needs your manager's sign-off").
 pub(super) fn hedges_itself(claim: &Said) -> bool {
     DOUBT.is_match(claim.lower())

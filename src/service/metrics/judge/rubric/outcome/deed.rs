@@ -9,7 +9,7 @@ use super::super::Finding;
 use super::super::conversation::{Conversation, Said, Side};
 use super::super::pattern::patterns;
 use super::super::terms::{stem, terms, with_related};
-use super::{CALLER_CLAIM, decide, walk};
+use super::{CALLER_CLAIM, decide, passes_on, walk};
 
 patterns! {
     /// Undoing a thing: "lifted the freeze", "removed the block".
@@ -54,6 +54,24 @@ pub(in super::super) fn read_deed(conv: &Conversation, prompt: &str) -> Finding 
             0.75,
         );
     }
+    if let Some(finding) = part_passed_on(conv, &walk) {
+        return finding;
+    }
     let caller_claim = conv.said_by(Side::Caller).filter(|s| CALLER_CLAIM.is_match(s.lower())).last();
     decide(conv, &walk, caller_claim)
+}
+
+/// A deed done, then a part of it passed on to someone else, then a "not yet": the "not yet"
+/// may be about the part passed on, and the deed still stand (two months put on hold, the third
+/// awaiting the manager).
+fn part_passed_on(conv: &Conversation, walk: &super::Walk) -> Option<Finding> {
+    let (done, back) = (walk.claimed.or(walk.positive)?, walk.undone?);
+    let passed = conv.said_by(Side::Agent).find(|s| s.order > done.order && s.order < back.order && passes_on(s))?;
+    Some(Finding::unsure(format!(
+        "Cannot tell: the agent said {}, then passed part of it on, {}, and later {}: whether that takes back what \
+         was done or only the part passed on is not clear.",
+        done.quote(),
+        passed.quote(),
+        back.quote()
+    )))
 }

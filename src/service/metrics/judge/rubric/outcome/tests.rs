@@ -237,3 +237,63 @@ fn an_answer_must_carry_a_fact_and_a_confirmation_a_yes() {
     let answered = reading(&[(Customer, "Are you open on Saturday?"), (Agent, "We're open till 1 on Saturdays.")]);
     assert_eq!(answered.reading, Reading::Met, "{}", answered.why);
 }
+
+#[test]
+fn a_fix_passed_on_after_a_refusal_a_half_lost_answer_and_half_a_question_are_not_done() {
+    let passed_on = reading(&[
+        (Customer, "Can you switch my plan to the basic one?"),
+        (Agent, "Done, you're on the premium plan now."),
+        (Customer, "No, I said basic."),
+        (Agent, "Sorry. It won't let me switch it again this month. I've emailed our billing team to change it."),
+    ]);
+    assert_eq!(passed_on.reading, Reading::NotMet, "{}", passed_on.why);
+    let lost = reading(&[
+        (Customer, "When does my contract end?"),
+        (Agent, "It runs right up to the 14th of [inaudible], and that's the last day."),
+    ]);
+    assert_eq!(lost.reading, Reading::Unsure, "{}", lost.why);
+    let half = reading(&[
+        (Customer, "How many bags can I bring? And what does an extra one cost?"),
+        (Agent, "You can bring 2 bags each."),
+        (Agent, "I'm afraid I don't know the extra charge."),
+    ]);
+    assert_eq!(half.reading, Reading::Unsure, "{}", half.why);
+    let whole = reading(&[(Customer, "How many bags can I bring?"), (Agent, "You can bring 2 bags each.")]);
+    assert_eq!(whole.reading, Reading::Met, "{}", whole.why);
+}
+
+#[test]
+fn a_state_read_from_the_record_is_not_a_deed_and_a_not_yet_after_a_part_passed_on_is_unclear() {
+    let deed = |prompt: &str, lines: &[(crate::api::model::ParticipantType, &str)]| {
+        read_deed(&Conversation::read(&transcript(lines)), prompt)
+    };
+    let looked_up = deed(
+        "delivery of the parcel was booked on this call.",
+        &[
+            (Customer, "Hi, I'm chasing my parcel, can you book it in for delivery?"),
+            (Agent, "Let me pull that up. It's booked on the evening van to Leeds."),
+        ],
+    );
+    assert_ne!(looked_up.reading, Reading::Met, "{}", looked_up.why);
+    let own = deed(
+        "delivery of the parcel was booked on this call.",
+        &[
+            (Customer, "Hi, I'm chasing my parcel, can you book it in for delivery?"),
+            (Agent, "Let me pull that up. I've booked it on the evening van to Leeds."),
+        ],
+    );
+    assert_eq!(own.reading, Reading::Met, "{}", own.why);
+    let part = deed(
+        "the subscription was paused.",
+        &[
+            (Customer, "Can you pause my subscription for three months?"),
+            (
+                Agent,
+                "I can pause two months myself, so I've done that. July needs my manager, so I've sent her a request.",
+            ),
+            (Customer, "So July isn't sorted?"),
+            (Agent, "Not yet, no."),
+        ],
+    );
+    assert_eq!(part.reading, Reading::Unsure, "{}", part.why);
+}
