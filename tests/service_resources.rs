@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use futures_util::TryStreamExt;
 use serde_json::json;
-use support::{id_of, seed, seeded, start};
+use support::{id_of, seed, seeded, seeded_production_calls, start};
 use switchboard::api::ListQuery;
 use switchboard::api::model::*;
 
@@ -599,7 +599,7 @@ async fn calls_filter_by_agent_and_time_window() {
     let calls = seed("calls");
     let calls = calls.as_array().unwrap();
     let agent = calls[0]["agentId"].as_str().unwrap();
-    let expected = calls.iter().filter(|c| c["agentId"] == agent).count();
+    let expected = calls.iter().filter(|c| c["agentId"] == agent).count() + seeded_production_calls(agent);
     let listed: Vec<Call> =
         service.client.list_all("/v1/call", ListQuery::default().filter("agentId", agent)).try_collect().await.unwrap();
     assert_eq!(listed.len(), expected);

@@ -175,20 +175,38 @@ impl Cases {
         self.cases.len() - 1
     }
 
-    /// The test cases, their variables named where they tell cases apart.
+    /// The test cases, each named by the variables that tell it apart from the cases that
+    /// share its flow, variant and persona (and by no others).
     fn finish(self) -> Vec<TestCase> {
         let mut cases = self.cases;
-        let same = cases.windows(2).all(|w| w[0].key.variables == w[1].key.variables);
-        if !same {
-            for case in &mut cases {
-                let pairs: Vec<String> = case.key.variables.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, case) in cases.iter().enumerate() {
+            by_name.entry(case.name.clone()).or_default().push(i);
+        }
+        for same_name in by_name.into_values().filter(|group| group.len() > 1) {
+            let sets: Vec<BTreeMap<String, String>> =
+                same_name.iter().map(|&i| cases[i].key.variables.clone()).collect();
+            let differing = differing_variables(&sets);
+            for &i in &same_name {
+                let vars = &cases[i].key.variables;
+                let pairs: Vec<String> =
+                    differing.iter().filter_map(|k| vars.get(k).map(|v| format!("{k}={v}"))).collect();
                 if !pairs.is_empty() {
-                    case.name = format!("{} · {}", case.name, pairs.join(", "));
+                    cases[i].name = format!("{} · {}", cases[i].name, pairs.join(", "));
                 }
             }
         }
         cases
     }
+}
+
+/// The variable names whose values are not the same in every one of `sets` (absent counts).
+fn differing_variables(sets: &[BTreeMap<String, String>]) -> Vec<String> {
+    let mut names: Vec<&String> = sets.iter().flat_map(|vars| vars.keys()).collect();
+    names.sort();
+    names.dedup();
+    let differs = |name: &String| sets.iter().any(|vars| vars.get(name) != sets[0].get(name));
+    names.into_iter().filter(|name| differs(name)).cloned().collect()
 }
 
 /// Flow · variant · persona, then the endpoint where the run had several.
@@ -520,5 +538,31 @@ pub(crate) mod testing {
             checks: passed.iter().copied().enumerate().collect(),
             values: Vec::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::case;
+    use super::*;
+
+    fn with_variables(name: &str, id: u128, pairs: &[(&str, &str)]) -> TestCase {
+        let mut case = case(name, id);
+        case.key.variables = pairs.iter().map(|(k, v)| ((*k).into(), (*v).into())).collect();
+        case
+    }
+
+    #[test]
+    fn variables_name_only_the_cases_they_tell_apart_and_only_those_that_differ() {
+        let cases = Cases {
+            cases: vec![
+                with_variables("Reschedule · Dana", 1, &[("dob", "March 12"), ("tier", "gold")]),
+                with_variables("Reschedule · Dana", 2, &[("dob", "March 12"), ("tier", "silver")]),
+                with_variables("Reschedule · Harold", 3, &[("dob", "November 30")]),
+            ],
+            ..Cases::new(std::iter::empty())
+        };
+        let names: Vec<String> = cases.finish().into_iter().map(|c| c.name).collect();
+        assert_eq!(names, ["Reschedule · Dana · tier=gold", "Reschedule · Dana · tier=silver", "Reschedule · Harold"]);
     }
 }

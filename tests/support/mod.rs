@@ -127,6 +127,13 @@ pub fn seeded(name: &str, pick: impl Fn(&serde_json::Value) -> bool) -> Vec<serd
     seed(name).as_array().unwrap().iter().filter(|v| pick(v)).cloned().collect()
 }
 
+/// How many calls of `agent` the seed posts as production traffic (assets/seed/production_calls.json),
+/// beside the calls of calls.json.
+pub fn seeded_production_calls(agent: &str) -> usize {
+    let traffic = seed("production_calls");
+    if traffic["agent"] == agent { traffic["calls"].as_array().unwrap().len() } else { 0 }
+}
+
 /// A threshold on call duration that every call meets (`> 0 s`) or none does (`< 0.001 s`).
 pub async fn duration_check(client: &Client, always: bool) -> switchboard::api::model::MetricDefinition {
     use switchboard::api::model::{ThresholdInput, ThresholdOperator};

@@ -209,13 +209,13 @@ pub fn plan(workspace: &Workspace, builder: &Builder, entries: &[Entry], gone: &
     out
 }
 
-/// The records a prune deletes: made by an apply, still there, not in the bundle.
+/// The records a prune deletes: made by an apply (not the seed), still there, not in the bundle.
 pub fn gone(workspace: &Workspace, entries: &[Entry]) -> Vec<ConfigRecord> {
     let wanted: HashSet<&str> = entries.iter().map(|e| e.key.as_str()).collect();
     let mut out: Vec<ConfigRecord> = workspace
         .records
         .iter()
-        .filter(|r| !wanted.contains(r.key().as_str()) && workspace.exists(&r.kind, &r.id))
+        .filter(|r| !r.seeded && !wanted.contains(r.key().as_str()) && workspace.exists(&r.kind, &r.id))
         .cloned()
         .collect();
     // Whatever names others goes last (plans before flows, flows before personas).

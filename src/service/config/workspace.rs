@@ -21,6 +21,10 @@ pub struct ConfigRecord {
     pub kind: ConfigKind,
     pub name: String,
     pub id: Uuid,
+    /// The seed's name for a resource it made (the seeded alerts): an apply finds it by that
+    /// name and changes it in place, but a prune never deletes it, as nothing applied made it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub seeded: bool,
 }
 
 impl ConfigRecord {

@@ -32,7 +32,8 @@ pub fn write(tx: &Tx, vault: &Vault, planned: &mut [Planned], stale: &[ConfigRec
                 store::soft_delete(tx, Kind::ConfigRecord, &old.id.to_string(), &now)?;
             }
             let id = target.id().unwrap_or_default();
-            let record = ConfigRecord { kind: step.change.kind.clone(), name: step.change.name.clone(), id };
+            let record =
+                ConfigRecord { kind: step.change.kind.clone(), name: step.change.name.clone(), id, seeded: false };
             upsert(tx, &Doc::new(Kind::ConfigRecord, id, &record, &now)?)?;
         }
     }

@@ -88,7 +88,8 @@ pub fn seed(tx: &Tx, alerts_text: &str, calls_text: &str) -> ServiceResult<()> {
     Ok(())
 }
 
-/// An alert as `config apply` keeps it: the alert, and the record of its bundle name.
+/// An alert as `config apply` keeps it: the alert, and the record of its bundle name (marked
+/// seeded, so a prune leaves it).
 fn keep_alert(tx: &Tx, seeded: SeededAlert) -> ServiceResult<()> {
     let c = seeded.config;
     let name = c.name.clone().ok_or_else(|| seed_error("an alert has no name"))?;
@@ -103,7 +104,7 @@ fn keep_alert(tx: &Tx, seeded: SeededAlert) -> ServiceResult<()> {
     };
     let at = seeded.created_at.0;
     store::insert(tx, &Doc::new(Kind::Alert, alert.id, &alert, at.clone())?)?;
-    let record = ConfigRecord { kind: ConfigKind::Alert, name, id: alert.id };
+    let record = ConfigRecord { kind: ConfigKind::Alert, name, id: alert.id, seeded: true };
     store::insert(tx, &Doc::new(Kind::ConfigRecord, alert.id, &record, at)?)
 }
 
