@@ -12,28 +12,13 @@ use std::time::{Duration, Instant};
 
 use reqwest::Method;
 use serde_json::{Value, json};
-use support::serve::{Serving, spawn_serve};
+use support::serve::{Serving, count, query, spawn_serve};
 use switchboard::service::store::test_server::TestServer;
 
 const KEY: &str = "sk-alert-replicas";
 const ALERTS: usize = 30;
 const WINDOWS: i64 = 40;
 const MINUTE_MS: i64 = 60_000;
-
-/// Rows of `sql` on the database at `url` (the synchronous client, on a thread of its own).
-fn query(url: &str, sql: &str) -> Vec<postgres::Row> {
-    let (url, sql) = (url.to_owned(), sql.to_owned());
-    std::thread::spawn(move || {
-        let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
-        client.query(sql.as_str(), &[]).unwrap()
-    })
-    .join()
-    .unwrap()
-}
-
-fn count(url: &str, sql: &str) -> i64 {
-    query(url, sql)[0].get(0)
-}
 
 async fn call(base: &str, method: Method, path: &str, body: Option<&Value>) -> Value {
     let bytes = body.map(|b| serde_json::to_vec(b).unwrap());

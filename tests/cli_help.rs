@@ -206,30 +206,8 @@ async fn a_plan_file_lists_all_its_errors_at_once_in_peoples_words() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_documented_field_selection_examples_run_as_written() {
     let service = start(true).await;
-    let home = tempfile::tempdir().unwrap();
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/cli.md")).unwrap();
-    let after = doc.split("JSON through [jaq]").nth(1).expect("the field selection section");
-    let block = after.split("```sh\n").nth(1).and_then(|b| b.split("```").next()).expect("its examples");
-    let bin = home.path().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_switchboard"), bin.join("switchboard")).unwrap();
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
-    let mut outputs = Vec::new();
-    for line in block.lines().filter(|l| l.starts_with("switchboard ")) {
-        let output = tokio::process::Command::new("sh")
-            .args(["-c", line])
-            .env_clear()
-            .env("HOME", home.path())
-            .env("PATH", &path)
-            .env("SWITCHBOARD_BASE_URL", service.base_url())
-            .env("SWITCHBOARD_API_KEY", service.running.api_key.expose())
-            .output()
-            .await
-            .unwrap();
-        assert_exit(&output, 0);
-        outputs.push(stdout(&output));
-    }
-    assert_eq!(outputs.len(), 3, "{block}");
+    let outputs = support::run_documented_examples(&service, "cli.md", "JSON through [jaq]").await;
+    assert_eq!(outputs.len(), 3, "the section runs three commands");
     let issues: serde_json::Value = serde_json::from_str(&outputs[0]).unwrap();
     let first = issues["data"][0].as_object().expect("an issue");
     assert_eq!(first.keys().collect::<Vec<_>>(), ["id", "severity", "title"], "only the fields named");

@@ -363,7 +363,8 @@ fn every_kind(environment: &str) -> Value {
                         "includeFlowExpectations": false, "title": "An angry caller"}]},
         {"kind": "collector", "name": "calls", "displayName": "All calls", "modality": "call", "status": "INACTIVE",
          "metrics": ["said_bye", {"metric": "kind_words", "excludedPhrases": ["um"]}],
-         "filters": [{"conditions": [{"key": "direction", "type": "CALL_PROPERTY", "operator": "EQUALS", "value": "INBOUND"}]}]},
+         "filters": [{"conditions": [{"key": "direction", "type": "CALL_PROPERTY", "operator": "EQUALS", "value": "INBOUND"}]},
+                     {"conditions": [{"key": "agentId", "type": "AGENT", "operator": "EQUALS", "value": "desk"}]}]},
         {"kind": "simulationPlan", "name": "weekly", "description": "every week", "direction": "OUTBOUND",
          "agentEndpoints": [{"agent": "desk", "direction": "INCOMING_AND_OUTGOING", "value": "+15550108001"}],
          "flows": [{"flow": "improvised", "happyPath": false, "edgeCases": ["angry"], "personaOverride": "caller"},
@@ -467,7 +468,11 @@ async fn a_bundle_of_every_kind_comes_back_the_same_through_the_mappings() {
         let flow = flows.iter().find(|f| flow_name(f) == name).unwrap();
         exported.push(export::flow(flow, name, &names).to_value());
     }
-    exported.push(ConfigResource::Collector(export::collector(&policies[0], "calls", &slugs)).to_value());
+    // An AGENT condition names its agent in the bundle; the policy keeps the id calls carry.
+    let by_agent = &policies[0].conditions[1].conditions[0];
+    assert_eq!(by_agent.condition_value.as_deref(), Some(desk.id.to_string().as_str()));
+    exported
+        .push(ConfigResource::Collector(export::collector(&policies[0], "calls", &slugs, &names.agents)).to_value());
     exported.push(ConfigResource::SimulationPlan(export::plan(&plans[0], &names)).to_value());
     let expected = decode(&bundle["resources"]);
     // Tools have no route, and alerts' read routes answer their state, not their bundle: the

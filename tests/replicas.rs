@@ -11,27 +11,13 @@ mod wide_plan;
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
+use support::serve::{count, query};
 use switchboard::api::model::*;
 use switchboard::api::{ApiKey, Client};
 use switchboard::service::store::test_server::TestServer;
 
 const KEY: &str = "sk-two-replicas";
 const SIMULATIONS: u64 = 2_000;
-
-/// Rows of `sql` on the database at `url` (the synchronous client, on a thread of its own).
-fn query(url: &str, sql: &str) -> Vec<postgres::Row> {
-    let (url, sql) = (url.to_owned(), sql.to_owned());
-    std::thread::spawn(move || {
-        let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
-        client.query(sql.as_str(), &[]).unwrap()
-    })
-    .join()
-    .unwrap()
-}
-
-fn count(url: &str, sql: &str) -> i64 {
-    query(url, sql)[0].get(0)
-}
 
 /// The plan of a run of `SIMULATIONS`: every test case of the seeded flows but the voicemail
 /// one, on one endpoint, a metric per simulation.

@@ -139,30 +139,8 @@ async fn one_alert_read_carries_its_groups_latest_windows_and_the_list_does_not(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_documented_seeded_world_examples_run_as_written() {
     let service = start(true).await;
-    let home = tempfile::tempdir().unwrap();
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/alerts.md")).unwrap();
-    let after = doc.split("## In the seeded world").nth(1).expect("the seeded world section");
-    let block = after.split("```sh\n").nth(1).and_then(|b| b.split("```").next()).expect("its examples");
-    let bin = home.path().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_switchboard"), bin.join("switchboard")).unwrap();
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
-    let mut outputs = Vec::new();
-    for line in block.lines().filter(|l| l.starts_with("switchboard ")) {
-        let output = tokio::process::Command::new("sh")
-            .args(["-c", line])
-            .env_clear()
-            .env("HOME", home.path())
-            .env("PATH", &path)
-            .env("SWITCHBOARD_BASE_URL", service.base_url())
-            .env("SWITCHBOARD_API_KEY", service.running.api_key.expose())
-            .output()
-            .await
-            .unwrap();
-        assert!(output.status.success(), "{line}: {}", String::from_utf8_lossy(&output.stderr));
-        outputs.push(String::from_utf8_lossy(&output.stdout).into_owned());
-    }
-    assert_eq!(outputs.len(), 2, "{block}");
+    let outputs = support::run_documented_examples(&service, "alerts.md", "## In the seeded world").await;
+    assert_eq!(outputs.len(), 2, "the section runs two commands");
     // Piped, the commands print JSON.
     let listed: Value = serde_json::from_str(&outputs[0]).unwrap();
     let mut born: Vec<&str> = listed["data"]

@@ -189,3 +189,34 @@ pub fn tamper(dir: &std::path::Path, sqlite: &str, postgres: &str) -> usize {
         }
     }
 }
+
+/// Runs the `switchboard …` lines of the first `sh` block after `marker` in `docs/DOC` as
+/// written, each by a shell with a private home, against `service`; each must exit 0. Their
+/// outputs, in order (piped, so JSON where the command prints it).
+pub async fn run_documented_examples(service: &Service, doc: &str, marker: &str) -> Vec<String> {
+    let home = tempfile::tempdir().unwrap();
+    let text =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs").join(doc)).unwrap();
+    let after = text.split(marker).nth(1).unwrap_or_else(|| panic!("{doc} has no {marker:?}"));
+    let block = after.split("```sh\n").nth(1).and_then(|b| b.split("```").next()).expect("its examples");
+    let bin = home.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_switchboard"), bin.join("switchboard")).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let mut outputs = Vec::new();
+    for line in block.lines().filter(|l| l.starts_with("switchboard ")) {
+        let output = tokio::process::Command::new("sh")
+            .args(["-c", line])
+            .env_clear()
+            .env("HOME", home.path())
+            .env("PATH", &path)
+            .env("SWITCHBOARD_BASE_URL", service.base_url())
+            .env("SWITCHBOARD_API_KEY", service.running.api_key.expose())
+            .output()
+            .await
+            .unwrap();
+        assert!(output.status.success(), "{line}: {}", String::from_utf8_lossy(&output.stderr));
+        outputs.push(String::from_utf8_lossy(&output.stdout).into_owned());
+    }
+    outputs
+}

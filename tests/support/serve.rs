@@ -75,3 +75,19 @@ impl SharedSecretsKey {
         &self.path
     }
 }
+
+/// Rows of `sql` on the database at `url` (the synchronous client, on a thread of its own).
+pub fn query(url: &str, sql: &str) -> Vec<postgres::Row> {
+    let (url, sql) = (url.to_owned(), sql.to_owned());
+    std::thread::spawn(move || {
+        let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+        client.query(sql.as_str(), &[]).unwrap()
+    })
+    .join()
+    .unwrap()
+}
+
+/// The one number `sql` selects on the database at `url`.
+pub fn count(url: &str, sql: &str) -> i64 {
+    query(url, sql)[0].get(0)
+}

@@ -195,7 +195,7 @@ impl Workspace {
                     .extend(self.own_flows().map(|f| export::flow(f, &named(&names.flows, &f.id), &names).to_value())),
                 ConfigKind::Collector => out.extend(self.policies.iter().filter(|p| !is_system_policy(p)).map(|p| {
                     let name = self.name_of(p.id, p.name.as_deref(), "collector");
-                    ConfigResource::Collector(export::collector(p, &name, &slugs)).to_value()
+                    ConfigResource::Collector(export::collector(p, &name, &slugs, &names.agents)).to_value()
                 })),
                 ConfigKind::SimulationPlan => out.extend(
                     self.plans.iter().map(|p| ConfigResource::SimulationPlan(export::plan(p, &names)).to_value()),

@@ -102,7 +102,7 @@ pub fn config_of(target: &Target, name: &str, names: &Names, slugs: &HashMap<Uui
         Target::Persona(persona) => ConfigResource::Persona(export::persona(persona)),
         Target::Flow(flow) => export::flow(flow, name, names),
         Target::Metric(metric) => ConfigResource::Metric(export::metric(metric)),
-        Target::Policy(policy) => ConfigResource::Collector(export::collector(policy, name, slugs)),
+        Target::Policy(policy) => ConfigResource::Collector(export::collector(policy, name, slugs, &names.agents)),
         Target::Plan(plan) => ConfigResource::SimulationPlan(export::plan(plan, names)),
         Target::Tool(tool) => ConfigResource::Tool(export::tool(tool, names)),
         Target::Alert(alert) => ConfigResource::Alert(export::alert(alert, name)),

@@ -280,8 +280,23 @@ pub fn metric(definition: &MetricDefinition) -> MetricConfig {
     }
 }
 
-/// A metric policy, its metrics named by slug (`slugs`, by id).
-pub fn collector(policy: &MetricPolicy, name: &str, slugs: &HashMap<Uuid, String>) -> CollectorConfig {
+/// A condition's value as a bundle writes it: an AGENT condition's agent by its bundle name.
+fn condition_value(condition: &Condition, agents: &HashMap<Uuid, String>) -> Option<String> {
+    let value = condition.condition_value.as_deref()?;
+    match (&condition.condition_type, Uuid::parse_str(value)) {
+        (Some(ConditionType::Agent), Ok(id)) => Some(named(agents, &id)),
+        _ => Some(value.to_owned()),
+    }
+}
+
+/// A metric policy, its metrics named by slug (`slugs`, by id) and the agents its AGENT
+/// conditions pick by their bundle names (`agents`, by id; an agent without one by its id).
+pub fn collector(
+    policy: &MetricPolicy,
+    name: &str,
+    slugs: &HashMap<Uuid, String>,
+    agents: &HashMap<Uuid, String>,
+) -> CollectorConfig {
     let metrics = policy
         .metrics
         .iter()
@@ -310,7 +325,7 @@ pub fn collector(policy: &MetricPolicy, name: &str, slugs: &HashMap<Uuid, String
                         key: c.condition_key.clone(),
                         condition_type: c.condition_type.clone(),
                         operator: c.condition_operator.clone(),
-                        value: c.condition_value.clone(),
+                        value: condition_value(c, agents),
                         unknown_fields: Default::default(),
                     })
                     .collect(),

@@ -413,7 +413,9 @@ impl Pane for Metrics {
                     .iter()
                     .filter_map(|d| Some((d.id, d.slug_or_alias()?.to_owned())))
                     .collect();
-                let config = serde_json::to_value(export::collector(policy, &name, &slugs)).ok()?;
+                let config =
+                    serde_json::to_value(export::collector(policy, &name, &slugs, &std::collections::HashMap::new()))
+                        .ok()?;
                 Some(Editable { kind: "collector", name, config })
             }
             _ => None,

@@ -353,24 +353,20 @@ impl<'w> Builder<'w> {
             };
             metrics.push(PolicyMetric { id: metric_id, settings });
         }
-        let conditions = c
-            .filters
-            .iter()
-            .flatten()
-            .map(|group| ConditionGroup {
-                conditions: group
-                    .conditions
-                    .iter()
-                    .flatten()
-                    .map(|x| Condition {
-                        condition_key: x.key.clone(),
-                        condition_value: x.value.clone(),
-                        condition_type: x.condition_type.clone(),
-                        condition_operator: Some(x.operator.clone().unwrap_or(ConditionOperator::Equals)),
-                    })
-                    .collect(),
-            })
-            .collect();
+        let mut conditions = Vec::new();
+        for (g, group) in c.filters.iter().flatten().enumerate() {
+            let mut kept = Vec::new();
+            for (i, x) in group.conditions.iter().flatten().enumerate() {
+                let at = join(&entry.at, &format!("filters[{g}].conditions[{i}].value"));
+                kept.push(Condition {
+                    condition_key: x.key.clone(),
+                    condition_value: self.condition_value(entry, &at, x),
+                    condition_type: x.condition_type.clone(),
+                    condition_operator: Some(x.operator.clone().unwrap_or(ConditionOperator::Equals)),
+                });
+            }
+            conditions.push(ConditionGroup { conditions: kept });
+        }
         Target::Policy(MetricPolicy {
             id,
             name: c.display_name.clone().or(c.name.clone()),
@@ -382,6 +378,21 @@ impl<'w> Builder<'w> {
             created_at: self.created(existing.and_then(|p| p.created_at.as_ref())),
             updated_at: Some(self.now.clone()),
         })
+    }
+
+    /// A condition's value as the policy keeps it: an AGENT condition names its agent by bundle
+    /// name (or id), kept as the agent's id, which is what calls carry.
+    fn condition_value(&mut self, entry: &Entry, at: &str, x: &CollectorConditionConfig) -> Option<String> {
+        let value = x.value.as_deref()?;
+        if x.condition_type != Some(ConditionType::Agent) {
+            return Some(value.to_owned());
+        }
+        let known =
+            |id: &Uuid| self.workspace.agents.contains_key(id) || self.built.values().any(|t| t.id() == Some(*id));
+        match Uuid::parse_str(value) {
+            Ok(id) if known(&id) => Some(value.to_owned()),
+            _ => self.reference(entry, at, &ConfigKind::Agent, value).map(|id| id.to_string()),
+        }
     }
 
     fn tool(&mut self, id: Uuid, c: &ToolConfig, entry: &Entry) -> Target {
