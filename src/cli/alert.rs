@@ -25,7 +25,7 @@ impl Tabular for AlertStatus {
             self.state.to_string(),
             self.consecutive_windows.to_string(),
             or_dash(self.last_window_start.as_ref()),
-            or_dash(self.last_value.as_ref()),
+            or_dash(self.last_value.map(readable)),
             self.enabled.to_string(),
         ]
     }
@@ -41,7 +41,7 @@ fn groups_text(alert: &AlertStatus) -> Vec<String> {
                 g.state.to_string(),
                 g.consecutive_windows.to_string(),
                 or_dash(g.last_window_start.as_ref()),
-                or_dash(g.last_value.as_ref()),
+                or_dash(g.last_value.map(readable)),
                 or_dash(g.issue_id.as_ref()),
             ]
         })
@@ -68,4 +68,9 @@ pub async fn run(command: AlertCommand, session: &Session) -> Outcome {
         }
     }
     Ok(Exit::Ok)
+}
+
+/// A window's value to three decimals at most: a mean such as 62.71538461538462 reads 62.715.
+fn readable(value: f64) -> f64 {
+    (value * 1000.0).round() / 1000.0
 }
