@@ -269,6 +269,11 @@ async fn a_simulation_trigger_opens_one_issue_per_plan_after_a_failed_run_and_no
     assert_eq!((issue["status"].as_str(), issue["eventCount"].as_u64()), (Some("OPEN"), Some(1)));
     assert!(issue["fingerprint"].as_str().unwrap().ends_with(&format!(":plan:{failing}")), "{issue}");
     assert!(issue["title"].as_str().unwrap().contains("a run of Misses ended THRESHOLD_FAILED"), "{issue}");
+    // The alert's group for the plan names the issue's fingerprint, and no agent.
+    let (_, alert) = api.call(Method::GET, "/v1/alert/misses-failing", None).await;
+    let group = &alert["data"]["groups"][0];
+    assert_eq!(group["fingerprint"], issue["fingerprint"], "{alert}");
+    assert!(group.get("agentId").is_none_or(Value::is_null), "{alert}");
 
     // Another failed run of the plan counts on the open issue: one open issue per fingerprint.
     run_to_end(&service, failing).await;
