@@ -12,12 +12,15 @@
 //! first shows it (polled every 100 ms, so up to 100 ms late). Only 127.0.0.1.
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a benchmark's setup fails by panicking")]
 
+#[allow(dead_code, reason = "this benchmark uses the serve process and memory figures only")]
+#[path = "support/scale.rs"]
+mod scale;
+
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use scale::Serve;
 use serde_json::{Value, json};
 use switchboard::api::{ApiKey, Client, ClientConfig};
 use switchboard::cli::traffic::pace::{self, Plan};
@@ -34,53 +37,6 @@ const METRICS: &[(&str, &str, f64)] = &[
     ("words_per_minute", "LT", 100.0),
     ("interruption_count", "GT", 0.5),
 ];
-
-/// `serve` with the demo world seeded, in a data dir of its own; killed when dropped.
-struct Serve {
-    child: Child,
-    url: String,
-    _dir: tempfile::TempDir,
-}
-
-impl Serve {
-    fn start() -> Serve {
-        let dir = tempfile::tempdir().unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
-            .args(["serve", "--addr", "127.0.0.1:0", "--rate-limit", "1000000", "--alert-quiet-ms"])
-            .arg(QUIET_MS.to_string())
-            .arg("--data-dir")
-            .arg(dir.path())
-            .env("SWITCHBOARD_API_KEY", KEY)
-            .env("XDG_DATA_HOME", dir.path().join("xdg"))
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let url = loop {
-            let line = lines.next().expect("serve printed its address").unwrap();
-            if let Some(url) = line.strip_prefix("listening on ") {
-                break url.trim().to_owned();
-            }
-        };
-        std::thread::spawn(move || for _ in lines {});
-        Serve { child, url, _dir: dir }
-    }
-
-    /// A `/proc/PID/status` figure in MB (`VmRSS:`, `VmHWM:`).
-    fn memory_mb(&self, field: &str) -> f64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default();
-        let kb = status.lines().find(|l| l.starts_with(field)).and_then(|l| l.split_whitespace().nth(1));
-        kb.and_then(|kb| kb.parse::<f64>().ok()).map_or(f64::NAN, |kb| kb / 1024.0)
-    }
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 async fn send(http: &reqwest::Client, base: &str, path: &str, body: &Value) -> Value {
     let response = http.post(format!("{base}{path}")).bearer_auth(KEY).json(body).send().await.unwrap();
@@ -161,10 +117,12 @@ fn quantile(sorted: &[f64], q: f64) -> f64 {
 #[tokio::main]
 async fn main() {
     let minutes = std::env::var("ALERT_MINUTES").ok().and_then(|v| v.parse().ok()).unwrap_or(3u64);
-    let serve = Serve::start();
+    let quiet = QUIET_MS.to_string();
+    let serve = Serve::start_with(KEY, None, &["--alert-quiet-ms", &quiet]);
+    let memory_mb = |field: &str| scale::memory_mb(serve.child.id(), field);
     set_up(&serve.url).await;
     let client = Client::new(&serve.url, ApiKey::new(KEY), ClientConfig::default()).unwrap();
-    let rss_before = serve.memory_mb("VmRSS:");
+    let rss_before = memory_mb("VmRSS:");
 
     // The windows wholly inside the traffic are the ones judged.
     let start = jiff::Timestamp::now().as_millisecond();
@@ -185,7 +143,7 @@ async fn main() {
         degrade_for: None,
     };
     let tally = pace::run(&client, &plan, std::future::pending()).await;
-    let rss_after_traffic = serve.memory_mb("VmRSS:");
+    let rss_after_traffic = memory_mb("VmRSS:");
 
     // The last judged window's grace ends a call's length and the quiet period after it.
     let longest = tally.arrivals.iter().map(|(s, a)| a - s).max().unwrap_or(0);
@@ -232,7 +190,7 @@ async fn main() {
     );
     println!(
         "  service RSS  before {rss_before:.1} MB  after traffic {rss_after_traffic:.1} MB  peak (VmHWM) {:.1} MB  (target ≤ 300 MB)",
-        serve.memory_mb("VmHWM:")
+        memory_mb("VmHWM:")
     );
     if let Some(refusal) = &tally.first_refusal {
         println!("  first refusal: {refusal}");

@@ -313,6 +313,13 @@ async fn the_routes_agent_url_creates_through_refuse_what_could_not_be_dialled()
     assert_eq!(read, HttpRequestDefinition { signing_secret: None, ..created });
 }
 
+/// `gate -o json` of the plan file `plan`, written in `home`, against the agent at `url`.
+async fn gate_plan(home: &std::path::Path, service: &support::Service, plan: &str, url: &str) -> std::process::Output {
+    let file = home.join("plan.yaml");
+    std::fs::write(&file, plan).unwrap();
+    run(against(home, service).args(["gate", "-o", "json", "-f", file.to_str().unwrap(), "--agent-url", url])).await
+}
+
 /// An agent that answers every turn with nothing: it never speaks.
 async fn silent_agent() -> String {
     async fn silent() -> axum::Json<Value> {
@@ -334,18 +341,7 @@ async fn a_simulation_the_agent_never_spoke_on_is_retried_up_to_max_no_response_
     let plan = format!(
         "name: Silent agent\ndirection: INBOUND\nmaxSimulationDurationSeconds: 60\nmaxNoResponseRetries: 2\nnoResponseRetryBackoffSeconds: 30\nflows:\n  - id: {RESCHEDULE_FLOW}\n    happyPath: true\nmetrics:\n  - slug: {always}\nincludeFlowMetrics: false\nincludeAutomaticMetrics: false\n"
     );
-    let file = home.path().join("plan.yaml");
-    std::fs::write(&file, plan).unwrap();
-    let output = run(against(home.path(), &service).args([
-        "gate",
-        "-o",
-        "json",
-        "-f",
-        file.to_str().unwrap(),
-        "--agent-url",
-        &url,
-    ]))
-    .await;
+    let output = gate_plan(home.path(), &service, &plan, &url).await;
     assert_exit(&output, 1);
     let report = json(&output);
     let job_id: uuid::Uuid = report["runPlanJobId"].as_str().unwrap().parse().unwrap();
@@ -395,18 +391,7 @@ async fn the_agents_real_response_time_is_its_latency_on_the_calls_clock() {
     let plan = format!(
         "name: Slow agent\ndirection: INBOUND\nmaxSimulationDurationSeconds: 300\nflows:\n  - id: {RESCHEDULE_FLOW}\n    happyPath: true\nmetrics:\n  - slug: agent_response_latency\nincludeFlowMetrics: false\nincludeAutomaticMetrics: false\n"
     );
-    let file = home.path().join("plan.yaml");
-    std::fs::write(&file, plan).unwrap();
-    let output = run(against(home.path(), &service).args([
-        "gate",
-        "-o",
-        "json",
-        "-f",
-        file.to_str().unwrap(),
-        "--agent-url",
-        &url,
-    ]))
-    .await;
+    let output = gate_plan(home.path(), &service, &plan, &url).await;
     let report = json(&output);
     let transcript = report["simulations"][0]["transcript"].as_array().unwrap();
     let mut answered = 0;

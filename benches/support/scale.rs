@@ -26,11 +26,17 @@ impl Serve {
     /// `serve` on SQLite, or on the PostgreSQL database at `database` (a replica of as many as
     /// share it). `SCALE_SERVE_BIN` names another build to run (an older one, to compare).
     pub fn start_on(key: &str, database: Option<&str>) -> Serve {
+        Serve::start_with(key, database, &["--sim-speed", "max"])
+    }
+
+    /// `serve` as `start_on` starts it, with `flags` of its own instead of `--sim-speed max`.
+    pub fn start_with(key: &str, database: Option<&str>, flags: &[&str]) -> Serve {
         let dir = tempfile::tempdir().unwrap();
         let program = std::env::var_os("SCALE_SERVE_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_switchboard").into());
         let mut command = Command::new(program);
         command
-            .args(["serve", "--addr", "127.0.0.1:0", "--sim-speed", "max", "--rate-limit", "1000000"])
+            .args(["serve", "--addr", "127.0.0.1:0", "--rate-limit", "1000000"])
+            .args(flags)
             .arg("--data-dir")
             .arg(dir.path());
         if let Some(url) = database {

@@ -42,18 +42,7 @@ macro_rules! assert_sizes {
 
 /// A threshold on call duration that every call meets (`> 0`) or none does (`< 0.001`).
 async fn duration_check(h: &Harness, always: bool) -> MetricDefinition {
-    let (operator, value, name) = if always {
-        (ThresholdOperator::GreaterThan, "0", "Call lasted")
-    } else {
-        (ThresholdOperator::LessThan, "0.001", "Call was instant")
-    };
-    let input = ThresholdInput {
-        name: Some(name.into()),
-        operator: Some(operator),
-        value: Some(value.into()),
-        ..Default::default()
-    };
-    h.client.create_threshold("call_duration", &input).await.unwrap()
+    crate::support::duration_check(&h.client, always).await
 }
 
 /// Runs the seeded plan's flow (happy path only) judged by exactly `metrics`, to its end.

@@ -8,7 +8,7 @@
 
 use crate::service::store::Tx;
 
-use crate::api::model::{JobTrigger, RunPlan, Timestamp};
+use crate::api::model::{JobTrigger, RunPlan, RunPlanJobStatus, Timestamp};
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::sim::jobs::{self, Replay};
 use crate::service::sim::start;
@@ -37,8 +37,9 @@ pub fn nightly_runs(tx: &Tx) -> ServiceResult<()> {
     Ok(())
 }
 
-/// Whether every job of the seeded history has ended.
+/// Whether every job of the seeded history has ended (none in a status that can still change).
 pub fn settled(conn: &store::Conn) -> ServiceResult<bool> {
-    let open = ["PENDING", "RUNNING", "RUNNING_SIMULATIONS", "CANCELLING"];
+    let open: Vec<&str> =
+        RunPlanJobStatus::KNOWN.iter().filter(|s| !s.is_terminal()).map(RunPlanJobStatus::as_str).collect();
     Ok(store::count_children(conn, Kind::RunPlanJob, NIGHTLY_PLAN, &open)? == 0)
 }
