@@ -445,7 +445,7 @@ fn read_scan(conv: &Conversation, ask: &Ask, scan: &Scan) -> Finding {
 /// the agent asked for and the caller answered in a form not recognised.
 fn fragile(conv: &Conversation, ask: &Ask, scan: &Scan, reading: Reading) -> Option<Finding> {
     if reading == Reading::Met
-        && let Some(line) = calibrate::unread_disclosure(conv, scan.verified)
+        && let Some(line) = calibrate::unread_disclosure(conv, ask, scan.verified)
     {
         return Some(Finding::unsure(format!(
             "Cannot tell: before the caller was verified the agent said {}, which may read out their record in words \
