@@ -67,7 +67,7 @@ patterns! {
     SETBACK = [
         r"\b(please )?(call|ring) (us |me )?back\b|\bcall us again\b|\btry again later\b|\btry the app\b|\bin the app\b",
         r"\b(will|'ll) (call|ring|phone|get back to|contact|text|email|reach out to) you\b|\bneed (the|a|our|your) [\w ]{1,30} to (approve|sign off|confirm)\b|\bcall you back\b",
-        r"\b(end|ending) (this|the) call\b|\bhaven't heard\b|\bnot hearing\b|\bcan't hear\b|\bare you still there\b|\btransferr?ing you\b|\bput you through\b|\bpass you (over|on)\b",
+        r"\b(end|ending) (this|the) call\b|\bhaven't heard\b|\bnot hearing\b|\bcan't hear\b|\bare you still there\b|\btransferr?ing you\b|\bput(ting)? you through\b|\bpass you (over|on)\b",
         r"\b(nothing|no \w+( \w+)?)( else)? (left|available|open|free)\b|\bno availability\b|\bnothing (else )?(tonight|today|this week)\b|\b(fully booked|sold out|they're (all )?full|it's full|is full|are full|all full|one's full)\b|\bi'm afraid not\b|\bvery busy\b",
     ].join("|");
     /// A caller asking for something to be done (not merely asked about).
@@ -88,6 +88,12 @@ patterns! {
     DENIAL = r"^(no|nope|not yet|i'm afraid not)\b|\b(can't|cannot|don't) see (any|a|anything)\b";
     /// Not an answer yet.
     DEFLECTION = r",? please[.!]?$|\blet me (check|look|see|find|pull)\b|\bi'll (look into|check|find out|get back)\b|\bget back to you\b|\bone moment\b|\bhold on\b|\bcould you tell me\b|\bhow (else )?can i help\b|\bcan i (have|get|take|grab)\b|\bmay i have\b";
+    /// A caller giving up on what they asked for.
+    GIVES_UP = r"\b(just |then )?(leave it|forget it|don't bother|never mind|nevermind)\b|\bi'll (just |have to )?(leave it|sort (it|something) out|find (another|someone else|somewhere else))\b";
+    /// A question that asks for a yes or a no.
+    YES_NO_QUESTION = r"^(is|are|was|were|will|would|has|have|had|do|does|did|can|could|should|shall)\b";
+    /// An answer that opens with a yes or a no.
+    YES_OR_NO = r"^(thanks[.,]? |thank you[.,]? |okay[.,]? |right[.,]? )?(yes|yeah|yep|no|nope)\b";
     /// The caller saying what they will do themselves.
     OWN_PLAN = r"^(okay,? |ok,? |right,? |fine,? )?(i'll|i will|i'm going to|we'll|i can just)\b";
     /// The agent declining to say more than it has ("I'm afraid I can't say").
@@ -208,7 +214,16 @@ fn negated(lower: &str, at: usize) -> bool {
 fn refusal_at(said: &Said, request: &Request) -> Option<usize> {
     let lower = said.lower();
     let m = REFUSAL.find(lower)?;
-    refuses(m.as_str(), &lower[m.end()..], request).then_some(m.start())
+    let (lead, object) = (&lower[..m.start()], &lower[m.end()..]);
+    (refuses(m.as_str(), object, request) || refuses_named(lead, object, request)).then_some(m.start())
+}
+
+/// A refusal in any verb of "one" or "it" when the words just before name the request ("a
+/// courtesy car isn't part of this policy, so I can't arrange one").
+fn refuses_named(lead: &str, object: &str, request: &Request) -> bool {
+    let pronoun = object.split_whitespace().next().is_some_and(|w| ["it", "that", "this", "them", "one"].contains(&w));
+    let clause = lead.rsplit(['.', '!', '?']).next().unwrap_or(lead);
+    pronoun && !terms(clause).is_disjoint(&request.words)
 }
 
 fn refuses(refusal: &str, object: &str, request: &Request) -> bool {
@@ -369,48 +384,15 @@ fn passed_on<'a>(conv: &'a Conversation, request: &Said) -> Option<Said<'a>> {
 }
 
 fn decide(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) -> Finding {
-    let Walk { request, positive, recovered_from, undone, setback, unpressed, .. } = walk;
-    let (positive, recovered_from, undone, setback, unpressed) =
-        (*positive, *recovered_from, *undone, *setback, *unpressed);
-    let claim_note = |why: &mut String| {
-        if let Some(claim) = caller_claim {
-            why.push_str(&format!(" The caller's own {} is not the agent doing it.", claim.quote()));
-        }
-    };
-    // A question answered only in part: the agent says it cannot say more.
-    if let (Some(q), Some(done), None) = (request.question, positive, undone)
-        && success_at(&done).is_none()
-        && let Some(held) = conv.said_by(Side::Agent).find(|s| s.order >= done.order && WITHHOLDS.is_match(s.lower()))
-    {
-        return Finding::unsure(format!(
-            "Cannot tell: the caller asked {} and the agent answered {} but also said {}: whether that is what the \
-             caller wanted is not clear.",
-            q.quote(),
-            done.quote(),
-            held.quote()
-        ));
+    if let Some(unsure) = answer_in_doubt(conv, walk) {
+        return unsure;
     }
-    // An answer partly lost ("up to the 30th of [inaudible]") cannot be read as given.
-    if let (Some(q), Some(done)) = (request.question, positive)
-        && success_at(&done).is_none()
-        && is_unclear(done.lower())
-    {
-        return Finding::unsure(format!(
-            "Cannot tell: the caller asked {} and the agent's answer {} is partly lost from the transcript.",
-            q.quote(),
-            done.quote()
-        ));
-    }
-    if let (Some(q), None, None) = (request.question, positive, undone)
-        && let Some(lost) = conv.said_by(Side::Agent).find(|s| s.order > q.order && is_unclear(s.lower()))
-    {
-        return Finding::unsure(format!(
-            "Cannot tell: the caller asked {} and the agent's answer {} is partly lost from the transcript.",
-            q.quote(),
-            lost.quote()
-        ));
-    }
-    match (positive, undone) {
+    let Walk { request, positive, recovered_from, undone, .. } = walk;
+    match (*positive, *undone) {
+        (Some(done), None) if let Some(left) = gave_up_after(conv, &done) => Finding::not_met(
+            format!("Not met: after the agent said {} the caller gave up on it, {}.", done.quote(), left.quote()),
+            0.75,
+        ),
         (Some(done), None) if let Some(unsure) = fragile_success(conv, request, &done) => unsure,
         (Some(done), None) => {
             let mut why = match (request.question, success_at(&done).is_some()) {
@@ -438,56 +420,112 @@ fn decide(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) -> Findi
         }
         (None, Some(back)) => {
             let mut why = format!("Not met: the agent said {}, and nothing later completed the request.", back.quote());
-            claim_note(&mut why);
+            claim_note(&mut why, caller_claim);
             Finding::not_met(why, 0.8)
         }
-        (None, None) => {
-            let mut why = match (unpressed, setback, request.question, request.said) {
-                (Some(s), _, _, _) => {
-                    format!("Not met: the agent said {} but no keypad press came before it.", s.quote())
-                }
-                (None, Some(s), _, _) => format!("Not met: the request was left undone; the agent said {}.", s.quote()),
-                (None, None, _, Some(r)) if let Some(note) = passed_on(conv, &r) => {
-                    return Finding::unsure(format!(
-                        "Cannot tell: the caller asked {} and the agent passed it on, {}: whether passing it on is \
-                         what the caller wanted is not clear.",
-                        r.quote(),
-                        note.quote()
-                    ));
-                }
-                (None, None, _, r)
-                    if let Some(unread) =
-                        calibrate::unread_statement(conv, r.map(|r| r.order), request.question.is_some()) =>
-                {
-                    return Finding::unsure(format!(
-                        "Cannot tell: no agent line says in words the offline judge knows that the request was done \
-                         or answered, but the agent said {}, which may say so in other words.",
-                        unread.quote()
-                    ));
-                }
-                (None, None, Some(q), _) => {
-                    format!("Not met: the caller asked {} and the agent never answered it.", q.quote())
-                }
-                (None, None, None, Some(r)) => {
-                    format!("Not met: the caller asked {} and no agent line says it was done.", r.quote())
-                }
-                (None, None, None, None) => "Not met: no agent line says the request was done.".to_owned(),
-            };
-            let after = request.said.map(|r| r.order);
-            let deflected = conv
-                .said_by(Side::Agent)
-                .filter(|s| after.is_none_or(|a| s.order > a) && DEFLECTION.is_match(s.lower()))
-                .find(|s| s.lower().starts_with("let me") || s.lower().starts_with("i'll"));
-            if let Some(d) = deflected.filter(|_| setback.is_none()) {
-                why.push_str(&format!(" The agent put it off with {}.", d.quote()));
-            }
-            if let Some(last) = conv.last_agent().filter(|l| setback.is_none_or(|s| s.turn.index != l.turn.index)) {
-                why.push_str(&format!(" The agent's last line was {}.", last.quote()));
-            }
-            claim_note(&mut why);
-            Finding::not_met(why, if conv.last_agent().is_some() { 0.75 } else { 0.5 })
-        }
+        (None, None) => nothing_done(conv, walk, caller_claim),
     }
+}
+
+/// Notes the caller's own claim of what the agent never did.
+fn claim_note(why: &mut String, caller_claim: Option<Said>) {
+    if let Some(claim) = caller_claim {
+        why.push_str(&format!(" The caller's own {} is not the agent doing it.", claim.quote()));
+    }
+}
+
+/// Abstains where the answer to a question is in doubt: the agent answered and said it cannot
+/// say more, or the answer is partly lost from the transcript. A yes or a no to a yes-or-no
+/// question stands even when what follows it is lost.
+fn answer_in_doubt(conv: &Conversation, walk: &Walk) -> Option<Finding> {
+    let Walk { request, positive, undone, .. } = walk;
+    let q = request.question?;
+    let answered = positive.filter(|done| success_at(done).is_none());
+    if let (Some(done), None) = (answered, undone)
+        && let Some(held) = conv.said_by(Side::Agent).find(|s| s.order >= done.order && WITHHOLDS.is_match(s.lower()))
+    {
+        return Some(Finding::unsure(format!(
+            "Cannot tell: the caller asked {} and the agent answered {} but also said {}: whether that is what the \
+             caller wanted is not clear.",
+            q.quote(),
+            done.quote(),
+            held.quote()
+        )));
+    }
+    let lost = match (answered, positive, undone) {
+        (Some(done), ..) => Some(done).filter(|d| is_unclear(d.lower()) && !yes_or_no_to(&q, d)),
+        (None, None, None) => conv.said_by(Side::Agent).find(|s| s.order > q.order && is_unclear(s.lower())),
+        _ => None,
+    }?;
+    Some(Finding::unsure(format!(
+        "Cannot tell: the caller asked {} and the agent's answer {} is partly lost from the transcript.",
+        q.quote(),
+        lost.quote()
+    )))
+}
+
+/// Whether the answer opens with a plain yes or no to a question that asks for one ("is it
+/// coming today?" — "Yes, it's on the van, with you by [inaudible]").
+fn yes_or_no_to(question: &Said, answer: &Said) -> bool {
+    YES_NO_QUESTION.is_match(question.lower()) && YES_OR_NO.is_match(answer.lower())
+}
+
+/// A caller giving up on the request ("just leave it", "don't bother") after an agent line
+/// that answered it with regret or an alternative, and no success after: the caller left
+/// without what they wanted.
+fn gave_up_after<'a>(conv: &'a Conversation, done: &Said) -> Option<Said<'a>> {
+    let regretted = |s: &Said| calibrate::doubts(s.lower()) || OFFERS.is_match(s.lower());
+    let gave_up = conv.said_by(Side::Caller).filter(|s| s.order > done.order).find(|s| GIVES_UP.is_match(s.lower()))?;
+    let before = conv.said_by(Side::Agent).filter(|s| s.order >= done.order && s.order < gave_up.order);
+    let after_success = conv.said_by(Side::Agent).any(|s| s.order > gave_up.order && claims_success(&s));
+    let no_success = conv.said_by(Side::Agent).all(|s| !claims_success(&s));
+    (no_success && !after_success && before.into_iter().any(|s| regretted(&s))).then_some(gave_up)
+}
+
+/// Nothing done and nothing taken back: a setback, a request passed on, an unread statement
+/// (abstain), or a request left undone.
+fn nothing_done(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) -> Finding {
+    let Walk { request, setback, unpressed, .. } = walk;
+    let (setback, unpressed) = (*setback, *unpressed);
+    let mut why = match (unpressed, setback, request.question, request.said) {
+        (Some(s), _, _, _) => format!("Not met: the agent said {} but no keypad press came before it.", s.quote()),
+        (None, Some(s), _, _) => format!("Not met: the request was left undone; the agent said {}.", s.quote()),
+        (None, None, _, Some(r)) if let Some(note) = passed_on(conv, &r) => {
+            return Finding::unsure(format!(
+                "Cannot tell: the caller asked {} and the agent passed it on, {}: whether passing it on is what the \
+                 caller wanted is not clear.",
+                r.quote(),
+                note.quote()
+            ));
+        }
+        (None, None, _, r)
+            if let Some(unread) = calibrate::unread_statement(conv, r.map(|r| r.order), request.question.is_some()) =>
+        {
+            return Finding::unsure(format!(
+                "Cannot tell: no agent line says in words the offline judge knows that the request was done or \
+                 answered, but the agent said {}, which may say so in other words.",
+                unread.quote()
+            ));
+        }
+        (None, None, Some(q), _) => format!("Not met: the caller asked {} and the agent never answered it.", q.quote()),
+        (None, None, None, Some(r)) => {
+            format!("Not met: the caller asked {} and no agent line says it was done.", r.quote())
+        }
+        (None, None, None, None) => "Not met: no agent line says the request was done.".to_owned(),
+    };
+    let after = request.said.map(|r| r.order);
+    let deflected = conv
+        .said_by(Side::Agent)
+        .filter(|s| after.is_none_or(|a| s.order > a) && DEFLECTION.is_match(s.lower()))
+        .find(|s| s.lower().starts_with("let me") || s.lower().starts_with("i'll"));
+    if let Some(d) = deflected.filter(|_| setback.is_none()) {
+        why.push_str(&format!(" The agent put it off with {}.", d.quote()));
+    }
+    if let Some(last) = conv.last_agent().filter(|l| setback.is_none_or(|s| s.turn.index != l.turn.index)) {
+        why.push_str(&format!(" The agent's last line was {}.", last.quote()));
+    }
+    claim_note(&mut why, caller_claim);
+    Finding::not_met(why, if conv.last_agent().is_some() { 0.75 } else { 0.5 })
 }
 
 /// Abstains on a success the call may not bear out: a confirmation question answered without
