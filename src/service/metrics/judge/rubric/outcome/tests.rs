@@ -29,6 +29,7 @@ fn claims_are_told_from_offers_questions_and_negations() {
     }
     for said in [
         "I can put you on SB 1190.",
+        "I've looked and nobody's ordered one for you yet.",
         "Shall I book it?",
         "Your appointment isn't booked yet.",
         "Once you press 1 it will be booked.",
@@ -358,4 +359,11 @@ fn a_named_deed_is_not_done_on_a_call_where_nothing_was_done_and_the_request_was
         (Customer, "Lovely, thanks."),
     ]);
     assert_eq!(unread.reading, Reading::Unsure, "something said in other words may be the deed: {}", unread.why);
+}
+
+#[test]
+fn asking_for_a_thing_to_be_brought_is_a_request_to_act() {
+    let conv = Conversation::read(&transcript(&[(Customer, "Can you bring it round to us tonight?")]));
+    let request = Request::of(&conv);
+    assert!(request.question.is_none() && request.said.is_some());
 }
