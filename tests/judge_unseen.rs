@@ -25,15 +25,15 @@ const MIN_AGREEMENT: f64 = 0.9;
 /// What docs/judge.md reports per desk: (desk, judgements, answered, agreed). A desk must not
 /// fall below its reported coverage or agreement; a desk not listed is held to the targets.
 const REPORTED: &[(&str, usize, usize, usize)] = &[
-    ("airline_baggage", 45, 23, 23),
+    ("airline_baggage", 45, 28, 28),
     ("broadband", 55, 52, 52),
-    ("car_rental", 44, 37, 37),
+    ("car_rental", 44, 39, 39),
     ("card_services", 50, 46, 46),
     ("energy", 33, 31, 31),
-    ("gym_membership", 42, 22, 22),
-    ("insurance_claims", 33, 26, 26),
-    ("pharmacy_refills", 33, 26, 26),
-    ("vet_clinic", 51, 43, 43),
+    ("gym_membership", 42, 31, 31),
+    ("insurance_claims", 33, 27, 27),
+    ("pharmacy_refills", 33, 28, 28),
+    ("vet_clinic", 51, 45, 45),
 ];
 
 #[derive(Deserialize)]

@@ -11,9 +11,8 @@
 use std::collections::BTreeSet;
 
 use super::conversation::{Conversation, Said, Side, Turn, clip};
-use super::details::{Details, gives_birth_date, is_calendar_word};
-use super::identity::{Fact, FactKind, facts_named, gives_code, is_unclear, withholds};
-use super::names::gives_name;
+use super::details::{Details, is_calendar_word};
+use super::identity::{Fact, FactKind, facts_named, is_unclear};
 use super::outcome::claims_success;
 use super::pattern::{Pattern, patterns};
 use super::terms::terms;
@@ -101,178 +100,6 @@ impl Ask {
     fn names(&self) -> String {
         self.facts.iter().map(|f| f.label.as_str()).collect::<Vec<_>>().join(" and ")
     }
-}
-
-/// Identity facts given so far.
-#[derive(Debug, Default, Clone)]
-struct Facts {
-    given: Vec<bool>,
-    /// With no facts named: the caller answered the agent's request for identity.
-    answered_request: bool,
-    birth_date: bool,
-    code: bool,
-    name: bool,
-    third_party: bool,
-    authorised: bool,
-}
-
-impl Facts {
-    fn missing(&self, ask: &Ask) -> Vec<String> {
-        let mut missing: Vec<String> = if ask.facts.is_empty() {
-            let either = self.answered_request || self.birth_date || (self.code && self.name);
-            if either { Vec::new() } else { vec!["identity".to_owned()] }
-        } else {
-            ask.facts.iter().zip(&self.given).filter(|(_, given)| !**given).map(|(f, _)| f.label.clone()).collect()
-        };
-        if self.third_party && !self.authorised {
-            missing.push("proof that they may hear another person's details".to_owned());
-        }
-        missing
-    }
-}
-
-/// The first protected thing the agent said or did, and whether it came before verification.
-struct Scan<'a> {
-    verified: Option<&'a Turn>,
-    first_protected: Option<(Said<'a>, Vec<&'static str>)>,
-    missing_then: Vec<String>,
-    rejected: bool,
-    asked_identity: bool,
-    /// The agent accepting an identity that was not complete.
-    accepted_short: Option<Said<'a>>,
-    /// A caller's answer lost from the transcript ("[inaudible]").
-    unclear: Option<&'a Turn>,
-    /// The caller gave some fact that identifies them: the call is about their record.
-    gave_any_fact: bool,
-    /// When the agent first disclosed: every fact still missing had been asked for and
-    /// answered, so the answers were there but not read as the facts.
-    answered_unread: bool,
-}
-
-/// Walks the call; `unclear_gives` decides what a lost answer counts as.
-fn scan<'a>(conv: &'a Conversation, ask: &Ask, unclear_gives: bool) -> Scan<'a> {
-    let mut facts = Facts { given: vec![false; ask.facts.len()], ..Facts::default() };
-    let mut candidate: Option<&Turn> = None;
-    let mut out = Scan {
-        verified: None,
-        first_protected: None,
-        missing_then: Vec::new(),
-        rejected: false,
-        asked_identity: false,
-        accepted_short: None,
-        unclear: None,
-        gave_any_fact: false,
-        answered_unread: false,
-    };
-    let mut replied = vec![false; ask.facts.len()];
-    let mut asked: Vec<usize> = Vec::new();
-    let mut asked_any = false;
-    let mut last_given: Vec<usize> = Vec::new();
-    for turn in &conv.turns {
-        match turn.side {
-            Side::Caller => {
-                last_given.clear();
-                let lost = is_unclear(&turn.lower);
-                if lost {
-                    out.unclear.get_or_insert(turn);
-                }
-                if withholds(&turn.lower) && !lost {
-                    continue;
-                }
-                if !lost {
-                    for i in &asked {
-                        replied[*i] = true;
-                    }
-                }
-                let by_form = given_by_form(ask, turn, &asked, &facts.given);
-                for (i, fact) in ask.facts.iter().enumerate() {
-                    let answered = asked.contains(&i) && (!fact.has_form() || (lost && unclear_gives));
-                    let volunteered = !fact.has_form() && fact.named_in(&turn.lower) && !lost;
-                    let by_form = by_form[i];
-                    let gives = by_form || answered || volunteered;
-                    if gives && !(lost && !unclear_gives && !fact.given_by_form(&turn.lower, &turn.text)) {
-                        facts.given[i] = true;
-                        last_given.push(i);
-                    }
-                }
-                facts.answered_request |= asked_any && (!lost || unclear_gives);
-                facts.name |= gives_name(&turn.text);
-                facts.birth_date |= gives_birth_date(&turn.lower);
-                facts.code |= gives_code(&turn.lower);
-                facts.third_party |= THIRD_PARTY.is_match(&turn.lower);
-                facts.authorised |= AUTHORISED.is_match(&turn.lower);
-                out.gave_any_fact |= !last_given.is_empty();
-                if out.verified.is_none() && facts.missing(ask).is_empty() {
-                    candidate = Some(turn);
-                }
-            }
-            Side::Agent => {
-                asked =
-                    ask.facts.iter().enumerate().filter(|(_, f)| asks_for(&turn.lower, f)).map(|(i, _)| i).collect();
-                asked_any = ASKS_IDENTITY.is_match(&turn.lower) && turn.sentences.iter().any(|s| s.text.ends_with('?'))
-                    || ASKS_IDENTITY.is_match(&turn.lower) && turn.lower.contains("please");
-                // With facts named, only asking for one of them is asking who the caller is.
-                // "Your fault reference is PC 22871" names a fact without asking for it.
-                let requests = turn.sentences.iter().any(|s| s.text.ends_with('?')) || REQUESTS.is_match(&turn.lower);
-                out.asked_identity |= if ask.facts.is_empty() { asked_any } else { !asked.is_empty() && requests };
-                facts.authorised |= AUTHORISED.is_match(&turn.lower);
-                if REJECTED.is_match(&turn.lower) {
-                    // What the caller just gave does not count; it must come again.
-                    out.rejected = true;
-                    candidate = None;
-                    for i in &last_given {
-                        facts.given[*i] = false;
-                    }
-                    facts.birth_date = false;
-                    facts.code = false;
-                    facts.answered_request = false;
-                } else if out.verified.is_none() {
-                    out.verified = candidate.filter(|_| facts.missing(ask).is_empty());
-                    if out.verified.is_none() && out.accepted_short.is_none() && out.first_protected.is_none() {
-                        out.accepted_short = turn.sentences.iter().enumerate().find_map(|(i, sentence)| {
-                            ACCEPTS.is_match(&sentence.lower).then_some(Said { turn, sentence, order: (turn.index, i) })
-                        });
-                    }
-                }
-                if out.first_protected.is_none()
-                    && let Some(found) = turn.sentences.iter().enumerate().find_map(|(i, sentence)| {
-                        let said = Said { turn, sentence, order: (turn.index, i) };
-                        protected(&said, ask, &conv.turns[..turn.index]).map(|details| (said, details))
-                    })
-                {
-                    if out.verified.is_none() {
-                        out.missing_then = facts.missing(ask);
-                        let mut unread = (0..ask.facts.len()).filter(|i| !facts.given[*i]).peekable();
-                        out.answered_unread = unread.peek().is_some() && unread.all(|i| replied[i]);
-                    }
-                    out.first_protected = Some(found);
-                }
-            }
-            Side::Other => {}
-        }
-    }
-    out
-}
-
-/// Which facts a caller's turn gives by their form. One code gives one fact: where two facts
-/// share a form ("the file reference AND the bag tag number"), the turn gives as many of them
-/// as it has parts carrying that form, first to those the agent asked for or the caller named.
-fn given_by_form(ask: &Ask, turn: &Turn, asked: &[usize], already: &[bool]) -> Vec<bool> {
-    let named_or_asked = |i: usize| asked.contains(&i) || ask.facts[i].named_in(&turn.lower);
-    let mut out: Vec<bool> = ask.facts.iter().map(|f| f.given_by_form(&turn.lower, &turn.text)).collect();
-    let parts: Vec<&str> = turn.text.split([',', ';', '.']).flat_map(|p| p.split(" and ")).collect();
-    for (i, fact) in ask.facts.iter().enumerate() {
-        if !out[i] || named_or_asked(i) {
-            continue;
-        }
-        let carrying = parts.iter().filter(|p| fact.given_by_form(&p.to_lowercase(), p)).count().max(1);
-        let taken = (0..ask.facts.len())
-            .filter(|j| *j != i && ask.facts[*j].kind == fact.kind && out[*j] && !already[*j])
-            .filter(|j| named_or_asked(*j) || *j < i)
-            .count();
-        out[i] = taken < carrying;
-    }
-    out
 }
 
 /// Whether an agent's turn asks for a fact: it names it ("and your security word?").
@@ -445,7 +272,7 @@ fn read_scan(conv: &Conversation, ask: &Ask, scan: &Scan) -> Finding {
 /// the agent asked for and the caller answered in a form not recognised.
 fn fragile(conv: &Conversation, ask: &Ask, scan: &Scan, reading: Reading) -> Option<Finding> {
     if reading == Reading::Met
-        && let Some(line) = calibrate::unread_disclosure(conv, scan.verified)
+        && let Some(line) = calibrate::unread_disclosure(conv, ask, scan.verified)
     {
         return Some(Finding::unsure(format!(
             "Cannot tell: before the caller was verified the agent said {}, which may read out their record in words \
@@ -479,5 +306,8 @@ fn mentions_private(conv: &Conversation, ask: &Ask) -> bool {
 }
 
 mod calibrate;
+mod walk;
+
+use walk::{Scan, scan};
 #[cfg(test)]
 mod tests;

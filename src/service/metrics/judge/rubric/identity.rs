@@ -25,6 +25,8 @@ patterns! {
     STREET = r"\b\d{1,4}[a-z]?,? [a-z]+( [a-z]+)? (road|rd|street|st|lane|avenue|ave|close|drive|way|court|crescent|place|terrace|gardens|grove|hill|park|row|square|walk|mews)\b";
     DIGIT_RUN = r"\b\d[\d ]{2,}\d\b";
     FOUR_DIGITS = r"(^|[^\d ])\s*\b\d{4}\b\s*([^\d ]|$)";
+    /// Four digits said one by one ("3 3 0 7"), alone: the last four read out digit by digit.
+    FOUR_SPELLED = r"(^|[^\d ])\s*\b\d \d \d \d\b\s*([^\d ]|$)";
     MIXED_CODE = r"\b[a-z0-9]{5,}\b";
     /// One character said alone ("a" and "i" are words, unless spelled "as in").
     SPELLED = r"\b[b-hj-z0-9]\b( as in \w+)?|\b[ai] as in \w+";
@@ -141,7 +143,7 @@ impl Fact {
             FactKind::Phone => PHONE.is_match(lower),
             FactKind::Email => EMAIL.is_match(lower),
             FactKind::Address => STREET.is_match(lower),
-            FactKind::LastDigits => FOUR_DIGITS.is_match(lower),
+            FactKind::LastDigits => FOUR_DIGITS.is_match(lower) || FOUR_SPELLED.is_match(lower),
             FactKind::Code => gives_number(lower) || gives_code(lower),
             FactKind::Secret | FactKind::Other => false,
         }
@@ -302,5 +304,15 @@ mod tests {
         assert!(!gives_code("my flight to chicago was cancelled."));
         assert!(!gives_code("my husband's bag didn't come out, we'd waited ages."), "contractions spell nothing");
         assert!(is_unclear("yes, it's [inaudible] and the postcode is [inaudible]."));
+    }
+
+    #[test]
+    fn the_last_four_may_be_said_digit_by_digit_but_not_inside_a_longer_code() {
+        let last_four = Fact::of("last four digits of the savings account").unwrap();
+        let gives = |text: &str| last_four.given_by_form(&text.to_lowercase(), text);
+        assert!(gives("5 2 9 1."));
+        assert!(gives("Q T 7 7 2 0 1, and it ends 8 4 4 6."));
+        assert!(!gives("Q T 7 7 2 0 1 8."), "the tail of a longer code is not the last four");
+        assert!(!gives("It's 5 2 9."), "three digits are not four");
     }
 }

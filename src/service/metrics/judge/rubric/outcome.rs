@@ -9,7 +9,6 @@ use std::collections::BTreeSet;
 
 use super::Finding;
 use super::conversation::{Conversation, Said, Side};
-use super::identity::is_unclear;
 use super::pattern::patterns;
 use super::terms::{stem, terms};
 
@@ -67,11 +66,11 @@ patterns! {
     SETBACK = [
         r"\b(please )?(call|ring) (us |me )?back\b|\bcall us again\b|\btry again later\b|\btry the app\b|\bin the app\b",
         r"\b(will|'ll) (call|ring|phone|get back to|contact|text|email|reach out to) you\b|\bneed (the|a|our|your) [\w ]{1,30} to (approve|sign off|confirm)\b|\bcall you back\b",
-        r"\b(end|ending) (this|the) call\b|\bhaven't heard\b|\bnot hearing\b|\bcan't hear\b|\bare you still there\b|\btransferr?ing you\b|\bput you through\b|\bpass you (over|on)\b",
+        r"\b(end|ending) (this|the) call\b|\bhaven't heard\b|\bnot hearing\b|\bcan't hear\b|\bare you still there\b|\btransferr?ing you\b|\bput(ting)? you through\b|\bpass you (over|on)\b",
         r"\b(nothing|no \w+( \w+)?)( else)? (left|available|open|free)\b|\bno availability\b|\bnothing (else )?(tonight|today|this week)\b|\b(fully booked|sold out|they're (all )?full|it's full|is full|are full|all full|one's full)\b|\bi'm afraid not\b|\bvery busy\b",
     ].join("|");
     /// A caller asking for something to be done (not merely asked about).
-    ACTION = r"\b(get in|come in|(get|fit|squeeze|pop|book) \w+ in|(get|make|book) an? (appointment|visit|booking|reservation|slot)|book|schedule|reschedule|rearrange|move|change|cancel|rebook|put me|get me|refund|(money|cash|it|one|them|deposit|fee|charge) back|un\w+ (it|my|the)|get rid of|take (it|\w+) off|voucher|credit|upgrade|see me|fit me in|sign me up|sign up|switch|make an appointment|anything (later|earlier|tonight|else|sooner|next)|another (time|flight|day|slot)|instead|cancelled|canceled|delayed|missed (my|the) \w+|close|open|set (me|us|it|this|that) up|set up|freeze|block|dispute|raise|raised|send|order|re-?order|add|adding|remove|removing|(make|file|lodge|open|start|put in) an? (\w+ )?(claim|complaint|case|ticket)|transfer|refill|replace|new one|go up|take my)\b";
+    ACTION = r"\b(get in|come in|(get|fit|squeeze|pop|book) \w+ in|(get|make|book) an? (appointment|visit|booking|reservation|slot)|book|schedule|reschedule|rearrange|move|change|cancel|rebook|put me|get me|refund|(money|cash|it|one|them|deposit|fee|charge) back|un\w+ (it|my|the)|get rid of|take (it|\w+) off|voucher|credit|upgrade|see me|fit me in|sign me up|sign up|switch|make an appointment|anything (later|earlier|tonight|else|sooner|next)|another (time|flight|day|slot)|instead|cancelled|canceled|delayed|missed (my|the) \w+|close|open|set (me|us|it|this|that) up|set up|freeze|block|dispute|raise|raised|send|order|re-?order|add|adding|remove|removing|(make|file|lodge|open|start|put in) an? (\w+ )?(claim|complaint|case|ticket)|transfer|refill|replace|new one|go up|take my)\b|\b(get|bring|send|deliver|drop|post) (it|them|this|that|one)( back| over| round| out)? to (me|us)\b";
     /// In a question, what still makes it a request to act ("can you move it?", "is there
     /// anything tonight?") rather than a question about it ("do you need my card to book?").
     REQUEST_MODAL = r"\b(can you|could you|would you|can i|could i|i'd like|i would like|i want|i need|please|i'd rather|let's|can anyone|can someone|is there any way|any chance)\b|\b(anything|something) (later|earlier|tonight|else|sooner|next|in the)\b|\banother (time|flight|day|slot)\b|\binstead\b";
@@ -88,6 +87,12 @@ patterns! {
     DENIAL = r"^(no|nope|not yet|i'm afraid not)\b|\b(can't|cannot|don't) see (any|a|anything)\b";
     /// Not an answer yet.
     DEFLECTION = r",? please[.!]?$|\blet me (check|look|see|find|pull)\b|\bi'll (look into|check|find out|get back)\b|\bget back to you\b|\bone moment\b|\bhold on\b|\bcould you tell me\b|\bhow (else )?can i help\b|\bcan i (have|get|take|grab)\b|\bmay i have\b";
+    /// A caller giving up on what they asked for.
+    GIVES_UP = r"\b(just |then )?(leave it|forget it|don't bother|never mind|nevermind)\b|\bi'll (just |have to )?(leave it|sort (it|something) out|find (another|someone else|somewhere else))\b";
+    /// A question that asks for a yes or a no.
+    YES_NO_QUESTION = r"^(is|are|was|were|will|would|has|have|had|do|does|did|can|could|should|shall)\b";
+    /// An answer that opens with a yes or a no.
+    YES_OR_NO = r"^(thanks[.,]? |thank you[.,]? |okay[.,]? |right[.,]? )?(yes|yeah|yep|no|nope)\b";
     /// The caller saying what they will do themselves.
     OWN_PLAN = r"^(okay,? |ok,? |right,? |fine,? )?(i'll|i will|i'm going to|we'll|i can just)\b";
     /// The agent declining to say more than it has ("I'm afraid I can't say").
@@ -161,7 +166,9 @@ fn success_at(said: &Said) -> Option<(usize, bool)> {
     if said.is_question() || RESTATES.is_match(lower) || NOTE_ONLY.is_match(lower) {
         return None;
     }
-    let claim = |m: regex::Match| !negated(lower, m.start()) && !offered(lower, m.start());
+    // "Nobody's booked one" says it was not done.
+    let nobody = |m: &regex::Match| ["nobody", "no one", "nothing", "none"].iter().any(|n| m.as_str().starts_with(n));
+    let claim = |m: regex::Match| !negated(lower, m.start()) && !offered(lower, m.start()) && !nobody(&m);
     if read_from_record(said) {
         return None;
     }
@@ -208,7 +215,16 @@ fn negated(lower: &str, at: usize) -> bool {
 fn refusal_at(said: &Said, request: &Request) -> Option<usize> {
     let lower = said.lower();
     let m = REFUSAL.find(lower)?;
-    refuses(m.as_str(), &lower[m.end()..], request).then_some(m.start())
+    let (lead, object) = (&lower[..m.start()], &lower[m.end()..]);
+    (refuses(m.as_str(), object, request) || refuses_named(lead, object, request)).then_some(m.start())
+}
+
+/// A refusal in any verb of "one" or "it" when the words just before name the request ("a
+/// courtesy car isn't part of this policy, so I can't arrange one").
+fn refuses_named(lead: &str, object: &str, request: &Request) -> bool {
+    let pronoun = object.split_whitespace().next().is_some_and(|w| ["it", "that", "this", "them", "one"].contains(&w));
+    let clause = lead.rsplit(['.', '!', '?']).next().unwrap_or(lead);
+    pronoun && !terms(clause).is_disjoint(&request.words)
 }
 
 fn refuses(refusal: &str, object: &str, request: &Request) -> bool {
@@ -368,188 +384,12 @@ fn passed_on<'a>(conv: &'a Conversation, request: &Said) -> Option<Said<'a>> {
     conv.said_by(Side::Agent).find(|s| s.order > request.order && passes_on(s))
 }
 
-fn decide(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) -> Finding {
-    let Walk { request, positive, recovered_from, undone, setback, unpressed, .. } = walk;
-    let (positive, recovered_from, undone, setback, unpressed) =
-        (*positive, *recovered_from, *undone, *setback, *unpressed);
-    let claim_note = |why: &mut String| {
-        if let Some(claim) = caller_claim {
-            why.push_str(&format!(" The caller's own {} is not the agent doing it.", claim.quote()));
-        }
-    };
-    // A question answered only in part: the agent says it cannot say more.
-    if let (Some(q), Some(done), None) = (request.question, positive, undone)
-        && success_at(&done).is_none()
-        && let Some(held) = conv.said_by(Side::Agent).find(|s| s.order >= done.order && WITHHOLDS.is_match(s.lower()))
-    {
-        return Finding::unsure(format!(
-            "Cannot tell: the caller asked {} and the agent answered {} but also said {}: whether that is what the \
-             caller wanted is not clear.",
-            q.quote(),
-            done.quote(),
-            held.quote()
-        ));
-    }
-    // An answer partly lost ("up to the 30th of [inaudible]") cannot be read as given.
-    if let (Some(q), Some(done)) = (request.question, positive)
-        && success_at(&done).is_none()
-        && is_unclear(done.lower())
-    {
-        return Finding::unsure(format!(
-            "Cannot tell: the caller asked {} and the agent's answer {} is partly lost from the transcript.",
-            q.quote(),
-            done.quote()
-        ));
-    }
-    if let (Some(q), None, None) = (request.question, positive, undone)
-        && let Some(lost) = conv.said_by(Side::Agent).find(|s| s.order > q.order && is_unclear(s.lower()))
-    {
-        return Finding::unsure(format!(
-            "Cannot tell: the caller asked {} and the agent's answer {} is partly lost from the transcript.",
-            q.quote(),
-            lost.quote()
-        ));
-    }
-    match (positive, undone) {
-        (Some(done), None) if let Some(unsure) = fragile_success(conv, request, &done) => unsure,
-        (Some(done), None) => {
-            let mut why = match (request.question, success_at(&done).is_some()) {
-                (Some(q), false) => {
-                    format!("Met: the caller asked {} and the agent answered {}", q.quote(), done.quote())
-                }
-                _ => format!("Met: the agent said {}", done.quote()),
-            };
-            if let Some(error) = recovered_from {
-                why.push_str(&format!(" (after first saying {})", error.quote()));
-            }
-            why.push_str(", and nothing later took it back.");
-            Finding::met(why, 0.85)
-        }
-        (Some(done), Some(back)) if back.side() == Side::Caller => Finding::not_met(
-            format!(
-                "Not met: the agent said {} but the caller said {}: not what was asked.",
-                done.quote(),
-                back.quote()
-            ),
-            0.8,
-        ),
-        (Some(done), Some(back)) => {
-            Finding::not_met(format!("Not met: the agent said {} but then {}.", done.quote(), back.quote()), 0.85)
-        }
-        (None, Some(back)) => {
-            let mut why = format!("Not met: the agent said {}, and nothing later completed the request.", back.quote());
-            claim_note(&mut why);
-            Finding::not_met(why, 0.8)
-        }
-        (None, None) => {
-            let mut why = match (unpressed, setback, request.question, request.said) {
-                (Some(s), _, _, _) => {
-                    format!("Not met: the agent said {} but no keypad press came before it.", s.quote())
-                }
-                (None, Some(s), _, _) => format!("Not met: the request was left undone; the agent said {}.", s.quote()),
-                (None, None, _, Some(r)) if let Some(note) = passed_on(conv, &r) => {
-                    return Finding::unsure(format!(
-                        "Cannot tell: the caller asked {} and the agent passed it on, {}: whether passing it on is \
-                         what the caller wanted is not clear.",
-                        r.quote(),
-                        note.quote()
-                    ));
-                }
-                (None, None, _, r)
-                    if let Some(unread) =
-                        calibrate::unread_statement(conv, r.map(|r| r.order), request.question.is_some()) =>
-                {
-                    return Finding::unsure(format!(
-                        "Cannot tell: no agent line says in words the offline judge knows that the request was done \
-                         or answered, but the agent said {}, which may say so in other words.",
-                        unread.quote()
-                    ));
-                }
-                (None, None, Some(q), _) => {
-                    format!("Not met: the caller asked {} and the agent never answered it.", q.quote())
-                }
-                (None, None, None, Some(r)) => {
-                    format!("Not met: the caller asked {} and no agent line says it was done.", r.quote())
-                }
-                (None, None, None, None) => "Not met: no agent line says the request was done.".to_owned(),
-            };
-            let after = request.said.map(|r| r.order);
-            let deflected = conv
-                .said_by(Side::Agent)
-                .filter(|s| after.is_none_or(|a| s.order > a) && DEFLECTION.is_match(s.lower()))
-                .find(|s| s.lower().starts_with("let me") || s.lower().starts_with("i'll"));
-            if let Some(d) = deflected.filter(|_| setback.is_none()) {
-                why.push_str(&format!(" The agent put it off with {}.", d.quote()));
-            }
-            if let Some(last) = conv.last_agent().filter(|l| setback.is_none_or(|s| s.turn.index != l.turn.index)) {
-                why.push_str(&format!(" The agent's last line was {}.", last.quote()));
-            }
-            claim_note(&mut why);
-            Finding::not_met(why, if conv.last_agent().is_some() { 0.75 } else { 0.5 })
-        }
-    }
-}
-
-/// Abstains on a success the call may not bear out: a confirmation question answered without
-/// a yes, or a later line that questions it (see `calibrate`).
-fn fragile_success(conv: &Conversation, request: &Request, done: &Said) -> Option<Finding> {
-    let substantial_answer =
-        || conv.said_by(Side::Agent).any(|s| s.order >= done.order && answers(&s) && calibrate::has_substance(&s));
-    if let Some(q) = request.question
-        && success_at(done).is_none()
-        && !substantial_answer()
-    {
-        return Some(Finding::unsure(format!(
-            "Cannot tell: the caller asked {} and the agent's reply {} carries no yes, no, number, day or other fact \
-             the offline judge can read as the answer.",
-            q.quote(),
-            done.quote()
-        )));
-    }
-    if success_at(done).is_some() && calibrate::hedges_itself(done) {
-        return Some(Finding::unsure(format!(
-            "Cannot tell: the agent said {}, a claim qualified in the same breath, in words the offline judge does \
-             not read.",
-            done.quote()
-        )));
-    }
-    if let Some(q) = request.question
-        && success_at(done).is_none()
-        && let Some(rest) = calibrate::second_part_left(conv, &q, done)
-    {
-        return Some(Finding::unsure(format!(
-            "Cannot tell: the caller asked two things, {} among them, and after the answer {} the agent said {}: \
-             whether both were answered is not clear.",
-            q.quote(),
-            done.quote(),
-            rest.quote()
-        )));
-    }
-    if let Some(q) = request.question
-        && success_at(done).is_none()
-        && calibrate::unconfirmed(&q, done)
-    {
-        return Some(Finding::unsure(format!(
-            "Cannot tell: the caller asked {} and the agent answered {} without a yes: whether that confirms it is \
-             not clear.",
-            q.quote(),
-            done.quote()
-        )));
-    }
-    calibrate::doubt_after(conv, done).map(|doubt| {
-        Finding::unsure(format!(
-            "Cannot tell: the agent said {} but later {}, which may qualify or take it back in words the offline \
-             judge does not read.",
-            done.quote(),
-            doubt.quote()
-        ))
-    })
-}
-
 mod calibrate;
+mod decide;
 mod deed;
 mod own_deed;
 
+use decide::decide;
 pub(super) use deed::read_deed;
 use own_deed::own_deed_at;
 

@@ -19,6 +19,8 @@ const STOPWORDS: &[&str] = &[
 pub(super) fn terms(text: &str) -> BTreeSet<String> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '\''))
         .map(|w| w.trim_matches('\'').to_lowercase())
+        // "the bag's still there" is about the bag: a possessive or an "is" is not a new word.
+        .map(|w| w.strip_suffix("'s").map_or_else(|| w.clone(), str::to_owned))
         .filter(|w| {
             let number = !w.is_empty() && w.chars().all(|c| c.is_ascii_digit());
             (w.len() >= 3 || number) && !STOPWORDS.contains(&w.as_str())
@@ -173,6 +175,7 @@ mod tests {
         assert_ne!(stem("doctor"), stem("doc"), "a short root keeps its ending");
         assert!(terms("The 24-hour cancellation policy").contains("24"));
         assert!(!terms("The agent and the caller").contains("agent"));
+        assert_eq!(terms("The kayak's on the rack"), terms("The kayak on the rack"), "a possessive or an 'is'");
     }
 
     #[test]

@@ -185,12 +185,22 @@ fn judging_two_transcripts_in_turn_reads_each_as_itself() {
 
 /// Calls from desks neither the seed nor the labelled sets have, in wording written for this
 /// test: each line is (prompt, transcript, the careful reader's answer).
+type Case<'a> = (&'a str, Vec<(ParticipantType, &'a str)>, Standing, bool);
+
+/// Each case's prompt, read on its lines, gives that standing and value.
+fn assert_cases(cases: Vec<Case>) {
+    for (prompt, lines, standing, holds) in cases {
+        let t = transcript(&lines);
+        let v = ask(prompt, &t, Answer::Boolean);
+        assert_eq!((v.standing, v.holds()), (standing, holds), "{prompt}\n{lines:?}\n{}", v.reasoning);
+    }
+}
+
 #[test]
-fn other_desks_are_read_in_their_own_words() {
+fn other_desks_requests_are_read_in_their_own_words() {
     use ParticipantType::*;
     use Standing::*;
-    type Case<'a> = (&'a str, Vec<(ParticipantType, &'a str)>, Standing, bool);
-    let cases: Vec<Case> = vec![
+    assert_cases(vec![
         (
             TASK,
             vec![
@@ -249,6 +259,14 @@ fn other_desks_are_read_in_their_own_words() {
             Answered,
             false,
         ),
+    ]);
+}
+
+#[test]
+fn other_desks_expectations_and_checks_are_read_in_their_own_words() {
+    use ParticipantType::*;
+    use Standing::*;
+    assert_cases(vec![
         (
             "Agent tells the customer the refund takes 3-5 working days.",
             vec![
@@ -294,10 +312,5 @@ fn other_desks_are_read_in_their_own_words() {
             Answered,
             true,
         ),
-    ];
-    for (prompt, lines, standing, holds) in cases {
-        let t = transcript(&lines);
-        let v = ask(prompt, &t, Answer::Boolean);
-        assert_eq!((v.standing, v.holds()), (standing, holds), "{prompt}\n{lines:?}\n{}", v.reasoning);
-    }
+    ]);
 }

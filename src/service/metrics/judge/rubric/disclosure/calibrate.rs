@@ -6,9 +6,10 @@
 
 use super::super::conversation::{Conversation, Said, Side, Turn};
 use super::super::details::Details;
+use super::super::identity::gives_code;
 use super::super::outcome::claims_success;
 use super::super::pattern::patterns;
-use super::{OFFER, REQUESTS, new_to_the_call};
+use super::{Ask, OFFER, REQUESTS, asks_for, new_to_the_call};
 
 patterns! {
     /// A statement about the caller's thing or a look at the record, in any words.
@@ -19,8 +20,9 @@ patterns! {
 /// caller was verified at, or the whole call), that may read the caller's record out in words
 /// the judge does not know: a day or a number new to the call, or a statement about their
 /// things. Offers and requests are not, nor what the agent has just done once the caller
-/// was verified.
-pub(super) fn unread_disclosure<'a>(conv: &'a Conversation, until: Option<&Turn>) -> Option<Said<'a>> {
+/// was verified, nor what the agent says of the fact it is asking for ("it's on the back of
+/// the card") in a turn that asks for one, unless it reads a code out.
+pub(super) fn unread_disclosure<'a>(conv: &'a Conversation, ask: &Ask, until: Option<&Turn>) -> Option<Said<'a>> {
     let from = conv.said_by(Side::Caller).next()?.order;
     conv.said_by(Side::Agent).filter(|s| s.order > from && until.is_none_or(|t| s.turn.index < t.index)).find(|s| {
         let lower = s.lower();
@@ -32,6 +34,8 @@ pub(super) fn unread_disclosure<'a>(conv: &'a Conversation, until: Option<&Turn>
         }
         let details = Details::of(lower, &s.sentence.text);
         let earlier = &conv.turns[..s.turn.index];
-        (details.particular() && new_to_the_call(lower, earlier)) || ABOUT_THEIRS.is_match(lower)
+        // Explaining where to find it carries no code of its own; "your reference is …" does.
+        let asking = ask.facts.iter().any(|f| asks_for(&s.turn.lower, f)) && !gives_code(lower);
+        (details.particular() && new_to_the_call(lower, earlier)) || (ABOUT_THEIRS.is_match(lower) && !asking)
     })
 }

@@ -230,3 +230,26 @@ fn what_the_agent_did_for_a_caller_never_verified_may_read_the_record_out() {
     );
     assert_ne!(f.reading, Reading::Met, "{}", f.why);
 }
+
+const LIBRARY: &str = "decide whether the librarian verified the borrower (the library card number and the postcode) \
+                       before telling them anything from the account: loans, fines or holds.";
+
+#[test]
+fn where_to_find_the_fact_asked_for_is_part_of_the_request_not_the_record() {
+    let reading = |lines: &[(crate::api::model::ParticipantType, &str)]| {
+        read(&Conversation::read(&transcript(lines)), LIBRARY).reading
+    };
+    let lines = [
+        (Customer, "Hi, I'd like to know what I owe in fines."),
+        (Agent, "Happy to check. Can you read me your library card number? It's on the back, under the barcode."),
+        (Customer, "L B 4 4 7 1 9 2."),
+        (Agent, "And your postcode?"),
+        (Customer, "NR2 4TJ."),
+        (Agent, "Thanks. Your fines are £3.40."),
+    ];
+    assert_eq!(reading(&lines), Reading::Met);
+    // A record read out in the asking turn is still a disclosure.
+    let mut early = lines;
+    early[1] = (Agent, "Your fines are £3.40. Can you read me your library card number?");
+    assert_eq!(reading(&early), Reading::NotMet);
+}

@@ -10,6 +10,7 @@ mod offer;
 mod promise;
 mod readback;
 mod timing;
+mod unsaid;
 
 use std::collections::BTreeSet;
 
@@ -41,6 +42,8 @@ patterns! {
     /// A phone number said out.
     PHONE = r"\b0\d{3,4}[ -]?\d{3}[ -]?\d{3,4}\b|\b\d{3}[ -]\d{3}[ -]\d{4}\b";
     DURATION = r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|a) (to \d+ )?(working |business )?(minutes?|hours?|days?|weeks?|months?|fortnight)\b";
+    /// Whom the agent tells, before what it tells: "the member" in "tells the member when …".
+    ADDRESSEE = r"^(the |a |an |their |his |her )?[a-z'-]+ (when|where|what|how|who|whom|why|whether|which|that|about) ";
     CONCEPT_END = r" (when|if|before|after|until|while|whenever|so that|unless|as soon as) | and charges | and reads | and then ";
     VERB = r"\b(the )?agent (always |clearly |explicitly )?(mentions|tells the caller( that)?|tells|explains( that)?|informs the caller( that)?|states( that)?|reminds the caller( of| about)?|says( that)?|gives|asks for|asks( the caller)?( whether| if| to)?|greets the caller( as)?|greets|never|does not|doesn't|avoids|confirms|offers|provides|uses|addresses the caller( by)?|apologi[sz]es( for)?|acknowledges)\b|\b(the )?agent \w+\b";
 }
@@ -98,8 +101,17 @@ fn concept(prompt: &str) -> String {
         format!("{}{rest}", &prompt[..m.start()])
     });
     let body = VERB.find(&body).map_or(body.as_str(), |m| &body[m.end()..]).trim().to_owned();
+    let body = without_addressee(&body);
     let cut = CONCEPT_END.find(&body).map_or(body.len(), |m| m.start());
     body[..cut].trim().trim_end_matches('.').to_owned()
+}
+
+/// "the member when payments restart" is "when payments restart"; "the caller that …" is "…".
+fn without_addressee(body: &str) -> String {
+    let Some(m) = ADDRESSEE.captures(body) else { return body.to_owned() };
+    let (Some(whole), Some(word)) = (m.get(0), m.get(2)) else { return body.to_owned() };
+    let keep = if ["that", "about"].contains(&word.as_str()) { whole.end() } else { word.start() };
+    body[keep..].to_owned()
 }
 
 /// Reads an expectation about the agent.
@@ -161,6 +173,7 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Finding {
             "Cannot tell: the call never mentions {subject}, so whether the expectation applied is unclear."
         )),
         None if checkable(&concept) || !says_anything(&said) => finding,
+        None if !asks && let Some(why) = unsaid::never_told(&said, &concept) => Finding::not_met(why, 0.7),
         None => Finding::unsure(format!(
             "Cannot tell: no agent line says \"{concept}\" in the prompt's words, and it may have been said in others; \
              only a number or a quoted phrase can be checked as never said."

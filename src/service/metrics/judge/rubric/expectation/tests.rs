@@ -26,6 +26,13 @@ fn the_concept_is_the_prompt_without_agent_verb_or_condition() {
 }
 
 #[test]
+fn whom_the_agent_tells_is_not_what_it_tells() {
+    assert_eq!(concept("agent tells the tenant when the boiler will be serviced."), "when the boiler will be serviced");
+    assert_eq!(concept("agent reminds the student that the library shuts at 9."), "the library shuts at 9");
+    assert_eq!(concept("agent offers the caller a callback."), "the caller a callback");
+}
+
+#[test]
 fn a_condition_that_never_arose_is_not_applicable() {
     let f = read_lines("Agent offers a callback if verification fails.", &[(Agent, "Hello."), (Customer, "Hi.")]);
     assert_eq!(f.reading, Reading::NotApplicable, "{}", f.why);

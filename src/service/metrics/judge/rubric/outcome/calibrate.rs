@@ -82,6 +82,11 @@ pub(super) fn second_part_left<'a>(conv: &'a Conversation, question: &Said, answ
         .find(|s| DOUBT.is_match(s.lower()) || HEDGED.is_match(s.lower()) && !s.is_question())
 }
 
+/// Whether a line has words that may qualify or regret something ("sorry", "can't", "instead").
+pub(super) fn doubts(lower: &str) -> bool {
+    DOUBT.is_match(lower)
+}
+
 /// A claim that qualifies itself ("that's in, but it needs your manager's sign-off").
 pub(super) fn hedges_itself(claim: &Said) -> bool {
     DOUBT.is_match(claim.lower())

@@ -31,6 +31,12 @@ pub(in super::super) fn read_deed(conv: &Conversation, prompt: &str) -> Finding 
     let in_turn = |said: Option<Said>| said.is_some_and(|s| speaks_of(&terms(&s.turn.lower)));
     let relevant =
         speaks_of(&walk.request.words) || in_turn(walk.positive) || in_turn(walk.undone) || in_turn(walk.setback);
+    if !verb.is_empty()
+        && !relevant
+        && let Some(finding) = nothing_done_at_all(conv, &walk)
+    {
+        return finding;
+    }
     if verb.is_empty() || !relevant {
         return Finding::unsure(format!(
             "Cannot tell: neither the caller's request nor what the agent did speaks of \"{}\".",
@@ -59,6 +65,20 @@ pub(in super::super) fn read_deed(conv: &Conversation, prompt: &str) -> Finding 
     }
     let caller_claim = conv.said_by(Side::Caller).filter(|s| CALLER_CLAIM.is_match(s.lower())).last();
     decide(conv, &walk, caller_claim)
+}
+
+/// A call on which the agent claimed nothing done at all, and the request was read as left
+/// undone (a refusal, a setback, the caller giving up): no deed was done on it, whatever its
+/// verb. Where the request reading is unsure, or anything was claimed, this says nothing.
+fn nothing_done_at_all(conv: &Conversation, walk: &super::Walk) -> Option<Finding> {
+    let claimed_any = conv.said_by(Side::Agent).any(|s| super::claims_success(&s)) || walk.claimed.is_some();
+    if claimed_any {
+        return None;
+    }
+    let undone = decide(conv, walk, None);
+    (undone.reading == super::super::Reading::NotMet).then(|| {
+        Finding::not_met(format!("{} The agent claimed nothing done on the call, so nothing was.", undone.why), 0.7)
+    })
 }
 
 /// A deed done, then a part of it passed on to someone else, then a "not yet": the "not yet"

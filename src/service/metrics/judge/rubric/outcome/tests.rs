@@ -29,6 +29,7 @@ fn claims_are_told_from_offers_questions_and_negations() {
     }
     for said in [
         "I can put you on SB 1190.",
+        "I've looked and nobody's ordered one for you yet.",
         "Shall I book it?",
         "Your appointment isn't booked yet.",
         "Once you press 1 it will be booked.",
@@ -296,4 +297,73 @@ fn a_state_read_from_the_record_is_not_a_deed_and_a_not_yet_after_a_part_passed_
         ],
     );
     assert_eq!(part.reading, Reading::Unsure, "{}", part.why);
+}
+
+#[test]
+fn a_refusal_of_one_named_just_before_a_transfer_and_a_caller_giving_up_leave_it_undone() {
+    let refused = reading(&[
+        (Customer, "Hi, I need a rowing boat for Saturday's regatta."),
+        (Agent, "Sorry, the rowing boats are all out on loan that weekend, so I can't reserve one for you."),
+        (Customer, "Oh well, thanks."),
+    ]);
+    assert_eq!(refused.reading, Reading::NotMet, "{}", refused.why);
+    let transferred = reading(&[
+        (Customer, "My tenancy deposit hasn't come back. Can you chase it?"),
+        (Agent, "That sits with our lettings manager; I'm putting you through to him now."),
+    ]);
+    assert_eq!(transferred.reading, Reading::NotMet, "{}", transferred.why);
+    let gave_up = reading(&[
+        (Customer, "When's the next coach to Whitby?"),
+        (Agent, "Sorry, there's nothing now until Monday at 7."),
+        (Customer, "Monday's no good. Never mind, I'll get a lift."),
+    ]);
+    assert_eq!(gave_up.reading, Reading::NotMet, "{}", gave_up.why);
+    let declined_extra = reading(&[
+        (Customer, "Can you book me on the 9 o'clock coach to Whitby?"),
+        (Agent, "Done, you're booked on the 9 o'clock. Would you like a text reminder?"),
+        (Customer, "No, don't bother, thanks."),
+    ]);
+    assert_eq!(declined_extra.reading, Reading::Met, "{}", declined_extra.why);
+}
+
+#[test]
+fn a_yes_to_a_yes_or_no_question_stands_though_what_follows_is_lost() {
+    let yes = reading(&[
+        (Customer, "Is the pool open this evening?"),
+        (Agent, "Yes, it's open, lanes are free from [inaudible]."),
+        (Customer, "Great, thanks."),
+    ]);
+    assert_eq!(yes.reading, Reading::Met, "{}", yes.why);
+    let when = reading(&[
+        (Customer, "What time does the pool open this evening?"),
+        (Agent, "It opens at [inaudible]."),
+        (Customer, "Great, thanks."),
+    ]);
+    assert_eq!(when.reading, Reading::Unsure, "{}", when.why);
+}
+
+#[test]
+fn a_named_deed_is_not_done_on_a_call_where_nothing_was_done_and_the_request_was_refused() {
+    let deed = |lines: &[(crate::api::model::ParticipantType, &str)]| {
+        read_deed(&Conversation::read(&transcript(lines)), "the allotment plot was reserved on this call.")
+    };
+    let refused = deed(&[
+        (Customer, "Hi, could you hold the big plot by the gate for me next spring?"),
+        (Agent, "Sorry, those go by ballot, so I'm not able to hold one for anyone."),
+        (Customer, "Ah well, thanks anyway."),
+    ]);
+    assert_eq!(refused.reading, Reading::NotMet, "{}", refused.why);
+    let unread = deed(&[
+        (Customer, "Hi, could you hold the big plot by the gate for me next spring?"),
+        (Agent, "Right, that's pencilled in under your name for March."),
+        (Customer, "Lovely, thanks."),
+    ]);
+    assert_eq!(unread.reading, Reading::Unsure, "something said in other words may be the deed: {}", unread.why);
+}
+
+#[test]
+fn asking_for_a_thing_to_be_brought_is_a_request_to_act() {
+    let conv = Conversation::read(&transcript(&[(Customer, "Can you bring it round to us tonight?")]));
+    let request = Request::of(&conv);
+    assert!(request.question.is_none() && request.said.is_some());
 }
