@@ -31,7 +31,9 @@ const REPORTED: &[(&str, usize, usize, usize)] = &[
     ("card_services", 50, 46, 46),
     ("energy", 33, 31, 31),
     ("gym_membership", 42, 31, 31),
+    ("hotel_reservations", 45, 27, 17),
     ("insurance_claims", 33, 27, 27),
+    ("parcel_delivery", 45, 26, 18),
     ("pharmacy_refills", 33, 28, 28),
     ("vet_clinic", 51, 45, 45),
 ];
