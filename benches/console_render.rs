@@ -6,10 +6,10 @@ use std::time::{Duration, Instant};
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use switchboard::api::model::CollectionJob;
-use switchboard::api::model::{CaptureStatus, MetricContext, MetricValue, MetricValueGroup, Timestamp};
+use switchboard::api::model::{CaptureStatus, CollectionJob, MetricContext, MetricValue, MetricValueGroup, Timestamp};
 use switchboard::console::keymap::{Action, KeyMap};
-use switchboard::console::pane::{Out, Pane, ViewCtx};
+use switchboard::console::out::Out;
+use switchboard::console::pane::{Pane, ViewCtx};
 use switchboard::console::panes::metrics::Metrics;
 use switchboard::console::theme::Theme;
 

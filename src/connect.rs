@@ -7,8 +7,9 @@ use std::path::PathBuf;
 
 use crate::api::{self, Client, ClientConfig};
 use crate::config::{Config, ConfigError, Credentials, Overrides, Paths, Resolved, Target};
+pub use crate::service::Running;
 use crate::service::sim::conversation::CallerConfig;
-use crate::service::{self, Running, SimSpeed, StartError};
+use crate::service::{self, SimSpeed, StartError};
 
 /// Which service to talk to, as the command line and environment say.
 #[derive(Debug, Clone, Default)]

@@ -91,6 +91,8 @@ fn sigterm_restores_the_terminal() {
     assert_restored(&pty);
 }
 
+// The panic hook's trigger is compiled into debug builds only (`console::test_hooks`).
+#[cfg(debug_assertions)]
 #[test]
 fn a_panic_restores_the_terminal_before_reporting() {
     let home = tempfile::tempdir().unwrap();

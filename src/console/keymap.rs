@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+use super::tab::Tab;
+
 macro_rules! actions {
     ($($variant:ident = $name:literal, $help:literal, [$($key:literal),*];)*) => {
         /// What a key asks the console to do.
@@ -19,8 +21,11 @@ macro_rules! actions {
                 match self { $(Action::$variant => $name),* }
             }
 
-            /// What the action does, for help.
+            /// What the action does, for help (a tab's key says the tab's name).
             pub fn help(self) -> &'static str {
+                if let Some(tab) = self.tab() {
+                    return tab.key_help();
+                }
                 match self { $(Action::$variant => $help),* }
             }
 
@@ -42,13 +47,14 @@ actions! {
     Raw = "raw", "raw JSON", ["v"];
     NextTab = "next_tab", "next tab", ["tab"];
     PrevTab = "prev_tab", "previous tab", ["backtab"];
-    Tab1 = "tab_1", "run plans", ["1"];
-    Tab2 = "tab_2", "jobs (live)", ["2"];
-    Tab3 = "tab_3", "metrics", ["3"];
-    Tab4 = "tab_4", "issues", ["4"];
-    Tab5 = "tab_5", "flows", ["5"];
-    Tab6 = "tab_6", "personas & agents", ["6"];
-    Tab7 = "tab_7", "benchmarks", ["7"];
+    // The tabs' keys, in `Tab::ALL`'s order; their help is the tab's (`Tab::key_help`).
+    Tab1 = "tab_1", "", ["1"];
+    Tab2 = "tab_2", "", ["2"];
+    Tab3 = "tab_3", "", ["3"];
+    Tab4 = "tab_4", "", ["4"];
+    Tab5 = "tab_5", "", ["5"];
+    Tab6 = "tab_6", "", ["6"];
+    Tab7 = "tab_7", "", ["7"];
     Up = "up", "move up", ["k", "up"];
     Down = "down", "move down", ["j", "down"];
     PageUp = "page_up", "page up", ["pageup", "ctrl-u", "ctrl-b"];
@@ -91,7 +97,16 @@ actions! {
     Zoom = "zoom", "zoom one side to the whole screen", ["z"];
 }
 
+/// The number keys' actions, one per tab of `Tab::ALL`, in its order.
+const TAB_KEYS: [Action; Tab::ALL.len()] =
+    [Action::Tab1, Action::Tab2, Action::Tab3, Action::Tab4, Action::Tab5, Action::Tab6, Action::Tab7];
+
 impl Action {
+    /// The tab this action's number key shows, if it is one.
+    pub fn tab(self) -> Option<Tab> {
+        TAB_KEYS.iter().position(|a| *a == self).map(Tab::at)
+    }
+
     /// Whether the action changes the service: hidden and blocked in read-only mode.
     pub fn is_write(self) -> bool {
         matches!(
@@ -276,6 +291,15 @@ mod tests {
 
     fn key(code: KeyCode, modifiers: KeyModifiers) -> KeyEvent {
         KeyEvent::new(code, modifiers)
+    }
+
+    #[test]
+    fn each_number_key_shows_its_tab_and_says_its_name() {
+        let tabs: Vec<Tab> = Action::ALL.iter().filter_map(|a| a.tab()).collect();
+        assert_eq!(tabs, Tab::ALL, "one number key per tab, in order");
+        assert_eq!(Action::Tab2.help(), "jobs (live)");
+        assert_eq!(Action::Tab6.help(), Tab::Catalog.title());
+        assert_eq!(Action::Quit.tab(), None);
     }
 
     #[test]

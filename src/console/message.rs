@@ -470,3 +470,32 @@ impl From<Error> for WriteError {
         WriteError { unreachable: error.is_unreachable(), forbidden, missing_route, message: error.to_string(), fields }
     }
 }
+
+/// How a toast reads: a note, or an error (which also goes to the log file).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Info,
+    Error,
+}
+
+/// The selected resource, for copy and the raw view.
+#[derive(Debug, Clone)]
+pub struct Selection {
+    pub id: String,
+    /// The item as the console decoded it (members it does not know are not kept).
+    pub json: serde_json::Value,
+    /// Where the service serves it whole (`GET`), for the raw view.
+    pub path: Option<String>,
+}
+
+impl Selection {
+    pub fn of<T: serde::Serialize>(id: impl ToString, item: &T) -> Selection {
+        Selection { id: id.to_string(), json: serde_json::to_value(item).unwrap_or_default(), path: None }
+    }
+
+    /// The same, readable as sent at `path`.
+    pub fn at(mut self, path: Option<String>) -> Selection {
+        self.path = path;
+        self
+    }
+}

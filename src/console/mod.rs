@@ -8,8 +8,12 @@ pub mod flow_graph;
 pub mod keymap;
 pub mod marks;
 pub mod message;
+pub mod out;
 pub mod pane;
 pub mod panes;
+pub mod poll;
+mod runtime;
+pub mod tab;
 pub mod tasks;
 pub mod templates;
 pub mod theme;
@@ -25,15 +29,11 @@ use crossterm::event::Event;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 
 use self::app::{App, Settings};
-use self::message::{Effect, FailureKind, FetchError, Message, Request, Write, WriteError};
-use crate::api::Client;
+use self::message::Message;
+use self::runtime::Runtime;
 use crate::cache::Cache;
 use crate::config::Target;
 use crate::connect::{Context, Selection};
-
-/// The least time between two writes of the cache while the console runs (it is written on
-/// quit whatever the time).
-const CACHE_SAVE_EVERY: Duration = Duration::from_secs(5);
 
 /// The settings the resolved profile asks for, plus warnings about the key bindings.
 pub fn settings(context: &Context) -> (Settings, Vec<String>) {
@@ -73,143 +73,24 @@ pub async fn run(selection: &Selection) -> Result<ExitCode> {
     let poll = settings.poll_interval;
     let mut app = App::new(settings, Some(cache), jiff::Timestamp::now());
     for warning in context.resolved.warnings.iter().chain(&key_warnings).chain(&cache_warning) {
-        app.toast(pane::Level::Error, warning.clone());
+        app.toast(message::Level::Error, warning.clone());
     }
 
-    let (tx, mut rx) = unbounded_channel();
-    let mut terminal = tui::enter()?;
+    let (tx, rx) = unbounded_channel();
+    let terminal = tui::enter()?;
     let gate = editor::InputGate::new();
     spawn_input(tx.clone(), gate.clone());
     spawn_timers(tx.clone(), poll);
-
     // Connecting (and starting the embedded service) runs beside the first frame.
-    let (client_tx, client_rx) = tokio::sync::oneshot::channel();
-    // Taken once it answers: a spent receiver must not be polled again.
-    let mut client_rx = Some(client_rx);
+    let (connected_tx, connecting) = tokio::sync::oneshot::channel();
     tokio::spawn(async move {
-        let _ = client_tx.send(context.connect().await);
+        let _ = connected_tx.send(context.connect().await);
     });
-    let mut client: Option<Client> = None;
-    let mut embedded = None;
-    let mut waiting: Vec<Request> = Vec::new();
-    let mut cache_dirty = false;
-    let mut cache_saved = std::time::Instant::now();
-    let mut dirty = true;
-    // The event stream the open view watches, if any (one at a time).
-    let mut watcher: Option<tokio::task::JoinHandle<()>> = None;
-    let mut watching: Option<crate::api::model::EventQuery> = None;
-    let force_panic = std::env::var_os("SWITCHBOARD_TEST_PANIC").is_some();
 
-    loop {
-        for effect in std::mem::take(&mut app.effects) {
-            match effect {
-                Effect::Fetch(request) => match &client {
-                    Some(client) => spawn_fetch(client.clone(), request, tx.clone()),
-                    None => waiting.push(request),
-                },
-                Effect::Write(write) => match &client {
-                    Some(client) => spawn_write(client.clone(), write, tx.clone()),
-                    None => {
-                        let error = WriteError {
-                            missing_route: false,
-                            unreachable: true,
-                            forbidden: false,
-                            message: "not connected yet".into(),
-                            fields: vec![],
-                        };
-                        let _ = tx.send(Message::Written { write, result: Box::new(Err(error)) });
-                    }
-                },
-                Effect::ReconnectAfter(after) => {
-                    let tx = tx.clone();
-                    tokio::spawn(async move {
-                        tokio::time::sleep(after).await;
-                        let _ = tx.send(Message::Reconnect);
-                    });
-                }
-                Effect::Copy(text) => tui::copy(&text),
-                Effect::Edit(edit) => {
-                    let result = hand_over(&mut terminal, &gate, edit.text.clone()).await;
-                    let _ = tx.send(Message::Edited { edit, result });
-                    dirty = true;
-                }
-                Effect::SaveCache => cache_dirty = true,
-                // The app applies marks to its cache itself; none reach the runtime.
-                Effect::SetMark(..) => {}
-                Effect::Watch(query) => {
-                    if let Some(task) = watcher.take() {
-                        task.abort();
-                    }
-                    watching = query;
-                    if let (Some(query), Some(client)) = (&watching, &client) {
-                        watcher = Some(tokio::spawn(tasks::watch(client.clone(), query.clone(), tx.clone())));
-                    }
-                }
-            }
-        }
-        if app.quit {
-            break;
-        }
-        if dirty {
-            terminal.draw(|frame| view::draw(frame, &app))?;
-            dirty = false;
-            // Lets the end-to-end tests prove the terminal is restored after a panic.
-            if force_panic {
-                panic!("forced panic: SWITCHBOARD_TEST_PANIC is set");
-            }
-        }
-        let message = tokio::select! {
-            message = rx.recv() => match message { Some(m) => m, None => break },
-            connected = async {
-                match client_rx.as_mut() {
-                    Some(rx) => rx.await,
-                    None => std::future::pending().await,
-                }
-            }, if client_rx.is_some() => {
-                client_rx = None;
-                match connected {
-                    Ok(Ok((connected, running))) => {
-                        if let Some(running) = &running {
-                            app.settings.service = format!("embedded {}", running.addr);
-                        }
-                        for request in waiting.drain(..) {
-                            spawn_fetch(connected.clone(), request, tx.clone());
-                        }
-                        if let Some(query) = &watching {
-                            watcher = Some(tokio::spawn(tasks::watch(connected.clone(), query.clone(), tx.clone())));
-                        }
-                        client = Some(connected);
-                        embedded = running;
-                        dirty = true;
-                        continue;
-                    }
-                    Ok(Err(error)) => Message::Fetched {
-                        request: Request::Health,
-                        result: Box::new(Err(FetchError { kind: FailureKind::Other, message: format!("{error:#}") })),
-                    },
-                    Err(_) => break,
-                }
-            }
-        };
-        // The cache is written at most every few seconds, and off this task: a list that
-        // refreshes itself must not cost a disk sync per poll on the thread that draws.
-        if matches!(message, Message::Tick) && cache_dirty && cache_saved.elapsed() >= CACHE_SAVE_EVERY {
-            if let Some(cache) = &app.cache {
-                let snapshot = cache.snapshot();
-                tokio::task::spawn_blocking(move || {
-                    if let Err(error) = snapshot.write() {
-                        tracing::warn!("cache not saved: {error}");
-                    }
-                });
-            }
-            cache_dirty = false;
-            cache_saved = std::time::Instant::now();
-        }
-        dirty |= app.update(message);
-        while let Ok(message) = rx.try_recv() {
-            dirty |= app.update(message);
-        }
-    }
+    let mut runtime = Runtime::new(app, (tx, rx), terminal, gate, connecting);
+    runtime.draw()?;
+    test_hooks::panic_if_asked();
+    let (mut app, embedded) = runtime.run().await?;
 
     tui::restore();
     app.remember_place();
@@ -228,39 +109,19 @@ fn save(app: &App) {
     }
 }
 
-fn spawn_fetch(client: Client, request: Request, tx: UnboundedSender<Message>) {
-    tokio::spawn(async move {
-        let result = tasks::perform(&client, &request).await;
-        if let Err(error) = &result {
-            tracing::debug!(?request, "request failed: {}", error.message);
+/// Hooks the end-to-end tests use, outside the loop and only in debug builds.
+mod test_hooks {
+    /// With `SWITCHBOARD_TEST_PANIC` set, panics once the first frame is drawn, so a test can
+    /// prove the terminal is restored before the panic is reported.
+    #[cfg(debug_assertions)]
+    pub fn panic_if_asked() {
+        if std::env::var_os("SWITCHBOARD_TEST_PANIC").is_some() {
+            panic!("forced panic: SWITCHBOARD_TEST_PANIC is set");
         }
-        let _ = tx.send(Message::Fetched { request, result: Box::new(result) });
-    });
-}
-
-fn spawn_write(client: Client, write: Write, tx: UnboundedSender<Message>) {
-    tokio::spawn(async move {
-        let result = tasks::write(&client, &write).await;
-        let _ = tx.send(Message::Written { write, result: Box::new(result) });
-    });
-}
-
-/// Gives the terminal to the editor on `text` and takes it back: the input thread parks
-/// first (so the editor gets every key), and the terminal is set up again however the editor
-/// ended.
-async fn hand_over(terminal: &mut tui::Tui, gate: &editor::InputGate, text: String) -> Result<String, String> {
-    if !gate.pause().await {
-        gate.resume();
-        return Err("the console could not hand the terminal over; try again".into());
     }
-    tui::restore();
-    let edited = tokio::task::spawn_blocking(move || editor::edit(&text))
-        .await
-        .unwrap_or_else(|e| Err(format!("the editor task failed: {e}")));
-    let resumed = tui::resume(terminal);
-    gate.resume();
-    resumed.map_err(|e| format!("cannot take the terminal back: {e}"))?;
-    edited
+
+    #[cfg(not(debug_assertions))]
+    pub fn panic_if_asked() {}
 }
 
 /// Terminal input on its own thread: crossterm's read blocks, so the thread polls and stops

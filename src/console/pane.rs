@@ -1,88 +1,15 @@
 //! What every tab implements. The app routes keys, fetch results and ticks to panes through
-//! this trait; panes answer with effects and notes in an `Out`.
+//! this trait; panes answer with effects and notes in an `Out` (`out.rs`).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
 use super::keymap::Action;
 
-use super::message::{Effect, FetchError, Fetched, ListKind, Request, Write, WriteError, Written};
+use super::message::{FetchError, Fetched, ListKind, Request, Selection, Write, WriteError, Written};
+use super::out::Out;
 use super::theme::Theme;
-use super::widgets::modal::Modal;
 use crate::cache::Cache;
-
-/// What a pane asks of the app while handling something.
-#[derive(Debug, Default)]
-pub struct Out {
-    pub effects: Vec<Effect>,
-    pub toasts: Vec<(Level, String)>,
-    /// Switch to this tab (by index) after handling.
-    pub goto: Option<usize>,
-    /// With `goto`: then open this id there (`Pane::open_by_id`), for jumps between tabs.
-    pub open: Option<String>,
-    /// A form or dialog to open over the console (the app keeps it and sends its write).
-    pub modal: Modal,
-    /// A call to open over the tab (when the service has it), as `:call ID` does.
-    pub call: Option<uuid::Uuid>,
-}
-
-impl Out {
-    pub fn fetch(&mut self, request: Request) {
-        self.effects.push(Effect::Fetch(request));
-    }
-
-    /// Ask for a change on the service; the answer comes back through `Pane::written`.
-    pub fn write(&mut self, write: Write) {
-        self.effects.push(Effect::Write(write));
-    }
-
-    pub fn info(&mut self, text: impl Into<String>) {
-        self.toasts.push((Level::Info, text.into()));
-    }
-
-    pub fn error(&mut self, text: impl Into<String>) {
-        self.toasts.push((Level::Error, text.into()));
-    }
-
-    /// Open call `id` over the tab; the app says so when the service does not have it.
-    pub fn open_call(&mut self, id: uuid::Uuid) {
-        self.call = Some(id);
-    }
-
-    /// Go to tab `tab` and open `id` there (a plan's latest job in the jobs tab).
-    pub fn jump(&mut self, tab: usize, id: impl ToString) {
-        self.goto = Some(tab);
-        self.open = Some(id.to_string());
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Level {
-    Info,
-    Error,
-}
-
-/// The selected resource, for copy and the raw view.
-#[derive(Debug, Clone)]
-pub struct Selection {
-    pub id: String,
-    /// The item as the console decoded it (members it does not know are not kept).
-    pub json: serde_json::Value,
-    /// Where the service serves it whole (`GET`), for the raw view.
-    pub path: Option<String>,
-}
-
-impl Selection {
-    pub fn of<T: serde::Serialize>(id: impl ToString, item: &T) -> Selection {
-        Selection { id: id.to_string(), json: serde_json::to_value(item).unwrap_or_default(), path: None }
-    }
-
-    /// The same, readable as sent at `path`.
-    pub fn at(mut self, path: Option<String>) -> Selection {
-        self.path = path;
-        self
-    }
-}
 
 /// A resource the editor can open: its bundle kind, its name there, and its members.
 #[derive(Debug, Clone, PartialEq)]
@@ -103,7 +30,6 @@ pub struct ViewCtx<'a> {
 
 /// One tab of the console.
 pub trait Pane {
-    fn title(&self) -> &'static str;
     /// The tab became visible; load what it needs and has not loaded.
     fn show(&mut self, out: &mut Out);
     /// `r`: fetch everything shown again.
@@ -157,7 +83,7 @@ pub trait Pane {
     }
     /// Open a resource of this pane by id (for services that do not list it).
     fn open_by_id(&mut self, _id: &str, out: &mut Out) -> bool {
-        out.error(format!("{} cannot open resources by id", self.title()));
+        out.error("this tab cannot open resources by id");
         false
     }
     /// A `:` alias that names a part of this pane (`:agents` in the catalog); true when used.

@@ -10,7 +10,9 @@ use unicode_width::UnicodeWidthStr;
 
 use super::app::{App, Connection, Overlay, Prompt, RawSource};
 use super::keymap::Action;
-use super::pane::{Level, ViewCtx};
+use super::message::Level;
+use super::pane::ViewCtx;
+use super::tab::Tab;
 use super::widgets::text::{fit, fit_line};
 
 /// Global keys shown in help after the pane's own.
@@ -147,11 +149,10 @@ fn draw_tabs(frame: &mut Frame, area: Rect, app: &App) {
     let theme = &app.settings.theme;
     let narrow = area.width < 100;
     let mut spans = Vec::new();
-    const SHORT: [&str; 7] = ["plans", "jobs", "metrics", "issues", "flows", "personas", "bench"];
-    for (i, pane) in app.panes.iter().enumerate() {
-        let title = if narrow { SHORT.get(i).copied().unwrap_or(pane.title()) } else { pane.title() };
-        let label = format!(" {} {} ", i + 1, title);
-        let style = if i == app.tab { theme.active_tab() } else { theme.dim() };
+    for tab in Tab::ALL {
+        let title = if narrow { tab.short() } else { tab.title() };
+        let label = format!(" {} {} ", tab.index() + 1, title);
+        let style = if tab == app.tab { theme.active_tab() } else { theme.dim() };
         spans.push(Span::styled(label, style));
     }
     frame.render_widget(Line::from(spans), area);
@@ -293,7 +294,7 @@ fn draw_help(frame: &mut Frame, body: Rect, app: &App) {
         frame.render_widget(Paragraph::new(Text::from(lines)).block(block), area);
         return;
     }
-    let title = if app.call.is_some() { "call" } else { app.pane().title() };
+    let title = if app.call.is_some() { "call" } else { app.tab.title() };
     let mut lines = vec![Line::raw(app.about()), Line::styled(format!("{title} "), theme.heading())];
     let read_only = app.settings.read_only;
     let pane: Vec<_> = app.help_keys().into_iter().filter(|(a, _)| !(read_only && a.is_write())).collect();

@@ -2,6 +2,7 @@
 //! and Tab completes a command's name.
 
 use switchboard::api::model::RunRequest;
+use switchboard::console::tab::Tab;
 
 use crate::assert_screen;
 use crate::harness::Harness;
@@ -22,7 +23,7 @@ async fn call_opens_over_any_tab_and_esc_shows_the_tab_again() {
     let mut h = Harness::seeded().await;
     h.key("7").await;
     command(&mut h, &format!("call {CALL}")).await;
-    assert_eq!(h.app.tab, 6, "the tab stays");
+    assert_eq!(h.app.tab, Tab::Bench, "the tab stays");
     let screen = h.render(160, 48);
     assert!(screen.contains(&format!("call {CALL}")) && screen.contains("┌ transcript"), "{screen}");
     assert!(screen.contains("Hi, this is Kevin Park"), "its transcript: {screen}");
@@ -61,19 +62,19 @@ async fn job_issue_plan_and_flow_open_in_their_tabs_from_anywhere() {
 
     h.key("7").await;
     command(&mut h, &format!("job {job}")).await;
-    assert_eq!(h.app.tab, 1);
+    assert_eq!(h.app.tab, Tab::Jobs);
     assert!(h.render(160, 48).contains(&format!("job      {job}")), "{}", h.render(160, 48));
 
     command(&mut h, &format!("issue {issue}")).await;
-    assert_eq!(h.app.tab, 3);
+    assert_eq!(h.app.tab, Tab::Issues);
     assert!(h.render(160, 48).contains("issue · Receptionist discloses"), "{}", h.render(160, 48));
 
     command(&mut h, &format!("plan {SEEDED_PLAN}")).await;
-    assert_eq!(h.app.tab, 0);
+    assert_eq!(h.app.tab, Tab::Plans);
     assert!(h.render(160, 48).contains("metrics and options"), "the plan's detail: {}", h.render(160, 48));
 
     command(&mut h, &format!("flow {FLOW}")).await;
-    assert_eq!(h.app.tab, 4);
+    assert_eq!(h.app.tab, Tab::Flows);
     assert!(h.render(160, 48).contains("Reschedule a cleaning with identity check"), "{}", h.render(160, 48));
 
     command(&mut h, "persona 123").await;

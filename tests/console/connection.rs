@@ -4,6 +4,7 @@
 use switchboard::cache::Cache;
 use switchboard::console::app::Connection;
 use switchboard::console::message::{Effect, Message};
+use switchboard::console::tab::Tab;
 use switchboard::service;
 
 use crate::harness::{Harness, now, settings};
@@ -323,6 +324,6 @@ async fn a_relaunch_restores_the_last_tab_and_selection() {
 
     let (cache, _) = Cache::load(cache_dir.path(), "local", "http://127.0.0.1:8787");
     let app = switchboard::console::app::App::new(settings(), Some(cache), now());
-    assert_eq!(app.tab, 5, "the personas tab again");
+    assert_eq!(app.tab, Tab::Catalog, "the personas tab again");
     assert_eq!(app.pane().selection().map(|s| s.id), Some(chosen), "the same row");
 }

@@ -1,6 +1,7 @@
 //! The frame around every pane: header, tabs, help, command mode, raw view, copy.
 
 use switchboard::console::message::Effect;
+use switchboard::console::tab::Tab;
 
 use crate::assert_screen;
 use crate::harness::Harness;
@@ -31,11 +32,11 @@ async fn command_mode_aliases_switch_tabs_and_unknown_ones_say_so() {
     h.key(":").await;
     h.type_text("personas").await;
     h.key("enter").await;
-    assert_eq!(h.app.tab, 5);
+    assert_eq!(h.app.tab, Tab::Catalog);
     h.key(":").await;
     h.type_text("bench").await;
     h.key("enter").await;
-    assert_eq!(h.app.tab, 6);
+    assert_eq!(h.app.tab, Tab::Bench);
     h.key(":").await;
     h.type_text("nonsense").await;
     h.key("enter").await;
@@ -88,10 +89,10 @@ async fn tab_and_shift_tab_cycle_through_every_tab() {
     let mut h = Harness::seeded().await;
     for expected in [1, 2, 3, 4, 5, 6, 0] {
         h.key("tab").await;
-        assert_eq!(h.app.tab, expected);
+        assert_eq!(h.app.tab.index(), expected);
     }
     h.key("shift-tab").await;
-    assert_eq!(h.app.tab, 6);
+    assert_eq!(h.app.tab, Tab::Bench);
 }
 
 #[tokio::test]

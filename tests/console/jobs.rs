@@ -2,6 +2,7 @@
 //! statuses only the hosted service sends are fed in as fetch results.
 
 use std::time::Duration;
+use switchboard::console::tab::Tab;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -11,7 +12,7 @@ use serde_json::json;
 use switchboard::api::model::{RunPlanJob, RunRequest};
 use switchboard::console::app::App;
 use switchboard::console::message::{Effect, FailureKind, FetchError, Fetched, ListKind, Message, Request};
-use switchboard::console::pane::Out;
+use switchboard::console::out::Out;
 use switchboard::console::view;
 use uuid::Uuid;
 
@@ -186,7 +187,7 @@ async fn retries_of_silent_simulations_are_counted_in_the_summary() {
     let mut h = Harness::seeded().await;
     h.key("2").await;
     let id = Uuid::new_v4();
-    h.app.panes[1].open_by_id(&id.to_string(), &mut Out::default());
+    h.app.panes[Tab::Jobs.index()].open_by_id(&id.to_string(), &mut Out::default());
     let mut job = serde_json::to_value(hosted_job(id, "RUNNING_SIMULATIONS", None, "RETRY_SCHEDULED")).unwrap();
     job["attemptSummary"] = json!({
         "attemptCount": 11, "retryCount": 2, "silentAttemptCount": 3,
@@ -217,7 +218,7 @@ async fn hosted_statuses_read_well_and_polling_stops_when_the_job_ends() {
     h.key("2").await;
     let id = Uuid::new_v4();
     // Open the job without asking the local service (it does not hold it), then answer for it.
-    h.app.panes[1].open_by_id(&id.to_string(), &mut Out::default());
+    h.app.panes[Tab::Jobs.index()].open_by_id(&id.to_string(), &mut Out::default());
     feed(&mut h, id, hosted_job(id, "RUNNING_SIMULATIONS", None, "QUEUED"));
 
     let screen = h.render(160, 48);
@@ -311,7 +312,7 @@ async fn a_service_that_does_not_list_jobs_says_so_in_both_tabs() {
     h.key("enter").await;
     assert!(h.render(160, 48).contains("unknown: this service does not list run plan jobs"));
     h.key("enter").await;
-    assert_eq!(h.app.tab, 0);
+    assert_eq!(h.app.tab, Tab::Plans);
     assert!(h.render(160, 48).contains("open one by id in the jobs tab"), "{}", h.render(160, 48));
 }
 
@@ -394,7 +395,7 @@ async fn a_paged_job_reads_only_its_rows_on_screen_and_follows_events() {
     let mut h = Harness::seeded().await;
     h.key("2").await;
     let id = Uuid::new_v4();
-    h.app.panes[1].open_by_id(&id.to_string(), &mut Out::default());
+    h.app.panes[Tab::Jobs.index()].open_by_id(&id.to_string(), &mut Out::default());
     h.app.effects.clear();
     let answer = |job: Option<RunPlanJob>, etag: &str| Message::Fetched {
         request: Request::JobSummary { id, etag: None },

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeSet;
 use std::time::Duration;
+use switchboard::console::tab::Tab;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -86,7 +87,7 @@ async fn mark_two_calls_then_file_an_issue_with_them_as_evidence() {
     assert_eq!(writes(&h), 1);
     assert!(!h.app.modal.is_open(), "success closes the form");
     assert!(h.app.marks.is_empty(), "filing clears the marks");
-    assert_eq!(h.app.tab, 3, "the issues tab shows the new issue");
+    assert_eq!(h.app.tab, Tab::Issues, "the issues tab shows the new issue");
 
     let issues = all::<Issue>(&h, routes::ISSUES).await;
     let issue = issues.iter().find(|i| i.title.as_deref() == Some("Latency spikes on two calls")).expect("filed");
@@ -141,7 +142,7 @@ async fn start_a_collection_job_for_a_policy_and_follow_it_to_completed() {
     assert!(!h.app.modal.is_open());
     let jobs = all::<CollectionJob>(&h, routes::COLLECTION_JOBS).await;
     assert_eq!(jobs.len(), before + 1);
-    assert_eq!(h.app.tab, 2);
+    assert_eq!(h.app.tab, Tab::Metrics);
     h.wait_until("the job's progress reaches COMPLETED", Duration::from_secs(20), |app| {
         render(app, 160, 48).contains("COMPLETED")
     })
@@ -191,7 +192,7 @@ async fn a_collection_job_for_the_marked_calls_with_a_chosen_metric() {
     let sent = sent.expect("the job was asked for");
     assert_eq!(sent.call_ids, Some(vec![call]));
     assert_eq!(sent.metrics.unwrap()[0].id.to_string(), metric);
-    assert_eq!(h.app.tab, 2, "the new job opens in the metrics tab");
+    assert_eq!(h.app.tab, Tab::Metrics, "the new job opens in the metrics tab");
     // The values view that opened asks for the new job's values (the selection may already be
     // one of its values, so the job is read off that request rather than the selection).
     let after_write = h.performed.iter().position(|e| matches!(e, Effect::Write(_))).unwrap();

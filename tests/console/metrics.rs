@@ -333,7 +333,8 @@ fn a_hundred_thousand_values_render_and_filter() {
     use ratatui::Terminal;
     use ratatui::backend::TestBackend;
     use switchboard::console::keymap::{Action, KeyMap};
-    use switchboard::console::pane::{Out, Pane, ViewCtx};
+    use switchboard::console::out::Out;
+    use switchboard::console::pane::{Pane, ViewCtx};
     use switchboard::console::panes::metrics::Metrics;
     use switchboard::console::theme::Theme;
 

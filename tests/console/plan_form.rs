@@ -5,6 +5,7 @@ use switchboard::api::ListQuery;
 use switchboard::api::model::{CustomerFlow, EdgeCases, MetricDefinition, RunPlan, RunPlanInput};
 use switchboard::api::routes;
 use switchboard::console::message::{Effect, Write};
+use switchboard::console::tab::Tab;
 
 use crate::assert_screen;
 use crate::harness::Harness;
@@ -114,7 +115,7 @@ async fn a_new_plan_is_saved_with_every_choice_then_runs() {
     // run is refused before anything runs, each unfilled name marked on its own field.
     h.keys(&["R", "enter"]).await;
     let screen = h.render(160, 48);
-    assert_eq!(h.app.tab, 0, "{screen}");
+    assert_eq!(h.app.tab, Tab::Plans, "{screen}");
     assert!(screen.contains("fix ✗ patientName, dateOfBirth, currentAppointment"), "{screen}");
     h.type_text("Dana Whitfield").await;
     h.key("tab").await;
@@ -122,7 +123,7 @@ async fn a_new_plan_is_saved_with_every_choice_then_runs() {
     h.key("tab").await;
     h.type_text("Thursday, October 8 at 9:00 AM").await;
     h.key("enter").await;
-    assert_eq!(h.app.tab, 1, "given the values, the run opens in the jobs tab: {}", h.render(160, 48));
+    assert_eq!(h.app.tab, Tab::Jobs, "given the values, the run opens in the jobs tab: {}", h.render(160, 48));
 }
 
 #[tokio::test]

@@ -1,6 +1,7 @@
 //! Tab 1: run plans, everything a plan pins, and the jump to its latest job.
 
 use std::collections::BTreeMap;
+use switchboard::console::tab::Tab;
 
 use switchboard::api::model::*;
 use uuid::Uuid;
@@ -93,7 +94,7 @@ async fn plans_list_and_detail_at_both_sizes() {
     h.key("G").await;
     assert!(h.render(80, 24).contains("live enrichment"), "{}", h.render(80, 24));
     h.key("enter").await;
-    assert_eq!(h.app.tab, 0);
+    assert_eq!(h.app.tab, Tab::Plans);
     assert!(h.render(80, 24).contains("this plan has not run yet"));
     h.key("esc").await;
     assert!(h.render(80, 24).contains("LATEST JOB"), "esc goes back to the list");
@@ -174,7 +175,7 @@ async fn a_plans_latest_job_shows_and_enter_opens_it_in_the_jobs_tab() {
     assert!(detail.contains(&started.simulation_run_plan_job_id.to_string()), "{detail}");
     assert!(detail.contains("enter opens it in the jobs tab"), "{detail}");
     h.key("enter").await;
-    assert_eq!(h.app.tab, 1, "enter jumps to the jobs tab");
+    assert_eq!(h.app.tab, Tab::Jobs, "enter jumps to the jobs tab");
     let job = h.render(160, 48);
     assert!(job.contains(&format!("job      {}", started.simulation_run_plan_job_id)), "{job}");
     assert!(job.contains("simulation jobs") && job.contains("Brightsmile reschedule regression"), "{job}");

@@ -1,6 +1,7 @@
 //! Runs, thresholds and metric edits as forms: each changes the seeded service for real.
 
 use std::time::Duration;
+use switchboard::console::tab::Tab;
 
 use switchboard::api::model::RunVariables;
 use switchboard::console::message::{Effect, Write};
@@ -59,7 +60,7 @@ async fn run_a_plan_with_variables_then_watch_its_job() {
     assert_screen!("run_form_160x48", h.render(160, 48));
     h.key("enter").await;
     assert_eq!(writes(&h), 1);
-    h.wait_until("the jobs tab", Duration::from_secs(5), |app| app.tab == 1).await;
+    h.wait_until("the jobs tab", Duration::from_secs(5), |app| app.tab == Tab::Jobs).await;
     let job_id = newest_job(&h).await;
     let job = h.client.get_run_plan_job(job_id).await.expect("the job exists");
     assert_eq!(job.simulation_run_plan_id.map(|id| id.to_string()).as_deref(), Some(SEEDED_PLAN));

@@ -2,11 +2,12 @@
 //! call and a plan's detail, each at 80×24, 120×40 and 200×50.
 
 use std::time::Duration;
+use switchboard::console::tab::Tab;
 
 use serde_json::json;
 use switchboard::api::model::*;
 use switchboard::console::message::{Fetched, Message, Request};
-use switchboard::console::pane::Out;
+use switchboard::console::out::Out;
 use uuid::Uuid;
 
 use crate::harness::{self, Harness};
@@ -173,7 +174,7 @@ fn judged_job(id: Uuid) -> RunPlanJob {
 async fn open_judged(h: &mut Harness) -> Uuid {
     h.key("2").await;
     let id = Uuid::new_v4();
-    h.app.panes[1].open_by_id(&id.to_string(), &mut Out::default());
+    h.app.panes[Tab::Jobs.index()].open_by_id(&id.to_string(), &mut Out::default());
     let result = Box::new(Ok(Fetched::RunPlanJob(Box::new(judged_job(id)))));
     h.app.update(Message::Fetched { request: Request::RunPlanJob(id), result });
     h.settle().await;

@@ -15,6 +15,7 @@ pub mod flow_input;
 pub mod flow_variant_input;
 pub mod headers;
 pub mod issue;
+pub mod job_status;
 pub mod judged;
 pub mod knowledge_base;
 pub mod metric;

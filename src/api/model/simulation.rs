@@ -6,64 +6,10 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::common::Timestamp;
+pub use super::job_status::{RunPlanJobStatus, SimulationJobSort, SimulationJobStatus};
 use super::persona::Persona;
-use super::verdict::{FailedCheck, Invalidation, SimulationOutcome, Verdict};
+use super::verdict::{FailedCheck, Invalidation, SimulationOutcome, Verdict, one_line};
 use crate::wire_enum;
-
-wire_enum! {
-    /// Status of a run plan job: the hosted interface's stages. The spec shows RUNNING, which
-    /// the hosted SDK does not have: the local service runs jobs as RUNNING_SIMULATIONS and
-    /// still reads RUNNING from older data.
-    pub enum RunPlanJobStatus {
-        Pending = "PENDING",
-        Queued = "QUEUED",
-        CreatingSnapshots = "CREATING_SNAPSHOTS",
-        CreatingSimulations = "CREATING_SIMULATIONS",
-        PreparingCapacity = "PREPARING_CAPACITY",
-        Running = "RUNNING",
-        RunningSimulations = "RUNNING_SIMULATIONS",
-        EndingSimulations = "ENDING_SIMULATIONS",
-        Completed = "COMPLETED",
-        Failed = "FAILED",
-        TimedOut = "TIMED_OUT",
-        Cancelling = "CANCELLING",
-        Cancelled = "CANCELLED",
-    }
-}
-
-impl RunPlanJobStatus {
-    /// Whether the job can still change.
-    pub fn is_terminal(&self) -> bool {
-        matches!(self, Self::Completed | Self::Failed | Self::TimedOut | Self::Cancelled)
-    }
-}
-
-wire_enum! {
-    /// Status of one simulation job. RETRY_SCHEDULED is a retry of a simulation the agent never
-    /// spoke on, waiting out the plan's backoff.
-    pub enum SimulationJobStatus {
-        Pending = "PENDING",
-        Queued = "QUEUED",
-        Processing = "PROCESSING",
-        Completed = "COMPLETED",
-        Failed = "FAILED",
-        TimedOut = "TIMED_OUT",
-        Cancelling = "CANCELLING",
-        Cancelled = "CANCELLED",
-        RetryScheduled = "RETRY_SCHEDULED",
-    }
-}
-
-crate::wire_enum! {
-    /// The order of a job's simulation jobs page (local service extension).
-    pub enum SimulationJobSort { Newest = "-createdAt", Oldest = "createdAt" }
-}
-
-impl SimulationJobStatus {
-    pub fn is_terminal(&self) -> bool {
-        matches!(self, Self::Completed | Self::Failed | Self::TimedOut | Self::Cancelled)
-    }
-}
 
 wire_enum! {
     /// Where a simulation job is (the hosted interface's stages; COMPLETED once it is done).
@@ -326,4 +272,60 @@ pub struct JobFlow {
     pub variant_title: Option<String>,
     /// Whether the variant is the happy path (false for an edge case).
     pub happy_path: Option<bool>,
+}
+
+impl RunPlanJob {
+    /// Whether the job has ended, by its status or its end time (a service may send either).
+    pub fn has_ended(&self) -> bool {
+        self.status.as_ref().is_some_and(|s| s.is_terminal()) || self.ended_at.is_some()
+    }
+
+    /// The verdict in one word, as every screen and report says it: RUNNING until the job
+    /// ends, then PASSED or FAILED; `—` when there is nothing to judge or no verdict was sent.
+    pub fn verdict_word(&self) -> &'static str {
+        match &self.verdict {
+            None => "—",
+            Some(_) if !self.has_ended() => "RUNNING",
+            Some(v) if v.passed => "PASSED",
+            Some(_) => "FAILED",
+        }
+    }
+}
+
+impl SimulationJob {
+    /// Why a simulation did not pass, in one line: each failed check with the judge's reason,
+    /// else why its result does not count, else the error that stopped it.
+    /// The same for a narrow column: the first failed check and how many more, then its
+    /// reason (`Keypad entry (+1 more): …`), so a cut line still says there are others.
+    pub fn why_in_brief(&self) -> String {
+        let Some((first, rest)) = self.failed_checks.split_first() else { return self.why_not_passed() };
+        let name = first.metric_name.clone().unwrap_or_else(|| first.metric_definition_id.to_string());
+        let more = if rest.is_empty() { String::new() } else { format!(" (+{} more)", rest.len()) };
+        match &first.value_reasoning {
+            Some(reason) => format!("{name}{more}: {}", one_line(reason)),
+            None => format!("{name}{more}"),
+        }
+    }
+
+    pub fn why_not_passed(&self) -> String {
+        if !self.failed_checks.is_empty() {
+            let reasons: Vec<String> = self
+                .failed_checks
+                .iter()
+                .map(|c| {
+                    let name = c.metric_name.clone().unwrap_or_else(|| c.metric_definition_id.to_string());
+                    match &c.value_reasoning {
+                        Some(reason) => format!("{name}: {}", one_line(reason)),
+                        None => name,
+                    }
+                })
+                .collect();
+            return reasons.join("; ");
+        }
+        if let Some(invalidation) = &self.invalidation {
+            let detail = invalidation.detail.as_deref().map(one_line).unwrap_or_default();
+            return format!("{}: {detail}", invalidation.reason).trim_end_matches(": ").to_string();
+        }
+        self.error_message.as_deref().map(one_line).unwrap_or_default()
+    }
 }

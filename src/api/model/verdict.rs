@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::common::Timestamp;
-use super::simulation::{RunPlanJob, RunPlanJobStatus, SimulationJob};
+use super::job_status::RunPlanJobStatus;
 use crate::wire_enum;
 
 /// The bar a check must clear when its metric reference sets none: 80 % of the simulations.
@@ -247,62 +247,6 @@ pub struct Invalidation {
     pub invalidated_at: Option<Timestamp>,
     pub reason: InvalidationReason,
     pub detail: Option<String>,
-}
-
-impl RunPlanJob {
-    /// Whether the job has ended, by its status or its end time (a service may send either).
-    pub fn has_ended(&self) -> bool {
-        self.status.as_ref().is_some_and(|s| s.is_terminal()) || self.ended_at.is_some()
-    }
-
-    /// The verdict in one word, as every screen and report says it: RUNNING until the job
-    /// ends, then PASSED or FAILED; `—` when there is nothing to judge or no verdict was sent.
-    pub fn verdict_word(&self) -> &'static str {
-        match &self.verdict {
-            None => "—",
-            Some(_) if !self.has_ended() => "RUNNING",
-            Some(v) if v.passed => "PASSED",
-            Some(_) => "FAILED",
-        }
-    }
-}
-
-impl SimulationJob {
-    /// Why a simulation did not pass, in one line: each failed check with the judge's reason,
-    /// else why its result does not count, else the error that stopped it.
-    /// The same for a narrow column: the first failed check and how many more, then its
-    /// reason (`Keypad entry (+1 more): …`), so a cut line still says there are others.
-    pub fn why_in_brief(&self) -> String {
-        let Some((first, rest)) = self.failed_checks.split_first() else { return self.why_not_passed() };
-        let name = first.metric_name.clone().unwrap_or_else(|| first.metric_definition_id.to_string());
-        let more = if rest.is_empty() { String::new() } else { format!(" (+{} more)", rest.len()) };
-        match &first.value_reasoning {
-            Some(reason) => format!("{name}{more}: {}", one_line(reason)),
-            None => format!("{name}{more}"),
-        }
-    }
-
-    pub fn why_not_passed(&self) -> String {
-        if !self.failed_checks.is_empty() {
-            let reasons: Vec<String> = self
-                .failed_checks
-                .iter()
-                .map(|c| {
-                    let name = c.metric_name.clone().unwrap_or_else(|| c.metric_definition_id.to_string());
-                    match &c.value_reasoning {
-                        Some(reason) => format!("{name}: {}", one_line(reason)),
-                        None => name,
-                    }
-                })
-                .collect();
-            return reasons.join("; ");
-        }
-        if let Some(invalidation) = &self.invalidation {
-            let detail = invalidation.detail.as_deref().map(one_line).unwrap_or_default();
-            return format!("{}: {detail}", invalidation.reason).trim_end_matches(": ").to_string();
-        }
-        self.error_message.as_deref().map(one_line).unwrap_or_default()
-    }
 }
 
 /// Text on one line, its runs of whitespace (newlines included) as single spaces.

@@ -8,12 +8,14 @@ use uuid::Uuid;
 use super::App;
 use crate::api::model::{Annotation, AnnotationLabel, Timestamp};
 use crate::console::keymap::Action;
-use crate::console::message::{FailureKind, FetchError, Fetched, Request, Write, WriteError, Written};
-use crate::console::pane::{Level, Out, Selection};
+use crate::console::message::{
+    FailureKind, FetchError, Fetched, Level, Request, Selection, Write, WriteError, Written,
+};
+use crate::console::out::Out;
 use crate::console::widgets::conversation::{ConversationView, LOCAL_LABEL_NOTE};
 
 /// The cache mark holding labels made against a service without the labels route.
-pub use crate::compare::agreement::LOCAL_LABELS;
+use crate::compare::agreement::LOCAL_LABELS;
 
 /// What help says the call view is for.
 const ABOUT: &str = "A call: its transcript beside its metric values; esc closes it.";
@@ -146,7 +148,7 @@ impl App {
     pub fn about(&self) -> &'static str {
         match &self.call {
             Some(_) => ABOUT,
-            None => crate::console::panes::ABOUT.get(self.tab).copied().unwrap_or_default(),
+            None => self.tab.about(),
         }
     }
 
@@ -161,7 +163,7 @@ impl App {
     pub(super) fn set_filter(&mut self, text: &str) {
         match &mut self.call {
             Some(call) => call.set_filter(text),
-            None => self.panes[self.tab].set_filter(text),
+            None => self.panes[self.tab.index()].set_filter(text),
         }
     }
 }

@@ -7,8 +7,7 @@ use std::time::Duration;
 
 use super::App;
 use crate::api::model::{Health, KeyScope};
-use crate::console::message::{Effect, Request};
-use crate::console::pane::Level;
+use crate::console::message::{Effect, Level, Request};
 
 /// Whether the service answers.
 #[derive(Debug, Clone, PartialEq)]

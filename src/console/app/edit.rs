@@ -7,8 +7,8 @@ use serde_json::Value;
 
 use super::App;
 use crate::api::model::config::{ConfigChanges, ConfigOp};
-use crate::console::message::{Edit, Effect, Write, WriteError, Written};
-use crate::console::pane::{Level, Out};
+use crate::console::message::{Edit, Effect, Level, Write, WriteError, Written};
+use crate::console::out::Out;
 use crate::console::widgets::confirm::Confirm;
 
 /// Our notes at the top of the file start with this; they are taken off before reading it, so

@@ -5,7 +5,6 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 mod call;
-pub use call::LOCAL_LABELS;
 mod connection;
 mod edit;
 mod keys;
@@ -15,13 +14,14 @@ mod refresh;
 
 pub use connection::Connection;
 pub use prompt::{ALIASES, Prompt, completions};
-pub use refresh::polls_between;
 
 use super::keymap::KeyMap;
 use super::marks::{Collecting, Marks};
-use super::message::{Effect, FailureKind, Fetched, Message, Request, Write, WriteError, Written};
-use super::pane::{Level, Out, Pane};
+use super::message::{Effect, FailureKind, Fetched, Level, Message, Request, Write, WriteError, Written};
+use super::out::Out;
+use super::pane::Pane;
 use super::panes;
+use super::tab::Tab;
 use super::theme::Theme;
 use super::widgets::conversation::ConversationView;
 use super::widgets::modal::Modal;
@@ -89,15 +89,14 @@ struct Place {
 /// The cache mark that keeps the `Place`.
 const PLACE: &str = "place";
 
-const METRICS_TAB: usize = 2;
-const ISSUES_TAB: usize = 3;
 const TOAST_FOR: i64 = 5;
 const LOG_KEEP: usize = 500;
 
 pub struct App {
     pub settings: Settings,
+    /// One pane per tab, in the order of `Tab::ALL`.
     pub panes: Vec<Box<dyn Pane>>,
-    pub tab: usize,
+    pub tab: Tab,
     pub connection: Connection,
     /// When the service last answered anything (for the heartbeat).
     last_heard: jiff::Timestamp,
@@ -139,9 +138,9 @@ impl App {
     /// The console on `settings`, showing the cache's lists (stale) and asking for fresh ones.
     pub fn new(settings: Settings, cache: Option<Cache>, now: jiff::Timestamp) -> App {
         let mut app = App {
-            panes: panes::all(&settings),
+            panes: panes::all(settings.poll_interval),
             settings,
-            tab: 0,
+            tab: Tab::Plans,
             connection: Connection::Connecting,
             last_heard: now,
             ever_connected: false,
@@ -176,16 +175,16 @@ impl App {
         }
         app.request(Request::Health);
         let place = app.cache.as_ref().and_then(|c| c.mark::<Place>(PLACE)).unwrap_or_default();
-        app.show_tab(place.tab);
+        app.show_tab(Tab::at(place.tab));
         if let Some(id) = &place.selected {
-            app.panes[app.tab].reselect(id);
+            app.panes[app.tab.index()].reselect(id);
         }
         app
     }
 
     /// Keeps the tab and the selected row for the next launch (on quit).
     pub fn remember_place(&mut self) {
-        let place = Place { tab: self.tab, selected: self.panes[self.tab].listed() };
+        let place = Place { tab: self.tab.index(), selected: self.pane().listed() };
         if let Some(cache) = &mut self.cache {
             cache.set_mark(PLACE, &place);
         }
@@ -197,7 +196,7 @@ impl App {
     }
 
     pub fn pane(&self) -> &dyn Pane {
-        self.panes[self.tab].as_ref()
+        self.panes[self.tab.index()].as_ref()
     }
 
     /// Applies one message; true when the screen must be drawn again.
@@ -210,7 +209,7 @@ impl App {
     /// Keeps the runtime's event watch on what the pane on screen wants, while connected.
     fn keep_watch(&mut self) {
         let wanted = match self.connection {
-            Connection::Connected(_) => self.panes[self.tab].watching(),
+            Connection::Connected(_) => self.panes[self.tab.index()].watching(),
             _ => None,
         };
         if wanted != self.watching {
@@ -233,7 +232,7 @@ impl App {
             Message::Written { write, result } => self.written(write, *result),
             Message::Events(events) => {
                 let mut out = Out::default();
-                let changed = self.panes[self.tab].events(&events, &mut out);
+                let changed = self.panes[self.tab.index()].events(&events, &mut out);
                 self.apply(out);
                 changed
             }
@@ -254,11 +253,11 @@ impl App {
         self.heartbeat();
         if matches!(self.connection, Connection::Connected(_)) {
             let mut out = Out::default();
-            dirty |= self.panes[self.tab].tick(now, &mut out);
+            dirty |= self.panes[self.tab.index()].tick(now, &mut out);
             self.apply(out);
             // The lists on screen are asked for again when due (never twice at once: `request`).
             if self.call.is_none() && !self.modal.is_open() {
-                for kind in self.panes[self.tab].visible_lists() {
+                for kind in self.panes[self.tab.index()].visible_lists() {
                     if self.auto_refresh.due(kind) {
                         self.request(Request::List(kind));
                     }
@@ -308,7 +307,7 @@ impl App {
             self.show_tab(tab);
             if let Some(id) = out.open {
                 let mut opened = Out::default();
-                self.panes[self.tab].open_by_id(&id, &mut opened);
+                self.panes[self.tab.index()].open_by_id(&id, &mut opened);
                 self.apply(opened);
             }
         }
@@ -329,12 +328,12 @@ impl App {
         }
     }
 
-    fn show_tab(&mut self, tab: usize) {
-        self.tab = tab.min(self.panes.len() - 1);
+    fn show_tab(&mut self, tab: Tab) {
+        self.tab = tab;
         self.overlay = None;
         self.call = None;
         let mut out = Out::default();
-        self.panes[self.tab].show(&mut out);
+        self.panes[self.tab.index()].show(&mut out);
         self.apply(out);
     }
 
@@ -451,7 +450,7 @@ impl App {
             && let (Write::CreateIssue(_), Ok(Written::Issue(issue))) = (&write, &result)
         {
             self.marks.clear();
-            out.jump(ISSUES_TAB, issue.id);
+            out.jump(Tab::Issues, issue.id);
         }
         for pane in &mut self.panes {
             pane.written(&write, &result, &mut out);
@@ -488,7 +487,7 @@ impl App {
         let mut out = Out::default();
         match &mut self.call {
             Some(call) => call.refresh(&mut out),
-            None => self.panes[self.tab].refresh(&mut out),
+            None => self.panes[self.tab.index()].refresh(&mut out),
         }
         self.apply(out);
     }

@@ -6,7 +6,9 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::{App, Overlay};
-use crate::console::pane::{Level, Out};
+use crate::console::message::Level;
+use crate::console::out::Out;
+use crate::console::tab::Tab;
 
 /// A line being typed at the bottom.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,34 +19,39 @@ pub enum Prompt {
 }
 
 /// Tab names as `:` commands accept them.
-pub const ALIASES: &[(&str, usize)] = &[
-    ("plans", 0),
-    ("plan", 0),
-    ("runplans", 0),
-    ("jobs", 1),
-    ("job", 1),
-    ("live", 1),
-    ("metrics", 2),
-    ("metric", 2),
-    ("issues", 3),
-    ("issue", 3),
-    ("alerts", 3),
-    ("alert", 3),
-    ("flows", 4),
-    ("flow", 4),
-    ("personas", 5),
-    ("persona", 5),
-    ("agents", 5),
-    ("endpoints", 5),
-    ("kb", 5),
-    ("http", 5),
-    ("bench", 6),
-    ("benchmarks", 6),
+pub const ALIASES: &[(&str, Tab)] = &[
+    ("plans", Tab::Plans),
+    ("plan", Tab::Plans),
+    ("runplans", Tab::Plans),
+    ("jobs", Tab::Jobs),
+    ("job", Tab::Jobs),
+    ("live", Tab::Jobs),
+    ("metrics", Tab::Metrics),
+    ("metric", Tab::Metrics),
+    ("issues", Tab::Issues),
+    ("issue", Tab::Issues),
+    ("alerts", Tab::Issues),
+    ("alert", Tab::Issues),
+    ("flows", Tab::Flows),
+    ("flow", Tab::Flows),
+    ("personas", Tab::Catalog),
+    ("persona", Tab::Catalog),
+    ("agents", Tab::Catalog),
+    ("endpoints", Tab::Catalog),
+    ("kb", Tab::Catalog),
+    ("http", Tab::Catalog),
+    ("bench", Tab::Bench),
+    ("benchmarks", Tab::Bench),
 ];
 
 /// `:NAME ID` opens the resource with that id in its tab, from any tab (`call` opens over it).
-const RESOURCES: &[(&str, Option<usize>)] =
-    &[("call", None), ("job", Some(1)), ("issue", Some(3)), ("plan", Some(0)), ("flow", Some(4))];
+const RESOURCES: &[(&str, Option<Tab>)] = &[
+    ("call", None),
+    ("job", Some(Tab::Jobs)),
+    ("issue", Some(Tab::Issues)),
+    ("plan", Some(Tab::Plans)),
+    ("flow", Some(Tab::Flows)),
+];
 
 /// Commands that are not tabs.
 const OTHERS: &[&str] = &["help", "log", "quit"];
@@ -113,7 +120,7 @@ impl App {
                     Some(Prompt::OpenById(line)) if !line.trim().is_empty() => {
                         self.call = None;
                         let mut out = Out::default();
-                        self.panes[self.tab].open_by_id(line.trim(), &mut out);
+                        self.panes[self.tab.index()].open_by_id(line.trim(), &mut out);
                         self.apply(out);
                     }
                     _ => {}
@@ -164,7 +171,7 @@ impl App {
                 Some((_, tab)) => {
                     self.show_tab(*tab);
                     let mut out = Out::default();
-                    if self.panes[*tab].action_alias(word, &mut out) {
+                    if self.panes[tab.index()].action_alias(word, &mut out) {
                         self.apply(out);
                     }
                 }
@@ -233,7 +240,7 @@ impl App {
             Some((_, Some(tab))) => {
                 self.show_tab(*tab);
                 let mut out = Out::default();
-                self.panes[*tab].open_by_id(id, &mut out);
+                self.panes[tab.index()].open_by_id(id, &mut out);
                 self.apply(out);
             }
             None => {

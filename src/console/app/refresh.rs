@@ -5,14 +5,7 @@
 use std::collections::HashMap;
 
 use crate::console::message::ListKind;
-
-/// Items in the page a poll is budgeted for.
-pub const PAGE: usize = 100;
-
-/// Polls between two refreshes of a list of `len` items: one per page, at least one.
-pub fn polls_between(len: usize) -> u32 {
-    u32::try_from(len.div_ceil(PAGE)).unwrap_or(u32::MAX).max(1)
-}
+use crate::console::poll::polls_between;
 
 #[derive(Debug, Default)]
 pub struct AutoRefresh {

@@ -9,7 +9,7 @@ use super::Marks;
 use crate::api::model::{CollectionJobInput, IdRef, MetricDefinition, MetricPolicy, collection_limits};
 use crate::api::validate::Validate;
 use crate::console::message::{FetchError, Fetched, ListKind, Listed, Request, Write};
-use crate::console::pane::Out;
+use crate::console::out::Out;
 use crate::console::widgets::form::{Field, Form, Opt};
 use crate::console::widgets::modal::Modal;
 

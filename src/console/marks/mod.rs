@@ -12,8 +12,8 @@ use uuid::Uuid;
 use crate::api::model::{EvidenceInput, IssueInput, Severity, issue_limits};
 use crate::api::validate::Validate;
 use crate::console::keymap::Action;
-use crate::console::message::Write;
-use crate::console::pane::{Out, Selection};
+use crate::console::message::{Selection, Write};
+use crate::console::out::Out;
 use crate::console::widgets::form::{Field, Form};
 use crate::console::widgets::modal::Modal;
 

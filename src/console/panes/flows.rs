@@ -14,9 +14,11 @@ use crate::api::model::{CustomerFlow, FlowStep};
 use crate::cache::Cache;
 use crate::console::flow_graph::{GraphStyles, flow_lines};
 use crate::console::keymap::Action;
-use crate::console::message::Deletion;
-use crate::console::message::{FetchError, Fetched, ListKind, Request, Write, WriteError, Written};
-use crate::console::pane::{Editable, Out, Pane, Selection, ViewCtx};
+use crate::console::message::{
+    Deletion, FetchError, Fetched, ListKind, Request, Selection, Write, WriteError, Written,
+};
+use crate::console::out::Out;
+use crate::console::pane::{Editable, Pane, ViewCtx};
 use crate::console::theme::Theme;
 use crate::console::widgets::confirm::Confirm;
 use crate::console::widgets::detail::{self, Scroll};
@@ -171,10 +173,6 @@ impl Flows {
 }
 
 impl Pane for Flows {
-    fn title(&self) -> &'static str {
-        "flows"
-    }
-
     fn show(&mut self, out: &mut Out) {
         self.flows.ensure(out);
     }

@@ -1,4 +1,4 @@
-//! The console's tabs, in order.
+//! The console's panes, one per tab (`Tab`), built in the tabs' order.
 
 pub mod bench;
 pub mod catalog;
@@ -9,30 +9,27 @@ pub mod metrics;
 pub mod names;
 pub mod plans;
 pub mod section;
+pub mod shown;
 
-use super::app::Settings;
+use std::time::Duration;
+
 use super::pane::Pane;
+use super::tab::Tab;
 
-/// What each tab is for, in the order of `all`: the first line of its help.
-pub const ABOUT: &[&str] = &[
-    "Run plans: what to test, against which agents; R runs one.",
-    "Jobs, live: each run's simulations as they call and get scored.",
-    "Metrics: definitions, policies, and collection jobs' values.",
-    "Issues found on calls: triage, read the evidence, edit.",
-    "Customer flows: the scripts simulated callers follow.",
-    "Personas, agents, endpoints, knowledge bases, HTTP definitions.",
-    "Benchmarks: suites, targets' scores, each sample's reasoning.",
-];
+/// Every tab's pane, in the order of `Tab::ALL`; the jobs pane polls at `poll_interval`.
+pub fn all(poll_interval: Duration) -> Vec<Box<dyn Pane>> {
+    Tab::ALL.iter().map(|tab| pane(*tab, poll_interval)).collect()
+}
 
-/// Every tab, in the order of their number keys.
-pub fn all(settings: &Settings) -> Vec<Box<dyn Pane>> {
-    vec![
-        Box::new(plans::Plans::new()),
-        Box::new(jobs::Jobs::new(settings.poll_interval)),
-        Box::new(metrics::Metrics::new()),
-        Box::new(issues::Issues::new()),
-        Box::new(flows::Flows::new()),
-        Box::new(catalog::Catalog::new()),
-        Box::new(bench::Bench::new()),
-    ]
+/// The pane that shows `tab`.
+fn pane(tab: Tab, poll_interval: Duration) -> Box<dyn Pane> {
+    match tab {
+        Tab::Plans => Box::new(plans::Plans::new()),
+        Tab::Jobs => Box::new(jobs::Jobs::new(poll_interval)),
+        Tab::Metrics => Box::new(metrics::Metrics::new()),
+        Tab::Issues => Box::new(issues::Issues::new()),
+        Tab::Flows => Box::new(flows::Flows::new()),
+        Tab::Catalog => Box::new(catalog::Catalog::new()),
+        Tab::Bench => Box::new(bench::Bench::new()),
+    }
 }

@@ -9,7 +9,7 @@ use crate::api::model::config::{PlanAgentEndpointConfig, export};
 use crate::api::model::{AgentEndpoint, CustomerFlow, MetricDefinition, RunPlanInput, flow_and_automatic_metrics};
 use crate::cache::Cache;
 use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request};
-use crate::console::pane::Out;
+use crate::console::out::Out;
 
 #[derive(Debug, Default)]
 pub struct Names {

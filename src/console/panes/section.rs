@@ -11,8 +11,8 @@ use serde::de::DeserializeOwned;
 
 use crate::cache::Cache;
 use crate::console::keymap::Action;
-use crate::console::message::{FailureKind, FetchError, Fetched, ListKind, Listed, Request};
-use crate::console::pane::{Out, Selection};
+use crate::console::message::{FailureKind, FetchError, Fetched, ListKind, Listed, Request, Selection};
+use crate::console::out::Out;
 use crate::console::theme::Theme;
 use crate::console::widgets::list::{ListState, Load, Shape};
 use crate::console::widgets::table::{self, Column, TableView};

@@ -19,8 +19,9 @@ use super::values::{self, ValueRow};
 use crate::api::model::{AnnotationInput, AnnotationLabel, CaptureStatus, FailedCheck, TranscriptEntry};
 use crate::console::keymap::Action;
 use crate::console::marks::MARKER;
-use crate::console::message::{Conversation, FetchError, Fetched, Request};
-use crate::console::pane::{Out, Selection, ViewCtx};
+use crate::console::message::{Conversation, FetchError, Fetched, Request, Selection};
+use crate::console::out::Out;
+use crate::console::pane::ViewCtx;
 
 /// Side by side from this width; the values then take a share of it within these bounds.
 const SIDE_BY_SIDE: u16 = 130;

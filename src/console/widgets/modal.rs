@@ -1,5 +1,6 @@
 //! The form or confirm dialog open over the console. A pane opens one through `Out::modal`;
-//! the app keeps it, hands it every key, sends its write, and closes it on success or keeps
+//! the app keeps it, hands it every key, sends the write a key returns, and closes it on
+//! success or keeps
 //! the form (with what was typed and the service's errors under their fields) on failure.
 //! Esc on a form with changes asks before throwing them away.
 
@@ -10,8 +11,18 @@ use ratatui::layout::Rect;
 use super::confirm::{Answer, Confirm};
 use super::form::{Form, FormEvent};
 use crate::console::message::{Write, WriteError, Written};
-use crate::console::pane::Out;
 use crate::console::theme::Theme;
+
+/// What a key on the modal comes to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answered {
+    /// Nothing was open: the key is not the modal's.
+    Closed,
+    /// The modal changed (typed, moved, asked, closed): draw again.
+    Redraw,
+    /// Submitted: send this write (the modal waits for its answer in `written`).
+    Send(Write),
+}
 
 /// Builds the write from a valid form.
 pub type Build = Box<dyn Fn(&Form) -> Write>;
@@ -71,8 +82,10 @@ impl Modal {
         matches!(&self.open, Some(Open::Form(_, _, Some(_))))
     }
 
-    /// A key while open; always true (the modal redraws).
-    pub fn key(&mut self, key: KeyEvent, out: &mut Out) -> bool {
+    /// A key while open: what it answers, for the app to act on (the modal knows nothing of
+    /// the app or the panes).
+    pub fn key(&mut self, key: KeyEvent) -> Answered {
+        let mut sent = None;
         match &mut self.open {
             Some(Open::Form(_, _, Some(discard))) => match discard.key(key) {
                 Answer::Yes(_) => self.open = None,
@@ -92,7 +105,7 @@ impl Modal {
                 FormEvent::Submit => {
                     let write = build(form);
                     self.pending = Some(write.clone());
-                    out.write(write);
+                    sent = Some(write);
                 }
                 FormEvent::Changed | FormEvent::Ignored => {}
             },
@@ -101,15 +114,18 @@ impl Modal {
                     self.open = None;
                     if let Some(write) = write {
                         self.pending = Some(write.clone());
-                        out.write(write);
+                        sent = Some(write);
                     }
                 }
                 Answer::No => self.open = None,
                 Answer::Ignored => {}
             },
-            None => return false,
+            None => return Answered::Closed,
         }
-        true
+        match sent {
+            Some(write) => Answered::Send(write),
+            None => Answered::Redraw,
+        }
     }
 
     /// A write finished; true when it was this modal's. Success closes the form; a failure
@@ -147,11 +163,13 @@ mod tests {
     use uuid::Uuid;
 
     use super::*;
-    use crate::console::message::Effect;
     use crate::console::widgets::form::Field;
 
-    fn press(modal: &mut Modal, code: KeyCode, out: &mut Out) {
-        modal.key(KeyEvent::new(code, KeyModifiers::NONE), out);
+    /// Presses `code`, keeping what the modal asks to send.
+    fn press(modal: &mut Modal, code: KeyCode, sent: &mut Vec<Write>) {
+        if let Answered::Send(write) = modal.key(KeyEvent::new(code, KeyModifiers::NONE)) {
+            sent.push(write);
+        }
     }
 
     #[test]
@@ -159,10 +177,10 @@ mod tests {
         let mut modal = Modal::default();
         let form = Form::new("t", vec![Field::text("name", "name", "x", "")], |_| vec![]);
         modal.form(form, |_| Write::DeletePersona(Uuid::nil()));
-        let mut out = Out::default();
-        press(&mut modal, KeyCode::Enter, &mut out);
-        press(&mut modal, KeyCode::Enter, &mut out);
-        assert_eq!(out.effects, vec![Effect::Write(Write::DeletePersona(Uuid::nil()))]);
+        let mut sent = Vec::new();
+        press(&mut modal, KeyCode::Enter, &mut sent);
+        press(&mut modal, KeyCode::Enter, &mut sent);
+        assert_eq!(sent, vec![Write::DeletePersona(Uuid::nil())]);
 
         let write = Write::DeletePersona(Uuid::nil());
         let refused = WriteError {
@@ -177,7 +195,7 @@ mod tests {
         assert_eq!(form.fields[0].error.as_deref(), Some("taken"));
         assert_eq!(form.value("name"), "x");
 
-        press(&mut modal, KeyCode::Enter, &mut out);
+        press(&mut modal, KeyCode::Enter, &mut sent);
         assert!(modal.written(&write, &Ok(Written::Deleted(Uuid::nil()))));
         assert!(!modal.is_open());
         assert!(!modal.written(&write, &Ok(Written::Deleted(Uuid::nil()))), "not waiting any more");
@@ -186,25 +204,27 @@ mod tests {
     #[test]
     fn esc_on_a_changed_form_asks_first_and_n_keeps_editing() {
         let mut modal = Modal::default();
-        let mut out = Out::default();
+        let mut sent = Vec::new();
         modal.form(Form::new("t", vec![Field::text("name", "name", "", "")], |_| vec![]), |_| {
             Write::DeletePersona(Uuid::nil())
         });
-        press(&mut modal, KeyCode::Esc, &mut out);
+        press(&mut modal, KeyCode::Esc, &mut sent);
         assert!(!modal.is_open(), "nothing changed: Esc closes at once");
+        let key = KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE);
+        assert_eq!(modal.key(key), Answered::Closed, "a closed modal leaves the key to others");
 
         modal.form(Form::new("t", vec![Field::text("name", "name", "", "")], |_| vec![]), |_| {
             Write::DeletePersona(Uuid::nil())
         });
-        press(&mut modal, KeyCode::Char('x'), &mut out);
-        press(&mut modal, KeyCode::Esc, &mut out);
+        press(&mut modal, KeyCode::Char('x'), &mut sent);
+        press(&mut modal, KeyCode::Esc, &mut sent);
         assert!(modal.is_open() && modal.asking(), "a change: Esc asks");
-        press(&mut modal, KeyCode::Char('n'), &mut out);
+        press(&mut modal, KeyCode::Char('n'), &mut sent);
         assert!(!modal.asking());
         assert_eq!(modal.current_form().map(|f| f.value("name")).as_deref(), Some("x"), "still as typed");
-        press(&mut modal, KeyCode::Esc, &mut out);
-        press(&mut modal, KeyCode::Char('y'), &mut out);
+        press(&mut modal, KeyCode::Esc, &mut sent);
+        press(&mut modal, KeyCode::Char('y'), &mut sent);
         assert!(!modal.is_open(), "y throws the changes away");
-        assert!(out.effects.is_empty(), "nothing was sent");
+        assert!(sent.is_empty(), "nothing was sent");
     }
 }

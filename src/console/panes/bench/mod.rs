@@ -16,8 +16,9 @@ use super::section::{status_cell, text_cmp};
 use crate::api::model::{SuiteEntry, Target};
 use crate::cache::Cache;
 use crate::console::keymap::Action;
-use crate::console::message::{FailureKind, FetchError, Fetched, Request, SUITES_CACHE_KEY};
-use crate::console::pane::{Out, Pane, Selection, ViewCtx};
+use crate::console::message::{FailureKind, FetchError, Fetched, Request, SUITES_CACHE_KEY, Selection};
+use crate::console::out::Out;
+use crate::console::pane::{Pane, ViewCtx};
 use crate::console::widgets::list::{ListState, Load, Shape, by};
 use crate::console::widgets::table::{self, Column, TableView, col, fitted};
 use crate::console::widgets::text::{fit, or_dash, when};
@@ -195,10 +196,6 @@ fn take<T: Clone>(
 }
 
 impl Pane for Bench {
-    fn title(&self) -> &'static str {
-        "benchmarks"
-    }
-
     fn show(&mut self, out: &mut Out) {
         if matches!(self.suites.load, Load::Idle | Load::Stale(_)) && !self.suites.fetching {
             self.request_suites(out);

@@ -17,8 +17,9 @@ use ratatui::text::{Line, Span};
 
 use crate::api::model::{OffsetPagination, ScoreSample, ScoreSampleQuery, Target, benchmark_limits, percent};
 use crate::console::keymap::Action;
-use crate::console::message::{FetchError, Fetched, Request};
-use crate::console::pane::{Out, Selection, ViewCtx};
+use crate::console::message::{FetchError, Fetched, Request, Selection};
+use crate::console::out::Out;
+use crate::console::pane::ViewCtx;
 use crate::console::theme::Theme;
 use crate::console::widgets::detail::{self, Lines, Scroll};
 use crate::console::widgets::list::{ListState, Load, Shape};

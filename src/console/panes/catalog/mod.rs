@@ -1,6 +1,7 @@
 //! Tab 6: personas, agents and their endpoints, knowledge bases and HTTP request definitions.
 //! One section at a time (h/l to switch); Enter opens every field of the selection.
 
+mod part;
 mod writes;
 
 use crate::console::widgets::table::Cell;
@@ -8,13 +9,16 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 
+use self::part::Part;
 use super::section::{Section, status_cell, text_cmp};
+use super::shown::Shown;
 use crate::api::model::config::export;
 use crate::api::model::*;
 use crate::cache::Cache;
 use crate::console::keymap::Action;
-use crate::console::message::{FetchError, Fetched, ListKind, Request, Write, WriteError, Written};
-use crate::console::pane::{Editable, Out, Pane, Selection, ViewCtx};
+use crate::console::message::{FetchError, Fetched, ListKind, Request, Selection, Write, WriteError, Written};
+use crate::console::out::Out;
+use crate::console::pane::{Editable, Pane, ViewCtx};
 use crate::console::widgets::detail::{self, Lines, Scroll};
 use crate::console::widgets::list::by;
 use crate::console::widgets::table::{col, fitted};
@@ -56,14 +60,12 @@ pub struct Catalog {
     endpoints: Section<AgentEndpoint>,
     knowledge: Section<KnowledgeBase>,
     http: Section<HttpRequestDefinition>,
-    /// Which section is shown (0..5).
-    current: usize,
+    /// Which section is shown.
+    current: Part,
     /// Whether the selection's detail is open.
     detail: bool,
     scroll: Scroll,
 }
-
-const NAMES: [&str; 5] = ["personas", "agents", "endpoints", "knowledge bases", "HTTP definitions"];
 
 impl Default for Catalog {
     fn default() -> Self {
@@ -128,31 +130,44 @@ impl Catalog {
                     _ => text_cmp(a.description.as_deref(), b.description.as_deref()),
                 },
             ),
-            current: 0,
+            current: Part::Personas,
             detail: false,
             scroll: Scroll::default(),
         }
     }
 
-    fn ensure_current(&mut self, out: &mut Out) {
+    /// The section shown.
+    fn shown(&self) -> &dyn Shown {
         match self.current {
-            0 => self.personas.ensure(out),
-            1 | 2 => {
-                self.agents.ensure(out);
-                self.endpoints.ensure(out);
-            }
-            3 => self.knowledge.ensure(out),
-            _ => self.http.ensure(out),
+            Part::Personas => &self.personas,
+            Part::Agents => &self.agents,
+            Part::Endpoints => &self.endpoints,
+            Part::Knowledge => &self.knowledge,
+            Part::Http => &self.http,
         }
     }
 
-    fn nav(&mut self, action: Action) -> bool {
+    fn shown_mut(&mut self) -> &mut dyn Shown {
         match self.current {
-            0 => self.personas.action(action),
-            1 => self.agents.action(action),
-            2 => self.endpoints.action(action),
-            3 => self.knowledge.action(action),
-            _ => self.http.action(action),
+            Part::Personas => &mut self.personas,
+            Part::Agents => &mut self.agents,
+            Part::Endpoints => &mut self.endpoints,
+            Part::Knowledge => &mut self.knowledge,
+            Part::Http => &mut self.http,
+        }
+    }
+
+    /// The sections the shown one draws on: agents and endpoints need each other.
+    fn needed(&mut self) -> Vec<&mut dyn Shown> {
+        match self.current {
+            Part::Agents | Part::Endpoints => vec![&mut self.agents, &mut self.endpoints],
+            _ => vec![self.shown_mut()],
+        }
+    }
+
+    fn ensure_current(&mut self, out: &mut Out) {
+        for section in self.needed() {
+            section.ensure(out);
         }
     }
 
@@ -170,7 +185,7 @@ impl Catalog {
     fn detail_lines(&self, ctx: &ViewCtx) -> (String, Vec<Line<'static>>) {
         let mut lines = Lines::new(ctx.theme);
         let title = match self.current {
-            0 => match self.personas.selected() {
+            Part::Personas => match self.personas.selected() {
                 Some(p) => {
                     lines
                         .kv("id", p.id.to_string())
@@ -188,7 +203,7 @@ impl Catalog {
                 }
                 None => "persona".into(),
             },
-            1 => match self.agents.selected() {
+            Part::Agents => match self.agents.selected() {
                 Some(a) => {
                     lines.kv("id", a.id.to_string()).opt("custom id", a.custom_id.as_ref());
                     lines.section("description").text(&or_dash(a.description.as_deref()));
@@ -208,7 +223,7 @@ impl Catalog {
                 }
                 None => "agent".into(),
             },
-            2 => match self.endpoints.selected() {
+            Part::Endpoints => match self.endpoints.selected() {
                 Some(e) => {
                     lines.kv("agent", self.agent_name(e.agent_id));
                     lines.json_fields(&serde_json::to_value(e).unwrap_or_default(), &[]);
@@ -216,7 +231,7 @@ impl Catalog {
                 }
                 None => "endpoint".into(),
             },
-            3 => match self.knowledge.selected() {
+            Part::Knowledge => match self.knowledge.selected() {
                 Some(k) => {
                     lines.json_fields(&serde_json::to_value(k).unwrap_or_default(), &["description"]);
                     lines.section("description").text(&or_dash(k.description.as_deref()));
@@ -224,7 +239,7 @@ impl Catalog {
                 }
                 None => "knowledge base".into(),
             },
-            _ => match self.http.selected() {
+            Part::Http => match self.http.selected() {
                 Some(h) => {
                     lines.json_fields(&serde_json::to_value(h).unwrap_or_default(), &["body", "parsedBody"]);
                     lines.section("body template").text(&or_dash(h.body.as_deref()));
@@ -251,40 +266,27 @@ fn persona_cells(p: &Persona) -> Vec<String> {
 }
 
 impl Pane for Catalog {
-    fn title(&self) -> &'static str {
-        "personas & agents"
-    }
-
     fn show(&mut self, out: &mut Out) {
         self.ensure_current(out);
     }
 
     fn visible_lists(&self) -> Vec<ListKind> {
-        match (self.detail, self.current) {
-            (true, _) => Vec::new(),
-            (_, 0) => vec![ListKind::Personas],
-            (_, 1 | 2) => vec![ListKind::Agents, ListKind::AgentEndpoints],
-            (_, 3) => vec![ListKind::KnowledgeBases],
-            _ => vec![ListKind::HttpDefinitions],
+        match self.detail {
+            true => Vec::new(),
+            false => self.current.lists(),
         }
     }
 
     fn refresh(&mut self, out: &mut Out) {
-        match self.current {
-            0 => self.personas.request(out),
-            1 | 2 => {
-                self.agents.request(out);
-                self.endpoints.request(out);
-            }
-            3 => self.knowledge.request(out),
-            _ => self.http.request(out),
+        for section in self.needed() {
+            section.request(out);
         }
     }
 
     fn action(&mut self, action: Action, out: &mut Out) -> bool {
         match action {
             Action::Left | Action::Right if !self.detail => {
-                self.current = if action == Action::Right { (self.current + 1) % 5 } else { (self.current + 4) % 5 };
+                self.current = self.current.step(action == Action::Right);
                 self.ensure_current(out);
                 true
             }
@@ -294,25 +296,25 @@ impl Pane for Catalog {
                 true
             }
             _ if self.detail => self.scroll.action(action),
-            Action::Form if self.current == 0 => {
+            Action::Form if self.current == Part::Personas => {
                 writes::create_persona(&mut out.modal);
                 true
             }
-            Action::Delete if self.current == 0 => {
+            Action::Delete if self.current == Part::Personas => {
                 match self.personas.selected().cloned() {
                     Some(persona) => writes::delete_persona(&persona, out),
                     None => out.error("no persona is selected"),
                 }
                 true
             }
-            Action::Form if self.current == 2 => {
+            Action::Form if self.current == Part::Endpoints => {
                 match self.endpoints.selected().cloned() {
                     Some(endpoint) => writes::edit_endpoint(&mut out.modal, &endpoint),
                     None => out.error("no endpoint is selected"),
                 }
                 true
             }
-            _ => self.nav(action),
+            _ => self.shown_mut().navigate(action),
         }
     }
 
@@ -326,14 +328,8 @@ impl Pane for Catalog {
     }
 
     fn action_alias(&mut self, alias: &str, out: &mut Out) -> bool {
-        self.current = match alias {
-            "personas" | "persona" => 0,
-            "agents" => 1,
-            "endpoints" => 2,
-            "kb" => 3,
-            "http" => 4,
-            _ => return false,
-        };
+        let Some(part) = Part::of_alias(alias) else { return false };
+        self.current = part;
         self.detail = false;
         self.ensure_current(out);
         true
@@ -352,23 +348,11 @@ impl Pane for Catalog {
     }
 
     fn filter(&self) -> String {
-        match self.current {
-            0 => self.personas.list.filter.clone(),
-            1 => self.agents.list.filter.clone(),
-            2 => self.endpoints.list.filter.clone(),
-            3 => self.knowledge.list.filter.clone(),
-            _ => self.http.list.filter.clone(),
-        }
+        self.shown().filter()
     }
 
     fn set_filter(&mut self, text: &str) {
-        match self.current {
-            0 => self.personas.set_filter(text),
-            1 => self.agents.set_filter(text),
-            2 => self.endpoints.set_filter(text),
-            3 => self.knowledge.set_filter(text),
-            _ => self.http.set_filter(text),
-        }
+        self.shown_mut().set_filter(text);
     }
 
     /// `e`: the selection's config YAML in the editor (an endpoint opens its agent, which holds
@@ -378,34 +362,29 @@ impl Pane for Catalog {
             return None;
         }
         match self.current {
-            0 => {
+            Part::Personas => {
                 let persona = self.personas.selected()?;
                 let name = persona.fields.name.clone()?;
                 let config = serde_json::to_value(export::persona(persona)).ok()?;
                 Some(Editable { kind: "persona", name, config })
             }
-            1 => self.agent_editable(self.agents.selected()?),
-            2 => {
+            Part::Agents => self.agent_editable(self.agents.selected()?),
+            Part::Endpoints => {
                 let id = self.endpoints.selected()?.agent_id?;
                 self.agent_editable(self.agents.list.items.iter().find(|a| a.id == id)?)
             }
-            4 => {
+            Part::Http => {
                 let definition = self.http.selected()?;
                 let name = definition_name(definition);
                 let config = export::http_request_definition(definition, headers(definition), &name);
                 Some(Editable { kind: "httpRequestDefinition", name, config: serde_json::to_value(config).ok()? })
             }
-            _ => None,
+            Part::Knowledge => None,
         }
     }
 
     fn creatable(&self) -> Option<(&'static str, &'static str)> {
-        let kind = match self.current {
-            0 => "persona",
-            1 | 2 => "agent",
-            4 => "httpRequestDefinition",
-            _ => return None,
-        };
+        let kind = self.current.creates()?;
         Some((kind, crate::console::templates::of(kind)?))
     }
 
@@ -414,34 +393,15 @@ impl Pane for Catalog {
     }
 
     fn reselect(&mut self, id: &str) -> bool {
-        match self.current {
-            0 => self.personas.select(id),
-            1 => self.agents.select(id),
-            2 => self.endpoints.select(id),
-            3 => self.knowledge.select(id),
-            _ => self.http.select(id),
-        }
+        self.shown_mut().select(id)
     }
 
     fn selection(&self) -> Option<Selection> {
-        match self.current {
-            0 => self.personas.selection(),
-            1 => self.agents.selection(),
-            2 => self.endpoints.selection(),
-            3 => self.knowledge.selection(),
-            _ => self.http.selection(),
-        }
+        self.shown().selection()
     }
 
     fn open_by_id(&mut self, id: &str, out: &mut Out) -> bool {
-        let kind = [
-            ListKind::Personas,
-            ListKind::Agents,
-            ListKind::AgentEndpoints,
-            ListKind::KnowledgeBases,
-            ListKind::HttpDefinitions,
-        ][self.current];
-        out.fetch(Request::Item(kind, id.to_string()));
+        out.fetch(Request::Item(self.current.kind(), id.to_string()));
         self.detail = true;
         true
     }
@@ -457,28 +417,7 @@ impl Pane for Catalog {
                 (Action::Sort, "sort by the next column"),
                 (Action::SortReverse, "reverse the sort"),
             ];
-            match self.current {
-                0 => keys.extend([
-                    (Action::Edit, "edit the persona's YAML in $EDITOR (diff, then apply)"),
-                    (Action::Create, "new persona from a template in $EDITOR"),
-                    (Action::Form, "new persona (a form)"),
-                    (Action::Delete, "delete the persona"),
-                ]),
-                1 => keys.extend([
-                    (Action::Edit, "edit the agent's YAML in $EDITOR (a copy if no apply made it)"),
-                    (Action::Create, "new agent from a template in $EDITOR"),
-                ]),
-                2 => keys.extend([
-                    (Action::Edit, "edit the endpoint's agent's YAML in $EDITOR"),
-                    (Action::Create, "new agent from a template in $EDITOR"),
-                    (Action::Form, "change environment and dial type (a form)"),
-                ]),
-                4 => keys.extend([
-                    (Action::Edit, "edit the definition's YAML in $EDITOR (a copy if no apply made it)"),
-                    (Action::Create, "new HTTP definition from a template in $EDITOR"),
-                ]),
-                _ => {}
-            }
+            keys.extend(self.current.write_keys());
             keys
         }
     }
@@ -495,9 +434,9 @@ impl Pane for Catalog {
         let theme = ctx.theme;
         let [bar, body] = Layout::vertical([Length(1), Fill(1)]).areas(area);
         let mut spans = Vec::new();
-        for (i, name) in NAMES.iter().enumerate() {
-            let style = if i == self.current { theme.active_tab() } else { theme.dim() };
-            spans.push(Span::styled(format!(" {name} "), style));
+        for part in Part::ALL {
+            let style = if part == self.current { theme.active_tab() } else { theme.dim() };
+            spans.push(Span::styled(format!(" {} ", part.name()), style));
         }
         frame.render_widget(Line::from(spans), bar);
         if self.detail {
@@ -542,17 +481,17 @@ impl Catalog {
 
     fn draw_list(&self, frame: &mut Frame, body: Rect, theme: &crate::console::theme::Theme) {
         match self.current {
-            0 => self
+            Part::Personas => self
                 .personas
                 .draw(frame, body, theme, true, &|p| persona_cells(p).into_iter().map(Cell::from).collect()),
-            1 => self.agents.draw(frame, body, theme, true, &|a| {
+            Part::Agents => self.agents.draw(frame, body, theme, true, &|a| {
                 vec![
                     Cell::from(text(a.name.as_ref())),
                     Cell::from(text(a.custom_id.as_ref())),
                     Cell::from(text(a.description.as_ref())),
                 ]
             }),
-            2 => self.endpoints.draw(frame, body, theme, true, &|e| {
+            Part::Endpoints => self.endpoints.draw(frame, body, theme, true, &|e| {
                 vec![
                     Cell::from(text(e.value.as_ref())),
                     Cell::from(text(e.endpoint_type.as_ref())),
@@ -562,7 +501,7 @@ impl Catalog {
                     Cell::from(self.agent_name(e.agent_id)),
                 ]
             }),
-            3 => self.knowledge.draw(frame, body, theme, true, &|k| {
+            Part::Knowledge => self.knowledge.draw(frame, body, theme, true, &|k| {
                 vec![
                     Cell::from(text(k.name.as_ref())),
                     Cell::from(text(k.source_type.as_ref())),
@@ -570,7 +509,7 @@ impl Catalog {
                     Cell::from(text(k.byte_size)),
                 ]
             }),
-            _ => self.http.draw(frame, body, theme, true, &|h| {
+            Part::Http => self.http.draw(frame, body, theme, true, &|h| {
                 vec![
                     Cell::from(text(h.method.as_ref())),
                     Cell::from(text(h.url.as_ref())),

@@ -9,7 +9,7 @@ use uuid::Uuid;
 use crate::api::model::config::AlertOperator;
 use crate::api::model::{AlertStatus, Call, Evidence, MetricType, MetricValueGroup};
 use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request};
-use crate::console::pane::Out;
+use crate::console::out::Out;
 use crate::console::widgets::list::ListState;
 
 /// Rows read before the table has been drawn once (it then says how many it shows).

@@ -27,8 +27,9 @@ use super::section::Section;
 use crate::api::model::{Event, EventQuery, EventType, Evidence, Issue};
 use crate::cache::Cache;
 use crate::console::keymap::Action;
-use crate::console::message::{Effect, FetchError, Fetched, ListKind, Request, Write, WriteError, Written};
-use crate::console::pane::{Out, Pane, Selection, ViewCtx};
+use crate::console::message::{Effect, FetchError, Fetched, ListKind, Request, Selection, Write, WriteError, Written};
+use crate::console::out::Out;
+use crate::console::pane::{Pane, ViewCtx};
 use crate::console::widgets::conversation::ConversationView;
 use crate::console::widgets::detail::Scroll;
 use crate::console::widgets::list::{ListState, Load, Shape, by};
@@ -262,10 +263,6 @@ impl Issues {
 }
 
 impl Pane for Issues {
-    fn title(&self) -> &'static str {
-        "issues"
-    }
-
     fn show(&mut self, out: &mut Out) {
         // A new visit: what the last one listed is no longer new.
         if self.issues.list.load == Load::Fresh {

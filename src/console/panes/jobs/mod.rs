@@ -24,8 +24,9 @@ use super::section::{Section, status_cell};
 use crate::api::model::{EventType, RunPlanJob};
 use crate::cache::Cache;
 use crate::console::keymap::Action;
-use crate::console::message::{FetchError, Fetched, ListKind, Request, Write, WriteError, Written};
-use crate::console::pane::{Out, Pane, Selection, ViewCtx};
+use crate::console::message::{FetchError, Fetched, ListKind, Request, Selection, Write, WriteError, Written};
+use crate::console::out::Out;
+use crate::console::pane::{Pane, ViewCtx};
 use crate::console::widgets::confirm::Confirm;
 use crate::console::widgets::list::{Load, by};
 use crate::console::widgets::table::{self, Column, TableView, col, fitted};
@@ -156,7 +157,7 @@ impl ListPoll {
             return false;
         }
         self.ticks += 1;
-        let every = LIST_POLL_EVERY.max(crate::console::app::polls_between(jobs.list.items.len()));
+        let every = LIST_POLL_EVERY.max(crate::console::poll::polls_between(jobs.list.items.len()));
         if self.ticks.is_multiple_of(every) && !jobs.list.fetching {
             jobs.request(out);
         }
@@ -258,10 +259,6 @@ impl Jobs {
 }
 
 impl Pane for Jobs {
-    fn title(&self) -> &'static str {
-        "jobs"
-    }
-
     fn show(&mut self, out: &mut Out) {
         // Jobs come and go: every visit asks for the list again, not just the first.
         if !self.jobs.list.fetching {

@@ -3,6 +3,7 @@
 
 mod detail;
 mod lists;
+mod part;
 mod policy_form;
 pub mod values;
 mod writes;
@@ -12,26 +13,26 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 
 use self::detail::Versions;
+use self::part::Part;
 use self::values::JobValues;
 use super::section::Section;
+use super::shown::Shown;
 use crate::api::model::config::export;
 use crate::api::model::*;
 use crate::cache::Cache;
 use crate::console::keymap::Action;
-use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request, Write, WriteError, Written};
-use crate::console::pane::{Editable, Out, Pane, Selection, ViewCtx};
+use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request, Selection, Write, WriteError, Written};
+use crate::console::out::Out;
+use crate::console::pane::{Editable, Pane, ViewCtx};
+use crate::console::tab::Tab;
 use crate::console::widgets::detail::{self as detail_view, Scroll};
-
-const METRICS_TAB: usize = 2;
-const NAMES: [&str; 3] = ["definitions", "policies", "collection jobs"];
-const KINDS: [ListKind; 3] = [ListKind::MetricDefinitions, ListKind::Policies, ListKind::CollectionJobs];
 
 pub struct Metrics {
     definitions: Section<MetricDefinition>,
     policies: Section<MetricPolicy>,
     jobs: Section<CollectionJob>,
-    /// Which section is shown (0..3).
-    current: usize,
+    /// Which section is shown.
+    current: Part,
     /// Whether the selected definition's or policy's detail is open.
     detail: bool,
     scroll: Scroll,
@@ -62,7 +63,7 @@ impl Metrics {
             definitions: lists::definitions(),
             policies: lists::policies(),
             jobs: lists::jobs(),
-            current: 0,
+            current: Part::Definitions,
             detail: false,
             scroll: Scroll::default(),
             versions: None,
@@ -78,33 +79,54 @@ impl Metrics {
     /// The tab already showing `groups` as the values of `job` (all capture statuses), with
     /// nothing to fetch: for benchmarks and tests that bring their own rows.
     pub fn with_values(job: CollectionJob, groups: Vec<MetricValueGroup>) -> Self {
-        Metrics { current: 2, values: Some(JobValues::with_values(job, groups)), ..Self::new() }
+        Metrics { current: Part::Jobs, values: Some(JobValues::with_values(job, groups)), ..Self::new() }
+    }
+
+    /// The section shown.
+    fn shown(&self) -> &dyn Shown {
+        match self.current {
+            Part::Definitions => &self.definitions,
+            Part::Policies => &self.policies,
+            Part::Jobs => &self.jobs,
+        }
+    }
+
+    fn shown_mut(&mut self) -> &mut dyn Shown {
+        match self.current {
+            Part::Definitions => &mut self.definitions,
+            Part::Policies => &mut self.policies,
+            Part::Jobs => &mut self.jobs,
+        }
+    }
+
+    /// The sections the shown one draws on: policies name their metrics.
+    fn needed(&mut self) -> Vec<&mut dyn Shown> {
+        match self.current {
+            Part::Policies => vec![&mut self.policies, &mut self.definitions],
+            _ => vec![self.shown_mut()],
+        }
     }
 
     fn ensure_current(&mut self, out: &mut Out) {
-        match self.current {
-            0 => self.definitions.ensure(out),
-            1 => {
-                self.policies.ensure(out);
-                self.definitions.ensure(out); // metric names
-                if !std::mem::replace(&mut self.agents_asked, true) {
-                    out.fetch(Request::List(ListKind::Agents));
-                }
-            }
-            _ => self.jobs.ensure(out),
+        for section in self.needed() {
+            section.ensure(out);
+        }
+        // Policies' conditions name agents.
+        if self.current == Part::Policies && !std::mem::replace(&mut self.agents_asked, true) {
+            out.fetch(Request::List(ListKind::Agents));
         }
     }
 
     fn open(&mut self, out: &mut Out) {
         match self.current {
-            0 => {
+            Part::Definitions => {
                 let Some(id) = self.definitions.selected().map(|d| d.id.to_string()) else { return };
                 self.versions = Some((id.clone(), Versions::Loading));
                 out.fetch(Request::MetricVersions(id));
             }
-            1 if self.policies.selected().is_none() => return,
-            1 => {}
-            _ => {
+            Part::Policies if self.policies.selected().is_none() => return,
+            Part::Policies => {}
+            Part::Jobs => {
                 if let Some(job) = self.jobs.selected() {
                     self.values = Some(JobValues::open(job.clone(), out));
                 }
@@ -143,9 +165,9 @@ impl Metrics {
     fn draw_bar(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx) {
         let theme = ctx.theme;
         let mut spans = Vec::new();
-        for (i, name) in NAMES.iter().enumerate() {
-            let style = if i == self.current { theme.active_tab() } else { theme.dim() };
-            spans.push(Span::styled(format!(" {name} "), style));
+        for part in Part::ALL {
+            let style = if part == self.current { theme.active_tab() } else { theme.dim() };
+            spans.push(Span::styled(format!(" {} ", part.name()), style));
         }
         if let Some(values) = &self.values {
             spans.push(Span::styled(format!(" {}", values.crumb()), theme.heading()));
@@ -155,10 +177,6 @@ impl Metrics {
 }
 
 impl Pane for Metrics {
-    fn title(&self) -> &'static str {
-        "metrics"
-    }
-
     fn show(&mut self, out: &mut Out) {
         self.ensure_current(out);
         // Labels change as people label: asked for again on every visit.
@@ -166,11 +184,9 @@ impl Pane for Metrics {
     }
 
     fn visible_lists(&self) -> Vec<ListKind> {
-        match (self.values.is_some() || self.detail, self.current) {
-            (true, _) => Vec::new(),
-            (_, 0) => vec![ListKind::MetricDefinitions],
-            (_, 1) => vec![ListKind::Policies],
-            _ => vec![ListKind::CollectionJobs],
+        match self.values.is_some() || self.detail {
+            true => Vec::new(),
+            false => vec![self.current.kind()],
         }
     }
 
@@ -178,20 +194,14 @@ impl Pane for Metrics {
         if let Some(values) = &mut self.values {
             return values.refresh(out);
         }
-        match self.current {
-            0 => {
-                self.definitions.request(out);
-                if self.detail
-                    && let Some((id, _)) = &self.versions
-                {
-                    out.fetch(Request::MetricVersions(id.clone()));
-                }
-            }
-            1 => {
-                self.policies.request(out);
-                self.definitions.request(out);
-            }
-            _ => self.jobs.request(out),
+        for section in self.needed() {
+            section.request(out);
+        }
+        if self.current == Part::Definitions
+            && self.detail
+            && let Some((id, _)) = &self.versions
+        {
+            out.fetch(Request::MetricVersions(id.clone()));
         }
     }
 
@@ -201,7 +211,7 @@ impl Pane for Metrics {
         }
         // Jobs still computing move on their own: follow them while the list is in view.
         let running = self.jobs.list.items.iter().any(|j| j.status.as_ref().is_some_and(|s| !s.is_terminal()));
-        if self.current == 2 && running && !self.jobs.list.fetching {
+        if self.current == Part::Jobs && running && !self.jobs.list.fetching {
             self.jobs.request(out);
         }
         false
@@ -212,25 +222,25 @@ impl Pane for Metrics {
             return values.action(action, out);
         }
         match action {
-            Action::ToggleActive if self.current == 1 => {
+            Action::ToggleActive if self.current == Part::Policies => {
                 self.toggle_policy(out);
                 true
             }
-            Action::Delete if self.current == 1 => {
+            Action::Delete if self.current == Part::Policies => {
                 match self.policies.selected() {
                     Some(policy) => writes::delete_policy(policy, out),
                     None => out.error("no policy is selected"),
                 }
                 true
             }
-            Action::Form if self.current == 1 => {
+            Action::Form if self.current == Part::Policies => {
                 match self.definitions.list.items.is_empty() {
                     true => out.error("the metric definitions have not arrived yet: try again in a moment"),
                     false => policy_form::open(&mut out.modal, &self.definitions.list.items, &self.agents),
                 }
                 true
             }
-            Action::Threshold | Action::Form if self.current == 0 => {
+            Action::Threshold | Action::Form if self.current == Part::Definitions => {
                 match (self.definitions.selected(), action) {
                     (None, _) => out.error("no metric definition is selected"),
                     (Some(d), Action::Threshold) => writes::create_threshold(&mut out.modal, d),
@@ -240,7 +250,7 @@ impl Pane for Metrics {
             }
             _ if self.detail => self.scroll.action(action),
             Action::Left | Action::Right => {
-                self.current = if action == Action::Right { (self.current + 1) % 3 } else { (self.current + 2) % 3 };
+                self.current = self.current.step(action == Action::Right);
                 self.ensure_current(out);
                 true
             }
@@ -248,11 +258,7 @@ impl Pane for Metrics {
                 self.open(out);
                 true
             }
-            _ => match self.current {
-                0 => self.definitions.action(action),
-                1 => self.policies.action(action),
-                _ => self.jobs.action(action),
-            },
+            _ => self.shown_mut().navigate(action),
         }
     }
 
@@ -281,7 +287,7 @@ impl Pane for Metrics {
             if result.is_ok() {
                 self.values = None;
                 self.detail = false;
-                self.current = KINDS.iter().position(|k| *k == pending).unwrap_or(0);
+                self.current = Part::of_kind(pending);
                 self.open(out);
             }
             changed = true;
@@ -309,8 +315,8 @@ impl Pane for Metrics {
             // A job just started (`C`): follow it here, in its values view (which polls it).
             (Write::StartCollection(_), Ok(Written::CollectionJob(job))) => {
                 self.jobs.request(out);
-                self.current = 2;
-                out.jump(METRICS_TAB, job.id);
+                self.current = Part::Jobs;
+                out.jump(Tab::Metrics, job.id);
             }
             (Write::CreateThreshold(..) | Write::UpdateMetric { .. }, Ok(Written::Metric(after))) => {
                 writes::announce(write, after, &self.definitions.list.items, out);
@@ -338,54 +344,33 @@ impl Pane for Metrics {
         if let Some(values) = &self.values {
             return values.filter();
         }
-        match self.current {
-            0 => self.definitions.list.filter.clone(),
-            1 => self.policies.list.filter.clone(),
-            _ => self.jobs.list.filter.clone(),
-        }
+        self.shown().filter()
     }
 
     fn set_filter(&mut self, text: &str) {
         if let Some(values) = &mut self.values {
             return values.set_filter(text);
         }
-        match self.current {
-            0 => self.definitions.set_filter(text),
-            1 => self.policies.set_filter(text),
-            _ => self.jobs.set_filter(text),
-        }
+        self.shown_mut().set_filter(text);
     }
 
     fn listed(&self) -> Option<String> {
-        match self.current {
-            0 => self.definitions.selection(),
-            1 => self.policies.selection(),
-            _ => self.jobs.selection(),
-        }
-        .map(|s| s.id)
+        self.shown().selection().map(|s| s.id)
     }
 
     fn reselect(&mut self, id: &str) -> bool {
-        match self.current {
-            0 => self.definitions.select(id),
-            1 => self.policies.select(id),
-            _ => self.jobs.select(id),
-        }
+        self.shown_mut().select(id)
     }
 
     fn selection(&self) -> Option<Selection> {
         if let Some(values) = &self.values {
             return values.selection();
         }
-        match self.current {
-            0 => self.definitions.selection(),
-            1 => self.policies.selection(),
-            _ => self.jobs.selection(),
-        }
+        self.shown().selection()
     }
 
     fn open_by_id(&mut self, id: &str, out: &mut Out) -> bool {
-        let kind = KINDS[self.current];
+        let kind = self.current.kind();
         out.fetch(Request::Item(kind, id.to_string()));
         self.pending = Some(kind);
         true
@@ -397,13 +382,13 @@ impl Pane for Metrics {
             return None;
         }
         match self.current {
-            0 => {
+            Part::Definitions => {
                 let definition = self.definitions.selected()?;
                 let name = definition.slug_or_alias()?.to_owned();
                 let config = serde_json::to_value(export::metric(definition)).ok()?;
                 Some(Editable { kind: "metric", name, config })
             }
-            1 => {
+            Part::Policies => {
                 let policy = self.policies.selected()?;
                 let name = policy.name.clone().unwrap_or_else(|| policy.id.to_string());
                 let slugs = self
@@ -418,16 +403,12 @@ impl Pane for Metrics {
                         .ok()?;
                 Some(Editable { kind: "collector", name, config })
             }
-            _ => None,
+            Part::Jobs => None,
         }
     }
 
     fn creatable(&self) -> Option<(&'static str, &'static str)> {
-        let kind = match self.current {
-            0 => "metric",
-            1 => "collector",
-            _ => return None,
-        };
+        let kind = self.current.creates()?;
         Some((kind, crate::console::templates::of(kind)?))
     }
 
@@ -441,20 +422,15 @@ impl Pane for Metrics {
             (Action::Edit, "edit the metric's YAML in $EDITOR (diff, then apply)"),
             (Action::Form, "edit the metric (a form: a new version)"),
         ];
-        let definition_writes = definition_writes.into_iter().filter(|_| self.current == 0);
+        let definition_writes = definition_writes.into_iter().filter(|_| self.current == Part::Definitions);
         if self.detail {
             let mut keys =
                 vec![(Action::Down, "scroll"), (Action::Back, "back to the list"), (Action::Raw, "raw JSON")];
-            keys.extend((self.current == 1).then_some(toggle));
+            keys.extend((self.current == Part::Policies).then_some(toggle));
             keys.extend(definition_writes);
             return keys;
         }
-        let open = match self.current {
-            0 => "every field, thresholds and versions",
-            1 => "every field of the policy",
-            _ => "the job's metric values",
-        };
-        let mut keys = vec![(Action::Open, open)];
+        let mut keys = vec![(Action::Open, self.current.opens())];
         keys.extend([
             (Action::Right, "next section"),
             (Action::Left, "previous section"),
@@ -462,9 +438,11 @@ impl Pane for Metrics {
             (Action::SortReverse, "reverse the sort"),
             (Action::OpenById, "open one by id (or slug)"),
         ]);
-        keys.extend((self.current == 1).then_some(toggle));
-        keys.extend((self.current == 0).then_some((Action::Create, "new metric from a template in $EDITOR")));
-        if self.current == 1 {
+        keys.extend((self.current == Part::Policies).then_some(toggle));
+        keys.extend(
+            (self.current == Part::Definitions).then_some((Action::Create, "new metric from a template in $EDITOR")),
+        );
+        if self.current == Part::Policies {
             keys.extend([
                 (Action::Edit, "edit the policy's YAML in $EDITOR (a copy if no apply made it)"),
                 (Action::Create, "new policy from a template in $EDITOR"),
@@ -474,12 +452,14 @@ impl Pane for Metrics {
         }
         keys.extend(definition_writes);
         // Handled by the app, which fills in the selected policy.
-        keys.extend((self.current == 1).then_some((Action::Collect, "start a collection job for the policy")));
+        keys.extend(
+            (self.current == Part::Policies).then_some((Action::Collect, "start a collection job for the policy")),
+        );
         keys
     }
 
     fn restore(&mut self, cache: &Cache) {
-        if let Some(labels) = cache.mark::<Vec<Annotation>>(crate::console::app::LOCAL_LABELS) {
+        if let Some(labels) = cache.mark::<Vec<Annotation>>(crate::compare::agreement::LOCAL_LABELS) {
             self.labels = labels;
             self.labels_local = true;
         }
@@ -529,14 +509,14 @@ impl Metrics {
         let all = &self.definitions.list.items;
         if self.detail {
             let (title, lines) = match self.current {
-                0 => match self.definitions.selected() {
+                Part::Definitions => match self.definitions.selected() {
                     Some(d) => {
                         let versions = self.versions.as_ref().filter(|(id, _)| *id == d.id.to_string()).map(|v| &v.1);
                         (detail::definition_title(d), detail::definition(d, all, versions, theme))
                     }
                     None => ("metric definition".into(), vec![]),
                 },
-                _ => match self.policies.selected() {
+                Part::Policies | Part::Jobs => match self.policies.selected() {
                     Some(p) => {
                         (p.name.clone().unwrap_or_else(|| "policy".into()), detail::policy(p, all, &self.agents, theme))
                     }
@@ -546,7 +526,7 @@ impl Metrics {
             return detail_view::draw(frame, body, &title, lines, &self.scroll, theme, true);
         }
         match self.current {
-            0 => {
+            Part::Definitions => {
                 let rows = self.agreement(all);
                 let hidden = usize::from(rows.is_empty());
                 let cells = |d: &MetricDefinition| {
@@ -555,7 +535,7 @@ impl Metrics {
                 };
                 lists::draw(&self.definitions, true, frame, body, theme, &cells, hidden)
             }
-            1 => lists::draw(
+            Part::Policies => lists::draw(
                 &self.policies,
                 false,
                 frame,
@@ -564,7 +544,7 @@ impl Metrics {
                 &|p| lists::policy_cells(p, all, &self.agents, theme),
                 0,
             ),
-            _ => lists::draw(&self.jobs, false, frame, body, theme, &|j| lists::job_cells(j, theme), 0),
+            Part::Jobs => lists::draw(&self.jobs, false, frame, body, theme, &|j| lists::job_cells(j, theme), 0),
         }
     }
 }

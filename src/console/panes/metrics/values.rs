@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use crate::api::model::{CaptureStatus, CollectionJob, MetricValueGroup, ValueStatusFilter};
 use crate::console::keymap::Action;
-use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request};
-use crate::console::pane::{Out, Selection};
+use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request, Selection};
+use crate::console::out::Out;
 use crate::console::widgets::conversation::ConversationView;
 use crate::console::widgets::detail::Scroll;
 use crate::console::widgets::list::{ListState, Load, Shape};

@@ -9,7 +9,7 @@ use crate::api::model::{
 };
 use crate::api::validate::{Checks, Validate, Violation};
 use crate::console::message::{Deletion, ListKind, Write};
-use crate::console::pane::Out;
+use crate::console::out::Out;
 use crate::console::widgets::confirm::Confirm;
 use crate::console::widgets::form::{Field, Form};
 use crate::console::widgets::modal::Modal;

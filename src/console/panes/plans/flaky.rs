@@ -12,7 +12,8 @@ use uuid::Uuid;
 use crate::compare::flaky::{PlanStability, Stability};
 use crate::console::keymap::Action;
 use crate::console::message::{FetchError, Fetched, Request};
-use crate::console::pane::{Out, ViewCtx};
+use crate::console::out::Out;
+use crate::console::pane::ViewCtx;
 use crate::console::widgets::list::{ListState, Load, Shape, by};
 use crate::console::widgets::table::{self, Cell, Column, TableView, col, fitted};
 

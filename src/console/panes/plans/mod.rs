@@ -22,9 +22,12 @@ use crate::api::model::config::export;
 use crate::api::model::{RunPlan, RunPlanJob};
 use crate::cache::Cache;
 use crate::console::keymap::Action;
-use crate::console::message::Deletion;
-use crate::console::message::{FetchError, Fetched, ListKind, Request, Write, WriteError, Written};
-use crate::console::pane::{Editable, Out, Pane, Selection, ViewCtx};
+use crate::console::message::{
+    Deletion, FetchError, Fetched, ListKind, Request, Selection, Write, WriteError, Written,
+};
+use crate::console::out::Out;
+use crate::console::pane::{Editable, Pane, ViewCtx};
+use crate::console::tab::Tab;
 use crate::console::widgets::confirm::Confirm;
 use crate::console::widgets::detail::{self, Scroll};
 use crate::console::widgets::list::{Load, by};
@@ -45,9 +48,6 @@ const COLUMNS: &[Column] = &[
     col("ITERATIONS", Length(10)),
 ];
 const NARROW: usize = 5;
-
-/// The tab the jobs pane is (see `panes::all`).
-const JOBS_TAB: usize = 1;
 
 /// What the detail view resolves ids against.
 const LOOKUPS: &[ListKind] =
@@ -179,10 +179,6 @@ impl Plans {
 }
 
 impl Pane for Plans {
-    fn title(&self) -> &'static str {
-        "run plans"
-    }
-
     fn show(&mut self, out: &mut Out) {
         self.plans.ensure(out);
         self.jobs.ensure(out);
@@ -261,7 +257,7 @@ impl Pane for Plans {
             }
             Action::Open => {
                 match self.plans.selected().and_then(|p| self.latest.get(&p.id)) {
-                    Some((job, _)) => out.jump(JOBS_TAB, job.simulation_run_plan_job_id),
+                    Some((job, _)) => out.jump(Tab::Jobs, job.simulation_run_plan_job_id),
                     None if self.jobs_known() => out.error("this plan has not run yet"),
                     None => out.error("this service does not list run plan jobs: open one by id in the jobs tab"),
                 }
@@ -299,7 +295,7 @@ impl Pane for Plans {
         match (write, result) {
             (Write::Run(_), Ok(Written::Started(started))) => {
                 self.jobs.request(out);
-                out.jump(JOBS_TAB, started.simulation_run_plan_job_id);
+                out.jump(Tab::Jobs, started.simulation_run_plan_job_id);
             }
             // The new plan is selected, ready for `R`; a deprecated auto-run opens its job.
             (Write::CreatePlan(_), Ok(Written::Plan(created))) => {
@@ -310,7 +306,7 @@ impl Pane for Plans {
                 out.info(format!("created the plan {} · R runs it", created.run_plan.name()));
                 if let Some(job) = &created.run_plan_job {
                     self.jobs.request(out);
-                    out.jump(JOBS_TAB, job.simulation_run_plan_job_id);
+                    out.jump(Tab::Jobs, job.simulation_run_plan_job_id);
                 }
             }
             (Write::Delete(d), Ok(_)) if d.kind == ListKind::RunPlans => {

@@ -7,7 +7,7 @@
 use crate::api::model::{CustomerFlow, RunPlan, RunRequest, RunVariables, Variables};
 use crate::api::validate::{Checks, Validate, Violation};
 use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request, Write};
-use crate::console::pane::Out;
+use crate::console::out::Out;
 use crate::console::widgets::form::{Field, Form};
 use crate::console::widgets::modal::Modal;
 

@@ -9,7 +9,7 @@ mod prefill;
 use crate::api::model::{Agent, AgentEndpoint, CustomerFlow, MetricDefinition, Persona, RunPlanInput};
 use crate::api::validate::{Checks, Validate, Violation};
 use crate::console::message::{FetchError, Fetched, ListKind, Listed, Listing, Request, Write};
-use crate::console::pane::Out;
+use crate::console::out::Out;
 use crate::console::widgets::form::Form;
 use fields::{fields, metric_param};
 use input::input;
