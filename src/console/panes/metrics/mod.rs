@@ -21,14 +21,15 @@ use crate::console::keymap::Action;
 use crate::console::message::{FetchError, Fetched, ListKind, Listing, Request, Write, WriteError, Written};
 use crate::console::pane::{Editable, Out, Pane, Selection, ViewCtx};
 use crate::console::widgets::detail::{self as detail_view, Scroll};
+use crate::console::widgets::table::Context;
 
 const METRICS_TAB: usize = 2;
 const NAMES: [&str; 3] = ["definitions", "policies", "collection jobs"];
 const KINDS: [ListKind; 3] = [ListKind::MetricDefinitions, ListKind::Policies, ListKind::CollectionJobs];
 
 pub struct Metrics {
-    definitions: Section<MetricDefinition>,
-    policies: Section<MetricPolicy>,
+    definitions: Section<MetricDefinition, lists::DefinitionRows>,
+    policies: Section<MetricPolicy, Metrics>,
     jobs: Section<CollectionJob>,
     /// Which section is shown (0..3).
     current: usize,
@@ -547,24 +548,15 @@ impl Metrics {
         }
         match self.current {
             0 => {
-                let rows = self.agreement(all);
-                let hidden = usize::from(rows.is_empty());
-                let cells = |d: &MetricDefinition| {
-                    let row = rows.iter().find(|r| r.metric_definition_id == d.id);
-                    lists::definition_cells(d, all, row, self.labels_local)
-                };
-                lists::draw(&self.definitions, true, frame, body, theme, &cells, hidden)
+                let agreement = self.agreement(all);
+                let hidden = usize::from(agreement.is_empty());
+                let rows =
+                    lists::DefinitionRows { names: lists::source_names(all), agreement, local: self.labels_local };
+                let context = Context { theme, now: ctx.now, of: &rows };
+                lists::draw(&self.definitions, true, frame, body, context, hidden)
             }
-            1 => lists::draw(
-                &self.policies,
-                false,
-                frame,
-                body,
-                theme,
-                &|p| lists::policy_cells(p, all, &self.agents, theme),
-                0,
-            ),
-            _ => lists::draw(&self.jobs, false, frame, body, theme, &|j| lists::job_cells(j, theme), 0),
+            1 => lists::draw(&self.policies, false, frame, body, Context { theme, now: ctx.now, of: self }, 0),
+            _ => lists::draw(&self.jobs, false, frame, body, Context { theme, now: ctx.now, of: &() }, 0),
         }
     }
 }
