@@ -4,6 +4,7 @@
 pub mod api;
 pub mod cache;
 pub mod cli;
+pub mod columns;
 pub mod compare;
 pub mod config;
 pub mod connect;

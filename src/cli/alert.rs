@@ -6,6 +6,8 @@ use super::exit::{Exit, Failure, Outcome};
 use super::output::{self, Tabular, or_dash};
 use super::session::Session;
 use crate::api::model::{AlertStatus, CursorPagination};
+use crate::columns::Column;
+use crate::columns::alert::{self, readable};
 
 #[derive(Debug, Subcommand)]
 pub enum AlertCommand {
@@ -16,18 +18,8 @@ pub enum AlertCommand {
 }
 
 impl Tabular for AlertStatus {
-    const COLUMNS: &'static [&'static str] =
-        &["ID", "NAME", "STATE", "WINDOWS", "LAST WINDOW", "LAST VALUE", "ENABLED"];
-    fn row(&self) -> Vec<String> {
-        vec![
-            self.id.to_string(),
-            self.name.clone(),
-            self.state.to_string(),
-            self.consecutive_windows.to_string(),
-            or_dash(self.last_window_start.as_ref()),
-            or_dash(self.last_value.map(readable)),
-            self.enabled.to_string(),
-        ]
+    fn columns() -> Vec<Column<Self>> {
+        alert::CLI.to_vec()
     }
 }
 
@@ -68,9 +60,4 @@ pub async fn run(command: AlertCommand, session: &Session) -> Outcome {
         }
     }
     Ok(Exit::Ok)
-}
-
-/// A window's value to three decimals at most: a mean such as 62.71538461538462 reads 62.715.
-fn readable(value: f64) -> f64 {
-    (value * 1000.0).round() / 1000.0
 }

@@ -12,6 +12,7 @@ use super::output::{self, Format, Tabular};
 use super::session::Session;
 use crate::api::model::Health;
 use crate::api::{ApiKey, Client};
+use crate::columns::Column;
 use crate::config::{Credentials, LOCAL_PROFILE, Target};
 use crate::connect::Context;
 
@@ -29,9 +30,11 @@ pub enum AuthCommand {
 }
 
 impl Tabular for Health {
-    const COLUMNS: &'static [&'static str] = &["AUTHENTICATED", "ACCOUNT"];
-    fn row(&self) -> Vec<String> {
-        vec![self.authenticated.to_string(), self.account.clone()]
+    fn columns() -> Vec<Column<Self>> {
+        vec![
+            Column::text("AUTHENTICATED", |x: &Health| x.authenticated.to_string()),
+            Column::text("ACCOUNT", |x: &Health| x.account.clone()),
+        ]
     }
 }
 
@@ -142,17 +145,15 @@ struct Status {
 }
 
 impl Tabular for Status {
-    const COLUMNS: &'static [&'static str] =
-        &["PROFILE", "SERVICE", "KEY FROM", "KEY", "ACCOUNT", "READ-ONLY", "STORED KEY FOR"];
-    fn row(&self) -> Vec<String> {
+    fn columns() -> Vec<Column<Self>> {
         vec![
-            self.profile.clone(),
-            self.service.clone(),
-            output::or_dash(self.key_source.clone()),
-            self.key.to_string(),
-            output::or_dash(self.account.clone()),
-            self.read_only.to_string(),
-            output::or_dash(self.stored_key_for.clone()),
+            Column::text("PROFILE", |x: &Status| x.profile.clone()),
+            Column::text("SERVICE", |x: &Status| x.service.clone()),
+            Column::text("KEY FROM", |x: &Status| output::or_dash(x.key_source.clone())),
+            Column::text("KEY", |x: &Status| x.key.to_string()),
+            Column::text("ACCOUNT", |x: &Status| output::or_dash(x.account.clone())),
+            Column::text("READ-ONLY", |x: &Status| x.read_only.to_string()),
+            Column::text("STORED KEY FOR", |x: &Status| output::or_dash(x.stored_key_for.clone())),
         ]
     }
 }

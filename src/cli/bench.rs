@@ -4,9 +4,10 @@ use clap::Subcommand;
 use futures_util::{StreamExt, TryStreamExt};
 
 use super::exit::{Exit, Outcome};
-use super::output::{self, Format, Tabular, or_dash};
+use super::output::{self, Format, Tabular};
 use super::session::Session;
 use crate::api::model::{CursorPagination, OffsetPagination, ScoreSample, ScoreSampleQuery, SuiteEntry};
+use crate::columns::{Column, bench};
 
 #[derive(Debug, Subcommand)]
 pub enum BenchCommand {
@@ -31,28 +32,14 @@ pub enum BenchCommand {
 }
 
 impl Tabular for SuiteEntry {
-    const COLUMNS: &'static [&'static str] = &["SUITE", "LATEST VERSION", "PUBLISHED", "TARGETS"];
-    fn row(&self) -> Vec<String> {
-        vec![
-            self.suite.clone(),
-            or_dash(self.latest_suite_version.as_ref()),
-            or_dash(self.latest_published_at.as_ref()),
-            or_dash(self.target_count),
-        ]
+    fn columns() -> Vec<Column<Self>> {
+        bench::SUITES.to_vec()
     }
 }
 
 impl Tabular for ScoreSample {
-    const COLUMNS: &'static [&'static str] = &["CONDITION", "METRIC", "CALL", "VALUE", "REASONING"];
-    fn row(&self) -> Vec<String> {
-        let value = self.numeric_value.map(|v| v.to_string()).or(self.boolean_value.map(|b| b.to_string()));
-        vec![
-            or_dash(self.condition_key.as_ref()),
-            or_dash(self.metric_key.as_ref()),
-            or_dash(self.source_call_id.as_ref()),
-            or_dash(value),
-            self.reasoning.clone().unwrap_or_default(),
-        ]
+    fn columns() -> Vec<Column<Self>> {
+        bench::SAMPLES.to_vec()
     }
 }
 

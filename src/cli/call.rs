@@ -7,6 +7,7 @@ use super::exit::{Exit, Failure, Outcome};
 use super::output::{self, Format, Tabular, or_dash};
 use super::session::Session;
 use crate::api::model::{Call, ParticipantType};
+use crate::columns::Column;
 
 #[derive(Debug, Subcommand)]
 pub enum CallCommand {
@@ -21,19 +22,17 @@ pub enum CallCommand {
 }
 
 impl Tabular for Call {
-    const COLUMNS: &'static [&'static str] =
-        &["ID", "STATUS", "ENDED", "DURATION", "STARTED", "AGENT ID", "SIMULATION JOB", "RUN PLAN JOB", "END REASON"];
-    fn row(&self) -> Vec<String> {
+    fn columns() -> Vec<Column<Self>> {
         vec![
-            self.id.to_string(),
-            or_dash(self.status.as_ref()),
-            or_dash(self.ended_status.as_ref()),
-            or_dash(self.duration_ms.map(|ms| format!("{:.1}s", ms as f64 / 1000.0))),
-            or_dash(self.started_at.as_ref()),
-            or_dash(self.agent_id),
-            or_dash(self.simulation_job_id),
-            or_dash(self.simulation_run_plan_job_id),
-            or_dash(self.end_reason.as_ref()),
+            Column::text("ID", |x: &Call| x.id.to_string()),
+            Column::text("STATUS", |x: &Call| or_dash(x.status.as_ref())),
+            Column::text("ENDED", |x: &Call| or_dash(x.ended_status.as_ref())),
+            Column::text("DURATION", |x: &Call| or_dash(x.duration_ms.map(|ms| format!("{:.1}s", ms as f64 / 1000.0)))),
+            Column::text("STARTED", |x: &Call| or_dash(x.started_at.as_ref())),
+            Column::text("AGENT ID", |x: &Call| or_dash(x.agent_id)),
+            Column::text("SIMULATION JOB", |x: &Call| or_dash(x.simulation_job_id)),
+            Column::text("RUN PLAN JOB", |x: &Call| or_dash(x.simulation_run_plan_job_id)),
+            Column::text("END REASON", |x: &Call| or_dash(x.end_reason.as_ref())),
         ]
     }
 }

@@ -11,6 +11,7 @@ use crate::api::model::{EvidenceInput, Issue, IssueInput, IssueSource, IssueStat
 use crate::api::validate::Validate;
 use crate::api::wire_enum::WireEnum;
 use crate::api::{ListQuery, routes};
+use crate::columns::{Column, issue};
 
 #[derive(Debug, Subcommand)]
 pub enum IssueCommand {
@@ -62,16 +63,8 @@ pub enum IssueCommand {
 }
 
 impl Tabular for Issue {
-    const COLUMNS: &'static [&'static str] = &["ID", "SEVERITY", "STATUS", "TITLE", "EVIDENCE", "OPENED"];
-    fn row(&self) -> Vec<String> {
-        vec![
-            self.id.to_string(),
-            or_dash(self.severity.as_ref()),
-            or_dash(self.status.as_ref()),
-            self.title.clone().unwrap_or_default(),
-            self.evidence.len().to_string(),
-            or_dash(self.opened_at.as_ref().or(self.created_at.as_ref())),
-        ]
+    fn columns() -> Vec<Column<Self>> {
+        issue::CLI.to_vec()
     }
 }
 

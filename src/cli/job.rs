@@ -8,15 +8,16 @@ use uuid::Uuid;
 
 use super::exit::{Exit, Failure, Outcome};
 use super::listing::{self, ListArgs};
-use super::output::{self, Format, Tabular, or_dash};
+use super::output::{self, Format, Tabular};
 use super::plan;
 use super::report::text;
 use super::run::finish_watch;
 use super::session::Session;
 use super::signals::Signals;
 use super::watch;
-use crate::api::model::{RunPlanJob, percent};
+use crate::api::model::RunPlanJob;
 use crate::api::{Client, ListQuery, routes};
+use crate::columns::{Column, job};
 
 #[derive(Debug, Subcommand)]
 pub enum JobCommand {
@@ -63,42 +64,32 @@ impl Serialize for Listed<'_> {
     }
 }
 
+/// A job's column in the list, on the job of a `Listed` (the CLI does not sort).
+macro_rules! listed {
+    ($column:expr) => {
+        Column::text($column.title, |l: &Listed| ($column.text)(l.job))
+    };
+}
+
 impl Tabular for Listed<'_> {
-    const COLUMNS: &'static [&'static str] = &["ID", "STATUS", "VERDICT", "SCORE", "PLAN", "SIMS", "CREATED"];
-    fn row(&self) -> Vec<String> {
-        let job = self.job;
-        let sims = job.simulation_job_count.unwrap_or(job.simulation_jobs.len() as u64);
+    fn columns() -> Vec<Column<Self>> {
         vec![
-            job.simulation_run_plan_job_id.to_string(),
-            or_dash(job.status.as_ref()),
-            job.verdict_word().to_string(),
-            or_dash(job.verdict.as_ref().and_then(|v| v.score).map(percent)),
-            self.plan
-                .map(str::to_string)
-                .or(job.simulation_run_plan_id.map(|id| id.to_string()))
-                .unwrap_or_else(|| "(inline plan)".into()),
-            sims.to_string(),
-            or_dash(job.created_at.as_ref()),
+            listed!(job::ID),
+            listed!(job::STATUS),
+            listed!(job::VERDICT),
+            listed!(job::SCORE),
+            Column::text(job::PLAN.title, |l: &Listed| {
+                l.plan.map(str::to_string).unwrap_or_else(|| (job::PLAN.text)(l.job))
+            }),
+            listed!(job::SIMS),
+            listed!(job::CREATED),
         ]
     }
 }
 
 impl Tabular for RunPlanJob {
-    const COLUMNS: &'static [&'static str] =
-        &["ID", "STATUS", "VERDICT", "SCORE", "PLAN ID", "SIMS", "CREATED", "STARTED", "ENDED", "ERROR"];
-    fn row(&self) -> Vec<String> {
-        vec![
-            self.simulation_run_plan_job_id.to_string(),
-            or_dash(self.status.as_ref()),
-            self.verdict_word().to_string(),
-            or_dash(self.verdict.as_ref().and_then(|v| v.score).map(percent)),
-            self.simulation_run_plan_id.map(|id| id.to_string()).unwrap_or_else(|| "(inline plan)".into()),
-            self.simulation_job_count.unwrap_or(self.simulation_jobs.len() as u64).to_string(),
-            or_dash(self.created_at.as_ref()),
-            or_dash(self.started_at.as_ref()),
-            or_dash(self.ended_at.as_ref()),
-            or_dash(self.error_message.as_ref()),
-        ]
+    fn columns() -> Vec<Column<Self>> {
+        job::DETAIL.to_vec()
     }
 }
 

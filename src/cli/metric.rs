@@ -10,6 +10,7 @@ use super::output::{self, Format, Tabular, or_dash};
 use super::session::Session;
 use crate::api::model::{CursorPagination, MetricDefinition, MetricValue, MetricValueGroup, ValueStatusFilter};
 use crate::api::{ListQuery, routes};
+use crate::columns::{Column, metric};
 
 #[derive(Debug, Subcommand)]
 pub enum MetricCommand {
@@ -26,17 +27,8 @@ pub enum MetricCommand {
 }
 
 impl Tabular for MetricDefinition {
-    const COLUMNS: &'static [&'static str] = &["ID", "SLUG", "NAME", "TYPE", "CALCULATION", "CHECK", "VER"];
-    fn row(&self) -> Vec<String> {
-        vec![
-            self.id.to_string(),
-            or_dash(self.slug_or_alias()),
-            self.name.clone().unwrap_or_default(),
-            or_dash(self.metric_type.as_ref()),
-            or_dash(self.calculation_type.as_ref()),
-            if self.is_check() { "yes".into() } else { "no".into() },
-            or_dash(self.version),
-        ]
+    fn columns() -> Vec<Column<Self>> {
+        metric::CLI.to_vec()
     }
 }
 
@@ -53,17 +45,20 @@ impl Serialize for ValueRow<'_> {
 }
 
 impl Tabular for ValueRow<'_> {
-    const COLUMNS: &'static [&'static str] = &["METRIC", "CALL", "STATUS", "VALUE", "REASONING"];
-    fn row(&self) -> Vec<String> {
-        let group = self.group;
-        let value = self.value;
-        let shown = value.label.clone().or(value.value.map(|v| v.to_string()));
+    fn columns() -> Vec<Column<Self>> {
         vec![
-            group.name.clone().or(group.slug.clone()).unwrap_or_else(|| group.metric_definition_id.to_string()),
-            or_dash(value.call_id.or(value.chat_id)),
-            or_dash(value.capture_status.as_ref()),
-            or_dash(shown),
-            value.value_reasoning.clone().or(value.error_message.clone()).unwrap_or_default(),
+            Column::text("METRIC", |x: &ValueRow| {
+                let group = x.group;
+                group.name.clone().or(group.slug.clone()).unwrap_or_else(|| group.metric_definition_id.to_string())
+            }),
+            Column::text("CALL", |x: &ValueRow| or_dash(x.value.call_id.or(x.value.chat_id))),
+            Column::text("STATUS", |x: &ValueRow| or_dash(x.value.capture_status.as_ref())),
+            Column::text("VALUE", |x: &ValueRow| {
+                or_dash(x.value.label.clone().or(x.value.value.map(|v| v.to_string())))
+            }),
+            Column::text("REASONING", |x: &ValueRow| {
+                x.value.value_reasoning.clone().or(x.value.error_message.clone()).unwrap_or_default()
+            }),
         ]
     }
 }

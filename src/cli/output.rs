@@ -12,6 +12,7 @@ use unicode_width::UnicodeWidthStr;
 
 use super::exit::Failure;
 use crate::api::model::{CursorPagination, one_line};
+use crate::columns::{self, Column};
 
 /// `--output`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
@@ -75,10 +76,14 @@ fn settings() -> &'static Settings {
     SETTINGS.get_or_init(Settings::default)
 }
 
-/// A resource as a row: its column titles and its cells, in the same order.
-pub trait Tabular {
-    const COLUMNS: &'static [&'static str];
-    fn row(&self) -> Vec<String>;
+/// A resource as a row of a table: its columns, from `crate::columns` where the console shows
+/// the same resource.
+pub trait Tabular: Sized {
+    fn columns() -> Vec<Column<Self>>;
+
+    fn row(&self) -> Vec<String> {
+        columns::row(&Self::columns(), self)
+    }
 }
 
 /// A list page in the interface's shape.
@@ -100,7 +105,8 @@ pub fn list<T: Tabular + Serialize>(format: Format, items: &[T], pagination: &Cu
         Format::Jsonl => jsonl(items)?,
         Format::Plain => plain(items.iter().map(Tabular::row)),
         Format::Table | Format::Auto | Format::Markdown => {
-            let mut text = table(T::COLUMNS, items.iter().map(Tabular::row).collect());
+            let columns = T::columns();
+            let mut text = table(&columns::titles(&columns), items.iter().map(|i| columns::row(&columns, i)).collect());
             if pagination.has_more {
                 text.push_str(&format!(
                     "… more: {} in all (raise --limit, or pass --cursor {})\n",
@@ -130,7 +136,7 @@ pub fn item_with<T: Tabular + Serialize>(
         Format::Jsonl => jsonl(std::slice::from_ref(item))?,
         Format::Plain => plain([item.row()].into_iter()),
         Format::Table | Format::Auto | Format::Markdown => {
-            let mut text = details(T::COLUMNS, &item.row());
+            let mut text = details(&columns::titles(&T::columns()), &item.row());
             for section in more(item) {
                 text.push('\n');
                 text.push_str(&section);
@@ -304,10 +310,7 @@ pub fn details(columns: &[&str], row: &[String]) -> String {
     text
 }
 
-/// An optional cell: the value, or `—`.
-pub fn or_dash<T: ToString>(value: Option<T>) -> String {
-    value.map(|v| v.to_string()).filter(|v| !v.is_empty()).unwrap_or_else(|| "—".into())
-}
+pub use crate::columns::or_dash;
 
 #[cfg(test)]
 mod tests {

@@ -8,11 +8,12 @@ use super::agent::{AgentArgs, HttpAgent};
 use super::exit::{Exit, Failure, Outcome};
 use super::input::Document;
 use super::listing::{self, ListArgs};
-use super::output::{self, Tabular, or_dash};
+use super::output::{self, Tabular};
 use super::session::Session;
 use crate::api::model::{EdgeCases, RunPlan, RunPlanInput};
 use crate::api::page::Lenient;
 use crate::api::{Client, ListQuery, routes};
+use crate::columns::{Column, plan};
 
 #[derive(Debug, Subcommand)]
 pub enum PlanCommand {
@@ -35,20 +36,8 @@ pub enum PlanCommand {
 }
 
 impl Tabular for RunPlan {
-    const COLUMNS: &'static [&'static str] =
-        &["ID", "NAME", "DIRECTION", "FLOWS", "ENDPOINTS", "METRICS", "ITERATIONS", "UPDATED"];
-    fn row(&self) -> Vec<String> {
-        let plan = &self.plan;
-        vec![
-            self.id.to_string(),
-            self.name().to_string(),
-            or_dash(plan.direction.as_ref()),
-            plan.flows.as_ref().map_or(0, Vec::len).to_string(),
-            plan.agent_endpoints.as_ref().map_or(0, Vec::len).to_string(),
-            plan.metrics.as_ref().map_or(0, Vec::len).to_string(),
-            plan.iteration_count_or_default().to_string(),
-            or_dash(self.updated_at.as_ref().or(self.created_at.as_ref())),
-        ]
+    fn columns() -> Vec<Column<Self>> {
+        plan::CLI.to_vec()
     }
 }
 

@@ -85,30 +85,9 @@ pub struct Stability {
 }
 
 impl Stability {
-    /// The columns both faces list (`switchboard flaky` and the console's flaky view).
-    pub const HEADERS: [&'static str; 6] = ["STABILITY", "TEST CASE", "CHECK", "FLIPS", "MIXED RUNS", "HISTORY"];
-
     /// Whether it ever wavered: iterations that disagreed, or a flip between runs.
     pub fn unsteady(&self) -> bool {
         self.flips > 0 || self.mixed_runs > 0
-    }
-
-    /// Its row under `HEADERS`: `67 %`, the test case, the check, `1 of 2`, `1 of 3`, and each
-    /// run's pass count oldest first (`·` where the run did not evaluate it).
-    pub fn cells(&self) -> [String; 6] {
-        let history: Vec<String> = self
-            .history
-            .iter()
-            .map(|r| r.map(|r| format!("{}/{}", r.passed, r.evaluated)).unwrap_or_else(|| "·".into()))
-            .collect();
-        [
-            self.stability.map(|v| format!("{:.0} %", v * 100.0)).unwrap_or_else(|| "—".into()),
-            self.test_case.clone(),
-            self.metric_name.clone(),
-            format!("{} of {}", self.flips, self.comparisons),
-            format!("{} of {}", self.mixed_runs, self.runs),
-            history.join(" "),
-        ]
     }
 }
 
@@ -245,8 +224,8 @@ mod tests {
         let history: Vec<u64> = steady.history.iter().map(|r| r.map_or(99, |r| r.passed)).collect();
         assert_eq!(history, vec![3, 0, 3]);
         assert!(steady.unsteady() && wobbly.unsteady());
-        assert_eq!(steady.cells()[3], "1 of 1");
-        assert_eq!(steady.cells()[5], "3/3 0/3 3/3");
+        assert_eq!((crate::columns::flaky::FLIPS.text)(steady), "1 of 1");
+        assert_eq!((crate::columns::flaky::HISTORY.text)(steady), "3/3 0/3 3/3");
     }
 
     #[test]

@@ -15,6 +15,7 @@ use super::output::{self, Tabular, or_dash};
 use super::run::parse_duration;
 use super::session::Session;
 use super::signals::Signals;
+use crate::columns::Column;
 
 /// The seeded agents, answered as the reference agent answers their domains.
 pub const DEFAULT_AGENTS: &[&str] = &["Brightsmile Dental — Front Desk", "SkyBridge Air — Rebooking Desk"];
@@ -121,17 +122,15 @@ pub struct Summary {
 }
 
 impl Tabular for Summary {
-    const COLUMNS: &'static [&'static str] =
-        &["POSTED", "REFUSED", "SECONDS", "STOPPED BY", "P50 MS", "P99 MS", "FIRST REFUSAL"];
-    fn row(&self) -> Vec<String> {
+    fn columns() -> Vec<Column<Self>> {
         vec![
-            self.posted.to_string(),
-            self.refused.to_string(),
-            format!("{:.1}", self.seconds),
-            self.stopped_by.clone(),
-            or_dash(self.latency_p50_ms.map(|ms| format!("{ms:.1}"))),
-            or_dash(self.latency_p99_ms.map(|ms| format!("{ms:.1}"))),
-            or_dash(self.first_refusal.as_ref()),
+            Column::text("POSTED", |x: &Summary| x.posted.to_string()),
+            Column::text("REFUSED", |x: &Summary| x.refused.to_string()),
+            Column::text("SECONDS", |x: &Summary| format!("{:.1}", x.seconds)),
+            Column::text("STOPPED BY", |x: &Summary| x.stopped_by.clone()),
+            Column::text("P50 MS", |x: &Summary| or_dash(x.latency_p50_ms.map(|ms| format!("{ms:.1}")))),
+            Column::text("P99 MS", |x: &Summary| or_dash(x.latency_p99_ms.map(|ms| format!("{ms:.1}")))),
+            Column::text("FIRST REFUSAL", |x: &Summary| or_dash(x.first_refusal.as_ref())),
         ]
     }
 }

@@ -3,15 +3,15 @@
 //! and edge cases with their personas, environments and expectations. The detail scrolls. `e`
 //! opens a flow as config YAML in the editor, `c` a template, `d` deletes one (asked first).
 
-use crate::console::widgets::table::Cell;
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Rect};
+use ratatui::layout::Rect;
 use uuid::Uuid;
 
-use super::section::{Section, text_cmp};
+use super::section::Section;
+use crate::api::model::CustomerFlow;
 use crate::api::model::config::export;
-use crate::api::model::{CustomerFlow, FlowStep};
 use crate::cache::Cache;
+use crate::columns::flow::{self, agents, flow_type};
 use crate::console::flow_graph::{GraphStyles, flow_lines};
 use crate::console::keymap::Action;
 use crate::console::message::{
@@ -22,32 +22,13 @@ use crate::console::pane::{Editable, Pane, ViewCtx};
 use crate::console::theme::Theme;
 use crate::console::widgets::confirm::Confirm;
 use crate::console::widgets::detail::{self, Scroll};
-use crate::console::widgets::list::{Load, by};
-use crate::console::widgets::table::{self, Column, TableView, col, fitted};
-use crate::console::widgets::text::or_dash;
+use crate::console::widgets::list::Load;
+use crate::console::widgets::table::{self, Columns, Context, Shown};
 
-use Constraint::{Fill, Length};
-
-const COLUMNS: &[Column] = &[
-    col("TITLE", Fill(2)),
-    fitted("TYPE", 4, 9),
-    fitted("SOURCE", 6, 7),
-    col("VARIANTS", Length(8)),
-    col("STEPS", Length(5)),
-    col("AGENTS", Fill(1)),
-];
+const COLUMNS: &[Shown<CustomerFlow>] = &table::plain(flow::COLUMNS);
 
 /// `f` cycles these (None is all).
 const TYPES: [Option<&str>; 4] = [None, Some("SCRIPTED"), Some("IMPROV"), Some("VOICEMAIL")];
-
-fn flow_type(flow: &CustomerFlow) -> Option<&str> {
-    flow.flow_type.as_ref().map(|t| t.as_str())
-}
-
-/// The happy path and the edge cases.
-fn variants(flow: &CustomerFlow) -> usize {
-    flow.happy_path.is_some() as usize + flow.edge_cases.len()
-}
 
 /// The names a flow's bundle shape refers to, learnt from the flow: agents by name, personas
 /// by name, environments by name, edge cases by name (else title).
@@ -80,29 +61,6 @@ fn confirm_delete(flow: &CustomerFlow, out: &mut Out) {
 }
 
 /// Steps of the flow's script, nested ones included.
-fn steps(flow: &CustomerFlow) -> usize {
-    fn count(steps: &[FlowStep]) -> usize {
-        steps.iter().map(|s| 1 + count(&s.steps)).sum()
-    }
-    count(&flow.graph)
-}
-
-fn agents(flow: &CustomerFlow) -> String {
-    let names: Vec<String> = flow.agents.iter().map(|a| a.name.clone().unwrap_or_else(|| a.id.to_string())).collect();
-    if names.is_empty() { "—".into() } else { names.join(", ") }
-}
-
-fn compare(a: &CustomerFlow, b: &CustomerFlow, column: usize) -> std::cmp::Ordering {
-    match column {
-        0 => text_cmp(a.title.as_deref(), b.title.as_deref()),
-        1 => text_cmp(flow_type(a), flow_type(b)),
-        2 => text_cmp(a.source.as_ref().map(|s| s.as_str()), b.source.as_ref().map(|s| s.as_str())),
-        3 => by(Some(variants(a)), Some(variants(b))),
-        4 => by(Some(steps(a)), Some(steps(b))),
-        _ => text_cmp(Some(&agents(a)), Some(&agents(b))),
-    }
-}
-
 /// The graph's styles from the theme: speakers, merge links and off-script badges.
 pub fn graph_styles(theme: &Theme) -> GraphStyles {
     GraphStyles {
@@ -144,7 +102,6 @@ impl Flows {
                     agents(f)
                 )
             },
-            compare,
         );
         flows.list.sort = Some((0, false));
         Flows { flows, type_filter: 0, open: None, scroll: Scroll::default() }
@@ -158,17 +115,6 @@ impl Flows {
     fn open(&mut self, id: Uuid) {
         self.open = Some(id);
         self.scroll = Scroll::default();
-    }
-
-    fn row(flow: &CustomerFlow) -> Vec<Cell<'static>> {
-        vec![
-            Cell::from(or_dash(flow.title.as_deref())),
-            Cell::from(or_dash(flow_type(flow))),
-            Cell::from(or_dash(flow.source.as_ref().map(|s| s.as_str()))),
-            Cell::from(variants(flow).to_string()),
-            Cell::from(steps(flow).to_string()),
-            Cell::from(agents(flow)),
-        ]
     }
 }
 
@@ -354,13 +300,13 @@ impl Pane for Flows {
         }
         let kind = TYPES[self.type_filter].unwrap_or("all");
         let filtered = self.type_filter != 0;
-        let view = TableView {
+        let view = Columns {
             title: format!("customer flows · type {kind}"),
             columns: COLUMNS,
-            row: &Self::row,
+            context: Context { theme, now: ctx.now, of: &() },
             focused: true,
             empty: if filtered { "no flows of this type (f)" } else { "no customer flows" },
         };
-        table::draw(frame, area, &self.flows.list, view, theme);
+        table::draw_columns(frame, area, &self.flows.list, view);
     }
 }

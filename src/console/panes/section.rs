@@ -1,41 +1,61 @@
 //! One fetched list inside a pane: its state, how it is filtered and sorted, and how it
 //! reacts to fetches, the cache and navigation keys. Panes compose these.
 
-use std::cmp::Ordering;
-
 use crate::console::widgets::table::Cell;
 use ratatui::Frame;
 use ratatui::layout::Rect;
+use std::cmp::Ordering;
+use std::rc::Rc;
+
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::cache::Cache;
+use crate::columns::Column;
 use crate::console::keymap::Action;
 use crate::console::message::{FailureKind, FetchError, Fetched, ListKind, Listed, Request, Selection};
 use crate::console::out::Out;
 use crate::console::theme::Theme;
 use crate::console::widgets::list::{ListState, Load, Shape};
-use crate::console::widgets::table::{self, Column, TableView};
+use crate::console::widgets::table::{self, Columns, Context, Shown};
 
-pub struct Section<T> {
+pub struct Section<T: 'static, X: 'static = ()> {
     pub kind: ListKind,
     pub title: &'static str,
-    pub columns: &'static [Column],
+    pub columns: &'static [Shown<T, X>],
     pub list: ListState<T>,
     pub shape: Shape<T>,
     id: fn(&T) -> String,
+    /// Orders that replace a column's own, for columns sorted by what the pane learns later.
+    orders: Vec<Option<Rc<Order<T>>>>,
 }
 
-impl<T: Listed + Clone + PartialEq + Serialize + DeserializeOwned + 'static> Section<T> {
-    /// The section of `T`'s list kind.
+/// An order that may hold what it knows (plan names, each plan's latest job).
+type Order<T> = dyn Fn(&T, &T) -> Ordering;
+
+impl<T: Listed + Clone + PartialEq + Serialize + DeserializeOwned + 'static, X> Section<T, X> {
+    /// The section of `T`'s list kind, sorted by its columns' orders.
     pub fn new(
         title: &'static str,
-        columns: &'static [Column],
+        columns: &'static [Shown<T, X>],
         id: fn(&T) -> String,
         haystack: fn(&T) -> String,
-        compare: fn(&T, &T, usize) -> Ordering,
     ) -> Self {
-        Section { kind: T::KIND, title, columns, list: ListState::new(), shape: Shape::new(haystack, compare), id }
+        let shape = Shape::by(haystack, move |a, b, at| table::compare(columns, a, b, at));
+        let orders = vec![None; columns.len()];
+        Section { kind: T::KIND, title, columns, list: ListState::new(), shape, id, orders }
+    }
+
+    /// Sorts `column` by `order` from now on, in place of its own order, and re-sorts.
+    pub fn order(&mut self, column: &Column<T>, order: impl Fn(&T, &T) -> Ordering + 'static) {
+        let Some(at) = self.columns.iter().position(|c| c.column.title == column.title) else { return };
+        self.orders[at] = Some(Rc::new(order));
+        let (columns, orders) = (self.columns, self.orders.clone());
+        self.shape.compare = Box::new(move |a, b, at| match orders.get(at) {
+            Some(Some(order)) => order(a, b),
+            _ => table::compare(columns, a, b, at),
+        });
+        self.reshape();
     }
 
     /// Asks for the list unless it was asked for in this session already.
@@ -155,24 +175,20 @@ impl<T: Listed + Clone + PartialEq + Serialize + DeserializeOwned + 'static> Sec
         })
     }
 
-    pub fn draw(
-        &self,
-        frame: &mut Frame,
-        area: Rect,
-        theme: &Theme,
-        focused: bool,
-        row: &dyn Fn(&T) -> Vec<Cell<'static>>,
-    ) {
-        let view =
-            TableView { title: self.title.to_string(), columns: self.columns, row, focused, empty: "nothing here yet" };
-        table::draw(frame, area, &self.list, view, theme);
+    /// Draws the list under its columns, their cells drawn in `context`.
+    pub fn draw(&self, frame: &mut Frame, area: Rect, context: Context<'_, X>, focused: bool) {
+        let view = Columns {
+            title: self.title.to_string(),
+            columns: self.columns,
+            context,
+            focused,
+            empty: "nothing here yet",
+        };
+        table::draw_columns(frame, area, &self.list, view);
     }
 }
 
-/// Text compare, case-insensitive, missing last.
-pub fn text_cmp(a: Option<&str>, b: Option<&str>) -> Ordering {
-    crate::console::widgets::list::by(a.map(str::to_lowercase), b.map(str::to_lowercase))
-}
+pub use crate::columns::text_cmp;
 
 /// A cell with a status in its family's colour.
 pub fn status_cell(theme: &Theme, status: Option<&str>) -> Cell<'static> {

@@ -11,7 +11,7 @@ use crate::console::message::{Listed, Selection};
 use crate::console::out::Out;
 
 /// What a pane asks of whichever section is shown.
-pub trait Shown {
+pub trait ShownSection {
     /// Asks for the list unless it was asked for in this session already.
     fn ensure(&mut self, out: &mut Out);
     /// Asks for the list again.
@@ -25,7 +25,7 @@ pub trait Shown {
     fn selection(&self) -> Option<Selection>;
 }
 
-impl<T: Listed + Clone + PartialEq + Serialize + DeserializeOwned + 'static> Shown for Section<T> {
+impl<T: Listed + Clone + PartialEq + Serialize + DeserializeOwned + 'static, X> ShownSection for Section<T, X> {
     fn ensure(&mut self, out: &mut Out) {
         Section::ensure(self, out);
     }

@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 use super::detail::{self, Scroll};
 use super::list::{ListState, Load, Shape};
-use super::table::{self, Column, TableView};
+use super::table::{self, Head, TableView};
 use super::text::{duration_ms, fit_line, or_dash, when};
 use super::values::{self, ValueRow};
 use crate::api::model::{AnnotationInput, AnnotationLabel, CaptureStatus, FailedCheck, TranscriptEntry};
@@ -345,7 +345,7 @@ impl ConversationView {
             return;
         }
         let picked = value_columns(right.width.saturating_sub(2));
-        let columns: Vec<Column> = picked.iter().map(|&i| values::COLUMNS[i]).collect();
+        let columns: Vec<Head> = picked.iter().map(|&i| values::COLUMNS[i]).collect();
         let value_row = |r: &ValueRow| {
             let mut cells = values::cells(r, theme, ctx.marks);
             if let Some(turn) = self.turn_of(r) {

@@ -4,6 +4,7 @@
 use std::cell::Cell;
 use std::cmp::Ordering;
 
+use super::table::Shown;
 use crate::api::model::Timestamp;
 
 /// Where a list's items stand.
@@ -201,21 +202,29 @@ impl<T> Shape<T> {
         Shape { keep: Box::new(|_| true), haystack: Box::new(haystack), compare: Box::new(compare) }
     }
 
+    /// A shape sorted by `compare`, which may hold what it needs (the columns, known names).
+    pub fn by(haystack: fn(&T) -> String, compare: impl Fn(&T, &T, usize) -> Ordering + 'static) -> Self
+    where
+        T: 'static,
+    {
+        Shape { keep: Box::new(|_| true), haystack: Box::new(haystack), compare: Box::new(compare) }
+    }
+
+    /// A shape sorted by `columns`' own orders.
+    pub fn columns<X: 'static>(haystack: fn(&T) -> String, columns: &'static [Shown<T, X>]) -> Self
+    where
+        T: 'static,
+    {
+        Shape::by(haystack, move |a, b, at| super::table::compare(columns, a, b, at))
+    }
+
     pub fn keeping(mut self, keep: impl Fn(&T) -> bool + 'static) -> Self {
         self.keep = Box::new(keep);
         self
     }
 }
 
-/// Compares optional values with missing ones last.
-pub fn by<K: PartialOrd>(a: Option<K>, b: Option<K>) -> Ordering {
-    match (a, b) {
-        (Some(a), Some(b)) => a.partial_cmp(&b).unwrap_or(Ordering::Equal),
-        (Some(_), None) => Ordering::Less,
-        (None, Some(_)) => Ordering::Greater,
-        (None, None) => Ordering::Equal,
-    }
-}
+pub use crate::columns::by;
 
 #[cfg(test)]
 mod tests {

@@ -10,7 +10,7 @@ use ratatui::layout::Constraint::{Fill, Length};
 use ratatui::text::{Line, Span};
 
 use super::list::{ListState, by};
-use super::table::{Column, col};
+use super::table::{Head, col};
 use super::text::number;
 use super::values::{MetricLabel, ValueRow, status_str};
 use crate::console::theme::Theme;
@@ -130,7 +130,7 @@ pub fn summarize(list: &ListState<ValueRow>) -> Vec<MetricSummary> {
 }
 
 /// Columns of the summary; below `WIDE` cells only the first `NARROW` are drawn.
-pub const SUMMARY_COLUMNS: &[Column] = &[
+pub const SUMMARY_COLUMNS: &[Head] = &[
     col("METRIC", Fill(2)),
     col("ROWS", Length(5)),
     col("VALUES", Length(6)),

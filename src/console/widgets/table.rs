@@ -17,30 +17,119 @@ use crate::console::theme::Theme;
 /// Cells between columns.
 const SPACING: u16 = 1;
 
-/// How wide a column is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Width {
-    /// A layout constraint (`Length`, `Fill`, …), whatever the rows hold.
-    Fixed(Constraint),
-    /// As wide as its title and its widest visible value, but within `min..=max` cells.
-    Fit { min: u16, max: u16 },
-}
+use crate::columns::Column;
+pub use crate::columns::Width;
 
-/// A column: its title and how wide it may be.
+/// A column's heading: its title and how wide it may be.
 #[derive(Debug, Clone, Copy)]
-pub struct Column {
+pub struct Head {
     pub title: &'static str,
     pub width: Width,
 }
 
 /// A column of a fixed constraint (a `Fill` for names, a `Length` for fixed-size values).
-pub const fn col(title: &'static str, width: Constraint) -> Column {
-    Column { title, width: Width::Fixed(width) }
+pub const fn col(title: &'static str, width: Constraint) -> Head {
+    Head { title, width: Width::Fixed(width) }
 }
 
 /// A column as wide as its widest visible value, between `min` and `max` cells.
-pub const fn fitted(title: &'static str, min: u16, max: u16) -> Column {
-    Column { title, width: Width::Fit { min, max } }
+pub const fn fitted(title: &'static str, min: u16, max: u16) -> Head {
+    Head { title, width: Width::Fit { min, max } }
+}
+
+/// What a row's cells may draw on besides their item: the theme, the time, and the pane (or
+/// whatever `X` the table is drawn for).
+pub struct Context<'a, X> {
+    pub theme: &'a Theme,
+    pub now: jiff::Timestamp,
+    pub of: &'a X,
+}
+
+/// How a console column draws its cell.
+pub type Draw<T, X> = fn(&T, &Context<'_, X>) -> Cell<'static>;
+
+/// A resource's column as the console shows it: its plain text, or a cell of its own (styled,
+/// timed, named) where `cell` says so.
+pub struct Shown<T, X = ()> {
+    pub column: Column<T>,
+    pub cell: Option<Draw<T, X>>,
+}
+
+impl<T, X> Shown<T, X> {
+    /// The column's text as it is.
+    pub const fn plain(column: Column<T>) -> Self {
+        Shown { column, cell: None }
+    }
+
+    /// The column drawn by `cell`.
+    pub const fn drawn(column: Column<T>, cell: Draw<T, X>) -> Self {
+        Shown { column, cell: Some(cell) }
+    }
+
+    pub fn head(&self) -> Head {
+        Head { title: self.column.title, width: self.column.width }
+    }
+
+    pub fn draw(&self, item: &T, row: &Context<'_, X>) -> Cell<'static> {
+        match self.cell {
+            Some(cell) => cell(item, row),
+            None => Cell::from((self.column.text)(item)),
+        }
+    }
+}
+
+// Not derived: a derive would ask `T: Clone`, and a column only holds pointers.
+impl<T, X> Clone for Shown<T, X> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T, X> Copy for Shown<T, X> {}
+
+/// Every column of `columns` as its plain text.
+pub const fn plain<T, X, const N: usize>(columns: [Column<T>; N]) -> [Shown<T, X>; N] {
+    let mut shown = [Shown { column: columns[0], cell: None }; N];
+    let mut at = 1;
+    while at < N {
+        shown[at] = Shown::plain(columns[at]);
+        at += 1;
+    }
+    shown
+}
+
+/// The headings of `columns`.
+pub fn heads<T, X>(columns: &[Shown<T, X>]) -> Vec<Head> {
+    columns.iter().map(Shown::head).collect()
+}
+
+/// `item`'s cells under `columns`.
+pub fn cells<T, X>(columns: &[Shown<T, X>], item: &T, row: &Context<'_, X>) -> Vec<Cell<'static>> {
+    columns.iter().map(|c| c.draw(item, row)).collect()
+}
+
+/// How `a` and `b` stand in column `at` of `columns`.
+pub fn compare<T, X>(columns: &[Shown<T, X>], a: &T, b: &T, at: usize) -> std::cmp::Ordering {
+    columns.get(at).map_or(std::cmp::Ordering::Equal, |c| c.column.compare(a, b))
+}
+
+/// A table of `columns` for the items of a list: its title, whether focused, what an empty
+/// list says.
+pub struct Columns<'a, T, X> {
+    pub title: String,
+    pub columns: &'a [Shown<T, X>],
+    pub context: Context<'a, X>,
+    pub focused: bool,
+    pub empty: &'a str,
+}
+
+/// Draws `list` under `view`'s columns.
+pub fn draw_columns<T, X>(frame: &mut Frame, area: Rect, list: &ListState<T>, view: Columns<'_, T, X>) {
+    let heads = heads(view.columns);
+    let row = |item: &T| cells(view.columns, item, &view.context);
+    let theme = view.context.theme;
+    let table = TableView { title: view.title, columns: &heads, row: &row, focused: view.focused, empty: view.empty };
+    draw(frame, area, list, table, theme);
 }
 
 /// One cell: a line of text and the style of its whole area. The table cuts the line to its
@@ -77,7 +166,7 @@ impl<'a> Cell<'a> {
 /// What a table needs besides the list: its name, columns, and how to draw one row.
 pub struct TableView<'a, T> {
     pub title: String,
-    pub columns: &'a [Column],
+    pub columns: &'a [Head],
     pub row: &'a dyn Fn(&T) -> Vec<Cell<'static>>,
     pub focused: bool,
     /// Shown when the list is empty and loaded.
@@ -95,7 +184,7 @@ fn marker(sort: Option<(usize, bool)>, i: usize) -> &'static str {
 
 /// The columns' widths in `width` cells: each `fit` column sized to its title (with the sort
 /// marker) and the widest of `rows`, then laid out as the table lays them out.
-pub fn widths(columns: &[Column], rows: &[Vec<Cell>], sort: Option<(usize, bool)>, width: u16) -> Vec<u16> {
+pub fn widths(columns: &[Head], rows: &[Vec<Cell>], sort: Option<(usize, bool)>, width: u16) -> Vec<u16> {
     let constraints = columns.iter().enumerate().map(|(i, column)| match column.width {
         Width::Fixed(constraint) => constraint,
         Width::Fit { min, max } => {
@@ -214,6 +303,20 @@ mod tests {
         assert_eq!(sorted[0], 8, "room for the title and its marker: STATUS ▲");
         let long = [row(&["AN_EXTREMELY_LONG_STATUS_VALUE", "x", "1"])];
         assert_eq!(widths(&columns, &long, None, 40)[0], 18, "never past the maximum");
+    }
+
+    #[test]
+    fn a_shown_column_draws_its_text_or_its_own_cell_and_sorts_by_its_order() {
+        use crate::columns::{Column, fit};
+        const SIZE: Column<u32> = Column::new("SIZE", fit(4, 8), |n: &u32| n.to_string()).by(|a, b| b.cmp(a));
+        const SHOWN: [Shown<u32, &str>; 2] =
+            [Shown::plain(SIZE), Shown::drawn(SIZE, |n, cx| Cell::from(format!("{n} {}", cx.of)))];
+        let theme = Theme::new("default", true);
+        let context = Context { theme: &theme, now: jiff::Timestamp::UNIX_EPOCH, of: &"KB" };
+        assert_eq!(cells(&SHOWN, &3, &context), [Cell::from("3"), Cell::from("3 KB")]);
+        assert_eq!(heads(&SHOWN)[1].title, "SIZE");
+        assert_eq!(compare(&SHOWN, &1, &2, 1), std::cmp::Ordering::Greater, "the column's own order: largest first");
+        assert_eq!(compare(&SHOWN, &1, &2, 9), std::cmp::Ordering::Equal, "no such column");
     }
 
     #[test]

@@ -10,7 +10,7 @@ use ratatui::text::Line;
 
 use super::detail::Lines;
 use super::list::by;
-use super::table::{Column, col};
+use super::table::{Head, col};
 use super::text::{fit, number, offset_ms, or_dash, when};
 use crate::api::model::{MetricType, MetricValue, MetricValueGroup, Segment};
 use crate::console::marks::{MARKER, Marks};
@@ -69,7 +69,7 @@ pub fn rows(groups: &[MetricValueGroup]) -> Vec<ValueRow> {
     out
 }
 
-pub const COLUMNS: &[Column] = &[
+pub const COLUMNS: &[Head] = &[
     col("METRIC", Fill(2)),
     col("CALL/CHAT", Length(10)),
     col("CONTEXT", Length(13)),

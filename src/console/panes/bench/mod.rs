@@ -8,36 +8,39 @@ mod samples;
 use crate::console::widgets::table::Cell;
 use ratatui::Frame;
 
-use crate::api::model::percent;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 
-use super::section::{status_cell, text_cmp};
+use super::section::status_cell;
 use crate::api::model::{SuiteEntry, Target};
 use crate::cache::Cache;
+use crate::columns::bench::{self, state};
 use crate::console::keymap::Action;
 use crate::console::message::{FailureKind, FetchError, Fetched, Request, SUITES_CACHE_KEY, Selection};
 use crate::console::out::Out;
 use crate::console::pane::{Pane, ViewCtx};
-use crate::console::widgets::list::{ListState, Load, Shape, by};
-use crate::console::widgets::table::{self, Column, TableView, col, fitted};
-use crate::console::widgets::text::{fit, or_dash, when};
+use crate::console::widgets::list::{ListState, Load, Shape};
+use crate::console::widgets::table::{self, Columns, Context, Shown};
+use crate::console::widgets::text::{fit, when};
 use samples::SamplesView;
 
 use Constraint::{Fill, Length};
 
-const SUITE_COLUMNS: &[Column] =
-    &[col("SUITE", Fill(1)), col("LATEST", Length(8)), col("PUBLISHED", Length(10)), col("TARGETS", Length(7))];
+const SUITE_COLUMNS: &[Shown<SuiteEntry>] = &[
+    Shown::plain(bench::SUITE),
+    Shown::plain(bench::SUITE_VERSION.titled("LATEST")),
+    Shown::drawn(bench::SUITE_PUBLISHED, |s, _| Cell::from(date(s.latest_published_at.as_ref()))),
+    Shown::plain(bench::SUITE_TARGETS),
+];
 
-/// Score first, so the first `s` ranks the targets by it.
-const TARGET_COLUMNS: &[Column] = &[
-    col("SCORE", Length(7)),
-    col("TARGET", Fill(1)),
-    col("VERSION", Length(8)),
-    fitted("STATE", 5, 10),
-    col("ITER", Length(4)),
-    col("CALLS", Length(5)),
-    col("PUBLISHED", Length(10)),
+const TARGET_COLUMNS: &[Shown<Target>] = &[
+    Shown::plain(bench::TARGETS[0]),
+    Shown::plain(bench::TARGETS[1]),
+    Shown::plain(bench::TARGETS[2]),
+    Shown::drawn(bench::TARGETS[3], |t, cx| status_cell(cx.theme, state(t))),
+    Shown::plain(bench::TARGETS[4]),
+    Shown::plain(bench::TARGETS[5]),
+    Shown::plain(bench::TARGETS[6]),
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,15 +71,6 @@ fn date(ts: Option<&crate::api::model::Timestamp>) -> String {
     when(ts).chars().take(10).collect()
 }
 
-/// "CURRENT" or "SUPERSEDED", a status like any other.
-fn state(t: &Target) -> Option<&'static str> {
-    match (t.is_current, &t.superseded_at) {
-        (Some(true), _) => Some("CURRENT"),
-        (Some(false), _) | (None, Some(_)) => Some("SUPERSEDED"),
-        (None, None) => None,
-    }
-}
-
 fn target_id(t: &Target) -> String {
     format!("{}@{}", t.target_key, t.suite_version.as_deref().unwrap_or(""))
 }
@@ -85,28 +79,12 @@ impl Bench {
     pub fn new() -> Self {
         Bench {
             suites: ListState::new(),
-            suites_shape: Shape::new(
-                |s| s.suite.clone(),
-                |a, b, c| match c {
-                    0 => a.suite.cmp(&b.suite),
-                    1 => by(a.latest_suite_version.as_ref(), b.latest_suite_version.as_ref()),
-                    2 => by(a.latest_published_at.as_ref(), b.latest_published_at.as_ref()),
-                    _ => by(a.target_count, b.target_count),
-                },
-            ),
+            suites_shape: Shape::columns(|s| s.suite.clone(), SUITE_COLUMNS),
             suite: None,
             targets: ListState::new(),
-            targets_shape: Shape::new(
+            targets_shape: Shape::columns(
                 |t| format!("{} {} {}", t.target_key, t.target_name.as_deref().unwrap_or(""), state(t).unwrap_or("")),
-                |a, b, c| match c {
-                    0 => by(a.score, b.score),
-                    1 => text_cmp(a.target_name.as_deref(), b.target_name.as_deref()),
-                    2 => by(a.suite_version.as_ref(), b.suite_version.as_ref()),
-                    3 => by(state(a), state(b)),
-                    4 => by(a.iterations, b.iterations),
-                    5 => by(a.sample_call_count, b.sample_call_count),
-                    _ => by(a.published_at.as_ref(), b.published_at.as_ref()),
-                },
+                TARGET_COLUMNS,
             ),
             samples: None,
             view: View::Suites,
@@ -366,36 +344,16 @@ impl Pane for Bench {
         match (self.view, &self.samples) {
             (View::Samples, Some(samples)) => samples.draw(frame, body, ctx),
             (View::Suites, _) => {
-                let row = |s: &SuiteEntry| {
-                    vec![
-                        Cell::from(s.suite.clone()),
-                        Cell::from(or_dash(s.latest_suite_version.as_deref())),
-                        Cell::from(date(s.latest_published_at.as_ref())),
-                        Cell::from(s.target_count.map(|n| n.to_string()).unwrap_or_else(|| "—".into())),
-                    ]
-                };
-                let view = TableView {
+                let view = Columns {
                     title: "suites".into(),
                     columns: SUITE_COLUMNS,
-                    row: &row,
+                    context: Context { theme, now: ctx.now, of: &() },
                     focused: true,
                     empty: "no suite has published results",
                 };
-                table::draw(frame, body, &self.suites, view, theme);
+                table::draw_columns(frame, body, &self.suites, view);
             }
             _ => {
-                let row = |t: &Target| {
-                    vec![
-                        // On the scale run scores use (0–100 %), not the wire's 0–1.
-                        Cell::from(t.score.map(|s| percent(s * 100.0)).unwrap_or_else(|| "—".into())),
-                        Cell::from(t.target_name.clone().unwrap_or_else(|| t.target_key.clone())),
-                        Cell::from(or_dash(t.suite_version.as_deref())),
-                        status_cell(theme, state(t)),
-                        Cell::from(t.iterations.map(|n| n.to_string()).unwrap_or_else(|| "—".into())),
-                        Cell::from(t.sample_call_count.map(|n| n.to_string()).unwrap_or_else(|| "—".into())),
-                        Cell::from(date(t.published_at.as_ref())),
-                    ]
-                };
                 // The suites list counts current targets; superseded publications are counted apart.
                 let current = self.targets.items.iter().filter(|t| state(t) != Some("SUPERSEDED")).count();
                 let superseded = self.targets.items.len() - current;
@@ -404,14 +362,14 @@ impl Pane for Bench {
                 if superseded > 0 {
                     title.push_str(&format!(", {superseded} superseded"));
                 }
-                let view = TableView {
+                let view = Columns {
                     title,
                     columns: TARGET_COLUMNS,
-                    row: &row,
+                    context: Context { theme, now: ctx.now, of: &() },
                     focused: true,
                     empty: "this suite has no targets",
                 };
-                table::draw(frame, body, &self.targets, view, theme);
+                table::draw_columns(frame, body, &self.targets, view);
             }
         }
     }

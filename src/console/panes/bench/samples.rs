@@ -23,7 +23,7 @@ use crate::console::pane::ViewCtx;
 use crate::console::theme::Theme;
 use crate::console::widgets::detail::{self, Lines, Scroll};
 use crate::console::widgets::list::{ListState, Load, Shape};
-use crate::console::widgets::table::{self, Column, TableView, col};
+use crate::console::widgets::table::{self, Head, TableView, col};
 use crate::console::widgets::text::{number, or_dash};
 
 use Constraint::{Fill, Length, Percentage};
@@ -31,7 +31,7 @@ use Constraint::{Fill, Length, Percentage};
 /// Samples per page.
 pub const PAGE: i64 = benchmark_limits::LIMIT_DEFAULT;
 
-const COLUMNS: &[Column] = &[
+const COLUMNS: &[Head] = &[
     col("#", Length(4)),
     col("CONDITION", Fill(1)),
     col("METRIC", Fill(1)),

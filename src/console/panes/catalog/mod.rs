@@ -10,54 +10,47 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 
 use self::part::Part;
-use super::section::{Section, status_cell, text_cmp};
-use super::shown::Shown;
+use super::section::{Section, status_cell};
+use super::shown::ShownSection;
 use crate::api::model::config::export;
 use crate::api::model::*;
 use crate::cache::Cache;
+use crate::columns::catalog;
 use crate::console::keymap::Action;
 use crate::console::message::{FetchError, Fetched, ListKind, Request, Selection, Write, WriteError, Written};
 use crate::console::out::Out;
 use crate::console::pane::{Editable, Pane, ViewCtx};
 use crate::console::widgets::detail::{self, Lines, Scroll};
-use crate::console::widgets::list::by;
-use crate::console::widgets::table::{col, fitted};
+use crate::console::widgets::table::{self, Context, Shown};
 use crate::console::widgets::text::{or_dash, when};
 
 use Constraint::{Fill, Length};
 
-const PERSONA_COLUMNS: &[crate::console::widgets::table::Column] = &[
-    col("NAME", Fill(2)),
-    col("LANG", Length(5)),
-    fitted("ACCENT", 6, 12),
-    fitted("AGE", 3, 11),
-    fitted("EMOTION", 7, 12),
-    fitted("PACE", 4, 8),
-    col("SYSTEM", Length(6)),
+const PERSONA_COLUMNS: &[Shown<Persona>] = &table::plain(catalog::PERSONAS);
+const AGENT_COLUMNS: &[Shown<Agent>] = &table::plain(catalog::AGENTS);
+/// Drawn for the catalog, which knows the agents' names.
+const ENDPOINT_COLUMNS: &[Shown<AgentEndpoint, Catalog>] = &[
+    Shown::plain(catalog::ENDPOINT_VALUE),
+    Shown::plain(catalog::ENDPOINT_TYPE),
+    Shown::plain(catalog::ENDPOINT_DIRECTION),
+    Shown::plain(catalog::ENDPOINT_ENVIRONMENT),
+    Shown::plain(catalog::ENDPOINT_DIAL),
+    Shown::drawn(catalog::ENDPOINT_AGENT, |e, cx| Cell::from(cx.of.agent_name(e.agent_id))),
 ];
-const AGENT_COLUMNS: &[crate::console::widgets::table::Column] =
-    &[col("NAME", Fill(1)), col("CUSTOM ID", Fill(1)), col("DESCRIPTION", Fill(2))];
-const ENDPOINT_COLUMNS: &[crate::console::widgets::table::Column] = &[
-    col("VALUE", Fill(2)),
-    fitted("TYPE", 4, 8),
-    col("DIRECTION", Length(9)),
-    fitted("ENVIRONMENT", 11, 16),
-    fitted("DIAL", 4, 12),
-    col("AGENT", Fill(1)),
+const KB_COLUMNS: &[Shown<KnowledgeBase>] = &[
+    Shown::plain(catalog::KB_NAME),
+    Shown::plain(catalog::KB_SOURCE),
+    Shown::drawn(catalog::KB_STATUS, |k, cx| status_cell(cx.theme, k.status.as_ref().map(|s| s.as_str()))),
+    Shown::plain(catalog::KB_BYTES),
 ];
-const KB_COLUMNS: &[crate::console::widgets::table::Column] =
-    &[col("NAME", Fill(2)), fitted("SOURCE", 6, 10), fitted("STATUS", 6, 12), col("BYTES", Length(9))];
-const HTTP_COLUMNS: &[crate::console::widgets::table::Column] =
-    &[fitted("METHOD", 6, 7), col("URL", Fill(2)), fitted("SCOPE", 5, 20), col("DESCRIPTION", Fill(1))];
+const HTTP_COLUMNS: &[Shown<HttpRequestDefinition>] = &table::plain(catalog::HTTP_DEFINITIONS);
 
-fn text(value: Option<impl ToString>) -> String {
-    value.map(|v| v.to_string()).filter(|v| !v.is_empty()).unwrap_or_else(|| "—".into())
-}
+use crate::columns::or_dash as text;
 
 pub struct Catalog {
     personas: Section<Persona>,
     agents: Section<Agent>,
-    endpoints: Section<AgentEndpoint>,
+    endpoints: Section<AgentEndpoint, Catalog>,
     knowledge: Section<KnowledgeBase>,
     http: Section<HttpRequestDefinition>,
     /// Which section is shown.
@@ -81,54 +74,30 @@ impl Catalog {
                 PERSONA_COLUMNS,
                 |p| p.id.to_string(),
                 |p| format!("{} {}", p.label(), p.fields.description.as_deref().unwrap_or("")),
-                |a, b, c| match c {
-                    0 => text_cmp(Some(&a.label()), Some(&b.label())),
-                    6 => by(a.is_system, b.is_system),
-                    _ => text_cmp(Some(&persona_cells(a)[c]), Some(&persona_cells(b)[c])),
-                },
             ),
             agents: Section::new(
                 "agents",
                 AGENT_COLUMNS,
                 |a| a.id.to_string(),
                 |a| format!("{} {}", a.name.as_deref().unwrap_or(""), a.custom_id.as_deref().unwrap_or("")),
-                |a, b, c| match c {
-                    0 => text_cmp(a.name.as_deref(), b.name.as_deref()),
-                    1 => text_cmp(a.custom_id.as_deref(), b.custom_id.as_deref()),
-                    _ => text_cmp(a.description.as_deref(), b.description.as_deref()),
-                },
             ),
             endpoints: Section::new(
                 "agent endpoints",
                 ENDPOINT_COLUMNS,
                 |e| e.id.to_string(),
                 |e| format!("{} {}", e.value.as_deref().unwrap_or(""), e.environment.as_deref().unwrap_or("")),
-                |a, b, c| match c {
-                    0 => text_cmp(a.value.as_deref(), b.value.as_deref()),
-                    3 => text_cmp(a.environment.as_deref(), b.environment.as_deref()),
-                    _ => text_cmp(a.direction.as_ref().map(|d| d.as_str()), b.direction.as_ref().map(|d| d.as_str())),
-                },
             ),
             knowledge: Section::new(
                 "knowledge bases",
                 KB_COLUMNS,
                 |k| k.id.to_string(),
                 |k| format!("{} {}", k.name.as_deref().unwrap_or(""), k.description.as_deref().unwrap_or("")),
-                |a, b, c| match c {
-                    0 => text_cmp(a.name.as_deref(), b.name.as_deref()),
-                    3 => by(a.byte_size, b.byte_size),
-                    _ => text_cmp(a.status.as_ref().map(|s| s.as_str()), b.status.as_ref().map(|s| s.as_str())),
-                },
             ),
             http: Section::new(
                 "HTTP request definitions",
                 HTTP_COLUMNS,
                 |h| h.id.to_string(),
                 |h| format!("{} {}", h.url.as_deref().unwrap_or(""), h.description.as_deref().unwrap_or("")),
-                |a, b, c| match c {
-                    1 => text_cmp(a.url.as_deref(), b.url.as_deref()),
-                    _ => text_cmp(a.description.as_deref(), b.description.as_deref()),
-                },
             ),
             current: Part::Personas,
             detail: false,
@@ -137,7 +106,7 @@ impl Catalog {
     }
 
     /// The section shown.
-    fn shown(&self) -> &dyn Shown {
+    fn shown(&self) -> &dyn ShownSection {
         match self.current {
             Part::Personas => &self.personas,
             Part::Agents => &self.agents,
@@ -147,7 +116,7 @@ impl Catalog {
         }
     }
 
-    fn shown_mut(&mut self) -> &mut dyn Shown {
+    fn shown_mut(&mut self) -> &mut dyn ShownSection {
         match self.current {
             Part::Personas => &mut self.personas,
             Part::Agents => &mut self.agents,
@@ -158,7 +127,7 @@ impl Catalog {
     }
 
     /// The sections the shown one draws on: agents and endpoints need each other.
-    fn needed(&mut self) -> Vec<&mut dyn Shown> {
+    fn needed(&mut self) -> Vec<&mut dyn ShownSection> {
         match self.current {
             Part::Agents | Part::Endpoints => vec![&mut self.agents, &mut self.endpoints],
             _ => vec![self.shown_mut()],
@@ -250,19 +219,6 @@ impl Catalog {
         };
         (title, lines.lines)
     }
-}
-
-fn persona_cells(p: &Persona) -> Vec<String> {
-    let f = &p.fields;
-    vec![
-        p.label(),
-        text(f.language.as_ref()),
-        text(f.accent.as_ref()),
-        text(f.age.as_ref()),
-        text(f.base_emotion.as_ref()),
-        text(f.speech_pace.as_ref()),
-        if p.is_system == Some(true) { "yes".into() } else { "no".into() },
-    ]
 }
 
 impl Pane for Catalog {
@@ -444,7 +400,7 @@ impl Pane for Catalog {
             detail::draw(frame, body, &title, lines, &self.scroll, theme, true);
             return;
         }
-        self.draw_list(frame, body, theme);
+        self.draw_list(frame, body, ctx);
     }
 }
 
@@ -479,44 +435,14 @@ impl Catalog {
         Some(Editable { kind: "agent", name, config: serde_json::to_value(config).ok()? })
     }
 
-    fn draw_list(&self, frame: &mut Frame, body: Rect, theme: &crate::console::theme::Theme) {
+    fn draw_list(&self, frame: &mut Frame, body: Rect, ctx: &ViewCtx) {
+        let (theme, now) = (ctx.theme, ctx.now);
         match self.current {
-            Part::Personas => self
-                .personas
-                .draw(frame, body, theme, true, &|p| persona_cells(p).into_iter().map(Cell::from).collect()),
-            Part::Agents => self.agents.draw(frame, body, theme, true, &|a| {
-                vec![
-                    Cell::from(text(a.name.as_ref())),
-                    Cell::from(text(a.custom_id.as_ref())),
-                    Cell::from(text(a.description.as_ref())),
-                ]
-            }),
-            Part::Endpoints => self.endpoints.draw(frame, body, theme, true, &|e| {
-                vec![
-                    Cell::from(text(e.value.as_ref())),
-                    Cell::from(text(e.endpoint_type.as_ref())),
-                    Cell::from(text(e.direction.as_ref())),
-                    Cell::from(text(e.environment.as_ref())),
-                    Cell::from(text(e.outbound_dial_type.as_ref())),
-                    Cell::from(self.agent_name(e.agent_id)),
-                ]
-            }),
-            Part::Knowledge => self.knowledge.draw(frame, body, theme, true, &|k| {
-                vec![
-                    Cell::from(text(k.name.as_ref())),
-                    Cell::from(text(k.source_type.as_ref())),
-                    status_cell(theme, k.status.as_ref().map(|s| s.as_str())),
-                    Cell::from(text(k.byte_size)),
-                ]
-            }),
-            Part::Http => self.http.draw(frame, body, theme, true, &|h| {
-                vec![
-                    Cell::from(text(h.method.as_ref())),
-                    Cell::from(text(h.url.as_ref())),
-                    Cell::from(text(h.scope.as_ref())),
-                    Cell::from(text(h.description.as_ref())),
-                ]
-            }),
+            Part::Personas => self.personas.draw(frame, body, Context { theme, now, of: &() }, true),
+            Part::Agents => self.agents.draw(frame, body, Context { theme, now, of: &() }, true),
+            Part::Endpoints => self.endpoints.draw(frame, body, Context { theme, now, of: self }, true),
+            Part::Knowledge => self.knowledge.draw(frame, body, Context { theme, now, of: &() }, true),
+            Part::Http => self.http.draw(frame, body, Context { theme, now, of: &() }, true),
         }
     }
 }

@@ -11,25 +11,25 @@ use ratatui::layout::{Layout, Rect};
 use ratatui::text::Line;
 use uuid::Uuid;
 
-use super::super::section::{Section, status_cell, text_cmp};
+use super::super::section::{Section, status_cell};
 use crate::api::model::config::{AlertOperator, AlertTriggerConfig};
 use crate::api::model::{AlertGroupStatus, AlertStatus};
+use crate::columns::alert;
 use crate::console::message::{FailureKind, FetchError, Fetched, ListKind, Listing, Request};
 use crate::console::out::Out;
 use crate::console::pane::ViewCtx;
 use crate::console::widgets::detail::{self, Lines, Scroll};
-use crate::console::widgets::list::by;
 use crate::console::widgets::series::{self, Series};
-use crate::console::widgets::table::{Cell, Column, col, fitted};
+use crate::console::widgets::table::{Cell, Shown};
 use crate::console::widgets::text::{number, or_dash, when};
 
-pub const COLUMNS: &[Column] = &[
-    col("ALERT", Fill(1)),
-    fitted("STATE", 5, 9),
-    col("RUN", Length(4)),
-    col("LAST VALUE", Length(10)),
-    col("LAST WINDOW", Length(16)),
-    fitted("METRIC", 6, 22),
+pub const COLUMNS: &[Shown<AlertStatus>] = &[
+    Shown::plain(alert::NAME.titled("ALERT")),
+    Shown::drawn(alert::STATE, |a, cx| status_cell(cx.theme, Some(a.state.as_str()))),
+    Shown::plain(alert::WINDOWS.titled("RUN")),
+    Shown::drawn(alert::LAST_VALUE, |a, _| Cell::from(a.last_value.map(number).unwrap_or_else(|| "—".into()))),
+    Shown::drawn(alert::LAST_WINDOW, |a, _| Cell::from(when(a.last_window_start.as_ref()))),
+    Shown::drawn(alert::METRIC, |a, cx| Cell::from(or_dash(a.trigger.metric.as_deref())).style(cx.theme.dim())),
 ];
 
 /// The alerts listed, and those read one at a time (with their windows).
@@ -48,36 +48,10 @@ impl Default for Alerts {
             COLUMNS,
             |a: &AlertStatus| a.id.to_string(),
             |a| format!("{} {} {}", a.name, a.state.as_str(), a.trigger.metric.as_deref().unwrap_or("")),
-            compare,
         );
         list.list.sort = Some((1, true));
         Alerts { list, read: HashMap::new(), asked: HashSet::new(), missing: HashSet::new() }
     }
-}
-
-/// By name, state (OPEN first when descending), run, last value, last window, metric.
-fn compare(a: &AlertStatus, b: &AlertStatus, column: usize) -> std::cmp::Ordering {
-    let rank = |s: &AlertStatus| match s.state.as_str() {
-        "OPEN" => 2,
-        "BREACHING" => 1,
-        _ => 0,
-    };
-    match column {
-        1 => rank(a).cmp(&rank(b)).then_with(|| b.name.cmp(&a.name)),
-        2 => a.consecutive_windows.cmp(&b.consecutive_windows),
-        3 => by(a.last_value.map(ordered), b.last_value.map(ordered)),
-        4 => by(
-            a.last_window_start.as_ref().and_then(|t| t.parse()),
-            b.last_window_start.as_ref().and_then(|t| t.parse()),
-        ),
-        5 => text_cmp(a.trigger.metric.as_deref(), b.trigger.metric.as_deref()),
-        _ => text_cmp(Some(&a.name), Some(&b.name)),
-    }
-}
-
-/// A float that sorts (values are finite).
-fn ordered(value: f64) -> i64 {
-    (value * 1000.0) as i64
 }
 
 impl Alerts {
@@ -120,17 +94,6 @@ impl Alerts {
     pub fn is_missing(&self, id: Uuid) -> bool {
         self.missing.contains(&id)
     }
-}
-
-pub fn row(alert: &AlertStatus, ctx: &ViewCtx) -> Vec<Cell<'static>> {
-    vec![
-        Cell::from(alert.name.clone()),
-        status_cell(ctx.theme, Some(alert.state.as_str())),
-        Cell::from(alert.consecutive_windows.to_string()),
-        Cell::from(alert.last_value.map(number).unwrap_or_else(|| "—".into())),
-        Cell::from(when(alert.last_window_start.as_ref())),
-        Cell::from(or_dash(alert.trigger.metric.as_deref())).style(ctx.theme.dim()),
-    ]
 }
 
 /// `>` for GT and so on.

@@ -14,7 +14,7 @@ use crate::console::widgets::conversation::ConversationView;
 use crate::console::widgets::detail::{self, Lines, Scroll};
 use crate::console::widgets::list::{ListState, Load};
 use crate::console::widgets::series;
-use crate::console::widgets::table::{self, Column, TableView, col, fitted};
+use crate::console::widgets::table::{self, Head, TableView, col, fitted};
 use crate::console::widgets::text::{ago, duration_ms, fit, number, or_dash, when};
 
 use super::alerts;
@@ -24,7 +24,7 @@ use Constraint::{Fill, Length};
 
 /// An entry reads as its call: when, which agent, how long, its value of the alert's metric
 /// (the breaching value) and its worst failing metric; then its id and when it was seen.
-const EVIDENCE_COLUMNS: &[Column] = &[
+const EVIDENCE_COLUMNS: &[Head] = &[
     col("KIND", Length(4)),
     col("CALL STARTED", Length(19)),
     col("AGENT", Fill(1)),

@@ -22,7 +22,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use uuid::Uuid;
 
-use self::rows::{COLUMNS, SEVERITIES, STATUSES, compare, severity, status};
+use self::rows::{COLUMNS, SEVERITIES, STATUSES, severity, status};
 use super::section::Section;
 use crate::api::model::{Event, EventQuery, EventType, Evidence, Issue};
 use crate::cache::Cache;
@@ -33,7 +33,7 @@ use crate::console::pane::{Pane, ViewCtx};
 use crate::console::widgets::conversation::ConversationView;
 use crate::console::widgets::detail::Scroll;
 use crate::console::widgets::list::{ListState, Load, Shape, by};
-use crate::console::widgets::table::{self, TableView};
+use crate::console::widgets::table::{self, Columns, Context};
 
 /// The changes that move an issue in the list.
 const LIST_EVENTS: &[EventType] = &[EventType::IssueOpened, EventType::IssueResolved];
@@ -54,7 +54,7 @@ enum Open {
 }
 
 pub struct Issues {
-    issues: Section<Issue>,
+    issues: Section<Issue, Issues>,
     /// Ids listed on the previous visit; None until known (cache mark or first listing).
     seen: Option<HashSet<Uuid>>,
     status_filter: usize,
@@ -89,7 +89,6 @@ impl Issues {
                     i.summary.as_deref().unwrap_or("")
                 )
             },
-            compare,
         );
         issues.list.sort = Some((0, true));
         Issues {
@@ -523,28 +522,26 @@ impl Pane for Issues {
                 None => detail::draw_missing(frame, area, *id, &self.issues.list.load, theme),
             },
             Open::Alerts => {
-                let row = |alert: &crate::api::model::AlertStatus| alerts::row(alert, ctx);
-                let view = TableView {
+                let view = Columns {
                     title: "alerts · enter opens one · esc: issues".into(),
                     columns: alerts::COLUMNS,
-                    row: &row,
+                    context: Context { theme, now: ctx.now, of: &() },
                     focused: true,
                     empty: "no alerts (kind: alert in switchboard config apply)",
                 };
-                table::draw(frame, area, &self.alerts.list.list, view, theme);
+                table::draw_columns(frame, area, &self.alerts.list.list, view);
             }
             Open::Alert(id, _) => alerts::draw_detail(frame, area, &self.alerts, *id, &self.scroll, ctx),
             Open::List => {
-                let row = |issue: &Issue| rows::cells(issue, self.is_new(issue), theme, ctx.now);
                 let filtered = self.status_filter != 0 || self.severity_filter != 0;
-                let view = TableView {
+                let view = Columns {
                     title: self.filters_title(),
                     columns: COLUMNS,
-                    row: &row,
+                    context: Context { theme, now: ctx.now, of: self },
                     focused: true,
                     empty: if filtered { "no issues match these filters (f, F)" } else { "no issues" },
                 };
-                table::draw(frame, area, &self.issues.list, view, theme);
+                table::draw_columns(frame, area, &self.issues.list, view);
             }
         }
     }

@@ -20,13 +20,13 @@ use crate::console::pane::ViewCtx;
 use crate::console::widgets::conversation::ConversationView;
 use crate::console::widgets::detail::{self, Scroll};
 use crate::console::widgets::list::{ListState, Load, Shape, by};
-use crate::console::widgets::table::{self, Cell, Column, TableView, col, fitted};
+use crate::console::widgets::table::{self, Cell, Head, TableView, col, fitted};
 use crate::console::widgets::text::fit_line;
 use crate::console::widgets::transcript;
 
 use Constraint::{Fill, Length};
 
-const COLUMNS: &[Column] = &[
+const COLUMNS: &[Head] = &[
     fitted("CHANGE", 9, 9),
     col("WORSE BY", Length(10)),
     col("TEST CASE", Fill(2)),

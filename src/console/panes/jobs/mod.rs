@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use crate::console::widgets::table::Cell;
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Rect};
+use ratatui::layout::Rect;
 use uuid::Uuid;
 
 use self::compare::CompareView;
@@ -23,28 +23,38 @@ use super::names::Names;
 use super::section::{Section, status_cell};
 use crate::api::model::{EventType, RunPlanJob};
 use crate::cache::Cache;
+use crate::columns::job as columns;
+use crate::columns::job::{sims, took_ms};
+use crate::columns::or_dash;
 use crate::console::keymap::Action;
 use crate::console::message::{FetchError, Fetched, ListKind, Request, Selection, Write, WriteError, Written};
 use crate::console::out::Out;
 use crate::console::pane::{Pane, ViewCtx};
 use crate::console::widgets::confirm::Confirm;
 use crate::console::widgets::list::{Load, by};
-use crate::console::widgets::table::{self, Column, TableView, col, fitted};
+use crate::console::widgets::table::{self, Columns, Context, Shown};
 use crate::console::widgets::text::{duration_ms, when};
 
-use Constraint::{Fill, Length};
-
-const COLUMNS: &[Column] = &[
-    fitted("STATUS", 6, 19),
-    fitted("VERDICT", 7, 7),
-    fitted("SCORE", 5, 5),
-    col("PLAN", Fill(1)),
-    col("SIMS", Length(5)),
-    col("CREATED", Length(19)),
-    col("TOOK", Length(7)),
+/// The jobs list's columns, drawn for the jobs pane (which knows the plans' names and the mark).
+const COLUMNS: &[Shown<RunPlanJob, Jobs>] = &[
+    Shown::drawn(columns::STATUS, |j, cx| status_cell(cx.theme, j.status.as_ref().map(|s| s.as_str()))),
+    Shown::drawn(columns::VERDICT, |j, cx| {
+        let word = j.verdict_word();
+        Cell::from(word).style(cx.theme.status(word))
+    }),
+    Shown::drawn(columns::SCORE, |j, _| Cell::from(verdict::score(j))),
+    Shown::drawn(columns::PLAN, |j, cx| match cx.of.marked == Some(j.simulation_run_plan_job_id) {
+        true => Cell::from(format!("◆ base · {}", cx.of.plan_name(j))).style(cx.theme.key()),
+        false => Cell::from(cx.of.plan_name(j)),
+    }),
+    Shown::drawn(columns::SIMS, |j, _| Cell::from(or_dash(sims(j)))),
+    Shown::drawn(columns::CREATED, |j, _| Cell::from(when(j.created_at.as_ref()))),
+    Shown::drawn(columns::TOOK, |j, cx| Cell::from(took_ms(j, cx.now).map(duration_ms).unwrap_or_else(|| "—".into()))),
 ];
-const PLAN: usize = 3;
 const CREATED: usize = 5;
+
+/// The run plan jobs list, as both the plans and the jobs tab keep it.
+pub type JobSection = Section<RunPlanJob, Jobs>;
 
 /// The next value of a cycling filter: none, then each of `present`, then none again.
 pub fn next_filter(current: Option<&str>, present: &[String]) -> Option<String> {
@@ -59,20 +69,9 @@ fn status(job: &RunPlanJob) -> String {
     job.status.as_ref().map(|s| s.as_str().to_string()).unwrap_or_else(|| "—".into())
 }
 
-fn sims(job: &RunPlanJob) -> Option<u64> {
-    job.simulation_job_count.or((!job.simulation_jobs.is_empty()).then_some(job.simulation_jobs.len() as u64))
-}
-
-/// How long a job ran (to now while it runs).
-fn took_ms(job: &RunPlanJob, now: jiff::Timestamp) -> Option<i64> {
-    let start = job.started_at.as_ref().or(job.created_at.as_ref())?.parse()?;
-    let end = job.ended_at.as_ref().and_then(|t| t.parse()).unwrap_or(now);
-    Some((end.as_millisecond() - start.as_millisecond()).max(0))
-}
-
 /// The run plan jobs list, as both the plans and the jobs tab keep it.
-pub fn job_section() -> Section<RunPlanJob> {
-    Section::new("run plan jobs", COLUMNS, |j| j.simulation_run_plan_job_id.to_string(), haystack, compare)
+pub fn job_section() -> JobSection {
+    Section::new("run plan jobs", COLUMNS, |j| j.simulation_run_plan_job_id.to_string(), haystack)
 }
 
 fn haystack(j: &RunPlanJob) -> String {
@@ -80,23 +79,10 @@ fn haystack(j: &RunPlanJob) -> String {
     format!("{} {} {id} {plan}", status(j), j.verdict_word())
 }
 
-fn compare(a: &RunPlanJob, b: &RunPlanJob, column: usize) -> std::cmp::Ordering {
-    let score = |j: &RunPlanJob| j.verdict.as_ref().and_then(|v| v.score);
-    match column {
-        0 => status(a).cmp(&status(b)),
-        1 => a.verdict_word().cmp(b.verdict_word()),
-        2 => by(score(a), score(b)),
-        PLAN => by(a.simulation_run_plan_id, b.simulation_run_plan_id),
-        4 => by(sims(a), sims(b)),
-        CREATED => by(a.created_at.as_ref(), b.created_at.as_ref()),
-        _ => by(took_ms(a, jiff::Timestamp::MAX), took_ms(b, jiff::Timestamp::MAX)),
-    }
-}
-
 /// `/` also finds a job by its plan's name, and the PLAN column sorts by that name, once the
 /// names are known (they may arrive after the jobs). `known` is the plan names the list
 /// searches now; the list is reshaped only when they change.
-fn by_plan_name(jobs: &mut Section<RunPlanJob>, names: &Names, known: &mut Rc<HashMap<Uuid, String>>) {
+fn by_plan_name(jobs: &mut JobSection, names: &Names, known: &mut Rc<HashMap<Uuid, String>>) {
     let plans = jobs.list.items.iter().filter_map(|j| j.simulation_run_plan_id);
     let now: HashMap<Uuid, String> = plans.filter_map(|id| Some((id, names.get(id)?.to_lowercase()))).collect();
     if now == **known {
@@ -107,15 +93,11 @@ fn by_plan_name(jobs: &mut Section<RunPlanJob>, names: &Names, known: &mut Rc<Ha
     let name =
         |names: &HashMap<Uuid, String>, j: &RunPlanJob| j.simulation_run_plan_id.and_then(|id| names.get(&id)).cloned();
     jobs.shape.haystack = Box::new(move |j| format!("{} {}", haystack(j), name(&search, j).unwrap_or_default()));
-    jobs.shape.compare = Box::new(move |a, b, column| match column {
-        PLAN => by(name(&sort, a), name(&sort, b)),
-        _ => compare(a, b, column),
-    });
-    jobs.reshape();
+    jobs.order(&columns::PLAN, move |a, b| by(name(&sort, a), name(&sort, b)));
 }
 
 /// Takes a freshly fetched job into the list (without its simulation jobs); true when it was one.
-pub fn absorb_job(jobs: &mut Section<RunPlanJob>, request: &Request, result: &Result<Fetched, FetchError>) -> bool {
+pub fn absorb_job(jobs: &mut JobSection, request: &Request, result: &Result<Fetched, FetchError>) -> bool {
     match (request, result) {
         (Request::RunPlanJob(_), Ok(Fetched::RunPlanJob(job)))
         | (Request::JobSummary { .. }, Ok(Fetched::JobSummary { job: Some(job), .. })) => {
@@ -150,7 +132,7 @@ pub struct ListPoll {
 
 impl ListPoll {
     /// The poll timer; true while a listed job runs (its running time changes on screen).
-    pub fn tick(&mut self, jobs: &mut Section<RunPlanJob>, out: &mut Out) -> bool {
+    pub fn tick(&mut self, jobs: &mut JobSection, out: &mut Out) -> bool {
         let running = jobs.list.load == Load::Fresh && jobs.list.items.iter().any(|j| !j.has_ended());
         if !running {
             self.ticks = 0;
@@ -166,7 +148,7 @@ impl ListPoll {
 }
 
 pub struct Jobs {
-    jobs: Section<RunPlanJob>,
+    jobs: JobSection,
     names: Names,
     open: Option<JobView>,
     /// The job `m` marked as the base of a comparison.
@@ -502,22 +484,6 @@ impl Pane for Jobs {
             job.draw(frame, area, ctx, &plan, self.poll);
             return;
         }
-        let theme = ctx.theme;
-        let row = |j: &RunPlanJob| {
-            let word = j.verdict_word();
-            vec![
-                status_cell(theme, j.status.as_ref().map(|s| s.as_str())),
-                Cell::from(word).style(theme.status(word)),
-                Cell::from(verdict::score(j)),
-                match self.marked == Some(j.simulation_run_plan_job_id) {
-                    true => Cell::from(format!("◆ base · {}", self.plan_name(j))).style(theme.key()),
-                    false => Cell::from(self.plan_name(j)),
-                },
-                Cell::from(sims(j).map(|n| n.to_string()).unwrap_or_else(|| "—".into())),
-                Cell::from(when(j.created_at.as_ref())),
-                Cell::from(took_ms(j, ctx.now).map(duration_ms).unwrap_or_else(|| "—".into())),
-            ]
-        };
         let mut title = "run plan jobs".to_string();
         if let Some(verdict) = &self.verdict_filter {
             title.push_str(&format!(" · {verdict} only (f)"));
@@ -525,8 +491,9 @@ impl Pane for Jobs {
         if let Some(status) = &self.status_filter {
             title.push_str(&format!(" · {status} only (F)"));
         }
-        let view = TableView { title, columns: COLUMNS, row: &row, focused: true, empty: "no jobs yet: run a plan" };
-        table::draw(frame, area, &self.jobs.list, view, theme);
+        let context = Context { theme: ctx.theme, now: ctx.now, of: self };
+        let view = Columns { title, columns: COLUMNS, context, focused: true, empty: "no jobs yet: run a plan" };
+        table::draw_columns(frame, area, &self.jobs.list, view);
     }
 }
 

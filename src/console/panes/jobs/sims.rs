@@ -10,11 +10,11 @@ use crate::api::model::{SimulationJob, SimulationOutcome};
 use crate::console::panes::section::text_cmp;
 use crate::console::theme::Theme;
 use crate::console::widgets::list::by;
-use crate::console::widgets::table::{Column, col, fitted};
+use crate::console::widgets::table::{Head, col, fitted};
 use crate::console::widgets::text::{duration_ms, fit, or_dash, when};
 
 /// Every column, in order; narrower screens show fewer (see `columns`).
-pub const COLUMNS: &[Column] = &[
+pub const COLUMNS: &[Head] = &[
     fitted("VERDICT", 6, 13),
     fitted("STATUS", 6, 10),
     fitted("PERSONA", 7, 24),
@@ -26,9 +26,9 @@ pub const COLUMNS: &[Column] = &[
     col("STARTED", Length(19)),
 ];
 /// The widest screens give statuses room for ones this build does not know, and show the flow too.
-const WIDE_STATUS: Column = fitted("STATUS", 6, 18);
-const WIDE_STAGE: Column = fitted("STAGE", 5, 18);
-const WIDE_FLOW: Column = col("FLOW › VARIANT / SCENARIO", Fill(2));
+const WIDE_STATUS: Head = fitted("STATUS", 6, 18);
+const WIDE_STAGE: Head = fitted("STAGE", 5, 18);
+const WIDE_FLOW: Head = col("FLOW › VARIANT / SCENARIO", Fill(2));
 /// How many columns show below 120 columns, below 180, and from 180 on.
 const NARROW: usize = 5;
 const WIDE: usize = 7;
@@ -118,7 +118,7 @@ pub fn compare(a: &SimulationJob, b: &SimulationJob, column: usize) -> std::cmp:
 }
 
 /// The columns for a table `width` cells wide.
-pub fn columns(width: u16) -> Vec<Column> {
+pub fn columns(width: u16) -> Vec<Head> {
     let mut columns = COLUMNS.to_vec();
     if width >= 120 {
         columns[1] = WIDE_STATUS;

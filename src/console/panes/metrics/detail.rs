@@ -37,6 +37,45 @@ pub fn definition(
     theme: &Theme,
 ) -> Vec<Line<'static>> {
     let mut lines = Lines::new(theme);
+    facts(&mut lines, d);
+    lines.section("description").text(&or_dash(d.description.as_deref()));
+    if let Some(t) = &d.threshold {
+        threshold(&mut lines, t, all);
+    }
+    if d.boolean_true_label.is_some() || d.boolean_false_label.is_some() {
+        lines
+            .section("boolean labels")
+            .kv("true", or_dash(d.boolean_true_label.as_deref()))
+            .kv("false", or_dash(d.boolean_false_label.as_deref()));
+    }
+    if d.scale_min.is_some() || d.scale_max.is_some() || d.scale_labels.is_some() {
+        scale(&mut lines, d);
+    }
+    if let Some(options) = &d.classification_options {
+        classification(&mut lines, options, d.max_classifications);
+    }
+    if let Some(formula) = &d.formula {
+        lines.section("formula").text(formula.expression());
+    }
+    if let Some(sources) = d.sources.as_ref().filter(|s| !s.is_empty()) {
+        lines.section("sources");
+        for s in sources {
+            lines.line(Line::raw(format!("  {}", definition_name(all, s.source_metric_definition_id))));
+        }
+    }
+    if let Some(kbs) = d.knowledge_base_ids.as_ref().filter(|k| !k.is_empty()) {
+        lines.section("knowledge bases").list("ids", kbs.iter());
+    }
+    if let Some(prompt) = &d.llm_prompt {
+        lines.section("judge prompt").text(prompt);
+    }
+    version_lines(&mut lines, d, versions);
+    lines.section("record").kv("created", when(d.created_at.as_ref())).kv("updated", when(d.updated_at.as_ref()));
+    lines.lines
+}
+
+/// What kind of metric it is and where it applies: the lines above its description.
+fn facts(lines: &mut Lines, d: &MetricDefinition) {
     lines
         .kv("id", d.id.to_string())
         .kv("slug", or_dash(d.slug_or_alias()))
@@ -60,72 +99,60 @@ pub fn definition(
         };
         lines.kv("unit", text);
     }
-    lines.section("description").text(&or_dash(d.description.as_deref()));
+}
 
-    if let Some(t) = &d.threshold {
-        let source = definition_name(all, t.source_metric_definition_id);
-        let op = t.operator.as_ref().map(|o| format!("{} ({})", o.as_str(), operator(o)));
-        lines
-            .section("threshold")
-            .kv("source", source)
-            .kv("operator", or_dash(op.as_deref()))
-            .kv("value", or_dash(t.threshold_value.as_deref()))
-            .kv("aggregation", or_dash(t.aggregation_mode.as_ref().map(|m| m.as_str())))
-            .opt("count threshold", t.count_threshold)
-            .opt("participant role", t.source_participant_role.as_ref())
-            .opt("source variant", t.source_variant_id);
+/// What a threshold metric compares, and how.
+fn threshold(lines: &mut Lines, t: &Threshold, all: &[MetricDefinition]) {
+    let source = definition_name(all, t.source_metric_definition_id);
+    let op = t.operator.as_ref().map(|o| format!("{} ({})", o.as_str(), operator(o)));
+    lines
+        .section("threshold")
+        .kv("source", source)
+        .kv("operator", or_dash(op.as_deref()))
+        .kv("value", or_dash(t.threshold_value.as_deref()))
+        .kv("aggregation", or_dash(t.aggregation_mode.as_ref().map(|m| m.as_str())))
+        .opt("count threshold", t.count_threshold)
+        .opt("participant role", t.source_participant_role.as_ref())
+        .opt("source variant", t.source_variant_id);
+}
+
+/// A scale's range and its labelled bands, in display order.
+fn scale(lines: &mut Lines, d: &MetricDefinition) {
+    lines.section("scale").kv(
+        "range",
+        format!(
+            "{} to {}",
+            d.scale_min.map_or("—".into(), |v| v.to_string()),
+            d.scale_max.map_or("—".into(), |v| v.to_string())
+        ),
+    );
+    let mut labels = d.scale_labels.clone().unwrap_or_default();
+    labels.sort_by_key(|l| l.display_order);
+    for l in labels {
+        let range = match (l.range_min, l.range_max) {
+            (Some(a), Some(b)) if a == b => number(a),
+            (a, b) => format!("{}–{}", a.map_or("…".into(), number), b.map_or("…".into(), number)),
+        };
+        let about = l.description.map(|d| format!(" · {d}")).unwrap_or_default();
+        lines.kv(&format!("  {range}"), format!("{}{about}", or_dash(l.label.as_deref())));
     }
-    if d.boolean_true_label.is_some() || d.boolean_false_label.is_some() {
-        lines
-            .section("boolean labels")
-            .kv("true", or_dash(d.boolean_true_label.as_deref()))
-            .kv("false", or_dash(d.boolean_false_label.as_deref()));
+}
+
+/// A classification's options, in display order.
+fn classification(lines: &mut Lines, options: &[ClassificationOption], at_most: Option<i64>) {
+    lines.section("classification options");
+    lines.opt("at most", at_most);
+    let mut options = options.to_vec();
+    options.sort_by_key(|o| o.display_order);
+    for o in options {
+        let about = o.description.map(|d| format!(" · {d}")).unwrap_or_default();
+        lines.line(Line::raw(format!("  {}{about}", or_dash(o.label.as_deref()))));
     }
-    if d.scale_min.is_some() || d.scale_max.is_some() || d.scale_labels.is_some() {
-        lines.section("scale").kv(
-            "range",
-            format!(
-                "{} to {}",
-                d.scale_min.map_or("—".into(), |v| v.to_string()),
-                d.scale_max.map_or("—".into(), |v| v.to_string())
-            ),
-        );
-        let mut labels = d.scale_labels.clone().unwrap_or_default();
-        labels.sort_by_key(|l| l.display_order);
-        for l in labels {
-            let range = match (l.range_min, l.range_max) {
-                (Some(a), Some(b)) if a == b => number(a),
-                (a, b) => format!("{}–{}", a.map_or("…".into(), number), b.map_or("…".into(), number)),
-            };
-            let about = l.description.map(|d| format!(" · {d}")).unwrap_or_default();
-            lines.kv(&format!("  {range}"), format!("{}{about}", or_dash(l.label.as_deref())));
-        }
-    }
-    if let Some(options) = &d.classification_options {
-        lines.section("classification options");
-        lines.opt("at most", d.max_classifications);
-        let mut options = options.clone();
-        options.sort_by_key(|o| o.display_order);
-        for o in options {
-            let about = o.description.map(|d| format!(" · {d}")).unwrap_or_default();
-            lines.line(Line::raw(format!("  {}{about}", or_dash(o.label.as_deref()))));
-        }
-    }
-    if let Some(formula) = &d.formula {
-        lines.section("formula").text(formula.expression());
-    }
-    if let Some(sources) = d.sources.as_ref().filter(|s| !s.is_empty()) {
-        lines.section("sources");
-        for s in sources {
-            lines.line(Line::raw(format!("  {}", definition_name(all, s.source_metric_definition_id))));
-        }
-    }
-    if let Some(kbs) = d.knowledge_base_ids.as_ref().filter(|k| !k.is_empty()) {
-        lines.section("knowledge bases").list("ids", kbs.iter());
-    }
-    if let Some(prompt) = &d.llm_prompt {
-        lines.section("judge prompt").text(prompt);
-    }
+}
+
+/// The definition's versions, its current one marked, as far as they are loaded.
+fn version_lines(lines: &mut Lines, d: &MetricDefinition, versions: Option<&Versions>) {
+    let theme = lines.theme;
     lines.section("versions");
     match versions {
         None | Some(Versions::Loading) => {
@@ -147,8 +174,6 @@ pub fn definition(
             }
         }
     }
-    lines.section("record").kv("created", when(d.created_at.as_ref())).kv("updated", when(d.updated_at.as_ref()));
-    lines.lines
 }
 
 pub fn policy(

@@ -1,49 +1,91 @@
 //! The three lists of the metrics tab: definitions, policies and collection jobs, with their
-//! columns, cells, filters and sort orders.
+//! columns as the console draws them.
 
-use crate::console::widgets::table::Cell;
-use ratatui::layout::Constraint::{Fill, Length};
+use std::collections::HashMap;
+
+use ratatui::layout::Constraint::Fill;
 use ratatui::text::{Line, Span};
 
+use super::Metrics;
 use crate::api::model::*;
-use crate::console::panes::section::{Section, status_cell, text_cmp};
+use crate::columns::{Column, by, fit, fixed, metric};
+use crate::console::panes::section::{Section, status_cell};
 use crate::console::theme::Theme;
-use crate::console::widgets::list::by;
 use crate::console::widgets::stats::gauge;
-use crate::console::widgets::table::{Column, col, fitted};
+use crate::console::widgets::table::{self, Cell, Columns, Context, Shown};
 use crate::console::widgets::text::{or_dash, when};
 
-pub const DEFINITION_COLUMNS: &[Column] = &[
-    col("NAME", Fill(3)),
-    fitted("TYPE", 4, 14),
-    col("CALCULATION", Length(11)),
-    fitted("SCOPE", 5, 15),
-    col("VER", Length(3)),
-    fitted("CONTEXTS", 8, 16),
-    col("THRESHOLD", Fill(3)),
-    fitted("AGREEMENT", 9, 22),
+/// What a definition's row draws on besides the definition: built once a frame.
+pub struct DefinitionRows {
+    /// The names of the definitions thresholds compare (their source metric).
+    pub names: HashMap<uuid::Uuid, String>,
+    pub agreement: Vec<crate::compare::JudgeAgreement>,
+    /// Whether the labels are this machine's own, not the service's.
+    pub local: bool,
+}
+
+pub const DEFINITION_COLUMNS: &[Shown<MetricDefinition, DefinitionRows>] = &[
+    Shown::drawn(metric::NAME, |d, _| Cell::from(name(d))),
+    Shown::plain(metric::TYPE),
+    Shown::plain(metric::CALCULATION),
+    Shown::plain(metric::SCOPE),
+    Shown::plain(metric::VERSION),
+    Shown::plain(metric::CONTEXTS),
+    Shown::drawn(THRESHOLD, |d, cx| {
+        Cell::from(match &d.threshold {
+            Some(t) => threshold_text(t, &source_name(&cx.of.names, t.source_metric_definition_id)),
+            None => "—".into(),
+        })
+    }),
+    Shown::drawn(AGREEMENT, |d, cx| {
+        let row = cx.of.agreement.iter().find(|r| r.metric_definition_id == d.id);
+        Cell::from(agreement_text(row, cx.of.local))
+    }),
 ];
-pub const POLICY_COLUMNS: &[Column] = &[
-    col("NAME", Fill(2)),
-    fitted("STATUS", 6, 8),
-    fitted("TYPE", 4, 8),
-    col("MODALITY", Length(8)),
-    col("METRICS", Fill(3)),
-    col("WHEN", Fill(2)),
+
+/// Definitions with a threshold sort before those without.
+fn by_threshold(a: &MetricDefinition, b: &MetricDefinition) -> std::cmp::Ordering {
+    by(a.threshold.is_some().then_some(0), b.threshold.is_some().then_some(0))
+}
+
+/// What a definition's threshold compares, its source by id (the console names it).
+const THRESHOLD: Column<MetricDefinition> = Column::new("THRESHOLD", fixed(Fill(3)), |d: &MetricDefinition| {
+    d.threshold.as_ref().map_or("—".into(), |t| {
+        threshold_text(t, &or_dash(t.source_metric_definition_id.map(|id| id.to_string()).as_deref()))
+    })
+})
+.by(by_threshold);
+
+/// People's agreement with the judge: only the pane knows the labels. Sorted as THRESHOLD.
+const AGREEMENT: Column<MetricDefinition> = Column::new("AGREEMENT", fit(9, 22), |_| "—".into()).by(by_threshold);
+
+/// Drawn for the metrics pane, which knows the definitions and the agents.
+pub const POLICY_COLUMNS: &[Shown<MetricPolicy, Metrics>] = &[
+    Shown::plain(metric::POLICY_NAME),
+    Shown::drawn(metric::POLICY_STATUS, |p, cx| status_cell(cx.theme, p.status.as_ref().map(|s| s.as_str()))),
+    Shown::plain(metric::POLICY_TYPE),
+    Shown::plain(metric::POLICY_MODALITY),
+    Shown::drawn(metric::POLICY_METRICS, |p, cx| {
+        let all = &cx.of.definitions.list.items;
+        let metrics: Vec<String> = p.metrics.iter().map(|m| definition_name(all, Some(m.id))).collect();
+        Cell::from(format!("{} · {}", metrics.len(), metrics.join(", ")))
+    }),
+    Shown::drawn(metric::POLICY_WHEN, |p, cx| Cell::from(conditions_text(p, &cx.of.agents))),
 ];
-pub const JOB_COLUMNS: &[Column] = &[
-    col("JOB", Length(8)),
-    fitted("STATUS", 6, 10),
-    fitted("TRIGGER", 7, 13),
-    col("PROGRESS", Length(16)),
-    col("FAILED", Length(6)),
-    col("STARTED", Fill(1)),
+
+pub const JOB_COLUMNS: &[Shown<CollectionJob>] = &[
+    Shown::plain(metric::JOB_ID),
+    Shown::drawn(metric::JOB_STATUS, |j, cx| status_cell(cx.theme, j.status.as_ref().map(|s| s.as_str()))),
+    Shown::plain(metric::JOB_TRIGGER),
+    Shown::drawn(metric::JOB_PROGRESS, |j, cx| Cell::from(progress_line(j, cx.theme))),
+    Shown::plain(metric::JOB_FAILED),
+    Shown::drawn(metric::JOB_STARTED, |j, _| Cell::from(when(j.started_at.as_ref()))),
 ];
 
 /// Width of the job progress bar inside its column.
 const GAUGE: usize = 8;
 
-pub fn definitions() -> Section<MetricDefinition> {
+pub fn definitions() -> Section<MetricDefinition, DefinitionRows> {
     Section::new(
         "metric definitions",
         DEFINITION_COLUMNS,
@@ -57,35 +99,15 @@ pub fn definitions() -> Section<MetricDefinition> {
                 d.calculation_type.as_ref().map_or("", |t| t.as_str())
             )
         },
-        |a, b, c| match c {
-            0 => text_cmp(Some(&name(a)), Some(&name(b))),
-            1 => text_cmp(a.metric_type.as_ref().map(|t| t.as_str()), b.metric_type.as_ref().map(|t| t.as_str())),
-            2 => text_cmp(
-                a.calculation_type.as_ref().map(|t| t.as_str()),
-                b.calculation_type.as_ref().map(|t| t.as_str()),
-            ),
-            3 => text_cmp(a.scope.as_ref().map(|t| t.as_str()), b.scope.as_ref().map(|t| t.as_str())),
-            4 => by(a.version, b.version),
-            5 => contexts(a).cmp(&contexts(b)),
-            _ => by(a.threshold.is_some().then_some(0), b.threshold.is_some().then_some(0)),
-        },
     )
 }
 
-pub fn policies() -> Section<MetricPolicy> {
+pub fn policies() -> Section<MetricPolicy, Metrics> {
     Section::new(
         "metric policies",
         POLICY_COLUMNS,
         |p| p.id.to_string(),
         |p| format!("{} {}", p.name.as_deref().unwrap_or(""), p.status.as_ref().map_or("", |s| s.as_str())),
-        |a, b, c| match c {
-            0 => text_cmp(a.name.as_deref(), b.name.as_deref()),
-            1 => text_cmp(a.status.as_ref().map(|s| s.as_str()), b.status.as_ref().map(|s| s.as_str())),
-            2 => text_cmp(a.policy_type.as_ref().map(|s| s.as_str()), b.policy_type.as_ref().map(|s| s.as_str())),
-            3 => text_cmp(a.modality.as_ref().map(|s| s.as_str()), b.modality.as_ref().map(|s| s.as_str())),
-            4 => a.metrics.len().cmp(&b.metrics.len()),
-            _ => a.conditions.len().cmp(&b.conditions.len()),
-        },
     )
 }
 
@@ -102,28 +124,7 @@ pub fn jobs() -> Section<CollectionJob> {
                 j.triggered_by.as_ref().map_or("", |s| s.as_str())
             )
         },
-        |a, b, c| match c {
-            0 => a.id.cmp(&b.id),
-            1 => text_cmp(a.status.as_ref().map(|s| s.as_str()), b.status.as_ref().map(|s| s.as_str())),
-            2 => text_cmp(a.triggered_by.as_ref().map(|s| s.as_str()), b.triggered_by.as_ref().map(|s| s.as_str())),
-            3 => by(progress(a), progress(b)),
-            4 => by(a.failed_items, b.failed_items),
-            _ => by(a.started_at.as_ref(), b.started_at.as_ref()),
-        },
     )
-}
-
-pub fn name(d: &MetricDefinition) -> String {
-    d.name.clone().or_else(|| d.slug_or_alias().map(str::to_string)).unwrap_or_else(|| d.id.to_string())
-}
-
-fn contexts(d: &MetricDefinition) -> String {
-    let all: Vec<&str> = d.supported_contexts.iter().map(|c| c.as_str()).collect();
-    if all.is_empty() { "—".into() } else { all.join(",") }
-}
-
-fn progress(j: &CollectionJob) -> Option<f64> {
-    Some(j.completed_items? as f64 / j.total_items?.max(1) as f64)
 }
 
 /// A threshold operator as a symbol; unknown operators as their wire text.
@@ -156,6 +157,20 @@ pub fn threshold_text(t: &Threshold, source: &str) -> String {
     text
 }
 
+pub use crate::columns::metric::name;
+
+/// The name of definition `id` if it is known, else the id.
+fn source_name(names: &HashMap<uuid::Uuid, String>, id: Option<uuid::Uuid>) -> String {
+    let Some(id) = id else { return "—".into() };
+    names.get(&id).cloned().unwrap_or_else(|| id.to_string())
+}
+
+/// The names of the definitions `all`'s thresholds compare.
+pub fn source_names(all: &[MetricDefinition]) -> HashMap<uuid::Uuid, String> {
+    let sources = all.iter().filter_map(|d| d.threshold.as_ref()?.source_metric_definition_id);
+    sources.filter_map(|id| Some((id, name(all.iter().find(|d| d.id == id)?)))).collect()
+}
+
 /// The name of definition `id` if it is listed, else the id.
 pub fn definition_name(definitions: &[MetricDefinition], id: Option<uuid::Uuid>) -> String {
     let Some(id) = id else { return "—".into() };
@@ -172,28 +187,6 @@ pub fn agreement_text(row: Option<&crate::compare::JudgeAgreement>, local: bool)
         (None, Some(a)) => format!("{} · {}{local}", crate::api::model::percent(a), row.labelled),
         (None, None) => "—".into(),
     }
-}
-
-pub fn definition_cells(
-    d: &MetricDefinition,
-    all: &[MetricDefinition],
-    agreement: Option<&crate::compare::JudgeAgreement>,
-    local: bool,
-) -> Vec<Cell<'static>> {
-    let enum_text = |t: Option<&str>| Cell::from(or_dash(t));
-    vec![
-        Cell::from(name(d)),
-        enum_text(d.metric_type.as_ref().map(|t| t.as_str())),
-        enum_text(d.calculation_type.as_ref().map(|t| t.as_str())),
-        enum_text(d.scope.as_ref().map(|t| t.as_str())),
-        Cell::from(d.version.map_or("—".into(), |v| v.to_string())),
-        Cell::from(contexts(d)),
-        Cell::from(match &d.threshold {
-            Some(t) => threshold_text(t, &definition_name(all, t.source_metric_definition_id)),
-            None => "—".into(),
-        }),
-        Cell::from(agreement_text(agreement, local)),
-    ]
 }
 
 /// A condition's value, with the agent's name when it names a known agent.
@@ -234,23 +227,6 @@ pub fn conditions_text(p: &MetricPolicy, agents: &[Agent]) -> String {
     groups.join(" or ")
 }
 
-pub fn policy_cells(
-    p: &MetricPolicy,
-    definitions: &[MetricDefinition],
-    agents: &[Agent],
-    theme: &Theme,
-) -> Vec<Cell<'static>> {
-    let metrics: Vec<String> = p.metrics.iter().map(|m| definition_name(definitions, Some(m.id))).collect();
-    vec![
-        Cell::from(or_dash(p.name.as_deref())),
-        status_cell(theme, p.status.as_ref().map(|s| s.as_str())),
-        Cell::from(or_dash(p.policy_type.as_ref().map(|s| s.as_str()))),
-        Cell::from(or_dash(p.modality.as_ref().map(|s| s.as_str()))),
-        Cell::from(format!("{} · {}", metrics.len(), metrics.join(", "))),
-        Cell::from(conditions_text(p, agents)),
-    ]
-}
-
 /// `████████ 13/14`: a job's progress bar and items, in the colour of its status.
 pub fn progress_line(j: &CollectionJob, theme: &Theme) -> Line<'static> {
     let status = j.status.as_ref().map_or("—", |s| s.as_str());
@@ -261,38 +237,20 @@ pub fn progress_line(j: &CollectionJob, theme: &Theme) -> Line<'static> {
     ])
 }
 
-pub fn job_cells(j: &CollectionJob, theme: &Theme) -> Vec<Cell<'static>> {
-    vec![
-        Cell::from(j.id.to_string()[..8].to_string()),
-        status_cell(theme, j.status.as_ref().map(|s| s.as_str())),
-        Cell::from(or_dash(j.triggered_by.as_ref().map(|s| s.as_str()))),
-        Cell::from(progress_line(j, theme)),
-        Cell::from(j.failed_items.map_or("—".into(), |n| n.to_string())),
-        Cell::from(when(j.started_at.as_ref())),
-    ]
-}
-
 /// Draws a section; below `stats::WIDE` cells its last column is left out when `narrow_drops`,
 /// so names keep room.
-pub fn draw<T: Clone + serde::Serialize + serde::de::DeserializeOwned>(
-    section: &Section<T>,
+pub fn draw<T: Clone + serde::Serialize + serde::de::DeserializeOwned, X>(
+    section: &Section<T, X>,
     narrow_drops: bool,
     frame: &mut ratatui::Frame,
     area: ratatui::layout::Rect,
-    theme: &Theme,
-    row: &dyn Fn(&T) -> Vec<Cell<'static>>,
+    context: Context<'_, X>,
     hidden: usize,
 ) {
     // `hidden` trailing columns are not shown at all (AGREEMENT before anything is labelled);
     // a narrow screen drops one more.
     let drop = usize::from(narrow_drops && area.width < crate::console::widgets::stats::WIDE);
     let columns = &section.columns[..section.columns.len().saturating_sub(hidden + drop)];
-    let view = crate::console::widgets::table::TableView {
-        title: section.title.to_string(),
-        columns,
-        row,
-        focused: true,
-        empty: "nothing here yet",
-    };
-    crate::console::widgets::table::draw(frame, area, &section.list, view, theme);
+    let view = Columns { title: section.title.to_string(), columns, context, focused: true, empty: "nothing here yet" };
+    table::draw_columns(frame, area, &section.list, view);
 }

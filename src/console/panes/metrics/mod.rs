@@ -16,7 +16,7 @@ use self::detail::Versions;
 use self::part::Part;
 use self::values::JobValues;
 use super::section::Section;
-use super::shown::Shown;
+use super::shown::ShownSection;
 use crate::api::model::config::export;
 use crate::api::model::*;
 use crate::cache::Cache;
@@ -26,10 +26,11 @@ use crate::console::out::Out;
 use crate::console::pane::{Editable, Pane, ViewCtx};
 use crate::console::tab::Tab;
 use crate::console::widgets::detail::{self as detail_view, Scroll};
+use crate::console::widgets::table::Context;
 
 pub struct Metrics {
-    definitions: Section<MetricDefinition>,
-    policies: Section<MetricPolicy>,
+    definitions: Section<MetricDefinition, lists::DefinitionRows>,
+    policies: Section<MetricPolicy, Metrics>,
     jobs: Section<CollectionJob>,
     /// Which section is shown.
     current: Part,
@@ -83,7 +84,7 @@ impl Metrics {
     }
 
     /// The section shown.
-    fn shown(&self) -> &dyn Shown {
+    fn shown(&self) -> &dyn ShownSection {
         match self.current {
             Part::Definitions => &self.definitions,
             Part::Policies => &self.policies,
@@ -91,7 +92,7 @@ impl Metrics {
         }
     }
 
-    fn shown_mut(&mut self) -> &mut dyn Shown {
+    fn shown_mut(&mut self) -> &mut dyn ShownSection {
         match self.current {
             Part::Definitions => &mut self.definitions,
             Part::Policies => &mut self.policies,
@@ -100,7 +101,7 @@ impl Metrics {
     }
 
     /// The sections the shown one draws on: policies name their metrics.
-    fn needed(&mut self) -> Vec<&mut dyn Shown> {
+    fn needed(&mut self) -> Vec<&mut dyn ShownSection> {
         match self.current {
             Part::Policies => vec![&mut self.policies, &mut self.definitions],
             _ => vec![self.shown_mut()],
@@ -527,24 +528,17 @@ impl Metrics {
         }
         match self.current {
             Part::Definitions => {
-                let rows = self.agreement(all);
-                let hidden = usize::from(rows.is_empty());
-                let cells = |d: &MetricDefinition| {
-                    let row = rows.iter().find(|r| r.metric_definition_id == d.id);
-                    lists::definition_cells(d, all, row, self.labels_local)
-                };
-                lists::draw(&self.definitions, true, frame, body, theme, &cells, hidden)
+                let agreement = self.agreement(all);
+                let hidden = usize::from(agreement.is_empty());
+                let rows =
+                    lists::DefinitionRows { names: lists::source_names(all), agreement, local: self.labels_local };
+                let context = Context { theme, now: ctx.now, of: &rows };
+                lists::draw(&self.definitions, true, frame, body, context, hidden)
             }
-            Part::Policies => lists::draw(
-                &self.policies,
-                false,
-                frame,
-                body,
-                theme,
-                &|p| lists::policy_cells(p, all, &self.agents, theme),
-                0,
-            ),
-            Part::Jobs => lists::draw(&self.jobs, false, frame, body, theme, &|j| lists::job_cells(j, theme), 0),
+            Part::Policies => {
+                lists::draw(&self.policies, false, frame, body, Context { theme, now: ctx.now, of: self }, 0)
+            }
+            Part::Jobs => lists::draw(&self.jobs, false, frame, body, Context { theme, now: ctx.now, of: &() }, 0),
         }
     }
 }

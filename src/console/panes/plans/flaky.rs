@@ -9,13 +9,14 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use uuid::Uuid;
 
+use crate::columns::flaky;
 use crate::compare::flaky::{PlanStability, Stability};
 use crate::console::keymap::Action;
 use crate::console::message::{FetchError, Fetched, Request};
 use crate::console::out::Out;
 use crate::console::pane::ViewCtx;
-use crate::console::widgets::list::{ListState, Load, Shape, by};
-use crate::console::widgets::table::{self, Cell, Column, TableView, col, fitted};
+use crate::console::widgets::list::{ListState, Load, Shape};
+use crate::console::widgets::table::{self, Cell, Columns, Context, Shown};
 
 use Constraint::{Fill, Length};
 
@@ -26,31 +27,40 @@ const STEP: usize = 5;
 const MIN_RUNS: usize = 2;
 const MAX_RUNS: usize = 200;
 
-/// The columns `switchboard flaky` prints, in its order (`Stability::HEADERS`).
-const COLUMNS: &[Column] = &[
-    fitted(Stability::HEADERS[0], 9, 9),
-    col(Stability::HEADERS[1], Fill(2)),
-    col(Stability::HEADERS[2], Fill(1)),
-    col(Stability::HEADERS[3], Length(7)),
-    col(Stability::HEADERS[4], Length(10)),
-    fitted(Stability::HEADERS[5], 7, 60),
+/// The columns `switchboard flaky` prints, in its order, drawn for the view (which knows the
+/// flow every test case shares).
+const COLUMNS: &[Shown<Stability, FlakyView>] = &[
+    Shown::drawn(flaky::STABILITY, stability_cell),
+    Shown::drawn(flaky::TEST_CASE, test_case_cell),
+    Shown::plain(flaky::CHECK),
+    Shown::plain(flaky::FLIPS),
+    Shown::plain(flaky::MIXED_RUNS),
+    Shown::plain(flaky::HISTORY),
 ];
 /// Narrow screens leave out MIXED RUNS (HISTORY shows them: `2/3`).
-const MIXED_RUNS: usize = 4;
+const NARROW_COLUMNS: &[Shown<Stability, FlakyView>] = &[
+    Shown::drawn(flaky::STABILITY, stability_cell),
+    Shown::drawn(flaky::TEST_CASE, test_case_cell),
+    Shown::plain(flaky::CHECK),
+    Shown::plain(flaky::FLIPS),
+    Shown::plain(flaky::HISTORY),
+];
 const NARROW: u16 = 100;
+
+/// The stability, in FLAKY's colour when the check wavered.
+fn stability_cell(s: &Stability, cx: &Context<'_, FlakyView>) -> Cell<'static> {
+    let style = if s.unsteady() { cx.theme.status("FLAKY") } else { cx.theme.dim() };
+    Cell::from((flaky::STABILITY.text)(s)).style(style)
+}
+
+/// The test case without the flow every row shares (said once in the title).
+fn test_case_cell(s: &Stability, cx: &Context<'_, FlakyView>) -> Cell<'static> {
+    let shared = cx.of.shared.as_deref().and_then(|shared| s.test_case.strip_prefix(shared));
+    Cell::from(shared.unwrap_or(&s.test_case).to_owned())
+}
 
 fn haystack(s: &Stability) -> String {
     format!("{} {}", s.test_case, s.metric_name)
-}
-
-fn compare(a: &Stability, b: &Stability, column: usize) -> std::cmp::Ordering {
-    match column {
-        1 => a.test_case.cmp(&b.test_case),
-        2 => a.metric_name.cmp(&b.metric_name),
-        3 => b.flips.cmp(&a.flips),
-        4 => b.mixed_runs.cmp(&a.mixed_runs),
-        _ => by(a.stability, b.stability),
-    }
 }
 
 pub struct FlakyView {
@@ -67,7 +77,7 @@ pub struct FlakyView {
 
 /// Whether a check is shown: an unsteady one always, a steady one with `all`.
 fn shape(all: bool) -> Shape<Stability> {
-    Shape::new(haystack, compare).keeping(move |s: &Stability| all || s.unsteady())
+    Shape::columns(haystack, COLUMNS).keeping(move |s: &Stability| all || s.unsteady())
 }
 
 impl FlakyView {
@@ -183,23 +193,6 @@ impl FlakyView {
         }
         frame.render_widget(Line::from(spans), summary);
         let narrow = area.width < NARROW;
-        let row = |s: &Stability| {
-            let mut cells = s.cells().to_vec();
-            if let Some(shared) = &self.shared
-                && let Some(short) = s.test_case.strip_prefix(shared.as_str())
-            {
-                cells[1] = short.to_owned();
-            }
-            if narrow {
-                cells.remove(MIXED_RUNS);
-            }
-            let style = if s.unsteady() { theme.status("FLAKY") } else { theme.dim() };
-            let mut out: Vec<Cell<'static>> = cells.into_iter().map(Cell::from).collect();
-            if let Some(first) = out.first_mut() {
-                *first = std::mem::take(first).style(style);
-            }
-            out
-        };
         let which = if self.all { "all" } else { "unsteady only; a lists all" };
         let title = match &self.shared {
             Some(flow) => {
@@ -207,13 +200,12 @@ impl FlakyView {
             }
             None => format!("test case × check, least steady first ({which})"),
         };
-        let narrow_columns: Vec<Column> =
-            COLUMNS.iter().enumerate().filter(|(i, _)| *i != MIXED_RUNS).map(|(_, c)| *c).collect();
-        let columns = if narrow { narrow_columns.as_slice() } else { COLUMNS };
+        let columns = if narrow { NARROW_COLUMNS } else { COLUMNS };
         let empty =
             if self.all { "no check was judged in these runs" } else { "every check held steady: a lists them" };
-        let view = TableView { title, columns, row: &row, focused: true, empty };
-        table::draw(frame, body, &self.rows, view, theme);
+        let context = Context { theme, now: ctx.now, of: self };
+        let view = Columns { title, columns, context, focused: true, empty };
+        table::draw_columns(frame, body, &self.rows, view);
     }
 }
 

@@ -15,12 +15,13 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use uuid::Uuid;
 
-use super::jobs::{ListPoll, absorb_job, job_section};
+use super::jobs::{JobSection, ListPoll, absorb_job, job_section};
 use super::names::Names;
-use super::section::{Section, text_cmp};
+use super::section::Section;
 use crate::api::model::config::export;
 use crate::api::model::{RunPlan, RunPlanJob};
 use crate::cache::Cache;
+use crate::columns::{Column, fit, plan};
 use crate::console::keymap::Action;
 use crate::console::message::{
     Deletion, FetchError, Fetched, ListKind, Request, Selection, Write, WriteError, Written,
@@ -28,56 +29,41 @@ use crate::console::message::{
 use crate::console::out::Out;
 use crate::console::pane::{Editable, Pane, ViewCtx};
 use crate::console::tab::Tab;
+use crate::console::theme::Theme;
 use crate::console::widgets::confirm::Confirm;
 use crate::console::widgets::detail::{self, Scroll};
 use crate::console::widgets::list::{Load, by};
-use crate::console::widgets::table::{self, Column, TableView, col, fitted};
+use crate::console::widgets::table::{self, Columns, Context, Shown};
 use crate::console::widgets::text::{ago, or_dash};
 
-use Constraint::{Fill, Length};
-
-/// Narrow screens show the first five columns.
-const COLUMNS: &[Column] = &[
-    col("NAME", Fill(1)),
-    col("DIRECTION", Length(9)),
-    col("FLOWS", Length(5)),
-    fitted("LATEST JOB", 10, 27),
-    fitted("VERDICT", 7, 14),
-    col("ENDPOINTS", Length(9)),
-    col("METRICS", Length(7)),
-    col("ITERATIONS", Length(10)),
+/// The plans list's columns, drawn for the plans pane (which knows each plan's latest job).
+/// Narrow screens show the first five.
+const COLUMNS: &[Shown<RunPlan, Plans>] = &[
+    Shown::plain(plan::NAME),
+    Shown::plain(plan::DIRECTION),
+    Shown::drawn(plan::FLOWS, |p, _| Cell::from(number(plan::flows(p)))),
+    Shown::drawn(LATEST, |p, cx| Cell::from(cx.of.latest_cell(p, cx))),
+    Shown::drawn(VERDICT, |p, cx| Cell::from(cx.of.verdict_cell(p, cx.theme))),
+    Shown::drawn(plan::ENDPOINTS, |p, _| Cell::from(number(plan::endpoints(p)))),
+    Shown::drawn(plan::METRICS, |p, _| Cell::from(number(plan::metrics(p)))),
+    Shown::plain(plan::ITERATIONS),
 ];
 const NARROW: usize = 5;
+
+/// The plan's latest job: its status and age, which only the pane knows (a plan does not
+/// know its jobs). Sorted by when the plan changed until the jobs are known (`index_jobs`).
+const LATEST: Column<RunPlan> = Column::new("LATEST JOB", fit(10, 27), |_| "—".into()).by(by_updated);
+
+/// The latest job's verdict and score: as LATEST, the pane's to know.
+const VERDICT: Column<RunPlan> = Column::new("VERDICT", fit(7, 14), |_| "—".into()).by(by_updated);
+
+fn by_updated(a: &RunPlan, b: &RunPlan) -> std::cmp::Ordering {
+    by(a.updated_at.as_ref(), b.updated_at.as_ref())
+}
 
 /// What the detail view resolves ids against.
 const LOOKUPS: &[ListKind] =
     &[ListKind::Flows, ListKind::AgentEndpoints, ListKind::MetricDefinitions, ListKind::Personas, ListKind::Agents];
-
-fn count<T>(items: Option<&Vec<T>>) -> Option<usize> {
-    items.map(Vec::len)
-}
-
-/// Flows, or the deprecated scenarios of older plans.
-fn flows(p: &RunPlan) -> Option<usize> {
-    count(p.plan.flows.as_ref()).or(count(p.plan.scenarios.as_ref()))
-}
-
-/// The LATEST JOB and VERDICT columns: sorted by `index_jobs`, which knows the jobs.
-const LATEST: usize = 3;
-const VERDICT: usize = 4;
-
-fn compare(a: &RunPlan, b: &RunPlan, column: usize) -> std::cmp::Ordering {
-    match column {
-        0 => text_cmp(Some(a.name()), Some(b.name())),
-        1 => by(a.plan.direction.as_ref().map(|d| d.as_str()), b.plan.direction.as_ref().map(|d| d.as_str())),
-        2 => by(flows(a), flows(b)),
-        // Until the jobs are known: when the plan changed.
-        LATEST | VERDICT => by(a.updated_at.as_ref(), b.updated_at.as_ref()),
-        5 => by(count(a.plan.agent_endpoints.as_ref()), count(b.plan.agent_endpoints.as_ref())),
-        6 => by(count(a.plan.metrics.as_ref()), count(b.plan.metrics.as_ref())),
-        _ => a.plan.iteration_count_or_default().cmp(&b.plan.iteration_count_or_default()),
-    }
-}
 
 /// A job's score in whole points, for sorting by verdict.
 fn score_of(job: &RunPlanJob) -> Option<i64> {
@@ -89,8 +75,8 @@ fn number(n: Option<impl ToString>) -> String {
 }
 
 pub struct Plans {
-    plans: Section<RunPlan>,
-    jobs: Section<RunPlanJob>,
+    plans: Section<RunPlan, Plans>,
+    jobs: JobSection,
     /// Each plan's newest job and how many jobs it has, from the jobs list.
     latest: HashMap<Uuid, (RunPlanJob, usize)>,
     list_poll: ListPoll,
@@ -119,7 +105,6 @@ impl Plans {
                 COLUMNS,
                 |p| p.id.to_string(),
                 |p| format!("{} {} {}", p.name(), p.plan.description.as_deref().unwrap_or(""), p.id),
-                compare,
             ),
             jobs: job_section(),
             latest: HashMap::new(),
@@ -150,12 +135,35 @@ impl Plans {
             self.latest.iter().filter_map(|(plan, (job, _))| Some((*plan, created(job)?))).collect();
         let verdicts: HashMap<Uuid, (&'static str, Option<i64>)> =
             self.latest.iter().map(|(plan, (job, _))| (*plan, (job.verdict_word(), score_of(job)))).collect();
-        self.plans.shape.compare = Box::new(move |a, b, column| match column {
-            LATEST => by(started.get(&a.id), started.get(&b.id)),
-            VERDICT => by(verdicts.get(&a.id), verdicts.get(&b.id)),
-            _ => compare(a, b, column),
-        });
-        self.plans.reshape();
+        self.plans.order(&LATEST, move |a, b| by(started.get(&a.id), started.get(&b.id)));
+        self.plans.order(&VERDICT, move |a, b| by(verdicts.get(&a.id), verdicts.get(&b.id)));
+    }
+
+    /// The LATEST JOB cell: the newest job's status and how long ago it was made.
+    fn latest_cell(&self, p: &RunPlan, cx: &Context<'_, Plans>) -> Line<'static> {
+        let theme = cx.theme;
+        match self.latest.get(&p.id) {
+            Some((job, _)) => {
+                let status = or_dash(job.status.as_ref().map(|s| s.as_str()));
+                Line::from(vec![
+                    Span::styled(status.clone(), theme.status(&status)),
+                    Span::styled(format!(" {}", ago(job.created_at.as_ref(), cx.now)), theme.dim()),
+                ])
+            }
+            None if self.jobs_known() => Line::styled("never run", theme.dim()),
+            None => Line::styled("—", theme.dim()),
+        }
+    }
+
+    /// The VERDICT cell: the newest job's verdict, with its score once it ended.
+    fn verdict_cell(&self, p: &RunPlan, theme: &Theme) -> Line<'static> {
+        let Some((job, _)) = self.latest.get(&p.id) else { return Line::styled("—", theme.dim()) };
+        let word = job.verdict_word();
+        let mut spans = vec![Span::styled(word.to_string(), theme.status(word))];
+        if job.has_ended() && job.verdict.as_ref().and_then(|v| v.score).is_some() {
+            spans.push(Span::styled(format!(" {}", crate::console::panes::jobs::verdict::score(job)), theme.dim()));
+        }
+        Line::from(spans)
     }
 
     /// Whether the jobs list is there to tell a plan that never ran from one whose jobs are unknown.
@@ -452,46 +460,8 @@ impl Plans {
             return;
         }
         let columns = if area.width >= 110 { COLUMNS } else { &COLUMNS[..NARROW] };
-        let row = |p: &RunPlan| {
-            let latest = match self.latest.get(&p.id) {
-                Some((job, _)) => {
-                    let status = or_dash(job.status.as_ref().map(|s| s.as_str()));
-                    Line::from(vec![
-                        Span::styled(status.clone(), theme.status(&status)),
-                        Span::styled(format!(" {}", ago(job.created_at.as_ref(), ctx.now)), theme.dim()),
-                    ])
-                }
-                None if self.jobs_known() => Line::styled("never run", theme.dim()),
-                None => Line::styled("—", theme.dim()),
-            };
-            let verdict = match self.latest.get(&p.id) {
-                Some((job, _)) => {
-                    let word = job.verdict_word();
-                    let mut spans = vec![Span::styled(word.to_string(), theme.status(word))];
-                    if job.has_ended() && job.verdict.as_ref().and_then(|v| v.score).is_some() {
-                        spans.push(Span::styled(
-                            format!(" {}", crate::console::panes::jobs::verdict::score(job)),
-                            theme.dim(),
-                        ));
-                    }
-                    Line::from(spans)
-                }
-                None => Line::styled("—", theme.dim()),
-            };
-            let mut cells = vec![
-                Cell::from(p.name().to_string()),
-                Cell::from(or_dash(p.plan.direction.as_ref().map(|d| d.as_str()))),
-                Cell::from(number(flows(p))),
-                Cell::from(latest),
-                Cell::from(verdict),
-                Cell::from(number(count(p.plan.agent_endpoints.as_ref()))),
-                Cell::from(number(count(p.plan.metrics.as_ref()))),
-                Cell::from(number(Some(p.plan.iteration_count_or_default()))),
-            ];
-            cells.truncate(columns.len());
-            cells
-        };
-        let view = TableView { title: "run plans".into(), columns, row: &row, focused: true, empty: "no run plans" };
-        table::draw(frame, area, &self.plans.list, view, theme);
+        let context = Context { theme, now: ctx.now, of: self };
+        let view = Columns { title: "run plans".into(), columns, context, focused: true, empty: "no run plans" };
+        table::draw_columns(frame, area, &self.plans.list, view);
     }
 }
