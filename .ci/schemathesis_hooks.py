@@ -28,6 +28,7 @@ EXPECTED_REFUSALS = {
     "metricId and slug agree": r"^metricId is an alias of slug",
     "scaleMax greater than scaleMin": r"^scaleMax \(.*\) must be greater than scaleMin",
     "type and outputType agree": r"^outputType is the hosted name of type",
+    "direction and callDirection agree": r"^direction is the older name of callDirection",
     "a metric's shape fits its type": r"(llmPrompt|formula|sources) is required$|^(scale|classification|maxClassifications|boolean)",
     "a flow step's members fit its type": r"step (does not take|needs)|graph",
     "an outbound dial has its definition": r"needs an HTTP request definition",

@@ -38,7 +38,7 @@ pub fn rules_beyond_the_generator() -> Vec<SchemaRule> {
     rules
 }
 
-pub(crate) fn rule(schema: Cow<'static, str>, pointer: &str, keyword: &'static str, value: Value) -> SchemaRule {
+fn rule(schema: Cow<'static, str>, pointer: &str, keyword: &'static str, value: Value) -> SchemaRule {
     (schema, pointer.to_owned(), keyword, value)
 }
 
@@ -95,7 +95,7 @@ fn url_shapes() -> Vec<SchemaRule> {
 }
 
 /// `{required: [member], properties: {member: not null}}`: the member given, with a value.
-pub(crate) fn given(member: &str) -> Value {
+fn given(member: &str) -> Value {
     json!({ "required": [member], "properties": { member: { "not": { "type": "null" } } } })
 }
 
