@@ -773,6 +773,12 @@ async fn the_document_states_the_rules_between_members() {
     assert_eq!(property(&doc, "EnvironmentUpdate", "description")["not"], json!({"type": "null"}));
     assert_eq!(property(&doc, "HttpRequestDefinitionInput", "method")["not"], json!({"const": "DELETE"}));
     assert_eq!(property(&doc, "RunPlanUpdate", "isHidden")["not"], json!({"const": true}));
+    for member in ["endCallPhrases", "endCallReasons"] {
+        let items = &property(&doc, "RunPlanInput", member)["items"];
+        assert_eq!(items["pattern"], schema_rules::NOT_BLANK_PATTERN, "{member}");
+    }
+    let role = &schemas["TranscriptInput"]["oneOf"][0]["items"]["properties"]["role"]["anyOf"][1]["enum"];
+    assert_eq!(role, &json!(["AGENT", "CUSTOMER"]), "an ingested entry speaks as the agent or the customer");
 
     let mime = &property(&doc, "KnowledgeFile", "mimeType")["pattern"];
     for accepted in knowledge_limits::FILE_TYPES.iter().copied().chain(["Text/Plain; charset=utf-8", " text/csv "]) {
@@ -809,6 +815,13 @@ async fn the_service_refuses_what_the_rules_between_members_refuse() {
         (Method::POST, "/v1/metric/collection-jobs", json!({"policyId": uuid::Uuid::new_v4()}), "callIds"),
         (Method::POST, "/v1/issue", json!({"title": "No call", "evidence": [{}]}), "evidence[0].callId"),
         (Method::POST, "/v1/customer-flow", json!({"type": "IMPROV", "title": "Walk-in"}), "happyPath"),
+        (
+            Method::POST,
+            "/v1/call",
+            json!({"startedAt": "2026-01-01T00:00:00Z", "transcript": [{"role":
+            "BACKGROUND_SPEAKER", "text": "Hold music", "startOffsetMs": 0, "endOffsetMs": 1}]}),
+            "transcript[0].role",
+        ),
         (Method::POST, "/v1/customer-flow", json!({"type": "SCRIPTED", "title": " \t"}), "title"),
         (
             Method::POST,

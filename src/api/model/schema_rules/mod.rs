@@ -55,7 +55,11 @@ fn non_blank_texts() -> Vec<SchemaRule> {
         rule(CallInput::name(), "/properties/stereoRecordingUrl", "minLength", 1.into()),
         rule(CallInput::name(), "/properties/externalId", "minLength", 1.into()),
         rule(PersonaFields::name(), "/properties/idleMessages/items", "pattern", blank.clone()),
-        rule(PersonaUpdate::name(), "/properties/idleMessages/items", "pattern", blank),
+        rule(PersonaUpdate::name(), "/properties/idleMessages/items", "pattern", blank.clone()),
+        rule(RunPlanInput::name(), "/properties/endCallPhrases/items", "pattern", blank.clone()),
+        rule(RunPlanInput::name(), "/properties/endCallReasons/items", "pattern", blank.clone()),
+        rule(RunPlanUpdate::name(), "/properties/endCallPhrases/items", "pattern", blank.clone()),
+        rule(RunPlanUpdate::name(), "/properties/endCallReasons/items", "pattern", blank),
         not_null(EdgeCaseInput::name(), "title"),
         rule(AgentIdentification::name(), "/properties/name", "minLength", 1.into()),
         rule(AgentIdentification::name(), "/properties/customId", "minLength", 1.into()),
@@ -138,6 +142,21 @@ fn refused_values() -> Vec<SchemaRule> {
         rule(HttpRequestDefinitionUpdate::name(), "/properties/method", "not", json!({ "const": "DELETE" })),
         rule(RunPlanUpdate::name(), "/properties/isHidden", "not", json!({ "const": true })),
         rule(KnowledgeFile::name(), "/properties/mimeType", "pattern", json!(knowledge_file_type_pattern())),
+    ]
+    .into_iter()
+    .chain(ingested_entry_roles())
+    .collect()
+}
+
+/// An ingested transcript's entries speak as AGENT or CUSTOMER (`ENTRY_ROLES`), in either of
+/// its forms; a stored transcript read back may name other participants.
+fn ingested_entry_roles() -> Vec<SchemaRule> {
+    let roles: Vec<&str> = ENTRY_ROLES.iter().map(ParticipantType::as_str).collect();
+    let role = json!({ "role": { "anyOf": [{ "type": "null" }, { "enum": roles }] } });
+    let entries = json!({ "entries": { "items": { "properties": role.clone() } } });
+    vec![
+        rule(TranscriptInput::name(), "/oneOf/0/items", "properties", role),
+        rule(TranscriptInput::name(), "/oneOf/1", "properties", entries),
     ]
 }
 
