@@ -737,3 +737,103 @@ async fn the_event_stream_sends_what_its_schema_describes() {
     }
     assert_eq!(data["type"], json!(field("event")));
 }
+
+/// The rule an `allOf` of a schema holds whose `if` names `member` as `value`: its `then`.
+fn then_when<'d>(schema: &'d Value, member: &str, value: &str) -> &'d Value {
+    let rules = schema["allOf"].as_array().unwrap_or_else(|| panic!("no allOf in {schema}"));
+    let found = rules.iter().find(|r| r["if"]["properties"][member]["const"] == value);
+    &found.unwrap_or_else(|| panic!("no rule for {member} {value} in {schema}"))["then"]
+}
+
+/// The members a `then` of `given` rules requires, in order.
+fn required_in(then: &Value) -> Vec<String> {
+    let parts = then["allOf"].as_array().map_or_else(|| vec![then.clone()], Clone::clone);
+    parts.iter().filter_map(|p| p["required"][0].as_str().map(str::to_owned)).collect()
+}
+
+/// Rules between members and rules one member's value sets: either-or members, members a
+/// type asks for, names that may not be blank, values an input refuses; stated on inputs only
+/// (a plan read back names its metrics by both `id` and `slug`).
+#[tokio::test]
+async fn the_document_states_the_rules_between_members() {
+    use switchboard::api::model::{ScheduleType, knowledge_limits};
+    let service = start(false).await;
+    let doc = document(&service.base_url()).await;
+    let schemas = &doc["components"]["schemas"];
+
+    for (schema, member) in [("FlowInput", "title"), ("VariantInput", "title"), ("EnvironmentUpdate", "name")] {
+        assert_eq!(property(&doc, schema, member)["pattern"], schema_rules::NOT_BLANK_PATTERN, "{schema}.{member}");
+    }
+    for member in ["name", "customId"] {
+        assert_eq!(int(property(&doc, "AgentIdentification", member), "minLength"), 1, "{member}");
+    }
+    assert_eq!(alternatives(&schemas["AgentIdentification"], "anyOf"), ["roarkId", "customId", "name"]);
+    assert_eq!(alternatives(&schemas["EndpointIdentification"], "anyOf"), ["id", "value"]);
+    assert_eq!(alternatives(&schemas["EvidenceInput"], "oneOf"), ["callId", "chatId"]);
+    assert_eq!(property(&doc, "EnvironmentUpdate", "description")["not"], json!({"type": "null"}));
+    assert_eq!(property(&doc, "HttpRequestDefinitionInput", "method")["not"], json!({"const": "DELETE"}));
+    assert_eq!(property(&doc, "RunPlanUpdate", "isHidden")["not"], json!({"const": true}));
+    for member in ["endCallPhrases", "endCallReasons"] {
+        let items = &property(&doc, "RunPlanInput", member)["items"];
+        assert_eq!(items["pattern"], schema_rules::NOT_BLANK_PATTERN, "{member}");
+    }
+    let role = &schemas["TranscriptInput"]["oneOf"][0]["items"]["properties"]["role"]["anyOf"][1]["enum"];
+    assert_eq!(role, &json!(["AGENT", "CUSTOMER"]), "an ingested entry speaks as the agent or the customer");
+
+    let mime = &property(&doc, "KnowledgeFile", "mimeType")["pattern"];
+    for accepted in knowledge_limits::FILE_TYPES.iter().copied().chain(["Text/Plain; charset=utf-8", " text/csv "]) {
+        assert!(matches(mime, accepted), "{accepted}");
+    }
+    for refused in ["image/png", "text/plainer", "text/plain/x"] {
+        assert!(!matches(mime, refused), "{refused}");
+    }
+
+    let by_id_or_slug = &property(&doc, "RunPlanInput", "metrics")["items"]["oneOf"];
+    assert_eq!(by_id_or_slug[0]["required"], json!(["id"]), "{by_id_or_slug}");
+    assert!(property(&doc, "RunPlan", "metrics")["items"].get("oneOf").is_none(), "a response keeps both names");
+
+    let improv = then_when(&schemas["FlowInput"], "type", "IMPROV");
+    assert_eq!(required_in(improv)[..2], ["agentIds", "happyPath"]);
+    assert_eq!(required_in(then_when(&schemas["FlowInput"], "type", "SCRIPTED")), ["graph"]);
+    let dial = then_when(&schemas["AgentEndpointInput"], "outboundDialType", "HTTP_REQUEST");
+    assert_eq!(required_in(dial), ["outboundDialHttpRequestDefinitionId"]);
+    let schedule = property(&doc, "RunPlanInput", "schedule");
+    for kind in ScheduleType::KNOWN {
+        let needs: Vec<&str> = kind.required_members().collect();
+        assert_eq!(required_in(then_when(schedule, "type", kind.as_str())), needs, "{kind}");
+    }
+}
+
+/// What the rules between members refuse, the service refuses, naming the member.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_service_refuses_what_the_rules_between_members_refuse() {
+    let service = start(false).await;
+    let refusals = [
+        (Method::POST, "/v1/simulation/run", json!({}), "planId"),
+        (Method::POST, "/v1/simulation/run", json!({"planId": uuid::Uuid::new_v4(), "saveAsPlan": true}), "saveAsPlan"),
+        (Method::POST, "/v1/metric/collection-jobs", json!({}), "metrics"),
+        (Method::POST, "/v1/metric/collection-jobs", json!({"policyId": uuid::Uuid::new_v4()}), "callIds"),
+        (Method::POST, "/v1/issue", json!({"title": "No call", "evidence": [{}]}), "evidence[0].callId"),
+        (Method::POST, "/v1/customer-flow", json!({"type": "IMPROV", "title": "Walk-in"}), "happyPath"),
+        (
+            Method::POST,
+            "/v1/call",
+            json!({"startedAt": "2026-01-01T00:00:00Z", "transcript": [{"role":
+            "BACKGROUND_SPEAKER", "text": "Hold music", "startOffsetMs": 0, "endOffsetMs": 1}]}),
+            "transcript[0].role",
+        ),
+        (Method::POST, "/v1/customer-flow", json!({"type": "SCRIPTED", "title": " \t"}), "title"),
+        (
+            Method::POST,
+            "/v1/http-request-definition",
+            json!({"scope": "AGENT_OUTBOUND_DIAL",
+            "url": "https://agent.example/dial", "method": "DELETE"}),
+            "method",
+        ),
+    ];
+    for (method, path, body, param) in refusals {
+        let (status, refused) = keyed(&service, method, path, Some(body.clone())).await;
+        assert_eq!(status, 400, "{path} {body}: {refused}");
+        assert!(names(&refused, param), "{path} {body} should name {param}: {refused}");
+    }
+}

@@ -97,11 +97,6 @@ pub fn tighten(json: &mut serde_json::Value) {
             target.insert(keyword.into(), value);
         }
     }
-    for (name, pointer, keyword, value) in rules_beyond_the_generator() {
-        if let Some(target) = schemas.get_mut(name.as_ref()).and_then(|s| s.pointer_mut(&pointer)) {
-            state_rule(target, keyword, value);
-        }
-    }
     for name in &strict {
         if let Some(schema) = schemas.get_mut(name).and_then(serde_json::Value::as_object_mut) {
             schema.insert("additionalProperties".into(), serde_json::Value::Bool(false));
@@ -109,19 +104,29 @@ pub fn tighten(json: &mut serde_json::Value) {
     }
     let schemas = schemas.clone();
     flatten_everywhere(json, &schemas);
+    // After flattening: a rule says what an input refuses, and a response that flattens the
+    // input (a plan read back names its metrics by `id` and `slug`) does not inherit it.
+    if let Some(schemas) = json.pointer_mut("/components/schemas").and_then(serde_json::Value::as_object_mut) {
+        for (name, pointer, keyword, value) in rules_beyond_the_generator() {
+            if let Some(target) = schemas.get_mut(name.as_ref()).and_then(|s| s.pointer_mut(&pointer)) {
+                state_rule(target, keyword, value);
+            }
+        }
+    }
     event_stream(json);
     require_text_in_queries(json);
     conditional_gets(json);
     screened_refusals(json);
 }
 
-/// Sets `keyword` on a schema; `required` adds to the members already required, and a rule
-/// on a `$ref` alone keeps the reference beside it (3.1 reads sibling keywords).
+/// Sets `keyword` on a schema; `required` adds to the members already required and `allOf` to
+/// the rules already stated, and a rule on a `$ref` alone keeps the reference beside it (3.1
+/// reads sibling keywords).
 fn state_rule(target: &mut serde_json::Value, keyword: &str, value: serde_json::Value) {
     let Some(target) = target.as_object_mut() else { return };
     match (keyword, target.get_mut(keyword), value) {
-        ("required", Some(serde_json::Value::Array(required)), serde_json::Value::Array(more)) => {
-            required.extend(more.into_iter().filter(|m| !required.contains(m)).collect::<Vec<_>>());
+        ("required" | "allOf", Some(serde_json::Value::Array(listed)), serde_json::Value::Array(more)) => {
+            listed.extend(more.into_iter().filter(|m| !listed.contains(m)).collect::<Vec<_>>());
         }
         (_, _, value) => {
             target.insert(keyword.into(), value);

@@ -22,6 +22,36 @@ wire_enum! {
     }
 }
 
+impl ScheduleType {
+    /// The members a schedule of this type takes besides `enabled`, `timezone` and (all but
+    /// once) `maxRuns` and `endDate`; another type's member is refused, not ignored.
+    pub fn members(&self) -> &'static [&'static str] {
+        match self {
+            ScheduleType::Hourly => &["minute"],
+            ScheduleType::Interval => &["everyMinutes"],
+            ScheduleType::Daily => &["time"],
+            ScheduleType::Weekly => &["days", "time"],
+            ScheduleType::Monthly => &["dayOfMonth", "time"],
+            ScheduleType::Once => &["at"],
+            ScheduleType::Unknown(_) => &[],
+        }
+    }
+
+    /// The members it must be given (an hourly schedule's `minute` defaults to 0).
+    pub fn required_members(&self) -> impl Iterator<Item = &'static str> {
+        self.members().iter().copied().filter(|member| *member != "minute")
+    }
+
+    /// Whether it takes `maxRuns` and `endDate` (a schedule that runs once does not).
+    pub fn repeats(&self) -> bool {
+        *self != ScheduleType::Once
+    }
+}
+
+/// The members that belong to some types only: `ScheduleType::members`, `maxRuns`, `endDate`.
+pub const TYPED_SCHEDULE_MEMBERS: &[&str] =
+    &["minute", "everyMinutes", "time", "days", "dayOfMonth", "at", "maxRuns", "endDate"];
+
 wire_enum! {
     /// A day of the week, as a weekly schedule names it.
     pub enum ScheduleDay {
@@ -149,15 +179,10 @@ impl Schedule {
         });
         let schedule_type = schedule_type?;
         // Which members each type takes: a member of another type is refused, not ignored.
-        let takes: &[&str] = match schedule_type {
-            ScheduleType::Hourly => &["minute"],
-            ScheduleType::Interval => &["everyMinutes"],
-            ScheduleType::Daily => &["time"],
-            ScheduleType::Weekly => &["days", "time"],
-            ScheduleType::Monthly => &["dayOfMonth", "time"],
-            ScheduleType::Once => &["at"],
-            ScheduleType::Unknown(_) => return None,
-        };
+        if !schedule_type.is_known() {
+            return None;
+        }
+        let takes = schedule_type.members();
         let given = [
             ("minute", self.minute.is_some()),
             ("everyMinutes", self.every_minutes.is_some()),
@@ -169,15 +194,15 @@ impl Schedule {
             ("endDate", self.end_date.is_some()),
         ];
         for (member, present) in given {
-            let common = matches!(member, "maxRuns" | "endDate") && schedule_type != ScheduleType::Once;
+            let common = matches!(member, "maxRuns" | "endDate") && schedule_type.repeats();
             if present && !common && !takes.contains(&member) {
                 let message = format!("{member} is not a member of a {schedule_type} schedule");
                 c.invalid(join(at, member), message);
             }
         }
-        for member in takes {
-            let present = given.iter().any(|(name, present)| name == member && *present);
-            if !present && *member != "minute" {
+        for member in schedule_type.required_members() {
+            let present = given.iter().any(|(name, present)| *name == member && *present);
+            if !present {
                 c.missing(join(at, member));
             }
         }

@@ -162,7 +162,7 @@ async fn list_job_simulations(
     path = "/v1/simulation/plan/jobs",
     operation_id = "listRunPlanJobs",
     tag = "Simulation Run Plan Job",
-    params(ListParams, ("status" = Option<RunPlanJobStatus>, Query, description = "Only jobs in this status"), ("simulationRunPlanId" = Option<Uuid>, Query, description = "Only jobs of this run plan (the hosted name)"), ("planId" = Option<Uuid>, Query, description = "Only jobs of this run plan (the older name of simulationRunPlanId)")),
+    params(ListParams, ("status" = Option<RunPlanJobStatus>, Query, description = "Only jobs in this status"), ("simulationRunPlanId" = Option<Uuid>, Query, description = "Only jobs of this run plan (the hosted name)"), ("planId" = Option<Uuid>, Query, description = "Only jobs of this run plan (the older name of simulationRunPlanId; given with a different simulationRunPlanId it is a 400)")),
     responses(
         (status = 200, description = "One page of jobs (without their simulation jobs)", body = CursorPage<RunPlanJob>),
         BadRequest,
