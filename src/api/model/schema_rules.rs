@@ -1,6 +1,6 @@
 //! Rules the inputs enforce that the schema generator cannot state from the types: members
 //! that must not be blank or null, either-or members, values an input refuses of an enum it
-//! shares with responses, and URL shapes. The document adds them (`service::openapi`), so a
+//! shares with responses, and URL shapes. The document adds them (`service::http::openapi`), so a
 //! client generated from it (or Prism in front of it) refuses what the service refuses.
 //! Rules no JSON Schema can state (`scaleMax > scaleMin`, ids that must name something) are
 //! written in the operation's description instead.

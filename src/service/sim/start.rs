@@ -17,9 +17,9 @@ use crate::api::model::flow_and_automatic_metrics;
 use crate::api::model::*;
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::metrics::definitions;
+use crate::service::sim::verdict::Tally;
 use crate::service::store::records::Kept;
 use crate::service::store::{self, Doc, Kind};
-use crate::service::verdict::Tally;
 
 use std::collections::HashMap;
 

@@ -34,10 +34,10 @@ use super::work::{JobMetrics, Work};
 use crate::api::model::*;
 use crate::service::SimSpeed;
 use crate::service::error::{ServiceError, ServiceResult};
-use crate::service::leases::{self, Worker};
 use crate::service::metrics::judge::Judge;
+use crate::service::replica::leases::{self, Worker};
+use crate::service::sim::verdict;
 use crate::service::store::{self, Kind, Store};
-use crate::service::verdict;
 use failure::SimulationError;
 
 /// The simulation engine.
