@@ -189,7 +189,7 @@ fn main() {
     // The service's own account of each results read it builds (how long reading the
     // simulations, reading the values and building the calls took), printed beside ours.
     tracing_subscriber::fmt()
-        .with_env_filter("switchboard::service::results=debug")
+        .with_env_filter("switchboard::service::sim::run_report=debug")
         .with_ansi(false)
         .with_target(false)
         .without_time()

@@ -190,7 +190,7 @@ async fn a_non_loopback_address_needs_public() {
 #[tokio::test]
 async fn a_key_per_person_each_limited_on_its_own() {
     let dir = tempfile::tempdir().unwrap();
-    let named = switchboard::service::named_keys::parse(
+    let named = switchboard::service::http::named_keys::parse(
         "alice sk-alice-0123456789abcdef\nbob sk-bob-0123456789abcdefgh\nci sk-ci-0123456789abcdefghij read-only\n",
     )
     .unwrap();

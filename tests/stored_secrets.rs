@@ -23,7 +23,7 @@ use sha2::Sha256;
 use support::{eventually, raw};
 use switchboard::api::ApiKey;
 use switchboard::api::model::*;
-use switchboard::service::named_keys::NamedKey;
+use switchboard::service::http::named_keys::NamedKey;
 
 const TOKEN: &str = "Bearer tok_abcdefghijklmnop";
 const API_KEY: &str = "key_0123456789abcdef";

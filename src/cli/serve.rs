@@ -175,7 +175,7 @@ pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Outcome {
         read_only_api_key: args.read_only_api_key.filter(|k| !k.is_empty()).map(ApiKey::new),
         named_keys: match &args.api_keys_file {
             Some(path) => {
-                service::named_keys::read(path).map_err(|e| Failure::usage(format!("--api-keys-file {e}")))?
+                service::http::named_keys::read(path).map_err(|e| Failure::usage(format!("--api-keys-file {e}")))?
             }
             None => Vec::new(),
         },

@@ -2,45 +2,25 @@
 //! (the console embeds it) or as `switchboard serve`.
 
 mod agents;
-mod auth;
-mod chat_completions;
-mod config;
-mod conversations;
-pub mod data_dir;
-pub mod error;
-mod error_body;
-mod etag;
-pub mod events;
-mod extract;
-pub mod flows;
-mod ingest;
-pub mod issues;
-mod job_read;
-mod keyfile;
-mod knowledge;
-pub mod metrics;
-pub mod named_keys;
-pub mod openapi;
-mod readiness;
-mod request_definitions;
-mod response_budget;
-mod routes;
-mod screen;
-pub mod seed;
-mod server;
-mod write_deadline;
-pub use server::{READ_TIMEOUT, WRITE_TIMEOUT};
 pub mod alerts;
 pub mod annotations;
-mod lease_keeper;
-pub mod leases;
-pub mod results;
+mod calls;
+mod chat_completions;
+mod config;
+pub mod data_dir;
+pub mod error;
+pub mod flows;
+pub mod http;
+pub mod issues;
+pub mod metrics;
+pub mod replica;
 pub mod secrets;
+pub mod seed;
 pub mod sim;
 pub mod store;
 pub mod vault;
-pub mod verdict;
 pub mod webhooks;
+pub use http::server::{READ_TIMEOUT, WRITE_TIMEOUT};
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -52,8 +32,10 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use crate::api::ApiKey;
-pub use auth::Access;
-use auth::{Keys, RateLimiter};
+pub use http::auth::Access;
+use http::auth::{Keys, RateLimiter};
+use http::{auth, error_body, etag, keyfile, named_keys, openapi, readiness, response_budget, routes, screen, server};
+use replica::{lease_keeper, leases};
 use store::Store;
 
 /// Request bodies larger than this are refused with 413.
@@ -201,7 +183,7 @@ pub struct AppState {
     failures: Arc<RateLimiter<std::net::IpAddr>>,
     pub account: Arc<str>,
     /// Runs metric collection jobs in the background.
-    pub collector: metrics::collection::Collector,
+    pub collector: metrics::collector::Collector,
     /// Runs simulations in the background.
     pub simulator: sim::runner::Simulator,
     /// Turns true when the service stops, so that event streams end.
@@ -313,7 +295,7 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
     let addr = listener.local_addr().map_err(|source| StartError::Bind { addr: options.addr, source })?;
     let judge = Arc::new(judge);
     let worker = leases::Worker::new(options.lease);
-    let collector = metrics::collection::Collector::new(store.clone(), judge.clone(), worker.clone());
+    let collector = metrics::collector::Collector::new(store.clone(), judge.clone(), worker.clone());
     let simulator =
         sim::runner::Simulator::new(store.clone(), judge, options.sim_speed, format!("http://{addr}"), worker.clone())
             .with_turn_timeout(options.agent_turn_timeout)

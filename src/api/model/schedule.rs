@@ -150,35 +150,66 @@ impl Schedule {
         if c.is_empty() { rule } else { None }
     }
 
-    /// Reads the schedule, reporting each broken rule under `at`.
+    /// Reads the schedule, reporting each broken rule under `at`: each member on its own, then
+    /// which members its type takes, then what they say together.
     fn read(&self, c: &mut Checks, at: &str) -> Option<ScheduleRule> {
-        use schedule_limits::*;
         c.unknown(at, &self.unknown_fields);
         let schedule_type = c.required(at, "type", &self.schedule_type).cloned();
         c.known(at, "type", self.schedule_type.as_ref());
-        let timezone = match self.timezone.as_deref() {
+        let timezone = self.read_timezone(c, at);
+        self.check_ranges(c, at);
+        let time = self.read_time(c, at);
+        let schedule_type = schedule_type?;
+        self.check_members(c, at, &schedule_type)?;
+        let timezone = timezone?;
+        let end = self.read_end(c, at, &timezone)?;
+        let recurrence = self.recurrence(c, at, &schedule_type, time, &timezone)?;
+        Some(ScheduleRule {
+            recurrence,
+            timezone,
+            enabled: self.enabled.unwrap_or(true),
+            max_runs: self.max_runs.map(|n| n.max(1) as u64),
+            end,
+        })
+    }
+
+    /// The timezone named (UTC when none is).
+    fn read_timezone(&self, c: &mut Checks, at: &str) -> Option<jiff::tz::TimeZone> {
+        match self.timezone.as_deref() {
             None => Some(jiff::tz::TimeZone::UTC),
             Some(name) => jiff::tz::TimeZone::get(name).ok().or_else(|| {
                 let message = format!("timezone {} is not an IANA timezone name (Europe/Berlin, UTC)", quote(name));
                 c.invalid(join(at, "timezone"), message);
                 None
             }),
-        };
+        }
+    }
+
+    /// The numbers within their limits, the days known and not repeated past a week.
+    fn check_ranges(&self, c: &mut Checks, at: &str) {
+        use schedule_limits::*;
         c.range(at, "minute", self.minute, Some(0), Some(MINUTE_MAX));
         c.range(at, "everyMinutes", self.every_minutes, Some(EVERY_MINUTES_MIN), Some(EVERY_MINUTES_MAX));
         c.range(at, "dayOfMonth", self.day_of_month, Some(DAY_OF_MONTH_MIN), Some(DAY_OF_MONTH_MAX));
         c.range(at, "maxRuns", self.max_runs, Some(MAX_RUNS_MIN), Some(MAX_RUNS_MAX));
         c.items(at, "days", self.days.as_deref(), 1, Some(7));
         c.known_each(at, "days", self.days.as_deref());
-        let time = self.time.as_deref().and_then(|text| {
+    }
+
+    /// The time of day, when one is given.
+    fn read_time(&self, c: &mut Checks, at: &str) -> Option<jiff::civil::Time> {
+        self.time.as_deref().and_then(|text| {
             let parsed = parse_time(text);
             if parsed.is_none() {
                 c.invalid(join(at, "time"), format!("time {} must be HH:MM (09:30), 00:00 to 23:59", quote(text)));
             }
             parsed
-        });
-        let schedule_type = schedule_type?;
-        // Which members each type takes: a member of another type is refused, not ignored.
+        })
+    }
+
+    /// Which members each type takes: a member of another type is refused, not ignored, and one
+    /// the type needs is missing. `None` for a type this build does not know.
+    fn check_members(&self, c: &mut Checks, at: &str, schedule_type: &ScheduleType) -> Option<()> {
         if !schedule_type.is_known() {
             return None;
         }
@@ -206,19 +237,31 @@ impl Schedule {
                 c.missing(join(at, member));
             }
         }
-        let timezone = timezone?;
-        let end = match self.end_date.as_deref() {
-            None => None,
-            Some(text) => match parse_end(text, &timezone) {
-                Some(end) => Some(end),
-                None => {
-                    let message = format!("endDate {} must be a date (2026-12-31) or a date-time", quote(text));
-                    c.invalid(join(at, "endDate"), message);
-                    return None;
-                }
-            },
-        };
-        let recurrence = match schedule_type {
+        Some(())
+    }
+
+    /// The end, when one is given; `None` when it cannot be read.
+    fn read_end(&self, c: &mut Checks, at: &str, timezone: &jiff::tz::TimeZone) -> Option<Option<jiff::Timestamp>> {
+        let Some(text) = self.end_date.as_deref() else { return Some(None) };
+        let end = parse_end(text, timezone);
+        if end.is_none() {
+            let message = format!("endDate {} must be a date (2026-12-31) or a date-time", quote(text));
+            c.invalid(join(at, "endDate"), message);
+        }
+        end.map(Some)
+    }
+
+    /// How the schedule repeats, from the members its type takes.
+    fn recurrence(
+        &self,
+        c: &mut Checks,
+        at: &str,
+        schedule_type: &ScheduleType,
+        time: Option<jiff::civil::Time>,
+        timezone: &jiff::tz::TimeZone,
+    ) -> Option<Recurrence> {
+        use schedule_limits::*;
+        Some(match schedule_type {
             ScheduleType::Hourly => Recurrence::Hourly { minute: self.minute.unwrap_or(0).clamp(0, MINUTE_MAX) as i8 },
             ScheduleType::Interval => Recurrence::Interval { every_minutes: self.every_minutes? },
             ScheduleType::Daily => Recurrence::Daily { time: time? },
@@ -232,23 +275,14 @@ impl Schedule {
             }
             ScheduleType::Once => {
                 let text = self.at.as_deref()?;
-                match parse_at(text, &timezone) {
-                    Some(at) => Recurrence::Once { at },
-                    None => {
-                        let message = format!("at {} must be a date-time (2026-12-01T09:00:00)", quote(text));
-                        c.invalid(join(at, "at"), message);
-                        return None;
-                    }
-                }
+                let Some(once) = parse_at(text, timezone) else {
+                    let message = format!("at {} must be a date-time (2026-12-01T09:00:00)", quote(text));
+                    c.invalid(join(at, "at"), message);
+                    return None;
+                };
+                Recurrence::Once { at: once }
             }
             ScheduleType::Unknown(_) => return None,
-        };
-        Some(ScheduleRule {
-            recurrence,
-            timezone,
-            enabled: self.enabled.unwrap_or(true),
-            max_runs: self.max_runs.map(|n| n.max(1) as u64),
-            end,
         })
     }
 }

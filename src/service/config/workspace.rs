@@ -8,8 +8,8 @@ use uuid::Uuid;
 
 use crate::api::model::config::ConfigKind;
 use crate::api::model::*;
+use crate::service::agents::request_definitions::current_headers;
 use crate::service::error::ServiceResult;
-use crate::service::request_definitions::current_headers;
 use crate::service::store::{self, Conn, Kind};
 use crate::service::vault::Vault;
 

@@ -1,10 +1,10 @@
 //! Metrics: their definitions' rules (`definitions`), the collection jobs asked for through
-//! the interface (`collection_jobs`) and the values read back (`value_groups`); and the metric
+//! the interface (`collection_requests`) and the values read back (`value_groups`); and the metric
 //! engine: computations over transcripts, thresholds, the judge, and (with the simulation
-//! engine) the collection jobs' runner (`collection`).
+//! engine) the collection jobs' runner (`collector`).
 
-pub mod collection;
-pub mod collection_jobs;
+pub mod collection_requests;
+pub mod collector;
 pub mod compute;
 pub mod definitions;
 pub mod evaluate;

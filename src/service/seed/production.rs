@@ -13,9 +13,9 @@ use crate::api::model::config::{AlertConfig, ConfigKind};
 use crate::api::model::{Alert, CallInput, ParticipantType, Timestamp, TranscriptEntry};
 use crate::api::validate::Validate;
 use crate::service::alerts::{DEFAULT_QUIET, window};
+use crate::service::calls::ingest;
 use crate::service::config::ConfigRecord;
 use crate::service::error::{ServiceError, ServiceResult};
-use crate::service::ingest;
 use crate::service::store::{self, Doc, Kind, Tx};
 
 /// The namespace of every seeded id (assets/seed/README.md).

@@ -8,9 +8,9 @@ use crate::service::store::Tx;
 
 use crate::api::model::*;
 use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::sim::verdict::{self, CheckResult, Tally, TallyPart};
 use crate::service::store::records::StoredCollectionJob;
 use crate::service::store::{self, Doc, Kind, ends};
-use crate::service::verdict::{self, CheckResult, Tally, TallyPart};
 pub use record::{RunInputs, StoredRunPlanJob};
 
 pub(super) fn count_simulations(tx: &Tx, job_id: &str) -> ServiceResult<u64> {
@@ -389,7 +389,7 @@ pub(crate) fn hand_back(tx: &Tx, id: &str, job_id: &str, exhausted: bool) -> Ser
         simulation.failure_owner = Some(FailureOwner::Roark);
         simulation.error_message = Some(format!(
             "interrupted: the service running this simulation stopped {} times before it ended",
-            crate::service::leases::MAX_EXPIRIES
+            crate::service::replica::leases::MAX_EXPIRIES
         ));
         simulation.completed_at = Some(now);
     } else {

@@ -7,7 +7,7 @@
 
 use crate::api::model::{ExecutionMode, RunPlanJobStatus, SimulationJobStatus};
 use crate::service::error::ServiceResult;
-use crate::service::leases::now_ms;
+use crate::service::replica::leases::now_ms;
 use crate::service::store::{self, Conn, Kind, leases};
 
 /// A run plan job whose simulations may still start.

@@ -10,8 +10,8 @@ use crate::service::error::ServiceResult;
 use crate::service::metrics::compute::{Conversation, WalkedStep};
 use crate::service::metrics::evaluate::evaluate;
 use crate::service::metrics::judge::Judge;
+use crate::service::sim::verdict;
 use crate::service::store;
-use crate::service::verdict;
 
 /// Computes the job's metrics on the call, and judges the simulation by the ones that are
 /// checks; the values are written with the simulation's end.

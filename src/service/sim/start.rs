@@ -5,21 +5,22 @@
 use crate::service::store::Tx;
 use uuid::Uuid;
 
+mod placing;
 mod refusals;
+
+use placing::Placing;
 
 use refusals::refuse_improv_without_caller;
 pub use refusals::{Caller, check_references, needs_caller_model, resolve_flow};
 
-use super::jobs::StoredRunPlanJob;
 use super::placeholders::{self, Placeholder};
 use super::selection::variables_for;
 use crate::api::model::flow_and_automatic_metrics;
 use crate::api::model::*;
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::metrics::definitions;
-use crate::service::store::records::Kept;
+use crate::service::sim::verdict::Tally;
 use crate::service::store::{self, Doc, Kind};
-use crate::service::verdict::Tally;
 
 use std::collections::HashMap;
 
@@ -327,105 +328,17 @@ pub fn start_job_at(
     at: Timestamp,
     trigger: JobTrigger,
 ) -> ServiceResult<RunPlanJob> {
-    let job_id = Uuid::new_v4();
-    // Each simulation is written as it is made: a 100,000-simulation job is never held whole.
-    let mut placed: u64 = 0;
-    let agents: HashMap<Uuid, Agent> = store::all::<Agent>(tx, Kind::Agent)?.into_iter().map(|a| (a.id, a)).collect();
-    let live = plan.plan.enrich_with_live_conversation == Some(true);
+    let agents = store::all::<Agent>(tx, Kind::Agent)?.into_iter().map(|a| (a.id, a)).collect();
     let combinations = combinations(tx, &plan.plan, at_path)?;
     combinations.check_filled(variables)?;
+    let placing = Placing { plan, variables, job_id: Uuid::new_v4(), at: &at, agents };
+    let mut placed: u64 = 0;
     for (iteration, combo) in combinations.iter().enumerate() {
-        let agent_name = combo.endpoint.agent_id.and_then(|a| agents.get(&a)).and_then(|a| a.name.clone());
-        let value = combo.endpoint.value.clone().unwrap_or_default();
-        let environment = combo.endpoint.environment.clone().unwrap_or_else(|| "production".into());
-        let mut job = SimulationJob {
-            simulation_job_id: Uuid::new_v4(),
-            status: Some(SimulationJobStatus::Pending),
-            processing_status: Some(ProcessingStatus::Pending),
-            persona: combo.persona,
-            scenario: combo.scenario,
-            agent_endpoint: Some(JobEndpoint {
-                id: combo.endpoint.id,
-                name: Some(format!("{} ({environment})", agent_name.unwrap_or(value))),
-                phone_number: combo.endpoint.value.clone(),
-                kind: combo.endpoint.endpoint_type.clone(),
-                endpoint_type: combo.endpoint.endpoint_type.clone(),
-            }),
-            created_at: Some(at.clone()),
-            started_at: None,
-            completed_at: None,
-            customer_flow: combo.flow,
-            call_id: None,
-            // Live enrichment provisions a number the real call must use (the spec's name).
-            roark_phone_number: (plan.plan.enrich_with_live_conversation == Some(true))
-                .then(|| provisioned_number(iteration)),
-            simulation_run_plan_job_id: Some(job_id),
-            iteration: Some(iteration as u64),
-            error_message: None,
-            outcome: None,
-            failed_checks: Vec::new(),
-            invalidation: None,
-            attempt_number: Some(1),
-            retry_of_simulation_job_id: None,
-            scheduled_at: None,
-            background_noise: Some(combo.noise),
-            enrichment: Some(Enrichment {
-                requested: live,
-                outcome: if live { EnrichmentOutcome::UnknownOutcome } else { EnrichmentOutcome::NotRequested },
-                wait_started_at: None,
-                wait_ended_at: None,
-            }),
-            failure_owner: None,
-            queue_position: None,
-            run_plan: None,
-        };
-        job.run_plan = Some(JobRunPlan {
-            id: plan.id,
-            name: plan.name().to_owned(),
-            variables: variables_for(combo.selected.clone(), variables, job.customer_flow.as_ref()),
-        });
-        let doc = Doc::new(Kind::SimulationJob, job.simulation_job_id, &job, at.0.clone())?
-            .status(job.status.as_ref().map(SimulationJobStatus::as_str))
-            .parent(Some(&job_id.to_string()));
-        store::insert(tx, &doc)?;
+        placing.place(tx, iteration, combo)?;
         placed += 1;
     }
     let tally = Tally::new(plan_checks(tx, &plan.plan)?, placed);
-    let job = RunPlanJob {
-        verdict: tally.verdict(&RunPlanJobStatus::Pending),
-        simulation_run_plan_job_id: job_id,
-        simulation_run_plan_id: Some(plan.id),
-        status: Some(RunPlanJobStatus::Pending),
-        triggered_by: Some(trigger),
-        created_at: Some(at.clone()),
-        started_at: None,
-        ended_at: None,
-        simulation_jobs: Vec::new(),
-        simulation_job_count: Some(placed),
-        error_message: None,
-        attempt_summary: None,
-        pending_retries: None,
-        counts: None,
-    };
-    let mut stored = StoredRunPlanJob {
-        job: job.clone(),
-        // The engine runs from the plan as it was when the job started (inline plans are not saved).
-        plan: Some(Kept::new(&plan.plan)?),
-        variables: variables.map(Kept::new).transpose()?,
-        tally: Some(tally),
-        replay: None,
-        collection_job_id: None,
-        rest: Default::default(),
-    };
-    stored.with_verdict();
-    stored.insert(tx)?;
-    Ok(job)
-}
-
-/// A number in the 555-01xx fictional range, distinct per simulation of a job.
-fn provisioned_number(index: usize) -> String {
-    let serial = Uuid::new_v4().as_u128() % 100_000;
-    format!("+1555{:05}{:02}", serial, index % 100)
+    placing.place_job(tx, tally, placed, trigger)
 }
 
 /// The metrics a run is judged by, with the bar each must clear: the plan's own at the bar its

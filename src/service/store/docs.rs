@@ -518,9 +518,9 @@ fn read_member(conn: &Conn, kind: Kind, id: &str, path: &str, lock: &str) -> Ser
 
 /// Appends to the outbox the event a document's change of status announces, if any.
 fn announce(tx: &Tx, doc: &Doc, before: Option<Option<&str>>) -> ServiceResult<()> {
-    use crate::service::events;
-    match events::event_for(doc.kind, before, doc.status.as_deref()) {
-        Some(event) => outbox::append(tx, &event, doc, events::alert_of(doc.kind, &doc.body).as_deref()),
+    use crate::service::webhooks::status_events;
+    match status_events::event_for(doc.kind, before, doc.status.as_deref()) {
+        Some(event) => outbox::append(tx, &event, doc, status_events::alert_of(doc.kind, &doc.body).as_deref()),
         None => Ok(()),
     }
 }

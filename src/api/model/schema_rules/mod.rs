@@ -1,7 +1,7 @@
 //! Rules the inputs enforce that the schema generator cannot state from the types: members
 //! that must not be blank or null, either-or members, members one member's value asks for or
 //! refuses (`between`), values an input refuses of an enum it shares with responses, and URL
-//! and media-type shapes. The document adds them (`service::openapi`), so a client generated
+//! and media-type shapes. The document adds them (`service::http::openapi`), so a client generated
 //! from it (or Prism in front of it) refuses what the service refuses.
 //! Rules no JSON Schema can state (`scaleMax > scaleMin`, ids that must name something, what
 //! a stored resource decides) are written in the operation's description instead.

@@ -10,9 +10,9 @@ use super::Replay;
 use crate::api::model::{RunPlanInput, RunPlanJob, RunPlanJobStatus, RunVariables};
 use crate::service::alerts::simulation::{self, EndedRun};
 use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::sim::verdict::Tally;
 use crate::service::store::records::Kept;
 use crate::service::store::{self, Conn, Doc, Kind, Tx};
-use crate::service::verdict::Tally;
 
 /// A stored run plan job.
 #[skip_serializing_none]

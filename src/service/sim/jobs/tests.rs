@@ -7,8 +7,8 @@ use serde_json::json;
 use uuid::Uuid;
 
 use super::*;
+use crate::service::sim::verdict::CheckTally;
 use crate::service::store::{Dialect, Location, Store, test_server};
-use crate::service::verdict::CheckTally;
 
 const JOB: &str = "00000000-0000-4000-8000-000000000001";
 const COLLECTION: &str = "00000000-0000-4000-8000-000000000002";

@@ -15,30 +15,26 @@
 mod failure;
 mod folding;
 mod scheduling;
+mod simulation;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::Notify;
-use uuid::Uuid;
 
-use super::agent_link::AgentLink;
-use super::call_record::{build_call, insert_call};
-use super::conversation::{ModelCaller, Setup, converse};
-use super::jobs::{REPLAY_COLLECTING_MS, Retry, record_simulation, save_simulation, settle_job};
-use super::limits;
-use super::scoring::{Collected, collection_item, score, store_values};
-use super::selection::{scenario_flow, simulation_variables};
+use super::call_record::insert_call;
+use super::conversation::ModelCaller;
+use super::jobs::{Retry, save_simulation, settle_job};
 use super::work::{JobMetrics, Work};
 use crate::api::model::*;
 use crate::service::SimSpeed;
 use crate::service::error::{ServiceError, ServiceResult};
-use crate::service::leases::{self, Worker};
 use crate::service::metrics::judge::Judge;
+use crate::service::replica::leases::{self, Worker};
 use crate::service::store::{self, Kind, Store};
-use crate::service::verdict;
 use failure::SimulationError;
+use simulation::Simulation;
 
 /// The simulation engine.
 #[derive(Clone)]
@@ -189,201 +185,14 @@ impl Simulator {
         }
     }
 
-    /// Runs the simulation; `true` once its end is recorded and its job settled with it.
+    /// Runs the simulation through its phases; `true` once its end is recorded (the next fold
+    /// counts it into its job).
     async fn simulate(&self, work: &Work) -> Result<bool, SimulationError> {
-        let job_id = work.job_id.clone();
-        // Claim the simulation, or honour a cancel, in one transaction so neither is lost.
-        let claimed = {
-            let (job_id, id) = (job_id.clone(), work.simulation.simulation_job_id.to_string());
-            let now = work.now();
-            let owner = self.worker.owner.clone();
-            self.store
-                .write_progress(move |tx| {
-                    let now = now.clone();
-                    leases::require_held(tx, Kind::SimulationJob, &id, &owner)?;
-                    // The job's status column, not its document (read at every simulation's start),
-                    // and without claiming the job: a cancel meanwhile meets this simulation's row,
-                    // which this write holds, and leaves a started simulation to end.
-                    let job = store::peek_status(tx, Kind::RunPlanJob, &job_id)?
-                        .ok_or_else(|| ServiceError::not_found(Kind::RunPlanJob.label(), &job_id))?;
-                    let mut current: SimulationJob = store::require(tx, Kind::SimulationJob, &id)?;
-                    let job_open = limits::ACTIVE_JOBS.contains(&RunPlanJobStatus::from(job.as_str()));
-                    if !job_open || current.status != Some(SimulationJobStatus::Queued) {
-                        if !current.status.as_ref().is_some_and(SimulationJobStatus::is_terminal) {
-                            current.status = Some(SimulationJobStatus::Cancelled);
-                            current.completed_at = Some(now.clone());
-                            save_simulation(tx, &current, &job_id)?;
-                        }
-                        store::leases::release(tx, Kind::SimulationJob, &id)?;
-                        return Ok(None);
-                    }
-                    current.status = Some(SimulationJobStatus::Processing);
-                    current.processing_status = Some(ProcessingStatus::Connecting);
-                    current.started_at = Some(now);
-                    save_simulation(tx, &current, &job_id)?;
-                    Ok(Some(current))
-                })
-                .await?
-        };
-        let Some(mut simulation) = claimed else { return Ok(false) };
-
-        let endpoint_id =
-            simulation.agent_endpoint.as_ref().map(|e| e.id).ok_or_else(|| ServiceError::internal("no endpoint"))?;
-        let flow_id = simulation.customer_flow.as_ref().map(|f| f.id);
-        let vault = self.store.vault();
-        let (endpoint, agent, flow, definition) = self
-            .store
-            .read(move |c| {
-                let endpoint: AgentEndpoint = store::require(c, Kind::AgentEndpoint, &endpoint_id.to_string())?;
-                let agent: Option<Agent> =
-                    endpoint.agent_id.map(|a| store::get(c, Kind::Agent, &a.to_string())).transpose()?.flatten();
-                let flow: Option<CustomerFlow> =
-                    flow_id.map(|f| store::get(c, Kind::CustomerFlow, &f.to_string())).transpose()?.flatten();
-                let definition: Option<HttpRequestDefinition> = match endpoint.outbound_dial_type {
-                    Some(OutboundDialType::HttpRequest) => endpoint
-                        .outbound_dial_http_request_definition_id
-                        .map(|d| crate::service::secrets::definition_to_dial(c, &vault, &d.to_string()))
-                        .transpose()?
-                        .flatten(),
-                    _ => None,
-                };
-                Ok((endpoint, agent, flow, definition))
-            })
-            .await?;
-        let flow = flow.unwrap_or_else(|| scenario_flow(&simulation));
-        let variant = simulation
-            .customer_flow
-            .as_ref()
-            .and_then(|f| f.variant_id)
-            .and_then(|v| flow.happy_path.iter().chain(&flow.edge_cases).find(|variant| variant.id == v).cloned());
-        let link = match definition {
-            Some(definition) => AgentLink::Http {
-                http: self.http.clone(),
-                definition: Box::new(definition),
-                base_url: self.base_url.clone(),
-                turn_timeout: self.turn_timeout,
-            },
-            // A replayed night may have the reference agent answer as another of its builds.
-            None => match work.replay.as_ref().and_then(|r| r.reference_build.as_deref()) {
-                Some(build) => AgentLink::ReferenceBuild(build.parse().map_err(ServiceError::internal)?),
-                None => AgentLink::Reference,
-            },
-        };
-        // At a real pace each phase is written as it begins. As fast as the machine allows (max
-        // speed, history replays) a phase lasts a moment: only the start and the end are, the
-        // call with the end.
-        let phases_written = matches!(self.speed, SimSpeed::Factor(_)) && work.replay.is_none();
-        simulation.processing_status = Some(ProcessingStatus::Simulating);
-        let saving = async { if phases_written { self.save(simulation.clone(), &job_id).await } else { Ok(()) } };
-
-        let call_id = Uuid::new_v4();
-        let variables = simulation_variables(Some(&work.plan), work.variables.as_ref(), &simulation);
-        let setup = Setup {
-            call_id: format!("{}-{}", simulation.simulation_job_id, simulation.iteration.unwrap_or(0)),
-            flow: &flow,
-            variant: variant.as_ref(),
-            persona: simulation.persona.as_ref(),
-            variables: &variables,
-            end_call_phrases: work.plan.end_call_phrases_or_default(),
-            end_call_reasons: work.plan.end_call_reasons.clone().unwrap_or_default(),
-            silence_timeout_ms: work.plan.silence_timeout_seconds_or_default() * 1000,
-            max_duration_ms: work.plan.max_simulation_duration_seconds.unwrap_or(600) * 1000,
-            agent_name: agent.as_ref().and_then(|a| a.name.clone()).unwrap_or_else(|| "the agent".into()),
-            // The seeded history replays with the offline caller, as it was recorded: a first
-            // start must not send the demo world's nights to a paid model.
-            caller: self.caller.as_deref().filter(|_| work.replay.is_none()),
-        };
-        // The status commits while the conversation goes on; a failed write stops the
-        // conversation at once.
-        let conversing = async { Ok(converse(&setup, &link, &self.judge).await) };
-        let ((), outcome) = tokio::try_join!(saving, conversing)?;
-        // The conversation's error (an unreachable agent, a caller model that failed) is the
-        // simulation's errorMessage.
-        let outcome = outcome.map_err(SimulationError::Conversation)?;
-        if work.replay.is_none() {
-            self.pace(outcome.duration_ms).await; // history replays as fast as it can
-        }
-        work.pass(outcome.duration_ms + REPLAY_COLLECTING_MS);
-
-        simulation.processing_status = Some(ProcessingStatus::CollectingMetrics);
-        simulation.call_id = Some(call_id);
-        let call = build_call(call_id, work, &simulation, &endpoint, agent.as_ref(), &outcome, variant.as_ref());
-        let transcript = &outcome.transcript;
-        let flow_variant = (&flow, variant.as_ref());
-        let mut call_with_end = None;
-        let Collected { judged, rows } = match simulation.roark_phone_number.clone() {
-            // The call is committed while its metrics are computed.
-            None if phases_written => {
-                let storing = self.store_call(&call, &work.job_id, &simulation, transcript);
-                let collecting = async {
-                    Ok(score(&self.judge, work, &call, transcript, flow_variant, &outcome.walked, None).await)
-                };
-                tokio::try_join!(storing, collecting)?.1
-            }
-            None => {
-                call_with_end = Some((call.clone(), serde_json::to_string(transcript)?));
-                score(&self.judge, work, &call, transcript, flow_variant, &outcome.walked, None).await
-            }
-            Some(number) => {
-                self.store_call(&call, &work.job_id, &simulation, transcript).await?;
-                simulation.processing_status = Some(ProcessingStatus::WaitingForLiveConversation);
-                let started = work.now();
-                simulation.enrichment = Some(Enrichment {
-                    requested: true,
-                    outcome: EnrichmentOutcome::Waiting,
-                    wait_started_at: Some(started.clone()),
-                    wait_ended_at: None,
-                });
-                self.save(simulation.clone(), &job_id).await?;
-                let found = self.wait_for_live_call(&number, simulation.started_at.clone()).await?;
-                simulation.enrichment = Some(Enrichment {
-                    requested: true,
-                    outcome: if found.is_some() { EnrichmentOutcome::Merged } else { EnrichmentOutcome::TimedOut },
-                    wait_started_at: Some(started),
-                    wait_ended_at: Some(work.now()),
-                });
-                simulation.processing_status = Some(ProcessingStatus::CollectingMetrics);
-                score(&self.judge, work, &call, transcript, flow_variant, &outcome.walked, found.as_ref()).await
-            }
-        };
-
-        simulation.processing_status = Some(ProcessingStatus::Completed);
-        simulation.status = Some(SimulationJobStatus::Completed);
-        simulation.completed_at = Some(work.now());
-        let silent = verdict::agent_never_spoke(&outcome.transcript);
-        let results = if silent {
-            simulation.outcome = Some(SimulationOutcome::NotEvaluated);
-            simulation.invalidation = Some(Invalidation {
-                invalidated_at: simulation.completed_at.clone(),
-                reason: InvalidationReason::AgentNeverSpoke,
-                detail: Some("the agent answered and never said a word, so there was nothing to grade".into()),
-            });
-            Vec::new()
-        } else {
-            simulation.outcome = Some(judged.outcome);
-            simulation.failed_checks = judged.failed_checks;
-            judged.results
-        };
-        let retry = silent.then(|| self.retry_for(work, &simulation)).flatten();
-        // The values, the simulation's end and its part in its job commit together; the job
-        // itself is not locked (a retry aside): its next fold counts the part and settles it.
-        let item = collection_item(&work.metrics.collection_id, &rows, &work.now())?;
-        let collection_id = work.metrics.collection_id.clone();
-        let owner = self.worker.owner.clone();
-        self.store
-            .write_progress(move |tx| {
-                let id = simulation.simulation_job_id.to_string();
-                leases::require_held(tx, Kind::SimulationJob, &id, &owner)?;
-                let retry = retry.clone();
-                let simulation = simulation.clone();
-                if let Some((call, transcript)) = &call_with_end {
-                    insert_call(tx, call, transcript, &job_id)?;
-                }
-                store_values(tx, &rows, &collection_id)?;
-                store::leases::release(tx, Kind::SimulationJob, &id)?;
-                record_simulation(tx, simulation, &job_id, &results, retry, Some(item.clone()))
-            })
-            .await?;
+        let Some(mut simulation) = Simulation::claim(self, work).await? else { return Ok(false) };
+        let scene = simulation.set_up().await?;
+        let outcome = simulation.converse(&scene).await?;
+        let collection = simulation.collect(&scene, &outcome).await?;
+        simulation.settle(&outcome, collection).await?;
         // Its part in the job's tally and collection job is counted by the next fold.
         self.folds.notify_one();
         Ok(true)
