@@ -5,6 +5,7 @@ use axum::response::{IntoResponse, Response};
 
 use crate::api::validate::{ECHO_CHARS, Violation, ViolationCode, clip};
 use crate::api::{ErrorBody, ErrorType};
+use crate::service::store::{StoreError, UNSTORABLE};
 
 /// An error response: status plus the spec's body.
 #[derive(Debug)]
@@ -103,6 +104,21 @@ impl ServiceError {
     pub fn with_param(mut self, param: impl Into<String>) -> Self {
         self.body.param = Some(param.into());
         self
+    }
+}
+
+/// The one mapping of the store's errors to the wire.
+impl From<StoreError> for ServiceError {
+    fn from(error: StoreError) -> Self {
+        match error {
+            StoreError::NotFound { kind, id } => ServiceError::not_found(kind, &id),
+            StoreError::Unstorable => ServiceError::invalid("body", error.to_string()).with_code(UNSTORABLE),
+            StoreError::BadCursor => ServiceError::invalid("cursor", error.to_string()),
+            StoreError::Unavailable(message) => {
+                ServiceError::new(StatusCode::SERVICE_UNAVAILABLE, ErrorType::Internal, "store_unavailable", message)
+            }
+            StoreError::Backend(cause) => ServiceError::internal(cause),
+        }
     }
 }
 

@@ -34,7 +34,7 @@ pub fn spawn(store: Store, worker: Worker, simulator: Simulator, collector: Coll
                     leases::renew(tx, &owner, until)
                 });
                 if let Err(e) = renewed.await {
-                    tracing::warn!("leases not renewed: {}", e.body.message);
+                    tracing::warn!("leases not renewed: {e}");
                 }
                 tokio::time::sleep(worker.lease / 3).await;
             }
@@ -60,7 +60,7 @@ pub fn spawn(store: Store, worker: Worker, simulator: Simulator, collector: Coll
             if folded_at.is_none_or(|at| at.elapsed() >= FOLD_EVERY) {
                 match store.write_progress(shards::fold).await {
                     Ok(folded) => tracing::debug!("{folded} count rows folded"),
-                    Err(e) => tracing::warn!("count shards not folded: {}", e.body.message),
+                    Err(e) => tracing::warn!("count shards not folded: {e}"),
                 }
                 folded_at = Some(std::time::Instant::now());
             }

@@ -17,6 +17,7 @@ use super::sim::selection::simulation_variables;
 use super::store::values::{ValueRow as Row, values_by_call as rows_by_call};
 use super::store::{self, Kind};
 use crate::api::model::*;
+use crate::service::store::StoreResult;
 
 /// The results of run plan job `job_id`, or 404.
 pub fn run_results(conn: &Conn, job_id: &str) -> ServiceResult<RunResults> {
@@ -126,7 +127,7 @@ impl TestCases {
     }
 }
 
-fn simulations(conn: &Conn, job_id: &str) -> ServiceResult<Vec<SimulationJob>> {
+fn simulations(conn: &Conn, job_id: &str) -> StoreResult<Vec<SimulationJob>> {
     store::children(conn, Kind::SimulationJob, job_id)
 }
 

@@ -11,6 +11,7 @@ use crate::api::model::config::{AlertTriggerType, SlackChannelConfig};
 use crate::api::model::{Alert, AlertActionStatus, AlertActionType, EventType, Timestamp, Webhook};
 use crate::service::error::ServiceResult;
 use crate::service::secrets::{self, Owner};
+use crate::service::store::StoreResult;
 use crate::service::store::{self, Doc, Kind, Tx, outbox};
 use crate::service::vault::Vault;
 use crate::service::webhooks;
@@ -70,7 +71,7 @@ fn target_doc(target: &Webhook, alert_id: &str) -> ServiceResult<Doc> {
     Ok(Doc::new(Kind::AlertWebhook, target.id, target, target.created_at.0.clone())?.parent(Some(alert_id)))
 }
 
-fn drop_target(tx: &Tx, id: &str, now: &Timestamp) -> ServiceResult<()> {
+fn drop_target(tx: &Tx, id: &str, now: &Timestamp) -> StoreResult<()> {
     store::soft_delete(tx, Kind::AlertWebhook, id, &now.0)?;
     outbox::cancel_deliveries(tx, id)
 }
@@ -81,7 +82,7 @@ pub fn forget(tx: &Tx, alert_id: &str) -> ServiceResult<()> {
     for target in store::children::<Webhook>(tx, Kind::AlertWebhook, alert_id)? {
         drop_target(tx, &target.id.to_string(), &now)?;
     }
-    secrets::forget(tx, Owner::alert(alert_id))
+    Ok(secrets::forget(tx, Owner::alert(alert_id))?)
 }
 
 /// The alert's webhook URLs, each once.

@@ -135,7 +135,7 @@ pub fn resolve(tx: &Tx, mut issue: Issue, now: jiff::Timestamp) -> ServiceResult
     issue.status = Some(IssueStatus::Resolved);
     issue.resolved_at = Some(at.clone());
     issue.updated_at = Some(at);
-    store::update(tx, &issue_doc(&issue)?)
+    Ok(store::update(tx, &issue_doc(&issue)?)?)
 }
 
 /// The window's breaching calls, while the issue has room for them.

@@ -92,7 +92,7 @@ fn judge(tx: &Tx, alert: &Alert, plan: &RunPlan, run: &EndedRun, outcome: &Simul
             Run { breaching: 0, clean: kept.clean + 1, issue_id: None, ..Run::default() }
         }
     };
-    store::alerts::put_run(tx, &alert_id, &group, &serde_json::to_string(&next)?)
+    Ok(store::alerts::put_run(tx, &alert_id, &group, &serde_json::to_string(&next)?)?)
 }
 
 /// The title and summary of the issue a run opens: which plan, which run, what it came to.

@@ -16,6 +16,7 @@ use super::judge::Judge;
 use crate::api::model::*;
 use crate::service::error::ServiceResult;
 use crate::service::leases::{self, Worker};
+use crate::service::store::StoreResult;
 use crate::service::store::records::StoredCollectionJob;
 use crate::service::store::{self, Kind, Store, Tx};
 
@@ -66,7 +67,7 @@ impl Collector {
         loop {
             let next: Option<String> = self
                 .store
-                .read(|c| {
+                .read(|c| -> ServiceResult<_> {
                     let pending = store::in_status(c, Kind::CollectionJob, &[CollectionJobStatus::Pending.as_str()])?;
                     Ok(pending.into_iter().next().map(|(id, _, _)| id))
                 })
@@ -135,7 +136,7 @@ impl Collector {
             let (job_id, owner) = (id.to_owned(), self.worker.owner.clone());
             let cancelled = self
                 .store
-                .write(move |tx| {
+                .write(move |tx| -> ServiceResult<_> {
                     leases::require_held(tx, Kind::CollectionJob, &job_id, &owner)?;
                     let mut stored = StoredCollectionJob::load(tx, &job_id)?;
                     if stored.job.status == Some(CollectionJobStatus::Canceled) {
@@ -189,7 +190,7 @@ fn plan_job(tx: &crate::service::store::Tx, stored: &StoredCollectionJob) -> Ser
     let policies: Vec<MetricPolicy> = policy_ids
         .iter()
         .filter_map(|id| store::get(tx, Kind::MetricPolicy, &id.to_string()).transpose())
-        .collect::<ServiceResult<_>>()?;
+        .collect::<StoreResult<_>>()?;
     let mut metric_ids: Vec<Uuid> = request.metrics.iter().flatten().map(|m| m.id).collect();
     for policy in &policies {
         metric_ids.extend(policy.metrics.iter().map(|m| m.id));
@@ -200,7 +201,7 @@ fn plan_job(tx: &crate::service::store::Tx, stored: &StoredCollectionJob) -> Ser
         .iter()
         .map(|id| store::get::<MetricDefinition>(tx, Kind::MetricDefinition, &id.to_string()))
         .filter_map(Result::transpose)
-        .collect::<ServiceResult<Vec<_>>>()?;
+        .collect::<StoreResult<Vec<_>>>()?;
     let mut calls = request.call_ids.unwrap_or_default();
     if calls.is_empty() && !policies.is_empty() {
         let endpoints: HashMap<Uuid, AgentEndpoint> =
@@ -260,7 +261,7 @@ fn finish(tx: &Tx, id: &str, status: CollectionJobStatus, error: Option<&str>) -
     if let Some(error) = error {
         job.error_message = Some(error.to_owned());
     }
-    stored.save(tx)
+    Ok(stored.save(tx)?)
 }
 
 /// Hands back a job whose replica stopped renewing its lease while running it: the values it
@@ -283,5 +284,5 @@ pub(crate) fn hand_back(tx: &Tx, id: &str, exhausted: bool) -> ServiceResult<()>
     job.completed_items = Some(0);
     job.failed_items = Some(0);
     job.updated_at = Some(Timestamp::now());
-    stored.save(tx)
+    Ok(stored.save(tx)?)
 }

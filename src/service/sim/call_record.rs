@@ -90,5 +90,5 @@ pub(super) fn insert_call(
 ) -> ServiceResult<()> {
     let started = call.started_at.clone().unwrap_or_else(Timestamp::now);
     store::insert(tx, &Doc::new(Kind::Call, call.id, call, started.0)?.parent(Some(job_id)))?;
-    store::transcripts::put(tx, &call.id.to_string(), transcript)
+    Ok(store::transcripts::put(tx, &call.id.to_string(), transcript)?)
 }

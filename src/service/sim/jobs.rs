@@ -8,12 +8,13 @@ use crate::service::store::Tx;
 
 use crate::api::model::*;
 use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::store::StoreResult;
 use crate::service::store::records::StoredCollectionJob;
 use crate::service::store::{self, Doc, Kind, ends};
 use crate::service::verdict::{self, CheckResult, Tally, TallyPart};
 pub use record::{RunInputs, StoredRunPlanJob};
 
-pub(super) fn count_simulations(tx: &Tx, job_id: &str) -> ServiceResult<u64> {
+pub(super) fn count_simulations(tx: &Tx, job_id: &str) -> StoreResult<u64> {
     store::count_children(tx, Kind::SimulationJob, job_id, &[])
 }
 
@@ -133,7 +134,7 @@ fn fold_ends(tx: &Tx, job_id: &str, job_status: &str) -> ServiceResult<()> {
         tally.add_part(&serde_json::from_str(&end.part)?);
     }
     let status = RunPlanJobStatus::from(job_status);
-    store::set_members(
+    Ok(store::set_members(
         tx,
         Kind::RunPlanJob,
         job_id,
@@ -142,7 +143,7 @@ fn fold_ends(tx: &Tx, job_id: &str, job_status: &str) -> ServiceResult<()> {
             ("$.verdict", serde_json::to_string(&tally.verdict(&status))?),
             ("$.attemptSummary", serde_json::to_string(&tally.attempt_summary())?),
         ],
-    )
+    )?)
 }
 
 /// Counts ended simulations' items in their collection job: done or failed, and the time of
@@ -355,7 +356,7 @@ fn close_collection(tx: &Tx, id: &str, job_status: &RunPlanJobStatus, now: Times
     });
     job.completed_at = Some(now.clone());
     job.updated_at = Some(now);
-    collection.save(tx)
+    Ok(collection.save(tx)?)
 }
 
 /// When a job that has just settled ended: now, or for a replay, a moment after its last

@@ -95,7 +95,7 @@ pub(super) fn store_values(
             (key, value)
         })
         .collect();
-    store::values::put_many(tx, &keyed)
+    Ok(store::values::put_many(tx, &keyed)?)
 }
 
 /// The item a simulation's values count in its job's collection job: done, or failed (any

@@ -10,6 +10,7 @@ use super::Replay;
 use crate::api::model::{RunPlanInput, RunPlanJob, RunPlanJobStatus, RunVariables};
 use crate::service::alerts::simulation::{self, EndedRun};
 use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::store::StoreResult;
 use crate::service::store::records::Kept;
 use crate::service::store::{self, Conn, Doc, Kind, Tx};
 use crate::service::verdict::Tally;
@@ -91,7 +92,7 @@ impl StoredRunPlanJob {
         }
     }
 
-    pub fn insert(&self, tx: &Tx) -> ServiceResult<()> {
+    pub fn insert(&self, tx: &Tx) -> StoreResult<()> {
         store::insert(tx, &self.doc()?)
     }
 
@@ -113,7 +114,7 @@ impl StoredRunPlanJob {
         }
     }
 
-    fn doc(&self) -> ServiceResult<Doc> {
+    fn doc(&self) -> StoreResult<Doc> {
         let job = &self.job;
         let created = job.created_at.as_ref().map(|t| t.0.clone()).unwrap_or_default();
         let plan = job.simulation_run_plan_id.map(|id| id.to_string());

@@ -87,7 +87,7 @@ fn end(tx: &Tx, simulation: &SimulationJob, passed: bool) -> ServiceResult<()> {
 /// The job as stored (its status, verdict and tally) and its collection job.
 fn job(store: &Store) -> (serde_json::Value, Tally, serde_json::Value) {
     let (raw, collection): (serde_json::Value, serde_json::Value) = store
-        .read_blocking(|c| {
+        .read_blocking(|c| -> StoreResult<_> {
             Ok((store::require(c, Kind::RunPlanJob, JOB)?, store::require(c, Kind::CollectionJob, COLLECTION)?))
         })
         .unwrap_or_else(|e| panic!("{e:?}"));
@@ -148,7 +148,7 @@ fn an_end_commits_while_the_jobs_row_is_held() {
         let store = store.clone();
         let release = std::sync::Mutex::new(release);
         std::thread::spawn(move || {
-            store.write_blocking(|tx| {
+            store.write_blocking(|tx| -> StoreResult<_> {
                 store::status(tx, Kind::RunPlanJob, JOB)?; // claims the job's row
                 let _ = locked.send(());
                 let _ = release.lock().map(|r| r.recv());

@@ -149,7 +149,7 @@ impl Simulator {
                     simulation.failure_owner = Some(owner.clone());
                     save_simulation(tx, &simulation, &job_id)?;
                 }
-                store::leases::release(tx, Kind::SimulationJob, &id)
+                Ok(store::leases::release(tx, Kind::SimulationJob, &id)?)
             })
             .await;
         }
@@ -198,7 +198,7 @@ impl Simulator {
             let now = work.now();
             let owner = self.worker.owner.clone();
             self.store
-                .write_progress(move |tx| {
+                .write_progress(move |tx| -> ServiceResult<_> {
                     let now = now.clone();
                     leases::require_held(tx, Kind::SimulationJob, &id, &owner)?;
                     // The job's status column, not its document (read at every simulation's start),
@@ -233,7 +233,7 @@ impl Simulator {
         let vault = self.store.vault();
         let (endpoint, agent, flow, definition) = self
             .store
-            .read(move |c| {
+            .read(move |c| -> ServiceResult<_> {
                 let endpoint: AgentEndpoint = store::require(c, Kind::AgentEndpoint, &endpoint_id.to_string())?;
                 let agent: Option<Agent> =
                     endpoint.agent_id.map(|a| store::get(c, Kind::Agent, &a.to_string())).transpose()?.flatten();
@@ -427,7 +427,7 @@ impl Simulator {
             let number = number.to_owned();
             let found = self
                 .store
-                .read(move |c| {
+                .read(move |c| -> ServiceResult<_> {
                     let body = store::newest_by_any(c, Kind::Call, &["$.toNumber", "$.fromNumber"], &number)?;
                     let Some(body) = body else { return Ok(None) };
                     let call: Call = serde_json::from_str(&body)?;

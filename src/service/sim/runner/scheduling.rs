@@ -40,7 +40,7 @@ impl Simulator {
     pub(super) async fn schedule(&self) -> ServiceResult<()> {
         let jobs: Vec<(String, String)> = self
             .store
-            .read(|c| {
+            .read(|c| -> ServiceResult<_> {
                 let active = store::in_status(c, Kind::RunPlanJob, &limits::active_job_names())?;
                 Ok(active.into_iter().map(|(id, _, body)| (id, body)).collect())
             })
@@ -127,7 +127,7 @@ impl Simulator {
         let worth_it = {
             let (limits, owner) = (limits.clone(), self.worker.owner.clone());
             self.store
-                .read(move |c| {
+                .read(move |c| -> ServiceResult<_> {
                     let waiting = [SimulationJobStatus::Pending, SimulationJobStatus::RetryScheduled];
                     let waiting = waiting.iter().map(SimulationJobStatus::as_str).collect::<Vec<_>>();
                     let waiting = store::count_children(c, Kind::SimulationJob, &limits.job_id, &waiting)?;
