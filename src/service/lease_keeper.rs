@@ -135,7 +135,9 @@ fn hand_back(tx: &Tx, work: &Lapsed, owner: &str, sole: bool) -> ServiceResult<(
     }
     let exhausted = leases::expire(tx, work.kind, &work.id)? >= MAX_EXPIRIES;
     match work.kind {
-        Kind::SimulationJob => jobs::hand_back(tx, &work.id, work.parent_id.as_deref().unwrap_or_default(), exhausted),
-        _ => collection::hand_back(tx, &work.id, exhausted),
+        Kind::SimulationJob => {
+            Ok(jobs::hand_back(tx, &work.id, work.parent_id.as_deref().unwrap_or_default(), exhausted)?)
+        }
+        _ => Ok(collection::hand_back(tx, &work.id, exhausted)?),
     }
 }

@@ -37,7 +37,7 @@ pub fn keep(tx: &Tx, vault: &Vault, alert: &Alert) -> ServiceResult<Option<Strin
 
 /// One target per URL: those no longer listed are deleted (their pending deliveries dropped),
 /// the others carry the events the alert listens for now.
-fn sync_targets(tx: &Tx, alert: &Alert) -> ServiceResult<()> {
+fn sync_targets(tx: &Tx, alert: &Alert) -> StoreResult<()> {
     let id = alert.id.to_string();
     let urls = webhook_urls(alert);
     let events = listened(alert);
@@ -67,7 +67,7 @@ fn sync_targets(tx: &Tx, alert: &Alert) -> ServiceResult<()> {
     Ok(())
 }
 
-fn target_doc(target: &Webhook, alert_id: &str) -> ServiceResult<Doc> {
+fn target_doc(target: &Webhook, alert_id: &str) -> StoreResult<Doc> {
     Ok(Doc::new(Kind::AlertWebhook, target.id, target, target.created_at.0.clone())?.parent(Some(alert_id)))
 }
 
@@ -77,12 +77,12 @@ fn drop_target(tx: &Tx, id: &str, now: &Timestamp) -> StoreResult<()> {
 }
 
 /// Forgets a deleted alert's targets and secret: nothing more is sent for it.
-pub fn forget(tx: &Tx, alert_id: &str) -> ServiceResult<()> {
+pub fn forget(tx: &Tx, alert_id: &str) -> StoreResult<()> {
     let now = Timestamp::now();
     for target in store::children::<Webhook>(tx, Kind::AlertWebhook, alert_id)? {
         drop_target(tx, &target.id.to_string(), &now)?;
     }
-    Ok(secrets::forget(tx, Owner::alert(alert_id))?)
+    secrets::forget(tx, Owner::alert(alert_id))
 }
 
 /// The alert's webhook URLs, each once.

@@ -6,11 +6,11 @@ use uuid::Uuid;
 use super::work::{JobMetrics, Work};
 use crate::api::model::flow_and_automatic_metrics;
 use crate::api::model::*;
-use crate::service::error::ServiceResult;
 use crate::service::metrics::compute::{Conversation, WalkedStep};
 use crate::service::metrics::evaluate::evaluate;
 use crate::service::metrics::judge::Judge;
 use crate::service::store;
+use crate::service::store::StoreResult;
 use crate::service::verdict;
 
 /// Computes the job's metrics on the call, and judges the simulation by the ones that are
@@ -79,7 +79,7 @@ pub(super) fn store_values(
     tx: &crate::service::store::Tx,
     rows: &[(Uuid, MetricValue)],
     collection_id: &str,
-) -> ServiceResult<()> {
+) -> StoreResult<()> {
     let ids: Vec<(String, Option<String>)> =
         rows.iter().map(|(definition, value)| (definition.to_string(), value.call_id.map(|c| c.to_string()))).collect();
     let keyed: Vec<(store::values::ValueKey, &MetricValue)> = rows
@@ -95,7 +95,7 @@ pub(super) fn store_values(
             (key, value)
         })
         .collect();
-    Ok(store::values::put_many(tx, &keyed)?)
+    store::values::put_many(tx, &keyed)
 }
 
 /// The item a simulation's values count in its job's collection job: done, or failed (any
@@ -104,7 +104,7 @@ pub(super) fn collection_item(
     collection_id: &str,
     rows: &[(Uuid, MetricValue)],
     now: &Timestamp,
-) -> ServiceResult<store::ends::Item> {
+) -> StoreResult<store::ends::Item> {
     let failed = rows.iter().any(|(_, v)| v.capture_status == Some(CaptureStatus::Error));
     Ok(store::ends::Item { collection_id: collection_id.to_owned(), failed, at: serde_json::to_string(now)? })
 }

@@ -5,7 +5,7 @@
 use super::Kind;
 
 /// Why a store operation failed.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum StoreError {
     /// No document of this kind (its label) has this id.
     #[error("no {kind} {id}")]
@@ -14,6 +14,10 @@ pub enum StoreError {
     /// produced it, never the scheduler.
     #[error("the text holds a NUL character (\\u0000), which the store cannot keep")]
     Unstorable,
+    /// This replica no longer holds the work it was writing for (its lease ran out and another
+    /// replica took it over): its part ends there.
+    #[error("this replica no longer holds {kind} {id}")]
+    LeaseLost { kind: &'static str, id: String },
     /// A list cursor this service did not issue.
     #[error("cursor is not one this service issued")]
     BadCursor,
@@ -39,9 +43,10 @@ impl StoreError {
         StoreError::Backend(cause.to_string())
     }
 
-    /// Whether trying the same work again may succeed.
-    pub fn is_transient(&self) -> bool {
-        matches!(self, StoreError::Unavailable(_))
+    /// Whether it is the store's own failure (busy, out of reach, a fault), which a later try
+    /// may not meet; a missing document, text it cannot keep or a lost lease stay as they are.
+    pub fn may_pass(&self) -> bool {
+        matches!(self, StoreError::Unavailable(_) | StoreError::Backend(_))
     }
 }
 

@@ -22,7 +22,7 @@ fn engines() -> Vec<(tempfile::TempDir, Store)> {
     vec![(tempfile::tempdir().unwrap_or_else(|e| panic!("{e:?}")), postgres), (dir, sqlite)]
 }
 
-fn write<R>(store: &Store, f: impl Fn(&Tx) -> ServiceResult<R>) -> R {
+fn write<R>(store: &Store, f: impl Fn(&Tx) -> StoreResult<R>) -> R {
     store.write_blocking(f).unwrap_or_else(|e| panic!("{:?}: {e:?}", store.dialect()))
 }
 
@@ -76,7 +76,7 @@ fn running_job(store: &Store, simulations: u32) -> Vec<SimulationJob> {
 }
 
 /// Ends a simulation as judged, passing the check or not, with its collection item.
-fn end(tx: &Tx, simulation: &SimulationJob, passed: bool) -> ServiceResult<()> {
+fn end(tx: &Tx, simulation: &SimulationJob, passed: bool) -> StoreResult<()> {
     let mut ended = simulation.clone();
     ended.status = Some(SimulationJobStatus::Completed);
     ended.outcome = Some(if passed { SimulationOutcome::Passed } else { SimulationOutcome::Failed });

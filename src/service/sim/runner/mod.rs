@@ -36,7 +36,7 @@ use crate::service::SimSpeed;
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::leases::{self, Worker};
 use crate::service::metrics::judge::Judge;
-use crate::service::store::{self, Kind, Store};
+use crate::service::store::{self, Kind, Store, StoreError, StoreResult};
 use crate::service::verdict;
 use failure::SimulationError;
 
@@ -102,7 +102,7 @@ impl Simulator {
         tokio::spawn(async move {
             loop {
                 if let Err(e) = self.schedule().await {
-                    tracing::error!("simulation scheduler: {}", e.body.message);
+                    tracing::error!("simulation scheduler: {e}");
                 }
                 tokio::select! {
                     _ = self.wake.notified() => {}
@@ -123,11 +123,9 @@ impl Simulator {
                 .await
                 .unwrap_or_else(|panic| Err(ServiceError::internal(format!("simulation {id}: {panic}")).into()))
         };
-        if let Err(SimulationError::Service(e)) = &settled
-            && e.body.code == leases::LOST
-        {
+        if let Err(SimulationError::Store(e @ StoreError::LeaseLost { .. })) = &settled {
             // Another replica took the simulation over; what it does with it is its own.
-            tracing::info!("simulation {id}: {}", e.body.message);
+            tracing::info!("simulation {id}: {e}");
             self.wake();
             return;
         }
@@ -136,7 +134,7 @@ impl Simulator {
             let job_id = work.job_id.clone();
             let now = work.now();
             let worker = self.worker.clone();
-            self.write_until_landed("failing a simulation", move |tx| {
+            self.write_until_landed("failing a simulation", move |tx| -> StoreResult<_> {
                 let id = id.to_string();
                 if !store::leases::held_by(tx, Kind::SimulationJob, &id, &worker.owner)? {
                     return Ok(()); // taken over meanwhile
@@ -149,7 +147,7 @@ impl Simulator {
                     simulation.failure_owner = Some(owner.clone());
                     save_simulation(tx, &simulation, &job_id)?;
                 }
-                Ok(store::leases::release(tx, Kind::SimulationJob, &id)?)
+                store::leases::release(tx, Kind::SimulationJob, &id)
             })
             .await;
         }
@@ -166,7 +164,7 @@ impl Simulator {
     /// lease runs out and the sweep (`leases`) hands it back.
     async fn write_until_landed<F>(&self, what: &'static str, write: F)
     where
-        F: Fn(&crate::service::store::Tx) -> ServiceResult<()> + Send + Sync + 'static,
+        F: Fn(&crate::service::store::Tx) -> StoreResult<()> + Send + Sync + 'static,
     {
         let write = Arc::new(write);
         let deadline = std::time::Instant::now() + Duration::from_secs(60);
@@ -175,15 +173,15 @@ impl Simulator {
             let attempt = write.clone();
             let Err(e) = self.store.write_progress(move |tx| attempt(tx)).await else { return };
             // Only the store's own failures pass; a missing simulation or job will stay missing.
-            if !e.status.is_server_error() {
-                tracing::error!("{what}: {}", e.body.message);
+            if !e.may_pass() {
+                tracing::error!("{what}: {e}");
                 return;
             }
             if std::time::Instant::now() >= deadline {
-                tracing::error!("{what}: {}; gave up, its lease will run out and hand it back", e.body.message);
+                tracing::error!("{what}: {e}; gave up, its lease will run out and hand it back");
                 return;
             }
-            tracing::warn!("{what}: {}; trying again", e.body.message);
+            tracing::warn!("{what}: {e}; trying again");
             tokio::time::sleep(pause).await;
             pause = (pause * 2).min(Duration::from_secs(2));
         }
@@ -198,14 +196,14 @@ impl Simulator {
             let now = work.now();
             let owner = self.worker.owner.clone();
             self.store
-                .write_progress(move |tx| -> ServiceResult<_> {
+                .write_progress(move |tx| -> StoreResult<_> {
                     let now = now.clone();
                     leases::require_held(tx, Kind::SimulationJob, &id, &owner)?;
                     // The job's status column, not its document (read at every simulation's start),
                     // and without claiming the job: a cancel meanwhile meets this simulation's row,
                     // which this write holds, and leaves a started simulation to end.
                     let job = store::peek_status(tx, Kind::RunPlanJob, &job_id)?
-                        .ok_or_else(|| ServiceError::not_found(Kind::RunPlanJob.label(), &job_id))?;
+                        .ok_or_else(|| StoreError::not_found(Kind::RunPlanJob, &job_id))?;
                     let mut current: SimulationJob = store::require(tx, Kind::SimulationJob, &id)?;
                     let job_open = limits::ACTIVE_JOBS.contains(&RunPlanJobStatus::from(job.as_str()));
                     if !job_open || current.status != Some(SimulationJobStatus::Queued) {
@@ -371,7 +369,7 @@ impl Simulator {
         let collection_id = work.metrics.collection_id.clone();
         let owner = self.worker.owner.clone();
         self.store
-            .write_progress(move |tx| {
+            .write_progress(move |tx| -> StoreResult<_> {
                 let id = simulation.simulation_job_id.to_string();
                 leases::require_held(tx, Kind::SimulationJob, &id, &owner)?;
                 let retry = retry.clone();
@@ -462,7 +460,7 @@ impl Simulator {
         }
     }
 
-    async fn save(&self, simulation: SimulationJob, job_id: &str) -> ServiceResult<()> {
+    async fn save(&self, simulation: SimulationJob, job_id: &str) -> StoreResult<()> {
         let (job_id, owner) = (job_id.to_owned(), self.worker.owner.clone());
         self.store
             .write_progress(move |tx| {
@@ -480,7 +478,7 @@ impl Simulator {
         job_id: &str,
         simulation: &SimulationJob,
         transcript: &Transcript,
-    ) -> ServiceResult<()> {
+    ) -> StoreResult<()> {
         let (stored, transcript, job_id) = (call.clone(), serde_json::to_string(transcript)?, job_id.to_owned());
         let (simulation, owner) = (simulation.clone(), self.worker.owner.clone());
         self.store
