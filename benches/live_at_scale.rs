@@ -203,7 +203,7 @@ fn fill_issues(location: &store::Location, n: u64) {
     while written < n {
         let upto = (written + batch).min(n);
         store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> store::StoreResult<_> {
                 for k in written..upto {
                     let id = uuid::Uuid::from_u128(k as u128 + 1);
                     let status = if k % 3 == 0 { "RESOLVED" } else { "OPEN" };

@@ -5,6 +5,8 @@ use axum::response::{IntoResponse, Response};
 
 use crate::api::validate::{ECHO_CHARS, Violation, ViolationCode, clip};
 use crate::api::{ErrorBody, ErrorType};
+use crate::service::leases::LOST;
+use crate::service::store::{StoreError, UNSTORABLE};
 
 /// An error response: status plus the spec's body.
 #[derive(Debug)]
@@ -106,6 +108,24 @@ impl ServiceError {
     }
 }
 
+/// The one mapping of the store's errors to the wire.
+impl From<StoreError> for ServiceError {
+    fn from(error: StoreError) -> Self {
+        match error {
+            StoreError::NotFound { kind, id } => ServiceError::not_found(kind, &id),
+            StoreError::Unstorable => ServiceError::invalid("body", error.to_string()).with_code(UNSTORABLE),
+            StoreError::BadCursor => ServiceError::invalid("cursor", error.to_string()),
+            StoreError::LeaseLost { .. } => {
+                ServiceError::new(StatusCode::CONFLICT, ErrorType::Conflict, LOST, error.to_string())
+            }
+            StoreError::Unavailable(message) => {
+                ServiceError::new(StatusCode::SERVICE_UNAVAILABLE, ErrorType::Internal, "store_unavailable", message)
+            }
+            StoreError::Backend(cause) => ServiceError::internal(cause),
+        }
+    }
+}
+
 impl From<rusqlite::Error> for ServiceError {
     fn from(error: rusqlite::Error) -> Self {
         // The extended code tells a busy lock (5) from a stale snapshot (517) or a recovery (261).
@@ -156,5 +176,44 @@ impl IntoResponse for ServiceError {
             response.headers_mut().insert(header::RETRY_AFTER, value);
         }
         response
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::service::store::Kind;
+
+    /// Status, code, message and param of the answer a store error becomes.
+    fn wire(error: StoreError) -> (u16, String, String, Option<String>) {
+        let error = ServiceError::from(error);
+        (error.status.as_u16(), error.body.code, error.body.message, error.body.param)
+    }
+
+    #[test]
+    fn each_store_error_keeps_its_wire_answer() {
+        let answer = |status: u16, code: &str, message: &str, param: Option<&str>| {
+            (status, code.to_owned(), message.to_owned(), param.map(str::to_owned))
+        };
+        assert_eq!(
+            wire(StoreError::not_found(Kind::RunPlanJob, "j1")),
+            answer(404, "resource_not_found", "no run plan job j1", None)
+        );
+        let nul = "the text holds a NUL character (\\u0000), which the store cannot keep";
+        assert_eq!(wire(StoreError::Unstorable), answer(400, UNSTORABLE, nul, Some("body")));
+        assert_eq!(
+            wire(StoreError::BadCursor),
+            answer(400, "invalid_parameter", "cursor is not one this service issued", Some("cursor"))
+        );
+        assert_eq!(
+            wire(crate::service::leases::lost(Kind::SimulationJob, "s1")),
+            answer(409, LOST, "this replica no longer holds simulation job s1", None)
+        );
+        assert_eq!(
+            wire(StoreError::Unavailable("the store is unavailable; try again")),
+            answer(503, "store_unavailable", "the store is unavailable; try again", None)
+        );
+        let internal = wire(StoreError::backend("store: disk I/O error (code 10)"));
+        assert_eq!(internal, answer(500, "internal_error", "internal error; see the service log", None));
     }
 }

@@ -11,6 +11,7 @@ use crate::api::model::config::{AlertTriggerType, SlackChannelConfig};
 use crate::api::model::{Alert, AlertActionStatus, AlertActionType, EventType, Timestamp, Webhook};
 use crate::service::error::ServiceResult;
 use crate::service::secrets::{self, Owner};
+use crate::service::store::StoreResult;
 use crate::service::store::{self, Doc, Kind, Tx, outbox};
 use crate::service::vault::Vault;
 use crate::service::webhooks;
@@ -36,7 +37,7 @@ pub fn keep(tx: &Tx, vault: &Vault, alert: &Alert) -> ServiceResult<Option<Strin
 
 /// One target per URL: those no longer listed are deleted (their pending deliveries dropped),
 /// the others carry the events the alert listens for now.
-fn sync_targets(tx: &Tx, alert: &Alert) -> ServiceResult<()> {
+fn sync_targets(tx: &Tx, alert: &Alert) -> StoreResult<()> {
     let id = alert.id.to_string();
     let urls = webhook_urls(alert);
     let events = listened(alert);
@@ -66,17 +67,17 @@ fn sync_targets(tx: &Tx, alert: &Alert) -> ServiceResult<()> {
     Ok(())
 }
 
-fn target_doc(target: &Webhook, alert_id: &str) -> ServiceResult<Doc> {
+fn target_doc(target: &Webhook, alert_id: &str) -> StoreResult<Doc> {
     Ok(Doc::new(Kind::AlertWebhook, target.id, target, target.created_at.0.clone())?.parent(Some(alert_id)))
 }
 
-fn drop_target(tx: &Tx, id: &str, now: &Timestamp) -> ServiceResult<()> {
+fn drop_target(tx: &Tx, id: &str, now: &Timestamp) -> StoreResult<()> {
     store::soft_delete(tx, Kind::AlertWebhook, id, &now.0)?;
     outbox::cancel_deliveries(tx, id)
 }
 
 /// Forgets a deleted alert's targets and secret: nothing more is sent for it.
-pub fn forget(tx: &Tx, alert_id: &str) -> ServiceResult<()> {
+pub fn forget(tx: &Tx, alert_id: &str) -> StoreResult<()> {
     let now = Timestamp::now();
     for target in store::children::<Webhook>(tx, Kind::AlertWebhook, alert_id)? {
         drop_target(tx, &target.id.to_string(), &now)?;

@@ -7,8 +7,8 @@ use uuid::Uuid;
 use super::threshold::{Run, Step, Threshold};
 use crate::api::model::issue_limits::EVIDENCE_MAX;
 use crate::api::model::{Agent, Alert, Evidence, Issue, IssueSource, IssueStatus, Timestamp};
-use crate::service::error::ServiceResult;
 use crate::service::issues::{ORGANIZATION_ID, PROJECT_ID, issue_doc};
+use crate::service::store::StoreResult;
 use crate::service::store::{self, Kind, Tx};
 
 /// The group of BY_AGENT calls that name no agent.
@@ -45,7 +45,7 @@ fn issue_id(fingerprint: &str, window_ms: i64) -> Uuid {
 }
 
 /// Does what `step` says to the group's issue (`open`, the one it has); the group's open issue after.
-pub fn act(tx: &Tx, breach: &Breach, step: Step, open: Option<Uuid>) -> ServiceResult<Option<Uuid>> {
+pub fn act(tx: &Tx, breach: &Breach, step: Step, open: Option<Uuid>) -> StoreResult<Option<Uuid>> {
     let current = still_open(tx, open)?;
     match (step, current) {
         (Step::Open | Step::Extend, Some(issue)) => extend(tx, breach, issue).map(Some),
@@ -60,7 +60,7 @@ pub fn act(tx: &Tx, breach: &Breach, step: Step, open: Option<Uuid>) -> ServiceR
     }
 }
 
-fn open_issue(tx: &Tx, breach: &Breach, windows: u32) -> ServiceResult<Uuid> {
+fn open_issue(tx: &Tx, breach: &Breach, windows: u32) -> StoreResult<Uuid> {
     let agent = match breach.group {
         "" | NO_AGENT => None,
         id => store::get::<Agent>(tx, Kind::Agent, id)?.and_then(|a| a.name),
@@ -108,7 +108,7 @@ pub fn new_issue(
 }
 
 /// The issue `id` while it is open (ACKNOWLEDGED counts as open).
-pub fn still_open(tx: &Tx, id: Option<Uuid>) -> ServiceResult<Option<Issue>> {
+pub fn still_open(tx: &Tx, id: Option<Uuid>) -> StoreResult<Option<Issue>> {
     let Some(id) = id else { return Ok(None) };
     Ok(store::get::<Issue>(tx, Kind::Issue, &id.to_string())?
         .filter(|issue| issue.status != Some(IssueStatus::Resolved)))
@@ -122,7 +122,7 @@ pub fn count_event(issue: &mut Issue, now: jiff::Timestamp) {
     issue.updated_at = Some(at);
 }
 
-fn extend(tx: &Tx, breach: &Breach, mut issue: Issue) -> ServiceResult<Uuid> {
+fn extend(tx: &Tx, breach: &Breach, mut issue: Issue) -> StoreResult<Uuid> {
     count_event(&mut issue, breach.now);
     add_evidence(&mut issue, breach);
     store::update(tx, &issue_doc(&issue)?)?;
@@ -130,7 +130,7 @@ fn extend(tx: &Tx, breach: &Breach, mut issue: Issue) -> ServiceResult<Uuid> {
 }
 
 /// Resolves an open issue (`resolvedAt`).
-pub fn resolve(tx: &Tx, mut issue: Issue, now: jiff::Timestamp) -> ServiceResult<()> {
+pub fn resolve(tx: &Tx, mut issue: Issue, now: jiff::Timestamp) -> StoreResult<()> {
     let at = Timestamp::from(now);
     issue.status = Some(IssueStatus::Resolved);
     issue.resolved_at = Some(at.clone());

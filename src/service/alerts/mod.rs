@@ -14,8 +14,8 @@ pub mod window;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::service::error::ServiceResult;
 use crate::service::store::Store;
+use crate::service::store::StoreResult;
 
 /// How long a window waits after its end, and after its latest call, before it is decided.
 pub const DEFAULT_QUIET: Duration = Duration::from_secs(10);
@@ -45,7 +45,7 @@ impl Alerter {
         tokio::spawn(async move {
             loop {
                 if let Err(e) = self.tick().await {
-                    tracing::error!("alert engine: {}", e.body.message);
+                    tracing::error!("alert engine: {e}");
                 }
                 tokio::time::sleep(self.tick_every()).await;
             }
@@ -53,7 +53,7 @@ impl Alerter {
     }
 
     /// Decides every window that is ready now; how many this replica decided.
-    pub async fn tick(&self) -> ServiceResult<usize> {
+    pub async fn tick(&self) -> StoreResult<usize> {
         let now = (self.clock)();
         let watched = self.store.read(window::watched).await?;
         let mut decided = 0;

@@ -11,8 +11,8 @@ use super::threshold::Run;
 use crate::api::model::config::{AlertTriggerType, ConfigKind, SimulationCondition};
 use crate::api::model::{Alert, RunPlan, RunPlanJobStatus, Verdict};
 use crate::service::config::ConfigRecord;
-use crate::service::error::ServiceResult;
 use crate::service::issues::issue_doc;
+use crate::service::store::StoreResult;
 use crate::service::store::{self, Kind, Tx};
 
 /// A run that has just ended, as the trigger reads it.
@@ -41,7 +41,7 @@ pub fn group(plan_id: Uuid) -> String {
 }
 
 /// Acts on every simulation alert that watches the ended run's plan.
-pub fn run_ended(tx: &Tx, run: &EndedRun) -> ServiceResult<()> {
+pub fn run_ended(tx: &Tx, run: &EndedRun) -> StoreResult<()> {
     let Some(outcome) = outcome(run.status, run.verdict) else { return Ok(()) };
     let alerts: Vec<Alert> = store::all(tx, Kind::Alert)?;
     let watching: Vec<Alert> = alerts
@@ -66,7 +66,7 @@ fn watches(alert: &Alert, plan: &RunPlan, records: &[ConfigRecord]) -> bool {
     recorded || plan.name() == name
 }
 
-fn judge(tx: &Tx, alert: &Alert, plan: &RunPlan, run: &EndedRun, outcome: &SimulationCondition) -> ServiceResult<()> {
+fn judge(tx: &Tx, alert: &Alert, plan: &RunPlan, run: &EndedRun, outcome: &SimulationCondition) -> StoreResult<()> {
     let (alert_id, group) = (alert.id.to_string(), group(plan.id));
     let kept: Run = serde_json::from_str(&store::alerts::claim_run(tx, &alert_id, &group)?)?;
     let fires = alert.trigger.conditions.iter().flatten().any(|c| c == outcome);

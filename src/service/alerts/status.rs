@@ -2,14 +2,14 @@
 
 use super::threshold::{Run, Threshold};
 use crate::api::model::{Alert, AlertGroupStatus, AlertState, AlertStatus, AlertWindow, Timestamp};
-use crate::service::error::ServiceResult;
+use crate::service::store::StoreResult;
 use crate::service::store::{self, Conn};
 
 /// How many of a group's latest windows one alert's read carries.
 pub const WINDOWS_READ: usize = 48;
 
 /// The alert with its groups' states, each with its latest `windows` decided windows.
-pub fn of(conn: &Conn, alert: Alert, windows: usize) -> ServiceResult<AlertStatus> {
+pub fn of(conn: &Conn, alert: Alert, windows: usize) -> StoreResult<AlertStatus> {
     let mut groups = Vec::new();
     let threshold = Threshold::of(&alert.trigger);
     let alert_id = alert.id.to_string();
@@ -81,14 +81,14 @@ fn rank(state: &AlertState) -> u8 {
 }
 
 /// Every alert with its state, in the order they were made.
-pub fn all(conn: &Conn) -> ServiceResult<Vec<AlertStatus>> {
+pub fn all(conn: &Conn) -> StoreResult<Vec<AlertStatus>> {
     let alerts: Vec<Alert> = store::all(conn, store::Kind::Alert)?;
     alerts.into_iter().map(|alert| of(conn, alert, 0)).collect()
 }
 
 /// One alert by its id, its bundle `name`, or the name people see, with its groups' latest
 /// windows.
-pub fn find(conn: &Conn, id_or_name: &str) -> ServiceResult<Option<AlertStatus>> {
+pub fn find(conn: &Conn, id_or_name: &str) -> StoreResult<Option<AlertStatus>> {
     use crate::api::model::config::ConfigKind;
     use crate::service::config::ConfigRecord;
     let records: Vec<ConfigRecord> = store::all(conn, store::Kind::ConfigRecord)?;

@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::issues::{self, Breach};
 use super::threshold::{Run, Step, Threshold};
 use crate::api::model::{Alert, MetricDefinition, Timestamp};
-use crate::service::error::ServiceResult;
+use crate::service::store::StoreResult;
 use crate::service::store::{self, Conn, Kind, Store, Tx, alerts::Scored};
 
 /// An enabled threshold alert with the metric it watches.
@@ -20,7 +20,7 @@ pub struct Watched {
 }
 
 /// The enabled threshold alerts whose metric (and variant, if named) exists.
-pub fn watched(conn: &Conn) -> ServiceResult<Vec<Watched>> {
+pub fn watched(conn: &Conn) -> StoreResult<Vec<Watched>> {
     let alerts: Vec<Alert> = store::all(conn, Kind::Alert)?;
     let definitions: Vec<MetricDefinition> = store::all(conn, Kind::MetricDefinition)?;
     Ok(alerts
@@ -59,12 +59,7 @@ pub struct Sample {
 
 /// Decides the alert's ready windows in order, stopping at the first that is not; how many
 /// this replica decided.
-pub async fn decide_ready(
-    store: &Store,
-    alert: &Watched,
-    now: jiff::Timestamp,
-    quiet: Duration,
-) -> ServiceResult<usize> {
+pub async fn decide_ready(store: &Store, alert: &Watched, now: jiff::Timestamp, quiet: Duration) -> StoreResult<usize> {
     let id = alert.alert.id.to_string();
     let last = store.read(move |c| store::alerts::last_decided(c, &id)).await?;
     let from = last.map_or(0, |w| w + alert.threshold.window_ms);
@@ -88,7 +83,7 @@ pub async fn decide_ready(
 /// Decides, in one transaction, every window of every watched alert that holds calls, each at
 /// the moment it would have been decided live (a quiet period after its end or its latest
 /// call, whichever is later): how the seed replays its past traffic. How many were decided.
-pub fn decide_all(tx: &Tx, quiet: Duration) -> ServiceResult<usize> {
+pub fn decide_all(tx: &Tx, quiet: Duration) -> StoreResult<usize> {
     let quiet_ms = quiet.as_millis() as i64;
     let mut decided = 0;
     for alert in watched(tx)? {
@@ -98,7 +93,7 @@ pub fn decide_all(tx: &Tx, quiet: Duration) -> ServiceResult<usize> {
             let latest = samples.iter().map(|s| s.arrived_ms).max().unwrap_or(window_ms);
             let at_ms = latest.max(window_ms + alert.threshold.window_ms) + quiet_ms;
             let at = jiff::Timestamp::from_millisecond(at_ms)
-                .map_err(|e| crate::service::error::ServiceError::internal(e.to_string()))?;
+                .map_err(|e| crate::service::store::StoreError::backend(e.to_string()))?;
             decided += usize::from(decide(tx, &alert, window_ms, at, quiet)?);
         }
     }
@@ -115,7 +110,7 @@ fn ready(threshold: &Threshold, window_ms: i64, samples: &[Sample], now: jiff::T
 }
 
 /// Decides one window, claiming it first; false when it was not ready or already decided.
-fn decide(tx: &Tx, alert: &Watched, window_ms: i64, now: jiff::Timestamp, quiet: Duration) -> ServiceResult<bool> {
+fn decide(tx: &Tx, alert: &Watched, window_ms: i64, now: jiff::Timestamp, quiet: Duration) -> StoreResult<bool> {
     let t = &alert.threshold;
     let mut found = windows(tx, &alert.definition_id, t, window_ms, Some(window_ms + t.window_ms))?;
     let samples = found.remove(&window_ms).unwrap_or_default();
@@ -168,7 +163,7 @@ pub fn windows(
     t: &Threshold,
     from_ms: i64,
     to_ms: Option<i64>,
-) -> ServiceResult<BTreeMap<i64, Vec<Sample>>> {
+) -> StoreResult<BTreeMap<i64, Vec<Sample>>> {
     // Stored starts compare as text; a second's margin each side, then parsed times decide.
     let text = |ms: i64| jiff::Timestamp::from_millisecond(ms).map(|at| Timestamp::from(at).0).ok();
     let from = text(from_ms - 1_000).unwrap_or_else(|| "0000".to_owned());

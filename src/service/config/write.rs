@@ -13,6 +13,7 @@ use crate::service::alerts;
 use crate::service::error::ServiceResult;
 use crate::service::metrics::definitions;
 use crate::service::sim::start;
+use crate::service::store::StoreResult;
 use crate::service::store::{self, Doc, Kind, Tx};
 use crate::service::vault::Vault;
 
@@ -57,7 +58,7 @@ pub fn write(tx: &Tx, vault: &Vault, planned: &mut [Planned], stale: &[ConfigRec
 }
 
 /// Inserts a document, or rewrites the one kept under its id.
-fn upsert(tx: &Tx, doc: &Doc) -> ServiceResult<()> {
+fn upsert(tx: &Tx, doc: &Doc) -> StoreResult<()> {
     if store::exists(tx, doc.kind, &doc.id)? { store::update(tx, doc) } else { store::insert(tx, doc) }
 }
 

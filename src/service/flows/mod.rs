@@ -16,6 +16,7 @@ use crate::api::ErrorType;
 use crate::api::model::*;
 use crate::api::validate::{Validate, Violation, ViolationCode, index};
 use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::store::StoreResult;
 use crate::service::store::{self, Conn, Doc, Kind, Tx};
 
 /// The code of the 409 that refuses to delete a flow an unfinished run needs.
@@ -60,7 +61,7 @@ pub(crate) fn editable_for(conn: &Conn, id: &str, problems: &[Violation]) -> Ser
     )
 }
 
-fn save(tx: &Tx, flow: &mut CustomerFlow) -> ServiceResult<()> {
+fn save(tx: &Tx, flow: &mut CustomerFlow) -> StoreResult<()> {
     flow.updated_at = Some(Timestamp::now());
     let created_at = flow.created_at.clone().map(|t| t.0).unwrap_or_default();
     store::update(tx, &Doc::new(Kind::CustomerFlow, flow.id, flow, created_at)?)

@@ -10,6 +10,7 @@ use super::etag;
 use super::sim::jobs;
 use super::store::{self, Kind, Store};
 use crate::api::model::AttemptSummary;
+use crate::service::store::StoreError;
 
 /// Simulations sent per store read: about 300 KB of JSON (3 KB an ended simulation). A page is
 /// what a client that stops reading leaves held, with what hyper queues, within the 1 MiB
@@ -96,12 +97,12 @@ pub fn body(store: Store, id: String, head: Head, with_simulations: bool) -> Bod
                 Ok(_turn) => {
                     store.read(move |c| store::children_after_raw(c, Kind::SimulationJob, &id, after, PAGE)).await
                 }
-                Err(closed) => Err(ServiceError::internal(closed)),
+                Err(closed) => Err(StoreError::backend(closed)),
             };
             let page = match page {
                 Ok(page) => page,
                 // The status line is sent; breaking the body tells the client it is incomplete.
-                Err(e) => return Some((Err(std::io::Error::other(e.body.message)), Next::Done)),
+                Err(e) => return Some((Err(std::io::Error::other(ServiceError::from(e).body.message)), Next::Done)),
             };
             let last = page.last().map(|(seq, _)| *seq);
             let mut chunk = String::with_capacity(page.iter().map(|(_, b)| b.len() + 1).sum::<usize>() + 4);

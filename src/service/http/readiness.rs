@@ -32,7 +32,7 @@ impl Readiness {
             Some((at, answer)) if at.elapsed() < FRESH => answer,
             _ => {
                 let answer = store.ping(WITHIN).await.map_err(|e| {
-                    tracing::warn!("not ready: the store did not answer: {}", e.body.message);
+                    tracing::warn!("not ready: the store did not answer: {e}");
                 });
                 *last = Some((Instant::now(), answer));
                 answer

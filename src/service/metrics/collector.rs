@@ -14,10 +14,11 @@ use super::compute::Conversation;
 use super::evaluate::{Catalog, evaluate, policy_matches};
 use super::judge::Judge;
 use crate::api::model::*;
-use crate::service::error::ServiceResult;
+use crate::service::error::ServiceError;
 use crate::service::replica::leases::{self, Worker};
 use crate::service::store::records::StoredCollectionJob;
 use crate::service::store::{self, Kind, Store, Tx};
+use crate::service::store::{StoreError, StoreResult};
 
 /// The background runner of collection jobs.
 #[derive(Clone)]
@@ -51,7 +52,7 @@ impl Collector {
         tokio::spawn(async move {
             loop {
                 if let Err(e) = self.run_pending().await {
-                    tracing::error!("collection runner: {}", e.body.message);
+                    tracing::error!("collection runner: {e}");
                 }
                 tokio::select! {
                     _ = self.wake.notified() => {}
@@ -62,11 +63,11 @@ impl Collector {
     }
 
     /// Runs every PENDING job, oldest first.
-    pub async fn run_pending(&self) -> ServiceResult<()> {
+    pub async fn run_pending(&self) -> StoreResult<()> {
         loop {
             let next: Option<String> = self
                 .store
-                .read(|c| {
+                .read(|c| -> StoreResult<_> {
                     let pending = store::in_status(c, Kind::CollectionJob, &[CollectionJobStatus::Pending.as_str()])?;
                     Ok(pending.into_iter().next().map(|(id, _, _)| id))
                 })
@@ -75,22 +76,27 @@ impl Collector {
             match self.run(&id).await {
                 Ok(()) => {}
                 // Another replica took the job over (or claimed it first).
-                Err(e) if e.body.code == leases::LOST => tracing::info!("collection job {id}: {}", e.body.message),
+                Err(e @ StoreError::LeaseLost { .. }) => tracing::info!("collection job {id}: {e}"),
                 Err(e) => {
-                    let (message, owner) = (e.body.message.clone(), self.worker.owner.clone());
+                    // The job's errorMessage is public: a store fault reads as the service's
+                    // answer to a caller would, its cause only in the log.
+                    let (message, owner) = (ServiceError::from(e).body.message, self.worker.owner.clone());
                     self.store
                         .write(move |tx| {
                             leases::require_held(tx, Kind::CollectionJob, &id, &owner)?;
                             finish(tx, &id, CollectionJobStatus::Failed, Some(&message))
                         })
                         .await
-                        .or_else(|e| if e.body.code == leases::LOST { Ok(()) } else { Err(e) })?;
+                        .or_else(|e| match e {
+                            StoreError::LeaseLost { .. } => Ok(()),
+                            e => Err(e),
+                        })?;
                 }
             }
         }
     }
 
-    async fn run(&self, id: &str) -> ServiceResult<()> {
+    async fn run(&self, id: &str) -> StoreResult<()> {
         let job_id = id.to_owned();
         let worker = self.worker.clone();
         let plan = self
@@ -135,7 +141,7 @@ impl Collector {
             let (job_id, owner) = (id.to_owned(), self.worker.owner.clone());
             let cancelled = self
                 .store
-                .write(move |tx| {
+                .write(move |tx| -> StoreResult<_> {
                     leases::require_held(tx, Kind::CollectionJob, &job_id, &owner)?;
                     let mut stored = StoredCollectionJob::load(tx, &job_id)?;
                     if stored.job.status == Some(CollectionJobStatus::Canceled) {
@@ -183,13 +189,13 @@ impl Collector {
 
 /// Which metrics and which calls a job covers: its own metrics and its policies' metrics, on
 /// its calls, or (with policies and no calls) on every call a policy selects.
-fn plan_job(tx: &crate::service::store::Tx, stored: &StoredCollectionJob) -> ServiceResult<Plan> {
+fn plan_job(tx: &crate::service::store::Tx, stored: &StoredCollectionJob) -> StoreResult<Plan> {
     let request = stored.request.clone().unwrap_or_default();
     let policy_ids = stored.job.policy_ids.clone();
     let policies: Vec<MetricPolicy> = policy_ids
         .iter()
         .filter_map(|id| store::get(tx, Kind::MetricPolicy, &id.to_string()).transpose())
-        .collect::<ServiceResult<_>>()?;
+        .collect::<StoreResult<_>>()?;
     let mut metric_ids: Vec<Uuid> = request.metrics.iter().flatten().map(|m| m.id).collect();
     for policy in &policies {
         metric_ids.extend(policy.metrics.iter().map(|m| m.id));
@@ -200,7 +206,7 @@ fn plan_job(tx: &crate::service::store::Tx, stored: &StoredCollectionJob) -> Ser
         .iter()
         .map(|id| store::get::<MetricDefinition>(tx, Kind::MetricDefinition, &id.to_string()))
         .filter_map(Result::transpose)
-        .collect::<ServiceResult<Vec<_>>>()?;
+        .collect::<StoreResult<Vec<_>>>()?;
     let mut calls = request.call_ids.unwrap_or_default();
     if calls.is_empty() && !policies.is_empty() {
         let endpoints: HashMap<Uuid, AgentEndpoint> =
@@ -220,7 +226,7 @@ fn conversation(
     conn: &crate::service::store::Conn,
     id: &str,
     is_chat: bool,
-) -> ServiceResult<(Call, Transcript, Option<CustomerFlow>, Option<Uuid>)> {
+) -> StoreResult<(Call, Transcript, Option<CustomerFlow>, Option<Uuid>)> {
     let call: Call = if is_chat {
         let chat: Chat = store::require(conn, Kind::Chat, id)?;
         serde_json::from_value(
@@ -246,7 +252,7 @@ fn conversation(
 }
 
 /// Ends a job (unless a caller cancelled it) and its lease.
-fn finish(tx: &Tx, id: &str, status: CollectionJobStatus, error: Option<&str>) -> ServiceResult<()> {
+fn finish(tx: &Tx, id: &str, status: CollectionJobStatus, error: Option<&str>) -> StoreResult<()> {
     store::leases::release(tx, Kind::CollectionJob, id)?;
     let mut stored = StoredCollectionJob::load(tx, id)?;
     let job = &mut stored.job;
@@ -266,7 +272,7 @@ fn finish(tx: &Tx, id: &str, status: CollectionJobStatus, error: Option<&str>) -
 /// Hands back a job whose replica stopped renewing its lease while running it: the values it
 /// had written are forgotten and it waits to start over, unless its leases have run out
 /// `MAX_EXPIRIES` times (it fails). A job no longer running (a caller cancelled it) is left.
-pub(crate) fn hand_back(tx: &Tx, id: &str, exhausted: bool) -> ServiceResult<()> {
+pub(crate) fn hand_back(tx: &Tx, id: &str, exhausted: bool) -> StoreResult<()> {
     let mut stored = StoredCollectionJob::load(tx, id)?;
     if stored.job.status != Some(CollectionJobStatus::Processing) {
         return Ok(());

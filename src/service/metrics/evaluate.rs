@@ -9,7 +9,7 @@ use super::compute::{self, Conversation, without_value};
 use super::judge::{Answer, Judge, Question, Standing, Verdict};
 use super::threshold;
 use crate::api::model::*;
-use crate::service::error::ServiceResult;
+use crate::service::store::StoreResult;
 use crate::service::store::{self, Kind};
 
 /// Every definition and every knowledge base's text, read once for a batch of evaluations.
@@ -19,7 +19,7 @@ pub struct Catalog {
 }
 
 impl Catalog {
-    pub fn load(conn: &crate::service::store::Conn) -> ServiceResult<Catalog> {
+    pub fn load(conn: &crate::service::store::Conn) -> StoreResult<Catalog> {
         let definitions =
             store::all::<MetricDefinition>(conn, Kind::MetricDefinition)?.into_iter().map(|d| (d.id, d)).collect();
         let knowledge = store::knowledge::all(conn)?

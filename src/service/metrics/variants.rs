@@ -8,6 +8,7 @@ use uuid::Uuid;
 use super::definitions::{apply_update, resolve, save};
 use crate::api::model::*;
 use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::store::StoreResult;
 use crate::service::store::{self, Conn, Filter, Kind, Tx};
 
 /// The name the default variant has.
@@ -219,7 +220,7 @@ pub fn delete(tx: &Tx, id_or_slug: &str, variant: &str) -> ServiceResult<Uuid> {
 }
 
 /// Writes a fork's body without a new version (a rename).
-fn save_rename(tx: &Tx, fork: &MetricDefinition) -> ServiceResult<()> {
+fn save_rename(tx: &Tx, fork: &MetricDefinition) -> StoreResult<()> {
     let created_at = fork.created_at.clone().map(|t| t.0).unwrap_or_else(|| Timestamp::now().0);
     store::update(tx, &store::Doc::new(Kind::MetricDefinition, fork.id, fork, created_at)?)
 }

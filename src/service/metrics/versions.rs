@@ -29,7 +29,7 @@ pub fn definition_at(conn: &Conn, definition_id: &str, at: &Timestamp) -> Servic
     }
     match oldest {
         Some(version) => Ok(Some(version)),
-        None => store::get(conn, Kind::MetricDefinition, definition_id),
+        None => Ok(store::get(conn, Kind::MetricDefinition, definition_id)?),
     }
 }
 

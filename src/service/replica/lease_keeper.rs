@@ -34,7 +34,7 @@ pub fn spawn(store: Store, worker: Worker, simulator: Simulator, collector: Coll
                     leases::renew(tx, &owner, until)
                 });
                 if let Err(e) = renewed.await {
-                    tracing::warn!("leases not renewed: {}", e.body.message);
+                    tracing::warn!("leases not renewed: {e}");
                 }
                 tokio::time::sleep(worker.lease / 3).await;
             }
@@ -60,7 +60,7 @@ pub fn spawn(store: Store, worker: Worker, simulator: Simulator, collector: Coll
             if folded_at.is_none_or(|at| at.elapsed() >= FOLD_EVERY) {
                 match store.write_progress(shards::fold).await {
                     Ok(folded) => tracing::debug!("{folded} count rows folded"),
-                    Err(e) => tracing::warn!("count shards not folded: {}", e.body.message),
+                    Err(e) => tracing::warn!("count shards not folded: {e}"),
                 }
                 folded_at = Some(std::time::Instant::now());
             }
@@ -135,7 +135,9 @@ fn hand_back(tx: &Tx, work: &Lapsed, owner: &str, sole: bool) -> ServiceResult<(
     }
     let exhausted = leases::expire(tx, work.kind, &work.id)? >= MAX_EXPIRIES;
     match work.kind {
-        Kind::SimulationJob => jobs::hand_back(tx, &work.id, work.parent_id.as_deref().unwrap_or_default(), exhausted),
-        _ => collector::hand_back(tx, &work.id, exhausted),
+        Kind::SimulationJob => {
+            Ok(jobs::hand_back(tx, &work.id, work.parent_id.as_deref().unwrap_or_default(), exhausted)?)
+        }
+        _ => Ok(collector::hand_back(tx, &work.id, exhausted)?),
     }
 }

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use super::store::Kind;
 use super::store::leases;
+use super::store::{StoreError, StoreResult};
 
 /// How long a lease lasts without renewal, by default.
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(15);
@@ -48,20 +49,15 @@ pub fn now_ms() -> i64 {
 
 /// The error a write answers when this replica no longer holds the work it was writing for:
 /// another replica took it over (the lease ran out), and this replica's part ends there.
-pub fn lost(kind: Kind, id: &str) -> super::error::ServiceError {
-    super::error::ServiceError::new(
-        axum::http::StatusCode::CONFLICT,
-        crate::api::ErrorType::Conflict,
-        LOST,
-        format!("this replica no longer holds {} {id}", kind.label()),
-    )
+pub fn lost(kind: Kind, id: &str) -> StoreError {
+    StoreError::LeaseLost { kind: kind.label(), id: id.to_owned() }
 }
 
-/// The code of `lost`.
+/// The wire code of `lost`.
 pub const LOST: &str = "lease_lost";
 
 /// Fails with `lost` unless `owner` holds the document.
-pub fn require_held(conn: &super::store::Conn, kind: Kind, id: &str, owner: &str) -> super::error::ServiceResult<()> {
+pub fn require_held(conn: &super::store::Conn, kind: Kind, id: &str, owner: &str) -> StoreResult<()> {
     match leases::held_by(conn, kind, id, owner)? {
         true => Ok(()),
         false => Err(lost(kind, id)),

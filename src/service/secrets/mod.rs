@@ -17,6 +17,7 @@ use super::store::{self, Conn, Kind, Tx, secrets as kept};
 use super::vault::{Vault, VaultError};
 use crate::api::model::HttpRequestDefinition;
 use crate::api::model::headers::{is_mask, is_secret, mask};
+use crate::service::store::StoreResult;
 
 /// The name a webhook's signing secret is kept under.
 pub const SIGNING_SECRET: &str = "signingSecret";
@@ -62,7 +63,7 @@ fn vault_error(error: VaultError) -> ServiceError {
 /// Seals `value` and keeps it as the owner's secret `name`.
 pub fn keep(tx: &Tx, vault: &Vault, owner: Owner, name: &str, value: &str) -> ServiceResult<()> {
     let sealed = vault.seal(&context(owner.kind.as_str(), owner.id, name), value).map_err(vault_error)?;
-    kept::put(tx, owner.kind, owner.id, name, &sealed)
+    Ok(kept::put(tx, owner.kind, owner.id, name, &sealed)?)
 }
 
 /// The owner's secrets, opened: name → value.
@@ -211,7 +212,7 @@ pub fn has(conn: &Conn, owner: Owner, name: &str) -> ServiceResult<bool> {
 }
 
 /// Forgets every secret of `owner` (a webhook deleted: nothing more is sent to it).
-pub fn forget(tx: &Tx, owner: Owner) -> ServiceResult<()> {
+pub fn forget(tx: &Tx, owner: Owner) -> StoreResult<()> {
     kept::forget_owner(tx, owner.kind, owner.id)
 }
 

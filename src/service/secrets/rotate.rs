@@ -7,8 +7,8 @@
 use std::path::Path;
 
 use super::context;
-use crate::service::error::ServiceError;
-use crate::service::store::{Store, secrets as kept};
+use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::store::{Store, StoreError, secrets as kept};
 use crate::service::vault::{FileKey, Vault, VaultError, key_file, open_with, seal_with};
 
 /// What a rotation did.
@@ -36,6 +36,12 @@ pub enum RotateError {
     KeyFile(#[from] key_file::KeyFileError),
     #[error("the store refused: {0}")]
     Store(String),
+}
+
+impl From<StoreError> for RotateError {
+    fn from(error: StoreError) -> Self {
+        RotateError::Store(error.to_string())
+    }
 }
 
 impl From<ServiceError> for RotateError {
@@ -81,7 +87,7 @@ fn unreadable(error: VaultError) -> ServiceError {
 /// holds.
 fn reseal_all(store: &Store, new: &FileKey, path: &Path) -> Result<usize, RotateError> {
     let (vault, _) = Vault::open(path)?;
-    let resealed = store.write_blocking(|tx| {
+    let resealed = store.write_blocking(|tx| -> ServiceResult<_> {
         let mut resealed = 0;
         for secret in kept::all(tx)? {
             if secret.sealed.key_id == new.id {

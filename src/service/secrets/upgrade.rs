@@ -17,7 +17,7 @@ const KINDS: [Kind; 2] = [Kind::Webhook, Kind::HttpRequestDefinition];
 /// Seals the secrets documents still hold in clear, and masks them there; how many documents
 /// were rewritten.
 pub fn seal_clear_values(store: &Store) -> ServiceResult<usize> {
-    let pending = store.read_blocking(|conn| {
+    let pending = store.read_blocking(|conn| -> ServiceResult<_> {
         let mut pending = Vec::new();
         for kind in KINDS {
             for (id, body) in kept::every_body(conn, kind)? {
@@ -32,7 +32,7 @@ pub fn seal_clear_values(store: &Store) -> ServiceResult<usize> {
         return Ok(0);
     }
     let vault = store.vault();
-    let rewritten = store.write_blocking(|tx| {
+    let rewritten = store.write_blocking(|tx| -> ServiceResult<_> {
         // The clear values leave SQLite's files as well as the documents: what the rewrite
         // frees is zeroed, and the log that held the old pages is emptied after. PostgreSQL's
         // old row versions go at its next vacuum.

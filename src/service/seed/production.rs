@@ -105,7 +105,7 @@ fn keep_alert(tx: &Tx, seeded: SeededAlert) -> ServiceResult<()> {
     let at = seeded.created_at.0;
     store::insert(tx, &Doc::new(Kind::Alert, alert.id, &alert, at.clone())?)?;
     let record = ConfigRecord { kind: ConfigKind::Alert, name, id: alert.id, seeded: true };
-    store::insert(tx, &Doc::new(Kind::ConfigRecord, alert.id, &record, at)?)
+    Ok(store::insert(tx, &Doc::new(Kind::ConfigRecord, alert.id, &record, at)?)?)
 }
 
 /// The call as its telephony would post it, validated as the route validates it.

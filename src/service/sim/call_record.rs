@@ -5,7 +5,7 @@ use uuid::Uuid;
 use super::conversation::Outcome;
 use super::work::Work;
 use crate::api::model::*;
-use crate::service::error::ServiceResult;
+use crate::service::store::StoreResult;
 use crate::service::store::{self, Doc, Kind};
 
 /// The call a simulation made, as `POST /v1/call` would have stored it.
@@ -87,7 +87,7 @@ pub(super) fn insert_call(
     call: &Call,
     transcript: &str,
     job_id: &str,
-) -> ServiceResult<()> {
+) -> StoreResult<()> {
     let started = call.started_at.clone().unwrap_or_else(Timestamp::now);
     store::insert(tx, &Doc::new(Kind::Call, call.id, call, started.0)?.parent(Some(job_id)))?;
     store::transcripts::put(tx, &call.id.to_string(), transcript)

@@ -11,9 +11,10 @@ use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::sim::verdict::{self, CheckResult, Tally, TallyPart};
 use crate::service::store::records::StoredCollectionJob;
 use crate::service::store::{self, Doc, Kind, ends};
+use crate::service::store::{StoreError, StoreResult};
 pub use record::{RunInputs, StoredRunPlanJob};
 
-pub(super) fn count_simulations(tx: &Tx, job_id: &str) -> ServiceResult<u64> {
+pub(super) fn count_simulations(tx: &Tx, job_id: &str) -> StoreResult<u64> {
     store::count_children(tx, Kind::SimulationJob, job_id, &[])
 }
 
@@ -27,7 +28,7 @@ pub(crate) struct Retry {
 
 /// Saves a simulation. One that has just ended gets an outcome if it has none and is counted
 /// in its job's tally, so the job's verdict moves with it.
-pub(crate) fn save_simulation(tx: &Tx, simulation: &SimulationJob, job_id: &str) -> ServiceResult<()> {
+pub(crate) fn save_simulation(tx: &Tx, simulation: &SimulationJob, job_id: &str) -> StoreResult<()> {
     record_simulation(tx, simulation.clone(), job_id, &[], None, None)
 }
 
@@ -43,7 +44,7 @@ pub(crate) fn record_simulation(
     results: &[CheckResult],
     retry: Option<Retry>,
     item: Option<ends::Item>,
-) -> ServiceResult<()> {
+) -> StoreResult<()> {
     if !write_simulation(tx, &mut simulation, job_id)? {
         return Ok(());
     }
@@ -59,7 +60,7 @@ pub(crate) fn record_simulation(
 
 /// Writes a simulation; whether it ended with this write. One that ends gets an outcome if it
 /// has none (and a cancelled one its reason).
-fn write_simulation(tx: &Tx, simulation: &mut SimulationJob, job_id: &str) -> ServiceResult<bool> {
+fn write_simulation(tx: &Tx, simulation: &mut SimulationJob, job_id: &str) -> StoreResult<bool> {
     let id = simulation.simulation_job_id.to_string();
     let ended_before = store::status(tx, Kind::SimulationJob, &id)?
         .is_some_and(|s| SimulationJobStatus::from(s.as_str()).is_terminal());
@@ -79,9 +80,9 @@ fn write_simulation(tx: &Tx, simulation: &mut SimulationJob, job_id: &str) -> Se
     Ok(ends_now)
 }
 
-fn job_cancelled(tx: &Tx, job_id: &str) -> ServiceResult<bool> {
-    let status = store::status(tx, Kind::RunPlanJob, job_id)?
-        .ok_or_else(|| ServiceError::not_found(Kind::RunPlanJob.label(), job_id))?;
+fn job_cancelled(tx: &Tx, job_id: &str) -> StoreResult<bool> {
+    let status =
+        store::status(tx, Kind::RunPlanJob, job_id)?.ok_or_else(|| StoreError::not_found(Kind::RunPlanJob, job_id))?;
     Ok(is_cancelled(&RunPlanJobStatus::from(status.as_str())))
 }
 
@@ -108,7 +109,7 @@ struct Ended<'a> {
 /// Appends the parts of simulations that have just ended, each in a row of its own: the job's
 /// row is not locked, so the ends of one run do not wait on each other (on PostgreSQL they
 /// did, for most of a run's time). The job's next fold (`settle_job`) counts them.
-fn count_ended(tx: &Tx, job_id: &str, ended: &[Ended]) -> ServiceResult<()> {
+fn count_ended(tx: &Tx, job_id: &str, ended: &[Ended]) -> StoreResult<()> {
     for end in ended {
         let part = if end.retried { TallyPart::retried() } else { TallyPart::ended(end.simulation, end.results) };
         ends::append(tx, job_id, &ends::End { part: serde_json::to_string(&part)?, item: end.item.clone() })?;
@@ -120,7 +121,7 @@ fn count_ended(tx: &Tx, job_id: &str, ended: &[Ended]) -> ServiceResult<()> {
 /// job's status column and those members alone: the job's document, several KB, is not
 /// decoded and encoded again; SQLite sets them in place), and the items they count in its
 /// collection job. The job's row is locked by the caller (`settle_job`).
-fn fold_ends(tx: &Tx, job_id: &str, job_status: &str) -> ServiceResult<()> {
+fn fold_ends(tx: &Tx, job_id: &str, job_status: &str) -> StoreResult<()> {
     let taken = ends::take(tx, job_id)?;
     if taken.is_empty() {
         return Ok(());
@@ -148,7 +149,7 @@ fn fold_ends(tx: &Tx, job_id: &str, job_status: &str) -> ServiceResult<()> {
 /// Counts ended simulations' items in their collection job: done or failed, and the time of
 /// the last, set in place (the collection job is not decoded and written again); its status
 /// stays (PROCESSING, or CANCELED by a caller while the run goes on).
-fn count_items(tx: &Tx, taken: &[ends::End]) -> ServiceResult<()> {
+fn count_items(tx: &Tx, taken: &[ends::End]) -> StoreResult<()> {
     let mut by_collection: Vec<(&str, u64, u64, &str)> = Vec::new();
     for item in taken.iter().filter_map(|end| end.item.as_ref()) {
         let index = match by_collection.iter().position(|(id, ..)| *id == item.collection_id) {
@@ -170,7 +171,7 @@ fn count_items(tx: &Tx, taken: &[ends::End]) -> ServiceResult<()> {
         if !store::exists(tx, Kind::CollectionJob, collection_id)? {
             continue; // gone: nothing to count in (a missing one must not hold the job's fold)
         }
-        let read = |path| -> ServiceResult<u64> {
+        let read = |path| -> StoreResult<u64> {
             let counted = store::member(tx, Kind::CollectionJob, collection_id, path)?;
             Ok(counted.and_then(|n| n.parse::<u64>().ok()).unwrap_or(0))
         };
@@ -192,7 +193,7 @@ fn count_items(tx: &Tx, taken: &[ends::End]) -> ServiceResult<()> {
 /// Writes the retry of `silent`: the same test case (endpoint, flow variant, persona,
 /// iteration) as a new simulation, RETRY_SCHEDULED until its `scheduledAt`. Its job's metric
 /// collection grows by one item.
-fn place_retry(tx: &Tx, silent: &SimulationJob, job_id: &str, retry: Retry) -> ServiceResult<()> {
+fn place_retry(tx: &Tx, silent: &SimulationJob, job_id: &str, retry: Retry) -> StoreResult<()> {
     let created = Timestamp::now();
     let next = SimulationJob {
         simulation_job_id: uuid::Uuid::new_v4(),
@@ -231,7 +232,7 @@ fn place_retry(tx: &Tx, silent: &SimulationJob, job_id: &str, retry: Retry) -> S
 }
 
 /// Moves a job's retries whose time has come (`now`, on the job's clock) to PENDING.
-pub(crate) fn release_due_retries(tx: &Tx, job_id: &str, now: &Timestamp) -> ServiceResult<()> {
+pub(crate) fn release_due_retries(tx: &Tx, job_id: &str, now: &Timestamp) -> StoreResult<()> {
     let due: Vec<SimulationJob> =
         store::children_with_status(tx, Kind::SimulationJob, job_id, SimulationJobStatus::RetryScheduled.as_str())?;
     let now = now.parse();
@@ -289,7 +290,7 @@ pub(crate) fn later(at: &Timestamp, ms: i64) -> Timestamp {
 }
 
 /// Has a job run as a replay (see `Replay`).
-pub fn set_replay(tx: &Tx, job_id: &str, replay: &Replay) -> ServiceResult<()> {
+pub fn set_replay(tx: &Tx, job_id: &str, replay: &Replay) -> StoreResult<()> {
     let mut job = StoredRunPlanJob::load(tx, job_id)?;
     job.replay = Some(replay.clone());
     job.save(tx)
@@ -297,12 +298,12 @@ pub fn set_replay(tx: &Tx, job_id: &str, replay: &Replay) -> ServiceResult<()> {
 
 /// Folds the ends appended for the job into it (`fold_ends`), then ends the job once every
 /// simulation has ended, and closes its collection job.
-pub fn settle_job(tx: &Tx, job_id: &str) -> ServiceResult<()> {
+pub fn settle_job(tx: &Tx, job_id: &str) -> StoreResult<()> {
     // Called at every fold: the status column and the kept counts decide, and the job's
     // document is read only when it ends. The job's row is locked first, so folds of one job
     // take turns.
-    let status = store::status(tx, Kind::RunPlanJob, job_id)?
-        .ok_or_else(|| ServiceError::not_found(Kind::RunPlanJob.label(), job_id))?;
+    let status =
+        store::status(tx, Kind::RunPlanJob, job_id)?.ok_or_else(|| StoreError::not_found(Kind::RunPlanJob, job_id))?;
     let count = |statuses: &[&str]| store::count_children(tx, Kind::SimulationJob, job_id, statuses);
     // Counted before the ends are taken: a simulation counted ended here committed its end
     // before, so the fold below takes it and a job never settles without one of its parts. A
@@ -342,7 +343,7 @@ pub fn settle_job(tx: &Tx, job_id: &str) -> ServiceResult<()> {
 
 /// Closes an ended job's collection job, unless a caller cancelled it while the run went on (it
 /// stays CANCELED).
-fn close_collection(tx: &Tx, id: &str, job_status: &RunPlanJobStatus, now: Timestamp) -> ServiceResult<()> {
+fn close_collection(tx: &Tx, id: &str, job_status: &RunPlanJobStatus, now: Timestamp) -> StoreResult<()> {
     let mut collection = StoredCollectionJob::load(tx, id)?;
     let job = &mut collection.job;
     if job.status.as_ref().is_some_and(CollectionJobStatus::is_terminal) {
@@ -360,7 +361,7 @@ fn close_collection(tx: &Tx, id: &str, job_status: &RunPlanJobStatus, now: Times
 
 /// When a job that has just settled ended: now, or for a replay, a moment after its last
 /// simulation ended on its clock.
-fn ended_at(tx: &Tx, job_id: &str, replay: Option<&Replay>) -> ServiceResult<Timestamp> {
+fn ended_at(tx: &Tx, job_id: &str, replay: Option<&Replay>) -> StoreResult<Timestamp> {
     let Some(replay) = replay else { return Ok(Timestamp::now()) };
     let simulations: Vec<SimulationJob> = store::children(tx, Kind::SimulationJob, job_id)?;
     let last = simulations.iter().filter_map(|s| s.completed_at.as_ref()).max_by_key(|t| t.parse());
@@ -372,7 +373,7 @@ fn ended_at(tx: &Tx, job_id: &str, replay: Option<&Replay>) -> ServiceResult<Tim
 /// memory, so it runs again from its start (a call it had stored is removed), unless its run
 /// was cancelled meanwhile (it is cancelled) or its leases have run out `MAX_EXPIRIES` times
 /// (it fails, rather than be tried for ever). Its job settles.
-pub(crate) fn hand_back(tx: &Tx, id: &str, job_id: &str, exhausted: bool) -> ServiceResult<()> {
+pub(crate) fn hand_back(tx: &Tx, id: &str, job_id: &str, exhausted: bool) -> StoreResult<()> {
     let mut simulation: SimulationJob = store::require(tx, Kind::SimulationJob, id)?;
     if !matches!(simulation.status, Some(SimulationJobStatus::Queued | SimulationJobStatus::Processing)) {
         return settle_job(tx, job_id); // ended (or not started) meanwhile: nothing to run again
@@ -405,7 +406,7 @@ pub(crate) fn hand_back(tx: &Tx, id: &str, job_id: &str, exhausted: bool) -> Ser
 }
 
 /// The job's retries waiting out their backoff, soonest first.
-pub fn pending_retries(conn: &crate::service::store::Conn, job_id: &str) -> ServiceResult<Vec<PendingRetry>> {
+pub fn pending_retries(conn: &crate::service::store::Conn, job_id: &str) -> StoreResult<Vec<PendingRetry>> {
     let job = StoredRunPlanJob::load(conn, job_id)?;
     let waiting: Vec<SimulationJob> =
         store::children_with_status(conn, Kind::SimulationJob, job_id, SimulationJobStatus::RetryScheduled.as_str())?;
@@ -413,7 +414,7 @@ pub fn pending_retries(conn: &crate::service::store::Conn, job_id: &str) -> Serv
         return Ok(Vec::new());
     }
     // Retries are placed from the job's plan: a job with retries and no plan is broken.
-    let plan = job.plan()?.ok_or_else(|| ServiceError::internal(format!("run plan job {job_id} has no plan")))?;
+    let plan = job.plan()?.ok_or_else(|| StoreError::backend(format!("run plan job {job_id} has no plan")))?;
     let max_attempts = plan.max_no_response_retries_or_default().max(0) as u32 + 1;
     let mut retries: Vec<PendingRetry> = waiting
         .into_iter()
@@ -431,7 +432,7 @@ pub fn pending_retries(conn: &crate::service::store::Conn, job_id: &str) -> Serv
 /// Ends a job the engine cannot run (its plan cannot be read, or it carries text the store
 /// cannot keep): every simulation not yet ended fails with `reason`, and so does the job, so
 /// that one bad job is reported rather than retried for ever in front of the others.
-pub fn fail(tx: &Tx, id: &str, reason: &str) -> ServiceResult<()> {
+pub fn fail(tx: &Tx, id: &str, reason: &str) -> StoreResult<()> {
     let Some(status) = store::status(tx, Kind::RunPlanJob, id)? else { return Ok(()) };
     if RunPlanJobStatus::from(status.as_str()).is_terminal() {
         return Ok(());
@@ -462,12 +463,7 @@ pub fn fail(tx: &Tx, id: &str, reason: &str) -> ServiceResult<()> {
 /// one ended leaves its status, so the next page is the next one waiting, and a
 /// 100,000-simulation job is never read whole. Their parts are folded into the job's tally by
 /// the caller's `settle_job`, once.
-fn end_each(
-    tx: &Tx,
-    id: &str,
-    statuses: &[SimulationJobStatus],
-    end: impl Fn(&mut SimulationJob),
-) -> ServiceResult<()> {
+fn end_each(tx: &Tx, id: &str, statuses: &[SimulationJobStatus], end: impl Fn(&mut SimulationJob)) -> StoreResult<()> {
     for waiting in statuses {
         loop {
             let page = store::children_in_status_raw(tx, Kind::SimulationJob, id, waiting.as_str(), 500)?;
@@ -509,7 +505,7 @@ pub fn cancel(tx: &Tx, id: &str) -> ServiceResult<()> {
     job.job.status = Some(RunPlanJobStatus::Cancelling);
     job.save(tx)?;
     // With nothing mid-call, nobody else would end the job: it is CANCELLED now.
-    settle_job(tx, id)
+    Ok(settle_job(tx, id)?)
 }
 
 #[cfg(test)]

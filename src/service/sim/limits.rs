@@ -6,8 +6,8 @@
 //! each runs its part of a run rather than the first to look taking them all.
 
 use crate::api::model::{ExecutionMode, RunPlanJobStatus, SimulationJobStatus};
-use crate::service::error::ServiceResult;
 use crate::service::replica::leases::now_ms;
+use crate::service::store::StoreResult;
 use crate::service::store::{self, Conn, Kind, leases};
 
 /// A run plan job whose simulations may still start.
@@ -34,7 +34,7 @@ pub struct JobLimits<'a> {
 }
 
 /// How many more of the job's simulations may start now.
-pub fn room(conn: &Conn, job: &JobLimits) -> ServiceResult<usize> {
+pub fn room(conn: &Conn, job: &JobLimits) -> StoreResult<usize> {
     let held: Vec<&str> = RUNNING.iter().map(SimulationJobStatus::as_str).collect();
     let running = |id: &str| store::count_children(conn, Kind::SimulationJob, id, &held);
     let mut in_project = 0;
@@ -71,7 +71,7 @@ pub fn room(conn: &Conn, job: &JobLimits) -> ServiceResult<usize> {
 }
 
 /// The execution mode of a job's plan (read alone from its document).
-fn mode_of(conn: &Conn, job_id: &str) -> ServiceResult<ExecutionMode> {
+fn mode_of(conn: &Conn, job_id: &str) -> StoreResult<ExecutionMode> {
     let mode = store::peek_member(conn, Kind::RunPlanJob, job_id, "$.plan.executionMode")?;
     let mode = mode.map(|m| serde_json::from_str::<Option<ExecutionMode>>(&m)).transpose()?;
     Ok(mode.flatten().unwrap_or(ExecutionMode::Parallel))

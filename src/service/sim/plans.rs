@@ -9,6 +9,7 @@ use crate::api::ErrorType;
 use crate::api::model::*;
 use crate::api::validate::Validate;
 use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::store::StoreResult;
 use crate::service::store::{self, Conn, Doc, Kind, Tx, schedules};
 
 /// The code of the refusal to delete a plan a job is still running.
@@ -75,7 +76,7 @@ pub fn since(plan: &RunPlan) -> Option<jiff::Timestamp> {
     plan.updated_at.as_ref().or(plan.created_at.as_ref()).and_then(Timestamp::parse)
 }
 
-fn save(tx: &Tx, plan: &RunPlan) -> ServiceResult<()> {
+fn save(tx: &Tx, plan: &RunPlan) -> StoreResult<()> {
     let created_at = plan.created_at.clone().map(|t| t.0).unwrap_or_default();
     store::update(tx, &Doc::new(Kind::RunPlan, plan.id, plan, created_at)?)
 }

@@ -15,6 +15,7 @@ use super::selection::simulation_variables;
 use crate::api::model::*;
 use crate::service::error::ServiceResult;
 use crate::service::metrics::versions::AtInstant;
+use crate::service::store::StoreResult;
 use crate::service::store::values::{ValueRow as Row, values_by_call as rows_by_call};
 use crate::service::store::{self, Kind};
 
@@ -126,7 +127,7 @@ impl TestCases {
     }
 }
 
-fn simulations(conn: &Conn, job_id: &str) -> ServiceResult<Vec<SimulationJob>> {
+fn simulations(conn: &Conn, job_id: &str) -> StoreResult<Vec<SimulationJob>> {
     store::children(conn, Kind::SimulationJob, job_id)
 }
 

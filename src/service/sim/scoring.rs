@@ -6,12 +6,12 @@ use uuid::Uuid;
 use super::work::{JobMetrics, Work};
 use crate::api::model::flow_and_automatic_metrics;
 use crate::api::model::*;
-use crate::service::error::ServiceResult;
 use crate::service::metrics::compute::{Conversation, WalkedStep};
 use crate::service::metrics::evaluate::evaluate;
 use crate::service::metrics::judge::Judge;
 use crate::service::sim::verdict;
 use crate::service::store;
+use crate::service::store::StoreResult;
 
 /// Computes the job's metrics on the call, and judges the simulation by the ones that are
 /// checks; the values are written with the simulation's end.
@@ -79,7 +79,7 @@ pub(super) fn store_values(
     tx: &crate::service::store::Tx,
     rows: &[(Uuid, MetricValue)],
     collection_id: &str,
-) -> ServiceResult<()> {
+) -> StoreResult<()> {
     let ids: Vec<(String, Option<String>)> =
         rows.iter().map(|(definition, value)| (definition.to_string(), value.call_id.map(|c| c.to_string()))).collect();
     let keyed: Vec<(store::values::ValueKey, &MetricValue)> = rows
@@ -104,7 +104,7 @@ pub(super) fn collection_item(
     collection_id: &str,
     rows: &[(Uuid, MetricValue)],
     now: &Timestamp,
-) -> ServiceResult<store::ends::Item> {
+) -> StoreResult<store::ends::Item> {
     let failed = rows.iter().any(|(_, v)| v.capture_status == Some(CaptureStatus::Error));
     Ok(store::ends::Item { collection_id: collection_id.to_owned(), failed, at: serde_json::to_string(now)? })
 }

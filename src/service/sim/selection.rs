@@ -7,7 +7,7 @@ use crate::service::store::Conn;
 use uuid::Uuid;
 
 use crate::api::model::*;
-use crate::service::error::ServiceResult;
+use crate::service::store::StoreResult;
 
 /// A stand-in flow for a deprecated scenario: the customer states the scenario and listens.
 pub(super) fn scenario_flow(simulation: &SimulationJob) -> CustomerFlow {
@@ -87,7 +87,7 @@ fn selected_by_id(plan: &RunPlanInput, simulation: &SimulationJob) -> Variables 
 }
 
 /// The plan's own metrics, by id or slug.
-pub(super) fn plan_metric_ids(conn: &Conn, plan: &RunPlanInput) -> ServiceResult<Vec<(Uuid, ConversationSource)>> {
+pub(super) fn plan_metric_ids(conn: &Conn, plan: &RunPlanInput) -> StoreResult<Vec<(Uuid, ConversationSource)>> {
     let mut ids = Vec::new();
     for reference in plan.metrics.iter().flatten() {
         let key =

@@ -22,6 +22,7 @@ use crate::service::metrics::definitions;
 use crate::service::sim::verdict::Tally;
 use crate::service::store::{self, Doc, Kind};
 
+use crate::service::store::StoreResult;
 use std::collections::HashMap;
 
 /// Saves a plan and, with the deprecated `autoRun`, starts it.
@@ -167,7 +168,7 @@ fn combinations(tx: &Tx, plan: &RunPlanInput, at: &str) -> ServiceResult<Combina
         .iter()
         .flatten()
         .map(|e| store::require(tx, Kind::AgentEndpoint, &e.id.to_string()))
-        .collect::<ServiceResult<_>>()?;
+        .collect::<StoreResult<_>>()?;
     let mut variants: Vec<Variant> = Vec::new();
     for (i, selection) in plan.flow_selections().iter().enumerate() {
         let flow = resolve_flow(tx, selection)?;

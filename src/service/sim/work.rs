@@ -10,8 +10,8 @@ use super::jobs::{Replay, later};
 use super::limits::JobLimits;
 use super::selection::plan_metric_ids;
 use crate::api::model::*;
-use crate::service::error::ServiceResult;
 use crate::service::metrics::evaluate::Catalog;
+use crate::service::store::StoreResult;
 
 /// What every simulation of a job shares, set up when the job first schedules.
 pub(super) struct JobMetrics {
@@ -29,7 +29,7 @@ impl JobMetrics {
         conn: &crate::service::store::Conn,
         plan: &RunPlanInput,
         collection_id: String,
-    ) -> ServiceResult<JobMetrics> {
+    ) -> StoreResult<JobMetrics> {
         let catalog = Catalog::load(conn)?;
         let ids = plan_metric_ids(conn, plan)?;
         let chosen = ids.iter().filter_map(|(id, _)| catalog.definitions.get(id).cloned()).collect();

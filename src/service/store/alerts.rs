@@ -3,7 +3,7 @@
 //! however many replicas see it ready), each group's value per window, and each group's run.
 
 use super::db::{Conn, Tx};
-use super::{Kind, ServiceResult};
+use super::{Kind, StoreResult};
 use crate::args;
 
 /// One scored call as a window reads it.
@@ -21,7 +21,7 @@ pub struct Scored {
 /// The SUCCESS values of metric `definition_id` on live calls started from `from` up to `to`
 /// (RFC 3339, compared as text: the caller widens the range and filters on parsed times), in the
 /// order they were written (a call scored twice appears twice; the later value counts).
-pub fn scored(conn: &Conn, definition_id: &str, from: &str, to: &str) -> ServiceResult<Vec<Scored>> {
+pub fn scored(conn: &Conn, definition_id: &str, from: &str, to: &str) -> StoreResult<Vec<Scored>> {
     let dialect = conn.dialect();
     let agent = dialect.member("c.body", "$.agentId")?;
     let arrived = dialect.member("c.body", "$.createdAt")?;
@@ -43,7 +43,7 @@ pub fn scored(conn: &Conn, definition_id: &str, from: &str, to: &str) -> Service
 }
 
 /// Claims `window_ms` of `alert_id`; false when it was decided already.
-pub fn claim(tx: &Tx, alert_id: &str, window_ms: i64, at: &str) -> ServiceResult<bool> {
+pub fn claim(tx: &Tx, alert_id: &str, window_ms: i64, at: &str) -> StoreResult<bool> {
     let claimed = tx.execute(
         "INSERT INTO alert_windows (alert_id, window_ms, decided_at) VALUES (?1, ?2, ?3) \
          ON CONFLICT (alert_id, window_ms) DO NOTHING",
@@ -53,7 +53,7 @@ pub fn claim(tx: &Tx, alert_id: &str, window_ms: i64, at: &str) -> ServiceResult
 }
 
 /// The alert's latest decided window (unix ms).
-pub fn last_decided(conn: &Conn, alert_id: &str) -> ServiceResult<Option<i64>> {
+pub fn last_decided(conn: &Conn, alert_id: &str) -> StoreResult<Option<i64>> {
     let row = conn.query_row("SELECT max(window_ms) FROM alert_windows WHERE alert_id = ?1", args![alert_id], |r| {
         r.take::<Option<i64>>(0)
     })?;
@@ -68,7 +68,7 @@ pub fn put_value(
     window_ms: i64,
     value: Option<f64>,
     samples: usize,
-) -> ServiceResult<()> {
+) -> StoreResult<()> {
     tx.execute(
         "INSERT INTO alert_values (alert_id, group_key, window_ms, value, samples) VALUES (?1, ?2, ?3, ?4, ?5) \
          ON CONFLICT (alert_id, group_key, window_ms) DO NOTHING",
@@ -78,7 +78,7 @@ pub fn put_value(
 }
 
 /// A group's latest `limit` window values, oldest first: `(window ms, value, samples)`.
-pub fn values(conn: &Conn, alert_id: &str, group: &str, limit: usize) -> ServiceResult<Vec<(i64, Option<f64>, i64)>> {
+pub fn values(conn: &Conn, alert_id: &str, group: &str, limit: usize) -> StoreResult<Vec<(i64, Option<f64>, i64)>> {
     let mut rows = conn.query(
         "SELECT window_ms, value, samples FROM alert_values WHERE alert_id = ?1 AND group_key = ?2 \
          ORDER BY window_ms DESC LIMIT ?3",
@@ -90,19 +90,19 @@ pub fn values(conn: &Conn, alert_id: &str, group: &str, limit: usize) -> Service
 }
 
 /// A group's run as stored (JSON), if it has one.
-pub fn run(conn: &Conn, alert_id: &str, group: &str) -> ServiceResult<Option<String>> {
+pub fn run(conn: &Conn, alert_id: &str, group: &str) -> StoreResult<Option<String>> {
     conn.value("SELECT body FROM alert_runs WHERE alert_id = ?1 AND group_key = ?2", args![alert_id, group])
 }
 
 /// Every group's run of an alert: `(group, body)`.
-pub fn runs(conn: &Conn, alert_id: &str) -> ServiceResult<Vec<(String, String)>> {
+pub fn runs(conn: &Conn, alert_id: &str) -> StoreResult<Vec<(String, String)>> {
     conn.query("SELECT group_key, body FROM alert_runs WHERE alert_id = ?1 ORDER BY group_key", args![alert_id], |r| {
         Ok((r.take(0)?, r.take(1)?))
     })
 }
 
 /// Keeps a group's run.
-pub fn put_run(tx: &Tx, alert_id: &str, group: &str, body: &str) -> ServiceResult<()> {
+pub fn put_run(tx: &Tx, alert_id: &str, group: &str, body: &str) -> StoreResult<()> {
     tx.execute(
         "INSERT INTO alert_runs (alert_id, group_key, body) VALUES (?1, ?2, ?3) \
          ON CONFLICT (alert_id, group_key) DO UPDATE SET body = excluded.body",
@@ -113,7 +113,7 @@ pub fn put_run(tx: &Tx, alert_id: &str, group: &str, body: &str) -> ServiceResul
 
 /// A group's run claimed for this transaction (an empty one made when it has none), so that
 /// writes deciding on one group take turns on PostgreSQL; the run as stored.
-pub fn claim_run(tx: &Tx, alert_id: &str, group: &str) -> ServiceResult<String> {
+pub fn claim_run(tx: &Tx, alert_id: &str, group: &str) -> StoreResult<String> {
     tx.execute(
         "INSERT INTO alert_runs (alert_id, group_key, body) VALUES (?1, ?2, '{}') \
          ON CONFLICT (alert_id, group_key) DO UPDATE SET body = alert_runs.body",

@@ -4,8 +4,8 @@
 
 use std::ops::Deref;
 
+use super::error::{StoreError, StoreResult};
 use super::postgres::Session;
-use crate::service::error::{ServiceError, ServiceResult};
 
 /// Which SQL a connection speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,7 +65,7 @@ impl<'a> Conn<'a> {
     }
 
     /// Runs a statement; how many rows it changed.
-    pub fn execute(&self, sql: &str, args: &[Arg]) -> ServiceResult<usize> {
+    pub fn execute(&self, sql: &str, args: &[Arg]) -> StoreResult<usize> {
         storable(args)?;
         match self.engine {
             Engine::Sqlite(conn) => Ok(conn.prepare_cached(sql)?.execute(rusqlite::params_from_iter(args))?),
@@ -74,7 +74,7 @@ impl<'a> Conn<'a> {
     }
 
     /// Runs statements without arguments, one after another.
-    pub fn execute_batch(&self, sql: &str) -> ServiceResult<()> {
+    pub fn execute_batch(&self, sql: &str) -> StoreResult<()> {
         match self.engine {
             Engine::Sqlite(conn) => Ok(conn.execute_batch(sql)?),
             Engine::Postgres(session) => session.execute_batch(sql),
@@ -86,8 +86,8 @@ impl<'a> Conn<'a> {
         &self,
         sql: &str,
         args: &[Arg],
-        mut map: impl FnMut(&mut Row) -> ServiceResult<T>,
-    ) -> ServiceResult<Vec<T>> {
+        mut map: impl FnMut(&mut Row) -> StoreResult<T>,
+    ) -> StoreResult<Vec<T>> {
         storable(args)?;
         match self.engine {
             Engine::Sqlite(conn) => {
@@ -110,8 +110,8 @@ impl<'a> Conn<'a> {
         &self,
         sql: &str,
         args: &[Arg],
-        map: impl FnOnce(&mut Row) -> ServiceResult<T>,
-    ) -> ServiceResult<Option<T>> {
+        map: impl FnOnce(&mut Row) -> StoreResult<T>,
+    ) -> StoreResult<Option<T>> {
         storable(args)?;
         match self.engine {
             Engine::Sqlite(conn) => {
@@ -131,7 +131,7 @@ impl<'a> Conn<'a> {
     }
 
     /// One value of the first row (`None` without a row).
-    pub fn value<T: FromCell>(&self, sql: &str, args: &[Arg]) -> ServiceResult<Option<T>> {
+    pub fn value<T: FromCell>(&self, sql: &str, args: &[Arg]) -> StoreResult<Option<T>> {
         self.query_row(sql, args, |row| row.take(0))
     }
 
@@ -144,7 +144,7 @@ impl<'a> Conn<'a> {
     }
 
     /// Whether a query returns any row.
-    pub fn exists(&self, sql: &str, args: &[Arg]) -> ServiceResult<bool> {
+    pub fn exists(&self, sql: &str, args: &[Arg]) -> StoreResult<bool> {
         Ok(self.query_row(sql, args, |_| Ok(()))?.is_some())
     }
 }
@@ -155,14 +155,13 @@ impl<'a> Tx<'a> {
     }
 }
 
-/// The code of the error for text the store cannot keep: the engines fail the one simulation
-/// or job that produced it, never the scheduler.
+/// The wire code of `StoreError::Unstorable`.
 pub const UNSTORABLE: &str = "unstorable_text";
 
 /// Refuses text neither engine keeps alike: NUL, which PostgreSQL refuses in text and, as the
 /// escape `\u0000`, in a JSON document (the service's own checks refuse it at the edge; this
 /// stops what got past them, an agent's reply say, on both stores the same way).
-fn storable(args: &[Arg]) -> ServiceResult<()> {
+fn storable(args: &[Arg]) -> StoreResult<()> {
     let poisoned = args.iter().any(|arg| match arg {
         Arg::Text(text) => {
             let bytes = text.as_bytes();
@@ -171,8 +170,7 @@ fn storable(args: &[Arg]) -> ServiceResult<()> {
         _ => false,
     });
     if poisoned {
-        let message = "the text holds a NUL character (\\u0000), which the store cannot keep";
-        return Err(ServiceError::invalid("body", message).with_code(UNSTORABLE));
+        return Err(StoreError::Unstorable);
     }
     Ok(())
 }
@@ -294,7 +292,7 @@ impl Cell {
 pub struct Row(pub(super) Vec<Cell>);
 
 impl Row {
-    fn from_sqlite(row: &rusqlite::Row, width: usize) -> ServiceResult<Row> {
+    fn from_sqlite(row: &rusqlite::Row, width: usize) -> StoreResult<Row> {
         use rusqlite::types::ValueRef;
         let mut cells = Vec::with_capacity(width);
         for index in 0..width {
@@ -303,7 +301,7 @@ impl Row {
                 ValueRef::Integer(n) => Cell::Int(n),
                 ValueRef::Real(x) => Cell::Real(x),
                 ValueRef::Text(bytes) | ValueRef::Blob(bytes) => {
-                    Cell::Text(String::from_utf8(bytes.to_vec()).map_err(ServiceError::internal)?)
+                    Cell::Text(String::from_utf8(bytes.to_vec()).map_err(StoreError::backend)?)
                 }
             });
         }
@@ -311,11 +309,11 @@ impl Row {
     }
 
     /// Takes the value of column `index` as a `T`.
-    pub fn take<T: FromCell>(&mut self, index: usize) -> ServiceResult<T> {
+    pub fn take<T: FromCell>(&mut self, index: usize) -> StoreResult<T> {
         let cell = self.0.get_mut(index).map(std::mem::take).unwrap_or_default();
         let kind = cell.kind();
         T::from_cell(cell)
-            .ok_or_else(|| ServiceError::internal(format!("store: column {index} is {kind}, not {}", T::NAME)))
+            .ok_or_else(|| StoreError::backend(format!("store: column {index} is {kind}, not {}", T::NAME)))
     }
 
     /// The same, `None` when the value is of another type (a JSON member that may hold anything).
@@ -380,14 +378,14 @@ pub fn marks(n: usize) -> String {
 impl Dialect {
     /// A JSON member of `column` as SQL text: a string member's text (`path` like `$.a.b`, a
     /// path written in the code, checked here so that it may be spliced into a statement).
-    pub fn member(self, column: &str, path: &str) -> ServiceResult<String> {
+    pub fn member(self, column: &str, path: &str) -> StoreResult<String> {
         let segments = path
             .strip_prefix("$.")
             .map(|rest| rest.split('.').collect::<Vec<_>>())
             .filter(|segments| {
                 segments.iter().all(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
             })
-            .ok_or_else(|| ServiceError::internal(format!("store: {path:?} is not a member path")))?;
+            .ok_or_else(|| StoreError::backend(format!("store: {path:?} is not a member path")))?;
         Ok(match self {
             Dialect::Sqlite => format!("json_extract({column}, '{path}')"),
             Dialect::Postgres => format!("({column} #>> '{{{}}}')", segments.join(",")),
@@ -402,7 +400,7 @@ mod tests {
     #[test]
     fn nul_is_refused_in_text_and_as_an_escape_in_json_on_either_engine() {
         assert!(storable(&[Arg::Int(0), Arg::Text("plain")]).is_ok());
-        assert_eq!(storable(&[Arg::Text("a\0b")]).err().map(|e| e.body.code), Some(UNSTORABLE.to_owned()));
+        assert!(matches!(storable(&[Arg::Text("a\0b")]), Err(StoreError::Unstorable)));
         assert!(storable(&[Arg::Text(r#"{"a": "b\u0000"}"#)]).is_err());
         assert!(storable(&[Arg::Text(r#"["\\\u0000"]"#)]).is_err(), "an escaped backslash, then the escape");
         assert!(storable(&[Arg::Text(r#"{"path": "C:\\u0000"}"#)]).is_ok(), "a backslash and the text u0000");

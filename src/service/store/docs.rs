@@ -5,9 +5,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::db::{Arg, Conn, Dialect, Tx, marks};
+use super::error::{StoreError, StoreResult};
 use super::{Kind, members, outbox};
 use crate::args;
-use crate::service::error::{ServiceError, ServiceResult};
 
 /// A document to write, with the columns lists use.
 pub struct Doc {
@@ -25,7 +25,7 @@ impl Doc {
         id: impl ToString,
         value: &T,
         created_at: impl Into<String>,
-    ) -> ServiceResult<Doc> {
+    ) -> StoreResult<Doc> {
         Ok(Doc {
             kind,
             id: id.to_string(),
@@ -70,7 +70,7 @@ pub struct Filter<'a> {
 }
 
 /// Reads one live document (in a write, claiming it: see `Conn::row_lock`).
-pub fn get_raw(conn: &Conn, kind: Kind, id: &str) -> ServiceResult<Option<String>> {
+pub fn get_raw(conn: &Conn, kind: Kind, id: &str) -> StoreResult<Option<String>> {
     conn.value(
         &format!("SELECT body FROM docs WHERE kind = ?1 AND id = ?2 AND deleted_at IS NULL{}", conn.row_lock()),
         args![kind.as_str(), id],
@@ -78,7 +78,7 @@ pub fn get_raw(conn: &Conn, kind: Kind, id: &str) -> ServiceResult<Option<String
 }
 
 /// The stored bodies of a parent's children of `kind`, in the order they were made.
-pub fn children_raw(conn: &Conn, kind: Kind, parent_id: &str) -> ServiceResult<Vec<String>> {
+pub fn children_raw(conn: &Conn, kind: Kind, parent_id: &str) -> StoreResult<Vec<String>> {
     conn.query(
         "SELECT body FROM docs WHERE kind = ?1 AND parent_id = ?2 AND deleted_at IS NULL ORDER BY seq",
         args![kind.as_str(), parent_id],
@@ -93,7 +93,7 @@ pub fn simulation_counts(
     conn: &Conn,
     job_id: &str,
     by_outcome: Option<std::collections::BTreeMap<String, u64>>,
-) -> ServiceResult<crate::api::model::SimulationCounts> {
+) -> StoreResult<crate::api::model::SimulationCounts> {
     let kind = Kind::SimulationJob.as_str();
     let mut counts = crate::api::model::SimulationCounts::default();
     let rows = conn.query(
@@ -127,7 +127,7 @@ pub fn simulation_counts(
 
 /// How many live documents of `kind` under `parent_id` are in one of `statuses` (any status
 /// when `statuses` is empty), from the counts triggers keep: no child is read.
-pub fn count_children(conn: &Conn, kind: Kind, parent_id: &str, statuses: &[&str]) -> ServiceResult<u64> {
+pub fn count_children(conn: &Conn, kind: Kind, parent_id: &str, statuses: &[&str]) -> StoreResult<u64> {
     let mut sql = String::from(
         "SELECT CAST(coalesce(sum(live), 0) AS BIGINT) FROM child_counts WHERE parent_id = ? AND kind = ?",
     );
@@ -143,7 +143,7 @@ pub fn count_children(conn: &Conn, kind: Kind, parent_id: &str, statuses: &[&str
 /// A number that grows with every committed write to any child of `parent_id` (counted by
 /// triggers, in shards on PostgreSQL), so a read made of a parent and its children can be
 /// tagged without reading the children.
-pub fn child_revision(conn: &Conn, parent_id: &str) -> ServiceResult<i64> {
+pub fn child_revision(conn: &Conn, parent_id: &str) -> StoreResult<i64> {
     Ok(conn
         .value::<Option<i64>>(
             "SELECT CAST(sum(revision) AS BIGINT) FROM child_revisions WHERE parent_id = ?1",
@@ -162,7 +162,7 @@ pub fn children_after_raw(
     parent_id: &str,
     after: i64,
     limit: usize,
-) -> ServiceResult<Vec<(i64, String)>> {
+) -> StoreResult<Vec<(i64, String)>> {
     conn.query(
         "SELECT seq, body FROM docs WHERE kind = ?1 AND parent_id = ?2 AND deleted_at IS NULL AND seq > ?3 \
          ORDER BY seq LIMIT ?4",
@@ -172,7 +172,7 @@ pub fn children_after_raw(
 }
 
 /// The documents of `kind` in one of `statuses`, oldest first: `(id, parent_id, body)`.
-pub fn in_status(conn: &Conn, kind: Kind, statuses: &[&str]) -> ServiceResult<Vec<(String, Option<String>, String)>> {
+pub fn in_status(conn: &Conn, kind: Kind, statuses: &[&str]) -> StoreResult<Vec<(String, Option<String>, String)>> {
     let sql = format!(
         "SELECT id, parent_id, body FROM docs WHERE kind = ? AND status IN ({}) AND deleted_at IS NULL ORDER BY seq",
         marks(statuses.len())
@@ -182,7 +182,7 @@ pub fn in_status(conn: &Conn, kind: Kind, statuses: &[&str]) -> ServiceResult<Ve
 }
 
 /// The ids and parents of the documents of `kind` in one of `statuses`, oldest first.
-pub fn ids_in_status(conn: &Conn, kind: Kind, statuses: &[&str]) -> ServiceResult<Vec<(String, Option<String>)>> {
+pub fn ids_in_status(conn: &Conn, kind: Kind, statuses: &[&str]) -> StoreResult<Vec<(String, Option<String>)>> {
     let sql = format!(
         "SELECT id, parent_id FROM docs WHERE kind = ? AND status IN ({}) AND deleted_at IS NULL ORDER BY seq",
         marks(statuses.len())
@@ -193,7 +193,7 @@ pub fn ids_in_status(conn: &Conn, kind: Kind, statuses: &[&str]) -> ServiceResul
 
 /// The same as `children_in_status_raw`, for a write about to change them: on PostgreSQL the
 /// rows are locked, and rows another transaction holds are passed over rather than waited for.
-pub fn claim_children(tx: &Tx, kind: Kind, parent_id: &str, status: &str, limit: usize) -> ServiceResult<Vec<String>> {
+pub fn claim_children(tx: &Tx, kind: Kind, parent_id: &str, status: &str, limit: usize) -> StoreResult<Vec<String>> {
     let skip_locked = match tx.dialect() {
         Dialect::Sqlite => "",
         Dialect::Postgres => " FOR UPDATE SKIP LOCKED",
@@ -215,7 +215,7 @@ pub fn children_in_status_raw(
     parent_id: &str,
     status: &str,
     limit: usize,
-) -> ServiceResult<Vec<String>> {
+) -> StoreResult<Vec<String>> {
     conn.query(
         "SELECT body FROM docs WHERE kind = ?1 AND parent_id = ?2 AND status = ?3 AND deleted_at IS NULL \
          ORDER BY seq LIMIT ?4",
@@ -226,12 +226,12 @@ pub fn children_in_status_raw(
 
 /// The newest live document of `kind` whose member at any of `paths` equals `value` (a call
 /// by either of its numbers, say).
-pub fn newest_by_any(conn: &Conn, kind: Kind, paths: &[&str], value: &str) -> ServiceResult<Option<String>> {
+pub fn newest_by_any(conn: &Conn, kind: Kind, paths: &[&str], value: &str) -> StoreResult<Option<String>> {
     let dialect = conn.dialect();
     let matches = paths
         .iter()
         .map(|path| Ok(format!("{} = ?", dialect.member("body", path)?)))
-        .collect::<ServiceResult<Vec<_>>>()?
+        .collect::<StoreResult<Vec<_>>>()?
         .join(" OR ");
     let sql = format!(
         "SELECT body FROM docs WHERE kind = ? AND deleted_at IS NULL AND ({matches}) ORDER BY seq DESC LIMIT 1"
@@ -241,7 +241,7 @@ pub fn newest_by_any(conn: &Conn, kind: Kind, paths: &[&str], value: &str) -> Se
 }
 
 /// Reads and decodes one live document.
-pub fn get<T: DeserializeOwned>(conn: &Conn, kind: Kind, id: &str) -> ServiceResult<Option<T>> {
+pub fn get<T: DeserializeOwned>(conn: &Conn, kind: Kind, id: &str) -> StoreResult<Option<T>> {
     match get_raw(conn, kind, id)? {
         Some(body) => Ok(Some(serde_json::from_str(&body)?)),
         None => Ok(None),
@@ -249,27 +249,27 @@ pub fn get<T: DeserializeOwned>(conn: &Conn, kind: Kind, id: &str) -> ServiceRes
 }
 
 /// Reads one live document or answers 404.
-pub fn require<T: DeserializeOwned>(conn: &Conn, kind: Kind, id: &str) -> ServiceResult<T> {
-    get(conn, kind, id)?.ok_or_else(|| ServiceError::not_found(kind.label(), id))
+pub fn require<T: DeserializeOwned>(conn: &Conn, kind: Kind, id: &str) -> StoreResult<T> {
+    get(conn, kind, id)?.ok_or_else(|| StoreError::not_found(kind, id))
 }
 
 /// Every live document of `kind` under `parent_id`, in the order they were written.
-pub fn children<T: DeserializeOwned>(conn: &Conn, kind: Kind, parent_id: &str) -> ServiceResult<Vec<T>> {
+pub fn children<T: DeserializeOwned>(conn: &Conn, kind: Kind, parent_id: &str) -> StoreResult<Vec<T>> {
     children_raw(conn, kind, parent_id)?.iter().map(|body| Ok(serde_json::from_str(body)?)).collect()
 }
 
 /// Finds a live document by a member's value (a slug, say).
-pub fn find_by<T: DeserializeOwned>(conn: &Conn, kind: Kind, path: &str, value: &str) -> ServiceResult<Option<T>> {
+pub fn find_by<T: DeserializeOwned>(conn: &Conn, kind: Kind, path: &str, value: &str) -> StoreResult<Option<T>> {
     let member = conn.dialect().member("body", path)?;
     let body: Option<String> = conn.value(
         &format!("SELECT body FROM docs WHERE kind = ?1 AND deleted_at IS NULL AND {member} = ?2 ORDER BY seq LIMIT 1"),
         args![kind.as_str(), value],
     )?;
-    body.map(|b| serde_json::from_str(&b).map_err(ServiceError::from)).transpose()
+    body.map(|b| serde_json::from_str(&b).map_err(StoreError::from)).transpose()
 }
 
 /// Every live document of a kind, oldest first.
-pub fn all<T: DeserializeOwned>(conn: &Conn, kind: Kind) -> ServiceResult<Vec<T>> {
+pub fn all<T: DeserializeOwned>(conn: &Conn, kind: Kind) -> StoreResult<Vec<T>> {
     let bodies: Vec<String> = conn.query(
         "SELECT body FROM docs WHERE kind = ?1 AND deleted_at IS NULL ORDER BY seq",
         args![kind.as_str()],
@@ -284,7 +284,7 @@ pub fn children_with_status<T: DeserializeOwned>(
     kind: Kind,
     parent_id: &str,
     status: &str,
-) -> ServiceResult<Vec<T>> {
+) -> StoreResult<Vec<T>> {
     let bodies: Vec<String> = conn.query(
         "SELECT body FROM docs WHERE kind = ?1 AND parent_id = ?2 AND status = ?3 AND deleted_at IS NULL ORDER BY seq",
         args![kind.as_str(), parent_id, status],
@@ -295,7 +295,7 @@ pub fn children_with_status<T: DeserializeOwned>(
 
 /// One page of live documents, newest first (or oldest first), after `cursor` (an opaque
 /// sequence number).
-pub fn list(conn: &Conn, kind: Kind, filter: &Filter, cursor: Option<&str>, limit: u64) -> ServiceResult<Page> {
+pub fn list(conn: &Conn, kind: Kind, filter: &Filter, cursor: Option<&str>, limit: u64) -> StoreResult<Page> {
     let dialect = conn.dialect();
     let start = if filter.oldest_first { 0 } else { i64::MAX };
     let before: i64 = match cursor {
@@ -307,7 +307,7 @@ pub fn list(conn: &Conn, kind: Kind, filter: &Filter, cursor: Option<&str>, limi
                 .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
                 .and_then(|n| n.parse::<i64>().ok())
                 .filter(|n| (1..=issued).contains(n))
-                .ok_or_else(|| ServiceError::invalid("cursor", "cursor is not one this service issued"))?
+                .ok_or(StoreError::BadCursor)?
         }
     };
     let mut clause = String::from("kind = ? AND deleted_at IS NULL");
@@ -361,7 +361,7 @@ pub fn list(conn: &Conn, kind: Kind, filter: &Filter, cursor: Option<&str>, limi
     let has_more = rows.len() as u64 > limit;
     rows.truncate(limit as usize);
     let next_cursor = if has_more { rows.last().map(|(seq, _)| format!("c{seq}")) } else { None };
-    let bodies = rows.into_iter().map(|(_, body)| without_internal(kind, body)).collect::<ServiceResult<_>>()?;
+    let bodies = rows.into_iter().map(|(_, body)| without_internal(kind, body)).collect::<StoreResult<_>>()?;
     Ok(Page { bodies, total: total as u64, next_cursor, limit })
 }
 
@@ -389,7 +389,7 @@ fn instant_of_argument(dialect: Dialect) -> &'static str {
 }
 
 /// A stored body as callers see it: the engines' own members removed.
-pub fn without_internal(kind: Kind, body: String) -> ServiceResult<String> {
+pub fn without_internal(kind: Kind, body: String) -> StoreResult<String> {
     if kind.internal_members().is_empty() {
         return Ok(body);
     }
@@ -401,7 +401,7 @@ pub fn without_internal(kind: Kind, body: String) -> ServiceResult<String> {
 }
 
 /// Inserts a new document, with the event its status announces.
-pub fn insert(tx: &Tx, doc: &Doc) -> ServiceResult<()> {
+pub fn insert(tx: &Tx, doc: &Doc) -> StoreResult<()> {
     tx.execute(
         "INSERT INTO docs (kind, id, body, status, parent_id, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         args![doc.kind.as_str(), &doc.id, &doc.body, doc.status.as_deref(), doc.parent_id.as_deref(), &doc.created_at],
@@ -411,7 +411,7 @@ pub fn insert(tx: &Tx, doc: &Doc) -> ServiceResult<()> {
 
 /// Replaces a document's body and columns, keeping its place in lists, with the event a
 /// change of status announces.
-pub fn update(tx: &Tx, doc: &Doc) -> ServiceResult<()> {
+pub fn update(tx: &Tx, doc: &Doc) -> StoreResult<()> {
     if tx.dialect() == Dialect::Postgres {
         return update_in_one(tx, doc);
     }
@@ -420,7 +420,7 @@ pub fn update(tx: &Tx, doc: &Doc) -> ServiceResult<()> {
         args![doc.kind.as_str(), &doc.id],
         |r| Ok((r.take::<Option<String>>(0)?, r.take::<Option<String>>(1)?)),
     )?;
-    let Some((before, parent)) = before else { return Err(ServiceError::not_found(doc.kind.label(), &doc.id)) };
+    let Some((before, parent)) = before else { return Err(StoreError::not_found(doc.kind, &doc.id)) };
     if before == doc.status && parent == doc.parent_id {
         // Most rewrites (a simulation's progress, a job's tally) keep the columns: setting only
         // the body leaves the status and parent indexes and their counts untouched.
@@ -439,7 +439,7 @@ pub fn update(tx: &Tx, doc: &Doc) -> ServiceResult<()> {
 
 /// `update` in one round trip on PostgreSQL: the row is claimed and its columns read as it is
 /// written (its triggers move the counts only when a column changes).
-fn update_in_one(tx: &Tx, doc: &Doc) -> ServiceResult<()> {
+fn update_in_one(tx: &Tx, doc: &Doc) -> StoreResult<()> {
     let before = tx.query_row(
         "UPDATE docs d SET body = ?3, status = ?4, parent_id = ?5 \
          FROM (SELECT status, parent_id FROM docs WHERE kind = ?1 AND id = ?2 FOR UPDATE) old \
@@ -447,7 +447,7 @@ fn update_in_one(tx: &Tx, doc: &Doc) -> ServiceResult<()> {
         args![doc.kind.as_str(), &doc.id, &doc.body, doc.status.as_deref(), doc.parent_id.as_deref()],
         |r| r.take::<Option<String>>(0),
     )?;
-    let Some(before) = before else { return Err(ServiceError::not_found(doc.kind.label(), &doc.id)) };
+    let Some(before) = before else { return Err(StoreError::not_found(doc.kind, &doc.id)) };
     announce(tx, doc, Some(before.as_deref()))
 }
 
@@ -456,7 +456,7 @@ fn update_in_one(tx: &Tx, doc: &Doc) -> ServiceResult<()> {
 /// and written back), for a few members of a large document rewritten often (a job's tally at
 /// every simulation's end). Never a member a column mirrors (the status, the parent): those
 /// change through `update`, which keeps the columns and announces the event.
-pub fn set_members(tx: &Tx, kind: Kind, id: &str, members: &[(&str, String)]) -> ServiceResult<()> {
+pub fn set_members(tx: &Tx, kind: Kind, id: &str, members: &[(&str, String)]) -> StoreResult<()> {
     debug_assert!(members.iter().all(|(path, _)| *path != "$.status"), "a status changes through `update`");
     let changed = match tx.dialect() {
         Dialect::Sqlite => {
@@ -486,7 +486,7 @@ pub fn set_members(tx: &Tx, kind: Kind, id: &str, members: &[(&str, String)]) ->
         }
     };
     if changed == 0 {
-        return Err(ServiceError::not_found(kind.label(), id));
+        return Err(StoreError::not_found(kind, id));
     }
     Ok(())
 }
@@ -494,16 +494,16 @@ pub fn set_members(tx: &Tx, kind: Kind, id: &str, members: &[(&str, String)]) ->
 /// One member of a live document's body as JSON text; `None` without the document or the
 /// member. In a write, the document is claimed (see `Conn::row_lock`): the member is about to
 /// be set.
-pub fn member(conn: &Conn, kind: Kind, id: &str, path: &str) -> ServiceResult<Option<String>> {
+pub fn member(conn: &Conn, kind: Kind, id: &str, path: &str) -> StoreResult<Option<String>> {
     read_member(conn, kind, id, path, conn.row_lock())
 }
 
 /// The same without claiming the document, for a member that never changes (a job's plan).
-pub fn peek_member(conn: &Conn, kind: Kind, id: &str, path: &str) -> ServiceResult<Option<String>> {
+pub fn peek_member(conn: &Conn, kind: Kind, id: &str, path: &str) -> StoreResult<Option<String>> {
     read_member(conn, kind, id, path, "")
 }
 
-fn read_member(conn: &Conn, kind: Kind, id: &str, path: &str, lock: &str) -> ServiceResult<Option<String>> {
+fn read_member(conn: &Conn, kind: Kind, id: &str, path: &str, lock: &str) -> StoreResult<Option<String>> {
     let sql = match conn.dialect() {
         Dialect::Sqlite => {
             format!("SELECT body -> ?3 FROM docs WHERE kind = ?1 AND id = ?2 AND deleted_at IS NULL{lock}")
@@ -517,7 +517,7 @@ fn read_member(conn: &Conn, kind: Kind, id: &str, path: &str, lock: &str) -> Ser
 }
 
 /// Appends to the outbox the event a document's change of status announces, if any.
-fn announce(tx: &Tx, doc: &Doc, before: Option<Option<&str>>) -> ServiceResult<()> {
+fn announce(tx: &Tx, doc: &Doc, before: Option<Option<&str>>) -> StoreResult<()> {
     use crate::service::webhooks::status_events;
     match status_events::event_for(doc.kind, before, doc.status.as_deref()) {
         Some(event) => outbox::append(tx, &event, doc, status_events::alert_of(doc.kind, &doc.body).as_deref()),
@@ -526,7 +526,7 @@ fn announce(tx: &Tx, doc: &Doc, before: Option<Option<&str>>) -> ServiceResult<(
 }
 
 /// Hides a document from every read, keeping the record.
-pub fn soft_delete(tx: &Tx, kind: Kind, id: &str, at: &str) -> ServiceResult<bool> {
+pub fn soft_delete(tx: &Tx, kind: Kind, id: &str, at: &str) -> StoreResult<bool> {
     let changed = tx.execute(
         "UPDATE docs SET deleted_at = ?3 WHERE kind = ?1 AND id = ?2 AND deleted_at IS NULL",
         args![kind.as_str(), id, at],
@@ -536,7 +536,7 @@ pub fn soft_delete(tx: &Tx, kind: Kind, id: &str, at: &str) -> ServiceResult<boo
 
 /// A document's status column (in a write, claiming the document: see `Conn::row_lock`; a job
 /// whose status is read to decide what to write is one no other write may change meanwhile).
-pub fn status(conn: &Conn, kind: Kind, id: &str) -> ServiceResult<Option<String>> {
+pub fn status(conn: &Conn, kind: Kind, id: &str) -> StoreResult<Option<String>> {
     Ok(conn
         .value::<Option<String>>(
             &format!("SELECT status FROM docs WHERE kind = ?1 AND id = ?2{}", conn.row_lock()),
@@ -547,22 +547,22 @@ pub fn status(conn: &Conn, kind: Kind, id: &str) -> ServiceResult<Option<String>
 
 /// The same without claiming the document: for a status read to check, not to decide a change
 /// of the document itself (whether a simulation's job is still open as the simulation starts).
-pub fn peek_status(conn: &Conn, kind: Kind, id: &str) -> ServiceResult<Option<String>> {
+pub fn peek_status(conn: &Conn, kind: Kind, id: &str) -> StoreResult<Option<String>> {
     Ok(conn
         .value::<Option<String>>("SELECT status FROM docs WHERE kind = ?1 AND id = ?2", args![kind.as_str(), id])?
         .flatten())
 }
 
 /// Whether a live document exists.
-pub fn exists(conn: &Conn, kind: Kind, id: &str) -> ServiceResult<bool> {
+pub fn exists(conn: &Conn, kind: Kind, id: &str) -> StoreResult<bool> {
     conn.exists("SELECT 1 FROM docs WHERE kind = ?1 AND id = ?2 AND deleted_at IS NULL", args![kind.as_str(), id])
 }
 
-pub fn meta(conn: &Conn, key: &str) -> ServiceResult<Option<String>> {
+pub fn meta(conn: &Conn, key: &str) -> StoreResult<Option<String>> {
     conn.value("SELECT value FROM meta WHERE key = ?1", args![key])
 }
 
-pub fn set_meta(tx: &Tx, key: &str, value: &str) -> ServiceResult<()> {
+pub fn set_meta(tx: &Tx, key: &str, value: &str) -> StoreResult<()> {
     tx.execute(
         "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
         args![key, value],

@@ -5,8 +5,8 @@
 //! them in one transaction (`sim::jobs::settle_job`).
 
 use super::db::{Conn, Tx};
+use super::error::StoreResult;
 use crate::args;
-use crate::service::error::ServiceResult;
 
 /// An ended simulation's part in its job, as the fold applies it.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,7 +27,7 @@ pub struct Item {
 }
 
 /// Appends `end` for `job_id`'s next fold.
-pub fn append(tx: &Tx, job_id: &str, end: &End) -> ServiceResult<()> {
+pub fn append(tx: &Tx, job_id: &str, end: &End) -> StoreResult<()> {
     let item = end.item.as_ref();
     tx.execute(
         "INSERT INTO job_ends (job_id, part, collection_id, item_failed, item_at) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -45,7 +45,7 @@ pub fn append(tx: &Tx, job_id: &str, end: &End) -> ServiceResult<()> {
 /// Takes (removes and returns) every end of `job_id` appended so far, oldest first. On
 /// PostgreSQL a fold running at the same time in another replica waits for these rows and
 /// then finds them gone.
-pub fn take(tx: &Tx, job_id: &str) -> ServiceResult<Vec<End>> {
+pub fn take(tx: &Tx, job_id: &str) -> StoreResult<Vec<End>> {
     let mut ends = tx.query(
         "DELETE FROM job_ends WHERE job_id = ?1 RETURNING seq, part, collection_id, item_failed, item_at",
         args![job_id],
@@ -67,6 +67,6 @@ pub fn take(tx: &Tx, job_id: &str) -> ServiceResult<Vec<End>> {
 }
 
 /// The jobs with ends waiting to be folded.
-pub fn waiting_jobs(conn: &Conn) -> ServiceResult<Vec<String>> {
+pub fn waiting_jobs(conn: &Conn) -> StoreResult<Vec<String>> {
     conn.query("SELECT DISTINCT job_id FROM job_ends", &[], |r| r.take(0))
 }

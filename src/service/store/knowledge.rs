@@ -3,10 +3,10 @@
 use std::collections::HashMap;
 
 use super::db::{Conn, Tx};
+use super::error::StoreResult;
 use crate::args;
-use crate::service::error::ServiceResult;
 
-pub fn put(tx: &Tx, knowledge_base_id: &str, content: &str) -> ServiceResult<()> {
+pub fn put(tx: &Tx, knowledge_base_id: &str, content: &str) -> StoreResult<()> {
     tx.execute(
         "INSERT INTO knowledge_content (knowledge_base_id, content) VALUES (?1, ?2)",
         args![knowledge_base_id, content],
@@ -15,7 +15,7 @@ pub fn put(tx: &Tx, knowledge_base_id: &str, content: &str) -> ServiceResult<()>
 }
 
 /// Every knowledge base's content, by its id.
-pub fn all(conn: &Conn) -> ServiceResult<HashMap<String, String>> {
+pub fn all(conn: &Conn) -> StoreResult<HashMap<String, String>> {
     Ok(conn
         .query("SELECT knowledge_base_id, content FROM knowledge_content", &[], |r| Ok((r.take(0)?, r.take(1)?)))?
         .into_iter()

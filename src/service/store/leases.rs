@@ -3,7 +3,7 @@
 //! lost the database) loses its leases when they run out, and another one takes the work over.
 
 use super::db::{Arg, Conn, Dialect, Tx};
-use super::{Kind, ServiceError, ServiceResult};
+use super::{Kind, StoreError, StoreResult};
 use crate::args;
 
 /// Who holds a document, and until when (unix ms).
@@ -14,19 +14,19 @@ pub struct Holder {
 }
 
 /// Leases `owner` the document until `until_ms`.
-pub fn take(tx: &Tx, kind: Kind, id: &str, owner: &str, until_ms: i64) -> ServiceResult<()> {
+pub fn take(tx: &Tx, kind: Kind, id: &str, owner: &str, until_ms: i64) -> StoreResult<()> {
     let changed = tx.execute(
         "UPDATE docs SET lease_owner = ?3, lease_until = ?4 WHERE kind = ?1 AND id = ?2",
         args![kind.as_str(), id, owner, until_ms],
     )?;
     match changed {
-        0 => Err(ServiceError::not_found(kind.label(), id)),
+        0 => Err(StoreError::not_found(kind, id)),
         _ => Ok(()),
     }
 }
 
 /// Ends a document's lease (its work is done).
-pub fn release(tx: &Tx, kind: Kind, id: &str) -> ServiceResult<()> {
+pub fn release(tx: &Tx, kind: Kind, id: &str) -> StoreResult<()> {
     tx.execute(
         "UPDATE docs SET lease_owner = NULL, lease_until = NULL WHERE kind = ?1 AND id = ?2 AND lease_owner IS NOT NULL",
         args![kind.as_str(), id],
@@ -35,7 +35,7 @@ pub fn release(tx: &Tx, kind: Kind, id: &str) -> ServiceResult<()> {
 }
 
 /// Who holds the document now, if anyone (in a write, claiming it: its work is being written).
-pub fn holder(conn: &Conn, kind: Kind, id: &str) -> ServiceResult<Option<Holder>> {
+pub fn holder(conn: &Conn, kind: Kind, id: &str) -> StoreResult<Option<Holder>> {
     Ok(conn
         .query_row(
             &format!("SELECT lease_owner, lease_until FROM docs WHERE kind = ?1 AND id = ?2{}", conn.row_lock()),
@@ -46,12 +46,12 @@ pub fn holder(conn: &Conn, kind: Kind, id: &str) -> ServiceResult<Option<Holder>
 }
 
 /// Whether `owner` holds the document.
-pub fn held_by(conn: &Conn, kind: Kind, id: &str, owner: &str) -> ServiceResult<bool> {
+pub fn held_by(conn: &Conn, kind: Kind, id: &str, owner: &str) -> StoreResult<bool> {
     Ok(holder(conn, kind, id)?.is_some_and(|h| h.owner == owner))
 }
 
 /// Extends every lease `owner` holds to `until_ms`; how many it holds.
-pub fn renew(tx: &Tx, owner: &str, until_ms: i64) -> ServiceResult<usize> {
+pub fn renew(tx: &Tx, owner: &str, until_ms: i64) -> StoreResult<usize> {
     tx.execute("UPDATE docs SET lease_until = ?2 WHERE lease_owner = ?1", args![owner, until_ms])
 }
 
@@ -65,13 +65,7 @@ pub struct Lapsed {
 
 /// Documents of `kind` whose lease ran out before `now_ms`, or, with `not_owner`, that anyone
 /// but `not_owner` holds (a store only one process uses: every other holder has stopped).
-pub fn lapsed(
-    conn: &Conn,
-    kind: Kind,
-    now_ms: i64,
-    not_owner: Option<&str>,
-    limit: usize,
-) -> ServiceResult<Vec<Lapsed>> {
+pub fn lapsed(conn: &Conn, kind: Kind, now_ms: i64, not_owner: Option<&str>, limit: usize) -> StoreResult<Vec<Lapsed>> {
     let (condition, args): (&str, Vec<Arg>) = match not_owner {
         None => ("lease_until < ?2", vec![kind.as_str().into(), now_ms.into(), limit.into()]),
         Some(owner) => ("lease_owner <> ?2", vec![kind.as_str().into(), owner.into(), limit.into()]),
@@ -88,7 +82,7 @@ pub fn lapsed(
 
 /// Ends a lapsed lease and counts it against the document; how many of its leases have run
 /// out, this one included.
-pub fn expire(tx: &Tx, kind: Kind, id: &str) -> ServiceResult<i64> {
+pub fn expire(tx: &Tx, kind: Kind, id: &str) -> StoreResult<i64> {
     tx.execute(
         "UPDATE docs SET lease_owner = NULL, lease_until = NULL, lease_expiries = lease_expiries + 1 \
          WHERE kind = ?1 AND id = ?2",
@@ -100,7 +94,7 @@ pub fn expire(tx: &Tx, kind: Kind, id: &str) -> ServiceResult<i64> {
 
 /// Says that replica `owner` (started at `started_at`) lives until `until_ms`, and forgets
 /// replicas not heard of for an hour.
-pub fn heartbeat(tx: &Tx, owner: &str, started_at: &str, until_ms: i64) -> ServiceResult<()> {
+pub fn heartbeat(tx: &Tx, owner: &str, started_at: &str, until_ms: i64) -> StoreResult<()> {
     tx.execute(
         "INSERT INTO replicas (owner, started_at, seen_until) VALUES (?1, ?2, ?3) \
          ON CONFLICT (owner) DO UPDATE SET seen_until = excluded.seen_until",
@@ -112,7 +106,7 @@ pub fn heartbeat(tx: &Tx, owner: &str, started_at: &str, until_ms: i64) -> Servi
 
 /// How many replicas live now (each heard of within its lease), at least one: the caller. A
 /// SQLite store has one process, so one replica, without asking.
-pub fn live_replicas(conn: &Conn, now_ms: i64) -> ServiceResult<usize> {
+pub fn live_replicas(conn: &Conn, now_ms: i64) -> StoreResult<usize> {
     if conn.dialect() == Dialect::Sqlite {
         return Ok(1);
     }
@@ -121,7 +115,7 @@ pub fn live_replicas(conn: &Conn, now_ms: i64) -> ServiceResult<usize> {
 }
 
 /// How many documents of `kind` under `parent_id` `owner` holds.
-pub fn held_under(conn: &Conn, kind: Kind, parent_id: &str, owner: &str) -> ServiceResult<usize> {
+pub fn held_under(conn: &Conn, kind: Kind, parent_id: &str, owner: &str) -> StoreResult<usize> {
     let held: i64 = conn
         .value(
             "SELECT count(*) FROM docs WHERE lease_owner = ?1 AND kind = ?2 AND parent_id = ?3",

@@ -4,17 +4,17 @@
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
-use crate::service::error::{ServiceError, ServiceResult};
+use super::error::{StoreError, StoreResult};
 
 /// `body` with each `($.name, json)` of `members` set: replaced where the member is, appended
 /// at the end where it is not.
-pub fn set(body: &str, members: &[(&str, String)]) -> ServiceResult<String> {
+pub fn set(body: &str, members: &[(&str, String)]) -> StoreResult<String> {
     let mut entries = ordered(body)?;
     for (path, json) in members {
         let name = path
             .strip_prefix("$.")
             .filter(|name| !name.is_empty() && !name.contains('.'))
-            .ok_or_else(|| ServiceError::internal(format!("store: {path:?} is not a top-level member")))?;
+            .ok_or_else(|| StoreError::backend(format!("store: {path:?} is not a top-level member")))?;
         let value = RawValue::from_string(json.clone())?;
         match entries.iter_mut().find(|(key, _)| key == name) {
             Some(entry) => entry.1 = value,
@@ -36,7 +36,7 @@ pub fn set(body: &str, members: &[(&str, String)]) -> ServiceResult<String> {
 }
 
 /// The object's members in their order, each value as its text.
-fn ordered(body: &str) -> ServiceResult<Vec<(String, Box<RawValue>)>> {
+fn ordered(body: &str) -> StoreResult<Vec<(String, Box<RawValue>)>> {
     struct Members;
     impl<'de> Visitor<'de> for Members {
         type Value = Vec<(String, Box<RawValue>)>;

@@ -8,6 +8,7 @@ pub mod alerts;
 mod db;
 mod docs;
 pub mod ends;
+pub mod error;
 mod kind;
 pub mod knowledge;
 pub mod leases;
@@ -31,11 +32,11 @@ use tokio::sync::watch;
 
 pub use db::{Arg, Conn, Dialect, FromCell, Row, Tx, UNSTORABLE, has_nul_escape};
 pub use docs::*;
+pub use error::{StoreError, StoreResult};
 pub use kind::Kind;
 pub use postgres::test_server;
 pub use sqlite::SCHEMA_VERSION;
 
-use super::error::{ServiceError, ServiceResult};
 use super::vault::Vault;
 
 /// Where a store keeps its data.
@@ -190,23 +191,24 @@ impl Store {
     }
 
     /// Whether the store answers a query within `within`.
-    pub async fn ping(&self, within: std::time::Duration) -> ServiceResult<()> {
+    pub async fn ping(&self, within: std::time::Duration) -> StoreResult<()> {
         let answered = tokio::time::timeout(within, self.read(|conn| conn.exists("SELECT 1", &[]).map(drop))).await;
-        answered.unwrap_or_else(|_| Err(ServiceError::internal("no answer in time")))
+        answered.unwrap_or_else(|_| Err(StoreError::backend("no answer in time")))
     }
 
     /// Runs `f` on a reader connection, off the async threads.
-    pub async fn read<R, F>(&self, f: F) -> ServiceResult<R>
+    pub async fn read<R, E, F>(&self, f: F) -> Result<R, E>
     where
         R: Send + 'static,
-        F: FnOnce(&Conn) -> ServiceResult<R> + Send + 'static,
+        E: From<StoreError> + Send + 'static,
+        F: FnOnce(&Conn) -> Result<R, E> + Send + 'static,
     {
         let store = self.clone();
-        tokio::task::spawn_blocking(move || store.read_blocking(f)).await.map_err(ServiceError::internal)?
+        tokio::task::spawn_blocking(move || store.read_blocking(f)).await.map_err(StoreError::backend)?
     }
 
     /// The same, for callers already off the async threads.
-    pub fn read_blocking<R>(&self, f: impl FnOnce(&Conn) -> ServiceResult<R>) -> ServiceResult<R> {
+    pub fn read_blocking<R, E: From<StoreError>>(&self, f: impl FnOnce(&Conn) -> Result<R, E>) -> Result<R, E> {
         match &*self.engine {
             Engine::Sqlite(sqlite) => sqlite.read(f),
             Engine::Postgres(postgres) => postgres.read(f),
@@ -216,13 +218,14 @@ impl Store {
     /// Runs `f` in one write transaction: it all commits, or none of it does, and it is on disk
     /// before this returns. `f` may run more than once (PostgreSQL runs a transaction again
     /// when a concurrent one got in its way); only the last run's writes are kept.
-    pub async fn write<R, F>(&self, f: F) -> ServiceResult<R>
+    pub async fn write<R, E, F>(&self, f: F) -> Result<R, E>
     where
         R: Send + 'static,
-        F: Fn(&Tx) -> ServiceResult<R> + Send + 'static,
+        E: From<StoreError> + Send + 'static,
+        F: Fn(&Tx) -> Result<R, E> + Send + 'static,
     {
         let store = self.clone();
-        tokio::task::spawn_blocking(move || store.write_blocking(f)).await.map_err(ServiceError::internal)?
+        tokio::task::spawn_blocking(move || store.write_blocking(f)).await.map_err(StoreError::backend)?
     }
 
     /// The same for an engine's progress, which its recovery redoes after a crash: committed
@@ -231,16 +234,17 @@ impl Store {
     /// caller's write, and never half of a transaction. On SQLite, progress queued while the
     /// writer is busy commits in one batch (`group_commit`); this returns once its batch has
     /// committed.
-    pub async fn write_progress<R, F>(&self, f: F) -> ServiceResult<R>
+    pub async fn write_progress<R, E, F>(&self, f: F) -> Result<R, E>
     where
         R: Send + 'static,
-        F: Fn(&Tx) -> ServiceResult<R> + Send + 'static,
+        E: From<StoreError> + Send + 'static,
+        F: Fn(&Tx) -> Result<R, E> + Send + 'static,
     {
         match &*self.engine {
             // The answer is this write's own, whichever batch carried it.
             Engine::Sqlite(sqlite) => {
                 let answer = sqlite.progress.push(f);
-                answer.await.unwrap_or_else(|_| Err(sqlite::group_commit::not_committed()))
+                answer.await.unwrap_or_else(|_| Err(sqlite::group_commit::not_committed().into()))
             }
             Engine::Postgres(_) => self.postgres_progress(None, f).await,
         }
@@ -248,10 +252,11 @@ impl Store {
 
     /// Engine progress that runs `alone`: no other replica's write with the same lock runs
     /// meanwhile, and this one reads what the last of them wrote.
-    pub async fn write_progress_alone<R, F>(&self, alone: Alone, f: F) -> ServiceResult<R>
+    pub async fn write_progress_alone<R, E, F>(&self, alone: Alone, f: F) -> Result<R, E>
     where
         R: Send + 'static,
-        F: Fn(&Tx) -> ServiceResult<R> + Send + 'static,
+        E: From<StoreError> + Send + 'static,
+        F: Fn(&Tx) -> Result<R, E> + Send + 'static,
     {
         match &*self.engine {
             Engine::Sqlite(_) => self.write_progress(f).await,
@@ -259,22 +264,23 @@ impl Store {
         }
     }
 
-    async fn postgres_progress<R, F>(&self, alone: Option<Alone>, f: F) -> ServiceResult<R>
+    async fn postgres_progress<R, E, F>(&self, alone: Option<Alone>, f: F) -> Result<R, E>
     where
         R: Send + 'static,
-        F: Fn(&Tx) -> ServiceResult<R> + Send + 'static,
+        E: From<StoreError> + Send + 'static,
+        F: Fn(&Tx) -> Result<R, E> + Send + 'static,
     {
         let store = self.clone();
         tokio::task::spawn_blocking(move || match &*store.engine {
             Engine::Postgres(postgres) => postgres.write(false, alone.map(Alone::key), f),
-            Engine::Sqlite(_) => Err(ServiceError::internal("store: not a PostgreSQL store")),
+            Engine::Sqlite(_) => Err(StoreError::backend("store: not a PostgreSQL store").into()),
         })
         .await
-        .map_err(ServiceError::internal)?
+        .map_err(StoreError::backend)?
     }
 
     /// A synced write, for callers already off the async threads (seeding, engines).
-    pub fn write_blocking<R>(&self, f: impl Fn(&Tx) -> ServiceResult<R>) -> ServiceResult<R> {
+    pub fn write_blocking<R, E: From<StoreError>>(&self, f: impl Fn(&Tx) -> Result<R, E>) -> Result<R, E> {
         match &*self.engine {
             Engine::Sqlite(sqlite) => sqlite.write(&self.events, f),
             Engine::Postgres(postgres) => postgres.write(true, None, f),
@@ -282,7 +288,11 @@ impl Store {
     }
 
     /// The same, `alone` (see `write_progress_alone`).
-    pub fn write_blocking_alone<R>(&self, alone: Alone, f: impl Fn(&Tx) -> ServiceResult<R>) -> ServiceResult<R> {
+    pub fn write_blocking_alone<R, E: From<StoreError>>(
+        &self,
+        alone: Alone,
+        f: impl Fn(&Tx) -> Result<R, E>,
+    ) -> Result<R, E> {
         match &*self.engine {
             Engine::Sqlite(sqlite) => sqlite.write(&self.events, f),
             Engine::Postgres(postgres) => postgres.write(true, Some(alone.key()), f),
@@ -293,7 +303,7 @@ impl Store {
     /// the database and emptied (the database's own freed space is zeroed by the write that
     /// freed it: `secrets::scrub_freed_space`). PostgreSQL's old row versions are removed by
     /// its vacuum.
-    pub fn truncate_log(&self) -> ServiceResult<()> {
+    pub fn truncate_log(&self) -> StoreResult<()> {
         match &*self.engine {
             Engine::Sqlite(sqlite) => sqlite.truncate_log(),
             Engine::Postgres(_) => Ok(()),

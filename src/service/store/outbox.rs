@@ -3,16 +3,16 @@
 //! transaction, each attempt kept.
 
 use super::db::{Arg, Conn, Dialect, Tx, marks};
+use super::error::{StoreError, StoreResult};
 use super::{Doc, Kind, without_internal};
 use crate::api::model::{DeliveryAttempt, DeliveryStatus, Event, EventType, Timestamp};
 use crate::args;
-use crate::service::error::{ServiceError, ServiceResult};
 
 /// Appends the event `event_type` about a document whose stored body is `body`, and queues a
 /// delivery to every webhook subscribed to it: the webhooks made through `/v1/webhook` and the
 /// alerts' webhooks (`Kind::AlertWebhook`) that list its type, and those of `alert_id`, the
 /// alert the document belongs to (an issue it opened).
-pub fn append(tx: &Tx, event_type: &EventType, doc: &Doc, alert_id: Option<&str>) -> ServiceResult<()> {
+pub fn append(tx: &Tx, event_type: &EventType, doc: &Doc, alert_id: Option<&str>) -> StoreResult<()> {
     let data = without_internal(doc.kind, doc.body.clone())?;
     let at = Timestamp::now();
     let event = args![event_type.as_str(), doc.kind.as_str(), &doc.id, doc.parent_id.as_deref(), &at.0, &data];
@@ -25,7 +25,7 @@ pub fn append(tx: &Tx, event_type: &EventType, doc: &Doc, alert_id: Option<&str>
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING seq",
                     event,
                 )?
-                .ok_or_else(|| ServiceError::internal("store: an event was not inserted"))?;
+                .ok_or_else(|| StoreError::backend("store: an event was not inserted"))?;
             tx.execute(
                 "INSERT INTO webhook_deliveries (id, webhook_id, event_seq, status, attempts, next_attempt_at, created_at) \
                  SELECT 'msg_' || lower(hex(randomblob(12))), d.id, ?1, 'PENDING', 0, ?2, ?3 FROM docs d \
@@ -59,7 +59,7 @@ pub fn append(tx: &Tx, event_type: &EventType, doc: &Doc, alert_id: Option<&str>
 
 /// The newest event's id (0 before the first): on SQLite its sequence number; on PostgreSQL
 /// the last id given when events are published.
-pub fn last_event(conn: &Conn) -> ServiceResult<i64> {
+pub fn last_event(conn: &Conn) -> StoreResult<i64> {
     match conn.dialect() {
         Dialect::Sqlite => Ok(conn.value("SELECT seq FROM sqlite_sequence WHERE name = 'events'", &[])?.unwrap_or(0)),
         Dialect::Postgres => Ok(conn
@@ -97,7 +97,7 @@ pub fn events_between(
     upto: i64,
     filter: &EventFilter,
     limit: usize,
-) -> ServiceResult<Vec<Event>> {
+) -> StoreResult<Vec<Event>> {
     let body = if filter.without_data { "NULL" } else { "body" };
     let id = id_column(conn.dialect());
     let mut sql = format!(
@@ -137,7 +137,7 @@ pub fn events_between(
 }
 
 /// Forgets events older than `before` (RFC 3339) that no delivery still waits on.
-pub fn prune_events(tx: &Tx, before: &str) -> ServiceResult<usize> {
+pub fn prune_events(tx: &Tx, before: &str) -> StoreResult<usize> {
     tx.execute(
         "DELETE FROM events WHERE created_at < ?1 AND seq < (SELECT coalesce(min(event_seq), 9223372036854775807) \
          FROM webhook_deliveries WHERE status = 'PENDING')",
@@ -161,7 +161,7 @@ pub struct Claimed {
 
 /// Claims up to `limit` deliveries due at `now_ms`: each is pushed `lease_ms` into the future,
 /// so a sender that dies mid-attempt leaves it to be tried again when the lease runs out.
-pub fn claim_due(tx: &Tx, now_ms: i64, lease_ms: i64, limit: usize) -> ServiceResult<Vec<Claimed>> {
+pub fn claim_due(tx: &Tx, now_ms: i64, lease_ms: i64, limit: usize) -> StoreResult<Vec<Claimed>> {
     let dialect = tx.dialect();
     let id = id_column(dialect);
     // Replicas claim apart: a delivery another one is claiming is passed over, not waited for.
@@ -219,7 +219,7 @@ pub struct AttemptOutcome {
 }
 
 /// Records an attempt and moves its delivery on.
-pub fn record_attempt(tx: &Tx, claimed: &Claimed, outcome: &AttemptOutcome) -> ServiceResult<()> {
+pub fn record_attempt(tx: &Tx, claimed: &Claimed, outcome: &AttemptOutcome) -> StoreResult<()> {
     tx.execute(
         "INSERT INTO webhook_attempts (delivery_id, webhook_id, attempt, attempted_at, status_code, error, duration_ms) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -241,7 +241,7 @@ pub fn record_attempt(tx: &Tx, claimed: &Claimed, outcome: &AttemptOutcome) -> S
 }
 
 /// The next time a delivery is due (unix ms), if any is pending.
-pub fn next_due(conn: &Conn) -> ServiceResult<Option<i64>> {
+pub fn next_due(conn: &Conn) -> StoreResult<Option<i64>> {
     Ok(conn
         .value::<Option<i64>>("SELECT min(next_attempt_at) FROM webhook_deliveries WHERE status = 'PENDING'", &[])?
         .flatten())
@@ -253,7 +253,7 @@ pub fn attempts(
     webhook_id: &str,
     before: Option<i64>,
     limit: u64,
-) -> ServiceResult<(Vec<(i64, DeliveryAttempt)>, u64)> {
+) -> StoreResult<(Vec<(i64, DeliveryAttempt)>, u64)> {
     let total: i64 =
         conn.value("SELECT count(*) FROM webhook_attempts WHERE webhook_id = ?1", args![webhook_id])?.unwrap_or(0);
     let id = id_column(conn.dialect());
@@ -299,7 +299,7 @@ pub fn attempts(
 }
 
 /// Drops a deleted webhook's pending deliveries (its attempts stay readable).
-pub fn cancel_deliveries(tx: &Tx, webhook_id: &str) -> ServiceResult<()> {
+pub fn cancel_deliveries(tx: &Tx, webhook_id: &str) -> StoreResult<()> {
     tx.execute(
         "UPDATE webhook_deliveries SET status = 'FAILED' WHERE webhook_id = ?1 AND status = 'PENDING'",
         args![webhook_id],
@@ -316,7 +316,7 @@ pub fn timestamp_of_ms(ms: i64) -> Timestamp {
 }
 
 /// A stored event body as the event's `data`, checked to be JSON.
-fn raw(body: String) -> ServiceResult<Box<serde_json::value::RawValue>> {
+fn raw(body: String) -> StoreResult<Box<serde_json::value::RawValue>> {
     serde_json::value::RawValue::from_string(body)
-        .map_err(|e| ServiceError::internal(format!("store: an event's body is not JSON: {e}")))
+        .map_err(|e| StoreError::backend(format!("store: an event's body is not JSON: {e}")))
 }

@@ -6,9 +6,9 @@ use serde::{Deserialize, Serialize};
 use serde_with::skip_serializing_none;
 use uuid::Uuid;
 
+use super::error::StoreResult;
 use super::{Conn, Doc, Kind, Tx, docs};
 use crate::api::model::{CollectionJob, CollectionJobInput};
-use crate::service::error::ServiceResult;
 
 /// A stored metric collection job.
 #[skip_serializing_none]
@@ -33,25 +33,25 @@ impl StoredCollectionJob {
     }
 
     /// The job `id`; not found when there is none.
-    pub fn load(conn: &Conn, id: &str) -> ServiceResult<Self> {
+    pub fn load(conn: &Conn, id: &str) -> StoreResult<Self> {
         docs::require(conn, Kind::CollectionJob, id)
     }
 
     /// The job `id`, if there is one.
-    pub fn find(conn: &Conn, id: &str) -> ServiceResult<Option<Self>> {
+    pub fn find(conn: &Conn, id: &str) -> StoreResult<Option<Self>> {
         docs::get(conn, Kind::CollectionJob, id)
     }
 
-    pub fn insert(&self, tx: &Tx) -> ServiceResult<()> {
+    pub fn insert(&self, tx: &Tx) -> StoreResult<()> {
         docs::insert(tx, &self.doc()?)
     }
 
     /// Writes the record over the stored one; its status column follows its status.
-    pub fn save(&self, tx: &Tx) -> ServiceResult<()> {
+    pub fn save(&self, tx: &Tx) -> StoreResult<()> {
         docs::update(tx, &self.doc()?)
     }
 
-    fn doc(&self) -> ServiceResult<Doc> {
+    fn doc(&self) -> StoreResult<Doc> {
         let created = self.job.created_at.as_ref().map(|t| t.0.clone()).unwrap_or_default();
         let status = self.job.status.as_ref().map(|s| s.as_str());
         Ok(Doc::new(Kind::CollectionJob, self.job.id, self, created)?.status(status))

@@ -2,11 +2,11 @@
 //! that starts the slot's job, so a slot starts one job however many replicas see it due.
 
 use super::db::{Conn, Tx};
-use super::{Kind, ServiceResult};
+use super::{Kind, StoreResult};
 use crate::args;
 
 /// Claims `slot_ms` of `plan_id` for `job_id`; false when it was claimed already.
-pub fn claim(tx: &Tx, plan_id: &str, slot_ms: i64, job_id: Option<&str>, at: &str) -> ServiceResult<bool> {
+pub fn claim(tx: &Tx, plan_id: &str, slot_ms: i64, job_id: Option<&str>, at: &str) -> StoreResult<bool> {
     let claimed = tx.execute(
         "INSERT INTO schedule_runs (plan_id, slot_ms, job_id, claimed_at) VALUES (?1, ?2, ?3, ?4) \
          ON CONFLICT (plan_id, slot_ms) DO NOTHING",
@@ -16,7 +16,7 @@ pub fn claim(tx: &Tx, plan_id: &str, slot_ms: i64, job_id: Option<&str>, at: &st
 }
 
 /// Records the job a claimed slot started.
-pub fn record_job(tx: &Tx, plan_id: &str, slot_ms: i64, job_id: &str) -> ServiceResult<()> {
+pub fn record_job(tx: &Tx, plan_id: &str, slot_ms: i64, job_id: &str) -> StoreResult<()> {
     tx.execute(
         "UPDATE schedule_runs SET job_id = ?3 WHERE plan_id = ?1 AND slot_ms = ?2",
         args![plan_id, slot_ms, job_id],
@@ -25,7 +25,7 @@ pub fn record_job(tx: &Tx, plan_id: &str, slot_ms: i64, job_id: &str) -> Service
 }
 
 /// How many runs the plan's schedule has started, and the latest slot it claimed (unix ms).
-pub fn runs(conn: &Conn, plan_id: &str) -> ServiceResult<(u64, Option<i64>)> {
+pub fn runs(conn: &Conn, plan_id: &str) -> StoreResult<(u64, Option<i64>)> {
     let row = conn.query_row(
         "SELECT CAST(count(job_id) AS BIGINT), max(slot_ms) FROM schedule_runs WHERE plan_id = ?1",
         args![plan_id],
@@ -35,13 +35,13 @@ pub fn runs(conn: &Conn, plan_id: &str) -> ServiceResult<(u64, Option<i64>)> {
 }
 
 /// Forgets the plan's runs: its schedule changed, and the new one counts from nothing.
-pub fn forget(tx: &Tx, plan_id: &str) -> ServiceResult<()> {
+pub fn forget(tx: &Tx, plan_id: &str) -> StoreResult<()> {
     tx.execute("DELETE FROM schedule_runs WHERE plan_id = ?1", args![plan_id])?;
     Ok(())
 }
 
 /// Live plans with a next run, and when (`nextRunAt` as stored).
-pub fn pending(conn: &Conn) -> ServiceResult<Vec<(String, String)>> {
+pub fn pending(conn: &Conn) -> StoreResult<Vec<(String, String)>> {
     let next = conn.dialect().member("body", "$.nextRunAt")?;
     conn.query(
         &format!("SELECT id, {next} FROM docs WHERE kind = ?1 AND deleted_at IS NULL AND {next} IS NOT NULL"),

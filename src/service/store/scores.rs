@@ -1,8 +1,8 @@
 //! Benchmark score samples: one row per judged sample, with the columns its reads filter on.
 
 use super::db::{Arg, Conn, Tx};
+use super::error::StoreResult;
 use crate::args;
-use crate::service::error::ServiceResult;
 
 /// Where a sample belongs.
 pub struct SampleKey<'a> {
@@ -13,7 +13,7 @@ pub struct SampleKey<'a> {
     pub metric_key: Option<&'a str>,
 }
 
-pub fn put(tx: &Tx, key: &SampleKey, body: &str) -> ServiceResult<()> {
+pub fn put(tx: &Tx, key: &SampleKey, body: &str) -> StoreResult<()> {
     tx.execute(
         "INSERT INTO score_samples (target_key, suite, suite_version, condition_key, metric_key, body) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -25,7 +25,7 @@ pub fn put(tx: &Tx, key: &SampleKey, body: &str) -> ServiceResult<()> {
 /// The samples of one target in one suite version (optionally one condition and one metric)
 /// that carry reasoning, in the order they were written: `limit` from `offset`, and how many
 /// there are in all.
-pub fn page(conn: &Conn, key: &SampleKey, limit: i64, offset: i64) -> ServiceResult<(Vec<String>, u64)> {
+pub fn page(conn: &Conn, key: &SampleKey, limit: i64, offset: i64) -> StoreResult<(Vec<String>, u64)> {
     let mut clause = String::from("target_key = ? AND suite = ? AND suite_version = ?");
     let mut args: Vec<Arg> = vec![key.target_key.into(), key.suite.into(), key.suite_version.into()];
     for (column, value) in [("condition_key", key.condition_key), ("metric_key", key.metric_key)] {

@@ -6,7 +6,7 @@
 //! fold.
 
 use super::db::{Dialect, Tx};
-use crate::service::error::ServiceResult;
+use super::error::StoreResult;
 
 /// The rows of ended connections whose sums `fold` keeps: a table, its key columns and its
 /// summed column.
@@ -19,7 +19,7 @@ const SHARDED: [(&str, &str, &str); 3] = [
 /// Folds the shards of connections that have ended into shard 0, keeping every sum; how many
 /// rows it folded. A connection that ends meanwhile is folded next time; one whose process id
 /// is given to a new connection meanwhile has its rows taken in turn, row by row, with theirs.
-pub fn fold(tx: &Tx) -> ServiceResult<usize> {
+pub fn fold(tx: &Tx) -> StoreResult<usize> {
     if tx.dialect() != Dialect::Postgres {
         return Ok(0);
     }

@@ -21,11 +21,11 @@ fn postgres_store() -> Store {
     Store::open(&Location::Postgres(url)).unwrap_or_else(|e| panic!("{e:?}"))
 }
 
-fn read<R>(store: &Store, f: impl FnOnce(&Conn) -> ServiceResult<R>) -> R {
+fn read<R>(store: &Store, f: impl FnOnce(&Conn) -> StoreResult<R>) -> R {
     store.read_blocking(f).unwrap_or_else(|e| panic!("{e:?}"))
 }
 
-fn write<R>(store: &Store, f: impl Fn(&Tx) -> ServiceResult<R>) -> R {
+fn write<R>(store: &Store, f: impl Fn(&Tx) -> StoreResult<R>) -> R {
     store.write_blocking(f).unwrap_or_else(|e| panic!("{e:?}"))
 }
 
@@ -49,7 +49,7 @@ fn totals(store: &Store) -> (u64, u64, i64, i64) {
             let filter = Filter { status, ..Default::default() };
             list(c, Kind::Issue, &filter, None, 1).map(|page| page.total)
         };
-        let scan = |status: Option<&str>| -> ServiceResult<i64> {
+        let scan = |status: Option<&str>| -> StoreResult<i64> {
             Ok(c.value(
                 "SELECT count(*) FROM docs WHERE kind = 'issue' AND deleted_at IS NULL \
                  AND (CAST(?1 AS TEXT) IS NULL OR status = ?1)",
@@ -89,9 +89,9 @@ fn a_change_of_status_appends_its_event_in_the_same_transaction() {
         let seen = *newest.borrow_and_update();
         // A rewrite in the same status announces nothing; a failed write leaves no event behind.
         write(&store, |tx| update(tx, &issue("i1", "OPEN")));
-        let failed: ServiceResult<()> = store.write_blocking(|tx| {
+        let failed: StoreResult<()> = store.write_blocking(|tx| {
             update(tx, &issue("i1", "RESOLVED"))?;
-            Err(ServiceError::internal("rolled back"))
+            Err(StoreError::backend("rolled back"))
         });
         assert!(failed.is_err());
         let events = read(&store, |c| outbox::events_between(c, 0, i64::MAX, &outbox::EventFilter::default(), 10));
@@ -107,7 +107,7 @@ fn a_change_of_status_appends_its_event_in_the_same_transaction() {
 /// the tests of transactions that commit in another order than they began.
 struct HeldWrite {
     finish: std::sync::mpsc::Sender<()>,
-    done: std::thread::JoinHandle<ServiceResult<()>>,
+    done: std::thread::JoinHandle<StoreResult<()>>,
 }
 
 impl HeldWrite {
@@ -243,7 +243,7 @@ fn setting_members_rewrites_only_them_keeps_the_rest_verbatim_and_announces_noth
         );
         assert_eq!(read(&store, |c| status(c, Kind::Issue, "i1")).as_deref(), Some("OPEN"));
         let missing = store.write_blocking(|tx| set_members(tx, Kind::Issue, "nobody", &[("$.a", "1".to_owned())]));
-        assert_eq!(missing.err().map(|e| e.status.as_u16()), Some(404));
+        assert!(matches!(missing, Err(StoreError::NotFound { kind: "issue", .. })), "{missing:?}");
         std::thread::sleep(Duration::from_millis(100)); // time for a wrongly announced event to be published
         assert!(!newest.has_changed().unwrap_or(true), "{:?}: no event", store.dialect());
     }

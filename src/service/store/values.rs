@@ -5,9 +5,9 @@
 use std::collections::HashMap;
 
 use super::db::{Arg, Conn, Dialect, Tx, marks};
+use super::error::StoreResult;
 use crate::api::model::{CaptureStatus, MetricValue};
 use crate::args;
-use crate::service::error::ServiceResult;
 
 /// Where a value belongs: its collection job, its metric definition and its conversation.
 pub struct ValueKey<'a> {
@@ -52,13 +52,13 @@ impl<'a> ValueColumns<'a> {
 }
 
 /// Keeps one metric value.
-pub fn put(tx: &Tx, key: &ValueKey, value: &MetricValue) -> ServiceResult<()> {
+pub fn put(tx: &Tx, key: &ValueKey, value: &MetricValue) -> StoreResult<()> {
     put_raw(tx, key, &ValueColumns::of(value), &serde_json::to_string(value)?)
 }
 
 /// Keeps a conversation's metric values in one statement (one round trip on PostgreSQL, where
 /// a simulation's ten values were ten), in order.
-pub fn put_many(tx: &Tx, values: &[(ValueKey, &MetricValue)]) -> ServiceResult<()> {
+pub fn put_many(tx: &Tx, values: &[(ValueKey, &MetricValue)]) -> StoreResult<()> {
     // A few hundred rows a statement at most: a statement takes at most 65,535 arguments.
     for chunk in values.chunks(500) {
         let bodies = chunk.iter().map(|(_, value)| serde_json::to_string(value)).collect::<Result<Vec<_>, _>>()?;
@@ -91,7 +91,7 @@ pub fn put_many(tx: &Tx, values: &[(ValueKey, &MetricValue)]) -> ServiceResult<(
 }
 
 /// Keeps one metric value given as its stored JSON, with its columns.
-pub fn put_raw(tx: &Tx, key: &ValueKey, columns: &ValueColumns, body: &str) -> ServiceResult<()> {
+pub fn put_raw(tx: &Tx, key: &ValueKey, columns: &ValueColumns, body: &str) -> StoreResult<()> {
     tx.execute(
         "INSERT INTO metric_values (job_id, definition_id, call_id, chat_id, capture_status, body, \
          value, context, participant_role, label) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
@@ -112,19 +112,19 @@ pub fn put_raw(tx: &Tx, key: &ValueKey, columns: &ValueColumns, body: &str) -> S
 }
 
 /// Forgets every value collection job `job_id` wrote (it starts over).
-pub fn delete_of_job(tx: &Tx, job_id: &str) -> ServiceResult<usize> {
+pub fn delete_of_job(tx: &Tx, job_id: &str) -> StoreResult<usize> {
     tx.execute("DELETE FROM metric_values WHERE job_id = ?1", args![job_id])
 }
 
 /// `(definition id, stored value)` of every value collection job `job_id` wrote, in order.
-pub fn of_job(conn: &Conn, job_id: &str) -> ServiceResult<Vec<(String, String)>> {
+pub fn of_job(conn: &Conn, job_id: &str) -> StoreResult<Vec<(String, String)>> {
     conn.query("SELECT definition_id, body FROM metric_values WHERE job_id = ?1 ORDER BY seq", args![job_id], |r| {
         Ok((r.take(0)?, r.take(1)?))
     })
 }
 
 /// The same for a call (or a chat): per metric, every value of the newest job that scored it.
-pub fn latest_of_conversation(conn: &Conn, chat: bool, id: &str) -> ServiceResult<Vec<(String, String)>> {
+pub fn latest_of_conversation(conn: &Conn, chat: bool, id: &str) -> StoreResult<Vec<(String, String)>> {
     let column = if chat { "chat_id" } else { "call_id" };
     let sql = format!(
         "SELECT definition_id, body FROM metric_values AS mv WHERE {column} = ?1 AND job_id = (
@@ -149,7 +149,7 @@ pub struct ValueRow {
 /// Every value of collection job `collection_id`, by call; a call's by definition, each
 /// definition's in the order they were written. Read from the `metric_values_results` index
 /// alone (its columns are these), so no value's body is read or parsed.
-pub fn values_by_call(conn: &Conn, collection_id: &str) -> ServiceResult<HashMap<String, Vec<ValueRow>>> {
+pub fn values_by_call(conn: &Conn, collection_id: &str) -> StoreResult<HashMap<String, Vec<ValueRow>>> {
     let indexed = match conn.dialect() {
         Dialect::Sqlite => "INDEXED BY metric_values_results",
         Dialect::Postgres => "",
@@ -191,7 +191,7 @@ pub struct JudgedValue {
 
 /// The `index`th value of metric `definition` on `call`, from the newest job that scored it
 /// there (the values `GET /v1/call/{id}/metrics?status=all` lists).
-pub fn judged_value(conn: &Conn, call: &str, definition: &str, index: u64) -> ServiceResult<Option<JudgedValue>> {
+pub fn judged_value(conn: &Conn, call: &str, definition: &str, index: u64) -> StoreResult<Option<JudgedValue>> {
     conn.query_row(
         "SELECT job_id, capture_status, value, label FROM metric_values
          WHERE call_id = ?1 AND definition_id = ?2 AND job_id = (

@@ -147,7 +147,7 @@ impl Sender {
                 pruned = Some(Instant::now());
                 let before = Timestamp::from(jiff::Timestamp::now() - KEEP_EVENTS).0;
                 if let Err(error) = self.store.write(move |tx| outbox::prune_events(tx, &before)).await {
-                    tracing::warn!("old events not pruned: {}", error.body.message);
+                    tracing::warn!("old events not pruned: {error}");
                 }
             }
             let Some(wait) = self.send_due(&mut failed_claims).await else { continue };
@@ -168,7 +168,7 @@ impl Sender {
             Ok(next) => next,
             Err(error) => {
                 // No reason to wait: the claim is tried.
-                tracing::warn!("webhook sender cannot read the next delivery: {}", error.body.message);
+                tracing::warn!("webhook sender cannot read the next delivery: {error}");
                 Some(now)
             }
         };
@@ -183,7 +183,7 @@ impl Sender {
                 Ok(_) => *failed_claims = 0,
                 Err(error) => {
                     *failed_claims = failed_claims.saturating_add(1);
-                    tracing::warn!("webhook sender cannot claim deliveries: {}", error.body.message);
+                    tracing::warn!("webhook sender cannot claim deliveries: {error}");
                 }
             }
         }
@@ -200,7 +200,7 @@ impl Sender {
     async fn attempt(&self, claimed: Claimed) {
         let outcome = self.send(&claimed).await;
         if let Err(error) = self.store.write(move |tx| outbox::record_attempt(tx, &claimed, &outcome)).await {
-            tracing::warn!("webhook sender cannot record an attempt: {}", error.body.message);
+            tracing::warn!("webhook sender cannot record an attempt: {error}");
         }
     }
 

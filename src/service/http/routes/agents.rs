@@ -137,7 +137,7 @@ async fn update_endpoint(
     let id = path_id(Kind::AgentEndpoint, &id)?.to_string();
     let endpoint = state
         .store
-        .write(move |tx| {
+        .write(move |tx| -> ServiceResult<_> {
             let update = update.clone();
             let mut endpoint: AgentEndpoint = store::require(tx, Kind::AgentEndpoint, &id)?;
             ServiceError::check(update.validate_against(&endpoint))?;
@@ -251,7 +251,7 @@ async fn create_endpoint(
                     ));
                 }
             }
-            store::insert(tx, &Doc::new(Kind::AgentEndpoint, stored.id, &stored, at)?.parent(Some(&agent_id)))
+            Ok(store::insert(tx, &Doc::new(Kind::AgentEndpoint, stored.id, &stored, at)?.parent(Some(&agent_id)))?)
         })
         .await?;
     Ok(created(&endpoint))

@@ -73,7 +73,7 @@ async fn targets(State(state): State<AppState>, Params(q): Params<SuiteParams>) 
     let suite = q.suite.unwrap_or_default();
     let targets = state
         .store
-        .read(move |c| {
+        .read(move |c| -> ServiceResult<_> {
             require_suite(c, &suite)?;
             let all: Vec<Target> = store::all(c, Kind::BenchmarkTarget)?;
             Ok(all.into_iter().filter(|t| t.suite.as_deref() == Some(suite.as_str())).collect::<Vec<_>>())
@@ -109,7 +109,7 @@ async fn samples(
 ) -> ServiceResult<Response> {
     let body = state
         .store
-        .read(move |c| {
+        .read(move |c| -> ServiceResult<_> {
             let suite = q.suite.clone().unwrap_or_default();
             let entry = require_suite(c, &suite)?;
             let version = q.suite_version.clone().or(entry.latest_suite_version).unwrap_or_default();

@@ -65,7 +65,7 @@ async fn list(State(state): State<AppState>, Params(params): Params<ListParams>)
 async fn ingest(State(state): State<AppState>, Valid(input): Valid<CallInput>) -> ServiceResult<Response> {
     let chat = state
         .store
-        .write(move |tx| {
+        .write(move |tx| -> ServiceResult<_> {
             let id = uuid::Uuid::new_v4();
             let ingested = conversations::ingest(tx, id, &input)?;
             let chat = Chat {

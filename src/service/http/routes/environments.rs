@@ -108,10 +108,10 @@ async fn create(State(state): State<AppState>, Valid(input): Valid<EnvironmentIn
     let stored = environment.clone();
     state
         .store
-        .write(move |tx| {
+        .write(move |tx| -> ServiceResult<_> {
             refuse_taken_name(tx, stored.name.as_deref().unwrap_or_default(), None)?;
             let id = stored.id.unwrap_or_default();
-            store::insert(tx, &Doc::new(Kind::SimulationEnvironment, id, &stored, now.0.clone())?)
+            Ok(store::insert(tx, &Doc::new(Kind::SimulationEnvironment, id, &stored, now.0.clone())?)?)
         })
         .await?;
     Ok(created(&environment))

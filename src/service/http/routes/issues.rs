@@ -171,7 +171,7 @@ async fn update(
     let id = path_id(Kind::Issue, &id)?.to_string();
     let issue = state
         .store
-        .write(move |tx| {
+        .write(move |tx| -> ServiceResult<_> {
             let update = update.clone();
             let mut issue: Issue = store::require(tx, Kind::Issue, &id)?;
             let at = Timestamp::now();

@@ -116,7 +116,7 @@ fn conditions(groups: Vec<ConditionGroupInput>) -> Vec<ConditionGroup> {
 async fn create_policy(State(state): State<AppState>, Valid(input): Valid<PolicyInput>) -> ServiceResult<Response> {
     let policy = state
         .store
-        .write(move |tx| {
+        .write(move |tx| -> ServiceResult<_> {
             let input = input.clone();
             let modality = input.modality.clone().unwrap_or(Modality::Call);
             let metrics = input.metrics.unwrap_or_default();
@@ -199,7 +199,7 @@ async fn apply(state: AppState, id: String, update: PolicyUpdate) -> ServiceResu
     let id = path_id(Kind::MetricPolicy, &id)?.to_string();
     let policy = state
         .store
-        .write(move |tx| {
+        .write(move |tx| -> ServiceResult<_> {
             let update = update.clone();
             let mut policy: MetricPolicy = store::require(tx, Kind::MetricPolicy, &id)?;
             if let Some(metrics) = update.metrics {

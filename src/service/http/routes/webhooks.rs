@@ -160,7 +160,7 @@ async fn deliveries(
             if !store::exists(conn, Kind::Webhook, &id)? {
                 return Err(ServiceError::not_found(Kind::Webhook.label(), &id));
             }
-            outbox::attempts(conn, &id, before, limit + 1)
+            Ok(outbox::attempts(conn, &id, before, limit + 1)?)
         })
         .await?;
     let has_more = attempts.len() as u64 > limit;

@@ -9,10 +9,10 @@ use uuid::Uuid;
 use super::Replay;
 use crate::api::model::{RunPlanInput, RunPlanJob, RunPlanJobStatus, RunVariables};
 use crate::service::alerts::simulation::{self, EndedRun};
-use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::sim::verdict::Tally;
 use crate::service::store::records::Kept;
 use crate::service::store::{self, Conn, Doc, Kind, Tx};
+use crate::service::store::{StoreError, StoreResult};
 
 /// A stored run plan job.
 #[skip_serializing_none]
@@ -62,18 +62,18 @@ impl RunInputs {
 
 impl StoredRunPlanJob {
     /// The job `id`; not found when there is none.
-    pub fn load(conn: &Conn, id: &str) -> ServiceResult<Self> {
-        store::get(conn, Kind::RunPlanJob, id)?.ok_or_else(|| ServiceError::not_found(Kind::RunPlanJob.label(), id))
+    pub fn load(conn: &Conn, id: &str) -> StoreResult<Self> {
+        store::get(conn, Kind::RunPlanJob, id)?.ok_or_else(|| StoreError::not_found(Kind::RunPlanJob, id))
     }
 
     /// The plan the job runs (none in jobs from before plans were kept); one that does not
     /// decode is an error.
-    pub fn plan(&self) -> ServiceResult<Option<RunPlanInput>> {
+    pub fn plan(&self) -> StoreResult<Option<RunPlanInput>> {
         Ok(self.plan.as_ref().map(Kept::decode).transpose()?)
     }
 
     /// The variables the job was started with; ones that do not decode are an error.
-    pub fn variables(&self) -> ServiceResult<Option<RunVariables>> {
+    pub fn variables(&self) -> StoreResult<Option<RunVariables>> {
         Ok(self.variables.as_ref().map(Kept::decode).transpose()?)
     }
 
@@ -91,13 +91,13 @@ impl StoredRunPlanJob {
         }
     }
 
-    pub fn insert(&self, tx: &Tx) -> ServiceResult<()> {
+    pub fn insert(&self, tx: &Tx) -> StoreResult<()> {
         store::insert(tx, &self.doc()?)
     }
 
     /// Writes the job with its verdict brought up to date; its status column follows its status.
     /// A job that ends with this write is judged by the simulation alerts watching its plan.
-    pub fn save(&mut self, tx: &Tx) -> ServiceResult<()> {
+    pub fn save(&mut self, tx: &Tx) -> StoreResult<()> {
         self.with_verdict();
         let id = self.job.simulation_run_plan_job_id.to_string();
         let was_ended =
@@ -113,7 +113,7 @@ impl StoredRunPlanJob {
         }
     }
 
-    fn doc(&self) -> ServiceResult<Doc> {
+    fn doc(&self) -> StoreResult<Doc> {
         let job = &self.job;
         let created = job.created_at.as_ref().map(|t| t.0.clone()).unwrap_or_default();
         let plan = job.simulation_run_plan_id.map(|id| id.to_string());

@@ -22,7 +22,7 @@ fn engines() -> Vec<(tempfile::TempDir, Store)> {
     vec![(tempfile::tempdir().unwrap_or_else(|e| panic!("{e:?}")), postgres), (dir, sqlite)]
 }
 
-fn write<R>(store: &Store, f: impl Fn(&Tx) -> ServiceResult<R>) -> R {
+fn write<R>(store: &Store, f: impl Fn(&Tx) -> StoreResult<R>) -> R {
     store.write_blocking(f).unwrap_or_else(|e| panic!("{:?}: {e:?}", store.dialect()))
 }
 
@@ -76,7 +76,7 @@ fn running_job(store: &Store, simulations: u32) -> Vec<SimulationJob> {
 }
 
 /// Ends a simulation as judged, passing the check or not, with its collection item.
-fn end(tx: &Tx, simulation: &SimulationJob, passed: bool) -> ServiceResult<()> {
+fn end(tx: &Tx, simulation: &SimulationJob, passed: bool) -> StoreResult<()> {
     let mut ended = simulation.clone();
     ended.status = Some(SimulationJobStatus::Completed);
     ended.outcome = Some(if passed { SimulationOutcome::Passed } else { SimulationOutcome::Failed });
@@ -87,7 +87,7 @@ fn end(tx: &Tx, simulation: &SimulationJob, passed: bool) -> ServiceResult<()> {
 /// The job as stored (its status, verdict and tally) and its collection job.
 fn job(store: &Store) -> (serde_json::Value, Tally, serde_json::Value) {
     let (raw, collection): (serde_json::Value, serde_json::Value) = store
-        .read_blocking(|c| {
+        .read_blocking(|c| -> StoreResult<_> {
             Ok((store::require(c, Kind::RunPlanJob, JOB)?, store::require(c, Kind::CollectionJob, COLLECTION)?))
         })
         .unwrap_or_else(|e| panic!("{e:?}"));
@@ -148,7 +148,7 @@ fn an_end_commits_while_the_jobs_row_is_held() {
         let store = store.clone();
         let release = std::sync::Mutex::new(release);
         std::thread::spawn(move || {
-            store.write_blocking(|tx| {
+            store.write_blocking(|tx| -> StoreResult<_> {
                 store::status(tx, Kind::RunPlanJob, JOB)?; // claims the job's row
                 let _ = locked.send(());
                 let _ = release.lock().map(|r| r.recv());

@@ -5,14 +5,23 @@
 use crate::api::model::FailureOwner;
 use crate::service::error::ServiceError;
 use crate::service::sim::conversation::Failed;
+use crate::service::store::StoreError;
 
 /// Why a simulation ended without running to its end.
 #[derive(Debug)]
 pub(super) enum SimulationError {
     /// Its conversation failed, on the agent's side or the caller model's.
     Conversation(Failed),
-    /// The service failed it (the store, a panic), or another replica took it over.
+    /// The store failed it, or another replica took it over (`StoreError::LeaseLost`).
+    Store(StoreError),
+    /// The service failed it otherwise (a panic, a link it cannot build).
     Service(ServiceError),
+}
+
+impl From<StoreError> for SimulationError {
+    fn from(error: StoreError) -> Self {
+        SimulationError::Store(error)
+    }
 }
 
 impl From<ServiceError> for SimulationError {
@@ -23,7 +32,7 @@ impl From<ServiceError> for SimulationError {
 
 impl From<serde_json::Error> for SimulationError {
     fn from(error: serde_json::Error) -> Self {
-        SimulationError::Service(error.into())
+        SimulationError::Store(error.into())
     }
 }
 
@@ -35,6 +44,9 @@ impl SimulationError {
             SimulationError::Conversation(Failed::Agent(message)) => (message.clone(), FailureOwner::Agent),
             SimulationError::Conversation(Failed::CallerModel(message)) => (message.clone(), FailureOwner::Roark),
             SimulationError::Service(error) => (error.body.message.clone(), FailureOwner::Roark),
+            // The simulation's errorMessage is public: a store fault reads as the service's
+            // answer to a caller would, its cause only in the log.
+            SimulationError::Store(error) => (ServiceError::from(error.clone()).body.message, FailureOwner::Roark),
         }
     }
 }
@@ -51,5 +63,13 @@ mod tests {
         assert_eq!(caller.failure(), ("model down".to_owned(), FailureOwner::Roark));
         let ours = SimulationError::from(ServiceError::internal("store"));
         assert_eq!(ours.failure().1, FailureOwner::Roark);
+    }
+
+    #[test]
+    fn a_store_fault_reads_as_the_service_answer_without_its_cause() {
+        let fault = SimulationError::from(StoreError::backend("store: disk I/O error (code 10)"));
+        assert_eq!(fault.failure(), ("internal error; see the service log".to_owned(), FailureOwner::Roark));
+        let missing = SimulationError::from(StoreError::not_found(crate::service::store::Kind::Agent, "a1"));
+        assert_eq!(missing.failure(), ("no agent a1".to_owned(), FailureOwner::Roark));
     }
 }

@@ -32,7 +32,7 @@ use crate::service::SimSpeed;
 use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::metrics::judge::Judge;
 use crate::service::replica::leases::{self, Worker};
-use crate::service::store::{self, Kind, Store};
+use crate::service::store::{self, Kind, Store, StoreError, StoreResult};
 use failure::SimulationError;
 use simulation::Simulation;
 
@@ -98,7 +98,7 @@ impl Simulator {
         tokio::spawn(async move {
             loop {
                 if let Err(e) = self.schedule().await {
-                    tracing::error!("simulation scheduler: {}", e.body.message);
+                    tracing::error!("simulation scheduler: {e}");
                 }
                 tokio::select! {
                     _ = self.wake.notified() => {}
@@ -119,11 +119,9 @@ impl Simulator {
                 .await
                 .unwrap_or_else(|panic| Err(ServiceError::internal(format!("simulation {id}: {panic}")).into()))
         };
-        if let Err(SimulationError::Service(e)) = &settled
-            && e.body.code == leases::LOST
-        {
+        if let Err(SimulationError::Store(e @ StoreError::LeaseLost { .. })) = &settled {
             // Another replica took the simulation over; what it does with it is its own.
-            tracing::info!("simulation {id}: {}", e.body.message);
+            tracing::info!("simulation {id}: {e}");
             self.wake();
             return;
         }
@@ -132,7 +130,7 @@ impl Simulator {
             let job_id = work.job_id.clone();
             let now = work.now();
             let worker = self.worker.clone();
-            self.write_until_landed("failing a simulation", move |tx| {
+            self.write_until_landed("failing a simulation", move |tx| -> StoreResult<_> {
                 let id = id.to_string();
                 if !store::leases::held_by(tx, Kind::SimulationJob, &id, &worker.owner)? {
                     return Ok(()); // taken over meanwhile
@@ -162,7 +160,7 @@ impl Simulator {
     /// lease runs out and the sweep (`leases`) hands it back.
     async fn write_until_landed<F>(&self, what: &'static str, write: F)
     where
-        F: Fn(&crate::service::store::Tx) -> ServiceResult<()> + Send + Sync + 'static,
+        F: Fn(&crate::service::store::Tx) -> StoreResult<()> + Send + Sync + 'static,
     {
         let write = Arc::new(write);
         let deadline = std::time::Instant::now() + Duration::from_secs(60);
@@ -171,15 +169,15 @@ impl Simulator {
             let attempt = write.clone();
             let Err(e) = self.store.write_progress(move |tx| attempt(tx)).await else { return };
             // Only the store's own failures pass; a missing simulation or job will stay missing.
-            if !e.status.is_server_error() {
-                tracing::error!("{what}: {}", e.body.message);
+            if !e.may_pass() {
+                tracing::error!("{what}: {e}");
                 return;
             }
             if std::time::Instant::now() >= deadline {
-                tracing::error!("{what}: {}; gave up, its lease will run out and hand it back", e.body.message);
+                tracing::error!("{what}: {e}; gave up, its lease will run out and hand it back");
                 return;
             }
-            tracing::warn!("{what}: {}; trying again", e.body.message);
+            tracing::warn!("{what}: {e}; trying again");
             tokio::time::sleep(pause).await;
             pause = (pause * 2).min(Duration::from_secs(2));
         }
@@ -236,7 +234,7 @@ impl Simulator {
             let number = number.to_owned();
             let found = self
                 .store
-                .read(move |c| {
+                .read(move |c| -> ServiceResult<_> {
                     let body = store::newest_by_any(c, Kind::Call, &["$.toNumber", "$.fromNumber"], &number)?;
                     let Some(body) = body else { return Ok(None) };
                     let call: Call = serde_json::from_str(&body)?;
@@ -271,7 +269,7 @@ impl Simulator {
         }
     }
 
-    async fn save(&self, simulation: SimulationJob, job_id: &str) -> ServiceResult<()> {
+    async fn save(&self, simulation: SimulationJob, job_id: &str) -> StoreResult<()> {
         let (job_id, owner) = (job_id.to_owned(), self.worker.owner.clone());
         self.store
             .write_progress(move |tx| {
@@ -289,7 +287,7 @@ impl Simulator {
         job_id: &str,
         simulation: &SimulationJob,
         transcript: &Transcript,
-    ) -> ServiceResult<()> {
+    ) -> StoreResult<()> {
         let (stored, transcript, job_id) = (call.clone(), serde_json::to_string(transcript)?, job_id.to_owned());
         let (simulation, owner) = (simulation.clone(), self.worker.owner.clone());
         self.store

@@ -8,39 +8,40 @@ use uuid::Uuid;
 
 use super::Simulator;
 use crate::api::model::*;
-use crate::service::error::ServiceError;
-use crate::service::error::ServiceResult;
 use crate::service::sim::jobs::{self, Replay, RunInputs, StoredRunPlanJob, count_simulations};
 use crate::service::sim::jobs::{release_due_retries, save_simulation};
 use crate::service::sim::limits;
 use crate::service::sim::selection::plan_metric_ids;
 use crate::service::sim::work::{JobMetrics, Limits, Work};
 use crate::service::store::records::StoredCollectionJob;
-use crate::service::store::{self, Alone, Kind};
+use crate::service::store::{self, Alone, Kind, StoreError, StoreResult};
 
 /// Why one job could not be scheduled.
 enum JobError {
     /// It never will be: the job fails with this reason.
     Unrunnable(String),
     /// A store error that may pass: the job is tried again on the next round.
-    Passing(ServiceError),
+    Passing(StoreError),
 }
 use JobError::{Passing, Unrunnable};
 
-impl From<ServiceError> for JobError {
+impl From<StoreError> for JobError {
     /// Text the store cannot keep will not be kept next time either.
-    fn from(error: ServiceError) -> Self {
-        if error.body.code == store::UNSTORABLE { Unrunnable(error.body.message) } else { Passing(error) }
+    fn from(error: StoreError) -> Self {
+        match error {
+            StoreError::Unstorable => Unrunnable(error.to_string()),
+            error => Passing(error),
+        }
     }
 }
 
 impl Simulator {
     /// Starts every simulation the limits allow now. Each job is scheduled on its own: one
     /// that fails (a busy store, or a job the engine cannot run) never holds up the others.
-    pub(super) async fn schedule(&self) -> ServiceResult<()> {
+    pub(super) async fn schedule(&self) -> StoreResult<()> {
         let jobs: Vec<(String, String)> = self
             .store
-            .read(|c| {
+            .read(|c| -> StoreResult<_> {
                 let active = store::in_status(c, Kind::RunPlanJob, &limits::active_job_names())?;
                 Ok(active.into_iter().map(|(id, _, body)| (id, body)).collect())
             })
@@ -50,7 +51,7 @@ impl Simulator {
             match self.schedule_job(&job_id, &body).await {
                 Ok(()) => {}
                 Err(Unrunnable(reason)) => self.fail_job(&job_id, reason).await,
-                Err(Passing(e)) => tracing::warn!("simulation scheduler, job {job_id}: {}", e.body.message),
+                Err(Passing(e)) => tracing::warn!("simulation scheduler, job {job_id}: {e}"),
             }
         }
         Ok(())
@@ -107,7 +108,7 @@ impl Simulator {
         job_id: &str,
         plan: &RunPlanInput,
         replay: Option<Replay>,
-    ) -> ServiceResult<Arc<JobMetrics>> {
+    ) -> StoreResult<Arc<JobMetrics>> {
         if let Some(cached) = self.job_metrics.lock().unwrap_or_else(|e| e.into_inner()).get(job_id) {
             return Ok(cached.clone());
         }
@@ -122,12 +123,12 @@ impl Simulator {
     /// PENDING simulations of the job as its limits allow to QUEUED, leased to this replica,
     /// and hands those back. A read first tells whether there is room and anything waiting, so
     /// a full job costs no write; the write counts again, one replica at a time.
-    async fn pick(&self, limits: Limits, now: Timestamp) -> ServiceResult<Vec<SimulationJob>> {
+    async fn pick(&self, limits: Limits, now: Timestamp) -> StoreResult<Vec<SimulationJob>> {
         let limits = Arc::new(limits);
         let worth_it = {
             let (limits, owner) = (limits.clone(), self.worker.owner.clone());
             self.store
-                .read(move |c| {
+                .read(move |c| -> StoreResult<_> {
                     let waiting = [SimulationJobStatus::Pending, SimulationJobStatus::RetryScheduled];
                     let waiting = waiting.iter().map(SimulationJobStatus::as_str).collect::<Vec<_>>();
                     let waiting = store::count_children(c, Kind::SimulationJob, &limits.job_id, &waiting)?;
@@ -165,7 +166,7 @@ impl Simulator {
     }
 
     /// Marks the job RUNNING and opens its collection job, once; returns the collection job's id.
-    async fn ensure_started(&self, job_id: &str, plan: &RunPlanInput, replay: Option<Replay>) -> ServiceResult<String> {
+    async fn ensure_started(&self, job_id: &str, plan: &RunPlanInput, replay: Option<Replay>) -> StoreResult<String> {
         let job_id = job_id.to_owned();
         let plan = plan.clone();
         self.store

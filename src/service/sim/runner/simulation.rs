@@ -20,7 +20,7 @@ use crate::service::sim::scoring::{Collected, collection_item, score, store_valu
 use crate::service::sim::selection::{scenario_flow, simulation_variables};
 use crate::service::sim::verdict::{self, CheckResult, Judged};
 use crate::service::sim::work::Work;
-use crate::service::store::{self, Conn, Kind, Tx};
+use crate::service::store::{self, Conn, Kind, StoreError, StoreResult, Tx};
 
 /// A claimed simulation on its way through the phases.
 pub(super) struct Simulation<'a> {
@@ -56,7 +56,10 @@ type Cast = (AgentEndpoint, Option<Agent>, Option<CustomerFlow>, Option<HttpRequ
 impl<'a> Simulation<'a> {
     /// Claims the simulation, or honours a cancel, in one transaction so neither is lost;
     /// `None` when it is not to run.
-    pub(super) async fn claim(engine: &'a Simulator, work: &'a Work) -> ServiceResult<Option<Simulation<'a>>> {
+    pub(super) async fn claim(
+        engine: &'a Simulator,
+        work: &'a Work,
+    ) -> Result<Option<Simulation<'a>>, SimulationError> {
         let (job_id, id) = (work.job_id.clone(), work.simulation.simulation_job_id.to_string());
         let (now, owner) = (work.now(), engine.worker.owner.clone());
         let claimed = engine.store.write_progress(move |tx| claim_row(tx, &id, &job_id, &owner, &now)).await?;
@@ -219,7 +222,7 @@ impl<'a> Simulation<'a> {
 
     /// Ends the simulation: its values, its end and its part in its job commit together. The
     /// job itself is not locked (a retry aside): its next fold counts the part and settles it.
-    pub(super) async fn settle(mut self, outcome: &Outcome, collection: Collection) -> ServiceResult<()> {
+    pub(super) async fn settle(mut self, outcome: &Outcome, collection: Collection) -> Result<(), SimulationError> {
         let Collection { collected: Collected { judged, rows }, call_with_end } = collection;
         let (results, retry) = self.judge(outcome, judged);
         let work = self.work;
@@ -229,7 +232,7 @@ impl<'a> Simulation<'a> {
         let simulation = self.record;
         self.engine
             .store
-            .write_progress(move |tx| {
+            .write_progress(move |tx| -> StoreResult<_> {
                 let id = simulation.simulation_job_id.to_string();
                 leases::require_held(tx, Kind::SimulationJob, &id, &owner)?;
                 if let Some((call, transcript)) = &call_with_end {
@@ -239,7 +242,8 @@ impl<'a> Simulation<'a> {
                 store::leases::release(tx, Kind::SimulationJob, &id)?;
                 record_simulation(tx, simulation.clone(), &job_id, &results, retry.clone(), Some(item.clone()))
             })
-            .await
+            .await?;
+        Ok(())
     }
 
     /// Marks the simulation completed with its judgement, or not evaluated (and retried, when
@@ -266,13 +270,13 @@ impl<'a> Simulation<'a> {
 
 /// The claim's transaction: the simulation goes PROCESSING (CONNECTING) if it is still QUEUED
 /// in an open job; otherwise it is cancelled, if it has not ended, and let go.
-fn claim_row(tx: &Tx, id: &str, job_id: &str, owner: &str, now: &Timestamp) -> ServiceResult<Option<SimulationJob>> {
+fn claim_row(tx: &Tx, id: &str, job_id: &str, owner: &str, now: &Timestamp) -> StoreResult<Option<SimulationJob>> {
     leases::require_held(tx, Kind::SimulationJob, id, owner)?;
     // The job's status column, not its document (read at every simulation's start), and
     // without claiming the job: a cancel meanwhile meets this simulation's row, which this
     // write holds, and leaves a started simulation to end.
     let job = store::peek_status(tx, Kind::RunPlanJob, job_id)?
-        .ok_or_else(|| ServiceError::not_found(Kind::RunPlanJob.label(), job_id))?;
+        .ok_or_else(|| StoreError::not_found(Kind::RunPlanJob, job_id))?;
     let mut current: SimulationJob = store::require(tx, Kind::SimulationJob, id)?;
     let job_open = limits::ACTIVE_JOBS.contains(&RunPlanJobStatus::from(job.as_str()));
     if !job_open || current.status != Some(SimulationJobStatus::Queued) {

@@ -31,7 +31,7 @@ impl Placing<'_> {
         let doc = Doc::new(Kind::SimulationJob, job.simulation_job_id, &job, self.at.0.clone())?
             .status(job.status.as_ref().map(SimulationJobStatus::as_str))
             .parent(Some(&self.job_id.to_string()));
-        store::insert(tx, &doc)
+        Ok(store::insert(tx, &doc)?)
     }
 
     /// The simulation a combination makes.

@@ -23,7 +23,7 @@ pub use session::Session;
 
 use super::OpenError;
 use super::db::{Conn, Tx};
-use crate::service::error::ServiceResult;
+use crate::service::store::error::{StoreError, StoreResult};
 
 /// Connections kept open per replica.
 const POOL_SIZE: u32 = 16;
@@ -66,7 +66,7 @@ impl Postgres {
         let stopping = Arc::new(AtomicBool::new(false));
         let unpublished = Arc::new(publisher::Pending::default());
         let store = Postgres { pool, unpublished: unpublished.clone(), stopping: stopping.clone() };
-        let last = store.read(super::outbox::last_event).map_err(|e| OpenError(e.body.message))?;
+        let last = store.read(super::outbox::last_event).map_err(|e: StoreError| OpenError(e.to_string()))?;
         let events = Arc::new(watch::channel(last).0);
         listener::spawn(config, events.clone(), stopping.clone())
             .map_err(|e| OpenError(format!("event listener thread: {e}")))?;
@@ -75,13 +75,13 @@ impl Postgres {
         Ok((store, events))
     }
 
-    fn session(&self) -> ServiceResult<Session> {
+    fn session(&self) -> StoreResult<Session> {
         Session::checkout(&self.pool)
     }
 
     /// Runs `f` on a connection of the pool, each statement in a transaction of its own (as a
     /// SQLite reader's statements are): a read pays no round trips to begin and end one.
-    pub(super) fn read<R>(&self, f: impl FnOnce(&Conn) -> ServiceResult<R>) -> ServiceResult<R> {
+    pub(super) fn read<R, E: From<StoreError>>(&self, f: impl FnOnce(&Conn) -> Result<R, E>) -> Result<R, E> {
         let session = self.session()?;
         f(&Conn::postgres(&session))
     }
@@ -90,12 +90,12 @@ impl Postgres {
     /// engine's progress, which its recovery redoes) it does not. `alone`: an advisory lock
     /// held from before the transaction begins (so its snapshot follows the last holder's
     /// commit) until after it ends.
-    pub(super) fn write<R>(
+    pub(super) fn write<R, E: From<StoreError>>(
         &self,
         durable: bool,
         alone: Option<i64>,
-        f: impl Fn(&Tx) -> ServiceResult<R>,
-    ) -> ServiceResult<R> {
+        f: impl Fn(&Tx) -> Result<R, E>,
+    ) -> Result<R, E> {
         let mut attempt = 0;
         loop {
             attempt += 1;
@@ -114,7 +114,8 @@ impl Postgres {
                     }
                     return Ok(value);
                 }
-                (Err(error), _) | (Ok(_), Err(error)) => error,
+                (Err(error), _) => error,
+                (Ok(_), Err(error)) => error.into(),
             };
             if !session.conflicted() || attempt >= ATTEMPTS {
                 return Err(error);

@@ -12,8 +12,8 @@ use postgres::Client;
 
 use super::session::{Manager, Session};
 use crate::args;
-use crate::service::error::ServiceResult;
 use crate::service::store::db::Conn;
+use crate::service::store::error::StoreResult;
 
 /// The advisory lock publishers take, one at a time.
 const LOCK: i64 = 0x5b_0e_7e_47;
@@ -57,7 +57,7 @@ pub(super) fn spawn(
             // publisher left (it died between a commit and its publishing).
             pending.wait(Duration::from_secs(1));
             if let Err(e) = publish(&pool) {
-                tracing::warn!("store: publishing events: {}", e.body.message);
+                tracing::warn!("store: publishing events: {e}");
             }
         }
     })?;
@@ -65,7 +65,7 @@ pub(super) fn spawn(
 }
 
 /// Numbers the committed events that have no id yet; how many it numbered.
-fn publish(pool: &r2d2::Pool<Manager>) -> ServiceResult<u64> {
+fn publish(pool: &r2d2::Pool<Manager>) -> StoreResult<u64> {
     let session = Session::checkout(pool)?;
     session.begin("BEGIN")?;
     let conn = Conn::postgres(&session);

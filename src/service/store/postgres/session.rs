@@ -4,14 +4,12 @@
 use std::cell::{Cell as Flag, RefCell};
 use std::collections::HashMap;
 
-use axum::http::StatusCode;
 use postgres::error::SqlState;
 use postgres::types::ToSql;
 use postgres::{Client, NoTls, Statement};
 
 use super::super::db::{Arg, Row};
-use crate::api::ErrorType;
-use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::store::error::{StoreError, StoreResult};
 
 /// Makes and checks the pool's connections.
 #[derive(Debug)]
@@ -70,10 +68,10 @@ pub struct Session {
 }
 
 impl Session {
-    pub(super) fn checkout(pool: &r2d2::Pool<Manager>) -> ServiceResult<Session> {
+    pub(super) fn checkout(pool: &r2d2::Pool<Manager>) -> StoreResult<Session> {
         let conn = pool.get().map_err(|e| {
             tracing::error!("store: no PostgreSQL connection: {e}");
-            unavailable("the store is unavailable; try again")
+            StoreError::Unavailable("the store is unavailable; try again")
         })?;
         Ok(Session {
             conn: RefCell::new(conn),
@@ -94,20 +92,20 @@ impl Session {
     }
 
     /// Takes advisory lock `key` for as long as the session lasts, waiting for another holder.
-    pub(super) fn lock(&self, key: i64) -> ServiceResult<()> {
+    pub(super) fn lock(&self, key: i64) -> StoreResult<()> {
         self.execute("SELECT pg_advisory_lock(?1)", &[Arg::Int(key)])?;
         self.locked.set(Some(key));
         Ok(())
     }
 
-    pub(super) fn begin(&self, statement: &str) -> ServiceResult<()> {
+    pub(super) fn begin(&self, statement: &str) -> StoreResult<()> {
         self.execute_batch(statement)?;
         self.open.set(true);
         Ok(())
     }
 
     /// Commits (or, `commit` false, rolls back) the open transaction.
-    pub(super) fn end(&self, commit: bool) -> ServiceResult<()> {
+    pub(super) fn end(&self, commit: bool) -> StoreResult<()> {
         self.open.set(false);
         self.execute_batch(if commit { "COMMIT" } else { "ROLLBACK" })
     }
@@ -116,12 +114,12 @@ impl Session {
         self.conflicted.get()
     }
 
-    pub(in crate::service::store) fn execute_batch(&self, sql: &str) -> ServiceResult<()> {
+    pub(in crate::service::store) fn execute_batch(&self, sql: &str) -> StoreResult<()> {
         let mut conn = self.conn.borrow_mut();
         conn.client.batch_execute(sql).map_err(|e| self.failure(e))
     }
 
-    pub(in crate::service::store) fn execute(&self, sql: &str, args: &[Arg]) -> ServiceResult<usize> {
+    pub(in crate::service::store) fn execute(&self, sql: &str, args: &[Arg]) -> StoreResult<usize> {
         let mut conn = self.conn.borrow_mut();
         let statement = self.prepared(&mut conn, sql)?;
         let params = params(args);
@@ -129,7 +127,7 @@ impl Session {
         Ok(changed as usize)
     }
 
-    pub(in crate::service::store) fn query(&self, sql: &str, args: &[Arg]) -> ServiceResult<Vec<Row>> {
+    pub(in crate::service::store) fn query(&self, sql: &str, args: &[Arg]) -> StoreResult<Vec<Row>> {
         let mut conn = self.conn.borrow_mut();
         let statement = self.prepared(&mut conn, sql)?;
         let params = params(args);
@@ -138,14 +136,14 @@ impl Session {
             .map(|row| {
                 (0..row.len())
                     .map(|index| row.try_get(index).map_err(|e| self.failure(e)))
-                    .collect::<ServiceResult<Vec<_>>>()
+                    .collect::<StoreResult<Vec<_>>>()
                     .map(Row)
             })
             .collect()
     }
 
     /// The statement `sql` prepared on this connection (written with `?N`, sent with `$N`).
-    fn prepared(&self, conn: &mut Connection, sql: &str) -> ServiceResult<Statement> {
+    fn prepared(&self, conn: &mut Connection, sql: &str) -> StoreResult<Statement> {
         if let Some(statement) = conn.statements.get(sql) {
             return Ok(statement.clone());
         }
@@ -156,14 +154,14 @@ impl Session {
 
     /// The error a failed statement answers; a conflict with another transaction is noted,
     /// and logged only if it is never overcome.
-    fn failure(&self, error: postgres::Error) -> ServiceError {
+    fn failure(&self, error: postgres::Error) -> StoreError {
         let code = error.code();
         if code == Some(&SqlState::T_R_SERIALIZATION_FAILURE) || code == Some(&SqlState::T_R_DEADLOCK_DETECTED) {
             self.conflicted.set(true);
             tracing::debug!("store: {error}");
-            return unavailable("the store was busy with a conflicting change; try again");
+            return StoreError::Unavailable("the store was busy with a conflicting change; try again");
         }
-        ServiceError::internal(format!("store: {}", described(&error)))
+        StoreError::backend(format!("store: {}", described(&error)))
     }
 }
 
@@ -192,10 +190,6 @@ fn described(error: &postgres::Error) -> String {
         ),
         None => error.to_string(),
     }
-}
-
-fn unavailable(message: &str) -> ServiceError {
-    ServiceError::new(StatusCode::SERVICE_UNAVAILABLE, ErrorType::Internal, "store_unavailable", message)
 }
 
 fn params<'a>(args: &'a [Arg<'a>]) -> Vec<&'a (dyn ToSql + Sync)> {

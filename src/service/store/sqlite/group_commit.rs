@@ -14,8 +14,8 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 use tokio::sync::oneshot;
 
-use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::store::db::{Conn, Tx};
+use crate::service::store::error::StoreError;
 
 /// Answers a queued write once its batch's commit is known (`Some` when the commit failed).
 type Reply = Box<dyn FnOnce(Option<&rusqlite::Error>) + Send>;
@@ -40,20 +40,21 @@ struct Waiting {
 
 impl Queue {
     /// Queues `f`; its result arrives on the receiver once the batch that ran it has committed.
-    pub(in crate::service::store) fn push<R, F>(&self, f: F) -> oneshot::Receiver<ServiceResult<R>>
+    pub(in crate::service::store) fn push<R, E, F>(&self, f: F) -> oneshot::Receiver<Result<R, E>>
     where
         R: Send + 'static,
-        F: FnOnce(&Tx) -> ServiceResult<R> + Send + 'static,
+        E: From<StoreError> + Send + 'static,
+        F: FnOnce(&Tx) -> Result<R, E> + Send + 'static,
     {
         let (sender, receiver) = oneshot::channel();
         let queued: Queued = Box::new(move |tx| {
             // A panicking write is that write's own failure, not its batch's.
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&Tx::new(Conn::sqlite(tx)))))
-                .unwrap_or_else(|_| Err(ServiceError::internal("store: a progress write panicked")));
+                .unwrap_or_else(|_| Err(StoreError::backend("store: a progress write panicked").into()));
             let succeeded = result.is_ok();
             let reply: Reply = Box::new(move |commit_error| {
                 let answer = match commit_error {
-                    Some(error) => Err(commit_failure(error)),
+                    Some(error) => Err(commit_failure(error).into()),
                     None => result,
                 };
                 let _ = sender.send(answer); // a caller that went away needs no answer
@@ -142,14 +143,14 @@ fn run(conn: &mut Connection, batch: Vec<Queued>, replies: &mut Vec<Reply>) -> r
 }
 
 /// A failed commit's error, for each of the batch's callers (`rusqlite::Error` is not `Clone`).
-fn commit_failure(error: &rusqlite::Error) -> ServiceError {
+fn commit_failure(error: &rusqlite::Error) -> StoreError {
     match error {
         rusqlite::Error::SqliteFailure(code, message) => rusqlite::Error::SqliteFailure(*code, message.clone()).into(),
-        other => ServiceError::internal(format!("store: {other}")),
+        other => StoreError::backend(format!("store: {other}")),
     }
 }
 
 /// What a caller whose write was dropped unanswered (its batch failed before running it) is told.
-pub(in crate::service::store) fn not_committed() -> ServiceError {
-    ServiceError::internal("store: the write was not committed (its batch failed before it ran)")
+pub(in crate::service::store) fn not_committed() -> StoreError {
+    StoreError::backend("store: the write was not committed (its batch failed before it ran)")
 }

@@ -16,7 +16,7 @@ pub use migrations::SCHEMA_VERSION;
 
 use super::db::{Conn, Tx};
 use super::{OpenError, outbox};
-use crate::service::error::ServiceResult;
+use crate::service::store::error::{StoreError, StoreResult};
 
 const READERS: usize = 4;
 
@@ -58,7 +58,7 @@ impl Sqlite {
                 Ok(Mutex::new(conn))
             })
             .collect::<rusqlite::Result<Vec<_>>>()?;
-        let last = outbox::last_event(&Conn::sqlite(&writer)).map_err(|e| OpenError(e.body.message))?;
+        let last = outbox::last_event(&Conn::sqlite(&writer)).map_err(|e| OpenError(e.to_string()))?;
         let events = Arc::new(watch::channel(last).0);
         let writer = Arc::new(parking_lot::Mutex::new(Writer { conn: writer, durability: Durability::Synced }));
         let checkpointer = checkpoint::spawn(path)?;
@@ -74,7 +74,7 @@ impl Sqlite {
     }
 
     /// Runs `f` on a reader connection.
-    pub(super) fn read<R>(&self, f: impl FnOnce(&Conn) -> ServiceResult<R>) -> ServiceResult<R> {
+    pub(super) fn read<R, E>(&self, f: impl FnOnce(&Conn) -> Result<R, E>) -> Result<R, E> {
         let guard = self
             .readers
             .iter()
@@ -85,24 +85,24 @@ impl Sqlite {
 
     /// Copies the whole log into the database and empties it (waiting for readers), so that
     /// page images an earlier write left in it are gone from the disk.
-    pub(super) fn truncate_log(&self) -> ServiceResult<()> {
+    pub(super) fn truncate_log(&self) -> StoreResult<()> {
         let writer = self.writer.lock();
         writer.conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get::<_, i64>(0))?;
         Ok(())
     }
 
     /// A synced write: committed and on disk before this returns.
-    pub(super) fn write<R>(
+    pub(super) fn write<R, E: From<StoreError>>(
         &self,
         events: &watch::Sender<i64>,
-        f: impl FnOnce(&Tx) -> ServiceResult<R>,
-    ) -> ServiceResult<R> {
+        f: impl FnOnce(&Tx) -> Result<R, E>,
+    ) -> Result<R, E> {
         let mut writer = self.writer.lock();
-        writer.durable(Durability::Synced)?;
+        writer.durable(Durability::Synced).map_err(StoreError::from)?;
         // IMMEDIATE: the write lock is taken at the start, never upgraded from a read.
-        let tx = writer.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = writer.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(StoreError::from)?;
         let result = f(&Tx::new(Conn::sqlite(&tx)))?;
-        tx.commit()?;
+        tx.commit().map_err(StoreError::from)?;
         announce_events(events, &writer.conn);
         Ok(result)
     }

@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use crate::service::error::ServiceError;
 use crate::service::store::db::Conn;
 use crate::service::store::{Doc, Filter, Kind, Store, get_raw, insert, list};
+use crate::service::store::{StoreError, StoreResult};
 
 fn open() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e:?}"));
@@ -79,7 +79,7 @@ fn progress_written_together_keeps_each_write_whole_and_answers_each_caller() {
                             // Every seventh write fails after writing, and one panics: only its
                             // own insert is undone.
                             if n % 7 == 3 {
-                                return Err(ServiceError::invalid("n", format!("write {n} refuses")));
+                                return Err(StoreError::Backend(format!("write {n} refuses")));
                             }
                             assert_ne!(n, PANICS, "write {n} panics");
                             Ok(n)
@@ -101,11 +101,11 @@ fn progress_written_together_keeps_each_write_whole_and_answers_each_caller() {
         let stored = stored(&store, &format!("g{n}"));
         if n % 7 == 3 {
             let error = answer.err().unwrap_or_else(|| panic!("write {n} should have failed"));
-            assert_eq!(error.body.message, format!("write {n} refuses"), "each caller hears its own error");
+            assert_eq!(error.to_string(), format!("write {n} refuses"), "each caller hears its own error");
             assert!(stored.is_none(), "write {n} failed, so nothing of it is kept");
         } else if n == PANICS {
             let error = answer.err().unwrap_or_else(|| panic!("write {n} panicked and should have failed"));
-            assert_eq!(error.status, 500);
+            assert!(matches!(error, StoreError::Backend(_)), "{error:?}");
             assert!(stored.is_none(), "write {n} panicked, so nothing of it is kept");
         } else {
             assert_eq!(answer.unwrap_or_else(|e| panic!("{e:?}")), n, "each caller gets its own result");
@@ -123,7 +123,7 @@ fn the_log_is_copied_into_the_database_by_the_checkpointer_not_the_writer() {
     let before = std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0);
     // About 2 MB of documents, committed to the log; the writer itself never checkpoints.
     store
-        .write_blocking(|tx| {
+        .write_blocking(|tx| -> StoreResult<_> {
             for n in 0..1000 {
                 let body = serde_json::json!({ "id": format!("c{n}"), "status": "OPEN", "padding": "x".repeat(2000) });
                 insert(
