@@ -26,7 +26,7 @@ use uuid::Uuid;
 use super::agent_link::AgentLink;
 use super::call_record::{build_call, insert_call};
 use super::conversation::{ModelCaller, Setup, converse};
-use super::jobs::{REPLAY_COLLECTING_MS, Retry, record_simulation, save_simulation, settle_job};
+use super::jobs::{REPLAY_COLLECTING_MS, Retry, record_held, save_held, save_simulation, settle_job};
 use super::limits;
 use super::scoring::{Collected, collection_item, score, store_values};
 use super::selection::{scenario_flow, simulation_variables};
@@ -200,19 +200,23 @@ impl Simulator {
             self.store
                 .write_progress(move |tx| {
                     let now = now.clone();
-                    leases::require_held(tx, Kind::SimulationJob, &id, &owner)?;
+                    // The lease, the status and the body in one read of the simulation's row.
+                    let held = store::held::read(tx, Kind::SimulationJob, &id)?
+                        .filter(|held| held.lease_owner.as_deref() == Some(&*owner))
+                        .ok_or_else(|| leases::lost(Kind::SimulationJob, &id))?;
                     // The job's status column, not its document (read at every simulation's start),
                     // and without claiming the job: a cancel meanwhile meets this simulation's row,
                     // which this write holds, and leaves a started simulation to end.
                     let job = store::peek_status(tx, Kind::RunPlanJob, &job_id)?
                         .ok_or_else(|| ServiceError::not_found(Kind::RunPlanJob.label(), &job_id))?;
-                    let mut current: SimulationJob = store::require(tx, Kind::SimulationJob, &id)?;
+                    let mut current: SimulationJob = serde_json::from_str(&held.body)?;
+                    let before = held.status.as_deref();
                     let job_open = limits::ACTIVE_JOBS.contains(&RunPlanJobStatus::from(job.as_str()));
                     if !job_open || current.status != Some(SimulationJobStatus::Queued) {
                         if !current.status.as_ref().is_some_and(SimulationJobStatus::is_terminal) {
                             current.status = Some(SimulationJobStatus::Cancelled);
                             current.completed_at = Some(now.clone());
-                            save_simulation(tx, &current, &job_id)?;
+                            save_held(tx, before, &current, &job_id)?;
                         }
                         store::leases::release(tx, Kind::SimulationJob, &id)?;
                         return Ok(None);
@@ -220,7 +224,7 @@ impl Simulator {
                     current.status = Some(SimulationJobStatus::Processing);
                     current.processing_status = Some(ProcessingStatus::Connecting);
                     current.started_at = Some(now);
-                    save_simulation(tx, &current, &job_id)?;
+                    save_held(tx, before, &current, &job_id)?;
                     Ok(Some(current))
                 })
                 .await?
@@ -234,11 +238,19 @@ impl Simulator {
         let (endpoint, agent, flow, definition) = self
             .store
             .read(move |c| {
-                let endpoint: AgentEndpoint = store::require(c, Kind::AgentEndpoint, &endpoint_id.to_string())?;
-                let agent: Option<Agent> =
-                    endpoint.agent_id.map(|a| store::get(c, Kind::Agent, &a.to_string())).transpose()?.flatten();
-                let flow: Option<CustomerFlow> =
-                    flow_id.map(|f| store::get(c, Kind::CustomerFlow, &f.to_string())).transpose()?.flatten();
+                // The endpoint, its agent and the flow in one read (one round trip on PostgreSQL).
+                let (endpoint_id, flow_id) = (endpoint_id.to_string(), flow_id.map(|f| f.to_string()));
+                let [endpoint, agent, flow] = store::together::get_three_raw(
+                    c,
+                    (Kind::AgentEndpoint, &endpoint_id),
+                    (Kind::Agent, "$.agentId"),
+                    flow_id.as_deref().map(|f| (Kind::CustomerFlow, f)),
+                )?;
+                let endpoint: AgentEndpoint = serde_json::from_str(
+                    &endpoint.ok_or_else(|| ServiceError::not_found(Kind::AgentEndpoint.label(), &endpoint_id))?,
+                )?;
+                let agent: Option<Agent> = agent.map(|a| serde_json::from_str(&a)).transpose()?;
+                let flow: Option<CustomerFlow> = flow.map(|f| serde_json::from_str(&f)).transpose()?;
                 let definition: Option<HttpRequestDefinition> = match endpoint.outbound_dial_type {
                     Some(OutboundDialType::HttpRequest) => endpoint
                         .outbound_dial_http_request_definition_id
@@ -373,15 +385,16 @@ impl Simulator {
         self.store
             .write_progress(move |tx| {
                 let id = simulation.simulation_job_id.to_string();
-                leases::require_held(tx, Kind::SimulationJob, &id, &owner)?;
+                // The lease checked and given back, and the row claimed, in one statement.
+                let before = store::held::give_back(tx, Kind::SimulationJob, &id, &owner)?
+                    .ok_or_else(|| leases::lost(Kind::SimulationJob, &id))?;
                 let retry = retry.clone();
                 let simulation = simulation.clone();
                 if let Some((call, transcript)) = &call_with_end {
                     insert_call(tx, call, transcript, &job_id)?;
                 }
                 store_values(tx, &rows, &collection_id)?;
-                store::leases::release(tx, Kind::SimulationJob, &id)?;
-                record_simulation(tx, simulation, &job_id, &results, retry, Some(item.clone()))
+                record_held(tx, before.as_deref(), simulation, &job_id, &results, retry, Some(item.clone()))
             })
             .await?;
         // Its part in the job's tally and collection job is counted by the next fold.

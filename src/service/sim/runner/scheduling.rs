@@ -11,7 +11,7 @@ use crate::api::model::*;
 use crate::service::error::ServiceError;
 use crate::service::error::ServiceResult;
 use crate::service::sim::jobs::{self, Replay, RunInputs, StoredRunPlanJob, count_simulations};
-use crate::service::sim::jobs::{release_due_retries, save_simulation};
+use crate::service::sim::jobs::{release_due_retries, save_held};
 use crate::service::sim::limits;
 use crate::service::sim::selection::plan_metric_ids;
 use crate::service::sim::work::{JobMetrics, Limits, Work};
@@ -154,7 +154,8 @@ impl Simulator {
                 {
                     let mut simulation: SimulationJob = serde_json::from_str(&body)?;
                     simulation.status = Some(SimulationJobStatus::Queued);
-                    save_simulation(tx, &simulation, job_id)?;
+                    // Claimed above in its status: not read again.
+                    save_held(tx, Some(SimulationJobStatus::Pending.as_str()), &simulation, job_id)?;
                     let id = simulation.simulation_job_id.to_string();
                     store::leases::take(tx, Kind::SimulationJob, &id, &worker.owner, until)?;
                     picked.push(simulation);
