@@ -47,8 +47,8 @@ impl PgStats {
         Some(PgStats { client, sampler })
     }
 
-    /// Prints the statements sent since `start`, per simulation, the busiest by time and by
-    /// count, and the share of lock waits.
+    /// Prints the statements the service sent since `start` (not this counter's own), per
+    /// simulation, the busiest by time and by count, and the share of lock waits.
     pub fn report(mut self, simulations: u64) {
         let waits = self.sampler.take().map(|(stop, sampler)| {
             stop.store(true, Ordering::Relaxed);
@@ -57,7 +57,7 @@ impl PgStats {
         let per = simulations.max(1) as f64;
         let sql = "SELECT calls, total_exec_time, query FROM pg_stat_statements \
                    WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) \
-                   AND toplevel ORDER BY total_exec_time DESC";
+                   AND toplevel AND query NOT LIKE '%pg_stat_%' ORDER BY total_exec_time DESC";
         let rows = match self.client.query(sql, &[]) {
             Ok(rows) => rows,
             Err(e) => return println!("run_at_scale: pg_stat_statements: {e}"),

@@ -34,7 +34,7 @@ use tokio::sync::watch;
 pub use db::{Arg, Conn, Dialect, FromCell, Row, Tx, UNSTORABLE, has_nul_escape};
 pub use docs::*;
 pub use kind::Kind;
-pub use postgres::test_server;
+pub use postgres::{Pick, test_server};
 pub use sqlite::SCHEMA_VERSION;
 
 use super::error::{ServiceError, ServiceResult};
@@ -134,7 +134,8 @@ enum Engine {
 pub enum Alone {
     /// Seeding the demo world, once per database.
     Seeding,
-    /// Picking simulations to start, within the limits that hold across replicas.
+    /// Picking simulations to start, within the limits that hold across replicas: held shared
+    /// by the picks for jobs whose limits are their own, alone by the others (`Pick`).
     Scheduling,
 }
 
@@ -258,6 +259,29 @@ impl Store {
         match &*self.engine {
             Engine::Sqlite(_) => self.write_progress(f).await,
             Engine::Postgres(_) => self.postgres_progress(Some(alone), f).await,
+        }
+    }
+
+    /// Engine progress that picks simulations to start under `pick` (see `Pick`): `None` when
+    /// another replica was picking for the same job, passed by rather than waited for. On
+    /// SQLite, whose writes run one at a time, always run.
+    pub async fn write_pick<R, F>(&self, pick: Pick, f: F) -> ServiceResult<Option<R>>
+    where
+        R: Send + 'static,
+        F: Fn(&Tx) -> ServiceResult<R> + Send + 'static,
+    {
+        if let Engine::Sqlite(_) = &*self.engine {
+            return self.write_progress(f).await.map(Some);
+        }
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || store.write_pick_blocking(pick, f)).await.map_err(ServiceError::internal)?
+    }
+
+    /// The same, for callers already off the async threads.
+    pub fn write_pick_blocking<R>(&self, pick: Pick, f: impl Fn(&Tx) -> ServiceResult<R>) -> ServiceResult<Option<R>> {
+        match &*self.engine {
+            Engine::Sqlite(sqlite) => sqlite.write(&self.events, f).map(Some),
+            Engine::Postgres(postgres) => postgres.write_pick(pick, f),
         }
     }
 

@@ -437,3 +437,4 @@ fn values_written_together_read_as_values_written_one_at_a_time() {
 }
 
 mod held_rows;
+mod picking;

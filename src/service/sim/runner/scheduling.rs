@@ -16,7 +16,7 @@ use crate::service::sim::limits;
 use crate::service::sim::selection::plan_metric_ids;
 use crate::service::sim::work::{JobMetrics, Limits, Work};
 use crate::service::store::records::StoredCollectionJob;
-use crate::service::store::{self, Alone, Kind};
+use crate::service::store::{self, Kind, Pick};
 
 /// Why one job could not be scheduled.
 enum JobError {
@@ -139,8 +139,15 @@ impl Simulator {
             return Ok(Vec::new());
         }
         let worker = self.worker.clone();
-        self.store
-            .write_progress_alone(Alone::Scheduling, move |tx| {
+        // A job whose limits are its own is picked for beside other jobs' picks, and passed by
+        // while another replica picks for it; one whose limits span others is picked alone.
+        let pick = match limits.mode {
+            ExecutionMode::SequentialProject | ExecutionMode::SequentialSameRunPlan => Pick::Alone,
+            _ => Pick::job(&limits.job_id),
+        };
+        let picked = self
+            .store
+            .write_pick(pick, move |tx| {
                 let job_id = limits.job_id.as_str();
                 release_due_retries(tx, job_id, &now)?;
                 let room = limits::room(tx, &limits.as_job(&worker.owner))?;
@@ -162,7 +169,8 @@ impl Simulator {
                 }
                 Ok(picked)
             })
-            .await
+            .await?;
+        Ok(picked.unwrap_or_default())
     }
 
     /// Marks the job RUNNING and opens its collection job, once; returns the collection job's id.

@@ -106,6 +106,20 @@ impl Session {
         Ok(())
     }
 
+    /// Begins a transaction with `statements` (one message, one round trip), the last a query
+    /// answering a boolean: its answer.
+    pub(super) fn begin_trying(&self, statements: &str) -> ServiceResult<bool> {
+        // Open from here: if a statement fails, the transaction it began is rolled back.
+        self.open.set(true);
+        let mut conn = self.conn.borrow_mut();
+        let answers = conn.client.simple_query(statements).map_err(|e| self.failure(e))?;
+        let last = answers.iter().rev().find_map(|answer| match answer {
+            postgres::SimpleQueryMessage::Row(row) => Some(row.get(0) == Some("t")),
+            _ => None,
+        });
+        Ok(last.unwrap_or(false))
+    }
+
     /// Commits (or, `commit` false, rolls back) the open transaction.
     pub(super) fn end(&self, commit: bool) -> ServiceResult<()> {
         self.open.set(false);
