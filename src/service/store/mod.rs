@@ -8,6 +8,7 @@ pub mod alerts;
 mod db;
 mod docs;
 pub mod ends;
+pub mod fill;
 pub mod held;
 mod kind;
 pub mod knowledge;

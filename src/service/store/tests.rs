@@ -436,5 +436,6 @@ fn values_written_together_read_as_values_written_one_at_a_time() {
     }
 }
 
+mod filling;
 mod held_rows;
 mod picking;

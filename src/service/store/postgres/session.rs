@@ -135,6 +135,15 @@ impl Session {
         conn.client.batch_execute(sql).map_err(|e| self.failure(e))
     }
 
+    /// Runs `COPY … FROM STDIN` (`sql`) with `data` in the format it names; how many rows it copied.
+    pub(in crate::service::store) fn copy_in(&self, sql: &str, data: &[u8]) -> ServiceResult<u64> {
+        use std::io::Write;
+        let mut conn = self.conn.borrow_mut();
+        let mut writer = conn.client.copy_in(sql).map_err(|e| self.failure(e))?;
+        writer.write_all(data).map_err(|e| ServiceError::internal(format!("store: COPY: {e}")))?;
+        writer.finish().map_err(|e| self.failure(e))
+    }
+
     pub(in crate::service::store) fn execute(&self, sql: &str, args: &[Arg]) -> ServiceResult<usize> {
         let mut conn = self.conn.borrow_mut();
         let statement = self.prepared(&mut conn, sql)?;
