@@ -49,7 +49,8 @@ impl Simulator {
     async fn fold_waiting(&self, folded: &[String]) -> ServiceResult<Vec<String>> {
         let waiting = self.store.read(store::ends::waiting_jobs).await?;
         let again = folded.iter().filter(|job| !waiting.contains(job)).cloned().collect::<Vec<_>>();
-        for job_id in waiting.iter().chain(&again).cloned() {
+        for job_id in waiting.iter().chain(&again) {
+            let job_id = job_id.clone();
             self.store.write_progress(move |tx| settle_job(tx, &job_id)).await?;
         }
         self.wake();

@@ -1,5 +1,5 @@
 //! Scheduling: which simulations start now. Each job's PENDING simulations are picked under
-//! its limits (counted in the store, one replica at a time) and leased to this replica; a
+//! its limits (counted in the store, one replica at a time for a job) and leased to this replica; a
 //! job's first pick marks it RUNNING and opens its collection job.
 
 use std::sync::Arc;
