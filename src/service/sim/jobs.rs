@@ -32,6 +32,12 @@ pub(crate) fn save_simulation(tx: &Tx, simulation: &SimulationJob, job_id: &str)
     record_simulation(tx, simulation.clone(), job_id, &[], None, None)
 }
 
+/// `save_simulation` for a simulation whose row this transaction has read for writing, its
+/// status then `before` (`store::held`): the status is not read again.
+pub(crate) fn save_held(tx: &Tx, before: Option<&str>, simulation: &SimulationJob, job_id: &str) -> StoreResult<()> {
+    record(tx, Some(before), simulation.clone(), job_id, &[], None, None)
+}
+
 /// The same, for a completed simulation with the results of the checks it was judged on. With
 /// `retry`, the agent never spoke on it and its test case gets another attempt: a new
 /// RETRY_SCHEDULED simulation, and this one is counted as a silent attempt, not a final one.
@@ -39,13 +45,40 @@ pub(crate) fn save_simulation(tx: &Tx, simulation: &SimulationJob, job_id: &str)
 /// next fold (`settle_job`), not here: see `count_ended`.
 pub(crate) fn record_simulation(
     tx: &Tx,
+    simulation: SimulationJob,
+    job_id: &str,
+    results: &[CheckResult],
+    retry: Option<Retry>,
+    item: Option<ends::Item>,
+) -> StoreResult<()> {
+    record(tx, None, simulation, job_id, results, retry, item)
+}
+
+/// `record_simulation` for a simulation whose row this transaction has read for writing, its
+/// status then `before` (`store::held`).
+pub(crate) fn record_held(
+    tx: &Tx,
+    before: Option<&str>,
+    simulation: SimulationJob,
+    job_id: &str,
+    results: &[CheckResult],
+    retry: Option<Retry>,
+    item: Option<ends::Item>,
+) -> StoreResult<()> {
+    record(tx, Some(before), simulation, job_id, results, retry, item)
+}
+
+/// Records a simulation; `held`: its status as this transaction read it for writing, if it has.
+fn record(
+    tx: &Tx,
+    held: Option<Option<&str>>,
     mut simulation: SimulationJob,
     job_id: &str,
     results: &[CheckResult],
     retry: Option<Retry>,
     item: Option<ends::Item>,
 ) -> StoreResult<()> {
-    if !write_simulation(tx, &mut simulation, job_id)? {
+    if !write_simulation(tx, held, &mut simulation, job_id)? {
         return Ok(());
     }
     let retried = match retry {
@@ -60,10 +93,16 @@ pub(crate) fn record_simulation(
 
 /// Writes a simulation; whether it ended with this write. One that ends gets an outcome if it
 /// has none (and a cancelled one its reason).
-fn write_simulation(tx: &Tx, simulation: &mut SimulationJob, job_id: &str) -> StoreResult<bool> {
+fn write_simulation(
+    tx: &Tx,
+    held: Option<Option<&str>>,
+    simulation: &mut SimulationJob,
+    job_id: &str,
+) -> StoreResult<bool> {
     let id = simulation.simulation_job_id.to_string();
-    let ended_before = store::status(tx, Kind::SimulationJob, &id)?
-        .is_some_and(|s| SimulationJobStatus::from(s.as_str()).is_terminal());
+    let read = if held.is_none() { store::status(tx, Kind::SimulationJob, &id)? } else { None };
+    let before = held.unwrap_or(read.as_deref());
+    let ended_before = before.is_some_and(|s| SimulationJobStatus::from(s).is_terminal());
     let ends_now = !ended_before && simulation.status.as_ref().is_some_and(SimulationJobStatus::is_terminal);
     if ends_now && simulation.outcome.is_none() {
         simulation.outcome = match simulation.status.as_ref() {
@@ -76,7 +115,11 @@ fn write_simulation(tx: &Tx, simulation: &mut SimulationJob, job_id: &str) -> St
     }
     let status = simulation.status.as_ref().map(|s| s.as_str());
     let created = simulation.created_at.clone().map(|t| t.0).unwrap_or_default();
-    store::update(tx, &Doc::new(Kind::SimulationJob, &id, &*simulation, created)?.status(status).parent(Some(job_id)))?;
+    let doc = Doc::new(Kind::SimulationJob, &id, &*simulation, created)?.status(status).parent(Some(job_id));
+    match held {
+        Some(before) => store::held::update(tx, &doc, before)?,
+        None => store::update(tx, &doc)?,
+    }
     Ok(ends_now)
 }
 
@@ -474,7 +517,7 @@ fn end_each(tx: &Tx, id: &str, statuses: &[SimulationJobStatus], end: impl Fn(&m
             for body in page {
                 let mut simulation: SimulationJob = serde_json::from_str(&body)?;
                 end(&mut simulation);
-                if write_simulation(tx, &mut simulation, id)? {
+                if write_simulation(tx, None, &mut simulation, id)? {
                     ended_now.push(simulation);
                 }
             }

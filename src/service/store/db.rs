@@ -73,6 +73,14 @@ impl<'a> Conn<'a> {
         }
     }
 
+    /// Runs `COPY … FROM STDIN` with `data` (PostgreSQL only); how many rows it copied.
+    pub(super) fn copy_in(&self, sql: &str, data: &[u8]) -> StoreResult<u64> {
+        match self.engine {
+            Engine::Sqlite(_) => Err(StoreError::backend("store: COPY is PostgreSQL's")),
+            Engine::Postgres(session) => session.copy_in(sql, data),
+        }
+    }
+
     /// Runs statements without arguments, one after another.
     pub fn execute_batch(&self, sql: &str) -> StoreResult<()> {
         match self.engine {
@@ -161,7 +169,7 @@ pub const UNSTORABLE: &str = "unstorable_text";
 /// Refuses text neither engine keeps alike: NUL, which PostgreSQL refuses in text and, as the
 /// escape `\u0000`, in a JSON document (the service's own checks refuse it at the edge; this
 /// stops what got past them, an agent's reply say, on both stores the same way).
-fn storable(args: &[Arg]) -> StoreResult<()> {
+pub(super) fn storable(args: &[Arg]) -> StoreResult<()> {
     let poisoned = args.iter().any(|arg| match arg {
         Arg::Text(text) => {
             let bytes = text.as_bytes();

@@ -9,6 +9,8 @@ mod db;
 mod docs;
 pub mod ends;
 pub mod error;
+pub mod fill;
+pub mod held;
 mod kind;
 pub mod knowledge;
 pub mod leases;
@@ -21,6 +23,7 @@ pub mod scores;
 pub mod secrets;
 pub mod shards;
 mod sqlite;
+pub mod together;
 pub mod transcripts;
 pub mod values;
 pub mod versions;
@@ -34,7 +37,7 @@ pub use db::{Arg, Conn, Dialect, FromCell, Row, Tx, UNSTORABLE, has_nul_escape};
 pub use docs::*;
 pub use error::{StoreError, StoreResult};
 pub use kind::Kind;
-pub use postgres::test_server;
+pub use postgres::{Pick, test_server};
 pub use sqlite::SCHEMA_VERSION;
 
 use super::vault::Vault;
@@ -133,7 +136,8 @@ enum Engine {
 pub enum Alone {
     /// Seeding the demo world, once per database.
     Seeding,
-    /// Picking simulations to start, within the limits that hold across replicas.
+    /// Picking simulations to start, within the limits that hold across replicas: held shared
+    /// by the picks for jobs whose limits are their own, alone by the others (`Pick`).
     Scheduling,
 }
 
@@ -261,6 +265,36 @@ impl Store {
         match &*self.engine {
             Engine::Sqlite(_) => self.write_progress(f).await,
             Engine::Postgres(_) => self.postgres_progress(Some(alone), f).await,
+        }
+    }
+
+    /// Engine progress that picks simulations to start under `pick` (see `Pick`): `None` when
+    /// another replica was picking for the same job, passed by rather than waited for. On
+    /// SQLite, whose writes run one at a time, always run.
+    pub async fn write_pick<R, E, F>(&self, pick: Pick, f: F) -> Result<Option<R>, E>
+    where
+        R: Send + 'static,
+        E: From<StoreError> + Send + 'static,
+        F: Fn(&Tx) -> Result<R, E> + Send + 'static,
+    {
+        if let Engine::Sqlite(_) = &*self.engine {
+            return self.write_progress(f).await.map(Some);
+        }
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || store.write_pick_blocking(pick, f))
+            .await
+            .map_err(|e| E::from(StoreError::backend(e)))?
+    }
+
+    /// The same, for callers already off the async threads.
+    pub fn write_pick_blocking<R, E: From<StoreError>>(
+        &self,
+        pick: Pick,
+        f: impl Fn(&Tx) -> Result<R, E>,
+    ) -> Result<Option<R>, E> {
+        match &*self.engine {
+            Engine::Sqlite(sqlite) => sqlite.write(&self.events, f).map(Some),
+            Engine::Postgres(postgres) => postgres.write_pick(pick, f),
         }
     }
 

@@ -39,22 +39,60 @@ pub fn append(tx: &Tx, event_type: &EventType, doc: &Doc, alert_id: Option<&str>
         Dialect::Postgres => {
             let mut all = event.to_vec();
             all.extend::<[Arg; 4]>([unix_ms_now().into(), webhook.into(), alert_webhook.into(), alert_id.into()]);
-            tx.execute(
-                "WITH e AS (INSERT INTO events (type, resource_kind, resource_id, parent_id, created_at, body) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING seq) \
-                 INSERT INTO webhook_deliveries (id, webhook_id, event_seq, status, attempts, next_attempt_at, created_at) \
-                 SELECT 'msg_' || substr(md5(random()::text || clock_timestamp()::text), 1, 24), d.id, e.seq, \
-                     'PENDING', 0, ?7, ?5 FROM e, docs d \
-                 WHERE d.kind IN (?8, ?9) AND d.deleted_at IS NULL \
-                 AND (EXISTS (SELECT 1 FROM json_array_elements_text(d.body -> 'events') AS ev (value) WHERE ev.value = ?1) \
-                      OR (d.kind = ?9 AND d.parent_id = ?10))",
-                &all,
-            )?;
+            tx.execute(&postgres_append(None), &all)?;
         }
     }
     // The publisher numbers it once this transaction commits (PostgreSQL; see `publisher`).
     tx.note_events();
     Ok(())
+}
+
+/// On PostgreSQL, a write to a document and the event it announces in one statement (one
+/// round trip): `write` is a data-modifying statement over arguments `?11` on, returning a row
+/// when it wrote; the event is appended only then. Whether it wrote.
+pub(super) fn append_with(
+    tx: &Tx,
+    write: &str,
+    write_args: &[Arg],
+    event_type: &EventType,
+    doc: &Doc,
+    alert_id: Option<&str>,
+) -> StoreResult<bool> {
+    let data = without_internal(doc.kind, doc.body.clone())?;
+    let at = Timestamp::now();
+    let (webhook, alert_webhook) = (Kind::Webhook.as_str(), Kind::AlertWebhook.as_str());
+    let mut all: Vec<Arg> =
+        args![event_type.as_str(), doc.kind.as_str(), &doc.id, doc.parent_id.as_deref(), &at.0, &data].to_vec();
+    all.extend::<[Arg; 4]>([unix_ms_now().into(), webhook.into(), alert_webhook.into(), alert_id.into()]);
+    all.extend_from_slice(write_args);
+    let wrote: i64 = tx.value(&postgres_append(Some(write)), &all)?.unwrap_or(0);
+    if wrote > 0 {
+        tx.note_events();
+    }
+    Ok(wrote > 0)
+}
+
+/// The PostgreSQL statement appending an event (`?1`–`?6`) and queueing its deliveries
+/// (`?7`–`?10`); after `write` (a CTE `w`), only if it wrote, answering how many rows it wrote.
+fn postgres_append(write: Option<&str>) -> String {
+    let (first, source, end) = match write {
+        None => (String::new(), "VALUES (?1, ?2, ?3, ?4, ?5, ?6)", ""),
+        Some(write) => {
+            (format!("w AS ({write}), "), "SELECT ?1, ?2, ?3, ?4, ?5, ?6 FROM w", ") SELECT count(*) FROM w")
+        }
+    };
+    let deliveries = "INSERT INTO webhook_deliveries (id, webhook_id, event_seq, status, attempts, next_attempt_at, created_at) \
+         SELECT 'msg_' || substr(md5(random()::text || clock_timestamp()::text), 1, 24), d.id, e.seq, \
+             'PENDING', 0, ?7, ?5 FROM e, docs d \
+         WHERE d.kind IN (?8, ?9) AND d.deleted_at IS NULL \
+         AND (EXISTS (SELECT 1 FROM json_array_elements_text(d.body -> 'events') AS ev (value) WHERE ev.value = ?1) \
+              OR (d.kind = ?9 AND d.parent_id = ?10))";
+    let deliveries = if write.is_some() { format!("q AS ({deliveries}") } else { deliveries.to_owned() };
+    format!(
+        "WITH {first}e AS (INSERT INTO events (type, resource_kind, resource_id, parent_id, created_at, body) \
+             {source} RETURNING seq){sep}{deliveries}{end}",
+        sep = if write.is_some() { ", " } else { " " }
+    )
 }
 
 /// The newest event's id (0 before the first): on SQLite its sequence number; on PostgreSQL

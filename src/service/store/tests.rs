@@ -435,3 +435,7 @@ fn values_written_together_read_as_values_written_one_at_a_time() {
         assert_eq!(summarised("together").len(), 3);
     }
 }
+
+mod filling;
+mod held_rows;
+mod picking;

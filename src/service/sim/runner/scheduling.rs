@@ -1,5 +1,5 @@
 //! Scheduling: which simulations start now. Each job's PENDING simulations are picked under
-//! its limits (counted in the store, one replica at a time) and leased to this replica; a
+//! its limits (counted in the store, one replica at a time for a job) and leased to this replica; a
 //! job's first pick marks it RUNNING and opens its collection job.
 
 use std::sync::Arc;
@@ -9,12 +9,12 @@ use uuid::Uuid;
 use super::Simulator;
 use crate::api::model::*;
 use crate::service::sim::jobs::{self, Replay, RunInputs, StoredRunPlanJob, count_simulations};
-use crate::service::sim::jobs::{release_due_retries, save_simulation};
+use crate::service::sim::jobs::{release_due_retries, save_held};
 use crate::service::sim::limits;
 use crate::service::sim::selection::plan_metric_ids;
 use crate::service::sim::work::{JobMetrics, Limits, Work};
 use crate::service::store::records::StoredCollectionJob;
-use crate::service::store::{self, Alone, Kind, StoreError, StoreResult};
+use crate::service::store::{self, Kind, Pick, StoreError, StoreResult};
 
 /// Why one job could not be scheduled.
 enum JobError {
@@ -140,8 +140,15 @@ impl Simulator {
             return Ok(Vec::new());
         }
         let worker = self.worker.clone();
-        self.store
-            .write_progress_alone(Alone::Scheduling, move |tx| {
+        // A job whose limits are its own is picked for beside other jobs' picks, and passed by
+        // while another replica picks for it; one whose limits span others is picked alone.
+        let pick = match limits.mode {
+            ExecutionMode::SequentialProject | ExecutionMode::SequentialSameRunPlan => Pick::Alone,
+            _ => Pick::job(&limits.job_id),
+        };
+        let picked = self
+            .store
+            .write_pick(pick, move |tx| -> StoreResult<_> {
                 let job_id = limits.job_id.as_str();
                 release_due_retries(tx, job_id, &now)?;
                 let room = limits::room(tx, &limits.as_job(&worker.owner))?;
@@ -155,14 +162,16 @@ impl Simulator {
                 {
                     let mut simulation: SimulationJob = serde_json::from_str(&body)?;
                     simulation.status = Some(SimulationJobStatus::Queued);
-                    save_simulation(tx, &simulation, job_id)?;
+                    // Claimed above in its status: not read again.
+                    save_held(tx, Some(SimulationJobStatus::Pending.as_str()), &simulation, job_id)?;
                     let id = simulation.simulation_job_id.to_string();
                     store::leases::take(tx, Kind::SimulationJob, &id, &worker.owner, until)?;
                     picked.push(simulation);
                 }
                 Ok(picked)
             })
-            .await
+            .await?;
+        Ok(picked.unwrap_or_default())
     }
 
     /// Marks the job RUNNING and opens its collection job, once; returns the collection job's id.

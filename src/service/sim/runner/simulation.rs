@@ -14,7 +14,7 @@ use crate::service::replica::leases;
 use crate::service::sim::agent_link::AgentLink;
 use crate::service::sim::call_record::{build_call, insert_call};
 use crate::service::sim::conversation::{Outcome, Setup, converse};
-use crate::service::sim::jobs::{REPLAY_COLLECTING_MS, Retry, record_simulation, save_simulation};
+use crate::service::sim::jobs::{REPLAY_COLLECTING_MS, Retry, record_held, save_held};
 use crate::service::sim::limits;
 use crate::service::sim::scoring::{Collected, collection_item, score, store_values};
 use crate::service::sim::selection::{scenario_flow, simulation_variables};
@@ -234,13 +234,22 @@ impl<'a> Simulation<'a> {
             .store
             .write_progress(move |tx| -> StoreResult<_> {
                 let id = simulation.simulation_job_id.to_string();
-                leases::require_held(tx, Kind::SimulationJob, &id, &owner)?;
+                // The lease checked and given back, and the row claimed, in one statement.
+                let before = store::held::give_back(tx, Kind::SimulationJob, &id, &owner)?
+                    .ok_or_else(|| leases::lost(Kind::SimulationJob, &id))?;
                 if let Some((call, transcript)) = &call_with_end {
                     insert_call(tx, call, transcript, &job_id)?;
                 }
                 store_values(tx, &rows, &collection_id)?;
-                store::leases::release(tx, Kind::SimulationJob, &id)?;
-                record_simulation(tx, simulation.clone(), &job_id, &results, retry.clone(), Some(item.clone()))
+                record_held(
+                    tx,
+                    before.as_deref(),
+                    simulation.clone(),
+                    &job_id,
+                    &results,
+                    retry.clone(),
+                    Some(item.clone()),
+                )
             })
             .await?;
         Ok(())
@@ -271,19 +280,23 @@ impl<'a> Simulation<'a> {
 /// The claim's transaction: the simulation goes PROCESSING (CONNECTING) if it is still QUEUED
 /// in an open job; otherwise it is cancelled, if it has not ended, and let go.
 fn claim_row(tx: &Tx, id: &str, job_id: &str, owner: &str, now: &Timestamp) -> StoreResult<Option<SimulationJob>> {
-    leases::require_held(tx, Kind::SimulationJob, id, owner)?;
+    // The lease, the status and the body in one read of the simulation's row.
+    let held = store::held::read(tx, Kind::SimulationJob, id)?
+        .filter(|held| held.lease_owner.as_deref() == Some(owner))
+        .ok_or_else(|| leases::lost(Kind::SimulationJob, id))?;
     // The job's status column, not its document (read at every simulation's start), and
     // without claiming the job: a cancel meanwhile meets this simulation's row, which this
     // write holds, and leaves a started simulation to end.
     let job = store::peek_status(tx, Kind::RunPlanJob, job_id)?
         .ok_or_else(|| StoreError::not_found(Kind::RunPlanJob, job_id))?;
-    let mut current: SimulationJob = store::require(tx, Kind::SimulationJob, id)?;
+    let mut current: SimulationJob = serde_json::from_str(&held.body)?;
+    let before = held.status.as_deref();
     let job_open = limits::ACTIVE_JOBS.contains(&RunPlanJobStatus::from(job.as_str()));
     if !job_open || current.status != Some(SimulationJobStatus::Queued) {
         if !current.status.as_ref().is_some_and(SimulationJobStatus::is_terminal) {
             current.status = Some(SimulationJobStatus::Cancelled);
             current.completed_at = Some(now.clone());
-            save_simulation(tx, &current, job_id)?;
+            save_held(tx, before, &current, job_id)?;
         }
         store::leases::release(tx, Kind::SimulationJob, id)?;
         return Ok(None);
@@ -291,7 +304,7 @@ fn claim_row(tx: &Tx, id: &str, job_id: &str, owner: &str, now: &Timestamp) -> S
     current.status = Some(SimulationJobStatus::Processing);
     current.processing_status = Some(ProcessingStatus::Connecting);
     current.started_at = Some(now.clone());
-    save_simulation(tx, &current, job_id)?;
+    save_held(tx, before, &current, job_id)?;
     Ok(Some(current))
 }
 
@@ -303,11 +316,18 @@ fn read_cast(
     endpoint_id: Uuid,
     flow_id: Option<Uuid>,
 ) -> ServiceResult<Cast> {
-    let endpoint: AgentEndpoint = store::require(c, Kind::AgentEndpoint, &endpoint_id.to_string())?;
-    let agent: Option<Agent> =
-        endpoint.agent_id.map(|a| store::get(c, Kind::Agent, &a.to_string())).transpose()?.flatten();
-    let flow: Option<CustomerFlow> =
-        flow_id.map(|f| store::get(c, Kind::CustomerFlow, &f.to_string())).transpose()?.flatten();
+    // The endpoint, its agent and the flow in one read (one round trip on PostgreSQL).
+    let (endpoint_id, flow_id) = (endpoint_id.to_string(), flow_id.map(|f| f.to_string()));
+    let [endpoint, agent, flow] = store::together::get_three_raw(
+        c,
+        (Kind::AgentEndpoint, &endpoint_id),
+        (Kind::Agent, "$.agentId"),
+        flow_id.as_deref().map(|f| (Kind::CustomerFlow, f)),
+    )?;
+    let endpoint: AgentEndpoint =
+        serde_json::from_str(&endpoint.ok_or_else(|| StoreError::not_found(Kind::AgentEndpoint, &endpoint_id))?)?;
+    let agent: Option<Agent> = agent.map(|a| serde_json::from_str(&a)).transpose()?;
+    let flow: Option<CustomerFlow> = flow.map(|f| serde_json::from_str(&f)).transpose()?;
     let definition: Option<HttpRequestDefinition> = match endpoint.outbound_dial_type {
         Some(OutboundDialType::HttpRequest) => endpoint
             .outbound_dial_http_request_definition_id

@@ -96,15 +96,44 @@ impl Postgres {
         alone: Option<i64>,
         f: impl Fn(&Tx) -> Result<R, E>,
     ) -> Result<R, E> {
+        let lock = alone.map_or(Lock::None, Lock::Session);
+        self.write_locked(durable, lock, f)?
+            .ok_or_else(|| E::from(StoreError::backend("store: a write without a lock to try")))
+    }
+
+    /// Engine progress picking simulations to start under `pick`'s locks (see `Pick`): `None`,
+    /// without waiting, when another transaction is picking for the same job.
+    pub(super) fn write_pick<R, E: From<StoreError>>(
+        &self,
+        pick: Pick,
+        f: impl Fn(&Tx) -> Result<R, E>,
+    ) -> Result<Option<R>, E> {
+        self.write_locked(false, Lock::Pick(pick), f)
+    }
+
+    fn write_locked<R, E: From<StoreError>>(
+        &self,
+        durable: bool,
+        lock: Lock,
+        f: impl Fn(&Tx) -> Result<R, E>,
+    ) -> Result<Option<R>, E> {
         let mut attempt = 0;
         loop {
             attempt += 1;
             let session = self.session()?;
-            if let Some(key) = alone {
+            if let Lock::Session(key) = lock {
                 session.lock(key)?;
             }
-            // One round trip: the setting goes with the BEGIN.
-            session.begin(if durable { "BEGIN" } else { "BEGIN; SET LOCAL synchronous_commit = off" })?;
+            // One round trip: the setting, and a pick's locks, go with the BEGIN.
+            let begin = if durable { "BEGIN" } else { "BEGIN; SET LOCAL synchronous_commit = off" };
+            match lock {
+                Lock::Pick(pick) => {
+                    if !session.begin_trying(&format!("{begin}; {}", pick.locks()))? {
+                        return Ok(None);
+                    }
+                }
+                _ => session.begin(begin)?,
+            }
             let result = f(&Tx::new(Conn::postgres(&session)));
             let ended = session.end(result.is_ok());
             let error = match (result, ended) {
@@ -112,7 +141,7 @@ impl Postgres {
                     if session.appended_events() {
                         self.unpublished.note();
                     }
-                    return Ok(value);
+                    return Ok(Some(value));
                 }
                 (Err(error), _) => error,
                 (Ok(_), Err(error)) => error.into(),
@@ -124,6 +153,53 @@ impl Postgres {
             // Back off a little, at random, so that the transactions that met go on apart.
             let ceiling = 2u64.pow(attempt.min(7));
             std::thread::sleep(Duration::from_millis(fastrand::u64(0..=ceiling)));
+        }
+    }
+}
+
+/// The locks a write takes on PostgreSQL beyond its rows.
+#[derive(Debug, Clone, Copy)]
+enum Lock {
+    None,
+    /// An advisory lock held from before the transaction begins until after it ends.
+    Session(i64),
+    /// A pick's (`Pick`), for the transaction.
+    Pick(Pick),
+}
+
+/// What a pick of simulations to start waits for. Picks hold the scheduling lock shared, so
+/// picks for different jobs run at the same time, and each takes its job's lock without
+/// waiting: a replica that finds another picking for the job passes it by (it is counted under
+/// that lock, so two picks never both see the same room). A job whose limits span other jobs
+/// (a sequential mode) holds the scheduling lock alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pick {
+    /// A job whose limits are its own, by the key of its id (`Pick::job`).
+    Job(i32),
+    /// A job whose limits span the project.
+    Alone,
+}
+
+/// The first key of a job's pick lock (PostgreSQL keeps two-key advisory locks apart from the
+/// one-key ones, such as the scheduling lock itself).
+const PICK_CLASS: i32 = 0x5b5c;
+
+impl Pick {
+    /// The pick of job `job_id`: its key a hash of its id (FNV-1a), the same in every replica;
+    /// two jobs whose keys meet only take turns, as every pick did before.
+    pub fn job(job_id: &str) -> Pick {
+        let hash = job_id.bytes().fold(0x811c_9dc5_u32, |h, b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193));
+        Pick::Job(hash as i32)
+    }
+
+    /// The statements that take its locks, the last answering whether it got them.
+    fn locks(self) -> String {
+        let scheduling = super::Alone::Scheduling.key();
+        match self {
+            Pick::Job(key) => format!(
+                "SELECT pg_advisory_xact_lock_shared({scheduling}); SELECT pg_try_advisory_xact_lock({PICK_CLASS}, {key})"
+            ),
+            Pick::Alone => format!("SELECT pg_advisory_xact_lock({scheduling}); SELECT true"),
         }
     }
 }

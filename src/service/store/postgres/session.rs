@@ -104,6 +104,20 @@ impl Session {
         Ok(())
     }
 
+    /// Begins a transaction with `statements` (one message, one round trip), the last a query
+    /// answering a boolean: its answer.
+    pub(super) fn begin_trying(&self, statements: &str) -> StoreResult<bool> {
+        // Open from here: if a statement fails, the transaction it began is rolled back.
+        self.open.set(true);
+        let mut conn = self.conn.borrow_mut();
+        let answers = conn.client.simple_query(statements).map_err(|e| self.failure(e))?;
+        let last = answers.iter().rev().find_map(|answer| match answer {
+            postgres::SimpleQueryMessage::Row(row) => Some(row.get(0) == Some("t")),
+            _ => None,
+        });
+        Ok(last.unwrap_or(false))
+    }
+
     /// Commits (or, `commit` false, rolls back) the open transaction.
     pub(super) fn end(&self, commit: bool) -> StoreResult<()> {
         self.open.set(false);
@@ -117,6 +131,15 @@ impl Session {
     pub(in crate::service::store) fn execute_batch(&self, sql: &str) -> StoreResult<()> {
         let mut conn = self.conn.borrow_mut();
         conn.client.batch_execute(sql).map_err(|e| self.failure(e))
+    }
+
+    /// Runs `COPY … FROM STDIN` (`sql`) with `data` in the format it names; how many rows it copied.
+    pub(in crate::service::store) fn copy_in(&self, sql: &str, data: &[u8]) -> StoreResult<u64> {
+        use std::io::Write;
+        let mut conn = self.conn.borrow_mut();
+        let mut writer = conn.client.copy_in(sql).map_err(|e| self.failure(e))?;
+        writer.write_all(data).map_err(|e| StoreError::backend(format!("store: COPY: {e}")))?;
+        writer.finish().map_err(|e| self.failure(e))
     }
 
     pub(in crate::service::store) fn execute(&self, sql: &str, args: &[Arg]) -> StoreResult<usize> {
