@@ -4,7 +4,6 @@
 use std::cell::Cell;
 use std::cmp::Ordering;
 
-use super::table::Shown;
 use crate::api::model::Timestamp;
 
 /// Where a list's items stand.
@@ -208,14 +207,6 @@ impl<T> Shape<T> {
         T: 'static,
     {
         Shape { keep: Box::new(|_| true), haystack: Box::new(haystack), compare: Box::new(compare) }
-    }
-
-    /// A shape sorted by `columns`' own orders.
-    pub fn columns<X: 'static>(haystack: fn(&T) -> String, columns: &'static [Shown<T, X>]) -> Self
-    where
-        T: 'static,
-    {
-        Shape::by(haystack, move |a, b, at| super::table::compare(columns, a, b, at))
     }
 
     pub fn keeping(mut self, keep: impl Fn(&T) -> bool + 'static) -> Self {

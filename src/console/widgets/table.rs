@@ -10,7 +10,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Row, Table, TableState};
 use unicode_width::UnicodeWidthStr;
 
-use super::list::{ListState, Load};
+use super::list::{ListState, Load, Shape};
 use super::text::{fit, fit_line};
 use crate::console::theme::Theme;
 
@@ -111,6 +111,15 @@ pub fn cells<T, X>(columns: &[Shown<T, X>], item: &T, row: &Context<'_, X>) -> V
 /// How `a` and `b` stand in column `at` of `columns`.
 pub fn compare<T, X>(columns: &[Shown<T, X>], a: &T, b: &T, at: usize) -> std::cmp::Ordering {
     columns.get(at).map_or(std::cmp::Ordering::Equal, |c| c.column.compare(a, b))
+}
+
+// The table knows its columns and the list only a comparison: the shape a table sorts by its
+// columns is made here, so the list does not look up at the table.
+impl<T: 'static> Shape<T> {
+    /// A shape sorted by `columns`' own orders.
+    pub fn columns<X: 'static>(haystack: fn(&T) -> String, columns: &'static [Shown<T, X>]) -> Self {
+        Shape::by(haystack, move |a, b, at| compare(columns, a, b, at))
+    }
 }
 
 /// A table of `columns` for the items of a list: its title, whether focused, what an empty

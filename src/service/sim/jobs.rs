@@ -342,6 +342,22 @@ pub fn set_replay(tx: &Tx, job_id: &str, replay: &Replay) -> StoreResult<()> {
 /// Folds the ends appended for the job into it (`fold_ends`), then ends the job once every
 /// simulation has ended, and closes its collection job.
 pub fn settle_job(tx: &Tx, job_id: &str) -> StoreResult<()> {
+    fold_job(tx, job_id).map(|_| ())
+}
+
+/// Whether a job's fold may have left it open for want of one more fold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Folded {
+    /// As it should be: settled, or open with simulations still to end.
+    Done,
+    /// Its last open simulations ended while this fold ran (between its count and its take,
+    /// which PostgreSQL's snapshots per statement allow): counted open, their parts taken, the
+    /// job left open with nothing more to wake a fold. The next fold settles it.
+    Again,
+}
+
+/// `settle_job`, saying whether the job must be folded once more (`Folded::Again`).
+pub fn fold_job(tx: &Tx, job_id: &str) -> StoreResult<Folded> {
     // Called at every fold: the status column and the kept counts decide, and the job's
     // document is read only when it ends. The job's row is locked first, so folds of one job
     // take turns.
@@ -353,10 +369,14 @@ pub fn settle_job(tx: &Tx, job_id: &str) -> StoreResult<()> {
     // retry waiting out its backoff keeps the run open: it settles once every test case has a
     // final attempt.
     use SimulationJobStatus as S;
-    let open = count(&names(&[S::Pending, S::Queued, S::Processing, S::Cancelling, S::RetryScheduled]))?;
+    let open_names = names(&[S::Pending, S::Queued, S::Processing, S::Cancelling, S::RetryScheduled]);
+    let open = count(&open_names)?;
     fold_ends(tx, job_id, &status)?;
-    if RunPlanJobStatus::from(status.as_str()).is_terminal() || open > 0 {
-        return Ok(()); // an ended job never changes again (but for a late end's part)
+    if RunPlanJobStatus::from(status.as_str()).is_terminal() {
+        return Ok(Folded::Done); // an ended job never changes again (but for a late end's part)
+    }
+    if open > 0 {
+        return Ok(if count(&open_names)? == 0 { Folded::Again } else { Folded::Done });
     }
     let mut stored = StoredRunPlanJob::load(tx, job_id)?;
     let completed = count(&names(&[S::Completed]))?;
@@ -368,7 +388,7 @@ pub fn settle_job(tx: &Tx, job_id: &str) -> StoreResult<()> {
         RunPlanJobStatus::Failed
     };
     if stored.job.status.as_ref() == Some(&status) {
-        return Ok(());
+        return Ok(Folded::Done);
     }
     let now = ended_at(tx, job_id, stored.replay.as_ref())?;
     let job = &mut stored.job;
@@ -378,10 +398,10 @@ pub fn settle_job(tx: &Tx, job_id: &str) -> StoreResult<()> {
         job.error_message = Some("no simulation succeeded; see each simulation's errorMessage".into());
     }
     stored.save(tx)?;
-    match stored.collection_job_id {
-        Some(collection_id) => close_collection(tx, &collection_id.to_string(), &status, now),
-        None => Ok(()),
+    if let Some(collection_id) = stored.collection_job_id {
+        close_collection(tx, &collection_id.to_string(), &status, now)?;
     }
+    Ok(Folded::Done)
 }
 
 /// Closes an ended job's collection job, unless a caller cancelled it while the run went on (it

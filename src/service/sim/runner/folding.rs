@@ -8,9 +8,8 @@
 use std::time::Duration;
 
 use super::Simulator;
-use crate::service::error::ServiceResult;
-use crate::service::sim::jobs::settle_job;
-use crate::service::store;
+use crate::service::sim::jobs::{Folded, fold_job};
+use crate::service::store::{self, StoreResult};
 
 /// How long a fold waits after the end that woke it, so that the ends of those milliseconds
 /// are folded with it: one lock of the job's row for many ends.
@@ -19,41 +18,42 @@ const GATHER: Duration = Duration::from_millis(5);
 /// How often parts are looked for with nothing woken.
 const SWEEP: Duration = Duration::from_secs(1);
 
-/// How soon a job folded and left open is folded again (see `fold_waiting`).
+/// How soon a job a fold left open for want of another (`Folded::Again`) is folded again.
 const AGAIN: Duration = Duration::from_millis(20);
 
 impl Simulator {
     /// Folds ends as they are appended, for as long as the service runs.
     pub fn spawn_folds(self) -> tokio::task::JoinHandle<()> {
         tokio::spawn(async move {
-            let mut folded = Vec::new();
+            let mut again = Vec::new();
             loop {
-                let idle = if folded.is_empty() { SWEEP } else { AGAIN };
+                let idle = if again.is_empty() { SWEEP } else { AGAIN };
                 tokio::select! {
                     _ = self.folds.notified() => tokio::time::sleep(GATHER).await,
                     _ = tokio::time::sleep(idle) => {}
                 }
-                match self.fold_waiting(&folded).await {
-                    Ok(jobs) => folded = jobs,
-                    Err(e) => tracing::warn!("folding simulations' ends: {}; trying again", e.body.message),
+                match self.fold_waiting(&again).await {
+                    Ok(jobs) => again = jobs,
+                    Err(e) => tracing::warn!("folding simulations' ends: {e}; trying again"),
                 }
             }
         })
     }
 
-    /// Folds the ends of every job that has some waiting, and once more those `folded` last
-    /// time; which jobs had ends. A fold counts a job's open simulations before it takes the
-    /// ends, so that it never settles without a part; an end that commits between the two is
-    /// taken while its simulation was counted open, and the job is left open with no part
-    /// waiting: the fold after settles it. A job that settles frees room for the scheduler.
-    async fn fold_waiting(&self, folded: &[String]) -> ServiceResult<Vec<String>> {
+    /// Folds the ends of every job that has some waiting, and once more those the last fold
+    /// left open with `Folded::Again` (their last ends committed while it ran); which jobs to
+    /// fold again. A job that settles frees room for the scheduler.
+    async fn fold_waiting(&self, again: &[String]) -> StoreResult<Vec<String>> {
         let waiting = self.store.read(store::ends::waiting_jobs).await?;
-        let again = folded.iter().filter(|job| !waiting.contains(job)).cloned().collect::<Vec<_>>();
-        for job_id in waiting.iter().chain(&again) {
-            let job_id = job_id.clone();
-            self.store.write_progress(move |tx| settle_job(tx, &job_id)).await?;
+        let again = again.iter().filter(|job| !waiting.contains(job)).cloned().collect::<Vec<_>>();
+        let mut next = Vec::new();
+        for job_id in waiting.into_iter().chain(again) {
+            let id = job_id.clone();
+            if self.store.write_progress(move |tx| fold_job(tx, &id)).await? == Folded::Again {
+                next.push(job_id);
+            }
         }
         self.wake();
-        Ok(waiting)
+        Ok(next)
     }
 }
