@@ -54,3 +54,10 @@ impl<T: Listed + Clone + PartialEq + Serialize + DeserializeOwned + 'static, X> 
         Section::selection(self)
     }
 }
+
+/// The section after `current` in `all` (or before it), round the ends: `l` and `h`.
+pub fn step_round<T: Copy + PartialEq>(all: &[T], current: T, forward: bool) -> T {
+    let at = all.iter().position(|p| *p == current).unwrap_or(0);
+    let by = if forward { 1 } else { all.len() - 1 };
+    all[(at + by) % all.len()]
+}

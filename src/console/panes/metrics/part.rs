@@ -38,9 +38,7 @@ impl Part {
 
     /// The next section (`l`), or the previous (`h`), round the ends.
     pub fn step(self, forward: bool) -> Part {
-        let at = Part::ALL.iter().position(|p| *p == self).unwrap_or(0);
-        let by = if forward { 1 } else { Part::ALL.len() - 1 };
-        Part::ALL[(at + by) % Part::ALL.len()]
+        crate::console::panes::shown::step_round(&Part::ALL, self, forward)
     }
 
     /// The bundle kind `c` creates from a template here, if any.
