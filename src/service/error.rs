@@ -126,16 +126,6 @@ impl From<StoreError> for ServiceError {
     }
 }
 
-impl From<rusqlite::Error> for ServiceError {
-    fn from(error: rusqlite::Error) -> Self {
-        // The extended code tells a busy lock (5) from a stale snapshot (517) or a recovery (261).
-        match error.sqlite_error() {
-            Some(failure) => ServiceError::internal(format!("store: {error} (code {})", failure.extended_code)),
-            None => ServiceError::internal(format!("store: {error}")),
-        }
-    }
-}
-
 impl From<serde_json::Error> for ServiceError {
     fn from(error: serde_json::Error) -> Self {
         ServiceError::internal(format!("json: {error}"))

@@ -254,20 +254,6 @@ impl Store {
         }
     }
 
-    /// Engine progress that runs `alone`: no other replica's write with the same lock runs
-    /// meanwhile, and this one reads what the last of them wrote.
-    pub async fn write_progress_alone<R, E, F>(&self, alone: Alone, f: F) -> Result<R, E>
-    where
-        R: Send + 'static,
-        E: From<StoreError> + Send + 'static,
-        F: Fn(&Tx) -> Result<R, E> + Send + 'static,
-    {
-        match &*self.engine {
-            Engine::Sqlite(_) => self.write_progress(f).await,
-            Engine::Postgres(_) => self.postgres_progress(Some(alone), f).await,
-        }
-    }
-
     /// Engine progress that picks simulations to start under `pick` (see `Pick`): `None` when
     /// another replica was picking for the same job, passed by rather than waited for. On
     /// SQLite, whose writes run one at a time, always run.
@@ -321,7 +307,8 @@ impl Store {
         }
     }
 
-    /// The same, `alone` (see `write_progress_alone`).
+    /// A write that runs `alone`: no other replica's write with the same lock runs meanwhile,
+    /// and this one reads what the last of them wrote.
     pub fn write_blocking_alone<R, E: From<StoreError>>(
         &self,
         alone: Alone,
