@@ -250,7 +250,7 @@ impl Store {
                 let answer = sqlite.progress.push(f);
                 answer.await.unwrap_or_else(|_| Err(sqlite::group_commit::not_committed().into()))
             }
-            Engine::Postgres(_) => self.postgres_progress(None, f).await,
+            Engine::Postgres(_) => self.postgres_progress(f).await,
         }
     }
 
@@ -284,7 +284,7 @@ impl Store {
         }
     }
 
-    async fn postgres_progress<R, E, F>(&self, alone: Option<Alone>, f: F) -> Result<R, E>
+    async fn postgres_progress<R, E, F>(&self, f: F) -> Result<R, E>
     where
         R: Send + 'static,
         E: From<StoreError> + Send + 'static,
@@ -292,7 +292,7 @@ impl Store {
     {
         let store = self.clone();
         tokio::task::spawn_blocking(move || match &*store.engine {
-            Engine::Postgres(postgres) => postgres.write(false, alone.map(Alone::key), f),
+            Engine::Postgres(postgres) => postgres.write(false, None, f),
             Engine::Sqlite(_) => Err(StoreError::backend("store: not a PostgreSQL store").into()),
         })
         .await
