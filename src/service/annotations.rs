@@ -4,26 +4,26 @@
 use crate::service::store::Tx;
 use uuid::Uuid;
 
-use super::error::{ServiceError, ServiceResult};
+use super::error::{DomainError, DomainResult};
 use super::metrics::versions::definition_at;
 use super::store::values::judged_value;
 use super::store::{self, Doc, Kind};
 use crate::api::model::*;
 
 /// Labels a value, replacing an earlier label on it; true when the label is new.
-pub fn annotate(tx: &Tx, input: AnnotationInput) -> ServiceResult<(Annotation, bool)> {
+pub fn annotate(tx: &Tx, input: AnnotationInput) -> DomainResult<(Annotation, bool)> {
     let (Some(call), Some(definition_id), Some(label)) = (input.call_id, input.metric_definition_id, input.label)
     else {
-        return Err(ServiceError::invalid("callId", "callId, metricDefinitionId and label are required"));
+        return Err(DomainError::invalid("callId", "callId, metricDefinitionId and label are required"));
     };
     if !store::exists(tx, Kind::Call, &call.to_string())? {
-        return Err(ServiceError::invalid("callId", format!("no call {call}")));
+        return Err(DomainError::invalid("callId", format!("no call {call}")));
     }
     let definition: MetricDefinition = store::get(tx, Kind::MetricDefinition, &definition_id.to_string())?
-        .ok_or_else(|| ServiceError::invalid("metricDefinitionId", format!("no metric definition {definition_id}")))?;
+        .ok_or_else(|| DomainError::invalid("metricDefinitionId", format!("no metric definition {definition_id}")))?;
     let index = input.value_index.unwrap_or(0).max(0) as u64;
     let Some(judged) = judged_value(tx, &call.to_string(), &definition_id.to_string(), index)? else {
-        return Err(ServiceError::invalid(
+        return Err(DomainError::invalid(
             "valueIndex",
             format!(
                 "call {call} has no value {index} of {} (count from 0)",
@@ -33,7 +33,7 @@ pub fn annotate(tx: &Tx, input: AnnotationInput) -> ServiceResult<(Annotation, b
     };
     let status = &judged.status;
     if *status != CaptureStatus::Success {
-        return Err(ServiceError::invalid(
+        return Err(DomainError::invalid(
             "valueIndex",
             format!("value {index} is {status}: only a value the judge gave (SUCCESS) can be labelled right or wrong"),
         ));

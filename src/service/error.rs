@@ -1,209 +1,116 @@
-//! Every error the service answers is the spec's error body at the top level.
+//! The domain's error: why a rule about a resource refused a request, in the domain's words
+//! and never HTTP's. The route edge maps it to the wire once (`From<DomainError> for
+//! ServiceError` in `http/error.rs`); engines match on its variants.
 
-use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use crate::api::validate::{ECHO_CHARS, Violation, clip};
+use crate::service::config::ConfigViolation;
+use crate::service::store::StoreError;
 
-use crate::api::validate::{ECHO_CHARS, Violation, ViolationCode, clip};
-use crate::api::{ErrorBody, ErrorType};
-use crate::service::leases::LOST;
-use crate::service::store::{StoreError, UNSTORABLE};
+/// What a caller reads of a fault; its cause goes to the log only.
+pub const FAULT_MESSAGE: &str = "internal error; see the service log";
 
-/// An error response: status plus the spec's body.
-#[derive(Debug)]
-pub struct ServiceError {
-    pub status: StatusCode,
-    /// Boxed so that `Result<T, ServiceError>` stays small on every path.
-    pub body: Box<ErrorBody>,
-    pub retry_after_secs: Option<u64>,
+/// Why a domain rule refused, or what failed under it.
+#[derive(Debug, thiserror::Error)]
+pub enum DomainError {
+    /// One field at fault (its path from the body's root) and why.
+    #[error("{message}")]
+    Invalid { param: String, message: String },
+    /// Every field at fault in a request, at once (what `validate()` found).
+    #[error("{}", refused_message(.0))]
+    Refused(Vec<Violation>),
+    /// Every problem of a config bundle, each naming its resource (`KIND/NAME`).
+    #[error("{}", config_message(.0))]
+    ConfigRefused(Vec<ConfigViolation>),
+    /// No `what` (a resource's name in words) has this id.
+    #[error("no {what} {}", clip(.id, ECHO_CHARS))]
+    NotFound { what: &'static str, id: String },
+    /// The change collides with what is stored or what uses it (a slug taken, a flow a run
+    /// needs); `code` tells which.
+    #[error("{message}")]
+    Conflict { param: String, code: &'static str, message: String },
+    /// The service's own failure; the text is for the log, never a caller.
+    #[error("{0}")]
+    Fault(String),
+    /// The store's failure.
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }
 
-pub type ServiceResult<T> = Result<T, ServiceError>;
+/// A domain operation's result.
+pub type DomainResult<T> = Result<T, DomainError>;
 
-impl ServiceError {
-    pub fn new(status: StatusCode, error_type: ErrorType, code: &str, message: impl Into<String>) -> Self {
-        ServiceError { status, body: Box::new(ErrorBody::new(error_type, code, message)), retry_after_secs: None }
-    }
-
-    /// 400 for one bad parameter.
+impl DomainError {
+    /// One field at fault.
     pub fn invalid(param: impl Into<String>, message: impl Into<String>) -> Self {
-        Self::new(StatusCode::BAD_REQUEST, ErrorType::Validation, "invalid_parameter", message).with_param(param)
+        DomainError::Invalid { param: param.into(), message: message.into() }
     }
 
-    /// 400 from `validate()`: the first violation names the field; `details.violations` lists all.
-    pub fn violations(violations: Vec<Violation>) -> Self {
-        let first = violations.first().cloned().unwrap_or(Violation {
-            param: String::new(),
-            code: ViolationCode::InvalidParameter,
-            message: "invalid request".into(),
-        });
-        let details = serde_json::json!({ "violations": violations });
-        let mut error = Self::new(StatusCode::BAD_REQUEST, ErrorType::Validation, first.code.as_str(), first.message);
-        if !first.param.is_empty() {
-            error = error.with_param(first.param);
-        }
-        error.body.details = Some(details);
-        error
+    /// Ok when nothing is at fault, else every violation at once.
+    pub fn check(violations: Vec<Violation>) -> DomainResult<()> {
+        if violations.is_empty() { Ok(()) } else { Err(DomainError::Refused(violations)) }
     }
 
-    /// Ok when there is nothing to report, else the 400 for the violations.
-    pub fn check(violations: Vec<Violation>) -> ServiceResult<()> {
-        if violations.is_empty() { Ok(()) } else { Err(Self::violations(violations)) }
+    /// No `what` has `id`.
+    pub fn not_found(what: &'static str, id: &str) -> Self {
+        DomainError::NotFound { what, id: id.to_owned() }
     }
 
-    pub fn not_found(what: &str, id: &str) -> Self {
-        let id = clip(id, ECHO_CHARS);
-        Self::new(StatusCode::NOT_FOUND, ErrorType::NotFound, "resource_not_found", format!("no {what} {id}"))
+    /// The change collides with what is stored; `code` says how.
+    pub fn conflict(param: impl Into<String>, code: &'static str, message: impl Into<String>) -> Self {
+        DomainError::Conflict { param: param.into(), code, message: message.into() }
     }
 
-    pub fn unauthorized(message: &str) -> Self {
-        Self::new(StatusCode::UNAUTHORIZED, ErrorType::Authentication, "unauthorized", message)
+    /// The service's own failure, described for the log.
+    pub fn fault(cause: impl std::fmt::Display) -> Self {
+        DomainError::Fault(cause.to_string())
     }
 
-    pub fn forbidden(message: &str) -> Self {
-        Self::new(StatusCode::FORBIDDEN, ErrorType::Forbidden, "permission_denied", message)
-    }
-
-    /// 409 `conflict`: the change collides with what is stored (a slug another resource holds).
-    pub fn conflict(param: impl Into<String>, code: &str, message: impl Into<String>) -> Self {
-        Self::new(StatusCode::CONFLICT, ErrorType::Conflict, code, message).with_param(param)
-    }
-
-    pub fn rate_limited(retry_after_secs: u64) -> Self {
-        let message = format!("too many requests; retry in {retry_after_secs} s");
-        let mut error = Self::new(StatusCode::TOO_MANY_REQUESTS, ErrorType::RateLimit, "too_many_requests", message);
-        error.retry_after_secs = Some(retry_after_secs);
-        error
-    }
-
-    /// 503: the service holds as much for answers on their way out as it may (clients that
-    /// read slowly or not at all); `Retry-After` says when a share should be free again.
-    pub fn busy(retry_after_secs: u64) -> Self {
-        let message = format!("the service is busy sending other large answers; retry in {retry_after_secs} s");
-        let status = StatusCode::SERVICE_UNAVAILABLE;
-        let mut error = Self::new(status, ErrorType::for_status(status.as_u16()), "service_busy", message);
-        error.retry_after_secs = Some(retry_after_secs);
-        error
-    }
-
-    /// 500; the cause goes to the log, never to the caller.
-    pub fn internal(cause: impl std::fmt::Display) -> Self {
-        tracing::error!("internal error: {cause}");
-        Self::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            ErrorType::Internal,
-            "internal_error",
-            "internal error; see the service log",
-        )
-    }
-
-    /// The same error under another machine-readable code.
-    pub fn with_code(mut self, code: &str) -> Self {
-        self.body.code = code.to_owned();
-        self
-    }
-
-    pub fn with_param(mut self, param: impl Into<String>) -> Self {
-        self.body.param = Some(param.into());
-        self
-    }
-}
-
-/// The one mapping of the store's errors to the wire.
-impl From<StoreError> for ServiceError {
-    fn from(error: StoreError) -> Self {
-        match error {
-            StoreError::NotFound { kind, id } => ServiceError::not_found(kind, &id),
-            StoreError::Unstorable => ServiceError::invalid("body", error.to_string()).with_code(UNSTORABLE),
-            StoreError::BadCursor => ServiceError::invalid("cursor", error.to_string()),
-            StoreError::LeaseLost { .. } => {
-                ServiceError::new(StatusCode::CONFLICT, ErrorType::Conflict, LOST, error.to_string())
+    /// The words a caller may read, as the wire's error message has them: a fault's cause
+    /// (the store's too) is logged here and never told.
+    pub fn told(&self) -> String {
+        match self {
+            DomainError::Fault(cause) | DomainError::Store(StoreError::Backend(cause)) => {
+                tracing::error!("internal error: {cause}");
+                FAULT_MESSAGE.to_owned()
             }
-            StoreError::Unavailable(message) => {
-                ServiceError::new(StatusCode::SERVICE_UNAVAILABLE, ErrorType::Internal, "store_unavailable", message)
-            }
-            StoreError::Backend(cause) => ServiceError::internal(cause),
+            DomainError::Store(StoreError::NotFound { kind, id }) => DomainError::not_found(kind, id).to_string(),
+            other => other.to_string(),
         }
     }
 }
 
-impl From<serde_json::Error> for ServiceError {
+impl From<serde_json::Error> for DomainError {
     fn from(error: serde_json::Error) -> Self {
-        ServiceError::internal(format!("json: {error}"))
+        DomainError::Fault(format!("json: {error}"))
     }
 }
 
-/// The most an error's message, and its `param`, may hold: whatever a caller sent, an error
-/// repeats no more than this of it (the sites that quote a value cut it much shorter).
-const MESSAGE_MAX: usize = 1000;
-const PARAM_MAX: usize = 200;
-/// The most violations a refusal lists: enough to fix a file at once, never a body's worth.
-const VIOLATIONS_MAX: usize = 100;
-
-/// The body as it goes out: message and params cut and their control characters escaped.
-fn bounded(mut body: ErrorBody) -> ErrorBody {
-    body.message = clip(&body.message, MESSAGE_MAX);
-    body.param = body.param.map(|param| clip(&param, PARAM_MAX));
-    let mut violations = body.details.as_mut().and_then(|d| d.get_mut("violations")).and_then(|v| v.as_array_mut());
-    if let Some(violations) = violations.as_deref_mut() {
-        violations.truncate(VIOLATIONS_MAX);
-    }
-    for violation in violations.into_iter().flatten() {
-        for (member, max) in [("param", PARAM_MAX), ("message", MESSAGE_MAX)] {
-            if let Some(text) = violation.get(member).and_then(serde_json::Value::as_str) {
-                violation[member] = clip(text, max).into();
-            }
-        }
-    }
-    body
+/// The first violation's words, as the wire's message has them.
+fn refused_message(violations: &[Violation]) -> &str {
+    violations.first().map_or("invalid request", |v| v.message.as_str())
 }
 
-impl IntoResponse for ServiceError {
-    fn into_response(self) -> Response {
-        let mut response = (self.status, axum::Json(bounded(*self.body))).into_response();
-        if let Some(secs) = self.retry_after_secs
-            && let Ok(value) = HeaderValue::from_str(&secs.to_string())
-        {
-            response.headers_mut().insert(header::RETRY_AFTER, value);
-        }
-        response
-    }
+fn config_message(problems: &[ConfigViolation]) -> String {
+    problems.first().map_or("invalid request".to_owned(), |p| format!("{}: {}", p.config_key, p.message))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::validate::ViolationCode;
     use crate::service::store::Kind;
 
-    /// Status, code, message and param of the answer a store error becomes.
-    fn wire(error: StoreError) -> (u16, String, String, Option<String>) {
-        let error = ServiceError::from(error);
-        (error.status.as_u16(), error.body.code, error.body.message, error.body.param)
+    #[test]
+    fn a_fault_is_told_without_its_cause() {
+        assert_eq!(DomainError::fault("disk on fire").told(), FAULT_MESSAGE);
+        assert_eq!(DomainError::from(StoreError::backend("store: disk I/O error")).told(), FAULT_MESSAGE);
     }
 
     #[test]
-    fn each_store_error_keeps_its_wire_answer() {
-        let answer = |status: u16, code: &str, message: &str, param: Option<&str>| {
-            (status, code.to_owned(), message.to_owned(), param.map(str::to_owned))
-        };
-        assert_eq!(
-            wire(StoreError::not_found(Kind::RunPlanJob, "j1")),
-            answer(404, "resource_not_found", "no run plan job j1", None)
-        );
-        let nul = "the text holds a NUL character (\\u0000), which the store cannot keep";
-        assert_eq!(wire(StoreError::Unstorable), answer(400, UNSTORABLE, nul, Some("body")));
-        assert_eq!(
-            wire(StoreError::BadCursor),
-            answer(400, "invalid_parameter", "cursor is not one this service issued", Some("cursor"))
-        );
-        assert_eq!(
-            wire(crate::service::leases::lost(Kind::SimulationJob, "s1")),
-            answer(409, LOST, "this replica no longer holds simulation job s1", None)
-        );
-        assert_eq!(
-            wire(StoreError::Unavailable("the store is unavailable; try again")),
-            answer(503, "store_unavailable", "the store is unavailable; try again", None)
-        );
-        let internal = wire(StoreError::backend("store: disk I/O error (code 10)"));
-        assert_eq!(internal, answer(500, "internal_error", "internal error; see the service log", None));
+    fn a_refusal_is_told_in_its_own_words() {
+        assert_eq!(DomainError::invalid("name", "name is required").told(), "name is required");
+        assert_eq!(DomainError::from(StoreError::not_found(Kind::Agent, "a1")).told(), "no agent a1");
+        let first = Violation { param: "a".into(), code: ViolationCode::InvalidParameter, message: "a: bad".into() };
+        assert_eq!(DomainError::Refused(vec![first]).told(), "a: bad");
     }
 }

@@ -280,7 +280,7 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
         let seeded = tokio::task::spawn_blocking(move || seed::seed_if_empty(&seeding, history))
             .await
             .map_err(|e| StartError::Seed(e.to_string()))?
-            .map_err(|e| StartError::Seed(e.body.message))?;
+            .map_err(|e| StartError::Seed(e.to_string()))?;
         history_seeded = seeded && history;
     }
     let judge = match &options.judge {
@@ -398,7 +398,7 @@ async fn seal_secrets(store: &Store) -> Result<(), StartError> {
         let vault = checking.vault();
         let missing = checking
             .read_blocking(|conn| secrets::keys_missing(conn, &vault))
-            .map_err(|e| StartError::Secrets(e.body.message))?;
+            .map_err(|e| StartError::Secrets(e.to_string()))?;
         if !missing.is_empty() {
             let file = vault.path().map(|p| p.display().to_string()).unwrap_or_default();
             return Err(StartError::Secrets(format!(
@@ -407,7 +407,7 @@ async fn seal_secrets(store: &Store) -> Result<(), StartError> {
                 missing.join(", ")
             )));
         }
-        let sealed = secrets::seal_clear_values(&checking).map_err(|e| StartError::Secrets(e.body.message))?;
+        let sealed = secrets::seal_clear_values(&checking).map_err(|e| StartError::Secrets(e.to_string()))?;
         if sealed > 0 {
             tracing::info!(documents = sealed, "secrets kept in clear by an older build are sealed and masked");
         }

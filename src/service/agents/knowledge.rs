@@ -3,12 +3,12 @@
 
 use sha2::{Digest, Sha256};
 
-use super::error::ServiceResult;
+use super::error::DomainResult;
 use super::store::{self, Doc, Kind, Tx};
 use crate::api::model::{KnowledgeBase, KnowledgeBaseInput, KnowledgeBaseStatus, KnowledgeSourceType, Timestamp};
 
 /// Keeps a new knowledge base from validated input; its metadata.
-pub fn create(tx: &Tx, input: KnowledgeBaseInput) -> ServiceResult<KnowledgeBase> {
+pub fn create(tx: &Tx, input: KnowledgeBaseInput) -> DomainResult<KnowledgeBase> {
     let content = input.text().unwrap_or_default();
     let at = Timestamp::now();
     let digest = Sha256::digest(content.as_bytes());

@@ -6,12 +6,12 @@ pub(super) mod request_definitions;
 // The module's files name their neighbours as `super::…`, as they did on the flat floor.
 use super::{secrets, vault};
 
-use super::error::{self, ServiceResult};
+use super::error::{self, DomainResult};
 use super::store::{self, Doc, Kind, Tx};
 use crate::api::model::{Agent, AgentUpdate, Timestamp};
 
 /// Applies an update to the agent `id`; the agent as stored.
-pub fn update(tx: &Tx, id: &str, update: AgentUpdate) -> ServiceResult<Agent> {
+pub fn update(tx: &Tx, id: &str, update: AgentUpdate) -> DomainResult<Agent> {
     let mut agent = update.apply_to(store::require(tx, Kind::Agent, id)?);
     agent.updated_at = Some(Timestamp::now());
     let created_at = agent.created_at.clone().map(|t| t.0).unwrap_or_default();

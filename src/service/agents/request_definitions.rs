@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::error::ServiceResult;
+use super::error::DomainResult;
 use super::secrets::{self, Owner};
 use super::store::{self, Conn, Doc, Kind, Tx};
 use super::vault::Vault;
@@ -17,7 +17,7 @@ pub fn create(
     mut definition: HttpRequestDefinition,
     headers: &BTreeMap<String, String>,
     at: &str,
-) -> ServiceResult<HttpRequestDefinition> {
+) -> DomainResult<HttpRequestDefinition> {
     keep_headers(tx, vault, &mut definition, headers)?;
     store::insert(tx, &Doc::new(Kind::HttpRequestDefinition, definition.id, &definition, at)?)?;
     Ok(definition)
@@ -29,7 +29,7 @@ pub fn update(
     vault: &Vault,
     id: &str,
     update: HttpRequestDefinitionUpdate,
-) -> ServiceResult<HttpRequestDefinition> {
+) -> DomainResult<HttpRequestDefinition> {
     let mut definition: HttpRequestDefinition = store::require(tx, Kind::HttpRequestDefinition, id)?;
     let headers = match &update.headers {
         Some(given) => secrets::unmask(tx, vault, Owner::definition(id), given)?,
@@ -72,7 +72,7 @@ pub fn current_headers(
     tx: &Conn,
     vault: &Vault,
     definition: &HttpRequestDefinition,
-) -> ServiceResult<BTreeMap<String, String>> {
+) -> DomainResult<BTreeMap<String, String>> {
     let id = definition.id.to_string();
     let opened = secrets::open_all(tx, vault, Owner::definition(&id))?;
     let shown: BTreeMap<String, String> = definition
@@ -90,7 +90,7 @@ fn keep_headers(
     vault: &Vault,
     definition: &mut HttpRequestDefinition,
     headers: &BTreeMap<String, String>,
-) -> ServiceResult<()> {
+) -> DomainResult<()> {
     let id = definition.id.to_string();
     let marked = definition.secret_headers.clone().unwrap_or_default();
     let shown = secrets::keep_headers(tx, vault, Owner::definition(&id), headers, &marked)?;

@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use crate::api::model::config::{AlertTriggerType, SlackChannelConfig};
 use crate::api::model::{Alert, AlertActionStatus, AlertActionType, EventType, Timestamp, Webhook};
-use crate::service::error::ServiceResult;
+use crate::service::error::DomainResult;
 use crate::service::secrets::{self, Owner};
 use crate::service::store::StoreResult;
 use crate::service::store::{self, Doc, Kind, Tx, outbox};
@@ -21,7 +21,7 @@ pub const SLACK_NOT_DELIVERED: &str = "not delivered by the local service: it po
 
 /// Keeps the alert's webhook targets in step with its `webhooks`; the signing secret made for
 /// it when it had none (a new alert), to be shown this once.
-pub fn keep(tx: &Tx, vault: &Vault, alert: &Alert) -> ServiceResult<Option<String>> {
+pub fn keep(tx: &Tx, vault: &Vault, alert: &Alert) -> DomainResult<Option<String>> {
     let id = alert.id.to_string();
     let made = match secrets::has(tx, Owner::alert(&id), secrets::SIGNING_SECRET)? {
         true => None,

@@ -7,7 +7,7 @@ use crate::api::model::{
     CallInput, MetricValueGroup, ParticipantType, Timestamp, Transcript, TranscriptInput, TranscriptionSource,
     ValueStatusFilter,
 };
-use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::error::{DomainError, DomainResult};
 use crate::service::metrics::value_groups::value_groups;
 use crate::service::store::{self, Kind};
 
@@ -19,11 +19,11 @@ pub struct Ingested {
 }
 
 /// Checks the agent, works out the times, and stores the transcript under `id`.
-pub fn ingest(tx: &Tx, id: uuid::Uuid, input: &CallInput) -> ServiceResult<Ingested> {
+pub fn ingest(tx: &Tx, id: uuid::Uuid, input: &CallInput) -> DomainResult<Ingested> {
     if let Some(agent) = input.agent_id
         && !store::exists(tx, Kind::Agent, &agent.to_string())?
     {
-        return Err(ServiceError::invalid("agentId", format!("no agent {agent}")));
+        return Err(DomainError::invalid("agentId", format!("no agent {agent}")));
     }
     let transcript = input.transcript.clone().map(TranscriptInput::into_transcript).unwrap_or_default();
     let started_at = input.started_at.clone().unwrap_or_else(Timestamp::now);
@@ -38,9 +38,9 @@ pub fn ingest(tx: &Tx, id: uuid::Uuid, input: &CallInput) -> ServiceResult<Inges
 
 /// The transcript of a live call or chat (404 when the conversation does not exist), saying
 /// where it came from: the simulation's own for a simulated call, else the caller's.
-pub fn transcript(conn: &Conn, kind: Kind, id: &str) -> ServiceResult<Transcript> {
+pub fn transcript(conn: &Conn, kind: Kind, id: &str) -> DomainResult<Transcript> {
     let Some(body) = store::get_raw(conn, kind, id)? else {
-        return Err(ServiceError::not_found(kind.label(), id));
+        return Err(DomainError::not_found(kind.label(), id));
     };
     let conversation: serde_json::Value = serde_json::from_str(&body)?;
     let simulated = conversation.get("simulationJobId").is_some_and(|v| !v.is_null());
@@ -67,9 +67,9 @@ pub fn latest_values(
     kind: Kind,
     id: &str,
     filter: &ValueStatusFilter,
-) -> ServiceResult<Vec<MetricValueGroup>> {
+) -> DomainResult<Vec<MetricValueGroup>> {
     if !store::exists(conn, kind, id)? {
-        return Err(ServiceError::not_found(kind.label(), id));
+        return Err(DomainError::not_found(kind.label(), id));
     }
     let rows = store::values::latest_of_conversation(conn, kind == Kind::Chat, id)?;
     value_groups(conn, rows, filter)

@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use crate::api::model::*;
 use crate::api::validate::{index, join};
-use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::error::{DomainError, DomainResult};
 use crate::service::store::{self, Doc, Kind};
 
 /// The agents and customers of an ingested call, in the call's shape.
@@ -20,7 +20,7 @@ pub struct Parties {
 
 /// Resolves every agent and customer `input` names; a named id that does not exist is a 400
 /// naming its path.
-pub fn parties(tx: &Tx, input: &CallInput) -> ServiceResult<Parties> {
+pub fn parties(tx: &Tx, input: &CallInput) -> DomainResult<Parties> {
     let mut agents = Vec::new();
     let many = input.agents.is_some();
     for (i, identification) in input.agent_identifications().into_iter().enumerate() {
@@ -49,7 +49,7 @@ pub fn parties(tx: &Tx, input: &CallInput) -> ServiceResult<Parties> {
     Ok(Parties { agent_id, agent_endpoint_id, agents, customers })
 }
 
-fn agent(tx: &Tx, identification: &AgentIdentification, at: &str) -> ServiceResult<CallAgent> {
+fn agent(tx: &Tx, identification: &AgentIdentification, at: &str) -> DomainResult<CallAgent> {
     let agents: Vec<Agent> = store::all(tx, Kind::Agent)?;
     let found = match (&identification.roark_id, &identification.custom_id, &identification.name) {
         (Some(id), _, _) => Some(
@@ -57,15 +57,12 @@ fn agent(tx: &Tx, identification: &AgentIdentification, at: &str) -> ServiceResu
                 .iter()
                 .find(|a| a.id == *id)
                 .cloned()
-                .ok_or_else(|| ServiceError::invalid(join(at, "roarkId"), format!("no agent {id}")))?,
+                .ok_or_else(|| DomainError::invalid(join(at, "roarkId"), format!("no agent {id}")))?,
         ),
         (None, Some(custom), name) => match agents.iter().find(|a| a.custom_id.as_deref() == Some(custom)) {
             Some(agent) => Some(agent.clone()),
             None if name.is_none() => {
-                return Err(ServiceError::invalid(
-                    join(at, "customId"),
-                    format!("no agent has the custom id {custom}"),
-                ));
+                return Err(DomainError::invalid(join(at, "customId"), format!("no agent has the custom id {custom}")));
             }
             None => None,
         },
@@ -99,10 +96,10 @@ fn endpoint(
     agent: &Agent,
     identification: &EndpointIdentification,
     at: &str,
-) -> ServiceResult<CallAgentEndpoint> {
+) -> DomainResult<CallAgentEndpoint> {
     let endpoint: AgentEndpoint = match (&identification.id, &identification.value) {
         (Some(id), _) => store::get(tx, Kind::AgentEndpoint, &id.to_string())?
-            .ok_or_else(|| ServiceError::invalid(join(at, "id"), format!("no agent endpoint {id}")))?,
+            .ok_or_else(|| DomainError::invalid(join(at, "id"), format!("no agent endpoint {id}")))?,
         (None, Some(value)) => {
             let existing: Vec<AgentEndpoint> = store::all(tx, Kind::AgentEndpoint)?;
             match existing.into_iter().find(|e| e.agent_id == Some(agent.id) && e.value.as_deref() == Some(value)) {
@@ -110,7 +107,7 @@ fn endpoint(
                 None => create_endpoint(tx, agent, identification, value)?,
             }
         }
-        (None, None) => return Err(ServiceError::invalid(at, "name the endpoint by id, or by type and value")),
+        (None, None) => return Err(DomainError::invalid(at, "name the endpoint by id, or by type and value")),
     };
     Ok(CallAgentEndpoint {
         id: endpoint.id,
@@ -124,7 +121,7 @@ fn create_endpoint(
     agent: &Agent,
     identification: &EndpointIdentification,
     value: &str,
-) -> ServiceResult<AgentEndpoint> {
+) -> DomainResult<AgentEndpoint> {
     let kind = identification.endpoint_type.clone().unwrap_or(EndpointType::Phone);
     let direction = identification.direction.clone().unwrap_or(EndpointDirection::Incoming);
     let at = Timestamp::now();
@@ -148,7 +145,7 @@ fn create_endpoint(
 /// Keeps an ingested call as `POST /v1/call` does (its transcript, its parties) and has the
 /// policies score it in the same transaction; `id` and `now` come from the caller, so the
 /// seed ingests its production calls through this very path, deterministically.
-pub fn call(tx: &Tx, id: Uuid, input: CallInput, now: &Timestamp) -> ServiceResult<Call> {
+pub fn call(tx: &Tx, id: Uuid, input: CallInput, now: &Timestamp) -> DomainResult<Call> {
     let parties = parties(tx, &input)?;
     let ingested = crate::service::calls::conversations::ingest(tx, id, &input)?;
     let (started_at, duration_ms) = (ingested.started_at.clone(), ingested.duration_ms);

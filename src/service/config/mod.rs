@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use crate::api::model::config::{ConfigBundle, ConfigChanges};
 use crate::api::validate::{Violation, ViolationCode};
-use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::error::{DomainError, DomainResult};
 use crate::service::store::{Conn, Tx};
 use crate::service::vault::Vault;
 
@@ -51,25 +51,15 @@ impl ConfigViolation {
     }
 }
 
-/// The 400 that lists every problem (`details.violations`, each with its `configKey`).
-fn refusal(problems: Vec<ConfigViolation>) -> ServiceError {
-    let plain = problems
-        .iter()
-        .map(|p| Violation {
-            param: p.param.clone(),
-            code: p.code,
-            message: format!("{}: {}", p.config_key, p.message),
-        })
-        .collect();
-    let mut error = ServiceError::violations(plain);
-    error.body.details = Some(serde_json::json!({ "violations": problems }));
-    error
+/// Every problem at once, each naming its resource.
+fn refusal(problems: Vec<ConfigViolation>) -> DomainError {
+    DomainError::ConfigRefused(problems)
 }
 
 /// Plans the bundle against the store `conn` reads and, given `tx` (the same transaction),
 /// writes it. Any problem refuses the whole bundle before anything is written.
 /// Every resource an apply made that is still there, by its bundle name.
-pub fn records(conn: &Conn) -> ServiceResult<Vec<crate::api::model::config::ConfigRecordEntry>> {
+pub fn records(conn: &Conn) -> DomainResult<Vec<crate::api::model::config::ConfigRecordEntry>> {
     let mut out = Vec::new();
     for record in crate::service::store::all::<ConfigRecord>(conn, crate::service::store::Kind::ConfigRecord)? {
         let Some(kind) = workspace::store_kind(&record.kind) else { continue };
@@ -81,7 +71,7 @@ pub fn records(conn: &Conn) -> ServiceResult<Vec<crate::api::model::config::Conf
     Ok(out)
 }
 
-pub fn run(conn: &Conn, tx: Option<&Tx>, vault: &Vault, bundle: &ConfigBundle) -> ServiceResult<ConfigChanges> {
+pub fn run(conn: &Conn, tx: Option<&Tx>, vault: &Vault, bundle: &ConfigBundle) -> DomainResult<ConfigChanges> {
     let resources = bundle.resources.as_deref().unwrap_or_default();
     let (entries, mut problems) = decode::decode(resources);
     let workspace = workspace::Workspace::read(conn, vault)?;

@@ -9,7 +9,7 @@ use uuid::Uuid;
 use crate::api::model::config::ConfigKind;
 use crate::api::model::*;
 use crate::service::agents::request_definitions::current_headers;
-use crate::service::error::ServiceResult;
+use crate::service::error::DomainResult;
 use crate::service::store::{self, Conn, Kind};
 use crate::service::vault::Vault;
 
@@ -74,12 +74,12 @@ fn by_id<T: serde::de::DeserializeOwned>(
     conn: &Conn,
     kind: Kind,
     id: impl Fn(&T) -> Uuid,
-) -> ServiceResult<HashMap<Uuid, T>> {
+) -> DomainResult<HashMap<Uuid, T>> {
     Ok(store::all::<T>(conn, kind)?.into_iter().map(|t| (id(&t), t)).collect())
 }
 
 impl Workspace {
-    pub fn read(conn: &Conn, vault: &Vault) -> ServiceResult<Workspace> {
+    pub fn read(conn: &Conn, vault: &Vault) -> DomainResult<Workspace> {
         let records: Vec<ConfigRecord> = store::all(conn, Kind::ConfigRecord)?;
         let definitions = by_id(conn, Kind::HttpRequestDefinition, |d: &HttpRequestDefinition| d.id)?;
         let mut headers = HashMap::new();
@@ -109,7 +109,7 @@ impl Workspace {
 
     /// What the open run plan jobs use: their plan, its flows and persona overrides, the flows'
     /// personas, and the agents of its endpoints.
-    fn open_job_uses(&self, conn: &Conn) -> ServiceResult<HashSet<Uuid>> {
+    fn open_job_uses(&self, conn: &Conn) -> DomainResult<HashSet<Uuid>> {
         let open: Vec<&str> =
             RunPlanJobStatus::KNOWN.iter().filter(|s| !s.is_terminal()).map(RunPlanJobStatus::as_str).collect();
         let mut used = HashSet::new();

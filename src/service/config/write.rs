@@ -10,7 +10,7 @@ use crate::api::model::config::*;
 use crate::api::model::*;
 use crate::service::agents::request_definitions;
 use crate::service::alerts;
-use crate::service::error::ServiceResult;
+use crate::service::error::DomainResult;
 use crate::service::metrics::definitions;
 use crate::service::sim::start;
 use crate::service::store::StoreResult;
@@ -19,7 +19,7 @@ use crate::service::vault::Vault;
 
 /// Writes every change that is to be made; the changes come back with what the writes learnt
 /// (a new definition's or alert's signing secret).
-pub fn write(tx: &Tx, vault: &Vault, planned: &mut [Planned], stale: &[ConfigRecord]) -> ServiceResult<()> {
+pub fn write(tx: &Tx, vault: &Vault, planned: &mut [Planned], stale: &[ConfigRecord]) -> DomainResult<()> {
     let now = Timestamp::now().0;
     for record in stale {
         store::soft_delete(tx, Kind::ConfigRecord, &record.id.to_string(), &now)?;
@@ -73,7 +73,7 @@ fn keep(
     create: bool,
     now: &str,
     change: &mut ConfigChange,
-) -> ServiceResult<()> {
+) -> DomainResult<()> {
     match target {
         Target::Agent(agent, endpoints) => {
             upsert(tx, &Doc::new(Kind::Agent, agent.id, agent, created(&agent.created_at, now))?)?;

@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use crate::api::model::*;
 use crate::api::validate::{Violation, ViolationCode, index, join, quote};
-use crate::service::error::ServiceResult;
+use crate::service::error::DomainResult;
 use crate::service::store::{self, Conn, Kind};
 
 fn invalid(param: String, message: String) -> Violation {
@@ -24,7 +24,7 @@ pub fn build(
     input: &[FlowStepInput],
     at: &str,
     out: &mut Vec<Violation>,
-) -> ServiceResult<Vec<FlowStep>> {
+) -> DomainResult<Vec<FlowStep>> {
     let mut nodes = Nodes::default();
     nodes.collect(input, at, out);
     let mut steps = Vec::with_capacity(input.len());
@@ -91,7 +91,7 @@ impl Nodes {
         s: &FlowStepInput,
         at: &str,
         out: &mut Vec<Violation>,
-    ) -> ServiceResult<FlowStep> {
+    ) -> DomainResult<FlowStep> {
         if let Some(kind) = s.step_type.as_ref().filter(|k| k.is_known() && !k.allowed_in(flow_type)) {
             let param = join(at, "type");
             let message = format!(

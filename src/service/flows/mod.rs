@@ -6,16 +6,14 @@ pub mod duplicate;
 pub mod graph;
 mod variants;
 
-use axum::http::StatusCode;
 use uuid::Uuid;
 
 pub(crate) use variants::blank as blank_variant;
 pub use variants::{add_edge_case, promote_edge_case, remove_edge_case, update_edge_case, update_happy_path};
 
-use crate::api::ErrorType;
 use crate::api::model::*;
 use crate::api::validate::{Validate, Violation, ViolationCode, index};
-use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::error::{DomainError, DomainResult};
 use crate::service::store::StoreResult;
 use crate::service::store::{self, Conn, Doc, Kind, Tx};
 
@@ -29,10 +27,10 @@ fn invalid(param: impl Into<String>, message: impl Into<String>) -> Violation {
 /// The flow `id`, refused when the service owns it: its curated (SYSTEM) flows are shared by
 /// every workspace and voicemail flows drive its own voicemail calls, so callers duplicate them
 /// rather than change them.
-pub fn editable(conn: &Conn, id: &str) -> ServiceResult<CustomerFlow> {
+pub fn editable(conn: &Conn, id: &str) -> DomainResult<CustomerFlow> {
     let flow: CustomerFlow = store::require(conn, Kind::CustomerFlow, id)?;
     if flow.is_voicemail() {
-        return Err(ServiceError::invalid(
+        return Err(DomainError::invalid(
             "flowId",
             format!(
                 "flow {id} is a voicemail flow: voicemail flows are service-managed and cannot be changed or deleted"
@@ -40,7 +38,7 @@ pub fn editable(conn: &Conn, id: &str) -> ServiceResult<CustomerFlow> {
         ));
     }
     if flow.source == Some(FlowSource::System) {
-        return Err(ServiceError::invalid(
+        return Err(DomainError::invalid(
             "flowId",
             format!(
                 "flow {id} is a system flow (source SYSTEM), curated by the service: duplicate it \
@@ -53,10 +51,10 @@ pub fn editable(conn: &Conn, id: &str) -> ServiceResult<CustomerFlow> {
 
 /// The flow `id` as `editable` gives it; when it is not, a body that breaks rules of its own
 /// is still answered with those (a body's 400 comes before the record's 404).
-pub(crate) fn editable_for(conn: &Conn, id: &str, problems: &[Violation]) -> ServiceResult<CustomerFlow> {
+pub(crate) fn editable_for(conn: &Conn, id: &str, problems: &[Violation]) -> DomainResult<CustomerFlow> {
     editable(conn, id).map_err(
         |refused| {
-            if problems.is_empty() { refused } else { ServiceError::violations(problems.to_vec()) }
+            if problems.is_empty() { refused } else { DomainError::Refused(problems.to_vec()) }
         },
     )
 }
@@ -72,7 +70,7 @@ fn expectations(input: &[ExpectationInput]) -> Vec<Expectation> {
 }
 
 /// The agents `ids` name, as the copies a flow holds; a violation for each that names none.
-fn agents(conn: &Conn, ids: &[Uuid], out: &mut Vec<Violation>) -> ServiceResult<Vec<Agent>> {
+fn agents(conn: &Conn, ids: &[Uuid], out: &mut Vec<Violation>) -> DomainResult<Vec<Agent>> {
     let mut found = Vec::new();
     for (i, id) in ids.iter().enumerate() {
         match store::get::<Agent>(conn, Kind::Agent, &id.to_string())? {
@@ -84,7 +82,7 @@ fn agents(conn: &Conn, ids: &[Uuid], out: &mut Vec<Violation>) -> ServiceResult<
 }
 
 /// Makes a flow from `input` and keeps it.
-pub fn create(tx: &Tx, input: &FlowInput) -> ServiceResult<CustomerFlow> {
+pub fn create(tx: &Tx, input: &FlowInput) -> DomainResult<CustomerFlow> {
     let mut out = input.validate();
     let flow_type = input.flow_type.clone().unwrap_or(FlowType::Scripted);
     let agents = agents(tx, input.agent_ids.as_deref().unwrap_or_default(), &mut out)?;
@@ -133,13 +131,13 @@ pub fn create(tx: &Tx, input: &FlowInput) -> ServiceResult<CustomerFlow> {
             flow.happy_path = Some(happy);
         }
     }
-    ServiceError::check(out)?;
+    DomainError::check(out)?;
     store::insert(tx, &Doc::new(Kind::CustomerFlow, flow.id, &flow, now.0.clone())?)?;
     Ok(flow)
 }
 
 /// Changes the members `update` gives; scripted-only members are refused on an improv flow.
-pub fn update(tx: &Tx, id: &str, update: &FlowUpdate) -> ServiceResult<CustomerFlow> {
+pub fn update(tx: &Tx, id: &str, update: &FlowUpdate) -> DomainResult<CustomerFlow> {
     let mut out = update.validate();
     let mut flow = editable_for(tx, id, &out)?;
     let scripted = flow.flow_type == Some(FlowType::Scripted);
@@ -160,7 +158,7 @@ pub fn update(tx: &Tx, id: &str, update: &FlowUpdate) -> ServiceResult<CustomerF
         }
         flow.agents = agents(tx, ids, &mut out)?;
     }
-    ServiceError::check(out)?;
+    DomainError::check(out)?;
     if let Some(title) = &update.title {
         flow.title = Some(title.clone());
     }
@@ -185,7 +183,7 @@ pub fn update(tx: &Tx, id: &str, update: &FlowUpdate) -> ServiceResult<CustomerF
 
 /// Hides the flow from every read. Refused with 409 `flow_in_use` while a job of a plan that
 /// runs it has not ended (it reads the flow as it goes).
-pub fn delete(tx: &Tx, id: &str) -> ServiceResult<()> {
+pub fn delete(tx: &Tx, id: &str) -> DomainResult<()> {
     editable(tx, id)?;
     let open: Vec<&str> = RunPlanJobStatus::KNOWN.iter().filter(|s| !s.is_terminal()).map(|s| s.as_str()).collect();
     for (job, plan) in store::ids_in_status(tx, Kind::RunPlanJob, &open)? {
@@ -199,9 +197,7 @@ pub fn delete(tx: &Tx, id: &str) -> ServiceResult<()> {
                 "customer flow {id} is in use: job {job} of run plan {plan_id} is {status}; cancel it \
                  (POST /v1/simulation/plan/job/{job}/cancel) or let it end, then delete the flow"
             );
-            return Err(
-                ServiceError::new(StatusCode::CONFLICT, ErrorType::Conflict, FLOW_IN_USE, message).with_param("flowId")
-            );
+            return Err(DomainError::conflict("flowId", FLOW_IN_USE, message));
         }
     }
     store::soft_delete(tx, Kind::CustomerFlow, id, &Timestamp::now().0)?;
@@ -210,19 +206,19 @@ pub fn delete(tx: &Tx, id: &str) -> ServiceResult<()> {
 
 /// Replaces a scripted flow's graph. Dropping merges the flow had needs `allowUnmerge`; the
 /// happy path and edge cases are kept (they name personas, not paths, here).
-pub fn replace_graph(tx: &Tx, id: &str, input: &GraphInput) -> ServiceResult<GraphReplaced> {
+pub fn replace_graph(tx: &Tx, id: &str, input: &GraphInput) -> DomainResult<GraphReplaced> {
     let mut out = input.validate();
     let mut flow = editable_for(tx, id, &out)?;
     let flow_type = flow.flow_type.clone().unwrap_or(FlowType::Scripted);
     if flow_type != FlowType::Scripted {
         let message = format!("graph: only a SCRIPTED flow has a graph; this flow is {flow_type}");
-        return Err(ServiceError::violations(vec![invalid("graph", message)]));
+        return Err(DomainError::Refused(vec![invalid("graph", message)]));
     }
     let steps = match &input.graph {
         Some(steps) => graph::build(tx, &flow_type, steps, "graph", &mut out)?,
         None => Vec::new(),
     };
-    ServiceError::check(out)?;
+    DomainError::check(out)?;
     let kept = graph::node_ids(&steps);
     let new_merges = graph::merges(&steps);
     let dropped: Vec<_> = graph::merges(&flow.graph)
@@ -236,7 +232,7 @@ pub fn replace_graph(tx: &Tx, id: &str, input: &GraphInput) -> ServiceResult<Gra
              send allowUnmerge: true to confirm",
             dropped.len()
         );
-        return Err(ServiceError::violations(vec![invalid("allowUnmerge", message)]));
+        return Err(DomainError::Refused(vec![invalid("allowUnmerge", message)]));
     }
     let warnings = dropped.iter().map(|(node, target)| format!("step {node} no longer merges into {target}")).collect();
     flow.graph = steps;

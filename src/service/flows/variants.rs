@@ -6,7 +6,7 @@ use uuid::Uuid;
 use super::{editable, editable_for, expectations, invalid, save};
 use crate::api::model::*;
 use crate::api::validate::{Validate, Violation, join};
-use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::error::{DomainError, DomainResult};
 use crate::service::store::{self, Conn, Kind, Tx};
 
 /// A variant with only its title, of a flow of `flow_type`.
@@ -44,7 +44,7 @@ pub(super) fn apply(
     inherit: Option<&FlowVariant>,
     at: &str,
     out: &mut Vec<Violation>,
-) -> ServiceResult<FlowVariant> {
+) -> DomainResult<FlowVariant> {
     if *flow_type != FlowType::Improv {
         for (member, present) in
             [("additionalExpectations", given.additional_expectations.is_some()), ("prompt", given.prompt.is_some())]
@@ -113,7 +113,7 @@ fn found<T: serde::de::DeserializeOwned>(
     id: Uuid,
     param: &str,
     out: &mut Vec<Violation>,
-) -> ServiceResult<Option<T>> {
+) -> DomainResult<Option<T>> {
     let record = store::get(conn, kind, &id.to_string())?;
     if record.is_none() {
         out.push(invalid(param, format!("{param}: no {} {id}", kind.label())));
@@ -125,15 +125,15 @@ fn flow_type(flow: &CustomerFlow) -> FlowType {
     flow.flow_type.clone().unwrap_or(FlowType::Scripted)
 }
 
-fn edge_case_at(flow: &CustomerFlow, edge_case: &str) -> ServiceResult<usize> {
+fn edge_case_at(flow: &CustomerFlow, edge_case: &str) -> DomainResult<usize> {
     flow.edge_cases
         .iter()
         .position(|e| e.id.to_string() == edge_case)
-        .ok_or_else(|| ServiceError::not_found("edge case", edge_case))
+        .ok_or_else(|| DomainError::not_found("edge case", edge_case))
 }
 
 /// Changes the members of the happy path that `given` names.
-pub fn update_happy_path(tx: &Tx, id: &str, given: &VariantInput) -> ServiceResult<FlowVariant> {
+pub fn update_happy_path(tx: &Tx, id: &str, given: &VariantInput) -> DomainResult<FlowVariant> {
     let mut out = given.validate();
     let mut flow = editable_for(tx, id, &out)?;
     let kind = flow_type(&flow);
@@ -145,14 +145,14 @@ pub fn update_happy_path(tx: &Tx, id: &str, given: &VariantInput) -> ServiceResu
         out.push(invalid("personaOverrideId", "personaOverrideId: an improv flow's happy path keeps a persona"));
     }
     let happy = apply(tx, &kind, happy, given, None, "", &mut out)?;
-    ServiceError::check(out)?;
+    DomainError::check(out)?;
     flow.happy_path = Some(happy.clone());
     save(tx, &mut flow)?;
     Ok(happy)
 }
 
 /// Adds an edge case, inheriting from the happy path what it does not name.
-pub fn add_edge_case(tx: &Tx, id: &str, given: &EdgeCaseInput) -> ServiceResult<FlowVariant> {
+pub fn add_edge_case(tx: &Tx, id: &str, given: &EdgeCaseInput) -> DomainResult<FlowVariant> {
     let mut out = given.validate();
     let mut flow = editable_for(tx, id, &out)?;
     if flow.edge_cases.len() >= flow_limits::EDGE_CASES_MAX {
@@ -161,7 +161,7 @@ pub fn add_edge_case(tx: &Tx, id: &str, given: &EdgeCaseInput) -> ServiceResult<
     let kind = flow_type(&flow);
     let fresh = blank(&kind, given.0.title.as_deref().unwrap_or_default(), &Timestamp::now());
     let case = apply(tx, &kind, fresh, &given.0, flow.happy_path.as_ref(), "", &mut out)?;
-    ServiceError::check(out)?;
+    DomainError::check(out)?;
     flow.edge_cases.push(case.clone());
     save(tx, &mut flow)?;
     Ok(case)
@@ -169,21 +169,21 @@ pub fn add_edge_case(tx: &Tx, id: &str, given: &EdgeCaseInput) -> ServiceResult<
 
 /// Changes the members of an edge case that `given` names; a null persona or environment
 /// takes the happy path's again.
-pub fn update_edge_case(tx: &Tx, id: &str, edge_case: &str, given: &VariantInput) -> ServiceResult<FlowVariant> {
+pub fn update_edge_case(tx: &Tx, id: &str, edge_case: &str, given: &VariantInput) -> DomainResult<FlowVariant> {
     let mut out = given.validate();
     let mut flow = editable_for(tx, id, &out)?;
     let at = edge_case_at(&flow, edge_case)
-        .map_err(|missing| if out.is_empty() { missing } else { ServiceError::violations(out.clone()) })?;
+        .map_err(|missing| if out.is_empty() { missing } else { DomainError::Refused(out.clone()) })?;
     let kind = flow_type(&flow);
     let case = apply(tx, &kind, flow.edge_cases[at].clone(), given, flow.happy_path.as_ref(), "", &mut out)?;
-    ServiceError::check(out)?;
+    DomainError::check(out)?;
     flow.edge_cases[at] = case.clone();
     save(tx, &mut flow)?;
     Ok(case)
 }
 
 /// Removes an edge case from the flow.
-pub fn remove_edge_case(tx: &Tx, id: &str, edge_case: &str) -> ServiceResult<Uuid> {
+pub fn remove_edge_case(tx: &Tx, id: &str, edge_case: &str) -> DomainResult<Uuid> {
     let mut flow = editable(tx, id)?;
     let at = edge_case_at(&flow, edge_case)?;
     let removed = flow.edge_cases.remove(at);
@@ -192,7 +192,7 @@ pub fn remove_edge_case(tx: &Tx, id: &str, edge_case: &str) -> ServiceResult<Uui
 }
 
 /// Makes an edge case the happy path; the old happy path takes its place among the edge cases.
-pub fn promote_edge_case(tx: &Tx, id: &str, edge_case: &str) -> ServiceResult<FlowVariant> {
+pub fn promote_edge_case(tx: &Tx, id: &str, edge_case: &str) -> DomainResult<FlowVariant> {
     let mut flow = editable(tx, id)?;
     let at = edge_case_at(&flow, edge_case)?;
     let mut promoted = flow.edge_cases.remove(at);

@@ -3,6 +3,7 @@
 //! about resources live in the domain modules beside it; the routes hand them typed input.
 
 pub(super) mod auth;
+pub mod error;
 pub(super) mod error_body;
 pub(super) mod etag;
 pub(super) mod extract;
@@ -18,4 +19,4 @@ pub(super) mod server;
 mod write_deadline;
 
 // The floor's files name their neighbours as `super::…`, as they did on the flat floor.
-use super::{AppState, MAX_BODY_BYTES, data_dir, error, sim, store};
+use super::{AppState, MAX_BODY_BYTES, data_dir, sim, store};

@@ -7,12 +7,12 @@ use uuid::Uuid;
 
 use super::value_groups::value_groups;
 use crate::api::model::*;
-use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::error::{DomainError, DomainResult};
 use crate::service::store::records::StoredCollectionJob;
 use crate::service::store::{self, Kind};
 
 /// Creates a PENDING job for the collector to run.
-pub fn create(tx: &Tx, input: CollectionJobInput) -> ServiceResult<CollectionJob> {
+pub fn create(tx: &Tx, input: CollectionJobInput) -> DomainResult<CollectionJob> {
     let checks: [(&str, Kind, Vec<Uuid>); 4] = [
         ("metrics", Kind::MetricDefinition, input.metrics.iter().flatten().map(|m| m.id).collect()),
         ("policyIds", Kind::MetricPolicy, input.policy_ids.clone().unwrap_or_default()),
@@ -23,7 +23,7 @@ pub fn create(tx: &Tx, input: CollectionJobInput) -> ServiceResult<CollectionJob
         for (i, id) in ids.iter().enumerate() {
             if !store::exists(tx, *kind, &id.to_string())? {
                 let param = if *member == "metrics" { format!("metrics[{i}].id") } else { format!("{member}[{i}]") };
-                return Err(ServiceError::invalid(&param, format!("{param}: no {} {id}", kind.label())));
+                return Err(DomainError::invalid(&param, format!("{param}: no {} {id}", kind.label())));
             }
         }
     }
@@ -48,11 +48,11 @@ pub fn create(tx: &Tx, input: CollectionJobInput) -> ServiceResult<CollectionJob
 }
 
 /// Cancels a job that has not ended; what was computed is kept.
-pub fn cancel(tx: &Tx, id: &str) -> ServiceResult<CollectionJob> {
+pub fn cancel(tx: &Tx, id: &str) -> DomainResult<CollectionJob> {
     let mut stored = StoredCollectionJob::load(tx, id)?;
     let job = &mut stored.job;
     if let Some(status) = job.status.as_ref().filter(|s| s.is_terminal()) {
-        return Err(ServiceError::invalid("jobId", format!("the job has already ended ({})", status.as_str())));
+        return Err(DomainError::invalid("jobId", format!("the job has already ended ({})", status.as_str())));
     }
     let at = Timestamp::now();
     job.status = Some(CollectionJobStatus::Canceled);
@@ -63,7 +63,7 @@ pub fn cancel(tx: &Tx, id: &str) -> ServiceResult<CollectionJob> {
 }
 
 /// Exactly the values job `id` produced, grouped by metric, even where later jobs overwrote them.
-pub fn values(c: &Conn, id: &str, filter: &ValueStatusFilter) -> ServiceResult<Vec<MetricValueGroup>> {
+pub fn values(c: &Conn, id: &str, filter: &ValueStatusFilter) -> DomainResult<Vec<MetricValueGroup>> {
     StoredCollectionJob::load(c, id)?;
     value_groups(c, store::values::of_job(c, id)?, filter)
 }

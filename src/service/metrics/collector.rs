@@ -14,7 +14,7 @@ use super::compute::Conversation;
 use super::evaluate::{Catalog, evaluate, policy_matches};
 use super::judge::Judge;
 use crate::api::model::*;
-use crate::service::error::ServiceError;
+use crate::service::error::DomainError;
 use crate::service::replica::leases::{self, Worker};
 use crate::service::store::records::StoredCollectionJob;
 use crate::service::store::{self, Kind, Store, Tx};
@@ -80,7 +80,7 @@ impl Collector {
                 Err(e) => {
                     // The job's errorMessage is public: a store fault reads as the service's
                     // answer to a caller would, its cause only in the log.
-                    let (message, owner) = (ServiceError::from(e).body.message, self.worker.owner.clone());
+                    let (message, owner) = (DomainError::Store(e).told(), self.worker.owner.clone());
                     self.store
                         .write(move |tx| {
                             leases::require_held(tx, Kind::CollectionJob, &id, &owner)?;

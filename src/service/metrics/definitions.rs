@@ -6,20 +6,26 @@ use crate::service::store::{Conn, Tx};
 use uuid::Uuid;
 
 use crate::api::model::*;
-use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::error::{DomainError, DomainResult};
+use crate::service::store::StoreResult;
 use crate::service::store::{self, Doc, Kind};
 
 /// A definition by uuid or by slug (or its alias).
-pub fn resolve(conn: &Conn, id_or_slug: &str) -> ServiceResult<MetricDefinition> {
-    let found = match Uuid::parse_str(id_or_slug) {
-        Ok(id) => store::get(conn, Kind::MetricDefinition, &id.to_string())?,
-        Err(_) => store::find_by(conn, Kind::MetricDefinition, "$.slug", id_or_slug)?,
-    };
-    found.ok_or_else(|| ServiceError::not_found("metric definition", id_or_slug))
+pub fn resolve(conn: &Conn, id_or_slug: &str) -> DomainResult<MetricDefinition> {
+    find(conn, id_or_slug)?.ok_or_else(|| DomainError::not_found("metric definition", id_or_slug))
+}
+
+/// A definition by uuid or by slug (or its alias), None when there is none: a store that
+/// fails is an error, never a missing definition.
+pub fn find(conn: &Conn, id_or_slug: &str) -> StoreResult<Option<MetricDefinition>> {
+    match Uuid::parse_str(id_or_slug) {
+        Ok(id) => store::get(conn, Kind::MetricDefinition, &id.to_string()),
+        Err(_) => store::find_by(conn, Kind::MetricDefinition, "$.slug", id_or_slug),
+    }
 }
 
 /// Writes a definition and records it as a version.
-pub fn save(tx: &Tx, definition: &MetricDefinition, insert: bool) -> ServiceResult<()> {
+pub fn save(tx: &Tx, definition: &MetricDefinition, insert: bool) -> DomainResult<()> {
     let created_at = definition.created_at.clone().map(|t| t.0).unwrap_or_else(|| Timestamp::now().0);
     let doc = Doc::new(Kind::MetricDefinition, definition.id, definition, created_at)?;
     if insert {
@@ -32,7 +38,7 @@ pub fn save(tx: &Tx, definition: &MetricDefinition, insert: bool) -> ServiceResu
 }
 
 /// Every version of a definition, newest first, as each was stored.
-pub fn versions(c: &Conn, id_or_slug: &str) -> ServiceResult<Vec<serde_json::Value>> {
+pub fn versions(c: &Conn, id_or_slug: &str) -> DomainResult<Vec<serde_json::Value>> {
     let definition = resolve(c, id_or_slug)?;
     let bodies = store::versions::all_raw(c, &definition.id.to_string())?;
     bodies.iter().map(|b| Ok(serde_json::from_str::<serde_json::Value>(b)?)).collect()
@@ -40,15 +46,15 @@ pub fn versions(c: &Conn, id_or_slug: &str) -> ServiceResult<Vec<serde_json::Val
 
 /// 409 `slug_taken`: slugs name metrics across the workspace, so a second one is a collision
 /// with what is stored, not a malformed request.
-fn slug_taken(param: &str, slug: &str) -> ServiceError {
-    ServiceError::conflict(param, SLUG_TAKEN, format!("a metric with slug {slug} exists already: choose another slug"))
+fn slug_taken(param: &str, slug: &str) -> DomainError {
+    DomainError::conflict(param, SLUG_TAKEN, format!("a metric with slug {slug} exists already: choose another slug"))
 }
 
 /// The error code of a metric slug that another metric holds.
 pub const SLUG_TAKEN: &str = "slug_taken";
 
 /// Creates a caller-owned custom metric at version 1.
-pub fn create(tx: &Tx, input: MetricDefinitionInput) -> ServiceResult<MetricDefinition> {
+pub fn create(tx: &Tx, input: MetricDefinitionInput) -> DomainResult<MetricDefinition> {
     let name = input.name.clone().unwrap_or_default();
     let slug = input.slug.clone().unwrap_or_else(|| slug_from_name(&name));
     if store::find_by::<MetricDefinition>(tx, Kind::MetricDefinition, "$.slug", &slug)?.is_some() {
@@ -56,7 +62,7 @@ pub fn create(tx: &Tx, input: MetricDefinitionInput) -> ServiceResult<MetricDefi
     }
     for (i, kb) in input.knowledge_base_ids.iter().flatten().enumerate() {
         if !store::exists(tx, Kind::KnowledgeBase, &kb.to_string())? {
-            return Err(ServiceError::invalid(format!("knowledgeBaseIds[{i}]"), format!("no knowledge base {kb}")));
+            return Err(DomainError::invalid(format!("knowledgeBaseIds[{i}]"), format!("no knowledge base {kb}")));
         }
     }
     let at = Timestamp::now();
@@ -127,16 +133,16 @@ pub(super) fn apply_update(definition: &mut MetricDefinition, update: MetricDefi
 }
 
 /// Changes a caller-owned definition as a new immutable version; service-owned ones are refused.
-pub fn update(tx: &Tx, id_or_slug: &str, update: MetricDefinitionUpdate) -> ServiceResult<MetricDefinition> {
+pub fn update(tx: &Tx, id_or_slug: &str, update: MetricDefinitionUpdate) -> DomainResult<MetricDefinition> {
     let mut definition = resolve(tx, id_or_slug)?;
     if definition.is_service_owned() {
-        return Err(ServiceError::invalid(
+        return Err(DomainError::invalid(
             "idOrSlug",
             "service-owned metrics cannot be edited here; edit a variant through \
              PUT /v1/metric/definitions/{idOrSlug}/variants/{variant}, which forks it for this workspace",
         ));
     }
-    ServiceError::check(update.validate_against(&definition))?;
+    DomainError::check(update.validate_against(&definition))?;
     apply_update(&mut definition, update);
     save(tx, &definition, false)?;
     Ok(definition)
@@ -144,13 +150,13 @@ pub fn update(tx: &Tx, id_or_slug: &str, update: MetricDefinitionUpdate) -> Serv
 
 /// Makes a THRESHOLD metric on `source_id_or_slug`: a boolean metric that fires when the source
 /// meets the comparison.
-pub fn create_threshold(tx: &Tx, source_id_or_slug: &str, input: ThresholdInput) -> ServiceResult<MetricDefinition> {
+pub fn create_threshold(tx: &Tx, source_id_or_slug: &str, input: ThresholdInput) -> DomainResult<MetricDefinition> {
     let source = resolve(tx, source_id_or_slug)?;
-    ServiceError::check(input.validate_against(&source))?;
+    DomainError::check(input.validate_against(&source))?;
     let name = input.name.clone().unwrap_or_else(|| {
         format!("{} {}", source.name.as_deref().unwrap_or("metric"), input.value.as_deref().unwrap_or_default())
     });
-    let taken = |slug: &str| -> ServiceResult<bool> {
+    let taken = |slug: &str| -> DomainResult<bool> {
         Ok(store::find_by::<MetricDefinition>(tx, Kind::MetricDefinition, "$.slug", slug)?.is_some())
     };
     let slug = match (input.slug.clone().or(input.metric_id.clone()), &input.name) {
@@ -174,7 +180,7 @@ pub fn create_threshold(tx: &Tx, source_id_or_slug: &str, input: ThresholdInput)
         && Some(variant) != source.variant_id
         && !store::exists(tx, Kind::MetricDefinition, &variant.to_string())?
     {
-        return Err(ServiceError::invalid("sourceVariantId", format!("no variant {variant} of this metric")));
+        return Err(DomainError::invalid("sourceVariantId", format!("no variant {variant} of this metric")));
     }
     let at = Timestamp::now();
     let definition = MetricDefinition {
@@ -220,7 +226,7 @@ pub fn create_threshold(tx: &Tx, source_id_or_slug: &str, input: ThresholdInput)
 }
 
 /// A slug made from `base` that no metric has yet: `base`, else `base_2`, `base_3`, …
-fn unused_slug(base: &str, taken: &dyn Fn(&str) -> ServiceResult<bool>) -> ServiceResult<String> {
+fn unused_slug(base: &str, taken: &dyn Fn(&str) -> DomainResult<bool>) -> DomainResult<String> {
     let slug = slug_from_name(base);
     if !taken(&slug)? {
         return Ok(slug);
@@ -234,5 +240,5 @@ fn unused_slug(base: &str, taken: &dyn Fn(&str) -> ServiceResult<bool>) -> Servi
             return Ok(candidate);
         }
     }
-    Err(ServiceError::invalid("slug", format!("every slug made from {slug} is taken; give a slug")))
+    Err(DomainError::invalid("slug", format!("every slug made from {slug} is taken; give a slug")))
 }

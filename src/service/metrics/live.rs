@@ -9,12 +9,12 @@ use std::collections::HashSet;
 use super::compute::{self, Conversation};
 use super::evaluate::policy_matches;
 use crate::api::model::*;
-use crate::service::error::ServiceResult;
+use crate::service::error::DomainResult;
 use crate::service::store::{self, Kind, Tx, values::ValueKey};
 
 /// Scores `call` with the computed metrics of every ACTIVE policy that selects it. Values are
 /// kept under the policy's id as their job, computed at `now`.
-pub fn score(tx: &Tx, call: &Call, transcript: &Transcript, now: &Timestamp) -> ServiceResult<()> {
+pub fn score(tx: &Tx, call: &Call, transcript: &Transcript, now: &Timestamp) -> DomainResult<()> {
     let policies: Vec<MetricPolicy> = store::all(tx, Kind::MetricPolicy)?;
     let endpoint: Option<AgentEndpoint> = match call.agent_endpoint_id {
         Some(id) => store::get(tx, Kind::AgentEndpoint, &id.to_string())?,

@@ -5,7 +5,7 @@ use crate::service::store::Conn;
 use uuid::Uuid;
 
 use crate::api::model::*;
-use crate::service::error::ServiceResult;
+use crate::service::error::DomainResult;
 use crate::service::store::{self, Kind};
 
 /// Groups stored values (definition id, value body) by definition, in first-seen order, with
@@ -14,7 +14,7 @@ pub fn value_groups(
     conn: &Conn,
     rows: Vec<(String, String)>,
     filter: &ValueStatusFilter,
-) -> ServiceResult<Vec<MetricValueGroup>> {
+) -> DomainResult<Vec<MetricValueGroup>> {
     let mut groups: Vec<MetricValueGroup> = Vec::new();
     for (definition_id, body) in rows {
         let mut value: MetricValue = serde_json::from_str(&body)?;

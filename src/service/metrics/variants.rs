@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use super::definitions::{apply_update, resolve, save};
 use crate::api::model::*;
-use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::error::{DomainError, DomainResult};
 use crate::service::store::StoreResult;
 use crate::service::store::{self, Conn, Filter, Kind, Tx};
 
@@ -28,7 +28,7 @@ fn is_default(definition: &MetricDefinition, variant: &str) -> bool {
 }
 
 /// Every fork of `definition`, oldest first.
-fn forks(c: &Conn, definition: &MetricDefinition) -> ServiceResult<Vec<MetricDefinition>> {
+fn forks(c: &Conn, definition: &MetricDefinition) -> DomainResult<Vec<MetricDefinition>> {
     let filter =
         Filter { fields: vec![("$.forkedFrom", definition.id.to_string())], oldest_first: true, ..Default::default() };
     let page = store::list(c, Kind::MetricDefinition, &filter, None, VARIANTS_MAX)?;
@@ -36,7 +36,7 @@ fn forks(c: &Conn, definition: &MetricDefinition) -> ServiceResult<Vec<MetricDef
 }
 
 /// The fork of `definition` a path segment names: by its id, or by its name.
-fn fork_named(c: &Conn, definition: &MetricDefinition, variant: &str) -> ServiceResult<Option<MetricDefinition>> {
+fn fork_named(c: &Conn, definition: &MetricDefinition, variant: &str) -> DomainResult<Option<MetricDefinition>> {
     if let Ok(id) = Uuid::parse_str(variant)
         && let Some(fork) = store::get::<MetricDefinition>(c, Kind::MetricDefinition, &id.to_string())?
         && fork.forked_from == Some(definition.id)
@@ -75,18 +75,17 @@ fn variant_of(base: &MetricDefinition, fork: Option<MetricDefinition>) -> Metric
 }
 
 /// A variant of a definition: its default one, or a workspace fork by id or name.
-pub fn variant(c: &Conn, id_or_slug: &str, variant: &str) -> ServiceResult<MetricVariant> {
+pub fn variant(c: &Conn, id_or_slug: &str, variant: &str) -> DomainResult<MetricVariant> {
     let definition = resolve(c, id_or_slug)?;
     if is_default(&definition, variant) {
         return Ok(variant_of(&definition, None));
     }
-    let fork =
-        fork_named(c, &definition, variant)?.ok_or_else(|| ServiceError::not_found("metric variant", variant))?;
+    let fork = fork_named(c, &definition, variant)?.ok_or_else(|| DomainError::not_found("metric variant", variant))?;
     Ok(variant_of(&definition, Some(fork)))
 }
 
 /// Every variant of a definition: the Default first, then the forks, oldest first.
-pub fn list(c: &Conn, id_or_slug: &str) -> ServiceResult<Vec<MetricVariant>> {
+pub fn list(c: &Conn, id_or_slug: &str) -> DomainResult<Vec<MetricVariant>> {
     let definition = resolve(c, id_or_slug)?;
     let forks = forks(c, &definition)?;
     Ok(std::iter::once(variant_of(&definition, None))
@@ -95,7 +94,7 @@ pub fn list(c: &Conn, id_or_slug: &str) -> ServiceResult<Vec<MetricVariant>> {
 }
 
 /// Why `name` cannot name a new (or renamed) variant of `definition`, if it cannot.
-fn name_problem(c: &Conn, definition: &MetricDefinition, name: &str) -> ServiceResult<Option<String>> {
+fn name_problem(c: &Conn, definition: &MetricDefinition, name: &str) -> DomainResult<Option<String>> {
     if let Some(problem) = variant_name_problem(name) {
         return Ok(Some(problem));
     }
@@ -109,10 +108,10 @@ fn name_problem(c: &Conn, definition: &MetricDefinition, name: &str) -> ServiceR
 }
 
 /// Threshold metrics have no variants.
-fn refuse_threshold(definition: &MetricDefinition, param: &str) -> ServiceResult<()> {
+fn refuse_threshold(definition: &MetricDefinition, param: &str) -> DomainResult<()> {
     if definition.calculation_type == Some(CalculationType::Threshold) {
         let message = "threshold metrics have no variants: their configuration is their source metric's";
-        return Err(ServiceError::invalid(param, message));
+        return Err(DomainError::invalid(param, message));
     }
     Ok(())
 }
@@ -138,14 +137,14 @@ fn new_fork(original: &MetricDefinition, name: &str) -> MetricDefinition {
 }
 
 /// Makes a variant of a definition named `name`, seeded from its Default.
-pub fn create(tx: &Tx, id_or_slug: &str, name: &str) -> ServiceResult<MetricVariant> {
+pub fn create(tx: &Tx, id_or_slug: &str, name: &str) -> DomainResult<MetricVariant> {
     let original = resolve(tx, id_or_slug)?;
     refuse_threshold(&original, "idOrSlug")?;
     if let Some(problem) = name_problem(tx, &original, name)? {
-        return Err(ServiceError::invalid("name", problem));
+        return Err(DomainError::invalid("name", problem));
     }
     if forks(tx, &original)?.len() as u64 >= VARIANTS_MAX {
-        return Err(ServiceError::invalid("name", format!("a metric has at most {VARIANTS_MAX} variants")));
+        return Err(DomainError::invalid("name", format!("a metric has at most {VARIANTS_MAX} variants")));
     }
     let mut fork = new_fork(&original, name);
     apply_update(&mut fork, MetricDefinitionUpdate::default());
@@ -162,16 +161,16 @@ pub fn update(
     id_or_slug: &str,
     variant: &str,
     mut update: MetricDefinitionUpdate,
-) -> ServiceResult<MetricVariant> {
+) -> DomainResult<MetricVariant> {
     let original = resolve(tx, id_or_slug)?;
     if is_default(&original, variant) {
         if original.is_service_owned() {
             let message = "the service's Default variant is not edited: make a variant of it \
                            (POST …/variants) and edit that, or PUT …/variants/{a new name} to fork it";
-            return Err(ServiceError::invalid("variantId", message));
+            return Err(DomainError::invalid("variantId", message));
         }
         if update.name.is_some() {
-            return Err(ServiceError::invalid("name", format!("the {DEFAULT_VARIANT} variant keeps its name")));
+            return Err(DomainError::invalid("name", format!("the {DEFAULT_VARIANT} variant keeps its name")));
         }
         let edited = super::definitions::update(tx, id_or_slug, update)?;
         return Ok(variant_of(&edited, None));
@@ -184,18 +183,18 @@ pub fn update(
         Some(fork) => fork,
         None => {
             if let Some(problem) = name_problem(tx, &original, variant)? {
-                return Err(ServiceError::invalid("variant", problem));
+                return Err(DomainError::invalid("variant", problem));
             }
             new_fork(&original, variant)
         }
     };
     if let Some(name) = rename.filter(|name| fork.variant_name.as_deref() != Some(name.as_str())) {
         if let Some(problem) = name_problem(tx, &original, &name)? {
-            return Err(ServiceError::invalid("name", problem));
+            return Err(DomainError::invalid("name", problem));
         }
         fork.variant_name = Some(name);
     }
-    ServiceError::check(update.validate_against(&fork))?;
+    DomainError::check(update.validate_against(&fork))?;
     // A rename alone leaves the configuration, and so the version, as it is.
     if update.supplied_fields().is_empty() && !insert {
         fork.updated_at = Some(Timestamp::now());
@@ -208,13 +207,13 @@ pub fn update(
 }
 
 /// Deletes a fork (kept, hidden from every read; values it scored stay). The Default is refused.
-pub fn delete(tx: &Tx, id_or_slug: &str, variant: &str) -> ServiceResult<Uuid> {
+pub fn delete(tx: &Tx, id_or_slug: &str, variant: &str) -> DomainResult<Uuid> {
     let original = resolve(tx, id_or_slug)?;
     if is_default(&original, variant) {
         let message = format!("the {DEFAULT_VARIANT} variant cannot be deleted; delete a variant of your own");
-        return Err(ServiceError::invalid("variantId", message));
+        return Err(DomainError::invalid("variantId", message));
     }
-    let fork = fork_named(tx, &original, variant)?.ok_or_else(|| ServiceError::not_found("metric variant", variant))?;
+    let fork = fork_named(tx, &original, variant)?.ok_or_else(|| DomainError::not_found("metric variant", variant))?;
     store::soft_delete(tx, Kind::MetricDefinition, &fork.id.to_string(), &Timestamp::now().0)?;
     Ok(fork.id)
 }

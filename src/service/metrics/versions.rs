@@ -7,13 +7,13 @@ use std::collections::HashMap;
 use crate::service::store::Conn;
 
 use crate::api::model::{MetricDefinition, Timestamp};
-use crate::service::error::ServiceResult;
+use crate::service::error::DomainResult;
 use crate::service::store::{self, Kind};
 
 /// The definition as it stood at `at`: the newest stored version updated at or before it, else
 /// the oldest version (the definition is older than its first recorded change), else the
 /// current document. None for a definition that no longer exists anywhere.
-pub fn definition_at(conn: &Conn, definition_id: &str, at: &Timestamp) -> ServiceResult<Option<MetricDefinition>> {
+pub fn definition_at(conn: &Conn, definition_id: &str, at: &Timestamp) -> DomainResult<Option<MetricDefinition>> {
     let bodies = crate::service::store::versions::all_raw(conn, definition_id)?;
     let when = at.parse();
     let mut oldest = None;
@@ -40,12 +40,7 @@ pub struct AtInstant {
 }
 
 impl AtInstant {
-    pub fn get(
-        &mut self,
-        conn: &Conn,
-        definition_id: &str,
-        at: &Timestamp,
-    ) -> ServiceResult<Option<&MetricDefinition>> {
+    pub fn get(&mut self, conn: &Conn, definition_id: &str, at: &Timestamp) -> DomainResult<Option<&MetricDefinition>> {
         if !self.seen.contains_key(definition_id) {
             let found = definition_at(conn, definition_id, at)?;
             self.seen.insert(definition_id.to_owned(), found);

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use tokio::task::JoinHandle;
 
-use super::error::{ServiceError, ServiceResult};
+use super::error::{DomainError, DomainResult};
 use super::leases::{MAX_EXPIRIES, Worker, now_ms};
 use super::metrics::collector::{self, Collector};
 use super::sim::jobs;
@@ -55,7 +55,7 @@ pub fn spawn(store: Store, worker: Worker, simulator: Simulator, collector: Coll
                         collector.wake();
                     }
                 }
-                Err(e) => tracing::warn!("lapsed leases not swept: {}", e.body.message),
+                Err(e) => tracing::warn!("lapsed leases not swept: {e}"),
             }
             if folded_at.is_none_or(|at| at.elapsed() >= FOLD_EVERY) {
                 match store.write_progress(shards::fold).await {
@@ -88,7 +88,7 @@ struct HandedBack {
     collections: bool,
 }
 
-async fn sweep(store: &Store, worker: &Worker, sole: bool) -> Result<HandedBack, ServiceError> {
+async fn sweep(store: &Store, worker: &Worker, sole: bool) -> Result<HandedBack, DomainError> {
     let mut handed_back = HandedBack::default();
     for kind in [Kind::SimulationJob, Kind::CollectionJob] {
         loop {
@@ -104,7 +104,7 @@ async fn sweep(store: &Store, worker: &Worker, sole: bool) -> Result<HandedBack,
                 // One that cannot be handed back now does not hold up the rest; the next sweep
                 // tries it again.
                 if let Err(e) = store.write_progress(move |tx| hand_back(tx, &work, &owner, sole)).await {
-                    tracing::warn!("{} {id} not handed back: {}", kind.label(), e.body.message);
+                    tracing::warn!("{} {id} not handed back: {e}", kind.label());
                     failed = true;
                     continue;
                 }
@@ -124,7 +124,7 @@ async fn sweep(store: &Store, worker: &Worker, sole: bool) -> Result<HandedBack,
 }
 
 /// Hands back one lapsed piece of work, unless its lease changed since it was read.
-fn hand_back(tx: &Tx, work: &Lapsed, owner: &str, sole: bool) -> ServiceResult<()> {
+fn hand_back(tx: &Tx, work: &Lapsed, owner: &str, sole: bool) -> DomainResult<()> {
     let still_lapsed = match leases::holder(tx, work.kind, &work.id)? {
         None => false,
         Some(holder) if sole => holder.owner != owner,

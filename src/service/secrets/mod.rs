@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 pub use rotate::{Rotated, rotate_key};
 pub use upgrade::seal_clear_values;
 
-use super::error::{ServiceError, ServiceResult};
+use super::error::{DomainError, DomainResult};
 use super::store::{self, Conn, Kind, Tx, secrets as kept};
 use super::vault::{Vault, VaultError};
 use crate::api::model::HttpRequestDefinition;
@@ -56,18 +56,18 @@ fn header_key(name: &str) -> String {
     format!("{HEADER_PREFIX}{name}")
 }
 
-fn vault_error(error: VaultError) -> ServiceError {
-    ServiceError::internal(format!("stored secrets: {error}"))
+fn vault_error(error: VaultError) -> DomainError {
+    DomainError::fault(format!("stored secrets: {error}"))
 }
 
 /// Seals `value` and keeps it as the owner's secret `name`.
-pub fn keep(tx: &Tx, vault: &Vault, owner: Owner, name: &str, value: &str) -> ServiceResult<()> {
+pub fn keep(tx: &Tx, vault: &Vault, owner: Owner, name: &str, value: &str) -> DomainResult<()> {
     let sealed = vault.seal(&context(owner.kind.as_str(), owner.id, name), value).map_err(vault_error)?;
     Ok(kept::put(tx, owner.kind, owner.id, name, &sealed)?)
 }
 
 /// The owner's secrets, opened: name → value.
-pub fn open_all(conn: &Conn, vault: &Vault, owner: Owner) -> ServiceResult<BTreeMap<String, String>> {
+pub fn open_all(conn: &Conn, vault: &Vault, owner: Owner) -> DomainResult<BTreeMap<String, String>> {
     kept::of_owner(conn, owner.kind, owner.id)?
         .into_iter()
         .map(|(name, sealed)| {
@@ -87,7 +87,7 @@ pub fn keep_headers(
     owner: Owner,
     headers: &BTreeMap<String, String>,
     marked: &[String],
-) -> ServiceResult<BTreeMap<String, String>> {
+) -> DomainResult<BTreeMap<String, String>> {
     let mut shown = BTreeMap::new();
     let mut kept_names = Vec::new();
     for (name, value) in headers {
@@ -115,7 +115,7 @@ pub fn unmask(
     vault: &Vault,
     owner: Owner,
     headers: &BTreeMap<String, String>,
-) -> ServiceResult<BTreeMap<String, String>> {
+) -> DomainResult<BTreeMap<String, String>> {
     if !headers.values().any(|v| is_mask(v)) {
         return Ok(headers.clone());
     }
@@ -132,10 +132,10 @@ pub fn unmask(
             .find(|(key, _)| key.strip_prefix(HEADER_PREFIX).is_some_and(|k| k.eq_ignore_ascii_case(name)))
             .map(|(_, value)| value)
             .ok_or_else(|| {
-                ServiceError::invalid(&param, format!("{value} stands for a kept value, and none is kept for {name}"))
+                DomainError::invalid(&param, format!("{value} stands for a kept value, and none is kept for {name}"))
             })?;
         if mask(kept) != *value {
-            return Err(ServiceError::invalid(
+            return Err(DomainError::invalid(
                 &param,
                 format!("{value} is not the mask of the value kept for {name} ({}); send the value itself", mask(kept)),
             ));
@@ -159,7 +159,7 @@ pub fn reveal_headers<'a>(
 
 /// A definition as the agent link dials it: its headers' real values in place of their
 /// masks. For the simulation engine only; no route answers with it.
-pub fn definition_to_dial(conn: &Conn, vault: &Vault, id: &str) -> ServiceResult<Option<HttpRequestDefinition>> {
+pub fn definition_to_dial(conn: &Conn, vault: &Vault, id: &str) -> DomainResult<Option<HttpRequestDefinition>> {
     let Some(mut definition) = store::get::<HttpRequestDefinition>(conn, Kind::HttpRequestDefinition, id)? else {
         return Ok(None);
     };
@@ -186,28 +186,28 @@ pub fn webhook_to_send(
     vault: &Vault,
     id: &str,
     shown: &BTreeMap<String, String>,
-) -> ServiceResult<WebhookSecrets> {
+) -> DomainResult<WebhookSecrets> {
     let opened = open_all(conn, vault, Owner::webhook(id))?;
     let signing_secret = opened
         .get(SIGNING_SECRET)
         .cloned()
-        .ok_or_else(|| ServiceError::internal(format!("webhook {id} has no signing secret kept")))?;
+        .ok_or_else(|| DomainError::fault(format!("webhook {id} has no signing secret kept")))?;
     Ok(WebhookSecrets { signing_secret, headers: reveal_headers(shown, &opened) })
 }
 
 /// What the sender signs an alert's webhook deliveries with: the alert's secret (its webhooks
 /// carry no headers).
-pub fn alert_to_send(conn: &Conn, vault: &Vault, alert_id: &str) -> ServiceResult<WebhookSecrets> {
+pub fn alert_to_send(conn: &Conn, vault: &Vault, alert_id: &str) -> DomainResult<WebhookSecrets> {
     let opened = open_all(conn, vault, Owner::alert(alert_id))?;
     let signing_secret = opened
         .get(SIGNING_SECRET)
         .cloned()
-        .ok_or_else(|| ServiceError::internal(format!("alert {alert_id} has no signing secret kept")))?;
+        .ok_or_else(|| DomainError::fault(format!("alert {alert_id} has no signing secret kept")))?;
     Ok(WebhookSecrets { signing_secret, headers: BTreeMap::new() })
 }
 
 /// Whether `owner` has a secret kept under `name`.
-pub fn has(conn: &Conn, owner: Owner, name: &str) -> ServiceResult<bool> {
+pub fn has(conn: &Conn, owner: Owner, name: &str) -> DomainResult<bool> {
     Ok(kept::of_owner(conn, owner.kind, owner.id)?.iter().any(|(kept, _)| kept == name))
 }
 
@@ -218,7 +218,7 @@ pub fn forget(tx: &Tx, owner: Owner) -> StoreResult<()> {
 
 /// The ids of keys that stored secrets are sealed with and `vault` does not hold: a service
 /// started with another key file than the one its store's secrets were sealed with.
-pub fn keys_missing(conn: &Conn, vault: &Vault) -> ServiceResult<Vec<String>> {
+pub fn keys_missing(conn: &Conn, vault: &Vault) -> DomainResult<Vec<String>> {
     let held = vault.key_ids();
     Ok(kept::key_ids(conn)?.into_iter().filter(|id| !held.contains(id)).collect())
 }

@@ -7,7 +7,6 @@
 use std::path::Path;
 
 use super::context;
-use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::store::{Store, StoreError, secrets as kept};
 use crate::service::vault::{FileKey, Vault, VaultError, key_file, open_with, seal_with};
 
@@ -30,6 +29,8 @@ pub struct Rotated {
 pub enum RotateError {
     #[error("there is no secrets key file at {0}: nothing to rotate (name the file with --secrets-key-file)")]
     NoKeyFile(String),
+    /// A vault's refusal, its words kept for the command to print (they name keys, never a
+    /// secret).
     #[error(transparent)]
     Vault(#[from] VaultError),
     #[error(transparent)]
@@ -41,12 +42,6 @@ pub enum RotateError {
 impl From<StoreError> for RotateError {
     fn from(error: StoreError) -> Self {
         RotateError::Store(error.to_string())
-    }
-}
-
-impl From<ServiceError> for RotateError {
-    fn from(error: ServiceError) -> Self {
-        RotateError::Store(error.body.message)
     }
 }
 
@@ -72,32 +67,21 @@ pub fn rotate_key(store: &Store, path: &Path) -> Result<Rotated, RotateError> {
     })
 }
 
-/// A vault's refusal, with its words kept for the command to print (they name keys, never a
-/// secret).
-fn unreadable(error: VaultError) -> ServiceError {
-    ServiceError::new(
-        axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-        crate::api::ErrorType::Internal,
-        "secret_unreadable",
-        error.to_string(),
-    )
-}
-
 /// Seals every stored secret with `new`, in one transaction; opens them with any key the file
 /// holds.
 fn reseal_all(store: &Store, new: &FileKey, path: &Path) -> Result<usize, RotateError> {
     let (vault, _) = Vault::open(path)?;
-    let resealed = store.write_blocking(|tx| -> ServiceResult<_> {
+    let resealed = store.write_blocking(|tx| -> Result<_, RotateError> {
         let mut resealed = 0;
         for secret in kept::all(tx)? {
             if secret.sealed.key_id == new.id {
                 continue;
             }
             let context = context(&secret.owner_kind, &secret.owner_id, &secret.name);
-            let value = vault.open_sealed(&secret.sealed, &context).map_err(unreadable)?;
-            let sealed = seal_with(new, &context, &value).map_err(unreadable)?;
+            let value = vault.open_sealed(&secret.sealed, &context).map_err(RotateError::Vault)?;
+            let sealed = seal_with(new, &context, &value).map_err(RotateError::Vault)?;
             // Checked before it replaces the old: a value that would not open again is not kept.
-            open_with(new, &sealed, &context).map_err(unreadable)?;
+            open_with(new, &sealed, &context).map_err(RotateError::Vault)?;
             kept::reseal(tx, &secret, &sealed)?;
             resealed += 1;
         }

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::{HEADER_PREFIX, Owner, SIGNING_SECRET, keep};
 use crate::api::model::headers::{is_mask, is_secret, mask};
-use crate::service::error::ServiceResult;
+use crate::service::error::DomainResult;
 use crate::service::store::{Kind, Store, Tx, secrets as kept};
 use crate::service::vault::Vault;
 
@@ -16,8 +16,8 @@ const KINDS: [Kind; 2] = [Kind::Webhook, Kind::HttpRequestDefinition];
 
 /// Seals the secrets documents still hold in clear, and masks them there; how many documents
 /// were rewritten.
-pub fn seal_clear_values(store: &Store) -> ServiceResult<usize> {
-    let pending = store.read_blocking(|conn| -> ServiceResult<_> {
+pub fn seal_clear_values(store: &Store) -> DomainResult<usize> {
+    let pending = store.read_blocking(|conn| -> DomainResult<_> {
         let mut pending = Vec::new();
         for kind in KINDS {
             for (id, body) in kept::every_body(conn, kind)? {
@@ -32,7 +32,7 @@ pub fn seal_clear_values(store: &Store) -> ServiceResult<usize> {
         return Ok(0);
     }
     let vault = store.vault();
-    let rewritten = store.write_blocking(|tx| -> ServiceResult<_> {
+    let rewritten = store.write_blocking(|tx| -> DomainResult<_> {
         // The clear values leave SQLite's files as well as the documents: what the rewrite
         // frees is zeroed, and the log that held the old pages is emptied after. PostgreSQL's
         // old row versions go at its next vacuum.
@@ -72,7 +72,7 @@ fn clear_secret_headers(document: &Map<String, Value>) -> Vec<(String, String)> 
 
 /// Seals one document's clear secrets and masks them in it (read again, claimed: another
 /// replica may be doing the same); false when there was nothing left to do.
-fn seal_one(tx: &Tx, vault: &Vault, kind: Kind, id: &str) -> ServiceResult<bool> {
+fn seal_one(tx: &Tx, vault: &Vault, kind: Kind, id: &str) -> DomainResult<bool> {
     let Some(body) = kept::body_to_mask(tx, kind, id)? else { return Ok(false) };
     let mut document: Map<String, Value> = serde_json::from_str(&body)?;
     let owner = Owner { kind, id };

@@ -9,7 +9,7 @@
 use crate::service::store::Tx;
 
 use crate::api::model::{JobTrigger, RunPlan, RunPlanJobStatus, Timestamp};
-use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::error::{DomainError, DomainResult};
 use crate::service::sim::jobs::{self, Replay};
 use crate::service::sim::start;
 use crate::service::store::{self, Kind};
@@ -25,11 +25,11 @@ const NIGHTS: &[(&str, Option<&str>)] = &[
     ("2026-10-30T09:00:00Z", Some("IGNORES_KEYPAD_CHOICE")),
 ];
 
-pub fn nightly_runs(tx: &Tx) -> ServiceResult<()> {
+pub fn nightly_runs(tx: &Tx) -> DomainResult<()> {
     let plan: RunPlan = store::require(tx, Kind::RunPlan, NIGHTLY_PLAN)?;
     for (night, build) in NIGHTS {
         let at: jiff::Timestamp =
-            night.parse().map_err(|e| ServiceError::internal(format!("seeded night {night}: {e}")))?;
+            night.parse().map_err(|e| DomainError::fault(format!("seeded night {night}: {e}")))?;
         let job = start::start_job_at(tx, &plan, None, "", Timestamp::from(at), JobTrigger::Scheduled)?;
         let replay = Replay { starts_at: Timestamp::from(at), reference_build: build.map(str::to_owned) };
         jobs::set_replay(tx, &job.simulation_run_plan_job_id.to_string(), &replay)?;
@@ -38,7 +38,7 @@ pub fn nightly_runs(tx: &Tx) -> ServiceResult<()> {
 }
 
 /// Whether every job of the seeded history has ended (none in a status that can still change).
-pub fn settled(conn: &store::Conn) -> ServiceResult<bool> {
+pub fn settled(conn: &store::Conn) -> DomainResult<bool> {
     let open: Vec<&str> =
         RunPlanJobStatus::KNOWN.iter().filter(|s| !s.is_terminal()).map(RunPlanJobStatus::as_str).collect();
     Ok(store::count_children(conn, Kind::RunPlanJob, NIGHTLY_PLAN, &open)? == 0)

@@ -4,7 +4,7 @@
 use crate::service::store::Tx;
 use serde_json::Value;
 
-use super::error::{ServiceError, ServiceResult};
+use super::error::{DomainError, DomainResult};
 use super::store::scores::SampleKey;
 use super::store::values::ValueKey;
 use super::store::{self, Doc, Kind, Store};
@@ -45,7 +45,7 @@ pub async fn wait_for_history(store: &Store) {
             Ok(true) => return,
             Ok(false) if std::time::Instant::now() < deadline => {}
             Ok(false) => return tracing::warn!("the seeded history is still running after a minute"),
-            Err(e) => return tracing::warn!("cannot read the seeded history: {}", e.body.message),
+            Err(e) => return tracing::warn!("cannot read the seeded history: {e}"),
         }
     }
 }
@@ -53,7 +53,7 @@ pub async fn wait_for_history(store: &Store) {
 /// Seeds the store unless it was seeded before (or holds data of its own); with `history`, also
 /// the seeded plan's last nightly runs, which the simulation engine then runs. Replicas starting
 /// together on one database seed it once: the first seeds, the others find it seeded.
-pub fn seed_if_empty(store: &Store, history: bool) -> ServiceResult<bool> {
+pub fn seed_if_empty(store: &Store, history: bool) -> DomainResult<bool> {
     store.write_blocking_alone(store::Alone::Seeding, |tx| {
         if store::meta(tx, SEEDED)?.is_some() {
             return Ok(false);
@@ -67,14 +67,14 @@ pub fn seed_if_empty(store: &Store, history: bool) -> ServiceResult<bool> {
     })
 }
 
-fn parse(name: &str, text: &str) -> ServiceResult<Value> {
-    serde_json::from_str(text).map_err(|e| ServiceError::internal(format!("seed file {name}: {e}")))
+fn parse(name: &str, text: &str) -> DomainResult<Value> {
+    serde_json::from_str(text).map_err(|e| DomainError::fault(format!("seed file {name}: {e}")))
 }
 
-fn array(name: &str, text: &str) -> ServiceResult<Vec<Value>> {
+fn array(name: &str, text: &str) -> DomainResult<Vec<Value>> {
     match parse(name, text)? {
         Value::Array(items) => Ok(items),
-        _ => Err(ServiceError::internal(format!("seed file {name} is not an array"))),
+        _ => Err(DomainError::fault(format!("seed file {name} is not an array"))),
     }
 }
 
@@ -87,10 +87,9 @@ fn created(value: &Value) -> String {
 }
 
 /// Inserts plain documents: id from `id`, status and parent from the named members.
-fn insert_all(tx: &Tx, kind: Kind, items: &[Value], status: Option<&str>, parent: Option<&str>) -> ServiceResult<()> {
+fn insert_all(tx: &Tx, kind: Kind, items: &[Value], status: Option<&str>, parent: Option<&str>) -> DomainResult<()> {
     for item in items {
-        let id =
-            text(item, "id").ok_or_else(|| ServiceError::internal(format!("a seeded {} has no id", kind.label())))?;
+        let id = text(item, "id").ok_or_else(|| DomainError::fault(format!("a seeded {} has no id", kind.label())))?;
         let doc = Doc::new(kind, id, item, created(item))?
             .status(status.and_then(|s| text(item, s)))
             .parent(parent.and_then(|p| text(item, p)));
@@ -99,7 +98,7 @@ fn insert_all(tx: &Tx, kind: Kind, items: &[Value], status: Option<&str>, parent
     Ok(())
 }
 
-fn seed(tx: &Tx) -> ServiceResult<()> {
+fn seed(tx: &Tx) -> DomainResult<()> {
     use files::*;
     insert_all(tx, Kind::Agent, &array("agents", AGENTS)?, None, None)?;
     insert_all(tx, Kind::AgentEndpoint, &array("agent_endpoints", AGENT_ENDPOINTS)?, None, Some("agentId"))?;
@@ -174,7 +173,7 @@ pub fn seeded_environment_ids() -> Vec<uuid::Uuid> {
     list.iter().filter_map(|e| text(e, "id")).filter_map(|id| uuid::Uuid::parse_str(id).ok()).collect()
 }
 
-fn seed_benchmarks(tx: &Tx) -> ServiceResult<()> {
+fn seed_benchmarks(tx: &Tx) -> DomainResult<()> {
     let benchmarks = parse("benchmarks", files::BENCHMARKS)?;
     let list = |key: &str| benchmarks.get(key).and_then(Value::as_array).cloned().unwrap_or_default();
     for suite in list("suites") {
@@ -192,7 +191,7 @@ fn seed_benchmarks(tx: &Tx) -> ServiceResult<()> {
         store::insert(tx, &Doc::new(Kind::BenchmarkTarget, id, &target, at)?.parent(text(&target, "suite")))?;
     }
     for mut sample in list("scoreSamples") {
-        let object = sample.as_object_mut().ok_or_else(|| ServiceError::internal("a score sample is not an object"))?;
+        let object = sample.as_object_mut().ok_or_else(|| DomainError::fault("a score sample is not an object"))?;
         let target_key = object.remove("targetKey");
         let suite = object.remove("suite");
         let version = object.remove("suiteVersion");

@@ -15,7 +15,7 @@ use crate::api::validate::Validate;
 use crate::service::alerts::{DEFAULT_QUIET, window};
 use crate::service::calls::ingest;
 use crate::service::config::ConfigRecord;
-use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::error::{DomainError, DomainResult};
 use crate::service::store::{self, Doc, Kind, Tx};
 
 /// The namespace of every seeded id (assets/seed/README.md).
@@ -68,12 +68,12 @@ struct SeededAlert {
     config: AlertConfig,
 }
 
-fn seed_error(what: impl std::fmt::Display) -> ServiceError {
-    ServiceError::internal(format!("seeded production traffic: {what}"))
+fn seed_error(what: impl std::fmt::Display) -> DomainError {
+    DomainError::fault(format!("seeded production traffic: {what}"))
 }
 
 /// Writes the alerts, ingests the calls, and has the engine decide every window they fill.
-pub fn seed(tx: &Tx, alerts_text: &str, calls_text: &str) -> ServiceResult<()> {
+pub fn seed(tx: &Tx, alerts_text: &str, calls_text: &str) -> DomainResult<()> {
     let alerts: Vec<SeededAlert> = serde_json::from_str(alerts_text).map_err(seed_error)?;
     for alert in alerts {
         keep_alert(tx, alert)?;
@@ -90,7 +90,7 @@ pub fn seed(tx: &Tx, alerts_text: &str, calls_text: &str) -> ServiceResult<()> {
 
 /// An alert as `config apply` keeps it: the alert, and the record of its bundle name (marked
 /// seeded, so a prune leaves it).
-fn keep_alert(tx: &Tx, seeded: SeededAlert) -> ServiceResult<()> {
+fn keep_alert(tx: &Tx, seeded: SeededAlert) -> DomainResult<()> {
     let c = seeded.config;
     let name = c.name.clone().ok_or_else(|| seed_error("an alert has no name"))?;
     let alert = Alert {
@@ -109,7 +109,7 @@ fn keep_alert(tx: &Tx, seeded: SeededAlert) -> ServiceResult<()> {
 }
 
 /// The call as its telephony would post it, validated as the route validates it.
-fn call_input(traffic: &Traffic, planned: &Planned) -> ServiceResult<CallInput> {
+fn call_input(traffic: &Traffic, planned: &Planned) -> DomainResult<CallInput> {
     let caller =
         traffic.callers.get(planned.caller).ok_or_else(|| seed_error(format!("{}: no caller", planned.key)))?;
     let body = json!({
@@ -151,7 +151,7 @@ fn transcript(traffic: &Traffic, caller: &Caller, check_ms: i64) -> Vec<Transcri
 }
 
 /// When the call was posted: as it ended (its start plus its transcript).
-fn arrival(planned: &Planned, traffic: &Traffic) -> ServiceResult<Timestamp> {
+fn arrival(planned: &Planned, traffic: &Traffic) -> DomainResult<Timestamp> {
     let start: jiff::Timestamp = planned.started_at.parse().map_err(seed_error)?;
     let caller = traffic.callers.get(planned.caller).ok_or_else(|| seed_error("no caller"))?;
     let end = transcript(traffic, caller, planned.check_ms).last().map_or(0, |e| e.end_offset_ms);

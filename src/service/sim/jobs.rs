@@ -7,7 +7,7 @@ mod record;
 use crate::service::store::Tx;
 
 use crate::api::model::*;
-use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::error::{DomainError, DomainResult};
 use crate::service::sim::verdict::{self, CheckResult, Tally, TallyPart};
 use crate::service::store::records::StoredCollectionJob;
 use crate::service::store::{self, Doc, Kind, ends};
@@ -553,10 +553,10 @@ fn end_each(tx: &Tx, id: &str, statuses: &[SimulationJobStatus], end: impl Fn(&m
 
 /// Cancels a job: it moves to CANCELLING, and every simulation not yet started is CANCELLED.
 /// A simulation mid-call belongs to the engine: it finishes, then the job settles.
-pub fn cancel(tx: &Tx, id: &str) -> ServiceResult<()> {
-    let status = store::status(tx, Kind::RunPlanJob, id)?.ok_or_else(|| ServiceError::not_found("run plan job", id))?;
+pub fn cancel(tx: &Tx, id: &str) -> DomainResult<()> {
+    let status = store::status(tx, Kind::RunPlanJob, id)?.ok_or_else(|| DomainError::not_found("run plan job", id))?;
     if RunPlanJobStatus::from(status.as_str()).is_terminal() {
-        return Err(ServiceError::invalid("jobId", format!("the job has already ended ({status})")));
+        return Err(DomainError::invalid("jobId", format!("the job has already ended ({status})")));
     }
     let at = Timestamp::now();
     let waiting = [SimulationJobStatus::Pending, SimulationJobStatus::Queued, SimulationJobStatus::RetryScheduled];

@@ -1,14 +1,11 @@
 //! Saved run plans changed and deleted, and when a plan's schedule next runs it. The rules, not
 //! the HTTP: the routes hand their validated input here.
 
-use axum::http::StatusCode;
-
 use super::schedule::decide;
 use super::start::{self, check_references};
-use crate::api::ErrorType;
 use crate::api::model::*;
 use crate::api::validate::Validate;
-use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::error::{DomainError, DomainResult};
 use crate::service::store::StoreResult;
 use crate::service::store::{self, Conn, Doc, Kind, Tx, schedules};
 
@@ -16,10 +13,10 @@ use crate::service::store::{self, Conn, Doc, Kind, Tx, schedules};
 pub const PLAN_IN_USE: &str = "plan_in_use";
 
 /// Applies an update to the plan `id`: the merged plan is checked as a new one would be.
-pub fn update(tx: &Tx, id: &str, update: RunPlanUpdate) -> ServiceResult<RunPlan> {
+pub fn update(tx: &Tx, id: &str, update: RunPlanUpdate) -> DomainResult<RunPlan> {
     let mut plan: RunPlan = store::require(tx, Kind::RunPlan, id)?;
     let input = update.apply_to(plan.plan.clone().as_input());
-    ServiceError::check(input.validate())?;
+    DomainError::check(input.validate())?;
     check_references(tx, &input, "")?;
     let schedule_changed = input.schedule != plan.plan.schedule;
     let made = start::plan_of(tx, input, "")?;
@@ -36,7 +33,7 @@ pub fn update(tx: &Tx, id: &str, update: RunPlanUpdate) -> ServiceResult<RunPlan
 }
 
 /// Deletes the plan `id` (kept, hidden from every read), unless a job is still running it.
-pub fn delete(tx: &Tx, id: &str) -> ServiceResult<()> {
+pub fn delete(tx: &Tx, id: &str) -> DomainResult<()> {
     store::require::<RunPlan>(tx, Kind::RunPlan, id)?;
     let open: Vec<&str> = RunPlanJobStatus::KNOWN.iter().filter(|s| !s.is_terminal()).map(|s| s.as_str()).collect();
     let running = store::ids_in_status(tx, Kind::RunPlanJob, &open)?;
@@ -46,9 +43,7 @@ pub fn delete(tx: &Tx, id: &str) -> ServiceResult<()> {
             "run plan {id} is in use: job {job} is {status}; cancel it (POST /v1/simulation/plan/job/{job}/cancel) \
              or let it end, then delete the plan"
         );
-        return Err(
-            ServiceError::new(StatusCode::CONFLICT, ErrorType::Conflict, PLAN_IN_USE, message).with_param("planId")
-        );
+        return Err(DomainError::conflict("planId", PLAN_IN_USE, message));
     }
     schedules::forget(tx, id)?;
     store::soft_delete(tx, Kind::RunPlan, id, &Timestamp::now().0)?;
@@ -64,7 +59,7 @@ pub fn first_run(plan: &RunPlan) -> Option<Timestamp> {
 }
 
 /// When the plan's schedule next runs it, given the runs it has started so far.
-pub fn next_run(conn: &Conn, plan: &RunPlan, now: jiff::Timestamp) -> ServiceResult<Option<Timestamp>> {
+pub fn next_run(conn: &Conn, plan: &RunPlan, now: jiff::Timestamp) -> DomainResult<Option<Timestamp>> {
     let Some(rule) = plan.plan.schedule.as_ref().and_then(Schedule::rule) else { return Ok(None) };
     let (runs, last) = schedules::runs(conn, &plan.id.to_string())?;
     let last = last.and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok());

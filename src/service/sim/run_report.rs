@@ -13,14 +13,14 @@ use uuid::Uuid;
 use super::jobs::StoredRunPlanJob;
 use super::selection::simulation_variables;
 use crate::api::model::*;
-use crate::service::error::ServiceResult;
+use crate::service::error::DomainResult;
 use crate::service::metrics::versions::AtInstant;
 use crate::service::store::StoreResult;
 use crate::service::store::values::{ValueRow as Row, values_by_call as rows_by_call};
 use crate::service::store::{self, Kind};
 
 /// The results of run plan job `job_id`, or 404.
-pub fn run_results(conn: &Conn, job_id: &str) -> ServiceResult<RunResults> {
+pub fn run_results(conn: &Conn, job_id: &str) -> DomainResult<RunResults> {
     let started = std::time::Instant::now();
     let stored = StoredRunPlanJob::load(conn, job_id)?;
     let (plan, runtime) = (stored.plan()?, stored.variables()?);
@@ -36,7 +36,9 @@ pub fn run_results(conn: &Conn, job_id: &str) -> ServiceResult<RunResults> {
     // The run read its definitions when it opened its collection job.
     let read_at = collection_id
         .as_deref()
-        .and_then(|id| store::get::<CollectionJob>(conn, Kind::CollectionJob, id).ok().flatten())
+        .map(|id| store::get::<CollectionJob>(conn, Kind::CollectionJob, id))
+        .transpose()?
+        .flatten()
         .and_then(|c| c.created_at)
         .or(job.started_at.clone())
         .or(job.created_at.clone())
@@ -57,7 +59,9 @@ pub fn run_results(conn: &Conn, job_id: &str) -> ServiceResult<RunResults> {
     let summary = summary(&calls, job.verdict.as_ref());
     let plan_name = job
         .simulation_run_plan_id
-        .and_then(|id| store::get::<RunPlan>(conn, Kind::RunPlan, &id.to_string()).ok().flatten())
+        .map(|id| store::get::<RunPlan>(conn, Kind::RunPlan, &id.to_string()))
+        .transpose()?
+        .flatten()
         .and_then(|p| p.plan.name);
     let duration_ms =
         match (job.started_at.as_ref().and_then(Timestamp::parse), job.ended_at.as_ref().and_then(Timestamp::parse)) {
@@ -146,10 +150,10 @@ impl Definitions {
         job: &RunPlanJob,
         rows: &HashMap<String, Vec<Row>>,
         at: &Timestamp,
-    ) -> ServiceResult<Definitions> {
+    ) -> DomainResult<Definitions> {
         let mut at_instant = AtInstant::default();
         let mut order: Vec<MetricDefinition> = Vec::new();
-        let mut add = |conn: &Conn, id: &str, order: &mut Vec<MetricDefinition>| -> ServiceResult<()> {
+        let mut add = |conn: &Conn, id: &str, order: &mut Vec<MetricDefinition>| -> DomainResult<()> {
             if order.iter().any(|d| d.id.to_string() == id) {
                 return Ok(());
             }

@@ -12,7 +12,7 @@ use super::runner::Simulator;
 use super::schedule::decide;
 use super::start;
 use crate::api::model::{RunPlan, Schedule, Timestamp};
-use crate::service::error::ServiceResult;
+use crate::service::error::DomainResult;
 use crate::service::store::{self, Kind, Store, Tx, schedules};
 
 /// How often a replica looks for due plans.
@@ -54,7 +54,7 @@ impl Scheduler {
         tokio::spawn(async move {
             loop {
                 if let Err(e) = self.tick().await {
-                    tracing::error!("plan scheduler: {}", e.body.message);
+                    tracing::error!("plan scheduler: {e}");
                 }
                 tokio::time::sleep(TICK).await;
             }
@@ -62,7 +62,7 @@ impl Scheduler {
     }
 
     /// Starts every slot due now; what each plan's turn did.
-    pub async fn tick(&self) -> ServiceResult<Vec<(String, Outcome)>> {
+    pub async fn tick(&self) -> DomainResult<Vec<(String, Outcome)>> {
         let now = (self.clock)();
         let pending = self.store.read(schedules::pending).await?;
         let mut outcomes = Vec::new();
@@ -80,7 +80,7 @@ impl Scheduler {
     }
 
     /// One plan's turn: its due slot started (or spent, when the job cannot start).
-    async fn turn(&self, plan_id: &str, now: jiff::Timestamp) -> ServiceResult<Outcome> {
+    async fn turn(&self, plan_id: &str, now: jiff::Timestamp) -> DomainResult<Outcome> {
         let caller = self.simulator.caller();
         let id = plan_id.to_owned();
         let started = self.store.write(move |tx| run_due(tx, &id, now, Some(caller))).await;
@@ -91,7 +91,7 @@ impl Scheduler {
                 // was written. The slot is spent without a job, so it is not tried every tick.
                 let id = plan_id.to_owned();
                 let outcome = self.store.write(move |tx| run_due(tx, &id, now, None)).await?;
-                tracing::warn!("scheduled plan {plan_id} did not start: {}", refusal.body.message);
+                tracing::warn!("scheduled plan {plan_id} did not start: {refusal}");
                 Ok(outcome)
             }
         }
@@ -100,7 +100,7 @@ impl Scheduler {
 
 /// Starts the plan's due slot, if one is due as this transaction reads the plan (locked) and its
 /// runs; with no `caller`, spends the slot without a job. Sets the plan's `nextRunAt` after.
-pub fn run_due(tx: &Tx, plan_id: &str, now: jiff::Timestamp, caller: Option<start::Caller>) -> ServiceResult<Outcome> {
+pub fn run_due(tx: &Tx, plan_id: &str, now: jiff::Timestamp, caller: Option<start::Caller>) -> DomainResult<Outcome> {
     let Some(plan) = store::get::<RunPlan>(tx, Kind::RunPlan, plan_id)? else { return Ok(Outcome::Nothing) };
     let Some(rule) = plan.plan.schedule.as_ref().and_then(Schedule::rule) else {
         return set_next(tx, &plan, now).map(|_| Outcome::Nothing);
@@ -130,7 +130,7 @@ pub fn run_due(tx: &Tx, plan_id: &str, now: jiff::Timestamp, caller: Option<star
 }
 
 /// Writes the plan's `nextRunAt` as its runs now stand.
-fn set_next(tx: &Tx, plan: &RunPlan, now: jiff::Timestamp) -> ServiceResult<()> {
+fn set_next(tx: &Tx, plan: &RunPlan, now: jiff::Timestamp) -> DomainResult<()> {
     let next = plans::next_run(tx, plan, now)?;
     if next != plan.next_run_at {
         let id = plan.id.to_string();

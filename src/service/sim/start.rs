@@ -17,7 +17,7 @@ use super::placeholders::{self, Placeholder};
 use super::selection::variables_for;
 use crate::api::model::flow_and_automatic_metrics;
 use crate::api::model::*;
-use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::error::{DomainError, DomainResult};
 use crate::service::metrics::definitions;
 use crate::service::sim::verdict::Tally;
 use crate::service::store::{self, Doc, Kind};
@@ -26,7 +26,7 @@ use crate::service::store::StoreResult;
 use std::collections::HashMap;
 
 /// Saves a plan and, with the deprecated `autoRun`, starts it.
-pub fn create_plan(tx: &Tx, input: RunPlanInput, caller: Caller) -> ServiceResult<RunPlanCreated> {
+pub fn create_plan(tx: &Tx, input: RunPlanInput, caller: Caller) -> DomainResult<RunPlanCreated> {
     check_references(tx, &input, "")?;
     let plan = plan_of(tx, input, "")?;
     store::insert(
@@ -44,11 +44,11 @@ pub fn create_plan(tx: &Tx, input: RunPlanInput, caller: Caller) -> ServiceResul
 
 /// A plan as it is kept (saved or run inline): every default written out, every metric named by
 /// its `id` as well, how many test cases it places, and when its schedule first runs it.
-pub fn plan_of(tx: &Tx, input: RunPlanInput, at: &str) -> ServiceResult<RunPlan> {
+pub fn plan_of(tx: &Tx, input: RunPlanInput, at: &str) -> DomainResult<RunPlan> {
     let mut plan = input.resolved();
     for reference in plan.metrics.iter_mut().flatten() {
         let key = reference.id.map(|id| id.to_string()).or(reference.slug_or_alias().map(str::to_owned));
-        if let Some(definition) = key.and_then(|key| definitions::resolve(tx, &key).ok()) {
+        if let Some(definition) = key.map(|key| definitions::find(tx, &key)).transpose()?.flatten() {
             reference.id = Some(definition.id);
         }
     }
@@ -74,19 +74,19 @@ pub fn plan_of(tx: &Tx, input: RunPlanInput, at: &str) -> ServiceResult<RunPlan>
 }
 
 /// Starts the job of a scheduled plan's slot, as the run operation would start the saved plan.
-pub fn start_scheduled(tx: &Tx, plan: &RunPlan, caller: Caller) -> ServiceResult<RunPlanJob> {
+pub fn start_scheduled(tx: &Tx, plan: &RunPlan, caller: Caller) -> DomainResult<RunPlanJob> {
     check_references(tx, &plan.plan, "")?;
     refuse_improv_without_caller(tx, &plan.plan, "", caller)?;
     start_job_at(tx, plan, None, "", Timestamp::now(), JobTrigger::Scheduled)
 }
 
 /// The run operation: a saved plan by id, or an inline plan (saved when asked).
-pub fn run(tx: &Tx, request: RunRequest, caller: Caller) -> ServiceResult<RunStarted> {
+pub fn run(tx: &Tx, request: RunRequest, caller: Caller) -> DomainResult<RunStarted> {
     let at = if request.plan.is_some() { "plan" } else { "" };
     let (plan, saved) = match (request.plan_id, request.plan.clone()) {
         (Some(id), _) => {
             let plan: RunPlan = store::get(tx, Kind::RunPlan, &id.to_string())?
-                .ok_or_else(|| ServiceError::invalid("planId", format!("no run plan {id}")))?;
+                .ok_or_else(|| DomainError::invalid("planId", format!("no run plan {id}")))?;
             check_references(tx, &plan.plan, "")?;
             (plan, true)
         }
@@ -100,7 +100,7 @@ pub fn run(tx: &Tx, request: RunRequest, caller: Caller) -> ServiceResult<RunSta
             }
             (plan, save)
         }
-        (None, None) => return Err(ServiceError::invalid("planId", "give planId or plan")),
+        (None, None) => return Err(DomainError::invalid("planId", "give planId or plan")),
     };
     refuse_improv_without_caller(tx, &plan.plan, at, caller)?;
     let job = start_job(tx, &plan, request.variables.as_ref(), at)?;
@@ -162,7 +162,7 @@ const DEFAULT_NOISE_VOLUME: f64 = 0.1;
 /// Endpoints × resolved variants × iterations (or scenarios × personas), as the spec says.
 /// More than `SIMULATIONS_PER_RUN_MAX` is refused, naming `iterationCount` under `at`, before
 /// any of them is built.
-fn combinations(tx: &Tx, plan: &RunPlanInput, at: &str) -> ServiceResult<Combinations> {
+fn combinations(tx: &Tx, plan: &RunPlanInput, at: &str) -> DomainResult<Combinations> {
     let endpoints: Vec<AgentEndpoint> = plan
         .agent_endpoints
         .iter()
@@ -251,7 +251,7 @@ fn combinations(tx: &Tx, plan: &RunPlanInput, at: &str) -> ServiceResult<Combina
             variants.len(),
             endpoints.len()
         );
-        return Err(ServiceError::invalid(param, message));
+        return Err(DomainError::invalid(param, message));
     }
     Ok(Combinations { endpoints, variants, iterations })
 }
@@ -270,7 +270,7 @@ impl Combinations {
 
     /// Refuses the run when a test case would leave a `{{placeholder}}` unfilled, naming every
     /// one at once.
-    fn check_filled(&self, runtime: Option<&RunVariables>) -> ServiceResult<()> {
+    fn check_filled(&self, runtime: Option<&RunVariables>) -> DomainResult<()> {
         let mut refused = Vec::new();
         for variant in &self.variants {
             if variant.placeholders.is_empty() {
@@ -295,7 +295,7 @@ impl Combinations {
                 }
             }
         }
-        ServiceError::check(refused)
+        DomainError::check(refused)
     }
 
     /// Endpoint by endpoint, variant by variant, each variant's iterations together.
@@ -316,7 +316,7 @@ impl Combinations {
 }
 
 /// Creates a PENDING run plan job and one PENDING simulation job per combination.
-fn start_job(tx: &Tx, plan: &RunPlan, variables: Option<&RunVariables>, at_path: &str) -> ServiceResult<RunPlanJob> {
+fn start_job(tx: &Tx, plan: &RunPlan, variables: Option<&RunVariables>, at_path: &str) -> DomainResult<RunPlanJob> {
     start_job_at(tx, plan, variables, at_path, Timestamp::now(), JobTrigger::TriggeredFromApi)
 }
 
@@ -328,7 +328,7 @@ pub fn start_job_at(
     at_path: &str,
     at: Timestamp,
     trigger: JobTrigger,
-) -> ServiceResult<RunPlanJob> {
+) -> DomainResult<RunPlanJob> {
     let agents = store::all::<Agent>(tx, Kind::Agent)?.into_iter().map(|a| (a.id, a)).collect();
     let combinations = combinations(tx, &plan.plan, at_path)?;
     combinations.check_filled(variables)?;
@@ -346,13 +346,13 @@ pub fn start_job_at(
 /// reference sets, then the flows' and the automatic ones at the default. Metrics the run will
 /// skip (live-only without live enrichment) are left out. Which of them are checks is
 /// `verdict::is_check`'s to say.
-fn plan_checks(tx: &Tx, plan: &RunPlanInput) -> ServiceResult<Vec<(MetricDefinition, f64, bool)>> {
+fn plan_checks(tx: &Tx, plan: &RunPlanInput) -> DomainResult<Vec<(MetricDefinition, f64, bool)>> {
     let live = plan.enrich_with_live_conversation == Some(true);
     let runs = |d: &MetricDefinition| live || d.requires_live_conversation != Some(true);
     let mut out: Vec<(MetricDefinition, f64, bool)> = Vec::new();
     for reference in plan.metrics.iter().flatten() {
         let key = reference.id.map(|id| id.to_string()).or(reference.slug_or_alias().map(str::to_owned));
-        let Some(definition) = key.and_then(|key| definitions::resolve(tx, &key).ok()) else { continue };
+        let Some(definition) = key.map(|key| definitions::find(tx, &key)).transpose()?.flatten() else { continue };
         if runs(&definition) && !out.iter().any(|(d, ..)| d.id == definition.id) {
             let (rate, inherited) = reference.min_pass_rate_or_default();
             out.push((definition, rate, inherited));

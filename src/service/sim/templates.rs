@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use super::placeholders;
 use crate::api::model::*;
-use crate::service::error::ServiceResult;
+use crate::service::error::DomainResult;
 use crate::service::metrics::definitions;
 use crate::service::store::{self, Kind};
 
@@ -18,11 +18,13 @@ const MAX_DURATION_SECONDS: i64 = 300;
 /// Every template, one per flow that is not a voicemail flow and has something to run as it
 /// is. A template covers the variants whose personas give every `{{placeholder}}` their lines
 /// use: the others need values only the person running them has, and a run would be refused.
-pub fn all(conn: &Conn) -> ServiceResult<Vec<RunPlanTemplate>> {
+pub fn all(conn: &Conn) -> DomainResult<Vec<RunPlanTemplate>> {
     let flows: Vec<CustomerFlow> = store::all(conn, Kind::CustomerFlow)?;
     let endpoints: Vec<AgentEndpoint> = store::all(conn, Kind::AgentEndpoint)?;
-    let metrics: Vec<MetricDefinition> =
-        METRICS.iter().filter_map(|slug| definitions::resolve(conn, slug).ok()).collect();
+    let mut metrics: Vec<MetricDefinition> = Vec::new();
+    for slug in METRICS {
+        metrics.extend(definitions::find(conn, slug)?);
+    }
     Ok(flows
         .into_iter()
         .filter(|f| !f.is_voicemail())

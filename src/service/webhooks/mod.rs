@@ -14,7 +14,7 @@ use sha2::Sha256;
 use tokio::task::JoinHandle;
 use uuid::Uuid;
 
-use super::error::{ServiceError, ServiceResult};
+use super::error::{DomainError, DomainResult};
 use super::secrets::{self, Owner};
 use super::store::outbox::{self, AttemptOutcome, Claimed};
 use super::store::{self, Doc, Kind, Store};
@@ -60,9 +60,9 @@ impl RetryPolicy {
 /// Creates a webhook; the answer carries its signing secret, which no read shows again. The
 /// secret and the secret headers' values are sealed apart from the webhook's document, which
 /// (like the answer) shows their masks.
-pub fn create(tx: &Tx, vault: &Vault, input: WebhookInput) -> ServiceResult<WebhookCreated> {
+pub fn create(tx: &Tx, vault: &Vault, input: WebhookInput) -> DomainResult<WebhookCreated> {
     let (Some(events), Some(url)) = (input.events, input.url) else {
-        return Err(ServiceError::invalid("events", "events and url are required"));
+        return Err(DomainError::invalid("events", "events and url are required"));
     };
     let now = Timestamp::now();
     let id = Uuid::new_v4();
@@ -88,7 +88,7 @@ pub fn create(tx: &Tx, vault: &Vault, input: WebhookInput) -> ServiceResult<Webh
 
 /// Deletes a webhook, drops its pending deliveries and forgets its secrets; false when there
 /// was none.
-pub fn delete(tx: &Tx, id: &str) -> ServiceResult<bool> {
+pub fn delete(tx: &Tx, id: &str) -> DomainResult<bool> {
     let deleted = store::soft_delete(tx, Kind::Webhook, id, &Timestamp::now().0)?;
     if deleted {
         outbox::cancel_deliveries(tx, id)?;

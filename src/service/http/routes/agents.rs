@@ -12,7 +12,7 @@ use crate::api::model::{
     Agent, AgentEndpoint, AgentEndpointInput, AgentEndpointUpdate, AgentInput, AgentUpdate, CursorPage, Data,
     HttpRequestDefinition, OutboundDialType, Timestamp,
 };
-use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::http::error::{ServiceError, ServiceResult};
 use crate::service::http::extract::{Params, Valid};
 use crate::service::http::openapi::{
     BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,

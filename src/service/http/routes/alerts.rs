@@ -10,7 +10,7 @@ use super::data;
 use crate::api::model::{AlertStatus, Data};
 use crate::service::AppState;
 use crate::service::alerts::status;
-use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::http::error::{ServiceError, ServiceResult};
 use crate::service::http::openapi::{InternalError, NotFound, TooManyRequests, Unauthorized};
 
 pub fn router() -> OpenApiRouter<AppState> {

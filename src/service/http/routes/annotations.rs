@@ -9,7 +9,7 @@ use super::{ListParams, OwnedFilter, created, data, list_kind};
 use crate::api::model::*;
 use crate::service::AppState;
 use crate::service::annotations::annotate;
-use crate::service::error::ServiceResult;
+use crate::service::http::error::ServiceResult;
 use crate::service::http::extract::{Params, Valid};
 use crate::service::http::openapi::{
     BadRequest, Forbidden, InternalError, PayloadTooLarge, TooManyRequests, Unauthorized,

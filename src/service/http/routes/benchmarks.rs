@@ -11,7 +11,7 @@ use super::data;
 use crate::api::model::*;
 use crate::api::validate::{Checks, Validate};
 use crate::service::AppState;
-use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::http::error::{ServiceError, ServiceResult};
 use crate::service::http::extract::Params;
 use crate::service::http::openapi::{BadRequest, InternalError, NotFound, TooManyRequests, Unauthorized};
 use crate::service::store::{self, Kind};

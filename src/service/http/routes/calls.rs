@@ -15,7 +15,7 @@ use crate::api::validate::{Checks, Validate};
 use crate::service::AppState;
 use crate::service::calls::conversations;
 use crate::service::calls::ingest;
-use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::http::error::{ServiceError, ServiceResult};
 use crate::service::http::extract::{Params, Valid};
 use crate::service::http::openapi::{
     BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,

@@ -10,7 +10,7 @@ use super::calls::StatusParams;
 use super::{ListParams, OwnedFilter, created, data, list_kind, path_id};
 use crate::api::model::*;
 use crate::service::AppState;
-use crate::service::error::ServiceResult;
+use crate::service::http::error::ServiceResult;
 use crate::service::http::extract::{Params, Valid};
 use crate::service::http::openapi::{
     BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,

@@ -11,7 +11,7 @@ use crate::api::model::Data;
 use crate::api::model::config::{ConfigBundle, ConfigChanges, ConfigRecordEntry};
 use crate::service::AppState;
 use crate::service::config;
-use crate::service::error::ServiceResult;
+use crate::service::http::error::ServiceResult;
 use crate::service::http::extract::Valid;
 use crate::service::http::openapi::{
     BadRequest, Forbidden, InternalError, PayloadTooLarge, TooManyRequests, Unauthorized,

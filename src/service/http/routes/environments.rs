@@ -10,7 +10,7 @@ use super::{ListParams, OwnedFilter, created, data, list_kind, path_id};
 use crate::api::model::environment_limits::VOLUME_DEFAULT;
 use crate::api::model::{CursorPage, Data, Deleted, Environment, EnvironmentInput, EnvironmentUpdate, Timestamp};
 use crate::service::AppState;
-use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::http::error::{ServiceError, ServiceResult};
 use crate::service::http::extract::{Params, Valid};
 use crate::service::http::openapi::{
     BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,

@@ -15,7 +15,7 @@ use utoipa_axum::routes;
 
 use crate::api::model::*;
 use crate::service::AppState;
-use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::http::error::{ServiceError, ServiceResult};
 use crate::service::http::extract::Params;
 use crate::service::http::openapi::{BadRequest, InternalError, TooManyRequests, Unauthorized};
 use crate::service::store::outbox::{self, EventFilter};

@@ -9,8 +9,8 @@ use utoipa_axum::routes;
 use super::{created, data, path_id};
 use crate::api::model::{Data, Deleted, EdgeCaseInput, FlowVariant, GraphInput, GraphReplaced, VariantInput};
 use crate::service::AppState;
-use crate::service::error::ServiceResult;
 use crate::service::flows;
+use crate::service::http::error::ServiceResult;
 use crate::service::http::extract::{AnyBody, Decoded};
 use crate::service::http::openapi::{
     BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,

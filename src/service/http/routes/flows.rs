@@ -10,8 +10,8 @@ use utoipa_axum::routes;
 use super::{ListParams, OwnedFilter, created, data, list_kind, now, path_id};
 use crate::api::model::{Agent, CursorPage, CustomerFlow, Data, Deleted, FlowInput, FlowUpdate};
 use crate::service::AppState;
-use crate::service::error::{ServiceError, ServiceResult};
 use crate::service::flows;
+use crate::service::http::error::{ServiceError, ServiceResult};
 use crate::service::http::extract::{AnyBody, Body, Decoded, Params};
 use crate::service::http::openapi::{
     BadRequest, Conflict, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,

@@ -11,7 +11,7 @@ use crate::api::model::{
     CursorPage, Data, Evidence, Issue, IssueInput, IssueSource, IssueStatus, IssueUpdate, Severity, Timestamp,
 };
 use crate::service::AppState;
-use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::http::error::{ServiceError, ServiceResult};
 use crate::service::http::extract::{Params, Valid};
 use crate::service::http::openapi::{
     BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,

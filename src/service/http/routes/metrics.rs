@@ -8,7 +8,7 @@ use utoipa_axum::routes;
 use super::{ListParams, OwnedFilter, created, data, list_kind};
 use crate::api::model::*;
 use crate::service::AppState;
-use crate::service::error::ServiceResult;
+use crate::service::http::error::ServiceResult;
 use crate::service::http::extract::{Body, Params, Valid, validated};
 use crate::service::http::openapi::{
     BadRequest, Conflict, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,

@@ -8,7 +8,7 @@ use utoipa_axum::routes;
 use super::{ListParams, OwnedFilter, created, data, list_kind, now, path_id};
 use crate::api::model::{CursorPage, Data, Deleted, Persona, PersonaFields, PersonaUpdate, Timestamp};
 use crate::service::AppState;
-use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::http::error::{ServiceError, ServiceResult};
 use crate::service::http::extract::{Params, Valid};
 use crate::service::http::openapi::{
     BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,

@@ -9,7 +9,7 @@ use utoipa_axum::routes;
 use super::{ListParams, OwnedFilter, created, data, list_kind, path_id};
 use crate::api::model::*;
 use crate::service::AppState;
-use crate::service::error::ServiceResult;
+use crate::service::http::error::ServiceResult;
 use crate::service::http::extract::{AnyBody, Params, Valid};
 use crate::service::http::openapi::{
     BadRequest, Conflict, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,

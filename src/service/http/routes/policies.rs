@@ -11,7 +11,7 @@ use uuid::Uuid;
 use super::{ListParams, OwnedFilter, created, data, list_kind, now, path_id};
 use crate::api::model::*;
 use crate::service::AppState;
-use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::http::error::{ServiceError, ServiceResult};
 use crate::service::http::extract::{AnyBody, Params, Valid};
 use crate::service::http::openapi::{
     BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,

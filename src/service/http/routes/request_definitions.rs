@@ -13,7 +13,7 @@ use crate::api::model::{
 };
 use crate::service::AppState;
 use crate::service::agents::request_definitions;
-use crate::service::error::ServiceResult;
+use crate::service::http::error::ServiceResult;
 use crate::service::http::extract::{Params, Valid};
 use crate::service::http::openapi::{
     BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,

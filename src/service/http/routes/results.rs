@@ -8,7 +8,7 @@ use utoipa_axum::routes;
 use super::{data, path_id};
 use crate::api::model::*;
 use crate::service::AppState;
-use crate::service::error::ServiceResult;
+use crate::service::http::error::ServiceResult;
 use crate::service::http::openapi::{InternalError, NotFound, TooManyRequests, Unauthorized};
 use crate::service::sim::run_report::run_results;
 use crate::service::store::Kind;

@@ -10,7 +10,7 @@ use utoipa_axum::routes;
 use super::{ListParams, OwnedFilter, created, data, known_value, list_kind, path_id};
 use crate::api::model::*;
 use crate::service::AppState;
-use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::http::error::{ServiceError, ServiceResult};
 use crate::service::http::extract::{AnyBody, Decoded, Params, Valid};
 use crate::service::http::job_read;
 use crate::service::http::openapi::{

@@ -9,7 +9,7 @@ use utoipa_axum::routes;
 use super::{created, data};
 use crate::api::model::*;
 use crate::service::AppState;
-use crate::service::error::ServiceResult;
+use crate::service::http::error::ServiceResult;
 use crate::service::http::extract::{AnyBody, Valid};
 use crate::service::http::openapi::{
     BadRequest, Forbidden, InternalError, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,

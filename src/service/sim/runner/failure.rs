@@ -3,7 +3,7 @@
 //! failure. Mapped to nothing on the wire: it becomes the simulation's errorMessage.
 
 use crate::api::model::FailureOwner;
-use crate::service::error::ServiceError;
+use crate::service::error::DomainError;
 use crate::service::sim::conversation::Failed;
 use crate::service::store::StoreError;
 
@@ -14,8 +14,8 @@ pub(super) enum SimulationError {
     Conversation(Failed),
     /// The store failed it, or another replica took it over (`StoreError::LeaseLost`).
     Store(StoreError),
-    /// The service failed it otherwise (a panic, a link it cannot build).
-    Service(ServiceError),
+    /// The service failed it otherwise (a panic, a link it cannot build, a domain refusal).
+    Domain(DomainError),
 }
 
 impl From<StoreError> for SimulationError {
@@ -24,9 +24,9 @@ impl From<StoreError> for SimulationError {
     }
 }
 
-impl From<ServiceError> for SimulationError {
-    fn from(error: ServiceError) -> Self {
-        SimulationError::Service(error)
+impl From<DomainError> for SimulationError {
+    fn from(error: DomainError) -> Self {
+        SimulationError::Domain(error)
     }
 }
 
@@ -43,10 +43,10 @@ impl SimulationError {
         match self {
             SimulationError::Conversation(Failed::Agent(message)) => (message.clone(), FailureOwner::Agent),
             SimulationError::Conversation(Failed::CallerModel(message)) => (message.clone(), FailureOwner::Roark),
-            SimulationError::Service(error) => (error.body.message.clone(), FailureOwner::Roark),
+            SimulationError::Domain(error) => (error.told(), FailureOwner::Roark),
             // The simulation's errorMessage is public: a store fault reads as the service's
             // answer to a caller would, its cause only in the log.
-            SimulationError::Store(error) => (ServiceError::from(error.clone()).body.message, FailureOwner::Roark),
+            SimulationError::Store(error) => (DomainError::Store(error.clone()).told(), FailureOwner::Roark),
         }
     }
 }
@@ -61,7 +61,7 @@ mod tests {
         assert_eq!(agent.failure(), ("no answer".to_owned(), FailureOwner::Agent));
         let caller = SimulationError::Conversation(Failed::CallerModel("model down".into()));
         assert_eq!(caller.failure(), ("model down".to_owned(), FailureOwner::Roark));
-        let ours = SimulationError::from(ServiceError::internal("store"));
+        let ours = SimulationError::from(DomainError::fault("store"));
         assert_eq!(ours.failure().1, FailureOwner::Roark);
     }
 

@@ -29,7 +29,7 @@ use super::jobs::{Retry, save_simulation, settle_job};
 use super::work::{JobMetrics, Work};
 use crate::api::model::*;
 use crate::service::SimSpeed;
-use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::error::{DomainError, DomainResult};
 use crate::service::metrics::judge::Judge;
 use crate::service::replica::leases::{self, Worker};
 use crate::service::store::{self, Kind, Store, StoreError, StoreResult};
@@ -117,7 +117,7 @@ impl Simulator {
             // A panic fails the simulation like any error instead of leaving it PROCESSING.
             tokio::spawn(async move { engine.simulate(&work).await })
                 .await
-                .unwrap_or_else(|panic| Err(ServiceError::internal(format!("simulation {id}: {panic}")).into()))
+                .unwrap_or_else(|panic| Err(DomainError::fault(format!("simulation {id}: {panic}")).into()))
         };
         if let Err(SimulationError::Store(e @ StoreError::LeaseLost { .. })) = &settled {
             // Another replica took the simulation over; what it does with it is its own.
@@ -221,7 +221,7 @@ impl Simulator {
         &self,
         number: &str,
         started: Option<Timestamp>,
-    ) -> ServiceResult<Option<(Call, Transcript)>> {
+    ) -> DomainResult<Option<(Call, Transcript)>> {
         let window_start = started.as_ref().and_then(Timestamp::parse).unwrap_or_else(jiff::Timestamp::now);
         let window = jiff::SignedDuration::from_secs(run_plan_limits::LIVE_ENRICHMENT_WAIT_SECONDS);
         let window_end = window_start.checked_add(window).unwrap_or(window_start);
@@ -234,7 +234,7 @@ impl Simulator {
             let number = number.to_owned();
             let found = self
                 .store
-                .read(move |c| -> ServiceResult<_> {
+                .read(move |c| -> DomainResult<_> {
                     let body = store::newest_by_any(c, Kind::Call, &["$.toNumber", "$.fromNumber"], &number)?;
                     let Some(body) = body else { return Ok(None) };
                     let call: Call = serde_json::from_str(&body)?;

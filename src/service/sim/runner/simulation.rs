@@ -9,7 +9,7 @@ use super::Simulator;
 use super::failure::SimulationError;
 use crate::api::model::*;
 use crate::service::SimSpeed;
-use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::error::{DomainError, DomainResult};
 use crate::service::replica::leases;
 use crate::service::sim::agent_link::AgentLink;
 use crate::service::sim::call_record::{build_call, insert_call};
@@ -68,9 +68,9 @@ impl<'a> Simulation<'a> {
     }
 
     /// Reads who and what the call is with, and how the agent is reached.
-    pub(super) async fn set_up(&self) -> ServiceResult<Scene> {
+    pub(super) async fn set_up(&self) -> DomainResult<Scene> {
         let endpoint_id =
-            self.record.agent_endpoint.as_ref().map(|e| e.id).ok_or_else(|| ServiceError::internal("no endpoint"))?;
+            self.record.agent_endpoint.as_ref().map(|e| e.id).ok_or_else(|| DomainError::fault("no endpoint"))?;
         let flow_id = self.record.customer_flow.as_ref().map(|f| f.id);
         let vault = self.engine.store.vault();
         let (endpoint, agent, flow, definition) =
@@ -88,7 +88,7 @@ impl<'a> Simulation<'a> {
 
     /// The agent over HTTP when its endpoint has a request definition; the reference agent
     /// otherwise (a replayed night may have it answer as another of its builds).
-    fn link(&self, definition: Option<HttpRequestDefinition>) -> ServiceResult<AgentLink> {
+    fn link(&self, definition: Option<HttpRequestDefinition>) -> DomainResult<AgentLink> {
         let engine = self.engine;
         Ok(match definition {
             Some(definition) => AgentLink::Http {
@@ -98,7 +98,7 @@ impl<'a> Simulation<'a> {
                 turn_timeout: engine.turn_timeout,
             },
             None => match self.work.replay.as_ref().and_then(|r| r.reference_build.as_deref()) {
-                Some(build) => AgentLink::ReferenceBuild(build.parse().map_err(ServiceError::internal)?),
+                Some(build) => AgentLink::ReferenceBuild(build.parse().map_err(DomainError::fault)?),
                 None => AgentLink::Reference,
             },
         })
@@ -315,7 +315,7 @@ fn read_cast(
     vault: &crate::service::vault::Vault,
     endpoint_id: Uuid,
     flow_id: Option<Uuid>,
-) -> ServiceResult<Cast> {
+) -> DomainResult<Cast> {
     // The endpoint, its agent and the flow in one read (one round trip on PostgreSQL).
     let (endpoint_id, flow_id) = (endpoint_id.to_string(), flow_id.map(|f| f.to_string()));
     let [endpoint, agent, flow] = store::together::get_three_raw(

@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use super::Combination;
 use crate::api::model::*;
-use crate::service::error::ServiceResult;
+use crate::service::error::DomainResult;
 use crate::service::sim::jobs::StoredRunPlanJob;
 use crate::service::sim::selection::variables_for;
 use crate::service::sim::verdict::Tally;
@@ -26,7 +26,7 @@ pub(super) struct Placing<'a> {
 
 impl Placing<'_> {
     /// Writes the simulation of the `iteration`th combination, PENDING.
-    pub fn place(&self, tx: &Tx, iteration: usize, combo: Combination) -> ServiceResult<()> {
+    pub fn place(&self, tx: &Tx, iteration: usize, combo: Combination) -> DomainResult<()> {
         let job = self.simulation(iteration, combo);
         let doc = Doc::new(Kind::SimulationJob, job.simulation_job_id, &job, self.at.0.clone())?
             .status(job.status.as_ref().map(SimulationJobStatus::as_str))
@@ -89,7 +89,7 @@ impl Placing<'_> {
 
     /// Writes the job PENDING over its `placed` simulations, with the tally its verdict is kept
     /// in and the plan it runs from.
-    pub fn place_job(&self, tx: &Tx, tally: Tally, placed: u64, trigger: JobTrigger) -> ServiceResult<RunPlanJob> {
+    pub fn place_job(&self, tx: &Tx, tally: Tally, placed: u64, trigger: JobTrigger) -> DomainResult<RunPlanJob> {
         let job = RunPlanJob {
             verdict: tally.verdict(&RunPlanJobStatus::Pending),
             simulation_run_plan_job_id: self.job_id,

@@ -3,13 +3,13 @@
 
 use crate::api::model::*;
 use crate::api::validate::{Violation, ViolationCode};
-use crate::service::error::{ServiceError, ServiceResult};
+use crate::service::error::{DomainError, DomainResult};
 use crate::service::metrics::definitions;
 use crate::service::store::{self, Kind, Tx};
 
 /// Every id the plan names must exist now; every failure is listed at once, each naming its
 /// path.
-pub fn check_references(tx: &Tx, plan: &RunPlanInput, at: &str) -> ServiceResult<()> {
+pub fn check_references(tx: &Tx, plan: &RunPlanInput, at: &str) -> DomainResult<()> {
     let path = |p: String| if at.is_empty() { p } else { format!("{at}.{p}") };
     let mut refused = Vec::new();
     let mut refuse = |param: String, message: String| {
@@ -22,7 +22,7 @@ pub fn check_references(tx: &Tx, plan: &RunPlanInput, at: &str) -> ServiceResult
     }
     for (i, metric) in plan.metrics.iter().flatten().enumerate() {
         let key = metric.id.map(|id| id.to_string()).or(metric.slug_or_alias().map(str::to_owned)).unwrap_or_default();
-        if definitions::resolve(tx, &key).is_err() {
+        if definitions::find(tx, &key)?.is_none() {
             let member = if metric.id.is_some() { "id" } else { "slug" };
             refuse(path(format!("metrics[{i}].{member}")), format!("no metric definition {key}"));
         }
@@ -35,10 +35,11 @@ pub fn check_references(tx: &Tx, plan: &RunPlanInput, at: &str) -> ServiceResult
     for (i, selection) in plan.flow_selections().iter().enumerate() {
         let flow = match resolve_flow(tx, selection) {
             Ok(flow) => flow,
-            Err(error) => {
-                refuse(path(format!("flows[{i}].{}", flow_member(selection))), error.body.message.clone());
+            Err(DomainError::Invalid { message, .. }) => {
+                refuse(path(format!("flows[{i}].{}", flow_member(selection))), message);
                 continue;
             }
+            Err(failure) => return Err(failure),
         };
         if flow.is_voicemail() && plan.direction == Some(Direction::Inbound) {
             refuse(path(format!("flows[{i}].id")), "a voicemail flow needs an OUTBOUND plan".into());
@@ -60,7 +61,7 @@ pub fn check_references(tx: &Tx, plan: &RunPlanInput, at: &str) -> ServiceResult
             refuse(path(format!("flows[{i}].happyPath")), "this flow has no happy path".into());
         }
     }
-    ServiceError::check(refused)
+    DomainError::check(refused)
 }
 
 /// Who plays the simulated callers: the offline caller, or a language model (`[caller]`).
@@ -72,12 +73,7 @@ pub enum Caller {
 
 /// An improv variant with no steps has nothing for the offline caller to say: without a caller
 /// model the run is refused, naming every such variant and how to configure a model.
-pub(super) fn refuse_improv_without_caller(
-    tx: &Tx,
-    plan: &RunPlanInput,
-    at: &str,
-    caller: Caller,
-) -> ServiceResult<()> {
+pub(super) fn refuse_improv_without_caller(tx: &Tx, plan: &RunPlanInput, at: &str, caller: Caller) -> DomainResult<()> {
     if caller == Caller::Model {
         return Ok(());
     }
@@ -120,7 +116,7 @@ pub(super) fn refuse_improv_without_caller(
             refused.push(Violation { param, code, message });
         }
     }
-    ServiceError::check(refused)
+    DomainError::check(refused)
 }
 
 fn flow_member(selection: &FlowSelection) -> &'static str {
@@ -128,14 +124,14 @@ fn flow_member(selection: &FlowSelection) -> &'static str {
 }
 
 /// The flow a selection names, by id or by slug.
-pub fn resolve_flow(tx: &crate::service::store::Conn, selection: &FlowSelection) -> ServiceResult<CustomerFlow> {
+pub fn resolve_flow(tx: &crate::service::store::Conn, selection: &FlowSelection) -> DomainResult<CustomerFlow> {
     let found = match (&selection.id, &selection.slug) {
         (Some(id), _) => store::get(tx, Kind::CustomerFlow, &id.to_string())?,
         (None, Some(slug)) => store::find_by(tx, Kind::CustomerFlow, "$.slug", slug)?,
         (None, None) => None,
     };
     let name = selection.id.map(|i| i.to_string()).or(selection.slug.clone()).unwrap_or_default();
-    found.ok_or_else(|| ServiceError::invalid("flows", format!("no customer flow {name}")))
+    found.ok_or_else(|| DomainError::invalid("flows", format!("no customer flow {name}")))
 }
 
 /// Whether only a caller model can run the variant: it improvises and has no steps to say.
