@@ -368,3 +368,6 @@ fn summary(calls: &[ResultsCall], verdict: Option<&Verdict>) -> ResultsSummary {
         score: verdict.and_then(|v| v.score),
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -133,3 +133,38 @@ fn kebab(text: &str) -> String {
         .collect::<Vec<_>>()
         .join("-")
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::service::error::DomainError;
+    use crate::service::store::{Doc, Store, StoreError, StoreResult};
+
+    /// A store holding one metric definition stored as `definition`.
+    fn store_with(definition: serde_json::Value) -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e:?}"));
+        let store = Store::open_sqlite(&dir.path().join("t.db")).unwrap_or_else(|e| panic!("{e:?}"));
+        let id = "00000000-0000-4000-8000-000000000003";
+        store
+            .write_blocking(|tx| -> StoreResult<()> {
+                store::insert(tx, &Doc::new(Kind::MetricDefinition, id, &definition, "2026-01-01T00:00:00Z")?)
+            })
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        (dir, store)
+    }
+
+    #[test]
+    fn a_template_metric_the_store_cannot_read_fails_the_list() {
+        let id = "00000000-0000-4000-8000-000000000003";
+        let (_dir, store) = store_with(json!({ "id": id, "slug": "call_duration", "name": "Call duration" }));
+        let found = store.read_blocking(|c| definitions::find(c, "call_duration"));
+        assert!(matches!(found, Ok(Some(_))), "{found:?}");
+        assert!(matches!(store.read_blocking(|c| definitions::find(c, "none_such")), Ok(None)));
+
+        let (_dir, store) = store_with(json!({ "id": id, "slug": "call_duration", "name": 17 }));
+        let listed = store.read_blocking(all);
+        assert!(matches!(listed, Err(DomainError::Store(StoreError::Backend(_)))), "{listed:?}");
+    }
+}
