@@ -302,3 +302,43 @@ async fn a_piped_gate_prints_the_summary_unless_asked_for_json() {
     assert!(text.starts_with("gate PASSED · run plan job "), "{text}");
     assert!(serde_json::from_str::<serde_json::Value>(&text).is_err(), "not a JSON document:\n{text}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn simulations_the_judge_could_not_score_are_named_with_its_words() {
+    use switchboard::api::model::{CalculationType, MetricDefinitionInput, MetricType};
+    let service = start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    // A yes/no check the offline judge cannot decide from the agent's words: it abstains, and
+    // the service says only "Only 0 of 1 simulations were scored".
+    let input = MetricDefinitionInput {
+        name: Some("Sounds sincere".into()),
+        metric_type: Some(MetricType::Boolean),
+        calculation_type: Some(CalculationType::LlmJudge),
+        llm_prompt: Some("Did the agent sound sincere and warm throughout?".into()),
+        ..Default::default()
+    };
+    let slug = service.client.create_metric_definition(&input).await.unwrap().slug.unwrap();
+    create_plan(&service.client, &plan_input("Undecidable", Some((&slug, 80.0)), 1)).await;
+    let output = gate(home.path(), &service, &["Undecidable"]).await;
+    assert_exit(&output, 1);
+    let report = json(&output);
+    let sims = report["simulations"].as_array().unwrap();
+    assert!(!sims.is_empty(), "{report:#}");
+    for sim in sims {
+        assert_eq!(sim["outcome"], "NOT_EVALUATED", "{sim:#}");
+        assert!(sim["invalidation"].is_null() && sim["errorMessage"].is_null(), "no reason from the service: {sim:#}");
+        let unscored = sim["unscoredChecks"].as_array().unwrap_or_else(|| panic!("unscoredChecks: {sim:#}"));
+        let sincere =
+            unscored.iter().find(|c| c["metricName"] == "Sounds sincere").unwrap_or_else(|| panic!("{sim:#}"));
+        assert_eq!(sincere["captureStatus"], "DATA_MISSING", "{sincere:#}");
+        assert!(!sincere["reasoning"].as_str().unwrap_or_default().is_empty(), "the judge's words: {sincere:#}");
+    }
+    // The summary a CI log shows names them under NOT SCORED, with the judge's words.
+    let reasoning = sims[0]["unscoredChecks"][0]["reasoning"].as_str().unwrap();
+    let opening: String = reasoning.split_whitespace().take(5).collect::<Vec<_>>().join(" ");
+    let output = gate(home.path(), &service, &["Undecidable", "--output", "table"]).await;
+    assert_exit(&output, 1);
+    let text = stdout(&output);
+    let section = text.split("NOT SCORED").nth(1).unwrap_or_else(|| panic!("no NOT SCORED section: {text}"));
+    assert!(section.contains(&format!("Sounds sincere: {opening}")), "{section}");
+}

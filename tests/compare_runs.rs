@@ -298,6 +298,23 @@ async fn flaky_ranks_the_case_that_disagrees_with_itself_first_and_counts_the_re
     assert!(text.contains("steady test case checks not shown"), "{text}");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn flaky_with_fewer_than_two_runs_says_that_inline_copies_are_not_counted_and_what_compares_them() {
+    let home = tempfile::tempdir().unwrap();
+    let kept = home.path().join("kept");
+    let kept = kept.to_str().unwrap();
+    // A run of the saved plan narrowed with --only: an inline copy, not one of the plan's runs.
+    let gate = ["gate", SEEDED_PLAN, "--only", "presses 2", "--embedded", "--keep", kept, "-o", "json"];
+    let output = run(switchboard(home.path()).args(gate)).await;
+    assert!(json(&output)["runPlanJobId"].is_string(), "the narrowed run ran: {}", stderr(&output));
+    let output = run(switchboard(home.path()).args(["flaky", SEEDED_PLAN, "--data-dir", kept, "-o", "json"])).await;
+    assert_exit(&output, 0);
+    assert_eq!(json(&output)["runPlanJobIds"], serde_json::json!([]), "the inline copy is not the plan's run");
+    let said = stderr(&output);
+    assert!(said.contains("has 0 ended run(s)"), "{said}");
+    assert!(said.contains("--only") && said.contains("inline copy") && said.contains("switchboard diff"), "{said}");
+}
+
 /// A judged yes/no check of the agent's lines.
 async fn judged_check(client: &switchboard::api::Client, prompt: &str) -> MetricDefinition {
     client

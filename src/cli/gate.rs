@@ -11,12 +11,12 @@ use clap::Args;
 
 use super::exit::{Exit, Failure, Outcome};
 use super::output::{self, Format};
-use super::report::{self, GateReport, GateResult, step_results};
+use super::report::{self, GateReport, GateResult, step_results, unscored_checks};
 use super::run::{self, RunSpec, parse_duration};
 use super::session::Session;
 use super::signals::Signals;
 use super::watch::{self, Watched};
-use crate::api::model::{RunPlanJob, ValueStatusFilter, one_line};
+use crate::api::model::{RunPlanJob, SimulationOutcome, ValueStatusFilter, one_line};
 use crate::service::SimSpeed;
 
 #[derive(Debug, Args)]
@@ -167,6 +167,15 @@ async fn evidence(session: &Session, report: &mut GateReport) {
         .buffer_unordered(8)
         .collect()
         .await;
+    // Simulations counted for no check with no reason from the service: their calls' values say why.
+    let unexplained: std::collections::HashSet<_> = report
+        .job
+        .simulation_jobs
+        .iter()
+        .filter(|s| s.outcome == Some(SimulationOutcome::NotEvaluated) && s.why_not_passed().is_empty())
+        .map(|s| s.simulation_job_id)
+        .collect();
+    let checks = report.verdict.as_ref().map(|v| v.checks.clone()).unwrap_or_default();
     let (mut missed, mut missed_steps) = (0, 0);
     for (simulation, transcript, values) in read {
         match transcript {
@@ -175,12 +184,18 @@ async fn evidence(session: &Session, report: &mut GateReport) {
             }
             Err(_) => missed += 1,
         }
-        match values.map(|groups| step_results(&groups)) {
-            Ok(steps) if !steps.is_empty() => {
-                report.steps.insert(simulation, steps);
-            }
-            Ok(_) => {}
-            Err(_) => missed_steps += 1,
+        let Ok(groups) = values else {
+            missed_steps += 1;
+            continue;
+        };
+        let steps = step_results(&groups);
+        if !steps.is_empty() {
+            report.steps.insert(simulation, steps);
+        }
+        // No values read at all (a service that judges no steps) says nothing of any check.
+        let unscored = if groups.is_empty() { Vec::new() } else { unscored_checks(&groups, &checks) };
+        if unexplained.contains(&simulation) && !unscored.is_empty() {
+            report.unscored.insert(simulation, unscored);
         }
     }
     if missed > 0 {
@@ -283,6 +298,10 @@ fn print(format: Format, report: &GateReport) -> Result<(), Failure> {
             if !worst.is_empty() {
                 let sims: Vec<_> = worst.into_iter().cloned().collect();
                 text.push_str(&report::text::simulations(&sims));
+            }
+            let not_scored = report.not_scored(report::markdown::WORST);
+            if !not_scored.is_empty() {
+                text.push_str(&report::text::not_scored(&not_scored));
             }
             output::emit(&text)
         }

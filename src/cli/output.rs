@@ -240,7 +240,7 @@ fn terminal_width() -> Option<usize> {
     crossterm::terminal::size().ok().map(|(w, _)| w as usize).filter(|w| *w > 20)
 }
 
-/// Aligned columns under a header; on a terminal the widest column is cut with … to fit.
+/// Aligned columns under a header; on a terminal the widest columns are cut with … to fit.
 pub fn table(columns: &[&str], rows: Vec<Vec<String>>) -> String {
     if rows.is_empty() {
         return "(none)\n".into();
@@ -253,21 +253,43 @@ pub fn table(columns: &[&str], rows: Vec<Vec<String>>) -> String {
         }
     }
     if let Some(available) = terminal_width() {
-        let gaps = 2 * widths.len().saturating_sub(1);
-        while widths.iter().sum::<usize>() + gaps > available {
-            let Some((widest, width)) = widths.iter().copied().enumerate().max_by_key(|(_, w)| *w) else { break };
-            if width <= 8 {
-                break;
-            }
-            let over = widths.iter().sum::<usize>() + gaps - available;
-            widths[widest] = width.saturating_sub(over).max(8);
-        }
+        // A cut id cannot be copied into the next command: columns of ids stay whole.
+        let ids: Vec<bool> =
+            (0..widths.len()).map(|i| rows.iter().all(|r| r.get(i).is_some_and(|c| is_id(c)))).collect();
+        fit_widths(&mut widths, &ids, available);
     }
     let mut text = line(&columns.iter().map(|c| c.to_string()).collect::<Vec<_>>(), &widths);
     for row in &rows {
         text.push_str(&line(row, &widths));
     }
     text
+}
+
+/// The narrowest a cut column gets: enough for a few characters and the `…`.
+const MIN_CUT: usize = 8;
+
+/// Column widths cut to fit `available` (with two spaces between columns): every column wider
+/// than one cap is cut to that cap, the widest the line allows, so a long column (a reason) is
+/// cut as far as the next long one and never alone down to a stub while the others stay whole.
+/// The columns marked `whole` (ids) are never cut.
+fn fit_widths(widths: &mut [usize], whole: &[bool], available: usize) {
+    let gaps = 2 * widths.len().saturating_sub(1);
+    let kept = |i: usize| whole.get(i).copied().unwrap_or(false);
+    let capped = |i: usize, w: usize, cap: usize| if kept(i) { w } else { w.min(cap) };
+    let total = |cap: usize| widths.iter().enumerate().map(|(i, w)| capped(i, *w, cap)).sum::<usize>() + gaps;
+    let widest = widths.iter().copied().max().unwrap_or(0);
+    if total(widest) <= available {
+        return;
+    }
+    let cap = (MIN_CUT..widest).rev().find(|cap| total(*cap) <= available).unwrap_or(MIN_CUT);
+    for (i, width) in widths.iter_mut().enumerate() {
+        *width = capped(i, *width, cap);
+    }
+}
+
+/// A cell that is an id (a UUID as the interface writes it).
+fn is_id(cell: &str) -> bool {
+    cell.len() == 36 && uuid::Uuid::try_parse(cell).is_ok()
 }
 
 fn line(cells: &[String], widths: &[usize]) -> String {
@@ -320,6 +342,27 @@ mod tests {
     fn a_cell_wider_than_its_column_never_underflows() {
         assert_eq!(line(&["αβγδεζηθ".to_string(), "x".into()], &[3, 1]), "αβ…  x\n");
         assert_eq!(fit("wide", 0), "…");
+    }
+
+    #[test]
+    fn a_narrow_terminal_cuts_the_widest_columns_evenly() {
+        // The gate's simulations at 120 columns: VERDICT, STATUS, TEST CASE, WHY, ID. The long
+        // reason is cut as far as the test case, not alone down to a stub.
+        // The ids stay whole: a cut id cannot be copied.
+        let mut widths = [7, 9, 150, 900, 36];
+        fit_widths(&mut widths, &[false, false, false, false, true], 120);
+        assert_eq!(widths, [7, 9, 30, 30, 36]);
+        let mut no_ids = [7, 9, 150, 900, 36];
+        fit_widths(&mut no_ids, &[], 120);
+        assert_eq!(no_ids, [7, 9, 32, 32, 32]);
+        // What fits is left alone; nothing is cut under MIN_CUT however narrow the line.
+        let mut fits = [7, 9, 40];
+        fit_widths(&mut fits, &[], 120);
+        assert_eq!(fits, [7, 9, 40]);
+        let mut narrow = [20, 30, 5];
+        fit_widths(&mut narrow, &[], 10);
+        assert_eq!(narrow, [MIN_CUT, MIN_CUT, 5]);
+        assert!(is_id("2d1b3558-660c-4b6c-ad50-076b19f6f95e") && !is_id("Reschedule a cleaning"));
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use serde::Serialize;
 use uuid::Uuid;
 
-use super::{GateReport, GateResult, StepResult, case_name};
+use super::{GateReport, GateResult, StepResult, UnscoredCheck, case_name};
 use crate::api::model::{
     FailedCheck, Invalidation, ParticipantType, RunPlanJobStatus, SimulationJobStatus, SimulationOutcome, Verdict,
 };
@@ -60,6 +60,10 @@ pub struct Simulation<'a> {
     /// `--no-transcripts` and where the service judges no steps).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub steps: Option<&'a [StepResult]>,
+    /// A NOT_EVALUATED simulation's checks with no value on its call, with the judge's words,
+    /// when the service gave no reason (left out otherwise, and with `--no-transcripts`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unscored_checks: Option<&'a [UnscoredCheck]>,
 }
 
 /// One turn of a transcript: who spoke, what, and when on the call's clock.
@@ -112,6 +116,7 @@ impl<'a> Report<'a> {
                             .collect()
                     }),
                     steps: report.steps.get(&sim.simulation_job_id).map(Vec::as_slice),
+                    unscored_checks: report.unscored.get(&sim.simulation_job_id).map(Vec::as_slice),
                 })
                 .collect(),
         }

@@ -8,10 +8,12 @@ pub mod junit;
 pub mod markdown;
 mod steps;
 pub mod text;
+mod unscored;
 
 use serde::Serialize;
 
 pub use steps::{STEP_METRIC, StepOutcome, StepResult, step_results};
+pub use unscored::{UnscoredCheck, unscored_checks};
 
 use crate::api::model::{RunPlanJob, SimulationJob, SimulationOutcome, Verdict, VerdictFailure};
 
@@ -59,6 +61,9 @@ pub struct GateReport {
     pub transcripts: std::collections::HashMap<uuid::Uuid, Vec<crate::api::model::TranscriptEntry>>,
     /// Each simulation's AGENT_TURN step results, by simulation id (information, not checks).
     pub steps: std::collections::HashMap<uuid::Uuid, Vec<StepResult>>,
+    /// Each simulation the service did not score and gave no reason for: the checks with no
+    /// value on its call, by simulation id (read with the steps).
+    pub unscored: std::collections::HashMap<uuid::Uuid, Vec<UnscoredCheck>>,
 }
 
 impl GateReport {
@@ -92,6 +97,7 @@ impl GateReport {
             message,
             transcripts: Default::default(),
             steps: Default::default(),
+            unscored: Default::default(),
         }
     }
 
@@ -104,6 +110,29 @@ impl GateReport {
     /// The check pass rates' mean: the verdict's score (GitHub's `pass-rate`).
     pub fn score(&self) -> Option<f64> {
         self.verdict.as_ref().and_then(|v| v.score)
+    }
+
+    /// Simulations that count for no check (NOT_EVALUATED), each with why: the service's
+    /// reason (an invalidation, an error), else the checks with no value on its call.
+    pub fn not_scored(&self, at_most: usize) -> Vec<(&SimulationJob, String)> {
+        self.job
+            .simulation_jobs
+            .iter()
+            .filter(|s| s.outcome == Some(SimulationOutcome::NotEvaluated))
+            .take(at_most)
+            .map(|s| (s, self.why_not_scored(s)))
+            .collect()
+    }
+
+    fn why_not_scored(&self, sim: &SimulationJob) -> String {
+        let said = sim.why_not_passed();
+        if !said.is_empty() {
+            return said;
+        }
+        match self.unscored.get(&sim.simulation_job_id) {
+            Some(checks) => checks.iter().map(UnscoredCheck::in_words).collect::<Vec<_>>().join("; "),
+            None => "the service gave no reason (see `switchboard call get CALL` and the call's metric values)".into(),
+        }
     }
 
     /// Failing simulations, worst first: errors, then by how many checks they failed.

@@ -69,3 +69,10 @@ pub fn simulations(sims: &[SimulationJob]) -> String {
         .collect();
     format!("SIMULATIONS\n{}", table(&["VERDICT", "STATUS", "TEST CASE", "WHY", "ID"], rows))
 }
+
+/// The simulations that count for no check, with why: what "only N of M simulations were
+/// scored" is about.
+pub fn not_scored(sims: &[(&SimulationJob, String)]) -> String {
+    let rows = sims.iter().map(|(s, why)| vec![case_name(s), why.clone(), s.simulation_job_id.to_string()]).collect();
+    format!("NOT SCORED (they count for no check)\n{}", table(&["TEST CASE", "WHY", "ID"], rows))
+}
