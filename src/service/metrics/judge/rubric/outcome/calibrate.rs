@@ -30,6 +30,8 @@ patterns! {
     /// The agent saying it cannot do, find or say something, in any verb ("I can't bring it
     /// forward", "I can't see their diary"); a line it cannot hear is no refusal.
     REFUSES = r"\b(can't|cannot|can not|couldn't|could not|unable to|not able to|won't be able to|isn't possible|is not possible|not possible to)\b(?: (?:actually|really|just|currently|unfortunately|still|then|even))? (\w+)";
+    /// What a refusal waits for: "… until you're verified", "… without the receipt".
+    PRECONDITION = r"\b(until|till|unless|without|before)\b";
     /// A second question joined to the first in one sentence ("do you sell them, and have
     /// you got one in blue?").
     JOINED_QUESTION = r", (and|also|plus) (have|has|is|are|was|were|do|does|did|can|could|will|would|what|when|where|how|which|who|whether)\b";
@@ -37,7 +39,7 @@ patterns! {
     /// say something ("can you tell me …?").
     ASKS_TO_DO = r"^(so |and |but |then |okay,? |well,? )?(can|could|would|will|can't|couldn't|won't|wouldn't)( not)? (you|someone|anyone|somebody|the \w+)\b";
     /// Verbs after "can you" that ask for an answer rather than a deed.
-    ASKS_TO_SAY = r"^(so |and |but |then |okay,? |well,? )?\w+( not)? \w+( \w+)? (just )?(tell|let|confirm|check|explain|say|give me|find out|see|remind|repeat|spell|look)\b";
+    ASKS_TO_SAY = r"^(so |and |but |then |okay,? |well,? )?[\w']+( not)? \w+( \w+)? (just )?(tell|let|confirm|check|explain|say|give me|find out|see|remind|repeat|spell|look)\b";
 }
 
 /// After the last claim of success (or the answer that settled the request), the first line
@@ -142,7 +144,7 @@ pub(super) fn standing_refusal<'a>(conv: &'a Conversation, request: &Request, do
     let done = answered.as_ref().unwrap_or(done);
     let refusal = conv
         .said_by(Side::Agent)
-        .filter(|s| s.order > from && !s.is_question() && cannot_do(s.lower()))
+        .filter(|s| s.order > from && !s.is_question() && refuses_outright(s.lower()))
         .filter(|s| !side_request(conv, done, s))
         .last()?;
     let done_after = conv.said_by(Side::Agent).any(|s| s.order > refusal.order && claims_success(&s));
@@ -169,6 +171,15 @@ pub(in super::super) fn cannot_do(lower: &str) -> bool {
         .captures_all(lower)
         .iter()
         .any(|c| c.get(2).is_some_and(|v| !["hear", "thank", "wait"].contains(&v.as_str())))
+}
+
+/// A refusal with no precondition after it: "I can't share that until you're verified" waits
+/// for something the call may then give.
+fn refuses_outright(lower: &str) -> bool {
+    REFUSES.captures_all(lower).iter().filter_map(|c| c.get(0)).any(|m| {
+        let refused = cannot_do(m.as_str());
+        refused && !PRECONDITION.is_match(&lower[m.end()..])
+    })
 }
 
 /// Whether a refusal answers a caller's question asked after the request was done or answered.
