@@ -31,11 +31,12 @@ const REPORTED: &[(&str, usize, usize, usize)] = &[
     ("card_services", 50, 46, 46),
     ("energy", 33, 31, 31),
     ("gym_membership", 42, 31, 31),
-    ("hotel_reservations", 45, 27, 17),
+    // Rounds 9 and 10 after their first look (27/17 and 26/18, kept in docs/judge.md).
+    ("hotel_reservations", 45, 24, 24),
     ("insurance_claims", 33, 27, 27),
-    ("parcel_delivery", 45, 26, 18),
+    ("parcel_delivery", 45, 27, 27),
     ("pharmacy_refills", 33, 28, 28),
-    ("vet_clinic", 51, 45, 45),
+    ("vet_clinic", 51, 44, 44),
 ];
 
 #[derive(Deserialize)]

@@ -45,7 +45,7 @@ patterns! {
     /// The agent refusing a verification.
     REJECTED = r"\b(doesn't|does not|didn't|did not|don't) (match|line up)\b|\bnot (a )?match\b|\b(can't|cannot|couldn't|unable to) (find|verify|locate|confirm) (you|your|that|the|a)\b|\bdon't see (a|an|any) (match|authori[sz]ation|record)\b|\bthat's not (the|a|what) [^.]*\b(we have|on file|we've got)\b|\bnot the \w+ (we have|on file)\b";
     /// The caller asking about someone else's record.
-    THIRD_PARTY = r"\b(calling for|calling about|on behalf of|for) my (husband|wife|partner|son|daughter|mom|mum|mother|dad|father|kid|child|brother|sister|friend)\b|\bmy (husband|wife|partner|son|daughter|mom|mum|mother|dad|father|kid|child|brother|sister|friend)'s (next |upcoming |last )?(appointment|bill|balance|statement|booking|account|card|order|visit|results?|prescription|contract|payment|insurance|coverage|reservation|policy|claim|record|treatment|results?)\b";
+    THIRD_PARTY = r"\b(calling for|calling about|on behalf of|for) my (husband|wife|partner|son|daughter|mom|mum|mother|dad|father|kid|child|brother|sister|friend)([^'’a-z]|$)|\bmy (husband|wife|partner|son|daughter|mom|mum|mother|dad|father|kid|child|brother|sister|friend)'s (next |upcoming |last )?(appointment|bill|balance|statement|booking|account|card|order|visit|results?|prescription|contract|payment|insurance|coverage|reservation|policy|claim|record|treatment|results?)\b";
     /// The caller (or the agent) establishing that they may hear it.
     AUTHORISED = r"\bi'm (his|her|their) (mom|mum|mother|dad|father|parent|guardian)\b|\b(listed|on file) as (his|her|their|an?) (guardian|parent|authori[sz]ed)|\byou're (listed|authori[sz]ed)\b";
     /// The agent taking what it was given as enough.
@@ -110,9 +110,10 @@ fn asks_for(lower: &str, fact: &Fact) -> bool {
             FactKind::BirthDate => lower.contains("birth") || lower.contains("birthday"),
             FactKind::LastDigits => lower.contains("last four") || lower.contains("last 4"),
             FactKind::Address => lower.contains("address"),
-            FactKind::Code => fact.head_named_in(lower),
             FactKind::Secret => lower.contains("word") || lower.contains("password") || lower.contains("pin"),
-            _ => false,
+            // "And the postcode it's going to?" asks for "the postcode the parcel is delivered
+            // to": a fact is asked for by its first word.
+            _ => fact.head_named_in(lower),
         };
     named && !lower.contains("doesn't match")
 }

@@ -23,6 +23,8 @@ patterns! {
     EMAIL = r"\b[\w.+-]+@[\w-]+\.[\w.]+\b|\bat \w+ dot (com|co|org|net)\b";
     /// A house number and a street, as a caller says it ("14 Orchard Close", "flat 3, 22 canal street").
     STREET = r"\b\d{1,4}[a-z]?,? [a-z]+( [a-z]+)? (road|rd|street|st|lane|avenue|ave|close|drive|way|court|crescent|place|terrace|gardens|grove|hill|park|row|square|walk|mews)\b";
+    /// A postcode spelled out character by character ("L S 6, 2 Q T"), once put together.
+    SPELLED_POSTCODE = r"^[A-Z]{1,2}\d[A-Z\d]?\d[A-Z]{2}$";
     DIGIT_RUN = r"\b\d[\d ]{2,}\d\b";
     FOUR_DIGITS = r"(^|[^\d ])\s*\b\d{4}\b\s*([^\d ]|$)";
     /// Four digits said one by one ("3 3 0 7"), alone: the last four read out digit by digit.
@@ -137,9 +139,13 @@ impl Fact {
     pub fn given_by_form(&self, lower: &str, original: &str) -> bool {
         match self.kind {
             FactKind::BirthDate => gives_birth_date(lower),
-            FactKind::FullName => gives_name(original),
-            FactKind::Name => gives_name(original) || gives_proper_word(original),
-            FactKind::Postcode => POSTCODE.is_match(original) || POSTCODE.is_match(&lower.to_uppercase()),
+            FactKind::FullName => gives_name(&unspelled(original)),
+            FactKind::Name => gives_name(&unspelled(original)) || gives_proper_word(&unspelled(original)),
+            FactKind::Postcode => {
+                POSTCODE.is_match(original)
+                    || POSTCODE.is_match(&lower.to_uppercase())
+                    || spelled_runs(original).iter().any(|run| SPELLED_POSTCODE.is_match(run))
+            }
             FactKind::Phone => PHONE.is_match(lower),
             FactKind::Email => EMAIL.is_match(lower),
             FactKind::Address => STREET.is_match(lower),
@@ -205,6 +211,31 @@ pub(super) fn gives_code(lower: &str) -> bool {
 /// How many characters a line spells one by one, not counting a contraction's "s" or "t".
 fn spelled(lower: &str) -> usize {
     SPELLED.find_all(&CONTRACTION.replace_all(lower, "")).len()
+}
+
+/// A line without the characters said one by one ("A S H 4 4 0 1, Moreau" is "Moreau"): a
+/// spelled code's capitals are not a name.
+fn unspelled(original: &str) -> String {
+    let kept: Vec<&str> = original
+        .split_whitespace()
+        .filter(|t| t.trim_matches(|c: char| !c.is_alphanumeric()).chars().count() != 1)
+        .collect();
+    kept.join(" ")
+}
+
+/// Runs of characters said one by one, put together ("L S 6, 2 Q T" is "LS62QT"); a word
+/// of two or more characters ends a run.
+fn spelled_runs(original: &str) -> Vec<String> {
+    let mut runs = vec![String::new()];
+    for token in original.split_whitespace() {
+        let bare = token.trim_matches(|c: char| !c.is_alphanumeric());
+        match (bare.chars().count() == 1, runs.last_mut()) {
+            (true, Some(run)) => run.push_str(&bare.to_uppercase()),
+            _ => runs.push(String::new()),
+        }
+    }
+    runs.retain(|r| r.chars().count() >= 5 && r.chars().any(|c| c.is_ascii_alphabetic()));
+    runs
 }
 
 /// Whether a line gives an account-like number: five digits or more, or four that are not a
@@ -293,11 +324,16 @@ mod tests {
         let fact = |label: &str| Fact::of(label).unwrap();
         let gives = |f: &Fact, text: &str| f.given_by_form(&text.to_lowercase(), text);
         assert!(gives(&fact("postcode"), "It's LS6 2QT."));
+        assert!(gives(&fact("postcode"), "Q R 7, 4 W Z."), "a postcode spelled out");
+        assert!(gives(&fact("postcode"), "X Y 7 7 1 2 0 3, and B T 9, 1 L L."), "after a code, past the word");
+        assert!(!gives(&fact("postcode"), "X Y 7 7 1 2 0 3."), "a code is not a postcode");
         assert!(gives(&fact("phone number"), "The number's 07700 900 233."));
         assert!(gives(&fact("account number"), "It's 40 22 71 86 3."));
         assert!(gives(&fact("last four digits"), "Last four are 8063 and the word is Pembroke."));
         assert!(gives(&fact("pet's name"), "She's called Misty, and the number's 07700 900 233."));
         assert!(!gives(&fact("security word"), "Lighthouse."), "a word has no form: only an answer gives it");
+        assert!(!gives(&fact("surname"), "K W L 3 0 9 2."), "a spelled code's capitals are no name");
+        assert!(gives(&fact("surname"), "K W L 3 0 9 2, and it's Ferreira."));
         assert!(gives_code("it's k7qx2m. my flight was cancelled."));
         assert!(gives_code("sure, it's f as in frank, 5, r as in romeo, j"));
         assert!(fact("registration of the vehicle").given_by_form("k x 19 o r t.", "K X 19 O R T."));

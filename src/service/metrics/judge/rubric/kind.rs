@@ -68,9 +68,19 @@ pub(super) fn unrecognised_check(lower: &str) -> bool {
     of(lower) != Kind::Disclosure && CHECK_BEFORE_SHARING.is_match(lower) && WHO_WORDS.is_match(lower)
 }
 
+/// Whether the prompt lists facts that identify someone, in its own words, after a check word
+/// ("checked that the caller holds the plan (the plan number AND the surname on it)"), and
+/// asks for that check before something is shared: a verification prompt, whatever verb
+/// names who the caller is.
+fn names_identifying_facts(lower: &str) -> bool {
+    CHECK_BEFORE_SHARING.is_match(lower)
+        && super::identity::facts_named(lower).iter().any(|f| f.kind != super::identity::FactKind::Other)
+}
+
 /// `lower` is the normalised prompt, as `plain` gives it.
 pub(super) fn of(lower: &str) -> Kind {
-    if IDENTITY.is_match(lower) && ORDER.is_match(lower) && PROTECTED.is_match(lower) {
+    let identity = IDENTITY.is_match(lower) || names_identifying_facts(lower);
+    if identity && ORDER.is_match(lower) && PROTECTED.is_match(lower) {
         Kind::Disclosure
     } else if OUTCOME.is_match(lower) && !ABOUT_AGENT.is_match(lower) || lower.contains("completed what the caller") {
         Kind::Outcome { keypad: KEYPAD.is_match(lower) }
@@ -150,6 +160,18 @@ mod tests {
                 "Decide whether the receptionist confirmed who is calling (the pet's name AND the owner's phone number on file) BEFORE sharing anything from the pet's record"
             ),
             Kind::Disclosure
+        );
+        assert_eq!(
+            of(
+                "Decide whether the clerk checked that the caller owns the locker (the locker number AND the surname it is rented under) BEFORE telling them anything about it"
+            ),
+            Kind::Disclosure,
+            "the facts in the parenthesis say it is a check of who the caller is"
+        );
+        assert_eq!(
+            of("Agent checks which items (the colour and the size) the caller wants before ordering."),
+            Kind::Expectation,
+            "a check of what is wanted names no identifying fact"
         );
         assert_eq!(of("The card was frozen during the call."), Kind::Deed);
         assert_eq!(of("The repeat prescription was sent to the pharmacy."), Kind::Deed);

@@ -248,6 +248,20 @@ fn refuses(refusal: &str, object: &str, request: &Request) -> bool {
     }
 }
 
+/// An agent line after the request that leaves part of it for someone else to do, in any of
+/// its clause's verbs ("he'll need to ring us or cancel it himself"), before or after what
+/// was done.
+fn part_handed_off<'a>(conv: &'a Conversation, request: &Request) -> Option<Said<'a>> {
+    let from = request.said.map(|r| r.order)?;
+    conv.said_by(Side::Agent).filter(|s| s.order > from).find(|s| {
+        let lower = s.lower();
+        HANDED_OFF.captures_all(lower).iter().filter_map(|c| c.get(3)).any(|verb| {
+            let clause = lower[verb.start()..].split([';', ':']).next().unwrap_or("");
+            !terms(clause).is_disjoint(&request.words)
+        })
+    })
+}
+
 /// Where the agent hands part of the request to someone else ("they'll need to cancel that
 /// one"), which leaves it undone even after something else was done.
 fn handed_off_at(said: &Said, request: &Request) -> Option<usize> {
@@ -367,7 +381,8 @@ fn walk(conv: &Conversation, needs_keypad: bool) -> Walk<'_> {
                 positive = Some(said);
                 positive_strong = strong;
             }
-        } else if SETBACK.is_match(lower) {
+        } else if SETBACK.is_match(lower) && !negated(lower, 0) {
+            // "If it hasn't come by Friday, call us back" sets no setback now.
             setback = Some(said);
         }
     }
@@ -389,9 +404,12 @@ mod decide;
 mod deed;
 mod own_deed;
 
+pub(super) use calibrate::cannot_do;
 use decide::decide;
 pub(super) use deed::read_deed;
 use own_deed::own_deed_at;
 
+#[cfg(test)]
+mod shape_tests;
 #[cfg(test)]
 mod tests;

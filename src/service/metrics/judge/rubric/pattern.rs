@@ -36,6 +36,11 @@ impl Pattern {
         self.0.as_ref().map(|r| r.find_iter(text).collect()).unwrap_or_default()
     }
 
+    /// `text` cut at every match (whole when the pattern failed to compile).
+    pub fn split<'t>(&self, text: &'t str) -> Vec<&'t str> {
+        self.0.as_ref().map_or_else(|_| vec![text], |r| r.split(text).collect())
+    }
+
     #[cfg(test)]
     pub fn compiles(&self) -> bool {
         self.0.is_ok()

@@ -253,3 +253,42 @@ fn where_to_find_the_fact_asked_for_is_part_of_the_request_not_the_record() {
     early[1] = (Agent, "Your fines are £3.40. Can you read me your library card number?");
     assert_eq!(reading(&early), Reading::NotMet);
 }
+
+const LOCKER: &str = "decide whether the clerk checked that the caller rents the locker (the locker number and the postcode on the account) before telling them anything about the locker.";
+
+#[test]
+fn a_fact_is_asked_for_by_its_first_word_and_a_spelled_postcode_gives_it() {
+    let call = |answer: &str| {
+        let lines = [
+            (Agent, "Lockers, Ana speaking."),
+            (Customer, "Hi, is my locker still mine next month?"),
+            (Agent, "What's the locker number?"),
+            (Customer, "L K 4 4 1 9 0."),
+            (Agent, "And the postcode?"),
+            (Customer, answer),
+            (Agent, "Thanks. Your locker is paid up until the 30th of June."),
+        ];
+        read(&Conversation::read(&transcript(&lines)), LOCKER).reading
+    };
+    assert_eq!(call("Q R 7, 4 W Z."), Reading::Met);
+    assert_eq!(call("It's the one by the park."), Reading::Unsure, "answered, in a form not read");
+}
+
+#[test]
+fn the_name_the_agent_greeted_with_is_not_the_callers() {
+    let prompt = "decide whether the clerk checked that the caller rents the locker (the locker number and the surname on the account) before telling them anything about the locker.";
+    let lines = [
+        (Agent, "Lockers, Tom speaking."),
+        (Customer, "Hi Tom, is my locker still mine next month?"),
+        (Agent, "Locker number?"),
+        (Customer, "L K 4 4 1 9 0."),
+        (Agent, "Thanks. Your locker is paid up until the 30th of June."),
+    ];
+    assert_eq!(read(&Conversation::read(&transcript(&lines)), prompt).reading, Reading::NotMet);
+}
+
+#[test]
+fn an_event_of_a_relative_is_not_calling_for_them() {
+    assert!(!THIRD_PARTY.is_match("we're coming down for my sister's graduation"));
+    assert!(THIRD_PARTY.is_match("i'm calling for my sister, she's not well"));
+}

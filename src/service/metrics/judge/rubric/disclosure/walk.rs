@@ -4,7 +4,9 @@
 
 use super::super::conversation::{Conversation, Said, Side, Turn};
 use super::super::details::gives_birth_date;
-use super::super::identity::{gives_code, is_unclear, withholds};
+use std::collections::BTreeSet;
+
+use super::super::identity::{FactKind, gives_code, is_unclear, withholds};
 use super::super::names::gives_name;
 use super::{ACCEPTS, ASKS_IDENTITY, AUTHORISED, Ask, REJECTED, REQUESTS, THIRD_PARTY, asks_for, protected};
 
@@ -76,6 +78,7 @@ pub(super) fn scan<'a>(conv: &'a Conversation, ask: &Ask, unclear_gives: bool) -
         asked: Vec::new(),
         asked_any: false,
         last_given: Vec::new(),
+        greeting: conv.turns.iter().take_while(|t| t.side != Side::Caller).flat_map(|t| words(&t.lower)).collect(),
     };
     for turn in &conv.turns {
         match turn.side {
@@ -103,6 +106,8 @@ struct Walker<'a, 'k> {
     asked_any: bool,
     /// Facts the caller's last turn gave, which an agent's "that doesn't match" takes back.
     last_given: Vec<usize>,
+    /// The words of the agent's greeting: its own name there is not the caller's ("Hi Tom").
+    greeting: BTreeSet<String>,
 }
 
 impl<'a> Walker<'a, '_> {
@@ -122,7 +127,7 @@ impl<'a> Walker<'a, '_> {
                 self.replied[*i] = true;
             }
         }
-        let by_form = given_by_form(ask, turn, &self.asked, &self.facts.given);
+        let by_form = given_by_form(ask, turn, &self.greeting, &self.asked, &self.facts.given);
         for (i, fact) in ask.facts.iter().enumerate() {
             let answered = self.asked.contains(&i) && (!fact.has_form() || (lost && unclear_gives));
             let volunteered = !fact.has_form() && fact.named_in(&turn.lower) && !lost;
@@ -204,12 +209,30 @@ impl<'a> Walker<'a, '_> {
     }
 }
 
+fn words(lower: &str) -> Vec<String> {
+    lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_owned).collect()
+}
+
 /// Which facts a caller's turn gives by their form. One code gives one fact: where two facts
 /// share a form ("the file reference AND the bag tag number"), the turn gives as many of them
 /// as it has parts carrying that form, first to those the agent asked for or the caller named.
-fn given_by_form(ask: &Ask, turn: &Turn, asked: &[usize], already: &[bool]) -> Vec<bool> {
+fn given_by_form(ask: &Ask, turn: &Turn, greeting: &BTreeSet<String>, asked: &[usize], already: &[bool]) -> Vec<bool> {
     let named_or_asked = |i: usize| asked.contains(&i) || ask.facts[i].named_in(&turn.lower);
-    let mut out: Vec<bool> = ask.facts.iter().map(|f| f.given_by_form(&turn.lower, &turn.text)).collect();
+    // A name is the caller's own only if the agent did not greet with it.
+    let own: Vec<&str> = turn
+        .text
+        .split_whitespace()
+        .filter(|w| !greeting.contains(&w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase()))
+        .collect();
+    let own = own.join(" ");
+    let mut out: Vec<bool> = ask
+        .facts
+        .iter()
+        .map(|f| match f.kind {
+            FactKind::Name | FactKind::FullName => f.given_by_form(&own.to_lowercase(), &own),
+            _ => f.given_by_form(&turn.lower, &turn.text),
+        })
+        .collect();
     let parts: Vec<&str> = turn.text.split([',', ';', '.']).flat_map(|p| p.split(" and ")).collect();
     for (i, fact) in ask.facts.iter().enumerate() {
         if !out[i] || named_or_asked(i) {

@@ -12,11 +12,14 @@ patterns! {
     QUOTED = r"\b(there is|there's|there would be|there will be|that's|it's|is|would be|there'd be) an? ([\w-]+ ){0,4}(fee|charge|surcharge|difference|penalty)\b|\bthe ([\w-]+ )?(fee|charge|surcharge|penalty) (applies|of)\b|\b\w+ difference of\b|\bdifference applies\b|\bfor ([\w-]+ ){1,4}(dollars|pounds|euros)\?";
     WAIVED = r"\bno ([\w-]+ )?(fee|charge|cost|surcharge|difference|penalty)s?\b|\bat no (extra )?(cost|charge)\b|\bwithout (a |any )?([\w-]+ )?(fee|charge)\b|\bfree of charge\b|\bno extra (cost|charge)\b|\bnot (be )?charged\b|\bno cost\b|\bwaived?\b";
     PROMPT_FEE = r"\b(fee|fees|surcharge|\w+ difference|charges?|charged|penalty)\b";
+    /// The prompt asking for a time or a limit, where the fee is only what it is about.
+    ASKS_WHEN = r"\b(until when|by when|how long)\b";
     PROMPT_TELLS = r"\b(tells|says|informs|explains|mentions|states)\b";
 }
 
 pub(super) fn read(said: &[Said], prompt: &str) -> Option<Finding> {
-    if !PROMPT_FEE.is_match(prompt) {
+    // "Told until when it can be cancelled free of charge" asks for a time, not about a fee.
+    if !PROMPT_FEE.is_match(prompt) || ASKS_WHEN.is_match(prompt) {
         return None;
     }
     let must_tell = PROMPT_TELLS.is_match(prompt);

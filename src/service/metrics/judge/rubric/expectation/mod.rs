@@ -4,6 +4,7 @@
 //! a concept against the agent's sentences.
 
 mod apology;
+mod calibrate;
 mod fee;
 mod next_step;
 mod offer;
@@ -44,6 +45,8 @@ patterns! {
     DURATION = r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|a) (to \d+ )?(working |business )?(minutes?|hours?|days?|weeks?|months?|fortnight)\b";
     /// Whom the agent tells, before what it tells: "the member" in "tells the member when …".
     ADDRESSEE = r"^(the |a |an |their |his |her )?[a-z'-]+ (when|where|what|how|who|whom|why|whether|which|that|about) ";
+    /// A concept asking for a limit in time ("until when …"), whose "when" is its own.
+    LIMIT_START = r"^(until|till|by) when\b";
     CONCEPT_END = r" (when|if|before|after|until|while|whenever|so that|unless|as soon as) | and charges | and reads | and then ";
     VERB = r"\b(the )?agent (always |clearly |explicitly )?(mentions|tells the caller( that)?|tells|explains( that)?|informs the caller( that)?|states( that)?|reminds the caller( of| about)?|says( that)?|gives|asks for|asks( the caller)?( whether| if| to)?|greets the caller( as)?|greets|never|does not|doesn't|avoids|confirms|offers|provides|uses|addresses the caller( by)?|apologi[sz]es( for)?|acknowledges)\b|\b(the )?agent \w+\b";
 }
@@ -102,12 +105,17 @@ fn concept(prompt: &str) -> String {
     });
     let body = VERB.find(&body).map_or(body.as_str(), |m| &body[m.end()..]).trim().to_owned();
     let body = without_addressee(&body);
-    let cut = CONCEPT_END.find(&body).map_or(body.len(), |m| m.start());
+    // "until when the room can be changed" asks for the limit: its "when" ends nothing.
+    let skip = LIMIT_START.find(&body).map_or(0, |m| m.end());
+    let cut = CONCEPT_END.find(&body[skip..]).map_or(body.len(), |m| m.start() + skip);
     body[..cut].trim().trim_end_matches('.').to_owned()
 }
 
 /// "the member when payments restart" is "when payments restart"; "the caller that …" is "…".
 fn without_addressee(body: &str) -> String {
+    if LIMIT_START.is_match(body) {
+        return body.to_owned();
+    }
     let Some(m) = ADDRESSEE.captures(body) else { return body.to_owned() };
     let (Some(whole), Some(word)) = (m.get(0), m.get(2)) else { return body.to_owned() };
     let keep = if ["that", "about"].contains(&word.as_str()) { whole.end() } else { word.start() };
@@ -152,6 +160,16 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Finding {
     let asks = prompt.contains("asks") && !ASKS_TO.is_match(prompt);
     let caller: Vec<Said> = conv.said_by(Side::Caller).collect();
     let finding = concept_found_in(&said, &caller, &concept, never, asks);
+    if finding.reading == super::Reading::Met
+        && !never
+        && !BEFORE_BOOKING.is_match(prompt)
+        && let Some(act) = calibrate::unplaced_before(prompt)
+    {
+        return Finding::unsure(format!(
+            "Cannot tell: {} but the expectation must come {act}, which the offline judge cannot place on the call.",
+            finding.why.trim_end_matches('.')
+        ));
+    }
     if finding.reading != super::Reading::NotMet || never {
         return finding;
     }
@@ -361,9 +379,16 @@ fn concept_found_in(said: &[Said], others: &[Said], concept: &str, never: bool, 
     let doing: Vec<Said> = said.iter().filter(|s| !(never && DENIES.is_match(s.lower()) && !asks)).copied().collect();
     // "Told the date X": only a line carrying a date, and something of X besides, tells it.
     let doing: Vec<Said> = doing.into_iter().filter(|s| never || asks || carries_kind_named(s, concept)).collect();
+    // "Gives the caller a reference": only a line carrying a code or a long number gives one.
+    let identifier = !never && !asks && calibrate::wants_identifier(concept);
+    let doing: Vec<Said> =
+        doing.into_iter().filter(|s| !identifier || calibrate::gives_identifier(s.lower())).collect();
     let found = best(&doing, concept, asks).filter(|(_, anchored, share)| *anchored && *share >= 0.3);
     match (found, never) {
-        (Some((s, _, _)), false) => Finding::met(format!("Met: the agent said {}.", s.quote()), 0.75),
+        (Some((s, _, _)), false) => match calibrate::doubt_met(&s, concept, asks) {
+            Some(why) => Finding::unsure(format!("Cannot tell: {why}.")),
+            None => Finding::met(format!("Met: the agent said {}.", s.quote()), 0.75),
+        },
         (Some((s, _, _)), true) => Finding::not_met(format!("Not met: the agent said {}.", s.quote()), 0.7),
         (None, true) => Finding::met(format!("Met: the agent never {}.", did(asks, concept)), 0.65),
         (None, false) => {

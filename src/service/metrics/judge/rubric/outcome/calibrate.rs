@@ -7,7 +7,7 @@
 use super::super::conversation::{Conversation, Said, Side};
 use super::super::details::Details;
 use super::super::pattern::patterns;
-use super::{DEFLECTION, NO_PROBLEM, NOTE_ONLY, OFFERS, RESTATES, claims_success};
+use super::{DEFLECTION, NO_PROBLEM, NOTE_ONLY, OFFERS, RESTATES, Request, answers, claims_success};
 
 patterns! {
     /// Words in an agent line that may qualify or take back what was done, whatever the
@@ -27,6 +27,19 @@ patterns! {
     ANSWER_FORM = r"(^|, )(yes|yeah|yep|no|nope|not|sadly not|i'm afraid not)\b|\b(we're|we are|it's|it is|they're|they are|that's|that is|there's|there is|there are|there isn't|there aren't)( not| now| still)? (open|closed|with|at|in|on|due|ready|waiting|covered|free|included|available|an?|no|none)\b|\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tomorrow|tonight|morning|afternoon|evening|week|weeks|days?|hours?|minutes?|percent|pounds?|dollars?|euros?)\b";
     /// A question that asks the agent to confirm something was done ("… won't they?").
     CONFIRMING = r"\b(yeah|yes|right|won't (it|they|he|she)|will (it|they)|isn't (it|that|he|she)|hasn't (it|that|he|she)|haven't (you|they)|didn't (you|they)|aren't (they|you)|correct|is it|has it|have they|are they)\?$";
+    /// The agent saying it cannot do, find or say something, in any verb ("I can't bring it
+    /// forward", "I can't see their diary"); a line it cannot hear is no refusal.
+    REFUSES = r"\b(can't|cannot|can not|couldn't|could not|unable to|not able to|won't be able to|isn't possible|is not possible|not possible to)\b(?: (?:actually|really|just|currently|unfortunately|still|then|even))? (\w+)";
+    /// What a refusal waits for: "… until you're verified", "… without the receipt".
+    PRECONDITION = r"\b(until|till|unless|without|before)\b";
+    /// A second question joined to the first in one sentence ("do you sell them, and have
+    /// you got one in blue?").
+    JOINED_QUESTION = r", (and|also|plus) (have|has|is|are|was|were|do|does|did|can|could|will|would|what|when|where|how|which|who|whether)\b";
+    /// A question that asks someone to do something ("could you …?", "can't you …?"), not to
+    /// say something ("can you tell me …?").
+    ASKS_TO_DO = r"^(so |and |but |then |okay,? |well,? )?(can|could|would|will|can't|couldn't|won't|wouldn't)( not)? (you|someone|anyone|somebody|the \w+)\b";
+    /// Verbs after "can you" that ask for an answer rather than a deed.
+    ASKS_TO_SAY = r"^(so |and |but |then |okay,? |well,? )?[\w']+( not)? \w+( \w+)? (just )?(tell|let|confirm|check|explain|say|give me|find out|see|remind|repeat|spell|look)\b";
 }
 
 /// After the last claim of success (or the answer that settled the request), the first line
@@ -73,7 +86,8 @@ pub(super) fn has_substance(answer: &Said) -> bool {
 /// where, after the answer, an agent line says something may be missing: the first agent
 /// line from the answer on with words that may say the other part was not answered.
 pub(super) fn second_part_left<'a>(conv: &'a Conversation, question: &Said, answer: &Said) -> Option<Said<'a>> {
-    let two_parts = question.turn.sentences.iter().filter(|s| s.text.ends_with('?')).count() >= 2;
+    let asked = question.turn.sentences.iter().filter(|s| s.text.ends_with('?'));
+    let two_parts = asked.clone().count() >= 2 || asked.clone().any(|s| JOINED_QUESTION.is_match(&s.lower));
     if !two_parts {
         return None;
     }
@@ -113,4 +127,77 @@ pub(super) fn unread_statement<'a>(
             && lower.split_whitespace().count() >= 3
             && (question || !(DOUBT.is_match(lower) || HEDGED.is_match(lower)))
     })
+}
+
+/// A refusal that still stands: an agent line after the caller first spoke that says it
+/// cannot do, find or say something, with no claim of anything done after it. A refusal
+/// after the deciding line `done` and a caller's question asking for more is about that,
+/// not the request. Whatever the walk read as the answer, the request may be what was
+/// refused.
+pub(super) fn standing_refusal<'a>(conv: &'a Conversation, request: &Request, done: &Said) -> Option<Said<'a>> {
+    let from = conv.said_by(Side::Caller).next()?.order;
+    // The request first answered, if it was before the deciding line.
+    let answered = request
+        .question
+        .and_then(|q| conv.said_by(Side::Agent).find(|s| s.order > q.order && answers(s)))
+        .filter(|a| a.order < done.order);
+    let done = answered.as_ref().unwrap_or(done);
+    let refusal = conv
+        .said_by(Side::Agent)
+        .filter(|s| s.order > from && !s.is_question() && refuses_outright(s.lower()))
+        .filter(|s| !side_request(conv, done, s))
+        .last()?;
+    let done_after = conv.said_by(Side::Agent).any(|s| s.order > refusal.order && claims_success(&s));
+    (!done_after).then_some(refusal)
+}
+
+/// A take-back in an agent turn that opens with a yes to the caller's question ("Is the first one
+/// still on?" — "Definitely. …, nothing's changed on it."): the yes may be what the caller
+/// wanted, and the negation be about something else. Returns the yes.
+pub(super) fn affirmed_before<'a>(conv: &'a Conversation, back: &Said<'a>) -> Option<Said<'a>> {
+    if back.side() != Side::Agent || back.order.1 == 0 {
+        return None;
+    }
+    let asked = conv.turns[..back.turn.index].iter().rev().find(|t| t.side != Side::Other)?;
+    let question = asked.side == Side::Caller && asked.sentences.iter().any(|s| s.text.ends_with('?'));
+    let first = back.turn.sentences.first()?;
+    let yes = YES.is_match(first.lower.trim_start_matches(|c: char| !c.is_alphanumeric()));
+    (question && yes).then_some(Said { turn: back.turn, sentence: first, order: (back.turn.index, 0) })
+}
+
+/// Whether a line says the agent cannot do, find or say something (not that it cannot hear).
+pub(in super::super) fn cannot_do(lower: &str) -> bool {
+    REFUSES
+        .captures_all(lower)
+        .iter()
+        .any(|c| c.get(2).is_some_and(|v| !["hear", "thank", "wait"].contains(&v.as_str())))
+}
+
+/// A refusal with no precondition after it: "I can't share that until you're verified" waits
+/// for something the call may then give.
+fn refuses_outright(lower: &str) -> bool {
+    REFUSES.captures_all(lower).iter().filter_map(|c| c.get(0)).any(|m| {
+        let refused = cannot_do(m.as_str());
+        refused && !PRECONDITION.is_match(&lower[m.end()..])
+    })
+}
+
+/// Whether a refusal answers a caller's question asked after the request was done or answered.
+fn side_request(conv: &Conversation, done: &Said, refusal: &Said) -> bool {
+    let claimed = conv.said_by(Side::Agent).find(|s| s.order < refusal.order && claims_success(s));
+    let first = claimed.map_or(done.order, |c| c.order.min(done.order));
+    conv.said_by(Side::Caller).any(|q| q.order > first && q.order < refusal.order && q.is_question())
+}
+
+/// A question asking someone to do something ("could you take it off?") whose reply states a
+/// fact but neither opens with a yes or a no nor claims it done: a reading of the record in
+/// reply is not the deed.
+pub(super) fn deed_asked_not_done(question: &Said, reply: &Said) -> bool {
+    let lower = question.lower();
+    let reply_lower = reply.lower().trim_start_matches(|c: char| !c.is_alphanumeric());
+    ASKS_TO_DO.is_match(lower)
+        && !ASKS_TO_SAY.is_match(lower)
+        && !YES.is_match(reply_lower)
+        && !reply_lower.starts_with("no")
+        && !claims_success(reply)
 }

@@ -42,6 +42,15 @@ pub(super) fn decide(conv: &Conversation, walk: &Walk, caller_claim: Option<Said
             ),
             0.8,
         ),
+        (Some(done), Some(back)) if let Some(yes) = calibrate::affirmed_before(conv, &back) => {
+            Finding::unsure(format!(
+                "Cannot tell: the agent said {} and later {}, but opened that reply with {}: the two readings of the call \
+             conflict.",
+                done.quote(),
+                back.quote(),
+                yes.quote()
+            ))
+        }
         (Some(done), Some(back)) => {
             Finding::not_met(format!("Not met: the agent said {} but then {}.", done.quote(), back.quote()), 0.85)
         }
@@ -109,6 +118,13 @@ fn gave_up_after<'a>(conv: &'a Conversation, done: &Said) -> Option<Said<'a>> {
     (no_success && !after_success && before.into_iter().any(|s| regretted(&s))).then_some(gave_up)
 }
 
+/// The caller giving up on something ("leave it") between the request and the claim: a part of
+/// the request may have been dropped, and the claim be about the rest.
+fn gave_up_before<'a>(conv: &'a Conversation, request: &Request, done: &Said) -> Option<Said<'a>> {
+    let from = request.said.map_or((0, 0), |r| r.order);
+    conv.said_by(Side::Caller).find(|s| s.order > from && s.order < done.order && GIVES_UP.is_match(s.lower()))
+}
+
 /// Nothing done and nothing taken back: a setback, a request passed on, an unread statement
 /// (abstain), or a request left undone.
 fn nothing_done(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) -> Finding {
@@ -158,6 +174,45 @@ fn nothing_done(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) ->
 /// Abstains on a success the call may not bear out: a confirmation question answered without
 /// a yes, or a later line that questions it (see `calibrate`).
 fn fragile_success(conv: &Conversation, request: &Request, done: &Said) -> Option<Finding> {
+    if let Some(refusal) = calibrate::standing_refusal(conv, request, done) {
+        return Some(Finding::unsure(format!(
+            "Cannot tell: the agent said {} but also {}, and claimed nothing done after that refusal: what it could \
+             not do may be the request.",
+            done.quote(),
+            refusal.quote()
+        )));
+    }
+    if success_at(done).is_some()
+        && let Some(left) = gave_up_before(conv, request, done)
+    {
+        return Some(Finding::unsure(format!(
+            "Cannot tell: the agent said {} but the caller had given up on something before, {}: whether that was \
+             part of the request is not clear.",
+            done.quote(),
+            left.quote()
+        )));
+    }
+    if success_at(done).is_some()
+        && let Some(handed) = super::part_handed_off(conv, request)
+    {
+        return Some(Finding::unsure(format!(
+            "Cannot tell: the agent said {} but also {}, handing part of the request to someone else: whether all \
+             of it was done is not clear.",
+            done.quote(),
+            handed.quote()
+        )));
+    }
+    if let Some(q) = request.question
+        && success_at(done).is_none()
+        && calibrate::deed_asked_not_done(&q, done)
+    {
+        return Some(Finding::unsure(format!(
+            "Cannot tell: the caller asked {} and the agent replied {}, which neither says yes or no nor that it was \
+             done: a reading of what already stands is not the thing asked for.",
+            q.quote(),
+            done.quote()
+        )));
+    }
     let substantial_answer =
         || conv.said_by(Side::Agent).any(|s| s.order >= done.order && answers(&s) && calibrate::has_substance(&s));
     if let Some(q) = request.question

@@ -16,6 +16,10 @@ patterns! {
     REVERSES = r"\b(lift|lifted|remove|removed|take off|took off|taken off|reverse|reversed|undo|undid|cancel+ed) the (\w+)\b";
 }
 
+/// Verbs of putting something on a day, one for another: "booked in for a new day" is
+/// spoken of by a call that moves or reschedules it.
+const SCHEDULING: &[&str] = &["book", "rebook", "mov", "reschedul", "rearrang"];
+
 /// Reads whether a named thing was done ("the card was frozen during the call"): the request
 /// walk, when the call speaks of doing that thing at all (its verb, or a word for it, in the
 /// caller's request or in the agent's deciding turn); otherwise it cannot tell.
@@ -27,7 +31,10 @@ pub(in super::super) fn read_deed(conv: &Conversation, prompt: &str) -> Finding 
         .map(|w| stem(w.trim_matches(|c: char| !c.is_alphanumeric())))
         .unwrap_or_default();
     let walk = walk(conv, false);
-    let speaks_of = |words: &BTreeSet<String>| with_related(words).contains(&verb);
+    let speaks_of = |words: &BTreeSet<String>| {
+        let words = with_related(words);
+        words.contains(&verb) || (SCHEDULING.contains(&verb.as_str()) && SCHEDULING.iter().any(|w| words.contains(*w)))
+    };
     let in_turn = |said: Option<Said>| said.is_some_and(|s| speaks_of(&terms(&s.turn.lower)));
     let relevant =
         speaks_of(&walk.request.words) || in_turn(walk.positive) || in_turn(walk.undone) || in_turn(walk.setback);

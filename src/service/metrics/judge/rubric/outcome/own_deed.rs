@@ -5,7 +5,7 @@
 use super::super::pattern::patterns;
 
 patterns! {
-    OWN_DEED = r"\b(i've|i have|we've|we have)( just| now| also| already| gone ahead and| successfully)? ([a-z]+ed)\b";
+    OWN_DEED = r"\b(i've|i have|we've|we have)( just| now| also| already| gone ahead and| successfully)? ([a-z]+ed|brought|taken|given|made|kept|held|paid|set|cut|split|shut|sold|bought|undone|withdrawn)\b";
 }
 
 /// Past forms that report looking, asking or passing on, not doing what was asked.
@@ -37,6 +37,7 @@ mod tests {
     fn an_act_in_any_verb_is_a_deed_but_looking_and_passing_on_are_not() {
         assert!(own_deed_at("right, i've dispatched our recovery partner to you.").is_some());
         assert!(own_deed_at("we've waived the fee this once.").is_some());
+        assert!(own_deed_at("i've brought the fitting forward a week.").is_some(), "an irregular verb");
         assert!(own_deed_at("i've checked your account.").is_none());
         assert!(own_deed_at("i've forwarded it to billing.").is_none());
     }
