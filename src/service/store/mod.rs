@@ -37,7 +37,9 @@ pub use db::{Arg, Conn, Dialect, FromCell, Row, Tx, UNSTORABLE, has_nul_escape};
 pub use docs::*;
 pub use error::{StoreError, StoreResult};
 pub use kind::Kind;
-pub use postgres::{Pick, test_server};
+pub use postgres::Pick;
+#[cfg(any(test, feature = "test-support"))]
+pub use postgres::test_server;
 pub use sqlite::SCHEMA_VERSION;
 
 use super::vault::Vault;
