@@ -63,8 +63,7 @@ pub(crate) fn editable_for(conn: &Conn, id: &str, problems: &[Violation]) -> Ser
 
 fn save(tx: &Tx, flow: &mut CustomerFlow) -> StoreResult<()> {
     flow.updated_at = Some(Timestamp::now());
-    let created_at = flow.created_at.clone().map(|t| t.0).unwrap_or_default();
-    store::update(tx, &Doc::new(Kind::CustomerFlow, flow.id, flow, created_at)?)
+    store::update(tx, &Doc::of(&*flow)?)
 }
 
 fn expectations(input: &[ExpectationInput]) -> Vec<Expectation> {
@@ -134,7 +133,7 @@ pub fn create(tx: &Tx, input: &FlowInput) -> ServiceResult<CustomerFlow> {
         }
     }
     ServiceError::check(out)?;
-    store::insert(tx, &Doc::new(Kind::CustomerFlow, flow.id, &flow, now.0.clone())?)?;
+    store::insert(tx, &Doc::of(&flow)?)?;
     Ok(flow)
 }
 

@@ -20,8 +20,7 @@ pub fn resolve(conn: &Conn, id_or_slug: &str) -> ServiceResult<MetricDefinition>
 
 /// Writes a definition and records it as a version.
 pub fn save(tx: &Tx, definition: &MetricDefinition, insert: bool) -> ServiceResult<()> {
-    let created_at = definition.created_at.clone().map(|t| t.0).unwrap_or_else(|| Timestamp::now().0);
-    let doc = Doc::new(Kind::MetricDefinition, definition.id, definition, created_at)?;
+    let doc = Doc::of(definition)?;
     if insert {
         store::insert(tx, &doc)?
     } else {

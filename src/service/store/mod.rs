@@ -23,6 +23,7 @@ pub mod scores;
 pub mod secrets;
 pub mod shards;
 mod sqlite;
+mod stored;
 pub mod together;
 pub mod transcripts;
 pub mod values;
@@ -41,6 +42,7 @@ pub use postgres::Pick;
 #[cfg(any(test, feature = "test-support"))]
 pub use postgres::test_server;
 pub use sqlite::SCHEMA_VERSION;
+pub use stored::{AlertTarget, Stored};
 
 use super::vault::Vault;
 
