@@ -60,8 +60,7 @@ pub fn annotate(tx: &Tx, input: AnnotationInput) -> DomainResult<(Annotation, bo
         created_at: Some(earlier.as_ref().and_then(|e| e.created_at.clone()).unwrap_or_else(|| now.clone())),
         updated_at: Some(now),
     };
-    let created_at = annotation.created_at.clone().map(|t| t.0).unwrap_or_default();
-    let doc = Doc::new(Kind::Annotation, id, &annotation, created_at)?.parent(Some(&call.to_string()));
+    let doc = Doc::of(&annotation)?;
     let is_new = earlier.is_none();
     if is_new {
         store::insert(tx, &doc)?

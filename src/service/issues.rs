@@ -3,7 +3,7 @@
 
 use uuid::Uuid;
 
-use super::store::{Doc, Kind};
+use super::store::Doc;
 use crate::api::model::Issue;
 
 /// The workspace every local issue belongs to.
@@ -12,6 +12,5 @@ pub const PROJECT_ID: Uuid = Uuid::from_u128(0x6a1e_0000_0000_4000_8000_0000_000
 
 /// The stored document of an issue, with its status column.
 pub fn issue_doc(issue: &Issue) -> crate::service::store::StoreResult<Doc> {
-    let created = issue.created_at.clone().map(|t| t.0).unwrap_or_else(|| crate::api::model::Timestamp::now().0);
-    Ok(Doc::new(Kind::Issue, issue.id, issue, created)?.status(issue.status.as_ref().map(|s| s.as_str())))
+    Doc::of(issue)
 }

@@ -4,7 +4,7 @@
 use sha2::{Digest, Sha256};
 
 use super::error::DomainResult;
-use super::store::{self, Doc, Kind, Tx};
+use super::store::{self, Doc, Tx};
 use crate::api::model::{KnowledgeBase, KnowledgeBaseInput, KnowledgeBaseStatus, KnowledgeSourceType, Timestamp};
 
 /// Keeps a new knowledge base from validated input; its metadata.
@@ -32,7 +32,7 @@ pub fn create(tx: &Tx, input: KnowledgeBaseInput) -> DomainResult<KnowledgeBase>
         created_at: Some(at.clone()),
         updated_at: Some(at.clone()),
     };
-    store::insert(tx, &Doc::new(Kind::KnowledgeBase, base.id, &base, at.0)?)?;
+    store::insert(tx, &Doc::of(&base)?)?;
     store::knowledge::put(tx, &base.id.to_string(), &content)?;
     Ok(base)
 }

@@ -14,7 +14,6 @@ use crate::api::model::{Agent, AgentUpdate, Timestamp};
 pub fn update(tx: &Tx, id: &str, update: AgentUpdate) -> DomainResult<Agent> {
     let mut agent = update.apply_to(store::require(tx, Kind::Agent, id)?);
     agent.updated_at = Some(Timestamp::now());
-    let created_at = agent.created_at.clone().map(|t| t.0).unwrap_or_default();
-    store::update(tx, &Doc::new(Kind::Agent, id, &agent, created_at)?)?;
+    store::update(tx, &Doc::of(&agent)?)?;
     Ok(agent)
 }

@@ -16,10 +16,9 @@ pub fn create(
     vault: &Vault,
     mut definition: HttpRequestDefinition,
     headers: &BTreeMap<String, String>,
-    at: &str,
 ) -> DomainResult<HttpRequestDefinition> {
     keep_headers(tx, vault, &mut definition, headers)?;
-    store::insert(tx, &Doc::new(Kind::HttpRequestDefinition, definition.id, &definition, at)?)?;
+    store::insert(tx, &Doc::of(&definition)?)?;
     Ok(definition)
 }
 
@@ -40,8 +39,7 @@ pub fn update(
     // goes back into the document.
     keep_headers(tx, vault, &mut definition, &headers)?;
     definition.updated_at = Some(Timestamp::now());
-    let created_at = definition.created_at.clone().map(|t| t.0).unwrap_or_default();
-    store::update(tx, &Doc::new(Kind::HttpRequestDefinition, id, &definition, created_at)?)?;
+    store::update(tx, &Doc::of(&definition)?)?;
     Ok(definition)
 }
 

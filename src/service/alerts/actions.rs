@@ -68,7 +68,7 @@ fn sync_targets(tx: &Tx, alert: &Alert) -> StoreResult<()> {
 }
 
 fn target_doc(target: &Webhook, alert_id: &str) -> StoreResult<Doc> {
-    Ok(Doc::new(Kind::AlertWebhook, target.id, target, target.created_at.0.clone())?.parent(Some(alert_id)))
+    Doc::of(&store::AlertTarget { webhook: target, alert_id })
 }
 
 fn drop_target(tx: &Tx, id: &str, now: &Timestamp) -> StoreResult<()> {

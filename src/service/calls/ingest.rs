@@ -82,7 +82,7 @@ fn agent(tx: &Tx, identification: &AgentIdentification, at: &str) -> DomainResul
                 created_at: Some(at_now.clone()),
                 updated_at: Some(at_now.clone()),
             };
-            store::insert(tx, &Doc::new(Kind::Agent, agent.id, &agent, at_now.0)?)?;
+            store::insert(tx, &Doc::of(&agent)?)?;
             agent
         }
     };
@@ -137,8 +137,7 @@ fn create_endpoint(
         created_at: Some(at.clone()),
         updated_at: Some(at.clone()),
     };
-    let agent_id = agent.id.to_string();
-    store::insert(tx, &Doc::new(Kind::AgentEndpoint, endpoint.id, &endpoint, at.0)?.parent(Some(&agent_id)))?;
+    store::insert(tx, &Doc::of(&endpoint)?)?;
     Ok(endpoint)
 }
 
@@ -180,9 +179,7 @@ pub fn call(tx: &Tx, id: Uuid, input: CallInput, now: &Timestamp) -> DomainResul
         created_at: Some(now.clone()),
         updated_at: Some(now.clone()),
     };
-    // Kept in UTC with milliseconds, so windows and `startedAfter` compare it as text.
-    let start = started_at.parse().map_or(started_at.0, |at| Timestamp::from(at).0);
-    store::insert(tx, &Doc::new(Kind::Call, call.id, &call, start)?)?;
+    store::insert(tx, &Doc::of(&call)?)?;
     let transcript = store::transcripts::get(tx, &call.id.to_string())?;
     crate::service::metrics::live::score(tx, &call, &transcript, now)?;
     Ok(call)

@@ -35,6 +35,7 @@ pub fn write(tx: &Tx, vault: &Vault, planned: &mut [Planned], stale: &[ConfigRec
             let id = target.id().unwrap_or_default();
             let record =
                 ConfigRecord { kind: step.change.kind.clone(), name: step.change.name.clone(), id, seeded: false };
+            // A record is not a model: it carries no time of its own, so it is made at the apply's.
             upsert(tx, &Doc::new(Kind::ConfigRecord, id, &record, &now)?)?;
         }
     }
@@ -62,10 +63,6 @@ fn upsert(tx: &Tx, doc: &Doc) -> StoreResult<()> {
     if store::exists(tx, doc.kind, &doc.id)? { store::update(tx, doc) } else { store::insert(tx, doc) }
 }
 
-fn created(at: &Option<Timestamp>, now: &str) -> String {
-    at.as_ref().map_or_else(|| now.to_owned(), |t| t.0.clone())
-}
-
 fn keep(
     tx: &Tx,
     vault: &Vault,
@@ -76,7 +73,7 @@ fn keep(
 ) -> DomainResult<()> {
     match target {
         Target::Agent(agent, endpoints) => {
-            upsert(tx, &Doc::new(Kind::Agent, agent.id, agent, created(&agent.created_at, now))?)?;
+            upsert(tx, &Doc::of(agent)?)?;
             let agent_id = agent.id.to_string();
             for old in store::children::<AgentEndpoint>(tx, Kind::AgentEndpoint, &agent_id)? {
                 if !endpoints.iter().any(|e| e.id == old.id) {
@@ -84,14 +81,12 @@ fn keep(
                 }
             }
             for endpoint in endpoints {
-                let doc = Doc::new(Kind::AgentEndpoint, endpoint.id, endpoint, created(&endpoint.created_at, now))?
-                    .parent(Some(&agent_id));
-                upsert(tx, &doc)?;
+                upsert(tx, &Doc::of(endpoint)?)?;
             }
         }
         Target::Definition(definition, headers) => {
             if create {
-                request_definitions::create(tx, vault, definition.clone(), headers, now)?;
+                request_definitions::create(tx, vault, definition.clone(), headers)?;
                 change.signing_secret = Some(format!("whsec_{}", Uuid::new_v4().simple()));
             } else {
                 let update = HttpRequestDefinitionUpdate {
@@ -109,32 +104,24 @@ fn keep(
                     store::require(tx, Kind::HttpRequestDefinition, &definition.id.to_string())?;
                 kept.description = definition.description.clone();
                 kept.is_config_managed = Some(true);
-                upsert(tx, &Doc::new(Kind::HttpRequestDefinition, kept.id, &kept, created(&kept.created_at, now))?)?;
+                upsert(tx, &Doc::of(&kept)?)?;
             }
         }
-        Target::Persona(persona) => {
-            upsert(tx, &Doc::new(Kind::Persona, persona.id, persona, created(&persona.created_at, now))?)?
-        }
-        Target::Flow(flow) => {
-            upsert(tx, &Doc::new(Kind::CustomerFlow, flow.id, flow, created(&flow.created_at, now))?)?
-        }
+        Target::Persona(persona) => upsert(tx, &Doc::of(persona.as_ref())?)?,
+        Target::Flow(flow) => upsert(tx, &Doc::of(flow.as_ref())?)?,
         Target::Metric(metric) => definitions::save(tx, metric, create)?,
-        Target::Policy(policy) => {
-            let doc = Doc::new(Kind::MetricPolicy, policy.id, policy, created(&policy.created_at, now))?
-                .status(policy.status.as_ref().map(|s| s.as_str()));
-            upsert(tx, &doc)?
-        }
+        Target::Policy(policy) => upsert(tx, &Doc::of(policy)?)?,
         Target::Plan(plan) => {
             start::check_references(tx, &plan.plan, "")?;
             let mut kept = start::plan_of(tx, plan.plan.clone(), "")?;
             kept.id = plan.id;
             kept.created_at = plan.created_at.clone();
             kept.is_config_managed = Some(true);
-            upsert(tx, &Doc::new(Kind::RunPlan, kept.id, &kept, created(&kept.created_at, now))?)?
+            upsert(tx, &Doc::of(&kept)?)?
         }
-        Target::Tool(tool) => upsert(tx, &Doc::new(Kind::Tool, tool.id, tool, created(&tool.created_at, now))?)?,
+        Target::Tool(tool) => upsert(tx, &Doc::of(tool)?)?,
         Target::Alert(alert) => {
-            upsert(tx, &Doc::new(Kind::Alert, alert.id, alert, created(&alert.created_at, now))?)?;
+            upsert(tx, &Doc::of(alert)?)?;
             change.signing_secret = alerts::actions::keep(tx, vault, alert)?;
         }
         Target::Skipped(_) => {}

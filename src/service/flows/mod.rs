@@ -61,8 +61,7 @@ pub(crate) fn editable_for(conn: &Conn, id: &str, problems: &[Violation]) -> Dom
 
 fn save(tx: &Tx, flow: &mut CustomerFlow) -> StoreResult<()> {
     flow.updated_at = Some(Timestamp::now());
-    let created_at = flow.created_at.clone().map(|t| t.0).unwrap_or_default();
-    store::update(tx, &Doc::new(Kind::CustomerFlow, flow.id, flow, created_at)?)
+    store::update(tx, &Doc::of(&*flow)?)
 }
 
 fn expectations(input: &[ExpectationInput]) -> Vec<Expectation> {
@@ -132,7 +131,7 @@ pub fn create(tx: &Tx, input: &FlowInput) -> DomainResult<CustomerFlow> {
         }
     }
     DomainError::check(out)?;
-    store::insert(tx, &Doc::new(Kind::CustomerFlow, flow.id, &flow, now.0.clone())?)?;
+    store::insert(tx, &Doc::of(&flow)?)?;
     Ok(flow)
 }
 

@@ -26,8 +26,7 @@ pub fn find(conn: &Conn, id_or_slug: &str) -> StoreResult<Option<MetricDefinitio
 
 /// Writes a definition and records it as a version.
 pub fn save(tx: &Tx, definition: &MetricDefinition, insert: bool) -> DomainResult<()> {
-    let created_at = definition.created_at.clone().map(|t| t.0).unwrap_or_else(|| Timestamp::now().0);
-    let doc = Doc::new(Kind::MetricDefinition, definition.id, definition, created_at)?;
+    let doc = Doc::of(definition)?;
     if insert {
         store::insert(tx, &doc)?
     } else {

@@ -220,6 +220,5 @@ pub fn delete(tx: &Tx, id_or_slug: &str, variant: &str) -> DomainResult<Uuid> {
 
 /// Writes a fork's body without a new version (a rename).
 fn save_rename(tx: &Tx, fork: &MetricDefinition) -> StoreResult<()> {
-    let created_at = fork.created_at.clone().map(|t| t.0).unwrap_or_else(|| Timestamp::now().0);
-    store::update(tx, &store::Doc::new(Kind::MetricDefinition, fork.id, fork, created_at)?)
+    store::update(tx, &store::Doc::of(fork)?)
 }

@@ -86,7 +86,8 @@ fn created(value: &Value) -> String {
     text(value, "createdAt").or(text(value, "startedAt")).unwrap_or("2026-10-01T00:00:00Z").to_owned()
 }
 
-/// Inserts plain documents: id from `id`, status and parent from the named members.
+/// Inserts plain documents: id from `id`, status and parent from the named members. The seed
+/// files are kept as JSON, not decoded into models, so their documents are assembled by hand.
 fn insert_all(tx: &Tx, kind: Kind, items: &[Value], status: Option<&str>, parent: Option<&str>) -> DomainResult<()> {
     for item in items {
         let id = text(item, "id").ok_or_else(|| DomainError::fault(format!("a seeded {} has no id", kind.label())))?;
@@ -178,6 +179,7 @@ fn seed_benchmarks(tx: &Tx) -> DomainResult<()> {
     let list = |key: &str| benchmarks.get(key).and_then(Value::as_array).cloned().unwrap_or_default();
     for suite in list("suites") {
         let name = text(&suite, "suite").unwrap_or_default();
+        // Benchmarks are seed JSON, not models: id, time and parent are read from their members.
         store::insert(tx, &Doc::new(Kind::BenchmarkSuite, name, &suite, created(&suite))?)?;
     }
     for target in list("targets") {

@@ -103,8 +103,9 @@ fn keep_alert(tx: &Tx, seeded: SeededAlert) -> DomainResult<()> {
         updated_at: Some(seeded.created_at.clone()),
     };
     let at = seeded.created_at.0;
-    store::insert(tx, &Doc::new(Kind::Alert, alert.id, &alert, at.clone())?)?;
+    store::insert(tx, &Doc::of(&alert)?)?;
     let record = ConfigRecord { kind: ConfigKind::Alert, name, id: alert.id, seeded: true };
+    // A record is not a model: it carries no time of its own, so it is made with the alert.
     Ok(store::insert(tx, &Doc::new(Kind::ConfigRecord, alert.id, &record, at)?)?)
 }
 

@@ -112,16 +112,55 @@ async fn dial(
     if !status.is_success() {
         return Err(format!("the agent at {url} answered {status}"));
     }
-    let text = ["text", "reply", "message", "response"]
-        .iter()
-        .find_map(|k| reply[*k].as_str())
-        .ok_or_else(|| format!("the agent at {url} answered without a text"))?;
+    let answer = Answer::of(reply).map_err(|e| format!("the agent at {url} answered {status} unreadably: {e}"))?;
+    let text = answer.text().ok_or_else(|| format!("the agent at {url} answered without a text"))?;
     if text.contains('\0') {
         // PostgreSQL cannot keep it in a transcript: the simulation fails saying why.
         return Err(format!("the agent at {url} answered a text holding a NUL character (\\u0000)"));
     }
-    let latency_ms = reply["latencyMs"].as_i64().unwrap_or(started.elapsed().as_millis() as i64);
-    Ok(Reply { text: text.to_owned(), latency_ms, off_script: reply["offScript"].as_bool().unwrap_or(false) })
+    let latency_ms = answer.latency_ms.unwrap_or(started.elapsed().as_millis() as i64);
+    Ok(Reply { text: text.to_owned(), latency_ms, off_script: answer.off_script.unwrap_or(false) })
+}
+
+/// What an HTTP agent answers. Agents differ, so it is read leniently: the text under the
+/// first of four names that holds one, and a member of another type than expected counts as
+/// absent rather than failing the turn.
+#[serde_with::serde_as]
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Answer {
+    #[serde_as(deserialize_as = "serde_with::DefaultOnError")]
+    #[serde(default)]
+    text: Option<String>,
+    #[serde_as(deserialize_as = "serde_with::DefaultOnError")]
+    #[serde(default)]
+    reply: Option<String>,
+    #[serde_as(deserialize_as = "serde_with::DefaultOnError")]
+    #[serde(default)]
+    message: Option<String>,
+    #[serde_as(deserialize_as = "serde_with::DefaultOnError")]
+    #[serde(default)]
+    response: Option<String>,
+    #[serde_as(deserialize_as = "serde_with::DefaultOnError")]
+    #[serde(default)]
+    latency_ms: Option<i64>,
+    #[serde_as(deserialize_as = "serde_with::DefaultOnError")]
+    #[serde(default)]
+    off_script: Option<bool>,
+}
+
+impl Answer {
+    /// The answer in a JSON reply: one that is not an object holds none of its members.
+    fn of(reply: serde_json::Value) -> serde_json::Result<Answer> {
+        match reply {
+            serde_json::Value::Object(_) => serde_json::from_value(reply),
+            _ => Ok(Answer::default()),
+        }
+    }
+
+    fn text(&self) -> Option<&str> {
+        [&self.text, &self.reply, &self.message, &self.response].into_iter().find_map(|t| t.as_deref())
+    }
 }
 
 #[cfg(test)]
@@ -172,9 +211,14 @@ mod tests {
         assert_eq!((reply.text.as_str(), reply.latency_ms), ("Thanks, you're all set.", 640));
         let (headers, body) = seen.lock().unwrap().clone().unwrap();
         assert_eq!(headers["x-agent-key"], "abc123");
-        let body: serde_json::Value = serde_json::from_str(&body).unwrap();
-        assert_eq!(body["message"], "She said \"Tuesday\"", "values are JSON-escaped into the template");
-        assert_eq!(body["session"], "call-9");
+        #[derive(serde::Deserialize)]
+        struct Sent {
+            message: String,
+            session: String,
+        }
+        let sent: Sent = serde_json::from_str(&body).unwrap();
+        assert_eq!(sent.message, "She said \"Tuesday\"", "values are JSON-escaped into the template");
+        assert_eq!(sent.session, "call-9");
     }
 
     #[tokio::test]
@@ -249,5 +293,18 @@ mod tests {
         let link = link_to(&serve(app).await, std::time::Duration::from_millis(200));
         let error = link.reply(&hello()).await.unwrap_err();
         assert!(error.contains("did not answer within 0.2 s (the per-turn timeout)"), "{error}");
+    }
+
+    #[test]
+    fn an_answer_is_read_leniently_as_agents_differ() {
+        let answer =
+            Answer::of(serde_json::json!({"text": 5, "reply": "Booked.", "latencyMs": "fast", "offScript": true}))
+                .unwrap();
+        assert_eq!(answer.text(), Some("Booked."), "a text that is not a string counts as absent");
+        assert_eq!((answer.latency_ms, answer.off_script), (None, Some(true)));
+        let answer = Answer::of(serde_json::json!({"response": "Hi", "message": "Hello", "latencyMs": 12})).unwrap();
+        assert_eq!((answer.text(), answer.latency_ms), (Some("Hello"), Some(12)), "message comes before response");
+        let answer = Answer::of(serde_json::json!(["Booked."])).unwrap();
+        assert_eq!(answer.text(), None, "a reply that is not an object holds no text");
     }
 }

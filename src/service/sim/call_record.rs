@@ -6,7 +6,7 @@ use super::conversation::Outcome;
 use super::work::Work;
 use crate::api::model::*;
 use crate::service::store::StoreResult;
-use crate::service::store::{self, Doc, Kind};
+use crate::service::store::{self, Doc};
 
 /// The call a simulation made, as `POST /v1/call` would have stored it.
 pub(super) fn build_call(
@@ -81,14 +81,8 @@ pub(super) fn build_call(
     }
 }
 
-/// Inserts a simulation's call (a child of its job) and the call's transcript.
-pub(super) fn insert_call(
-    tx: &crate::service::store::Tx,
-    call: &Call,
-    transcript: &str,
-    job_id: &str,
-) -> StoreResult<()> {
-    let started = call.started_at.clone().unwrap_or_else(Timestamp::now);
-    store::insert(tx, &Doc::new(Kind::Call, call.id, call, started.0)?.parent(Some(job_id)))?;
+/// Inserts a simulation's call (a child of its run plan job) and the call's transcript.
+pub(super) fn insert_call(tx: &crate::service::store::Tx, call: &Call, transcript: &str) -> StoreResult<()> {
+    store::insert(tx, &Doc::of(call)?)?;
     store::transcripts::put(tx, &call.id.to_string(), transcript)
 }

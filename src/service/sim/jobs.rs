@@ -78,7 +78,7 @@ fn record(
     retry: Option<Retry>,
     item: Option<ends::Item>,
 ) -> StoreResult<()> {
-    if !write_simulation(tx, held, &mut simulation, job_id)? {
+    if !write_simulation(tx, held, &mut simulation)? {
         return Ok(());
     }
     let retried = match retry {
@@ -93,12 +93,7 @@ fn record(
 
 /// Writes a simulation; whether it ended with this write. One that ends gets an outcome if it
 /// has none (and a cancelled one its reason).
-fn write_simulation(
-    tx: &Tx,
-    held: Option<Option<&str>>,
-    simulation: &mut SimulationJob,
-    job_id: &str,
-) -> StoreResult<bool> {
+fn write_simulation(tx: &Tx, held: Option<Option<&str>>, simulation: &mut SimulationJob) -> StoreResult<bool> {
     let id = simulation.simulation_job_id.to_string();
     let read = if held.is_none() { store::status(tx, Kind::SimulationJob, &id)? } else { None };
     let before = held.unwrap_or(read.as_deref());
@@ -113,9 +108,7 @@ fn write_simulation(
             simulation.error_message = Some("cancelled with its run before it started".into());
         }
     }
-    let status = simulation.status.as_ref().map(|s| s.as_str());
-    let created = simulation.created_at.clone().map(|t| t.0).unwrap_or_default();
-    let doc = Doc::new(Kind::SimulationJob, &id, &*simulation, created)?.status(status).parent(Some(job_id));
+    let doc = Doc::of(&*simulation)?;
     match held {
         Some(before) => store::held::update(tx, &doc, before)?,
         None => store::update(tx, &doc)?,
@@ -262,9 +255,7 @@ fn place_retry(tx: &Tx, silent: &SimulationJob, job_id: &str, retry: Retry) -> S
         }),
         ..silent.clone()
     };
-    let doc = Doc::new(Kind::SimulationJob, next.simulation_job_id, &next, created.0)?
-        .status(next.status.as_ref().map(SimulationJobStatus::as_str))
-        .parent(Some(job_id));
+    let doc = Doc::of(&next)?;
     store::insert(tx, &doc)?;
     if let Some(collection_id) = StoredRunPlanJob::load(tx, job_id)?.collection_job_id {
         let mut collection = StoredCollectionJob::load(tx, &collection_id.to_string())?;
@@ -537,7 +528,7 @@ fn end_each(tx: &Tx, id: &str, statuses: &[SimulationJobStatus], end: impl Fn(&m
             for body in page {
                 let mut simulation: SimulationJob = serde_json::from_str(&body)?;
                 end(&mut simulation);
-                if write_simulation(tx, None, &mut simulation, id)? {
+                if write_simulation(tx, None, &mut simulation)? {
                     ended_now.push(simulation);
                 }
             }

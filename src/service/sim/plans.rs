@@ -72,6 +72,5 @@ pub fn since(plan: &RunPlan) -> Option<jiff::Timestamp> {
 }
 
 fn save(tx: &Tx, plan: &RunPlan) -> StoreResult<()> {
-    let created_at = plan.created_at.clone().map(|t| t.0).unwrap_or_default();
-    store::update(tx, &Doc::new(Kind::RunPlan, plan.id, plan, created_at)?)
+    store::update(tx, &Doc::of(plan)?)
 }

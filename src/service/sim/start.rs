@@ -29,10 +29,7 @@ use std::collections::HashMap;
 pub fn create_plan(tx: &Tx, input: RunPlanInput, caller: Caller) -> DomainResult<RunPlanCreated> {
     check_references(tx, &input, "")?;
     let plan = plan_of(tx, input, "")?;
-    store::insert(
-        tx,
-        &Doc::new(Kind::RunPlan, plan.id, &plan, plan.created_at.clone().map(|t| t.0).unwrap_or_default())?,
-    )?;
+    store::insert(tx, &Doc::of(&plan)?)?;
     let job = if plan.plan.auto_run == Some(true) {
         refuse_improv_without_caller(tx, &plan.plan, "", caller)?;
         Some(start_job(tx, &plan, None, "")?)
@@ -95,8 +92,7 @@ pub fn run(tx: &Tx, request: RunRequest, caller: Caller) -> DomainResult<RunStar
             let plan = plan_of(tx, input, "plan")?;
             let save = request.save_as_plan == Some(true);
             if save {
-                let created = plan.created_at.clone().map(|t| t.0).unwrap_or_default();
-                store::insert(tx, &Doc::new(Kind::RunPlan, plan.id, &plan, created)?)?;
+                store::insert(tx, &Doc::of(&plan)?)?;
             }
             (plan, save)
         }

@@ -6,7 +6,7 @@ use serde::de::DeserializeOwned;
 
 use super::db::{Arg, Conn, Dialect, Tx, marks};
 use super::error::{StoreError, StoreResult};
-use super::{Kind, members, outbox};
+use super::{Kind, Stored, members, outbox};
 use crate::args;
 
 /// A document to write, with the columns lists use.
@@ -20,6 +20,21 @@ pub struct Doc {
 }
 
 impl Doc {
+    /// The document that keeps `model`: its kind, id, time, parent and status as the model
+    /// says (`Stored`); made now when the model does not say when.
+    pub fn of<T: Stored>(model: &T) -> StoreResult<Doc> {
+        Ok(Doc {
+            kind: T::KIND,
+            id: model.id(),
+            body: serde_json::to_string(model)?,
+            status: model.status_column().map(str::to_owned),
+            parent_id: model.parent_id(),
+            created_at: model.created_at().unwrap_or_else(|| crate::api::model::Timestamp::now().0),
+        })
+    }
+
+    /// A document assembled by hand: for values that are not a model (seed JSON, a config
+    /// record) and for tests.
     pub fn new<T: Serialize>(
         kind: Kind,
         id: impl ToString,

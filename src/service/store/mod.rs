@@ -23,6 +23,7 @@ pub mod scores;
 pub mod secrets;
 pub mod shards;
 mod sqlite;
+mod stored;
 pub mod together;
 pub mod transcripts;
 pub mod values;
@@ -37,8 +38,11 @@ pub use db::{Arg, Conn, Dialect, FromCell, Row, Tx, UNSTORABLE, has_nul_escape};
 pub use docs::*;
 pub use error::{StoreError, StoreResult};
 pub use kind::Kind;
-pub use postgres::{Pick, test_server};
+pub use postgres::Pick;
+#[cfg(any(test, feature = "test-support"))]
+pub use postgres::test_server;
 pub use sqlite::SCHEMA_VERSION;
+pub use stored::{AlertTarget, Stored};
 
 use super::vault::Vault;
 

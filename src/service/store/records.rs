@@ -7,7 +7,7 @@ use serde_with::skip_serializing_none;
 use uuid::Uuid;
 
 use super::error::StoreResult;
-use super::{Conn, Doc, Kind, Tx, docs};
+use super::{Conn, Doc, Kind, Stored, Tx, docs};
 use crate::api::model::{CollectionJob, CollectionJobInput};
 
 /// A stored metric collection job.
@@ -43,18 +43,25 @@ impl StoredCollectionJob {
     }
 
     pub fn insert(&self, tx: &Tx) -> StoreResult<()> {
-        docs::insert(tx, &self.doc()?)
+        docs::insert(tx, &Doc::of(self)?)
     }
 
     /// Writes the record over the stored one; its status column follows its status.
     pub fn save(&self, tx: &Tx) -> StoreResult<()> {
-        docs::update(tx, &self.doc()?)
+        docs::update(tx, &Doc::of(self)?)
     }
+}
 
-    fn doc(&self) -> StoreResult<Doc> {
-        let created = self.job.created_at.as_ref().map(|t| t.0.clone()).unwrap_or_default();
-        let status = self.job.status.as_ref().map(|s| s.as_str());
-        Ok(Doc::new(Kind::CollectionJob, self.job.id, self, created)?.status(status))
+impl Stored for StoredCollectionJob {
+    const KIND: Kind = Kind::CollectionJob;
+    fn id(&self) -> String {
+        self.job.id.to_string()
+    }
+    fn created_at(&self) -> Option<String> {
+        self.job.created_at.as_ref().map(|t| t.0.clone())
+    }
+    fn status_column(&self) -> Option<&str> {
+        self.job.status.as_ref().map(|s| s.as_str())
     }
 }
 

@@ -82,7 +82,7 @@ pub fn create(tx: &Tx, vault: &Vault, input: WebhookInput) -> DomainResult<Webho
     };
     let signing_secret = new_secret();
     secrets::keep(tx, vault, owner, secrets::SIGNING_SECRET, &signing_secret)?;
-    store::insert(tx, &Doc::new(Kind::Webhook, webhook.id, &webhook, now.0)?)?;
+    store::insert(tx, &Doc::of(&webhook)?)?;
     Ok(WebhookCreated { webhook, signing_secret })
 }
 

@@ -148,12 +148,7 @@ async fn update_endpoint(
                 endpoint.outbound_dial_type = Some(dial);
             }
             endpoint.updated_at = Some(Timestamp::now());
-            let created_at = endpoint.created_at.clone().map(|t| t.0).unwrap_or_default();
-            let agent_id = endpoint.agent_id.map(|a| a.to_string());
-            store::update(
-                tx,
-                &Doc::new(Kind::AgentEndpoint, &id, &endpoint, &created_at)?.parent(agent_id.as_deref()),
-            )?;
+            store::update(tx, &Doc::of(&endpoint)?)?;
             Ok(endpoint)
         })
         .await?;
@@ -189,13 +184,7 @@ async fn create_agent(State(state): State<AppState>, Valid(input): Valid<AgentIn
         updated_at: Some(Timestamp(at.clone())),
     };
     let stored = agent.clone();
-    state
-        .store
-        .write(move |tx| {
-            let at = at.clone();
-            store::insert(tx, &Doc::new(Kind::Agent, stored.id, &stored, at)?)
-        })
-        .await?;
+    state.store.write(move |tx| store::insert(tx, &Doc::of(&stored)?)).await?;
     Ok(created(&agent))
 }
 
@@ -237,7 +226,6 @@ async fn create_endpoint(
     state
         .store
         .write(move |tx| {
-            let at = at.clone();
             let agent_id = stored.agent_id.map(|a| a.to_string()).unwrap_or_default();
             if store::get::<Agent>(tx, Kind::Agent, &agent_id)?.is_none() {
                 return Err(ServiceError::invalid("agentId", format!("no agent has the id {agent_id}")));
@@ -251,7 +239,7 @@ async fn create_endpoint(
                     ));
                 }
             }
-            Ok(store::insert(tx, &Doc::new(Kind::AgentEndpoint, stored.id, &stored, at)?.parent(Some(&agent_id)))?)
+            Ok(store::insert(tx, &Doc::of(&stored)?)?)
         })
         .await?;
     Ok(created(&endpoint))

@@ -77,7 +77,7 @@ async fn ingest(State(state): State<AppState>, Valid(input): Valid<CallInput>) -
                 simulation_job_id: None,
                 created_at: Some(Timestamp::now()),
             };
-            store::insert(tx, &Doc::new(Kind::Chat, chat.id, &chat, ingested.started_at.0)?)?;
+            store::insert(tx, &Doc::of(&chat)?)?;
             Ok(chat)
         })
         .await?;

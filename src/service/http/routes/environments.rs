@@ -110,8 +110,7 @@ async fn create(State(state): State<AppState>, Valid(input): Valid<EnvironmentIn
         .store
         .write(move |tx| -> ServiceResult<_> {
             refuse_taken_name(tx, stored.name.as_deref().unwrap_or_default(), None)?;
-            let id = stored.id.unwrap_or_default();
-            Ok(store::insert(tx, &Doc::new(Kind::SimulationEnvironment, id, &stored, now.0.clone())?)?)
+            Ok(store::insert(tx, &Doc::of(&stored)?)?)
         })
         .await?;
     Ok(created(&environment))
@@ -163,8 +162,7 @@ async fn update(
                 environment.description = Some(description.clone());
             }
             environment.updated_at = Some(Timestamp::now());
-            let created_at = environment.created_at.clone().map(|t| t.0).unwrap_or_default();
-            store::update(tx, &Doc::new(Kind::SimulationEnvironment, id, &environment, created_at)?)?;
+            store::update(tx, &Doc::of(&environment)?)?;
             Ok(environment)
         })
         .await?;

@@ -7,7 +7,7 @@ use axum::response::Response;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::{ListParams, OwnedFilter, created, data, list_kind, now, path_id};
+use super::{ListParams, OwnedFilter, created, data, list_kind, path_id};
 use crate::api::model::{Agent, CursorPage, CustomerFlow, Data, Deleted, FlowInput, FlowUpdate};
 use crate::service::AppState;
 use crate::service::flows;
@@ -195,8 +195,7 @@ async fn duplicate(State(state): State<AppState>, Path(id): Path<String>, Body(b
                     );
                 }
             }
-            let at = copy.created_at.clone().map(|t| t.0).unwrap_or_else(now);
-            store::insert(tx, &Doc::new(Kind::CustomerFlow, copy.id, &copy, at)?)?;
+            store::insert(tx, &Doc::of(&copy)?)?;
             Ok(copy)
         })
         .await?;

@@ -87,13 +87,7 @@ async fn create(State(state): State<AppState>, Valid(fields): Valid<PersonaField
         fields: fields.with_defaults(),
     };
     let stored = persona.clone();
-    state
-        .store
-        .write(move |tx| {
-            let at = at.clone();
-            store::insert(tx, &Doc::new(Kind::Persona, stored.id, &stored, at)?)
-        })
-        .await?;
+    state.store.write(move |tx| store::insert(tx, &Doc::of(&stored)?)).await?;
     Ok(created(&persona))
 }
 
@@ -131,8 +125,7 @@ async fn update(
             }
             persona.fields = persona.fields.merged(&changes).map_err(ServiceError::internal)?.with_defaults();
             persona.updated_at = Some(Timestamp::now());
-            let created_at = persona.created_at.clone().map(|t| t.0).unwrap_or_default();
-            store::update(tx, &Doc::new(Kind::Persona, &id, &persona, &created_at)?)?;
+            store::update(tx, &Doc::of(&persona)?)?;
             Ok(persona)
         })
         .await?;

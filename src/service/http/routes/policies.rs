@@ -8,7 +8,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
-use super::{ListParams, OwnedFilter, created, data, list_kind, now, path_id};
+use super::{ListParams, OwnedFilter, created, data, list_kind, path_id};
 use crate::api::model::*;
 use crate::service::AppState;
 use crate::service::http::error::{ServiceError, ServiceResult};
@@ -69,8 +69,7 @@ async fn read_policy(State(state): State<AppState>, Path(id): Path<String>) -> S
 }
 
 fn policy_doc(policy: &MetricPolicy) -> ServiceResult<Doc> {
-    let created_at = policy.created_at.clone().map(|t| t.0).unwrap_or_else(now);
-    Ok(Doc::new(Kind::MetricPolicy, policy.id, policy, created_at)?.status(policy.status.as_ref().map(|s| s.as_str())))
+    Ok(Doc::of(policy)?)
 }
 
 /// Every metric must exist and support the policy's modality; the 400 names `metrics[i].id`.

@@ -114,7 +114,7 @@ async fn create_definition(
     let headers = input.headers.unwrap_or_default();
     let vault = state.store.vault();
     let stored =
-        state.store.write(move |tx| request_definitions::create(tx, &vault, definition.clone(), &headers, &at)).await?;
+        state.store.write(move |tx| request_definitions::create(tx, &vault, definition.clone(), &headers)).await?;
     // The secret is shown once, here, as the hosted interface does; it is not kept (the local
     // service signs nothing).
     let definition =

@@ -11,7 +11,7 @@ use crate::api::model::{RunPlanInput, RunPlanJob, RunPlanJobStatus, RunVariables
 use crate::service::alerts::simulation::{self, EndedRun};
 use crate::service::sim::verdict::Tally;
 use crate::service::store::records::Kept;
-use crate::service::store::{self, Conn, Doc, Kind, Tx};
+use crate::service::store::{self, Conn, Doc, Kind, Stored, Tx};
 use crate::service::store::{StoreError, StoreResult};
 
 /// A stored run plan job.
@@ -92,7 +92,7 @@ impl StoredRunPlanJob {
     }
 
     pub fn insert(&self, tx: &Tx) -> StoreResult<()> {
-        store::insert(tx, &self.doc()?)
+        store::insert(tx, &Doc::of(self)?)
     }
 
     /// Writes the job with its verdict brought up to date; its status column follows its status.
@@ -102,7 +102,7 @@ impl StoredRunPlanJob {
         let id = self.job.simulation_run_plan_job_id.to_string();
         let was_ended =
             store::status(tx, Kind::RunPlanJob, &id)?.is_some_and(|s| RunPlanJobStatus::from(s.as_str()).is_terminal());
-        store::update(tx, &self.doc()?)?;
+        store::update(tx, &Doc::of(self)?)?;
         let status = self.status();
         match self.job.simulation_run_plan_id {
             Some(plan_id) if status.is_terminal() && !was_ended => {
@@ -112,14 +112,21 @@ impl StoredRunPlanJob {
             _ => Ok(()),
         }
     }
+}
 
-    fn doc(&self) -> StoreResult<Doc> {
-        let job = &self.job;
-        let created = job.created_at.as_ref().map(|t| t.0.clone()).unwrap_or_default();
-        let plan = job.simulation_run_plan_id.map(|id| id.to_string());
-        let status = job.status.as_ref().map(|s| s.as_str());
-        Ok(Doc::new(Kind::RunPlanJob, job.simulation_run_plan_job_id, self, created)?
-            .status(status)
-            .parent(plan.as_deref()))
+impl Stored for StoredRunPlanJob {
+    const KIND: Kind = Kind::RunPlanJob;
+    fn id(&self) -> String {
+        self.job.simulation_run_plan_job_id.to_string()
+    }
+    fn created_at(&self) -> Option<String> {
+        self.job.created_at.as_ref().map(|t| t.0.clone())
+    }
+    /// A job is listed under the plan it runs.
+    fn parent_id(&self) -> Option<String> {
+        self.job.simulation_run_plan_id.map(|id| id.to_string())
+    }
+    fn status_column(&self) -> Option<&str> {
+        self.job.status.as_ref().map(|s| s.as_str())
     }
 }

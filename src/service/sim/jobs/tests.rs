@@ -53,8 +53,9 @@ fn running_job(store: &Store, simulations: u32) -> Vec<SimulationJob> {
         "totalItems": simulations, "completedItems": 0, "failedItems": 0 });
     let sims: Vec<SimulationJob> = (0..simulations)
         .map(|_| {
-            serde_json::from_value(json!({ "simulationJobId": Uuid::new_v4(), "status": "PROCESSING" }))
-                .unwrap_or_else(|e| panic!("{e}"))
+            let simulation =
+                json!({ "simulationJobId": Uuid::new_v4(), "simulationRunPlanJobId": JOB, "status": "PROCESSING" });
+            serde_json::from_value(simulation).unwrap_or_else(|e| panic!("{e}"))
         })
         .collect();
     write(store, |tx| {
@@ -67,8 +68,7 @@ fn running_job(store: &Store, simulations: u32) -> Vec<SimulationJob> {
             &Doc::new(Kind::CollectionJob, COLLECTION, &collection, "2026-01-01T00:00:00Z")?.status(Some("PROCESSING")),
         )?;
         for s in &sims {
-            let doc = Doc::new(Kind::SimulationJob, s.simulation_job_id, s, "2026-01-01T00:00:00Z")?;
-            store::insert(tx, &doc.status(Some("PROCESSING")).parent(Some(JOB)))?;
+            store::insert(tx, &Doc::of(s)?)?;
         }
         Ok(())
     });

@@ -294,7 +294,7 @@ impl Simulator {
             .write_progress(move |tx| {
                 let id = simulation.simulation_job_id.to_string();
                 leases::require_held(tx, Kind::SimulationJob, &id, &owner)?;
-                insert_call(tx, &stored, &transcript, &job_id)?;
+                insert_call(tx, &stored, &transcript)?;
                 save_simulation(tx, &simulation, &job_id)
             })
             .await

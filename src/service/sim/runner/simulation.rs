@@ -238,7 +238,7 @@ impl<'a> Simulation<'a> {
                 let before = store::held::give_back(tx, Kind::SimulationJob, &id, &owner)?
                     .ok_or_else(|| leases::lost(Kind::SimulationJob, &id))?;
                 if let Some((call, transcript)) = &call_with_end {
-                    insert_call(tx, call, transcript, &job_id)?;
+                    insert_call(tx, call, transcript)?;
                 }
                 store_values(tx, &rows, &collection_id)?;
                 record_held(

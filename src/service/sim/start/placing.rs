@@ -12,7 +12,7 @@ use crate::service::sim::jobs::StoredRunPlanJob;
 use crate::service::sim::selection::variables_for;
 use crate::service::sim::verdict::Tally;
 use crate::service::store::records::Kept;
-use crate::service::store::{self, Doc, Kind, Tx};
+use crate::service::store::{self, Doc, Tx};
 
 /// What every simulation of one new job shares.
 pub(super) struct Placing<'a> {
@@ -28,10 +28,7 @@ impl Placing<'_> {
     /// Writes the simulation of the `iteration`th combination, PENDING.
     pub fn place(&self, tx: &Tx, iteration: usize, combo: Combination) -> DomainResult<()> {
         let job = self.simulation(iteration, combo);
-        let doc = Doc::new(Kind::SimulationJob, job.simulation_job_id, &job, self.at.0.clone())?
-            .status(job.status.as_ref().map(SimulationJobStatus::as_str))
-            .parent(Some(&self.job_id.to_string()));
-        Ok(store::insert(tx, &doc)?)
+        Ok(store::insert(tx, &Doc::of(&job)?)?)
     }
 
     /// The simulation a combination makes.

@@ -10,6 +10,9 @@ mod listener;
 pub(super) mod migrations;
 mod publisher;
 mod session;
+/// Test scaffolding: in the library only for its own tests and for the `test-support` feature
+/// that `tests/` and `benches/` turn on, never in a shipped build.
+#[cfg(any(test, feature = "test-support"))]
 pub mod test_server;
 mod types;
 
