@@ -88,7 +88,12 @@ pub(super) fn insert_call(
     transcript: &str,
     job_id: &str,
 ) -> StoreResult<()> {
-    let started = call.started_at.clone().unwrap_or_else(Timestamp::now);
-    store::insert(tx, &Doc::new(Kind::Call, call.id, call, started.0)?.parent(Some(job_id)))?;
+    store::insert(tx, &call_doc(call, job_id)?)?;
     store::transcripts::put(tx, &call.id.to_string(), transcript)
+}
+
+/// A simulation's call as its document (a child of its job).
+pub(super) fn call_doc(call: &Call, job_id: &str) -> StoreResult<Doc> {
+    let started = call.started_at.clone().unwrap_or_else(Timestamp::now);
+    Ok(Doc::new(Kind::Call, call.id, call, started.0)?.parent(Some(job_id)))
 }
