@@ -9,6 +9,7 @@ use crate::service::store::Tx;
 use crate::api::model::*;
 use crate::service::error::{DomainError, DomainResult};
 use crate::service::sim::verdict::{self, CheckResult, Tally, TallyPart};
+use crate::service::store::batch::Batch;
 use crate::service::store::records::StoredCollectionJob;
 use crate::service::store::{self, Doc, Kind, ends};
 use crate::service::store::{StoreError, StoreResult};
@@ -36,6 +37,19 @@ pub(crate) fn save_simulation(tx: &Tx, simulation: &SimulationJob, job_id: &str)
 /// status then `before` (`store::held`): the status is not read again.
 pub(crate) fn save_held(tx: &Tx, before: Option<&str>, simulation: &SimulationJob, job_id: &str) -> StoreResult<()> {
     record(tx, Some(before), simulation.clone(), job_id, &[], None, None)
+}
+
+/// `save_held` for a simulation picked to start (it does not end), leased to `owner` until
+/// `until_ms` in the same write.
+pub(crate) fn save_picked(
+    tx: &Tx,
+    before: Option<&str>,
+    simulation: &SimulationJob,
+    owner: &str,
+    until_ms: i64,
+) -> StoreResult<()> {
+    let (doc, _) = rewritten(before, &mut simulation.clone())?;
+    store::held::update_leased(tx, &doc, before, owner, until_ms)
 }
 
 /// The same, for a completed simulation with the results of the checks it was judged on. With
@@ -97,6 +111,17 @@ fn write_simulation(tx: &Tx, held: Option<Option<&str>>, simulation: &mut Simula
     let id = simulation.simulation_job_id.to_string();
     let read = if held.is_none() { store::status(tx, Kind::SimulationJob, &id)? } else { None };
     let before = held.unwrap_or(read.as_deref());
+    let (doc, ends_now) = rewritten(before, simulation)?;
+    match held {
+        Some(before) => store::held::update(tx, &doc, before)?,
+        None => store::update(tx, &doc)?,
+    }
+    Ok(ends_now)
+}
+
+/// A simulation's document as written over one whose status was `before`, and whether it
+/// ends with it: one that ends gets an outcome if it has none (a cancelled one its reason).
+fn rewritten(before: Option<&str>, simulation: &mut SimulationJob) -> StoreResult<(Doc, bool)> {
     let ended_before = before.is_some_and(|s| SimulationJobStatus::from(s).is_terminal());
     let ends_now = !ended_before && simulation.status.as_ref().is_some_and(SimulationJobStatus::is_terminal);
     if ends_now && simulation.outcome.is_none() {
@@ -109,11 +134,27 @@ fn write_simulation(tx: &Tx, held: Option<Option<&str>>, simulation: &mut Simula
         }
     }
     let doc = Doc::of(&*simulation)?;
-    match held {
-        Some(before) => store::held::update(tx, &doc, before)?,
-        None => store::update(tx, &doc)?,
+    Ok((doc, ends_now))
+}
+
+/// Adds to `batch` what `record_held` writes for a simulation whose status was `before`, when
+/// no retry is placed (a retry reads its job): the simulation, and its part for the job's
+/// next fold if it ends with it. The same rows, decided without a read (`store::batch`).
+pub(crate) fn record_into(
+    batch: &mut Batch,
+    before: Option<&str>,
+    mut simulation: SimulationJob,
+    job_id: &str,
+    results: &[CheckResult],
+    item: Option<ends::Item>,
+) -> StoreResult<()> {
+    let (doc, ends_now) = rewritten(before, &mut simulation)?;
+    batch.update(doc, before)?;
+    if ends_now {
+        let part = TallyPart::ended(&simulation, results);
+        batch.end(job_id, ends::End { part: serde_json::to_string(&part)?, item });
     }
-    Ok(ends_now)
+    Ok(())
 }
 
 fn job_cancelled(tx: &Tx, job_id: &str) -> StoreResult<bool> {

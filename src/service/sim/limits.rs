@@ -8,7 +8,8 @@
 use crate::api::model::{ExecutionMode, RunPlanJobStatus, SimulationJobStatus};
 use crate::service::replica::leases::now_ms;
 use crate::service::store::StoreResult;
-use crate::service::store::{self, Conn, Kind, leases};
+use crate::service::store::places::{ActiveJob, Places, Statuses};
+use crate::service::store::{self, Conn};
 
 /// A run plan job whose simulations may still start.
 pub const ACTIVE_JOBS: &[RunPlanJobStatus] =
@@ -16,6 +17,9 @@ pub const ACTIVE_JOBS: &[RunPlanJobStatus] =
 
 /// Simulations that hold a place: picked to start, or running.
 const RUNNING: &[SimulationJobStatus] = &[SimulationJobStatus::Queued, SimulationJobStatus::Processing];
+
+/// Simulations waiting to be picked.
+const WAITING: &[SimulationJobStatus] = &[SimulationJobStatus::Pending, SimulationJobStatus::RetryScheduled];
 
 /// `ACTIVE_JOBS` as the store's status column spells them.
 pub fn active_job_names() -> Vec<&'static str> {
@@ -35,22 +39,29 @@ pub struct JobLimits<'a> {
 
 /// How many more of the job's simulations may start now.
 pub fn room(conn: &Conn, job: &JobLimits) -> StoreResult<usize> {
-    let held: Vec<&str> = RUNNING.iter().map(SimulationJobStatus::as_str).collect();
-    let running = |id: &str| store::count_children(conn, Kind::SimulationJob, id, &held);
+    room_in(&places(conn, job)?, job)
+}
+
+/// What the job's limits count, in one read of the store.
+pub fn places(conn: &Conn, job: &JobLimits) -> StoreResult<Places> {
+    let running: Vec<&str> = RUNNING.iter().map(SimulationJobStatus::as_str).collect();
+    let waiting: Vec<&str> = WAITING.iter().map(SimulationJobStatus::as_str).collect();
+    let statuses = Statuses { active_jobs: &active_job_names(), running: &running, waiting: &waiting };
+    store::places::read(conn, job.job_id, job.owner, now_ms(), &statuses)
+}
+
+/// How many more of the job's simulations may start, by what `places` counted.
+pub fn room_in(places: &Places, job: &JobLimits) -> StoreResult<usize> {
     let mut in_project = 0;
     let mut in_plan = 0;
-    for (id, plan) in store::ids_in_status(conn, Kind::RunPlanJob, &active_job_names())? {
-        let n = running(&id)?;
-        if n == 0 {
-            continue;
-        }
+    for active in places.active.iter().filter(|a| a.running > 0) {
         // A SEQUENTIAL_PROJECT simulation runs alone.
-        if mode_of(conn, &id)? == ExecutionMode::SequentialProject {
+        if mode_of(active)? == ExecutionMode::SequentialProject {
             return Ok(0);
         }
-        in_project += n;
-        if plan.as_deref().unwrap_or(&id) == job.plan_key {
-            in_plan += n;
+        in_project += active.running;
+        if active.plan_id.as_deref().unwrap_or(&active.id) == job.plan_key {
+            in_plan += active.running;
         }
     }
     Ok(match job.mode {
@@ -58,21 +69,17 @@ pub fn room(conn: &Conn, job: &JobLimits) -> StoreResult<usize> {
         ExecutionMode::SequentialSameRunPlan => usize::from(in_plan == 0),
         _ => {
             let max = job.max_concurrent.max(1);
-            let free = max.saturating_sub(running(job.job_id)? as usize);
-            match leases::live_replicas(conn, now_ms())? {
+            let free = max.saturating_sub(places.running as usize);
+            match places.replicas {
                 1 => free,
-                replicas => {
-                    let mine = leases::held_under(conn, Kind::SimulationJob, job.job_id, job.owner)?;
-                    free.min(max.div_ceil(replicas).saturating_sub(mine))
-                }
+                replicas => free.min(max.div_ceil(replicas).saturating_sub(places.mine)),
             }
         }
     })
 }
 
-/// The execution mode of a job's plan (read alone from its document).
-fn mode_of(conn: &Conn, job_id: &str) -> StoreResult<ExecutionMode> {
-    let mode = store::peek_member(conn, Kind::RunPlanJob, job_id, "$.plan.executionMode")?;
-    let mode = mode.map(|m| serde_json::from_str::<Option<ExecutionMode>>(&m)).transpose()?;
-    Ok(mode.flatten().unwrap_or(ExecutionMode::Parallel))
+/// The execution mode of an active job's plan.
+fn mode_of(job: &ActiveJob) -> StoreResult<ExecutionMode> {
+    let mode = job.mode.as_ref().map(|m| serde_json::from_value::<ExecutionMode>(m.as_str().into())).transpose()?;
+    Ok(mode.unwrap_or(ExecutionMode::Parallel))
 }

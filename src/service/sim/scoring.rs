@@ -12,6 +12,7 @@ use crate::service::metrics::judge::Judge;
 use crate::service::sim::verdict;
 use crate::service::store;
 use crate::service::store::StoreResult;
+use crate::service::store::values::StoredValue;
 
 /// Computes the job's metrics on the call, and judges the simulation by the ones that are
 /// checks; the values are written with the simulation's end.
@@ -80,22 +81,23 @@ pub(super) fn store_values(
     rows: &[(Uuid, MetricValue)],
     collection_id: &str,
 ) -> StoreResult<()> {
-    let ids: Vec<(String, Option<String>)> =
-        rows.iter().map(|(definition, value)| (definition.to_string(), value.call_id.map(|c| c.to_string()))).collect();
-    let keyed: Vec<(store::values::ValueKey, &MetricValue)> = rows
-        .iter()
-        .zip(&ids)
-        .map(|((_, value), (definition_id, call))| {
+    store::values::put_stored(tx, &value_rows(rows, collection_id)?)
+}
+
+/// A simulation's values as the rows they are kept in, in its job's collection job.
+pub(super) fn value_rows(rows: &[(Uuid, MetricValue)], collection_id: &str) -> StoreResult<Vec<StoredValue>> {
+    rows.iter()
+        .map(|(definition, value)| {
+            let (definition_id, call) = (definition.to_string(), value.call_id.map(|c| c.to_string()));
             let key = store::values::ValueKey {
                 job_id: collection_id,
-                definition_id,
+                definition_id: &definition_id,
                 call_id: call.as_deref(),
                 chat_id: None,
             };
-            (key, value)
+            StoredValue::of(&key, value)
         })
-        .collect();
-    store::values::put_many(tx, &keyed)
+        .collect()
 }
 
 /// The item a simulation's values count in its job's collection job: done, or failed (any

@@ -10,6 +10,7 @@ use super::{Kind, Stored, members, outbox};
 use crate::args;
 
 /// A document to write, with the columns lists use.
+#[derive(Debug, Clone)]
 pub struct Doc {
     pub kind: Kind,
     pub id: String,
@@ -417,11 +418,17 @@ pub fn without_internal(kind: Kind, body: String) -> StoreResult<String> {
 
 /// Inserts a new document, with the event its status announces.
 pub fn insert(tx: &Tx, doc: &Doc) -> StoreResult<()> {
+    insert_row(tx, doc)?;
+    announce(tx, doc, None)
+}
+
+/// `insert`'s row, without the event.
+pub(super) fn insert_row(tx: &Tx, doc: &Doc) -> StoreResult<()> {
     tx.execute(
         "INSERT INTO docs (kind, id, body, status, parent_id, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         args![doc.kind.as_str(), &doc.id, &doc.body, doc.status.as_deref(), doc.parent_id.as_deref(), &doc.created_at],
     )?;
-    announce(tx, doc, None)
+    Ok(())
 }
 
 /// Replaces a document's body and columns, keeping its place in lists, with the event a
@@ -430,6 +437,12 @@ pub fn update(tx: &Tx, doc: &Doc) -> StoreResult<()> {
     if tx.dialect() == Dialect::Postgres {
         return update_in_one(tx, doc);
     }
+    let before = rewrite(tx, doc)?;
+    announce(tx, doc, Some(before.as_deref()))
+}
+
+/// `update`'s row on SQLite, without the event: the status it had.
+pub(super) fn rewrite(tx: &Tx, doc: &Doc) -> StoreResult<Option<String>> {
     let before = tx.query_row(
         "SELECT status, parent_id FROM docs WHERE kind = ?1 AND id = ?2",
         args![doc.kind.as_str(), &doc.id],
@@ -449,7 +462,7 @@ pub fn update(tx: &Tx, doc: &Doc) -> StoreResult<()> {
             args![doc.kind.as_str(), &doc.id, &doc.body, doc.status.as_deref(), doc.parent_id.as_deref()],
         )?;
     }
-    announce(tx, doc, Some(before.as_deref()))
+    Ok(before)
 }
 
 /// `update` in one round trip on PostgreSQL: the row is claimed and its columns read as it is

@@ -5,6 +5,7 @@
 //! several `serve` replicas). SQL lives here and nowhere else.
 
 pub mod alerts;
+pub mod batch;
 mod db;
 mod docs;
 pub mod ends;
@@ -16,6 +17,7 @@ pub mod knowledge;
 pub mod leases;
 mod members;
 pub mod outbox;
+pub mod places;
 mod postgres;
 pub mod records;
 pub mod schedules;
@@ -285,6 +287,25 @@ impl Store {
         match &*self.engine {
             Engine::Sqlite(sqlite) => sqlite.write(&self.events, f).map(Some),
             Engine::Postgres(postgres) => postgres.write_pick(pick, f),
+        }
+    }
+
+    /// Applies `batch` as an engine's progress (see `write_progress`): on PostgreSQL one
+    /// statement, its own transaction (`batch`).
+    pub async fn apply_progress(&self, batch: batch::Batch) -> StoreResult<batch::Applied> {
+        if let Engine::Sqlite(_) = &*self.engine {
+            return self.write_progress(move |tx| batch.apply_in(tx)).await;
+        }
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || store.apply_blocking(&batch, false)).await.map_err(StoreError::backend)?
+    }
+
+    /// The same, for callers already off the async threads; `durable`: the commit waits for
+    /// the disk.
+    pub fn apply_blocking(&self, batch: &batch::Batch, durable: bool) -> StoreResult<batch::Applied> {
+        match &*self.engine {
+            Engine::Sqlite(sqlite) => sqlite.write(&self.events, |tx| batch.apply_in(tx)),
+            Engine::Postgres(postgres) => postgres.apply(batch, durable),
         }
     }
 

@@ -8,22 +8,73 @@ use super::{Doc, Kind, without_internal};
 use crate::api::model::{DeliveryAttempt, DeliveryStatus, Event, EventType, Timestamp};
 use crate::args;
 
+/// An event to append, as its row: what a batch (`store::batch`) carries to apply later.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Appended {
+    pub event_type: String,
+    pub kind: Kind,
+    pub resource_id: String,
+    pub parent_id: Option<String>,
+    pub at: String,
+    /// The document as readers see it (its internal members left out).
+    pub data: String,
+    /// The alert whose webhooks hear it too (an issue it opened).
+    pub alert_id: Option<String>,
+}
+
+impl Appended {
+    /// The event `event_type` about `doc` now.
+    pub fn of(event_type: &EventType, doc: &Doc, alert_id: Option<&str>) -> StoreResult<Appended> {
+        Ok(Appended {
+            event_type: event_type.as_str().to_owned(),
+            kind: doc.kind,
+            resource_id: doc.id.clone(),
+            parent_id: doc.parent_id.clone(),
+            at: Timestamp::now().0,
+            data: without_internal(doc.kind, doc.body.clone())?,
+            alert_id: alert_id.map(str::to_owned),
+        })
+    }
+
+    /// The event a document's change of status (from `before`, `None` when new) announces, if any.
+    pub fn announcing(doc: &Doc, before: Option<Option<&str>>) -> StoreResult<Option<Appended>> {
+        use crate::service::webhooks::status_events;
+        match status_events::event_for(doc.kind, before, doc.status.as_deref()) {
+            Some(event) => {
+                Ok(Some(Appended::of(&event, doc, status_events::alert_of(doc.kind, &doc.body).as_deref())?))
+            }
+            None => Ok(None),
+        }
+    }
+}
+
 /// Appends the event `event_type` about a document whose stored body is `body`, and queues a
 /// delivery to every webhook subscribed to it: the webhooks made through `/v1/webhook` and the
 /// alerts' webhooks (`Kind::AlertWebhook`) that list its type, and those of `alert_id`, the
 /// alert the document belongs to (an issue it opened).
 pub fn append(tx: &Tx, event_type: &EventType, doc: &Doc, alert_id: Option<&str>) -> StoreResult<()> {
-    let data = without_internal(doc.kind, doc.body.clone())?;
-    let at = Timestamp::now();
-    let event = args![event_type.as_str(), doc.kind.as_str(), &doc.id, doc.parent_id.as_deref(), &at.0, &data];
-    let (webhook, alert_webhook) = (Kind::Webhook.as_str(), Kind::AlertWebhook.as_str());
+    append_row(tx, &Appended::of(event_type, doc, alert_id)?)
+}
+
+/// Appends `event` and queues its deliveries (see `append`).
+pub(super) fn append_row(tx: &Tx, event: &Appended) -> StoreResult<()> {
+    let row = args![
+        event.event_type.as_str(),
+        event.kind.as_str(),
+        &event.resource_id,
+        event.parent_id.as_deref(),
+        &event.at,
+        &event.data
+    ];
+    let (webhook, alert_webhook, alert_id) =
+        (Kind::Webhook.as_str(), Kind::AlertWebhook.as_str(), event.alert_id.as_deref());
     match tx.dialect() {
         Dialect::Sqlite => {
             let seq: i64 = tx
                 .value(
                     "INSERT INTO events (type, resource_kind, resource_id, parent_id, created_at, body) \
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING seq",
-                    event,
+                    row,
                 )?
                 .ok_or_else(|| StoreError::backend("store: an event was not inserted"))?;
             tx.execute(
@@ -32,12 +83,12 @@ pub fn append(tx: &Tx, event_type: &EventType, doc: &Doc, alert_id: Option<&str>
                  WHERE d.kind IN (?4, ?6) AND d.deleted_at IS NULL \
                  AND (EXISTS (SELECT 1 FROM json_each(d.body, '$.events') WHERE value = ?5) \
                       OR (d.kind = ?6 AND d.parent_id = ?7))",
-                args![seq, unix_ms_now(), &at.0, webhook, event_type.as_str(), alert_webhook, alert_id],
+                args![seq, unix_ms_now(), &event.at, webhook, event.event_type.as_str(), alert_webhook, alert_id],
             )?;
         }
         // The event and its deliveries in one statement: one round trip, not two.
         Dialect::Postgres => {
-            let mut all = event.to_vec();
+            let mut all = row.to_vec();
             all.extend::<[Arg; 4]>([unix_ms_now().into(), webhook.into(), alert_webhook.into(), alert_id.into()]);
             tx.execute(&postgres_append(None), &all)?;
         }

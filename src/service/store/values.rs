@@ -56,26 +56,64 @@ pub fn put(tx: &Tx, key: &ValueKey, value: &MetricValue) -> StoreResult<()> {
     put_raw(tx, key, &ValueColumns::of(value), &serde_json::to_string(value)?)
 }
 
+/// A metric value as the row it is kept in, owned: what a batch (`store::batch`) carries.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredValue {
+    pub job_id: String,
+    pub definition_id: String,
+    pub call_id: Option<String>,
+    pub chat_id: Option<String>,
+    pub capture_status: String,
+    pub body: String,
+    pub value: Option<f64>,
+    pub context: Option<String>,
+    pub participant_role: Option<String>,
+    pub label: Option<String>,
+}
+
+impl StoredValue {
+    pub fn of(key: &ValueKey, value: &MetricValue) -> StoreResult<StoredValue> {
+        let columns = ValueColumns::of(value);
+        let owned = |text: Option<&str>| text.map(str::to_owned);
+        Ok(StoredValue {
+            job_id: key.job_id.to_owned(),
+            definition_id: key.definition_id.to_owned(),
+            call_id: owned(key.call_id),
+            chat_id: owned(key.chat_id),
+            capture_status: columns.capture_status.to_owned(),
+            body: serde_json::to_string(value)?,
+            value: columns.value,
+            context: owned(columns.context),
+            participant_role: owned(columns.participant_role),
+            label: owned(columns.label),
+        })
+    }
+}
+
 /// Keeps a conversation's metric values in one statement (one round trip on PostgreSQL, where
 /// a simulation's ten values were ten), in order.
 pub fn put_many(tx: &Tx, values: &[(ValueKey, &MetricValue)]) -> StoreResult<()> {
-    // A few hundred rows a statement at most: a statement takes at most 65,535 arguments.
-    for chunk in values.chunks(500) {
-        let bodies = chunk.iter().map(|(_, value)| serde_json::to_string(value)).collect::<Result<Vec<_>, _>>()?;
+    let rows = values.iter().map(|(key, value)| StoredValue::of(key, value)).collect::<StoreResult<Vec<_>>>()?;
+    put_stored(tx, &rows)
+}
+
+/// Keeps values given as their rows, in order, a few hundred a statement.
+pub fn put_stored(tx: &Tx, rows: &[StoredValue]) -> StoreResult<()> {
+    // A statement takes at most 65,535 arguments.
+    for chunk in rows.chunks(500) {
         let mut args: Vec<Arg> = Vec::with_capacity(chunk.len() * 10);
-        for ((key, value), body) in chunk.iter().zip(&bodies) {
-            let columns = ValueColumns::of(value);
+        for row in chunk {
             args.extend::<[Arg; 10]>([
-                key.job_id.into(),
-                key.definition_id.into(),
-                key.call_id.into(),
-                key.chat_id.into(),
-                columns.capture_status.into(),
-                body.into(),
-                columns.value.into(),
-                columns.context.into(),
-                columns.participant_role.into(),
-                columns.label.into(),
+                row.job_id.as_str().into(),
+                row.definition_id.as_str().into(),
+                row.call_id.as_deref().into(),
+                row.chat_id.as_deref().into(),
+                row.capture_status.as_str().into(),
+                row.body.as_str().into(),
+                row.value.into(),
+                row.context.as_deref().into(),
+                row.participant_role.as_deref().into(),
+                row.label.as_deref().into(),
             ]);
         }
         let rows = vec![format!("({})", marks(10)); chunk.len()].join(", ");

@@ -9,7 +9,7 @@ use uuid::Uuid;
 use super::Simulator;
 use crate::api::model::*;
 use crate::service::sim::jobs::{self, Replay, RunInputs, StoredRunPlanJob, count_simulations};
-use crate::service::sim::jobs::{release_due_retries, save_held};
+use crate::service::sim::jobs::{release_due_retries, save_picked};
 use crate::service::sim::limits;
 use crate::service::sim::selection::plan_metric_ids;
 use crate::service::sim::work::{JobMetrics, Limits, Work};
@@ -129,10 +129,10 @@ impl Simulator {
             let (limits, owner) = (limits.clone(), self.worker.owner.clone());
             self.store
                 .read(move |c| -> StoreResult<_> {
-                    let waiting = [SimulationJobStatus::Pending, SimulationJobStatus::RetryScheduled];
-                    let waiting = waiting.iter().map(SimulationJobStatus::as_str).collect::<Vec<_>>();
-                    let waiting = store::count_children(c, Kind::SimulationJob, &limits.job_id, &waiting)?;
-                    Ok(waiting > 0 && limits::room(c, &limits.as_job(&owner))? > 0)
+                    // Waiting simulations and the room, in one read.
+                    let job = limits.as_job(&owner);
+                    let places = limits::places(c, &job)?;
+                    Ok(places.waiting > 0 && limits::room_in(&places, &job)? > 0)
                 })
                 .await?
         };
@@ -162,10 +162,9 @@ impl Simulator {
                 {
                     let mut simulation: SimulationJob = serde_json::from_str(&body)?;
                     simulation.status = Some(SimulationJobStatus::Queued);
-                    // Claimed above in its status: not read again.
-                    save_held(tx, Some(SimulationJobStatus::Pending.as_str()), &simulation, job_id)?;
-                    let id = simulation.simulation_job_id.to_string();
-                    store::leases::take(tx, Kind::SimulationJob, &id, &worker.owner, until)?;
+                    // Claimed above in its status: not read again; leased in the same write.
+                    let pending = Some(SimulationJobStatus::Pending.as_str());
+                    save_picked(tx, pending, &simulation, &worker.owner, until)?;
                     picked.push(simulation);
                 }
                 Ok(picked)

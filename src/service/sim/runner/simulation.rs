@@ -14,13 +14,14 @@ use crate::service::replica::leases;
 use crate::service::sim::agent_link::AgentLink;
 use crate::service::sim::call_record::{build_call, insert_call};
 use crate::service::sim::conversation::{Outcome, Setup, converse};
-use crate::service::sim::jobs::{REPLAY_COLLECTING_MS, Retry, record_held, save_held};
+use crate::service::sim::jobs::{REPLAY_COLLECTING_MS, Retry, record_held, record_into, save_held};
 use crate::service::sim::limits;
-use crate::service::sim::scoring::{Collected, collection_item, score, store_values};
+use crate::service::sim::scoring::{Collected, collection_item, score, store_values, value_rows};
 use crate::service::sim::selection::{scenario_flow, simulation_variables};
 use crate::service::sim::verdict::{self, CheckResult, Judged};
 use crate::service::sim::work::Work;
-use crate::service::store::{self, Conn, Kind, StoreError, StoreResult, Tx};
+use crate::service::store::batch::{Applied, Batch, Guard};
+use crate::service::store::{self, Conn, Doc, Kind, StoreError, StoreResult, Tx, ends};
 
 /// A claimed simulation on its way through the phases.
 pub(super) struct Simulation<'a> {
@@ -62,7 +63,11 @@ impl<'a> Simulation<'a> {
     ) -> Result<Option<Simulation<'a>>, SimulationError> {
         let (job_id, id) = (work.job_id.clone(), work.simulation.simulation_job_id.to_string());
         let (now, owner) = (work.now(), engine.worker.owner.clone());
-        let claimed = engine.store.write_progress(move |tx| claim_row(tx, &id, &job_id, &owner, &now)).await?;
+        let claimed = match claim_as_picked(engine, work).await? {
+            Some(record) => Some(record),
+            // Not as it was picked (a cancel met it): decided again from what is stored.
+            None => engine.store.write_progress(move |tx| claim_row(tx, &id, &job_id, &owner, &now)).await?,
+        };
         let phases_written = matches!(engine.speed, SimSpeed::Factor(_)) && work.replay.is_none();
         Ok(claimed.map(|record| Simulation { engine, work, job_id: work.job_id.clone(), record, phases_written }))
     }
@@ -227,6 +232,14 @@ impl<'a> Simulation<'a> {
         let (results, retry) = self.judge(outcome, judged);
         let work = self.work;
         let item = collection_item(&work.metrics.collection_id, &rows, &work.now())?;
+        if retry.is_none() {
+            // As this replica left it (PROCESSING): the end decided here, applied in one
+            // statement; otherwise decided again below from what is stored.
+            let batch = self.end_batch(call_with_end.as_ref(), &rows, &results, &item)?;
+            if self.engine.store.apply_progress(batch).await? == Applied::Written {
+                return Ok(());
+            }
+        }
         let (collection_id, owner, job_id) =
             (work.metrics.collection_id.clone(), self.engine.worker.owner.clone(), self.job_id);
         let simulation = self.record;
@@ -255,6 +268,34 @@ impl<'a> Simulation<'a> {
         Ok(())
     }
 
+    /// The end's writes, under the lease, for a simulation still PROCESSING: its call (when it
+    /// commits with the end), its values, itself and its part in its job; the lease given back.
+    fn end_batch(
+        &self,
+        call_with_end: Option<&(Call, String)>,
+        rows: &[(Uuid, MetricValue)],
+        results: &[CheckResult],
+        item: &ends::Item,
+    ) -> StoreResult<Batch> {
+        let id = self.record.simulation_job_id.to_string();
+        let mut batch = Batch::under(Guard {
+            kind: Kind::SimulationJob,
+            id,
+            owner: self.engine.worker.owner.to_string(),
+            status: Some(SimulationJobStatus::Processing.as_str().to_owned()),
+            parent_in: None,
+            release: true,
+        });
+        if let Some((call, transcript)) = call_with_end {
+            batch.insert(Doc::of(call)?)?;
+            batch.transcript(&call.id.to_string(), transcript.clone());
+        }
+        batch.values(value_rows(rows, &self.work.metrics.collection_id)?);
+        let processing = Some(SimulationJobStatus::Processing.as_str());
+        record_into(&mut batch, processing, self.record.clone(), &self.job_id, results, Some(item.clone()))?;
+        Ok(batch)
+    }
+
     /// Marks the simulation completed with its judgement, or not evaluated (and retried, when
     /// the plan says so) when the agent never said a word: its check results, and its retry.
     fn judge(&mut self, outcome: &Outcome, judged: Judged) -> (Vec<CheckResult>, Option<Retry>) {
@@ -275,6 +316,34 @@ impl<'a> Simulation<'a> {
         });
         (Vec::new(), self.engine.retry_for(self.work, &self.record))
     }
+}
+
+/// The claim in one statement: the simulation as it was picked (QUEUED, leased to this
+/// replica) goes PROCESSING (CONNECTING), if it is still QUEUED and its job still open; `None`
+/// when either moved (nothing written).
+async fn claim_as_picked(engine: &Simulator, work: &Work) -> Result<Option<SimulationJob>, SimulationError> {
+    let queued = SimulationJobStatus::Queued;
+    if work.simulation.status.as_ref() != Some(&queued) {
+        return Ok(None);
+    }
+    let mut current = work.simulation.clone();
+    current.status = Some(SimulationJobStatus::Processing);
+    current.processing_status = Some(ProcessingStatus::Connecting);
+    current.started_at = Some(work.now());
+    let open = limits::active_job_names().into_iter().map(str::to_owned).collect();
+    let mut batch = Batch::under(Guard {
+        kind: Kind::SimulationJob,
+        id: current.simulation_job_id.to_string(),
+        owner: engine.worker.owner.to_string(),
+        status: Some(queued.as_str().to_owned()),
+        parent_in: Some((Kind::RunPlanJob, work.job_id.clone(), open)),
+        release: false,
+    });
+    record_into(&mut batch, Some(queued.as_str()), current.clone(), &work.job_id, &[], None)?;
+    Ok(match engine.store.apply_progress(batch).await? {
+        Applied::Written => Some(current),
+        Applied::Moved => None,
+    })
 }
 
 /// The claim's transaction: the simulation goes PROCESSING (CONNECTING) if it is still QUEUED

@@ -310,6 +310,124 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX job_ends_job ON job_ends (job_id, seq);
     "#,
+    // 7: statements a replica sends as one (issue 33: every statement is a round trip). Each
+    // is called as a single `SELECT`, its own transaction: no `BEGIN` or `COMMIT` to send.
+    // The event publisher's (`publisher`): under its advisory lock, numbers the committed
+    // events without an id in the order they were written, from the last id given, keeps the
+    // newest and tells every replica of it; how many it numbered.
+    r#"
+    CREATE FUNCTION sb_publish_events(lock_key BIGINT, last_key TEXT, channel TEXT)
+    RETURNS BIGINT LANGUAGE plpgsql AS $$
+    DECLARE
+        last BIGINT;
+        numbered BIGINT;
+    BEGIN
+        PERFORM pg_advisory_xact_lock(lock_key);
+        -- Read after the lock: each statement of a function sees what committed before it.
+        SELECT value::BIGINT INTO last FROM meta WHERE key = last_key;
+        last := coalesce(last, 0);
+        UPDATE events SET id = last + waiting.n
+            FROM (SELECT seq, row_number() OVER (ORDER BY seq) AS n FROM events WHERE id IS NULL) AS waiting
+            WHERE events.seq = waiting.seq;
+        GET DIAGNOSTICS numbered = ROW_COUNT;
+        IF numbered > 0 THEN
+            INSERT INTO meta (key, value) VALUES (last_key, (last + numbered)::TEXT)
+                ON CONFLICT (key) DO UPDATE SET value = excluded.value;
+            PERFORM pg_notify(channel, (last + numbered)::TEXT);
+        END IF;
+        RETURN numbered;
+    END $$;
+
+    -- A batch of writes decided by a replica (`store::batch`), applied under its guard: 0 when
+    -- applied, 1 when the guarded document's status (or its parent's) moved and nothing was
+    -- written, 2 when its lease is not the owner's (nothing written).
+    CREATE FUNCTION sb_apply(batch TEXT) RETURNS BIGINT LANGUAGE plpgsql AS $$
+    DECLARE
+        -- Parsed once (a `json` value is parsed again at every `->`); the bodies inside are
+        -- strings, kept verbatim.
+        b JSONB := batch::JSONB;
+        g JSONB := b -> 'guard';
+        now_ms BIGINT := (b ->> 'now_ms')::BIGINT;
+        webhook TEXT := b ->> 'webhook';
+        alert_webhook TEXT := b ->> 'alert_webhook';
+        found_status TEXT;
+        found_owner TEXT;
+        seen BOOLEAN;
+        u RECORD;
+        ev RECORD;
+        new_seq BIGINT;
+    BEGIN
+        IF (b ->> 'lazy')::BOOLEAN THEN
+            -- Until the commit that ends this statement's transaction.
+            PERFORM set_config('synchronous_commit', 'off', true);
+        END IF;
+        IF jsonb_typeof(g) = 'object' THEN
+            SELECT status, lease_owner, true INTO found_status, found_owner, seen FROM docs
+                WHERE kind = g ->> 'kind' AND id = g ->> 'id' FOR UPDATE;
+            IF seen IS NULL OR found_owner IS DISTINCT FROM g ->> 'owner' THEN
+                RETURN 2;
+            END IF;
+            IF found_status IS DISTINCT FROM g ->> 'status' THEN
+                RETURN 1;
+            END IF;
+            IF g ->> 'parent_kind' IS NOT NULL AND NOT EXISTS (
+                SELECT 1 FROM docs WHERE kind = g ->> 'parent_kind' AND id = g ->> 'parent_id'
+                    AND status IN (SELECT jsonb_array_elements_text(g -> 'parent_in'))) THEN
+                RETURN 1;
+            END IF;
+            IF (g ->> 'release')::BOOLEAN THEN
+                UPDATE docs SET lease_owner = NULL, lease_until = NULL WHERE kind = g ->> 'kind' AND id = g ->> 'id';
+            END IF;
+        END IF;
+        INSERT INTO docs (kind, id, body, status, parent_id, created_at)
+            SELECT x.kind, x.id, x.body::JSON, x.status, x.parent_id, x.created_at
+            FROM ROWS FROM (jsonb_to_recordset(b -> 'inserts')
+                AS (kind TEXT, id TEXT, body TEXT, status TEXT, parent_id TEXT, created_at TEXT))
+                WITH ORDINALITY AS x (kind, id, body, status, parent_id, created_at, n)
+            ORDER BY x.n;
+        INSERT INTO transcripts (call_id, body)
+            SELECT x.id, x.body FROM jsonb_to_recordset(b -> 'transcripts') AS x (id TEXT, body TEXT);
+        INSERT INTO metric_values (job_id, definition_id, call_id, chat_id, capture_status, body, value,
+                context, participant_role, label)
+            SELECT x.job_id, x.definition_id, x.call_id, x.chat_id, x.capture_status, x.body, x.value,
+                x.context, x.participant_role, x.label
+            FROM ROWS FROM (jsonb_to_recordset(b -> 'values')
+                AS (job_id TEXT, definition_id TEXT, call_id TEXT, chat_id TEXT, capture_status TEXT, body TEXT,
+                    value DOUBLE PRECISION, context TEXT, participant_role TEXT, label TEXT))
+                WITH ORDINALITY AS x (job_id, definition_id, call_id, chat_id, capture_status, body, value,
+                    context, participant_role, label, n)
+            ORDER BY x.n;
+        FOR u IN SELECT * FROM jsonb_to_recordset(b -> 'updates')
+                AS x (kind TEXT, id TEXT, body TEXT, status TEXT, parent_id TEXT) LOOP
+            UPDATE docs SET body = u.body::JSON, status = u.status, parent_id = u.parent_id
+                WHERE kind = u.kind AND id = u.id;
+            IF NOT FOUND THEN
+                RAISE EXCEPTION 'no % %', u.kind, u.id USING ERRCODE = 'P0002';
+            END IF;
+        END LOOP;
+        -- Each event and its webhook deliveries, as `outbox::append` writes them.
+        FOR ev IN SELECT * FROM ROWS FROM (jsonb_to_recordset(b -> 'events')
+                AS (type TEXT, kind TEXT, id TEXT, parent_id TEXT, at TEXT, data TEXT, alert_id TEXT))
+                WITH ORDINALITY AS x (type, kind, id, parent_id, at, data, alert_id, n) ORDER BY x.n LOOP
+            INSERT INTO events (type, resource_kind, resource_id, parent_id, created_at, body)
+                VALUES (ev.type, ev.kind, ev.id, ev.parent_id, ev.at, ev.data) RETURNING seq INTO new_seq;
+            INSERT INTO webhook_deliveries (id, webhook_id, event_seq, status, attempts, next_attempt_at, created_at)
+                SELECT 'msg_' || substr(md5(random()::text || clock_timestamp()::text), 1, 24), w.id, new_seq,
+                    'PENDING', 0, now_ms, ev.at FROM docs w
+                WHERE w.kind IN (webhook, alert_webhook) AND w.deleted_at IS NULL
+                AND (EXISTS (SELECT 1 FROM json_array_elements_text(w.body -> 'events') AS t (value)
+                             WHERE t.value = ev.type)
+                     OR (w.kind = alert_webhook AND w.parent_id = ev.alert_id));
+        END LOOP;
+        INSERT INTO job_ends (job_id, part, collection_id, item_failed, item_at)
+            SELECT x.job_id, x.part, x.collection_id, x.item_failed, x.item_at
+            FROM ROWS FROM (jsonb_to_recordset(b -> 'ends')
+                AS (job_id TEXT, part TEXT, collection_id TEXT, item_failed BIGINT, item_at TEXT))
+                WITH ORDINALITY AS x (job_id, part, collection_id, item_failed, item_at, n)
+            ORDER BY x.n;
+        RETURN 0;
+    END $$;
+    "#,
 ];
 
 /// The schema version this build writes.

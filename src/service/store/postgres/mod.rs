@@ -25,6 +25,7 @@ use tokio::sync::watch;
 pub use session::Session;
 
 use super::OpenError;
+use super::batch::{Applied, Batch};
 use super::db::{Conn, Tx};
 use crate::service::store::error::{StoreError, StoreResult};
 
@@ -154,6 +155,41 @@ impl Postgres {
             }
             drop(session);
             // Back off a little, at random, so that the transactions that met go on apart.
+            let ceiling = 2u64.pow(attempt.min(7));
+            std::thread::sleep(Duration::from_millis(fastrand::u64(0..=ceiling)));
+        }
+    }
+}
+
+impl Postgres {
+    /// Applies `batch` in one statement (`sb_apply`), its own transaction, again if it
+    /// deadlocked with another.
+    pub(super) fn apply(&self, batch: &Batch, durable: bool) -> StoreResult<Applied> {
+        batch.check_storable()?;
+        let json = batch.to_json(!durable);
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let session = self.session()?;
+            let answer = Conn::postgres(&session).value::<i64>("SELECT sb_apply(?1)", crate::args![&json]);
+            match answer {
+                Ok(Some(0)) => {
+                    if batch.has_events() {
+                        self.unpublished.note();
+                    }
+                    return Ok(Applied::Written);
+                }
+                Ok(Some(1)) => return Ok(Applied::Moved),
+                Ok(Some(2)) => {
+                    let guard =
+                        batch.guard().ok_or_else(|| StoreError::backend("store: a lease lost without a guard"))?;
+                    return Err(super::batch::lost(guard));
+                }
+                Ok(other) => return Err(StoreError::backend(format!("store: sb_apply answered {other:?}"))),
+                Err(error) if !session.conflicted() || attempt >= ATTEMPTS => return Err(error),
+                Err(_) => {}
+            }
+            drop(session);
             let ceiling = 2u64.pow(attempt.min(7));
             std::thread::sleep(Duration::from_millis(fastrand::u64(0..=ceiling)));
         }

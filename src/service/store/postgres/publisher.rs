@@ -64,32 +64,14 @@ pub(super) fn spawn(
     Ok(())
 }
 
-/// Numbers the committed events that have no id yet; how many it numbered.
+/// Numbers the committed events that have no id yet; how many it numbered. One statement, its
+/// own transaction (`sb_publish_events`, PostgreSQL migration 7): where it was seven round trips.
 fn publish(pool: &r2d2::Pool<Manager>) -> StoreResult<u64> {
     let session = Session::checkout(pool)?;
-    session.begin("BEGIN")?;
-    let conn = Conn::postgres(&session);
-    conn.execute("SELECT pg_advisory_xact_lock(?1)", args![LOCK])?;
-    let last: i64 = conn
-        .value::<String>("SELECT value FROM meta WHERE key = ?1", args![LAST_ID])?
-        .and_then(|v| v.parse().ok())
+    let numbered: i64 = Conn::postgres(&session)
+        .value("SELECT sb_publish_events(?1, ?2, ?3)", args![LOCK, LAST_ID, PUBLISHED])?
         .unwrap_or(0);
-    let numbered = conn.execute(
-        "UPDATE events SET id = ?1 + waiting.n \
-         FROM (SELECT seq, row_number() OVER (ORDER BY seq) AS n FROM events WHERE id IS NULL) AS waiting \
-         WHERE events.seq = waiting.seq",
-        args![last],
-    )? as i64;
-    if numbered > 0 {
-        let newest = (last + numbered).to_string();
-        conn.execute(
-            "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            args![LAST_ID, &newest],
-        )?;
-        conn.execute("SELECT pg_notify(?1, ?2)", args![PUBLISHED, &newest])?;
-    }
-    session.end(true)?;
-    Ok(numbered as u64)
+    Ok(numbered.max(0) as u64)
 }
 
 /// The last id given (0 before the first).
