@@ -837,3 +837,27 @@ async fn the_service_refuses_what_the_rules_between_members_refuse() {
         assert!(names(&refused, param), "{path} {body} should name {param}: {refused}");
     }
 }
+
+/// Whether `pattern` matches `text` as ECMA-262 (the dialect JSON Schema names) reads it: its
+/// `\s` is WhiteSpace and LineTerminator (§22.2.2.9), U+FEFF in and U+0085 out, unlike Rust's.
+fn ecma_matches(pattern: &Value, text: &str) -> bool {
+    let ecma_space = "\\t\\n\\u000B\\f\\r \\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF";
+    let pattern = pattern.as_str().expect("a pattern").replace("\\s", ecma_space);
+    regex::Regex::new(&pattern).unwrap().is_match(text)
+}
+
+/// A name of one invisible or spacing character is blank to the document exactly when the
+/// service refuses it as blank: U+00A0 and tab are white space, U+FEFF and U+200B are not.
+#[tokio::test]
+async fn the_document_and_the_service_agree_on_what_is_blank() {
+    let service = start(false).await;
+    let doc = document(&service.base_url()).await;
+    let pattern = &property(&doc, "EnvironmentInput", "name")["pattern"];
+    for (text, blank) in [("\u{FEFF}", false), ("\u{200B}", false), ("\u{00A0}", true), ("\t", true)] {
+        let body = json!({"name": text, "backgroundNoise": "NONE"});
+        let (status, answer) = keyed(&service, Method::POST, "/v1/simulation/environment", Some(body)).await;
+        let refused = status == 400 && names(&answer, "name");
+        assert_eq!(refused, blank, "the service on {text:?}: {status} {answer}");
+        assert_eq!(!ecma_matches(pattern, text), blank, "the document's {pattern} on {text:?}");
+    }
+}
