@@ -91,6 +91,20 @@ async fn every_seeded_alert_born_issue_names_a_seeded_alert() {
     }
 }
 
+/// The issues the engine opened carry their alert's severity (the silence alert's MEDIUM), as
+/// the seed's hand-filed alert-born issues carry theirs.
+#[tokio::test]
+async fn an_alert_born_issue_carries_its_alerts_severity() {
+    let service = start(true).await;
+    let alert = get(&service, &format!("/v1/alert/{SILENCES}")).await;
+    assert_eq!(alert["severity"], "MEDIUM", "{alert}");
+    let born = alert_born(&service).await;
+    assert_eq!(born.len(), 2);
+    for issue in born {
+        assert_eq!(issue["severity"], alert["severity"], "{issue}");
+    }
+}
+
 #[tokio::test]
 async fn every_evidence_call_of_the_seeded_issues_breached_the_threshold() {
     let service = start(true).await;

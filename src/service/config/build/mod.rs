@@ -428,6 +428,7 @@ impl<'w> Builder<'w> {
             trigger,
             actions: c.actions.clone(),
             enabled: c.enabled.unwrap_or(true),
+            severity: c.severity.clone(),
             created_at: self.created(existing.and_then(|a| a.created_at.as_ref())),
             updated_at: Some(self.now.clone()),
         })
