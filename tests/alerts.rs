@@ -121,6 +121,7 @@ async fn an_issue_opens_after_exactly_consecutive_open_windows_and_resolves_afte
     assert!(issue["fingerprint"].as_str().unwrap().ends_with(&format!(":agent:{agent}")));
     assert!(issue["title"].as_str().unwrap().contains("MEAN of call_duration 120 > 50 for agent Slow desk"), "{issue}");
     assert_eq!(issue["evidence"][0]["callId"].as_str(), Some(breaching.as_str()));
+    assert_eq!(issue["severity"], "MEDIUM", "an alert that names no severity opens MEDIUM issues");
 
     // A third breaching window extends the open issue rather than opening another.
     post_call(&service, slow, window(28), 70).await;
@@ -212,6 +213,7 @@ async fn the_documented_alert_applies_and_reads_back_by_name() {
         (body["data"]["name"].as_str(), body["data"]["trigger"]["metric"].as_str()),
         (Some("Calls run long"), Some("call_duration"))
     );
+    assert_eq!(body["data"]["severity"], "HIGH", "the documented alert's issues are HIGH");
     assert!(["OK", "BREACHING", "OPEN"].contains(&body["data"]["state"].as_str().unwrap()), "{body}");
     let (status, list) = call(&service, Method::GET, "/v1/alert", None).await;
     assert_eq!(status, 200);
@@ -275,4 +277,27 @@ async fn none_grouping_opens_one_issue_for_all_agents() {
     let mut breached = vec![one.as_str(), two.as_str()];
     breached.sort();
     assert_eq!(evidence, breached, "the calls past the threshold, whichever agent");
+}
+
+/// An alert's `severity` is the severity of each issue it opens; one it does not know is
+/// refused, naming the member.
+#[tokio::test]
+async fn an_issue_carries_the_severity_of_the_alert_that_opened_it() {
+    let mut critical = alert("critical", 1, 1, 1);
+    critical["severity"] = json!("CRITICAL");
+    let service = watching(critical).await;
+    let (_, agent) = post_call(&service, "Critical desk", window(30), 90).await;
+    let state = decided(&service, "critical", &agent, window(30)).await;
+    assert_eq!(state["state"], "OPEN");
+    let issues = alert_issues(&service, "critical", &[&agent]).await;
+    assert_eq!(issues.len(), 1, "{issues:?}");
+    assert_eq!(issues[0]["severity"], "CRITICAL", "{}", issues[0]);
+    let (_, read) = call(&service, Method::GET, "/v1/alert/critical", None).await;
+    assert_eq!(read["data"]["severity"], "CRITICAL");
+
+    let mut unknown = alert("unknown", 1, 1, 1);
+    unknown["severity"] = json!("URGENT");
+    let (status, body) = call(&service, Method::POST, "/v1/config/apply", Some(&json!({"resources": [unknown]}))).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body.to_string().contains("severity"), "{body}");
 }

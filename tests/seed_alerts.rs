@@ -74,6 +74,37 @@ async fn the_seeded_silence_alert_opened_and_resolved_one_issue_and_holds_one_op
     assert_eq!(calm["state"], "OK", "{calm}");
 }
 
+/// Every seeded issue an alert opened, hand-filed or engine-born, names an alert the service
+/// lists, and reading that alert by the issue's `alertId` finds it.
+#[tokio::test]
+async fn every_seeded_alert_born_issue_names_a_seeded_alert() {
+    let service = start(true).await;
+    let listed = get(&service, "/v1/alert").await;
+    let alerts: Vec<&str> = listed.as_array().unwrap().iter().filter_map(|a| a["id"].as_str()).collect();
+    let issues = get(&service, "/v1/issue?source=TREND_ALERT&limit=50").await;
+    let issues = issues.as_array().unwrap();
+    assert!(issues.len() >= 6, "the seed's four and the engine's two: {issues:#?}");
+    for issue in issues {
+        let alert = issue["alertId"].as_str().unwrap_or_else(|| panic!("no alertId: {issue}"));
+        assert!(alerts.contains(&alert), "{} names alert {alert}, not among {alerts:?}", issue["title"]);
+        assert_eq!(get(&service, &format!("/v1/alert/{alert}")).await["id"], alert);
+    }
+}
+
+/// The issues the engine opened carry their alert's severity (the silence alert's MEDIUM), as
+/// the seed's hand-filed alert-born issues carry theirs.
+#[tokio::test]
+async fn an_alert_born_issue_carries_its_alerts_severity() {
+    let service = start(true).await;
+    let alert = get(&service, &format!("/v1/alert/{SILENCES}")).await;
+    assert_eq!(alert["severity"], "MEDIUM", "{alert}");
+    let born = alert_born(&service).await;
+    assert_eq!(born.len(), 2);
+    for issue in born {
+        assert_eq!(issue["severity"], alert["severity"], "{issue}");
+    }
+}
+
 #[tokio::test]
 async fn every_evidence_call_of_the_seeded_issues_breached_the_threshold() {
     let service = start(true).await;

@@ -353,7 +353,9 @@ async fn the_limits_table_is_stated_on_the_fields() {
         cursor_lists += 1;
         let limit = parameter(&doc, &method, &path, "limit");
         assert_eq!(int(limit, "minimum"), collection_limits::LIST_LIMIT_MIN, "{path}");
-        assert_eq!(int(limit, "maximum"), collection_limits::LIST_LIMIT_MAX, "{path}");
+        let wide = ["/v1/call", "/v1/agent"].contains(&path.as_str());
+        let max = if wide { collection_limits::WIDE_LIST_LIMIT_MAX } else { collection_limits::LIST_LIMIT_MAX };
+        assert_eq!(int(limit, "maximum"), max, "{path}");
         assert_eq!(int(limit, "default"), collection_limits::LIST_LIMIT_DEFAULT, "{path}");
     }
     assert!(cursor_lists >= 12, "only {cursor_lists} cursor lists");
@@ -835,5 +837,50 @@ async fn the_service_refuses_what_the_rules_between_members_refuse() {
         let (status, refused) = keyed(&service, method, path, Some(body.clone())).await;
         assert_eq!(status, 400, "{path} {body}: {refused}");
         assert!(names(&refused, param), "{path} {body} should name {param}: {refused}");
+    }
+}
+
+/// Whether `pattern` matches `text` as ECMA-262 (the dialect JSON Schema names) reads it: its
+/// `\s` is WhiteSpace and LineTerminator (§22.2.2.9), U+FEFF in and U+0085 out, unlike Rust's.
+fn ecma_matches(pattern: &Value, text: &str) -> bool {
+    let ecma_space = "\\t\\n\\u000B\\f\\r \\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF";
+    let pattern = pattern.as_str().expect("a pattern").replace("\\s", ecma_space);
+    regex::Regex::new(&pattern).unwrap().is_match(text)
+}
+
+/// A name of one invisible or spacing character is blank to the document exactly when the
+/// service refuses it as blank: U+00A0 and tab are white space, U+FEFF and U+200B are not.
+#[tokio::test]
+async fn the_document_and_the_service_agree_on_what_is_blank() {
+    let service = start(false).await;
+    let doc = document(&service.base_url()).await;
+    let pattern = &property(&doc, "EnvironmentInput", "name")["pattern"];
+    for (text, blank) in [("\u{FEFF}", false), ("\u{200B}", false), ("\u{00A0}", true), ("\t", true)] {
+        let body = json!({"name": text, "backgroundNoise": "NONE"});
+        let (status, answer) = keyed(&service, Method::POST, "/v1/simulation/environment", Some(body)).await;
+        let refused = status == 400 && names(&answer, "name");
+        assert_eq!(refused, blank, "the service on {text:?}: {status} {answer}");
+        assert_eq!(!ecma_matches(pattern, text), blank, "the document's {pattern} on {text:?}");
+    }
+}
+
+/// Calls and agents page by up to 100 (the hosted SDK's bound for calls), the other lists by
+/// up to 50: each takes its bound and refuses one past it naming `limit`, as its document says.
+#[tokio::test]
+async fn each_list_takes_the_page_size_its_document_states() {
+    let service = start(false).await;
+    let doc = document(&service.base_url()).await;
+    let wide = collection_limits::WIDE_LIST_LIMIT_MAX;
+    let narrow = collection_limits::LIST_LIMIT_MAX;
+    for (path, max) in
+        [("/v1/call", wide), ("/v1/agent", wide), ("/v1/persona", narrow), ("/v1/agent/endpoint", narrow)]
+    {
+        assert_eq!(int(parameter(&doc, "get", path, "limit"), "maximum"), max, "{path}");
+        let (status, page) = keyed(&service, Method::GET, &format!("{path}?limit={max}"), None).await;
+        assert_eq!(status, 200, "{path}?limit={max}: {page}");
+        assert_eq!(page["pagination"]["limit"], max, "{path}");
+        let (status, refused) = keyed(&service, Method::GET, &format!("{path}?limit={}", max + 1), None).await;
+        assert_eq!(status, 400, "{path}?limit={}: {refused}", max + 1);
+        assert!(names(&refused, "limit"), "{path}: {refused}");
     }
 }

@@ -86,6 +86,11 @@ pub trait Pane {
         out.error("this tab cannot open resources by id");
         false
     }
+    /// `:WORD ID` (`:issue ID`, `:alert ID`): opens that resource of this pane; by default
+    /// as `o` opens one by id.
+    fn open_named(&mut self, _word: &str, id: &str, out: &mut Out) -> bool {
+        self.open_by_id(id, out)
+    }
     /// A `:` alias that names a part of this pane (`:agents` in the catalog); true when used.
     fn action_alias(&mut self, _alias: &str, _out: &mut Out) -> bool {
         false

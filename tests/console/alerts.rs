@@ -70,17 +70,44 @@ async fn a_opens_the_issues_alert_and_esc_comes_back() {
     h.key("esc").await;
     assert!(h.render(120, 30).contains("issue · Long silences"), "back on the issue");
 
-    // A hand-filed issue naming an alert the service does not hold says so; nothing is toasted.
+    // A hand-filed issue names a seeded alert too (disabled since it opened the issue).
     h.key("esc").await;
     h.keys(&["o"]).await;
     h.type_text("860c6925-fbf6-57b0-bda3-e017765f8d46").await;
     h.key("enter").await;
     let screen = h.render(160, 48);
     assert!(screen.contains("issue · Rebooking agent talks over callers"), "{screen}");
-    assert!(screen.contains("the alert is not on this service") && !screen.contains("404"), "{screen}");
-    h.key("a").await;
+    assert!(screen.contains("Rebooking agent talks over callers · OK"), "its alert and state:\n{screen}");
+}
+
+/// `:alert NAME` opens one alert from any tab, Tab completing its name among the alerts read;
+/// Esc leads to the alerts; an id the service does not hold is said in the alert's place.
+#[tokio::test]
+async fn colon_alert_opens_one_alert_by_name_from_any_tab() {
+    let mut h = Harness::seeded().await;
+    h.key(":").await;
+    h.type_text("alerts").await;
+    h.key("enter").await;
+    h.key("1").await;
+    h.key(":").await;
+    h.type_text("alert long sil").await;
+    h.key("tab").await;
+    let named = switchboard::console::app::Prompt::Command("alert Long silences at the front desk".into());
+    assert_eq!(h.app.prompt, Some(named), "the one name it can be");
+    h.key("enter").await;
+    let screen = h.render(120, 30);
+    assert!(screen.contains("alert · Long silences at the front desk"), "{screen}");
+    assert!(screen.contains("consecutive windows") && screen.contains("OPEN"), "{screen}");
+    assert_screen!("issues_alert_by_name_120x30", screen);
+    h.key("esc").await;
+    assert!(h.render(120, 30).contains("Front desk calls run long"), "esc: the alerts");
+
+    h.key(":").await;
+    h.type_text("alert 00000000-0000-4000-8000-000000000000").await;
+    h.key("enter").await;
     let screen = h.render(160, 48);
     assert!(screen.contains("is not on this service (deleted, or named by a hand-filed issue)"), "{screen}");
+    assert!(h.app.toasts.is_empty(), "said in the alert's place, not toasted: {:?}", h.app.toasts);
 }
 
 #[tokio::test]

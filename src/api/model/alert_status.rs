@@ -8,6 +8,7 @@ use uuid::Uuid;
 
 use super::common::Timestamp;
 use super::config::{AlertActionsConfig, AlertTriggerConfig};
+use super::issue::Severity;
 use crate::wire_enum;
 
 wire_enum! {
@@ -32,6 +33,8 @@ pub struct AlertStatus {
     #[schema(value_type = Option<Object>)]
     pub actions: Option<AlertActionsConfig>,
     pub enabled: bool,
+    /// The severity of the issues it opens, as the bundle gave it (absent: MEDIUM).
+    pub severity: Option<Severity>,
     /// The most pressing group's state (OPEN, then BREACHING, then OK).
     pub state: AlertState,
     /// That group's consecutive breaching windows (BREACHING, OPEN) or clean ones (OK).

@@ -71,6 +71,9 @@ pub mod collection_limits {
     pub const IDS_MAX: usize = 500;
     pub const LIST_LIMIT_MIN: i64 = 1;
     pub const LIST_LIMIT_MAX: i64 = 50;
+    /// The page size of the lists the hosted service lets go further: calls (its SDK says 100)
+    /// and agents.
+    pub const WIDE_LIST_LIMIT_MAX: i64 = 100;
     pub const LIST_LIMIT_DEFAULT: i64 = 20;
 }
 

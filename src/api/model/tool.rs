@@ -9,6 +9,7 @@ use uuid::Uuid;
 
 use super::common::Timestamp;
 use super::config::{AlertActionsConfig, AlertTriggerConfig, ToolHandlerConfig, ToolParameterType};
+use super::issue::Severity;
 
 /// A tool an agent may call.
 #[skip_serializing_none]
@@ -39,6 +40,8 @@ pub struct Alert {
     pub trigger: AlertTriggerConfig,
     pub actions: Option<AlertActionsConfig>,
     pub enabled: bool,
+    /// The severity of the issues it opens, as the bundle gave it (absent: MEDIUM).
+    pub severity: Option<Severity>,
     pub created_at: Option<Timestamp>,
     pub updated_at: Option<Timestamp>,
 }

@@ -326,6 +326,7 @@ fn alert_of(read: &AlertStatus) -> Alert {
         trigger: read.trigger.clone(),
         actions: read.actions.clone(),
         enabled: read.enabled,
+        severity: read.severity.clone(),
         created_at: read.created_at.clone(),
         updated_at: read.updated_at.clone(),
     }

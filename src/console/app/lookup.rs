@@ -25,6 +25,7 @@ pub fn kind_of(word: &str) -> Option<ListKind> {
         "plan" => ListKind::RunPlans,
         "job" => ListKind::RunPlanJobs,
         "issue" => ListKind::Issues,
+        "alert" => ListKind::Alerts,
         "flow" => ListKind::Flows,
         "call" => ListKind::Calls,
         _ => return None,
@@ -47,6 +48,7 @@ impl Known {
                 issues.iter().map(|i| named(i.id.to_string(), i.title.as_deref())).collect()
             }
             Listing::Flows(flows) => flows.iter().map(|f| named(f.id.to_string(), f.title.as_deref())).collect(),
+            Listing::Alerts(alerts) => alerts.iter().map(|a| named(a.id.to_string(), Some(&a.name))).collect(),
             Listing::Calls(calls) => {
                 let read = calls.iter().map(|c| named(c.id.to_string(), None)).collect();
                 return self.add(ListKind::Calls, read);

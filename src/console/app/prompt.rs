@@ -1,7 +1,7 @@
 //! The line typed at the bottom: `:` commands (a tab by any of its aliases, a resource by id
-//! from any tab — `:call ID`, `:job ID`, `:issue ID`, `:plan ID`, `:flow ID` — `:help`, `:log`,
-//! `:q`; Tab completes a command's name), `/` filters the list as you type, and `o` opens a
-//! resource of the current tab by id.
+//! or name from any tab — `:call ID`, `:job ID`, `:issue ID`, `:alert ID`, `:plan ID`,
+//! `:flow ID` — `:help`, `:log`, `:q`; Tab completes a command's name, then a resource's), `/`
+//! filters the list as you type, and `o` opens a resource of the current tab by id.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -49,6 +49,7 @@ const RESOURCES: &[(&str, Option<Tab>)] = &[
     ("call", None),
     ("job", Some(Tab::Jobs)),
     ("issue", Some(Tab::Issues)),
+    ("alert", Some(Tab::Issues)),
     ("plan", Some(Tab::Plans)),
     ("flow", Some(Tab::Flows)),
 ];
@@ -240,7 +241,7 @@ impl App {
             Some((_, Some(tab))) => {
                 self.show_tab(*tab);
                 let mut out = Out::default();
-                self.panes[tab.index()].open_by_id(id, &mut out);
+                self.panes[tab.index()].open_named(word, id, &mut out);
                 self.apply(out);
             }
             None => {

@@ -159,6 +159,7 @@ mod tests {
                 unknown_fields: Default::default(),
             }),
             enabled,
+            severity: None,
             created_at: None,
             updated_at: None,
         }

@@ -6,7 +6,7 @@ use uuid::Uuid;
 
 use super::threshold::{Run, Step, Threshold};
 use crate::api::model::issue_limits::EVIDENCE_MAX;
-use crate::api::model::{Agent, Alert, Evidence, Issue, IssueSource, IssueStatus, Timestamp};
+use crate::api::model::{Agent, Alert, Evidence, Issue, IssueSource, IssueStatus, Severity, Timestamp};
 use crate::service::issues::{ORGANIZATION_ID, PROJECT_ID, issue_doc};
 use crate::service::store::StoreResult;
 use crate::service::store::{self, Kind, Tx};
@@ -68,16 +68,22 @@ fn open_issue(tx: &Tx, breach: &Breach, windows: u32) -> StoreResult<Uuid> {
     let (title, summary) = describe(breach, agent.as_deref());
     let fingerprint = fingerprint(breach.alert.id, breach.group);
     let id = issue_id(&fingerprint, breach.window_ms);
-    let mut issue = new_issue(id, breach.alert.id, fingerprint, title, summary, windows, breach.now);
+    let mut issue = new_issue(id, breach.alert, fingerprint, title, summary, windows, breach.now);
     add_evidence(&mut issue, breach);
     store::insert(tx, &issue_doc(&issue)?)?;
     Ok(issue.id)
 }
 
-/// An OPEN issue an alert opens, `events` its first `eventCount`.
+/// The severity of the issues `alert` opens: its own, else MEDIUM (an alert that says none
+/// opens issues of the middle rank, as Opsgenie's default P3 does, so none is unranked).
+pub fn severity(alert: &Alert) -> Severity {
+    alert.severity.clone().unwrap_or(Severity::Medium)
+}
+
+/// An OPEN issue an alert opens, of its severity, `events` its first `eventCount`.
 pub fn new_issue(
     id: Uuid,
-    alert_id: Uuid,
+    alert: &Alert,
     fingerprint: String,
     title: String,
     summary: String,
@@ -89,11 +95,11 @@ pub fn new_issue(
         id,
         organization_id: Some(ORGANIZATION_ID),
         project_id: Some(PROJECT_ID),
-        alert_id: Some(alert_id),
+        alert_id: Some(alert.id),
         source: Some(IssueSource::TrendAlert),
         title: Some(title),
         summary: Some(summary),
-        severity: None,
+        severity: Some(severity(alert)),
         status: Some(IssueStatus::Open),
         fingerprint: Some(fingerprint),
         event_count: Some(u64::from(events)),
@@ -206,6 +212,7 @@ mod tests {
             trigger: AlertTriggerConfig::default(),
             actions: None,
             enabled: true,
+            severity: None,
             created_at: None,
             updated_at: None,
         };

@@ -81,7 +81,7 @@ fn judge(tx: &Tx, alert: &Alert, plan: &RunPlan, run: &EndedRun, outcome: &Simul
         (true, None) => {
             let (title, summary) = describe(alert, plan, run, outcome);
             let fingerprint = issues::fingerprint(alert.id, &group);
-            let issue = issues::new_issue(uuid::Uuid::new_v4(), alert.id, fingerprint, title, summary, 1, now);
+            let issue = issues::new_issue(uuid::Uuid::new_v4(), alert, fingerprint, title, summary, 1, now);
             store::insert(tx, &issue_doc(&issue)?)?;
             Run { breaching: kept.breaching + 1, clean: 0, issue_id: Some(issue.id), ..Run::default() }
         }

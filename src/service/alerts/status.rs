@@ -35,6 +35,7 @@ pub fn of(conn: &Conn, alert: Alert, windows: usize) -> StoreResult<AlertStatus>
         trigger: alert.trigger,
         actions: alert.actions,
         enabled: alert.enabled,
+        severity: alert.severity,
         groups,
         created_at: alert.created_at,
         updated_at: alert.updated_at,

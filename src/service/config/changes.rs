@@ -125,7 +125,7 @@ pub fn kept(workspace: &Workspace, kind: &ConfigKind, id: &Uuid) -> Option<Targe
         ConfigKind::Collector => Target::Policy(workspace.policies.get(id)?.clone()),
         ConfigKind::SimulationPlan => Target::Plan(Box::new(workspace.plans.get(id)?.clone())),
         ConfigKind::Tool => Target::Tool(workspace.tools.get(id)?.clone()),
-        ConfigKind::Alert => Target::Alert(workspace.alerts.get(id)?.clone()),
+        ConfigKind::Alert => Target::Alert(Box::new(workspace.alerts.get(id)?.clone())),
         _ => return None,
     })
 }

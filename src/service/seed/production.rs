@@ -99,6 +99,7 @@ fn keep_alert(tx: &Tx, seeded: SeededAlert) -> DomainResult<()> {
         trigger: c.trigger.unwrap_or_default(),
         actions: c.actions,
         enabled: c.enabled.unwrap_or(true),
+        severity: c.severity,
         created_at: Some(seeded.created_at.clone()),
         updated_at: Some(seeded.created_at.clone()),
     };

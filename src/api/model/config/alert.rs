@@ -8,6 +8,7 @@ use super::check_name;
 use super::config_limits::*;
 use super::skipped::SlackChannelConfig;
 use crate::api::model::common::UnknownFields;
+use crate::api::model::issue::Severity;
 use crate::api::validate::{Checks, Validate, join};
 use crate::wire_enum;
 
@@ -51,6 +52,8 @@ pub struct AlertConfig {
     pub actions: Option<AlertActionsConfig>,
     /// True when omitted.
     pub enabled: Option<bool>,
+    /// The severity of the issues it opens (local extension); MEDIUM when omitted.
+    pub severity: Option<Severity>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
     pub unknown_fields: UnknownFields,
 }
@@ -60,6 +63,7 @@ impl Validate for AlertConfig {
         c.unknown(at, &self.unknown_fields);
         check_name(c, at, &self.name, NAME_MAX);
         c.length(at, "displayName", self.display_name.as_deref(), 1, Some(NAME_MAX));
+        c.known(at, "severity", self.severity.as_ref());
         c.required(at, "trigger", &self.trigger);
         if let Some(trigger) = &self.trigger {
             trigger.check(c, &join(at, "trigger"));

@@ -430,6 +430,7 @@ pub fn alert(alert: &Alert, name: &str) -> AlertConfig {
         trigger: Some(alert.trigger.clone()),
         actions: alert.actions.clone(),
         enabled: Some(alert.enabled),
+        severity: alert.severity.clone(),
         unknown_fields: Default::default(),
     }
 }

@@ -22,9 +22,20 @@ pub type SchemaRule = (Cow<'static, str>, String, &'static str, Value);
 /// A hyphenated UUID, as an id written in a text member must be.
 pub const UUID_PATTERN: &str = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
 
-/// Text with at least one character that is not white space (what `entries_not_blank` asks).
-/// U+0085 is white space to the service but not to ECMA-262's `\s`, so it is named.
-pub const NOT_BLANK_PATTERN: &str = "[^\\s\\u0085]";
+/// The characters the service reads as white space (`char::is_whitespace`, Unicode's
+/// White_Space), named one by one: `\s` means another set in each dialect (ECMA-262's takes
+/// U+FEFF and leaves U+0085), so a document saying `\s` would refuse what the service keeps.
+macro_rules! white_space {
+    () => {
+        "\\t\\n\\u000B\\f\\r \\u0085\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000"
+    };
+}
+
+/// The inside of a character class of the service's white space.
+pub const WHITE_SPACE_CLASS: &str = white_space!();
+
+/// Text with at least one character that is not white space (what `trim().is_empty()` refuses).
+pub const NOT_BLANK_PATTERN: &str = concat!("[^", white_space!(), "]");
 
 /// Every rule the document adds, by schema.
 pub fn rules_beyond_the_generator() -> Vec<SchemaRule> {
@@ -173,5 +184,21 @@ pub fn knowledge_file_type_pattern() -> String {
             .collect()
     };
     let types: Vec<String> = knowledge_limits::FILE_TYPES.iter().map(|t| any_case(t)).collect();
-    format!("^[\\s\\u0085]*({})[\\s\\u0085]*(;|$)", types.join("|"))
+    format!("^[{WHITE_SPACE_CLASS}]*({})[{WHITE_SPACE_CLASS}]*(;|$)", types.join("|"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every character, read by the pattern as the service reads it: blank exactly when
+    /// `char::is_whitespace` says so (U+FEFF and U+200B are not white space; U+00A0 and tab are).
+    #[test]
+    fn the_not_blank_pattern_blanks_what_the_service_trims() {
+        let pattern = regex::Regex::new(NOT_BLANK_PATTERN).expect("a pattern");
+        for ch in (0..=0x10FFFF).filter_map(char::from_u32) {
+            let text = ch.to_string();
+            assert_eq!(pattern.is_match(&text), !text.trim().is_empty(), "U+{:04X}", u32::from(ch));
+        }
+    }
 }

@@ -296,6 +296,24 @@ impl Pane for Issues {
         }
     }
 
+    /// `:alert ID` opens that alert (esc: the alerts); `:issue ID` the issue.
+    fn open_named(&mut self, word: &str, id: &str, out: &mut Out) -> bool {
+        if word != "alert" {
+            return self.open_by_id(id, out);
+        }
+        match id.trim().parse::<Uuid>() {
+            Ok(alert) => {
+                self.alerts.list.ensure(out);
+                self.open_alert(alert, None, out);
+                true
+            }
+            Err(_) => {
+                out.error(format!("{id:?} is not an alert id (a UUID)"));
+                false
+            }
+        }
+    }
+
     /// `:alerts` (or `:alert`) opens the alerts.
     fn action_alias(&mut self, alias: &str, out: &mut Out) -> bool {
         if !matches!(alias, "alerts" | "alert") {

@@ -28,7 +28,7 @@ pub enum Target {
     Policy(MetricPolicy),
     Plan(Box<RunPlan>),
     Tool(Tool),
-    Alert(Alert),
+    Alert(Box<Alert>),
     /// A kind (or plan template) the local service does not keep, and why.
     Skipped(String),
 }
@@ -422,15 +422,16 @@ impl<'w> Builder<'w> {
         if let Some(plan) = &trigger.plan {
             self.reference(entry, &format!("{}.trigger.plan", entry.at), &ConfigKind::SimulationPlan, plan);
         }
-        Target::Alert(Alert {
+        Target::Alert(Box::new(Alert {
             id,
             name: c.display_name.clone().or(c.name.clone()).unwrap_or_default(),
             trigger,
             actions: c.actions.clone(),
             enabled: c.enabled.unwrap_or(true),
+            severity: c.severity.clone(),
             created_at: self.created(existing.and_then(|a| a.created_at.as_ref())),
             updated_at: Some(self.now.clone()),
-        })
+        }))
     }
 
     /// An environment by name: seeded, or made with the environment routes.

@@ -7,7 +7,7 @@ use axum::response::Response;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::{ListParams, OwnedFilter, created, data, list_kind, now, path_id};
+use super::{ListParams, OwnedFilter, WideListParams, created, data, list_kind, now, path_id};
 use crate::api::model::{
     Agent, AgentEndpoint, AgentEndpointInput, AgentEndpointUpdate, AgentInput, AgentUpdate, CursorPage, Data,
     HttpRequestDefinition, OutboundDialType, Timestamp,
@@ -35,7 +35,7 @@ pub fn router() -> OpenApiRouter<AppState> {
     path = "/v1/agent",
     operation_id = "listAgents",
     tag = "Agent",
-    params(ListParams),
+    params(WideListParams),
     responses(
         (status = 200, description = "One page of agents", body = CursorPage<Agent>),
         BadRequest,
@@ -44,7 +44,10 @@ pub fn router() -> OpenApiRouter<AppState> {
         InternalError,
     )
 )]
-async fn list_agents(State(state): State<AppState>, Params(params): Params<ListParams>) -> ServiceResult<Response> {
+async fn list_agents(
+    State(state): State<AppState>,
+    Params(WideListParams(params)): Params<WideListParams>,
+) -> ServiceResult<Response> {
     list_kind(&state, Kind::Agent, params, OwnedFilter::default()).await
 }
 

@@ -7,7 +7,7 @@ use utoipa::IntoParams;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::{ListParams, OwnedFilter, created, data, known_value, list_kind, path_id};
+use super::{OwnedFilter, WideListParams, created, data, known_value, list_kind, path_id};
 use crate::api::model::{
     Call, CallInput, CursorPage, Data, MetricValueGroup, Timestamp, Transcript, ValueStatusFilter,
 };
@@ -36,7 +36,7 @@ pub fn router() -> OpenApiRouter<AppState> {
     path = "/v1/call",
     operation_id = "listCalls",
     tag = "Call",
-    params(ListParams, ("agentId" = Option<Uuid>, Query, description = "Only calls of this agent"), ("simulationRunPlanJobId" = Option<Uuid>, Query, description = "Only calls of this run plan job"), ("startedAfter" = Option<String>, Query, format = DateTime, description = "Only calls started at or after this RFC 3339 date-time"), ("startedBefore" = Option<String>, Query, format = DateTime, description = "Only calls started before this RFC 3339 date-time")),
+    params(WideListParams, ("agentId" = Option<Uuid>, Query, description = "Only calls of this agent"), ("simulationRunPlanJobId" = Option<Uuid>, Query, description = "Only calls of this run plan job"), ("startedAfter" = Option<String>, Query, format = DateTime, description = "Only calls started at or after this RFC 3339 date-time"), ("startedBefore" = Option<String>, Query, format = DateTime, description = "Only calls started before this RFC 3339 date-time")),
     responses(
         (status = 200, description = "One page of calls", body = CursorPage<Call>),
         BadRequest,
@@ -45,7 +45,10 @@ pub fn router() -> OpenApiRouter<AppState> {
         InternalError,
     )
 )]
-async fn list(State(state): State<AppState>, Params(params): Params<ListParams>) -> ServiceResult<Response> {
+async fn list(
+    State(state): State<AppState>,
+    Params(WideListParams(params)): Params<WideListParams>,
+) -> ServiceResult<Response> {
     let mut fields = Vec::new();
     if let Some(agent) = &params.agent_id {
         fields.push(("$.agentId".to_owned(), agent.clone()));

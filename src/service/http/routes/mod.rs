@@ -23,6 +23,7 @@ mod results;
 mod simulation;
 mod variants;
 mod webhooks;
+mod wide_list;
 
 use axum::http::{StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
@@ -39,6 +40,7 @@ use crate::api::ErrorType;
 use crate::api::model::collection::collection_limits;
 use crate::api::validate::{Checks, ECHO_CHARS, Validate, clip, join, quote};
 use crate::api::wire_enum::WireEnum;
+pub use wide_list::WideListParams;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -223,8 +225,14 @@ pub struct ListParams {
 
 impl Validate for ListParams {
     fn check(&self, c: &mut Checks, at: &str) {
-        use collection_limits::*;
-        c.range(at, "limit", self.limit, Some(LIST_LIMIT_MIN), Some(LIST_LIMIT_MAX));
+        self.check_within(c, at, collection_limits::LIST_LIMIT_MAX);
+    }
+}
+
+impl ListParams {
+    /// The checks of every list, pages of at most `limit_max`.
+    fn check_within(&self, c: &mut Checks, at: &str, limit_max: i64) {
+        c.range(at, "limit", self.limit, Some(collection_limits::LIST_LIMIT_MIN), Some(limit_max));
         if let (Some(cursor), Some(after)) = (&self.cursor, &self.after)
             && cursor != after
         {
