@@ -203,7 +203,7 @@ impl FlakyView {
         let columns = if narrow { NARROW_COLUMNS } else { COLUMNS };
         let empty =
             if self.all { "no check was judged in these runs" } else { "every check held steady: a lists them" };
-        let context = Context { theme, now: ctx.now, of: self };
+        let context = Context::new(theme, ctx.now, ctx.marks, self);
         let view = Columns { title, columns, context, focused: true, empty };
         table::draw_columns(frame, body, &self.rows, view);
     }
