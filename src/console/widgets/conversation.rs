@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 use super::detail::{self, Scroll};
 use super::list::{ListState, Load, Shape};
-use super::table::{self, Cell, Columns, Context};
+use super::table::{self, Cell, Columns, Context, NEVER, Shown};
 use super::text::{duration_ms, fit_line, or_dash, when};
 use super::values::{self, ValueRow};
 use crate::api::model::{AnnotationInput, AnnotationLabel, CaptureStatus, FailedCheck, TranscriptEntry};
@@ -28,9 +28,22 @@ const SIDE_BY_SIDE: u16 = 130;
 const VALUES_MIN: u16 = 56;
 const VALUES_MAX: u16 = 96;
 
+/// The values of one call beside its transcript, by the width of that side: the metric (with
+/// its turn and label, which the view knows) and its value always, then role and confidence,
+/// then context; the call is the view's own, and when a value was computed is in its detail.
+pub const CALL_COLUMNS: &[Shown<ValueRow, ConversationView>] = &[
+    Shown::drawn(values::METRIC, metric_cell),
+    Shown::plain(values::CONVERSATION).at_least(NEVER),
+    Shown::plain(values::CONTEXT).at_least(92),
+    Shown::plain(values::ROLE).at_least(62),
+    Shown::drawn(values::VALUE, values::value_cell),
+    Shown::plain(values::CONF).at_least(62),
+    Shown::plain(values::COMPUTED).at_least(NEVER),
+];
+
 /// A value's metric as the call view names it: with the person's label on it, else with the
 /// transcript turn it points at when the metric has several values here.
-pub fn metric_cell(r: &ValueRow, cx: &Context<'_, ConversationView>) -> Cell<'static> {
+fn metric_cell(r: &ValueRow, cx: &Context<'_, ConversationView>) -> Cell<'static> {
     let view = cx.of;
     if let Some((label, local)) = view.labels.get(&(r.metric.id, r.index)) {
         let (mark, style) =
@@ -99,7 +112,7 @@ impl ConversationView {
             detail: false,
             scroll: Scroll::default(),
             transcript_shape: Shape::new(|e| e.text.clone(), |a, b, _| a.start_offset_ms.cmp(&b.start_offset_ms)),
-            values_shape: Shape::columns(values::haystack, values::CALL_COLUMNS),
+            values_shape: Shape::columns(values::haystack, CALL_COLUMNS),
             failed_checks: Vec::new(),
             zoom: false,
             labels: HashMap::new(),
@@ -190,7 +203,7 @@ impl ConversationView {
                 }
             }
             Action::Sort if self.side == Side::Values => {
-                self.values.cycle_sort(values::CALL_COLUMNS.len());
+                self.values.cycle_sort(CALL_COLUMNS.len());
                 self.values.reshape(&self.values_shape);
             }
             Action::SortReverse if self.side == Side::Values => {
@@ -353,7 +366,7 @@ impl ConversationView {
         let context = Context::new(theme, ctx.now, ctx.marks, self);
         let view = Columns {
             title: "metric values".into(),
-            columns: values::CALL_COLUMNS,
+            columns: CALL_COLUMNS,
             context,
             focused: self.side == Side::Values,
             empty: "no metric values for this conversation",

@@ -8,7 +8,7 @@ use ratatui::text::Line;
 
 use super::detail::Lines;
 use super::list::by;
-use super::table::{Cell, Context, NEVER, Shown};
+use super::table::{Cell, Context, Shown};
 use super::text::{fit, number, offset_ms, or_dash, when};
 use crate::api::model::{MetricType, MetricValue, MetricValueGroup, Segment};
 use crate::columns::{Column, fixed};
@@ -68,27 +68,27 @@ pub fn rows(groups: &[MetricValueGroup]) -> Vec<ValueRow> {
     out
 }
 
-const METRIC: Column<ValueRow> = Column::new("METRIC", fixed(Fill(2)), |r: &ValueRow| r.metric.name.clone())
+pub const METRIC: Column<ValueRow> = Column::new("METRIC", fixed(Fill(2)), |r: &ValueRow| r.metric.name.clone())
     .by(|a, b| a.metric.name.cmp(&b.metric.name));
 /// The call's or chat's id, short.
-const CONVERSATION: Column<ValueRow> = Column::new("CALL/CHAT", fixed(Length(10)), |r: &ValueRow| short(r))
+pub const CONVERSATION: Column<ValueRow> = Column::new("CALL/CHAT", fixed(Length(10)), |r: &ValueRow| short(r))
     .by(|a, b| conversation_id(a).cmp(&conversation_id(b)));
-const CONTEXT: Column<ValueRow> =
+pub const CONTEXT: Column<ValueRow> =
     Column::new("CONTEXT", fixed(Length(13)), |r: &ValueRow| or_dash(r.value.context.as_ref().map(|c| c.as_str())))
         .by(|a, b| by(a.value.context.as_ref().map(|c| c.as_str()), b.value.context.as_ref().map(|c| c.as_str())));
-const ROLE: Column<ValueRow> =
+pub const ROLE: Column<ValueRow> =
     Column::new("ROLE", fixed(Length(8)), |r: &ValueRow| or_dash(r.value.participant_role.as_deref()))
         .by(|a, b| by(a.value.participant_role.as_deref(), b.value.participant_role.as_deref()));
 /// The value when captured, else its capture status.
-const VALUE: Column<ValueRow> = Column::new("VALUE / STATUS", fixed(Fill(1)), |r: &ValueRow| {
+pub const VALUE: Column<ValueRow> = Column::new("VALUE / STATUS", fixed(Fill(1)), |r: &ValueRow| {
     shown(r).filter(|_| status_str(r) == "SUCCESS").unwrap_or_else(|| status(r))
 })
 .by(|a, b| by(a.value.value, b.value.value).then_with(|| status(a).cmp(&status(b))));
-const CONF: Column<ValueRow> = Column::new("CONF", fixed(Length(5)), |r: &ValueRow| {
+pub const CONF: Column<ValueRow> = Column::new("CONF", fixed(Length(5)), |r: &ValueRow| {
     r.value.confidence.map(|c| format!("{c:.2}")).unwrap_or_else(|| "—".into())
 })
 .by(|a, b| by(a.value.confidence, b.value.confidence));
-const COMPUTED: Column<ValueRow> =
+pub const COMPUTED: Column<ValueRow> =
     Column::new("COMPUTED", fixed(Length(19)), |r: &ValueRow| when(r.value.computed_at.as_ref()))
         .by(|a, b| by(a.value.computed_at.as_ref(), b.value.computed_at.as_ref()));
 
@@ -110,21 +110,8 @@ pub const COLUMNS: &[Shown<ValueRow>] = &[
     Shown::plain(COMPUTED).at_least(WIDE),
 ];
 
-/// The values of one call beside its transcript, by the width of that side: the metric (with
-/// its turn and label, which the view knows) and its value always, then role and confidence,
-/// then context; the call is the view's own, and when a value was computed is in its detail.
-pub const CALL_COLUMNS: &[Shown<ValueRow, super::conversation::ConversationView>] = &[
-    Shown::drawn(METRIC, super::conversation::metric_cell),
-    Shown::plain(CONVERSATION).at_least(NEVER),
-    Shown::plain(CONTEXT).at_least(92),
-    Shown::plain(ROLE).at_least(62),
-    Shown::drawn(VALUE, value_cell),
-    Shown::plain(CONF).at_least(62),
-    Shown::plain(COMPUTED).at_least(NEVER),
-];
-
 /// A value, or its capture status as text in the status's colour.
-fn value_cell<X>(row: &ValueRow, cx: &Context<'_, X>) -> Cell<'static> {
+pub fn value_cell<X>(row: &ValueRow, cx: &Context<'_, X>) -> Cell<'static> {
     let status = status(row);
     match (status.as_str(), shown(row)) {
         ("SUCCESS", Some(shown)) => Cell::from(shown),
