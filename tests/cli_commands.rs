@@ -224,6 +224,13 @@ async fn issues_are_listed_filed_and_updated_with_flags_checked() {
     assert_eq!(updated["data"]["status"], "RESOLVED");
     let table = stdout(&sb(home.path(), &service, &["issue", "get", id, "-o", "table"]).await);
     assert!(table.contains("EVIDENCE") && table.contains(&call), "{table}");
+    // The evidence is its kind, its call's whole id and when it was observed, as sent.
+    let observed = issue["evidence"][0]["observedAt"].as_str().unwrap_or("—");
+    let evidence: Vec<&str> = table.lines().skip_while(|l| *l != "EVIDENCE").skip(1).take(2).collect();
+    assert_eq!(
+        evidence,
+        [format!("KIND  ID{}  OBSERVED", " ".repeat(call.len() - 2)), format!("call  {call}  {observed}")]
+    );
 
     let refused = sb(home.path(), &service, &["issue", "create", "--title", "x", "--severity", "urgent"]).await;
     assert_exit(&refused, 2);

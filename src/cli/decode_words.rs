@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_path_to_error::{Path, Segment};
 
-use crate::api::validate::join;
+use crate::api::validate::{index, join};
 
 /// The most type errors collected from one file.
 const MOST: usize = 20;
@@ -23,7 +23,7 @@ pub fn decode_all<T: DeserializeOwned>(value: &Value) -> (Option<T>, Vec<(String
         match serde_path_to_error::deserialize::<_, T>(value.clone()) {
             Ok(decoded) => return (Some(decoded), problems),
             Err(error) => {
-                let param = super::input::path_text(error.path());
+                let param = path_text(error.path());
                 let message = error.inner().to_string();
                 // A member set aside and then missed is already reported as unreadable.
                 let missed = MISSING.as_ref().and_then(|r| r.captures(&message)).map(|c| join(&param, &c[1]));
@@ -109,6 +109,20 @@ fn found(unexpected: &str) -> String {
             "null" | "unit value" => "nothing (null)".into(),
             other => other.replace('`', ""),
         })
+}
+
+/// serde_path_to_error's path in the interface's spelling: `flows[0].happyPath`.
+pub fn path_text(path: &Path) -> String {
+    let mut text = String::new();
+    for segment in path.iter() {
+        match segment {
+            Segment::Seq { index: i } => text = index(&text, *i),
+            Segment::Map { key } => text = join(&text, key),
+            Segment::Enum { variant } => text = join(&text, variant),
+            Segment::Unknown => {}
+        }
+    }
+    text
 }
 
 #[cfg(test)]

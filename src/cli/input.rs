@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::exit::Failure;
-use crate::api::validate::{Validate, index, join};
+use crate::api::validate::Validate;
 
 /// A parsed input file: its members as JSON, and the line each member starts on.
 #[derive(Debug)]
@@ -119,21 +119,6 @@ impl Document {
             }
         }
     }
-}
-
-/// serde_path_to_error's path in the interface's spelling: `flows[0].happyPath`.
-pub fn path_text(path: &serde_path_to_error::Path) -> String {
-    use serde_path_to_error::Segment;
-    let mut text = String::new();
-    for segment in path.iter() {
-        match segment {
-            Segment::Seq { index: i } => text = index(&text, *i),
-            Segment::Map { key } => text = join(&text, key),
-            Segment::Enum { variant } => text = join(&text, variant),
-            Segment::Unknown => {}
-        }
-    }
-    text
 }
 
 #[cfg(test)]

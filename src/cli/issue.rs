@@ -5,13 +5,13 @@ use uuid::Uuid;
 
 use super::exit::{Exit, Failure, Outcome};
 use super::listing::{self, ListArgs};
-use super::output::{self, Tabular, or_dash};
+use super::output::{self, Tabular};
 use super::session::Session;
 use crate::api::model::{EvidenceInput, Issue, IssueInput, IssueSource, IssueStatus, IssueUpdate, Severity};
 use crate::api::validate::Validate;
 use crate::api::wire_enum::WireEnum;
 use crate::api::{ListQuery, routes};
-use crate::columns::{Column, issue};
+use crate::columns::{self, Column, issue};
 
 #[derive(Debug, Subcommand)]
 pub enum IssueCommand {
@@ -82,20 +82,10 @@ pub fn parse<E: WireEnum + Clone + 'static>(flag: &str, text: Option<String>) ->
 }
 
 fn evidence_text(issue: &Issue) -> Vec<String> {
-    let rows = issue
-        .evidence
-        .iter()
-        .map(|e| {
-            let (kind, id) = match (e.call_id, e.chat_id) {
-                (Some(call), _) => ("call", call.to_string()),
-                (None, Some(chat)) => ("chat", chat.to_string()),
-                _ => ("—", String::new()),
-            };
-            vec![kind.to_string(), id, or_dash(e.observed_at.as_ref())]
-        })
-        .collect();
+    let evidence = issue::EVIDENCE_CLI;
+    let rows = issue.evidence.iter().map(|e| columns::row(evidence, e)).collect();
     let summary = issue.summary.clone().map(|s| format!("SUMMARY\n{s}\n")).unwrap_or_default();
-    vec![summary, format!("EVIDENCE\n{}", output::table(&["KIND", "ID", "OBSERVED"], rows))]
+    vec![summary, format!("EVIDENCE\n{}", output::table(&columns::titles(evidence), rows))]
 }
 
 pub async fn run(command: IssueCommand, session: &Session) -> Outcome {

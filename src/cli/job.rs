@@ -11,10 +11,9 @@ use super::listing::{self, ListArgs};
 use super::output::{self, Format, Tabular};
 use super::plan;
 use super::report::text;
-use super::run::finish_watch;
 use super::session::Session;
 use super::signals::Signals;
-use super::watch;
+use super::watch::{self, Watched};
 use crate::api::model::RunPlanJob;
 use crate::api::{Client, ListQuery, routes};
 use crate::columns::{Column, job};
@@ -106,6 +105,26 @@ fn sections(job: &RunPlanJob) -> Vec<String> {
         false => "VERDICT  RUNNING: the checks are judged when the run ends\n".to_string(),
     };
     vec![verdict, text::simulations(&job.simulation_jobs)]
+}
+
+/// Prints how a watch ended: the job and its verdict, or that it was left running.
+pub fn finish_watch(session: &Session, id: uuid::Uuid, watched: Watched) -> Outcome {
+    match watched {
+        Watched::Ended(job) => {
+            print_job(session.format, &job)?;
+            Ok(Exit::Ok)
+        }
+        Watched::TimedOut(_) => {
+            Err(Failure::new(Exit::TimedOut, "timed_out", format!("run plan job {id} is still running")))
+        }
+        Watched::Interrupted(signal, _) => {
+            eprintln!(
+                "{}: stopped watching; run plan job {id} goes on (`switchboard job cancel {id}` stops it)",
+                signal.name()
+            );
+            Ok(signal.exit())
+        }
+    }
 }
 
 pub async fn run(command: JobCommand, session: &Session) -> Outcome {

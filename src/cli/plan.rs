@@ -4,7 +4,7 @@ use clap::Subcommand;
 use futures_util::TryStreamExt;
 use uuid::Uuid;
 
-use super::agent::{AgentArgs, HttpAgent};
+use super::agent::{AgentArgs, AgentSection, HttpAgent};
 use super::exit::{Exit, Failure, Outcome};
 use super::input::Document;
 use super::listing::{self, ListArgs};
@@ -41,6 +41,26 @@ impl Tabular for RunPlan {
     }
 }
 
+/// An inline plan file (`run -f`, `gate -f`, `plan create -f`) with its `agent:` section taken
+/// out: the file, the plan, and the section.
+pub fn plan_file(file: &str, agent: &AgentArgs) -> Result<(Document, RunPlanInput, Option<AgentSection>), Failure> {
+    let mut document = Document::read(file)?;
+    let section = match document.take("agent") {
+        Some(value) => Some(
+            serde_json::from_value::<AgentSection>(value)
+                .map_err(|e| document.error("agent", &format!("agent: {e}")))?,
+        ),
+        None => None,
+    };
+    let wants_agent = agent.agent_url.is_some() || section.as_ref().is_some_and(|s| s.url.is_some());
+    if wants_agent && let Some(plan) = document.value.as_object_mut() {
+        // The agent's endpoint is made by the caller; a file for --agent-url needs none of its own.
+        plan.entry("agentEndpoints").or_insert_with(|| serde_json::json!([{ "id": uuid::Uuid::nil() }]));
+    }
+    let input: RunPlanInput = document.decode("run plan")?;
+    Ok((document, input, section))
+}
+
 pub async fn run(command: PlanCommand, session: &Session) -> Outcome {
     match command {
         PlanCommand::List(args) => {
@@ -54,7 +74,7 @@ pub async fn run(command: PlanCommand, session: &Session) -> Outcome {
         }
         PlanCommand::Create { file, agent } => {
             session.may_write("plan create")?;
-            let (document, mut input, section) = super::run::plan_file(&file, &agent)?;
+            let (document, mut input, section) = plan_file(&file, &agent)?;
             if let Some(agent) = HttpAgent::from(&agent, section)? {
                 input.agent_endpoints = Some(vec![agent.provision(&session.client).await?]);
             }

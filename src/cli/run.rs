@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clap::Args;
 
-use super::agent::{AgentArgs, AgentSection, HttpAgent};
+use super::agent::{AgentArgs, HttpAgent};
 use super::exit::{Exit, Failure, Outcome};
 use super::input::Document;
 use super::output::{self, Format};
@@ -14,7 +14,7 @@ use super::plan;
 use super::select::{self, SelectArgs};
 use super::session::Session;
 use super::signals::Signals;
-use super::watch::{self, Watched};
+use super::watch;
 use futures_util::TryStreamExt;
 
 use crate::api::ListQuery;
@@ -76,7 +76,7 @@ impl RunSpec {
                 (Some(plan.id), None, Some(plan.name().to_string()), None, None)
             }
             (None, Some(file)) => {
-                let (document, input, section) = plan_file(file, &self.agent)?;
+                let (document, input, section) = plan::plan_file(file, &self.agent)?;
                 let name = input.name.clone();
                 (None, Some(input), name, section, Some(document))
             }
@@ -122,26 +122,6 @@ impl RunSpec {
         };
         Ok(Prepared { request, plan_name, document })
     }
-}
-
-/// An inline plan file (`run -f`, `gate -f`, `plan create -f`) with its `agent:` section taken
-/// out: the file, the plan, and the section.
-pub fn plan_file(file: &str, agent: &AgentArgs) -> Result<(Document, RunPlanInput, Option<AgentSection>), Failure> {
-    let mut document = Document::read(file)?;
-    let section = match document.take("agent") {
-        Some(value) => Some(
-            serde_json::from_value::<AgentSection>(value)
-                .map_err(|e| document.error("agent", &format!("agent: {e}")))?,
-        ),
-        None => None,
-    };
-    let wants_agent = agent.agent_url.is_some() || section.as_ref().is_some_and(|s| s.url.is_some());
-    if wants_agent && let Some(plan) = document.value.as_object_mut() {
-        // The agent's endpoint is made by the caller; a file for --agent-url needs none of its own.
-        plan.entry("agentEndpoints").or_insert_with(|| serde_json::json!([{ "id": uuid::Uuid::nil() }]));
-    }
-    let input: RunPlanInput = document.decode("run plan")?;
-    Ok((document, input, section))
 }
 
 /// Warns of each `--var` no flow of the plan uses (a typo fills nothing and the run goes on
@@ -237,27 +217,11 @@ pub async fn run(args: RunArgs, session: &Session) -> Outcome {
         return Ok(Exit::Ok);
     }
     eprintln!("started run plan job {id} ({} simulations)", started.simulation_job_count);
-    finish_watch(session, id, watch::watch(&session.client, id, session.poll_interval, None, &mut signals).await?)
-}
-
-/// Prints how a watch ended: the job and its verdict, or that it was left running.
-pub fn finish_watch(session: &Session, id: uuid::Uuid, watched: Watched) -> Outcome {
-    match watched {
-        Watched::Ended(job) => {
-            super::job::print_job(session.format, &job)?;
-            Ok(Exit::Ok)
-        }
-        Watched::TimedOut(_) => {
-            Err(Failure::new(Exit::TimedOut, "timed_out", format!("run plan job {id} is still running")))
-        }
-        Watched::Interrupted(signal, _) => {
-            eprintln!(
-                "{}: stopped watching; run plan job {id} goes on (`switchboard job cancel {id}` stops it)",
-                signal.name()
-            );
-            Ok(signal.exit())
-        }
-    }
+    super::job::finish_watch(
+        session,
+        id,
+        watch::watch(&session.client, id, session.poll_interval, None, &mut signals).await?,
+    )
 }
 
 /// A duration like `30m`, `90s`, `1h30m` or `45` (seconds).

@@ -42,8 +42,9 @@ pub const WINDOWS: Column<AlertStatus> =
     Column::new("WINDOWS", fixed(Length(4)), |a: &AlertStatus| a.consecutive_windows.to_string())
         .by(|a, b| a.consecutive_windows.cmp(&b.consecutive_windows));
 
+/// As wide as its time (`2026-10-30 23:00:00` on a screen), so a name gives way rather than it.
 pub const LAST_WINDOW: Column<AlertStatus> =
-    Column::new("LAST WINDOW", fixed(Length(16)), |a: &AlertStatus| or_dash(a.last_window_start.as_ref()))
+    Column::new("LAST WINDOW", fit(16, 19), |a: &AlertStatus| or_dash(a.last_window_start.as_ref()))
         .by(|a, b| by(last_window(a), last_window(b)));
 
 pub const LAST_VALUE: Column<AlertStatus> =

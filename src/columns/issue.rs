@@ -3,7 +3,7 @@
 use ratatui::layout::Constraint::{Fill, Length};
 
 use super::{Column, by, fit, fixed, or_dash, text_cmp};
-use crate::api::model::Issue;
+use crate::api::model::{Evidence, Issue};
 
 pub fn severity(issue: &Issue) -> Option<&str> {
     issue.severity.as_ref().map(|s| s.as_str())
@@ -51,3 +51,25 @@ pub const OPENED: Column<Issue> =
 
 /// What `issue list` and `issue get` print.
 pub const CLI: &[Column<Issue>] = &[ID, SEVERITY, STATUS, TITLE, EVIDENCE, OPENED];
+
+/// `call` or `chat`: what the evidence is.
+pub const EVIDENCE_KIND: Column<Evidence> = Column::new("KIND", fixed(Length(4)), |e: &Evidence| {
+    match (e.call_id, e.chat_id) {
+        (Some(_), _) => "call",
+        (None, Some(_)) => "chat",
+        _ => "—",
+    }
+    .to_string()
+});
+
+/// The call's or chat's id (empty when it names neither).
+pub const EVIDENCE_ID: Column<Evidence> = Column::new("ID", fixed(Length(10)), |e: &Evidence| {
+    e.call_id.or(e.chat_id).map(|id| id.to_string()).unwrap_or_default()
+});
+
+/// When it was observed, as sent (a screen says how long ago).
+pub const EVIDENCE_OBSERVED: Column<Evidence> =
+    Column::new("OBSERVED", fixed(Length(8)), |e: &Evidence| or_dash(e.observed_at.as_ref()));
+
+/// What `issue get` prints of the evidence.
+pub const EVIDENCE_CLI: &[Column<Evidence>] = &[EVIDENCE_KIND, EVIDENCE_ID, EVIDENCE_OBSERVED];

@@ -62,6 +62,12 @@ impl<T> Column<T> {
         Column::new(title, AUTO, text)
     }
 
+    /// A column only a screen shows: its cells come from what the screen knows besides the
+    /// item (a call read on the side, the alert that judged it), so it has no text of its own.
+    pub const fn screen_only(title: &'static str, width: Width) -> Self {
+        Column::new(title, width, no_text::<T>)
+    }
+
     /// The same column, sorted by `order`.
     pub const fn by(self, order: Order<T>) -> Self {
         Column { order: Some(order), ..self }
@@ -76,6 +82,11 @@ impl<T> Column<T> {
     pub fn compare(&self, a: &T, b: &T) -> Ordering {
         self.order.map_or(Ordering::Equal, |order| order(a, b))
     }
+}
+
+/// The text of a column the CLI never prints.
+fn no_text<T>(_: &T) -> String {
+    String::new()
 }
 
 /// A fixed-constraint width (a `Fill` for names, a `Length` for fixed-size values).
@@ -131,6 +142,8 @@ mod tests {
         assert_eq!(SIZE.compare(&small, &big), Ordering::Less);
         assert_eq!(SIZE.titled("BYTES").compare(&big, &small), Ordering::Greater, "a new title keeps the order");
         assert_eq!(NAME.compare(&small, &big), Ordering::Equal, "no order: as the items came");
+        let screen: Column<(&str, u32)> = Column::screen_only("SEEN", fit(2, 4));
+        assert_eq!(((screen.text)(&small), screen.width), (String::new(), fit(2, 4)), "a screen draws it");
     }
 
     #[test]

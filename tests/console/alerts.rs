@@ -123,7 +123,14 @@ async fn colon_alerts_lists_the_alerts_with_their_state_and_opens_one() {
     assert!(screen.contains("enter") && screen.contains("the alert's trigger"), "the footer names the keys:\n{screen}");
     // Live: the alerts are a visible list, polled as the other lists are.
     assert_eq!(h.app.pane().visible_lists(), vec![switchboard::console::message::ListKind::Alerts]);
-    assert_screen!("issues_alerts_80x24", h.render(80, 24));
+    // The latest window keeps its whole time at 120 columns and at 80, where the metric (named
+    // in the alert's detail) is left out so the names keep room.
+    assert!(row("Long silences at the front desk").contains("2026-10-30 23:00:00"), "{screen}");
+    assert!(screen.contains("METRIC"), "{screen}");
+    let narrow = h.render(80, 24);
+    assert!(narrow.contains("LAST WINDOW") && !narrow.contains("METRIC"), "{narrow}");
+    assert!(narrow.contains("Long silences at the front desk") && narrow.contains("23:00:00"), "{narrow}");
+    assert_screen!("issues_alerts_80x24", narrow);
     assert_screen!("issues_alerts_120x30", screen);
     // OPEN sorts first; Enter opens it.
     h.keys(&["g", "enter"]).await;

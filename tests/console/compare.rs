@@ -249,6 +249,21 @@ async fn bang_on_the_nightly_plan_lists_its_flaky_checks_worst_first_and_n_reads
     let selected = h.app.pane().selection().unwrap();
     assert!(selected.json["history"].is_array(), "{:#}", selected.json);
 
+    // Sorted by MIXED RUNS, which a narrow screen leaves out, no header there claims the sort;
+    // sorted by HISTORY, which moves left when MIXED RUNS goes, its own header has the marker.
+    let header = |screen: String| screen.lines().find(|l| l.contains("STABILITY")).unwrap_or_default().to_owned();
+    for _ in 0..5 {
+        h.key("s").await;
+    }
+    assert!(header(h.render(160, 48)).contains("MIXED R… ▲"), "{}", h.render(160, 48));
+    let narrow = header(h.render(80, 24));
+    assert!(!narrow.contains('▲') && !narrow.contains("MIXED"), "{narrow}");
+    h.key("s").await;
+    let narrow = header(h.render(80, 24));
+    assert!(narrow.contains("HISTORY ▲") && narrow.contains("FLIPS   HISTORY"), "{narrow}");
+    assert_screen!("flaky_sorted_by_history_80x24", h.render(80, 24));
+    h.keys(&["s"]).await;
+
     // a: the steady checks too; again: the unsteady only.
     let unsteady = rows.len();
     h.key("a").await;

@@ -303,7 +303,7 @@ impl Pane for Flows {
         let view = Columns {
             title: format!("customer flows · type {kind}"),
             columns: COLUMNS,
-            context: Context { theme, now: ctx.now, of: &() },
+            context: Context::new(theme, ctx.now, ctx.marks, &()),
             focused: true,
             empty: if filtered { "no flows of this type (f)" } else { "no customer flows" },
         };

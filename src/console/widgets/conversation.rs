@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 use super::detail::{self, Scroll};
 use super::list::{ListState, Load, Shape};
-use super::table::{self, Head, TableView};
+use super::table::{self, Cell, Columns, Context, NEVER, Shown};
 use super::text::{duration_ms, fit_line, or_dash, when};
 use super::values::{self, ValueRow};
 use crate::api::model::{AnnotationInput, AnnotationLabel, CaptureStatus, FailedCheck, TranscriptEntry};
@@ -28,13 +28,32 @@ const SIDE_BY_SIDE: u16 = 130;
 const VALUES_MIN: u16 = 56;
 const VALUES_MAX: u16 = 96;
 
-/// Which of `values::COLUMNS` the call view shows, by the width of its values side: the metric
-/// and its value always (a call view needs no call column), then role, confidence and context.
-fn value_columns(width: u16) -> &'static [usize] {
-    match width {
-        0..60 => &[0, 4],
-        60..90 => &[0, 3, 4, 5],
-        _ => &[0, 2, 3, 4, 5],
+/// The values of one call beside its transcript, by the width of that side: the metric (with
+/// its turn and label, which the view knows) and its value always, then role and confidence,
+/// then context; the call is the view's own, and when a value was computed is in its detail.
+pub const CALL_COLUMNS: &[Shown<ValueRow, ConversationView>] = &[
+    Shown::drawn(values::METRIC, metric_cell),
+    Shown::plain(values::CONVERSATION).at_least(NEVER),
+    Shown::plain(values::CONTEXT).at_least(92),
+    Shown::plain(values::ROLE).at_least(62),
+    Shown::drawn(values::VALUE, values::value_cell),
+    Shown::plain(values::CONF).at_least(62),
+    Shown::plain(values::COMPUTED).at_least(NEVER),
+];
+
+/// A value's metric as the call view names it: with the person's label on it, else with the
+/// transcript turn it points at when the metric has several values here.
+fn metric_cell(r: &ValueRow, cx: &Context<'_, ConversationView>) -> Cell<'static> {
+    let view = cx.of;
+    if let Some((label, local)) = view.labels.get(&(r.metric.id, r.index)) {
+        let (mark, style) =
+            if *label == AnnotationLabel::Right { ("✓", cx.theme.ok()) } else { ("✗", cx.theme.error()) };
+        let local = if *local { " (local)" } else { "" };
+        return Cell::from(format!("{mark} {}{local}", r.metric.name)).style(style);
+    }
+    match view.turn_of(r) {
+        Some(turn) => Cell::from(format!("{} · turn {turn}", r.metric.name)),
+        None => Cell::from(r.metric.name.clone()),
     }
 }
 
@@ -93,7 +112,7 @@ impl ConversationView {
             detail: false,
             scroll: Scroll::default(),
             transcript_shape: Shape::new(|e| e.text.clone(), |a, b, _| a.start_offset_ms.cmp(&b.start_offset_ms)),
-            values_shape: Shape::new(values::haystack, values::compare),
+            values_shape: Shape::columns(values::haystack, CALL_COLUMNS),
             failed_checks: Vec::new(),
             zoom: false,
             labels: HashMap::new(),
@@ -184,7 +203,7 @@ impl ConversationView {
                 }
             }
             Action::Sort if self.side == Side::Values => {
-                self.values.cycle_sort(values::COLUMNS.len());
+                self.values.cycle_sort(CALL_COLUMNS.len());
                 self.values.reshape(&self.values_shape);
             }
             Action::SortReverse if self.side == Side::Values => {
@@ -344,34 +363,15 @@ impl ConversationView {
             );
             return;
         }
-        let picked = value_columns(right.width.saturating_sub(2));
-        let columns: Vec<Head> = picked.iter().map(|&i| values::COLUMNS[i]).collect();
-        let value_row = |r: &ValueRow| {
-            let mut cells = values::cells(r, theme, ctx.marks);
-            if let Some(turn) = self.turn_of(r) {
-                cells[0] = super::table::Cell::from(format!("{} · turn {turn}", r.metric.name));
-            }
-            if let Some((label, local)) = self.labels.get(&(r.metric.id, r.index)) {
-                let (mark, style) =
-                    if *label == AnnotationLabel::Right { ("✓", theme.ok()) } else { ("✗", theme.error()) };
-                let local = if *local { " (local)" } else { "" };
-                cells[0] = super::table::Cell::from(format!("{mark} {}{local}", r.metric.name)).style(style);
-            }
-            cells.into_iter().enumerate().filter(|(i, _)| picked.contains(i)).map(|(_, c)| c).collect()
+        let context = Context::new(theme, ctx.now, ctx.marks, self);
+        let view = Columns {
+            title: "metric values".into(),
+            columns: CALL_COLUMNS,
+            context,
+            focused: self.side == Side::Values,
+            empty: "no metric values for this conversation",
         };
-        table::draw(
-            frame,
-            right,
-            &self.values,
-            TableView {
-                title: "metric values".into(),
-                columns: &columns,
-                row: &value_row,
-                focused: self.side == Side::Values,
-                empty: "no metric values for this conversation",
-            },
-            theme,
-        );
+        table::draw_columns(frame, right, &self.values, view);
     }
 
     /// Where the transcript, the failed checks and the values go: the transcript beside the

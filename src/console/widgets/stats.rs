@@ -1,19 +1,17 @@
 //! Small text charts and the per-metric summary of a values table. Summaries are computed when
 //! the rows or their filters change and kept in state, never while drawing.
 
-use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::console::widgets::table::Cell;
 use ratatui::layout::Constraint::{Fill, Length};
 use ratatui::text::{Line, Span};
 
 use super::list::{ListState, by};
-use super::table::{Head, col};
+use super::table::{Cell, Context, Shown};
 use super::text::number;
-use super::values::{MetricLabel, ValueRow, status_str};
-use crate::console::theme::Theme;
+use super::values::{MetricLabel, ValueRow, WIDE, status_str};
+use crate::columns::{Column, fixed};
 
 /// Buckets of a summary's histogram.
 pub const BINS: usize = 10;
@@ -129,59 +127,63 @@ pub fn summarize(list: &ListState<ValueRow>) -> Vec<MetricSummary> {
     out
 }
 
-/// Columns of the summary; below `WIDE` cells only the first `NARROW` are drawn.
-pub const SUMMARY_COLUMNS: &[Head] = &[
-    col("METRIC", Fill(2)),
-    col("ROWS", Length(5)),
-    col("VALUES", Length(6)),
-    col("MEAN", Length(11)),
-    col("MIN", Length(9)),
-    col("MAX", Length(9)),
-    col("DISTRIBUTION", Length(12)),
-    col("NOT CAPTURED", Fill(2)),
-];
-pub const NARROW: usize = 7;
-pub const WIDE: u16 = 100;
+/// A summary's number column (ROWS, MIN…), sorted by that number.
+macro_rules! number_column {
+    ($title:literal, $width:literal, $text:expr, $key:expr) => {
+        Shown::plain(Column::new($title, fixed(Length($width)), $text).by(|a, b| by($key(a), $key(b))))
+    };
+}
 
-/// The cells of a summary row; statuses of uncaptured rows as text in their colour.
-pub fn summary_cells(s: &MetricSummary, theme: &Theme) -> Vec<Cell<'static>> {
+/// Columns of the summary; a table narrower than `values::WIDE` leaves out what was not
+/// captured.
+pub const SUMMARY_COLUMNS: &[Shown<MetricSummary>] = &[
+    Shown::plain(
+        Column::new("METRIC", fixed(Fill(2)), |s: &MetricSummary| s.metric.name.clone())
+            .by(|a, b| a.metric.name.to_lowercase().cmp(&b.metric.name.to_lowercase())),
+    ),
+    Shown::plain(
+        Column::new("ROWS", fixed(Length(5)), |s: &MetricSummary| s.rows.to_string()).by(|a, b| a.rows.cmp(&b.rows)),
+    ),
+    Shown::plain(
+        Column::new("VALUES", fixed(Length(6)), |s: &MetricSummary| s.values.to_string())
+            .by(|a, b| a.values.cmp(&b.values)),
+    ),
+    number_column!("MEAN", 11, |s: &MetricSummary| s.with_unit(s.mean), |s: &MetricSummary| s.mean),
+    number_column!("MIN", 9, |s: &MetricSummary| s.with_unit(s.min), |s: &MetricSummary| s.min),
+    number_column!("MAX", 9, |s: &MetricSummary| s.with_unit(s.max), |s: &MetricSummary| s.max),
+    // Sorted as the service ordered the metrics.
+    Shown::plain(Column::new("DISTRIBUTION", fixed(Length(12)), histogram).by(|a, b| a.first.cmp(&b.first))),
+    Shown::drawn(
+        Column::new("NOT CAPTURED", fixed(Fill(2)), |s: &MetricSummary| {
+            let missing: Vec<String> = s.not_captured.iter().map(|(status, n)| format!("{status} {n}")).collect();
+            if missing.is_empty() { "—".into() } else { missing.join(" ") }
+        })
+        .by(|a, b| (a.rows - a.values).cmp(&(b.rows - b.values))),
+        not_captured_cell,
+    )
+    .at_least(WIDE),
+];
+
+/// `▕ ▁█▄▏`: how the values spread, or `—` without any.
+fn histogram(s: &MetricSummary) -> String {
+    if s.values > 0 { format!("▕{}▏", sparkline(&s.bins)) } else { "—".into() }
+}
+
+/// The statuses of uncaptured rows as text, each in its colour.
+fn not_captured_cell(s: &MetricSummary, cx: &Context<'_, ()>) -> Cell<'static> {
     let mut missing = Vec::new();
     for (status, n) in &s.not_captured {
         if !missing.is_empty() {
             missing.push(Span::raw(" "));
         }
-        missing.push(Span::styled(format!("{status} {n}"), theme.status(status)));
+        missing.push(Span::styled(format!("{status} {n}"), cx.theme.status(status)));
     }
-    let histogram = if s.values > 0 { format!("▕{}▏", sparkline(&s.bins)) } else { "—".into() };
-    vec![
-        Cell::from(s.metric.name.clone()),
-        Cell::from(s.rows.to_string()),
-        Cell::from(s.values.to_string()),
-        Cell::from(s.with_unit(s.mean)),
-        Cell::from(s.with_unit(s.min)),
-        Cell::from(s.with_unit(s.max)),
-        Cell::from(histogram),
-        Cell::from(if missing.is_empty() { Line::raw("—") } else { Line::from(missing) }),
-    ]
+    Cell::from(if missing.is_empty() { Line::raw("—") } else { Line::from(missing) })
 }
 
 /// What `/` would search in a summary row.
 pub fn summary_haystack(s: &MetricSummary) -> String {
     s.metric.name.clone()
-}
-
-/// Compares summaries by a column of `SUMMARY_COLUMNS`.
-pub fn summary_compare(a: &MetricSummary, b: &MetricSummary, column: usize) -> Ordering {
-    match column {
-        0 => a.metric.name.to_lowercase().cmp(&b.metric.name.to_lowercase()),
-        1 => a.rows.cmp(&b.rows),
-        2 => a.values.cmp(&b.values),
-        3 => by(a.mean, b.mean),
-        4 => by(a.min, b.min),
-        5 => by(a.max, b.max),
-        6 => a.first.cmp(&b.first),
-        _ => (a.rows - a.values).cmp(&(b.rows - b.values)),
-    }
 }
 
 #[cfg(test)]
@@ -224,7 +226,7 @@ mod tests {
             row(&a, Some(8.0), CaptureStatus::Success),
         ];
         let mut list = ListState::new();
-        let mut shape = Shape::new(values::haystack, values::compare);
+        let mut shape = Shape::columns(values::haystack, values::COLUMNS);
         list.sort = Some((4, true));
         list.replace(items, |r| format!("{:?}", r.value.value), &shape);
         let summary = summarize(&list);

@@ -12,6 +12,7 @@ use unicode_width::UnicodeWidthStr;
 
 use super::list::{ListState, Load, Shape};
 use super::text::{fit, fit_line};
+use crate::console::marks::Marks;
 use crate::console::theme::Theme;
 
 /// Cells between columns.
@@ -37,37 +38,76 @@ pub const fn fitted(title: &'static str, min: u16, max: u16) -> Head {
     Head { title, width: Width::Fit { min, max } }
 }
 
-/// What a row's cells may draw on besides their item: the theme, the time, and the pane (or
-/// whatever `X` the table is drawn for).
+/// What a row's cells may draw on besides their item: the theme, the time, the marked calls,
+/// the table's width and the pane (or whatever `X` the table is drawn for).
 pub struct Context<'a, X> {
     pub theme: &'a Theme,
     pub now: jiff::Timestamp,
+    pub marks: &'a Marks,
+    /// The table's whole width (borders included): set by the table as it draws.
+    pub width: u16,
     pub of: &'a X,
 }
+
+impl<'a, X> Context<'a, X> {
+    /// A context for drawing `of`'s table; the table sets the width.
+    pub fn new(theme: &'a Theme, now: jiff::Timestamp, marks: &'a Marks, of: &'a X) -> Self {
+        Context { theme, now, marks, width: 0, of }
+    }
+}
+
+/// A table width no screen reaches: a column `at_least(NEVER)` keeps its place for sorting and
+/// is never drawn.
+pub const NEVER: u16 = u16::MAX;
 
 /// How a console column draws its cell.
 pub type Draw<T, X> = fn(&T, &Context<'_, X>) -> Cell<'static>;
 
 /// A resource's column as the console shows it: its plain text, or a cell of its own (styled,
-/// timed, named) where `cell` says so.
+/// timed, named) where `cell` says so. A column may need a screen of some width (`from`), so
+/// narrow screens drop the least needed columns first while keeping every column's place for
+/// sorting, and may be headed otherwise on wide screens (`wider`).
 pub struct Shown<T, X = ()> {
     pub column: Column<T>,
     pub cell: Option<Draw<T, X>>,
+    /// The narrowest table (its whole width) that shows this column.
+    pub from: u16,
+    /// From this table width on, this heading (a longer title, room for longer values).
+    pub wide: Option<(u16, Head)>,
 }
 
 impl<T, X> Shown<T, X> {
     /// The column's text as it is.
     pub const fn plain(column: Column<T>) -> Self {
-        Shown { column, cell: None }
+        Shown { column, cell: None, from: 0, wide: None }
     }
 
     /// The column drawn by `cell`.
     pub const fn drawn(column: Column<T>, cell: Draw<T, X>) -> Self {
-        Shown { column, cell: Some(cell) }
+        Shown { column, cell: Some(cell), from: 0, wide: None }
     }
 
-    pub fn head(&self) -> Head {
-        Head { title: self.column.title, width: self.column.width }
+    /// The same column, shown only in tables at least `width` cells wide.
+    pub const fn at_least(self, width: u16) -> Self {
+        Shown { from: width, ..self }
+    }
+
+    /// The same column, headed `head` in tables at least `width` cells wide.
+    pub const fn wider(self, width: u16, head: Head) -> Self {
+        Shown { wide: Some((width, head)), ..self }
+    }
+
+    /// Whether a table `width` cells wide shows this column.
+    pub fn shows_at(&self, width: u16) -> bool {
+        width >= self.from
+    }
+
+    /// The heading in a table `width` cells wide.
+    pub fn head_at(&self, width: u16) -> Head {
+        match self.wide {
+            Some((from, head)) if width >= from => head,
+            _ => Head { title: self.column.title, width: self.column.width },
+        }
     }
 
     pub fn draw(&self, item: &T, row: &Context<'_, X>) -> Cell<'static> {
@@ -89,7 +129,7 @@ impl<T, X> Copy for Shown<T, X> {}
 
 /// Every column of `columns` as its plain text.
 pub const fn plain<T, X, const N: usize>(columns: [Column<T>; N]) -> [Shown<T, X>; N] {
-    let mut shown = [Shown { column: columns[0], cell: None }; N];
+    let mut shown = [Shown::plain(columns[0]); N];
     let mut at = 1;
     while at < N {
         shown[at] = Shown::plain(columns[at]);
@@ -98,14 +138,14 @@ pub const fn plain<T, X, const N: usize>(columns: [Column<T>; N]) -> [Shown<T, X
     shown
 }
 
-/// The headings of `columns`.
-pub fn heads<T, X>(columns: &[Shown<T, X>]) -> Vec<Head> {
-    columns.iter().map(Shown::head).collect()
+/// The places (in `columns`) of the columns a table `width` cells wide shows.
+pub fn shown_at<T, X>(columns: &[Shown<T, X>], width: u16) -> Vec<usize> {
+    (0..columns.len()).filter(|&at| columns[at].shows_at(width)).collect()
 }
 
-/// `item`'s cells under `columns`.
-pub fn cells<T, X>(columns: &[Shown<T, X>], item: &T, row: &Context<'_, X>) -> Vec<Cell<'static>> {
-    columns.iter().map(|c| c.draw(item, row)).collect()
+/// `item`'s cells under the columns at `places`.
+pub fn cells<T, X>(columns: &[Shown<T, X>], places: &[usize], item: &T, row: &Context<'_, X>) -> Vec<Cell<'static>> {
+    places.iter().map(|&at| columns[at].draw(item, row)).collect()
 }
 
 /// How `a` and `b` stand in column `at` of `columns`.
@@ -132,13 +172,17 @@ pub struct Columns<'a, T, X> {
     pub empty: &'a str,
 }
 
-/// Draws `list` under `view`'s columns.
+/// Draws `list` under those of `view`'s columns that fit `area`; the sort marker goes on the
+/// sorted column wherever it now stands, and on none when that column is left out.
 pub fn draw_columns<T, X>(frame: &mut Frame, area: Rect, list: &ListState<T>, view: Columns<'_, T, X>) {
-    let heads = heads(view.columns);
-    let row = |item: &T| cells(view.columns, item, &view.context);
-    let theme = view.context.theme;
-    let table = TableView { title: view.title, columns: &heads, row: &row, focused: view.focused, empty: view.empty };
-    draw(frame, area, list, table, theme);
+    let context = Context { width: area.width, ..view.context };
+    let places = shown_at(view.columns, area.width);
+    let heads: Vec<Head> = places.iter().map(|&at| view.columns[at].head_at(area.width)).collect();
+    let sort = list.sort.and_then(|(at, down)| places.iter().position(|&p| p == at).map(|p| (p, down)));
+    let row = |item: &T| cells(view.columns, &places, item, &context);
+    let table =
+        TableView { title: view.title, columns: &heads, row: &row, sort, focused: view.focused, empty: view.empty };
+    draw(frame, area, list, table, context.theme);
 }
 
 /// One cell: a line of text and the style of its whole area. The table cuts the line to its
@@ -177,6 +221,8 @@ pub struct TableView<'a, T> {
     pub title: String,
     pub columns: &'a [Head],
     pub row: &'a dyn Fn(&T) -> Vec<Cell<'static>>,
+    /// The sorted column's place among `columns`, and whether descending.
+    pub sort: Option<(usize, bool)>,
     pub focused: bool,
     /// Shown when the list is empty and loaded.
     pub empty: &'a str,
@@ -252,11 +298,11 @@ pub fn draw<T>(frame: &mut Frame, area: Rect, list: &ListState<T>, view: TableVi
 
     let end = (offset + height).min(list.len());
     let cells: Vec<Vec<Cell>> = (offset..end).filter_map(|p| list.visible(p)).map(|item| (view.row)(item)).collect();
-    let widths = widths(view.columns, &cells, list.sort, inner.width);
+    let widths = widths(view.columns, &cells, view.sort, inner.width);
     let rows: Vec<Row> =
         cells.into_iter().map(|row| Row::new(row.into_iter().zip(&widths).map(|(cell, w)| cell.cut(*w)))).collect();
     let header = Row::new(
-        view.columns.iter().zip(&widths).enumerate().map(|(i, (c, w))| header_cell(c.title, marker(list.sort, i), *w)),
+        view.columns.iter().zip(&widths).enumerate().map(|(i, (c, w))| header_cell(c.title, marker(view.sort, i), *w)),
     )
     .style(theme.heading());
     let table = Table::new(rows, widths.iter().map(|w| Constraint::Length(*w)))
@@ -319,13 +365,30 @@ mod tests {
         use crate::columns::{Column, fit};
         const SIZE: Column<u32> = Column::new("SIZE", fit(4, 8), |n: &u32| n.to_string()).by(|a, b| b.cmp(a));
         const SHOWN: [Shown<u32, &str>; 2] =
-            [Shown::plain(SIZE), Shown::drawn(SIZE, |n, cx| Cell::from(format!("{n} {}", cx.of)))];
-        let theme = Theme::new("default", true);
-        let context = Context { theme: &theme, now: jiff::Timestamp::UNIX_EPOCH, of: &"KB" };
-        assert_eq!(cells(&SHOWN, &3, &context), [Cell::from("3"), Cell::from("3 KB")]);
-        assert_eq!(heads(&SHOWN)[1].title, "SIZE");
+            [Shown::plain(SIZE), Shown::drawn(SIZE, |n, cx| Cell::from(format!("{n} {} {}", cx.of, cx.width)))];
+        let (theme, marks) = (Theme::new("default", true), Marks::default());
+        let context = Context { width: 9, ..Context::new(&theme, jiff::Timestamp::UNIX_EPOCH, &marks, &"KB") };
+        assert_eq!(cells(&SHOWN, &[0, 1], &3, &context), [Cell::from("3"), Cell::from("3 KB 9")]);
+        assert_eq!(SHOWN[1].head_at(9).title, "SIZE");
         assert_eq!(compare(&SHOWN, &1, &2, 1), std::cmp::Ordering::Greater, "the column's own order: largest first");
         assert_eq!(compare(&SHOWN, &1, &2, 9), std::cmp::Ordering::Equal, "no such column");
+    }
+
+    #[test]
+    fn narrow_tables_leave_out_the_columns_that_need_room_and_wide_ones_head_them_otherwise() {
+        use crate::columns::{Column, fit};
+        const N: Column<u32> = Column::new("N", fit(1, 3), |n: &u32| n.to_string());
+        const SHOWN: [Shown<u32>; 3] = [
+            Shown::plain(N),
+            Shown::plain(N.titled("WIDE")).at_least(100),
+            Shown::plain(N.titled("M")).wider(120, fitted("MORE", 4, 9)),
+        ];
+        assert_eq!(shown_at(&SHOWN, 99), [0, 2], "the middle column needs 100 cells");
+        assert_eq!(shown_at(&SHOWN, 100), [0, 1, 2]);
+        assert_eq!(SHOWN[2].head_at(119).title, "M");
+        assert_eq!(SHOWN[2].head_at(120).title, "MORE");
+        let never: Shown<u32> = Shown::plain(N).at_least(NEVER);
+        assert!(!never.shows_at(u16::MAX - 1));
     }
 
     #[test]

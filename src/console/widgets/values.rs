@@ -1,19 +1,18 @@
 //! Metric values as table rows: shared by a job's values, a call's values and the metrics tab.
 //! A value that was not computed shows its capture status as text, never colour alone.
 
-use std::cmp::Ordering;
 use std::sync::Arc;
 
-use crate::console::widgets::table::Cell;
 use ratatui::layout::Constraint::{Fill, Length};
 use ratatui::text::Line;
 
 use super::detail::Lines;
 use super::list::by;
-use super::table::{Head, col};
+use super::table::{Cell, Context, Shown};
 use super::text::{fit, number, offset_ms, or_dash, when};
 use crate::api::model::{MetricType, MetricValue, MetricValueGroup, Segment};
-use crate::console::marks::{MARKER, Marks};
+use crate::columns::{Column, fixed};
+use crate::console::marks::MARKER;
 use crate::console::theme::Theme;
 
 /// The metric a value belongs to, shared by all its values.
@@ -69,15 +68,61 @@ pub fn rows(groups: &[MetricValueGroup]) -> Vec<ValueRow> {
     out
 }
 
-pub const COLUMNS: &[Head] = &[
-    col("METRIC", Fill(2)),
-    col("CALL/CHAT", Length(10)),
-    col("CONTEXT", Length(13)),
-    col("ROLE", Length(8)),
-    col("VALUE / STATUS", Fill(1)),
-    col("CONF", Length(5)),
-    col("COMPUTED", Length(19)),
+pub const METRIC: Column<ValueRow> = Column::new("METRIC", fixed(Fill(2)), |r: &ValueRow| r.metric.name.clone())
+    .by(|a, b| a.metric.name.cmp(&b.metric.name));
+/// The call's or chat's id, short.
+pub const CONVERSATION: Column<ValueRow> = Column::new("CALL/CHAT", fixed(Length(10)), |r: &ValueRow| short(r))
+    .by(|a, b| conversation_id(a).cmp(&conversation_id(b)));
+pub const CONTEXT: Column<ValueRow> =
+    Column::new("CONTEXT", fixed(Length(13)), |r: &ValueRow| or_dash(r.value.context.as_ref().map(|c| c.as_str())))
+        .by(|a, b| by(a.value.context.as_ref().map(|c| c.as_str()), b.value.context.as_ref().map(|c| c.as_str())));
+pub const ROLE: Column<ValueRow> =
+    Column::new("ROLE", fixed(Length(8)), |r: &ValueRow| or_dash(r.value.participant_role.as_deref()))
+        .by(|a, b| by(a.value.participant_role.as_deref(), b.value.participant_role.as_deref()));
+/// The value when captured, else its capture status.
+pub const VALUE: Column<ValueRow> = Column::new("VALUE / STATUS", fixed(Fill(1)), |r: &ValueRow| {
+    shown(r).filter(|_| status_str(r) == "SUCCESS").unwrap_or_else(|| status(r))
+})
+.by(|a, b| by(a.value.value, b.value.value).then_with(|| status(a).cmp(&status(b))));
+pub const CONF: Column<ValueRow> = Column::new("CONF", fixed(Length(5)), |r: &ValueRow| {
+    r.value.confidence.map(|c| format!("{c:.2}")).unwrap_or_else(|| "—".into())
+})
+.by(|a, b| by(a.value.confidence, b.value.confidence));
+pub const COMPUTED: Column<ValueRow> =
+    Column::new("COMPUTED", fixed(Length(19)), |r: &ValueRow| when(r.value.computed_at.as_ref()))
+        .by(|a, b| by(a.value.computed_at.as_ref(), b.value.computed_at.as_ref()));
+
+/// Narrower than this, the values table leaves out when a value was computed, so the values
+/// and their capture statuses keep room to be read.
+pub const WIDE: u16 = 100;
+
+/// A values table (a job's, the metrics tab's); a marked call or chat shows `MARKER` before its id.
+pub const COLUMNS: &[Shown<ValueRow>] = &[
+    Shown::plain(METRIC),
+    Shown::drawn(CONVERSATION, |r, cx| match cx.marks.contains(conversation_id(r)) {
+        true => Cell::from(format!("{MARKER}{}", short(r))).style(cx.theme.key()),
+        false => Cell::from(short(r)),
+    }),
+    Shown::plain(CONTEXT),
+    Shown::plain(ROLE),
+    Shown::drawn(VALUE, value_cell),
+    Shown::plain(CONF),
+    Shown::plain(COMPUTED).at_least(WIDE),
 ];
+
+/// A value, or its capture status as text in the status's colour.
+pub fn value_cell<X>(row: &ValueRow, cx: &Context<'_, X>) -> Cell<'static> {
+    let status = status(row);
+    match (status.as_str(), shown(row)) {
+        ("SUCCESS", Some(shown)) => Cell::from(shown),
+        (_, _) => Cell::from(status.clone()).style(cx.theme.status(&status)),
+    }
+}
+
+/// The first eight characters of the value's call or chat id.
+fn short(row: &ValueRow) -> String {
+    conversation_id(row).map(|id| id.to_string()[..8].to_string()).unwrap_or_else(|| "—".into())
+}
 
 /// The capture status text ("SUCCESS" when absent but a value is there).
 pub fn status(row: &ValueRow) -> String {
@@ -118,29 +163,6 @@ pub fn conversation_id(row: &ValueRow) -> Option<uuid::Uuid> {
     row.value.call_id.or(row.value.chat_id)
 }
 
-/// The cells of a row; a marked call or chat shows `marks::MARKER` before its id.
-pub fn cells(row: &ValueRow, theme: &Theme, marks: &Marks) -> Vec<Cell<'static>> {
-    let v = &row.value;
-    let status = status(row);
-    let value = match (status.as_str(), shown(row)) {
-        ("SUCCESS", Some(shown)) => Cell::from(shown),
-        (_, _) => Cell::from(status.clone()).style(theme.status(&status)),
-    };
-    let short = |id: Option<uuid::Uuid>| id.map(|id| id.to_string()[..8].to_string()).unwrap_or_else(|| "—".into());
-    vec![
-        Cell::from(row.metric.name.clone()),
-        match marks.contains(conversation_id(row)) {
-            true => Cell::from(format!("{MARKER}{}", short(conversation_id(row)))).style(theme.key()),
-            false => Cell::from(short(conversation_id(row))),
-        },
-        Cell::from(or_dash(v.context.as_ref().map(|c| c.as_str()))),
-        Cell::from(or_dash(v.participant_role.as_deref())),
-        value,
-        Cell::from(v.confidence.map(|c| format!("{c:.2}")).unwrap_or_else(|| "—".into())),
-        Cell::from(when(v.computed_at.as_ref())),
-    ]
-}
-
 /// What `/` searches in a row.
 pub fn haystack(row: &ValueRow) -> String {
     format!(
@@ -150,19 +172,6 @@ pub fn haystack(row: &ValueRow) -> String {
         shown(row).unwrap_or_default(),
         conversation_id(row).map(|id| id.to_string()).unwrap_or_default()
     )
-}
-
-/// Compares rows by a column of `COLUMNS`.
-pub fn compare(a: &ValueRow, b: &ValueRow, column: usize) -> Ordering {
-    match column {
-        0 => a.metric.name.cmp(&b.metric.name),
-        1 => conversation_id(a).cmp(&conversation_id(b)),
-        2 => by(a.value.context.as_ref().map(|c| c.as_str()), b.value.context.as_ref().map(|c| c.as_str())),
-        3 => by(a.value.participant_role.as_deref(), b.value.participant_role.as_deref()),
-        4 => by(a.value.value, b.value.value).then_with(|| status(a).cmp(&status(b))),
-        5 => by(a.value.confidence, b.value.confidence),
-        _ => by(a.value.computed_at.as_ref(), b.value.computed_at.as_ref()),
-    }
 }
 
 /// A value's detail: what it is, why (`valueReasoning`), and the segments it points at.

@@ -347,7 +347,7 @@ impl Pane for Bench {
                 let view = Columns {
                     title: "suites".into(),
                     columns: SUITE_COLUMNS,
-                    context: Context { theme, now: ctx.now, of: &() },
+                    context: Context::new(theme, ctx.now, ctx.marks, &()),
                     focused: true,
                     empty: "no suite has published results",
                 };
@@ -365,7 +365,7 @@ impl Pane for Bench {
                 let view = Columns {
                     title,
                     columns: TARGET_COLUMNS,
-                    context: Context { theme, now: ctx.now, of: &() },
+                    context: Context::new(theme, ctx.now, ctx.marks, &()),
                     focused: true,
                     empty: "this suite has no targets",
                 };

@@ -10,12 +10,12 @@
 use std::collections::BTreeSet;
 use std::ops::Bound::{Excluded, Unbounded};
 
-use crate::console::widgets::table::Cell;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 
 use crate::api::model::{OffsetPagination, ScoreSample, ScoreSampleQuery, Target, benchmark_limits, percent};
+use crate::columns::{Column, fixed};
 use crate::console::keymap::Action;
 use crate::console::message::{FetchError, Fetched, Request, Selection};
 use crate::console::out::Out;
@@ -23,7 +23,7 @@ use crate::console::pane::ViewCtx;
 use crate::console::theme::Theme;
 use crate::console::widgets::detail::{self, Lines, Scroll};
 use crate::console::widgets::list::{ListState, Load, Shape};
-use crate::console::widgets::table::{self, Head, TableView, col};
+use crate::console::widgets::table::{self, Cell, Columns, Context, Shown};
 use crate::console::widgets::text::{number, or_dash};
 
 use Constraint::{Fill, Length, Percentage};
@@ -31,13 +31,32 @@ use Constraint::{Fill, Length, Percentage};
 /// Samples per page.
 pub const PAGE: i64 = benchmark_limits::LIMIT_DEFAULT;
 
-const COLUMNS: &[Head] = &[
-    col("#", Length(4)),
-    col("CONDITION", Fill(1)),
-    col("METRIC", Fill(1)),
-    col("VALUE", Length(10)),
-    col("CALL", Length(8)),
+/// A page of samples, in the service's order unless sorted by score (VALUE).
+const COLUMNS: &[Shown<Numbered>] = &[
+    Shown::plain(Column::new("#", fixed(Length(4)), |(i, _): &Numbered| i.to_string()).by(in_order)),
+    Shown::plain(
+        Column::new("CONDITION", fixed(Fill(1)), |(_, s): &Numbered| or_dash(s.condition_key.as_deref())).by(in_order),
+    ),
+    Shown::plain(
+        Column::new("METRIC", fixed(Fill(1)), |(_, s): &Numbered| or_dash(s.metric_key.as_deref())).by(in_order),
+    ),
+    Shown::drawn(
+        Column::new("VALUE", fixed(Length(10)), |(_, s): &Numbered| value_text(s))
+            .by(|a, b| score(&a.1).total_cmp(&score(&b.1)).then(a.0.cmp(&b.0))),
+        |(_, s), cx| Cell::from(value_text(s)).style(value_style(s, cx.theme)),
+    ),
+    Shown::plain(
+        Column::new("CALL", fixed(Length(8)), |(_, s): &Numbered| {
+            s.source_call_id.as_deref().map(|id| id.chars().take(8).collect::<String>()).unwrap_or_else(|| "—".into())
+        })
+        .by(in_order),
+    ),
 ];
+
+/// The order samples came in.
+fn in_order(a: &Numbered, b: &Numbered) -> std::cmp::Ordering {
+    a.0.cmp(&b.0)
+}
 
 /// A sample with its position (from 1) among all samples of the current narrowing.
 pub type Numbered = (u64, ScoreSample);
@@ -98,7 +117,7 @@ impl SamplesView {
             shown: ScoreSampleQuery::default(),
             pagination: None,
             samples: ListState::new(),
-            shape: Shape::new(|(_, s)| format!("{:?} {:?}", s.condition_key, s.metric_key), order),
+            shape: Shape::columns(|(_, s)| format!("{:?} {:?}", s.condition_key, s.metric_key), COLUMNS),
             pending: None,
             focus: Focus::Samples,
             scroll: Scroll::default(),
@@ -390,29 +409,15 @@ impl SamplesView {
         } else {
             Layout::vertical([Percentage(50), Percentage(50)]).areas(body)
         };
-        let row = |(index, s): &Numbered| {
-            let (value, style) = value(s, theme);
-            vec![
-                Cell::from(index.to_string()),
-                Cell::from(or_dash(s.condition_key.as_deref())),
-                Cell::from(or_dash(s.metric_key.as_deref())),
-                Cell::from(value).style(style),
-                Cell::from(
-                    s.source_call_id
-                        .as_deref()
-                        .map(|id| id.chars().take(8).collect::<String>())
-                        .unwrap_or_else(|| "—".into()),
-                ),
-            ]
-        };
-        let view = TableView {
+        let context = Context::new(theme, ctx.now, ctx.marks, &());
+        let view = Columns {
             title: "score samples".into(),
             columns: COLUMNS,
-            row: &row,
+            context,
             focused: self.focus == Focus::Samples,
             empty: "no samples match",
         };
-        table::draw(frame, top, &self.samples, view, theme);
+        table::draw_columns(frame, top, &self.samples, view);
         let total = self.pagination.as_ref().map(|p| p.total).unwrap_or(0);
         let (title, lines) = match self.samples.selected() {
             Some((index, sample)) => {
@@ -481,33 +486,28 @@ fn score(sample: &ScoreSample) -> f64 {
     percent_score(sample).unwrap_or(f64::INFINITY)
 }
 
-/// As listed (by number), or by score, ties kept in listed order.
-fn order(a: &Numbered, b: &Numbered, column: usize) -> std::cmp::Ordering {
-    match column {
-        BY_SCORE => score(&a.1).total_cmp(&score(&b.1)).then(a.0.cmp(&b.0)),
-        _ => a.0.cmp(&b.0),
-    }
-}
-
-/// A sample's value as text and style: its percent with what it was ("100 % pass",
-/// "75 % 4/5"), or the bare number when it is on no scale.
-fn value(sample: &ScoreSample, theme: &Theme) -> (String, ratatui::style::Style) {
-    let style = match sample.boolean_value {
+/// A pass in the ok colour, a fail in the error colour.
+fn value_style(sample: &ScoreSample, theme: &Theme) -> ratatui::style::Style {
+    match sample.boolean_value {
         Some(true) => theme.ok(),
         Some(false) => theme.error(),
         None => ratatui::style::Style::new(),
-    };
+    }
+}
+
+/// A sample's value as text: its percent with what it was ("100 % pass", "75 % 4/5"), or the
+/// bare number when it is on no scale.
+fn value_text(sample: &ScoreSample) -> String {
     let was = match (sample.boolean_value, sample.numeric_value) {
         (Some(passed), _) => Some(if passed { "pass".to_owned() } else { "fail".to_owned() }),
         (None, Some(n)) if n > 1.0 => Some(format!("{}/{}", number(n), number(RATING.1))),
         _ => None,
     };
-    let text = match (percent_score(sample), was) {
+    match (percent_score(sample), was) {
         (Some(p), Some(was)) => format!("{} {was}", percent(p)),
         (Some(p), None) => percent(p),
         (None, _) => sample.numeric_value.map(number).unwrap_or_else(|| "—".into()),
-    };
-    (text, style)
+    }
 }
 
 /// The reasoning first (what a reviewer reads), then the sample's facts.
@@ -520,7 +520,7 @@ fn reasoning(sample: &ScoreSample, theme: &Theme) -> Vec<Line<'static>> {
         .section("sample")
         .kv("condition", or_dash(sample.condition_key.as_deref()))
         .kv("metric", or_dash(sample.metric_key.as_deref()))
-        .kv("value", value(sample, theme).0)
+        .kv("value", value_text(sample))
         .kv("source call", or_dash(sample.source_call_id.as_deref()));
     lines.lines
 }

@@ -438,11 +438,11 @@ impl Catalog {
     fn draw_list(&self, frame: &mut Frame, body: Rect, ctx: &ViewCtx) {
         let (theme, now) = (ctx.theme, ctx.now);
         match self.current {
-            Part::Personas => self.personas.draw(frame, body, Context { theme, now, of: &() }, true),
-            Part::Agents => self.agents.draw(frame, body, Context { theme, now, of: &() }, true),
-            Part::Endpoints => self.endpoints.draw(frame, body, Context { theme, now, of: self }, true),
-            Part::Knowledge => self.knowledge.draw(frame, body, Context { theme, now, of: &() }, true),
-            Part::Http => self.http.draw(frame, body, Context { theme, now, of: &() }, true),
+            Part::Personas => self.personas.draw(frame, body, Context::new(theme, now, ctx.marks, &()), true),
+            Part::Agents => self.agents.draw(frame, body, Context::new(theme, now, ctx.marks, &()), true),
+            Part::Endpoints => self.endpoints.draw(frame, body, Context::new(theme, now, ctx.marks, self), true),
+            Part::Knowledge => self.knowledge.draw(frame, body, Context::new(theme, now, ctx.marks, &()), true),
+            Part::Http => self.http.draw(frame, body, Context::new(theme, now, ctx.marks, &()), true),
         }
     }
 }

@@ -23,13 +23,16 @@ use crate::console::widgets::series::{self, Series};
 use crate::console::widgets::table::{Cell, Shown};
 use crate::console::widgets::text::{number, or_dash, when};
 
+/// The alert, its state and its latest window stay; the metric is left out first (the alert's
+/// detail names it) when the screen is narrow.
 pub const COLUMNS: &[Shown<AlertStatus>] = &[
     Shown::plain(alert::NAME.titled("ALERT")),
     Shown::drawn(alert::STATE, |a, cx| status_cell(cx.theme, Some(a.state.as_str()))),
     Shown::plain(alert::WINDOWS.titled("RUN")),
     Shown::drawn(alert::LAST_VALUE, |a, _| Cell::from(a.last_value.map(number).unwrap_or_else(|| "—".into()))),
     Shown::drawn(alert::LAST_WINDOW, |a, _| Cell::from(when(a.last_window_start.as_ref()))),
-    Shown::drawn(alert::METRIC, |a, cx| Cell::from(or_dash(a.trigger.metric.as_deref())).style(cx.theme.dim())),
+    Shown::drawn(alert::METRIC, |a, cx| Cell::from(or_dash(a.trigger.metric.as_deref())).style(cx.theme.dim()))
+        .at_least(100),
 ];
 
 /// The alerts listed, and those read one at a time (with their windows).

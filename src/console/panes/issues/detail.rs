@@ -1,20 +1,20 @@
 //! An issue's detail: its facts and summary (scrollable) above its evidence (selectable), and
 //! the frame around an evidence call opened from it.
 
-use crate::console::widgets::table::Cell;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use uuid::Uuid;
 
 use crate::api::model::{AlertStatus, Evidence, Issue};
+use crate::columns::{self, Column, fixed, issue};
 use crate::console::pane::ViewCtx;
 use crate::console::theme::Theme;
 use crate::console::widgets::conversation::ConversationView;
 use crate::console::widgets::detail::{self, Lines, Scroll};
 use crate::console::widgets::list::{ListState, Load};
 use crate::console::widgets::series;
-use crate::console::widgets::table::{self, Head, TableView, col, fitted};
+use crate::console::widgets::table::{self, Cell, Columns, Context, Shown};
 use crate::console::widgets::text::{ago, duration_ms, fit, number, or_dash, when};
 
 use super::alerts;
@@ -23,17 +23,61 @@ use super::evidence::{self, EvidenceCalls};
 use Constraint::{Fill, Length};
 
 /// An entry reads as its call: when, which agent, how long, its value of the alert's metric
-/// (the breaching value) and its worst failing metric; then its id and when it was seen.
-const EVIDENCE_COLUMNS: &[Head] = &[
-    col("KIND", Length(4)),
-    col("CALL STARTED", Length(19)),
-    col("AGENT", Fill(1)),
-    col("TOOK", Length(7)),
-    col("VALUE", Length(7)),
-    fitted("WORST FAILING", 13, 34),
-    col("ID", Length(10)),
-    col("OBSERVED", Length(8)),
-];
+/// (the breaching value) and its worst failing metric; then its id and when it was seen. The
+/// call's columns come from the calls the issue view read on the side; the evidence keeps the
+/// order it came in.
+fn evidence_columns<'a>() -> [Shown<Evidence, IssueView<'a>>; 8] {
+    [
+        Shown::plain(issue::EVIDENCE_KIND),
+        Shown::drawn(Column::screen_only("CALL STARTED", fixed(Length(19))), |e, cx| {
+            Cell::from(cx.of.calls.get(e.call_id).map(|c| when(c.started_at.as_ref())).unwrap_or_else(|| unread(e)))
+        }),
+        Shown::drawn(Column::screen_only("AGENT", fixed(Fill(1))), |e, cx| {
+            let call = cx.of.calls.get(e.call_id);
+            let agent = call.and_then(|c| c.agents.first()).and_then(|a| a.name.clone());
+            Cell::from(agent.or_else(|| call.map(|_| "—".into())).unwrap_or_else(|| unread(e)))
+        }),
+        Shown::drawn(Column::screen_only("TOOK", fixed(Length(7))), |e, cx| {
+            let took = cx.of.calls.get(e.call_id).and_then(|c| c.duration_ms);
+            Cell::from(took.map(duration_ms).unwrap_or_else(|| unread(e)))
+        }),
+        Shown::drawn(Column::screen_only("VALUE", fixed(Length(7))), value_cell),
+        Shown::drawn(Column::screen_only("WORST FAILING", columns::fit(13, 34)), |e, cx| {
+            let judged: Vec<&AlertStatus> = cx.of.alert.into_iter().collect();
+            Cell::from(match cx.of.calls.values(e.call_id) {
+                Some(groups) => {
+                    evidence::worst_failing(groups, &judged).map_or("—".into(), |(slug, v)| format!("{slug} {v}"))
+                }
+                None => unread(e),
+            })
+        }),
+        Shown::drawn(issue::EVIDENCE_ID, |e, cx| {
+            let id = e.call_id.or(e.chat_id).map_or_else(|| "—".to_string(), |id| id.to_string()[..8].to_string());
+            match cx.marks.contains(e.call_id.or(e.chat_id)) {
+                true => Cell::from(format!("{} {id}", crate::console::marks::MARKER)),
+                false => Cell::from(id),
+            }
+        }),
+        Shown::drawn(issue::EVIDENCE_OBSERVED, |e, cx| {
+            Cell::from(ago(e.observed_at.as_ref(), cx.now)).style(cx.theme.dim())
+        }),
+    ]
+}
+
+/// What stands in for a call not read yet (`…`); a chat has no call to describe (`—`).
+fn unread(e: &Evidence) -> String {
+    if e.call_id.is_some() { "…" } else { "—" }.into()
+}
+
+/// The evidence call's value of the alert's metric (the breaching value).
+fn value_cell(e: &Evidence, cx: &Context<'_, IssueView<'_>>) -> Cell<'static> {
+    let metric = cx.of.alert.and_then(|a| a.trigger.metric.as_deref());
+    Cell::from(match (cx.of.calls.values(e.call_id), metric) {
+        (Some(groups), Some(slug)) => evidence::value_of(groups, slug).map(number).unwrap_or_else(|| "—".into()),
+        (None, Some(_)) => unread(e),
+        (_, None) => "—".into(),
+    })
+}
 
 /// What the issue detail draws.
 pub struct IssueView<'a> {
@@ -130,50 +174,11 @@ pub fn draw(frame: &mut Frame, area: Rect, view: IssueView<'_>, ctx: &ViewCtx) {
     if let Some(chart) = &chart {
         series::draw(frame, middle, chart, theme);
     }
-    let metric = view.alert.and_then(|a| a.trigger.metric.clone());
-    let judged: Vec<&AlertStatus> = view.alert.into_iter().collect();
-    let row = |e: &Evidence| {
-        let (kind, id) = match (e.call_id, e.chat_id) {
-            (Some(id), _) => ("call", id.to_string()[..8].to_string()),
-            (None, Some(id)) => ("chat", id.to_string()[..8].to_string()),
-            _ => ("—", "—".to_string()),
-        };
-        let marked = ctx.marks.contains(e.call_id.or(e.chat_id));
-        // A call not read yet reads "…"; a chat has no call to describe.
-        let call = view.calls.get(e.call_id);
-        let unread = if e.call_id.is_some() { "…" } else { "—" };
-        let agent = call.and_then(|c| c.agents.first()).and_then(|a| a.name.clone());
-        let values = view.calls.values(e.call_id);
-        let value = match (values, &metric) {
-            (Some(groups), Some(slug)) => evidence::value_of(groups, slug).map(number).unwrap_or_else(|| "—".into()),
-            (None, Some(_)) => unread.into(),
-            (_, None) => "—".into(),
-        };
-        let worst = match values {
-            Some(groups) => {
-                evidence::worst_failing(groups, &judged).map_or("—".into(), |(slug, v)| format!("{slug} {v}"))
-            }
-            None => unread.into(),
-        };
-        vec![
-            Cell::from(kind),
-            Cell::from(call.map(|c| when(c.started_at.as_ref())).unwrap_or_else(|| unread.into())),
-            Cell::from(agent.or_else(|| call.map(|_| "—".into())).unwrap_or_else(|| unread.into())),
-            Cell::from(call.and_then(|c| c.duration_ms).map(duration_ms).unwrap_or_else(|| unread.into())),
-            Cell::from(value),
-            Cell::from(worst),
-            Cell::from(if marked { format!("{} {id}", crate::console::marks::MARKER) } else { id }),
-            Cell::from(ago(e.observed_at.as_ref(), ctx.now)).style(theme.dim()),
-        ]
-    };
-    let table_view = TableView {
-        title: "evidence · enter opens the call".into(),
-        columns: EVIDENCE_COLUMNS,
-        row: &row,
-        focused: true,
-        empty: "no evidence attached",
-    };
-    table::draw(frame, bottom, view.evidence, table_view, theme);
+    let columns = evidence_columns();
+    let (title, empty) = ("evidence · enter opens the call".to_string(), "no evidence attached");
+    let list = view.evidence;
+    let context = Context::new(theme, ctx.now, ctx.marks, &view);
+    table::draw_columns(frame, bottom, list, Columns { title, columns: &columns, context, focused: true, empty });
 }
 
 /// An evidence call with a line saying which issue it came from.

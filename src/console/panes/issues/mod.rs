@@ -543,7 +543,7 @@ impl Pane for Issues {
                 let view = Columns {
                     title: "alerts · enter opens one · esc: issues".into(),
                     columns: alerts::COLUMNS,
-                    context: Context { theme, now: ctx.now, of: &() },
+                    context: Context::new(theme, ctx.now, ctx.marks, &()),
                     focused: true,
                     empty: "no alerts (kind: alert in switchboard config apply)",
                 };
@@ -555,7 +555,7 @@ impl Pane for Issues {
                 let view = Columns {
                     title: self.filters_title(),
                     columns: COLUMNS,
-                    context: Context { theme, now: ctx.now, of: self },
+                    context: Context::new(theme, ctx.now, ctx.marks, self),
                     focused: true,
                     empty: if filtered { "no issues match these filters (f, F)" } else { "no issues" },
                 };

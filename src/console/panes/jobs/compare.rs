@@ -11,6 +11,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use uuid::Uuid;
 
+use crate::columns::{Column, fit, fixed};
 use crate::compare::diff::{CaseChange, CheckChange, SimRef};
 use crate::compare::{Change, Diff};
 use crate::console::keymap::Action;
@@ -20,20 +21,40 @@ use crate::console::pane::ViewCtx;
 use crate::console::widgets::conversation::ConversationView;
 use crate::console::widgets::detail::{self, Scroll};
 use crate::console::widgets::list::{ListState, Load, Shape, by};
-use crate::console::widgets::table::{self, Cell, Head, TableView, col, fitted};
+use crate::console::widgets::table::{self, Cell, Columns, Context, Shown};
 use crate::console::widgets::text::fit_line;
 use crate::console::widgets::transcript;
 
 use Constraint::{Fill, Length};
 
-const COLUMNS: &[Head] = &[
-    fitted("CHANGE", 9, 9),
-    col("WORSE BY", Length(10)),
-    col("TEST CASE", Fill(2)),
-    col("CHECK", Fill(1)),
-    col("BASE", Length(13)),
-    col("HEAD", Length(13)),
+/// Sorted by anything else, the rows go by how much worse they got.
+const COLUMNS: &[Shown<Row>] = &[
+    Shown::drawn(Column::new("CHANGE", fit(9, 9), word).by(|a, b| a.change().cmp(&b.change())), |r, cx| {
+        Cell::from(word(r)).style(cx.theme.status(r.change().as_str()))
+    }),
+    Shown::plain(Column::new("WORSE BY", fixed(Length(10)), worse_by).by(worse_first)),
+    Shown::plain(
+        Column::new("TEST CASE", fixed(Fill(2)), |r: &Row| r.short.clone()).by(|a, b| a.case.name.cmp(&b.case.name)),
+    ),
+    Shown::plain(
+        Column::new("CHECK", fixed(Fill(1)), |r: &Row| {
+            r.check.as_ref().map(|c| c.name.clone()).unwrap_or_else(|| "—".into())
+        })
+        .by(|a, b| text_of(a).cmp(text_of(b))),
+    ),
+    Shown::plain(Column::new("BASE", fixed(Length(13)), |r: &Row| side_rate(r, true)).by(worse_first)),
+    Shown::plain(Column::new("HEAD", fixed(Length(13)), |r: &Row| side_rate(r, false)).by(worse_first)),
 ];
+
+/// The row's change in a word: its check's label, else the test case's change.
+fn word(r: &Row) -> String {
+    r.check.as_ref().map_or_else(|| r.case.change.as_str().to_owned(), |c| c.label())
+}
+
+/// The base's (else the head's) pass rate of the row's check.
+fn side_rate(r: &Row, base: bool) -> String {
+    r.check.as_ref().map_or_else(|| "—".into(), |c| rate(if base { &c.base } else { &c.head }))
+}
 
 /// One test case × check as the table lists it: the header counts these, so every one it
 /// counts (a FIXED check beside a FLAKY one on the same test case included) has its row.
@@ -86,13 +107,9 @@ fn haystack(row: &Row) -> String {
     format!("{} {} {check}", row.change().as_str(), row.case.name)
 }
 
-fn compare(a: &Row, b: &Row, column: usize) -> std::cmp::Ordering {
-    match column {
-        0 => a.change().cmp(&b.change()),
-        2 => a.case.name.cmp(&b.case.name),
-        3 => text_of(a).cmp(text_of(b)),
-        _ => b.drop().total_cmp(&a.drop()).then(a.change().cmp(&b.change())),
-    }
+/// Most points lost first.
+fn worse_first(a: &Row, b: &Row) -> std::cmp::Ordering {
+    b.drop().total_cmp(&a.drop()).then(a.change().cmp(&b.change()))
 }
 
 fn text_of(row: &Row) -> &str {
@@ -158,7 +175,7 @@ impl CompareView {
             diff: None,
             flow: None,
             rows: ListState::new(),
-            shape: Shape::new(haystack, compare),
+            shape: Shape::columns(haystack, COLUMNS),
             pair: None,
         };
         view.refresh(out);
@@ -318,32 +335,14 @@ impl CompareView {
         match &self.pair {
             Some(pair) => self.draw_pair(frame, body, ctx, pair),
             None => {
-                let row = |r: &Row| {
-                    let (word, base, head) = match &r.check {
-                        Some(c) => (c.label(), rate(&c.base), rate(&c.head)),
-                        None => (r.case.change.as_str().to_owned(), "—".into(), "—".into()),
-                    };
-                    vec![
-                        Cell::from(word.clone()).style(theme.status(r.change().as_str())),
-                        Cell::from(worse_by(r)),
-                        Cell::from(r.short.clone()),
-                        Cell::from(r.check.as_ref().map(|c| c.name.clone()).unwrap_or_else(|| "—".into())),
-                        Cell::from(base),
-                        Cell::from(head),
-                    ]
-                };
                 let title = match &self.flow {
                     Some(flow) => format!("test case × check of {flow}, worst first"),
                     None => "test case × check, worst first".into(),
                 };
-                let view = TableView {
-                    title,
-                    columns: COLUMNS,
-                    row: &row,
-                    focused: true,
-                    empty: "no test case in either run",
-                };
-                table::draw(frame, body, &self.rows, view, theme);
+                let context = Context::new(theme, ctx.now, ctx.marks, &());
+                let view =
+                    Columns { title, columns: COLUMNS, context, focused: true, empty: "no test case in either run" };
+                table::draw_columns(frame, body, &self.rows, view);
             }
         }
     }

@@ -19,7 +19,7 @@ use crate::console::out::Out;
 use crate::console::pane::ViewCtx;
 use crate::console::widgets::conversation::ConversationView;
 use crate::console::widgets::list::{ListState, Load, Shape};
-use crate::console::widgets::table::{self, TableView};
+use crate::console::widgets::table::{self, Columns, Context};
 use crate::console::widgets::text::{duration_ms, fit, fit_line, when};
 
 use Constraint::{Fill, Length};
@@ -90,7 +90,7 @@ impl JobView {
             error: None,
             progress: Progress::default(),
             sims,
-            shape: Shape::new(sims::haystack, sims::compare),
+            shape: Shape::columns(sims::haystack, sims::COLUMNS),
             status_filter: None,
             outcome_filter: None,
             sim: None,
@@ -646,8 +646,6 @@ impl JobView {
 
     fn draw_sims(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx) {
         let theme = ctx.theme;
-        let columns = sims::columns(area.width);
-        let row = |s: &SimulationJob| sims::cells(s, theme, area.width, ctx.now, ctx.marks.contains(s.call_id));
         let mut title = "simulation jobs".to_string();
         if let Some(outcome) = &self.outcome_filter {
             title.push_str(&format!(" · {outcome} only (f)"));
@@ -666,8 +664,9 @@ impl JobView {
         if self.sims.items.iter().all(|s| s.outcome.is_none()) && ended.count() > 0 {
             title.push_str(" · this service reports no verdict per simulation");
         }
-        let view = TableView { title, columns: &columns, row: &row, focused: true, empty: "no simulation jobs" };
-        table::draw(frame, area, &self.sims, view, theme);
+        let context = Context::new(theme, ctx.now, ctx.marks, &());
+        let view = Columns { title, columns: sims::COLUMNS, context, focused: true, empty: "no simulation jobs" };
+        table::draw_columns(frame, area, &self.sims, view);
     }
 
     fn draw_sim_head(&self, frame: &mut Frame, area: Rect, ctx: &ViewCtx, sim: &SimulationJob) {

@@ -491,7 +491,7 @@ impl Pane for Jobs {
         if let Some(status) = &self.status_filter {
             title.push_str(&format!(" · {status} only (F)"));
         }
-        let context = Context { theme: ctx.theme, now: ctx.now, of: self };
+        let context = Context::new(ctx.theme, ctx.now, ctx.marks, self);
         let view = Columns { title, columns: COLUMNS, context, focused: true, empty: "no jobs yet: run a plan" };
         table::draw_columns(frame, area, &self.jobs.list, view);
     }

@@ -1,37 +1,73 @@
-//! A run plan job's simulation jobs as table rows: columns (fewer on narrow screens), cells,
-//! what `/` searches and how each column sorts. VERDICT comes first, so `s` sorts failing first.
+//! A run plan job's simulation jobs as table rows: their columns (fewer on narrow screens, and
+//! roomier on wide ones), what `/` searches and how each column sorts. VERDICT comes first, so
+//! `s` sorts failing first.
 
-use crate::console::widgets::table::Cell;
 use ratatui::layout::Constraint::{Fill, Length};
 
 use super::progress::sim_status;
 use super::verdict::{is_failing, outcome};
 use crate::api::model::{SimulationJob, SimulationOutcome};
+use crate::columns::{Column, by, fit, fixed};
 use crate::console::panes::section::text_cmp;
-use crate::console::theme::Theme;
-use crate::console::widgets::list::by;
-use crate::console::widgets::table::{Head, col, fitted};
-use crate::console::widgets::text::{duration_ms, fit, or_dash, when};
+use crate::console::widgets::table::{Cell, Context, Shown, col, fitted};
+use crate::console::widgets::text::{duration_ms, or_dash, when};
 
-/// Every column, in order; narrower screens show fewer (see `columns`).
-pub const COLUMNS: &[Head] = &[
-    fitted("VERDICT", 6, 13),
-    fitted("STATUS", 6, 10),
-    fitted("PERSONA", 7, 24),
-    col("VARIANT / SCENARIO", Fill(2)),
-    col("WHY", Fill(4)),
-    col("TOOK", Length(7)),
-    fitted("STAGE", 5, 10),
-    fitted("ENDPOINT", 8, 24),
-    col("STARTED", Length(19)),
+/// Wider than this, statuses get room for ones this build does not know and two more columns
+/// show; from `WIDEST` on, the flow too and the last two columns.
+const WIDE: u16 = 120;
+const WIDEST: u16 = 180;
+
+const VERDICT: Column<SimulationJob> =
+    Column::new("VERDICT", fit(6, 13), outcome).by(|a, b| outcome_rank(a).cmp(&outcome_rank(b)));
+const STATUS: Column<SimulationJob> =
+    Column::new("STATUS", fit(6, 10), sim_status).by(|a, b| sim_status(a).cmp(&sim_status(b)));
+const PERSONA: Column<SimulationJob> =
+    Column::new("PERSONA", fit(7, 24), persona).by(|a, b| text_cmp(Some(&persona(a)), Some(&persona(b))));
+const FLOW: Column<SimulationJob> =
+    Column::new("VARIANT / SCENARIO", fixed(Fill(2)), flow).by(|a, b| text_cmp(Some(&flow(a)), Some(&flow(b))));
+const WHY: Column<SimulationJob> = Column::new("WHY", fixed(Fill(4)), |s: &SimulationJob| s.why_in_brief())
+    .by(|a, b| a.why_in_brief().cmp(&b.why_in_brief()));
+const TOOK: Column<SimulationJob> = Column::new("TOOK", fixed(Length(7)), |s: &SimulationJob| {
+    took_ms(s, jiff::Timestamp::now()).map(duration_ms).unwrap_or_else(|| "—".into())
+})
+.by(|a, b| by(took_ms(a, jiff::Timestamp::MAX), took_ms(b, jiff::Timestamp::MAX)));
+const STAGE: Column<SimulationJob> = Column::new("STAGE", fit(5, 10), stage).by(|a, b| stage(a).cmp(&stage(b)));
+const ENDPOINT: Column<SimulationJob> =
+    Column::new("ENDPOINT", fit(8, 24), endpoint).by(|a, b| endpoint(a).cmp(&endpoint(b)));
+const STARTED: Column<SimulationJob> =
+    Column::new("STARTED", fixed(Length(19)), |s: &SimulationJob| when(s.started_at.as_ref()))
+        .by(|a, b| by(a.started_at.as_ref(), b.started_at.as_ref()));
+
+/// Every column, in order; narrower screens show fewer.
+pub const COLUMNS: &[Shown<SimulationJob>] = &[
+    Shown::drawn(VERDICT, |s, cx| status_cell(cx, outcome(s))),
+    Shown::drawn(STATUS, |s, cx| status_cell(cx, sim_status(s))).wider(WIDE, fitted("STATUS", 6, 18)),
+    Shown::drawn(PERSONA, persona_cell),
+    Shown::drawn(FLOW, |s, cx| Cell::from(flow_text(s, cx.width < WIDEST)))
+        .wider(WIDEST, col("FLOW › VARIANT / SCENARIO", Fill(2))),
+    Shown::drawn(WHY, |s, cx| {
+        Cell::from(s.why_in_brief()).style(if is_failing(s) { cx.theme.error() } else { cx.theme.dim() })
+    }),
+    Shown::drawn(TOOK, |s, cx| Cell::from(took_ms(s, cx.now).map(duration_ms).unwrap_or_else(|| "—".into())))
+        .at_least(WIDE),
+    Shown::drawn(STAGE, |s, cx| status_cell(cx, stage(s))).at_least(WIDE).wider(WIDE, fitted("STAGE", 5, 18)),
+    Shown::plain(ENDPOINT).at_least(WIDEST),
+    Shown::plain(STARTED).at_least(WIDEST),
 ];
-/// The widest screens give statuses room for ones this build does not know, and show the flow too.
-const WIDE_STATUS: Head = fitted("STATUS", 6, 18);
-const WIDE_STAGE: Head = fitted("STAGE", 5, 18);
-const WIDE_FLOW: Head = col("FLOW › VARIANT / SCENARIO", Fill(2));
-/// How many columns show below 120 columns, below 180, and from 180 on.
-const NARROW: usize = 5;
-const WIDE: usize = 7;
+
+/// A status word in its colour.
+fn status_cell(cx: &Context<'_, ()>, word: String) -> Cell<'static> {
+    let style = cx.theme.status(&word);
+    Cell::from(word).style(style)
+}
+
+/// The persona, after the marker when its call is marked.
+fn persona_cell(s: &SimulationJob, cx: &Context<'_, ()>) -> Cell<'static> {
+    match cx.marks.contains(s.call_id) {
+        true => Cell::from(format!("{} {}", crate::console::marks::MARKER, persona(s))).style(cx.theme.key()),
+        false => Cell::from(persona(s)),
+    }
+}
 
 pub fn id(s: &SimulationJob) -> String {
     s.simulation_job_id.to_string()
@@ -101,62 +137,4 @@ fn outcome_rank(s: &SimulationJob) -> u8 {
         Some(SimulationOutcome::Unknown(_)) => 4,
         None => 5,
     }
-}
-
-pub fn compare(a: &SimulationJob, b: &SimulationJob, column: usize) -> std::cmp::Ordering {
-    match column {
-        0 => outcome_rank(a).cmp(&outcome_rank(b)),
-        1 => sim_status(a).cmp(&sim_status(b)),
-        2 => text_cmp(Some(&persona(a)), Some(&persona(b))),
-        3 => text_cmp(Some(&flow(a)), Some(&flow(b))),
-        4 => a.why_in_brief().cmp(&b.why_in_brief()),
-        5 => by(took_ms(a, jiff::Timestamp::MAX), took_ms(b, jiff::Timestamp::MAX)),
-        6 => stage(a).cmp(&stage(b)),
-        7 => endpoint(a).cmp(&endpoint(b)),
-        _ => by(a.started_at.as_ref(), b.started_at.as_ref()),
-    }
-}
-
-/// The columns for a table `width` cells wide.
-pub fn columns(width: u16) -> Vec<Head> {
-    let mut columns = COLUMNS.to_vec();
-    if width >= 120 {
-        columns[1] = WIDE_STATUS;
-        columns[6] = WIDE_STAGE;
-    }
-    if width >= 180 {
-        columns[3] = WIDE_FLOW;
-    }
-    columns.truncate(shown(width));
-    columns
-}
-
-fn shown(width: u16) -> usize {
-    match width {
-        0..120 => NARROW,
-        120..180 => WIDE,
-        _ => COLUMNS.len(),
-    }
-}
-
-/// A row's cells, matching `columns(width)`; a marked call shows the marker before its persona.
-pub fn cells(s: &SimulationJob, theme: &Theme, width: u16, now: jiff::Timestamp, marked: bool) -> Vec<Cell<'static>> {
-    let (status, stage, verdict) = (sim_status(s), stage(s), outcome(s));
-    let wide = width >= 120;
-    let mut cells = vec![
-        Cell::from(verdict.clone()).style(theme.status(&verdict)),
-        Cell::from(if wide { status.clone() } else { fit(&status, 10) }).style(theme.status(&status)),
-        match marked {
-            true => Cell::from(format!("{} {}", crate::console::marks::MARKER, persona(s))).style(theme.key()),
-            false => Cell::from(persona(s)),
-        },
-        Cell::from(flow_text(s, width < 180)),
-        Cell::from(s.why_in_brief()).style(if is_failing(s) { theme.error() } else { theme.dim() }),
-        Cell::from(took_ms(s, now).map(duration_ms).unwrap_or_else(|| "—".into())),
-        Cell::from(stage.clone()).style(theme.status(&stage)),
-        Cell::from(endpoint(s)),
-        Cell::from(when(s.started_at.as_ref())),
-    ];
-    cells.truncate(shown(width));
-    cells
 }

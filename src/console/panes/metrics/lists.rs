@@ -237,7 +237,7 @@ pub fn progress_line(j: &CollectionJob, theme: &Theme) -> Line<'static> {
     ])
 }
 
-/// Draws a section; below `stats::WIDE` cells its last column is left out when `narrow_drops`,
+/// Draws a section; below `values::WIDE` cells its last column is left out when `narrow_drops`,
 /// so names keep room.
 pub fn draw<T: Clone + serde::Serialize + serde::de::DeserializeOwned, X>(
     section: &Section<T, X>,
@@ -249,7 +249,7 @@ pub fn draw<T: Clone + serde::Serialize + serde::de::DeserializeOwned, X>(
 ) {
     // `hidden` trailing columns are not shown at all (AGREEMENT before anything is labelled);
     // a narrow screen drops one more.
-    let drop = usize::from(narrow_drops && area.width < crate::console::widgets::stats::WIDE);
+    let drop = usize::from(narrow_drops && area.width < crate::console::widgets::values::WIDE);
     let columns = &section.columns[..section.columns.len().saturating_sub(hidden + drop)];
     let view = Columns { title: section.title.to_string(), columns, context, focused: true, empty: "nothing here yet" };
     table::draw_columns(frame, area, &section.list, view);

@@ -532,13 +532,13 @@ impl Metrics {
                 let hidden = usize::from(agreement.is_empty());
                 let rows =
                     lists::DefinitionRows { names: lists::source_names(all), agreement, local: self.labels_local };
-                let context = Context { theme, now: ctx.now, of: &rows };
+                let context = Context::new(theme, ctx.now, ctx.marks, &rows);
                 lists::draw(&self.definitions, true, frame, body, context, hidden)
             }
             Part::Policies => {
-                lists::draw(&self.policies, false, frame, body, Context { theme, now: ctx.now, of: self }, 0)
+                lists::draw(&self.policies, false, frame, body, Context::new(theme, ctx.now, ctx.marks, self), 0)
             }
-            Part::Jobs => lists::draw(&self.jobs, false, frame, body, Context { theme, now: ctx.now, of: &() }, 0),
+            Part::Jobs => lists::draw(&self.jobs, false, frame, body, Context::new(theme, ctx.now, ctx.marks, &()), 0),
         }
     }
 }

@@ -28,24 +28,15 @@ const MIN_RUNS: usize = 2;
 const MAX_RUNS: usize = 200;
 
 /// The columns `switchboard flaky` prints, in its order, drawn for the view (which knows the
-/// flow every test case shares).
+/// flow every test case shares). Narrow screens leave out MIXED RUNS (HISTORY shows them: `2/3`).
 const COLUMNS: &[Shown<Stability, FlakyView>] = &[
     Shown::drawn(flaky::STABILITY, stability_cell),
     Shown::drawn(flaky::TEST_CASE, test_case_cell),
     Shown::plain(flaky::CHECK),
     Shown::plain(flaky::FLIPS),
-    Shown::plain(flaky::MIXED_RUNS),
+    Shown::plain(flaky::MIXED_RUNS).at_least(100),
     Shown::plain(flaky::HISTORY),
 ];
-/// Narrow screens leave out MIXED RUNS (HISTORY shows them: `2/3`).
-const NARROW_COLUMNS: &[Shown<Stability, FlakyView>] = &[
-    Shown::drawn(flaky::STABILITY, stability_cell),
-    Shown::drawn(flaky::TEST_CASE, test_case_cell),
-    Shown::plain(flaky::CHECK),
-    Shown::plain(flaky::FLIPS),
-    Shown::plain(flaky::HISTORY),
-];
-const NARROW: u16 = 100;
 
 /// The stability, in FLAKY's colour when the check wavered.
 fn stability_cell(s: &Stability, cx: &Context<'_, FlakyView>) -> Cell<'static> {
@@ -192,7 +183,6 @@ impl FlakyView {
             None => spans.push(Span::styled(format!("· the last {} ended runs", self.runs), theme.dim())),
         }
         frame.render_widget(Line::from(spans), summary);
-        let narrow = area.width < NARROW;
         let which = if self.all { "all" } else { "unsteady only; a lists all" };
         let title = match &self.shared {
             Some(flow) => {
@@ -200,11 +190,10 @@ impl FlakyView {
             }
             None => format!("test case × check, least steady first ({which})"),
         };
-        let columns = if narrow { NARROW_COLUMNS } else { COLUMNS };
         let empty =
             if self.all { "no check was judged in these runs" } else { "every check held steady: a lists them" };
-        let context = Context { theme, now: ctx.now, of: self };
-        let view = Columns { title, columns, context, focused: true, empty };
+        let context = Context::new(theme, ctx.now, ctx.marks, self);
+        let view = Columns { title, columns: COLUMNS, context, focused: true, empty };
         table::draw_columns(frame, body, &self.rows, view);
     }
 }

@@ -460,7 +460,7 @@ impl Plans {
             return;
         }
         let columns = if area.width >= 110 { COLUMNS } else { &COLUMNS[..NARROW] };
-        let context = Context { theme, now: ctx.now, of: self };
+        let context = Context::new(theme, ctx.now, ctx.marks, self);
         let view = Columns { title: "run plans".into(), columns, context, focused: true, empty: "no run plans" };
         table::draw_columns(frame, area, &self.plans.list, view);
     }

@@ -11,9 +11,9 @@ use crate::console::keymap::Action;
 use crate::console::pane::ViewCtx;
 use crate::console::panes::metrics::lists::progress_line;
 use crate::console::widgets::detail;
-use crate::console::widgets::stats::{self, MetricSummary};
-use crate::console::widgets::table::{self, TableView};
-use crate::console::widgets::values::{self, ValueRow};
+use crate::console::widgets::stats;
+use crate::console::widgets::table::{self, Columns, Context};
+use crate::console::widgets::values;
 
 impl JobValues {
     pub fn help(&self) -> Vec<(Action, &'static str)> {
@@ -126,30 +126,22 @@ impl JobValues {
             return;
         }
         // Narrow screens drop the last column (computed at, what is not captured) so the
-        // values and their capture statuses keep room to be read.
-        let narrow = body.width < stats::WIDE;
+        // values and their capture statuses keep room to be read: the columns say so.
+        let context = Context::new(theme, ctx.now, ctx.marks, &());
         match self.mode {
             Mode::Summary => {
-                let row = |s: &MetricSummary| stats::summary_cells(s, theme);
-                let view = TableView {
-                    title: "per-metric summary".into(),
-                    columns: if narrow { &stats::SUMMARY_COLUMNS[..stats::NARROW] } else { stats::SUMMARY_COLUMNS },
-                    row: &row,
-                    focused: true,
-                    empty: "no values to sum up",
-                };
-                table::draw(frame, body, &self.summary, view, theme);
+                let title = "per-metric summary".into();
+                let (columns, empty) = (stats::SUMMARY_COLUMNS, "no values to sum up");
+                table::draw_columns(
+                    frame,
+                    body,
+                    &self.summary,
+                    Columns { title, columns, context, focused: true, empty },
+                );
             }
             _ => {
-                let row = |r: &ValueRow| values::cells(r, theme, ctx.marks);
-                let view = TableView {
-                    title: "metric values".into(),
-                    columns: if narrow { &values::COLUMNS[..values::COLUMNS.len() - 1] } else { values::COLUMNS },
-                    row: &row,
-                    focused: true,
-                    empty: self.empty(),
-                };
-                table::draw(frame, body, &self.rows, view, theme);
+                let (title, columns, empty) = ("metric values".into(), values::COLUMNS, self.empty());
+                table::draw_columns(frame, body, &self.rows, Columns { title, columns, context, focused: true, empty });
             }
         }
     }
