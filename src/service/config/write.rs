@@ -121,7 +121,7 @@ fn keep(
         }
         Target::Tool(tool) => upsert(tx, &Doc::of(tool)?)?,
         Target::Alert(alert) => {
-            upsert(tx, &Doc::of(alert)?)?;
+            upsert(tx, &Doc::of(&**alert)?)?;
             change.signing_secret = alerts::actions::keep(tx, vault, alert)?;
         }
         Target::Skipped(_) => {}
