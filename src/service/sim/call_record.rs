@@ -86,4 +86,3 @@ pub(super) fn insert_call(tx: &crate::service::store::Tx, call: &Call, transcrip
     store::insert(tx, &Doc::of(call)?)?;
     store::transcripts::put(tx, &call.id.to_string(), transcript)
 }
-
