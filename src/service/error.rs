@@ -3,7 +3,7 @@
 //! ServiceError` in `http/error.rs`); engines match on its variants.
 
 use crate::api::validate::{ECHO_CHARS, Violation, clip};
-use crate::service::config::ConfigViolation;
+use crate::service::config::violation::ConfigViolation;
 use crate::service::store::StoreError;
 
 /// What a caller reads of a fault; its cause goes to the log only.

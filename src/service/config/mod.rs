@@ -6,50 +6,19 @@
 mod build;
 mod changes;
 mod decode;
+pub mod violation;
 mod workspace;
 mod write;
 
 use std::collections::HashSet;
 
-use serde::Serialize;
-
 use crate::api::model::config::{ConfigBundle, ConfigChanges};
-use crate::api::validate::{Violation, ViolationCode};
 use crate::service::error::{DomainError, DomainResult};
 use crate::service::store::{Conn, Tx};
 use crate::service::vault::Vault;
 
+pub use violation::ConfigViolation;
 pub use workspace::ConfigRecord;
-
-/// A problem with one bundle resource: its `KIND/NAME`, the member at fault from the body's root.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ConfigViolation {
-    pub config_key: String,
-    pub param: String,
-    pub code: ViolationCode,
-    pub message: String,
-}
-
-impl ConfigViolation {
-    pub fn of(key: &str, violation: Violation) -> ConfigViolation {
-        ConfigViolation {
-            config_key: key.to_owned(),
-            param: violation.param,
-            code: violation.code,
-            message: violation.message,
-        }
-    }
-
-    pub fn invalid(key: &str, param: &str, message: String) -> ConfigViolation {
-        ConfigViolation {
-            config_key: key.to_owned(),
-            param: param.to_owned(),
-            code: ViolationCode::InvalidParameter,
-            message,
-        }
-    }
-}
 
 /// Every problem at once, each naming its resource.
 fn refusal(problems: Vec<ConfigViolation>) -> DomainError {

@@ -36,9 +36,10 @@ fn time(at: &Option<Timestamp>) -> Option<String> {
     at.as_ref().map(|t| t.0.clone())
 }
 
-/// Models with a uuid and an optional `createdAt`, neither parent nor status column.
+/// Models with a uuid and an optional `createdAt`, no parent, and a status column where
+/// `: status` follows (the member holding it).
 macro_rules! plain {
-    ($($kind:ident => $model:ty),* $(,)?) => {$(
+    ($($kind:ident => $model:ty $(: $status:ident)?),* $(,)?) => {$(
         impl Stored for $model {
             const KIND: Kind = Kind::$kind;
             fn id(&self) -> String {
@@ -47,6 +48,9 @@ macro_rules! plain {
             fn created_at(&self) -> Option<String> {
                 time(&self.created_at)
             }
+            $(fn status_column(&self) -> Option<&str> {
+                self.$status.as_ref().map(|s| s.as_str())
+            })?
         }
     )*};
 }
@@ -63,6 +67,8 @@ plain!(
     Alert => Alert,
     // Its status is not a column: knowledge bases are not listed by status.
     KnowledgeBase => KnowledgeBase,
+    MetricPolicy => MetricPolicy: status,
+    Issue => Issue: status,
 );
 
 impl Stored for AgentEndpoint {
@@ -75,32 +81,6 @@ impl Stored for AgentEndpoint {
     }
     fn parent_id(&self) -> Option<String> {
         self.agent_id.map(|id| id.to_string())
-    }
-}
-
-impl Stored for MetricPolicy {
-    const KIND: Kind = Kind::MetricPolicy;
-    fn id(&self) -> String {
-        self.id.to_string()
-    }
-    fn created_at(&self) -> Option<String> {
-        time(&self.created_at)
-    }
-    fn status_column(&self) -> Option<&str> {
-        self.status.as_ref().map(|s| s.as_str())
-    }
-}
-
-impl Stored for Issue {
-    const KIND: Kind = Kind::Issue;
-    fn id(&self) -> String {
-        self.id.to_string()
-    }
-    fn created_at(&self) -> Option<String> {
-        time(&self.created_at)
-    }
-    fn status_column(&self) -> Option<&str> {
-        self.status.as_ref().map(|s| s.as_str())
     }
 }
 
