@@ -44,7 +44,7 @@ patterns! {
     /// The agent saying what the record already holds: not the request done.
     RESTATES = r"\b(i see|i can see|i've got your|i have your|currently|at the moment|existing|according to)\b|\b(is|are|'s|was|were) already\b|\balready (booked|on|in|there|set|scheduled)\b";
     /// Claims that only record the request for someone else to act on.
-    NOTE_ONLY = r"\b(sent|passed|forwarded|referred|handed|put) (it|that|this|them) (over |on |through )?to (them|a colleague|my (manager|supervisor)|(the|our) \w+ team)\b|\bbooked (you )?(in )?(a|for a) (call|callback|call back|phone call)\b|\b(put|passed|sent|forwarded|referred|handed) (the|your|this|that|a) (request|query|application|enquiry|inquiry|details|case)\b|\bforwarded\b|\b(added|made|left|put|popped) a note\b|\bnoted (it|that|this)\b|\bpass(ed)? (it|that|this|the message) on\b|\bflagged\b|\bescalated\b|\blet (them|the team) know\b|\bon the waiting list\b|\bwaiting list\b|\b(emailed|messaged|contacted|asked|told|sent|written to|phoned|rung|called) (our|the|my|your) ([\w-]+ ){0,2}(team|department|colleague|manager|supervisor|office|desk|branch)\b|\bsent (him|her|them) (a|the) (request|note|message|email)\b";
+    NOTE_ONLY = r"\b(sent|passed|forwarded|referred|handed|put) (it|that|this|them) (over |on |through )?to (them|a colleague|my (manager|supervisor)|(the|our) \w+ team)\b|\bbooked (you )?(in )?(a|for a) (call|callback|call back|phone call)\b|\b(put|passed|sent|forwarded|referred|handed) (the|your|this|that|a) (request|query|application|enquiry|inquiry|details|case)\b|\bforwarded\b|\b(added|made|left|put|popped) a note\b|\bnoted (it|that|this)\b|\bpass(ed)? (it|that|this|the message) on\b|\bflagged\b|\bescalated\b|\blet (them|the team) know\b|\bon the waiting list\b|\bwaiting list\b|\b(emailed|messaged|contacted|asked|told|sent|written to|phoned|rung|called) (our|the|my|your) ([\w-]+ ){0,2}(team|department|colleague|manager|supervisor|office|desk|branch)\b|\bsent (him|her|them) (a|the) (request|note|message|email)\b|\bput(ting)? you through to\b|\bin (his|her|their|the|a) queue\b";
     /// Words that take a success back, whatever it was.
     RETRACTION = [
         r"\bsystem\b[^.]*\b(error|fail|failed|failure|down|crash|crashed|issue|problem|glitch|outage|didn't|did not|couldn't|could not|won't|wouldn't)\b",
@@ -315,7 +315,11 @@ pub(super) fn booking_stands(conv: &Conversation) -> bool {
 pub(super) fn read(conv: &Conversation, needs_keypad: bool) -> Finding {
     let walk = walk(conv, needs_keypad);
     let caller_claim = conv.said_by(Side::Caller).filter(|s| CALLER_CLAIM.is_match(s.lower())).last();
-    decide(conv, &walk, caller_claim)
+    let finding = decide(conv, &walk, caller_claim);
+    if finding.reading != super::Reading::Met {
+        return finding;
+    }
+    fit::misfit(conv, &walk).unwrap_or(finding)
 }
 
 fn walk(conv: &Conversation, needs_keypad: bool) -> Walk<'_> {
@@ -343,7 +347,8 @@ fn walk(conv: &Conversation, needs_keypad: bool) -> Walk<'_> {
             Side::Agent => {}
         }
         let lower = said.lower();
-        let success = success_at(&said);
+        // A claim that only reads back what already stood is no change.
+        let success = success_at(&said).filter(|_| !fit::reads_back(&said, &slots::existing(conv, said.order)));
         let succeeds = success.is_some();
         // Within one sentence the later of a claim and a retraction stands ("sorry, that
         // failed; there we go, it went through").
@@ -402,7 +407,9 @@ fn passed_on<'a>(conv: &'a Conversation, request: &Said) -> Option<Said<'a>> {
 mod calibrate;
 mod decide;
 mod deed;
+mod fit;
 mod own_deed;
+mod slots;
 
 pub(super) use calibrate::cannot_do;
 use decide::decide;
@@ -411,5 +418,7 @@ use own_deed::own_deed_at;
 
 #[cfg(test)]
 mod shape_tests;
+#[cfg(test)]
+mod slot_tests;
 #[cfg(test)]
 mod tests;

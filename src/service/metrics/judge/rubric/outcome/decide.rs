@@ -7,7 +7,7 @@ use super::super::conversation::{Conversation, Said, Side};
 use super::super::identity::is_unclear;
 use super::{
     DEFLECTION, GIVES_UP, OFFERS, Request, WITHHOLDS, Walk, YES_NO_QUESTION, YES_OR_NO, answers, calibrate,
-    claims_success, passed_on, success_at,
+    claims_success, fit, passed_on, success_at,
 };
 
 pub(super) fn decide(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) -> Finding {
@@ -175,6 +175,17 @@ fn nothing_done(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) ->
 /// a yes, or a later line that questions it (see `calibrate`).
 fn fragile_success(conv: &Conversation, request: &Request, done: &Said) -> Option<Finding> {
     if let Some(refusal) = calibrate::standing_refusal(conv, request, done) {
+        if fit::refuses_the_deed(request.said.as_ref(), &refusal) {
+            return Some(Finding::not_met(
+                format!(
+                    "Not met: the caller asked {} and the agent said {}, refusing that very deed, and claimed nothing \
+                     done after it.",
+                    request.said.map_or_else(String::new, |r| r.quote()),
+                    refusal.quote()
+                ),
+                0.75,
+            ));
+        }
         return Some(Finding::unsure(format!(
             "Cannot tell: the agent said {} but also {}, and claimed nothing done after that refusal: what it could \
              not do may be the request.",
@@ -236,6 +247,7 @@ fn fragile_success(conv: &Conversation, request: &Request, done: &Said) -> Optio
     if let Some(q) = request.question
         && success_at(done).is_none()
         && let Some(rest) = calibrate::second_part_left(conv, &q, done)
+        && !fit::parts_answered(conv, &q)
     {
         return Some(Finding::unsure(format!(
             "Cannot tell: the caller asked two things, {} among them, and after the answer {} the agent said {}: \

@@ -5,10 +5,10 @@
 
 use std::collections::BTreeSet;
 
-use super::super::Finding;
 use super::super::conversation::{Conversation, Said, Side};
 use super::super::pattern::patterns;
 use super::super::terms::{stem, terms, with_related};
+use super::super::{Finding, Reading};
 use super::{CALLER_CLAIM, decide, passes_on, walk};
 
 patterns! {
@@ -19,6 +19,8 @@ patterns! {
 /// Verbs of putting something on a day, one for another: "booked in for a new day" is
 /// spoken of by a call that moves or reschedules it.
 const SCHEDULING: &[&str] = &["book", "rebook", "mov", "reschedul", "rearrang"];
+/// Verbs of changing when something already made happens, which a new one made does not do.
+const MOVING: &[&str] = &["mov", "reschedul", "rearrang"];
 
 /// Reads whether a named thing was done ("the card was frozen during the call"): the request
 /// walk, when the call speaks of doing that thing at all (its verb, or a word for it, in the
@@ -71,7 +73,15 @@ pub(in super::super) fn read_deed(conv: &Conversation, prompt: &str) -> Finding 
         return finding;
     }
     let caller_claim = conv.said_by(Side::Caller).filter(|s| CALLER_CLAIM.is_match(s.lower())).last();
-    decide(conv, &walk, caller_claim)
+    let finding = decide(conv, &walk, caller_claim);
+    // Moving something is not making a new one ("book him two more hours").
+    if finding.reading == Reading::Met
+        && MOVING.contains(&verb.as_str())
+        && let Some(new) = super::fit::made_new_not_moved(&walk)
+    {
+        return new;
+    }
+    finding
 }
 
 /// A call on which the agent claimed nothing done at all, and the request was read as left
@@ -83,7 +93,7 @@ fn nothing_done_at_all(conv: &Conversation, walk: &super::Walk) -> Option<Findin
         return None;
     }
     let undone = decide(conv, walk, None);
-    (undone.reading == super::super::Reading::NotMet).then(|| {
+    (undone.reading == Reading::NotMet).then(|| {
         Finding::not_met(format!("{} The agent claimed nothing done on the call, so nothing was.", undone.why), 0.7)
     })
 }

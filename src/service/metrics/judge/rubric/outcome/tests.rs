@@ -110,6 +110,7 @@ fn every_pattern_compiles() {
             .iter()
             .chain(deed::all_patterns().iter())
             .chain(calibrate::all_patterns().iter())
+            .chain(slots::all_patterns().iter())
             .all(|p| p.compiles())
     );
 }
