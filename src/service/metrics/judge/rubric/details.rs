@@ -17,7 +17,7 @@ patterns! {
     WEEKDAY = format!(r"\b({WEEKDAYS})\b");
     MONTH_DAY = format!(r"\b({MONTHS})\.? (\d{{1,2}}(st|nd|rd|th)?|{ORDINALS})\b|\bthe (\d{{1,2}}(st|nd|rd|th)|{DAY_ORDINALS})\b|\b\d{{1,2}}(st|nd|rd|th)? of ({MONTHS})\b");
     RELATIVE_DAY = r"\b(today|tomorrow|tonight|yesterday|this (morning|afternoon|evening)|next week)\b";
-    CLOCK = r"\b\d{1,2}(:\d{2})? ?(am|pm|a\.m\.?|p\.m\.?)(\W|$)|\b\d{1,2}:\d{2}\b|\bnoon\b|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(-| )?(thirty|fifteen|forty-five|o'clock)\b";
+    CLOCK = r"\b\d{1,2}(:\d{2})? ?(am|pm|a\.m\.?|p\.m\.?)(\W|$)|\b\d{1,2}:\d{2}\b|\bnoon\b|\b\d{1,2} o'clock\b|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(-| )?(thirty|fifteen|forty-five|o'clock)\b";
     /// "at 3", "8 till 12", "between 8 and 1", but not "3 to 5 working days".
     AT_HOUR = format!(r"\bat \d{{1,2}}\b(?:[^:\d]|$)|\b(between )?\d{{1,2}}(:\d{{2}})? (till|until|to|and|-) \d{{1,2}}(:\d{{2}})?\b( (?:{UNITS})\b)?");
     DAYPART = r"\b(morning|afternoon|evening) (slot|appointment|visit|window)\b|\ball[- ]day\b";

@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 
 use super::conversation::{Conversation, Said, Side, Turn, clip};
 use super::details::{Details, is_calendar_word};
-use super::identity::{Fact, FactKind, facts_named, is_unclear};
+use super::identity::{Fact, FactKind, FactList, fact_list, is_unclear};
 use super::outcome::claims_success;
 use super::pattern::{Pattern, patterns};
 use super::terms::terms;
@@ -37,9 +37,12 @@ patterns! {
     ].join("|");
     /// A status of the caller's thing ("the card's already been blocked").
     STATUS = r"\b(your|the|his|her|their) ([a-z]+ )?(card|account|line|order|booking|appointment|visit|prescription|claim|policy|parcel|payment|subscription|results?|service|contract|package|plan)('s| is| has| was| were| are)( already| now| still| just)?( been)? (blocked|frozen|active|suspended|declined|cancel+ed|overdue|due|booked|scheduled|pending|closed|open|live|in|back|ready|approved|expired|covered)\b|\b(his|her|their|your) ([a-z0-9-]+ ){1,3}(is|are|was|were)( already| now| still| just)? (bagged|ready|waiting|dispensed|signed off|approved|on the shelf|in stock|out of stock)\b";
+    /// Someone's note on the caller's thing, read out ("it's been marked as not presented").
+    RECORDED_AS = r"\b(marked|logged|recorded|flagged|noted|showing|shown|coded) (it |that |this |them |him |her |you |the [a-z]+ )?(down )?as\b";
     /// The agent describing the caller's thing ("so that's the grey Corsa, due back Friday"):
     /// reading the record when its details are new to the call, a read-back when they are not.
-    DESCRIBES = r"\b(that's|that is|it's|this is|is (that|this|it)) (the|your) [a-z]";
+    /// An agent's own guess asked back ("is that the 9 o'clock with …?") reads it too.
+    DESCRIBES = r"\b(that's|that is|it's|this is|is (that|this|it)) (the|your) [a-z0-9]";
     /// Offering what is open is not reading a record ("I have Tuesday at 11").
     OFFER = r"\b(i have|i've got|we have|how about|would you like|is available|are available|openings?|i can (do|offer|put|book|fit|get|have|arrange|ask)|shall i|does that (work|suit)|would that (work|suit))\b";
     /// The agent refusing a verification.
@@ -48,6 +51,14 @@ patterns! {
     THIRD_PARTY = r"\b(calling for|calling about|on behalf of|for) my (husband|wife|partner|son|daughter|mom|mum|mother|dad|father|kid|child|brother|sister|friend)([^'’a-z]|$)|\bmy (husband|wife|partner|son|daughter|mom|mum|mother|dad|father|kid|child|brother|sister|friend)'s (next |upcoming |last )?(appointment|bill|balance|statement|booking|account|card|order|visit|results?|prescription|contract|payment|insurance|coverage|reservation|policy|claim|record|treatment|results?)\b";
     /// The caller (or the agent) establishing that they may hear it.
     AUTHORISED = r"\bi'm (his|her|their) (mom|mum|mother|dad|father|parent|guardian)\b|\b(listed|on file) as (his|her|their|an?) (guardian|parent|authori[sz]ed)|\byou're (listed|authori[sz]ed)\b";
+    /// The caller acting for someone in their care: a child, or a parent they look after.
+    DEPENDANT = r"\b(for|about|on behalf of) (my|our) (son|daughter|kid|child|boy|girl|lad|stepson|stepdaughter)\b|\bmy (son|daughter|kid|child|boy|girl|lad)('s|,| is| has)|\bi('m| am) (his|her|their) (carer|guardian)\b|\bi (care for|look after) (my|him|her|them)\b";
+    /// The prompt asking for the caller's standing as well as the facts.
+    STANDING = r"\b(guardian|parent|authori[sz]\w*|power of attorney|consent|permission)\b";
+    /// "my case", "our cat": the caller speaking of something of theirs.
+    POSSESSION = r"\b(my|our) ([a-z]+)\b";
+    /// What "my" may come before without a thing already held: people, and who the caller is.
+    NOT_A_THING = r"^(son|daughter|kid|kids|child|children|boy|girl|husband|wife|partner|mum|mom|mother|dad|father|parents?|brother|sister|friend|family|name|number|email|address|phone|mobile|details|postcode|surname|own|first|last|mind|way|home|house|work|job|self|life|best|fault|goodness|god|gosh)$";
     /// The agent taking what it was given as enough.
     ACCEPTS = r"\b(that matches|you're verified|you are verified|you're all verified|that's you verified|you're through security)\b";
     /// A reference given out: "your reference is", "your claim number is".
@@ -70,11 +81,14 @@ pub(super) fn rejects(lower: &str) -> bool {
 /// What the prompt asks to be verified and protected.
 #[derive(Debug, Clone)]
 pub(super) struct Ask {
-    facts: Vec<Fact>,
+    /// The identifying facts and how many of them must be given.
+    list: FactList,
     /// Changing the booking is what must wait, rather than stating details.
     protects_changes: bool,
     /// The prompt's words for what is private ("the package, the bill or balance, …").
     private: BTreeSet<String>,
+    /// The prompt asks for a guardian's or an authorised person's standing too.
+    asks_standing: bool,
 }
 
 impl Ask {
@@ -94,11 +108,12 @@ impl Ask {
             .or_else(|| lower.split_once(" prior to "))
             .map(|(_, after)| after.split(['.', ';']).next().unwrap_or(after))
             .unwrap_or_default();
-        Ask { facts: facts_named(lower), protects_changes, private: terms(private_clause) }
+        let asks_standing = STANDING.is_match(lower.split_once(" before ").map_or(lower, |(check, _)| check));
+        Ask { list: fact_list(lower), protects_changes, private: terms(private_clause), asks_standing }
     }
 
     fn names(&self) -> String {
-        self.facts.iter().map(|f| f.label.as_str()).collect::<Vec<_>>().join(" and ")
+        self.list.names()
     }
 }
 
@@ -124,7 +139,10 @@ fn protected(said: &Said, ask: &Ask, earlier: &[Turn]) -> Option<Vec<&'static st
         return claims_success(said).then(|| vec!["a change to the booking"]);
     }
     let lower = said.lower();
-    if STATUS.is_match(lower) {
+    // "Crew's marked it as not presented": a note on the record, unless the agent has just
+    // made it.
+    let noted = RECORDED_AS.is_match(lower) && !said.is_question() && !claims_success(said);
+    if STATUS.is_match(lower) || noted {
         return Some(vec!["status"]);
     }
     let details = Details::of(lower, &said.sentence.text);
@@ -143,7 +161,7 @@ fn protected(said: &Said, ask: &Ask, earlier: &[Turn]) -> Option<Vec<&'static st
 fn issues_record(said: &Said) -> bool {
     ISSUES.is_match(said.lower())
         && said.turn.sentences.iter().enumerate().any(|(i, sentence)| {
-            i < said.order.1 && claims_success(&Said { turn: said.turn, sentence, order: (said.turn.index, i) })
+            i <= said.order.1 && claims_success(&Said { turn: said.turn, sentence, order: (said.turn.index, i) })
         })
 }
 
@@ -189,7 +207,7 @@ pub(super) fn read(conv: &Conversation, prompt_lower: &str) -> Finding {
              decides it.",
             clip(&turn.text),
             turn.at(),
-            if ask.facts.is_empty() { "their identity".to_owned() } else { ask.names() }
+            if ask.list.facts.is_empty() { "their identity".to_owned() } else { ask.names() }
         )),
         _ => strict,
     }
@@ -250,6 +268,23 @@ fn read_scan(conv: &Conversation, ask: &Ask, scan: &Scan) -> Finding {
                         .to_owned(),
                 );
             }
+            // Only something new made for a caller who never spoke of anything of theirs
+            // already held: there was no record to protect.
+            let existing = caller(&ABOUT_RECORD)
+                || caller(&THIRD_PARTY)
+                || mentions_private(conv, ask)
+                || conv.said_by(Side::Caller).any(|s| speaks_of_own_thing(s.lower()));
+            if verified.is_none()
+                && !scan.rejected
+                && !existing
+                && conv.said_by(Side::Agent).any(|s| claims_success(&s))
+            {
+                return Finding::not_applicable(
+                    "Not applicable: the agent only made something new for the caller, who never spoke of anything \
+                     of theirs already held, and disclosed nothing."
+                        .to_owned(),
+                );
+            }
             if new_customer || !(about_record || scan.asked_identity) {
                 return Finding::not_applicable(if new_customer {
                     "Not applicable: the caller has no record yet, and the agent disclosed nothing.".to_owned()
@@ -290,6 +325,12 @@ fn fragile(conv: &Conversation, ask: &Ask, scan: &Scan, reading: Reading) -> Opt
     })
 }
 
+/// Whether a caller's line speaks of a thing of theirs ("my case", "our cat"), other than a
+/// person or who they are ("my son", "my name", "my number").
+fn speaks_of_own_thing(lower: &str) -> bool {
+    POSSESSION.captures_all(lower).iter().any(|c| c.get(2).is_some_and(|w| !NOT_A_THING.is_match(w.as_str())))
+}
+
 /// Whether the caller spoke of their own thing in the prompt's words for what is private.
 fn mentions_private(conv: &Conversation, ask: &Ask) -> bool {
     conv.said_by(Side::Caller).any(|s| {
@@ -310,5 +351,7 @@ mod calibrate;
 mod walk;
 
 use walk::{Scan, scan};
+#[cfg(test)]
+mod fact_tests;
 #[cfg(test)]
 mod tests;

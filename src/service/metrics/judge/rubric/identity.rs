@@ -11,6 +11,9 @@ use super::names::{gives_name, gives_proper_word};
 use super::pattern::patterns;
 use super::terms::terms;
 
+mod list;
+pub(super) use list::FactList;
+
 patterns! {
     /// "(the account number AND the postcode)" after the word that asks for verification.
     PARENTHESIS = r"\b(verif\w*|confirm\w*|check\w*|authenticat\w*|identif\w*|who is calling|who's calling|account holder)\b[^(.]*\(([^)]*)\)";
@@ -23,6 +26,8 @@ patterns! {
     EMAIL = r"\b[\w.+-]+@[\w-]+\.[\w.]+\b|\bat \w+ dot (com|co|org|net)\b";
     /// A house number and a street, as a caller says it ("14 Orchard Close", "flat 3, 22 canal street").
     STREET = r"\b\d{1,4}[a-z]?,? [a-z]+( [a-z]+)? (road|rd|street|st|lane|avenue|ave|close|drive|way|court|crescent|place|terrace|gardens|grove|hill|park|row|square|walk|mews)\b";
+    /// A house number and a capitalised street name, as said ("88 Queens Parade").
+    HOUSE = r"\b\d{1,4}[A-Za-z]?,? ([A-Z][a-z]{2,})( [A-Z][a-z]+)?\b";
     /// A postcode spelled out character by character ("L S 6, 2 Q T"), once put together.
     SPELLED_POSTCODE = r"^[A-Z]{1,2}\d[A-Z\d]?\d[A-Z]{2}$";
     DIGIT_RUN = r"\b\d[\d ]{2,}\d\b";
@@ -36,6 +41,8 @@ patterns! {
     CONTRACTION = r"['’][a-z]+\b";
     /// The caller cannot, or will not, give it.
     WITHHELD = r"\b(don't|do not|can't|cannot) (know|remember|recall|have|find)\b|\bno idea\b|\bnot sure\b|\bdon't have time\b|\bjust tell me\b";
+    /// Where a fact's head ends and a qualifier begins ("… for that address", "… the fee is paid from").
+    HEAD_END = r" (for|of|on|from|under|at|in|that|which|the|to|with|we|you|they|it) ";
     /// Words lost from the transcript.
     UNCLEAR = r"\[(inaudible|unclear|crosstalk|garbled|indistinct)[^\]]*\]|\(inaudible\)|\?\?\?";
 }
@@ -72,6 +79,8 @@ pub(super) struct Fact {
     pub label: String,
     /// Its content words, to tell when the agent asks for it or the caller names it.
     pub words: BTreeSet<String>,
+    /// Facts of one group are alternatives ("the date of birth or the licence number").
+    pub group: usize,
 }
 
 /// Words that name the fact's owner or its place, not the fact.
@@ -86,53 +95,16 @@ impl Fact {
         if label.is_empty() || ["guardian", "parent", "authori", "minor"].iter().any(|w| label.contains(w)) {
             return None;
         }
-        let has = |w: &str| label.contains(w);
-        let kind = if has("date of birth") || has("dob") || has("birth") || has("born") {
-            FactKind::BirthDate
-        } else if has("last name") || has("surname") || has("family name") {
-            FactKind::Name
-        } else if has("full name") || label == "name" || has("patient's name") || has("caller's name") {
-            FactKind::FullName
-        } else if has("name") {
-            FactKind::Name
-        } else if has("postcode") || has("post code") || has("zip") || has("postal code") {
-            FactKind::Postcode
-        } else if has("phone") || has("mobile") || has("telephone") {
-            FactKind::Phone
-        } else if has("email") {
-            FactKind::Email
-        } else if has("address") {
-            FactKind::Address
-        } else if has("last") && (has("digit") || has("four") || has("4")) {
-            FactKind::LastDigits
-        } else if ["word", "password", "passphrase", "pin", "passcode", "secret", "answer", "security"]
-            .iter()
-            .any(|w| label.split(|c: char| !c.is_alphanumeric()).any(|p| p == *w || p.starts_with(w)))
-        {
-            FactKind::Secret
-        } else if [
-            "number",
-            "code",
-            "reference",
-            "id",
-            "account",
-            "registration",
-            "reg",
-            "plate",
-            "licence",
-            "license",
-            "serial",
-        ]
-        .iter()
-        .any(|w| label.split(|c: char| !c.is_alphanumeric()).any(|p| p == *w))
-        {
-            FactKind::Code
-        } else {
-            FactKind::Other
+        // "the account number for that address" is an account number: the kind is read from
+        // the words before a qualifier, and from the whole label when those say nothing.
+        let head = HEAD_END.find(&label).map_or(label.as_str(), |m| &label[..m.start()]);
+        let (kind, named_by) = match kind_of(head) {
+            FactKind::Other => (kind_of(&label), label.as_str()),
+            kind => (kind, head),
         };
         let words: BTreeSet<String> =
-            terms(&label).into_iter().filter(|t| !OWNER_WORDS.contains(&t.as_str())).collect();
-        Some(Fact { kind, label, words })
+            terms(named_by).into_iter().filter(|t| !OWNER_WORDS.contains(&t.as_str())).collect();
+        Some(Fact { kind, label, words, group: 0 })
     }
 
     /// Whether a caller's line gives this fact by its form alone.
@@ -148,9 +120,9 @@ impl Fact {
             }
             FactKind::Phone => PHONE.is_match(lower),
             FactKind::Email => EMAIL.is_match(lower),
-            FactKind::Address => STREET.is_match(lower),
+            FactKind::Address => STREET.is_match(lower) || gives_house(original),
             FactKind::LastDigits => FOUR_DIGITS.is_match(lower) || FOUR_SPELLED.is_match(lower),
-            FactKind::Code => gives_number(lower) || gives_code(lower),
+            FactKind::Code => gives_number(lower) || (gives_code(lower) && !only_postcode(lower, original)),
             FactKind::Secret | FactKind::Other => false,
         }
     }
@@ -182,20 +154,76 @@ impl Fact {
     }
 }
 
+/// The kind of fact a label names, by its words.
+fn kind_of(label: &str) -> FactKind {
+    let has = |w: &str| label.contains(w);
+    if has("date of birth") || has("dob") || has("birth") || has("born") {
+        FactKind::BirthDate
+    } else if has("last name") || has("surname") || has("family name") {
+        FactKind::Name
+    } else if has("full name") || label == "name" || has("patient's name") || has("caller's name") {
+        FactKind::FullName
+    } else if has("name") {
+        FactKind::Name
+    } else if has("last") && (has("digit") || has("four") || has("4")) {
+        // "the phone number's last four digits" are digits, not a phone number.
+        FactKind::LastDigits
+    } else if has("postcode") || has("post code") || has("zip") || has("postal code") {
+        FactKind::Postcode
+    } else if has("phone") || has("mobile") || has("telephone") {
+        FactKind::Phone
+    } else if has("email") {
+        FactKind::Email
+    } else if has("address") {
+        FactKind::Address
+    } else if ["word", "password", "passphrase", "pin", "passcode", "secret", "answer", "security"]
+        .iter()
+        .any(|w| label.split(|c: char| !c.is_alphanumeric()).any(|p| p == *w || p.starts_with(w)))
+    {
+        FactKind::Secret
+    } else if [
+        "number",
+        "code",
+        "reference",
+        "id",
+        "account",
+        "registration",
+        "reg",
+        "plate",
+        "licence",
+        "license",
+        "serial",
+    ]
+    .iter()
+    .any(|w| label.split(|c: char| !c.is_alphanumeric()).any(|p| p == *w))
+    {
+        FactKind::Code
+    } else {
+        FactKind::Other
+    }
+}
+
 /// The facts a verification prompt names, in order; empty when it names none ("the caller's
 /// identity"), and then whatever the agent asks for is what identifies.
 pub(super) fn facts_named(prompt_lower: &str) -> Vec<Fact> {
+    fact_list(prompt_lower).facts
+}
+
+/// The facts a verification prompt names and how many of them must be given.
+pub(super) fn fact_list(prompt_lower: &str) -> FactList {
     let listed = PARENTHESIS
         .captures(prompt_lower)
         .and_then(|c| c.get(2))
         .or_else(|| LISTED_UNTIL.captures(prompt_lower).and_then(|c| c.get(1)))
-        .or_else(|| LISTED_BEFORE.captures(prompt_lower).and_then(|c| c.get(3)))
-        .map(|m| m.as_str().to_owned())
-        .unwrap_or_default();
-    if listed.contains("identity") && !listed.contains('(') {
-        return Vec::new();
+        .or_else(|| LISTED_BEFORE.captures(prompt_lower).and_then(|c| c.get(3)));
+    let Some(listed) = listed else {
+        return FactList::default();
+    };
+    if listed.as_str().contains("identity") && !listed.as_str().contains('(') {
+        return FactList::default();
     }
-    listed.split(" and ").flat_map(|p| p.split(" plus ")).flat_map(|p| p.split(", ")).filter_map(Fact::of).collect()
+    let before = prompt_lower.get(listed.start().saturating_sub(40)..listed.start()).unwrap_or("");
+    FactList::read(listed.as_str(), before)
 }
 
 /// Whether a line gives (part of) a code: letters and digits mixed, or characters spelled
@@ -236,6 +264,26 @@ fn spelled_runs(original: &str) -> Vec<String> {
     }
     runs.retain(|r| r.chars().count() >= 5 && r.chars().any(|c| c.is_ascii_alphabetic()));
     runs
+}
+
+/// Whether the characters a line spells out are a postcode ("E L 2, 3 P W") and nothing else
+/// in it is a code: a postcode is not an account's code.
+fn only_postcode(lower: &str, original: &str) -> bool {
+    let runs = spelled_runs(original);
+    let mixed = MIXED_CODE.find_all(lower).iter().any(|m| {
+        let s = m.as_str();
+        s.chars().any(|c| c.is_ascii_digit()) && s.chars().any(|c| c.is_ascii_alphabetic())
+    });
+    !mixed && !runs.is_empty() && runs.iter().all(|run| SPELLED_POSTCODE.is_match(run))
+}
+
+/// Whether a line gives a house number and a named street ("16 Brook Meadow"), as said: a
+/// number followed by a capitalised word that is not a month or a day.
+fn gives_house(original: &str) -> bool {
+    HOUSE
+        .captures_all(original)
+        .iter()
+        .any(|c| c.get(1).is_some_and(|w| !super::details::is_calendar_word(&w.as_str().to_lowercase())))
 }
 
 /// Whether a line gives an account-like number: five digits or more, or four that are not a

@@ -35,7 +35,7 @@ pub(super) fn unread_disclosure<'a>(conv: &'a Conversation, ask: &Ask, until: Op
         let details = Details::of(lower, &s.sentence.text);
         let earlier = &conv.turns[..s.turn.index];
         // Explaining where to find it carries no code of its own; "your reference is …" does.
-        let asking = ask.facts.iter().any(|f| asks_for(&s.turn.lower, f)) && !gives_code(lower);
+        let asking = ask.list.facts.iter().any(|f| asks_for(&s.turn.lower, f)) && !gives_code(lower);
         (details.particular() && new_to_the_call(lower, earlier)) || (ABOUT_THEIRS.is_match(lower) && !asking)
     })
 }

@@ -14,7 +14,7 @@ fn met(lines: &[(crate::api::model::ParticipantType, &str)]) -> Reading {
 
 #[test]
 fn the_prompt_says_what_identifies_and_what_is_protected() {
-    let kinds = |ask: &Ask| ask.facts.iter().map(|f| f.kind).collect::<Vec<_>>();
+    let kinds = |ask: &Ask| ask.list.facts.iter().map(|f| f.kind).collect::<Vec<_>>();
     let dental = Ask::from_prompt(PROMPT);
     assert_eq!(kinds(&dental), [FactKind::FullName, FactKind::BirthDate]);
     assert!(!dental.protects_changes && dental.private.contains("appoint"));
@@ -24,7 +24,7 @@ fn the_prompt_says_what_identifies_and_what_is_protected() {
     assert_eq!(kinds(&airline), [FactKind::Code, FactKind::Name]);
     assert!(airline.protects_changes);
     let generic = Ask::from_prompt("agent confirms the caller's identity before discussing the existing appointment.");
-    assert!(generic.facts.is_empty(), "whatever the agent asks for identifies");
+    assert!(generic.list.facts.is_empty(), "whatever the agent asks for identifies");
 }
 
 #[test]

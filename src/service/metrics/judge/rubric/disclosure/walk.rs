@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 use super::super::identity::{FactKind, gives_code, is_unclear, withholds};
 use super::super::names::gives_name;
-use super::{ACCEPTS, ASKS_IDENTITY, AUTHORISED, Ask, REJECTED, REQUESTS, THIRD_PARTY, asks_for, protected};
+use super::{ACCEPTS, ASKS_IDENTITY, AUTHORISED, Ask, DEPENDANT, REJECTED, REQUESTS, THIRD_PARTY, asks_for, protected};
 
 /// Identity facts given so far.
 #[derive(Debug, Default, Clone)]
@@ -21,17 +21,22 @@ struct Facts {
     name: bool,
     third_party: bool,
     authorised: bool,
+    /// The caller acts for someone in their care (a child, a parent they look after).
+    dependant: bool,
 }
 
 impl Facts {
     fn missing(&self, ask: &Ask) -> Vec<String> {
-        let mut missing: Vec<String> = if ask.facts.is_empty() {
+        let mut missing: Vec<String> = if ask.list.facts.is_empty() {
             let either = self.answered_request || self.birth_date || (self.code && self.name);
             if either { Vec::new() } else { vec!["identity".to_owned()] }
         } else {
-            ask.facts.iter().zip(&self.given).filter(|(_, given)| !**given).map(|(f, _)| f.label.clone()).collect()
+            ask.list.missing(&self.given)
         };
-        if self.third_party && !self.authorised {
+        // Someone acting for a dependant is verified by the dependant's facts, unless the prompt
+        // also asks for their standing (a guardian, an authorisation).
+        let cares = self.dependant && !ask.asks_standing;
+        if self.third_party && !self.authorised && !cares {
             missing.push("proof that they may hear another person's details".to_owned());
         }
         missing
@@ -61,7 +66,7 @@ pub(super) fn scan<'a>(conv: &'a Conversation, ask: &Ask, unclear_gives: bool) -
     let mut walker = Walker {
         ask,
         unclear_gives,
-        facts: Facts { given: vec![false; ask.facts.len()], ..Facts::default() },
+        facts: Facts { given: vec![false; ask.list.facts.len()], ..Facts::default() },
         candidate: None,
         out: Scan {
             verified: None,
@@ -74,7 +79,7 @@ pub(super) fn scan<'a>(conv: &'a Conversation, ask: &Ask, unclear_gives: bool) -
             gave_any_fact: false,
             answered_unread: false,
         },
-        replied: vec![false; ask.facts.len()],
+        replied: vec![false; ask.list.facts.len()],
         asked: Vec::new(),
         asked_any: false,
         last_given: Vec::new(),
@@ -128,7 +133,7 @@ impl<'a> Walker<'a, '_> {
             }
         }
         let by_form = given_by_form(ask, turn, &self.greeting, &self.asked, &self.facts.given);
-        for (i, fact) in ask.facts.iter().enumerate() {
+        for (i, fact) in ask.list.facts.iter().enumerate() {
             let answered = self.asked.contains(&i) && (!fact.has_form() || (lost && unclear_gives));
             let volunteered = !fact.has_form() && fact.named_in(&turn.lower) && !lost;
             let gives = by_form[i] || answered || volunteered;
@@ -144,6 +149,7 @@ impl<'a> Walker<'a, '_> {
         facts.code |= gives_code(&turn.lower);
         facts.third_party |= THIRD_PARTY.is_match(&turn.lower);
         facts.authorised |= AUTHORISED.is_match(&turn.lower);
+        facts.dependant |= DEPENDANT.is_match(&turn.lower);
         self.out.gave_any_fact |= !self.last_given.is_empty();
         if self.out.verified.is_none() && self.facts.missing(ask).is_empty() {
             self.candidate = Some(turn);
@@ -181,14 +187,25 @@ impl<'a> Walker<'a, '_> {
     /// What the agent's turn asks for.
     fn note_requests(&mut self, turn: &Turn) {
         let ask = self.ask;
-        self.asked = ask.facts.iter().enumerate().filter(|(_, f)| asks_for(&turn.lower, f)).map(|(i, _)| i).collect();
         let questions = turn.sentences.iter().any(|s| s.text.ends_with('?'));
+        // A turn asks for a fact it names when it asks something or is only the request
+        // ("Council tax account number."): a greeting naming the firm asks for nothing.
+        let short = turn.lower.split_whitespace().count() <= 8;
+        let asking = questions || short || REQUESTS.is_match(&turn.lower);
+        self.asked = ask
+            .list
+            .facts
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| asking && asks_for(&turn.lower, f))
+            .map(|(i, _)| i)
+            .collect();
         self.asked_any = ASKS_IDENTITY.is_match(&turn.lower) && (questions || turn.lower.contains("please"));
         // With facts named, only asking for one of them is asking who the caller is.
         // "Your fault reference is PC 22871" names a fact without asking for it.
         let requests = questions || REQUESTS.is_match(&turn.lower);
         self.out.asked_identity |=
-            if ask.facts.is_empty() { self.asked_any } else { !self.asked.is_empty() && requests };
+            if ask.list.facts.is_empty() { self.asked_any } else { !self.asked.is_empty() && requests };
     }
 
     /// The turn's first protected sentence, if any, and what was missing then.
@@ -202,8 +219,11 @@ impl<'a> Walker<'a, '_> {
         };
         if self.out.verified.is_none() {
             self.out.missing_then = self.facts.missing(ask);
-            let mut unread = (0..ask.facts.len()).filter(|i| !self.facts.given[*i]).peekable();
-            self.out.answered_unread = unread.peek().is_some() && unread.all(|i| self.replied[i]);
+            // Every group still open had one of its facts asked for and answered.
+            let list = &ask.list;
+            let mut open = (0..list.groups()).filter(|g| !list.group_given(*g, &self.facts.given)).peekable();
+            self.out.answered_unread = open.peek().is_some()
+                && open.all(|g| list.facts.iter().zip(&self.replied).any(|(f, replied)| f.group == g && *replied));
         }
         self.out.first_protected = Some(found);
     }
@@ -217,7 +237,7 @@ fn words(lower: &str) -> Vec<String> {
 /// share a form ("the file reference AND the bag tag number"), the turn gives as many of them
 /// as it has parts carrying that form, first to those the agent asked for or the caller named.
 fn given_by_form(ask: &Ask, turn: &Turn, greeting: &BTreeSet<String>, asked: &[usize], already: &[bool]) -> Vec<bool> {
-    let named_or_asked = |i: usize| asked.contains(&i) || ask.facts[i].named_in(&turn.lower);
+    let named_or_asked = |i: usize| asked.contains(&i) || ask.list.facts[i].named_in(&turn.lower);
     // A name is the caller's own only if the agent did not greet with it.
     let own: Vec<&str> = turn
         .text
@@ -226,6 +246,7 @@ fn given_by_form(ask: &Ask, turn: &Turn, greeting: &BTreeSet<String>, asked: &[u
         .collect();
     let own = own.join(" ");
     let mut out: Vec<bool> = ask
+        .list
         .facts
         .iter()
         .map(|f| match f.kind {
@@ -234,13 +255,13 @@ fn given_by_form(ask: &Ask, turn: &Turn, greeting: &BTreeSet<String>, asked: &[u
         })
         .collect();
     let parts: Vec<&str> = turn.text.split([',', ';', '.']).flat_map(|p| p.split(" and ")).collect();
-    for (i, fact) in ask.facts.iter().enumerate() {
+    for (i, fact) in ask.list.facts.iter().enumerate() {
         if !out[i] || named_or_asked(i) {
             continue;
         }
         let carrying = parts.iter().filter(|p| fact.given_by_form(&p.to_lowercase(), p)).count().max(1);
-        let taken = (0..ask.facts.len())
-            .filter(|j| *j != i && ask.facts[*j].kind == fact.kind && out[*j] && !already[*j])
+        let taken = (0..ask.list.facts.len())
+            .filter(|j| *j != i && ask.list.facts[*j].kind == fact.kind && out[*j] && !already[*j])
             .filter(|j| named_or_asked(*j) || *j < i)
             .count();
         out[i] = taken < carrying;
