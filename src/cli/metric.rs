@@ -6,11 +6,11 @@ use uuid::Uuid;
 
 use super::exit::{Exit, Failure, Outcome};
 use super::listing::{self, ListArgs};
-use super::output::{self, Format, Tabular, or_dash};
+use super::output::{self, Format, Tabular};
 use super::session::Session;
 use crate::api::model::{CursorPagination, MetricDefinition, MetricValue, MetricValueGroup, ValueStatusFilter};
 use crate::api::{ListQuery, routes};
-use crate::columns::{Column, metric};
+use crate::columns::{Column, Holds, metric};
 
 #[derive(Debug, Subcommand)]
 pub enum MetricCommand {
@@ -44,22 +44,21 @@ impl Serialize for ValueRow<'_> {
     }
 }
 
+impl Holds<MetricValueGroup> for ValueRow<'_> {
+    fn item(&self) -> &MetricValueGroup {
+        self.group
+    }
+}
+
+impl Holds<MetricValue> for ValueRow<'_> {
+    fn item(&self) -> &MetricValue {
+        self.value
+    }
+}
+
 impl Tabular for ValueRow<'_> {
     fn columns() -> Vec<Column<Self>> {
-        vec![
-            Column::text("METRIC", |x: &ValueRow| {
-                let group = x.group;
-                group.name.clone().or(group.slug.clone()).unwrap_or_else(|| group.metric_definition_id.to_string())
-            }),
-            Column::text("CALL", |x: &ValueRow| or_dash(x.value.call_id.or(x.value.chat_id))),
-            Column::text("STATUS", |x: &ValueRow| or_dash(x.value.capture_status.as_ref())),
-            Column::text("VALUE", |x: &ValueRow| {
-                or_dash(x.value.label.clone().or(x.value.value.map(|v| v.to_string())))
-            }),
-            Column::text("REASONING", |x: &ValueRow| {
-                x.value.value_reasoning.clone().or(x.value.error_message.clone()).unwrap_or_default()
-            }),
-        ]
+        metric::values().to_vec()
     }
 }
 

@@ -64,11 +64,23 @@ fn sample_value(s: &ScoreSample) -> Option<String> {
     s.numeric_value.map(|v| v.to_string()).or(s.boolean_value.map(|b| b.to_string()))
 }
 
+pub const SAMPLE_CONDITION: Column<ScoreSample> =
+    Column::new("CONDITION", fixed(Fill(1)), |s: &ScoreSample| or_dash(s.condition_key.as_ref()));
+
+pub const SAMPLE_METRIC: Column<ScoreSample> =
+    Column::new("METRIC", fixed(Fill(1)), |s: &ScoreSample| or_dash(s.metric_key.as_ref()));
+
+/// The source call's whole id; the console shows its first eight characters.
+pub const SAMPLE_CALL: Column<ScoreSample> =
+    Column::new("CALL", fixed(Length(8)), |s: &ScoreSample| or_dash(s.source_call_id.as_ref()));
+
+/// The value as sent; the console shows it as a percent with what it was.
+pub const SAMPLE_VALUE: Column<ScoreSample> =
+    Column::new("VALUE", fixed(Length(10)), |s: &ScoreSample| or_dash(sample_value(s)));
+
+pub const SAMPLE_REASONING: Column<ScoreSample> =
+    Column::text("REASONING", |s: &ScoreSample| s.reasoning.clone().unwrap_or_default());
+
 /// What `bench samples` prints.
-pub const SAMPLES: &[Column<ScoreSample>] = &[
-    Column::text("CONDITION", |s: &ScoreSample| or_dash(s.condition_key.as_ref())),
-    Column::text("METRIC", |s: &ScoreSample| or_dash(s.metric_key.as_ref())),
-    Column::text("CALL", |s: &ScoreSample| or_dash(s.source_call_id.as_ref())),
-    Column::text("VALUE", |s: &ScoreSample| or_dash(sample_value(s))),
-    Column::text("REASONING", |s: &ScoreSample| s.reasoning.clone().unwrap_or_default()),
-];
+pub const SAMPLES: &[Column<ScoreSample>] =
+    &[SAMPLE_CONDITION, SAMPLE_METRIC, SAMPLE_CALL, SAMPLE_VALUE, SAMPLE_REASONING];

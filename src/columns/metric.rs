@@ -1,10 +1,10 @@
 //! The columns of metric definitions (`switchboard metric list|get`, the console's metrics
-//! tab), metric policies and collection jobs.
+//! tab), metric policies, collection jobs and the values they produced (`metric values`).
 
 use ratatui::layout::Constraint::{Fill, Length};
 
-use super::{Column, by, fit, fixed, or_dash, text_cmp};
-use crate::api::model::{CollectionJob, MetricDefinition, MetricPolicy};
+use super::{Column, Holds, by, fit, fixed, or_dash, text_cmp};
+use crate::api::model::{CollectionJob, MetricDefinition, MetricPolicy, MetricValue, MetricValueGroup};
 
 /// A column of an optional wire enum, shown as `—` when missing and sorted by its text.
 macro_rules! enum_column {
@@ -106,3 +106,36 @@ pub const JOB_FAILED: Column<CollectionJob> =
 pub const JOB_STARTED: Column<CollectionJob> =
     Column::new("STARTED", fixed(Fill(1)), |j: &CollectionJob| or_dash(j.started_at.as_ref()))
         .by(|a, b| by(a.started_at.as_ref(), b.started_at.as_ref()));
+
+/// A value's metric for people: its name, else its slug, else its id.
+pub fn group_name(group: &MetricValueGroup) -> String {
+    group.name.clone().or_else(|| group.slug.clone()).unwrap_or_else(|| group.metric_definition_id.to_string())
+}
+
+pub const VALUE_METRIC: Column<MetricValueGroup> = Column::text("METRIC", group_name);
+
+/// The call's (else the chat's) whole id.
+pub const VALUE_CALL: Column<MetricValue> = Column::text("CALL", |v: &MetricValue| or_dash(v.call_id.or(v.chat_id)));
+
+pub const VALUE_STATUS: Column<MetricValue> =
+    Column::text("STATUS", |v: &MetricValue| or_dash(v.capture_status.as_ref()));
+
+/// Its label, else its number.
+pub const VALUE_VALUE: Column<MetricValue> =
+    Column::text("VALUE", |v: &MetricValue| or_dash(v.label.clone().or(v.value.map(|n| n.to_string()))));
+
+/// The judge's reasoning, else why it was not captured.
+pub const VALUE_REASONING: Column<MetricValue> = Column::text("REASONING", |v: &MetricValue| {
+    v.value_reasoning.clone().or(v.error_message.clone()).unwrap_or_default()
+});
+
+/// What `metric values` prints, on any row that holds a value and its metric's group.
+pub const fn values<R: Holds<MetricValueGroup> + Holds<MetricValue>>() -> [Column<R>; 5] {
+    [
+        crate::column_on!(VALUE_METRIC, R),
+        crate::column_on!(VALUE_CALL, R),
+        crate::column_on!(VALUE_STATUS, R),
+        crate::column_on!(VALUE_VALUE, R),
+        crate::column_on!(VALUE_REASONING, R),
+    ]
+}

@@ -6,12 +6,14 @@
 pub mod alert;
 pub mod bench;
 pub mod catalog;
+pub mod diff;
 pub mod flaky;
 pub mod flow;
 pub mod issue;
 pub mod job;
 pub mod metric;
 pub mod plan;
+pub mod simulation;
 
 use std::cmp::Ordering;
 
@@ -84,6 +86,31 @@ impl<T> Column<T> {
     }
 }
 
+/// A surface's row that holds an item of a resource (the console numbers its samples, the CLI
+/// flattens a metric's values): what lets one column list be read from another row type.
+pub trait Holds<T> {
+    fn item(&self) -> &T;
+}
+
+/// A column of `T` read from the rows `$row` (which `Holds<T>`): the same title, width, text
+/// and order. A macro because a column holds plain `fn`s, which cannot capture the column.
+#[macro_export]
+macro_rules! column_on {
+    ($column:expr, $row:ty) => {
+        $crate::columns::Column {
+            title: $column.title,
+            width: $column.width,
+            text: |r: &$row| ($column.text)($crate::columns::Holds::item(r)),
+            order: match $column.order {
+                Some(_) => Some(|a: &$row, b: &$row| {
+                    $column.compare($crate::columns::Holds::item(a), $crate::columns::Holds::item(b))
+                }),
+                None => None,
+            },
+        }
+    };
+}
+
 /// The text of a column the CLI never prints.
 fn no_text<T>(_: &T) -> String {
     String::new()
@@ -144,6 +171,28 @@ mod tests {
         assert_eq!(NAME.compare(&small, &big), Ordering::Equal, "no order: as the items came");
         let screen: Column<(&str, u32)> = Column::screen_only("SEEN", fit(2, 4));
         assert_eq!(((screen.text)(&small), screen.width), (String::new(), fit(2, 4)), "a screen draws it");
+    }
+
+    /// A row of another surface: the item with its place.
+    struct Placed(u32, (&'static str, u32));
+
+    impl Holds<(&'static str, u32)> for Placed {
+        fn item(&self) -> &(&'static str, u32) {
+            &self.1
+        }
+    }
+
+    const PLACED_SIZE: Column<Placed> = crate::column_on!(SIZE, Placed);
+    const PLACED_NAME: Column<Placed> = crate::column_on!(NAME, Placed);
+
+    #[test]
+    fn a_column_read_from_another_row_keeps_its_title_text_and_order() {
+        let (small, big) = (Placed(2, ("b", 1)), Placed(1, ("a", 20)));
+        assert_eq!(titles(&[PLACED_NAME, PLACED_SIZE]), ["NAME", "SIZE"]);
+        assert_eq!(row(&[PLACED_NAME, PLACED_SIZE], &big), ["a", "20"]);
+        assert!(small.0 > big.0);
+        assert_eq!(PLACED_SIZE.compare(&small, &big), Ordering::Less, "by the item's size, not the place");
+        assert!(PLACED_NAME.order.is_none(), "no order stays none");
     }
 
     #[test]

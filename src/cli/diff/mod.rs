@@ -85,39 +85,7 @@ pub async fn run(args: DiffArgs, session: &Session) -> Outcome {
     Ok(Exit::Ok)
 }
 
-/// A pass count for people: `67 % (2/3)`, or `—`.
-pub fn rate(rate: &crate::compare::diff::Rate) -> String {
-    match rate.pass_rate {
-        Some(r) => format!("{} ({}/{})", crate::api::model::percent(r), rate.passed, rate.evaluated),
-        None => "—".into(),
-    }
-}
-
-/// A change in points: `−67 pts`.
-pub fn delta(delta: Option<f64>) -> String {
-    match delta {
-        Some(d) if d.abs() < 0.05 => "±0".into(),
-        Some(d) => format!("{}{:.0} pts", if d < 0.0 { "−" } else { "+" }, d.abs()),
-        None => "".into(),
-    }
-}
-
-/// A number with its unit, briefly.
-pub fn number(value: f64, unit: Option<&str>) -> String {
-    let text = if value.abs() >= 100.0 { format!("{value:.0}") } else { format!("{value:.2}") };
-    match unit {
-        Some(u) if !u.is_empty() => format!("{text} {u}"),
-        _ => text,
-    }
-}
-
-/// `mean / p50 / p95`.
-pub fn spread(spread: Option<&crate::compare::diff::Spread>, unit: Option<&str>) -> String {
-    match spread {
-        Some(s) => format!("{} / {} / {}", number(s.mean, None), number(s.p50, None), number(s.p95, unit)),
-        None => "—".into(),
-    }
-}
+pub use crate::columns::diff::{delta, number, rate, spread};
 
 /// A short id: the first eight characters.
 pub fn short(id: Uuid) -> String {

@@ -3,8 +3,9 @@
 
 use std::fmt::Write;
 
-use super::{delta, rate, short, shown, spread};
+use super::{rate, short, shown};
 use crate::cli::output::table;
+use crate::columns::{self, diff as diff_columns};
 use crate::compare::diff::{CaseChange, Side};
 use crate::compare::{Change, Diff};
 
@@ -14,46 +15,24 @@ pub fn render(diff: &Diff, all: bool) -> String {
     let _ = writeln!(text, "head  {}", side(&diff.head));
     let _ = writeln!(text, "{}\n", counts(diff));
 
-    let rows = diff
-        .checks
-        .iter()
-        .map(|c| vec![c.name.clone(), rate(&c.base), rate(&c.head), delta(c.delta), c.label()])
-        .collect();
-    let _ = write!(text, "CHECKS OVER THE RUN\n{}\n", table(&["CHECK", "BASE", "HEAD", "Δ", "CHANGE"], rows));
+    let checks = diff.checks.iter().map(|c| columns::row(diff_columns::RUN_CHECKS, c)).collect();
+    let _ = write!(text, "CHECKS OVER THE RUN\n{}\n", table(&columns::titles(diff_columns::RUN_CHECKS), checks));
     if !diff.measures.is_empty() {
-        let rows = diff
-            .measures
-            .iter()
-            .map(|m| {
-                vec![
-                    m.name.clone(),
-                    spread(m.base.as_ref(), m.unit.as_deref()),
-                    spread(m.head.as_ref(), m.unit.as_deref()),
-                    m.delta_mean.map(|d| super::number(d, m.unit.as_deref())).unwrap_or_default(),
-                    if m.beyond_noise { "beyond noise".into() } else { "within noise".into() },
-                ]
-            })
-            .collect();
-        let columns = ["METRIC", "BASE mean/p50/p95", "HEAD mean/p50/p95", "Δ MEAN", ""];
-        let _ = write!(text, "METRICS OVER THE RUN\n{}\n", table(&columns, rows));
+        let measures = diff.measures.iter().map(|m| columns::row(diff_columns::MEASURES, m)).collect();
+        let titles = columns::titles(diff_columns::MEASURES);
+        let _ = write!(text, "METRICS OVER THE RUN\n{}\n", table(&titles, measures));
     }
 
-    let mut rows = Vec::new();
-    for case in &diff.cases {
-        for check in case.checks.iter().filter(|c| shown(c.change, all)) {
-            rows.push(vec![
-                check.label(),
-                case.name.clone(),
-                check.name.clone(),
-                rate(&check.base),
-                rate(&check.head),
-                delta(check.delta),
-            ]);
-        }
-    }
+    let cases = &diff_columns::case_checks();
+    let rows = diff
+        .cases
+        .iter()
+        .flat_map(|case| case.checks.iter().filter(|c| shown(c.change, all)).map(move |check| (case, check)))
+        .map(|row| columns::row(cases, &row))
+        .collect();
     let unchanged = diff.counts.get(&Change::Unchanged).copied().unwrap_or(0);
     let _ = writeln!(text, "TEST CASES, WORST FIRST");
-    text.push_str(&table(&["CHANGE", "TEST CASE", "CHECK", "BASE", "HEAD", "Δ"], rows));
+    text.push_str(&table(&columns::titles(cases), rows));
     if !all && unchanged > 0 {
         let _ = writeln!(text, "({unchanged} unchanged test case checks not shown; --all lists them)");
     }

@@ -260,23 +260,7 @@ pub fn test_case(sim: &SimulationJob) -> String {
     }
 }
 
-/// A simulation as a test case: flow, variant, persona and iteration.
-pub fn case_name(sim: &SimulationJob) -> String {
-    let mut parts = Vec::new();
-    if let Some(flow) = &sim.customer_flow {
-        parts.push(flow.title.clone().unwrap_or_else(|| flow.id.to_string()));
-        let variant =
-            flow.variant_title.clone().or_else(|| (flow.happy_path == Some(true)).then(|| "happy path".into()));
-        parts.extend(variant);
-    } else if let Some(scenario) = &sim.scenario {
-        parts.push(scenario.description.clone().unwrap_or_else(|| scenario.id.to_string()));
-    }
-    if let Some(persona) = &sim.persona {
-        parts.push(persona.label());
-    }
-    parts.push(format!("#{}", sim.iteration.unwrap_or(0) + 1));
-    parts.join(" · ")
-}
+pub use crate::columns::simulation::case_name;
 
 #[cfg(test)]
 mod tests {

@@ -5,6 +5,7 @@ use std::fmt::Write;
 use super::case_name;
 use crate::api::model::{SimulationJob, Verdict, percent, percent_against};
 use crate::cli::output::table;
+use crate::columns::{self, simulation};
 
 /// The checks against their bars and the failures in words.
 pub fn verdict(verdict: Option<&Verdict>) -> String {
@@ -55,19 +56,8 @@ pub fn flaky(checks: &[super::FlakyCheck]) -> String {
 
 /// The simulations: outcome, status, test case and why it did not pass.
 pub fn simulations(sims: &[SimulationJob]) -> String {
-    let rows = sims
-        .iter()
-        .map(|s| {
-            vec![
-                s.outcome.as_ref().map(|o| o.to_string()).unwrap_or_else(|| "…".into()),
-                s.status.as_ref().map(|o| o.to_string()).unwrap_or_else(|| "—".into()),
-                case_name(s),
-                s.why_not_passed(),
-                s.simulation_job_id.to_string(),
-            ]
-        })
-        .collect();
-    format!("SIMULATIONS\n{}", table(&["VERDICT", "STATUS", "TEST CASE", "WHY", "ID"], rows))
+    let rows = sims.iter().map(|s| columns::row(simulation::CLI, s)).collect();
+    format!("SIMULATIONS\n{}", table(&columns::titles(simulation::CLI), rows))
 }
 
 /// The simulations that count for no check, with why: what "only N of M simulations were

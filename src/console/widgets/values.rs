@@ -51,11 +51,7 @@ pub fn rows(groups: &[MetricValueGroup]) -> Vec<ValueRow> {
     for group in groups {
         let metric = Arc::new(MetricLabel {
             id: group.metric_definition_id,
-            name: group
-                .name
-                .clone()
-                .or_else(|| group.slug.clone())
-                .unwrap_or_else(|| group.metric_definition_id.to_string()),
+            name: crate::columns::metric::group_name(group),
             unit: group.unit.as_ref().and_then(|u| u.symbol.clone().or_else(|| u.name.clone())),
             yes_no: group.metric_type == Some(MetricType::Boolean),
         });

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use super::db::{Arg, Conn, Dialect, Tx, marks};
 use super::error::StoreResult;
-use crate::api::model::{CaptureStatus, MetricValue};
+use crate::api::model::{CaptureStatus, MetricContext, MetricValue};
 use crate::args;
 
 /// Where a value belongs: its collection job, its metric definition and its conversation.
@@ -30,7 +30,7 @@ pub struct ValueColumns<'a> {
 impl<'a> ValueColumns<'a> {
     pub fn of(value: &'a MetricValue) -> ValueColumns<'a> {
         ValueColumns {
-            capture_status: value.capture_status.as_ref().map_or("SUCCESS", |s| s.as_str()),
+            capture_status: value.capture_status.as_ref().unwrap_or(&CaptureStatus::Success).as_str(),
             value: value.value,
             context: value.context.as_ref().map(|c| c.as_str()),
             participant_role: value.participant_role.as_deref(),
@@ -42,7 +42,7 @@ impl<'a> ValueColumns<'a> {
     pub fn of_json(value: &'a serde_json::Value) -> ValueColumns<'a> {
         let text = |member: &str| value.get(member).and_then(serde_json::Value::as_str);
         ValueColumns {
-            capture_status: text("captureStatus").unwrap_or("SUCCESS"),
+            capture_status: text("captureStatus").unwrap_or(CaptureStatus::Success.as_str()),
             value: value.get("value").and_then(serde_json::Value::as_f64),
             context: text("context"),
             participant_role: text("participantRole"),
@@ -205,7 +205,7 @@ pub fn values_by_call(conn: &Conn, collection_id: &str) -> StoreResult<HashMap<S
                     definition: r.take(1)?,
                     status: r.take::<Option<String>>(2)?.map(|s| CaptureStatus::from(s.as_str())),
                     value: r.take_lenient::<Option<f64>>(3).flatten(),
-                    call_level: r.take::<Option<String>>(4)?.is_none_or(|c| c == "CALL"),
+                    call_level: r.take::<Option<String>>(4)?.is_none_or(|c| MetricContext::from(c.as_str()) == MetricContext::Call),
                     role: r.take_lenient::<Option<String>>(5).flatten(),
                     label: r.take_lenient::<Option<String>>(6).flatten(),
                 },

@@ -3,33 +3,63 @@
 //! without its event, and the event commits with the change.
 
 use super::store::Kind;
-use crate::api::model::EventType;
+use crate::api::model::{CollectionJobStatus, EventType, IssueStatus, RunPlanJobStatus, SimulationJobStatus};
 
 /// The event a document's move from `before` (`None` when it is new) to `after` announces.
 /// Only a change of status is an event: rewriting a document in the same status is not.
+/// The store keeps a status as its wire text; each kind reads it as its own typed status.
 pub fn event_for(kind: Kind, before: Option<Option<&str>>, after: Option<&str>) -> Option<EventType> {
     let after = after?;
     let before = before.flatten();
     if before == Some(after) {
         return None;
     }
-    use EventType::*;
-    match (kind, after) {
-        (Kind::RunPlanJob, "RUNNING" | "RUNNING_SIMULATIONS") if !has_started(before) => {
-            Some(SimulationRunPlanJobStarted)
+    match kind {
+        Kind::RunPlanJob => run_plan_job(before.map(RunPlanJobStatus::from), after.into()),
+        Kind::SimulationJob => simulation_job(after.into()),
+        Kind::CollectionJob => collection_job(after.into()),
+        Kind::Issue => issue(after.into()),
+        _ => None,
+    }
+}
+
+fn run_plan_job(before: Option<RunPlanJobStatus>, after: RunPlanJobStatus) -> Option<EventType> {
+    use RunPlanJobStatus::*;
+    match after {
+        Running | RunningSimulations if !before.as_ref().is_some_and(has_started) => {
+            Some(EventType::SimulationRunPlanJobStarted)
         }
-        (Kind::RunPlanJob, "COMPLETED") => Some(SimulationRunPlanJobCompleted),
-        (Kind::RunPlanJob, "FAILED" | "TIMED_OUT") => Some(SimulationRunPlanJobFailed),
-        (Kind::RunPlanJob, "CANCELLED") => Some(SimulationRunPlanJobCancelled),
+        Completed => Some(EventType::SimulationRunPlanJobCompleted),
+        Failed | TimedOut => Some(EventType::SimulationRunPlanJobFailed),
+        Cancelled => Some(EventType::SimulationRunPlanJobCancelled),
+        _ => None,
+    }
+}
+
+fn simulation_job(after: SimulationJobStatus) -> Option<EventType> {
+    use SimulationJobStatus::*;
+    match after {
         // A retry starts the simulation again: each attempt announces its start.
-        (Kind::SimulationJob, "PROCESSING") => Some(SimulationJobStarted),
-        (Kind::SimulationJob, "COMPLETED") => Some(SimulationJobCompleted),
-        (Kind::SimulationJob, "FAILED" | "TIMED_OUT") => Some(SimulationJobFailed),
-        (Kind::SimulationJob, "CANCELLED") => Some(SimulationJobCancelled),
-        (Kind::CollectionJob, "COMPLETED") => Some(MetricCollectionJobCompleted),
-        (Kind::CollectionJob, "FAILED") => Some(MetricCollectionJobFailed),
-        (Kind::Issue, "OPEN") => Some(IssueOpened),
-        (Kind::Issue, "RESOLVED") => Some(IssueResolved),
+        Processing => Some(EventType::SimulationJobStarted),
+        Completed => Some(EventType::SimulationJobCompleted),
+        Failed | TimedOut => Some(EventType::SimulationJobFailed),
+        Cancelled => Some(EventType::SimulationJobCancelled),
+        _ => None,
+    }
+}
+
+fn collection_job(after: CollectionJobStatus) -> Option<EventType> {
+    match after {
+        CollectionJobStatus::Completed => Some(EventType::MetricCollectionJobCompleted),
+        CollectionJobStatus::Failed => Some(EventType::MetricCollectionJobFailed),
+        _ => None,
+    }
+}
+
+fn issue(after: IssueStatus) -> Option<EventType> {
+    match after {
+        IssueStatus::Open => Some(EventType::IssueOpened),
+        IssueStatus::Resolved => Some(EventType::IssueResolved),
         _ => None,
     }
 }
@@ -48,8 +78,9 @@ pub fn alert_of(kind: Kind, body: &str) -> Option<String> {
 }
 
 /// Whether a run plan job in `status` has already started running.
-fn has_started(status: Option<&str>) -> bool {
-    matches!(status, Some("RUNNING" | "RUNNING_SIMULATIONS" | "ENDING_SIMULATIONS" | "CANCELLING"))
+fn has_started(status: &RunPlanJobStatus) -> bool {
+    use RunPlanJobStatus::*;
+    matches!(status, Running | RunningSimulations | EndingSimulations | Cancelling)
 }
 
 #[cfg(test)]
@@ -78,6 +109,19 @@ mod tests {
         assert_eq!(issue(Some(Some("OPEN")), Some("ACKNOWLEDGED")), None);
         assert_eq!(issue(Some(Some("ACKNOWLEDGED")), Some("RESOLVED")), Some(EventType::IssueResolved));
         assert_eq!(event_for(Kind::Persona, None, Some("OPEN")), None);
+    }
+
+    #[test]
+    fn each_kind_reads_its_own_statuses_and_an_unknown_one_is_no_event() {
+        let job = |before, after| event_for(Kind::RunPlanJob, before, after);
+        assert_eq!(job(Some(Some("CANCELLING")), Some("RUNNING_SIMULATIONS")), None, "it had started");
+        assert_eq!(job(Some(Some("QUEUED")), Some("TIMED_OUT")), Some(EventType::SimulationRunPlanJobFailed));
+        assert_eq!(job(Some(Some("RUNNING")), Some("PAUSED")), None, "a status this build does not know");
+        let collection = |after| event_for(Kind::CollectionJob, Some(Some("PROCESSING")), Some(after));
+        assert_eq!(collection("FAILED"), Some(EventType::MetricCollectionJobFailed));
+        assert_eq!(collection("CANCELED"), None);
+        assert_eq!(event_for(Kind::SimulationJob, None, Some("CANCELLED")), Some(EventType::SimulationJobCancelled));
+        assert_eq!(event_for(Kind::SimulationJob, None, Some("RETRY_SCHEDULED")), None);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 
 use crate::api::model::{OffsetPagination, ScoreSample, ScoreSampleQuery, Target, benchmark_limits, percent};
-use crate::columns::{Column, fixed};
+use crate::columns::{Column, Holds, bench, fixed};
 use crate::console::keymap::Action;
 use crate::console::message::{FetchError, Fetched, Request, Selection};
 use crate::console::out::Out;
@@ -31,27 +31,29 @@ use Constraint::{Fill, Length, Percentage};
 /// Samples per page.
 pub const PAGE: i64 = benchmark_limits::LIMIT_DEFAULT;
 
-/// A page of samples, in the service's order unless sorted by score (VALUE).
+/// A page of samples, in the service's order unless sorted by score (VALUE). The columns are
+/// `bench samples`' own, read from the numbered rows; the screen draws VALUE and CALL its way.
 const COLUMNS: &[Shown<Numbered>] = &[
     Shown::plain(Column::new("#", fixed(Length(4)), |(i, _): &Numbered| i.to_string()).by(in_order)),
-    Shown::plain(
-        Column::new("CONDITION", fixed(Fill(1)), |(_, s): &Numbered| or_dash(s.condition_key.as_deref())).by(in_order),
-    ),
-    Shown::plain(
-        Column::new("METRIC", fixed(Fill(1)), |(_, s): &Numbered| or_dash(s.metric_key.as_deref())).by(in_order),
-    ),
+    Shown::plain(crate::column_on!(bench::SAMPLE_CONDITION, Numbered).by(in_order)),
+    Shown::plain(crate::column_on!(bench::SAMPLE_METRIC, Numbered).by(in_order)),
     Shown::drawn(
-        Column::new("VALUE", fixed(Length(10)), |(_, s): &Numbered| value_text(s))
+        crate::column_on!(bench::SAMPLE_VALUE, Numbered)
             .by(|a, b| score(&a.1).total_cmp(&score(&b.1)).then(a.0.cmp(&b.0))),
         |(_, s), cx| Cell::from(value_text(s)).style(value_style(s, cx.theme)),
     ),
-    Shown::plain(
-        Column::new("CALL", fixed(Length(8)), |(_, s): &Numbered| {
-            s.source_call_id.as_deref().map(|id| id.chars().take(8).collect::<String>()).unwrap_or_else(|| "—".into())
-        })
-        .by(in_order),
-    ),
+    Shown::drawn(crate::column_on!(bench::SAMPLE_CALL, Numbered).by(in_order), |(_, s), _| {
+        Cell::from(
+            s.source_call_id.as_deref().map(|id| id.chars().take(8).collect::<String>()).unwrap_or_else(|| "—".into()),
+        )
+    }),
 ];
+
+impl Holds<ScoreSample> for Numbered {
+    fn item(&self) -> &ScoreSample {
+        &self.1
+    }
+}
 
 /// The order samples came in.
 fn in_order(a: &Numbered, b: &Numbered) -> std::cmp::Ordering {

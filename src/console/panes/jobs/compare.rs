@@ -11,6 +11,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use uuid::Uuid;
 
+use crate::columns::diff::rate;
 use crate::columns::{Column, fit, fixed};
 use crate::compare::diff::{CaseChange, CheckChange, SimRef};
 use crate::compare::{Change, Diff};
@@ -130,14 +131,6 @@ fn worse_by(row: &Row) -> String {
 /// FIXED are regressions and the other way about.
 fn backwards(diff: &Diff) -> bool {
     matches!((&diff.base.started_at, &diff.head.started_at), (Some(base), Some(head)) if base > head)
-}
-
-/// A pass count: `100 % (3/3)`.
-fn rate(rate: &crate::compare::diff::Rate) -> String {
-    match rate.pass_rate {
-        Some(r) => format!("{} ({}/{})", crate::api::model::percent(r), rate.passed, rate.evaluated),
-        None => "—".into(),
-    }
 }
 
 /// The two simulations of a pair and their calls.

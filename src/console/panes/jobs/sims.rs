@@ -6,7 +6,8 @@ use ratatui::layout::Constraint::{Fill, Length};
 
 use super::progress::sim_status;
 use super::verdict::{is_failing, outcome};
-use crate::api::model::{SimulationJob, SimulationOutcome};
+use crate::api::model::SimulationJob;
+use crate::columns::simulation::{STATUS, VERDICT, WHY};
 use crate::columns::{Column, by, fit, fixed};
 use crate::console::panes::section::text_cmp;
 use crate::console::widgets::table::{Cell, Context, Shown, col, fitted};
@@ -17,16 +18,10 @@ use crate::console::widgets::text::{duration_ms, or_dash, when};
 const WIDE: u16 = 120;
 const WIDEST: u16 = 180;
 
-const VERDICT: Column<SimulationJob> =
-    Column::new("VERDICT", fit(6, 13), outcome).by(|a, b| outcome_rank(a).cmp(&outcome_rank(b)));
-const STATUS: Column<SimulationJob> =
-    Column::new("STATUS", fit(6, 10), sim_status).by(|a, b| sim_status(a).cmp(&sim_status(b)));
 const PERSONA: Column<SimulationJob> =
     Column::new("PERSONA", fit(7, 24), persona).by(|a, b| text_cmp(Some(&persona(a)), Some(&persona(b))));
 const FLOW: Column<SimulationJob> =
     Column::new("VARIANT / SCENARIO", fixed(Fill(2)), flow).by(|a, b| text_cmp(Some(&flow(a)), Some(&flow(b))));
-const WHY: Column<SimulationJob> = Column::new("WHY", fixed(Fill(4)), |s: &SimulationJob| s.why_in_brief())
-    .by(|a, b| a.why_in_brief().cmp(&b.why_in_brief()));
 const TOOK: Column<SimulationJob> = Column::new("TOOK", fixed(Length(7)), |s: &SimulationJob| {
     took_ms(s, jiff::Timestamp::now()).map(duration_ms).unwrap_or_else(|| "—".into())
 })
@@ -40,6 +35,7 @@ const STARTED: Column<SimulationJob> =
 
 /// Every column, in order; narrower screens show fewer.
 pub const COLUMNS: &[Shown<SimulationJob>] = &[
+    // VERDICT, STATUS and WHY are the CLI's too; the screen draws its own words for them.
     Shown::drawn(VERDICT, |s, cx| status_cell(cx, outcome(s))),
     Shown::drawn(STATUS, |s, cx| status_cell(cx, sim_status(s))).wider(WIDE, fitted("STATUS", 6, 18)),
     Shown::drawn(PERSONA, persona_cell),
@@ -125,16 +121,4 @@ pub fn haystack(s: &SimulationJob) -> String {
         endpoint(s),
         s.simulation_job_id
     )
-}
-
-/// Failing first when sorted by VERDICT: failed, error, not evaluated, passed, then running.
-fn outcome_rank(s: &SimulationJob) -> u8 {
-    match &s.outcome {
-        Some(SimulationOutcome::Failed) => 0,
-        Some(SimulationOutcome::Error) => 1,
-        Some(SimulationOutcome::NotEvaluated) => 2,
-        Some(SimulationOutcome::Passed) => 3,
-        Some(SimulationOutcome::Unknown(_)) => 4,
-        None => 5,
-    }
 }
