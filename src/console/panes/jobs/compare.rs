@@ -94,11 +94,12 @@ impl Row {
 fn rank(change: Change) -> u8 {
     match change {
         Change::Regressed => 0,
-        Change::Fixed => 1,
-        Change::Flaky => 2,
-        Change::Gone => 3,
-        Change::New => 4,
-        Change::Unchanged => 5,
+        Change::Unscored => 1,
+        Change::Fixed => 2,
+        Change::Flaky => 3,
+        Change::Gone => 4,
+        Change::New => 5,
+        Change::Unchanged => 6,
     }
 }
 
