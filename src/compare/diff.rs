@@ -236,6 +236,8 @@ pub struct SimRef {
     pub call_id: Option<Uuid>,
     /// The checks it failed.
     pub failed: Vec<Uuid>,
+    /// The checks it passed; a check in neither list has no verdict on it (abstained, missing).
+    pub passed: Vec<Uuid>,
     /// The judge's reasoning for each failed check, where the job gives it.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub reasons: BTreeMap<Uuid, String>,
@@ -403,12 +405,15 @@ fn sim_refs(run: &Run, case: Option<usize>) -> Vec<SimRef> {
         .iter()
         .filter(|s| s.case == case)
         .map(|s| {
-            let failed: Vec<Uuid> = s.checks.iter().filter(|(_, p)| !p).map(|(i, _)| run.checks[*i].id).collect();
+            let with = |passed: bool| -> Vec<Uuid> {
+                s.checks.iter().filter(|(_, p)| *p == passed).map(|(i, _)| run.checks[*i].id).collect()
+            };
+            let failed = with(false);
             let reasons = failed
                 .iter()
                 .filter_map(|id| run.reasons.get(&(s.simulation_job_id, *id)).map(|r| (*id, r.clone())))
                 .collect();
-            SimRef { simulation_job_id: s.simulation_job_id, call_id: s.call_id, failed, reasons }
+            SimRef { simulation_job_id: s.simulation_job_id, call_id: s.call_id, failed, passed: with(true), reasons }
         })
         .collect()
 }
