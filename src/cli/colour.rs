@@ -32,8 +32,9 @@ impl ColourChoice {
     }
 }
 
-static WORDS: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"\b(PASSED|PASS|FIXED|FAILED|FAIL|REGRESSED|ERROR|TIMED_OUT|FLAKY|CANCELLED)\b").ok());
+static WORDS: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"\b(PASSED|PASS|FIXED|FAILED|FAIL|REGRESSED|UNSCORED|ERROR|TIMED_OUT|FLAKY|CANCELLED)\b").ok()
+});
 
 /// `text` with its verdict words coloured: green passes, red failures, yellow the rest.
 pub fn paint(text: &str) -> String {
@@ -43,7 +44,7 @@ pub fn paint(text: &str) -> String {
             let word = &caps[0];
             match word {
                 "PASSED" | "PASS" | "FIXED" => word.green().to_string(),
-                "FAILED" | "FAIL" | "REGRESSED" | "ERROR" => word.red().bold().to_string(),
+                "FAILED" | "FAIL" | "REGRESSED" | "UNSCORED" | "ERROR" => word.red().bold().to_string(),
                 _ => word.yellow().to_string(),
             }
         })

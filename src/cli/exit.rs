@@ -108,8 +108,10 @@ impl Failure {
     /// The message for people: the error, the field at fault, and each violation.
     pub fn describe(&self) -> String {
         let mut text = self.body.message.clone();
+        // `file` names the whole file, which the message already starts with (`plan.yaml:3: …`).
         if let Some(param) = &self.body.param
             && !text.contains(param.as_str())
+            && param != "file"
         {
             text.push_str(&format!(" (field: {param})"));
         }
@@ -219,5 +221,16 @@ mod tests {
         assert_eq!(exit_for_status(404), Exit::NotFound);
         assert_eq!(exit_for_status(503), Exit::Unavailable);
         assert_eq!(Exit::TimedOut as u8, 6);
+    }
+
+    #[test]
+    fn a_yaml_error_names_the_file_and_line_without_a_stray_field() {
+        let failure = crate::cli::input::Document::parse("plan.yaml", "name: [unclosed\n").unwrap_err();
+        let said = failure.describe();
+        assert!(said.starts_with("plan.yaml:"), "{said}");
+        assert!(!said.contains("(field: file)"), "{said}");
+        assert_eq!(failure.body.param.as_deref(), Some("file"), "the JSON body still names the field");
+        let named = Failure::invalid("flows", "no customer flow x");
+        assert!(named.describe().ends_with("(field: flows)"), "{}", named.describe());
     }
 }

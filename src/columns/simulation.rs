@@ -26,10 +26,7 @@ fn status(s: &SimulationJob) -> String {
 pub fn case_name(sim: &SimulationJob) -> String {
     let mut parts = Vec::new();
     if let Some(flow) = &sim.customer_flow {
-        parts.push(flow.title.clone().unwrap_or_else(|| flow.id.to_string()));
-        let variant =
-            flow.variant_title.clone().or_else(|| (flow.happy_path == Some(true)).then(|| "happy path".into()));
-        parts.extend(variant);
+        parts.extend(crate::compare::run::flow_parts(flow));
     } else if let Some(scenario) = &sim.scenario {
         parts.push(scenario.description.clone().unwrap_or_else(|| scenario.id.to_string()));
     }

@@ -18,9 +18,13 @@ use crate::api::model::{RunPlanJobStatus, Timestamp};
 pub enum Change {
     /// The pass rate fell, and a fall this large is unlikely to be chance.
     Regressed,
+    /// Judged in the base run; still in the head run's plan, but no value of the head run
+    /// judged it (every value abstained, was not applicable or missing). Never a pass.
+    Unscored,
     /// Iterations disagree in either run, and any change is within chance.
     Flaky,
-    /// Judged in the base run only.
+    /// Judged in the base run only, and no longer in the head run (its plan dropped the check
+    /// or the test case).
     Gone,
     /// Judged in the head run only.
     New,
@@ -34,6 +38,7 @@ impl Change {
     pub fn as_str(self) -> &'static str {
         match self {
             Change::Regressed => "REGRESSED",
+            Change::Unscored => "UNSCORED",
             Change::Flaky => "FLAKY",
             Change::Gone => "GONE",
             Change::New => "NEW",
@@ -43,17 +48,20 @@ impl Change {
     }
 
     /// Classifies a check's two samples of one test case (see `docs/compare.md`).
-    pub fn of(base: Tally, head: Tally) -> (Change, f64, f64) {
-        Change::classify(base, head, true)
+    /// `in_head` says whether the head run still has the check on the test case (its plan
+    /// lists the check and the test case ran), so that no verdict there is UNSCORED, not GONE.
+    pub fn of(base: Tally, head: Tally, in_head: bool) -> (Change, f64, f64) {
+        Change::classify(base, head, true, in_head)
     }
 
     /// `of`, where `iterations` says whether each sample is one test case's iterations (and
     /// so can be flaky) rather than a whole run pooled.
-    fn classify(base: Tally, head: Tally, iterations: bool) -> (Change, f64, f64) {
+    fn classify(base: Tally, head: Tally, iterations: bool, in_head: bool) -> (Change, f64, f64) {
         let (p_worse, p_better) = (fisher_worse(base, head), fisher_better(base, head));
         let change = match (base.evaluated, head.evaluated) {
             (0, 0) => Change::Unchanged,
             (0, _) => Change::New,
+            (_, 0) if in_head => Change::Unscored,
             (_, 0) => Change::Gone,
             _ if p_worse <= ALPHA => Change::Regressed,
             _ if p_better <= ALPHA => Change::Fixed,
@@ -108,9 +116,9 @@ impl CheckChange {
         name: String,
         (base, head): (Tally, Tally),
         versions: (Option<Uuid>, Option<Uuid>),
-        iterations: bool,
+        (iterations, in_head): (bool, bool),
     ) -> CheckChange {
-        let (change, p_worse, p_better) = Change::classify(base, head, iterations);
+        let (change, p_worse, p_better) = Change::classify(base, head, iterations, in_head);
         let delta = match (base.rate(), head.rate()) {
             (Some(b), Some(h)) => Some(h - b),
             _ => None,
@@ -228,6 +236,8 @@ pub struct SimRef {
     pub call_id: Option<Uuid>,
     /// The checks it failed.
     pub failed: Vec<Uuid>,
+    /// The checks it passed; a check in neither list has no verdict on it (abstained, missing).
+    pub passed: Vec<Uuid>,
     /// The judge's reasoning for each failed check, where the job gives it.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub reasons: BTreeMap<Uuid, String>,
@@ -283,8 +293,22 @@ pub struct Diff {
 impl Diff {
     /// Whether any check regressed, on a test case or over the run.
     pub fn regressed(&self) -> bool {
-        self.counts.get(&Change::Regressed).is_some_and(|n| *n > 0)
-            || self.checks.iter().any(|c| c.change == Change::Regressed)
+        self.any(Change::Regressed)
+    }
+
+    /// Whether any check judged in the base run has no verdict in the head run though still
+    /// in it: a missing verdict is never a pass.
+    pub fn unscored(&self) -> bool {
+        self.any(Change::Unscored)
+    }
+
+    /// Whether the head run is worse or unjudged somewhere: what `--fail-on-regression` fails on.
+    pub fn fails(&self) -> bool {
+        self.regressed() || self.unscored()
+    }
+
+    fn any(&self, change: Change) -> bool {
+        self.counts.get(&change).is_some_and(|n| *n > 0) || self.checks.iter().any(|c| c.change == change)
     }
 
     /// Compares `head` against `base`. `edits` says when endpoints, their HTTP definitions and
@@ -325,6 +349,7 @@ fn index(run: &Run) -> HashMap<&CaseKey, usize> {
 fn severity(case: &CaseChange) -> f64 {
     let rank = match case.change {
         Change::Regressed => 3000.0,
+        Change::Unscored => 2500.0,
         Change::Gone => 2000.0,
         Change::Flaky => 1000.0,
         _ => 0.0,
@@ -380,12 +405,15 @@ fn sim_refs(run: &Run, case: Option<usize>) -> Vec<SimRef> {
         .iter()
         .filter(|s| s.case == case)
         .map(|s| {
-            let failed: Vec<Uuid> = s.checks.iter().filter(|(_, p)| !p).map(|(i, _)| run.checks[*i].id).collect();
+            let with = |passed: bool| -> Vec<Uuid> {
+                s.checks.iter().filter(|(_, p)| *p == passed).map(|(i, _)| run.checks[*i].id).collect()
+            };
+            let failed = with(false);
             let reasons = failed
                 .iter()
                 .filter_map(|id| run.reasons.get(&(s.simulation_job_id, *id)).map(|r| (*id, r.clone())))
                 .collect();
-            SimRef { simulation_job_id: s.simulation_job_id, call_id: s.call_id, failed, reasons }
+            SimRef { simulation_job_id: s.simulation_job_id, call_id: s.call_id, failed, passed: with(true), reasons }
         })
         .collect()
 }
@@ -408,6 +436,9 @@ fn pooled_checks(base: &Run, head: &Run, base_case: Option<usize>, head_case: Op
     };
     let whole = base_case.is_none() && head_case.is_none();
     let (b, h) = (scope(base, base_case, whole), scope(head, head_case, whole));
+    // The head run still has a check on this scope when its plan lists the check and the
+    // scope ran there (the whole run, or the test case).
+    let ran_in_head = whole || head_case.is_some();
     let mut ids: Vec<(Uuid, String)> = base.checks.iter().map(|c| (c.id, c.name.clone())).collect();
     for check in &head.checks {
         if !ids.iter().any(|(id, _)| *id == check.id) {
@@ -419,7 +450,8 @@ fn pooled_checks(base: &Run, head: &Run, base_case: Option<usize>, head_case: Op
         .map(|(id, name)| {
             let versions = (base.check(id).and_then(|c| c.version_id), head.check(id).and_then(|c| c.version_id));
             let tallies = (b.get(&id).copied().unwrap_or_default(), h.get(&id).copied().unwrap_or_default());
-            CheckChange::new(id, name, tallies, versions, !whole)
+            let in_head = ran_in_head && head.check(id).is_some();
+            CheckChange::new(id, name, tallies, versions, (!whole, in_head))
         })
         .collect()
 }
@@ -465,15 +497,44 @@ mod tests {
 
     #[test]
     fn each_kind_of_change_is_told_apart() {
-        assert_eq!(Change::of(t(3, 3), t(0, 3)).0, Change::Regressed);
-        assert_eq!(Change::of(t(0, 3), t(3, 3)).0, Change::Fixed);
-        assert_eq!(Change::of(t(3, 3), t(2, 3)).0, Change::Flaky, "a fall within chance, iterations disagreeing");
-        assert_eq!(Change::of(t(2, 4), t(2, 4)).0, Change::Flaky);
-        assert_eq!(Change::of(t(3, 3), t(3, 3)).0, Change::Unchanged);
-        assert_eq!(Change::of(t(1, 1), t(0, 1)).0, Change::Unchanged, "one iteration a side is never beyond chance");
-        assert_eq!(Change::of(t(0, 0), t(2, 3)).0, Change::New);
-        assert_eq!(Change::of(t(2, 3), t(0, 0)).0, Change::Gone);
-        assert_eq!(Change::of(t(10, 10), t(4, 10)).0, Change::Regressed, "a significant fall, even if flaky");
+        assert_eq!(Change::of(t(3, 3), t(0, 3), true).0, Change::Regressed);
+        assert_eq!(Change::of(t(0, 3), t(3, 3), true).0, Change::Fixed);
+        assert_eq!(Change::of(t(3, 3), t(2, 3), true).0, Change::Flaky, "a fall within chance, iterations disagreeing");
+        assert_eq!(Change::of(t(2, 4), t(2, 4), true).0, Change::Flaky);
+        assert_eq!(Change::of(t(3, 3), t(3, 3), true).0, Change::Unchanged);
+        assert_eq!(
+            Change::of(t(1, 1), t(0, 1), true).0,
+            Change::Unchanged,
+            "one iteration a side is never beyond chance"
+        );
+        assert_eq!(Change::of(t(0, 0), t(2, 3), true).0, Change::New);
+        assert_eq!(Change::of(t(2, 3), t(0, 0), false).0, Change::Gone, "no longer in the head run");
+        assert_eq!(Change::of(t(2, 2), t(0, 0), true).0, Change::Unscored, "in the head run, never judged there");
+        assert_eq!(Change::of(t(10, 10), t(4, 10), true).0, Change::Regressed, "a significant fall, even if flaky");
+    }
+
+    /// Base: one test case whose check passed twice. Head: the same test case twice, with the
+    /// check listed (`listed`) or not, and no value judging it.
+    fn abstained(listed: bool) -> Diff {
+        use super::super::run::CheckRef;
+        use super::super::run::testing::{case, run, sim};
+        let check = CheckRef { id: Uuid::from_u128(7), name: "Card checked".into(), version_id: None, version: None };
+        let base = run(1, vec![case("Renew", 1)], vec![check.clone()], vec![sim(0, &[true]), sim(0, &[true])]);
+        let checks = if listed { vec![check] } else { Vec::new() };
+        let head = run(2, vec![case("Renew", 1)], checks, vec![sim(0, &[]), sim(0, &[])]);
+        Diff::of(&base, &head, &Edits::default())
+    }
+
+    #[test]
+    fn a_check_still_in_the_head_run_with_no_verdict_there_is_unscored_and_fails_not_gone() {
+        let diff = abstained(true);
+        assert_eq!(diff.cases[0].checks[0].change, Change::Unscored, "{diff:#?}");
+        assert_eq!(diff.checks[0].change, Change::Unscored, "over the run too");
+        assert_eq!(diff.cases[0].change, Change::Unscored);
+        assert!(diff.fails() && diff.unscored() && !diff.regressed());
+        let dropped = abstained(false);
+        assert_eq!(dropped.cases[0].checks[0].change, Change::Gone, "a check the head run no longer has");
+        assert!(!dropped.fails());
     }
 
     #[test]

@@ -213,10 +213,7 @@ fn differing_variables(sets: &[BTreeMap<String, String>]) -> Vec<String> {
 pub fn case_name(setup: Setup<'_>, with_endpoint: bool) -> String {
     let mut parts = Vec::new();
     if let Some(flow) = setup.flow {
-        parts.push(flow.title.clone().unwrap_or_else(|| flow.id.to_string()));
-        let variant =
-            flow.variant_title.clone().or_else(|| (flow.happy_path == Some(true)).then(|| "happy path".into()));
-        parts.extend(variant);
+        parts.extend(flow_parts(flow));
     } else if let Some(scenario) = setup.scenario {
         parts.push(scenario.description.clone().unwrap_or_else(|| scenario.id.to_string()));
     }
@@ -227,6 +224,16 @@ pub fn case_name(setup: Setup<'_>, with_endpoint: bool) -> String {
         parts.push(endpoint.name.clone().or(endpoint.phone_number.clone()).unwrap_or_else(|| endpoint.id.to_string()));
     }
     parts.join(" · ")
+}
+
+/// A flow's title and its variant's (`happy path` for an untitled happy path), the variant left
+/// out where it only repeats the flow's title (a happy path named after its flow).
+pub fn flow_parts(flow: &JobFlow) -> Vec<String> {
+    let title = flow.title.clone().unwrap_or_else(|| flow.id.to_string());
+    let variant = flow.variant_title.clone().or_else(|| (flow.happy_path == Some(true)).then(|| "happy path".into()));
+    let repeats = |v: &String| v.trim().eq_ignore_ascii_case(title.trim());
+    let variant = variant.filter(|v| !repeats(v));
+    std::iter::once(title).chain(variant).collect()
 }
 
 fn counts(sim: &SimulationJob) -> bool {
@@ -550,6 +557,21 @@ mod tests {
         let mut case = case(name, id);
         case.key.variables = pairs.iter().map(|(k, v)| ((*k).into(), (*v).into())).collect();
         case
+    }
+
+    fn flow(title: &str, variant: Option<&str>) -> JobFlow {
+        serde_json::from_value(serde_json::json!({
+            "id": Uuid::from_u128(1), "title": title, "variantTitle": variant, "happyPath": true
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_variant_named_after_its_flow_is_not_said_twice() {
+        let named_after = flow("Renew a book over the phone", Some("Renew a book over the phone "));
+        assert_eq!(flow_parts(&named_after), ["Renew a book over the phone"]);
+        assert_eq!(flow_parts(&flow("Renew", Some("Forgot card"))), ["Renew", "Forgot card"]);
+        assert_eq!(flow_parts(&flow("Renew", None)), ["Renew", "happy path"]);
     }
 
     #[test]

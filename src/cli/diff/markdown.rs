@@ -8,7 +8,8 @@ use crate::compare::{Change, Diff};
 
 pub fn render(diff: &Diff, all: bool) -> String {
     let mut md = String::new();
-    let mark = if diff.regressed() { "❌" } else { "✅" };
+    // Green only when nothing regressed and every check the base judged has a verdict.
+    let mark = if diff.fails() { "❌" } else { "✅" };
     let plan = diff.head.plan_name.as_deref().or(diff.base.plan_name.as_deref()).unwrap_or("inline plan");
     let _ = writeln!(md, "## {mark} diff · {}\n", cell(plan));
     let _ = writeln!(
@@ -74,4 +75,23 @@ pub fn render(diff: &Diff, all: bool) -> String {
 
 fn cell(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ").replace('|', "\\|")
+}
+
+#[cfg(test)]
+mod tests {
+    use uuid::Uuid;
+
+    use crate::compare::context::Edits;
+    use crate::compare::run::CheckRef;
+    use crate::compare::run::testing::{case, run, sim};
+
+    #[test]
+    fn a_check_left_without_a_verdict_keeps_the_heading_from_going_green() {
+        let check = CheckRef { id: Uuid::from_u128(7), name: "Card checked".into(), version_id: None, version: None };
+        let base = run(1, vec![case("Renew", 1)], vec![check.clone()], vec![sim(0, &[true]), sim(0, &[true])]);
+        let head = run(2, vec![case("Renew", 1)], vec![check], vec![sim(0, &[]), sim(0, &[])]);
+        let md = super::render(&crate::compare::Diff::of(&base, &head, &Edits::default()), false);
+        assert!(md.starts_with("## ❌ diff"), "{md}");
+        assert!(md.contains("| UNSCORED | Renew | Card checked | 100 % (2/2) | — |"), "{md}");
+    }
 }

@@ -12,7 +12,7 @@ use uuid::Uuid;
 use super::exit::{Exit, Failure, Outcome};
 use super::output::{self, Format};
 use super::session::Session;
-use crate::compare::{Diff, ReadPath, fetch};
+use crate::compare::{Change, Diff, ReadPath, fetch};
 
 #[derive(Debug, Args)]
 pub struct DiffArgs {
@@ -20,7 +20,8 @@ pub struct DiffArgs {
     pub base: Uuid,
     /// The run compared with it (a run plan job id).
     pub head: Uuid,
-    /// Exit 1 when any check regressed (for CI, beside `gate`, which judges one run alone).
+    /// Exit 1 when any check regressed or has no verdict in the head run (UNSCORED), for CI
+    /// beside `gate`, which judges one run alone.
     #[arg(long)]
     pub fail_on_regression: bool,
     /// Read each call's metrics rather than the run's results read (what a service without
@@ -39,6 +40,8 @@ pub struct Report<'a> {
     /// Bumped only if a member changes meaning or goes away.
     pub schema_version: u32,
     pub regressed: bool,
+    /// Some check judged in the base run has no verdict in the head run though still in it.
+    pub unscored: bool,
     #[serde(flatten)]
     pub diff: &'a Diff,
 }
@@ -69,20 +72,25 @@ pub async fn run(args: DiffArgs, session: &Session) -> Outcome {
     let diff = Diff::of(&base, &head, &edits);
     let text = match session.format.resolve() {
         Format::Json | Format::Jsonl => {
-            output::json(&Report { schema_version: 1, regressed: diff.regressed(), diff: &diff })?
+            let report =
+                Report { schema_version: 1, regressed: diff.regressed(), unscored: diff.unscored(), diff: &diff };
+            output::json(&report)?
         }
         Format::Markdown => markdown::render(&diff, args.all),
         _ => text::render(&diff, args.all),
     };
     output::emit(&text)?;
+    let count = |change| diff.counts.get(&change).copied().unwrap_or(0);
     if diff.regressed() {
-        let count = diff.counts.get(&crate::compare::Change::Regressed).copied().unwrap_or(0);
-        eprintln!("diff: {count} test case check(s) regressed");
-        if args.fail_on_regression {
-            return Ok(Exit::Failed);
-        }
+        eprintln!("diff: {} test case check(s) regressed", count(Change::Regressed));
     }
-    Ok(Exit::Ok)
+    if diff.unscored() {
+        eprintln!(
+            "diff: {} test case check(s) judged in the base run have no verdict in the head run (UNSCORED)",
+            count(Change::Unscored)
+        );
+    }
+    Ok(if args.fail_on_regression && diff.fails() { Exit::Failed } else { Exit::Ok })
 }
 
 pub use crate::columns::diff::{delta, number, rate, spread};
@@ -93,6 +101,6 @@ pub fn short(id: Uuid) -> String {
 }
 
 /// Which changes a listing shows: everything with `--all`, else what changed.
-pub fn shown(change: crate::compare::Change, all: bool) -> bool {
-    all || change != crate::compare::Change::Unchanged
+pub fn shown(change: Change, all: bool) -> bool {
+    all || change != Change::Unchanged
 }

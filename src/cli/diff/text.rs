@@ -36,9 +36,9 @@ pub fn render(diff: &Diff, all: bool) -> String {
     if !all && unchanged > 0 {
         let _ = writeln!(text, "({unchanged} unchanged test case checks not shown; --all lists them)");
     }
-    for case in
-        diff.cases.iter().filter(|c| matches!(c.change, Change::Regressed | Change::Flaky) || !c.differences.is_empty())
-    {
+    for case in diff.cases.iter().filter(|c| {
+        matches!(c.change, Change::Regressed | Change::Unscored | Change::Flaky) || !c.differences.is_empty()
+    }) {
         text.push_str(&detail(case));
     }
     text
@@ -56,7 +56,15 @@ fn side(side: &Side) -> String {
 
 /// `REGRESSED 1 · FLAKY 2 · …` over test case × checks, with the test and level.
 pub fn counts(diff: &Diff) -> String {
-    let order = [Change::Regressed, Change::Flaky, Change::Fixed, Change::New, Change::Gone, Change::Unchanged];
+    let order = [
+        Change::Regressed,
+        Change::Unscored,
+        Change::Flaky,
+        Change::Fixed,
+        Change::New,
+        Change::Gone,
+        Change::Unchanged,
+    ];
     let parts: Vec<String> =
         order.iter().map(|c| format!("{} {}", c.as_str(), diff.counts.get(c).copied().unwrap_or(0))).collect();
     format!(
@@ -69,7 +77,8 @@ pub fn counts(diff: &Diff) -> String {
 /// One test case's regressed or flaky checks with the head run's reasons, and what differed.
 fn detail(case: &CaseChange) -> String {
     let mut text = format!("\n{} — {}\n", case.name, case.change.as_str());
-    for check in case.checks.iter().filter(|c| matches!(c.change, Change::Regressed | Change::Flaky)) {
+    for check in case.checks.iter().filter(|c| matches!(c.change, Change::Regressed | Change::Unscored | Change::Flaky))
+    {
         let _ = writeln!(text, "  {} {}: {} → {}", check.label(), check.name, rate(&check.base), rate(&check.head));
         for sim in case.head_simulations.iter().filter(|s| s.failed.contains(&check.metric_definition_id)).take(3) {
             let reason = sim.reasons.get(&check.metric_definition_id).map(|r| one_line(r)).unwrap_or_default();

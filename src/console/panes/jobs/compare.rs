@@ -95,11 +95,12 @@ impl Row {
 fn rank(change: Change) -> u8 {
     match change {
         Change::Regressed => 0,
-        Change::Fixed => 1,
-        Change::Flaky => 2,
-        Change::Gone => 3,
-        Change::New => 4,
-        Change::Unchanged => 5,
+        Change::Unscored => 1,
+        Change::Fixed => 2,
+        Change::Flaky => 3,
+        Change::Gone => 4,
+        Change::New => 5,
+        Change::Unchanged => 6,
     }
 }
 
@@ -131,6 +132,22 @@ fn worse_by(row: &Row) -> String {
 /// FIXED are regressions and the other way about.
 fn backwards(diff: &Diff) -> bool {
     matches!((&diff.base.started_at, &diff.head.started_at), (Some(base), Some(head)) if base > head)
+}
+
+/// How a simulation came out on a check: failed, passed, or (in neither list) not judged, so
+/// an abstained or missing value never reads as a pass.
+fn verdict_mark(
+    sim: &SimRef,
+    check: Uuid,
+    theme: &crate::console::theme::Theme,
+) -> (&'static str, ratatui::style::Style) {
+    if sim.failed.contains(&check) {
+        ("✗ failed", theme.error())
+    } else if sim.passed.contains(&check) {
+        ("✓ passed", theme.ok())
+    } else {
+        ("? not judged", theme.warn())
+    }
 }
 
 /// The two simulations of a pair and their calls.
@@ -387,8 +404,7 @@ impl CompareView {
         let [reason, talk] = Layout::vertical([Constraint::Percentage(35), Fill(1)]).areas(area);
         let mut lines = Vec::new();
         if let Some(check) = check {
-            let failed = sim.failed.contains(&check.metric_definition_id);
-            let (mark, style) = if failed { ("✗ failed", theme.error()) } else { ("✓ passed", theme.ok()) };
+            let (mark, style) = verdict_mark(sim, check.metric_definition_id, theme);
             lines.push(Line::from(vec![
                 Span::styled(format!("{mark} "), style),
                 Span::styled(check.name.clone(), theme.heading()),
@@ -409,5 +425,57 @@ impl CompareView {
         }
         detail::draw(frame, reason, &format!("{label} · the judge's reasoning"), lines, scroll, theme, false);
         transcript::draw(frame, talk, &view.transcript, false, theme);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    use super::*;
+    use crate::compare::context::Edits;
+    use crate::compare::run::CheckRef;
+    use crate::compare::run::testing::{case, run, sim};
+    use crate::console::theme::Theme;
+
+    /// The pair of a check the base passed and the head could not judge (its value abstained).
+    fn abstained_pair() -> CompareView {
+        let id = Uuid::from_u128(7);
+        let check = CheckRef { id, name: "Card checked before loans read out".into(), version_id: None, version: None };
+        let base = run(1, vec![case("Renew a book", 1)], vec![check.clone()], vec![sim(0, &[true])]);
+        let head = run(2, vec![case("Renew a book", 1)], vec![check], vec![sim(0, &[])]);
+        let diff = Diff::of(&base, &head, &Edits::default());
+        let row = Row::of(&diff.cases[0], None).remove(0);
+        let mut out = Out::default();
+        let side = |sim: &SimRef, call: u128, words: &str, out: &mut Out| {
+            let sim = SimRef { reasons: BTreeMap::from([(id, words.to_owned())]), ..sim.clone() };
+            (sim, ConversationView::open(Uuid::from_u128(call), out))
+        };
+        let base = side(&row.case.base_simulations[0], 11, "The card and PIN were checked first.", &mut out);
+        let head = side(&row.case.head_simulations[0], 12, "Cannot tell: the caller's answer is lost.", &mut out);
+        let mut view = CompareView::open(Uuid::from_u128(1), Uuid::from_u128(2), &mut out);
+        view.diff = Some(Rc::new(diff));
+        view.pair = Some(Pair { case: row, base: Some(base), head: Some(head), scroll: Scroll::default() });
+        view
+    }
+
+    #[test]
+    fn an_abstained_value_in_the_pair_reads_not_judged_never_passed() {
+        let view = abstained_pair();
+        let (theme, keys, marks) = (Theme::new("mono", true), Default::default(), Default::default());
+        let ctx = ViewCtx { theme: &theme, now: jiff::Timestamp::UNIX_EPOCH, keys: &keys, marks: &marks };
+        let mut terminal = Terminal::new(TestBackend::new(120, 16)).expect("a test terminal");
+        terminal.draw(|f| view.draw(f, f.area(), &ctx, ("base", "head"))).expect("drawn");
+        let buffer = terminal.backend().buffer();
+        let width = buffer.area.width as usize;
+        let cells: Vec<&str> = buffer.content().iter().map(|c| c.symbol()).collect();
+        let screen: String = cells.chunks(width).map(|l| l.concat().trim_end().to_owned() + "\n").collect();
+        assert!(screen.contains("UNSCORED") && screen.contains("✓ passed Card checked"), "{screen}");
+        assert!(screen.contains("? not judged Card checked"), "the head's abstained value: {screen}");
+        assert_eq!(screen.matches("✓ passed").count(), 1, "only the base passed: {screen}");
+        insta::assert_snapshot!(screen);
     }
 }
