@@ -45,9 +45,7 @@ pub(super) struct Casts {
 impl Casts {
     /// The cast kept for `job_id`'s `key`, if it is still at `revisions` (the endpoint present).
     pub(super) fn get(&self, job_id: &str, key: CastKey, revisions: &Revisions) -> Option<Arc<Cast>> {
-        if revisions[0].is_none() {
-            return None;
-        }
+        revisions[0].as_ref()?; // no endpoint: never a hit
         let by_job = self.by_job.lock().unwrap_or_else(|e| e.into_inner());
         by_job.get(job_id)?.get(&key).filter(|cast| &cast.revisions == revisions).cloned()
     }
