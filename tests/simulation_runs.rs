@@ -501,3 +501,48 @@ async fn a_runs_collection_job_cancelled_while_it_runs_stays_cancelled() {
     .unwrap();
     assert!(processing.iter().all(|j| j.id != collection.id), "listed as PROCESSING after it was cancelled");
 }
+
+/// The set-up's documents are kept per job (issue 33) but a change mid-run reaches every
+/// simulation started after it, as a read at every set-up did.
+#[tokio::test]
+async fn an_agent_renamed_mid_run_is_seen_by_every_simulation_started_after() {
+    let dir = tempfile::tempdir().unwrap();
+    let options =
+        switchboard::service::Options { sim_speed: SimSpeed::Factor(100.0), ..support::options(dir.path(), true) };
+    let service = start_with(options, dir).await;
+    let (flow, endpoint) = dental();
+    let agent_id = endpoint["agentId"].as_str().unwrap().to_owned();
+    let mut input = plan(&flow, &endpoint, 3);
+    input.execution_mode = Some(ExecutionMode::SequentialSameRunPlan);
+    let started = service.client.run(&RunRequest { plan: Some(input), ..Default::default() }).await.unwrap();
+    let id = started.simulation_run_plan_job_id;
+    let completed = |s: &SimulationJob| s.status == Some(SimulationJobStatus::Completed);
+    eventually(Duration::from_secs(120), || async {
+        let job = service.client.get_run_plan_job(id).await.unwrap();
+        job.simulation_jobs.iter().any(completed).then_some(())
+    })
+    .await;
+    let key = format!("Bearer {}", service.running.api_key.expose());
+    let body = serde_json::to_vec(&serde_json::json!({ "name": "Renamed Mid-Run" })).unwrap();
+    let path = format!("/v1/agent/{agent_id}");
+    let (status, _, _) = support::raw(&service.base_url(), reqwest::Method::PUT, &path, Some(&key), Some(body)).await;
+    assert_eq!(status, 200);
+    let renamed_at = jiff::Timestamp::now();
+
+    let job = eventually(Duration::from_secs(120), || async {
+        let job = service.client.get_run_plan_job(id).await.unwrap();
+        job.status.as_ref().is_some_and(RunPlanJobStatus::is_terminal).then_some(job)
+    })
+    .await;
+    let mut names = Vec::new();
+    for simulation in &job.simulation_jobs {
+        let call = service.client.get_call(simulation.call_id.unwrap()).await.unwrap();
+        let started = simulation.started_at.as_ref().and_then(Timestamp::parse).unwrap();
+        names.push((started, call.agents[0].name.clone().unwrap_or_default()));
+    }
+    names.sort();
+    assert_ne!(names[0].1, "Renamed Mid-Run", "the first simulation ended before the change");
+    let after: Vec<_> = names.iter().filter(|(started, _)| *started > renamed_at).collect();
+    assert!(!after.is_empty(), "simulations started after the change: {names:?}");
+    assert!(after.iter().all(|(_, name)| name == "Renamed Mid-Run"), "{names:?}");
+}

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use super::db::{Arg, Tx, storable};
 use super::ends::End;
 use super::outbox::{self, Appended};
+use super::together::{self, Revisions, Three};
 use super::values::{self, StoredValue};
 use super::{Doc, Kind, StoreError, StoreResult, docs, ends, leases, transcripts};
 
@@ -184,6 +185,18 @@ impl Batch {
             ends::append(tx, job_id, end)?;
         }
         Ok(Applied::Written)
+    }
+}
+
+impl Batch {
+    /// Applies the batch in `tx` and, once written, reads `seeing`'s revisions (as `sb_apply`'s
+    /// statement answers them on PostgreSQL).
+    pub(super) fn apply_seeing_in(&self, tx: &Tx, seeing: Option<&Three>) -> StoreResult<(Applied, Revisions)> {
+        let applied = self.apply_in(tx)?;
+        match seeing {
+            Some(three) if applied == Applied::Written => Ok((applied, together::revisions(tx, three)?)),
+            _ => Ok((applied, Revisions::default())),
+        }
     }
 }
 

@@ -293,19 +293,42 @@ impl Store {
     /// Applies `batch` as an engine's progress (see `write_progress`): on PostgreSQL one
     /// statement, its own transaction (`batch`).
     pub async fn apply_progress(&self, batch: batch::Batch) -> StoreResult<batch::Applied> {
-        if let Engine::Sqlite(_) = &*self.engine {
-            return self.write_progress(move |tx| batch.apply_in(tx)).await;
-        }
-        let store = self.clone();
-        tokio::task::spawn_blocking(move || store.apply_blocking(&batch, false)).await.map_err(StoreError::backend)?
+        Ok(self.apply_progress_seeing(batch, None).await?.0)
     }
 
-    /// The same, for callers already off the async threads; `durable`: the commit waits for
-    /// the disk.
+    /// The same, answering with `seeing`'s revisions when it was written (none when it was
+    /// not): documents read after a write, such as a simulation's set-up after its claim,
+    /// are read again only when they changed, at no round trip of their own.
+    pub async fn apply_progress_seeing(
+        &self,
+        batch: batch::Batch,
+        seeing: Option<together::Three>,
+    ) -> StoreResult<(batch::Applied, together::Revisions)> {
+        if let Engine::Sqlite(_) = &*self.engine {
+            return self.write_progress(move |tx| batch.apply_seeing_in(tx, seeing.as_ref())).await;
+        }
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || store.apply_blocking_seeing(&batch, false, seeing.as_ref()))
+            .await
+            .map_err(StoreError::backend)?
+    }
+
+    /// Applies `batch` for callers already off the async threads; `durable`: the commit waits
+    /// for the disk.
     pub fn apply_blocking(&self, batch: &batch::Batch, durable: bool) -> StoreResult<batch::Applied> {
+        Ok(self.apply_blocking_seeing(batch, durable, None)?.0)
+    }
+
+    /// The same, answering with `seeing`'s revisions (`apply_progress_seeing`).
+    pub fn apply_blocking_seeing(
+        &self,
+        batch: &batch::Batch,
+        durable: bool,
+        seeing: Option<&together::Three>,
+    ) -> StoreResult<(batch::Applied, together::Revisions)> {
         match &*self.engine {
-            Engine::Sqlite(sqlite) => sqlite.write(&self.events, |tx| batch.apply_in(tx)),
-            Engine::Postgres(postgres) => postgres.apply(batch, durable),
+            Engine::Sqlite(sqlite) => sqlite.write(&self.events, |tx| batch.apply_seeing_in(tx, seeing)),
+            Engine::Postgres(postgres) => postgres.apply(batch, durable, seeing),
         }
     }
 

@@ -12,6 +12,7 @@
 //! (`leases`); every write for a simulation checks that this replica still holds it, so one
 //! whose lease ran out (and was handed to another replica) is left to that one.
 
+mod casts;
 mod failure;
 mod folding;
 mod scheduling;
@@ -51,6 +52,8 @@ pub struct Simulator {
     worker: Worker,
     /// Each active job's metrics, loaded when it first schedules and dropped once it ends.
     job_metrics: Arc<Mutex<HashMap<String, Arc<JobMetrics>>>>,
+    /// Each active job's set-up documents, read again only when one changed (`casts`).
+    casts: Arc<casts::Casts>,
     /// How long an HTTP agent may take to answer one turn.
     turn_timeout: Duration,
     /// The language model that plays the caller, when the service has one (`[caller]`).
@@ -69,6 +72,7 @@ impl Simulator {
             folds: Arc::new(Notify::new()),
             worker,
             job_metrics: Arc::default(),
+            casts: Arc::default(),
             turn_timeout: super::agent_link::TURN_TIMEOUT,
             caller: None,
         }

@@ -47,6 +47,7 @@ impl Simulator {
             })
             .await?;
         self.job_metrics.lock().unwrap_or_else(|e| e.into_inner()).retain(|id, _| jobs.iter().any(|(j, _)| j == id));
+        self.casts.retain(|id| jobs.iter().any(|(j, _)| j == id));
         for (job_id, body) in jobs {
             match self.schedule_job(&job_id, &body).await {
                 Ok(()) => {}

@@ -3,9 +3,12 @@
 //! metrics, and settle its end. `Simulator::simulate` runs them in that order; each phase
 //! writes what it changed, checking that this replica still holds the simulation.
 
+use std::sync::Arc;
+
 use uuid::Uuid;
 
 use super::Simulator;
+use super::casts::{self, Cast, CastKey};
 use super::failure::SimulationError;
 use crate::api::model::*;
 use crate::service::SimSpeed;
@@ -21,6 +24,7 @@ use crate::service::sim::selection::{scenario_flow, simulation_variables};
 use crate::service::sim::verdict::{self, CheckResult, Judged};
 use crate::service::sim::work::Work;
 use crate::service::store::batch::{Applied, Batch, Guard};
+use crate::service::store::together::Revisions;
 use crate::service::store::{self, Conn, Doc, Kind, StoreError, StoreResult, Tx, ends};
 
 /// A claimed simulation on its way through the phases.
@@ -29,6 +33,9 @@ pub(super) struct Simulation<'a> {
     work: &'a Work,
     job_id: String,
     record: SimulationJob,
+    /// The revisions of the documents it is set up with, as its claim found them (none when
+    /// the claim was decided again: they are read).
+    seen: Revisions,
     /// At a real pace each phase is written as it begins. As fast as the machine allows (max
     /// speed, history replays) a phase lasts a moment: only the start and the end are, the
     /// call with the end.
@@ -51,9 +58,6 @@ pub(super) struct Collection {
     call_with_end: Option<(Call, String)>,
 }
 
-/// The endpoint, its agent, the flow and the agent's request definition, as stored.
-type Cast = (AgentEndpoint, Option<Agent>, Option<CustomerFlow>, Option<HttpRequestDefinition>);
-
 impl<'a> Simulation<'a> {
     /// Claims the simulation, or honours a cancel, in one transaction so neither is lost;
     /// `None` when it is not to run.
@@ -64,23 +68,31 @@ impl<'a> Simulation<'a> {
         let (job_id, id) = (work.job_id.clone(), work.simulation.simulation_job_id.to_string());
         let (now, owner) = (work.now(), engine.worker.owner.clone());
         let claimed = match claim_as_picked(engine, work).await? {
-            Some(record) => Some(record),
+            Some(claimed) => Some(claimed),
             // Not as it was picked (a cancel met it): decided again from what is stored.
-            None => engine.store.write_progress(move |tx| claim_row(tx, &id, &job_id, &owner, &now)).await?,
+            None => engine
+                .store
+                .write_progress(move |tx| claim_row(tx, &id, &job_id, &owner, &now))
+                .await?
+                .map(|record| (record, Revisions::default())),
         };
         let phases_written = matches!(engine.speed, SimSpeed::Factor(_)) && work.replay.is_none();
-        Ok(claimed.map(|record| Simulation { engine, work, job_id: work.job_id.clone(), record, phases_written }))
+        Ok(claimed.map(|(record, seen)| Simulation {
+            engine,
+            work,
+            job_id: work.job_id.clone(),
+            record,
+            seen,
+            phases_written,
+        }))
     }
 
-    /// Reads who and what the call is with, and how the agent is reached.
+    /// Reads who and what the call is with (kept for its job while unchanged, `casts`), and
+    /// how the agent is reached.
     pub(super) async fn set_up(&self) -> DomainResult<Scene> {
-        let endpoint_id =
-            self.record.agent_endpoint.as_ref().map(|e| e.id).ok_or_else(|| DomainError::fault("no endpoint"))?;
-        let flow_id = self.record.customer_flow.as_ref().map(|f| f.id);
-        let vault = self.engine.store.vault();
-        let (endpoint, agent, flow, definition) =
-            self.engine.store.read(move |c| read_cast(c, &vault, endpoint_id, flow_id)).await?;
-        let flow = flow.unwrap_or_else(|| scenario_flow(&self.record));
+        let (cast, definition) = self.cast().await?;
+        let (endpoint, agent) = (cast.endpoint.clone(), cast.agent.clone());
+        let flow = cast.flow.clone().unwrap_or_else(|| scenario_flow(&self.record));
         let variant = self
             .record
             .customer_flow
@@ -89,6 +101,33 @@ impl<'a> Simulation<'a> {
             .and_then(|v| flow.happy_path.iter().chain(&flow.edge_cases).find(|variant| variant.id == v).cloned());
         let link = self.link(definition)?;
         Ok(Scene { endpoint, agent, flow, variant, link })
+    }
+
+    /// The endpoint, its agent and the flow: as kept for the job when their revisions are
+    /// those the claim saw, else read (and kept); with an HTTP agent's request definition.
+    async fn cast(&self) -> DomainResult<(Arc<Cast>, Option<HttpRequestDefinition>)> {
+        let endpoint_id =
+            self.record.agent_endpoint.as_ref().map(|e| e.id).ok_or_else(|| DomainError::fault("no endpoint"))?;
+        let key = (endpoint_id, self.record.customer_flow.as_ref().map(|f| f.id));
+        let (store, vault) = (self.engine.store.clone(), self.engine.store.vault());
+        if let Some(cast) = self.engine.casts.get(&self.job_id, key, &self.seen) {
+            if !dials_http(&cast.endpoint) {
+                return Ok((cast, None));
+            }
+            let endpoint = cast.endpoint.clone();
+            let definition = store.read(move |c| read_definition(c, &vault, &endpoint)).await?;
+            return Ok((cast, definition));
+        }
+        let (cast, definition) = store
+            .read(move |c| -> DomainResult<_> {
+                let cast = read_cast(c, key)?;
+                let definition = read_definition(c, &vault, &cast.endpoint)?;
+                Ok((cast, definition))
+            })
+            .await?;
+        let cast = Arc::new(cast);
+        self.engine.casts.put(&self.job_id, key, cast.clone());
+        Ok((cast, definition))
     }
 
     /// The agent over HTTP when its endpoint has a request definition; the reference agent
@@ -321,7 +360,11 @@ impl<'a> Simulation<'a> {
 /// The claim in one statement: the simulation as it was picked (QUEUED, leased to this
 /// replica) goes PROCESSING (CONNECTING), if it is still QUEUED and its job still open; `None`
 /// when either moved (nothing written).
-async fn claim_as_picked(engine: &Simulator, work: &Work) -> Result<Option<SimulationJob>, SimulationError> {
+/// With it, the revisions of the documents it is set up with.
+async fn claim_as_picked(
+    engine: &Simulator,
+    work: &Work,
+) -> Result<Option<(SimulationJob, Revisions)>, SimulationError> {
     let queued = SimulationJobStatus::Queued;
     if work.simulation.status.as_ref() != Some(&queued) {
         return Ok(None);
@@ -340,9 +383,11 @@ async fn claim_as_picked(engine: &Simulator, work: &Work) -> Result<Option<Simul
         release: false,
     });
     record_into(&mut batch, Some(queued.as_str()), current.clone(), &work.job_id, &[], None)?;
-    Ok(match engine.store.apply_progress(batch).await? {
-        Applied::Written => Some(current),
-        Applied::Moved => None,
+    let seeing =
+        current.agent_endpoint.as_ref().map(|e| casts::three((e.id, current.customer_flow.as_ref().map(|f| f.id))));
+    Ok(match engine.store.apply_progress_seeing(batch, seeing).await? {
+        (Applied::Written, seen) => Some((current, seen)),
+        (Applied::Moved, _) => None,
     })
 }
 
@@ -377,33 +422,34 @@ fn claim_row(tx: &Tx, id: &str, job_id: &str, owner: &str, now: &Timestamp) -> S
     Ok(Some(current))
 }
 
-/// Reads the endpoint, its agent, the flow and (for an HTTP agent) its request definition
-/// with its secrets opened for dialling.
-fn read_cast(
-    c: &Conn,
-    vault: &crate::service::vault::Vault,
-    endpoint_id: Uuid,
-    flow_id: Option<Uuid>,
-) -> DomainResult<Cast> {
-    // The endpoint, its agent and the flow in one read (one round trip on PostgreSQL).
-    let (endpoint_id, flow_id) = (endpoint_id.to_string(), flow_id.map(|f| f.to_string()));
-    let [endpoint, agent, flow] = store::together::get_three_raw(
-        c,
-        (Kind::AgentEndpoint, &endpoint_id),
-        (Kind::Agent, "$.agentId"),
-        flow_id.as_deref().map(|f| (Kind::CustomerFlow, f)),
-    )?;
+/// Reads the endpoint, its agent and the flow `key` names, with their revisions, in one
+/// statement (one round trip on PostgreSQL).
+fn read_cast(c: &Conn, key: CastKey) -> DomainResult<Cast> {
+    let ([endpoint, agent, flow], revisions) = store::together::get_three_revised(c, &casts::three(key))?;
     let endpoint: AgentEndpoint =
-        serde_json::from_str(&endpoint.ok_or_else(|| StoreError::not_found(Kind::AgentEndpoint, &endpoint_id))?)?;
+        serde_json::from_str(&endpoint.ok_or_else(|| StoreError::not_found(Kind::AgentEndpoint, &key.0.to_string()))?)?;
     let agent: Option<Agent> = agent.map(|a| serde_json::from_str(&a)).transpose()?;
     let flow: Option<CustomerFlow> = flow.map(|f| serde_json::from_str(&f)).transpose()?;
-    let definition: Option<HttpRequestDefinition> = match endpoint.outbound_dial_type {
-        Some(OutboundDialType::HttpRequest) => endpoint
-            .outbound_dial_http_request_definition_id
-            .map(|d| crate::service::secrets::definition_to_dial(c, vault, &d.to_string()))
-            .transpose()?
-            .flatten(),
-        _ => None,
-    };
-    Ok((endpoint, agent, flow, definition))
+    Ok(Cast { revisions, endpoint, agent, flow })
+}
+
+/// Whether the endpoint is dialled over HTTP (through its request definition).
+fn dials_http(endpoint: &AgentEndpoint) -> bool {
+    matches!(endpoint.outbound_dial_type, Some(OutboundDialType::HttpRequest))
+}
+
+/// An HTTP agent's request definition, with its secrets opened for dialling.
+fn read_definition(
+    c: &Conn,
+    vault: &crate::service::vault::Vault,
+    endpoint: &AgentEndpoint,
+) -> DomainResult<Option<HttpRequestDefinition>> {
+    if !dials_http(endpoint) {
+        return Ok(None);
+    }
+    Ok(endpoint
+        .outbound_dial_http_request_definition_id
+        .map(|d| crate::service::secrets::definition_to_dial(c, vault, &d.to_string()))
+        .transpose()?
+        .flatten())
 }

@@ -27,6 +27,7 @@ pub use session::Session;
 use super::OpenError;
 use super::batch::{Applied, Batch};
 use super::db::{Conn, Tx};
+use super::together::{Revisions, Three};
 use crate::service::store::error::{StoreError, StoreResult};
 
 /// Connections kept open per replica.
@@ -163,24 +164,38 @@ impl Postgres {
 
 impl Postgres {
     /// Applies `batch` in one statement (`sb_apply`), its own transaction, again if it
-    /// deadlocked with another.
-    pub(super) fn apply(&self, batch: &Batch, durable: bool) -> StoreResult<Applied> {
+    /// deadlocked with another; with `seeing`, the same statement answers those documents'
+    /// revisions too (read as the statement began).
+    pub(super) fn apply(
+        &self,
+        batch: &Batch,
+        durable: bool,
+        seeing: Option<&Three>,
+    ) -> StoreResult<(Applied, Revisions)> {
         batch.check_storable()?;
         let json = batch.to_json(!durable);
+        let (columns, seen_args) = match seeing {
+            Some(three) => three.revision_columns(super::db::Dialect::Postgres, 2)?,
+            None => ("NULL, NULL, NULL".to_owned(), Vec::new()),
+        };
+        let sql = format!("SELECT sb_apply(?1), {columns}");
+        let mut args = vec![super::db::Arg::from(&json)];
+        args.extend(seen_args);
         let mut attempt = 0;
         loop {
             attempt += 1;
             let session = self.session()?;
-            let answer = Conn::postgres(&session).value::<i64>("SELECT sb_apply(?1)", crate::args![&json]);
+            let answer = Conn::postgres(&session)
+                .query_row(&sql, &args, |r| Ok((r.take::<i64>(0)?, [r.take(1)?, r.take(2)?, r.take(3)?])));
             match answer {
-                Ok(Some(0)) => {
+                Ok(Some((0, revisions))) => {
                     if batch.has_events() {
                         self.unpublished.note();
                     }
-                    return Ok(Applied::Written);
+                    return Ok((Applied::Written, revisions));
                 }
-                Ok(Some(1)) => return Ok(Applied::Moved),
-                Ok(Some(2)) => {
+                Ok(Some((1, _))) => return Ok((Applied::Moved, Revisions::default())),
+                Ok(Some((2, _))) => {
                     let guard =
                         batch.guard().ok_or_else(|| StoreError::backend("store: a lease lost without a guard"))?;
                     return Err(super::batch::lost(guard));

@@ -157,3 +157,52 @@ fn a_batch_writes_nothing_under_a_lease_another_holds_or_over_a_status_that_move
         assert_eq!(rows(&store), before, "{:?}", store.dialect());
     }
 }
+
+/// The endpoint e1 naming agent a1, and flow f1.
+fn cast_docs(agent_name: &str) -> [Doc; 3] {
+    let doc = |kind: Kind, id: &str, body: serde_json::Value| {
+        Doc::new(kind, id, &body, "2026-01-01T00:00:00Z").unwrap_or_else(|e| panic!("{e:?}"))
+    };
+    [
+        doc(Kind::AgentEndpoint, "e1", serde_json::json!({ "id": "e1", "agentId": "a1" })),
+        doc(Kind::Agent, "a1", serde_json::json!({ "id": "a1", "name": agent_name })),
+        doc(Kind::CustomerFlow, "f1", serde_json::json!({ "id": "f1" })),
+    ]
+}
+
+#[test]
+fn a_batch_answers_the_revisions_of_the_documents_it_was_asked_to_see() {
+    use crate::service::store::together::{self, Three};
+    let three = Three {
+        first: (Kind::AgentEndpoint, "e1".into()),
+        named: (Kind::Agent, "$.agentId".into()),
+        other: Some((Kind::CustomerFlow, "f1".into())),
+    };
+    for (_dir, store) in engines() {
+        set_up(&store);
+        write(&store, |tx| cast_docs("Ada").iter().try_for_each(|d| insert(tx, d)));
+        let now = || read(&store, |c| together::revisions(c, &three));
+        let before = now();
+        assert!(before.iter().all(Option::is_some), "{:?}: {before:?}", store.dialect());
+        // Nothing written (the status moved): nothing seen.
+        let moved = store.apply_blocking_seeing(&an_end_under(guard("replica-a", "QUEUED", true)), false, Some(&three));
+        assert_eq!(moved.ok(), Some((Applied::Moved, [None, None, None])), "{:?}", store.dialect());
+
+        let answered = store.apply_blocking_seeing(&an_end(), false, Some(&three));
+        let (applied, seen) = answered.unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(applied, Applied::Written);
+        assert_eq!(seen, before, "{:?}: the batch wrote none of them", store.dialect());
+        let (bodies, revisions) = read(&store, |c| together::get_three_revised(c, &three));
+        assert_eq!(revisions, before, "{:?}: read with their bodies, the same revisions", store.dialect());
+        assert!(bodies.iter().all(Option::is_some));
+
+        // The agent renamed: its revision moves, the others' do not.
+        let [_, renamed, _] = cast_docs("Grace");
+        write(&store, |tx| docs::rewrite(tx, &renamed));
+        let after = now();
+        assert_ne!(after[1], before[1], "{:?}: the agent was written", store.dialect());
+        assert_eq!((&after[0], &after[2]), (&before[0], &before[2]), "{:?}", store.dialect());
+        write(&store, |tx| soft_delete(tx, Kind::CustomerFlow, "f1", "2026-01-02T00:00:00Z"));
+        assert_eq!(now()[2], None, "{:?}: a deleted flow has no revision", store.dialect());
+    }
+}
