@@ -293,6 +293,21 @@ impl RunPlanJob {
 }
 
 impl SimulationJob {
+    /// Whether its check results count toward the run's pass rates: the one rule the verdict
+    /// (`gate`), `diff` and `flaky` share. A simulation the service judged (PASSED or FAILED) on
+    /// a completed call counts; a NOT_EVALUATED one (a check left without a value, none false)
+    /// counts for no check, not even the ones it has values for. Without an outcome (a service
+    /// that judges only the run) a completed simulation counts where it has values. An
+    /// invalidated simulation never counts.
+    pub fn counts_for_checks(&self) -> bool {
+        let completed = self.status == Some(SimulationJobStatus::Completed);
+        let judged = match &self.outcome {
+            None => true,
+            Some(outcome) => matches!(outcome, SimulationOutcome::Passed | SimulationOutcome::Failed),
+        };
+        completed && judged && self.invalidation.is_none()
+    }
+
     /// Why a simulation did not pass, in one line: each failed check with the judge's reason,
     /// else why its result does not count, else the error that stopped it.
     /// The same for a narrow column: the first failed check and how many more, then its

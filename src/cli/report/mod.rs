@@ -210,11 +210,12 @@ impl FlakyCheck {
     }
 }
 
-/// The job's flaky checks, by test case then check. Only simulations the service judged
-/// (PASSED or FAILED) count; an errored or invalidated one says nothing of a check.
+/// The job's flaky checks, by test case then check. Only simulations whose checks count
+/// (`SimulationJob::counts_for_checks`, as in the verdict and `diff`) are judged; an errored,
+/// unscored or invalidated one says nothing of a check.
 pub fn flaky_checks(sims: &[SimulationJob]) -> Vec<FlakyCheck> {
     use std::collections::BTreeMap;
-    let judged = |s: &&SimulationJob| matches!(s.outcome, Some(SimulationOutcome::Passed | SimulationOutcome::Failed));
+    let judged = |s: &&SimulationJob| s.outcome.is_some() && s.counts_for_checks();
     let mut cases: BTreeMap<String, Vec<&SimulationJob>> = BTreeMap::new();
     for sim in sims.iter().filter(judged) {
         cases.entry(test_case(sim)).or_default().push(sim);
@@ -304,7 +305,7 @@ mod tests {
         serde_json::from_value(serde_json::json!({
             "simulationJobId": uuid::Uuid::new_v4(),
             "customerFlow": {"id": "00000000-0000-0000-0000-0000000000f1", "title": "Flow", "variantTitle": variant},
-            "iteration": iteration, "outcome": outcome, "failedChecks": failed,
+            "iteration": iteration, "outcome": outcome, "failedChecks": failed, "status": "COMPLETED",
         }))
         .unwrap()
     }

@@ -290,8 +290,8 @@ impl TallyPart {
         let outcome = simulation.outcome.as_ref().map_or("NONE", |o| o.as_str()).to_owned();
         let never_spoke =
             simulation.invalidation.as_ref().is_some_and(|i| i.reason == InvalidationReason::AgentNeverSpoke);
-        let judged = matches!(simulation.outcome, Some(SimulationOutcome::Passed | SimulationOutcome::Failed));
-        let scored = !never_spoke && judged && simulation.status == Some(SimulationJobStatus::Completed);
+        // The rule `diff` and `flaky` count by too.
+        let scored = simulation.outcome.is_some() && simulation.counts_for_checks();
         let results = if scored { results.to_vec() } else { Vec::new() };
         TallyPart { retried: false, outcome, never_spoke, scored, results }
     }
