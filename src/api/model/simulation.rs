@@ -8,7 +8,7 @@ use uuid::Uuid;
 use super::common::Timestamp;
 pub use super::job_status::{RunPlanJobStatus, SimulationJobSort, SimulationJobStatus};
 use super::persona::Persona;
-use super::verdict::{FailedCheck, Invalidation, SimulationOutcome, Verdict, one_line};
+use super::verdict::{FailedCheck, Invalidation, SimulationOutcome, UnscoredCheck, Verdict, one_line};
 use crate::wire_enum;
 
 wire_enum! {
@@ -185,6 +185,10 @@ pub struct SimulationJob {
     /// The checks it failed, with the judge's reasoning (local service extension).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failed_checks: Vec<FailedCheck>,
+    /// A NOT_EVALUATED simulation's checks that had no value, and why (local service
+    /// extension).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unscored_checks: Vec<UnscoredCheck>,
     /// Present when the result does not count (the agent never spoke, say); null otherwise.
     #[serde(default)]
     #[serialize_always]
@@ -322,6 +326,8 @@ impl SimulationJob {
         }
     }
 
+    /// Why it did not pass: its failed checks, its invalidation, its error, else the checks the
+    /// service left without a value.
     pub fn why_not_passed(&self) -> String {
         if !self.failed_checks.is_empty() {
             let reasons: Vec<String> = self
@@ -341,6 +347,9 @@ impl SimulationJob {
             let detail = invalidation.detail.as_deref().map(one_line).unwrap_or_default();
             return format!("{}: {detail}", invalidation.reason).trim_end_matches(": ").to_string();
         }
-        self.error_message.as_deref().map(one_line).unwrap_or_default()
+        if let Some(message) = &self.error_message {
+            return one_line(message);
+        }
+        self.unscored_checks.iter().map(UnscoredCheck::in_words).collect::<Vec<_>>().join("; ")
     }
 }
