@@ -336,9 +336,19 @@ async fn simulations_the_judge_could_not_score_are_named_with_its_words() {
     // The summary a CI log shows names them under NOT SCORED, with the judge's words.
     let reasoning = sims[0]["unscoredChecks"][0]["reasoning"].as_str().unwrap();
     let opening: String = reasoning.split_whitespace().take(5).collect::<Vec<_>>().join(" ");
-    let output = gate(home.path(), &service, &["Undecidable", "--output", "table"]).await;
+    let (md, xml) = (home.path().join("gate.md"), home.path().join("junit.xml"));
+    let (md_path, xml_path) = (md.to_str().unwrap(), xml.to_str().unwrap());
+    let args = ["Undecidable", "--output", "table", "--markdown", md_path, "--junit", xml_path];
+    let output = gate(home.path(), &service, &args).await;
     assert_exit(&output, 1);
     let text = stdout(&output);
     let section = text.split("NOT SCORED").nth(1).unwrap_or_else(|| panic!("no NOT SCORED section: {text}"));
     assert!(section.contains(&format!("Sounds sincere: {opening}")), "{section}");
+    // The Markdown and JUnit reports say why too.
+    let md = std::fs::read_to_string(&md).unwrap();
+    let section = md.split("### Not scored").nth(1).unwrap_or_else(|| panic!("no Not scored section: {md}"));
+    assert!(section.contains(&format!("Sounds sincere: {opening}")), "{section}");
+    let xml = std::fs::read_to_string(&xml).unwrap();
+    assert_eq!(schema_errors(&xml), Vec::<String>::new(), "{xml}");
+    assert!(xml.contains(&format!("<skipped message=\"not evaluated: Sounds sincere: {opening}")), "{xml}");
 }

@@ -93,6 +93,43 @@ async fn rerun_failed_runs_only_what_did_not_pass_in_that_run() {
     assert_eq!(json(&rerun)["simulations"].as_array().unwrap().len(), 3, "every case failed, every case reruns");
 }
 
+/// A rerun with nothing to run is refused (exit 2) naming the plan (name and id) and the run:
+/// the run had no failures, or its failures are of another plan's test cases.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_rerun_names_the_plan_and_the_run() {
+    let service = start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    let (always, never) = (duration_check(&service.client, true).await, duration_check(&service.client, false).await);
+    let happy = create_plan(&service.client, &plan_input("Happy only", Some((&always, 100.0)), 1)).await;
+    let mut edges = plan_input("Edges only", Some((&never, 100.0)), 1);
+    edges.flows = Some(vec![
+        serde_json::from_value(serde_json::json!({"id": RESCHEDULE_FLOW, "happyPath": false, "edgeCases": "ALL"}))
+            .unwrap(),
+    ]);
+    let edges = create_plan(&service.client, &edges).await;
+    let job_of = async |plan: &str, code: i32| {
+        let output = run(against(home.path(), &service).args(["gate", "-o", "json", plan])).await;
+        assert_exit(&output, code);
+        json(&output)["runPlanJobId"].as_str().unwrap().to_owned()
+    };
+    let (passed, failed) = (job_of("Happy only", 0).await, job_of("Edges only", 1).await);
+
+    let refused = async |job: &str| {
+        let output =
+            run(against(home.path(), &service).args(["gate", "-o", "json", "Happy only", "--rerun-failed", job])).await;
+        assert_exit(&output, 2);
+        let said: serde_json::Value = serde_json::from_str(&stderr(&output)).unwrap();
+        let said = said["message"].as_str().unwrap().to_owned();
+        assert!(said.contains(&format!("plan \"Happy only\" (id {happy})")) && said.contains(job), "{said}");
+        assert!(!said.contains("started run plan job"), "nothing ran: {said}");
+        said
+    };
+    let said = refused(&passed).await;
+    assert!(said.contains(&format!("run {passed} has no test case that did not pass")), "{said}");
+    let said = refused(&failed).await;
+    assert!(said.contains(&format!("run {failed} ran plan \"Edges only\" (id {edges})")), "{said}");
+}
+
 /// `--embedded --keep DIR` keeps the embedded service's data: later runs add to it, and
 /// `--data-dir DIR` reads it (a job list, a diff of two kept runs).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

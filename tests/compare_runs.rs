@@ -431,3 +431,63 @@ async fn a_run_that_has_not_ended_is_refused_never_compared() {
     let still = service.client.get_run_plan_job(started.simulation_run_plan_job_id).await.unwrap();
     assert!(!still.has_ended(), "the run was still going when refused");
 }
+
+/// A check the offline judge cannot decide leaves every simulation NOT_EVALUATED: the verdict
+/// (`gate`) then counts no simulation for any check, not even the duration check each one
+/// has a value for, and `diff` counts the same way (the one rule both use).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn diff_counts_a_not_evaluated_simulation_for_no_check_as_the_gate_does() {
+    let service = support::start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    let always = duration_check(&service.client, true).await;
+    let sincere = MetricDefinitionInput {
+        name: Some("Sounds sincere".into()),
+        metric_type: Some(MetricType::Boolean),
+        calculation_type: Some(CalculationType::LlmJudge),
+        llm_prompt: Some("Did the agent sound sincere and warm throughout?".into()),
+        ..Default::default()
+    };
+    let sincere = service.client.create_metric_definition(&sincere).await.unwrap().slug.unwrap();
+    let mut input = plan_input("Half judged", Some((&always, 100.0)), 2);
+    input.metrics.get_or_insert_default().push(MetricReference::by_slug(&sincere));
+    create_plan(&service.client, &input).await;
+    let mut gates = Vec::new();
+    for _ in 0..2 {
+        let output = run(against(home.path(), &service).args(["gate", "Half judged", "-o", "json"])).await;
+        assert_exit(&output, 1);
+        gates.push(json(&output));
+    }
+    let job = |g: &Value| g["runPlanJobId"].as_str().unwrap().parse::<Uuid>().unwrap();
+    let (code, report) = diff(home.path(), &service, job(&gates[0]), job(&gates[1]), &[]).await;
+    assert_eq!(code, 0, "{report:#}");
+    for (side, gate) in [("base", &gates[0]), ("head", &gates[1])] {
+        let sims = gate["simulations"].as_array().unwrap();
+        let unscored = sims.iter().filter(|s| s["outcome"] == "NOT_EVALUATED").count();
+        assert!(unscored > 0, "the judge abstained: {gate:#}");
+        assert_eq!(report[side]["notScored"], unscored, "{side}: {:#}", report[side]);
+        for check in gate["verdict"]["checks"].as_array().unwrap() {
+            let pooled = report["checks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["metricDefinitionId"] == check["metricDefinitionId"]);
+            let (passed, evaluated) = pooled
+                .map_or((0, 0), |c| (c[side]["passed"].as_u64().unwrap(), c[side]["evaluated"].as_u64().unwrap()));
+            assert_eq!(
+                (passed, evaluated),
+                (check["passedSims"].as_u64().unwrap(), check["evaluatedSims"].as_u64().unwrap()),
+                "{side} {}: diff {pooled:?} vs gate {check:#}",
+                check["metricName"]
+            );
+        }
+    }
+    let output = run(against(home.path(), &service).args([
+        "diff",
+        &job(&gates[0]).to_string(),
+        &job(&gates[1]).to_string(),
+        "--output",
+        "table",
+    ]))
+    .await;
+    assert!(stdout(&output).contains("not scored: they count for no check"), "{}", stdout(&output));
+}

@@ -91,13 +91,14 @@ impl RunSpec {
             _ => return Err(Failure::usage("name a saved plan (its id or exact name) or give -f FILE")),
         };
         if self.select.narrows() {
+            let label = select::PlanRef { name: plan_name.as_deref(), id: plan_id, file: self.file.as_deref() };
             // The chosen test cases run as an inline copy of a saved plan.
             let mut input = match (inline.take(), plan_id.take()) {
                 (Some(input), _) => input,
                 (None, Some(id)) => session.client.get_run_plan(id).await?.plan.as_input(),
                 (None, None) => return Err(Failure::usage("no plan to choose test cases from")),
             };
-            select::narrow(&session.client, &mut input, &self.select).await?;
+            select::narrow(&session.client, &mut input, &self.select, &label).await?;
             inline = Some(input);
         }
         if let Some(agent) = HttpAgent::from(&self.agent, section)? {

@@ -57,18 +57,25 @@ impl Case<'_> {
     }
 }
 
-/// Narrows `plan` to the chosen test cases; refuses (exit 2) when none is left.
-pub async fn narrow(client: &Client, plan: &mut RunPlanInput, args: &SelectArgs) -> Result<(), Failure> {
+/// Narrows `plan` to the chosen test cases; refuses (exit 2) when none is left, naming the
+/// plan (`label`).
+pub async fn narrow(
+    client: &Client,
+    plan: &mut RunPlanInput,
+    args: &SelectArgs,
+    label: &PlanRef<'_>,
+) -> Result<(), Failure> {
     if !args.narrows() {
         return Ok(());
     }
     if !plan.runs_flows() {
         return Err(Failure::usage("--only and --rerun-failed choose among a plan's flows; this plan runs none"));
     }
-    let failed = match args.rerun_failed {
-        Some(job) => Some(failed_cases(client, job).await?),
+    let earlier = match args.rerun_failed {
+        Some(job) => Some(failed_cases(client, job, label).await?),
         None => None,
     };
+    let failed = earlier.as_ref().map(|e| &e.failed);
     let patterns: Vec<String> = args.only.iter().map(|p| p.to_lowercase()).collect();
     let mut kept = Vec::new();
     let mut seen = Vec::new();
@@ -96,12 +103,13 @@ pub async fn narrow(client: &Client, plan: &mut RunPlanInput, args: &SelectArgs)
         kept.push(narrowed);
     }
     if kept.is_empty() {
-        let mut message = String::from("no test case of the plan is chosen");
+        let mut message = format!("no test case of plan {label} is chosen");
         if !args.only.is_empty() {
             message.push_str(&format!(" by --only {}", args.only.join(", --only ")));
         }
-        if let Some(job) = args.rerun_failed {
-            message.push_str(&format!(" among those that did not pass in run {job}"));
+        if let Some(earlier) = &earlier {
+            message.push_str(&format!(" among those that did not pass in run {}", earlier.job));
+            message.push_str(&earlier.why_none(client, label.id).await);
         }
         message.push_str(&format!("; its test cases are:\n  {}", seen.join("\n  ")));
         return Err(Failure::invalid(if args.only.is_empty() { "--rerun-failed" } else { "--only" }, message));
@@ -168,12 +176,61 @@ async fn cases<'f>(
     Ok(out)
 }
 
-/// The (flow, variant) of every test case that did not pass in `job`: a final attempt whose
-/// outcome is not PASSED (FAILED, NOT_EVALUATED, an error).
-async fn failed_cases(client: &Client, job: Uuid) -> Result<HashSet<(Uuid, Uuid)>, Failure> {
+/// An earlier run's test cases that did not pass, for `--rerun-failed`.
+struct Earlier {
+    job: Uuid,
+    /// The plan that run ran, when it was saved.
+    plan_id: Option<Uuid>,
+    /// (flow, variant) of each test case whose final attempt did not pass.
+    failed: HashSet<(Uuid, Uuid)>,
+}
+
+impl Earlier {
+    /// Why none of its failures is in the plan: it had none, or it ran another plan.
+    async fn why_none(&self, client: &Client, plan: Option<Uuid>) -> String {
+        let job = self.job;
+        if self.failed.is_empty() {
+            return format!(": run {job} has no test case that did not pass, so there is nothing to rerun");
+        }
+        let other = match self.plan_id.filter(|id| Some(*id) != plan) {
+            Some(id) => match client.get_run_plan(id).await {
+                Ok(other) => format!(", and run {job} ran plan \"{}\" (id {id})", other.name()),
+                Err(_) => format!(", and run {job} ran plan {id}"),
+            },
+            None => String::new(),
+        };
+        format!(": none of its {} failed test case(s) is in this plan{other}", self.failed.len())
+    }
+}
+
+/// A plan as refusals name it: `"Nightly" (id …)`, or the inline plan's name and file.
+pub struct PlanRef<'a> {
+    pub name: Option<&'a str>,
+    pub id: Option<Uuid>,
+    pub file: Option<&'a str>,
+}
+
+impl std::fmt::Display for PlanRef<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.name {
+            Some(name) => write!(f, "\"{name}\"")?,
+            None => f.write_str("(unnamed)")?,
+        }
+        match (self.id, self.file) {
+            (Some(id), _) => write!(f, " (id {id})"),
+            (None, Some(file)) => write!(f, " (from {file})"),
+            (None, None) => Ok(()),
+        }
+    }
+}
+
+/// The test cases that did not pass in `job`: a final attempt whose outcome is not PASSED
+/// (FAILED, NOT_EVALUATED, an error).
+async fn failed_cases(client: &Client, job: Uuid, label: &PlanRef<'_>) -> Result<Earlier, Failure> {
     let run = client.get_run_plan_job(job).await?;
     if !run.status.as_ref().is_some_and(RunPlanJobStatus::is_terminal) {
-        return Err(Failure::invalid("--rerun-failed", format!("run {job} has not ended: wait for it, then rerun")));
+        let message = format!("run {job} has not ended: wait for it, then rerun plan {label}");
+        return Err(Failure::invalid("--rerun-failed", message));
     }
     let failed = run
         .simulation_jobs
@@ -181,7 +238,7 @@ async fn failed_cases(client: &Client, job: Uuid) -> Result<HashSet<(Uuid, Uuid)
         .filter(|s| s.invalidation.is_none() && s.outcome != Some(SimulationOutcome::Passed))
         .filter_map(|s| s.customer_flow.as_ref().and_then(|f| Some((f.id, f.variant_id?))))
         .collect();
-    Ok(failed)
+    Ok(Earlier { job, plan_id: run.simulation_run_plan_id, failed })
 }
 
 /// The plan a rerun runs when none is named: the earlier run's own, when it was saved.

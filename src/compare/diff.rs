@@ -253,6 +253,8 @@ pub struct Side {
     pub status: Option<RunPlanJobStatus>,
     pub started_at: Option<Timestamp>,
     pub simulations: usize,
+    /// Simulations that count for no check (NOT_EVALUATED), as the verdict leaves them out.
+    pub not_scored: usize,
     pub test_cases: usize,
     pub read_path: super::run::ReadPath,
 }
@@ -266,6 +268,7 @@ impl Side {
             status: run.status.clone(),
             started_at: run.started_at.clone(),
             simulations: run.sims.len(),
+            not_scored: run.sims.iter().filter(|s| !s.scored).count(),
             test_cases: run.cases.len(),
             read_path: run.read_path,
         }

@@ -64,6 +64,8 @@ pub struct SimResult {
     pub call_id: Option<Uuid>,
     /// Index into `Run::cases`.
     pub case: usize,
+    /// Whether its checks count (`SimulationJob::counts_for_checks`); one that does not has none.
+    pub scored: bool,
     /// (index into `Run::checks`, passed).
     pub checks: Vec<(usize, bool)>,
     /// (index into `Run::measures`, value).
@@ -316,11 +318,12 @@ impl Run {
                 simulation_job_id: sim.simulation_job_id,
                 call_id: sim.call_id,
                 case,
+                scored: sim.counts_for_checks(),
                 checks: Vec::new(),
                 values: Vec::new(),
             };
             if let Some(call) = call {
-                run.add_call(&mut result, call, &numeric);
+                run.add_call(&mut result, call, &numeric, sim.counts_for_checks());
             }
             run.sims.push(result);
         }
@@ -365,10 +368,12 @@ impl Run {
                 simulation_job_id: call.simulation_job_id,
                 call_id: call.call_id,
                 case,
+                scored: call.passed.is_some(),
                 checks: Vec::new(),
                 values: Vec::new(),
             };
-            run.add_call(&mut result, call, &numeric);
+            // The local service lists checks only where they count (`SimulationJob::counts_for_checks`).
+            run.add_call(&mut result, call, &numeric, true);
             for check in call.checks.iter().filter(|c| !c.passed) {
                 if let Some(reasoning) = &check.reasoning {
                     run.reasons.insert((call.simulation_job_id, check.metric_definition_id), reasoning.clone());
@@ -397,9 +402,16 @@ impl Run {
             .collect()
     }
 
-    /// One call's check results and numeric values, from a results read.
-    fn add_call(&mut self, result: &mut SimResult, call: &ResultsCall, numeric: &HashMap<Uuid, &ResultsMetric>) {
-        for check in &call.checks {
+    /// One call's numeric values, and its check results where they count (`scored`), from a
+    /// results read.
+    fn add_call(
+        &mut self,
+        result: &mut SimResult,
+        call: &ResultsCall,
+        numeric: &HashMap<Uuid, &ResultsMetric>,
+        scored: bool,
+    ) {
+        for check in call.checks.iter().filter(|_| scored) {
             let index = self.check_index(check.metric_definition_id, check.metric_name.as_deref());
             result.checks.push((index, check.passed));
         }
@@ -414,7 +426,8 @@ impl Run {
 
     /// The run from its job and each call's metrics (`status=all`, kept as `CallMetrics`),
     /// judged by the service's rule: a check passes on a simulation when every SUCCESS value
-    /// it produced is true.
+    /// it produced is true, and counts only where the simulation does
+    /// (`SimulationJob::counts_for_checks`).
     pub fn from_calls(job: &RunPlanJob, metrics: &HashMap<Uuid, CallMetrics>) -> Run {
         let mut run = Run::empty(job, ReadPath::CallByCall);
         let mut cases = Cases::of_job(job);
@@ -424,12 +437,13 @@ impl Run {
                 simulation_job_id: sim.simulation_job_id,
                 call_id: sim.call_id,
                 case,
+                scored: sim.counts_for_checks(),
                 checks: Vec::new(),
                 values: Vec::new(),
             };
             let completed = sim.status == Some(SimulationJobStatus::Completed);
             if let Some(call) = sim.call_id.and_then(|c| metrics.get(&c)).filter(|_| completed) {
-                for (id, name, passed) in &call.checks {
+                for (id, name, passed) in call.checks.iter().filter(|_| sim.counts_for_checks()) {
                     let index = run.check_index(*id, name.as_deref());
                     result.checks.push((index, *passed));
                 }
@@ -542,6 +556,7 @@ pub(crate) mod testing {
             simulation_job_id: Uuid::new_v4(),
             call_id: None,
             case,
+            scored: true,
             checks: passed.iter().copied().enumerate().collect(),
             values: Vec::new(),
         }

@@ -172,13 +172,43 @@ fn judged_job(id: Uuid) -> RunPlanJob {
 
 /// The jobs tab with `judged_job` open, as if the service had answered with it.
 async fn open_judged(h: &mut Harness) -> Uuid {
+    open_job(h, judged_job).await
+}
+
+/// The jobs tab with the job `make` gives open, as if the service had answered with it.
+async fn open_job(h: &mut Harness, make: impl FnOnce(Uuid) -> RunPlanJob) -> Uuid {
     h.key("2").await;
     let id = Uuid::new_v4();
     h.app.panes[Tab::Jobs.index()].open_by_id(&id.to_string(), &mut Out::default());
-    let result = Box::new(Ok(Fetched::RunPlanJob(Box::new(judged_job(id)))));
+    let result = Box::new(Ok(Fetched::RunPlanJob(Box::new(make(id)))));
     h.app.update(Message::Fetched { request: Request::RunPlanJob(id), result });
     h.settle().await;
     id
+}
+
+/// A simulation the service could not score and gave no invalidation or error for: its WHY
+/// names each check left without a value, with the judge's words.
+#[tokio::test]
+async fn a_simulation_left_unscored_says_which_check_had_no_value_and_why() {
+    let mut h = Harness::seeded().await;
+    open_job(&mut h, |id| {
+        let mut job = judged_job(id);
+        let unsure = &mut job.simulation_jobs[5];
+        unsure.invalidation = None;
+        unsure.unscored_checks = serde_json::from_value(json!([{
+            "metricDefinitionId": TASK, "metricName": "Task completion", "captureStatus": "DATA_MISSING",
+            "reasoning": "Cannot tell: the caller hung up before the agent confirmed a time."
+        }]))
+        .unwrap();
+        job
+    })
+    .await;
+    let screen = h.render(200, 50);
+    let row = screen.lines().find(|l| l.contains("NOT_EVALUATED")).unwrap_or_else(|| panic!("{screen}"));
+    assert!(row.contains("Task completion: Cannot tell: the caller hung up"), "{row}");
+    insta::with_settings!({ filters => filters(), snapshot_path => "snapshots", prepend_module_to_snapshot => false }, {
+        insta::assert_snapshot!("verdicts_unscored_why_120x40", h.render(120, 40));
+    });
 }
 
 fn selected_iteration(h: &Harness) -> u64 {

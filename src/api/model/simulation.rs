@@ -8,7 +8,7 @@ use uuid::Uuid;
 use super::common::Timestamp;
 pub use super::job_status::{RunPlanJobStatus, SimulationJobSort, SimulationJobStatus};
 use super::persona::Persona;
-use super::verdict::{FailedCheck, Invalidation, SimulationOutcome, Verdict, one_line};
+use super::verdict::{FailedCheck, Invalidation, SimulationOutcome, UnscoredCheck, Verdict, one_line};
 use crate::wire_enum;
 
 wire_enum! {
@@ -185,6 +185,10 @@ pub struct SimulationJob {
     /// The checks it failed, with the judge's reasoning (local service extension).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failed_checks: Vec<FailedCheck>,
+    /// A NOT_EVALUATED simulation's checks that had no value, and why (local service
+    /// extension).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unscored_checks: Vec<UnscoredCheck>,
     /// Present when the result does not count (the agent never spoke, say); null otherwise.
     #[serde(default)]
     #[serialize_always]
@@ -293,6 +297,21 @@ impl RunPlanJob {
 }
 
 impl SimulationJob {
+    /// Whether its check results count toward the run's pass rates: the one rule the verdict
+    /// (`gate`), `diff` and `flaky` share. A simulation the service judged (PASSED or FAILED) on
+    /// a completed call counts; a NOT_EVALUATED one (a check left without a value, none false)
+    /// counts for no check, not even the ones it has values for. Without an outcome (a service
+    /// that judges only the run) a completed simulation counts where it has values. An
+    /// invalidated simulation never counts.
+    pub fn counts_for_checks(&self) -> bool {
+        let completed = self.status == Some(SimulationJobStatus::Completed);
+        let judged = match &self.outcome {
+            None => true,
+            Some(outcome) => matches!(outcome, SimulationOutcome::Passed | SimulationOutcome::Failed),
+        };
+        completed && judged && self.invalidation.is_none()
+    }
+
     /// Why a simulation did not pass, in one line: each failed check with the judge's reason,
     /// else why its result does not count, else the error that stopped it.
     /// The same for a narrow column: the first failed check and how many more, then its
@@ -307,6 +326,8 @@ impl SimulationJob {
         }
     }
 
+    /// Why it did not pass: its failed checks, its invalidation, its error, else the checks the
+    /// service left without a value.
     pub fn why_not_passed(&self) -> String {
         if !self.failed_checks.is_empty() {
             let reasons: Vec<String> = self
@@ -326,6 +347,9 @@ impl SimulationJob {
             let detail = invalidation.detail.as_deref().map(one_line).unwrap_or_default();
             return format!("{}: {detail}", invalidation.reason).trim_end_matches(": ").to_string();
         }
-        self.error_message.as_deref().map(one_line).unwrap_or_default()
+        if let Some(message) = &self.error_message {
+            return one_line(message);
+        }
+        self.unscored_checks.iter().map(UnscoredCheck::in_words).collect::<Vec<_>>().join("; ")
     }
 }

@@ -227,6 +227,35 @@ pub struct FailedCheck {
     pub value_reasoning: Option<String>,
 }
 
+/// A check with no value on a NOT_EVALUATED simulation's call, and why (local service
+/// extension): the judge's own words (an abstention), the error, or the value's status.
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UnscoredCheck {
+    pub metric_definition_id: Uuid,
+    pub metric_name: String,
+    /// As the call's value has it (DATA_MISSING, NOT_APPLICABLE, ERROR); null when the call has
+    /// no value of the check at all.
+    #[serialize_always]
+    pub capture_status: Option<super::CaptureStatus>,
+    /// The judge's words, or the error.
+    #[serialize_always]
+    pub reasoning: Option<String>,
+}
+
+impl UnscoredCheck {
+    /// `Name: the judge's words` in one line.
+    pub fn in_words(&self) -> String {
+        let why = match (&self.reasoning, &self.capture_status) {
+            (Some(reason), _) => one_line(reason),
+            (None, Some(status)) => status.to_string(),
+            (None, None) => "no value on this call".into(),
+        };
+        format!("{}: {why}", self.metric_name)
+    }
+}
+
 wire_enum! {
     /// Why a simulation's result does not count.
     pub enum InvalidationReason {

@@ -48,8 +48,12 @@ fn side(side: &Side) -> String {
     let plan = side.plan_name.clone().unwrap_or_else(|| "(inline plan)".into());
     let started = side.started_at.as_ref().map(|t| t.0.clone()).unwrap_or_else(|| "—".into());
     let status = side.status.as_ref().map(|s| s.to_string()).unwrap_or_else(|| "—".into());
+    let not_scored = match side.not_scored {
+        0 => String::new(),
+        n => format!(" ({n} not scored: they count for no check)"),
+    };
     format!(
-        "{} · {plan} · {status} · started {started} · {} simulations in {} test cases",
+        "{} · {plan} · {status} · started {started} · {} simulations in {} test cases{not_scored}",
         side.run_plan_job_id, side.simulations, side.test_cases
     )
 }

@@ -138,7 +138,8 @@ fn suites(report: &GateReport) -> Vec<Suite> {
             cases.extend(report.job.simulation_jobs.iter().map(|sim| {
                 let transcript = report.transcripts.get(&sim.simulation_job_id).map(Vec::as_slice);
                 let steps = report.steps.get(&sim.simulation_job_id).map(Vec::as_slice).unwrap_or_default();
-                sim_case(sim, check, everywhere, (transcript, steps))
+                let why = report.why_not_scored_on(sim, check.metric_definition_id);
+                sim_case(sim, check, everywhere, &why, (transcript, steps))
             }));
         }
         let mut properties = vec![
@@ -236,6 +237,7 @@ fn sim_case(
     sim: &SimulationJob,
     check: &VerdictCheck,
     evaluated_everywhere: bool,
+    why_not_scored: &str,
     (transcript, steps): (Option<&[TranscriptEntry]>, &[StepResult]),
 ) -> TestCase {
     let failed = sim.failed_checks.iter().find(|f| f.metric_definition_id == check.metric_definition_id);
@@ -255,14 +257,9 @@ fn sim_case(
         (Some(SimulationOutcome::Error), None) => {
             Case::Error { message: sim.error_message.clone().unwrap_or_else(|| "the simulation failed".into()) }
         }
-        (Some(SimulationOutcome::NotEvaluated), None) => Case::Skipped {
-            message: sim
-                .invalidation
-                .as_ref()
-                .map(|i| format!("not evaluated: {}", i.reason))
-                .or_else(|| sim.error_message.clone())
-                .unwrap_or_else(|| "not evaluated".into()),
-        },
+        (Some(SimulationOutcome::NotEvaluated), None) => {
+            Case::Skipped { message: format!("not evaluated: {why_not_scored}") }
+        }
         (None, None) => Case::Skipped { message: "the simulation did not finish".into() },
         // PASSED means every check had a value and passed.
         (Some(SimulationOutcome::Passed), None) => Case::Passed,

@@ -104,6 +104,23 @@ pub fn render(report: &GateReport) -> String {
             }
         }
     }
+    md.push_str(&not_scored(report));
+    md
+}
+
+/// The simulations that count for no check, each with why (as the text summary's NOT SCORED).
+fn not_scored(report: &GateReport) -> String {
+    let sims = report.not_scored(WORST);
+    if sims.is_empty() {
+        return String::new();
+    }
+    let mut md = String::from(
+        "\n### Not scored (they count for no check)\n\n| Simulation | Why | Call |\n| --- | --- | --- |\n",
+    );
+    for (sim, why) in sims {
+        let call = sim.call_id.map(|c| format!("`{c}`")).unwrap_or_default();
+        let _ = writeln!(md, "| {} | {} | {call} |", cell(&case_name(sim)), cell(&short(why.as_str())));
+    }
     md
 }
 

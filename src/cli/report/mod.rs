@@ -87,6 +87,13 @@ impl GateReport {
             Some(v) => (GateResult::Failed, v.failures.first().map(VerdictFailure::in_words)),
         };
         let raised = verdict != service_verdict;
+        // The local service names a simulation's unscored checks itself; others are read later.
+        let unscored = job
+            .simulation_jobs
+            .iter()
+            .filter(|s| !s.unscored_checks.is_empty())
+            .map(|s| (s.simulation_job_id, s.unscored_checks.clone()))
+            .collect();
         GateReport {
             result,
             job,
@@ -97,7 +104,7 @@ impl GateReport {
             message,
             transcripts: Default::default(),
             steps: Default::default(),
-            unscored: Default::default(),
+            unscored,
         }
     }
 
@@ -124,7 +131,8 @@ impl GateReport {
             .collect()
     }
 
-    fn why_not_scored(&self, sim: &SimulationJob) -> String {
+    /// Why a NOT_EVALUATED simulation counts for no check, in one line.
+    pub fn why_not_scored(&self, sim: &SimulationJob) -> String {
         let said = sim.why_not_passed();
         if !said.is_empty() {
             return said;
@@ -132,6 +140,17 @@ impl GateReport {
         match self.unscored.get(&sim.simulation_job_id) {
             Some(checks) => checks.iter().map(UnscoredCheck::in_words).collect::<Vec<_>>().join("; "),
             None => "the service gave no reason (see `switchboard call get CALL` and the call's metric values)".into(),
+        }
+    }
+
+    /// Why a NOT_EVALUATED simulation says nothing of `check`: the check's own missing value
+    /// where it had none, else why the simulation counts for no check.
+    pub fn why_not_scored_on(&self, sim: &SimulationJob, check: uuid::Uuid) -> String {
+        let own =
+            self.unscored.get(&sim.simulation_job_id).and_then(|c| c.iter().find(|c| c.metric_definition_id == check));
+        match own {
+            Some(own) if sim.invalidation.is_none() && sim.error_message.is_none() => own.in_words(),
+            _ => self.why_not_scored(sim),
         }
     }
 
@@ -210,11 +229,12 @@ impl FlakyCheck {
     }
 }
 
-/// The job's flaky checks, by test case then check. Only simulations the service judged
-/// (PASSED or FAILED) count; an errored or invalidated one says nothing of a check.
+/// The job's flaky checks, by test case then check. Only simulations whose checks count
+/// (`SimulationJob::counts_for_checks`, as in the verdict and `diff`) are judged; an errored,
+/// unscored or invalidated one says nothing of a check.
 pub fn flaky_checks(sims: &[SimulationJob]) -> Vec<FlakyCheck> {
     use std::collections::BTreeMap;
-    let judged = |s: &&SimulationJob| matches!(s.outcome, Some(SimulationOutcome::Passed | SimulationOutcome::Failed));
+    let judged = |s: &&SimulationJob| s.outcome.is_some() && s.counts_for_checks();
     let mut cases: BTreeMap<String, Vec<&SimulationJob>> = BTreeMap::new();
     for sim in sims.iter().filter(judged) {
         cases.entry(test_case(sim)).or_default().push(sim);
@@ -288,7 +308,7 @@ mod tests {
         serde_json::from_value(serde_json::json!({
             "simulationJobId": uuid::Uuid::new_v4(),
             "customerFlow": {"id": "00000000-0000-0000-0000-0000000000f1", "title": "Flow", "variantTitle": variant},
-            "iteration": iteration, "outcome": outcome, "failedChecks": failed,
+            "iteration": iteration, "outcome": outcome, "failedChecks": failed, "status": "COMPLETED",
         }))
         .unwrap()
     }

@@ -4,35 +4,8 @@
 //! call's metric values. Evidence for people, so "only 6 of 9 simulations were scored" names
 //! them; the verdict stays the service's.
 
-use serde::Serialize;
-use uuid::Uuid;
-
-use crate::api::model::{CaptureStatus, MetricValueGroup, VerdictCheck, one_line};
-
-/// One check with no value on a call, and why.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct UnscoredCheck {
-    pub metric_definition_id: Uuid,
-    pub metric_name: String,
-    /// As the call's value has it (DATA_MISSING, NOT_APPLICABLE, ERROR); null when the call has
-    /// no value of the check at all.
-    pub capture_status: Option<CaptureStatus>,
-    /// The judge's words, or the error.
-    pub reasoning: Option<String>,
-}
-
-impl UnscoredCheck {
-    /// `Name: the judge's words` in one line.
-    pub fn in_words(&self) -> String {
-        let why = match (&self.reasoning, &self.capture_status) {
-            (Some(reason), _) => one_line(reason),
-            (None, Some(status)) => status.to_string(),
-            (None, None) => "no value on this call".into(),
-        };
-        format!("{}: {why}", self.metric_name)
-    }
-}
+pub use crate::api::model::UnscoredCheck;
+use crate::api::model::{CaptureStatus, MetricValueGroup, VerdictCheck};
 
 /// The checks with no successful value among a call's metric values, in the verdict's order.
 pub fn unscored_checks(groups: &[MetricValueGroup], checks: &[VerdictCheck]) -> Vec<UnscoredCheck> {
@@ -60,6 +33,7 @@ pub fn unscored_checks(groups: &[MetricValueGroup], checks: &[VerdictCheck]) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use uuid::Uuid;
 
     fn group(id: Uuid, statuses: &[(&str, Option<&str>)]) -> MetricValueGroup {
         let values: Vec<_> = statuses

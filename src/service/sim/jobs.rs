@@ -283,6 +283,7 @@ fn place_retry(tx: &Tx, silent: &SimulationJob, job_id: &str, retry: Retry) -> S
         error_message: None,
         outcome: None,
         failed_checks: Vec::new(),
+        unscored_checks: Vec::new(),
         invalidation: None,
         attempt_number: Some(retry.attempt_number),
         retry_of_simulation_job_id: Some(silent.simulation_job_id),

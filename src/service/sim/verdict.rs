@@ -32,6 +32,8 @@ pub struct Judged {
     pub failed_checks: Vec<FailedCheck>,
     /// Every check that has a value, and whether it passed.
     pub results: Vec<CheckResult>,
+    /// The checks left without a value (not those that do not apply), and why.
+    pub unscored: Vec<UnscoredCheck>,
 }
 
 /// Judges a completed simulation: FAILED when any check is false, NOT_EVALUATED when some
@@ -42,6 +44,7 @@ pub struct Judged {
 pub fn judge_simulation(checks: &[&MetricDefinition], values: &[(Uuid, MetricValue)]) -> Judged {
     let mut results = Vec::new();
     let mut failed_checks = Vec::new();
+    let mut unscored = Vec::new();
     let mut missing = checks.is_empty();
     for check in checks {
         let successes: Vec<&MetricValue> = values
@@ -54,7 +57,10 @@ pub fn judge_simulation(checks: &[&MetricDefinition], values: &[(Uuid, MetricVal
             let mut own = values.iter().filter(|(id, _)| *id == check.id).peekable();
             let does_not_apply =
                 own.peek().is_some() && own.all(|(_, v)| v.capture_status == Some(CaptureStatus::NotApplicable));
-            missing |= !does_not_apply;
+            if !does_not_apply {
+                missing = true;
+                unscored.push(unscored_check(check, values));
+            }
             continue;
         }
         match successes.iter().find(|v| v.value == Some(0.0)) {
@@ -77,7 +83,20 @@ pub fn judge_simulation(checks: &[&MetricDefinition], values: &[(Uuid, MetricVal
     } else {
         SimulationOutcome::Passed
     };
-    Judged { outcome, failed_checks, results }
+    Judged { outcome, failed_checks, results, unscored }
+}
+
+/// A check with no successful value on a call, with the judge's own words where it gave any
+/// (an abstention says more than its status).
+fn unscored_check(check: &MetricDefinition, values: &[(Uuid, MetricValue)]) -> UnscoredCheck {
+    let own: Vec<&MetricValue> = values.iter().filter(|(id, _)| *id == check.id).map(|(_, v)| v).collect();
+    let value = own.iter().find(|v| v.value_reasoning.is_some()).or(own.first());
+    UnscoredCheck {
+        metric_definition_id: check.id,
+        metric_name: check.name.clone().unwrap_or_else(|| check.id.to_string()),
+        capture_status: value.and_then(|v| v.capture_status.clone()),
+        reasoning: value.and_then(|v| v.value_reasoning.clone().or_else(|| v.error_message.clone())),
+    }
 }
 
 /// The outcome of a simulation that ended without completing.
@@ -290,8 +309,8 @@ impl TallyPart {
         let outcome = simulation.outcome.as_ref().map_or("NONE", |o| o.as_str()).to_owned();
         let never_spoke =
             simulation.invalidation.as_ref().is_some_and(|i| i.reason == InvalidationReason::AgentNeverSpoke);
-        let judged = matches!(simulation.outcome, Some(SimulationOutcome::Passed | SimulationOutcome::Failed));
-        let scored = !never_spoke && judged && simulation.status == Some(SimulationJobStatus::Completed);
+        // The rule `diff` and `flaky` count by too.
+        let scored = simulation.outcome.is_some() && simulation.counts_for_checks();
         let results = if scored { results.to_vec() } else { Vec::new() };
         TallyPart { retried: false, outcome, never_spoke, scored, results }
     }

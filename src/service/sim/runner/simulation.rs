@@ -345,6 +345,9 @@ impl<'a> Simulation<'a> {
         if !verdict::agent_never_spoke(&outcome.transcript) {
             simulation.outcome = Some(judged.outcome);
             simulation.failed_checks = judged.failed_checks;
+            if simulation.outcome == Some(SimulationOutcome::NotEvaluated) {
+                simulation.unscored_checks = judged.unscored;
+            }
             return (judged.results, None);
         }
         simulation.outcome = Some(SimulationOutcome::NotEvaluated);

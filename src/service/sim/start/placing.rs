@@ -58,6 +58,7 @@ impl Placing<'_> {
             error_message: None,
             outcome: None,
             failed_checks: Vec::new(),
+            unscored_checks: Vec::new(),
             invalidation: None,
             attempt_number: Some(1),
             retry_of_simulation_job_id: None,
