@@ -414,7 +414,7 @@ mod slots;
 pub(super) use calibrate::cannot_do;
 use decide::decide;
 pub(super) use deed::read_deed;
-use own_deed::own_deed_at;
+pub(super) use own_deed::own_deed_at;
 
 #[cfg(test)]
 mod shape_tests;

@@ -60,7 +60,7 @@ pub(super) fn doubt_met(said: &Said, concept: &str, asks: bool) -> Option<String
 /// Whether every clause of the line that speaks of the concept says the agent cannot do
 /// something ("late checkout I can't promise"); "I can't promise it's fixed that day, but the
 /// engineer texts first" still tells when the engineer comes.
-fn refuses_it(lower: &str, concept: &str) -> bool {
+pub(super) fn refuses_it(lower: &str, concept: &str) -> bool {
     let wanted = terms(concept);
     let speaking: Vec<&str> =
         CLAUSE.split(lower).into_iter().filter(|c| !with_related(&terms(c)).is_disjoint(&wanted)).collect();

@@ -5,12 +5,15 @@
 
 mod apology;
 mod calibrate;
+mod deed;
 mod fee;
 mod next_step;
 mod offer;
 mod promise;
 mod readback;
 mod timing;
+mod told;
+mod typed;
 mod unsaid;
 
 use std::collections::BTreeSet;
@@ -135,6 +138,12 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Finding {
         return Finding::not_met(format!("Not met: the agent was curt: {}.", curt.quote()), 0.8);
     }
     if let Some(finding) = apology::read(&said, prompt) {
+        return finding;
+    }
+    if let Some(finding) = deed::read(&said, prompt) {
+        return finding;
+    }
+    if let Some(finding) = told::read(conv, &said, prompt, &concept(prompt)) {
         return finding;
     }
     if let Some(finding) = promise::read(&said, prompt) {
@@ -414,3 +423,5 @@ fn concept_found_in(said: &[Said], others: &[Said], concept: &str, never: bool, 
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod typed_tests;

@@ -30,7 +30,7 @@ fn carries_amount(said: &Said) -> bool {
 }
 
 /// "That's 12.50 each way": a figure alone, not "23 kilos", "9:40" or "0330 100 4455".
-fn bare_figure(lower: &str) -> bool {
+pub(super) fn bare_figure(lower: &str) -> bool {
     let words: Vec<&str> = lower.split_whitespace().map(|w| w.trim_end_matches(['.', ',', '!', '?', ';'])).collect();
     let figure = |w: &str| !w.is_empty() && w.chars().all(|c| c.is_ascii_digit() || c == '.' || c == ',');
     words.iter().enumerate().any(|(i, w)| {

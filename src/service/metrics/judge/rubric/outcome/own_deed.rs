@@ -16,7 +16,7 @@ const NOT_DEEDS: &str = "checked looked noticed asked tried needed wanted wonder
     followed monitored traced tracked investigated";
 
 /// Where the agent reports an act of its own, if it does.
-pub(super) fn own_deed_at(lower: &str) -> Option<usize> {
+pub(in super::super) fn own_deed_at(lower: &str) -> Option<usize> {
     OWN_DEED.captures_all(lower).iter().find_map(|c| {
         let verb = c.get(3)?.as_str();
         let looks_only = NOT_DEEDS.split_whitespace().any(|w| w == verb);
