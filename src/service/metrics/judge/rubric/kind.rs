@@ -21,6 +21,9 @@ patterns! {
     WHO_WORDS = r"\b(who|really|genuine\w*|actually|same person|the (account|card|policy)? ?holder|named|check\w*|confirm\w*|made sure|make sure|ensur\w*|establish\w*|prov\w+|security|id)\b";
     /// Words a prompt uses for the agent's role, read as "agent".
     ROLE = r"\b(receptionist|representative|rep|advisor|adviser|operator|assistant|associate|staff member|clerk|bot|attendant|consultant|specialist|front desk|support agent|customer service agent)\b";
+    /// "The librarian greets the caller": whoever acts on the caller, named by a role the list
+    /// above does not know, is the agent (the caller's side is never "the X … the caller").
+    ACTS_ON_CALLER = r"^(the|our|your) ([a-z-]+(?: [a-z-]+)?) (\w+s) (the |a )?(caller|customer|owner|client|patient|passenger|member|user|parent|renter|hirer|guest|tenant|traveller|traveler|driver|cardholder|holder|subscriber|buyer|shopper|visitor|applicant|resident|student|person|patron)\b";
     /// "The caller was told X": the agent telling the caller X.
     TOLD = r"^(the )?(caller|customer|owner|client|patient|passenger|member|user|parent|renter|hirer|guest|tenant|traveller|traveler|driver|cardholder|account holder|holder|subscriber|buyer|shopper|visitor|applicant|resident|student|person)\b( \w+){0,2}? (was|were|is|gets|got|has been) (told|informed|given|advised|reminded|warned|offered)\b";
 }
@@ -46,6 +49,16 @@ pub(super) enum Kind {
 /// was told X" as "the agent tells the caller X".
 pub(super) fn plain(lower: &str) -> String {
     let mut out = ROLE.replace_all(lower, "agent");
+    if let Some(c) = ACTS_ON_CALLER.captures(&out)
+        && let Some(role) = c.get(2)
+        && !role
+            .as_str()
+            .split(' ')
+            .any(|w| matches!(w, "agent" | "never" | "always" | "also" | "still" | "only" | "then"))
+        && !TOLD.is_match(&format!("the {} was told", role.as_str()))
+    {
+        out = format!("the agent{}", &out[role.end()..]);
+    }
     if let Some(m) = TOLD.find(&out) {
         let verb = m.as_str().rsplit(' ').next().unwrap_or("told");
         let says = match verb {
@@ -181,6 +194,22 @@ mod tests {
             "the agent tells the caller when the engineer will arrive."
         );
         assert_eq!(of("The receptionist reminds the owner to bring the pet's vaccination card."), Kind::Expectation);
+        assert_eq!(
+            plain("the ferryman welcomes the passenger and asks where they are going."),
+            "the agent welcomes the passenger and asks where they are going.",
+            "a role the list does not know is the agent when it acts on the caller"
+        );
+        assert_eq!(of("The ferryman welcomes the passenger and asks where they are going."), Kind::Expectation);
+        assert_eq!(
+            plain("the ferryman never promises the passenger a seat."),
+            "the ferryman never promises the passenger a seat.",
+            "a \"never\" between the role and its verb is never dropped"
+        );
+        assert_eq!(
+            plain("the customer thanks the ferryman."),
+            "the customer thanks the ferryman.",
+            "the caller's side acting is not the agent"
+        );
     }
 
     #[test]

@@ -342,7 +342,7 @@ fn said_terms(said: &Said) -> BTreeSet<String> {
 }
 
 /// A prompt the judge does not recognise, matched by its words: met when one line says most of
-/// it, not met when no line shares a word with it, and no answer in between.
+/// it, and no answer otherwise.
 pub(super) fn concept_loosely(said: &[Said], concept: &str) -> Finding {
     if terms(concept).is_empty() {
         return Finding::unsure(format!("Cannot tell: nothing to look for in \"{concept}\"."));
@@ -353,7 +353,11 @@ pub(super) fn concept_loosely(said: &[Said], concept: &str) -> Finding {
             "Cannot tell: the prompt is not one the offline judge knows, and the closest line, {}, says only part of it.",
             s.quote()
         )),
-        _ => Finding::not_met(format!("Not met: no line speaks of \"{concept}\"."), 0.6),
+        // No shared word is no evidence: the agent may have done it in words of its own
+        // ("What can I do for you?" for "asks how they can help").
+        _ => Finding::unsure(format!(
+            "Cannot tell: the prompt is not one the offline judge knows, and no line speaks of \"{concept}\" in its words."
+        )),
     }
 }
 
