@@ -174,28 +174,47 @@ fn nothing_done(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) ->
 /// Abstains on a success the call may not bear out: a confirmation question answered without
 /// a yes, or a later line that questions it (see `calibrate`).
 fn fragile_success(conv: &Conversation, request: &Request, done: &Said) -> Option<Finding> {
-    if let Some(refusal) = calibrate::standing_refusal(conv, request, done) {
-        if fit::refuses_the_deed(request.said.as_ref(), &refusal) {
-            return Some(Finding::not_met(
-                format!(
-                    "Not met: the caller asked {} and the agent said {}, refusing that very deed, and claimed nothing \
-                     done after it.",
-                    request.said.map_or_else(String::new, |r| r.quote()),
-                    refusal.quote()
-                ),
-                0.75,
-            ));
-        }
-        return Some(Finding::unsure(format!(
-            "Cannot tell: the agent said {} but also {}, and claimed nothing done after that refusal: what it could \
-             not do may be the request.",
-            done.quote(),
-            refusal.quote()
-        )));
+    refused_after_all(conv, request, done)
+        .or_else(|| fragile_claim(conv, request, done))
+        .or_else(|| unsure_answer(conv, request, done))
+        .or_else(|| {
+            calibrate::doubt_after(conv, done).map(|doubt| {
+                Finding::unsure(format!(
+                    "Cannot tell: the agent said {} but later {}, which may qualify or take it back in words the offline \
+                     judge does not read.",
+                    done.quote(),
+                    doubt.quote()
+                ))
+            })
+        })
+}
+
+/// A refusal that stands after the claim: "not met" when it refuses the very deed asked.
+fn refused_after_all(conv: &Conversation, request: &Request, done: &Said) -> Option<Finding> {
+    let refusal = calibrate::standing_refusal(conv, request, done)?;
+    if fit::refuses_the_deed(request.said.as_ref(), &refusal) {
+        return Some(Finding::not_met(
+            format!(
+                "Not met: the caller asked {} and the agent said {}, refusing that very deed, and claimed nothing \
+                 done after it.",
+                request.said.map_or_else(String::new, |r| r.quote()),
+                refusal.quote()
+            ),
+            0.75,
+        ));
     }
-    if success_at(done).is_some()
-        && let Some(left) = gave_up_before(conv, request, done)
-    {
+    Some(Finding::unsure(format!(
+        "Cannot tell: the agent said {} but also {}, and claimed nothing done after that refusal: what it could \
+         not do may be the request.",
+        done.quote(),
+        refusal.quote()
+    )))
+}
+
+/// A claim of success the call qualifies: something given up or handed on before, or hedged.
+fn fragile_claim(conv: &Conversation, request: &Request, done: &Said) -> Option<Finding> {
+    success_at(done)?;
+    if let Some(left) = gave_up_before(conv, request, done) {
         return Some(Finding::unsure(format!(
             "Cannot tell: the agent said {} but the caller had given up on something before, {}: whether that was \
              part of the request is not clear.",
@@ -203,9 +222,7 @@ fn fragile_success(conv: &Conversation, request: &Request, done: &Said) -> Optio
             left.quote()
         )));
     }
-    if success_at(done).is_some()
-        && let Some(handed) = super::part_handed_off(conv, request)
-    {
+    if let Some(handed) = super::part_handed_off(conv, request) {
         return Some(Finding::unsure(format!(
             "Cannot tell: the agent said {} but also {}, handing part of the request to someone else: whether all \
              of it was done is not clear.",
@@ -213,8 +230,22 @@ fn fragile_success(conv: &Conversation, request: &Request, done: &Said) -> Optio
             handed.quote()
         )));
     }
+    if calibrate::hedges_itself(done) {
+        return Some(Finding::unsure(format!(
+            "Cannot tell: the agent said {}, a claim qualified in the same breath, in words the offline judge does \
+             not read.",
+            done.quote()
+        )));
+    }
+    None
+}
+
+/// An answer to a question that may not answer it (no claim of a deed was made).
+fn unsure_answer(conv: &Conversation, request: &Request, done: &Said) -> Option<Finding> {
+    if success_at(done).is_some() {
+        return None;
+    }
     if let Some(q) = request.question
-        && success_at(done).is_none()
         && calibrate::deed_asked_not_done(&q, done)
     {
         return Some(Finding::unsure(format!(
@@ -227,7 +258,6 @@ fn fragile_success(conv: &Conversation, request: &Request, done: &Said) -> Optio
     let substantial_answer =
         || conv.said_by(Side::Agent).any(|s| s.order >= done.order && answers(&s) && calibrate::has_substance(&s));
     if let Some(q) = request.question
-        && success_at(done).is_none()
         && !substantial_answer()
     {
         return Some(Finding::unsure(format!(
@@ -237,15 +267,7 @@ fn fragile_success(conv: &Conversation, request: &Request, done: &Said) -> Optio
             done.quote()
         )));
     }
-    if success_at(done).is_some() && calibrate::hedges_itself(done) {
-        return Some(Finding::unsure(format!(
-            "Cannot tell: the agent said {}, a claim qualified in the same breath, in words the offline judge does \
-             not read.",
-            done.quote()
-        )));
-    }
     if let Some(q) = request.question
-        && success_at(done).is_none()
         && let Some(rest) = calibrate::second_part_left(conv, &q, done)
         && !fit::parts_answered(conv, &q)
     {
@@ -258,7 +280,6 @@ fn fragile_success(conv: &Conversation, request: &Request, done: &Said) -> Optio
         )));
     }
     if let Some(q) = request.question
-        && success_at(done).is_none()
         && calibrate::unconfirmed(&q, done)
     {
         return Some(Finding::unsure(format!(
@@ -268,12 +289,5 @@ fn fragile_success(conv: &Conversation, request: &Request, done: &Said) -> Optio
             done.quote()
         )));
     }
-    calibrate::doubt_after(conv, done).map(|doubt| {
-        Finding::unsure(format!(
-            "Cannot tell: the agent said {} but later {}, which may qualify or take it back in words the offline \
-             judge does not read.",
-            done.quote(),
-            doubt.quote()
-        ))
-    })
+    None
 }
