@@ -11,6 +11,7 @@ mod support;
 use std::path::Path;
 
 use cli::*;
+use futures_util::TryStreamExt;
 use serde_json::{Value, json};
 
 /// An agent in its own words: greets, moves the appointment and says the new time back.
@@ -252,4 +253,49 @@ async fn an_export_of_the_seeded_workspace_applies_to_it_unchanged() {
         run(against(home.path(), &service).args(["config", "diff", "-f", out.to_str().unwrap(), "--exit-code"])).await;
     assert_exit(&same, 0);
     assert!(stdout(&same).contains("0 to create, 0 to update, 0 to delete"), "{}", stdout(&same));
+}
+
+/// The plan file of docs/cli.md that runs a bundle's own flow, as written: a flow an apply
+/// makes has its `name` as its slug, so `gate -f` selects it by `slug:` and passes against the
+/// user's agent; the plan file's per-metric bar is its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plan_file_selects_a_bundle_flow_by_its_name() {
+    let home = tempfile::tempdir().unwrap();
+    let url = agent().await;
+    let suite = init(home.path(), &url);
+    let service = support::start(true).await;
+    let apply = run(against(home.path(), &service).args(["config", "apply", "-f", suite.to_str().unwrap()])).await;
+    assert_exit(&apply, 0);
+    let flows: Vec<switchboard::api::model::CustomerFlow> =
+        service.client.list_all("/v1/customer-flow", Default::default()).try_collect().await.unwrap();
+    let ours = flows.iter().find(|f| f.title.as_deref() == Some("Move an appointment")).unwrap();
+    assert_eq!(ours.slug.as_deref(), Some("move-appointment"), "the bundle name is the flow's slug");
+
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/cli.md")).unwrap();
+    let block = doc
+        .split("```yaml\n")
+        .filter_map(|b| b.split("```").next())
+        .find(|b| b.contains("slug: move-appointment"))
+        .expect("docs/cli.md has the plan file that runs a bundle's flow")
+        .lines()
+        .map(|l| l.strip_prefix("  ").unwrap_or(l))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let file = home.path().join("own-flow.yaml");
+    std::fs::write(&file, block).unwrap();
+    let gate = run(against(home.path(), &service).args([
+        "gate",
+        "-f",
+        file.to_str().unwrap(),
+        "--agent-url",
+        &url,
+        "-o",
+        "json",
+    ]))
+    .await;
+    assert_exit(&gate, 0);
+    let report = json(&gate);
+    assert_eq!(report["result"], "PASSED", "{report:#}");
+    let checks = report["verdict"]["checks"].as_array().unwrap();
+    assert!(checks.iter().any(|c| c["minPassRate"] == 90.0), "the plan file's bar holds on its check: {checks:#?}");
 }

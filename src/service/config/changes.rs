@@ -164,6 +164,13 @@ pub fn plan(workspace: &Workspace, builder: &Builder, entries: &[Entry], gone: &
                 let mut after = config_of(&target, &entry.name, &names, &slugs);
                 let mut differences = Vec::new();
                 differ("", &before, &after, &mut differences);
+                // The bundle's shape has no slug; a flow an earlier apply made without one gets it.
+                if let (Target::Flow(was), Target::Flow(will)) = (&current, &target)
+                    && was.slug != will.slug
+                {
+                    let text = |slug: &Option<String>| slug.as_ref().map_or(Value::Null, |s| Value::from(s.as_str()));
+                    differ("slug", &text(&was.slug), &text(&will.slug), &mut differences);
+                }
                 if let (Target::Definition(definition, _), false) = (&target, differences.is_empty()) {
                     // Said again with secret header values as reads show them.
                     let marked = definition.secret_headers.clone().unwrap_or_default();
