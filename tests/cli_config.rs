@@ -299,3 +299,24 @@ async fn a_plan_file_selects_a_bundle_flow_by_its_name() {
     let checks = report["verdict"]["checks"].as_array().unwrap();
     assert!(checks.iter().any(|c| c["minPassRate"] == 90.0), "the plan file's bar holds on its check: {checks:#?}");
 }
+
+/// A bundle plan's metrics are names (the hosted bundle's `List[str]`): a per-metric bar there
+/// is refused at its line, naming the field and where a bar goes instead.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_per_metric_bar_in_a_bundle_plan_is_refused_saying_where_a_bar_goes() {
+    let home = tempfile::tempdir().unwrap();
+    let service = support::start(true).await;
+    let file = home.path().join("plan.yaml");
+    std::fs::write(
+        &file,
+        "kind: simulationPlan\nname: p\ndirection: INBOUND\nmaxDurationSeconds: 60\nagentEndpoints:\n  - agent: my-agent\nflows:\n  - flow: move-appointment\nmetrics:\n  - slug: confirms_new_time\n    minPassRate: 90\n",
+    )
+    .unwrap();
+    let output = run(against(home.path(), &service).args(["config", "diff", "-f", file.to_str().unwrap()])).await;
+    assert_exit(&output, 2);
+    let text = stderr(&output);
+    assert!(text.contains("plan.yaml:10: simulationPlan/p"), "the entry, at its line:\n{text}");
+    for words in ["metrics[0]", "per-metric bar (minPassRate)", "`- confirms_new_time`", "gate -f", "--min-pass-rate"] {
+        assert!(text.contains(words), "{words:?} in the refusal:\n{text}");
+    }
+}
