@@ -320,3 +320,20 @@ async fn a_per_metric_bar_in_a_bundle_plan_is_refused_saying_where_a_bar_goes() 
         assert!(text.contains(words), "{words:?} in the refusal:\n{text}");
     }
 }
+
+/// A bundle reference that is nearly a name the bundle has gets the name it was likely meant
+/// to be, at its line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_misspelt_reference_in_a_bundle_gets_did_you_mean() {
+    let home = tempfile::tempdir().unwrap();
+    let suite = init(home.path(), "http://127.0.0.1:9/turn");
+    let plan = suite.join("plan.yaml");
+    let text = std::fs::read_to_string(&plan).unwrap();
+    std::fs::write(&plan, text.replace("  - flow: move-appointment", "  - flow: move-apointment")).unwrap();
+    let service = support::start(true).await;
+    let output = run(against(home.path(), &service).args(["config", "diff", "-f", suite.to_str().unwrap()])).await;
+    assert_exit(&output, 2);
+    let text = stderr(&output);
+    assert!(text.contains("plan.yaml:11: simulationPlan/Smoke"), "the reference, at its line:\n{text}");
+    assert!(text.contains("\"move-apointment\"") && text.contains("did you mean `move-appointment`?"), "{text}");
+}
