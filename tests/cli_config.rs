@@ -337,3 +337,29 @@ async fn a_misspelt_reference_in_a_bundle_gets_did_you_mean() {
     assert!(text.contains("plan.yaml:11: simulationPlan/Smoke"), "the reference, at its line:\n{text}");
     assert!(text.contains("\"move-apointment\"") && text.contains("did you mean `move-appointment`?"), "{text}");
 }
+
+/// A `{{variable}}` in a bundle's flow that no persona's properties or saved plan's variables
+/// give is likely a typo: `config diff` and `config apply` warn on the flow's change, naming
+/// the step and the name it was likely meant to be; the apply still goes ahead.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_variable_nothing_fills_is_warned_of_by_diff_and_apply() {
+    let home = tempfile::tempdir().unwrap();
+    let suite = init(home.path(), "http://127.0.0.1:9/turn");
+    let flows = suite.join("flows.yaml");
+    let text = std::fs::read_to_string(&flows).unwrap();
+    std::fs::write(&flows, text.replace("Hi, this is {{customerName}}.", "Hi, this is {{custmerName}}.")).unwrap();
+    let service = support::start(true).await;
+    let dir = suite.to_str().unwrap();
+    for command in ["diff", "apply"] {
+        let output = run(against(home.path(), &service).args(["config", command, "-f", dir])).await;
+        assert_exit(&output, 0);
+        let text = stdout(&output);
+        assert!(text.contains("+ flow/move-appointment"), "{text}");
+        assert!(
+            text.contains("warning: step \"ask\" (CUSTOMER_TURN) uses {{custmerName}}")
+                && text.contains("did you mean `customerName`?"),
+            "{command} warns of the typo:\n{text}"
+        );
+        assert!(!text.contains("{{customerName}}"), "what a persona gives is not warned of:\n{text}");
+    }
+}
