@@ -204,3 +204,23 @@ async fn a_misspelt_member_or_flow_slug_of_a_plan_file_gets_did_you_mean() {
         "{stderr}"
     );
 }
+
+/// A plan file whose flow leaves a `{{variable}}` unfilled is refused at the line of the flow
+/// selection that needs it, as the file's other refusals are.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unfilled_variable_of_a_plan_file_is_named_at_its_flow_selections_line() {
+    let service = start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    let endpoint = id_of(&seeded("agent_endpoints", |_| true)[0]);
+    let file = home.path().join("plan.yaml");
+    let plan = format!(
+        "name: Unfilled\ndirection: INBOUND\nmaxSimulationDurationSeconds: 300\nagentEndpoints:\n  - id: {endpoint}\nflows:\n  - slug: appointment-reschedule-basic\n    happyPath: true\n    variables:\n      verificationDetail: May 2, 1990\nmetrics:\n  - slug: call_duration\n"
+    );
+    std::fs::write(&file, plan).unwrap();
+    let output = cli::run(cli::against(home.path(), &service).args(["gate", "-f", file.to_str().unwrap()])).await;
+    cli::assert_exit(&output, 2);
+    let stderr = cli::stderr(&output);
+    assert!(stderr.contains("plan.yaml:7: ") && stderr.contains("flows[0]: flow "), "the selection's line: {stderr}");
+    assert!(stderr.contains("uses {{customerName}}"), "{stderr}");
+    assert!(!stderr.contains("verificationDetail}}"), "what the selection fills is not refused: {stderr}");
+}
