@@ -11,6 +11,7 @@ mod support;
 use std::path::Path;
 
 use cli::*;
+use futures_util::TryStreamExt;
 use serde_json::{Value, json};
 
 /// An agent in its own words: greets, moves the appointment and says the new time back.
@@ -252,4 +253,113 @@ async fn an_export_of_the_seeded_workspace_applies_to_it_unchanged() {
         run(against(home.path(), &service).args(["config", "diff", "-f", out.to_str().unwrap(), "--exit-code"])).await;
     assert_exit(&same, 0);
     assert!(stdout(&same).contains("0 to create, 0 to update, 0 to delete"), "{}", stdout(&same));
+}
+
+/// The plan file of docs/cli.md that runs a bundle's own flow, as written: a flow an apply
+/// makes has its `name` as its slug, so `gate -f` selects it by `slug:` and passes against the
+/// user's agent; the plan file's per-metric bar is its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plan_file_selects_a_bundle_flow_by_its_name() {
+    let home = tempfile::tempdir().unwrap();
+    let url = agent().await;
+    let suite = init(home.path(), &url);
+    let service = support::start(true).await;
+    let apply = run(against(home.path(), &service).args(["config", "apply", "-f", suite.to_str().unwrap()])).await;
+    assert_exit(&apply, 0);
+    let flows: Vec<switchboard::api::model::CustomerFlow> =
+        service.client.list_all("/v1/customer-flow", Default::default()).try_collect().await.unwrap();
+    let ours = flows.iter().find(|f| f.title.as_deref() == Some("Move an appointment")).unwrap();
+    assert_eq!(ours.slug.as_deref(), Some("move-appointment"), "the bundle name is the flow's slug");
+
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/cli.md")).unwrap();
+    let block = doc
+        .split("```yaml\n")
+        .filter_map(|b| b.split("```").next())
+        .find(|b| b.contains("slug: move-appointment"))
+        .expect("docs/cli.md has the plan file that runs a bundle's flow")
+        .lines()
+        .map(|l| l.strip_prefix("  ").unwrap_or(l))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let file = home.path().join("own-flow.yaml");
+    std::fs::write(&file, block).unwrap();
+    let gate = run(against(home.path(), &service).args([
+        "gate",
+        "-f",
+        file.to_str().unwrap(),
+        "--agent-url",
+        &url,
+        "-o",
+        "json",
+    ]))
+    .await;
+    assert_exit(&gate, 0);
+    let report = json(&gate);
+    assert_eq!(report["result"], "PASSED", "{report:#}");
+    let checks = report["verdict"]["checks"].as_array().unwrap();
+    assert!(checks.iter().any(|c| c["minPassRate"] == 90.0), "the plan file's bar holds on its check: {checks:#?}");
+}
+
+/// A bundle plan's metrics are names (the hosted bundle's `List[str]`): a per-metric bar there
+/// is refused at its line, naming the field and where a bar goes instead.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_per_metric_bar_in_a_bundle_plan_is_refused_saying_where_a_bar_goes() {
+    let home = tempfile::tempdir().unwrap();
+    let service = support::start(true).await;
+    let file = home.path().join("plan.yaml");
+    std::fs::write(
+        &file,
+        "kind: simulationPlan\nname: p\ndirection: INBOUND\nmaxDurationSeconds: 60\nagentEndpoints:\n  - agent: my-agent\nflows:\n  - flow: move-appointment\nmetrics:\n  - slug: confirms_new_time\n    minPassRate: 90\n",
+    )
+    .unwrap();
+    let output = run(against(home.path(), &service).args(["config", "diff", "-f", file.to_str().unwrap()])).await;
+    assert_exit(&output, 2);
+    let text = stderr(&output);
+    assert!(text.contains("plan.yaml:10: simulationPlan/p"), "the entry, at its line:\n{text}");
+    for words in ["metrics[0]", "per-metric bar (minPassRate)", "`- confirms_new_time`", "gate -f", "--min-pass-rate"] {
+        assert!(text.contains(words), "{words:?} in the refusal:\n{text}");
+    }
+}
+
+/// A bundle reference that is nearly a name the bundle has gets the name it was likely meant
+/// to be, at its line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_misspelt_reference_in_a_bundle_gets_did_you_mean() {
+    let home = tempfile::tempdir().unwrap();
+    let suite = init(home.path(), "http://127.0.0.1:9/turn");
+    let plan = suite.join("plan.yaml");
+    let text = std::fs::read_to_string(&plan).unwrap();
+    std::fs::write(&plan, text.replace("  - flow: move-appointment", "  - flow: move-apointment")).unwrap();
+    let service = support::start(true).await;
+    let output = run(against(home.path(), &service).args(["config", "diff", "-f", suite.to_str().unwrap()])).await;
+    assert_exit(&output, 2);
+    let text = stderr(&output);
+    assert!(text.contains("plan.yaml:11: simulationPlan/Smoke"), "the reference, at its line:\n{text}");
+    assert!(text.contains("\"move-apointment\"") && text.contains("did you mean `move-appointment`?"), "{text}");
+}
+
+/// A `{{variable}}` in a bundle's flow that no persona's properties or saved plan's variables
+/// give is likely a typo: `config diff` and `config apply` warn on the flow's change, naming
+/// the step and the name it was likely meant to be; the apply still goes ahead.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_variable_nothing_fills_is_warned_of_by_diff_and_apply() {
+    let home = tempfile::tempdir().unwrap();
+    let suite = init(home.path(), "http://127.0.0.1:9/turn");
+    let flows = suite.join("flows.yaml");
+    let text = std::fs::read_to_string(&flows).unwrap();
+    std::fs::write(&flows, text.replace("Hi, this is {{customerName}}.", "Hi, this is {{custmerName}}.")).unwrap();
+    let service = support::start(true).await;
+    let dir = suite.to_str().unwrap();
+    for command in ["diff", "apply"] {
+        let output = run(against(home.path(), &service).args(["config", command, "-f", dir])).await;
+        assert_exit(&output, 0);
+        let text = stdout(&output);
+        assert!(text.contains("+ flow/move-appointment"), "{text}");
+        assert!(
+            text.contains("warning: step \"ask\" (CUSTOMER_TURN) uses {{custmerName}}")
+                && text.contains("did you mean `customerName`?"),
+            "{command} warns of the typo:\n{text}"
+        );
+        assert!(!text.contains("{{customerName}}"), "what a persona gives is not warned of:\n{text}");
+    }
 }

@@ -298,21 +298,32 @@ async fn flaky_ranks_the_case_that_disagrees_with_itself_first_and_counts_the_re
     assert!(text.contains("steady test case checks not shown"), "{text}");
 }
 
+/// A run of a saved plan's inline copy (here narrowed with --only; --agent-url runs one too) is
+/// one of the plan's runs: `job list --plan NAME` lists it and `flaky` counts it, and with fewer
+/// than two runs `flaky` says what compares them instead.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn flaky_with_fewer_than_two_runs_says_that_inline_copies_are_not_counted_and_what_compares_them() {
+async fn an_inline_copy_of_a_saved_plan_is_listed_and_counted_under_its_name() {
     let home = tempfile::tempdir().unwrap();
     let kept = home.path().join("kept");
     let kept = kept.to_str().unwrap();
-    // A run of the saved plan narrowed with --only: an inline copy, not one of the plan's runs.
     let gate = ["gate", SEEDED_PLAN, "--only", "presses 2", "--embedded", "--keep", kept, "-o", "json"];
     let output = run(switchboard(home.path()).args(gate)).await;
-    assert!(json(&output)["runPlanJobId"].is_string(), "the narrowed run ran: {}", stderr(&output));
+    let job = json(&output)["runPlanJobId"].as_str().map(str::to_owned);
+    let job = job.unwrap_or_else(|| panic!("the narrowed run ran: {}", stderr(&output)));
+
+    let listed = ["job", "list", "--plan", SEEDED_PLAN, "--data-dir", kept, "-o", "json"];
+    let output = run(switchboard(home.path()).args(listed)).await;
+    assert_exit(&output, 0);
+    let listed = json(&output);
+    let ids: Vec<&str> =
+        listed["data"].as_array().unwrap().iter().map(|j| j["simulationRunPlanJobId"].as_str().unwrap()).collect();
+    assert_eq!(ids, [job.as_str()], "job list --plan lists the inline copy's run");
+
     let output = run(switchboard(home.path()).args(["flaky", SEEDED_PLAN, "--data-dir", kept, "-o", "json"])).await;
     assert_exit(&output, 0);
-    assert_eq!(json(&output)["runPlanJobIds"], serde_json::json!([]), "the inline copy is not the plan's run");
+    assert_eq!(json(&output)["runPlanJobIds"], serde_json::json!([job]), "flaky counts the inline copy's run");
     let said = stderr(&output);
-    assert!(said.contains("has 0 ended run(s)"), "{said}");
-    assert!(said.contains("--only") && said.contains("inline copy") && said.contains("switchboard diff"), "{said}");
+    assert!(said.contains("has 1 ended run(s)") && said.contains("switchboard diff"), "{said}");
 }
 
 /// A judged yes/no check of the agent's lines.

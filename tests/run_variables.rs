@@ -170,3 +170,57 @@ async fn each_test_case_missing_a_name_is_named() {
     let second_case = violations.iter().filter(|v| v["message"].as_str().unwrap().starts_with("flows[1]: ")).count();
     assert_eq!(second_case, 2, "each names where the plan chose its test case: {violations:#?}");
 }
+
+/// A misspelt member of a plan file and a flow slug that is nearly one the service has each
+/// get the name they were likely meant to be, at their line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_misspelt_member_or_flow_slug_of_a_plan_file_gets_did_you_mean() {
+    let service = start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    let endpoint = id_of(&seeded("agent_endpoints", |_| true)[0]);
+    let file = home.path().join("plan.yaml");
+    let plan = |flow: &str, extra: &str| {
+        format!(
+            "name: Typos\ndirection: INBOUND\nmaxSimulationDurationSeconds: 300\nagentEndpoints:\n  - id: {endpoint}\nflows:\n  - slug: {flow}\n    happyPath: true\n{extra}metrics:\n  - slug: call_duration\n"
+        )
+    };
+    std::fs::write(&file, plan("appointment-reschedule-basic", "    edgeCase: ALL\n    variabels: {}\n")).unwrap();
+    let output = cli::run(cli::against(home.path(), &service).args(["gate", "-f", file.to_str().unwrap()])).await;
+    cli::assert_exit(&output, 2);
+    let stderr = cli::stderr(&output);
+    assert!(stderr.contains("plan.yaml:9: unknown field flows[0].edgeCase; did you mean `edgeCases`?"), "{stderr}");
+    assert!(stderr.contains("plan.yaml:10: unknown field flows[0].variabels; did you mean `variables`?"), "{stderr}");
+
+    std::fs::write(&file, plan("appointment-reschedule-basc", "")).unwrap();
+    let output = cli::run(cli::against(home.path(), &service).args(["gate", "-f", file.to_str().unwrap()])).await;
+    cli::assert_exit(&output, 2);
+    let stderr = cli::stderr(&output);
+    assert!(stderr.contains("plan.yaml:7: "), "at the slug's line: {stderr}");
+    assert!(
+        stderr.contains(
+            "plan.flows[0].slug: no customer flow appointment-reschedule-basc; did you mean \
+             `appointment-reschedule-basic`?"
+        ),
+        "{stderr}"
+    );
+}
+
+/// A plan file whose flow leaves a `{{variable}}` unfilled is refused at the line of the flow
+/// selection that needs it, as the file's other refusals are.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unfilled_variable_of_a_plan_file_is_named_at_its_flow_selections_line() {
+    let service = start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    let endpoint = id_of(&seeded("agent_endpoints", |_| true)[0]);
+    let file = home.path().join("plan.yaml");
+    let plan = format!(
+        "name: Unfilled\ndirection: INBOUND\nmaxSimulationDurationSeconds: 300\nagentEndpoints:\n  - id: {endpoint}\nflows:\n  - slug: appointment-reschedule-basic\n    happyPath: true\n    variables:\n      verificationDetail: May 2, 1990\nmetrics:\n  - slug: call_duration\n"
+    );
+    std::fs::write(&file, plan).unwrap();
+    let output = cli::run(cli::against(home.path(), &service).args(["gate", "-f", file.to_str().unwrap()])).await;
+    cli::assert_exit(&output, 2);
+    let stderr = cli::stderr(&output);
+    assert!(stderr.contains("plan.yaml:7: ") && stderr.contains("flows[0]: flow "), "the selection's line: {stderr}");
+    assert!(stderr.contains("uses {{customerName}}"), "{stderr}");
+    assert!(!stderr.contains("verificationDetail}}"), "what the selection fills is not refused: {stderr}");
+}

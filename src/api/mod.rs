@@ -6,6 +6,7 @@ pub mod events;
 pub mod model;
 pub mod operations;
 pub mod page;
+pub mod suggest;
 pub mod validate;
 pub mod wire_enum;
 

@@ -259,6 +259,20 @@ impl Checks {
             self.invalid(&param, format!("unknown field {param}"));
         }
     }
+
+    /// Members `T` does not define, each with the member of `T` it was likely meant to be
+    /// (`unknown field flows[0].happyPaht; did you mean `happyPath`?`).
+    pub fn unknown_of<T: utoipa::PartialSchema>(&mut self, at: &str, fields: &UnknownFields) {
+        if fields.is_empty() {
+            return;
+        }
+        let members = super::suggest::members::<T>();
+        for name in fields.keys() {
+            let param = join(at, name);
+            let hint = super::suggest::did_you_mean(name, members.iter().map(String::as_str));
+            self.invalid(&param, format!("unknown field {param}{hint}"));
+        }
+    }
 }
 
 fn plural(n: usize) -> &'static str {

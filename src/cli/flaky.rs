@@ -43,12 +43,12 @@ pub async fn run(args: FlakyArgs, session: &Session) -> Outcome {
         .map_err(|e| Failure::from(e).context(format!("cannot read the last runs of {}", plan.name())))?;
     let runs = stability.run_plan_job_ids.len();
     if runs < 2 {
-        // A newcomer's gates with --agent-url run inline copies, so "0 ended runs" right after
-        // several runs needs saying why, and what compares them instead.
+        // Runs of a plan file count under a saved plan only when one has its name, so "0 ended
+        // runs" right after several runs needs saying why, and what compares them instead.
         eprintln!(
-            "flaky: {} has {runs} ended run(s); flips need two. Runs started with --agent-url, --only or \
-             --rerun-failed run an inline copy of the plan and are not counted here: compare two of \
-             them with `switchboard diff BASE_JOB HEAD_JOB`",
+            "flaky: {} has {runs} ended run(s); flips need two. Runs of a plan file (-f) count here only when \
+             the file's name is this plan's (runs with --agent-url, --only or --rerun-failed of this plan \
+             do count): compare any two runs with `switchboard diff BASE_JOB HEAD_JOB`",
             plan.name()
         );
     }

@@ -88,19 +88,37 @@ pub async fn run(command: PlanCommand, session: &Session) -> Outcome {
 /// A refusal of a file's contents, pointed at the line of each member the service named.
 pub fn locate(document: &Document, error: crate::api::Error) -> Failure {
     let mut failure = Failure::from(error);
-    let at =
-        |param: &str| document.line_of(param.trim_start_matches("plan.")).map(|l| format!("{}:{l}: ", document.name));
-    if let Some(line) = failure.body.param.as_deref().and_then(at) {
+    let at = |param: &str, message: &str| {
+        document.line_of(&member_at_fault(param, message)).map(|l| format!("{}:{l}: ", document.name))
+    };
+    if let Some(line) = failure.body.param.as_deref().and_then(|p| at(p, &failure.body.message)) {
         failure.body.message = format!("{line}{}", failure.body.message);
     }
     let violations = failure.body.details.as_mut().and_then(|d| d.get_mut("violations")).and_then(|v| v.as_array_mut());
     for violation in violations.into_iter().flatten() {
-        let line = violation.get("param").and_then(|p| p.as_str()).and_then(at);
-        if let (Some(line), Some(message)) = (line, violation.get("message").and_then(|m| m.as_str())) {
+        let (Some(param), Some(message)) =
+            (violation.get("param").and_then(|p| p.as_str()), violation.get("message").and_then(|m| m.as_str()))
+        else {
+            continue;
+        };
+        if let Some(line) = at(param, message) {
             violation["message"] = format!("{line}{message}").into();
         }
     }
     failure
+}
+
+/// The member of the file a refusal is about. A `{{variable}}` a test case leaves unfilled is
+/// refused as `variables.NAME` (the run's variables could fill it), its message naming the flow
+/// selection that chose the test case (`flows[0]: …`): that selection's line is where a value
+/// goes.
+fn member_at_fault(param: &str, message: &str) -> String {
+    let param = param.trim_start_matches("plan.");
+    let selection = message.split(": ").find(|part| part.starts_with("flows[") && part.ends_with(']'));
+    match selection {
+        Some(selection) if param.starts_with("variables.") => selection.to_owned(),
+        _ => param.to_owned(),
+    }
 }
 
 /// When a plan runs by itself, for `plan get` in a table.

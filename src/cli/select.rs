@@ -126,12 +126,15 @@ async fn resolve(client: &Client, selection: &FlowSelection) -> Result<CustomerF
     let slug = selection.slug.clone().unwrap_or_default();
     let flows = client.list_all::<CustomerFlow>(crate::api::operations::routes::FLOWS, ListQuery::default().limit(50));
     let mut flows = std::pin::pin!(flows);
+    let mut slugs = Vec::new();
     while let Some(flow) = flows.try_next().await? {
         if flow.slug.as_deref() == Some(slug.as_str()) {
             return Ok(flow);
         }
+        slugs.extend(flow.slug);
     }
-    Err(Failure::invalid("flows", format!("no customer flow with slug {slug}")))
+    let hint = crate::api::suggest::did_you_mean(&slug, slugs.iter().map(String::as_str));
+    Err(Failure::invalid("flows", format!("no customer flow with slug {slug}{hint}")))
 }
 
 /// The selection's test cases in order: the happy path (no edge entry), then its edge cases,

@@ -263,7 +263,7 @@ impl RunPlanInput {
     /// they change is read).
     pub fn check_members(&self, c: &mut Checks, at: &str) {
         use run_plan_limits::*;
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.length(at, "name", self.name.as_deref(), 1, Some(NAME_MAX));
         c.length(at, "description", self.description.as_deref(), 0, Some(DESCRIPTION_MAX));
         c.known(at, "direction", self.direction.as_ref());
@@ -317,7 +317,7 @@ pub struct ScenarioSelection {
 
 impl Validate for ScenarioSelection {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.required(at, "id", &self.id);
         check_variables(c, at, self.variables.as_ref());
     }
@@ -345,7 +345,7 @@ pub struct FlowSelection {
 
 impl Validate for FlowSelection {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         match (&self.id, &self.slug) {
             (None, None) => c.missing(join(at, "id")),
             (Some(_), Some(_)) => c.invalid(join(at, "slug"), "give either id or slug, not both"),
@@ -498,7 +498,7 @@ impl MetricReference {
 
 impl Validate for MetricReference {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.length(at, "slug", self.slug.as_deref(), 1, Some(run_plan_limits::SLUG_MAX));
         c.length(at, "metricId", self.metric_id.as_deref(), 1, Some(run_plan_limits::SLUG_MAX));
         c.known(at, "conversationSource", self.conversation_source.as_ref());
@@ -624,7 +624,7 @@ pub struct RunRequest {
 
 impl Validate for RunRequest {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         match (&self.plan_id, &self.plan) {
             (None, None) => c.missing(join(at, "planId")),
             (Some(_), Some(_)) => c.invalid(join(at, "plan"), "give either planId or plan, not both"),

@@ -133,6 +133,7 @@ pub fn kept(workspace: &Workspace, kind: &ConfigKind, id: &Uuid) -> Option<Targe
 /// Every change, in bundle order, then the deletes.
 pub fn plan(workspace: &Workspace, builder: &Builder, entries: &[Entry], gone: &[ConfigRecord]) -> Vec<Planned> {
     let (names, slugs) = names(workspace, builder, entries);
+    let fillable = super::fillable::names(workspace, builder);
     let mut out = Vec::with_capacity(entries.len() + gone.len());
     for entry in entries {
         let kind = entry.resource.kind();
@@ -164,6 +165,13 @@ pub fn plan(workspace: &Workspace, builder: &Builder, entries: &[Entry], gone: &
                 let mut after = config_of(&target, &entry.name, &names, &slugs);
                 let mut differences = Vec::new();
                 differ("", &before, &after, &mut differences);
+                // The bundle's shape has no slug; a flow an earlier apply made without one gets it.
+                if let (Target::Flow(was), Target::Flow(will)) = (&current, &target)
+                    && was.slug != will.slug
+                {
+                    let text = |slug: &Option<String>| slug.as_ref().map_or(Value::Null, |s| Value::from(s.as_str()));
+                    differ("slug", &text(&was.slug), &text(&will.slug), &mut differences);
+                }
                 if let (Target::Definition(definition, _), false) = (&target, differences.is_empty()) {
                     // Said again with secret header values as reads show them.
                     let marked = definition.secret_headers.clone().unwrap_or_default();
@@ -180,6 +188,10 @@ pub fn plan(workspace: &Workspace, builder: &Builder, entries: &[Entry], gone: &
         if let (Target::Alert(alert), false) = (&target, change.op == ConfigOp::Noop) {
             let warning = crate::service::alerts::actions::warning(alert);
             change.detail = [change.detail.take(), warning].into_iter().flatten().reduce(|a, b| format!("{a}; {b}"));
+        }
+        if let (Target::Flow(flow), false) = (&target, change.op == ConfigOp::Noop) {
+            let warnings = super::fillable::warnings(flow, &fillable);
+            change.detail = [change.detail.take(), warnings].into_iter().flatten().reduce(|a, b| format!("{a}\n{b}"));
         }
         let target = (change.op != ConfigOp::Noop).then_some(target);
         out.push(Planned { change, target, record: record.cloned() });

@@ -6,6 +6,7 @@
 mod build;
 mod changes;
 mod decode;
+mod fillable;
 pub mod violation;
 mod workspace;
 mod write;

@@ -89,10 +89,14 @@ pub fn run(tx: &Tx, request: RunRequest, caller: Caller) -> DomainResult<RunStar
         }
         (None, Some(input)) => {
             check_references(tx, &input, "plan")?;
-            let plan = plan_of(tx, input, "plan")?;
+            let mut plan = plan_of(tx, input, "plan")?;
             let save = request.save_as_plan == Some(true);
             if save {
                 store::insert(tx, &Doc::of(&plan)?)?;
+            } else if let Some(saved) = saved_plan_named(tx, plan.name())? {
+                // An inline copy of a saved plan (`--agent-url`, `--only`, `--rerun-failed`) is
+                // one of its runs: listed, counted and shown under it, not under an id of its own.
+                plan.id = saved;
             }
             (plan, save)
         }
@@ -108,6 +112,16 @@ pub fn run(tx: &Tx, request: RunRequest, caller: Caller) -> DomainResult<RunStar
         saved_as_plan: saved && request.plan.is_some(),
         status: job.status,
         created_at: job.created_at,
+    })
+}
+
+/// The saved plan named `name`, when exactly one is.
+fn saved_plan_named(tx: &Tx, name: &str) -> DomainResult<Option<Uuid>> {
+    let plans: Vec<RunPlan> = store::all(tx, Kind::RunPlan)?;
+    let mut named = plans.iter().filter(|p| p.name() == name).map(|p| p.id);
+    Ok(match (named.next(), named.next()) {
+        (Some(id), None) => Some(id),
+        _ => None,
     })
 }
 

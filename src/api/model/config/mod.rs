@@ -185,7 +185,12 @@ impl ConfigResource {
             ConfigKind::Metric => ConfigResource::Metric(typed(rest, at)?),
             ConfigKind::SimulationPlan => match text("template").as_deref() {
                 Some(QA_TEMPLATE) => ConfigResource::QaSimulationPlan(typed(rest, at)?),
-                _ => ConfigResource::SimulationPlan(typed(rest, at)?),
+                _ => {
+                    if let Some(refusal) = plan::metric_with_a_bar(&rest, at) {
+                        return Err(refusal);
+                    }
+                    ConfigResource::SimulationPlan(typed(rest, at)?)
+                }
             },
             ConfigKind::SimulationGroup => ConfigResource::SimulationGroup(typed(rest, at)?),
             ConfigKind::Alert => ConfigResource::Alert(typed(rest, at)?),

@@ -17,7 +17,7 @@ use crate::api::model::run_plan_limits::{
 };
 use crate::api::model::schedule::Schedule;
 use crate::api::model::{Direction, EndpointDirection, ExecutionMode};
-use crate::api::validate::{Checks, Validate, join};
+use crate::api::validate::{Checks, Validate, Violation, ViolationCode, index, join};
 
 /// The members both plan templates share, checked alike.
 macro_rules! plan_members {
@@ -230,3 +230,24 @@ impl Validate for PlanFlowConfig {
 
 /// A schedule as a bundle writes it: the plan's own schedule shape, with the same rules.
 pub type ScheduleConfig = Schedule;
+
+/// A plan's `metrics` entry written as an object (`{slug, minPassRate}`, as a plan file has
+/// them) refused with where a bar goes: the hosted bundle's plan names metrics only
+/// (`List[str]`), and its checks keep the 80 % default bar.
+pub(super) fn metric_with_a_bar(members: &serde_json::Map<String, serde_json::Value>, at: &str) -> Option<Violation> {
+    let metrics = members.get("metrics")?.as_array()?;
+    let (i, entry) = metrics.iter().enumerate().find(|(_, m)| m.is_object())?;
+    let name = ["name", "slug", "metricId", "metric"]
+        .iter()
+        .find_map(|member| entry.get(*member).and_then(serde_json::Value::as_str))
+        .unwrap_or("METRIC");
+    let param = join(at, &index("metrics", i));
+    let bar =
+        if entry.get("minPassRate").is_some() { "a per-metric bar (minPassRate)" } else { "anything but its name" };
+    let message = format!(
+        "{param}: a bundle plan's metrics are the metrics' names only (`- {name}`), with no place for {bar}: each \
+         check's bar is the 80 % default. A bar goes in a plan file for `run -f` and `gate -f` (`metrics: - slug: \
+         {name}` with `minPassRate: 90`), or on every check with `gate --min-pass-rate N`"
+    );
+    Some(Violation { param, code: ViolationCode::InvalidParameter, message })
+}

@@ -54,7 +54,7 @@ impl Builder<'_> {
             .collect();
         self.refuse_merge_cycles(entry, &steps);
         // What a scripted flow's bundle does not say (its variants' personas and steps, its edge
-        // cases, slug and metrics) stays as it is, as the flow's update and graph routes leave it.
+        // cases and metrics) stays as it is, as the flow's update and graph routes leave it.
         let was_scripted = existing.filter(|f| f.flow_type != Some(FlowType::Improv));
         let happy_path = match was_scripted.and_then(|f| f.happy_path.as_ref()) {
             Some(kept) => {
@@ -78,7 +78,7 @@ impl Builder<'_> {
             happy_path: Some(happy_path),
             edge_cases: was_scripted.map(|f| f.edge_cases.clone()).unwrap_or_default(),
             graph: steps,
-            slug: existing.and_then(|f| f.slug.clone()),
+            slug: self.flow_slug(id, entry),
             metrics: existing.and_then(|f| f.metrics.clone()),
         }))
     }
@@ -248,9 +248,25 @@ impl Builder<'_> {
             happy_path: Some(happy_path),
             edge_cases,
             graph: Vec::new(),
-            slug: existing.and_then(|f| f.slug.clone()),
+            slug: self.flow_slug(id, entry),
             metrics: existing.and_then(|f| f.metrics.clone()),
         }))
+    }
+
+    /// The flow's slug: the one it has, else, for a flow an apply makes, its bundle `name`, so a
+    /// plan file selects it by `slug:` as a bundle plan does by `flow:`. A name longer than a
+    /// slug may be, or that another flow has as its slug, gives none (the slug would not name it
+    /// alone); a flow the seed or the routes made keeps what it has, as an apply leaves slugs.
+    fn flow_slug(&self, id: Uuid, entry: &Entry) -> Option<String> {
+        let existing = self.workspace.flows.get(&id);
+        if let Some(slug) = existing.and_then(|f| f.slug.clone()) {
+            return Some(slug);
+        }
+        let made_by_apply = existing.is_none() || self.workspace.record(&ConfigKind::Flow, &entry.name).is_some();
+        let name = entry.name.as_str();
+        let taken = self.workspace.flows.values().any(|f| f.id != id && f.slug.as_deref() == Some(name));
+        let fits = !name.trim().is_empty() && name.chars().count() <= run_plan_limits::SLUG_MAX;
+        (made_by_apply && fits && !taken).then(|| name.to_owned())
     }
 
     fn persona_named(&mut self, entry: &Entry, param: &str, name: &str) -> Option<Persona> {

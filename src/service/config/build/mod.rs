@@ -139,7 +139,11 @@ impl<'w> Builder<'w> {
     pub fn reference(&mut self, entry: &Entry, param: &str, kind: &ConfigKind, name: &str) -> Option<Uuid> {
         let found = self.resolve(kind, name);
         if found.is_none() {
-            let message = format!("{param}: no {kind} named {} in the bundle or the workspace", quoted(name));
+            let prefix = format!("{}/", kind.as_str());
+            let in_bundle = self.planned.keys().filter_map(|key| key.strip_prefix(&prefix));
+            let in_workspace = self.names.by_kind.get(kind.as_str()).into_iter().flat_map(|names| names.keys());
+            let hint = crate::api::suggest::did_you_mean(name, in_bundle.chain(in_workspace.map(String::as_str)));
+            let message = format!("{param}: no {kind} named {} in the bundle or the workspace{hint}", quoted(name));
             self.problems.push(ConfigViolation::invalid(&entry.key, param, message));
         }
         found

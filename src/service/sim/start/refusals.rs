@@ -130,8 +130,18 @@ pub fn resolve_flow(tx: &crate::service::store::Conn, selection: &FlowSelection)
         (None, Some(slug)) => store::find_by(tx, Kind::CustomerFlow, "$.slug", slug)?,
         (None, None) => None,
     };
+    if let Some(flow) = found {
+        return Ok(flow);
+    }
     let name = selection.id.map(|i| i.to_string()).or(selection.slug.clone()).unwrap_or_default();
-    found.ok_or_else(|| DomainError::invalid("flows", format!("no customer flow {name}")))
+    let hint = match &selection.slug {
+        Some(slug) if selection.id.is_none() => {
+            let flows: Vec<CustomerFlow> = store::all(tx, Kind::CustomerFlow)?;
+            crate::api::suggest::did_you_mean(slug, flows.iter().filter_map(|f| f.slug.as_deref()))
+        }
+        _ => String::new(),
+    };
+    Err(DomainError::invalid("flows", format!("no customer flow {name}{hint}")))
 }
 
 /// Whether only a caller model can run the variant: it improvises and has no steps to say.
