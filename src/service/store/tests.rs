@@ -440,3 +440,4 @@ mod batches;
 mod filling;
 mod held_rows;
 mod picking;
+mod publishing;

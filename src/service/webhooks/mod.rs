@@ -30,6 +30,10 @@ const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
 const KEEP_EVENTS: jiff::SignedDuration = jiff::SignedDuration::from_hours(7 * 24);
 /// How often old events are pruned.
 const PRUNE_EVERY: Duration = Duration::from_secs(3600);
+/// The least time between two looks for due deliveries that events woke: the events published
+/// meanwhile are looked at together (a run publishes a few a simulation, and each woke a look:
+/// a round trip on PostgreSQL), and an event after a quiet while is looked at at once.
+const PACE: Duration = Duration::from_millis(100);
 /// Deliveries attempted at once.
 const BATCH: usize = 16;
 /// Waits between attempts, as multiples of the policy's first wait: with the default 5 s,
@@ -143,6 +147,7 @@ impl Sender {
         let mut pruned: Option<Instant> = None;
         let mut failed_claims: u32 = 0;
         loop {
+            let looked = Instant::now();
             if pruned.is_none_or(|at| at.elapsed() >= PRUNE_EVERY) {
                 pruned = Some(Instant::now());
                 let before = Timestamp::from(jiff::Timestamp::now() - KEEP_EVENTS).0;
@@ -153,7 +158,16 @@ impl Sender {
             let Some(wait) = self.send_due(&mut failed_claims).await else { continue };
             tokio::select! {
                 _ = tokio::time::sleep(Duration::from_millis(wait as u64)) => {}
-                changed = events.changed() => if changed.is_err() { return },
+                changed = events.changed() => {
+                    if changed.is_err() {
+                        return;
+                    }
+                    if let Some(rest) = PACE.checked_sub(looked.elapsed()) {
+                        tokio::time::sleep(rest).await;
+                        // The events published meanwhile: the look that follows finds them.
+                        events.borrow_and_update();
+                    }
+                }
             }
         }
     }

@@ -24,6 +24,10 @@ use tokio::sync::watch;
 
 pub use session::Session;
 
+/// For the store's tests of publishing.
+#[cfg(test)]
+pub(super) use publisher::{PACE as PUBLISH_PACE, PUBLISHED};
+
 use super::OpenError;
 use super::batch::{Applied, Batch};
 use super::db::{Conn, Tx};

@@ -6,7 +6,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use postgres::Client;
 
@@ -19,7 +19,13 @@ use crate::service::store::error::StoreResult;
 const LOCK: i64 = 0x5b_0e_7e_47;
 
 /// The channel a publisher tells newly published events on (the payload: the newest id).
-pub(super) const PUBLISHED: &str = "sb_events";
+pub(in crate::service::store) const PUBLISHED: &str = "sb_events";
+
+/// The least time between two publishings: the commits of those milliseconds are published
+/// together, one statement for many (a replica commits a few times a simulation, and each
+/// commit woke a publishing of its own), and an event after a quiet while is published at once.
+/// An event waits at most this long, with its statement, to be seen by the streams.
+pub(in crate::service::store) const PACE: Duration = Duration::from_millis(50);
 
 /// The `meta` key holding the last id given.
 pub(in crate::service::store) const LAST_ID: &str = "events.published";
@@ -37,12 +43,18 @@ impl Pending {
         self.wake.notify_one();
     }
 
-    /// Waits until events may be waiting, or `timeout` passes.
-    fn wait(&self, timeout: Duration) {
+    /// Waits until events may be waiting, or `timeout` passes; then, if the last publishing
+    /// began less than `pace` ago, until it is `pace` ago. The commits noted meanwhile are
+    /// forgotten: the publishing that follows the wait finds their events.
+    fn wait(&self, timeout: Duration, last: Instant, pace: Duration) {
         let waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
-        let (mut waiting, _) =
+        let (waiting, _) =
             self.wake.wait_timeout_while(waiting, timeout, |waiting| !*waiting).unwrap_or_else(|e| e.into_inner());
-        *waiting = false;
+        drop(waiting);
+        if let Some(rest) = pace.checked_sub(last.elapsed()) {
+            std::thread::sleep(rest);
+        }
+        *self.waiting.lock().unwrap_or_else(|e| e.into_inner()) = false;
     }
 }
 
@@ -52,10 +64,12 @@ pub(super) fn spawn(
     stopping: Arc<AtomicBool>,
 ) -> std::io::Result<()> {
     std::thread::Builder::new().name("event-publisher".into()).spawn(move || {
+        let mut last = Instant::now();
         while !stopping.load(Ordering::Relaxed) {
             // Woken by this replica's commits; a second's sweep finds what another replica's
             // publisher left (it died between a commit and its publishing).
-            pending.wait(Duration::from_secs(1));
+            pending.wait(Duration::from_secs(1), last, PACE);
+            last = Instant::now();
             if let Err(e) = publish(&pool) {
                 tracing::warn!("store: publishing events: {e}");
             }
