@@ -3,11 +3,11 @@
 use clap::Subcommand;
 
 use super::exit::{Exit, Failure, Outcome};
-use super::output::{self, Tabular, or_dash};
+use super::output::{self, Tabular};
 use super::session::Session;
 use crate::api::model::{AlertStatus, CursorPagination};
 use crate::columns::Column;
-use crate::columns::alert::{self, readable};
+use crate::columns::alert;
 
 #[derive(Debug, Subcommand)]
 pub enum AlertCommand {
@@ -24,22 +24,7 @@ impl Tabular for AlertStatus {
 }
 
 fn groups_text(alert: &AlertStatus) -> Vec<String> {
-    let rows = alert
-        .groups
-        .iter()
-        .map(|g| {
-            vec![
-                g.agent_id.clone().unwrap_or_else(|| "(all calls)".to_owned()),
-                g.state.to_string(),
-                g.consecutive_windows.to_string(),
-                or_dash(g.last_window_start.as_ref()),
-                or_dash(g.last_value.map(readable)),
-                or_dash(g.issue_id.as_ref()),
-            ]
-        })
-        .collect();
-    let columns = ["GROUP", "STATE", "WINDOWS", "LAST WINDOW", "LAST VALUE", "ISSUE"];
-    vec![format!("GROUPS\n{}", output::table(&columns, rows))]
+    vec![format!("GROUPS\n{}", output::table_of(alert::GROUPS, &alert.groups))]
 }
 
 pub async fn run(command: AlertCommand, session: &Session) -> Outcome {

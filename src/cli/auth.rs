@@ -13,6 +13,7 @@ use super::session::Session;
 use crate::api::model::Health;
 use crate::api::{ApiKey, Client};
 use crate::columns::Column;
+use crate::columns::health as health_columns;
 use crate::config::{Credentials, LOCAL_PROFILE, Target};
 use crate::connect::Context;
 
@@ -31,10 +32,7 @@ pub enum AuthCommand {
 
 impl Tabular for Health {
     fn columns() -> Vec<Column<Self>> {
-        vec![
-            Column::text("AUTHENTICATED", |x: &Health| x.authenticated.to_string()),
-            Column::text("ACCOUNT", |x: &Health| x.account.clone()),
-        ]
+        health_columns::DETAIL.to_vec()
     }
 }
 

@@ -4,10 +4,10 @@ use clap::Subcommand;
 use uuid::Uuid;
 
 use super::exit::{Exit, Failure, Outcome};
-use super::output::{self, Format, Tabular, or_dash};
+use super::output::{self, Format, Tabular};
 use super::session::Session;
 use crate::api::model::{Call, ParticipantType};
-use crate::columns::Column;
+use crate::columns::{Column, call};
 
 #[derive(Debug, Subcommand)]
 pub enum CallCommand {
@@ -23,17 +23,7 @@ pub enum CallCommand {
 
 impl Tabular for Call {
     fn columns() -> Vec<Column<Self>> {
-        vec![
-            Column::text("ID", |x: &Call| x.id.to_string()),
-            Column::text("STATUS", |x: &Call| or_dash(x.status.as_ref())),
-            Column::text("ENDED", |x: &Call| or_dash(x.ended_status.as_ref())),
-            Column::text("DURATION", |x: &Call| or_dash(x.duration_ms.map(|ms| format!("{:.1}s", ms as f64 / 1000.0)))),
-            Column::text("STARTED", |x: &Call| or_dash(x.started_at.as_ref())),
-            Column::text("AGENT ID", |x: &Call| or_dash(x.agent_id)),
-            Column::text("SIMULATION JOB", |x: &Call| or_dash(x.simulation_job_id)),
-            Column::text("RUN PLAN JOB", |x: &Call| or_dash(x.simulation_run_plan_job_id)),
-            Column::text("END REASON", |x: &Call| or_dash(x.end_reason.as_ref())),
-        ]
+        call::DETAIL.to_vec()
     }
 }
 

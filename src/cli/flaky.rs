@@ -2,12 +2,12 @@
 //! case × check was (iterations that agreed, and results that held between runs with nothing
 //! changed in agent endpoint, flow or metric version), worst first.
 
-use crate::columns::{self, flaky};
+use crate::columns::flaky;
 use clap::Args;
 use serde::Serialize;
 
 use super::exit::{Exit, Failure, Outcome};
-use super::output::{self, Format, table};
+use super::output::{self, Format, table_of};
 use super::plan;
 use super::session::Session;
 use crate::compare::flaky::PlanStability;
@@ -64,9 +64,7 @@ pub async fn run(args: FlakyArgs, session: &Session) -> Outcome {
 
 fn render(plan: &str, runs: usize, stability: &[Stability], all: bool) -> String {
     let mut text = format!("{plan}: the last {runs} ended runs, oldest first in HISTORY\n");
-    let rows: Vec<Vec<String>> =
-        stability.iter().filter(|s| all || s.unsteady()).map(|s| columns::row(flaky::CLI, s)).collect();
-    text.push_str(&table(&columns::titles(flaky::CLI), rows));
+    text.push_str(&table_of(flaky::CLI, stability.iter().filter(|s| all || s.unsteady())));
     let steady = stability.iter().filter(|s| !s.unsteady()).count();
     if !all && steady > 0 {
         text.push_str(&format!("({steady} steady test case checks not shown; --all lists them)\n"));

@@ -11,7 +11,7 @@ use crate::api::model::{EvidenceInput, Issue, IssueInput, IssueSource, IssueStat
 use crate::api::validate::Validate;
 use crate::api::wire_enum::WireEnum;
 use crate::api::{ListQuery, routes};
-use crate::columns::{self, Column, issue};
+use crate::columns::{Column, issue};
 
 #[derive(Debug, Subcommand)]
 pub enum IssueCommand {
@@ -82,10 +82,8 @@ pub fn parse<E: WireEnum + Clone + 'static>(flag: &str, text: Option<String>) ->
 }
 
 fn evidence_text(issue: &Issue) -> Vec<String> {
-    let evidence = issue::EVIDENCE_CLI;
-    let rows = issue.evidence.iter().map(|e| columns::row(evidence, e)).collect();
     let summary = issue.summary.clone().map(|s| format!("SUMMARY\n{s}\n")).unwrap_or_default();
-    vec![summary, format!("EVIDENCE\n{}", output::table(&columns::titles(evidence), rows))]
+    vec![summary, format!("EVIDENCE\n{}", output::table_of(issue::EVIDENCE_CLI, &issue.evidence))]
 }
 
 pub async fn run(command: IssueCommand, session: &Session) -> Outcome {

@@ -16,7 +16,7 @@ use super::signals::Signals;
 use super::watch::{self, Watched};
 use crate::api::model::RunPlanJob;
 use crate::api::{Client, ListQuery, routes};
-use crate::columns::{Column, job};
+use crate::columns::{Column, Holds, job};
 
 #[derive(Debug, Subcommand)]
 pub enum JobCommand {
@@ -63,25 +63,25 @@ impl Serialize for Listed<'_> {
     }
 }
 
-/// A job's column in the list, on the job of a `Listed` (the CLI does not sort).
-macro_rules! listed {
-    ($column:expr) => {
-        Column::text($column.title, |l: &Listed| ($column.text)(l.job))
-    };
+impl Holds<RunPlanJob> for Listed<'_> {
+    fn item(&self) -> &RunPlanJob {
+        self.job
+    }
 }
 
 impl Tabular for Listed<'_> {
     fn columns() -> Vec<Column<Self>> {
         vec![
-            listed!(job::ID),
-            listed!(job::STATUS),
-            listed!(job::VERDICT),
-            listed!(job::SCORE),
+            crate::column_on!(job::ID, Self),
+            crate::column_on!(job::STATUS, Self),
+            crate::column_on!(job::VERDICT, Self),
+            crate::column_on!(job::SCORE, Self),
+            // The plan's name where it was read (the console's PLAN says it too), else its id.
             Column::text(job::PLAN.title, |l: &Listed| {
                 l.plan.map(str::to_string).unwrap_or_else(|| (job::PLAN.text)(l.job))
             }),
-            listed!(job::SIMS),
-            listed!(job::CREATED),
+            crate::column_on!(job::SIMS, Self),
+            crate::column_on!(job::CREATED, Self),
         ]
     }
 }

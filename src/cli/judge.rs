@@ -15,10 +15,11 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use super::exit::{Exit, Failure, Outcome};
-use super::output::{self, Format, table};
+use super::output::{self, Format, table_of};
 use super::session::Session;
 use crate::api::Error;
-use crate::api::model::{Annotation, AnnotationInput, AnnotationLabel, CalculationType, percent};
+use crate::api::model::{Annotation, AnnotationInput, AnnotationLabel, CalculationType};
+use crate::columns::agreement as agreement_columns;
 use crate::compare::agreement::{LOCAL_LABELS, Labels, WithoutJudgement, missing_values};
 use crate::compare::{JudgeAgreement, agreement};
 
@@ -274,31 +275,5 @@ fn render(rows: &[JudgeAgreement]) -> String {
                 `switchboard judge label CALL METRIC right|wrong`\n"
             .into();
     }
-    let lines = rows
-        .iter()
-        .map(|r| {
-            vec![
-                r.name.clone(),
-                r.version.map(|v| format!("v{v}")).unwrap_or_else(|| "—".into()),
-                match r.local_labels {
-                    0 => r.labelled.to_string(),
-                    local => format!("{} ({local} local)", r.labelled),
-                },
-                r.agreement
-                    .map(|a| format!("{} ({}/{})", percent(a), r.agreed, r.labelled))
-                    .unwrap_or_else(|| "—".into()),
-                kappa(r),
-            ]
-        })
-        .collect();
-    table(&["METRIC", "VERSION", "LABELLED", "AGREEMENT", "KAPPA"], lines)
-}
-
-/// Cohen's κ in words a table can hold.
-pub fn kappa(row: &JudgeAgreement) -> String {
-    match (row.kappa, row.boolean) {
-        (Some(k), _) => format!("{k:.2}"),
-        (None, false) => "— (not yes/no)".into(),
-        (None, true) => "— (all one answer)".into(),
-    }
+    table_of(agreement_columns::CLI, rows)
 }

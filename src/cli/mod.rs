@@ -25,6 +25,7 @@ mod job;
 mod jq;
 mod judge;
 mod listing;
+mod markdown;
 mod metric;
 mod output;
 mod plan;

@@ -240,8 +240,13 @@ fn terminal_width() -> Option<usize> {
     crossterm::terminal::size().ok().map(|(w, _)| w as usize).filter(|w| *w > 20)
 }
 
-/// Aligned columns under a header; on a terminal the widest columns are cut with … to fit.
-pub fn table(columns: &[&str], rows: Vec<Vec<String>>) -> String {
+/// `items` as rows of `columns` under their titles, as `table` sets them.
+pub fn table_of<'a, T: 'a>(columns: &[Column<T>], items: impl IntoIterator<Item = &'a T>) -> String {
+    table(&columns::titles(columns), items.into_iter().map(|item| columns::row(columns, item)).collect())
+}
+
+/// Aligned columns under a header (a command prints a column list, with `table_of`); on a terminal the widest columns are cut with … to fit.
+fn table(columns: &[&str], rows: Vec<Vec<String>>) -> String {
     if rows.is_empty() {
         return "(none)\n".into();
     }

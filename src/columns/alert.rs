@@ -1,9 +1,10 @@
-//! An alert's columns (`switchboard alert list`, the console's alerts list).
+//! An alert's columns (`switchboard alert list`, the console's alerts list), and its groups'
+//! (`alert get`'s GROUPS; the console's alert detail says each group in a line).
 
 use ratatui::layout::Constraint::{Fill, Length};
 
 use super::{Column, by, fit, fixed, or_dash, text_cmp};
-use crate::api::model::AlertStatus;
+use crate::api::model::{AlertGroupStatus, AlertStatus};
 
 /// A float that sorts (values are finite).
 fn ordered(value: f64) -> i64 {
@@ -59,3 +60,13 @@ pub const ENABLED: Column<AlertStatus> = Column::text("ENABLED", |a: &AlertStatu
 
 /// What `alert list` prints.
 pub const CLI: &[Column<AlertStatus>] = &[ID, NAME, STATE, WINDOWS, LAST_WINDOW, LAST_VALUE, ENABLED];
+
+/// One group of an alert: one under grouping NONE, one per agent under BY_AGENT.
+pub const GROUPS: &[Column<AlertGroupStatus>] = &[
+    Column::text("GROUP", |g: &AlertGroupStatus| g.agent_id.clone().unwrap_or_else(|| "(all calls)".to_owned())),
+    Column::text("STATE", |g: &AlertGroupStatus| g.state.to_string()),
+    Column::text("WINDOWS", |g: &AlertGroupStatus| g.consecutive_windows.to_string()),
+    Column::text("LAST WINDOW", |g: &AlertGroupStatus| or_dash(g.last_window_start.as_ref())),
+    Column::text("LAST VALUE", |g: &AlertGroupStatus| or_dash(g.last_value.map(readable))),
+    Column::text("ISSUE", |g: &AlertGroupStatus| or_dash(g.issue_id.as_ref())),
+];

@@ -1,5 +1,6 @@
-//! A diff's columns (`switchboard diff`): the checks and metrics over the whole run, and each
-//! test case × check. The test case table reads the run's check columns from its own rows.
+//! A diff's columns (`switchboard diff`, as a table and in Markdown): the checks and metrics
+//! over the whole run, and each test case × check. The test case table reads the run's check
+//! columns from its own rows.
 
 use super::{Column, Holds};
 use crate::api::model::percent;
@@ -41,11 +42,11 @@ pub fn spread(spread: Option<&Spread>, unit: Option<&str>) -> String {
 
 pub const CHECK: Column<CheckChange> = Column::text("CHECK", |c: &CheckChange| c.name.clone());
 
-pub const BASE: Column<CheckChange> = Column::text("BASE", |c: &CheckChange| rate(&c.base));
+pub const BASE: Column<CheckChange> = Column::text("BASE", |c: &CheckChange| rate(&c.base)).right();
 
-pub const HEAD: Column<CheckChange> = Column::text("HEAD", |c: &CheckChange| rate(&c.head));
+pub const HEAD: Column<CheckChange> = Column::text("HEAD", |c: &CheckChange| rate(&c.head)).right();
 
-pub const DELTA: Column<CheckChange> = Column::text("Δ", |c: &CheckChange| delta(c.delta));
+pub const DELTA: Column<CheckChange> = Column::text("Δ", |c: &CheckChange| delta(c.delta)).right();
 
 /// The change in words, with the judge caveat where it applies.
 pub const CHANGE: Column<CheckChange> = Column::text("CHANGE", |c: &CheckChange| c.label());
@@ -53,13 +54,31 @@ pub const CHANGE: Column<CheckChange> = Column::text("CHANGE", |c: &CheckChange|
 /// CHECKS OVER THE RUN.
 pub const RUN_CHECKS: &[Column<CheckChange>] = &[CHECK, BASE, HEAD, DELTA, CHANGE];
 
+pub const METRIC: Column<MeasureChange> = Column::text("METRIC", |m: &MeasureChange| m.name.clone());
+
+pub const BASE_SPREAD: Column<MeasureChange> =
+    Column::text("BASE mean/p50/p95", |m: &MeasureChange| spread(m.base.as_ref(), m.unit.as_deref())).right();
+
+pub const HEAD_SPREAD: Column<MeasureChange> =
+    Column::text("HEAD mean/p50/p95", |m: &MeasureChange| spread(m.head.as_ref(), m.unit.as_deref())).right();
+
+pub const DELTA_MEAN: Column<MeasureChange> =
+    Column::text("Δ MEAN", |m: &MeasureChange| m.delta_mean.map(|d| number(d, m.unit.as_deref())).unwrap_or_default())
+        .right();
+
+pub const NOISE: Column<MeasureChange> =
+    Column::text("", |m: &MeasureChange| if m.beyond_noise { "beyond noise" } else { "within noise" }.into());
+
 /// METRICS OVER THE RUN.
-pub const MEASURES: &[Column<MeasureChange>] = &[
-    Column::text("METRIC", |m: &MeasureChange| m.name.clone()),
-    Column::text("BASE mean/p50/p95", |m: &MeasureChange| spread(m.base.as_ref(), m.unit.as_deref())),
-    Column::text("HEAD mean/p50/p95", |m: &MeasureChange| spread(m.head.as_ref(), m.unit.as_deref())),
-    Column::text("Δ MEAN", |m: &MeasureChange| m.delta_mean.map(|d| number(d, m.unit.as_deref())).unwrap_or_default()),
-    Column::text("", |m: &MeasureChange| if m.beyond_noise { "beyond noise" } else { "within noise" }.into()),
+pub const MEASURES: &[Column<MeasureChange>] = &[METRIC, BASE_SPREAD, HEAD_SPREAD, DELTA_MEAN, NOISE];
+
+/// The metrics in Markdown, which says what the spread holds once, in the metric's title.
+pub const MEASURES_MARKDOWN: &[Column<MeasureChange>] = &[
+    METRIC.titled("METRIC (mean / p50 / p95)"),
+    BASE_SPREAD.titled("BASE"),
+    HEAD_SPREAD.titled("HEAD"),
+    DELTA_MEAN,
+    NOISE,
 ];
 
 /// One check of one test case: a row of TEST CASES, WORST FIRST.
@@ -82,4 +101,12 @@ pub const fn case_checks<'a>() -> [Column<CaseCheck<'a>>; 6] {
         crate::column_on!(HEAD, CaseCheck<'a>),
         crate::column_on!(DELTA, CaseCheck<'a>),
     ]
+}
+
+/// What differed between the runs' set-ups for the test case, in words (the terminal says it
+/// under each test case instead).
+pub const fn what_differed<'a>() -> Column<CaseCheck<'a>> {
+    Column::text("WHAT DIFFERED", |(case, _): &CaseCheck<'a>| {
+        case.differences.iter().map(|d| d.in_words()).collect::<Vec<_>>().join("; ")
+    })
 }

@@ -3,17 +3,21 @@
 //! how wide it may be on a screen, its value as plain text and how it orders two items, so
 //! sorting by a column is the column's own order, never a match on its number.
 
+pub mod agreement;
 pub mod alert;
 pub mod bench;
+pub mod call;
 pub mod catalog;
 pub mod diff;
 pub mod flaky;
 pub mod flow;
+pub mod health;
 pub mod issue;
 pub mod job;
 pub mod metric;
 pub mod plan;
 pub mod simulation;
+pub mod verdict;
 
 use std::cmp::Ordering;
 
@@ -31,6 +35,16 @@ pub enum Width {
 /// As wide as the values: what a column the console never shows says.
 pub const AUTO: Width = Width::Fit { min: 0, max: u16::MAX };
 
+/// Where a column's values sit in a Markdown table (a terminal's tables set every column left).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Align {
+    Left,
+    /// Numbers and rates, so their digits line up.
+    Right,
+    /// A mark (✅, ❌).
+    Centre,
+}
+
 /// Orders two items by one column.
 pub type Order<T> = fn(&T, &T) -> Ordering;
 
@@ -42,6 +56,7 @@ pub struct Column<T> {
     pub text: fn(&T) -> String,
     /// How the column sorts; None keeps the order the items came in.
     pub order: Option<Order<T>>,
+    pub align: Align,
 }
 
 // Not derived: a derive would ask `T: Clone`, and a column only holds pointers.
@@ -56,7 +71,7 @@ impl<T> Copy for Column<T> {}
 impl<T> Column<T> {
     /// A column of this width and text, unsorted until `by` says how.
     pub const fn new(title: &'static str, width: Width, text: fn(&T) -> String) -> Self {
-        Column { title, width, text, order: None }
+        Column { title, width, text, order: None, align: Align::Left }
     }
 
     /// A column the CLI prints: as wide as its values.
@@ -73,6 +88,16 @@ impl<T> Column<T> {
     /// The same column, sorted by `order`.
     pub const fn by(self, order: Order<T>) -> Self {
         Column { order: Some(order), ..self }
+    }
+
+    /// The same column, its values on the right of a Markdown table.
+    pub const fn right(self) -> Self {
+        Column { align: Align::Right, ..self }
+    }
+
+    /// The same column, its values in the middle of a Markdown table.
+    pub const fn centred(self) -> Self {
+        Column { align: Align::Centre, ..self }
     }
 
     /// The same column under another title (the CLI's `PLAN ID` of a job's `PLAN`).
@@ -92,8 +117,8 @@ pub trait Holds<T> {
     fn item(&self) -> &T;
 }
 
-/// A column of `T` read from the rows `$row` (which `Holds<T>`): the same title, width, text
-/// and order. A macro because a column holds plain `fn`s, which cannot capture the column.
+/// A column of `T` read from the rows `$row` (which `Holds<T>`): the same title, width, text,
+/// order and alignment. A macro because a column holds plain `fn`s, which cannot capture the column.
 #[macro_export]
 macro_rules! column_on {
     ($column:expr, $row:ty) => {
@@ -107,6 +132,7 @@ macro_rules! column_on {
                 }),
                 None => None,
             },
+            align: $column.align,
         }
     };
 }

@@ -1,7 +1,8 @@
-//! A run's simulation jobs' columns: the console's simulations table of a job and the
-//! SIMULATIONS table `job get`, `job watch` and `gate` print.
+//! A run's simulation jobs' columns: the console's simulations table of a job, the
+//! SIMULATIONS and NOT SCORED tables `job get`, `job watch` and `gate` print, and the gate's
+//! Markdown report's worst failing and not scored simulations.
 
-use super::{Column, fit, fixed};
+use super::{Column, Holds, fit, fixed};
 use crate::api::model::{SimulationJob, SimulationOutcome};
 
 use ratatui::layout::Constraint::Fill;
@@ -58,6 +59,62 @@ pub const ID: Column<SimulationJob> = Column::text("ID", |s: &SimulationJob| s.s
 /// What the SIMULATIONS table of `job get` prints.
 pub const CLI: &[Column<SimulationJob>] = &[VERDICT, STATUS, TEST_CASE, WHY, ID];
 
+/// How many characters of a reason a Markdown cell holds (the JSON report keeps them whole).
+const BRIEF: usize = 400;
+
+/// `text` cut to a Markdown cell's length, with `…` where cut.
+pub fn brief(text: &str) -> String {
+    match text.char_indices().nth(BRIEF) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
+/// The test case, in the Markdown report's word.
+pub const SIMULATION: Column<SimulationJob> = TEST_CASE.titled("SIMULATION");
+
+/// The outcome; the Markdown report lists only simulations that have one.
+pub const OUTCOME: Column<SimulationJob> =
+    Column::text("OUTCOME", |s: &SimulationJob| s.outcome.as_ref().map(|o| o.to_string()).unwrap_or_default());
+
+/// Why it did not pass, cut to a Markdown cell.
+pub const WHY_BRIEF: Column<SimulationJob> = Column::text("WHY", |s: &SimulationJob| brief(&s.why_not_passed()));
+
+/// The call, as Markdown code (so it is copied whole).
+pub const CALL: Column<SimulationJob> =
+    Column::text("CALL", |s: &SimulationJob| s.call_id.map(|c| format!("`{c}`")).unwrap_or_default());
+
+/// The Markdown report's worst failing simulations.
+pub const WORST: &[Column<SimulationJob>] = &[SIMULATION, OUTCOME, WHY_BRIEF, CALL];
+
+/// A simulation that counts for no check, with why: a row of NOT SCORED.
+pub type Unscored<'a> = (&'a SimulationJob, String);
+
+impl Holds<SimulationJob> for Unscored<'_> {
+    fn item(&self) -> &SimulationJob {
+        self.0
+    }
+}
+
+/// NOT SCORED as a terminal prints it (a function, as rows that borrow have a lifetime a
+/// constant cannot name).
+pub const fn not_scored<'a>() -> [Column<Unscored<'a>>; 3] {
+    [
+        crate::column_on!(TEST_CASE, Unscored<'a>),
+        Column::text("WHY", |(_, why): &Unscored<'a>| why.clone()),
+        crate::column_on!(ID, Unscored<'a>),
+    ]
+}
+
+/// NOT SCORED as the Markdown report shows it.
+pub const fn not_scored_markdown<'a>() -> [Column<Unscored<'a>>; 3] {
+    [
+        crate::column_on!(SIMULATION, Unscored<'a>),
+        Column::text("WHY", |(_, why): &Unscored<'a>| brief(why)),
+        crate::column_on!(CALL, Unscored<'a>),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,6 +138,19 @@ mod tests {
         assert_eq!(running[..3], ["…", "PROCESSING", "Reschedule · happy path · #2"]);
         assert_eq!(running[4], "00000000-0000-0000-0000-000000000007");
         assert_eq!(row(CLI, &sim("COMPLETED", Some("FAILED")))[0], "FAILED");
+    }
+
+    #[test]
+    fn a_simulation_not_scored_reads_its_test_case_and_id_beside_why() {
+        let sim = sim("COMPLETED", Some("NOT_EVALUATED"));
+        let unscored: Unscored = (&sim, "no value on this call".into());
+        assert_eq!(titles(&not_scored()), ["TEST CASE", "WHY", "ID"]);
+        assert_eq!(
+            row(&not_scored(), &unscored),
+            ["Reschedule · happy path · #2", "no value on this call", "00000000-0000-0000-0000-000000000007"]
+        );
+        assert_eq!(row(&not_scored_markdown(), &unscored)[2], "", "no call: an empty cell");
+        assert_eq!(brief(&"x".repeat(401)).chars().count(), 401, "400 and the …");
     }
 
     #[test]

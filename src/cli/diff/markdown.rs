@@ -3,7 +3,8 @@
 
 use std::fmt::Write;
 
-use super::{delta, rate, shown, spread};
+use crate::cli::markdown::{cell, table};
+use crate::columns::diff as diff_columns;
 use crate::compare::{Change, Diff};
 
 pub fn render(diff: &Diff, all: bool) -> String {
@@ -18,52 +19,15 @@ pub fn render(diff: &Diff, all: bool) -> String {
         diff.base.run_plan_job_id, diff.base.simulations, diff.head.run_plan_job_id, diff.head.simulations
     );
     let _ = writeln!(md, "{}\n", super::text::counts(diff));
-    md.push_str("| Check | Base | Head | Δ | Change |\n| --- | ---: | ---: | ---: | --- |\n");
-    for c in &diff.checks {
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} | {} | {} |",
-            cell(&c.name),
-            rate(&c.base),
-            rate(&c.head),
-            delta(c.delta),
-            c.label()
-        );
-    }
+    md.push_str(&table(diff_columns::RUN_CHECKS, &diff.checks));
     if !diff.measures.is_empty() {
-        md.push_str("\n| Metric (mean / p50 / p95) | Base | Head | Δ mean | |\n| --- | ---: | ---: | ---: | --- |\n");
-        for m in &diff.measures {
-            let _ = writeln!(
-                md,
-                "| {} | {} | {} | {} | {} |",
-                cell(&m.name),
-                spread(m.base.as_ref(), m.unit.as_deref()),
-                spread(m.head.as_ref(), m.unit.as_deref()),
-                m.delta_mean.map(|d| super::number(d, m.unit.as_deref())).unwrap_or_default(),
-                if m.beyond_noise { "beyond noise" } else { "within noise" }
-            );
-        }
+        let _ = write!(md, "\n{}", table(diff_columns::MEASURES_MARKDOWN, &diff.measures));
     }
-    md.push_str("\n### Test cases, worst first\n\n| Change | Test case | Check | Base | Head | Δ | What differed |\n| --- | --- | --- | ---: | ---: | ---: | --- |\n");
-    let mut listed = 0;
-    for case in &diff.cases {
-        let differed: Vec<String> = case.differences.iter().map(|d| d.in_words()).collect();
-        for check in case.checks.iter().filter(|c| shown(c.change, all)) {
-            listed += 1;
-            let _ = writeln!(
-                md,
-                "| {} | {} | {} | {} | {} | {} | {} |",
-                check.label(),
-                cell(&case.name),
-                cell(&check.name),
-                rate(&check.base),
-                rate(&check.head),
-                delta(check.delta),
-                cell(&differed.join("; "))
-            );
-        }
-    }
-    if listed == 0 {
+    let mut cases = diff_columns::case_checks().to_vec();
+    cases.push(diff_columns::what_differed());
+    let rows = super::listed(diff, all);
+    let _ = write!(md, "\n### Test cases, worst first\n\n{}", table(&cases, &rows));
+    if rows.is_empty() {
         md.push_str("| — | nothing changed | | | | | |\n");
     }
     let unchanged = diff.counts.get(&Change::Unchanged).copied().unwrap_or(0);
@@ -71,10 +35,6 @@ pub fn render(diff: &Diff, all: bool) -> String {
         let _ = writeln!(md, "\n_{unchanged} unchanged test case checks not listed._");
     }
     md
-}
-
-fn cell(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ").replace('|', "\\|")
 }
 
 #[cfg(test)]
@@ -93,5 +53,7 @@ mod tests {
         let md = super::render(&crate::compare::Diff::of(&base, &head, &Edits::default()), false);
         assert!(md.starts_with("## ❌ diff"), "{md}");
         assert!(md.contains("| UNSCORED | Renew | Card checked | 100 % (2/2) | — |"), "{md}");
+        let cases = "| Change | Test case | Check | Base | Head | Δ | What differed |\n| --- | --- | --- | ---: | ---: | ---: | --- |\n";
+        assert!(md.contains(cases), "the run's check columns, then what differed: {md}");
     }
 }

@@ -12,6 +12,8 @@ use uuid::Uuid;
 use super::exit::{Exit, Failure, Outcome};
 use super::output::{self, Format};
 use super::session::Session;
+use crate::columns::diff::CaseCheck;
+use crate::compare::diff::CheckChange;
 use crate::compare::{Change, Diff, ReadPath, fetch};
 
 #[derive(Debug, Args)]
@@ -93,14 +95,16 @@ pub async fn run(args: DiffArgs, session: &Session) -> Outcome {
     Ok(if args.fail_on_regression && diff.fails() { Exit::Failed } else { Exit::Ok })
 }
 
-pub use crate::columns::diff::{delta, number, rate, spread};
+pub use crate::columns::diff::rate;
 
 /// A short id: the first eight characters.
 pub fn short(id: Uuid) -> String {
     id.to_string().chars().take(8).collect()
 }
 
-/// Which changes a listing shows: everything with `--all`, else what changed.
-pub fn shown(change: Change, all: bool) -> bool {
-    all || change != Change::Unchanged
+/// The test case × checks a listing shows, worst first: every one with `--all`, else those
+/// that changed.
+pub fn listed(diff: &Diff, all: bool) -> Vec<CaseCheck<'_>> {
+    let shown = |check: &&CheckChange| all || check.change != Change::Unchanged;
+    diff.cases.iter().flat_map(|case| case.checks.iter().filter(shown).map(move |check| (case, check))).collect()
 }

@@ -3,9 +3,9 @@
 
 use std::fmt::Write;
 
-use super::{rate, short, shown};
-use crate::cli::output::table;
-use crate::columns::{self, diff as diff_columns};
+use super::{rate, short};
+use crate::cli::output::table_of;
+use crate::columns::diff as diff_columns;
 use crate::compare::diff::{CaseChange, Side};
 use crate::compare::{Change, Diff};
 
@@ -15,24 +15,15 @@ pub fn render(diff: &Diff, all: bool) -> String {
     let _ = writeln!(text, "head  {}", side(&diff.head));
     let _ = writeln!(text, "{}\n", counts(diff));
 
-    let checks = diff.checks.iter().map(|c| columns::row(diff_columns::RUN_CHECKS, c)).collect();
-    let _ = write!(text, "CHECKS OVER THE RUN\n{}\n", table(&columns::titles(diff_columns::RUN_CHECKS), checks));
+    let _ = write!(text, "CHECKS OVER THE RUN\n{}\n", table_of(diff_columns::RUN_CHECKS, &diff.checks));
     if !diff.measures.is_empty() {
-        let measures = diff.measures.iter().map(|m| columns::row(diff_columns::MEASURES, m)).collect();
-        let titles = columns::titles(diff_columns::MEASURES);
-        let _ = write!(text, "METRICS OVER THE RUN\n{}\n", table(&titles, measures));
+        let _ = write!(text, "METRICS OVER THE RUN\n{}\n", table_of(diff_columns::MEASURES, &diff.measures));
     }
 
-    let cases = &diff_columns::case_checks();
-    let rows = diff
-        .cases
-        .iter()
-        .flat_map(|case| case.checks.iter().filter(|c| shown(c.change, all)).map(move |check| (case, check)))
-        .map(|row| columns::row(cases, &row))
-        .collect();
+    let rows = super::listed(diff, all);
     let unchanged = diff.counts.get(&Change::Unchanged).copied().unwrap_or(0);
     let _ = writeln!(text, "TEST CASES, WORST FIRST");
-    text.push_str(&table(&columns::titles(cases), rows));
+    text.push_str(&table_of(&diff_columns::case_checks(), &rows));
     if !all && unchanged > 0 {
         let _ = writeln!(text, "({unchanged} unchanged test case checks not shown; --all lists them)");
     }

@@ -6,7 +6,10 @@ use std::fmt::Write;
 
 use super::StepResult;
 use super::{GateReport, GateResult, case_name};
-use crate::api::model::{TranscriptEntry, one_line, percent, percent_against};
+use crate::api::model::{TranscriptEntry, one_line, percent};
+use crate::cli::markdown::{cell, table};
+use crate::columns::simulation;
+use crate::columns::verdict as verdict_columns;
 
 /// How many failing simulations the report lists.
 pub const WORST: usize = 10;
@@ -37,31 +40,7 @@ pub fn render(report: &GateReport) -> String {
     if let Some(bar) = report.min_pass_rate {
         let _ = writeln!(md, "Every check's bar raised to at least {} (`--min-pass-rate`).\n", percent(bar));
     }
-    md.push_str("| Check | Pass rate | Required | |\n| --- | ---: | ---: | :---: |\n");
-    for check in &verdict.checks {
-        let rate = match check.pass_rate {
-            Some(rate) => {
-                format!(
-                    "{} ({}/{})",
-                    percent_against(rate, check.min_pass_rate),
-                    check.passed_sims,
-                    check.evaluated_sims
-                )
-            }
-            None => "not evaluated".into(),
-        };
-        let required = if check.inherited {
-            format!("{} (default)", percent(check.min_pass_rate))
-        } else {
-            percent(check.min_pass_rate)
-        };
-        let _ = writeln!(
-            md,
-            "| {} | {rate} | {required} | {} |",
-            cell(&check.name()),
-            if check.passed { "✅" } else { "❌" }
-        );
-    }
+    md.push_str(&table(verdict_columns::MARKDOWN, &verdict.checks));
     if !verdict.failures.is_empty() {
         md.push_str("\n**Failures**\n\n");
         for failure in &verdict.failures {
@@ -81,20 +60,7 @@ pub fn render(report: &GateReport) -> String {
     }
     let worst = report.worst(WORST);
     if !worst.is_empty() {
-        let _ = writeln!(
-            md,
-            "\n### Worst failing simulations\n\n| Simulation | Outcome | Why | Call |\n| --- | --- | --- | --- |"
-        );
-        for sim in &worst {
-            let outcome = sim.outcome.as_ref().map(|o| o.to_string()).unwrap_or_default();
-            let call = sim.call_id.map(|c| format!("`{c}`")).unwrap_or_default();
-            let _ = writeln!(
-                md,
-                "| {} | {outcome} | {} | {call} |",
-                cell(&case_name(sim)),
-                cell(&short(&sim.why_not_passed()))
-            );
-        }
+        let _ = write!(md, "\n### Worst failing simulations\n\n{}", table(simulation::WORST, worst.iter().copied()));
         for sim in worst {
             if let Some(entries) = report.transcripts.get(&sim.simulation_job_id) {
                 md.push_str(&turns_around_failure(&case_name(sim), entries, &sim.why_not_passed()));
@@ -114,14 +80,7 @@ fn not_scored(report: &GateReport) -> String {
     if sims.is_empty() {
         return String::new();
     }
-    let mut md = String::from(
-        "\n### Not scored (they count for no check)\n\n| Simulation | Why | Call |\n| --- | --- | --- |\n",
-    );
-    for (sim, why) in sims {
-        let call = sim.call_id.map(|c| format!("`{c}`")).unwrap_or_default();
-        let _ = writeln!(md, "| {} | {} | {call} |", cell(&case_name(sim)), cell(&short(why.as_str())));
-    }
-    md
+    format!("\n### Not scored (they count for no check)\n\n{}", table(&simulation::not_scored_markdown(), &sims))
 }
 
 /// How many turns before and after the moment a failure names are shown.
@@ -157,22 +116,8 @@ fn step_list(name: &str, steps: &[StepResult]) -> String {
     let mut md =
         format!("\n<details><summary>{} — the script's steps, judged after the call</summary>\n\n", cell(name));
     for step in steps {
-        let _ = writeln!(md, "- {} {}", step.mark(), cell(&short(&step.reasoning)));
+        let _ = writeln!(md, "- {} {}", step.mark(), cell(&simulation::brief(&step.reasoning)));
     }
     md.push_str("\n</details>\n");
     md
-}
-
-/// The reasons cut to a readable length (the JSON report keeps them whole).
-fn short(text: &str) -> String {
-    const MAX: usize = 400;
-    match text.char_indices().nth(MAX) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_string(),
-    }
-}
-
-/// Text safe inside a table cell.
-fn cell(text: &str) -> String {
-    one_line(text).replace('|', "\\|")
 }

@@ -121,27 +121,34 @@ pub struct Summary {
     pub first_refusal: Option<String>,
 }
 
+/// What the traffic did: a value only the CLI makes, so its columns stand beside it rather
+/// than in `crate::columns`, which holds the columns of what the service serves.
+const SUMMARY: &[Column<Summary>] = &[
+    Column::text("POSTED", |x: &Summary| x.posted.to_string()),
+    Column::text("REFUSED", |x: &Summary| x.refused.to_string()),
+    Column::text("SECONDS", |x: &Summary| format!("{:.1}", x.seconds)),
+    Column::text("STOPPED BY", |x: &Summary| x.stopped_by.clone()),
+    Column::text("P50 MS", |x: &Summary| or_dash(x.latency_p50_ms.map(|ms| format!("{ms:.1}")))),
+    Column::text("P99 MS", |x: &Summary| or_dash(x.latency_p99_ms.map(|ms| format!("{ms:.1}")))),
+    Column::text("FIRST REFUSAL", |x: &Summary| or_dash(x.first_refusal.as_ref())),
+];
+
+/// Each agent's share of the traffic (AGENTS).
+const AGENTS: &[Column<pace::AgentTally>] = &[
+    Column::text("AGENT", |a: &pace::AgentTally| a.agent.clone()),
+    Column::text("POSTED", |a: &pace::AgentTally| a.posted.to_string()),
+    Column::text("REFUSED", |a: &pace::AgentTally| a.refused.to_string()),
+    Column::text("DEGRADED", |a: &pace::AgentTally| a.degraded.to_string()),
+];
+
 impl Tabular for Summary {
     fn columns() -> Vec<Column<Self>> {
-        vec![
-            Column::text("POSTED", |x: &Summary| x.posted.to_string()),
-            Column::text("REFUSED", |x: &Summary| x.refused.to_string()),
-            Column::text("SECONDS", |x: &Summary| format!("{:.1}", x.seconds)),
-            Column::text("STOPPED BY", |x: &Summary| x.stopped_by.clone()),
-            Column::text("P50 MS", |x: &Summary| or_dash(x.latency_p50_ms.map(|ms| format!("{ms:.1}")))),
-            Column::text("P99 MS", |x: &Summary| or_dash(x.latency_p99_ms.map(|ms| format!("{ms:.1}")))),
-            Column::text("FIRST REFUSAL", |x: &Summary| or_dash(x.first_refusal.as_ref())),
-        ]
+        SUMMARY.to_vec()
     }
 }
 
 fn agents_text(summary: &Summary) -> Vec<String> {
-    let rows = summary
-        .agents
-        .iter()
-        .map(|a| vec![a.agent.clone(), a.posted.to_string(), a.refused.to_string(), a.degraded.to_string()])
-        .collect();
-    vec![format!("AGENTS\n{}", output::table(&["AGENT", "POSTED", "REFUSED", "DEGRADED"], rows))]
+    vec![format!("AGENTS\n{}", output::table_of(AGENTS, &summary.agents))]
 }
 
 /// Posts `plan`'s calls, then prints what it did.
