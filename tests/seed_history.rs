@@ -203,6 +203,18 @@ async fn the_nightly_history_holds_three_judged_nights_the_newest_with_a_regress
         assert!(why.contains("can't change it"), "the agent refused the other time: {:#?}", sim.failed_checks);
     }
 
+    // The README's figures for the newest night: the variant's expectation takes agent
+    // expectations to 5 of 9 as well.
+    let agent_expectations = seeded("metric_definitions", |d| d["slug"] == "agent_expectations")[0]["id"].clone();
+    let rates: Vec<(u64, u64)> = verdict
+        .checks
+        .iter()
+        .filter(|c| [&task_completion, &agent_expectations].iter().any(|id| c.metric_definition_id.to_string() == **id))
+        .map(|c| (c.passed_sims, c.evaluated_sims))
+        .collect();
+    assert_eq!(rates, [(5, 9), (5, 9)], "{verdict:#?}");
+    assert_eq!(verdict.score.map(f64::round), Some(75.0), "{verdict:#?}");
+
     // The variant's own expectation is judged on every night: met by the current build, not met
     // by the one that keeps the original time (it offers nothing after the press of 2).
     for (job, met) in [(&older[1], true), (newest, false)] {
