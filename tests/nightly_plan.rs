@@ -21,6 +21,8 @@ use switchboard::api::model::*;
 const HAPPY: &str = "Patient moves a cleaning to a Tuesday morning";
 const UNSURE: &str = "Caller is unsure which date of birth is on file and asks for the appointment anyway";
 const PRESSES_2: &str = "Caller presses 2 to choose another time";
+/// The "presses 2" variant's own expectation (its `additionalExpectations`), as its values quote it.
+const PRESSES_2_EXPECTS: &str = "\"After the caller presses 2, the agent offers at least one new slot";
 const CHECKS: [&str; 4] = ["task_completion", "identity_verified_before_phi", "agent_expectations", "keypad_entry"];
 
 fn slug_of(id: uuid::Uuid) -> String {
@@ -148,6 +150,19 @@ async fn the_seeded_nightly_plan_passes_and_two_simulations_fail_for_the_flaws_t
             assert!(keypad[0].3.contains("has no keypad step"), "{keypad:?}");
         } else {
             assert_eq!((keypad[0].1.clone(), keypad[0].2), (Some(CaptureStatus::Success), Some(1.0)), "{keypad:?}");
+        }
+    }
+
+    // The "presses 2" variant's own expectation is judged beside the flow's, and met: the agent
+    // offers other times, reads the one taken back and asks for a press of 1 again.
+    for (iteration, (variant, _, _)) in &sims {
+        let own: Vec<_> = values[iteration].iter().filter(|v| v.3.contains(PRESSES_2_EXPECTS)).collect();
+        if variant == PRESSES_2 {
+            assert_eq!(own.len(), 1, "{own:?}");
+            assert_eq!((own[0].1.clone(), own[0].2), (Some(CaptureStatus::Success), Some(1.0)), "{own:?}");
+            assert!(own[0].3.contains("To confirm: Friday, October 16"), "{own:?}");
+        } else {
+            assert!(own.is_empty(), "another variant's expectation is not judged here: {own:?}");
         }
     }
 

@@ -122,6 +122,15 @@ fn failing_iterations(job: &RunPlanJob) -> BTreeSet<u64> {
         .collect()
 }
 
+/// The "presses 2" variant's own expectation's value on a simulation's call.
+async fn own_expectation(service: &Service, sim: &SimulationJob) -> MetricValue {
+    const PROMPT: &str = "\"After the caller presses 2, the agent offers at least one new slot";
+    let groups = service.client.call_metrics(sim.call_id.unwrap(), ValueStatusFilter::All).await.unwrap();
+    let group = groups.iter().find(|g| g.slug.as_deref() == Some("agent_expectations")).unwrap();
+    let own = group.values.iter().find(|v| v.value_reasoning.as_deref().is_some_and(|r| r.contains(PROMPT)));
+    own.cloned().unwrap_or_else(|| panic!("the variant's expectation is judged: {:#?}", group.values))
+}
+
 /// A first start returns once the history has ended: a newcomer never sees last month's night
 /// PENDING or running.
 #[tokio::test]
@@ -192,6 +201,29 @@ async fn the_nightly_history_holds_three_judged_nights_the_newest_with_a_regress
         let failed = sim.failed_checks.iter().find(|c| c.metric_definition_id.to_string() == task_completion);
         let why = failed.and_then(|c| c.value_reasoning.clone()).unwrap_or_default();
         assert!(why.contains("can't change it"), "the agent refused the other time: {:#?}", sim.failed_checks);
+    }
+
+    // The README's figures for the newest night: the variant's expectation takes agent
+    // expectations to 5 of 9 as well.
+    let agent_expectations = seeded("metric_definitions", |d| d["slug"] == "agent_expectations")[0]["id"].clone();
+    let rates: Vec<(u64, u64)> = verdict
+        .checks
+        .iter()
+        .filter(|c| [&task_completion, &agent_expectations].iter().any(|id| c.metric_definition_id.to_string() == **id))
+        .map(|c| (c.passed_sims, c.evaluated_sims))
+        .collect();
+    assert_eq!(rates, [(5, 9), (5, 9)], "{verdict:#?}");
+    assert_eq!(verdict.score.map(f64::round), Some(75.0), "{verdict:#?}");
+
+    // The variant's own expectation is judged on every night: met by the current build, not met
+    // by the one that keeps the original time (it offers nothing after the press of 2).
+    for (job, met) in [(&older[1], true), (newest, false)] {
+        for sim in job.simulation_jobs.iter().filter(|s| presses_2.contains(&s.iteration.unwrap())) {
+            let own = own_expectation(&service, sim).await;
+            assert_eq!((own.capture_status.clone(), own.value), (Some(CaptureStatus::Success), Some(f64::from(met))));
+            let why = own.value_reasoning.unwrap_or_default();
+            assert!(why.contains(if met { ": Met:" } else { ": Not met:" }), "{why}");
+        }
     }
 
     plausible_times(&service, &history).await;

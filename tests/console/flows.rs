@@ -55,7 +55,7 @@ async fn detail_draws_the_step_tree_and_scrolls() {
     assert_screen!("flows_detail_80x24", h.render(80, 24));
 
     // The detail scrolls: the edge cases with their persona overrides are further down.
-    let last_step = "customer ▸ Sorry, do you have anything later that week instead?";
+    let last_step = "customer ▸ [keys 1] Press 1 to confirm the new time";
     assert!(!h.render(80, 24).contains(last_step));
     h.key("G").await;
     let screen = h.render(80, 24);

@@ -36,9 +36,11 @@ pub fn flow_and_automatic_metrics(
     }
     if plan.include_automatic_metrics_or_default() {
         let by_slug = |slug: &str| all.values().find(|d| d.is_service_owned() && d.slug.as_deref() == Some(slug));
-        if !flow.agent_expectations.is_empty()
-            && let Some(d) = by_slug("agent_expectations")
-        {
+        // A variant's own expectations are judged as the flow's are (as keypad and step checks
+        // look at every variant's steps).
+        let expectations = !flow.agent_expectations.is_empty()
+            || flow.happy_path.iter().chain(&flow.edge_cases).any(|v| !v.additional_expectations.is_empty());
+        if expectations && let Some(d) = by_slug("agent_expectations") {
             add(d);
         }
         let keypad = has_step(&flow.graph, &StepType::CustomerDtmf)

@@ -172,7 +172,7 @@ fn verdict_value(call: &Call, verdict: Result<Verdict, String>) -> MetricValue {
 
 /// One judged value per expectation of the flow (and of the variant that ran).
 async fn expectations(conv: &Conversation<'_>, library: &Library<'_>) -> Vec<MetricValue> {
-    let expectations: Vec<&Expectation> = conv.flow.map(|f| f.agent_expectations.iter().collect()).unwrap_or_default();
+    let expectations = expectations_of(conv);
     if expectations.is_empty() {
         return vec![without_value(
             conv.call,
@@ -191,6 +191,14 @@ async fn expectations(conv: &Conversation<'_>, library: &Library<'_>) -> Vec<Met
         out.extend(values);
     }
     out
+}
+
+/// The flow's expectations (unless the variant that ran leaves them out) and the variant's own.
+fn expectations_of<'a>(conv: &Conversation<'a>) -> Vec<&'a Expectation> {
+    let flow_own = conv.variant.is_none_or(|v| v.include_flow_expectations != Some(false));
+    let from_flow = conv.flow.filter(|_| flow_own).map(|f| f.agent_expectations.as_slice()).unwrap_or_default();
+    let from_variant = conv.variant.map(|v| v.additional_expectations.as_slice()).unwrap_or_default();
+    from_flow.iter().chain(from_variant).collect()
 }
 
 /// A threshold: the source's successful values (for the chosen participant), compared.
@@ -364,6 +372,65 @@ mod tests {
 
     fn call() -> Call {
         serde_json::from_value(serde_json::json!({"id": "6f1c2d40-1b4a-4c6e-9a51-0d2f6a3e8b11"})).unwrap()
+    }
+
+    /// A flow expecting `flow` of the agent whose happy path adds `variant` (and keeps the
+    /// flow's unless `include` is false).
+    fn flow_with(flow: &[&str], variant: &[&str], include: bool) -> CustomerFlow {
+        let prompts = |ps: &[&str]| ps.iter().map(|p| serde_json::json!({"prompt": p})).collect::<Vec<_>>();
+        serde_json::from_value(serde_json::json!({
+            "id": Uuid::from_u128(1),
+            "agentExpectations": prompts(flow),
+            "offScriptPolicy": null,
+            "happyPath": {
+                "id": Uuid::from_u128(2), "precededByCustomerFlowId": null,
+                "precededByCustomerFlowVariantId": null, "personaOverride": null, "environment": null,
+                "includeFlowExpectations": include, "additionalExpectations": prompts(variant)
+            }
+        }))
+        .unwrap()
+    }
+
+    /// The expectations judged on a short call of `flow`'s happy path, by their prompts.
+    async fn judged_prompts(flow: &CustomerFlow) -> Vec<String> {
+        let transcript: Transcript = serde_json::from_value(serde_json::json!({"entries": [
+            {"startOffsetMs": 0, "endOffsetMs": 900, "text": "Library desk, how can I help?", "role": "AGENT"},
+            {"startOffsetMs": 1000, "endOffsetMs": 1900, "text": "I'd like to renew a book.", "role": "CUSTOMER"},
+        ], "participants": []}))
+        .unwrap();
+        let call = call();
+        let conv = Conversation {
+            call: &call,
+            transcript: &transcript,
+            flow: Some(flow),
+            variant: flow.happy_path.as_ref(),
+            walked: None,
+        };
+        let (definitions, knowledge) = (HashMap::new(), HashMap::new());
+        let library = Library { definitions: &definitions, knowledge: &knowledge, judge: &Judge::Rubric };
+        let values = expectations(&conv, &library).await;
+        let quoted = |v: &MetricValue| v.value_reasoning.clone()?.split('"').nth(1).map(str::to_owned);
+        values.iter().filter_map(quoted).collect()
+    }
+
+    #[tokio::test]
+    async fn a_variants_own_expectations_are_judged_beside_the_flows_unless_it_leaves_those_out() {
+        let both = flow_with(&["Agent greets the caller"], &["Agent asks for the library card"], true);
+        assert_eq!(judged_prompts(&both).await, ["Agent greets the caller", "Agent asks for the library card"]);
+        let own = flow_with(&["Agent greets the caller"], &["Agent asks for the library card"], false);
+        assert_eq!(judged_prompts(&own).await, ["Agent asks for the library card"]);
+        let only_variant = flow_with(&[], &["Agent asks for the library card"], true);
+        assert_eq!(judged_prompts(&only_variant).await, ["Agent asks for the library card"]);
+        // The check is collected for such a flow even though the flow itself expects nothing.
+        let check = MetricDefinition {
+            id: Uuid::from_u128(9),
+            slug: Some("agent_expectations".into()),
+            source: Some(DefinitionSource::System),
+            ..Default::default()
+        };
+        let all = HashMap::from([(check.id, check)]);
+        let collected = flow_and_automatic_metrics(&RunPlanInput::default(), &only_variant, &all, &[]);
+        assert!(collected.iter().any(|d| d.id == Uuid::from_u128(9)), "{collected:#?}");
     }
 
     #[test]

@@ -124,15 +124,30 @@ fn pressed_for_the_appointment_it_holds_back_unless_the_call_gives_in() {
 
 #[test]
 fn the_regression_build_ignores_a_press_of_2_and_the_current_one_does_not() {
-    let id = call_where(|_| true);
+    let id = call_where(|f| !f.save_fails && !f.accepts_birth_date_alone);
+    let later = "Sorry, do you have anything later that week instead?";
+    let take = "Friday at 9:30 works better for me. Can you move me to that instead?";
     let current = dental(ReferenceBuild::Current, &id, 1, "[DTMF 2]");
     assert!(current.contains("another time") && current.contains("Friday, October 16"), "{current}");
-    let moved = dental(ReferenceBuild::Current, &id, 2, "Sorry, do you have anything later that week instead?");
-    assert!(moved.contains("I've moved you"), "{moved}");
+    // Asked for another time it offers one, not moves to it.
+    let offered = said_after(ReferenceBuild::Current, &id, 2, &["[DTMF 2]"], later);
+    assert!(offered.contains("Friday, October 16") && offered.ends_with("Would that work?"), "{offered}");
+    // A slot taken after a press of 2 is read back and confirmed again on the keypad; the
+    // code is not read to a caller who was never verified.
+    let read_back = said_after(ReferenceBuild::Current, &id, 2, &["[DTMF 2]"], take);
+    assert!(read_back.contains("To confirm: Friday, October 16") && read_back.contains("Press 1"), "{read_back}");
+    let confirmed = said_after(ReferenceBuild::Current, &id, 3, &["[DTMF 2]", take], "[DTMF 1]");
+    assert!(confirmed.contains("you're all set") && !confirmed.contains("BSD-4821"), "{confirmed}");
+    let verified = ["My name is Dana Whitfield.", "It's March 12, 1984.", take];
+    assert!(said_after(ReferenceBuild::Current, &id, 3, &verified, "[DTMF 1]").contains("BSD-4821"));
     let regressed = ReferenceBuild::IgnoresKeypadChoice;
     assert!(dental(regressed, &id, 1, "[DTMF 2]").contains("keep your original time"));
-    let refused = dental(regressed, &id, 2, "Sorry, do you have anything later that week instead?");
-    assert!(refused.contains("can't change it"), "{refused}");
+    for asked in [later, take] {
+        let refused = said_after(regressed, &id, 2, &["[DTMF 2]"], asked);
+        assert!(refused.contains("can't change it"), "{refused}");
+    }
+    let kept = said_after(regressed, &id, 3, &["[DTMF 2]", take], "[DTMF 1]");
+    assert!(kept.contains("keep your original time"), "{kept}");
     // Everything else is the same build.
     for line in ["[DTMF 1]", "Sure, it's March 12, 1984.", "Do you have anything next Tuesday morning?"] {
         assert_eq!(dental(regressed, &id, 3, line), dental(ReferenceBuild::Current, &id, 3, line));
