@@ -5,8 +5,11 @@
 
 mod apology;
 mod calibrate;
+mod compound;
+mod confirms_done;
 mod deed;
 mod fee;
+mod greeting;
 mod next_step;
 mod offer;
 mod promise;
@@ -127,6 +130,10 @@ fn without_addressee(body: &str) -> String {
 
 /// Reads an expectation about the agent.
 pub(super) fn read(conv: &Conversation, prompt: &str) -> Finding {
+    let prompt = &compound::as_statement(prompt);
+    if let Some(parts) = compound::parts(prompt) {
+        return compound::read(conv, &parts);
+    }
     let condition = condition(conv, prompt);
     if let Some(why) = condition.not_applicable {
         return Finding::not_applicable(why);
@@ -138,6 +145,12 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Finding {
         return Finding::not_met(format!("Not met: the agent was curt: {}.", curt.quote()), 0.8);
     }
     if let Some(finding) = apology::read(&said, prompt) {
+        return finding;
+    }
+    if let Some(finding) = greeting::read(conv, &said, prompt, &concept(prompt)) {
+        return finding;
+    }
+    if let Some(finding) = confirms_done::read(conv, prompt) {
         return finding;
     }
     if let Some(finding) = deed::read(&said, prompt) {
@@ -425,6 +438,8 @@ fn concept_found_in(said: &[Said], others: &[Said], concept: &str, never: bool, 
     }
 }
 
+#[cfg(test)]
+mod compound_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
