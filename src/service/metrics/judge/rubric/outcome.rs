@@ -29,7 +29,7 @@ patterns! {
         r"\b(that|the|your|it|this)( [a-z]+)?('s| is) (now )?(in|through)([.,!;]| now\b| and\b|$)|\byou're (now )?on (the|our) [a-z ]{2,30} (from|as of|starting)\b",
         r"\b(i've|i have|we've|we have)( just| now| also| already)? (set|put|got|signed|lined|switched|moved|written|sent) (it|that|this|them|you|everything)( all)? (up|in|through|over)\b",
         r"\b(i've|i have|we've|we have)( just| now| also| already| gone ahead and)? done (that|it|this)\b",
-        // A deed told in the present tense ("I book you Thursday", "I cancel D 4"), as an agent
+        // A deed told in the present tense ("I book you Thursday", "I cancel it"), as an agent
         // whose English is not their first language may say it, opening its clause: asked,
         // conditional or one of two offered ("… or I book it") it is none.
         r"(^|, )i (book|cancel|stop|move|change|add|remove|reserve|register|order|refund|renew|extend|freeze|block|switch|transfer) (you|it|him|her|them|this|that|the|your|[a-z] ?\d)\b",

@@ -381,7 +381,7 @@ fn carries_kind_named(said: &Said, concept: &str) -> bool {
     // Not "day" or "hour": "the 24-hour policy" names no detail to carry.
     let (wants_date, wants_time) = (words.contains(&"date"), words.contains(&"time"));
     let d = Details::of(said.lower(), &said.sentence.text);
-    // "The window the engineer arrives in" is told only by a time or a span of hours, not a day.
+    // "The window the visit comes in" is told only by a time or a span of hours, not a day.
     if words.contains(&"window") && !wants_date && !wants_time {
         return d.time;
     }

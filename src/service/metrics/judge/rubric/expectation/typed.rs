@@ -26,7 +26,7 @@ patterns! {
     TIME_IN_WORDS = r"\bby (one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,2})\b(?: (o'clock|am|pm|tonight|today|tomorrow))?(?:[^\w]|$)|\bin (half an hour|an hour|a couple of hours|(one|two|three|four|five|six|\d+) (hours?|minutes?))\b|\bend of (the )?(day|week)\b|\b(this|next) (week|month)\b";
     /// A moment said without a day or a time: said, but not checkably.
     VAGUE_MOMENT = r"\b(soon|shortly|later on|in a bit|in a while|asap|as soon as|any time now|once)\b";
-    /// A bound, not a value: "cover over 5,000", "anything over a week", "up to 500 pounds".
+    /// A bound, not a value: "over 5,000", "anything over a week", "up to 500 pounds".
     BOUND = r"\b(over|above|under|below|more than|less than|up to|at least|at most|no more than|anything over) (£|\$|€)?\d[\d,.]*( (pounds?|dollars?|euros?|percent))?\b|\b(over|above|under|more than|less than|up to|at least|anything over) (a|an|one|two|three|four|five|six|seven|\d+) (working |business )?(minutes?|hours?|days?|weeks?|months?|years?)\b";
     /// An amount of nothing: "free", "no charge".
     ZERO = r"\bfree\b|\bno (extra )?(charge|fee|cost)\b|\bat no (extra )?cost\b|\bnothing to pay\b|\bwon't cost\b|\bwithout (a |any )?charge\b|\bcost you nothing\b";

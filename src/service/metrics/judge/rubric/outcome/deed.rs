@@ -99,7 +99,7 @@ fn joined_verbs(prompt: &str) -> Vec<String> {
 }
 
 /// A claim of the deed, then a refusal that shares nothing with it but the verb ("I book you
-/// Thursday the 22nd" … "I cannot book the service on the cover"): the refusal may be of another
+/// Thursday" … "I cannot book the second one on the plan"): the refusal may be of another
 /// part, and the deed done on the first still stand.
 fn refused_elsewhere(walk: &super::Walk) -> Option<Finding> {
     let (done, back) = (walk.claimed.or(walk.positive)?, walk.undone?);
