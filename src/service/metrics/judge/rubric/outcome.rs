@@ -43,6 +43,8 @@ patterns! {
     /// "Thank you, that's confirmed." opening a turn the agent goes on with: thanks for the
     /// details just given, and them accepted, not the request done.
     DETAILS_ACCEPTED = r"^(thank you|thanks)[,.!]? (that's|that is) (all )?(confirmed|verified)[.!]?$";
+    /// A line that closes the call ("Goodbye!", "Anything else?"), after a request done.
+    CLOSING = r"\b(anything else|goodbye|bye|have a (good|nice|great|lovely)|take care|see you)\b";
     /// The agent looking the record up ("let me pull that up"): what follows in the turn is read
     /// from it.
     LOOK_UP = r"\blet me (check|look|see|find|pull|bring|have a look)\b|\b(pull|bring) (that|it|you|your \w+) up\b";
@@ -198,13 +200,10 @@ fn read_from_record(said: &Said) -> bool {
 }
 
 /// Whether a sentence only thanks the caller for details and accepts them: it opens a turn that
-/// goes on to something else (not "anything else?", which closes a request done).
+/// goes on to something else (not "Goodbye!" or "anything else?", which close a request done).
 fn details_accepted(said: &Said) -> bool {
     let rest = &said.turn.sentences[(said.order.1 + 1).min(said.turn.sentences.len())..];
-    said.order.1 == 0
-        && DETAILS_ACCEPTED.is_match(said.lower())
-        && !rest.is_empty()
-        && !rest.iter().any(|s| s.lower.contains("anything else"))
+    said.order.1 == 0 && DETAILS_ACCEPTED.is_match(said.lower()) && rest.iter().any(|s| !CLOSING.is_match(&s.lower))
 }
 
 /// Whether a modal just before `at` makes what follows an offer ("I can put you on").
