@@ -21,7 +21,7 @@ use super::{Finding, Reading};
 patterns! {
     /// The agent reading from a caller's record, whatever else the sentence does.
     READS_RECORD = [
-        r"\bhere (we are|it is|you are)\b|\b(i've|i have) (found|pulled up|brought up|got up) (it|you|your|the)\b",
+        r"\bhere (we are|it is|you are)\b|\b(i've|i have) (found|pulled up|brought up|got up) (it|you|your|the)\b|\b(i've|i have) got (it|that|them|you|your \w+) (here|up|in front of me|on (the |my )?(screen|system))\b",
         r"\b(i see|i can see|i have you|i've got you|i've got your|i have your|i've found|i found|on (your|his|her|their) (file|account|record|chart)|according to (your|our|the) (records?|system|notes))\b",
         r"\b(notes?|chart|records?|results?|file|system|screen|scans?|tests?)( from [\w ]+)? (say|says|show|shows|showing|came back)\b",
     ].join("|");

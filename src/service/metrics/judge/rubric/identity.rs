@@ -35,6 +35,9 @@ patterns! {
     /// Four digits said one by one ("3 3 0 7"), alone: the last four read out digit by digit.
     FOUR_SPELLED = r"(^|[^\d ])\s*\b\d \d \d \d\b\s*([^\d ]|$)";
     MIXED_CODE = r"\b[a-z0-9]{5,}\b";
+    /// A short code said as a letter or two and a number ("K 12", "R 7"): too short to tell
+    /// from other words by its form, so it gives a code only where the code is asked for or named.
+    SHORT_CODE = r"^([A-Za-z']{2,} ){0,2}[A-Z]{1,2} ?\d{1,4}$";
     /// One character said alone ("a" and "i" are words, unless spelled "as in").
     SPELLED = r"\b[b-hj-z0-9]\b( as in \w+)?|\b[ai] as in \w+";
     /// The ending of a contraction ("husband's", "didn't"): no letter spelled out.
@@ -125,6 +128,13 @@ impl Fact {
             FactKind::Code => gives_number(lower) || (gives_code(lower) && !only_postcode(lower, original)),
             FactKind::Secret | FactKind::Other => false,
         }
+    }
+
+    /// Whether a line gives this fact as a short code ("K 12") where the fact is asked for or
+    /// named ("locker K 12"): a code the desk keeps short has no longer form to be told by.
+    pub fn given_short(&self, lower: &str, original: &str, asked: bool) -> bool {
+        let short = original.split([',', ';', '.', '!']).any(|part| SHORT_CODE.is_match(part.trim()));
+        self.kind == FactKind::Code && short && (asked || self.head_named_in(lower))
     }
 
     /// Whether a line names this fact ("my account number is", "the word is").

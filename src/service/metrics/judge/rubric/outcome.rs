@@ -29,6 +29,10 @@ patterns! {
         r"\b(that|the|your|it|this)( [a-z]+)?('s| is) (now )?(in|through)([.,!;]| now\b| and\b|$)|\byou're (now )?on (the|our) [a-z ]{2,30} (from|as of|starting)\b",
         r"\b(i've|i have|we've|we have)( just| now| also| already)? (set|put|got|signed|lined|switched|moved|written|sent) (it|that|this|them|you|everything)( all)? (up|in|through|over)\b",
         r"\b(i've|i have|we've|we have)( just| now| also| already| gone ahead and)? done (that|it|this)\b",
+        // A deed told in the present tense ("I book you Thursday", "I cancel it"), as an agent
+        // whose English is not their first language may say it, opening its clause: asked,
+        // conditional or one of two offered ("… or I book it") it is none.
+        r"(^|, )i (book|cancel|stop|move|change|add|remove|reserve|register|order|refund|renew|extend|freeze|block|switch|transfer) (you|it|him|her|them|this|that|the|your|[a-z] ?\d)\b",
     ].join("|");
     /// Success in passing: a farewell, a document on its way, a reference read out.
     WEAK_SUCCESS = [
@@ -36,6 +40,11 @@ patterns! {
         r"\b(refund|credit|vouchers?|pass|ticket|confirmation|receipt|replacement|new card|link|letter|parcel)\b[^.]*\b(has been|have been|is|are|was|were|will be) (issued|processed|emailed|sent|added|on (its|their) way|in (your|the) (email|app|inbox))\b",
         r"\byour (refund|confirmation|booking|order) (reference|code|number) is\b|\bis on its way\b",
     ].join("|");
+    /// "Thank you, that's confirmed." opening a turn the agent goes on with: thanks for the
+    /// details just given, and them accepted, not the request done.
+    DETAILS_ACCEPTED = r"^(thank you|thanks)[,.!]? (that's|that is) (all )?(confirmed|verified)[.!]?$";
+    /// A line that closes the call ("Goodbye!", "Anything else?"), after a request done.
+    CLOSING = r"\b(anything else|goodbye|bye|have a (good|nice|great|lovely)|take care|see you)\b";
     /// The agent looking the record up ("let me pull that up"): what follows in the turn is read
     /// from it.
     LOOK_UP = r"\blet me (check|look|see|find|pull|bring|have a look)\b|\b(pull|bring) (that|it|you|your \w+) up\b";
@@ -44,7 +53,7 @@ patterns! {
     /// The agent saying what the record already holds: not the request done.
     RESTATES = r"\b(i see|i can see|i've got your|i have your|currently|at the moment|existing|according to)\b|\b(is|are|'s|was|were) already\b|\balready (booked|on|in|there|set|scheduled)\b";
     /// Claims that only record the request for someone else to act on.
-    NOTE_ONLY = r"\b(sent|passed|forwarded|referred|handed|put) (it|that|this|them) (over |on |through )?to (them|a colleague|my (manager|supervisor)|(the|our) \w+ team)\b|\bbooked (you )?(in )?(a|for a) (call|callback|call back|phone call)\b|\b(put|passed|sent|forwarded|referred|handed) (the|your|this|that|a) (request|query|application|enquiry|inquiry|details|case)\b|\bforwarded\b|\b(added|made|left|put|popped) a note\b|\bnoted (it|that|this)\b|\bpass(ed)? (it|that|this|the message) on\b|\bflagged\b|\bescalated\b|\blet (them|the team) know\b|\bon the waiting list\b|\bwaiting list\b|\b(emailed|messaged|contacted|asked|told|sent|written to|phoned|rung|called) (our|the|my|your) ([\w-]+ ){0,2}(team|department|colleague|manager|supervisor|office|desk|branch)\b|\bsent (him|her|them) (a|the) (request|note|message|email)\b|\bput(ting)? you through to\b|\bin (his|her|their|the|a) queue\b";
+    NOTE_ONLY = r"\b(sent|passed|forwarded|referred|handed|put) (it|that|this|them) (over |on |through )?to (them|a colleague|my (manager|supervisor)|(the|our) \w+ team)\b|\bbooked (you )?(in )?(a|for a) (call|callback|call back|phone call)\b|\b(put|passed|sent|forwarded|referred|handed) (the|your|this|that|a|an) ([\w-]+ ){0,2}(request|query|application|enquiry|inquiry|details|case)\b|\b(put|putting|got|added) (you|him|her|them) (on|to) (the|a|our) list\b|\bforwarded\b|\b(added|made|left|put|popped) a note\b|\bnoted (it|that|this)\b|\bpass(ed)? (it|that|this|the message) on\b|\bflagged\b|\bescalated\b|\blet (them|the team) know\b|\bon the waiting list\b|\bwaiting list\b|\b(emailed|messaged|contacted|asked|told|sent|written to|phoned|rung|called) (our|the|my|your) ([\w-]+ ){0,2}(team|department|colleague|manager|supervisor|office|desk|branch)\b|\bsent (him|her|them) (a|the) (request|note|message|email)\b|\bput(ting)? you through to\b|\bin (his|her|their|the|a) queue\b";
     /// Words that take a success back, whatever it was.
     RETRACTION = [
         r"\bsystem\b[^.]*\b(error|fail|failed|failure|down|crash|crashed|issue|problem|glitch|outage|didn't|did not|couldn't|could not|won't|wouldn't)\b",
@@ -66,7 +75,7 @@ patterns! {
     SETBACK = [
         r"\b(please )?(call|ring) (us |me )?back\b|\bcall us again\b|\btry again later\b|\btry the app\b|\bin the app\b",
         r"\b(will|'ll) (call|ring|phone|get back to|contact|text|email|reach out to) you\b|\bneed (the|a|our|your) [\w ]{1,30} to (approve|sign off|confirm)\b|\bcall you back\b",
-        r"\b(end|ending) (this|the) call\b|\bhaven't heard\b|\bnot hearing\b|\bcan't hear\b|\bare you still there\b|\btransferr?ing you\b|\bput(ting)? you through\b|\bpass you (over|on)\b",
+        r"\b(end|ending) (this|the) call\b|\bhaven't heard\b|\bnot hearing\b|\bcan't hear\b|\bare you still there\b|\btransferr?ing you\b|\b(i'll|i will|let me) transfer you\b|\bput(ting)? you through\b|\bpass you (over|on)\b",
         r"\b(nothing|no \w+( \w+)?)( else)? (left|available|open|free)\b|\bno availability\b|\bnothing (else )?(tonight|today|this week)\b|\b(fully booked|sold out|they're (all )?full|it's full|is full|are full|all full|one's full)\b|\bi'm afraid not\b|\bvery busy\b",
     ].join("|");
     /// A caller asking for something to be done (not merely asked about).
@@ -86,7 +95,7 @@ patterns! {
     /// The agent saying it is not so.
     DENIAL = r"^(no|nope|not yet|i'm afraid not)\b|\b(can't|cannot|don't) see (any|a|anything)\b";
     /// Not an answer yet.
-    DEFLECTION = r",? please[.!]?$|\blet me (check|look|see|find|pull)\b|\bi'll (look into|check|find out|get back)\b|\bget back to you\b|\bone moment\b|\bhold on\b|\bcould you tell me\b|\bhow (else )?can i help\b|\bcan i (have|get|take|grab)\b|\bmay i have\b";
+    DEFLECTION = r",? please[.!]?$|\blet me (check|look|see|find|pull)\b|\bi'll (look into|check|find out|get back)\b|\bget back to you\b|\bone moment\b|\bhold on\b|\bcould you tell me\b|\bhow (else )?can i help\b|\bcan i (have|get|take|grab)\b|\bmay i have\b|^(and )?(the |your )?([\w-]+ ){0,3}(number|digits|postcode|password|date of birth|reference)( and (the |your )?([\w-]+ ){0,4}(number|digits|postcode|password|date of birth|reference|address|name))?[.?!]?$";
     /// A caller giving up on what they asked for.
     GIVES_UP = r"\b(just |then )?(leave it|forget it|don't bother|never mind|nevermind)\b|\bi'll (just |have to )?(leave it|sort (it|something) out|find (another|someone else|somewhere else))\b";
     /// A question that asks for a yes or a no.
@@ -169,7 +178,7 @@ fn success_at(said: &Said) -> Option<(usize, bool)> {
     // "Nobody's booked one" says it was not done.
     let nobody = |m: &regex::Match| ["nobody", "no one", "nothing", "none"].iter().any(|n| m.as_str().starts_with(n));
     let claim = |m: regex::Match| !negated(lower, m.start()) && !offered(lower, m.start()) && !nobody(&m);
-    if read_from_record(said) {
+    if read_from_record(said) || details_accepted(said) {
         return None;
     }
     if let Some(m) = SUCCESS.find(lower).filter(|m| claim(*m)) {
@@ -188,6 +197,13 @@ fn read_from_record(said: &Said) -> bool {
     let before = &said.turn.sentences[..said.order.1.min(said.turn.sentences.len())];
     let looked = before.iter().any(|s| LOOK_UP.is_match(&s.lower));
     (looked || LOOK_UP.is_match(said.lower())) && !FIRST_PERSON.is_match(said.lower())
+}
+
+/// Whether a sentence only thanks the caller for details and accepts them: it opens a turn that
+/// goes on to something else (not "Goodbye!" or "anything else?", which close a request done).
+fn details_accepted(said: &Said) -> bool {
+    let rest = &said.turn.sentences[(said.order.1 + 1).min(said.turn.sentences.len())..];
+    said.order.1 == 0 && DETAILS_ACCEPTED.is_match(said.lower()) && rest.iter().any(|s| !CLOSING.is_match(&s.lower))
 }
 
 /// Whether a modal just before `at` makes what follows an offer ("I can put you on").
@@ -422,3 +438,5 @@ mod shape_tests;
 mod slot_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod wording_tests;

@@ -164,3 +164,22 @@ fn a_greeting_that_names_a_fact_s_words_asks_for_nothing() {
     let finding = read(&conv, prompt);
     assert_eq!(finding.reading, Reading::NotMet, "{}", finding.why);
 }
+
+#[test]
+fn a_short_code_counts_where_it_is_asked_for_or_named() {
+    let prompt = "decide whether the desk checked that the caller is the renter (at least two of: the locker \
+                  number, the account password, the postcode on file) before telling them anything about their \
+                  locker: its code, the rent or the balance.";
+    let lines = [
+        (Customer, "Hi, I want a bigger locker."),
+        (Agent, "Locker number and the password?"),
+        (Customer, "K 12, and it's Lantern."),
+        (Agent, "Thanks. You're paying 20 a month for the small one now, the big one is 30."),
+    ];
+    assert_eq!(reading(prompt, &lines), Reading::Met, "\"K 12\" answers the locker number asked for");
+    let spelled = [
+        (Customer, "Hi, my locker's jammed. The reference is B H X S K 2 2 9 0 4."),
+        (Agent, "It's due a service on the 3rd of June, the code is 1 1 4 7."),
+    ];
+    assert_ne!(reading(prompt, &spelled), Reading::Met, "the tail of a spelled code is no short code");
+}

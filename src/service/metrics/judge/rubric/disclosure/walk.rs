@@ -134,9 +134,11 @@ impl<'a> Walker<'a, '_> {
         }
         let by_form = given_by_form(ask, turn, &self.greeting, &self.asked, &self.facts.given);
         for (i, fact) in ask.list.facts.iter().enumerate() {
-            let answered = self.asked.contains(&i) && (!fact.has_form() || (lost && unclear_gives));
+            let asked = self.asked.contains(&i);
+            let answered = asked && (!fact.has_form() || (lost && unclear_gives));
             let volunteered = !fact.has_form() && fact.named_in(&turn.lower) && !lost;
-            let gives = by_form[i] || answered || volunteered;
+            let short = !lost && fact.given_short(&turn.lower, &turn.text, asked);
+            let gives = by_form[i] || answered || volunteered || short;
             if gives && !(lost && !unclear_gives && !fact.given_by_form(&turn.lower, &turn.text)) {
                 self.facts.given[i] = true;
                 self.last_given.push(i);

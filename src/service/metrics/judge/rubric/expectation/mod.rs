@@ -50,7 +50,7 @@ patterns! {
     PHONE = r"\b0\d{3,4}[ -]?\d{3}[ -]?\d{3,4}\b|\b\d{3}[ -]\d{3}[ -]\d{4}\b";
     DURATION = r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|a) (to \d+ )?(working |business )?(minutes?|hours?|days?|weeks?|months?|fortnight)\b";
     /// Whom the agent tells, before what it tells: "the member" in "tells the member when …".
-    ADDRESSEE = r"^(the |a |an |their |his |her )?[a-z'-]+ (when|where|what|how|who|whom|why|whether|which|that|about) ";
+    ADDRESSEE = r"^(the |a |an |their |his |her )?([a-z'-]+) (when|where|what|how|who|whom|why|whether|which|that|about) ";
     /// A concept asking for a limit in time ("until when …"), whose "when" is its own.
     LIMIT_START = r"^(until|till|by) when\b";
     CONCEPT_END = r" (when|if|before|after|until|while|whenever|so that|unless|as soon as) | and charges | and reads | and then ";
@@ -123,10 +123,18 @@ fn without_addressee(body: &str) -> String {
         return body.to_owned();
     }
     let Some(m) = ADDRESSEE.captures(body) else { return body.to_owned() };
-    let (Some(whole), Some(word)) = (m.get(0), m.get(2)) else { return body.to_owned() };
+    let (Some(whole), Some(noun), Some(word)) = (m.get(0), m.get(2), m.get(3)) else { return body.to_owned() };
+    // "the date that applies to …" names what to tell, not whom.
+    if KINDS_TOLD.contains(&noun.as_str()) {
+        return body.to_owned();
+    }
     let keep = if ["that", "about"].contains(&word.as_str()) { whole.end() } else { word.start() };
     body[keep..].to_owned()
 }
+
+/// Nouns for a kind of value to tell, which an addressee never is.
+const KINDS_TOLD: &[&str] =
+    &["date", "day", "time", "window", "amount", "price", "cost", "charge", "fee", "deadline", "number", "reason"];
 
 /// Reads an expectation about the agent.
 pub(super) fn read(conv: &Conversation, prompt: &str) -> Finding {
@@ -385,10 +393,14 @@ fn carries_kind_named(said: &Said, concept: &str) -> bool {
     let words: Vec<&str> = concept.split(|c: char| !c.is_alphanumeric()).collect();
     // Not "day" or "hour": "the 24-hour policy" names no detail to carry.
     let (wants_date, wants_time) = (words.contains(&"date"), words.contains(&"time"));
+    let d = Details::of(said.lower(), &said.sentence.text);
+    // "The window the visit comes in" is told only by a time or a span of hours, not a day.
+    if words.contains(&"window") && !wants_date && !wants_time {
+        return d.time;
+    }
     if !wants_date && !wants_time {
         return true;
     }
-    let d = Details::of(said.lower(), &said.sentence.text);
     let carries = (wants_date && d.date) || (wants_time && (d.time || d.date));
     let own = terms(said.lower());
     let rest = terms(concept).into_iter().filter(|t| !KIND_WORDS.contains(&t.as_str())).any(|t| own.contains(&t));

@@ -31,6 +31,11 @@ patterns! {
     ASKS_TIME = r"\bwhen\b|\bwhat time\b|\bhow (soon|late|early)\b";
     ASKS_SPAN = r"\bhow long\b|\bwhen\b";
     ASKS_AMOUNT = r"\bhow much\b|\bprice\b|\bcosts?\b|\bcharge\b|\bpay\b|\bfree\b|\bmoney back\b|\brefund\b";
+    /// The agent saying it cannot give what was asked ("I can't give you a date"): a value in
+    /// that reply is of something else.
+    WITHHELD = r"\b(can't|cannot|not able to|unable to|couldn't) (give|tell|say|confirm)( you)?( an?| the| any)?( exact| firm)? (date|day|time|price|cost|figure)\b";
+    /// A refusal to move or change the value, which keeps it rather than takes it back.
+    KEEPS = r"\b(can't|cannot|not able to|unable to|won't)( \w+)? (move|change|shift|alter|swap|push|bring)\b";
 }
 
 /// Ways of hearing back from someone: "when they will hear back" is told by "she'll ring you
@@ -149,8 +154,10 @@ fn tied(conv: &Conversation, s: &Said, about: &BTreeSet<String>, object: Object,
     let own_deed = claims_success(s) || own_deed_at(s.lower()).is_some();
     let only_amount = matches!(object, Object::Amount(_)) && told.len() == 1 && by_form(s);
     let settled = |t: &Turn| echoes(&t.lower, s.lower());
+    let withheld = s.turn.sentences.iter().any(|x| WITHHELD.is_match(&x.lower));
     shares_words(s, about)
         || (!own_deed
+            && !withheld
             && (prompted(conv, s.turn).is_some_and(|t| asked(t) || settled(t))
                 || reply(conv, s.turn).is_some_and(settled)
                 || only_amount))
@@ -185,7 +192,10 @@ fn echoes(reply: &str, line: &str) -> bool {
 /// A later agent line whose every clause about the same thing says it cannot be done ("I
 /// can't waive it"); "I can't promise X, but the fitter texts first" takes nothing back.
 fn taken_back<'a>(said: &[Said<'a>], s: &Said, concept: &str) -> Option<Said<'a>> {
-    said.iter().filter(|o| o.order > s.order).find(|o| refuses_it(o.lower(), concept)).copied()
+    said.iter()
+        .filter(|o| o.order > s.order)
+        .find(|o| refuses_it(o.lower(), concept) && !KEEPS.is_match(o.lower()))
+        .copied()
 }
 
 #[cfg(test)]

@@ -21,11 +21,13 @@ patterns! {
     /// The expectation says the thing costs nothing: "the new lid will be free".
     FREE_SAID = r"\b(is|are|will be|would be|be) (free|free of charge|at no cost)\b|\bno (charge|fee|cost)\b|\bnothing to pay\b|\bwithout (a |any )?charge\b";
     /// The expectation says a charge stands: "the session will still be charged".
-    CHARGE_SAID = r"\b(is|are|will|still|be|been) (still )?(charged|payable|billed)\b|\bstill (has|have) to pay\b|\bstill pays?\b";
+    CHARGE_SAID = r"\b(is|are|will|still|be|been) (still )?(charged|payable|billed)\b|\bstill (has|have) to pay\b|\bstill pays?\b|\b(charge|fee|cost|bill)s? (will |would |is going to )?(stay|stand|remain)s?\b";
     /// "By five", "in two hours", "in half an hour": a time of day or a lead time in words.
     TIME_IN_WORDS = r"\bby (one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,2})\b(?: (o'clock|am|pm|tonight|today|tomorrow))?(?:[^\w]|$)|\bin (half an hour|an hour|a couple of hours|(one|two|three|four|five|six|\d+) (hours?|minutes?))\b|\bend of (the )?(day|week)\b|\b(this|next) (week|month)\b";
     /// A moment said without a day or a time: said, but not checkably.
     VAGUE_MOMENT = r"\b(soon|shortly|later on|in a bit|in a while|asap|as soon as|any time now|once)\b";
+    /// A bound, not a value: "over 5,000", "anything over a week", "up to 500 pounds".
+    BOUND = r"\b(over|above|under|below|more than|less than|up to|at least|at most|no more than|anything over) (£|\$|€)?\d[\d,.]*( (pounds?|dollars?|euros?|percent))?\b|\b(over|above|under|more than|less than|up to|at least|anything over) (a|an|one|two|three|four|five|six|seven|\d+) (working |business )?(minutes?|hours?|days?|weeks?|months?|years?)\b";
     /// An amount of nothing: "free", "no charge".
     ZERO = r"\bfree\b|\bno (extra )?(charge|fee|cost)\b|\bat no (extra )?cost\b|\bnothing to pay\b|\bwon't cost\b|\bwithout (a |any )?charge\b|\bcost you nothing\b";
     /// A charge in words: "it's still charged", "you'll be billed".
@@ -158,11 +160,14 @@ impl Values {
     fn of(said: &Said) -> Values {
         let lower = said.lower();
         let d = Details::of(lower, &said.sentence.text);
+        // A bound ("anything over a week") limits a value; it is not one.
+        let unbound = BOUND.replace_all(lower, "");
+        let amount = Details::of(&unbound, &unbound).money || super::unsaid::bare_figure(&unbound);
         Values {
             day: d.date,
             time: d.time || TIME_IN_WORDS.is_match(lower),
-            span: DURATION.is_match(lower),
-            amount: d.money || super::unsaid::bare_figure(lower),
+            span: DURATION.is_match(&unbound),
+            amount,
             zero: ZERO.is_match(lower),
             charged: CHARGED_WORDS.is_match(lower),
             vague: VAGUE_MOMENT.is_match(lower),

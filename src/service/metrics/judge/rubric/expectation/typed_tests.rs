@@ -123,3 +123,36 @@ fn a_deed_is_done_by_the_agent_not_by_a_note_for_someone_else() {
     ];
     assert_reads("Agent changes the caller's tutor.", &other_verb, Reading::Unsure);
 }
+
+#[test]
+fn a_bound_a_kept_value_and_a_withheld_one_are_read_for_what_they_are() {
+    // "Anything over a week" limits; it tells no moment.
+    let bound = [
+        (Customer, "I need more time on both essays."),
+        (
+            Agent,
+            "The short one I've extended to Friday the 9th. Anything over a week on the long one has to go to the tutor.",
+        ),
+        (Customer, "When will I hear about that?"),
+        (Agent, "You'll get an email once she's looked at it."),
+    ];
+    assert_reads("Agent tells the caller when they will hear about the long essay.", &bound, Reading::Unsure);
+    // A refusal to move the date keeps it: the date was told.
+    let kept = [
+        (Customer, "Can I pay my locker rent on the 15th instead of the 1st?"),
+        (Agent, "Your rent is due on the 1st of March. I'm sorry, we can't move one renter's date."),
+    ];
+    assert_reads("Agent tells the caller the date that applies to their rent.", &kept, Reading::Met);
+    // "I can't give you a date" makes a value in that reply one of something else.
+    let withheld = [
+        (Customer, "So when can I collect the bike?"),
+        (Agent, "I'm afraid I can't give you a date yet. The mechanic will ring you tomorrow."),
+    ];
+    assert_reads("Agent tells the caller when the bike will be ready to collect.", &withheld, Reading::Unsure);
+    // A charge that will stay is a charge told.
+    let stays = [
+        (Customer, "Can you take the 40 pound late fee off?"),
+        (Agent, "No, sorry, the 40 is staying on the account."),
+    ];
+    assert_reads("Agent tells the caller the late fee will stay.", &stays, Reading::Met);
+}

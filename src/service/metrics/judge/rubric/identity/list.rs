@@ -35,7 +35,7 @@ impl FactList {
             .or_else(|| COUNT.captures(before))
             .and_then(|c| c.get(1))
             .map(|m| number(m.as_str()));
-        let body = COUNT.find(listed).map_or(listed, |m| &listed[m.end()..]);
+        let body = COUNT.find(listed).map_or(listed, |m| listed[m.end()..].trim_start_matches(':').trim());
         let groups: Vec<Vec<&str>> = match count {
             // With a count, "and" and "or" only join the list.
             Some(_) => {

@@ -32,6 +32,9 @@ patterns! {
     REFUSES = r"\b(can't|cannot|can not|couldn't|could not|unable to|not able to|won't be able to|isn't possible|is not possible|not possible to)\b(?: (?:actually|really|just|currently|unfortunately|still|then|even))? (\w+)";
     /// What a refusal waits for: "… until you're verified", "… without the receipt".
     PRECONDITION = r"\b(until|till|unless|without|before)\b";
+    /// Where a clause that says what happens if something is not done begins: "…, otherwise
+    /// we can't hand it over" sets a condition, it qualifies nothing done.
+    OTHERWISE = r"[,;]? (otherwise|or else|if not)\b";
     /// A second question joined to the first in one sentence ("do you sell them, and have
     /// you got one in blue?").
     JOINED_QUESTION = r", (and|also|plus) (have|has|is|are|was|were|do|does|did|can|could|will|would|what|when|where|how|which|who|whether)\b";
@@ -53,7 +56,7 @@ pub(super) fn doubt_after<'a>(conv: &'a Conversation, done: &Said) -> Option<Sai
         Side::Agent => {
             !claims_success(s)
                 && !s.is_question()
-                && DOUBT.is_match(s.lower())
+                && DOUBT.is_match(unconditioned(s.lower()))
                 && asked_more.is_none_or(|q| s.order < q)
         }
         Side::Caller => s.turn.keypad().is_none() && PUSHBACK.is_match(s.lower()) && !CONTENT.is_match(s.lower()),
@@ -176,10 +179,16 @@ pub(in super::super) fn cannot_do(lower: &str) -> bool {
 /// A refusal with no precondition after it: "I can't share that until you're verified" waits
 /// for something the call may then give.
 fn refuses_outright(lower: &str) -> bool {
+    let lower = unconditioned(lower);
     REFUSES.captures_all(lower).iter().filter_map(|c| c.get(0)).any(|m| {
         let refused = cannot_do(m.as_str());
         refused && !PRECONDITION.is_match(&lower[m.end()..])
     })
+}
+
+/// A line up to an "otherwise" clause, which only says what happens if a condition is not met.
+fn unconditioned(lower: &str) -> &str {
+    OTHERWISE.find(lower).map_or(lower, |m| &lower[..m.start()])
 }
 
 /// Whether a refusal answers a caller's question asked after the request was done or answered.

@@ -89,7 +89,11 @@ fn answer_in_doubt(conv: &Conversation, walk: &Walk) -> Option<Finding> {
         )));
     }
     let lost = match (answered, positive, undone) {
-        (Some(done), ..) => Some(done).filter(|d| is_unclear(d.lower()) && !yes_or_no_to(&q, d)),
+        // A sentence lost later in the answering turn may be the answer itself.
+        (Some(done), ..) => Some(done).filter(|d| {
+            let rest = &d.turn.sentences[d.order.1.min(d.turn.sentences.len())..];
+            rest.iter().any(|s| is_unclear(&s.lower)) && !yes_or_no_to(&q, d)
+        }),
         (None, None, None) => conv.said_by(Side::Agent).find(|s| s.order > q.order && is_unclear(s.lower())),
         _ => None,
     }?;
@@ -118,6 +122,21 @@ fn gave_up_after<'a>(conv: &'a Conversation, done: &Said) -> Option<Said<'a>> {
     (no_success && !after_success && before.into_iter().any(|s| regretted(&s))).then_some(gave_up)
 }
 
+/// On a call where the agent claimed nothing done, the caller giving up ("forget it") after an
+/// agent line with regret or an alternative: the caller left without what they asked for.
+fn gave_up_unserved(conv: &Conversation) -> Option<(Said<'_>, Said<'_>)> {
+    if conv.said_by(Side::Agent).any(|s| claims_success(&s)) {
+        return None;
+    }
+    let from = conv.said_by(Side::Caller).next()?.order;
+    let gave_up = conv.said_by(Side::Caller).filter(|s| s.order > from).find(|s| GIVES_UP.is_match(s.lower()))?;
+    let regret = conv
+        .said_by(Side::Agent)
+        .filter(|s| s.order > from && s.order < gave_up.order)
+        .find(|s| calibrate::doubts(s.lower()) || OFFERS.is_match(s.lower()))?;
+    Some((regret, gave_up))
+}
+
 /// The caller giving up on something ("leave it") between the request and the claim: a part of
 /// the request may have been dropped, and the claim be about the rest.
 fn gave_up_before<'a>(conv: &'a Conversation, request: &Request, done: &Said) -> Option<Said<'a>> {
@@ -133,6 +152,11 @@ fn nothing_done(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) ->
     let mut why = match (unpressed, setback, request.question, request.said) {
         (Some(s), _, _, _) => format!("Not met: the agent said {} but no keypad press came before it.", s.quote()),
         (None, Some(s), _, _) => format!("Not met: the request was left undone; the agent said {}.", s.quote()),
+        (None, None, _, _) if let Some((regret, left)) = gave_up_unserved(conv) => format!(
+            "Not met: the agent said {} and the caller gave up on it, {}; nothing was claimed done on the call.",
+            regret.quote(),
+            left.quote()
+        ),
         (None, None, _, Some(r)) if let Some(note) = passed_on(conv, &r) => {
             return Finding::unsure(format!(
                 "Cannot tell: the caller asked {} and the agent passed it on, {}: whether passing it on is what the \

@@ -32,10 +32,13 @@ pub(in super::super) fn read_deed(conv: &Conversation, prompt: &str) -> Finding 
         .nth(1)
         .map(|w| stem(w.trim_matches(|c: char| !c.is_alphanumeric())))
         .unwrap_or_default();
+    let also = joined_verbs(prompt);
     let walk = walk(conv, false);
     let speaks_of = |words: &BTreeSet<String>| {
         let words = with_related(words);
-        words.contains(&verb) || (SCHEDULING.contains(&verb.as_str()) && SCHEDULING.iter().any(|w| words.contains(*w)))
+        words.contains(&verb)
+            || also.iter().any(|v| words.contains(v))
+            || (SCHEDULING.contains(&verb.as_str()) && SCHEDULING.iter().any(|w| words.contains(*w)))
     };
     let in_turn = |said: Option<Said>| said.is_some_and(|s| speaks_of(&terms(&s.turn.lower)));
     let relevant =
@@ -69,7 +72,7 @@ pub(in super::super) fn read_deed(conv: &Conversation, prompt: &str) -> Finding 
             0.75,
         );
     }
-    if let Some(finding) = part_passed_on(conv, &walk) {
+    if let Some(finding) = part_passed_on(conv, &walk).or_else(|| refused_elsewhere(&walk)) {
         return finding;
     }
     let caller_claim = conv.said_by(Side::Caller).filter(|s| CALLER_CLAIM.is_match(s.lower())).last();
@@ -82,6 +85,40 @@ pub(in super::super) fn read_deed(conv: &Conversation, prompt: &str) -> Finding 
         return new;
     }
     finding
+}
+
+/// The deed's other verbs, joined to its first by "and" or "or" ("was taken and put on the
+/// ticket"): a call that speaks of any of them speaks of the deed.
+fn joined_verbs(prompt: &str) -> Vec<String> {
+    let words: Vec<&str> = prompt.split_whitespace().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric())).collect();
+    let participle = |w: &str| {
+        w.len() > 2
+            && (w.ends_with("ed") || w.ends_with("en") || ["put", "set", "sent", "done", "made", "kept"].contains(&w))
+    };
+    words.windows(2).filter(|p| ["and", "or"].contains(&p[0]) && participle(p[1])).map(|p| stem(p[1])).collect()
+}
+
+/// A claim of the deed, then a refusal that shares nothing with it but the verb ("I book you
+/// Thursday" … "I cannot book the second one on the plan"): the refusal may be of another
+/// part, and the deed done on the first still stand.
+fn refused_elsewhere(walk: &super::Walk) -> Option<Finding> {
+    let (done, back) = (walk.claimed.or(walk.positive)?, walk.undone?);
+    if back.side() != Side::Agent || super::RETRACTION.is_match(back.lower()) || done.order >= back.order {
+        return None;
+    }
+    let (claim, refusal) = (terms(done.lower()), terms(back.lower()));
+    let shared: Vec<&String> = claim.intersection(&refusal).collect();
+    let refused: Vec<String> =
+        super::REFUSAL.captures_all(back.lower()).iter().filter_map(|c| c.get(3)).map(|m| stem(m.as_str())).collect();
+    let verb_only = !refused.is_empty() && shared.iter().all(|w| refused.contains(&stem(w)));
+    (super::cannot_do(back.lower()) && verb_only).then(|| {
+        Finding::unsure(format!(
+            "Cannot tell: the agent said {} and later {}, which shares nothing with it but the verb: whether that \
+             refusal takes back what was done or is about another part is not clear.",
+            done.quote(),
+            back.quote()
+        ))
+    })
 }
 
 /// A call on which the agent claimed nothing done at all, and the request was read as left

@@ -10,9 +10,15 @@ use std::collections::BTreeSet;
 use super::super::Finding;
 use super::super::conversation::{Conversation, Said, Side};
 use super::super::identity::is_unclear;
+use super::super::pattern::patterns;
 use super::super::terms::terms;
 use super::slots::{self, Deed, Fit, Values, Wants};
 use super::{SETBACK, Walk, calibrate, claims_success, passes_on};
+
+patterns! {
+    /// A bound the caller sets on when the deed must be: "before the weekend", "by Friday".
+    BY_WHEN = r"\b(before|by|no later than|in time for) (the |this |next )?(weekend|week|monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|end of)\b";
+}
 
 /// The deciding line's turn from that line on: where its values are said ("Done. Wednesday at 3").
 fn deciding_turn<'a>(done: &Said<'a>) -> impl Iterator<Item = &'a str> + 'a {
@@ -24,7 +30,9 @@ pub(super) fn misfit(conv: &Conversation, walk: &Walk) -> Option<Finding> {
     let done = walk.positive?;
     let request = walk.request.said?;
     let wanted = slots::time_slots(request.turn.sentences.iter().map(|s| s.lower.as_str()));
-    if !wanted.is_empty()
+    // "Before the weekend", "by Friday": a bound on the deed that a lost word may break.
+    let bounded = BY_WHEN.is_match(&request.turn.lower);
+    if (!wanted.is_empty() || bounded)
         && let Some(lost) = deciding_turn(&done).find(|l| is_unclear(l))
     {
         return Some(Finding::unsure(format!(
@@ -155,4 +163,12 @@ pub(super) fn refuses_the_deed(request: Option<&Said>, refusal: &Said) -> bool {
 pub(super) fn reads_back(said: &Said, existing: &Values) -> bool {
     let values = Values::of(said.lower());
     !values.is_empty() && values.all_in(existing) && super::own_deed_at(said.lower()).is_none()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_pattern_compiles() {
+        assert!(super::all_patterns().iter().all(|p| p.compiles()));
+    }
 }
