@@ -80,17 +80,27 @@ pub async fn run(args: DiffArgs, session: &Session) -> Outcome {
         _ => text::render(&diff, args.all),
     };
     output::emit(&text)?;
+    warn_failures(&diff);
+    Ok(if args.fail_on_regression && diff.fails() { Exit::Failed } else { Exit::Ok })
+}
+
+/// Says on stderr what `--fail-on-regression` fails on: regressed and unscored checks, on test
+/// cases and over the whole run (a check can be unscored over the run where its test cases
+/// did not pair).
+fn warn_failures(diff: &Diff) {
     let count = |change| diff.counts.get(&change).copied().unwrap_or(0);
+    let pooled = |change| diff.checks.iter().filter(|c| c.change == change).count();
+    let what = |change| match (count(change), pooled(change)) {
+        (cases, 0) => format!("{cases} test case check(s)"),
+        (0, run) => format!("{run} check(s) over the run"),
+        (cases, run) => format!("{cases} test case check(s) and {run} check(s) over the run"),
+    };
     if diff.regressed() {
-        eprintln!("diff: {} test case check(s) regressed", count(Change::Regressed));
+        eprintln!("diff: {} regressed", what(Change::Regressed));
     }
     if diff.unscored() {
-        eprintln!(
-            "diff: {} test case check(s) judged in the base run have no verdict in the head run (UNSCORED)",
-            count(Change::Unscored)
-        );
+        eprintln!("diff: {} judged in the base run have no verdict in the head run (UNSCORED)", what(Change::Unscored));
     }
-    Ok(if args.fail_on_regression && diff.fails() { Exit::Failed } else { Exit::Ok })
 }
 
 pub use crate::columns::diff::{delta, number, rate, spread};
