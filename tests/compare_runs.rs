@@ -548,3 +548,23 @@ async fn a_check_scored_in_the_base_and_not_in_the_head_fails_the_diff() {
     assert_eq!(report["unscored"], true);
     assert!(stderr(&output).contains("no verdict in the head run (UNSCORED)"), "{}", stderr(&output));
 }
+
+/// Runs given newest first read backwards (a check that lost its verdict reads as NEW): the
+/// CLI says so on stderr as the console does on screen, and only then.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_diff_whose_base_ran_after_its_head_warns_that_it_reads_backwards() {
+    let service = support::start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    let (earlier, later) = scored_then_unscored(&service, home.path()).await;
+    let diff = async |base: Uuid, head: Uuid| {
+        let output =
+            run(against(home.path(), &service).args(["diff", &base.to_string(), &head.to_string(), "-o", "json"]))
+                .await;
+        assert_exit(&output, 0);
+        stderr(&output)
+    };
+    let backwards = diff(later, earlier).await;
+    assert!(backwards.contains("⚠ the base ran after the head: changes read backwards"), "{backwards}");
+    let forwards = diff(earlier, later).await;
+    assert!(!forwards.contains("backwards"), "{forwards}");
+}

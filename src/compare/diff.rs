@@ -12,6 +12,9 @@ use super::run::{CaseKey, MeasureKey, Run};
 use super::stats::{ALPHA, Summary, Tally, fisher_better, fisher_worse, mann_whitney};
 use crate::api::model::{RunPlanJobStatus, Timestamp};
 
+/// The warning both faces give when the base run started after the head run.
+pub const BACKWARDS: &str = "⚠ the base ran after the head: changes read backwards";
+
 /// What happened to one check between the runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -327,6 +330,11 @@ impl Diff {
     /// Whether the head run is worse or unjudged somewhere: what `--fail-on-regression` fails on.
     pub fn fails(&self) -> bool {
         self.regressed() || self.unscored()
+    }
+
+    /// Whether the base run started after the head run: its changes then read backwards.
+    pub fn backwards(&self) -> bool {
+        matches!((&self.base.started_at, &self.head.started_at), (Some(base), Some(head)) if base > head)
     }
 
     fn any(&self, change: Change) -> bool {

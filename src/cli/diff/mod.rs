@@ -80,6 +80,16 @@ pub async fn run(args: DiffArgs, session: &Session) -> Outcome {
         _ => text::render(&diff, args.all),
     };
     output::emit(&text)?;
+    if diff.backwards() {
+        let when =
+            |side: &crate::compare::diff::Side| side.started_at.as_ref().map_or("—", |t| t.0.as_str()).to_owned();
+        eprintln!(
+            "diff: {} (base started {}, head started {}; swap them to read what changed since the base)",
+            crate::compare::diff::BACKWARDS,
+            when(&diff.base),
+            when(&diff.head)
+        );
+    }
     warn_failures(&diff);
     Ok(if args.fail_on_regression && diff.fails() { Exit::Failed } else { Exit::Ok })
 }

@@ -130,10 +130,6 @@ fn worse_by(row: &Row) -> String {
 
 /// Whether the base run started after the head run: a comparison the wrong way round, whose
 /// FIXED are regressions and the other way about.
-fn backwards(diff: &Diff) -> bool {
-    matches!((&diff.base.started_at, &diff.head.started_at), (Some(base), Some(head)) if base > head)
-}
-
 /// How a simulation came out on a check: failed, passed, or (in neither list) not judged, so
 /// an abstained or missing value never reads as a pass.
 fn verdict_mark(
@@ -329,8 +325,8 @@ impl CompareView {
             for (change, count) in &diff.counts {
                 spans.push(Span::styled(format!(" {} {count}", change.as_str()), theme.status(change.as_str())));
             }
-            if backwards(diff) {
-                spans.push(Span::styled("  ⚠ the base ran after the head: changes read backwards", theme.warn()));
+            if diff.backwards() {
+                spans.push(Span::styled(format!("  {}", crate::compare::diff::BACKWARDS), theme.warn()));
             }
         }
         spans.extend([
