@@ -568,3 +568,18 @@ async fn a_diff_whose_base_ran_after_its_head_warns_that_it_reads_backwards() {
     let forwards = diff(earlier, later).await;
     assert!(!forwards.contains("backwards"), "{forwards}");
 }
+
+/// An argument that is not a run plan job id says what it wants, as `job get` does, never
+/// where the UUID parser stopped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn diff_explains_an_argument_that_is_not_a_run_id() {
+    let home = tempfile::tempdir().unwrap();
+    let job = "3fb5aeb0-0000-4000-8000-000000000000";
+    for args in [["x", job], [job, "ceb24c6f"]] {
+        let output = run(switchboard(home.path()).arg("diff").args(args)).await;
+        assert_exit(&output, 2);
+        let said = stderr(&output);
+        assert!(said.contains("run plan job id") && said.contains("switchboard job list"), "{said}");
+        assert!(!said.contains("invalid character") && !said.contains("found `"), "{said}");
+    }
+}

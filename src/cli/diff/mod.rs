@@ -17,8 +17,10 @@ use crate::compare::{Change, Diff, ReadPath, fetch};
 #[derive(Debug, Args)]
 pub struct DiffArgs {
     /// The run to compare against (a run plan job id): last night's, or main's.
+    #[arg(value_parser = super::ids::job)]
     pub base: Uuid,
     /// The run compared with it (a run plan job id).
+    #[arg(value_parser = super::ids::job)]
     pub head: Uuid,
     /// Exit 1 when any check regressed or has no verdict in the head run (UNSCORED), for CI
     /// beside `gate`, which judges one run alone.
