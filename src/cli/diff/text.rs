@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use super::{rate, short, shown};
-use crate::cli::output::table;
+use crate::cli::output::{counted, table};
 use crate::columns::{self, diff as diff_columns};
 use crate::compare::diff::{CaseChange, Side};
 use crate::compare::{Change, Diff};
@@ -53,8 +53,10 @@ fn side(side: &Side) -> String {
         n => format!(" ({n} not scored: they count for no check)"),
     };
     format!(
-        "{} · {plan} · {status} · started {started} · {} simulations in {} test cases{not_scored}",
-        side.run_plan_job_id, side.simulations, side.test_cases
+        "{} · {plan} · {status} · started {started} · {} in {}{not_scored}",
+        side.run_plan_job_id,
+        counted(side.simulations as u64, "simulation"),
+        counted(side.test_cases as u64, "test case")
     )
 }
 
