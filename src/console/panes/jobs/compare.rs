@@ -458,6 +458,22 @@ mod tests {
         view
     }
 
+    /// A check that passed on the one base iteration and failed on the one head iteration, in
+    /// runs given oldest first, and the same runs given newest first.
+    #[test]
+    fn a_flip_on_one_iteration_reads_as_the_cli_says_and_backwards_is_flagged() {
+        let check = CheckRef { id: Uuid::from_u128(7), name: "Loans renewed".into(), version_id: None, version: None };
+        let good = run(1, vec![case("Renew a book", 1)], vec![check.clone()], vec![sim(0, &[true])]);
+        let bad = run(2, vec![case("Renew a book", 1)], vec![check], vec![sim(0, &[false])]);
+        let diff = Diff::of(&good, &bad, &Edits::default());
+        let row = Row::of(&diff.cases[0], None).remove(0);
+        assert_eq!(row.change(), Change::Regressed);
+        assert_eq!(word(&row), "REGRESSED (every iteration flipped, too few to test)", "the CLI's label");
+        assert!(!diff.backwards());
+        let reversed = Diff::of(&bad, &good, &Edits::default());
+        assert!(reversed.backwards() && reversed.cases[0].change == Change::Fixed, "{reversed:#?}");
+    }
+
     #[test]
     fn an_abstained_value_in_the_pair_reads_not_judged_never_passed() {
         let view = abstained_pair();
