@@ -59,6 +59,26 @@ async fn only_runs_the_test_cases_whose_names_hold_a_pattern() {
     let said = stderr(&output);
     assert!(said.contains("--only") && said.contains("Caller presses 2 to choose another time"), "{said}");
     assert!(!said.contains("started run plan job"), "nothing ran: {said}");
+    // Each as flow · variant · the persona's display name, never its file name.
+    assert!(
+        said.contains(
+            "Reschedule a cleaning with identity check · Patient moves a cleaning to a Tuesday morning · Dana Whitfield"
+        ),
+        "{said}"
+    );
+    assert!(!said.contains("dana-whitfield"), "{said}");
+    // A persona is chosen by its display name too.
+    let md = home.path().join("one.md");
+    let output = run(against(home.path(), &service)
+        .args(["gate", "-o", "json", "Three cases", "--only", "harold jennings"])
+        .args(["--markdown", md.to_str().unwrap()]))
+    .await;
+    assert_exit(&output, 0);
+    assert_eq!(json(&output)["simulations"].as_array().unwrap().len(), 1);
+    // One simulation is said in the singular, in the report and on stderr.
+    let md = std::fs::read_to_string(md).unwrap();
+    assert!(md.contains(" · 1 simulation · "), "{md}");
+    assert!(stderr(&output).contains("(1 simulation)"), "{}", stderr(&output));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

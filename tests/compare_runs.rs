@@ -507,3 +507,95 @@ async fn diff_counts_a_not_evaluated_simulation_for_no_check_as_the_gate_does() 
     .await;
     assert!(stdout(&output).contains("not scored: they count for no check"), "{}", stdout(&output));
 }
+
+/// Two runs of the same test case, each ended: the base judged on the duration check alone
+/// (every simulation scored), the head's plan adding a check the offline judge abstains on,
+/// so that each head simulation is NOT_EVALUATED and counts for no check. (base, head).
+async fn scored_then_unscored(service: &Service, home: &std::path::Path) -> (Uuid, Uuid) {
+    let always = duration_check(&service.client, true).await;
+    let sincere = MetricDefinitionInput {
+        name: Some("Sounds sincere".into()),
+        metric_type: Some(MetricType::Boolean),
+        calculation_type: Some(CalculationType::LlmJudge),
+        llm_prompt: Some("Did the agent sound sincere and warm throughout?".into()),
+        ..Default::default()
+    };
+    let sincere = service.client.create_metric_definition(&sincere).await.unwrap().slug.unwrap();
+    create_plan(&service.client, &plan_input("Scored", Some((&always, 100.0)), 2)).await;
+    let mut head = plan_input("Unscored", Some((&always, 100.0)), 2);
+    head.metrics.get_or_insert_default().push(MetricReference::by_slug(&sincere));
+    create_plan(&service.client, &head).await;
+    let mut jobs = Vec::new();
+    for (plan, exit) in [("Scored", 0), ("Unscored", 1)] {
+        let output = run(against(home, service).args(["gate", plan, "-o", "json"])).await;
+        assert_exit(&output, exit);
+        let report = json(&output);
+        if plan == "Unscored" {
+            let sims = report["simulations"].as_array().unwrap();
+            assert!(sims.iter().all(|s| s["outcome"] == "NOT_EVALUATED"), "the judge abstained on each: {report:#}");
+        }
+        jobs.push(report["runPlanJobId"].as_str().unwrap().parse::<Uuid>().unwrap());
+    }
+    (jobs[0], jobs[1])
+}
+
+/// A check scored in the base run whose test case is NOT_EVALUATED in the head run (another
+/// metric abstained) pairs, reads UNSCORED, and fails `--fail-on-regression`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_check_scored_in_the_base_and_not_in_the_head_fails_the_diff() {
+    let service = support::start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    let (base, head) = scored_then_unscored(&service, home.path()).await;
+    let output = run(against(home.path(), &service).args([
+        "diff",
+        &base.to_string(),
+        &head.to_string(),
+        "-o",
+        "json",
+        "--fail-on-regression",
+    ]))
+    .await;
+    assert_exit(&output, 1);
+    let report = json(&output);
+    assert!(presence(&report, "GONE").is_empty() && presence(&report, "NEW").is_empty(), "pairs: {report:#}");
+    let case = &report["cases"][0];
+    let duration = case["checks"].as_array().unwrap().iter().find(|c| c["base"]["evaluated"] == 2).unwrap();
+    assert_eq!(duration["change"], "UNSCORED", "{case:#}");
+    assert_eq!(report["unscored"], true);
+    assert!(stderr(&output).contains("no verdict in the head run (UNSCORED)"), "{}", stderr(&output));
+}
+
+/// Runs given newest first read backwards (a check that lost its verdict reads as NEW): the
+/// CLI says so on stderr as the console does on screen, and only then.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_diff_whose_base_ran_after_its_head_warns_that_it_reads_backwards() {
+    let service = support::start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    let (earlier, later) = scored_then_unscored(&service, home.path()).await;
+    let diff = async |base: Uuid, head: Uuid| {
+        let output =
+            run(against(home.path(), &service).args(["diff", &base.to_string(), &head.to_string(), "-o", "json"]))
+                .await;
+        assert_exit(&output, 0);
+        stderr(&output)
+    };
+    let backwards = diff(later, earlier).await;
+    assert!(backwards.contains("⚠ the base ran after the head: changes read backwards"), "{backwards}");
+    let forwards = diff(earlier, later).await;
+    assert!(!forwards.contains("backwards"), "{forwards}");
+}
+
+/// An argument that is not a run plan job id says what it wants, as `job get` does, never
+/// where the UUID parser stopped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn diff_explains_an_argument_that_is_not_a_run_id() {
+    let home = tempfile::tempdir().unwrap();
+    let job = "3fb5aeb0-0000-4000-8000-000000000000";
+    for args in [["x", job], [job, "ceb24c6f"]] {
+        let output = run(switchboard(home.path()).arg("diff").args(args)).await;
+        assert_exit(&output, 2);
+        let said = stderr(&output);
+        assert!(said.contains("run plan job id") && said.contains("switchboard job list"), "{said}");
+        assert!(!said.contains("invalid character") && !said.contains("found `"), "{said}");
+    }
+}

@@ -135,3 +135,65 @@ async fn a_planted_bug_regresses_only_the_test_case_it_hits() {
         assert!(case["differences"].as_array().unwrap().is_empty(), "nothing the interface shows changed: {case:#}");
     }
 }
+
+/// The YAML block of `docs/cli.md` that holds `marker`, as the file has it.
+fn documented(marker: &str) -> String {
+    let text = std::fs::read_to_string(format!("{}/docs/cli.md", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    text.split("```yaml\n")
+        .skip(1)
+        .filter_map(|block| block.split("```").next())
+        .find(|block| block.contains(marker))
+        .unwrap_or_else(|| panic!("docs/cli.md has a YAML block with {marker:?}"))
+        .to_owned()
+}
+
+/// The plan `docs/cli.md` gives for your own agent, as written: one iteration, too few for the
+/// statistical test, yet a test case whose check went from passing to failing is REGRESSED,
+/// never UNCHANGED, and fails `--fail-on-regression`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_documented_plan_with_one_iteration_shows_the_planted_bug_regressed() {
+    let service = support::start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    let desk = Desk::default();
+    let app = axum::Router::new().route("/turn", axum::routing::post(front_desk)).with_state(desk.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/turn", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let file = home.path().join("plan.yaml");
+    std::fs::write(&file, documented("name: My agent, nightly")).unwrap();
+    let gate = || {
+        let mut command = against(home.path(), &service);
+        command.args(["gate", "-o", "json", "-f", file.to_str().unwrap(), "--agent-url", &url]);
+        command
+    };
+    let fixed = run(&mut gate()).await;
+    assert_exit(&fixed, 0);
+    desk.buggy.store(true, Ordering::SeqCst);
+    let buggy = run(&mut gate()).await;
+    assert_exit(&buggy, 1);
+    let (base, head) = (json(&fixed)["runPlanJobId"].clone(), json(&buggy)["runPlanJobId"].clone());
+    let (base, head) = (base.as_str().unwrap(), head.as_str().unwrap());
+
+    let output =
+        run(against(home.path(), &service).args(["diff", base, head, "-o", "json", "--fail-on-regression"])).await;
+    assert_exit(&output, 1);
+    let diff = json(&output);
+    let cases = diff["cases"].as_array().unwrap();
+    assert!(!cases.is_empty() && cases.iter().all(|c| c["presence"] == "BOTH"), "every test case pairs: {diff:#}");
+    let done = cases[0]["checks"].as_array().unwrap().iter().find(|c| c["name"] == "Task completion").unwrap();
+    assert_eq!(
+        (done["base"]["evaluated"].as_u64(), done["head"]["evaluated"].as_u64()),
+        (Some(1), Some(1)),
+        "{done:#}"
+    );
+    assert_eq!(done["change"], "REGRESSED", "one iteration that flipped: {done:#}");
+    assert_eq!(done["tooFewToTest"], true, "{done:#}");
+    assert_eq!(cases[0]["change"], "REGRESSED", "{:#}", cases[0]);
+    assert_eq!(diff["regressed"], true);
+
+    let table = run(against(home.path(), &service).args(["diff", base, head, "-o", "table"])).await;
+    let table = stdout(&table);
+    assert!(table.contains("REGRESSED (every iteration flipped, too few to test)"), "{table}");
+    let done: Vec<&str> = table.lines().filter(|l| l.contains("Task completion")).collect();
+    assert!(!done.is_empty() && done.iter().all(|l| !l.contains("UNCHANGED")), "never unchanged: {table}");
+}

@@ -69,8 +69,9 @@ pub async fn run(args: GateArgs, session: &Session) -> Outcome {
     let started = run::start(session, &prepared).await?;
     let id = started.simulation_run_plan_job_id;
     eprintln!(
-        "gate: started run plan job {id} ({} simulations); waiting up to {:?}",
-        started.simulation_job_count, args.timeout
+        "gate: started run plan job {id} ({}); waiting up to {:?}",
+        super::output::counted(started.simulation_job_count, "simulation"),
+        args.timeout
     );
     let deadline = Instant::now() + args.timeout;
     let watched = watch::watch(&session.client, id, session.poll_interval, Some(deadline), &mut signals).await?;

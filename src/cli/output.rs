@@ -181,6 +181,14 @@ fn cell(value: Option<&serde_json::Value>) -> String {
 
 /// Writes to stdout, verdict words in colour where colour is on; a closed pipe (`| head`) ends
 /// quietly.
+/// `n` and the noun, plural unless `n` is 1 (`1 simulation`, `3 simulations`, `1 test case`).
+pub fn counted(n: impl Into<u64>, noun: &str) -> String {
+    match n.into() {
+        1 => format!("1 {noun}"),
+        n => format!("{n} {noun}s"),
+    }
+}
+
 pub fn emit(text: &str) -> Result<(), Failure> {
     let painted;
     let text = if settings().colour {
@@ -341,6 +349,13 @@ pub use crate::columns::or_dash;
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn one_is_said_in_the_singular() {
+        assert_eq!(super::counted(1u64, "simulation"), "1 simulation");
+        assert_eq!(super::counted(0u64, "simulation"), "0 simulations");
+        assert_eq!(super::counted(3u64, "test case"), "3 test cases");
+    }
+
     use super::*;
 
     #[test]

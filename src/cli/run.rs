@@ -217,7 +217,7 @@ pub async fn run(args: RunArgs, session: &Session) -> Outcome {
         }
         return Ok(Exit::Ok);
     }
-    eprintln!("started run plan job {id} ({} simulations)", started.simulation_job_count);
+    eprintln!("started run plan job {id} ({})", super::output::counted(started.simulation_job_count, "simulation"));
     super::job::finish_watch(
         session,
         id,

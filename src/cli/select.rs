@@ -37,23 +37,35 @@ impl SelectArgs {
 struct Case<'a> {
     flow: &'a CustomerFlow,
     variant: &'a FlowVariant,
-    persona: Option<String>,
+    persona: Option<Persona>,
 }
 
 impl Case<'_> {
+    /// What `--only` matches: the flow's title and slug, the variant's title, the persona's
+    /// name and display name.
     fn names(&self) -> impl Iterator<Item = &str> {
-        [self.flow.title.as_deref(), self.flow.slug.as_deref(), self.variant.title.as_deref(), self.persona.as_deref()]
-            .into_iter()
-            .flatten()
+        let persona = self.persona.as_ref().map(|p| &p.fields);
+        [
+            self.flow.title.as_deref(),
+            self.flow.slug.as_deref(),
+            self.variant.title.as_deref(),
+            persona.and_then(|p| p.name.as_deref()),
+            persona.and_then(|p| p.display_name.as_deref()),
+        ]
+        .into_iter()
+        .flatten()
     }
 
+    /// Flow · variant (where it says more than the flow's title) · the persona as people know it.
     fn label(&self) -> String {
-        let flow = self.flow.title.as_deref().unwrap_or("flow");
-        let variant = self.variant.title.as_deref().unwrap_or("variant");
-        match &self.persona {
-            Some(persona) => format!("{flow} · {variant} · {persona}"),
-            None => format!("{flow} · {variant}"),
+        let flow = self.flow.title.as_deref().or(self.flow.slug.as_deref()).unwrap_or("flow");
+        let mut parts = vec![flow.to_owned()];
+        let repeats = |v: &&str| v.trim().eq_ignore_ascii_case(flow.trim());
+        if let Some(variant) = self.variant.title.as_deref().filter(|v| !repeats(v)) {
+            parts.push(variant.to_owned());
         }
+        parts.extend(self.persona.as_ref().map(Persona::label));
+        parts.join(" · ")
     }
 }
 
@@ -144,13 +156,11 @@ async fn cases<'f>(
     flow: &'f CustomerFlow,
     selection: &FlowSelection,
 ) -> Result<Vec<(Case<'f>, Option<EdgeCaseSelection>)>, Failure> {
-    let override_name = match selection.persona_override_id {
-        Some(id) => client.get_persona(id).await?.fields.name,
+    let override_persona = match selection.persona_override_id {
+        Some(id) => Some(client.get_persona(id).await?),
         None => None,
     };
-    let persona_of = |variant: &FlowVariant| {
-        override_name.clone().or_else(|| variant.persona_override.as_ref().and_then(|p| p.fields.name.clone()))
-    };
+    let persona_of = |variant: &FlowVariant| override_persona.clone().or_else(|| variant.persona_override.clone());
     let mut out = Vec::new();
     if selection.happy_path == Some(true)
         && let Some(happy) = &flow.happy_path
@@ -168,7 +178,7 @@ async fn cases<'f>(
             for entry in list {
                 let Some(edge) = flow.edge_cases.iter().find(|e| Some(e.id) == entry.id) else { continue };
                 let persona = match entry.persona_override_id {
-                    Some(id) => client.get_persona(id).await?.fields.name,
+                    Some(id) => Some(client.get_persona(id).await?),
                     None => persona_of(edge),
                 };
                 out.push((Case { flow, variant: edge, persona }, Some(entry.clone())));

@@ -12,6 +12,9 @@ use super::run::{CaseKey, MeasureKey, Run};
 use super::stats::{ALPHA, Summary, Tally, fisher_better, fisher_worse, mann_whitney};
 use crate::api::model::{RunPlanJobStatus, Timestamp};
 
+/// The warning both faces give when the base run started after the head run.
+pub const BACKWARDS: &str = "⚠ the base ran after the head: changes read backwards";
+
 /// What happened to one check between the runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -65,6 +68,10 @@ impl Change {
             (_, 0) => Change::Gone,
             _ if p_worse <= ALPHA => Change::Regressed,
             _ if p_better <= ALPHA => Change::Fixed,
+            // Every iteration flipped, with samples too small for the test ever to reach the
+            // level (with enough, such a flip is already beyond chance): never UNCHANGED.
+            _ if base.all_passed() && head.all_failed() => Change::Regressed,
+            _ if base.all_failed() && head.all_passed() => Change::Fixed,
             _ if iterations && (base.mixed() || head.mixed()) => Change::Flaky,
             _ => Change::Unchanged,
         };
@@ -106,6 +113,9 @@ pub struct CheckChange {
     pub flaky: bool,
     /// The definition changed between the runs: a regression may be the judge's, not the agent's.
     pub possible_judge_change: bool,
+    /// REGRESSED or FIXED because every iteration flipped, where the samples are too small for
+    /// the test to reach the level: a flip to look at, not a change shown beyond chance.
+    pub too_few_to_test: bool,
     pub base_version_id: Option<Uuid>,
     pub head_version_id: Option<Uuid>,
 }
@@ -124,6 +134,7 @@ impl CheckChange {
             _ => None,
         };
         let judge = matches!(versions, (Some(b), Some(h)) if b != h);
+        let flipped = matches!(change, Change::Regressed | Change::Fixed) && p_worse.min(p_better) > ALPHA;
         CheckChange {
             metric_definition_id: id,
             name,
@@ -135,17 +146,28 @@ impl CheckChange {
             p_better,
             flaky: iterations && (base.mixed() || head.mixed()),
             possible_judge_change: judge,
+            too_few_to_test: flipped,
             base_version_id: versions.0,
             head_version_id: versions.1,
         }
     }
 
-    /// The change in words, with the judge caveat where it applies.
+    /// The change in words, with the caveats that apply: a flip too small to test, a judge
+    /// that changed.
     pub fn label(&self) -> String {
+        let mut caveats = Vec::new();
+        if self.too_few_to_test {
+            caveats.push("every iteration flipped, too few to test");
+        }
         match (self.change, self.possible_judge_change) {
-            (Change::Regressed, true) => "REGRESSED (possible judge change, not an agent change)".into(),
-            (change, true) => format!("{} (judge changed)", change.as_str()),
-            (change, false) => change.as_str().into(),
+            (Change::Regressed, true) => caveats.push("possible judge change, not an agent change"),
+            (_, true) => caveats.push("judge changed"),
+            (_, false) => {}
+        }
+        if caveats.is_empty() {
+            self.change.as_str().into()
+        } else {
+            format!("{} ({})", self.change.as_str(), caveats.join("; "))
         }
     }
 }
@@ -308,6 +330,11 @@ impl Diff {
     /// Whether the head run is worse or unjudged somewhere: what `--fail-on-regression` fails on.
     pub fn fails(&self) -> bool {
         self.regressed() || self.unscored()
+    }
+
+    /// Whether the base run started after the head run: its changes then read backwards.
+    pub fn backwards(&self) -> bool {
+        matches!((&self.base.started_at, &self.head.started_at), (Some(base), Some(head)) if base > head)
     }
 
     fn any(&self, change: Change) -> bool {
@@ -505,15 +532,26 @@ mod tests {
         assert_eq!(Change::of(t(3, 3), t(2, 3), true).0, Change::Flaky, "a fall within chance, iterations disagreeing");
         assert_eq!(Change::of(t(2, 4), t(2, 4), true).0, Change::Flaky);
         assert_eq!(Change::of(t(3, 3), t(3, 3), true).0, Change::Unchanged);
-        assert_eq!(
-            Change::of(t(1, 1), t(0, 1), true).0,
-            Change::Unchanged,
-            "one iteration a side is never beyond chance"
-        );
+        assert_eq!(Change::of(t(1, 1), t(0, 1), true).0, Change::Regressed, "one iteration that flipped");
+        assert_eq!(Change::of(t(2, 2), t(0, 2), true).0, Change::Regressed, "two that both flipped (p = 1/6)");
+        assert_eq!(Change::of(t(0, 1), t(1, 1), true).0, Change::Fixed);
+        assert_eq!(Change::of(t(2, 2), t(1, 2), true).0, Change::Flaky, "a fall that is not every iteration");
+        assert_eq!(Change::of(t(0, 1), t(0, 1), true).0, Change::Unchanged, "failed in both");
         assert_eq!(Change::of(t(0, 0), t(2, 3), true).0, Change::New);
         assert_eq!(Change::of(t(2, 3), t(0, 0), false).0, Change::Gone, "no longer in the head run");
         assert_eq!(Change::of(t(2, 2), t(0, 0), true).0, Change::Unscored, "in the head run, never judged there");
         assert_eq!(Change::of(t(10, 10), t(4, 10), true).0, Change::Regressed, "a significant fall, even if flaky");
+    }
+
+    #[test]
+    fn a_flip_too_small_to_test_says_so_and_one_large_enough_does_not() {
+        let id = Uuid::from_u128(7);
+        let small = CheckChange::new(id, "Done".into(), (t(1, 1), t(0, 1)), (None, None), (true, true));
+        assert_eq!((small.change, small.too_few_to_test), (Change::Regressed, true));
+        assert_eq!(small.label(), "REGRESSED (every iteration flipped, too few to test)");
+        let tested = CheckChange::new(id, "Done".into(), (t(3, 3), t(0, 3)), (None, None), (true, true));
+        assert_eq!((tested.change, tested.too_few_to_test), (Change::Regressed, false));
+        assert_eq!(tested.label(), "REGRESSED");
     }
 
     /// Base: one test case whose check passed twice. Head: the same test case twice, with the

@@ -29,6 +29,16 @@ impl Tally {
     pub fn mixed(&self) -> bool {
         self.passed > 0 && self.passed < self.evaluated
     }
+
+    /// Whether every iteration of the sample passed (and there was one).
+    pub fn all_passed(&self) -> bool {
+        self.evaluated > 0 && self.passed == self.evaluated
+    }
+
+    /// Whether every iteration of the sample failed (and there was one).
+    pub fn all_failed(&self) -> bool {
+        self.evaluated > 0 && self.passed == 0
+    }
 }
 
 /// One-sided Fisher exact test that `head` passes less often than `base`: the probability,

@@ -5,6 +5,7 @@ use std::fmt::Write;
 
 use crate::cli::markdown::{cell, table};
 use crate::columns::diff as diff_columns;
+use crate::cli::output::counted;
 use crate::compare::{Change, Diff};
 
 pub fn render(diff: &Diff, all: bool) -> String {
@@ -15,8 +16,11 @@ pub fn render(diff: &Diff, all: bool) -> String {
     let _ = writeln!(md, "## {mark} diff · {}\n", cell(plan));
     let _ = writeln!(
         md,
-        "Base `{}` ({} simulations) → head `{}` ({} simulations)\n",
-        diff.base.run_plan_job_id, diff.base.simulations, diff.head.run_plan_job_id, diff.head.simulations
+        "Base `{}` ({}) → head `{}` ({})\n",
+        diff.base.run_plan_job_id,
+        counted(diff.base.simulations as u64, "simulation"),
+        diff.head.run_plan_job_id,
+        counted(diff.head.simulations as u64, "simulation")
     );
     let _ = writeln!(md, "{}\n", super::text::counts(diff));
     md.push_str(&table(diff_columns::RUN_CHECKS, &diff.checks));

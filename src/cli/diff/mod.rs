@@ -19,8 +19,10 @@ use crate::compare::{Change, Diff, ReadPath, fetch};
 #[derive(Debug, Args)]
 pub struct DiffArgs {
     /// The run to compare against (a run plan job id): last night's, or main's.
+    #[arg(value_parser = super::ids::job)]
     pub base: Uuid,
     /// The run compared with it (a run plan job id).
+    #[arg(value_parser = super::ids::job)]
     pub head: Uuid,
     /// Exit 1 when any check regressed or has no verdict in the head run (UNSCORED), for CI
     /// beside `gate`, which judges one run alone.
@@ -82,17 +84,37 @@ pub async fn run(args: DiffArgs, session: &Session) -> Outcome {
         _ => text::render(&diff, args.all),
     };
     output::emit(&text)?;
-    let count = |change| diff.counts.get(&change).copied().unwrap_or(0);
-    if diff.regressed() {
-        eprintln!("diff: {} test case check(s) regressed", count(Change::Regressed));
-    }
-    if diff.unscored() {
+    if diff.backwards() {
+        let when =
+            |side: &crate::compare::diff::Side| side.started_at.as_ref().map_or("—", |t| t.0.as_str()).to_owned();
         eprintln!(
-            "diff: {} test case check(s) judged in the base run have no verdict in the head run (UNSCORED)",
-            count(Change::Unscored)
+            "diff: {} (base started {}, head started {}; swap them to read what changed since the base)",
+            crate::compare::diff::BACKWARDS,
+            when(&diff.base),
+            when(&diff.head)
         );
     }
+    warn_failures(&diff);
     Ok(if args.fail_on_regression && diff.fails() { Exit::Failed } else { Exit::Ok })
+}
+
+/// Says on stderr what `--fail-on-regression` fails on: regressed and unscored checks, on test
+/// cases and over the whole run (a check can be unscored over the run where its test cases
+/// did not pair).
+fn warn_failures(diff: &Diff) {
+    let count = |change| diff.counts.get(&change).copied().unwrap_or(0);
+    let pooled = |change| diff.checks.iter().filter(|c| c.change == change).count();
+    let what = |change| match (count(change), pooled(change)) {
+        (cases, 0) => format!("{cases} test case check(s)"),
+        (0, run) => format!("{run} check(s) over the run"),
+        (cases, run) => format!("{cases} test case check(s) and {run} check(s) over the run"),
+    };
+    if diff.regressed() {
+        eprintln!("diff: {} regressed", what(Change::Regressed));
+    }
+    if diff.unscored() {
+        eprintln!("diff: {} judged in the base run have no verdict in the head run (UNSCORED)", what(Change::Unscored));
+    }
 }
 
 pub use crate::columns::diff::rate;

@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use super::{rate, short};
-use crate::cli::output::table_of;
+use crate::cli::output::{counted, table_of};
 use crate::columns::diff as diff_columns;
 use crate::compare::diff::{CaseChange, Side};
 use crate::compare::{Change, Diff};
@@ -44,8 +44,10 @@ fn side(side: &Side) -> String {
         n => format!(" ({n} not scored: they count for no check)"),
     };
     format!(
-        "{} · {plan} · {status} · started {started} · {} simulations in {} test cases{not_scored}",
-        side.run_plan_job_id, side.simulations, side.test_cases
+        "{} · {plan} · {status} · started {started} · {} in {}{not_scored}",
+        side.run_plan_job_id,
+        counted(side.simulations as u64, "simulation"),
+        counted(side.test_cases as u64, "test case")
     )
 }
 

@@ -27,9 +27,12 @@ pub fn render(report: &GateReport) -> String {
     let score = report.score().map(percent).unwrap_or_else(|| "—".into());
     let _ = writeln!(
         md,
-        "Run plan job `{}` · {status} · {} simulations · score {score}\n",
+        "Run plan job `{}` · {status} · {} · score {score}\n",
         report.job.simulation_run_plan_job_id,
-        report.job.simulation_jobs.len().max(report.job.simulation_job_count.unwrap_or(0) as usize),
+        crate::cli::output::counted(
+            (report.job.simulation_jobs.len() as u64).max(report.job.simulation_job_count.unwrap_or(0)),
+            "simulation"
+        ),
     );
     if let Some(message) = &report.message {
         let _ = writeln!(md, "> {}\n", one_line(message));

@@ -130,10 +130,6 @@ fn worse_by(row: &Row) -> String {
 
 /// Whether the base run started after the head run: a comparison the wrong way round, whose
 /// FIXED are regressions and the other way about.
-fn backwards(diff: &Diff) -> bool {
-    matches!((&diff.base.started_at, &diff.head.started_at), (Some(base), Some(head)) if base > head)
-}
-
 /// How a simulation came out on a check: failed, passed, or (in neither list) not judged, so
 /// an abstained or missing value never reads as a pass.
 fn verdict_mark(
@@ -329,8 +325,8 @@ impl CompareView {
             for (change, count) in &diff.counts {
                 spans.push(Span::styled(format!(" {} {count}", change.as_str()), theme.status(change.as_str())));
             }
-            if backwards(diff) {
-                spans.push(Span::styled("  ⚠ the base ran after the head: changes read backwards", theme.warn()));
+            if diff.backwards() {
+                spans.push(Span::styled(format!("  {}", crate::compare::diff::BACKWARDS), theme.warn()));
             }
         }
         spans.extend([
@@ -460,6 +456,22 @@ mod tests {
         view.diff = Some(Rc::new(diff));
         view.pair = Some(Pair { case: row, base: Some(base), head: Some(head), scroll: Scroll::default() });
         view
+    }
+
+    /// A check that passed on the one base iteration and failed on the one head iteration, in
+    /// runs given oldest first, and the same runs given newest first.
+    #[test]
+    fn a_flip_on_one_iteration_reads_as_the_cli_says_and_backwards_is_flagged() {
+        let check = CheckRef { id: Uuid::from_u128(7), name: "Loans renewed".into(), version_id: None, version: None };
+        let good = run(1, vec![case("Renew a book", 1)], vec![check.clone()], vec![sim(0, &[true])]);
+        let bad = run(2, vec![case("Renew a book", 1)], vec![check], vec![sim(0, &[false])]);
+        let diff = Diff::of(&good, &bad, &Edits::default());
+        let row = Row::of(&diff.cases[0], None).remove(0);
+        assert_eq!(row.change(), Change::Regressed);
+        assert_eq!(word(&row), "REGRESSED (every iteration flipped, too few to test)", "the CLI's label");
+        assert!(!diff.backwards());
+        let reversed = Diff::of(&bad, &good, &Edits::default());
+        assert!(reversed.backwards() && reversed.cases[0].change == Change::Fixed, "{reversed:#?}");
     }
 
     #[test]
