@@ -26,6 +26,8 @@ const MIN_AGREEMENT: f64 = 0.9;
 /// fall below its reported coverage or agreement; a desk not listed is held to the targets.
 const REPORTED: &[(&str, usize, usize, usize)] = &[
     ("airline_baggage", 45, 28, 28),
+    // Rounds 17 and 18, first look (written blind during stop 41, judged once at its end).
+    ("box_office", 46, 33, 27),
     ("broadband", 55, 52, 52),
     ("car_rental", 44, 39, 39),
     ("card_services", 50, 46, 46),
@@ -44,6 +46,7 @@ const REPORTED: &[(&str, usize, usize, usize)] = &[
     ("parcel_delivery", 45, 29, 29),
     ("pharmacy_refills", 33, 28, 28),
     ("phone_repair", 45, 26, 25),
+    ("removals", 47, 26, 20),
     ("self_storage", 46, 24, 22),
     ("student_services", 45, 32, 29),
     ("vet_clinic", 51, 44, 44),
