@@ -4,8 +4,8 @@
 use std::fmt::Write;
 
 use crate::cli::markdown::{cell, table};
-use crate::columns::diff as diff_columns;
 use crate::cli::output::counted;
+use crate::columns::diff as diff_columns;
 use crate::compare::{Change, Diff};
 
 pub fn render(diff: &Diff, all: bool) -> String {
