@@ -448,6 +448,19 @@ async fn a_run_that_has_not_ended_is_refused_never_compared() {
     assert!(!still.has_ended(), "the run was still going when refused");
 }
 
+/// A boolean check the offline judge abstains on (no line can say whether an agent sounded
+/// sincere): its slug.
+async fn sincere_check(service: &Service) -> String {
+    let sincere = MetricDefinitionInput {
+        name: Some("Sounds sincere".into()),
+        metric_type: Some(MetricType::Boolean),
+        calculation_type: Some(CalculationType::LlmJudge),
+        llm_prompt: Some("Did the agent sound sincere and warm throughout?".into()),
+        ..Default::default()
+    };
+    service.client.create_metric_definition(&sincere).await.unwrap().slug.unwrap()
+}
+
 /// A check the offline judge cannot decide leaves every simulation NOT_EVALUATED: the verdict
 /// (`gate`) then counts no simulation for any check, not even the duration check each one
 /// has a value for, and `diff` counts the same way (the one rule both use).
@@ -456,14 +469,7 @@ async fn diff_counts_a_not_evaluated_simulation_for_no_check_as_the_gate_does() 
     let service = support::start(true).await;
     let home = tempfile::tempdir().unwrap();
     let always = duration_check(&service.client, true).await;
-    let sincere = MetricDefinitionInput {
-        name: Some("Sounds sincere".into()),
-        metric_type: Some(MetricType::Boolean),
-        calculation_type: Some(CalculationType::LlmJudge),
-        llm_prompt: Some("Did the agent sound sincere and warm throughout?".into()),
-        ..Default::default()
-    };
-    let sincere = service.client.create_metric_definition(&sincere).await.unwrap().slug.unwrap();
+    let sincere = sincere_check(&service).await;
     let mut input = plan_input("Half judged", Some((&always, 100.0)), 2);
     input.metrics.get_or_insert_default().push(MetricReference::by_slug(&sincere));
     create_plan(&service.client, &input).await;
@@ -513,14 +519,7 @@ async fn diff_counts_a_not_evaluated_simulation_for_no_check_as_the_gate_does() 
 /// so that each head simulation is NOT_EVALUATED and counts for no check. (base, head).
 async fn scored_then_unscored(service: &Service, home: &std::path::Path) -> (Uuid, Uuid) {
     let always = duration_check(&service.client, true).await;
-    let sincere = MetricDefinitionInput {
-        name: Some("Sounds sincere".into()),
-        metric_type: Some(MetricType::Boolean),
-        calculation_type: Some(CalculationType::LlmJudge),
-        llm_prompt: Some("Did the agent sound sincere and warm throughout?".into()),
-        ..Default::default()
-    };
-    let sincere = service.client.create_metric_definition(&sincere).await.unwrap().slug.unwrap();
+    let sincere = sincere_check(service).await;
     create_plan(&service.client, &plan_input("Scored", Some((&always, 100.0)), 2)).await;
     let mut head = plan_input("Unscored", Some((&always, 100.0)), 2);
     head.metrics.get_or_insert_default().push(MetricReference::by_slug(&sincere));

@@ -87,15 +87,21 @@ includeAutomaticMetrics: false
     )
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_planted_bug_regresses_only_the_test_case_it_hits() {
-    let service = support::start(true).await;
-    let home = tempfile::tempdir().unwrap();
+/// The front desk agent served on a free port: its switch to the buggy build and its URL.
+async fn serve_front_desk() -> (Desk, String) {
     let desk = Desk::default();
     let app = axum::Router::new().route("/turn", axum::routing::post(front_desk)).with_state(desk.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/turn", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (desk, url)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_planted_bug_regresses_only_the_test_case_it_hits() {
+    let service = support::start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    let (desk, url) = serve_front_desk().await;
     let file = home.path().join("plan.yaml");
     std::fs::write(&file, plan()).unwrap();
     let body = r#"{"message": "{{text}}", "session": "{{callId}}"}"#;
@@ -154,11 +160,7 @@ fn documented(marker: &str) -> String {
 async fn the_documented_plan_with_one_iteration_shows_the_planted_bug_regressed() {
     let service = support::start(true).await;
     let home = tempfile::tempdir().unwrap();
-    let desk = Desk::default();
-    let app = axum::Router::new().route("/turn", axum::routing::post(front_desk)).with_state(desk.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/turn", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let (desk, url) = serve_front_desk().await;
     let file = home.path().join("plan.yaml");
     std::fs::write(&file, documented("name: My agent, nightly")).unwrap();
     let gate = || {
