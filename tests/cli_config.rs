@@ -271,12 +271,7 @@ async fn a_plan_file_selects_a_bundle_flow_by_its_name() {
     let ours = flows.iter().find(|f| f.title.as_deref() == Some("Move an appointment")).unwrap();
     assert_eq!(ours.slug.as_deref(), Some("move-appointment"), "the bundle name is the flow's slug");
 
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/cli.md")).unwrap();
-    let block = doc
-        .split("```yaml\n")
-        .filter_map(|b| b.split("```").next())
-        .find(|b| b.contains("slug: move-appointment"))
-        .expect("docs/cli.md has the plan file that runs a bundle's flow")
+    let block = yaml_block("cli.md", "slug: move-appointment")
         .lines()
         .map(|l| l.strip_prefix("  ").unwrap_or(l))
         .collect::<Vec<_>>()

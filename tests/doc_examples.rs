@@ -16,31 +16,9 @@ use axum::extract::State;
 use cli::*;
 use serde_json::{Value, json};
 
-/// The YAML block of `doc` (a file under `docs/`) that holds `marker`, as the file has it.
-fn yaml_block(doc: &str, marker: &str) -> String {
-    let text = std::fs::read_to_string(format!("{}/docs/{doc}", env!("CARGO_MANIFEST_DIR"))).unwrap();
-    text.split("```yaml\n")
-        .skip(1)
-        .filter_map(|block| block.split("```").next())
-        .find(|block| block.contains(marker))
-        .unwrap_or_else(|| panic!("docs/{doc} has a YAML block with {marker:?}"))
-        .to_owned()
-}
-
 /// The example plan of docs/cli.md that tests your own agent.
 fn documented_plan() -> String {
     yaml_block("cli.md", "name: My agent, nightly")
-}
-
-/// Every YAML block of `doc` that holds `marker`, as the file has them.
-fn yaml_blocks(doc: &str, marker: &str) -> Vec<String> {
-    let text = std::fs::read_to_string(format!("{}/docs/{doc}", env!("CARGO_MANIFEST_DIR"))).unwrap();
-    text.split("```yaml\n")
-        .skip(1)
-        .filter_map(|block| block.split("```").next())
-        .filter(|block| block.contains(marker))
-        .map(str::to_owned)
-        .collect()
 }
 
 /// Each call's turn so far, and what the caller said in it.

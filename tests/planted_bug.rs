@@ -142,17 +142,6 @@ async fn a_planted_bug_regresses_only_the_test_case_it_hits() {
     }
 }
 
-/// The YAML block of `docs/cli.md` that holds `marker`, as the file has it.
-fn documented(marker: &str) -> String {
-    let text = std::fs::read_to_string(format!("{}/docs/cli.md", env!("CARGO_MANIFEST_DIR"))).unwrap();
-    text.split("```yaml\n")
-        .skip(1)
-        .filter_map(|block| block.split("```").next())
-        .find(|block| block.contains(marker))
-        .unwrap_or_else(|| panic!("docs/cli.md has a YAML block with {marker:?}"))
-        .to_owned()
-}
-
 /// The plan `docs/cli.md` gives for your own agent, as written: one iteration, too few for the
 /// statistical test, yet a test case whose check went from passing to failing is REGRESSED,
 /// never UNCHANGED, and fails `--fail-on-regression`.
@@ -162,7 +151,7 @@ async fn the_documented_plan_with_one_iteration_shows_the_planted_bug_regressed(
     let home = tempfile::tempdir().unwrap();
     let (desk, url) = serve_front_desk().await;
     let file = home.path().join("plan.yaml");
-    std::fs::write(&file, documented("name: My agent, nightly")).unwrap();
+    std::fs::write(&file, yaml_block("cli.md", "name: My agent, nightly")).unwrap();
     let gate = || {
         let mut command = against(home.path(), &service);
         command.args(["gate", "-o", "json", "-f", file.to_str().unwrap(), "--agent-url", &url]);

@@ -112,3 +112,19 @@ pub async fn until(deadline: Duration, what: &str, mut check: impl AsyncFnMut() 
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
 }
+
+/// Every YAML block of `doc` (a file under `docs/`) that holds `marker`, as the file has them.
+pub fn yaml_blocks(doc: &str, marker: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(format!("{}/docs/{doc}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    text.split("```yaml\n")
+        .skip(1)
+        .filter_map(|block| block.split("```").next())
+        .filter(|block| block.contains(marker))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The YAML block of `doc` that holds `marker`, as the file has it.
+pub fn yaml_block(doc: &str, marker: &str) -> String {
+    yaml_blocks(doc, marker).into_iter().next().unwrap_or_else(|| panic!("docs/{doc} has a YAML block with {marker:?}"))
+}
