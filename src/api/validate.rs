@@ -254,19 +254,19 @@ impl Checks {
 
     /// Members the input does not define.
     pub fn unknown(&mut self, at: &str, fields: &UnknownFields) {
-        for name in fields.keys() {
-            let param = join(at, name);
-            self.invalid(&param, format!("unknown field {param}"));
-        }
+        self.unknown_among(at, fields, &[]);
     }
 
     /// Members `T` does not define, each with the member of `T` it was likely meant to be
     /// (`unknown field flows[0].happyPaht; did you mean `happyPath`?`).
     pub fn unknown_of<T: utoipa::PartialSchema>(&mut self, at: &str, fields: &UnknownFields) {
-        if fields.is_empty() {
-            return;
+        if !fields.is_empty() {
+            self.unknown_among(at, fields, &super::suggest::members::<T>());
         }
-        let members = super::suggest::members::<T>();
+    }
+
+    /// Members the input does not define, each with the closest of `members` when one is close.
+    fn unknown_among(&mut self, at: &str, fields: &UnknownFields, members: &[String]) {
         for name in fields.keys() {
             let param = join(at, name);
             let hint = super::suggest::did_you_mean(name, members.iter().map(String::as_str));

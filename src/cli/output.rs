@@ -179,8 +179,6 @@ fn cell(value: Option<&serde_json::Value>) -> String {
     }
 }
 
-/// Writes to stdout, verdict words in colour where colour is on; a closed pipe (`| head`) ends
-/// quietly.
 /// `n` and the noun, plural unless `n` is 1 (`1 simulation`, `3 simulations`, `1 test case`).
 pub fn counted(n: impl Into<u64>, noun: &str) -> String {
     match n.into() {
@@ -189,6 +187,8 @@ pub fn counted(n: impl Into<u64>, noun: &str) -> String {
     }
 }
 
+/// Writes to stdout, verdict words in colour where colour is on; a closed pipe (`| head`) ends
+/// quietly.
 pub fn emit(text: &str) -> Result<(), Failure> {
     let painted;
     let text = if settings().colour {

@@ -133,8 +133,10 @@ impl Fact {
     /// Whether a line gives this fact as a short code ("K 12") where the fact is asked for or
     /// named ("locker K 12"): a code the desk keeps short has no longer form to be told by.
     pub fn given_short(&self, lower: &str, original: &str, asked: bool) -> bool {
-        let short = original.split([',', ';', '.', '!']).any(|part| SHORT_CODE.is_match(part.trim()));
-        self.kind == FactKind::Code && short && (asked || self.head_named_in(lower))
+        // The kind first: the pattern runs for every fact of every turn.
+        self.kind == FactKind::Code
+            && original.split([',', ';', '.', '!']).any(|part| SHORT_CODE.is_match(part.trim()))
+            && (asked || self.head_named_in(lower))
     }
 
     /// Whether a line names this fact ("my account number is", "the word is").

@@ -16,7 +16,7 @@ patterns! {
     /// What the prompt asks for is help offered: "help", "how it can help".
     HELP = r"^(to )?(help|assistance|support)( (the caller|them|him|her))?$|^how (it|he|she|they|we|the agent) (can|could|may|might) (help|assist|be of (help|assistance|service))\b|^what (it|he|she|they) can do for (them|the caller)\b";
     /// An offer of help in its common forms.
-    HELP_OFFERED = r"\b(how|what) (can|may|could) (i|we) (help|assist)\b|\bwhat (can|may|could) (i|we) do for you\b|\bhow can (i|we) be of (help|assistance|service)\b|\b(anything|something) (else )?(i|we) can (help|do|assist)\b|\bhere to help\b|\bhow (can|may) (i|we) (help|assist) you\b|\bwhat (brings|can i help) you\b|\bwhat are you (calling|ringing) about\b|\bhow can i direct your call\b";
+    HELP_OFFERED = r"\b(how|what) (can|may|could) (i|we) (help|assist)\b|\bwhat (can|may|could) (i|we) do for you\b|\bhow can (i|we) be of (help|assistance|service)\b|\b(anything|something) (else )?(i|we) can (help|do|assist)\b|\bhere to help\b|\bwhat brings you\b|\bwhat are you (calling|ringing) about\b|\bhow can i direct your call\b";
 }
 
 /// Words after whom the agent greets that ask for nothing more than a greeting.
