@@ -1,8 +1,10 @@
 //! Where PostgreSQL's time goes during a benchmark's run, from `pg_stat_statements`: the
 //! statements the service sent, the round trips they took, per simulation, and the time the
-//! busiest took; and, sampled from `pg_stat_activity` every 5 ms, the share of the service's
-//! busy connections that were waiting for a lock. All three are counts, not times, so they do
-//! not depend on how loaded the machine is. Only when the server preloads the extension:
+//! busiest took; sampled from `pg_stat_activity` every 5 ms, what the service's connections
+//! were doing (running a statement — on the CPU or waiting, and on what —, idle inside a
+//! transaction, idle) and how many simulations were in flight; and the CPU the cluster's
+//! processes used (from `/proc`, the postmaster's children, the ended ones included). Only
+//! when the server preloads the extension:
 //!
 //!     SWITCHBOARD_TEST_PG_SETTINGS="shared_preload_libraries=pg_stat_statements" \
 //!         SCALE_STORE=postgres cargo bench --bench run_at_scale
@@ -17,16 +19,30 @@ use postgres::{Client, NoTls};
 /// The extension's counters on the database at `url`, if the server loaded it.
 pub struct PgStats {
     client: Client,
+    /// The cluster's postmaster, and the CPU seconds its processes had used at the start.
+    cluster: Option<(u32, f64)>,
     sampler: Option<(Arc<AtomicBool>, JoinHandle<Waits>)>,
 }
 
-/// Samples of the service's connections while they ran a statement.
+/// Samples of the service's connections (every 5 ms), summed over the samples.
 #[derive(Debug, Default)]
 struct Waits {
+    /// How many samples were taken.
+    samples: u64,
     /// Connection-samples running a statement.
     active: u64,
     /// Of those, waiting for a lock (a row's or a transaction's: `wait_event_type = 'Lock'`).
     on_locks: u64,
+    /// Of those, waiting on the disk or the WAL (`IO`) or on a server-internal lock (`LWLock`).
+    on_io: u64,
+    /// Of those, waiting for nothing: on the CPU (or ready for it).
+    on_cpu: u64,
+    /// Connection-samples inside a transaction, waiting for the service's next statement.
+    idle_in_transaction: u64,
+    /// Connection-samples idle (in the pool).
+    idle: u64,
+    /// Simulations QUEUED or PROCESSING, summed over the samples.
+    in_flight: u64,
 }
 
 impl PgStats {
@@ -39,12 +55,14 @@ impl PgStats {
         let mut client = Client::connect(url, NoTls).ok()?;
         client.batch_execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements").ok()?;
         client.batch_execute("SELECT pg_stat_statements_reset()").ok()?;
+        let backend: i32 = client.query_one("SELECT pg_backend_pid()", &[]).ok()?.get(0);
+        let cluster = stat_fields(backend as u32).and_then(|f| f.get(1)?.parse().ok()).map(|pm| (pm, cluster_cpu(pm)));
         let sampler = Client::connect(url, NoTls).ok().map(|client| {
             let stop = Arc::new(AtomicBool::new(false));
             let stopping = stop.clone();
-            (stop, std::thread::spawn(move || sample(client, &stopping)))
+            (stop, std::thread::spawn(move || sample(client, backend, &stopping)))
         });
-        Some(PgStats { client, sampler })
+        Some(PgStats { client, cluster, sampler })
     }
 
     /// Prints the statements the service sent since `start` (not this counter's own), per
@@ -55,6 +73,13 @@ impl PgStats {
             sampler.join().unwrap_or_default()
         });
         let per = simulations.max(1) as f64;
+        if let Some((postmaster, before)) = self.cluster {
+            let used = cluster_cpu(postmaster) - before;
+            println!(
+                "run_at_scale: PostgreSQL's processes used {used:.1} s of CPU ({:.2} ms a simulation)",
+                used * 1000.0 / per
+            );
+        }
         let sql = "SELECT calls, total_exec_time, query FROM pg_stat_statements \
                    WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) \
                    AND toplevel AND query NOT LIKE '%pg_stat_%' ORDER BY total_exec_time DESC";
@@ -78,11 +103,17 @@ impl PgStats {
             time / per
         );
         if let Some(waits) = waits {
-            println!(
-                "run_at_scale: PostgreSQL: waiting for a lock in {:.1} % of {} samples of the service's busy connections",
-                waits.on_locks as f64 * 100.0 / waits.active.max(1) as f64,
-                waits.active
-            );
+            waits.report();
+            let own = "SELECT CAST(coalesce(sum(calls), 0) AS BIGINT), coalesce(sum(total_exec_time), 0) \
+                       FROM pg_stat_statements WHERE query LIKE '%FROM pg_stat_activity WHERE%'";
+            match self.client.query_one(own, &[]) {
+                Ok(row) => println!(
+                    "run_at_scale: PostgreSQL: the sampler's own statement: {} calls, {:.1} s (in the CPU above)",
+                    row.get::<_, i64>(0),
+                    row.get::<_, f64>(1) / 1000.0
+                ),
+                Err(e) => println!("run_at_scale: PostgreSQL: the sampler's own statement: {e}"),
+            }
         }
         let line = |(calls, total, query): (i64, f64, String)| {
             let query: String = query.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -97,6 +128,22 @@ impl PgStats {
         let all: Vec<(i64, f64, String)> = rows.iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect();
         println!("run_at_scale: PostgreSQL: the busiest statements by time");
         all.iter().take(15).cloned().for_each(line);
+        // With `pg_stat_statements.track=all`: the statements run inside functions (`sb_apply`,
+        // the triggers), each timed apart from the statement that called it.
+        let nested = "SELECT calls, total_exec_time, query FROM pg_stat_statements \
+                      WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) \
+                      AND NOT toplevel ORDER BY total_exec_time DESC LIMIT 15";
+        if let Ok(rows) = self
+            .client
+            .query(nested, &[])
+            .map(|rows| rows.iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect::<Vec<_>>())
+            && !rows.is_empty()
+        {
+            println!(
+                "run_at_scale: PostgreSQL: inside functions and triggers, the busiest by time (share of top-level time)"
+            );
+            rows.into_iter().for_each(line);
+        }
         let mut by_calls = all;
         by_calls.sort_by_key(|(calls, _, _)| std::cmp::Reverse(*calls));
         println!("run_at_scale: PostgreSQL: the most frequent (0.05 a simulation or more)");
@@ -104,16 +151,80 @@ impl PgStats {
     }
 }
 
-/// Samples the other connections to this database every 5 ms until `stop`.
-fn sample(mut client: Client, stop: &AtomicBool) -> Waits {
-    let sql = "SELECT count(*), count(*) FILTER (WHERE wait_event_type = 'Lock') FROM pg_stat_activity \
-               WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active' \
-               AND query NOT LIKE '%pg_stat_%'";
+impl Waits {
+    fn report(&self) {
+        let busy = self.active.max(1) as f64;
+        let each = self.samples.max(1) as f64;
+        println!(
+            "run_at_scale: PostgreSQL: waiting for a lock in {:.1} % of {} samples of the service's busy connections",
+            self.on_locks as f64 * 100.0 / busy,
+            self.active
+        );
+        println!(
+            "run_at_scale: PostgreSQL: the service's connections, on average over {} samples: {:.2} running a statement \
+             ({:.2} on the CPU, {:.2} on IO/LWLock, {:.2} on a lock), {:.2} idle in a transaction, {:.2} idle; \
+             {:.1} simulations in flight",
+            self.samples,
+            self.active as f64 / each,
+            self.on_cpu as f64 / each,
+            self.on_io as f64 / each,
+            self.on_locks as f64 / each,
+            self.idle_in_transaction as f64 / each,
+            self.idle as f64 / each,
+            self.in_flight as f64 / each,
+        );
+    }
+}
+
+/// The fields of `/proc/<pid>/stat` after the command's closing parenthesis (the state first).
+fn stat_fields(pid: u32) -> Option<Vec<String>> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    Some(stat.rsplit_once(')')?.1.split_whitespace().map(str::to_owned).collect())
+}
+
+/// CPU seconds used by the cluster under `postmaster`: its own with its ended children's
+/// (utime, stime, cutime, cstime), and each live child's.
+fn cluster_cpu(postmaster: u32) -> f64 {
+    let ticks = |fields: &[String], range: std::ops::Range<usize>| -> f64 {
+        range.filter_map(|i| fields.get(i)?.parse::<f64>().ok()).sum::<f64>() / 100.0
+    };
+    let own = stat_fields(postmaster).map_or(0.0, |f| ticks(&f, 11..15));
+    let children: f64 = std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(stat_fields)
+        .filter(|f| f.get(1).is_some_and(|ppid| ppid == &postmaster.to_string()))
+        .map(|f| ticks(&f, 11..13))
+        .sum();
+    own + children
+}
+
+/// Samples the service's connections to this database (not `counter`'s, nor its own) every
+/// 5 ms until `stop`.
+fn sample(mut client: Client, counter: i32, stop: &AtomicBool) -> Waits {
+    let sql = "SELECT count(*) FILTER (WHERE state = 'active'), \
+               count(*) FILTER (WHERE state = 'active' AND wait_event_type = 'Lock'), \
+               count(*) FILTER (WHERE state = 'active' AND wait_event_type IN ('IO', 'LWLock')), \
+               count(*) FILTER (WHERE state = 'active' AND wait_event_type IS NULL), \
+               count(*) FILTER (WHERE state LIKE 'idle in transaction%'), \
+               count(*) FILTER (WHERE state = 'idle'), \
+               (SELECT count(*) FROM docs WHERE kind = 'simulation_job' AND status IN ('QUEUED', 'PROCESSING')) \
+               FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() \
+               AND pid <> $1 AND backend_type = 'client backend' AND query NOT LIKE '%pg_stat_%'";
     let mut waits = Waits::default();
     while !stop.load(Ordering::Relaxed) {
-        if let Ok(row) = client.query_one(sql, &[]) {
-            waits.active += row.get::<_, i64>(0) as u64;
-            waits.on_locks += row.get::<_, i64>(1) as u64;
+        if let Ok(row) = client.query_one(sql, &[&counter]) {
+            let at = |i: usize| row.get::<_, i64>(i) as u64;
+            waits.samples += 1;
+            waits.active += at(0);
+            waits.on_locks += at(1);
+            waits.on_io += at(2);
+            waits.on_cpu += at(3);
+            waits.idle_in_transaction += at(4);
+            waits.idle += at(5);
+            waits.in_flight += at(6);
         }
         std::thread::sleep(Duration::from_millis(5));
     }
