@@ -63,9 +63,15 @@ pub async fn decide_ready(store: &Store, alert: &Watched, now: jiff::Timestamp, 
     let id = alert.alert.id.to_string();
     let last = store.read(move |c| store::alerts::last_decided(c, &id)).await?;
     let from = last.map_or(0, |w| w + alert.threshold.window_ms);
+    // Only windows whose end is a quiet period past can be ready: the open window's calls
+    // (every call of a run going on now) are not read again at every tick.
+    let until = readable_until(&alert.threshold, now, quiet);
+    if until <= from {
+        return Ok(0);
+    }
     let pending = {
         let (definition, threshold) = (alert.definition_id.clone(), alert.threshold.clone());
-        store.read(move |c| windows(c, &definition, &threshold, from, None)).await?
+        store.read(move |c| windows(c, &definition, &threshold, from, Some(until))).await?
     };
     let mut decided = 0;
     for (window_ms, samples) in pending {
@@ -98,6 +104,14 @@ pub fn decide_all(tx: &Tx, quiet: Duration) -> StoreResult<usize> {
         }
     }
     Ok(decided)
+}
+
+/// The end of the last window that may be decided at `now` (unix ms): a later one ends less
+/// than a quiet period before `now`, so `ready` refuses it whatever its calls.
+fn readable_until(threshold: &Threshold, now: jiff::Timestamp, quiet: Duration) -> i64 {
+    let quiet_ms = quiet.as_millis() as i64;
+    let last_start = threshold.window_of(now.as_millisecond() - quiet_ms - threshold.window_ms);
+    last_start + threshold.window_ms
 }
 
 /// Whether a window may be decided at `now`: its end and its latest arrival are a quiet
@@ -243,5 +257,20 @@ mod tests {
         assert_eq!(picked(Some("Strict")), Some(strict.id));
         assert_eq!(picked(Some(&strict.id.to_string())), Some(strict.id));
         assert_eq!(picked(Some("Lenient")), None, "a variant that does not exist watches nothing");
+    }
+
+    #[test]
+    fn the_windows_read_end_where_ready_stops_deciding() {
+        let t = on(None);
+        let quiet = Duration::from_secs(10);
+        let start = jiff::Timestamp::from_millisecond(1_790_000_000_000).unwrap();
+        // Instants around a window's boundary, the quiet period and a millisecond either side.
+        for offset_ms in [0, 1, 9_999, 10_000, 10_001, t.window_ms - 1, t.window_ms, t.window_ms + 10_000] {
+            let now = start.checked_add(jiff::SignedDuration::from_millis(offset_ms)).unwrap();
+            let until = readable_until(&t, now, quiet);
+            assert_eq!(until % t.window_ms, 0, "a window's end");
+            assert!(ready(&t, until - t.window_ms, &[], now, quiet), "the last window read may be decided");
+            assert!(!ready(&t, until, &[], now, quiet), "the first window not read may not");
+        }
     }
 }
