@@ -33,6 +33,10 @@ struct Waits {
     active: u64,
     /// Of those, waiting for a lock (a row's or a transaction's: `wait_event_type = 'Lock'`).
     on_locks: u64,
+    /// Of the lock waits, on a row another transaction is writing (`transactionid`, `tuple`).
+    on_rows: u64,
+    /// Of the lock waits, on an advisory lock (the picks', the publisher's).
+    on_advisory: u64,
     /// Of those, waiting on the disk or the WAL (`IO`) or on a server-internal lock (`LWLock`).
     on_io: u64,
     /// Of those, waiting for nothing: on the CPU (or ready for it).
@@ -156,9 +160,12 @@ impl Waits {
         let busy = self.active.max(1) as f64;
         let each = self.samples.max(1) as f64;
         println!(
-            "run_at_scale: PostgreSQL: waiting for a lock in {:.1} % of {} samples of the service's busy connections",
+            "run_at_scale: PostgreSQL: waiting for a lock in {:.1} % of {} samples of the service's busy connections \
+             ({:.1} % on a row another transaction writes, {:.1} % on an advisory lock)",
             self.on_locks as f64 * 100.0 / busy,
-            self.active
+            self.active,
+            self.on_rows as f64 * 100.0 / busy,
+            self.on_advisory as f64 * 100.0 / busy
         );
         println!(
             "run_at_scale: PostgreSQL: the service's connections, on average over {} samples: {:.2} running a statement \
@@ -207,6 +214,8 @@ fn sample(mut client: Client, counter: i32, stop: &AtomicBool) -> Waits {
     let sql = "SELECT count(*) FILTER (WHERE state = 'active'), \
                count(*) FILTER (WHERE state = 'active' AND wait_event_type = 'Lock'), \
                count(*) FILTER (WHERE state = 'active' AND wait_event_type IN ('IO', 'LWLock')), \
+               count(*) FILTER (WHERE state = 'active' AND wait_event IN ('transactionid', 'tuple')), \
+               count(*) FILTER (WHERE state = 'active' AND wait_event = 'advisory'), \
                count(*) FILTER (WHERE state = 'active' AND wait_event_type IS NULL), \
                count(*) FILTER (WHERE state LIKE 'idle in transaction%'), \
                count(*) FILTER (WHERE state = 'idle'), \
@@ -221,10 +230,12 @@ fn sample(mut client: Client, counter: i32, stop: &AtomicBool) -> Waits {
             waits.active += at(0);
             waits.on_locks += at(1);
             waits.on_io += at(2);
-            waits.on_cpu += at(3);
-            waits.idle_in_transaction += at(4);
-            waits.idle += at(5);
-            waits.in_flight += at(6);
+            waits.on_rows += at(3);
+            waits.on_advisory += at(4);
+            waits.on_cpu += at(5);
+            waits.idle_in_transaction += at(6);
+            waits.idle += at(7);
+            waits.in_flight += at(8);
         }
         std::thread::sleep(Duration::from_millis(5));
     }
