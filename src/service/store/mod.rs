@@ -11,6 +11,7 @@ mod docs;
 pub mod ends;
 pub mod error;
 pub mod fill;
+pub mod folds;
 pub mod held;
 mod kind;
 pub mod knowledge;

@@ -215,6 +215,27 @@ impl Postgres {
     }
 }
 
+impl Postgres {
+    /// The number one statement answers, the statement its own transaction (a function's call:
+    /// `sb_fold`), again if it deadlocked with another.
+    pub(super) fn answer(&self, sql: &str, args: &[super::db::Arg]) -> StoreResult<i64> {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let session = self.session()?;
+            match Conn::postgres(&session).value::<i64>(sql, args) {
+                Ok(Some(answer)) => return Ok(answer),
+                Ok(None) => return Err(StoreError::backend(format!("store: no answer to {sql}"))),
+                Err(error) if !session.conflicted() || attempt >= ATTEMPTS => return Err(error),
+                Err(_) => {}
+            }
+            drop(session);
+            let ceiling = 2u64.pow(attempt.min(7));
+            std::thread::sleep(Duration::from_millis(fastrand::u64(0..=ceiling)));
+        }
+    }
+}
+
 /// The locks a write takes on PostgreSQL beyond its rows.
 #[derive(Debug, Clone, Copy)]
 enum Lock {
