@@ -41,19 +41,6 @@ pub(crate) fn save_held(tx: &Tx, before: Option<&str>, simulation: &SimulationJo
     record(tx, Some(before), simulation.clone(), job_id, &[], None, None)
 }
 
-/// `save_held` for a simulation picked to start (it does not end), leased to `owner` until
-/// `until_ms` in the same write.
-pub(crate) fn save_picked(
-    tx: &Tx,
-    before: Option<&str>,
-    simulation: &SimulationJob,
-    owner: &str,
-    until_ms: i64,
-) -> StoreResult<()> {
-    let (doc, _) = rewritten(before, &mut simulation.clone())?;
-    store::held::update_leased(tx, &doc, before, owner, until_ms)
-}
-
 /// The same, for a completed simulation with the results of the checks it was judged on. With
 /// `retry`, the agent never spoke on it and its test case gets another attempt: a new
 /// RETRY_SCHEDULED simulation, and this one is counted as a silent attempt, not a final one.

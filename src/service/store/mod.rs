@@ -6,6 +6,7 @@
 
 pub mod alerts;
 pub mod batch;
+pub mod claims;
 mod db;
 mod docs;
 pub mod ends;

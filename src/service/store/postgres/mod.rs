@@ -52,6 +52,8 @@ pub(super) struct Postgres {
 impl Drop for Postgres {
     fn drop(&mut self) {
         self.stopping.store(true, Ordering::Relaxed);
+        // Woken, so the publisher sees it now rather than at its next sweep.
+        self.unpublished.note();
     }
 }
 
