@@ -274,7 +274,10 @@ fn an_end_during_a_fold_in_one_statement_is_folded_by_the_next() {
     write(&by_statement, |tx| end(tx, &others[3], true));
     let fold = decide_fold(&read[0]).unwrap_or_else(|e| panic!("{e:?}")).unwrap_or_else(|| panic!("no fold"));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(runtime.block_on(by_statement.apply_fold(fold)).unwrap_or_else(|e| panic!("{e:?}")), store::folds::FoldApplied::Written);
+    assert_eq!(
+        runtime.block_on(by_statement.apply_fold(fold)).unwrap_or_else(|e| panic!("{e:?}")),
+        store::folds::FoldApplied::Written
+    );
     write(&by_transaction, |tx| end(tx, &sims[3], true));
     assert_eq!(write(&by_transaction, |tx| fold_job(tx, JOB)), Folded::Done);
     let waiting = by_statement.read_blocking(store::ends::waiting_jobs).unwrap_or_else(|e| panic!("{e:?}"));

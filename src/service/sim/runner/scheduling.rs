@@ -8,8 +8,8 @@ use uuid::Uuid;
 
 use super::Simulator;
 use crate::api::model::*;
-use crate::service::sim::jobs::{self, Replay, RunInputs, StoredRunPlanJob, count_simulations};
 use crate::service::sim::jobs::release_due_retries;
+use crate::service::sim::jobs::{self, Replay, RunInputs, StoredRunPlanJob, count_simulations};
 use crate::service::sim::limits;
 use crate::service::sim::selection::plan_metric_ids;
 use crate::service::sim::work::{JobMetrics, Limits, Work};

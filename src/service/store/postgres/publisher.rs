@@ -12,8 +12,8 @@ use postgres::Client;
 
 use super::session::{Manager, Session};
 use crate::args;
-use crate::service::store::db::Conn;
 use crate::service::pace::Pace;
+use crate::service::store::db::Conn;
 use crate::service::store::error::StoreResult;
 
 /// The advisory lock publishers take, one at a time.

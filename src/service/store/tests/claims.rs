@@ -28,7 +28,8 @@ fn a_claim_moves_the_oldest_leases_them_and_keeps_the_rest_of_each_body() {
             let holder = read(&store, |c| leases::holder(c, Kind::SimulationJob, id)).map(|h| h.owner);
             assert_eq!(holder.as_deref(), Some("replica-a"), "{engine:?}: leased in the claim");
         }
-        let counted = |parent: &str, status: &str| read(&store, |c| count_children(c, Kind::SimulationJob, parent, &[status]));
+        let counted =
+            |parent: &str, status: &str| read(&store, |c| count_children(c, Kind::SimulationJob, parent, &[status]));
         assert_eq!((counted("j1", "PENDING"), counted("j1", "QUEUED")), (1, 2), "{engine:?}");
         assert_eq!(counted("j2", "PENDING"), 1, "{engine:?}: another job's children are not claimed");
         assert_eq!(read(&store, |c| child_revision(c, "j1")), revision + 2, "{engine:?}: one revision a row");
