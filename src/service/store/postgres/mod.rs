@@ -42,7 +42,7 @@ const ATTEMPTS: u32 = 40;
 
 /// The PostgreSQL engine of a store.
 pub(super) struct Postgres {
-    pool: r2d2::Pool<session::Manager>,
+    pool: ClosedOffTheRuntime,
     /// Wakes the publisher after a commit that appended events.
     unpublished: Arc<publisher::Pending>,
     /// Set when the store is dropped: the listener and the publisher stop.
@@ -54,6 +54,26 @@ impl Drop for Postgres {
         self.stopping.store(true, Ordering::Relaxed);
         // Woken, so the publisher sees it now rather than at its next sweep.
         self.unpublished.note();
+    }
+}
+
+/// The store's pool, dropped on a thread of its own: the synchronous client closes a
+/// connection by blocking on a runtime, which panics on a tokio worker (where the last handle
+/// of a service's store is often dropped), and the publisher, which held a handle until some
+/// time after the store was dropped, now stops at once.
+struct ClosedOffTheRuntime(Option<r2d2::Pool<session::Manager>>);
+
+impl ClosedOffTheRuntime {
+    fn pool(&self) -> StoreResult<&r2d2::Pool<session::Manager>> {
+        self.0.as_ref().ok_or_else(|| StoreError::backend("store: the PostgreSQL pool is closed"))
+    }
+}
+
+impl Drop for ClosedOffTheRuntime {
+    fn drop(&mut self) {
+        if let Some(pool) = self.0.take() {
+            let _ = std::thread::Builder::new().name("pool-close".into()).spawn(move || drop(pool));
+        }
     }
 }
 
@@ -76,18 +96,23 @@ impl Postgres {
         }
         let stopping = Arc::new(AtomicBool::new(false));
         let unpublished = Arc::new(publisher::Pending::default());
-        let store = Postgres { pool, unpublished: unpublished.clone(), stopping: stopping.clone() };
+        let publishing = pool.clone();
+        let store = Postgres {
+            pool: ClosedOffTheRuntime(Some(pool)),
+            unpublished: unpublished.clone(),
+            stopping: stopping.clone(),
+        };
         let last = store.read(super::outbox::last_event).map_err(|e: StoreError| OpenError(e.to_string()))?;
         let events = Arc::new(watch::channel(last).0);
         listener::spawn(config, events.clone(), stopping.clone())
             .map_err(|e| OpenError(format!("event listener thread: {e}")))?;
-        publisher::spawn(store.pool.clone(), unpublished, stopping)
+        publisher::spawn(publishing, unpublished, stopping)
             .map_err(|e| OpenError(format!("event publisher thread: {e}")))?;
         Ok((store, events))
     }
 
     fn session(&self) -> StoreResult<Session> {
-        Session::checkout(&self.pool)
+        Session::checkout(self.pool.pool()?)
     }
 
     /// Runs `f` on a connection of the pool, each statement in a transaction of its own (as a
