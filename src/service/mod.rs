@@ -13,6 +13,7 @@ pub mod flows;
 pub mod http;
 pub mod issues;
 pub mod metrics;
+pub(crate) mod pace;
 pub mod replica;
 pub mod secrets;
 pub mod seed;

@@ -2,6 +2,7 @@
 //! towards the job's verdict), retrying the ones the agent never spoke on, settling the job once
 //! every test case has a final attempt, cancelling it, and recovering after a restart.
 
+mod folded;
 mod record;
 
 use crate::service::store::Tx;
@@ -13,6 +14,7 @@ use crate::service::store::batch::Batch;
 use crate::service::store::records::StoredCollectionJob;
 use crate::service::store::{self, Doc, Kind, ends};
 use crate::service::store::{StoreError, StoreResult};
+pub(crate) use folded::decide as decide_fold;
 pub use record::{RunInputs, StoredRunPlanJob};
 
 pub(super) fn count_simulations(tx: &Tx, job_id: &str) -> StoreResult<u64> {
@@ -37,19 +39,6 @@ pub(crate) fn save_simulation(tx: &Tx, simulation: &SimulationJob, job_id: &str)
 /// status then `before` (`store::held`): the status is not read again.
 pub(crate) fn save_held(tx: &Tx, before: Option<&str>, simulation: &SimulationJob, job_id: &str) -> StoreResult<()> {
     record(tx, Some(before), simulation.clone(), job_id, &[], None, None)
-}
-
-/// `save_held` for a simulation picked to start (it does not end), leased to `owner` until
-/// `until_ms` in the same write.
-pub(crate) fn save_picked(
-    tx: &Tx,
-    before: Option<&str>,
-    simulation: &SimulationJob,
-    owner: &str,
-    until_ms: i64,
-) -> StoreResult<()> {
-    let (doc, _) = rewritten(before, &mut simulation.clone())?;
-    store::held::update_leased(tx, &doc, before, owner, until_ms)
 }
 
 /// The same, for a completed simulation with the results of the checks it was judged on. With
@@ -168,6 +157,12 @@ fn is_cancelled(status: &RunPlanJobStatus) -> bool {
     matches!(status, RunPlanJobStatus::Cancelling | RunPlanJobStatus::Cancelled)
 }
 
+/// The statuses of a simulation that has not ended (a retry waiting out its backoff among them).
+pub(crate) fn open_statuses() -> Vec<&'static str> {
+    use SimulationJobStatus as S;
+    names(&[S::Pending, S::Queued, S::Processing, S::Cancelling, S::RetryScheduled])
+}
+
 /// The wire names of `statuses`, for the store's status columns.
 fn names(statuses: &[SimulationJobStatus]) -> Vec<&str> {
     statuses.iter().map(SimulationJobStatus::as_str).collect()
@@ -211,40 +206,23 @@ fn fold_ends(tx: &Tx, job_id: &str, job_status: &str) -> StoreResult<()> {
         tally.add_part(&serde_json::from_str(&end.part)?);
     }
     let status = RunPlanJobStatus::from(job_status);
-    store::set_members(
-        tx,
-        Kind::RunPlanJob,
-        job_id,
-        &[
-            ("$.tally", serde_json::to_string(&tally)?),
-            ("$.verdict", serde_json::to_string(&tally.verdict(&status))?),
-            ("$.attemptSummary", serde_json::to_string(&tally.attempt_summary())?),
-        ],
-    )
+    store::set_members(tx, Kind::RunPlanJob, job_id, &fold_members(&tally, &status)?)
+}
+
+/// The members of a job that a fold sets once its parts are added to `tally`.
+fn fold_members(tally: &Tally, status: &RunPlanJobStatus) -> StoreResult<Vec<(&'static str, String)>> {
+    Ok(vec![
+        ("$.tally", serde_json::to_string(tally)?),
+        ("$.verdict", serde_json::to_string(&tally.verdict(status))?),
+        ("$.attemptSummary", serde_json::to_string(&tally.attempt_summary())?),
+    ])
 }
 
 /// Counts ended simulations' items in their collection job: done or failed, and the time of
 /// the last, set in place (the collection job is not decoded and written again); its status
 /// stays (PROCESSING, or CANCELED by a caller while the run goes on).
 fn count_items(tx: &Tx, taken: &[ends::End]) -> StoreResult<()> {
-    let mut by_collection: Vec<(&str, u64, u64, &str)> = Vec::new();
-    for item in taken.iter().filter_map(|end| end.item.as_ref()) {
-        let index = match by_collection.iter().position(|(id, ..)| *id == item.collection_id) {
-            Some(index) => index,
-            None => {
-                by_collection.push((&item.collection_id, 0, 0, ""));
-                by_collection.len() - 1
-            }
-        };
-        let Some(counted) = by_collection.get_mut(index) else { continue };
-        if item.failed {
-            counted.2 += 1;
-        } else {
-            counted.1 += 1;
-        }
-        counted.3 = &item.at;
-    }
-    for (collection_id, done, failed, at) in by_collection {
+    for (collection_id, done, failed, at) in items_by_collection(taken) {
         if !store::exists(tx, Kind::CollectionJob, collection_id)? {
             continue; // gone: nothing to count in (a missing one must not hold the job's fold)
         }
@@ -265,6 +243,29 @@ fn count_items(tx: &Tx, taken: &[ends::End]) -> StoreResult<()> {
         )?;
     }
     Ok(())
+}
+
+/// The ended simulations' items by collection job, in the order first met: how many done, how
+/// many failed, and the last one's time.
+fn items_by_collection(taken: &[ends::End]) -> Vec<(&str, u64, u64, &str)> {
+    let mut by_collection: Vec<(&str, u64, u64, &str)> = Vec::new();
+    for item in taken.iter().filter_map(|end| end.item.as_ref()) {
+        let index = match by_collection.iter().position(|(id, ..)| *id == item.collection_id) {
+            Some(index) => index,
+            None => {
+                by_collection.push((&item.collection_id, 0, 0, ""));
+                by_collection.len() - 1
+            }
+        };
+        let Some(counted) = by_collection.get_mut(index) else { continue };
+        if item.failed {
+            counted.2 += 1;
+        } else {
+            counted.1 += 1;
+        }
+        counted.3 = &item.at;
+    }
+    by_collection
 }
 
 /// Writes the retry of `silent`: the same test case (endpoint, flow variant, persona,
@@ -402,7 +403,7 @@ pub fn fold_job(tx: &Tx, job_id: &str) -> StoreResult<Folded> {
     // retry waiting out its backoff keeps the run open: it settles once every test case has a
     // final attempt.
     use SimulationJobStatus as S;
-    let open_names = names(&[S::Pending, S::Queued, S::Processing, S::Cancelling, S::RetryScheduled]);
+    let open_names = open_statuses();
     let open = count(&open_names)?;
     fold_ends(tx, job_id, &status)?;
     if RunPlanJobStatus::from(status.as_str()).is_terminal() {

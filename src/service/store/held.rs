@@ -4,7 +4,7 @@
 //! PostgreSQL each statement is a round trip, and a simulation's few writes are most of a
 //! run's statements (issue 33).
 
-use super::db::{Arg, Dialect, Tx};
+use super::db::{Dialect, Tx};
 use super::{Doc, Kind, outbox};
 use super::{StoreError, StoreResult};
 use crate::args;
@@ -44,47 +44,21 @@ pub fn give_back(tx: &Tx, kind: Kind, id: &str, owner: &str) -> StoreResult<Opti
 /// Replaces a document whose status the transaction has read for writing (`before`), with
 /// the event its change of status announces: on PostgreSQL in one statement.
 pub fn update(tx: &Tx, doc: &Doc, before: Option<&str>) -> StoreResult<()> {
-    rewrite(tx, doc, before, None)
-}
-
-/// The same, leasing the document to `owner` until `until_ms` with it (a pick: one statement
-/// on PostgreSQL where the rewrite and the lease were two).
-pub fn update_leased(tx: &Tx, doc: &Doc, before: Option<&str>, owner: &str, until_ms: i64) -> StoreResult<()> {
-    rewrite(tx, doc, before, Some((owner, until_ms)))
-}
-
-fn rewrite(tx: &Tx, doc: &Doc, before: Option<&str>, lease: Option<(&str, i64)>) -> StoreResult<()> {
     if tx.dialect() == Dialect::Sqlite {
         // In process, a read costs no round trip: the general path, as it was.
-        super::update(tx, doc)?;
-        return match lease {
-            Some((owner, until_ms)) => super::leases::take(tx, doc.kind, &doc.id, owner, until_ms),
-            None => Ok(()),
-        };
+        return super::update(tx, doc);
     }
-    let (owner, until_ms) = lease.unzip();
-    // Without a lease, the lease columns are left as they are.
-    let leasing = if lease.is_some() { ", lease_owner = ?16, lease_until = ?17" } else { "" };
-    let write = format!(
-        "UPDATE docs SET body = ?13, status = ?14, parent_id = ?15{leasing} WHERE kind = ?11 AND id = ?12 RETURNING 1"
-    );
-    let mut write_args =
-        args![doc.kind.as_str(), &doc.id, &doc.body, doc.status.as_deref(), doc.parent_id.as_deref()].to_vec();
-    if lease.is_some() {
-        write_args.extend([Arg::from(owner), Arg::from(until_ms)]);
-    }
+    let write = "UPDATE docs SET body = ?13, status = ?14, parent_id = ?15 WHERE kind = ?11 AND id = ?12 RETURNING 1";
+    let write_args = args![doc.kind.as_str(), &doc.id, &doc.body, doc.status.as_deref(), doc.parent_id.as_deref()];
     use crate::service::webhooks::status_events as events;
     let wrote = match events::event_for(doc.kind, Some(before), doc.status.as_deref()) {
         Some(event) => {
             let alert = events::alert_of(doc.kind, &doc.body);
-            outbox::append_with(tx, &write, &write_args, &event, doc, alert.as_deref())?
+            outbox::append_with(tx, write, write_args, &event, doc, alert.as_deref())?
         }
         None => {
-            let plain = format!(
-                "UPDATE docs SET body = ?3, status = ?4, parent_id = ?5{} WHERE kind = ?1 AND id = ?2",
-                if lease.is_some() { ", lease_owner = ?6, lease_until = ?7" } else { "" }
-            );
-            tx.execute(&plain, &write_args)? > 0
+            let plain = "UPDATE docs SET body = ?3, status = ?4, parent_id = ?5 WHERE kind = ?1 AND id = ?2";
+            tx.execute(plain, write_args)? > 0
         }
     };
     if !wrote {

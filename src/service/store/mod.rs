@@ -6,11 +6,13 @@
 
 pub mod alerts;
 pub mod batch;
+pub mod claims;
 mod db;
 mod docs;
 pub mod ends;
 pub mod error;
 pub mod fill;
+pub mod folds;
 pub mod held;
 mod kind;
 pub mod knowledge;

@@ -15,6 +15,7 @@ use tokio::task::JoinHandle;
 use uuid::Uuid;
 
 use super::error::{DomainError, DomainResult};
+use super::pace::Pace;
 use super::secrets::{self, Owner};
 use super::store::outbox::{self, AttemptOutcome, Claimed};
 use super::store::{self, Doc, Kind, Store};
@@ -146,8 +147,9 @@ impl Sender {
         let mut events = self.store.events();
         let mut pruned: Option<Instant> = None;
         let mut failed_claims: u32 = 0;
+        let mut pace = Pace::new(PACE);
         loop {
-            let looked = Instant::now();
+            pace.begin();
             if pruned.is_none_or(|at| at.elapsed() >= PRUNE_EVERY) {
                 pruned = Some(Instant::now());
                 let before = Timestamp::from(jiff::Timestamp::now() - KEEP_EVENTS).0;
@@ -162,7 +164,8 @@ impl Sender {
                     if changed.is_err() {
                         return;
                     }
-                    if let Some(rest) = PACE.checked_sub(looked.elapsed()) {
+                    let rest = pace.rest();
+                    if !rest.is_zero() {
                         tokio::time::sleep(rest).await;
                         // The events published meanwhile: the look that follows finds them.
                         events.borrow_and_update();

@@ -172,3 +172,160 @@ fn an_end_commits_while_the_jobs_row_is_held() {
     write(&store, |tx| settle_job(tx, JOB));
     assert_eq!(job(&store).1.ended, 1);
 }
+
+fn postgres_store() -> Store {
+    let server = test_server::TestServer::shared().unwrap_or_else(|e| panic!("{e}"));
+    let url = server.fresh_database().unwrap_or_else(|e| panic!("{e}"));
+    Store::open(&Location::Postgres(url)).unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+/// The job's and its collection job's stored bodies, as text.
+fn raw_bodies(store: &Store) -> (Option<String>, Option<String>) {
+    store
+        .read_blocking(|c| -> StoreResult<_> {
+            Ok((store::get_raw(c, Kind::RunPlanJob, JOB)?, store::get_raw(c, Kind::CollectionJob, COLLECTION)?))
+        })
+        .unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+/// Reads the waiting folds in one statement, decides each, and applies it in one.
+fn fold_in_one_statement(store: &Store) -> Vec<store::folds::FoldApplied> {
+    let waiting =
+        store.read_blocking(|c| store::folds::waiting(c, &open_statuses())).unwrap_or_else(|e| panic!("{e:?}"));
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap_or_else(|e| panic!("{e}"));
+    waiting
+        .iter()
+        .map(|w| {
+            let fold = decide_fold(w).unwrap_or_else(|e| panic!("{e:?}")).unwrap_or_else(|| panic!("no fold: {w:?}"));
+            runtime.block_on(store.apply_fold(fold)).unwrap_or_else(|e| panic!("{e:?}"))
+        })
+        .collect()
+}
+
+/// On PostgreSQL a fold read in one statement and applied in one (`store::folds`) writes the
+/// job and its collection job byte for byte as the fold in a transaction does; one whose read
+/// another fold overtook writes nothing; one that leaves no simulation open says so.
+#[test]
+fn a_fold_in_one_statement_writes_what_the_transaction_writes() {
+    use store::folds::FoldApplied;
+    let (by_transaction, by_statement) = (postgres_store(), postgres_store());
+    let (sims, others) = (running_job(&by_transaction, 3), running_job(&by_statement, 3));
+    for (store, sims) in [(&by_transaction, &sims), (&by_statement, &others)] {
+        write(store, |tx| end(tx, &sims[0], true));
+        write(store, |tx| end(tx, &sims[1], false));
+    }
+    assert_eq!(write(&by_transaction, |tx| fold_job(tx, JOB)), Folded::Done);
+    let before = raw_bodies(&by_statement);
+    assert_eq!(fold_in_one_statement(&by_statement), [FoldApplied::Written]);
+    let after = raw_bodies(&by_statement);
+    assert_ne!(after, before, "the statement wrote");
+    assert_eq!(after, raw_bodies(&by_transaction), "the same bytes as the transaction's");
+    let waiting = by_statement.read_blocking(store::ends::waiting_jobs).unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(waiting.is_empty(), "the ends were taken: {waiting:?}");
+
+    // Read, then overtaken by a fold in a transaction: nothing written, the end folded once.
+    write(&by_statement, |tx| end(tx, &others[2], true));
+    let read =
+        by_statement.read_blocking(|c| store::folds::waiting(c, &open_statuses())).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(read.len(), 1);
+    assert_eq!(read[0].open, 0, "the last simulation ended in the same snapshot as its end was read");
+    let mut overtaken = read[0].clone();
+    overtaken.open = 1; // decided as if one were still open
+    let fold = decide_fold(&overtaken).unwrap_or_else(|e| panic!("{e:?}")).unwrap_or_else(|| panic!("no fold"));
+    assert_eq!(write(&by_statement, |tx| fold_job(tx, JOB)), Folded::Done);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap_or_else(|e| panic!("{e}"));
+    let settled = raw_bodies(&by_statement);
+    assert_eq!(runtime.block_on(by_statement.apply_fold(fold)).unwrap_or_else(|e| panic!("{e:?}")), FoldApplied::Moved);
+    assert_eq!(raw_bodies(&by_statement), settled, "nothing written over the settled job");
+    let (ended, tally, collection) = job(&by_statement);
+    assert_eq!((ended["status"].as_str(), tally.ended), (Some("COMPLETED"), 3), "each end counted once");
+    assert_eq!(collection["completedItems"], 3);
+}
+
+/// The events and the children's revision of the job, as a watcher's ETag reads them.
+fn events_and_revision(store: &Store) -> (Vec<String>, i64) {
+    store
+        .read_blocking(|c| -> StoreResult<_> {
+            let filter = store::outbox::EventFilter::default();
+            let events = store::outbox::events_between(c, 0, i64::MAX, &filter, 1000)?;
+            let kinds = events.iter().map(|e| format!("{:?} {}", e.event_type, e.resource_id)).collect();
+            Ok((kinds, store::child_revision(c, JOB)?))
+        })
+        .unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+/// A fold of N ends in one statement leaves the events and revisions the transaction leaves,
+/// and an end that commits between the fold's read and its statement is not lost: the next
+/// fold takes it, and the job settles with every end counted once.
+#[test]
+fn an_end_during_a_fold_in_one_statement_is_folded_by_the_next() {
+    let (by_transaction, by_statement) = (postgres_store(), postgres_store());
+    let (sims, others) = (running_job(&by_transaction, 5), running_job(&by_statement, 5));
+    for (store, sims) in [(&by_transaction, &sims), (&by_statement, &others)] {
+        for (n, simulation) in sims.iter().take(3).enumerate() {
+            write(store, |tx| end(tx, simulation, n != 1));
+        }
+    }
+    assert_eq!(write(&by_transaction, |tx| fold_job(tx, JOB)), Folded::Done);
+    let read =
+        by_statement.read_blocking(|c| store::folds::waiting(c, &open_statuses())).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!((read.len(), read[0].ends.len(), read[0].open), (1, 3, 2));
+    // The fourth end commits after the read, before the fold's statement.
+    write(&by_statement, |tx| end(tx, &others[3], true));
+    let fold = decide_fold(&read[0]).unwrap_or_else(|e| panic!("{e:?}")).unwrap_or_else(|| panic!("no fold"));
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        runtime.block_on(by_statement.apply_fold(fold)).unwrap_or_else(|e| panic!("{e:?}")),
+        store::folds::FoldApplied::Written
+    );
+    write(&by_transaction, |tx| end(tx, &sims[3], true));
+    assert_eq!(write(&by_transaction, |tx| fold_job(tx, JOB)), Folded::Done);
+    let waiting = by_statement.read_blocking(store::ends::waiting_jobs).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(waiting, [JOB], "the end after the read still waits");
+    assert_eq!(fold_in_one_statement(&by_statement), [store::folds::FoldApplied::Written]);
+    let normalised = |store: &Store| {
+        let (job, tally, collection) = job(store);
+        (job["verdict"].clone(), tally, collection["completedItems"].clone(), collection["failedItems"].clone())
+    };
+    assert_eq!(normalised(&by_statement), normalised(&by_transaction), "4 ends counted once each way");
+    assert_eq!(job(&by_statement).1.ended, 4);
+
+    // The last end settles the job: the same document, events and revision either way.
+    for (store, sims) in [(&by_transaction, &sims), (&by_statement, &others)] {
+        write(store, |tx| end(tx, &sims[4], false));
+    }
+    assert_eq!(write(&by_transaction, |tx| fold_job(tx, JOB)), Folded::Done);
+    let read =
+        by_statement.read_blocking(|c| store::folds::waiting(c, &open_statuses())).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(decide_fold(&read[0]).unwrap_or_else(|e| panic!("{e:?}")), None, "a settling fold is a transaction's");
+    assert_eq!(write(&by_statement, |tx| fold_job(tx, JOB)), Folded::Done);
+    let settled = |store: &Store| {
+        let (mut job, tally, mut collection) = job(store);
+        for times in [&mut job, &mut collection] {
+            for at in ["endedAt", "completedAt", "updatedAt"] {
+                times.as_object_mut().map(|o| o.remove(at));
+            }
+        }
+        (job, tally, collection)
+    };
+    assert_eq!(settled(&by_statement), settled(&by_transaction));
+    assert_eq!(job(&by_statement).0["status"], "COMPLETED");
+    // Events are numbered once published: wait for the settle's to reach both.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while events_and_revision(&by_statement).0.len() != events_and_revision(&by_transaction).0.len()
+        || !events_and_revision(&by_statement).0.iter().any(|e| e.contains(JOB))
+    {
+        assert!(std::time::Instant::now() < deadline, "the job's events were not published within 10 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let ids = |store: &Store, sims: &[SimulationJob]| {
+        let (events, revision) = events_and_revision(store);
+        let rename = |e: String| {
+            sims.iter().enumerate().fold(e, |e, (n, s)| e.replace(&s.simulation_job_id.to_string(), &format!("sim{n}")))
+        };
+        let mut named: Vec<String> = events.into_iter().map(rename).collect();
+        named.sort();
+        (named, revision)
+    };
+    assert_eq!(ids(&by_statement, &others), ids(&by_transaction, &sims), "the same events and revision");
+}

@@ -3,13 +3,16 @@
 //! task applies every part appended meanwhile, a job at a time, in one transaction per job
 //! (`jobs::settle_job`), and settles a job whose simulations have all ended. It wakes at an end
 //! of this replica's and waits a few milliseconds for the ends that follow it; once a second it
-//! looks for parts any replica left (one that stopped before folding them).
+//! looks for parts any replica left (one that stopped before folding them). On PostgreSQL one
+//! read takes what every waiting job's fold needs and each fold that does not settle its job
+//! is one statement (`store::folds`), where it was a transaction of a dozen round trips.
 
 use std::time::Duration;
 
 use super::Simulator;
-use crate::service::sim::jobs::{Folded, fold_job};
-use crate::service::store::{self, StoreResult};
+use crate::service::sim::jobs::{Folded, decide_fold, fold_job, open_statuses};
+use crate::service::store::folds::{FoldApplied, Waiting};
+use crate::service::store::{self, Dialect, StoreResult};
 
 /// How long a fold waits after the end that woke it, so that the ends of those milliseconds
 /// are folded with it: one lock of the job's row for many ends.
@@ -44,16 +47,38 @@ impl Simulator {
     /// left open with `Folded::Again` (their last ends committed while it ran); which jobs to
     /// fold again. A job that settles frees room for the scheduler.
     async fn fold_waiting(&self, again: &[String]) -> StoreResult<Vec<String>> {
-        let waiting = self.store.read(store::ends::waiting_jobs).await?;
-        let again = again.iter().filter(|job| !waiting.contains(job)).cloned().collect::<Vec<_>>();
+        let waiting: Vec<(String, Option<Waiting>)> = match self.store.dialect() {
+            Dialect::Sqlite => {
+                self.store.read(store::ends::waiting_jobs).await?.into_iter().map(|j| (j, None)).collect()
+            }
+            Dialect::Postgres => {
+                let read = self.store.read(|conn| store::folds::waiting(conn, &open_statuses())).await?;
+                read.into_iter().map(|w| (w.job_id.clone(), Some(w))).collect()
+            }
+        };
+        let again: Vec<String> =
+            again.iter().filter(|job| !waiting.iter().any(|(id, _)| id == *job)).cloned().collect();
         let mut next = Vec::new();
-        for job_id in waiting.into_iter().chain(again) {
-            let id = job_id.clone();
-            if self.store.write_progress(move |tx| fold_job(tx, &id)).await? == Folded::Again {
+        for (job_id, read) in waiting.into_iter().chain(again.into_iter().map(|job| (job, None))) {
+            if self.fold_one(&job_id, read.as_ref()).await? == Folded::Again {
                 next.push(job_id);
             }
         }
         self.wake();
         Ok(next)
+    }
+
+    /// Folds a job's ends: in one statement when `read` decides the fold and nothing moved
+    /// since, else in a transaction (`fold_job`).
+    async fn fold_one(&self, job_id: &str, read: Option<&Waiting>) -> StoreResult<Folded> {
+        if let Some(fold) = read.map(decide_fold).transpose()?.flatten() {
+            match self.store.apply_fold(fold).await? {
+                FoldApplied::Written => return Ok(Folded::Done),
+                // Its last simulations ended since the read: the transaction settles it.
+                FoldApplied::WrittenNoneOpen | FoldApplied::Moved => {}
+            }
+        }
+        let id = job_id.to_owned();
+        self.store.write_progress(move |tx| fold_job(tx, &id)).await
     }
 }

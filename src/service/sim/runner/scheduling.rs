@@ -8,8 +8,8 @@ use uuid::Uuid;
 
 use super::Simulator;
 use crate::api::model::*;
+use crate::service::sim::jobs::release_due_retries;
 use crate::service::sim::jobs::{self, Replay, RunInputs, StoredRunPlanJob, count_simulations};
-use crate::service::sim::jobs::{release_due_retries, save_picked};
 use crate::service::sim::limits;
 use crate::service::sim::selection::plan_metric_ids;
 use crate::service::sim::work::{JobMetrics, Limits, Work};
@@ -156,18 +156,19 @@ impl Simulator {
                 if room == 0 {
                     return Ok(Vec::new());
                 }
-                let until = worker.until_ms();
-                let mut picked = Vec::new();
-                for body in
-                    store::claim_children(tx, Kind::SimulationJob, job_id, SimulationJobStatus::Pending.as_str(), room)?
-                {
-                    let mut simulation: SimulationJob = serde_json::from_str(&body)?;
-                    simulation.status = Some(SimulationJobStatus::Queued);
-                    // Claimed above in its status: not read again; leased in the same write.
-                    let pending = Some(SimulationJobStatus::Pending.as_str());
-                    save_picked(tx, pending, &simulation, &worker.owner, until)?;
-                    picked.push(simulation);
-                }
+                // Moved to QUEUED and leased to this replica in the claim itself.
+                let claim = store::claims::Claim {
+                    kind: Kind::SimulationJob,
+                    parent_id: job_id,
+                    from: SimulationJobStatus::Pending.as_str(),
+                    to: SimulationJobStatus::Queued.as_str(),
+                    owner: &worker.owner,
+                    until_ms: worker.until_ms(),
+                };
+                let picked = store::claims::move_leased(tx, &claim, room)?
+                    .iter()
+                    .map(|body| serde_json::from_str::<SimulationJob>(body))
+                    .collect::<Result<Vec<_>, _>>()?;
                 Ok(picked)
             })
             .await?;

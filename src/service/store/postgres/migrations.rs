@@ -428,6 +428,71 @@ const MIGRATIONS: &[&str] = &[
         RETURN 0;
     END $$;
     "#,
+    // 8: a fold of simulations' ends into their job, decided by a replica (`store::folds`),
+    // applied in one statement. `sb_set_members`: a JSON object's text with top-level members
+    // set, the rest kept byte for byte and in its order (as `members::set` does in Rust): each
+    // of `members` (`[[name, json], …]`) replaces the member of its name, or is appended.
+    r#"
+    CREATE FUNCTION sb_set_members(body JSON, members JSONB) RETURNS TEXT LANGUAGE sql IMMUTABLE AS $$
+        SELECT '{' || coalesce(string_agg(to_json(m.key)::TEXT || ':' || m.value, ',' ORDER BY m.n), '') || '}'
+        FROM (
+            SELECT e.key, coalesce(
+                    (SELECT s ->> 1 FROM jsonb_array_elements(members) AS s WHERE s ->> 0 = e.key LIMIT 1),
+                    e.value::TEXT) AS value, e.n
+                FROM json_each(body) WITH ORDINALITY AS e (key, value, n)
+            UNION ALL
+            SELECT x.s ->> 0, x.s ->> 1, 1000000000 + x.n
+                FROM jsonb_array_elements(members) WITH ORDINALITY AS x (s, n)
+                WHERE NOT EXISTS (SELECT 1 FROM json_each(body) AS e WHERE e.key = x.s ->> 0)
+        ) AS m
+    $$;
+
+    -- A count member's value as `sim::jobs` reads it: digits, else 0.
+    CREATE FUNCTION sb_count_member(body JSON, name TEXT) RETURNS BIGINT LANGUAGE sql IMMUTABLE AS $$
+        SELECT CASE WHEN t ~ '^[0-9]{1,18}$' THEN t::BIGINT ELSE 0 END FROM (SELECT (body -> name)::TEXT AS t) AS v
+    $$;
+
+    -- The fold (`store::folds::Fold`), applied under its guard: 0 when applied with simulations
+    -- still open, 3 when applied and none is open any more, 1 when the job's status or tally
+    -- is not the one read, or an end read has been taken by another fold (nothing written).
+    CREATE FUNCTION sb_fold(fold TEXT) RETURNS BIGINT LANGUAGE plpgsql AS $$
+    DECLARE
+        f JSONB := fold::JSONB;
+        job_kind TEXT := f ->> 'job_kind';
+        job TEXT := f ->> 'job_id';
+        collection_kind TEXT := f ->> 'collection_kind';
+        seqs BIGINT[] := ARRAY(SELECT jsonb_array_elements_text(f -> 'seqs')::BIGINT);
+        found_status TEXT;
+        found_tally TEXT;
+        c RECORD;
+        still_open BIGINT;
+    BEGIN
+        -- An engine's progress, as every fold is (its recovery redoes it).
+        PERFORM set_config('synchronous_commit', 'off', true);
+        SELECT status, CAST(body #> '{tally}' AS TEXT) INTO found_status, found_tally FROM docs
+            WHERE kind = job_kind AND id = job AND deleted_at IS NULL FOR UPDATE;
+        IF found_status IS DISTINCT FROM f ->> 'status' OR found_tally IS DISTINCT FROM f ->> 'tally' THEN
+            RETURN 1;
+        END IF;
+        -- Read after the job's lock: a fold that took some of these committed before it.
+        IF (SELECT count(*) FROM job_ends WHERE seq = ANY (seqs)) <> cardinality(seqs) THEN
+            RETURN 1;
+        END IF;
+        DELETE FROM job_ends WHERE seq = ANY (seqs);
+        UPDATE docs SET body = sb_set_members(body, f -> 'members')::JSON WHERE kind = job_kind AND id = job;
+        FOR c IN SELECT * FROM jsonb_to_recordset(f -> 'counted') AS x (id TEXT, done BIGINT, failed BIGINT, at TEXT) LOOP
+            UPDATE docs SET body = sb_set_members(body, jsonb_build_array(
+                    jsonb_build_array('completedItems', (sb_count_member(body, 'completedItems') + c.done)::TEXT),
+                    jsonb_build_array('failedItems', (sb_count_member(body, 'failedItems') + c.failed)::TEXT),
+                    jsonb_build_array('updatedAt', c.at)))::JSON
+                WHERE kind = collection_kind AND id = c.id AND deleted_at IS NULL;
+        END LOOP;
+        SELECT coalesce(sum(live), 0) INTO still_open FROM child_counts
+            WHERE parent_id = job AND kind = f ->> 'child_kind'
+            AND status IN (SELECT jsonb_array_elements_text(f -> 'open'));
+        RETURN CASE WHEN still_open = 0 THEN 3 ELSE 0 END;
+    END $$;
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -42,7 +42,7 @@ const ATTEMPTS: u32 = 40;
 
 /// The PostgreSQL engine of a store.
 pub(super) struct Postgres {
-    pool: r2d2::Pool<session::Manager>,
+    pool: ClosedOffTheRuntime,
     /// Wakes the publisher after a commit that appended events.
     unpublished: Arc<publisher::Pending>,
     /// Set when the store is dropped: the listener and the publisher stop.
@@ -52,6 +52,28 @@ pub(super) struct Postgres {
 impl Drop for Postgres {
     fn drop(&mut self) {
         self.stopping.store(true, Ordering::Relaxed);
+        // Woken, so the publisher sees it now rather than at its next sweep.
+        self.unpublished.note();
+    }
+}
+
+/// The store's pool, dropped on a thread of its own: the synchronous client closes a
+/// connection by blocking on a runtime, which panics on a tokio worker (where the last handle
+/// of a service's store is often dropped), and the publisher, which held a handle until some
+/// time after the store was dropped, now stops at once.
+struct ClosedOffTheRuntime(Option<r2d2::Pool<session::Manager>>);
+
+impl ClosedOffTheRuntime {
+    fn pool(&self) -> StoreResult<&r2d2::Pool<session::Manager>> {
+        self.0.as_ref().ok_or_else(|| StoreError::backend("store: the PostgreSQL pool is closed"))
+    }
+}
+
+impl Drop for ClosedOffTheRuntime {
+    fn drop(&mut self) {
+        if let Some(pool) = self.0.take() {
+            let _ = std::thread::Builder::new().name("pool-close".into()).spawn(move || drop(pool));
+        }
     }
 }
 
@@ -74,18 +96,23 @@ impl Postgres {
         }
         let stopping = Arc::new(AtomicBool::new(false));
         let unpublished = Arc::new(publisher::Pending::default());
-        let store = Postgres { pool, unpublished: unpublished.clone(), stopping: stopping.clone() };
+        let publishing = pool.clone();
+        let store = Postgres {
+            pool: ClosedOffTheRuntime(Some(pool)),
+            unpublished: unpublished.clone(),
+            stopping: stopping.clone(),
+        };
         let last = store.read(super::outbox::last_event).map_err(|e: StoreError| OpenError(e.to_string()))?;
         let events = Arc::new(watch::channel(last).0);
         listener::spawn(config, events.clone(), stopping.clone())
             .map_err(|e| OpenError(format!("event listener thread: {e}")))?;
-        publisher::spawn(store.pool.clone(), unpublished, stopping)
+        publisher::spawn(publishing, unpublished, stopping)
             .map_err(|e| OpenError(format!("event publisher thread: {e}")))?;
         Ok((store, events))
     }
 
     fn session(&self) -> StoreResult<Session> {
-        Session::checkout(&self.pool)
+        Session::checkout(self.pool.pool()?)
     }
 
     /// Runs `f` on a connection of the pool, each statement in a transaction of its own (as a
@@ -205,6 +232,27 @@ impl Postgres {
                     return Err(super::batch::lost(guard));
                 }
                 Ok(other) => return Err(StoreError::backend(format!("store: sb_apply answered {other:?}"))),
+                Err(error) if !session.conflicted() || attempt >= ATTEMPTS => return Err(error),
+                Err(_) => {}
+            }
+            drop(session);
+            let ceiling = 2u64.pow(attempt.min(7));
+            std::thread::sleep(Duration::from_millis(fastrand::u64(0..=ceiling)));
+        }
+    }
+}
+
+impl Postgres {
+    /// The number one statement answers, the statement its own transaction (a function's call:
+    /// `sb_fold`), again if it deadlocked with another.
+    pub(super) fn answer(&self, sql: &str, args: &[super::db::Arg]) -> StoreResult<i64> {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let session = self.session()?;
+            match Conn::postgres(&session).value::<i64>(sql, args) {
+                Ok(Some(answer)) => return Ok(answer),
+                Ok(None) => return Err(StoreError::backend(format!("store: no answer to {sql}"))),
                 Err(error) if !session.conflicted() || attempt >= ATTEMPTS => return Err(error),
                 Err(_) => {}
             }

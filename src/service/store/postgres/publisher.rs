@@ -6,12 +6,13 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use postgres::Client;
 
 use super::session::{Manager, Session};
 use crate::args;
+use crate::service::pace::Pace;
 use crate::service::store::db::Conn;
 use crate::service::store::error::StoreResult;
 
@@ -43,17 +44,14 @@ impl Pending {
         self.wake.notify_one();
     }
 
-    /// Waits until events may be waiting, or `timeout` passes; then, if the last publishing
-    /// began less than `pace` ago, until it is `pace` ago. The commits noted meanwhile are
-    /// forgotten: the publishing that follows the wait finds their events.
-    fn wait(&self, timeout: Duration, last: Instant, pace: Duration) {
+    /// Waits until events may be waiting, or `timeout` passes.
+    fn wait(&self, timeout: Duration) {
         let waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
-        let (waiting, _) =
-            self.wake.wait_timeout_while(waiting, timeout, |waiting| !*waiting).unwrap_or_else(|e| e.into_inner());
-        drop(waiting);
-        if let Some(rest) = pace.checked_sub(last.elapsed()) {
-            std::thread::sleep(rest);
-        }
+        drop(self.wake.wait_timeout_while(waiting, timeout, |waiting| !*waiting).unwrap_or_else(|e| e.into_inner()));
+    }
+
+    /// Forgets the commits noted so far: the publishing about to run finds their events.
+    fn clear(&self) {
         *self.waiting.lock().unwrap_or_else(|e| e.into_inner()) = false;
     }
 }
@@ -64,12 +62,18 @@ pub(super) fn spawn(
     stopping: Arc<AtomicBool>,
 ) -> std::io::Result<()> {
     std::thread::Builder::new().name("event-publisher".into()).spawn(move || {
-        let mut last = Instant::now();
-        while !stopping.load(Ordering::Relaxed) {
+        let mut pace = Pace::new(PACE);
+        loop {
             // Woken by this replica's commits; a second's sweep finds what another replica's
             // publisher left (it died between a commit and its publishing).
-            pending.wait(Duration::from_secs(1), last, PACE);
-            last = Instant::now();
+            pending.wait(Duration::from_secs(1));
+            // Checked before the pace's rest, so a store dropped meanwhile is not kept waiting.
+            if stopping.load(Ordering::Relaxed) {
+                return;
+            }
+            std::thread::sleep(pace.rest());
+            pending.clear();
+            pace.begin();
             if let Err(e) = publish(&pool) {
                 tracing::warn!("store: publishing events: {e}");
             }

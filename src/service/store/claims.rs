@@ -1,0 +1,73 @@
+//! A pick's claim: the oldest children of a parent in one status, moved to the next and leased
+//! to the replica that picked them, in one statement on PostgreSQL (issue 33: a claim and one
+//! rewrite a row were 1 + n round trips). Only the status changes in a claimed body, set in
+//! place (`members::set`, `sb_set_members` in SQL), so both engines write the same bytes.
+
+use super::db::{Dialect, Tx};
+use super::{Kind, StoreError, StoreResult, members};
+use crate::args;
+use crate::service::webhooks::status_events;
+
+/// The live children of `parent_id` to move, oldest first, and where to: `from` to `to`,
+/// leased to `owner` until `until_ms`.
+#[derive(Debug, Clone, Copy)]
+pub struct Claim<'a> {
+    pub kind: Kind,
+    pub parent_id: &'a str,
+    pub from: &'a str,
+    pub to: &'a str,
+    pub owner: &'a str,
+    pub until_ms: i64,
+}
+
+/// Claims up to `limit` children as `claim` says (rows another transaction holds are passed
+/// over, not waited for) and answers their bodies as written, oldest first. A move that
+/// announces an event (`status_events`) is refused: a claim writes none.
+pub fn move_leased(tx: &Tx, claim: &Claim, limit: usize) -> StoreResult<Vec<String>> {
+    if status_events::event_for(claim.kind, Some(Some(claim.from)), Some(claim.to)).is_some() {
+        return Err(StoreError::backend(format!(
+            "store: a claim from {} to {} would announce an event; it is written by `held::update`",
+            claim.from, claim.to
+        )));
+    }
+    let status = serde_json::to_string(claim.to)?;
+    match tx.dialect() {
+        Dialect::Postgres => in_one(tx, claim, limit, &status),
+        Dialect::Sqlite => row_by_row(tx, claim, limit, &status),
+    }
+}
+
+fn in_one(tx: &Tx, claim: &Claim, limit: usize, status: &str) -> StoreResult<Vec<String>> {
+    let members = serde_json::to_string(&[["status", status]])?;
+    tx.query(
+        "WITH picked AS (SELECT seq FROM docs \
+             WHERE kind = ?1 AND parent_id = ?2 AND status = ?3 AND deleted_at IS NULL \
+             ORDER BY seq LIMIT ?4 FOR UPDATE SKIP LOCKED), \
+         moved AS (UPDATE docs d SET status = ?5, body = CAST(sb_set_members(d.body, CAST(?6 AS JSONB)) AS JSON), \
+             lease_owner = ?7, lease_until = ?8 \
+             FROM picked WHERE d.seq = picked.seq RETURNING d.seq, CAST(d.body AS TEXT) AS body) \
+         SELECT body FROM moved ORDER BY seq",
+        args![claim.kind.as_str(), claim.parent_id, claim.from, limit, claim.to, &members, claim.owner, claim.until_ms],
+        |r| r.take(0),
+    )
+}
+
+/// In process a statement is no round trip: the claim, then each row written.
+fn row_by_row(tx: &Tx, claim: &Claim, limit: usize, status: &str) -> StoreResult<Vec<String>> {
+    let claimed: Vec<(String, String)> = tx.query(
+        "SELECT id, body FROM docs WHERE kind = ?1 AND parent_id = ?2 AND status = ?3 AND deleted_at IS NULL \
+         ORDER BY seq LIMIT ?4",
+        args![claim.kind.as_str(), claim.parent_id, claim.from, limit],
+        |r| Ok((r.take(0)?, r.take(1)?)),
+    )?;
+    let mut written = Vec::with_capacity(claimed.len());
+    for (id, body) in claimed {
+        let body = members::set(&body, &[("$.status", status.to_owned())])?;
+        tx.execute(
+            "UPDATE docs SET body = ?3, status = ?4, lease_owner = ?5, lease_until = ?6 WHERE kind = ?1 AND id = ?2",
+            args![claim.kind.as_str(), &id, &body, claim.to, claim.owner, claim.until_ms],
+        )?;
+        written.push(body);
+    }
+    Ok(written)
+}
