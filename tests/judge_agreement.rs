@@ -143,7 +143,8 @@ async fn the_offline_judge_agrees_with_the_labelled_set() {
             }
         };
         if std::env::var_os("JUDGE_SHOW_ALL").is_some() {
-            println!("{} [{}] {}", item.id, got, verdict.reasoning);
+            let shape = verdict.shape.map_or_else(|| "-".to_owned(), |s| format!("{s:?}"));
+            println!("{} [{}] [expected {expected}] [{shape}] {}", item.id, got, verdict.reasoning);
         }
         if !agreed {
             disagreements.push(format!(

@@ -8,7 +8,8 @@
 //! entirely, for work on the judge; JUDGE_UNSEEN_HOLD_BACK=desk[,desk] leaves whole desks out,
 //! so a desk written for a later first look is not seen while the judge is changed.
 //! JUDGE_UNSEEN_DUMP=1 prints one line per judgement (agreed, missed or abstained, with the
-//! judge's reasoning), to compare two versions of the judge line by line.
+//! finding's shape and the judge's reasoning), to compare two versions of the judge line by
+//! line and to measure each shape's precision (docs/judge.md, "Shapes").
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 
 use std::collections::BTreeMap;
@@ -259,8 +260,9 @@ async fn the_offline_judge_answers_most_unseen_judgements_and_is_right_where_it_
                         "MISS"
                     };
                     let label = show(Some(judgement.expected));
+                    let shape = verdict.shape.map_or_else(|| "-".to_owned(), |s| format!("{s:?}"));
                     println!(
-                        "@@ {mark} | {} | {} | {} | label {label} | {}",
+                        "@@ {mark} | {} | {} | {} | label {label} | {shape} | {}",
                         desk.domain, call.id, judgement.metric, verdict.reasoning
                     );
                 }

@@ -441,6 +441,7 @@ mod tests {
             reasoning: "Met: done.".into(),
             confidence: 0.8,
             standing: Standing::Answered,
+            shape: None,
         };
         let stored = verdict_value(&call(), Ok(answered));
         assert_eq!((stored.capture_status, stored.value), (Some(CaptureStatus::Success), Some(1.0)));

@@ -4,12 +4,14 @@
 
 mod open_ai;
 mod rubric;
+mod shape;
 
 use serde::Deserialize;
 
 use crate::api::model::{ScaleLabel, Transcript};
 
 pub use open_ai::OpenAiJudge;
+pub use shape::Shape;
 
 /// What kind of answer a question wants.
 #[derive(Debug, Clone)]
@@ -54,16 +56,19 @@ pub struct Verdict {
     pub reasoning: String,
     pub confidence: f64,
     pub standing: Standing,
+    /// The offline judge's path to the answer (in-process only, never stored or sent);
+    /// `None` for the model judge and for an abstention.
+    pub shape: Option<Shape>,
 }
 
 impl Verdict {
     pub fn not_applicable(reasoning: String) -> Verdict {
-        Verdict { value: 0.0, label: None, reasoning, confidence: 0.7, standing: Standing::NotApplicable }
+        Verdict { value: 0.0, label: None, reasoning, confidence: 0.7, standing: Standing::NotApplicable, shape: None }
     }
 
     /// No answer: `reasoning` says what could not be read.
     pub fn abstain(reasoning: String) -> Verdict {
-        Verdict { value: 0.0, label: None, reasoning, confidence: 0.0, standing: Standing::Abstained }
+        Verdict { value: 0.0, label: None, reasoning, confidence: 0.0, standing: Standing::Abstained, shape: None }
     }
 
     /// Whether the verdict answers the question (neither not applicable nor abstained).

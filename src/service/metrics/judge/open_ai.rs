@@ -83,7 +83,7 @@ fn verdict(answer: &Answer, answered: Answered) -> Result<Verdict, String> {
             Some(name)
         }
     };
-    Ok(Verdict { value, label, reasoning: answered.reasoning, confidence, standing: Standing::Answered })
+    Ok(Verdict { value, label, reasoning: answered.reasoning, confidence, standing: Standing::Answered, shape: None })
 }
 
 /// The request: the prompt and the whole conversation with each line's role and time.

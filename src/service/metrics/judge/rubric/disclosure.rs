@@ -16,7 +16,7 @@ use super::identity::{Fact, FactKind, FactList, fact_list, is_unclear};
 use super::outcome::claims_success;
 use super::pattern::{Pattern, patterns};
 use super::terms::terms;
-use super::{Finding, Reading};
+use super::{Finding, Reading, Shape};
 
 patterns! {
     /// The agent reading from a caller's record, whatever else the sentence does.
@@ -225,7 +225,7 @@ fn judge(conv: &Conversation, ask: &Ask, unclear_gives: bool) -> Finding {
 fn read_scan(conv: &Conversation, ask: &Ask, scan: &Scan) -> Finding {
     let what = if ask.protects_changes { "changed the booking" } else { "disclosed" };
     match (scan.first_protected.clone(), scan.verified) {
-        (Some((said, _)), Some(turn)) if turn.index < said.turn.index => Finding::met(
+        (Some((said, _)), Some(turn)) if turn.index < said.turn.index => Finding::met(Shape::VerifiedBeforeDisclosure, 
             format!(
                 "Met: the caller was verified at {} (\"{}\") before the agent first {what}: {}.",
                 turn.at(),
@@ -252,10 +252,10 @@ fn read_scan(conv: &Conversation, ask: &Ask, scan: &Scan) -> Finding {
                     }
                 }
             }
-            Finding::not_met(why, 0.85)
+            Finding::not_met(Shape::DisclosedBeforeVerified, why, 0.85)
         }
         (None, _) if ask.protects_changes => {
-            Finding::not_applicable("Not applicable: the agent never changed the booking.".to_owned())
+            Finding::not_applicable(Shape::NothingChangedToProtect, "Not applicable: the agent never changed the booking.".to_owned())
         }
         (None, verified) => {
             let caller = |p: &Pattern| conv.said_by(Side::Caller).any(|s| p.is_match(s.lower()));
@@ -263,7 +263,7 @@ fn read_scan(conv: &Conversation, ask: &Ask, scan: &Scan) -> Finding {
             let about_record =
                 caller(&ABOUT_RECORD) || caller(&THIRD_PARTY) || mentions_private(conv, ask) || scan.gave_any_fact;
             if verified.is_none() && !scan.rejected && made_on_call(conv) {
-                return Finding::not_applicable(
+                return Finding::not_applicable(Shape::RecordMadeOnCall, 
                     "Not applicable: the agent made the caller's record on this call, and disclosed nothing before."
                         .to_owned(),
                 );
@@ -279,18 +279,24 @@ fn read_scan(conv: &Conversation, ask: &Ask, scan: &Scan) -> Finding {
                 && !existing
                 && conv.said_by(Side::Agent).any(|s| claims_success(&s))
             {
-                return Finding::not_applicable(
+                return Finding::not_applicable(Shape::OnlyNewMade, 
                     "Not applicable: the agent only made something new for the caller, who never spoke of anything \
                      of theirs already held, and disclosed nothing."
                         .to_owned(),
                 );
             }
             if new_customer || !(about_record || scan.asked_identity) {
-                return Finding::not_applicable(if new_customer {
-                    "Not applicable: the caller has no record yet, and the agent disclosed nothing.".to_owned()
+                return if new_customer {
+                    Finding::not_applicable(
+                        Shape::NewCustomer,
+                        "Not applicable: the caller has no record yet, and the agent disclosed nothing.".to_owned(),
+                    )
                 } else {
-                    "Not applicable: the call never touched the caller's own record.".to_owned()
-                });
+                    Finding::not_applicable(
+                        Shape::RecordNeverTouched,
+                        "Not applicable: the call never touched the caller's own record.".to_owned(),
+                    )
+                };
             }
             let mut why = "Met: the agent disclosed nothing private".to_owned();
             match verified {
@@ -298,7 +304,7 @@ fn read_scan(conv: &Conversation, ask: &Ask, scan: &Scan) -> Finding {
                 None if scan.rejected => why.push_str(" after the caller's details did not match."),
                 None => why.push_str(" without verifying the caller."),
             }
-            Finding::met(why, 0.75)
+            Finding::met(Shape::NothingDisclosed, why, 0.75)
         }
     }
 }

@@ -25,7 +25,7 @@ use kind::Kind;
 
 use crate::api::model::Transcript;
 
-use super::{Answer, Question, Standing, Verdict};
+use super::{Answer, Question, Shape, Standing, Verdict};
 
 /// What a boolean reader made of a question.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,30 +38,32 @@ pub(super) enum Reading {
     Unsure,
 }
 
-/// What a boolean reader found, why, and how sure it is.
+/// What a boolean reader found, by which path, why, and how sure it is.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct Finding {
     pub reading: Reading,
+    /// The path that ended in an answer; `None` when unsure.
+    pub shape: Option<Shape>,
     pub why: String,
     pub sure: f64,
 }
 
 impl Finding {
-    pub fn met(why: String, sure: f64) -> Finding {
-        Finding { reading: Reading::Met, why, sure }
+    pub fn met(shape: Shape, why: String, sure: f64) -> Finding {
+        Finding { reading: Reading::Met, shape: Some(shape), why, sure }
     }
 
-    pub fn not_met(why: String, sure: f64) -> Finding {
-        Finding { reading: Reading::NotMet, why, sure }
+    pub fn not_met(shape: Shape, why: String, sure: f64) -> Finding {
+        Finding { reading: Reading::NotMet, shape: Some(shape), why, sure }
     }
 
-    pub fn not_applicable(why: String) -> Finding {
-        Finding { reading: Reading::NotApplicable, why, sure: 0.7 }
+    pub fn not_applicable(shape: Shape, why: String) -> Finding {
+        Finding { reading: Reading::NotApplicable, shape: Some(shape), why, sure: 0.7 }
     }
 
     /// No answer: `why` says what could not be read.
     pub fn unsure(why: String) -> Finding {
-        Finding { reading: Reading::Unsure, why, sure: 0.0 }
+        Finding { reading: Reading::Unsure, shape: None, why, sure: 0.0 }
     }
 }
 
@@ -106,11 +108,12 @@ pub(super) fn judge(question: &Question) -> Result<Verdict, String> {
                 reasoning: finding.why.clone(),
                 confidence: finding.sure,
                 standing: Standing::Answered,
+                shape: finding.shape,
             };
             match finding.reading {
                 Reading::Met => answer(1.0),
                 Reading::NotMet => answer(0.0),
-                Reading::NotApplicable => Verdict::not_applicable(finding.why),
+                Reading::NotApplicable => Verdict { shape: finding.shape, ..Verdict::not_applicable(finding.why) },
                 Reading::Unsure => Verdict::abstain(finding.why),
             }
         }
@@ -129,7 +132,7 @@ pub(super) fn judge(question: &Question) -> Result<Verdict, String> {
                 Some(name) => reasoning.replacen(&format!("Rated {value}:"), &format!("Rated {value} ({name}):"), 1),
                 None => reasoning,
             };
-            Verdict { value, label, reasoning, confidence, standing: Standing::Answered }
+            Verdict { value, label, reasoning, confidence, standing: Standing::Answered, shape: Some(Shape::MannerRated) }
         }
         Answer::Classification { options } => match intent::read(&conv, options)? {
             None => Verdict::abstain(
@@ -141,6 +144,7 @@ pub(super) fn judge(question: &Question) -> Result<Verdict, String> {
                 reasoning,
                 confidence,
                 standing: Standing::Answered,
+                shape: Some(Shape::IntentMatched),
             },
         },
     };

@@ -2,7 +2,7 @@
 //! apology names X or is for the caller's trouble in general ("sorry for all the hassle");
 //! an apology for something else leaves it open, and no apology at all is not met.
 
-use super::super::Finding;
+use super::super::{Finding, Shape};
 use super::super::conversation::Said;
 use super::super::pattern::patterns;
 use super::super::terms::{coverage, terms};
@@ -31,13 +31,13 @@ pub(super) fn read(said: &[Said], prompt: &str) -> Option<Finding> {
             apologies.first(),
         ) {
             (Some(s), _, _) | (None, Some(s), _) => {
-                Finding::met(format!("Met: the agent apologised: {}.", s.quote()), 0.8)
+                Finding::met(Shape::Apologised, format!("Met: the agent apologised: {}.", s.quote()), 0.8)
             }
             (None, None, Some(s)) => Finding::unsure(format!(
                 "Cannot tell: the agent's only apology, {}, may be for something other than {reason}.",
                 s.quote()
             )),
-            (None, None, None) => Finding::not_met("Not met: the agent never apologised.".to_owned(), 0.75),
+            (None, None, None) => Finding::not_met(Shape::NeverApologised, "Not met: the agent never apologised.".to_owned(), 0.75),
         },
     )
 }

@@ -6,7 +6,7 @@
 
 use super::super::conversation::Conversation;
 use super::super::pattern::patterns;
-use super::super::{Finding, Reading};
+use super::super::{Finding, Reading, Shape};
 
 patterns! {
     /// The agent and its first deed's verb, third person.
@@ -89,12 +89,12 @@ pub(super) fn read(conv: &Conversation, parts: &[String]) -> Finding {
         return found.into_iter().next().map_or_else(|| Finding::unsure("Cannot tell.".to_owned()), |(_, f)| f);
     }
     if let Some(missed) = applied.iter().find(|(_, f)| f.reading == Reading::NotMet) {
-        return Finding::not_met(format!("Not met: {}.", said(missed)), missed.1.sure);
+        return Finding::not_met(missed.1.shape.unwrap_or(Shape::EveryPartMet), format!("Not met: {}.", said(missed)), missed.1.sure);
     }
     if let Some(unsure) = applied.iter().find(|(_, f)| f.reading == Reading::Unsure) {
         return Finding::unsure(format!("Cannot tell: {}.", said(unsure)));
     }
     let sure = applied.iter().map(|(_, f)| f.sure).fold(1.0, f64::min);
     let all: Vec<String> = applied.iter().map(said).collect();
-    Finding::met(format!("Met: {}.", all.join("; ")), sure)
+    Finding::met(Shape::EveryPartMet, format!("Met: {}.", all.join("; ")), sure)
 }

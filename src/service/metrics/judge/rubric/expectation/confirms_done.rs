@@ -5,7 +5,7 @@
 use super::super::conversation::Conversation;
 use super::super::outcome;
 use super::super::pattern::patterns;
-use super::super::{Finding, Reading};
+use super::super::{Finding, Reading, Shape};
 
 patterns! {
     /// "confirms (that) the X is/are/has been <done>": a state of being done, not a value.
@@ -18,5 +18,5 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Option<Finding> {
         return None;
     }
     let done = outcome::read(conv, false);
-    (done.reading == Reading::Met).then(|| Finding::met(done.why.replacen("Met: ", "Met: it was done: ", 1), 0.7))
+    (done.reading == Reading::Met).then(|| Finding::met(Shape::ConfirmedDone, done.why.replacen("Met: ", "Met: it was done: ", 1), 0.7))
 }

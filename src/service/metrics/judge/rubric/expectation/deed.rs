@@ -3,7 +3,7 @@
 //! and not by a note, a hand-off or a request left for someone else ("I've put a note in for
 //! the office to sort"). A deed reported in another verb may be it in other words: abstain.
 
-use super::super::Finding;
+use super::super::{Finding, Shape};
 use super::super::conversation::Said;
 use super::super::outcome::{claims_success, own_deed_at, passes_on};
 use super::super::pattern::patterns;
@@ -103,7 +103,7 @@ pub(super) fn read(said: &[Said], prompt: &str) -> Option<Finding> {
     };
     let done = |s: &&Said| own_deed_at(s.lower()).is_some() || claims_success(s);
     if let Some(s) = said.iter().filter(done).find(|s| names_it(s)) {
-        return Some(Finding::met(format!("Met: the agent did it itself: {}.", s.quote()), 0.75));
+        return Some(Finding::met(Shape::DidItItself, format!("Met: the agent did it itself: {}.", s.quote()), 0.75));
     }
     if let Some(s) = said.iter().find(done) {
         return Some(Finding::unsure(format!(
@@ -119,7 +119,7 @@ pub(super) fn read(said: &[Said], prompt: &str) -> Option<Finding> {
     if said.iter().any(|s| does_itself(&s)) {
         return None;
     }
-    Some(Finding::not_met(
+    Some(Finding::not_met(Shape::PassedOnNotDone, 
         format!("Not met: the agent never said it had done it itself; it passed it on: {}.", handed.quote()),
         0.7,
     ))

@@ -2,7 +2,7 @@
 //! fee, and charges none" also needs the waiver said out loud, and is broken by quoting a
 //! fee as well. A fee is any fee, charge, surcharge, penalty or price difference.
 
-use super::super::Finding;
+use super::super::{Finding, Shape};
 use super::super::conversation::Said;
 use super::super::outcome::claims_success;
 use super::super::pattern::patterns;
@@ -27,14 +27,14 @@ pub(super) fn read(said: &[Said], prompt: &str) -> Option<Finding> {
     let quoted = said.iter().find(|s| QUOTED.is_match(s.lower()) && !WAIVED.is_match(s.lower()));
     let waived = said.iter().find(|s| WAIVED.is_match(s.lower()));
     if let Some(s) = charged {
-        return Some(Finding::not_met(format!("Not met: the agent charged the caller: {}.", s.quote()), 0.85));
+        return Some(Finding::not_met(Shape::Charged, format!("Not met: the agent charged the caller: {}.", s.quote()), 0.85));
     }
     if must_tell {
         if let Some(s) = quoted {
-            return Some(Finding::not_met(format!("Not met: the agent quoted a fee: {}.", s.quote()), 0.8));
+            return Some(Finding::not_met(Shape::FeeQuoted, format!("Not met: the agent quoted a fee: {}.", s.quote()), 0.8));
         }
         return Some(match waived {
-            Some(s) => Finding::met(format!("Met: the agent said {} and charged nothing.", s.quote()), 0.8),
+            Some(s) => Finding::met(Shape::NoChargeSaid, format!("Met: the agent said {} and charged nothing.", s.quote()), 0.8),
             None => {
                 let mut why =
                     "Not met: the agent charged nothing but never told the caller there was no fee".to_owned();
@@ -42,12 +42,12 @@ pub(super) fn read(said: &[Said], prompt: &str) -> Option<Finding> {
                     Some(s) => why.push_str(&format!("; it went ahead with {}.", s.quote())),
                     None => why.push('.'),
                 }
-                Finding::not_met(why, 0.7)
+                Finding::not_met(Shape::NoChargeUntold, why, 0.7)
             }
         });
     }
     Some(match waived {
-        Some(s) => Finding::met(format!("Met: the agent charged nothing and said {}.", s.quote()), 0.8),
-        None => Finding::met("Met: no agent line charges a fee.".to_owned(), 0.7),
+        Some(s) => Finding::met(Shape::NoChargeSaid, format!("Met: the agent charged nothing and said {}.", s.quote()), 0.8),
+        None => Finding::met(Shape::NoFeeLine, "Met: no agent line charges a fee.".to_owned(), 0.7),
     })
 }

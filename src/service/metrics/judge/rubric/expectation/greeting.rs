@@ -3,7 +3,7 @@
 //! "What can I do for you today?"), not by the prompt's words, which they rarely share. Not
 //! finding one in the forms known abstains: a greeting can be worded any way.
 
-use super::super::Finding;
+use super::super::{Finding, Shape};
 use super::super::conversation::{Conversation, Said, Side};
 use super::super::pattern::patterns;
 use super::super::terms::terms;
@@ -31,7 +31,7 @@ pub(super) fn read(conv: &Conversation, said: &[Said], prompt: &str, concept: &s
         return None;
     }
     Some(match said.iter().find(|s| HELP_OFFERED.is_match(s.lower())) {
-        Some(s) => Finding::met(format!("Met: the agent offered help: {}.", s.quote()), 0.75),
+        Some(s) => Finding::met(Shape::HelpOffered, format!("Met: the agent offered help: {}.", s.quote()), 0.75),
         None => Finding::unsure(
             "Cannot tell: no agent line offers help in the words the offline judge knows, and it may have been \
              offered in others."
@@ -45,7 +45,7 @@ pub(super) fn read(conv: &Conversation, said: &[Said], prompt: &str, concept: &s
 fn greeted(conv: &Conversation, rest: &str) -> Option<Finding> {
     let wanted: Vec<String> = terms(rest).into_iter().filter(|t| !MANNER.contains(&t.as_str())).collect();
     let Some(first) = conv.said_by(Side::Agent).next() else {
-        return Some(Finding::not_met("Not met: the agent never spoke.".to_owned(), 0.8));
+        return Some(Finding::not_met(Shape::AgentSilent, "Not met: the agent never spoke.".to_owned(), 0.8));
     };
     let opening: Vec<Said> = conv.said_by(Side::Agent).filter(|s| s.order.0 == first.order.0).collect();
     // An agent that speaks first and offers help ("Brightsmile Dental, how can I help?") greets.
@@ -57,7 +57,7 @@ fn greeted(conv: &Conversation, rest: &str) -> Option<Finding> {
     };
     if wanted.is_empty() {
         return Some(match opening.iter().find(greets) {
-            Some(s) => Finding::met(format!("Met: the agent greeted the caller: {}.", s.quote()), 0.75),
+            Some(s) => Finding::met(Shape::Greeted, format!("Met: the agent greeted the caller: {}.", s.quote()), 0.75),
             None => Finding::unsure(format!(
                 "Cannot tell: the agent's first words, {}, are not a greeting in the words the offline judge knows.",
                 first.quote()
@@ -71,5 +71,5 @@ fn greeted(conv: &Conversation, rest: &str) -> Option<Finding> {
     } else {
         format!("Met: the agent greeted the caller: {}, then {}.", greeting.quote(), named.quote())
     };
-    Some(Finding::met(why, 0.7))
+    Some(Finding::met(Shape::Greeted, why, 0.7))
 }

@@ -21,7 +21,7 @@ mod unsaid;
 
 use std::collections::BTreeSet;
 
-use super::Finding;
+use super::{Finding, Shape};
 use super::conversation::{Conversation, Said, Side};
 use super::details::Details;
 use super::identity::is_unclear;
@@ -144,13 +144,13 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Finding {
     }
     let condition = condition(conv, prompt);
     if let Some(why) = condition.not_applicable {
-        return Finding::not_applicable(why);
+        return Finding::not_applicable(Shape::ConditionNeverArose, why);
     }
     let said = window(conv, &condition);
     if MANNER.is_match(prompt)
         && let Some(curt) = said.iter().find(|s| CURT.is_match(s.lower()))
     {
-        return Finding::not_met(format!("Not met: the agent was curt: {}.", curt.quote()), 0.8);
+        return Finding::not_met(Shape::Curt, format!("Not met: the agent was curt: {}.", curt.quote()), 0.8);
     }
     if let Some(finding) = apology::read(&said, prompt) {
         return finding;
@@ -220,8 +220,9 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Finding {
         Some(subject) => Finding::unsure(format!(
             "Cannot tell: the call never mentions {subject}, so whether the expectation applied is unclear."
         )),
-        None if checkable(&concept) || !says_anything(&said) => finding,
-        None if !asks && let Some(why) = unsaid::never_told(&said, &concept) => Finding::not_met(why, 0.7),
+        None if checkable(&concept) => finding,
+        None if !says_anything(&said) => Finding { shape: Some(Shape::AgentStatedNothing), ..finding },
+        None if !asks && let Some(why) = unsaid::never_told(&said, &concept) => Finding::not_met(Shape::NeverTold, why, 0.7),
         None => Finding::unsure(format!(
             "Cannot tell: no agent line says \"{concept}\" in the prompt's words, and it may have been said in others; \
              only a number or a quoted phrase can be checked as never said."
@@ -369,7 +370,7 @@ pub(super) fn concept_loosely(said: &[Said], concept: &str) -> Finding {
         return Finding::unsure(format!("Cannot tell: nothing to look for in \"{concept}\"."));
     }
     match best(said, concept, false) {
-        Some((s, true, share)) if share >= 0.6 => Finding::met(format!("Met: {} says it.", s.quote()), 0.6),
+        Some((s, true, share)) if share >= 0.6 => Finding::met(Shape::LooseWordsMatch, format!("Met: {} says it.", s.quote()), 0.6),
         Some((s, _, share)) if share > 0.0 => Finding::unsure(format!(
             "Cannot tell: the prompt is not one the offline judge knows, and the closest line, {}, says only part of it.",
             s.quote()
@@ -410,7 +411,7 @@ fn carries_kind_named(said: &Said, concept: &str) -> bool {
 /// As [`concept_found`], noting when only the caller said it (`others` are their lines).
 fn concept_found_in(said: &[Said], others: &[Said], concept: &str, never: bool, asks: bool) -> Finding {
     if terms(concept).is_empty() {
-        return Finding::not_applicable(format!("Not applicable: nothing to look for in \"{concept}\"."));
+        return Finding::not_applicable(Shape::NothingToLookFor, format!("Not applicable: nothing to look for in \"{concept}\"."));
     }
     // A line that refuses or denies the thing ("I can't give doses over the phone") is not
     // doing it, for an expectation that it never be done.
@@ -425,10 +426,10 @@ fn concept_found_in(said: &[Said], others: &[Said], concept: &str, never: bool, 
     match (found, never) {
         (Some((s, _, _)), false) => match calibrate::doubt_met(&s, concept, asks) {
             Some(why) => Finding::unsure(format!("Cannot tell: {why}.")),
-            None => Finding::met(format!("Met: the agent said {}.", s.quote()), 0.75),
+            None => Finding::met(Shape::ConceptSaid, format!("Met: the agent said {}.", s.quote()), 0.75),
         },
-        (Some((s, _, _)), true) => Finding::not_met(format!("Not met: the agent said {}.", s.quote()), 0.7),
-        (None, true) => Finding::met(format!("Met: the agent never {}.", did(asks, concept)), 0.65),
+        (Some((s, _, _)), true) => Finding::not_met(Shape::NeverButDid, format!("Not met: the agent said {}.", s.quote()), 0.7),
+        (None, true) => Finding::met(Shape::NeverDone, format!("Met: the agent never {}.", did(asks, concept)), 0.65),
         (None, false) => {
             let by_caller = best(others, concept, false).filter(|(_, anchored, share)| *anchored && *share >= 0.3);
             let closest = best(said, concept, false).filter(|(_, _, share)| *share > 0.0);
@@ -445,7 +446,7 @@ fn concept_found_in(said: &[Said], others: &[Said], concept: &str, never: bool, 
                 }
                 (None, None, None) => format!("Not met: the agent never {never_did}."),
             };
-            Finding::not_met(why, 0.65)
+            Finding::not_met(Shape::CheckableUnsaid, why, 0.65)
         }
     }
 }

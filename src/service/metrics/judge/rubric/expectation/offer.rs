@@ -3,7 +3,7 @@
 //! signs; anything else is matched as a concept. "…and reads it back before asking for
 //! confirmation" also wants the offered slot read back with a request to confirm.
 
-use super::super::Finding;
+use super::super::{Finding, Shape};
 use super::super::conversation::Said;
 use super::super::details::Details;
 use super::super::pattern::patterns;
@@ -53,7 +53,7 @@ pub(super) fn read(said: &[Said], prompt: &str, concept: &str) -> Option<Finding
             Some(first) => format!("Not met: the agent never offered {concept}; it said {}.", first.quote()),
             None => format!("Not met: the agent never offered {concept}."),
         };
-        return Some(Finding::not_met(why, 0.75));
+        return Some(Finding::not_met(Shape::NeverOffered, why, 0.75));
     };
     if READS_BACK.is_match(prompt) {
         let read_back = said.iter().filter(|s| s.order >= offer.order).find(|s| {
@@ -61,7 +61,7 @@ pub(super) fn read(said: &[Said], prompt: &str, concept: &str) -> Option<Finding
             (d.date || d.time) && CONFIRM_ASK.is_match(s.lower())
         });
         return Some(match read_back {
-            Some(back) => Finding::met(
+            Some(back) => Finding::met(Shape::OfferReadBack, 
                 format!(
                     "Met: the agent offered {} and read it back asking to confirm: {}.",
                     offer.quote(),
@@ -69,11 +69,11 @@ pub(super) fn read(said: &[Said], prompt: &str, concept: &str) -> Option<Finding
                 ),
                 0.8,
             ),
-            None => Finding::not_met(
+            None => Finding::not_met(Shape::OfferReadBack, 
                 format!("Not met: the agent offered {} but never read it back asking to confirm.", offer.quote()),
                 0.75,
             ),
         });
     }
-    Some(Finding::met(format!("Met: the agent offered it: {}.", offer.quote()), 0.8))
+    Some(Finding::met(Shape::Offered, format!("Met: the agent offered it: {}.", offer.quote()), 0.8))
 }

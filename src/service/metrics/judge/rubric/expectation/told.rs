@@ -7,7 +7,7 @@
 
 use std::collections::BTreeSet;
 
-use super::super::Finding;
+use super::super::{Finding, Shape};
 use super::super::conversation::{Conversation, Said, Side, Turn};
 use super::super::details::is_calendar_word;
 use super::super::identity::is_unclear;
@@ -58,15 +58,15 @@ pub(super) fn read(conv: &Conversation, said: &[Said], prompt: &str, concept: &s
     let name = object.name();
     if let Some(s) = told.iter().find(|s| tied(conv, s, &about, object, &told)) {
         if let Some(back) = taken_back(said, s, concept) {
-            return Some(Finding::not_met(
+            return Some(Finding::not_met(Shape::ValueTakenBack, 
                 format!("Not met: the agent said {}, then {}, which takes it back.", s.quote(), back.quote()),
                 0.75,
             ));
         }
-        return Some(Finding::met(format!("Met: the agent told {name}: {}.", s.quote()), 0.75));
+        return Some(Finding::met(Shape::ValueTold, format!("Met: the agent told {name}: {}.", s.quote()), 0.75));
     }
     if let Some(s) = others.iter().find(|s| tells(conv, s) && shares_words(s, &about)) {
-        return Some(Finding::not_met(
+        return Some(Finding::not_met(Shape::OtherKindTold, 
             format!("Not met: the agent said {}, which does not give {name}.", s.quote()),
             0.7,
         ));
@@ -85,7 +85,7 @@ pub(super) fn read(conv: &Conversation, said: &[Said], prompt: &str, concept: &s
         )));
     }
     if let Some(s) = values.first() {
-        return Some(Finding::not_met(
+        return Some(Finding::not_met(Shape::ValueOnlyOffered, 
             format!("Not met: the agent only put {name} as an offer or on a condition: {}.", s.quote()),
             0.7,
         ));
@@ -107,7 +107,7 @@ pub(super) fn read(conv: &Conversation, said: &[Said], prompt: &str, concept: &s
              in other words."
         ))
     } else {
-        Finding::not_met(format!("Not met: \"{concept}\" asks for {name}, and no agent line carries one."), 0.7)
+        Finding::not_met(Shape::NoValueCarried, format!("Not met: \"{concept}\" asks for {name}, and no agent line carries one."), 0.7)
     })
 }
 

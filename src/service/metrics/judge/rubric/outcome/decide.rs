@@ -2,7 +2,7 @@
 //! checks that send the judge to abstain (an answer in doubt, a success the call may not
 //! bear out, an unread statement) and the caller giving up.
 
-use super::super::Finding;
+use super::super::{Finding, Shape};
 use super::super::conversation::{Conversation, Said, Side};
 use super::super::identity::is_unclear;
 use super::{
@@ -16,25 +16,26 @@ pub(super) fn decide(conv: &Conversation, walk: &Walk, caller_claim: Option<Said
     }
     let Walk { request, positive, recovered_from, undone, .. } = walk;
     match (*positive, *undone) {
-        (Some(done), None) if let Some(left) = gave_up_after(conv, &done) => Finding::not_met(
+        (Some(done), None) if let Some(left) = gave_up_after(conv, &done) => Finding::not_met(Shape::GaveUpAfterReply, 
             format!("Not met: after the agent said {} the caller gave up on it, {}.", done.quote(), left.quote()),
             0.75,
         ),
         (Some(done), None) if let Some(unsure) = fragile_success(conv, request, &done) => unsure,
         (Some(done), None) => {
-            let mut why = match (request.question, success_at(&done).is_some()) {
-                (Some(q), false) => {
-                    format!("Met: the caller asked {} and the agent answered {}", q.quote(), done.quote())
-                }
-                _ => format!("Met: the agent said {}", done.quote()),
+            let (shape, mut why) = match (request.question, success_at(&done).is_some()) {
+                (Some(q), false) => (
+                    Shape::QuestionAnswered,
+                    format!("Met: the caller asked {} and the agent answered {}", q.quote(), done.quote()),
+                ),
+                _ => (Shape::SuccessUnquestioned, format!("Met: the agent said {}", done.quote())),
             };
             if let Some(error) = recovered_from {
                 why.push_str(&format!(" (after first saying {})", error.quote()));
             }
             why.push_str(", and nothing later took it back.");
-            Finding::met(why, 0.85)
+            Finding::met(shape, why, 0.85)
         }
-        (Some(done), Some(back)) if back.side() == Side::Caller => Finding::not_met(
+        (Some(done), Some(back)) if back.side() == Side::Caller => Finding::not_met(Shape::CallerCorrected, 
             format!(
                 "Not met: the agent said {} but the caller said {}: not what was asked.",
                 done.quote(),
@@ -52,12 +53,12 @@ pub(super) fn decide(conv: &Conversation, walk: &Walk, caller_claim: Option<Said
             ))
         }
         (Some(done), Some(back)) => {
-            Finding::not_met(format!("Not met: the agent said {} but then {}.", done.quote(), back.quote()), 0.85)
+            Finding::not_met(Shape::ClaimTakenBack, format!("Not met: the agent said {} but then {}.", done.quote(), back.quote()), 0.85)
         }
         (None, Some(back)) => {
             let mut why = format!("Not met: the agent said {}, and nothing later completed the request.", back.quote());
             claim_note(&mut why, caller_claim);
-            Finding::not_met(why, 0.8)
+            Finding::not_met(Shape::RefusalStands, why, 0.8)
         }
         (None, None) => nothing_done(conv, walk, caller_claim),
     }
@@ -149,13 +150,21 @@ fn gave_up_before<'a>(conv: &'a Conversation, request: &Request, done: &Said) ->
 fn nothing_done(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) -> Finding {
     let Walk { request, setback, unpressed, .. } = walk;
     let (setback, unpressed) = (*setback, *unpressed);
-    let mut why = match (unpressed, setback, request.question, request.said) {
-        (Some(s), _, _, _) => format!("Not met: the agent said {} but no keypad press came before it.", s.quote()),
-        (None, Some(s), _, _) => format!("Not met: the request was left undone; the agent said {}.", s.quote()),
-        (None, None, _, _) if let Some((regret, left)) = gave_up_unserved(conv) => format!(
-            "Not met: the agent said {} and the caller gave up on it, {}; nothing was claimed done on the call.",
-            regret.quote(),
-            left.quote()
+    let (shape, mut why) = match (unpressed, setback, request.question, request.said) {
+        (Some(s), _, _, _) => (
+            Shape::KeypadMissing,
+            format!("Not met: the agent said {} but no keypad press came before it.", s.quote()),
+        ),
+        (None, Some(s), _, _) => {
+            (Shape::SetbackLeft, format!("Not met: the request was left undone; the agent said {}.", s.quote()))
+        }
+        (None, None, _, _) if let Some((regret, left)) = gave_up_unserved(conv) => (
+            Shape::GaveUpUnserved,
+            format!(
+                "Not met: the agent said {} and the caller gave up on it, {}; nothing was claimed done on the call.",
+                regret.quote(),
+                left.quote()
+            ),
         ),
         (None, None, _, Some(r)) if let Some(note) = passed_on(conv, &r) => {
             return Finding::unsure(format!(
@@ -174,11 +183,17 @@ fn nothing_done(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) ->
                 unread.quote()
             ));
         }
-        (None, None, Some(q), _) => format!("Not met: the caller asked {} and the agent never answered it.", q.quote()),
-        (None, None, None, Some(r)) => {
-            format!("Not met: the caller asked {} and no agent line says it was done.", r.quote())
+        (None, None, Some(q), _) => (
+            Shape::QuestionUnanswered,
+            format!("Not met: the caller asked {} and the agent never answered it.", q.quote()),
+        ),
+        (None, None, None, Some(r)) => (
+            Shape::NoSuccessClaimed,
+            format!("Not met: the caller asked {} and no agent line says it was done.", r.quote()),
+        ),
+        (None, None, None, None) => {
+            (Shape::NoSuccessClaimed, "Not met: no agent line says the request was done.".to_owned())
         }
-        (None, None, None, None) => "Not met: no agent line says the request was done.".to_owned(),
     };
     let after = request.said.map(|r| r.order);
     let deflected = conv
@@ -192,7 +207,7 @@ fn nothing_done(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) ->
         why.push_str(&format!(" The agent's last line was {}.", last.quote()));
     }
     claim_note(&mut why, caller_claim);
-    Finding::not_met(why, if conv.last_agent().is_some() { 0.75 } else { 0.5 })
+    Finding::not_met(shape, why, if conv.last_agent().is_some() { 0.75 } else { 0.5 })
 }
 
 /// Abstains on a success the call may not bear out: a confirmation question answered without
@@ -217,7 +232,7 @@ fn fragile_success(conv: &Conversation, request: &Request, done: &Said) -> Optio
 fn refused_after_all(conv: &Conversation, request: &Request, done: &Said) -> Option<Finding> {
     let refusal = calibrate::standing_refusal(conv, request, done)?;
     if fit::refuses_the_deed(request.said.as_ref(), &refusal) {
-        return Some(Finding::not_met(
+        return Some(Finding::not_met(Shape::RefusedTheVeryDeed, 
             format!(
                 "Not met: the caller asked {} and the agent said {}, refusing that very deed, and claimed nothing \
                  done after it.",

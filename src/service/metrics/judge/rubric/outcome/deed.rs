@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use super::super::conversation::{Conversation, Said, Side};
 use super::super::pattern::patterns;
 use super::super::terms::{stem, terms, with_related};
-use super::super::{Finding, Reading};
+use super::super::{Finding, Reading, Shape};
 use super::{CALLER_CLAIM, decide, passes_on, walk};
 
 patterns! {
@@ -67,7 +67,7 @@ pub(in super::super) fn read_deed(conv: &Conversation, prompt: &str) -> Finding 
     });
     let reversed = asked_undo.or(did_undo);
     if let Some(undid) = reversed {
-        return Finding::not_met(
+        return Finding::not_met(Shape::DeedReversed, 
             format!("Not met: what was asked or done was the opposite, undoing it: {}.", undid.quote()),
             0.75,
         );
@@ -131,7 +131,7 @@ fn nothing_done_at_all(conv: &Conversation, walk: &super::Walk) -> Option<Findin
     }
     let undone = decide(conv, walk, None);
     (undone.reading == Reading::NotMet).then(|| {
-        Finding::not_met(format!("{} The agent claimed nothing done on the call, so nothing was.", undone.why), 0.7)
+        Finding::not_met(Shape::NothingDoneAtAll, format!("{} The agent claimed nothing done on the call, so nothing was.", undone.why), 0.7)
     })
 }
 
