@@ -128,9 +128,3 @@ fn renewed_loans_confirmed_in_the_passive_meet_the_step_and_the_task() {
     let v = judged(TASK, &renewal(BUGGY));
     assert!(!v.holds(), "{}", v.reasoning);
 }
-
-#[test]
-fn every_pattern_compiles() {
-    let all = [super::compound::all_patterns(), super::confirms_done::all_patterns(), super::greeting::all_patterns()];
-    assert!(all.iter().flatten().all(|p| p.compiles()));
-}

@@ -86,7 +86,10 @@ fn fees_timing_and_asking_have_their_own_readers() {
 fn every_pattern_compiles() {
     let all = [
         apology::all_patterns(),
+        compound::all_patterns(),
+        confirms_done::all_patterns(),
         fee::all_patterns(),
+        greeting::all_patterns(),
         next_step::all_patterns(),
         offer::all_patterns(),
         promise::all_patterns(),

@@ -164,11 +164,3 @@ pub(super) fn reads_back(said: &Said, existing: &Values) -> bool {
     let values = Values::of(said.lower());
     !values.is_empty() && values.all_in(existing) && super::own_deed_at(said.lower()).is_none()
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn every_pattern_compiles() {
-        assert!(super::all_patterns().iter().all(|p| p.compiles()));
-    }
-}

@@ -111,6 +111,7 @@ fn every_pattern_compiles() {
             .chain(deed::all_patterns().iter())
             .chain(calibrate::all_patterns().iter())
             .chain(slots::all_patterns().iter())
+            .chain(fit::all_patterns().iter())
             .all(|p| p.compiles())
     );
 }
