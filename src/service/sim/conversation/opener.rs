@@ -26,8 +26,7 @@ fn after_greeting(text: &str) -> Option<&str> {
         let head = text.get(..greeting.len())?;
         let rest = &text[greeting.len()..];
         let whole_word = !rest.starts_with(|c: char| c.is_alphanumeric() || c == '\'');
-        (head.eq_ignore_ascii_case(greeting) && whole_word)
-            .then(|| rest.trim_start_matches(|c: char| matches!(c, ',' | '!' | '.' | '-' | ' ')))
+        (head.eq_ignore_ascii_case(greeting) && whole_word).then(|| rest.trim_start_matches([',', '!', '.', '-', ' ']))
     })
 }
 
