@@ -318,7 +318,11 @@ async fn simulations_the_judge_could_not_score_are_named_with_its_words() {
         ..Default::default()
     };
     let slug = service.client.create_metric_definition(&input).await.unwrap().slug.unwrap();
-    create_plan(&service.client, &plan_input("Undecidable", Some((&slug, 80.0)), 1)).await;
+    // A check that passes on every call: its result stays visible beside the one not scored.
+    let always = duration_check(&service.client, true).await;
+    let mut plan = plan_input("Undecidable", Some((&slug, 80.0)), 1);
+    plan.metrics.get_or_insert_default().push(switchboard::api::model::MetricReference::by_slug(&always));
+    create_plan(&service.client, &plan).await;
     let output = gate(home.path(), &service, &["Undecidable"]).await;
     assert_exit(&output, 1);
     let report = json(&output);
@@ -332,7 +336,10 @@ async fn simulations_the_judge_could_not_score_are_named_with_its_words() {
             unscored.iter().find(|c| c["metricName"] == "Sounds sincere").unwrap_or_else(|| panic!("{sim:#}"));
         assert_eq!(sincere["captureStatus"], "DATA_MISSING", "{sincere:#}");
         assert!(!sincere["reasoning"].as_str().unwrap_or_default().is_empty(), "the judge's words: {sincere:#}");
+        let judged = sim["judgedChecks"].as_array().unwrap_or_else(|| panic!("judgedChecks: {sim:#}"));
+        assert!(judged.iter().any(|c| c["metricName"] == "Call lasted" && c["passed"] == true), "{sim:#}");
     }
+    let jobs = report["runPlanJobId"].as_str().unwrap().to_owned();
     // The summary a CI log shows names them under NOT SCORED, with the judge's words.
     let reasoning = sims[0]["unscoredChecks"][0]["reasoning"].as_str().unwrap();
     let opening: String = reasoning.split_whitespace().take(5).collect::<Vec<_>>().join(" ");
@@ -343,12 +350,18 @@ async fn simulations_the_judge_could_not_score_are_named_with_its_words() {
     assert_exit(&output, 1);
     let text = stdout(&output);
     let section = text.split("NOT SCORED").nth(1).unwrap_or_else(|| panic!("no NOT SCORED section: {text}"));
-    assert!(section.contains(&format!("Sounds sincere: {opening}")), "{section}");
-    // The Markdown and JUnit reports say why too.
+    let said = format!("not scored: Sounds sincere ({opening}");
+    assert!(section.contains(&said) && section.contains("passed: Call lasted"), "{section}");
+    // The Markdown and JUnit reports say why too, and what passed.
     let md = std::fs::read_to_string(&md).unwrap();
     let section = md.split("### Not scored").nth(1).unwrap_or_else(|| panic!("no Not scored section: {md}"));
-    assert!(section.contains(&format!("Sounds sincere: {opening}")), "{section}");
+    assert!(section.contains(&said) && section.contains("passed: Call lasted"), "{section}");
     let xml = std::fs::read_to_string(&xml).unwrap();
     assert_eq!(schema_errors(&xml), Vec::<String>::new(), "{xml}");
     assert!(xml.contains(&format!("<skipped message=\"not evaluated: Sounds sincere: {opening}")), "{xml}");
+    assert!(xml.contains(&format!("<skipped message=\"passed on this call, not counted: {said}")), "{xml}");
+    // `job get` says the same in its WHY.
+    let output = run(against(home.path(), &service).args(["job", "get", &jobs, "--output", "table"])).await;
+    let text = stdout(&output);
+    assert!(text.contains(&said) && text.contains("passed: Call lasted"), "{text}");
 }

@@ -203,8 +203,13 @@ async fn a_large_jobs_whole_read_is_streamed_in_order_and_tagged_by_its_simulati
     assert_eq!(job["data"]["counts"]["total"], expected);
     let ids: HashSet<&str> = simulations.iter().map(|s| s["simulationJobId"].as_str().unwrap()).collect();
     assert_eq!(ids.len(), expected, "no simulation twice");
-    let iterations: Vec<u64> = simulations.iter().map(|s| s["iteration"].as_u64().unwrap()).collect();
-    assert_eq!(iterations, (0..expected as u64).collect::<Vec<_>>(), "in the order they were made");
+    let placements: Vec<u64> = simulations.iter().map(|s| s["placement"].as_u64().unwrap()).collect();
+    assert_eq!(placements, (0..expected as u64).collect::<Vec<_>>(), "in the order they were made");
+    // Iterations are numbered within each test case (its iterations are placed together), so a
+    // second test case's only iteration is never "#2".
+    let numbered: Vec<u64> = simulations.iter().map(|s| s["iteration"].as_u64().unwrap()).collect();
+    let per_case: Vec<u64> = (0..expected as u64).map(|i| i % iterations as u64).collect();
+    assert_eq!(numbered, per_case, "each test case's iterations from 0");
     assert!(job["data"].get("plan").is_none() && job["data"].get("tally").is_none(), "no internal member");
 
     // Unchanged: 304, no body. The summary has a tag of its own.

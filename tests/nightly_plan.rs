@@ -44,7 +44,7 @@ async fn run(service: &Service, plan: uuid::Uuid) -> RunPlanJob {
 /// A simulation as the demo shows it: its variant, outcome and failed checks (slug, reasoning).
 type Judged = (String, Option<SimulationOutcome>, Vec<(String, String)>);
 
-/// Each simulation of the job, by iteration.
+/// Each simulation of the job, by its place in the run.
 fn judged(job: &RunPlanJob) -> BTreeMap<u64, Judged> {
     job.simulation_jobs
         .iter()
@@ -56,12 +56,12 @@ fn judged(job: &RunPlanJob) -> BTreeMap<u64, Judged> {
                 .map(|c| (slug_of(c.metric_definition_id), c.value_reasoning.clone().unwrap_or_default()))
                 .collect();
             failed.sort();
-            (sim.iteration.unwrap(), (variant, sim.outcome.clone(), failed))
+            (sim.place_in_run(), (variant, sim.outcome.clone(), failed))
         })
         .collect()
 }
 
-/// Each simulation's values of the four checks (status, value, reasoning), by iteration.
+/// Each simulation's values of the four checks (status, value, reasoning), by its place in the run.
 async fn values_by_iteration(
     service: &Service,
     job: &RunPlanJob,
@@ -80,7 +80,7 @@ async fn values_by_iteration(
             })
             .collect();
         values.sort_by(|a, b| a.0.cmp(&b.0).then(a.3.cmp(&b.3)));
-        out.insert(sim.iteration.unwrap(), values);
+        out.insert(sim.place_in_run(), values);
     }
     out
 }

@@ -114,11 +114,13 @@ async fn callers_say_their_own_names(service: &Service, history: &[RunPlanJob]) 
     );
 }
 
+/// The places in the run (`placement`) of the simulations that did not pass: the same place
+/// is the same test case and iteration on every night.
 fn failing_iterations(job: &RunPlanJob) -> BTreeSet<u64> {
     job.simulation_jobs
         .iter()
         .filter(|s| s.outcome != Some(SimulationOutcome::Passed))
-        .map(|s| s.iteration.unwrap())
+        .map(|s| s.place_in_run())
         .collect()
 }
 
@@ -192,12 +194,12 @@ async fn the_nightly_history_holds_three_judged_nights_the_newest_with_a_regress
         .simulation_jobs
         .iter()
         .filter(|s| s.customer_flow.as_ref().and_then(|f| f.variant_title.as_deref()) == Some(PRESSES_2))
-        .map(|s| s.iteration.unwrap())
+        .map(|s| s.place_in_run())
         .collect();
     assert_eq!(presses_2.len(), 3);
     let expected: BTreeSet<u64> = presses_2.union(&failing_iterations(&older[1])).copied().collect();
     assert_eq!(failing_iterations(newest), expected, "the regression and whatever the older nights fail");
-    for sim in newest.simulation_jobs.iter().filter(|s| presses_2.contains(&s.iteration.unwrap())) {
+    for sim in newest.simulation_jobs.iter().filter(|s| presses_2.contains(&s.place_in_run())) {
         let failed = sim.failed_checks.iter().find(|c| c.metric_definition_id.to_string() == task_completion);
         let why = failed.and_then(|c| c.value_reasoning.clone()).unwrap_or_default();
         assert!(why.contains("can't change it"), "the agent refused the other time: {:#?}", sim.failed_checks);
@@ -218,7 +220,7 @@ async fn the_nightly_history_holds_three_judged_nights_the_newest_with_a_regress
     // The variant's own expectation is judged on every night: met by the current build, not met
     // by the one that keeps the original time (it offers nothing after the press of 2).
     for (job, met) in [(&older[1], true), (newest, false)] {
-        for sim in job.simulation_jobs.iter().filter(|s| presses_2.contains(&s.iteration.unwrap())) {
+        for sim in job.simulation_jobs.iter().filter(|s| presses_2.contains(&s.place_in_run())) {
             let own = own_expectation(&service, sim).await;
             assert_eq!((own.capture_status.clone(), own.value), (Some(CaptureStatus::Success), Some(f64::from(met))));
             let why = own.value_reasoning.unwrap_or_default();

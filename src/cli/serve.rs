@@ -182,6 +182,7 @@ pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Outcome {
         rate_limit: args.rate_limit,
         seed: !args.no_seed,
         seed_history: !args.no_seed,
+        seed_history_before: None,
         public: args.public,
         sim_speed: args.sim_speed,
         judge: config.judge,

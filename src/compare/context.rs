@@ -21,6 +21,9 @@ pub enum DifferenceKind {
     Persona,
     /// A check's definition has another `versionId`: a changed judge prompt, say.
     MetricVersion,
+    /// A GONE and a NEW test case ran the same flow, variant and persona with other values of
+    /// this variable: different test cases, said so that GONE + NEW is not a puzzle.
+    Variable,
 }
 
 /// One thing that differed, with what it was in each run where known.
@@ -42,6 +45,15 @@ impl Difference {
             DifferenceKind::Flow => "flow",
             DifferenceKind::Persona => "persona",
             DifferenceKind::MetricVersion => "metric version",
+            DifferenceKind::Variable => {
+                let shown = |v: &Option<String>| v.clone().unwrap_or_else(|| "(unset)".into());
+                return format!(
+                    "variable {}: {} → {} (a GONE and a NEW test case differ only in variables)",
+                    self.subject,
+                    shown(&self.base),
+                    shown(&self.head)
+                );
+            }
         };
         match (&self.base, &self.head) {
             (Some(b), Some(h)) => format!("{what} {}: {b} → {h}", self.subject),

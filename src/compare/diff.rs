@@ -354,6 +354,7 @@ impl Diff {
                 case_change(key, (base, base_index.get(key).copied()), (head, head_index.get(key).copied()), edits)
             })
             .collect();
+        note_variables_only(&mut cases);
         cases.sort_by(|a, b| severity(b).total_cmp(&severity(a)).then_with(|| a.name.cmp(&b.name)));
         let mut counts = BTreeMap::new();
         for check in cases.iter().flat_map(|c| &c.checks) {
@@ -369,6 +370,46 @@ impl Diff {
             cases,
         }
     }
+}
+
+/// Says on each GONE and NEW test case that match but for their variables which variables
+/// differ (base value → head value). They stay apart: other variables make another test case.
+fn note_variables_only(cases: &mut [CaseChange]) {
+    let same_but_variables = |a: &CaseKey, b: &CaseKey| {
+        (a.flow_id, a.variant_id, a.scenario_id, a.persona_id, a.endpoint_id)
+            == (b.flow_id, b.variant_id, b.scenario_id, b.persona_id, b.endpoint_id)
+    };
+    let (gone, new): (Vec<usize>, Vec<usize>) = {
+        let of = |p: Presence| cases.iter().enumerate().filter(|(_, c)| c.presence == p).map(|(i, _)| i).collect();
+        (of(Presence::Gone), of(Presence::New))
+    };
+    for &g in &gone {
+        for &n in &new {
+            if !same_but_variables(&cases[g].key, &cases[n].key) {
+                continue;
+            }
+            let found = variable_differences(&cases[g].key.variables, &cases[n].key.variables);
+            cases[g].differences.extend(found.iter().cloned());
+            cases[n].differences.extend(found);
+        }
+    }
+}
+
+/// One `Variable` difference per variable whose value is not the same on both sides.
+fn variable_differences(base: &BTreeMap<String, String>, head: &BTreeMap<String, String>) -> Vec<Difference> {
+    let mut names: Vec<&String> = base.keys().chain(head.keys()).collect();
+    names.sort();
+    names.dedup();
+    names
+        .into_iter()
+        .filter(|name| base.get(*name) != head.get(*name))
+        .map(|name| Difference {
+            what: DifferenceKind::Variable,
+            subject: name.clone(),
+            base: base.get(name).cloned(),
+            head: head.get(name).cloned(),
+        })
+        .collect()
 }
 
 fn index(run: &Run) -> HashMap<&CaseKey, usize> {

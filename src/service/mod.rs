@@ -68,6 +68,10 @@ pub struct Options {
     /// With `seed`: also the seeded plan's last nightly runs (the console's and `serve`'s
     /// default; tests that count jobs or calls leave it off).
     pub seed_history: bool,
+    /// The instant the seeded nightly runs lead up to: the three nights before it. None is
+    /// the first start's now, so a newcomer's history is days old, not weeks; tests pin it
+    /// for output that is the same every day.
+    pub seed_history_before: Option<jiff::Timestamp>,
     /// Allow a non-loopback address.
     pub public: bool,
     /// Pace of the simulated clock against wall time, for the simulation engine.
@@ -146,6 +150,7 @@ impl Options {
             rate_limit: 50,
             seed: true,
             seed_history: false,
+            seed_history_before: None,
             public: false,
             sim_speed: SimSpeed::default(),
             judge: None,
@@ -278,7 +283,8 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
     let mut history_seeded = false;
     if options.seed {
         let (seeding, history) = (store.clone(), options.seed_history);
-        let seeded = tokio::task::spawn_blocking(move || seed::seed_if_empty(&seeding, history))
+        let before = options.seed_history_before.unwrap_or_else(jiff::Timestamp::now);
+        let seeded = tokio::task::spawn_blocking(move || seed::seed_if_empty(&seeding, history.then_some(before)))
             .await
             .map_err(|e| StartError::Seed(e.to_string()))?
             .map_err(|e| StartError::Seed(e.to_string()))?;

@@ -187,7 +187,8 @@ async fn open_job(h: &mut Harness, make: impl FnOnce(Uuid) -> RunPlanJob) -> Uui
 }
 
 /// A simulation the service could not score and gave no invalidation or error for: its WHY
-/// names each check left without a value, with the judge's words.
+/// names each check left without a value, with the judge's words, beside the checks that
+/// passed (one check not scored hides no other).
 #[tokio::test]
 async fn a_simulation_left_unscored_says_which_check_had_no_value_and_why() {
     let mut h = Harness::seeded().await;
@@ -200,12 +201,16 @@ async fn a_simulation_left_unscored_says_which_check_had_no_value_and_why() {
             "reasoning": "Cannot tell: the caller hung up before the agent confirmed a time."
         }]))
         .unwrap();
+        unsure.judged_checks = serde_json::from_value(json!([
+            {"metricDefinitionId": Uuid::from_u128(0xe1), "metricName": "Agent expectations", "passed": true}
+        ]))
+        .unwrap();
         job
     })
     .await;
     let screen = h.render(200, 50);
     let row = screen.lines().find(|l| l.contains("NOT_EVALUATED")).unwrap_or_else(|| panic!("{screen}"));
-    assert!(row.contains("Task completion: Cannot tell: the caller hung up"), "{row}");
+    assert!(row.contains("passed: Agent expectations; not scored: Task completion (Cannot tell:"), "{row}");
     insta::with_settings!({ filters => filters(), snapshot_path => "snapshots", prepend_module_to_snapshot => false }, {
         insta::assert_snapshot!("verdicts_unscored_why_120x40", h.render(120, 40));
     });

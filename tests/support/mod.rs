@@ -39,9 +39,14 @@ pub fn options(dir: &std::path::Path, seed: bool) -> Options {
         rate_limit: 100_000,
         sim_speed: switchboard::service::SimSpeed::Factor(200.0),
         database: database_for(dir),
+        // The seeded nights stay 28 to 30 October 2026 whatever the day the suite runs.
+        seed_history_before: Some(SEEDED_HISTORY_BEFORE.parse().expect("a timestamp")),
         ..Options::local(dir.to_path_buf())
     }
 }
+
+/// The instant the suite's seeded nightly runs lead up to (`Options::seed_history_before`).
+pub const SEEDED_HISTORY_BEFORE: &str = "2026-10-31T00:00:00Z";
 
 /// Which store the service suite runs on: SQLite by default, PostgreSQL with
 /// `SWITCHBOARD_TEST_STORE=postgres` (`.ci/run` runs the suite both ways).

@@ -190,6 +190,19 @@ pub struct MetricValue {
     pub label: Option<String>,
 }
 
+impl MetricValue {
+    /// The expectation of the script step a value judged, where its reasoning (or error) opens
+    /// by naming the step, as the local service's `step_expectations` values do (`step "greet"
+    /// (AGENT_TURN) "Agent greets the caller": Met: …`); None for any other value.
+    pub fn step_expectation(&self) -> Option<&str> {
+        let text = self.value_reasoning.as_deref().or(self.error_message.as_deref())?;
+        let rest = text.strip_prefix("step ").or_else(|| text.strip_prefix("a "))?;
+        let (_, after) = rest.split_once(") \"")?;
+        let (expectation, _) = after.split_once("\": ")?;
+        Some(expectation)
+    }
+}
+
 /// A stretch of a transcript that a value points at.
 #[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]

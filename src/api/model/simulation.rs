@@ -8,7 +8,7 @@ use uuid::Uuid;
 use super::common::Timestamp;
 pub use super::job_status::{RunPlanJobStatus, SimulationJobSort, SimulationJobStatus};
 use super::persona::Persona;
-use super::verdict::{FailedCheck, Invalidation, SimulationOutcome, UnscoredCheck, Verdict, one_line};
+use super::verdict::{FailedCheck, Invalidation, JudgedCheck, SimulationOutcome, UnscoredCheck, Verdict, one_line};
 use crate::wire_enum;
 
 wire_enum! {
@@ -176,7 +176,13 @@ pub struct SimulationJob {
     /// The provisioned number under live enrichment.
     pub roark_phone_number: Option<String>,
     pub simulation_run_plan_job_id: Option<Uuid>,
+    /// Which iteration of its test case it is, from 0 (`iterationCount` iterations per test
+    /// case).
     pub iteration: Option<u64>,
+    /// Its place among its run's simulations, from 0 (local service extension): keys its call
+    /// and its slot on a replayed clock. Absent on simulations placed before it existed, whose
+    /// `iteration` was that place.
+    pub placement: Option<u64>,
     pub error_message: Option<String>,
     /// How it did on its checks (local service extension); null while it runs.
     #[serde(default)]
@@ -185,10 +191,14 @@ pub struct SimulationJob {
     /// The checks it failed, with the judge's reasoning (local service extension).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failed_checks: Vec<FailedCheck>,
-    /// A NOT_EVALUATED simulation's checks that had no value, and why (local service
-    /// extension).
+    /// The checks that had no value on its call, and why, on a simulation judged without
+    /// them (NOT_EVALUATED, or FAILED on another check) (local service extension).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unscored_checks: Vec<UnscoredCheck>,
+    /// Beside `unscoredChecks`: every check that had a value, passed or failed, so one check
+    /// not scored hides no other (local service extension).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub judged_checks: Vec<JudgedCheck>,
     /// Present when the result does not count (the agent never spoke, say); null otherwise.
     #[serde(default)]
     #[serialize_always]
@@ -297,6 +307,12 @@ impl RunPlanJob {
 }
 
 impl SimulationJob {
+    /// Its place among its run's simulations (`placement`, or the `iteration` that held it
+    /// before).
+    pub fn place_in_run(&self) -> u64 {
+        self.placement.or(self.iteration).unwrap_or(0)
+    }
+
     /// Whether its check results count toward the run's pass rates: the one rule the verdict
     /// (`gate`), `diff` and `flaky` share. A simulation the service judged (PASSED or FAILED) on
     /// a completed call counts; a NOT_EVALUATED one (a check left without a value, none false)
@@ -320,15 +336,20 @@ impl SimulationJob {
         let Some((first, rest)) = self.failed_checks.split_first() else { return self.why_not_passed() };
         let name = first.metric_name.clone().unwrap_or_else(|| first.metric_definition_id.to_string());
         let more = if rest.is_empty() { String::new() } else { format!(" (+{} more)", rest.len()) };
+        let unscored: Vec<&str> = self.unscored_checks.iter().map(|c| c.metric_name.as_str()).collect();
+        // A check not scored stays named even where the reason is cut.
+        let not_scored =
+            if unscored.is_empty() { String::new() } else { format!(" · not scored: {}", unscored.join(", ")) };
         match &first.value_reasoning {
-            Some(reason) => format!("{name}{more}: {}", one_line(reason)),
-            None => format!("{name}{more}"),
+            Some(reason) => format!("{name}{more}{not_scored}: {}", one_line(reason)),
+            None => format!("{name}{more}{not_scored}"),
         }
     }
 
     /// Why it did not pass: its failed checks, its invalidation, its error, else the checks the
     /// service left without a value.
     pub fn why_not_passed(&self) -> String {
+        let beside = self.checks_beside_unscored();
         if !self.failed_checks.is_empty() {
             let reasons: Vec<String> = self
                 .failed_checks
@@ -341,7 +362,7 @@ impl SimulationJob {
                     }
                 })
                 .collect();
-            return reasons.join("; ");
+            return std::iter::once(reasons.join("; ")).chain(beside).collect::<Vec<_>>().join("; ");
         }
         if let Some(invalidation) = &self.invalidation {
             let detail = invalidation.detail.as_deref().map(one_line).unwrap_or_default();
@@ -350,6 +371,20 @@ impl SimulationJob {
         if let Some(message) = &self.error_message {
             return one_line(message);
         }
-        self.unscored_checks.iter().map(UnscoredCheck::in_words).collect::<Vec<_>>().join("; ")
+        beside.unwrap_or_default()
+    }
+
+    /// The checks that passed, then those not scored: `passed: Call length; not scored:
+    /// Sincere (Cannot tell: …)`. None when every check has a value. Failed checks are said first
+    /// by `why_not_passed`, with their reasons.
+    fn checks_beside_unscored(&self) -> Option<String> {
+        if self.unscored_checks.is_empty() {
+            return None;
+        }
+        // The short part first, so a cell cut after the judge's long words still shows it.
+        let passed: Vec<String> = self.judged_checks.iter().filter(|c| c.passed).map(JudgedCheck::name).collect();
+        let passed = (!passed.is_empty()).then(|| format!("passed: {}", passed.join(", ")));
+        let not_scored = self.unscored_checks.iter().map(UnscoredCheck::not_scored_words);
+        Some(passed.into_iter().chain(not_scored).collect::<Vec<_>>().join("; "))
     }
 }

@@ -244,15 +244,42 @@ pub struct UnscoredCheck {
     pub reasoning: Option<String>,
 }
 
+/// A check that has a value on a simulation where some other check has none (local service
+/// extension): its pass or fail stays visible beside the check that was not scored.
+#[skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct JudgedCheck {
+    pub metric_definition_id: Uuid,
+    pub metric_name: Option<String>,
+    pub passed: bool,
+}
+
+impl JudgedCheck {
+    /// The check's name, or its id where it has none.
+    pub fn name(&self) -> String {
+        self.metric_name.clone().unwrap_or_else(|| self.metric_definition_id.to_string())
+    }
+}
+
 impl UnscoredCheck {
+    /// `not scored: Name (the judge's words)` in one line, as every report and screen says it.
+    pub fn not_scored_words(&self) -> String {
+        format!("not scored: {} ({})", self.metric_name, self.why())
+    }
+
     /// `Name: the judge's words` in one line.
     pub fn in_words(&self) -> String {
-        let why = match (&self.reasoning, &self.capture_status) {
+        format!("{}: {}", self.metric_name, self.why())
+    }
+
+    /// Why it has no value: the judge's words, else the value's status.
+    fn why(&self) -> String {
+        match (&self.reasoning, &self.capture_status) {
             (Some(reason), _) => one_line(reason),
             (None, Some(status)) => status.to_string(),
             (None, None) => "no value on this call".into(),
-        };
-        format!("{}: {why}", self.metric_name)
+        }
     }
 }
 

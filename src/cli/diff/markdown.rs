@@ -60,4 +60,35 @@ mod tests {
         let cases = "| Change | Test case | Check | Base | Head | Δ | What differed |\n| --- | --- | --- | ---: | ---: | ---: | --- |\n";
         assert!(md.contains(cases), "the run's check columns, then what differed: {md}");
     }
+
+    /// A GONE and a NEW test case alike but for their variables stay apart, and every output
+    /// names the variables that differ.
+    #[test]
+    fn a_gone_and_a_new_test_case_differing_only_in_variables_name_those_variables() {
+        let check = CheckRef { id: Uuid::from_u128(7), name: "Card checked".into(), version_id: None, version: None };
+        let with = |pairs: &[(&str, &str)]| {
+            let mut case = case("Renew · Dana", 1);
+            case.key.variables = pairs.iter().map(|(k, v)| ((*k).into(), (*v).into())).collect();
+            case
+        };
+        let base_case = with(&[("customerName", "Dana"), ("tier", "gold")]);
+        let head_case = with(&[("customerName", "Sam"), ("tier", "gold")]);
+        let base = run(1, vec![base_case], vec![check.clone()], vec![sim(0, &[true])]);
+        let head = run(2, vec![head_case], vec![check], vec![sim(0, &[true])]);
+        let diff = crate::compare::Diff::of(&base, &head, &Edits::default());
+        assert_eq!(diff.cases.len(), 2, "different test cases, not paired: {diff:#?}");
+        let said = "variable customerName: Dana → Sam (a GONE and a NEW test case differ only in variables)";
+        for case in &diff.cases {
+            let words: Vec<String> = case.differences.iter().map(|d| d.in_words()).collect();
+            assert_eq!(words, [said], "tier is the same on both: not named");
+        }
+        let json = serde_json::to_value(&diff).unwrap();
+        let difference = &json["cases"][0]["differences"][0];
+        assert_eq!(difference["what"], "VARIABLE", "{json:#}");
+        assert_eq!([&difference["subject"], &difference["base"], &difference["head"]], ["customerName", "Dana", "Sam"]);
+        let text = super::super::text::render(&diff, false);
+        assert!(text.contains(&format!("differed: {said}")), "{text}");
+        let md = super::render(&diff, false);
+        assert!(md.contains(said), "{md}");
+    }
 }

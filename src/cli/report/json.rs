@@ -7,7 +7,8 @@ use uuid::Uuid;
 
 use super::{GateReport, GateResult, StepResult, UnscoredCheck, case_name};
 use crate::api::model::{
-    FailedCheck, Invalidation, ParticipantType, RunPlanJobStatus, SimulationJobStatus, SimulationOutcome, Verdict,
+    FailedCheck, Invalidation, JudgedCheck, ParticipantType, RunPlanJobStatus, SimulationJobStatus, SimulationOutcome,
+    Verdict,
 };
 
 /// Bumped only if a member changes meaning or goes away.
@@ -60,10 +61,14 @@ pub struct Simulation<'a> {
     /// `--no-transcripts` and where the service judges no steps).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub steps: Option<&'a [StepResult]>,
-    /// A NOT_EVALUATED simulation's checks with no value on its call, with the judge's words,
-    /// when the service gave no reason (left out otherwise, and with `--no-transcripts`).
+    /// The checks with no value on its call, with the judge's words: the local service's own
+    /// list (on a NOT_EVALUATED simulation, or one FAILED on another check), else read from
+    /// the call's values on a NOT_EVALUATED one the service gave no reason for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unscored_checks: Option<&'a [UnscoredCheck]>,
+    /// Beside `unscoredChecks`: every check that had a value on the call, and whether it passed.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub judged_checks: &'a [JudgedCheck],
 }
 
 /// One turn of a transcript: who spoke, what, and when on the call's clock.
@@ -117,6 +122,7 @@ impl<'a> Report<'a> {
                     }),
                     steps: report.steps.get(&sim.simulation_job_id).map(Vec::as_slice),
                     unscored_checks: report.unscored.get(&sim.simulation_job_id).map(Vec::as_slice),
+                    judged_checks: &sim.judged_checks,
                 })
                 .collect(),
         }

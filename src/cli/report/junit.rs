@@ -258,11 +258,22 @@ fn sim_case(
             Case::Error { message: sim.error_message.clone().unwrap_or_else(|| "the simulation failed".into()) }
         }
         (Some(SimulationOutcome::NotEvaluated), None) => {
-            Case::Skipped { message: format!("not evaluated: {why_not_scored}") }
+            // A check judged on the call says so itself; one not scored is "not evaluated".
+            let judged_here = sim.judged_checks.iter().any(|c| c.metric_definition_id == check.metric_definition_id);
+            let message =
+                if judged_here { why_not_scored.to_string() } else { format!("not evaluated: {why_not_scored}") };
+            Case::Skipped { message }
         }
         (None, None) => Case::Skipped { message: "the simulation did not finish".into() },
         // PASSED means every check had a value and passed.
         (Some(SimulationOutcome::Passed), None) => Case::Passed,
+        // FAILED on other checks, with a check not scored: the service says which.
+        (Some(SimulationOutcome::Failed), None) if !sim.unscored_checks.is_empty() => {
+            match sim.unscored_checks.iter().find(|c| c.metric_definition_id == check.metric_definition_id) {
+                Some(own) => Case::Skipped { message: format!("not evaluated: {}", own.in_words()) },
+                None => Case::Passed,
+            }
+        }
         // FAILED on other checks: this one passed only if it was evaluated here.
         (Some(SimulationOutcome::Failed), None) if evaluated_everywhere => Case::Passed,
         (Some(SimulationOutcome::Failed), None) => Case::Skipped {

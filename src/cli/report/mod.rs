@@ -138,18 +138,27 @@ impl GateReport {
             return said;
         }
         match self.unscored.get(&sim.simulation_job_id) {
-            Some(checks) => checks.iter().map(UnscoredCheck::in_words).collect::<Vec<_>>().join("; "),
+            Some(checks) => checks.iter().map(UnscoredCheck::not_scored_words).collect::<Vec<_>>().join("; "),
             None => "the service gave no reason (see `switchboard call get CALL` and the call's metric values)".into(),
         }
     }
 
     /// Why a NOT_EVALUATED simulation says nothing of `check`: the check's own missing value
-    /// where it had none, else why the simulation counts for no check.
+    /// where it had none; where it passed on the call, that it did and why the simulation still
+    /// counts for no check; else why the simulation counts for no check.
     pub fn why_not_scored_on(&self, sim: &SimulationJob, check: uuid::Uuid) -> String {
         let own =
             self.unscored.get(&sim.simulation_job_id).and_then(|c| c.iter().find(|c| c.metric_definition_id == check));
-        match own {
-            Some(own) if sim.invalidation.is_none() && sim.error_message.is_none() => own.in_words(),
+        let explained = sim.invalidation.is_none() && sim.error_message.is_none();
+        let judged = sim.judged_checks.iter().find(|c| c.metric_definition_id == check);
+        match (own, judged) {
+            (Some(own), _) if explained => own.in_words(),
+            (None, Some(judged)) if explained => {
+                let unscored = self.unscored.get(&sim.simulation_job_id).map(Vec::as_slice).unwrap_or_default();
+                let others: Vec<String> = unscored.iter().map(UnscoredCheck::not_scored_words).collect();
+                let result = if judged.passed { "passed" } else { "failed" };
+                format!("{result} on this call, not counted: {}", others.join("; "))
+            }
             _ => self.why_not_scored(sim),
         }
     }

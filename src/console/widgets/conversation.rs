@@ -42,7 +42,8 @@ pub const CALL_COLUMNS: &[Shown<ValueRow, ConversationView>] = &[
 ];
 
 /// A value's metric as the call view names it: with the person's label on it, else with the
-/// transcript turn it points at when the metric has several values here.
+/// script step it judged, else with the transcript turn it points at when the metric has
+/// several values here.
 fn metric_cell(r: &ValueRow, cx: &Context<'_, ConversationView>) -> Cell<'static> {
     let view = cx.of;
     if let Some((label, local)) = view.labels.get(&(r.metric.id, r.index)) {
@@ -50,6 +51,9 @@ fn metric_cell(r: &ValueRow, cx: &Context<'_, ConversationView>) -> Cell<'static
             if *label == AnnotationLabel::Right { ("✓", cx.theme.ok()) } else { ("✗", cx.theme.error()) };
         let local = if *local { " (local)" } else { "" };
         return Cell::from(format!("{mark} {}{local}", r.metric.name)).style(style);
+    }
+    if let Some(step) = values::step_name(r) {
+        return Cell::from(step);
     }
     match view.turn_of(r) {
         Some(turn) => Cell::from(format!("{} · turn {turn}", r.metric.name)),
@@ -440,3 +444,7 @@ impl ConversationView {
         frame.render_widget(Paragraph::new(self.failed_lines(theme)).wrap(Wrap { trim: true }).block(block), area);
     }
 }
+
+#[cfg(test)]
+#[path = "conversation_tests.rs"]
+mod tests;

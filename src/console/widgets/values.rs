@@ -64,6 +64,26 @@ pub fn rows(groups: &[MetricValueGroup]) -> Vec<ValueRow> {
     out
 }
 
+/// How many characters of a step's text a row keeps: enough to tell the steps apart.
+const STEP_TEXT: usize = 32;
+
+/// A value about one script step, named by the step: `Step 2: Agent offers another …`, its
+/// number counted among the metric's values on the conversation, first so a narrow column
+/// still shows it (the metric's name would take all the room; its detail names it).
+pub fn step_name(row: &ValueRow) -> Option<String> {
+    let text = row.value.step_expectation()?;
+    let short = match text.char_indices().nth(STEP_TEXT) {
+        // Cut after the last whole word that fits.
+        Some((cut, next)) => {
+            let head = &text[..cut];
+            let words = if next == ' ' { head } else { head.rsplit_once(' ').map_or(head, |(words, _)| words) };
+            format!("{words}…")
+        }
+        None => text.to_string(),
+    };
+    Some(format!("Step {}: {short}", row.index + 1))
+}
+
 pub const METRIC: Column<ValueRow> = Column::new("METRIC", fixed(Fill(2)), |r: &ValueRow| r.metric.name.clone())
     .by(|a, b| a.metric.name.cmp(&b.metric.name));
 /// The call's or chat's id, short.

@@ -34,8 +34,8 @@ const SEEDED: &str = "seeded_at";
 mod history;
 mod production;
 
-/// Waits, up to a minute, for the seeded history's jobs to end: a first start then shows last
-/// month's nights finished, never PENDING. Past the minute they go on in the background.
+/// Waits, up to a minute, for the seeded history's jobs to end: a first start then shows the
+/// last nights finished, never PENDING. Past the minute they go on in the background.
 pub async fn wait_for_history(store: &Store) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     let mut tick = tokio::time::interval(std::time::Duration::from_millis(20));
@@ -51,16 +51,17 @@ pub async fn wait_for_history(store: &Store) {
 }
 
 /// Seeds the store unless it was seeded before (or holds data of its own); with `history`, also
-/// the seeded plan's last nightly runs, which the simulation engine then runs. Replicas starting
-/// together on one database seed it once: the first seeds, the others find it seeded.
-pub fn seed_if_empty(store: &Store, history: bool) -> DomainResult<bool> {
+/// the seeded plan's nightly runs of the three nights before that instant, which the simulation
+/// engine then runs. Replicas starting together on one database seed it once: the first seeds,
+/// the others find it seeded.
+pub fn seed_if_empty(store: &Store, history: Option<jiff::Timestamp>) -> DomainResult<bool> {
     store.write_blocking_alone(store::Alone::Seeding, |tx| {
         if store::meta(tx, SEEDED)?.is_some() {
             return Ok(false);
         }
         seed(tx)?;
-        if history {
-            history::nightly_runs(tx)?;
+        if let Some(before) = history {
+            history::nightly_runs(tx, before)?;
         }
         store::set_meta(tx, SEEDED, &crate::api::model::Timestamp::now().0)?;
         Ok(true)

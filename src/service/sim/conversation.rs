@@ -5,6 +5,7 @@
 mod checkable;
 mod details;
 mod model_caller;
+mod opener;
 mod script;
 
 use std::collections::BTreeMap;
@@ -205,7 +206,7 @@ impl Call<'_> {
         let mut line = text;
         // Keys are tones, not words: nobody says "um" on a keypad.
         if self.voice.disfluent && !line.starts_with("[DTMF") && self.rng.bool() {
-            line = format!("Um, {}", lowercase_first(&line));
+            line = format!("Um, {}", opener::lowercase_first(&line));
         }
         let start = self.customer_starts();
         let speaking = self.voice.speaking_ms(&line);
@@ -297,11 +298,6 @@ impl Call<'_> {
         }
         Ok(None)
     }
-}
-
-fn lowercase_first(text: &str) -> String {
-    let mut chars = text.chars();
-    chars.next().map(|c| c.to_lowercase().collect::<String>() + chars.as_str()).unwrap_or_default()
 }
 
 /// Whether the agent's latest line leaves the caller on script. The offline caller decides
@@ -398,7 +394,7 @@ async fn run(call: &mut Call<'_>, plan: Vec<Action>) -> Result<End, String> {
             Action::Say(text) | Action::Instruction(text) => {
                 let mut line = fill(&text, call.setup.variables, persona);
                 if first && let Some(opener) = call.voice.opener {
-                    line = format!("{opener}{}", lowercase_first(&line));
+                    line = opener::with_opener(opener, &line);
                 }
                 first = false;
                 last_line = line.clone();

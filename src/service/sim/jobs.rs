@@ -285,6 +285,7 @@ fn place_retry(tx: &Tx, silent: &SimulationJob, job_id: &str, retry: Retry) -> S
         outcome: None,
         failed_checks: Vec::new(),
         unscored_checks: Vec::new(),
+        judged_checks: Vec::new(),
         invalidation: None,
         attempt_number: Some(retry.attempt_number),
         retry_of_simulation_job_id: Some(silent.simulation_job_id),
@@ -352,7 +353,7 @@ impl Replay {
         replay.map_or_else(Timestamp::now, |r| r.starts_at.clone())
     }
 
-    /// When the simulation at `position` (its iteration) starts, with `slots` running at once.
+    /// When the simulation at `position` (its place in the run) starts, with `slots` running at once.
     pub fn lay_out(&self, position: u64, slots: i64) -> Timestamp {
         let (position, slots) = (position as i64, slots.max(1));
         let offset = FIRST_DIAL_MS + (position / slots) * SLOT_MS + (position % slots) * SLOT_STAGGER_MS;

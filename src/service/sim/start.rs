@@ -134,6 +134,8 @@ struct Combination {
     noise: JobBackgroundNoise,
     /// The values its flow selection (and edge case entry) gives, however the flow was chosen.
     selected: Variables,
+    /// Which iteration of its test case it is, from 0.
+    iteration: usize,
 }
 
 /// A variant's test case as it is resolved: the flow it runs, the scenario it stands for, the
@@ -312,13 +314,14 @@ impl Combinations {
     fn iter(&self) -> impl Iterator<Item = Combination> + '_ {
         self.endpoints.iter().flat_map(move |endpoint| {
             self.variants.iter().flat_map(move |variant| {
-                (0..self.iterations).map(move |_| Combination {
+                (0..self.iterations).map(move |iteration| Combination {
                     endpoint: endpoint.clone(),
                     flow: variant.flow.clone(),
                     scenario: variant.scenario.clone(),
                     persona: variant.persona.clone(),
                     noise: variant.noise.clone(),
                     selected: variant.selected.clone(),
+                    iteration,
                 })
             })
         })
@@ -344,8 +347,8 @@ pub fn start_job_at(
     combinations.check_filled(variables)?;
     let placing = Placing { plan, variables, job_id: Uuid::new_v4(), at: &at, agents };
     let mut placed: u64 = 0;
-    for (iteration, combo) in combinations.iter().enumerate() {
-        placing.place(tx, iteration, combo)?;
+    for (placement, combo) in combinations.iter().enumerate() {
+        placing.place(tx, placement, combo)?;
         placed += 1;
     }
     let tally = Tally::new(plan_checks(tx, &plan.plan)?, placed);

@@ -34,10 +34,13 @@ pub struct Judged {
     pub results: Vec<CheckResult>,
     /// The checks left without a value (not those that do not apply), and why.
     pub unscored: Vec<UnscoredCheck>,
+    /// Every check that has a value, named, and whether it passed.
+    pub judged: Vec<JudgedCheck>,
 }
 
-/// Judges a completed simulation: FAILED when any check is false, NOT_EVALUATED when some
-/// check has no value (or there is none to judge), PASSED when every check is true. A check
+/// Judges a completed simulation: FAILED when any check is false (a known failure is a
+/// failure, whatever else is missing), NOT_EVALUATED when none is false and some check has no
+/// value (or there is none to judge), PASSED when every check is true. A check
 /// with several values (one per turn, say) passes only if all of them are true. A check that
 /// does not apply to the simulation (every value NOT_APPLICABLE, like a keypad check on a
 /// script without a keypad step) is left out of it rather than missing.
@@ -83,7 +86,12 @@ pub fn judge_simulation(checks: &[&MetricDefinition], values: &[(Uuid, MetricVal
     } else {
         SimulationOutcome::Passed
     };
-    Judged { outcome, failed_checks, results, unscored }
+    let judged = results
+        .iter()
+        .filter_map(|(id, passed)| checks.iter().find(|c| c.id == *id).map(|c| (c, *passed)))
+        .map(|(check, passed)| JudgedCheck { metric_definition_id: check.id, metric_name: check.name.clone(), passed })
+        .collect();
+    Judged { outcome, failed_checks, results, unscored, judged }
 }
 
 /// A check with no successful value on a call, with the judge's own words where it gave any

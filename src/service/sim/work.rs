@@ -79,8 +79,7 @@ impl Work {
         match &self.replay {
             None => Timestamp::now(),
             Some(replay) => {
-                let start =
-                    replay.lay_out(self.simulation.iteration.unwrap_or(0), self.plan.max_concurrent_jobs_or_default());
+                let start = replay.lay_out(self.simulation.place_in_run(), self.plan.max_concurrent_jobs_or_default());
                 later(&start, self.replayed_ms.load(Ordering::Relaxed))
             }
         }

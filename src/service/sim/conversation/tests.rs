@@ -311,3 +311,24 @@ async fn keys_and_expectations_are_filled_and_the_steps_reached_are_noted() {
         }]
     );
 }
+
+/// A cheerful caller whose script opens with its own greeting greets once: the persona's
+/// "Hi there!" takes the greeting's place (issue 28: "Hi there! hello, it's …").
+#[tokio::test]
+async fn a_cheerful_caller_greets_once() {
+    let persona: Persona = serde_json::from_value(serde_json::json!({
+        "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "baseEmotion": "CHEERFUL"
+    }))
+    .unwrap();
+    let f = flow(serde_json::json!([
+        {"type": "CUSTOMER_TURN", "content": "Hello, it's {{name}}. I'd like to move my cleaning."},
+        {"type": "CUSTOMER_TURN", "content": "Thanks, goodbye."}
+    ]));
+    let vars = BTreeMap::from([("name".to_owned(), "Dana Whitfield".to_owned())]);
+    let mut s = setup(&f, &vars, "call-cheerful");
+    s.persona = Some(&persona);
+    let outcome = talk(&s).await;
+    let first = caller_lines(&outcome)[0].to_owned();
+    assert!(first.ends_with("Hi there! It's Dana Whitfield. I'd like to move my cleaning."), "{first}");
+    assert!(!first.to_lowercase().contains("hello"), "one greeting: {first}");
+}

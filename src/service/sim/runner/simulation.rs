@@ -174,7 +174,9 @@ impl<'a> Simulation<'a> {
     fn setup<'s>(&'s self, scene: &'s Scene, variables: &'s std::collections::BTreeMap<String, String>) -> Setup<'s> {
         let (plan, record) = (&self.work.plan, &self.record);
         Setup {
-            call_id: format!("{}-{}", record.simulation_job_id, record.iteration.unwrap_or(0)),
+            // Keyed on the place in the run, as before iterations were numbered per test case,
+            // so the seeded conversations stay the same.
+            call_id: format!("{}-{}", record.simulation_job_id, record.place_in_run()),
             flow: &scene.flow,
             variant: scene.variant.as_ref(),
             persona: record.persona.as_ref(),
@@ -345,8 +347,11 @@ impl<'a> Simulation<'a> {
         if !verdict::agent_never_spoke(&outcome.transcript) {
             simulation.outcome = Some(judged.outcome);
             simulation.failed_checks = judged.failed_checks;
-            if simulation.outcome == Some(SimulationOutcome::NotEvaluated) {
+            // A check left without a value is named beside every other check's result,
+            // whether the simulation is NOT_EVALUATED or FAILED on another check.
+            if !judged.unscored.is_empty() {
                 simulation.unscored_checks = judged.unscored;
+                simulation.judged_checks = judged.judged;
             }
             return (judged.results, None);
         }

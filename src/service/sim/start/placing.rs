@@ -25,14 +25,14 @@ pub(super) struct Placing<'a> {
 }
 
 impl Placing<'_> {
-    /// Writes the simulation of the `iteration`th combination, PENDING.
-    pub fn place(&self, tx: &Tx, iteration: usize, combo: Combination) -> DomainResult<()> {
-        let job = self.simulation(iteration, combo);
+    /// Writes the simulation of the `placement`th combination, PENDING.
+    pub fn place(&self, tx: &Tx, placement: usize, combo: Combination) -> DomainResult<()> {
+        let job = self.simulation(placement, combo);
         Ok(store::insert(tx, &Doc::of(&job)?)?)
     }
 
     /// The simulation a combination makes.
-    fn simulation(&self, iteration: usize, combo: Combination) -> SimulationJob {
+    fn simulation(&self, placement: usize, combo: Combination) -> SimulationJob {
         let live = self.plan.plan.enrich_with_live_conversation == Some(true);
         let run_plan = JobRunPlan {
             id: self.plan.id,
@@ -52,13 +52,15 @@ impl Placing<'_> {
             customer_flow: combo.flow,
             call_id: None,
             // Live enrichment provisions a number the real call must use (the spec's name).
-            roark_phone_number: live.then(|| provisioned_number(iteration)),
+            roark_phone_number: live.then(|| provisioned_number(placement)),
             simulation_run_plan_job_id: Some(self.job_id),
-            iteration: Some(iteration as u64),
+            iteration: Some(combo.iteration as u64),
+            placement: Some(placement as u64),
             error_message: None,
             outcome: None,
             failed_checks: Vec::new(),
             unscored_checks: Vec::new(),
+            judged_checks: Vec::new(),
             invalidation: None,
             attempt_number: Some(1),
             retry_of_simulation_job_id: None,

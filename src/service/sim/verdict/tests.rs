@@ -259,3 +259,44 @@ fn nothing_to_judge_is_no_verdict() {
     assert!(t.checks.is_empty());
     assert_eq!(t.verdict(&RunPlanJobStatus::Completed), None);
 }
+
+/// One check abstaining hides no other: a known failure is a failure, and both the failed and
+/// the passed checks are named beside the one not scored.
+#[test]
+fn a_check_not_scored_leaves_the_others_results_visible_and_a_known_failure_fails() {
+    use CalculationType::*;
+    let task = definition("task_completion", MetricType::Boolean, LlmJudge, true);
+    let keypad = definition("keypad_entry", MetricType::Boolean, Provider, true);
+    let sincere = definition("sounds_sincere", MetricType::Boolean, LlmJudge, false);
+    let checks = [&task, &keypad, &sincere];
+    let values = [
+        value(task.id, Some(1.0), CaptureStatus::Success, "done"),
+        value(keypad.id, Some(0.0), CaptureStatus::Success, "the agent ignored the 2"),
+        value(sincere.id, None, CaptureStatus::DataMissing, "Cannot tell: no line says it"),
+    ];
+    let judged = judge_simulation(&checks, &values);
+    assert_eq!(judged.outcome, SimulationOutcome::Failed, "a known failure beats a missing value");
+    assert_eq!(judged.unscored.len(), 1);
+    let results: Vec<(String, bool)> = judged.judged.iter().map(|c| (c.name(), c.passed)).collect();
+    assert_eq!(results, [("task completion".to_string(), true), ("keypad entry".to_string(), false)]);
+
+    let mut sim = completed();
+    sim.outcome = Some(judged.outcome);
+    sim.failed_checks = judged.failed_checks;
+    sim.unscored_checks = judged.unscored;
+    sim.judged_checks = judged.judged;
+    assert_eq!(
+        sim.why_not_passed(),
+        "keypad entry: the agent ignored the 2; passed: task completion; not scored: sounds sincere (Cannot tell: no \
+         line says it)"
+    );
+    assert_eq!(sim.why_in_brief(), "keypad entry · not scored: sounds sincere: the agent ignored the 2");
+
+    // With nothing false it is NOT_EVALUATED, and still says what passed.
+    sim.outcome = Some(SimulationOutcome::NotEvaluated);
+    sim.failed_checks.clear();
+    sim.judged_checks.retain(|c| c.passed);
+    let why = sim.why_not_passed();
+    assert_eq!(why, "passed: task completion; not scored: sounds sincere (Cannot tell: no line says it)");
+    assert_eq!(sim.why_in_brief(), why);
+}
