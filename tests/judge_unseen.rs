@@ -27,6 +27,8 @@ const MIN_AGREEMENT: f64 = 0.9;
 /// fall below its reported coverage or agreement; a desk not listed is held to the targets.
 const REPORTED: &[(&str, usize, usize, usize)] = &[
     ("airline_baggage", 45, 28, 28),
+    // Round 20, first look (with round 19, below).
+    ("bike_workshop", 50, 26, 18),
     // Rounds 17 and 18, first look (written blind during stop 41, judged once at its end).
     ("box_office", 46, 33, 27),
     ("broadband", 55, 52, 52),
@@ -51,6 +53,8 @@ const REPORTED: &[(&str, usize, usize, usize)] = &[
     ("self_storage", 46, 24, 22),
     ("student_services", 45, 32, 29),
     ("vet_clinic", 51, 44, 44),
+    // Rounds 19 and 20, first look (written blind during stop 42, judged once at its end).
+    ("water_utility", 50, 34, 28),
 ];
 
 #[derive(Deserialize)]
