@@ -254,22 +254,43 @@ impl Checks {
 
     /// Members the input does not define.
     pub fn unknown(&mut self, at: &str, fields: &UnknownFields) {
-        self.unknown_among(at, fields, &[]);
+        self.unknown_among(at, fields, &[], &[]);
     }
 
     /// Members `T` does not define, each with the member of `T` it was likely meant to be
     /// (`unknown field flows[0].happyPaht; did you mean `happyPath`?`).
     pub fn unknown_of<T: utoipa::PartialSchema>(&mut self, at: &str, fields: &UnknownFields) {
+        self.unknown_named::<T>(at, fields, &[]);
+    }
+
+    /// As `unknown_of`, and a member the other plan format names differently is answered with
+    /// its name here (`iterations` is the bundle's name; in a plan file it is `iterationCount`).
+    pub fn unknown_named<T: utoipa::PartialSchema>(
+        &mut self,
+        at: &str,
+        fields: &UnknownFields,
+        elsewhere: &[super::suggest::NamedElsewhere],
+    ) {
         if !fields.is_empty() {
-            self.unknown_among(at, fields, &super::suggest::members::<T>());
+            self.unknown_among(at, fields, &super::suggest::members::<T>(), elsewhere);
         }
     }
 
-    /// Members the input does not define, each with the closest of `members` when one is close.
-    fn unknown_among(&mut self, at: &str, fields: &UnknownFields, members: &[String]) {
+    /// Members the input does not define, each with its name here when the other format names
+    /// it so, else the closest of `members` when one is close.
+    fn unknown_among(
+        &mut self,
+        at: &str,
+        fields: &UnknownFields,
+        members: &[String],
+        elsewhere: &[super::suggest::NamedElsewhere],
+    ) {
         for name in fields.keys() {
             let param = join(at, name);
-            let hint = super::suggest::did_you_mean(name, members.iter().map(String::as_str));
+            let hint = match elsewhere.iter().find(|e| e.there == name) {
+                Some(renamed) => format!(": {renamed}"),
+                None => super::suggest::did_you_mean(name, members.iter().map(String::as_str)),
+            };
             self.invalid(&param, format!("unknown field {param}{hint}"));
         }
     }
