@@ -38,7 +38,9 @@ async fn every_error_of_a_plan_file_comes_at_once_with_its_line() {
     let name = file.display();
     for line in [
         format!("{name}:3: maxSimulationDurationSeconds: must be a whole number, not \"sixty\""),
-        format!("{name}:4: unknown field iterations: `iterations` is the bundle's name; in a plan file it is `iterationCount`"),
+        format!(
+            "{name}:4: unknown field iterations: `iterations` is the bundle's name; in a plan file it is `iterationCount`"
+        ),
         format!("{name}:6: agentEndpoints[0].id is required"),
         format!("{name}:9: unknown field flows[0].happyPaht; did you mean `happyPath`?"),
         format!("{name}:10: unknown field flows[1].flow: `flow` is the bundle's name; in a plan file it is `slug`"),
@@ -63,9 +65,15 @@ async fn a_bundle_field_typo_gets_did_you_mean_and_a_plan_file_name_gets_the_bun
     let name = file.display();
     for line in [
         format!("{name}:6: persona/sam: unknown field backstroyPrompt; did you mean `backstoryPrompt`?"),
-        format!("{name}:11: simulationPlan/p: unknown field maxSimulationDurationSeconds: `maxSimulationDurationSeconds` is the plan file's name; in a bundle it is `maxDurationSeconds`"),
-        format!("{name}:12: simulationPlan/p: unknown field iterationCount: `iterationCount` is the plan file's name; in a bundle it is `iterations`"),
-        format!("{name}:16: simulationPlan/p: unknown field flows[0].slug: `slug` is the plan file's name; in a bundle it is `flow`"),
+        format!(
+            "{name}:11: simulationPlan/p: unknown field maxSimulationDurationSeconds: `maxSimulationDurationSeconds` is the plan file's name; in a bundle it is `maxDurationSeconds`"
+        ),
+        format!(
+            "{name}:12: simulationPlan/p: unknown field iterationCount: `iterationCount` is the plan file's name; in a bundle it is `iterations`"
+        ),
+        format!(
+            "{name}:16: simulationPlan/p: unknown field flows[0].slug: `slug` is the plan file's name; in a bundle it is `flow`"
+        ),
     ] {
         assert!(text.contains(&line), "{line:?} in the refusal:\n{text}");
     }
@@ -76,7 +84,11 @@ async fn a_bundle_given_as_a_plan_file_and_a_plan_file_given_as_a_bundle_say_wha
     let home = tempfile::tempdir().unwrap();
     let service = support::start(true).await;
     let bundle = home.path().join("suite.yaml");
-    std::fs::write(&bundle, "kind: persona\nname: sam\naccent: US\ngender: FEMALE\nlanguage: EN\n---\nkind: simulationPlan\nname: Smoke\n").unwrap();
+    std::fs::write(
+        &bundle,
+        "kind: persona\nname: sam\naccent: US\ngender: FEMALE\nlanguage: EN\n---\nkind: simulationPlan\nname: Smoke\n",
+    )
+    .unwrap();
     let bundle = bundle.to_str().unwrap();
     let output = run(against(home.path(), &service).args(["gate", "-f", bundle])).await;
     assert_exit(&output, 2);
@@ -98,7 +110,8 @@ async fn a_bundle_given_as_a_plan_file_and_a_plan_file_given_as_a_bundle_say_wha
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_base_url_from_the_environment_is_never_shown_as_a_required_flag() {
     let home = tempfile::tempdir().unwrap();
-    let output = run(switchboard(home.path()).env("SWITCHBOARD_BASE_URL", "http://127.0.0.1:9").args(["config", "apply"])).await;
+    let output =
+        run(switchboard(home.path()).env("SWITCHBOARD_BASE_URL", "http://127.0.0.1:9").args(["config", "apply"])).await;
     assert_exit(&output, 2);
     let text = stderr(&output);
     assert!(text.contains("Usage: switchboard config apply --file <PATH>..."), "{text}");
@@ -106,9 +119,14 @@ async fn a_base_url_from_the_environment_is_never_shown_as_a_required_flag() {
 
     // A kept data dir is opened whatever the environment names for other commands.
     let kept = home.path().join("kept");
-    let output = run(switchboard(home.path())
-        .env("SWITCHBOARD_BASE_URL", "http://127.0.0.1:9")
-        .args(["--data-dir", kept.to_str().unwrap(), "job", "list", "-o", "json"]))
+    let output = run(switchboard(home.path()).env("SWITCHBOARD_BASE_URL", "http://127.0.0.1:9").args([
+        "--data-dir",
+        kept.to_str().unwrap(),
+        "job",
+        "list",
+        "-o",
+        "json",
+    ]))
     .await;
     assert!(!stderr(&output).contains("cannot be used with"), "{}", stderr(&output));
 }
@@ -171,5 +189,8 @@ async fn a_misspelt_metric_slug_gets_did_you_mean_at_its_line() {
     assert!(text.contains("no metric definition task_completon; did you mean `task_completion`?"), "{text}");
     let plans = run(against(home.path(), &service).args(["plan", "list", "-o", "json"])).await;
     let plans = json(&plans);
-    assert!(plans["data"].as_array().unwrap().iter().all(|p| p["name"] != "Typo"), "a refused run saves no plan: {plans}");
+    assert!(
+        plans["data"].as_array().unwrap().iter().all(|p| p["name"] != "Typo"),
+        "a refused run saves no plan: {plans}"
+    );
 }

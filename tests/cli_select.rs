@@ -211,17 +211,25 @@ async fn rerun_failed_of_an_inline_copy_dials_that_runs_agent() {
     let never = duration_check(&service.client, false).await;
     three_cases(&service, "Copied cases", &never).await;
     let url = format!("{}/demo/agent", service.base_url());
-    let first = run(against(home.path(), &service)
-        .args(["gate", "-o", "json", "Copied cases", "--only", "unsure", "--agent-url", &url]))
+    let first = run(against(home.path(), &service).args([
+        "gate",
+        "-o",
+        "json",
+        "Copied cases",
+        "--only",
+        "unsure",
+        "--agent-url",
+        &url,
+    ]))
     .await;
     assert_exit(&first, 1);
     let first: uuid::Uuid = json(&first)["runPlanJobId"].as_str().unwrap().parse().unwrap();
     let first = service.client.get_run_plan_job(first).await.unwrap();
     let dialled = first.simulation_jobs[0].agent_endpoint.as_ref().unwrap().id;
 
-    let rerun = run(against(home.path(), &service).args(["gate", "-o", "json", "--rerun-failed"]).arg(
-        first.simulation_run_plan_job_id.to_string(),
-    ))
+    let rerun = run(against(home.path(), &service)
+        .args(["gate", "-o", "json", "--rerun-failed"])
+        .arg(first.simulation_run_plan_job_id.to_string()))
     .await;
     assert_exit(&rerun, 1);
     let job: uuid::Uuid = json(&rerun)["runPlanJobId"].as_str().unwrap().parse().unwrap();

@@ -54,7 +54,8 @@ pub fn decode_all<T: DeserializeOwned>(value: &Value) -> (Option<T>, Vec<(String
 /// takes (the file is refused all the same: the stand-in only lets the rest be read).
 fn stand_in<T: DeserializeOwned>(value: &mut Value, path: &Path, member: &str, at_fault: &str) -> bool {
     let nil = Value::String(uuid::Uuid::nil().to_string());
-    let stand_ins = [nil, Value::from(1), Value::Bool(false), Value::Array(Vec::new()), Value::Object(Default::default())];
+    let stand_ins =
+        [nil, Value::from(1), Value::Bool(false), Value::Array(Vec::new()), Value::Object(Default::default())];
     for candidate in stand_ins {
         let Some(Value::Object(members)) = at_path(value, path) else { return false };
         members.insert(member.to_owned(), candidate);

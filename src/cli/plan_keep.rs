@@ -48,8 +48,7 @@ pub async fn keep(
         if !narrowed {
             return Ok(Kept::SaveWithRun);
         }
-        let created =
-            session.client.create_run_plan(&file_plan).await.map_err(|e| super::plan::locate(document, e))?;
+        let created = session.client.create_run_plan(&file_plan).await.map_err(|e| super::plan::locate(document, e))?;
         eprintln!("{}", saved_from(&name, file, created.run_plan.id));
         return Ok(Kept::Found);
     };
@@ -94,7 +93,9 @@ fn differing(file: &RunPlanInput, saved: &RunPlanInput, ignore: &[&str]) -> Vec<
         }
     }
     let Value::Object(file) = file else { return Vec::new() };
-    file.into_iter().filter(|(member, value)| !ignore.contains(&member.as_str()) && saved.get(member) != Some(value)).collect()
+    file.into_iter()
+        .filter(|(member, value)| !ignore.contains(&member.as_str()) && saved.get(member) != Some(value))
+        .collect()
 }
 
 fn json(plan: &RunPlanInput) -> Value {
