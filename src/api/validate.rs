@@ -224,7 +224,8 @@ impl Checks {
     pub fn known<E: super::wire_enum::WireEnum>(&mut self, at: &str, member: &str, value: Option<&E>) {
         if let Some(value) = value.filter(|v| !v.is_known_value()) {
             let param = join(at, member);
-            let message = format!("{param} {} is not one of {}", quote(value.text()), E::known_list());
+            let hint = super::suggest::did_you_mean(value.text(), E::known().iter().map(E::text));
+            let message = format!("{param} {} is not one of {}{hint}", quote(value.text()), E::known_list());
             self.invalid(&param, message);
         }
     }
@@ -330,6 +331,22 @@ mod tests {
         assert_eq!(quote(&long), format!("\"{}…\"", "x".repeat(ECHO_CHARS)));
         assert_eq!(clip("say \"hi\"\u{1b}[2J", 100), "say \"hi\"\\u{1b}[2J");
         assert_eq!(clip("ééé", 2), "éé…");
+    }
+
+    #[test]
+    fn an_unknown_enum_value_gets_the_known_one_it_was_likely_meant_to_be() {
+        use crate::api::model::Direction;
+        let mut checks = Checks::default();
+        checks.known("", "direction", Some(&Direction::from("INBUOND")));
+        checks.known("", "direction", Some(&Direction::from("SIDEWAYS")));
+        let messages: Vec<String> = checks.into_violations().into_iter().map(|v| v.message).collect();
+        assert_eq!(
+            messages,
+            [
+                "direction \"INBUOND\" is not one of INBOUND, OUTBOUND; did you mean `INBOUND`?",
+                "direction \"SIDEWAYS\" is not one of INBOUND, OUTBOUND",
+            ]
+        );
     }
 
     #[test]
