@@ -223,7 +223,10 @@ async fn an_event_trigger_sends_the_events_it_lists_and_opens_nothing() {
 
 /// Runs a plan to its end; the job's final status.
 async fn run_to_end(service: &Service, plan: uuid::Uuid) -> RunPlanJobStatus {
-    let request = RunRequest { plan_id: Some(plan), ..Default::default() };
+    request_to_end(service, RunRequest { plan_id: Some(plan), ..Default::default() }).await
+}
+
+async fn request_to_end(service: &Service, request: RunRequest) -> RunPlanJobStatus {
     let job = service.client.run(&request).await.unwrap().simulation_run_plan_job_id;
     eventually(Duration::from_secs(180), || async {
         let status = service.client.get_run_plan_job(job).await.unwrap().status?;
@@ -279,6 +282,12 @@ async fn a_simulation_trigger_opens_one_issue_per_plan_after_a_failed_run_and_no
     run_to_end(&service, failing).await;
     let issues = misses(&api).await;
     assert_eq!((issues.len(), issues[0]["eventCount"].as_u64()), (1, Some(2)), "{issues:?}");
+    // A run of an inline copy of the plan (as `--agent-url`, `--only` and `--rerun-failed` send
+    // it: by the saved plan's name, not its id) is one of the plan's runs, judged by its alerts.
+    let copy = service.client.get_run_plan(failing).await.unwrap().plan.as_input();
+    request_to_end(&service, RunRequest { plan: Some(copy), ..Default::default() }).await;
+    let issues = misses(&api).await;
+    assert_eq!((issues.len(), issues[0]["eventCount"].as_u64()), (1, Some(3)), "{issues:?}");
     let (_, passes) = api.call(Method::GET, "/v1/alert/passes-failing", None).await;
     assert_eq!(passes["data"]["state"], "OK", "another plan's runs are not this alert's");
 }

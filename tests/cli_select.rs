@@ -201,3 +201,41 @@ async fn the_documented_only_example_runs_the_two_cases_it_names() {
     let iterations = 3; // the seeded plan's
     assert_eq!(report["simulations"].as_array().unwrap().len(), 2 * iterations, "{report}");
 }
+
+/// A rerun of a run made with `--agent-url` (an inline copy of the saved plan) reruns what that
+/// run ran: the copy's agent endpoint, not the saved plan's, and still as the plan's run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rerun_failed_of_an_inline_copy_dials_that_runs_agent() {
+    let service = start(true).await;
+    let home = tempfile::tempdir().unwrap();
+    let never = duration_check(&service.client, false).await;
+    three_cases(&service, "Copied cases", &never).await;
+    let url = format!("{}/demo/agent", service.base_url());
+    let first = run(against(home.path(), &service).args([
+        "gate",
+        "-o",
+        "json",
+        "Copied cases",
+        "--only",
+        "unsure",
+        "--agent-url",
+        &url,
+    ]))
+    .await;
+    assert_exit(&first, 1);
+    let first: uuid::Uuid = json(&first)["runPlanJobId"].as_str().unwrap().parse().unwrap();
+    let first = service.client.get_run_plan_job(first).await.unwrap();
+    let dialled = first.simulation_jobs[0].agent_endpoint.as_ref().unwrap().id;
+
+    let rerun = run(against(home.path(), &service)
+        .args(["gate", "-o", "json", "--rerun-failed"])
+        .arg(first.simulation_run_plan_job_id.to_string()))
+    .await;
+    assert_exit(&rerun, 1);
+    let job: uuid::Uuid = json(&rerun)["runPlanJobId"].as_str().unwrap().parse().unwrap();
+    let job = service.client.get_run_plan_job(job).await.unwrap();
+    assert_eq!(job.simulation_jobs.len(), 1, "the one failed test case of that run");
+    let again = job.simulation_jobs[0].agent_endpoint.as_ref().unwrap().id;
+    assert_eq!(again, dialled, "the copy's agent is dialled again, not the saved plan's endpoint");
+    assert_eq!(job.simulation_run_plan_id, first.simulation_run_plan_id, "still one of the plan's runs");
+}

@@ -37,6 +37,50 @@ pub fn members<T: utoipa::PartialSchema>() -> Vec<String> {
     }
 }
 
+/// A member the two plan formats (a plan file, the body of `POST /v1/simulation/plan`, and a
+/// bundle's `simulationPlan`) name differently: written with the other format's name, it is
+/// answered with the name here, never silently taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NamedElsewhere {
+    /// The name in the other format (`iterations`).
+    pub there: &'static str,
+    /// The name here (`iterationCount`).
+    pub here: &'static str,
+    /// Whose name `there` is (`the bundle's`).
+    pub whose: &'static str,
+    /// Where `here` is the name (`a plan file`).
+    pub in_here: &'static str,
+}
+
+impl std::fmt::Display for NamedElsewhere {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "`{}` is {} name; in {} it is `{}`", self.there, self.whose, self.in_here, self.here)
+    }
+}
+
+/// (the bundle's name, the plan file's name) of a plan's members.
+const PLAN_NAMES: [(&str, &str); 2] =
+    [("maxDurationSeconds", "maxSimulationDurationSeconds"), ("iterations", "iterationCount")];
+/// (the bundle's name, the plan file's name) of a flow selection's members.
+const FLOW_NAMES: [(&str, &str); 1] = [("flow", "slug")];
+
+const fn in_plan_file(names: (&'static str, &'static str)) -> NamedElsewhere {
+    NamedElsewhere { there: names.0, here: names.1, whose: "the bundle's", in_here: "a plan file" }
+}
+
+const fn in_bundle(names: (&'static str, &'static str)) -> NamedElsewhere {
+    NamedElsewhere { there: names.1, here: names.0, whose: "the plan file's", in_here: "a bundle" }
+}
+
+/// A plan file's members that a bundle names otherwise.
+pub const PLAN_FILE_PLAN: [NamedElsewhere; 2] = [in_plan_file(PLAN_NAMES[0]), in_plan_file(PLAN_NAMES[1])];
+/// A plan file's flow selection members that a bundle names otherwise.
+pub const PLAN_FILE_FLOW: [NamedElsewhere; 1] = [in_plan_file(FLOW_NAMES[0])];
+/// A bundle plan's members that a plan file names otherwise.
+pub const BUNDLE_PLAN: [NamedElsewhere; 2] = [in_bundle(PLAN_NAMES[0]), in_bundle(PLAN_NAMES[1])];
+/// A bundle plan's flow members that a plan file names otherwise.
+pub const BUNDLE_FLOW: [NamedElsewhere; 1] = [in_bundle(FLOW_NAMES[0])];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -60,5 +104,15 @@ mod tests {
             assert!(names.iter().any(|n| n == name), "{name} in {names:?}");
         }
         assert!(!names.iter().any(|n| n == "unknownFields"), "{names:?}");
+    }
+
+    #[test]
+    fn the_other_formats_name_is_answered_with_the_name_here() {
+        assert_eq!(
+            PLAN_FILE_PLAN[1].to_string(),
+            "`iterations` is the bundle's name; in a plan file it is `iterationCount`"
+        );
+        assert_eq!(BUNDLE_FLOW[0].to_string(), "`slug` is the plan file's name; in a bundle it is `flow`");
+        assert_eq!(BUNDLE_PLAN[0].there, "maxSimulationDurationSeconds");
     }
 }

@@ -224,7 +224,8 @@ impl Checks {
     pub fn known<E: super::wire_enum::WireEnum>(&mut self, at: &str, member: &str, value: Option<&E>) {
         if let Some(value) = value.filter(|v| !v.is_known_value()) {
             let param = join(at, member);
-            let message = format!("{param} {} is not one of {}", quote(value.text()), E::known_list());
+            let hint = super::suggest::did_you_mean(value.text(), E::known().iter().map(E::text));
+            let message = format!("{param} {} is not one of {}{hint}", quote(value.text()), E::known_list());
             self.invalid(&param, message);
         }
     }
@@ -254,22 +255,43 @@ impl Checks {
 
     /// Members the input does not define.
     pub fn unknown(&mut self, at: &str, fields: &UnknownFields) {
-        self.unknown_among(at, fields, &[]);
+        self.unknown_among(at, fields, &[], &[]);
     }
 
     /// Members `T` does not define, each with the member of `T` it was likely meant to be
     /// (`unknown field flows[0].happyPaht; did you mean `happyPath`?`).
     pub fn unknown_of<T: utoipa::PartialSchema>(&mut self, at: &str, fields: &UnknownFields) {
+        self.unknown_named::<T>(at, fields, &[]);
+    }
+
+    /// As `unknown_of`, and a member the other plan format names differently is answered with
+    /// its name here (`iterations` is the bundle's name; in a plan file it is `iterationCount`).
+    pub fn unknown_named<T: utoipa::PartialSchema>(
+        &mut self,
+        at: &str,
+        fields: &UnknownFields,
+        elsewhere: &[super::suggest::NamedElsewhere],
+    ) {
         if !fields.is_empty() {
-            self.unknown_among(at, fields, &super::suggest::members::<T>());
+            self.unknown_among(at, fields, &super::suggest::members::<T>(), elsewhere);
         }
     }
 
-    /// Members the input does not define, each with the closest of `members` when one is close.
-    fn unknown_among(&mut self, at: &str, fields: &UnknownFields, members: &[String]) {
+    /// Members the input does not define, each with its name here when the other format names
+    /// it so, else the closest of `members` when one is close.
+    fn unknown_among(
+        &mut self,
+        at: &str,
+        fields: &UnknownFields,
+        members: &[String],
+        elsewhere: &[super::suggest::NamedElsewhere],
+    ) {
         for name in fields.keys() {
             let param = join(at, name);
-            let hint = super::suggest::did_you_mean(name, members.iter().map(String::as_str));
+            let hint = match elsewhere.iter().find(|e| e.there == name) {
+                Some(renamed) => format!(": {renamed}"),
+                None => super::suggest::did_you_mean(name, members.iter().map(String::as_str)),
+            };
             self.invalid(&param, format!("unknown field {param}{hint}"));
         }
     }
@@ -309,6 +331,22 @@ mod tests {
         assert_eq!(quote(&long), format!("\"{}…\"", "x".repeat(ECHO_CHARS)));
         assert_eq!(clip("say \"hi\"\u{1b}[2J", 100), "say \"hi\"\\u{1b}[2J");
         assert_eq!(clip("ééé", 2), "éé…");
+    }
+
+    #[test]
+    fn an_unknown_enum_value_gets_the_known_one_it_was_likely_meant_to_be() {
+        use crate::api::model::Direction;
+        let mut checks = Checks::default();
+        checks.known("", "direction", Some(&Direction::from("INBUOND")));
+        checks.known("", "direction", Some(&Direction::from("SIDEWAYS")));
+        let messages: Vec<String> = checks.into_violations().into_iter().map(|v| v.message).collect();
+        assert_eq!(
+            messages,
+            [
+                "direction \"INBUOND\" is not one of INBOUND, OUTBOUND; did you mean `INBOUND`?",
+                "direction \"SIDEWAYS\" is not one of INBOUND, OUTBOUND",
+            ]
+        );
     }
 
     #[test]

@@ -15,40 +15,75 @@ use crate::api::validate::{index, join};
 const MOST: usize = 20;
 
 /// Decodes `value`, or lists each member that could not be read (its path and the reason),
-/// with the paths set aside; the value decoded without them, when it then could be.
+/// with the paths set aside; the value decoded without them, when it then could be. A missing
+/// member is filled with a stand-in, so the members after it (and the rules on them) are still
+/// read: every problem of the file comes at once, never one round at a time.
 pub fn decode_all<T: DeserializeOwned>(value: &Value) -> (Option<T>, Vec<(String, String)>) {
     let mut value = value.clone();
     let mut problems: Vec<(String, String)> = Vec::new();
     loop {
-        match serde_path_to_error::deserialize::<_, T>(value.clone()) {
+        let error = match serde_path_to_error::deserialize::<_, T>(value.clone()) {
             Ok(decoded) => return (Some(decoded), problems),
-            Err(error) => {
-                let param = path_text(error.path());
-                let message = error.inner().to_string();
-                // A member set aside and then missed is already reported as unreadable.
-                let missed = MISSING.as_ref().and_then(|r| r.captures(&message)).map(|c| join(&param, &c[1]));
-                let seen = problems.iter().any(|(p, _)| *p == param || Some(p) == missed.as_ref());
-                if !seen {
-                    problems.push((param, in_words(&message)));
-                }
-                // A missing member cannot be set aside, and a list item's removal would move
-                // the ones after it: stop there.
-                if seen
-                    || problems.len() >= MOST
-                    || message.starts_with("missing field")
-                    || !remove(&mut value, error.path())
-                {
-                    return (None, problems);
-                }
-            }
+            Err(error) => error,
+        };
+        let param = path_text(error.path());
+        let message = error.inner().to_string();
+        let missing = MISSING.as_ref().and_then(|r| r.captures(&message)).map(|c| c[1].to_string());
+        let at_fault = missing.as_deref().map_or_else(|| param.clone(), |member| join(&param, member));
+        // A member set aside and then missed is already reported as unreadable.
+        let seen = problems.iter().any(|(p, _)| *p == at_fault);
+        if !seen {
+            let words = match &missing {
+                Some(_) => format!("{at_fault} is required"),
+                None => in_words(&message),
+            };
+            problems.push((at_fault.clone(), words));
+        }
+        let went_on = match &missing {
+            Some(member) => stand_in::<T>(&mut value, error.path(), member, &at_fault),
+            // A list item's removal would move the ones after it: never removed.
+            None => !seen && remove(&mut value, error.path()),
+        };
+        if problems.len() >= MOST || !went_on {
+            return (None, problems);
         }
     }
+}
+
+/// Fills the missing `member` of the object at `path` with the first stand-in of a type it
+/// takes (the file is refused all the same: the stand-in only lets the rest be read).
+fn stand_in<T: DeserializeOwned>(value: &mut Value, path: &Path, member: &str, at_fault: &str) -> bool {
+    let nil = Value::String(uuid::Uuid::nil().to_string());
+    let stand_ins =
+        [nil, Value::from(1), Value::Bool(false), Value::Array(Vec::new()), Value::Object(Default::default())];
+    for candidate in stand_ins {
+        let Some(Value::Object(members)) = at_path(value, path) else { return false };
+        members.insert(member.to_owned(), candidate);
+        match serde_path_to_error::deserialize::<_, T>(value.clone()) {
+            Err(error) if path_text(error.path()) == at_fault => continue,
+            _ => return true,
+        }
+    }
+    false
+}
+
+/// The value at `path`, when every step of it is there.
+fn at_path<'v>(value: &'v mut Value, path: &Path) -> Option<&'v mut Value> {
+    let mut at = value;
+    for segment in path.iter() {
+        at = match (segment, at) {
+            (Segment::Map { key }, Value::Object(members)) => members.get_mut(key)?,
+            (Segment::Seq { index }, Value::Array(items)) => items.get_mut(*index)?,
+            _ => return None,
+        };
+    }
+    Some(at)
 }
 
 /// Removes the member at `path` (never a list item); whether it could.
 fn remove(value: &mut Value, path: &Path) -> bool {
     let segments: Vec<&Segment> = path.iter().collect();
-    let Some((last, parents)) = segments.split_last() else { return false };
+    let Some((Segment::Map { key }, parents)) = segments.split_last() else { return false };
     let mut at = value;
     for segment in parents {
         at = match (segment, at) {
@@ -63,8 +98,8 @@ fn remove(value: &mut Value, path: &Path) -> bool {
             _ => return false,
         };
     }
-    match (last, at) {
-        (Segment::Map { key }, Value::Object(members)) => members.remove(key).is_some(),
+    match at {
+        Value::Object(members) => members.remove(key).is_some(),
         _ => false,
     }
 }

@@ -21,9 +21,23 @@ pub struct Document {
 }
 
 impl Document {
-    /// Reads `file` (a path, or `-` for stdin) and parses it.
-    pub fn read(file: &str) -> Result<Document, Failure> {
-        let (name, text) = if file == "-" {
+    /// Reads every document of `file`: its name as errors say it (`stdin` for `-`) and them.
+    pub fn read_all(file: &str) -> Result<(String, Vec<Document>), Failure> {
+        let (name, text) = Document::read_text(file)?;
+        Ok((name.clone(), Document::parse_all(&name, &text)?))
+    }
+
+    /// The one document of a file read with `read_all`.
+    pub fn only(name: &str, mut documents: Vec<Document>) -> Result<Document, Failure> {
+        match documents.len() {
+            1 => Ok(documents.remove(0)),
+            0 => Err(Failure::invalid("file", format!("{name} is empty"))),
+            _ => Err(Failure::invalid("file", format!("{name} holds several YAML documents; give one"))),
+        }
+    }
+
+    fn read_text(file: &str) -> Result<(String, String), Failure> {
+        Ok(if file == "-" {
             let mut text = String::new();
             std::io::stdin().read_to_string(&mut text).map_err(|e| Failure::io("cannot read stdin", e))?;
             ("stdin".to_string(), text)
@@ -34,17 +48,13 @@ impl Document {
                 failure
             })?;
             (file.to_string(), text)
-        };
-        Document::parse(&name, &text)
+        })
     }
 
+    /// The one document of `text`.
+    #[cfg(test)]
     pub fn parse(name: &str, text: &str) -> Result<Document, Failure> {
-        let mut docs = Document::parse_all(name, text)?;
-        match docs.len() {
-            1 => Ok(docs.remove(0)),
-            0 => Err(Failure::invalid("file", format!("{name} is empty"))),
-            _ => Err(Failure::invalid("file", format!("{name} holds several YAML documents; give one"))),
-        }
+        Document::only(name, Document::parse_all(name, text)?)
     }
 
     /// Every document of a file (YAML documents separated by `---`; a JSON file is one).

@@ -15,6 +15,7 @@ mod decode_words;
 mod diff;
 mod exit;
 mod fields;
+mod file_kind;
 mod flaky;
 mod gate;
 mod help;
@@ -29,6 +30,7 @@ mod markdown;
 mod metric;
 mod output;
 mod plan;
+mod plan_keep;
 pub mod report;
 mod run;
 mod secrets;
@@ -66,11 +68,12 @@ pub struct Cli {
 #[derive(Debug, Args, Clone)]
 #[command(next_help_heading = "Inherited flags")]
 pub struct GlobalArgs {
-    /// Profile from config.toml (`local` is the embedded service).
-    #[arg(long, global = true, env = "SWITCHBOARD_PROFILE")]
+    /// Profile from config.toml (`local` is the embedded service) [default: $SWITCHBOARD_PROFILE].
+    #[arg(long, global = true)]
     pub profile: Option<String>,
-    /// Talk to this service instead of the profile's; the key comes from SWITCHBOARD_API_KEY or `login`.
-    #[arg(long, global = true, env = "SWITCHBOARD_BASE_URL")]
+    /// Talk to this service instead of the profile's; the key comes from SWITCHBOARD_API_KEY or
+    /// `login` [default: $SWITCHBOARD_BASE_URL].
+    #[arg(long, global = true)]
     pub base_url: Option<String>,
     /// Run the command against a throwaway local service: fresh data dir, seeded, stopped when the command ends.
     #[arg(long, global = true)]
@@ -100,7 +103,29 @@ pub struct GlobalArgs {
     pub config: Option<PathBuf>,
 }
 
+/// The environment's defaults of `--profile` and `--base-url`.
+const PROFILE_ENV: &str = "SWITCHBOARD_PROFILE";
+const BASE_URL_ENV: &str = "SWITCHBOARD_BASE_URL";
+
 impl GlobalArgs {
+    /// Fills `--profile` and `--base-url` from the environment where no flag picks the service.
+    /// Read here rather than by clap's `env`, which counts an environment value as given: usage
+    /// lines then showed `--base-url` as if required, and `--data-dir` or `--embedded` conflicted
+    /// with a variable set for other commands.
+    pub fn with_environment(mut self, lookup: impl Fn(&str) -> Option<String>) -> GlobalArgs {
+        if self.data_dir.is_some() || self.embedded {
+            return self;
+        }
+        let set = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
+        if self.base_url.is_none() {
+            self.base_url = set(BASE_URL_ENV);
+        }
+        if self.profile.is_none() {
+            self.profile = set(PROFILE_ENV);
+        }
+        self
+    }
+
     /// Which service the flags pick.
     pub fn selection(&self) -> Selection {
         Selection {
@@ -200,6 +225,7 @@ pub fn command() -> clap::Command {
 pub fn parse() -> Cli {
     let matches = command().get_matches();
     let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    cli.global = cli.global.with_environment(|name| std::env::var(name).ok());
     let selection = help::selection(&matches);
     if selection.is_some() {
         cli.global.output = Format::Json;

@@ -44,7 +44,9 @@ impl Tabular for RunPlan {
 /// An inline plan file (`run -f`, `gate -f`, `plan create -f`) with its `agent:` section taken
 /// out: the file, the plan, and the section.
 pub fn plan_file(file: &str, agent: &AgentArgs) -> Result<(Document, RunPlanInput, Option<AgentSection>), Failure> {
-    let mut document = Document::read(file)?;
+    let (name, documents) = Document::read_all(file)?;
+    super::file_kind::refuse_bundle(&name, &documents)?;
+    let mut document = Document::only(&name, documents)?;
     let section = match document.take("agent") {
         Some(value) => Some(
             serde_json::from_value::<AgentSection>(value)

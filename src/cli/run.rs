@@ -70,6 +70,7 @@ impl RunSpec {
         if !self.suite.is_empty() {
             super::config::apply_suite(session, &self.suite).await?;
         }
+        let mut file_plan = None;
         let (mut plan_id, mut inline, plan_name, section, document) = match (&self.plan, &self.file) {
             (Some(plan), None) => {
                 let plan = plan::resolve(&session.client, plan).await?;
@@ -78,6 +79,7 @@ impl RunSpec {
             (None, Some(file)) => {
                 let (document, input, section) = plan::plan_file(file, &self.agent)?;
                 let name = input.name.clone();
+                file_plan = Some(input.clone());
                 (None, Some(input), name, section, Some(document))
             }
             (None, None) => match self.select.rerun_failed {
@@ -99,8 +101,16 @@ impl RunSpec {
                 (None, None) => return Err(Failure::usage("no plan to choose test cases from")),
             };
             select::narrow(&session.client, &mut input, &self.select, &label).await?;
+            if let Some(job) = self.select.rerun_failed {
+                // What that run ran: an inline copy's agent (`--agent-url`), not the saved plan's.
+                let endpoints = select::endpoints_of_job(&session.client, job).await?;
+                if !endpoints.is_empty() {
+                    input.agent_endpoints = Some(endpoints);
+                }
+            }
             inline = Some(input);
         }
+        let mut own_agent = None;
         if let Some(agent) = HttpAgent::from(&self.agent, section)? {
             session.may_write("--agent-url")?;
             // The agent's endpoint replaces the plan's: a saved plan runs as an inline copy.
@@ -111,14 +121,24 @@ impl RunSpec {
                     None => return Err(Failure::usage("no plan to point at the agent")),
                 },
             };
-            input.agent_endpoints = Some(vec![agent.provision(&session.client).await?]);
+            let endpoints = vec![agent.provision(&session.client).await?];
+            input.agent_endpoints = Some(endpoints.clone());
+            own_agent = Some(endpoints);
             inline = Some(input);
+        }
+        let mut save_as_plan = None;
+        if let (Some(document), Some(file_plan)) = (&document, file_plan) {
+            session.may_write("run")?;
+            let narrowed = self.select.narrows();
+            let kept = super::plan_keep::keep(session, document, file_plan, own_agent, narrowed).await?;
+            save_as_plan = (kept == super::plan_keep::Kept::SaveWithRun).then_some(true);
         }
         warn_unused_variables(session, plan_id, inline.as_ref(), &variables).await;
         let request = RunRequest {
             plan_id,
             plan: inline,
             variables: (!variables.is_empty()).then_some(RunVariables::Flat(variables)),
+            save_as_plan,
             ..Default::default()
         };
         Ok(Prepared { request, plan_name, document })
@@ -181,10 +201,16 @@ fn variables(pairs: &[String]) -> Result<Variables, Failure> {
 /// Starts the run; a refused inline plan points at the line of the member at fault.
 pub async fn start(session: &Session, prepared: &Prepared) -> Result<RunStarted, Failure> {
     session.may_write("run")?;
-    session.client.run(&prepared.request).await.map_err(|error| match &prepared.document {
+    let started = session.client.run(&prepared.request).await.map_err(|error| match &prepared.document {
         Some(document) => plan::locate(document, error),
         None => error.into(),
-    })
+    })?;
+    if let (true, Some(name), Some(document), Some(id)) =
+        (started.saved_as_plan, &prepared.plan_name, &prepared.document, started.simulation_run_plan_id)
+    {
+        eprintln!("{}", super::plan_keep::saved_from(name, &document.name, id));
+    }
+    Ok(started)
 }
 
 /// Prepares the run unless a signal comes first: Ctrl-C while a plan is being resolved ends

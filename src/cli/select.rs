@@ -255,6 +255,19 @@ async fn failed_cases(client: &Client, job: Uuid, label: &PlanRef<'_>) -> Result
 }
 
 /// The plan a rerun runs when none is named: the earlier run's own, when it was saved.
+/// The agent endpoints a run's simulations dialled, in first-seen order: a rerun of a run of an
+/// inline copy (`--agent-url`) dials them again, not the saved plan's.
+pub async fn endpoints_of_job(client: &Client, job: Uuid) -> Result<Vec<IdRef>, Failure> {
+    let run = client.get_run_plan_job(job).await?;
+    let mut endpoints: Vec<IdRef> = Vec::new();
+    for id in run.simulation_jobs.iter().filter_map(|s| s.agent_endpoint.as_ref().map(|e| e.id)) {
+        if !endpoints.iter().any(|e| e.id == id) {
+            endpoints.push(IdRef { id });
+        }
+    }
+    Ok(endpoints)
+}
+
 pub async fn plan_of_job(client: &Client, job: Uuid) -> Result<RunPlan, Failure> {
     let unsaved = || {
         Failure::invalid(

@@ -98,7 +98,7 @@ impl AgentEndpointUpdate {
 
 impl Validate for AgentEndpointUpdate {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.length(at, "environment", self.environment.as_deref(), 1, Some(ENVIRONMENT_MAX));
         c.known(at, "outboundDialType", self.outbound_dial_type.as_ref());
     }
@@ -151,7 +151,7 @@ pub struct AgentInput {
 
 impl Validate for AgentInput {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.required(at, "name", &self.name);
         c.length(at, "name", self.name.as_deref(), 1, Some(200));
         c.length(at, "description", self.description.as_deref(), 0, Some(2000));
@@ -177,7 +177,7 @@ pub struct AgentUpdate {
 
 impl Validate for AgentUpdate {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.length(at, "name", self.name.as_deref(), 1, Some(200));
         c.length(at, "description", self.description.clone().flatten().as_deref(), 0, Some(2000));
     }
@@ -223,7 +223,7 @@ pub struct AgentEndpointInput {
 
 impl Validate for AgentEndpointInput {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.required(at, "agentId", &self.agent_id);
         c.required(at, "direction", &self.direction);
         c.known(at, "direction", self.direction.as_ref());
@@ -298,7 +298,7 @@ pub fn body_text(body: Option<&serde_json::Value>) -> Option<String> {
 
 impl Validate for HttpRequestDefinitionInput {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.required(at, "scope", &self.scope);
         c.known(at, "scope", self.scope.as_ref());
         c.required(at, "url", &self.url);
@@ -340,7 +340,7 @@ pub struct HttpRequestDefinitionUpdate {
 
 impl Validate for HttpRequestDefinitionUpdate {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         let request = Request { url: self.url.as_deref(), method: self.method.as_ref(), body: self.body.as_ref() };
         request.check(c, at, self.description.as_deref());
         headers::check_headers(c, at, self.headers.as_ref(), TRANSPORT_HEADERS, TRANSPORTS, Masks::KeepStored);

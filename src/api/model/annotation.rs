@@ -52,7 +52,7 @@ pub struct AnnotationInput {
 impl Validate for AnnotationInput {
     fn check(&self, c: &mut Checks, at: &str) {
         use annotation_limits::*;
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.required(at, "callId", &self.call_id);
         c.required(at, "metricDefinitionId", &self.metric_definition_id);
         c.required(at, "label", &self.label);

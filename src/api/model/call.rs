@@ -440,7 +440,7 @@ impl ToSchema for TranscriptInput {
 impl Validate for CallInput {
     fn check(&self, c: &mut Checks, at: &str) {
         use call_limits::*;
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.known(at, "callDirection", self.call_direction.as_ref());
         c.known(at, "direction", self.direction.as_ref());
         if let (Some(a), Some(b)) = (&self.call_direction, &self.direction)

@@ -102,7 +102,7 @@ pub struct CollectionJobInput {
 impl Validate for CollectionJobInput {
     fn check(&self, c: &mut Checks, at: &str) {
         use collection_limits::*;
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.items(at, "metrics", self.metrics.as_deref(), 1, Some(METRICS_MAX));
         c.items(at, "policyIds", self.policy_ids.as_deref(), 1, Some(IDS_MAX));
         c.items(at, "callIds", self.call_ids.as_deref(), 1, Some(IDS_MAX));

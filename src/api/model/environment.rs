@@ -49,7 +49,7 @@ impl Validate for EnvironmentInput {
 
 fn check_members(c: &mut Checks, at: &str, input: &EnvironmentInput) {
     use environment_limits::*;
-    c.unknown(at, &input.unknown_fields);
+    c.unknown_of::<EnvironmentInput>(at, &input.unknown_fields);
     c.length(at, "name", input.name.as_deref(), 1, Some(NAME_MAX));
     if input.name.as_deref().is_some_and(|n| n.trim().is_empty()) {
         c.invalid(crate::api::validate::join(at, "name"), "name must not be blank");

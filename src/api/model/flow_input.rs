@@ -27,7 +27,7 @@ pub struct ExpectationInput {
 
 impl Validate for ExpectationInput {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.required(at, "prompt", &self.prompt);
         c.length(at, "prompt", self.prompt.as_deref(), 1, Some(flow_limits::CONTENT_MAX));
     }
@@ -97,7 +97,7 @@ impl FlowStepInput {
 
 impl Validate for FlowStepInput {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.required(at, "type", &self.step_type);
         c.known(at, "type", self.step_type.as_ref());
         if let Some(kind) = self.step_type.as_ref().filter(|k| k.is_known()) {
@@ -161,7 +161,7 @@ pub struct FlowInput {
 
 impl Validate for FlowInput {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.required(at, "type", &self.flow_type);
         c.required(at, "title", &self.title);
         check_flow_members(c, at, &FlowMembers::of_input(self));
@@ -252,7 +252,7 @@ pub struct FlowUpdate {
 
 impl Validate for FlowUpdate {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         check_flow_members(c, at, &FlowMembers::of_update(self));
     }
 }
@@ -326,7 +326,7 @@ pub struct GraphInput {
 
 impl Validate for GraphInput {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.required(at, "graph", &self.graph);
         c.items(at, "graph", self.graph.as_deref(), 0, Some(flow_limits::STEPS_MAX));
         c.each(at, "graph", self.graph.as_deref());

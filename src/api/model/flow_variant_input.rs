@@ -50,7 +50,7 @@ pub struct VariantInput {
 
 impl Validate for VariantInput {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.length(at, "title", self.title.as_deref(), 1, Some(flow_limits::TITLE_MAX));
         if self.title.as_deref().is_some_and(|t| !t.is_empty() && t.trim().is_empty()) {
             c.invalid(join(at, "title"), format!("{} must not be blank", join(at, "title")));

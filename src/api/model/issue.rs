@@ -82,7 +82,7 @@ impl EvidenceInput {
 impl Validate for IssueInput {
     fn check(&self, c: &mut Checks, at: &str) {
         use issue_limits::*;
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.required(at, "title", &self.title);
         c.length(at, "title", self.title.as_deref(), TITLE_MIN, Some(TITLE_MAX));
         c.length(at, "summary", self.summary.as_deref(), SUMMARY_MIN, Some(SUMMARY_MAX));
@@ -160,7 +160,7 @@ pub struct IssueUpdate {
 
 impl Validate for IssueUpdate {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.known(at, "status", self.status.as_ref());
         c.known(at, "severity", self.severity.as_ref().and_then(Option::as_ref));
         if self.status.is_none() && self.severity.is_none() && self.assignee_user_id.is_none() {

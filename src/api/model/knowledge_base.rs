@@ -117,7 +117,7 @@ impl KnowledgeBaseInput {
 impl Validate for KnowledgeBaseInput {
     fn check(&self, c: &mut Checks, at: &str) {
         use knowledge_limits::*;
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.required(at, "name", &self.name);
         c.length(at, "name", self.name.as_deref(), 1, Some(NAME_MAX));
         c.length(at, "description", self.description.as_deref(), 0, Some(DESCRIPTION_MAX));
@@ -138,7 +138,7 @@ impl Validate for KnowledgeBaseInput {
 impl Validate for KnowledgeFile {
     fn check(&self, c: &mut Checks, at: &str) {
         use knowledge_limits::*;
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.required(at, "filename", &self.filename);
         c.length(at, "filename", self.filename.as_deref(), 1, Some(FILENAME_MAX));
         c.length(at, "mimeType", self.mime_type.as_deref(), 1, Some(MIME_TYPE_MAX));

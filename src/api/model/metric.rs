@@ -178,7 +178,7 @@ pub struct MetricVariantInput {
 
 impl Validate for MetricVariantInput {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         if let Some(name) = c.required(at, "name", &self.name)
             && let Some(problem) = variant_name_problem(name)
         {
@@ -629,7 +629,7 @@ impl ThresholdInput {
 impl Validate for ThresholdInput {
     fn check(&self, c: &mut Checks, at: &str) {
         use threshold_limits::*;
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.required(at, "operator", &self.operator);
         c.known(at, "operator", self.operator.as_ref());
         c.known(at, "aggregationMode", self.aggregation_mode.as_ref());
@@ -732,7 +732,7 @@ impl MetricDefinitionInput {
 impl Validate for MetricDefinitionInput {
     fn check(&self, c: &mut Checks, at: &str) {
         use metric_limits::*;
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.required(at, "name", &self.name);
         c.length(at, "name", self.name.as_deref(), 1, Some(NAME_MAX));
         c.length(at, "slug", self.slug.as_deref(), threshold_limits::SLUG_MIN, Some(threshold_limits::SLUG_MAX));

@@ -139,7 +139,7 @@ impl Validate for PersonaFields {
 impl PersonaFields {
     /// Every rule but the required name, which only a creation needs.
     fn check_members(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         use persona_limits::*;
         c.length(at, "name", self.name.as_deref(), 1, Some(NAME_MAX));
         c.length(at, "displayName", self.display_name.as_deref(), 1, Some(NAME_MAX));

@@ -136,7 +136,7 @@ impl From<Uuid> for PolicyMetric {
 impl Validate for PolicyInput {
     fn check(&self, c: &mut Checks, at: &str) {
         use policy_limits::*;
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.required(at, "name", &self.name);
         c.length(at, "name", self.name.as_deref(), 1, Some(NAME_MAX));
         c.required(at, "modality", &self.modality);
@@ -234,7 +234,7 @@ pub struct PolicyUpdate {
 
 impl Validate for PolicyUpdate {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.length(at, "name", self.name.as_deref(), 1, Some(policy_limits::NAME_MAX));
         c.known(at, "status", self.status.as_ref());
         check_conditions(c, at, self.conditions.as_deref());

@@ -263,7 +263,7 @@ impl RunPlanInput {
     /// they change is read).
     pub fn check_members(&self, c: &mut Checks, at: &str) {
         use run_plan_limits::*;
-        c.unknown_of::<Self>(at, &self.unknown_fields);
+        c.unknown_named::<Self>(at, &self.unknown_fields, &crate::api::suggest::PLAN_FILE_PLAN);
         c.length(at, "name", self.name.as_deref(), 1, Some(NAME_MAX));
         c.length(at, "description", self.description.as_deref(), 0, Some(DESCRIPTION_MAX));
         c.known(at, "direction", self.direction.as_ref());
@@ -345,7 +345,7 @@ pub struct FlowSelection {
 
 impl Validate for FlowSelection {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown_of::<Self>(at, &self.unknown_fields);
+        c.unknown_named::<Self>(at, &self.unknown_fields, &crate::api::suggest::PLAN_FILE_FLOW);
         match (&self.id, &self.slug) {
             (None, None) => c.missing(join(at, "id")),
             (Some(_), Some(_)) => c.invalid(join(at, "slug"), "give either id or slug, not both"),

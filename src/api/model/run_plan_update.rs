@@ -79,7 +79,7 @@ pub struct RunPlanUpdate {
 
 impl Validate for RunPlanUpdate {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         const NO_SWEEPS: &str = "the local service runs no sweeps: send null (or leave it out)";
         if matches!(self.comparison_property, Some(Some(_))) {
             c.invalid(join(at, "comparisonProperty"), format!("comparisonProperty: {NO_SWEEPS}"));

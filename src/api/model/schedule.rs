@@ -153,7 +153,7 @@ impl Schedule {
     /// Reads the schedule, reporting each broken rule under `at`: each member on its own, then
     /// which members its type takes, then what they say together.
     fn read(&self, c: &mut Checks, at: &str) -> Option<ScheduleRule> {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         let schedule_type = c.required(at, "type", &self.schedule_type).cloned();
         c.known(at, "type", self.schedule_type.as_ref());
         let timezone = self.read_timezone(c, at);

@@ -70,7 +70,7 @@ pub struct WebhookInput {
 impl Validate for WebhookInput {
     fn check(&self, c: &mut Checks, at: &str) {
         use webhook_limits::*;
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         if let Some(events) = c.required(at, "events", &self.events) {
             c.items(at, "events", Some(events), 1, Some(EVENTS_MAX));
             c.known_each(at, "events", Some(events));

@@ -81,6 +81,11 @@ impl Bundle {
                 list.into_iter().enumerate().map(|(i, r)| (index("resources", i), r)).collect()
             }
             Value::Array(list) => list.iter().cloned().enumerate().map(|(i, r)| (index("", i), r)).collect(),
+            value if crate::cli::file_kind::is_plan_file(value) => {
+                let message = crate::cli::file_kind::plan_file_in_bundle(&document);
+                problems.push(Problem { param: "kind".into(), message });
+                Vec::new()
+            }
             _ => {
                 problems.push(Problem {
                     param: "kind".into(),
@@ -156,6 +161,8 @@ impl Bundle {
                     // The service names the member from the body's root; the file, from the resource.
                     let message = match message.strip_prefix(param.as_str()) {
                         Some(rest) if !relative.is_empty() => format!("{relative}{rest}"),
+                        // `unknown field resources[0].x` names it inside the message.
+                        _ if !relative.is_empty() && !param.is_empty() => message.replace(&param, &relative),
                         _ => message.clone(),
                     };
                     self.problem(i, &relative, &message).message

@@ -14,7 +14,7 @@ use crate::wire_enum;
 
 /// `kind: agent`: an agent under test and how it is reached.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentConfig {
     pub name: Option<String>,
@@ -26,12 +26,13 @@ pub struct AgentConfig {
     pub prompt: Option<String>,
     pub endpoints: Option<Vec<AgentEndpointConfig>>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
 impl Validate for AgentConfig {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         check_name(c, at, &self.name, NAME_MAX);
         c.length(at, "displayName", self.display_name.as_deref(), 1, Some(NAME_MAX));
         c.length(at, "description", self.description.as_deref(), 0, Some(DESCRIPTION_MAX));
@@ -50,7 +51,7 @@ impl Validate for AgentConfig {
 
 /// One endpoint of a bundle agent: a phone number or a websocket URL.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentEndpointConfig {
     pub value: Option<String>,
@@ -66,12 +67,13 @@ pub struct AgentEndpointConfig {
     /// The `name` of the HTTP request definition that dials the agent (HTTP_REQUEST).
     pub outbound_dial_http_request_definition: Option<String>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
 impl Validate for AgentEndpointConfig {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.required(at, "value", &self.value);
         c.length(at, "value", self.value.as_deref(), 1, Some(URL_MAX));
         c.one_of(at, "type", self.endpoint_type.as_ref(), &[EndpointType::Phone, EndpointType::Websocket]);
@@ -91,7 +93,7 @@ pub const URL_MAX: usize = 2_000;
 
 /// `kind: httpRequestDefinition`: the request that dials an agent out.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct HttpRequestDefinitionConfig {
     pub name: Option<String>,
@@ -103,13 +105,14 @@ pub struct HttpRequestDefinitionConfig {
     pub description: Option<String>,
     pub headers: Option<BTreeMap<String, String>>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
 impl Validate for HttpRequestDefinitionConfig {
     fn check(&self, c: &mut Checks, at: &str) {
         use crate::api::model::request_definition_limits::*;
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         check_name(c, at, &self.name, NAME_MAX);
         c.required(at, "url", &self.url);
         c.length(at, "url", self.url.as_deref(), 1, Some(URL_MAX));
@@ -163,7 +166,7 @@ wire_enum! {
 
 /// `kind: tool`: a tool an agent may call, and what calling it should yield.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolConfig {
     pub name: Option<String>,
@@ -175,12 +178,13 @@ pub struct ToolConfig {
     pub invocation_criteria: Option<String>,
     pub parameters: Option<BTreeMap<String, ToolParameterType>>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
 impl Validate for ToolConfig {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         check_name(c, at, &self.name, NAME_MAX);
         c.length(at, "agent", self.agent.as_deref(), 1, Some(NAME_MAX));
         c.length(at, "description", self.description.as_deref(), 0, Some(DESCRIPTION_MAX));
@@ -202,7 +206,7 @@ impl Validate for ToolConfig {
 
 /// How a tool is served: an HTTP call.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolHandlerConfig {
     #[serde(rename = "type")]
@@ -210,12 +214,13 @@ pub struct ToolHandlerConfig {
     pub url: Option<String>,
     pub method: Option<HttpMethod>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
 impl Validate for ToolHandlerConfig {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.required(at, "type", &self.handler_type);
         c.known(at, "type", self.handler_type.as_ref());
         c.required(at, "url", &self.url);

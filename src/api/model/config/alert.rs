@@ -43,7 +43,7 @@ wire_enum! { pub enum DeliveryFormat { Message = "MESSAGE", Pdf = "PDF" } }
 
 /// `kind: alert`.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AlertConfig {
     pub name: Option<String>,
@@ -55,12 +55,13 @@ pub struct AlertConfig {
     /// The severity of the issues it opens (local extension); MEDIUM when omitted.
     pub severity: Option<Severity>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
 impl Validate for AlertConfig {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         check_name(c, at, &self.name, NAME_MAX);
         c.length(at, "displayName", self.display_name.as_deref(), 1, Some(NAME_MAX));
         c.known(at, "severity", self.severity.as_ref());
@@ -77,7 +78,7 @@ impl Validate for AlertConfig {
 /// An alert's trigger, every member of every shape allowed through decoding so that
 /// `validate()` names each one the shape does not take.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AlertTriggerConfig {
     #[serde(rename = "type")]
@@ -102,12 +103,13 @@ pub struct AlertTriggerConfig {
     /// The `name` of the simulation plan watched.
     pub plan: Option<String>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
 impl Validate for AlertTriggerConfig {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.required(at, "type", &self.trigger_type);
         c.known(at, "type", self.trigger_type.as_ref());
         let threshold = [
@@ -169,19 +171,20 @@ impl Validate for AlertTriggerConfig {
 
 /// Where an alert says it fired.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AlertActionsConfig {
     pub slack: Option<Vec<SlackChannelConfig>>,
     /// Webhook URLs.
     pub webhooks: Option<Vec<String>>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
 impl Validate for AlertActionsConfig {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.items(at, "slack", self.slack.as_deref(), 0, Some(LIST_MAX));
         c.each(at, "slack", self.slack.as_deref());
         super::check_texts(c, at, "webhooks", self.webhooks.as_deref(), super::agent::URL_MAX);

@@ -13,7 +13,7 @@ use crate::api::validate::{Checks, Validate, index, join};
 
 /// `kind: flow, type: scripted`: a conversation the caller follows step by step.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ScriptedFlowConfig {
     pub name: Option<String>,
@@ -28,12 +28,13 @@ pub struct ScriptedFlowConfig {
     pub expectations: Option<Vec<String>>,
     pub off_script: Option<OffScriptConfig>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
 impl Validate for ScriptedFlowConfig {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         check_name(c, at, &self.name, NAME_MAX);
         c.length(at, "title", self.title.as_deref(), 1, Some(TITLE_MAX));
         c.length(at, "description", self.description.as_deref(), 0, Some(DESCRIPTION_MAX));
@@ -66,7 +67,7 @@ pub(crate) fn check_expectations(c: &mut Checks, at: &str, expectations: Option<
 
 /// What the caller does when the agent goes off script.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OffScriptConfig {
     pub max_attempts: Option<i64>,
@@ -75,12 +76,13 @@ pub struct OffScriptConfig {
     pub then: Option<OffScriptThen>,
     pub wait_seconds: Option<i64>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
 impl Validate for OffScriptConfig {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.range(at, "maxAttempts", self.max_attempts, Some(0), Some(10));
         c.known(at, "reaction", self.reaction.as_ref());
         c.length(at, "sayLine", self.say_line.as_deref(), 0, Some(TEXT_MAX));
@@ -95,7 +97,7 @@ impl Validate for OffScriptConfig {
 /// One step of a scripted flow's graph. `steps` follow it (several: alternatives);
 /// `mergeInto` names the `ref`s of the steps its branch joins again.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ConfigFlowStep {
     #[serde(rename = "type")]
@@ -113,15 +115,17 @@ pub struct ConfigFlowStep {
     /// Removed by the hosted interface: `stage` with `required: true` says it.
     pub required_for_valid_run: Option<bool>,
     pub silence_duration_seconds: Option<i64>,
+    #[schema(value_type = Option<Object>)]
     pub stage: Option<StageConfig>,
     pub steps: Option<Vec<ConfigFlowStep>>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
 impl ConfigFlowStep {
     fn check_at(&self, c: &mut Checks, at: &str, depth: usize) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.required(at, "type", &self.step_type);
         c.known(at, "type", self.step_type.as_ref());
         c.length(at, "content", self.content.as_deref(), 0, Some(TEXT_MAX));
@@ -190,7 +194,7 @@ impl Validate for StageConfig {
                 }
             }
             StageConfig::Detail(detail) => {
-                c.unknown(at, &detail.unknown_fields);
+                c.unknown_of::<StageDetail>(at, &detail.unknown_fields);
                 c.required(at, "name", &detail.name);
                 c.length(at, "name", detail.name.as_deref(), 1, Some(TITLE_MAX));
             }
@@ -200,19 +204,20 @@ impl Validate for StageConfig {
 
 /// A stage with its settings.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct StageDetail {
     pub name: Option<String>,
     pub analyze: Option<bool>,
     pub required: Option<bool>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
 /// `kind: flow, type: improv`: a caller who improvises from a brief.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ImprovFlowConfig {
     pub name: Option<String>,
@@ -224,12 +229,13 @@ pub struct ImprovFlowConfig {
     pub edge_cases: Option<Vec<EdgeCaseConfig>>,
     pub expectations: Option<Vec<String>>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
 impl Validate for ImprovFlowConfig {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         check_name(c, at, &self.name, NAME_MAX);
         c.length(at, "title", self.title.as_deref(), 1, Some(TITLE_MAX));
         c.length(at, "description", self.description.as_deref(), 0, Some(DESCRIPTION_MAX));
@@ -262,7 +268,7 @@ impl Validate for ImprovFlowConfig {
 
 /// An improv flow's happy path: who calls, from where, with what brief.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct HappyPathConfig {
     /// The `name` of a simulation environment.
@@ -273,12 +279,13 @@ pub struct HappyPathConfig {
     pub prompt: Option<String>,
     pub title: Option<String>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
 impl Validate for HappyPathConfig {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.required(at, "environment", &self.environment);
         c.length(at, "environment", self.environment.as_deref(), 1, Some(NAME_MAX));
         c.required(at, "persona", &self.persona);
@@ -291,7 +298,7 @@ impl Validate for HappyPathConfig {
 
 /// An improv flow's edge case: the happy path's persona and environment unless it names its own.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EdgeCaseConfig {
     pub name: Option<String>,
@@ -302,12 +309,13 @@ pub struct EdgeCaseConfig {
     pub prompt: Option<String>,
     pub title: Option<String>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
 impl Validate for EdgeCaseConfig {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         check_name(c, at, &self.name, NAME_MAX);
         c.length(at, "environment", self.environment.as_deref(), 1, Some(NAME_MAX));
         check_expectations(c, at, self.expectations.as_deref());

@@ -15,7 +15,7 @@ use crate::api::validate::{Checks, Validate, index, join};
 
 /// `kind: metric`: an LLM-judged metric; its `name` is its slug.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MetricConfig {
     pub name: Option<String>,
@@ -35,6 +35,7 @@ pub struct MetricConfig {
     pub scale_min: Option<i64>,
     pub scope: Option<MetricScope>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
@@ -45,7 +46,7 @@ pub const CONFIG_METRIC_TYPES: &[MetricType] =
 impl Validate for MetricConfig {
     fn check(&self, c: &mut Checks, at: &str) {
         use metric_limits::*;
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         check_name(c, at, &self.name, METRIC_NAME_MAX);
         if let Some(name) = &self.name
             && !name.chars().all(|ch| ch.is_ascii_alphanumeric() || matches!(ch, '_' | '-' | '.'))
@@ -99,20 +100,21 @@ impl Validate for MetricConfig {
 
 /// One option of a classification metric.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MetricOptionConfig {
     pub display_order: Option<i64>,
     pub label: Option<String>,
     pub description: Option<String>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
 impl Validate for MetricOptionConfig {
     fn check(&self, c: &mut Checks, at: &str) {
         use metric_limits::*;
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.required(at, "displayOrder", &self.display_order);
         c.range(at, "displayOrder", self.display_order, Some(0), Some(DISPLAY_ORDER_MAX));
         c.required(at, "label", &self.label);
@@ -123,7 +125,7 @@ impl Validate for MetricOptionConfig {
 
 /// One label of a scale metric.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ScaleLabelConfig {
     pub display_order: Option<i64>,
@@ -133,13 +135,14 @@ pub struct ScaleLabelConfig {
     pub color_hex: Option<String>,
     pub description: Option<String>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
 impl Validate for ScaleLabelConfig {
     fn check(&self, c: &mut Checks, at: &str) {
         use metric_limits::*;
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.required(at, "displayOrder", &self.display_order);
         c.range(at, "displayOrder", self.display_order, Some(0), Some(DISPLAY_ORDER_MAX));
         c.required(at, "label", &self.label);
@@ -160,23 +163,25 @@ impl Validate for ScaleLabelConfig {
 
 /// `kind: collector`: which metrics are collected for which calls or chats (a metric policy).
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CollectorConfig {
     pub name: Option<String>,
     /// The policy's name as people see it; `name` when omitted.
     pub display_name: Option<String>,
+    #[schema(value_type = Option<Vec<Object>>)]
     pub metrics: Option<Vec<CollectorMetric>>,
     pub modality: Option<Modality>,
     pub filters: Option<Vec<CollectorFilterConfig>>,
     pub status: Option<PolicyStatus>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
 impl Validate for CollectorConfig {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         check_name(c, at, &self.name, NAME_MAX);
         c.length(at, "displayName", self.display_name.as_deref(), 1, Some(policy_limits::NAME_MAX));
         c.required(at, "metrics", &self.metrics);
@@ -215,7 +220,7 @@ impl CollectorMetric {
 
 /// A metric a collector collects, with the settings it takes there.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CollectorMetricConfig {
     pub metric: Option<String>,
@@ -224,12 +229,13 @@ pub struct CollectorMetricConfig {
     pub verified_properties: Option<Vec<String>>,
     pub voicemail_script: Option<String>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
 impl Validate for CollectorMetricConfig {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.required(at, "metric", &self.metric);
         c.length(at, "metric", self.metric.as_deref(), 1, Some(METRIC_NAME_MAX));
         check_texts(c, at, "excludedPhrases", self.excluded_phrases.as_deref(), TEXT_MAX);
@@ -241,17 +247,18 @@ impl Validate for CollectorMetricConfig {
 
 /// A group of conditions that must all hold.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CollectorFilterConfig {
     pub conditions: Option<Vec<CollectorConditionConfig>>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
 impl Validate for CollectorFilterConfig {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.required(at, "conditions", &self.conditions);
         c.items(at, "conditions", self.conditions.as_deref(), 1, Some(policy_limits::CONDITIONS_MAX));
         c.each(at, "conditions", self.conditions.as_deref());
@@ -260,7 +267,7 @@ impl Validate for CollectorFilterConfig {
 
 /// One condition of a collector's filter.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CollectorConditionConfig {
     pub key: Option<String>,
@@ -269,13 +276,14 @@ pub struct CollectorConditionConfig {
     pub operator: Option<ConditionOperator>,
     pub value: Option<String>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
 impl Validate for CollectorConditionConfig {
     fn check(&self, c: &mut Checks, at: &str) {
         use policy_limits::CONDITION_TEXT_MAX;
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.required(at, "key", &self.key);
         c.length(at, "key", self.key.as_deref(), 1, Some(CONDITION_TEXT_MAX));
         c.required(at, "type", &self.condition_type);

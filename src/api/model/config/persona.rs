@@ -9,7 +9,7 @@ use crate::api::validate::{Checks, Validate};
 
 /// `kind: persona`: how a simulated caller sounds and behaves.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PersonaConfig {
     pub name: Option<String>,
@@ -31,6 +31,7 @@ pub struct PersonaConfig {
     pub intent_clarity: Option<IntentClarity>,
     pub interruption: Option<Interruption>,
     pub memory_reliability: Option<MemoryReliability>,
+    #[schema(value_type = Option<Object>)]
     pub properties: Option<serde_json::Map<String, serde_json::Value>>,
     pub response_timing: Option<ResponseTiming>,
     pub secondary_language: Option<SecondaryLanguage>,
@@ -38,6 +39,7 @@ pub struct PersonaConfig {
     pub speech_pace: Option<SpeechPace>,
     pub understood_languages: Option<Vec<Language>>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
@@ -77,7 +79,7 @@ impl PersonaConfig {
 
 impl Validate for PersonaConfig {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.required(at, "accent", &self.accent);
         c.required(at, "gender", &self.gender);
         c.required(at, "language", &self.language);

@@ -22,7 +22,7 @@ use crate::api::validate::{Checks, Validate, Violation, ViolationCode, index, jo
 /// The members both plan templates share, checked alike.
 macro_rules! plan_members {
     ($c:ident, $at:ident, $p:ident) => {{
-        $c.unknown($at, &$p.unknown_fields);
+        $c.unknown_named::<Self>($at, &$p.unknown_fields, &crate::api::suggest::BUNDLE_PLAN);
         check_name($c, $at, &$p.name, NAME_MAX);
         $c.length($at, "description", $p.description.as_deref(), 0, Some(DESCRIPTION_MAX));
         $c.required($at, "agentEndpoints", &$p.agent_endpoints);
@@ -55,7 +55,7 @@ macro_rules! plan_members {
 
 /// `kind: simulationPlan` (`template: manual` or none): flows run against agents, judged by metrics.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SimulationPlanConfig {
     pub name: Option<String>,
@@ -81,6 +81,7 @@ pub struct SimulationPlanConfig {
     /// `manual` (the only value besides the question-and-answer check's).
     pub template: Option<String>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
@@ -103,7 +104,7 @@ impl Validate for SimulationPlanConfig {
 
 /// `kind: simulationPlan, template: question-answer-check`: questions put to the agent.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct QaSimulationPlanConfig {
     pub name: Option<String>,
@@ -130,6 +131,7 @@ pub struct QaSimulationPlanConfig {
     pub schedule: Option<ScheduleConfig>,
     pub silence_timeout_seconds: Option<i64>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
@@ -150,19 +152,20 @@ impl Validate for QaSimulationPlanConfig {
 
 /// One question of a question-and-answer check.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct QaQuestionConfig {
     pub ask: Option<String>,
     pub expect: Option<String>,
     pub name: Option<String>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
 impl Validate for QaQuestionConfig {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.required(at, "ask", &self.ask);
         c.length(at, "ask", self.ask.as_deref(), 1, Some(TEXT_MAX));
         c.length(at, "expect", self.expect.as_deref(), 0, Some(TEXT_MAX));
@@ -173,19 +176,20 @@ impl Validate for QaQuestionConfig {
 /// Which of an agent's endpoints a plan calls: the agent's `name`, and the endpoint's value
 /// or direction when the agent has more than one.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PlanAgentEndpointConfig {
     pub agent: Option<String>,
     pub direction: Option<EndpointDirection>,
     pub value: Option<String>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
 impl Validate for PlanAgentEndpointConfig {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.required(at, "agent", &self.agent);
         c.length(at, "agent", self.agent.as_deref(), 1, Some(NAME_MAX));
         c.known(at, "direction", self.direction.as_ref());
@@ -196,7 +200,7 @@ impl Validate for PlanAgentEndpointConfig {
 /// One flow a plan runs: a bundle or workspace flow by `name`, or a curated one by `system`
 /// (its slug), with which of its variants and as whom.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PlanFlowConfig {
     pub flow: Option<String>,
@@ -206,12 +210,13 @@ pub struct PlanFlowConfig {
     pub edge_cases: Option<Vec<String>>,
     pub persona_override: Option<String>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
 impl Validate for PlanFlowConfig {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_named::<Self>(at, &self.unknown_fields, &crate::api::suggest::BUNDLE_FLOW);
         match (&self.flow, &self.system) {
             (None, None) => c.missing(join(at, "flow")),
             (Some(_), Some(_)) => c.invalid(join(at, "system"), "name the flow or a system flow, not both"),

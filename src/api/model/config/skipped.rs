@@ -16,18 +16,19 @@ use crate::api::validate::{Checks, Validate, join};
 
 /// A Slack channel to notify.
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SlackChannelConfig {
     pub channel_id: Option<String>,
     pub channel_name: Option<String>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
 impl Validate for SlackChannelConfig {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         c.required(at, "channelId", &self.channel_id);
         c.length(at, "channelId", self.channel_id.as_deref(), 1, Some(NAME_MAX));
         c.required(at, "channelName", &self.channel_name);
@@ -37,7 +38,7 @@ impl Validate for SlackChannelConfig {
 
 /// `kind: simulationGroup`: plans run together (not kept here).
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SimulationGroupConfig {
     pub name: Option<String>,
@@ -47,12 +48,13 @@ pub struct SimulationGroupConfig {
     pub notify: Option<Value>,
     pub schedule: Option<ScheduleConfig>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
 impl Validate for SimulationGroupConfig {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         check_name(c, at, &self.name, NAME_MAX);
         c.required(at, "plans", &self.plans);
         check_names(c, at, "plans", self.plans.as_deref());
@@ -65,7 +67,7 @@ impl Validate for SimulationGroupConfig {
 
 /// `kind: dashboard` (not kept here).
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DashboardConfig {
     pub name: Option<String>,
@@ -76,12 +78,13 @@ pub struct DashboardConfig {
     pub time_range: Option<Value>,
     pub widgets: Option<Vec<Value>>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
 impl Validate for DashboardConfig {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         check_name(c, at, &self.name, NAME_MAX);
         c.length(at, "description", self.description.as_deref(), 0, Some(DESCRIPTION_MAX));
         c.length(at, "displayName", self.display_name.as_deref(), 1, Some(NAME_MAX));
@@ -92,7 +95,7 @@ impl Validate for DashboardConfig {
 
 /// `kind: project`: an organization key's project with its members and resources (not kept here).
 #[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ProjectConfig {
     pub name: Option<String>,
@@ -103,12 +106,13 @@ pub struct ProjectConfig {
     pub members: Option<Vec<Value>>,
     pub resources: Option<Vec<Value>>,
     #[serde(flatten, skip_serializing_if = "UnknownFields::is_empty")]
+    #[schema(ignore)]
     pub unknown_fields: UnknownFields,
 }
 
 impl Validate for ProjectConfig {
     fn check(&self, c: &mut Checks, at: &str) {
-        c.unknown(at, &self.unknown_fields);
+        c.unknown_of::<Self>(at, &self.unknown_fields);
         check_name(c, at, &self.name, NAME_MAX);
         c.length(at, "description", self.description.as_deref(), 0, Some(DESCRIPTION_MAX));
         c.length(at, "displayName", self.display_name.as_deref(), 1, Some(NAME_MAX));

@@ -24,7 +24,8 @@ pub fn check_references(tx: &Tx, plan: &RunPlanInput, at: &str) -> DomainResult<
         let key = metric.id.map(|id| id.to_string()).or(metric.slug_or_alias().map(str::to_owned)).unwrap_or_default();
         if definitions::find(tx, &key)?.is_none() {
             let member = if metric.id.is_some() { "id" } else { "slug" };
-            refuse(path(format!("metrics[{i}].{member}")), format!("no metric definition {key}"));
+            let hint = if metric.id.is_some() { String::new() } else { metric_hint(tx, &key)? };
+            refuse(path(format!("metrics[{i}].{member}")), format!("no metric definition {key}{hint}"));
         }
     }
     for (i, persona) in plan.personas.iter().flatten().enumerate() {
@@ -121,6 +122,12 @@ pub(super) fn refuse_improv_without_caller(tx: &Tx, plan: &RunPlanInput, at: &st
 
 fn flow_member(selection: &FlowSelection) -> &'static str {
     if selection.id.is_some() { "id" } else { "slug" }
+}
+
+/// "; did you mean `slug`?" for a metric slug no definition has, when one is close.
+fn metric_hint(tx: &Tx, slug: &str) -> DomainResult<String> {
+    let definitions: Vec<MetricDefinition> = store::all(tx, Kind::MetricDefinition)?;
+    Ok(crate::api::suggest::did_you_mean(slug, definitions.iter().filter_map(|d| d.slug.as_deref())))
 }
 
 /// The flow a selection names, by id or by slug.
