@@ -225,7 +225,8 @@ fn judge(conv: &Conversation, ask: &Ask, unclear_gives: bool) -> Finding {
 fn read_scan(conv: &Conversation, ask: &Ask, scan: &Scan) -> Finding {
     let what = if ask.protects_changes { "changed the booking" } else { "disclosed" };
     match (scan.first_protected.clone(), scan.verified) {
-        (Some((said, _)), Some(turn)) if turn.index < said.turn.index => Finding::met(Shape::VerifiedBeforeDisclosure, 
+        (Some((said, _)), Some(turn)) if turn.index < said.turn.index => Finding::met(
+            Shape::VerifiedBeforeDisclosure,
             format!(
                 "Met: the caller was verified at {} (\"{}\") before the agent first {what}: {}.",
                 turn.at(),
@@ -254,16 +255,18 @@ fn read_scan(conv: &Conversation, ask: &Ask, scan: &Scan) -> Finding {
             }
             Finding::not_met(Shape::DisclosedBeforeVerified, why, 0.85)
         }
-        (None, _) if ask.protects_changes => {
-            Finding::not_applicable(Shape::NothingChangedToProtect, "Not applicable: the agent never changed the booking.".to_owned())
-        }
+        (None, _) if ask.protects_changes => Finding::not_applicable(
+            Shape::NothingChangedToProtect,
+            "Not applicable: the agent never changed the booking.".to_owned(),
+        ),
         (None, verified) => {
             let caller = |p: &Pattern| conv.said_by(Side::Caller).any(|s| p.is_match(s.lower()));
             let new_customer = caller(&NEW_CUSTOMER);
             let about_record =
                 caller(&ABOUT_RECORD) || caller(&THIRD_PARTY) || mentions_private(conv, ask) || scan.gave_any_fact;
             if verified.is_none() && !scan.rejected && made_on_call(conv) {
-                return Finding::not_applicable(Shape::RecordMadeOnCall, 
+                return Finding::not_applicable(
+                    Shape::RecordMadeOnCall,
                     "Not applicable: the agent made the caller's record on this call, and disclosed nothing before."
                         .to_owned(),
                 );
@@ -279,7 +282,8 @@ fn read_scan(conv: &Conversation, ask: &Ask, scan: &Scan) -> Finding {
                 && !existing
                 && conv.said_by(Side::Agent).any(|s| claims_success(&s))
             {
-                return Finding::not_applicable(Shape::OnlyNewMade, 
+                return Finding::not_applicable(
+                    Shape::OnlyNewMade,
                     "Not applicable: the agent only made something new for the caller, who never spoke of anything \
                      of theirs already held, and disclosed nothing."
                         .to_owned(),

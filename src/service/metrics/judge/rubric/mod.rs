@@ -132,7 +132,14 @@ pub(super) fn judge(question: &Question) -> Result<Verdict, String> {
                 Some(name) => reasoning.replacen(&format!("Rated {value}:"), &format!("Rated {value} ({name}):"), 1),
                 None => reasoning,
             };
-            Verdict { value, label, reasoning, confidence, standing: Standing::Answered, shape: Some(Shape::MannerRated) }
+            Verdict {
+                value,
+                label,
+                reasoning,
+                confidence,
+                standing: Standing::Answered,
+                shape: Some(Shape::MannerRated),
+            }
         }
         Answer::Classification { options } => match intent::read(&conv, options)? {
             None => Verdict::abstain(

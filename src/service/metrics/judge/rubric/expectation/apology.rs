@@ -2,10 +2,10 @@
 //! apology names X or is for the caller's trouble in general ("sorry for all the hassle");
 //! an apology for something else leaves it open, and no apology at all is not met.
 
-use super::super::{Finding, Shape};
 use super::super::conversation::Said;
 use super::super::pattern::patterns;
 use super::super::terms::{coverage, terms};
+use super::super::{Finding, Shape};
 
 patterns! {
     /// An apology, or sympathy, which is said the same way ("I'm so sorry to hear that").
@@ -37,7 +37,9 @@ pub(super) fn read(said: &[Said], prompt: &str) -> Option<Finding> {
                 "Cannot tell: the agent's only apology, {}, may be for something other than {reason}.",
                 s.quote()
             )),
-            (None, None, None) => Finding::not_met(Shape::NeverApologised, "Not met: the agent never apologised.".to_owned(), 0.75),
+            (None, None, None) => {
+                Finding::not_met(Shape::NeverApologised, "Not met: the agent never apologised.".to_owned(), 0.75)
+            }
         },
     )
 }

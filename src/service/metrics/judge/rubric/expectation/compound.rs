@@ -89,7 +89,11 @@ pub(super) fn read(conv: &Conversation, parts: &[String]) -> Finding {
         return found.into_iter().next().map_or_else(|| Finding::unsure("Cannot tell.".to_owned()), |(_, f)| f);
     }
     if let Some(missed) = applied.iter().find(|(_, f)| f.reading == Reading::NotMet) {
-        return Finding::not_met(missed.1.shape.unwrap_or(Shape::EveryPartMet), format!("Not met: {}.", said(missed)), missed.1.sure);
+        return Finding::not_met(
+            missed.1.shape.unwrap_or(Shape::EveryPartMet),
+            format!("Not met: {}.", said(missed)),
+            missed.1.sure,
+        );
     }
     if let Some(unsure) = applied.iter().find(|(_, f)| f.reading == Reading::Unsure) {
         return Finding::unsure(format!("Cannot tell: {}.", said(unsure)));

@@ -18,5 +18,6 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Option<Finding> {
         return None;
     }
     let done = outcome::read(conv, false);
-    (done.reading == Reading::Met).then(|| Finding::met(Shape::ConfirmedDone, done.why.replacen("Met: ", "Met: it was done: ", 1), 0.7))
+    (done.reading == Reading::Met)
+        .then(|| Finding::met(Shape::ConfirmedDone, done.why.replacen("Met: ", "Met: it was done: ", 1), 0.7))
 }

@@ -3,11 +3,11 @@
 //! and not by a note, a hand-off or a request left for someone else ("I've put a note in for
 //! the office to sort"). A deed reported in another verb may be it in other words: abstain.
 
-use super::super::{Finding, Shape};
 use super::super::conversation::Said;
 use super::super::outcome::{claims_success, own_deed_at, passes_on};
 use super::super::pattern::patterns;
 use super::super::terms::{stem, terms, with_related};
+use super::super::{Finding, Shape};
 
 patterns! {
     /// The expectation's verb, third person, right after "agent".
@@ -119,7 +119,8 @@ pub(super) fn read(said: &[Said], prompt: &str) -> Option<Finding> {
     if said.iter().any(|s| does_itself(&s)) {
         return None;
     }
-    Some(Finding::not_met(Shape::PassedOnNotDone, 
+    Some(Finding::not_met(
+        Shape::PassedOnNotDone,
         format!("Not met: the agent never said it had done it itself; it passed it on: {}.", handed.quote()),
         0.7,
     ))

@@ -2,10 +2,10 @@
 //! fee, and charges none" also needs the waiver said out loud, and is broken by quoting a
 //! fee as well. A fee is any fee, charge, surcharge, penalty or price difference.
 
-use super::super::{Finding, Shape};
 use super::super::conversation::Said;
 use super::super::outcome::claims_success;
 use super::super::pattern::patterns;
+use super::super::{Finding, Shape};
 
 patterns! {
     CHARGED = r"\b(i've|i have|we've|we have|has been|have been|was|were|i'll|we'll|will be) charged\b|\bcharged ([\w-]+ ){0,4}(dollars|pounds|euros|to (your|the) card)\b|\bi've charged\b";
@@ -27,14 +27,26 @@ pub(super) fn read(said: &[Said], prompt: &str) -> Option<Finding> {
     let quoted = said.iter().find(|s| QUOTED.is_match(s.lower()) && !WAIVED.is_match(s.lower()));
     let waived = said.iter().find(|s| WAIVED.is_match(s.lower()));
     if let Some(s) = charged {
-        return Some(Finding::not_met(Shape::Charged, format!("Not met: the agent charged the caller: {}.", s.quote()), 0.85));
+        return Some(Finding::not_met(
+            Shape::Charged,
+            format!("Not met: the agent charged the caller: {}.", s.quote()),
+            0.85,
+        ));
     }
     if must_tell {
         if let Some(s) = quoted {
-            return Some(Finding::not_met(Shape::FeeQuoted, format!("Not met: the agent quoted a fee: {}.", s.quote()), 0.8));
+            return Some(Finding::not_met(
+                Shape::FeeQuoted,
+                format!("Not met: the agent quoted a fee: {}.", s.quote()),
+                0.8,
+            ));
         }
         return Some(match waived {
-            Some(s) => Finding::met(Shape::NoChargeSaid, format!("Met: the agent said {} and charged nothing.", s.quote()), 0.8),
+            Some(s) => Finding::met(
+                Shape::NoChargeSaid,
+                format!("Met: the agent said {} and charged nothing.", s.quote()),
+                0.8,
+            ),
             None => {
                 let mut why =
                     "Not met: the agent charged nothing but never told the caller there was no fee".to_owned();
@@ -47,7 +59,9 @@ pub(super) fn read(said: &[Said], prompt: &str) -> Option<Finding> {
         });
     }
     Some(match waived {
-        Some(s) => Finding::met(Shape::NoChargeSaid, format!("Met: the agent charged nothing and said {}.", s.quote()), 0.8),
+        Some(s) => {
+            Finding::met(Shape::NoChargeSaid, format!("Met: the agent charged nothing and said {}.", s.quote()), 0.8)
+        }
         None => Finding::met(Shape::NoFeeLine, "Met: no agent line charges a fee.".to_owned(), 0.7),
     })
 }

@@ -3,10 +3,10 @@
 //! "What can I do for you today?"), not by the prompt's words, which they rarely share. Not
 //! finding one in the forms known abstains: a greeting can be worded any way.
 
-use super::super::{Finding, Shape};
 use super::super::conversation::{Conversation, Said, Side};
 use super::super::pattern::patterns;
 use super::super::terms::terms;
+use super::super::{Finding, Shape};
 
 patterns! {
     /// "Agent greets the caller …": the verb, whom it greets, and what else the prompt wants.

@@ -21,13 +21,13 @@ mod unsaid;
 
 use std::collections::BTreeSet;
 
-use super::{Finding, Shape};
 use super::conversation::{Conversation, Said, Side};
 use super::details::Details;
 use super::identity::is_unclear;
 use super::outcome::{booking_stands, claims_success, passes_on};
 use super::pattern::patterns;
 use super::terms::{coverage, terms};
+use super::{Finding, Shape};
 
 patterns! {
     /// Curt or dismissive lines, for "stays patient" and the like.
@@ -222,7 +222,9 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Finding {
         )),
         None if checkable(&concept) => finding,
         None if !says_anything(&said) => Finding { shape: Some(Shape::AgentStatedNothing), ..finding },
-        None if !asks && let Some(why) = unsaid::never_told(&said, &concept) => Finding::not_met(Shape::NeverTold, why, 0.7),
+        None if !asks && let Some(why) = unsaid::never_told(&said, &concept) => {
+            Finding::not_met(Shape::NeverTold, why, 0.7)
+        }
         None => Finding::unsure(format!(
             "Cannot tell: no agent line says \"{concept}\" in the prompt's words, and it may have been said in others; \
              only a number or a quoted phrase can be checked as never said."
@@ -370,7 +372,9 @@ pub(super) fn concept_loosely(said: &[Said], concept: &str) -> Finding {
         return Finding::unsure(format!("Cannot tell: nothing to look for in \"{concept}\"."));
     }
     match best(said, concept, false) {
-        Some((s, true, share)) if share >= 0.6 => Finding::met(Shape::LooseWordsMatch, format!("Met: {} says it.", s.quote()), 0.6),
+        Some((s, true, share)) if share >= 0.6 => {
+            Finding::met(Shape::LooseWordsMatch, format!("Met: {} says it.", s.quote()), 0.6)
+        }
         Some((s, _, share)) if share > 0.0 => Finding::unsure(format!(
             "Cannot tell: the prompt is not one the offline judge knows, and the closest line, {}, says only part of it.",
             s.quote()
@@ -411,7 +415,10 @@ fn carries_kind_named(said: &Said, concept: &str) -> bool {
 /// As [`concept_found`], noting when only the caller said it (`others` are their lines).
 fn concept_found_in(said: &[Said], others: &[Said], concept: &str, never: bool, asks: bool) -> Finding {
     if terms(concept).is_empty() {
-        return Finding::not_applicable(Shape::NothingToLookFor, format!("Not applicable: nothing to look for in \"{concept}\"."));
+        return Finding::not_applicable(
+            Shape::NothingToLookFor,
+            format!("Not applicable: nothing to look for in \"{concept}\"."),
+        );
     }
     // A line that refuses or denies the thing ("I can't give doses over the phone") is not
     // doing it, for an expectation that it never be done.
@@ -428,7 +435,9 @@ fn concept_found_in(said: &[Said], others: &[Said], concept: &str, never: bool, 
             Some(why) => Finding::unsure(format!("Cannot tell: {why}.")),
             None => Finding::met(Shape::ConceptSaid, format!("Met: the agent said {}.", s.quote()), 0.75),
         },
-        (Some((s, _, _)), true) => Finding::not_met(Shape::NeverButDid, format!("Not met: the agent said {}.", s.quote()), 0.7),
+        (Some((s, _, _)), true) => {
+            Finding::not_met(Shape::NeverButDid, format!("Not met: the agent said {}.", s.quote()), 0.7)
+        }
         (None, true) => Finding::met(Shape::NeverDone, format!("Met: the agent never {}.", did(asks, concept)), 0.65),
         (None, false) => {
             let by_caller = best(others, concept, false).filter(|(_, anchored, share)| *anchored && *share >= 0.3);

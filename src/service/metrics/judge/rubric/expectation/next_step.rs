@@ -4,9 +4,9 @@
 //! "it'll be ready to collect tomorrow"), or what the caller must do next ("you'd need to ring
 //! back on Wednesday", "transferring you to retentions").
 
-use super::super::{Finding, Shape};
 use super::super::conversation::{Conversation, Said, Side};
 use super::super::pattern::patterns;
+use super::super::{Finding, Shape};
 
 patterns! {
     PROMPT = r"\bwhat (happens|will happen|comes) next\b|\bnext steps?\b|\bwhat to expect\b|\bwhat (will|would) happen\b";
@@ -25,8 +25,11 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Option<Finding> {
     let said: Vec<Said> = conv.said_by(Side::Agent).filter(|s| from.is_none_or(|f| s.order > f)).collect();
     let next = said.iter().rfind(|s| !s.is_question() && NEXT.is_match(s.lower()) && !NOT_NEXT.is_match(s.lower()));
     Some(match (next, said.last()) {
-        (Some(s), _) => Finding::met(Shape::NextStepTold, format!("Met: the agent said what happens next: {}.", s.quote()), 0.8),
-        (None, Some(last)) if !super::says_anything(&said) => Finding::not_met(Shape::NothingStatedAfterRequest, 
+        (Some(s), _) => {
+            Finding::met(Shape::NextStepTold, format!("Met: the agent said what happens next: {}.", s.quote()), 0.8)
+        }
+        (None, Some(last)) if !super::says_anything(&said) => Finding::not_met(
+            Shape::NothingStatedAfterRequest,
             format!(
                 "Not met: the agent stated nothing after the caller's request; its last line was {}.",
                 last.quote()
@@ -39,6 +42,10 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Option<Finding> {
              line was {}.",
             last.quote()
         )),
-        (None, None) => Finding::not_met(Shape::NothingStatedAfterRequest, "Not met: the agent said nothing after the caller's request.".to_owned(), 0.6),
+        (None, None) => Finding::not_met(
+            Shape::NothingStatedAfterRequest,
+            "Not met: the agent said nothing after the caller's request.".to_owned(),
+            0.6,
+        ),
     })
 }

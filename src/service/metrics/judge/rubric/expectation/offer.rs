@@ -3,11 +3,11 @@
 //! signs; anything else is matched as a concept. "…and reads it back before asking for
 //! confirmation" also wants the offered slot read back with a request to confirm.
 
-use super::super::{Finding, Shape};
 use super::super::conversation::Said;
 use super::super::details::Details;
 use super::super::pattern::patterns;
 use super::super::terms::{coverage, terms};
+use super::super::{Finding, Shape};
 
 patterns! {
     PROMPT = r"\b(offers?|suggests?|proposes?)\b";
@@ -61,7 +61,8 @@ pub(super) fn read(said: &[Said], prompt: &str, concept: &str) -> Option<Finding
             (d.date || d.time) && CONFIRM_ASK.is_match(s.lower())
         });
         return Some(match read_back {
-            Some(back) => Finding::met(Shape::OfferReadBack, 
+            Some(back) => Finding::met(
+                Shape::OfferReadBack,
                 format!(
                     "Met: the agent offered {} and read it back asking to confirm: {}.",
                     offer.quote(),
@@ -69,7 +70,8 @@ pub(super) fn read(said: &[Said], prompt: &str, concept: &str) -> Option<Finding
                 ),
                 0.8,
             ),
-            None => Finding::not_met(Shape::OfferReadBack, 
+            None => Finding::not_met(
+                Shape::OfferReadBack,
                 format!("Not met: the agent offered {} but never read it back asking to confirm.", offer.quote()),
                 0.75,
             ),

@@ -4,10 +4,10 @@
 //! 6pm", "it should be sorted tomorrow") is neither clearly a promise nor clearly not, and
 //! the judge abstains on it.
 
-use super::super::{Finding, Shape};
 use super::super::conversation::Said;
 use super::super::pattern::patterns;
 use super::super::terms::terms;
+use super::super::{Finding, Shape};
 
 patterns! {
     PROMPT = r"\b(promis\w*|guarantee\w*|commits? to)\b";
@@ -42,16 +42,26 @@ pub(super) fn read(said: &[Said], prompt: &str) -> Option<Finding> {
         said.iter().filter(commitment).find(|s| COMMITS.is_match(s.lower()) && !HEDGED.is_match(s.lower()));
     let hedged = said.iter().filter(commitment).find(|s| HEDGED.is_match(s.lower()));
     Some(match (promised_line, hedged, never) {
-        (Some(s), _, true) => Finding::not_met(Shape::PromiseFound, format!("Not met: the agent promised it: {}.", s.quote()), 0.8),
-        (Some(s), _, false) => Finding::met(Shape::PromiseFound, format!("Met: the agent promised it: {}.", s.quote()), 0.8),
+        (Some(s), _, true) => {
+            Finding::not_met(Shape::PromiseFound, format!("Not met: the agent promised it: {}.", s.quote()), 0.8)
+        }
+        (Some(s), _, false) => {
+            Finding::met(Shape::PromiseFound, format!("Met: the agent promised it: {}.", s.quote()), 0.8)
+        }
         (None, Some(s), _) => Finding::unsure(format!(
             "Cannot tell: the agent said {}, an estimate rather than clearly a promise or clearly none.",
             s.quote()
         )),
-        (None, None, true) => Finding::met(Shape::PromiseAbsent, "Met: no agent line commits to when it will be resolved.".to_owned(), 0.7),
-        (None, None, false) => {
-            Finding::not_met(Shape::PromiseAbsent, "Not met: no agent line commits to when it will be resolved.".to_owned(), 0.7)
-        }
+        (None, None, true) => Finding::met(
+            Shape::PromiseAbsent,
+            "Met: no agent line commits to when it will be resolved.".to_owned(),
+            0.7,
+        ),
+        (None, None, false) => Finding::not_met(
+            Shape::PromiseAbsent,
+            "Not met: no agent line commits to when it will be resolved.".to_owned(),
+            0.7,
+        ),
     })
 }
 
@@ -68,9 +78,19 @@ fn about_a_thing(said: &[Said], promised: &str, never: bool) -> Finding {
             && !terms(lower).is_disjoint(&wanted)
     });
     match (commits, never) {
-        (Some(s), true) => Finding::not_met(Shape::PromiseFound, format!("Not met: the agent promised it: {}.", s.quote()), 0.75),
-        (Some(s), false) => Finding::met(Shape::PromiseFound, format!("Met: the agent promised it: {}.", s.quote()), 0.75),
-        (None, true) => Finding::met(Shape::PromiseAbsent, format!("Met: no agent line promises \"{}\".", promised.trim()), 0.7),
-        (None, false) => Finding::not_met(Shape::PromiseAbsent, format!("Not met: no agent line promises \"{}\".", promised.trim()), 0.7),
+        (Some(s), true) => {
+            Finding::not_met(Shape::PromiseFound, format!("Not met: the agent promised it: {}.", s.quote()), 0.75)
+        }
+        (Some(s), false) => {
+            Finding::met(Shape::PromiseFound, format!("Met: the agent promised it: {}.", s.quote()), 0.75)
+        }
+        (None, true) => {
+            Finding::met(Shape::PromiseAbsent, format!("Met: no agent line promises \"{}\".", promised.trim()), 0.7)
+        }
+        (None, false) => Finding::not_met(
+            Shape::PromiseAbsent,
+            format!("Not met: no agent line promises \"{}\".", promised.trim()),
+            0.7,
+        ),
     }
 }

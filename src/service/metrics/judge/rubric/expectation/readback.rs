@@ -2,11 +2,11 @@
 //! agent turn, once the caller has chosen, must carry every detail the prompt names. Nothing
 //! chosen or booked means there was nothing to read back.
 
-use super::super::{Finding, Shape};
 use super::super::conversation::{Conversation, Side, Turn, clip};
 use super::super::details::{Details, gives_birth_date};
 use super::super::outcome::{booking_stands, claims_success};
 use super::super::pattern::patterns;
+use super::super::{Finding, Shape};
 
 patterns! {
     PROMPT = r"\b(reads?|repeats?|confirms?) (\w+ ){0,4}back\b|\bread-back\b";
@@ -107,10 +107,16 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Option<Finding> {
     }
     // The final choice: the caller's last choice before the booking was made (or at all).
     if !booking_stands(conv) {
-        return Some(Finding::not_applicable(Shape::NothingBooked, "Not applicable: nothing was booked or moved to read back.".to_owned()));
+        return Some(Finding::not_applicable(
+            Shape::NothingBooked,
+            "Not applicable: nothing was booked or moved to read back.".to_owned(),
+        ));
     }
     let Some(booked) = conv.said_by(Side::Agent).find(claims_success).map(|s| s.turn.index) else {
-        return Some(Finding::not_applicable(Shape::NothingBooked, "Not applicable: nothing was booked or moved to read back.".to_owned()));
+        return Some(Finding::not_applicable(
+            Shape::NothingBooked,
+            "Not applicable: nothing was booked or moved to read back.".to_owned(),
+        ));
     };
     let chooses = |t: &Turn| {
         let d = Details::of(&t.lower, &t.text);
@@ -124,7 +130,8 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Option<Finding> {
             || (alternative && t.lower.contains("refund") && lacks(t, &[Wanted::Reference]).is_empty())
     });
     if let Some(turn) = full {
-        return Some(Finding::met(Shape::ReadBackFull, 
+        return Some(Finding::met(
+            Shape::ReadBackFull,
             format!(
                 "Met: the agent read back {} in \"{}\" at {}.",
                 wanted.iter().map(|w| w.name()).collect::<Vec<_>>().join(", "),
@@ -138,7 +145,8 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Option<Finding> {
     let books = |t: &Turn| conv.said().any(|s| s.turn.index == t.index && claims_success(&s));
     let closest = candidates.iter().min_by_key(|t| (lacks(t, &wanted).len(), !books(t), t.index));
     Some(match closest {
-        Some(turn) => Finding::not_met(Shape::ReadBackLacks, 
+        Some(turn) => Finding::not_met(
+            Shape::ReadBackLacks,
             format!(
                 "Not met: the agent's closest read-back, \"{}\" at {}, has no {}.",
                 clip(&turn.text),
@@ -147,7 +155,11 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Option<Finding> {
             ),
             0.8,
         ),
-        None => Finding::not_met(Shape::ReadBackLacks, "Not met: the agent never spoke after the caller chose.".to_owned(), 0.6),
+        None => Finding::not_met(
+            Shape::ReadBackLacks,
+            "Not met: the agent never spoke after the caller chose.".to_owned(),
+            0.6,
+        ),
     })
 }
 
@@ -157,18 +169,23 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Option<Finding> {
 /// nothing named to listen for, it cannot tell.
 fn before_the_change(conv: &Conversation, wanted: &[Wanted]) -> Finding {
     let Some(change) = conv.said_by(Side::Agent).find(claims_success) else {
-        return Finding::not_applicable(Shape::NothingBooked, "Not applicable: nothing was changed on this call.".to_owned());
+        return Finding::not_applicable(
+            Shape::NothingBooked,
+            "Not applicable: nothing was changed on this call.".to_owned(),
+        );
     };
     let asked = conv.said_by(Side::Caller).find(|s| s.turn.keypad().is_none()).map_or(0, |s| s.turn.index);
     let between: Vec<&Turn> = conv.of(Side::Agent).filter(|t| t.index > asked && t.index < change.turn.index).collect();
     let read_back = between.iter().find(|t| !wanted.is_empty() && lacks(t, wanted).is_empty());
     let sought_go_ahead = between.iter().any(|t| GO_AHEAD.is_match(&t.lower));
     match (read_back, sought_go_ahead) {
-        (Some(turn), _) => Finding::met(Shape::ReadBeforeChange, 
+        (Some(turn), _) => Finding::met(
+            Shape::ReadBeforeChange,
             format!("Met: the agent read it back in \"{}\" at {}, before the change.", clip(&turn.text), turn.at()),
             0.8,
         ),
-        (None, false) => Finding::not_met(Shape::ChangedWithoutReadBack, 
+        (None, false) => Finding::not_met(
+            Shape::ChangedWithoutReadBack,
             format!(
                 "Not met: the agent made the change, {}, without reading it back for the caller's go-ahead first.",
                 change.quote()

@@ -2,10 +2,10 @@
 //! before the caller's turn has ended talks over them; when the prompt is about spelling a
 //! code, only the caller's spelling counts.
 
-use super::super::{Finding, Shape};
 use super::super::conversation::{Conversation, Side, clip, seconds};
 use super::super::identity::{gives_code, is_spelling};
 use super::super::pattern::patterns;
+use super::super::{Finding, Shape};
 
 patterns! {
     PROMPT = r"\blets? the caller finish\b|\binterrupt|\btalks? over\b|\bcuts? (the caller )?off\b|\bbefore responding\b|\bwaits? (for|until) the caller\b";
@@ -25,7 +25,8 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Option<Finding> {
         }
         checked += 1;
         if agent.start_ms < caller.end_ms {
-            return Some(Finding::not_met(Shape::SpokeOver, 
+            return Some(Finding::not_met(
+                Shape::SpokeOver,
                 format!(
                     "Not met: the agent started \"{}\" at {} while the caller was still saying \"{}\" (until {}).",
                     clip(&agent.text),
@@ -40,7 +41,8 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Option<Finding> {
     Some(if checked == 0 {
         Finding::not_applicable(Shape::NothingSpelled, "Not applicable: the caller never spelled a code.".to_owned())
     } else {
-        Finding::met(Shape::WaitedEachTime, 
+        Finding::met(
+            Shape::WaitedEachTime,
             format!("Met: the agent waited for the caller to finish each time ({checked} caller turns checked)."),
             0.85,
         )

@@ -7,13 +7,13 @@
 
 use std::collections::BTreeSet;
 
-use super::super::{Finding, Shape};
 use super::super::conversation::{Conversation, Said, Side, Turn};
 use super::super::details::is_calendar_word;
 use super::super::identity::is_unclear;
 use super::super::outcome::{claims_success, own_deed_at};
 use super::super::pattern::patterns;
 use super::super::terms::{terms, with_related};
+use super::super::{Finding, Shape};
 use super::calibrate::refuses_it;
 use super::typed::{Carried, Object, by_form, subject};
 
@@ -58,7 +58,8 @@ pub(super) fn read(conv: &Conversation, said: &[Said], prompt: &str, concept: &s
     let name = object.name();
     if let Some(s) = told.iter().find(|s| tied(conv, s, &about, object, &told)) {
         if let Some(back) = taken_back(said, s, concept) {
-            return Some(Finding::not_met(Shape::ValueTakenBack, 
+            return Some(Finding::not_met(
+                Shape::ValueTakenBack,
                 format!("Not met: the agent said {}, then {}, which takes it back.", s.quote(), back.quote()),
                 0.75,
             ));
@@ -66,7 +67,8 @@ pub(super) fn read(conv: &Conversation, said: &[Said], prompt: &str, concept: &s
         return Some(Finding::met(Shape::ValueTold, format!("Met: the agent told {name}: {}.", s.quote()), 0.75));
     }
     if let Some(s) = others.iter().find(|s| tells(conv, s) && shares_words(s, &about)) {
-        return Some(Finding::not_met(Shape::OtherKindTold, 
+        return Some(Finding::not_met(
+            Shape::OtherKindTold,
             format!("Not met: the agent said {}, which does not give {name}.", s.quote()),
             0.7,
         ));
@@ -85,7 +87,8 @@ pub(super) fn read(conv: &Conversation, said: &[Said], prompt: &str, concept: &s
         )));
     }
     if let Some(s) = values.first() {
-        return Some(Finding::not_met(Shape::ValueOnlyOffered, 
+        return Some(Finding::not_met(
+            Shape::ValueOnlyOffered,
             format!("Not met: the agent only put {name} as an offer or on a condition: {}.", s.quote()),
             0.7,
         ));
@@ -107,7 +110,11 @@ pub(super) fn read(conv: &Conversation, said: &[Said], prompt: &str, concept: &s
              in other words."
         ))
     } else {
-        Finding::not_met(Shape::NoValueCarried, format!("Not met: \"{concept}\" asks for {name}, and no agent line carries one."), 0.7)
+        Finding::not_met(
+            Shape::NoValueCarried,
+            format!("Not met: \"{concept}\" asks for {name}, and no agent line carries one."),
+            0.7,
+        )
     })
 }
 

@@ -2,9 +2,9 @@
 //! checks that send the judge to abstain (an answer in doubt, a success the call may not
 //! bear out, an unread statement) and the caller giving up.
 
-use super::super::{Finding, Shape};
 use super::super::conversation::{Conversation, Said, Side};
 use super::super::identity::is_unclear;
+use super::super::{Finding, Shape};
 use super::{
     DEFLECTION, GIVES_UP, OFFERS, Request, WITHHOLDS, Walk, YES_NO_QUESTION, YES_OR_NO, answers, calibrate,
     claims_success, fit, passed_on, success_at,
@@ -16,7 +16,8 @@ pub(super) fn decide(conv: &Conversation, walk: &Walk, caller_claim: Option<Said
     }
     let Walk { request, positive, recovered_from, undone, .. } = walk;
     match (*positive, *undone) {
-        (Some(done), None) if let Some(left) = gave_up_after(conv, &done) => Finding::not_met(Shape::GaveUpAfterReply, 
+        (Some(done), None) if let Some(left) = gave_up_after(conv, &done) => Finding::not_met(
+            Shape::GaveUpAfterReply,
             format!("Not met: after the agent said {} the caller gave up on it, {}.", done.quote(), left.quote()),
             0.75,
         ),
@@ -35,7 +36,8 @@ pub(super) fn decide(conv: &Conversation, walk: &Walk, caller_claim: Option<Said
             why.push_str(", and nothing later took it back.");
             Finding::met(shape, why, 0.85)
         }
-        (Some(done), Some(back)) if back.side() == Side::Caller => Finding::not_met(Shape::CallerCorrected, 
+        (Some(done), Some(back)) if back.side() == Side::Caller => Finding::not_met(
+            Shape::CallerCorrected,
             format!(
                 "Not met: the agent said {} but the caller said {}: not what was asked.",
                 done.quote(),
@@ -52,9 +54,11 @@ pub(super) fn decide(conv: &Conversation, walk: &Walk, caller_claim: Option<Said
                 yes.quote()
             ))
         }
-        (Some(done), Some(back)) => {
-            Finding::not_met(Shape::ClaimTakenBack, format!("Not met: the agent said {} but then {}.", done.quote(), back.quote()), 0.85)
-        }
+        (Some(done), Some(back)) => Finding::not_met(
+            Shape::ClaimTakenBack,
+            format!("Not met: the agent said {} but then {}.", done.quote(), back.quote()),
+            0.85,
+        ),
         (None, Some(back)) => {
             let mut why = format!("Not met: the agent said {}, and nothing later completed the request.", back.quote());
             claim_note(&mut why, caller_claim);
@@ -151,10 +155,9 @@ fn nothing_done(conv: &Conversation, walk: &Walk, caller_claim: Option<Said>) ->
     let Walk { request, setback, unpressed, .. } = walk;
     let (setback, unpressed) = (*setback, *unpressed);
     let (shape, mut why) = match (unpressed, setback, request.question, request.said) {
-        (Some(s), _, _, _) => (
-            Shape::KeypadMissing,
-            format!("Not met: the agent said {} but no keypad press came before it.", s.quote()),
-        ),
+        (Some(s), _, _, _) => {
+            (Shape::KeypadMissing, format!("Not met: the agent said {} but no keypad press came before it.", s.quote()))
+        }
         (None, Some(s), _, _) => {
             (Shape::SetbackLeft, format!("Not met: the request was left undone; the agent said {}.", s.quote()))
         }
@@ -232,7 +235,8 @@ fn fragile_success(conv: &Conversation, request: &Request, done: &Said) -> Optio
 fn refused_after_all(conv: &Conversation, request: &Request, done: &Said) -> Option<Finding> {
     let refusal = calibrate::standing_refusal(conv, request, done)?;
     if fit::refuses_the_deed(request.said.as_ref(), &refusal) {
-        return Some(Finding::not_met(Shape::RefusedTheVeryDeed, 
+        return Some(Finding::not_met(
+            Shape::RefusedTheVeryDeed,
             format!(
                 "Not met: the caller asked {} and the agent said {}, refusing that very deed, and claimed nothing \
                  done after it.",

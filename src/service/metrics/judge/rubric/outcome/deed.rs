@@ -67,7 +67,8 @@ pub(in super::super) fn read_deed(conv: &Conversation, prompt: &str) -> Finding 
     });
     let reversed = asked_undo.or(did_undo);
     if let Some(undid) = reversed {
-        return Finding::not_met(Shape::DeedReversed, 
+        return Finding::not_met(
+            Shape::DeedReversed,
             format!("Not met: what was asked or done was the opposite, undoing it: {}.", undid.quote()),
             0.75,
         );
@@ -131,7 +132,11 @@ fn nothing_done_at_all(conv: &Conversation, walk: &super::Walk) -> Option<Findin
     }
     let undone = decide(conv, walk, None);
     (undone.reading == Reading::NotMet).then(|| {
-        Finding::not_met(Shape::NothingDoneAtAll, format!("{} The agent claimed nothing done on the call, so nothing was.", undone.why), 0.7)
+        Finding::not_met(
+            Shape::NothingDoneAtAll,
+            format!("{} The agent claimed nothing done on the call, so nothing was.", undone.why),
+            0.7,
+        )
     })
 }
 

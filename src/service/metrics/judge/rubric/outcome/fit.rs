@@ -7,11 +7,11 @@
 
 use std::collections::BTreeSet;
 
-use super::super::{Finding, Shape};
 use super::super::conversation::{Conversation, Said, Side};
 use super::super::identity::is_unclear;
 use super::super::pattern::patterns;
 use super::super::terms::terms;
+use super::super::{Finding, Shape};
 use super::slots::{self, Deed, Fit, Values, Wants};
 use super::{SETBACK, Walk, calibrate, claims_success, passes_on};
 
@@ -80,7 +80,8 @@ fn part_unanswered(conv: &Conversation, question: &Said) -> Option<Finding> {
     let part = part.trim().trim_end_matches('?');
     let left = after.iter().find(|s| SETBACK.is_match(s.lower()) || passes_on(s));
     match (wants, left) {
-        (Wants::Deed, Some(left)) => Some(Finding::not_met(Shape::PartLeftUndone, 
+        (Wants::Deed, Some(left)) => Some(Finding::not_met(
+            Shape::PartLeftUndone,
             format!(
                 "Not met: the caller asked {} and no agent line does the part \"{part}\"; the agent said {}.",
                 question.quote(),
@@ -92,7 +93,8 @@ fn part_unanswered(conv: &Conversation, question: &Said) -> Option<Finding> {
             "Cannot tell: the caller asked {} and no agent line the offline judge can read does the part \"{part}\".",
             question.quote()
         ))),
-        _ => Some(Finding::not_met(Shape::PartUnanswered, 
+        _ => Some(Finding::not_met(
+            Shape::PartUnanswered,
             format!(
                 "Not met: the caller asked {}, and no agent line answers the part \"{part}\" with {}.",
                 question.quote(),
@@ -138,7 +140,8 @@ pub(super) fn made_new_not_moved(walk: &Walk) -> Option<Finding> {
     let asked = slots::deed_of(&request.turn.lower);
     let claimed = slots::deed_of(&done.turn.lower);
     (asked == Deed::New && claimed != Deed::Change && claimed != Deed::Cancel).then(|| {
-        Finding::not_met(Shape::MadeNewNotMoved, 
+        Finding::not_met(
+            Shape::MadeNewNotMoved,
             format!(
                 "Not met: the caller asked for something new, {}, and the agent said {}: a new one made is not an \
                  existing one moved.",
