@@ -10,28 +10,25 @@ mod support;
 
 use cli::*;
 
-/// A plan file with a missing required `id`, a member of the wrong type and unknown members
-/// (one of them the bundle's name) used to be reported one round at a time.
-const THREE_ROUNDS: &str = "name: Nightly
-direction: INBOUND
-maxSimulationDurationSeconds: sixty
-iterations: 3
-agentEndpoints:
-  - name: front desk
-flows:
-  - slug: appointment-reschedule-basic
-    happyPaht: true
-  - flow: appointment-reschedule-basic
-metrics:
-  - slug: task_completion
-";
+/// docs/cli.md's plan file with a missing required `id`, a member of the wrong type and unknown
+/// members (one of them the bundle's name), which used to be reported one round at a time, and
+/// the refusal the page shows for it, as the page has them.
+fn documented_refusal() -> (String, Vec<String>) {
+    let dedent = |text: &str| text.lines().map(|l| l.strip_prefix("  ").unwrap_or(l).to_owned()).collect::<Vec<_>>();
+    let plan = dedent(&yaml_block("cli.md", "happyPaht")).join("\n") + "\n";
+    let page = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/cli.md")).unwrap();
+    let from = page.find("error: plan.yaml is not a valid run plan:").expect("docs/cli.md shows the refusal");
+    let answer = page[from..].split("```").next().unwrap();
+    (plan, dedent(answer).into_iter().filter(|l| !l.trim().is_empty()).collect())
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_error_of_a_plan_file_comes_at_once_with_its_line() {
     let home = tempfile::tempdir().unwrap();
     let service = support::start(true).await;
     let file = home.path().join("plan.yaml");
-    std::fs::write(&file, THREE_ROUNDS).unwrap();
+    let (plan, answer) = documented_refusal();
+    std::fs::write(&file, plan).unwrap();
     let output = run(against(home.path(), &service).args(["gate", "-f", file.to_str().unwrap()])).await;
     assert_exit(&output, 2);
     let text = stderr(&output);
@@ -46,6 +43,11 @@ async fn every_error_of_a_plan_file_comes_at_once_with_its_line() {
         format!("{name}:10: unknown field flows[1].flow: `flow` is the bundle's name; in a plan file it is `slug`"),
     ] {
         assert!(text.contains(&line), "{line:?} in one refusal:\n{text}");
+    }
+    // And the page's refusal, as it shows it.
+    for line in answer {
+        let line = line.replace("plan.yaml", &name.to_string());
+        assert!(text.contains(&line), "docs/cli.md's {line:?} in the refusal:\n{text}");
     }
 }
 
@@ -129,6 +131,7 @@ async fn a_base_url_from_the_environment_is_never_shown_as_a_required_flag() {
     ]))
     .await;
     assert!(!stderr(&output).contains("cannot be used with"), "{}", stderr(&output));
+    assert_exit(&output, 0);
 }
 
 /// A plan file no saved plan is named as: its first run saves it, later runs are that plan's

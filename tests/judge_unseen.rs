@@ -9,7 +9,7 @@
 //! so a desk written for a later first look is not seen while the judge is changed.
 //! JUDGE_UNSEEN_DUMP=1 prints one line per judgement (agreed, missed or abstained, with the
 //! finding's shape and the judge's reasoning), to compare two versions of the judge line by
-//! line and to measure each shape's precision (docs/judge.md, "Shapes").
+//! line and to measure each shape's precision (docs/judge.md, "Stricter abstention by shape").
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails by panicking")]
 
 use std::collections::BTreeMap;

@@ -1,8 +1,9 @@
 //! A plan file's runs kept together: the first run of a file whose name no saved plan has saves
 //! it as that plan, so later runs of the file (run as inline copies, which the service lists
 //! under the saved plan of their name) are one plan's runs for `job list --plan`, `flaky`,
-//! `diff` and the console. A later file whose content changed updates the saved plan, and says
-//! what changed, as `--agent-url` does for its request.
+//! `diff` and the console. A later file that sets a member to another value updates that member
+//! of the saved plan once its run has started (a member the file leaves out is not cleared),
+//! and says what changed, as `--agent-url` does for its request.
 
 use serde_json::Value;
 
@@ -19,6 +20,18 @@ pub enum Kept {
     /// None has: the run saves the file as it is (`saveAsPlan`), in the run's own request, so a
     /// refused run leaves no plan behind.
     SaveWithRun,
+    /// The saved plan of the file's name differs from the file: `update` once the run is
+    /// started, so a refused run leaves the plan as it was.
+    Update(Update),
+}
+
+/// The members of a saved plan that a plan file changed, to be written after its run starts.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Update {
+    id: uuid::Uuid,
+    members: Value,
+    /// What is said once written: `plan "Mine": mine.yaml changed (…); updated`.
+    says: String,
 }
 
 /// Finds or saves the plan `file_plan` (the file as written; `endpoints` the run's, when an
@@ -67,12 +80,20 @@ pub async fn keep(
         );
         return Ok(Kept::Found);
     }
-    let update = Value::Object(changed.iter().cloned().collect());
-    let path = format!("/v1/simulation/plan/{}", saved.id);
-    let sent = session.client.send::<(), _, Value>(reqwest::Method::PUT, &path, None, Some(&update)).await;
+    Ok(Kept::Update(Update {
+        id: saved.id,
+        members: Value::Object(changed.iter().cloned().collect()),
+        says: format!("plan {name:?}: {file} changed ({}); updated", names.join(", ")),
+    }))
+}
+
+/// Writes what a plan file changed to its saved plan (the run of the file has started).
+pub async fn update(session: &Session, document: &Document, update: &Update) -> Result<(), Failure> {
+    let path = format!("/v1/simulation/plan/{}", update.id);
+    let sent = session.client.send::<(), _, Value>(reqwest::Method::PUT, &path, None, Some(&update.members)).await;
     sent.map_err(|e| super::plan::locate(document, e))?;
-    eprintln!("plan {name:?}: {file} changed ({}); updated", names.join(", "));
-    Ok(Kept::Found)
+    eprintln!("{}", update.says);
+    Ok(())
 }
 
 /// What a run that saved its plan file says.

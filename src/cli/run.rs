@@ -61,6 +61,8 @@ pub struct Prepared {
     pub plan_name: Option<String>,
     /// The inline plan's file, to point the service's refusals at their line.
     document: Option<Document>,
+    /// What the plan file changed in its saved plan, written once the run has started.
+    plan_update: Option<super::plan_keep::Update>,
 }
 
 impl RunSpec {
@@ -126,12 +128,15 @@ impl RunSpec {
             own_agent = Some(endpoints);
             inline = Some(input);
         }
-        let mut save_as_plan = None;
+        let (mut save_as_plan, mut plan_update) = (None, None);
         if let (Some(document), Some(file_plan)) = (&document, file_plan) {
             session.may_write("run")?;
             let narrowed = self.select.narrows();
-            let kept = super::plan_keep::keep(session, document, file_plan, own_agent, narrowed).await?;
-            save_as_plan = (kept == super::plan_keep::Kept::SaveWithRun).then_some(true);
+            match super::plan_keep::keep(session, document, file_plan, own_agent, narrowed).await? {
+                super::plan_keep::Kept::Found => {}
+                super::plan_keep::Kept::SaveWithRun => save_as_plan = Some(true),
+                super::plan_keep::Kept::Update(update) => plan_update = Some(update),
+            }
         }
         warn_unused_variables(session, plan_id, inline.as_ref(), &variables).await;
         let request = RunRequest {
@@ -141,7 +146,7 @@ impl RunSpec {
             save_as_plan,
             ..Default::default()
         };
-        Ok(Prepared { request, plan_name, document })
+        Ok(Prepared { request, plan_name, document, plan_update })
     }
 }
 
@@ -209,6 +214,12 @@ pub async fn start(session: &Session, prepared: &Prepared) -> Result<RunStarted,
         (started.saved_as_plan, &prepared.plan_name, &prepared.document, started.simulation_run_plan_id)
     {
         eprintln!("{}", super::plan_keep::saved_from(name, &document.name, id));
+    }
+    if let (Some(update), Some(document)) = (&prepared.plan_update, &prepared.document) {
+        // The run has started: a plan left as it was is said, not made the run's failure.
+        if let Err(failure) = super::plan_keep::update(session, document, update).await {
+            eprintln!("the saved plan was not updated: {}", failure.body.message);
+        }
     }
     Ok(started)
 }

@@ -254,7 +254,6 @@ async fn failed_cases(client: &Client, job: Uuid, label: &PlanRef<'_>) -> Result
     Ok(Earlier { job, plan_id: run.simulation_run_plan_id, failed })
 }
 
-/// The plan a rerun runs when none is named: the earlier run's own, when it was saved.
 /// The agent endpoints a run's simulations dialled, in first-seen order: a rerun of a run of an
 /// inline copy (`--agent-url`) dials them again, not the saved plan's.
 pub async fn endpoints_of_job(client: &Client, job: Uuid) -> Result<Vec<IdRef>, Failure> {
@@ -268,6 +267,7 @@ pub async fn endpoints_of_job(client: &Client, job: Uuid) -> Result<Vec<IdRef>, 
     Ok(endpoints)
 }
 
+/// The plan a rerun runs when none is named: the earlier run's own, when it was saved.
 pub async fn plan_of_job(client: &Client, job: Uuid) -> Result<RunPlan, Failure> {
     let unsaved = || {
         Failure::invalid(

@@ -64,10 +64,7 @@ const BRIEF: usize = 400;
 
 /// `text` cut to a Markdown cell's length, with `…` where cut.
 pub fn brief(text: &str) -> String {
-    match text.char_indices().nth(BRIEF) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_string(),
-    }
+    crate::api::validate::clip(text, BRIEF)
 }
 
 /// The test case, in the Markdown report's word.

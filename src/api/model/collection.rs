@@ -195,11 +195,20 @@ impl MetricValue {
     /// by naming the step, as the local service's `step_expectations` values do (`step "greet"
     /// (AGENT_TURN) "Agent greets the caller": Met: …`); None for any other value.
     pub fn step_expectation(&self) -> Option<&str> {
+        self.step().map(|(_, expectation)| expectation)
+    }
+
+    /// The step a value judged, as its reasoning names it (`"greet"` or `7`; empty for a step
+    /// with neither), and the step's expectation.
+    pub fn step(&self) -> Option<(&str, &str)> {
         let text = self.value_reasoning.as_deref().or(self.error_message.as_deref())?;
-        let rest = text.strip_prefix("step ").or_else(|| text.strip_prefix("a "))?;
+        let (reference, rest) = match text.strip_prefix("step ") {
+            Some(rest) => (rest.split_once(" (").map_or("", |(reference, _)| reference), rest),
+            None => ("", text.strip_prefix("a ")?),
+        };
         let (_, after) = rest.split_once(") \"")?;
         let (expectation, _) = after.split_once("\": ")?;
-        Some(expectation)
+        Some((reference, expectation))
     }
 }
 

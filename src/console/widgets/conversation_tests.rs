@@ -33,8 +33,9 @@ fn stepped_call() -> ConversationView {
     view
 }
 
-/// Each "Step expectations" row names its step: its number among the steps reached and the
-/// start of the step's text, so a NOT MET row says which step it is without opening it.
+/// Each "Step expectations" row names its step as the script does (its `ref`, or its node's
+/// number) and the start of the step's text, so a NOT MET row says which step it is without
+/// opening it.
 #[test]
 fn step_expectation_rows_name_their_step() {
     let view = stepped_call();
@@ -46,8 +47,8 @@ fn step_expectation_rows_name_their_step() {
     let width = buffer.area.width as usize;
     let cells: Vec<&str> = buffer.content().iter().map(|c| c.symbol()).collect();
     let screen: String = cells.chunks(width).map(|l| l.concat().trim_end().to_owned() + "\n").collect();
-    assert!(screen.contains("Step 1: Agent greets the caller "), "{screen}");
-    assert!(screen.contains("Step 2: Agent offers another appointment… "), "{screen}");
-    assert!(screen.contains("Step 3: Agent confirms the booking "), "{screen}");
+    assert!(screen.contains("Step \"greet\": Agent greets the caller "), "{screen}");
+    assert!(screen.contains("Step \"offer\": Agent offers another appoi… "), "{screen}");
+    assert!(screen.contains("Step 7: Agent confirms the booking "), "{screen}");
     insta::assert_snapshot!(screen);
 }

@@ -67,11 +67,11 @@ pub fn rows(groups: &[MetricValueGroup]) -> Vec<ValueRow> {
 /// How many characters of a step's text a row keeps: enough to tell the steps apart.
 const STEP_TEXT: usize = 32;
 
-/// A value about one script step, named by the step: `Step 2: Agent offers another …`, its
-/// number counted among the metric's values on the conversation, first so a narrow column
-/// still shows it (the metric's name would take all the room; its detail names it).
+/// A value about one script step, named by the step as the script names it (`Step 7: Agent
+/// offers another …`, `Step "offer": …`), first so a narrow column still shows it (the
+/// metric's name would take all the room; its detail names it).
 pub fn step_name(row: &ValueRow) -> Option<String> {
-    let text = row.value.step_expectation()?;
+    let (reference, text) = row.value.step()?;
     let short = match text.char_indices().nth(STEP_TEXT) {
         // Cut after the last whole word that fits.
         Some((cut, next)) => {
@@ -81,7 +81,7 @@ pub fn step_name(row: &ValueRow) -> Option<String> {
         }
         None => text.to_string(),
     };
-    Some(format!("Step {}: {short}", row.index + 1))
+    Some(if reference.is_empty() { format!("Step: {short}") } else { format!("Step {reference}: {short}") })
 }
 
 pub const METRIC: Column<ValueRow> = Column::new("METRIC", fixed(Fill(2)), |r: &ValueRow| r.metric.name.clone())

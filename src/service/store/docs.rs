@@ -207,23 +207,6 @@ pub fn ids_in_status(conn: &Conn, kind: Kind, statuses: &[&str]) -> StoreResult<
     conn.query(&sql, &args, |r| Ok((r.take(0)?, r.take(1)?)))
 }
 
-/// The same as `children_in_status_raw`, for a write about to change them: on PostgreSQL the
-/// rows are locked, and rows another transaction holds are passed over rather than waited for.
-pub fn claim_children(tx: &Tx, kind: Kind, parent_id: &str, status: &str, limit: usize) -> StoreResult<Vec<String>> {
-    let skip_locked = match tx.dialect() {
-        Dialect::Sqlite => "",
-        Dialect::Postgres => " FOR UPDATE SKIP LOCKED",
-    };
-    tx.query(
-        &format!(
-            "SELECT body FROM docs WHERE kind = ?1 AND parent_id = ?2 AND status = ?3 AND deleted_at IS NULL \
-             ORDER BY seq LIMIT ?4{skip_locked}"
-        ),
-        args![kind.as_str(), parent_id, status, limit],
-        |r| r.take(0),
-    )
-}
-
 /// The first `limit` documents of `kind` under `parent_id` in `status`, oldest first.
 pub fn children_in_status_raw(
     conn: &Conn,

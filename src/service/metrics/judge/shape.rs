@@ -1,6 +1,6 @@
 //! The finding behind an offline answer: which decision path of the offline judge ended in an
 //! answer. In-process only (never on the wire): it is what the judge's precision is measured
-//! by, per path, and what decides which paths may answer at all (docs/judge.md, "Shapes").
+//! by, per path (docs/judge.md, "Stricter abstention by shape, tried and not landed").
 
 /// A decision path of the offline judge that ends in an answer (met, not met, not applicable).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

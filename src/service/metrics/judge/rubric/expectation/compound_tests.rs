@@ -40,10 +40,6 @@ fn judged(prompt: &str, lines: &[(ParticipantType, &str)]) -> Verdict {
         .unwrap()
 }
 
-fn abstained(v: &Verdict) -> bool {
-    v.reasoning.starts_with("Cannot tell")
-}
-
 #[test]
 fn a_compound_expectation_is_split_into_its_deeds() {
     assert_eq!(
@@ -98,9 +94,9 @@ fn a_bare_welcome_is_checked_against_the_first_words() {
     let v = judged("Agent welcomes the caller.", &fines());
     assert!(v.holds(), "{}", v.reasoning);
     let v = judged("Agent welcomes the caller.", &[(Agent, "Card number?"), (Customer, "1234.")]);
-    assert!(abstained(&v), "a greeting can be worded any way: {}", v.reasoning);
+    assert!(!v.answered(), "a greeting can be worded any way: {}", v.reasoning);
     let v = judged("Agent offers help.", &[(Agent, "Card number?"), (Customer, "1234.")]);
-    assert!(abstained(&v), "{}", v.reasoning);
+    assert!(!v.answered(), "{}", v.reasoning);
 }
 
 #[test]
@@ -109,6 +105,7 @@ fn a_new_due_date_told_is_met_and_one_never_told_is_quoted_cleanly() {
     assert!(v.holds(), "{}", v.reasoning);
     assert!(v.reasoning.contains("18th of December"), "{}", v.reasoning);
     for lines in [renewal(BUGGY), fines()] {
+        // Never met: the buggy renewal abstains (the date may be said in other words).
         let v = judged(DUE_DATE, &lines);
         assert!(!v.holds(), "{}", v.reasoning);
         assert!(!v.reasoning.contains("the caller the new due date"), "{}", v.reasoning);
@@ -121,6 +118,7 @@ fn renewed_loans_confirmed_in_the_passive_meet_the_step_and_the_task() {
     let step = "Agent confirms the loans are renewed and states the new due date.";
     let v = judged(step, &renewal(DONE));
     assert!(v.holds(), "{}", v.reasoning);
+    // Never met: the buggy renewal abstains.
     let v = judged(step, &renewal(BUGGY));
     assert!(!v.holds(), "{}", v.reasoning);
     let v = judged(TASK, &renewal(DONE));
