@@ -10,6 +10,9 @@
 //!     SCALE_STORE=postgres SCALE_REPLICAS=2 SCALE_SIMULATIONS=10000 cargo bench --bench run_at_scale
 //!     SWITCHBOARD_TEST_PG_SETTINGS="shared_preload_libraries=pg_stat_statements" SCALE_STORE=postgres …
 //!         (and the statements a simulation sends, from `pg_stat_statements`)
+//!     SCALE_STORE=postgres SCALE_REPLICAS=2 SCALE_REPLICA_CPU=0.2 SCALE_SIMULATIONS=3000 …
+//!         (each replica capped at a fifth of a core in a CPU cgroup of its own, PostgreSQL
+//!         not: the database with cores of its own, simulated on a small machine)
 //!
 //! With `SCALE_STORE=postgres` the service keeps its data in PostgreSQL (a server of the
 //! benchmark's own, `initdb` in a temporary directory, PostgreSQL's default settings), and
@@ -149,7 +152,9 @@ async fn run(setup: &Setup, simulations: u64) {
         Some(_) => format!("PostgreSQL, {} replica(s)", replicas.len()),
         None => "SQLite".to_owned(),
     };
-    println!("run_at_scale: on {store}");
+    let capped =
+        scale::cpu_cap::share().map(|share| format!(", each replica capped at {share} of a core")).unwrap_or_default();
+    println!("run_at_scale: on {store}{capped}");
     for (n, replica) in replicas.iter().enumerate() {
         let pid = replica.child.id();
         println!(

@@ -14,17 +14,23 @@ use switchboard::api::model::*;
 #[path = "../../tests/support/wide_plan.rs"]
 mod wide_plan;
 
+#[path = "cpu_cap.rs"]
+pub mod cpu_cap;
+
 /// A running `switchboard serve` with the demo world seeded, in a data dir of its own; killed
 /// when dropped.
 pub struct Serve {
     pub child: Child,
     pub url: String,
     _dir: tempfile::TempDir,
+    /// The CPU cgroup it runs in, with `SCALE_REPLICA_CPU`.
+    _cap: Option<cpu_cap::CpuCap>,
 }
 
 impl Serve {
     /// `serve` on SQLite, or on the PostgreSQL database at `database` (a replica of as many as
-    /// share it). `SCALE_SERVE_BIN` names another build to run (an older one, to compare).
+    /// share it). `SCALE_SERVE_BIN` names another build to run (an older one, to compare);
+    /// `SCALE_REPLICA_CPU` caps each at that share of a core (`cpu_cap`).
     pub fn start_on(key: &str, database: Option<&str>) -> Serve {
         Serve::start_with(key, database, &["--sim-speed", "max"])
     }
@@ -49,6 +55,7 @@ impl Serve {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
+        let cap = cpu_cap::share().map(|share| cpu_cap::CpuCap::apply(child.id(), share));
         let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
         let url = loop {
             let line = lines.next().expect("serve printed its address").unwrap();
@@ -57,7 +64,7 @@ impl Serve {
             }
         };
         std::thread::spawn(move || for _ in lines {});
-        Serve { child, url, _dir: dir }
+        Serve { child, url, _dir: dir, _cap: cap }
     }
 }
 
