@@ -106,7 +106,8 @@ fn a_replica_killed_while_deciding_loses_no_window_and_opens_nothing_twice() {
     let deadline = Instant::now() + Duration::from_secs(120);
     let at_death = loop {
         let now = decided(&url, &agent);
-        // Past a tenth, B has been deciding a while (the two share the work as it comes).
+        // Past a tenth, the holder of the duties (A or B) has been deciding a while; if it is B,
+        // A takes the ticks over once B's lock is freed.
         if now >= total / 10 {
             b.kill().unwrap();
             b.wait().unwrap();

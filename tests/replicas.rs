@@ -387,7 +387,8 @@ fn every_replica_streams_every_event_and_a_webhook_gets_each_once() {
         let ids: Vec<i64> = streamed.iter().map(|e| e.id.parse().unwrap()).collect();
         assert!(ids.windows(2).all(|w| w[0] < w[1]), "one order, no repeats: {ids:?}");
 
-        // Both replicas send deliveries; each is sent once, with the ids the stream gave.
+        // The replica holding the duties sends the deliveries; each is sent once, with the ids
+        // the stream gave.
         let deadline = Instant::now() + Duration::from_secs(30);
         while received.lock().unwrap().len() < opened.len() {
             assert!(Instant::now() < deadline, "{} of {} delivered", received.lock().unwrap().len(), opened.len());

@@ -9,6 +9,7 @@
 //!     SWITCHBOARD_TEST_PG_SETTINGS="shared_preload_libraries=pg_stat_statements" \
 //!         SCALE_STORE=postgres cargo bench --bench run_at_scale
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
@@ -47,6 +48,10 @@ struct Waits {
     idle: u64,
     /// Simulations QUEUED or PROCESSING, summed over the samples.
     in_flight: u64,
+    /// Lock waits by what waited and on whom: the wait event, the relation (or lock type), the
+    /// waiting statement and the blocker's (its current or last statement, from
+    /// `pg_blocking_pids`), each clipped.
+    blocked: HashMap<[String; 4], u64>,
 }
 
 impl PgStats {
@@ -180,6 +185,18 @@ impl Waits {
             self.idle as f64 / each,
             self.in_flight as f64 / each,
         );
+        if self.blocked.is_empty() {
+            return;
+        }
+        println!("run_at_scale: PostgreSQL: the lock waits by what waited (share of busy samples)");
+        let mut blocked: Vec<_> = self.blocked.iter().collect();
+        blocked.sort_by_key(|(_, n)| std::cmp::Reverse(**n));
+        for ([event, on, waiter, blocker], n) in blocked.into_iter().take(12) {
+            println!(
+                "run_at_scale:   {n:>6} ({:>4.1} %) {event} on {on}: [{waiter}] behind [{blocker}]",
+                *n as f64 * 100.0 / busy
+            );
+        }
     }
 }
 
@@ -236,8 +253,28 @@ fn sample(mut client: Client, counter: i32, stop: &AtomicBool) -> Waits {
             waits.idle_in_transaction += at(6);
             waits.idle += at(7);
             waits.in_flight += at(8);
+            if at(1) > 0 {
+                blocked_by(&mut client, counter, &mut waits.blocked);
+            }
         }
         std::thread::sleep(Duration::from_millis(5));
     }
     waits
+}
+
+/// Adds each connection waiting for a lock now to `blocked`: the lock it waits for (`pg_locks`,
+/// not granted) and the statement of the first connection holding it up (`pg_blocking_pids`).
+fn blocked_by(client: &mut Client, counter: i32, blocked: &mut HashMap<[String; 4], u64>) {
+    let sql = "SELECT a.wait_event, coalesce(l.relation::regclass::text, l.locktype, '?'), \
+               left(regexp_replace(a.query, '\\s+', ' ', 'g'), 60), \
+               coalesce((SELECT left(regexp_replace(b.query, '\\s+', ' ', 'g'), 60) FROM pg_stat_activity b \
+                         WHERE b.pid = (pg_blocking_pids(a.pid))[1]), '?') \
+               FROM pg_stat_activity a LEFT JOIN pg_locks l ON l.pid = a.pid AND NOT l.granted \
+               WHERE a.datname = current_database() AND a.state = 'active' AND a.wait_event_type = 'Lock' \
+               AND a.pid <> pg_backend_pid() AND a.pid <> $1";
+    let Ok(rows) = client.query(sql, &[&counter]) else { return };
+    for row in rows {
+        let text = |i: usize| row.get::<_, Option<String>>(i).unwrap_or_default();
+        *blocked.entry([text(0), text(1), text(2), text(3)]).or_default() += 1;
+    }
 }

@@ -1,4 +1,5 @@
-//! Alerts at work: every replica watches the enabled threshold alerts, and decides each window
+//! Alerts at work: one replica (the one holding the deployment's duties, `replica::duties`; its
+//! windows' claims keep two from deciding one window) watches the enabled threshold alerts, and decides each window
 //! once its end has passed and no call for it has arrived for the quiet period, in window order
 //! (`window`); the rules are `threshold`'s, the issues they open and resolve `issues`'s. A
 //! simulation trigger acts when a run ends (`simulation`); an alert's webhooks and Slack
@@ -44,7 +45,10 @@ impl Alerter {
     pub fn spawn(self) -> tokio::task::JoinHandle<()> {
         tokio::spawn(async move {
             loop {
-                if let Err(e) = self.tick().await {
+                // The replica holding the deployment's duties ticks; the others stand by.
+                if self.store.holds_duties()
+                    && let Err(e) = self.tick().await
+                {
                     tracing::error!("alert engine: {e}");
                 }
                 tokio::time::sleep(self.tick_every()).await;

@@ -2,6 +2,7 @@
 //! renews them and takes over the work of replicas that stopped. The SQL behind them, the
 //! shard map and PostgreSQL's change publisher and listener stay in `store/`.
 
+pub mod duties;
 pub(super) mod lease_keeper;
 pub mod leases;
 

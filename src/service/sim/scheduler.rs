@@ -1,4 +1,5 @@
-//! Scheduled plans run by themselves: every replica looks for plans whose `nextRunAt` has come
+//! Scheduled plans run by themselves: the replica holding the deployment's duties
+//! (`replica::duties`) looks for plans whose `nextRunAt` has come
 //! and starts the due slot's job in one transaction that locks the plan, decides again on what
 //! it reads there (`schedule::decide`), and claims the slot (`store::schedules`, unique per
 //! plan and slot). Two replicas that see the same slot due start one job: the second waits for
@@ -53,7 +54,10 @@ impl Scheduler {
     pub fn spawn(self) -> tokio::task::JoinHandle<()> {
         tokio::spawn(async move {
             loop {
-                if let Err(e) = self.tick().await {
+                // The replica holding the deployment's duties looks; the others stand by.
+                if self.store.holds_duties()
+                    && let Err(e) = self.tick().await
+                {
                     tracing::error!("plan scheduler: {e}");
                 }
                 tokio::time::sleep(TICK).await;

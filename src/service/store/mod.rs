@@ -197,6 +197,16 @@ impl Store {
         }
     }
 
+    /// Whether this replica runs the duties one runner in the deployment does (publishing
+    /// events, sending webhooks, the alert engine's ticks, folding ends): on PostgreSQL the
+    /// replica holding the duties' advisory lock (`postgres::duties`), on SQLite always.
+    pub fn holds_duties(&self) -> bool {
+        match &*self.engine {
+            Engine::Sqlite(_) => true,
+            Engine::Postgres(postgres) => postgres.holds_duties(),
+        }
+    }
+
     /// The newest committed event's id, changing as events commit.
     pub fn events(&self) -> watch::Receiver<i64> {
         self.events.subscribe()

@@ -438,6 +438,7 @@ fn values_written_together_read_as_values_written_one_at_a_time() {
 
 mod batches;
 mod claims;
+mod duties;
 mod filling;
 mod held_rows;
 mod picking;

@@ -149,6 +149,11 @@ impl Sender {
         let mut failed_claims: u32 = 0;
         let mut pace = Pace::new(PACE);
         loop {
+            // One sender in the deployment (`Store::holds_duties`); the others look again later.
+            if !self.store.holds_duties() {
+                tokio::time::sleep(crate::service::replica::duties::LOOK_AGAIN).await;
+                continue;
+            }
             pace.begin();
             if pruned.is_none_or(|at| at.elapsed() >= PRUNE_EVERY) {
                 pruned = Some(Instant::now());

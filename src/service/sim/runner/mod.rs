@@ -54,6 +54,8 @@ pub struct Simulator {
     job_metrics: Arc<Mutex<HashMap<String, Arc<JobMetrics>>>>,
     /// Each active job's set-up documents, read again only when one changed (`casts`).
     casts: Arc<casts::Casts>,
+    /// The jobs whose places an end is filling now (`scheduling::refill`).
+    refills: Arc<scheduling::Refills>,
     /// How long an HTTP agent may take to answer one turn.
     turn_timeout: Duration,
     /// The language model that plays the caller, when the service has one (`[caller]`).
@@ -73,6 +75,7 @@ impl Simulator {
             worker,
             job_metrics: Arc::default(),
             casts: Arc::default(),
+            refills: Arc::default(),
             turn_timeout: super::agent_link::TURN_TIMEOUT,
             caller: None,
         }
@@ -155,7 +158,7 @@ impl Simulator {
             let job_id = work.job_id.clone();
             self.write_until_landed("settling run plan job", move |tx| settle_job(tx, &job_id)).await;
         }
-        self.wake();
+        self.refill(&work).await;
     }
 
     /// Writes an end that must not be lost while the service runs (a simulation's failure, its

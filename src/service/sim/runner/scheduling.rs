@@ -2,6 +2,7 @@
 //! its limits (counted in the store, one replica at a time for a job) and leased to this replica; a
 //! job's first pick marks it RUNNING and opens its collection job.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use uuid::Uuid;
@@ -33,6 +34,43 @@ impl From<StoreError> for JobError {
             error => Passing(error),
         }
     }
+}
+
+/// The jobs this replica refills now, and those an end asked to refill again meanwhile.
+#[derive(Default)]
+pub(super) struct Refills(std::sync::Mutex<(HashSet<String>, HashSet<String>)>);
+
+impl Refills {
+    /// Whether the caller refills `job` now; if another does, it is asked to pick once more.
+    fn begin(&self, job: &str) -> bool {
+        let mut guard = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let (running, again) = &mut *guard;
+        if running.insert(job.to_owned()) {
+            return true;
+        }
+        again.insert(job.to_owned());
+        false
+    }
+
+    /// Whether the refill of `job` is over: `false` when an end asked for another pick.
+    fn done(&self, job: &str) -> bool {
+        let mut guard = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let (running, again) = &mut *guard;
+        if again.remove(job) {
+            return false;
+        }
+        running.remove(job);
+        true
+    }
+}
+
+/// What every simulation of one job shares.
+struct JobShare<'a> {
+    job_id: &'a str,
+    metrics: &'a Arc<JobMetrics>,
+    plan: &'a RunPlanInput,
+    variables: &'a Option<RunVariables>,
+    replay: &'a Option<Replay>,
 }
 
 impl Simulator {
@@ -72,25 +110,84 @@ impl Simulator {
             Some(_) => Timestamp::from(jiff::Timestamp::MAX),
             None => Timestamp::now(),
         };
-        let picked = self.pick(limits, now).await.map_err(JobError::from)?;
+        let picked = self.pick(limits, now).await.map_err(JobError::from)?.unwrap_or_default();
         if picked.is_empty() {
             return Ok(());
         }
         let metrics = self.job_metrics(job_id, &plan, inputs.replay.clone()).await.map_err(JobError::from)?;
+        self.start_picked(
+            &JobShare { job_id, metrics: &metrics, plan: &plan, variables: &variables, replay: &inputs.replay },
+            picked,
+        );
+        Ok(())
+    }
+
+    /// Runs each of `picked`, simulations of `job`'s, on a task of its own.
+    fn start_picked(&self, job: &JobShare, picked: Vec<SimulationJob>) {
         for simulation in picked {
             let work = Work {
-                metrics: metrics.clone(),
-                job_id: job_id.to_owned(),
+                metrics: job.metrics.clone(),
+                job_id: job.job_id.to_owned(),
                 simulation,
-                plan: plan.clone(),
-                variables: variables.clone(),
-                replay: inputs.replay.clone(),
+                plan: job.plan.clone(),
+                variables: job.variables.clone(),
+                replay: job.replay.clone(),
                 replayed_ms: Default::default(),
             };
             let engine = self.clone();
             tokio::spawn(async move { engine.run(work).await });
         }
-        Ok(())
+    }
+
+    /// Fills the place an ended simulation of `ended`'s job left, from the task that ended it:
+    /// the scheduler's loop, one pass after another for every job, left places empty while it
+    /// read the active jobs and picked for the others (11 of 16 in flight, issue 33). One
+    /// refill a job at a time in this replica: an end while one picks has it pick once more
+    /// after, so ends that come together cost one pick. A job under a sequential mode, whose
+    /// limits span other jobs, and a pick passed by (another replica picks for the job now) or
+    /// failed are left to the loop, woken.
+    pub(super) async fn refill(&self, ended: &Work) {
+        let mode = ended.plan.execution_mode_or_default();
+        if matches!(mode, ExecutionMode::SequentialProject | ExecutionMode::SequentialSameRunPlan) {
+            return self.wake();
+        }
+        if !self.refills.begin(&ended.job_id) {
+            return; // the refill under way picks again for this end
+        }
+        loop {
+            self.refill_once(ended, mode.clone()).await;
+            if self.refills.done(&ended.job_id) {
+                return;
+            }
+        }
+    }
+
+    /// One pick for `ended`'s job (`refill`).
+    async fn refill_once(&self, ended: &Work, mode: ExecutionMode) {
+        let job_id = ended.job_id.clone();
+        // The plan's key counts only under SEQUENTIAL_SAME_RUN_PLAN, left to the loop above.
+        let limits =
+            Limits { job_id: job_id.clone(), plan_key: job_id, mode, max: ended.plan.max_concurrent_jobs_or_default() };
+        let now = match ended.replay {
+            Some(_) => Timestamp::from(jiff::Timestamp::MAX),
+            None => Timestamp::now(),
+        };
+        match self.pick(limits, now).await {
+            Ok(Some(picked)) if !picked.is_empty() => {
+                let job = JobShare {
+                    job_id: &ended.job_id,
+                    metrics: &ended.metrics,
+                    plan: &ended.plan,
+                    variables: &ended.variables,
+                    replay: &ended.replay,
+                };
+                self.start_picked(&job, picked)
+            }
+            // Nothing waiting or no room: nothing of this job to start; other jobs' places are
+            // their own, filled when theirs end (or by the loop's pass, on its timer).
+            Ok(Some(_)) => {}
+            Ok(None) | Err(_) => self.wake(),
+        }
     }
 
     /// Ends a job the engine cannot run, with the reason; written until it lands, like every
@@ -123,8 +220,9 @@ impl Simulator {
     /// Moves retries whose time has come (`now`, on the job's clock) to PENDING, then as many
     /// PENDING simulations of the job as its limits allow to QUEUED, leased to this replica,
     /// and hands those back. A read first tells whether there is room and anything waiting, so
-    /// a full job costs no write; the write counts again, one replica at a time.
-    async fn pick(&self, limits: Limits, now: Timestamp) -> StoreResult<Vec<SimulationJob>> {
+    /// a full job costs no write; the write counts again, one replica at a time. `None`: passed
+    /// by, another pick for the job holding its lock.
+    async fn pick(&self, limits: Limits, now: Timestamp) -> StoreResult<Option<Vec<SimulationJob>>> {
         let limits = Arc::new(limits);
         let worth_it = {
             let (limits, owner) = (limits.clone(), self.worker.owner.clone());
@@ -138,7 +236,7 @@ impl Simulator {
                 .await?
         };
         if !worth_it {
-            return Ok(Vec::new());
+            return Ok(Some(Vec::new()));
         }
         let worker = self.worker.clone();
         // A job whose limits are its own is picked for beside other jobs' picks, and passed by
@@ -172,7 +270,7 @@ impl Simulator {
                 Ok(picked)
             })
             .await?;
-        Ok(picked.unwrap_or_default())
+        Ok(picked)
     }
 
     /// Marks the job RUNNING and opens its collection job, once; returns the collection job's id.

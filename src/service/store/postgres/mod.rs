@@ -6,6 +6,7 @@
 //! meets on the counts every write moves; one that deadlocked with another is run again. Events are numbered when they are published (`publisher`), so a reader never skips
 //! one that commits late, and every replica hears of them (`listener`).
 
+mod duties;
 mod listener;
 pub(super) mod migrations;
 mod publisher;
@@ -47,6 +48,8 @@ pub(super) struct Postgres {
     unpublished: Arc<publisher::Pending>,
     /// Set when the store is dropped: the listener and the publisher stop.
     stopping: Arc<AtomicBool>,
+    /// Whether this replica holds the deployment's one-runner duties now (`duties`).
+    duties: Arc<AtomicBool>,
 }
 
 impl Drop for Postgres {
@@ -97,18 +100,27 @@ impl Postgres {
         let stopping = Arc::new(AtomicBool::new(false));
         let unpublished = Arc::new(publisher::Pending::default());
         let publishing = pool.clone();
+        let duties = Arc::new(AtomicBool::new(false));
+        duties::spawn(config.clone(), duties.clone(), stopping.clone())
+            .map_err(|e| OpenError(format!("replica duties thread: {e}")))?;
         let store = Postgres {
             pool: ClosedOffTheRuntime(Some(pool)),
             unpublished: unpublished.clone(),
             stopping: stopping.clone(),
+            duties: duties.clone(),
         };
         let last = store.read(super::outbox::last_event).map_err(|e: StoreError| OpenError(e.to_string()))?;
         let events = Arc::new(watch::channel(last).0);
         listener::spawn(config, events.clone(), stopping.clone())
             .map_err(|e| OpenError(format!("event listener thread: {e}")))?;
-        publisher::spawn(publishing, unpublished, stopping)
+        publisher::spawn(publishing, unpublished, duties, stopping)
             .map_err(|e| OpenError(format!("event publisher thread: {e}")))?;
         Ok((store, events))
+    }
+
+    /// Whether this replica runs the duties that need one runner in the deployment now.
+    pub(super) fn holds_duties(&self) -> bool {
+        self.duties.load(Ordering::Relaxed)
     }
 
     fn session(&self) -> StoreResult<Session> {

@@ -56,20 +56,31 @@ impl Pending {
     }
 }
 
+/// How often the publisher of the replica that holds the duties looks for events the other
+/// replicas committed (they publish none themselves): under load its own commits wake it
+/// sooner, so this bounds an event's wait only while this replica is idle.
+const SWEEP: Duration = Duration::from_millis(250);
+
+/// Publishes while this replica holds the deployment's duties (`duties`); one that does not
+/// leaves its events to the holder's sweep, so two replicas do not wait on each other's lock.
 pub(super) fn spawn(
     pool: r2d2::Pool<Manager>,
     pending: Arc<Pending>,
+    duties: Arc<AtomicBool>,
     stopping: Arc<AtomicBool>,
 ) -> std::io::Result<()> {
     std::thread::Builder::new().name("event-publisher".into()).spawn(move || {
         let mut pace = Pace::new(PACE);
         loop {
-            // Woken by this replica's commits; a second's sweep finds what another replica's
-            // publisher left (it died between a commit and its publishing).
-            pending.wait(Duration::from_secs(1));
+            // Woken by this replica's commits; the sweep finds what the other replicas wrote.
+            pending.wait(SWEEP);
             // Checked before the pace's rest, so a store dropped meanwhile is not kept waiting.
             if stopping.load(Ordering::Relaxed) {
                 return;
+            }
+            if !duties.load(Ordering::Relaxed) {
+                pending.clear();
+                continue;
             }
             std::thread::sleep(pace.rest());
             pending.clear();
