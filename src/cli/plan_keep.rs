@@ -27,7 +27,8 @@ pub enum Kept {
 #[derive(Debug, PartialEq)]
 pub struct Update {
     id: uuid::Uuid,
-    members: RunPlanUpdate,
+    /// Boxed: a plan's worth of members, where the other outcomes carry none.
+    members: Box<RunPlanUpdate>,
     /// What is said once written: `plan "Mine": mine.yaml changed (…); updated`.
     says: String,
 }
@@ -78,7 +79,7 @@ pub async fn keep(
     }
     Ok(Kept::Update(Update {
         id: saved.id,
-        members: changed,
+        members: Box::new(changed),
         says: format!("plan {name:?}: {file} changed ({}); updated", names.join(", ")),
     }))
 }
