@@ -358,3 +358,30 @@ async fn a_variable_nothing_fills_is_warned_of_by_diff_and_apply() {
         assert!(!text.contains("{{customerName}}"), "what a persona gives is not warned of:\n{text}");
     }
 }
+
+/// A persona the bundle rewrites gives only the properties the bundle leaves it: one it
+/// removes fills nothing any more, so a changed flow that uses it is warned of.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_property_the_bundle_removes_from_its_persona_fills_nothing() {
+    let home = tempfile::tempdir().unwrap();
+    let suite = init(home.path(), "http://127.0.0.1:9/turn");
+    let service = support::start(true).await;
+    let dir = suite.to_str().unwrap();
+    let apply = run(against(home.path(), &service).args(["config", "apply", "-f", dir])).await;
+    assert_exit(&apply, 0);
+    assert!(!stdout(&apply).contains("warning:"), "the persona gives {{{{customerName}}}}:\n{}", stdout(&apply));
+
+    let edit = |file: &str, from: &str, to: &str| {
+        let path = suite.join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(from), "{from:?} in {file}");
+        std::fs::write(&path, text.replace(from, to)).unwrap();
+    };
+    edit("personas.yaml", "  customerName: Sam Rivera", "  nickname: Sam");
+    edit("flows.yaml", "Tuesday morning would be perfect.", "Tuesday morning works.");
+    let diff = run(against(home.path(), &service).args(["config", "diff", "-f", dir])).await;
+    assert_exit(&diff, 0);
+    let text = stdout(&diff);
+    assert!(text.contains("~ flow/move-appointment"), "{text}");
+    assert!(text.contains("uses {{customerName}}, which no persona's properties"), "the removed property:\n{text}");
+}

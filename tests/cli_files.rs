@@ -197,3 +197,35 @@ async fn a_misspelt_metric_slug_gets_did_you_mean_at_its_line() {
         "a refused run saves no plan: {plans}"
     );
 }
+
+/// A changed plan file whose run is refused leaves its saved plan as it was: the update is
+/// written only once the run has started.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_run_leaves_a_changed_plan_files_saved_plan_as_it_was() {
+    let home = tempfile::tempdir().unwrap();
+    let service = support::start(true).await;
+    let file = home.path().join("kept.yaml");
+    let plan = |seconds: u32, metric: &str| {
+        format!(
+            "name: Kept\ndirection: INBOUND\nmaxSimulationDurationSeconds: {seconds}\nagentEndpoints:\n  - id: {BRIGHTSMILE_ENDPOINT}\nflows:\n  - id: {RESCHEDULE_FLOW}\n    happyPath: true\nmetrics:\n  - slug: {metric}\n"
+        )
+    };
+    let path = file.to_str().unwrap();
+    let start = async || run(against(home.path(), &service).args(["run", "-f", path, "-o", "json"])).await;
+    std::fs::write(&file, plan(300, "call_duration")).unwrap();
+    let first = start().await;
+    assert_exit(&first, 0);
+    let plan_id: uuid::Uuid = json(&first)["data"]["simulationRunPlanId"].as_str().unwrap().parse().unwrap();
+    let saved = service.client.get_run_plan(plan_id).await.unwrap();
+
+    // Two changes, one of them a metric no definition has: the service refuses the run.
+    std::fs::write(&file, plan(200, "call_duraton")).unwrap();
+    let refused = start().await;
+    assert_exit(&refused, 2);
+    let said = stderr(&refused);
+    assert!(said.contains("no metric definition call_duraton"), "{said}");
+    assert!(!said.contains("updated"), "a refused run updates nothing:\n{said}");
+    let after = service.client.get_run_plan(plan_id).await.unwrap();
+    assert_eq!(after.plan.max_simulation_duration_seconds, Some(300));
+    assert_eq!(after, saved, "the saved plan as it was");
+}

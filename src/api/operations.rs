@@ -172,6 +172,11 @@ impl Client {
         self.data(path).await
     }
 
+    /// Changes the members `update` gives of a saved plan; the rest stay.
+    pub async fn update_run_plan(&self, id: Uuid, update: &RunPlanUpdate) -> Result<RunPlan, Error> {
+        self.write_data(Method::PUT, &format!("/v1/simulation/plan/{id}"), update).await
+    }
+
     pub async fn get_run_plan(&self, id: Uuid) -> Result<RunPlan, Error> {
         self.data(&format!("/v1/simulation/plan/{id}")).await
     }

@@ -7,42 +7,70 @@ use serde_json::Value;
 
 use super::exit::Failure;
 use super::input::Document;
+use crate::api::validate::index;
 
 /// Members only a plan file has at its top level (a bundle plan says `maxDurationSeconds`, and
 /// every bundle resource has `kind`).
 const PLAN_FILE_MEMBERS: [&str; 3] = ["maxSimulationDurationSeconds", "agentEndpoints", "flows"];
 
-/// Whether a document is a bundle's: one resource with `kind`, `resources:`, or a list of them.
-fn is_bundle(value: &Value) -> bool {
-    let has_kind = |v: &Value| v.get("kind").is_some_and(Value::is_string);
+/// What a document holds, by its shape: the one reading of it both the bundle reader
+/// (`Bundle::add`) and the plan file reader use.
+pub enum Shape<'a> {
+    /// Nothing (an empty YAML document).
+    Empty,
+    /// A bundle's resources, each with the member path it was written at: the document itself
+    /// (it has `kind`, path ``), `resources:` (`resources[2]`), or a list (`[0]`).
+    Resources(Vec<(String, &'a Value)>),
+    /// A plan file's members and no `kind`.
+    PlanFile,
+    /// None of these.
+    Unknown,
+}
+
+/// How `value` is shaped.
+pub fn shape(value: &Value) -> Shape<'_> {
+    fn listed<'a>(list: &'a [Value], at: &str) -> Vec<(String, &'a Value)> {
+        list.iter().enumerate().map(|(i, r)| (index(at, i), r)).collect()
+    }
     match value {
-        Value::Object(object) => has_kind(value) || object.get("resources").is_some_and(Value::is_array),
-        Value::Array(items) => items.first().is_some_and(has_kind),
-        _ => false,
+        Value::Null => Shape::Empty,
+        Value::Object(object) if object.contains_key("kind") => Shape::Resources(vec![(String::new(), value)]),
+        Value::Object(object) => match object.get("resources") {
+            Some(Value::Array(list)) => Shape::Resources(listed(list, "resources")),
+            _ if is_plan_file(value) => Shape::PlanFile,
+            _ => Shape::Unknown,
+        },
+        Value::Array(list) => Shape::Resources(listed(list, "")),
+        _ => Shape::Unknown,
     }
 }
 
+/// The resources of a document that reads as a bundle's; none for any other.
+fn resources(value: &Value) -> Vec<&Value> {
+    match shape(value) {
+        Shape::Resources(found) => found.into_iter().map(|(_, resource)| resource).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Whether a document is a bundle's: a resource with `kind`, `resources:`, or a list of them.
+fn is_bundle(value: &Value) -> bool {
+    value.get("resources").is_some_and(Value::is_array)
+        || resources(value).first().is_some_and(|r| r.get("kind").is_some())
+}
+
 /// Whether a document without `kind` reads as a plan file.
-pub fn is_plan_file(value: &Value) -> bool {
+fn is_plan_file(value: &Value) -> bool {
     value.get("kind").is_none() && PLAN_FILE_MEMBERS.iter().any(|m| value.get(m).is_some())
 }
 
 /// The names of a bundle's plans (`kind: simulationPlan`), to name in the command to use.
 fn plan_names(documents: &[Document]) -> Vec<String> {
-    let mut names = Vec::new();
-    for document in documents {
-        let resources: Vec<&Value> = match &document.value {
-            Value::Array(items) => items.iter().collect(),
-            Value::Object(o) => match o.get("resources").and_then(Value::as_array) {
-                Some(items) => items.iter().collect(),
-                None => vec![&document.value],
-            },
-            _ => Vec::new(),
-        };
-        let plans = resources.into_iter().filter(|r| r.get("kind").and_then(Value::as_str) == Some("simulationPlan"));
-        names.extend(plans.filter_map(|r| r.get("name").and_then(Value::as_str)).map(str::to_owned));
-    }
-    names
+    let plans = documents
+        .iter()
+        .flat_map(|d| resources(&d.value))
+        .filter(|r| r.get("kind").and_then(Value::as_str) == Some("simulationPlan"));
+    plans.filter_map(|r| r.get("name").and_then(Value::as_str)).map(str::to_owned).collect()
 }
 
 /// Refuses a bundle given where a plan file is expected, saying how to run it instead.
@@ -92,7 +120,11 @@ mod tests {
         assert!(text.contains("`switchboard gate \"Smoke\" --suite b.yaml`"), "{text}");
         let plan = Document::parse_all("p.yaml", "name: Nightly\nmaxSimulationDurationSeconds: 60\n").unwrap();
         assert!(refuse_bundle("p.yaml", &plan).is_ok());
-        assert!(is_plan_file(&plan[0].value));
-        assert!(!is_plan_file(&bundle[1].value));
+        assert!(matches!(shape(&plan[0].value), Shape::PlanFile));
+        assert!(matches!(shape(&bundle[1].value), Shape::Resources(found) if found.len() == 1));
+        let listed = Document::parse_all("l.yaml", "resources:\n  - kind: persona\n  - kind: metric\n").unwrap();
+        let Shape::Resources(found) = shape(&listed[0].value) else { panic!("resources: is a bundle's") };
+        assert_eq!(found.iter().map(|(at, _)| at.as_str()).collect::<Vec<_>>(), ["resources[0]", "resources[1]"]);
+        assert!(matches!(shape(&serde_json::json!({"name": "x"})), Shape::Unknown));
     }
 }

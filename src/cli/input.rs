@@ -112,6 +112,9 @@ impl Document {
                 problems.push((violation.param.clone(), violation.message.clone(), violation.code.as_str()));
             }
         }
+        // Read in the file's order, as an editor shows it, not the order they were checked in;
+        // a member with no line of its own (none found) goes last.
+        problems.sort_by_key(|(param, _, _)| self.line_of(param).map_or((1, 0), |line| (0, line)));
         match (decoded, problems.first()) {
             (Some(value), None) => Ok(value),
             (_, first) => {
@@ -155,6 +158,14 @@ mod tests {
             "{}",
             error.body.message
         );
+
+        // Checked in another order (a value that cannot be read before the rules), said by line.
+        let yaml = "name: Nightly\ndirection: INBOUND\nmaxSimulationDurationSeconds: 60\nagentEndpoints:\n  - id: 3ef56f2f-6852-551a-9606-085f303173de\nflows:\n  - slug: reschedule\n    happyPath: true\nmetrics:\n  - slug: call_duration\n    minPassRate: 120\niterationCount: three\n";
+        let error = Document::parse("plan.yaml", yaml).unwrap().decode::<RunPlanInput>("run plan").unwrap_err();
+        let lines: Vec<&str> = error.body.message.lines().skip(1).collect();
+        assert_eq!(lines.len(), 2, "{}", error.body.message);
+        assert!(lines[0].contains("plan.yaml:11: ") && lines[1].contains("plan.yaml:12: "), "{}", error.body.message);
+        assert_eq!(error.body.param.as_deref(), Some("metrics[0].minPassRate"), "the first line's member");
 
         let broken = Document::parse("bad.yaml", "name: [unclosed\n").unwrap_err();
         assert!(broken.body.message.starts_with("bad.yaml:"), "{}", broken.body.message);

@@ -90,22 +90,35 @@ pub async fn run(command: PlanCommand, session: &Session) -> Outcome {
 /// A refusal of a file's contents, pointed at the line of each member the service named.
 pub fn locate(document: &Document, error: crate::api::Error) -> Failure {
     let mut failure = Failure::from(error);
-    let at = |param: &str, message: &str| {
-        document.line_of(&member_at_fault(param, message)).map(|l| format!("{}:{l}: ", document.name))
-    };
-    if let Some(line) = failure.body.param.as_deref().and_then(|p| at(p, &failure.body.message)) {
-        failure.body.message = format!("{line}{}", failure.body.message);
+    let line_of = |param: &str, message: &str| document.line_of(&member_at_fault(param, message));
+    let at = |line: usize| format!("{}:{line}: ", document.name);
+    if let Some(line) = failure.body.param.as_deref().and_then(|p| line_of(p, &failure.body.message)) {
+        failure.body.message = format!("{}{}", at(line), failure.body.message);
     }
     let violations = failure.body.details.as_mut().and_then(|d| d.get_mut("violations")).and_then(|v| v.as_array_mut());
-    for violation in violations.into_iter().flatten() {
-        let (Some(param), Some(message)) =
-            (violation.get("param").and_then(|p| p.as_str()), violation.get("message").and_then(|m| m.as_str()))
-        else {
+    let Some(violations) = violations.filter(|v| !v.is_empty()) else { return failure };
+    let text = |v: &serde_json::Value, member: &str| v.get(member).and_then(|m| m.as_str()).map(str::to_owned);
+    let mut lines = Vec::with_capacity(violations.len());
+    for violation in violations.iter_mut() {
+        let (Some(param), Some(message)) = (text(violation, "param"), text(violation, "message")) else {
+            lines.push(None);
             continue;
         };
-        if let Some(line) = at(param, message) {
-            violation["message"] = format!("{line}{message}").into();
+        let line = line_of(&param, &message);
+        if let Some(line) = line {
+            violation["message"] = format!("{}{message}", at(line)).into();
         }
+        lines.push(line);
+    }
+    // Said in the file's order, as an editor shows it, not the order the service checked in; a
+    // member with no line of its own goes last.
+    let mut located: Vec<(Option<usize>, serde_json::Value)> = lines.into_iter().zip(violations.drain(..)).collect();
+    located.sort_by_key(|(line, _)| line.map_or((1, 0), |line| (0, line)));
+    violations.extend(located.into_iter().map(|(_, violation)| violation));
+    // The message and field are the first violation's, as the service sends them.
+    if let Some(first) = violations.first() {
+        failure.body.message = text(first, "message").unwrap_or(failure.body.message);
+        failure.body.param = text(first, "param").or(failure.body.param);
     }
     failure
 }
@@ -191,5 +204,36 @@ pub async fn resolve(client: &Client, plan: &str) -> Result<RunPlan, Failure> {
                 format!("{} run plans are named {plan:?}; pass one of their ids: {}", many.len(), ids.join(", ")),
             ))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The service lists what it refuses in the order it checked; the file's reader gets them in
+    /// line order, the message and field the first line's.
+    #[test]
+    fn a_refusal_of_a_plan_file_is_said_in_line_order() {
+        let yaml =
+            "name: Mine\ndirection: INBOUND\nflows:\n  - slug: move-apointment\nmetrics:\n  - slug: task_completon\n";
+        let document = Document::parse("mine.yaml", yaml).unwrap();
+        let body = serde_json::json!({"type": "validation", "code": "invalid_parameter",
+            "message": "metrics[0].slug: no metric definition task_completon", "param": "metrics[0].slug",
+            "details": {"violations": [
+                {"param": "metrics[0].slug", "code": "invalid_parameter", "message": "metrics[0].slug: no metric definition task_completon"},
+                {"param": "flows[0].slug", "code": "invalid_parameter", "message": "flows[0].slug: no customer flow move-apointment"}]}});
+        let error = crate::api::Error::Api(Box::new(crate::api::error::ApiError::from_response(
+            400,
+            body.to_string().as_bytes(),
+            None,
+        )));
+        let failure = locate(&document, error);
+        assert_eq!(failure.body.param.as_deref(), Some("flows[0].slug"));
+        assert!(failure.body.message.starts_with("mine.yaml:4: flows[0].slug"), "{}", failure.body.message);
+        let described = failure.describe();
+        let lines: Vec<&str> = described.lines().collect();
+        assert_eq!(lines.len(), 2, "{described}");
+        assert!(lines[1].trim_start().starts_with("mine.yaml:6: metrics[0].slug"), "{described}");
     }
 }

@@ -5,15 +5,13 @@
 //! of the saved plan once its run has started (a member the file leaves out is not cleared),
 //! and says what changed, as `--agent-url` does for its request.
 
-use serde_json::Value;
-
 use super::exit::{Exit, Failure};
 use super::input::Document;
 use super::session::Session;
-use crate::api::model::{IdRef, RunPlanInput};
+use crate::api::model::{IdRef, RunPlanInput, RunPlanUpdate};
 
 /// What the run of a plan file does about its plan.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq)]
 pub enum Kept {
     /// A saved plan has the file's name (brought up to date): the run is one of its runs.
     Found,
@@ -26,10 +24,11 @@ pub enum Kept {
 }
 
 /// The members of a saved plan that a plan file changed, to be written after its run starts.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq)]
 pub struct Update {
     id: uuid::Uuid,
-    members: Value,
+    /// Boxed: a plan's worth of members, where the other outcomes carry none.
+    members: Box<RunPlanUpdate>,
     /// What is said once written: `plan "Mine": mine.yaml changed (…); updated`.
     says: String,
 }
@@ -65,13 +64,11 @@ pub async fn keep(
         eprintln!("{}", saved_from(&name, file, created.run_plan.id));
         return Ok(Kept::Found);
     };
-    // The run's own agent is not the plan's: an `--agent-url` run never rewrites its endpoints.
-    let ignore: &[&str] = if agent_of_its_own { &["agentEndpoints"] } else { &[] };
-    let changed = differing(&file_plan, &saved.plan, ignore);
-    if changed.is_empty() {
+    let changed = differing(&file_plan, &saved.plan, agent_of_its_own);
+    let names = changed_members(&changed);
+    if names.is_empty() {
         return Ok(Kept::Found);
     }
-    let names: Vec<&str> = changed.iter().map(|(member, _)| member.as_str()).collect();
     if saved.is_config_managed == Some(true) {
         eprintln!(
             "plan {name:?}: {file} differs from the saved plan ({}); it is a bundle's, so it is left as it is \
@@ -82,15 +79,14 @@ pub async fn keep(
     }
     Ok(Kept::Update(Update {
         id: saved.id,
-        members: Value::Object(changed.iter().cloned().collect()),
+        members: Box::new(changed),
         says: format!("plan {name:?}: {file} changed ({}); updated", names.join(", ")),
     }))
 }
 
 /// Writes what a plan file changed to its saved plan (the run of the file has started).
 pub async fn update(session: &Session, document: &Document, update: &Update) -> Result<(), Failure> {
-    let path = format!("/v1/simulation/plan/{}", update.id);
-    let sent = session.client.send::<(), _, Value>(reqwest::Method::PUT, &path, None, Some(&update.members)).await;
+    let sent = session.client.update_run_plan(update.id, &update.members).await;
     sent.map_err(|e| super::plan::locate(document, e))?;
     eprintln!("{}", update.says);
     Ok(())
@@ -102,25 +98,40 @@ pub fn saved_from(name: &str, file: &str, id: uuid::Uuid) -> String {
 }
 
 /// The members the file sets (defaults written out, as the service keeps a plan) whose value
-/// the saved plan does not have, with the file's value; `ignore`d members aside.
-fn differing(file: &RunPlanInput, saved: &RunPlanInput, ignore: &[&str]) -> Vec<(String, Value)> {
-    let (mut file, mut saved) = (json(&file.clone().resolved()), json(saved));
-    for plan in [&mut file, &mut saved] {
-        // The service names each metric by its id as well; the file names it by slug.
-        for metric in plan.get_mut("metrics").and_then(Value::as_array_mut).into_iter().flatten() {
-            if let Some(members) = metric.as_object_mut().filter(|m| m.contains_key("slug")) {
-                members.remove("id");
+/// the saved plan does not have, with the file's value. A run with an agent of its own
+/// (`--agent-url`) never rewrites the plan's endpoints.
+fn differing(file: &RunPlanInput, saved: &RunPlanInput, agent_of_its_own: bool) -> RunPlanUpdate {
+    // Both as the input that makes them: the metric ids the service writes beside their slugs,
+    // and the empty lists it writes out, are not the file's changes.
+    let file = file.clone().as_input().resolved();
+    let saved = saved.clone().as_input().resolved();
+    let mut update = RunPlanUpdate::default();
+    macro_rules! changed {
+        ($($member:ident),+) => {$(
+            if file.$member.is_some() && file.$member != saved.$member {
+                update.$member = file.$member.clone();
             }
-        }
+        )+};
     }
-    let Value::Object(file) = file else { return Vec::new() };
-    file.into_iter()
-        .filter(|(member, value)| !ignore.contains(&member.as_str()) && saved.get(member) != Some(value))
-        .collect()
+    changed!(name, description, direction, iteration_count, max_concurrent_jobs, max_simulation_duration_seconds);
+    changed!(silence_timeout_seconds, end_call_phrases, end_call_reasons, execution_mode, scenarios, flows);
+    changed!(personas, agent_endpoints, metrics, include_flow_metrics, include_automatic_metrics);
+    changed!(enrich_with_live_conversation, max_no_response_retries, no_response_retry_backoff_seconds);
+    if file.schedule.is_some() && file.schedule != saved.schedule {
+        update.schedule = Some(file.schedule.clone());
+    }
+    if agent_of_its_own {
+        update.agent_endpoints = None;
+    }
+    update
 }
 
-fn json(plan: &RunPlanInput) -> Value {
-    serde_json::to_value(plan).unwrap_or_default()
+/// The wire names of the members an update gives (`maxSimulationDurationSeconds`), as said.
+fn changed_members(update: &RunPlanUpdate) -> Vec<String> {
+    match serde_json::to_value(update) {
+        Ok(serde_json::Value::Object(members)) => members.keys().cloned().collect(),
+        _ => Vec::new(),
+    }
 }
 
 #[cfg(test)]
@@ -136,10 +147,21 @@ mod tests {
         .unwrap();
         let mut saved = file.clone().resolved();
         saved.metrics.iter_mut().flatten().for_each(|m| m.id = Some(uuid::Uuid::from_u128(7)));
-        assert!(differing(&file, &saved, &[]).is_empty(), "defaults and metric ids are the service's");
+        assert_eq!(
+            differing(&file, &saved, false),
+            RunPlanUpdate::default(),
+            "defaults and metric ids are the service's"
+        );
         saved.max_simulation_duration_seconds = Some(90);
         saved.agent_endpoints = Some(vec![IdRef { id: uuid::Uuid::from_u128(1) }]);
-        let changed: Vec<String> = differing(&file, &saved, &["agentEndpoints"]).into_iter().map(|c| c.0).collect();
-        assert_eq!(changed, ["maxSimulationDurationSeconds"]);
+        saved.description = Some("kept: the file leaves it out".into());
+        let update = differing(&file, &saved, true);
+        assert_eq!(update.max_simulation_duration_seconds, Some(60));
+        assert_eq!(changed_members(&update), ["maxSimulationDurationSeconds"]);
+        let update = differing(&file, &saved, false);
+        assert_eq!(update.agent_endpoints, file.agent_endpoints);
+        let mut names = changed_members(&update);
+        names.sort();
+        assert_eq!(names, ["agentEndpoints", "maxSimulationDurationSeconds"]);
     }
 }

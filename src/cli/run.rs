@@ -72,6 +72,11 @@ impl RunSpec {
         if !self.suite.is_empty() {
             super::config::apply_suite(session, &self.suite).await?;
         }
+        // The run `--rerun-failed` names, read once: its plan, its failures and its agent.
+        let earlier = match self.select.rerun_failed {
+            Some(job) => Some(session.client.get_run_plan_job(job).await?),
+            None => None,
+        };
         let mut file_plan = None;
         let (mut plan_id, mut inline, plan_name, section, document) = match (&self.plan, &self.file) {
             (Some(plan), None) => {
@@ -84,10 +89,10 @@ impl RunSpec {
                 file_plan = Some(input.clone());
                 (None, Some(input), name, section, Some(document))
             }
-            (None, None) => match self.select.rerun_failed {
+            (None, None) => match &earlier {
                 // A rerun without a plan runs the earlier run's own.
-                Some(job) => {
-                    let plan = select::plan_of_job(&session.client, job).await?;
+                Some(run) => {
+                    let plan = select::plan_of_job(&session.client, run).await?;
                     (Some(plan.id), None, Some(plan.name().to_string()), None, None)
                 }
                 None => return Err(Failure::usage("name a saved plan (its id or exact name) or give -f FILE")),
@@ -102,10 +107,10 @@ impl RunSpec {
                 (None, Some(id)) => session.client.get_run_plan(id).await?.plan.as_input(),
                 (None, None) => return Err(Failure::usage("no plan to choose test cases from")),
             };
-            select::narrow(&session.client, &mut input, &self.select, &label).await?;
-            if let Some(job) = self.select.rerun_failed {
+            select::narrow(&session.client, &mut input, &self.select, earlier.as_ref(), &label).await?;
+            if let Some(run) = &earlier {
                 // What that run ran: an inline copy's agent (`--agent-url`), not the saved plan's.
-                let endpoints = select::endpoints_of_job(&session.client, job).await?;
+                let endpoints = select::endpoints_of_job(run);
                 if !endpoints.is_empty() {
                     input.agent_endpoints = Some(endpoints);
                 }

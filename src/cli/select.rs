@@ -70,11 +70,12 @@ impl Case<'_> {
 }
 
 /// Narrows `plan` to the chosen test cases; refuses (exit 2) when none is left, naming the
-/// plan (`label`).
+/// plan (`label`). `earlier` is the run `--rerun-failed` names, read once by the caller.
 pub async fn narrow(
     client: &Client,
     plan: &mut RunPlanInput,
     args: &SelectArgs,
+    earlier: Option<&RunPlanJob>,
     label: &PlanRef<'_>,
 ) -> Result<(), Failure> {
     if !args.narrows() {
@@ -83,10 +84,7 @@ pub async fn narrow(
     if !plan.runs_flows() {
         return Err(Failure::usage("--only and --rerun-failed choose among a plan's flows; this plan runs none"));
     }
-    let earlier = match args.rerun_failed {
-        Some(job) => Some(failed_cases(client, job, label).await?),
-        None => None,
-    };
+    let earlier = earlier.map(|run| failed_cases(run, label)).transpose()?;
     let failed = earlier.as_ref().map(|e| &e.failed);
     let patterns: Vec<String> = args.only.iter().map(|p| p.to_lowercase()).collect();
     let mut kept = Vec::new();
@@ -239,8 +237,8 @@ impl std::fmt::Display for PlanRef<'_> {
 
 /// The test cases that did not pass in `job`: a final attempt whose outcome is not PASSED
 /// (FAILED, NOT_EVALUATED, an error).
-async fn failed_cases(client: &Client, job: Uuid, label: &PlanRef<'_>) -> Result<Earlier, Failure> {
-    let run = client.get_run_plan_job(job).await?;
+fn failed_cases(run: &RunPlanJob, label: &PlanRef<'_>) -> Result<Earlier, Failure> {
+    let job = run.simulation_run_plan_job_id;
     if !run.status.as_ref().is_some_and(RunPlanJobStatus::is_terminal) {
         let message = format!("run {job} has not ended: wait for it, then rerun plan {label}");
         return Err(Failure::invalid("--rerun-failed", message));
@@ -256,26 +254,25 @@ async fn failed_cases(client: &Client, job: Uuid, label: &PlanRef<'_>) -> Result
 
 /// The agent endpoints a run's simulations dialled, in first-seen order: a rerun of a run of an
 /// inline copy (`--agent-url`) dials them again, not the saved plan's.
-pub async fn endpoints_of_job(client: &Client, job: Uuid) -> Result<Vec<IdRef>, Failure> {
-    let run = client.get_run_plan_job(job).await?;
+pub fn endpoints_of_job(run: &RunPlanJob) -> Vec<IdRef> {
     let mut endpoints: Vec<IdRef> = Vec::new();
     for id in run.simulation_jobs.iter().filter_map(|s| s.agent_endpoint.as_ref().map(|e| e.id)) {
         if !endpoints.iter().any(|e| e.id == id) {
             endpoints.push(IdRef { id });
         }
     }
-    Ok(endpoints)
+    endpoints
 }
 
 /// The plan a rerun runs when none is named: the earlier run's own, when it was saved.
-pub async fn plan_of_job(client: &Client, job: Uuid) -> Result<RunPlan, Failure> {
+pub async fn plan_of_job(client: &Client, run: &RunPlanJob) -> Result<RunPlan, Failure> {
+    let job = run.simulation_run_plan_job_id;
     let unsaved = || {
         Failure::invalid(
             "--rerun-failed",
             format!("run {job} ran a plan that was not saved: name the plan (or -f FILE) too"),
         )
     };
-    let run = client.get_run_plan_job(job).await?;
     let id = run.simulation_run_plan_id.ok_or_else(unsaved)?;
     match client.get_run_plan(id).await {
         Ok(plan) => Ok(plan),

@@ -334,7 +334,7 @@ impl SimulationJob {
     /// reason (`Keypad entry (+1 more): …`), so a cut line still says there are others.
     pub fn why_in_brief(&self) -> String {
         let Some((first, rest)) = self.failed_checks.split_first() else { return self.why_not_passed() };
-        let name = first.metric_name.clone().unwrap_or_else(|| first.metric_definition_id.to_string());
+        let name = first.name();
         let more = if rest.is_empty() { String::new() } else { format!(" (+{} more)", rest.len()) };
         let unscored: Vec<&str> = self.unscored_checks.iter().map(|c| c.metric_name.as_str()).collect();
         // A check not scored stays named even where the reason is cut.
@@ -355,7 +355,7 @@ impl SimulationJob {
                 .failed_checks
                 .iter()
                 .map(|c| {
-                    let name = c.metric_name.clone().unwrap_or_else(|| c.metric_definition_id.to_string());
+                    let name = c.name();
                     match &c.value_reasoning {
                         Some(reason) => format!("{name}: {}", one_line(reason)),
                         None => name,

@@ -71,8 +71,13 @@ pub struct VerdictCheck {
 
 impl VerdictCheck {
     pub fn name(&self) -> String {
-        self.metric_name.clone().unwrap_or_else(|| self.metric_definition_id.to_string())
+        check_name(self.metric_name.as_deref(), self.metric_definition_id)
     }
+}
+
+/// A check as every report and screen names it: its metric's name, or its id where it has none.
+pub fn check_name(metric_name: Option<&str>, metric_definition_id: Uuid) -> String {
+    metric_name.map_or_else(|| metric_definition_id.to_string(), str::to_owned)
 }
 
 /// One criterion a run missed, tagged by `type`. Unknown kinds decode as `Unknown`.
@@ -133,7 +138,7 @@ impl VerdictFailure {
                 percent(*max_share)
             ),
             VerdictFailure::MetricNotEvaluated { metric_definition_id, metric_name } => {
-                let name = metric_name.clone().unwrap_or_else(|| metric_definition_id.to_string());
+                let name = check_name(metric_name.as_deref(), *metric_definition_id);
                 format!("{name} was not evaluated on any simulation")
             }
             VerdictFailure::MetricBelowMinPassRate {
@@ -143,7 +148,7 @@ impl VerdictFailure {
                 min_pass_rate,
                 ..
             } => {
-                let name = metric_name.clone().unwrap_or_else(|| metric_definition_id.to_string());
+                let name = check_name(metric_name.as_deref(), *metric_definition_id);
                 format!(
                     "{name} passed {} of simulations, below its minimum of {}",
                     percent_against(*pass_rate, *min_pass_rate),
@@ -258,7 +263,14 @@ pub struct JudgedCheck {
 impl JudgedCheck {
     /// The check's name, or its id where it has none.
     pub fn name(&self) -> String {
-        self.metric_name.clone().unwrap_or_else(|| self.metric_definition_id.to_string())
+        check_name(self.metric_name.as_deref(), self.metric_definition_id)
+    }
+}
+
+impl FailedCheck {
+    /// The check's name, or its id where it has none.
+    pub fn name(&self) -> String {
+        check_name(self.metric_name.as_deref(), self.metric_definition_id)
     }
 }
 

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::api::validate::{index, join};
 use crate::cli::exit::Failure;
+use crate::cli::file_kind::{Shape, shape};
 use crate::cli::input::Document;
 
 /// The resources of the files, in the order written, and where each was written.
@@ -73,20 +74,15 @@ impl Bundle {
     /// interface's request does.
     fn add(&mut self, document: Document, problems: &mut Vec<Problem>) {
         let at = self.documents.len();
-        let found: Vec<(String, Value)> = match &document.value {
-            Value::Null => Vec::new(),
-            Value::Object(object) if object.contains_key("kind") => vec![(String::new(), document.value.clone())],
-            Value::Object(object) if object.get("resources").is_some_and(Value::is_array) => {
-                let list = object["resources"].as_array().cloned().unwrap_or_default();
-                list.into_iter().enumerate().map(|(i, r)| (index("resources", i), r)).collect()
-            }
-            Value::Array(list) => list.iter().cloned().enumerate().map(|(i, r)| (index("", i), r)).collect(),
-            value if crate::cli::file_kind::is_plan_file(value) => {
+        let found: Vec<(String, Value)> = match shape(&document.value) {
+            Shape::Empty => Vec::new(),
+            Shape::Resources(found) => found.into_iter().map(|(at, resource)| (at, resource.clone())).collect(),
+            Shape::PlanFile => {
                 let message = crate::cli::file_kind::plan_file_in_bundle(&document);
                 problems.push(Problem { param: "kind".into(), message });
                 Vec::new()
             }
-            _ => {
+            Shape::Unknown => {
                 problems.push(Problem {
                     param: "kind".into(),
                     message: format!(

@@ -252,7 +252,7 @@ pub fn flaky_checks(sims: &[SimulationJob]) -> Vec<FlakyCheck> {
     for (test_case, sims) in cases {
         let mut failed: BTreeMap<uuid::Uuid, (String, usize)> = BTreeMap::new();
         for check in sims.iter().flat_map(|s| &s.failed_checks) {
-            let name = check.metric_name.clone().unwrap_or_else(|| check.metric_definition_id.to_string());
+            let name = check.name();
             failed.entry(check.metric_definition_id).or_insert((name, 0)).1 += 1;
         }
         for (id, (name, count)) in failed {

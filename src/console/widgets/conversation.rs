@@ -425,7 +425,7 @@ impl ConversationView {
         self.failed_checks
             .iter()
             .map(|check| {
-                let name = check.metric_name.clone().unwrap_or_else(|| check.metric_definition_id.to_string());
+                let name = check.name();
                 let mut spans = vec![Span::styled("✗ ", theme.error()), Span::styled(name, theme.heading())];
                 if let Some(reason) = &check.value_reasoning {
                     spans.push(Span::styled(" — ", theme.dim()));

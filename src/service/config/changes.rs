@@ -133,7 +133,7 @@ pub fn kept(workspace: &Workspace, kind: &ConfigKind, id: &Uuid) -> Option<Targe
 /// Every change, in bundle order, then the deletes.
 pub fn plan(workspace: &Workspace, builder: &Builder, entries: &[Entry], gone: &[ConfigRecord]) -> Vec<Planned> {
     let (names, slugs) = names(workspace, builder, entries);
-    let fillable = super::fillable::names(workspace, builder);
+    let fillable = super::fillable::names(workspace, builder, gone);
     let mut out = Vec::with_capacity(entries.len() + gone.len());
     for entry in entries {
         let kind = entry.resource.kind();
@@ -165,13 +165,7 @@ pub fn plan(workspace: &Workspace, builder: &Builder, entries: &[Entry], gone: &
                 let mut after = config_of(&target, &entry.name, &names, &slugs);
                 let mut differences = Vec::new();
                 differ("", &before, &after, &mut differences);
-                // The bundle's shape has no slug; a flow an earlier apply made without one gets it.
-                if let (Target::Flow(was), Target::Flow(will)) = (&current, &target)
-                    && was.slug != will.slug
-                {
-                    let text = |slug: &Option<String>| slug.as_ref().map_or(Value::Null, |s| Value::from(s.as_str()));
-                    differ("slug", &text(&was.slug), &text(&will.slug), &mut differences);
-                }
+                unshown_differences(&current, &target, &mut differences);
                 if let (Target::Definition(definition, _), false) = (&target, differences.is_empty()) {
                     // Said again with secret header values as reads show them.
                     let marked = definition.secret_headers.clone().unwrap_or_default();
@@ -219,6 +213,21 @@ pub fn plan(workspace: &Workspace, builder: &Builder, entries: &[Entry], gone: &
         out.push(Planned { change, target: None, record: Some(record.clone()) });
     }
     out
+}
+
+/// What changes in a member the service derives and the bundle's shape cannot show, so that
+/// comparing the two as bundle resources (`config_of`) misses it. Only a flow's `slug` is such
+/// a member: the builder makes it from the bundle `name` (`flow_slug`), and a flow an earlier
+/// apply made without one gets it. Every other member a target has is one its bundle resource
+/// gives, one kept as it was (ids, a flow's metrics), or one set alike on every apply (times,
+/// `source: CUSTOM`), so no other member needs a case here.
+fn unshown_differences(current: &Target, target: &Target, out: &mut Vec<String>) {
+    if let (Target::Flow(was), Target::Flow(will)) = (current, target)
+        && was.slug != will.slug
+    {
+        let text = |slug: &Option<String>| slug.as_ref().map_or(Value::Null, |s| Value::from(s.as_str()));
+        differ("slug", &text(&was.slug), &text(&will.slug), out);
+    }
 }
 
 /// The records a prune deletes: made by an apply (not the seed), still there, not in the bundle.

@@ -4,26 +4,35 @@
 //! flow's change; not a refusal, since a run's own variables (`--var`, a plan file's) may still
 //! fill it, and a run that leaves it unfilled is refused when it starts.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
+
+use uuid::Uuid;
 
 use super::build::{Builder, Target};
-use super::workspace::Workspace;
+use super::workspace::{ConfigRecord, Workspace};
 use crate::api::model::*;
 use crate::service::sim::placeholders;
 
-/// Every name a persona's properties or a saved plan's selection variables give.
-pub fn names(workspace: &Workspace, builder: &Builder) -> BTreeSet<String> {
-    let built = builder.built.values().filter_map(|t| match t {
-        Target::Persona(p) => Some(p.as_ref()),
-        _ => None,
-    });
-    let mut names: BTreeSet<String> = workspace
-        .personas
-        .values()
-        .chain(built)
-        .flat_map(|p| p.fields.properties.iter().flat_map(|props| props.keys().cloned()))
-        .collect();
-    for plan in workspace.plans.values() {
+/// Every name a persona's properties or a saved plan's selection variables give once the bundle
+/// is applied: the bundle's personas and plans as it writes them, and the workspace's others.
+/// A persona or plan the bundle rewrites gives only what the bundle leaves it (a property it
+/// removes fills nothing), and one a prune deletes (`gone`) gives nothing.
+pub fn names(workspace: &Workspace, builder: &Builder, gone: &[ConfigRecord]) -> BTreeSet<String> {
+    let (mut personas, mut plans) = (Vec::new(), Vec::new());
+    for target in builder.built.values() {
+        match target {
+            Target::Persona(persona) => personas.push(persona.as_ref()),
+            Target::Plan(plan) => plans.push(plan.as_ref()),
+            _ => {}
+        }
+    }
+    let replaced: HashSet<Uuid> = personas.iter().map(|p| p.id).chain(plans.iter().map(|p| p.id)).collect();
+    let kept = |id: &Uuid| !replaced.contains(id) && !gone.iter().any(|record| record.id == *id);
+    personas.extend(workspace.personas.values().filter(|p| kept(&p.id)));
+    plans.extend(workspace.plans.values().filter(|p| kept(&p.id)));
+    let mut names: BTreeSet<String> =
+        personas.iter().flat_map(|p| p.fields.properties.iter().flat_map(|props| props.keys().cloned())).collect();
+    for plan in plans {
         for selection in plan.plan.flow_selections() {
             names.extend(selection.variables.iter().flat_map(|v| v.keys().cloned()));
             if let Some(EdgeCases::List(cases)) = &selection.edge_cases {

@@ -115,12 +115,13 @@ pub fn run(tx: &Tx, request: RunRequest, caller: Caller) -> DomainResult<RunStar
     })
 }
 
-/// The saved plan named `name`, when exactly one is.
+/// The saved plan named `name`, when exactly one is: asked of the store by name (two at most,
+/// to tell one from several), so no other plan is read or decoded.
 fn saved_plan_named(tx: &Tx, name: &str) -> DomainResult<Option<Uuid>> {
-    let plans: Vec<RunPlan> = store::all(tx, Kind::RunPlan)?;
-    let mut named = plans.iter().filter(|p| p.name() == name).map(|p| p.id);
-    Ok(match (named.next(), named.next()) {
-        (Some(id), None) => Some(id),
+    let filter = store::Filter { fields: vec![("$.name", name.to_owned())], oldest_first: true, ..Default::default() };
+    let named = store::list(tx, Kind::RunPlan, &filter, None, 2)?.bodies;
+    Ok(match named.as_slice() {
+        [only] => Some(serde_json::from_str::<IdRef>(only)?.id),
         _ => None,
     })
 }

@@ -5,7 +5,8 @@ use crate::api::model::*;
 use crate::api::validate::{Violation, ViolationCode};
 use crate::service::error::{DomainError, DomainResult};
 use crate::service::metrics::definitions;
-use crate::service::store::{self, Kind, Tx};
+use crate::service::store::{self, Conn, Kind, Tx};
+use serde::de::DeserializeOwned;
 
 /// Every id the plan names must exist now; every failure is listed at once, each naming its
 /// path.
@@ -24,7 +25,10 @@ pub fn check_references(tx: &Tx, plan: &RunPlanInput, at: &str) -> DomainResult<
         let key = metric.id.map(|id| id.to_string()).or(metric.slug_or_alias().map(str::to_owned)).unwrap_or_default();
         if definitions::find(tx, &key)?.is_none() {
             let member = if metric.id.is_some() { "id" } else { "slug" };
-            let hint = if metric.id.is_some() { String::new() } else { metric_hint(tx, &key)? };
+            let hint = match metric.id {
+                Some(_) => String::new(),
+                None => slug_hint(tx, Kind::MetricDefinition, &key, |d: &MetricDefinition| d.slug.as_deref())?,
+            };
             refuse(path(format!("metrics[{i}].{member}")), format!("no metric definition {key}{hint}"));
         }
     }
@@ -124,14 +128,20 @@ fn flow_member(selection: &FlowSelection) -> &'static str {
     if selection.id.is_some() { "id" } else { "slug" }
 }
 
-/// "; did you mean `slug`?" for a metric slug no definition has, when one is close.
-fn metric_hint(tx: &Tx, slug: &str) -> DomainResult<String> {
-    let definitions: Vec<MetricDefinition> = store::all(tx, Kind::MetricDefinition)?;
-    Ok(crate::api::suggest::did_you_mean(slug, definitions.iter().filter_map(|d| d.slug.as_deref())))
+/// "; did you mean `slug`?" for a slug no resource of `kind` has, when one of theirs is close:
+/// the one hint of a plan's references by slug (a metric, a flow).
+fn slug_hint<T: DeserializeOwned>(
+    conn: &Conn,
+    kind: Kind,
+    slug: &str,
+    slug_of: impl Fn(&T) -> Option<&str>,
+) -> DomainResult<String> {
+    let all: Vec<T> = store::all(conn, kind)?;
+    Ok(crate::api::suggest::did_you_mean(slug, all.iter().filter_map(slug_of)))
 }
 
 /// The flow a selection names, by id or by slug.
-pub fn resolve_flow(tx: &crate::service::store::Conn, selection: &FlowSelection) -> DomainResult<CustomerFlow> {
+pub fn resolve_flow(tx: &Conn, selection: &FlowSelection) -> DomainResult<CustomerFlow> {
     let found = match (&selection.id, &selection.slug) {
         (Some(id), _) => store::get(tx, Kind::CustomerFlow, &id.to_string())?,
         (None, Some(slug)) => store::find_by(tx, Kind::CustomerFlow, "$.slug", slug)?,
@@ -143,8 +153,7 @@ pub fn resolve_flow(tx: &crate::service::store::Conn, selection: &FlowSelection)
     let name = selection.id.map(|i| i.to_string()).or(selection.slug.clone()).unwrap_or_default();
     let hint = match &selection.slug {
         Some(slug) if selection.id.is_none() => {
-            let flows: Vec<CustomerFlow> = store::all(tx, Kind::CustomerFlow)?;
-            crate::api::suggest::did_you_mean(slug, flows.iter().filter_map(|f| f.slug.as_deref()))
+            slug_hint(tx, Kind::CustomerFlow, slug, |f: &CustomerFlow| f.slug.as_deref())?
         }
         _ => String::new(),
     };

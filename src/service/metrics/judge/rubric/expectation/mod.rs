@@ -6,9 +6,12 @@
 mod apology;
 mod calibrate;
 mod compound;
+mod concept;
+mod condition;
 mod confirms_done;
 mod deed;
 mod fee;
+mod found;
 mod greeting;
 mod next_step;
 mod offer;
@@ -22,12 +25,14 @@ mod unsaid;
 use std::collections::BTreeSet;
 
 use super::conversation::{Conversation, Said, Side};
-use super::details::Details;
 use super::identity::is_unclear;
-use super::outcome::{booking_stands, claims_success, passes_on};
 use super::pattern::patterns;
-use super::terms::{coverage, terms};
+use super::terms::terms;
 use super::{Finding, Shape};
+use concept::concept;
+use condition::{condition, window};
+pub(super) use found::concept_loosely;
+use found::{concept_found_in, concept_terms, said_terms};
 
 patterns! {
     /// Curt or dismissive lines, for "stays patient" and the like.
@@ -56,85 +61,6 @@ patterns! {
     CONCEPT_END = r" (when|if|before|after|until|while|whenever|so that|unless|as soon as) | and charges | and reads | and then ";
     VERB = r"\b(the )?agent (always |clearly |explicitly )?(mentions|tells the caller( that)?|tells|explains( that)?|informs the caller( that)?|states( that)?|reminds the caller( of| about)?|says( that)?|gives|asks for|asks( the caller)?( whether| if| to)?|greets the caller( as)?|greets|never|does not|doesn't|avoids|confirms|offers|provides|uses|addresses the caller( by)?|apologi[sz]es( for)?|acknowledges)\b|\b(the )?agent \w+\b";
 }
-
-/// When an expectation applies, and from which point on.
-struct Condition<'a> {
-    /// Only lines after this one count (a keypad press, a failed verification).
-    after: Option<Said<'a>>,
-    /// Only lines before this one count (the booking, for "before booking").
-    before: Option<Said<'a>>,
-    /// Why it does not apply, when it does not.
-    not_applicable: Option<String>,
-}
-
-fn condition<'a>(conv: &'a Conversation, prompt: &str) -> Condition<'a> {
-    let mut out = Condition { after: None, before: None, not_applicable: None };
-    let booked = || booking_stands(conv);
-    if let Some(m) = AFTER_PRESS.find(prompt) {
-        let digit = m.as_str().chars().last().unwrap_or('?').to_string();
-        out.after = conv.said_by(Side::Caller).find(|s| s.turn.keypad().is_some_and(|k| k.contains(&digit)));
-        if out.after.is_none() {
-            out.not_applicable = Some(format!("Not applicable: the caller never pressed {digit}."));
-        }
-    } else if IF_VERIFICATION_FAILS.is_match(prompt) {
-        out.after = conv.said_by(Side::Agent).find(|s| super::disclosure::rejects(s.lower()));
-        if out.after.is_none() {
-            out.not_applicable = Some("Not applicable: verification never failed on this call.".to_owned());
-        }
-    } else if WHEN_BOOKING.is_match(prompt) && !booked() {
-        out.not_applicable = Some("Not applicable: nothing was booked or moved on this call.".to_owned());
-    } else if let Some(m) = BEFORE_BOOKING.find(prompt) {
-        // A change made and later undone was still made: what came before it is what counts.
-        // A request passed on ("I've sent the request over to the surgery") is the act too.
-        out.before = conv.said_by(Side::Agent).find(|s| claims_success(s) || passes_on(s));
-        if out.before.is_none() {
-            let what = m.as_str().trim_start_matches("before ");
-            out.not_applicable = Some(format!("Not applicable: the call never got as far as {what}."));
-        }
-    }
-    out
-}
-
-/// The agent's sentences a condition lets count.
-fn window<'a>(conv: &'a Conversation, condition: &Condition<'a>) -> Vec<Said<'a>> {
-    conv.said_by(Side::Agent)
-        .filter(|s| condition.after.is_none_or(|a| s.order > a.order))
-        .filter(|s| condition.before.is_none_or(|b| s.order < b.order))
-        .collect()
-}
-
-/// What the agent should do, without "Agent" in front or conditions behind.
-fn concept(prompt: &str) -> String {
-    let body = MANNER.find(prompt).map_or(prompt.to_owned(), |m| {
-        let rest = prompt[m.end()..].trim_start().trim_start_matches("and ").to_owned();
-        format!("{}{rest}", &prompt[..m.start()])
-    });
-    let body = VERB.find(&body).map_or(body.as_str(), |m| &body[m.end()..]).trim().to_owned();
-    let body = without_addressee(&body);
-    // "until when the room can be changed" asks for the limit: its "when" ends nothing.
-    let skip = LIMIT_START.find(&body).map_or(0, |m| m.end());
-    let cut = CONCEPT_END.find(&body[skip..]).map_or(body.len(), |m| m.start() + skip);
-    body[..cut].trim().trim_end_matches('.').to_owned()
-}
-
-/// "the member when payments restart" is "when payments restart"; "the caller that …" is "…".
-fn without_addressee(body: &str) -> String {
-    if LIMIT_START.is_match(body) {
-        return body.to_owned();
-    }
-    let Some(m) = ADDRESSEE.captures(body) else { return body.to_owned() };
-    let (Some(whole), Some(noun), Some(word)) = (m.get(0), m.get(2), m.get(3)) else { return body.to_owned() };
-    // "the date that applies to …" names what to tell, not whom.
-    if KINDS_TOLD.contains(&noun.as_str()) {
-        return body.to_owned();
-    }
-    let keep = if ["that", "about"].contains(&word.as_str()) { whole.end() } else { word.start() };
-    body[keep..].to_owned()
-}
-
-/// Nouns for a kind of value to tell, which an addressee never is.
-const KINDS_TOLD: &[&str] =
-    &["date", "day", "time", "window", "amount", "price", "cost", "charge", "fee", "deadline", "number", "reason"];
 
 /// Reads an expectation about the agent.
 pub(super) fn read(conv: &Conversation, prompt: &str) -> Finding {
@@ -277,187 +203,6 @@ fn is_verb_like(word: &str) -> bool {
     ["is", "are", "was", "will", "takes", "take", "arrives", "arrive", "stops", "costs", "comes", "has", "must", "can"]
         .contains(&word)
         || word.ends_with("'ll")
-}
-
-/// The past tense of what the prompt asks for, for "the agent never …".
-fn did(asks: bool, concept: &str) -> String {
-    if asks { format!("asked for \"{concept}\"") } else { format!("said anything about \"{concept}\"") }
-}
-
-/// The term a line naming a place carries, and a "where" concept asks for.
-const PLACE: &str = "<place>";
-/// The term a line with a day, a time or a span carries, and a "when" concept asks for.
-const WHEN: &str = "<when>";
-/// The term a line with a span ("within 5 working days") carries, and "how long" asks for.
-const HOW_LONG: &str = "<how long>";
-/// The term a line naming someone to turn to (a person, a team, a number) carries, and a
-/// "who" concept asks for.
-const WHO: &str = "<who>";
-
-/// A concept's terms; "where to collect the car" also asks for a place, "when the power
-/// will be back" for a day or time, "how long the review takes" for a span.
-fn concept_terms(concept: &str) -> BTreeSet<String> {
-    let words: Vec<&str> = concept.split_whitespace().collect();
-    let how_long = words.windows(2).any(|w| w == ["how", "long"]);
-    let mut out = terms(concept);
-    if how_long {
-        out.remove("how");
-        out.remove("long");
-        out.insert(HOW_LONG.to_owned());
-    }
-    if words.contains(&"where") {
-        out.insert(PLACE.to_owned());
-    }
-    if words.contains(&"when") {
-        out.insert(WHEN.to_owned());
-    }
-    if words.contains(&"who") {
-        out.insert(WHO.to_owned());
-    }
-    out
-}
-
-/// The best agent sentence for a concept: (sentence, anchors present, share of other terms).
-fn best<'a>(said: &[Said<'a>], concept: &str, questions_only: bool) -> Option<(Said<'a>, bool, f64)> {
-    let wanted = concept_terms(concept);
-    said.iter()
-        .filter(|s| !questions_only || s.is_question() || ASKS_FOR.is_match(s.lower()))
-        .map(|s| {
-            let (anchored, share) = coverage(&wanted, &said_terms(s));
-            (*s, anchored, share)
-        })
-        .max_by(|a, b| {
-            (a.1, a.2).partial_cmp(&(b.1, b.2)).unwrap_or(std::cmp::Ordering::Equal).then(b.0.order.cmp(&a.0.order))
-        })
-}
-
-/// A sentence's words, with the words for the kinds of detail it carries: "48 pounds" is a
-/// price and a cost, "half a tablet twice a day" a dose, "Tuesday at 9" a day and a date.
-fn said_terms(said: &Said) -> BTreeSet<String> {
-    let mut out = terms(said.lower());
-    let d = Details::of(said.lower(), &said.sentence.text);
-    let mut add = |words: &str| out.extend(terms(words));
-    // Not "fee": a fee stands for a policy, and an amount alone is no policy.
-    if d.money {
-        add("price cost charge amount much");
-    }
-    if d.quantity {
-        add("dose dosage amount");
-    }
-    if d.date {
-        add("date day");
-    }
-    if d.time {
-        add("hour window arrival");
-    }
-    if d.place {
-        out.insert(PLACE.to_owned());
-    }
-    if d.date || d.time || DURATION.is_match(said.lower()) {
-        out.insert(WHEN.to_owned());
-    }
-    if DURATION.is_match(said.lower()) {
-        out.insert(HOW_LONG.to_owned());
-    }
-    if d.person || PHONE.is_match(said.lower()) || SOMEONE.is_match(said.lower()) {
-        out.insert(WHO.to_owned());
-    }
-    out
-}
-
-/// A prompt the judge does not recognise, matched by its words: met when one line says most of
-/// it, and no answer otherwise.
-pub(super) fn concept_loosely(said: &[Said], concept: &str) -> Finding {
-    if terms(concept).is_empty() {
-        return Finding::unsure(format!("Cannot tell: nothing to look for in \"{concept}\"."));
-    }
-    match best(said, concept, false) {
-        Some((s, true, share)) if share >= 0.6 => {
-            Finding::met(Shape::LooseWordsMatch, format!("Met: {} says it.", s.quote()), 0.6)
-        }
-        Some((s, _, share)) if share > 0.0 => Finding::unsure(format!(
-            "Cannot tell: the prompt is not one the offline judge knows, and the closest line, {}, says only part of it.",
-            s.quote()
-        )),
-        // No shared word is no evidence: the agent may have done it in words of its own
-        // ("What can I do for you?" for "asks how they can help").
-        _ => Finding::unsure(format!(
-            "Cannot tell: the prompt is not one the offline judge knows, and no line speaks of \"{concept}\" in its words."
-        )),
-    }
-}
-
-/// Words in a concept that name a kind of detail the line must carry ("the date their
-/// membership ends"), with the terms a line carrying it gets for free.
-const KIND_WORDS: &[&str] = &["date", "time"];
-
-/// Whether a line carries the kind of detail the concept names (a date for "the date …", a
-/// time for "the time …"), and one of the concept's other words besides: a greeting that
-/// names the desk, or a booking's day, is not "the date the membership ends".
-fn carries_kind_named(said: &Said, concept: &str) -> bool {
-    let words: Vec<&str> = concept.split(|c: char| !c.is_alphanumeric()).collect();
-    // Not "day" or "hour": "the 24-hour policy" names no detail to carry.
-    let (wants_date, wants_time) = (words.contains(&"date"), words.contains(&"time"));
-    let d = Details::of(said.lower(), &said.sentence.text);
-    // "The window the visit comes in" is told only by a time or a span of hours, not a day.
-    if words.contains(&"window") && !wants_date && !wants_time {
-        return d.time;
-    }
-    if !wants_date && !wants_time {
-        return true;
-    }
-    let carries = (wants_date && d.date) || (wants_time && (d.time || d.date));
-    let own = terms(said.lower());
-    let rest = terms(concept).into_iter().filter(|t| !KIND_WORDS.contains(&t.as_str())).any(|t| own.contains(&t));
-    carries && rest
-}
-
-/// As [`concept_found`], noting when only the caller said it (`others` are their lines).
-fn concept_found_in(said: &[Said], others: &[Said], concept: &str, never: bool, asks: bool) -> Finding {
-    if terms(concept).is_empty() {
-        return Finding::not_applicable(
-            Shape::NothingToLookFor,
-            format!("Not applicable: nothing to look for in \"{concept}\"."),
-        );
-    }
-    // A line that refuses or denies the thing ("I can't give doses over the phone") is not
-    // doing it, for an expectation that it never be done.
-    let doing: Vec<Said> = said.iter().filter(|s| !(never && DENIES.is_match(s.lower()) && !asks)).copied().collect();
-    // "Told the date X": only a line carrying a date, and something of X besides, tells it.
-    let doing: Vec<Said> = doing.into_iter().filter(|s| never || asks || carries_kind_named(s, concept)).collect();
-    // "Gives the caller a reference": only a line carrying a code or a long number gives one.
-    let identifier = !never && !asks && calibrate::wants_identifier(concept);
-    let doing: Vec<Said> =
-        doing.into_iter().filter(|s| !identifier || calibrate::gives_identifier(s.lower())).collect();
-    let found = best(&doing, concept, asks).filter(|(_, anchored, share)| *anchored && *share >= 0.3);
-    match (found, never) {
-        (Some((s, _, _)), false) => match calibrate::doubt_met(&s, concept, asks) {
-            Some(why) => Finding::unsure(format!("Cannot tell: {why}.")),
-            None => Finding::met(Shape::ConceptSaid, format!("Met: the agent said {}.", s.quote()), 0.75),
-        },
-        (Some((s, _, _)), true) => {
-            Finding::not_met(Shape::NeverButDid, format!("Not met: the agent said {}.", s.quote()), 0.7)
-        }
-        (None, true) => Finding::met(Shape::NeverDone, format!("Met: the agent never {}.", did(asks, concept)), 0.65),
-        (None, false) => {
-            let by_caller = best(others, concept, false).filter(|(_, anchored, share)| *anchored && *share >= 0.3);
-            let closest = best(said, concept, false).filter(|(_, _, share)| *share > 0.0);
-            let never_did = did(asks, concept);
-            let why = match (by_caller, closest, said.last()) {
-                (Some((s, _, _)), _, _) => {
-                    format!("Not met: only the caller said it, {}; the agent never {never_did}.", s.quote())
-                }
-                (None, Some((s, _, _)), _) => {
-                    format!("Not met: the agent never {never_did}; the closest was {}.", s.quote())
-                }
-                (None, None, Some(last)) => {
-                    format!("Not met: the agent never {never_did}; its last line was {}.", last.quote())
-                }
-                (None, None, None) => format!("Not met: the agent never {never_did}."),
-            };
-            Finding::not_met(Shape::CheckableUnsaid, why, 0.65)
-        }
-    }
 }
 
 #[cfg(test)]
