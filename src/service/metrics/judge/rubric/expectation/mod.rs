@@ -22,11 +22,10 @@ mod unsaid;
 use std::collections::BTreeSet;
 
 use super::conversation::{Conversation, Said, Side};
-use super::details::Details;
 use super::identity::is_unclear;
 use super::outcome::{booking_stands, claims_success, passes_on};
 use super::pattern::patterns;
-use super::terms::{coverage, terms};
+use super::terms::{covered_by, terms, with_related};
 use super::{Finding, Shape};
 
 patterns! {
@@ -251,7 +250,7 @@ fn said_a_kind_asked<'a>(said: &[Said<'a>], concept: &str) -> Option<Said<'a>> {
     if kinds.is_empty() {
         return None;
     }
-    said.iter().find(|s| kinds.is_subset(&said_terms(s))).copied()
+    said.iter().find(|s| kinds.is_subset(said_terms(s))).copied()
 }
 
 /// The words of "the X" the concept is about ("the replacement card arrives …") that no agent
@@ -323,7 +322,7 @@ fn best<'a>(said: &[Said<'a>], concept: &str, questions_only: bool) -> Option<(S
     said.iter()
         .filter(|s| !questions_only || s.is_question() || ASKS_FOR.is_match(s.lower()))
         .map(|s| {
-            let (anchored, share) = coverage(&wanted, &said_terms(s));
+            let (anchored, share) = covered_by(&wanted, related_said_terms(s));
             (*s, anchored, share)
         })
         .max_by(|a, b| {
@@ -333,9 +332,18 @@ fn best<'a>(said: &[Said<'a>], concept: &str, questions_only: bool) -> Option<(S
 
 /// A sentence's words, with the words for the kinds of detail it carries: "48 pounds" is a
 /// price and a cost, "half a tablet twice a day" a dose, "Tuesday at 9" a day and a date.
-fn said_terms(said: &Said) -> BTreeSet<String> {
+fn said_terms<'a>(said: &Said<'a>) -> &'a BTreeSet<String> {
+    said.sentence.kept.said_terms.get_or_init(|| work_out_said_terms(said))
+}
+
+/// `said_terms` with the words they stand for, worked out once a sentence.
+fn related_said_terms<'a>(said: &Said<'a>) -> &'a BTreeSet<String> {
+    said.sentence.kept.related_terms.get_or_init(|| with_related(said_terms(said)))
+}
+
+fn work_out_said_terms(said: &Said) -> BTreeSet<String> {
     let mut out = terms(said.lower());
-    let d = Details::of(said.lower(), &said.sentence.text);
+    let d = said.details();
     let mut add = |words: &str| out.extend(terms(words));
     // Not "fee": a fee stands for a policy, and an amount alone is no policy.
     if d.money {
@@ -398,7 +406,7 @@ fn carries_kind_named(said: &Said, concept: &str) -> bool {
     let words: Vec<&str> = concept.split(|c: char| !c.is_alphanumeric()).collect();
     // Not "day" or "hour": "the 24-hour policy" names no detail to carry.
     let (wants_date, wants_time) = (words.contains(&"date"), words.contains(&"time"));
-    let d = Details::of(said.lower(), &said.sentence.text);
+    let d = said.details();
     // "The window the visit comes in" is told only by a time or a span of hours, not a day.
     if words.contains(&"window") && !wants_date && !wants_time {
         return d.time;

@@ -29,7 +29,7 @@ pub(super) fn read(said: &[Said], prompt: &str, concept: &str) -> Option<Finding
     } else if BOOKABLE.is_match(concept) || Details::of(concept, concept).time {
         // Something to be booked: an offer carrying a day, a time or an identifier.
         said.iter().find(|s| {
-            let d = Details::of(s.lower(), &s.sentence.text);
+            let d = s.details();
             OFFERING.is_match(s.lower()) && (d.date || d.time || d.identifier)
         })
     } else {
@@ -57,7 +57,7 @@ pub(super) fn read(said: &[Said], prompt: &str, concept: &str) -> Option<Finding
     };
     if READS_BACK.is_match(prompt) {
         let read_back = said.iter().filter(|s| s.order >= offer.order).find(|s| {
-            let d = Details::of(s.lower(), &s.sentence.text);
+            let d = s.details();
             (d.date || d.time) && CONFIRM_ASK.is_match(s.lower())
         });
         return Some(match read_back {
