@@ -31,11 +31,14 @@ pub(super) struct Sentence {
 #[derive(Debug, Clone, Default)]
 pub(super) struct Kept {
     details: OnceCell<Details>,
+    terms: OnceCell<BTreeSet<String>>,
     /// The expectation reader's terms of the sentence, and those with the words they stand for.
     pub said_terms: OnceCell<BTreeSet<String>>,
     pub related_terms: OnceCell<BTreeSet<String>>,
     /// The outcome reader's claim of success in the sentence.
     pub success_at: OnceCell<Option<(usize, bool)>>,
+    /// What the sentence brings to every option of a classification (the intent reader's).
+    pub wanted: OnceCell<super::intent::Wanted>,
 }
 
 impl Sentence {
@@ -46,6 +49,11 @@ impl Sentence {
     /// The kinds of detail the sentence carries (`Details::of` its lower case and its text).
     pub fn details(&self) -> Details {
         *self.kept.details.get_or_init(|| Details::of(&self.lower, &self.text))
+    }
+
+    /// The sentence's terms (`terms::terms` of its lower case).
+    pub fn terms(&self) -> &BTreeSet<String> {
+        self.kept.terms.get_or_init(|| super::terms::terms(&self.lower))
     }
 }
 
@@ -121,6 +129,11 @@ impl<'a> Said<'a> {
     /// The kinds of detail the sentence carries.
     pub fn details(&self) -> Details {
         self.sentence.details()
+    }
+
+    /// The sentence's terms (`terms::terms` of its lower case).
+    pub fn terms(&self) -> &'a BTreeSet<String> {
+        self.sentence.terms()
     }
 }
 

@@ -149,7 +149,7 @@ impl<'a> Request<'a> {
             .find(|s| s.is_question())
             .or_else(|| before.iter().find(|s| QUESTION.is_match(s.lower())))
             .copied();
-        let words = before.iter().flat_map(|s| terms(s.lower())).collect();
+        let words = before.iter().flat_map(|s| s.terms().iter().cloned()).collect();
         match action {
             Some(said) => Request { question: None, said: Some(said), words },
             None => Request { question: asked, said: asked, words },

@@ -342,7 +342,7 @@ fn related_said_terms<'a>(said: &Said<'a>) -> &'a BTreeSet<String> {
 }
 
 fn work_out_said_terms(said: &Said) -> BTreeSet<String> {
-    let mut out = terms(said.lower());
+    let mut out = said.terms().clone();
     let d = said.details();
     let mut add = |words: &str| out.extend(terms(words));
     // Not "fee": a fee stands for a policy, and an amount alone is no policy.
@@ -415,7 +415,7 @@ fn carries_kind_named(said: &Said, concept: &str) -> bool {
         return true;
     }
     let carries = (wants_date && d.date) || (wants_time && (d.time || d.date));
-    let own = terms(said.lower());
+    let own = said.terms();
     let rest = terms(concept).into_iter().filter(|t| !KIND_WORDS.contains(&t.as_str())).any(|t| own.contains(&t));
     carries && rest
 }

@@ -35,14 +35,14 @@ pub(super) fn read(said: &[Said], prompt: &str, concept: &str) -> Option<Finding
     } else {
         let wanted = terms(concept);
         said.iter().find(|s| {
-            let (anchored, share) = coverage(&wanted, &terms(s.lower()));
+            let (anchored, share) = coverage(&wanted, s.terms());
             anchored && share >= 0.5
         })
     };
     let Some(offer) = offered else {
         // An offer sharing some of the concept's words may be it, in other words.
         let wanted = terms(concept);
-        let near = |s: &&Said| OFFERING.is_match(s.lower()) && coverage(&wanted, &terms(s.lower())).1 > 0.0;
+        let near = |s: &&Said| OFFERING.is_match(s.lower()) && coverage(&wanted, s.terms()).1 > 0.0;
         if let Some(near) = said.iter().find(near).filter(|_| general) {
             return Some(Finding::unsure(format!(
                 "Cannot tell: the agent offered {}, which may be {concept} in other words.",
