@@ -100,6 +100,8 @@ async fn run(setup: &Setup, simulations: u64) {
         })
     };
 
+    // The service's CPU from the run's start to its end: the seeding and the history apart.
+    let cpu_before: Vec<f64> = replicas.iter().map(|r| scale::cpu_seconds(r.child.id())).collect();
     let started = Instant::now();
     let run = client.run(&RunRequest { plan: Some(plan), ..Default::default() }).await.unwrap();
     let created = started.elapsed();
@@ -123,6 +125,8 @@ async fn run(setup: &Setup, simulations: u64) {
         tokio::time::sleep(Duration::from_millis(1000)).await;
     };
     let elapsed = started.elapsed();
+    let cpu_run: Vec<f64> =
+        replicas.iter().zip(&cpu_before).map(|(r, before)| scale::cpu_seconds(r.child.id()) - before).collect();
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     let mut persona = probe.await.expect("the persona probe");
     let counts = job.counts.clone().unwrap_or_default();
@@ -158,9 +162,11 @@ async fn run(setup: &Setup, simulations: u64) {
     for (n, replica) in replicas.iter().enumerate() {
         let pid = replica.child.id();
         println!(
-            "run_at_scale: replica {}: {:.1} s of CPU, VmHWM {:.0} MB",
+            "run_at_scale: replica {}: {:.1} s of CPU ({:.1} s during the run, {:.2} ms a simulation), VmHWM {:.0} MB",
             n + 1,
             scale::cpu_seconds(pid),
+            cpu_run[n],
+            cpu_run[n] * 1000.0 / counts.total.max(1) as f64,
             memory_mb(pid, "VmHWM:")
         );
     }

@@ -2,6 +2,10 @@
 //! Every reader works on sentences in spoken order, so "booked" followed by "system error"
 //! is seen in that order, and quotes carry the time they were said.
 
+use std::cell::OnceCell;
+use std::collections::BTreeSet;
+
+use super::details::Details;
 use crate::api::model::{ParticipantType, Transcript};
 
 /// Who said a line.
@@ -18,6 +22,39 @@ pub(super) enum Side {
 pub(super) struct Sentence {
     pub text: String,
     pub lower: String,
+    pub kept: Kept,
+}
+
+/// What readers work out from a sentence alone (with its place in its turn), kept once worked
+/// out: every question of a simulation's metrics reads the same sentences again, and working
+/// them out for each was most of the judge's time.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Kept {
+    details: OnceCell<Details>,
+    terms: OnceCell<BTreeSet<String>>,
+    /// The expectation reader's terms of the sentence, and those with the words they stand for.
+    pub said_terms: OnceCell<BTreeSet<String>>,
+    pub related_terms: OnceCell<BTreeSet<String>>,
+    /// The outcome reader's claim of success in the sentence.
+    pub success_at: OnceCell<Option<(usize, bool)>>,
+    /// What the sentence brings to every option of a classification (the intent reader's).
+    pub wanted: OnceCell<super::intent::Wanted>,
+}
+
+impl Sentence {
+    fn new(text: String) -> Sentence {
+        Sentence { lower: normalise(&text), text, kept: Kept::default() }
+    }
+
+    /// The kinds of detail the sentence carries (`Details::of` its lower case and its text).
+    pub fn details(&self) -> Details {
+        *self.kept.details.get_or_init(|| Details::of(&self.lower, &self.text))
+    }
+
+    /// The sentence's terms (`terms::terms` of its lower case).
+    pub fn terms(&self) -> &BTreeSet<String> {
+        self.kept.terms.get_or_init(|| super::terms::terms(&self.lower))
+    }
 }
 
 /// One transcript entry.
@@ -30,9 +67,21 @@ pub(super) struct Turn {
     pub text: String,
     pub lower: String,
     pub sentences: Vec<Sentence>,
+    details: OnceCell<Details>,
+    terms: OnceCell<BTreeSet<String>>,
 }
 
 impl Turn {
+    /// The kinds of detail the whole turn carries, worked out once.
+    pub fn details(&self) -> Details {
+        *self.details.get_or_init(|| Details::of(&self.lower, &self.text))
+    }
+
+    /// The whole turn's terms (`terms::terms` of its lower case), worked out once.
+    pub fn terms(&self) -> &BTreeSet<String> {
+        self.terms.get_or_init(|| super::terms::terms(&self.lower))
+    }
+
     /// The keys of a keypad press (`[DTMF 12]` gives "12").
     pub fn keypad(&self) -> Option<&str> {
         let inner = self.text.trim().strip_prefix("[DTMF")?.trim_end_matches(']').trim();
@@ -76,6 +125,16 @@ impl<'a> Said<'a> {
     pub fn is_question(&self) -> bool {
         self.sentence.text.trim_end().ends_with('?')
     }
+
+    /// The kinds of detail the sentence carries.
+    pub fn details(&self) -> Details {
+        self.sentence.details()
+    }
+
+    /// The sentence's terms (`terms::terms` of its lower case).
+    pub fn terms(&self) -> &'a BTreeSet<String> {
+        self.sentence.terms()
+    }
 }
 
 /// The whole conversation.
@@ -96,10 +155,7 @@ impl Conversation {
                     Some(ParticipantType::Customer | ParticipantType::SimulatedCustomer) => Side::Caller,
                     _ => Side::Other,
                 };
-                let sentences = split_sentences(&entry.text)
-                    .into_iter()
-                    .map(|text| Sentence { lower: normalise(&text), text })
-                    .collect();
+                let sentences = split_sentences(&entry.text).into_iter().map(Sentence::new).collect();
                 Turn {
                     index,
                     side,
@@ -108,6 +164,8 @@ impl Conversation {
                     lower: normalise(&entry.text),
                     text: entry.text.clone(),
                     sentences,
+                    details: OnceCell::new(),
+                    terms: OnceCell::new(),
                 }
             })
             .collect();

@@ -11,7 +11,7 @@
 use std::collections::BTreeSet;
 
 use super::conversation::{Conversation, Said, Side, Turn, clip};
-use super::details::{Details, is_calendar_word};
+use super::details::is_calendar_word;
 use super::identity::{Fact, FactKind, FactList, fact_list, is_unclear};
 use super::outcome::claims_success;
 use super::pattern::{Pattern, patterns};
@@ -118,8 +118,9 @@ impl Ask {
 }
 
 /// Whether an agent's turn asks for a fact: it names it ("and your security word?").
-fn asks_for(lower: &str, fact: &Fact) -> bool {
-    let named = fact.named_in(lower)
+fn asks_for(turn: &Turn, fact: &Fact) -> bool {
+    let lower = turn.lower.as_str();
+    let named = fact.named_in_terms(turn.terms())
         || match fact.kind {
             FactKind::FullName | FactKind::Name => lower.contains("name") || lower.contains("called"),
             FactKind::BirthDate => lower.contains("birth") || lower.contains("birthday"),
@@ -145,7 +146,7 @@ fn protected(said: &Said, ask: &Ask, earlier: &[Turn]) -> Option<Vec<&'static st
     if STATUS.is_match(lower) || noted {
         return Some(vec!["status"]);
     }
-    let details = Details::of(lower, &said.sentence.text);
+    let details = said.details();
     // What the agent has just done for the caller ("Pepper's in for Saturday") is news, not
     // the record read out.
     let news = claims_success(said) || issues_record(said);

@@ -140,8 +140,8 @@ impl Fact {
     }
 
     /// Whether a line names this fact ("my account number is", "the word is").
-    pub fn named_in(&self, lower: &str) -> bool {
-        let said = terms(lower);
+    /// `said` is the line's terms, worked out once a turn (`Turn::terms`).
+    pub fn named_in_terms(&self, said: &BTreeSet<String>) -> bool {
         let named = !self.words.is_empty() && self.words.iter().all(|w| said.contains(w));
         named || (self.kind == FactKind::Secret && (said.contains("word") || said.contains("password")))
     }

@@ -53,23 +53,32 @@ patterns! {
     SITUATION = r"\b(was|were|is|are|got|has been|have been|'s been|'s) (just |now |already )?(cancel\w*|delay\w*|late|lost|missed|broken|damaged|declined|overbooked|gone up)\b|\bmissed (my|the)\b";
 }
 
-/// The terms a caller's sentence brings: its own words, and the everyday words' meanings.
-fn wanted_terms(text: &str) -> (BTreeSet<String>, BTreeSet<String>) {
-    let own = terms(text);
-    let mut meant = BTreeSet::new();
-    for (phrase, means) in SYNONYMS {
-        if text.contains(phrase) {
-            meant.extend(terms(means));
+/// What a sentence brings to every option: the everyday words' meanings beyond its own terms,
+/// and how much its own count (half when it says what happened); worked out once a sentence.
+#[derive(Debug, Clone)]
+pub(super) struct Wanted {
+    meant_besides: BTreeSet<String>,
+    situation: f64,
+}
+
+impl Wanted {
+    fn of(said: &Said) -> Wanted {
+        let text = said.lower();
+        let mut meant = BTreeSet::new();
+        for (phrase, means) in SYNONYMS {
+            if text.contains(phrase) {
+                meant.extend(terms(means));
+            }
         }
+        let situation = if SITUATION.is_match(text) { 0.5 } else { 1.0 };
+        Wanted { meant_besides: meant.difference(said.terms()).cloned().collect(), situation }
     }
-    (own, meant)
 }
 
 /// A sentence's score for an option: what happened counts half, what is meant in full.
-fn sentence_score(text: &str, label: &BTreeSet<String>, description: &BTreeSet<String>) -> f64 {
-    let (own, meant) = wanted_terms(text);
-    let situation = if SITUATION.is_match(text) { 0.5 } else { 1.0 };
-    situation * score(&own, label, description) + score(&meant.difference(&own).cloned().collect(), label, description)
+fn sentence_score(said: &Said, label: &BTreeSet<String>, description: &BTreeSet<String>) -> f64 {
+    let wanted = said.sentence.kept.wanted.get_or_init(|| Wanted::of(said));
+    wanted.situation * score(said.terms(), label, description) + score(&wanted.meant_besides, label, description)
 }
 
 fn option_terms(label: &str, description: &str) -> (BTreeSet<String>, BTreeSet<String>) {
@@ -99,7 +108,7 @@ pub(super) fn read(conv: &Conversation, options: &[(String, String)]) -> Result<
         return Err("the metric has no classification options".into());
     }
     let sets: Vec<_> = options.iter().map(|(l, d)| option_terms(l, d)).collect();
-    let relevant = |s: &Said| sets.iter().any(|(l, d)| sentence_score(s.lower(), l, d) > 0.0);
+    let relevant = |s: &Said| sets.iter().any(|(l, d)| sentence_score(s, l, d) > 0.0);
     let caller: Vec<Said> = conv.said_by(Side::Caller).filter(|s| s.turn.keypad().is_none()).collect();
     let first = caller.iter().find(|s| relevant(s)).copied();
     let last = caller.iter().rev().find(|s| relevant(s)).copied();
@@ -113,14 +122,14 @@ pub(super) fn read(conv: &Conversation, options: &[(String, String)]) -> Result<
             1.0
         };
         for (i, (l, d)) in sets.iter().enumerate() {
-            totals[i] += weight * sentence_score(s.lower(), l, d);
+            totals[i] += weight * sentence_score(s, l, d);
         }
     }
     // What the agent did for the caller settles a call whose caller never says (a code, a
     // name, "that works").
     for s in conv.said_by(Side::Agent) {
         for (i, (l, d)) in sets.iter().enumerate() {
-            totals[i] += 0.2 * sentence_score(s.lower(), l, d);
+            totals[i] += 0.2 * sentence_score(&s, l, d);
         }
     }
     let (index, best) = totals
@@ -134,7 +143,7 @@ pub(super) fn read(conv: &Conversation, options: &[(String, String)]) -> Result<
     let (l, d) = &sets[index];
     let strongest = caller
         .iter()
-        .map(|s| (s, sentence_score(s.lower(), l, d)))
+        .map(|s| (s, sentence_score(s, l, d)))
         .filter(|(_, v)| *v > 0.0)
         .max_by(|a, b| a.1.partial_cmp(&b.1).unwrap_or(std::cmp::Ordering::Equal).then(b.0.order.cmp(&a.0.order)))
         .map(|(s, _)| *s);

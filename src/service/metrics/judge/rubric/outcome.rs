@@ -149,7 +149,7 @@ impl<'a> Request<'a> {
             .find(|s| s.is_question())
             .or_else(|| before.iter().find(|s| QUESTION.is_match(s.lower())))
             .copied();
-        let words = before.iter().flat_map(|s| terms(s.lower())).collect();
+        let words = before.iter().flat_map(|s| s.terms().iter().cloned()).collect();
         match action {
             Some(said) => Request { question: None, said: Some(said), words },
             None => Request { question: asked, said: asked, words },
@@ -169,8 +169,12 @@ pub(super) fn claims_success(said: &Said) -> bool {
     success_at(said).is_some()
 }
 
-/// Where a claim of success starts, and whether it is a strong one.
+/// Where a claim of success starts, and whether it is a strong one (worked out once a sentence).
 fn success_at(said: &Said) -> Option<(usize, bool)> {
+    *said.sentence.kept.success_at.get_or_init(|| work_out_success_at(said))
+}
+
+fn work_out_success_at(said: &Said) -> Option<(usize, bool)> {
     let lower = said.lower();
     if said.is_question() || RESTATES.is_match(lower) || NOTE_ONLY.is_match(lower) {
         return None;

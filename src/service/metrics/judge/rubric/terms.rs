@@ -146,7 +146,11 @@ pub(super) fn anchors(terms: &BTreeSet<String>) -> BTreeSet<String> {
 /// A number with its unit alone ("24 hours") covers nothing more: some word that says what
 /// it is about must be there too.
 pub(super) fn coverage(wanted: &BTreeSet<String>, said: &BTreeSet<String>) -> (bool, f64) {
-    let said = with_related(said);
+    covered_by(wanted, &with_related(said))
+}
+
+/// `coverage` of terms already taken `with_related` (a sentence's, kept once worked out).
+pub(super) fn covered_by(wanted: &BTreeSet<String>, said: &BTreeSet<String>) -> (bool, f64) {
     let anchors = anchors(wanted);
     let anchored = anchors.iter().all(|a| said.contains(a));
     let rest: Vec<&String> = wanted.iter().filter(|t| !anchors.contains(*t)).collect();

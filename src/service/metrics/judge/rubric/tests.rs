@@ -314,3 +314,48 @@ fn other_desks_expectations_and_checks_are_read_in_their_own_words() {
         ),
     ]);
 }
+
+/// What is kept of a sentence once worked out (`conversation::Kept`) serves every later
+/// question on the same transcript: each question is answered as when asked on a fresh read.
+#[test]
+fn a_question_asked_after_others_is_answered_as_on_a_fresh_read() {
+    use ParticipantType::*;
+    let t = transcript(&[
+        (Agent, "Brightsmile Dental, this is Maya. How can I help?"),
+        (Customer, "I need to move my cleaning on Tuesday, I can't make it."),
+        (Agent, "Sure. Can I have your full name and date of birth?"),
+        (Customer, "Dana Whitfield, March 12, 1984."),
+        (Agent, "Thanks Dana. I see your cleaning on Tuesday at 9:30 AM with Dr. Chen."),
+        (Agent, "Moving it within 24 hours carries a 25 dollar fee. I have Thursday at 2 PM."),
+        (Customer, "Thursday works."),
+        (Agent, "Done, you're booked for Thursday at 2 PM. Your reference is BK-4471."),
+    ]);
+    let options = vec![
+        ("Reschedule".to_owned(), "The caller wants to move an appointment".to_owned()),
+        ("Billing".to_owned(), "A question about a bill or a payment".to_owned()),
+    ];
+    let questions = [
+        (TASK, Answer::Boolean),
+        (
+            "Did the agent verify the caller's full name and date of birth before sharing appointment details?",
+            Answer::Boolean,
+        ),
+        ("The agent tells the caller the fee for moving the appointment.", Answer::Boolean),
+        ("The agent confirms the new day and time and gives a reference number.", Answer::Boolean),
+        ("What did the caller want?", Answer::Classification { options }),
+    ];
+    let other = transcript(&[(Agent, "Hello, how can I help?"), (Customer, "Just checking, thanks.")]);
+    // Judging another transcript in between has this one read afresh for each question.
+    let fresh: Vec<Verdict> = questions
+        .iter()
+        .map(|(prompt, answer)| {
+            ask(TASK, &other, Answer::Boolean);
+            ask(prompt, &t, answer.clone())
+        })
+        .collect();
+    let mut one_read: Vec<Verdict> =
+        questions.iter().rev().map(|(prompt, answer)| ask(prompt, &t, answer.clone())).collect();
+    one_read.reverse();
+    assert!(fresh.iter().filter(|v| v.answered()).count() >= 3, "{fresh:#?}");
+    assert_eq!(fresh, one_read);
+}

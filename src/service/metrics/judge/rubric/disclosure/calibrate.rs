@@ -5,7 +5,6 @@
 //! checks find the lines where such a wording could hide and send the judge to abstain.
 
 use super::super::conversation::{Conversation, Said, Side, Turn};
-use super::super::details::Details;
 use super::super::identity::gives_code;
 use super::super::outcome::claims_success;
 use super::super::pattern::patterns;
@@ -32,10 +31,10 @@ pub(super) fn unread_disclosure<'a>(conv: &'a Conversation, ask: &Ask, until: Op
         if s.is_question() || REQUESTS.is_match(lower) || OFFER.is_match(lower) || news {
             return false;
         }
-        let details = Details::of(lower, &s.sentence.text);
+        let details = s.details();
         let earlier = &conv.turns[..s.turn.index];
         // Explaining where to find it carries no code of its own; "your reference is …" does.
-        let asking = ask.list.facts.iter().any(|f| asks_for(&s.turn.lower, f)) && !gives_code(lower);
+        let asking = ask.list.facts.iter().any(|f| asks_for(s.turn, f)) && !gives_code(lower);
         (details.particular() && new_to_the_call(lower, earlier)) || (ABOUT_THEIRS.is_match(lower) && !asking)
     })
 }

@@ -136,7 +136,7 @@ impl<'a> Walker<'a, '_> {
         for (i, fact) in ask.list.facts.iter().enumerate() {
             let asked = self.asked.contains(&i);
             let answered = asked && (!fact.has_form() || (lost && unclear_gives));
-            let volunteered = !fact.has_form() && fact.named_in(&turn.lower) && !lost;
+            let volunteered = !fact.has_form() && fact.named_in_terms(turn.terms()) && !lost;
             let short = !lost && fact.given_short(&turn.lower, &turn.text, asked);
             let gives = by_form[i] || answered || volunteered || short;
             if gives && !(lost && !unclear_gives && !fact.given_by_form(&turn.lower, &turn.text)) {
@@ -194,14 +194,8 @@ impl<'a> Walker<'a, '_> {
         // ("Council tax account number."): a greeting naming the firm asks for nothing.
         let short = turn.lower.split_whitespace().count() <= 8;
         let asking = questions || short || REQUESTS.is_match(&turn.lower);
-        self.asked = ask
-            .list
-            .facts
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| asking && asks_for(&turn.lower, f))
-            .map(|(i, _)| i)
-            .collect();
+        self.asked =
+            ask.list.facts.iter().enumerate().filter(|(_, f)| asking && asks_for(turn, f)).map(|(i, _)| i).collect();
         self.asked_any = ASKS_IDENTITY.is_match(&turn.lower) && (questions || turn.lower.contains("please"));
         // With facts named, only asking for one of them is asking who the caller is.
         // "Your fault reference is PC 22871" names a fact without asking for it.
@@ -239,7 +233,7 @@ fn words(lower: &str) -> Vec<String> {
 /// share a form ("the file reference AND the bag tag number"), the turn gives as many of them
 /// as it has parts carrying that form, first to those the agent asked for or the caller named.
 fn given_by_form(ask: &Ask, turn: &Turn, greeting: &BTreeSet<String>, asked: &[usize], already: &[bool]) -> Vec<bool> {
-    let named_or_asked = |i: usize| asked.contains(&i) || ask.list.facts[i].named_in(&turn.lower);
+    let named_or_asked = |i: usize| asked.contains(&i) || ask.list.facts[i].named_in_terms(turn.terms());
     // A name is the caller's own only if the agent did not greet with it.
     let own: Vec<&str> = turn
         .text

@@ -23,7 +23,7 @@ pub(super) fn read(said: &[Said], prompt: &str) -> Option<Finding> {
     let wanted = terms(reason);
     let apologies: Vec<&Said> =
         said.iter().filter(|s| APOLOGY.is_match(s.lower()) && !MISHEARD.is_match(s.lower())).collect();
-    let names_it = |s: &&&Said| wanted.is_empty() || coverage(&wanted, &terms(s.lower())).1 > 0.0;
+    let names_it = |s: &&&Said| wanted.is_empty() || coverage(&wanted, s.terms()).1 > 0.0;
     Some(
         match (
             apologies.iter().find(names_it),

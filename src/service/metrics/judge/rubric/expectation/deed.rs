@@ -98,7 +98,7 @@ pub(super) fn read(said: &[Said], prompt: &str) -> Option<Finding> {
     }
     let wanted = stem(verb.trim_end_matches('s'));
     let names_it = |s: &Said| {
-        let own = with_related(&terms(s.lower()));
+        let own = with_related(s.terms());
         own.contains(&wanted) || own.contains(&stem(verb))
     };
     let done = |s: &&Said| own_deed_at(s.lower()).is_some() || claims_success(s);

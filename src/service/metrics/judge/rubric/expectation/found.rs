@@ -4,8 +4,7 @@
 use std::collections::BTreeSet;
 
 use super::super::conversation::Said;
-use super::super::details::Details;
-use super::super::terms::{coverage, terms};
+use super::super::terms::{covered_by, terms, with_related};
 use super::super::{Finding, Shape};
 use super::calibrate;
 use super::{ASKS_FOR, DENIES, DURATION, PHONE, SOMEONE};
@@ -54,7 +53,7 @@ pub(super) fn best<'a>(said: &[Said<'a>], concept: &str, questions_only: bool) -
     said.iter()
         .filter(|s| !questions_only || s.is_question() || ASKS_FOR.is_match(s.lower()))
         .map(|s| {
-            let (anchored, share) = coverage(&wanted, &said_terms(s));
+            let (anchored, share) = covered_by(&wanted, related_said_terms(s));
             (*s, anchored, share)
         })
         .max_by(|a, b| {
@@ -64,9 +63,18 @@ pub(super) fn best<'a>(said: &[Said<'a>], concept: &str, questions_only: bool) -
 
 /// A sentence's words, with the words for the kinds of detail it carries: "48 pounds" is a
 /// price and a cost, "half a tablet twice a day" a dose, "Tuesday at 9" a day and a date.
-pub(super) fn said_terms(said: &Said) -> BTreeSet<String> {
-    let mut out = terms(said.lower());
-    let d = Details::of(said.lower(), &said.sentence.text);
+pub(super) fn said_terms<'a>(said: &Said<'a>) -> &'a BTreeSet<String> {
+    said.sentence.kept.said_terms.get_or_init(|| work_out_said_terms(said))
+}
+
+/// `said_terms` with the words they stand for, worked out once a sentence.
+fn related_said_terms<'a>(said: &Said<'a>) -> &'a BTreeSet<String> {
+    said.sentence.kept.related_terms.get_or_init(|| with_related(said_terms(said)))
+}
+
+fn work_out_said_terms(said: &Said) -> BTreeSet<String> {
+    let mut out = said.terms().clone();
+    let d = said.details();
     let mut add = |words: &str| out.extend(terms(words));
     // Not "fee": a fee stands for a policy, and an amount alone is no policy.
     if d.money {
@@ -129,7 +137,7 @@ fn carries_kind_named(said: &Said, concept: &str) -> bool {
     let words: Vec<&str> = concept.split(|c: char| !c.is_alphanumeric()).collect();
     // Not "day" or "hour": "the 24-hour policy" names no detail to carry.
     let (wants_date, wants_time) = (words.contains(&"date"), words.contains(&"time"));
-    let d = Details::of(said.lower(), &said.sentence.text);
+    let d = said.details();
     // "The window the visit comes in" is told only by a time or a span of hours, not a day.
     if words.contains(&"window") && !wants_date && !wants_time {
         return d.time;
@@ -138,12 +146,12 @@ fn carries_kind_named(said: &Said, concept: &str) -> bool {
         return true;
     }
     let carries = (wants_date && d.date) || (wants_time && (d.time || d.date));
-    let own = terms(said.lower());
+    let own = said.terms();
     let rest = terms(concept).into_iter().filter(|t| !KIND_WORDS.contains(&t.as_str())).any(|t| own.contains(&t));
     carries && rest
 }
 
-/// As [`concept_found`], noting when only the caller said it (`others` are their lines).
+/// Whether the agent's lines carry `concept`, noting when only the caller said it (`others` are their lines).
 pub(super) fn concept_found_in(said: &[Said], others: &[Said], concept: &str, never: bool, asks: bool) -> Finding {
     if terms(concept).is_empty() {
         return Finding::not_applicable(

@@ -52,7 +52,7 @@ fn greeted(conv: &Conversation, rest: &str) -> Option<Finding> {
     let opens = conv.turns.first().is_some_and(|t| t.side == Side::Agent);
     let greets = |s: &&Said| GREETING.is_match(s.lower()) || (opens && HELP_OFFERED.is_match(s.lower()));
     let names = |s: &&Said| {
-        let own = terms(s.lower());
+        let own = s.terms();
         wanted.iter().all(|t| own.contains(t))
     };
     if wanted.is_empty() {

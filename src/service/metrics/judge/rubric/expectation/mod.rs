@@ -48,7 +48,6 @@ patterns! {
     ASKS_TO = r"\basks (the )?(caller|customer|owner|client|patient|passenger|member|them|him|her)? ?to \w+";
     /// A line that refuses or denies the thing rather than doing it ("I can't give doses").
     DENIES = r"\b(can't|cannot|can not|won't|don't|do not|never|not able to|unable to|not allowed to|isn't|is not|no)\b";
-    /// A span of time: "within 5 working days", "in a couple of weeks".
     /// Someone to turn to: a team, a desk, a colleague.
     SOMEONE = r"\b(our|the|your|a) ([a-z]+ )?(team|department|desk|line|office|surgery|branch|colleague|manager|supervisor|pharmacist|specialist|helpline)\b";
     /// A phone number said out.
@@ -177,7 +176,7 @@ fn said_a_kind_asked<'a>(said: &[Said<'a>], concept: &str) -> Option<Said<'a>> {
     if kinds.is_empty() {
         return None;
     }
-    said.iter().find(|s| kinds.is_subset(&said_terms(s))).copied()
+    said.iter().find(|s| kinds.is_subset(said_terms(s))).copied()
 }
 
 /// The words of "the X" the concept is about ("the replacement card arrives …") that no agent

@@ -29,20 +29,20 @@ pub(super) fn read(said: &[Said], prompt: &str, concept: &str) -> Option<Finding
     } else if BOOKABLE.is_match(concept) || Details::of(concept, concept).time {
         // Something to be booked: an offer carrying a day, a time or an identifier.
         said.iter().find(|s| {
-            let d = Details::of(s.lower(), &s.sentence.text);
+            let d = s.details();
             OFFERING.is_match(s.lower()) && (d.date || d.time || d.identifier)
         })
     } else {
         let wanted = terms(concept);
         said.iter().find(|s| {
-            let (anchored, share) = coverage(&wanted, &terms(s.lower()));
+            let (anchored, share) = coverage(&wanted, s.terms());
             anchored && share >= 0.5
         })
     };
     let Some(offer) = offered else {
         // An offer sharing some of the concept's words may be it, in other words.
         let wanted = terms(concept);
-        let near = |s: &&Said| OFFERING.is_match(s.lower()) && coverage(&wanted, &terms(s.lower())).1 > 0.0;
+        let near = |s: &&Said| OFFERING.is_match(s.lower()) && coverage(&wanted, s.terms()).1 > 0.0;
         if let Some(near) = said.iter().find(near).filter(|_| general) {
             return Some(Finding::unsure(format!(
                 "Cannot tell: the agent offered {}, which may be {concept} in other words.",
@@ -57,7 +57,7 @@ pub(super) fn read(said: &[Said], prompt: &str, concept: &str) -> Option<Finding
     };
     if READS_BACK.is_match(prompt) {
         let read_back = said.iter().filter(|s| s.order >= offer.order).find(|s| {
-            let d = Details::of(s.lower(), &s.sentence.text);
+            let d = s.details();
             (d.date || d.time) && CONFIRM_ASK.is_match(s.lower())
         });
         return Some(match read_back {

@@ -3,7 +3,7 @@
 //! chosen or booked means there was nothing to read back.
 
 use super::super::conversation::{Conversation, Side, Turn, clip};
-use super::super::details::{Details, gives_birth_date};
+use super::super::details::gives_birth_date;
 use super::super::outcome::{booking_stands, claims_success};
 use super::super::pattern::patterns;
 use super::super::{Finding, Shape};
@@ -43,7 +43,7 @@ impl Wanted {
     }
 
     fn heard_in(self, turn: &Turn) -> bool {
-        let d = Details::of(&turn.lower, &turn.text);
+        let d = turn.details();
         match self {
             Wanted::Date => d.date,
             Wanted::Time => d.time,
@@ -119,7 +119,7 @@ pub(super) fn read(conv: &Conversation, prompt: &str) -> Option<Finding> {
         ));
     };
     let chooses = |t: &Turn| {
-        let d = Details::of(&t.lower, &t.text);
+        let d = t.details();
         t.keypad().is_none() && !gives_birth_date(&t.lower) && (CHOICE.is_match(&t.lower) || d.date || d.time)
     };
     let choice = conv.of(Side::Caller).filter(|t| t.index < booked && chooses(t)).last();

@@ -171,7 +171,7 @@ fn tied(conv: &Conversation, s: &Said, about: &BTreeSet<String>, object: Object,
 }
 
 fn shares_words(s: &Said, about: &BTreeSet<String>) -> bool {
-    !with_related(&terms(s.lower())).is_disjoint(about)
+    !with_related(s.terms()).is_disjoint(about)
 }
 
 /// The caller's turn just before an agent turn.

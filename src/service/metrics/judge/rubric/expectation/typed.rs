@@ -159,7 +159,7 @@ struct Values {
 impl Values {
     fn of(said: &Said) -> Values {
         let lower = said.lower();
-        let d = Details::of(lower, &said.sentence.text);
+        let d = said.details();
         // A bound ("anything over a week") limits a value; it is not one.
         let unbound = BOUND.replace_all(lower, "");
         let amount = Details::of(&unbound, &unbound).money || super::unsaid::bare_figure(&unbound);
@@ -177,7 +177,7 @@ impl Values {
 
 /// Whether a line carries an amount by its form: a currency, not a bare figure or "free".
 pub(super) fn by_form(said: &Said) -> bool {
-    Details::of(said.lower(), &said.sentence.text).money
+    said.details().money
 }
 
 /// The concept's words about what it is about, without the words naming its type.

@@ -5,7 +5,6 @@
 //! when without a day or a time.
 
 use super::super::conversation::Said;
-use super::super::details::Details;
 use super::super::pattern::patterns;
 
 patterns! {
@@ -26,7 +25,7 @@ const NOT_AMOUNT_UNITS: &[&str] = &[
 /// a measure nor part of a phone number, or an amount in words.
 fn carries_amount(said: &Said) -> bool {
     let lower = said.lower();
-    Details::of(lower, &said.sentence.text).money || AMOUNT_IN_WORDS.is_match(lower) || bare_figure(lower)
+    said.details().money || AMOUNT_IN_WORDS.is_match(lower) || bare_figure(lower)
 }
 
 /// "That's 12.50 each way": a figure alone, not "23 kilos", "9:40" or "0330 100 4455".

@@ -5,7 +5,6 @@
 //! judge to abstain where a wording it did not read could turn the verdict.
 
 use super::super::conversation::{Conversation, Said, Side};
-use super::super::details::Details;
 use super::super::pattern::patterns;
 use super::{DEFLECTION, NO_PROBLEM, NOTE_ONLY, OFFERS, RESTATES, Request, answers, claims_success};
 
@@ -76,7 +75,7 @@ pub(super) fn unconfirmed(question: &Said, answer: &Said) -> bool {
 /// in words the walk did not know carry none.
 pub(super) fn has_substance(answer: &Said) -> bool {
     let lower = answer.lower();
-    let d = Details::of(lower, &answer.sentence.text);
+    let d = answer.details();
     // "No problem" is manners, not a "no".
     let plain = NO_PROBLEM.replace_all(lower, "");
     ANSWER_FORM.is_match(plain.trim_start_matches(|c: char| !c.is_alphanumeric() && c != ','))

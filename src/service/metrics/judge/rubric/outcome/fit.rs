@@ -126,7 +126,7 @@ pub(super) fn parts_answered(conv: &Conversation, question: &Said) -> bool {
             Wants::Deed => after.iter().any(claims_success),
             Wants::Any => {
                 let object = about(i);
-                !object.is_empty() && after.iter().filter(answers).any(|s| !terms(s.lower()).is_disjoint(&object))
+                !object.is_empty() && after.iter().filter(answers).any(|s| !s.terms().is_disjoint(&object))
             }
             w => after.iter().filter(answers).any(|s| w.carried_by(s)),
         })

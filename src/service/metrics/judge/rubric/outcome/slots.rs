@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 
 use super::super::conversation::{Conversation, Said, Side};
-use super::super::details::{Details, WEEKDAYS};
+use super::super::details::WEEKDAYS;
 use super::super::pattern::patterns;
 
 patterns! {
@@ -278,7 +278,7 @@ impl Wants {
 
     /// Whether an agent line carries a value of this kind.
     pub fn carried_by(self, said: &Said) -> bool {
-        let d = Details::of(said.lower(), &said.sentence.text);
+        let d = said.details();
         let digits = said.lower().chars().any(|c| c.is_ascii_digit());
         match self {
             Wants::Amount => d.money || d.quantity || said.lower().contains("free"),
