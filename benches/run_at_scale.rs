@@ -101,9 +101,8 @@ async fn run(setup: &Setup, simulations: u64) {
 
     // The synchronous client runs a runtime of its own: on a thread of its own.
     let database = setup.database.lock().unwrap().clone();
-    let creation = database.clone().and_then(|url| {
-        std::thread::spawn(move || pg_creation::Creation::start(&url)).join().unwrap()
-    });
+    let creation =
+        database.clone().and_then(|url| std::thread::spawn(move || pg_creation::Creation::start(&url)).join().unwrap());
     let started = Instant::now();
     let run = client.run(&RunRequest { plan: Some(plan), ..Default::default() }).await.unwrap();
     let created = started.elapsed();

@@ -37,12 +37,17 @@ fn written(store: &Store) -> Written {
         let parents: Vec<String> = c.query("SELECT DISTINCT parent_id FROM child_revisions", &[], |r| r.take(0))?;
         let revisions: BTreeMap<String, i64> =
             parents.into_iter().map(|p| Ok((p.clone(), child_revision(c, &p)?))).collect::<StoreResult<_>>()?;
-        let events = c.query(
-            "SELECT type, resource_kind, resource_id, parent_id FROM events ORDER BY seq",
-            &[],
-            |r| Ok((r.take::<String>(0)?, r.take::<String>(1)?, r.take::<String>(2)?, r.take::<Option<String>>(3)?)),
-        )?;
-        Ok(Written { docs, counts: counts.into_iter().collect(), children: children.into_iter().collect(), revisions, events })
+        let events =
+            c.query("SELECT type, resource_kind, resource_id, parent_id FROM events ORDER BY seq", &[], |r| {
+                Ok((r.take::<String>(0)?, r.take::<String>(1)?, r.take::<String>(2)?, r.take::<Option<String>>(3)?))
+            })?;
+        Ok(Written {
+            docs,
+            counts: counts.into_iter().collect(),
+            children: children.into_iter().collect(),
+            revisions,
+            events,
+        })
     })
 }
 
