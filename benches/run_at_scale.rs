@@ -25,6 +25,8 @@
 //! 30-minute deadline.
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a benchmark's setup fails by panicking")]
 
+#[path = "support/pg_creation.rs"]
+mod pg_creation;
 #[path = "support/pg_stats.rs"]
 mod pg_stats;
 #[path = "support/scale.rs"]
@@ -102,12 +104,18 @@ async fn run(setup: &Setup, simulations: u64) {
 
     // The service's CPU from the run's start to its end: the seeding and the history apart.
     let cpu_before: Vec<f64> = replicas.iter().map(|r| scale::cpu_seconds(r.child.id())).collect();
+    // The synchronous client runs a runtime of its own: on a thread of its own.
+    let database = setup.database.lock().unwrap().clone();
+    let creation =
+        database.clone().and_then(|url| std::thread::spawn(move || pg_creation::Creation::start(&url)).join().unwrap());
     let started = Instant::now();
     let run = client.run(&RunRequest { plan: Some(plan), ..Default::default() }).await.unwrap();
     let created = started.elapsed();
-    // Counted from here: the run's creation (a statement or three a simulation, once) apart.
-    let database = setup.database.lock().unwrap().clone();
-    // The synchronous client runs a runtime of its own: on a thread of its own.
+    if let Some(creation) = creation {
+        let count = run.simulation_job_count;
+        std::thread::spawn(move || creation.report(count)).join().unwrap();
+    }
+    // Counted from here: the run's creation apart.
     let stats = database.and_then(|url| std::thread::spawn(move || pg_stats::PgStats::start(&url)).join().unwrap());
     let id = run.simulation_run_plan_job_id;
     let deadline = started + Duration::from_secs(1800);

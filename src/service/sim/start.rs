@@ -115,15 +115,14 @@ pub fn run(tx: &Tx, request: RunRequest, caller: Caller) -> DomainResult<RunStar
     })
 }
 
-/// The saved plan named `name`, when exactly one is: asked of the store by name (two at most,
-/// to tell one from several), so no other plan is read or decoded.
+/// The saved plan named `name`, when exactly one is (found by the stored member, no plan
+/// decoded: a run asks this of every saved plan).
 fn saved_plan_named(tx: &Tx, name: &str) -> DomainResult<Option<Uuid>> {
-    let filter = store::Filter { fields: vec![("$.name", name.to_owned())], oldest_first: true, ..Default::default() };
-    let named = store::list(tx, Kind::RunPlan, &filter, None, 2)?.bodies;
-    Ok(match named.as_slice() {
-        [only] => Some(serde_json::from_str::<IdRef>(only)?.id),
-        _ => None,
-    })
+    let named = store::ids_where(tx, Kind::RunPlan, "$.name", name, 2)?;
+    match named.as_slice() {
+        [id] => Uuid::parse_str(id).map(Some).map_err(|e| DomainError::fault(format!("run plan {id}: {e}"))),
+        _ => Ok(None),
+    }
 }
 
 /// One simulation to run: which endpoint, flow variant (or scenario), persona and noise.
@@ -348,10 +347,12 @@ pub fn start_job_at(
     combinations.check_filled(variables)?;
     let placing = Placing { plan, variables, job_id: Uuid::new_v4(), at: &at, agents };
     let mut placed: u64 = 0;
+    let mut inserts = store::Inserts::new(tx);
     for (placement, combo) in combinations.iter().enumerate() {
-        placing.place(tx, placement, combo)?;
+        placing.place(&mut inserts, placement, combo)?;
         placed += 1;
     }
+    inserts.finish()?;
     let tally = Tally::new(plan_checks(tx, &plan.plan)?, placed);
     placing.place_job(tx, tally, placed, trigger)
 }
@@ -387,3 +388,6 @@ fn plan_checks(tx: &Tx, plan: &RunPlanInput) -> DomainResult<Vec<(MetricDefiniti
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests;

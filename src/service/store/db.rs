@@ -170,11 +170,13 @@ pub const UNSTORABLE: &str = "unstorable_text";
 /// escape `\u0000`, in a JSON document (the service's own checks refuse it at the edge; this
 /// stops what got past them, an agent's reply say, on both stores the same way).
 pub(super) fn storable(args: &[Arg]) -> StoreResult<()> {
+    let unstorable = |text: &str| {
+        let bytes = text.as_bytes();
+        memchr::memchr(0, bytes).is_some() || (matches!(bytes.first(), Some(b'{' | b'[')) && has_nul_escape(bytes))
+    };
     let poisoned = args.iter().any(|arg| match arg {
-        Arg::Text(text) => {
-            let bytes = text.as_bytes();
-            memchr::memchr(0, bytes).is_some() || (matches!(bytes.first(), Some(b'{' | b'[')) && has_nul_escape(bytes))
-        }
+        Arg::Text(text) => unstorable(text),
+        Arg::Texts(texts) => texts.iter().flatten().any(|text| unstorable(text)),
         _ => false,
     });
     if poisoned {
@@ -198,6 +200,8 @@ pub enum Arg<'a> {
     Int(i64),
     Real(f64),
     Text(&'a str),
+    /// A column of texts, bound as one array (`CAST(?1 AS TEXT[])`): PostgreSQL's alone.
+    Texts(&'a [Option<&'a str>]),
 }
 
 impl<'a> From<&'a str> for Arg<'a> {
@@ -270,6 +274,9 @@ impl rusqlite::ToSql for Arg<'_> {
             Arg::Int(n) => ValueRef::Integer(n),
             Arg::Real(x) => ValueRef::Real(x),
             Arg::Text(text) => ValueRef::Text(text.as_bytes()),
+            Arg::Texts(_) => {
+                return Err(rusqlite::Error::ToSqlConversionFailure("store: arrays are PostgreSQL's".into()));
+            }
         }))
     }
 }

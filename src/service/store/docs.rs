@@ -267,6 +267,20 @@ pub fn find_by<T: DeserializeOwned>(conn: &Conn, kind: Kind, path: &str, value: 
     body.map(|b| serde_json::from_str(&b).map_err(StoreError::from)).transpose()
 }
 
+/// The ids of the first `limit` live documents of `kind` whose text member at `path` is `value`
+/// (a member missing or null reads as empty text), oldest first: no body is read out.
+pub fn ids_where(conn: &Conn, kind: Kind, path: &str, value: &str, limit: usize) -> StoreResult<Vec<String>> {
+    let member = conn.dialect().member("body", path)?;
+    conn.query(
+        &format!(
+            "SELECT id FROM docs WHERE kind = ?1 AND deleted_at IS NULL AND coalesce({member}, '') = ?2 \
+             ORDER BY seq LIMIT ?3"
+        ),
+        args![kind.as_str(), value, limit],
+        |r| r.take(0),
+    )
+}
+
 /// Every live document of a kind, oldest first.
 pub fn all<T: DeserializeOwned>(conn: &Conn, kind: Kind) -> StoreResult<Vec<T>> {
     let bodies: Vec<String> = conn.query(
@@ -528,7 +542,7 @@ fn read_member(conn: &Conn, kind: Kind, id: &str, path: &str, lock: &str) -> Sto
 }
 
 /// Appends to the outbox the event a document's change of status announces, if any.
-fn announce(tx: &Tx, doc: &Doc, before: Option<Option<&str>>) -> StoreResult<()> {
+pub(super) fn announce(tx: &Tx, doc: &Doc, before: Option<Option<&str>>) -> StoreResult<()> {
     use crate::service::webhooks::status_events;
     match status_events::event_for(doc.kind, before, doc.status.as_deref()) {
         Some(event) => outbox::append(tx, &event, doc, status_events::alert_of(doc.kind, &doc.body).as_deref()),

@@ -59,7 +59,8 @@ fn copy_row(out: &mut Vec<u8>, fields: &[Arg]) {
             }
             Arg::Int(n) => out.extend_from_slice(n.to_string().as_bytes()),
             Arg::Real(x) => out.extend_from_slice(x.to_string().as_bytes()),
-            Arg::Null => out.extend_from_slice(b"\\N"),
+            // A fill's columns are single values (`columns`); an array is no field of a row.
+            Arg::Null | Arg::Texts(_) => out.extend_from_slice(b"\\N"),
         }
     }
     out.push(b'\n');

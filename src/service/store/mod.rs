@@ -14,6 +14,7 @@ pub mod error;
 pub mod fill;
 pub mod folds;
 pub mod held;
+pub mod inserts;
 mod kind;
 pub mod knowledge;
 pub mod leases;
@@ -41,6 +42,7 @@ use tokio::sync::watch;
 pub use db::{Arg, Conn, Dialect, FromCell, Row, Tx, UNSTORABLE, has_nul_escape};
 pub use docs::*;
 pub use error::{StoreError, StoreResult};
+pub use inserts::{Inserts, insert_all};
 pub use kind::Kind;
 pub use postgres::Pick;
 #[cfg(any(test, feature = "test-support"))]

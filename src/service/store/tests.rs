@@ -441,5 +441,6 @@ mod claims;
 mod duties;
 mod filling;
 mod held_rows;
+mod inserting;
 mod picking;
 mod publishing;

@@ -1,5 +1,6 @@
 //! Placing a new job's simulations and the job itself: each simulation is made from its
-//! combination and written as it is made, so a 100,000-simulation job is never held whole.
+//! combination and written with the chunk it falls in, so a 100,000-simulation job is never
+//! held whole.
 
 use std::collections::HashMap;
 
@@ -12,7 +13,7 @@ use crate::service::sim::jobs::StoredRunPlanJob;
 use crate::service::sim::selection::variables_for;
 use crate::service::sim::verdict::Tally;
 use crate::service::store::records::Kept;
-use crate::service::store::{self, Doc, Tx};
+use crate::service::store::{Doc, Inserts, Tx};
 
 /// What every simulation of one new job shares.
 pub(super) struct Placing<'a> {
@@ -25,10 +26,11 @@ pub(super) struct Placing<'a> {
 }
 
 impl Placing<'_> {
-    /// Writes the simulation of the `placement`th combination, PENDING.
-    pub fn place(&self, tx: &Tx, placement: usize, combo: Combination) -> DomainResult<()> {
+    /// Writes the simulation of the `placement`th combination, PENDING, with the chunk it
+    /// falls in (`Inserts`: a statement a thousand on PostgreSQL, not one each).
+    pub fn place(&self, inserts: &mut Inserts, placement: usize, combo: Combination) -> DomainResult<()> {
         let job = self.simulation(placement, combo);
-        Ok(store::insert(tx, &Doc::of(&job)?)?)
+        Ok(inserts.push(Doc::of(&job)?)?)
     }
 
     /// The simulation a combination makes.

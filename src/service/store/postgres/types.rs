@@ -44,6 +44,10 @@ impl ToSql for Arg<'_> {
                 Type::INT8 => text.parse::<i64>()?.to_sql(ty, out),
                 _ => text.to_sql(&Type::TEXT, out),
             },
+            Arg::Texts(texts) => match *ty {
+                Type::TEXT_ARRAY => texts.to_sql(ty, out),
+                _ => Err(format!("texts given where the statement takes {ty}").into()),
+            },
         }
     }
 
