@@ -440,5 +440,6 @@ mod batches;
 mod claims;
 mod filling;
 mod held_rows;
+mod migrating;
 mod picking;
 mod publishing;
