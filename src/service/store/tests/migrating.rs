@@ -34,7 +34,10 @@ fn members_set_in_sql_are_the_bytes_members_set_writes() {
         (r#"{"a":1}"#, &[("new\nline \"quoted\" ünï", r#""\u0001""#)]),
         // Numbers keep their text (no rounding, no reformatting), in the body and as set.
         (r#"{"rate":0.8333333333333334,"big":12345678901234567890,"e":1E+3,"z":-0,"f":1.50}"#, &[("f", "2.50")]),
-        (r#"{"completedItems":7,"failedItems":0}"#, &[("completedItems", "8"), ("updatedAt", r#""2026-11-28T00:00:00Z""#)]),
+        (
+            r#"{"completedItems":7,"failedItems":0}"#,
+            &[("completedItems", "8"), ("updatedAt", r#""2026-11-28T00:00:00Z""#)],
+        ),
         // A name given twice: the last value, in the first's place.
         (r#"{"a":1,"b":2}"#, &[("a", "3"), ("c", "4"), ("a", "5"), ("c", "6")]),
         // A key the body has twice: only the first is set.
@@ -83,7 +86,7 @@ fn kept(client: &mut Client) -> Vec<String> {
 /// deletes, and a statement that touches no row.
 const WRITES: &[&str] = &[
     "INSERT INTO docs (kind, id, body, status, parent_id, created_at) SELECT 'simulation_job', 'n' || g, \
-     '{\"n\":' || g || '}', 'PENDING', 'j' || (g % 3), 't' FROM generate_series(1, 30) AS g",
+     CAST('{\"n\":' || g || '}' AS JSON), 'PENDING', 'j' || (g % 3), 't' FROM generate_series(1, 30) AS g",
     "INSERT INTO docs (kind, id, body, status, parent_id, created_at) VALUES ('run_plan_job', 'j9', '{}', NULL, NULL, 't')",
     "UPDATE docs SET status = 'QUEUED' WHERE id IN ('n1', 'n2', 'n3', 'n4', 'old1')",
     "UPDATE docs SET status = 'PROCESSING' WHERE id = 'n1'",
@@ -121,8 +124,8 @@ fn migration_9_keeps_the_counts_and_revisions_migration_8_kept() {
     assert_eq!(kept(&mut moves), before, "the migration leaves the counts and revisions as they were");
 
     for sql in WRITES {
-        stays.batch_execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
-        moves.batch_execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+        stays.batch_execute(sql).unwrap_or_else(|e| panic!("{sql}: {e:?}"));
+        moves.batch_execute(sql).unwrap_or_else(|e| panic!("{sql}: {e:?}"));
         assert_eq!(kept(&mut moves), kept(&mut stays), "after {sql}");
     }
     // The kept counts are the documents': what a scan counts.
