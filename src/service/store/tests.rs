@@ -16,9 +16,7 @@ fn engines() -> Vec<(Option<tempfile::TempDir>, Store)> {
 }
 
 fn postgres_store() -> Store {
-    let server = test_server::TestServer::shared().unwrap_or_else(|e| panic!("{e}"));
-    let url = server.fresh_database().unwrap_or_else(|e| panic!("{e}"));
-    Store::open(&Location::Postgres(url)).unwrap_or_else(|e| panic!("{e:?}"))
+    test_server::TestServer::fresh_store()
 }
 
 fn read<R>(store: &Store, f: impl FnOnce(&Conn) -> StoreResult<R>) -> R {
@@ -442,5 +440,6 @@ mod duties;
 mod filling;
 mod held_rows;
 mod inserting;
+mod migrating;
 mod picking;
 mod publishing;

@@ -174,9 +174,7 @@ fn an_end_commits_while_the_jobs_row_is_held() {
 }
 
 fn postgres_store() -> Store {
-    let server = test_server::TestServer::shared().unwrap_or_else(|e| panic!("{e}"));
-    let url = server.fresh_database().unwrap_or_else(|e| panic!("{e}"));
-    Store::open(&Location::Postgres(url)).unwrap_or_else(|e| panic!("{e:?}"))
+    test_server::TestServer::fresh_store()
 }
 
 /// The job's and its collection job's stored bodies, as text.

@@ -94,6 +94,15 @@ impl TestServer {
         Ok(server)
     }
 
+    /// A store on a new database of the shared server, for the library's own tests.
+    #[cfg(test)]
+    pub(crate) fn fresh_store() -> crate::service::store::Store {
+        let server = TestServer::shared().unwrap_or_else(|e| panic!("{e}"));
+        let url = server.fresh_database().unwrap_or_else(|e| panic!("{e}"));
+        let location = crate::service::store::Location::Postgres(url);
+        crate::service::store::Store::open(&location).unwrap_or_else(|e| panic!("{e:?}"))
+    }
+
     /// The URL of database `name` on this server.
     pub fn url(&self, name: &str) -> String {
         format!("postgres://switchboard@127.0.0.1:{}/{name}", self.port)

@@ -1,0 +1,146 @@
+//! PostgreSQL's migration 9 (issue 33: its CPU a simulation): `sb_set_members` writes the
+//! bytes `members::set` writes, and the counts and revisions kept a statement at a time are the
+//! ones migration 8's row trigger kept, on a database migrated from 8 with data in it.
+
+use ::postgres::{Client, NoTls};
+
+use super::*;
+use crate::service::store::postgres::migrations::migrate_to;
+
+/// `sb_set_members` in SQL, as the claim and the fold call it.
+fn set_in_sql(store: &Store, body: &str, members: &[(&str, &str)]) -> String {
+    let members: Vec<[&str; 2]> = members.iter().map(|(name, json)| [*name, *json]).collect();
+    let members = serde_json::to_string(&members).unwrap_or_else(|e| panic!("{e}"));
+    read(store, |c| c.value("SELECT sb_set_members(CAST(?1 AS JSON), CAST(?2 AS JSONB))", args![body, &members]))
+        .unwrap_or_else(|| panic!("sb_set_members answered nothing for {body}"))
+}
+
+#[test]
+fn members_set_in_sql_are_the_bytes_members_set_writes() {
+    let store = postgres_store();
+    let cases: &[(&str, &[(&str, &str)])] = &[
+        // Nested objects and arrays kept verbatim; a nested member is not a top-level one.
+        (r#"{"a":{"status":"X","b":[1,{"c":null}]},"status":"PENDING"}"#, &[("status", r#""QUEUED""#)]),
+        (r#"{"a":{"b":1}}"#, &[("a", r#"{"b":2,"c":[true,false]}"#)]),
+        // null, in the body and as the value set.
+        (r#"{"tally":null,"n":1}"#, &[("tally", r#"{"n":1}"#)]),
+        (r#"{"tally":{"n":1},"n":1}"#, &[("tally", "null")]),
+        // Absent members appended in the order given.
+        (r#"{"id":"j1"}"#, &[("verdict", r#""PASS""#), ("attempt", "2")]),
+        ("{}", &[("a", "1")]),
+        (r#"{"id":"j1"}"#, &[]),
+        // Unicode in keys and values, escaped and not; a key that needs escaping.
+        (r#"{"naïve":"café ☕","\u00e9t\u00e9":"\u2603","q\"k":"\n\t"}"#, &[("naïve", r#""thé 🍵""#)]),
+        (r#"{"a":1}"#, &[("new\nline \"quoted\" ünï", r#""\u0001""#)]),
+        // Numbers keep their text (no rounding, no reformatting), in the body and as set.
+        (r#"{"rate":0.8333333333333334,"big":12345678901234567890,"e":1E+3,"z":-0,"f":1.50}"#, &[("f", "2.50")]),
+        (
+            r#"{"completedItems":7,"failedItems":0}"#,
+            &[("completedItems", "8"), ("updatedAt", r#""2026-11-28T00:00:00Z""#)],
+        ),
+        // A name given twice: the last value, in the first's place.
+        (r#"{"a":1,"b":2}"#, &[("a", "3"), ("c", "4"), ("a", "5"), ("c", "6")]),
+        // A key the body has twice: only the first is set.
+        (r#"{"a":1,"b":2,"a":3}"#, &[("a", "9")]),
+    ];
+    for (body, members) in cases {
+        let owned: Vec<(String, String)> =
+            members.iter().map(|(name, json)| (format!("$.{name}"), (*json).to_owned())).collect();
+        let paths: Vec<(&str, String)> = owned.iter().map(|(path, json)| (path.as_str(), json.clone())).collect();
+        let in_rust = members::set(body, &paths).unwrap_or_else(|e| panic!("{body}: {e:?}"));
+        assert_eq!(set_in_sql(&store, body, members), in_rust, "{body} with {members:?}");
+    }
+}
+
+/// A database of the test server left at schema `version`, and a client on it.
+fn database_at(version: i64) -> (String, Client) {
+    let server = test_server::TestServer::shared().unwrap_or_else(|e| panic!("{e}"));
+    let url = server.fresh_database().unwrap_or_else(|e| panic!("{e}"));
+    let mut client = Client::connect(&url, NoTls).unwrap_or_else(|e| panic!("{e}"));
+    migrate_to(&mut client, version).unwrap_or_else(|e| panic!("{e:?}"));
+    (url, client)
+}
+
+/// Every kept count and revision, summed over the shards (as they are read), and what a scan
+/// of the live documents counts.
+fn kept(client: &mut Client) -> Vec<String> {
+    let queries = [
+        "SELECT kind || '/' || status || '=' || sum(live) FROM doc_counts GROUP BY kind, status ORDER BY 1",
+        "SELECT parent_id || '/' || kind || '/' || status || '=' || sum(live) FROM child_counts \
+         GROUP BY parent_id, kind, status ORDER BY 1",
+        "SELECT parent_id || '@' || sum(revision) FROM child_revisions GROUP BY parent_id ORDER BY 1",
+        "SELECT 'scan ' || kind || '/' || coalesce(status, '') || '=' || count(*) FROM docs \
+         WHERE deleted_at IS NULL GROUP BY kind, status ORDER BY 1",
+        "SELECT 'scan ' || parent_id || '/' || kind || '/' || coalesce(status, '') || '=' || count(*) FROM docs \
+         WHERE deleted_at IS NULL AND parent_id IS NOT NULL GROUP BY parent_id, kind, status ORDER BY 1",
+    ];
+    queries
+        .iter()
+        .flat_map(|sql| client.query(*sql, &[]).unwrap_or_else(|e| panic!("{sql}: {e}")))
+        .map(|row| row.get::<_, String>(0))
+        .collect()
+}
+
+/// The writes a run makes, in one statement or many: inserts, status changes, a rewrite that
+/// changes nothing counted, a lease, a move to another parent, a kind changed, soft and hard
+/// deletes, and a statement that touches no row.
+const WRITES: &[&str] = &[
+    "INSERT INTO docs (kind, id, body, status, parent_id, created_at) SELECT 'simulation_job', 'n' || g, \
+     CAST('{\"n\":' || g || '}' AS JSON), 'PENDING', 'j' || (g % 3), 't' FROM generate_series(1, 30) AS g",
+    "INSERT INTO docs (kind, id, body, status, parent_id, created_at) VALUES ('run_plan_job', 'j9', '{}', NULL, NULL, 't')",
+    "UPDATE docs SET status = 'QUEUED' WHERE id IN ('n1', 'n2', 'n3', 'n4', 'old1')",
+    "UPDATE docs SET status = 'PROCESSING' WHERE id = 'n1'",
+    "UPDATE docs SET body = '{\"n\":2,\"x\":1}' WHERE id = 'n2'",
+    "UPDATE docs SET lease_owner = 'r1', lease_until = 5 WHERE parent_id = 'j1'",
+    "UPDATE docs SET parent_id = 'j2' WHERE id IN ('n3', 'n4')",
+    "UPDATE docs SET parent_id = NULL WHERE id = 'n5'",
+    "UPDATE docs SET kind = 'call' WHERE id = 'n6'",
+    "UPDATE docs SET status = 'PENDING', parent_id = 'j0' WHERE id = 'n7'",
+    "UPDATE docs SET deleted_at = 'now' WHERE id IN ('n8', 'n9', 'old2')",
+    "UPDATE docs SET deleted_at = NULL, status = 'DONE' WHERE id = 'n8'",
+    "DELETE FROM docs WHERE id IN ('n9', 'n10', 'old3')",
+    "UPDATE docs SET status = 'X' WHERE id = 'nobody'",
+    "DELETE FROM docs WHERE id = 'nobody'",
+];
+
+#[test]
+fn migration_9_keeps_the_counts_and_revisions_migration_8_kept() {
+    let (_, mut stays) = database_at(8);
+    let (url, mut moves) = database_at(8);
+    // Data written under migration 8's triggers, in both.
+    for client in [&mut stays, &mut moves] {
+        client
+            .batch_execute(
+                "INSERT INTO docs (kind, id, body, status, parent_id, created_at) SELECT 'simulation_job', \
+                 'old' || g, '{}', CASE WHEN g % 2 = 0 THEN 'COMPLETED' ELSE 'FAILED' END, 'j' || (g % 2), 't' \
+                 FROM generate_series(1, 8) AS g; \
+                 UPDATE docs SET status = 'CANCELLED' WHERE id = 'old5'; \
+                 UPDATE docs SET deleted_at = 'then' WHERE id = 'old7'",
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    let before = kept(&mut stays);
+    migrate_to(&mut moves, postgres::migrations::SCHEMA_VERSION).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(kept(&mut moves), before, "the migration leaves the counts and revisions as they were");
+
+    for sql in WRITES {
+        stays.batch_execute(sql).unwrap_or_else(|e| panic!("{sql}: {e:?}"));
+        moves.batch_execute(sql).unwrap_or_else(|e| panic!("{sql}: {e:?}"));
+        assert_eq!(kept(&mut moves), kept(&mut stays), "after {sql}");
+    }
+    // The kept counts are the documents': what a scan counts.
+    let after = kept(&mut moves);
+    let (counted, scanned): (Vec<&String>, Vec<&String>) = after.iter().partition(|line| !line.starts_with("scan "));
+    let nonzero = |line: &&String| !line.ends_with("=0") && line.contains('=');
+    let counted: Vec<String> = counted.into_iter().filter(nonzero).cloned().collect();
+    let scanned: Vec<String> = scanned.into_iter().map(|line| line["scan ".len()..].to_owned()).collect();
+    let mut both = counted.clone();
+    both.retain(|line| scanned.contains(line));
+    assert_eq!(both.len(), counted.len(), "every count a scan's: {counted:?} against {scanned:?}");
+    assert_eq!(counted.len(), scanned.len(), "every scan's count kept: {counted:?} against {scanned:?}");
+
+    // And the store opens the migrated database and reads them.
+    let store = Store::open(&Location::Postgres(url)).unwrap_or_else(|e| panic!("{e:?}"));
+    let queued = read(&store, |c| count_children(c, Kind::SimulationJob, "j2", &["QUEUED"]));
+    assert_eq!(queued, 3, "n2, and n3 and n4 moved to j2 while QUEUED");
+}
