@@ -110,7 +110,7 @@ impl Simulator {
             Some(_) => Timestamp::from(jiff::Timestamp::MAX),
             None => Timestamp::now(),
         };
-        let picked = self.pick(limits, now).await.map_err(JobError::from)?.unwrap_or_default();
+        let picked = self.pick(limits, now, Look::First).await.map_err(JobError::from)?.unwrap_or_default();
         if picked.is_empty() {
             return Ok(());
         }
@@ -172,7 +172,8 @@ impl Simulator {
             Some(_) => Timestamp::from(jiff::Timestamp::MAX),
             None => Timestamp::now(),
         };
-        match self.pick(limits, now).await {
+        // The end has just freed a place: straight to the pick, which counts again.
+        match self.pick(limits, now, Look::Straight).await {
             Ok(Some(picked)) if !picked.is_empty() => {
                 let job = JobShare {
                     job_id: &ended.job_id,
@@ -219,12 +220,12 @@ impl Simulator {
 
     /// Moves retries whose time has come (`now`, on the job's clock) to PENDING, then as many
     /// PENDING simulations of the job as its limits allow to QUEUED, leased to this replica,
-    /// and hands those back. A read first tells whether there is room and anything waiting, so
-    /// a full job costs no write; the write counts again, one replica at a time. `None`: passed
-    /// by, another pick for the job holding its lock.
-    async fn pick(&self, limits: Limits, now: Timestamp) -> StoreResult<Option<Vec<SimulationJob>>> {
+    /// and hands those back. With `Look::First` a read first tells whether there is room and
+    /// anything waiting, so a full job costs no write; the write counts again, one replica at a
+    /// time. `None`: passed by, another pick for the job holding its lock.
+    async fn pick(&self, limits: Limits, now: Timestamp, look: Look) -> StoreResult<Option<Vec<SimulationJob>>> {
         let limits = Arc::new(limits);
-        let worth_it = {
+        let worth_it = look == Look::Straight || {
             let (limits, owner) = (limits.clone(), self.worker.owner.clone());
             self.store
                 .read(move |c| -> StoreResult<_> {
@@ -319,4 +320,14 @@ impl Simulator {
             })
             .await
     }
+}
+
+/// Whether a pick reads first if it is worth a write (`Scheduler::pick`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Look {
+    /// The loop's pass over every active job: most are full, a read is cheaper than a write.
+    First,
+    /// A refill at an end: the end has just freed a place, so the read would almost always
+    /// say yes; the write's own count decides (one round trip fewer a refill).
+    Straight,
 }
