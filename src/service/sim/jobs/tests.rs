@@ -8,18 +8,13 @@ use uuid::Uuid;
 
 use super::*;
 use crate::service::sim::verdict::CheckTally;
-use crate::service::store::{Dialect, Location, Store, test_server};
+use crate::service::store::{Dialect, Store, test_server};
 
 const JOB: &str = "00000000-0000-4000-8000-000000000001";
 const COLLECTION: &str = "00000000-0000-4000-8000-000000000002";
 
 fn engines() -> Vec<(tempfile::TempDir, Store)> {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e:?}"));
-    let sqlite = Store::open_sqlite(&dir.path().join("t.db")).unwrap_or_else(|e| panic!("{e:?}"));
-    let server = test_server::TestServer::shared().unwrap_or_else(|e| panic!("{e}"));
-    let url = server.fresh_database().unwrap_or_else(|e| panic!("{e}"));
-    let postgres = Store::open(&Location::Postgres(url)).unwrap_or_else(|e| panic!("{e:?}"));
-    vec![(tempfile::tempdir().unwrap_or_else(|e| panic!("{e:?}")), postgres), (dir, sqlite)]
+    test_server::TestServer::both_engines()
 }
 
 fn write<R>(store: &Store, f: impl Fn(&Tx) -> StoreResult<R>) -> R {

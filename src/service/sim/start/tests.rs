@@ -2,15 +2,10 @@
 //! whole and intact, on both engines.
 
 use super::*;
-use crate::service::store::{Location, Store, inserts, test_server};
+use crate::service::store::{Store, inserts, test_server};
 
 fn engines() -> Vec<(tempfile::TempDir, Store)> {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e:?}"));
-    let sqlite = Store::open_sqlite(&dir.path().join("t.db")).unwrap_or_else(|e| panic!("{e:?}"));
-    let server = test_server::TestServer::shared().unwrap_or_else(|e| panic!("{e}"));
-    let url = server.fresh_database().unwrap_or_else(|e| panic!("{e}"));
-    let postgres = Store::open(&Location::Postgres(url)).unwrap_or_else(|e| panic!("{e:?}"));
-    vec![(tempfile::tempdir().unwrap_or_else(|e| panic!("{e:?}")), postgres), (dir, sqlite)]
+    test_server::TestServer::both_engines()
 }
 
 /// Every test case of the seeded flows but the voicemail one (ten) on one endpoint,

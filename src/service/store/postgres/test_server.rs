@@ -103,6 +103,17 @@ impl TestServer {
         crate::service::store::Store::open(&location).unwrap_or_else(|e| panic!("{e:?}"))
     }
 
+    /// A store on each engine, PostgreSQL first (a new database of the shared server), then
+    /// SQLite in a directory of its own; each with the directory it keeps.
+    #[cfg(test)]
+    pub(crate) fn both_engines() -> Vec<(tempfile::TempDir, crate::service::store::Store)> {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e:?}"));
+        let sqlite =
+            crate::service::store::Store::open_sqlite(&dir.path().join("t.db")).unwrap_or_else(|e| panic!("{e:?}"));
+        let unused = tempfile::tempdir().unwrap_or_else(|e| panic!("{e:?}"));
+        vec![(unused, TestServer::fresh_store()), (dir, sqlite)]
+    }
+
     /// The URL of database `name` on this server.
     pub fn url(&self, name: &str) -> String {
         format!("postgres://switchboard@127.0.0.1:{}/{name}", self.port)
