@@ -3,7 +3,7 @@
 //! it is created, before `pg_stats` resets them again for the run itself. The other replicas'
 //! and the engine's own rounds during those seconds are counted too: few, and named apart.
 //!
-//! Include it with `#[path = "support/pg_creation.rs"] mod pg_creation;`.
+//! Include it with `#[path = "support/pg_creation.rs"] mod pg_creation;` beside `pg_stats`.
 
 use postgres::{Client, NoTls};
 
@@ -17,13 +17,8 @@ impl Creation {
     /// Starts counting from nothing, if the server preloads the extension. Call it off the
     /// async threads (the synchronous client runs a runtime of its own), as `report`.
     pub fn start(url: &str) -> Option<Creation> {
-        let loaded = std::env::var("SWITCHBOARD_TEST_PG_SETTINGS").is_ok_and(|s| s.contains("pg_stat_statements"));
-        if !loaded {
-            return None;
-        }
-        let mut client = Client::connect(url, NoTls).ok()?;
-        client.batch_execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements").ok()?;
-        client.batch_execute("SELECT pg_stat_statements_reset()").ok()?;
+        // Dropped here, on this thread: `report` connects again.
+        drop(super::pg_stats::reset_counters(url)?);
         Some(Creation { url: url.to_owned() })
     }
 

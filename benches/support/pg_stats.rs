@@ -54,16 +54,23 @@ struct Waits {
     blocked: HashMap<[String; 4], u64>,
 }
 
+/// A connection to `url` with `pg_stat_statements`' counters reset, if the server preloads the
+/// extension (`SWITCHBOARD_TEST_PG_SETTINGS`); `None` otherwise.
+pub fn reset_counters(url: &str) -> Option<Client> {
+    let loaded = std::env::var("SWITCHBOARD_TEST_PG_SETTINGS").is_ok_and(|s| s.contains("pg_stat_statements"));
+    if !loaded {
+        return None;
+    }
+    let mut client = Client::connect(url, NoTls).ok()?;
+    client.batch_execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements").ok()?;
+    client.batch_execute("SELECT pg_stat_statements_reset()").ok()?;
+    Some(client)
+}
+
 impl PgStats {
     /// Starts counting from nothing, if the server preloads the extension.
     pub fn start(url: &str) -> Option<PgStats> {
-        let loaded = std::env::var("SWITCHBOARD_TEST_PG_SETTINGS").is_ok_and(|s| s.contains("pg_stat_statements"));
-        if !loaded {
-            return None;
-        }
-        let mut client = Client::connect(url, NoTls).ok()?;
-        client.batch_execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements").ok()?;
-        client.batch_execute("SELECT pg_stat_statements_reset()").ok()?;
+        let mut client = reset_counters(url)?;
         let backend: i32 = client.query_one("SELECT pg_backend_pid()", &[]).ok()?.get(0);
         let cluster = stat_fields(backend as u32).and_then(|f| f.get(1)?.parse().ok()).map(|pm| (pm, cluster_cpu(pm)));
         let sampler = Client::connect(url, NoTls).ok().map(|client| {

@@ -1,9 +1,9 @@
-//! Alerts at work: one replica (the one holding the deployment's duties, `replica::duties`; its
-//! windows' claims keep two from deciding one window) watches the enabled threshold alerts, and decides each window
-//! once its end has passed and no call for it has arrived for the quiet period, in window order
-//! (`window`); the rules are `threshold`'s, the issues they open and resolve `issues`'s. A
-//! simulation trigger acts when a run ends (`simulation`); an alert's webhooks and Slack
-//! channels are `actions`'.
+//! Alerts at work: one replica (the one holding the deployment's duties, `replica::duties`;
+//! its windows' claims keep two from deciding one window) watches the enabled threshold
+//! alerts, and decides each window once its end has passed and no call for it has arrived for
+//! the quiet period, in window order (`window`); the rules are `threshold`'s, the issues they
+//! open and resolve `issues`'s. A simulation trigger acts when a run ends (`simulation`); an
+//! alert's webhooks and Slack channels are `actions`'.
 
 pub mod actions;
 pub mod issues;

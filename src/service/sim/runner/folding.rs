@@ -5,9 +5,9 @@
 //! of this replica's and waits a few milliseconds for the ends that follow it; once a second (a
 //! tenth of one while it finds some) it looks for parts any replica left. Only the replica
 //! holding the deployment's duties folds (`replica::duties`): two folding one job took turns on
-//! its row. On PostgreSQL one
-//! read takes what every waiting job's fold needs and each fold that does not settle its job
-//! is one statement (`store::folds`), where it was a transaction of a dozen round trips.
+//! its row. On PostgreSQL one read takes what every waiting job's fold needs and each fold
+//! that does not settle its job is one statement (`store::folds`), where it was a transaction
+//! of a dozen round trips.
 
 use std::time::Duration;
 

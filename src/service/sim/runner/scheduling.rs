@@ -64,6 +64,15 @@ impl Refills {
     }
 }
 
+/// The time a pick releases retries due by: now, or for a replay every retry at once (it runs
+/// as fast as it can).
+fn retries_due_by(replay: &Option<Replay>) -> Timestamp {
+    match replay {
+        Some(_) => Timestamp::from(jiff::Timestamp::MAX),
+        None => Timestamp::now(),
+    }
+}
+
 /// What every simulation of one job shares.
 struct JobShare<'a> {
     job_id: &'a str,
@@ -105,11 +114,7 @@ impl Simulator {
         let mode = plan.execution_mode_or_default();
         let plan_key = inputs.simulation_run_plan_id.map_or_else(|| job_id.to_owned(), |id| id.to_string());
         let limits = Limits { job_id: job_id.to_owned(), plan_key, mode, max: plan.max_concurrent_jobs_or_default() };
-        // A replay's retries are due at once: it runs as fast as it can.
-        let now = match inputs.replay {
-            Some(_) => Timestamp::from(jiff::Timestamp::MAX),
-            None => Timestamp::now(),
-        };
+        let now = retries_due_by(&inputs.replay);
         let picked = self.pick(limits, now, Look::First).await.map_err(JobError::from)?.unwrap_or_default();
         if picked.is_empty() {
             return Ok(());
@@ -168,10 +173,7 @@ impl Simulator {
         // The plan's key counts only under SEQUENTIAL_SAME_RUN_PLAN, left to the loop above.
         let limits =
             Limits { job_id: job_id.clone(), plan_key: job_id, mode, max: ended.plan.max_concurrent_jobs_or_default() };
-        let now = match ended.replay {
-            Some(_) => Timestamp::from(jiff::Timestamp::MAX),
-            None => Timestamp::now(),
-        };
+        let now = retries_due_by(&ended.replay);
         // The end has just freed a place: straight to the pick, which counts again.
         match self.pick(limits, now, Look::Straight).await {
             Ok(Some(picked)) if !picked.is_empty() => {
