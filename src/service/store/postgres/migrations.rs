@@ -496,6 +496,9 @@ const MIGRATIONS: &[&str] = &[
     // 9: the same rows for less of PostgreSQL's CPU: members set parsing the body once, counts
     // and revisions kept a statement at a time, empty writes not run.
     include_str!("migration_9.sql"),
+    // 10: fewer writes a value and an end: the values' job index (the results index serves its
+    // reads) dropped, a lease given back by the end's rewrite of the same row.
+    include_str!("migration_pgcpu.sql"),
 ];
 
 /// The schema version this build writes.

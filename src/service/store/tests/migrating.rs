@@ -53,7 +53,7 @@ fn members_set_in_sql_are_the_bytes_members_set_writes() {
 }
 
 /// A database of the test server left at schema `version`, and a client on it.
-fn database_at(version: i64) -> (String, Client) {
+pub(super) fn database_at(version: i64) -> (String, Client) {
     let server = test_server::TestServer::shared().unwrap_or_else(|e| panic!("{e}"));
     let url = server.fresh_database().unwrap_or_else(|e| panic!("{e}"));
     let mut client = Client::connect(&url, NoTls).unwrap_or_else(|e| panic!("{e}"));
@@ -63,7 +63,7 @@ fn database_at(version: i64) -> (String, Client) {
 
 /// Every kept count and revision, summed over the shards (as they are read), and what a scan
 /// of the live documents counts.
-fn kept(client: &mut Client) -> Vec<String> {
+pub(super) fn kept(client: &mut Client) -> Vec<String> {
     let queries = [
         "SELECT kind || '/' || status || '=' || sum(live) FROM doc_counts GROUP BY kind, status ORDER BY 1",
         "SELECT parent_id || '/' || kind || '/' || status || '=' || sum(live) FROM child_counts \
