@@ -1,4 +1,4 @@
--- PostgreSQL's CPU a simulation (issue 33, stop 44), the same rows as before.
+-- PostgreSQL's CPU a simulation (issue 33), the same rows as before.
 --
 -- `metric_values_job` (job, definition, seq) is dropped: every read by job (a collection
 -- job's values, its restart's delete) is served as well by `metric_values_results`, which

@@ -93,7 +93,9 @@ fn batches() -> Vec<Batch> {
     };
     let orphan = {
         let mut batch = Batch::under(Guard { parent_in: None, ..guard("s7", "replica-a", true) });
-        batch.update(simulation("s7", "j1", "COMPLETED").parent(None), Some("PROCESSING")).unwrap_or_else(|e| panic!("{e:?}"));
+        batch
+            .update(simulation("s7", "j1", "COMPLETED").parent(None), Some("PROCESSING"))
+            .unwrap_or_else(|e| panic!("{e:?}"));
         batch
     };
     vec![
