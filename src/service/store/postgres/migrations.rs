@@ -498,7 +498,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migration_9.sql"),
     // 10: fewer writes a value and an end: the values' job index (the results index serves its
     // reads) dropped, a lease given back by the end's rewrite of the same row.
-    include_str!("migration_pgcpu.sql"),
+    include_str!("migration_10.sql"),
 ];
 
 /// The schema version this build writes.
