@@ -107,6 +107,18 @@ async fn a_bundle_given_as_a_plan_file_and_a_plan_file_given_as_a_bundle_say_wha
     let text = stderr(&output);
     assert!(text.contains(&format!("{plan}:1: this is a plan file")), "{text}");
     assert!(text.contains(&format!("`switchboard gate -f {plan}`")), "{text}");
+
+    // A `kind` that is not text is neither: either command names the member and its line.
+    let odd = home.path().join("odd.yaml");
+    std::fs::write(&odd, "name: Nightly\nkind: 5\n").unwrap();
+    let odd = odd.to_str().unwrap();
+    for args in [vec!["gate", "-f", odd], vec!["config", "apply", "-f", odd]] {
+        let output = run(against(home.path(), &service).args(&args)).await;
+        assert_exit(&output, 2);
+        let text = stderr(&output);
+        assert!(text.contains(&format!("{odd}:2: kind must be a string, not 5")), "{args:?}: {text}");
+        assert!(!text.contains("is a bundle"), "{args:?}: {text}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -23,6 +23,9 @@ pub enum Shape<'a> {
     Resources(Vec<(String, &'a Value)>),
     /// A plan file's members and no `kind`.
     PlanFile,
+    /// A `kind` that is not text (`kind: 5`): neither a resource nor a plan file, whichever
+    /// reader was given it.
+    KindNotText,
     /// None of these.
     Unknown,
 }
@@ -34,6 +37,7 @@ pub fn shape(value: &Value) -> Shape<'_> {
     }
     match value {
         Value::Null => Shape::Empty,
+        Value::Object(object) if object.get("kind").is_some_and(|kind| !kind.is_string()) => Shape::KindNotText,
         Value::Object(object) if object.contains_key("kind") => Shape::Resources(vec![(String::new(), value)]),
         Value::Object(object) => match object.get("resources") {
             Some(Value::Array(list)) => Shape::Resources(listed(list, "resources")),
@@ -56,7 +60,7 @@ fn resources(value: &Value) -> Vec<&Value> {
 /// Whether a document is a bundle's: a resource with `kind`, `resources:`, or a list of them.
 fn is_bundle(value: &Value) -> bool {
     value.get("resources").is_some_and(Value::is_array)
-        || resources(value).first().is_some_and(|r| r.get("kind").is_some())
+        || resources(value).first().is_some_and(|r| r.get("kind").is_some_and(Value::is_string))
 }
 
 /// Whether a document without `kind` reads as a plan file.
@@ -75,6 +79,9 @@ fn plan_names(documents: &[Document]) -> Vec<String> {
 
 /// Refuses a bundle given where a plan file is expected, saying how to run it instead.
 pub fn refuse_bundle(file: &str, documents: &[Document]) -> Result<(), Failure> {
+    if let Some(document) = documents.iter().find(|d| matches!(shape(&d.value), Shape::KindNotText)) {
+        return Err(Failure::invalid("kind", kind_not_text(document)));
+    }
     let Some(bundle) = documents.iter().find(|d| is_bundle(&d.value)) else { return Ok(()) };
     let names = plan_names(documents);
     let plan = names.first().map_or_else(|| "PLAN".to_owned(), |n| format!("{n:?}"));
@@ -92,6 +99,17 @@ pub fn refuse_bundle(file: &str, documents: &[Document]) -> Result<(), Failure> 
             bundle.place("kind")
         ),
     ))
+}
+
+/// Why a document whose `kind` is not text is neither a resource nor a plan file: the
+/// service's own words for a resource's (`kind must be a string`), at the member's line.
+pub fn kind_not_text(document: &Document) -> String {
+    let kind = document.value.get("kind").map(Value::to_string).unwrap_or_default();
+    format!(
+        "{}: kind must be a string, not {kind}: a bundle resource's kind (such as `persona` or \
+         `simulationPlan`, quoted if it could read as a number); a plan file has no `kind`",
+        document.place("kind")
+    )
 }
 
 /// Why a document of a bundle is a plan file, and the commands that take it.
@@ -126,5 +144,19 @@ mod tests {
         let Shape::Resources(found) = shape(&listed[0].value) else { panic!("resources: is a bundle's") };
         assert_eq!(found.iter().map(|(at, _)| at.as_str()).collect::<Vec<_>>(), ["resources[0]", "resources[1]"]);
         assert!(matches!(shape(&serde_json::json!({"name": "x"})), Shape::Unknown));
+    }
+
+    #[test]
+    fn a_kind_that_is_not_text_is_refused_naming_the_member_by_either_reader() {
+        for text in ["kind: 5\nname: p\n", "name: p\nkind: [persona]\nmaxSimulationDurationSeconds: 60\n"] {
+            let documents = Document::parse_all("k.yaml", text).unwrap();
+            assert!(matches!(shape(&documents[0].value), Shape::KindNotText), "{text}");
+            let refusal = refuse_bundle("k.yaml", &documents).unwrap_err();
+            assert_eq!((refusal.exit, refusal.body.param.as_deref()), (super::super::exit::Exit::Usage, Some("kind")));
+            let line = if text.starts_with("kind") { 1 } else { 2 };
+            let message = &refusal.body.message;
+            assert!(message.starts_with(&format!("k.yaml:{line}: kind must be a string, not ")), "{message}");
+            assert!(!message.contains("is a bundle"), "{message}");
+        }
     }
 }

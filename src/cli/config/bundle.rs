@@ -82,6 +82,11 @@ impl Bundle {
                 problems.push(Problem { param: "kind".into(), message });
                 Vec::new()
             }
+            Shape::KindNotText => {
+                let message = crate::cli::file_kind::kind_not_text(&document);
+                problems.push(Problem { param: "kind".into(), message });
+                Vec::new()
+            }
             Shape::Unknown => {
                 problems.push(Problem {
                     param: "kind".into(),

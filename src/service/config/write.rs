@@ -112,8 +112,8 @@ fn keep(
         Target::Metric(metric) => definitions::save(tx, metric, create)?,
         Target::Policy(policy) => upsert(tx, &Doc::of(policy)?)?,
         Target::Plan(plan) => {
-            start::check_references(tx, &plan.plan, "")?;
-            let mut kept = start::plan_of(tx, plan.plan.clone(), "")?;
+            let flows = start::check_references(tx, &plan.plan, "")?;
+            let mut kept = start::plan_of(tx, plan.plan.clone(), &flows, "")?;
             kept.id = plan.id;
             kept.created_at = plan.created_at.clone();
             kept.is_config_managed = Some(true);

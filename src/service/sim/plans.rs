@@ -17,9 +17,9 @@ pub fn update(tx: &Tx, id: &str, update: RunPlanUpdate) -> DomainResult<RunPlan>
     let mut plan: RunPlan = store::require(tx, Kind::RunPlan, id)?;
     let input = update.apply_to(plan.plan.clone().as_input());
     DomainError::check(input.validate())?;
-    check_references(tx, &input, "")?;
+    let flows = check_references(tx, &input, "")?;
     let schedule_changed = input.schedule != plan.plan.schedule;
-    let made = start::plan_of(tx, input, "")?;
+    let made = start::plan_of(tx, input, &flows, "")?;
     plan.plan = made.plan;
     plan.test_case_count = made.test_case_count;
     plan.updated_at = Some(Timestamp::now());

@@ -26,14 +26,16 @@ pub(super) async fn score(
     live_call: Option<&(Call, Transcript)>,
 ) -> Collected {
     let JobMetrics { catalog, chosen, live_sourced, .. } = &*work.metrics;
-    let mut definitions = chosen.clone();
-    definitions.extend(flow_and_automatic_metrics(&work.plan, flow, &catalog.definitions, chosen));
+    // The plan's own, borrowed from what the job shares (`work.metrics`), then the flow's and
+    // the automatic ones this simulation adds.
+    let extra = flow_and_automatic_metrics(&work.plan, flow, &catalog.definitions, chosen);
+    let definitions: Vec<&MetricDefinition> = chosen.iter().chain(&extra).collect();
     let library = catalog.library(judge);
     let conversation = Conversation { call, transcript, flow: Some(flow), variant, walked: Some(walked) };
     let live = work.plan.enrich_with_live_conversation == Some(true);
     let mut rows = Vec::new();
     let mut checks = Vec::new();
-    for definition in &definitions {
+    for &definition in &definitions {
         if definition.requires_live_conversation == Some(true) && !live {
             continue; // silently skipped without live enrichment, as the spec says
         }

@@ -26,6 +26,24 @@ pub struct Item {
     pub at: String,
 }
 
+impl End {
+    /// An end from its row's columns (`part, collection_id, item_failed, item_at`), as both of
+    /// its readers get them: `take` (rows removed in a fold's transaction) and
+    /// `folds::waiting` (every waiting job's rows aggregated as JSON in one read, taking none).
+    pub(super) fn of_columns(
+        part: String,
+        collection_id: Option<String>,
+        failed: Option<i64>,
+        at: Option<String>,
+    ) -> End {
+        let item = match (collection_id, failed, at) {
+            (Some(collection_id), Some(failed), Some(at)) => Some(Item { collection_id, failed: failed != 0, at }),
+            _ => None,
+        };
+        End { part, item }
+    }
+}
+
 /// Appends `end` for `job_id`'s next fold.
 pub fn append(tx: &Tx, job_id: &str, end: &End) -> StoreResult<()> {
     let item = end.item.as_ref();
@@ -49,18 +67,7 @@ pub fn take(tx: &Tx, job_id: &str) -> StoreResult<Vec<End>> {
     let mut ends = tx.query(
         "DELETE FROM job_ends WHERE job_id = ?1 RETURNING seq, part, collection_id, item_failed, item_at",
         args![job_id],
-        |r| {
-            let seq: i64 = r.take(0)?;
-            let part: String = r.take(1)?;
-            let collection_id: Option<String> = r.take(2)?;
-            let failed: Option<i64> = r.take(3)?;
-            let at: Option<String> = r.take(4)?;
-            let item = match (collection_id, failed, at) {
-                (Some(collection_id), Some(failed), Some(at)) => Some(Item { collection_id, failed: failed != 0, at }),
-                _ => None,
-            };
-            Ok((seq, End { part, item }))
-        },
+        |r| Ok((r.take::<i64>(0)?, End::of_columns(r.take(1)?, r.take(2)?, r.take(3)?, r.take(4)?))),
     )?;
     ends.sort_by_key(|(seq, _)| *seq);
     Ok(ends.into_iter().map(|(_, end)| end).collect())

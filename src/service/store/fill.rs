@@ -39,29 +39,59 @@ fn columns(doc: &Doc) -> Vec<Arg<'_>> {
 }
 
 /// One row in `COPY`'s text format: tab-separated, `\N` for NULL, the backslash and the
-/// characters that would end a field or a row escaped.
-fn copy_row(out: &mut Vec<u8>, fields: &[Arg]) {
+/// characters that would end a field or a row escaped. An array (`Arg::Texts`) is written as
+/// PostgreSQL's array literal (`{"a",NULL}`), then escaped as any field is.
+pub(super) fn copy_row(out: &mut Vec<u8>, fields: &[Arg]) {
     for (n, field) in fields.iter().enumerate() {
         if n > 0 {
             out.push(b'\t');
         }
         match field {
-            Arg::Text(text) => {
-                for &b in text.as_bytes() {
-                    match b {
-                        b'\\' => out.extend_from_slice(b"\\\\"),
-                        b'\t' => out.extend_from_slice(b"\\t"),
-                        b'\n' => out.extend_from_slice(b"\\n"),
-                        b'\r' => out.extend_from_slice(b"\\r"),
-                        _ => out.push(b),
-                    }
-                }
-            }
+            Arg::Text(text) => copy_escaped(out, text.as_bytes()),
             Arg::Int(n) => out.extend_from_slice(n.to_string().as_bytes()),
             Arg::Real(x) => out.extend_from_slice(x.to_string().as_bytes()),
-            // A fill's columns are single values (`columns`); an array is no field of a row.
-            Arg::Null | Arg::Texts(_) => out.extend_from_slice(b"\\N"),
+            Arg::Null => out.extend_from_slice(b"\\N"),
+            Arg::Texts(texts) => copy_escaped(out, array_literal(texts).as_bytes()),
         }
     }
     out.push(b'\n');
+}
+
+/// A field's bytes with `COPY`'s escapes: the backslash, and what would end a field or a row.
+fn copy_escaped(out: &mut Vec<u8>, bytes: &[u8]) {
+    for &b in bytes {
+        match b {
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            _ => out.push(b),
+        }
+    }
+}
+
+/// A text array as PostgreSQL's literal: every element quoted (so commas, braces, blanks and
+/// the word NULL stay text), its `"` and `\` escaped; an absent element is `NULL`.
+fn array_literal(texts: &[Option<&str>]) -> String {
+    let mut literal = String::from("{");
+    for (n, text) in texts.iter().enumerate() {
+        if n > 0 {
+            literal.push(',');
+        }
+        match text {
+            None => literal.push_str("NULL"),
+            Some(text) => {
+                literal.push('"');
+                for c in text.chars() {
+                    if matches!(c, '"' | '\\') {
+                        literal.push('\\');
+                    }
+                    literal.push(c);
+                }
+                literal.push('"');
+            }
+        }
+    }
+    literal.push('}');
+    literal
 }

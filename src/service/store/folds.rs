@@ -10,7 +10,7 @@
 use serde_json::json;
 
 use super::db::{Arg, Conn, marks};
-use super::ends::{End, Item};
+use super::ends::End;
 use super::{Kind, StoreError, StoreResult};
 
 /// A job with ends waiting, as one statement read it: what its fold decides from.
@@ -54,18 +54,15 @@ pub fn waiting(conn: &Conn, open: &[&str]) -> StoreResult<Vec<Waiting>> {
 }
 
 /// The ends `waiting` aggregated: `[seq, part, collection_id, item_failed, item_at]` each.
+/// Not `ends::take`: this reads every waiting job's ends in one snapshot and leaves them for
+/// the guarded statement to take (`sb_fold`), where `take` removes one job's in its fold's
+/// transaction; the two share the row's reading (`End::of_columns`).
 fn ends_of(json: &str) -> StoreResult<Vec<(i64, End)>> {
     type Row = (i64, String, Option<String>, Option<i64>, Option<String>);
     let rows: Vec<Row> = serde_json::from_str(json)?;
     Ok(rows
         .into_iter()
-        .map(|(seq, part, collection_id, failed, at)| {
-            let item = match (collection_id, failed, at) {
-                (Some(collection_id), Some(failed), Some(at)) => Some(Item { collection_id, failed: failed != 0, at }),
-                _ => None,
-            };
-            (seq, End { part, item })
-        })
+        .map(|(seq, part, collection_id, failed, at)| (seq, End::of_columns(part, collection_id, failed, at)))
         .collect())
 }
 

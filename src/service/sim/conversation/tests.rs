@@ -1,6 +1,9 @@
 //! Conversations with the reference agent on hand-made flows: each way a call can end.
 
+use super::off_script::asks_for_keys;
+use super::script::fill;
 use super::*;
+use crate::service::metrics::judge::{Answer, Question};
 
 fn flow(steps: serde_json::Value) -> CustomerFlow {
     serde_json::from_value(

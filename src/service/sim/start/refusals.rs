@@ -9,8 +9,9 @@ use crate::service::store::{self, Conn, Kind, Tx};
 use serde::de::DeserializeOwned;
 
 /// Every id the plan names must exist now; every failure is listed at once, each naming its
-/// path.
-pub fn check_references(tx: &Tx, plan: &RunPlanInput, at: &str) -> DomainResult<()> {
+/// path. The flows its selections name, in their order, so that the rest of a run's start
+/// reads none of them again.
+pub fn check_references(tx: &Tx, plan: &RunPlanInput, at: &str) -> DomainResult<Vec<CustomerFlow>> {
     let path = |p: String| if at.is_empty() { p } else { format!("{at}.{p}") };
     let mut refused = Vec::new();
     let mut refuse = |param: String, message: String| {
@@ -37,6 +38,7 @@ pub fn check_references(tx: &Tx, plan: &RunPlanInput, at: &str) -> DomainResult<
             refuse(path(format!("personas[{i}].id")), format!("no persona {}", persona.id));
         }
     }
+    let mut flows = Vec::with_capacity(plan.flow_selections().len());
     for (i, selection) in plan.flow_selections().iter().enumerate() {
         let flow = match resolve_flow(tx, selection) {
             Ok(flow) => flow,
@@ -65,8 +67,10 @@ pub fn check_references(tx: &Tx, plan: &RunPlanInput, at: &str) -> DomainResult<
         if selection.happy_path == Some(true) && flow.happy_path.is_none() {
             refuse(path(format!("flows[{i}].happyPath")), "this flow has no happy path".into());
         }
+        flows.push(flow);
     }
-    DomainError::check(refused)
+    DomainError::check(refused)?;
+    Ok(flows)
 }
 
 /// Who plays the simulated callers: the offline caller, or a language model (`[caller]`).
@@ -78,13 +82,18 @@ pub enum Caller {
 
 /// An improv variant with no steps has nothing for the offline caller to say: without a caller
 /// model the run is refused, naming every such variant and how to configure a model.
-pub(super) fn refuse_improv_without_caller(tx: &Tx, plan: &RunPlanInput, at: &str, caller: Caller) -> DomainResult<()> {
+/// `flows` are those the plan's selections name, in order (`check_references`).
+pub(super) fn refuse_improv_without_caller(
+    plan: &RunPlanInput,
+    flows: &[CustomerFlow],
+    at: &str,
+    caller: Caller,
+) -> DomainResult<()> {
     if caller == Caller::Model {
         return Ok(());
     }
     let mut refused = Vec::new();
-    for (i, selection) in plan.flow_selections().iter().enumerate() {
-        let flow = resolve_flow(tx, selection)?;
+    for (i, (selection, flow)) in plan.flow_selections().iter().zip(flows).enumerate() {
         let mut chosen: Vec<(String, &FlowVariant)> = Vec::new();
         if selection.happy_path == Some(true)
             && let Some(happy) = &flow.happy_path
@@ -104,7 +113,7 @@ pub(super) fn refuse_improv_without_caller(tx: &Tx, plan: &RunPlanInput, at: &st
             None => {}
         }
         for (member, variant) in chosen {
-            if !needs_caller_model(&flow, variant) {
+            if !needs_caller_model(flow, variant) {
                 continue;
             }
             let param =
@@ -138,6 +147,11 @@ fn slug_hint<T: DeserializeOwned>(
 ) -> DomainResult<String> {
     let all: Vec<T> = store::all(conn, kind)?;
     Ok(crate::api::suggest::did_you_mean(slug, all.iter().filter_map(slug_of)))
+}
+
+/// The flows a plan's selections name, in order: each read once.
+pub fn resolve_flows(conn: &Conn, plan: &RunPlanInput) -> DomainResult<Vec<CustomerFlow>> {
+    plan.flow_selections().iter().map(|selection| resolve_flow(conn, selection)).collect()
 }
 
 /// The flow a selection names, by id or by slug.

@@ -2,7 +2,7 @@
 //! whole and intact, on both engines.
 
 use super::*;
-use crate::service::store::{Store, inserts, test_server};
+use crate::service::store::{Store, StoreResult, inserts, test_server};
 
 fn engines() -> Vec<(tempfile::TempDir, Store)> {
     test_server::TestServer::both_engines()
@@ -137,4 +137,39 @@ fn an_inline_run_of_a_saved_plans_name_is_one_of_its_runs_and_of_two_such_plans_
         assert!(own != first && own != second, "{dialect:?}: two saved plans of the name, neither is it");
         assert!(inline("Never saved (test)").is_some_and(|id| Some(id) != saved), "{dialect:?}: an id of its own");
     }
+}
+
+/// The documents' reads (index and sequential scans of `docs`, as PostgreSQL counts them in
+/// the transaction) of starting an inline run of `plan`, and how many flows it selects.
+fn reads_of_a_start(store: &Store, plan: impl Fn(&Tx) -> DomainResult<RunPlanInput>) -> (i64, i64) {
+    let reads = |tx: &Tx| -> StoreResult<i64> {
+        let sql = "SELECT CAST(coalesce(seq_scan, 0) + coalesce(idx_scan, 0) AS BIGINT) \
+                   FROM pg_stat_xact_user_tables WHERE relname = 'docs'";
+        Ok(tx.value::<i64>(sql, &[])?.unwrap_or(0))
+    };
+    store
+        .write_blocking(|tx| -> DomainResult<(i64, i64)> {
+            let plan = plan(tx)?;
+            let selections = plan.flow_selections().len() as i64;
+            let before = reads(tx)?;
+            run(tx, RunRequest { plan: Some(plan), ..Default::default() }, Caller::Offline)?;
+            Ok((reads(tx)? - before, selections))
+        })
+        .unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+#[test]
+fn a_start_reads_each_selected_flow_once() {
+    let store = test_server::TestServer::fresh_store();
+    crate::service::seed::seed_if_empty(&store, None).unwrap_or_else(|e| panic!("{e:?}"));
+    let (once, selections) = reads_of_a_start(&store, |tx| wide_plan(tx, 1));
+    // The same selections twice: every read a selection costs, twice.
+    let (twice, _) = reads_of_a_start(&store, |tx| {
+        let mut plan = wide_plan(tx, 1)?;
+        let selections = plan.flows.clone().unwrap_or_default();
+        plan.flows.get_or_insert_with(Vec::new).extend(selections);
+        Ok(plan)
+    });
+    eprintln!("a start's reads of docs: {once} with {selections} selections, {twice} with twice as many");
+    assert_eq!(twice - once, selections, "one read a selection (its flow), not one a step of the start");
 }

@@ -32,3 +32,32 @@ fn a_fill_keeps_every_document_verbatim_and_counted() {
         assert!(!read(&store, |c| exists(c, Kind::Issue, "i5")));
     }
 }
+
+#[test]
+fn a_fill_row_writes_a_text_array_as_postgresql_reads_it_back() {
+    let store = postgres_store();
+    // What an array literal or `COPY` would otherwise take for syntax: quotes, backslashes,
+    // commas, braces, blanks, the word NULL, a tab and a line break.
+    let texts = [
+        Some("plain"),
+        None,
+        Some("NULL"),
+        Some("a,b {c}"),
+        Some("say \"hi\""),
+        Some("back\\slash \\N"),
+        Some("tab\there\nline\r"),
+        Some(""),
+        Some(" padded "),
+    ];
+    let mut row = Vec::new();
+    fill::copy_row(&mut row, &[Arg::Text("t1"), Arg::Texts(&texts)]);
+    let read_back: String = write(&store, |tx| {
+        tx.execute_batch("CREATE TEMP TABLE arrays (id TEXT, texts TEXT[]) ON COMMIT DROP")?;
+        tx.copy_in("COPY arrays (id, texts) FROM STDIN", &row)?;
+        let json = tx.value("SELECT CAST(array_to_json(texts) AS TEXT) FROM arrays WHERE id = ?1", args!["t1"])?;
+        json.ok_or_else(|| StoreError::backend("the array was not copied"))
+    });
+    let read_back: Vec<Option<String>> =
+        serde_json::from_str(&read_back).unwrap_or_else(|e| panic!("{e}: {read_back}"));
+    assert_eq!(read_back, texts.map(|t| t.map(str::to_owned)));
+}
