@@ -17,12 +17,17 @@ use std::time::Duration;
 
 use postgres::{Client, NoTls};
 
+#[path = "pg_replicas.rs"]
+mod pg_replicas;
+
 /// The extension's counters on the database at `url`, if the server loaded it.
 pub struct PgStats {
     client: Client,
     /// The cluster's postmaster, and the CPU seconds its processes had used at the start.
     cluster: Option<(u32, f64)>,
     sampler: Option<(Arc<AtomicBool>, JoinHandle<Waits>)>,
+    /// The service's backends at the start, with the CPU each had used (`pg_replicas`).
+    backends: pg_replicas::BackendCpu,
 }
 
 /// Samples of the service's connections (every 5 ms), summed over the samples.
@@ -52,6 +57,8 @@ struct Waits {
     /// waiting statement and the blocker's (its current or last statement, from
     /// `pg_blocking_pids`), each clipped.
     blocked: HashMap<[String; 4], u64>,
+    /// What each replica's connections were doing (`pg_replicas`).
+    by_replica: pg_replicas::Activity,
 }
 
 /// A connection to `url` with `pg_stat_statements`' counters reset, if the server preloads the
@@ -73,12 +80,13 @@ impl PgStats {
         let mut client = reset_counters(url)?;
         let backend: i32 = client.query_one("SELECT pg_backend_pid()", &[]).ok()?.get(0);
         let cluster = stat_fields(backend as u32).and_then(|f| f.get(1)?.parse().ok()).map(|pm| (pm, cluster_cpu(pm)));
+        let backends = pg_replicas::backends(&mut client, backend);
         let sampler = Client::connect(url, NoTls).ok().map(|client| {
             let stop = Arc::new(AtomicBool::new(false));
             let stopping = stop.clone();
             (stop, std::thread::spawn(move || sample(client, backend, &stopping)))
         });
-        Some(PgStats { client, cluster, sampler })
+        Some(PgStats { client, cluster, sampler, backends })
     }
 
     /// Prints the statements the service sent since `start` (not this counter's own), per
@@ -120,6 +128,9 @@ impl PgStats {
         );
         if let Some(waits) = waits {
             waits.report();
+            let counter = self.client.query_one("SELECT pg_backend_pid()", &[]).map_or(0, |r| r.get(0));
+            let after = pg_replicas::backends(&mut self.client, counter);
+            pg_replicas::report(&self.backends, &after, &waits.by_replica, waits.samples, per);
             let own = "SELECT CAST(coalesce(sum(calls), 0) AS BIGINT), coalesce(sum(total_exec_time), 0) \
                        FROM pg_stat_statements WHERE query LIKE '%FROM pg_stat_activity WHERE%'";
             match self.client.query_one(own, &[]) {
@@ -263,6 +274,7 @@ fn sample(mut client: Client, counter: i32, stop: &AtomicBool) -> Waits {
             if at(1) > 0 {
                 blocked_by(&mut client, counter, &mut waits.blocked);
             }
+            pg_replicas::sample(&mut client, counter, &mut waits.by_replica);
         }
         std::thread::sleep(Duration::from_millis(5));
     }
