@@ -5,17 +5,15 @@
 
 use super::*;
 
-/// This test process's pooled connections, ended by the server; how many.
-fn end_pooled_connections(store: &Store) -> i64 {
-    read(store, |c| {
-        Ok(c.value(
-            "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity \
-             WHERE datname = current_database() AND application_name = ?1 AND pid <> pg_backend_pid() \
-             AND backend_type = 'client backend'",
-            args![format!("switchboard:{}", std::process::id())],
-        )?
-        .unwrap_or(0))
-    })
+/// This test process's connections to the database at `url`, ended by the server from a
+/// connection of the test's own (unnamed, so not among them); how many.
+fn end_pooled_connections(url: &str) -> u64 {
+    let mut client = ::postgres::Client::connect(url, ::postgres::NoTls).unwrap_or_else(|e| panic!("{e}"));
+    let sql = "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity \
+               WHERE datname = current_database() AND application_name = $1 AND backend_type = 'client backend'";
+    let name = format!("switchboard:{}", std::process::id());
+    let ended: i64 = client.query_one(sql, &[&name]).unwrap_or_else(|e| panic!("{e}")).get(0);
+    ended as u64
 }
 
 /// Reads until one succeeds (within ten seconds); how many failed first.
@@ -39,19 +37,21 @@ fn a_replicas_connections_are_named_after_its_process() {
 
 #[test]
 fn a_connection_ended_in_the_pool_fails_one_statement_at_most_and_none_after_a_second() {
-    let store = postgres_store();
+    let server = test_server::TestServer::shared().unwrap_or_else(|e| panic!("{e}"));
+    let url = server.fresh_database().unwrap_or_else(|e| panic!("{e}"));
+    let store = Store::open(&Location::Postgres(url.clone())).unwrap_or_else(|e| panic!("{e:?}"));
     // The pool's connections, just back from a statement.
     assert!(store.read_blocking(|c| c.value::<i64>("SELECT 1", &[])).is_ok());
-    let ended = end_pooled_connections(&store);
+    let ended = end_pooled_connections(&url);
     assert!(ended >= 1, "some pooled connections were ended");
     let failed = failed_reads_until_one_succeeds(&store);
-    assert!(failed as i64 <= ended, "{failed} reads failed for {ended} ended connections: one was handed out twice");
+    assert!(failed as u64 <= ended, "{failed} reads failed for {ended} ended connections: one was handed out twice");
     for _ in 0..20 {
         assert!(store.read_blocking(|c| c.value::<i64>("SELECT 1", &[])).is_ok(), "a dead connection came back");
     }
 
     // Back in the pool for more than a second, a connection is asked after before it is used.
-    let ended = end_pooled_connections(&store);
+    let ended = end_pooled_connections(&url);
     assert!(ended >= 1);
     std::thread::sleep(Duration::from_millis(1100));
     assert_eq!(failed_reads_until_one_succeeds(&store), 0, "the pool's check found the ended connections");
