@@ -17,12 +17,19 @@ use std::time::Duration;
 
 use postgres::{Client, NoTls};
 
+#[path = "pg_replicas.rs"]
+mod pg_replicas;
+
 /// The extension's counters on the database at `url`, if the server loaded it.
 pub struct PgStats {
     client: Client,
     /// The cluster's postmaster, and the CPU seconds its processes had used at the start.
     cluster: Option<(u32, f64)>,
     sampler: Option<(Arc<AtomicBool>, JoinHandle<Waits>)>,
+    /// The service's backends at the start, with the CPU each had used (`pg_replicas`).
+    backends: pg_replicas::BackendCpu,
+    /// The database's transactions (committed and rolled back) at the start.
+    transactions: Option<i64>,
 }
 
 /// Samples of the service's connections (every 5 ms), summed over the samples.
@@ -52,6 +59,10 @@ struct Waits {
     /// waiting statement and the blocker's (its current or last statement, from
     /// `pg_blocking_pids`), each clipped.
     blocked: HashMap<[String; 4], u64>,
+    /// What each replica's connections were doing (`pg_replicas`).
+    by_replica: pg_replicas::Activity,
+    /// The sampler's own statements, each a transaction.
+    own_statements: u64,
 }
 
 /// A connection to `url` with `pg_stat_statements`' counters reset, if the server preloads the
@@ -73,12 +84,14 @@ impl PgStats {
         let mut client = reset_counters(url)?;
         let backend: i32 = client.query_one("SELECT pg_backend_pid()", &[]).ok()?.get(0);
         let cluster = stat_fields(backend as u32).and_then(|f| f.get(1)?.parse().ok()).map(|pm| (pm, cluster_cpu(pm)));
+        let backends = pg_replicas::backends(&mut client, backend);
+        let transactions = transactions(&mut client);
         let sampler = Client::connect(url, NoTls).ok().map(|client| {
             let stop = Arc::new(AtomicBool::new(false));
             let stopping = stop.clone();
             (stop, std::thread::spawn(move || sample(client, backend, &stopping)))
         });
-        Some(PgStats { client, cluster, sampler })
+        Some(PgStats { client, cluster, sampler, backends, transactions })
     }
 
     /// Prints the statements the service sent since `start` (not this counter's own), per
@@ -120,6 +133,23 @@ impl PgStats {
         );
         if let Some(waits) = waits {
             waits.report();
+            let counter = self.client.query_one("SELECT pg_backend_pid()", &[]).map_or(0, |r| r.get(0));
+            let after = pg_replicas::backends(&mut self.client, counter);
+            pg_replicas::report(&self.backends, &after, &waits.by_replica, waits.samples, per);
+            // Every statement outside a transaction block is a transaction, and so is the
+            // pool's check of a connection at checkout (an empty query, which
+            // `pg_stat_statements` does not see): the difference between two builds' counts.
+            // A backend reports its counts up to a second after it goes idle.
+            std::thread::sleep(Duration::from_millis(1500));
+            if let (Some(before), Some(after)) = (self.transactions, transactions(&mut self.client)) {
+                let service = after - before - waits.own_statements as i64;
+                println!(
+                    "run_at_scale: PostgreSQL: {service} transactions ({:.1} a simulation; the benchmark's own {} apart), \
+                     the pool's checks at checkout among them",
+                    service as f64 / per,
+                    waits.own_statements
+                );
+            }
             let own = "SELECT CAST(coalesce(sum(calls), 0) AS BIGINT), coalesce(sum(total_exec_time), 0) \
                        FROM pg_stat_statements WHERE query LIKE '%FROM pg_stat_activity WHERE%'";
             match self.client.query_one(own, &[]) {
@@ -207,6 +237,13 @@ impl Waits {
     }
 }
 
+/// The transactions committed and rolled back in this database so far, as its backends have
+/// reported them.
+fn transactions(client: &mut Client) -> Option<i64> {
+    let sql = "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()";
+    client.query_one(sql, &[]).ok().map(|r| r.get(0))
+}
+
 /// The fields of `/proc/<pid>/stat` after the command's closing parenthesis (the state first).
 fn stat_fields(pid: u32) -> Option<Vec<String>> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
@@ -260,9 +297,12 @@ fn sample(mut client: Client, counter: i32, stop: &AtomicBool) -> Waits {
             waits.idle_in_transaction += at(6);
             waits.idle += at(7);
             waits.in_flight += at(8);
+            waits.own_statements += 2;
             if at(1) > 0 {
                 blocked_by(&mut client, counter, &mut waits.blocked);
+                waits.own_statements += 1;
             }
+            pg_replicas::sample(&mut client, counter, &mut waits.by_replica);
         }
         std::thread::sleep(Duration::from_millis(5));
     }

@@ -443,4 +443,5 @@ mod held_rows;
 mod inserting;
 mod migrating;
 mod picking;
+mod pooling;
 mod publishing;

@@ -84,8 +84,13 @@ impl Postgres {
     /// Connects to the database at `url` (a `postgres://` URL) and migrates it, with the
     /// channel that tells of every published event (its newest id).
     pub(super) fn open(url: &str) -> Result<(Postgres, Arc<watch::Sender<i64>>), OpenError> {
-        let config: postgres::Config =
+        let mut config: postgres::Config =
             url.parse().map_err(|e| OpenError(format!("the database URL is not one PostgreSQL reads: {e}")))?;
+        // Each replica's connections by name in `pg_stat_activity`, unless the URL names them:
+        // what one replica's backends cost the database is then told apart from another's.
+        if config.get_application_name().is_none() {
+            config.application_name(&application_name());
+        }
         let manager = session::Manager::new(config.clone());
         let pool = r2d2::Pool::builder()
             .max_size(POOL_SIZE)
@@ -252,6 +257,11 @@ impl Postgres {
             std::thread::sleep(Duration::from_millis(fastrand::u64(0..=ceiling)));
         }
     }
+}
+
+/// The name this replica's connections give the server: `switchboard:<process id>`.
+pub(super) fn application_name() -> String {
+    format!("switchboard:{}", std::process::id())
 }
 
 impl Postgres {

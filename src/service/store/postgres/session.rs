@@ -3,6 +3,7 @@
 
 use std::cell::{Cell as Flag, RefCell};
 use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
 use postgres::error::SqlState;
 use postgres::types::ToSql;
@@ -27,7 +28,16 @@ impl Manager {
 pub(in crate::service::store) struct Connection {
     client: Client,
     statements: HashMap<String, Statement>,
+    /// When it last came back to the pool unbroken (or was made).
+    returned_at: Instant,
 }
+
+/// A connection back in the pool for less than this is handed out again without asking the
+/// server whether it is still there: the pool's check is a round trip of its own at every
+/// checkout (an empty query, which `pg_stat_statements` does not count), as many as the
+/// statements themselves under load. One that went away meanwhile fails its statement, is
+/// found closed when it comes back, and is dropped then.
+const FRESH: Duration = Duration::from_secs(1);
 
 impl Connection {
     pub(super) fn client(&mut self) -> &mut Client {
@@ -40,15 +50,23 @@ impl r2d2::ManageConnection for Manager {
     type Error = postgres::Error;
 
     fn connect(&self) -> Result<Connection, postgres::Error> {
-        Ok(Connection { client: self.config.connect(NoTls)?, statements: HashMap::new() })
+        let client = self.config.connect(NoTls)?;
+        Ok(Connection { client, statements: HashMap::new(), returned_at: Instant::now() })
     }
 
     fn is_valid(&self, conn: &mut Connection) -> Result<(), postgres::Error> {
+        if conn.returned_at.elapsed() < FRESH {
+            return Ok(());
+        }
         conn.client.simple_query("").map(|_| ())
     }
 
     fn has_broken(&self, conn: &mut Connection) -> bool {
-        conn.client.is_closed()
+        let broken = conn.client.is_closed();
+        if !broken {
+            conn.returned_at = Instant::now();
+        }
+        broken
     }
 }
 

@@ -1,0 +1,58 @@
+//! The PostgreSQL pool (`store::postgres::session`): a replica's connections carry its name,
+//! and a connection the server ended while it sat in the pool costs at most the one statement
+//! that finds it gone — it is dropped when it comes back — and none once it has been back for
+//! a second (the pool asks the server before handing it out again).
+
+use super::*;
+
+/// This test process's connections to the database at `url`, ended by the server from a
+/// connection of the test's own (unnamed, so not among them); how many.
+fn end_pooled_connections(url: &str) -> u64 {
+    let mut client = ::postgres::Client::connect(url, ::postgres::NoTls).unwrap_or_else(|e| panic!("{e}"));
+    let sql = "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity \
+               WHERE datname = current_database() AND application_name = $1 AND backend_type = 'client backend'";
+    let name = format!("switchboard:{}", std::process::id());
+    let ended: i64 = client.query_one(sql, &[&name]).unwrap_or_else(|e| panic!("{e}")).get(0);
+    ended as u64
+}
+
+/// Reads until one succeeds (within ten seconds); how many failed first.
+fn failed_reads_until_one_succeeds(store: &Store) -> usize {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut failed = 0;
+    while store.read_blocking(|c| c.value::<i64>("SELECT 1", &[])).is_err() {
+        failed += 1;
+        assert!(Instant::now() < deadline, "no read succeeded within 10 s ({failed} failed)");
+    }
+    failed
+}
+
+#[test]
+fn a_replicas_connections_are_named_after_its_process() {
+    let store = postgres_store();
+    let name: Option<String> =
+        read(&store, |c| c.value("SELECT application_name FROM pg_stat_activity WHERE pid = pg_backend_pid()", &[]));
+    assert_eq!(name, Some(format!("switchboard:{}", std::process::id())));
+}
+
+#[test]
+fn a_connection_ended_in_the_pool_fails_one_statement_at_most_and_none_after_a_second() {
+    let server = test_server::TestServer::shared().unwrap_or_else(|e| panic!("{e}"));
+    let url = server.fresh_database().unwrap_or_else(|e| panic!("{e}"));
+    let store = Store::open(&Location::Postgres(url.clone())).unwrap_or_else(|e| panic!("{e:?}"));
+    // The pool's connections, just back from a statement.
+    assert!(store.read_blocking(|c| c.value::<i64>("SELECT 1", &[])).is_ok());
+    let ended = end_pooled_connections(&url);
+    assert!(ended >= 1, "some pooled connections were ended");
+    let failed = failed_reads_until_one_succeeds(&store);
+    assert!(failed as u64 <= ended, "{failed} reads failed for {ended} ended connections: one was handed out twice");
+    for _ in 0..20 {
+        assert!(store.read_blocking(|c| c.value::<i64>("SELECT 1", &[])).is_ok(), "a dead connection came back");
+    }
+
+    // Back in the pool for more than a second, a connection is asked after before it is used.
+    let ended = end_pooled_connections(&url);
+    assert!(ended >= 1);
+    std::thread::sleep(Duration::from_millis(1100));
+    assert_eq!(failed_reads_until_one_succeeds(&store), 0, "the pool's check found the ended connections");
+}
