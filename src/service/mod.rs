@@ -364,10 +364,7 @@ struct Engines {
 /// Starts every engine under `replica::duties::supervise`: one that panics is logged and
 /// started again (on PostgreSQL the one-runner duties would otherwise stop here while this
 /// replica keeps their lock, and the others keep standing by).
-fn spawn_engines(
-    engines: Engines,
-    keeper: impl Fn() -> JoinHandle<()> + Send + 'static,
-) -> Vec<JoinHandle<()>> {
+fn spawn_engines(engines: Engines, keeper: impl Fn() -> JoinHandle<()> + Send + 'static) -> Vec<JoinHandle<()>> {
     use replica::duties::supervise;
     let Engines { collector, simulator, sender, scheduler, alerter } = engines;
     let folding = simulator.clone();
