@@ -43,7 +43,7 @@ fn a_replica_that_lost_its_connection_gives_the_duties_up_and_one_holds_them_aga
     // The holder's session ends as if its replica died: its lock is freed at once.
     let ended: i64 = read(&b, |c| {
         Ok(c.value(
-            "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_locks WHERE locktype = 'advisory' \
+            "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND objid = 1540390485 \
              AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
             &[],
         )?
@@ -87,7 +87,7 @@ fn a_holder_cut_off_stops_its_duties_before_another_replica_starts_them() {
     proxy.frozen.store(true, Ordering::SeqCst);
     let ended: i64 = read(&b, |c| {
         Ok(c.value(
-            "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_locks WHERE locktype = 'advisory' \
+            "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND objid = 1540390485 \
              AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
             &[],
         )?
@@ -110,11 +110,12 @@ fn sqlite_always_holds_the_duties() {
     assert!(store.holds_duties());
 }
 
-/// Sessions holding an advisory lock on this database now.
+/// Sessions holding the duties' advisory lock (0x5bd07e55: objid, one-key form) on this database now:
+/// not a transaction's passing lock (a publish, a pick) taken meanwhile.
 fn holders_in_database(store: &Store) -> i64 {
     read(store, |c| {
         Ok(c.value(
-            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted \
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND objid = 1540390485 AND granted \
              AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
             &[],
         )?
