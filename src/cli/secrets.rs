@@ -53,7 +53,9 @@ async fn rotate_key(args: RotateArgs, config_file: Option<PathBuf>) -> Outcome {
             sqlite.display()
         )));
     }
-    let store = service::open_store(&data_dir, database.as_deref(), Some(&key_file))
+    // A command never tries for the duties: it would hold them, and run none, until it exits.
+    let opener = service::store::Opener::Command;
+    let store = service::open_store(&data_dir, database.as_deref(), Some(&key_file), opener)
         .await
         .map_err(|e| Failure::new(Exit::Unavailable, "store", format!("cannot open the store: {e}")))?;
     let path = key_file.clone();

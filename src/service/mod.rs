@@ -278,7 +278,8 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
         None => keyfile::load_or_create(&data_dir)
             .map_err(|source| StartError::DataDir { path: data_dir.clone(), source })?,
     };
-    let store = open_store(&data_dir, options.database.as_deref(), options.secrets_key_file.as_deref()).await?;
+    let (database, key_file) = (options.database.as_deref(), options.secrets_key_file.as_deref());
+    let store = open_store(&data_dir, database, key_file, store::Opener::Service).await?;
     seal_secrets(&store).await?;
     let mut history_seeded = false;
     if options.seed {
@@ -331,18 +332,12 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
             options.write_timeout,
         ),
     };
-    let keeper = lease_keeper::spawn(store_for_leases, worker, simulator.clone(), collector.clone());
     let scheduler = sim::scheduler::Scheduler::new(state_store.clone(), simulator.clone());
     let alerter = alerts::Alerter::new(state_store.clone(), options.alert_quiet);
-    let engines = vec![
-        collector.spawn(),
-        simulator.clone().spawn_folds(),
-        simulator.clone().spawn(),
-        sender.spawn(),
-        keeper,
-        scheduler.spawn(),
-        alerter.spawn(),
-    ];
+    let engines = spawn_engines(Engines { collector, simulator: simulator.clone(), sender, scheduler, alerter }, {
+        let (store, simulator, collector) = (store_for_leases, simulator.clone(), state.collector.clone());
+        move || lease_keeper::spawn(store.clone(), worker.clone(), simulator.clone(), collector.clone())
+    });
     if history_seeded {
         simulator.wake();
         seed::wait_for_history(&state_store).await;
@@ -355,6 +350,33 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
     }));
     tracing::info!(%addr, "local service listening");
     Ok(Running { addr, api_key, key_generated, shutdown: Some(shutdown_tx), task, engines })
+}
+
+/// The service's background engines.
+struct Engines {
+    collector: metrics::collector::Collector,
+    simulator: sim::runner::Simulator,
+    sender: webhooks::Sender,
+    scheduler: sim::scheduler::Scheduler,
+    alerter: alerts::Alerter,
+}
+
+/// Starts every engine under `replica::duties::supervise`: one that panics is logged and
+/// started again (on PostgreSQL the one-runner duties would otherwise stop here while this
+/// replica keeps their lock, and the others keep standing by).
+fn spawn_engines(engines: Engines, keeper: impl Fn() -> JoinHandle<()> + Send + 'static) -> Vec<JoinHandle<()>> {
+    use replica::duties::supervise;
+    let Engines { collector, simulator, sender, scheduler, alerter } = engines;
+    let folding = simulator.clone();
+    vec![
+        supervise("metric collection", move || collector.clone().spawn()),
+        supervise("folds", move || folding.clone().spawn_folds()),
+        supervise("simulation scheduling", move || simulator.clone().spawn()),
+        supervise("webhook sender", move || sender.clone().spawn()),
+        supervise("lease keeper", keeper),
+        supervise("plan scheduler", move || scheduler.clone().spawn()),
+        supervise("alerts", move || alerter.clone().spawn()),
+    ]
 }
 
 /// The SQLite file in `data_dir`, or the PostgreSQL database at `database`.
@@ -371,12 +393,13 @@ pub fn secrets_key_path(data_dir: &std::path::Path, named: Option<&std::path::Pa
 }
 
 /// Opens (and migrates) the store of a data dir, or of the database named, with the vault of
-/// its secrets key file (made when there is none). A SQLite file and its journals are kept
-/// private to their owner.
+/// its secrets key file (made when there is none), for `opener` (only the service tries for
+/// the duties). A SQLite file and its journals are kept private to their owner.
 pub async fn open_store(
     data_dir: &std::path::Path,
     database: Option<&str>,
     secrets_key_file: Option<&std::path::Path>,
+    opener: store::Opener,
 ) -> Result<Store, StartError> {
     let location = store_location(data_dir, database);
     let key_path = secrets_key_path(data_dir, secrets_key_file);
@@ -387,7 +410,7 @@ pub async fn open_store(
             data_dir::private_file(file).map_err(|source| StartError::DataDir { path: file.clone(), source })?;
             data_dir::restrict_journals(&dir).map_err(|source| StartError::DataDir { path: dir.clone(), source })?;
         }
-        let store = Store::open(&location)
+        let store = Store::open_by(&location, opener)
             .map_err(|source| StartError::Store { location: location.display(), source })?
             .with_vault(Arc::new(vault));
         Ok(store)

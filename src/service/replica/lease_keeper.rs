@@ -73,7 +73,7 @@ pub fn spawn(store: Store, worker: Worker, simulator: Simulator, collector: Coll
 const FOLD_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Stops the renewing task with the sweeping one (the service aborts the keeper as it stops).
-struct AbortOnDrop(JoinHandle<()>);
+pub(super) struct AbortOnDrop(pub(super) JoinHandle<()>);
 
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {

@@ -161,16 +161,30 @@ impl Alone {
     }
 }
 
+/// Who opens a store: on PostgreSQL only the service tries for the deployment's one-runner
+/// duties (`Store::holds_duties`); a command that opens the store for a moment (`secrets
+/// rotate-key`) never does, or it could take them from no server and run none until it exits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opener {
+    Service,
+    Command,
+}
+
 impl Store {
-    /// Opens the store at `location`, migrating its schema.
+    /// Opens the store at `location` for the service, migrating its schema.
     pub fn open(location: &Location) -> Result<Store, OpenError> {
+        Store::open_by(location, Opener::Service)
+    }
+
+    /// Opens the store at `location` for `opener`, migrating its schema.
+    pub fn open_by(location: &Location, opener: Opener) -> Result<Store, OpenError> {
         let (engine, events) = match location {
             Location::Sqlite(path) => {
                 let (sqlite, events) = sqlite::Sqlite::open(path)?;
                 (Engine::Sqlite(sqlite), events)
             }
             Location::Postgres(url) => {
-                let (postgres, events) = postgres::Postgres::open(url)?;
+                let (postgres, events) = postgres::Postgres::open(url, opener)?;
                 (Engine::Postgres(postgres), events)
             }
         };

@@ -41,26 +41,56 @@ impl From<StoreError> for JobError {
 pub(super) struct Refills(std::sync::Mutex<(HashSet<String>, HashSet<String>)>);
 
 impl Refills {
-    /// Whether the caller refills `job` now; if another does, it is asked to pick once more.
-    fn begin(&self, job: &str) -> bool {
+    /// The caller's turn to refill `job`, or `None` when another refills it now (which is
+    /// then asked to pick once more).
+    fn begin<'a>(&'a self, job: &'a str) -> Option<RefillTurn<'a>> {
         let mut guard = self.0.lock().unwrap_or_else(|e| e.into_inner());
         let (running, again) = &mut *guard;
         if running.insert(job.to_owned()) {
-            return true;
+            return Some(RefillTurn { refills: self, job, over: false });
         }
         again.insert(job.to_owned());
-        false
+        None
     }
 
-    /// Whether the refill of `job` is over: `false` when an end asked for another pick.
-    fn done(&self, job: &str) -> bool {
+    /// Takes `job`'s marks away, so that the next end refills it.
+    fn end(&self, job: &str) {
         let mut guard = self.0.lock().unwrap_or_else(|e| e.into_inner());
         let (running, again) = &mut *guard;
-        if again.remove(job) {
+        running.remove(job);
+        again.remove(job);
+    }
+}
+
+/// One job's refill under way in this replica. Dropped — by a panic or an abort too — it
+/// gives the job up, so a refill that never returned cannot leave the job marked for good
+/// (every later end would ask it for one more pick, and only the loop's timer would fill).
+struct RefillTurn<'a> {
+    refills: &'a Refills,
+    job: &'a str,
+    over: bool,
+}
+
+impl RefillTurn<'_> {
+    /// Whether the refill is over: `false` when an end asked for another pick meanwhile. Over,
+    /// the mark goes under the same lock, so an end right after begins a refill of its own.
+    fn over(&mut self) -> bool {
+        let mut guard = self.refills.0.lock().unwrap_or_else(|e| e.into_inner());
+        let (running, again) = &mut *guard;
+        if again.remove(self.job) {
             return false;
         }
-        running.remove(job);
+        running.remove(self.job);
+        self.over = true;
         true
+    }
+}
+
+impl Drop for RefillTurn<'_> {
+    fn drop(&mut self) {
+        if !self.over {
+            self.refills.end(self.job);
+        }
     }
 }
 
@@ -149,19 +179,19 @@ impl Simulator {
     /// read the active jobs and picked for the others (11 of 16 in flight, issue 33). One
     /// refill a job at a time in this replica: an end while one picks has it pick once more
     /// after, so ends that come together cost one pick. A job under a sequential mode, whose
-    /// limits span other jobs, and a pick passed by (another replica picks for the job now) or
-    /// failed are left to the loop, woken.
+    /// limits span other jobs, and a pick that started nothing, passed by (another replica
+    /// picks for the job now) or failed are left to the loop, woken.
     pub(super) async fn refill(&self, ended: &Work) {
         let mode = ended.plan.execution_mode_or_default();
         if matches!(mode, ExecutionMode::SequentialProject | ExecutionMode::SequentialSameRunPlan) {
             return self.wake();
         }
-        if !self.refills.begin(&ended.job_id) {
+        let Some(mut turn) = self.refills.begin(&ended.job_id) else {
             return; // the refill under way picks again for this end
-        }
+        };
         loop {
             self.refill_once(ended, mode.clone()).await;
-            if self.refills.done(&ended.job_id) {
+            if turn.over() {
                 return;
             }
         }
@@ -186,10 +216,12 @@ impl Simulator {
                 };
                 self.start_picked(&job, picked)
             }
-            // Nothing waiting or no room: nothing of this job to start; other jobs' places are
-            // their own, filled when theirs end (or by the loop's pass, on its timer).
-            Ok(Some(_)) => {}
-            Ok(None) | Err(_) => self.wake(),
+            // Nothing waiting or no room: the place this end freed goes unused by its job, so the
+            // loop gives it to a job that can use it now rather than on its timer — a
+            // SEQUENTIAL_PROJECT job (or one of the same plan under SEQUENTIAL_SAME_RUN_PLAN)
+            // waits for every simulation of this one to settle, and only its end can tell.
+            // While the job has more waiting, its picks start some and the loop sleeps on.
+            _ => self.wake(),
         }
     }
 
@@ -332,4 +364,43 @@ enum Look {
     /// A refill at an end: the end has just freed a place, so the read would almost always
     /// say yes; the write's own count decides (one round trip fewer a refill).
     Straight,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Refills;
+
+    #[test]
+    fn an_end_during_a_refill_asks_it_for_one_more_pick() {
+        let refills = Refills::default();
+        let mut turn = refills.begin("job").unwrap_or_else(|| panic!("the first end refills"));
+        assert!(refills.begin("job").is_none(), "a second end leaves it to the refill under way");
+        assert!(!turn.over(), "the refill picks once more for the second end");
+        assert!(turn.over());
+        drop(turn);
+        assert!(refills.begin("job").is_some(), "the next end refills again");
+    }
+
+    #[test]
+    fn a_refill_that_panicked_leaves_its_job_to_the_next_end() {
+        let refills = Refills::default();
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _turn = refills.begin("job");
+            assert!(refills.begin("job").is_none());
+            panic!("a pick that panicked");
+        }));
+        assert!(panicked.is_err());
+        assert!(refills.begin("job").is_some(), "the job is not left marked as being refilled");
+        assert!(refills.begin("other").is_some(), "other jobs were never held up");
+    }
+
+    #[test]
+    fn a_turn_that_was_over_leaves_a_later_turn_alone() {
+        let refills = Refills::default();
+        let mut first = refills.begin("job").unwrap_or_else(|| panic!("the first end refills"));
+        assert!(first.over());
+        let _second = refills.begin("job").unwrap_or_else(|| panic!("a later end refills"));
+        drop(first);
+        assert!(refills.begin("job").is_none(), "the first turn's drop did not end the second's");
+    }
 }

@@ -3,10 +3,21 @@
 //! duties that need one runner (publishing events, sending webhooks, the alert engine's ticks,
 //! folding ends). The lock frees when its connection drops — its replica stopped, died or lost
 //! the database — and another replica's next try takes it.
+//!
+//! A holder cut off from the database without a word (a network partition, a failover) cannot
+//! tell at once that the server dropped its session, and so its lock: it believes it holds the
+//! duties only for `GIVE_UP` after it sent the last check the server answered, and a replica
+//! that takes the lock starts them only `TAKE_OVER_AFTER` later. The arithmetic: the holder's
+//! last answered check was sent at `q`; the server answered it, so the session (and the lock)
+//! still lived then, and the taker's lock is granted at some `a > q`. The holder stops at
+//! `q + GIVE_UP < a + GIVE_UP < a + TAKE_OVER_AFTER`, when the taker starts: never both.
+//! (Both count on their own monotonic clocks; `MARGIN` covers their drift and the taker's
+//! learning of `a` after it.) A duty step the holder began before `q + GIVE_UP` may still be
+//! finishing: each is safe on two replicas, and a cut-off holder's writes fail anyway.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use postgres::{Client, NoTls};
 
@@ -14,45 +25,152 @@ use postgres::{Client, NoTls};
 const LOCK: i64 = 0x5b_d0_7e_55;
 
 /// How often a replica without the duties tries to take them, and the holder checks that its
-/// connection (and so its lock) is still there.
+/// connection (and so its lock) is still there. Kept apart from `replica::duties::LOOK_AGAIN`
+/// (the same second): this paces round trips, that how stale an engine's cheap read may be.
 pub(in crate::service::store) const TRY_EVERY: Duration = Duration::from_secs(1);
 
-/// Tries once for the duties, so that a replica alone on its database holds them from its
-/// start, then keeps trying (or holding) on a thread of its own until `stopping`. `held` says
-/// whether this replica holds them now.
-pub(super) fn spawn(config: postgres::Config, held: Arc<AtomicBool>, stopping: Arc<AtomicBool>) -> std::io::Result<()> {
+/// How long after sending its last answered check the holder still runs the duties: a check
+/// each `TRY_EVERY` leaves two more seconds for answers slowed by load before it pauses them.
+pub(in crate::service::store) const GIVE_UP: Duration = Duration::from_secs(3);
+
+/// Clock drift and the taker's learning of its grant, on top of `GIVE_UP` (see the top).
+const MARGIN: Duration = Duration::from_secs(1);
+
+/// How long a replica that took the lock waits before it runs the duties: a holder cut off
+/// has given them up by then.
+pub(in crate::service::store) const TAKE_OVER_AFTER: Duration = GIVE_UP.saturating_add(MARGIN);
+
+/// Whether this replica holds the duties now, as its duties thread last found.
+#[derive(Default)]
+pub(super) struct Held(Mutex<Option<Hold>>);
+
+/// The lock this replica's session holds: since when, and when it last sent a check the
+/// server answered.
+#[derive(Clone, Copy, Debug)]
+struct Hold {
+    taken: Instant,
+    checked: Instant,
+}
+
+impl Hold {
+    /// Whether the duties run here at `now`: the wait for a cut-off holder is over and the
+    /// last answered check is recent.
+    fn runs_at(&self, now: Instant) -> bool {
+        now >= self.taken + TAKE_OVER_AFTER && now < self.checked + GIVE_UP
+    }
+}
+
+impl Held {
+    /// Whether this replica runs the duties now.
+    pub(super) fn now(&self) -> bool {
+        self.hold().is_some_and(|hold| hold.runs_at(Instant::now()))
+    }
+
+    fn hold(&self) -> Option<Hold> {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The lock was taken by a check sent at `sent`, or a check sent then found it still held.
+    fn checked(&self, sent: Instant) {
+        let mut hold = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let taken = hold.map_or(sent, |h| h.taken);
+        *hold = Some(Hold { taken, checked: sent });
+    }
+
+    fn lost(&self) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+}
+
+/// Tries once for the duties (a replica alone on its database runs them `TAKE_OVER_AFTER`
+/// after its start), then keeps trying (or holding) on a thread of its own until `stopping`.
+pub(super) fn spawn(config: postgres::Config, held: Arc<Held>, stopping: Arc<AtomicBool>) -> std::io::Result<()> {
+    let config = watched(config);
     let mut client = config.connect(NoTls).ok();
     if let Some(c) = client.as_mut() {
-        held.store(try_lock(c).unwrap_or(false), Ordering::Relaxed);
+        check(c, &held).unwrap_or_else(|_| held.lost());
     }
     std::thread::Builder::new().name("replica-duties".into()).spawn(move || {
         while !stopping.load(Ordering::Relaxed) {
             std::thread::sleep(TRY_EVERY);
             let Some(c) = client.as_mut().filter(|c| !c.is_closed()) else {
-                held.store(false, Ordering::Relaxed);
+                held.lost();
                 client = config.connect(NoTls).map_err(|e| tracing::debug!("store: duties cannot connect: {e}")).ok();
                 continue;
             };
-            let answered = match held.load(Ordering::Relaxed) {
-                // Still connected means still holding: the lock goes only with the session.
-                true => c.simple_query("").map(|_| true),
-                false => try_lock(c),
-            };
-            match answered {
-                Ok(holds) => held.store(holds, Ordering::Relaxed),
-                Err(e) => {
-                    tracing::warn!("store: the duties' connection: {e}; reconnecting");
-                    held.store(false, Ordering::Relaxed);
-                    client = None;
-                }
+            if let Err(e) = check(c, &held) {
+                tracing::warn!("store: the duties' connection: {e}; reconnecting");
+                held.lost();
+                client = None;
             }
         }
         // Dropping the connection frees the lock for another replica at once.
-        held.store(false, Ordering::Relaxed);
+        held.lost();
     })?;
     Ok(())
 }
 
-fn try_lock(client: &mut Client) -> Result<bool, postgres::Error> {
-    Ok(client.query_one("SELECT pg_try_advisory_lock($1)", &[&LOCK])?.get(0))
+/// The duties' connection settings: a dead peer is noticed within seconds, not the quarter of
+/// an hour TCP takes by default, so the thread reconnects (and another replica's session can
+/// take over) rather than block. The server's answer is still what `Held` counts on.
+fn watched(mut config: postgres::Config) -> postgres::Config {
+    config
+        .connect_timeout(GIVE_UP)
+        .keepalives(true)
+        .keepalives_idle(Duration::from_secs(2))
+        .keepalives_interval(Duration::from_secs(1))
+        .keepalives_retries(3)
+        .tcp_user_timeout(GIVE_UP);
+    config
+}
+
+/// Takes the lock, or checks it is still held (it goes only with the session, so a holder's
+/// answered round trip is enough), and notes the answer.
+fn check(client: &mut Client, held: &Held) -> Result<(), postgres::Error> {
+    let sent = Instant::now();
+    let holds = match held.hold() {
+        Some(_) => client.simple_query("").map(|_| true)?,
+        None => client.query_one("SELECT pg_try_advisory_lock($1)", &[&LOCK])?.get(0),
+    };
+    if holds {
+        held.checked(sent);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_taker_runs_the_duties_only_after_a_cut_off_holder_gave_them_up() {
+        let granted = Instant::now();
+        // The holder's last answered check was sent before the server granted the taker.
+        let holder = Hold { taken: granted - Duration::from_secs(60), checked: granted - Duration::from_millis(1) };
+        let taker = Hold { taken: granted, checked: granted };
+        assert!(holder.runs_at(granted), "the holder runs them until it has heard nothing for a while");
+        assert!(!taker.runs_at(granted), "the taker waits");
+        let holder_stops = (0..100)
+            .map(|tenth| granted + Duration::from_millis(tenth * 100))
+            .find(|at| !holder.runs_at(*at))
+            .unwrap_or_else(|| panic!("the holder never gave up"));
+        let fresh = |at: Instant| Hold { checked: at, ..taker };
+        let taker_starts = (0..100)
+            .map(|tenth| granted + Duration::from_millis(tenth * 100))
+            .find(|at| fresh(*at).runs_at(*at))
+            .unwrap_or_else(|| panic!("the taker never started"));
+        assert!(holder_stops < taker_starts, "never both: {holder_stops:?} vs {taker_starts:?}");
+    }
+
+    #[test]
+    fn a_holder_whose_checks_go_unanswered_stops_running_the_duties() {
+        let held = Held::default();
+        let start = Instant::now() - TAKE_OVER_AFTER - Duration::from_secs(1);
+        held.checked(start);
+        assert!(!held.now(), "a check sent long ago and none answered since");
+        held.checked(Instant::now());
+        assert!(held.now(), "an answered check, long after the lock was taken");
+        held.lost();
+        assert!(!held.now());
+    }
 }

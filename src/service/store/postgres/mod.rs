@@ -6,7 +6,7 @@
 //! meets on the counts every write moves; one that deadlocked with another is run again. Events are numbered when they are published (`publisher`), so a reader never skips
 //! one that commits late, and every replica hears of them (`listener`).
 
-mod duties;
+pub(super) mod duties;
 mod listener;
 pub(super) mod migrations;
 mod publisher;
@@ -49,7 +49,7 @@ pub(super) struct Postgres {
     /// Set when the store is dropped: the listener and the publisher stop.
     stopping: Arc<AtomicBool>,
     /// Whether this replica holds the deployment's one-runner duties now (`duties`).
-    duties: Arc<AtomicBool>,
+    duties: Arc<duties::Held>,
 }
 
 impl Drop for Postgres {
@@ -82,8 +82,9 @@ impl Drop for ClosedOffTheRuntime {
 
 impl Postgres {
     /// Connects to the database at `url` (a `postgres://` URL) and migrates it, with the
-    /// channel that tells of every published event (its newest id).
-    pub(super) fn open(url: &str) -> Result<(Postgres, Arc<watch::Sender<i64>>), OpenError> {
+    /// channel that tells of every published event (its newest id). Opened by the service, it
+    /// tries for the duties; by a command, never (its events are published by the holder).
+    pub(super) fn open(url: &str, opener: super::Opener) -> Result<(Postgres, Arc<watch::Sender<i64>>), OpenError> {
         let mut config: postgres::Config =
             url.parse().map_err(|e| OpenError(format!("the database URL is not one PostgreSQL reads: {e}")))?;
         // Each replica's connections by name in `pg_stat_activity`, unless the URL names them:
@@ -105,9 +106,11 @@ impl Postgres {
         let stopping = Arc::new(AtomicBool::new(false));
         let unpublished = Arc::new(publisher::Pending::default());
         let publishing = pool.clone();
-        let duties = Arc::new(AtomicBool::new(false));
-        duties::spawn(config.clone(), duties.clone(), stopping.clone())
-            .map_err(|e| OpenError(format!("replica duties thread: {e}")))?;
+        let duties = Arc::new(duties::Held::default());
+        if opener == super::Opener::Service {
+            duties::spawn(config.clone(), duties.clone(), stopping.clone())
+                .map_err(|e| OpenError(format!("replica duties thread: {e}")))?;
+        }
         let store = Postgres {
             pool: ClosedOffTheRuntime(Some(pool)),
             unpublished: unpublished.clone(),
@@ -125,7 +128,7 @@ impl Postgres {
 
     /// Whether this replica runs the duties that need one runner in the deployment now.
     pub(super) fn holds_duties(&self) -> bool {
-        self.duties.load(Ordering::Relaxed)
+        self.duties.now()
     }
 
     fn session(&self) -> StoreResult<Session> {

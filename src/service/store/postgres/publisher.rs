@@ -66,7 +66,7 @@ const SWEEP: Duration = Duration::from_millis(250);
 pub(super) fn spawn(
     pool: r2d2::Pool<Manager>,
     pending: Arc<Pending>,
-    duties: Arc<AtomicBool>,
+    duties: Arc<super::duties::Held>,
     stopping: Arc<AtomicBool>,
 ) -> std::io::Result<()> {
     std::thread::Builder::new().name("event-publisher".into()).spawn(move || {
@@ -78,7 +78,7 @@ pub(super) fn spawn(
             if stopping.load(Ordering::Relaxed) {
                 return;
             }
-            if !duties.load(Ordering::Relaxed) {
+            if !duties.now() {
                 pending.clear();
                 continue;
             }
