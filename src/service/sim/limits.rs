@@ -42,11 +42,27 @@ pub fn room(conn: &Conn, job: &JobLimits) -> StoreResult<usize> {
     room_in(&places(conn, job)?, job)
 }
 
+/// Which statuses the limits count as what, as the store's status column spells them.
+pub struct Counted {
+    pub active_jobs: Vec<&'static str>,
+    pub running: Vec<&'static str>,
+    pub waiting: Vec<&'static str>,
+}
+
+impl Counted {
+    pub fn new() -> Counted {
+        Counted {
+            active_jobs: active_job_names(),
+            running: RUNNING.iter().map(SimulationJobStatus::as_str).collect(),
+            waiting: WAITING.iter().map(SimulationJobStatus::as_str).collect(),
+        }
+    }
+}
+
 /// What the job's limits count, in one read of the store.
 pub fn places(conn: &Conn, job: &JobLimits) -> StoreResult<Places> {
-    let running: Vec<&str> = RUNNING.iter().map(SimulationJobStatus::as_str).collect();
-    let waiting: Vec<&str> = WAITING.iter().map(SimulationJobStatus::as_str).collect();
-    let statuses = Statuses { active_jobs: &active_job_names(), running: &running, waiting: &waiting };
+    let counted = Counted::new();
+    let statuses = Statuses { active_jobs: &counted.active_jobs, running: &counted.running, waiting: &counted.waiting };
     store::places::read(conn, job.job_id, job.owner, now_ms(), &statuses)
 }
 

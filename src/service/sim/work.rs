@@ -53,6 +53,7 @@ pub(super) struct Work {
 }
 
 /// A job's limits, as its scheduling reads them.
+#[derive(Clone)]
 pub(super) struct Limits {
     pub(super) job_id: String,
     pub(super) plan_key: String,

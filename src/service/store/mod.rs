@@ -20,6 +20,7 @@ pub mod knowledge;
 pub mod leases;
 mod members;
 pub mod outbox;
+pub mod picks;
 pub mod places;
 mod postgres;
 pub mod records;

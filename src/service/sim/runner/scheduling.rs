@@ -9,13 +9,12 @@ use uuid::Uuid;
 
 use super::Simulator;
 use crate::api::model::*;
-use crate::service::sim::jobs::release_due_retries;
 use crate::service::sim::jobs::{self, Replay, RunInputs, StoredRunPlanJob, count_simulations};
-use crate::service::sim::limits;
 use crate::service::sim::selection::plan_metric_ids;
 use crate::service::sim::work::{JobMetrics, Limits, Work};
+use crate::service::sim::{limits, pick};
 use crate::service::store::records::StoredCollectionJob;
-use crate::service::store::{self, Kind, Pick, StoreError, StoreResult};
+use crate::service::store::{self, Kind, StoreError, StoreResult};
 
 /// Why one job could not be scheduled.
 enum JobError {
@@ -241,39 +240,15 @@ impl Simulator {
         if !worth_it {
             return Ok(Some(Vec::new()));
         }
-        let worker = self.worker.clone();
         // A job whose limits are its own is picked for beside other jobs' picks, and passed by
         // while another replica picks for it; one whose limits span others is picked alone.
-        let pick = match limits.mode {
-            ExecutionMode::SequentialProject | ExecutionMode::SequentialSameRunPlan => Pick::Alone,
-            _ => Pick::job(&limits.job_id),
+        let order = pick::Order {
+            limits: Arc::unwrap_or_clone(limits),
+            owner: self.worker.owner.to_string(),
+            until_ms: self.worker.until_ms(),
+            now,
         };
-        let picked = self
-            .store
-            .write_pick(pick, move |tx| -> StoreResult<_> {
-                let job_id = limits.job_id.as_str();
-                release_due_retries(tx, job_id, &now)?;
-                let room = limits::room(tx, &limits.as_job(&worker.owner))?;
-                if room == 0 {
-                    return Ok(Vec::new());
-                }
-                // Moved to QUEUED and leased to this replica in the claim itself.
-                let claim = store::claims::Claim {
-                    kind: Kind::SimulationJob,
-                    parent_id: job_id,
-                    from: SimulationJobStatus::Pending.as_str(),
-                    to: SimulationJobStatus::Queued.as_str(),
-                    owner: &worker.owner,
-                    until_ms: worker.until_ms(),
-                };
-                let picked = store::claims::move_leased(tx, &claim, room)?
-                    .iter()
-                    .map(|body| serde_json::from_str::<SimulationJob>(body))
-                    .collect::<Result<Vec<_>, _>>()?;
-                Ok(picked)
-            })
-            .await?;
-        Ok(picked)
+        pick::pick(&self.store, order).await
     }
 
     /// Marks the job RUNNING and opens its collection job, once; returns the collection job's id.

@@ -496,6 +496,8 @@ const MIGRATIONS: &[&str] = &[
     // 9: the same rows for less of PostgreSQL's CPU: members set parsing the body once, counts
     // and revisions kept a statement at a time, empty writes not run.
     include_str!("migration_9.sql"),
+    // 10: a pick of a job's simulations in one statement (`sb_pick`).
+    include_str!("migration_10.sql"),
 ];
 
 /// The schema version this build writes.

@@ -275,6 +275,33 @@ impl Postgres {
     }
 }
 
+impl Postgres {
+    /// The rows one statement answers, the statement its own transaction (a function's call:
+    /// `sb_pick`), again if it deadlocked with another.
+    pub(super) fn rows<T>(
+        &self,
+        sql: &str,
+        args: &[super::db::Arg],
+        mut map: impl FnMut(&mut super::db::Row) -> StoreResult<T>,
+    ) -> StoreResult<Vec<T>> {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let session = self.session()?;
+            match Conn::postgres(&session).query(sql, args, &mut map) {
+                Ok(rows) => {
+                    return Ok(rows);
+                }
+                Err(error) if !session.conflicted() || attempt >= ATTEMPTS => return Err(error),
+                Err(_) => {}
+            }
+            drop(session);
+            let ceiling = 2u64.pow(attempt.min(7));
+            std::thread::sleep(Duration::from_millis(fastrand::u64(0..=ceiling)));
+        }
+    }
+}
+
 /// The locks a write takes on PostgreSQL beyond its rows.
 #[derive(Debug, Clone, Copy)]
 enum Lock {
@@ -308,6 +335,14 @@ impl Pick {
     pub fn job(job_id: &str) -> Pick {
         let hash = job_id.bytes().fold(0x811c_9dc5_u32, |h, b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193));
         Pick::Job(hash as i32)
+    }
+
+    /// A job's pick's keys: the scheduling lock's (held shared), and the job's two (tried).
+    pub(super) fn keys(self) -> Option<(i64, i32, i32)> {
+        match self {
+            Pick::Job(key) => Some((super::Alone::Scheduling.key(), PICK_CLASS, key)),
+            Pick::Alone => None,
+        }
     }
 
     /// The statements that take its locks, the last answering whether it got them.
