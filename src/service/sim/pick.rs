@@ -11,7 +11,6 @@ use super::jobs::release_due_retries;
 use super::limits;
 use super::work::Limits;
 use crate::api::model::{ExecutionMode, SimulationJob, SimulationJobStatus, Timestamp};
-use crate::service::replica::leases::now_ms;
 use crate::service::store::picks::{InOne, PickedInOne};
 use crate::service::store::{self, Dialect, Kind, Pick, Store, StoreResult, Tx};
 
@@ -69,7 +68,7 @@ pub(super) async fn in_one(store: &Store, order: &Order) -> StoreResult<PickedIn
         active_jobs: &counted.active_jobs,
         retry: SimulationJobStatus::RetryScheduled.as_str(),
         alone_mode: ExecutionMode::SequentialProject.as_str(),
-        now_ms: now_ms(),
+        share: job.share,
     };
     store.pick_in_one(pick).await
 }

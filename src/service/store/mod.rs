@@ -210,6 +210,16 @@ impl Store {
         }
     }
 
+    /// How many replicas share the store now, this one among them: on PostgreSQL the
+    /// sessions holding the presence lock (`postgres::presence`, counted once a second), on
+    /// SQLite one.
+    pub fn live_replicas(&self) -> usize {
+        match &*self.engine {
+            Engine::Sqlite(_) => 1,
+            Engine::Postgres(postgres) => postgres.live_replicas(),
+        }
+    }
+
     /// The newest committed event's id, changing as events commit.
     pub fn events(&self) -> watch::Receiver<i64> {
         self.events.subscribe()

@@ -23,8 +23,9 @@ pub struct InOne<'a> {
     pub retry: &'a str,
     /// The execution mode that runs alone in the project while it runs, as plans spell it.
     pub alone_mode: &'a str,
-    /// Now, for which replicas are alive (unix ms).
-    pub now_ms: i64,
+    /// The picking replica's share of the job's places (`sim::limits::share`): `None`, the
+    /// whole room.
+    pub share: Option<usize>,
 }
 
 /// What a pick in one statement did.
@@ -48,7 +49,7 @@ impl InOne<'_> {
             "job_id": self.claim.parent_id,
             "owner": self.claim.owner,
             "until_ms": self.claim.until_ms,
-            "now_ms": self.now_ms,
+            "share": self.share,
             "max": self.max.max(1),
             "running": self.running,
             "active_jobs": self.active_jobs,

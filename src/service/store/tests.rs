@@ -442,4 +442,5 @@ mod held_rows;
 mod inserting;
 mod migrating;
 mod picking;
+mod presence;
 mod publishing;

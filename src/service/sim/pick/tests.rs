@@ -61,16 +61,13 @@ impl Job {
     }
 }
 
-/// Two stores holding the same rows: `jobs`, and `replicas` live replicas.
-fn twins(jobs: &[Job], replicas: usize) -> [Store; 2] {
+/// Two stores holding the same rows: `jobs`.
+fn twins(jobs: &[Job]) -> [Store; 2] {
     let stores = [test_server::TestServer::fresh_store(), test_server::TestServer::fresh_store()];
     for store in &stores {
         write(store, |tx| {
             for job in jobs {
                 job.insert(tx)?;
-            }
-            for n in 0..replicas {
-                leases::heartbeat(tx, &format!("replica-{n}"), "2026-01-01T00:00:00Z", UNTIL_MS)?;
             }
             Ok(())
         });
@@ -79,8 +76,13 @@ fn twins(jobs: &[Job], replicas: usize) -> [Store; 2] {
 }
 
 fn order(max: i64) -> Order {
+    shared(max, None)
+}
+
+/// The order of a replica whose share of the job's places is `share`.
+fn shared(max: i64, share: Option<usize>) -> Order {
     Order {
-        limits: Limits { job_id: JOB.into(), plan_key: JOB.into(), mode: ExecutionMode::Parallel, max },
+        limits: Limits { job_id: JOB.into(), plan_key: JOB.into(), mode: ExecutionMode::Parallel, max, share },
         owner: ME.into(),
         until_ms: UNTIL_MS,
         now: Timestamp::now(),
@@ -116,16 +118,21 @@ fn rows(store: &Store) -> String {
 
 /// Picks on `by_statement` in one statement and on `by_transaction` in a transaction, and holds
 /// the two to the same picks and the same rows; the room `limits::room` read first, on each.
-fn same_both_ways([by_transaction, by_statement]: &[Store; 2], max: i64) -> usize {
+fn same_both_ways(stores: &[Store; 2], max: i64) -> usize {
+    same_shared(stores, max, None)
+}
+
+/// `same_both_ways` for a replica whose share of the job's places is `share`.
+fn same_shared([by_transaction, by_statement]: &[Store; 2], max: i64, share: Option<usize>) -> usize {
     let room = |store: &Store| {
-        let order = order(max);
+        let order = shared(max, share);
         store.read_blocking(move |c| limits::room(c, &order.limits.as_job(ME))).unwrap_or_else(|e| panic!("{e:?}"))
     };
     let (room_before, other_room) = (room(by_statement), room(by_transaction));
     assert_eq!(room_before, other_room, "the same rows, the same room");
     let runtime = runtime();
-    let in_statement = runtime.block_on(in_one(by_statement, &order(max))).unwrap_or_else(|e| panic!("{e:?}"));
-    let in_tx = write(by_transaction, |tx| in_transaction(tx, &order(max)));
+    let in_statement = runtime.block_on(in_one(by_statement, &shared(max, share))).unwrap_or_else(|e| panic!("{e:?}"));
+    let in_tx = write(by_transaction, |tx| in_transaction(tx, &shared(max, share)));
     let bodies: Vec<String> = in_tx.iter().map(|s| serde_json::to_string(s).unwrap_or_default()).collect();
     let PickedInOne::Claimed(claimed) = in_statement else { panic!("not claimed: {in_statement:?}") };
     let decoded: Vec<String> = decoded(&claimed)
@@ -144,27 +151,27 @@ fn same_both_ways([by_transaction, by_statement]: &[Store; 2], max: i64) -> usiz
 #[test]
 fn a_pick_in_one_statement_counts_and_writes_what_the_transaction_does() {
     // Free places: 4 of 6, then none.
-    let stores = twins(&[Job::parallel(JOB, 8, 2), Job::parallel(OTHER, 1, 3)], 1);
+    let stores = twins(&[Job::parallel(JOB, 8, 2), Job::parallel(OTHER, 1, 3)]);
     assert_eq!(same_both_ways(&stores, 6), 4);
     assert_eq!(same_both_ways(&stores, 6), 0, "full");
     // More running than the limit (it was lowered): none.
-    assert_eq!(same_both_ways(&twins(&[Job::parallel(JOB, 3, 5)], 1), 4), 0);
+    assert_eq!(same_both_ways(&twins(&[Job::parallel(JOB, 3, 5)]), 4), 0);
     // A SEQUENTIAL_PROJECT job running: none; the same job waiting (none running): its room.
     let alone = |running| Job { id: OTHER, mode: "SEQUENTIAL_PROJECT", pending: 1, running, mine: 0, retry: false };
-    assert_eq!(same_both_ways(&twins(&[Job::parallel(JOB, 3, 0), alone(1)], 1), 5), 0);
-    assert_eq!(same_both_ways(&twins(&[Job::parallel(JOB, 3, 0), alone(0)], 1), 5), 3);
-    // Two replicas alive: this one's share of 7 is 4, less the 1 it holds; then its share is full.
-    let shared = Job { mine: 1, ..Job::parallel(JOB, 9, 2) };
-    let stores = twins(&[shared], 2);
-    assert_eq!(same_both_ways(&stores, 7), 3);
-    assert_eq!(same_both_ways(&stores, 7), 0, "its share is full");
+    assert_eq!(same_both_ways(&twins(&[Job::parallel(JOB, 3, 0), alone(1)]), 5), 0);
+    assert_eq!(same_both_ways(&twins(&[Job::parallel(JOB, 3, 0), alone(0)]), 5), 3);
+    // Its share of 7 places is 4, less the 1 it holds; then its share is full, free places left.
+    let stores = twins(&[Job { mine: 1, ..Job::parallel(JOB, 9, 2) }]);
+    assert_eq!(same_shared(&stores, 7, Some(4)), 3);
+    assert_eq!(same_shared(&stores, 7, Some(4)), 0, "its share is full");
+    assert_eq!(same_shared(&stores, 7, None), 2, "alone, the whole room");
 }
 
 /// A pick whose job another holds is passed by; one whose job has a retry waiting leaves it to
 /// the transaction, which `pick` then runs: the due retry moved and picked with the rest.
 #[test]
 fn a_pick_in_one_statement_passes_by_a_held_job_and_leaves_retries_to_the_transaction() {
-    let [store, _] = twins(&[Job { retry: true, ..Job::parallel(JOB, 2, 0) }], 1);
+    let [store, _] = twins(&[Job { retry: true, ..Job::parallel(JOB, 2, 0) }]);
     let runtime = runtime();
     assert_eq!(
         runtime.block_on(in_one(&store, &order(5))).unwrap_or_else(|e| panic!("{e:?}")),

@@ -112,7 +112,8 @@ impl Simulator {
         let variables = inputs.variables().map_err(Unrunnable)?;
         let mode = plan.execution_mode_or_default();
         let plan_key = inputs.simulation_run_plan_id.map_or_else(|| job_id.to_owned(), |id| id.to_string());
-        let limits = Limits { job_id: job_id.to_owned(), plan_key, mode, max: plan.max_concurrent_jobs_or_default() };
+        let max = plan.max_concurrent_jobs_or_default();
+        let limits = Limits { job_id: job_id.to_owned(), plan_key, mode, max, share: self.share_of(max) };
         let now = retries_due_by(&inputs.replay);
         let picked = self.pick(limits, now, Look::First).await.map_err(JobError::from)?.unwrap_or_default();
         if picked.is_empty() {
@@ -170,8 +171,8 @@ impl Simulator {
     async fn refill_once(&self, ended: &Work, mode: ExecutionMode) {
         let job_id = ended.job_id.clone();
         // The plan's key counts only under SEQUENTIAL_SAME_RUN_PLAN, left to the loop above.
-        let limits =
-            Limits { job_id: job_id.clone(), plan_key: job_id, mode, max: ended.plan.max_concurrent_jobs_or_default() };
+        let max = ended.plan.max_concurrent_jobs_or_default();
+        let limits = Limits { job_id: job_id.clone(), plan_key: job_id, mode, max, share: self.share_of(max) };
         let now = retries_due_by(&ended.replay);
         // The end has just freed a place: straight to the pick, which counts again.
         match self.pick(limits, now, Look::Straight).await {
@@ -190,6 +191,12 @@ impl Simulator {
             Ok(Some(_)) => {}
             Ok(None) | Err(_) => self.wake(),
         }
+    }
+
+    /// This replica's share of a job's `max` places now (`limits::share`): by the live
+    /// replicas, counted once a second.
+    fn share_of(&self, max: i64) -> Option<usize> {
+        limits::share(max.max(1) as usize, self.store.live_replicas(), self.store.holds_duties())
     }
 
     /// Ends a job the engine cannot run, with the reason; written until it lands, like every

@@ -25,7 +25,7 @@ DECLARE
     running_statuses TEXT[] := ARRAY(SELECT jsonb_array_elements_text(p -> 'running'));
     active_statuses TEXT[] := ARRAY(SELECT jsonb_array_elements_text(p -> 'active_jobs'));
     places BIGINT := (p ->> 'max')::BIGINT;
-    live BIGINT;
+    share BIGINT := (p ->> 'share')::BIGINT;
     room BIGINT;
     held BIGINT;
 BEGIN
@@ -51,10 +51,10 @@ BEGIN
     END IF;
     SELECT places - coalesce(sum(c.live), 0) INTO room FROM child_counts c
         WHERE c.parent_id = job AND c.kind = child_kind AND c.status = ANY (running_statuses);
-    SELECT count(*) INTO live FROM replicas r WHERE r.seen_until >= (p ->> 'now_ms')::BIGINT;
-    IF live > 1 THEN
+    -- The replica's share (none given: alone, the whole room), less what it holds of the job.
+    IF share IS NOT NULL THEN
         SELECT count(*) INTO held FROM docs d WHERE d.lease_owner = picker AND d.kind = child_kind AND d.parent_id = job;
-        room := least(room, (places + live - 1) / live - held);
+        room := least(room, share - held);
     END IF;
     IF room <= 0 THEN
         RETURN;

@@ -9,6 +9,7 @@
 mod duties;
 mod listener;
 pub(super) mod migrations;
+mod presence;
 mod publisher;
 mod session;
 /// Test scaffolding: in the library only for its own tests and for the `test-support` feature
@@ -18,7 +19,7 @@ pub mod test_server;
 mod types;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use tokio::sync::watch;
@@ -50,6 +51,8 @@ pub(super) struct Postgres {
     stopping: Arc<AtomicBool>,
     /// Whether this replica holds the deployment's one-runner duties now (`duties`).
     duties: Arc<AtomicBool>,
+    /// How many replicas are alive now, this one among them (`presence`).
+    live: Arc<AtomicUsize>,
 }
 
 impl Drop for Postgres {
@@ -103,11 +106,15 @@ impl Postgres {
         let duties = Arc::new(AtomicBool::new(false));
         duties::spawn(config.clone(), duties.clone(), stopping.clone())
             .map_err(|e| OpenError(format!("replica duties thread: {e}")))?;
+        let live = Arc::new(AtomicUsize::new(1));
+        presence::spawn(config.clone(), live.clone(), stopping.clone())
+            .map_err(|e| OpenError(format!("replica presence thread: {e}")))?;
         let store = Postgres {
             pool: ClosedOffTheRuntime(Some(pool)),
             unpublished: unpublished.clone(),
             stopping: stopping.clone(),
             duties: duties.clone(),
+            live,
         };
         let last = store.read(super::outbox::last_event).map_err(|e: StoreError| OpenError(e.to_string()))?;
         let events = Arc::new(watch::channel(last).0);
@@ -121,6 +128,11 @@ impl Postgres {
     /// Whether this replica runs the duties that need one runner in the deployment now.
     pub(super) fn holds_duties(&self) -> bool {
         self.duties.load(Ordering::Relaxed)
+    }
+
+    /// How many replicas are alive now, at least this one (counted once a second).
+    pub(super) fn live_replicas(&self) -> usize {
+        self.live.load(Ordering::Relaxed).max(1)
     }
 
     fn session(&self) -> StoreResult<Session> {

@@ -38,7 +38,7 @@ fn a_replica_that_lost_its_connection_gives_the_duties_up_and_one_holds_them_aga
     let ended: i64 = read(&b, |c| {
         Ok(c.value(
             "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_locks WHERE locktype = 'advisory' \
-             AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+             AND objsubid = 1 AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
             &[],
         )?
         .unwrap_or(0))
@@ -57,11 +57,11 @@ fn sqlite_always_holds_the_duties() {
     assert!(store.holds_duties());
 }
 
-/// Sessions holding an advisory lock on this database now.
+/// Sessions holding a one-key advisory lock on this database now (the presence lock has two).
 fn holders_in_database(store: &Store) -> i64 {
     read(store, |c| {
         Ok(c.value(
-            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted \
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted \
              AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
             &[],
         )?
