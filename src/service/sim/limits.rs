@@ -63,8 +63,8 @@ pub struct Counted {
     pub waiting: Vec<&'static str>,
 }
 
-impl Counted {
-    pub fn new() -> Counted {
+impl Default for Counted {
+    fn default() -> Counted {
         Counted {
             active_jobs: active_job_names(),
             running: RUNNING.iter().map(SimulationJobStatus::as_str).collect(),
@@ -75,7 +75,7 @@ impl Counted {
 
 /// What the job's limits count, in one read of the store.
 pub fn places(conn: &Conn, job: &JobLimits) -> StoreResult<Places> {
-    let counted = Counted::new();
+    let counted = Counted::default();
     let statuses = Statuses { active_jobs: &counted.active_jobs, running: &counted.running, waiting: &counted.waiting };
     store::places::read(conn, job.job_id, job.owner, &statuses)
 }

@@ -59,7 +59,7 @@ pub(super) async fn pick(store: &Store, order: Order) -> StoreResult<Option<Vec<
 
 /// The pick in one statement (`sb_pick`), with the statuses and the mode the limits count.
 pub(super) async fn in_one(store: &Store, order: &Order) -> StoreResult<PickedInOne> {
-    let counted = limits::Counted::new();
+    let counted = limits::Counted::default();
     let job = order.limits.as_job(&order.owner);
     let pick = InOne {
         claim: order.claim(),
