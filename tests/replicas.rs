@@ -121,6 +121,26 @@ fn two_replicas_share_a_run_and_one_dying_mid_run_loses_nothing() {
     let held_by_b = holding();
     assert!(held_by_b > 0, "what it held at its death is still leased to it, to be handed back");
 
+    // Alone now, the survivor fills the whole limit of 16: its share grows back once B drops
+    // out of the live replicas (a second or two), and B's places free once its leases are
+    // handed back.
+    let a_running = || {
+        count(
+            &url,
+            &format!(
+                "SELECT count(*) FROM docs WHERE kind = 'simulation_job' AND parent_id = '{job}' \
+                 AND lease_owner LIKE '%:{a_pid}:%' AND status IN ('QUEUED', 'PROCESSING')"
+            ),
+        )
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut most = 0;
+    while most < 16 {
+        most = most.max(a_running());
+        assert!(Instant::now() < deadline, "the survivor ran at most {most} of 16 at once");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+
     // The survivor hands back what the dead one held once its leases run out, and finishes.
     let job_id = started.simulation_run_plan_job_id;
     let deadline = Instant::now() + Duration::from_secs(300);

@@ -6,7 +6,6 @@
 //! each runs its part of a run rather than the first to look taking them all.
 
 use crate::api::model::{ExecutionMode, RunPlanJobStatus, SimulationJobStatus};
-use crate::service::replica::leases::now_ms;
 use crate::service::store::StoreResult;
 use crate::service::store::places::{ActiveJob, Places, Statuses};
 use crate::service::store::{self, Conn};
@@ -35,6 +34,21 @@ pub struct JobLimits<'a> {
     pub max_concurrent: usize,
     /// The replica asking.
     pub owner: &'a str,
+    /// Its share of the job's places (`share`): `None`, the whole room.
+    pub share: Option<usize>,
+}
+
+/// A replica's share of a job's `max` places while `replicas` are alive: the whole room alone
+/// (`None`); else an even part, the duty holder (`Store::holds_duties`, busy with the
+/// deployment's one-runner duties) taking the smaller one when they do not divide and the
+/// others the larger, so that the shares together cover every place.
+pub fn share(max: usize, replicas: usize, holds_duties: bool) -> Option<usize> {
+    let max = max.max(1);
+    match replicas {
+        0 | 1 => None,
+        _ if holds_duties => Some(max / replicas),
+        _ => Some(max.div_ceil(replicas)),
+    }
 }
 
 /// How many more of the job's simulations may start now.
@@ -42,12 +56,28 @@ pub fn room(conn: &Conn, job: &JobLimits) -> StoreResult<usize> {
     room_in(&places(conn, job)?, job)
 }
 
+/// Which statuses the limits count as what, as the store's status column spells them.
+pub struct Counted {
+    pub active_jobs: Vec<&'static str>,
+    pub running: Vec<&'static str>,
+    pub waiting: Vec<&'static str>,
+}
+
+impl Default for Counted {
+    fn default() -> Counted {
+        Counted {
+            active_jobs: active_job_names(),
+            running: RUNNING.iter().map(SimulationJobStatus::as_str).collect(),
+            waiting: WAITING.iter().map(SimulationJobStatus::as_str).collect(),
+        }
+    }
+}
+
 /// What the job's limits count, in one read of the store.
 pub fn places(conn: &Conn, job: &JobLimits) -> StoreResult<Places> {
-    let running: Vec<&str> = RUNNING.iter().map(SimulationJobStatus::as_str).collect();
-    let waiting: Vec<&str> = WAITING.iter().map(SimulationJobStatus::as_str).collect();
-    let statuses = Statuses { active_jobs: &active_job_names(), running: &running, waiting: &waiting };
-    store::places::read(conn, job.job_id, job.owner, now_ms(), &statuses)
+    let counted = Counted::default();
+    let statuses = Statuses { active_jobs: &counted.active_jobs, running: &counted.running, waiting: &counted.waiting };
+    store::places::read(conn, job.job_id, job.owner, &statuses)
 }
 
 /// How many more of the job's simulations may start, by what `places` counted.
@@ -70,9 +100,9 @@ pub fn room_in(places: &Places, job: &JobLimits) -> StoreResult<usize> {
         _ => {
             let max = job.max_concurrent.max(1);
             let free = max.saturating_sub(places.running as usize);
-            match places.replicas {
-                1 => free,
-                replicas => free.min(max.div_ceil(replicas).saturating_sub(places.mine)),
+            match job.share {
+                None => free,
+                Some(share) => free.min(share.saturating_sub(places.mine)),
             }
         }
     })
@@ -82,4 +112,29 @@ pub fn room_in(places: &Places, job: &JobLimits) -> StoreResult<usize> {
 fn mode_of(job: &ActiveJob) -> StoreResult<ExecutionMode> {
     let mode = job.mode.as_ref().map(|m| serde_json::from_value::<ExecutionMode>(m.as_str().into())).transpose()?;
     Ok(mode.unwrap_or(ExecutionMode::Parallel))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::share;
+
+    /// Alone, the whole room; shared, parts that cover every place, the duty holder's the
+    /// smaller when they do not divide.
+    #[test]
+    fn a_replica_takes_its_share_and_the_shares_cover_every_place() {
+        assert_eq!(share(16, 1, true), None);
+        assert_eq!(share(16, 0, false), None, "a count not read yet: alone");
+        assert_eq!((share(16, 2, true), share(16, 2, false)), (Some(8), Some(8)));
+        assert_eq!((share(15, 2, true), share(15, 2, false)), (Some(7), Some(8)));
+        assert_eq!((share(16, 3, true), share(16, 3, false)), (Some(5), Some(6)));
+        assert_eq!((share(1, 2, true), share(1, 2, false)), (Some(0), Some(1)));
+        for max in 1..40 {
+            for replicas in 2..6 {
+                let holder = share(max, replicas, true).unwrap_or(max);
+                let others = share(max, replicas, false).unwrap_or(max) * (replicas - 1);
+                assert!(holder + others >= max, "{max} places, {replicas} replicas: {holder} + {others}");
+                assert!(holder <= others.div_ceil(replicas - 1), "{max}, {replicas}: the holder's is the smaller");
+            }
+        }
+    }
 }

@@ -5,6 +5,7 @@ mod call_record;
 pub mod conversation;
 pub mod jobs;
 pub mod limits;
+mod pick;
 pub(crate) mod placeholders;
 pub mod plans;
 pub mod reference_agent;

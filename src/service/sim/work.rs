@@ -53,11 +53,14 @@ pub(super) struct Work {
 }
 
 /// A job's limits, as its scheduling reads them.
+#[derive(Clone)]
 pub(super) struct Limits {
     pub(super) job_id: String,
     pub(super) plan_key: String,
     pub(super) mode: ExecutionMode,
     pub(super) max: i64,
+    /// This replica's share of the job's places (`limits::share`): `None`, the whole room.
+    pub(super) share: Option<usize>,
 }
 
 impl Limits {
@@ -68,6 +71,7 @@ impl Limits {
             mode: &self.mode,
             max_concurrent: self.max.max(1) as usize,
             owner,
+            share: self.share,
         }
     }
 }

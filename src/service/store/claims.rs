@@ -24,16 +24,22 @@ pub struct Claim<'a> {
 /// over, not waited for) and answers their bodies as written, oldest first. A move that
 /// announces an event (`status_events`) is refused: a claim writes none.
 pub fn move_leased(tx: &Tx, claim: &Claim, limit: usize) -> StoreResult<Vec<String>> {
-    if status_events::event_for(claim.kind, Some(Some(claim.from)), Some(claim.to)).is_some() {
-        return Err(StoreError::backend(format!(
-            "store: a claim from {} to {} would announce an event; it is written by `held::update`",
-            claim.from, claim.to
-        )));
-    }
+    refuse_events(claim)?;
     let status = serde_json::to_string(claim.to)?;
     match tx.dialect() {
         Dialect::Postgres => in_one(tx, claim, limit, &status),
         Dialect::Sqlite => row_by_row(tx, claim, limit, &status),
+    }
+}
+
+/// Refuses a claim whose move announces an event (`status_events`): a claim writes none.
+pub(super) fn refuse_events(claim: &Claim) -> StoreResult<()> {
+    match status_events::event_for(claim.kind, Some(Some(claim.from)), Some(claim.to)) {
+        Some(_) => Err(StoreError::backend(format!(
+            "store: a claim from {} to {} would announce an event; it is written by `held::update`",
+            claim.from, claim.to
+        ))),
+        None => Ok(()),
     }
 }
 

@@ -20,6 +20,7 @@ pub mod knowledge;
 pub mod leases;
 mod members;
 pub mod outbox;
+pub mod picks;
 pub mod places;
 mod postgres;
 pub mod records;
@@ -220,6 +221,16 @@ impl Store {
         match &*self.engine {
             Engine::Sqlite(_) => true,
             Engine::Postgres(postgres) => postgres.holds_duties(),
+        }
+    }
+
+    /// How many replicas share the store now, this one among them: on PostgreSQL the
+    /// sessions holding the presence lock (`postgres::presence`, counted once a second), on
+    /// SQLite one.
+    pub fn live_replicas(&self) -> usize {
+        match &*self.engine {
+            Engine::Sqlite(_) => 1,
+            Engine::Postgres(postgres) => postgres.live_replicas(),
         }
     }
 

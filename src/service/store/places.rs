@@ -24,8 +24,6 @@ pub struct Places {
     /// The job's own simulations in the running statuses, and in the waiting ones.
     pub running: u64,
     pub waiting: u64,
-    /// Replicas alive now, at least one (a SQLite store has one without asking).
-    pub replicas: usize,
     /// The job's simulations the asking replica holds.
     pub mine: usize,
 }
@@ -37,21 +35,10 @@ pub struct Statuses<'a> {
     pub waiting: &'a [&'a str],
 }
 
-/// Reads what job `job_id`'s limits count, for replica `owner` at `now_ms`.
-pub fn read<'a>(
-    conn: &Conn,
-    job_id: &'a str,
-    owner: &'a str,
-    now_ms: i64,
-    statuses: &Statuses<'a>,
-) -> StoreResult<Places> {
-    let mut args: Vec<Arg<'a>> = vec![
-        Kind::SimulationJob.as_str().into(),
-        Kind::RunPlanJob.as_str().into(),
-        job_id.into(),
-        owner.into(),
-        now_ms.into(),
-    ];
+/// Reads what job `job_id`'s limits count, for replica `owner`.
+pub fn read<'a>(conn: &Conn, job_id: &'a str, owner: &'a str, statuses: &Statuses<'a>) -> StoreResult<Places> {
+    let mut args: Vec<Arg<'a>> =
+        vec![Kind::SimulationJob.as_str().into(), Kind::RunPlanJob.as_str().into(), job_id.into(), owner.into()];
     let mut list = |statuses: &[&'a str]| {
         let first = args.len() + 1;
         args.extend(statuses.iter().map(|s| Arg::from(*s)));
@@ -64,18 +51,18 @@ pub fn read<'a>(
              WHERE c.parent_id = {parent} AND c.kind = ?1 AND c.status IN ({of}))"
         )
     };
-    let (mode, replicas, mine) = match conn.dialect() {
-        Dialect::Sqlite => ("json_extract(d.body, '$.plan.executionMode')", "1".to_owned(), "0".to_owned()),
+    // One process holds a SQLite store: its replica alone, never sharing.
+    let (mode, mine) = match conn.dialect() {
+        Dialect::Sqlite => ("json_extract(d.body, '$.plan.executionMode')", "0"),
         Dialect::Postgres => (
             "(d.body #>> '{plan,executionMode}')",
-            "(SELECT count(*) FROM replicas WHERE seen_until >= ?5)".to_owned(),
-            "(SELECT count(*) FROM docs WHERE lease_owner = ?4 AND kind = ?1 AND parent_id = ?3)".to_owned(),
+            "(SELECT count(*) FROM docs WHERE lease_owner = ?4 AND kind = ?1 AND parent_id = ?3)",
         ),
     };
     let sql = format!(
-        "SELECT 0, d.id, d.parent_id, {}, {mode}, 0, 0, 0 FROM docs d \
+        "SELECT 0, d.id, d.parent_id, {}, {mode}, 0, 0 FROM docs d \
          WHERE d.kind = ?2 AND d.status IN ({active}) AND d.deleted_at IS NULL \
-         UNION ALL SELECT 1, NULL, NULL, {}, NULL, {}, {replicas}, {mine}",
+         UNION ALL SELECT 1, NULL, NULL, {}, NULL, {}, {mine}",
         counted("d.id", &running),
         counted("?3", &running),
         counted("?3", &waiting),
@@ -88,17 +75,16 @@ pub fn read<'a>(
             r.take::<Option<String>>(2)?,
             count(r.take(3)?),
             r.take::<Option<String>>(4)?,
-            [count(r.take(5)?), count(r.take(6)?), count(r.take(7)?)],
+            [count(r.take(5)?), count(r.take(6)?)],
         ))
     })?;
-    let mut places = Places { active: Vec::new(), running: 0, waiting: 0, replicas: 1, mine: 0 };
-    for (tag, id, plan_id, running, mode, [waiting, replicas, mine]) in rows {
+    let mut places = Places { active: Vec::new(), running: 0, waiting: 0, mine: 0 };
+    for (tag, id, plan_id, running, mode, [waiting, mine]) in rows {
         match (tag, id) {
             (0, Some(id)) => places.active.push(ActiveJob { id, plan_id, running, mode }),
             _ => {
                 places.running = running;
                 places.waiting = waiting;
-                places.replicas = (replicas as usize).max(1);
                 places.mine = mine as usize;
             }
         }

@@ -444,4 +444,5 @@ mod inserting;
 mod migrating;
 mod picking;
 mod pooling;
+mod presence;
 mod publishing;

@@ -9,13 +9,12 @@ use uuid::Uuid;
 
 use super::Simulator;
 use crate::api::model::*;
-use crate::service::sim::jobs::release_due_retries;
 use crate::service::sim::jobs::{self, Replay, RunInputs, StoredRunPlanJob, count_simulations};
-use crate::service::sim::limits;
 use crate::service::sim::selection::plan_metric_ids;
 use crate::service::sim::work::{JobMetrics, Limits, Work};
+use crate::service::sim::{limits, pick};
 use crate::service::store::records::StoredCollectionJob;
-use crate::service::store::{self, Kind, Pick, StoreError, StoreResult};
+use crate::service::store::{self, Kind, StoreError, StoreResult};
 
 /// Why one job could not be scheduled.
 enum JobError {
@@ -143,7 +142,8 @@ impl Simulator {
         let variables = inputs.variables().map_err(Unrunnable)?;
         let mode = plan.execution_mode_or_default();
         let plan_key = inputs.simulation_run_plan_id.map_or_else(|| job_id.to_owned(), |id| id.to_string());
-        let limits = Limits { job_id: job_id.to_owned(), plan_key, mode, max: plan.max_concurrent_jobs_or_default() };
+        let max = plan.max_concurrent_jobs_or_default();
+        let limits = Limits { job_id: job_id.to_owned(), plan_key, mode, max, share: self.share_of(max) };
         let now = retries_due_by(&inputs.replay);
         let picked = self.pick(limits, now, Look::First).await.map_err(JobError::from)?.unwrap_or_default();
         if picked.is_empty() {
@@ -201,8 +201,8 @@ impl Simulator {
     async fn refill_once(&self, ended: &Work, mode: ExecutionMode) {
         let job_id = ended.job_id.clone();
         // The plan's key counts only under SEQUENTIAL_SAME_RUN_PLAN, left to the loop above.
-        let limits =
-            Limits { job_id: job_id.clone(), plan_key: job_id, mode, max: ended.plan.max_concurrent_jobs_or_default() };
+        let max = ended.plan.max_concurrent_jobs_or_default();
+        let limits = Limits { job_id: job_id.clone(), plan_key: job_id, mode, max, share: self.share_of(max) };
         let now = retries_due_by(&ended.replay);
         // The end has just freed a place: straight to the pick, which counts again.
         match self.pick(limits, now, Look::Straight).await {
@@ -223,6 +223,12 @@ impl Simulator {
             // While the job has more waiting, its picks start some and the loop sleeps on.
             _ => self.wake(),
         }
+    }
+
+    /// This replica's share of a job's `max` places now (`limits::share`): by the live
+    /// replicas, counted once a second.
+    fn share_of(&self, max: i64) -> Option<usize> {
+        limits::share(max.max(1) as usize, self.store.live_replicas(), self.store.holds_duties())
     }
 
     /// Ends a job the engine cannot run, with the reason; written until it lands, like every
@@ -273,39 +279,15 @@ impl Simulator {
         if !worth_it {
             return Ok(Some(Vec::new()));
         }
-        let worker = self.worker.clone();
         // A job whose limits are its own is picked for beside other jobs' picks, and passed by
         // while another replica picks for it; one whose limits span others is picked alone.
-        let pick = match limits.mode {
-            ExecutionMode::SequentialProject | ExecutionMode::SequentialSameRunPlan => Pick::Alone,
-            _ => Pick::job(&limits.job_id),
+        let order = pick::Order {
+            limits: Arc::unwrap_or_clone(limits),
+            owner: self.worker.owner.to_string(),
+            until_ms: self.worker.until_ms(),
+            now,
         };
-        let picked = self
-            .store
-            .write_pick(pick, move |tx| -> StoreResult<_> {
-                let job_id = limits.job_id.as_str();
-                release_due_retries(tx, job_id, &now)?;
-                let room = limits::room(tx, &limits.as_job(&worker.owner))?;
-                if room == 0 {
-                    return Ok(Vec::new());
-                }
-                // Moved to QUEUED and leased to this replica in the claim itself.
-                let claim = store::claims::Claim {
-                    kind: Kind::SimulationJob,
-                    parent_id: job_id,
-                    from: SimulationJobStatus::Pending.as_str(),
-                    to: SimulationJobStatus::Queued.as_str(),
-                    owner: &worker.owner,
-                    until_ms: worker.until_ms(),
-                };
-                let picked = store::claims::move_leased(tx, &claim, room)?
-                    .iter()
-                    .map(|body| serde_json::from_str::<SimulationJob>(body))
-                    .collect::<Result<Vec<_>, _>>()?;
-                Ok(picked)
-            })
-            .await?;
-        Ok(picked)
+        pick::pick(&self.store, order).await
     }
 
     /// Marks the job RUNNING and opens its collection job, once; returns the collection job's id.

@@ -499,6 +499,8 @@ const MIGRATIONS: &[&str] = &[
     // 10: fewer writes a value and an end: the values' job index (the results index serves its
     // reads) dropped, a lease given back by the end's rewrite of the same row.
     include_str!("migration_10.sql"),
+    // 11: a pick of a job's simulations in one statement (`sb_pick`).
+    include_str!("migration_11.sql"),
 ];
 
 /// The schema version this build writes.

@@ -9,6 +9,7 @@
 pub(super) mod duties;
 mod listener;
 pub(super) mod migrations;
+mod presence;
 mod publisher;
 mod session;
 /// Test scaffolding: in the library only for its own tests and for the `test-support` feature
@@ -18,7 +19,7 @@ pub mod test_server;
 mod types;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use tokio::sync::watch;
@@ -50,6 +51,8 @@ pub(super) struct Postgres {
     stopping: Arc<AtomicBool>,
     /// Whether this replica holds the deployment's one-runner duties now (`duties`).
     duties: Arc<duties::Held>,
+    /// How many replicas are alive now, this one among them (`presence`).
+    live: Arc<AtomicUsize>,
 }
 
 impl Drop for Postgres {
@@ -107,15 +110,20 @@ impl Postgres {
         let unpublished = Arc::new(publisher::Pending::default());
         let publishing = pool.clone();
         let duties = Arc::new(duties::Held::default());
+        // A command (`secrets`) is no replica: it neither runs the duties nor takes a share.
+        let live = Arc::new(AtomicUsize::new(1));
         if opener == super::Opener::Service {
             duties::spawn(config.clone(), duties.clone(), stopping.clone())
                 .map_err(|e| OpenError(format!("replica duties thread: {e}")))?;
+            presence::spawn(config.clone(), live.clone(), stopping.clone())
+                .map_err(|e| OpenError(format!("replica presence thread: {e}")))?;
         }
         let store = Postgres {
             pool: ClosedOffTheRuntime(Some(pool)),
             unpublished: unpublished.clone(),
             stopping: stopping.clone(),
             duties: duties.clone(),
+            live,
         };
         let last = store.read(super::outbox::last_event).map_err(|e: StoreError| OpenError(e.to_string()))?;
         let events = Arc::new(watch::channel(last).0);
@@ -129,6 +137,11 @@ impl Postgres {
     /// Whether this replica runs the duties that need one runner in the deployment now.
     pub(super) fn holds_duties(&self) -> bool {
         self.duties.now()
+    }
+
+    /// How many replicas are alive now, at least this one (counted once a second).
+    pub(super) fn live_replicas(&self) -> usize {
+        self.live.load(Ordering::Relaxed).max(1)
     }
 
     fn session(&self) -> StoreResult<Session> {
@@ -288,6 +301,33 @@ impl Postgres {
     }
 }
 
+impl Postgres {
+    /// The rows one statement answers, the statement its own transaction (a function's call:
+    /// `sb_pick`), again if it deadlocked with another.
+    pub(super) fn rows<T>(
+        &self,
+        sql: &str,
+        args: &[super::db::Arg],
+        mut map: impl FnMut(&mut super::db::Row) -> StoreResult<T>,
+    ) -> StoreResult<Vec<T>> {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let session = self.session()?;
+            match Conn::postgres(&session).query(sql, args, &mut map) {
+                Ok(rows) => {
+                    return Ok(rows);
+                }
+                Err(error) if !session.conflicted() || attempt >= ATTEMPTS => return Err(error),
+                Err(_) => {}
+            }
+            drop(session);
+            let ceiling = 2u64.pow(attempt.min(7));
+            std::thread::sleep(Duration::from_millis(fastrand::u64(0..=ceiling)));
+        }
+    }
+}
+
 /// The locks a write takes on PostgreSQL beyond its rows.
 #[derive(Debug, Clone, Copy)]
 enum Lock {
@@ -321,6 +361,14 @@ impl Pick {
     pub fn job(job_id: &str) -> Pick {
         let hash = job_id.bytes().fold(0x811c_9dc5_u32, |h, b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193));
         Pick::Job(hash as i32)
+    }
+
+    /// A job's pick's keys: the scheduling lock's (held shared), and the job's two (tried).
+    pub(super) fn keys(self) -> Option<(i64, i32, i32)> {
+        match self {
+            Pick::Job(key) => Some((super::Alone::Scheduling.key(), PICK_CLASS, key)),
+            Pick::Alone => None,
+        }
     }
 
     /// The statements that take its locks, the last answering whether it got them.

@@ -1,0 +1,205 @@
+//! A pick in one statement (`sb_pick`) against the transaction on the same rows: the same room
+//! under the same limits, and the same documents, leases, counts, revisions and events.
+
+use serde_json::json;
+
+use super::*;
+use crate::service::store::leases;
+use crate::service::store::{Doc, test_server};
+
+const JOB: &str = "00000000-0000-4000-8000-00000000000a";
+const OTHER: &str = "00000000-0000-4000-8000-00000000000b";
+const ME: &str = "replica-me";
+const UNTIL_MS: i64 = 4_102_444_800_000;
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn write<R>(store: &Store, f: impl Fn(&Tx) -> StoreResult<R>) -> R {
+    store.write_blocking(f).unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+/// A job under `mode` with `pending` PENDING simulations, `running` PROCESSING ones (`mine` of
+/// them leased to this replica, the rest to another) and, with `retry`, a retry waiting.
+struct Job {
+    id: &'static str,
+    mode: &'static str,
+    pending: u128,
+    running: u128,
+    mine: u128,
+    retry: bool,
+}
+
+impl Job {
+    fn parallel(id: &'static str, pending: u128, running: u128) -> Job {
+        Job { id, mode: "PARALLEL", pending, running, mine: 0, retry: false }
+    }
+
+    fn insert(&self, tx: &Tx) -> StoreResult<()> {
+        let body = json!({ "simulationRunPlanJobId": self.id, "status": "RUNNING_SIMULATIONS",
+            "createdAt": "2026-01-01T00:00:00Z", "plan": { "executionMode": self.mode } });
+        store::insert(
+            tx,
+            &Doc::new(Kind::RunPlanJob, self.id, &body, "2026-01-01T00:00:00Z")?.status(Some("RUNNING_SIMULATIONS")),
+        )?;
+        let base = if self.id == JOB { 0x1000 } else { 0x2000 };
+        let statuses = (0..self.running).map(|_| "PROCESSING").chain((0..self.pending).map(|_| "PENDING"));
+        let retry = self.retry.then_some("RETRY_SCHEDULED");
+        for (n, status) in statuses.chain(retry).enumerate() {
+            let id = uuid::Uuid::from_u128(base + n as u128);
+            let simulation = json!({ "simulationJobId": id, "simulationRunPlanJobId": self.id, "status": status,
+                "scheduledAt": "2026-01-01T00:00:00.000Z", "attemptNumber": 1 });
+            let simulation: SimulationJob = serde_json::from_value(simulation).unwrap_or_else(|e| panic!("{e}"));
+            store::insert(tx, &Doc::of(&simulation)?)?;
+            if (n as u128) < self.running {
+                let owner = if (n as u128) < self.mine { ME } else { "replica-other" };
+                leases::take(tx, Kind::SimulationJob, &id.to_string(), owner, UNTIL_MS)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Two stores holding the same rows: `jobs`.
+fn twins(jobs: &[Job]) -> [Store; 2] {
+    let stores = [test_server::TestServer::fresh_store(), test_server::TestServer::fresh_store()];
+    for store in &stores {
+        write(store, |tx| {
+            for job in jobs {
+                job.insert(tx)?;
+            }
+            Ok(())
+        });
+    }
+    stores
+}
+
+fn order(max: i64) -> Order {
+    shared(max, None)
+}
+
+/// The order of a replica whose share of the job's places is `share`.
+fn shared(max: i64, share: Option<usize>) -> Order {
+    Order {
+        limits: Limits { job_id: JOB.into(), plan_key: JOB.into(), mode: ExecutionMode::Parallel, max, share },
+        owner: ME.into(),
+        until_ms: UNTIL_MS,
+        now: Timestamp::now(),
+    }
+}
+
+/// Every row a pick may touch, as stored: the jobs' children (body, status, lease), their
+/// counts by status, the children's revision and how many events there are.
+fn rows(store: &Store) -> String {
+    store
+        .read_blocking(|c| -> StoreResult<_> {
+            let mut out = String::new();
+            for job in [JOB, OTHER] {
+                for n in 0..16u128 {
+                    let id = uuid::Uuid::from_u128(if job == JOB { 0x1000 } else { 0x2000 } + n).to_string();
+                    let body = store::get_raw(c, Kind::SimulationJob, &id)?;
+                    let holder = leases::holder(c, Kind::SimulationJob, &id)?;
+                    out += &format!("{id} {body:?} {holder:?}\n");
+                }
+                for status in ["PENDING", "QUEUED", "PROCESSING", "RETRY_SCHEDULED"] {
+                    out +=
+                        &format!("{job} {status} {}\n", store::count_children(c, Kind::SimulationJob, job, &[status])?);
+                }
+                out += &format!("{job} revision {}\n", store::child_revision(c, job)?);
+            }
+            // Published or not yet (the publisher numbers them on its own time).
+            let events: Option<i64> = c.value("SELECT count(*) FROM events", &[])?;
+            out += &format!("events {events:?}");
+            Ok(out)
+        })
+        .unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+/// Picks on `by_statement` in one statement and on `by_transaction` in a transaction, and holds
+/// the two to the same picks and the same rows; the room `limits::room` read first, on each.
+fn same_both_ways(stores: &[Store; 2], max: i64) -> usize {
+    same_shared(stores, max, None)
+}
+
+/// `same_both_ways` for a replica whose share of the job's places is `share`.
+fn same_shared([by_transaction, by_statement]: &[Store; 2], max: i64, share: Option<usize>) -> usize {
+    let room = |store: &Store| {
+        let order = shared(max, share);
+        store.read_blocking(move |c| limits::room(c, &order.limits.as_job(ME))).unwrap_or_else(|e| panic!("{e:?}"))
+    };
+    let (room_before, other_room) = (room(by_statement), room(by_transaction));
+    assert_eq!(room_before, other_room, "the same rows, the same room");
+    let runtime = runtime();
+    let in_statement = runtime.block_on(in_one(by_statement, &shared(max, share))).unwrap_or_else(|e| panic!("{e:?}"));
+    let in_tx = write(by_transaction, |tx| in_transaction(tx, &shared(max, share)));
+    let bodies: Vec<String> = in_tx.iter().map(|s| serde_json::to_string(s).unwrap_or_default()).collect();
+    let PickedInOne::Claimed(claimed) = in_statement else { panic!("not claimed: {in_statement:?}") };
+    let decoded: Vec<String> = decoded(&claimed)
+        .unwrap_or_else(|e| panic!("{e:?}"))
+        .iter()
+        .map(|s| serde_json::to_string(s).unwrap_or_default())
+        .collect();
+    assert_eq!(decoded, bodies, "the same simulations picked, oldest first");
+    assert_eq!(rows(by_statement), rows(by_transaction), "the same rows either way");
+    assert!(claimed.len() <= room_before, "within the room: {} of {room_before}", claimed.len());
+    claimed.len()
+}
+
+/// Under each job's limits the statement counts the room the transaction counts, and writes
+/// the same bytes: the status set in place, the lease, the counts moved, no event.
+#[test]
+fn a_pick_in_one_statement_counts_and_writes_what_the_transaction_does() {
+    // Free places: 4 of 6, then none.
+    let stores = twins(&[Job::parallel(JOB, 8, 2), Job::parallel(OTHER, 1, 3)]);
+    assert_eq!(same_both_ways(&stores, 6), 4);
+    assert_eq!(same_both_ways(&stores, 6), 0, "full");
+    // More running than the limit (it was lowered): none.
+    assert_eq!(same_both_ways(&twins(&[Job::parallel(JOB, 3, 5)]), 4), 0);
+    // A SEQUENTIAL_PROJECT job running: none; the same job waiting (none running): its room.
+    let alone = |running| Job { id: OTHER, mode: "SEQUENTIAL_PROJECT", pending: 1, running, mine: 0, retry: false };
+    assert_eq!(same_both_ways(&twins(&[Job::parallel(JOB, 3, 0), alone(1)]), 5), 0);
+    assert_eq!(same_both_ways(&twins(&[Job::parallel(JOB, 3, 0), alone(0)]), 5), 3);
+    // Its share of 7 places is 4, less the 1 it holds; then its share is full, free places left.
+    let stores = twins(&[Job { mine: 1, ..Job::parallel(JOB, 9, 2) }]);
+    assert_eq!(same_shared(&stores, 7, Some(4)), 3);
+    assert_eq!(same_shared(&stores, 7, Some(4)), 0, "its share is full");
+    assert_eq!(same_shared(&stores, 7, None), 2, "alone, the whole room");
+}
+
+/// A pick whose job another holds is passed by; one whose job has a retry waiting leaves it to
+/// the transaction, which `pick` then runs: the due retry moved and picked with the rest.
+#[test]
+fn a_pick_in_one_statement_passes_by_a_held_job_and_leaves_retries_to_the_transaction() {
+    let [store, _] = twins(&[Job { retry: true, ..Job::parallel(JOB, 2, 0) }]);
+    let runtime = runtime();
+    assert_eq!(
+        runtime.block_on(in_one(&store, &order(5))).unwrap_or_else(|e| panic!("{e:?}")),
+        PickedInOne::RetriesWaiting
+    );
+    let before = rows(&store);
+    assert!(before.contains(&format!("{JOB} RETRY_SCHEDULED 1")), "nothing written: {before}");
+    let picked = runtime.block_on(pick(&store, order(5))).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(picked.map(|p| p.len()), Some(3), "the two waiting and the due retry");
+
+    let (started, holding) = std::sync::mpsc::channel();
+    let (release, released) = std::sync::mpsc::channel::<()>();
+    let released = std::sync::Mutex::new(released);
+    let holder = {
+        let store = store.clone();
+        std::thread::spawn(move || {
+            store.write_pick_blocking(Pick::job(JOB), |_| {
+                let _ = started.send(());
+                let _ = released.lock().map(|r| r.recv());
+                Ok::<_, store::StoreError>(())
+            })
+        })
+    };
+    holding.recv().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(runtime.block_on(in_one(&store, &order(5))).unwrap_or_else(|e| panic!("{e:?}")), PickedInOne::PassedBy);
+    assert_eq!(runtime.block_on(pick(&store, order(5))).unwrap_or_else(|e| panic!("{e:?}")), None);
+    release.send(()).unwrap_or_else(|e| panic!("{e}"));
+    holder.join().unwrap_or_else(|e| panic!("{e:?}")).unwrap_or_else(|e| panic!("{e:?}"));
+    let after = runtime.block_on(in_one(&store, &order(5))).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(after, PickedInOne::Claimed(Vec::new()), "once released: picked, and nothing waits");
+}

@@ -1,0 +1,106 @@
+//! A pick of a job's simulations in one statement (`sb_pick`, PostgreSQL migration 11): the
+//! job's pick lock tried, its room counted and that many claimed, leased to the picking
+//! replica, where the transaction (`Store::write_pick`) took a `BEGIN`, the lock, the room's
+//! read, the claim and a `COMMIT`. Which statuses count as what, and the mode that runs alone,
+//! are the caller's (`sim::limits`), given with each pick.
+
+use serde_json::json;
+
+use super::db::Arg;
+use super::{Kind, Pick, StoreError, StoreResult, claims};
+
+/// What one pick of a job whose limits are its own counts and claims.
+#[derive(Debug, Clone)]
+pub struct InOne<'a> {
+    /// What is claimed (`from` → `to`, the job's children, leased to `owner`).
+    pub claim: claims::Claim<'a>,
+    /// The job's `maxConcurrentJobs`, at least one.
+    pub max: usize,
+    /// The statuses of a simulation holding a place, and of an active job.
+    pub running: &'a [&'a str],
+    pub active_jobs: &'a [&'a str],
+    /// A retry waiting out its backoff: the transaction decides which are due.
+    pub retry: &'a str,
+    /// The execution mode that runs alone in the project while it runs, as plans spell it.
+    pub alone_mode: &'a str,
+    /// The picking replica's share of the job's places (`sim::limits::share`): `None`, the
+    /// whole room.
+    pub share: Option<usize>,
+}
+
+/// What a pick in one statement did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PickedInOne {
+    /// These simulations' bodies as written, oldest first (none: no room, or nothing waiting).
+    Claimed(Vec<String>),
+    /// Another pick for the job holds its lock: nothing done.
+    PassedBy,
+    /// The job has retries waiting: nothing done; the pick is the transaction's.
+    RetriesWaiting,
+}
+
+impl InOne<'_> {
+    /// The pick as `sb_pick`'s argument.
+    fn to_json(&self, (scheduling, class, key): (i64, i32, i32)) -> StoreResult<String> {
+        let status = serde_json::to_string(self.claim.to)?;
+        Ok(json!({
+            "job_kind": Kind::RunPlanJob.as_str(),
+            "child_kind": self.claim.kind.as_str(),
+            "job_id": self.claim.parent_id,
+            "owner": self.claim.owner,
+            "until_ms": self.claim.until_ms,
+            "share": self.share,
+            "max": self.max.max(1),
+            "running": self.running,
+            "active_jobs": self.active_jobs,
+            "retry": self.retry,
+            "alone_mode": self.alone_mode,
+            "from": self.claim.from,
+            "to": self.claim.to,
+            "members": [["status", status]],
+            "scheduling": scheduling,
+            "class": class,
+            "key": key,
+        })
+        .to_string())
+    }
+}
+
+/// `sb_pick`'s rows as a `PickedInOne`.
+fn picked(rows: Vec<(i64, Option<String>)>) -> StoreResult<PickedInOne> {
+    match rows.first() {
+        Some((1, None)) if rows.len() == 1 => Ok(PickedInOne::PassedBy),
+        Some((2, None)) if rows.len() == 1 => Ok(PickedInOne::RetriesWaiting),
+        _ => rows
+            .into_iter()
+            .map(|(answer, body)| match (answer, body) {
+                (0, Some(body)) => Ok(body),
+                other => Err(StoreError::backend(format!("store: sb_pick answered {other:?}"))),
+            })
+            .collect::<StoreResult<Vec<_>>>()
+            .map(PickedInOne::Claimed),
+    }
+}
+
+impl super::Store {
+    /// Picks for a job whose limits are its own in one statement, its own transaction, as an
+    /// engine's progress: PostgreSQL only (SQLite's picks are its one writer's transactions).
+    pub async fn pick_in_one(&self, pick: InOne<'_>) -> StoreResult<PickedInOne> {
+        claims::refuse_events(&pick.claim)?;
+        let keys = Pick::job(pick.claim.parent_id)
+            .keys()
+            .ok_or_else(|| StoreError::backend("store: a pick in one statement is a job's"))?;
+        let json = pick.to_json(keys)?;
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || match &*store.engine {
+            super::Engine::Postgres(postgres) => {
+                picked(postgres.rows("SELECT answer, body FROM sb_pick(?1)", &[Arg::from(&json)], |r| {
+                    Ok((r.take(0)?, r.take(1)?))
+                })?)
+            }
+            super::Engine::Sqlite(_) => Err(StoreError::backend("store: a pick is one statement on PostgreSQL only")),
+        })
+        .await
+        .map_err(StoreError::backend)?
+    }
+}
