@@ -41,12 +41,14 @@ pub struct JobLimits<'a> {
 /// A replica's share of a job's `max` places while `replicas` are alive: the whole room alone
 /// (`None`); else an even part, the duty holder (`Store::holds_duties`, busy with the
 /// deployment's one-runner duties) taking the smaller one when they do not divide and the
-/// others the larger, so that the shares together cover every place.
+/// others the larger, so that the shares together cover every place. Never none: a job with
+/// fewer places than replicas would otherwise rest on the others alone, and one of them alive
+/// but stalled would stall it (the job's own limit still caps what all replicas pick).
 pub fn share(max: usize, replicas: usize, holds_duties: bool) -> Option<usize> {
     let max = max.max(1);
     match replicas {
         0 | 1 => None,
-        _ if holds_duties => Some(max / replicas),
+        _ if holds_duties => Some((max / replicas).max(1)),
         _ => Some(max.div_ceil(replicas)),
     }
 }
@@ -127,11 +129,12 @@ mod tests {
         assert_eq!((share(16, 2, true), share(16, 2, false)), (Some(8), Some(8)));
         assert_eq!((share(15, 2, true), share(15, 2, false)), (Some(7), Some(8)));
         assert_eq!((share(16, 3, true), share(16, 3, false)), (Some(5), Some(6)));
-        assert_eq!((share(1, 2, true), share(1, 2, false)), (Some(0), Some(1)));
+        assert_eq!((share(1, 2, true), share(1, 2, false)), (Some(1), Some(1)), "never none");
         for max in 1..40 {
             for replicas in 2..6 {
                 let holder = share(max, replicas, true).unwrap_or(max);
                 let others = share(max, replicas, false).unwrap_or(max) * (replicas - 1);
+                assert!(holder >= 1, "{max} places, {replicas} replicas: the holder has none");
                 assert!(holder + others >= max, "{max} places, {replicas} replicas: {holder} + {others}");
                 assert!(holder <= others.div_ceil(replicas - 1), "{max}, {replicas}: the holder's is the smaller");
             }

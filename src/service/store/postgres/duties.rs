@@ -70,11 +70,25 @@ impl Held {
         *self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The lock was taken by a check sent at `sent`, or a check sent then found it still held.
-    fn checked(&self, sent: Instant) {
+    /// The lock was taken by a check sent at `sent` and answered at `answered`, or a check
+    /// sent then found it still held. A lock newly taken counts from the answer: the server
+    /// granted it between the send and the answer, and a taker's wait starts no earlier.
+    fn checked(&self, sent: Instant, answered: Instant) {
         let mut hold = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        let taken = hold.map_or(sent, |h| h.taken);
+        let taken = hold.map_or(answered, |h| h.taken);
         *hold = Some(Hold { taken, checked: sent });
+    }
+
+    /// The lock taken at this replica's start runs the duties at once. A replica whose lock is
+    /// free at its start is nearly always alone (the first, or one restarted after its
+    /// predecessor stopped): waiting `TAKE_OVER_AFTER` there delayed every start's events
+    /// (a seeded database's among them) and folds by 4 s, to guard against a holder cut off in
+    /// the last seconds, whose overlap costs only work done twice (each duty is safe on two).
+    fn run_at_once(&self) {
+        let mut hold = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(h) = hold.as_mut() {
+            h.taken = h.taken.checked_sub(TAKE_OVER_AFTER).unwrap_or(h.taken);
+        }
     }
 
     fn lost(&self) {
@@ -82,13 +96,14 @@ impl Held {
     }
 }
 
-/// Tries once for the duties (a replica alone on its database runs them `TAKE_OVER_AFTER`
-/// after its start), then keeps trying (or holding) on a thread of its own until `stopping`.
+/// Tries once for the duties (a replica that takes them at its start runs them at once:
+/// `Held::run_at_once`), then keeps trying (or holding) on a thread of its own until `stopping`.
 pub(super) fn spawn(config: postgres::Config, held: Arc<Held>, stopping: Arc<AtomicBool>) -> std::io::Result<()> {
     let config = watched(config);
     let mut client = config.connect(NoTls).ok();
     if let Some(c) = client.as_mut() {
         check(c, &held).unwrap_or_else(|_| held.lost());
+        held.run_at_once();
     }
     std::thread::Builder::new().name("replica-duties".into()).spawn(move || {
         while !stopping.load(Ordering::Relaxed) {
@@ -133,7 +148,7 @@ fn check(client: &mut Client, held: &Held) -> Result<(), postgres::Error> {
         None => client.query_one("SELECT pg_try_advisory_lock($1)", &[&LOCK])?.get(0),
     };
     if holds {
-        held.checked(sent);
+        held.checked(sent, Instant::now());
     }
     Ok(())
 }
@@ -166,9 +181,10 @@ mod tests {
     fn a_holder_whose_checks_go_unanswered_stops_running_the_duties() {
         let held = Held::default();
         let start = Instant::now() - TAKE_OVER_AFTER - Duration::from_secs(1);
-        held.checked(start);
+        held.checked(start, start);
         assert!(!held.now(), "a check sent long ago and none answered since");
-        held.checked(Instant::now());
+        let now = Instant::now();
+        held.checked(now, now);
         assert!(held.now(), "an answered check, long after the lock was taken");
         held.lost();
         assert!(!held.now());
