@@ -1,4 +1,5 @@
-//! The lease keeper: every third of a lease it renews this replica's leases and its heartbeat,
+//! The lease keeper: every third of a lease it renews this replica's leases (who is alive is
+//! told by `store::postgres::presence`, not by a table the replicas write),
 //! and sweeps, on every replica, for work whose lease ran out (its replica died or lost the
 //! database) to hand it back: a simulation runs again from its start, a collection job starts
 //! over; after `MAX_EXPIRIES` lapses the work is failed rather than tried forever.
@@ -28,11 +29,8 @@ pub fn spawn(store: Store, worker: Worker, simulator: Simulator, collector: Coll
         let (store, worker) = (store.clone(), worker.clone());
         tokio::spawn(async move {
             loop {
-                let (owner, started, until) = (worker.owner.clone(), worker.started_at.clone(), worker.until_ms());
-                let renewed = store.write_progress(move |tx| {
-                    leases::heartbeat(tx, &owner, &started, until)?;
-                    leases::renew(tx, &owner, until)
-                });
+                let (owner, until) = (worker.owner.clone(), worker.until_ms());
+                let renewed = store.write_progress(move |tx| leases::renew(tx, &owner, until));
                 if let Err(e) = renewed.await {
                     tracing::warn!("leases not renewed: {e}");
                 }

@@ -22,7 +22,6 @@ pub const MAX_EXPIRIES: i64 = 3;
 pub struct Worker {
     pub owner: Arc<str>,
     pub lease: Duration,
-    pub started_at: Arc<str>,
 }
 
 impl Worker {
@@ -30,11 +29,7 @@ impl Worker {
         let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
         let id = uuid::Uuid::new_v4().simple().to_string();
         let owner = format!("{}:{}:{}", host.trim(), std::process::id(), &id[..8]);
-        Worker {
-            owner: Arc::from(owner),
-            lease: lease.max(Duration::from_secs(1)),
-            started_at: Arc::from(crate::api::model::Timestamp::now().0),
-        }
+        Worker { owner: Arc::from(owner), lease: lease.max(Duration::from_secs(1)) }
     }
 
     /// When a lease taken or renewed now runs out (unix ms).

@@ -2,7 +2,7 @@
 //! held by one replica and renewed while it works. A replica that stops renewing (it died, or
 //! lost the database) loses its leases when they run out, and another one takes the work over.
 
-use super::db::{Arg, Conn, Dialect, Tx};
+use super::db::{Arg, Conn, Tx};
 use super::{Kind, StoreError, StoreResult};
 use crate::args;
 
@@ -90,28 +90,6 @@ pub fn expire(tx: &Tx, kind: Kind, id: &str) -> StoreResult<i64> {
     )?;
     let expiries = tx.value("SELECT lease_expiries FROM docs WHERE kind = ?1 AND id = ?2", args![kind.as_str(), id])?;
     Ok(expiries.unwrap_or(0))
-}
-
-/// Says that replica `owner` (started at `started_at`) lives until `until_ms`, and forgets
-/// replicas not heard of for an hour.
-pub fn heartbeat(tx: &Tx, owner: &str, started_at: &str, until_ms: i64) -> StoreResult<()> {
-    tx.execute(
-        "INSERT INTO replicas (owner, started_at, seen_until) VALUES (?1, ?2, ?3) \
-         ON CONFLICT (owner) DO UPDATE SET seen_until = excluded.seen_until",
-        args![owner, started_at, until_ms],
-    )?;
-    tx.execute("DELETE FROM replicas WHERE seen_until < ?1", args![until_ms - 3_600_000])?;
-    Ok(())
-}
-
-/// How many replicas live now (each heard of within its lease), at least one: the caller. A
-/// SQLite store has one process, so one replica, without asking.
-pub fn live_replicas(conn: &Conn, now_ms: i64) -> StoreResult<usize> {
-    if conn.dialect() == Dialect::Sqlite {
-        return Ok(1);
-    }
-    let live: i64 = conn.value("SELECT count(*) FROM replicas WHERE seen_until >= ?1", args![now_ms])?.unwrap_or(0);
-    Ok(live.max(1) as usize)
 }
 
 /// How many documents of `kind` under `parent_id` `owner` holds.

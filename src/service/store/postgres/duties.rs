@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use postgres::{Client, NoTls};
 
 /// The duties' advisory lock (one key: apart from the picks' two-key locks).
-const LOCK: i64 = 0x5b_d0_7e_55;
+pub(in crate::service::store) const LOCK: i64 = 0x5b_d0_7e_55;
 
 /// How often a replica without the duties tries to take them, and the holder checks that its
 /// connection (and so its lock) is still there. Kept apart from `replica::duties::LOOK_AGAIN`

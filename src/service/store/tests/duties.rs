@@ -16,7 +16,7 @@ fn one_replica_holds_the_duties_and_another_takes_them_over_when_it_goes() {
     let url = server.fresh_database().unwrap_or_else(|e| panic!("{e}"));
     let open = || Store::open(&Location::Postgres(url.clone())).unwrap_or_else(|e| panic!("{e:?}"));
     let a = open();
-    eventually("the first replica runs the duties once the wait for a cut-off holder is over", || a.holds_duties());
+    eventually("the first replica runs the duties", || a.holds_duties());
     let b = open();
     assert!(!b.holds_duties(), "a second replica waits");
 
@@ -41,14 +41,7 @@ fn a_replica_that_lost_its_connection_gives_the_duties_up_and_one_holds_them_aga
     eventually("A runs the duties", || a.holds_duties());
     assert!(!b.holds_duties());
     // The holder's session ends as if its replica died: its lock is freed at once.
-    let ended: i64 = read(&b, |c| {
-        Ok(c.value(
-            "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND objid = 1540390485 \
-             AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
-            &[],
-        )?
-        .unwrap_or(0))
-    });
+    let ended = end_duties_sessions(&b);
     assert_eq!(ended, 1, "the duties' session was found and ended");
     eventually("A gives the duties up or holds them again, and one replica holds them", || {
         let holders = [a.holds_duties(), b.holds_duties()].iter().filter(|h| **h).count();
@@ -85,14 +78,7 @@ fn a_holder_cut_off_stops_its_duties_before_another_replica_starts_them() {
     // A hears nothing more (its packets still acknowledged: no TCP timeout fires), and the
     // server ends A's session, freeing the lock, as a failover or a partition would.
     proxy.frozen.store(true, Ordering::SeqCst);
-    let ended: i64 = read(&b, |c| {
-        Ok(c.value(
-            "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND objid = 1540390485 \
-             AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
-            &[],
-        )?
-        .unwrap_or(0))
-    });
+    let ended = end_duties_sessions(&b);
     assert_eq!(ended, 1, "A's duties session was found and ended");
     let deadline = Instant::now() + Duration::from_secs(20);
     while !b.holds_duties() {
@@ -110,14 +96,23 @@ fn sqlite_always_holds_the_duties() {
     assert!(store.holds_duties());
 }
 
-/// Sessions holding the duties' advisory lock (0x5bd07e55: objid, one-key form) on this database now:
-/// not a transaction's passing lock (a publish, a pick) taken meanwhile.
+/// The duties' lock held in this database, one-key form (`objsubid = 1`): not a transaction's
+/// passing lock (a publish, a pick) nor the presence lock (two keys).
+const DUTIES_HELD: &str = "FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND objid::BIGINT = ?1 \
+     AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())";
+
+/// Sessions holding the duties' advisory lock on this database now.
 fn holders_in_database(store: &Store) -> i64 {
+    read(store, |c| Ok(c.value(&format!("SELECT count(*) {DUTIES_HELD}"), args![postgres::duties::LOCK])?.unwrap_or(0)))
+}
+
+/// Ends, from `store`'s connection, every session holding the duties' lock (as a failover or a
+/// killed replica would), and says how many.
+fn end_duties_sessions(store: &Store) -> i64 {
     read(store, |c| {
         Ok(c.value(
-            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND objid = 1540390485 AND granted \
-             AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
-            &[],
+            &format!("SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) {DUTIES_HELD}"),
+            args![postgres::duties::LOCK],
         )?
         .unwrap_or(0))
     })
