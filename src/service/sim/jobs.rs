@@ -383,8 +383,11 @@ pub fn settle_job(tx: &Tx, job_id: &str) -> StoreResult<()> {
 /// Whether a job's fold may have left it open for want of one more fold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Folded {
-    /// As it should be: settled, or open with simulations still to end.
+    /// As it should be: open with simulations still to end, or ended before this fold.
     Done,
+    /// Settled by this fold: every simulation ended, the job's status final (its places free
+    /// for the jobs that wait on it).
+    Settled,
     /// Its last open simulations ended while this fold ran (between its count and its take,
     /// which PostgreSQL's snapshots per statement allow): counted open, their parts taken, the
     /// job left open with nothing more to wake a fold. The next fold settles it.
@@ -436,7 +439,7 @@ pub fn fold_job(tx: &Tx, job_id: &str) -> StoreResult<Folded> {
     if let Some(collection_id) = stored.collection_job_id {
         close_collection(tx, &collection_id.to_string(), &status, now)?;
     }
-    Ok(Folded::Done)
+    Ok(Folded::Settled)
 }
 
 /// Closes an ended job's collection job, unless a caller cancelled it while the run went on (it

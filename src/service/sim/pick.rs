@@ -42,13 +42,12 @@ impl Order {
     }
 }
 
-/// Picks as `order` says and hands back the simulations picked; `None`: passed by, another
-/// pick for the job holding its lock.
-pub(super) async fn pick(store: &Store, order: Order) -> StoreResult<Option<Vec<SimulationJob>>> {
+/// Picks as `order` says and hands back the simulations picked (after another pick for the
+/// job, if one holds its lock).
+pub(super) async fn pick(store: &Store, order: Order) -> StoreResult<Vec<SimulationJob>> {
     if store.dialect() == Dialect::Postgres && !order.alone() {
         match in_one(store, &order).await? {
-            PickedInOne::Claimed(bodies) => return decoded(&bodies).map(Some),
-            PickedInOne::PassedBy => return Ok(None),
+            PickedInOne::Claimed(bodies) => return decoded(&bodies),
             PickedInOne::RetriesWaiting => {}
         }
     }

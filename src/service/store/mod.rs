@@ -299,17 +299,17 @@ impl Store {
         }
     }
 
-    /// Engine progress that picks simulations to start under `pick` (see `Pick`): `None` when
-    /// another replica was picking for the same job, passed by rather than waited for. On
-    /// SQLite, whose writes run one at a time, always run.
-    pub async fn write_pick<R, E, F>(&self, pick: Pick, f: F) -> Result<Option<R>, E>
+    /// Engine progress that picks simulations to start under `pick` (see `Pick`): on
+    /// PostgreSQL after another replica's pick for the same job, if one holds its lock; on
+    /// SQLite, whose writes run one at a time, at its turn.
+    pub async fn write_pick<R, E, F>(&self, pick: Pick, f: F) -> Result<R, E>
     where
         R: Send + 'static,
         E: From<StoreError> + Send + 'static,
         F: Fn(&Tx) -> Result<R, E> + Send + 'static,
     {
         if let Engine::Sqlite(_) = &*self.engine {
-            return self.write_progress(f).await.map(Some);
+            return self.write_progress(f).await;
         }
         let store = self.clone();
         tokio::task::spawn_blocking(move || store.write_pick_blocking(pick, f))
@@ -322,9 +322,9 @@ impl Store {
         &self,
         pick: Pick,
         f: impl Fn(&Tx) -> Result<R, E>,
-    ) -> Result<Option<R>, E> {
+    ) -> Result<R, E> {
         match &*self.engine {
-            Engine::Sqlite(sqlite) => sqlite.write(&self.events, f).map(Some),
+            Engine::Sqlite(sqlite) => sqlite.write(&self.events, f),
             Engine::Postgres(postgres) => postgres.write_pick(pick, f),
         }
     }

@@ -1,6 +1,6 @@
-//! A pick of a job's simulations in one statement (`sb_pick`, PostgreSQL migration 11): the
-//! job's pick lock tried, its room counted and that many claimed, leased to the picking
-//! replica, where the transaction (`Store::write_pick`) took a `BEGIN`, the lock, the room's
+//! A pick of a job's simulations in one statement (`sb_pick`, PostgreSQL migrations 11 and
+//! 12): the job's pick lock taken (waited for), its room counted and that many claimed, leased
+//! to the picking replica, where the transaction (`Store::write_pick`) took a `BEGIN`, the lock, the room's
 //! read, the claim and a `COMMIT`. Which statuses count as what, and the mode that runs alone,
 //! are the caller's (`sim::limits`), given with each pick.
 
@@ -33,8 +33,6 @@ pub struct InOne<'a> {
 pub enum PickedInOne {
     /// These simulations' bodies as written, oldest first (none: no room, or nothing waiting).
     Claimed(Vec<String>),
-    /// Another pick for the job holds its lock: nothing done.
-    PassedBy,
     /// The job has retries waiting: nothing done; the pick is the transaction's.
     RetriesWaiting,
 }
@@ -69,7 +67,6 @@ impl InOne<'_> {
 /// `sb_pick`'s rows as a `PickedInOne`.
 fn picked(rows: Vec<(i64, Option<String>)>) -> StoreResult<PickedInOne> {
     match rows.first() {
-        Some((1, None)) if rows.len() == 1 => Ok(PickedInOne::PassedBy),
         Some((2, None)) if rows.len() == 1 => Ok(PickedInOne::RetriesWaiting),
         _ => rows
             .into_iter()

@@ -110,7 +110,7 @@ fn ends_are_counted_by_the_next_fold_once_and_the_job_settles_with_all_of_them()
         );
 
         write(&store, |tx| end(tx, &sims[2], true));
-        assert_eq!(write(&store, |tx| fold_job(tx, JOB)), Folded::Done, "{:?}: settled", store.dialect());
+        assert_eq!(write(&store, |tx| fold_job(tx, JOB)), Folded::Settled, "{:?}: settled", store.dialect());
         write(&store, |tx| settle_job(tx, JOB)); // a fold with nothing appended changes nothing
         let (ended, tally, collection) = job(&store);
         assert_eq!(ended["status"], "COMPLETED", "{:?}", store.dialect());
@@ -225,7 +225,7 @@ fn a_fold_in_one_statement_writes_what_the_transaction_writes() {
     let mut overtaken = read[0].clone();
     overtaken.open = 1; // decided as if one were still open
     let fold = decide_fold(&overtaken).unwrap_or_else(|e| panic!("{e:?}")).unwrap_or_else(|| panic!("no fold"));
-    assert_eq!(write(&by_statement, |tx| fold_job(tx, JOB)), Folded::Done);
+    assert_eq!(write(&by_statement, |tx| fold_job(tx, JOB)), Folded::Settled);
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap_or_else(|e| panic!("{e}"));
     let settled = raw_bodies(&by_statement);
     assert_eq!(runtime.block_on(by_statement.apply_fold(fold)).unwrap_or_else(|e| panic!("{e:?}")), FoldApplied::Moved);
@@ -287,11 +287,11 @@ fn an_end_during_a_fold_in_one_statement_is_folded_by_the_next() {
     for (store, sims) in [(&by_transaction, &sims), (&by_statement, &others)] {
         write(store, |tx| end(tx, &sims[4], false));
     }
-    assert_eq!(write(&by_transaction, |tx| fold_job(tx, JOB)), Folded::Done);
+    assert_eq!(write(&by_transaction, |tx| fold_job(tx, JOB)), Folded::Settled);
     let read =
         by_statement.read_blocking(|c| store::folds::waiting(c, &open_statuses())).unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(decide_fold(&read[0]).unwrap_or_else(|e| panic!("{e:?}")), None, "a settling fold is a transaction's");
-    assert_eq!(write(&by_statement, |tx| fold_job(tx, JOB)), Folded::Done);
+    assert_eq!(write(&by_statement, |tx| fold_job(tx, JOB)), Folded::Settled);
     let settled = |store: &Store| {
         let (mut job, tally, mut collection) = job(store);
         for times in [&mut job, &mut collection] {

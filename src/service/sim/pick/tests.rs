@@ -167,10 +167,10 @@ fn a_pick_in_one_statement_counts_and_writes_what_the_transaction_does() {
     assert_eq!(same_shared(&stores, 7, None), 2, "alone, the whole room");
 }
 
-/// A pick whose job another holds is passed by; one whose job has a retry waiting leaves it to
-/// the transaction, which `pick` then runs: the due retry moved and picked with the rest.
+/// A pick whose job has a retry waiting leaves it to the transaction, which `pick` then runs:
+/// the due retry moved and picked with the rest.
 #[test]
-fn a_pick_in_one_statement_passes_by_a_held_job_and_leaves_retries_to_the_transaction() {
+fn a_pick_in_one_statement_leaves_retries_to_the_transaction() {
     let [store, _] = twins(&[Job { retry: true, ..Job::parallel(JOB, 2, 0) }]);
     let runtime = runtime();
     assert_eq!(
@@ -180,26 +180,52 @@ fn a_pick_in_one_statement_passes_by_a_held_job_and_leaves_retries_to_the_transa
     let before = rows(&store);
     assert!(before.contains(&format!("{JOB} RETRY_SCHEDULED 1")), "nothing written: {before}");
     let picked = runtime.block_on(pick(&store, order(5))).unwrap_or_else(|e| panic!("{e:?}"));
-    assert_eq!(picked.map(|p| p.len()), Some(3), "the two waiting and the due retry");
+    assert_eq!(picked.len(), 3, "the two waiting and the due retry");
+}
 
+/// A pick in one statement for a job another pick holds waits for it (another replica's pick
+/// for the job, passed by, lost that replica's share of the places until its next look), and
+/// counts the room after the holder's commit: the holder took 3 of 4 under a limit of 3, so
+/// the waiting pick takes none — counted before it, the room would have let it take the 4th.
+#[test]
+fn a_pick_in_one_statement_waits_for_a_held_job_and_counts_after_its_commit() {
+    let [store, _] = twins(&[Job::parallel(JOB, 4, 0)]);
     let (started, holding) = std::sync::mpsc::channel();
     let (release, released) = std::sync::mpsc::channel::<()>();
     let released = std::sync::Mutex::new(released);
     let holder = {
         let store = store.clone();
         std::thread::spawn(move || {
-            store.write_pick_blocking(Pick::job(JOB), |_| {
+            store.write_pick_blocking(Pick::job(JOB), |tx| {
+                let picked = in_transaction(tx, &order(3))?;
                 let _ = started.send(());
                 let _ = released.lock().map(|r| r.recv());
-                Ok::<_, store::StoreError>(())
+                Ok::<_, store::StoreError>(picked.len())
             })
         })
     };
     holding.recv().unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(runtime.block_on(in_one(&store, &order(5))).unwrap_or_else(|e| panic!("{e:?}")), PickedInOne::PassedBy);
-    assert_eq!(runtime.block_on(pick(&store, order(5))).unwrap_or_else(|e| panic!("{e:?}")), None);
+    let (answered, answer) = std::sync::mpsc::channel();
+    let waiting_pick = {
+        let store = store.clone();
+        std::thread::spawn(move || {
+            let picked = runtime().block_on(in_one(&store, &order(3)));
+            let _ = answered.send(());
+            picked
+        })
+    };
+    let waiting = "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() \
+                   AND wait_event_type = 'Lock' AND wait_event = 'advisory'";
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !store.read_blocking(|c| c.exists(waiting, &[])).unwrap_or_else(|e| panic!("{e:?}")) {
+        assert!(std::time::Instant::now() < deadline, "the pick did not wait on the job's lock within 10 s");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(answer.try_recv().is_err(), "the pick answered while the job's lock was held");
     release.send(()).unwrap_or_else(|e| panic!("{e}"));
-    holder.join().unwrap_or_else(|e| panic!("{e:?}")).unwrap_or_else(|e| panic!("{e:?}"));
-    let after = runtime.block_on(in_one(&store, &order(5))).unwrap_or_else(|e| panic!("{e:?}"));
-    assert_eq!(after, PickedInOne::Claimed(Vec::new()), "once released: picked, and nothing waits");
+    assert_eq!(holder.join().unwrap_or_else(|e| panic!("{e:?}")).unwrap_or_else(|e| panic!("{e:?}")), 3);
+    let after = waiting_pick.join().unwrap_or_else(|e| panic!("{e:?}")).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(after, PickedInOne::Claimed(Vec::new()), "the room counted after the holder's commit");
+    let rows = rows(&store);
+    assert!(rows.contains(&format!("{JOB} QUEUED 3")) && rows.contains(&format!("{JOB} PENDING 1")), "{rows}");
 }

@@ -60,7 +60,8 @@ impl Simulator {
     /// Folds the ends of every job that has some waiting, and once more those the last fold
     /// left open with `Folded::Again` (their last ends committed while it ran); which jobs to
     /// fold again, and whether any job had ends waiting. A job that settles frees room for the
-    /// scheduler.
+    /// jobs that wait on it (a sequential mode's), so the scheduler is woken; a fold that leaves
+    /// its job open frees none (the ends' own refills picked already).
     async fn fold_waiting(&self, again: &[String]) -> StoreResult<(Vec<String>, bool)> {
         let waiting: Vec<(String, Option<Waiting>)> = match self.store.dialect() {
             Dialect::Sqlite => {
@@ -74,13 +75,17 @@ impl Simulator {
         let found = !waiting.is_empty();
         let again: Vec<String> =
             again.iter().filter(|job| !waiting.iter().any(|(id, _)| id == *job)).cloned().collect();
-        let mut next = Vec::new();
+        let (mut next, mut settled) = (Vec::new(), false);
         for (job_id, read) in waiting.into_iter().chain(again.into_iter().map(|job| (job, None))) {
-            if self.fold_one(&job_id, read.as_ref()).await? == Folded::Again {
-                next.push(job_id);
+            match self.fold_one(&job_id, read.as_ref()).await? {
+                Folded::Again => next.push(job_id),
+                Folded::Settled => settled = true,
+                Folded::Done => {}
             }
         }
-        self.wake();
+        if settled {
+            self.wake();
+        }
         Ok((next, found))
     }
 

@@ -145,7 +145,7 @@ impl Simulator {
         let max = plan.max_concurrent_jobs_or_default();
         let limits = Limits { job_id: job_id.to_owned(), plan_key, mode, max, share: self.share_of(max) };
         let now = retries_due_by(&inputs.replay);
-        let picked = self.pick(limits, now, Look::First).await.map_err(JobError::from)?.unwrap_or_default();
+        let picked = self.pick(limits, now, Look::First).await.map_err(JobError::from)?;
         if picked.is_empty() {
             return Ok(());
         }
@@ -178,9 +178,9 @@ impl Simulator {
     /// the scheduler's loop, one pass after another for every job, left places empty while it
     /// read the active jobs and picked for the others (11 of 16 in flight, issue 33). One
     /// refill a job at a time in this replica: an end while one picks has it pick once more
-    /// after, so ends that come together cost one pick. A job under a sequential mode, whose
-    /// limits span other jobs, and a pick that started nothing, passed by (another replica
-    /// picks for the job now) or failed are left to the loop, woken.
+    /// after, so ends that come together cost one pick; another replica's refill of the job
+    /// takes turns with it on the job's pick lock. A job under a sequential mode, whose limits
+    /// span other jobs, and a pick that started nothing or failed are left to the loop, woken.
     pub(super) async fn refill(&self, ended: &Work) {
         let mode = ended.plan.execution_mode_or_default();
         if matches!(mode, ExecutionMode::SequentialProject | ExecutionMode::SequentialSameRunPlan) {
@@ -206,7 +206,7 @@ impl Simulator {
         let now = retries_due_by(&ended.replay);
         // The end has just freed a place: straight to the pick, which counts again.
         match self.pick(limits, now, Look::Straight).await {
-            Ok(Some(picked)) if !picked.is_empty() => {
+            Ok(picked) if !picked.is_empty() => {
                 let job = JobShare {
                     job_id: &ended.job_id,
                     metrics: &ended.metrics,
@@ -262,8 +262,8 @@ impl Simulator {
     /// PENDING simulations of the job as its limits allow to QUEUED, leased to this replica,
     /// and hands those back. With `Look::First` a read first tells whether there is room and
     /// anything waiting, so a full job costs no write; the write counts again, one replica at a
-    /// time. `None`: passed by, another pick for the job holding its lock.
-    async fn pick(&self, limits: Limits, now: Timestamp, look: Look) -> StoreResult<Option<Vec<SimulationJob>>> {
+    /// time.
+    async fn pick(&self, limits: Limits, now: Timestamp, look: Look) -> StoreResult<Vec<SimulationJob>> {
         let limits = Arc::new(limits);
         let worth_it = look == Look::Straight || {
             let (limits, owner) = (limits.clone(), self.worker.owner.clone());
@@ -277,10 +277,10 @@ impl Simulator {
                 .await?
         };
         if !worth_it {
-            return Ok(Some(Vec::new()));
+            return Ok(Vec::new());
         }
-        // A job whose limits are its own is picked for beside other jobs' picks, and passed by
-        // while another replica picks for it; one whose limits span others is picked alone.
+        // A job whose limits are its own is picked for beside other jobs' picks, after another
+        // replica's pick for it; one whose limits span others is picked alone.
         let order = pick::Order {
             limits: Arc::unwrap_or_clone(limits),
             owner: self.worker.owner.to_string(),

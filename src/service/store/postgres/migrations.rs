@@ -501,6 +501,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migration_10.sql"),
     // 11: a pick of a job's simulations in one statement (`sb_pick`).
     include_str!("migration_11.sql"),
+    // 12: a pick waits for its job's pick lock rather than passing the job by.
+    include_str!("migration_12.sql"),
 ];
 
 /// The schema version this build writes.

@@ -165,18 +165,16 @@ impl Postgres {
         alone: Option<i64>,
         f: impl Fn(&Tx) -> Result<R, E>,
     ) -> Result<R, E> {
-        let lock = alone.map_or(Lock::None, Lock::Session);
-        self.write_locked(durable, lock, f)?
-            .ok_or_else(|| E::from(StoreError::backend("store: a write without a lock to try")))
+        self.write_locked(durable, alone.map_or(Lock::None, Lock::Session), f)
     }
 
-    /// Engine progress picking simulations to start under `pick`'s locks (see `Pick`): `None`,
-    /// without waiting, when another transaction is picking for the same job.
+    /// Engine progress picking simulations to start under `pick`'s locks (see `Pick`), waiting
+    /// for another transaction picking for the same job.
     pub(super) fn write_pick<R, E: From<StoreError>>(
         &self,
         pick: Pick,
         f: impl Fn(&Tx) -> Result<R, E>,
-    ) -> Result<Option<R>, E> {
+    ) -> Result<R, E> {
         self.write_locked(false, Lock::Pick(pick), f)
     }
 
@@ -185,35 +183,19 @@ impl Postgres {
         durable: bool,
         lock: Lock,
         f: impl Fn(&Tx) -> Result<R, E>,
-    ) -> Result<Option<R>, E> {
+    ) -> Result<R, E> {
         let mut attempt = 0;
         loop {
             attempt += 1;
             let session = self.session()?;
-            if let Lock::Session(key) = lock {
-                session.lock(key)?;
-            }
-            // One round trip: the setting, and a pick's locks, go with the BEGIN.
-            let begin = if durable { "BEGIN" } else { "BEGIN; SET LOCAL synchronous_commit = off" };
-            match lock {
-                Lock::Pick(pick) => {
-                    if !session.begin_trying(&format!("{begin}; {}", pick.locks()))? {
-                        return Ok(None);
-                    }
-                }
-                _ => session.begin(begin)?,
-            }
-            let result = f(&Tx::new(Conn::postgres(&session)));
-            let ended = session.end(result.is_ok());
-            let error = match (result, ended) {
-                (Ok(value), Ok(())) => {
+            let error = match transaction(&session, durable, lock, &f) {
+                Ok(value) => {
                     if session.appended_events() {
                         self.unpublished.note();
                     }
-                    return Ok(Some(value));
+                    return Ok(value);
                 }
-                (Err(error), _) => error,
-                (Ok(_), Err(error)) => error.into(),
+                Err(error) => error,
             };
             if !session.conflicted() || attempt >= ATTEMPTS {
                 return Err(error);
@@ -224,6 +206,29 @@ impl Postgres {
             std::thread::sleep(Duration::from_millis(fastrand::u64(0..=ceiling)));
         }
     }
+}
+
+/// One attempt at a write on `session`: its locks, the transaction around `f`, its end.
+fn transaction<R, E: From<StoreError>>(
+    session: &Session,
+    durable: bool,
+    lock: Lock,
+    f: &impl Fn(&Tx) -> Result<R, E>,
+) -> Result<R, E> {
+    if let Lock::Session(key) = lock {
+        session.lock(key)?;
+    }
+    // One round trip: the setting, and a pick's locks, go with the BEGIN.
+    let begin = if durable { "BEGIN" } else { "BEGIN; SET LOCAL synchronous_commit = off" };
+    match lock {
+        Lock::Pick(pick) => session.begin(&format!("{begin}; {}", pick.locks()))?,
+        _ => session.begin(begin)?,
+    }
+    let result = f(&Tx::new(Conn::postgres(session)));
+    let ended = session.end(result.is_ok());
+    let value = result?;
+    ended?;
+    Ok(value)
 }
 
 impl Postgres {
@@ -339,10 +344,10 @@ enum Lock {
 }
 
 /// What a pick of simulations to start waits for. Picks hold the scheduling lock shared, so
-/// picks for different jobs run at the same time, and each takes its job's lock without
-/// waiting: a replica that finds another picking for the job passes it by (it is counted under
-/// that lock, so two picks never both see the same room). A job whose limits span other jobs
-/// (a sequential mode) holds the scheduling lock alone.
+/// picks for different jobs run at the same time, and each waits for its job's lock: two
+/// replicas' picks for one job take turns (each counts under the lock, so two picks never both
+/// see the same room, and each takes its own share of the places). A job whose limits span other
+/// jobs (a sequential mode) holds the scheduling lock alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pick {
     /// A job whose limits are its own, by the key of its id (`Pick::job`).
@@ -363,7 +368,7 @@ impl Pick {
         Pick::Job(hash as i32)
     }
 
-    /// A job's pick's keys: the scheduling lock's (held shared), and the job's two (tried).
+    /// A job's pick's keys: the scheduling lock's (held shared), and the job's two.
     pub(super) fn keys(self) -> Option<(i64, i32, i32)> {
         match self {
             Pick::Job(key) => Some((super::Alone::Scheduling.key(), PICK_CLASS, key)),
@@ -371,14 +376,14 @@ impl Pick {
         }
     }
 
-    /// The statements that take its locks, the last answering whether it got them.
+    /// The statements that take its locks, for the transaction.
     fn locks(self) -> String {
         let scheduling = super::Alone::Scheduling.key();
         match self {
             Pick::Job(key) => format!(
-                "SELECT pg_advisory_xact_lock_shared({scheduling}); SELECT pg_try_advisory_xact_lock({PICK_CLASS}, {key})"
+                "SELECT pg_advisory_xact_lock_shared({scheduling}); SELECT pg_advisory_xact_lock({PICK_CLASS}, {key})"
             ),
-            Pick::Alone => format!("SELECT pg_advisory_xact_lock({scheduling}); SELECT true"),
+            Pick::Alone => format!("SELECT pg_advisory_xact_lock({scheduling})"),
         }
     }
 }

@@ -83,6 +83,8 @@ pub struct Session {
     locked: Flag<Option<i64>>,
     /// The transaction appended events.
     appended: Flag<bool>,
+    /// A round trip on it was answered.
+    answered: Flag<bool>,
 }
 
 impl Session {
@@ -97,6 +99,7 @@ impl Session {
             conflicted: Flag::new(false),
             locked: Flag::new(None),
             appended: Flag::new(false),
+            answered: Flag::new(false),
         })
     }
 
@@ -116,24 +119,12 @@ impl Session {
         Ok(())
     }
 
+    /// Begins a transaction with `statement` (one message, one round trip: a setting or a
+    /// pick's locks may go with the `BEGIN`).
     pub(super) fn begin(&self, statement: &str) -> StoreResult<()> {
-        self.execute_batch(statement)?;
+        // Open from here: if a statement after the BEGIN fails, the transaction is rolled back.
         self.open.set(true);
-        Ok(())
-    }
-
-    /// Begins a transaction with `statements` (one message, one round trip), the last a query
-    /// answering a boolean: its answer.
-    pub(super) fn begin_trying(&self, statements: &str) -> StoreResult<bool> {
-        // Open from here: if a statement fails, the transaction it began is rolled back.
-        self.open.set(true);
-        let mut conn = self.conn.borrow_mut();
-        let answers = conn.client.simple_query(statements).map_err(|e| self.failure(e))?;
-        let last = answers.iter().rev().find_map(|answer| match answer {
-            postgres::SimpleQueryMessage::Row(row) => Some(row.get(0) == Some("t")),
-            _ => None,
-        });
-        Ok(last.unwrap_or(false))
+        self.execute_batch(statement)
     }
 
     /// Commits (or, `commit` false, rolls back) the open transaction.
@@ -148,23 +139,23 @@ impl Session {
 
     pub(in crate::service::store) fn execute_batch(&self, sql: &str) -> StoreResult<()> {
         let mut conn = self.conn.borrow_mut();
-        conn.client.batch_execute(sql).map_err(|e| self.failure(e))
+        self.answered(conn.client.batch_execute(sql))
     }
 
     /// Runs `COPY … FROM STDIN` (`sql`) with `data` in the format it names; how many rows it copied.
     pub(in crate::service::store) fn copy_in(&self, sql: &str, data: &[u8]) -> StoreResult<u64> {
         use std::io::Write;
         let mut conn = self.conn.borrow_mut();
-        let mut writer = conn.client.copy_in(sql).map_err(|e| self.failure(e))?;
+        let mut writer = self.answered(conn.client.copy_in(sql))?;
         writer.write_all(data).map_err(|e| StoreError::backend(format!("store: COPY: {e}")))?;
-        writer.finish().map_err(|e| self.failure(e))
+        self.answered(writer.finish())
     }
 
     pub(in crate::service::store) fn execute(&self, sql: &str, args: &[Arg]) -> StoreResult<usize> {
         let mut conn = self.conn.borrow_mut();
         let statement = self.prepared(&mut conn, sql)?;
         let params = params(args);
-        let changed = conn.client.execute(&statement, &params).map_err(|e| self.failure(e))?;
+        let changed = self.answered(conn.client.execute(&statement, &params))?;
         Ok(changed as usize)
     }
 
@@ -172,7 +163,7 @@ impl Session {
         let mut conn = self.conn.borrow_mut();
         let statement = self.prepared(&mut conn, sql)?;
         let params = params(args);
-        let rows = conn.client.query(&statement, &params).map_err(|e| self.failure(e))?;
+        let rows = self.answered(conn.client.query(&statement, &params))?;
         rows.iter()
             .map(|row| {
                 (0..row.len())
@@ -188,14 +179,35 @@ impl Session {
         if let Some(statement) = conn.statements.get(sql) {
             return Ok(statement.clone());
         }
-        let statement = conn.client.prepare(&numbered(sql)).map_err(|e| self.failure(e))?;
+        let statement = self.answered(conn.client.prepare(&numbered(sql)))?;
         conn.statements.insert(sql.to_owned(), statement.clone());
         Ok(statement)
     }
 
+    /// A round trip's result: noted as answered, or its error (`failure`).
+    fn answered<T>(&self, result: Result<T, postgres::Error>) -> StoreResult<T> {
+        match result {
+            Ok(value) => {
+                self.answered.set(true);
+                Ok(value)
+            }
+            Err(error) => Err(self.failure(error)),
+        }
+    }
+
     /// The error a failed statement answers; a conflict with another transaction is noted,
-    /// and logged only if it is never overcome.
+    /// and logged only if it is never overcome. A connection found gone is the store's
+    /// unavailability, not a fault; found at the session's first round trip (one ended while it
+    /// sat in the pool, handed out unasked: `FRESH`), nothing ran on it, so a write runs again
+    /// on another, as after a conflict.
     fn failure(&self, error: postgres::Error) -> StoreError {
+        if connection_lost(&error) {
+            if !self.answered.get() {
+                self.conflicted.set(true);
+            }
+            tracing::warn!("store: a PostgreSQL connection was lost: {}", described(&error));
+            return StoreError::Unavailable("the store's connection was lost; try again");
+        }
         let code = error.code();
         if code == Some(&SqlState::T_R_SERIALIZATION_FAILURE) || code == Some(&SqlState::T_R_DEADLOCK_DETECTED) {
             self.conflicted.set(true);
@@ -218,6 +230,14 @@ impl Drop for Session {
             let _ = client.execute("SELECT pg_advisory_unlock($1)", &[&key]);
         }
     }
+}
+
+/// Whether `error` says the connection is gone: closed, cut, or ended by the server (a
+/// shutdown, or an administrator's `pg_terminate_backend`).
+fn connection_lost(error: &postgres::Error) -> bool {
+    let ended = [SqlState::ADMIN_SHUTDOWN, SqlState::CRASH_SHUTDOWN];
+    let cut = std::error::Error::source(error).is_some_and(|source| source.is::<std::io::Error>());
+    error.is_closed() || cut || error.code().is_some_and(|code| ended.contains(code))
 }
 
 /// An error PostgreSQL answered, with its detail, or the driver's own.

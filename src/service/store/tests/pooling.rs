@@ -1,7 +1,8 @@
 //! The PostgreSQL pool (`store::postgres::session`): a replica's connections carry its name,
 //! and a connection the server ended while it sat in the pool costs at most the one statement
 //! that finds it gone — it is dropped when it comes back — and none once it has been back for
-//! a second (the pool asks the server before handing it out again).
+//! a second (the pool asks the server before handing it out again); a write that finds it
+//! gone runs again on another connection.
 
 use super::*;
 
@@ -16,11 +17,13 @@ fn end_pooled_connections(url: &str) -> u64 {
     ended as u64
 }
 
-/// Reads until one succeeds (within ten seconds); how many failed first.
+/// Reads until one succeeds (within ten seconds); how many failed first, each as the store's
+/// unavailability (a caller is told to try again), not as a fault.
 fn failed_reads_until_one_succeeds(store: &Store) -> usize {
     let deadline = Instant::now() + Duration::from_secs(10);
     let mut failed = 0;
-    while store.read_blocking(|c| c.value::<i64>("SELECT 1", &[])).is_err() {
+    while let Err(error) = store.read_blocking(|c| c.value::<i64>("SELECT 1", &[])) {
+        assert!(matches!(error, StoreError::Unavailable(_)), "a lost connection failed a read as {error:?}");
         failed += 1;
         assert!(Instant::now() < deadline, "no read succeeded within 10 s ({failed} failed)");
     }
@@ -55,4 +58,22 @@ fn a_connection_ended_in_the_pool_fails_one_statement_at_most_and_none_after_a_s
     assert!(ended >= 1);
     std::thread::sleep(Duration::from_millis(1100));
     assert_eq!(failed_reads_until_one_succeeds(&store), 0, "the pool's check found the ended connections");
+}
+
+/// A write handed a connection the server ended while it sat in the pool (nothing ran on it)
+/// runs again on another: every write succeeds at its first call, each in one transaction.
+#[test]
+fn a_write_handed_a_connection_ended_in_the_pool_runs_again_on_another() {
+    let server = test_server::TestServer::shared().unwrap_or_else(|e| panic!("{e}"));
+    let url = server.fresh_database().unwrap_or_else(|e| panic!("{e}"));
+    let store = Store::open(&Location::Postgres(url.clone())).unwrap_or_else(|e| panic!("{e:?}"));
+    for n in 0..3 {
+        assert!(store.read_blocking(|c| c.value::<i64>("SELECT 1", &[])).is_ok());
+        assert!(end_pooled_connections(&url) >= 1, "some pooled connections were ended");
+        let id = format!("i{n}");
+        let doc = issue(&id, "OPEN");
+        store.write_blocking(|tx| insert(tx, &doc)).unwrap_or_else(|e| panic!("write {n}: {e:?}"));
+    }
+    let stored = read(&store, |c| c.value::<i64>("SELECT count(*) FROM docs WHERE kind = 'issue'", &[]));
+    assert_eq!(stored, Some(3), "each write once");
 }
