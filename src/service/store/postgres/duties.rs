@@ -99,7 +99,7 @@ impl Held {
 /// Tries once for the duties (a replica that takes them at its start runs them at once:
 /// `Held::run_at_once`), then keeps trying (or holding) on a thread of its own until `stopping`.
 pub(super) fn spawn(config: postgres::Config, held: Arc<Held>, stopping: Arc<AtomicBool>) -> std::io::Result<()> {
-    let config = watched(config);
+    let config = super::watched::watched(config, GIVE_UP);
     let mut client = config.connect(NoTls).ok();
     if let Some(c) = client.as_mut() {
         check(c, &held).unwrap_or_else(|_| held.lost());
@@ -123,20 +123,6 @@ pub(super) fn spawn(config: postgres::Config, held: Arc<Held>, stopping: Arc<Ato
         held.lost();
     })?;
     Ok(())
-}
-
-/// The duties' connection settings: a dead peer is noticed within seconds, not the quarter of
-/// an hour TCP takes by default, so the thread reconnects (and another replica's session can
-/// take over) rather than block. The server's answer is still what `Held` counts on.
-fn watched(mut config: postgres::Config) -> postgres::Config {
-    config
-        .connect_timeout(GIVE_UP)
-        .keepalives(true)
-        .keepalives_idle(Duration::from_secs(2))
-        .keepalives_interval(Duration::from_secs(1))
-        .keepalives_retries(3)
-        .tcp_user_timeout(GIVE_UP);
-    config
 }
 
 /// Takes the lock, or checks it is still held (it goes only with the session, so a holder's

@@ -17,6 +17,7 @@ mod session;
 #[cfg(any(test, feature = "test-support"))]
 pub mod test_server;
 mod types;
+mod watched;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

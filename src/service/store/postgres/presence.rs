@@ -18,6 +18,10 @@ const KEY: (i32, i32) = (0x5b11, 0x7e);
 /// How often the live replicas are counted again.
 pub(in crate::service::store) const COUNT_EVERY: Duration = Duration::from_secs(1);
 
+/// How long the presence connection may go unheard before it is given up (and made again):
+/// the server, probing from its side (`watched`), ends the old session within seconds too.
+const GIVE_UP: Duration = Duration::from_secs(5);
+
 /// Takes this replica's place among the live ones and counts them once, so that a replica
 /// knows from its start, then keeps its place and counts again on a thread of its own until
 /// `stopping`. `live` holds the count, this replica among them (at least one).
@@ -26,6 +30,7 @@ pub(super) fn spawn(
     live: Arc<AtomicUsize>,
     stopping: Arc<AtomicBool>,
 ) -> std::io::Result<()> {
+    let config = super::watched::watched(config, GIVE_UP);
     let mut client = config.connect(NoTls).ok().and_then(|mut c| present(&mut c).ok().map(|_| c));
     if let Some(c) = client.as_mut() {
         live.store(count(c).unwrap_or(1), Ordering::Relaxed);
