@@ -59,6 +59,7 @@ impl InOne<'_> {
             "scheduling": scheduling,
             "class": class,
             "key": key,
+            "wait_ms": super::postgres::PICK_WAIT.as_millis().to_string(),
         })
         .to_string())
     }

@@ -229,3 +229,35 @@ fn a_pick_in_one_statement_waits_for_a_held_job_and_counts_after_its_commit() {
     let rows = rows(&store);
     assert!(rows.contains(&format!("{JOB} QUEUED 3")) && rows.contains(&format!("{JOB} PENDING 1")), "{rows}");
 }
+
+/// A pick in one statement waits for its job's lock only so long: a holder stalled inside its
+/// transaction fails it as the store's unavailability, with nothing written.
+#[test]
+fn a_pick_in_one_statement_held_up_by_a_stalled_holder_fails_as_busy() {
+    let [store, _] = twins(&[Job::parallel(JOB, 2, 0)]);
+    let (started, holding) = std::sync::mpsc::channel();
+    let (release, released) = std::sync::mpsc::channel::<()>();
+    let released = std::sync::Mutex::new(released);
+    let holder = {
+        let store = store.clone();
+        std::thread::spawn(move || {
+            store.write_pick_blocking(Pick::job(JOB), |_| {
+                let _ = started.send(());
+                let _ = released.lock().map(|r| r.recv());
+                Ok::<_, store::StoreError>(())
+            })
+        })
+    };
+    holding.recv().unwrap_or_else(|e| panic!("{e}"));
+    let before = rows(&store);
+    let (sent, answered) = std::sync::mpsc::channel();
+    let waiting = store.clone();
+    std::thread::spawn(move || {
+        let _ = sent.send(runtime().block_on(in_one(&waiting, &order(5))));
+    });
+    let waited = answered.recv_timeout(std::time::Duration::from_secs(10)).unwrap_or_else(|_| panic!("it waited on"));
+    assert!(matches!(waited, Err(store::StoreError::Unavailable(_))), "{waited:?}");
+    assert_eq!(rows(&store), before, "nothing written");
+    release.send(()).unwrap_or_else(|e| panic!("{e}"));
+    holder.join().unwrap_or_else(|e| panic!("{e:?}")).unwrap_or_else(|e| panic!("{e:?}"));
+}

@@ -357,6 +357,11 @@ pub enum Pick {
     Alone,
 }
 
+/// How long a pick waits for another pick of its job: picks hold the job's lock for one
+/// statement or one short transaction, so a longer wait is a holder stalled inside its
+/// transaction; the pick fails (the store busy) and the scheduler picks again later.
+pub(super) const PICK_WAIT: Duration = Duration::from_secs(2);
+
 /// The first key of a job's pick lock (PostgreSQL keeps two-key advisory locks apart from the
 /// one-key ones, such as the scheduling lock itself).
 const PICK_CLASS: i32 = 0x5b5c;
@@ -382,7 +387,9 @@ impl Pick {
         let scheduling = super::Alone::Scheduling.key();
         match self {
             Pick::Job(key) => format!(
-                "SELECT pg_advisory_xact_lock_shared({scheduling}); SELECT pg_advisory_xact_lock({PICK_CLASS}, {key})"
+                "SELECT pg_advisory_xact_lock_shared({scheduling}); SET LOCAL lock_timeout = {wait}; \
+                 SELECT pg_advisory_xact_lock({PICK_CLASS}, {key}); SET LOCAL lock_timeout = 0",
+                wait = PICK_WAIT.as_millis()
             ),
             Pick::Alone => format!("SELECT pg_advisory_xact_lock({scheduling})"),
         }

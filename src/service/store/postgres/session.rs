@@ -209,6 +209,10 @@ impl Session {
             return StoreError::Unavailable("the store's connection was lost; try again");
         }
         let code = error.code();
+        if code == Some(&SqlState::LOCK_NOT_AVAILABLE) {
+            tracing::warn!("store: {}", described(&error));
+            return StoreError::Unavailable("the store was busy: a lock was held too long; try again");
+        }
         if code == Some(&SqlState::T_R_SERIALIZATION_FAILURE) || code == Some(&SqlState::T_R_DEADLOCK_DETECTED) {
             self.conflicted.set(true);
             tracing::debug!("store: {error}");

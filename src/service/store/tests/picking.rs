@@ -68,3 +68,36 @@ fn a_pick_waits_for_no_other_jobs_pick_and_for_its_own_jobs() {
     // Once nobody picks, each runs.
     assert_eq!(within_ten_seconds(&store, Pick::job("j1"), 5), 5);
 }
+
+/// A pick waits for its job's lock only so long (`PICK_WAIT`): a holder stalled inside its
+/// transaction fails the waiting pick as the store's unavailability (the statement's pick:
+/// `sim::pick`'s tests), and once it lets go, picks for the job go on.
+#[test]
+fn a_pick_held_up_by_a_stalled_holder_fails_as_busy_and_the_next_goes_on() {
+    let store = postgres_store();
+    let (started, holding) = mpsc::channel::<()>();
+    let (finish, finished) = mpsc::channel::<()>();
+    let finished = std::sync::Mutex::new(finished);
+    let stalled = {
+        let store = store.clone();
+        std::thread::spawn(move || {
+            store.write_pick_blocking(Pick::job("j1"), |_| {
+                let _ = started.send(());
+                let _ = finished.lock().map(|f| f.recv());
+                Ok::<_, StoreError>(1)
+            })
+        })
+    };
+    holding.recv().unwrap_or_else(|e| panic!("{e:?}"));
+    let (sent, answered) = mpsc::channel();
+    let waiting = store.clone();
+    std::thread::spawn(move || {
+        let _ = sent.send(waiting.write_pick_blocking(Pick::job("j1"), |_| Ok::<_, StoreError>(2)));
+    });
+    let waited = answered.recv_timeout(Duration::from_secs(10)).unwrap_or_else(|_| panic!("the pick waited on"));
+    assert!(matches!(waited, Err(StoreError::Unavailable(_))), "the transaction's pick: {waited:?}");
+    finish.send(()).unwrap_or_else(|e| panic!("{e:?}"));
+    let held = stalled.join().unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(held.unwrap_or_else(|e| panic!("{e:?}")), 1);
+    assert_eq!(within_ten_seconds(&store, Pick::job("j1"), 3), 3, "the next pick goes on");
+}
