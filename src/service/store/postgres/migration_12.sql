@@ -3,9 +3,9 @@
 -- loop's next pass: the other picks only its own share. The two replicas' refills of one job
 -- now take turns on the lock (a pick holds it for one statement), and `sb_pick` no longer
 -- answers `(1, NULL)`. A pick waits at most `wait_ms`: a holder stalled inside its
--- transaction fails it, and the replica picks again later. And the check for a
--- SEQUENTIAL_PROJECT job running no longer parses the picked job's own body. Otherwise it is
--- migration 11's.
+-- transaction fails it, and the replica picks again later. The lock is taken after the checks
+-- for retries waiting and a SEQUENTIAL_PROJECT job running, which need none, and that check
+-- no longer parses the picked job's own body. Otherwise it is migration 11's.
 CREATE OR REPLACE FUNCTION sb_pick(pick TEXT) RETURNS TABLE (answer BIGINT, body TEXT) LANGUAGE plpgsql AS $$
 DECLARE
     p JSONB := pick::JSONB;
@@ -24,13 +24,6 @@ BEGIN
     -- An engine's progress, as every pick is (a replica that dies has its leases lapse).
     PERFORM set_config('synchronous_commit', 'off', true);
     PERFORM pg_advisory_xact_lock_shared((p ->> 'scheduling')::BIGINT);
-    -- Waited for: a pick that meets another for the job counts after that one's commit. Not
-    -- for long: a holder stalled inside its transaction fails this pick (lock_not_available),
-    -- and the replica's scheduling loop picks again on its next pass.
-    lock_wait := current_setting('lock_timeout');
-    PERFORM set_config('lock_timeout', (p ->> 'wait_ms'), true);
-    PERFORM pg_advisory_xact_lock((p ->> 'class')::INT, (p ->> 'key')::INT);
-    PERFORM set_config('lock_timeout', lock_wait, true);
     IF (SELECT coalesce(sum(c.live), 0) FROM child_counts c
             WHERE c.parent_id = job AND c.kind = child_kind AND c.status = p ->> 'retry') > 0 THEN
         RETURN QUERY SELECT 2::BIGINT, NULL::TEXT;
@@ -46,6 +39,15 @@ BEGIN
                  WHERE c.parent_id = d.id AND c.kind = child_kind AND c.status = ANY (running_statuses)) > 0) THEN
         RETURN;
     END IF;
+    -- The job's lock, for the room's count and the claim alone (the checks above need none:
+    -- a retry that appears meanwhile waits for the next pick, and a SEQUENTIAL_PROJECT pick
+    -- holds the scheduling lock alone). Waited for: a pick that meets another for the job
+    -- counts after that one's commit. Not for long: a holder stalled inside its transaction
+    -- fails this pick (lock_not_available), and the replica's scheduling loop picks again.
+    lock_wait := current_setting('lock_timeout');
+    PERFORM set_config('lock_timeout', (p ->> 'wait_ms'), true);
+    PERFORM pg_advisory_xact_lock((p ->> 'class')::INT, (p ->> 'key')::INT);
+    PERFORM set_config('lock_timeout', lock_wait, true);
     SELECT places - coalesce(sum(c.live), 0) INTO room FROM child_counts c
         WHERE c.parent_id = job AND c.kind = child_kind AND c.status = ANY (running_statuses);
     -- The replica's share (none given: alone, the whole room), less what it holds of the job.
