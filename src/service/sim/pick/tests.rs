@@ -183,6 +183,29 @@ fn a_pick_in_one_statement_leaves_retries_to_the_transaction() {
     assert_eq!(picked.len(), 3, "the two waiting and the due retry");
 }
 
+/// A pick holding `JOB`'s lock on a thread of its own, having picked under a limit of `max`
+/// (none: nothing), until the test sends on the returned channel; its thread answers how many
+/// it picked.
+fn holding_the_job(
+    store: &Store,
+    max: Option<i64>,
+) -> (std::sync::mpsc::Sender<()>, std::thread::JoinHandle<StoreResult<usize>>) {
+    let (started, holding) = std::sync::mpsc::channel();
+    let (release, released) = std::sync::mpsc::channel::<()>();
+    let released = std::sync::Mutex::new(released);
+    let store = store.clone();
+    let holder = std::thread::spawn(move || {
+        store.write_pick_blocking(Pick::job(JOB), |tx| {
+            let picked = max.map(|max| in_transaction(tx, &order(max))).transpose()?.map_or(0, |p| p.len());
+            let _ = started.send(());
+            let _ = released.lock().map(|r| r.recv());
+            Ok(picked)
+        })
+    });
+    holding.recv().unwrap_or_else(|e| panic!("{e}"));
+    (release, holder)
+}
+
 /// A pick in one statement for a job another pick holds waits for it (another replica's pick
 /// for the job, passed by, lost that replica's share of the places until its next look), and
 /// counts the room after the holder's commit: the holder took 3 of 4 under a limit of 3, so
@@ -190,21 +213,7 @@ fn a_pick_in_one_statement_leaves_retries_to_the_transaction() {
 #[test]
 fn a_pick_in_one_statement_waits_for_a_held_job_and_counts_after_its_commit() {
     let [store, _] = twins(&[Job::parallel(JOB, 4, 0)]);
-    let (started, holding) = std::sync::mpsc::channel();
-    let (release, released) = std::sync::mpsc::channel::<()>();
-    let released = std::sync::Mutex::new(released);
-    let holder = {
-        let store = store.clone();
-        std::thread::spawn(move || {
-            store.write_pick_blocking(Pick::job(JOB), |tx| {
-                let picked = in_transaction(tx, &order(3))?;
-                let _ = started.send(());
-                let _ = released.lock().map(|r| r.recv());
-                Ok::<_, store::StoreError>(picked.len())
-            })
-        })
-    };
-    holding.recv().unwrap_or_else(|e| panic!("{e}"));
+    let (release, holder) = holding_the_job(&store, Some(3));
     let (answered, answer) = std::sync::mpsc::channel();
     let waiting_pick = {
         let store = store.clone();
@@ -235,20 +244,7 @@ fn a_pick_in_one_statement_waits_for_a_held_job_and_counts_after_its_commit() {
 #[test]
 fn a_pick_in_one_statement_held_up_by_a_stalled_holder_fails_as_busy() {
     let [store, _] = twins(&[Job::parallel(JOB, 2, 0)]);
-    let (started, holding) = std::sync::mpsc::channel();
-    let (release, released) = std::sync::mpsc::channel::<()>();
-    let released = std::sync::Mutex::new(released);
-    let holder = {
-        let store = store.clone();
-        std::thread::spawn(move || {
-            store.write_pick_blocking(Pick::job(JOB), |_| {
-                let _ = started.send(());
-                let _ = released.lock().map(|r| r.recv());
-                Ok::<_, store::StoreError>(())
-            })
-        })
-    };
-    holding.recv().unwrap_or_else(|e| panic!("{e}"));
+    let (release, holder) = holding_the_job(&store, None);
     let before = rows(&store);
     let (sent, answered) = std::sync::mpsc::channel();
     let waiting = store.clone();

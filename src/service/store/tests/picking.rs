@@ -26,24 +26,29 @@ fn waiting_on_advisory_locks(store: &Store) -> i64 {
     read(store, |c| Ok(c.value::<i64>(sql, &[])?.unwrap_or(0)))
 }
 
+/// A pick of job `j1` holding its lock on a thread of its own until the test sends on the
+/// returned channel; its thread answers 1.
+fn holding_j1(store: &Store) -> (mpsc::Sender<()>, std::thread::JoinHandle<StoreResult<i64>>) {
+    let (started, picking) = mpsc::channel::<()>();
+    let (finish, finished) = mpsc::channel::<()>();
+    let finished = std::sync::Mutex::new(finished);
+    let store = store.clone();
+    let holder = std::thread::spawn(move || {
+        store.write_pick_blocking(Pick::job("j1"), |_| {
+            let _ = started.send(());
+            let _ = finished.lock().map(|f| f.recv());
+            Ok(1)
+        })
+    });
+    picking.recv().unwrap_or_else(|e| panic!("{e:?}"));
+    (finish, holder)
+}
+
 #[test]
 fn a_pick_waits_for_no_other_jobs_pick_and_for_its_own_jobs() {
     let store = postgres_store();
     // Replica A picks for job j1 and holds its transaction open until told.
-    let (started, picking) = mpsc::channel::<()>();
-    let (finish, finished) = mpsc::channel::<()>();
-    let finished = std::sync::Mutex::new(finished);
-    let a = {
-        let store = store.clone();
-        std::thread::spawn(move || {
-            store.write_pick_blocking(Pick::job("j1"), |_| {
-                let _ = started.send(());
-                let _ = finished.lock().map(|f| f.recv());
-                Ok(1)
-            })
-        })
-    };
-    picking.recv().unwrap_or_else(|e| panic!("{e:?}"));
+    let (finish, a) = holding_j1(&store);
 
     // Replica B's pick for the same job waits for A's.
     let b = {
@@ -75,20 +80,7 @@ fn a_pick_waits_for_no_other_jobs_pick_and_for_its_own_jobs() {
 #[test]
 fn a_pick_held_up_by_a_stalled_holder_fails_as_busy_and_the_next_goes_on() {
     let store = postgres_store();
-    let (started, holding) = mpsc::channel::<()>();
-    let (finish, finished) = mpsc::channel::<()>();
-    let finished = std::sync::Mutex::new(finished);
-    let stalled = {
-        let store = store.clone();
-        std::thread::spawn(move || {
-            store.write_pick_blocking(Pick::job("j1"), |_| {
-                let _ = started.send(());
-                let _ = finished.lock().map(|f| f.recv());
-                Ok::<_, StoreError>(1)
-            })
-        })
-    };
-    holding.recv().unwrap_or_else(|e| panic!("{e:?}"));
+    let (finish, stalled) = holding_j1(&store);
     let (sent, answered) = mpsc::channel();
     let waiting = store.clone();
     std::thread::spawn(move || {
