@@ -197,12 +197,14 @@ impl Session {
 
     /// The error a failed statement answers; a conflict with another transaction is noted,
     /// and logged only if it is never overcome. A connection found gone is the store's
-    /// unavailability, not a fault; found at the session's first round trip (one ended while it
-    /// sat in the pool, handed out unasked: `FRESH`), nothing ran on it, so a write runs again
-    /// on another, as after a conflict.
+    /// unavailability, not a fault; found ended at the session's first round trip (by the
+    /// server while it sat in the pool, handed out unasked: `FRESH`), nothing ran on it, so a
+    /// write runs again on another, as after a conflict. One cut mid-statement is not run
+    /// again: the statement may have committed.
     fn failure(&self, error: postgres::Error) -> StoreError {
-        if connection_lost(&error) {
-            if !self.answered.get() {
+        if let Some(lost) = connection_lost(&error) {
+            // Run again only what surely did not commit: nothing before it was answered.
+            if lost == Lost::Ended && !self.answered.get() {
                 self.conflicted.set(true);
             }
             tracing::warn!("store: a PostgreSQL connection was lost: {}", described(&error));
@@ -236,12 +238,22 @@ impl Drop for Session {
     }
 }
 
-/// Whether `error` says the connection is gone: closed, cut, or ended by the server (a
-/// shutdown, or an administrator's `pg_terminate_backend`).
-fn connection_lost(error: &postgres::Error) -> bool {
+/// How a connection was found gone, if it was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lost {
+    /// Known closed before anything was sent, or ended by the server (a shutdown, an
+    /// administrator's `pg_terminate_backend`): what was sent did not commit.
+    Ended,
+    /// Cut while a statement was under way: it may have committed before the answer was lost.
+    Cut,
+}
+
+fn connection_lost(error: &postgres::Error) -> Option<Lost> {
     let ended = [SqlState::ADMIN_SHUTDOWN, SqlState::CRASH_SHUTDOWN];
-    let cut = std::error::Error::source(error).is_some_and(|source| source.is::<std::io::Error>());
-    error.is_closed() || cut || error.code().is_some_and(|code| ended.contains(code))
+    if error.is_closed() || error.code().is_some_and(|code| ended.contains(code)) {
+        return Some(Lost::Ended);
+    }
+    std::error::Error::source(error).is_some_and(|source| source.is::<std::io::Error>()).then_some(Lost::Cut)
 }
 
 /// An error PostgreSQL answered, with its detail, or the driver's own.
