@@ -199,12 +199,14 @@ impl Session {
     /// and logged only if it is never overcome. A connection found gone is the store's
     /// unavailability, not a fault; found ended at the session's first round trip (by the
     /// server while it sat in the pool, handed out unasked: `FRESH`), nothing ran on it, so a
-    /// write runs again on another, as after a conflict. One cut mid-statement is not run
-    /// again: the statement may have committed.
+    /// write runs again on another, as after a conflict; so does one cut at a transaction's
+    /// BEGIN. A statement of its own cut mid-way is not run again: it may have committed.
     fn failure(&self, error: postgres::Error) -> StoreError {
         if let Some(lost) = connection_lost(&error) {
-            // Run again only what surely did not commit: nothing before it was answered.
-            if lost == Lost::Ended && !self.answered.get() {
+            // Run again only what surely did not commit: nothing before it was answered, and
+            // either the server ended the connection or this was a transaction's BEGIN (open
+            // and unanswered: its COMMIT was never sent).
+            if !self.answered.get() && (lost == Lost::Ended || self.open.get()) {
                 self.conflicted.set(true);
             }
             tracing::warn!("store: a PostgreSQL connection was lost: {}", described(&error));
