@@ -388,7 +388,7 @@ impl Pick {
         match self {
             Pick::Job(key) => format!(
                 "SELECT pg_advisory_xact_lock_shared({scheduling}); SET LOCAL lock_timeout = {wait}; \
-                 SELECT pg_advisory_xact_lock({PICK_CLASS}, {key}); SET LOCAL lock_timeout = 0",
+                 SELECT pg_advisory_xact_lock({PICK_CLASS}, {key}); SET LOCAL lock_timeout = DEFAULT",
                 wait = PICK_WAIT.as_millis()
             ),
             Pick::Alone => format!("SELECT pg_advisory_xact_lock({scheduling})"),

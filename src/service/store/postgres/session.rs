@@ -197,16 +197,16 @@ impl Session {
 
     /// The error a failed statement answers; a conflict with another transaction is noted,
     /// and logged only if it is never overcome. A connection found gone is the store's
-    /// unavailability, not a fault; found ended at the session's first round trip (by the
-    /// server while it sat in the pool, handed out unasked: `FRESH`), nothing ran on it, so a
-    /// write runs again on another, as after a conflict; so does one cut at a transaction's
-    /// BEGIN. A statement of its own cut mid-way is not run again: it may have committed.
+    /// unavailability, not a fault; found gone at a transaction's BEGIN (one the server ended
+    /// while it sat in the pool, handed out unasked: `FRESH`), nothing can have committed, so
+    /// the write runs again on another, as after a conflict. A statement of its own is not run
+    /// again: it may have committed before the answer was lost.
     fn failure(&self, error: postgres::Error) -> StoreError {
-        if let Some(lost) = connection_lost(&error) {
-            // Run again only what surely did not commit: nothing before it was answered, and
-            // either the server ended the connection or this was a transaction's BEGIN (open
-            // and unanswered: its COMMIT was never sent).
-            if !self.answered.get() && (lost == Lost::Ended || self.open.get()) {
+        if connection_lost(&error) {
+            // Run again only what surely did not commit: a transaction's BEGIN, unanswered
+            // (its COMMIT was never sent). A statement of its own may have committed even when
+            // the connection is reported closed: it may have been sent first.
+            if !self.answered.get() && self.open.get() {
                 self.conflicted.set(true);
             }
             tracing::warn!("store: a PostgreSQL connection was lost: {}", described(&error));
@@ -240,22 +240,12 @@ impl Drop for Session {
     }
 }
 
-/// How a connection was found gone, if it was.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Lost {
-    /// Known closed before anything was sent, or ended by the server (a shutdown, an
-    /// administrator's `pg_terminate_backend`): what was sent did not commit.
-    Ended,
-    /// Cut while a statement was under way: it may have committed before the answer was lost.
-    Cut,
-}
-
-fn connection_lost(error: &postgres::Error) -> Option<Lost> {
-    let ended = [SqlState::ADMIN_SHUTDOWN, SqlState::CRASH_SHUTDOWN];
-    if error.is_closed() || error.code().is_some_and(|code| ended.contains(code)) {
-        return Some(Lost::Ended);
-    }
-    std::error::Error::source(error).is_some_and(|source| source.is::<std::io::Error>()).then_some(Lost::Cut)
+/// Whether `error` says the connection is gone: closed, cut, or ended by the server (a
+/// shutdown, an administrator's `pg_terminate_backend`, an idle session's timeout).
+fn connection_lost(error: &postgres::Error) -> bool {
+    let ended = [SqlState::ADMIN_SHUTDOWN, SqlState::CRASH_SHUTDOWN, SqlState::IDLE_SESSION_TIMEOUT];
+    let cut = std::error::Error::source(error).is_some_and(|source| source.is::<std::io::Error>());
+    error.is_closed() || cut || error.code().is_some_and(|code| ended.contains(code))
 }
 
 /// An error PostgreSQL answered, with its detail, or the driver's own.
