@@ -18,8 +18,8 @@ const KEY: (i32, i32) = (0x5b11, 0x7e);
 /// How often the live replicas are counted again.
 pub(in crate::service::store) const COUNT_EVERY: Duration = Duration::from_secs(1);
 
-/// How long the presence connection may go unheard before it is given up (and made again):
-/// the server, probing from its side (`watched`), ends the old session within seconds too.
+/// How long the presence connection may go unheard before it is given up and made again
+/// (`watched`). The server is not told: the old session counts until its own TCP gives up.
 const GIVE_UP: Duration = Duration::from_secs(5);
 
 /// Takes this replica's place among the live ones and counts them once, so that a replica
