@@ -59,17 +59,23 @@ pub(super) async fn pick(store: &Store, order: Order) -> StoreResult<Vec<Simulat
 /// The pick in one statement (`sb_pick`), with the statuses and the mode the limits count.
 pub(super) async fn in_one(store: &Store, order: &Order) -> StoreResult<PickedInOne> {
     let counted = limits::Counted::default();
-    let job = order.limits.as_job(&order.owner);
-    let pick = InOne {
-        claim: order.claim(),
-        max: job.max_concurrent,
-        running: &counted.running,
-        active_jobs: &counted.active_jobs,
-        retry: SimulationJobStatus::RetryScheduled.as_str(),
-        alone_mode: ExecutionMode::SequentialProject.as_str(),
-        share: job.share,
-    };
-    store.pick_in_one(pick).await
+    store.pick_in_one(order.in_one(&counted)).await
+}
+
+impl Order {
+    /// The pick in one statement, counting as `counted` says.
+    fn in_one<'a>(&'a self, counted: &'a limits::Counted) -> InOne<'a> {
+        let job = self.limits.as_job(&self.owner);
+        InOne {
+            claim: self.claim(),
+            max: job.max_concurrent,
+            running: &counted.running,
+            active_jobs: &counted.active_jobs,
+            retry: SimulationJobStatus::RetryScheduled.as_str(),
+            alone_mode: ExecutionMode::SequentialProject.as_str(),
+            share: job.share,
+        }
+    }
 }
 
 /// The pick as one transaction, under the lock `pick` took.

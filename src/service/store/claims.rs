@@ -43,6 +43,8 @@ pub(super) fn refuse_events(claim: &Claim) -> StoreResult<()> {
     }
 }
 
+/// A child claimed here holds no place among its parent's (`sb_pick`'s, PostgreSQL migration
+/// 13): one it held on an earlier try is taken away, so that picks count it as placeless.
 fn in_one(tx: &Tx, claim: &Claim, limit: usize, status: &str) -> StoreResult<Vec<String>> {
     let members = serde_json::to_string(&[["status", status]])?;
     tx.query(
@@ -50,7 +52,7 @@ fn in_one(tx: &Tx, claim: &Claim, limit: usize, status: &str) -> StoreResult<Vec
              WHERE kind = ?1 AND parent_id = ?2 AND status = ?3 AND deleted_at IS NULL \
              ORDER BY seq LIMIT ?4 FOR UPDATE SKIP LOCKED), \
          moved AS (UPDATE docs d SET status = ?5, body = CAST(sb_set_members(d.body, CAST(?6 AS JSONB)) AS JSON), \
-             lease_owner = ?7, lease_until = ?8 \
+             lease_owner = ?7, lease_until = ?8, place = NULL \
              FROM picked WHERE d.seq = picked.seq RETURNING d.seq, CAST(d.body AS TEXT) AS body) \
          SELECT body FROM moved ORDER BY seq",
         args![claim.kind.as_str(), claim.parent_id, claim.from, limit, claim.to, &members, claim.owner, claim.until_ms],

@@ -1,7 +1,8 @@
-//! A pick of a job's simulations in one statement (`sb_pick`, PostgreSQL migrations 11 and
-//! 12): the job's pick lock taken (waited for), its room counted and that many claimed, leased
-//! to the picking replica, where the transaction (`Store::write_pick`) took a `BEGIN`, the lock, the room's
-//! read, the claim and a `COMMIT`. Which statuses count as what, and the mode that runs alone,
+//! A pick of a job's simulations in one statement (`sb_pick`, PostgreSQL migrations 11 to 13):
+//! its room counted and that many claimed on free places of the job's, leased to the picking
+//! replica, where the transaction (`Store::write_pick`) took a `BEGIN`, the job's lock, the
+//! room's read, the claim and a `COMMIT`. Picks of one job by several replicas run side by
+//! side, each on places no other holds. Which statuses count as what, and the mode that runs alone,
 //! are the caller's (`sim::limits`), given with each pick.
 
 use serde_json::json;
@@ -80,25 +81,40 @@ fn picked(rows: Vec<(i64, Option<String>)>) -> StoreResult<PickedInOne> {
     }
 }
 
+impl InOne<'_> {
+    /// `sb_pick`'s argument for this pick.
+    fn argument(&self) -> StoreResult<String> {
+        claims::refuse_events(&self.claim)?;
+        let keys = Pick::job(self.claim.parent_id)
+            .keys()
+            .ok_or_else(|| StoreError::backend("store: a pick in one statement is a job's"))?;
+        self.to_json(keys)
+    }
+}
+
+/// The statement a pick is.
+const SB_PICK: &str = "SELECT answer, body FROM sb_pick(?1)";
+
 impl super::Store {
     /// Picks for a job whose limits are its own in one statement, its own transaction, as an
     /// engine's progress: PostgreSQL only (SQLite's picks are its one writer's transactions).
     pub async fn pick_in_one(&self, pick: InOne<'_>) -> StoreResult<PickedInOne> {
-        claims::refuse_events(&pick.claim)?;
-        let keys = Pick::job(pick.claim.parent_id)
-            .keys()
-            .ok_or_else(|| StoreError::backend("store: a pick in one statement is a job's"))?;
-        let json = pick.to_json(keys)?;
+        let json = pick.argument()?;
         let store = self.clone();
         tokio::task::spawn_blocking(move || match &*store.engine {
             super::Engine::Postgres(postgres) => {
-                picked(postgres.rows("SELECT answer, body FROM sb_pick(?1)", &[Arg::from(&json)], |r| {
-                    Ok((r.take(0)?, r.take(1)?))
-                })?)
+                picked(postgres.rows(SB_PICK, &[Arg::from(&json)], |r| Ok((r.take(0)?, r.take(1)?)))?)
             }
             super::Engine::Sqlite(_) => Err(StoreError::backend("store: a pick is one statement on PostgreSQL only")),
         })
         .await
         .map_err(StoreError::backend)?
     }
+}
+
+/// The pick in one statement inside the caller's transaction, whose locks and claims it then
+/// holds until its end: another replica's pick caught mid-way, for tests.
+#[cfg(test)]
+pub fn pick_in(tx: &super::Tx, pick: InOne<'_>) -> StoreResult<PickedInOne> {
+    picked(tx.query(SB_PICK, &[Arg::from(&pick.argument()?)], |r| Ok((r.take(0)?, r.take(1)?)))?)
 }

@@ -206,10 +206,10 @@ fn holding_the_job(
     (release, holder)
 }
 
-/// A pick in one statement for a job another pick holds waits for it (another replica's pick
-/// for the job, passed by, lost that replica's share of the places until its next look), and
-/// counts the room after the holder's commit: the holder took 3 of 4 under a limit of 3, so
-/// the waiting pick takes none — counted before it, the room would have let it take the 4th.
+/// A pick in one statement for a job the transaction's pick holds alone waits for it, and
+/// counts the room after the holder's commit: the holder took 3 of 4 under a limit of 3,
+/// without places, so the waiting pick takes none — counted before it, the room would have
+/// let it take the 4th.
 #[test]
 fn a_pick_in_one_statement_waits_for_a_held_job_and_counts_after_its_commit() {
     let [store, _] = twins(&[Job::parallel(JOB, 4, 0)]);
@@ -256,4 +256,110 @@ fn a_pick_in_one_statement_held_up_by_a_stalled_holder_fails_as_busy() {
     assert_eq!(rows(&store), before, "nothing written");
     release.send(()).unwrap_or_else(|e| panic!("{e}"));
     holder.join().unwrap_or_else(|e| panic!("{e:?}")).unwrap_or_else(|e| panic!("{e:?}"));
+}
+
+/// The places `JOB`'s simulations in `status` hold, in order.
+fn places(store: &Store, status: &'static str) -> Vec<i64> {
+    let sql = "SELECT place FROM docs WHERE kind = ?1 AND parent_id = ?2 AND status = ?3 ORDER BY place";
+    store
+        .read_blocking(|c| c.query(sql, crate::args![Kind::SimulationJob.as_str(), JOB, status], |r| r.take(0)))
+        .unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+/// Two replicas' picks of one job run side by side (they took turns on the job's lock, a
+/// quarter of the database's busy time with two replicas), each on places of its own: caught
+/// mid-way, another replica's pick holds places 0 to 2 of 5, and this one takes 3 and 4
+/// without waiting for it; after both, the job is full.
+#[test]
+fn picks_of_one_job_run_side_by_side_on_places_of_their_own() {
+    let [store, _] = twins(&[Job::parallel(JOB, 8, 0)]);
+    let (started, holding) = std::sync::mpsc::channel();
+    let (release, released) = std::sync::mpsc::channel::<()>();
+    let released = std::sync::Mutex::new(released);
+    let other = {
+        let store = store.clone();
+        std::thread::spawn(move || {
+            store.write_blocking(|tx| {
+                let counted = limits::Counted::default();
+                let order = Order { owner: "replica-other".into(), ..shared(5, Some(3)) };
+                let picked = store::picks::pick_in(tx, order.in_one(&counted))?;
+                let _ = started.send(());
+                let _ = released.lock().map(|r| r.recv());
+                Ok::<_, store::StoreError>(picked)
+            })
+        })
+    };
+    holding.recv().unwrap_or_else(|e| panic!("{e}"));
+    let mine = runtime().block_on(in_one(&store, &order(5))).unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(matches!(&mine, PickedInOne::Claimed(bodies) if bodies.len() == 2), "{mine:?}");
+    assert_eq!(places(&store, "QUEUED"), [3, 4], "the places the other pick holds passed by");
+    release.send(()).unwrap_or_else(|e| panic!("{e}"));
+    let theirs = other.join().unwrap_or_else(|e| panic!("{e:?}")).unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(matches!(&theirs, PickedInOne::Claimed(bodies) if bodies.len() == 3), "{theirs:?}");
+    assert_eq!(places(&store, "QUEUED"), [0, 1, 2, 3, 4]);
+    let full = runtime().block_on(in_one(&store, &order(5))).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(full, PickedInOne::Claimed(Vec::new()), "5 of 5 places held");
+}
+
+/// How many of `JOB`'s simulations are running, and on how many places.
+fn running(store: &Store) -> (i64, i64) {
+    let sql = "SELECT count(*), count(DISTINCT place) FROM docs \
+               WHERE kind = ?1 AND parent_id = ?2 AND status IN ('QUEUED', 'PROCESSING')";
+    let args = crate::args![Kind::SimulationJob.as_str(), JOB];
+    let counted = store.read_blocking(|c| c.query_row(sql, args, |r| Ok((r.take(0)?, r.take(1)?))));
+    counted.unwrap_or_else(|e| panic!("{e:?}")).unwrap_or_default()
+}
+
+/// How many of `JOB`'s simulations wait to be picked.
+fn pending(store: &Store) -> i64 {
+    let sql = "SELECT count(*) FROM docs WHERE kind = ?1 AND parent_id = ?2 AND status = 'PENDING'";
+    let counted = store.read_blocking(|c| c.value(sql, crate::args![Kind::SimulationJob.as_str(), JOB]));
+    counted.unwrap_or_else(|e| panic!("{e:?}")).unwrap_or_default()
+}
+
+/// Three replicas pick one job of 60 simulations under a limit of 4 as fast as they can while
+/// its simulations end at random: every committed state holds at most 4 running on distinct
+/// places, and each simulation is picked once.
+#[test]
+fn picks_side_by_side_never_run_more_than_the_limit() {
+    const MAX: i64 = 4;
+    let [store, _] = twins(&[Job::parallel(JOB, 60, 0)]);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let pickers: Vec<_> = (0..3)
+        .map(|n| {
+            let store = store.clone();
+            std::thread::spawn(move || {
+                let runtime = runtime();
+                let order = Order { owner: format!("replica-{n}"), ..order(MAX) };
+                let mut picked = 0;
+                while pending(&store) > 0 {
+                    assert!(std::time::Instant::now() < deadline, "the picks did not drain the job in 60 s");
+                    match runtime.block_on(in_one(&store, &order)).unwrap_or_else(|e| panic!("{e:?}")) {
+                        PickedInOne::Claimed(bodies) => picked += bodies.len(),
+                        other => panic!("{other:?}"),
+                    }
+                    let (count, places) = running(&store);
+                    assert!(count <= MAX && places == count, "{count} running on {places} places");
+                }
+                picked
+            })
+        })
+        .collect();
+    let ender = {
+        let store = store.clone();
+        std::thread::spawn(move || {
+            let end = "UPDATE docs SET status = 'COMPLETED', lease_owner = NULL WHERE seq IN (SELECT seq FROM docs \
+                       WHERE kind = ?1 AND parent_id = ?2 AND status = 'QUEUED' ORDER BY random() LIMIT 1 \
+                       FOR UPDATE SKIP LOCKED)";
+            let args = crate::args![Kind::SimulationJob.as_str(), JOB];
+            let mut ended = 0;
+            while ended < 60 {
+                assert!(std::time::Instant::now() < deadline, "60 simulations did not end in 60 s");
+                ended += store.write_blocking(|tx| tx.execute(end, args)).unwrap_or_else(|e| panic!("{e:?}"));
+            }
+        })
+    };
+    let picked: usize = pickers.into_iter().map(|p| p.join().unwrap_or_else(|e| panic!("{e:?}"))).sum();
+    ender.join().unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(picked, 60, "each simulation picked once");
 }

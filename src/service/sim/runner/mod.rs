@@ -8,8 +8,8 @@
 //! when the plan asks, as a new RETRY_SCHEDULED simulation that waits out the backoff.
 //!
 //! Several replicas may share the store and one run: each picks simulations under the limits
-//! counted in the store (`limits`), one replica at a time for a job (`store::Pick`), and leases what it picked
-//! (`leases`); every write for a simulation checks that this replica still holds it, so one
+//! counted in the store (`limits`), on places of the job's that no two replicas hold
+//! (`store::Pick`), and leases what it picked (`leases`); every write for a simulation checks that this replica still holds it, so one
 //! whose lease ran out (and was handed to another replica) is left to that one.
 
 mod casts;

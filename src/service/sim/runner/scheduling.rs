@@ -1,6 +1,6 @@
 //! Scheduling: which simulations start now. Each job's PENDING simulations are picked under
-//! its limits (counted in the store, one replica at a time for a job) and leased to this replica; a
-//! job's first pick marks it RUNNING and opens its collection job.
+//! its limits (counted in the store, on places of the job's no two replicas hold) and leased to
+//! this replica; a job's first pick marks it RUNNING and opens its collection job.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -179,7 +179,7 @@ impl Simulator {
     /// read the active jobs and picked for the others (11 of 16 in flight, issue 33). One
     /// refill a job at a time in this replica: an end while one picks has it pick once more
     /// after, so ends that come together cost one pick; another replica's refill of the job
-    /// takes turns with it on the job's pick lock. A job under a sequential mode, whose limits
+    /// runs beside it, on other places of the job's. A job under a sequential mode, whose limits
     /// span other jobs, and a pick that started nothing or failed are left to the loop, woken.
     pub(super) async fn refill(&self, ended: &Work) {
         let mode = ended.plan.execution_mode_or_default();
@@ -279,7 +279,7 @@ impl Simulator {
         if !worth_it {
             return Ok(Vec::new());
         }
-        // A job whose limits are its own is picked for beside other jobs' picks, after another
+        // A job whose limits are its own is picked for beside other jobs' picks and another
         // replica's pick for it; one whose limits span others is picked alone.
         let order = pick::Order {
             limits: Arc::unwrap_or_clone(limits),

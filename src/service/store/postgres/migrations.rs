@@ -503,6 +503,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migration_11.sql"),
     // 12: a pick waits for its job's pick lock rather than passing the job by.
     include_str!("migration_12.sql"),
+    // 13: a job's places, so that picks of one job run side by side.
+    include_str!("migration_13.sql"),
 ];
 
 /// The schema version this build writes.

@@ -345,10 +345,11 @@ enum Lock {
 }
 
 /// What a pick of simulations to start waits for. Picks hold the scheduling lock shared, so
-/// picks for different jobs run at the same time, and each waits for its job's lock: two
-/// replicas' picks for one job take turns (each counts under the lock, so two picks never both
-/// see the same room, and each takes its own share of the places). A job whose limits span other
-/// jobs (a sequential mode) holds the scheduling lock alone.
+/// picks for different jobs run at the same time. A pick in this transaction takes its job's
+/// lock alone and counts the room under it (a job with retries waiting); picks in one
+/// statement (`sb_pick`) hold it shared and run side by side, each on places of the job's of
+/// its own (PostgreSQL migration 13). A job whose limits span other jobs (a sequential mode)
+/// holds the scheduling lock alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pick {
     /// A job whose limits are its own, by the key of its id (`Pick::job`).
@@ -357,8 +358,8 @@ pub enum Pick {
     Alone,
 }
 
-/// How long a pick waits for another pick of its job: picks hold the job's lock for one
-/// statement or one short transaction, so a longer wait is a holder stalled inside its
+/// How long a pick waits for its job's lock held against it: picks hold it for one statement
+/// or one short transaction, so a longer wait is a holder stalled inside its
 /// transaction; the pick fails (the store busy) and the scheduler picks again later.
 pub(super) const PICK_WAIT: Duration = Duration::from_secs(2);
 

@@ -277,6 +277,9 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX job_ends_job ON job_ends (job_id, seq);
     ",
+    // 11: the place a running simulation holds among its job's (PostgreSQL's picks number them,
+    // so that picks of one job run side by side); one process picks here, so none is kept.
+    "ALTER TABLE docs ADD COLUMN place INTEGER;",
 ];
 
 /// The schema version this build writes.
