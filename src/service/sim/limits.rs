@@ -118,7 +118,20 @@ fn mode_of(job: &ActiveJob) -> StoreResult<ExecutionMode> {
 
 #[cfg(test)]
 mod tests {
-    use super::share;
+    use super::{Counted, share};
+
+    /// PostgreSQL's picks find the places held through an index of running simulations whose
+    /// statuses are spelled in SQL (migration 13): they are these.
+    #[test]
+    fn the_running_statuses_are_those_the_places_index_spells() {
+        let migration = include_str!("../store/postgres/migration_13.sql");
+        let spelled = format!(
+            "status IN ({})",
+            Counted::default().running.iter().map(|s| format!("'{s}'")).collect::<Vec<_>>().join(", ")
+        );
+        assert!(migration.contains(&format!("WHERE place IS NOT NULL AND {spelled}")), "{spelled}");
+        assert_eq!(migration.matches(&spelled).count(), 4, "the index and the three reads of it");
+    }
 
     /// Alone, the whole room; shared, parts that cover every place, the duty holder's the
     /// smaller when they do not divide.
