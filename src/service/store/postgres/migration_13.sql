@@ -37,6 +37,10 @@ DECLARE
     places INT := (p ->> 'max')::INT;
     share BIGINT := (p ->> 'share')::BIGINT;
     job_key INT := (p ->> 'key')::INT;
+    -- A plain value, so that the claim's plan finds the waiting ones by the status index: as
+    -- an expression of `p` it walked every earlier simulation of the job (3 ms a pick at
+    -- 3,000, growing with the run).
+    waiting TEXT := p ->> 'from';
     alone BOOLEAN;
     room BIGINT;
     held BIGINT;
@@ -120,7 +124,7 @@ BEGIN
     -- `claims::move_leased`'s statement: the status set in place, leased to the picker, each
     -- simulation given a free place.
     RETURN QUERY WITH picked AS (SELECT d.seq FROM docs d
-            WHERE d.kind = child_kind AND d.parent_id = job AND d.status = p ->> 'from' AND d.deleted_at IS NULL
+            WHERE d.kind = child_kind AND d.parent_id = job AND d.status = waiting AND d.deleted_at IS NULL
             ORDER BY d.seq LIMIT cardinality(free) FOR UPDATE SKIP LOCKED),
         numbered AS (SELECT picked.seq, row_number() OVER (ORDER BY picked.seq) AS n FROM picked),
         moved AS (UPDATE docs d SET status = p ->> 'to', body = CAST(sb_set_members(d.body, p -> 'members') AS JSON),
