@@ -2,8 +2,8 @@
 //! its room counted and that many claimed on free places of the job's, leased to the picking
 //! replica, where the transaction (`Store::write_pick`) took a `BEGIN`, the job's lock, the
 //! room's read, the claim and a `COMMIT`. Picks of one job by several replicas run side by
-//! side, each on places no other holds. Which statuses count as what, and the mode that runs alone,
-//! are the caller's (`sim::limits`), given with each pick.
+//! side, each on places no other holds. Which statuses count as what, and the mode that runs
+//! alone, are the caller's (`sim::limits`), given with each pick.
 
 use serde_json::json;
 
@@ -39,7 +39,16 @@ pub enum PickedInOne {
 }
 
 impl InOne<'_> {
-    /// The pick as `sb_pick`'s argument.
+    /// `sb_pick`'s argument for this pick.
+    fn argument(&self) -> StoreResult<String> {
+        claims::refuse_events(&self.claim)?;
+        let keys = Pick::job(self.claim.parent_id)
+            .keys()
+            .ok_or_else(|| StoreError::backend("store: a pick in one statement is a job's"))?;
+        self.to_json(keys)
+    }
+
+    /// The pick as `sb_pick`'s argument, under the locks `keys`.
     fn to_json(&self, (scheduling, class, key): (i64, i32, i32)) -> StoreResult<String> {
         let status = serde_json::to_string(self.claim.to)?;
         Ok(json!({
@@ -78,17 +87,6 @@ fn picked(rows: Vec<(i64, Option<String>)>) -> StoreResult<PickedInOne> {
             })
             .collect::<StoreResult<Vec<_>>>()
             .map(PickedInOne::Claimed),
-    }
-}
-
-impl InOne<'_> {
-    /// `sb_pick`'s argument for this pick.
-    fn argument(&self) -> StoreResult<String> {
-        claims::refuse_events(&self.claim)?;
-        let keys = Pick::job(self.claim.parent_id)
-            .keys()
-            .ok_or_else(|| StoreError::backend("store: a pick in one statement is a job's"))?;
-        self.to_json(keys)
     }
 }
 
