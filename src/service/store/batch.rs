@@ -1,5 +1,5 @@
 //! Writes decided in Rust and applied as one, under the lease they are written for. On
-//! PostgreSQL a batch is one statement, `SELECT sb_apply($1)` (migration 7), its own
+//! PostgreSQL a batch is one statement, `SELECT sb_apply($1, $2)` (migrations 7 and 14), its own
 //! transaction: where a `BEGIN`, a lease check, each write and a `COMMIT` were a round trip
 //! each (issue 33). On SQLite the same rows are written statement by statement in a write
 //! transaction (in process, a statement costs no round trip). The domain decides what to
@@ -113,50 +113,24 @@ impl Batch {
         storable(&texts.into_iter().map(Arg::Text).collect::<Vec<_>>())
     }
 
-    /// The batch as the JSON `sb_apply` reads; `lazy`: its commit does not wait for the disk.
-    pub(super) fn to_json(&self, lazy: bool) -> String {
-        let guard = self.guard.as_ref().map(|g| {
-            let (parent_kind, parent_id, parent_in) = match &g.parent_in {
-                Some((kind, id, statuses)) => (Some(kind.as_str()), Some(id.as_str()), Some(statuses)),
-                None => (None, None, None),
-            };
-            json!({
-                "kind": g.kind.as_str(), "id": g.id, "owner": g.owner, "status": g.status,
-                "parent_kind": parent_kind, "parent_id": parent_id, "parent_in": parent_in, "release": g.release,
-            })
-        });
-        let doc = |d: &Doc| {
-            json!({"kind": d.kind.as_str(), "id": d.id, "body": d.body, "status": d.status,
-                   "parent_id": d.parent_id, "created_at": d.created_at})
-        };
-        let value = |v: &StoredValue| {
-            json!({"job_id": v.job_id, "definition_id": v.definition_id, "call_id": v.call_id, "chat_id": v.chat_id,
-                   "capture_status": v.capture_status, "body": v.body, "value": v.value, "context": v.context,
-                   "participant_role": v.participant_role, "label": v.label})
-        };
-        let event = |e: &Appended| {
-            json!({"type": e.event_type, "kind": e.kind.as_str(), "id": e.resource_id, "parent_id": e.parent_id,
-                   "at": e.at, "data": e.data, "alert_id": e.alert_id})
-        };
-        let end = |(job_id, e): &(String, End)| {
-            let item = e.item.as_ref();
-            json!({"job_id": job_id, "part": e.part, "collection_id": item.map(|i| &i.collection_id),
-                   "item_failed": item.map(|i| i64::from(i.failed)), "item_at": item.map(|i| &i.at)})
-        };
+    /// The batch as `sb_apply` reads it; `lazy`: its commit does not wait for the disk.
+    pub(super) fn to_wire(&self, lazy: bool) -> Wire<'_> {
+        let mut texts = Texts::default();
+        let t = &mut texts;
         let all: Value = json!({
             "lazy": lazy,
             "now_ms": outbox::unix_ms_now(),
             "webhook": Kind::Webhook.as_str(),
             "alert_webhook": Kind::AlertWebhook.as_str(),
-            "guard": guard,
-            "inserts": self.inserts.iter().map(doc).collect::<Vec<_>>(),
-            "transcripts": self.transcripts.iter().map(|(id, body)| json!({"id": id, "body": body})).collect::<Vec<_>>(),
-            "values": self.values.iter().map(value).collect::<Vec<_>>(),
-            "updates": self.updates.iter().map(doc).collect::<Vec<_>>(),
-            "events": self.events.iter().map(event).collect::<Vec<_>>(),
-            "ends": self.ends.iter().map(end).collect::<Vec<_>>(),
+            "guard": self.guard.as_ref().map(guard_json),
+            "inserts": self.inserts.iter().map(|d| doc_json(d, t)).collect::<Vec<_>>(),
+            "transcripts": self.transcripts.iter().map(|(id, body)| json!({"id": id, "body": t.place(body)})).collect::<Vec<_>>(),
+            "values": self.values.iter().map(|v| value_json(v, t)).collect::<Vec<_>>(),
+            "updates": self.updates.iter().map(|d| doc_json(d, t)).collect::<Vec<_>>(),
+            "events": self.events.iter().map(|e| event_json(e, t)).collect::<Vec<_>>(),
+            "ends": self.ends.iter().map(|(job_id, e)| end_json(job_id, e, t)).collect::<Vec<_>>(),
         });
-        all.to_string()
+        Wire { json: all.to_string(), texts: texts.0 }
     }
 
     /// Applies the batch statement by statement in `tx` (SQLite's way; PostgreSQL's is one
@@ -198,6 +172,63 @@ impl Batch {
             _ => Ok((applied, Revisions::default())),
         }
     }
+}
+
+/// A batch as `sb_apply(batch, texts)` takes it (PostgreSQL migration 14): the texts it
+/// writes (documents, transcripts, values, events, ends) apart, so that the function does not
+/// parse them into `jsonb` with the rest; the batch names each by its place in `texts`.
+pub(super) struct Wire<'a> {
+    pub json: String,
+    pub texts: Vec<&'a str>,
+}
+
+/// The texts a batch writes, each once: an event's copy of the document it announces is the
+/// document's own text.
+#[derive(Default)]
+struct Texts<'a>(Vec<&'a str>);
+
+impl<'a> Texts<'a> {
+    /// The place of `text` (from 1, as SQL arrays count), added if it is not there yet.
+    fn place(&mut self, text: &'a str) -> usize {
+        let at = self.0.iter().position(|t| *t == text).unwrap_or_else(|| {
+            self.0.push(text);
+            self.0.len() - 1
+        });
+        at + 1
+    }
+}
+
+fn guard_json(g: &Guard) -> Value {
+    let (parent_kind, parent_id, parent_in) = match &g.parent_in {
+        Some((kind, id, statuses)) => (Some(kind.as_str()), Some(id.as_str()), Some(statuses)),
+        None => (None, None, None),
+    };
+    json!({
+        "kind": g.kind.as_str(), "id": g.id, "owner": g.owner, "status": g.status,
+        "parent_kind": parent_kind, "parent_id": parent_id, "parent_in": parent_in, "release": g.release,
+    })
+}
+
+fn doc_json<'a>(d: &'a Doc, texts: &mut Texts<'a>) -> Value {
+    json!({"kind": d.kind.as_str(), "id": d.id, "body": texts.place(&d.body), "status": d.status,
+           "parent_id": d.parent_id, "created_at": d.created_at})
+}
+
+fn value_json<'a>(v: &'a StoredValue, texts: &mut Texts<'a>) -> Value {
+    json!({"job_id": v.job_id, "definition_id": v.definition_id, "call_id": v.call_id, "chat_id": v.chat_id,
+           "capture_status": v.capture_status, "body": texts.place(&v.body), "value": v.value, "context": v.context,
+           "participant_role": v.participant_role, "label": v.label})
+}
+
+fn event_json<'a>(e: &'a Appended, texts: &mut Texts<'a>) -> Value {
+    json!({"type": e.event_type, "kind": e.kind.as_str(), "id": e.resource_id, "parent_id": e.parent_id,
+           "at": e.at, "data": texts.place(&e.data), "alert_id": e.alert_id})
+}
+
+fn end_json<'a>(job_id: &str, e: &'a End, texts: &mut Texts<'a>) -> Value {
+    let item = e.item.as_ref();
+    json!({"job_id": job_id, "part": texts.place(&e.part), "collection_id": item.map(|i| &i.collection_id),
+           "item_failed": item.map(|i| i64::from(i.failed)), "item_at": item.map(|i| &i.at)})
 }
 
 /// The error a batch whose guard's lease is not its owner's answers.

@@ -505,6 +505,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migration_12.sql"),
     // 13: a job's places, so that picks of one job run side by side.
     include_str!("migration_13.sql"),
+    // 14: a simulation's document kept whole in its row, its members set by position.
+    include_str!("migration_14.sql"),
 ];
 
 /// The schema version this build writes.

@@ -243,13 +243,14 @@ impl Postgres {
         seeing: Option<&Three>,
     ) -> StoreResult<(Applied, Revisions)> {
         batch.check_storable()?;
-        let json = batch.to_json(!durable);
+        let wire = batch.to_wire(!durable);
+        let texts: Vec<Option<&str>> = wire.texts.iter().copied().map(Some).collect();
         let (columns, seen_args) = match seeing {
-            Some(three) => three.revision_columns(super::db::Dialect::Postgres, 2)?,
+            Some(three) => three.revision_columns(super::db::Dialect::Postgres, 3)?,
             None => ("NULL, NULL, NULL".to_owned(), Vec::new()),
         };
-        let sql = format!("SELECT sb_apply(?1), {columns}");
-        let mut args = vec![super::db::Arg::from(&json)];
+        let sql = format!("SELECT sb_apply(?1, CAST(?2 AS TEXT[])), {columns}");
+        let mut args = vec![super::db::Arg::from(&wire.json), super::db::Arg::Texts(&texts)];
         args.extend(seen_args);
         let mut attempt = 0;
         loop {
