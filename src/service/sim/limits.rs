@@ -79,7 +79,8 @@ impl Default for Counted {
 pub fn places(conn: &Conn, job: &JobLimits) -> StoreResult<Places> {
     let counted = Counted::default();
     let statuses = Statuses { active_jobs: &counted.active_jobs, running: &counted.running, waiting: &counted.waiting };
-    store::places::read(conn, job.job_id, job.owner, &statuses)
+    // What the replica holds counts only against a share.
+    store::places::read(conn, job.job_id, job.share.map(|_| job.owner), &statuses)
 }
 
 /// How many more of the job's simulations may start, by what `places` counted.

@@ -35,10 +35,12 @@ pub struct Statuses<'a> {
     pub waiting: &'a [&'a str],
 }
 
-/// Reads what job `job_id`'s limits count, for replica `owner`.
-pub fn read<'a>(conn: &Conn, job_id: &'a str, owner: &'a str, statuses: &Statuses<'a>) -> StoreResult<Places> {
+/// Reads what job `job_id`'s limits count, with what replica `owner` holds of it (`None`: a
+/// replica alone, whose share is the whole room, does not count it).
+pub fn read<'a>(conn: &Conn, job_id: &'a str, owner: Option<&'a str>, statuses: &Statuses<'a>) -> StoreResult<Places> {
+    let owner = owner.map_or(Arg::Null, Arg::from);
     let mut args: Vec<Arg<'a>> =
-        vec![Kind::SimulationJob.as_str().into(), Kind::RunPlanJob.as_str().into(), job_id.into(), owner.into()];
+        vec![Kind::SimulationJob.as_str().into(), Kind::RunPlanJob.as_str().into(), job_id.into(), owner];
     let mut list = |statuses: &[&'a str]| {
         let first = args.len() + 1;
         args.extend(statuses.iter().map(|s| Arg::from(*s)));
@@ -54,13 +56,15 @@ pub fn read<'a>(conn: &Conn, job_id: &'a str, owner: &'a str, statuses: &Statuse
     // One process holds a SQLite store: its replica alone, never sharing. The replica's own
     // are found by its leases (`docs_leased`) alone: the fence (`OFFSET 0`) keeps the job's
     // filter out of that scan, or the planner, its statistics taken before the run was
-    // created, walks every simulation of the job (6 ms at 4,000, issue 33).
+    // created, walks every simulation of the job (6 ms at 4,000, issue 33). Not counted at
+    // all for a replica alone.
     let (mode, mine) = match conn.dialect() {
         Dialect::Sqlite => ("json_extract(d.body, '$.plan.executionMode')", "0"),
         Dialect::Postgres => (
             "(d.body #>> '{plan,executionMode}')",
-            "(SELECT count(*) FROM (SELECT kind, parent_id FROM docs WHERE lease_owner = ?4 OFFSET 0) AS l \
-             WHERE l.kind = ?1 AND l.parent_id = ?3)",
+            "CASE WHEN CAST(?4 AS TEXT) IS NULL THEN 0 ELSE \
+             (SELECT count(*) FROM (SELECT kind, parent_id FROM docs WHERE lease_owner = ?4 OFFSET 0) AS l \
+             WHERE l.kind = ?1 AND l.parent_id = ?3) END",
         ),
     };
     let sql = format!(
