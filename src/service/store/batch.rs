@@ -182,8 +182,8 @@ pub(super) struct Wire<'a> {
     pub texts: Vec<&'a str>,
 }
 
-/// The texts a batch writes, each once: an event's copy of the document it announces is the
-/// document's own text.
+/// The texts a batch writes, each once: an event's copy of the document it announces is
+/// the document's own text, unless the event leaves out members kept for the service alone.
 #[derive(Default)]
 struct Texts<'a>(Vec<&'a str>);
 

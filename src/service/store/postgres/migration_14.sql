@@ -4,8 +4,9 @@
 -- to the TOAST table: lz4 brings 3 KB of JSON to about 2.2 KB, still past the 2 KB from which
 -- PostgreSQL moves a value out of line, so every rewrite of a simulation (three a run)
 -- compressed it, wrote its chunks and their index entries, and every read fetched and
--- decompressed them. Rows up to a page stay in place; larger ones (a long transcript, a big
--- plan) are compressed and moved out as before. Only rows written from now on. Events stay as
+-- decompressed them. Rows up to a page stay whole in place; a larger one is compressed, and
+-- moved out only if it is still larger than a page (a long transcript has a table of its own).
+-- Only rows written from now on. Events stay as
 -- they were: an event is written once and then numbered, and numbering a row that holds its
 -- document whole copies the document (tried: the publisher's numbering took 3.6 times as long).
 ALTER TABLE docs SET (toast_tuple_target = 8160);
@@ -23,6 +24,8 @@ DECLARE
     pair TEXT;
     at INT;
 BEGIN
+    -- As migration 9: no members, the body as it is; a member given without a value, skipped.
+    members := coalesce(members, '[]');
     SELECT coalesce(array_agg(e.key ORDER BY e.n), '{}'),
             coalesce(array_agg(to_json(e.key)::TEXT || ':' || e.value::TEXT ORDER BY e.n), '{}')
         INTO names, pairs
@@ -30,6 +33,7 @@ BEGIN
     FOR i IN 0 .. jsonb_array_length(members) - 1 LOOP
         name := members -> i ->> 0;
         pair := to_json(name)::TEXT || ':' || (members -> i ->> 1);
+        CONTINUE WHEN pair IS NULL;
         at := array_position(names, name);
         IF at IS NULL THEN
             names := names || name;

@@ -505,7 +505,9 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migration_12.sql"),
     // 13: a job's places, so that picks of one job run side by side.
     include_str!("migration_13.sql"),
-    // 14: a simulation's document kept whole in its row, its members set by position.
+    // 14: a simulation's document kept whole in its row, its members set by position, a
+    // batch's texts beside it (`sb_apply(batch, texts)`), the picks' reads of the places bound
+    // to their index.
     include_str!("migration_14.sql"),
 ];
 

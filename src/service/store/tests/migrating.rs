@@ -52,6 +52,21 @@ fn members_set_in_sql_are_the_bytes_members_set_writes() {
     }
 }
 
+/// What no caller sends, answered as migration 9's `sb_set_members` did: no members, the body;
+/// a member without a value (SQL's NULL), passed over.
+#[test]
+fn members_set_in_sql_pass_over_what_is_not_given() {
+    let store = postgres_store();
+    let answer = |members: Option<&str>| -> String {
+        read(&store, |c| {
+            c.value("SELECT sb_set_members(CAST(?1 AS JSON), CAST(?2 AS JSONB))", args![r#"{"a":1,"b":2}"#, members])
+        })
+        .unwrap_or_else(|| panic!("sb_set_members answered nothing for {members:?}"))
+    };
+    assert_eq!(answer(None), r#"{"a":1,"b":2}"#);
+    assert_eq!(answer(Some(r#"[["a",null],["c",null],["b","3"]]"#)), r#"{"a":1,"b":3}"#);
+}
+
 /// A database of the test server left at schema `version`, and a client on it.
 pub(super) fn database_at(version: i64) -> (String, Client) {
     let server = test_server::TestServer::shared().unwrap_or_else(|e| panic!("{e}"));
