@@ -35,10 +35,10 @@ impl From<StoreError> for JobError {
     }
 }
 
-/// How long a refill waits after the end that began it, so that the ends of those
-/// milliseconds are picked for together: with two replicas each picked for its own ends, and
-/// the picks were half as large as one replica's (0.39 a simulation against 0.19), each with
-/// its count, its locks and its claim.
+/// How long a refill waits after the end that began it, so that one pick serves the ends of
+/// those milliseconds. Without it, each replica picked for its own ends only, and with two
+/// replicas the picks were half the size of one replica's (0.39 a simulation against 0.19);
+/// every pick pays its counts, its locks and its claim.
 const GATHER: std::time::Duration = std::time::Duration::from_millis(10);
 
 /// The jobs this replica refills now, and those an end asked to refill again meanwhile.
@@ -191,8 +191,10 @@ impl Simulator {
     /// read the active jobs and picked for the others (11 of 16 in flight, issue 33). One
     /// refill a job at a time in this replica: an end while one picks has it pick once more
     /// after, so ends that come together cost one pick; another replica's refill of the job
-    /// runs beside it, on other places of the job's. A job under a sequential mode, whose limits
-    /// span other jobs, and a pick that started nothing or failed are left to the loop, woken.
+    /// runs beside it, on other places of the job's. Each pick waits `GATHER` first, so that
+    /// the ends of those milliseconds need no pick of their own. A job under a sequential mode,
+    /// whose limits span other jobs, and a pick that started nothing or failed are left to the
+    /// loop, woken.
     pub(super) async fn refill(&self, ended: &Work) {
         let mode = ended.plan.execution_mode_or_default();
         if matches!(mode, ExecutionMode::SequentialProject | ExecutionMode::SequentialSameRunPlan) {
