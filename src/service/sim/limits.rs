@@ -77,10 +77,20 @@ impl Default for Counted {
 
 /// What the job's limits count, in one read of the store.
 pub fn places(conn: &Conn, job: &JobLimits) -> StoreResult<Places> {
+    // What the replica holds counts only against a share.
+    read_places(conn, job, job.share.map(|_| job.owner))
+}
+
+/// The same, with what the asking replica holds of the job known already (`held`, the
+/// simulations of the job it runs): not counted in the store.
+pub fn places_holding(conn: &Conn, job: &JobLimits, held: usize) -> StoreResult<Places> {
+    Ok(Places { mine: held, ..read_places(conn, job, None)? })
+}
+
+fn read_places(conn: &Conn, job: &JobLimits, owner: Option<&str>) -> StoreResult<Places> {
     let counted = Counted::default();
     let statuses = Statuses { active_jobs: &counted.active_jobs, running: &counted.running, waiting: &counted.waiting };
-    // What the replica holds counts only against a share.
-    store::places::read(conn, job.job_id, job.share.map(|_| job.owner), &statuses)
+    store::places::read(conn, job.job_id, owner, &statuses)
 }
 
 /// How many more of the job's simulations may start, by what `places` counted.

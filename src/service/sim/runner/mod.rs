@@ -15,6 +15,7 @@
 mod casts;
 mod failure;
 mod folding;
+mod running;
 mod scheduling;
 mod simulation;
 
@@ -56,6 +57,8 @@ pub struct Simulator {
     casts: Arc<casts::Casts>,
     /// The jobs whose places an end is filling now (`scheduling::refill`).
     refills: Arc<scheduling::Refills>,
+    /// The simulations this replica runs now, by job (`running`).
+    running: Arc<running::Running>,
     /// How long an HTTP agent may take to answer one turn.
     turn_timeout: Duration,
     /// The language model that plays the caller, when the service has one (`[caller]`).
@@ -76,6 +79,7 @@ impl Simulator {
             job_metrics: Arc::default(),
             casts: Arc::default(),
             refills: Arc::default(),
+            running: Arc::default(),
             turn_timeout: super::agent_link::TURN_TIMEOUT,
             caller: None,
         }
@@ -115,8 +119,9 @@ impl Simulator {
         })
     }
 
-    /// One simulation, start to finish; its slot is released whatever happens.
-    async fn run(&self, work: Work) {
+    /// One simulation, start to finish; its slot is released whatever happens, and it is
+    /// counted as running (`counted`) until its end is written.
+    async fn run(&self, work: Work, counted: running::RunningOne) {
         let work = Arc::new(work);
         let id = work.simulation.simulation_job_id;
         let settled = {
@@ -158,6 +163,7 @@ impl Simulator {
             let job_id = work.job_id.clone();
             self.write_until_landed("settling run plan job", move |tx| settle_job(tx, &job_id)).await;
         }
+        drop(counted);
         self.refill(&work).await;
     }
 

@@ -509,6 +509,8 @@ const MIGRATIONS: &[&str] = &[
     // batch's texts beside it (`sb_apply(batch, texts)`), the picks' reads of the places bound
     // to their index.
     include_str!("migration_14.sql"),
+    // 15: a pick's reads of the places held by plain index scans, which mark dead entries.
+    include_str!("migration_15.sql"),
 ];
 
 /// The schema version this build writes.
