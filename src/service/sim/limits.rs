@@ -1,6 +1,6 @@
 //! How many simulations may start now. The limits hold across every replica sharing the
 //! store, so they are counted from it (the counts triggers keep), not from what this process
-//! runs: a job's `maxConcurrentJobs`, one simulation at a time per run plan under
+//! runs (only a first look at a replica's own share counts that, `places_with_held`): a job's `maxConcurrentJobs`, one simulation at a time per run plan under
 //! SEQUENTIAL_SAME_RUN_PLAN, and one in the whole project under SEQUENTIAL_PROJECT, which also
 //! runs alone while it runs. A job's places are shared out among the live replicas, so that
 //! each runs its part of a run rather than the first to look taking them all.
@@ -83,7 +83,7 @@ pub fn places(conn: &Conn, job: &JobLimits) -> StoreResult<Places> {
 
 /// The same, with what the asking replica holds of the job known already (`held`, the
 /// simulations of the job it runs): not counted in the store.
-pub fn places_holding(conn: &Conn, job: &JobLimits, held: usize) -> StoreResult<Places> {
+pub fn places_with_held(conn: &Conn, job: &JobLimits, held: usize) -> StoreResult<Places> {
     Ok(Places { mine: held, ..read_places(conn, job, None)? })
 }
 

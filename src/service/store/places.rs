@@ -35,8 +35,9 @@ pub struct Statuses<'a> {
     pub waiting: &'a [&'a str],
 }
 
-/// Reads what job `job_id`'s limits count, with what replica `owner` holds of it (`None`: a
-/// replica alone, whose share is the whole room, does not count it).
+/// Reads what job `job_id`'s limits count, with what replica `owner` holds of it (`None`: not
+/// counted; a replica alone, whose share is the whole room, has no use for it, and a replica
+/// that knows what it holds counts it itself, `sim::limits::places_with_held`).
 pub fn read<'a>(conn: &Conn, job_id: &'a str, owner: Option<&'a str>, statuses: &Statuses<'a>) -> StoreResult<Places> {
     let owner = owner.map_or(Arg::Null, Arg::from);
     let mut args: Vec<Arg<'a>> =

@@ -371,7 +371,7 @@ fn picks_side_by_side_never_run_more_than_the_limit() {
 /// later `CREATE OR REPLACE` of `sb_pick` drops the setting unless it says it again.
 #[test]
 fn a_pick_reads_the_places_without_bitmap_scans() {
-    let [store, _] = twins(&[]);
+    let store = test_server::TestServer::fresh_store();
     let sql = "SELECT array_to_string(proconfig, ',') FROM pg_proc WHERE proname = 'sb_pick'";
     let settings: Option<String> = store.read_blocking(|c| c.value(sql, &[])).unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(settings.as_deref(), Some("enable_bitmapscan=off"));

@@ -119,8 +119,9 @@ impl Simulator {
         })
     }
 
-    /// One simulation, start to finish; its slot is released whatever happens, and it is
-    /// counted as running (`counted`) until its end is written.
+    /// One simulation, start to finish; its slot is released whatever happens. It counts as
+    /// running in this replica (`counted`, from `start_picked`) until its end is written and
+    /// its job settled, or another replica took it over.
     async fn run(&self, work: Work, counted: running::RunningOne) {
         let work = Arc::new(work);
         let id = work.simulation.simulation_job_id;
@@ -163,6 +164,7 @@ impl Simulator {
             let job_id = work.job_id.clone();
             self.write_until_landed("settling run plan job", move |tx| settle_job(tx, &job_id)).await;
         }
+        // Ended: not counted while the refill gathers and picks for the place it left.
         drop(counted);
         self.refill(&work).await;
     }

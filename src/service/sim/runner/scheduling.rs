@@ -35,8 +35,8 @@ impl From<StoreError> for JobError {
     }
 }
 
-/// How long a refill on PostgreSQL waits after the end that began it, so that one pick serves
-/// the ends of those milliseconds. Without it, each replica picked for its own ends only, and
+/// How long a refill on PostgreSQL waits after the end that began it, for each live replica
+/// (`gather`), so that one pick serves the ends of those milliseconds. Without it, each replica picked for its own ends only, and
 /// with two replicas the picks were half the size of one replica's (0.39 a simulation against
 /// 0.19); every pick pays its counts, its locks, its claim and a round trip. SQLite's pick is
 /// a transaction in process: there the wait only left places empty (10,000 simulations took
@@ -201,9 +201,9 @@ impl Simulator {
     /// refill a job at a time in this replica: an end while one picks has it pick once more
     /// after, so ends that come together cost one pick; another replica's refill of the job
     /// runs beside it, on other places of the job's. On PostgreSQL each pick waits `gather`
-    /// first, so that the ends of those milliseconds need no pick of their own. A job under a sequential mode,
-    /// whose limits span other jobs, and a pick that started nothing or failed are left to the
-    /// loop, woken.
+    /// first, so that the ends of those milliseconds need no pick of their own. A job under a
+    /// sequential mode, whose limits span other jobs, and a pick that started nothing or failed
+    /// are left to the loop, woken.
     pub(super) async fn refill(&self, ended: &Work) {
         let mode = ended.plan.execution_mode_or_default();
         if matches!(mode, ExecutionMode::SequentialProject | ExecutionMode::SequentialSameRunPlan) {
@@ -301,7 +301,7 @@ impl Simulator {
                 .read(move |c| -> StoreResult<_> {
                     // Waiting simulations and the room, in one read.
                     let job = limits.as_job(&owner);
-                    let places = limits::places_holding(c, &job, held)?;
+                    let places = limits::places_with_held(c, &job, held)?;
                     Ok(places.waiting > 0 && limits::room_in(&places, &job)? > 0)
                 })
                 .await?

@@ -1,6 +1,7 @@
-//! PostgreSQL's `sb_apply` at this build's schema against the one before it (issue 33: the
-//! texts a batch writes sent beside it, not inside it): the same batches, as the service sends
-//! them (and inlined for the one-argument `sb_apply`), leave the same rows in both databases.
+//! PostgreSQL's `sb_apply` at this build's schema against migration 13's, the last before the
+//! texts a batch writes were sent beside it, not inside it (issue 33): the same batches, as the
+//! service sends them (and inlined for the one-argument `sb_apply`), leave the same rows in
+//! both databases.
 
 use ::postgres::Client;
 
@@ -9,6 +10,9 @@ use super::*;
 use crate::service::store::batch::{Batch, Guard, Wire};
 use crate::service::store::postgres::migrations::SCHEMA_VERSION;
 use crate::service::store::values::StoredValue;
+
+/// The last schema whose `sb_apply` read a batch's texts inside it.
+const TEXTS_INSIDE: i64 = 13;
 
 /// The batch as the one-argument `sb_apply` (migration 10) reads it: each text in its place.
 fn inlined(wire: &Wire) -> String {
@@ -140,7 +144,7 @@ const SET_UP: &str = "
 
 #[test]
 fn an_end_applied_at_this_schema_writes_the_rows_the_schema_before_wrote() {
-    let (_, mut before) = database_at(SCHEMA_VERSION - 1);
+    let (_, mut before) = database_at(TEXTS_INSIDE);
     let (_, mut now) = database_at(SCHEMA_VERSION);
     for client in [&mut before, &mut now] {
         client.batch_execute(SET_UP).unwrap_or_else(|e| panic!("{e:?}"));
