@@ -36,9 +36,10 @@ impl From<StoreError> for JobError {
 }
 
 /// How long a refill on PostgreSQL waits after the end that began it, for each live replica
-/// (`gather`), so that one pick serves the ends of those milliseconds. Without it, each replica picked for its own ends only, and
-/// with two replicas the picks were half the size of one replica's (0.39 a simulation against
-/// 0.19); every pick pays its counts, its locks, its claim and a round trip. SQLite's pick is
+/// (`gather`), so that one pick serves the ends of those milliseconds. Without it, each
+/// replica picked for its own ends only, and with two replicas the picks were half the size of
+/// one replica's (0.39 a simulation against 0.19); every pick pays its counts, its locks, its
+/// claim and a round trip. SQLite's pick is
 /// a transaction in process: there the wait only left places empty (10,000 simulations took
 /// 12.4–13.4 s against 10.5–11.5 s), so it picks at once.
 const GATHER: std::time::Duration = std::time::Duration::from_millis(10);
@@ -58,7 +59,7 @@ impl Refills {
     /// The caller's turn to refill `job`, or `None` when another refills it now (which is
     /// then asked to pick once more).
     fn begin<'a>(&'a self, job: &'a str) -> Option<RefillTurn<'a>> {
-        let mut guard = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = self.lock();
         let (running, again) = &mut *guard;
         if running.insert(job.to_owned()) {
             return Some(RefillTurn { refills: self, job, over: false });
@@ -69,10 +70,15 @@ impl Refills {
 
     /// Takes `job`'s marks away, so that the next end refills it.
     fn end(&self, job: &str) {
-        let mut guard = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = self.lock();
         let (running, again) = &mut *guard;
         running.remove(job);
         again.remove(job);
+    }
+
+    /// The marks: the jobs refilled now, and those asked to pick again.
+    fn lock(&self) -> std::sync::MutexGuard<'_, (HashSet<String>, HashSet<String>)> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -88,14 +94,14 @@ struct RefillTurn<'a> {
 impl RefillTurn<'_> {
     /// The ends that came since the last pick are picked for by the next: their marks go.
     fn gathered(&self) {
-        let mut guard = self.refills.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = self.refills.lock();
         guard.1.remove(self.job);
     }
 
     /// Whether the refill is over: `false` when an end asked for another pick meanwhile. Over,
     /// the mark goes under the same lock, so an end right after begins a refill of its own.
     fn over(&mut self) -> bool {
-        let mut guard = self.refills.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = self.refills.lock();
         let (running, again) = &mut *guard;
         if again.remove(self.job) {
             return false;

@@ -143,7 +143,7 @@ const SET_UP: &str = "
     UPDATE docs SET lease_owner = 'replica-a', lease_until = 99, lease_expiries = 1 WHERE kind = 'simulation_job';";
 
 #[test]
-fn an_end_applied_at_this_schema_writes_the_rows_the_schema_before_wrote() {
+fn an_end_applied_at_this_schema_writes_the_rows_migration_13_wrote() {
     let (_, mut before) = database_at(TEXTS_INSIDE);
     let (_, mut now) = database_at(SCHEMA_VERSION);
     for client in [&mut before, &mut now] {
