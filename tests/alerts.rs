@@ -8,6 +8,8 @@
 mod cli;
 mod support;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
 use reqwest::Method;
@@ -24,12 +26,42 @@ async fn call(service: &Service, method: Method, path: &str, body: Option<&Value
     (status, value)
 }
 
+const QUIET: Duration = Duration::from_millis(150);
+
 /// A seeded service whose windows are decided 150 ms after their end and latest call, with a
-/// policy scoring `call_duration` on every call and `alert` applied.
-async fn watching(alert: Value) -> Service {
+/// policy scoring `call_duration` on every call and an alert applied. Its alert engine sees
+/// time only as far as the test has released it, so a window waits for every call the test
+/// posts to it however slow the machine, and is not decided before the test asks.
+struct Watching {
+    service: Service,
+    released_ms: Arc<AtomicI64>,
+}
+
+impl std::ops::Deref for Watching {
+    type Target = Service;
+    fn deref(&self) -> &Service {
+        &self.service
+    }
+}
+
+impl Watching {
+    /// Lets the engine see a quiet period past now: every call posted so far may decide its
+    /// window, and none posted later.
+    fn release(&self) {
+        let until = jiff::Timestamp::now().as_millisecond() + QUIET.as_millis() as i64;
+        self.released_ms.store(until, Ordering::SeqCst);
+    }
+}
+
+async fn watching(alert: Value) -> Watching {
     let dir = tempfile::tempdir().unwrap();
-    let options =
-        switchboard::service::Options { alert_quiet: Duration::from_millis(150), ..options(dir.path(), true) };
+    let released_ms = Arc::new(AtomicI64::new(jiff::Timestamp::now().as_millisecond()));
+    let held = released_ms.clone();
+    let clock = switchboard::service::alerts::Clock::new(move || {
+        let released = jiff::Timestamp::from_millisecond(held.load(Ordering::SeqCst)).unwrap();
+        jiff::Timestamp::now().min(released)
+    });
+    let options = switchboard::service::Options { alert_quiet: QUIET, alert_clock: clock, ..options(dir.path(), true) };
     let service = start_with(options, dir).await;
     let metric = seeded("metric_definitions", |d| d["slug"] == "call_duration").remove(0);
     let policy =
@@ -38,7 +70,7 @@ async fn watching(alert: Value) -> Service {
     assert_eq!(status, 201, "{body}");
     let (status, body) = call(&service, Method::POST, "/v1/config/apply", Some(&json!({"resources": [alert]}))).await;
     assert_eq!(status, 200, "{body}");
-    service
+    Watching { service, released_ms }
 }
 
 /// A MEAN-of-call_duration (seconds) alert above 50, per agent (so the seeded calls' own agents
@@ -69,9 +101,11 @@ async fn post_call(service: &Service, agent: &str, window_ms: i64, seconds: i64)
     (id("id"), id("agentId"))
 }
 
-/// Where the alert stands for `agent`, once that group has decided the window at `window_ms`
-/// (the seeded calls' agents have groups of their own).
-async fn decided(service: &Service, name: &str, agent: &str, window_ms: i64) -> Value {
+/// Where the alert stands for `agent`, once the calls posted so far are released and that
+/// group has decided the window at `window_ms` (the seeded calls' agents have groups of their
+/// own).
+async fn decided(service: &Watching, name: &str, agent: &str, window_ms: i64) -> Value {
+    service.release();
     let want = jiff::Timestamp::from_millisecond(window_ms).unwrap();
     eventually(DEADLINE, || async {
         let (status, body) = call(service, Method::GET, &format!("/v1/alert/{name}"), None).await;
@@ -245,6 +279,7 @@ async fn none_grouping_opens_one_issue_for_all_agents() {
     let (one, _) = post_call(&service, "Pooled one", window(8), 9000).await;
     let (two, _) = post_call(&service, "Pooled two", window(8), 9000).await;
     post_call(&service, "Pooled three", window(8), 600).await;
+    service.release();
     let want = jiff::Timestamp::from_millisecond(window(8)).unwrap();
     let group = eventually(DEADLINE, || async {
         let (_, body) = call(&service, Method::GET, "/v1/alert/pooled", None).await;

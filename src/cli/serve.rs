@@ -199,6 +199,7 @@ pub async fn run(args: ServeArgs, config_file: Option<PathBuf>) -> Outcome {
         secrets_key_file: args.secrets_key_file,
         agent_turn_timeout: std::time::Duration::from_secs(args.agent_turn_timeout),
         alert_quiet: std::time::Duration::from_millis(args.alert_quiet_ms),
+        alert_clock: service::alerts::Clock::default(),
     };
     let mut running = service::start(options).await.map_err(|e| {
         Failure::new(Exit::Unavailable, "start", format!("cannot start the local service: {e}"))

@@ -109,6 +109,8 @@ pub struct Options {
     /// How long an alert's window waits, after its end and after its latest call, before it is
     /// decided (`--alert-quiet-ms`).
     pub alert_quiet: std::time::Duration,
+    /// The alert engine's clock: the system's, unless a test holds it back.
+    pub alert_clock: alerts::Clock,
 }
 
 /// How fast simulated time runs: a factor of wall time, or as fast as the machine allows.
@@ -165,6 +167,7 @@ impl Options {
             agent_turn_timeout: sim::agent_link::TURN_TIMEOUT,
             secrets_key_file: None,
             alert_quiet: alerts::DEFAULT_QUIET,
+            alert_clock: alerts::Clock::default(),
         }
     }
 
@@ -333,7 +336,7 @@ pub async fn start(options: Options) -> Result<Running, StartError> {
         ),
     };
     let scheduler = sim::scheduler::Scheduler::new(state_store.clone(), simulator.clone());
-    let alerter = alerts::Alerter::new(state_store.clone(), options.alert_quiet);
+    let alerter = alerts::Alerter::new(state_store.clone(), options.alert_quiet, options.alert_clock.clone());
     let engines = spawn_engines(Engines { collector, simulator: simulator.clone(), sender, scheduler, alerter }, {
         let (store, simulator, collector) = (store_for_leases, simulator.clone(), state.collector.clone());
         move || lease_keeper::spawn(store.clone(), worker.clone(), simulator.clone(), collector.clone())

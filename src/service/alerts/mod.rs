@@ -21,8 +21,32 @@ use crate::service::store::StoreResult;
 /// How long a window waits after its end, and after its latest call, before it is decided.
 pub const DEFAULT_QUIET: Duration = Duration::from_secs(10);
 
-/// What tells the engine the time (a test's clock, or the system's).
-pub type Clock = Arc<dyn Fn() -> jiff::Timestamp + Send + Sync>;
+/// What tells the engine the time: the system's, or one a test holds back so that a window
+/// waits for every call the test posts to it.
+#[derive(Clone)]
+pub struct Clock(Arc<dyn Fn() -> jiff::Timestamp + Send + Sync>);
+
+impl Clock {
+    pub fn new(now: impl Fn() -> jiff::Timestamp + Send + Sync + 'static) -> Clock {
+        Clock(Arc::new(now))
+    }
+
+    pub fn now(&self) -> jiff::Timestamp {
+        (self.0)()
+    }
+}
+
+impl Default for Clock {
+    fn default() -> Clock {
+        Clock::new(jiff::Timestamp::now)
+    }
+}
+
+impl std::fmt::Debug for Clock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Clock")
+    }
+}
 
 /// The alert engine of one replica.
 #[derive(Clone)]
@@ -33,8 +57,8 @@ pub struct Alerter {
 }
 
 impl Alerter {
-    pub fn new(store: Store, quiet: Duration) -> Alerter {
-        Alerter { store, quiet, clock: Arc::new(jiff::Timestamp::now) }
+    pub fn new(store: Store, quiet: Duration, clock: Clock) -> Alerter {
+        Alerter { store, quiet, clock }
     }
 
     /// How often it looks: a tenth of the quiet period, between 50 ms and 1 s.
@@ -58,7 +82,7 @@ impl Alerter {
 
     /// Decides every window that is ready now; how many this replica decided.
     pub async fn tick(&self) -> StoreResult<usize> {
-        let now = (self.clock)();
+        let now = self.clock.now();
         let watched = self.store.read(window::watched).await?;
         let mut decided = 0;
         for alert in watched {
