@@ -82,10 +82,13 @@ fn alert(name: &str, open: i64, resolve: i64, min_samples: i64) -> Value {
                        "consecutiveResolve": resolve, "minSampleSize": min_samples, "grouping": "BY_AGENT"}})
 }
 
-/// The start of the minute `minutes_ago` minutes before this one (unix ms).
+/// The start of the minute `minutes_ago` minutes before the one this test binary started in
+/// (unix ms): the same window however long a test takes, a minute's end between a post and
+/// its read included.
 fn window(minutes_ago: i64) -> i64 {
-    let now = jiff::Timestamp::now().as_millisecond();
-    (now.div_euclid(MINUTE_MS) - minutes_ago) * MINUTE_MS
+    static STARTED: std::sync::LazyLock<i64> =
+        std::sync::LazyLock::new(|| jiff::Timestamp::now().as_millisecond().div_euclid(MINUTE_MS));
+    (*STARTED - minutes_ago) * MINUTE_MS
 }
 
 /// Posts a call of `agent` started 10 s into `window_ms`, lasting `seconds`; its id and its agent's.

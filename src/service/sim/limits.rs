@@ -130,9 +130,10 @@ fn mode_of(job: &ActiveJob) -> StoreResult<ExecutionMode> {
 #[cfg(test)]
 mod tests {
     use super::{Counted, share};
+    use crate::api::model::SimulationJobStatus;
 
     /// PostgreSQL's picks find the places held through an index of running simulations whose
-    /// statuses are spelled in SQL (migration 13's index, migration 14's `sb_pick`): they are
+    /// statuses are spelled in SQL (migration 13's index, migration 16's `sb_pick`): they are
     /// these.
     #[test]
     fn the_running_statuses_are_those_the_places_index_spells() {
@@ -142,8 +143,18 @@ mod tests {
         );
         let index = include_str!("../store/postgres/migration_13.sql");
         assert!(index.contains(&format!("WHERE place IS NOT NULL AND {spelled}")), "{spelled}");
-        let pick = include_str!("../store/postgres/migration_14.sql");
+        let pick = include_str!("../store/postgres/migration_16.sql");
         assert_eq!(pick.matches(&spelled).count(), 3, "the three reads of the places in `sb_pick`");
+    }
+
+    /// And they claim the waiting simulations through an index of those alone, its status
+    /// spelled in SQL (migration 16's `docs_waiting` and `sb_pick`'s claim): it is this one.
+    #[test]
+    fn the_waiting_status_is_the_one_docs_waiting_spells() {
+        let pick = include_str!("../store/postgres/migration_16.sql");
+        let pending = SimulationJobStatus::Pending.as_str();
+        assert!(pick.contains(&format!("WHERE status = '{pending}' AND deleted_at IS NULL;")), "`docs_waiting`");
+        assert!(pick.contains(&format!("d.status = '{pending}' AND d.deleted_at IS NULL")), "the claim");
     }
 
     /// Alone, the whole room; shared, parts that cover every place, the duty holder's the

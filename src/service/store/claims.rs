@@ -5,6 +5,7 @@
 
 use super::db::{Dialect, Tx};
 use super::{Kind, StoreError, StoreResult, members};
+use crate::api::model::SimulationJobStatus;
 use crate::args;
 use crate::service::webhooks::status_events;
 
@@ -47,17 +48,31 @@ pub(super) fn refuse_events(claim: &Claim) -> StoreResult<()> {
 /// 13): one it held on an earlier try is taken away, so that picks count it as placeless.
 fn in_one(tx: &Tx, claim: &Claim, limit: usize, status: &str) -> StoreResult<Vec<String>> {
     let members = serde_json::to_string(&[["status", status]])?;
-    tx.query(
+    let (walk, from_used) = walk_of(claim.from);
+    let sql = format!(
         "WITH picked AS (SELECT seq FROM docs \
-             WHERE kind = ?1 AND parent_id = ?2 AND status = ?3 AND deleted_at IS NULL \
-             ORDER BY seq LIMIT ?4 FOR UPDATE SKIP LOCKED), \
-         moved AS (UPDATE docs d SET status = ?5, body = CAST(sb_set_members(d.body, CAST(?6 AS JSONB)) AS JSON), \
-             lease_owner = ?7, lease_until = ?8, place = NULL \
+             WHERE kind = ?1 AND parent_id = ?2 AND {walk} AND deleted_at IS NULL \
+             ORDER BY seq LIMIT ?3 FOR UPDATE SKIP LOCKED), \
+         moved AS (UPDATE docs d SET status = ?4, body = CAST(sb_set_members(d.body, CAST(?5 AS JSONB)) AS JSON), \
+             lease_owner = ?6, lease_until = ?7, place = NULL \
              FROM picked WHERE d.seq = picked.seq RETURNING d.seq, CAST(d.body AS TEXT) AS body) \
-         SELECT body FROM moved ORDER BY seq",
-        args![claim.kind.as_str(), claim.parent_id, claim.from, limit, claim.to, &members, claim.owner, claim.until_ms],
-        |r| r.take(0),
-    )
+         SELECT body FROM moved ORDER BY seq"
+    );
+    let args =
+        args![claim.kind.as_str(), claim.parent_id, limit, claim.to, &members, claim.owner, claim.until_ms, claim.from];
+    tx.query(&sql, if from_used { args } else { &args[..7] }, |r| r.take(0))
+}
+
+/// The claim's condition on the status, and whether it takes `from` as `?8`. PENDING is
+/// spelled out, so that every plan of the statement, the generic one a prepared statement
+/// comes to included, walks `docs_waiting` (PostgreSQL migration 16), not every child of the
+/// parent in order.
+fn walk_of(from: &str) -> (String, bool) {
+    let pending = SimulationJobStatus::Pending.as_str();
+    match from == pending {
+        true => (format!("status = '{pending}'"), false),
+        false => ("status = ?8".to_owned(), true),
+    }
 }
 
 /// In process a statement is no round trip: the claim, then each row written.

@@ -1,4 +1,4 @@
-//! A pick of a job's simulations in one statement (`sb_pick`, PostgreSQL migrations 11 to 13):
+//! A pick of a job's simulations in one statement (`sb_pick`, PostgreSQL migrations 11 to 16):
 //! its room counted and that many claimed on free places of the job's, leased to the picking
 //! replica, where the transaction (`Store::write_pick`) took a `BEGIN`, the job's lock, the
 //! room's read, the claim and a `COMMIT`. Picks of one job by several replicas run side by
@@ -9,11 +9,13 @@ use serde_json::json;
 
 use super::db::Arg;
 use super::{Kind, Pick, StoreError, StoreResult, claims};
+use crate::api::model::SimulationJobStatus;
 
 /// What one pick of a job whose limits are its own counts and claims.
 #[derive(Debug, Clone)]
 pub struct InOne<'a> {
-    /// What is claimed (`from` → `to`, the job's children, leased to `owner`).
+    /// What is claimed (`from` → `to`, the job's children, leased to `owner`); `from` is
+    /// PENDING.
     pub claim: claims::Claim<'a>,
     /// The job's `maxConcurrentJobs`, at least one.
     pub max: usize,
@@ -42,6 +44,15 @@ impl InOne<'_> {
     /// `sb_pick`'s argument for this pick.
     fn argument(&self) -> StoreResult<String> {
         claims::refuse_events(&self.claim)?;
+        // `sb_pick` walks an index of PENDING simulations alone (migration 16's `docs_waiting`);
+        // retries are the transaction's picks.
+        let pending = SimulationJobStatus::Pending.as_str();
+        if self.claim.from != pending {
+            return Err(StoreError::backend(format!(
+                "store: a pick in one statement claims {pending} simulations, not {}",
+                self.claim.from
+            )));
+        }
         let keys = Pick::job(self.claim.parent_id)
             .keys()
             .ok_or_else(|| StoreError::backend("store: a pick in one statement is a job's"))?;
@@ -115,4 +126,35 @@ impl super::Store {
 #[cfg(test)]
 pub fn pick_in(tx: &super::Tx, pick: InOne<'_>) -> StoreResult<PickedInOne> {
     picked(tx.query(SB_PICK, &[Arg::from(&pick.argument()?)], |r| Ok((r.take(0)?, r.take(1)?)))?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `sb_pick` claims through an index of PENDING simulations alone, so a pick from any
+    /// other status is refused before it is sent.
+    #[test]
+    fn a_pick_in_one_statement_claims_pending_simulations_only() {
+        let claim = |from| claims::Claim {
+            kind: Kind::SimulationJob,
+            parent_id: "job",
+            from,
+            to: "QUEUED",
+            owner: "me",
+            until_ms: 0,
+        };
+        let pick = |from| InOne {
+            claim: claim(from),
+            max: 1,
+            running: &[],
+            active_jobs: &[],
+            retry: "RETRY_SCHEDULED",
+            alone_mode: "SEQUENTIAL_PROJECT",
+            share: None,
+        };
+        assert!(pick("PENDING").argument().is_ok());
+        let refused = pick("RETRY_SCHEDULED").argument().map(|_| ()).unwrap_err().to_string();
+        assert!(refused.contains("claims PENDING simulations, not RETRY_SCHEDULED"), "{refused}");
+    }
 }

@@ -368,11 +368,48 @@ fn picks_side_by_side_never_run_more_than_the_limit() {
 /// places' index keeps an entry for every simulation that ever held a place until the table is
 /// vacuumed, and only an index scan marks the dead ones, which the scans after it pass by. A
 /// bitmap scan visited the row of each (3,000 rows a read, 5,000 simulations into a run). A
-/// later `CREATE OR REPLACE` of `sb_pick` drops the setting unless it says it again.
+/// later `CREATE OR REPLACE` of `sb_pick` (migration 16's) drops the setting unless it says
+/// it again.
 #[test]
 fn a_pick_reads_the_places_without_bitmap_scans() {
     let store = test_server::TestServer::fresh_store();
     let sql = "SELECT array_to_string(proconfig, ',') FROM pg_proc WHERE proname = 'sb_pick'";
     let settings: Option<String> = store.read_blocking(|c| c.value(sql, &[])).unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(settings.as_deref(), Some("enable_bitmapscan=off"));
+}
+
+/// The scans of each index so far. A connection's counts not yet reported count as the
+/// transaction's, so a statement's are the difference between two reads.
+fn index_scans(tx: &Tx, indexes: &[&str]) -> StoreResult<Vec<i64>> {
+    let scans = |index: &&str| -> StoreResult<i64> {
+        let sql = format!("SELECT pg_stat_get_xact_numscans('{index}'::regclass)");
+        Ok(tx.value(&sql, &[])?.unwrap_or_default())
+    };
+    indexes.iter().map(scans).collect()
+}
+
+/// A pick's claim walks the job's waiting simulations alone (migration 16), not every
+/// simulation of the job in order, for a job the statistics do not know yet, whether planned
+/// for the pick's values or for none (PL/pgSQL's generic plan, once a statement has run five
+/// times): either way the planner estimated one row whichever index it walked, and some
+/// backends walked every simulation the run had already picked, at each pick.
+#[test]
+fn a_pick_claims_through_the_waiting_simulations_alone() {
+    for plans in ["force_custom_plan", "force_generic_plan"] {
+        let store = test_server::TestServer::fresh_store();
+        // Statistics taken before the job existed, as they are when a run starts.
+        write(&store, |tx| tx.execute("ANALYZE docs", &[]));
+        write(&store, |tx| Job::parallel(JOB, 8, 300).insert(tx));
+        let scans = |tx: &Tx| index_scans(tx, &["docs_waiting", "docs_parent", "docs_parent_status"]);
+        let (claimed, before, after) = write(&store, |tx| {
+            tx.execute_batch(&format!("SET LOCAL plan_cache_mode = {plans}"))?;
+            let before = scans(tx)?;
+            let counted = limits::Counted::default();
+            let picked = store::picks::pick_in(tx, order(310).in_one(&counted))?;
+            Ok((picked, before, scans(tx)?))
+        });
+        assert!(matches!(&claimed, PickedInOne::Claimed(c) if c.len() == 8), "{plans}: {claimed:?}");
+        let scanned: Vec<i64> = after.iter().zip(&before).map(|(a, b)| a - b).collect();
+        assert_eq!(scanned, [1, 0, 0], "{plans}: scans of docs_waiting, docs_parent, docs_parent_status");
+    }
 }

@@ -511,6 +511,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migration_14.sql"),
     // 15: a pick's reads of the places held by plain index scans, which mark dead entries.
     include_str!("migration_15.sql"),
+    // 16: a pick's claim walks an index of the waiting simulations alone.
+    include_str!("migration_16.sql"),
 ];
 
 /// The schema version this build writes.

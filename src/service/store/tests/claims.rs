@@ -74,3 +74,35 @@ fn a_claim_passes_over_a_row_another_transaction_holds() {
     assert_eq!(first, [simulation("s1", "j1", "QUEUED").body]);
     assert_eq!(second, [simulation("s2", "j1", "QUEUED").body], "s1 passed over while held");
 }
+
+/// On PostgreSQL a claim of PENDING children walks `docs_waiting` alone (migration 16), its
+/// prepared statement's generic plan included; a claim from another status walks by its own.
+#[test]
+fn a_claim_of_pending_children_walks_the_waiting_ones_alone_in_every_plan() {
+    let store = postgres_store();
+    for n in 0..40 {
+        let status = if n < 36 { "QUEUED" } else { "PENDING" };
+        write(&store, |tx| insert(tx, &simulation(&format!("s{n}"), "j1", status)));
+    }
+    write(&store, |tx| insert(tx, &simulation("r1", "j1", "RETRY_SCHEDULED")));
+    // The scans of each index so far: a connection's counts not yet reported count as this
+    // transaction's, so the claim's are the difference.
+    let scans = |tx: &Tx| -> StoreResult<(i64, i64)> {
+        let sql = "SELECT pg_stat_get_xact_numscans('docs_waiting'::regclass), \
+                   pg_stat_get_xact_numscans('docs_parent'::regclass)";
+        Ok(tx.query_row(sql, &[], |r| Ok((r.take(0)?, r.take(1)?)))?.unwrap_or_default())
+    };
+    for plans in ["force_custom_plan", "force_generic_plan"] {
+        let (claimed, waiting, parent) = write(&store, |tx| {
+            tx.execute_batch(&format!("SET LOCAL plan_cache_mode = {plans}"))?;
+            let before = scans(tx)?;
+            let claimed = move_leased(tx, &claim("replica-a"), 1)?;
+            let after = scans(tx)?;
+            Ok((claimed, after.0 - before.0, after.1 - before.1))
+        });
+        assert_eq!((claimed.len(), waiting, parent), (1, 1, 0), "{plans}: claimed, docs_waiting, docs_parent");
+    }
+    let retry = Claim { from: "RETRY_SCHEDULED", to: "PENDING", ..claim("replica-a") };
+    let claimed = write(&store, |tx| move_leased(tx, &retry, 5));
+    assert_eq!(claimed, [simulation("r1", "j1", "PENDING").body], "another status, by a parameter");
+}
