@@ -82,9 +82,9 @@ fn alert(name: &str, open: i64, resolve: i64, min_samples: i64) -> Value {
                        "consecutiveResolve": resolve, "minSampleSize": min_samples, "grouping": "BY_AGENT"}})
 }
 
-/// The start of the minute `minutes_ago` minutes before the one this test binary started in
-/// (unix ms): the same window however long a test takes, a minute's end between a post and
-/// its read included.
+/// The start of the minute `minutes_ago` minutes before the one this binary's first window
+/// was asked in (unix ms): the same window however long a test takes, a minute's end between
+/// a post and its read included.
 fn window(minutes_ago: i64) -> i64 {
     static STARTED: std::sync::LazyLock<i64> =
         std::sync::LazyLock::new(|| jiff::Timestamp::now().as_millisecond().div_euclid(MINUTE_MS));

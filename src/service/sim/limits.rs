@@ -2,8 +2,9 @@
 //! store, so they are counted from it (the counts triggers keep), not from what this process
 //! runs (only a first look at a replica's own share counts that, `places_with_held`): a job's
 //! `maxConcurrentJobs`, one simulation at a time per run plan under SEQUENTIAL_SAME_RUN_PLAN,
-//! and one in the whole project under SEQUENTIAL_PROJECT, which also runs alone while it runs. A job's places are shared out among the live replicas, so that
-//! each runs its part of a run rather than the first to look taking them all.
+//! and one in the whole project under SEQUENTIAL_PROJECT, which also runs alone while it runs.
+//! A job's places are shared out among the live replicas, so that each runs its part of a run
+//! rather than the first to look taking them all.
 
 use crate::api::model::{ExecutionMode, RunPlanJobStatus, SimulationJobStatus};
 use crate::service::store::StoreResult;

@@ -9,13 +9,12 @@ use serde_json::json;
 
 use super::db::Arg;
 use super::{Kind, Pick, StoreError, StoreResult, claims};
-use crate::api::model::SimulationJobStatus;
 
 /// What one pick of a job whose limits are its own counts and claims.
 #[derive(Debug, Clone)]
 pub struct InOne<'a> {
     /// What is claimed (`from` → `to`, the job's children, leased to `owner`); `from` is
-    /// PENDING.
+    /// PENDING, the status of the index `sb_pick` walks (migration 16), which refuses others.
     pub claim: claims::Claim<'a>,
     /// The job's `maxConcurrentJobs`, at least one.
     pub max: usize,
@@ -44,15 +43,6 @@ impl InOne<'_> {
     /// `sb_pick`'s argument for this pick.
     fn argument(&self) -> StoreResult<String> {
         claims::refuse_events(&self.claim)?;
-        // `sb_pick` walks an index of PENDING simulations alone (migration 16's `docs_waiting`);
-        // retries are the transaction's picks.
-        let pending = SimulationJobStatus::Pending.as_str();
-        if self.claim.from != pending {
-            return Err(StoreError::backend(format!(
-                "store: a pick in one statement claims {pending} simulations, not {}",
-                self.claim.from
-            )));
-        }
         let keys = Pick::job(self.claim.parent_id)
             .keys()
             .ok_or_else(|| StoreError::backend("store: a pick in one statement is a job's"))?;
@@ -128,12 +118,24 @@ pub fn pick_in(tx: &super::Tx, pick: InOne<'_>) -> StoreResult<PickedInOne> {
     picked(tx.query(SB_PICK, &[Arg::from(&pick.argument()?)], |r| Ok((r.take(0)?, r.take(1)?)))?)
 }
 
+/// The scans of each index so far, for tests. A connection's counts not yet reported count as
+/// the transaction's, so a statement's are the difference between two reads.
+#[cfg(test)]
+pub fn index_scans(tx: &super::Tx, indexes: &[&str]) -> StoreResult<Vec<i64>> {
+    let scans = |index: &&str| -> StoreResult<i64> {
+        let sql = format!("SELECT pg_stat_get_xact_numscans('{index}'::regclass)");
+        Ok(tx.value(&sql, &[])?.unwrap_or_default())
+    };
+    indexes.iter().map(scans).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::service::store::test_server::TestServer;
 
-    /// `sb_pick` claims through an index of PENDING simulations alone, so a pick from any
-    /// other status is refused before it is sent.
+    /// `sb_pick` claims through an index of PENDING simulations alone (migration 16), so it
+    /// refuses a pick from any other status rather than claim PENDING ones in its stead.
     #[test]
     fn a_pick_in_one_statement_claims_pending_simulations_only() {
         let claim = |from| claims::Claim {
@@ -153,8 +155,10 @@ mod tests {
             alone_mode: "SEQUENTIAL_PROJECT",
             share: None,
         };
-        assert!(pick("PENDING").argument().is_ok());
-        let refused = pick("RETRY_SCHEDULED").argument().map(|_| ()).unwrap_err().to_string();
-        assert!(refused.contains("claims PENDING simulations, not RETRY_SCHEDULED"), "{refused}");
+        let store = TestServer::fresh_store();
+        let picked = store.write_blocking(|tx| pick_in(tx, pick("PENDING")));
+        assert_eq!(picked.ok(), Some(PickedInOne::Claimed(Vec::new())), "nothing waiting, nothing claimed");
+        let refused = store.write_blocking(|tx| pick_in(tx, pick("RETRY_SCHEDULED"))).map(|_| ()).unwrap_err();
+        assert!(refused.to_string().contains("claims PENDING simulations, not RETRY_SCHEDULED"), "{refused}");
     }
 }

@@ -378,16 +378,6 @@ fn a_pick_reads_the_places_without_bitmap_scans() {
     assert_eq!(settings.as_deref(), Some("enable_bitmapscan=off"));
 }
 
-/// The scans of each index so far. A connection's counts not yet reported count as the
-/// transaction's, so a statement's are the difference between two reads.
-fn index_scans(tx: &Tx, indexes: &[&str]) -> StoreResult<Vec<i64>> {
-    let scans = |index: &&str| -> StoreResult<i64> {
-        let sql = format!("SELECT pg_stat_get_xact_numscans('{index}'::regclass)");
-        Ok(tx.value(&sql, &[])?.unwrap_or_default())
-    };
-    indexes.iter().map(scans).collect()
-}
-
 /// A pick's claim walks the job's waiting simulations alone (migration 16), not every
 /// simulation of the job in order, for a job the statistics do not know yet, whether planned
 /// for the pick's values or for none (PL/pgSQL's generic plan, once a statement has run five
@@ -400,7 +390,7 @@ fn a_pick_claims_through_the_waiting_simulations_alone() {
         // Statistics taken before the job existed, as they are when a run starts.
         write(&store, |tx| tx.execute("ANALYZE docs", &[]));
         write(&store, |tx| Job::parallel(JOB, 8, 300).insert(tx));
-        let scans = |tx: &Tx| index_scans(tx, &["docs_waiting", "docs_parent", "docs_parent_status"]);
+        let scans = |tx: &Tx| store::picks::index_scans(tx, &["docs_waiting", "docs_parent", "docs_parent_status"]);
         let (claimed, before, after) = write(&store, |tx| {
             tx.execute_batch(&format!("SET LOCAL plan_cache_mode = {plans}"))?;
             let before = scans(tx)?;

@@ -39,9 +39,8 @@ impl From<StoreError> for JobError {
 /// (`gather`), so that one pick serves the ends of those milliseconds. Without it, each
 /// replica picked for its own ends only, and with two replicas the picks were half the size of
 /// one replica's (0.39 a simulation against 0.19); every pick pays its counts, its locks, its
-/// claim and a round trip. SQLite's pick is
-/// a transaction in process: there the wait only left places empty (10,000 simulations took
-/// 12.4–13.4 s against 10.5–11.5 s), so it picks at once.
+/// claim and a round trip. SQLite's pick is a transaction in process: there the wait only left
+/// places empty (10,000 simulations took 12.4–13.4 s against 10.5–11.5 s), so it picks at once.
 const GATHER: std::time::Duration = std::time::Duration::from_millis(10);
 
 /// How long a refill gathers with `replicas` alive: `GATHER` for each (up to four), so that
