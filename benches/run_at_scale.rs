@@ -14,6 +14,9 @@
 //!     SCALE_STORE=postgres SCALE_REPLICAS=2 SCALE_REPLICA_CPU=0.2 SCALE_SIMULATIONS=3000 …
 //!         (each replica capped at a fifth of a core in a CPU cgroup of its own, PostgreSQL
 //!         not: the database with cores of its own, simulated on a small machine)
+//!     SCALE_SIDE_BY_SIDE=5 SCALE_SIMULATIONS=10000 cargo bench --bench run_at_scale
+//!         (five rounds of SQLite, one replica and two, the order turned each round; the
+//!         ratios within each round, their spread and middle: `support/side_by_side.rs`)
 //!
 //! With `SCALE_STORE=postgres` the service keeps its data in PostgreSQL (a server of the
 //! benchmark's own, `initdb` in a temporary directory, PostgreSQL's default settings), and
@@ -32,47 +35,65 @@ mod pg_creation;
 mod pg_stats;
 #[path = "support/scale.rs"]
 mod scale;
+#[path = "support/side_by_side.rs"]
+mod side_by_side;
 
 use std::time::{Duration, Instant};
 
 use futures_util::TryStreamExt;
 use scale::{Serve, memory_mb, percentile, settled};
+use side_by_side::Store;
 use switchboard::api::model::*;
 use switchboard::api::{ApiKey, Client, ClientConfig, Conditional};
 
 const KEY: &str = "sk-run-at-scale-bench";
 
-/// The store the service keeps its data in, and the replicas sharing it (one on SQLite).
+/// The PostgreSQL server the runs share (each its own database), when any run needs one.
 struct Setup {
-    /// The database the replicas share, once started (PostgreSQL).
-    database: std::sync::Mutex<Option<String>>,
     postgres: Option<switchboard::service::store::test_server::TestServer>,
-    replicas: usize,
 }
 
 impl Setup {
-    fn from_env() -> Setup {
-        let postgres = std::env::var("SCALE_STORE").is_ok_and(|s| s == "postgres");
-        let replicas = std::env::var("SCALE_REPLICAS").ok().and_then(|v| v.parse().ok()).unwrap_or(1usize);
+    fn with_postgres(postgres: bool) -> Setup {
         let server = postgres.then(|| {
             switchboard::service::store::test_server::TestServer::start(
                 switchboard::service::store::test_server::Durability::Default,
             )
             .unwrap()
         });
-        Setup {
-            replicas: if server.is_some() { replicas.max(1) } else { 1 },
-            postgres: server,
-            database: Default::default(),
-        }
+        Setup { postgres: server }
     }
 
-    /// The replicas, on a database of their own.
-    fn start(&self) -> Vec<Serve> {
-        let database = self.postgres.as_ref().map(|server| server.fresh_database().unwrap());
-        database.clone_into(&mut self.database.lock().unwrap());
-        (0..self.replicas).map(|_| Serve::start_on(KEY, database.as_deref())).collect()
+    /// The replicas of `store` (one on SQLite), on a database of their own, and its URL.
+    fn start(&self, store: Store) -> (Vec<Serve>, Option<String>) {
+        let (database, replicas) = match store {
+            Store::Sqlite => (None, 1),
+            Store::Postgres { replicas } => {
+                let server = self.postgres.as_ref().expect("a PostgreSQL server for a PostgreSQL run");
+                (Some(server.fresh_database().unwrap()), replicas.max(1))
+            }
+        };
+        ((0..replicas).map(|_| Serve::start_on(KEY, database.as_deref())).collect(), database)
     }
+}
+
+/// The store of `SCALE_STORE` and `SCALE_REPLICAS`.
+fn store_from_env() -> Store {
+    if std::env::var("SCALE_STORE").is_ok_and(|s| s == "postgres") {
+        Store::Postgres { replicas: replicas_from_env() }
+    } else {
+        Store::Sqlite
+    }
+}
+
+/// `SCALE_REPLICAS`, or 1; with `SCALE_SIDE_BY_SIDE`, or 2.
+fn replicas_from_env() -> usize {
+    let default = if side_by_side_rounds().is_some() { 2 } else { 1 };
+    std::env::var("SCALE_REPLICAS").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+fn side_by_side_rounds() -> Option<usize> {
+    std::env::var("SCALE_SIDE_BY_SIDE").ok().and_then(|v| v.parse().ok())
 }
 
 /// The job's span on the service's clock, from its creation to its end: to the millisecond,
@@ -83,8 +104,10 @@ fn own_span(job: &RunPlanJob) -> Option<f64> {
     Some(ended.duration_since(created).as_secs_f64())
 }
 
-async fn run(setup: &Setup, simulations: u64) {
-    let replicas = setup.start();
+/// One run of `simulations` on `store`, reported; its time on the job's own clock (or the
+/// poll's, without one).
+async fn run(setup: &Setup, store: Store, simulations: u64) -> f64 {
+    let (replicas, database) = setup.start(store);
     let serve = &replicas[0];
     let pid = serve.child.id();
     let client = Client::new(&serve.url, ApiKey::new(KEY), ClientConfig::default()).unwrap();
@@ -114,7 +137,6 @@ async fn run(setup: &Setup, simulations: u64) {
     // The service's CPU from the run's start to its end: the seeding and the history apart.
     let cpu_before: Vec<f64> = replicas.iter().map(|r| scale::cpu_seconds(r.child.id())).collect();
     // The synchronous client runs a runtime of its own: on a thread of its own.
-    let database = setup.database.lock().unwrap().clone();
     let creation =
         database.clone().and_then(|url| std::thread::spawn(move || pg_creation::Creation::start(&url)).join().unwrap());
     let started = Instant::now();
@@ -169,10 +191,6 @@ async fn run(setup: &Setup, simulations: u64) {
     let tagged = http.get(&url).bearer_auth(KEY).header("if-none-match", &etag).send().await.unwrap();
     let unchanged = (tagged.status().as_u16(), tagged_started.elapsed());
 
-    let store = match &setup.postgres {
-        Some(_) => format!("PostgreSQL, {} replica(s)", replicas.len()),
-        None => "SQLite".to_owned(),
-    };
     let capped =
         scale::cpu_cap::share().map(|share| format!(", each replica capped at {share} of a core")).unwrap_or_default();
     println!("run_at_scale: on {store}{capped}");
@@ -213,6 +231,29 @@ async fn run(setup: &Setup, simulations: u64) {
         unchanged.1.as_secs_f64() * 1000.0,
         memory_mb(pid, "VmHWM:")
     );
+    own_span(&job).unwrap_or(elapsed.as_secs_f64())
+}
+
+/// `rounds` rounds of SQLite, one replica and more side by side (`side_by_side`).
+async fn side_by_side(rounds: usize, simulations: u64) {
+    let replicas = replicas_from_env().max(2);
+    let setup = Setup::with_postgres(true);
+    let mut measured = Vec::new();
+    for round in 0..rounds {
+        let mut times = side_by_side::Round::default();
+        for store in side_by_side::order(round, replicas) {
+            times.set(store, run(&setup, store, simulations).await);
+        }
+        println!(
+            "run_at_scale: side by side, round {}: SQLite {:.2} s, 1 replica {:.2} s, {replicas} replicas {:.2} s",
+            round + 1,
+            times.sqlite,
+            times.one,
+            times.more
+        );
+        measured.push(times);
+    }
+    println!("run_at_scale: side by side, {simulations} simulations: {}", side_by_side::summary(&measured, replicas));
 }
 
 fn main() {
@@ -220,11 +261,15 @@ fn main() {
         Some(n) => vec![n],
         None => vec![10_000, 100_000],
     };
-    let setup = Setup::from_env();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    if let Some(rounds) = side_by_side_rounds() {
+        return runtime.block_on(side_by_side(rounds, sizes[0]));
+    }
+    let store = store_from_env();
+    let setup = Setup::with_postgres(store != Store::Sqlite);
     runtime.block_on(async {
         for n in sizes {
-            run(&setup, n).await;
+            run(&setup, store, n).await;
         }
     });
 }

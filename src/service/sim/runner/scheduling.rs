@@ -35,20 +35,16 @@ impl From<StoreError> for JobError {
     }
 }
 
-/// How long a refill on PostgreSQL waits after the end that began it, for each live replica
-/// (`gather`), so that one pick serves the ends of those milliseconds. Without it, each
-/// replica picked for its own ends only, and with two replicas the picks were half the size of
-/// one replica's (0.39 a simulation against 0.19); every pick pays its counts, its locks, its
-/// claim and a round trip. SQLite's pick is a transaction in process: there the wait only left
-/// places empty (10,000 simulations took 12.4–13.4 s against 10.5–11.5 s), so it picks at once.
+/// How long a refill on PostgreSQL waits after the end that began it, so that one pick serves
+/// the ends of those milliseconds. Without it, each replica picked for its own ends only, and
+/// with two replicas the picks were half the size of one replica's (0.39 a simulation against
+/// 0.19); every pick pays its counts, its locks, its claim and a round trip. The same with any
+/// number of replicas: a wait of 10 ms for each live replica (stop 49) made fewer picks but
+/// left places empty longer, and two replicas ran no faster for it, slower by the middle of 20
+/// pairs (docs/performance.md, stop 51). SQLite's pick is a transaction in process: there the
+/// wait only left places empty (10,000 simulations took 12.4–13.4 s against 10.5–11.5 s), so
+/// it picks at once.
 const GATHER: std::time::Duration = std::time::Duration::from_millis(10);
-
-/// How long a refill gathers with `replicas` alive: `GATHER` for each (up to four), so that
-/// each replica, which sees only its own ends, gathers as many as one replica alone would
-/// (with two, picks fell from 0.20 a simulation to 0.15).
-fn gather(replicas: usize) -> std::time::Duration {
-    GATHER * replicas.clamp(1, 4) as u32
-}
 
 /// The jobs this replica refills now, and those an end asked to refill again meanwhile.
 #[derive(Default)]
@@ -205,7 +201,7 @@ impl Simulator {
     /// read the active jobs and picked for the others (11 of 16 in flight, issue 33). One
     /// refill a job at a time in this replica: an end while one picks has it pick once more
     /// after, so ends that come together cost one pick; another replica's refill of the job
-    /// runs beside it, on other places of the job's. On PostgreSQL each pick waits `gather`
+    /// runs beside it, on other places of the job's. On PostgreSQL each pick waits `GATHER`
     /// first, so that the ends of those milliseconds need no pick of their own. A job under a
     /// sequential mode, whose limits span other jobs, and a pick that started nothing or failed
     /// are left to the loop, woken.
@@ -220,7 +216,7 @@ impl Simulator {
         loop {
             // The ends of the next few milliseconds free places too: one pick for all of them.
             if self.store.dialect() == Dialect::Postgres {
-                tokio::time::sleep(gather(self.store.live_replicas())).await;
+                tokio::time::sleep(GATHER).await;
                 turn.gathered();
             }
             self.refill_once(ended, mode.clone()).await;
@@ -385,18 +381,7 @@ enum Look {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
-    use super::{Refills, gather};
-
-    /// Each replica sees its own ends only: with more of them it gathers for longer, so that a
-    /// pick serves as many ends as one replica's; never more than 40 ms.
-    #[test]
-    fn a_refill_gathers_for_each_live_replica() {
-        let waits: Vec<Duration> = [0, 1, 2, 4, 9].into_iter().map(gather).collect();
-        let ms = |n| Duration::from_millis(n);
-        assert_eq!(waits, [ms(10), ms(10), ms(20), ms(40), ms(40)]);
-    }
+    use super::Refills;
 
     #[test]
     fn an_end_during_a_refill_asks_it_for_one_more_pick() {
