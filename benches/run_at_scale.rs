@@ -14,9 +14,10 @@
 //!     SCALE_STORE=postgres SCALE_REPLICAS=2 SCALE_REPLICA_CPU=0.2 SCALE_SIMULATIONS=3000 …
 //!         (each replica capped at a fifth of a core in a CPU cgroup of its own, PostgreSQL
 //!         not: the database with cores of its own, simulated on a small machine)
-//!     SCALE_SIDE_BY_SIDE=5 SCALE_SIMULATIONS=10000 cargo bench --bench run_at_scale
-//!         (five rounds of SQLite, one replica and two, the order turned each round; the
-//!         ratios within each round, their spread and middle: `support/side_by_side.rs`)
+//!     SCALE_SIDE_BY_SIDE=6 SCALE_SIMULATIONS=10000 cargo bench --bench run_at_scale
+//!         (six rounds of SQLite, one replica and two, in every order; the ratios within
+//!         each round, their spread and middle: `support/side_by_side.rs`. `SCALE_STORE` does
+//!         not apply; 10,000 simulations unless `SCALE_SIMULATIONS` says)
 //!
 //! With `SCALE_STORE=postgres` the service keeps its data in PostgreSQL (a server of the
 //! benchmark's own, `initdb` in a temporary directory, PostgreSQL's default settings), and
@@ -70,7 +71,7 @@ impl Setup {
             Store::Sqlite => (None, 1),
             Store::Postgres { replicas } => {
                 let server = self.postgres.as_ref().expect("a PostgreSQL server for a PostgreSQL run");
-                (Some(server.fresh_database().unwrap()), replicas.max(1))
+                (Some(server.fresh_database().unwrap()), replicas)
             }
         };
         ((0..replicas).map(|_| Serve::start_on(KEY, database.as_deref())).collect(), database)
@@ -80,20 +81,23 @@ impl Setup {
 /// The store of `SCALE_STORE` and `SCALE_REPLICAS`.
 fn store_from_env() -> Store {
     if std::env::var("SCALE_STORE").is_ok_and(|s| s == "postgres") {
-        Store::Postgres { replicas: replicas_from_env() }
+        Store::Postgres { replicas: replicas_from_env().unwrap_or(1).max(1) }
     } else {
         Store::Sqlite
     }
 }
 
-/// `SCALE_REPLICAS`, or 1; with `SCALE_SIDE_BY_SIDE`, or 2.
-fn replicas_from_env() -> usize {
-    let default = if side_by_side_rounds().is_some() { 2 } else { 1 };
-    std::env::var("SCALE_REPLICAS").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+fn replicas_from_env() -> Option<usize> {
+    std::env::var("SCALE_REPLICAS").ok().and_then(|v| v.parse().ok())
 }
 
+/// `SCALE_SIDE_BY_SIDE`: how many rounds, when set.
 fn side_by_side_rounds() -> Option<usize> {
-    std::env::var("SCALE_SIDE_BY_SIDE").ok().and_then(|v| v.parse().ok())
+    let rounds = std::env::var("SCALE_SIDE_BY_SIDE").ok()?;
+    match rounds.parse() {
+        Ok(rounds) if rounds > 0 => Some(rounds),
+        _ => panic!("SCALE_SIDE_BY_SIDE is a number of rounds, one or more (six balance the order); not {rounds:?}"),
+    }
 }
 
 /// The job's span on the service's clock, from its creation to its end: to the millisecond,
@@ -104,9 +108,9 @@ fn own_span(job: &RunPlanJob) -> Option<f64> {
     Some(ended.duration_since(created).as_secs_f64())
 }
 
-/// One run of `simulations` on `store`, reported; its time on the job's own clock (or the
-/// poll's, without one).
-async fn run(setup: &Setup, store: Store, simulations: u64) -> f64 {
+/// One run of `simulations` on `store`, reported; its time on the job's own clock, when the job
+/// gave both ends of it.
+async fn run(setup: &Setup, store: Store, simulations: u64) -> Option<f64> {
     let (replicas, database) = setup.start(store);
     let serve = &replicas[0];
     let pid = serve.child.id();
@@ -231,18 +235,21 @@ async fn run(setup: &Setup, store: Store, simulations: u64) -> f64 {
         unchanged.1.as_secs_f64() * 1000.0,
         memory_mb(pid, "VmHWM:")
     );
-    own_span(&job).unwrap_or(elapsed.as_secs_f64())
+    own_span(&job)
 }
 
-/// `rounds` rounds of SQLite, one replica and more side by side (`side_by_side`).
-async fn side_by_side(rounds: usize, simulations: u64) {
-    let replicas = replicas_from_env().max(2);
+/// `rounds` rounds of SQLite, one replica and more side by side (`side_by_side`). Only
+/// `SCALE_SIMULATIONS` (10,000 unset) and `SCALE_REPLICAS` (two or more; 2 unset) apply.
+async fn run_side_by_side(rounds: usize, simulations: u64) {
+    let replicas = replicas_from_env().unwrap_or(2);
+    assert!(replicas >= 2, "SCALE_REPLICAS with SCALE_SIDE_BY_SIDE is the replicas set beside one: two or more");
     let setup = Setup::with_postgres(true);
     let mut measured = Vec::new();
     for round in 0..rounds {
         let mut times = side_by_side::Round::default();
-        for store in side_by_side::order(round, replicas) {
-            times.set(store, run(&setup, store, simulations).await);
+        for role in side_by_side::order(round) {
+            let seconds = run(&setup, role.store(replicas), simulations).await;
+            times.set(role, seconds.expect("the job's own createdAt and endedAt: the poll's time is coarser"));
         }
         println!(
             "run_at_scale: side by side, round {}: SQLite {:.2} s, 1 replica {:.2} s, {replicas} replicas {:.2} s",
@@ -263,7 +270,8 @@ fn main() {
     };
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     if let Some(rounds) = side_by_side_rounds() {
-        return runtime.block_on(side_by_side(rounds, sizes[0]));
+        // One size: `SCALE_SIMULATIONS`, or the first of the default ones (10,000).
+        return runtime.block_on(run_side_by_side(rounds, sizes[0]));
     }
     let store = store_from_env();
     let setup = Setup::with_postgres(store != Store::Sqlite);

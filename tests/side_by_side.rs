@@ -4,17 +4,41 @@
 #[path = "../benches/support/side_by_side.rs"]
 mod side_by_side;
 
-use side_by_side::{Round, Store, order, summary};
+use side_by_side::{Role, Round, Store, order, summary};
+
+const ROLES: [Role; 3] = [Role::Sqlite, Role::One, Role::More];
 
 #[test]
-fn each_store_takes_each_place_in_three_rounds() {
+fn in_six_rounds_each_run_takes_each_place_twice() {
     for place in 0..3 {
-        let mut stores: Vec<String> = (0..3).map(|round| order(round, 2)[place].to_string()).collect();
-        stores.sort();
-        assert_eq!(stores, ["PostgreSQL, 1 replica", "PostgreSQL, 2 replicas", "SQLite"], "place {place}");
+        for role in ROLES {
+            let times = (0..6).filter(|&round| order(round)[place] == role).count();
+            assert_eq!(times, 2, "{role:?} in place {place}");
+        }
     }
-    assert_eq!(order(3, 2), order(0, 2));
-    assert_eq!(order(0, 4)[2], Store::Postgres { replicas: 4 });
+    assert_eq!(order(6), order(0));
+}
+
+#[test]
+fn in_six_rounds_each_run_goes_before_each_other_as_often_as_after() {
+    for first in ROLES {
+        for second in ROLES.into_iter().filter(|&r| r != first) {
+            let before = (0..6)
+                .filter(|&round| {
+                    let runs = order(round);
+                    runs.iter().position(|&r| r == first) < runs.iter().position(|&r| r == second)
+                })
+                .count();
+            assert_eq!(before, 3, "{first:?} before {second:?}");
+        }
+    }
+}
+
+#[test]
+fn each_part_runs_on_its_store() {
+    let stores: Vec<String> = ROLES.iter().map(|role| role.store(3).to_string()).collect();
+    assert_eq!(stores, ["SQLite", "PostgreSQL, 1 replica", "PostgreSQL, 3 replicas"]);
+    assert_eq!(Role::More.store(2), Store::Postgres { replicas: 2 });
 }
 
 #[test]
@@ -23,9 +47,9 @@ fn ratios_are_taken_within_rounds() {
     for (round, [sqlite, one, more]) in
         rounds.iter_mut().zip([[10.0, 20.0, 18.0], [12.0, 18.0, 27.0], [10.0, 19.0, 19.0]])
     {
-        round.set(Store::Postgres { replicas: 2 }, more);
-        round.set(Store::Sqlite, sqlite);
-        round.set(Store::Postgres { replicas: 1 }, one);
+        round.set(Role::More, more);
+        round.set(Role::Sqlite, sqlite);
+        round.set(Role::One, one);
     }
     assert_eq!(
         summary(&rounds, 2),

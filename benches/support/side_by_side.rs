@@ -1,7 +1,9 @@
 //! Side by side (issue 33's targets): rounds of one run on SQLite, one on PostgreSQL with one
-//! replica and one with more, in an order that turns each round, so that no store always runs
-//! first or last. This machine's speed drifts by a tenth and more within minutes, so one pair
-//! ranks nothing: the ratios are taken within each round and their middle reported.
+//! replica and one with more, in an order that changes each round. This machine's speed
+//! drifts by a tenth and more within minutes, so one pair ranks nothing: the ratios are taken
+//! within each round and their middle reported. Over six rounds each run takes each place
+//! twice and runs before each other run as often as after it, so a drift through the round
+//! favours none.
 
 /// Where a run keeps its data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,14 +22,47 @@ impl std::fmt::Display for Store {
     }
 }
 
-/// The three runs of round `round` (from 0), turned by one place each round.
-pub fn order(round: usize, replicas: usize) -> [Store; 3] {
-    let mut stores = [Store::Sqlite, Store::Postgres { replicas: 1 }, Store::Postgres { replicas }];
-    stores.rotate_left(round % 3);
-    stores
+/// A run's part in a round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Sqlite,
+    /// PostgreSQL with one replica.
+    One,
+    /// PostgreSQL with more.
+    More,
 }
 
-/// One round's times (seconds), by store.
+impl Role {
+    /// The store of this part, with `replicas` (two or more) for `More`.
+    pub fn store(self, replicas: usize) -> Store {
+        match self {
+            Role::Sqlite => Store::Sqlite,
+            Role::One => Store::Postgres { replicas: 1 },
+            Role::More => Store::Postgres { replicas },
+        }
+    }
+}
+
+/// Every order of the three runs: in six rounds each takes each place twice, and each runs
+/// before each other as often as after it.
+const ORDERS: [[Role; 3]; 6] = {
+    use Role::{More, One, Sqlite};
+    [
+        [Sqlite, One, More],
+        [One, More, Sqlite],
+        [More, Sqlite, One],
+        [More, One, Sqlite],
+        [One, Sqlite, More],
+        [Sqlite, More, One],
+    ]
+};
+
+/// The order of round `round` (from 0).
+pub fn order(round: usize) -> [Role; 3] {
+    ORDERS[round % ORDERS.len()]
+}
+
+/// One round's times (seconds), by part.
 #[derive(Debug, Default, Clone)]
 pub struct Round {
     pub sqlite: f64,
@@ -36,16 +71,17 @@ pub struct Round {
 }
 
 impl Round {
-    pub fn set(&mut self, store: Store, seconds: f64) {
-        match store {
-            Store::Sqlite => self.sqlite = seconds,
-            Store::Postgres { replicas: 1 } => self.one = seconds,
-            Store::Postgres { .. } => self.more = seconds,
+    /// Records the time of `role`'s run.
+    pub fn set(&mut self, role: Role, seconds: f64) {
+        match role {
+            Role::Sqlite => self.sqlite = seconds,
+            Role::One => self.one = seconds,
+            Role::More => self.more = seconds,
         }
     }
 }
 
-/// The spread and the middle of `ratios`: "0.93–1.28× (middle 1.05×)".
+/// The spread and the middle of `ratios`: "0.93–1.28× (middle 1.05×, 5 rounds)".
 fn spread(mut ratios: Vec<f64>) -> String {
     ratios.sort_by(f64::total_cmp);
     let (Some(low), Some(high)) = (ratios.first(), ratios.last()) else { return "no rounds".to_owned() };

@@ -36,14 +36,13 @@ impl From<StoreError> for JobError {
 }
 
 /// How long a refill on PostgreSQL waits after the end that began it, so that one pick serves
-/// the ends of those milliseconds. Without it, each replica picked for its own ends only, and
-/// with two replicas the picks were half the size of one replica's (0.39 a simulation against
-/// 0.19); every pick pays its counts, its locks, its claim and a round trip. The same with any
-/// number of replicas: a wait of 10 ms for each live replica (stop 49) made fewer picks but
-/// left places empty longer, and two replicas ran no faster for it, slower by the middle of 20
-/// pairs (docs/performance.md, stop 51). SQLite's pick is a transaction in process: there the
-/// wait only left places empty (10,000 simulations took 12.4–13.4 s against 10.5–11.5 s), so
-/// it picks at once.
+/// the ends of those milliseconds. Without it, each end picked (with two replicas 0.39 picks a
+/// simulation against 0.20 with it); every pick pays its counts, its locks, its claim and a
+/// round trip. The same with any number of replicas: waiting 10 ms for each live replica
+/// (stop 49) made fewer picks but left places empty longer, and side by side two replicas took
+/// a middle of 1.26× one replica's time with it, 1.07× without (docs/performance.md, stop 51).
+/// SQLite's pick is a transaction in process: there the wait only left places empty (10,000
+/// simulations took 12.4–13.4 s against 10.5–11.5 s), so it picks at once.
 const GATHER: std::time::Duration = std::time::Duration::from_millis(10);
 
 /// The jobs this replica refills now, and those an end asked to refill again meanwhile.
