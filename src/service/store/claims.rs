@@ -69,10 +69,7 @@ fn in_one(tx: &Tx, claim: &Claim, limit: usize, status: &str) -> StoreResult<Vec
 /// parent in order.
 fn walk_of(from: &str) -> (String, bool) {
     let pending = SimulationJobStatus::Pending.as_str();
-    match from == pending {
-        true => (format!("status = '{pending}'"), false),
-        false => ("status = ?8".to_owned(), true),
-    }
+    if from == pending { (format!("status = '{pending}'"), false) } else { ("status = ?8".to_owned(), true) }
 }
 
 /// In process a statement is no round trip: the claim, then each row written.
