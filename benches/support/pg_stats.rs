@@ -178,7 +178,7 @@ impl PgStats {
         // the triggers), each timed apart from the statement that called it.
         let nested = "SELECT calls, total_exec_time, query FROM pg_stat_statements \
                       WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) \
-                      AND NOT toplevel ORDER BY total_exec_time DESC LIMIT 15";
+                      AND NOT toplevel ORDER BY total_exec_time DESC LIMIT 40";
         if let Ok(rows) = self
             .client
             .query(nested, &[])

@@ -24,6 +24,7 @@ pub mod picks;
 pub mod places;
 mod postgres;
 pub mod records;
+mod rounds;
 pub mod schedules;
 pub mod scores;
 pub mod secrets;

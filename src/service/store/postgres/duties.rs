@@ -21,6 +21,8 @@ use std::time::{Duration, Instant};
 
 use postgres::{Client, NoTls};
 
+use crate::service::store::rounds::guarded;
+
 /// The duties' advisory lock (one key: apart from the picks' two-key locks).
 pub(in crate::service::store) const LOCK: i64 = 0x5b_d0_7e_55;
 
@@ -113,10 +115,18 @@ pub(super) fn spawn(config: postgres::Config, held: Arc<Held>, stopping: Arc<Ato
                 client = config.connect(NoTls).map_err(|e| tracing::debug!("store: duties cannot connect: {e}")).ok();
                 continue;
             };
-            if let Err(e) = check(c, &held) {
-                tracing::warn!("store: the duties' connection: {e}; reconnecting");
-                held.lost();
-                client = None;
+            // Given up on any failure, a panic too: the lock goes with the dropped connection.
+            match guarded("the duties' check", || check(c, &held)) {
+                Some(Ok(())) => {}
+                Some(Err(e)) => {
+                    tracing::warn!("store: the duties' connection: {e}; reconnecting");
+                    held.lost();
+                    client = None;
+                }
+                None => {
+                    held.lost();
+                    client = None;
+                }
             }
         }
         // Dropping the connection frees the lock for another replica at once.

@@ -11,6 +11,7 @@ use postgres::{Client, NoTls};
 use tokio::sync::watch;
 
 use super::publisher::{self, PUBLISHED};
+use crate::service::store::rounds::guarded;
 
 pub(super) fn spawn(
     config: postgres::Config,
@@ -21,7 +22,7 @@ pub(super) fn spawn(
         while !stopping.load(Ordering::Relaxed) {
             match config.connect(NoTls) {
                 Ok(client) => {
-                    if let Err(e) = listen(client, &events, &stopping) {
+                    if let Some(Err(e)) = guarded("the event listener", || listen(client, &events, &stopping)) {
                         tracing::warn!("store: event listener: {e}; reconnecting");
                     }
                 }

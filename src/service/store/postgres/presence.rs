@@ -11,6 +11,8 @@ use std::time::Duration;
 
 use postgres::{Client, NoTls};
 
+use crate::service::store::rounds::guarded;
+
 /// The presence advisory lock's two keys (a two-key lock: apart from the one-key locks, such as
 /// the duties'; its first key apart from the picks').
 const KEY: (i32, i32) = (0x5b11, 0x7e);
@@ -46,12 +48,13 @@ pub(super) fn spawn(
                     .and_then(|mut c| present(&mut c).ok().map(|_| c));
                 continue;
             };
-            match count(c) {
-                Ok(n) => live.store(n, Ordering::Relaxed),
-                Err(e) => {
+            match guarded("counting the live replicas", || count(c)) {
+                Some(Ok(n)) => live.store(n, Ordering::Relaxed),
+                Some(Err(e)) => {
                     tracing::warn!("store: the presence connection: {e}; reconnecting");
                     client = None;
                 }
+                None => client = None,
             }
         }
         // Dropping the connection takes this replica out of the others' count at once.

@@ -15,6 +15,7 @@ use crate::args;
 use crate::service::pace::Pace;
 use crate::service::store::db::Conn;
 use crate::service::store::error::StoreResult;
+use crate::service::store::rounds::guarded;
 
 /// The advisory lock publishers take, one at a time.
 const LOCK: i64 = 0x5b_0e_7e_47;
@@ -85,7 +86,7 @@ pub(super) fn spawn(
             std::thread::sleep(pace.rest());
             pending.clear();
             pace.begin();
-            if let Err(e) = publish(&pool) {
+            if let Some(Err(e)) = guarded("publishing events", || publish(&pool)) {
                 tracing::warn!("store: publishing events: {e}");
             }
         }

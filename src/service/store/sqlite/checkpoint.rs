@@ -9,6 +9,8 @@ use std::time::Duration;
 
 use rusqlite::Connection;
 
+use crate::service::store::rounds::guarded;
+
 /// How often the log is copied into the database.
 const EVERY: Duration = Duration::from_millis(250);
 
@@ -30,7 +32,8 @@ pub(super) fn spawn(path: &Path) -> rusqlite::Result<Running> {
         // Nothing is ever sent: the wait ends by timing out, or when the store is dropped.
         while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(EVERY) {
             // (busy, frames in the log, frames copied); a busy checkpoint is simply tried again.
-            if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| r.get::<_, i64>(0)) {
+            let checkpoint = || conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| r.get::<_, i64>(0));
+            if let Some(Err(e)) = guarded("the checkpoint", checkpoint) {
                 tracing::warn!("store checkpoint: {e}");
             }
         }

@@ -16,6 +16,7 @@ use tokio::sync::oneshot;
 
 use crate::service::store::db::{Conn, Tx};
 use crate::service::store::error::StoreError;
+use crate::service::store::rounds::guarded;
 
 /// Answers a queued write once its batch's commit is known (`Some` when the commit failed).
 type Reply = Box<dyn FnOnce(Option<&rusqlite::Error>) + Send>;
@@ -113,9 +114,7 @@ pub(super) fn spawn(queue: Arc<Queue>, lead: impl Fn(&Queue) + Send + 'static) -
             // A write's own panic is its failure (`push`); one escaping the batch around it
             // fails that batch's callers (their answers are dropped) and the thread goes on,
             // so later writes are never left waiting for a leader that is gone.
-            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| lead(&thread_queue))).is_err() {
-                tracing::error!("store: a batch of progress failed unexpectedly; its writes were not committed");
-            }
+            guarded("a batch of progress (its writes were not committed)", || lead(&thread_queue));
         }
     })?;
     Ok(Running { queue })
@@ -153,4 +152,40 @@ fn commit_failure(error: &rusqlite::Error) -> StoreError {
 /// What a caller whose write was dropped unanswered (its batch failed before running it) is told.
 pub(in crate::service::store) fn not_committed() -> StoreError {
     StoreError::backend("store: the write was not committed (its batch failed before it ran)")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    /// A panic that escapes a batch (not one write's own) drops that batch's answers; the
+    /// writer's thread goes on and commits the next batch.
+    #[test]
+    fn a_batch_that_panics_is_dropped_and_the_writer_goes_on() {
+        let queue = Arc::<Queue>::default();
+        let batches = AtomicUsize::new(0);
+        let conn = Mutex::new(Connection::open_in_memory().unwrap());
+        let _running = spawn(queue.clone(), move |queue| {
+            let batch = queue.take();
+            assert!(batches.fetch_add(1, Ordering::SeqCst) > 0, "the first batch fails");
+            commit(&mut conn.lock().unwrap(), batch);
+        });
+        let first = queue.push(|_| Ok::<_, StoreError>(1));
+        assert!(first.blocking_recv().is_err(), "the failed batch's caller is told it was dropped");
+        let mut second = queue.push(|_| Ok::<_, StoreError>(2));
+        // Polled with a deadline: a writer's thread that died would never answer.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let answer = loop {
+            match second.try_recv() {
+                Err(oneshot::error::TryRecvError::Empty) => {
+                    assert!(std::time::Instant::now() < deadline, "the writer's thread no longer commits");
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                answer => break answer.expect("answered"),
+            }
+        };
+        assert_eq!(answer.unwrap(), 2);
+    }
 }
