@@ -312,10 +312,14 @@ impl Store {
         if let Engine::Sqlite(_) = &*self.engine {
             return self.write_progress(f).await;
         }
-        let store = self.clone();
-        tokio::task::spawn_blocking(move || store.write_pick_blocking(pick, f))
-            .await
-            .map_err(|e| E::from(StoreError::backend(e)))?
+        let (store, turn) = (self.clone(), self.progress_turn().await);
+        tokio::task::spawn_blocking(move || {
+            let picked = store.write_pick_blocking(pick, f);
+            drop(turn);
+            picked
+        })
+        .await
+        .map_err(|e| E::from(StoreError::backend(e)))?
     }
 
     /// The same, for callers already off the async threads.
@@ -347,10 +351,14 @@ impl Store {
         if let Engine::Sqlite(_) = &*self.engine {
             return self.write_progress(move |tx| batch.apply_seeing_in(tx, seeing.as_ref())).await;
         }
-        let store = self.clone();
-        tokio::task::spawn_blocking(move || store.apply_blocking_seeing(&batch, false, seeing.as_ref()))
-            .await
-            .map_err(StoreError::backend)?
+        let (store, turn) = (self.clone(), self.progress_turn().await);
+        tokio::task::spawn_blocking(move || {
+            let applied = store.apply_blocking_seeing(&batch, false, seeing.as_ref());
+            drop(turn);
+            applied
+        })
+        .await
+        .map_err(StoreError::backend)?
     }
 
     /// Applies `batch` for callers already off the async threads; `durable`: the commit waits
@@ -378,13 +386,26 @@ impl Store {
         E: From<StoreError> + Send + 'static,
         F: Fn(&Tx) -> Result<R, E> + Send + 'static,
     {
-        let store = self.clone();
-        tokio::task::spawn_blocking(move || match &*store.engine {
-            Engine::Postgres(postgres) => postgres.write(false, None, f),
-            Engine::Sqlite(_) => Err(StoreError::backend("store: not a PostgreSQL store").into()),
+        let (store, turn) = (self.clone(), self.progress_turn().await);
+        tokio::task::spawn_blocking(move || {
+            let written = match &*store.engine {
+                Engine::Postgres(postgres) => postgres.write(false, None, f),
+                Engine::Sqlite(_) => Err(StoreError::backend("store: not a PostgreSQL store").into()),
+            };
+            drop(turn);
+            written
         })
         .await
         .map_err(StoreError::backend)?
+    }
+
+    /// A turn among the engines' progress writes on PostgreSQL (`postgres::PROGRESS_AT_ONCE`);
+    /// none needed on SQLite, whose progress commits in batches on one thread.
+    async fn progress_turn(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
+        match &*self.engine {
+            Engine::Postgres(postgres) => postgres.progress_turn().await,
+            Engine::Sqlite(_) => None,
+        }
     }
 
     /// A synced write, for callers already off the async threads (seeding, engines).
