@@ -30,7 +30,7 @@ pub fn spawn(store: Store, worker: Worker, simulator: Simulator, collector: Coll
         tokio::spawn(async move {
             loop {
                 let (owner, until) = (worker.owner.clone(), worker.until_ms());
-                let renewed = store.write_progress(move |tx| leases::renew(tx, &owner, until));
+                let renewed = store.write_upkeep(move |tx| leases::renew(tx, &owner, until));
                 if let Err(e) = renewed.await {
                     tracing::warn!("leases not renewed: {e}");
                 }
@@ -56,7 +56,7 @@ pub fn spawn(store: Store, worker: Worker, simulator: Simulator, collector: Coll
                 Err(e) => tracing::warn!("lapsed leases not swept: {e}"),
             }
             if folded_at.is_none_or(|at| at.elapsed() >= FOLD_EVERY) {
-                match store.write_progress(shards::fold).await {
+                match store.write_upkeep(shards::fold).await {
                     Ok(folded) => tracing::debug!("{folded} count rows folded"),
                     Err(e) => tracing::warn!("count shards not folded: {e}"),
                 }
@@ -101,7 +101,7 @@ async fn sweep(store: &Store, worker: &Worker, sole: bool) -> Result<HandedBack,
                 let work = Arc::new(work);
                 // One that cannot be handed back now does not hold up the rest; the next sweep
                 // tries it again.
-                if let Err(e) = store.write_progress(move |tx| hand_back(tx, &work, &owner, sole)).await {
+                if let Err(e) = store.write_upkeep(move |tx| hand_back(tx, &work, &owner, sole)).await {
                     tracing::warn!("{} {id} not handed back: {e}", kind.label());
                     failed = true;
                     continue;

@@ -149,19 +149,9 @@ impl super::Store {
     /// commit does not wait for the disk): PostgreSQL only, where `waiting` read it.
     pub async fn apply_fold(&self, fold: Fold) -> StoreResult<FoldApplied> {
         let json = fold.to_json()?;
-        // A fold is an engine's progress: it takes its turn among them (`progress_turn`).
-        let (store, turn) = (self.clone(), self.progress_turn().await);
-        tokio::task::spawn_blocking(move || {
-            let folded = match &*store.engine {
-                super::Engine::Postgres(postgres) => {
-                    applied(postgres.answer("SELECT sb_fold(?1)", &[Arg::from(&json)])?)
-                }
-                super::Engine::Sqlite(_) => {
-                    Err(StoreError::backend("store: a fold is one statement on PostgreSQL only"))
-                }
-            };
-            drop(turn);
-            folded
+        self.progress_blocking(move |store| match &*store.engine {
+            super::Engine::Postgres(postgres) => applied(postgres.answer("SELECT sb_fold(?1)", &[Arg::from(&json)])?),
+            super::Engine::Sqlite(_) => Err(StoreError::backend("store: a fold is one statement on PostgreSQL only")),
         })
         .await
         .map_err(StoreError::backend)?

@@ -312,14 +312,12 @@ impl Store {
         if let Engine::Sqlite(_) = &*self.engine {
             return self.write_progress(f).await;
         }
-        let (store, turn) = (self.clone(), self.progress_turn().await);
-        tokio::task::spawn_blocking(move || {
-            let picked = store.write_pick_blocking(pick, f);
-            drop(turn);
-            picked
-        })
-        .await
-        .map_err(|e| E::from(StoreError::backend(e)))?
+        // No turn (`progress_turn`): a pick may wait for another replica's pick of the job, and
+        // a turn held meanwhile would hold up this replica's ends.
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || store.write_pick_blocking(pick, f))
+            .await
+            .map_err(|e| E::from(StoreError::backend(e)))?
     }
 
     /// The same, for callers already off the async threads.
@@ -351,14 +349,9 @@ impl Store {
         if let Engine::Sqlite(_) = &*self.engine {
             return self.write_progress(move |tx| batch.apply_seeing_in(tx, seeing.as_ref())).await;
         }
-        let (store, turn) = (self.clone(), self.progress_turn().await);
-        tokio::task::spawn_blocking(move || {
-            let applied = store.apply_blocking_seeing(&batch, false, seeing.as_ref());
-            drop(turn);
-            applied
-        })
-        .await
-        .map_err(StoreError::backend)?
+        self.progress_blocking(move |store| store.apply_blocking_seeing(&batch, false, seeing.as_ref()))
+            .await
+            .map_err(StoreError::backend)?
     }
 
     /// Applies `batch` for callers already off the async threads; `durable`: the commit waits
@@ -380,32 +373,61 @@ impl Store {
         }
     }
 
+    /// The same as `write_progress` with no turn (`progress_blocking`): for the replica's
+    /// upkeep — its leases renewed, a stopped replica's work handed back, the shards folded —
+    /// which a queue of ends must never hold past a lease's end.
+    pub async fn write_upkeep<R, E, F>(&self, f: F) -> Result<R, E>
+    where
+        R: Send + 'static,
+        E: From<StoreError> + Send + 'static,
+        F: Fn(&Tx) -> Result<R, E> + Send + 'static,
+    {
+        match &*self.engine {
+            Engine::Sqlite(_) => self.write_progress(f).await,
+            Engine::Postgres(_) => {
+                let store = self.clone();
+                tokio::task::spawn_blocking(move || store.postgres_write_progress(f))
+                    .await
+                    .map_err(StoreError::backend)?
+            }
+        }
+    }
+
     async fn postgres_progress<R, E, F>(&self, f: F) -> Result<R, E>
     where
         R: Send + 'static,
         E: From<StoreError> + Send + 'static,
         F: Fn(&Tx) -> Result<R, E> + Send + 'static,
     {
-        let (store, turn) = (self.clone(), self.progress_turn().await);
-        tokio::task::spawn_blocking(move || {
-            let written = match &*store.engine {
-                Engine::Postgres(postgres) => postgres.write(false, None, f),
-                Engine::Sqlite(_) => Err(StoreError::backend("store: not a PostgreSQL store").into()),
-            };
-            drop(turn);
-            written
-        })
-        .await
-        .map_err(StoreError::backend)?
+        self.progress_blocking(move |store| store.postgres_write_progress(f)).await.map_err(StoreError::backend)?
     }
 
-    /// A turn among the engines' progress writes on PostgreSQL (`postgres::PROGRESS_AT_ONCE`);
-    /// none needed on SQLite, whose progress commits in batches on one thread.
-    async fn progress_turn(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
+    /// A progress write's transaction on PostgreSQL (its commit does not wait for the disk).
+    fn postgres_write_progress<R, E: From<StoreError>>(&self, f: impl Fn(&Tx) -> Result<R, E>) -> Result<R, E> {
         match &*self.engine {
+            Engine::Postgres(postgres) => postgres.write(false, None, f),
+            Engine::Sqlite(_) => Err(StoreError::backend("store: not a PostgreSQL store").into()),
+        }
+    }
+
+    /// Runs `work` on a blocking thread once it has a turn among the engines' progress writes
+    /// on PostgreSQL (`postgres::PROGRESS_AT_ONCE`; SQLite's progress commits in batches on one
+    /// thread and needs none). The turn moves into the thread and goes when the work ends, not
+    /// when a caller that stopped waiting drops its future: the database is still busy then.
+    async fn progress_blocking<R: Send + 'static>(
+        &self,
+        work: impl FnOnce(&Store) -> R + Send + 'static,
+    ) -> Result<R, tokio::task::JoinError> {
+        let turn = match &*self.engine {
             Engine::Postgres(postgres) => postgres.progress_turn().await,
             Engine::Sqlite(_) => None,
-        }
+        };
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let _turn = turn;
+            work(&store)
+        })
+        .await
     }
 
     /// A synced write, for callers already off the async threads (seeding, engines).

@@ -99,6 +99,8 @@ impl super::Store {
     /// engine's progress: PostgreSQL only (SQLite's picks are its one writer's transactions).
     pub async fn pick_in_one(&self, pick: InOne<'_>) -> StoreResult<PickedInOne> {
         let json = pick.argument()?;
+        // No turn among the progress writes: like `write_pick`, it may wait for another
+        // replica's pick of the job.
         let store = self.clone();
         tokio::task::spawn_blocking(move || match &*store.engine {
             super::Engine::Postgres(postgres) => {

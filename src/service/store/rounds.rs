@@ -1,6 +1,7 @@
 //! The store's background threads (the event publisher and listener, the duties and the
 //! presence on PostgreSQL; the checkpointer and the progress writer on SQLite) loop for the
-//! process's life, one round at a time. A panic in a round is logged and the next round runs:
+//! process's life, one round at a time; each round's work (its statement, its check; not the
+//! waiting and connecting around it) runs `guarded`. A panic in one is logged and the next runs:
 //! left to unwind, it would end its thread without a word, and the replica would go on as if
 //! the thread still did its part (events never published, a count of the replicas never
 //! updated, a lock believed held).
@@ -11,8 +12,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 /// Runs one round of `what`'s work: its value, or `None` when it panicked (logged as an error
 /// naming `what`, with the panic's message).
 pub(super) fn guarded<T>(what: &str, work: impl FnOnce() -> T) -> Option<T> {
-    // Unwind safety: what a round shares with the next is reset by its thread on `None`
-    // (a connection dropped, a lock given up) or is a lock that recovers from poisoning.
+    // Unwind safety: what a round shares with the next is reset by its thread on `None` (a
+    // connection dropped, a lock given up), is a lock that recovers from poisoning, or is a
+    // SQLite connection, whose statements are finalized as they unwind.
     match catch_unwind(AssertUnwindSafe(work)) {
         Ok(value) => Some(value),
         Err(panic) => {

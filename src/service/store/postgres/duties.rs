@@ -116,17 +116,13 @@ pub(super) fn spawn(config: postgres::Config, held: Arc<Held>, stopping: Arc<Ato
                 continue;
             };
             // Given up on any failure, a panic too: the lock goes with the dropped connection.
-            match guarded("the duties' check", || check(c, &held)) {
-                Some(Ok(())) => {}
-                Some(Err(e)) => {
-                    tracing::warn!("store: the duties' connection: {e}; reconnecting");
-                    held.lost();
-                    client = None;
-                }
-                None => {
-                    held.lost();
-                    client = None;
-                }
+            let checked = guarded("the duties' check", || check(c, &held));
+            if let Some(Err(e)) = &checked {
+                tracing::warn!("store: the duties' connection: {e}; reconnecting");
+            }
+            if !matches!(checked, Some(Ok(()))) {
+                held.lost();
+                client = None;
             }
         }
         // Dropping the connection frees the lock for another replica at once.

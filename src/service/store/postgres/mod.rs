@@ -40,11 +40,12 @@ use crate::service::store::error::{StoreError, StoreResult};
 /// Connections kept open per replica.
 const POOL_SIZE: u32 = 16;
 
-/// How many of the engines' progress writes (ends, picks, folds) run at once in one replica;
-/// the others wait their turn in the replica, not at the database. More at once only had
-/// more backends share the database's cores: on two cores shared with the database, two
-/// replicas with 16 at once took 1.17× the time of two with 3 (docs/performance.md, stop 52).
-/// Requests to the interface are not counted: they use the pool as they did.
+/// How many of the engines' progress writes (simulations' starts and ends, folds) run at once
+/// in one replica (`Store::progress_blocking`); the others wait their turn in the replica, not
+/// at the database. More at once only had more backends share the database's cores: on two
+/// cores shared with the database, one replica took 0.86–0.98× the time with three as with
+/// sixteen (docs/performance.md, stop 52). Picks, the replica's upkeep and requests to the
+/// interface take no turn.
 pub(super) const PROGRESS_AT_ONCE: usize = 3;
 
 /// How often a write another transaction got in the way of is run again before giving up.

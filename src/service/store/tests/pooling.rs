@@ -78,70 +78,58 @@ fn a_write_handed_a_connection_ended_in_the_pool_runs_again_on_another() {
     assert_eq!(stored, Some(3), "each write once");
 }
 
-/// A write's body, shared by the writes run at once.
-type Body = Arc<dyn Fn(&Tx) -> StoreResult<bool> + Send + Sync>;
-
-/// Runs `calls` writes at once, each through `write` with a body that waits (up to `patience`)
-/// until all of them are inside their writes together: whether each saw that, and the most
-/// that were ever inside at once.
-fn inside_together<W, Fut>(calls: usize, patience: Duration, write: W) -> (Vec<bool>, usize)
-where
-    W: Fn(Body) -> Fut,
-    Fut: std::future::Future<Output = StoreResult<bool>> + Send + 'static,
-{
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
-    let (inside, most) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
-    // Set by whichever write first sees all of them inside, so the others, which may look
-    // only after it left, know too.
-    let met = Arc::new(AtomicBool::new(false));
-    let body: Body = {
-        let (inside, most, met) = (inside.clone(), most.clone(), met.clone());
-        Arc::new(move |_| {
-            most.fetch_max(inside.fetch_add(1, SeqCst) + 1, SeqCst);
-            let deadline = Instant::now() + patience;
-            while !met.load(SeqCst) && Instant::now() < deadline {
-                if inside.load(SeqCst) >= calls {
-                    met.store(true, SeqCst);
-                }
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            inside.fetch_sub(1, SeqCst);
-            Ok(met.load(SeqCst))
-        })
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap_or_else(|e| panic!("{e}"));
-    let saw = runtime.block_on(async {
-        let writes: Vec<_> = (0..calls).map(|_| tokio::spawn(write(body.clone()))).collect();
-        let mut saw = Vec::new();
-        for write in writes {
-            saw.push(write.await.unwrap_or_else(|e| panic!("{e}")).unwrap_or_else(|e| panic!("{e:?}")));
-        }
-        saw
-    });
-    (saw, most.load(SeqCst))
-}
-
-/// The engines' progress writes take turns, `PROGRESS_AT_ONCE` at a time in a replica: more at
-/// once only had more backends share the database's cores. The interface's writes take none.
+/// The engines' progress writes take turns, `PROGRESS_AT_ONCE` at a time in a replica
+/// (`Store::progress_blocking`): while that many hold every turn, one more waits, and a write
+/// of the interface's runs at once.
 #[test]
-fn progress_writes_run_a_few_at_a_time_and_the_interfaces_writes_do_not_wait_for_them() {
+fn progress_writes_take_turns_and_the_interfaces_writes_do_not_wait_for_them() {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
     let store = postgres_store();
     let at_once = postgres::PROGRESS_AT_ONCE;
-    let progress = {
-        let store = store.clone();
-        move |body: Body| {
-            let store = store.clone();
-            async move { store.write_progress(move |tx| body(tx)).await }
-        }
-    };
-    let (saw, most) = inside_together(at_once + 1, Duration::from_secs(2), progress);
-    assert_eq!(most, at_once, "progress writes inside at once");
-    assert!(saw.iter().all(|together| !together), "no progress write saw one more beside it");
-
-    let interface = move |body: Body| {
-        let store = store.clone();
-        async move { store.write(move |tx| body(tx)).await }
-    };
-    let (saw, most) = inside_together(at_once + 1, Duration::from_secs(10), interface);
-    assert_eq!((saw, most), (vec![true; at_once + 1], at_once + 1), "the interface's writes, all at once");
+    let (inside, most, release, ran) = (
+        Arc::new(AtomicUsize::new(0)),
+        Arc::new(AtomicUsize::new(0)),
+        Arc::new(AtomicBool::new(false)),
+        Arc::new(AtomicUsize::new(0)),
+    );
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap_or_else(|e| panic!("{e}"));
+    // Writes that hold their turn until released (or ten seconds pass).
+    let holding: Vec<_> = (0..at_once + 1)
+        .map(|_| {
+            let (store, inside, most, release, ran) =
+                (store.clone(), inside.clone(), most.clone(), release.clone(), ran.clone());
+            runtime.spawn(async move {
+                store
+                    .write_progress(move |_| -> StoreResult<()> {
+                        most.fetch_max(inside.fetch_add(1, SeqCst) + 1, SeqCst);
+                        let deadline = Instant::now() + Duration::from_secs(10);
+                        while !release.load(SeqCst) && Instant::now() < deadline {
+                            std::thread::sleep(Duration::from_millis(5));
+                        }
+                        inside.fetch_sub(1, SeqCst);
+                        ran.fetch_add(1, SeqCst);
+                        Ok(())
+                    })
+                    .await
+            })
+        })
+        .collect();
+    eventually("every turn taken", || inside.load(SeqCst) == at_once);
+    let (interface_store, seen) = (store.clone(), inside.clone());
+    let interface = runtime.block_on(async move {
+        let write = interface_store.write(move |_| -> StoreResult<usize> { Ok(seen.load(SeqCst)) });
+        tokio::time::timeout(Duration::from_secs(5), write).await
+    });
+    let interface = interface.expect("the interface's write waited for a turn").unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(interface, at_once, "the interface's write ran while every turn was held");
+    assert_eq!((ran.load(SeqCst), inside.load(SeqCst)), (0, at_once), "one progress write more still waits");
+    release.store(true, SeqCst);
+    for write in holding {
+        runtime.block_on(write).unwrap_or_else(|e| panic!("{e}")).unwrap_or_else(|e| panic!("{e:?}"));
+    }
+    assert_eq!(
+        (ran.load(SeqCst), most.load(SeqCst)),
+        (at_once + 1, at_once),
+        "all ran, never more than the turns at once"
+    );
 }
