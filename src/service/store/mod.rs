@@ -312,7 +312,7 @@ impl Store {
         if let Engine::Sqlite(_) = &*self.engine {
             return self.write_progress(f).await;
         }
-        // No turn (`progress_turn`): a pick may wait for another replica's pick of the job, and
+        // No turn (`progress_blocking`): a pick may wait for another replica's pick of the job, and
         // a turn held meanwhile would hold up this replica's ends.
         let store = self.clone();
         tokio::task::spawn_blocking(move || store.write_pick_blocking(pick, f))
