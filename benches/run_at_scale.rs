@@ -22,7 +22,10 @@
 //! With `SCALE_STORE=postgres` the service keeps its data in PostgreSQL (a server of the
 //! benchmark's own, `initdb` in a temporary directory, PostgreSQL's default settings), and
 //! `SCALE_REPLICAS` replicas of it share that database; the run is started on the first, and
-//! each replica's part is told by the CPU time it used.
+//! each replica's part is told by the CPU time it used. Replicas that share this machine each
+//! take their part of its cores, `serve --threads` cores / replicas (at least one), as
+//! `docs/deployment.md` has a deployment run them; `SCALE_REPLICA_THREADS=N` gives each N
+//! instead (`0`: none given, one a core each).
 //!
 //! The plan: one endpoint, every test case of the seeded flows but the voicemail one (ten),
 //! N / 10 iterations each, four plan metrics plus the flows' automatic ones,
@@ -74,7 +77,21 @@ impl Setup {
                 (Some(server.fresh_database().unwrap()), replicas)
             }
         };
-        ((0..replicas).map(|_| Serve::start_on(KEY, database.as_deref())).collect(), database)
+        let threads = replica_threads(replicas).map(|n| n.to_string());
+        let start = |_| match &threads {
+            Some(n) => Serve::start_with(KEY, database.as_deref(), &["--sim-speed", "max", "--threads", n]),
+            None => Serve::start_on(KEY, database.as_deref()),
+        };
+        ((0..replicas).map(start).collect(), database)
+    }
+
+    /// Stops `replicas` and drops their database, if they had one: a series of runs keeps one
+    /// run's data at a time.
+    fn finish(&self, replicas: Vec<Serve>, database: Option<String>) {
+        drop(replicas);
+        if let (Some(server), Some(url)) = (&self.postgres, database) {
+            server.drop_database(&url).unwrap_or_else(|e| panic!("dropping the run's database: {e}"));
+        }
     }
 }
 
@@ -84,6 +101,22 @@ fn store_from_env() -> Store {
         Store::Postgres { replicas: replicas_from_env().unwrap_or(1).max(1) }
     } else {
         Store::Sqlite
+    }
+}
+
+/// The threads each of `replicas` runs on (`serve --threads`): their part of this machine's
+/// cores when there are several, or `SCALE_REPLICA_THREADS`; `None`, tokio's default.
+fn replica_threads(replicas: usize) -> Option<usize> {
+    let given = std::env::var("SCALE_REPLICA_THREADS").ok().map(|v| match v.parse::<usize>() {
+        Ok(n) => n,
+        Err(_) => panic!("SCALE_REPLICA_THREADS is a number of threads (0: tokio's default); not {v:?}"),
+    });
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    match given {
+        Some(0) => None,
+        Some(n) => Some(n),
+        None if replicas > 1 => Some((cores / replicas).max(1)),
+        None => None,
     }
 }
 
@@ -112,6 +145,7 @@ fn own_span(job: &RunPlanJob) -> Option<f64> {
 /// gave both ends of it.
 async fn run(setup: &Setup, store: Store, simulations: u64) -> Option<f64> {
     let (replicas, database) = setup.start(store);
+    let database_url = database.clone();
     let serve = &replicas[0];
     let pid = serve.child.id();
     let client = Client::new(&serve.url, ApiKey::new(KEY), ClientConfig::default()).unwrap();
@@ -197,7 +231,8 @@ async fn run(setup: &Setup, store: Store, simulations: u64) -> Option<f64> {
 
     let capped =
         scale::cpu_cap::share().map(|share| format!(", each replica capped at {share} of a core")).unwrap_or_default();
-    println!("run_at_scale: on {store}{capped}");
+    let threads = replica_threads(replicas.len()).map(|n| format!(", each on {n} thread(s)")).unwrap_or_default();
+    println!("run_at_scale: on {store}{threads}{capped}");
     for (n, replica) in replicas.iter().enumerate() {
         let pid = replica.child.id();
         println!(
@@ -235,6 +270,7 @@ async fn run(setup: &Setup, store: Store, simulations: u64) -> Option<f64> {
         unchanged.1.as_secs_f64() * 1000.0,
         memory_mb(pid, "VmHWM:")
     );
+    setup.finish(replicas, database_url);
     own_span(&job)
 }
 

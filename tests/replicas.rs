@@ -43,7 +43,19 @@ fn two_replicas_share_a_run_and_one_dying_mid_run_loses_nothing() {
         support::serve::spawn_serve(
             dir.path(),
             KEY,
-            &["--database", &url, "--sim-speed", "max", "--lease-seconds", "3", "--secrets-key-file", keys.path()],
+            // One thread each, as replicas sharing one machine are run (docs/deployment.md).
+            &[
+                "--database",
+                &url,
+                "--sim-speed",
+                "max",
+                "--lease-seconds",
+                "3",
+                "--secrets-key-file",
+                keys.path(),
+                "--threads",
+                "1",
+            ],
         )
     };
     let (mut a, a_url) = replica(&dirs.0);

@@ -234,6 +234,29 @@ pub fn parse() -> Cli {
     cli
 }
 
+/// The runtime a command runs on: `tokio`'s multi-threaded one, on `serve --threads` workers
+/// when given (else one a core, or `TOKIO_WORKER_THREADS`).
+pub fn runtime(cli: &Cli) -> std::io::Result<tokio::runtime::Runtime> {
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if let Some(Command::Serve(serve::ServeArgs { threads: Some(threads), .. })) = &cli.command {
+        builder.worker_threads(usize::from(*threads));
+    }
+    builder.enable_all().build()
+}
+
+/// Runs the command line (`main`) on its runtime (`runtime`); one that cannot start is an
+/// internal failure, reported as any other.
+pub fn main_on_runtime(cli: Cli) -> ExitCode {
+    match runtime(&cli) {
+        Ok(runtime) => runtime.block_on(main(cli)),
+        Err(e) => {
+            let failure = Failure::new(Exit::Internal, "runtime", format!("cannot start the runtime: {e}"));
+            report_failure(&failure, &cli.global);
+            failure.exit.into()
+        }
+    }
+}
+
 /// Runs the command line: a headless command, or the console when none is given. Errors are
 /// printed here, as words (or the error body with `--output json`), never as a trace.
 pub async fn main(cli: Cli) -> ExitCode {

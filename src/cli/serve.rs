@@ -84,6 +84,11 @@ pub struct ServeArgs {
     /// refused with 503 service_busy, so clients that stop reading cannot take more.
     #[arg(long, default_value_t = (service::DEFAULT_RESPONSE_MEMORY >> 20) as u64, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=65536))]
     pub response_memory_mb: u64,
+    /// Threads that run the service's work [default: one a core, or TOKIO_WORKER_THREADS].
+    /// Replicas that share one machine each take their part of its cores: two on two cores,
+    /// one each (docs/deployment.md).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub threads: Option<u16>,
     #[command(flatten)]
     pub caller: CallerArgs,
 }
@@ -265,6 +270,19 @@ mod tests {
         let merged = flags.over(Some(file())).unwrap().unwrap();
         assert_eq!((merged.model.as_str(), merged.max_tokens), ("from-flag", Some(99)));
         assert_eq!((merged.base_url.as_str(), merged.timeout_seconds), ("https://models.example/v1", Some(45)));
+    }
+
+    /// `--threads` sets the runtime's workers (replicas sharing a machine, docs/deployment.md);
+    /// none is refused, naming the flag.
+    #[test]
+    fn serve_runs_on_the_threads_it_is_given() {
+        use clap::Parser;
+        let parse = |args: &[&str]| crate::cli::Cli::try_parse_from(args.iter().copied());
+        let given = parse(&["switchboard", "serve", "--threads", "3"]).unwrap();
+        let runtime = crate::cli::runtime(&given).unwrap();
+        assert_eq!(runtime.metrics().num_workers(), 3);
+        let refused = parse(&["switchboard", "serve", "--threads", "0"]).unwrap_err().to_string();
+        assert!(refused.contains("--threads"), "{refused}");
     }
 
     #[test]

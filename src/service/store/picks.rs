@@ -99,10 +99,11 @@ impl super::Store {
     /// engine's progress: PostgreSQL only (SQLite's picks are its one writer's transactions).
     pub async fn pick_in_one(&self, pick: InOne<'_>) -> StoreResult<PickedInOne> {
         let json = pick.argument()?;
-        // No turn among the progress writes: like `write_pick`, it may wait for another
-        // replica's pick of the job.
-        let store = self.clone();
-        tokio::task::spawn_blocking(move || match &*store.engine {
+        // A turn among the progress writes, as the ends it starts simulations for: picks beside
+        // them only had more backends share the database's cores (docs/performance.md, stop 53).
+        // Its wait for a pick of the job's by the transaction (`write_pick`, which takes no
+        // turn) is bounded by `PICK_WAIT`.
+        self.progress_blocking(move |store| match &*store.engine {
             super::Engine::Postgres(postgres) => {
                 picked(postgres.rows(SB_PICK, &[Arg::from(&json)], |r| Ok((r.take(0)?, r.take(1)?)))?)
             }

@@ -40,13 +40,25 @@ use crate::service::store::error::{StoreError, StoreResult};
 /// Connections kept open per replica.
 const POOL_SIZE: u32 = 16;
 
-/// How many of the engines' progress writes (simulations' starts and ends, folds) run at once
-/// in one replica (`Store::progress_blocking`); the others wait their turn in the replica, not
-/// at the database. More at once only had more backends share the database's cores: on two
-/// cores shared with the database, one replica took 0.86–0.98× the time with three as with
-/// sixteen (docs/performance.md, stop 52). Picks, the replica's upkeep and requests to the
-/// interface take no turn.
+/// How many of the engines' progress writes (simulations' starts and ends, picks, folds) run
+/// at once in a replica alone (`Store::progress_blocking`); the others wait their turn in the
+/// replica, not at the database. More at once only had more backends share the database's
+/// cores: on two cores shared with the database, one replica took 0.86–0.98× the time with
+/// three as with sixteen (docs/performance.md, stop 52). Replicas share the turns out
+/// (`turns_at_once`). The replica's upkeep and requests to the interface take no turn.
 pub(super) const PROGRESS_AT_ONCE: usize = 3;
+
+/// A replica's part of `PROGRESS_AT_ONCE` while `live` replicas share the database: 3 alone, 2
+/// each for two, 1 each for three or more. Two replicas with three each took 1.06× the time
+/// of two with two each (docs/performance.md, stop 53).
+pub(super) fn turns_at_once(live: usize) -> usize {
+    PROGRESS_AT_ONCE.div_ceil(live.max(1))
+}
+
+/// The turns' semaphore counts parts of a turn, so that one semaphore serves every count of
+/// replicas: a write takes `TURN_PARTS / turns_at_once(live)` (2, 3 or 6), the count read at
+/// each turn. While the count changes, writes taken under the old one finish under it.
+const TURN_PARTS: u32 = 6;
 
 /// How often a write another transaction got in the way of is run again before giving up.
 const ATTEMPTS: u32 = 40;
@@ -62,7 +74,7 @@ pub(super) struct Postgres {
     duties: Arc<duties::Held>,
     /// How many replicas are alive now, this one among them (`presence`).
     live: Arc<AtomicUsize>,
-    /// The turns of the engines' progress writes (`PROGRESS_AT_ONCE`).
+    /// The turns of the engines' progress writes, in parts (`TURN_PARTS`).
     progress: Arc<tokio::sync::Semaphore>,
 }
 
@@ -135,7 +147,7 @@ impl Postgres {
             stopping: stopping.clone(),
             duties: duties.clone(),
             live,
-            progress: Arc::new(tokio::sync::Semaphore::new(PROGRESS_AT_ONCE)),
+            progress: Arc::new(tokio::sync::Semaphore::new(TURN_PARTS as usize)),
         };
         let last = store.read(super::outbox::last_event).map_err(|e: StoreError| OpenError(e.to_string()))?;
         let events = Arc::new(watch::channel(last).0);
@@ -146,10 +158,12 @@ impl Postgres {
         Ok((store, events))
     }
 
-    /// A turn for one of the engines' progress writes, held until it is dropped.
+    /// A turn for one of the engines' progress writes, held until it is dropped: this
+    /// replica's part of the turns while the replicas alive now share them (`turns_at_once`).
     pub(super) async fn progress_turn(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
+        let parts = TURN_PARTS / turns_at_once(self.live_replicas()) as u32;
         // The semaphore is never closed: `None` cannot happen, and would only not wait.
-        self.progress.clone().acquire_owned().await.ok()
+        self.progress.clone().acquire_many_owned(parts).await.ok()
     }
 
     /// Whether this replica runs the duties that need one runner in the deployment now.

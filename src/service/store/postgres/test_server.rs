@@ -129,6 +129,16 @@ impl TestServer {
         Ok(self.url(&name))
     }
 
+    /// Drops database `url` of this server (one `fresh_database` made), its connections ended
+    /// first: a benchmark's run done with, so that a long series does not fill the disk.
+    pub fn drop_database(&self, url: &str) -> Result<(), String> {
+        let name = url.rsplit('/').next().filter(|n| n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+        let name = name.ok_or_else(|| format!("not a database of this server: {url}"))?;
+        on_server(&self.url("postgres"), |client| {
+            client.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).map_err(|e| e.to_string())
+        })
+    }
+
     fn wait_until_ready(&self, dir: &Path) -> Result<(), String> {
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
@@ -251,4 +261,27 @@ fn on_server<T: Send>(
 fn free_port() -> Result<u16, String> {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
     Ok(listener.local_addr().map_err(|e| e.to_string())?.port())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A dropped database is gone, its open connections ended with it; a URL not of a database
+    /// this server names is refused, not passed into SQL.
+    #[test]
+    fn a_dropped_database_is_gone_even_with_a_connection_open() {
+        let server = TestServer::shared().unwrap_or_else(|e| panic!("{e}"));
+        let url = server.fresh_database().unwrap_or_else(|e| panic!("{e}"));
+        let open = std::thread::scope(|s| s.spawn(|| postgres::Client::connect(&url, postgres::NoTls)).join());
+        assert!(open.is_ok_and(|c| c.is_ok()), "the new database takes connections");
+        server.drop_database(&url).unwrap_or_else(|e| panic!("{e}"));
+        let again = std::thread::scope(|s| {
+            let connect = s.spawn(|| postgres::Client::connect(&url, postgres::NoTls).err());
+            connect.join().ok().flatten().and_then(|e| e.as_db_error().map(|db| db.code().clone()))
+        });
+        assert_eq!(again, Some(postgres::error::SqlState::INVALID_CATALOG_NAME), "the database is gone");
+        let refused = server.drop_database(&server.url("x; DROP DATABASE postgres"));
+        assert!(refused.is_err_and(|e| e.contains("not a database of this server")));
+    }
 }

@@ -78,14 +78,41 @@ fn a_write_handed_a_connection_ended_in_the_pool_runs_again_on_another() {
     assert_eq!(stored, Some(3), "each write once");
 }
 
-/// The engines' progress writes take turns, `PROGRESS_AT_ONCE` at a time in a replica
+/// The engines' progress writes take turns, `PROGRESS_AT_ONCE` at a time in a replica alone
 /// (`Store::progress_blocking`): while that many hold every turn, one more waits, and a write
 /// of the interface's runs at once.
 #[test]
 fn progress_writes_take_turns_and_the_interfaces_writes_do_not_wait_for_them() {
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
     let store = postgres_store();
-    let at_once = postgres::PROGRESS_AT_ONCE;
+    assert_eq!(store.live_replicas(), 1);
+    turns_hold(&store, postgres::PROGRESS_AT_ONCE);
+}
+
+/// Replicas share the turns out: with a second alive on the database, each runs two at once.
+#[test]
+fn two_live_replicas_take_two_turns_each() {
+    let server = test_server::TestServer::shared().unwrap_or_else(|e| panic!("{e}"));
+    let url = server.fresh_database().unwrap_or_else(|e| panic!("{e}"));
+    let first = Store::open(&Location::Postgres(url.clone())).unwrap_or_else(|e| panic!("{e:?}"));
+    let second = Store::open(&Location::Postgres(url)).unwrap_or_else(|e| panic!("{e:?}"));
+    eventually("the first replica counts the second", || first.live_replicas() == 2);
+    turns_hold(&first, 2);
+    drop(second);
+    eventually("the first replica counts itself alone", || first.live_replicas() == 1);
+    turns_hold(&first, postgres::PROGRESS_AT_ONCE);
+}
+
+/// A replica's part of the turns, and the parts of the semaphore each takes, for any count.
+#[test]
+fn every_count_of_replicas_has_a_whole_part_of_the_turns() {
+    let turns: Vec<_> = (0..=5).map(postgres::turns_at_once).collect();
+    assert_eq!(turns, [3, 3, 2, 1, 1, 1], "none counted yet is alone");
+}
+
+/// While `at_once` progress writes of `store`'s hold their turns, one more waits and an
+/// interface write runs; released, all run, never more than `at_once` together.
+fn turns_hold(store: &Store, at_once: usize) {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
     let (inside, most, release, ran) = (
         Arc::new(AtomicUsize::new(0)),
         Arc::new(AtomicUsize::new(0)),
