@@ -25,7 +25,8 @@
 //! each replica's part is told by the CPU time it used. Replicas that share this machine each
 //! take their part of its cores, `serve --threads` cores / replicas (at least one), as
 //! `docs/deployment.md` has a deployment run them; `SCALE_REPLICA_THREADS=N` gives each N
-//! instead (`0`: none given, one a core each).
+//! instead (`0`: none given, one a core each; so too for a `SCALE_SERVE_BIN` built before
+//! `--threads`, which refuses the flag).
 //!
 //! The plan: one endpoint, every test case of the seeded flows but the voicemail one (ten),
 //! N / 10 iterations each, four plan metrics plus the flows' automatic ones,

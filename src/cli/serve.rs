@@ -84,9 +84,10 @@ pub struct ServeArgs {
     /// refused with 503 service_busy, so clients that stop reading cannot take more.
     #[arg(long, default_value_t = (service::DEFAULT_RESPONSE_MEMORY >> 20) as u64, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=65536))]
     pub response_memory_mb: u64,
-    /// Threads that run the service's work [default: one a core, or TOKIO_WORKER_THREADS].
-    /// Replicas that share one machine each take their part of its cores: two on two cores,
-    /// one each (docs/deployment.md).
+    /// Threads that run the service's requests and engines [default: one a core, or
+    /// TOKIO_WORKER_THREADS]; the database's calls wait on threads of their own. Replicas
+    /// that share one machine each take their part of its cores: two on two cores, one each
+    /// (docs/deployment.md).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub threads: Option<u16>,
     #[command(flatten)]

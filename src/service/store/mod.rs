@@ -312,8 +312,9 @@ impl Store {
         if let Engine::Sqlite(_) = &*self.engine {
             return self.write_progress(f).await;
         }
-        // No turn (`progress_blocking`): a pick may wait for another replica's pick of the job, and
-        // a turn held meanwhile would hold up this replica's ends.
+        // No turn (`progress_blocking`): a pick in a transaction may wait up to `PICK_WAIT` for
+        // other picks of the job, and a turn held meanwhile would hold up this replica's ends.
+        // Picks in one statement take turns (`pick_in_one`): taking none, these always get on.
         let store = self.clone();
         tokio::task::spawn_blocking(move || store.write_pick_blocking(pick, f))
             .await

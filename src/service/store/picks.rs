@@ -99,10 +99,12 @@ impl super::Store {
     /// engine's progress: PostgreSQL only (SQLite's picks are its one writer's transactions).
     pub async fn pick_in_one(&self, pick: InOne<'_>) -> StoreResult<PickedInOne> {
         let json = pick.argument()?;
-        // A turn among the progress writes, as the ends it starts simulations for: picks beside
-        // them only had more backends share the database's cores (docs/performance.md, stop 53).
-        // Its wait for a pick of the job's by the transaction (`write_pick`, which takes no
-        // turn) is bounded by `PICK_WAIT`.
+        // A turn among the progress writes, as the ends it starts simulations for take: picks
+        // beside them only had more backends share the database's cores (docs/performance.md,
+        // stop 53). Holding it, the pick may wait for a transaction's pick (`write_pick`),
+        // which takes no turn and so always gets on; the job's lock up to `PICK_WAIT`, the
+        // scheduling lock until that pick's short transaction ends. With one turn a replica
+        // (three replicas or more) its other progress waits meanwhile.
         self.progress_blocking(move |store| match &*store.engine {
             super::Engine::Postgres(postgres) => {
                 picked(postgres.rows(SB_PICK, &[Arg::from(&json)], |r| Ok((r.take(0)?, r.take(1)?)))?)

@@ -60,6 +60,15 @@ pub(super) fn turns_at_once(live: usize) -> usize {
 /// each turn. While the count changes, writes taken under the old one finish under it.
 const TURN_PARTS: u32 = 6;
 
+// Every count of replicas takes a whole number of parts a turn.
+const _: () = {
+    let mut live = 1;
+    while live <= PROGRESS_AT_ONCE {
+        assert!((TURN_PARTS as usize).is_multiple_of(PROGRESS_AT_ONCE.div_ceil(live)));
+        live += 1;
+    }
+};
+
 /// How often a write another transaction got in the way of is run again before giving up.
 const ATTEMPTS: u32 = 40;
 

@@ -132,7 +132,10 @@ impl TestServer {
     /// Drops database `url` of this server (one `fresh_database` made), its connections ended
     /// first: a benchmark's run done with, so that a long series does not fill the disk.
     pub fn drop_database(&self, url: &str) -> Result<(), String> {
-        let name = url.rsplit('/').next().filter(|n| n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+        // A name `fresh_database` gave, on this server: nothing else reaches the SQL.
+        let name = url
+            .strip_prefix(&self.url(""))
+            .filter(|n| n.starts_with('t') && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
         let name = name.ok_or_else(|| format!("not a database of this server: {url}"))?;
         on_server(&self.url("postgres"), |client| {
             client.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).map_err(|e| e.to_string())
@@ -273,15 +276,22 @@ mod tests {
     fn a_dropped_database_is_gone_even_with_a_connection_open() {
         let server = TestServer::shared().unwrap_or_else(|e| panic!("{e}"));
         let url = server.fresh_database().unwrap_or_else(|e| panic!("{e}"));
-        let open = std::thread::scope(|s| s.spawn(|| postgres::Client::connect(&url, postgres::NoTls)).join());
-        assert!(open.is_ok_and(|c| c.is_ok()), "the new database takes connections");
-        server.drop_database(&url).unwrap_or_else(|e| panic!("{e}"));
+        // Made, kept open across the drop and dropped after, on a thread of its own.
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let open = postgres::Client::connect(&url, postgres::NoTls).unwrap_or_else(|e| panic!("{e}"));
+                server.drop_database(&url).unwrap_or_else(|e| panic!("{e}"));
+                drop(open);
+            });
+        });
         let again = std::thread::scope(|s| {
             let connect = s.spawn(|| postgres::Client::connect(&url, postgres::NoTls).err());
             connect.join().ok().flatten().and_then(|e| e.as_db_error().map(|db| db.code().clone()))
         });
         assert_eq!(again, Some(postgres::error::SqlState::INVALID_CATALOG_NAME), "the database is gone");
-        let refused = server.drop_database(&server.url("x; DROP DATABASE postgres"));
-        assert!(refused.is_err_and(|e| e.contains("not a database of this server")));
+        for url in [server.url("t1; DROP DATABASE postgres"), server.url(""), "postgres://elsewhere/t1".into()] {
+            let refused = server.drop_database(&url);
+            assert!(refused.is_err_and(|e| e.contains("not a database of this server")), "{url}");
+        }
     }
 }

@@ -4,7 +4,10 @@
 //! a second (the pool asks the server before handing it out again); a write that finds it
 //! gone runs again on another connection.
 
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
+
 use super::*;
+use crate::service::store::{claims, picks};
 
 /// This test process's connections to the database at `url`, ended by the server from a
 /// connection of the test's own (unnamed, so not among them); how many.
@@ -102,30 +105,70 @@ fn two_live_replicas_take_two_turns_each() {
     turns_hold(&first, postgres::PROGRESS_AT_ONCE);
 }
 
-/// A replica's part of the turns, and the parts of the semaphore each takes, for any count.
+/// A replica's part of the turns for any count of replicas.
 #[test]
 fn every_count_of_replicas_has_a_whole_part_of_the_turns() {
     let turns: Vec<_> = (0..=5).map(postgres::turns_at_once).collect();
     assert_eq!(turns, [3, 3, 2, 1, 1, 1], "none counted yet is alone");
 }
 
-/// While `at_once` progress writes of `store`'s hold their turns, one more waits and an
-/// interface write runs; released, all run, never more than `at_once` together.
-fn turns_hold(store: &Store, at_once: usize) {
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
-    let (inside, most, release, ran) = (
-        Arc::new(AtomicUsize::new(0)),
-        Arc::new(AtomicUsize::new(0)),
-        Arc::new(AtomicBool::new(false)),
-        Arc::new(AtomicUsize::new(0)),
-    );
+/// A refill's pick in one statement waits its turn with the progress writes: while they hold
+/// every turn it does not run; once they are released it does.
+#[test]
+fn a_pick_in_one_statement_waits_its_turn() {
+    let store = postgres_store();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap_or_else(|e| panic!("{e}"));
-    // Writes that hold their turn until released (or ten seconds pass).
-    let holding: Vec<_> = (0..at_once + 1)
-        .map(|_| {
-            let (store, inside, most, release, ran) =
-                (store.clone(), inside.clone(), most.clone(), release.clone(), ran.clone());
-            runtime.spawn(async move {
+    let held = Holding::start(&store, &runtime, postgres::PROGRESS_AT_ONCE);
+    eventually("every turn taken", || held.inside() == postgres::PROGRESS_AT_ONCE);
+    let pick = || picks::InOne {
+        claim: claims::Claim {
+            kind: Kind::SimulationJob,
+            parent_id: "job",
+            from: "PENDING",
+            to: "QUEUED",
+            owner: "me",
+            until_ms: 0,
+        },
+        max: 1,
+        running: &[],
+        active_jobs: &[],
+        retry: "RETRY_SCHEDULED",
+        alone_mode: "SEQUENTIAL_PROJECT",
+        share: None,
+    };
+    let waiting =
+        runtime.block_on(async { tokio::time::timeout(Duration::from_millis(500), store.pick_in_one(pick())).await });
+    assert!(waiting.is_err(), "the pick ran while every turn was held: {waiting:?}");
+    held.release(&runtime);
+    let picked =
+        runtime.block_on(async { tokio::time::timeout(Duration::from_secs(10), store.pick_in_one(pick())).await });
+    let picked = picked.expect("the pick ran once the turns were let go").unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(picked, picks::PickedInOne::Claimed(Vec::new()), "nothing waiting, nothing claimed");
+}
+
+/// Progress writes of a store's that hold their turns until released (or ten seconds pass),
+/// counting themselves.
+struct Holding {
+    inside: Arc<AtomicUsize>,
+    most: Arc<AtomicUsize>,
+    release: Arc<AtomicBool>,
+    ran: Arc<AtomicUsize>,
+    writes: Vec<tokio::task::JoinHandle<StoreResult<()>>>,
+}
+
+impl Holding {
+    fn start(store: &Store, runtime: &tokio::runtime::Runtime, count: usize) -> Holding {
+        let (inside, most, release, ran) = Default::default();
+        let mut holding = Holding { inside, most, release, ran, writes: Vec::new() };
+        for _ in 0..count {
+            let (store, inside, most, release, ran) = (
+                store.clone(),
+                holding.inside.clone(),
+                holding.most.clone(),
+                holding.release.clone(),
+                holding.ran.clone(),
+            );
+            holding.writes.push(runtime.spawn(async move {
                 store
                     .write_progress(move |_| -> StoreResult<()> {
                         most.fetch_max(inside.fetch_add(1, SeqCst) + 1, SeqCst);
@@ -138,25 +181,40 @@ fn turns_hold(store: &Store, at_once: usize) {
                         Ok(())
                     })
                     .await
-            })
-        })
-        .collect();
-    eventually("every turn taken", || inside.load(SeqCst) == at_once);
-    let (interface_store, seen) = (store.clone(), inside.clone());
+            }));
+        }
+        holding
+    }
+
+    fn inside(&self) -> usize {
+        self.inside.load(SeqCst)
+    }
+
+    /// Lets them go and waits for all of them; the most that were inside at once.
+    fn release(self, runtime: &tokio::runtime::Runtime) -> usize {
+        self.release.store(true, SeqCst);
+        for write in self.writes {
+            runtime.block_on(write).unwrap_or_else(|e| panic!("{e}")).unwrap_or_else(|e| panic!("{e:?}"));
+        }
+        self.most.load(SeqCst)
+    }
+}
+
+/// While `at_once` progress writes of `store`'s hold their turns, one more waits and an
+/// interface write runs; released, all run, never more than `at_once` together.
+fn turns_hold(store: &Store, at_once: usize) {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap_or_else(|e| panic!("{e}"));
+    let held = Holding::start(store, &runtime, at_once + 1);
+    eventually("every turn taken", || held.inside() == at_once);
+    let (interface_store, seen) = (store.clone(), held.inside.clone());
     let interface = runtime.block_on(async move {
         let write = interface_store.write(move |_| -> StoreResult<usize> { Ok(seen.load(SeqCst)) });
         tokio::time::timeout(Duration::from_secs(5), write).await
     });
     let interface = interface.expect("the interface's write waited for a turn").unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(interface, at_once, "the interface's write ran while every turn was held");
-    assert_eq!((ran.load(SeqCst), inside.load(SeqCst)), (0, at_once), "one progress write more still waits");
-    release.store(true, SeqCst);
-    for write in holding {
-        runtime.block_on(write).unwrap_or_else(|e| panic!("{e}")).unwrap_or_else(|e| panic!("{e:?}"));
-    }
-    assert_eq!(
-        (ran.load(SeqCst), most.load(SeqCst)),
-        (at_once + 1, at_once),
-        "all ran, never more than the turns at once"
-    );
+    assert_eq!((held.ran.load(SeqCst), held.inside()), (0, at_once), "one progress write more still waits");
+    let ran = held.ran.clone();
+    let most = held.release(&runtime);
+    assert_eq!((ran.load(SeqCst), most), (at_once + 1, at_once), "all ran, never more than the turns at once");
 }
