@@ -123,6 +123,28 @@ pub fn pick_in(tx: &super::Tx, pick: InOne<'_>) -> StoreResult<PickedInOne> {
     picked(tx.query(SB_PICK, &[Arg::from(&pick.argument()?)], |r| Ok((r.take(0)?, r.take(1)?)))?)
 }
 
+/// A pick for job `job` from `from`, whose limits stand in no one's way (one place, no
+/// share), by `me`: for tests.
+#[cfg(test)]
+pub fn plain(from: &str) -> InOne<'_> {
+    InOne {
+        claim: claims::Claim {
+            kind: Kind::SimulationJob,
+            parent_id: "job",
+            from,
+            to: "QUEUED",
+            owner: "me",
+            until_ms: 0,
+        },
+        max: 1,
+        running: &[],
+        active_jobs: &[],
+        retry: "RETRY_SCHEDULED",
+        alone_mode: "SEQUENTIAL_PROJECT",
+        share: None,
+    }
+}
+
 /// The scans of each index so far, for tests. A connection's counts not yet reported count as
 /// the transaction's, so a statement's are the difference between two reads.
 #[cfg(test)]
@@ -143,27 +165,10 @@ mod tests {
     /// refuses a pick from any other status rather than claim PENDING ones in its stead.
     #[test]
     fn a_pick_in_one_statement_claims_pending_simulations_only() {
-        let claim = |from| claims::Claim {
-            kind: Kind::SimulationJob,
-            parent_id: "job",
-            from,
-            to: "QUEUED",
-            owner: "me",
-            until_ms: 0,
-        };
-        let pick = |from| InOne {
-            claim: claim(from),
-            max: 1,
-            running: &[],
-            active_jobs: &[],
-            retry: "RETRY_SCHEDULED",
-            alone_mode: "SEQUENTIAL_PROJECT",
-            share: None,
-        };
         let store = TestServer::fresh_store();
-        let picked = store.write_blocking(|tx| pick_in(tx, pick("PENDING")));
+        let picked = store.write_blocking(|tx| pick_in(tx, plain("PENDING")));
         assert_eq!(picked.ok(), Some(PickedInOne::Claimed(Vec::new())), "nothing waiting, nothing claimed");
-        let refused = store.write_blocking(|tx| pick_in(tx, pick("RETRY_SCHEDULED"))).map(|_| ()).unwrap_err();
+        let refused = store.write_blocking(|tx| pick_in(tx, plain("RETRY_SCHEDULED"))).map(|_| ()).unwrap_err();
         assert!(refused.to_string().contains("claims PENDING simulations, not RETRY_SCHEDULED"), "{refused}");
     }
 }

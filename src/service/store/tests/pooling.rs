@@ -7,7 +7,7 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 
 use super::*;
-use crate::service::store::{claims, picks};
+use crate::service::store::picks;
 
 /// This test process's connections to the database at `url`, ended by the server from a
 /// connection of the test's own (unnamed, so not among them); how many.
@@ -120,22 +120,7 @@ fn a_pick_in_one_statement_waits_its_turn() {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap_or_else(|e| panic!("{e}"));
     let held = Holding::start(&store, &runtime, postgres::PROGRESS_AT_ONCE);
     eventually("every turn taken", || held.inside() == postgres::PROGRESS_AT_ONCE);
-    let pick = || picks::InOne {
-        claim: claims::Claim {
-            kind: Kind::SimulationJob,
-            parent_id: "job",
-            from: "PENDING",
-            to: "QUEUED",
-            owner: "me",
-            until_ms: 0,
-        },
-        max: 1,
-        running: &[],
-        active_jobs: &[],
-        retry: "RETRY_SCHEDULED",
-        alone_mode: "SEQUENTIAL_PROJECT",
-        share: None,
-    };
+    let pick = || picks::plain("PENDING");
     let waiting =
         runtime.block_on(async { tokio::time::timeout(Duration::from_millis(500), store.pick_in_one(pick())).await });
     assert!(waiting.is_err(), "the pick ran while every turn was held: {waiting:?}");
