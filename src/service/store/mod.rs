@@ -413,8 +413,9 @@ impl Store {
 
     /// Runs `work` on a blocking thread once it has a turn among the engines' progress writes
     /// on PostgreSQL (`postgres::PROGRESS_AT_ONCE`, shared out among the live replicas;
-    /// SQLite's progress commits in batches on one thread and needs none). The turn moves into the thread and goes when the work ends, not
-    /// when a caller that stopped waiting drops its future: the database is still busy then.
+    /// SQLite's progress commits in batches on one thread and needs none). The turn moves into
+    /// the thread and goes when the work ends, not when a caller that stopped waiting drops its
+    /// future: the database is still busy then.
     async fn progress_blocking<R: Send + 'static>(
         &self,
         work: impl FnOnce(&Store) -> R + Send + 'static,
