@@ -276,18 +276,12 @@ mod tests {
     fn a_dropped_database_is_gone_even_with_a_connection_open() {
         let server = TestServer::shared().unwrap_or_else(|e| panic!("{e}"));
         let url = server.fresh_database().unwrap_or_else(|e| panic!("{e}"));
-        // Made, kept open across the drop and dropped after, on a thread of its own.
-        std::thread::scope(|s| {
-            s.spawn(|| {
-                let open = postgres::Client::connect(&url, postgres::NoTls).unwrap_or_else(|e| panic!("{e}"));
-                server.drop_database(&url).unwrap_or_else(|e| panic!("{e}"));
-                drop(open);
-            });
-        });
-        let again = std::thread::scope(|s| {
-            let connect = s.spawn(|| postgres::Client::connect(&url, postgres::NoTls).err());
-            connect.join().ok().flatten().and_then(|e| e.as_db_error().map(|db| db.code().clone()))
-        });
+        // Kept open across the drop.
+        let open = postgres::Client::connect(&url, postgres::NoTls).unwrap_or_else(|e| panic!("{e}"));
+        server.drop_database(&url).unwrap_or_else(|e| panic!("{e}"));
+        drop(open);
+        let again = postgres::Client::connect(&url, postgres::NoTls).err();
+        let again = again.and_then(|e| e.as_db_error().map(|db| db.code().clone()));
         assert_eq!(again, Some(postgres::error::SqlState::INVALID_CATALOG_NAME), "the database is gone");
         for url in [server.url("t1; DROP DATABASE postgres"), server.url(""), "postgres://elsewhere/t1".into()] {
             let refused = server.drop_database(&url);

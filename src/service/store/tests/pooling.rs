@@ -105,9 +105,10 @@ fn two_live_replicas_take_two_turns_each() {
     turns_hold(&first, postgres::PROGRESS_AT_ONCE);
 }
 
-/// A replica's part of the turns for any count of replicas.
+/// A replica's part of the turns for any count of replicas (that each is a whole number of the
+/// semaphore's parts is a const assert beside `TURN_PARTS`).
 #[test]
-fn every_count_of_replicas_has_a_whole_part_of_the_turns() {
+fn a_replicas_part_of_the_turns_for_any_count() {
     let turns: Vec<_> = (0..=5).map(postgres::turns_at_once).collect();
     assert_eq!(turns, [3, 3, 2, 1, 1, 1], "none counted yet is alone");
 }
