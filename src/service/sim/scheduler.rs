@@ -76,7 +76,7 @@ impl Scheduler {
             }
             let outcome = self.turn(&plan_id, now).await?;
             if matches!(outcome, Outcome::Started { .. }) {
-                self.simulator.wake();
+                self.simulator.wake_everywhere().await;
             }
             outcomes.push((plan_id, outcome));
         }

@@ -235,6 +235,33 @@ impl Store {
         }
     }
 
+    /// Tells every replica's scheduler that there is work to schedule now (a run created
+    /// here), rather than at each one's next pass: on PostgreSQL a notification the replicas'
+    /// listeners hear; SQLite's store has no other replica to tell.
+    pub async fn announce_work(&self) -> StoreResult<()> {
+        match &*self.engine {
+            Engine::Sqlite(_) => Ok(()),
+            Engine::Postgres(_) => {
+                let store = self.clone();
+                tokio::task::spawn_blocking(move || match &*store.engine {
+                    Engine::Postgres(postgres) => postgres.announce_work(),
+                    Engine::Sqlite(_) => Ok(()),
+                })
+                .await
+                .map_err(StoreError::backend)?
+            }
+        }
+    }
+
+    /// Changes with each announcement of work (`announce_work`) any replica made, this one's
+    /// among them; `None` on SQLite, where none is made.
+    pub fn work_announced(&self) -> Option<watch::Receiver<u64>> {
+        match &*self.engine {
+            Engine::Sqlite(_) => None,
+            Engine::Postgres(postgres) => Some(postgres.work_announced()),
+        }
+    }
+
     /// The newest committed event's id, changing as events commit.
     pub fn events(&self) -> watch::Receiver<i64> {
         self.events.subscribe()

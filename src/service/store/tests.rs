@@ -434,6 +434,7 @@ fn values_written_together_read_as_values_written_one_at_a_time() {
     }
 }
 
+mod announcing;
 mod applying;
 mod batches;
 mod claims;

@@ -36,14 +36,22 @@ impl From<StoreError> for JobError {
 }
 
 /// How long a refill on PostgreSQL waits after the end that began it, so that one pick serves
-/// the ends of those milliseconds. Without it, each end picked (with two replicas 0.39 picks a
+/// the ends of those milliseconds: 10 ms for a replica alone, that divided by the live
+/// replicas for several (`gather`). Without it, each end picked (with two replicas 0.39 picks a
 /// simulation against 0.20 with it); every pick pays its counts, its locks, its claim and a
-/// round trip. The same with any number of replicas: waiting 10 ms for each live replica
-/// (stop 49) made fewer picks but left places empty longer, and side by side two replicas took
-/// a middle of 1.26× one replica's time with it, 1.07× without (docs/performance.md, stop 51).
-/// SQLite's pick is a transaction in process: there the wait only left places empty (10,000
-/// simulations took 12.4–13.4 s against 10.5–11.5 s), so it picks at once.
+/// round trip. Each of two replicas holds half the places, so its ends come half as often and
+/// a longer wait only leaves them empty: side by side, waiting 10 ms for each live replica
+/// (stop 49) took a middle of 1.26× one replica's time, 10 ms for any number 1.07×
+/// (docs/performance.md, stop 51); once picks took turns, two replicas with 5 ms took 0.95×
+/// the time of two with 10 ms (a middle of 19 rounds, stop 54). One replica alone did better
+/// with 10 ms than with 5. SQLite's pick is a transaction in process: there the wait only left
+/// places empty (10,000 simulations took 12.4–13.4 s against 10.5–11.5 s), so it picks at once.
 const GATHER: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// A refill's wait (`GATHER`) while `live` replicas share the jobs' places.
+fn gather(live: usize) -> std::time::Duration {
+    GATHER / live.max(1) as u32
+}
 
 /// The jobs this replica refills now, and those an end asked to refill again meanwhile.
 #[derive(Default)]
@@ -200,7 +208,7 @@ impl Simulator {
     /// read the active jobs and picked for the others (11 of 16 in flight, issue 33). One
     /// refill a job at a time in this replica: an end while one picks has it pick once more
     /// after, so ends that come together cost one pick; another replica's refill of the job
-    /// runs beside it, on other places of the job's. On PostgreSQL each pick waits `GATHER`
+    /// runs beside it, on other places of the job's. On PostgreSQL each pick waits `gather`
     /// first, so that the ends of those milliseconds need no pick of their own. A job under a
     /// sequential mode, whose limits span other jobs, and a pick that started nothing or failed
     /// are left to the loop, woken.
@@ -215,7 +223,7 @@ impl Simulator {
         loop {
             // The ends of the next few milliseconds free places too: one pick for all of them.
             if self.store.dialect() == Dialect::Postgres {
-                tokio::time::sleep(GATHER).await;
+                tokio::time::sleep(gather(self.store.live_replicas())).await;
                 turn.gathered();
             }
             self.refill_once(ended, mode.clone()).await;
@@ -380,7 +388,7 @@ enum Look {
 
 #[cfg(test)]
 mod tests {
-    use super::Refills;
+    use super::{Refills, gather};
 
     #[test]
     fn an_end_during_a_refill_asks_it_for_one_more_pick() {
@@ -406,6 +414,14 @@ mod tests {
         turn.gathered();
         assert!(refills.begin("job").is_none(), "an end while it picks");
         assert!(!turn.over(), "picked for after");
+    }
+
+    /// A replica alone waits the whole `GATHER` for ends to pick for together; each of several
+    /// its part, as it holds its part of the places.
+    #[test]
+    fn a_refill_waits_its_part_of_the_gather() {
+        let waits: Vec<u128> = (0..=4).map(|live| gather(live).as_micros()).collect();
+        assert_eq!(waits, [10_000, 10_000, 5_000, 3_333, 2_500], "none counted yet is alone");
     }
 
     #[test]

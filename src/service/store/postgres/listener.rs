@@ -1,6 +1,7 @@
 //! Every replica hears of what the others commit: a connection of its own LISTENs for newly
-//! published events (the streams and webhook senders wake). Reconnects after a lost
-//! connection, and then reads what it may have missed.
+//! published events (the streams and webhook senders wake), and for work announced by another
+//! replica (a run created there: the schedulers wake). Reconnects after a lost connection,
+//! and then reads what it may have missed.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -11,18 +12,31 @@ use postgres::{Client, NoTls};
 use tokio::sync::watch;
 
 use super::publisher::{self, PUBLISHED};
+use crate::service::store::db::{Arg, Conn};
+use crate::service::store::error::StoreResult;
 use crate::service::store::rounds::guarded;
 
-pub(super) fn spawn(
-    config: postgres::Config,
-    events: Arc<watch::Sender<i64>>,
-    stopping: Arc<AtomicBool>,
-) -> std::io::Result<()> {
+/// The channel work is announced on (`announce_work`); the payload is empty.
+const WORK: &str = "sb_work";
+
+/// Tells every replica's scheduler, this one's too, that there is work to schedule.
+pub(super) fn announce_work(conn: &Conn) -> StoreResult<()> {
+    conn.value::<String>("SELECT CAST(pg_notify(?1, '') AS TEXT)", &[Arg::from(WORK)]).map(drop)
+}
+
+/// What the listener tells of: the newest published event's id, and how many announcements of
+/// work it heard.
+pub(super) struct Heard {
+    pub(super) events: Arc<watch::Sender<i64>>,
+    pub(super) work: Arc<watch::Sender<u64>>,
+}
+
+pub(super) fn spawn(config: postgres::Config, heard: Heard, stopping: Arc<AtomicBool>) -> std::io::Result<()> {
     std::thread::Builder::new().name("event-listener".into()).spawn(move || {
         while !stopping.load(Ordering::Relaxed) {
             match config.connect(NoTls) {
                 Ok(client) => {
-                    if let Some(Err(e)) = guarded("the event listener", || listen(client, &events, &stopping)) {
+                    if let Some(Err(e)) = guarded("the event listener", || listen(client, &heard, &stopping)) {
                         tracing::warn!("store: event listener: {e}; reconnecting");
                     }
                 }
@@ -36,16 +50,20 @@ pub(super) fn spawn(
     Ok(())
 }
 
-fn listen(mut client: Client, events: &watch::Sender<i64>, stopping: &AtomicBool) -> Result<(), postgres::Error> {
-    client.batch_execute(&format!("LISTEN {PUBLISHED}"))?;
-    // What was published while this replica was not listening.
-    advance(events, publisher::published(&mut client)?);
+fn listen(mut client: Client, heard: &Heard, stopping: &AtomicBool) -> Result<(), postgres::Error> {
+    client.batch_execute(&format!("LISTEN {PUBLISHED}; LISTEN {WORK}"))?;
+    // What was published while this replica was not listening; work announced meanwhile is
+    // found by the schedulers' own passes.
+    advance(&heard.events, publisher::published(&mut client)?);
     while !stopping.load(Ordering::Relaxed) {
         {
-            let mut notifications = client.notifications();
-            let mut heard = notifications.timeout_iter(Duration::from_millis(500));
-            while let Some(notification) = heard.next()? {
-                advance(events, notification.payload().parse().unwrap_or(0));
+            let mut inbox = client.notifications();
+            let mut notifications = inbox.timeout_iter(Duration::from_millis(500));
+            while let Some(notification) = notifications.next()? {
+                match notification.channel() {
+                    WORK => heard.work.send_modify(|announced| *announced += 1),
+                    _ => advance(&heard.events, notification.payload().parse().unwrap_or(0)),
+                }
             }
         }
         // No notification within the timeout, or the server went away.

@@ -85,6 +85,8 @@ pub(super) struct Postgres {
     live: Arc<AtomicUsize>,
     /// The turns of the engines' progress writes, in parts (`TURN_PARTS`).
     progress: Arc<tokio::sync::Semaphore>,
+    /// Counts the announcements of work this replica heard (`listener::announce_work`).
+    work: Arc<watch::Sender<u64>>,
 }
 
 impl Drop for Postgres {
@@ -157,10 +159,12 @@ impl Postgres {
             duties: duties.clone(),
             live,
             progress: Arc::new(tokio::sync::Semaphore::new(TURN_PARTS as usize)),
+            work: Arc::new(watch::channel(0).0),
         };
         let last = store.read(super::outbox::last_event).map_err(|e: StoreError| OpenError(e.to_string()))?;
         let events = Arc::new(watch::channel(last).0);
-        listener::spawn(config, events.clone(), stopping.clone())
+        let heard = listener::Heard { events: events.clone(), work: store.work.clone() };
+        listener::spawn(config, heard, stopping.clone())
             .map_err(|e| OpenError(format!("event listener thread: {e}")))?;
         publisher::spawn(publishing, unpublished, duties, stopping)
             .map_err(|e| OpenError(format!("event publisher thread: {e}")))?;
@@ -173,6 +177,16 @@ impl Postgres {
         let parts = TURN_PARTS / turns_at_once(self.live_replicas()) as u32;
         // The semaphore is never closed: `None` cannot happen, and would only not wait.
         self.progress.clone().acquire_many_owned(parts).await.ok()
+    }
+
+    /// Tells every replica's scheduler that there is work to schedule (`listener`).
+    pub(super) fn announce_work(&self) -> StoreResult<()> {
+        self.read(listener::announce_work)
+    }
+
+    /// Changes with each announcement of work heard, this replica's own among them.
+    pub(super) fn work_announced(&self) -> watch::Receiver<u64> {
+        self.work.subscribe()
     }
 
     /// Whether this replica runs the duties that need one runner in the deployment now.
