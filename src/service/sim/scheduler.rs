@@ -75,10 +75,10 @@ impl Scheduler {
                 continue;
             }
             let outcome = self.turn(&plan_id, now).await?;
-            if matches!(outcome, Outcome::Started { .. }) {
-                self.simulator.wake_everywhere().await;
-            }
             outcomes.push((plan_id, outcome));
+        }
+        if outcomes.iter().any(|(_, outcome)| matches!(outcome, Outcome::Started { .. })) {
+            self.simulator.wake_everywhere();
         }
         Ok(outcomes)
     }

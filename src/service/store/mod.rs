@@ -239,18 +239,13 @@ impl Store {
     /// here), rather than at each one's next pass: on PostgreSQL a notification the replicas'
     /// listeners hear; SQLite's store has no other replica to tell.
     pub async fn announce_work(&self) -> StoreResult<()> {
-        match &*self.engine {
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || match &*store.engine {
             Engine::Sqlite(_) => Ok(()),
-            Engine::Postgres(_) => {
-                let store = self.clone();
-                tokio::task::spawn_blocking(move || match &*store.engine {
-                    Engine::Postgres(postgres) => postgres.announce_work(),
-                    Engine::Sqlite(_) => Ok(()),
-                })
-                .await
-                .map_err(StoreError::backend)?
-            }
-        }
+            Engine::Postgres(postgres) => postgres.announce_work(),
+        })
+        .await
+        .map_err(StoreError::backend)?
     }
 
     /// Changes with each announcement of work (`announce_work`) any replica made, this one's

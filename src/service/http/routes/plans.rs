@@ -88,7 +88,7 @@ async fn create_plan(State(state): State<AppState>, Valid(input): Valid<RunPlanI
         })
         .await?;
     if created_plan.run_plan_job.is_some() {
-        state.simulator.wake_everywhere().await;
+        state.simulator.wake_everywhere();
     }
     Ok(created(&created_plan))
 }

@@ -216,7 +216,7 @@ async fn run(State(state): State<AppState>, Valid(request): Valid<RunRequest>) -
             start::run(tx, request, caller)
         })
         .await?;
-    state.simulator.wake_everywhere().await;
+    state.simulator.wake_everywhere();
     Ok(created(&started))
 }
 

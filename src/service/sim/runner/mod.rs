@@ -122,13 +122,17 @@ impl Simulator {
 
     /// Wakes this replica's scheduler and every other's: a run was created here. The others
     /// otherwise found it at their next pass (`SCHEDULE_EVERY`), which left a second replica's
-    /// places empty for a quarter of a second on average at a run's start. An announcement
-    /// that fails is only late: the passes find the run.
-    pub async fn wake_everywhere(&self) {
+    /// places empty for a quarter of a second on average at a run's start. Sent from a task of
+    /// its own, so that a busy pool never holds up the answer to the request that created the
+    /// run; one that fails is only late (the passes find the run).
+    pub fn wake_everywhere(&self) {
         self.wake();
-        if let Err(e) = self.store.announce_work().await {
-            tracing::warn!("the other replicas not told of a new run: {e}");
-        }
+        let store = self.store.clone();
+        tokio::spawn(async move {
+            if let Err(e) = store.announce_work().await {
+                tracing::warn!("the other replicas not told of a new run: {e}");
+            }
+        });
     }
 
     /// Schedules as work arrives (what a stopped replica left is handed back by `lease_keeper`).

@@ -36,16 +36,13 @@ impl From<StoreError> for JobError {
 }
 
 /// How long a refill on PostgreSQL waits after the end that began it, so that one pick serves
-/// the ends of those milliseconds: 10 ms for a replica alone, that divided by the live
-/// replicas for several (`gather`). Without it, each end picked (with two replicas 0.39 picks a
-/// simulation against 0.20 with it); every pick pays its counts, its locks, its claim and a
-/// round trip. Each of two replicas holds half the places, so its ends come half as often and
-/// a longer wait only leaves them empty: side by side, waiting 10 ms for each live replica
-/// (stop 49) took a middle of 1.26× one replica's time, 10 ms for any number 1.07×
-/// (docs/performance.md, stop 51); once picks took turns, two replicas with 5 ms took 0.95×
-/// the time of two with 10 ms (a middle of 19 rounds, stop 54). One replica alone did better
-/// with 10 ms than with 5. SQLite's pick is a transaction in process: there the wait only left
-/// places empty (10,000 simulations took 12.4–13.4 s against 10.5–11.5 s), so it picks at once.
+/// the ends of those milliseconds (every pick pays its counts, its locks, its claim and a round
+/// trip), for a replica alone; each of several waits its part (`gather`): it holds its part of
+/// the places, so its ends come that much less often, and a longer wait only leaves them empty.
+/// Measured on two shared cores (docs/performance.md, stops 48, 51 and 54): 20 ms for each of
+/// two replicas was clearly slower; 5 ms a little faster than 10 ms (0.95× in the
+/// middle of 19 rounds, 0.82–1.14×); one replica alone a little slower with 5 ms. SQLite's
+/// pick is a transaction in process: there the wait only left places empty, so it picks at once.
 const GATHER: std::time::Duration = std::time::Duration::from_millis(10);
 
 /// A refill's wait (`GATHER`) while `live` replicas share the jobs' places.

@@ -21,7 +21,7 @@ const WORK: &str = "sb_work";
 
 /// Tells every replica's scheduler, this one's too, that there is work to schedule.
 pub(super) fn announce_work(conn: &Conn) -> StoreResult<()> {
-    conn.value::<String>("SELECT CAST(pg_notify(?1, '') AS TEXT)", &[Arg::from(WORK)]).map(drop)
+    conn.execute("SELECT pg_notify(?1, '')", &[Arg::from(WORK)]).map(drop)
 }
 
 /// What the listener tells of: the newest published event's id, and how many announcements of
@@ -32,15 +32,15 @@ pub(super) struct Heard {
 }
 
 pub(super) fn spawn(config: postgres::Config, heard: Heard, stopping: Arc<AtomicBool>) -> std::io::Result<()> {
-    std::thread::Builder::new().name("event-listener".into()).spawn(move || {
+    std::thread::Builder::new().name("listener".into()).spawn(move || {
         while !stopping.load(Ordering::Relaxed) {
             match config.connect(NoTls) {
                 Ok(client) => {
-                    if let Some(Err(e)) = guarded("the event listener", || listen(client, &heard, &stopping)) {
-                        tracing::warn!("store: event listener: {e}; reconnecting");
+                    if let Some(Err(e)) = guarded("the listener", || listen(client, &heard, &stopping)) {
+                        tracing::warn!("store: listener: {e}; reconnecting");
                     }
                 }
-                Err(e) => tracing::warn!("store: event listener cannot connect: {e}"),
+                Err(e) => tracing::warn!("store: listener cannot connect: {e}"),
             }
             if !stopping.load(Ordering::Relaxed) {
                 std::thread::sleep(Duration::from_millis(500));
@@ -52,9 +52,10 @@ pub(super) fn spawn(config: postgres::Config, heard: Heard, stopping: Arc<Atomic
 
 fn listen(mut client: Client, heard: &Heard, stopping: &AtomicBool) -> Result<(), postgres::Error> {
     client.batch_execute(&format!("LISTEN {PUBLISHED}; LISTEN {WORK}"))?;
-    // What was published while this replica was not listening; work announced meanwhile is
-    // found by the schedulers' own passes.
+    // What was published while this replica was not listening; and work may have been
+    // announced meanwhile, so the schedulers look once.
     advance(&heard.events, publisher::published(&mut client)?);
+    heard.work.send_modify(|announced| *announced += 1);
     while !stopping.load(Ordering::Relaxed) {
         {
             let mut inbox = client.notifications();

@@ -164,8 +164,7 @@ impl Postgres {
         let last = store.read(super::outbox::last_event).map_err(|e: StoreError| OpenError(e.to_string()))?;
         let events = Arc::new(watch::channel(last).0);
         let heard = listener::Heard { events: events.clone(), work: store.work.clone() };
-        listener::spawn(config, heard, stopping.clone())
-            .map_err(|e| OpenError(format!("event listener thread: {e}")))?;
+        listener::spawn(config, heard, stopping.clone()).map_err(|e| OpenError(format!("listener thread: {e}")))?;
         publisher::spawn(publishing, unpublished, duties, stopping)
             .map_err(|e| OpenError(format!("event publisher thread: {e}")))?;
         Ok((store, events))

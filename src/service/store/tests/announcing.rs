@@ -2,6 +2,8 @@
 //! every replica sharing its database, itself among them, and by no other database's. A
 //! SQLite store has no other replica: no channel, and announcing is nothing.
 
+use tokio::sync::watch;
+
 use super::*;
 
 #[test]
@@ -10,19 +12,32 @@ fn work_announced_on_one_replica_is_heard_by_every_replica_of_its_database() {
     let url = server.fresh_database().unwrap_or_else(|e| panic!("{e}"));
     let open = || Store::open(&Location::Postgres(url.clone())).unwrap_or_else(|e| panic!("{e:?}"));
     let (a, b, elsewhere) = (open(), open(), test_server::TestServer::fresh_store());
-    let heard = |store: &Store| store.work_announced().unwrap_or_else(|| panic!("PostgreSQL has the channel"));
-    let (heard_a, heard_b, heard_elsewhere) = (heard(&a), heard(&b), heard(&elsewhere));
     let runtime = tokio::runtime::Runtime::new().unwrap_or_else(|e| panic!("{e}"));
-    // A listener that has not begun listening yet would miss it: announced until heard.
-    eventually("B hears A's announcement", || {
-        runtime.block_on(a.announce_work()).unwrap_or_else(|e| panic!("{e}"));
-        heard_b.has_changed().unwrap_or(false)
-    });
+    let announce = |store: &Store| runtime.block_on(store.announce_work()).unwrap_or_else(|e| panic!("{e}"));
+    // Each listening first (it hears its own announcement), then what it heard set aside.
+    let listening = |store: &Store, name: &str| -> watch::Receiver<u64> {
+        let mut heard = store.work_announced().unwrap_or_else(|| panic!("PostgreSQL has the channel"));
+        eventually(&format!("{name} listens"), || {
+            announce(store);
+            heard.has_changed().unwrap_or(false)
+        });
+        eventually(&format!("{name} hears its own"), || {
+            heard.borrow_and_update();
+            announce(store);
+            heard.has_changed().unwrap_or(false)
+        });
+        heard.borrow_and_update();
+        heard
+    };
+    let (mut heard_a, heard_b, heard_elsewhere) = (listening(&a, "A"), listening(&b, "B"), listening(&elsewhere, "C"));
+    heard_a.borrow_and_update(); // B's own announcements reached A too
+    announce(&a);
+    eventually("B hears A's announcement", || heard_b.has_changed().unwrap_or(false));
     eventually("A hears its own", || heard_a.has_changed().unwrap_or(false));
     assert!(!heard_elsewhere.has_changed().unwrap_or(true), "another database's replica heard it");
 
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e:?}"));
     let sqlite = Store::open_sqlite(&dir.path().join("t.db")).unwrap_or_else(|e| panic!("{e:?}"));
     assert!(sqlite.work_announced().is_none());
-    runtime.block_on(sqlite.announce_work()).unwrap_or_else(|e| panic!("{e}"));
+    announce(&sqlite);
 }
