@@ -239,13 +239,10 @@ impl Store {
     /// here), rather than at each one's next pass: on PostgreSQL a notification the replicas'
     /// listeners hear; SQLite's store has no other replica to tell.
     pub async fn announce_work(&self) -> StoreResult<()> {
-        let store = self.clone();
-        tokio::task::spawn_blocking(move || match &*store.engine {
-            Engine::Sqlite(_) => Ok(()),
-            Engine::Postgres(postgres) => postgres.announce_work(),
-        })
-        .await
-        .map_err(StoreError::backend)?
+        match self.dialect() {
+            Dialect::Sqlite => Ok(()),
+            Dialect::Postgres => self.read(postgres::announce_work).await,
+        }
     }
 
     /// Changes with each announcement of work (`announce_work`) any replica made, this one's

@@ -20,7 +20,7 @@ use crate::service::store::rounds::guarded;
 const WORK: &str = "sb_work";
 
 /// Tells every replica's scheduler, this one's too, that there is work to schedule.
-pub(super) fn announce_work(conn: &Conn) -> StoreResult<()> {
+pub(in crate::service::store) fn announce_work(conn: &Conn) -> StoreResult<()> {
     conn.execute("SELECT pg_notify(?1, '')", &[Arg::from(WORK)]).map(drop)
 }
 

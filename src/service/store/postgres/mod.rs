@@ -27,6 +27,7 @@ use tokio::sync::watch;
 
 pub use session::Session;
 
+pub(super) use listener::announce_work;
 /// For the store's tests of publishing.
 #[cfg(test)]
 pub(super) use publisher::{PACE as PUBLISH_PACE, PUBLISHED};
@@ -176,11 +177,6 @@ impl Postgres {
         let parts = TURN_PARTS / turns_at_once(self.live_replicas()) as u32;
         // The semaphore is never closed: `None` cannot happen, and would only not wait.
         self.progress.clone().acquire_many_owned(parts).await.ok()
-    }
-
-    /// Tells every replica's scheduler that there is work to schedule (`listener`).
-    pub(super) fn announce_work(&self) -> StoreResult<()> {
-        self.read(listener::announce_work)
     }
 
     /// Changes with each announcement of work heard, this replica's own among them.
