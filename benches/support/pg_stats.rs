@@ -190,10 +190,34 @@ impl PgStats {
             );
             rows.into_iter().for_each(line);
         }
+        self.report_planning();
         let mut by_calls = all;
         by_calls.sort_by_key(|(calls, _, _)| std::cmp::Reverse(*calls));
         println!("run_at_scale: PostgreSQL: the most frequent (0.05 a simulation or more)");
         by_calls.into_iter().take_while(|(calls, _, _)| *calls as f64 / per >= 0.05).for_each(line);
+    }
+
+    /// With `pg_stat_statements.track_planning=on`: the statements planned most, by planning
+    /// time (a function's statement planned at every call has no generic plan kept).
+    fn report_planning(&mut self) {
+        let sql = "SELECT plans, total_plan_time, calls, query FROM pg_stat_statements \
+                   WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) \
+                   AND plans > 0 AND query NOT LIKE '%pg_stat_%' ORDER BY total_plan_time DESC LIMIT 15";
+        let Ok(rows) = self.client.query(sql, &[]) else { return };
+        if rows.is_empty() {
+            return;
+        }
+        println!("run_at_scale: PostgreSQL: planning, the longest by time");
+        for row in rows {
+            let query: String = row.get::<_, String>(3).split_whitespace().collect::<Vec<_>>().join(" ");
+            println!(
+                "run_at_scale:   {:>8} plans of {:>8} calls {:>9.1} ms  {}",
+                row.get::<_, i64>(0),
+                row.get::<_, i64>(2),
+                row.get::<_, f64>(1),
+                query.chars().take(120).collect::<String>()
+            );
+        }
     }
 }
 

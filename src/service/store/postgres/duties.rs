@@ -19,7 +19,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use postgres::{Client, NoTls};
+use postgres::Client;
+
+use super::watched::reconnect;
 
 use crate::service::store::rounds::guarded;
 
@@ -102,7 +104,10 @@ impl Held {
 /// `Held::run_at_once`), then keeps trying (or holding) on a thread of its own until `stopping`.
 pub(super) fn spawn(config: postgres::Config, held: Arc<Held>, stopping: Arc<AtomicBool>) -> std::io::Result<()> {
     let config = super::watched::watched(config, GIVE_UP);
-    let mut client = config.connect(NoTls).ok();
+    // This replica's duties session: one given up on is ended by the next (`watched::reconnect`),
+    // so that its lock does not stay with a session no replica uses.
+    let mut session = None;
+    let mut client = reconnect(&config, &mut session, "duties");
     if let Some(c) = client.as_mut() {
         check(c, &held).unwrap_or_else(|_| held.lost());
         held.run_at_once();
@@ -112,7 +117,7 @@ pub(super) fn spawn(config: postgres::Config, held: Arc<Held>, stopping: Arc<Ato
             std::thread::sleep(TRY_EVERY);
             let Some(c) = client.as_mut().filter(|c| !c.is_closed()) else {
                 held.lost();
-                client = config.connect(NoTls).map_err(|e| tracing::debug!("store: duties cannot connect: {e}")).ok();
+                client = reconnect(&config, &mut session, "duties");
                 continue;
             };
             // Given up on any failure, a panic too: the lock goes with the dropped connection.

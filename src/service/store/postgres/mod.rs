@@ -9,7 +9,7 @@
 pub(super) mod duties;
 mod listener;
 pub(super) mod migrations;
-mod presence;
+pub(in crate::service::store) mod presence;
 mod publisher;
 mod session;
 /// Test scaffolding: in the library only for its own tests and for the `test-support` feature
@@ -17,7 +17,7 @@ mod session;
 #[cfg(any(test, feature = "test-support"))]
 pub mod test_server;
 mod types;
-mod watched;
+pub(in crate::service::store) mod watched;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

@@ -9,8 +9,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use postgres::{Client, NoTls};
+use postgres::Client;
 
+use super::watched::SessionId;
 use crate::service::store::rounds::guarded;
 
 /// The presence advisory lock's two keys (a two-key lock: apart from the one-key locks, such as
@@ -21,7 +22,7 @@ const KEY: (i32, i32) = (0x5b11, 0x7e);
 pub(in crate::service::store) const COUNT_EVERY: Duration = Duration::from_secs(1);
 
 /// How long the presence connection may go unheard before it is given up and made again
-/// (`watched`). The server is not told: the old session counts until its own TCP gives up.
+/// (`watched`); the next ends the one given up on, which the server might otherwise count on.
 const GIVE_UP: Duration = Duration::from_secs(5);
 
 /// Takes this replica's place among the live ones and counts them once, so that a replica
@@ -33,7 +34,8 @@ pub(super) fn spawn(
     stopping: Arc<AtomicBool>,
 ) -> std::io::Result<()> {
     let config = super::watched::watched(config, GIVE_UP);
-    let mut client = config.connect(NoTls).ok().and_then(|mut c| present(&mut c).ok().map(|_| c));
+    let mut session = None;
+    let mut client = connect(&config, &mut session);
     if let Some(c) = client.as_mut() {
         live.store(count(c).unwrap_or(1), Ordering::Relaxed);
     }
@@ -41,11 +43,7 @@ pub(super) fn spawn(
         while !stopping.load(Ordering::Relaxed) {
             std::thread::sleep(COUNT_EVERY);
             let Some(c) = client.as_mut().filter(|c| !c.is_closed()) else {
-                client = config
-                    .connect(NoTls)
-                    .map_err(|e| tracing::debug!("store: presence cannot connect: {e}"))
-                    .ok()
-                    .and_then(|mut c| present(&mut c).ok().map(|_| c));
+                client = connect(&config, &mut session);
                 continue;
             };
             match guarded("counting the live replicas", || count(c)) {
@@ -62,13 +60,20 @@ pub(super) fn spawn(
     Ok(())
 }
 
+/// A presence session holding the key, this replica's previous one (`session`) ended first.
+pub(in crate::service::store) fn connect(config: &postgres::Config, session: &mut Option<SessionId>) -> Option<Client> {
+    let mut client = super::watched::reconnect(config, session, "presence")?;
+    present(&mut client).map_err(|e| tracing::debug!("store: presence cannot hold its key: {e}")).ok()?;
+    Some(client)
+}
+
 /// Holds the presence key shared for the session (no replica ever holds it alone).
 fn present(client: &mut Client) -> Result<(), postgres::Error> {
     client.execute("SELECT pg_advisory_lock_shared($1, $2)", &[&KEY.0, &KEY.1]).map(drop)
 }
 
 /// The sessions holding the presence key on this database: the live replicas, at least this one.
-fn count(client: &mut Client) -> Result<usize, postgres::Error> {
+pub(in crate::service::store) fn count(client: &mut Client) -> Result<usize, postgres::Error> {
     let (class, key) = (i64::from(KEY.0), i64::from(KEY.1));
     let row = client.query_one(
         "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2 \

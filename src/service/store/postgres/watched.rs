@@ -2,9 +2,13 @@
 //! on (the duties', presence's): the replica notices a dead server within seconds and
 //! reconnects, rather than block on a socket TCP gives up on after a quarter of an hour. (The
 //! server's side is not probed: set as session options, its probes made the alert tests flaky
-//! on PostgreSQL, which is not understood yet; see docs/interface-decisions.md.)
+//! on PostgreSQL, which is not understood yet; see docs/interface-decisions.md.) A session
+//! given up on may live on in the server, holding its lock, until the server's own TCP gives
+//! up (hours, after a partition): the replica's next session ends it (`reconnect`).
 
 use std::time::Duration;
+
+use postgres::{Client, NoTls};
 
 /// How long a peer may go unheard: the probes' idle time, their interval and count.
 const PROBE_IDLE: Duration = Duration::from_secs(2);
@@ -21,4 +25,62 @@ pub(super) fn watched(mut config: postgres::Config, give_up: Duration) -> postgr
         .keepalives_retries(PROBES)
         .tcp_user_timeout(give_up);
     config
+}
+
+/// A session as the server knows it: its backend and when that began (a backend's id alone may
+/// be another session's later).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(in crate::service::store) struct SessionId {
+    pid: i32,
+    began: String,
+}
+
+impl SessionId {
+    /// The session `client` is.
+    pub(in crate::service::store) fn of(client: &mut Client) -> Result<SessionId, postgres::Error> {
+        let row = client.query_one(
+            "SELECT pid, CAST(backend_start AS TEXT) FROM pg_stat_activity WHERE pid = pg_backend_pid()",
+            &[],
+        )?;
+        Ok(SessionId { pid: row.get(0), began: row.get(1) })
+    }
+
+    /// Ends this session from `client`'s, if the server still runs it; whether it did. The
+    /// same role may end its own sessions; the lock goes as the backend exits, moments later.
+    pub(in crate::service::store) fn end_from(&self, client: &mut Client) -> Result<bool, postgres::Error> {
+        let rows = client.query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = $1 AND CAST(backend_start AS TEXT) = $2",
+            &[&self.pid, &self.began],
+        )?;
+        Ok(rows.first().is_some_and(|row| row.get::<_, bool>(0)))
+    }
+}
+
+/// A new lock-holding session (`config` made by `watched`) that has ended `previous`, this
+/// replica's session for the same lock given up on, if the server still ran it, and is
+/// `previous` from now on. Without it, a session cut off by a partition held its lock until the
+/// server noticed: presence counted the replica twice (halving its share of every job), and
+/// the duties stayed with a session no replica used. `None` if it cannot connect.
+pub(in crate::service::store) fn reconnect(
+    config: &postgres::Config,
+    previous: &mut Option<SessionId>,
+    what: &str,
+) -> Option<Client> {
+    let mut client = config.connect(NoTls).map_err(|e| tracing::debug!("store: {what} cannot connect: {e}")).ok()?;
+    if let Some(old) = previous.as_ref() {
+        match old.end_from(&mut client) {
+            Ok(true) => tracing::info!("store: {what}: ended this replica's session given up on (backend {})", old.pid),
+            Ok(false) => {}
+            // Left to the server's own TCP, as before: the new session serves all the same.
+            Err(e) => tracing::warn!("store: {what}: the session given up on (backend {}) not ended: {e}", old.pid),
+        }
+    }
+    match SessionId::of(&mut client) {
+        Ok(id) => *previous = Some(id),
+        Err(e) => {
+            tracing::debug!("store: {what}: the new session not known: {e}");
+            return None;
+        }
+    }
+    Some(client)
 }

@@ -30,3 +30,36 @@ fn replicas_count_each_other_and_one_that_goes_drops_out_by_itself() {
     let sqlite = Store::open_sqlite(&dir.path().join("t.db")).unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(sqlite.live_replicas(), 1);
 }
+
+/// A presence session the replica gave up on (its peer unheard, as after a partition) may live
+/// on in the server, holding its key, until the server's own TCP gives up: the replica counted
+/// twice, and every job's share halved. Its next session ends it; another replica's is never
+/// ended.
+#[test]
+fn a_presence_session_given_up_on_is_ended_by_the_replicas_next() {
+    let server = test_server::TestServer::shared().unwrap_or_else(|e| panic!("{e}"));
+    let url = server.fresh_database().unwrap_or_else(|e| panic!("{e}"));
+    let config: ::postgres::Config = url.parse().unwrap_or_else(|e| panic!("{e}"));
+    let connect = |session: &mut Option<_>| {
+        postgres::presence::connect(&config, session).unwrap_or_else(|| panic!("a presence session"))
+    };
+    let count = |client: &mut ::postgres::Client| postgres::presence::count(client).unwrap_or_else(|e| panic!("{e}"));
+    let mut session = None;
+    let mut given_up = connect(&mut session);
+    assert_eq!(count(&mut given_up), 1);
+
+    // Another replica's session counts, and is left alone by this replica's next.
+    let mut other = connect(&mut None);
+    assert_eq!(count(&mut other), 2);
+    let mut next = connect(&mut session);
+    eventually("the session given up on ends: this replica and the other", || count(&mut next) == 2);
+    assert!(given_up.simple_query("").is_err(), "the server ended the session given up on");
+    assert!(other.simple_query("").is_ok(), "the other replica's session lives");
+
+    // A session already gone is nothing to end.
+    let gone = session.clone().unwrap_or_else(|| panic!("the next session is known"));
+    drop(next);
+    eventually("the next session goes with its connection", || count(&mut other) == 1);
+    let mut client = config.connect(::postgres::NoTls).unwrap_or_else(|e| panic!("{e}"));
+    assert!(!gone.end_from(&mut client).unwrap_or_else(|e| panic!("{e}")));
+}
