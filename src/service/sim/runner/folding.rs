@@ -61,7 +61,8 @@ impl Simulator {
     /// left open with `Folded::Again` (their last ends committed while it ran); which jobs to
     /// fold again, and whether any job had ends waiting. A job that settles frees room for the
     /// jobs that wait on it (a sequential mode's), so the scheduler is woken; a fold that leaves
-    /// its job open frees none (the ends' own refills picked already).
+    /// its job open frees none (the ends' own refills picked already). A job whose fold fails
+    /// keeps its ends for the next look and holds up no other job's fold, nor the wake.
     async fn fold_waiting(&self, again: &[String]) -> StoreResult<(Vec<String>, bool)> {
         let waiting: Vec<(String, Option<Waiting>)> = match self.store.dialect() {
             Dialect::Sqlite => {
@@ -77,10 +78,11 @@ impl Simulator {
             again.iter().filter(|job| !waiting.iter().any(|(id, _)| id == *job)).cloned().collect();
         let (mut next, mut settled) = (Vec::new(), false);
         for (job_id, read) in waiting.into_iter().chain(again.into_iter().map(|job| (job, None))) {
-            match self.fold_one(&job_id, read.as_ref()).await? {
-                Folded::Again => next.push(job_id),
-                Folded::Settled => settled = true,
-                Folded::Done => {}
+            match self.fold_one(&job_id, read.as_ref()).await {
+                Ok(Folded::Again) => next.push(job_id),
+                Ok(Folded::Settled) => settled = true,
+                Ok(Folded::Done) => {}
+                Err(e) => tracing::warn!("folding the ends of run plan job {job_id}: {e}; trying again"),
             }
         }
         if settled {
@@ -101,5 +103,89 @@ impl Simulator {
         }
         let id = job_id.to_owned();
         self.store.write_progress(move |tx| fold_job(tx, &id)).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::json;
+    use uuid::Uuid;
+
+    use super::*;
+    use crate::api::model::*;
+    use crate::service::SimSpeed;
+    use crate::service::metrics::judge::Judge;
+    use crate::service::replica::leases::Worker;
+    use crate::service::sim::jobs::record_simulation;
+    use crate::service::sim::verdict::Tally;
+    use crate::service::store::{Doc, Kind, Store, StoreResult, ends, test_server};
+
+    /// A running job of one simulation, ended (its part appended, not yet folded).
+    fn ended_job(store: &Store, job: Uuid, collection: Uuid, tally: serde_json::Value) {
+        let body = json!({ "simulationRunPlanJobId": job, "status": "RUNNING_SIMULATIONS",
+            "createdAt": "2026-01-01T00:00:00Z", "collectionJobId": collection, "tally": tally });
+        let collection_body = json!({ "id": collection, "status": "PROCESSING", "createdAt": "2026-01-01T00:00:00Z",
+            "totalItems": 1, "completedItems": 0, "failedItems": 0 });
+        let simulation: SimulationJob = serde_json::from_value(json!({ "simulationJobId": Uuid::new_v4(),
+            "simulationRunPlanJobId": job, "status": "COMPLETED", "outcome": "PASSED" }))
+        .unwrap_or_else(|e| panic!("{e}"));
+        let (job, collection) = (job.to_string(), collection.to_string());
+        store
+            .write_blocking(|tx| -> StoreResult<()> {
+                let at = "2026-01-01T00:00:00Z";
+                store::insert(tx, &Doc::new(Kind::RunPlanJob, &job, &body, at)?.status(Some("RUNNING_SIMULATIONS")))?;
+                let collection_doc = Doc::new(Kind::CollectionJob, &collection, &collection_body, at)?;
+                store::insert(tx, &collection_doc.status(Some("PROCESSING")))?;
+                let mut pending = simulation.clone();
+                pending.status = Some(SimulationJobStatus::Processing);
+                store::insert(tx, &Doc::of(&pending)?)?;
+                let item = ends::Item {
+                    collection_id: collection.clone(),
+                    failed: false,
+                    at: "\"2026-01-01T00:05:00Z\"".into(),
+                };
+                record_simulation(tx, simulation.clone(), &job, &[], None, Some(item))
+            })
+            .unwrap_or_else(|e| panic!("{:?}: {e:?}", store.dialect()));
+    }
+
+    fn status(store: &Store, job: Uuid) -> String {
+        let body: serde_json::Value = store
+            .read_blocking(|c| store::require(c, Kind::RunPlanJob, &job.to_string()))
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        body["status"].as_str().unwrap_or_default().to_owned()
+    }
+
+    /// A job whose fold fails (here its tally cannot be read) keeps its ends for the next look,
+    /// and every other job is folded all the same: one such job once held up every run's end.
+    #[test]
+    fn a_job_whose_fold_fails_holds_up_no_other_jobs_fold() {
+        let runtime = tokio::runtime::Runtime::new().unwrap_or_else(|e| panic!("{e}"));
+        for (_dir, store) in test_server::TestServer::both_engines() {
+            let (broken, sound) = (Uuid::from_u128(1), Uuid::from_u128(2));
+            ended_job(&store, broken, Uuid::from_u128(11), json!("not a tally"));
+            ended_job(
+                &store,
+                sound,
+                Uuid::from_u128(12),
+                serde_json::to_value(Tally { simulations: 1, ..Tally::default() }).unwrap_or_else(|e| panic!("{e}")),
+            );
+            let engine = Simulator::new(
+                store.clone(),
+                Arc::new(Judge::Rubric),
+                SimSpeed::Max,
+                String::new(),
+                Worker::new(std::time::Duration::from_secs(60)),
+            );
+            let (again, found) =
+                runtime.block_on(engine.fold_waiting(&[])).unwrap_or_else(|e| panic!("{:?}: {e}", store.dialect()));
+            assert!(found && again.is_empty(), "{:?}: {again:?}", store.dialect());
+            assert_eq!(status(&store, sound), "COMPLETED", "{:?}: the sound job settled", store.dialect());
+            assert_eq!(status(&store, broken), "RUNNING_SIMULATIONS", "{:?}", store.dialect());
+            let waiting = store.read_blocking(store::ends::waiting_jobs).unwrap_or_else(|e| panic!("{e:?}"));
+            assert_eq!(waiting, [broken.to_string()], "{:?}: the broken job's end is kept", store.dialect());
+        }
     }
 }
