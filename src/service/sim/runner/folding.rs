@@ -9,6 +9,7 @@
 //! that does not settle its job is one statement (`store::folds`), where it was a transaction
 //! of a dozen round trips.
 
+use std::collections::HashSet;
 use std::time::Duration;
 
 use super::Simulator;
@@ -33,7 +34,7 @@ impl Simulator {
     /// Folds ends as they are appended, for as long as the service runs.
     pub fn spawn_folds(self) -> tokio::task::JoinHandle<()> {
         tokio::spawn(async move {
-            let (mut again, mut busy) = (Vec::new(), false);
+            let (mut again, mut busy, mut failing) = (Vec::new(), false, Failing::default());
             loop {
                 let idle = match (again.is_empty(), busy) {
                     (false, _) => AGAIN,
@@ -49,7 +50,7 @@ impl Simulator {
                     (again, busy) = (Vec::new(), false);
                     continue;
                 }
-                match self.fold_waiting(&again).await {
+                match self.fold_waiting(&again, &mut failing).await {
                     Ok((jobs, found)) => (again, busy) = (jobs, found),
                     Err(e) => tracing::warn!("folding simulations' ends: {e}; trying again"),
                 }
@@ -62,8 +63,9 @@ impl Simulator {
     /// fold again, and whether any job had ends waiting. A job that settles frees room for the
     /// jobs that wait on it (a sequential mode's), so the scheduler is woken; a fold that leaves
     /// its job open frees none (the ends' own refills picked already). A job whose fold fails
-    /// keeps its ends for the next look and holds up no other job's fold, nor the wake.
-    async fn fold_waiting(&self, again: &[String]) -> StoreResult<(Vec<String>, bool)> {
+    /// keeps its ends for the next look and holds up no other job's fold, nor the wake; it is
+    /// not counted as found, so that it alone is looked at once a second, not ten times.
+    async fn fold_waiting(&self, again: &[String], failing: &mut Failing) -> StoreResult<(Vec<String>, bool)> {
         let waiting: Vec<(String, Option<Waiting>)> = match self.store.dialect() {
             Dialect::Sqlite => {
                 self.store.read(store::ends::waiting_jobs).await?.into_iter().map(|j| (j, None)).collect()
@@ -73,22 +75,21 @@ impl Simulator {
                 read.into_iter().map(|w| (w.job_id.clone(), Some(w))).collect()
             }
         };
-        let found = !waiting.is_empty();
-        let again: Vec<String> =
-            again.iter().filter(|job| !waiting.iter().any(|(id, _)| id == *job)).cloned().collect();
+        let waiting_ids: Vec<String> = waiting.iter().map(|(id, _)| id.clone()).collect();
+        let again: Vec<String> = again.iter().filter(|job| !waiting_ids.contains(job)).cloned().collect();
         let (mut next, mut settled) = (Vec::new(), false);
         for (job_id, read) in waiting.into_iter().chain(again.into_iter().map(|job| (job, None))) {
-            match self.fold_one(&job_id, read.as_ref()).await {
-                Ok(Folded::Again) => next.push(job_id),
-                Ok(Folded::Settled) => settled = true,
-                Ok(Folded::Done) => {}
-                Err(e) => tracing::warn!("folding the ends of run plan job {job_id}: {e}; trying again"),
+            let folded = self.fold_one(&job_id, read.as_ref()).await;
+            match failing.note(&job_id, folded) {
+                Some(Folded::Again) => next.push(job_id),
+                Some(Folded::Settled) => settled = true,
+                Some(Folded::Done) | None => {}
             }
         }
         if settled {
             self.wake();
         }
-        Ok((next, found))
+        Ok((next, waiting_ids.iter().any(|id| !failing.0.contains(id))))
     }
 
     /// Folds a job's ends: in one statement when `read` decides the fold and nothing moved
@@ -103,6 +104,34 @@ impl Simulator {
         }
         let id = job_id.to_owned();
         self.store.write_progress(move |tx| fold_job(tx, &id)).await
+    }
+}
+
+/// The jobs whose last fold failed: each warned of once, then tried quietly at every look
+/// until a fold of it lands (a job that cannot be folded would otherwise warn ten times a
+/// second).
+#[derive(Default)]
+struct Failing(HashSet<String>);
+
+impl Failing {
+    /// Notes how `job`'s fold went, and hands back what it did if it landed.
+    fn note(&mut self, job: &str, folded: StoreResult<Folded>) -> Option<Folded> {
+        match folded {
+            Ok(folded) => {
+                if self.0.remove(job) {
+                    tracing::info!("folding the ends of run plan job {job}: folded again");
+                }
+                Some(folded)
+            }
+            Err(e) if self.0.insert(job.to_owned()) => {
+                tracing::warn!("folding the ends of run plan job {job}: {e}; trying again at each look");
+                None
+            }
+            Err(e) => {
+                tracing::debug!("folding the ends of run plan job {job}: {e}");
+                None
+            }
+        }
     }
 }
 
@@ -179,13 +208,17 @@ mod tests {
                 String::new(),
                 Worker::new(std::time::Duration::from_secs(60)),
             );
-            let (again, found) =
-                runtime.block_on(engine.fold_waiting(&[])).unwrap_or_else(|e| panic!("{:?}: {e}", store.dialect()));
+            let mut failing = Failing::default();
+            let mut fold =
+                || runtime.block_on(engine.fold_waiting(&[], &mut failing)).unwrap_or_else(|e| panic!("{e}"));
+            let (again, found) = fold();
             assert!(found && again.is_empty(), "{:?}: {again:?}", store.dialect());
             assert_eq!(status(&store, sound), "COMPLETED", "{:?}: the sound job settled", store.dialect());
             assert_eq!(status(&store, broken), "RUNNING_SIMULATIONS", "{:?}", store.dialect());
             let waiting = store.read_blocking(store::ends::waiting_jobs).unwrap_or_else(|e| panic!("{e:?}"));
             assert_eq!(waiting, [broken.to_string()], "{:?}: the broken job's end is kept", store.dialect());
+            // Its ends alone do not keep the fold looking ten times a second.
+            assert_eq!(fold(), (Vec::new(), false), "{:?}", store.dialect());
         }
     }
 }

@@ -104,10 +104,9 @@ impl Held {
 /// `Held::run_at_once`), then keeps trying (or holding) on a thread of its own until `stopping`.
 pub(super) fn spawn(config: postgres::Config, held: Arc<Held>, stopping: Arc<AtomicBool>) -> std::io::Result<()> {
     let config = super::watched::watched(config, GIVE_UP);
-    // This replica's duties session: one given up on is ended by the next (`watched::reconnect`),
-    // so that its lock does not stay with a session no replica uses.
-    let mut session = None;
-    let mut client = reconnect(&config, &mut session, "duties");
+    // This replica's duties sessions: one given up on is ended by the next (`watched::reconnect`).
+    let mut sessions = Vec::new();
+    let mut client = reconnect(&config, &mut sessions, "duties");
     if let Some(c) = client.as_mut() {
         check(c, &held).unwrap_or_else(|_| held.lost());
         held.run_at_once();
@@ -117,7 +116,7 @@ pub(super) fn spawn(config: postgres::Config, held: Arc<Held>, stopping: Arc<Ato
             std::thread::sleep(TRY_EVERY);
             let Some(c) = client.as_mut().filter(|c| !c.is_closed()) else {
                 held.lost();
-                client = reconnect(&config, &mut session, "duties");
+                client = reconnect(&config, &mut sessions, "duties");
                 continue;
             };
             // Given up on any failure, a panic too: the lock goes with the dropped connection.

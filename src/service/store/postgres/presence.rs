@@ -34,8 +34,8 @@ pub(super) fn spawn(
     stopping: Arc<AtomicBool>,
 ) -> std::io::Result<()> {
     let config = super::watched::watched(config, GIVE_UP);
-    let mut session = None;
-    let mut client = connect(&config, &mut session);
+    let mut sessions = Vec::new();
+    let mut client = connect(&config, &mut sessions);
     if let Some(c) = client.as_mut() {
         live.store(count(c).unwrap_or(1), Ordering::Relaxed);
     }
@@ -43,7 +43,7 @@ pub(super) fn spawn(
         while !stopping.load(Ordering::Relaxed) {
             std::thread::sleep(COUNT_EVERY);
             let Some(c) = client.as_mut().filter(|c| !c.is_closed()) else {
-                client = connect(&config, &mut session);
+                client = connect(&config, &mut sessions);
                 continue;
             };
             match guarded("counting the live replicas", || count(c)) {
@@ -60,9 +60,9 @@ pub(super) fn spawn(
     Ok(())
 }
 
-/// A presence session holding the key, this replica's previous one (`session`) ended first.
-pub(in crate::service::store) fn connect(config: &postgres::Config, session: &mut Option<SessionId>) -> Option<Client> {
-    let mut client = super::watched::reconnect(config, session, "presence")?;
+/// A presence session holding the key, this replica's earlier ones (`sessions`) ended first.
+pub(in crate::service::store) fn connect(config: &postgres::Config, sessions: &mut Vec<SessionId>) -> Option<Client> {
+    let mut client = super::watched::reconnect(config, sessions, "presence")?;
     present(&mut client).map_err(|e| tracing::debug!("store: presence cannot hold its key: {e}")).ok()?;
     Some(client)
 }

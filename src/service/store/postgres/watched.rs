@@ -6,7 +6,7 @@
 //! given up on may live on in the server, holding its lock, until the server's own TCP gives
 //! up (hours, after a partition): the replica's next session ends it (`reconnect`).
 
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use postgres::{Client, NoTls};
 
@@ -32,16 +32,14 @@ pub(super) fn watched(mut config: postgres::Config, give_up: Duration) -> postgr
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(in crate::service::store) struct SessionId {
     pid: i32,
-    began: String,
+    began: SystemTime,
 }
 
 impl SessionId {
     /// The session `client` is.
     pub(in crate::service::store) fn of(client: &mut Client) -> Result<SessionId, postgres::Error> {
-        let row = client.query_one(
-            "SELECT pid, CAST(backend_start AS TEXT) FROM pg_stat_activity WHERE pid = pg_backend_pid()",
-            &[],
-        )?;
+        let row =
+            client.query_one("SELECT pid, backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()", &[])?;
         Ok(SessionId { pid: row.get(0), began: row.get(1) })
     }
 
@@ -49,34 +47,40 @@ impl SessionId {
     /// same role may end its own sessions; the lock goes as the backend exits, moments later.
     pub(in crate::service::store) fn end_from(&self, client: &mut Client) -> Result<bool, postgres::Error> {
         let rows = client.query(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = $1 AND CAST(backend_start AS TEXT) = $2",
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = $1 AND backend_start = $2",
             &[&self.pid, &self.began],
         )?;
         Ok(rows.first().is_some_and(|row| row.get::<_, bool>(0)))
     }
 }
 
-/// A new lock-holding session (`config` made by `watched`) that has ended `previous`, this
-/// replica's session for the same lock given up on, if the server still ran it, and is
-/// `previous` from now on. Without it, a session cut off by a partition held its lock until the
+/// A new lock-holding session (`config` made by `watched`) that has ended this replica's
+/// earlier sessions for the same lock (`sessions`, each given up on) if the server still ran
+/// them, and is the newest of `sessions` from now on; one that could not be ended is tried
+/// again at the next. Without it, a session cut off by a partition held its lock until the
 /// server noticed: presence counted the replica twice (halving its share of every job), and
 /// the duties stayed with a session no replica used. `None` if it cannot connect.
 pub(in crate::service::store) fn reconnect(
     config: &postgres::Config,
-    previous: &mut Option<SessionId>,
+    sessions: &mut Vec<SessionId>,
     what: &str,
 ) -> Option<Client> {
     let mut client = config.connect(NoTls).map_err(|e| tracing::debug!("store: {what} cannot connect: {e}")).ok()?;
-    if let Some(old) = previous.as_ref() {
-        match old.end_from(&mut client) {
-            Ok(true) => tracing::info!("store: {what}: ended this replica's session given up on (backend {})", old.pid),
-            Ok(false) => {}
-            // Left to the server's own TCP, as before: the new session serves all the same.
-            Err(e) => tracing::warn!("store: {what}: the session given up on (backend {}) not ended: {e}", old.pid),
+    sessions.retain(|old| match old.end_from(&mut client) {
+        Ok(ended) => {
+            if ended {
+                tracing::info!("store: {what}: ended this replica's session given up on (backend {})", old.pid);
+            }
+            false
         }
-    }
+        // Tried again at the next: the new session serves meanwhile.
+        Err(e) => {
+            tracing::warn!("store: {what}: the session given up on (backend {}) not ended: {e}", old.pid);
+            true
+        }
+    });
     match SessionId::of(&mut client) {
-        Ok(id) => *previous = Some(id),
+        Ok(id) => sessions.push(id),
         Err(e) => {
             tracing::debug!("store: {what}: the new session not known: {e}");
             return None;

@@ -91,7 +91,8 @@ fn a_holder_cut_off_stops_its_duties_before_another_replica_starts_them() {
 
 /// A duties session the replica gave up on (its peer unheard, as after a partition) may live on
 /// in the server holding the lock, and no replica could take the duties until the server's own
-/// TCP gave up. The replica's next session ends it, and the lock is free again.
+/// TCP gave up. The replica's next session (`watched::reconnect`, as `duties::spawn` makes
+/// them) ends it, and the lock is free again.
 #[test]
 fn a_duties_session_given_up_on_is_ended_by_the_replicas_next() {
     let server = test_server::TestServer::shared().unwrap_or_else(|e| panic!("{e}"));
@@ -101,11 +102,12 @@ fn a_duties_session_given_up_on_is_ended_by_the_replicas_next() {
         let row = client.query_one("SELECT pg_try_advisory_lock($1)", &[&postgres::duties::LOCK]);
         row.unwrap_or_else(|e| panic!("{e}")).get(0)
     };
-    let mut session = None;
+    let mut sessions = Vec::new();
     let mut given_up =
-        postgres::watched::reconnect(&config, &mut session, "duties").unwrap_or_else(|| panic!("a session"));
+        postgres::watched::reconnect(&config, &mut sessions, "duties").unwrap_or_else(|| panic!("a session"));
     assert!(take(&mut given_up), "the first session takes the duties' lock");
-    let mut next = postgres::watched::reconnect(&config, &mut session, "duties").unwrap_or_else(|| panic!("a session"));
+    let mut next =
+        postgres::watched::reconnect(&config, &mut sessions, "duties").unwrap_or_else(|| panic!("a session"));
     eventually("the next session takes the lock the one given up on held", || take(&mut next));
     assert!(given_up.simple_query("").is_err(), "the server ended the session given up on");
 }
