@@ -27,6 +27,10 @@ pub(super) fn watched(mut config: postgres::Config, give_up: Duration) -> postgr
     config
 }
 
+/// How many of a replica's sessions for one lock `reconnect` remembers to end, its newest among
+/// them.
+const REMEMBERED: usize = 4;
+
 /// A session as the server knows it: its backend and when that began (a backend's id alone may
 /// be another session's later).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,6 +83,7 @@ pub(in crate::service::store) fn reconnect(
             true
         }
     });
+    make_room(sessions);
     match SessionId::of(&mut client) {
         Ok(id) => sessions.push(id),
         Err(e) => {
@@ -87,4 +92,29 @@ pub(in crate::service::store) fn reconnect(
         }
     }
     Some(client)
+}
+
+/// Room for one more session among `sessions`: a server that keeps refusing to end them leaves
+/// the newest few remembered, not every one since.
+fn make_room(sessions: &mut Vec<SessionId>) {
+    if sessions.len() >= REMEMBERED {
+        sessions.drain(..=sessions.len() - REMEMBERED);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_replica_remembers_its_newest_sessions_to_end() {
+        let id = |pid| SessionId { pid, began: SystemTime::UNIX_EPOCH };
+        let mut sessions: Vec<SessionId> = (1..=6).map(id).collect();
+        make_room(&mut sessions);
+        sessions.push(id(7));
+        assert_eq!(sessions, [4, 5, 6, 7].map(id), "the newest four");
+        let mut few = vec![id(1)];
+        make_room(&mut few);
+        assert_eq!(few, [id(1)], "under the limit, all kept");
+    }
 }
