@@ -89,7 +89,7 @@ impl Simulator {
         if settled {
             self.wake();
         }
-        Ok((next, waiting_ids.iter().any(|id| !failing.0.contains(id))))
+        Ok((next, waiting_ids.iter().any(|id| !failing.holds(id))))
     }
 
     /// Folds a job's ends: in one statement when `read` decides the fold and nothing moved
@@ -114,6 +114,11 @@ impl Simulator {
 struct Failing(HashSet<String>);
 
 impl Failing {
+    /// Whether `job`'s last fold failed.
+    fn holds(&self, job: &str) -> bool {
+        self.0.contains(job)
+    }
+
     /// Notes how `job`'s fold went, and hands back what it did if it landed.
     fn note(&mut self, job: &str, folded: StoreResult<Folded>) -> Option<Folded> {
         match folded {

@@ -41,7 +41,7 @@ pub(in crate::service::store) struct SessionId {
 
 impl SessionId {
     /// The session `client` is.
-    pub(in crate::service::store) fn of(client: &mut Client) -> Result<SessionId, postgres::Error> {
+    fn of(client: &mut Client) -> Result<SessionId, postgres::Error> {
         let row =
             client.query_one("SELECT pid, backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()", &[])?;
         Ok(SessionId { pid: row.get(0), began: row.get(1) })
