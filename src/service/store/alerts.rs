@@ -2,7 +2,7 @@
 //! decided window (taken in the transaction that acts on it, so a window is decided once
 //! however many replicas see it ready), each group's value per window, and each group's run.
 
-use super::db::{Conn, Tx};
+use super::db::{Conn, Dialect, Tx};
 use super::{Kind, StoreResult};
 use crate::args;
 
@@ -20,18 +20,11 @@ pub struct Scored {
 
 /// The SUCCESS values of metric `definition_id` on live calls started from `from` up to `to`
 /// (RFC 3339, compared as text: the caller widens the range and filters on parsed times), in the
-/// order they were written (a call scored twice appears twice; the later value counts).
+/// order they were written (a call scored twice appears twice; the later value counts). The
+/// window's calls are found by their start (`docs_calls_started`, spelled out so that every
+/// plan can use it), not among every call the store keeps.
 pub fn scored(conn: &Conn, definition_id: &str, from: &str, to: &str) -> StoreResult<Vec<Scored>> {
-    let dialect = conn.dialect();
-    let agent = dialect.member("c.body", "$.agentId")?;
-    let arrived = dialect.member("c.body", "$.createdAt")?;
-    let sql = format!(
-        "SELECT c.id, {agent}, c.created_at, {arrived}, mv.value FROM metric_values AS mv \
-         JOIN docs AS c ON c.kind = ?1 AND c.id = mv.call_id AND c.deleted_at IS NULL \
-         WHERE mv.definition_id = ?2 AND mv.capture_status = 'SUCCESS' AND mv.value IS NOT NULL \
-         AND c.created_at >= ?3 AND c.created_at < ?4 ORDER BY mv.seq"
-    );
-    conn.query(&sql, args![Kind::Call.as_str(), definition_id, from, to], |r| {
+    conn.query(&scored_sql(conn)?, args![definition_id, from, to], |r| {
         Ok(Scored {
             call_id: r.take(0)?,
             agent_id: r.take(1)?,
@@ -40,6 +33,25 @@ pub fn scored(conn: &Conn, definition_id: &str, from: &str, to: &str) -> StoreRe
             value: r.take(4)?,
         })
     })
+}
+
+/// `scored`'s statement in the connection's dialect. SQLite is told the index: without
+/// statistics it prefers the kinds' index, whose equalities look narrower than a range.
+pub(super) fn scored_sql(conn: &Conn) -> StoreResult<String> {
+    let dialect = conn.dialect();
+    let agent = dialect.member("c.body", "$.agentId")?;
+    let arrived = dialect.member("c.body", "$.createdAt")?;
+    let by_start = match dialect {
+        Dialect::Sqlite => " INDEXED BY docs_calls_started",
+        Dialect::Postgres => "",
+    };
+    Ok(format!(
+        "SELECT c.id, {agent}, c.created_at, {arrived}, mv.value FROM docs AS c{by_start} \
+         JOIN metric_values AS mv ON mv.call_id = c.id AND mv.definition_id = ?1 \
+         WHERE c.kind = '{call}' AND c.deleted_at IS NULL AND c.created_at >= ?2 AND c.created_at < ?3 \
+         AND mv.capture_status = 'SUCCESS' AND mv.value IS NOT NULL ORDER BY mv.seq",
+        call = Kind::Call.as_str()
+    ))
 }
 
 /// Claims `window_ms` of `alert_id`; false when it was decided already.

@@ -1,20 +1,72 @@
 //! Top-level members of a JSON object set in its text, the rest kept byte for byte and in its
 //! order (what SQLite's `json_set` does in SQL, for the engine that has no such function).
+//! PostgreSQL's `sb_set_members` (migration 17) does the same, the same way, so that both
+//! engines write the same bytes for any body (`store::tests::migrating`).
 
+use std::sync::LazyLock;
+
+use regex::Regex;
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 use super::error::{StoreError, StoreResult};
 
+/// What may come before a member set in place: `{` and members with plain names (no escapes)
+/// and values that hold nothing nested, each followed by its comma.
+static PLAIN_BEFORE: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r#"(?s)^\{(?:"[^"\\]*":(?:"(?:[^"\\]|\\.)*"|[-+.0-9a-zA-Z]+),)*$"#).ok());
+
+/// A plain value (a string, a number, true, false or null) and what ends it.
+static PLAIN_VALUE: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r#"(?s)^(?:"(?:[^"\\]|\\.)*"|[-+.0-9a-zA-Z]+)[,}]"#).ok());
+
 /// `body` with each `($.name, json)` of `members` set: replaced where the member is, appended
-/// at the end where it is not.
+/// at the end where it is not. Each member in turn is set in place while it can be (below);
+/// from the first that cannot, the body's members are read and written again, each name as
+/// JSON writes it, without whitespace between them.
 pub fn set(body: &str, members: &[(&str, String)]) -> StoreResult<String> {
+    let mut done = body.to_owned();
+    for (index, (path, json)) in members.iter().enumerate() {
+        let name = top_level(path)?;
+        serde_json::from_str::<&RawValue>(json)?;
+        match in_place(&done, name, json)? {
+            Some(spliced) => done = spliced,
+            None => return rewritten(&done, &members[index..]),
+        }
+    }
+    Ok(done)
+}
+
+/// The member's name in `$.name`.
+fn top_level(path: &str) -> StoreResult<&str> {
+    path.strip_prefix("$.")
+        .filter(|name| !name.is_empty() && !name.contains('.'))
+        .ok_or_else(|| StoreError::backend(format!("store: {path:?} is not a top-level member")))
+}
+
+/// `body` with the member's value replaced where its name's first appearance as text is a
+/// member's, found without reading the body whole: only plain members before it, and its own
+/// value plain. `None` where that cannot be told so cheaply (then the body is read whole).
+fn in_place(body: &str, name: &str, json: &str) -> StoreResult<Option<String>> {
+    let (Some(plain_before), Some(plain_value)) = (PLAIN_BEFORE.as_ref(), PLAIN_VALUE.as_ref()) else {
+        return Ok(None);
+    };
+    let key = format!("{}:", serde_json::to_string(name)?);
+    let Some(at) = body.find(&key) else { return Ok(None) };
+    if !plain_before.is_match(&body[..at]) {
+        return Ok(None);
+    }
+    let value_at = at + key.len();
+    let Some(old) = plain_value.find(&body[value_at..]) else { return Ok(None) };
+    let after = value_at + old.end() - 1;
+    Ok(Some([&body[..value_at], json, &body[after..]].concat()))
+}
+
+/// `body`'s members read whole and written again with `members` set.
+fn rewritten(body: &str, members: &[(&str, String)]) -> StoreResult<String> {
     let mut entries = ordered(body)?;
     for (path, json) in members {
-        let name = path
-            .strip_prefix("$.")
-            .filter(|name| !name.is_empty() && !name.contains('.'))
-            .ok_or_else(|| StoreError::backend(format!("store: {path:?} is not a top-level member")))?;
+        let name = top_level(path)?;
         let value = RawValue::from_string(json.clone())?;
         match entries.iter_mut().find(|(key, _)| key == name) {
             Some(entry) => entry.1 = value,
@@ -71,5 +123,19 @@ mod tests {
         );
         assert!(set(body, &[("$.a.b", "1".to_owned())]).is_err(), "only top-level members");
         assert!(set("[1]", &[("$.a", "1".to_owned())]).is_err(), "only objects");
+    }
+
+    /// A member after plain ones is set without the body being read past it: what follows it
+    /// here is no JSON at all, and stays as it is.
+    #[test]
+    fn a_member_after_plain_ones_is_set_without_reading_the_rest() {
+        let body = r#"{"id":"s1","n":-1.5,"status":"PENDING",not read"#;
+        let set_status = |json: &str| set(body, &[("$.status", json.to_owned())]);
+        assert_eq!(
+            set_status(r#""QUEUED""#).ok().as_deref(),
+            Some(r#"{"id":"s1","n":-1.5,"status":"QUEUED",not read"#)
+        );
+        assert!(set_status("{").is_err(), "the value set is JSON");
+        assert!(set(body, &[("$.other", "1".to_owned())]).is_err(), "read whole where the member is not found");
     }
 }

@@ -1,4 +1,4 @@
-//! A pick of a job's simulations in one statement (`sb_pick`, PostgreSQL migrations 11 to 16):
+//! A pick of a job's simulations in one statement (`sb_pick`, PostgreSQL migrations 11 to 19):
 //! its room counted and that many claimed on free places of the job's, leased to the picking
 //! replica, where the transaction (`Store::write_pick`) took a `BEGIN`, the job's lock, the
 //! room's read, the claim and a `COMMIT`. Picks of one job by several replicas run side by
@@ -33,24 +33,26 @@ pub struct InOne<'a> {
 /// What a pick in one statement did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PickedInOne {
-    /// These simulations' bodies as written, oldest first (none: no room, or nothing waiting).
+    /// These simulations' bodies as written, in the order claimed (none: no room, or nothing
+    /// waiting).
     Claimed(Vec<String>),
     /// The job has retries waiting: nothing done; the pick is the transaction's.
     RetriesWaiting,
 }
 
 impl InOne<'_> {
-    /// `sb_pick`'s argument for this pick.
-    fn argument(&self) -> StoreResult<String> {
+    /// `sb_pick`'s argument for this pick, its claim walking from sequence number `after` on
+    /// (`None`: from the job's first).
+    fn argument(&self, after: Option<i64>) -> StoreResult<String> {
         claims::refuse_events(&self.claim)?;
         let keys = Pick::job(self.claim.parent_id)
             .keys()
             .ok_or_else(|| StoreError::backend("store: a pick in one statement is a job's"))?;
-        self.to_json(keys)
+        self.to_json(keys, after)
     }
 
     /// The pick as `sb_pick`'s argument, under the locks `keys`.
-    fn to_json(&self, (scheduling, class, key): (i64, i32, i32)) -> StoreResult<String> {
+    fn to_json(&self, (scheduling, class, key): (i64, i32, i32), after: Option<i64>) -> StoreResult<String> {
         let status = serde_json::to_string(self.claim.to)?;
         Ok(json!({
             "job_kind": Kind::RunPlanJob.as_str(),
@@ -71,34 +73,48 @@ impl InOne<'_> {
             "class": class,
             "key": key,
             "wait_ms": super::postgres::PICK_WAIT.as_millis().to_string(),
+            "after": after,
         })
         .to_string())
     }
 }
 
-/// `sb_pick`'s rows as a `PickedInOne`.
-fn picked(rows: Vec<(i64, Option<String>)>) -> StoreResult<PickedInOne> {
+/// One of `sb_pick`'s rows: its answer, a simulation's body and its sequence number.
+type Row = (i64, Option<String>, Option<i64>);
+
+/// `sb_pick`'s rows as a `PickedInOne`, and the sequence number of the last simulation claimed.
+fn picked(rows: Vec<Row>) -> StoreResult<(PickedInOne, Option<i64>)> {
     match rows.first() {
-        Some((2, None)) if rows.len() == 1 => Ok(PickedInOne::RetriesWaiting),
-        _ => rows
-            .into_iter()
-            .map(|(answer, body)| match (answer, body) {
-                (0, Some(body)) => Ok(body),
-                other => Err(StoreError::backend(format!("store: sb_pick answered {other:?}"))),
-            })
-            .collect::<StoreResult<Vec<_>>>()
-            .map(PickedInOne::Claimed),
+        Some((2, None, _)) if rows.len() == 1 => Ok((PickedInOne::RetriesWaiting, None)),
+        _ => {
+            let last = rows.iter().filter_map(|(_, _, seq)| *seq).max();
+            let bodies = rows
+                .into_iter()
+                .map(|(answer, body, seq)| match (answer, body, seq) {
+                    (0, Some(body), Some(_)) => Ok(body),
+                    other => Err(StoreError::backend(format!("store: sb_pick answered {other:?}"))),
+                })
+                .collect::<StoreResult<Vec<_>>>()?;
+            Ok((PickedInOne::Claimed(bodies), last))
+        }
     }
 }
 
 /// The statement a pick is.
-const SB_PICK: &str = "SELECT answer, body FROM sb_pick(?1)";
+const SB_PICK: &str = "SELECT answer, body, seq FROM sb_pick(?1)";
 
 impl super::Store {
     /// Picks for a job whose limits are its own in one statement, its own transaction, as an
     /// engine's progress: PostgreSQL only (SQLite's picks are its one writer's transactions).
     pub async fn pick_in_one(&self, pick: InOne<'_>) -> StoreResult<PickedInOne> {
-        let json = pick.argument()?;
+        let job = pick.claim.parent_id.to_owned();
+        let floors = match &*self.engine {
+            super::Engine::Postgres(postgres) => postgres.floors(),
+            super::Engine::Sqlite(_) => {
+                return Err(StoreError::backend("store: a pick is one statement on PostgreSQL only"));
+            }
+        };
+        let json = pick.argument(floors.next(&job))?;
         // A turn among the progress writes, as the ends it starts simulations for take: picks
         // beside them only had more backends share the database's cores (docs/performance.md,
         // stop 53). Holding it, the pick may wait for a transaction's pick (`write_pick`),
@@ -107,7 +123,12 @@ impl super::Store {
         // (three replicas or more) its other progress waits meanwhile.
         self.progress_blocking(move |store| match &*store.engine {
             super::Engine::Postgres(postgres) => {
-                picked(postgres.rows(SB_PICK, &[Arg::from(&json)], |r| Ok((r.take(0)?, r.take(1)?)))?)
+                let rows = postgres.rows(SB_PICK, &[Arg::from(&json)], |r| Ok((r.take(0)?, r.take(1)?, r.take(2)?)))?;
+                let (picked, last) = picked(rows)?;
+                if let Some(last) = last {
+                    postgres.floors().claimed(&job, last);
+                }
+                Ok(picked)
             }
             super::Engine::Sqlite(_) => Err(StoreError::backend("store: a pick is one statement on PostgreSQL only")),
         })
@@ -120,7 +141,13 @@ impl super::Store {
 /// holds until its end: another replica's pick caught mid-way, for tests.
 #[cfg(test)]
 pub fn pick_in(tx: &super::Tx, pick: InOne<'_>) -> StoreResult<PickedInOne> {
-    picked(tx.query(SB_PICK, &[Arg::from(&pick.argument()?)], |r| Ok((r.take(0)?, r.take(1)?)))?)
+    pick_after_in(tx, pick, None).map(|(picked, _)| picked)
+}
+
+/// The same, its claim walking from sequence number `after`; with the last claimed.
+#[cfg(test)]
+pub fn pick_after_in(tx: &super::Tx, pick: InOne<'_>, after: Option<i64>) -> StoreResult<(PickedInOne, Option<i64>)> {
+    picked(tx.query(SB_PICK, &[Arg::from(&pick.argument(after)?)], |r| Ok((r.take(0)?, r.take(1)?, r.take(2)?)))?)
 }
 
 /// A pick for job `job` from `from`, whose limits stand in no one's way (one place, no

@@ -513,6 +513,12 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migration_15.sql"),
     // 16: a pick's claim walks an index of the waiting simulations alone.
     include_str!("migration_16.sql"),
+    // 17: a member set in place where only plain members come before it.
+    include_str!("migration_17.sql"),
+    // 18: an alert's window reads the calls started in it by an index of their starts.
+    include_str!("migration_18.sql"),
+    // 19: a pick's claim walks from where the picker's last claim of the job ended.
+    include_str!("migration_19.sql"),
 ];
 
 /// The schema version this build writes.

@@ -7,6 +7,7 @@
 //! one that commits late, and every replica hears of them (`listener`).
 
 pub(super) mod duties;
+mod floors;
 mod listener;
 pub(super) mod migrations;
 pub(in crate::service::store) mod presence;
@@ -88,6 +89,8 @@ pub(super) struct Postgres {
     progress: Arc<tokio::sync::Semaphore>,
     /// Counts the announcements of work this replica heard (`listener::announce_work`).
     work: Arc<watch::Sender<u64>>,
+    /// Where this replica's next claim of each job's waiting simulations walks from.
+    floors: floors::Floors,
 }
 
 impl Drop for Postgres {
@@ -161,6 +164,7 @@ impl Postgres {
             live,
             progress: Arc::new(tokio::sync::Semaphore::new(TURN_PARTS as usize)),
             work: Arc::new(watch::channel(0).0),
+            floors: floors::Floors::default(),
         };
         let last = store.read(super::outbox::last_event).map_err(|e: StoreError| OpenError(e.to_string()))?;
         let events = Arc::new(watch::channel(last).0);
@@ -187,6 +191,11 @@ impl Postgres {
     /// Whether this replica runs the duties that need one runner in the deployment now.
     pub(super) fn holds_duties(&self) -> bool {
         self.duties.now()
+    }
+
+    /// Where this replica's next claim of each job's waiting simulations walks from.
+    pub(super) fn floors(&self) -> &floors::Floors {
+        &self.floors
     }
 
     /// How many replicas are alive now, at least this one (counted once a second).

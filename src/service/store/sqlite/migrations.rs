@@ -280,6 +280,8 @@ const MIGRATIONS: &[&str] = &[
     // 11: the place a running simulation holds among its job's (PostgreSQL's picks number them,
     // so that picks of one job run side by side); one process picks here, so none is kept.
     "ALTER TABLE docs ADD COLUMN place INTEGER;",
+    // 12: an alert's window reads the calls started in it (`alerts::scored`), not every call.
+    "CREATE INDEX docs_calls_started ON docs (created_at) WHERE kind = 'call' AND deleted_at IS NULL;",
 ];
 
 /// The schema version this build writes.

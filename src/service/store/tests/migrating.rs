@@ -42,6 +42,23 @@ fn members_set_in_sql_are_the_bytes_members_set_writes() {
         (r#"{"a":1,"b":2}"#, &[("a", "3"), ("c", "4"), ("a", "5"), ("c", "6")]),
         // A key the body has twice: only the first is set.
         (r#"{"a":1,"b":2,"a":3}"#, &[("a", "9")]),
+        // Set in place (migration 17) after plain members: strings, numbers, literals, unicode.
+        (
+            r#"{"id":"s1","n":-1.5E+3,"ok":true,"no":null,"naïve":"café","status":"PENDING","p":{"status":1}}"#,
+            &[("status", r#""QUEUED""#)],
+        ),
+        (r#"{"status":"PENDING"}"#, &[("status", r#""QUEUED""#), ("status", "null"), ("status", r#""X""#)]),
+        (r#"{"a":1,"status":2,"status":3}"#, &[("status", "4")]),
+        // What is not set in place: the same name written with escapes first, a name whose
+        // escaped quote ends in the name set, the name inside a string before it, whitespace,
+        // a nested value to replace, and a member after an absent one.
+        (r#"{"st\u0061tus":"A","status":"B"}"#, &[("status", r#""C""#)]),
+        (r#"{"x\"status":1,"status":2}"#, &[("status", "3")]),
+        (r#"{"a":"\"status\":1","status":2}"#, &[("status", "3")]),
+        (r#"{"a": 1, "status": 2 }"#, &[("status", "3")]),
+        (r#"{"a":1,"status":{"b":[2]},"c":3}"#, &[("status", "4")]),
+        (r#"{"a":[1,2],"status":2}"#, &[("status", "3")]),
+        (r#"{"a":1,"status":2}"#, &[("new", "5"), ("status", "3"), ("a", "6")]),
     ];
     for (body, members) in cases {
         let owned: Vec<(String, String)> =
@@ -50,6 +67,52 @@ fn members_set_in_sql_are_the_bytes_members_set_writes() {
         let in_rust = members::set(body, &paths).unwrap_or_else(|e| panic!("{body}: {e:?}"));
         assert_eq!(set_in_sql(&store, body, members), in_rust, "{body} with {members:?}");
     }
+}
+
+/// Bodies put together from names and values written every way JSON allows that matters to
+/// setting a member in place (escaped names, the name inside strings and nested objects, long
+/// values, whitespace), each given members set: the bytes `members::set` writes, every time.
+#[test]
+fn members_set_in_sql_are_the_bytes_members_set_writes_for_any_body() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+
+    let long = format!(r#""{}""#, "y".repeat(400));
+    let names = [r#""status""#, r#""st\u0061tus""#, r#""x\"status""#, r#""id""#, r#""naïve""#, r#""a""#];
+    let values = [
+        r#""PENDING""#,
+        r#""\"status\":1""#,
+        r#""x\\""#,
+        "1E+3",
+        "-0",
+        "null",
+        "true",
+        r#"{"status":"X"}"#,
+        r#"[1,{"status":2}]"#,
+        " 7",
+        &long,
+    ];
+    let set_names = ["status", "id", "new", "naïve"];
+    let set_values = [r#""QUEUED""#, r#"{"n":[1]}"#, "2", &long];
+    let body = prop::collection::vec((0..names.len(), 0..values.len()), 0..7).prop_map(|members| {
+        let members: Vec<String> = members.iter().map(|&(n, v)| format!("{}:{}", names[n], values[v])).collect();
+        format!("{{{}}}", members.join(","))
+    });
+    let members = prop::collection::vec((0..set_names.len(), 0..set_values.len()), 0..4);
+
+    let store = postgres_store();
+    let mut runner = TestRunner::new(Config { cases: 400, ..Config::default() });
+    runner
+        .run(&(body, members), |(body, members)| {
+            let members: Vec<(&str, &str)> = members.iter().map(|&(n, v)| (set_names[n], set_values[v])).collect();
+            let paths: Vec<(String, String)> =
+                members.iter().map(|(name, json)| (format!("$.{name}"), (*json).to_owned())).collect();
+            let paths: Vec<(&str, String)> = paths.iter().map(|(path, json)| (path.as_str(), json.clone())).collect();
+            let in_rust = members::set(&body, &paths).unwrap_or_else(|e| panic!("{body}: {e:?}"));
+            prop_assert_eq!(set_in_sql(&store, &body, &members), in_rust, "{} with {:?}", body, members);
+            Ok(())
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
 }
 
 /// What no caller sends, answered as migration 9's `sb_set_members` did: no members, the body;
