@@ -23,7 +23,9 @@ static PLAIN_VALUE: LazyLock<Option<Regex>> =
 /// `body` with each `($.name, json)` of `members` set: replaced where the member is, appended
 /// at the end where it is not. Each member in turn is set in place while it can be (below);
 /// from the first that cannot, the body's members are read and written again, each name as
-/// JSON writes it, without whitespace between them.
+/// JSON writes it, without whitespace between them. Each value given is compact JSON text, as
+/// serde writes it: set in place it is written as given, read whole without the whitespace
+/// around it.
 pub fn set(body: &str, members: &[(&str, String)]) -> StoreResult<String> {
     let mut done = body.to_owned();
     for (index, (path, json)) in members.iter().enumerate() {
@@ -63,7 +65,7 @@ fn in_place(body: &str, name: &str, json: &str) -> StoreResult<Option<String>> {
 }
 
 /// `body`'s members read whole and written again with `members` set.
-fn rewritten(body: &str, members: &[(&str, String)]) -> StoreResult<String> {
+pub(super) fn rewritten(body: &str, members: &[(&str, String)]) -> StoreResult<String> {
     let mut entries = ordered(body)?;
     for (path, json) in members {
         let name = top_level(path)?;
@@ -85,6 +87,13 @@ fn rewritten(body: &str, members: &[(&str, String)]) -> StoreResult<String> {
     }
     out.push('}');
     Ok(out)
+}
+
+/// The object's members, each name as read and each value as its text, in their order: what
+/// a body holds whatever way it is written (for tests).
+#[cfg(test)]
+pub(super) fn read_back(body: &str) -> StoreResult<Vec<(String, String)>> {
+    Ok(ordered(body)?.into_iter().map(|(name, value)| (name, value.get().to_owned())).collect())
 }
 
 /// The object's members in their order, each value as its text.
@@ -137,5 +146,15 @@ mod tests {
         );
         assert!(set_status("{").is_err(), "the value set is JSON");
         assert!(set(body, &[("$.other", "1".to_owned())]).is_err(), "read whole where the member is not found");
+    }
+
+    /// Where what comes before the member is not plain, the body is read whole: the first
+    /// member of that name set, however its name is written, and each name written again.
+    #[test]
+    fn a_member_after_an_escaped_name_or_a_nested_value_is_set_by_reading_the_body_whole() {
+        let status = |body: &str| set(body, &[("$.status", "3".to_owned())]).unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(status(r#"{"st\u0061tus":"A","status":"B"}"#), r#"{"status":3,"status":"B"}"#);
+        assert_eq!(status(r#"{"x\"status":1,"status":2}"#), r#"{"x\"status":1,"status":3}"#);
+        assert_eq!(status(r#"{"a": {"status":1}, "status": 2}"#), r#"{"a":{"status":1},"status":3}"#);
     }
 }

@@ -114,7 +114,8 @@ impl super::Store {
                 return Err(StoreError::backend("store: a pick is one statement on PostgreSQL only"));
             }
         };
-        let json = pick.argument(floors.next(&job))?;
+        let after = floors.next(&job);
+        let json = pick.argument(after)?;
         // A turn among the progress writes, as the ends it starts simulations for take: picks
         // beside them only had more backends share the database's cores (docs/performance.md,
         // stop 53). Holding it, the pick may wait for a transaction's pick (`write_pick`),
@@ -126,7 +127,7 @@ impl super::Store {
                 let rows = postgres.rows(SB_PICK, &[Arg::from(&json)], |r| Ok((r.take(0)?, r.take(1)?, r.take(2)?)))?;
                 let (picked, last) = picked(rows)?;
                 if let Some(last) = last {
-                    postgres.floors().claimed(&job, last);
+                    postgres.floors().claimed(&job, after, last);
                 }
                 Ok(picked)
             }

@@ -7,8 +7,8 @@
 -- The picker now gives the sequence number after the last simulation it claimed of the job
 -- (`after`), and the claim walks from there. What waits below it (a simulation handed back
 -- after its replica stopped, one another pick left locked and then rolled back) is claimed
--- when the walk from `after` finds too few, and by the walk from the first that the picker
--- makes every so often (`store::picks`). `sb_pick` answers each simulation's sequence number
+-- when the walk from `after` finds fewer than the pick's free places, and by the walk from the
+-- first that the picker makes after every 32 claims from its floor (`postgres::floors`). `sb_pick` answers each simulation's sequence number
 -- beside its body; a replica not yet upgraded reads the two columns it names and gives no
 -- `after`, and walks from the first as before.
 DROP FUNCTION sb_pick(TEXT);

@@ -54,6 +54,9 @@ fn a_pick_walks_from_where_its_last_claim_ended_and_below_when_it_finds_too_few(
     set_status(&store, &["s1", "s6"], "PENDING");
     let (fifth, last) = pick_two(&store, Some(seq("s6")));
     assert_eq!((fifth, last), (vec!["s6".to_owned(), "s1".to_owned()], Some(seq("s6"))));
+    let place =
+        |id: &str| -> Option<i64> { read(&store, |c| c.value("SELECT place FROM docs WHERE id = ?1", args![id])) };
+    assert_eq!((place("s6"), place("s1")), (Some(0), Some(1)), "each its own free place, in the order claimed");
 }
 
 #[test]

@@ -109,6 +109,10 @@ fn members_set_in_sql_are_the_bytes_members_set_writes_for_any_body() {
                 members.iter().map(|(name, json)| (format!("$.{name}"), (*json).to_owned())).collect();
             let paths: Vec<(&str, String)> = paths.iter().map(|(path, json)| (path.as_str(), json.clone())).collect();
             let in_rust = members::set(&body, &paths).unwrap_or_else(|e| panic!("{body}: {e:?}"));
+            // What the body holds is what reading it whole and writing it again gives.
+            let read_whole = members::rewritten(&body, &paths).unwrap_or_else(|e| panic!("{body}: {e:?}"));
+            let held = |text: &str| members::read_back(text).unwrap_or_else(|e| panic!("{text}: {e:?}"));
+            prop_assert_eq!(held(&in_rust), held(&read_whole), "{} with {:?}", body, members);
             prop_assert_eq!(set_in_sql(&store, &body, &members), in_rust, "{} with {:?}", body, members);
             Ok(())
         })

@@ -73,7 +73,10 @@ fn a_window_finds_its_calls_by_their_starts_in_every_plan() {
                     let sql = format!("EXPLAIN QUERY PLAN {}", scored_sql(c)?);
                     c.query(&sql, args!["d1", "a", "b"], |r| r.take::<String>(3))
                 });
+                // The calls by their starts (were the index not named, the kinds' index), each
+                // call's values by the call.
                 assert!(plan.iter().any(|step| step.contains("docs_calls_started")), "{plan:?}");
+                assert!(plan.iter().any(|step| step.contains("metric_values_call")), "{plan:?}");
             }
             Dialect::Postgres => {
                 for plans in ["force_custom_plan", "force_generic_plan"] {
