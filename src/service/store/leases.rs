@@ -2,8 +2,8 @@
 //! held by one replica and renewed while it works. A replica that stops renewing (it died, or
 //! lost the database) loses its leases when they run out, and another one takes the work over.
 
-use super::db::{Arg, Conn, Tx};
-use super::{Kind, StoreError, StoreResult};
+use super::db::{Arg, Conn, Tx, marks};
+use super::{Dialect, Kind, StoreError, StoreResult};
 use crate::args;
 
 /// Who holds a document, and until when (unix ms).
@@ -50,10 +50,34 @@ pub fn held_by(conn: &Conn, kind: Kind, id: &str, owner: &str) -> StoreResult<bo
     Ok(holder(conn, kind, id)?.is_some_and(|h| h.owner == owner))
 }
 
-/// Extends every lease `owner` holds to `until_ms`; how many it holds.
-pub fn renew(tx: &Tx, owner: &str, until_ms: i64) -> StoreResult<usize> {
-    tx.execute("UPDATE docs SET lease_until = ?2 WHERE lease_owner = ?1", args![owner, until_ms])
+/// Extends to `until_ms` every lease `owner` holds that runs out before `due_ms`; how many it
+/// extended. A lease taken since is left as it is: rewriting it would take its row's lock from
+/// the simulation writing its end, and leave another dead entry in `docs_leased`.
+pub fn renew(tx: &Tx, owner: &str, due_ms: i64, until_ms: i64) -> StoreResult<usize> {
+    if tx.dialect() == Dialect::Postgres {
+        // Entry by entry: a bitmap scan visits the row of every entry and never marks one dead,
+        // and every lease ended leaves its entry until the table is vacuumed (a renewal late in
+        // a 10,000-simulation run walked 1,541 of them for six leases).
+        tx.execute_batch("SET LOCAL enable_bitmapscan = off")?;
+    }
+    // Read, then written by row: a scan marks the dead entries it passes only if their page is
+    // unchanged when it leaves it, and an update of the leases adds entries to the same pages.
+    let due: Vec<Arg> =
+        tx.query("SELECT seq FROM docs WHERE lease_owner = ?1 AND lease_until < ?2", args![owner, due_ms], |r| {
+            Ok(Arg::from(r.take::<i64>(0)?))
+        })?;
+    let mut renewed = 0;
+    // In parts, well under either engine's limit on a statement's arguments.
+    for rows in due.chunks(RENEWED_A_STATEMENT) {
+        let sql = format!("UPDATE docs SET lease_until = ? WHERE lease_owner = ? AND seq IN ({})", marks(rows.len()));
+        let row_args: Vec<Arg> = [until_ms.into(), owner.into()].into_iter().chain(rows.iter().copied()).collect();
+        renewed += tx.execute(&sql, &row_args)?;
+    }
+    Ok(renewed)
 }
+
+/// The most leases one statement of a renewal writes.
+const RENEWED_A_STATEMENT: usize = 1_000;
 
 /// A document whose lease ran out.
 #[derive(Debug, Clone)]

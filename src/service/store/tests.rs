@@ -443,6 +443,7 @@ mod filling;
 mod floors;
 mod held_rows;
 mod inserting;
+mod leasing;
 mod migrating;
 mod picking;
 mod pooling;

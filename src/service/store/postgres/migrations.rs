@@ -519,6 +519,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migration_18.sql"),
     // 19: a pick's claim walks from where the picker's last claim of the job ended.
     include_str!("migration_19.sql"),
+    // 20: the event publisher's numbering by a plain index scan, which marks dead entries.
+    include_str!("migration_20.sql"),
 ];
 
 /// The schema version this build writes.

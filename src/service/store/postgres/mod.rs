@@ -31,7 +31,7 @@ pub use session::Session;
 pub(super) use listener::announce_work;
 /// For the store's tests of publishing.
 #[cfg(test)]
-pub(super) use publisher::{PACE as PUBLISH_PACE, PUBLISHED};
+pub(super) use publisher::{LAST_ID as LAST_EVENT_ID, PACE as PUBLISH_PACE, PUBLISHED};
 
 use super::OpenError;
 use super::batch::{Applied, Batch};
