@@ -1,5 +1,6 @@
-//! The lease keeper: every third of a lease it renews this replica's leases (who is alive is
-//! told by `store::postgres::presence`, not by a table the replicas write),
+//! The lease keeper: every third of a lease it renews this replica's leases, all but those
+//! taken moments before (`renewal_margin`; who is alive is told by
+//! `store::postgres::presence`, not by a table the replicas write),
 //! and sweeps, on every replica, for work whose lease ran out (its replica died or lost the
 //! database) to hand it back: a simulation runs again from its start, a collection job starts
 //! over; after `MAX_EXPIRIES` lapses the work is failed rather than tried forever.
@@ -68,13 +69,15 @@ pub fn spawn(store: Store, worker: Worker, simulator: Simulator, collector: Coll
     })
 }
 
-/// How much less than a whole lease a renewal leaves a lease it passes by: a sixth. Renewals
-/// come every third of a lease, so a lease not renewed still has at least half of one left at
-/// the next renewal (two thirds when every lease was renewed each time), and the leases taken
-/// in the last sixth (under load, most of them: a simulation at full speed lasts milliseconds)
-/// are neither rewritten nor locked.
+/// How much less than a whole lease a renewal leaves a lease it passes by: a fifteenth (a
+/// second of the default fifteen). Renewals come every third of a lease, so a lease passed by
+/// still has three fifths of one left at the next renewal (two thirds when every lease was
+/// renewed each time), and more than a quarter after a renewal that failed (a third before);
+/// the leases taken in that last
+/// fifteenth (under load, most of them: a simulation at full speed lasts milliseconds) are
+/// neither rewritten nor locked.
 fn renewal_margin(lease: std::time::Duration) -> i64 {
-    (lease / 6).as_millis() as i64
+    (lease / 15).as_millis() as i64
 }
 
 /// How often the count shards of ended connections are folded.

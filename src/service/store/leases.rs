@@ -69,8 +69,13 @@ pub fn renew(tx: &Tx, owner: &str, due_ms: i64, until_ms: i64) -> StoreResult<us
     let mut renewed = 0;
     // In parts, well under either engine's limit on a statement's arguments.
     for rows in due.chunks(RENEWED_A_STATEMENT) {
-        let sql = format!("UPDATE docs SET lease_until = ? WHERE lease_owner = ? AND seq IN ({})", marks(rows.len()));
-        let row_args: Vec<Arg> = [until_ms.into(), owner.into()].into_iter().chain(rows.iter().copied()).collect();
+        // The conditions again: a lease ended, or ended and taken anew, since the read is left.
+        let sql = format!(
+            "UPDATE docs SET lease_until = ? WHERE lease_owner = ? AND lease_until < ? AND seq IN ({})",
+            marks(rows.len())
+        );
+        let row_args: Vec<Arg> =
+            [until_ms.into(), owner.into(), due_ms.into()].into_iter().chain(rows.iter().copied()).collect();
         renewed += tx.execute(&sql, &row_args)?;
     }
     Ok(renewed)
