@@ -73,9 +73,8 @@ pub fn spawn(store: Store, worker: Worker, simulator: Simulator, collector: Coll
 /// second of the default fifteen). Renewals come every third of a lease, so a lease passed by
 /// still has three fifths of one left at the next renewal (two thirds when every lease was
 /// renewed each time), and more than a quarter after a renewal that failed (a third before);
-/// the leases taken in that last
-/// fifteenth (under load, most of them: a simulation at full speed lasts milliseconds) are
-/// neither rewritten nor locked.
+/// the leases taken in that last fifteenth (under load, most of them: a simulation at full
+/// speed lasts milliseconds) are neither rewritten nor locked.
 fn renewal_margin(lease: std::time::Duration) -> i64 {
     (lease / 15).as_millis() as i64
 }
